@@ -1,0 +1,172 @@
+package history
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func sampleOps() []Op {
+	return []Op{
+		{Type: Invoke, Process: 0, F: FAcquire, Key: "k", TTL: int64(time.Second)},
+		{Type: OK, Process: 0, F: FAcquire, Key: "k", Token: "ab\"c\n", Fence: 7, Nodes: []string{"n1", "n2"}, TTL: 1e9, Validity: 123},
+		{Type: Invoke, Process: NemesisProcess, F: FStart, Fault: "partition", Detail: "n2 from all", Nodes: []string{"n2"}},
+		{Type: Info, Process: 1, F: FWrite, Value: -3, Error: "i/o timeout ☃"},
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	r, err := CreateFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range sampleOps() {
+		r.Record(op)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, warns, err := ReadFile(path)
+	if err != nil || len(warns) != 0 {
+		t.Fatalf("read: %v %v", err, warns)
+	}
+	want := r.History()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("round trip differs:\n got %+v\nwant %+v", got, want)
+	}
+	for i, op := range got {
+		if op.Index != int64(i) {
+			t.Fatalf("op %d has index %d", i, op.Index)
+		}
+		if i > 0 && op.Time < got[i-1].Time {
+			t.Fatalf("time went backwards at %d", i)
+		}
+	}
+}
+
+func TestStreamsWhileRunning(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	r, err := CreateFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.Record(Op{Type: Invoke, F: FRead})
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		b, _ := os.ReadFile(path)
+		if bytes.Count(b, []byte("\n")) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("record not on disk 2 s after it was made; recorder does not stream")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestConcurrentRecord(t *testing.T) {
+	r := NewRecorder(nil)
+	var wg sync.WaitGroup
+	for p := 0; p < 8; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 1000; i++ {
+				r.Record(Op{Type: Invoke, Process: p, F: FRead})
+			}
+		}()
+	}
+	wg.Wait()
+	h := r.History()
+	if len(h) != 8000 {
+		t.Fatalf("got %d records, want 8000", len(h))
+	}
+	for i, op := range h {
+		if op.Index != int64(i) {
+			t.Fatalf("index %d at position %d", op.Index, i)
+		}
+	}
+}
+
+func encodeAll(ops []Op) string {
+	var b []byte
+	for i := range ops {
+		ops[i].Index = int64(i)
+		b = appendJSON(b, &ops[i])
+		b = append(b, '\n')
+	}
+	return string(b)
+}
+
+func TestTruncatedLastLineTolerated(t *testing.T) {
+	s := encodeAll(sampleOps())
+	cut := s[:len(s)-15] // cut into the last record
+	h, warns, err := Read(strings.NewReader(cut))
+	if err != nil {
+		t.Fatalf("truncated last line must be tolerated: %v", err)
+	}
+	if len(h) != 3 {
+		t.Fatalf("got %d records, want 3", len(h))
+	}
+	if len(warns) != 1 || warns[0].Line != 4 {
+		t.Fatalf("want one warning on line 4, got %v", warns)
+	}
+}
+
+func TestMalformedMiddleLineRejected(t *testing.T) {
+	lines := strings.Split(encodeAll(sampleOps()), "\n")
+	lines[1] = `{"index":1,"time":`
+	_, _, err := Read(strings.NewReader(strings.Join(lines, "\n")))
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("want an error naming line 2, got %v", err)
+	}
+}
+
+func TestBadTypeAndIndexRejected(t *testing.T) {
+	for name, s := range map[string]string{
+		"type":  `{"index":0,"time":1,"type":"maybe","process":0,"f":"read"}` + "\n" + `{"index":1,"time":1,"type":"ok","process":0,"f":"read"}` + "\n",
+		"index": `{"index":0,"time":1,"type":"invoke","process":0,"f":"read"}` + "\n" + `{"index":5,"time":1,"type":"ok","process":0,"f":"read"}` + "\n",
+	} {
+		if _, _, err := Read(strings.NewReader(s)); err == nil {
+			t.Errorf("%s: bad record accepted", name)
+		}
+	}
+}
+
+func TestWriteFileMatchesRecorder(t *testing.T) {
+	r := NewRecorder(nil)
+	for _, op := range sampleOps() {
+		r.Record(op)
+	}
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	if err := WriteFile(path, r.History()); err != nil {
+		t.Fatal(err)
+	}
+	h, _, err := ReadFile(path)
+	if err != nil || !reflect.DeepEqual(h, r.History()) {
+		t.Fatalf("WriteFile/ReadFile mismatch: %v", err)
+	}
+}
+
+func TestOddStringsStayValidJSON(t *testing.T) {
+	r := NewRecorder(nil)
+	r.Record(Op{Type: Info, F: "x", Error: "bell\a nul\x00 bad\xff utf8 ☃ \"q\" \\"})
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	if err := WriteFile(path, r.History()); err != nil {
+		t.Fatal(err)
+	}
+	h, warns, err := ReadFile(path)
+	if err != nil || len(warns) > 0 || len(h) != 1 {
+		t.Fatalf("odd string broke the JSON: %v %v", err, warns)
+	}
+	if !strings.Contains(h[0].Error, "☃ \"q\" \\") {
+		t.Fatalf("text changed: %q", h[0].Error)
+	}
+}

@@ -1,0 +1,111 @@
+package history
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Warning is a problem the reader tolerated, with the line it was on.
+type Warning struct {
+	Line int
+	Msg  string
+}
+
+func (w Warning) String() string { return fmt.Sprintf("line %d: %s", w.Line, w.Msg) }
+
+// ReadFile loads a JSONL history. See Read.
+func ReadFile(path string) (History, []Warning, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("history: %w", err)
+	}
+	defer f.Close()
+	h, warns, err := Read(f)
+	if err != nil {
+		return nil, warns, fmt.Errorf("history: %s: %w", path, err)
+	}
+	return h, warns, nil
+}
+
+// Read loads a JSONL history: one Op per line, blank lines skipped. A last
+// line that does not parse is taken as cut short by a crash and skipped with
+// a warning; a line elsewhere that does not parse is an error naming its line
+// number. Records must carry the index of their position.
+func Read(r io.Reader) (History, []Warning, error) {
+	var (
+		h       History
+		warns   []Warning
+		pending error // parse error of the previous line, fatal unless it was the last
+		pendAt  int
+	)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if pending != nil {
+			return nil, warns, fmt.Errorf("line %d: %w", pendAt, pending)
+		}
+		var op Op
+		if err := decodeStrict(b, &op); err != nil {
+			pending, pendAt = err, line
+			continue
+		}
+		if op.Index != int64(len(h)) {
+			return nil, warns, fmt.Errorf("line %d: index %d, want %d", line, op.Index, len(h))
+		}
+		if err := checkType(op.Type); err != nil {
+			return nil, warns, fmt.Errorf("line %d: %w", line, err)
+		}
+		h = append(h, op)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, warns, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	if pending != nil {
+		warns = append(warns, Warning{Line: pendAt, Msg: "truncated last record skipped: " + pending.Error()})
+	}
+	return h, warns, nil
+}
+
+// decodeStrict decodes exactly one JSON object. Unknown fields are allowed
+// so that histories written by newer versions stay readable.
+func decodeStrict(b []byte, op *Op) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	if err := d.Decode(op); err != nil {
+		return err
+	}
+	if d.More() {
+		return fmt.Errorf("trailing data after record")
+	}
+	return nil
+}
+
+func checkType(t Type) error {
+	switch t {
+	case Invoke, OK, Fail, Info:
+		return nil
+	}
+	return fmt.Errorf("type %q is not invoke, ok, fail or info", t)
+}
+
+// WriteFile writes h as JSONL to path.
+func WriteFile(path string, h History) error {
+	var buf []byte
+	for i := range h {
+		buf = appendJSON(buf, &h[i])
+		buf = append(buf, '\n')
+	}
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	return nil
+}

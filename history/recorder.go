@@ -1,0 +1,180 @@
+package history
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// FlushInterval is the longest time a record waits in the recorder's buffer
+// before it is written to the file.
+const FlushInterval = 50 * time.Millisecond
+
+// Recorder appends records to a history, assigning each its index and time,
+// and streams them as JSON lines to a writer while the run goes on. It is
+// safe for use by many goroutines. The zero value is not usable: call
+// NewRecorder or CreateFile.
+type Recorder struct {
+	start time.Time // monotonic origin of Time
+
+	mu     sync.Mutex
+	chunks []History // full chunks of chunkSize records, then the current one
+	n      int       // records so far
+	w      *bufio.Writer
+	closer io.Closer
+	line   []byte
+	err    error // first write error; later records are still kept in memory
+	closed bool
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// NewRecorder returns a recorder that streams to w (nil keeps records in
+// memory only). The run's clock starts now.
+func NewRecorder(w io.Writer) *Recorder {
+	r := &Recorder{start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	if w != nil {
+		r.w = bufio.NewWriterSize(w, 256<<10)
+		if c, ok := w.(io.Closer); ok {
+			r.closer = c
+		}
+	}
+	go r.flushLoop()
+	return r
+}
+
+// CreateFile creates (or truncates) path and returns a recorder streaming
+// to it. Close the recorder to flush and close the file.
+func CreateFile(path string) (*Recorder, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	return NewRecorder(f), nil
+}
+
+// Start is the monotonic instant the run's clock counts from.
+func (r *Recorder) Start() time.Time { return r.start }
+
+// Now is nanoseconds since the run started.
+func (r *Recorder) Now() int64 { return int64(time.Since(r.start)) }
+
+// At converts a monotonic instant to the run's clock (ns since start).
+func (r *Recorder) At(t time.Time) int64 { return int64(t.Sub(r.start)) }
+
+// Record stamps op with the next index and the current time, appends it, and
+// returns the stamped op.
+func (r *Recorder) Record(op Op) Op {
+	r.mu.Lock()
+	op.Time = r.Now()
+	r.appendLocked(&op)
+	r.mu.Unlock()
+	return op
+}
+
+// RecordAt is Record with a time given by the caller (ns since start), for
+// events observed elsewhere. Times in a history need not be monotonic in
+// index order, but a completion must not precede its invoke.
+func (r *Recorder) RecordAt(op Op, t int64) Op {
+	r.mu.Lock()
+	op.Time = t
+	r.appendLocked(&op)
+	r.mu.Unlock()
+	return op
+}
+
+// chunkSize is how many records one in-memory chunk holds. Chunks avoid
+// copying the whole history each time a single slice would grow.
+const chunkSize = 8192
+
+func (r *Recorder) appendLocked(op *Op) {
+	op.Index = int64(r.n)
+	r.n++
+	if len(r.chunks) == 0 || len(r.chunks[len(r.chunks)-1]) == chunkSize {
+		r.chunks = append(r.chunks, make(History, 0, chunkSize))
+	}
+	last := &r.chunks[len(r.chunks)-1]
+	*last = append(*last, *op)
+	if r.w == nil || r.closed {
+		return
+	}
+	r.line = appendJSON(r.line[:0], op)
+	r.line = append(r.line, '\n')
+	if _, err := r.w.Write(r.line); err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
+// Len is the number of records so far.
+func (r *Recorder) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n
+}
+
+// History returns a copy of the records so far.
+func (r *Recorder) History() History {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := make(History, 0, r.n)
+	for _, c := range r.chunks {
+		h = append(h, c...)
+	}
+	return h
+}
+
+// Flush writes buffered records to the underlying writer.
+func (r *Recorder) Flush() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.flushLocked()
+}
+
+func (r *Recorder) flushLocked() error {
+	if r.w == nil || r.closed {
+		return r.err
+	}
+	if err := r.w.Flush(); err != nil && r.err == nil {
+		r.err = err
+	}
+	return r.err
+}
+
+func (r *Recorder) flushLoop() {
+	defer close(r.done)
+	t := time.NewTicker(FlushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+			_ = r.Flush()
+		}
+	}
+}
+
+// Close flushes every record and closes the writer if it is a Closer. The
+// in-memory history stays readable. Close may be called more than once.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return r.err
+	}
+	err := r.flushLocked()
+	r.closed = true
+	if r.closer != nil {
+		if cerr := r.closer.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	r.mu.Unlock()
+	close(r.stop)
+	<-r.done
+	return err
+}
