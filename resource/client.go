@@ -1,0 +1,168 @@
+package resource
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrStale is returned when the resource rejected a write for carrying a
+// fencing token lower than one it already accepted. The write certainly
+// did not take effect.
+var ErrStale = errors.New("resource: stale fencing token")
+
+// Client is one connection to a resource. A request whose reply does not
+// arrive (context ended, connection broken) has an unknown outcome; the
+// client then drops the connection and dials afresh on the next request.
+// Safe for concurrent use (requests are serialised).
+type Client struct {
+	addr string
+
+	mu   sync.Mutex
+	conn net.Conn
+	r    *bufio.Reader
+}
+
+// NewClient returns a client for the resource at addr (usually a proxy).
+// It dials lazily.
+func NewClient(addr string) *Client { return &Client{addr: addr} }
+
+// Close drops the connection.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dropLocked()
+}
+
+func (c *Client) dropLocked() error {
+	if c.conn == nil {
+		return nil
+	}
+	err := c.conn.Close()
+	c.conn, c.r = nil, nil
+	return err
+}
+
+// ErrBadKey is returned for a key that is empty or holds whitespace.
+var ErrBadKey = errors.New("resource: key must be non-empty without whitespace")
+
+func checkKey(key string) error {
+	if key == "" || strings.ContainsAny(key, " \t\r\n") {
+		return ErrBadKey
+	}
+	return nil
+}
+
+// do sends one request line and reads one reply line.
+func (c *Client) do(ctx context.Context, req string) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == nil {
+		var d net.Dialer
+		conn, err := d.DialContext(ctx, "tcp", c.addr)
+		if err != nil {
+			return "", fmt.Errorf("resource: dial: %w", err)
+		}
+		c.conn, c.r = conn, bufio.NewReader(conn)
+	}
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = time.Time{}
+	}
+	_ = c.conn.SetDeadline(dl)
+	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if _, err := c.conn.Write([]byte(req + "\n")); err != nil {
+		c.dropLocked()
+		return "", fmt.Errorf("resource: %w", err)
+	}
+	line, err := c.r.ReadString('\n')
+	if err != nil {
+		c.dropLocked()
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("resource: %w", ctx.Err())
+		}
+		return "", fmt.Errorf("resource: %w", err)
+	}
+	return strings.TrimSpace(line), nil
+}
+
+func parseOK(reply string) (int64, error) {
+	f := strings.Fields(reply)
+	switch {
+	case len(f) >= 1 && f[0] == "STALE":
+		return 0, ErrStale
+	case len(f) == 2 && f[0] == "OK":
+		return strconv.ParseInt(f[1], 10, 64)
+	case len(f) == 1 && f[0] == "OK":
+		return 0, nil
+	}
+	return 0, fmt.Errorf("resource: unexpected reply %q", reply)
+}
+
+// Ping checks that the resource answers.
+func (c *Client) Ping(ctx context.Context) error {
+	r, err := c.do(ctx, "PING")
+	if err == nil && r != "PONG" {
+		err = fmt.Errorf("resource: unexpected reply %q", r)
+	}
+	return err
+}
+
+// Read returns the value of key.
+func (c *Client) Read(ctx context.Context, key string) (int64, error) {
+	if err := checkKey(key); err != nil {
+		return 0, err
+	}
+	r, err := c.do(ctx, "READ "+key)
+	if err != nil {
+		return 0, err
+	}
+	return parseOK(r)
+}
+
+// Write sets key to value, carrying fence. ErrStale means rejected.
+func (c *Client) Write(ctx context.Context, key string, value, fence int64) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	r, err := c.do(ctx, fmt.Sprintf("WRITE %s %d %d", key, value, fence))
+	if err != nil {
+		return err
+	}
+	_, err = parseOK(r)
+	return err
+}
+
+// Enter registers a caller inside key's API and returns how many callers
+// are inside now (more than 1 is a violation of one-at-a-time).
+func (c *Client) Enter(ctx context.Context, key string, fence int64) (int, error) {
+	if err := checkKey(key); err != nil {
+		return 0, err
+	}
+	r, err := c.do(ctx, fmt.Sprintf("ENTER %s %d", key, fence))
+	if err != nil {
+		return 0, err
+	}
+	n, err := parseOK(r)
+	return int(n), err
+}
+
+// Leave unregisters a caller and returns how many remain.
+func (c *Client) Leave(ctx context.Context, key string) (int, error) {
+	if err := checkKey(key); err != nil {
+		return 0, err
+	}
+	r, err := c.do(ctx, "LEAVE "+key)
+	if err != nil {
+		return 0, err
+	}
+	n, err := parseOK(r)
+	return int(n), err
+}
