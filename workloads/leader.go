@@ -1,0 +1,72 @@
+package workloads
+
+import (
+	"context"
+	"time"
+
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lockimpl"
+)
+
+// Leader is a temporary single leader: the holder acts as leader for a
+// drawn term, publishing a heartbeat with its fencing token every
+// Opt.Heartbeat while it believes it leads (extending the lease when the
+// lock can), then steps down. Two processes whose heartbeats interleave in
+// time led at once.
+type Leader struct{ Opt Options }
+
+// Name is "leader".
+func (l *Leader) Name() string { return "leader" }
+
+// Run loops terms until ctx ends or the worker is told to stop.
+func (l *Leader) Run(ctx context.Context, w *Worker) error {
+	for w.Continue(ctx) {
+		l.term(ctx, w)
+		Sleep(ctx, w.Draw(0, w.Opt.Think), nil)
+	}
+	return nil
+}
+
+func (l *Leader) term(ctx context.Context, w *Worker) {
+	lease, err := w.Acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer w.Release(ctx, lease)
+	end := time.Now().Add(w.Draw(2*w.Opt.HoldMax, 4*w.Opt.HoldMax))
+	ext, canExtend := w.Lock.(lockimpl.Extender)
+	for beat := int64(1); time.Now().Before(end) && ctx.Err() == nil; beat++ {
+		if !Holds(lease) {
+			w.Lost(lease)
+			return
+		}
+		if err := w.Write(ctx, history.FLead, w.Opt.Key, beat, lease.Fence); err != nil {
+			return
+		}
+		if canExtend && time.Until(lease.Validity()) < w.TTL/2 {
+			if err := w.Extend(ctx, ext, lease); err != nil {
+				return
+			}
+		}
+		if !Sleep(ctx, w.Opt.Heartbeat, lease) {
+			if ctx.Err() == nil {
+				w.Lost(lease)
+			}
+			return
+		}
+	}
+}
+
+// Extend records an extend of l.
+func (w *Worker) Extend(ctx context.Context, e lockimpl.Extender, l *lockimpl.Lease) error {
+	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
+	defer cancel()
+	_, err := w.do(ctx, history.Op{F: history.FExtend, Key: l.Key, Token: l.Token, Fence: l.Fence, TTL: int64(w.TTL)}, func(ctx context.Context, op *history.Op) error {
+		if err := e.Extend(ctx, l); err != nil {
+			return err
+		}
+		op.Validity = w.Rec.At(l.Validity())
+		return nil
+	}, lockimpl.ErrNotHeld)
+	return err
+}

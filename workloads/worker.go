@@ -1,0 +1,238 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/resource"
+)
+
+// Processes hands out process ids: slot i starts as process i, and each
+// replacement (after an info or a crash) takes the next id past every slot,
+// as Jepsen does.
+type Processes struct {
+	mu   sync.Mutex
+	next int
+}
+
+// NewProcesses reserves ids 0..slots-1 for the slots' first processes.
+func NewProcesses(slots int) *Processes { return &Processes{next: slots} }
+
+// Fresh returns an id never used before.
+func (p *Processes) Fresh() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next++
+	return p.next - 1
+}
+
+// Worker is one client slot: its lock (built on its own proxied links), its
+// resource connection, its random source and its current process id.
+type Worker struct {
+	Slot     string // client name, as in the cluster's links
+	Lock     lockimpl.Locker
+	Resource *resource.Client
+	Rec      *history.Recorder
+	Rand     *rand.Rand
+	Procs    *Processes
+	Opt      Options
+	TTL      time.Duration
+	// Stop, when closed, asks the worker to start no new round; rounds in
+	// progress finish (and release). Nil means never.
+	Stop <-chan struct{}
+
+	mu      sync.Mutex
+	process int
+}
+
+// NewWorker returns a worker whose first process is process.
+func NewWorker(slot string, process int) *Worker { return &Worker{Slot: slot, process: process} }
+
+// Process is the worker's current process id.
+func (w *Worker) Process() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.process
+}
+
+// Crash abandons the current process (it never invokes again) and gives the
+// slot a fresh one. The caller must make sure the old process's goroutine
+// has stopped.
+func (w *Worker) Crash() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.process = w.Procs.Fresh()
+	return w.process
+}
+
+// outcome classifies an error: nil is ok; errors that certainly had no
+// effect are fail; everything else is info (unknown).
+func outcome(err error, certainFail ...error) history.Type {
+	if err == nil {
+		return history.OK
+	}
+	for _, c := range certainFail {
+		if errors.Is(err, c) {
+			return history.Fail
+		}
+	}
+	return history.Info
+}
+
+// do records op's invoke, runs fn, and records its completion. fn fills
+// result fields into the op it is given. An info completion retires the
+// process. The completed op is returned.
+//
+// A worker whose context has ended invokes nothing: a crashed process never
+// acts again, and a stopped run starts nothing new.
+func (w *Worker) do(ctx context.Context, op history.Op, fn func(ctx context.Context, op *history.Op) error, certainFail ...error) (history.Op, error) {
+	if err := ctx.Err(); err != nil {
+		return op, err
+	}
+	op.Process = w.Process()
+	op.Type = history.Invoke
+	w.Rec.Record(op)
+	err := fn(ctx, &op)
+	op.Type = outcome(err, certainFail...)
+	if err != nil {
+		op.Error = err.Error()
+	}
+	done := w.Rec.Record(op)
+	if op.Type == history.Info {
+		w.Crash()
+	}
+	return done, err
+}
+
+// Acquire records an acquire of the workload's key and returns the lease
+// (nil unless ok).
+func (w *Worker) Acquire(ctx context.Context) (*lockimpl.Lease, error) {
+	ctx, cancel := context.WithTimeout(ctx, w.Opt.AcquireTimeout)
+	defer cancel()
+	return w.AcquireKey(ctx, w.Opt.Key)
+}
+
+// AcquireKey records an acquire of key, bounded by ctx only. Only
+// ErrNotObtained is a certain failure; any other error is unknown (info).
+func (w *Worker) AcquireKey(ctx context.Context, key string) (*lockimpl.Lease, error) {
+	var lease *lockimpl.Lease
+	_, err := w.do(ctx, history.Op{F: history.FAcquire, Key: key, TTL: int64(w.TTL)}, func(ctx context.Context, op *history.Op) error {
+		l, err := w.Lock.Acquire(ctx, key)
+		if err != nil {
+			return err
+		}
+		lease = l
+		op.Token, op.Fence, op.Nodes = l.Token, l.Fence, l.Nodes
+		op.Validity = w.Rec.At(l.Validity())
+		return nil
+	}, lockimpl.ErrNotObtained)
+	return lease, err
+}
+
+// Release records a release of l.
+func (w *Worker) Release(ctx context.Context, l *lockimpl.Lease) error {
+	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
+	defer cancel()
+	_, err := w.do(ctx, history.Op{F: history.FRelease, Key: l.Key, Token: l.Token, Fence: l.Fence}, func(ctx context.Context, op *history.Op) error {
+		return w.Lock.Release(ctx, l)
+	}, lockimpl.ErrNotHeld)
+	return err
+}
+
+// Read records a resource read of key.
+func (w *Worker) Read(ctx context.Context, key string, fence int64) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
+	defer cancel()
+	var v int64
+	_, err := w.do(ctx, history.Op{F: history.FRead, Key: key, Fence: fence}, func(ctx context.Context, op *history.Op) error {
+		var err error
+		v, err = w.Resource.Read(ctx, key)
+		op.Value = v
+		return err
+	})
+	return v, err
+}
+
+// Write records a resource write. A rejection for a stale token is a fail
+// with Error "stale".
+func (w *Worker) Write(ctx context.Context, f, key string, value, fence int64) error {
+	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
+	defer cancel()
+	_, err := w.do(ctx, history.Op{F: f, Key: key, Value: value, Fence: fence}, func(ctx context.Context, op *history.Op) error {
+		return staleAsFail(w.Resource.Write(ctx, key, value, fence))
+	}, errStale)
+	return err
+}
+
+// errStale is recorded as the Error of a write the resource rejected.
+var errStale = errors.New("stale")
+
+// Lost records that the holder learned its lease is lost (an op pair with
+// F "lost", Error the reason), so the report can show it.
+func (w *Worker) Lost(l *lockimpl.Lease) {
+	reason := "validity deadline passed"
+	if err := l.Err(); err != nil {
+		reason = err.Error()
+	}
+	op := history.Op{F: history.FLost, Key: l.Key, Token: l.Token, Fence: l.Fence, Process: w.Process(), Type: history.Invoke, Detail: reason}
+	w.Rec.Record(op)
+	op.Type = history.OK
+	w.Rec.Record(op)
+}
+
+// Continue reports whether the worker should start another round.
+func (w *Worker) Continue(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	select {
+	case <-w.Stop:
+		return false
+	default:
+		return true
+	}
+}
+
+// staleAsFail maps the resource's stale rejection to errStale.
+func staleAsFail(err error) error {
+	if errors.Is(err, resource.ErrStale) {
+		return errStale
+	}
+	return err
+}
+
+// Holds reports whether the holder may still act on l: its lost-signal has
+// not fired and its validity deadline is ahead.
+func Holds(l *lockimpl.Lease) bool { return l.Valid() }
+
+// Sleep waits d or until ctx ends or the lease is lost (l may be nil). It
+// reports whether the full time passed with the lease still held.
+func Sleep(ctx context.Context, d time.Duration, l *lockimpl.Lease) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	var lost <-chan struct{}
+	if l != nil {
+		lost = l.Done()
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-lost:
+		return false
+	case <-t.C:
+		return l == nil || Holds(l)
+	}
+}
+
+// Draw returns a duration uniform in [lo, hi].
+func (w *Worker) Draw(lo, hi time.Duration) time.Duration {
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(w.Rand.Int64N(int64(hi-lo)+1))
+}
