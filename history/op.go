@@ -37,6 +37,7 @@ const (
 	FLost    = "lost"  // a holder learned its lease is lost (info-only record)
 	FStart   = "start" // nemesis: a fault starts; Fault names it
 	FStop    = "stop"  // nemesis: a fault stops; Fault names it
+	FHeal    = "heal"  // nemesis: the final heal of every fault
 )
 
 // Op is one record of a history. Zero-valued optional fields are omitted

@@ -1,0 +1,174 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/resource"
+	"github.com/lockstorm/lockstorm/workloads"
+)
+
+// slot is one client slot: its links, and the process currently running in
+// it. A crash ends the process (no release, connections closed) and starts
+// a fresh one in the slot.
+type slot struct {
+	name   string
+	run    *run
+	worker *workloads.Worker
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc // ends the current process
+	done    chan struct{}      // closed when the current process has returned
+	closers []func() error     // the current process's connections
+}
+
+// connect builds the slot's lock and resource client on fresh connections
+// through the slot's proxies.
+func (s *slot) connect() (lockimpl.Locker, *resource.Client, []func() error, error) {
+	c, cfg := s.run.cluster, s.run.cfg
+	var rcs []redis.UniversalClient
+	var closers []func() error
+	for _, n := range c.Nodes() {
+		addr, err := c.Addr(s.name, n)
+		if err != nil {
+			return nil, nil, closers, err
+		}
+		rc := redis.NewClient(&redis.Options{
+			Addr: addr,
+			// No hidden retries: a retried SET makes outcomes ambiguous.
+			MaxRetries:            -1,
+			DialTimeout:           cfg.TTL,
+			ReadTimeout:           2 * cfg.TTL,
+			WriteTimeout:          2 * cfg.TTL,
+			ContextTimeoutEnabled: true,
+			PoolSize:              4,
+		})
+		rcs = append(rcs, rc)
+		closers = append(closers, rc.Close)
+	}
+	opt := lockimpl.Options{TTL: cfg.TTL, RenewEvery: cfg.RenewEvery, NodeNames: c.Nodes()}
+	var lock lockimpl.Locker
+	var err error
+	if cfg.NewLock != nil {
+		lock, err = cfg.NewLock(rcs, opt)
+	} else {
+		lock, err = lockimpl.New(cfg.Lock, rcs, opt)
+	}
+	if err != nil {
+		return nil, nil, closers, fmt.Errorf("%w: lock %s: %v", ErrConfig, cfg.Lock, err)
+	}
+	raddr, err := c.Addr(s.name, resourceTarget)
+	if err != nil {
+		return nil, nil, closers, err
+	}
+	res := resource.NewClient(raddr)
+	closers = append(closers, res.Close)
+	return lock, res, closers, nil
+}
+
+// start runs a process in the slot until ctx ends or it is crashed.
+func (s *slot) start(ctx context.Context) error {
+	lock, res, closers, err := s.connect()
+	if err != nil {
+		closeAll(closers)
+		return err
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.worker.Lock, s.worker.Resource = lock, res
+	s.cancel, s.done, s.closers = cancel, done, closers
+	s.mu.Unlock()
+	go func() {
+		defer close(done)
+		defer s.run.recoverPanic("client " + s.name)
+		_ = s.run.workload.Run(pctx, s.worker)
+	}()
+	return nil
+}
+
+// crash kills the slot's current process: it stops at once without
+// releasing anything, its connections close (which also ends any watchdog
+// renewing its lease), and a fresh process takes the slot.
+func (s *slot) crash(ctx context.Context) error {
+	s.mu.Lock()
+	cancel, done, closers := s.cancel, s.done, s.closers
+	s.mu.Unlock()
+	if cancel == nil {
+		return errors.New("harness: slot " + s.name + " has no process")
+	}
+	cancel()
+	closeAll(closers)
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.worker.Crash()
+	return s.start(s.run.workCtx)
+}
+
+// wait blocks until the slot's current process has returned.
+func (s *slot) wait() {
+	for {
+		s.mu.Lock()
+		done := s.done
+		s.mu.Unlock()
+		if done == nil {
+			return
+		}
+		<-done
+		s.mu.Lock()
+		same := s.done == done
+		s.mu.Unlock()
+		if same {
+			return
+		}
+	}
+}
+
+// close ends the slot's process and closes its connections.
+func (s *slot) close() {
+	s.mu.Lock()
+	cancel, closers := s.cancel, s.closers
+	s.closers = nil
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	closeAll(closers)
+}
+
+func closeAll(fs []func() error) {
+	for _, f := range fs {
+		_ = f()
+	}
+}
+
+// newSlot prepares slot i; start runs it.
+func newSlot(r *run, i int, procs *workloads.Processes, seed int64) *slot {
+	name := clientName(i)
+	w := workloads.NewWorker(name, i)
+	w.Rec, w.Procs, w.Opt, w.TTL, w.Stop = r.rec, procs, r.cfg.Workloads, r.cfg.TTL, r.stopWork
+	w.Rand = rand.New(rand.NewPCG(uint64(seed), uint64(i)+1))
+	return &slot{name: name, run: r, worker: w}
+}
+
+// resourceTarget is the cluster target name of the protected resource.
+const resourceTarget = "res"
+
+// gracePeriod is how long workers get to finish their round after the time
+// limit before their context is cancelled.
+func gracePeriod(cfg Config) time.Duration {
+	return cfg.Workloads.AcquireTimeout + 4*cfg.Workloads.OpTimeout + time.Second
+}
+
+var _ = cluster.Both

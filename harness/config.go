@@ -1,0 +1,166 @@
+// Package harness runs one lockstorm test: it starts a cluster, the
+// protected resource and the clients, drives a workload under a nemesis
+// schedule for a time limit, heals every fault, and stores the history and
+// the run's configuration. Run is the library entry point for the CLI and
+// for users' own Go tests.
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/workloads"
+)
+
+// NewLockFunc builds one client's lock on that client's node connections
+// (one per node, in node order, each through the client's own proxies). A
+// user plugs a lock of their own in through this.
+type NewLockFunc func(clients []redis.UniversalClient, opt lockimpl.Options) (lockimpl.Locker, error)
+
+// Config is everything a run needs. Zero fields take the defaults of
+// WithDefaults.
+type Config struct {
+	// Name is the test's name in the store. Default "<lock>-<workload>".
+	Name string `json:"name"`
+	// Lock names a lock of lockimpl (see lockimpl.Names). Ignored when
+	// NewLock is set.
+	Lock string `json:"lock"`
+	// NewLock, when set, builds the lock under test instead of Lock.
+	NewLock NewLockFunc `json:"-"`
+	// Workload is counter, cron, api or leader. Default counter.
+	Workload string `json:"workload"`
+	// Nemesis lists the fault kinds to draw from; empty means no faults.
+	Nemesis []string `json:"nemesis"`
+	// Nodes is the number of Redis nodes. Default 1, or 5 for redlock locks.
+	Nodes int `json:"nodes"`
+	// Clients is the number of concurrent client slots. Default 4.
+	Clients int `json:"clients"`
+	// TTL is the lease time-to-live. Default 1s.
+	TTL time.Duration `json:"ttl_ns"`
+	// RenewEvery is the watchdog interval of renewable locks. Default TTL/3.
+	RenewEvery time.Duration `json:"renew_every_ns"`
+	// Fencing makes the resource reject stale fencing tokens.
+	Fencing bool `json:"fencing"`
+	// Persistence of the Redis nodes. Default none.
+	Persistence cluster.Persistence `json:"persistence"`
+	// TimeLimit is the length of the workload phase. Default 20s.
+	TimeLimit time.Duration `json:"time_limit_ns"`
+	// Seed seeds the run's one random source. 0 draws one (and records it).
+	Seed int64 `json:"seed"`
+	// Store is the store's root folder. Default "store".
+	Store string `json:"store"`
+	// Provider is local (the only one so far). Default local.
+	Provider string `json:"provider"`
+	// FaultInterval is the mean time between fault starts (each gap and
+	// each fault's length are drawn around it). Default 3s.
+	FaultInterval time.Duration `json:"fault_interval_ns"`
+	// Plan, when set, is the exact fault schedule (a scripted catalogue
+	// row); Nemesis is then ignored.
+	Plan *nemesis.Plan `json:"plan,omitempty"`
+	// Workloads tunes the workload; zero fields take defaults from the TTL.
+	Workloads workloads.Options `json:"workload_options"`
+	// KeepClusterDir keeps the nodes' data directories after the run.
+	KeepClusterDir bool `json:"keep_cluster_dir"`
+}
+
+// ErrConfig wraps every configuration error: bad input, exit status 2.
+var ErrConfig = errors.New("harness: bad configuration")
+
+// WithDefaults returns c with zero fields filled, or an error naming the
+// bad field and what it allows.
+func (c Config) WithDefaults() (Config, error) {
+	bad := func(format string, a ...any) (Config, error) {
+		return c, fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
+	}
+	if c.NewLock == nil {
+		if c.Lock == "" {
+			c.Lock = "single"
+		}
+		if !slices.Contains(lockimpl.Names(), c.Lock) {
+			return bad("--lock must be one of %v, got %q", lockimpl.Names(), c.Lock)
+		}
+	} else if c.Lock == "" {
+		c.Lock = "custom"
+	}
+	if c.Workload == "" {
+		c.Workload = "counter"
+	}
+	if _, err := workloads.New(c.Workload, workloads.Options{}); err != nil {
+		return bad("--%v", err)
+	}
+	for _, k := range c.Nemesis {
+		if !slices.Contains(nemesis.Kinds, k) {
+			return bad("--nemesis must be a comma-separated list of %v, got %q", nemesis.Kinds, k)
+		}
+	}
+	if c.Nodes == 0 {
+		c.Nodes = 1
+		if multiNode[c.Lock] {
+			c.Nodes = 5
+		}
+	}
+	if c.Nodes < 1 || c.Nodes > 15 {
+		return bad("--nodes must be between 1 and 15, got %d", c.Nodes)
+	}
+	if c.Clients == 0 {
+		c.Clients = 4
+	}
+	if c.Clients < 1 || c.Clients > 64 {
+		return bad("--clients must be between 1 and 64, got %d", c.Clients)
+	}
+	if c.TTL == 0 {
+		c.TTL = time.Second
+	}
+	if c.TTL < 10*time.Millisecond {
+		return bad("--ttl must be at least 10ms, got %v", c.TTL)
+	}
+	if c.RenewEvery < 0 || (c.RenewEvery > 0 && c.RenewEvery >= c.TTL) {
+		return bad("--renew-every must be positive and below the TTL (%v), got %v", c.TTL, c.RenewEvery)
+	}
+	if c.Persistence == "" {
+		c.Persistence = cluster.PersistNone
+	}
+	if _, err := cluster.ParsePersistence(string(c.Persistence)); err != nil {
+		return bad("--%v", err)
+	}
+	if c.TimeLimit == 0 {
+		c.TimeLimit = 20 * time.Second
+	}
+	if c.TimeLimit < 0 {
+		return bad("--time-limit must be positive, got %v", c.TimeLimit)
+	}
+	if c.FaultInterval == 0 {
+		c.FaultInterval = 3 * time.Second
+	}
+	if c.FaultInterval < 100*time.Millisecond {
+		return bad("--fault-interval must be at least 100ms, got %v", c.FaultInterval)
+	}
+	if c.Store == "" {
+		c.Store = "store"
+	}
+	if c.Provider == "" {
+		c.Provider = "local"
+	}
+	if c.Provider != "local" {
+		return bad("--provider must be local (docker and external are not built yet), got %q", c.Provider)
+	}
+	if c.Name == "" {
+		c.Name = c.Lock + "-" + c.Workload
+	}
+	c.Workloads = c.Workloads.WithDefaults(c.TTL)
+	return c, nil
+}
+
+// clientName is the cluster's name for client slot i (0-based).
+func clientName(i int) string { return fmt.Sprintf("c%d", i+1) }
+
+// multiNode names the locks that run on several independent nodes (a
+// quorum); a run of one of them defaults to 5 nodes.
+var multiNode = map[string]bool{"redlock": true, "fenced-redlock": true, "redsync": true}

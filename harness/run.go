@@ -1,0 +1,252 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/resource"
+	"github.com/lockstorm/lockstorm/workloads"
+)
+
+// Result is what a run leaves behind.
+type Result struct {
+	// Dir is the run's folder in the store.
+	Dir string
+	// Config is the configuration after defaults, with the seed used.
+	Config Config
+	// History is every record of the run.
+	History history.History
+	// Writes is the resource's own log of every write it received.
+	Writes []resource.Write
+	// Plan is the fault schedule that was executed (nil: no faults).
+	Plan *nemesis.Plan
+	// Interrupted is true when ctx ended before the time limit.
+	Interrupted bool
+}
+
+// run is one test run in progress.
+type run struct {
+	cfg      Config
+	cluster  cluster.Cluster
+	rec      *history.Recorder
+	res      *resource.Server
+	workload workloads.Workload
+	slots    []*slot
+	plan     *nemesis.Plan
+	nemSet   nemesis.Set
+	logf     func(format string, args ...any)
+
+	workCtx  context.Context // hard context of the workers
+	stopWork chan struct{}   // closed at the time limit: no new rounds
+
+	panicMu sync.Mutex
+	panics  []string
+	abort   context.CancelFunc
+}
+
+// Run executes one test and stores its history and configuration under
+// cfg.Store. Whatever happens (an error, ctx cancelled by Ctrl-C, a panic
+// in a client) every fault is healed and every node stopped before Run
+// returns. Configuration errors wrap ErrConfig and start nothing.
+func Run(ctx context.Context, cfg Config) (res *Result, err error) {
+	cfg, err = cfg.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = rand.Int64N(1<<53) + 1
+	}
+	r := &run{cfg: cfg, logf: func(string, ...any) {}}
+	r.workload, _ = workloads.New(cfg.Workload, cfg.Workloads)
+	clients := make([]string, cfg.Clients)
+	for i := range clients {
+		clients[i] = clientName(i)
+	}
+	nodes := make([]string, cfg.Nodes)
+	for i := range nodes {
+		nodes[i] = fmt.Sprintf("n%d", i+1)
+	}
+	// Draw the fault plan before anything starts: same seed, same plan.
+	r.nemSet = nemesis.New(nemesis.Env{CrashClient: r.crashClient})
+	if r.plan, err = plan(cfg, r.nemSet, clients, nodes); err != nil {
+		return nil, err
+	}
+
+	dir, err := newRunDir(cfg.Store, cfg.Name)
+	if err != nil {
+		return nil, err
+	}
+	res = &Result{Dir: dir, Config: cfg, Plan: r.plan}
+	if err := writeJSON(filepath.Join(dir, "test.json"), testFile{Config: cfg, Plan: r.plan, Versions: versions(nil, cfg)}); err != nil {
+		return res, err
+	}
+
+	ctx, abort := context.WithCancel(ctx)
+	defer abort()
+	r.abort = abort
+
+	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: cfg.Nodes, Clients: clients,
+		Persistence: cfg.Persistence, KeepDir: cfg.KeepClusterDir})
+	if err != nil {
+		return res, fmt.Errorf("harness: start cluster: %w", err)
+	}
+	r.cluster = c
+	r.nemSet = nemesis.New(nemesis.Env{Cluster: c, CrashClient: r.crashClient})
+	defer func() {
+		if serr := c.Stop(); serr != nil && err == nil {
+			err = fmt.Errorf("harness: stop cluster: %w", serr)
+		}
+	}()
+	// Record the Redis version now that nodes run.
+	_ = writeJSON(filepath.Join(dir, "test.json"), testFile{Config: cfg, Plan: r.plan, Versions: versions(c, cfg)})
+
+	r.rec, err = history.CreateFile(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		return res, err
+	}
+	r.res, err = resource.Start(resource.Config{Fencing: cfg.Fencing, Clock: r.rec.Now})
+	if err != nil {
+		r.rec.Close()
+		return res, err
+	}
+	defer r.res.Close()
+	if err := c.AddUpstream(ctx, resourceTarget, r.res.Addr()); err != nil {
+		r.rec.Close()
+		return res, fmt.Errorf("harness: resource proxy: %w", err)
+	}
+
+	err = r.execute(ctx, res)
+	if cerr := r.rec.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	res.History = r.rec.History()
+	res.Writes = r.res.Writes()
+	if werr := writeJSONL(filepath.Join(dir, "writes.jsonl"), res.Writes); werr != nil && err == nil {
+		err = werr
+	}
+	if len(r.panics) > 0 && err == nil {
+		err = fmt.Errorf("harness: panic: %s", r.panics[0])
+	}
+	return res, err
+}
+
+// execute runs the clients and the nemesis, then heals.
+func (r *run) execute(ctx context.Context, res *Result) (err error) {
+	healCtx := context.WithoutCancel(ctx)
+	defer func() {
+		// Final heal on every path, panics included.
+		p := recover()
+		hctx, cancel := context.WithTimeout(healCtx, 30*time.Second)
+		defer cancel()
+		if herr := r.cluster.HealAll(hctx); herr != nil && err == nil {
+			err = fmt.Errorf("harness: final heal: %w", herr)
+		}
+		if p != nil {
+			err = fmt.Errorf("harness: panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+
+	workCtx, cancelWork := context.WithCancel(ctx)
+	defer cancelWork()
+	r.workCtx, r.stopWork = workCtx, make(chan struct{})
+	procs := workloads.NewProcesses(r.cfg.Clients)
+	for i := 0; i < r.cfg.Clients; i++ {
+		s := newSlot(r, i, procs, r.cfg.Seed)
+		r.slots = append(r.slots, s)
+		if err := s.start(workCtx); err != nil {
+			close(r.stopWork)
+			cancelWork()
+			r.waitSlots()
+			return err
+		}
+	}
+
+	nemDone := make(chan error, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				nemDone <- fmt.Errorf("harness: nemesis panic: %v", p)
+			}
+		}()
+		nemDone <- r.runNemesis(workCtx, res)
+	}()
+
+	timer := time.NewTimer(r.cfg.TimeLimit)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+		res.Interrupted = true
+	}
+	close(r.stopWork)
+	// Let rounds in flight finish (and release), then cut them off.
+	finished := make(chan struct{})
+	go func() { r.waitSlots(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(gracePeriod(r.cfg)):
+		cancelWork()
+		<-finished
+	case <-ctx.Done():
+		cancelWork()
+		<-finished
+	}
+	cancelWork()
+	nerr := <-nemDone
+	for _, s := range r.slots {
+		s.close()
+	}
+	if nerr != nil && !errors.Is(nerr, context.Canceled) {
+		return nerr
+	}
+	return nil
+}
+
+func (r *run) waitSlots() {
+	for _, s := range r.slots {
+		s.wait()
+	}
+}
+
+// recoverPanic turns a client goroutine's panic into a run error: the run
+// stops (and heals) instead of crashing with faults in place.
+func (r *run) recoverPanic(who string) {
+	if p := recover(); p != nil {
+		r.panicMu.Lock()
+		r.panics = append(r.panics, fmt.Sprintf("%s: %v\n%s", who, p, debug.Stack()))
+		r.panicMu.Unlock()
+		r.abort()
+	}
+}
+
+// crashClient is the nemesis hook for client-crash.
+func (r *run) crashClient(ctx context.Context, client string) error {
+	for _, s := range r.slots {
+		if s.name == client {
+			return s.crash(ctx)
+		}
+	}
+	return fmt.Errorf("harness: no client %q", client)
+}
+
+func newRunDir(store, name string) (string, error) {
+	base := filepath.Join(store, name)
+	dir := filepath.Join(base, time.Now().Format("20060102T150405.000"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("harness: store: %w", err)
+	}
+	latest := filepath.Join(base, "latest")
+	_ = os.Remove(latest)
+	_ = os.Symlink(filepath.Base(dir), latest)
+	return dir, nil
+}

@@ -1,0 +1,89 @@
+package harness
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/nemesis"
+)
+
+// testFile is test.json: the full configuration and the versions of what ran.
+type testFile struct {
+	Config   Config            `json:"config"`
+	Plan     *nemesis.Plan     `json:"plan,omitempty"`
+	Versions map[string]string `json:"versions"`
+}
+
+// versions lists lockstorm's, Go's and (when nodes run) Redis's versions.
+func versions(c cluster.Cluster, cfg Config) map[string]string {
+	v := map[string]string{"go": runtime.Version(), "lock": cfg.Lock}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v["lockstorm"] = bi.Main.Version
+		for _, d := range bi.Deps {
+			switch {
+			case strings.HasPrefix(d.Path, "github.com/redis/go-redis"),
+				strings.HasPrefix(d.Path, "github.com/go-redsync/redsync"),
+				strings.HasPrefix(d.Path, "github.com/bsm/redislock"),
+				strings.HasPrefix(d.Path, "github.com/anishathalye/porcupine"):
+				v[d.Path] = d.Version
+			}
+		}
+	}
+	if c != nil && len(c.Nodes()) > 0 {
+		if addr, err := c.AdminAddr(c.Nodes()[0]); err == nil {
+			rc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			if info, err := rc.Info(ctx, "server").Result(); err == nil {
+				for _, line := range strings.Split(info, "\n") {
+					if after, ok := strings.CutPrefix(line, "redis_version:"); ok {
+						v["redis"] = strings.TrimSpace(after)
+					}
+				}
+			}
+			cancel()
+			rc.Close()
+		}
+	}
+	return v
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("harness: %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("harness: %w", err)
+	}
+	return nil
+}
+
+func writeJSONL[T any](path string, xs []T) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("harness: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for _, x := range xs {
+		if err := enc.Encode(x); err != nil {
+			f.Close()
+			return fmt.Errorf("harness: %s: %w", path, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("harness: %w", err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,63 @@
+package nemesis
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func TestClientPauseDraw(t *testing.T) {
+	r := seeded(4)
+	tp := topo3("c1", "c2")
+	longer := false
+	for i := 0; i < 100; i++ {
+		f := (&ClientPause{}).Draw(r, tp)
+		if len(f.Clients) != 1 || f.Duration < tp.TTL/2 || f.Duration > 3*tp.TTL {
+			t.Fatalf("client pause %v: want one client and 0.5 to 3 TTLs", f)
+		}
+		longer = longer || f.Duration > tp.TTL
+	}
+	if !longer {
+		t.Error("no client pause longer than the TTL in 100 draws")
+	}
+}
+
+// During a client pause the client's op stalls (on every node) while
+// another client works; after Stop it completes and took effect.
+func TestClientPauseStallsThenCompletes(t *testing.T) {
+	c := startCluster(t, 3, "c1", "c2")
+	ctx := ctxT(t)
+	p := &ClientPause{Env: Env{Cluster: c}}
+	f := Fault{Kind: KindClientPause, Clients: []string{"c1"}}
+	rdb := newRedisSlow(t, c, "c1", "n3")
+	if err := rdb.Ping(ctx).Err(); err != nil { // connect before the pause
+		t.Fatal(err)
+	}
+	if err := p.Start(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- rdb.Set(ctx, "paused", "v", 0).Err() }()
+	select {
+	case err := <-done:
+		t.Fatalf("SET by a paused client completed during the pause (err %v)", err)
+	case <-time.After(400 * time.Millisecond):
+	}
+	if !reachable(t, c, "c2", "n3") {
+		t.Error("c2 could not reach n3 while c1 was paused")
+	}
+	if err := p.Stop(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("SET after thaw: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("SET did not complete after thaw")
+	}
+	if v, err := admin(t, c, "n3").Get(context.Background(), "paused").Result(); err != nil || v != "v" {
+		t.Errorf("key after thaw = %q, %v", v, err)
+	}
+}

@@ -1,0 +1,233 @@
+// Package nemesis injects faults into a cluster on a seeded schedule and
+// records every fault's start and stop in the run's history.
+//
+// A fault is plain data (Fault); each kind of fault has a Nemesis that draws
+// a random Fault of its kind from a seeded source and applies or removes it.
+// A Schedule turns one seed into a whole plan of faults, and a Runner
+// executes a plan against a cluster.Cluster, always healing on the way out.
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/lockstorm/lockstorm/cluster"
+)
+
+// Kinds of fault. The names appear in the history's Fault field.
+const (
+	KindPartition   = "partition"
+	KindLatency     = "latency"
+	KindClientPause = "client-pause"
+	KindClientCrash = "client-crash"
+	KindServerPause = "server-pause"
+	KindCrash       = "crash"
+	KindClockJump   = "clock-jump"
+	KindFailover    = "failover" // reserved; not implemented yet
+)
+
+// Sentinel errors.
+var (
+	ErrUnknownKind = errors.New("nemesis: unknown fault kind")
+	ErrBadFault    = errors.New("nemesis: invalid fault")
+	ErrNoHook      = errors.New("nemesis: no hook for this fault")
+)
+
+// Fault is one fault as plain, JSON-serialisable data: what a schedule
+// holds and what the history's Detail field describes. Which fields matter
+// depends on Kind; the others stay zero. Durations are nanoseconds in JSON.
+type Fault struct {
+	// Kind is one of the Kind constants.
+	Kind string `json:"kind"`
+	// Shape refines the kind: a partition's shape (see the Shape constants)
+	// or a latency's scope ("node" or "link").
+	Shape string `json:"shape,omitempty"`
+	// Nodes are the nodes the fault targets.
+	Nodes []string `json:"nodes,omitempty"`
+	// Clients are the clients the fault targets.
+	Clients []string `json:"clients,omitempty"`
+	// Links are the exact links a partition cuts or a latency slows. Draw
+	// fills them in; a scripted fault may leave them empty, meaning every
+	// link from Clients (all clients if empty) to Nodes.
+	Links []cluster.Link `json:"links,omitempty"`
+	// Delay and Jitter are a latency fault's added delay, ± jitter.
+	Delay  time.Duration `json:"delay_ns,omitempty"`
+	Jitter time.Duration `json:"jitter_ns,omitempty"`
+	// Stream is the direction a latency acts on (default both).
+	Stream cluster.Stream `json:"stream,omitempty"`
+	// RestartDelay is how long a crashed node stays down before restart.
+	RestartDelay time.Duration `json:"restart_delay_ns,omitempty"`
+	// JumpBy is a clock jump's step: positive moves the node's clock
+	// forward (keys expire sooner), negative backward (keys live longer).
+	JumpBy time.Duration `json:"jump_by_ns,omitempty"`
+	// Duration is how long the fault stays active between its start and
+	// its stop (for a crash: after the restart).
+	Duration time.Duration `json:"duration_ns,omitempty"`
+}
+
+// String describes the fault for the history's Detail field, e.g.
+// "partition shape=one-node nodes=n2 clients=c1,c2 links=2 duration=1.5s".
+func (f Fault) String() string {
+	var b strings.Builder
+	b.WriteString(f.Kind)
+	add := func(k, v string) { fmt.Fprintf(&b, " %s=%s", k, v) }
+	if f.Shape != "" {
+		add("shape", f.Shape)
+	}
+	if len(f.Nodes) > 0 {
+		add("nodes", strings.Join(f.Nodes, ","))
+	}
+	if len(f.Clients) > 0 {
+		add("clients", strings.Join(f.Clients, ","))
+	}
+	if len(f.Links) > 0 {
+		ls := make([]string, len(f.Links))
+		for i, l := range f.Links {
+			ls[i] = l.Client + ">" + l.Target
+		}
+		add("links", strings.Join(ls, ","))
+	}
+	if f.Delay != 0 || f.Jitter != 0 {
+		add("delay", f.Delay.String()+"±"+f.Jitter.String())
+	}
+	if f.Stream != "" {
+		add("stream", string(f.Stream))
+	}
+	if f.RestartDelay != 0 {
+		add("restart-delay", f.RestartDelay.String())
+	}
+	if f.JumpBy != 0 {
+		add("jump-by", f.JumpBy.String())
+	}
+	if f.Duration != 0 {
+		add("duration", f.Duration.String())
+	}
+	return b.String()
+}
+
+// clone returns a deep copy, so that plans never share slices.
+func (f Fault) clone() Fault {
+	f.Nodes = append([]string(nil), f.Nodes...)
+	f.Clients = append([]string(nil), f.Clients...)
+	f.Links = append([]cluster.Link(nil), f.Links...)
+	return f
+}
+
+// Topology is what Draw may look at: names and the lock TTL, never the
+// live cluster, so that a plan depends on the seed and options only.
+type Topology struct {
+	Nodes   []string
+	Clients []string
+	// TTL is the lock's time-to-live; fault durations scale with it.
+	// Zero means DefaultTTL.
+	TTL time.Duration
+}
+
+// DefaultTTL is the TTL assumed when a Topology gives none.
+const DefaultTTL = time.Second
+
+func (t Topology) ttl() time.Duration {
+	if t.TTL <= 0 {
+		return DefaultTTL
+	}
+	return t.TTL
+}
+
+// Nemesis is one kind of fault. Draw must take every random choice from r
+// alone (same source state, same fault). Start applies a fault, Stop
+// removes it; both are safe to call again and Stop is safe after a failed
+// or partial Start, so that a runner can always clean up.
+type Nemesis interface {
+	Kind() string
+	Draw(r *rand.Rand, t Topology) Fault
+	Start(ctx context.Context, f Fault) error
+	Stop(ctx context.Context, f Fault) error
+}
+
+// Env is what the nemeses act on.
+type Env struct {
+	// Cluster is the cluster under test.
+	Cluster cluster.Cluster
+	// CrashClient is the harness's hook for the client-crash fault: it must
+	// make the client's current process die at once, without releasing any
+	// lock it holds or leaving any queue it waits in (the lease is simply
+	// abandoned; its connections close), and let a fresh process (a new
+	// history process id) take the client's slot. It returns once the old
+	// process is dead; the new one may still be starting. Nil disables
+	// client-crash (Start returns ErrNoHook).
+	CrashClient func(ctx context.Context, client string) error
+}
+
+// Topology returns the cluster's names with the given TTL.
+func (e Env) Topology(ttl time.Duration) Topology {
+	return Topology{Nodes: e.Cluster.Nodes(), Clients: e.Cluster.Clients(), TTL: ttl}
+}
+
+// uniform draws a duration uniformly in [lo, hi].
+func uniform(r *rand.Rand, lo, hi time.Duration) time.Duration {
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(r.Int64N(int64(hi-lo)+1))
+}
+
+// scaled draws uniformly in [lo×ttl, hi×ttl], rounded to a millisecond.
+func scaled(r *rand.Rand, ttl time.Duration, lo, hi float64) time.Duration {
+	d := uniform(r, time.Duration(lo*float64(ttl)), time.Duration(hi*float64(ttl)))
+	return d.Round(time.Millisecond)
+}
+
+// pick draws one element.
+func pick(r *rand.Rand, xs []string) string { return xs[r.IntN(len(xs))] }
+
+// sample draws k distinct elements, in the order of xs.
+func sample(r *rand.Rand, xs []string, k int) []string {
+	idx := r.Perm(len(xs))[:k]
+	in := make([]bool, len(xs))
+	for _, i := range idx {
+		in[i] = true
+	}
+	out := make([]string, 0, k)
+	for i, x := range xs {
+		if in[i] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// cross returns every link from clients to nodes.
+func cross(clients, nodes []string) []cluster.Link {
+	out := make([]cluster.Link, 0, len(clients)*len(nodes))
+	for _, c := range clients {
+		for _, n := range nodes {
+			out = append(out, cluster.Link{Client: c, Target: n})
+		}
+	}
+	return out
+}
+
+// links returns f.Links, or every link from f.Clients (all of the
+// cluster's clients if empty) to f.Nodes.
+func links(c cluster.Cluster, f Fault) []cluster.Link {
+	if len(f.Links) > 0 {
+		return f.Links
+	}
+	clients := f.Clients
+	if len(clients) == 0 {
+		clients = c.Clients()
+	}
+	return cross(clients, f.Nodes)
+}
+
+// one checks that a fault names exactly one node or client.
+func one(f Fault, xs []string, what string) (string, error) {
+	if len(xs) != 1 {
+		return "", fmt.Errorf("%w: %s needs exactly one %s, got %v", ErrBadFault, f.Kind, what, xs)
+	}
+	return xs[0], nil
+}

@@ -1,0 +1,81 @@
+package nemesis
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/redis/go-redis/v9"
+)
+
+func TestLatencyDraw(t *testing.T) {
+	r := seeded(2)
+	tp := topo3("c1", "c2")
+	seen := map[string]bool{}
+	for i := 0; i < 100; i++ {
+		f := (&Latency{}).Draw(r, tp)
+		seen[f.Shape] = true
+		seen[string(f.Stream)] = true
+		if f.Delay < 50*time.Millisecond || f.Delay > 500*time.Millisecond || f.Jitter > f.Delay/2 {
+			t.Fatalf("delay %v ± %v out of range", f.Delay, f.Jitter)
+		}
+		want := map[string]int{LatencyNode: 2, LatencyLink: 1}[f.Shape]
+		if len(f.Links) != want {
+			t.Fatalf("%s latency with %d links", f.Shape, len(f.Links))
+		}
+	}
+	for _, k := range []string{LatencyNode, LatencyLink, "upstream", "downstream", "both"} {
+		if !seen[k] {
+			t.Errorf("never drew %s", k)
+		}
+	}
+}
+
+// rtt times one PING on a warmed connection.
+func rtt(t *testing.T, rdb *redis.Client) time.Duration {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	t0 := time.Now()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	return time.Since(t0)
+}
+
+// Latency on one link shows in that link's round trips (both directions
+// add up; one stream adds once), and only that link carries a toxic.
+func TestLatencyRoundTrip(t *testing.T) {
+	c := startCluster(t, 3, "c1", "c2")
+	ctx := ctxT(t)
+	addr, _ := c.Addr("c1", "n1")
+	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, PoolSize: 1, DisableIdentity: true,
+		ReadTimeout: 5 * time.Second})
+	defer rdb.Close()
+	rtt(t, rdb) // warm the connection
+	l := &Latency{Env: Env{Cluster: c}}
+	for _, tc := range []struct {
+		stream cluster.Stream
+		min    time.Duration
+	}{{cluster.Both, 300 * time.Millisecond}, {cluster.Upstream, 150 * time.Millisecond}} {
+		f := Fault{Kind: KindLatency, Shape: LatencyLink, Nodes: []string{"n1"}, Clients: []string{"c1"},
+			Delay: 150 * time.Millisecond, Stream: tc.stream}
+		if err := l.Start(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := c.Proxies().Faulty(), []cluster.Link{{Client: "c1", Target: "n1"}}; !reflect.DeepEqual(got, want) {
+			t.Errorf("faulty links %v, want %v", got, want)
+		}
+		if d := rtt(t, rdb); d < tc.min {
+			t.Errorf("%s: round trip %v with 150ms latency, want at least %v", tc.stream, d, tc.min)
+		}
+		if err := l.Stop(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Proxies().Faulty(); len(got) != 0 {
+			t.Errorf("faulty links after Stop: %v", got)
+		}
+	}
+}

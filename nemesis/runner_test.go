@@ -1,0 +1,186 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// checkNemesisRecords asserts the nemesis is a well-formed Jepsen process:
+// each invoke is followed by its completion (same F and Fault) before the
+// next invoke. It returns the completed ops.
+func checkNemesisRecords(t *testing.T, h history.History) []history.Op {
+	t.Helper()
+	var open *history.Op
+	var done []history.Op
+	for _, op := range h {
+		if !op.IsNemesis() {
+			continue
+		}
+		switch {
+		case op.Type == history.Invoke && open == nil:
+			o := op
+			open = &o
+		case op.IsCompletion() && open != nil && op.F == open.F && op.Fault == open.Fault:
+			done = append(done, op)
+			open = nil
+		default:
+			t.Fatalf("ill-formed nemesis record %+v (open: %+v)", op, open)
+		}
+	}
+	if open != nil {
+		t.Fatalf("nemesis invoke without completion: %+v", *open)
+	}
+	return done
+}
+
+func count(ops []history.Op, f string) int {
+	n := 0
+	for _, op := range ops {
+		if op.F == f {
+			n++
+		}
+	}
+	return n
+}
+
+// checkHealed asserts no link carries a fault and every client reaches
+// every node.
+func checkHealed(t *testing.T, c *cluster.Local) {
+	t.Helper()
+	if got := c.Proxies().Faulty(); len(got) != 0 {
+		t.Errorf("faulty links left behind: %v", got)
+	}
+	for _, cl := range c.Clients() {
+		for _, n := range c.Nodes() {
+			if !reachable(t, c, cl, n) {
+				t.Errorf("%s cannot reach %s after the run", cl, n)
+			}
+		}
+	}
+}
+
+// Cancelling the runner's context mid-fault stops every active fault,
+// heals the cluster, and leaves a well-formed history.
+func TestRunnerCancelMidFaultHeals(t *testing.T) {
+	c := startCluster(t, 3, "c1", "c2")
+	rec := history.NewRecorder(nil)
+	defer rec.Close()
+	run := &Runner{Set: New(Env{Cluster: c}), Cluster: c, Rec: rec}
+	p := Scripted(0,
+		Step{At: 0, Duration: time.Minute, Fault: Fault{Kind: KindPartition, Shape: ShapeOneNode, Nodes: []string{"n2"}}},
+		Step{At: 0, Duration: time.Minute, Fault: Fault{Kind: KindLatency, Nodes: []string{"n1"}, Clients: []string{"c1"}, Delay: 500 * time.Millisecond}},
+		Step{At: 0, Duration: time.Minute, Fault: Fault{Kind: KindServerPause, Nodes: []string{"n3"}}},
+		Step{At: 0, Duration: time.Minute, Fault: Fault{Kind: KindClientPause, Clients: []string{"c2"}}},
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- run.Run(ctx, p) }()
+	time.Sleep(500 * time.Millisecond)
+	if got := c.Proxies().Faulty(); len(got) == 0 {
+		t.Fatal("no faulty links during the faults")
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Run = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	checkHealed(t, c)
+	ops := checkNemesisRecords(t, rec.History())
+	if count(ops, history.FStart) != 4 || count(ops, history.FStop) != 4 || count(ops, FHeal) != 1 {
+		t.Errorf("nemesis ops %+v: want 4 starts, 4 stops, 1 heal", ops)
+	}
+	for _, op := range ops {
+		if op.Type != history.OK {
+			t.Errorf("nemesis op not ok: %+v", op)
+		}
+	}
+}
+
+// A short random plan over every kind runs to completion, records one
+// start and one stop per step, and heals.
+func TestRunnerRandomPlan(t *testing.T) {
+	c := startCluster(t, 3, "c1", "c2")
+	var crashed []string
+	env := Env{Cluster: c, CrashClient: func(ctx context.Context, cl string) error {
+		crashed = append(crashed, cl)
+		return nil
+	}}
+	set := New(env)
+	p, err := Schedule(seeded(11), set, Options{
+		Kinds:    Kinds,
+		Topology: env.Topology(200 * time.Millisecond),
+		WarmUp:   100 * time.Millisecond, Faults: 2500 * time.Millisecond,
+		MinInterval: 50 * time.Millisecond, MaxInterval: 150 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := history.NewRecorder(nil)
+	defer rec.Close()
+	var logged []string
+	run := &Runner{Set: set, Cluster: c, Rec: rec, Logf: func(f string, a ...any) { logged = append(logged, f) }}
+	if err := run.Run(ctxT(t), p); err != nil {
+		t.Fatal(err)
+	}
+	ops := checkNemesisRecords(t, rec.History())
+	if count(ops, history.FStart) != len(p.Steps) || count(ops, history.FStop) != len(p.Steps) || count(ops, FHeal) != 1 {
+		t.Errorf("%d steps but ops %+v", len(p.Steps), ops)
+	}
+	for _, op := range ops {
+		if op.Type != history.OK {
+			t.Errorf("nemesis op not ok: %+v", op)
+		}
+	}
+	if heal := ops[len(ops)-1]; heal.F != FHeal || time.Duration(heal.Time) < p.HealAt {
+		t.Errorf("last nemesis op %+v, want a heal after %v", heal, p.HealAt)
+	}
+	t.Logf("%d steps, client crashes %v", len(p.Steps), crashed)
+	checkHealed(t, c)
+}
+
+// boom is a nemesis whose Start panics.
+type boom struct{}
+
+func (boom) Kind() string                       { return "boom" }
+func (boom) Draw(*rand.Rand, Topology) Fault    { return Fault{Kind: "boom"} }
+func (boom) Start(context.Context, Fault) error { panic("boom") }
+func (boom) Stop(context.Context, Fault) error  { return nil }
+
+// A panicking nemesis is reported as an error after the runner healed the
+// cluster, and its op is completed as info.
+func TestRunnerPanicHeals(t *testing.T) {
+	c := startCluster(t, 3, "c1")
+	set := New(Env{Cluster: c})
+	set["boom"] = boom{}
+	rec := history.NewRecorder(nil)
+	defer rec.Close()
+	run := &Runner{Set: set, Cluster: c, Rec: rec}
+	p := Scripted(0,
+		Step{At: 0, Duration: time.Minute, Fault: Fault{Kind: KindPartition, Nodes: []string{"n1"}}},
+		Step{At: 100 * time.Millisecond, Fault: Fault{Kind: "boom"}},
+	)
+	err := run.Run(ctxT(t), p)
+	if err == nil || !strings.Contains(err.Error(), "panic: boom") {
+		t.Fatalf("Run = %v, want the panic", err)
+	}
+	checkHealed(t, c)
+	ops := checkNemesisRecords(t, rec.History())
+	var sawInfo bool
+	for _, op := range ops {
+		sawInfo = sawInfo || (op.Fault == "boom" && op.Type == history.Info)
+	}
+	if !sawInfo || count(ops, FHeal) != 1 {
+		t.Errorf("ops %+v: want boom's start as info and one heal", ops)
+	}
+}

@@ -1,0 +1,46 @@
+package nemesis
+
+import (
+	"testing"
+	"time"
+)
+
+// A paused node answers nobody, not even its admin address; a command sent
+// during the pause is answered after the resume.
+func TestServerPauseBlocks(t *testing.T) {
+	c := startCluster(t, 3, "c1")
+	ctx := ctxT(t)
+	p := &ServerPause{Env: Env{Cluster: c}}
+	f := Fault{Kind: KindServerPause, Nodes: []string{"n2"}}
+	slow := newRedisSlow(t, c, "c1", "n2")
+	if err := slow.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- slow.Set(ctx, "k", "v", 0).Err() }()
+	if err := set(admin(t, c, "n2"), "k2"); err == nil {
+		t.Error("a paused node answered its admin address")
+	}
+	if !reachable(t, c, "c1", "n1") {
+		t.Error("n1 unreachable while n2 is paused")
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("SET completed on a paused node (err %v)", err)
+	default:
+	}
+	if err := p.Stop(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("SET after resume: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("SET did not complete after resume")
+	}
+}
