@@ -1,0 +1,137 @@
+package cluster_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/redis/go-redis/v9"
+)
+
+// dial returns a go-redis client for a client's proxy to a target, with the
+// given read/write timeout and no retries, closed when the test ends.
+func dial(t *testing.T, c cluster.Cluster, client, target string, timeout time.Duration) *redis.Client {
+	t.Helper()
+	addr, err := c.Addr(client, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newClient(t, addr, timeout)
+}
+
+// admin returns a client that bypasses the proxies.
+func admin(t *testing.T, c cluster.Cluster, node string) *redis.Client {
+	t.Helper()
+	addr, err := c.AdminAddr(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newClient(t, addr, 2*time.Second)
+}
+
+func newClient(t *testing.T, addr string, timeout time.Duration) *redis.Client {
+	rc := redis.NewClient(&redis.Options{
+		Addr:            addr,
+		DialTimeout:     timeout,
+		ReadTimeout:     timeout,
+		WriteTimeout:    timeout,
+		MaxRetries:      -1,
+		PoolSize:        2,
+		DisableIdentity: true,
+		Protocol:        2,
+	})
+	t.Cleanup(func() { _ = rc.Close() })
+	return rc
+}
+
+// ctxT is a context bounded well above any timeout the tests use.
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// must fails the test on err.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// alive reports whether a process exists and has not exited: a zombie
+// (exited, not yet reaped by whoever adopted it) counts as gone.
+func alive(pid int) bool {
+	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return !os.IsNotExist(err)
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// rtt measures the median of n PING round trips.
+func rtt(t *testing.T, rc *redis.Client, n int) time.Duration {
+	t.Helper()
+	var ds []time.Duration
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		must(t, rc.Ping(context.Background()).Err())
+		ds = append(ds, time.Since(start))
+	}
+	for i := range ds { // insertion sort: n is tiny
+		for j := i; j > 0 && ds[j] < ds[j-1]; j-- {
+			ds[j], ds[j-1] = ds[j-1], ds[j]
+		}
+	}
+	return ds[len(ds)/2]
+}
+
+// result is the outcome of a command run in the background.
+type result struct {
+	val string
+	err error
+	at  time.Time
+}
+
+// async runs f in a goroutine and delivers its result.
+func async(f func() (string, error)) <-chan result {
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err, time.Now()}
+	}()
+	return ch
+}
+
+// stalls asserts that nothing arrives on ch for d.
+func stalls(t *testing.T, ch <-chan result, d time.Duration, what string) {
+	t.Helper()
+	select {
+	case r := <-ch:
+		t.Fatalf("%s returned while it should stall: %q, %v", what, r.val, r.err)
+	case <-time.After(d):
+	}
+}
+
+// completes waits for a result on ch, failing after d.
+func completes(t *testing.T, ch <-chan result, d time.Duration, what string) result {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(d):
+		t.Fatalf("%s did not complete within %v", what, d)
+	}
+	return result{}
+}
