@@ -1,0 +1,219 @@
+// Package checker decides whether a lockstorm history is valid. Each checker
+// reads a whole history and returns a Result with a three-valued verdict:
+// Valid, Invalid (a definite violation, with the op indices that show it) or
+// Unknown (nothing could be proved: a timeout, a malformed history, a run in
+// which no lock was ever taken).
+//
+// The checkers:
+//
+//   - Lock: porcupine over acquire/release/extend per lock key against a
+//     lease-aware mutex model (the server's promise).
+//   - Resource: the application's view: counter critical sections as atomic
+//     read-modify-write ops checked by porcupine, lost updates, cron
+//     exactly-once, api concurrency, leader overlap.
+//   - Fencing: tokens accepted by the resource and issued by the lock
+//     increase per key.
+//   - Exclusion: client-side holder intervals overlap; writes after the
+//     writer's own validity deadline.
+//   - Liveness: success rate, latencies, availability around faults,
+//     starvation, FIFO order, a lock never freed.
+//
+// Compose runs checkers in parallel on a validated history and merges their
+// verdicts: Invalid beats Unknown beats Valid.
+//
+// Every checker except Compose assumes its history passed Validate.
+//
+// # What the checkers expect of a history
+//
+// Beyond history/op.go's rules (and Validate's):
+//
+//   - acquire: the ok completion carries Key, Token, TTL (ns asked of the
+//     server; 0 = no expiry), Fence (0 = none) and Validity (the client's
+//     lease end, ns since start; 0 = unknown). The invoke may carry TTL
+//     and Token instead.
+//   - release / extend: carry Key and Token. A record without a Token is
+//     matched to its process's current lease on the key, so an extend
+//     recorded by a watchdog under another process must carry the Token.
+//     An extend ok carries the new Validity. A release or extend returns
+//     ok only if it released/extended the caller's own lease (a quorum of
+//     it for Redlock); otherwise fail (ErrNotHeld) or info.
+//   - read / write (counter): the holder reads v (Value on the ok) then
+//     writes v+1 (Value on the invoke and ok, Fence = its token). The
+//     resource's fencing rejection is a fail with Error StaleError
+//     ("stale"). Record the write's invoke before the final validity
+//     check and complete it with fail if the check fails, so a write
+//     "after validity" is one that really went out late.
+//   - history.FLost: a holder learned its lease is lost; Key and Token
+//     name the lease (or the process's current one if Token is empty).
+//   - run (cron): Value = tick; enter/leave (api); lead (leader): Fence =
+//     the leader's token, Key = the election.
+//   - nemesis: see FaultWindows.
+package checker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// Validity is a three-valued verdict. Its JSON form is true, false or
+// "unknown".
+type Validity int8
+
+// The three verdicts. The zero value is Unknown: a result nobody filled in
+// proved nothing.
+const (
+	Unknown Validity = 0
+	Valid   Validity = 1
+	Invalid Validity = -1
+)
+
+// String is "valid", "invalid" or "unknown".
+func (v Validity) String() string {
+	switch v {
+	case Valid:
+		return "valid"
+	case Invalid:
+		return "invalid"
+	}
+	return "unknown"
+}
+
+// MarshalJSON encodes Valid as true, Invalid as false, Unknown as "unknown".
+func (v Validity) MarshalJSON() ([]byte, error) {
+	switch v {
+	case Valid:
+		return []byte("true"), nil
+	case Invalid:
+		return []byte("false"), nil
+	}
+	return []byte(`"unknown"`), nil
+}
+
+// UnmarshalJSON accepts true, false and "unknown".
+func (v *Validity) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "true":
+		*v = Valid
+	case "false":
+		*v = Invalid
+	case `"unknown"`:
+		*v = Unknown
+	default:
+		return fmt.Errorf("checker: validity %s is not true, false or \"unknown\"", b)
+	}
+	return nil
+}
+
+// Merge combines two verdicts: Invalid if either is, else Unknown if either
+// is, else Valid.
+func Merge(a, b Validity) Validity {
+	if a == Invalid || b == Invalid {
+		return Invalid
+	}
+	if a == Unknown || b == Unknown {
+		return Unknown
+	}
+	return Valid
+}
+
+// Anomaly is one thing a checker found. Ops are the history indices of the
+// records involved (invokes and completions), so a reader can find them in
+// the history and the plots.
+type Anomaly struct {
+	// Kind is a short stable name, e.g. "nonlinearizable", "overlap",
+	// "stale-write-accepted", "lost-update".
+	Kind string `json:"kind"`
+	// Ops are record indices, ascending.
+	Ops []int64 `json:"ops"`
+	// Text explains the anomaly in one or two sentences.
+	Text string `json:"text"`
+	// Faults names the fault windows active at the anomaly's first op, if
+	// any (e.g. "partition[n1]"), so reports can say what was going on.
+	Faults []string `json:"faults,omitempty"`
+	// Fatal is false for anomalies that are reported but do not make the
+	// result invalid (a stale write the resource rejected, a liveness
+	// problem nobody required to be absent).
+	Fatal bool `json:"fatal"`
+}
+
+// Result is one checker's verdict on one history.
+type Result struct {
+	// Name is the checker: "lock", "resource", "fencing", "exclusion",
+	// "liveness", "validate", or the composition's name.
+	Name string `json:"name"`
+	// Valid is the verdict.
+	Valid Validity `json:"valid"`
+	// Anomalies are what the checker found; only Fatal ones count for the
+	// verdict. At most MaxAnomalies are kept per kind; counts live in
+	// Details.
+	Anomalies []Anomaly `json:"anomalies,omitempty"`
+	// Details is the checker's own summary (a struct of counts,
+	// percentiles, per-key outcomes), JSON-encodable.
+	Details any `json:"details,omitempty"`
+	// Error explains an Unknown verdict: timeout, invalid history, panic.
+	Error string `json:"error,omitempty"`
+	// Results are the parts of a composed result, one per checker.
+	Results []Result `json:"results,omitempty"`
+}
+
+// MaxAnomalies is how many anomalies of one kind a checker keeps; the rest
+// are only counted.
+const MaxAnomalies = 20
+
+// Checker checks a whole history. Implementations must be safe to call
+// from several goroutines and should return promptly when ctx ends (with an
+// Unknown result).
+type Checker interface {
+	Check(ctx context.Context, h history.History) Result
+}
+
+// Named is implemented by checkers that know their name; Compose uses it
+// to label a checker that panicked.
+type Named interface {
+	Name() string
+}
+
+// Inf is the return time of an operation whose outcome is unknown (info, or
+// no completion before the history ended): it may take effect at any later
+// instant.
+const Inf int64 = math.MaxInt64
+
+// String renders the result as indented JSON, for logs and test failures.
+func (r Result) String() string {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Sprintf("%s: %v (%v)", r.Name, r.Valid, err)
+	}
+	return string(b)
+}
+
+// anomalyList collects anomalies, keeping at most MaxAnomalies per kind and
+// counting all of them.
+type anomalyList struct {
+	list   []Anomaly
+	counts map[string]int
+}
+
+func (l *anomalyList) add(a Anomaly) {
+	if l.counts == nil {
+		l.counts = map[string]int{}
+	}
+	l.counts[a.Kind]++
+	if l.counts[a.Kind] <= MaxAnomalies {
+		l.list = append(l.list, a)
+	}
+}
+
+// verdict is Invalid if any fatal anomaly was added, else def.
+func (l *anomalyList) verdict(def Validity) Validity {
+	for _, a := range l.list {
+		if a.Fatal {
+			return Invalid
+		}
+	}
+	return def
+}

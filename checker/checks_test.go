@@ -1,0 +1,378 @@
+package checker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+func kindsOf(r Result) map[string]int {
+	m := map[string]int{}
+	for _, a := range r.Anomalies {
+		m[a.Kind]++
+	}
+	return m
+}
+
+func TestValidityJSON(t *testing.T) {
+	for v, want := range map[Validity]string{Valid: "true", Invalid: "false", Unknown: `"unknown"`} {
+		b, err := json.Marshal(v)
+		if err != nil || string(b) != want {
+			t.Errorf("%v encodes as %s (%v), want %s", v, b, err, want)
+		}
+		var back Validity
+		if err := json.Unmarshal(b, &back); err != nil || back != v {
+			t.Errorf("%s decodes as %v (%v)", b, back, err)
+		}
+	}
+	if Merge(Valid, Unknown) != Unknown || Merge(Unknown, Invalid) != Invalid || Merge(Valid, Valid) != Valid {
+		t.Error("merge order is not invalid > unknown > valid")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a").sorted()
+	if err := Validate(ok); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		h    history.History
+		want string
+	}{
+		{"bad index", history.History{{Index: 3, Type: history.Invoke, F: "acquire"}}, "record 0 carries index 3"},
+		{"completion without invoke", new(hb).add(0, history.OK, 0, "acquire", "k", "").h, "op 0: ok completion of acquire by process 0 has no open invoke"},
+		{"two in flight", new(hb).add(0, history.Invoke, 0, "acquire", "k", "").add(1, history.Invoke, 0, "read", "c", "").h,
+			"op 1: process 0 invokes read while op 0 (acquire) is still in flight"},
+		{"wrong f", new(hb).add(0, history.Invoke, 0, "acquire", "k", "").add(1, history.OK, 0, "release", "k", "").h,
+			"does not match its open invoke op 0 (acquire)"},
+		{"invoke after info", new(hb).op(0, 1, history.Info, 0, "acquire", "k", "").add(2, history.Invoke, 0, "acquire", "k", "").h,
+			"op 2: process 0 invokes acquire after its info completion at op 1"},
+		{"completion before invoke", new(hb).add(5, history.Invoke, 0, "acquire", "k", "").add(1, history.OK, 0, "acquire", "k", "").h,
+			"op 1: completes at"},
+		{"stop without start", new(hb).add(0, history.Info, history.NemesisProcess, "stop", "", "", func(o *history.Op) { o.Fault = "pause" }).h,
+			`op 0: nemesis stop of "pause" without a start`},
+		{"bad nemesis f", new(hb).add(0, history.Info, history.NemesisProcess, "acquire", "", "").h, "nemesis record with f"},
+	}
+	for _, tc := range cases {
+		err := Validate(tc.h)
+		if err == nil || !errors.Is(err, ErrInvalidHistory) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+	// allowed: an invoke never completed, a lost notification, an unhealed fault
+	h := new(hb).
+		add(0, history.Info, history.NemesisProcess, "start", "", "", func(o *history.Op) { o.Fault = "partition"; o.Detail = "n1" }).
+		op(1, 2, history.OK, 0, "acquire", "k", "a").
+		add(3, history.Info, 0, history.FLost, "k", "a").
+		add(4, history.Invoke, 0, "release", "k", "a").h
+	if err := Validate(h); err != nil {
+		t.Fatalf("allowed history refused: %v", err)
+	}
+	ws := FaultWindows(h)
+	if len(ws) != 1 || !ws[0].Unhealed || ws[0].End != 4*ms || ws[0].Label() != "partition[n1]" {
+		t.Fatalf("windows %+v", ws)
+	}
+}
+
+func TestFaultWindowsPairing(t *testing.T) {
+	nem := func(fault string) func(*history.Op) {
+		return func(o *history.Op) { o.Fault = fault }
+	}
+	h := new(hb).
+		add(0, history.Invoke, history.NemesisProcess, "start", "", "", nem("latency")).
+		add(1, history.OK, history.NemesisProcess, "start", "", "", func(o *history.Op) { o.Fault = "latency"; o.Detail = "n2 50ms" }).
+		add(2, history.Info, history.NemesisProcess, "start", "", "", nem("latency")).
+		add(3, history.Invoke, history.NemesisProcess, "stop", "", "", nem("latency")).
+		add(4, history.OK, history.NemesisProcess, "stop", "", "", nem("latency")).
+		add(5, history.Info, history.NemesisProcess, "stop", "", "", nem("latency")).h
+	if err := Validate(h); err != nil {
+		t.Fatal(err)
+	}
+	ws := FaultWindows(h)
+	if len(ws) != 2 {
+		t.Fatalf("windows %+v", ws)
+	}
+	if ws[0].Start != 0 || ws[0].End != 4*ms || ws[0].Detail != "n2 50ms" || ws[0].StopOp != 4 {
+		t.Errorf("first window %+v", ws[0])
+	}
+	if ws[1].Start != 2*ms || ws[1].End != 5*ms || ws[1].Unhealed {
+		t.Errorf("second window %+v", ws[1])
+	}
+}
+
+type panicky struct{}
+
+func (panicky) Check(context.Context, history.History) Result { panic("boom") }
+func (panicky) Name() string                                  { return "panicky" }
+
+type fixed Validity
+
+func (f fixed) Check(context.Context, history.History) Result {
+	return Result{Name: "fixed", Valid: Validity(f)}
+}
+
+func TestCompose(t *testing.T) {
+	h := new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a").sorted()
+	ctx := context.Background()
+	if r := Compose(fixed(Valid), fixed(Valid)).Check(ctx, h); r.Valid != Valid || len(r.Results) != 2 {
+		t.Errorf("valid+valid: %s", r)
+	}
+	if r := Compose(fixed(Valid), fixed(Unknown)).Check(ctx, h); r.Valid != Unknown {
+		t.Errorf("valid+unknown: %v", r.Valid)
+	}
+	if r := Compose(fixed(Unknown), fixed(Invalid), fixed(Valid)).Check(ctx, h); r.Valid != Invalid {
+		t.Errorf("unknown+invalid: %v", r.Valid)
+	}
+	r := Compose(fixed(Valid), panicky{}).Check(ctx, h)
+	if r.Valid != Unknown || r.Results[1].Name != "panicky" || !strings.Contains(r.Results[1].Error, "boom") {
+		t.Errorf("panic: %s", r)
+	}
+	noAcq := new(hb).op(0, 1, history.Fail, 0, "acquire", "k", "").sorted()
+	if r := Compose(fixed(Valid)).Check(ctx, noAcq); r.Valid != Unknown || !strings.Contains(r.Error, "no acquire succeeded") {
+		t.Errorf("no acquire: %s", r)
+	}
+	bad := new(hb).add(0, history.OK, 0, "acquire", "k", "a").h
+	if r := Compose(fixed(Valid)).Check(ctx, bad); r.Valid != Unknown || !strings.Contains(r.Error, "no open invoke") {
+		t.Errorf("invalid history: %s", r)
+	}
+}
+
+func TestComposeLabelsFaults(t *testing.T) {
+	h := new(hb).
+		add(0, history.Info, history.NemesisProcess, "start", "", "", func(o *history.Op) { o.Fault = "clock-jump"; o.Detail = "n3 +5s" }).
+		op(1, 2, history.OK, 0, "acquire", "k", "a", ttl(1000)).
+		op(3, 4, history.OK, 1, "acquire", "k", "b", ttl(1000)).
+		add(5, history.Info, history.NemesisProcess, "stop", "", "", func(o *history.Op) { o.Fault = "clock-jump" }).h
+	r := Compose(NewLock()).Check(context.Background(), h)
+	if r.Valid != Invalid || len(r.Results[0].Anomalies) == 0 {
+		t.Fatalf("%s", r)
+	}
+	if f := r.Results[0].Anomalies[0].Faults; len(f) != 1 || f[0] != "clock-jump[n3 +5s]" {
+		t.Errorf("faults %v", f)
+	}
+}
+
+func TestExclusion(t *testing.T) {
+	ctx := context.Background()
+	// extends keep the interval alive; a later holder after validity is fine
+	h := new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), validity(97)).
+		op(80, 81, history.OK, 9, "extend", "k", "a", ttl(100), validity(177)).
+		op(150, 151, history.OK, 0, "write", "c", "", val(1)).
+		op(178, 179, history.OK, 1, "acquire", "k", "b", ttl(100), validity(275)).sorted()
+	if r := (Exclusion{}).Check(ctx, h); r.Valid != Valid {
+		t.Errorf("extended lease: %s", r)
+	}
+	// without the extend the write at 150 is after validity
+	h = new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), validity(97)).
+		op(150, 151, history.OK, 0, "write", "c", "", val(1)).sorted()
+	if r := (Exclusion{}).Check(ctx, h); r.Valid != Invalid || kindsOf(r)["write-after-validity"] != 1 {
+		t.Errorf("write after validity: %s", r)
+	}
+	// a lost signal ends the interval even before validity
+	h = new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), validity(97)).
+		add(10, history.Info, 0, history.FLost, "k", "a").
+		op(20, 21, history.Info, 0, "write", "c", "", val(1)).sorted()
+	r := (Exclusion{}).Check(ctx, h)
+	if r.Valid != Valid || kindsOf(r)["write-after-validity-unknown"] != 1 || !strings.Contains(r.Anomalies[0].Text, "signalled lost") {
+		t.Errorf("lost signal: %s", r)
+	}
+	// overlap in the clients' view; the validity cuts the first interval
+	h = new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), validity(50)).
+		op(40, 41, history.OK, 1, "acquire", "k", "b", ttl(100), validity(140)).sorted()
+	if r := (Exclusion{}).Check(ctx, h); r.Valid != Invalid || kindsOf(r)["overlap"] != 1 {
+		t.Errorf("overlap: %s", r)
+	}
+	h = new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), validity(50)).
+		op(60, 61, history.OK, 1, "acquire", "k", "b", ttl(100), validity(140)).sorted()
+	if r := (Exclusion{}).Check(ctx, h); r.Valid != Valid {
+		t.Errorf("no overlap after validity: %s", r)
+	}
+	// a write with no lease at all
+	h = new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).
+		op(2, 3, history.OK, 0, "release", "k", "a").
+		op(4, 5, history.OK, 0, "write", "c", "", val(1)).sorted()
+	if r := (Exclusion{}).Check(ctx, h); r.Valid != Invalid || !strings.Contains(r.Anomalies[0].Text, "without holding any lease") {
+		t.Errorf("write without lease: %s", r)
+	}
+}
+
+func TestResourceAPIAndLeader(t *testing.T) {
+	ctx := context.Background()
+	api := new(hb).
+		op(0, 1, history.OK, 0, "enter", "api", "").
+		op(5, 6, history.OK, 1, "enter", "api", "").
+		op(10, 11, history.OK, 0, "leave", "api", "").
+		op(12, 13, history.OK, 1, "leave", "api", "").sorted()
+	r := (&Resource{}).Check(ctx, api)
+	if r.Valid != Invalid || kindsOf(r)["api-overlap"] != 1 || r.Details.(ResourceDetails).API.MaxConcurrent != 2 {
+		t.Errorf("api overlap: %s", r)
+	}
+	if r := (&Resource{APILimit: 2}).Check(ctx, api); r.Valid != Valid {
+		t.Errorf("api within limit 2: %s", r)
+	}
+	// touching but not overlapping (enter ok after the other's leave invoke)
+	seq := new(hb).
+		op(0, 1, history.OK, 0, "enter", "api", "").
+		op(2, 4, history.OK, 1, "enter", "api", "").
+		op(3, 5, history.OK, 0, "leave", "api", "").
+		op(6, 7, history.OK, 1, "leave", "api", "").sorted()
+	if r := (&Resource{}).Check(ctx, seq); r.Valid != Valid {
+		t.Errorf("api sequential: %s", r)
+	}
+	lead := new(hb).
+		op(0, 1, history.OK, 0, "lead", "L", "", fence(1)).
+		op(10, 11, history.OK, 0, "lead", "L", "", fence(1)).
+		op(20, 21, history.OK, 0, "lead", "L", "", fence(1)).
+		op(12, 13, history.OK, 1, "lead", "L", "", fence(2)).sorted()
+	if r := (&Resource{}).Check(ctx, lead); r.Valid != Invalid || kindsOf(r)["leader-overlap"] != 1 {
+		t.Errorf("leader overlap: %s", r)
+	}
+	handover := new(hb).
+		op(0, 1, history.OK, 0, "lead", "L", "", fence(1)).
+		op(10, 11, history.OK, 0, "lead", "L", "", fence(1)).
+		op(12, 13, history.OK, 1, "lead", "L", "", fence(2)).
+		op(20, 21, history.OK, 1, "lead", "L", "", fence(2)).sorted()
+	if r := (&Resource{}).Check(ctx, handover); r.Valid != Valid {
+		t.Errorf("leader handover: %s", r)
+	}
+}
+
+func TestResourceCronMissed(t *testing.T) {
+	h := new(hb).
+		op(0, 1, history.OK, 0, "run", "job", "", val(1)).
+		op(2, 3, history.Fail, 1, "run", "job", "", val(2)).
+		op(4, 5, history.OK, 0, "run", "job", "", val(3)).sorted()
+	r := (&Resource{}).Check(context.Background(), h)
+	if r.Valid != Valid || kindsOf(r)["cron-missed"] != 1 {
+		t.Errorf("missed tick reported, not fatal: %s", r)
+	}
+	if r := (&Resource{RequireEveryTick: true}).Check(context.Background(), h); r.Valid != Invalid {
+		t.Errorf("missed tick required: %s", r)
+	}
+}
+
+func TestResourceCounter(t *testing.T) {
+	ctx := context.Background()
+	// info write: may or may not have landed; both continuations are valid
+	for _, next := range []int64{5, 6} {
+		h := new(hb).
+			op(0, 1, history.OK, 0, "read", "c", "", val(5)).
+			op(2, 3, history.Info, 0, "write", "c", "", val(6)).
+			op(10, 11, history.OK, 1, "read", "c", "", val(next)).
+			op(12, 13, history.OK, 1, "write", "c", "", val(next+1)).sorted()
+		if r := (&Resource{}).Check(ctx, h); r.Valid != Valid {
+			t.Errorf("after info write, read %d: %s", next, r)
+		}
+	}
+	// a stale read: the value went backwards
+	h := new(hb).
+		op(0, 1, history.OK, 0, "read", "c", "", val(5)).
+		op(2, 3, history.OK, 0, "write", "c", "", val(6)).
+		op(10, 11, history.OK, 1, "read", "c", "", val(5)).sorted()
+	if r := (&Resource{}).Check(ctx, h); r.Valid != Invalid || kindsOf(r)["nonlinearizable"] != 1 {
+		t.Errorf("stale read: %s", r)
+	}
+	// lost updates from a given final value
+	h = new(hb).
+		op(0, 1, history.OK, 0, "read", "c", "", val(0)).
+		op(2, 3, history.OK, 0, "write", "c", "", val(1)).
+		op(4, 5, history.OK, 1, "read", "c", "", val(1)).
+		op(6, 7, history.OK, 1, "write", "c", "", val(2)).sorted()
+	r := (&Resource{FinalValues: map[string]int64{"c": 1}}).Check(ctx, h)
+	if r.Valid != Invalid || r.Details.(ResourceDetails).Counter["c"].Lost != 1 {
+		t.Errorf("lost from final value: %s", r)
+	}
+}
+
+func TestFencingValidator(t *testing.T) {
+	ctx := context.Background()
+	// issued tokens going backwards, and a duplicate
+	h := new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", fence(5)).
+		op(2, 3, history.OK, 1, "acquire", "k", "b", fence(4)).
+		op(4, 5, history.OK, 2, "acquire", "k", "c", fence(5)).sorted()
+	r := Fencing{}.Check(ctx, h)
+	if r.Valid != Invalid || kindsOf(r)["fence-not-increasing"] != 1 || kindsOf(r)["fence-duplicate"] != 1 {
+		t.Errorf("issued: %s", r)
+	}
+	// concurrent writes are not ordered; equal tokens are fine
+	h = new(hb).
+		op(0, 10, history.OK, 0, "write", "c", "", fence(2)).
+		op(1, 5, history.OK, 1, "write", "c", "", fence(1)).
+		op(11, 12, history.OK, 0, "write", "c", "", fence(2)).
+		op(13, 14, history.Fail, 1, "write", "c", "", fence(1), errText("stale")).sorted()
+	r = Fencing{}.Check(ctx, h)
+	st := r.Details.(FencingStats)
+	if r.Valid != Valid || st.Accepted != 3 || st.Rejected != 1 || st.StaleAccepted != 0 {
+		t.Errorf("concurrent: %s", r)
+	}
+	// out-of-order records (RecordAt) are sorted by time first
+	h = new(hb).
+		op(5, 6, history.OK, 1, "write", "c", "", fence(1)).
+		op(0, 1, history.OK, 0, "write", "c", "", fence(2)).h
+	for i := range h {
+		h[i].Index = int64(i)
+	}
+	if r := (Fencing{}).Check(ctx, h); r.Valid != Invalid || kindsOf(r)["stale-write-accepted"] != 1 {
+		t.Errorf("unsorted: %s", r)
+	}
+}
+
+func TestLiveness(t *testing.T) {
+	ctx := context.Background()
+	start := func(o *history.Op) { o.Fault = "partition" }
+	// a holder crashes with a no-TTL lock: nobody gets it again
+	b := new(hb).
+		add(0, history.Info, history.NemesisProcess, "start", "", "", start).
+		op(1, 2, history.OK, 0, "acquire", "k", "a").
+		add(3, history.Info, history.NemesisProcess, "stop", "", "", start)
+	for i := 0; i < 5; i++ {
+		b.op(int64(10+1000*i), int64(900+1000*i), history.Fail, 1+i, "acquire", "k", "")
+	}
+	h := b.sorted()
+	r := (&Liveness{}).Check(ctx, h)
+	if r.Valid != Valid || kindsOf(r)["lock-never-freed"] != 1 || kindsOf(r)["no-recovery"] != 1 {
+		t.Errorf("not required: %s", r)
+	}
+	r = (&Liveness{RequireRecovery: true}).Check(ctx, h)
+	if r.Valid != Invalid {
+		t.Errorf("required: %s", r)
+	}
+	d := r.Details.(LivenessDetails)
+	if d.Acquires.OK != 1 || d.Acquires.Fail != 5 || d.SuccessRate != 1.0/6 || len(d.Windows) != 1 || d.Windows[0].OK != 1 {
+		t.Errorf("details %+v", d)
+	}
+	// FIFO: a waits from 0, b invoked at 10 gets it at 20 while a waits on
+	h = new(hb).
+		op(0, 50, history.OK, 0, "acquire", "k", "a").
+		op(10, 20, history.OK, 1, "acquire", "k", "b").
+		op(21, 22, history.OK, 1, "release", "k", "b").sorted()
+	if r := (&Liveness{}).Check(ctx, h); r.Details.(LivenessDetails).FIFOViolations != 0 {
+		t.Errorf("fifo counted without Fair")
+	}
+	if r := (&Liveness{Fair: true}).Check(ctx, h); r.Valid != Valid || r.Details.(LivenessDetails).FIFOViolations != 1 {
+		t.Errorf("fair: %s", r)
+	}
+	if r := (&Liveness{RequireFIFO: true}).Check(ctx, h); r.Valid != Invalid {
+		t.Errorf("fifo required: %s", r)
+	}
+	if r := (&Liveness{RequireFIFO: true, FIFOMargin: 20 * 1_000_000}).Check(ctx, h); r.Valid != Valid {
+		t.Errorf("fifo within margin: %s", r)
+	}
+	if r := (&Liveness{MaxWait: 40 * 1_000_000}).Check(ctx, h); r.Valid != Invalid || kindsOf(r)["starvation"] != 1 {
+		t.Errorf("starvation: %s", r)
+	}
+	if p := (&Liveness{}).Check(ctx, h).Details.(LivenessDetails).Wait; p.N != 2 || p.Max != 50*ms || p.P50 != 10*ms {
+		t.Errorf("wait percentiles %+v", p)
+	}
+}

@@ -1,0 +1,123 @@
+package checker
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// Composite runs several checkers on one history. Build it with Compose.
+type Composite struct {
+	// Label is the composed result's Name ("lockstorm" by default).
+	Label    string
+	Checkers []Checker
+}
+
+// Compose returns a checker that, on a history:
+//
+//  1. validates it (Validate); an invalid history is refused: the verdict
+//     is Unknown with Validate's message, and no checker runs;
+//  2. runs every checker in parallel; a checker that panics yields Unknown
+//     with the panic text (and stack) instead of taking the run down;
+//  3. merges the verdicts: Invalid if any is Invalid, else Unknown if any
+//     is Unknown, else Valid;
+//  4. makes a Valid verdict Unknown when no acquire succeeded in the whole
+//     history: such a run proved nothing (a definite violation found
+//     anyway still counts);
+//  5. labels each anomaly with the fault windows active at its first op.
+func Compose(checkers ...Checker) *Composite {
+	return &Composite{Label: "lockstorm", Checkers: checkers}
+}
+
+// Name is the composite's label.
+func (c *Composite) Name() string { return c.Label }
+
+// Check runs the composition.
+func (c *Composite) Check(ctx context.Context, h history.History) Result {
+	res := Result{Name: c.Label}
+	if err := Validate(h); err != nil {
+		res.Valid, res.Error = Unknown, err.Error()
+		res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error()}}
+		return res
+	}
+	res.Results = make([]Result, len(c.Checkers))
+	var wg sync.WaitGroup
+	for i, ch := range c.Checkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res.Results[i] = safeCheck(ctx, ch, h)
+		}()
+	}
+	wg.Wait()
+	res.Valid = Valid
+	for _, r := range res.Results {
+		res.Valid = Merge(res.Valid, r.Valid)
+	}
+	if res.Valid == Valid && !anyAcquireOK(h) {
+		res.Valid, res.Error = Unknown, "no acquire succeeded in the whole history: the run proved nothing"
+	}
+	windows := FaultWindows(h)
+	for i := range res.Results {
+		for j := range res.Results[i].Anomalies {
+			a := &res.Results[i].Anomalies[j]
+			if len(a.Ops) > 0 && a.Faults == nil && a.Ops[0] >= 0 && a.Ops[0] < int64(len(h)) {
+				a.Faults = activeFaults(windows, h[a.Ops[0]].Time)
+			}
+		}
+	}
+	return res
+}
+
+func safeCheck(ctx context.Context, ch Checker, h history.History) (r Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			name := fmt.Sprintf("%T", ch)
+			if n, ok := ch.(Named); ok {
+				name = n.Name()
+			}
+			r = Result{Name: name, Valid: Unknown, Error: fmt.Sprintf("checker panicked: %v\n%s", p, debug.Stack())}
+		}
+	}()
+	return ch.Check(ctx, h)
+}
+
+func anyAcquireOK(h history.History) bool {
+	for i := range h {
+		if h[i].F == history.FAcquire && h[i].Type == history.OK {
+			return true
+		}
+	}
+	return false
+}
+
+// Options configure Standard.
+type Options struct {
+	Lock     *Lock     // nil: NewLock()
+	Resource *Resource // nil: &Resource{}
+	Liveness *Liveness // nil: &Liveness{}
+	// Fencing adds the fencing checker (for runs with a fencing lock).
+	Fencing bool
+}
+
+// Standard is the composition a lockstorm run uses: lock, resource,
+// exclusion, liveness, and fencing when asked for.
+func Standard(o Options) *Composite {
+	if o.Lock == nil {
+		o.Lock = NewLock()
+	}
+	if o.Resource == nil {
+		o.Resource = &Resource{}
+	}
+	if o.Liveness == nil {
+		o.Liveness = &Liveness{}
+	}
+	cs := []Checker{o.Lock, o.Resource, Exclusion{}, o.Liveness}
+	if o.Fencing {
+		cs = append(cs, Fencing{})
+	}
+	return Compose(cs...)
+}

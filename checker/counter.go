@@ -1,0 +1,288 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// The counter model: the application's view of a lock-protected counter.
+//
+// A critical section is a read ok followed by a write by the same process
+// (the counter workload reads v then writes v+1 while holding the lock).
+// Porcupine checks the sections as atomic read-modify-write operations on
+// a register, each over [read invoke, write return]: a section may take
+// effect only if the counter holds the value it read, and then sets it to
+// the value it wrote. Two holders interleaving read-read-write-write
+// cannot be linearized, which is exactly a broken mutual exclusion — also
+// the legitimate-but-fatal kind where the lock kept its promise but a
+// paused client wrote after its lease ran out.
+//
+// Outcomes of the write:
+//   - ok: the resource took it: value := written.
+//   - fail (incl. a fencing rejection, Error "stale"): the section read
+//     the value and wrote nothing: value must equal the read, unchanged.
+//   - info: the value is the read or the written one from then on; Return
+//     is Inf, so the section may also be linearized later.
+//
+// A read not followed by a write is a read-only section; a write not
+// preceded by a read is a blind write. The state is the set of values the
+// counter may hold (usually one); it starts as "any value", so a seeded
+// counter needs no configuration.
+type sectionInput struct {
+	key     string
+	hasRead bool
+	read    int64
+	hasW    bool
+	write   int64
+	out     outcome
+	process int
+	call    int64
+	ret     int64
+	ops     []int64 // record indices
+}
+
+// counterSet is the set of values the counter may hold. any means every
+// value; beyond len(v) possibilities the set widens to any (permissive).
+type counterSet struct {
+	any bool
+	n   uint8
+	v   [4]int64
+}
+
+func (s counterSet) has(x int64) bool {
+	if s.any {
+		return true
+	}
+	for i := 0; i < int(s.n); i++ {
+		if s.v[i] == x {
+			return true
+		}
+	}
+	return false
+}
+
+func single(x int64) counterSet { return counterSet{n: 1, v: [4]int64{x}} }
+
+func (s counterSet) with(x int64) counterSet {
+	if s.any || s.has(x) {
+		return s
+	}
+	if int(s.n) == len(s.v) {
+		return counterSet{any: true}
+	}
+	s.v[s.n] = x
+	s.n++
+	slices.Sort(s.v[:s.n])
+	return s
+}
+
+func (s counterSet) String() string {
+	if s.any {
+		return "any"
+	}
+	parts := make([]string, s.n)
+	for i := range parts {
+		parts[i] = fmt.Sprint(s.v[i])
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+func counterStep(state, input, _ any) (bool, any) {
+	s := state.(counterSet)
+	in := input.(*sectionInput)
+	if in.hasRead {
+		if !s.has(in.read) {
+			return false, s
+		}
+		s = single(in.read)
+	}
+	if in.hasW {
+		switch in.out {
+		case outOK:
+			s = single(in.write)
+		case outInfo:
+			s = s.with(in.write)
+		}
+	}
+	return true, s
+}
+
+func counterHash(state any) uint64 {
+	s := state.(counterSet)
+	if s.any {
+		return 1
+	}
+	h := uint64(s.n)
+	for i := 0; i < int(s.n); i++ {
+		h = h*0x9E3779B97F4A7C15 ^ uint64(s.v[i])
+	}
+	return h
+}
+
+func counterModel(partition bool) porcupine.Model {
+	m := porcupine.Model{
+		Init: func() any { return counterSet{any: true} },
+		Step: counterStep,
+		Hash: counterHash,
+		DescribeOperation: func(input, _ any) string {
+			in := input.(*sectionInput)
+			var b strings.Builder
+			fmt.Fprintf(&b, "p%d", in.process)
+			if in.hasRead {
+				fmt.Fprintf(&b, " read %d", in.read)
+			}
+			if in.hasW {
+				fmt.Fprintf(&b, " write %d -> %s", in.write, in.out)
+			}
+			return b.String()
+		},
+		DescribeState: func(state any) string { return state.(counterSet).String() },
+		DescribeOperationMetadata: func(md any) string {
+			if md == nil {
+				return ""
+			}
+			return md.(string)
+		},
+	}
+	if partition {
+		m.Partition = partitionByKey
+	}
+	return m
+}
+
+// counterSections builds the sections from the read and write ops.
+func counterSections(os []op) []*sectionInput {
+	var out []*sectionInput
+	pending := map[int]*op{} // process -> read ok awaiting its write
+	flush := func(p int) {
+		if r := pending[p]; r != nil {
+			out = append(out, &sectionInput{
+				key: r.Key, hasRead: true, read: r.Value, process: p,
+				call: r.Call, ret: r.Return, ops: r.indices(),
+			})
+			delete(pending, p)
+		}
+	}
+	for i := range os {
+		o := &os[i]
+		switch o.F {
+		case history.FRead:
+			flush(o.Process)
+			if o.Type == history.OK {
+				pending[o.Process] = o
+			}
+		case history.FWrite:
+			s := &sectionInput{key: o.Key, hasW: true, write: o.Value, process: o.Process, call: o.Call, ret: o.Return}
+			switch o.Type {
+			case history.OK:
+				s.out = outOK
+			case history.Fail:
+				s.out = outFail
+			default:
+				s.out = outInfo
+			}
+			if r := pending[o.Process]; r != nil {
+				delete(pending, o.Process)
+				s.hasRead, s.read, s.call = true, r.Value, r.Call
+				if s.key == "" {
+					s.key = r.Key
+				}
+				s.ops = opIndices(r, o)
+			} else {
+				s.ops = o.indices()
+			}
+			out = append(out, s)
+		default:
+			flush(o.Process)
+		}
+	}
+	for p := range pending {
+		flush(p)
+	}
+	return out
+}
+
+func sectionOps(secs []*sectionInput) []porcupine.Operation {
+	out := make([]porcupine.Operation, len(secs))
+	for i, s := range secs {
+		md := "ops " + joinInts(s.ops)
+		out[i] = porcupine.Operation{ClientId: max(s.process, 0), Input: s, Output: s.out, Call: s.call, Return: s.ret, Metadata: md}
+	}
+	return out
+}
+
+// explainCounter names the section porcupine could not place.
+func explainCounter(model porcupine.Model, part []porcupine.Operation, timeout time.Duration) (Anomaly, bool) {
+	model.Partition = nil
+	r, info := porcupine.CheckOperationsVerbose(model, part, timeout)
+	if r != porcupine.Illegal {
+		return Anomaly{}, false
+	}
+	key := part[0].Input.(*sectionInput).key
+	var longest []porcupine.Operation
+	for _, lin := range info.PartialLinearizationsOperations() {
+		for _, l := range lin {
+			if len(l) > len(longest) {
+				longest = l
+			}
+		}
+	}
+	in := map[*sectionInput]bool{}
+	state := model.Init()
+	var last *sectionInput
+	for _, o := range longest {
+		si := o.Input.(*sectionInput)
+		in[si] = true
+		_, state = model.Step(state, si, o.Output)
+		if si.hasW && si.out == outOK {
+			last = si
+		}
+	}
+	var culprit *sectionInput
+	for _, o := range part {
+		si := o.Input.(*sectionInput)
+		if in[si] {
+			continue
+		}
+		if culprit == nil || si.ret < culprit.ret || si.ret == culprit.ret && si.call < culprit.call {
+			culprit = si
+		}
+	}
+	a := Anomaly{Kind: "nonlinearizable", Fatal: true}
+	if culprit == nil {
+		a.Text = fmt.Sprintf("counter %q: critical sections are not linearizable", key)
+		return a, true
+	}
+	a.Ops = slices.Clone(culprit.ops)
+	by := ""
+	if last != nil {
+		a.Ops = append(a.Ops, last.ops...)
+		by = fmt.Sprintf(" (last written %d by process %d)", last.write, last.process)
+	}
+	sortInt64(a.Ops)
+	a.Ops = slices.Compact(a.Ops)
+	a.Text = fmt.Sprintf("counter %q: critical section of process %d read %d, but the counter held %s%s: another holder's section interleaved with it",
+		key, culprit.process, culprit.read, state.(counterSet), by)
+	if !culprit.hasRead {
+		a.Text = fmt.Sprintf("counter %q: write of %d by process %d cannot be placed; the counter held %s%s", key, culprit.write, culprit.process, state.(counterSet), by)
+	}
+	return a, true
+}
+
+// joinInts renders record indices as "1,2,3".
+func joinInts(xs []int64) string {
+	b := make([]byte, 0, 8*len(xs))
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, x, 10)
+	}
+	return string(b)
+}

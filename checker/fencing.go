@@ -1,0 +1,324 @@
+package checker
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// StaleError is the Error of a write the resource rejected because its
+// fencing token was lower than one it had accepted. A fail whose Error is
+// StaleError or starts with StaleError+":" counts as such a rejection.
+const StaleError = "stale"
+
+// IsStale reports whether a write's error text is a fencing rejection.
+func IsStale(err string) bool {
+	return err == StaleError || strings.HasPrefix(err, StaleError+":")
+}
+
+// Fencing checks fencing tokens:
+//
+//   - accepted: the tokens the resource accepted on one key never go down.
+//     A write accepted (ok) whose token is lower than that of a write
+//     accepted on the same key before it was invoked is a stale write
+//     accepted — the resource did not enforce fencing, or it broke. Writes
+//     that overlap in time are not compared (their order at the resource is
+//     unknown); equal tokens are fine (one lease, several writes).
+//   - rejected: writes failed with StaleError are counted: fencing at work.
+//   - issued: the tokens the lock issued on one key (acquire ok Fence)
+//     strictly increase: an acquire invoked after another completed must get
+//     a higher token, and no two acquires get the same one.
+//
+// Writes and acquires with Fence 0 carry no token and are skipped. A
+// history with no token at all is Valid with Applicable false in the
+// details: include this checker only for runs with a fencing lock.
+type Fencing struct{}
+
+// Name is "fencing".
+func (Fencing) Name() string { return "fencing" }
+
+// FencingStats are the fencing checker's counts.
+type FencingStats struct {
+	Applicable bool `json:"applicable"`
+	// Writes with a token, by outcome at the resource.
+	Accepted int64 `json:"accepted"`
+	Rejected int64 `json:"rejected"` // failed with StaleError
+	Failed   int64 `json:"failed"`   // failed otherwise
+	Unknown  int64 `json:"unknown"`  // info or never completed
+	// StaleAccepted: accepted with a token lower than one accepted before.
+	StaleAccepted int64 `json:"stale_accepted"`
+	// Issued is the number of acquires that returned a token;
+	// IssuedNotIncreasing those whose token was not above every token
+	// issued on that key before they were invoked, or repeated one.
+	Issued              int64 `json:"issued"`
+	IssuedNotIncreasing int64 `json:"issued_not_increasing"`
+	Unfenced            int64 `json:"unfenced"` // writes without a token
+	ElapsedMS           int64 `json:"elapsed_ms"`
+}
+
+// WriteOutcome is how the resource answered a write.
+type WriteOutcome uint8
+
+// Write outcomes for FenceValidator.CompleteWrite.
+const (
+	WriteAccepted WriteOutcome = iota // ok
+	WriteStale                        // fail with StaleError
+	WriteFailed                       // fail, other reason
+	WriteUnknown                      // info
+)
+
+// FenceValidator is the streaming core of the Fencing checker. Feed it
+// events in time order (non-decreasing times); invokes and completions of
+// one process alternate. It keeps O(keys + processes) memory, so it can
+// also run live beside a recorder. Not safe for concurrent use.
+type FenceValidator struct {
+	Stats     FencingStats
+	anomalies anomalyList
+
+	keyIDs    map[string]int32
+	lastKey   string
+	lastKeyID int32
+	writes    []fenceMax // by key id: accepted tokens
+	issued    []fenceMax // by key id: issued tokens
+	seen      []map[int64]int64
+	pending   []fencePending // by process
+}
+
+// fenceMax tracks the highest token among events strictly before a time:
+// max covers times < curT, curMax the events at curT.
+type fenceMax struct {
+	max, curMax, curT int64
+}
+
+func (f *fenceMax) before(t int64) int64 {
+	if t > f.curT {
+		return max(f.max, f.curMax)
+	}
+	return f.max
+}
+
+func (f *fenceMax) add(t, fence int64) {
+	if t > f.curT {
+		f.max = max(f.max, f.curMax)
+		f.curMax, f.curT = fence, t
+	} else {
+		f.curMax = max(f.curMax, fence)
+	}
+}
+
+type fencePending struct {
+	active bool
+	key    int32
+	fence  int64
+	idx    int64
+	prior  int64 // highest token completed on the key before the invoke
+}
+
+// NewFenceValidator returns an empty validator.
+func NewFenceValidator() *FenceValidator {
+	return &FenceValidator{keyIDs: map[string]int32{}, lastKeyID: -1}
+}
+
+func (v *FenceValidator) key(k string) int32 {
+	if v.lastKeyID >= 0 && k == v.lastKey {
+		return v.lastKeyID
+	}
+	id, ok := v.keyIDs[k]
+	if !ok {
+		id = int32(len(v.writes))
+		v.keyIDs[k] = id
+		v.writes = append(v.writes, fenceMax{curT: -1 << 62})
+		v.issued = append(v.issued, fenceMax{curT: -1 << 62})
+		v.seen = append(v.seen, nil)
+	}
+	v.lastKey, v.lastKeyID = k, id
+	return id
+}
+
+func (v *FenceValidator) slot(p int) *fencePending {
+	if p >= len(v.pending) {
+		v.pending = append(v.pending, make([]fencePending, p+1-len(v.pending))...)
+	}
+	return &v.pending[p]
+}
+
+// InvokeWrite records a write's invoke: process p sends fence on key at t
+// (record index idx).
+func (v *FenceValidator) InvokeWrite(p int, key string, fence, t, idx int64) {
+	if p < 0 {
+		return
+	}
+	if fence == 0 {
+		v.Stats.Unfenced++
+		*v.slot(p) = fencePending{}
+		return
+	}
+	k := v.key(key)
+	*v.slot(p) = fencePending{active: true, key: k, fence: fence, idx: idx, prior: v.writes[k].before(t)}
+}
+
+// CompleteWrite records the completion of p's write at t (record index idx).
+func (v *FenceValidator) CompleteWrite(p int, out WriteOutcome, t, idx int64) {
+	if p < 0 || p >= len(v.pending) || !v.pending[p].active {
+		return
+	}
+	w := &v.pending[p]
+	w.active = false
+	v.Stats.Applicable = true
+	switch out {
+	case WriteAccepted:
+		v.Stats.Accepted++
+		if w.fence < w.prior {
+			v.Stats.StaleAccepted++
+			v.anomalies.add(Anomaly{Kind: "stale-write-accepted", Fatal: true, Ops: []int64{w.idx, idx},
+				Text: fmt.Sprintf("key %q: the resource accepted a write with token %d after it had accepted token %d", v.keyName(w.key), w.fence, w.prior)})
+		}
+		v.writes[w.key].add(t, w.fence)
+	case WriteStale:
+		v.Stats.Rejected++
+	case WriteFailed:
+		v.Stats.Failed++
+	default:
+		v.Stats.Unknown++
+	}
+}
+
+// InvokeAcquire records an acquire's invoke by p on key at t.
+func (v *FenceValidator) InvokeAcquire(p int, key string, t, idx int64) {
+	if p < 0 {
+		return
+	}
+	k := v.key(key)
+	*v.slot(p) = fencePending{key: k, idx: idx, prior: v.issued[k].before(t)}
+}
+
+// CompleteAcquire records an acquire ok by p that returned fence at t.
+// Failed and info acquires need no call.
+func (v *FenceValidator) CompleteAcquire(p int, fence, t, idx int64) {
+	if p < 0 || p >= len(v.pending) || fence == 0 {
+		return
+	}
+	w := &v.pending[p]
+	v.Stats.Applicable = true
+	v.Stats.Issued++
+	k := w.key
+	if v.seen[k] == nil {
+		v.seen[k] = map[int64]int64{}
+	}
+	if prev, dup := v.seen[k][fence]; dup {
+		v.Stats.IssuedNotIncreasing++
+		v.anomalies.add(Anomaly{Kind: "fence-duplicate", Fatal: true, Ops: []int64{prev, w.idx, idx},
+			Text: fmt.Sprintf("key %q: token %d was issued to two acquires", v.keyName(k), fence)})
+	} else if fence <= w.prior {
+		v.Stats.IssuedNotIncreasing++
+		v.anomalies.add(Anomaly{Kind: "fence-not-increasing", Fatal: true, Ops: []int64{w.idx, idx},
+			Text: fmt.Sprintf("key %q: acquire got token %d although token %d had been issued before it was invoked", v.keyName(k), fence, w.prior)})
+	}
+	v.seen[k][fence] = idx
+	v.issued[k].add(t, fence)
+}
+
+func (v *FenceValidator) keyName(id int32) string {
+	for k, i := range v.keyIDs {
+		if i == id {
+			return k
+		}
+	}
+	return "?"
+}
+
+// Result is the verdict so far.
+func (v *FenceValidator) Result() Result {
+	res := Result{Name: "fencing", Valid: v.anomalies.verdict(Valid), Anomalies: v.anomalies.list, Details: v.Stats}
+	return res
+}
+
+// Check feeds the history's writes and acquires to a FenceValidator in
+// time order.
+func (f Fencing) Check(ctx context.Context, h history.History) Result {
+	start := time.Now()
+	v := NewFenceValidator()
+	kinds := make(map[int]string) // process -> F of its open invoke
+	feed := func(o *history.Op) {
+		if o.IsNemesis() {
+			return
+		}
+		if o.Type == history.Invoke {
+			switch o.F {
+			case history.FWrite:
+				v.InvokeWrite(o.Process, o.Key, o.Fence, o.Time, o.Index)
+			case history.FAcquire:
+				v.InvokeAcquire(o.Process, o.Key, o.Time, o.Index)
+			default:
+				return
+			}
+			kinds[o.Process] = o.F
+			return
+		}
+		f, ok := kinds[o.Process]
+		if !ok || f != o.F {
+			return
+		}
+		delete(kinds, o.Process)
+		switch o.F {
+		case history.FWrite:
+			out := WriteUnknown
+			switch {
+			case o.Type == history.OK:
+				out = WriteAccepted
+			case o.Type == history.Fail && IsStale(o.Error):
+				out = WriteStale
+			case o.Type == history.Fail:
+				out = WriteFailed
+			}
+			v.CompleteWrite(o.Process, out, o.Time, o.Index)
+		case history.FAcquire:
+			if o.Type == history.OK {
+				v.CompleteAcquire(o.Process, o.Fence, o.Time, o.Index)
+			}
+		}
+	}
+	for _, i := range timeOrder(h) {
+		if i&0xFFFF == 0 && ctx.Err() != nil {
+			return Result{Name: f.Name(), Valid: Unknown, Error: ctx.Err().Error()}
+		}
+		feed(&h[i])
+	}
+	for p, w := range v.pending {
+		if w.active { // never completed
+			v.CompleteWrite(p, WriteUnknown, 0, -1)
+		}
+	}
+	v.Stats.ElapsedMS = time.Since(start).Milliseconds()
+	return v.Result()
+}
+
+// timeOrder returns the record indices of h ordered by time (stable, so
+// equal times keep index order). Recorder histories are already in time
+// order and cost one pass.
+func timeOrder(h history.History) []int {
+	idx := make([]int, len(h))
+	sorted := true
+	for i := range h {
+		idx[i] = i
+		if i > 0 && h[i].Time < h[i-1].Time {
+			sorted = false
+		}
+	}
+	if !sorted {
+		slices.SortStableFunc(idx, func(a, b int) int {
+			switch {
+			case h[a].Time < h[b].Time:
+				return -1
+			case h[a].Time > h[b].Time:
+				return 1
+			}
+			return 0
+		})
+	}
+	return idx
+}

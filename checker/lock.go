@@ -1,0 +1,329 @@
+package checker
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// Lock checks the lock's own promise: porcupine linearizability of
+// acquire / release / extend per lock key against the lease-aware mutex
+// model documented in lockmodel.go. It does not look at the resource: a
+// client that outlives its lease (a pause) is not the lock's fault and
+// does not make this checker invalid.
+type Lock struct {
+	// Drift and DriftFactor are the clock-drift allowance the algorithm
+	// assumes: a lease with TTL ttl invoked at c lasts at least until
+	// c + ttl − (Drift + DriftFactor·ttl). Larger is more permissive.
+	Drift       time.Duration
+	DriftFactor float64
+	// Timeout bounds the porcupine search; when it runs out the verdict is
+	// Unknown, never Valid. 0 means DefaultTimeout. A context deadline, if
+	// sooner, wins.
+	Timeout time.Duration
+	// StrictNotHeld makes a failed release or extend of the holder's token
+	// a claim that the lock was not held: allowed only once the lease may
+	// have expired. Set it only for locks whose release/extend fail means
+	// exactly "not held" (ErrNotHeld) and never a network problem.
+	StrictNotHeld bool
+}
+
+// Defaults used by NewLock and for a zero Timeout.
+const (
+	DefaultDrift       = 2 * time.Millisecond
+	DefaultDriftFactor = 0.01
+	DefaultTimeout     = 60 * time.Second
+)
+
+// NewLock returns a lock checker with Redlock's drift assumption (2 ms +
+// 1% of the TTL) and the default timeout.
+func NewLock() *Lock {
+	return &Lock{Drift: DefaultDrift, DriftFactor: DefaultDriftFactor, Timeout: DefaultTimeout}
+}
+
+// Name is "lock".
+func (l *Lock) Name() string { return "lock" }
+
+// LockDetails summarises a lock check.
+type LockDetails struct {
+	Keys    int `json:"keys"`
+	Ops     int `json:"ops"` // operations given to porcupine
+	Acquire struct {
+		OK   int `json:"ok"`
+		Fail int `json:"fail"`
+		Info int `json:"info"` // left out of the search (see lockmodel.go)
+	} `json:"acquire"`
+	// BoundedInfo counts releases and extends with unknown outcome whose
+	// return time was bounded by a later acquire (see boundInfo).
+	BoundedInfo int `json:"bounded_info"`
+	// IllegalKeys are the keys whose history is not linearizable.
+	IllegalKeys []string `json:"illegal_keys,omitempty"`
+	ElapsedMS   int64    `json:"elapsed_ms"`
+}
+
+// lockOps turns the history into porcupine operations. It also returns the
+// token strings (id i+1 at index i) and the info acquires left out.
+func (l *Lock) lockOps(h history.History) ([]porcupine.Operation, []string, []*op, LockDetails) {
+	var d LockDetails
+	os := ops(h)
+	fillTokens(os)
+	ids := map[string]int32{}
+	var tokens []string
+	tokenID := func(key, tok string) int32 {
+		k := key + "\x00" + tok
+		if id, ok := ids[k]; ok {
+			return id
+		}
+		tokens = append(tokens, tok)
+		ids[k] = int32(len(tokens))
+		return int32(len(tokens))
+	}
+	leaseTTL := map[int32]int64{} // token id -> TTL of its acquire
+	keys := map[string]bool{}
+	var out []porcupine.Operation
+	var infoAcq []*op
+	for i := range os {
+		o := &os[i]
+		var kind lockKind
+		switch o.F {
+		case history.FAcquire:
+			kind = lkAcquire
+		case history.FRelease:
+			kind = lkRelease
+		case history.FExtend:
+			kind = lkExtend
+		default:
+			continue
+		}
+		in := &lockInput{
+			kind: kind, call: o.Call, ret: o.Return, key: o.Key, tokStr: o.Token,
+			process: o.Process, inv: o.Inv, retIdx: o.Ret, ttl: o.TTL,
+		}
+		switch o.Type {
+		case history.OK:
+			in.out = outOK
+		case history.Fail:
+			in.out = outFail
+		default:
+			in.out = outInfo
+		}
+		if kind == lkAcquire {
+			switch in.out {
+			case outOK:
+				d.Acquire.OK++
+			case outFail:
+				d.Acquire.Fail++
+				continue
+			case outInfo:
+				d.Acquire.Info++
+				infoAcq = append(infoAcq, o)
+				continue
+			}
+		} else if in.out == outFail && !l.StrictNotHeld {
+			continue
+		}
+		in.token = tokenID(o.Key, o.Token)
+		if kind == lkAcquire {
+			leaseTTL[in.token] = o.TTL
+		} else if in.ttl == 0 {
+			in.ttl = leaseTTL[in.token]
+		}
+		if kind != lkRelease {
+			in.exp = l.expiry(o.Call, in.ttl)
+		}
+		keys[o.Key] = true
+		md := fmt.Sprintf("ops %d,%d", o.Inv, o.Ret)
+		if o.Ret < 0 {
+			md = fmt.Sprintf("op %d (never completed)", o.Inv)
+		}
+		out = append(out, porcupine.Operation{
+			ClientId: max(o.Process, 0), Input: in, Output: in.out, Call: o.Call, Return: o.Return, Metadata: md,
+		})
+	}
+	d.Keys, d.Ops = len(keys), len(out)
+	d.BoundedInfo = boundInfo(out)
+	return out, tokens, infoAcq, d
+}
+
+// boundInfo gives release and extend ops with unknown outcome a finite
+// return time where it changes no verdict, so that porcupine need not try
+// them at every later point: the Return of the earliest-returning acquire
+// ok on the same key invoked at or after the op's call (necessarily by
+// another token). Once that acquire is linearized the op's token no longer
+// holds the lock, so the op would be a no-op from then on; a no-op placed
+// later can be moved to just after that acquire (its call precedes the
+// acquire's, and `now` is no later than the acquire's return there), so
+// the bound keeps every linearization the Inf return allowed. It returns
+// how many ops it bounded.
+func boundInfo(ops []porcupine.Operation) int {
+	type acq struct {
+		call, ret int64 // ret: the least return from here on
+		token     int32 // the token of the acquire with that return
+	}
+	byKey := map[string][]acq{}
+	for _, o := range ops {
+		in := o.Input.(*lockInput)
+		if in.kind == lkAcquire && in.out == outOK {
+			byKey[in.key] = append(byKey[in.key], acq{in.call, in.ret, in.token})
+		}
+	}
+	for k, as := range byKey {
+		sort.Slice(as, func(i, j int) bool { return as[i].call < as[j].call })
+		for i := len(as) - 2; i >= 0; i-- { // suffix minimum of returns
+			if as[i+1].ret < as[i].ret {
+				as[i].ret, as[i].token = as[i+1].ret, as[i+1].token
+			}
+		}
+		byKey[k] = as
+	}
+	n := 0
+	for i := range ops {
+		in := ops[i].Input.(*lockInput)
+		if in.kind == lkAcquire || in.out != outInfo {
+			continue
+		}
+		as := byKey[in.key]
+		j := sort.Search(len(as), func(j int) bool { return as[j].call >= in.call })
+		if j < len(as) && as[j].ret < in.ret && as[j].token != in.token {
+			in.ret = as[j].ret
+			ops[i].Return = in.ret
+			n++
+		}
+	}
+	return n
+}
+
+// expiry is the instant a lease invoked at call with ttl must last until.
+func (l *Lock) expiry(call, ttl int64) int64 {
+	if ttl <= 0 {
+		return Inf
+	}
+	allow := int64(l.Drift) + int64(math.Ceil(l.DriftFactor*float64(ttl)))
+	return call + ttl - allow
+}
+
+// timeout is the porcupine budget given ctx.
+func searchTimeout(ctx context.Context, t time.Duration) time.Duration {
+	if t <= 0 {
+		t = DefaultTimeout
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); left < t {
+			t = max(left, time.Millisecond)
+		}
+	}
+	return t
+}
+
+// Check runs porcupine over every lock key in parallel.
+func (l *Lock) Check(ctx context.Context, h history.History) (res Result) {
+	start := time.Now()
+	res.Name = l.Name()
+	pops, tokens, _, d := l.lockOps(h)
+	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = d }()
+	if d.Acquire.OK == 0 {
+		res.Valid, res.Error = Unknown, "no acquire succeeded: nothing to check"
+		return res
+	}
+	timeout := searchTimeout(ctx, l.Timeout)
+	model := lockModel(true, tokens)
+	switch porcupine.CheckOperationsTimeout(model, pops, timeout) {
+	case porcupine.Ok:
+		res.Valid = Valid
+	case porcupine.Unknown:
+		res.Valid, res.Error = Unknown, fmt.Sprintf("porcupine timed out after %s", timeout)
+	case porcupine.Illegal:
+		res.Valid = Invalid
+		var al anomalyList
+		for _, part := range partitionByKey(pops) {
+			a, illegal := explainLock(model, part, searchTimeout(ctx, l.Timeout), tokens)
+			if illegal {
+				d.IllegalKeys = append(d.IllegalKeys, part[0].Input.(*lockInput).key)
+				al.add(a)
+			}
+		}
+		res.Anomalies = al.list
+	}
+	return res
+}
+
+// explainLock re-checks one key verbosely and names the op that could not
+// be linearized: of the ops outside porcupine's longest partial
+// linearization, the one that returned first. It also names the holder
+// at that point.
+func explainLock(model porcupine.Model, part []porcupine.Operation, timeout time.Duration, tokens []string) (Anomaly, bool) {
+	model.Partition = nil
+	r, info := porcupine.CheckOperationsVerbose(model, part, timeout)
+	if r != porcupine.Illegal {
+		return Anomaly{}, false
+	}
+	key := part[0].Input.(*lockInput).key
+	var longest []porcupine.Operation
+	for _, lin := range info.PartialLinearizationsOperations() {
+		for _, l := range lin {
+			if len(l) > len(longest) {
+				longest = l
+			}
+		}
+	}
+	in := map[*lockInput]bool{}
+	state := model.Init()
+	holderAcq := map[int32]*lockInput{}
+	for _, o := range longest {
+		li := o.Input.(*lockInput)
+		in[li] = true
+		_, state = model.Step(state, li, o.Output)
+		if li.kind == lkAcquire {
+			holderAcq[li.token] = li
+		}
+	}
+	var culprit *lockInput
+	for _, o := range part {
+		li := o.Input.(*lockInput)
+		if in[li] {
+			continue
+		}
+		if culprit == nil || li.ret < culprit.ret || li.ret == culprit.ret && li.call < culprit.call {
+			culprit = li
+		}
+	}
+	a := Anomaly{Kind: "nonlinearizable", Fatal: true}
+	if culprit == nil {
+		a.Text = fmt.Sprintf("key %q: lock history is not linearizable", key)
+		return a, true
+	}
+	s := state.(lockState)
+	a.Ops = []int64{culprit.inv}
+	if culprit.retIdx >= 0 {
+		a.Ops = append(a.Ops, culprit.retIdx)
+	}
+	holder := "nobody"
+	if s.holder != 0 {
+		holder = tokens[s.holder-1]
+		if ha := holderAcq[s.holder]; ha != nil {
+			holder = fmt.Sprintf("%s (process %d, ops %d,%d)", holder, ha.process, ha.inv, ha.retIdx)
+			a.Ops = append(a.Ops, ha.inv, ha.retIdx)
+		}
+	}
+	sortInt64(a.Ops)
+	switch {
+	case culprit.ret < s.now:
+		a.Text = fmt.Sprintf("key %q: %s %s by process %d returned at %s, but it must follow an acquire that could only take the lock at %s or later",
+			key, culprit.kind, culprit.out, culprit.process, fmtTime(culprit.ret), fmtTime(s.now))
+	case culprit.kind == lkAcquire:
+		a.Text = fmt.Sprintf("key %q: acquire ok by process %d within [%s, %s] while the lock was held by %s whose lease the server promised until at least %s",
+			key, culprit.process, fmtTime(culprit.call), fmtTime(culprit.ret), holder, fmtTime(s.exp))
+	case culprit.out == outFail:
+		a.Text = fmt.Sprintf("key %q: %s by process %d failed (not held) within [%s, %s] while its lease was promised until at least %s",
+			key, culprit.kind, culprit.process, fmtTime(culprit.call), fmtTime(culprit.ret), fmtTime(s.exp))
+	default:
+		a.Text = fmt.Sprintf("key %q: %s ok by process %d with token %s, but the lock was held by %s",
+			key, culprit.kind, culprit.process, culprit.tokStr, holder)
+	}
+	return a, true
+}

@@ -1,0 +1,402 @@
+package checker
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// Resource checks the application's view of mutual exclusion, whatever the
+// lock claims: counter critical sections (porcupine, see counter.go) and
+// lost updates, cron exactly-once per tick, api concurrency, leader
+// overlap. Parts whose ops are absent from the history are skipped.
+type Resource struct {
+	// Timeout bounds the porcupine search (0 = DefaultTimeout); when it
+	// runs out the verdict is Unknown.
+	Timeout time.Duration
+	// InitialValue is the counters' value before the run (for the lost
+	// update count; the porcupine check needs none).
+	InitialValue int64
+	// FinalValues, if set, are the counters' values read after the run,
+	// by key; otherwise the last read of the history is used when it
+	// follows every acknowledged write.
+	FinalValues map[string]int64
+	// APILimit is how many callers the api allows at once; 0 means 1.
+	APILimit int
+	// RequireEveryTick makes a cron tick that no run completed (between
+	// the first and last tick seen) invalid; otherwise it is reported.
+	RequireEveryTick bool
+}
+
+// Name is "resource".
+func (r *Resource) Name() string { return "resource" }
+
+// ResourceDetails summarises a resource check.
+type ResourceDetails struct {
+	Counter map[string]CounterSummary `json:"counter,omitempty"`
+	// Sections is how many critical sections porcupine checked.
+	Sections int            `json:"sections"`
+	Cron     *CronSummary   `json:"cron,omitempty"`
+	API      *APISummary    `json:"api,omitempty"`
+	Leader   *LeaderSummary `json:"leader,omitempty"`
+	// Counts is the number of anomalies of each kind (beyond those listed).
+	Counts    map[string]int `json:"counts,omitempty"`
+	ElapsedMS int64          `json:"elapsed_ms"`
+}
+
+// CounterSummary is one counter's lost-update arithmetic.
+type CounterSummary struct {
+	// Acked is the number of writes the resource acknowledged (ok).
+	Acked int `json:"acked"`
+	// Rejected counts writes that failed; Unknown those with info.
+	Rejected int `json:"rejected"`
+	Unknown  int `json:"unknown"`
+	// Final is the value the lost-update count uses, and FinalFrom where
+	// it came from ("given", "read op N") or "" if none was usable.
+	Final     int64  `json:"final"`
+	FinalFrom string `json:"final_from,omitempty"`
+	// Lost is Acked − (Final − InitialValue), at least 0; -1 if unknown.
+	// Info writes that took effect can only hide losses, never invent
+	// them, so Lost is a lower bound.
+	Lost int64 `json:"lost"`
+}
+
+// Check runs every resource check that applies.
+func (r *Resource) Check(ctx context.Context, h history.History) Result {
+	start := time.Now()
+	res := Result{Name: r.Name(), Valid: Valid}
+	var d ResourceDetails
+	var al anomalyList
+	os := ops(h)
+
+	secs := counterSections(os)
+	d.Sections = len(secs)
+	if len(secs) > 0 {
+		v, err := r.checkCounter(ctx, secs, &al)
+		res.Valid = Merge(res.Valid, v)
+		if err != "" {
+			res.Error = err
+		}
+		d.Counter = r.lostUpdates(os, &al)
+	}
+	d.Cron = r.checkCron(os, &al)
+	d.API = r.checkAPI(os, &al)
+	d.Leader = checkLeader(os, &al)
+
+	res.Valid = al.verdict(res.Valid)
+	res.Anomalies = al.list
+	d.Counts = al.counts
+	d.ElapsedMS = time.Since(start).Milliseconds()
+	res.Details = d
+	return res
+}
+
+func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *anomalyList) (Validity, string) {
+	pops := sectionOps(secs)
+	model := counterModel(true)
+	timeout := searchTimeout(ctx, r.Timeout)
+	switch porcupine.CheckOperationsTimeout(model, pops, timeout) {
+	case porcupine.Ok:
+		return Valid, ""
+	case porcupine.Unknown:
+		return Unknown, fmt.Sprintf("porcupine timed out after %s on the counter", timeout)
+	}
+	for _, part := range partitionByKey(pops) {
+		if a, ok := explainCounter(model, part, searchTimeout(ctx, r.Timeout)); ok {
+			al.add(a)
+		}
+	}
+	return Invalid, ""
+}
+
+// lostUpdates counts acknowledged increments missing from the final value,
+// and names pairs of acknowledged writes of the same value (two
+// increments from the same read: one of them is lost).
+func (r *Resource) lostUpdates(os []op, al *anomalyList) map[string]CounterSummary {
+	type kstate struct {
+		sum       CounterSummary
+		lastAck   int64 // latest Return of an ok write
+		lastRead  *op
+		byValue   map[int64]*op
+		dupWrites []int64
+	}
+	keys := map[string]*kstate{}
+	get := func(k string) *kstate {
+		s := keys[k]
+		if s == nil {
+			s = &kstate{byValue: map[int64]*op{}, lastAck: -1}
+			keys[k] = s
+		}
+		return s
+	}
+	for i := range os {
+		o := &os[i]
+		switch o.F {
+		case history.FWrite:
+			s := get(o.Key)
+			switch o.Type {
+			case history.OK:
+				s.sum.Acked++
+				s.lastAck = max(s.lastAck, o.Return)
+				if prev := s.byValue[o.Value]; prev != nil {
+					al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: opIndices(prev, o),
+						Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
+				} else {
+					s.byValue[o.Value] = o
+				}
+			case history.Fail:
+				s.sum.Rejected++
+			default:
+				s.sum.Unknown++
+			}
+		case history.FRead:
+			if o.Type == history.OK {
+				s := get(o.Key)
+				if s.lastRead == nil || o.Call > s.lastRead.Call {
+					s.lastRead = o
+				}
+			}
+		}
+	}
+	out := map[string]CounterSummary{}
+	for k, s := range keys {
+		sum := s.sum
+		sum.Lost = -1
+		if v, ok := r.FinalValues[k]; ok {
+			sum.Final, sum.FinalFrom = v, "given"
+		} else if s.lastRead != nil && s.lastRead.Call > s.lastAck {
+			sum.Final, sum.FinalFrom = s.lastRead.Value, fmt.Sprintf("read op %d", s.lastRead.Inv)
+		}
+		if sum.FinalFrom != "" {
+			sum.Lost = max(int64(sum.Acked)-(sum.Final-r.InitialValue), 0)
+			if sum.Lost > 0 {
+				a := Anomaly{Kind: "lost-update", Fatal: true,
+					Text: fmt.Sprintf("counter %q: %d increments acknowledged but the value went from %d to %d (%s): %d lost",
+						k, sum.Acked, r.InitialValue, sum.Final, sum.FinalFrom, sum.Lost)}
+				if s.lastRead != nil && sum.FinalFrom != "given" {
+					a.Ops = s.lastRead.indices()
+				}
+				al.add(a)
+			}
+		}
+		out[k] = sum
+	}
+	return out
+}
+
+// CronSummary counts cron runs.
+type CronSummary struct {
+	Ticks      int `json:"ticks"`      // distinct ticks with at least one ok run
+	Runs       int `json:"runs"`       // ok runs
+	Duplicates int `json:"duplicates"` // ticks run more than once
+	Missed     int `json:"missed"`     // ticks between the first and last never run
+}
+
+// checkCron: every tick (Value of FRun) must run (ok) at most once per key;
+// ticks never run are reported (fatal only with RequireEveryTick).
+func (r *Resource) checkCron(os []op, al *anomalyList) *CronSummary {
+	type tk struct {
+		key  string
+		tick int64
+	}
+	runs := map[tk][]*op{}
+	attempted := map[string][2]int64{} // key -> min, max tick invoked
+	seen := false
+	for i := range os {
+		o := &os[i]
+		if o.F != history.FRun {
+			continue
+		}
+		seen = true
+		mm, ok := attempted[o.Key]
+		if !ok {
+			mm = [2]int64{o.Value, o.Value}
+		}
+		attempted[o.Key] = [2]int64{min(mm[0], o.Value), max(mm[1], o.Value)}
+		if o.Type == history.OK {
+			runs[tk{o.Key, o.Value}] = append(runs[tk{o.Key, o.Value}], o)
+		}
+	}
+	if !seen {
+		return nil
+	}
+	var s CronSummary
+	keys := make([]tk, 0, len(runs))
+	for k := range runs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].key != keys[j].key {
+			return keys[i].key < keys[j].key
+		}
+		return keys[i].tick < keys[j].tick
+	})
+	for _, k := range keys {
+		rs := runs[k]
+		s.Ticks++
+		s.Runs += len(rs)
+		if len(rs) > 1 {
+			s.Duplicates++
+			procs := make([]int, len(rs))
+			for i, o := range rs {
+				procs[i] = o.Process
+			}
+			al.add(Anomaly{Kind: "cron-duplicate", Fatal: true, Ops: opIndices(rs...),
+				Text: fmt.Sprintf("cron %q: tick %d ran %d times (processes %v)", k.key, k.tick, len(rs), procs)})
+		}
+	}
+	for key, mm := range attempted {
+		for t := mm[0]; t <= mm[1]; t++ {
+			if len(runs[tk{key, t}]) == 0 {
+				s.Missed++
+				al.add(Anomaly{Kind: "cron-missed", Fatal: r.RequireEveryTick,
+					Text: fmt.Sprintf("cron %q: tick %d never ran", key, t)})
+			}
+		}
+	}
+	return &s
+}
+
+// APISummary is the api's concurrency.
+type APISummary struct {
+	Calls         int `json:"calls"`
+	MaxConcurrent int `json:"max_concurrent"`
+	Limit         int `json:"limit"`
+}
+
+// checkAPI: a caller is certainly inside the api from its enter's ok
+// (Return) until its next leave's invoke (Call). More than APILimit
+// callers certainly inside at once is a violation; each entrant that
+// exceeds the limit is one anomaly naming the enters of those inside.
+func (r *Resource) checkAPI(os []op, al *anomalyList) *APISummary {
+	limit := r.APILimit
+	if limit <= 0 {
+		limit = 1
+	}
+	type call struct {
+		enter      *op
+		start, end int64
+		key        string
+	}
+	var calls []call
+	inside := map[int]*op{} // process -> enter ok awaiting leave
+	for i := range os {
+		o := &os[i]
+		switch o.F {
+		case history.FEnter:
+			delete(inside, o.Process)
+			if o.Type == history.OK {
+				inside[o.Process] = o
+			}
+		case history.FLeave:
+			if e := inside[o.Process]; e != nil {
+				delete(inside, o.Process)
+				if o.Call > e.Return {
+					calls = append(calls, call{e, e.Return, o.Call, e.Key})
+				}
+			}
+		}
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	s := &APISummary{Calls: len(calls), Limit: limit}
+	sort.Slice(calls, func(i, j int) bool { return calls[i].start < calls[j].start })
+	active := map[string][]call{}
+	for _, c := range calls {
+		// drop calls of this key that certainly ended before c started
+		cur := active[c.key][:0]
+		for _, a := range active[c.key] {
+			if a.end > c.start {
+				cur = append(cur, a)
+			}
+		}
+		cur = append(cur, c)
+		active[c.key] = cur
+		s.MaxConcurrent = max(s.MaxConcurrent, len(cur))
+		if len(cur) > limit {
+			es := make([]*op, len(cur))
+			for i, a := range cur {
+				es[i] = a.enter
+			}
+			al.add(Anomaly{Kind: "api-overlap", Fatal: true, Ops: opIndices(es...),
+				Text: fmt.Sprintf("api %q: %d callers inside at %s (limit %d)", c.key, len(cur), fmtTime(c.start), limit)})
+		}
+	}
+	return s
+}
+
+// LeaderSummary counts leader terms.
+type LeaderSummary struct {
+	Heartbeats int `json:"heartbeats"`
+	Terms      int `json:"terms"`
+	Overlaps   int `json:"overlaps"`
+}
+
+// checkLeader: a term is a run of consecutive ok heartbeats (FLead) of one
+// process on one key with the same Fence, ended by any other op of that
+// process. The process certainly claimed leadership from its first
+// heartbeat's Return to its last heartbeat's Call. A heartbeat of another
+// process on the same key that lies wholly inside that span is a
+// simultaneous leader.
+func checkLeader(os []op, al *anomalyList) *LeaderSummary {
+	type term struct {
+		first, last *op
+	}
+	var (
+		beats []*op
+		terms []term
+		cur   = map[int]*term{}
+	)
+	end := func(p int) {
+		if t := cur[p]; t != nil {
+			terms = append(terms, *t)
+			delete(cur, p)
+		}
+	}
+	for i := range os {
+		o := &os[i]
+		if o.F != history.FLead || o.Type != history.OK {
+			end(o.Process)
+			continue
+		}
+		beats = append(beats, o)
+		if t := cur[o.Process]; t != nil && t.first.Key == o.Key && t.first.Fence == o.Fence {
+			t.last = o
+			continue
+		}
+		end(o.Process)
+		cur[o.Process] = &term{o, o}
+	}
+	for p := range cur {
+		end(p)
+	}
+	if len(beats) == 0 {
+		return nil
+	}
+	s := &LeaderSummary{Heartbeats: len(beats), Terms: len(terms)}
+	sort.Slice(beats, func(i, j int) bool { return beats[i].Call < beats[j].Call })
+	for _, t := range terms {
+		from, to := t.first.Return, t.last.Call
+		if to <= from {
+			continue
+		}
+		i := sort.Search(len(beats), func(i int) bool { return beats[i].Call >= from })
+		for ; i < len(beats) && beats[i].Call <= to; i++ {
+			b := beats[i]
+			if b.Process == t.first.Process || b.Key != t.first.Key || b.Return > to {
+				continue
+			}
+			s.Overlaps++
+			al.add(Anomaly{Kind: "leader-overlap", Fatal: true, Ops: opIndices(t.first, t.last, b),
+				Text: fmt.Sprintf("leader %q: process %d heartbeated at [%s, %s] while process %d led (fence %d) from %s to %s",
+					t.first.Key, b.Process, fmtTime(b.Call), fmtTime(b.Return), t.first.Process, t.first.Fence, fmtTime(from), fmtTime(to))})
+			break
+		}
+	}
+	return s
+}

@@ -1,0 +1,100 @@
+package checker
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// expected verdicts of the hand-written histories in testdata/. Each row
+// gives the composed verdict ("lockstorm") and each checker's.
+var testdataVerdicts = []struct {
+	file     string
+	warnings int
+	want     map[string]Validity
+	// kinds are anomaly kinds that must be reported (checker/kind).
+	kinds []string
+	// errHas must appear in the composed Error (invalid histories).
+	errHas []string
+}{
+	{file: "valid-handover.jsonl", want: allValid()},
+	{file: "overlap.jsonl", want: verdicts(Invalid, "lock", Invalid, "resource", Invalid, "exclusion", Invalid),
+		kinds: []string{"lock/nonlinearizable", "resource/nonlinearizable", "resource/lost-update", "exclusion/overlap"}},
+	// a paused client outlived its lease: the lock kept its promise
+	{file: "lease-expired.jsonl", want: verdicts(Invalid, "resource", Invalid, "exclusion", Invalid),
+		kinds: []string{"resource/nonlinearizable", "exclusion/write-after-validity"}},
+	{file: "fenced-stale-accepted.jsonl", want: verdicts(Invalid, "resource", Invalid, "exclusion", Invalid, "fencing", Invalid),
+		kinds: []string{"fencing/stale-write-accepted"}},
+	// the same pause with a fencing resource: the stale write is rejected
+	{file: "fenced-stale-rejected.jsonl", want: allValid(),
+		kinds: []string{"exclusion/write-after-validity-rejected"}},
+	{file: "info-acquire.jsonl", want: allValid()},
+	{file: "lost-update.jsonl", want: verdicts(Invalid, "resource", Invalid),
+		kinds: []string{"resource/lost-update", "resource/nonlinearizable"}},
+	{file: "cron-twice.jsonl", want: verdicts(Invalid, "resource", Invalid), kinds: []string{"resource/cron-duplicate"}},
+	{file: "invalid-history.jsonl", want: map[string]Validity{"lockstorm": Unknown},
+		errHas: []string{"op 1: process 0 invokes read while op 0", "op 2: ok completion of release by process 1 has no open invoke", "op 3: nemesis stop of \"partition\" without a start"}},
+	{file: "truncated.jsonl", warnings: 1, want: allValid()},
+}
+
+func allValid() map[string]Validity {
+	return verdicts(Valid)
+}
+
+// verdicts builds a want map: the composed verdict, then name/verdict
+// pairs; every checker not named is Valid.
+func verdicts(all Validity, pairs ...any) map[string]Validity {
+	m := map[string]Validity{"lockstorm": all, "lock": Valid, "resource": Valid, "exclusion": Valid, "liveness": Valid, "fencing": Valid}
+	for i := 0; i < len(pairs); i += 2 {
+		m[pairs[i].(string)] = pairs[i+1].(Validity)
+	}
+	return m
+}
+
+func TestTestdataVerdicts(t *testing.T) {
+	for _, tc := range testdataVerdicts {
+		t.Run(strings.TrimSuffix(tc.file, ".jsonl"), func(t *testing.T) {
+			h, warns, err := history.ReadFile(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(warns) != tc.warnings {
+				t.Errorf("reader warnings %v, want %d", warns, tc.warnings)
+			}
+			res := Standard(Options{Fencing: true}).Check(context.Background(), h)
+			got := map[string]Validity{res.Name: res.Valid}
+			kinds := map[string]bool{}
+			for _, r := range res.Results {
+				got[r.Name] = r.Valid
+				for _, a := range r.Anomalies {
+					kinds[r.Name+"/"+a.Kind] = true
+					if len(a.Ops) == 0 && a.Kind != "cron-missed" {
+						t.Errorf("%s anomaly %s names no ops: %s", r.Name, a.Kind, a.Text)
+					}
+				}
+			}
+			for name, want := range tc.want {
+				if got[name] != want {
+					t.Errorf("%s: got %v, want %v\n%s", name, got[name], want, res)
+				}
+			}
+			for _, k := range tc.kinds {
+				if !kinds[k] {
+					t.Errorf("anomaly %s not reported\n%s", k, res)
+				}
+			}
+			for _, s := range tc.errHas {
+				if !strings.Contains(res.Error, s) {
+					t.Errorf("error %q lacks %q", res.Error, s)
+				}
+			}
+			if _, err := json.Marshal(res); err != nil {
+				t.Errorf("result does not encode: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,246 @@
+package checker
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// ErrInvalidHistory is wrapped by every error Validate returns.
+var ErrInvalidHistory = errors.New("checker: invalid history")
+
+// maxProblems is how many problems Validate lists before giving up.
+const maxProblems = 10
+
+// Validate checks that h is a well-formed history, as etcd's robustness
+// tests do before checking linearizability. The rules:
+//
+//   - Records carry the indices 0..n-1 in order.
+//   - A client record is an invoke or a completion (ok, fail, info); a
+//     completion's time is not before its invoke's.
+//   - A process is single-threaded: it never has two invokes in flight, and
+//     every completion matches the open invoke of the same process and the
+//     same F (so every invoke has at most one completion).
+//   - After an info completion a process never invokes again.
+//   - An invoke with no completion when the history ends is allowed: the
+//     run ended (or crashed) with the op in flight; checkers treat it as
+//     info.
+//   - Records with F = history.FLost are notifications, not operations: they
+//     may appear at any time (any type) and are outside these rules.
+//   - Nemesis records pair up: every "stop" closes an earlier "start" of the
+//     same Fault (see FaultWindows). A start never stopped is allowed — the
+//     window is flagged Unhealed — because a crashed run may end mid-fault.
+//     A nemesis record whose F is neither start nor stop is an error.
+//
+// The error wraps ErrInvalidHistory and names the op indices of (at most
+// ten) problems.
+func Validate(h history.History) error {
+	var probs []string
+	add := func(format string, args ...any) {
+		probs = append(probs, fmt.Sprintf(format, args...))
+	}
+	type proc struct {
+		open int // index of the open invoke, -1 if none
+		dead int // index of the info completion, -1 if alive
+	}
+	procs := map[int]*proc{}
+	for i := range h {
+		if len(probs) >= maxProblems {
+			break
+		}
+		o := &h[i]
+		if o.Index != int64(i) {
+			add("record %d carries index %d", i, o.Index)
+			continue
+		}
+		if o.IsNemesis() {
+			if o.F != history.FStart && o.F != history.FStop {
+				add("op %d: nemesis record with f %q (want start or stop)", i, o.F)
+			}
+			continue
+		}
+		if o.F == history.FLost {
+			continue
+		}
+		p := procs[o.Process]
+		if p == nil {
+			p = &proc{open: -1, dead: -1}
+			procs[o.Process] = p
+		}
+		switch o.Type {
+		case history.Invoke:
+			if p.dead >= 0 {
+				add("op %d: process %d invokes %s after its info completion at op %d", i, o.Process, o.F, p.dead)
+			}
+			if p.open >= 0 {
+				add("op %d: process %d invokes %s while op %d (%s) is still in flight", i, o.Process, o.F, p.open, h[p.open].F)
+			}
+			p.open = i
+		case history.OK, history.Fail, history.Info:
+			if p.open < 0 {
+				add("op %d: %s completion of %s by process %d has no open invoke", i, o.Type, o.F, o.Process)
+				continue
+			}
+			inv := &h[p.open]
+			if inv.F != o.F {
+				add("op %d: %s completion of %s by process %d does not match its open invoke op %d (%s)", i, o.Type, o.F, o.Process, p.open, inv.F)
+			}
+			if o.Time < inv.Time {
+				add("op %d: completes at %d ns, before its invoke op %d at %d ns", i, o.Time, p.open, inv.Time)
+			}
+			p.open = -1
+			if o.Type == history.Info {
+				p.dead = i
+			}
+		default:
+			add("op %d: type %q is not invoke, ok, fail or info", i, o.Type)
+		}
+	}
+	if len(probs) < maxProblems {
+		if _, err := faultWindows(h); err != nil {
+			probs = append(probs, err.Error())
+		}
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	more := ""
+	if len(probs) >= maxProblems {
+		more = " (stopped after ten problems)"
+	}
+	return fmt.Errorf("%w: %s%s", ErrInvalidHistory, strings.Join(probs, "; "), more)
+}
+
+// Window is one fault's window: from its start record to its stop record.
+// Times are ns since the run started.
+type Window struct {
+	Fault  string `json:"fault"`
+	Detail string `json:"detail,omitempty"`
+	// Start is the time of the first record of the start action, End the
+	// time of the last record of the stop action (the end of the history
+	// if Unhealed).
+	Start int64 `json:"start"`
+	End   int64 `json:"end"`
+	// StartOp and StopOp are record indices; StopOp is -1 if Unhealed.
+	StartOp int64 `json:"start_op"`
+	StopOp  int64 `json:"stop_op"`
+	// Unhealed is set when the history ends before the fault stopped.
+	Unhealed bool `json:"unhealed,omitempty"`
+}
+
+// Label is "fault[detail]" or "fault".
+func (w Window) Label() string {
+	if w.Detail == "" {
+		return w.Fault
+	}
+	return w.Fault + "[" + w.Detail + "]"
+}
+
+// Contains reports whether time t lies in the window (closed interval).
+func (w Window) Contains(t int64) bool { return t >= w.Start && t <= w.End }
+
+// FaultWindows pairs the nemesis records of h into windows, ordered by
+// start. The conventions (the nemesis must follow them):
+//
+//   - A nemesis action is either one record (any type) or an invoke record
+//     followed by one completion record with the same F and Fault.
+//   - An action with F "start" opens a window for its Fault; one with F
+//     "stop" closes the oldest open window of the same Fault. Several
+//     windows of one fault may be open at once (e.g. two latency toxics).
+//   - A window covers the whole of both actions: from the first record of
+//     the start to the last record of the stop. A failed start still opens
+//     a window (the fault may be partly in effect).
+//   - Detail is taken from the start action (its completion if it has one
+//     with a Detail, else its first record).
+//
+// A stop with no open start is an error (see Validate); a start never
+// stopped gives a window with Unhealed set that ends at the history's last
+// record time.
+func FaultWindows(h history.History) []Window {
+	ws, _ := faultWindows(h)
+	return ws
+}
+
+func faultWindows(h history.History) ([]Window, error) {
+	type key struct{ f, fault string }
+	var (
+		windows []Window
+		open    = map[string][]int{} // fault -> indices into windows, oldest first
+		pending = map[key]int{}      // open nemesis invokes: (f, fault) -> record index
+		end     int64
+		probs   []string
+	)
+	for i := range h {
+		if h[i].Time > end {
+			end = h[i].Time
+		}
+	}
+	for i := range h {
+		o := &h[i]
+		if !o.IsNemesis() || (o.F != history.FStart && o.F != history.FStop) {
+			continue
+		}
+		k := key{o.F, o.Fault}
+		first := i
+		if o.Type == history.Invoke {
+			pending[k] = i
+		} else if p, ok := pending[k]; ok {
+			// the completion of an action already counted at its invoke
+			delete(pending, k)
+			if o.F == history.FStart {
+				if ws := open[o.Fault]; len(ws) > 0 && o.Detail != "" {
+					windows[ws[len(ws)-1]].Detail = o.Detail
+				}
+			} else {
+				for wi := len(windows) - 1; wi >= 0; wi-- {
+					if windows[wi].StopOp == int64(p) {
+						windows[wi].End = o.Time
+						windows[wi].StopOp = int64(i)
+						break
+					}
+				}
+			}
+			continue
+		}
+		switch o.F {
+		case history.FStart:
+			windows = append(windows, Window{Fault: o.Fault, Detail: o.Detail, Start: h[first].Time, StartOp: int64(first), StopOp: -1})
+			open[o.Fault] = append(open[o.Fault], len(windows)-1)
+		case history.FStop:
+			ws := open[o.Fault]
+			if len(ws) == 0 {
+				if len(probs) < maxProblems {
+					probs = append(probs, fmt.Sprintf("op %d: nemesis stop of %q without a start", i, o.Fault))
+				}
+				continue
+			}
+			w := &windows[ws[0]]
+			open[o.Fault] = ws[1:]
+			w.End = o.Time
+			w.StopOp = int64(i)
+		}
+	}
+	for i := range windows {
+		if windows[i].StopOp < 0 {
+			windows[i].Unhealed = true
+			windows[i].End = end
+		}
+	}
+	if len(probs) > 0 {
+		return windows, fmt.Errorf("%s", strings.Join(probs, "; "))
+	}
+	return windows, nil
+}
+
+// activeFaults lists the labels of the windows containing time t.
+func activeFaults(ws []Window, t int64) []string {
+	var out []string
+	for _, w := range ws {
+		if w.Contains(t) {
+			out = append(out, w.Label())
+		}
+	}
+	return out
+}
