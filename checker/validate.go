@@ -32,7 +32,7 @@ const maxProblems = 10
 //   - Nemesis records pair up: every "stop" closes an earlier "start" of the
 //     same Fault (see FaultWindows). A start never stopped is allowed — the
 //     window is flagged Unhealed — because a crashed run may end mid-fault.
-//     A nemesis record whose F is neither start nor stop is an error.
+//     A nemesis record whose F is not start, stop or heal is an error.
 //
 // The error wraps ErrInvalidHistory and names the op indices of (at most
 // ten) problems.
@@ -56,8 +56,8 @@ func Validate(h history.History) error {
 			continue
 		}
 		if o.IsNemesis() {
-			if o.F != history.FStart && o.F != history.FStop {
-				add("op %d: nemesis record with f %q (want start or stop)", i, o.F)
+			if o.F != history.FStart && o.F != history.FStop && o.F != history.FHeal {
+				add("op %d: nemesis record with f %q (want start, stop or heal)", i, o.F)
 			}
 			continue
 		}

@@ -28,6 +28,7 @@ type slot struct {
 	cancel  context.CancelFunc // ends the current process
 	done    chan struct{}      // closed when the current process has returned
 	closers []func() error     // the current process's connections
+	rcs     []redis.UniversalClient
 }
 
 // connect builds the slot's lock and resource client on fresh connections
@@ -41,16 +42,11 @@ func (s *slot) connect() (lockimpl.Locker, *resource.Client, []func() error, err
 		if err != nil {
 			return nil, nil, closers, err
 		}
-		rc := redis.NewClient(&redis.Options{
-			Addr: addr,
-			// No hidden retries: a retried SET makes outcomes ambiguous.
-			MaxRetries:            -1,
-			DialTimeout:           cfg.TTL,
-			ReadTimeout:           2 * cfg.TTL,
-			WriteTimeout:          2 * cfg.TTL,
-			ContextTimeoutEnabled: true,
-			PoolSize:              4,
-		})
+		// No hidden retries (a retried SET makes outcomes ambiguous) and
+		// context deadlines honoured: see lockimpl.ClientOptions.
+		o := lockimpl.ClientOptions(addr)
+		o.PoolSize = 4
+		rc := redis.NewClient(o)
 		rcs = append(rcs, rc)
 		closers = append(closers, rc.Close)
 	}
@@ -71,15 +67,27 @@ func (s *slot) connect() (lockimpl.Locker, *resource.Client, []func() error, err
 	}
 	res := resource.NewClient(raddr)
 	closers = append(closers, res.Close)
+	s.mu.Lock()
+	s.rcs = rcs
+	s.mu.Unlock()
 	return lock, res, closers, nil
 }
 
-// start runs a process in the slot until ctx ends or it is crashed.
-func (s *slot) start(ctx context.Context) error {
+// start runs a process in the slot until ctx ends or it is crashed. With
+// warm set, the process first opens its connections (a PING to every node
+// and the resource), as a long-running service would have them open: the
+// first acquire then measures the lock, not connection setup.
+func (s *slot) start(ctx context.Context, warm bool) error {
 	lock, res, closers, err := s.connect()
 	if err != nil {
 		closeAll(closers)
 		return err
+	}
+	if warm {
+		if err := s.warm(ctx, res); err != nil {
+			closeAll(closers)
+			return err
+		}
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -92,6 +100,21 @@ func (s *slot) start(ctx context.Context) error {
 		defer s.run.recoverPanic("client " + s.name)
 		_ = s.run.workload.Run(pctx, s.worker)
 	}()
+	return nil
+}
+
+// warm opens the slot's connections to every node and to the resource.
+func (s *slot) warm(ctx context.Context, res *resource.Client) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for _, rc := range s.rcs {
+		if err := rc.Ping(ctx).Err(); err != nil {
+			return fmt.Errorf("harness: client %s: first PING: %w", s.name, err)
+		}
+	}
+	if err := res.Ping(ctx); err != nil {
+		return fmt.Errorf("harness: client %s: resource: %w", s.name, err)
+	}
 	return nil
 }
 
@@ -113,7 +136,7 @@ func (s *slot) crash(ctx context.Context) error {
 		return ctx.Err()
 	}
 	s.worker.Crash()
-	return s.start(s.run.workCtx)
+	return s.start(s.run.workCtx, false)
 }
 
 // wait blocks until the slot's current process has returned.

@@ -102,7 +102,7 @@ func (c Config) WithDefaults() (Config, error) {
 	}
 	if c.Nodes == 0 {
 		c.Nodes = 1
-		if multiNode[c.Lock] {
+		if lockimpl.MultiNode(c.Lock) {
 			c.Nodes = 5
 		}
 	}
@@ -160,7 +160,3 @@ func (c Config) WithDefaults() (Config, error) {
 
 // clientName is the cluster's name for client slot i (0-based).
 func clientName(i int) string { return fmt.Sprintf("c%d", i+1) }
-
-// multiNode names the locks that run on several independent nodes (a
-// quorum); a run of one of them defaults to 5 nodes.
-var multiNode = map[string]bool{"redlock": true, "fenced-redlock": true, "redsync": true}

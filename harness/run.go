@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/nemesis"
@@ -30,6 +31,8 @@ type Result struct {
 	Writes []resource.Write
 	// Plan is the fault schedule that was executed (nil: no faults).
 	Plan *nemesis.Plan
+	// Verdict is the checkers' result (also in results.json).
+	Verdict checker.Result
 	// Interrupted is true when ctx ended before the time limit.
 	Interrupted bool
 }
@@ -137,6 +140,14 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if len(r.panics) > 0 && err == nil {
 		err = fmt.Errorf("harness: panic: %s", r.panics[0])
 	}
+	if err != nil {
+		return res, err
+	}
+	var final map[string]int64
+	if cfg.Workload == "counter" {
+		final = map[string]int64{cfg.Workloads.Key: r.res.Value(cfg.Workloads.Key)}
+	}
+	res.Verdict, err = Check(context.WithoutCancel(ctx), cfg, res.History, final, dir)
 	return res, err
 }
 
@@ -163,7 +174,7 @@ func (r *run) execute(ctx context.Context, res *Result) (err error) {
 	for i := 0; i < r.cfg.Clients; i++ {
 		s := newSlot(r, i, procs, r.cfg.Seed)
 		r.slots = append(r.slots, s)
-		if err := s.start(workCtx); err != nil {
+		if err := s.start(workCtx, true); err != nil {
 			close(r.stopWork)
 			cancelWork()
 			r.waitSlots()

@@ -1,0 +1,54 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+func count(h history.History, f string, t history.Type) int {
+	n := 0
+	for _, op := range h {
+		if op.F == f && op.Type == t {
+			n++
+		}
+	}
+	return n
+}
+
+// Each workload runs 3 s against single with no faults and leaves a
+// well-formed history on disk that matches the one in memory.
+func TestWorkloadsProduceWellFormedHistories(t *testing.T) {
+	store := t.TempDir()
+	for _, w := range []string{"counter", "cron", "api", "leader"} {
+		t.Run(w, func(t *testing.T) {
+			res, err := Run(context.Background(), Config{Lock: "single", Workload: w, Clients: 3,
+				TTL: 300 * time.Millisecond, TimeLimit: 3 * time.Second, Seed: 7, Store: store})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checker.Validate(res.History); err != nil {
+				t.Fatalf("history not well-formed: %v", err)
+			}
+			onDisk, warns, err := history.ReadFile(filepath.Join(res.Dir, "history.jsonl"))
+			if err != nil || len(warns) > 0 || len(onDisk) != len(res.History) {
+				t.Fatalf("history.jsonl: %d records, %v, %v; memory has %d", len(onDisk), warns, err, len(res.History))
+			}
+			if n := count(res.History, history.FAcquire, history.OK); n < 3 {
+				t.Fatalf("only %d successful acquires in 3 s", n)
+			}
+			want := map[string]string{"counter": history.FWrite, "cron": history.FRun, "api": history.FEnter, "leader": history.FLead}[w]
+			if count(res.History, want, history.OK) == 0 {
+				t.Fatalf("no successful %s", want)
+			}
+			if _, err := os.Stat(filepath.Join(res.Dir, "test.json")); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
