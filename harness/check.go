@@ -27,5 +27,5 @@ func Check(ctx context.Context, cfg Config, h history.History, final map[string]
 	if dir == "" {
 		return res, nil
 	}
-	return res, writeJSON(filepath.Join(dir, "results.json"), res)
+	return res, writeJSON(filepath.Join(dir, ResultsFile), res)
 }

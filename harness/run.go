@@ -31,6 +31,9 @@ type Result struct {
 	Writes []resource.Write
 	// Plan is the fault schedule that was executed (nil: no faults).
 	Plan *nemesis.Plan
+	// Final is the resource's counter values read after the run (counter
+	// workload only).
+	Final map[string]int64
 	// Verdict is the checkers' result (also in results.json).
 	Verdict checker.Result
 	// Interrupted is true when ctx ended before the time limit.
@@ -90,7 +93,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return nil, err
 	}
 	res = &Result{Dir: dir, Config: cfg, Plan: r.plan}
-	if err := writeJSON(filepath.Join(dir, "test.json"), testFile{Config: cfg, Plan: r.plan, Versions: versions(nil, cfg)}); err != nil {
+	if err := writeJSON(filepath.Join(dir, TestFile), testFile{Config: cfg, Plan: r.plan, Versions: versions(nil, cfg)}); err != nil {
 		return res, err
 	}
 
@@ -111,9 +114,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 	}()
 	// Record the Redis version now that nodes run.
-	_ = writeJSON(filepath.Join(dir, "test.json"), testFile{Config: cfg, Plan: r.plan, Versions: versions(c, cfg)})
+	_ = writeJSON(filepath.Join(dir, TestFile), testFile{Config: cfg, Plan: r.plan, Versions: versions(c, cfg)})
 
-	r.rec, err = history.CreateFile(filepath.Join(dir, "history.jsonl"))
+	r.rec, err = history.CreateFile(filepath.Join(dir, HistoryFile))
 	if err != nil {
 		return res, err
 	}
@@ -134,7 +137,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	res.History = r.rec.History()
 	res.Writes = r.res.Writes()
-	if werr := writeJSONL(filepath.Join(dir, "writes.jsonl"), res.Writes); werr != nil && err == nil {
+	if werr := writeJSONL(filepath.Join(dir, WritesFile), res.Writes); werr != nil && err == nil {
 		err = werr
 	}
 	if len(r.panics) > 0 && err == nil {
@@ -143,11 +146,13 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	var final map[string]int64
 	if cfg.Workload == "counter" {
-		final = map[string]int64{cfg.Workloads.Key: r.res.Value(cfg.Workloads.Key)}
+		res.Final = map[string]int64{cfg.Workloads.Key: r.res.Value(cfg.Workloads.Key)}
+		if err := writeJSON(filepath.Join(dir, FinalFile), res.Final); err != nil {
+			return res, err
+		}
 	}
-	res.Verdict, err = Check(context.WithoutCancel(ctx), cfg, res.History, final, dir)
+	res.Verdict, err = Check(context.WithoutCancel(ctx), cfg, res.History, res.Final, dir)
 	return res, err
 }
 
