@@ -1,0 +1,103 @@
+package lockimpl
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/bsm/redislock"
+	"github.com/redis/go-redis/v9"
+)
+
+// Redislock adapts github.com/bsm/redislock (a single-instance lock
+// written by others) to Locker and Extender. It is also the pattern for
+// plugging in a lock of your own: keep the library's lock object per
+// Lease (here in a sync.Map), translate its errors to this package's
+// sentinels (ErrNotObtained only when the lock certainly was not taken,
+// ErrNotHeld when a release or extend found the lock gone, anything else
+// is an unknown outcome), and compute the lease's validity from the
+// moment before the attempt was sent.
+//
+// The retry loop is ours (one redislock Obtain per attempt, each with its
+// own NodeTimeout), because redislock's own retry returns ctx.Err() both
+// when the context ends between attempts (certain failure) and during a
+// command (unknown outcome), which a history must tell apart. The token
+// is chosen here so that an unknown attempt can be cleaned up by token.
+type Redislock struct {
+	c     redis.UniversalClient
+	rl    *redislock.Client
+	opt   Options
+	locks sync.Map // *Lease -> *redislock.Lock
+}
+
+// NewRedislock wraps bsm/redislock on one node.
+func NewRedislock(c redis.UniversalClient, opt Options) *Redislock {
+	return &Redislock{c: c, rl: redislock.New(c), opt: opt.withDefaults(1)}
+}
+
+// Acquire obtains the lock, retrying with jittered backoff until ctx ends.
+func (a *Redislock) Acquire(ctx context.Context, key string) (*Lease, error) {
+	var got *redislock.Lock
+	l, err := acquireLoop(ctx, &a.opt, nameRedislock, a.opt.NodeNames[0], key,
+		func(ctx context.Context, token string) (bool, int64, error) {
+			lk, err := a.rl.Obtain(ctx, key, a.opt.TTL, &redislock.Options{Token: token})
+			switch {
+			case errors.Is(err, redislock.ErrNotObtained):
+				return false, 0, nil
+			case err != nil:
+				return false, 0, err
+			}
+			got = lk
+			return true, 0, nil
+		},
+		releaseCleanup(a.c, key))
+	if err != nil {
+		return nil, err
+	}
+	a.locks.Store(l, got)
+	return l, nil
+}
+
+// Release releases through redislock.
+func (a *Redislock) Release(ctx context.Context, l *Lease) error {
+	v, ok := a.locks.LoadAndDelete(l)
+	if !ok {
+		return notHeld(nameRedislock, "release (unknown lease)", l.Key)
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.opt.NodeTimeout)
+	defer cancel()
+	err := v.(*redislock.Lock).Release(ctx)
+	l.MarkLost(ErrReleased)
+	switch {
+	case errors.Is(err, redislock.ErrLockNotHeld):
+		return notHeld(nameRedislock, "release", l.Key)
+	case err != nil:
+		return unknown(nameRedislock, "release", l.Key, err)
+	}
+	return nil
+}
+
+// Extend refreshes the TTL through redislock.
+func (a *Redislock) Extend(ctx context.Context, l *Lease) error {
+	v, ok := a.locks.Load(l)
+	if !ok {
+		return notHeld(nameRedislock, "extend (unknown lease)", l.Key)
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, a.opt.NodeTimeout)
+	defer cancel()
+	err := v.(*redislock.Lock).Refresh(ctx, a.opt.TTL, nil)
+	switch {
+	case errors.Is(err, redislock.ErrNotObtained):
+		return notHeld(nameRedislock, "extend", l.Key)
+	case err != nil:
+		return unknown(nameRedislock, "extend", l.Key, err)
+	}
+	valid := a.opt.validUntil(start)
+	if !time.Now().Before(valid) {
+		return notHeld(nameRedislock, "extend (validity elapsed)", l.Key)
+	}
+	l.SetValidity(valid)
+	return nil
+}

@@ -1,0 +1,154 @@
+package lockimpl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/go-redsync/redsync/v4"
+	redsyncredis "github.com/go-redsync/redsync/v4/redis"
+	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
+	"github.com/redis/go-redis/v9"
+)
+
+// Redsync adapts github.com/go-redsync/redsync/v4 (a Redlock written by
+// others, with its go-redis v9 pool) to Locker and Extender; see
+// Redislock for the adapter pattern. Each attempt is one TryLockContext
+// (redsync asks every node, waits for all of them, and releases on
+// failure); the retry loop and its jittered backoff are ours.
+//
+// Error translation: redsync's ErrTaken (a quorum holds someone else's
+// key) and ErrFailed without node errors are certain failures; node
+// errors (RedisError: timeouts, resets) make the attempt's outcome
+// unknown. The lease validity is redsync's own Until().
+type Redsync struct {
+	rs      *redsync.Redsync
+	opt     Options
+	n       int
+	mutexes sync.Map // *Lease -> *redsync.Mutex
+}
+
+// NewRedsync wraps redsync over the given nodes (one client each).
+func NewRedsync(nodes []redis.UniversalClient, opt Options) (*Redsync, error) {
+	if len(nodes) == 0 {
+		return nil, fmt.Errorf("%w: %s needs at least one node", ErrNoClients, nameRedsync)
+	}
+	pools := make([]redsyncredis.Pool, len(nodes))
+	for i, c := range nodes {
+		pools[i] = goredis.NewPool(c)
+	}
+	o := opt.withDefaults(len(nodes))
+	return &Redsync{rs: redsync.New(pools...), opt: o, n: len(nodes)}, nil
+}
+
+// Acquire locks the mutex named key, retrying until ctx ends.
+func (a *Redsync) Acquire(ctx context.Context, key string) (*Lease, error) {
+	token := newToken()
+	m := a.rs.NewMutex(key,
+		redsync.WithExpiry(a.opt.TTL),
+		redsync.WithTries(1),
+		redsync.WithDriftFactor(a.opt.DriftFactor),
+		redsync.WithTimeoutFactor(float64(a.opt.NodeTimeout)/float64(a.opt.TTL)),
+		redsync.WithGenValueFunc(func() (string, error) { return token, nil }),
+	)
+	for i := 0; ; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, notObtained(nameRedsync, key, err)
+		}
+		err := m.TryLockContext(ctx)
+		if err == nil {
+			l := NewLease(key, m.Value(), 0, a.opt.TTL, m.Until())
+			a.mutexes.Store(l, m)
+			return l, nil
+		}
+		if !a.certainFailure(err) {
+			return nil, unknown(nameRedsync, "acquire", key, err)
+		}
+		if !sleep(ctx, a.opt.backoff(i)) {
+			return nil, notObtained(nameRedsync, key, ctx.Err())
+		}
+	}
+}
+
+// Release unlocks on every node through redsync.
+func (a *Redsync) Release(ctx context.Context, l *Lease) error {
+	v, ok := a.mutexes.LoadAndDelete(l)
+	if !ok {
+		return notHeld(nameRedsync, "release (unknown lease)", l.Key)
+	}
+	ok, err := v.(*redsync.Mutex).UnlockContext(ctx)
+	l.MarkLost(ErrReleased)
+	switch {
+	case ok:
+		return nil
+	case hasRedisError(err):
+		return unknown(nameRedsync, "release", l.Key, err)
+	}
+	// ErrTaken, ErrNodeTaken, ErrLockAlreadyExpired: every node answered
+	// and too few held our token.
+	return notHeld(nameRedsync, "release", l.Key)
+}
+
+// Extend extends on a quorum through redsync.
+func (a *Redsync) Extend(ctx context.Context, l *Lease) error {
+	v, ok := a.mutexes.Load(l)
+	if !ok {
+		return notHeld(nameRedsync, "extend (unknown lease)", l.Key)
+	}
+	m := v.(*redsync.Mutex)
+	ok, err := m.ExtendContext(ctx)
+	switch {
+	case ok:
+		l.SetValidity(m.Until())
+		return nil
+	case hasRedisError(err):
+		return unknown(nameRedsync, "extend", l.Key, err)
+	}
+	return notHeld(nameRedsync, "extend", l.Key)
+}
+
+// certainFailure reports whether a failed redsync attempt certainly left
+// no quorum holding our token: a quorum answered "taken", or too few nodes
+// had errors after sending to make a quorum.
+func (a *Redsync) certainFailure(err error) bool {
+	var taken *redsync.ErrTaken
+	if errors.As(err, &taken) {
+		return true
+	}
+	takenN, unknownN := 0, 0
+	walk(err, func(e error) {
+		switch e := e.(type) {
+		case *redsync.ErrNodeTaken:
+			takenN++
+		case *redsync.RedisError:
+			if !notSent(e.Err) {
+				unknownN++
+			}
+		}
+	})
+	quorum := a.n/2 + 1
+	return unknownN == 0 || takenN > a.n-quorum
+}
+
+// walk calls f on err and every error it wraps (joins included).
+func walk(err error, f func(error)) {
+	if err == nil {
+		return
+	}
+	f(err)
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			walk(e, f)
+		}
+	case interface{ Unwrap() error }:
+		walk(u.Unwrap(), f)
+	}
+}
+
+// hasRedisError reports whether a redsync error includes a node error.
+func hasRedisError(err error) bool {
+	var nodeErr *redsync.RedisError
+	return errors.As(err, &nodeErr)
+}

@@ -1,0 +1,156 @@
+package lockimpl
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// attemptFunc is one acquire attempt on a single node, run under its own
+// deadline. It reports whether the lock was taken (with its fencing token,
+// 0 when the lock has none), false when it is certainly held by someone
+// else, or an error (outcome unknown unless notSent(err)).
+type attemptFunc func(ctx context.Context, token string) (ok bool, fence int64, err error)
+
+// cleanupFunc undoes, best effort, whatever an attempt with an unknown
+// outcome may have done (release by token, leave a queue). It reports
+// whether it certainly left nothing held.
+type cleanupFunc func(ctx context.Context, token string) bool
+
+// acquireLoop runs attempts with jittered backoff until one takes the lock
+// or ctx ends. The validity of a grant is measured from before its attempt
+// was sent. An attempt whose outcome is unknown ends the loop: the lock
+// cleans up and returns an ErrOutcomeUnknown error (never ErrNotObtained),
+// because the caller may have held the lock for a while.
+func acquireLoop(ctx context.Context, o *Options, lock, node, key string, try attemptFunc, cleanup cleanupFunc) (*Lease, error) {
+	token := newToken()
+	for i := 0; ; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, notObtained(lock, key, err)
+		}
+		start := time.Now()
+		actx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
+		ok, fence, err := try(actx, token)
+		cancel()
+		switch {
+		case err != nil && !notSent(err):
+			cctx, ccancel := cleanupCtx(ctx, o.NodeTimeout)
+			cleanup(cctx, token)
+			ccancel()
+			return nil, unknown(lock, "acquire", key, err)
+		case err == nil && ok:
+			valid := o.validUntil(start)
+			if time.Now().Before(valid) {
+				return newLease(key, token, fence, o.TTL, valid, []string{node}), nil
+			}
+			// Granted too late to be of use: give it back and try again.
+			cctx, ccancel := cleanupCtx(ctx, o.NodeTimeout)
+			clean := cleanup(cctx, token)
+			ccancel()
+			if !clean {
+				return nil, unknown(lock, "acquire", key, errors.New("granted after its validity and release failed"))
+			}
+		}
+		if !sleep(ctx, o.backoff(i)) {
+			return nil, notObtained(lock, key, ctx.Err())
+		}
+	}
+}
+
+// newLease is NewLease with the granting nodes.
+func newLease(key, token string, fence int64, ttl time.Duration, valid time.Time, nodes []string) *Lease {
+	l := NewLease(key, token, fence, ttl, valid)
+	l.Nodes = nodes
+	return l
+}
+
+// setNX is one SET key token NX PX ttl GET round trip (Redis >= 7.0). It
+// reports true when the key now holds token (set now, or already ours
+// from a resent command), false when another token holds it.
+func setNX(ctx context.Context, c redis.UniversalClient, key, token string, ttl time.Duration) (bool, error) {
+	old, err := c.SetArgs(ctx, key, token, redis.SetArgs{Mode: "NX", TTL: ttl, Get: true}).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	return old == token, nil
+}
+
+// releaseOne runs the compare-and-delete script on one node: 1 released,
+// 0 not held.
+func releaseOne(ctx context.Context, c redis.UniversalClient, key, token string) (int64, error) {
+	return releaseScript.Run(ctx, c, []string{key}, token).Int64()
+}
+
+// extendOne runs the compare-and-expire script on one node.
+func extendOne(ctx context.Context, c redis.UniversalClient, key, token string, ttl time.Duration) (int64, error) {
+	return extendScript.Run(ctx, c, []string{key}, token, ms(ttl)).Int64()
+}
+
+// ms formats a duration as whole milliseconds (at least 1) for PX.
+func ms(d time.Duration) string {
+	return strconv.FormatInt(max(d.Milliseconds(), 1), 10)
+}
+
+// releaseSingle is the Release of every single-node lock: one
+// compare-and-delete round trip; the lease's Done closes either way.
+func releaseSingle(ctx context.Context, o *Options, c redis.UniversalClient, lock string, l *Lease) error {
+	return releaseWith(ctx, o, lock, l, func(ctx context.Context) (int64, error) { return releaseOne(ctx, c, l.Key, l.Token) })
+}
+
+// releaseWith is releaseSingle with the compare-and-delete command given.
+func releaseWith(ctx context.Context, o *Options, lock string, l *Lease, run func(ctx context.Context) (int64, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
+	defer cancel()
+	n, err := run(ctx)
+	switch {
+	case err != nil:
+		l.MarkLost(ErrReleased)
+		return unknown(lock, "release", l.Key, err)
+	case n == 0:
+		l.MarkLost(ErrNotHeld)
+		return notHeld(lock, "release", l.Key)
+	}
+	l.MarkLost(ErrReleased)
+	return nil
+}
+
+// extendSingle is the Extend of every single-node lock: compare-and-expire,
+// then validity = start + TTL - drift.
+func extendSingle(ctx context.Context, o *Options, c redis.UniversalClient, lock string, l *Lease) error {
+	return extendWith(ctx, o, lock, l, func(ctx context.Context) (int64, error) { return extendOne(ctx, c, l.Key, l.Token, o.TTL) })
+}
+
+// extendWith is extendSingle with the compare-and-expire command given.
+func extendWith(ctx context.Context, o *Options, lock string, l *Lease, run func(ctx context.Context) (int64, error)) error {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
+	defer cancel()
+	n, err := run(ctx)
+	switch {
+	case err != nil:
+		return unknown(lock, "extend", l.Key, err)
+	case n == 0:
+		return notHeld(lock, "extend", l.Key)
+	}
+	valid := o.validUntil(start)
+	if !time.Now().Before(valid) {
+		return notHeld(lock, "extend (validity elapsed)", l.Key)
+	}
+	l.SetValidity(valid)
+	return nil
+}
+
+// releaseCleanup is the cleanup of a lock held under one key: release by
+// token. Clean when the node answered (whatever it answered).
+func releaseCleanup(c redis.UniversalClient, key string) cleanupFunc {
+	return func(ctx context.Context, token string) bool {
+		_, err := releaseOne(ctx, c, key, token)
+		return err == nil
+	}
+}

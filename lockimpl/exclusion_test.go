@@ -1,0 +1,133 @@
+package lockimpl
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestMutualExclusion: four clients (each through its own proxies) contend
+// for one key; an in-process holder count must never exceed one, and
+// every client must get the lock several times.
+func TestMutualExclusion(t *testing.T) {
+	for _, name := range correct {
+		t.Run(name, func(t *testing.T) {
+			key := testKey(t)
+			opt := Options{TTL: 500 * time.Millisecond, RetryMin: time.Millisecond, RetryMax: 10 * time.Millisecond}
+			const rounds = 6
+			var holders, overlaps, acquired atomic.Int64
+			var wg sync.WaitGroup
+			for _, c := range testClients {
+				lk := newLock(t, name, c, opt)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range rounds {
+						ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+						l, err := lk.Acquire(ctx, key)
+						cancel()
+						if err != nil {
+							t.Errorf("%s acquire: %v", c, err)
+							return
+						}
+						if holders.Add(1) != 1 {
+							overlaps.Add(1)
+						}
+						acquired.Add(1)
+						time.Sleep(2 * time.Millisecond)
+						holders.Add(-1)
+						if err := lk.Release(context.Background(), l); err != nil {
+							t.Errorf("%s release: %v", c, err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			if n := overlaps.Load(); n != 0 {
+				t.Fatalf("%d overlapping critical sections", n)
+			}
+			if got, want := acquired.Load(), int64(rounds*len(testClients)); got != want {
+				t.Fatalf("acquired %d times, want %d", got, want)
+			}
+		})
+	}
+}
+
+// TestReleaseNotHeld: once A's lease expired and B took the lock, A's
+// release returns ErrNotHeld and B's key is untouched. (Renewable never
+// lets A's lease expire, so it releases a forged lease instead.)
+func TestReleaseNotHeld(t *testing.T) {
+	for _, name := range append(correct, nameUnsafeGetDel) {
+		t.Run(name, func(t *testing.T) {
+			key := testKey(t)
+			opt := Options{TTL: 150 * time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond}
+			a, b := newLock(t, name, "c1", opt), newLock(t, name, "c2", opt)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			la, err := a.Acquire(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name == nameRenewable {
+				if err := a.Release(ctx, la); err != nil {
+					t.Fatal(err)
+				}
+				la = NewLease(key, "forged-"+la.Token, 0, opt.TTL, time.Now().Add(time.Second))
+			} else {
+				time.Sleep(250 * time.Millisecond)
+			}
+			lb, err := b.Acquire(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Release(context.Background(), lb)
+			if err := a.Release(ctx, la); !errors.Is(err, ErrNotHeld) {
+				t.Fatalf("release of a lease not held: got %v, want ErrNotHeld", err)
+			}
+			for i := range nodesFor(name) {
+				node := "n" + string(rune('1'+i))
+				if got := getKey(t, node, key); got != lb.Token {
+					t.Errorf("%s: key holds %q, want B's token %q", node, got, lb.Token)
+				}
+			}
+		})
+	}
+}
+
+// TestExtend: extending a live lease moves its validity forward; extending
+// after the TTL passed fails with ErrNotHeld.
+func TestExtend(t *testing.T) {
+	for _, name := range []string{nameSingle, nameRedlock, nameFair, nameFenced, nameFencedRedlock, nameRedsync, nameRedislock} {
+		t.Run(name, func(t *testing.T) {
+			key := testKey(t)
+			opt := Options{TTL: 150 * time.Millisecond}
+			lk := newLock(t, name, "c1", opt)
+			ext, ok := lk.(Extender)
+			if !ok {
+				t.Fatalf("%s does not implement Extender", name)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			l, err := lk.Acquire(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := l.Validity()
+			time.Sleep(50 * time.Millisecond)
+			if err := ext.Extend(ctx, l); err != nil {
+				t.Fatalf("extend of a live lease: %v", err)
+			}
+			if !l.Validity().After(before) {
+				t.Fatalf("validity did not move: %v -> %v", before, l.Validity())
+			}
+			time.Sleep(250 * time.Millisecond)
+			if err := ext.Extend(ctx, l); !errors.Is(err, ErrNotHeld) {
+				t.Fatalf("extend after expiry: got %v, want ErrNotHeld", err)
+			}
+		})
+	}
+}

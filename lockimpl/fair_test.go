@@ -1,0 +1,161 @@
+package lockimpl
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/cluster"
+)
+
+// waitQueue waits until the fair lock's queue for key has n waiters.
+func waitQueue(t *testing.T, key string, n int64) {
+	t.Helper()
+	a := admin(t, "n1")
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		if got, err := a.ZCard(context.Background(), queueKey(key)).Result(); err == nil && got == n {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	t.Fatalf("queue of %q never reached %d waiters", key, n)
+}
+
+// TestFairFIFO: waiters that queued in the order c2, c3, c4 behind a
+// holder get the lock in that order.
+func TestFairFIFO(t *testing.T) {
+	for _, name := range []string{nameFair, nameFairNaive} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			key := testKey(t)
+			opt := Options{TTL: 2 * time.Second, RetryMin: time.Millisecond, RetryMax: 10 * time.Millisecond}
+			holder := newLock(t, name, "c1", opt)
+			hl, err := holder.Acquire(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			var order []string
+			var wg sync.WaitGroup
+			for i, c := range []string{"c2", "c3", "c4"} {
+				lk := newLock(t, name, c, opt)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+					defer cancel()
+					l, err := lk.Acquire(actx, key)
+					if err != nil {
+						t.Errorf("%s: %v", c, err)
+						return
+					}
+					mu.Lock()
+					order = append(order, c)
+					mu.Unlock()
+					time.Sleep(5 * time.Millisecond)
+					if err := lk.Release(ctx, l); err != nil {
+						t.Errorf("%s release: %v", c, err)
+					}
+				}()
+				waitQueue(t, key, int64(i+1))
+			}
+			if err := holder.Release(ctx, hl); err != nil {
+				t.Fatal(err)
+			}
+			wg.Wait()
+			if want := []string{"c2", "c3", "c4"}; !equal(order, want) {
+				t.Fatalf("acquisition order %v, want %v", order, want)
+			}
+		})
+	}
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestFairDeadWaiter: a waiter at the head of the queue dies (its links
+// are cut, so it can neither poll nor leave). The fixed fair lock drops it
+// after WaiterTimeout and the next waiter gets the lock; fair-naive keeps
+// the dead head forever and the next waiter starves.
+func TestFairDeadWaiter(t *testing.T) {
+	const bound = 300 * time.Millisecond
+	for _, name := range []string{nameFair, nameFairNaive} {
+		t.Run(name, func(t *testing.T) {
+			heal(t)
+			ctx := context.Background()
+			key := testKey(t)
+			opt := Options{TTL: time.Second, RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond, WaiterTimeout: bound}
+			holder := newLock(t, name, "c1", opt)
+			hl, err := holder.Acquire(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dead := newLock(t, name, "c2", opt)
+			deadErr := make(chan error, 1)
+			go func() {
+				dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				defer cancel()
+				_, err := dead.Acquire(dctx, key)
+				deadErr <- err
+			}()
+			waitQueue(t, key, 1)
+			if err := testCluster.Cut(ctx, cluster.Links("c2", "n1")); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-deadErr; err == nil {
+				t.Fatal("dead waiter acquired through a cut link")
+			}
+			next := newLock(t, name, "c3", opt)
+			type result struct {
+				l   *Lease
+				err error
+				at  time.Time
+			}
+			res := make(chan result, 1)
+			nctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+			defer cancel()
+			go func() {
+				l, err := next.Acquire(nctx, key)
+				res <- result{l, err, time.Now()}
+			}()
+			waitQueue(t, key, 2)
+			released := time.Now()
+			if err := holder.Release(ctx, hl); err != nil {
+				t.Fatal(err)
+			}
+			r := <-res
+			switch name {
+			case nameFair:
+				if r.err != nil {
+					t.Fatalf("next waiter starved behind a dead head: %v", r.err)
+				}
+				t.Logf("next waiter got the lock %v after release (waiter bound %v)", r.at.Sub(released).Round(time.Millisecond), bound)
+				if r.at.Sub(released) > bound+500*time.Millisecond {
+					t.Errorf("next waiter waited %v, bound %v", r.at.Sub(released), bound)
+				}
+				_ = next.Release(ctx, r.l)
+			case nameFairNaive:
+				if !errors.Is(r.err, ErrNotObtained) {
+					t.Fatalf("fair-naive: next waiter got %v, want ErrNotObtained (starved)", r.err)
+				}
+				head, err := admin(t, "n1").ZRange(ctx, queueKey(key), 0, 0).Result()
+				if err != nil || len(head) != 1 {
+					t.Fatalf("fair-naive queue head: %v %v", head, err)
+				}
+				t.Logf("fair-naive: dead waiter still at the head after %v", time.Since(released).Round(time.Millisecond))
+			}
+		})
+	}
+}

@@ -1,0 +1,17 @@
+package lockimpl
+
+// Registry names of the locks.
+const (
+	nameSingle        = "single"
+	nameRenewable     = "renewable"
+	nameRedlock       = "redlock"
+	nameFair          = "fair"
+	nameFairNaive     = "fair-naive"
+	nameFenced        = "fenced"
+	nameFencedRedlock = "fenced-redlock"
+	nameUnsafeDel     = "unsafe-del"
+	nameUnsafeGetDel  = "unsafe-getdel"
+	nameUnsafeNoTTL   = "unsafe-nottl"
+	nameRedsync       = "redsync"
+	nameRedislock     = "redislock"
+)

@@ -1,0 +1,112 @@
+package lockimpl
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Options configure every lock; each lock reads the fields it needs. Zero
+// fields take the documented defaults (see withDefaults).
+type Options struct {
+	// TTL is the lease time-to-live asked of each server. Default 1s.
+	TTL time.Duration
+	// RetryMin and RetryMax bound the randomised (jittered, exponential)
+	// delay between two acquire attempts. Defaults 2ms and min(50ms, TTL/2).
+	RetryMin time.Duration
+	RetryMax time.Duration
+	// NodeTimeout bounds one command on one node: an acquire attempt, an
+	// extend, a release. It should be small against the TTL. Default
+	// TTL/10, at least 5ms.
+	NodeTimeout time.Duration
+	// DriftFactor is the fraction of the TTL reserved for clock drift
+	// between client and servers: a lease's validity ends at
+	// attemptStart + TTL - (TTL*DriftFactor + 2ms). Default 0.01; a
+	// negative value means no proportional drift (the 2ms stay).
+	DriftFactor float64
+	// RenewEvery is the renewable lock's watchdog interval. Default TTL/3.
+	RenewEvery time.Duration
+	// WaiterTimeout is how long the fair lock keeps a queued waiter that
+	// stopped polling (a crashed client) before dropping it, measured on the
+	// server's clock. Default max(TTL, 5*RetryMax).
+	WaiterTimeout time.Duration
+	// NodeNames names the nodes in client order, reported in Lease.Nodes.
+	// Default "n1".."nN".
+	NodeNames []string
+}
+
+// fixedDrift is the constant part of the drift allowance (Redlock's 2ms).
+const fixedDrift = 2 * time.Millisecond
+
+// withDefaults returns a copy with every zero field set, for n nodes.
+func (o Options) withDefaults(n int) Options {
+	if o.TTL <= 0 {
+		o.TTL = time.Second
+	}
+	if o.RetryMin <= 0 {
+		o.RetryMin = 2 * time.Millisecond
+	}
+	if o.RetryMax <= 0 {
+		o.RetryMax = min(50*time.Millisecond, o.TTL/2)
+	}
+	if o.RetryMax < o.RetryMin {
+		o.RetryMax = o.RetryMin
+	}
+	if o.NodeTimeout <= 0 {
+		o.NodeTimeout = max(o.TTL/10, 5*time.Millisecond)
+	}
+	if o.DriftFactor == 0 {
+		o.DriftFactor = 0.01
+	} else if o.DriftFactor < 0 {
+		o.DriftFactor = 0
+	}
+	if o.RenewEvery <= 0 {
+		o.RenewEvery = o.TTL / 3
+	}
+	if o.WaiterTimeout <= 0 {
+		o.WaiterTimeout = max(o.TTL, 5*o.RetryMax)
+	}
+	names := make([]string, n)
+	for i := range names {
+		if i < len(o.NodeNames) && o.NodeNames[i] != "" {
+			names[i] = o.NodeNames[i]
+		} else {
+			names[i] = fmt.Sprintf("n%d", i+1)
+		}
+	}
+	o.NodeNames = names
+	return o
+}
+
+// drift is the validity allowance subtracted from the TTL.
+func (o *Options) drift() time.Duration {
+	return time.Duration(float64(o.TTL)*o.DriftFactor) + fixedDrift
+}
+
+// validUntil is the monotonic validity deadline of a grant whose command
+// was sent no earlier than start: the server's TTL cannot have started
+// before start.
+func (o *Options) validUntil(start time.Time) time.Time {
+	return start.Add(o.TTL - o.drift())
+}
+
+// ClientOptions returns the go-redis options the locks expect for a node
+// (or proxy) at addr: context deadlines honoured (so NodeTimeout works)
+// and no automatic command retries. A silent retry of a SET whose reply
+// was lost would report "taken" for a lock the caller actually got, and a
+// retried release would report "not held" for a release that happened.
+func ClientOptions(addr string) *redis.Options {
+	return &redis.Options{
+		Addr:                  addr,
+		MaxRetries:            -1,
+		ContextTimeoutEnabled: true,
+		DialTimeout:           time.Second,
+		ReadTimeout:           3 * time.Second,
+		WriteTimeout:          3 * time.Second,
+		DisableIdentity:       true,
+	}
+}
+
+// NewClient is redis.NewClient(ClientOptions(addr)).
+func NewClient(addr string) *redis.Client { return redis.NewClient(ClientOptions(addr)) }

@@ -1,0 +1,57 @@
+package lockimpl
+
+import (
+	"context"
+	"errors"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// UnsafeGetDel is DELIBERATELY BROKEN: it releases with GET, a comparison
+// in the client, then DEL: two round trips, not atomic. If the lease
+// expires and another client takes the lock between the GET and the DEL
+// (latency, a pause), the DEL removes the other client's key. Catalogue
+// row 2.
+type UnsafeGetDel struct {
+	c   redis.UniversalClient
+	opt Options
+}
+
+// NewUnsafeGetDel returns the broken GET-then-DEL lock on one node.
+func NewUnsafeGetDel(c redis.UniversalClient, opt Options) *UnsafeGetDel {
+	return &UnsafeGetDel{c: c, opt: opt.withDefaults(1)}
+}
+
+// Acquire is Single's acquire.
+func (u *UnsafeGetDel) Acquire(ctx context.Context, key string) (*Lease, error) {
+	return acquireLoop(ctx, &u.opt, nameUnsafeGetDel, u.opt.NodeNames[0], key,
+		func(ctx context.Context, token string) (bool, int64, error) {
+			ok, err := setNX(ctx, u.c, key, token, u.opt.TTL)
+			return ok, 0, err
+		},
+		releaseCleanup(u.c, key))
+}
+
+// Release reads the key, compares it with the token, then deletes it (the
+// bug: the key may change hands in between). Each command has its own
+// NodeTimeout.
+func (u *UnsafeGetDel) Release(ctx context.Context, l *Lease) error {
+	l.MarkLost(ErrReleased)
+	gctx, cancel := context.WithTimeout(ctx, u.opt.NodeTimeout)
+	v, err := u.c.Get(gctx, l.Key).Result()
+	cancel()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return notHeld(nameUnsafeGetDel, "release", l.Key)
+	case err != nil:
+		return unknown(nameUnsafeGetDel, "release", l.Key, err)
+	case v != l.Token:
+		return notHeld(nameUnsafeGetDel, "release", l.Key)
+	}
+	dctx, cancel := context.WithTimeout(ctx, u.opt.NodeTimeout)
+	defer cancel()
+	if err := u.c.Del(dctx, l.Key).Err(); err != nil {
+		return unknown(nameUnsafeGetDel, "release", l.Key, err)
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package lockimpl
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"errors"
+	"math/rand/v2"
+	"net"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// newToken returns 16 random bytes from crypto/rand, hex encoded.
+func newToken() string {
+	var b [16]byte
+	_, _ = crand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}
+
+// backoff is the delay before retry number i (0 = after the first
+// attempt): exponential from RetryMin, capped at RetryMax, drawn uniformly
+// from the upper half so concurrent clients do not retry in lock step.
+func (o *Options) backoff(i int) time.Duration {
+	d := o.RetryMin
+	for ; i > 0 && d < o.RetryMax; i-- {
+		d *= 2
+	}
+	d = min(d, o.RetryMax)
+	half := d / 2
+	if half <= 0 {
+		return d
+	}
+	return half + rand.N(d-half+1)
+}
+
+// sleep waits d or until ctx ends; it reports whether the full delay passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// notSent reports whether err certainly means the command never reached
+// the server: the connection could not be dialled or taken from the pool.
+// Any other error after sending (a timeout, a reset) leaves the outcome
+// unknown.
+func notSent(err error) bool {
+	if err == nil {
+		return false
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	return errors.Is(err, errQueued) || errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, redis.ErrPoolExhausted) || errors.Is(err, redis.ErrClosed)
+}
+
+// cleanupCtx is a context for a best-effort cleanup after ctx may have
+// ended: it keeps ctx's values, not its cancellation, and lasts d.
+func cleanupCtx(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
