@@ -20,6 +20,7 @@ const (
 	WritesFile  = "writes.jsonl"
 	FinalFile   = "final.json" // the resource's counter values after the run
 	ResultsFile = "results.json"
+	LogFile     = "lockstorm.log"
 )
 
 // Load reads a stored run: its configuration, plan, history (a truncated

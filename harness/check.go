@@ -12,7 +12,11 @@ import (
 // the resource's counter values read after the run (nil when unknown, e.g.
 // when re-checking a crashed run).
 func Checkers(cfg Config, final map[string]int64) *checker.Composite {
-	lv := &checker.Liveness{Fair: cfg.Lock == "fair" || cfg.Lock == "fair-naive"}
+	lv := &checker.Liveness{
+		Fair:            cfg.Lock == "fair" || cfg.Lock == "fair-naive",
+		RequireRecovery: !cfg.SkipRecoveryCheck,
+		MaxWait:         cfg.MaxWait,
+	}
 	return checker.Standard(checker.Options{
 		Resource: &checker.Resource{FinalValues: final},
 		Liveness: lv,

@@ -46,11 +46,16 @@ func (s *slot) connect() (lockimpl.Locker, *resource.Client, []func() error, err
 		// context deadlines honoured: see lockimpl.ClientOptions.
 		o := lockimpl.ClientOptions(addr)
 		o.PoolSize = 4
+		// RESP2: a new connection sends nothing before its first command
+		// (no HELLO round trip), so a reconnect under a latency fault
+		// costs one round trip, as in most deployed clients.
+		o.Protocol = 2
 		rc := redis.NewClient(o)
 		rcs = append(rcs, rc)
 		closers = append(closers, rc.Close)
 	}
-	opt := lockimpl.Options{TTL: cfg.TTL, RenewEvery: cfg.RenewEvery, NodeNames: c.Nodes()}
+	opt := lockimpl.Options{TTL: cfg.TTL, RenewEvery: cfg.RenewEvery, NodeTimeout: cfg.NodeTimeout, NodeNames: c.Nodes(),
+		RenewHook: s.worker.RenewHook}
 	var lock lockimpl.Locker
 	var err error
 	if cfg.NewLock != nil {
@@ -98,6 +103,9 @@ func (s *slot) start(ctx context.Context, warm bool) error {
 	go func() {
 		defer close(done)
 		defer s.run.recoverPanic("client " + s.name)
+		if !workloads.Sleep(pctx, time.Until(s.run.rec.Start().Add(s.run.cfg.ClientsStartAt)), nil) && pctx.Err() != nil {
+			return
+		}
 		_ = s.run.workload.Run(pctx, s.worker)
 	}()
 	return nil
@@ -128,8 +136,12 @@ func (s *slot) crash(ctx context.Context) error {
 	if cancel == nil {
 		return errors.New("harness: slot " + s.name + " has no process")
 	}
-	cancel()
+	// Order matters: the process must not act again, so it is halted and
+	// its connections closed before its context ends (a lock's clean-up
+	// on cancellation, such as leaving a queue, must not reach a server).
+	s.worker.Halt()
 	closeAll(closers)
+	cancel()
 	select {
 	case <-done:
 	case <-ctx.Done():

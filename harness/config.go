@@ -8,6 +8,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -46,6 +47,9 @@ type Config struct {
 	TTL time.Duration `json:"ttl_ns"`
 	// RenewEvery is the watchdog interval of renewable locks. Default TTL/3.
 	RenewEvery time.Duration `json:"renew_every_ns"`
+	// NodeTimeout bounds one lock command on one node (lockimpl default
+	// TTL/10). Raise it for runs with latency faults longer than that.
+	NodeTimeout time.Duration `json:"node_timeout_ns,omitempty"`
 	// Fencing makes the resource reject stale fencing tokens.
 	Fencing bool `json:"fencing"`
 	// Persistence of the Redis nodes. Default none.
@@ -66,6 +70,22 @@ type Config struct {
 	Plan *nemesis.Plan `json:"plan,omitempty"`
 	// Workloads tunes the workload; zero fields take defaults from the TTL.
 	Workloads workloads.Options `json:"workload_options"`
+	// ClientsStartAt delays the clients' first round to this time after the
+	// run starts, so that faults scripted at time 0 (a partition shaping
+	// who can reach which node) are in place first. Default 0.
+	ClientsStartAt time.Duration `json:"clients_start_at_ns,omitempty"`
+	// MaxWait makes an acquire that waited longer a liveness violation
+	// (starvation). 0 means not checked.
+	MaxWait time.Duration `json:"max_wait_ns,omitempty"`
+	// SkipRecoveryCheck turns off the liveness requirement that clients
+	// acquire again once faults are healed (and that no lock stays held
+	// forever). It is on by default.
+	SkipRecoveryCheck bool `json:"skip_recovery_check,omitempty"`
+	// OnProgress, when set, is called about twice a second during the run
+	// and once at its end.
+	OnProgress func(Progress) `json:"-"`
+	// Log, when set, receives a copy of lockstorm.log as it is written.
+	Log io.Writer `json:"-"`
 	// KeepClusterDir keeps the nodes' data directories after the run.
 	KeepClusterDir bool `json:"keep_cluster_dir"`
 }

@@ -56,7 +56,7 @@ func (r *run) runNemesis(ctx context.Context, res *Result) error {
 		<-ctx.Done()
 		return nil
 	}
-	runner := &nemesis.Runner{Set: r.nemSet, Cluster: r.cluster, Rec: r.rec, Logf: r.logf}
+	runner := &nemesis.Runner{Set: r.nemSet, Cluster: r.cluster, Rec: r.rec, Logf: r.logf, Resolve: r.resolve}
 	err := runner.Run(ctx, *r.plan)
 	if err == nil {
 		<-ctx.Done()

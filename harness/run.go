@@ -51,6 +51,7 @@ type run struct {
 	plan     *nemesis.Plan
 	nemSet   nemesis.Set
 	logf     func(format string, args ...any)
+	log      *runLog
 
 	workCtx  context.Context // hard context of the workers
 	stopWork chan struct{}   // closed at the time limit: no new rounds
@@ -93,6 +94,18 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return nil, err
 	}
 	res = &Result{Dir: dir, Config: cfg, Plan: r.plan}
+	log, err := openLog(dir, cfg.Log)
+	if err != nil {
+		return res, err
+	}
+	defer log.close()
+	r.log = log
+	r.logf = log.logf
+	r.logf("run %s: lock %s, workload %s, %d nodes, %d clients, ttl %v, fencing %v, seed %d",
+		cfg.Name, cfg.Lock, cfg.Workload, cfg.Nodes, cfg.Clients, cfg.TTL, cfg.Fencing, cfg.Seed)
+	if r.plan != nil {
+		r.logf("fault plan: %d faults, final heal at %v", len(r.plan.Steps), r.plan.HealAt)
+	}
 	if err := writeJSON(filepath.Join(dir, TestFile), testFile{Config: cfg, Plan: r.plan, Versions: versions(nil, cfg)}); err != nil {
 		return res, err
 	}
@@ -107,6 +120,10 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return res, fmt.Errorf("harness: start cluster: %w", err)
 	}
 	r.cluster = c
+	for _, n := range c.Nodes() {
+		a, _ := c.AdminAddr(n)
+		r.logf("node %s at %s", n, a)
+	}
 	r.nemSet = nemesis.New(nemesis.Env{Cluster: c, CrashClient: r.crashClient})
 	defer func() {
 		if serr := c.Stop(); serr != nil && err == nil {
@@ -153,6 +170,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 	}
 	res.Verdict, err = Check(context.WithoutCancel(ctx), cfg, res.History, res.Final, dir)
+	r.logf("verdict: %s", res.Verdict.Valid)
 	return res, err
 }
 
@@ -199,10 +217,22 @@ func (r *run) execute(ctx context.Context, res *Result) (err error) {
 
 	timer := time.NewTimer(r.cfg.TimeLimit)
 	defer timer.Stop()
-	select {
-	case <-timer.C:
-	case <-ctx.Done():
-		res.Interrupted = true
+	tick := time.NewTicker(progressInterval)
+	defer tick.Stop()
+	var tr tracker
+	start := time.Now()
+wait:
+	for {
+		select {
+		case <-timer.C:
+			break wait
+		case <-ctx.Done():
+			res.Interrupted = true
+			r.logf("interrupted: %v", context.Cause(ctx))
+			break wait
+		case <-tick.C:
+			r.progress(&tr, start, false)
+		}
 	}
 	close(r.stopWork)
 	// Let rounds in flight finish (and release), then cut them off.
@@ -222,10 +252,25 @@ func (r *run) execute(ctx context.Context, res *Result) (err error) {
 	for _, s := range r.slots {
 		s.close()
 	}
+	r.progress(&tr, start, true)
 	if nerr != nil && !errors.Is(nerr, context.Canceled) {
 		return nerr
 	}
 	return nil
+}
+
+// progress logs new nemesis records and reports a snapshot.
+func (r *run) progress(tr *tracker, start time.Time, done bool) {
+	for _, op := range r.rec.Since(tr.seen) {
+		if op.IsNemesis() && op.Type != history.Invoke {
+			r.logf("nemesis %s %s %s: %s %s", op.F, op.Type, op.Fault, op.Detail, op.Error)
+		}
+	}
+	p := tr.snapshot(r, start)
+	p.Done = done
+	if r.cfg.OnProgress != nil {
+		r.cfg.OnProgress(p)
+	}
 }
 
 func (r *run) waitSlots() {

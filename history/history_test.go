@@ -170,3 +170,17 @@ func TestOddStringsStayValidJSON(t *testing.T) {
 		t.Fatalf("text changed: %q", h[0].Error)
 	}
 }
+
+func TestSince(t *testing.T) {
+	r := NewRecorder(nil)
+	for i := 0; i < chunkSize*2+10; i++ {
+		r.Record(Op{Type: Invoke, F: FRead})
+	}
+	for _, from := range []int{0, 5, chunkSize - 1, chunkSize, chunkSize*2 + 9, chunkSize*2 + 10, -3} {
+		got := r.Since(from)
+		want := max(from, 0)
+		if len(got) != r.Len()-want || (len(got) > 0 && got[0].Index != int64(want)) {
+			t.Fatalf("Since(%d): %d records starting at %v", from, len(got), got)
+		}
+	}
+}

@@ -178,3 +178,25 @@ func (r *Recorder) Close() error {
 	<-r.done
 	return err
 }
+
+// Since returns a copy of the records with index i and later.
+func (r *Recorder) Since(i int) History {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i < 0 {
+		i = 0
+	}
+	if i >= r.n {
+		return nil
+	}
+	h := make(History, 0, r.n-i)
+	for c := i / chunkSize; c < len(r.chunks); c++ {
+		chunk := r.chunks[c]
+		from := 0
+		if c == i/chunkSize {
+			from = i % chunkSize
+		}
+		h = append(h, chunk[from:]...)
+	}
+	return h
+}

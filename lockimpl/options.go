@@ -31,6 +31,13 @@ type Options struct {
 	// stopped polling (a crashed client) before dropping it, measured on the
 	// server's clock. Default max(TTL, 5*RetryMax).
 	WaiterTimeout time.Duration
+	// RenewHook, when set, is told about every watchdog renewal (the
+	// renewable lock): it is called just before the renewal is sent and
+	// returns a function called once with the outcome — nil means the lease
+	// was extended and Validity is the new deadline; an error wrapping
+	// ErrNotHeld means certainly not extended; any other error is unknown.
+	// The harness records renewals through it.
+	RenewHook func(l *Lease) (done func(err error))
 	// NodeNames names the nodes in client order, reported in Lease.Nodes.
 	// Default "n1".."nN".
 	NodeNames []string

@@ -86,8 +86,13 @@ func (r *Renewable) watch(ctx context.Context, l *Lease, w *watchdog) {
 	}
 }
 
-// renew extends the lease once with a deadline inside its remaining validity.
-func (r *Renewable) renew(ctx context.Context, l *Lease, remaining time.Duration) error {
+// renew extends the lease once with a deadline inside its remaining
+// validity, telling Options.RenewHook about it.
+func (r *Renewable) renew(ctx context.Context, l *Lease, remaining time.Duration) (err error) {
+	if r.opt.RenewHook != nil {
+		done := r.opt.RenewHook(l)
+		defer func() { done(err) }()
+	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, min(remaining*9/10, max(r.opt.NodeTimeout, r.opt.RenewEvery)))
 	defer cancel()

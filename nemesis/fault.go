@@ -137,6 +137,15 @@ func (t Topology) ttl() time.Duration {
 	return t.TTL
 }
 
+// Client placeholders a scripted fault may name in Clients; the Runner's
+// Resolve hook replaces them when the fault starts. They make a fault hit
+// the process that matters (Jepsen's targeted nemeses): pause the client
+// holding the lock, crash one waiting in the queue.
+const (
+	TargetHolder = "@holder" // the client holding the lock now
+	TargetWaiter = "@waiter" // a client waiting in acquire now
+)
+
 // Nemesis is one kind of fault. Draw must take every random choice from r
 // alone (same source state, same fault). Start applies a fault, Stop
 // removes it; both are safe to call again and Stop is safe after a failed

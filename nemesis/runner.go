@@ -44,6 +44,11 @@ type Runner struct {
 	// CleanupTimeout bounds cleanup after cancellation (default
 	// DefaultCleanupTimeout).
 	CleanupTimeout time.Duration
+	// Resolve, if set, rewrites a fault just before it starts; the stop
+	// and the records use the rewritten fault. The harness uses it to turn
+	// the placeholders TargetHolder and TargetWaiter into the client that
+	// holds, or waits for, the lock at that moment.
+	Resolve func(Fault) Fault
 
 	opMu   sync.Mutex       // one nemesis op at a time
 	mu     sync.Mutex       // guards active
@@ -159,6 +164,9 @@ func (r *Runner) start(ctx context.Context, i int, f Fault) {
 	nem, err := r.Set.Get(f.Kind)
 	if err != nil {
 		return // Validate ruled this out
+	}
+	if r.Resolve != nil {
+		f = r.Resolve(f)
 	}
 	r.mu.Lock()
 	if r.active == nil {

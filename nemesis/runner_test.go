@@ -110,7 +110,8 @@ func TestRunnerCancelMidFaultHeals(t *testing.T) {
 // A short random plan over every kind runs to completion, records one
 // start and one stop per step, and heals.
 func TestRunnerRandomPlan(t *testing.T) {
-	c := startCluster(t, 3, "c1", "c2")
+	// n1 has a replica so that failover is among the kinds that can run.
+	c := startReplicated(t, cluster.PromoteManual, 3, "c1", "c2")
 	var crashed []string
 	env := Env{Cluster: c, CrashClient: func(ctx context.Context, cl string) error {
 		crashed = append(crashed, cl)

@@ -8,7 +8,7 @@ import (
 // Kinds lists every implemented fault kind, in a fixed order.
 var Kinds = []string{
 	KindPartition, KindLatency, KindClientPause, KindClientCrash,
-	KindServerPause, KindCrash, KindClockJump,
+	KindServerPause, KindCrash, KindClockJump, KindFailover,
 }
 
 // Set maps a fault kind to the nemesis that draws and applies it.
@@ -26,6 +26,7 @@ func New(env Env) Set {
 		KindServerPause: &ServerPause{Env: env},
 		KindCrash:       &Crash{Env: env},
 		KindClockJump:   &ClockJump{Env: env},
+		KindFailover:    &Failover{Env: env},
 	}
 }
 

@@ -48,6 +48,25 @@ type Worker struct {
 
 	mu      sync.Mutex
 	process int
+	halted  bool
+	dogs    map[*lockimpl.Lease]int // watchdog process per lease
+}
+
+// errHalted is returned by operations of a halted (crashed) process.
+var errHalted = errors.New("workloads: process crashed")
+
+// Halt stops the current process from invoking anything more: the first
+// step of a crash, before its connections close.
+func (w *Worker) Halt() {
+	w.mu.Lock()
+	w.halted = true
+	w.mu.Unlock()
+}
+
+func (w *Worker) isHalted() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.halted
 }
 
 // NewWorker returns a worker whose first process is process.
@@ -66,6 +85,7 @@ func (w *Worker) Process() int {
 func (w *Worker) Crash() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.halted = false
 	w.process = w.Procs.Fresh()
 	return w.process
 }
@@ -94,6 +114,9 @@ func (w *Worker) do(ctx context.Context, op history.Op, fn func(ctx context.Cont
 	if err := ctx.Err(); err != nil {
 		return op, err
 	}
+	if w.isHalted() {
+		return op, errHalted
+	}
 	op.Process = w.Process()
 	op.Type = history.Invoke
 	w.Rec.Record(op)
@@ -103,7 +126,7 @@ func (w *Worker) do(ctx context.Context, op history.Op, fn func(ctx context.Cont
 		op.Error = err.Error()
 	}
 	done := w.Rec.Record(op)
-	if op.Type == history.Info {
+	if op.Type == history.Info && !w.isHalted() {
 		w.Crash()
 	}
 	return done, err
@@ -138,10 +161,50 @@ func (w *Worker) AcquireKey(ctx context.Context, key string) (*lockimpl.Lease, e
 func (w *Worker) Release(ctx context.Context, l *lockimpl.Lease) error {
 	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
 	defer cancel()
+	defer func() {
+		w.mu.Lock()
+		delete(w.dogs, l)
+		w.mu.Unlock()
+	}()
 	_, err := w.do(ctx, history.Op{F: history.FRelease, Key: l.Key, Token: l.Token, Fence: l.Fence}, func(ctx context.Context, op *history.Op) error {
 		return w.Lock.Release(ctx, l)
 	}, lockimpl.ErrNotHeld)
 	return err
+}
+
+// RenewHook records each watchdog renewal of a lease as an extend op pair
+// under a process of its own (the watchdog runs beside the holder, and a
+// Jepsen process is single-threaded). Install it as lockimpl.Options.RenewHook.
+func (w *Worker) RenewHook(l *lockimpl.Lease) func(error) {
+	if w.isHalted() {
+		return func(error) {}
+	}
+	w.mu.Lock()
+	if w.dogs == nil {
+		w.dogs = map[*lockimpl.Lease]int{}
+	}
+	p, ok := w.dogs[l]
+	if !ok {
+		p = w.Procs.Fresh()
+		w.dogs[l] = p
+	}
+	w.mu.Unlock()
+	op := history.Op{Type: history.Invoke, Process: p, F: history.FExtend, Key: l.Key, Token: l.Token, Fence: l.Fence, TTL: int64(w.TTL), Detail: "watchdog"}
+	w.Rec.Record(op)
+	return func(err error) {
+		op.Type = outcome(err, lockimpl.ErrNotHeld)
+		if err != nil {
+			op.Error = err.Error()
+		} else {
+			op.Validity = w.Rec.At(l.Validity())
+		}
+		w.Rec.Record(op)
+		if err != nil {
+			w.mu.Lock()
+			delete(w.dogs, l) // the watchdog stops after a failed renewal
+			w.mu.Unlock()
+		}
+	}
 }
 
 // Read records a resource read of key.
@@ -187,7 +250,7 @@ func (w *Worker) Lost(l *lockimpl.Lease) {
 
 // Continue reports whether the worker should start another round.
 func (w *Worker) Continue(ctx context.Context) bool {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || w.isHalted() {
 		return false
 	}
 	select {

@@ -31,7 +31,9 @@ type Options struct {
 	HoldMin, HoldMax time.Duration
 	// AcquireTimeout bounds one acquire call. Default 2 x TTL.
 	AcquireTimeout time.Duration
-	// OpTimeout bounds one resource or release call. Default TTL.
+	// OpTimeout bounds one resource or release call. Default 4 x TTL: a
+	// client's own calls must outlast a client pause (up to 3 x TTL by
+	// default), as a paused process does not time out its own requests.
 	OpTimeout time.Duration
 	// Think is the pause between two rounds of one client. Default TTL/20.
 	Think time.Duration
@@ -56,7 +58,7 @@ func (o Options) WithDefaults(ttl time.Duration) Options {
 		o.AcquireTimeout = 2 * ttl
 	}
 	if o.OpTimeout <= 0 {
-		o.OpTimeout = ttl
+		o.OpTimeout = 4 * ttl
 	}
 	if o.Think <= 0 {
 		o.Think = ttl / 20

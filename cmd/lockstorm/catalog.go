@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lockstorm/lockstorm/catalog"
+	"github.com/lockstorm/lockstorm/reports"
+)
+
+func catalogCommand() *cobra.Command {
+	var (
+		o    catalog.Options
+		only string
+	)
+	cmd := &cobra.Command{
+		Use:   "catalog",
+		Short: "run the anomaly catalogue and compare expected with observed verdicts",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, s := range strings.Split(only, ",") {
+				if s = strings.TrimSpace(s); s == "" {
+					continue
+				}
+				n, err := strconv.Atoi(s)
+				if err != nil {
+					return usage("--only must be a comma-separated list of row numbers like 2,9,11, got %q", only)
+				}
+				o.Only = append(o.Only, n)
+			}
+			rows, err := catalog.Select(o)
+			if err != nil {
+				return setupError(err)
+			}
+			o.Report = reports.Write
+			o.Progress = os.Stdout
+			fmt.Printf("running %d catalogue rows (seed %d)\n", len(rows), o.Seed)
+			out := catalog.Run(cmd.Context(), rows, o)
+			bad := 0
+			for _, oc := range out {
+				if !oc.Agree {
+					bad++
+				}
+			}
+			if len(out) < len(rows) {
+				return &exitError{code: exitUnknown, err: fmt.Errorf("interrupted after %d of %d rows", len(out), len(rows))}
+			}
+			if bad > 0 {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("%d of %d catalogue rows disagree with DESIGN.md", bad, len(out))}
+			}
+			fmt.Printf("all %d rows agree\n", len(out))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.Quick, "quick", false, "run the quick subset (under 3 minutes)")
+	f.StringVar(&only, "only", "", "comma-separated row numbers to run, e.g. 2,9,11")
+	f.Int64Var(&o.Seed, "seed", 1, "seed of every row's run")
+	f.StringVar(&o.Store, "store", "store", "folder of the run store")
+	return cmd
+}

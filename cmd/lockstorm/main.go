@@ -1,0 +1,102 @@
+// Command lockstorm runs Jepsen-style correctness tests of Redis locks
+// under injected faults. It maps flags to a harness configuration and
+// prints what the harness and checkers found; the logic lives in the
+// packages it calls.
+//
+// Exit status: 0 valid, 1 invalid, 2 usage or setup error, 3 unknown.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lockstorm/lockstorm/cluster"
+)
+
+// Exit statuses.
+const (
+	exitValid   = 0
+	exitInvalid = 1
+	exitUsage   = 2
+	exitUnknown = 3
+)
+
+// exitError carries an exit status out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+
+func usage(format string, a ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
+}
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	defer cluster.StopAll()
+	ctx, stop := interruptContext()
+	defer stop()
+
+	root := &cobra.Command{
+		Use:           "lockstorm",
+		Short:         "Jepsen-style fault injection and checking for Redis distributed locks",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
+	root.AddCommand(runCommand(), analyzeCommand(), catalogCommand())
+	err := root.ExecuteContext(ctx)
+	var ee *exitError
+	switch {
+	case err == nil:
+		return exitValid
+	case errors.As(err, &ee):
+		if ee.err != nil {
+			fmt.Fprintln(os.Stderr, "lockstorm:", ee.err)
+		}
+		return ee.code
+	default:
+		// cobra's own errors: unknown command, missing argument.
+		fmt.Fprintln(os.Stderr, "lockstorm:", err)
+		return exitUsage
+	}
+}
+
+// interruptContext ends on the first SIGINT or SIGTERM, so the run heals
+// every fault and stops cleanly; a second signal stops every node at once
+// and exits.
+func interruptContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+		fmt.Fprintln(os.Stderr, "lockstorm: interrupted: healing faults and stopping (again to force)")
+		cancel()
+		if _, ok := <-ch; ok {
+			_ = cluster.StopAll()
+			os.Exit(130)
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}

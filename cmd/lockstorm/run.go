@@ -1,0 +1,131 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/reports"
+	"github.com/lockstorm/lockstorm/workloads"
+)
+
+// runFlags binds `lockstorm run`'s flags; defaults live in harness.
+func runFlags(fs *pflag.FlagSet, c *harness.Config, nem *string, persistence *string, plan *string) {
+	fs.StringVar(&c.Name, "name", "", "test name in the store (default <lock>-<workload>)")
+	fs.StringVar(&c.Lock, "lock", "single", "lock under test: "+strings.Join(lockimpl.Names(), ", "))
+	fs.StringVar(&c.Workload, "workload", "counter", "workload: "+strings.Join(workloads.Names(), ", "))
+	fs.StringVar(nem, "nemesis", "", "comma-separated faults: "+strings.Join(nemesis.Kinds, ", ")+" (default none)")
+	fs.IntVar(&c.Nodes, "nodes", 0, "Redis nodes (default 1; 5 for redlock, fenced-redlock, redsync)")
+	fs.IntVar(&c.Clients, "clients", 4, "concurrent clients")
+	fs.DurationVar(&c.TTL, "ttl", 0, "lease time-to-live (default 1s)")
+	fs.DurationVar(&c.RenewEvery, "renew-every", 0, "watchdog renewal interval of renewable locks (default ttl/3)")
+	fs.BoolVar(&c.Fencing, "fencing", false, "the resource rejects writes with stale fencing tokens")
+	fs.StringVar(persistence, "persistence", "none", "Redis persistence: none, aof-everysec, aof-always")
+	fs.DurationVar(&c.TimeLimit, "time-limit", 0, "length of the run (default 20s)")
+	fs.DurationVar(&c.FaultInterval, "fault-interval", 0, "mean time between faults (default 3s)")
+	fs.Int64Var(&c.Seed, "seed", 0, "seed of the run's random source (default: drawn, and printed)")
+	fs.StringVar(&c.Store, "store", "store", "folder of the run store")
+	fs.StringVar(&c.Provider, "provider", "local", "where Redis runs: local")
+	fs.StringVar(plan, "config", "", "YAML test plan; flags given explicitly override it")
+}
+
+func runCommand() *cobra.Command {
+	var (
+		cfg                   harness.Config
+		nem, persistence, pln string
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "run one test: a lock, a workload and faults; check it and write the report",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			final, err := mergePlan(cmd.Flags(), cfg, nem, persistence, pln)
+			if err != nil {
+				return err
+			}
+			if _, err := final.WithDefaults(); err != nil {
+				return usage("%v", strings.TrimPrefix(err.Error(), harness.ErrConfig.Error()+": "))
+			}
+			progress := reports.NewProgress(os.Stderr)
+			final.OnProgress = progress.Update
+			res, err := harness.Run(cmd.Context(), final)
+			if err != nil {
+				return setupError(err)
+			}
+			return finish(res)
+		},
+	}
+	runFlags(cmd.Flags(), &cfg, &nem, &persistence, &pln)
+	return cmd
+}
+
+// mergePlan applies a YAML plan, then every flag given explicitly.
+func mergePlan(fs *pflag.FlagSet, flags harness.Config, nem, persistence, planPath string) (harness.Config, error) {
+	flags.Persistence = cluster.Persistence(persistence)
+	if nem != "" {
+		flags.Nemesis = strings.Split(nem, ",")
+	}
+	if planPath == "" {
+		return flags, nil
+	}
+	c, err := harness.LoadPlan(planPath)
+	if err != nil {
+		return c, usage("%v", strings.TrimPrefix(err.Error(), harness.ErrConfig.Error()+": "))
+	}
+	set := func(name string, apply func()) {
+		if fs.Changed(name) {
+			apply()
+		}
+	}
+	set("name", func() { c.Name = flags.Name })
+	set("lock", func() { c.Lock = flags.Lock })
+	set("workload", func() { c.Workload = flags.Workload })
+	set("nemesis", func() { c.Nemesis = flags.Nemesis })
+	set("nodes", func() { c.Nodes = flags.Nodes })
+	set("clients", func() { c.Clients = flags.Clients })
+	set("ttl", func() { c.TTL = flags.TTL })
+	set("renew-every", func() { c.RenewEvery = flags.RenewEvery })
+	set("fencing", func() { c.Fencing = flags.Fencing })
+	set("persistence", func() { c.Persistence = flags.Persistence })
+	set("time-limit", func() { c.TimeLimit = flags.TimeLimit })
+	set("fault-interval", func() { c.FaultInterval = flags.FaultInterval })
+	set("seed", func() { c.Seed = flags.Seed })
+	set("store", func() { c.Store = flags.Store })
+	set("provider", func() { c.Provider = flags.Provider })
+	return c, nil
+}
+
+// setupError maps a harness error to exit status 2 with one line.
+func setupError(err error) error {
+	msg := err.Error()
+	if errors.Is(err, harness.ErrConfig) {
+		msg = strings.TrimPrefix(msg, harness.ErrConfig.Error()+": ")
+	}
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return &exitError{code: exitUsage, err: errors.New(msg)}
+}
+
+// finish writes the report, prints the summary and picks the exit status.
+func finish(res *harness.Result) error {
+	if err := reports.Write(res); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	reports.Summary(os.Stdout, res)
+	switch res.Verdict.Valid {
+	case checker.Valid:
+		return nil
+	case checker.Invalid:
+		return &exitError{code: exitInvalid}
+	}
+	return &exitError{code: exitUnknown}
+}
