@@ -135,6 +135,15 @@ func (l *Lock) lockOps(h history.History) ([]porcupine.Operation, []string, []*o
 		}
 		if kind != lkRelease {
 			in.exp = l.expiry(o.Call, in.ttl)
+			// A validity the client recorded tightens the bound: a lock
+			// computes it from the start of its final attempt (after the
+			// invoke, before the server acted), so it is the same promise
+			// seen from a later instant. It is capped by what the history
+			// alone allows (the server acted before the return), so a
+			// lock that overstates its validity is held to no more.
+			if in.out == outOK && o.Validity > in.exp {
+				in.exp = min(o.Validity, l.expiry(o.Return, in.ttl))
+			}
 		}
 		keys[o.Key] = true
 		md := fmt.Sprintf("ops %d,%d", o.Inv, o.Ret)

@@ -112,6 +112,17 @@ func TestLockModel(t *testing.T) {
 			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(10)).
 			op(20, 21, history.OK, 1, "acquire", K, "b", ttl(10)).
 			op(22, 23, history.OK, 0, "extend", K, "a", ttl(10)), Invalid},
+		// a waited 0..500 and its final attempt started at 450: the
+		// recorded validity (550) is the promise, not invoke+TTL (100).
+		{"recorded validity tightens a long wait's lease", exact(), new(hb).
+			op(0, 500, history.OK, 0, "acquire", K, "a", ttl(100), validity(550)).
+			op(510, 520, history.OK, 1, "acquire", K, "b", ttl(100)), Invalid},
+		{"without a validity the long wait proves nothing", exact(), new(hb).
+			op(0, 500, history.OK, 0, "acquire", K, "a", ttl(100)).
+			op(510, 520, history.OK, 1, "acquire", K, "b", ttl(100)), Valid},
+		{"an overstated validity is capped at return+TTL", exact(), new(hb).
+			op(0, 500, history.OK, 0, "acquire", K, "a", ttl(100), validity(5000)).
+			op(610, 620, history.OK, 1, "acquire", K, "b", ttl(100)), Valid},
 		{"no TTL: the lock never expires", exact(), new(hb).
 			op(0, 1, history.OK, 0, "acquire", K, "a").
 			op(5000, 5001, history.OK, 1, "acquire", K, "b"), Invalid},
