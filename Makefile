@@ -10,14 +10,22 @@ deps:
 build:
 	$(GO) build -o bin/lockstorm ./cmd/lockstorm
 
-## demo: the main job on the local provider
-demo: deps
-	$(GO) run ./cmd/lockstorm demo
+DEMO_FLAGS ?= --lock redlock --workload counter --nemesis partition,latency,server-pause,crash \
+	--persistence aof-everysec --time-limit 20s --seed 1
 
-## test: every test, against real redis-server processes
-test: deps
+## demo: the main job on the local provider: Redlock on 5 nodes under faults
+demo: deps build
+	./bin/lockstorm run $(DEMO_FLAGS)
+
+## test: every test against real redis-server processes, then the quick catalogue
+test: deps build
 	$(GO) vet $(PKGS)
 	$(GO) test -short -count=1 -timeout 40m $(PKGS)
+	./bin/lockstorm catalog --quick --store $${TMPDIR:-/tmp}/lockstorm-catalog
+
+## catalog: the whole anomaly catalogue of DESIGN.md
+catalog: deps build
+	./bin/lockstorm catalog
 
 ## test-long: every test including the long catalogue runs (no -short)
 test-long: deps

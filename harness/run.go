@@ -302,9 +302,22 @@ func (r *run) crashClient(ctx context.Context, client string) error {
 
 func newRunDir(store, name string) (string, error) {
 	base := filepath.Join(store, name)
-	dir := filepath.Join(base, time.Now().Format("20060102T150405.000"))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(base, 0o755); err != nil {
 		return "", fmt.Errorf("harness: store: %w", err)
+	}
+	var dir string
+	for {
+		// A new folder per run, never an existing one: two runs started
+		// in the same millisecond take the next millisecond's name.
+		dir = filepath.Join(base, time.Now().Format(runDirLayout))
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("harness: store: %w", err)
+		}
+		time.Sleep(time.Millisecond)
 	}
 	latest := filepath.Join(base, "latest")
 	_ = os.Remove(latest)

@@ -1,0 +1,65 @@
+package reports
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"path/filepath"
+
+	"github.com/lockstorm/lockstorm/harness"
+)
+
+// storeIndex is the page listing a store's runs.
+var storeIndex = template.Must(template.New("runs").Funcs(template.FuncMap{"verdictText": verdictText, "verdictClass": verdictClass}).Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>lockstorm runs</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px solid #ddd;text-align:left}
+.valid{color:#1a7f37;font-weight:bold}.invalid{color:#cf222e;font-weight:bold}.unknown{color:#9a6700;font-weight:bold}
+</style></head><body>
+<h1>lockstorm runs</h1>
+<p>{{len .}} runs in this store, newest first.</p>
+<table><tr><th>started</th><th>test</th><th>verdict</th><th>lock</th><th>workload</th><th>faults</th><th>seed</th><th>files</th></tr>
+{{range .}}<tr>
+<td>{{.Started.Format "2006-01-02 15:04:05"}}</td><td>{{.Test}}</td>
+<td class="{{verdictClass .}}">{{verdictText .}}</td>
+<td>{{.Config.Lock}}</td><td>{{.Config.Workload}}</td><td>{{range $i, $f := .Config.Nemesis}}{{if $i}}, {{end}}{{$f}}{{else}}{{if .Config.Plan}}scripted{{else}}none{{end}}{{end}}</td>
+<td>{{.Config.Seed}}</td>
+<td><a href="/runs/{{.Dir}}/index.html">report</a> · <a href="/runs/{{.Dir}}/">files</a></td>
+</tr>{{end}}
+</table></body></html>
+`))
+
+func verdictText(r harness.RunInfo) string {
+	if !r.Checked {
+		return "not checked"
+	}
+	return verdictWord(r.Verdict)
+}
+
+func verdictClass(r harness.RunInfo) string {
+	if !r.Checked {
+		return "unknown"
+	}
+	return r.Verdict.String()
+}
+
+// StoreHandler serves a store: "/" lists the runs with their verdicts,
+// newest first; "/runs/..." serves each run's files.
+func StoreHandler(store string) http.Handler {
+	t := storeIndex
+	mux := http.NewServeMux()
+	mux.Handle("/runs/", http.StripPrefix("/runs/", http.FileServer(http.Dir(filepath.Clean(store)))))
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		runs, err := harness.ListRuns(store)
+		if err != nil {
+			http.Error(w, fmt.Sprintf("store %s: %v", store, err), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if err := t.Execute(w, runs); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	})
+	return mux
+}

@@ -1,0 +1,99 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
+)
+
+// summaryAnomalies is how many anomalies the summary lists.
+const summaryAnomalies = 5
+
+// Summary writes the short verdict summary printed at the end of a run:
+// the verdict, each checker's verdict, the first anomalies with their op
+// indices, how to replay, and where the report is.
+func Summary(w io.Writer, res *harness.Result) {
+	v := res.Verdict
+	fmt.Fprintf(w, "verdict: %s\n", verdictWord(v.Valid))
+	if v.Error != "" {
+		fmt.Fprintf(w, "  %s\n", v.Error)
+	}
+	for _, c := range v.Results {
+		line := fmt.Sprintf("  %-10s %s", c.Name, verdictWord(c.Valid))
+		if c.Error != "" {
+			line += "  (" + c.Error + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+	var shown int
+	for _, c := range v.Results {
+		for _, a := range c.Anomalies {
+			if !a.Fatal || shown == summaryAnomalies {
+				continue
+			}
+			if shown == 0 {
+				fmt.Fprintln(w, "anomalies:")
+			}
+			shown++
+			fmt.Fprintf(w, "  [%s] %s: %s (ops %s)%s\n", c.Name, a.Kind, a.Text, opList(a.Ops), faultNote(a.Faults))
+		}
+	}
+	if v.Valid != checker.Valid {
+		fmt.Fprintf(w, "seed: %d  (replay: %s)\n", res.Config.Seed, ReplayCommand(res.Config))
+	}
+	if res.Dir != "" {
+		fmt.Fprintf(w, "report: %s\n", filepath.Join(res.Dir, "index.html"))
+	}
+}
+
+func verdictWord(v checker.Validity) string {
+	switch v {
+	case checker.Valid:
+		return "valid"
+	case checker.Invalid:
+		return "INVALID"
+	}
+	return "unknown"
+}
+
+func opList(ops []int64) string {
+	parts := make([]string, 0, len(ops))
+	for i, o := range ops {
+		if i == 8 {
+			parts = append(parts, "...")
+			break
+		}
+		parts = append(parts, fmt.Sprint(o))
+	}
+	return strings.Join(parts, ",")
+}
+
+func faultNote(f []string) string {
+	if len(f) == 0 {
+		return ""
+	}
+	return " during " + strings.Join(f, ", ")
+}
+
+// ReplayCommand is the lockstorm run command line that replays cfg's
+// schedule with its seed.
+func ReplayCommand(c harness.Config) string {
+	parts := []string{"lockstorm run", "--lock " + c.Lock, "--workload " + c.Workload}
+	if len(c.Nemesis) > 0 {
+		parts = append(parts, "--nemesis "+strings.Join(c.Nemesis, ","))
+	}
+	parts = append(parts, fmt.Sprintf("--nodes %d --clients %d --ttl %v", c.Nodes, c.Clients, c.TTL))
+	if c.RenewEvery > 0 {
+		parts = append(parts, fmt.Sprintf("--renew-every %v", c.RenewEvery))
+	}
+	if c.Fencing {
+		parts = append(parts, "--fencing")
+	}
+	parts = append(parts, fmt.Sprintf("--persistence %s --time-limit %v --fault-interval %v --seed %d",
+		c.Persistence, c.TimeLimit, c.FaultInterval, c.Seed))
+	return strings.Join(parts, " ")
+}
