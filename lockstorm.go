@@ -1,0 +1,81 @@
+// Package lockstorm runs Jepsen-style lock tests from Go code, so a chaos
+// test of your own lock lives in your own `go test` suite:
+//
+//	func TestMyLockUnderPartitions(t *testing.T) {
+//		lockstorm.Test(t, lockstorm.Config{
+//			NewLock: func(nodes []redis.UniversalClient, opt lockimpl.Options) (lockimpl.Locker, error) {
+//				return myAdapter(nodes, opt), nil // your lock behind lockimpl.Locker
+//			},
+//			Nodes:     5,
+//			Nemesis:   []string{"partition"},
+//			TimeLimit: 10 * time.Second,
+//		})
+//	}
+//
+// Test starts real redis-server processes behind toxiproxy (the local
+// provider), runs the workload and the faults, checks the history, writes
+// the same store folder and report as `lockstorm run`, and fails the test
+// with the anomalies (and the seed to replay) when the verdict is not
+// valid. A lock plugs in through lockimpl.Locker (and optionally
+// lockimpl.Extender): see lockimpl's Redsync and Redislock adapters.
+package lockstorm
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/reports"
+)
+
+// Config is a run's configuration; see harness.Config for every field.
+type Config = harness.Config
+
+// Result is what a run leaves behind; see harness.Result.
+type Result = harness.Result
+
+// Run runs one test and writes its report into the store folder.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	res, err := harness.Run(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	return res, reports.Write(res)
+}
+
+// Test runs cfg inside a Go test. The store defaults to the test's temp
+// folder unless cfg.Store is set (set it, e.g. to "store", to keep the
+// reports). It fails t when the run cannot start, and when the verdict is
+// invalid or unknown, with the summary: each checker's verdict, the first
+// anomalies with their op indices, the seed and the report's path. It
+// skips t when redis-server is not installed and cannot be, saying so.
+func Test(t testing.TB, cfg Config) *Result {
+	t.Helper()
+	if cfg.Store == "" {
+		cfg.Store = t.TempDir()
+	}
+	if cfg.Name == "" {
+		cfg.Name = strings.ReplaceAll(t.Name(), "/", "_")
+	}
+	ctx := context.Background()
+	if d, ok := t.(interface{ Context() context.Context }); ok {
+		ctx = d.Context()
+	}
+	res, err := Run(ctx, cfg)
+	if errors.Is(err, cluster.ErrNoRedis) {
+		t.Skipf("lockstorm: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("lockstorm: %v", err)
+	}
+	if res.Verdict.Valid != checker.Valid {
+		var b strings.Builder
+		reports.Summary(&b, res)
+		t.Errorf("lockstorm: %s run:\n%s", res.Verdict.Valid, b.String())
+	}
+	return res
+}
