@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
 )
 
 // Outcome is what one row's run showed.
@@ -19,6 +20,42 @@ type Outcome struct {
 	Dir      string
 	Err      error
 	Result   *harness.Result
+	// Detected is how long after the first fault started the evidence of
+	// the first violation was complete (the latest op of the earliest
+	// fatal anomaly); negative when nothing was found.
+	Detected time.Duration
+}
+
+// detection computes Outcome.Detected.
+func detection(res *harness.Result) time.Duration {
+	var faultAt int64 = -1
+	for _, op := range res.History {
+		if op.IsNemesis() && op.F == history.FStart {
+			faultAt = op.Time
+			break
+		}
+	}
+	best := int64(-1)
+	for _, r := range res.Verdict.Results {
+		for _, a := range r.Anomalies {
+			if !a.Fatal || len(a.Ops) == 0 {
+				continue
+			}
+			var last int64
+			for _, i := range a.Ops {
+				if i >= 0 && int(i) < len(res.History) {
+					last = max(last, res.History[i].Time)
+				}
+			}
+			if best < 0 || last < best {
+				best = last
+			}
+		}
+	}
+	if best < 0 {
+		return -1
+	}
+	return time.Duration(best - max(faultAt, 0))
 }
 
 // Options configure a catalogue run.
@@ -120,6 +157,7 @@ func RunRow(ctx context.Context, r Row, o Options) Outcome {
 			oc.Observed = append(oc.Observed, "report: "+err.Error())
 		}
 	}
+	oc.Detected = detection(res)
 	oc.Agree = true
 	for _, e := range r.Expect {
 		ok, obs := e.Check(res)
@@ -146,6 +184,10 @@ func Line(oc Outcome) string {
 	if !oc.Agree {
 		status = "DISAGREE"
 	}
-	return fmt.Sprintf("%-3d %-14s %-40s expected: %-40s observed: %s  [%s, %.1fs] %s",
-		oc.Row.N, oc.Row.Lock, oc.Row.Fault, oc.Row.Expected, strings.Join(oc.Observed, "; "), status, oc.Elapsed.Seconds(), oc.Dir)
+	detected := ""
+	if oc.Detected >= 0 && oc.Err == nil {
+		detected = fmt.Sprintf(", detected %.1fs after the first fault", oc.Detected.Seconds())
+	}
+	return fmt.Sprintf("%-3d %-14s %-40s expected: %-40s observed: %s  [%s, ran %.1fs%s] %s",
+		oc.Row.N, oc.Row.Lock, oc.Row.Fault, oc.Row.Expected, strings.Join(oc.Observed, "; "), status, oc.Elapsed.Seconds(), detected, oc.Dir)
 }
