@@ -30,14 +30,14 @@ func (a *API) round(ctx context.Context, w *Worker) {
 		return
 	}
 	defer w.Release(ctx, lease)
-	if !Holds(lease) {
+	if !w.Holds(lease) {
 		w.Lost(lease)
 		return
 	}
 	if err := w.Enter(ctx, w.Opt.Key, lease.Fence); err != nil {
 		return
 	}
-	if !Sleep(ctx, w.Draw(w.Opt.HoldMin, w.Opt.HoldMax), lease) && ctx.Err() == nil {
+	if !w.Hold(ctx, w.Draw(w.Opt.HoldMin, w.Opt.HoldMax), lease) && ctx.Err() == nil {
 		w.Lost(lease)
 	}
 	w.Leave(ctx, w.Opt.Key)

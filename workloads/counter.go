@@ -33,7 +33,7 @@ func (c *Counter) round(ctx context.Context, w *Worker) {
 	if err != nil {
 		return
 	}
-	if !Sleep(ctx, w.Draw(w.Opt.HoldMin, w.Opt.HoldMax), lease) {
+	if !w.Hold(ctx, w.Draw(w.Opt.HoldMin, w.Opt.HoldMax), lease) {
 		if ctx.Err() == nil {
 			w.Lost(lease)
 		}

@@ -44,7 +44,7 @@ func (c *Cron) attempt(ctx context.Context, w *Worker, tick int64) {
 	if err != nil {
 		return
 	}
-	if !Holds(lease) {
+	if !w.Holds(lease) {
 		w.Lost(lease)
 		return
 	}

@@ -36,7 +36,7 @@ func (l *Leader) term(ctx context.Context, w *Worker) {
 	end := time.Now().Add(w.Draw(2*w.Opt.HoldMax, 4*w.Opt.HoldMax))
 	ext, canExtend := w.Lock.(lockimpl.Extender)
 	for beat := int64(1); time.Now().Before(end) && ctx.Err() == nil; beat++ {
-		if !Holds(lease) {
+		if !w.Holds(lease) {
 			w.Lost(lease)
 			return
 		}
@@ -48,7 +48,7 @@ func (l *Leader) term(ctx context.Context, w *Worker) {
 				return
 			}
 		}
-		if !Sleep(ctx, w.Opt.Heartbeat, lease) {
+		if !w.Hold(ctx, w.Opt.Heartbeat, lease) {
 			if ctx.Err() == nil {
 				w.Lost(lease)
 			}

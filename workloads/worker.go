@@ -270,25 +270,38 @@ func staleAsFail(err error) error {
 }
 
 // Holds reports whether the holder may still act on l: its lost-signal has
-// not fired and its validity deadline is ahead.
-func Holds(l *lockimpl.Lease) bool { return l.Valid() }
+// not fired and (unless Opt.TrustLostSignal) its validity deadline is ahead.
+func (w *Worker) Holds(l *lockimpl.Lease) bool {
+	if w.Opt.TrustLostSignal {
+		select {
+		case <-l.Done():
+			return false
+		default:
+			return true
+		}
+	}
+	return l.Valid()
+}
 
-// Sleep waits d or until ctx ends or the lease is lost (l may be nil). It
-// reports whether the full time passed with the lease still held.
-func Sleep(ctx context.Context, d time.Duration, l *lockimpl.Lease) bool {
+// Hold waits d while holding l, or until ctx ends or the lease is lost. It
+// reports whether the full time passed with the lease still held (see
+// Holds).
+func (w *Worker) Hold(ctx context.Context, d time.Duration, l *lockimpl.Lease) bool {
+	return Sleep(ctx, d, l.Done()) && w.Holds(l)
+}
+
+// Sleep waits d, or until ctx ends or lost closes (lost may be nil). It
+// reports whether the full time passed.
+func Sleep(ctx context.Context, d time.Duration, lost <-chan struct{}) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
-	var lost <-chan struct{}
-	if l != nil {
-		lost = l.Done()
-	}
 	select {
 	case <-ctx.Done():
 		return false
 	case <-lost:
 		return false
 	case <-t.C:
-		return l == nil || Holds(l)
+		return true
 	}
 }
 

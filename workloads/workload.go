@@ -41,6 +41,13 @@ type Options struct {
 	Tick time.Duration
 	// Heartbeat is the leader workload's heartbeat period. Default TTL/5.
 	Heartbeat time.Duration
+	// TrustLostSignal makes holders act until the lock's lost-signal
+	// fires, ignoring their own validity deadline — as code using a
+	// watchdog lock usually does. With a lock that has no watchdog, a
+	// holder slower than the TTL then writes after its lease ran out:
+	// the "TTL too short" mistake. Default false: holders also stop at
+	// their validity deadline, as correct code does.
+	TrustLostSignal bool `json:",omitempty"`
 }
 
 // WithDefaults fills zero fields for a lease TTL.
