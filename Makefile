@@ -20,7 +20,7 @@ demo: deps build
 ## test: every test against real redis-server processes, then the quick catalogue
 test: deps build
 	$(GO) vet $(PKGS)
-	$(GO) test -short -count=1 -timeout 40m $(PKGS)
+	$(GO) test -short -p 1 -count=1 -timeout 40m $(PKGS)
 	./bin/lockstorm catalog --quick --store $${TMPDIR:-/tmp}/lockstorm-catalog
 
 ## catalog: the whole anomaly catalogue of DESIGN.md
@@ -29,7 +29,7 @@ catalog: deps build
 
 ## test-long: every test including the long catalogue runs (no -short)
 test-long: deps
-	$(GO) test -count=1 -timeout 90m $(PKGS)
+	$(GO) test -p 1 -count=1 -timeout 90m $(PKGS)
 
 ## bench: benchmarks, numbers on stdout
 bench: deps
