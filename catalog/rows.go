@@ -112,6 +112,15 @@ func Rows() []Row {
 	delayed := crashN3
 	delayed.RestartDelay = 3500 * ms
 
+	// Row 12: the replication link is cut at 0.3 s and the replica promoted
+	// a detection time later; the first holder takes the lock on the old
+	// master in between (not replicated), so a second client takes it on
+	// the new master while the first lease is alive.
+	failover := harness.Config{Lock: "single", Workload: "counter", Nodes: 1, Clients: 2, TTL: 3 * time.Second,
+		ClientsStartAt: 500 * ms, Workloads: workloads.Options{HoldMin: 2500 * ms, HoldMax: 2500 * ms}}
+	failover = scripted(failover, 6*time.Second,
+		step(300*ms, nemesis.Fault{Kind: nemesis.KindFailover, Shape: string(cluster.FailoverPartition)}, 3*time.Second))
+
 	fairCrash := func(lock string) harness.Config {
 		c := harness.Config{Lock: lock, Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl}
 		return scripted(c, 4*time.Second, step(1500*ms, nemesis.Fault{Kind: nemesis.KindClientCrash, Clients: []string{nemesis.TargetWaiter}}, ttl))
@@ -144,6 +153,8 @@ func Rows() []Row {
 			Config: kleppmann("redlock", cluster.PersistNone, delayed, 1200*ms), Expect: []Expectation{checkerIs("lock", valid)}},
 		{N: 11, Lock: "redlock", Fault: "clock jump forward on a quorum node", Expected: "invalid (lock checker)", Quick: true,
 			Config: kleppmann("redlock", cluster.PersistNone, jumpN3, 1200*ms), Expect: []Expectation{checkerIs("lock", invalid)}},
+		{N: 12, Lock: "single", Fault: "failover to an asynchronous replica", Expected: "invalid (lock checker)",
+			Config: failover, Expect: []Expectation{checkerIs("lock", invalid)}},
 		{N: 13, Lock: "fair-naive", Fault: "waiter crashes in queue", Expected: "liveness failure",
 			Config: fairCrash("fair-naive"), Expect: []Expectation{checkerIs("liveness", invalid)}},
 		{N: 13, Lock: "fair", Fault: "waiter crashes in queue (fixed version)", Expected: "valid",

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // LocalConfig describes a cluster of redis-server processes on this machine.
@@ -29,19 +30,39 @@ type LocalConfig struct {
 	Dir string
 	// KeepDir keeps the run directory (configs, logs, data) after Stop.
 	KeepDir bool
+
+	// Replica gives node n1 an asynchronous replica (a redis-server that is
+	// not one of the nodes) replicating through a proxy of its own, so
+	// that the cluster offers Replicated (see failover.go, replica.go).
+	Replica bool
+	// Promotion is how a failover promotes the replica: PromoteSentinel,
+	// PromoteManual, or PromoteAuto (default: sentinel when redis-sentinel
+	// is installed, else manual). Only with Replica.
+	Promotion Promotion
+	// Sentinels is the number of redis-sentinel processes when promotion
+	// is by sentinel (default 1; 3 gives a quorum of 2).
+	Sentinels int
+	// SentinelDownAfter is the sentinels' down-after-milliseconds during a
+	// failover (default DefaultSentinelDownAfter).
+	SentinelDownAfter time.Duration
+	// RedisSentinel is the redis-sentinel binary; empty means
+	// "redis-sentinel" looked up in PATH.
+	RedisSentinel string
 }
 
 // Local is the local provider: redis-server child processes, each in its
 // own directory under one run directory named lockstorm-<pid>-*, reached by
 // clients only through an embedded toxiproxy (see Proxies). It implements
-// Cluster. Children get SIGKILL if the harness process dies; Stop,
-// StopAll and HandleSignals clean up otherwise.
+// Cluster, and Replicated when started with LocalConfig.Replica. Children
+// get SIGKILL if the harness process dies; Stop, StopAll and HandleSignals
+// clean up otherwise.
 type Local struct {
 	cfg     LocalConfig
 	runDir  string
 	proxies *Proxies
 	nodes   []*node
 	byName  map[string]*node
+	rep     *replicaSet // nil without LocalConfig.Replica
 
 	mu      sync.Mutex // serialises process control (pause, kill, restart, stop)
 	stopped bool
@@ -88,6 +109,10 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
+	sentinelBin, err := resolvePromotion(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	proxies, err := NewProxies(cfg.Clients)
 	if err != nil {
 		return nil, err
@@ -113,6 +138,12 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 	if err := l.startNodes(ctx, bin); err != nil {
 		_ = l.Stop()
 		return nil, err
+	}
+	if cfg.Replica {
+		if err := l.startReplica(ctx, sentinelBin); err != nil {
+			_ = l.Stop()
+			return nil, err
+		}
 	}
 	return l, nil
 }
@@ -309,14 +340,21 @@ func (l *Local) Restart(ctx context.Context, name string) error {
 }
 
 // HealAll removes every link fault, resumes paused nodes and restarts
-// nodes that are down.
+// nodes that are down. With a replica it also heals the replication link
+// and undoes a failover (Failback), the sentinels disarmed first so that
+// none reacts to the nodes coming back.
 func (l *Local) HealAll(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.stopped {
 		return ErrStopped
 	}
-	errs := []error{l.proxies.HealAll(ctx)}
+	var errs []error
+	if l.rep != nil {
+		errs = append(errs, l.rep.disarm(ctx))
+		l.rep.link.Heal()
+	}
+	errs = append(errs, l.proxies.HealAll(ctx))
 	for _, n := range l.nodes {
 		switch n.current() {
 		case nodePaused:
@@ -325,6 +363,12 @@ func (l *Local) HealAll(ctx context.Context) error {
 			errs = append(errs, n.restart(ctx))
 		}
 	}
+	if l.rep != nil {
+		if l.rep.replica.current() == nodePaused {
+			errs = append(errs, l.rep.replica.resume())
+		}
+		errs = append(errs, l.failback(ctx, l.rep))
+	}
 	return errors.Join(errs...)
 }
 
@@ -332,6 +376,9 @@ func (l *Local) HealAll(ctx context.Context) error {
 // removes the run directory unless KeepDir. Calling it again returns the
 // first call's result.
 func (l *Local) Stop() error {
+	if l.rep != nil {
+		l.rep.cancel() // end a failover in flight, which holds mu
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.stopped {
@@ -346,6 +393,9 @@ func (l *Local) Stop() error {
 		}
 	}
 	var errs []error
+	if l.rep != nil {
+		errs = append(errs, l.rep.stop())
+	}
 	errs = append(errs, l.proxies.Close())
 	for _, n := range l.nodes {
 		n.kill()

@@ -38,6 +38,9 @@ type node struct {
 	dir         string // absolute; the process's working and data directory
 	persistence Persistence
 	port        int
+	// render, when set, replaces config: it renders the whole config file
+	// for a port (a sentinel's, see sentinel.go).
+	render func(port int) string
 
 	mu     sync.Mutex // guards cmd, exited, state
 	cmd    *exec.Cmd
@@ -51,9 +54,15 @@ func (n *node) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa
 // config renders redis.conf. Paths are relative to the node directory,
 // which is the process's working directory, so no quoting is needed.
 func (n *node) config() string {
+	if n.render != nil {
+		return n.render(n.port)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "port %d\nbind 127.0.0.1\nprotected-mode no\ndaemonize no\n", n.port)
 	b.WriteString("dir ./\nlogfile redis.log\ndbfilename dump.rdb\nsave \"\"\n")
+	// A master starts a replica's full sync at once instead of waiting 5 s
+	// for more replicas to share it (failover and failback resync).
+	b.WriteString("repl-diskless-sync-delay 0\n")
 	switch n.persistence {
 	case PersistAOFEverysec:
 		b.WriteString("appendonly yes\nappendfsync everysec\n")

@@ -49,6 +49,21 @@ func plan(cfg Config, set nemesis.Set, clients, nodes []string) (*nemesis.Plan, 
 	return &p, nil
 }
 
+// FailoverDetect is how long a failover waits, once the master is cut or
+// killed, before the replica is promoted (sentinel's down-after, or the
+// delay before a manual promotion): the window in which a lock the old
+// master grants is not replicated.
+const FailoverDetect = time.Second
+
+// newNemesisSet returns every fault kind acting on env.
+func newNemesisSet(env nemesis.Env) nemesis.Set {
+	set := nemesis.New(env)
+	if f, ok := set[nemesis.KindFailover].(*nemesis.Failover); ok {
+		f.Detect = FailoverDetect
+	}
+	return set
+}
+
 // runNemesis executes the plan until ctx ends; the runner heals on every
 // exit path.
 func (r *run) runNemesis(ctx context.Context, res *Result) error {

@@ -84,7 +84,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		nodes[i] = fmt.Sprintf("n%d", i+1)
 	}
 	// Draw the fault plan before anything starts: same seed, same plan.
-	r.nemSet = nemesis.New(nemesis.Env{CrashClient: r.crashClient})
+	r.nemSet = newNemesisSet(nemesis.Env{CrashClient: r.crashClient})
 	if r.plan, err = plan(cfg, r.nemSet, clients, nodes); err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	r.abort = abort
 
 	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: cfg.Nodes, Clients: clients,
-		Persistence: cfg.Persistence, KeepDir: cfg.KeepClusterDir})
+		Persistence: cfg.Persistence, KeepDir: cfg.KeepClusterDir, Replica: r.plan.Uses(nemesis.KindFailover)})
 	if err != nil {
 		return res, fmt.Errorf("harness: start cluster: %w", err)
 	}
@@ -124,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		a, _ := c.AdminAddr(n)
 		r.logf("node %s at %s", n, a)
 	}
-	r.nemSet = nemesis.New(nemesis.Env{Cluster: c, CrashClient: r.crashClient})
+	r.nemSet = newNemesisSet(nemesis.Env{Cluster: c, CrashClient: r.crashClient})
 	defer func() {
 		if serr := c.Stop(); serr != nil && err == nil {
 			err = fmt.Errorf("harness: stop cluster: %w", serr)

@@ -69,9 +69,11 @@ func TestFailoverLockLost(t *testing.T) {
 		t.Fatalf("c2 acquire after failover: %v, %v; want the lock lost and granted again", ok, err)
 	}
 
+	stopAt := time.Now()
 	if err := nem.Stop(ctx, f); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("failback took %v", time.Since(stopAt).Round(time.Millisecond))
 	if err := nem.Stop(ctx, f); err != nil { // idempotent
 		t.Fatal(err)
 	}

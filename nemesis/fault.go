@@ -27,7 +27,7 @@ const (
 	KindServerPause = "server-pause"
 	KindCrash       = "crash"
 	KindClockJump   = "clock-jump"
-	KindFailover    = "failover" // reserved; not implemented yet
+	KindFailover    = "failover"
 )
 
 // Sentinel errors.

@@ -165,3 +165,16 @@ func (p Plan) Validate(set Set) error {
 func NewRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
+
+// Uses reports whether the plan (nil: no plan) has a step of the kind.
+func (p *Plan) Uses(kind string) bool {
+	if p == nil {
+		return false
+	}
+	for _, s := range p.Steps {
+		if s.Fault.Kind == kind {
+			return true
+		}
+	}
+	return false
+}

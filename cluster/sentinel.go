@@ -1,0 +1,211 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// sentinelMaster is the name the sentinels monitor the primary under.
+const sentinelMaster = "lockstorm"
+
+// disarmedDownAfter is the sentinels' down-after-milliseconds outside a
+// failover fault: long enough that no other fault on the primary (a crash,
+// a server pause, a clock jump) sets off a failover nobody asked for, so
+// that every fault stays what the history says it is. Failover arms the
+// sentinels with a short value; Failback disarms them.
+const disarmedDownAfter = time.Hour
+
+// sentinelFailoverTimeout is the sentinels' failover-timeout: how long
+// a promotion may take before the sentinel gives up (and the minimum gap
+// between two of its attempts is twice this).
+const sentinelFailoverTimeout = 3 * time.Second
+
+// lookSentinel finds the redis-sentinel binary, or wraps ErrNoSentinel.
+func lookSentinel(path string) (string, error) {
+	if path == "" {
+		path = "redis-sentinel"
+	}
+	p, err := exec.LookPath(path)
+	if err != nil {
+		return "", fmt.Errorf("%w (%q: %v): install Debian's redis-sentinel package "+
+			"(sudo apt-get install redis-sentinel)", ErrNoSentinel, path, err)
+	}
+	return p, nil
+}
+
+// newSentinel describes sentinel i (s1, s2, ...) in its own directory
+// under runDir, monitoring the master at masterAddr (the replication
+// link's proxy, so that a cut of the link hides the master from it and it
+// never sees a replica whose master address differs from its own view).
+// It runs as a node whose config is a sentinel's: same start, readiness
+// probe (INFO server), parent-death signal and kill.
+func newSentinel(bin, runDir string, i int, masterPort, quorum int) (*node, error) {
+	name := "s" + strconv.Itoa(i)
+	dir := filepath.Join(runDir, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return &node{
+		name:        name,
+		bin:         bin,
+		dir:         dir,
+		persistence: PersistNone,
+		state:       nodeDown,
+		render: func(port int) string {
+			var b strings.Builder
+			fmt.Fprintf(&b, "port %d\nbind 127.0.0.1\nprotected-mode no\ndaemonize no\n", port)
+			b.WriteString("logfile redis.log\n")
+			fmt.Fprintf(&b, "sentinel monitor %s 127.0.0.1 %d %d\n", sentinelMaster, masterPort, quorum)
+			fmt.Fprintf(&b, "sentinel down-after-milliseconds %s %d\n", sentinelMaster, disarmedDownAfter.Milliseconds())
+			fmt.Fprintf(&b, "sentinel failover-timeout %s %d\n", sentinelMaster, sentinelFailoverTimeout.Milliseconds())
+			return b.String()
+		},
+	}, nil
+}
+
+// sentinelClient connects to a sentinel with short timeouts and no retries.
+func sentinelClient(addr string) *redis.SentinelClient {
+	return redis.NewSentinelClient(&redis.Options{
+		Addr: addr, DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second,
+		MaxRetries: -1, PoolSize: 1, DisableIdentity: true, Protocol: 2,
+	})
+}
+
+// eachSentinel runs f on a client of every sentinel and joins the errors.
+func eachSentinel(ss []*node, f func(*redis.SentinelClient) error) error {
+	var errs []error
+	for _, s := range ss {
+		sc := sentinelClient(s.addr())
+		if err := f(sc); err != nil {
+			errs = append(errs, fmt.Errorf("sentinel %s: %w", s.name, err))
+		}
+		_ = sc.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// sentinelSet applies SENTINEL SET name option value on every sentinel.
+func sentinelSet(ctx context.Context, ss []*node, option string, d time.Duration) error {
+	return eachSentinel(ss, func(sc *redis.SentinelClient) error {
+		return sc.Set(ctx, sentinelMaster, option, strconv.FormatInt(d.Milliseconds(), 10)).Err()
+	})
+}
+
+// sentinelRemove makes every sentinel forget the master, stopping any
+// failover it has in progress and any reconfiguration it would still do.
+// A sentinel that no longer knows the master is fine.
+func sentinelRemove(ctx context.Context, ss []*node) error {
+	return eachSentinel(ss, func(sc *redis.SentinelClient) error {
+		err := sc.Remove(ctx, sentinelMaster).Err()
+		if err != nil && strings.Contains(err.Error(), "No such master") {
+			return nil
+		}
+		return err
+	})
+}
+
+// sentinelMonitor makes every sentinel monitor the master at port afresh,
+// disarmed.
+func sentinelMonitor(ctx context.Context, ss []*node, masterPort, quorum int) error {
+	return eachSentinel(ss, func(sc *redis.SentinelClient) error {
+		if err := sc.Monitor(ctx, sentinelMaster, "127.0.0.1", strconv.Itoa(masterPort), strconv.Itoa(quorum)).Err(); err != nil {
+			return err
+		}
+		if err := sc.Set(ctx, sentinelMaster, "down-after-milliseconds",
+			strconv.FormatInt(disarmedDownAfter.Milliseconds(), 10)).Err(); err != nil {
+			return err
+		}
+		return sc.Set(ctx, sentinelMaster, "failover-timeout",
+			strconv.FormatInt(sentinelFailoverTimeout.Milliseconds(), 10)).Err()
+	})
+}
+
+// sentinelsReady waits until every sentinel sees the master, knows the
+// replica at replicaAddr with a working link, and knows every other
+// sentinel (discovered through hello messages, every 2 s): only then can a
+// failover reach its quorum and choose the replica.
+func sentinelsReady(ctx context.Context, ss []*node, replicaAddr string) error {
+	var last error
+	for {
+		last = eachSentinel(ss, func(sc *redis.SentinelClient) error {
+			m, err := sc.Master(ctx, sentinelMaster).Result()
+			if err != nil {
+				return err
+			}
+			if f := m["flags"]; f != "master" {
+				return fmt.Errorf("master flags %q", f)
+			}
+			reps, err := sc.Replicas(ctx, sentinelMaster).Result()
+			if err != nil {
+				return err
+			}
+			found := false
+			for _, r := range reps {
+				if r["name"] == replicaAddr && r["flags"] == "slave" && r["master-link-status"] == "ok" {
+					found = true
+				}
+			}
+			if !found {
+				return fmt.Errorf("replica %s not known yet (%d replicas)", replicaAddr, len(reps))
+			}
+			peers, err := sc.Sentinels(ctx, sentinelMaster).Result()
+			if err != nil {
+				return err
+			}
+			if len(peers) < len(ss)-1 {
+				return fmt.Errorf("knows %d of %d other sentinels", len(peers), len(ss)-1)
+			}
+			return nil
+		})
+		if last == nil {
+			return nil
+		}
+		if !sleepCtx(ctx, 50*time.Millisecond) {
+			return fmt.Errorf("cluster: sentinels not ready: %v (%w)", last, ctx.Err())
+		}
+	}
+}
+
+// sentinelsSwitched waits until some sentinel names newMaster as the
+// master: the end of its failover (+switch-master).
+func sentinelsSwitched(ctx context.Context, ss []*node, newMaster string) error {
+	var seen []string
+	for {
+		for _, s := range ss {
+			sc := sentinelClient(s.addr())
+			a, err := sc.GetMasterAddrByName(ctx, sentinelMaster).Result()
+			_ = sc.Close()
+			if err == nil && len(a) == 2 {
+				if a[0]+":"+a[1] == newMaster {
+					return nil
+				}
+				seen = a
+			}
+		}
+		if !sleepCtx(ctx, 50*time.Millisecond) {
+			return fmt.Errorf("cluster: sentinels did not promote %s (master still %v): %w; log of %s:\n%s",
+				newMaster, seen, ctx.Err(), ss[0].name, ss[0].logTail())
+		}
+	}
+}
+
+// sleepCtx sleeps d; false if ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
