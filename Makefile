@@ -2,7 +2,7 @@
 GO      ?= go
 PKGS    := ./...
 
-.PHONY: deps demo test test-long bench lint build
+.PHONY: deps demo test test-long catalog bench lint build report-screenshot report-samples
 
 deps:
 	@./scripts/install-deps.sh
@@ -30,6 +30,14 @@ catalog: deps build
 ## test-long: every test including the long catalogue runs (no -short)
 test-long: deps
 	$(GO) test -p 1 -count=1 -timeout 90m $(PKGS)
+
+## report-screenshot: render a report in headless Chromium and check it (needs Debian's chromium)
+report-screenshot:
+	$(GO) test -count=1 -run '^TestScreenshot$$' ./reports
+
+## report-samples: write sample report folders to /tmp/lockstorm-sample-report
+report-samples:
+	LOCKSTORM_SAMPLE_DIR=/tmp/lockstorm-sample-report $(GO) test -count=1 -run '^TestSampleReports$$' ./reports
 
 ## bench: benchmarks, numbers on stdout
 bench: deps

@@ -83,9 +83,12 @@ func Rows() []Row {
 	// unsafe-getdel: with a one-way delay d on every link and a hold h
 	// with TTL-4d < 2d+h < TTL, the key expires between the holder's GET
 	// and its DEL, and a waiter's SET landing in that gap is deleted.
+	// Here d = 150 ms and h = 600-660 ms: the gap is 4d+h-TTL = 200-260 ms
+	// wide, and four waiters retrying every ~330 ms make landing in it
+	// near certain within a few rounds.
 	getdel := counter("unsafe-getdel")
-	getdel.TTL, getdel.NodeTimeout = time.Second, 500*ms
-	getdel.Workloads = workloads.Options{HoldMin: 500 * ms, HoldMax: 600 * ms}
+	getdel.TTL, getdel.NodeTimeout, getdel.Clients = time.Second, 500*ms, 5
+	getdel.Workloads = workloads.Options{HoldMin: 600 * ms, HoldMax: 660 * ms}
 	getdel = scripted(getdel, 2*time.Second, step(500*ms, nemesis.Fault{Kind: nemesis.KindLatency, Nodes: []string{"n1"}, Delay: 150 * ms, Jitter: 5 * ms, Stream: cluster.Both}, 7*time.Second))
 
 	nottl := counter("unsafe-nottl")

@@ -1,21 +1,28 @@
 package harness
 
 import (
+	"time"
+
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
+// targetWait bounds how long a targeted fault waits for a client in the
+// wanted state (between two holders, nobody holds for a moment).
+const targetWait = 3 * time.Second
+
 // resolve replaces the client placeholders of a fault (nemesis.TargetHolder,
 // nemesis.TargetWaiter) with the client that holds, or waits for, the lock
-// now, judged from the history so far. With no such client it takes the
-// first client, so the fault still happens.
+// now, judged from the history so far. When no client is in that state it
+// polls for up to targetWait, then takes the first client, so the fault
+// still happens (its record names the client it hit).
 func (r *run) resolve(f nemesis.Fault) nemesis.Fault {
 	var out []string
 	changed := false
 	for _, c := range f.Clients {
 		switch c {
 		case nemesis.TargetHolder, nemesis.TargetWaiter:
-			out = append(out, r.clientIn(c == nemesis.TargetHolder))
+			out = append(out, r.awaitClient(c == nemesis.TargetHolder))
 			changed = true
 		default:
 			out = append(out, c)
@@ -28,10 +35,21 @@ func (r *run) resolve(f nemesis.Fault) nemesis.Fault {
 	return f
 }
 
+// awaitClient polls clientIn until it finds a client or targetWait passes.
+func (r *run) awaitClient(holding bool) string {
+	deadline := time.Now().Add(targetWait)
+	for {
+		if c, ok := r.clientIn(holding); ok || time.Now().After(deadline) {
+			return c
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 // clientIn returns a client whose current process holds the lock
 // (holding) or waits in acquire (!holding); the earliest-waiting one for
-// waiters.
-func (r *run) clientIn(holding bool) string {
+// waiters. With none, it returns the first client and false.
+func (r *run) clientIn(holding bool) (string, bool) {
 	type state struct {
 		holds   bool
 		waiting bool
@@ -64,14 +82,14 @@ func (r *run) clientIn(holding bool) string {
 			continue
 		}
 		if holding && s.holds {
-			return sl.name
+			return sl.name, true
 		}
 		if !holding && s.waiting && (bestSince < 0 || s.since < bestSince) {
 			best, bestSince = sl.name, s.since
 		}
 	}
 	if best != "" {
-		return best
+		return best, true
 	}
-	return r.slots[0].name
+	return r.slots[0].name, false
 }

@@ -1,0 +1,169 @@
+package reports
+
+import (
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+//go:embed index.html.tmpl
+var indexTemplate string
+
+var indexTmpl = template.Must(template.New("index").Funcs(template.FuncMap{
+	"secs": func(ns int64) string { return fmt.Sprintf("%.3f", seconds(ns)) },
+	"dur":  func(d time.Duration) string { return d.String() },
+}).Parse(indexTemplate))
+
+// figure is one embedded plot.
+type figure struct {
+	File    string
+	Title   string
+	Caption string
+	Data    template.URL // data:image/png;base64,...
+}
+
+// recordRow is one history record shown under an anomaly.
+type recordRow struct {
+	history.Op
+	Seconds string
+	Short   string // the token, shortened
+}
+
+// anomalyView is one anomaly on the page.
+type anomalyView struct {
+	checker.Anomaly
+	Checker string
+	OpsText string
+	Link    string // porcupine page to open
+	Records []recordRow
+	More    int // records not shown
+}
+
+// checkerView is one checker's row.
+type checkerView struct {
+	Name      string
+	Verdict   string
+	Fatal     int
+	NonFatal  int
+	Error     string
+	Details   string // indented JSON
+	Anomalies []anomalyView
+}
+
+// pageData is everything index.html shows.
+type pageData struct {
+	Name, Dir, Verdict, VerdictError string
+	Seed                             int64
+	Replay, ReplayNote               string
+	Generated                        string
+	Duration                         string
+	Ops, Records, Faults             int
+	Checkers                         []checkerView
+	FatalCount                       int
+	Plan                             []planRow
+	HealAt, PlanEnd                  string
+	Windows                          []checker.Window
+	Figures                          []figure
+	Config                           string
+	Files                            []fileLink
+	Porcupine                        string // note when porcupine.html was not built
+}
+
+type planRow struct{ At, Kind, Fault, Duration string }
+
+type fileLink struct{ Name, About string }
+
+// maxRecordsShown bounds the history records listed under one anomaly.
+const maxRecordsShown = 16
+
+// buildPage gathers the page's data. figs are the rendered plots by file
+// name; files the run folder's files worth linking.
+func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []fileLink, counterPage bool, porcNote string) pageData {
+	cfg := res.Config
+	d := pageData{Name: cfg.Name, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
+		Seed: cfg.Seed, Generated: time.Now().Format(time.RFC3339), Records: len(res.History),
+		Faults: len(ws), Windows: ws, Figures: figs, Files: files, Porcupine: porcNote}
+	rcfg := cfg
+	if c, err := cfg.WithDefaults(); err == nil {
+		rcfg = c // a hand-made config: show the flags' real values
+	}
+	d.Replay, d.ReplayNote = ReplayCommand(rcfg), replayNote(cfg)
+	d.Duration = time.Duration(endTime(res.History)).Round(time.Millisecond).String()
+	d.Ops = len(spans(res.History))
+	parts := res.Verdict.Results
+	if len(parts) == 0 && (res.Verdict.Name != "" || len(res.Verdict.Anomalies) > 0) {
+		parts = []checker.Result{res.Verdict}
+	}
+	for _, r := range parts {
+		cv := checkerView{Name: r.Name, Verdict: r.Valid.String(), Error: r.Error}
+		if r.Details != nil {
+			if b, err := json.MarshalIndent(r.Details, "", "  "); err == nil {
+				cv.Details = string(b)
+			}
+		}
+		for _, a := range r.Anomalies {
+			if a.Fatal {
+				cv.Fatal++
+				d.FatalCount++
+			} else {
+				cv.NonFatal++
+			}
+			link := "porcupine.html"
+			if r.Name == "resource" && counterPage {
+				link = "porcupine-counter.html"
+			}
+			av := anomalyView{Anomaly: a, Checker: r.Name, OpsText: indexList(a.Ops, 60), Link: link}
+			for i, o := range a.Ops {
+				if i == maxRecordsShown {
+					av.More = len(a.Ops) - i
+					break
+				}
+				if o >= 0 && o < int64(len(res.History)) {
+					op := res.History[o]
+					av.Records = append(av.Records, recordRow{Op: op, Seconds: fmt.Sprintf("%.4f", seconds(op.Time)), Short: shortToken(op.Token)})
+				}
+			}
+			cv.Anomalies = append(cv.Anomalies, av)
+		}
+		d.Checkers = append(d.Checkers, cv)
+	}
+	if res.Plan != nil {
+		for _, s := range res.Plan.Steps {
+			d.Plan = append(d.Plan, planRow{At: s.At.String(), Kind: s.Fault.Kind, Fault: s.Fault.String(), Duration: s.Duration.String()})
+		}
+		d.HealAt, d.PlanEnd = res.Plan.HealAt.String(), res.Plan.End.String()
+	}
+	if b, err := json.MarshalIndent(cfg, "", "  "); err == nil {
+		d.Config = string(b)
+	}
+	return d
+}
+
+// shortToken keeps the first 10 characters of a token.
+func shortToken(t string) string {
+	if len(t) <= 12 {
+		return t
+	}
+	return t[:10] + "…"
+}
+
+// pngURL embeds a PNG as a data URI.
+func pngURL(b []byte) template.URL {
+	return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
+}
+
+// writeIndex renders index.html.
+func writeIndex(w io.Writer, d pageData) error {
+	if err := indexTmpl.Execute(w, d); err != nil {
+		return fmt.Errorf("reports: index.html: %w", err)
+	}
+	return nil
+}

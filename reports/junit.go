@@ -1,0 +1,207 @@
+package reports
+
+import (
+	"encoding/xml"
+	"fmt"
+	"strings"
+
+	"github.com/lockstorm/lockstorm/checker"
+)
+
+// JUnit XML, the dialect Jenkins, GitLab and GitHub test reporters read:
+// one <testsuite> for the run, one <testcase> per checker.
+//
+//   - valid:   a passing test case (non-fatal anomalies in <system-out>);
+//   - invalid: a <failure type="invalid"> whose text lists every anomaly
+//     with its op indices and the faults active then;
+//   - unknown: an <error type="unknown">, not <skipped>: CI systems show a
+//     skipped test as not-failing, and an unknown verdict proved nothing,
+//     so it must stand out. (lockstorm's exit status is 3 for it.)
+//
+// When the composed verdict is not explained by the checkers' own (a run
+// in which no acquire succeeded is unknown even if every checker passed; a
+// malformed history is refused before any checker runs), an extra test
+// case named "verdict" carries it.
+
+// JUnitSuites is the document's root.
+type JUnitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     float64      `xml:"time,attr"`
+	Suites   []JUnitSuite `xml:"testsuite"`
+}
+
+// JUnitSuite is the run.
+type JUnitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       float64         `xml:"time,attr"`
+	Properties []JUnitProperty `xml:"properties>property"`
+	Cases      []JUnitCase     `xml:"testcase"`
+	SystemOut  string          `xml:"system-out,omitempty"`
+}
+
+// JUnitProperty is a name/value pair of the suite (seed, lock, ...).
+type JUnitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// JUnitCase is one checker.
+type JUnitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      float64       `xml:"time,attr"`
+	Failure   *JUnitProblem `xml:"failure,omitempty"`
+	Error     *JUnitProblem `xml:"error,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+// JUnitProblem is a failure or an error: a one-line message and the full
+// text.
+type JUnitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// junitCase turns one checker result into a test case.
+func junitCase(class string, r checker.Result) JUnitCase {
+	tc := JUnitCase{Name: r.Name, Classname: class}
+	text := anomalyText(r.Anomalies)
+	switch r.Valid {
+	case checker.Invalid:
+		fatal := 0
+		for _, a := range r.Anomalies {
+			if a.Fatal {
+				fatal++
+			}
+		}
+		msg := fmt.Sprintf("%s: invalid, %d anomalies", r.Name, fatal)
+		if r.Error != "" {
+			msg += ": " + firstLine(r.Error)
+		}
+		if fatal > 0 {
+			msg += " (first: " + firstLine(firstFatal(r.Anomalies)) + ")"
+		}
+		tc.Failure = &JUnitProblem{Message: msg, Type: "invalid", Text: joinNonEmpty(r.Error, text)}
+	case checker.Unknown:
+		msg := r.Name + ": unknown"
+		if r.Error != "" {
+			msg += ": " + firstLine(r.Error)
+		}
+		tc.Error = &JUnitProblem{Message: msg, Type: "unknown", Text: joinNonEmpty(r.Error, text)}
+	default:
+		tc.SystemOut = text
+	}
+	return tc
+}
+
+// buildJUnit makes the document for a composed verdict.
+func buildJUnit(suite string, v checker.Result, seconds float64, props []JUnitProperty, out string) JUnitSuites {
+	s := JUnitSuite{Name: suite, Time: seconds, Properties: props, SystemOut: out}
+	class := "lockstorm." + suite
+	parts := v.Results
+	if len(parts) == 0 {
+		parts = []checker.Result{v}
+	}
+	merged := checker.Valid
+	for _, r := range parts {
+		s.Cases = append(s.Cases, junitCase(class, r))
+		merged = checker.Merge(merged, r.Valid)
+	}
+	if merged != v.Valid && len(v.Results) > 0 {
+		s.Cases = append(s.Cases, junitCase(class, checker.Result{Name: "verdict", Valid: v.Valid, Error: v.Error}))
+	}
+	for _, c := range s.Cases {
+		s.Tests++
+		if c.Failure != nil {
+			s.Failures++
+		}
+		if c.Error != nil {
+			s.Errors++
+		}
+	}
+	return JUnitSuites{Name: "lockstorm", Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Time: seconds, Suites: []JUnitSuite{s}}
+}
+
+// marshalJUnit renders the document with an XML header.
+func marshalJUnit(d JUnitSuites) ([]byte, error) {
+	b, err := xml.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("reports: junit: %w", err)
+	}
+	return append([]byte(xml.Header), append(b, '\n')...), nil
+}
+
+// anomalyText lists anomalies one per line:
+// "[overlap] ops 12, 15, 40: text (faults: client-pause[c1])".
+func anomalyText(as []checker.Anomaly) string {
+	var b strings.Builder
+	for _, a := range as {
+		b.WriteString(anomalyLine(a))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// anomalyLine is one anomaly in one line of text.
+func anomalyLine(a checker.Anomaly) string {
+	s := fmt.Sprintf("[%s] ops %s: %s", a.Kind, indexList(a.Ops, 40), a.Text)
+	if len(a.Faults) > 0 {
+		s += " (faults: " + strings.Join(a.Faults, ", ") + ")"
+	}
+	if !a.Fatal {
+		s += " (not fatal)"
+	}
+	return s
+}
+
+// indexList is "3, 7, 9" with at most n indices, then "… (+k more)".
+func indexList(ops []int64, n int) string {
+	if len(ops) == 0 {
+		return "none"
+	}
+	var parts []string
+	for i, o := range ops {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("… (+%d more)", len(ops)-n))
+			break
+		}
+		parts = append(parts, fmt.Sprint(o))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func firstFatal(as []checker.Anomaly) string {
+	for _, a := range as {
+		if a.Fatal {
+			return anomalyLine(a)
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+func joinNonEmpty(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "\n")
+}

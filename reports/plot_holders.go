@@ -1,0 +1,220 @@
+package reports
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// Colours of holders.png.
+var (
+	colHeld    = rgb(0x1f, 0x77, 0xb4) // held, within validity
+	colExpired = rgb(0xff, 0x9f, 0x1c) // held after validity ended
+	colValEdge = rgb(0x6b, 0x9b, 0xc8) // validity window outline
+	colOverlap = rgb(0xe0, 0x00, 0x00)
+)
+
+// resourceOps are the operations that touch the protected resource; they
+// are marked on the holder rows.
+var resourceOps = map[string]bool{history.FWrite: true, history.FEnter: true, history.FLead: true, history.FRun: true}
+
+// holdersChart draws the rows of holders.png.
+type holdersChart struct {
+	hs    []hold
+	ovs   []overlap
+	slots slotMap
+	h     history.History
+}
+
+// rect fills the data rectangle [x0,x1] x [y0,y1] (x in s, y in rows),
+// at least one point wide.
+func rect(c draw.Canvas, p *plot.Plot, x0, x1, y0, y1 float64, fill, edge color.Color) {
+	trX, trY := p.Transforms(&c)
+	a, b := trX(x0), trX(x1)
+	if b-a < vg.Points(1) {
+		b = a + vg.Points(1)
+	}
+	pts := []vg.Point{{X: a, Y: trY(y0)}, {X: b, Y: trY(y0)}, {X: b, Y: trY(y1)}, {X: a, Y: trY(y1)}}
+	if fill != nil {
+		if cl := c.ClipPolygonXY(pts); len(cl) > 0 {
+			c.FillPolygon(fill, cl)
+		}
+	}
+	if edge != nil {
+		c.StrokeLines(draw.LineStyle{Color: edge, Width: vg.Points(0.8)}, c.ClipLinesXY(append(pts, pts[0]))...)
+	}
+}
+
+// Row layout, in row units around the row's centre y: the validity line
+// above the bar, the held bar, the overlap strip below it, resource marks
+// at the top.
+const (
+	rowValidity = 0.27
+	rowBar      = 0.15
+	rowOverlapA = -0.30
+	rowOverlapB = -0.19
+	rowMarks    = 0.40
+)
+
+// Plot draws, per row: validity lines, held bars (blue, orange past the
+// validity), red overlap strips, resource marks and lost notices; and a
+// translucent red band over the whole height for each overlap.
+func (hc holdersChart) Plot(c draw.Canvas, p *plot.Plot) {
+	row := func(proc int) float64 { return float64(hc.slots.Row[proc]) }
+	trX, trY := p.Transforms(&c)
+	for _, o := range hc.ovs {
+		rect(c, p, seconds(o.Start), seconds(o.End), p.Y.Min, p.Y.Max, alpha(colOverlap, 0x20), nil)
+	}
+	valStyle := draw.LineStyle{Color: colValEdge, Width: vg.Points(1.6)}
+	for _, ho := range hc.hs {
+		if ho.Validity <= 0 {
+			continue
+		}
+		y := row(ho.Proc) + rowValidity
+		x0, x1 := trX(seconds(ho.Start)), trX(seconds(ho.Validity))
+		c.StrokeLines(valStyle, c.ClipLinesXY([]vg.Point{{X: x0, Y: trY(y)}, {X: x1, Y: trY(y)}})...)
+		c.StrokeLines(valStyle, c.ClipLinesXY([]vg.Point{{X: x1, Y: trY(y - 0.06)}, {X: x1, Y: trY(y + 0.06)}})...)
+	}
+	for _, ho := range hc.hs {
+		y := row(ho.Proc)
+		end := ho.End
+		if ho.Validity > 0 && ho.Validity < end {
+			end = max(ho.Validity, ho.Start)
+			rect(c, p, seconds(end), seconds(ho.End), y-rowBar, y+rowBar, colExpired, nil)
+		}
+		rect(c, p, seconds(ho.Start), seconds(end), y-rowBar, y+rowBar, colHeld, nil)
+	}
+	for _, o := range hc.ovs {
+		for _, i := range []int{o.A, o.B} {
+			y := row(hc.hs[i].Proc)
+			rect(c, p, seconds(o.Start), seconds(o.End), y+rowOverlapA, y+rowOverlapB, colOverlap, nil)
+		}
+	}
+	for _, m := range resourceMarks(hc.h) {
+		pt := vg.Point{X: trX(seconds(m.t)), Y: trY(row(m.proc) + rowMarks)}
+		if c.Contains(pt) {
+			c.DrawGlyph(m.glyph, pt)
+		}
+	}
+	for i := range hc.h {
+		r := &hc.h[i]
+		if r.F == history.FLost && r.Type == history.Invoke {
+			pt := vg.Point{X: trX(seconds(r.Time)), Y: trY(row(r.Process))}
+			if c.Contains(pt) {
+				c.DrawGlyph(lostGlyph, pt)
+			}
+		}
+	}
+}
+
+// Glyphs of resource operations and lost notices on holders.png.
+var (
+	glyphWriteOK    = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.2), Shape: draw.PyramidGlyph{}}
+	glyphWriteStale = draw.GlyphStyle{Color: colFail, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
+	glyphWriteInfo  = draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.BoxGlyph{}}
+	lostGlyph       = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.RingGlyph{}}
+)
+
+type mark struct {
+	t     int64
+	proc  int
+	glyph draw.GlyphStyle
+}
+
+// resourceMarks are the completed resource operations (marked at their
+// invoke time, when the request went out) by outcome.
+func resourceMarks(h history.History) []mark {
+	var out []mark
+	for _, s := range spans(h) {
+		if !resourceOps[s.F] {
+			continue
+		}
+		g := glyphWriteInfo
+		switch s.Type {
+		case history.OK:
+			g = glyphWriteOK
+		case history.Fail:
+			g = glyphWriteStale
+		}
+		out = append(out, mark{s.Call, s.Proc, g})
+	}
+	return out
+}
+
+// holdersPNG draws holders.png: one row per client slot (its successive
+// processes share it), a bar for each lease from acquire ok to release
+// (blue while within the validity the client computed, orange after it),
+// the validity window as an outlined box, overlaps of two different
+// leases in red (on both rows and as a band), resource operations as
+// marks above the bars, and fault windows shaded.
+func holdersPNG(h history.History, ws []checker.Window, end int64, clients int) ([]byte, error) {
+	hs := holds(h)
+	ovs := overlaps(hs)
+	sm := buildSlots(h, clients)
+	title := fmt.Sprintf("Lock holders: %d leases, %d pairs of holders at once", len(hs), len(ovs))
+	switch {
+	case len(hs) == 0:
+		title = "Lock holders: nobody held the lock"
+	case len(ovs) == 0:
+		title = fmt.Sprintf("Lock holders: %d leases, never two holders at once", len(hs))
+	case len(ovs) == 1:
+		title = fmt.Sprintf("Lock holders: %d leases, one pair of holders at once", len(hs))
+	}
+	p := newPlot(title, "time since start (s)", "")
+	p.X.Min, p.X.Max = 0, xMax(end)
+	p.Add(faultBands{ws}, lightGrid())
+	rows := len(sm.Rows)
+	height := figHeight
+	if rows > 6 {
+		height = 2.4*vg.Inch + vg.Length(rows)*0.38*vg.Inch
+	}
+	p.Y.Min, p.Y.Max = -0.6, math.Max(float64(rows)-0.4, 0.4)
+	var ticks []plot.Tick
+	for i, l := range sm.Rows {
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: l})
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	if rows == 0 {
+		p.Add(emptyNote{"no client operations in this history"})
+	} else {
+		if len(hs) == 0 {
+			p.Add(emptyNote{"no acquire succeeded: nobody ever held the lock"})
+		}
+		p.Add(holdersChart{hs: hs, ovs: ovs, slots: sm, h: h})
+	}
+	legend := []legendItem{
+		{"held (acquire ok → release)", swatch{Fill: colHeld}},
+		{"held after its validity ended", swatch{Fill: colExpired}},
+		{"validity (acquire ok → the lease end the client computed)", validityThumb{}},
+		{"two holders at once (both rows)", swatch{Fill: colOverlap}},
+		{"write ok", glyphThumb(glyphWriteOK)},
+		{"write rejected", glyphThumb(glyphWriteStale)},
+		{"write unknown", glyphThumb(glyphWriteInfo)},
+		{"lease lost notice", glyphThumb(lostGlyph)},
+	}
+	return renderPNG(p, append(legend, faultLegend(ws)...), figWidth, height)
+}
+
+// glyphThumb draws a glyph as a legend thumbnail.
+type glyphThumb draw.GlyphStyle
+
+// Thumbnail draws the glyph in the middle of c.
+func (g glyphThumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(draw.GlyphStyle(g), c.Center()) }
+
+// validityThumb is the legend's validity line with its end tick.
+type validityThumb struct{}
+
+// Thumbnail draws the line.
+func (validityThumb) Thumbnail(c *draw.Canvas) {
+	sty := draw.LineStyle{Color: colValEdge, Width: vg.Points(1.6)}
+	y := c.Center().Y
+	c.StrokeLine2(sty, c.Min.X, y, c.Max.X, y)
+	c.StrokeLine2(sty, c.Max.X, c.Min.Y, c.Max.X, c.Max.Y)
+}

@@ -1,0 +1,67 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// writePorcupine writes porcupine.html (the lock check) and, for the
+// counter workload, porcupine-counter.html (the counter's critical
+// sections). Above opt.PorcupineMaxOps client operations, or for a
+// history that does not validate, porcupine.html is a short page saying
+// why instead, and note says so for index.html.
+func writePorcupine(res *harness.Result, opt Options) (note string, counter bool, err error) {
+	h := res.History
+	n := len(spans(h))
+	var reason string
+	switch {
+	case n > opt.PorcupineMaxOps:
+		reason = fmt.Sprintf("The history has %d client operations, more than the %d porcupine's visualisation is built for; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
+	case checker.Validate(h) != nil:
+		reason = "The history is not well-formed, so porcupine could not be run on it: " + checker.Validate(h).Error()
+	}
+	path := filepath.Join(res.Dir, PorcupineFile)
+	if reason != "" {
+		page := "<!DOCTYPE html><meta charset=\"utf-8\"><title>porcupine: not built</title><p>" + html.EscapeString(reason) + "</p>\n"
+		if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+			return reason, false, fmt.Errorf("reports: %w", err)
+		}
+		return reason, false, nil
+	}
+	l := checker.NewLock()
+	l.Timeout = opt.PorcupineTimeout
+	var buf bytes.Buffer
+	if err := checker.WritePorcupineHTML(&buf, h, l); err != nil {
+		return "", false, fmt.Errorf("reports: %s: %w", PorcupineFile, err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return "", false, fmt.Errorf("reports: %w", err)
+	}
+	if res.Config.Workload != "counter" || !hasF(h, history.FWrite) {
+		return "", false, nil
+	}
+	buf.Reset()
+	if err := checker.WriteCounterHTML(&buf, h, opt.PorcupineTimeout); err != nil {
+		return "", false, fmt.Errorf("reports: %s: %w", PorcupineCounterFile, err)
+	}
+	if err := os.WriteFile(filepath.Join(res.Dir, PorcupineCounterFile), buf.Bytes(), 0o644); err != nil {
+		return "", false, fmt.Errorf("reports: %w", err)
+	}
+	return "", true, nil
+}
+
+func hasF(h history.History, f string) bool {
+	for i := range h {
+		if h[i].F == f {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,201 @@
+package reports
+
+import (
+	"bytes"
+	"image/color"
+	"math"
+	"strconv"
+
+	xfont "golang.org/x/image/font"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// Image geometry: every plot is figWidth x figHeight at figDPI, so the
+// PNGs are 1152 x 432 px (holders.png grows with its rows).
+const (
+	figWidth  = 12 * vg.Inch
+	figHeight = 4.5 * vg.Inch
+	figDPI    = 96
+)
+
+// Outcome colours, shared by every plot and the HTML page.
+var (
+	colOK   = rgb(0x1f, 0x77, 0xb4) // blue
+	colFail = rgb(0xd6, 0x27, 0x28) // red
+	colInfo = rgb(0xff, 0x7f, 0x0e) // orange
+	colGrey = rgb(0x66, 0x66, 0x66)
+)
+
+func rgb(r, g, b uint8) color.NRGBA { return color.NRGBA{R: r, G: g, B: b, A: 0xff} }
+
+// alpha returns c with opacity a (0-255).
+func alpha(c color.NRGBA, a uint8) color.NRGBA { c.A = a; return c }
+
+// legendItem is one entry of the legend strip under a plot.
+type legendItem struct {
+	Label string
+	Thumb plot.Thumbnailer
+}
+
+// swatch is a legend thumbnail: a filled box, optionally outlined.
+type swatch struct {
+	Fill    color.Color
+	Outline color.Color
+}
+
+// Thumbnail draws the box.
+func (s swatch) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	pts := []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}}
+	if s.Fill != nil {
+		c.FillPolygon(s.Fill, pts)
+	}
+	if s.Outline != nil {
+		c.StrokeLines(draw.LineStyle{Color: s.Outline, Width: vg.Points(1)}, append(pts, pts[0]))
+	}
+}
+
+// sans is the report's typeface (Liberation Sans, embedded in gonum/plot);
+// bold is its bold weight, for titles.
+var (
+	sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	bold = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold}
+)
+
+// newPlot returns a plot with the report's fonts; the x axis is time in
+// seconds with round ticks.
+func newPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = font.From(bold, 14)
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.X.Label.TextStyle.Font = font.From(sans, 11)
+	p.Y.Label.TextStyle.Font = font.From(sans, 11)
+	p.X.Tick.Label.Font = font.From(sans, 10)
+	p.Y.Tick.Label.Font = font.From(sans, 10)
+	p.X.Tick.Marker = timeTicks{}
+	return p
+}
+
+// legendFont is the legend strip's text face.
+var legendFont = font.From(sans, 10.5)
+
+// timeTicks labels a seconds axis every 1, 2 or 5 x 10^k seconds (about
+// ten labels), with unlabelled minor ticks between.
+type timeTicks struct{}
+
+// Ticks returns the ticks for [lo, hi].
+func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
+	span := hi - lo
+	if span <= 0 {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'f', -1, 64)}}
+	}
+	step := math.Pow10(int(math.Floor(math.Log10(span / 10))))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if span/(step*m) <= 12 {
+			step *= m
+			break
+		}
+	}
+	minor := step / 5
+	if s := step / math.Pow10(int(math.Floor(math.Log10(step)))); s == 2 {
+		minor = step / 4
+	}
+	decimals := max(0, -int(math.Floor(math.Log10(step))))
+	var ts []plot.Tick
+	for i := math.Ceil(lo / minor); i*minor <= hi+minor/1e6; i++ {
+		v := i * minor
+		t := plot.Tick{Value: v}
+		if r := v / step; math.Abs(r-math.Round(r)) < 1e-6 {
+			t.Label = strconv.FormatFloat(v, 'f', decimals, 64)
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// renderPNG draws p with a legend strip along the bottom (wrapping onto as
+// many lines as the items need) and returns the PNG bytes.
+func renderPNG(p *plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error) {
+	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
+	dc := draw.New(c)
+	const (
+		pad     = vg.Length(8)
+		thumbW  = vg.Length(18)
+		thumbH  = vg.Length(9)
+		lineH   = vg.Length(15)
+		itemGap = vg.Length(16)
+	)
+	sty := draw.TextStyle{Color: color.Black, Font: legendFont, Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
+	// Lay the items out in rows first, to know the strip's height.
+	type placed struct {
+		it   legendItem
+		x    vg.Length
+		line int
+	}
+	var items []placed
+	x, line := pad, 0
+	for _, it := range legend {
+		wd := thumbW + 4 + sty.Width(it.Label)
+		if x+wd > w-pad && x > pad {
+			x, line = pad, line+1
+		}
+		items = append(items, placed{it, x, line})
+		x += wd + itemGap
+	}
+	strip := vg.Length(0)
+	if len(items) > 0 {
+		strip = vg.Length(line+1)*lineH + pad
+	}
+	pc := dc
+	pc.Min.Y += strip
+	p.Draw(pc)
+	for _, it := range items {
+		y := strip - pad/2 - vg.Length(it.line)*lineH - lineH/2
+		tc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: it.x, Y: y - thumbH/2}, Max: vg.Point{X: it.x + thumbW, Y: y + thumbH/2}}}
+		it.it.Thumb.Thumbnail(&tc)
+		dc.FillText(sty, vg.Point{X: it.x + thumbW + 4, Y: y}, it.it.Label)
+	}
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// emptyNote makes p show msg in the middle of an empty data area, for runs
+// with nothing to plot.
+type emptyNote struct{ msg string }
+
+// Plot draws the note.
+func (e emptyNote) Plot(c draw.Canvas, p *plot.Plot) {
+	sty := draw.TextStyle{Color: colGrey, Font: font.From(sans, 14), Handler: plot.DefaultTextHandler,
+		XAlign: draw.XCenter, YAlign: draw.YCenter}
+	c.FillText(sty, c.Center(), e.msg)
+}
+
+// lightGrid is a pale grid, drawn under the data.
+func lightGrid() *plotter.Grid {
+	g := plotter.NewGrid()
+	g.Vertical.Color = color.Gray{Y: 0xe4}
+	g.Horizontal.Color = color.Gray{Y: 0xe4}
+	return g
+}
+
+// xMax is the right end of a time axis for a run ending at end (ns): a
+// little past the end, so the last bars and points are not cut off.
+func xMax(end int64) float64 {
+	if end <= 0 {
+		return 1
+	}
+	return seconds(end) * 1.02
+}

@@ -1,0 +1,187 @@
+// Package reports turns a finished lockstorm run into files a person and a
+// CI system can read: PNG plots (gonum/plot), a self-contained index.html
+// (verdict, configuration and replay line, each checker's result, the
+// anomalies with their op indices and records, the fault plan, every plot
+// inline), porcupine's own visualisation of the lock check, and JUnit XML.
+//
+// The CLI calls Write after harness.Run or harness.Analyze. Everything is
+// derived from the harness.Result, so re-analysing a stored run (even a
+// partial history from a crashed run) regenerates the whole report.
+package reports
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
+)
+
+// Files Write produces in the run folder.
+const (
+	IndexFile            = "index.html"
+	JUnitFile            = "junit.xml"
+	PorcupineFile        = "porcupine.html"
+	PorcupineCounterFile = "porcupine-counter.html" // counter workload only
+	LatencyRawFile       = "latency-raw.png"
+	LatencyQuantileFile  = "latency-quantiles.png"
+	RateFile             = "rate.png"
+	HoldersFile          = "holders.png"
+	FencingFile          = "fencing.png"
+)
+
+// ErrNoDir is returned when the result has no run folder to write into.
+var ErrNoDir = errors.New("reports: result has no run folder")
+
+// Options tune Write. The zero value is what Write uses.
+type Options struct {
+	// PorcupineMaxOps is the largest number of client operations for
+	// which porcupine's visualisations are built (they are made for
+	// thousands of operations, not millions). Default 20000.
+	PorcupineMaxOps int
+	// PorcupineTimeout bounds each porcupine search behind a
+	// visualisation. Default 10s.
+	PorcupineTimeout time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.PorcupineMaxOps <= 0 {
+		o.PorcupineMaxOps = 20000
+	}
+	if o.PorcupineTimeout <= 0 {
+		o.PorcupineTimeout = 10 * time.Second
+	}
+	return o
+}
+
+// Write writes the report of res into res.Dir: the plots, porcupine.html
+// (and porcupine-counter.html for the counter workload), junit.xml and
+// index.html. It never touches the run's history, test.json or
+// results.json. A file that cannot be produced does not stop the others;
+// the errors are joined.
+func Write(res *harness.Result) error { return WriteWith(res, Options{}) }
+
+// WriteWith is Write with options.
+func WriteWith(res *harness.Result, opt Options) error {
+	if res == nil || res.Dir == "" {
+		return ErrNoDir
+	}
+	opt = opt.withDefaults()
+	h := res.History
+	ws := checker.FaultWindows(h)
+	end := endTime(h)
+	for _, w := range ws {
+		end = max(end, w.End)
+	}
+	plots := []struct {
+		file, title, caption string
+		draw                 func() ([]byte, error)
+	}{
+		{HoldersFile, "Who held the lock",
+			"One row per client slot (its successive process ids in brackets). Blue bar: the client believed it held the lock (acquire ok to release); orange: it still believed so after the validity it computed had passed; thin line above a bar: the validity window, ending in a tick at the deadline; red strip under two rows and a pale red column: two different leases believed held at once. Marks above a bar are resource writes (▲ ok, ✕ rejected, ■ unknown); a ring is the holder learning its lease was lost. Shaded columns are fault windows.",
+			func() ([]byte, error) { return holdersPNG(h, ws, end, res.Config.Clients) }},
+		{LatencyRawFile, "Latency of every operation",
+			"Each operation's latency (completion − invoke) at its invoke time, by outcome, on a log axis. Operations that never completed are drawn at the top. Shaded columns are fault windows.",
+			func() ([]byte, error) { return latencyRaw(h, ws, end) }},
+		{LatencyQuantileFile, "Latency quantiles",
+			"p50 / p95 / p99 / max latency of completed operations per time bucket.",
+			func() ([]byte, error) { return latencyQuantiles(h, ws, end) }},
+		{RateFile, "Throughput",
+			"Completed operations per second by outcome.",
+			func() ([]byte, error) { return rate(h, ws, end) }},
+		{FencingFile, "Fencing tokens",
+			"The fencing token each write carried when it reached the resource: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued.",
+			func() ([]byte, error) { return fencingPNG(h, res.Writes, ws, end) }},
+	}
+	figs := make([]figure, len(plots))
+	errs := make([]error, len(plots)+3)
+	var wg sync.WaitGroup
+	for i, pl := range plots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, err := pl.draw()
+			if err == nil {
+				err = os.WriteFile(filepath.Join(res.Dir, pl.file), b, 0o644)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("reports: %s: %w", pl.file, err)
+				return
+			}
+			figs[i] = figure{File: pl.file, Title: pl.title, Caption: pl.caption, Data: pngURL(b)}
+		}()
+	}
+	var porcNote string
+	counterPage := false
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		porcNote, counterPage, errs[len(plots)] = writePorcupine(res, opt)
+	}()
+	wg.Wait()
+	errs[len(plots)+1] = writeJUnit(res, end)
+	var shown []figure
+	for _, f := range figs {
+		if f.File != "" {
+			shown = append(shown, f)
+		}
+	}
+	page := buildPage(res, ws, shown, runFiles(res.Dir), counterPage, porcNote)
+	var buf bytes.Buffer
+	if err := writeIndex(&buf, page); err != nil {
+		errs[len(plots)+2] = err
+	} else if err := os.WriteFile(filepath.Join(res.Dir, IndexFile), buf.Bytes(), 0o644); err != nil {
+		errs[len(plots)+2] = fmt.Errorf("reports: %w", err)
+	}
+	return errors.Join(errs...)
+}
+
+// writeJUnit writes junit.xml.
+func writeJUnit(res *harness.Result, end int64) error {
+	cfg := res.Config
+	props := []JUnitProperty{
+		{"seed", fmt.Sprint(cfg.Seed)}, {"lock", cfg.Lock}, {"workload", cfg.Workload},
+		{"verdict", res.Verdict.Valid.String()}, {"run_dir", res.Dir},
+	}
+	replay := ReplayCommand(cfg)
+	doc := buildJUnit(cfg.Name, res.Verdict, seconds(end), props, "replay: "+replay+"\nreport: "+filepath.Join(res.Dir, IndexFile)+"\n")
+	b, err := marshalJUnit(doc)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(res.Dir, JUnitFile), b, 0o644); err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	return nil
+}
+
+// runFiles lists the run folder's files worth linking, with what each
+// holds, in a fixed order; files that do not exist are left out except
+// the report's own.
+func runFiles(dir string) []fileLink {
+	all := []fileLink{
+		{harness.HistoryFile, "every record of the run, one JSON object per line (Jepsen ops)"},
+		{harness.TestFile, "full configuration, seed, fault plan and versions"},
+		{harness.ResultsFile, "the checkers' verdicts and details"},
+		{JUnitFile, "one test case per checker, for CI"},
+		{PorcupineFile, "porcupine's visualisation of the lock check, fault windows annotated"},
+		{PorcupineCounterFile, "porcupine's visualisation of the counter's critical sections"},
+		{harness.WritesFile, "the resource's log of every write it received, with its fencing token"},
+		{harness.FinalFile, "the resource's values after the run"},
+		{"lockstorm.log", "the run's log"},
+		{HoldersFile, "holders plot"}, {LatencyRawFile, "raw latency plot"}, {LatencyQuantileFile, "latency quantiles plot"},
+		{RateFile, "throughput plot"}, {FencingFile, "fencing tokens plot"},
+	}
+	var out []fileLink
+	for _, f := range all {
+		if _, err := os.Stat(filepath.Join(dir, f.Name)); err == nil || f.Name == JUnitFile {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,123 @@
+package reports
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// slotMap assigns each client process of a history to its client slot.
+//
+// The harness starts slot i as process i and gives a slot a fresh process
+// id, the next unused one past the slots, whenever its process retires:
+// after an info completion (Jepsen's rule) and when the nemesis crashes the
+// client (a "client-crash" start whose Detail names it, "clients=c2").
+// Replaying those retirements in record order recovers which slot each
+// replacement id went to. Two slots retiring within the same instant may
+// swap ids; the map is a best effort for the picture, not for checking.
+//
+// With clients <= 0, or for a process the replay cannot place, the row is
+// the process itself.
+type slotMap struct {
+	// Rows are the row labels, bottom to top: "c1 (p0, p4)", or "p7".
+	Rows []string
+	// Row maps a process id to its row index.
+	Row map[int]int
+}
+
+// buildSlots replays h's retirements for a run of clients slots.
+func buildSlots(h history.History, clients int) slotMap {
+	slotOf := map[int]int{} // process -> slot
+	procs := make([][]int, max(clients, 0))
+	for i := range procs {
+		slotOf[i] = i
+	}
+	cur := make([]int, len(procs)) // slot -> current process
+	for i := range cur {
+		cur[i] = i
+	}
+	next := len(procs)
+	retire := func(slot int) {
+		cur[slot] = next
+		slotOf[next] = slot
+		next++
+	}
+	seen := map[int]bool{}
+	var order []int // processes in order of first appearance
+	for i := range h {
+		r := &h[i]
+		if r.IsNemesis() {
+			if clients > 0 && r.F == history.FStart && r.Fault == "client-crash" && r.Type != history.Invoke {
+				for _, c := range detailClients(r.Detail) {
+					var n int
+					if _, err := fmt.Sscanf(c, "c%d", &n); err == nil && n >= 1 && n <= clients {
+						retire(n - 1)
+					}
+				}
+			}
+			continue
+		}
+		if !seen[r.Process] {
+			seen[r.Process] = true
+			order = append(order, r.Process)
+		}
+		if r.Type == history.Info && clients > 0 && r.F != history.FLost {
+			if s, ok := slotOf[r.Process]; ok && cur[s] == r.Process {
+				retire(s)
+			}
+		}
+	}
+	m := slotMap{Row: map[int]int{}}
+	for _, p := range order {
+		if s, ok := slotOf[p]; ok {
+			procs[s] = append(procs[s], p)
+		}
+	}
+	for s, ps := range procs {
+		slices.Sort(ps)
+		for _, p := range ps {
+			m.Row[p] = s
+		}
+		m.Rows = append(m.Rows, slotLabel(s, ps))
+	}
+	var loose []int
+	for _, p := range order {
+		if _, ok := m.Row[p]; !ok {
+			loose = append(loose, p)
+		}
+	}
+	slices.Sort(loose)
+	for _, p := range loose {
+		m.Row[p] = len(m.Rows)
+		m.Rows = append(m.Rows, fmt.Sprintf("p%d", p))
+	}
+	return m
+}
+
+// slotLabel is "c2 (p1, p5)"; long process lists are shortened.
+func slotLabel(slot int, procs []int) string {
+	var ps []string
+	for i, p := range procs {
+		if i == 3 && len(procs) > 4 {
+			ps = append(ps, fmt.Sprintf("… +%d", len(procs)-3))
+			break
+		}
+		ps = append(ps, fmt.Sprintf("p%d", p))
+	}
+	if len(ps) == 0 {
+		return fmt.Sprintf("c%d", slot+1)
+	}
+	return fmt.Sprintf("c%d (%s)", slot+1, strings.Join(ps, ", "))
+}
+
+// detailClients returns the clients a fault Detail names ("clients=c1,c2").
+func detailClients(detail string) []string {
+	for _, f := range strings.Fields(detail) {
+		if v, ok := strings.CutPrefix(f, "clients="); ok {
+			return strings.Split(v, ",")
+		}
+	}
+	return nil
+}

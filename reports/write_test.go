@@ -1,0 +1,182 @@
+package reports
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// A real 3 s run (real redis-server, client pauses) gets a complete report
+// whose files agree with its verdict.
+func TestWriteRealRun(t *testing.T) {
+	res, err := harness.Run(context.Background(), harness.Config{Lock: "single", Workload: "counter", Clients: 3,
+		TTL: 300 * time.Millisecond, TimeLimit: 3 * time.Second, Nemesis: []string{"client-pause"}, Seed: 1, Store: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(res); err != nil {
+		t.Fatal(err)
+	}
+	index, _ := checkReport(t, res)
+	if len(checker.FaultWindows(res.History)) > 0 && !strings.Contains(index, "client-pause") {
+		t.Error("index.html does not list the client-pause faults")
+	}
+	for _, f := range []string{harness.HistoryFile, harness.TestFile, harness.ResultsFile, PorcupineCounterFile} {
+		if !strings.Contains(index, `href="`+f+`"`) {
+			t.Errorf("index.html does not link %s", f)
+		}
+	}
+	// porcupine.html is porcupine's page, not our placeholder.
+	b, err := os.ReadFile(filepath.Join(res.Dir, PorcupineFile))
+	if err != nil || len(b) < 10_000 || !strings.Contains(string(b), "<script") {
+		t.Errorf("porcupine.html is not porcupine's visualisation (%d bytes, %v)", len(b), err)
+	}
+}
+
+// A hand-built GC-pause history (lost update, overlapping holders) gives
+// an INVALID report: failures in junit.xml for exactly the invalid
+// checkers, the anomalies' records inline, the active fault named.
+func TestWriteInvalid(t *testing.T) {
+	res := pauseResult(t.TempDir())
+	if res.Verdict.Valid != checker.Invalid {
+		t.Fatalf("hand-built pause history is %v, want invalid:\n%v", res.Verdict.Valid, res.Verdict)
+	}
+	if err := Write(res); err != nil {
+		t.Fatal(err)
+	}
+	index, doc := checkReport(t, res)
+	failed := 0
+	for _, c := range doc.Suites[0].Cases {
+		if c.Failure != nil {
+			failed++
+		}
+	}
+	if failed == 0 || doc.Suites[0].Failures != failed || doc.Failures != failed {
+		t.Errorf("junit: %d failing cases, suite says %d, root %d", failed, doc.Suites[0].Failures, doc.Failures)
+	}
+	if !strings.Contains(index, "client-pause") || !strings.Contains(index, "lost-update") {
+		t.Error("index.html lacks the fault or the lost-update anomaly")
+	}
+	if !strings.Contains(index, `class="banner invalid"`) {
+		t.Error("index.html banner is not the invalid colour")
+	}
+}
+
+// An empty history (a run that crashed at once) still gets every file,
+// and its unknown verdict is a junit error, never a pass.
+func TestWriteEmptyUnknown(t *testing.T) {
+	dir := t.TempDir()
+	cfg := harness.Config{Name: "empty", Lock: "single", Workload: "counter", Clients: 2, Seed: 5}
+	v := harness.Checkers(cfg, nil).Check(context.Background(), nil)
+	if v.Valid != checker.Unknown {
+		t.Fatalf("empty history is %v, want unknown", v.Valid)
+	}
+	res := &harness.Result{Dir: dir, Config: cfg, Verdict: v}
+	if err := Write(res); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := checkReport(t, res)
+	var errored int
+	for _, c := range doc.Suites[0].Cases {
+		if c.Error != nil {
+			errored++
+			if c.Error.Type != "unknown" {
+				t.Errorf("junit %s: error type %q, want unknown", c.Name, c.Error.Type)
+			}
+		}
+	}
+	if errored == 0 {
+		t.Error("an unknown verdict produced no junit error: CI would show it as passed")
+	}
+}
+
+// A valid composed verdict made unknown by the composition alone (no
+// acquire succeeded) still shows up in junit as an error.
+func TestJUnitVerdictCase(t *testing.T) {
+	v := checker.Result{Name: "lockstorm", Valid: checker.Unknown, Error: "no acquire succeeded in the whole history: the run proved nothing",
+		Results: []checker.Result{{Name: "lock", Valid: checker.Valid}, {Name: "resource", Valid: checker.Valid}}}
+	doc := buildJUnit("t", v, 1, nil, "")
+	s := doc.Suites[0]
+	if s.Tests != 3 || s.Errors != 1 || s.Cases[2].Name != "verdict" || s.Cases[2].Error == nil {
+		t.Fatalf("want lock, resource and an erroring verdict case; got %+v", s)
+	}
+	if !strings.Contains(s.Cases[2].Error.Message, "no acquire succeeded") {
+		t.Errorf("verdict error message %q lacks the reason", s.Cases[2].Error.Message)
+	}
+}
+
+// Write refuses a result without a folder.
+func TestWriteNoDir(t *testing.T) {
+	if err := Write(&harness.Result{}); err != ErrNoDir {
+		t.Fatalf("got %v, want ErrNoDir", err)
+	}
+}
+
+// Leases are cut at release, at a lost notice, or at the holder's last
+// record; two different leases believed held at once are an overlap.
+func TestHoldsAndOverlaps(t *testing.T) {
+	h, _ := pauseHistory()
+	hs := holds(h)
+	if len(hs) != 3 {
+		t.Fatalf("got %d leases, want 3: %+v", len(hs), hs)
+	}
+	a := hs[0]
+	if a.Token != "tok-a" || a.Start != 3*ms || a.End != 615*ms || a.Validity != 295*ms || a.Ended != "release" {
+		t.Errorf("lease a = %+v", a)
+	}
+	ovs := overlaps(hs)
+	if len(ovs) != 1 || ovs[0].Start != 320*ms || ovs[0].End != 402*ms {
+		t.Fatalf("overlaps = %+v, want one from 320ms to 402ms", ovs)
+	}
+	// A lost notice ends the belief; a holder that stops recording ends
+	// at its last record.
+	var b hb
+	b.add(history.Op{Time: 0, Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k"})
+	b.add(history.Op{Time: 1, Type: history.OK, Process: 0, F: history.FAcquire, Key: "k", Token: "x", TTL: 100})
+	b.add(history.Op{Time: 50, Type: history.Invoke, Process: 0, F: history.FLost, Key: "k", Token: "x"})
+	b.add(history.Op{Time: 50, Type: history.OK, Process: 0, F: history.FLost, Key: "k", Token: "x"})
+	b.add(history.Op{Time: 60, Type: history.Invoke, Process: 1, F: history.FAcquire, Key: "k"})
+	b.add(history.Op{Time: 61, Type: history.OK, Process: 1, F: history.FAcquire, Key: "k", Token: "y"})
+	b.add(history.Op{Time: 70, Type: history.Invoke, Process: 1, F: history.FRead, Key: "k"})
+	hs = holds(b.h)
+	if len(hs) != 2 || hs[0].End != 50 || hs[0].Ended != "lost" || hs[0].Validity != 100 {
+		t.Errorf("lost lease = %+v (validity falls back to invoke + TTL)", hs[0])
+	}
+	if hs[1].End != 70 || hs[1].Ended != "gone" || hs[1].Validity != 0 {
+		t.Errorf("abandoned lease = %+v", hs[1])
+	}
+	if ovs := overlaps(hs); len(ovs) != 0 {
+		t.Errorf("overlaps = %+v, want none", ovs)
+	}
+}
+
+// Replacement processes land on the slot whose process retired: after an
+// info, and after a client-crash naming the client.
+func TestSlotMap(t *testing.T) {
+	var b hb
+	b.add(history.Op{Time: 1, Type: history.Invoke, Process: 1, F: history.FAcquire})
+	b.add(history.Op{Time: 2, Type: history.Info, Process: 1, F: history.FAcquire}) // c2 -> p3
+	b.add(history.Op{Time: 3, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "client-crash"})
+	b.add(history.Op{Time: 4, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "client-crash", Detail: "client-crash clients=c1 duration=1s"}) // c1 -> p4
+	b.add(history.Op{Time: 5, Type: history.Invoke, Process: 4, F: history.FAcquire})
+	b.add(history.Op{Time: 6, Type: history.Invoke, Process: 3, F: history.FAcquire})
+	b.add(history.Op{Time: 7, Type: history.Invoke, Process: 0, F: history.FAcquire})
+	b.add(history.Op{Time: 8, Type: history.Invoke, Process: 9, F: history.FAcquire}) // unplaceable
+	m := buildSlots(b.h, 3)
+	want := map[int]int{0: 0, 4: 0, 1: 1, 3: 1, 9: 3}
+	for p, row := range want {
+		if m.Row[p] != row {
+			t.Errorf("process %d on row %d, want %d (rows %v)", p, m.Row[p], row, m.Rows)
+		}
+	}
+	if m.Rows[0] != "c1 (p0, p4)" || m.Rows[1] != "c2 (p1, p3)" || m.Rows[2] != "c3" || m.Rows[3] != "p9" {
+		t.Errorf("rows = %q", m.Rows)
+	}
+}
