@@ -2,7 +2,7 @@
 GO      ?= go
 PKGS    := ./...
 
-.PHONY: deps demo test test-long catalog bench lint build report-screenshot report-samples
+.PHONY: deps demo test test-long catalog bench lint build report-screenshot report-samples docker-image docker-lockstorm-image
 
 deps:
 	@./scripts/install-deps.sh
@@ -38,6 +38,14 @@ report-screenshot:
 ## report-samples: write sample report folders to /tmp/lockstorm-sample-report
 report-samples:
 	LOCKSTORM_SAMPLE_DIR=/tmp/lockstorm-sample-report $(GO) test -count=1 -run '^TestSampleReports$$' ./reports
+
+## docker-image: build lockstorm/redis:7 from the installed redis-server, nothing pulled
+docker-image: deps
+	./docker/build-redis-image.sh
+
+## docker-lockstorm-image: build the lockstorm image (static binary on an imported base)
+docker-lockstorm-image: docker-image
+	./docker/build-lockstorm-image.sh
 
 ## bench: benchmarks, numbers on stdout
 bench: deps

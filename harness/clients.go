@@ -50,6 +50,9 @@ func (s *slot) connect() (lockimpl.Locker, *resource.Client, []func() error, err
 		// (no HELLO round trip), so a reconnect under a latency fault
 		// costs one round trip, as in most deployed clients.
 		o.Protocol = 2
+		if err := clientOptions(c, n, o); err != nil {
+			return nil, nil, closers, err
+		}
 		rc := redis.NewClient(o)
 		rcs = append(rcs, rc)
 		closers = append(closers, rc.Close)
@@ -66,9 +69,11 @@ func (s *slot) connect() (lockimpl.Locker, *resource.Client, []func() error, err
 	if err != nil {
 		return nil, nil, closers, fmt.Errorf("%w: lock %s: %v", ErrConfig, cfg.Lock, err)
 	}
-	raddr, err := c.Addr(s.name, resourceTarget)
-	if err != nil {
-		return nil, nil, closers, err
+	raddr := s.run.res.Addr()
+	if !s.run.directResource {
+		if raddr, err = c.Addr(s.name, resourceTarget); err != nil {
+			return nil, nil, closers, err
+		}
 	}
 	res := resource.NewClient(raddr)
 	closers = append(closers, res.Close)

@@ -60,8 +60,13 @@ type Config struct {
 	Seed int64 `json:"seed"`
 	// Store is the store's root folder. Default "store".
 	Store string `json:"store"`
-	// Provider is local (the only one so far). Default local.
+	// Provider is local, docker or external. Default local.
 	Provider string `json:"provider"`
+	// DockerImage is the Redis image of the docker provider (default
+	// redis:7; `make docker-image` builds lockstorm/redis:7 locally).
+	DockerImage string `json:"docker_image,omitempty"`
+	// External holds the external provider's endpoints.
+	External External `json:"external,omitempty"`
 	// FaultInterval is the mean time between fault starts (each gap and
 	// each fault's length are drawn around it). Default 3s.
 	FaultInterval time.Duration `json:"fault_interval_ns"`
@@ -168,8 +173,11 @@ func (c Config) WithDefaults() (Config, error) {
 	if c.Provider == "" {
 		c.Provider = "local"
 	}
-	if c.Provider != "local" {
-		return bad("--provider must be local (docker and external are not built yet), got %q", c.Provider)
+	if c.Provider == "external" {
+		c.Nodes = len(c.External.RedisAddrs)
+	}
+	if err := c.checkProvider(); err != nil {
+		return bad("%v", err)
 	}
 	if c.Name == "" {
 		c.Name = c.Lock + "-" + c.Workload

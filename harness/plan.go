@@ -25,21 +25,29 @@ import (
 //	nodes: 5
 //	ttl: 1s
 type Plan struct {
-	Name        string   `yaml:"name"`
-	Lock        string   `yaml:"lock"`
-	Workload    string   `yaml:"workload"`
-	Nemesis     []string `yaml:"nemesis"`
-	Nodes       int      `yaml:"nodes"`
-	Clients     int      `yaml:"clients"`
-	TTL         string   `yaml:"ttl"`
-	RenewEvery  string   `yaml:"renew-every"`
-	Fencing     bool     `yaml:"fencing"`
-	Persistence string   `yaml:"persistence"`
-	TimeLimit   string   `yaml:"time-limit"`
-	Seed        int64    `yaml:"seed"`
-	Store       string   `yaml:"store"`
-	Provider    string   `yaml:"provider"`
-	Interval    string   `yaml:"fault-interval"`
+	Name             string   `yaml:"name"`
+	Lock             string   `yaml:"lock"`
+	Workload         string   `yaml:"workload"`
+	Nemesis          []string `yaml:"nemesis"`
+	Nodes            int      `yaml:"nodes"`
+	Clients          int      `yaml:"clients"`
+	TTL              string   `yaml:"ttl"`
+	RenewEvery       string   `yaml:"renew-every"`
+	Fencing          bool     `yaml:"fencing"`
+	Persistence      string   `yaml:"persistence"`
+	TimeLimit        string   `yaml:"time-limit"`
+	Seed             int64    `yaml:"seed"`
+	Store            string   `yaml:"store"`
+	Provider         string   `yaml:"provider"`
+	Interval         string   `yaml:"fault-interval"`
+	DockerImage      string   `yaml:"docker-image"`
+	Keep             bool     `yaml:"keep"`
+	RedisAddrs       []string `yaml:"redis-addrs"`
+	Toxiproxy        string   `yaml:"toxiproxy"`
+	ListenHost       string   `yaml:"toxiproxy-listen-host"`
+	PasswordEnv      string   `yaml:"redis-password-env"`
+	TLS              bool     `yaml:"redis-tls"`
+	AllowNonLoopback bool     `yaml:"allow-non-loopback"`
 }
 
 // PlanFields lists the keys a plan may hold.
@@ -77,7 +85,9 @@ func LoadPlan(path string) (Config, error) {
 func (p Plan) Config() (Config, error) {
 	c := Config{Name: p.Name, Lock: p.Lock, Workload: p.Workload, Nemesis: p.Nemesis, Nodes: p.Nodes,
 		Clients: p.Clients, Fencing: p.Fencing, Persistence: cluster.Persistence(p.Persistence),
-		Seed: p.Seed, Store: p.Store, Provider: p.Provider}
+		Seed: p.Seed, Store: p.Store, Provider: p.Provider, DockerImage: p.DockerImage, KeepClusterDir: p.Keep,
+		External: External{RedisAddrs: p.RedisAddrs, Toxiproxy: p.Toxiproxy, ListenHost: p.ListenHost,
+			PasswordEnv: p.PasswordEnv, TLS: p.TLS, AllowNonLoopback: p.AllowNonLoopback}}
 	for _, d := range []struct {
 		name string
 		s    string

@@ -53,6 +53,8 @@ type run struct {
 	logf     func(format string, args ...any)
 	log      *runLog
 
+	directResource bool // the resource is not behind the proxies
+
 	workCtx  context.Context // hard context of the workers
 	stopWork chan struct{}   // closed at the time limit: no new rounds
 
@@ -114,8 +116,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	defer abort()
 	r.abort = abort
 
-	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: cfg.Nodes, Clients: clients,
-		Persistence: cfg.Persistence, KeepDir: cfg.KeepClusterDir, Replica: r.plan.Uses(nemesis.KindFailover)})
+	c, err := startCluster(ctx, cfg, clients, r.plan.Uses(nemesis.KindFailover))
 	if err != nil {
 		return res, fmt.Errorf("harness: start cluster: %w", err)
 	}
@@ -144,8 +145,14 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	defer r.res.Close()
 	if err := c.AddUpstream(ctx, resourceTarget, r.res.Addr()); err != nil {
-		r.rec.Close()
-		return res, fmt.Errorf("harness: resource proxy: %w", err)
+		if cfg.Provider != "external" {
+			r.rec.Close()
+			return res, fmt.Errorf("harness: resource proxy: %w", err)
+		}
+		// A remote toxiproxy server cannot reach the harness's loopback:
+		// clients then reach the resource directly, without link faults.
+		r.logf("resource reached directly, not through the proxies: %v", err)
+		r.directResource = true
 	}
 
 	err = r.execute(ctx, res)

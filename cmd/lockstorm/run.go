@@ -33,7 +33,15 @@ func runFlags(fs *pflag.FlagSet, c *harness.Config, nem *string, persistence *st
 	fs.DurationVar(&c.FaultInterval, "fault-interval", 0, "mean time between faults (default 3s)")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed of the run's random source (default: drawn, and printed)")
 	fs.StringVar(&c.Store, "store", "store", "folder of the run store")
-	fs.StringVar(&c.Provider, "provider", "local", "where Redis runs: local")
+	fs.StringVar(&c.Provider, "provider", "local", "where Redis runs: local (redis-server processes), docker (containers), external (given endpoints)")
+	fs.StringVar(&c.DockerImage, "docker-image", "", "Redis image of the docker provider (default redis:7; make docker-image builds lockstorm/redis:7)")
+	fs.BoolVar(&c.KeepClusterDir, "keep", false, "keep the nodes' data folders (local) or containers (docker) after the run")
+	fs.StringSliceVar(&c.External.RedisAddrs, "redis-addrs", nil, "external provider: Redis endpoints host:port,host:port,...")
+	fs.StringVar(&c.External.Toxiproxy, "toxiproxy", "", "external provider: toxiproxy server API host:port")
+	fs.StringVar(&c.External.ListenHost, "toxiproxy-listen-host", "", "external provider: host the toxiproxy proxies listen on (default: the API's host)")
+	fs.StringVar(&c.External.PasswordEnv, "redis-password-env", "", "external provider: environment variable holding the Redis password")
+	fs.BoolVar(&c.External.TLS, "redis-tls", false, "external provider: the endpoints speak TLS")
+	fs.BoolVar(&c.External.AllowNonLoopback, "allow-non-loopback", false, "external provider: allow endpoints off this host's loopback (faults disrupt whatever they touch)")
 	fs.StringVar(plan, "config", "", "YAML test plan; flags given explicitly override it")
 }
 
@@ -100,6 +108,14 @@ func mergePlan(fs *pflag.FlagSet, flags harness.Config, nem, persistence, planPa
 	set("seed", func() { c.Seed = flags.Seed })
 	set("store", func() { c.Store = flags.Store })
 	set("provider", func() { c.Provider = flags.Provider })
+	set("docker-image", func() { c.DockerImage = flags.DockerImage })
+	set("keep", func() { c.KeepClusterDir = flags.KeepClusterDir })
+	set("redis-addrs", func() { c.External.RedisAddrs = flags.External.RedisAddrs })
+	set("toxiproxy", func() { c.External.Toxiproxy = flags.External.Toxiproxy })
+	set("toxiproxy-listen-host", func() { c.External.ListenHost = flags.External.ListenHost })
+	set("redis-password-env", func() { c.External.PasswordEnv = flags.External.PasswordEnv })
+	set("redis-tls", func() { c.External.TLS = flags.External.TLS })
+	set("allow-non-loopback", func() { c.External.AllowNonLoopback = flags.External.AllowNonLoopback })
 	return c, nil
 }
 

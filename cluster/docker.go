@@ -1,0 +1,366 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/testcontainers/testcontainers-go"
+)
+
+// DefaultDockerImage is the Redis image used when DockerConfig.Image is
+// empty. Where no registry is reachable, build lockstorm/redis:7 with
+// docker/build-redis-image.sh and use that instead.
+const DefaultDockerImage = "redis:7"
+
+// ErrNoDocker means no Docker daemon answered.
+var ErrNoDocker = errors.New("cluster: no Docker daemon answers")
+
+// DockerConfig describes a cluster of Redis containers.
+type DockerConfig struct {
+	// Nodes is the number of Redis containers, named n1..nN; at least 1.
+	Nodes int
+	// Clients names the clients; each gets its own proxy to every node.
+	// Empty means one client, "c1".
+	Clients []string
+	// Persistence is every node's persistence mode; empty means PersistNone.
+	Persistence Persistence
+	// Image is the Redis image; empty means DefaultDockerImage. Its
+	// entrypoint must accept redis-server options as arguments (the
+	// official image and lockstorm/redis:7 both do). It is pulled only if
+	// it is not present locally.
+	Image string
+	// Network names the run's private network, on which the nodes reach
+	// each other by their names (n1, n2, ...); empty means
+	// lockstorm-<pid>-<n>. It must not exist yet.
+	Network string
+	// KeepContainers leaves the (killed) containers and the networks in
+	// place after Stop, for docker logs and docker inspect. They carry the
+	// label lockstorm.keep=true, so later runs do not sweep them; remove
+	// them with: docker rm -f $(docker ps -aq -f label=lockstorm.keep=true).
+	KeepContainers bool
+	// Log receives testcontainers' log lines; nil discards them.
+	Log io.Writer
+}
+
+// Docker is the docker provider: one Redis container per node, reached by
+// clients only through the embedded toxiproxy (see Proxies), which dials
+// each container's port 6379 as published on 127.0.0.1 of this host. The
+// containers share a private internal network (for replication links; see
+// DisconnectNode) and are published through a second network that forbids
+// traffic between containers. It implements Cluster.
+//
+// Ryuk (testcontainers' garbage collector) is disabled; instead every
+// container and network is labelled lockstorm.run=<pid>-<n> and
+// lockstorm.host=<hostname>, removed by Stop (and so by StopAll and
+// HandleSignals), and swept by a later StartDocker on the same host once
+// the process that created it is gone.
+type Docker struct {
+	proxyFaults
+	cfg    DockerConfig
+	run    string // <pid>-<n>
+	cli    *testcontainers.DockerClient
+	logger tcLogger
+	nets   dockerNets
+	nodes  []*dockerNode
+	byName map[string]*dockerNode
+
+	mu      sync.Mutex // serialises container control (pause, kill, restart, stop)
+	stopped bool
+	stopErr error
+}
+
+var _ Cluster = (*Docker)(nil)
+
+// runSeq numbers the docker runs of this process.
+var runSeq atomic.Int64
+
+// dockerStopTimeout bounds the removal of every container and network.
+const dockerStopTimeout = 60 * time.Second
+
+// StartDocker creates the run's networks and cfg.Nodes Redis containers,
+// each publishing port 6379 on a free 127.0.0.1 port, and one proxy per
+// (client, node) link, and returns when every node answers. On error
+// nothing is left behind. It returns ErrNoDocker when no daemon answers.
+func StartDocker(ctx context.Context, cfg DockerConfig) (*Docker, error) {
+	if cfg.Nodes < 1 {
+		return nil, fmt.Errorf("cluster: nodes must be at least 1, got %d", cfg.Nodes)
+	}
+	if cfg.Persistence == "" {
+		cfg.Persistence = PersistNone
+	}
+	if _, err := ParsePersistence(string(cfg.Persistence)); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	if len(cfg.Clients) == 0 {
+		cfg.Clients = []string{"c1"}
+	}
+	cfg.Clients = slices.Clone(cfg.Clients)
+	if cfg.Image == "" {
+		cfg.Image = DefaultDockerImage
+	}
+	run := fmt.Sprintf("%d-%d", os.Getpid(), runSeq.Add(1))
+	if cfg.Network == "" {
+		cfg.Network = runDirPrefix + run
+	}
+	proxies, err := NewProxies(cfg.Clients)
+	if err != nil {
+		return nil, err
+	}
+	logger := newTCLogger(cfg.Log)
+	cli, err := dockerClient(ctx, logger)
+	if err != nil {
+		_ = proxies.Close()
+		return nil, err
+	}
+	sweepDocker(ctx, cli)
+	d := &Docker{
+		proxyFaults: proxyFaults{proxies},
+		cfg:         cfg,
+		run:         run,
+		cli:         cli,
+		logger:      logger,
+		byName:      map[string]*dockerNode{},
+	}
+	register(d)
+	if err := d.start(ctx); err != nil {
+		_ = d.Stop()
+		return nil, err
+	}
+	return d, nil
+}
+
+// start creates the networks, then the nodes in parallel, then the proxies.
+func (d *Docker) start(ctx context.Context) error {
+	nets, err := createNetworks(ctx, d.cli, d.cfg.Network, d.labels(""))
+	d.nets = nets // whatever was created is removed by Stop
+	if err != nil {
+		return err
+	}
+	for i := 1; i <= d.cfg.Nodes; i++ {
+		n := &dockerNode{name: "n" + strconv.Itoa(i), state: nodeDown}
+		d.nodes = append(d.nodes, n)
+		d.byName[n.name] = n
+	}
+	errs := make([]error, len(d.nodes))
+	var wg sync.WaitGroup
+	for i, n := range d.nodes {
+		wg.Go(func() { errs[i] = d.create(ctx, n) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for _, n := range d.nodes {
+		if err := d.proxies.AddTarget(ctx, n.name, n.addr()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// labels are put on every container and network of the run.
+func (d *Docker) labels(node string) map[string]string {
+	l := map[string]string{labelRun: d.run, labelHost: hostname()}
+	if node != "" {
+		l[labelNode] = node
+	}
+	if d.cfg.KeepContainers {
+		l[labelKeep] = "true"
+	}
+	return l
+}
+
+// Image is the Redis image the nodes run.
+func (d *Docker) Image() string { return d.cfg.Image }
+
+// Persistence is the nodes' persistence mode.
+func (d *Docker) Persistence() Persistence { return d.cfg.Persistence }
+
+// Network is the name of the run's private network.
+func (d *Docker) Network() string { return d.cfg.Network }
+
+// Run is the value of the lockstorm.run label on the run's containers and
+// networks ("<pid>-<n>").
+func (d *Docker) Run() string { return d.run }
+
+// Nodes lists the node names n1..nN.
+func (d *Docker) Nodes() []string {
+	out := make([]string, len(d.nodes))
+	for i, n := range d.nodes {
+		out[i] = n.name
+	}
+	return out
+}
+
+// node finds a node by name.
+func (d *Docker) node(name string) (*dockerNode, error) {
+	n, ok := d.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownNode, name)
+	}
+	return n, nil
+}
+
+// AdminAddr is the node's port 6379 as published on 127.0.0.1, bypassing
+// the proxies. It stays the same across Kill and Restart.
+func (d *Docker) AdminAddr(name string) (string, error) {
+	n, err := d.node(name)
+	if err != nil {
+		return "", err
+	}
+	return n.addr(), nil
+}
+
+// ContainerID is the node's container id, or "" for an unknown node.
+func (d *Docker) ContainerID(name string) string {
+	n, err := d.node(name)
+	if err != nil {
+		return ""
+	}
+	return n.id
+}
+
+// Running reports whether the node's container is running or paused (not
+// killed).
+func (d *Docker) Running(name string) bool {
+	n, err := d.node(name)
+	if err != nil {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return n.state != nodeDown
+}
+
+// AddUpstream adds an extra target at addr, which must be on the loopback
+// interface of this host, with one proxy per client.
+func (d *Docker) AddUpstream(ctx context.Context, name, addr string) error {
+	if err := checkLoopbackUpstream(name, addr); err != nil {
+		return err
+	}
+	if _, ok := d.byName[name]; ok {
+		return fmt.Errorf("cluster: upstream %q: name is a node", name)
+	}
+	return d.proxies.AddTarget(ctx, name, addr)
+}
+
+// control runs f on a node unless the cluster is stopped.
+func (d *Docker) control(name string, f func(*dockerNode) error) error {
+	n, err := d.node(name)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped {
+		return ErrStopped
+	}
+	return f(n)
+}
+
+// Pause freezes every process of the node's container (docker pause, the
+// cgroup freezer); connections stay open and commands wait. Pausing a
+// paused node does nothing; a killed node is an error.
+func (d *Docker) Pause(ctx context.Context, name string) error {
+	return d.control(name, func(n *dockerNode) error { return d.pause(ctx, n) })
+}
+
+// Resume unfreezes a paused node (docker unpause).
+func (d *Docker) Resume(ctx context.Context, name string) error {
+	return d.control(name, func(n *dockerNode) error { return d.resume(ctx, n) })
+}
+
+// Kill sends SIGKILL to the node's container (docker kill, even when
+// paused) and waits until it has exited. Its proxies then refuse
+// connections. Killing a killed node does nothing.
+func (d *Docker) Kill(ctx context.Context, name string) error {
+	return d.control(name, func(n *dockerNode) error { return d.kill(ctx, n) })
+}
+
+// Restart starts a killed node's container again (docker start): same
+// container, same published port, same persistence. With PersistNone its
+// /data is a tmpfs, so it comes back empty; with AOF it reloads its
+// append-only file from the container's filesystem. A running node is an
+// error.
+func (d *Docker) Restart(ctx context.Context, name string) error {
+	return d.control(name, func(n *dockerNode) error { return d.restart(ctx, n) })
+}
+
+// DisconnectNode disconnects the node's container from the run's private
+// network: other containers can no longer reach it (a replication link
+// through the network breaks), while clients still reach it through the
+// proxies and the published port. Disconnecting twice does nothing.
+func (d *Docker) DisconnectNode(ctx context.Context, name string) error {
+	return d.control(name, func(n *dockerNode) error { return d.disconnect(ctx, n) })
+}
+
+// ReconnectNode connects the node back to the private network under its
+// name. Reconnecting a connected node does nothing.
+func (d *Docker) ReconnectNode(ctx context.Context, name string) error {
+	return d.control(name, func(n *dockerNode) error { return d.reconnect(ctx, n) })
+}
+
+// HealAll removes every link fault, reconnects disconnected nodes,
+// resumes paused nodes and restarts killed ones.
+func (d *Docker) HealAll(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped {
+		return ErrStopped
+	}
+	errs := []error{d.proxies.HealAll(ctx)}
+	for _, n := range d.nodes {
+		errs = append(errs, d.reconnect(ctx, n))
+		switch n.state {
+		case nodePaused:
+			errs = append(errs, d.resume(ctx, n))
+		case nodeDown:
+			errs = append(errs, d.restart(ctx, n))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Stop heals the links, stops every proxy and removes every container and
+// both networks (with KeepContainers: kills the containers and keeps
+// them). Calling it again returns the first call's result.
+func (d *Docker) Stop() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped {
+		return d.stopErr
+	}
+	d.stopped = true
+	ctx, cancel := context.WithTimeout(context.Background(), dockerStopTimeout)
+	defer cancel()
+	// Resume paused nodes first, so that data held by a freeze can be
+	// delivered when the proxies heal.
+	for _, n := range d.nodes {
+		if n.state == nodePaused {
+			_ = d.resume(ctx, n)
+		}
+	}
+	errs := []error{d.proxies.Close()}
+	for _, n := range d.nodes {
+		if d.cfg.KeepContainers {
+			errs = append(errs, d.kill(ctx, n))
+		} else if n.id != "" {
+			errs = append(errs, removeContainer(ctx, d.cli, n.id))
+		}
+	}
+	if !d.cfg.KeepContainers {
+		errs = append(errs, d.nets.remove(ctx, d.cli))
+	}
+	errs = append(errs, d.cli.Close())
+	unregister(d)
+	d.stopErr = errors.Join(errs...)
+	return d.stopErr
+}

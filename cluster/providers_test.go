@@ -1,0 +1,369 @@
+package cluster_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/redis/go-redis/v9"
+)
+
+// provider starts one kind of cluster for a test; the fault tests below
+// run against every provider that supports what they exercise.
+type provider struct {
+	name  string
+	start func(t *testing.T, o clustertest.Options) cluster.Cluster
+	// process: Pause, Resume, Kill and Restart act on the node processes.
+	process bool
+}
+
+var providers = []provider{
+	{"local", func(t *testing.T, o clustertest.Options) cluster.Cluster { return clustertest.StartWith(t, o) }, true},
+	{"docker", func(t *testing.T, o clustertest.Options) cluster.Cluster { return clustertest.StartDocker(t, o) }, true},
+	{"external", func(t *testing.T, o clustertest.Options) cluster.Cluster {
+		c, _ := clustertest.StartExternal(t, o)
+		return c
+	}, false},
+}
+
+// eachProvider runs f as a subtest per provider; with process set, only
+// for providers that control node processes.
+func eachProvider(t *testing.T, process bool, f func(t *testing.T, p provider)) {
+	for _, p := range providers {
+		if process && !p.process {
+			continue
+		}
+		t.Run(p.name, func(t *testing.T) { f(t, p) })
+	}
+}
+
+// faulty lists the links that carry a fault, whatever the provider.
+func faulty(t *testing.T, c cluster.Cluster) []cluster.Link {
+	t.Helper()
+	switch c := c.(type) {
+	case interface{ Proxies() *cluster.Proxies }:
+		return c.Proxies().Faulty()
+	case interface {
+		Faulty() ([]cluster.Link, error)
+	}:
+		f, err := c.Faulty()
+		must(t, err)
+		return f
+	}
+	t.Fatalf("%T cannot list faulty links", c)
+	return nil
+}
+
+// answers reports whether a node answers PING on its admin address.
+func answers(t *testing.T, c cluster.Cluster, node string) bool {
+	return newClient(t, adminAddr(t, c, node), 300*time.Millisecond).Ping(ctxT(t)).Err() == nil
+}
+
+func adminAddr(t *testing.T, c cluster.Cluster, node string) string {
+	t.Helper()
+	a, err := c.AdminAddr(node)
+	must(t, err)
+	return a
+}
+
+// A write goes through a client's proxy to its node only; a cut silences
+// that one link (old and new connections) and drops what is sent on it;
+// a heal restores it.
+func TestProvidersCutHeal(t *testing.T) {
+	eachProvider(t, false, func(t *testing.T, p provider) {
+		c := p.start(t, clustertest.Options{Nodes: 2, Clients: []string{"c1", "c2"}})
+		ctx := ctxT(t)
+		const timeout = 300 * time.Millisecond
+		c1n1 := dial(t, c, "c1", "n1", timeout)
+		must(t, c1n1.Set(ctx, "k", "v1", 0).Err())
+		if got, err := admin(t, c, "n1").Get(ctx, "k").Result(); err != nil || got != "v1" {
+			t.Fatalf("n1 has k=%q (%v), want v1", got, err)
+		}
+		if n, _ := admin(t, c, "n2").Exists(ctx, "k").Result(); n != 0 {
+			t.Fatal("k leaked to n2")
+		}
+
+		link := cluster.Links("c1", "n1")
+		must(t, c.Cut(ctx, link))
+		must(t, c.Cut(ctx, link)) // idempotent
+		if err := c1n1.Set(ctx, "k", "v2", 0).Err(); err == nil {
+			t.Fatal("SET through a cut link succeeded")
+		}
+		if err := dial(t, c, "c1", "n1", timeout).Ping(ctx).Err(); err == nil {
+			t.Fatal("PING on a new connection through a cut link succeeded")
+		}
+		must(t, dial(t, c, "c2", "n1", timeout).Ping(ctx).Err())
+		must(t, dial(t, c, "c1", "n2", timeout).Ping(ctx).Err())
+		if f := faulty(t, c); len(f) != 1 || f[0] != link[0] {
+			t.Fatalf("faulty links %v, want %v", f, link)
+		}
+		if got, _ := admin(t, c, "n1").Get(ctx, "k").Result(); got != "v1" {
+			t.Fatalf("k=%q after a dropped SET, want v1", got)
+		}
+
+		must(t, c.Heal(ctx, link))
+		must(t, c.Heal(ctx, link)) // idempotent
+		must(t, c1n1.Set(ctx, "k", "v3", 0).Err())
+		if got, _ := admin(t, c, "n1").Get(ctx, "k").Result(); got != "v3" {
+			t.Fatalf("k=%q after heal, want v3", got)
+		}
+		if f := faulty(t, c); len(f) != 0 {
+			t.Fatalf("faulty links after heal: %v", f)
+		}
+	})
+}
+
+// Latency shows in measured round trips, on the chosen stream and link
+// only, and goes away when removed.
+func TestProvidersLatency(t *testing.T) {
+	eachProvider(t, false, func(t *testing.T, p provider) {
+		c := p.start(t, clustertest.Options{Nodes: 1, Clients: []string{"c1", "c2"}})
+		ctx := ctxT(t)
+		rc := dial(t, c, "c1", "n1", 3*time.Second)
+		other := dial(t, c, "c2", "n1", 3*time.Second)
+		if d := rtt(t, rc, 3); d > 150*time.Millisecond {
+			t.Fatalf("baseline round trip %v is already slow", d)
+		}
+		link := cluster.Links("c1", "n1")
+		for _, tc := range []struct {
+			lat      cluster.Latency
+			min, max time.Duration
+		}{
+			{cluster.Latency{Delay: 200 * time.Millisecond, Stream: cluster.Upstream}, 180 * time.Millisecond, time.Second},
+			{cluster.Latency{Delay: 200 * time.Millisecond}, 380 * time.Millisecond, 1200 * time.Millisecond},
+			{cluster.Latency{Delay: 150 * time.Millisecond, Jitter: 100 * time.Millisecond, Stream: cluster.Downstream}, 45 * time.Millisecond, time.Second},
+		} {
+			must(t, c.AddLatency(ctx, link, tc.lat))
+			if d := rtt(t, rc, 3); d < tc.min || d >= tc.max {
+				t.Fatalf("round trip with %+v = %v, want in [%v, %v)", tc.lat, d, tc.min, tc.max)
+			}
+			if d := rtt(t, other, 1); d > 150*time.Millisecond {
+				t.Fatalf("another client's round trip = %v: latency leaked to its link", d)
+			}
+		}
+		must(t, c.RemoveLatency(ctx, link))
+		if d := rtt(t, rc, 3); d > 150*time.Millisecond {
+			t.Fatalf("round trip after removing latency = %v", d)
+		}
+	})
+}
+
+// Freezing a client holds its requests and replies without losing a byte
+// and without touching other clients; a thaw delivers everything.
+func TestProvidersFreezeThaw(t *testing.T) {
+	eachProvider(t, false, func(t *testing.T, p provider) {
+		c := p.start(t, clustertest.Options{Nodes: 1, Clients: []string{"c1", "c2"}})
+		ctx := ctxT(t)
+		rc := dial(t, c, "c1", "n1", 10*time.Second)
+		adm := admin(t, c, "n1")
+		must(t, rc.Ping(ctx).Err()) // open the pooled connection first
+
+		big := strings.Repeat("0123456789abcdef", 1<<14) // 256 KiB
+		must(t, c.Freeze(ctx, "c1"))
+		must(t, c.Freeze(ctx, "c1")) // idempotent
+		set := async(func() (string, error) { return rc.Set(ctx, "big", big, 0).Result() })
+		stalls(t, set, 400*time.Millisecond, "SET while frozen")
+		if n, _ := adm.Exists(ctx, "big").Result(); n != 0 {
+			t.Fatal("the frozen SET reached the node")
+		}
+		must(t, dial(t, c, "c2", "n1", time.Second).Ping(ctx).Err())
+		thawAt := time.Now()
+		must(t, c.Thaw(ctx, "c1"))
+		r := completes(t, set, 5*time.Second, "SET after thaw")
+		if r.err != nil || r.val != "OK" || r.at.Before(thawAt) {
+			t.Fatalf("SET after thaw = %q, %v (at %v, thaw at %v)", r.val, r.err, r.at, thawAt)
+		}
+		if got, _ := adm.Get(ctx, "big").Result(); got != big {
+			t.Fatalf("node holds %d bytes, want the %d sent", len(got), len(big))
+		}
+
+		// A reply produced while frozen is held, then delivered.
+		pop := async(func() (string, error) {
+			v, err := rc.BLPop(ctx, 5*time.Second, "q").Result()
+			if err != nil {
+				return "", err
+			}
+			return v[1], nil
+		})
+		time.Sleep(200 * time.Millisecond) // let BLPOP reach the server
+		must(t, c.Freeze(ctx, "c1"))
+		must(t, adm.RPush(ctx, "q", big).Err())
+		stalls(t, pop, 400*time.Millisecond, "BLPOP reply while frozen")
+		must(t, c.Thaw(ctx, "c1"))
+		if r := completes(t, pop, 5*time.Second, "BLPOP after thaw"); r.err != nil || r.val != big {
+			t.Fatalf("BLPOP after thaw = %d bytes, %v; want the %d pushed", len(r.val), r.err, len(big))
+		}
+	})
+}
+
+// A command to a paused node waits until the node resumes, then succeeds.
+func TestProvidersPauseResume(t *testing.T) {
+	eachProvider(t, true, func(t *testing.T, p provider) {
+		c := p.start(t, clustertest.Options{Nodes: 1})
+		ctx := ctxT(t)
+		rc := dial(t, c, "c1", "n1", 10*time.Second)
+		must(t, rc.Ping(ctx).Err())
+		must(t, c.Pause(ctx, "n1"))
+		must(t, c.Pause(ctx, "n1")) // idempotent
+		incr := async(func() (string, error) {
+			n, err := rc.Incr(ctx, "n").Result()
+			return strings.Repeat("x", int(n)), err
+		})
+		stalls(t, incr, 400*time.Millisecond, "INCR on a paused node")
+		resumeAt := time.Now()
+		must(t, c.Resume(ctx, "n1"))
+		if r := completes(t, incr, 5*time.Second, "INCR after resume"); r.err != nil || r.val != "x" || r.at.Before(resumeAt) {
+			t.Fatalf("INCR after resume = %q, %v", r.val, r.err)
+		}
+	})
+}
+
+// Kill and restart: the node stops answering, comes back on the same
+// address, empty without persistence and with the key under aof-always.
+func TestProvidersKillRestart(t *testing.T) {
+	eachProvider(t, true, func(t *testing.T, p provider) {
+		for _, tc := range []struct {
+			p        cluster.Persistence
+			survives bool
+		}{{cluster.PersistNone, false}, {cluster.PersistAOFAlways, true}} {
+			t.Run(string(tc.p), func(t *testing.T) {
+				c := p.start(t, clustertest.Options{Nodes: 1, Persistence: tc.p})
+				ctx := ctxT(t)
+				addr := adminAddr(t, c, "n1")
+				must(t, dial(t, c, "c1", "n1", time.Second).Set(ctx, "k", "v", 0).Err())
+
+				must(t, c.Kill(ctx, "n1"))
+				must(t, c.Kill(ctx, "n1")) // idempotent
+				if answers(t, c, "n1") {
+					t.Fatal("a killed node answers")
+				}
+				if err := dial(t, c, "c1", "n1", 300*time.Millisecond).Ping(ctx).Err(); err == nil {
+					t.Fatal("PING through the proxy to a killed node succeeded")
+				}
+				if err := c.Pause(ctx, "n1"); err == nil {
+					t.Fatal("pausing a killed node succeeded")
+				}
+
+				must(t, c.Restart(ctx, "n1"))
+				if err := c.Restart(ctx, "n1"); err == nil {
+					t.Fatal("restarting a running node succeeded")
+				}
+				if a := adminAddr(t, c, "n1"); a != addr {
+					t.Fatalf("restarted on %s, want %s", a, addr)
+				}
+				got, err := dial(t, c, "c1", "n1", time.Second).Get(ctx, "k").Result()
+				switch {
+				case tc.survives && (err != nil || got != "v"):
+					t.Fatalf("GET k after restart = %q, %v; want v", got, err)
+				case !tc.survives && !errors.Is(err, redis.Nil):
+					t.Fatalf("GET k after restart = %q, %v; want the key lost", got, err)
+				}
+			})
+		}
+	})
+}
+
+// HealAll after a mixture of faults restores every link and node and
+// delivers what a freeze held.
+func TestProvidersHealAll(t *testing.T) {
+	eachProvider(t, false, func(t *testing.T, p provider) {
+		c := p.start(t, clustertest.Options{Nodes: 3, Clients: []string{"c1", "c2"}})
+		ctx := ctxT(t)
+		must(t, c.Cut(ctx, cluster.Links("c1", "n1", "n2")))
+		must(t, c.AddLatency(ctx, cluster.Links("c2", "n2"), cluster.Latency{Delay: 300 * time.Millisecond}))
+		frozen := dial(t, c, "c2", "n1", 5*time.Second)
+		must(t, frozen.Ping(ctx).Err())
+		must(t, c.Freeze(ctx, "c2"))
+		if p.process {
+			must(t, c.Pause(ctx, "n2"))
+			must(t, c.Kill(ctx, "n3"))
+		}
+		held := async(func() (string, error) { return frozen.Set(ctx, "held", "1", 0).Result() })
+		stalls(t, held, 200*time.Millisecond, "SET from a frozen client")
+
+		must(t, c.HealAll(ctx))
+		if r := completes(t, held, 5*time.Second, "held SET after HealAll"); r.err != nil {
+			t.Fatal(r.err)
+		}
+		if f := faulty(t, c); len(f) != 0 {
+			t.Fatalf("links still faulty after HealAll: %v", f)
+		}
+		for _, n := range c.Nodes() {
+			for _, cl := range c.Clients() {
+				rc := dial(t, c, cl, n, 2*time.Second)
+				start := time.Now()
+				must(t, rc.Ping(ctx).Err())
+				if d := time.Since(start); d > 250*time.Millisecond {
+					t.Fatalf("%s->%s round trip %v after HealAll: latency left", cl, n, d)
+				}
+			}
+		}
+	})
+}
+
+// An extra upstream gets one proxy per client, and its links take faults.
+func TestProvidersAddUpstream(t *testing.T) {
+	eachProvider(t, false, func(t *testing.T, p provider) {
+		c := p.start(t, clustertest.Options{Nodes: 1, Clients: []string{"c1", "c2"}})
+		res := clustertest.Start(t, 1) // a local redis-server plays the resource
+		ctx := ctxT(t)
+		resAddr := adminAddr(t, res, "n1")
+		must(t, c.AddUpstream(ctx, "res", resAddr))
+		must(t, dial(t, c, "c1", "res", time.Second).Set(ctx, "r", "1", 0).Err())
+		if got, _ := admin(t, res, "n1").Get(ctx, "r").Result(); got != "1" {
+			t.Fatalf("resource has r=%q, want 1", got)
+		}
+		must(t, c.Cut(ctx, cluster.Links("c1", "res")))
+		if err := dial(t, c, "c1", "res", 200*time.Millisecond).Ping(ctx).Err(); err == nil {
+			t.Fatal("PING through a cut upstream link succeeded")
+		}
+		must(t, dial(t, c, "c2", "res", time.Second).Ping(ctx).Err())
+		for _, bad := range [][2]string{{"x", "10.1.2.3:80"}, {"n1", resAddr}, {"res", resAddr}} {
+			if err := c.AddUpstream(ctx, bad[0], bad[1]); err == nil {
+				t.Errorf("AddUpstream(%s, %s) succeeded", bad[0], bad[1])
+			}
+		}
+	})
+}
+
+// Unknown names give the sentinel errors, and a bad link in a list leaves
+// the good ones untouched.
+func TestProvidersBadNames(t *testing.T) {
+	eachProvider(t, false, func(t *testing.T, p provider) {
+		c := p.start(t, clustertest.Options{Nodes: 1})
+		ctx := ctxT(t)
+		_, addrErr := c.Addr("zz", "n1")
+		_, targetErr := c.Addr("c1", "n9")
+		_, adminErr := c.AdminAddr("n9")
+		for _, ch := range []struct {
+			what string
+			err  error
+			is   error
+		}{
+			{"Addr unknown client", addrErr, cluster.ErrUnknownClient},
+			{"Addr unknown target", targetErr, cluster.ErrUnknownTarget},
+			{"AdminAddr unknown node", adminErr, cluster.ErrUnknownNode},
+			{"Cut unknown target", c.Cut(ctx, cluster.Links("c1", "n1", "n9")), cluster.ErrUnknownTarget},
+			{"Freeze unknown client", c.Freeze(ctx, "zz"), cluster.ErrUnknownClient},
+			{"Thaw unknown client", c.Thaw(ctx, "zz"), cluster.ErrUnknownClient},
+			{"Pause unknown node", c.Pause(ctx, "n9"), cluster.ErrUnknownNode},
+			{"Kill unknown node", c.Kill(ctx, "n9"), cluster.ErrUnknownNode},
+			{"Restart unknown node", c.Restart(ctx, "n9"), cluster.ErrUnknownNode},
+		} {
+			if !errors.Is(ch.err, ch.is) {
+				t.Errorf("%s: error %v, want %v", ch.what, ch.err, ch.is)
+			}
+		}
+		if f := faulty(t, c); len(f) != 0 {
+			t.Fatalf("a failed Cut changed links: %v", f)
+		}
+		for _, lat := range []cluster.Latency{{Delay: -time.Second}, {Delay: time.Second, Stream: "sideways"}} {
+			if err := c.AddLatency(ctx, cluster.Links("c1", "n1"), lat); err == nil {
+				t.Errorf("AddLatency(%+v) succeeded", lat)
+			}
+		}
+	})
+}

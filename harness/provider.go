@@ -1,0 +1,105 @@
+package harness
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"slices"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/nemesis"
+)
+
+// Providers lists where Redis can run.
+var Providers = []string{"local", "docker", "external"}
+
+// External describes existing Redis endpoints for the external provider.
+type External struct {
+	// RedisAddrs are the endpoints ("host:port"), named n1..nN.
+	RedisAddrs []string `json:"redis_addrs,omitempty"`
+	// Toxiproxy is the toxiproxy server's API address ("host:port").
+	Toxiproxy string `json:"toxiproxy,omitempty"`
+	// ListenHost is where that server's proxies listen (default: its host).
+	ListenHost string `json:"listen_host,omitempty"`
+	// PasswordEnv names the environment variable holding the password.
+	PasswordEnv string `json:"password_env,omitempty"`
+	// TLS says the endpoints speak TLS.
+	TLS bool `json:"tls,omitempty"`
+	// AllowNonLoopback permits endpoints off this host's loopback.
+	AllowNonLoopback bool `json:"allow_non_loopback,omitempty"`
+}
+
+// supported lists the fault kinds each provider can apply.
+var supported = map[string][]string{
+	"local": nemesis.Kinds,
+	"docker": {nemesis.KindPartition, nemesis.KindLatency, nemesis.KindClientPause, nemesis.KindClientCrash,
+		nemesis.KindServerPause, nemesis.KindCrash, nemesis.KindClockJump},
+	"external": {nemesis.KindPartition, nemesis.KindLatency, nemesis.KindClientPause, nemesis.KindClientCrash,
+		nemesis.KindClockJump},
+}
+
+// checkProvider validates the provider settings and the faults it must
+// apply.
+func (c Config) checkProvider() error {
+	kinds, ok := supported[c.Provider]
+	if !ok {
+		return fmt.Errorf("--provider must be one of local, docker, external, got %q", c.Provider)
+	}
+	var want []string
+	want = append(want, c.Nemesis...)
+	if c.Plan != nil {
+		for _, s := range c.Plan.Steps {
+			want = append(want, s.Fault.Kind)
+		}
+	}
+	for _, k := range want {
+		if !slices.Contains(kinds, k) {
+			return fmt.Errorf("--nemesis %s is not supported by the %s provider (it supports %v)", k, c.Provider, kinds)
+		}
+	}
+	if c.Provider == "external" {
+		if len(c.External.RedisAddrs) == 0 {
+			return fmt.Errorf("--redis-addrs is required with --provider external")
+		}
+		if c.External.Toxiproxy == "" {
+			return fmt.Errorf("--toxiproxy is required with --provider external")
+		}
+	}
+	return nil
+}
+
+// startCluster starts the configured provider with the run's clients.
+func startCluster(ctx context.Context, cfg Config, clients []string, replica bool) (cluster.Cluster, error) {
+	switch cfg.Provider {
+	case "docker":
+		return cluster.StartDocker(ctx, cluster.DockerConfig{Nodes: cfg.Nodes, Clients: clients,
+			Persistence: cfg.Persistence, Image: cfg.DockerImage, KeepContainers: cfg.KeepClusterDir})
+	case "external":
+		e := cfg.External
+		return cluster.StartExternal(ctx, cluster.ExternalConfig{Addrs: e.RedisAddrs, PasswordEnv: e.PasswordEnv,
+			TLS: e.TLS, ToxiproxyAPI: e.Toxiproxy, ListenHost: e.ListenHost, Clients: clients,
+			AllowNonLoopback: e.AllowNonLoopback})
+	}
+	return cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: cfg.Nodes, Clients: clients,
+		Persistence: cfg.Persistence, KeepDir: cfg.KeepClusterDir, Replica: replica})
+}
+
+// clientOptions adds what the provider needs (password, TLS) to a node
+// client's options.
+func clientOptions(c cluster.Cluster, node string, o *redis.Options) error {
+	ext, ok := c.(*cluster.External)
+	if !ok {
+		return nil
+	}
+	o.Password = ext.Password()
+	if ext.TLS() {
+		name, err := ext.ServerName(node)
+		if err != nil {
+			return err
+		}
+		o.TLSConfig = &tls.Config{ServerName: name, MinVersion: tls.VersionTLS12}
+	}
+	return nil
+}
