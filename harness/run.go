@@ -144,15 +144,15 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return res, err
 	}
 	defer r.res.Close()
-	if err := c.AddUpstream(ctx, resourceTarget, r.res.Addr()); err != nil {
-		if cfg.Provider != "external" {
-			r.rec.Close()
-			return res, fmt.Errorf("harness: resource proxy: %w", err)
-		}
-		// A remote toxiproxy server cannot reach the harness's loopback:
-		// clients then reach the resource directly, without link faults.
-		r.logf("resource reached directly, not through the proxies: %v", err)
+	if cfg.Provider == "external" {
+		// A toxiproxy server elsewhere cannot reach the harness's loopback,
+		// where the resource listens: clients reach it directly, so link
+		// faults (and client pauses) do not delay resource writes.
+		r.logf("external provider: the resource is reached directly, not through the proxies")
 		r.directResource = true
+	} else if err := c.AddUpstream(ctx, resourceTarget, r.res.Addr()); err != nil {
+		r.rec.Close()
+		return res, fmt.Errorf("harness: resource proxy: %w", err)
 	}
 
 	err = r.execute(ctx, res)

@@ -1,0 +1,71 @@
+package harness
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// checkProviderRun asserts a short faulty run through a provider recorded
+// its faults, checked out valid (a correct lock under faults it survives)
+// and acquired the lock.
+func checkProviderRun(t *testing.T, res *Result) {
+	t.Helper()
+	if err := checker.Validate(res.History); err != nil {
+		t.Fatalf("history not well-formed: %v", err)
+	}
+	faults := 0
+	for _, op := range res.History {
+		if op.IsNemesis() && op.F == history.FStart && op.Type == history.OK {
+			faults++
+		}
+		if op.IsNemesis() && op.Type == history.Info {
+			t.Errorf("fault %s %s failed: %s", op.F, op.Fault, op.Error)
+		}
+	}
+	if faults == 0 {
+		t.Error("no fault started")
+	}
+	if count(res.History, history.FAcquire, history.OK) == 0 {
+		t.Error("no acquire succeeded")
+	}
+	if res.Verdict.Valid != checker.Valid {
+		t.Errorf("verdict %s:\n%s", res.Verdict.Valid, res.Verdict)
+	}
+}
+
+// A short run through the external provider: local redis-servers stand in
+// for existing endpoints, and a toxiproxy server runs as a separate process.
+func TestRunThroughExternalProvider(t *testing.T) {
+	nodes := clustertest.Start(t, 3)
+	api := clustertest.StartToxiproxyServer(t)
+	var addrs []string
+	for _, n := range nodes.Nodes() {
+		a, _ := nodes.AdminAddr(n)
+		addrs = append(addrs, a)
+	}
+	res, err := Run(context.Background(), Config{Provider: "external", External: External{RedisAddrs: addrs, Toxiproxy: api},
+		Lock: "redlock", Clients: 3, TTL: 300 * time.Millisecond, Nemesis: []string{"partition", "latency"},
+		FaultInterval: 500 * time.Millisecond, TimeLimit: 4 * time.Second, Seed: 5, Store: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProviderRun(t, res)
+}
+
+// A short run on the docker provider, with process faults.
+func TestRunOnDockerProvider(t *testing.T) {
+	clustertest.NeedDocker(t)
+	res, err := Run(context.Background(), Config{Provider: "docker", DockerImage: clustertest.RedisImage,
+		Lock: "redlock", Nodes: 3, Clients: 3, TTL: 300 * time.Millisecond,
+		Nemesis: []string{"partition", "server-pause", "crash"}, FaultInterval: 500 * time.Millisecond,
+		TimeLimit: 5 * time.Second, Seed: 5, Store: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProviderRun(t, res)
+}
