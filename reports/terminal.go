@@ -11,13 +11,15 @@ import (
 )
 
 // Progress renders harness progress snapshots: a bar redrawn in place on a
-// terminal, or a plain line every few seconds when output is not a
-// terminal or the CI environment variable is set.
+// terminal, or a plain line every few seconds and whenever the active
+// faults change when output is not a terminal or the CI environment
+// variable is set.
 type Progress struct {
 	w     io.Writer
 	tty   bool
-	mu    sync.Mutex
-	calls int
+	mu     sync.Mutex
+	calls  int
+	faults string // the active faults of the last snapshot
 }
 
 // NewProgress returns a renderer writing to w (normally os.Stderr).
@@ -47,8 +49,11 @@ func (p *Progress) Update(s harness.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls++
+	faults := strings.Join(s.Faults, ",")
+	changed := faults != p.faults
+	p.faults = faults
 	if !p.tty {
-		if s.Done || p.calls%plainEvery == 1 {
+		if s.Done || changed || p.calls%plainEvery == 1 {
 			fmt.Fprintf(p.w, "lockstorm: %s\n", s)
 		}
 		return
@@ -59,9 +64,8 @@ func (p *Progress) Update(s harness.Progress) {
 	}
 	n := int(frac * barWidth)
 	bar := strings.Repeat("=", n) + strings.Repeat(" ", barWidth-n)
-	faults := "-"
-	if len(s.Faults) > 0 {
-		faults = strings.Join(s.Faults, ",")
+	if faults == "" {
+		faults = "-"
 	}
 	fmt.Fprintf(p.w, "\r\033[K[%s] %5.1fs/%v  ops %d  faults %s  violations %d",
 		bar, s.Elapsed.Seconds(), s.TimeLimit, s.Ops, faults, s.Violations)
