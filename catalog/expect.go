@@ -98,22 +98,15 @@ func acquiresDuring(fault string, want bool, marginNS int64) Expectation {
 	}
 	return Expectation{Desc: desc, Check: func(res *harness.Result) (bool, string) {
 		ws := checker.FaultWindows(res.History)
-		inv := map[int]int64{} // process -> open acquire invoke time
 		n := 0
-		for _, op := range res.History {
-			if op.F != history.FAcquire || op.IsNemesis() {
+		for _, p := range history.Pairs(res.History) {
+			inv := res.History[p.Invoke]
+			if inv.F != history.FAcquire || p.Completion < 0 || res.History[p.Completion].Type != history.OK {
 				continue
 			}
-			if op.Type == history.Invoke {
-				inv[op.Process] = op.Time
-				continue
-			}
-			t0, ok := inv[op.Process]
-			if !ok || op.Type != history.OK {
-				continue
-			}
+			done := res.History[p.Completion].Time
 			if slices.ContainsFunc(ws, func(w checker.Window) bool {
-				return w.Fault == fault && t0 >= w.Start+marginNS && op.Time <= w.End
+				return w.Fault == fault && inv.Time >= w.Start+marginNS && done <= w.End
 			}) {
 				n++
 			}

@@ -35,58 +35,50 @@ type op struct {
 // ops returns h's client operations in invoke order. Nemesis records and
 // FLost notifications are skipped; h must have passed Validate.
 func ops(h history.History) []op {
-	var out []op
-	open := map[int]int{} // process -> index into out
 	var end int64
 	for i := range h {
-		if h[i].Time > end {
-			end = h[i].Time
-		}
+		end = max(end, h[i].Time)
 	}
-	for i := range h {
-		r := &h[i]
-		if r.IsNemesis() || r.F == history.FLost {
-			continue
+	pairs := history.Pairs(h)
+	out := make([]op, len(pairs))
+	for i, p := range pairs {
+		r := &h[p.Invoke]
+		out[i] = op{
+			F: r.F, Process: r.Process, Inv: r.Index, Ret: -1, Call: r.Time, Return: Inf, Done: end,
+			Type: history.Info, Key: r.Key, Token: r.Token, Fence: r.Fence, Value: r.Value,
+			TTL: r.TTL, Validity: r.Validity,
 		}
-		if r.Type == history.Invoke {
-			open[r.Process] = len(out)
-			out = append(out, op{
-				F: r.F, Process: r.Process, Inv: r.Index, Ret: -1, Call: r.Time, Return: Inf, Done: end,
-				Type: history.Info, Key: r.Key, Token: r.Token, Fence: r.Fence, Value: r.Value,
-				TTL: r.TTL, Validity: r.Validity,
-			})
-			continue
-		}
-		j, ok := open[r.Process]
-		if !ok {
-			continue
-		}
-		delete(open, r.Process)
-		o := &out[j]
-		o.Ret, o.Type, o.Done, o.Error = r.Index, r.Type, r.Time, r.Error
-		if r.Type != history.Info {
-			o.Return = r.Time
-		}
-		if r.Key != "" {
-			o.Key = r.Key
-		}
-		if r.Token != "" {
-			o.Token = r.Token
-		}
-		if r.Fence != 0 {
-			o.Fence = r.Fence
-		}
-		if r.Value != 0 || r.Type == history.OK && r.F == history.FRead {
-			o.Value = r.Value
-		}
-		if r.TTL != 0 {
-			o.TTL = r.TTL
-		}
-		if r.Validity != 0 {
-			o.Validity = r.Validity
+		if p.Completion >= 0 {
+			out[i].complete(&h[p.Completion])
 		}
 	}
 	return out
+}
+
+// complete merges the completion record r into o.
+func (o *op) complete(r *history.Op) {
+	o.Ret, o.Type, o.Done, o.Error = r.Index, r.Type, r.Time, r.Error
+	if r.Type != history.Info {
+		o.Return = r.Time
+	}
+	if r.Key != "" {
+		o.Key = r.Key
+	}
+	if r.Token != "" {
+		o.Token = r.Token
+	}
+	if r.Fence != 0 {
+		o.Fence = r.Fence
+	}
+	if r.Value != 0 || r.Type == history.OK && r.F == history.FRead {
+		o.Value = r.Value
+	}
+	if r.TTL != 0 {
+		o.TTL = r.TTL
+	}
+	if r.Validity != 0 {
+		o.Validity = r.Validity
+	}
 }
 
 // indices returns the op's record indices (invoke, and completion if any).

@@ -57,12 +57,12 @@ type LocalConfig struct {
 // get SIGKILL if the harness process dies; Stop, StopAll and HandleSignals
 // clean up otherwise.
 type Local struct {
-	cfg     LocalConfig
-	runDir  string
-	proxies *Proxies
-	nodes   []*node
-	byName  map[string]*node
-	rep     *replicaSet // nil without LocalConfig.Replica
+	cfg         LocalConfig
+	runDir      string
+	proxyFaults // clients, proxy addresses and link faults
+	nodes       []*node
+	byName      map[string]*node
+	rep         *replicaSet // nil without LocalConfig.Replica
 
 	mu      sync.Mutex // serialises process control (pause, kill, restart, stop)
 	stopped bool
@@ -129,10 +129,10 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 		return nil, err
 	}
 	l := &Local{
-		cfg:     cfg,
-		runDir:  runDir,
-		proxies: proxies,
-		byName:  map[string]*node{},
+		cfg:         cfg,
+		runDir:      runDir,
+		proxyFaults: proxyFaults{proxies},
+		byName:      map[string]*node{},
 	}
 	register(l)
 	if err := l.startNodes(ctx, bin); err != nil {
@@ -213,9 +213,6 @@ func (l *Local) Dir() string { return l.runDir }
 // Persistence is the nodes' persistence mode.
 func (l *Local) Persistence() Persistence { return l.cfg.Persistence }
 
-// Proxies gives access to the link manager (e.g. Faulty for reports).
-func (l *Local) Proxies() *Proxies { return l.proxies }
-
 // Nodes lists the node names n1..nN.
 func (l *Local) Nodes() []string {
 	out := make([]string, len(l.nodes))
@@ -223,14 +220,6 @@ func (l *Local) Nodes() []string {
 		out[i] = n.name
 	}
 	return out
-}
-
-// Clients lists the client names in order.
-func (l *Local) Clients() []string { return l.proxies.Clients() }
-
-// Addr is the proxy address a client dials to reach a node or upstream.
-func (l *Local) Addr(client, target string) (string, error) {
-	return l.proxies.Addr(client, target)
 }
 
 // node finds a node by name.
@@ -264,42 +253,14 @@ func (l *Local) Pid(name string) int {
 // AddUpstream adds an extra target at addr, which must be on the loopback
 // interface, with one proxy per client.
 func (l *Local) AddUpstream(ctx context.Context, name, addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("cluster: upstream %s: %w", name, err)
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("cluster: upstream %s: the local provider only proxies loopback addresses, got %q", name, addr)
+	if err := checkLoopbackUpstream(name, addr); err != nil {
+		return err
 	}
 	if _, ok := l.byName[name]; ok {
 		return fmt.Errorf("cluster: upstream %q: name is a node", name)
 	}
 	return l.proxies.AddTarget(ctx, name, addr)
 }
-
-// Cut drops all data on the links both ways until Heal (see Proxies.Cut).
-func (l *Local) Cut(ctx context.Context, links []Link) error { return l.proxies.Cut(ctx, links) }
-
-// Heal removes cuts from the links.
-func (l *Local) Heal(ctx context.Context, links []Link) error { return l.proxies.Heal(ctx, links) }
-
-// AddLatency delays data on the links (see Proxies.AddLatency).
-func (l *Local) AddLatency(ctx context.Context, links []Link, lat Latency) error {
-	return l.proxies.AddLatency(ctx, links, lat)
-}
-
-// RemoveLatency removes latency from the links.
-func (l *Local) RemoveLatency(ctx context.Context, links []Link) error {
-	return l.proxies.RemoveLatency(ctx, links)
-}
-
-// Freeze holds every byte of the client's links (see Proxies.Freeze).
-func (l *Local) Freeze(ctx context.Context, client string) error {
-	return l.proxies.Freeze(ctx, client)
-}
-
-// Thaw delivers what Freeze held.
-func (l *Local) Thaw(ctx context.Context, client string) error { return l.proxies.Thaw(ctx, client) }
 
 // control runs f on a node unless the cluster is stopped.
 func (l *Local) control(name string, f func(*node) error) error {

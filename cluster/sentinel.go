@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstorm/lockstorm/internal/ctxtime"
 )
 
 // sentinelMaster is the name the sentinels monitor the primary under.
@@ -198,14 +200,5 @@ func sentinelsSwitched(ctx context.Context, ss []*node, newMaster string) error 
 	}
 }
 
-// sleepCtx sleeps d; false if ctx ended first.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
+// sleepCtx waits d unless ctx ends first.
+func sleepCtx(ctx context.Context, d time.Duration) bool { return ctxtime.Sleep(ctx, d, nil) }

@@ -184,3 +184,21 @@ func TestSince(t *testing.T) {
 		}
 	}
 }
+
+func TestPairs(t *testing.T) {
+	h := History{
+		{Index: 0, Type: Invoke, Process: 0, F: FAcquire},
+		{Index: 1, Type: Invoke, Process: 1, F: FAcquire},
+		{Index: 2, Type: Invoke, Process: NemesisProcess, F: FStart},
+		{Index: 3, Type: OK, Process: 1, F: FAcquire},
+		{Index: 4, Type: OK, Process: NemesisProcess, F: FStart},
+		{Index: 5, Type: Invoke, Process: 1, F: FLost},
+		{Index: 6, Type: Info, Process: 0, F: FAcquire},
+		{Index: 7, Type: Invoke, Process: 2, F: FRead},
+		{Index: 8, Type: OK, Process: 9, F: FRead},
+	}
+	want := []Pair{{0, 6}, {1, 3}, {7, -1}}
+	if got := Pairs(h); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Pairs = %v, want %v", got, want)
+	}
+}

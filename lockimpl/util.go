@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstorm/lockstorm/internal/ctxtime"
 )
 
 // newToken returns 16 random bytes from crypto/rand, hex encoded.
@@ -35,17 +37,8 @@ func (o *Options) backoff(i int) time.Duration {
 	return half + rand.N(d-half+1)
 }
 
-// sleep waits d or until ctx ends; it reports whether the full delay passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
+// sleep waits d unless ctx ends first.
+func sleep(ctx context.Context, d time.Duration) bool { return ctxtime.Sleep(ctx, d, nil) }
 
 // notSent reports whether err certainly means the command never reached
 // the server: the connection could not be dialled or taken from the pool.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/ctxtime"
 )
 
 // FHeal is the F of the nemesis record pair around a final heal of
@@ -140,23 +141,7 @@ func (r *Runner) cleanupContext(ctx context.Context) (context.Context, context.C
 }
 
 // sleepUntil waits until t; false if ctx ended first.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	d := time.Until(t)
-	if d <= 0 {
-		return true
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-tm.C:
-		return true
-	}
-}
+func sleepUntil(ctx context.Context, t time.Time) bool { return ctxtime.Until(ctx, t) }
 
 // start starts step i's fault and marks it active (even when the start
 // failed, so that its stop still cleans up whatever was applied).

@@ -26,24 +26,15 @@ func (s span) Latency() int64 { return s.Done - s.Call }
 // Nemesis records and lost notifications are skipped. A completion with no
 // open invoke (a malformed history) is ignored.
 func spans(h history.History) []span {
-	out := make([]span, 0, len(h)/2)
-	open := map[int]int{} // process -> index into out
-	for i := range h {
-		r := &h[i]
-		if r.IsNemesis() || r.F == history.FLost {
-			continue
+	pairs := history.Pairs(h)
+	out := make([]span, len(pairs))
+	for i, p := range pairs {
+		r := &h[p.Invoke]
+		out[i] = span{F: r.F, Proc: r.Process, Inv: r.Index, Call: r.Time, Type: history.Info}
+		if p.Completion >= 0 {
+			c := &h[p.Completion]
+			out[i].Done, out[i].Type, out[i].Completed = c.Time, c.Type, true
 		}
-		if r.Type == history.Invoke {
-			open[r.Process] = len(out)
-			out = append(out, span{F: r.F, Proc: r.Process, Inv: r.Index, Call: r.Time, Type: history.Info})
-			continue
-		}
-		j, ok := open[r.Process]
-		if !ok {
-			continue
-		}
-		delete(open, r.Process)
-		out[j].Done, out[j].Type, out[j].Completed = r.Time, r.Type, true
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/ctxtime"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/resource"
 )
@@ -293,16 +294,7 @@ func (w *Worker) Hold(ctx context.Context, d time.Duration, l *lockimpl.Lease) b
 // Sleep waits d, or until ctx ends or lost closes (lost may be nil). It
 // reports whether the full time passed.
 func Sleep(ctx context.Context, d time.Duration, lost <-chan struct{}) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-lost:
-		return false
-	case <-t.C:
-		return true
-	}
+	return ctxtime.Sleep(ctx, d, lost)
 }
 
 // Draw returns a duration uniform in [lo, hi].

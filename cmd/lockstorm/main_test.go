@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// binary builds lockstorm once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "lockstorm")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func exec1(t *testing.T, bin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	cmd.Env = append(os.Environ(), "CI=1")
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), o.String(), e.String()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, o.String(), e.String()
+}
+
+// Bad input: one line naming the flag or field, exit 2, nothing started.
+func TestBadInputExitsTwoWithOneLine(t *testing.T) {
+	bin := binary(t)
+	plan := filepath.Join(t.TempDir(), "plan.yaml")
+	os.WriteFile(plan, []byte("lok: single\n"), 0o644)
+	store := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--lock", "nope", "--store", store}, "--lock must be one of"},
+		{[]string{"run", "--ttl", "soon", "--store", store}, "--ttl"},
+		{[]string{"run", "--nemesis", "meteor", "--store", store}, "--nemesis must be"},
+		{[]string{"run", "--persistence", "rdb", "--store", store}, "persistence must be one of"},
+		{[]string{"run", "--provider", "cloud", "--store", store}, "--provider must be one of"},
+		{[]string{"run", "--provider", "external", "--store", store}, "--redis-addrs is required"},
+		{[]string{"run", "--config", plan, "--store", store}, "field lok not found"},
+		{[]string{"run", "--frobnicate"}, "unknown flag: --frobnicate"},
+		{[]string{"analyze", t.TempDir()}, "not a run folder"},
+		{[]string{"catalog", "--only", "99"}, "no catalogue row 99"},
+		{[]string{"serve", "--store", "/nonexistent"}, "is not a folder of runs"},
+		{[]string{"bogus"}, "unknown command"},
+	} {
+		code, _, stderr := exec1(t, bin, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(store); len(entries) > 0 {
+		t.Errorf("bad input left %d entries in the store", len(entries))
+	}
+}
+
+// analyze re-checks a stored history, even one cut short by a crash, and
+// its exit status follows the verdict.
+func TestAnalyzeExitStatusFollowsVerdict(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, harness.TestFile), []byte(`{"config":{"lock":"single","workload":"counter","ttl_ns":1000000000,"seed":5}}`), 0o644)
+	// Two overlapping holders inside a live lease: invalid.
+	h := history.History{
+		{Index: 0, Time: 0, Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k", TTL: 1e9},
+		{Index: 1, Time: 1e6, Type: history.OK, Process: 0, F: history.FAcquire, Key: "k", Token: "a", TTL: 1e9},
+		{Index: 2, Time: 2e6, Type: history.Invoke, Process: 1, F: history.FAcquire, Key: "k", TTL: 1e9},
+		{Index: 3, Time: 3e6, Type: history.OK, Process: 1, F: history.FAcquire, Key: "k", Token: "b", TTL: 1e9},
+	}
+	if err := history.WriteFile(filepath.Join(dir, harness.HistoryFile), h); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(filepath.Join(dir, harness.HistoryFile), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"index":4,"time":4000000,"ty`) // a crash cut the last line
+	f.Close()
+	code, stdout, stderr := exec1(t, bin, "analyze", dir)
+	if code != 1 || !strings.Contains(stdout, "INVALID") || !strings.Contains(stderr, "truncated") {
+		t.Fatalf("analyze: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	for _, f := range []string{"results.json", "index.html", "junit.xml", "holders.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("analyze did not write %s", f)
+		}
+	}
+}
