@@ -15,8 +15,8 @@ import (
 // faults change when output is not a terminal or the CI environment
 // variable is set.
 type Progress struct {
-	w     io.Writer
-	tty   bool
+	w      io.Writer
+	tty    bool
 	mu     sync.Mutex
 	calls  int
 	faults string // the active faults of the last snapshot
