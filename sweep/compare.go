@@ -1,0 +1,248 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/lockimpl"
+)
+
+// CompareSpec is a fencing comparison: one lock, one seed, one schedule of
+// holder-targeted client pauses, run once with a resource that ignores
+// fencing tokens and once with one that rejects stale tokens.
+type CompareSpec struct {
+	// Lock must issue fencing tokens for the fenced run to reject
+	// anything. Default "fenced".
+	Lock string
+	// TTL is the lease TTL. Default 500ms.
+	TTL time.Duration
+	// Pause is each client pause's length. Default 2 × TTL.
+	Pause time.Duration
+	// TimeLimit is each run's length. Default 8s.
+	TimeLimit time.Duration
+	// Seed is both runs' seed. Default 1.
+	Seed int64
+	// Clients is the number of client slots. Default 3.
+	Clients int
+	// Store is the store's root. Default "store".
+	Store string
+}
+
+// compareRecovery is the fault-free time after the last pause.
+const compareRecovery = 2 * time.Second
+
+// WithDefaults fills zero fields and checks the rest; errors wrap ErrSpec
+// and name the flag.
+func (s CompareSpec) WithDefaults() (CompareSpec, error) {
+	if s.Lock == "" {
+		s.Lock = "fenced"
+	}
+	if !slices.Contains(lockimpl.Names(), s.Lock) {
+		return s, bad("--lock must be one of %s, got %q", strings.Join(lockimpl.Names(), ", "), s.Lock)
+	}
+	if s.TTL == 0 {
+		s.TTL = 500 * time.Millisecond
+	}
+	if s.TTL < 10*time.Millisecond {
+		return s, bad("--ttl must be at least 10ms, got %v", s.TTL)
+	}
+	if s.Pause == 0 {
+		s.Pause = 2 * s.TTL
+	}
+	if s.Pause < 0 {
+		return s, bad("--pause must be a positive duration, got %v", s.Pause)
+	}
+	if s.TimeLimit == 0 {
+		s.TimeLimit = 8 * time.Second
+	}
+	if need := FirstPauseAt + s.Pause + compareRecovery; s.TimeLimit < need {
+		return s, bad("--time-limit %v leaves no room for a %v pause (needs at least %v)", s.TimeLimit, s.Pause, need)
+	}
+	if s.Seed == 0 {
+		s.Seed = 1
+	}
+	if s.Clients == 0 {
+		s.Clients = 3
+	}
+	if s.Clients < 2 || s.Clients > 64 {
+		return s, bad("--clients must be between 2 and 64, got %d", s.Clients)
+	}
+	if strings.TrimSpace(s.Store) == "" {
+		s.Store = "store"
+	}
+	return s, nil
+}
+
+// PauseTimes are the pause starts: from FirstPauseAt, each after the
+// previous pause, a TTL and half a second (so a new holder has taken
+// over), while the recovery time still fits.
+func (s CompareSpec) PauseTimes() []time.Duration {
+	var out []time.Duration
+	for at := FirstPauseAt; at+s.Pause+compareRecovery <= s.TimeLimit; at += s.Pause + s.TTL + 500*time.Millisecond {
+		out = append(out, at)
+	}
+	return out
+}
+
+// Config is one side's harness configuration. Holders honour their own
+// validity deadline (correct client code): what goes wrong is a write
+// sent before the pause and delivered after the lease expired.
+func (s CompareSpec) Config(fencing bool) harness.Config {
+	name := "compare-unfenced"
+	if fencing {
+		name = "compare-fenced"
+	}
+	return harness.Config{Name: name, Lock: s.Lock, Workload: "counter", Clients: s.Clients, TTL: s.TTL,
+		Fencing: fencing, TimeLimit: s.TimeLimit, Seed: s.Seed, Store: s.Store,
+		Plan: HolderPauses(s.PauseTimes(), s.Pause)}
+}
+
+// Side is one run of a comparison.
+type Side struct {
+	Fencing bool
+	// Dir is the run folder relative to the store.
+	Dir     string
+	Metrics Metrics
+	Result  *harness.Result `json:"-"`
+}
+
+// Comparison is a finished comparison.
+type Comparison struct {
+	Spec CompareSpec
+	// Dir is store/compare/<timestamp>.
+	Dir                  string
+	Unfenced, Fenced     Side
+	Interrupted          bool
+	Elapsed              time.Duration
+	unfencedOK, fencedOK bool
+}
+
+// Shows reports whether the comparison shows what it should: without
+// fencing lost updates or an invalid verdict; with fencing a valid
+// verdict and stale writes rejected.
+func (c *Comparison) Shows() bool { return c.unfencedOK && c.fencedOK }
+
+// Findings are one line per side saying whether it shows its part.
+func (c *Comparison) Findings() []string {
+	mark := func(ok bool) string {
+		if ok {
+			return "as expected"
+		}
+		return "NOT as expected"
+	}
+	u, f := c.Unfenced.Metrics, c.Fenced.Metrics
+	return []string{
+		fmt.Sprintf("without fencing: %s, %s lost updates, %d stale writes accepted (%s: lost updates or invalid)",
+			u.Verdict, lostText(u.LostUpdates), u.StaleAccepted, mark(c.unfencedOK)),
+		fmt.Sprintf("with fencing:    %s, %s lost updates, %d stale writes rejected, %d accepted (%s: valid, stale writes rejected)",
+			f.Verdict, lostText(f.LostUpdates), f.StaleRejected, f.StaleAccepted, mark(c.fencedOK)),
+	}
+}
+
+func lostText(n int64) string {
+	if n < 0 {
+		return "?"
+	}
+	return fmt.Sprint(n)
+}
+
+// CompareOptions tune Compare.
+type CompareOptions struct {
+	// Runner runs each side. Default harness.Run.
+	Runner Runner
+	// Report writes a run's report (reports.Write); the page shows the
+	// holders.png and fencing.png it leaves in each run folder.
+	Report func(*harness.Result) error
+	// Progress, when set, receives each side's run progress.
+	Progress func(fencing bool, p harness.Progress)
+}
+
+// compareLayout names comparison folders (not a run folder name, so the
+// store listing does not mistake it for a run).
+const compareLayout = "20060102-150405"
+
+// Compare runs both sides one after the other and writes
+// store/compare/<timestamp>/index.html. When ctx ends it stops after the
+// current run healed; the page is then not written.
+func Compare(ctx context.Context, spec CompareSpec, opt CompareOptions) (*Comparison, error) {
+	start := time.Now()
+	spec, err := spec.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if opt.Runner == nil {
+		opt.Runner = harness.Run
+	}
+	cmp := &Comparison{Spec: spec}
+	for _, fencing := range []bool{false, true} {
+		cfg := spec.Config(fencing)
+		if opt.Progress != nil {
+			cfg.OnProgress = func(p harness.Progress) { opt.Progress(fencing, p) }
+		}
+		res, err := opt.Runner(ctx, cfg)
+		if (res != nil && res.Interrupted) || (err != nil && ctx.Err() != nil) {
+			cmp.Interrupted = true
+			return cmp, nil
+		}
+		if err != nil {
+			return cmp, fmt.Errorf("%w: fencing %v: %w", ErrRun, fencing, err)
+		}
+		side := Side{Fencing: fencing, Metrics: MetricsOf(res), Result: res, Dir: res.Dir}
+		if rel, err := filepath.Rel(spec.Store, res.Dir); err == nil {
+			side.Dir = filepath.ToSlash(rel)
+		}
+		if opt.Report != nil {
+			if err := opt.Report(res); err != nil {
+				return cmp, fmt.Errorf("sweep: report of %s: %w", res.Dir, err)
+			}
+		}
+		if fencing {
+			cmp.Fenced = side
+		} else {
+			cmp.Unfenced = side
+		}
+	}
+	u, f := cmp.Unfenced.Metrics, cmp.Fenced.Metrics
+	cmp.unfencedOK = u.LostUpdates > 0 || u.Verdict == checker.Invalid
+	cmp.fencedOK = f.Verdict == checker.Valid && f.StaleRejected > 0
+	cmp.Elapsed = time.Since(start)
+
+	base := filepath.Join(spec.Store, "compare")
+	dir, err := newDir(base, time.Now().Format(compareLayout))
+	if err != nil {
+		return cmp, err
+	}
+	cmp.Dir = dir
+	page, err := comparePage(cmp)
+	if err != nil {
+		return cmp, err
+	}
+	return cmp, writeFileAtomic(filepath.Join(dir, IndexFile), page)
+}
+
+// newDir creates base/name, or base/name-2, -3... if it exists.
+func newDir(base, name string) (string, error) {
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return "", fmt.Errorf("sweep: %w", err)
+	}
+	for i := 1; ; i++ {
+		dir := filepath.Join(base, name)
+		if i > 1 {
+			dir += fmt.Sprintf("-%d", i)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !os.IsExist(err) {
+			return "", fmt.Errorf("sweep: %w", err)
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package sweep
+
+import (
+	"bytes"
+	"html/template"
+	"os"
+	"path/filepath"
+)
+
+// Plot files the compare page takes from each run folder (written by
+// reports.Write; names as in package reports).
+const (
+	holdersPNG = "holders.png"
+	fencingPNG = "fencing.png"
+)
+
+var compareTmpl = template.Must(template.New("compare").Funcs(funcs).Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>lockstorm compare: fencing off vs on</title><style>` + pageStyle + `</style></head>
+<body>
+<h1>Fencing tokens: the same run without and with a fencing resource</h1>
+<p class="note">Both runs: lock <code>{{.Spec.Lock}}</code>, counter workload, {{.Spec.Clients}} clients, TTL {{dur .Spec.TTL}}, seed {{.Spec.Seed}}, {{dur .Spec.TimeLimit}}.
+At {{.PauseTimes}} the client holding the lock is paused for {{dur .Spec.Pause}} (all its links frozen, as in a stop-the-world GC pause).
+Its lease expires meanwhile and another client takes the lock; the paused client's write, sent before or during the pause, reaches the resource afterwards.
+The only difference between the two runs: on the right the resource rejects a write whose fencing token is lower than one it already accepted.</p>
+<p class="{{if .Shows}}pass{{else}}fail{{end}}">{{range .Findings}}{{.}}<br>{{end}}</p>
+<div class="side">
+{{range .Sides}}<div>
+<h2>{{.Title}}: <span class="{{.M.Verdict}}">{{.M.Verdict}}</span></h2>
+<table>
+<tr><th>lost updates</th><td class="num">{{lost .M.LostUpdates}}</td></tr>
+<tr><th>writes acknowledged</th><td class="num">{{.M.Writes}}</td></tr>
+<tr><th>stale writes accepted</th><td class="num">{{.M.StaleAccepted}}</td></tr>
+<tr><th>stale writes rejected</th><td class="num">{{.M.StaleRejected}}</td></tr>
+<tr><th>writes after the writer's validity, accepted</th><td class="num">{{.M.LateWrites}}</td></tr>
+<tr><th>acquire success</th><td class="num">{{pct .M.SuccessRate}}</td></tr>
+<tr><th>client pauses</th><td class="num">{{.M.Faults}}</td></tr>
+</table>
+<p><a href="{{link .Dir}}">full report</a> — <code>{{.Dir}}</code></p>
+<h3>Who held the lock</h3>
+{{if .Holders}}<a href="{{plot .Dir "holders.png"}}"><img src="{{.Holders}}" alt="holders plot"></a>{{else}}<p class="note">no holders.png in the run folder (report not written)</p>{{end}}
+<h3>Fencing tokens at the resource</h3>
+{{if .Fencing}}<a href="{{plot .Dir "fencing.png"}}"><img src="{{.Fencing}}" alt="fencing plot"></a>{{else}}<p class="note">no fencing.png in the run folder</p>{{end}}
+</div>
+{{end}}</div>
+<p class="note">Click a plot for its full size. Holders plot: one row per client; blue where a client believed it held the lock, orange after its validity had passed, red where two leases were believed held at once; ▲ a write the resource accepted, ✕ one it rejected; shaded columns are the pauses.</p>
+</body></html>
+`))
+
+type sideView struct {
+	Title            string
+	Dir              string
+	M                Metrics
+	Holders, Fencing template.URL
+}
+
+type comparePageData struct {
+	*Comparison
+	PauseTimes string
+	Sides      []sideView
+}
+
+// comparePage renders the comparison with each run's plots inline.
+func comparePage(c *Comparison) ([]byte, error) {
+	view := func(title string, s Side) sideView {
+		v := sideView{Title: title, Dir: s.Dir, M: s.Metrics}
+		dir := filepath.Join(c.Spec.Store, filepath.FromSlash(s.Dir))
+		if b, err := os.ReadFile(filepath.Join(dir, holdersPNG)); err == nil {
+			v.Holders = pngURL(b)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, fencingPNG)); err == nil {
+			v.Fencing = pngURL(b)
+		}
+		return v
+	}
+	d := comparePageData{Comparison: c, PauseTimes: durList(c.Spec.PauseTimes()), Sides: []sideView{
+		view("Without fencing", c.Unfenced), view("With fencing", c.Fenced)}}
+	var buf bytes.Buffer
+	if err := compareTmpl.Execute(&buf, d); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,213 @@
+// Package sweep compares lock settings by running many lockstorm tests:
+//
+//   - Run sweeps a grid of TTL × renewal interval × client-pause length,
+//     one or more seeded runs per cell, and writes one comparison folder
+//     (a table in Markdown and CSV, heat maps of violations and
+//     availability, an index.html linking every cell's own report). A
+//     sweep is resumable: each finished cell is a file, and a rerun with
+//     the same name skips it.
+//   - Compare runs the same seed, lock and fault schedule twice, with the
+//     resource ignoring fencing tokens and enforcing them, and writes one
+//     page that puts the two runs side by side.
+//
+// The package sits beside catalog: it calls harness.Run and takes the
+// report writer (reports.Write) as an option, so the CLI decides what each
+// run leaves behind.
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrSpec wraps every bad sweep or compare setting: a one-line message
+// naming the flag (or YAML key) and what it allows. Exit status 2.
+var ErrSpec = errors.New("sweep: bad setting")
+
+func bad(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrSpec, fmt.Sprintf(format, a...))
+}
+
+// Renew is one value of the renewal axis: no renewal (the `single` lock),
+// a fraction of the cell's TTL ("ttl/3": the `renewable` lock renewing
+// every TTL/3) or an absolute interval ("300ms").
+type Renew struct {
+	// Spec is the value as written: "none", "ttl/3", "300ms".
+	Spec string
+	// Div, when positive, renews every TTL/Div.
+	Div int
+	// Every, when positive, renews at this absolute interval.
+	Every time.Duration
+}
+
+// None reports whether this value means no renewal.
+func (r Renew) None() bool { return r.Div <= 0 && r.Every <= 0 }
+
+// Interval is the renewal interval for a lease of ttl; 0 means none.
+func (r Renew) Interval(ttl time.Duration) time.Duration {
+	switch {
+	case r.Div > 0:
+		return ttl / time.Duration(r.Div)
+	case r.Every > 0:
+		return r.Every
+	}
+	return 0
+}
+
+// String is the spec.
+func (r Renew) String() string { return r.Spec }
+
+// ParseRenew parses one renewal value: "none" (or "0"), "ttl/N" with N ≥ 2,
+// or a positive Go duration.
+func ParseRenew(s string) (Renew, error) {
+	s = strings.TrimSpace(s)
+	switch strings.ToLower(s) {
+	case "none", "0", "off":
+		return Renew{Spec: "none"}, nil
+	}
+	if rest, ok := strings.CutPrefix(strings.ToLower(s), "ttl/"); ok {
+		n, err := strconv.Atoi(rest)
+		if err != nil || n < 2 {
+			return Renew{}, fmt.Errorf("%q is not ttl/N with a whole N of at least 2", s)
+		}
+		return Renew{Spec: "ttl/" + rest, Div: n}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return Renew{}, fmt.Errorf("%q is not none, ttl/N or a positive duration like 300ms", s)
+	}
+	return Renew{Spec: d.String(), Every: d}, nil
+}
+
+// ParseRenews parses a comma-separated list of renewal values for flag.
+func ParseRenews(flag, s string) ([]Renew, error) {
+	var out []Renew
+	seen := map[string]bool{}
+	for _, part := range splitList(s) {
+		r, err := ParseRenew(part)
+		if err != nil {
+			return nil, bad("--%s must be a comma-separated list of none, ttl/N or durations like 300ms: %v", flag, err)
+		}
+		if seen[r.Spec] {
+			return nil, bad("--%s lists %s twice", flag, r.Spec)
+		}
+		seen[r.Spec] = true
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil, bad("--%s needs at least one value (none, ttl/N or a duration)", flag)
+	}
+	return out, nil
+}
+
+// ParseDurations parses a comma-separated list of durations for flag.
+// allowZero admits 0 (written "0" or "none"); values must be distinct.
+func ParseDurations(flag, s string, allowZero bool) ([]time.Duration, error) {
+	var out []time.Duration
+	what := "positive durations like 200ms or 1s"
+	if allowZero {
+		what = "durations like 0, 300ms or 1.5s"
+	}
+	for _, part := range splitList(s) {
+		var d time.Duration
+		if allowZero && (part == "0" || strings.EqualFold(part, "none")) {
+			d = 0
+		} else {
+			v, err := time.ParseDuration(part)
+			if err != nil || v < 0 || (v == 0 && !allowZero) {
+				return nil, bad("--%s must be a comma-separated list of %s, got %q", flag, what, part)
+			}
+			d = v
+		}
+		for _, o := range out {
+			if o == d {
+				return nil, bad("--%s lists %v twice", flag, d)
+			}
+		}
+		out = append(out, d)
+	}
+	if len(out) == 0 {
+		return nil, bad("--%s needs at least one value (%s)", flag, what)
+	}
+	return out, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Grid is the sweep's three axes, in the order given.
+type Grid struct {
+	TTLs   []time.Duration
+	Renews []Renew
+	// Pauses are client-pause lengths; 0 means no faults at all.
+	Pauses []time.Duration
+}
+
+// Cell is one point of the grid and one of its seeded runs.
+type Cell struct {
+	TTL   time.Duration `json:"ttl_ns"`
+	Renew string        `json:"renew"` // the Renew spec
+	Pause time.Duration `json:"pause_ns"`
+	// Run numbers a cell's repeated runs from 1; run k uses seed + k − 1.
+	Run int `json:"run"`
+
+	renew Renew
+}
+
+// RenewValue is the parsed renewal value.
+func (c Cell) RenewValue() Renew {
+	if c.renew.Spec == "" {
+		c.renew, _ = ParseRenew(c.Renew)
+	}
+	return c.renew
+}
+
+// ID names the cell's file: ttl-200ms_renew-ttl3_pause-1.5s_run-1.
+func (c Cell) ID() string {
+	renew := strings.ReplaceAll(c.Renew, "/", "")
+	return fmt.Sprintf("ttl-%s_renew-%s_pause-%s_run-%d", fmtDur(c.TTL), renew, fmtDur(c.Pause), c.Run)
+}
+
+// Label is a short human description: "ttl 200ms, renew ttl/3, pause 1.5s".
+func (c Cell) Label() string {
+	pause := "none"
+	if c.Pause > 0 {
+		pause = fmtDur(c.Pause)
+	}
+	return fmt.Sprintf("ttl %s, renew %s, pause %s", fmtDur(c.TTL), c.Renew, pause)
+}
+
+// Cells lists the grid's cells, runs times each: TTL outermost, then
+// renewal, then pause, then run.
+func (g Grid) Cells(runs int) []Cell {
+	var out []Cell
+	for _, ttl := range g.TTLs {
+		for _, r := range g.Renews {
+			for _, p := range g.Pauses {
+				for k := 1; k <= runs; k++ {
+					out = append(out, Cell{TTL: ttl, Renew: r.Spec, Pause: p, Run: k, renew: r})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// fmtDur prints a duration without trailing zero units ("1s", "1.5s",
+// "200ms", "0").
+func fmtDur(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	return d.String()
+}

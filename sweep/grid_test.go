@@ -1,0 +1,179 @@
+package sweep
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/nemesis"
+)
+
+const ms = time.Millisecond
+
+func TestDefaultSpec(t *testing.T) {
+	s, err := DefaultRaw().Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Grid.Cells(s.Runs); len(got) != 12 {
+		t.Fatalf("default grid has %d cells, want 2x2x3 = 12", len(got))
+	}
+	if got, want := s.Grid.TTLs, []time.Duration{200 * ms, time.Second}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ttls %v, want %v", got, want)
+	}
+	if got, want := s.Grid.Pauses, []time.Duration{0, 300 * ms, 1500 * ms}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pauses %v, want %v", got, want)
+	}
+	// 8 s runs, longest pause 1.5 s, 2 s recovery: pauses at 1 s and 3.5 s.
+	if got, want := s.PauseTimes(), []time.Duration{time.Second, 3500 * ms}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pause times %v, want %v", got, want)
+	}
+}
+
+func TestCellConfig(t *testing.T) {
+	s, err := DefaultRaw().Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Grid.Cells(1) {
+		cfg := s.Config(c)
+		if _, err := cfg.WithDefaults(); err != nil {
+			t.Fatalf("%s: %v", c.Label(), err)
+		}
+		wantLock, wantEvery := "single", time.Duration(0)
+		if c.Renew != "none" {
+			wantLock, wantEvery = "renewable", c.TTL/3
+		}
+		if cfg.Lock != wantLock || cfg.RenewEvery != wantEvery {
+			t.Errorf("%s: lock %s every %v, want %s every %v", c.Label(), cfg.Lock, cfg.RenewEvery, wantLock, wantEvery)
+		}
+		if !cfg.Workloads.TrustLostSignal || cfg.Workloads.HoldMin != 100*ms || cfg.Workloads.HoldMax != 400*ms {
+			t.Errorf("%s: workload %+v", c.Label(), cfg.Workloads)
+		}
+		if c.Pause == 0 {
+			if cfg.Plan != nil {
+				t.Errorf("%s: plan without a pause", c.Label())
+			}
+			continue
+		}
+		if cfg.Plan == nil || len(cfg.Plan.Steps) != 2 {
+			t.Fatalf("%s: plan %+v, want 2 steps", c.Label(), cfg.Plan)
+		}
+		for _, st := range cfg.Plan.Steps {
+			if st.Duration != c.Pause || st.Fault.Kind != nemesis.KindClientPause || st.Fault.Clients[0] != nemesis.TargetHolder {
+				t.Errorf("%s: step %+v", c.Label(), st)
+			}
+		}
+		if cfg.Plan.HealAt > cfg.TimeLimit {
+			t.Errorf("%s: plan heals at %v after the time limit %v", c.Label(), cfg.Plan.HealAt, cfg.TimeLimit)
+		}
+	}
+}
+
+func TestCellIDsDistinctAndFileSafe(t *testing.T) {
+	g := Grid{TTLs: []time.Duration{200 * ms, time.Second}, Pauses: []time.Duration{0, 1500 * ms}}
+	for _, s := range []string{"none", "ttl/3", "ttl/30", "300ms"} {
+		r, err := ParseRenew(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Renews = append(g.Renews, r)
+	}
+	seen := map[string]bool{}
+	for _, c := range g.Cells(2) {
+		id := c.ID()
+		if seen[id] || strings.ContainsAny(id, `/\ `) {
+			t.Fatalf("id %q repeated or not file-safe", id)
+		}
+		seen[id] = true
+	}
+	if len(seen) != 2*4*2*2 {
+		t.Fatalf("%d ids", len(seen))
+	}
+}
+
+func TestParseRenew(t *testing.T) {
+	for in, want := range map[string]Renew{
+		"none": {Spec: "none"}, "0": {Spec: "none"}, "ttl/3": {Spec: "ttl/3", Div: 3},
+		"TTL/4": {Spec: "ttl/4", Div: 4}, "250ms": {Spec: "250ms", Every: 250 * ms},
+	} {
+		got, err := ParseRenew(in)
+		if err != nil || got != want {
+			t.Errorf("ParseRenew(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	if iv := (Renew{Div: 3}).Interval(900 * ms); iv != 300*ms {
+		t.Errorf("ttl/3 of 900ms = %v", iv)
+	}
+}
+
+// Every bad value is one line naming its flag, wrapping ErrSpec.
+func TestBadInput(t *testing.T) {
+	cases := []struct {
+		flag string
+		edit func(*Raw)
+	}{
+		{"--ttl", func(r *Raw) { r.TTL = "200ms,abc" }},
+		{"--ttl", func(r *Raw) { r.TTL = "5ms" }},
+		{"--ttl", func(r *Raw) { r.TTL = "1s,1s" }},
+		{"--ttl", func(r *Raw) { r.TTL = " , " }},
+		{"--renew", func(r *Raw) { r.Renew = "ttl/1" }},
+		{"--renew", func(r *Raw) { r.Renew = "sometimes" }},
+		{"--renew", func(r *Raw) { r.Renew = "none,ttl/3,none" }},
+		{"--renew", func(r *Raw) { r.Renew = "500ms" }}, // not below the 200ms TTL
+		{"--pause", func(r *Raw) { r.Pause = "-1s" }},
+		{"--pause", func(r *Raw) { r.Pause = "0,soon" }},
+		{"--runs", func(r *Raw) { r.Runs = 0 }},
+		{"--time-limit", func(r *Raw) { r.TimeLimit = "eight" }},
+		{"--time-limit", func(r *Raw) { r.TimeLimit = "3s" }}, // no room for a 1.5 s pause
+		{"--hold-min", func(r *Raw) { r.HoldMin = "1s" }},
+		{"--clients", func(r *Raw) { r.Clients = 1 }},
+		{"--seed", func(r *Raw) { r.Seed = 0 }},
+		{"--name", func(r *Raw) { r.Name = "../escape" }},
+	}
+	for _, c := range cases {
+		r := DefaultRaw()
+		c.edit(&r)
+		_, err := r.Spec()
+		if err == nil {
+			t.Errorf("%+v: no error", r)
+			continue
+		}
+		if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), c.flag) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("error %q: want one line naming %s, wrapping ErrSpec", err, c.flag)
+		}
+	}
+}
+
+func TestYAMLPlan(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sweep.yaml")
+	os.WriteFile(path, []byte("name: study\nttl: [100ms, 2s]\nrenew: none,ttl/4\npause:\n  - 0\n  - 500ms\ntime-limit: 9s\n"), 0o644)
+	r, err := LoadRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := DefaultRaw()
+	flags.Runs = 3
+	flags.TTL = "999ms" // not given explicitly: must not override
+	r = r.Merge(flags, func(k string) bool { return k == "runs" }).FillDefaults()
+	s, err := r.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "study" || s.Runs != 3 || s.TimeLimit != 9*time.Second || s.Clients != 3 ||
+		!reflect.DeepEqual(s.Grid.TTLs, []time.Duration{100 * ms, 2 * time.Second}) ||
+		len(s.Grid.Renews) != 2 || s.Grid.Renews[1].Div != 4 ||
+		!reflect.DeepEqual(s.Grid.Pauses, []time.Duration{0, 500 * ms}) {
+		t.Fatalf("spec %+v", s)
+	}
+
+	os.WriteFile(path, []byte("ttl: 1s\nrenw: none\n"), 0o644)
+	if _, err := LoadRaw(path); !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "renew") {
+		t.Fatalf("unknown key: %v", err)
+	}
+}

@@ -1,0 +1,137 @@
+package sweep
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// Metrics are the numbers of one run that a sweep or comparison shows.
+type Metrics struct {
+	Verdict checker.Validity `json:"verdict"`
+	// LostUpdates is the counter's acknowledged increments minus its
+	// final value (a lower bound); -1 when unknown.
+	LostUpdates int64 `json:"lost_updates"`
+	// Writes is the number of increments the resource acknowledged.
+	Writes int `json:"writes"`
+	// Overlaps counts holder intervals of different clients that
+	// intersect (the exclusion checker).
+	Overlaps int `json:"overlaps"`
+	// LateWrites counts writes the resource accepted although the writer's
+	// lease validity had passed (the exclusion checker).
+	LateWrites int `json:"late_writes"`
+	// StaleAccepted and StaleRejected count writes whose fencing token was
+	// lower than one the resource had accepted before, by the resource's
+	// answer: from the resource's own write log when the run has one (it
+	// is the ground truth of arrival order), else from the fencing
+	// checker (which only counts what the history proves: a write delayed
+	// across a pause may have arrived earlier, so it counts fewer).
+	StaleAccepted int64 `json:"stale_accepted"`
+	StaleRejected int64 `json:"stale_rejected"`
+	// Acquires counts acquire calls by outcome; SuccessRate is ok over
+	// completed ones (the liveness checker).
+	AcquiresOK  int     `json:"acquires_ok"`
+	AcquiresAll int     `json:"acquires_all"`
+	SuccessRate float64 `json:"success_rate"`
+	// WaitP50 and WaitP99 are the waits of successful acquires.
+	WaitP50 time.Duration `json:"wait_p50_ns"`
+	WaitP99 time.Duration `json:"wait_p99_ns"`
+	// Throughput is successful acquires per second of the time limit.
+	Throughput float64 `json:"throughput"`
+	// LockLosses counts "lost" records: a holder learned from its lock
+	// (the watchdog) that its lease was lost.
+	LockLosses int `json:"lock_losses"`
+	// Faults is the number of faults the nemesis started.
+	Faults int `json:"faults"`
+}
+
+// Violations is the sum of the violations the table lists: lost updates,
+// overlaps and stale writes accepted (unknown lost updates count 0).
+func (m Metrics) Violations() int64 {
+	return max(m.LostUpdates, 0) + int64(m.Overlaps) + m.StaleAccepted
+}
+
+// MetricsOf extracts the metrics from a finished run. It reads the
+// checkers' details through their JSON form, so a result loaded from
+// results.json works the same as one fresh from harness.Run.
+func MetricsOf(res *harness.Result) Metrics {
+	m := Metrics{Verdict: res.Verdict.Valid, LostUpdates: -1}
+	for _, r := range res.Verdict.Results {
+		switch r.Name {
+		case "resource":
+			var d checker.ResourceDetails
+			if decode(r.Details, &d) {
+				var lost int64
+				known := len(d.Counter) > 0
+				for _, c := range d.Counter {
+					m.Writes += c.Acked
+					if c.Lost < 0 {
+						known = false
+					}
+					lost += max(c.Lost, 0)
+				}
+				if known {
+					m.LostUpdates = lost
+				}
+			}
+		case "exclusion":
+			var d checker.ExclusionDetails
+			if decode(r.Details, &d) {
+				m.Overlaps = d.Overlaps
+				m.LateWrites = d.WritesAfterValidity["accepted"]
+			}
+		case "fencing":
+			var d checker.FencingStats
+			if decode(r.Details, &d) {
+				m.StaleAccepted, m.StaleRejected = d.StaleAccepted, d.Rejected
+			}
+		case "liveness":
+			var d checker.LivenessDetails
+			if decode(r.Details, &d) {
+				m.AcquiresOK = d.Acquires.OK
+				m.AcquiresAll = d.Acquires.OK + d.Acquires.Fail + d.Acquires.Info
+				m.SuccessRate = d.SuccessRate
+				m.WaitP50, m.WaitP99 = time.Duration(d.Wait.P50), time.Duration(d.Wait.P99)
+			}
+		}
+	}
+	if len(res.Writes) > 0 {
+		m.StaleAccepted, m.StaleRejected = 0, 0
+		for _, w := range res.Writes {
+			switch {
+			case w.Stale && w.Accepted:
+				m.StaleAccepted++
+			case w.Stale:
+				m.StaleRejected++
+			}
+		}
+	}
+	for _, op := range res.History {
+		switch {
+		case op.F == history.FLost && op.Type == history.OK && !op.IsNemesis():
+			m.LockLosses++
+		case op.IsNemesis() && op.F == history.FStart && op.Type == history.Invoke:
+			m.Faults++
+		}
+	}
+	if tl := res.Config.TimeLimit; tl > 0 {
+		m.Throughput = float64(m.AcquiresOK) / tl.Seconds()
+	}
+	return m
+}
+
+// decode copies a checker's details (a typed struct, or a map after a JSON
+// round trip) into out.
+func decode(details any, out any) bool {
+	if details == nil {
+		return false
+	}
+	b, err := json.Marshal(details)
+	if err != nil {
+		return false
+	}
+	return json.Unmarshal(b, out) == nil
+}

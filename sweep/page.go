@@ -1,0 +1,113 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"path"
+	"strings"
+	"time"
+)
+
+// pageStyle is shared by the sweep and compare pages.
+const pageStyle = `
+body { font-family: "Liberation Sans", Arial, sans-serif; margin: 1.5em auto; max-width: 1500px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; margin-bottom: .2em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
+table { border-collapse: collapse; font-size: .9em; } th, td { border: 1px solid #ccc; padding: .25em .55em; }
+th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.invalid { color: #b00; font-weight: bold; } .valid { color: #176b2c; font-weight: bold; } .unknown { color: #a66b00; font-weight: bold; }
+img { max-width: 100%; border: 1px solid #ddd; } .note { color: #555; font-size: .92em; max-width: 75em; }
+.pass { background: #e6f4ea; border: 1px solid #8c8; padding: .5em 1em; } .fail { background: #fdecea; border: 1px solid #d88; padding: .5em 1em; }
+.side { display: flex; gap: 1.5em; } .side > div { flex: 1; min-width: 0; }
+`
+
+var funcs = template.FuncMap{
+	"dur": fmtDur,
+	"ms":  fmtMS,
+	"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+	"lost": func(n int64) string {
+		if n < 0 {
+			return "?"
+		}
+		return fmt.Sprint(n)
+	},
+	"secs": func(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) },
+	"link": reportLink,
+	"plot": func(dir, file string) string { return path.Join("..", "..", dir, file) },
+}
+
+var sweepTmpl = template.Must(template.New("sweep").Funcs(funcs).Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>lockstorm sweep {{.Spec.Name}}</title><style>` + pageStyle + `</style></head>
+<body>
+<h1>lockstorm sweep “{{.Spec.Name}}”</h1>
+<p>{{len .Cells}} of {{.Total}} cells finished{{if .Interrupted}} — <b>interrupted</b>: rerun the same command to resume{{end}}.
+{{if .Elapsed}}This invocation ran {{.Ran}} and resumed {{.Skipped}} in {{secs .Elapsed}}.{{end}}</p>
+<p class="note">Grid: TTL {{.TTLs}} × renewal {{.Renews}} × client pause {{.Pauses}}, {{.Spec.Runs}} run(s) per cell, {{dur .Spec.TimeLimit}} each, seed {{.Spec.Seed}}.
+Every run: the counter workload, {{.Spec.Clients}} clients, holders keep the lock {{dur .Spec.HoldMin}}–{{dur .Spec.HoldMax}} between read and write and
+act until their lock tells them it is lost (they ignore their own validity deadline, as code using a watchdog lock usually does).
+Lock <code>single</code> where renewal is none, <code>renewable</code> (watchdog) otherwise, one Redis node, no fencing.
+Faults: {{if .PauseTimes}}the client holding the lock is paused (all its links frozen, watchdog included) at {{.PauseTimes}} for the cell's pause length{{else}}none (no pause length above 0){{end}}.</p>
+
+<h2>Violations</h2>
+<img src="{{.Violations}}" alt="violations heat map">
+<p class="note">Per cell: lost updates (acknowledged increments minus the counter's final value) + overlapping holders + stale writes accepted, averaged over the cell's runs; the small line is the number of acknowledged writes, then the verdict of all checkers.
+Without renewal a TTL shorter than the slowest holder produces violations even without faults; renewal removes those, but a pause longer than the TTL still lets the lease expire while its holder is frozen, and its delayed write lands on someone else's lease.</p>
+
+<h2>Availability</h2>
+<img src="{{.Availability}}" alt="availability heat map">
+<p class="note">Per cell: completed acquire calls that obtained the lock (acquire timeout max(2×TTL, 2s)).
+A client pause freezes the client's links, not its goroutines: a holder whose watchdog gave up during the pause goes on trying to acquire through its frozen links,
+and each of those attempts (timing out after the lock's node timeout) counts as a failure here, so long pauses with renewal at a short TTL look less available than a truly frozen process would make them.</p>
+
+<h2>Cells</h2>
+<table>
+<tr><th>ttl</th><th>renew</th><th>pause</th><th>run</th><th>verdict</th><th>lost updates</th><th>writes</th><th>overlaps</th><th>late writes</th><th>stale accepted</th>
+<th>acquire success</th><th>acquire p50</th><th>acquire p99</th><th>acquires/s</th><th>lock losses</th><th>run</th></tr>
+{{range .Cells}}<tr><td>{{dur .TTL}}</td><td>{{.Renew}}</td><td>{{dur .Pause}}</td><td class="num">{{.Run}}</td>
+<td class="{{.Verdict}}">{{.Verdict}}</td><td class="num">{{lost .LostUpdates}}</td><td class="num">{{.Writes}}</td><td class="num">{{.Overlaps}}</td>
+<td class="num">{{.LateWrites}}</td><td class="num">{{.StaleAccepted}}</td><td class="num">{{pct .SuccessRate}}</td><td class="num">{{ms .WaitP50}}</td>
+<td class="num">{{ms .WaitP99}}</td><td class="num">{{printf "%.2f" .Throughput}}</td><td class="num">{{.LockLosses}}</td>
+<td>{{if .Dir}}<a href="{{link .Dir}}">report</a>{{end}}{{if .ReportError}} <span class="unknown" title="{{.ReportError}}">(report error)</span>{{end}}</td></tr>
+{{end}}</table>
+<p class="note">Late writes: writes the resource accepted after the writer's own lease validity had passed. Lock losses: times a holder's watchdog told it the lease was lost.
+Also as <a href="table.md">table.md</a> and <a href="table.csv">table.csv</a>; each cell's numbers in <a href="cells/">cells/</a>.</p>
+</body></html>
+`))
+
+type sweepPage struct {
+	*Result
+	TTLs, Renews, Pauses, PauseTimes string
+	Violations, Availability         template.URL
+}
+
+func pngURL(b []byte) template.URL {
+	if len(b) == 0 {
+		return ""
+	}
+	return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
+}
+
+func durList(ds []time.Duration) string {
+	var parts []string
+	for _, d := range ds {
+		parts = append(parts, fmtDur(d))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// indexPage renders the sweep's index.html with the heat maps inline.
+func indexPage(res *Result, vio, av []byte) ([]byte, error) {
+	pg := sweepPage{Result: res, Violations: pngURL(vio), Availability: pngURL(av),
+		TTLs: durList(res.Spec.Grid.TTLs), Pauses: durList(res.Spec.Grid.Pauses), PauseTimes: durList(res.Spec.PauseTimes())}
+	var rs []string
+	for _, r := range res.Spec.Grid.Renews {
+		rs = append(rs, r.Spec)
+	}
+	pg.Renews = strings.Join(rs, ", ")
+	var buf bytes.Buffer
+	if err := sweepTmpl.Execute(&buf, pg); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

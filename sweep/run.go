@@ -1,0 +1,311 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/lockstorm/lockstorm/harness"
+)
+
+// Files of a sweep folder, store/sweeps/<name>/.
+const (
+	SpecFile         = "sweep.json"
+	CellsDir         = "cells"
+	TableMDFile      = "table.md"
+	TableCSVFile     = "table.csv"
+	ViolationsFile   = "violations.png"
+	AvailabilityFile = "availability.png"
+	IndexFile        = "index.html"
+)
+
+// Runner runs one test; harness.Run is the real one. Tests inject fakes.
+type Runner func(ctx context.Context, cfg harness.Config) (*harness.Result, error)
+
+// Options tune Run.
+type Options struct {
+	// Runner runs each cell. Default harness.Run.
+	Runner Runner
+	// Report, when set, writes a finished run's report into its folder
+	// (the CLI passes reports.Write). Its error is noted in the cell, not
+	// fatal.
+	Report func(*harness.Result) error
+	// Progress, when set, is told when a cell starts, while it runs and
+	// when it ends.
+	Progress func(Event)
+}
+
+// Event is a progress report of a sweep.
+type Event struct {
+	// Index is the cell's position (0-based) among Total cells.
+	Index, Total int
+	Cell         Cell
+	// Run is the cell's run in progress (zero before it starts).
+	Run harness.Progress
+	// Done is set once the cell finished (Result set) or was skipped.
+	Done    bool
+	Skipped bool
+	Result  *CellResult
+	// Elapsed is the time since the sweep started.
+	Elapsed time.Duration
+}
+
+// CellResult is one finished cell run, stored as cells/<id>.json.
+type CellResult struct {
+	Cell
+	// Dir is the run's folder relative to the store root.
+	Dir string `json:"dir"`
+	Metrics
+	// Elapsed is how long the run took, set-up and checks included.
+	Elapsed time.Duration `json:"elapsed_ns"`
+	// ReportError is the report writer's error, if any.
+	ReportError string    `json:"report_error,omitempty"`
+	Finished    time.Time `json:"finished"`
+}
+
+// Result is a sweep's outcome.
+type Result struct {
+	Spec Spec
+	// Dir is the sweep folder.
+	Dir string
+	// Cells are the finished cells in grid order (resumed ones included).
+	Cells []CellResult
+	// Ran and Skipped count the cells run now and those resumed from
+	// their files.
+	Ran, Skipped int
+	// Total is the number of cells of the grid.
+	Total int
+	// Interrupted is set when ctx ended before every cell ran.
+	Interrupted bool
+	Elapsed     time.Duration
+}
+
+// Complete reports whether every cell of the grid finished.
+func (r *Result) Complete() bool { return len(r.Cells) == r.Total }
+
+// ErrRun wraps a cell whose run failed to set up or crashed (not a
+// verdict: a run that found violations is a finished cell).
+var ErrRun = errors.New("sweep: run failed")
+
+// Dir is the folder of the sweep named name in store.
+func Dir(store, name string) string { return filepath.Join(store, "sweeps", name) }
+
+// storedSpec is sweep.json.
+type storedSpec struct {
+	Name string  `json:"name"`
+	Key  specKey `json:"settings"`
+	// Grid is the latest grid run under this name (informative).
+	TTLs   []string `json:"ttl"`
+	Renews []string `json:"renew"`
+	Pauses []string `json:"pause"`
+	Runs   int      `json:"runs"`
+}
+
+// Run runs every cell of spec one after another, skipping cells whose file
+// exists (unless spec.Fresh), then writes the table, heat maps and
+// index.html. When ctx ends it stops after the current run has healed
+// (that cell is not kept) and still writes the outputs of the finished
+// cells. Errors: ErrSpec when the folder holds a sweep with other fixed
+// settings; ErrRun when a run could not be carried out.
+func Run(ctx context.Context, spec Spec, opt Options) (*Result, error) {
+	start := time.Now()
+	if opt.Runner == nil {
+		opt.Runner = harness.Run
+	}
+	dir := Dir(spec.Store, spec.Name)
+	res := &Result{Spec: spec, Dir: dir}
+	if err := prepare(dir, spec); err != nil {
+		return res, err
+	}
+	cells := spec.Grid.Cells(spec.Runs)
+	res.Total = len(cells)
+	var runErr error
+	for i, c := range cells {
+		ev := Event{Index: i, Total: len(cells), Cell: c}
+		emit := func(e Event) {
+			if opt.Progress != nil {
+				e.Elapsed = time.Since(start)
+				opt.Progress(e)
+			}
+		}
+		path := filepath.Join(dir, CellsDir, c.ID()+".json")
+		if cr, ok := loadCell(path); ok {
+			cr.Cell = c
+			refresh(spec.Store, &cr)
+			res.Cells = append(res.Cells, cr)
+			res.Skipped++
+			ev.Done, ev.Skipped, ev.Result = true, true, &cr
+			emit(ev)
+			continue
+		}
+		if ctx.Err() != nil {
+			res.Interrupted = true
+			break
+		}
+		emit(ev)
+		cr, interrupted, err := runCell(ctx, spec, c, opt, func(p harness.Progress) { e := ev; e.Run = p; emit(e) })
+		if interrupted {
+			res.Interrupted = true
+			break
+		}
+		if err != nil {
+			runErr = fmt.Errorf("%w: %s: %w", ErrRun, c.Label(), err)
+			break
+		}
+		if err := writeJSONAtomic(path, cr); err != nil {
+			runErr = err
+			break
+		}
+		res.Cells = append(res.Cells, cr)
+		res.Ran++
+		ev.Done, ev.Result = true, &cr
+		emit(ev)
+	}
+	res.Elapsed = time.Since(start)
+	werr := WriteOutputs(res)
+	return res, errors.Join(runErr, werr)
+}
+
+// runCell runs one cell and writes its report.
+func runCell(ctx context.Context, spec Spec, c Cell, opt Options, progress func(harness.Progress)) (CellResult, bool, error) {
+	cfg := spec.Config(c)
+	cfg.OnProgress = progress
+	t0 := time.Now()
+	run, err := opt.Runner(ctx, cfg)
+	if run != nil && run.Interrupted {
+		return CellResult{}, true, nil
+	}
+	if err != nil {
+		return CellResult{}, ctx.Err() != nil, err
+	}
+	cr := CellResult{Cell: c, Metrics: MetricsOf(run), Elapsed: time.Since(t0), Finished: time.Now().UTC()}
+	if rel, err := filepath.Rel(spec.Store, run.Dir); err == nil {
+		cr.Dir = filepath.ToSlash(rel)
+	} else {
+		cr.Dir = run.Dir
+	}
+	if opt.Report != nil {
+		if err := opt.Report(run); err != nil {
+			cr.ReportError = err.Error()
+		}
+	}
+	return cr, false, nil
+}
+
+// prepare creates the folder, checks a stored sweep's fixed settings
+// against spec and, for a fresh sweep, removes the old cell files.
+func prepare(dir string, spec Spec) error {
+	cells := filepath.Join(dir, CellsDir)
+	if spec.Fresh {
+		if err := os.RemoveAll(cells); err != nil {
+			return fmt.Errorf("sweep: %w", err)
+		}
+	} else if b, err := os.ReadFile(filepath.Join(dir, SpecFile)); err == nil {
+		var old storedSpec
+		if json.Unmarshal(b, &old) == nil {
+			if d := spec.key().diff(old.Key); d != "" {
+				if n, _ := os.ReadDir(cells); len(n) > 0 {
+					return bad("--name %s already holds a sweep with other settings (%s): rerun with --fresh or another --name", spec.Name, d)
+				}
+			}
+		}
+	}
+	if err := os.MkdirAll(cells, 0o755); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	st := storedSpec{Name: spec.Name, Key: spec.key(), Runs: spec.Runs}
+	for _, d := range spec.Grid.TTLs {
+		st.TTLs = append(st.TTLs, fmtDur(d))
+	}
+	for _, r := range spec.Grid.Renews {
+		st.Renews = append(st.Renews, r.Spec)
+	}
+	for _, d := range spec.Grid.Pauses {
+		st.Pauses = append(st.Pauses, fmtDur(d))
+	}
+	return writeJSONAtomic(filepath.Join(dir, SpecFile), st)
+}
+
+// loadCell reads a finished cell's file; a missing or damaged file means
+// the cell must run.
+func loadCell(path string) (CellResult, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return CellResult{}, false
+	}
+	var cr CellResult
+	if err := json.Unmarshal(b, &cr); err != nil || cr.Finished.IsZero() {
+		return CellResult{}, false
+	}
+	return cr, true
+}
+
+// refresh recomputes a resumed cell's metrics from its run folder
+// (history and results.json), so cells finished by an older lockstorm are
+// measured like new ones. A run folder that cannot be read keeps the
+// stored metrics.
+func refresh(store string, cr *CellResult) {
+	if cr.Dir == "" {
+		return
+	}
+	dir := filepath.Join(store, filepath.FromSlash(cr.Dir))
+	b, err := os.ReadFile(filepath.Join(dir, harness.ResultsFile))
+	if err != nil {
+		return
+	}
+	run, _, err := harness.Load(dir)
+	if err != nil || json.Unmarshal(b, &run.Verdict) != nil {
+		return
+	}
+	cr.Metrics = MetricsOf(run)
+}
+
+// writeJSONAtomic writes v as indented JSON through a temporary file, so
+// an interruption never leaves a half-written cell that looks finished.
+func writeJSONAtomic(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("sweep: %s: %w", path, err)
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+func writeFileAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	return nil
+}
+
+// WriteOutputs writes the table (Markdown and CSV), the heat maps and
+// index.html of the finished cells into res.Dir.
+func WriteOutputs(res *Result) error {
+	var errs []error
+	put := func(name string, b []byte, err error) {
+		if err == nil {
+			err = writeFileAtomic(filepath.Join(res.Dir, name), b)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("sweep: %s: %w", name, err))
+		}
+	}
+	put(TableMDFile, []byte(Markdown(res.Cells)), nil)
+	csv, err := CSV(res.Cells)
+	put(TableCSVFile, csv, err)
+	agg := Aggregate(res.Spec.Grid, res.Cells)
+	vio, err := HeatMap(agg, res.Spec.Grid, ViolationsMap)
+	put(ViolationsFile, vio, err)
+	av, err := HeatMap(agg, res.Spec.Grid, AvailabilityMap)
+	put(AvailabilityFile, av, err)
+	page, err := indexPage(res, vio, av)
+	put(IndexFile, page, err)
+	return errors.Join(errs...)
+}

@@ -1,0 +1,233 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
+)
+
+// fakeRunner stands in for harness.Run: it records the configurations it
+// was given and returns a made-up result (3 lost updates when the TTL is
+// below 500ms) in a fresh folder of the store.
+type fakeRunner struct {
+	mu    sync.Mutex
+	calls []harness.Config
+	// interruptAt, when > 0, makes that call (1-based) return an
+	// interrupted result, as harness.Run does after Ctrl-C.
+	interruptAt int
+}
+
+func (f *fakeRunner) run(ctx context.Context, cfg harness.Config) (*harness.Result, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, cfg)
+	n := len(f.calls)
+	f.mu.Unlock()
+	dir := filepath.Join(cfg.Store, cfg.Name, time.Now().Format("150405.000000000"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	res := &harness.Result{Dir: dir, Config: cfg}
+	if n == f.interruptAt {
+		res.Interrupted = true
+		return res, nil
+	}
+	res.Verdict = fakeVerdict(cfg.TTL < 500*time.Millisecond)
+	return res, nil
+}
+
+func fakeVerdict(broken bool) checker.Result {
+	lost, v := int64(0), checker.Valid
+	if broken {
+		lost, v = 3, checker.Invalid
+	}
+	var lv checker.LivenessDetails
+	lv.Acquires.OK, lv.Acquires.Fail = 18, 2
+	lv.SuccessRate = 0.9
+	lv.Wait = checker.Percentiles{N: 18, P50: int64(20 * time.Millisecond), P99: int64(900 * time.Millisecond)}
+	return checker.Result{Name: "standard", Valid: v, Results: []checker.Result{
+		{Name: "resource", Valid: v, Details: checker.ResourceDetails{Counter: map[string]checker.CounterSummary{
+			"lockstorm": {Acked: 20, Lost: lost}}}},
+		{Name: "exclusion", Valid: v, Details: checker.ExclusionDetails{Overlaps: 1, WritesAfterValidity: map[string]int{"accepted": 4}}},
+		{Name: "liveness", Valid: checker.Valid, Details: lv},
+	}}
+}
+
+func smallSpec(t *testing.T, store string) Spec {
+	t.Helper()
+	r := DefaultRaw()
+	r.Name, r.Store, r.TTL, r.Renew, r.Pause, r.TimeLimit = "t", store, "200ms,1s", "none", "0,300ms", "4s"
+	s, err := r.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func cellFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(dir, CellsDir, "*.json"))
+	return m
+}
+
+// A rerun skips every finished cell; removing one cell's file reruns
+// exactly that cell; --fresh reruns all.
+func TestResumeSkipsFinishedCells(t *testing.T) {
+	store := t.TempDir()
+	spec := smallSpec(t, store)
+	f := &fakeRunner{}
+	res, err := Run(context.Background(), spec, Options{Runner: f.run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.calls) != 4 || res.Ran != 4 || res.Skipped != 0 || !res.Complete() {
+		t.Fatalf("first run: %d calls, ran %d, skipped %d", len(f.calls), res.Ran, res.Skipped)
+	}
+	if n := len(cellFiles(t, res.Dir)); n != 4 {
+		t.Fatalf("%d cell files", n)
+	}
+	for _, name := range []string{TableMDFile, TableCSVFile, ViolationsFile, AvailabilityFile, IndexFile, SpecFile} {
+		if st, err := os.Stat(filepath.Join(res.Dir, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+
+	f2 := &fakeRunner{}
+	res, err = Run(context.Background(), spec, Options{Runner: f2.run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f2.calls) != 0 || res.Skipped != 4 || len(res.Cells) != 4 {
+		t.Fatalf("resume: %d calls, skipped %d, cells %d", len(f2.calls), res.Skipped, len(res.Cells))
+	}
+	if res.Cells[0].LostUpdates != 3 || res.Cells[3].LostUpdates != 0 {
+		t.Fatalf("resumed metrics wrong: %+v", res.Cells)
+	}
+
+	// Remove the 1s / 300ms cell: only it runs again.
+	gone := Cell{TTL: time.Second, Renew: "none", Pause: 300 * time.Millisecond, Run: 1}
+	if err := os.Remove(filepath.Join(res.Dir, CellsDir, gone.ID()+".json")); err != nil {
+		t.Fatal(err)
+	}
+	f3 := &fakeRunner{}
+	if res, err = Run(context.Background(), spec, Options{Runner: f3.run}); err != nil {
+		t.Fatal(err)
+	}
+	if len(f3.calls) != 1 || f3.calls[0].TTL != time.Second || f3.calls[0].Plan == nil || f3.calls[0].Plan.Steps[0].Duration != 300*time.Millisecond {
+		t.Fatalf("rerun of the missing cell: %+v", f3.calls)
+	}
+	if res.Ran != 1 || res.Skipped != 3 {
+		t.Fatalf("ran %d skipped %d", res.Ran, res.Skipped)
+	}
+
+	spec.Fresh = true
+	f4 := &fakeRunner{}
+	if _, err = Run(context.Background(), spec, Options{Runner: f4.run}); err != nil {
+		t.Fatal(err)
+	}
+	if len(f4.calls) != 4 {
+		t.Fatalf("fresh: %d calls", len(f4.calls))
+	}
+}
+
+// An interrupted run is not kept; the cells before it are, and a rerun
+// continues from the interrupted cell.
+func TestInterruptKeepsFinishedCells(t *testing.T) {
+	store := t.TempDir()
+	spec := smallSpec(t, store)
+	f := &fakeRunner{interruptAt: 2}
+	res, err := Run(context.Background(), spec, Options{Runner: f.run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || len(res.Cells) != 1 || res.Complete() || len(f.calls) != 2 {
+		t.Fatalf("interrupted=%v cells=%d calls=%d", res.Interrupted, len(res.Cells), len(f.calls))
+	}
+	if n := len(cellFiles(t, res.Dir)); n != 1 {
+		t.Fatalf("%d cell files after the interruption, want 1", n)
+	}
+	// The partial table is written.
+	if b, err := os.ReadFile(filepath.Join(res.Dir, TableMDFile)); err != nil || strings.Count(string(b), "\n") != 3 {
+		t.Fatalf("partial table: %q %v", b, err)
+	}
+	f2 := &fakeRunner{}
+	res, err = Run(context.Background(), spec, Options{Runner: f2.run})
+	if err != nil || len(f2.calls) != 3 || !res.Complete() {
+		t.Fatalf("resume after interrupt: %d calls, complete %v, %v", len(f2.calls), res.Complete(), err)
+	}
+	if f2.calls[0].TTL != 200*time.Millisecond || f2.calls[0].Plan == nil {
+		t.Fatalf("resume did not start at the interrupted cell: %+v", f2.calls[0])
+	}
+}
+
+// A run that cannot start stops the sweep with ErrRun; its cell is not
+// kept. A cancelled context before a cell starts marks the sweep
+// interrupted without running it.
+func TestRunErrorAndCancelledContext(t *testing.T) {
+	store := t.TempDir()
+	spec := smallSpec(t, store)
+	boom := errors.New("redis-server not found")
+	calls := 0
+	_, err := Run(context.Background(), spec, Options{Runner: func(context.Context, harness.Config) (*harness.Result, error) {
+		calls++
+		return nil, boom
+	}})
+	if !errors.Is(err, ErrRun) || !errors.Is(err, boom) || calls != 1 {
+		t.Fatalf("err %v after %d calls", err, calls)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f := &fakeRunner{}
+	res, err := Run(ctx, spec, Options{Runner: f.run})
+	if err != nil || !res.Interrupted || len(f.calls) != 0 {
+		t.Fatalf("cancelled: %v interrupted=%v calls=%d", err, res.Interrupted, len(f.calls))
+	}
+}
+
+// Resuming under a name whose cells were run with other fixed settings is
+// refused, naming the setting.
+func TestResumeRefusesOtherSettings(t *testing.T) {
+	store := t.TempDir()
+	spec := smallSpec(t, store)
+	f := &fakeRunner{}
+	if _, err := Run(context.Background(), spec, Options{Runner: f.run}); err != nil {
+		t.Fatal(err)
+	}
+	spec.Seed = 42
+	_, err := Run(context.Background(), spec, Options{Runner: f.run})
+	if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "--seed") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// Progress sees every cell start and finish, in order.
+func TestProgressEvents(t *testing.T) {
+	spec := smallSpec(t, t.TempDir())
+	f := &fakeRunner{}
+	var done []int
+	var b strings.Builder
+	bar := NewBar(&b, false)
+	_, err := Run(context.Background(), spec, Options{Runner: f.run, Progress: func(e Event) {
+		bar.Update(e)
+		if e.Done {
+			done = append(done, e.Index)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != 4 || done[0] != 0 || done[3] != 3 {
+		t.Fatalf("done events %v", done)
+	}
+	if !strings.Contains(b.String(), "cell 4/4 ttl 1s, renew none, pause 300ms: invalid") &&
+		!strings.Contains(b.String(), "cell 4/4 ttl 1s, renew none, pause 300ms: valid") {
+		t.Fatalf("progress lines:\n%s", b.String())
+	}
+}

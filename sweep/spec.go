@@ -1,0 +1,344 @@
+package sweep
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/workloads"
+)
+
+// Spec is a parsed, checked sweep.
+type Spec struct {
+	// Name names the sweep's folder, store/sweeps/<Name>/, and its runs'
+	// test name in the store, sweep-<Name>. A rerun with the same name
+	// resumes.
+	Name string
+	Grid Grid
+	// Runs is the number of seeded runs per cell; run k uses Seed + k − 1.
+	Runs int
+	// TimeLimit is each run's length.
+	TimeLimit time.Duration
+	Seed      int64
+	Store     string
+	// Clients is the number of concurrent client slots.
+	Clients int
+	// HoldMin and HoldMax bound a holder's drawn time between its read and
+	// its write, in absolute time (not scaled by the TTL): a holder slower
+	// than a short TTL writes after its lease ran out.
+	HoldMin, HoldMax time.Duration
+	// Fresh reruns every cell even when its file exists.
+	Fresh bool
+}
+
+// Fixed parts of every sweep run's workload and fault schedule.
+const (
+	// FirstPauseAt is when the first client pause starts.
+	FirstPauseAt = time.Second
+	// PauseEvery is the time between two pause starts.
+	PauseEvery = 2500 * time.Millisecond
+	// minAcquireTimeout bounds one acquire call from below, so the
+	// availability map shows faults rather than a TTL-scaled timeout.
+	minAcquireTimeout = 2 * time.Second
+)
+
+// Raw is a sweep as written: flag values or a YAML plan with keys named
+// like the flags. List keys take a comma-separated string or a YAML list.
+//
+//	name: ttl-study
+//	ttl: [200ms, 1s]
+//	renew: [none, ttl/3]
+//	pause: [0, 300ms, 1.5s]
+//	runs: 1
+//	time-limit: 8s
+type Raw struct {
+	Name      string `yaml:"name"`
+	TTL       List   `yaml:"ttl"`
+	Renew     List   `yaml:"renew"`
+	Pause     List   `yaml:"pause"`
+	Runs      int    `yaml:"runs"`
+	TimeLimit string `yaml:"time-limit"`
+	Seed      int64  `yaml:"seed"`
+	Store     string `yaml:"store"`
+	Clients   int    `yaml:"clients"`
+	HoldMin   string `yaml:"hold-min"`
+	HoldMax   string `yaml:"hold-max"`
+}
+
+// DefaultRaw is the default sweep (a few minutes on two cores).
+func DefaultRaw() Raw {
+	return Raw{Name: "default", TTL: "200ms,1s", Renew: "none,ttl/3", Pause: "0,300ms,1.5s", Runs: 1,
+		TimeLimit: "8s", Seed: 1, Store: "store", Clients: 3, HoldMin: "100ms", HoldMax: "400ms"}
+}
+
+// List is a comma-separated list; in YAML also a sequence of scalars.
+type List string
+
+// UnmarshalYAML accepts a scalar or a sequence of scalars.
+func (l *List) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		*l = List(n.Value)
+		return nil
+	case yaml.SequenceNode:
+		var parts []string
+		for _, c := range n.Content {
+			if c.Kind != yaml.ScalarNode {
+				return fmt.Errorf("line %d: list items must be plain values", c.Line)
+			}
+			parts = append(parts, c.Value)
+		}
+		*l = List(strings.Join(parts, ","))
+		return nil
+	}
+	return fmt.Errorf("line %d: want a value or a list", n.Line)
+}
+
+// LoadRaw reads a YAML sweep plan. Unknown keys are errors naming the
+// allowed ones.
+func LoadRaw(path string) (Raw, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Raw{}, bad("--config: %v", err)
+	}
+	var r Raw
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&r); err != nil && !errors.Is(err, io.EOF) {
+		msg := strings.ReplaceAll(err.Error(), "\n", "; ")
+		if strings.Contains(msg, "not found in type") {
+			msg += " (allowed keys: name, ttl, renew, pause, runs, time-limit, seed, store, clients, hold-min, hold-max)"
+		}
+		return Raw{}, bad("--config %s: %s", path, msg)
+	}
+	return r, nil
+}
+
+// Merge returns r with every field that set reports as given taken from
+// o (flags given explicitly override a YAML plan). Keys are the flag
+// names.
+func (r Raw) Merge(o Raw, set func(key string) bool) Raw {
+	pick := func(key string, apply func()) {
+		if set(key) {
+			apply()
+		}
+	}
+	pick("name", func() { r.Name = o.Name })
+	pick("ttl", func() { r.TTL = o.TTL })
+	pick("renew", func() { r.Renew = o.Renew })
+	pick("pause", func() { r.Pause = o.Pause })
+	pick("runs", func() { r.Runs = o.Runs })
+	pick("time-limit", func() { r.TimeLimit = o.TimeLimit })
+	pick("seed", func() { r.Seed = o.Seed })
+	pick("store", func() { r.Store = o.Store })
+	pick("clients", func() { r.Clients = o.Clients })
+	pick("hold-min", func() { r.HoldMin = o.HoldMin })
+	pick("hold-max", func() { r.HoldMax = o.HoldMax })
+	return r
+}
+
+// FillDefaults fills r's empty fields from DefaultRaw (a YAML plan need
+// not list every key).
+func (r Raw) FillDefaults() Raw {
+	d := DefaultRaw()
+	fill := func(s *string, def string) {
+		if strings.TrimSpace(*s) == "" {
+			*s = def
+		}
+	}
+	fill(&r.Name, d.Name)
+	fill((*string)(&r.TTL), string(d.TTL))
+	fill((*string)(&r.Renew), string(d.Renew))
+	fill((*string)(&r.Pause), string(d.Pause))
+	fill(&r.TimeLimit, d.TimeLimit)
+	fill(&r.Store, d.Store)
+	fill(&r.HoldMin, d.HoldMin)
+	fill(&r.HoldMax, d.HoldMax)
+	if r.Runs == 0 {
+		r.Runs = d.Runs
+	}
+	if r.Seed == 0 {
+		r.Seed = d.Seed
+	}
+	if r.Clients == 0 {
+		r.Clients = d.Clients
+	}
+	return r
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// Spec parses and checks r (call FillDefaults first for a partial plan).
+// Every error wraps ErrSpec and names the flag.
+func (r Raw) Spec() (Spec, error) {
+	s := Spec{Name: r.Name, Runs: r.Runs, Seed: r.Seed, Store: r.Store, Clients: r.Clients}
+	var err error
+	if !nameRE.MatchString(s.Name) {
+		return s, bad("--name must be letters, digits, '.', '_' or '-' (up to 64), got %q", s.Name)
+	}
+	if s.Grid.TTLs, err = ParseDurations("ttl", string(r.TTL), false); err != nil {
+		return s, err
+	}
+	for _, ttl := range s.Grid.TTLs {
+		if ttl < 10*time.Millisecond {
+			return s, bad("--ttl values must be at least 10ms, got %v", ttl)
+		}
+	}
+	if s.Grid.Renews, err = ParseRenews("renew", string(r.Renew)); err != nil {
+		return s, err
+	}
+	for _, rn := range s.Grid.Renews {
+		for _, ttl := range s.Grid.TTLs {
+			if iv := rn.Interval(ttl); iv > 0 && iv >= ttl {
+				return s, bad("--renew %s must renew more often than the TTL (%v)", rn.Spec, ttl)
+			}
+		}
+	}
+	if s.Grid.Pauses, err = ParseDurations("pause", string(r.Pause), true); err != nil {
+		return s, err
+	}
+	if s.TimeLimit, err = parseDur("time-limit", r.TimeLimit); err != nil {
+		return s, err
+	}
+	if s.HoldMin, err = parseDur("hold-min", r.HoldMin); err != nil {
+		return s, err
+	}
+	if s.HoldMax, err = parseDur("hold-max", r.HoldMax); err != nil {
+		return s, err
+	}
+	if s.HoldMin > s.HoldMax {
+		return s, bad("--hold-min (%v) must not exceed --hold-max (%v)", s.HoldMin, s.HoldMax)
+	}
+	if s.Runs < 1 || s.Runs > 100 {
+		return s, bad("--runs must be between 1 and 100, got %d", s.Runs)
+	}
+	if s.Clients < 2 || s.Clients > 64 {
+		return s, bad("--clients must be between 2 and 64 (contention needs two), got %d", s.Clients)
+	}
+	if s.Seed == 0 {
+		return s, bad("--seed must not be 0 (a sweep's runs must be replayable)")
+	}
+	if strings.TrimSpace(s.Store) == "" {
+		return s, bad("--store must name a folder")
+	}
+	if maxP := maxDur(s.Grid.Pauses); maxP > 0 {
+		if need := FirstPauseAt + maxP + s.recovery(); s.TimeLimit < need {
+			return s, bad("--time-limit %v leaves no room for a %v pause (needs at least %v: first pause at %v, then %v to recover)",
+				s.TimeLimit, maxP, need, FirstPauseAt, s.recovery())
+		}
+	}
+	return s, nil
+}
+
+func parseDur(flag, v string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil || d <= 0 {
+		return 0, bad("--%s must be a positive duration like 8s or 300ms, got %q", flag, v)
+	}
+	return d, nil
+}
+
+func maxDur(ds []time.Duration) time.Duration {
+	var m time.Duration
+	for _, d := range ds {
+		m = max(m, d)
+	}
+	return m
+}
+
+// recovery is the fault-free time every run keeps after its last pause,
+// in which clients must acquire again (the liveness check).
+func (s Spec) recovery() time.Duration { return max(time.Second, 2*maxDur(s.Grid.TTLs)) }
+
+// PauseTimes are the start times of the client pauses, the same in every
+// cell: every PauseEvery from FirstPauseAt while the longest pause of the
+// grid still leaves the recovery time before the time limit.
+func (s Spec) PauseTimes() []time.Duration {
+	maxP := maxDur(s.Grid.Pauses)
+	var out []time.Duration
+	for at := FirstPauseAt; at+maxP+s.recovery() <= s.TimeLimit; at += PauseEvery {
+		out = append(out, at)
+	}
+	return out
+}
+
+// HolderPauses is the scripted plan of client pauses of length d at the
+// given times, each pausing whoever holds the lock at that moment.
+func HolderPauses(times []time.Duration, d time.Duration) *nemesis.Plan {
+	if d <= 0 || len(times) == 0 {
+		return nil
+	}
+	var steps []nemesis.Step
+	for _, at := range times {
+		steps = append(steps, nemesis.Step{At: at, Duration: d,
+			Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}})
+	}
+	p := nemesis.Scripted(0, steps...)
+	return &p
+}
+
+// Config is the harness configuration of one cell: the `single` lock
+// without renewal, the `renewable` lock otherwise; the counter workload
+// with holders trusting the lost-signal (so a holder without a watchdog
+// writes after its lease ran out); holder-targeted pauses of the cell's
+// length.
+func (s Spec) Config(c Cell) harness.Config {
+	lock, every := "single", c.RenewValue().Interval(c.TTL)
+	if every > 0 {
+		lock = "renewable"
+	}
+	return harness.Config{
+		Name: "sweep-" + s.Name, Lock: lock, Workload: "counter", Nodes: 1, Clients: s.Clients,
+		TTL: c.TTL, RenewEvery: every, TimeLimit: s.TimeLimit, Seed: s.Seed + int64(c.Run) - 1,
+		Store: s.Store, Plan: HolderPauses(s.PauseTimes(), c.Pause),
+		Workloads: workloads.Options{
+			HoldMin: s.HoldMin, HoldMax: s.HoldMax, TrustLostSignal: true,
+			AcquireTimeout: max(2*c.TTL, minAcquireTimeout),
+			// A paused client does not time out its own requests: its
+			// calls outlast the longest pause of the grid.
+			OpTimeout: max(4*c.TTL, 2*maxDur(s.Grid.Pauses)+time.Second),
+		},
+	}
+}
+
+// key is what a resumed sweep must share with the stored one for its
+// cell files to be comparable.
+func (s Spec) key() specKey {
+	return specKey{TimeLimit: s.TimeLimit, Seed: s.Seed, Clients: s.Clients, HoldMin: s.HoldMin, HoldMax: s.HoldMax,
+		PauseTimes: s.PauseTimes()}
+}
+
+// specKey is stored in sweep.json.
+type specKey struct {
+	TimeLimit  time.Duration   `json:"time_limit_ns"`
+	Seed       int64           `json:"seed"`
+	Clients    int             `json:"clients"`
+	HoldMin    time.Duration   `json:"hold_min_ns"`
+	HoldMax    time.Duration   `json:"hold_max_ns"`
+	PauseTimes []time.Duration `json:"pause_times_ns"`
+}
+
+func (k specKey) diff(o specKey) string {
+	switch {
+	case k.TimeLimit != o.TimeLimit:
+		return fmt.Sprintf("--time-limit %v, stored %v", k.TimeLimit, o.TimeLimit)
+	case k.Seed != o.Seed:
+		return fmt.Sprintf("--seed %d, stored %d", k.Seed, o.Seed)
+	case k.Clients != o.Clients:
+		return fmt.Sprintf("--clients %d, stored %d", k.Clients, o.Clients)
+	case k.HoldMin != o.HoldMin || k.HoldMax != o.HoldMax:
+		return fmt.Sprintf("--hold-min/--hold-max %v-%v, stored %v-%v", k.HoldMin, k.HoldMax, o.HoldMin, o.HoldMax)
+	case fmt.Sprint(k.PauseTimes) != fmt.Sprint(o.PauseTimes):
+		return fmt.Sprintf("pause times %v, stored %v (the longest --pause or --ttl changed)", k.PauseTimes, o.PauseTimes)
+	}
+	return ""
+}

@@ -1,0 +1,191 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+)
+
+// column is one column of the sweep table.
+type column struct {
+	head string
+	// md and csv render a cell's value for each format.
+	md, csv func(CellResult) string
+}
+
+func columns() []column {
+	same := func(f func(CellResult) string) (func(CellResult) string, func(CellResult) string) { return f, f }
+	col := func(head string, f func(CellResult) string) column {
+		md, cs := same(f)
+		return column{head, md, cs}
+	}
+	lost := func(c CellResult) string {
+		if c.LostUpdates < 0 {
+			return "?"
+		}
+		return fmt.Sprint(c.LostUpdates)
+	}
+	return []column{
+		col("ttl", func(c CellResult) string { return fmtDur(c.TTL) }),
+		col("renew", func(c CellResult) string { return c.Renew }),
+		col("pause", func(c CellResult) string { return fmtDur(c.Pause) }),
+		col("run", func(c CellResult) string { return fmt.Sprint(c.Run) }),
+		{"verdict", func(c CellResult) string {
+			if c.Verdict == checker.Invalid {
+				return "**invalid**"
+			}
+			return c.Verdict.String()
+		}, func(c CellResult) string { return c.Verdict.String() }},
+		col("lost updates", lost),
+		col("writes", func(c CellResult) string { return fmt.Sprint(c.Writes) }),
+		col("overlaps", func(c CellResult) string { return fmt.Sprint(c.Overlaps) }),
+		col("late writes", func(c CellResult) string { return fmt.Sprint(c.LateWrites) }),
+		col("stale accepted", func(c CellResult) string { return fmt.Sprint(c.StaleAccepted) }),
+		{"acquire success", func(c CellResult) string { return fmt.Sprintf("%.1f%%", 100*c.SuccessRate) },
+			func(c CellResult) string { return fmt.Sprintf("%.4f", c.SuccessRate) }},
+		{"acquire p50", func(c CellResult) string { return fmtMS(c.WaitP50) },
+			func(c CellResult) string { return fmt.Sprintf("%.1f", millis(c.WaitP50)) }},
+		{"acquire p99", func(c CellResult) string { return fmtMS(c.WaitP99) },
+			func(c CellResult) string { return fmt.Sprintf("%.1f", millis(c.WaitP99)) }},
+		col("acquires/s", func(c CellResult) string { return fmt.Sprintf("%.2f", c.Throughput) }),
+		col("lock losses", func(c CellResult) string { return fmt.Sprint(c.LockLosses) }),
+		{"report", func(c CellResult) string {
+			if c.Dir == "" {
+				return ""
+			}
+			return fmt.Sprintf("[report](%s)", reportLink(c.Dir))
+		}, func(c CellResult) string { return c.Dir }},
+	}
+}
+
+// csvHeads are the CSV column names: units in the name, no spaces.
+var csvHeads = map[string]string{
+	"acquire success": "acquire_success_rate", "acquire p50": "acquire_p50_ms", "acquire p99": "acquire_p99_ms",
+	"acquires/s": "acquires_ok_per_s", "report": "run_dir",
+}
+
+// reportLink is the path from the sweep folder (store/sweeps/<name>) to a
+// run's report (dir is relative to the store).
+func reportLink(dir string) string { return path.Join("..", "..", dir, "index.html") }
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func fmtMS(d time.Duration) string {
+	if d >= 10*time.Millisecond {
+		return fmt.Sprintf("%.0fms", millis(d))
+	}
+	return fmt.Sprintf("%.1fms", millis(d))
+}
+
+// Markdown renders the cells as a Markdown table, one row per run.
+func Markdown(cells []CellResult) string {
+	cols := columns()
+	var b strings.Builder
+	b.WriteString("|")
+	for _, c := range cols {
+		b.WriteString(" " + c.head + " |")
+	}
+	b.WriteString("\n|")
+	for i := range cols {
+		if i < 4 {
+			b.WriteString(" --- |")
+		} else {
+			b.WriteString(" ---: |")
+		}
+	}
+	b.WriteString("\n")
+	for _, cr := range cells {
+		b.WriteString("|")
+		for _, c := range cols {
+			b.WriteString(" " + strings.ReplaceAll(c.md(cr), "|", `\|`) + " |")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// CSV renders the cells as CSV with a header row; durations in ms, rates
+// as fractions.
+func CSV(cells []CellResult) ([]byte, error) {
+	cols := columns()
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	head := make([]string, len(cols))
+	for i, c := range cols {
+		head[i] = csvHeads[c.head]
+		if head[i] == "" {
+			head[i] = strings.ReplaceAll(c.head, " ", "_")
+		}
+	}
+	if err := w.Write(head); err != nil {
+		return nil, err
+	}
+	for _, cr := range cells {
+		row := make([]string, len(cols))
+		for i, c := range cols {
+			row[i] = c.csv(cr)
+		}
+		if err := w.Write(row); err != nil {
+			return nil, err
+		}
+	}
+	w.Flush()
+	return buf.Bytes(), w.Error()
+}
+
+// Point is one grid point (a cell without its run number).
+type Point struct {
+	TTL   time.Duration
+	Renew string
+	Pause time.Duration
+}
+
+// Agg summarises a grid point's runs.
+type Agg struct {
+	Runs    int
+	Invalid int
+	Unknown int
+	// Violations, LostUpdates and SuccessRate are means over the runs.
+	Violations  float64
+	LostUpdates float64
+	SuccessRate float64
+	Writes      float64
+	LateWrites  float64
+}
+
+// Aggregate groups finished cells by grid point.
+func Aggregate(g Grid, cells []CellResult) map[Point]Agg {
+	out := map[Point]Agg{}
+	for _, c := range cells {
+		p := Point{c.TTL, c.Renew, c.Pause}
+		a := out[p]
+		a.Runs++
+		switch c.Verdict {
+		case checker.Invalid:
+			a.Invalid++
+		case checker.Unknown:
+			a.Unknown++
+		}
+		a.Violations += float64(c.Violations())
+		a.LostUpdates += float64(max(c.LostUpdates, 0))
+		a.SuccessRate += c.SuccessRate
+		a.Writes += float64(c.Writes)
+		a.LateWrites += float64(c.LateWrites)
+		out[p] = a
+	}
+	for p, a := range out {
+		n := float64(a.Runs)
+		a.Violations /= n
+		a.LostUpdates /= n
+		a.SuccessRate /= n
+		a.Writes /= n
+		a.LateWrites /= n
+		out[p] = a
+	}
+	return out
+}
