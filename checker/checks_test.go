@@ -376,3 +376,25 @@ func TestLiveness(t *testing.T) {
 		t.Errorf("wait percentiles %+v", p)
 	}
 }
+
+// The resource's own log shows a stale write accepted that the history
+// cannot order: the delayed write overlaps the newer one in time.
+func TestFencingServerLog(t *testing.T) {
+	h := new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", fence(1)).
+		op(2, 50, history.OK, 0, "write", "k", "", fence(1), val(1)).
+		op(10, 11, history.OK, 1, "acquire", "k", "b", fence(2)).
+		op(12, 13, history.OK, 1, "write", "k", "", fence(2), val(1)).sorted()
+	if r := (Fencing{}).Check(context.Background(), h); r.Valid != Valid {
+		t.Fatalf("history alone cannot order the writes, got %v", r.Valid)
+	}
+	log := []ServerWrite{{Key: "k", Value: 1, Fence: 2, Accepted: true, Time: 13 * ms}, {Key: "k", Value: 1, Fence: 1, Accepted: true, Time: 49 * ms}}
+	r := Fencing{Server: log}.Check(context.Background(), h)
+	if r.Valid != Invalid || len(r.Anomalies) != 1 || len(r.Anomalies[0].Ops) != 2 {
+		t.Fatalf("server log: got %v\n%s", r.Valid, r)
+	}
+	log[1].Accepted = false
+	if r := (Fencing{Server: log}).Check(context.Background(), h); r.Valid != Valid || r.Details.(FencingStats).ServerStaleRejected != 1 {
+		t.Fatalf("a rejected stale write is fencing at work: %v %+v", r.Valid, r.Details)
+	}
+}

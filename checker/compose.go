@@ -101,6 +101,8 @@ type Options struct {
 	Liveness *Liveness // nil: &Liveness{}
 	// Fencing adds the fencing checker (for runs with a fencing lock).
 	Fencing bool
+	// ServerLog is the resource's own write log, for the fencing checker.
+	ServerLog []ServerWrite
 }
 
 // Standard is the composition a lockstorm run uses: lock, resource,
@@ -117,7 +119,7 @@ func Standard(o Options) *Composite {
 	}
 	cs := []Checker{o.Lock, o.Resource, Exclusion{}, o.Liveness}
 	if o.Fencing {
-		cs = append(cs, Fencing{})
+		cs = append(cs, Fencing{Server: o.ServerLog})
 	}
 	return Compose(cs...)
 }

@@ -35,8 +35,14 @@ func IsStale(err string) bool {
 //
 // Writes and acquires with Fence 0 carry no token and are skipped. A
 // history with no token at all is Valid with Applicable false in the
-// details: include this checker only for runs with a fencing lock.
-type Fencing struct{}
+// details.
+//
+// When Server holds the resource's own write log, the checker also reads
+// the accepted order from it (see ServerWrite): that catches stale writes
+// accepted whose order the history leaves open.
+type Fencing struct {
+	Server []ServerWrite
+}
 
 // Name is "fencing".
 func (Fencing) Name() string { return "fencing" }
@@ -57,6 +63,10 @@ type FencingStats struct {
 	Issued              int64 `json:"issued"`
 	IssuedNotIncreasing int64 `json:"issued_not_increasing"`
 	Unfenced            int64 `json:"unfenced"` // writes without a token
+	// From the resource's own log, when given: stale writes it accepted
+	// and stale writes it rejected.
+	ServerStaleAccepted int64 `json:"server_stale_accepted"`
+	ServerStaleRejected int64 `json:"server_stale_rejected"`
 	ElapsedMS           int64 `json:"elapsed_ms"`
 }
 
@@ -292,6 +302,9 @@ func (f Fencing) Check(ctx context.Context, h history.History) Result {
 		if w.active { // never completed
 			v.CompleteWrite(p, WriteUnknown, 0, -1)
 		}
+	}
+	if len(f.Server) > 0 {
+		checkServerLog(v, f.Server, h)
 	}
 	v.Stats.ElapsedMS = time.Since(start).Milliseconds()
 	return v.Result()

@@ -58,8 +58,7 @@ func Analyze(ctx context.Context, dir string) (*Result, []history.Warning, error
 	if err != nil {
 		return nil, warns, err
 	}
-	res.Verdict, err = Check(ctx, res.Config, res.History, res.Final, dir)
-	return res, warns, err
+	return res, warns, Check(ctx, res)
 }
 
 func readWrites(path string) ([]resource.Write, error) {

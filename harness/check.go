@@ -5,31 +5,39 @@ import (
 	"path/filepath"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/history"
 )
 
-// Checkers returns the checker composition for a run of cfg. final holds
-// the resource's counter values read after the run (nil when unknown, e.g.
-// when re-checking a crashed run).
-func Checkers(cfg Config, final map[string]int64) *checker.Composite {
+// Checkers returns the checker composition for a run: res.Config decides
+// the liveness requirements, res.Final (the resource's counter values
+// after the run, nil when unknown) feeds the lost-update count, and
+// res.Writes (the resource's own write log) the fencing checker.
+func Checkers(res *Result) *checker.Composite {
+	cfg := res.Config
 	lv := &checker.Liveness{
 		Fair:            cfg.Lock == "fair" || cfg.Lock == "fair-naive",
 		RequireRecovery: !cfg.SkipRecoveryCheck,
 		MaxWait:         cfg.MaxWait,
 	}
+	var log []checker.ServerWrite
+	for _, w := range res.Writes {
+		if !w.Enter {
+			log = append(log, checker.ServerWrite{Key: w.Key, Value: w.Value, Fence: w.Fence, Accepted: w.Accepted, Time: w.Time})
+		}
+	}
 	return checker.Standard(checker.Options{
-		Resource: &checker.Resource{FinalValues: final},
-		Liveness: lv,
-		Fencing:  true, // valid and "not applicable" when the lock issues no tokens
+		Resource:  &checker.Resource{FinalValues: res.Final},
+		Liveness:  lv,
+		Fencing:   true, // valid and "not applicable" when the lock issues no tokens
+		ServerLog: log,
 	})
 }
 
-// Check runs the checkers over h and writes results.json into dir (when
-// dir is not empty).
-func Check(ctx context.Context, cfg Config, h history.History, final map[string]int64, dir string) (checker.Result, error) {
-	res := Checkers(cfg, final).Check(ctx, h)
-	if dir == "" {
-		return res, nil
+// Check runs the checkers over res.History, sets res.Verdict, and writes
+// results.json into res.Dir (when set).
+func Check(ctx context.Context, res *Result) error {
+	res.Verdict = Checkers(res).Check(ctx, res.History)
+	if res.Dir == "" {
+		return nil
 	}
-	return res, writeJSON(filepath.Join(dir, ResultsFile), res)
+	return writeJSON(filepath.Join(res.Dir, ResultsFile), res.Verdict)
 }

@@ -176,7 +176,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			return res, err
 		}
 	}
-	res.Verdict, err = Check(context.WithoutCancel(ctx), cfg, res.History, res.Final, dir)
+	err = Check(context.WithoutCancel(ctx), res)
 	r.logf("verdict: %s", res.Verdict.Valid)
 	return res, err
 }

@@ -89,8 +89,9 @@ func pauseResult(dir string) *harness.Result {
 		Nodes: 1, Clients: 3, TTL: 300 * time.Millisecond, TimeLimit: time.Second, Seed: 42, Persistence: "none",
 		FaultInterval: 3 * time.Second}
 	final := map[string]int64{"lockstorm": 1}
-	return &harness.Result{Dir: dir, Config: cfg, History: h, Writes: writes, Final: final,
-		Verdict: harness.Checkers(cfg, final).Check(context.Background(), h)}
+	res := &harness.Result{Dir: dir, Config: cfg, History: h, Writes: writes, Final: final}
+	res.Verdict = harness.Checkers(res).Check(context.Background(), h)
+	return res
 }
 
 // bigHistory synthesises a counter-like history of about n client

@@ -59,7 +59,7 @@ func TestSampleReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	ecfg := harness.Config{Name: "empty-history", Lock: "single", Workload: "counter", Clients: 2, Seed: 5}
-	empty := &harness.Result{Dir: ed, Config: ecfg, Verdict: harness.Checkers(ecfg, nil).Check(context.Background(), nil)}
+	empty := &harness.Result{Dir: ed, Config: ecfg, Verdict: harness.Checkers(&harness.Result{Config: ecfg}).Check(context.Background(), nil)}
 	if err := Write(empty); err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func TestWriteInvalid(t *testing.T) {
 func TestWriteEmptyUnknown(t *testing.T) {
 	dir := t.TempDir()
 	cfg := harness.Config{Name: "empty", Lock: "single", Workload: "counter", Clients: 2, Seed: 5}
-	v := harness.Checkers(cfg, nil).Check(context.Background(), nil)
+	v := harness.Checkers(&harness.Result{Config: cfg}).Check(context.Background(), nil)
 	if v.Valid != checker.Unknown {
 		t.Fatalf("empty history is %v, want unknown", v.Valid)
 	}
