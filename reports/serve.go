@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"path/filepath"
+	"sort"
 
 	"github.com/lockstorm/lockstorm/harness"
 )
@@ -18,9 +19,11 @@ table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px solid #
 .valid{color:#1a7f37;font-weight:bold}.invalid{color:#cf222e;font-weight:bold}.unknown{color:#9a6700;font-weight:bold}
 </style></head><body>
 <h1>lockstorm runs</h1>
-<p>{{len .}} runs in this store, newest first.</p>
+{{with .Pages}}<h2>Sweeps and comparisons</h2><ul>{{range .}}<li><a href="/runs/{{.}}/index.html">{{.}}</a></li>{{end}}</ul>{{end}}
+<h2>Runs</h2>
+<p>{{len .Runs}} runs in this store, newest first.</p>
 <table><tr><th>started</th><th>test</th><th>verdict</th><th>lock</th><th>workload</th><th>faults</th><th>seed</th><th>files</th></tr>
-{{range .}}<tr>
+{{range .Runs}}<tr>
 <td>{{.Started.Format "2006-01-02 15:04:05"}}</td><td>{{.Test}}</td>
 <td class="{{verdictClass .}}">{{verdictText .}}</td>
 <td>{{.Config.Lock}}</td><td>{{.Config.Workload}}</td><td>{{range $i, $f := .Config.Nemesis}}{{if $i}}, {{end}}{{$f}}{{else}}{{if .Config.Plan}}scripted{{else}}none{{end}}{{end}}</td>
@@ -57,9 +60,30 @@ func StoreHandler(store string) http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if err := t.Execute(w, runs); err != nil {
+		page := struct {
+			Runs  []harness.RunInfo
+			Pages []string
+		}{runs, comparisonPages(store)}
+		if err := t.Execute(w, page); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})
 	return mux
+}
+
+// comparisonPages lists the sweep and compare pages of a store (relative
+// folder paths), newest compare first.
+func comparisonPages(store string) []string {
+	var out []string
+	for _, pattern := range []string{"sweeps/*/index.html", "compare/*/index.html"} {
+		m, _ := filepath.Glob(filepath.Join(store, pattern))
+		sort.Sort(sort.Reverse(sort.StringSlice(m)))
+		for _, p := range m {
+			rel, err := filepath.Rel(store, filepath.Dir(p))
+			if err == nil {
+				out = append(out, filepath.ToSlash(rel))
+			}
+		}
+	}
+	return out
 }

@@ -27,6 +27,8 @@ func TestStoreHandlerListsRunsNewestFirst(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(d, "index.html"), []byte("report "+r.dir), 0o644)
 	}
+	os.MkdirAll(filepath.Join(store, "sweeps", "default"), 0o755)
+	os.WriteFile(filepath.Join(store, "sweeps", "default", "index.html"), []byte("sweep"), 0o644)
 	srv := httptest.NewServer(StoreHandler(store))
 	defer srv.Close()
 	body := get(t, srv.URL+"/")
@@ -34,7 +36,7 @@ func TestStoreHandlerListsRunsNewestFirst(t *testing.T) {
 	if i1 < 0 || i2 < 0 || i3 < 0 || !(i1 < i2 && i2 < i3) {
 		t.Fatalf("runs missing or not newest first:\n%s", body)
 	}
-	for _, want := range []string{"not checked", "INVALID", ">valid<"} {
+	for _, want := range []string{"not checked", "INVALID", ">valid<", `href="/runs/sweeps/default/index.html"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("listing lacks %q", want)
 		}
