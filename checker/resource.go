@@ -120,6 +120,7 @@ func (r *Resource) lostUpdates(os []op, al *anomalyList) map[string]CounterSumma
 	type kstate struct {
 		sum       CounterSummary
 		lastAck   int64 // latest Return of an ok write
+		lastAckOp *op   // that write
 		lastRead  *op
 		byValue   map[int64]*op
 		dupWrites []int64
@@ -141,7 +142,9 @@ func (r *Resource) lostUpdates(os []op, al *anomalyList) map[string]CounterSumma
 			switch o.Type {
 			case history.OK:
 				s.sum.Acked++
-				s.lastAck = max(s.lastAck, o.Return)
+				if o.Return > s.lastAck {
+					s.lastAck, s.lastAckOp = o.Return, o
+				}
 				if prev := s.byValue[o.Value]; prev != nil {
 					al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: opIndices(prev, o),
 						Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
@@ -179,6 +182,11 @@ func (r *Resource) lostUpdates(os []op, al *anomalyList) map[string]CounterSumma
 						k, sum.Acked, r.InitialValue, sum.Final, sum.FinalFrom, sum.Lost)}
 				if s.lastRead != nil && sum.FinalFrom != "given" {
 					a.Ops = s.lastRead.indices()
+				} else if s.lastAckOp != nil {
+					// The final value came from the resource: point at the
+					// last acknowledged write, which should have left it.
+					a.Ops = s.lastAckOp.indices()
+					a.Text += fmt.Sprintf("; the last acknowledged write wrote %d", s.lastAckOp.Value)
 				}
 				al.add(a)
 			}
