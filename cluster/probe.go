@@ -12,10 +12,14 @@ import (
 	"time"
 )
 
+// errLoading: the server is still loading its data set from disk.
+var errLoading = errors.New("still loading its data set")
+
 // serverPid asks the Redis server at addr for its process id ("INFO
-// server"), speaking just enough RESP for that. It tells a ready server of
-// ours from a foreign one that happens to hold the port. A server still
-// loading its data answers with an error, which is returned.
+// server persistence"), speaking just enough RESP for that. It tells a
+// ready server of ours from a foreign one that happens to hold the port. A
+// server still loading its data (Redis answers INFO while loading, but not
+// GET) is not ready: that is an error, as is an error reply.
 func serverPid(ctx context.Context, addr string) (int, error) {
 	d := net.Dialer{Timeout: probeTimeout}
 	conn, err := d.DialContext(ctx, "tcp", addr)
@@ -30,7 +34,7 @@ func serverPid(ctx context.Context, addr string) (int, error) {
 		deadline = dl
 	}
 	_ = conn.SetDeadline(deadline)
-	if _, err := io.WriteString(conn, "INFO server\r\n"); err != nil {
+	if _, err := io.WriteString(conn, "INFO server persistence\r\n"); err != nil {
 		return 0, err
 	}
 	r := bufio.NewReader(conn)
@@ -53,10 +57,20 @@ func serverPid(ctx context.Context, addr string) (int, error) {
 	if _, err := io.ReadFull(r, body); err != nil {
 		return 0, err
 	}
+	pid := -1
 	for _, l := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "process_id:"); ok {
-			return strconv.Atoi(v)
+		l = strings.TrimSpace(l)
+		if v, ok := strings.CutPrefix(l, "process_id:"); ok {
+			if pid, err = strconv.Atoi(v); err != nil {
+				return 0, err
+			}
 		}
+		if l == "loading:1" {
+			return 0, errLoading
+		}
+	}
+	if pid >= 0 {
+		return pid, nil
 	}
 	return 0, errors.New("INFO server has no process_id")
 }
