@@ -69,8 +69,7 @@ type Docker struct {
 	cli    *testcontainers.DockerClient
 	logger tcLogger
 	nets   dockerNets
-	nodes  []*dockerNode
-	byName map[string]*dockerNode
+	nodeTable[*dockerNode]
 
 	mu      sync.Mutex // serialises container control (pause, kill, restart, stop)
 	stopped bool
@@ -127,7 +126,7 @@ func StartDocker(ctx context.Context, cfg DockerConfig) (*Docker, error) {
 		run:         run,
 		cli:         cli,
 		logger:      logger,
-		byName:      map[string]*dockerNode{},
+		nodeTable:   nodeTable[*dockerNode]{byName: map[string]*dockerNode{}},
 	}
 	register(d)
 	if err := d.start(ctx); err != nil {
@@ -190,34 +189,6 @@ func (d *Docker) Network() string { return d.cfg.Network }
 // Run is the value of the lockstorm.run label on the run's containers and
 // networks ("<pid>-<n>").
 func (d *Docker) Run() string { return d.run }
-
-// Nodes lists the node names n1..nN.
-func (d *Docker) Nodes() []string {
-	out := make([]string, len(d.nodes))
-	for i, n := range d.nodes {
-		out[i] = n.name
-	}
-	return out
-}
-
-// node finds a node by name.
-func (d *Docker) node(name string) (*dockerNode, error) {
-	n, ok := d.byName[name]
-	if !ok {
-		return nil, fmt.Errorf("%w %q", ErrUnknownNode, name)
-	}
-	return n, nil
-}
-
-// AdminAddr is the node's port 6379 as published on 127.0.0.1, bypassing
-// the proxies. It stays the same across Kill and Restart.
-func (d *Docker) AdminAddr(name string) (string, error) {
-	n, err := d.node(name)
-	if err != nil {
-		return "", err
-	}
-	return n.addr(), nil
-}
 
 // ContainerID is the node's container id, or "" for an unknown node.
 func (d *Docker) ContainerID(name string) string {

@@ -31,6 +31,8 @@ type dockerNode struct {
 }
 
 // addr is the node's published address on this host.
+func (n *dockerNode) nodeName() string { return n.name }
+
 func (n *dockerNode) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(n.port)) }
 
 // redisArgs are the redis-server options for a persistence mode. Data

@@ -60,9 +60,8 @@ type Local struct {
 	cfg         LocalConfig
 	runDir      string
 	proxyFaults // clients, proxy addresses and link faults
-	nodes       []*node
-	byName      map[string]*node
-	rep         *replicaSet // nil without LocalConfig.Replica
+	nodeTable[*node]
+	rep *replicaSet // nil without LocalConfig.Replica
 
 	mu      sync.Mutex // serialises process control (pause, kill, restart, stop)
 	stopped bool
@@ -132,7 +131,7 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 		cfg:         cfg,
 		runDir:      runDir,
 		proxyFaults: proxyFaults{proxies},
-		byName:      map[string]*node{},
+		nodeTable:   nodeTable[*node]{byName: map[string]*node{}},
 	}
 	register(l)
 	if err := l.startNodes(ctx, bin); err != nil {
@@ -212,33 +211,6 @@ func (l *Local) Dir() string { return l.runDir }
 
 // Persistence is the nodes' persistence mode.
 func (l *Local) Persistence() Persistence { return l.cfg.Persistence }
-
-// Nodes lists the node names n1..nN.
-func (l *Local) Nodes() []string {
-	out := make([]string, len(l.nodes))
-	for i, n := range l.nodes {
-		out[i] = n.name
-	}
-	return out
-}
-
-// node finds a node by name.
-func (l *Local) node(name string) (*node, error) {
-	n, ok := l.byName[name]
-	if !ok {
-		return nil, fmt.Errorf("%w %q", ErrUnknownNode, name)
-	}
-	return n, nil
-}
-
-// AdminAddr is a node's own address, bypassing the proxies.
-func (l *Local) AdminAddr(name string) (string, error) {
-	n, err := l.node(name)
-	if err != nil {
-		return "", err
-	}
-	return n.addr(), nil
-}
 
 // Pid is the node's redis-server process id, or 0 if the node is down or
 // unknown.

@@ -49,6 +49,8 @@ type node struct {
 }
 
 // addr is the node's own address.
+func (n *node) nodeName() string { return n.name }
+
 func (n *node) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(n.port)) }
 
 // config renders redis.conf. Paths are relative to the node directory,

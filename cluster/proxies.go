@@ -188,15 +188,9 @@ func removeToxic(px *toxiproxy.Proxy, name string) {
 // toxiproxy does when a timeout toxic is removed: their byte streams have
 // lost data, and clients reconnect. Cutting a cut link does nothing.
 func (p *Proxies) Cut(ctx context.Context, links []Link) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	pls, err := p.lookupAll(links)
-	if err != nil {
-		return err
-	}
-	for _, pl := range pls {
+	return p.eachLink(links, func(pl *proxyLink) error {
 		if pl.cut {
-			continue
+			return nil
 		}
 		if err := addToxic(pl.proxy, toxCutUp, "upstream", "timeout", `{"timeout":0}`); err != nil {
 			return err
@@ -206,12 +200,13 @@ func (p *Proxies) Cut(ctx context.Context, links []Link) error {
 			return err
 		}
 		pl.cut = true
-	}
-	return nil
+		return nil
+	})
 }
 
-// Heal removes a cut from the links; healing an uncut link does nothing.
-func (p *Proxies) Heal(ctx context.Context, links []Link) error {
+// eachLink looks every link up (all must exist, or nothing changes) and
+// applies f to each under the lock, stopping at the first error.
+func (p *Proxies) eachLink(links []Link, f func(*proxyLink) error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pls, err := p.lookupAll(links)
@@ -219,9 +214,16 @@ func (p *Proxies) Heal(ctx context.Context, links []Link) error {
 		return err
 	}
 	for _, pl := range pls {
-		p.healLink(pl)
+		if err := f(pl); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// Heal removes a cut from the links; healing an uncut link does nothing.
+func (p *Proxies) Heal(ctx context.Context, links []Link) error {
+	return p.eachLink(links, func(pl *proxyLink) error { p.healLink(pl); return nil })
 }
 
 func (p *Proxies) healLink(pl *proxyLink) {
@@ -253,14 +255,8 @@ func (p *Proxies) AddLatency(ctx context.Context, links []Link, l Latency) error
 	if err != nil {
 		return err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	pls, err := p.lookupAll(links)
-	if err != nil {
-		return err
-	}
 	attrs := fmt.Sprintf(`{"latency":%d,"jitter":%d}`, l.Delay.Milliseconds(), l.Jitter.Milliseconds())
-	for _, pl := range pls {
+	return p.eachLink(links, func(pl *proxyLink) error {
 		p.removeLatencyLink(pl)
 		if l.Stream != Downstream {
 			if err := addToxic(pl.proxy, toxLatUp, "upstream", "latency", attrs); err != nil {
@@ -275,23 +271,14 @@ func (p *Proxies) AddLatency(ctx context.Context, links []Link, l Latency) error
 		}
 		lc := l
 		pl.latency = &lc
-	}
-	return nil
+		return nil
+	})
 }
 
 // RemoveLatency removes latency from the links; data it was delaying is
 // delivered at once.
 func (p *Proxies) RemoveLatency(ctx context.Context, links []Link) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	pls, err := p.lookupAll(links)
-	if err != nil {
-		return err
-	}
-	for _, pl := range pls {
-		p.removeLatencyLink(pl)
-	}
-	return nil
+	return p.eachLink(links, func(pl *proxyLink) error { p.removeLatencyLink(pl); return nil })
 }
 
 func (p *Proxies) removeLatencyLink(pl *proxyLink) {

@@ -1,0 +1,45 @@
+package cluster
+
+import "fmt"
+
+// namedNode is what nodeTable needs of a provider's node type.
+type namedNode interface {
+	nodeName() string
+	addr() string // the node's own address, bypassing the proxies
+}
+
+// nodeTable holds a provider's nodes in order and by name, and answers the
+// Cluster methods that only need names and addresses.
+type nodeTable[N namedNode] struct {
+	nodes  []N
+	byName map[string]N
+}
+
+// Nodes lists the node names n1..nN.
+func (t nodeTable[N]) Nodes() []string {
+	out := make([]string, len(t.nodes))
+	for i, n := range t.nodes {
+		out[i] = n.nodeName()
+	}
+	return out
+}
+
+// node finds a node by name.
+func (t nodeTable[N]) node(name string) (N, error) {
+	n, ok := t.byName[name]
+	if !ok {
+		var zero N
+		return zero, fmt.Errorf("%w %q", ErrUnknownNode, name)
+	}
+	return n, nil
+}
+
+// AdminAddr is a node's own address, bypassing the proxies: for the
+// harness's inspection and fault emulation, never for clients.
+func (t nodeTable[N]) AdminAddr(name string) (string, error) {
+	n, err := t.node(name)
+	if err != nil {
+		return "", err
+	}
+	return n.addr(), nil
+}
