@@ -214,13 +214,7 @@ func (d *Docker) Running(name string) bool {
 // AddUpstream adds an extra target at addr, which must be on the loopback
 // interface of this host, with one proxy per client.
 func (d *Docker) AddUpstream(ctx context.Context, name, addr string) error {
-	if err := checkLoopbackUpstream(name, addr); err != nil {
-		return err
-	}
-	if _, ok := d.byName[name]; ok {
-		return fmt.Errorf("cluster: upstream %q: name is a node", name)
-	}
-	return d.proxies.AddTarget(ctx, name, addr)
+	return d.addUpstream(ctx, d.proxies, name, addr)
 }
 
 // control runs f on a node unless the cluster is stopped.

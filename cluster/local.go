@@ -225,13 +225,7 @@ func (l *Local) Pid(name string) int {
 // AddUpstream adds an extra target at addr, which must be on the loopback
 // interface, with one proxy per client.
 func (l *Local) AddUpstream(ctx context.Context, name, addr string) error {
-	if err := checkLoopbackUpstream(name, addr); err != nil {
-		return err
-	}
-	if _, ok := l.byName[name]; ok {
-		return fmt.Errorf("cluster: upstream %q: name is a node", name)
-	}
-	return l.proxies.AddTarget(ctx, name, addr)
+	return l.addUpstream(ctx, l.proxies, name, addr)
 }
 
 // control runs f on a node unless the cluster is stopped.

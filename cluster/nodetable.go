@@ -1,6 +1,9 @@
 package cluster
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // namedNode is what nodeTable needs of a provider's node type.
 type namedNode interface {
@@ -42,4 +45,16 @@ func (t nodeTable[N]) AdminAddr(name string) (string, error) {
 		return "", err
 	}
 	return n.addr(), nil
+}
+
+// addUpstream adds an extra target at addr (loopback only, and not named
+// like a node) with one proxy per client.
+func (t nodeTable[N]) addUpstream(ctx context.Context, p *Proxies, name, addr string) error {
+	if err := checkLoopbackUpstream(name, addr); err != nil {
+		return err
+	}
+	if _, ok := t.byName[name]; ok {
+		return fmt.Errorf("cluster: upstream %q: name is a node", name)
+	}
+	return p.AddTarget(ctx, name, addr)
 }
