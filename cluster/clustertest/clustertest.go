@@ -54,10 +54,15 @@ func StartWith(t testing.TB, o Options) *cluster.Local {
 		}
 		t.Fatalf("clustertest: %v", err)
 	}
+	stopAtCleanup(t, c)
+	return c
+}
+
+// stopAtCleanup stops c when the test ends, failing it if Stop fails.
+func stopAtCleanup(t testing.TB, c cluster.Cluster) {
 	t.Cleanup(func() {
 		if err := c.Stop(); err != nil {
 			t.Errorf("clustertest: stop: %v", err)
 		}
 	})
-	return c
 }

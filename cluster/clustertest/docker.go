@@ -80,10 +80,6 @@ func StartDocker(t testing.TB, o Options) *cluster.Docker {
 		}
 		t.Fatalf("clustertest: %v", err)
 	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Errorf("clustertest: stop: %v", err)
-		}
-	})
+	stopAtCleanup(t, c)
 	return c
 }
