@@ -151,3 +151,14 @@ func (n *Failover) Last() cluster.FailoverResult {
 	defer n.mu.Unlock()
 	return n.last
 }
+
+// Outcome describes what the latest Start did (the runner adds it to the
+// fault's start record), e.g. "partition, promoted by sentinel in 2.1s".
+func (n *Failover) Outcome(Fault) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.last.Promotion == "" {
+		return ""
+	}
+	return n.last.String()
+}

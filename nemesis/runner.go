@@ -159,7 +159,18 @@ func (r *Runner) start(ctx context.Context, i int, f Fault) {
 	}
 	r.active[i] = activeFt{nem, f}
 	r.mu.Unlock()
-	r.op(history.FStart, f, func() error { return nem.Start(ctx, f) })
+	var outcome func() string
+	if o, ok := nem.(Outcomer); ok {
+		outcome = func() string { return o.Outcome(f) }
+	}
+	r.op(history.FStart, f, func() error { return nem.Start(ctx, f) }, outcome)
+}
+
+// Outcomer is offered by nemeses that learn how a fault was applied only
+// while applying it (a failover's promotion and its duration): the text is
+// added to the Detail of the start's completion record.
+type Outcomer interface {
+	Outcome(Fault) string
 }
 
 // stop stops step i's fault if it is active.
@@ -169,12 +180,13 @@ func (r *Runner) stop(ctx context.Context, i int) {
 	delete(r.active, i)
 	r.mu.Unlock()
 	if ok {
-		r.op(history.FStop, a.f, func() error { return a.nem.Stop(ctx, a.f) })
+		r.op(history.FStop, a.f, func() error { return a.nem.Stop(ctx, a.f) }, nil)
 	}
 }
 
-// op records an invoke, runs do, and records ok or info.
-func (r *Runner) op(fn string, f Fault, do func() error) error {
+// op records an invoke, runs do, and records ok or info. A non-nil outcome
+// adds how the fault was applied to the completion's Detail.
+func (r *Runner) op(fn string, f Fault, do func() error, outcome func() string) error {
 	r.opMu.Lock()
 	defer r.opMu.Unlock()
 	rec := history.Op{
@@ -191,6 +203,11 @@ func (r *Runner) op(fn string, f Fault, do func() error) error {
 	}()
 	err := do()
 	rec.Type = history.OK
+	if outcome != nil && err == nil {
+		if out := outcome(); out != "" {
+			rec.Detail += " (" + out + ")"
+		}
+	}
 	if err != nil {
 		rec.Type, rec.Error = history.Info, err.Error()
 		if r.Logf != nil {
@@ -219,5 +236,5 @@ func (r *Runner) Heal(ctx context.Context) error {
 	}
 	return r.op(FHeal, Fault{Kind: "all"}, func() error {
 		return r.Cluster.HealAll(ctx)
-	})
+	}, nil)
 }
