@@ -48,6 +48,22 @@ type DockerConfig struct {
 	KeepContainers bool
 	// Log receives testcontainers' log lines; nil discards them.
 	Log io.Writer
+
+	// Replica gives node n1 an asynchronous replica, a container named
+	// n1-replica (not one of the nodes) replicating from n1 over the
+	// private network, so that the cluster offers Replicated (see
+	// docker_replica.go).
+	Replica bool
+	// Promotion is how a failover promotes the replica: PromoteSentinel
+	// (sentinel containers of the same image, redis-server --sentinel),
+	// PromoteManual, or PromoteAuto (default: sentinel). Only with Replica.
+	Promotion Promotion
+	// Sentinels is the number of sentinel containers when promotion is by
+	// sentinel (default 1; 3 gives a quorum of 2).
+	Sentinels int
+	// SentinelDownAfter is the sentinels' down-after-milliseconds during a
+	// failover (default DefaultSentinelDownAfter).
+	SentinelDownAfter time.Duration
 }
 
 // Docker is the docker provider: one Redis container per node, reached by
@@ -70,6 +86,7 @@ type Docker struct {
 	logger tcLogger
 	nets   dockerNets
 	nodeTable[*dockerNode]
+	rep *dockerPair // nil without DockerConfig.Replica
 
 	mu      sync.Mutex // serialises container control (pause, kill, restart, stop)
 	stopped bool
@@ -104,6 +121,9 @@ func StartDocker(ctx context.Context, cfg DockerConfig) (*Docker, error) {
 	cfg.Clients = slices.Clone(cfg.Clients)
 	if cfg.Image == "" {
 		cfg.Image = DefaultDockerImage
+	}
+	if err := checkDockerReplica(&cfg); err != nil {
+		return nil, err
 	}
 	run := fmt.Sprintf("%d-%d", os.Getpid(), runSeq.Add(1))
 	if cfg.Network == "" {
@@ -161,6 +181,9 @@ func (d *Docker) start(ctx context.Context) error {
 		if err := d.proxies.AddTarget(ctx, n.name, n.addr()); err != nil {
 			return err
 		}
+	}
+	if d.cfg.Replica {
+		return d.startReplica(ctx)
 	}
 	return nil
 }
@@ -256,7 +279,21 @@ func (d *Docker) Kill(ctx context.Context, name string) error {
 // append-only file from the container's filesystem. A running node is an
 // error.
 func (d *Docker) Restart(ctx context.Context, name string) error {
-	return d.control(name, func(n *dockerNode) error { return d.restart(ctx, n) })
+	return d.control(name, func(n *dockerNode) error {
+		if err := d.restart(ctx, n); err != nil {
+			return err
+		}
+		return d.followPrimary(ctx, n)
+	})
+}
+
+// followPrimary lets the replica (and sentinels) follow the primary again
+// when n is the primary and came back; see dockerPair.follow.
+func (d *Docker) followPrimary(ctx context.Context, n *dockerNode) error {
+	if d.rep == nil || n != d.rep.primary {
+		return nil
+	}
+	return d.rep.follow(ctx)
 }
 
 // DisconnectNode disconnects the node's container from the run's private
@@ -270,11 +307,20 @@ func (d *Docker) DisconnectNode(ctx context.Context, name string) error {
 // ReconnectNode connects the node back to the private network under its
 // name. Reconnecting a connected node does nothing.
 func (d *Docker) ReconnectNode(ctx context.Context, name string) error {
-	return d.control(name, func(n *dockerNode) error { return d.reconnect(ctx, n) })
+	return d.control(name, func(n *dockerNode) error {
+		was := n.disconnected
+		if err := d.reconnect(ctx, n); err != nil || !was {
+			return err
+		}
+		return d.followPrimary(ctx, n)
+	})
 }
 
 // HealAll removes every link fault, reconnects disconnected nodes,
-// resumes paused nodes and restarts killed ones.
+// resumes paused nodes and restarts killed ones. With a replica it also
+// undoes a failover (Failback), the sentinels disarmed first so that none
+// reacts to the nodes coming back, or else lets the replica follow the
+// primary again.
 func (d *Docker) HealAll(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -282,6 +328,9 @@ func (d *Docker) HealAll(ctx context.Context) error {
 		return ErrStopped
 	}
 	errs := []error{d.proxies.HealAll(ctx)}
+	if d.rep != nil {
+		errs = append(errs, d.rep.disarm(ctx))
+	}
 	for _, n := range d.nodes {
 		errs = append(errs, d.reconnect(ctx, n))
 		switch n.state {
@@ -291,6 +340,13 @@ func (d *Docker) HealAll(ctx context.Context) error {
 			errs = append(errs, d.restart(ctx, n))
 		}
 	}
+	if d.rep != nil {
+		if d.rep.dirty {
+			errs = append(errs, d.rep.failback(ctx, d.rep))
+		} else {
+			errs = append(errs, d.rep.follow(ctx))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -298,6 +354,9 @@ func (d *Docker) HealAll(ctx context.Context) error {
 // both networks (with KeepContainers: kills the containers and keeps
 // them). Calling it again returns the first call's result.
 func (d *Docker) Stop() error {
+	if d.rep != nil {
+		d.rep.cancel() // end a failover in flight, which holds mu
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.stopped {
@@ -314,7 +373,11 @@ func (d *Docker) Stop() error {
 		}
 	}
 	errs := []error{d.proxies.Close()}
-	for _, n := range d.nodes {
+	all := d.nodes
+	if d.rep != nil {
+		all = append(d.rep.containers(), d.nodes...) // sentinels first: none reacts
+	}
+	for _, n := range all {
 		if d.cfg.KeepContainers {
 			errs = append(errs, d.kill(ctx, n))
 		} else if n.id != "" {

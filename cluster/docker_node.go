@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -28,7 +29,14 @@ type dockerNode struct {
 	port         int // published on 127.0.0.1
 	state        nodeState
 	disconnected bool // from the private network
+	// sentinelConf, when set, makes the container a sentinel with this
+	// configuration (redis-server <conf> --sentinel) instead of a server.
+	sentinelConf []byte
 }
+
+// sentinelConfPath is where a sentinel container's configuration lives
+// (sentinels rewrite it, so it is a copied file, not a mount).
+const sentinelConfPath = "/etc/lockstorm-sentinel.conf"
 
 // addr is the node's published address on this host.
 func (n *dockerNode) nodeName() string { return n.name }
@@ -99,6 +107,10 @@ func (d *Docker) runContainer(ctx context.Context, n *dockerNode) error {
 			req.NetworkAliases = map[string][]string{d.nets.priv: {n.name}}
 			return nil
 		}),
+	}
+	if n.sentinelConf != nil {
+		opts = append(opts, testcontainers.WithCmd(sentinelConfPath, "--sentinel"), testcontainers.WithFiles(
+			testcontainers.ContainerFile{Reader: bytes.NewReader(n.sentinelConf), ContainerFilePath: sentinelConfPath, FileMode: 0o644}))
 	}
 	if d.cfg.Persistence == PersistNone {
 		opts = append(opts, testcontainers.WithTmpfs(map[string]string{"/data": "rw"}))

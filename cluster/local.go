@@ -294,7 +294,7 @@ func (l *Local) HealAll(ctx context.Context) error {
 		if l.rep.replica.current() == nodePaused {
 			errs = append(errs, l.rep.replica.resume())
 		}
-		errs = append(errs, l.failback(ctx, l.rep))
+		errs = append(errs, l.rep.failback(ctx, l.rep))
 	}
 	return errors.Join(errs...)
 }

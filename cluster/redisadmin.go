@@ -90,15 +90,15 @@ func linkedTo(masterAddr string) func(map[string]string) bool {
 }
 
 // hasOnlineReplica returns a check that accepts a master that lists the
-// replica listening on replicaPort as online.
-func hasOnlineReplica(replicaPort string) func(map[string]string) bool {
+// replica at host:port (as the master sees it) as online.
+func hasOnlineReplica(host, port string) func(map[string]string) bool {
+	want := "ip=" + host + ",port=" + port + ","
 	return func(m map[string]string) bool {
 		if m["role"] != "master" {
 			return false
 		}
 		for k, v := range m {
-			if strings.HasPrefix(k, "slave") && strings.Contains(v, "port="+replicaPort+",") &&
-				strings.Contains(v, "state=online") {
+			if strings.HasPrefix(k, "slave") && strings.Contains(v, want) && strings.Contains(v, "state=online") {
 				return true
 			}
 		}

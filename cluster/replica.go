@@ -9,10 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // DefaultSentinelDownAfter is the sentinels' down-after-milliseconds during
@@ -31,26 +28,13 @@ const failbackHandover = 5 * time.Second
 // node (a Cluster node), its replica (a redis-server that is not a
 // Cluster node), the replication link proxy through which the replica and
 // the sentinels reach the primary, and the sentinels if any. Process
-// control happens with Local.mu held.
+// control happens with Local.mu held; the failover logic is pairState's.
 type replicaSet struct {
-	primary   *node
-	replica   *node
-	link      *linkProxy
-	sentinels []*node
-	quorum    int
-	promotion Promotion // sentinel or manual
-	downAfter time.Duration
-
-	// ctx is cancelled by Stop, ending a failover or failback in flight.
-	ctx    context.Context
-	cancel context.CancelFunc
-
-	// Guarded by Local.mu.
-	dirty  bool // a failover started and no failback has completed
-	killed bool // the failover killed the primary
-	armed  bool // sentinels armed, or removed and not yet monitoring again
-
-	failedOver atomic.Bool // the clients' proxies lead to the replica
+	*pairState
+	primary       *node
+	replica       *node
+	link          *linkProxy
+	sentinelNodes []*node
 }
 
 // replicaName is the replica's name, for its directory and messages.
@@ -62,11 +46,8 @@ func resolvePromotion(cfg *LocalConfig) (sentinelBin string, err error) {
 	if !cfg.Replica {
 		return "", nil
 	}
-	if cfg.Sentinels < 0 {
-		return "", fmt.Errorf("cluster: sentinels must not be negative, got %d", cfg.Sentinels)
-	}
-	if cfg.SentinelDownAfter < 0 {
-		return "", fmt.Errorf("cluster: sentinel down-after must not be negative, got %v", cfg.SentinelDownAfter)
+	if err := checkReplicaConfig(cfg.Sentinels, cfg.SentinelDownAfter); err != nil {
+		return "", err
 	}
 	switch cfg.Promotion {
 	case PromoteManual:
@@ -90,11 +71,10 @@ func resolvePromotion(cfg *LocalConfig) (sentinelBin string, err error) {
 // both processes. Called by StartLocal; on error Stop cleans up.
 func (l *Local) startReplica(ctx context.Context, sentinelBin string) error {
 	primary := l.nodes[0]
-	rs := &replicaSet{primary: primary, promotion: l.cfg.Promotion, downAfter: l.cfg.SentinelDownAfter}
-	if rs.downAfter == 0 {
-		rs.downAfter = DefaultSentinelDownAfter
+	rs := &replicaSet{
+		pairState: newPairState(primary.name, l.proxies, l.cfg.Promotion, l.cfg.SentinelDownAfter),
+		primary:   primary,
 	}
-	rs.ctx, rs.cancel = context.WithCancel(context.Background())
 	l.rep = rs
 
 	name := replicaName(primary.name)
@@ -116,17 +96,15 @@ func (l *Local) startReplica(ctx context.Context, sentinelBin string) error {
 	if err := startOnFreePort(ctx, rs.replica); err != nil {
 		return err
 	}
-	if err := rs.attach(ctx); err != nil {
+	e, _ := rs.ends(ctx)
+	if err := attach(ctx, e); err != nil {
 		return err
 	}
 	if rs.promotion != PromoteSentinel {
 		return nil
 	}
-	n := l.cfg.Sentinels
-	if n == 0 {
-		n = 1
-	}
-	rs.quorum = n/2 + 1
+	n, quorum := sentinelCount(l.cfg.Sentinels)
+	rs.quorum = quorum
 	_, linkPort, _ := net.SplitHostPort(link.addr)
 	port, _ := strconv.Atoi(linkPort)
 	for i := 1; i <= n; i++ {
@@ -134,33 +112,44 @@ func (l *Local) startReplica(ctx context.Context, sentinelBin string) error {
 		if err != nil {
 			return err
 		}
-		rs.sentinels = append(rs.sentinels, s)
+		rs.sentinelNodes = append(rs.sentinelNodes, s)
 	}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for i, s := range rs.sentinels {
+	for i, s := range rs.sentinelNodes {
 		wg.Go(func() { errs[i] = startOnFreePort(ctx, s) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	for _, s := range rs.sentinelNodes {
+		rs.sentinels = append(rs.sentinels, sentinelRef{name: s.name, addr: s.addr(), log: s.logTail})
+	}
 	return sentinelsReady(ctx, rs.sentinels, rs.replica.addr())
 }
 
-// attach makes the replica replicate the primary through the link and
-// waits until its link is up.
-func (rs *replicaSet) attach(ctx context.Context) error {
-	if err := replicaOf(ctx, rs.replica.addr(), rs.link.addr); err != nil {
-		return fmt.Errorf("cluster: replica %s: %w", rs.replica.name, err)
-	}
-	return waitReplication(ctx, rs.replica.addr(), "replica in sync", linkedTo(rs.link.addr))
+// ends are the pair's addresses: the replica and the sentinels reach the
+// primary through the link proxy; everything else is on 127.0.0.1.
+func (rs *replicaSet) ends(context.Context) (pairEnds, error) {
+	p, r := rs.primary.addr(), rs.replica.addr()
+	return pairEnds{primaryOwn: p, replicaOwn: r, primaryLink: rs.link.addr, primaryPeer: p, replicaPeer: r}, nil
 }
+
+func (rs *replicaSet) killPrimary(context.Context) error { rs.primary.kill(); return nil }
+
+func (rs *replicaSet) primaryDown() bool { return rs.primary.current() == nodeDown }
+
+func (rs *replicaSet) restartPrimary(ctx context.Context) error { return rs.primary.restart(ctx) }
+
+func (rs *replicaSet) cutLink(context.Context) error { return rs.link.Cut() }
+
+func (rs *replicaSet) healLink(context.Context) error { rs.link.Heal(); return nil }
 
 // stop ends the sentinels first (so that none reacts), then the replica,
 // then the link. Called by Local.Stop with Local.mu held.
 func (rs *replicaSet) stop() error {
-	for _, s := range rs.sentinels {
+	for _, s := range rs.sentinelNodes {
 		s.kill()
 	}
 	if rs.replica != nil {
@@ -214,10 +203,8 @@ func (l *Local) MasterAddr() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if rs.failedOver.Load() {
-		return rs.replica.addr(), nil
-	}
-	return rs.primary.addr(), nil
+	e, _ := rs.ends(context.Background())
+	return rs.masterOwn(e), nil
 }
 
 // SentinelAddrs lists the sentinels' addresses (none with manual promotion).
@@ -227,7 +214,7 @@ func (l *Local) SentinelAddrs() []string {
 	}
 	out := make([]string, len(l.rep.sentinels))
 	for i, s := range l.rep.sentinels {
-		out[i] = s.addr()
+		out[i] = s.addr
 	}
 	return out
 }
@@ -273,207 +260,24 @@ func (l *Local) DelayReplication(ctx context.Context, lat Latency) error {
 	return rs.link.Delay(lat)
 }
 
-// withReplica runs f with Local.mu held, bounded by timeout and ended by Stop.
-func (l *Local) withReplica(ctx context.Context, timeout time.Duration, f func(context.Context, *replicaSet) error) error {
-	rs, err := l.replicated()
-	if err != nil {
-		return err
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.stopped {
-		return ErrStopped
-	}
-	if timeout <= 0 {
-		timeout = defaultFailoverTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	stop := context.AfterFunc(rs.ctx, cancel)
-	defer stop()
-	return f(ctx, rs)
-}
-
 // Failover loses the master (SIGKILL, or a cut of the replication link),
 // promotes the replica (by sentinel or REPLICAOF NO ONE) and retargets the
 // clients' proxies to it. See Replicated.
 func (l *Local) Failover(ctx context.Context, opt FailoverOptions) (FailoverResult, error) {
-	var res FailoverResult
-	if opt.Method == "" {
-		opt.Method = FailoverKill
+	rs, err := l.replicated()
+	if err != nil {
+		return FailoverResult{}, err
 	}
-	if opt.Method != FailoverKill && opt.Method != FailoverPartition {
-		return res, fmt.Errorf("cluster: failover method must be kill or partition, got %q", opt.Method)
-	}
-	if opt.Detect < 0 {
-		return res, fmt.Errorf("cluster: failover detect must not be negative, got %v", opt.Detect)
-	}
-	err := l.withReplica(ctx, opt.Timeout, func(ctx context.Context, rs *replicaSet) error {
-		var err error
-		res, err = l.failover(ctx, rs, opt)
-		return err
-	})
-	return res, err
-}
-
-// failover does Failover with Local.mu held.
-func (l *Local) failover(ctx context.Context, rs *replicaSet, opt FailoverOptions) (FailoverResult, error) {
-	res := FailoverResult{
-		OldMaster: rs.primary.addr(), NewMaster: rs.replica.addr(),
-		Method: opt.Method, Promotion: rs.promotion,
-	}
-	if rs.dirty {
-		return res, ErrFailedOver
-	}
-	if rs.promotion == PromoteSentinel {
-		// A failover right after the previous failback may find the
-		// sentinels still rediscovering the replica and each other.
-		if err := sentinelsReady(ctx, rs.sentinels, rs.replica.addr()); err != nil {
-			return res, err
-		}
-		detect := opt.Detect
-		if detect == 0 {
-			detect = rs.downAfter
-		}
-		rs.dirty, rs.armed = true, true
-		if err := sentinelSet(ctx, rs.sentinels, "down-after-milliseconds", detect); err != nil {
-			return res, fmt.Errorf("cluster: arm sentinels: %w", err)
-		}
-	}
-	rs.dirty = true
-	start := time.Now()
-	switch opt.Method {
-	case FailoverKill:
-		rs.killed = true
-		rs.primary.kill()
-	case FailoverPartition:
-		if err := rs.link.Cut(); err != nil {
-			return res, err
-		}
-	}
-	if rs.promotion == PromoteSentinel {
-		if err := sentinelsSwitched(ctx, rs.sentinels, rs.replica.addr()); err != nil {
-			return res, err
-		}
-	} else {
-		if opt.Detect > 0 && !sleepCtx(ctx, opt.Detect) {
-			return res, ctx.Err()
-		}
-		if err := replicaOf(ctx, rs.replica.addr(), ""); err != nil {
-			return res, fmt.Errorf("cluster: promote %s: %w", rs.replica.name, err)
-		}
-	}
-	if err := waitReplication(ctx, rs.replica.addr(), "promoted replica", isMaster); err != nil {
-		return res, err
-	}
-	if err := l.proxies.Retarget(ctx, rs.primary.name, rs.replica.addr()); err != nil {
-		return res, err
-	}
-	rs.failedOver.Store(true)
-	res.Took = time.Since(start)
-	return res, nil
+	return rs.runFailover(ctx, &l.mu, &l.stopped, rs, opt)
 }
 
 // Failback undoes a failover (see Replicated).
 func (l *Local) Failback(ctx context.Context) error {
-	return l.withReplica(ctx, 0, func(ctx context.Context, rs *replicaSet) error {
-		return l.failback(ctx, rs)
-	})
-}
-
-// disarm makes the sentinels forget the master if they were armed, so that
-// none finishes or starts a failover, or reconfigures the old master, while
-// the pair is repaired. Called with Local.mu held.
-func (rs *replicaSet) disarm(ctx context.Context) error {
-	if !rs.armed || len(rs.sentinels) == 0 {
-		return nil
-	}
-	return sentinelRemove(ctx, rs.sentinels)
-}
-
-// failback does Failback with Local.mu held: disarm the sentinels, heal
-// the link, bring the primary back, hand the master role back to it,
-// reattach the replica through the link, retarget the clients, and let
-// the sentinels monitor the primary again.
-func (l *Local) failback(ctx context.Context, rs *replicaSet) error {
-	if !rs.dirty {
-		return nil
-	}
-	if err := rs.disarm(ctx); err != nil {
-		return err
-	}
-	rs.link.Heal()
-	if rs.primary.current() == nodeDown {
-		if !rs.killed {
-			return fmt.Errorf("cluster: failback: %s is down (not by the failover); restart it first", rs.primary.name)
-		}
-		if err := rs.primary.restart(ctx); err != nil {
-			return err
-		}
-	}
-	rs.killed = false
-	pAddr, rAddr := rs.primary.addr(), rs.replica.addr()
-	rInfo, err := replication(ctx, rAddr)
+	rs, err := l.replicated()
 	if err != nil {
-		return fmt.Errorf("cluster: failback: %w", err)
-	}
-	if isMaster(rInfo) {
-		if err := handBack(ctx, pAddr, rAddr, rs.primary.port); err != nil {
-			return err
-		}
-	} else if pInfo, err := replication(ctx, pAddr); err != nil {
-		return fmt.Errorf("cluster: failback: %w", err)
-	} else if !isMaster(pInfo) {
-		// Neither is master: the old master had been made a replica.
-		if err := replicaOf(ctx, pAddr, ""); err != nil {
-			return err
-		}
-	}
-	if err := rs.attach(ctx); err != nil {
 		return err
 	}
-	if err := l.proxies.Retarget(ctx, rs.primary.name, pAddr); err != nil {
-		return err
-	}
-	rs.failedOver.Store(false)
-	if rs.armed {
-		_, linkPort, _ := net.SplitHostPort(rs.link.addr)
-		port, _ := strconv.Atoi(linkPort)
-		if err := sentinelMonitor(ctx, rs.sentinels, port, rs.quorum); err != nil {
-			return err
-		}
-		rs.armed = false
-	}
-	rs.dirty = false
-	return nil
-}
-
-// handBack makes the old master at pAddr a replica of the new master at
-// rAddr, waits until it is in sync, and hands it the master role with a
-// coordinated FAILOVER: the new master pauses writes until the old one has
-// every write, then they swap roles, so nothing acknowledged is lost.
-func handBack(ctx context.Context, pAddr, rAddr string, pPort int) error {
-	if err := replicaOf(ctx, pAddr, rAddr); err != nil {
-		return fmt.Errorf("cluster: failback: %w", err)
-	}
-	if err := waitReplication(ctx, pAddr, "old master resyncing", linkedTo(rAddr)); err != nil {
-		return err
-	}
-	if err := waitReplication(ctx, rAddr, "old master listed online", hasOnlineReplica(strconv.Itoa(pPort))); err != nil {
-		return err
-	}
-	err := adminDo(rAddr, func(rc *redis.Client) error {
-		return rc.Do(ctx, "FAILOVER", "TO", "127.0.0.1", pPort, "TIMEOUT", failbackHandover.Milliseconds()).Err()
-	})
-	if err != nil {
-		return fmt.Errorf("cluster: failback: FAILOVER: %w", err)
-	}
-	if err := waitReplication(ctx, pAddr, "old master promoted", isMaster); err != nil {
-		return err
-	}
-	return waitReplication(ctx, rAddr, "handover finished", func(m map[string]string) bool {
-		return m["role"] == "slave" && m["master_failover_state"] == "no-failover"
-	})
+	return rs.runFailback(ctx, &l.mu, &l.stopped, rs)
 }
 
 // ReplicaPid is the replica's process id, or 0 when it is down or absent.
@@ -489,8 +293,8 @@ func (l *Local) SentinelPids() []int {
 	if l.rep == nil {
 		return nil
 	}
-	out := make([]int, len(l.rep.sentinels))
-	for i, s := range l.rep.sentinels {
+	out := make([]int, len(l.rep.sentinelNodes))
+	for i, s := range l.rep.sentinelNodes {
 		out[i] = s.pid()
 	}
 	return out

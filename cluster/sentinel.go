@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,12 +67,18 @@ func newSentinel(bin, runDir string, i int, masterPort, quorum int) (*node, erro
 			var b strings.Builder
 			fmt.Fprintf(&b, "port %d\nbind 127.0.0.1\nprotected-mode no\ndaemonize no\n", port)
 			b.WriteString("logfile redis.log\n")
-			fmt.Fprintf(&b, "sentinel monitor %s 127.0.0.1 %d %d\n", sentinelMaster, masterPort, quorum)
-			fmt.Fprintf(&b, "sentinel down-after-milliseconds %s %d\n", sentinelMaster, disarmedDownAfter.Milliseconds())
-			fmt.Fprintf(&b, "sentinel failover-timeout %s %d\n", sentinelMaster, sentinelFailoverTimeout.Milliseconds())
+			writeSentinelMonitor(&b, "127.0.0.1", masterPort, quorum)
 			return b.String()
 		},
 	}, nil
+}
+
+// writeSentinelMonitor writes the configuration lines that make a
+// sentinel monitor the master at host:port, disarmed.
+func writeSentinelMonitor(b *strings.Builder, host string, port, quorum int) {
+	fmt.Fprintf(b, "sentinel monitor %s %s %d %d\n", sentinelMaster, host, port, quorum)
+	fmt.Fprintf(b, "sentinel down-after-milliseconds %s %d\n", sentinelMaster, disarmedDownAfter.Milliseconds())
+	fmt.Fprintf(b, "sentinel failover-timeout %s %d\n", sentinelMaster, sentinelFailoverTimeout.Milliseconds())
 }
 
 // sentinelClient connects to a sentinel with short timeouts and no retries.
@@ -83,10 +90,10 @@ func sentinelClient(addr string) *redis.SentinelClient {
 }
 
 // eachSentinel runs f on a client of every sentinel and joins the errors.
-func eachSentinel(ss []*node, f func(*redis.SentinelClient) error) error {
+func eachSentinel(ss []sentinelRef, f func(*redis.SentinelClient) error) error {
 	var errs []error
 	for _, s := range ss {
-		sc := sentinelClient(s.addr())
+		sc := sentinelClient(s.addr)
 		if err := f(sc); err != nil {
 			errs = append(errs, fmt.Errorf("sentinel %s: %w", s.name, err))
 		}
@@ -96,7 +103,7 @@ func eachSentinel(ss []*node, f func(*redis.SentinelClient) error) error {
 }
 
 // sentinelSet applies SENTINEL SET name option value on every sentinel.
-func sentinelSet(ctx context.Context, ss []*node, option string, d time.Duration) error {
+func sentinelSet(ctx context.Context, ss []sentinelRef, option string, d time.Duration) error {
 	return eachSentinel(ss, func(sc *redis.SentinelClient) error {
 		return sc.Set(ctx, sentinelMaster, option, strconv.FormatInt(d.Milliseconds(), 10)).Err()
 	})
@@ -105,7 +112,7 @@ func sentinelSet(ctx context.Context, ss []*node, option string, d time.Duration
 // sentinelRemove makes every sentinel forget the master, stopping any
 // failover it has in progress and any reconfiguration it would still do.
 // A sentinel that no longer knows the master is fine.
-func sentinelRemove(ctx context.Context, ss []*node) error {
+func sentinelRemove(ctx context.Context, ss []sentinelRef) error {
 	return eachSentinel(ss, func(sc *redis.SentinelClient) error {
 		err := sc.Remove(ctx, sentinelMaster).Err()
 		if err != nil && strings.Contains(err.Error(), "No such master") {
@@ -115,11 +122,15 @@ func sentinelRemove(ctx context.Context, ss []*node) error {
 	})
 }
 
-// sentinelMonitor makes every sentinel monitor the master at port afresh,
-// disarmed.
-func sentinelMonitor(ctx context.Context, ss []*node, masterPort, quorum int) error {
+// sentinelMonitor makes every sentinel monitor the master at masterAddr
+// ("ip:port") afresh, disarmed.
+func sentinelMonitor(ctx context.Context, ss []sentinelRef, masterAddr string, quorum int) error {
+	host, port, err := net.SplitHostPort(masterAddr)
+	if err != nil {
+		return err
+	}
 	return eachSentinel(ss, func(sc *redis.SentinelClient) error {
-		if err := sc.Monitor(ctx, sentinelMaster, "127.0.0.1", strconv.Itoa(masterPort), strconv.Itoa(quorum)).Err(); err != nil {
+		if err := sc.Monitor(ctx, sentinelMaster, host, port, strconv.Itoa(quorum)).Err(); err != nil {
 			return err
 		}
 		if err := sc.Set(ctx, sentinelMaster, "down-after-milliseconds",
@@ -135,7 +146,7 @@ func sentinelMonitor(ctx context.Context, ss []*node, masterPort, quorum int) er
 // replica at replicaAddr with a working link, and knows every other
 // sentinel (discovered through hello messages, every 2 s): only then can a
 // failover reach its quorum and choose the replica.
-func sentinelsReady(ctx context.Context, ss []*node, replicaAddr string) error {
+func sentinelsReady(ctx context.Context, ss []sentinelRef, replicaAddr string) error {
 	var last error
 	for {
 		last = eachSentinel(ss, func(sc *redis.SentinelClient) error {
@@ -179,11 +190,11 @@ func sentinelsReady(ctx context.Context, ss []*node, replicaAddr string) error {
 
 // sentinelsSwitched waits until some sentinel names newMaster as the
 // master: the end of its failover (+switch-master).
-func sentinelsSwitched(ctx context.Context, ss []*node, newMaster string) error {
+func sentinelsSwitched(ctx context.Context, ss []sentinelRef, newMaster string) error {
 	var seen []string
 	for {
 		for _, s := range ss {
-			sc := sentinelClient(s.addr())
+			sc := sentinelClient(s.addr)
 			a, err := sc.GetMasterAddrByName(ctx, sentinelMaster).Result()
 			_ = sc.Close()
 			if err == nil && len(a) == 2 {
@@ -195,7 +206,7 @@ func sentinelsSwitched(ctx context.Context, ss []*node, newMaster string) error 
 		}
 		if !sleepCtx(ctx, 50*time.Millisecond) {
 			return fmt.Errorf("cluster: sentinels did not promote %s (master still %v): %w; log of %s:\n%s",
-				newMaster, seen, ctx.Err(), ss[0].name, ss[0].logTail())
+				newMaster, seen, ctx.Err(), ss[0].name, ss[0].log())
 		}
 	}
 }

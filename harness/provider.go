@@ -35,7 +35,7 @@ type External struct {
 var supported = map[string][]string{
 	"local": nemesis.Kinds,
 	"docker": {nemesis.KindPartition, nemesis.KindLatency, nemesis.KindClientPause, nemesis.KindClientCrash,
-		nemesis.KindServerPause, nemesis.KindCrash, nemesis.KindClockJump},
+		nemesis.KindServerPause, nemesis.KindCrash, nemesis.KindClockJump, nemesis.KindFailover},
 	"external": {nemesis.KindPartition, nemesis.KindLatency, nemesis.KindClientPause, nemesis.KindClientCrash,
 		nemesis.KindClockJump},
 }
@@ -75,7 +75,8 @@ func startCluster(ctx context.Context, cfg Config, clients []string, replica boo
 	switch cfg.Provider {
 	case "docker":
 		return cluster.StartDocker(ctx, cluster.DockerConfig{Nodes: cfg.Nodes, Clients: clients,
-			Persistence: cfg.Persistence, Image: cfg.DockerImage, KeepContainers: cfg.KeepClusterDir})
+			Persistence: cfg.Persistence, Image: cfg.DockerImage, KeepContainers: cfg.KeepClusterDir,
+			Replica: replica})
 	case "external":
 		e := cfg.External
 		return cluster.StartExternal(ctx, cluster.ExternalConfig{Addrs: e.RedisAddrs, PasswordEnv: e.PasswordEnv,

@@ -6,8 +6,11 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/workloads"
 )
 
 // checkProviderRun asserts a short faulty run through a provider recorded
@@ -68,4 +71,38 @@ func TestRunOnDockerProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkProviderRun(t, res)
+}
+
+// Catalogue row 12 on the docker provider: a scripted failover by
+// partition (the master taken off the containers' private network, the
+// replica container promoted) loses a lock taken on the old master, and
+// the lock checker finds two holders.
+func TestRunFailoverOnDockerProvider(t *testing.T) {
+	clustertest.NeedDocker(t)
+	plan := nemesis.Scripted(6*time.Second, nemesis.Step{At: 300 * time.Millisecond,
+		Fault: nemesis.Fault{Kind: nemesis.KindFailover, Shape: string(cluster.FailoverPartition)}, Duration: 3 * time.Second})
+	res, err := Run(context.Background(), Config{Provider: "docker", DockerImage: clustertest.RedisImage,
+		Lock: "single", Workload: "counter", Nodes: 1, Clients: 2, TTL: 3 * time.Second,
+		ClientsStartAt: 500 * time.Millisecond, Workloads: workloads.Options{HoldMin: 2500 * time.Millisecond, HoldMax: 2500 * time.Millisecond},
+		Plan: &plan, TimeLimit: plan.End, Seed: 1, Store: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checker.Validate(res.History); err != nil {
+		t.Fatalf("history not well-formed: %v", err)
+	}
+	for _, op := range res.History {
+		if op.IsNemesis() && op.Type == history.Info {
+			t.Fatalf("fault %s %s failed: %s", op.F, op.Fault, op.Error)
+		}
+	}
+	for _, r := range res.Verdict.Results {
+		if r.Name == "lock" {
+			if r.Valid != checker.Invalid {
+				t.Fatalf("lock checker %s, want invalid; verdict:\n%s", r.Valid, res.Verdict)
+			}
+			return
+		}
+	}
+	t.Fatalf("no lock checker ran; verdict:\n%s", res.Verdict)
 }
