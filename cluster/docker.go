@@ -242,16 +242,7 @@ func (d *Docker) AddUpstream(ctx context.Context, name, addr string) error {
 
 // control runs f on a node unless the cluster is stopped.
 func (d *Docker) control(name string, f func(*dockerNode) error) error {
-	n, err := d.node(name)
-	if err != nil {
-		return err
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.stopped {
-		return ErrStopped
-	}
-	return f(n)
+	return d.nodeTable.control(&d.mu, &d.stopped, name, f)
 }
 
 // Pause freezes every process of the node's container (docker pause, the

@@ -230,16 +230,7 @@ func (l *Local) AddUpstream(ctx context.Context, name, addr string) error {
 
 // control runs f on a node unless the cluster is stopped.
 func (l *Local) control(name string, f func(*node) error) error {
-	n, err := l.node(name)
-	if err != nil {
-		return err
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.stopped {
-		return ErrStopped
-	}
-	return f(n)
+	return l.nodeTable.control(&l.mu, &l.stopped, name, f)
 }
 
 // Pause stops the node's process with SIGSTOP; connections stay open and

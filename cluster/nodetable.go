@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"sync"
 )
 
 // namedNode is what nodeTable needs of a provider's node type.
@@ -57,4 +58,19 @@ func (t nodeTable[N]) addUpstream(ctx context.Context, p *Proxies, name, addr st
 		return fmt.Errorf("cluster: upstream %q: name is a node", name)
 	}
 	return p.AddTarget(ctx, name, addr)
+}
+
+// control runs f on the named node while holding mu, unless *stopped: the
+// process-control path (pause, kill, restart) of every provider.
+func (t nodeTable[N]) control(mu *sync.Mutex, stopped *bool, name string, f func(N) error) error {
+	n, err := t.node(name)
+	if err != nil {
+		return err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if *stopped {
+		return ErrStopped
+	}
+	return f(n)
 }
