@@ -70,6 +70,7 @@ type pageData struct {
 	FatalCount                       int
 	Plan                             []planRow
 	HealAt, PlanEnd                  string
+	PlanOrigin                       string // "scripted" or "drawn from the seed before the run"
 	Windows                          []checker.Window
 	Figures                          []figure
 	Config                           string
@@ -140,6 +141,10 @@ func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []
 			d.Plan = append(d.Plan, planRow{At: s.At.String(), Kind: s.Fault.Kind, Fault: s.Fault.String(), Duration: s.Duration.String()})
 		}
 		d.HealAt, d.PlanEnd = res.Plan.HealAt.String(), res.Plan.End.String()
+		d.PlanOrigin = "drawn from the seed before the run"
+		if res.Config.Plan != nil {
+			d.PlanOrigin = "scripted"
+		}
 	}
 	if b, err := json.MarshalIndent(cfg, "", "  "); err == nil {
 		d.Config = string(b)

@@ -12,7 +12,7 @@ func replayNote(cfg harness.Config) string {
 	case cfg.Lock == "custom" || cfg.NewLock != nil:
 		return "The lock under test was supplied from Go code (harness.Config.NewLock): replay with the same Go test and seed."
 	case cfg.Plan != nil:
-		return "The faults were a scripted plan (see the fault plan below), not drawn from the seed: replay with the same catalogue row or a --config plan."
+		return "The faults were a scripted plan (see the fault plan below), not drawn from the seed: replay a catalogue row with lockstorm catalog --only N --seed S, or the same Go code."
 	}
 	return ""
 }

@@ -43,7 +43,11 @@ func Summary(w io.Writer, res *harness.Result) {
 		}
 	}
 	if v.Valid != checker.Valid {
-		fmt.Fprintf(w, "seed: %d  (replay: %s)\n", res.Config.Seed, ReplayCommand(res.Config))
+		if note := replayNote(res.Config); note != "" {
+			fmt.Fprintf(w, "seed: %d  (%s)\n", res.Config.Seed, note)
+		} else {
+			fmt.Fprintf(w, "seed: %d  (replay: %s)\n", res.Config.Seed, ReplayCommand(res.Config))
+		}
 	}
 	if res.Dir != "" {
 		fmt.Fprintf(w, "report: %s\n", filepath.Join(res.Dir, "index.html"))
