@@ -398,3 +398,35 @@ func TestFencingServerLog(t *testing.T) {
 		t.Fatalf("a rejected stale write is fencing at work: %v %+v", r.Valid, r.Details)
 	}
 }
+
+// Acquires that fail while the holder's lease (or its extension) is alive
+// are the lock working, not a lock never freed: a cron tick's lock is
+// taken once and left to expire, and nobody tries again.
+func TestNeverFreedNeedsFailuresAfterTheLease(t *testing.T) {
+	ctx := context.Background()
+	live := new(hb).op(0, 1, history.OK, 0, "acquire", "tick-1", "a", ttl(100))
+	for i := 0; i < 4; i++ {
+		live.op(int64(10+20*i), int64(20+20*i), history.Fail, 1+i, "acquire", "tick-1", "", ttl(100))
+	}
+	live.op(990, 1000, history.OK, 9, "acquire", "tick-2", "z", ttl(100))
+	if r := (&Liveness{RequireRecovery: true}).Check(ctx, live.sorted()); kindsOf(r)["lock-never-freed"] != 0 {
+		t.Errorf("failures inside the lease counted: %s", r)
+	}
+	extended := new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).
+		op(90, 91, history.OK, 7, "extend", "k", "a", ttl(1000))
+	for i := 0; i < 4; i++ {
+		extended.op(int64(200+100*i), int64(210+100*i), history.Fail, 1+i, "acquire", "k", "", ttl(100))
+	}
+	extended.op(1500, 1501, history.OK, 9, "acquire", "other", "z", ttl(100))
+	if r := (&Liveness{RequireRecovery: true}).Check(ctx, extended.sorted()); kindsOf(r)["lock-never-freed"] != 0 {
+		t.Errorf("failures inside an extended lease counted: %s", r)
+	}
+	dead := new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100))
+	for i := 0; i < 4; i++ {
+		dead.op(int64(200+100*i), int64(210+100*i), history.Fail, 1+i, "acquire", "k", "", ttl(100))
+	}
+	dead.op(1500, 1501, history.OK, 9, "acquire", "other", "z", ttl(100))
+	if r := (&Liveness{RequireRecovery: true}).Check(ctx, dead.sorted()); kindsOf(r)["lock-never-freed"] != 1 || r.Valid != Invalid {
+		t.Errorf("failures after the lease ran out not counted: %s", r)
+	}
+}

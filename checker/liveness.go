@@ -118,6 +118,7 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 	var acq []*op
 	var waits, waitsAny, holds []int64
 	acqByToken := map[string]*op{}
+	extendedTo := map[string]int64{} // key+token -> latest extend ok return + TTL
 	for i := range os {
 		o := &os[i]
 		switch o.F {
@@ -141,6 +142,11 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 				d.Starved++
 				al.add(Anomaly{Kind: "starvation", Fatal: true, Ops: o.indices(),
 					Text: fmt.Sprintf("key %q: process %d waited %s for the lock (%s), more than %s", o.Key, o.Process, fmtDur(o.Done-o.Call), o.Type, l.MaxWait)})
+			}
+		case history.FExtend:
+			if o.Type == history.OK && o.TTL > 0 {
+				k := o.Key + "\x00" + o.Token
+				extendedTo[k] = max(extendedTo[k], o.Return+o.TTL)
 			}
 		case history.FRelease:
 			if a := acqByToken[o.Key+"\x00"+o.Token]; a != nil && o.Call >= a.Return {
@@ -240,21 +246,29 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 		}
 		since := int64(0)
 		var holder []int64
+		fails := p.failsAfterOK
 		if p.lastOK != nil {
 			since = p.lastOK.Return
 			holder = p.lastOK.indices()
+			// Only acquires that failed after the holder's lease (and any
+			// extension of it) had run out show the lock was never freed:
+			// failing against a live lease is the lock working.
+			if ttl := p.lastOK.TTL; ttl > 0 {
+				live := max(p.lastOK.Return+ttl, extendedTo[k+"\x00"+p.lastOK.Token])
+				fails = slices.DeleteFunc(slices.Clone(fails), func(o *op) bool { return o.Call <= live })
+			}
 		}
-		if len(p.failsAfterOK) >= 3 && end-since >= freeAfter {
+		if len(fails) >= 3 && end-since >= freeAfter {
 			d.NeverFreed++
 			who := "no acquire ever succeeded"
 			if p.lastOK != nil {
 				who = fmt.Sprintf("last taken by process %d (token %s) at %s", p.lastOK.Process, p.lastOK.Token, fmtTime(since))
 			}
-			ops := append(holder, p.failsAfterOK[len(p.failsAfterOK)-1].indices()...)
+			ops := append(holder, fails[len(fails)-1].indices()...)
 			sortInt64(ops)
 			al.add(Anomaly{Kind: "lock-never-freed", Fatal: l.RequireRecovery, Ops: ops,
-				Text: fmt.Sprintf("key %q: lock never freed: %s; %d acquires failed over the following %s until the history ended",
-					k, who, len(p.failsAfterOK), fmtDur(end-since))})
+				Text: fmt.Sprintf("key %q: lock never freed: %s; %d acquires failed after its lease had run out, over the following %s until the history ended",
+					k, who, len(fails), fmtDur(end-since))})
 		}
 	}
 

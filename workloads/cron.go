@@ -9,11 +9,13 @@ import (
 )
 
 // Cron is a job that must run once per tick on exactly one instance. Ticks
-// come every Opt.Tick from the run's start; in the first half of each tick
-// every client tries to take the tick's lock ("<key>-<tick>") and the one
-// that gets it runs the job (a resource write of the tick). The lock is not
-// released: it expires, as cron locks do, so that a slower instance cannot
-// run the same tick again. The resource checker counts runs per tick.
+// come every Opt.Tick from the run's start; in a window of TTL/2 at the
+// start of each tick every client tries to take the tick's lock
+// ("<key>-<tick>") and the one that gets it runs the job (a resource write
+// of the tick). The lock is not released: it expires, as cron locks do. As
+// the window closes before any lease taken in it can expire, a correct lock
+// lets exactly one instance run each tick. The resource checker counts runs
+// per tick.
 type Cron struct{ Opt Options }
 
 // Name is "cron".
@@ -21,24 +23,26 @@ func (c *Cron) Name() string { return "cron" }
 
 // Run tries every tick until ctx ends or the worker is told to stop.
 func (c *Cron) Run(ctx context.Context, w *Worker) error {
-	tick := w.Opt.Tick
+	tick, window := w.Opt.Tick, w.TTL/2
 	for w.Continue(ctx) {
 		now := time.Duration(w.Rec.Now())
 		k := int64(now / tick)
 		start := time.Duration(k) * tick
-		if now-start < tick/2 {
-			c.attempt(ctx, w, k)
+		if now-start < window {
+			c.attempt(ctx, w, k, w.Rec.Start().Add(start+window))
 		}
 		// Wait for the next tick, with a little per-client jitter.
 		next := time.Duration(k+1)*tick - time.Duration(w.Rec.Now())
-		Sleep(ctx, next+w.Draw(0, tick/20), nil)
+		Sleep(ctx, next+w.Draw(0, window/10), nil)
 	}
 	return nil
 }
 
-func (c *Cron) attempt(ctx context.Context, w *Worker, tick int64) {
+// attempt tries to take tick's lock until the window closes at deadline,
+// and runs the job if it got the lock.
+func (c *Cron) attempt(ctx context.Context, w *Worker, tick int64, deadline time.Time) {
 	key := fmt.Sprintf("%s-%d", w.Opt.Key, tick)
-	actx, cancel := context.WithTimeout(ctx, w.Opt.Tick/2)
+	actx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	lease, err := w.AcquireKey(actx, key)
 	if err != nil {

@@ -37,7 +37,8 @@ type Options struct {
 	OpTimeout time.Duration
 	// Think is the pause between two rounds of one client. Default TTL/20.
 	Think time.Duration
-	// Tick is the cron workload's period. Default 2 x TTL.
+	// Tick is the cron workload's period. Default 4 x TTL (clients try
+	// during the first TTL/2 of each tick).
 	Tick time.Duration
 	// Heartbeat is the leader workload's heartbeat period. Default TTL/5.
 	Heartbeat time.Duration
@@ -71,7 +72,7 @@ func (o Options) WithDefaults(ttl time.Duration) Options {
 		o.Think = ttl / 20
 	}
 	if o.Tick <= 0 {
-		o.Tick = 2 * ttl
+		o.Tick = 4 * ttl
 	}
 	if o.Heartbeat <= 0 {
 		o.Heartbeat = ttl / 5
