@@ -122,7 +122,7 @@ func Rows() []Row {
 	failover := harness.Config{Lock: "single", Workload: "counter", Nodes: 1, Clients: 2, TTL: 3 * time.Second,
 		ClientsStartAt: 500 * ms, Workloads: workloads.Options{HoldMin: 2500 * ms, HoldMax: 2500 * ms}}
 	failover = scripted(failover, 6*time.Second,
-		step(300*ms, nemesis.Fault{Kind: nemesis.KindFailover, Shape: string(cluster.FailoverPartition)}, 3*time.Second))
+		step(300*ms, nemesis.Fault{Kind: nemesis.KindFailover, Shape: string(cluster.FailoverPartition)}, time.Second))
 
 	fairCrash := func(lock string) harness.Config {
 		c := harness.Config{Lock: lock, Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl}
