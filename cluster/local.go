@@ -76,13 +76,20 @@ const maxPortTries = 5
 
 // lookRedis finds the redis-server binary or says how to install it.
 func lookRedis(path string) (string, error) {
+	return lookBinary(path, "redis-server", ErrNoRedis, " or on macOS `brew install redis`")
+}
+
+// lookBinary finds a program of Debian's package of the same name (path,
+// or name in PATH when path is empty), or returns an error wrapping
+// notFound that says how to install it.
+func lookBinary(path, name string, notFound error, more string) (string, error) {
 	if path == "" {
-		path = "redis-server"
+		path = name
 	}
 	p, err := exec.LookPath(path)
 	if err != nil {
-		return "", fmt.Errorf("%w (%q: %v): install Debian's redis-server package "+
-			"(sudo apt-get install redis-server) or on macOS `brew install redis`", ErrNoRedis, path, err)
+		return "", fmt.Errorf("%w (%q: %v): install Debian's %s package (sudo apt-get install %s)%s",
+			notFound, path, err, name, name, more)
 	}
 	return p, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -34,15 +33,7 @@ const sentinelFailoverTimeout = 3 * time.Second
 
 // lookSentinel finds the redis-sentinel binary, or wraps ErrNoSentinel.
 func lookSentinel(path string) (string, error) {
-	if path == "" {
-		path = "redis-sentinel"
-	}
-	p, err := exec.LookPath(path)
-	if err != nil {
-		return "", fmt.Errorf("%w (%q: %v): install Debian's redis-sentinel package "+
-			"(sudo apt-get install redis-sentinel)", ErrNoSentinel, path, err)
-	}
-	return p, nil
+	return lookBinary(path, "redis-sentinel", ErrNoSentinel, "")
 }
 
 // newSentinel describes sentinel i (s1, s2, ...) in its own directory
