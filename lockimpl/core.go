@@ -31,6 +31,9 @@ func acquireLoop(ctx context.Context, o *Options, lock, node, key string, try at
 		if err := ctx.Err(); err != nil {
 			return nil, notObtained(lock, key, err)
 		}
+		if !timeForAttempt(ctx, o.NodeTimeout) {
+			return nil, notObtained(lock, key, context.DeadlineExceeded)
+		}
 		start := time.Now()
 		actx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
 		ok, fence, err := try(actx, token)
@@ -58,6 +61,19 @@ func acquireLoop(ctx context.Context, o *Options, lock, node, key string, try at
 			return nil, notObtained(lock, key, ctx.Err())
 		}
 	}
+}
+
+// minAttempt is the least time an attempt needs before the caller's
+// deadline: a command sent with less would most likely time out after
+// leaving, making the outcome unknown, where not sending it is a certain
+// failure.
+const minAttempt = 5 * time.Millisecond
+
+// timeForAttempt reports whether ctx leaves enough time for one attempt:
+// at least min(minAttempt, nodeTimeout/2).
+func timeForAttempt(ctx context.Context, nodeTimeout time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || time.Until(dl) >= min(minAttempt, nodeTimeout/2)
 }
 
 // newLease is NewLease with the granting nodes.

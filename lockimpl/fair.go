@@ -91,6 +91,9 @@ func fairLoop(ctx context.Context, o *Options, lock, key string,
 		if err := ctx.Err(); err != nil {
 			return giveUp(err, true)
 		}
+		if !timeForAttempt(ctx, o.NodeTimeout) {
+			return giveUp(context.DeadlineExceeded, true)
+		}
 		start := time.Now()
 		actx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
 		ok, err := step(actx, token)
