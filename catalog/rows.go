@@ -119,8 +119,10 @@ func Rows() []Row {
 	// a detection time later; the first holder takes the lock on the old
 	// master in between (not replicated), so a second client takes it on
 	// the new master while the first lease is alive.
-	failover := harness.Config{Lock: "single", Workload: "counter", Nodes: 1, Clients: 2, TTL: 3 * time.Second,
-		ClientsStartAt: 500 * ms, Workloads: workloads.Options{HoldMin: 2500 * ms, HoldMax: 2500 * ms}}
+	// A TTL of 5 s leaves room for sentinel's promotion (1 s detection plus
+	// up to ~2.5 s) inside the first lease.
+	failover := harness.Config{Lock: "single", Workload: "counter", Nodes: 1, Clients: 2, TTL: 5 * time.Second,
+		ClientsStartAt: 500 * ms, Workloads: workloads.Options{HoldMin: 4500 * ms, HoldMax: 4500 * ms}}
 	failover = scripted(failover, 6*time.Second,
 		step(300*ms, nemesis.Fault{Kind: nemesis.KindFailover, Shape: string(cluster.FailoverPartition)}, time.Second))
 
