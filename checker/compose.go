@@ -20,14 +20,18 @@ type Composite struct {
 //
 //  1. validates it (Validate); an invalid history is refused: the verdict
 //     is Unknown with Validate's message, and no checker runs;
-//  2. runs every checker in parallel; a checker that panics yields Unknown
+//  2. checks tokens (Tokens): a token handed to two acquires is the lock's
+//     defect, added as an Invalid "validate" result (present only when it
+//     found one, so the results of a clean history are the checkers');
+//     the checkers still run (they name leases by acquire, not token);
+//  3. runs every checker in parallel; a checker that panics yields Unknown
 //     with the panic text (and stack) instead of taking the run down;
-//  3. merges the verdicts: Invalid if any is Invalid, else Unknown if any
+//  4. merges the verdicts: Invalid if any is Invalid, else Unknown if any
 //     is Unknown, else Valid;
-//  4. makes a Valid verdict Unknown when no acquire succeeded in the whole
+//  5. makes a Valid verdict Unknown when no acquire succeeded in the whole
 //     history: such a run proved nothing (a definite violation found
 //     anyway still counts);
-//  5. labels each anomaly with the fault windows active at its first op.
+//  6. labels each anomaly with the fault windows active at its first op.
 func Compose(checkers ...Checker) *Composite {
 	return &Composite{Label: "lockstorm", Checkers: checkers}
 }
@@ -53,6 +57,9 @@ func (c *Composite) Check(ctx context.Context, h history.History) Result {
 		}()
 	}
 	wg.Wait()
+	if tr := Tokens(h); tr.Valid != Valid {
+		res.Results = append([]Result{tr}, res.Results...)
+	}
 	res.Valid = Valid
 	for _, r := range res.Results {
 		res.Valid = Merge(res.Valid, r.Valid)
@@ -117,7 +124,9 @@ func Standard(o Options) *Composite {
 	if o.Liveness == nil {
 		o.Liveness = &Liveness{}
 	}
-	cs := []Checker{o.Lock, o.Resource, Exclusion{}, o.Liveness}
+	// exclusion's fallback for a lease without a recorded validity
+	// assumes the same drift as the lock checker
+	cs := []Checker{o.Lock, o.Resource, Exclusion{Drift: o.Lock.Drift, DriftFactor: o.Lock.DriftFactor}, o.Liveness}
 	if o.Fencing {
 		cs = append(cs, Fencing{Server: o.ServerLog})
 	}

@@ -3,7 +3,9 @@ package checker
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
+	"time"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -12,11 +14,15 @@ import (
 //
 // A holder's interval is where its client believed it held the lock: from
 // its acquire ok (Return) to its lease's validity deadline (the ok
-// record's Validity; else the acquire's invoke time + TTL; else no end),
-// each extend ok adding [extend Return, its Validity], all cut at the
-// holder's release invoke and at a FLost record for the token. Leases are
-// matched by token, so extends recorded by a watchdog under another
-// process still count.
+// record's Validity; else the acquire's invoke time + TTL minus the drift
+// allowance, as the lock's own validity would be; else no end), each
+// extend ok adding [extend Return, its Validity], all cut at the holder's
+// release invoke and at a FLost record for the lease. A lease is named by
+// its acquire op, not its token (a lock may reuse tokens; see Tokens):
+// releases and extends are matched to it as fillTokens does, so extends
+// recorded by a watchdog under another process still count, and an
+// acquire with unknown outcome whose lease a later extend ok renewed holds
+// from that extend on.
 //
 //   - overlap: two intervals of different processes on the same key
 //     intersect (strictly). A correct lock with clients that honour their
@@ -32,7 +38,15 @@ import (
 // check, and complete it with fail (not send it) when that check fails;
 // otherwise the microseconds between check and record read as a write
 // after validity.
-type Exclusion struct{}
+type Exclusion struct {
+	// Drift and DriftFactor are the clock-drift allowance of the lock
+	// (see Lock): a lease with no recorded validity is believed to last
+	// until invoke + TTL − (Drift + DriftFactor·TTL), not invoke + TTL, so
+	// a takeover the lock checker allows inside the allowance is no
+	// overlap. Standard sets them from its Lock checker.
+	Drift       time.Duration
+	DriftFactor float64
+}
 
 // Name is "exclusion".
 func (Exclusion) Name() string { return "exclusion" }
@@ -79,13 +93,15 @@ func (l *exLease) intervals() [][2]int64 {
 }
 
 // believedEnd is the end of the client's validity for a segment starting
-// with op o (acquire or extend ok).
-func believedEnd(o *op) (int64, bool) {
+// with op o (acquire or extend ok): its Validity, else its invoke + TTL −
+// the drift allowance (saturated), else no end.
+func (e Exclusion) believedEnd(o *op) (int64, bool) {
 	switch {
 	case o.Validity != 0:
 		return o.Validity, true
 	case o.TTL > 0:
-		return o.Call + o.TTL, true
+		allow := int64(e.Drift) + int64(math.Ceil(e.DriftFactor*float64(o.TTL)))
+		return max(satAdd(o.Call, o.TTL-min(allow, o.TTL)), o.Call), true
 	}
 	return Inf, false
 }
@@ -97,10 +113,16 @@ func (e Exclusion) Check(ctx context.Context, h history.History) Result {
 	var al anomalyList
 	os := ops(h)
 	fillTokens(os)
-	leases := map[string]*exLease{} // key+token -> lease
+	leases := map[int]*exLease{} // acquire index in os -> lease
 	var order []*exLease
 	byProc := map[int][]*exLease{}
-	tk := func(key, tok string) string { return key + "\x00" + tok }
+	newLease := func(a *op) *exLease {
+		l := &exLease{key: a.Key, token: a.Token, process: a.Process, acq: a, cut: Inf}
+		leases[a.Lease] = l
+		order = append(order, l)
+		byProc[a.Process] = append(byProc[a.Process], l)
+		return l
+	}
 	for i := range os {
 		o := &os[i]
 		switch o.F {
@@ -108,40 +130,44 @@ func (e Exclusion) Check(ctx context.Context, h history.History) Result {
 			if o.Type != history.OK {
 				continue
 			}
-			l := &exLease{key: o.Key, token: o.Token, process: o.Process, acq: o, cut: Inf}
-			ve, ok := believedEnd(o)
+			l := newLease(o)
+			ve, ok := e.believedEnd(o)
 			if !ok {
 				d.LeasesWithoutValidity++
 				l.noExpiry = true
 			}
 			l.segs = append(l.segs, [2]int64{o.Return, ve})
-			leases[tk(o.Key, o.Token)] = l
-			order = append(order, l)
-			byProc[o.Process] = append(byProc[o.Process], l)
 		case history.FExtend:
-			if o.Type != history.OK {
+			if o.Type != history.OK || o.Lease < 0 {
 				continue
 			}
-			if l := leases[tk(o.Key, o.Token)]; l != nil {
-				ve, _ := believedEnd(o)
+			l := leases[o.Lease]
+			if l == nil && os[o.Lease].Type != history.Fail {
+				// an acquire with unknown outcome that took effect: its
+				// client holds from the extend on
+				l = newLease(&os[o.Lease])
+			}
+			if l != nil {
+				ve, _ := e.believedEnd(o)
 				l.segs = append(l.segs, [2]int64{o.Return, ve})
 			}
 		case history.FRelease:
-			if l := leases[tk(o.Key, o.Token)]; l != nil && o.Call < l.cut {
+			if o.Lease < 0 {
+				continue
+			}
+			if l := leases[o.Lease]; l != nil && o.Call < l.cut {
 				l.cut, l.cutBy = o.Call, "release"
 			}
 		}
 	}
-	// lost signals: FLost records name the token (or the process's lease)
+	// lost signals: FLost records name the lease by token (the process's
+	// own lease with that token first), or the process's current lease
 	for i := range h {
 		r := &h[i]
 		if r.F != history.FLost || r.IsNemesis() {
 			continue
 		}
-		l := leases[tk(r.Key, r.Token)]
-		if l == nil && r.Token == "" {
-			l = leaseAt(byProc[r.Process], r.Time)
-		}
+		l := lostLease(byProc[r.Process], order, r)
 		if l != nil && r.Time < l.cut {
 			l.cut, l.cutBy = r.Time, "lost"
 			d.LeasesEndedByLostSignal++
@@ -248,6 +274,28 @@ func (e Exclusion) Check(ctx context.Context, h history.History) Result {
 	res.Anomalies = al.list
 	res.Details = d
 	return res
+}
+
+// lostLease is the lease a FLost record r names: the process's latest
+// lease acquired by r's time with r's key and token, else any process's
+// (a watchdog may report the loss), else, when r has no token, the
+// process's current lease.
+func lostLease(own, all []*exLease, r *history.Op) *exLease {
+	if r.Token == "" {
+		return leaseAt(own, r.Time)
+	}
+	for _, ls := range [][]*exLease{own, all} {
+		var best *exLease
+		for _, l := range ls {
+			if l.key == r.Key && l.token == r.Token && l.acq.Return <= r.Time && (best == nil || l.acq.Return > best.acq.Return) {
+				best = l
+			}
+		}
+		if best != nil {
+			return best
+		}
+	}
+	return nil
 }
 
 // leaseAt is the process's latest lease acquired (Return) at or before t

@@ -56,7 +56,10 @@ type LockDetails struct {
 	Acquire struct {
 		OK   int `json:"ok"`
 		Fail int `json:"fail"`
-		Info int `json:"info"` // left out of the search (see lockmodel.go)
+		Info int `json:"info"` // unknown outcome (see lockmodel.go)
+		// InfoKept are info acquires kept in the search because a later
+		// release or extend ok acted on their lease; the rest are left out.
+		InfoKept int `json:"info_kept,omitempty"`
 	} `json:"acquire"`
 	// BoundedInfo counts releases and extends with unknown outcome whose
 	// return time was bounded by a later acquire (see boundInfo).
@@ -67,23 +70,27 @@ type LockDetails struct {
 }
 
 // lockOps turns the history into porcupine operations. It also returns the
-// token strings (id i+1 at index i) and the info acquires left out.
+// token of each lease (id i+1 at index i) and the info acquires left out.
 func (l *Lock) lockOps(h history.History) ([]porcupine.Operation, []string, []*op, LockDetails) {
 	var d LockDetails
 	os := ops(h)
 	fillTokens(os)
-	ids := map[string]int32{}
+	used := usedLater(os)
 	var tokens []string
-	tokenID := func(key, tok string) int32 {
-		k := key + "\x00" + tok
-		if id, ok := ids[k]; ok {
-			return id
-		}
-		tokens = append(tokens, tok)
-		ids[k] = int32(len(tokens))
+	leaseID := map[int]int32{} // acquire index in os -> lease id
+	newID := func(desc string) int32 {
+		tokens = append(tokens, desc)
 		return int32(len(tokens))
 	}
-	leaseTTL := map[int32]int64{} // token id -> TTL of its acquire
+	idOf := func(i int) int32 {
+		if id, ok := leaseID[i]; ok {
+			return id
+		}
+		a := &os[i]
+		id := newID(a.Token)
+		leaseID[i] = id
+		return id
+	}
 	keys := map[string]bool{}
 	var out []porcupine.Operation
 	var infoAcq []*op
@@ -102,7 +109,7 @@ func (l *Lock) lockOps(h history.History) ([]porcupine.Operation, []string, []*o
 		}
 		in := &lockInput{
 			kind: kind, call: o.Call, ret: o.Return, key: o.Key, tokStr: o.Token,
-			process: o.Process, inv: o.Inv, retIdx: o.Ret, ttl: o.TTL,
+			process: o.Process, inv: o.Inv, retIdx: o.Ret, ttl: o.TTL, leaseRet: Inf,
 		}
 		switch o.Type {
 		case history.OK:
@@ -121,17 +128,24 @@ func (l *Lock) lockOps(h history.History) ([]porcupine.Operation, []string, []*o
 				continue
 			case outInfo:
 				d.Acquire.Info++
-				infoAcq = append(infoAcq, o)
-				continue
+				if !used[i] {
+					infoAcq = append(infoAcq, o)
+					continue
+				}
+				d.Acquire.InfoKept++
 			}
 		} else if in.out == outFail && !l.StrictNotHeld {
 			continue
 		}
-		in.token = tokenID(o.Key, o.Token)
-		if kind == lkAcquire {
-			leaseTTL[in.token] = o.TTL
-		} else if in.ttl == 0 {
-			in.ttl = leaseTTL[in.token]
+		if o.Lease >= 0 {
+			a := &os[o.Lease]
+			in.lease, in.leaseRet = idOf(o.Lease), a.Return
+			in.single = a.Nodes == 1
+			if in.ttl == 0 {
+				in.ttl = a.TTL
+			}
+		} else {
+			in.lease = newID(o.Token)
 		}
 		if kind != lkRelease {
 			in.exp = l.expiry(o.Call, in.ttl)
@@ -143,6 +157,9 @@ func (l *Lock) lockOps(h history.History) ([]porcupine.Operation, []string, []*o
 			// lock that overstates its validity is held to no more.
 			if in.out == outOK && o.Validity > in.exp {
 				in.exp = min(o.Validity, l.expiry(o.Return, in.ttl))
+			}
+			if in.single && in.ttl > 0 {
+				in.life = max(l.expiry(0, in.ttl), 0)
 			}
 		}
 		keys[o.Key] = true
@@ -162,30 +179,33 @@ func (l *Lock) lockOps(h history.History) ([]porcupine.Operation, []string, []*o
 // boundInfo gives release and extend ops with unknown outcome a finite
 // return time where it changes no verdict, so that porcupine need not try
 // them at every later point: the Return of the earliest-returning acquire
-// ok on the same key invoked at or after the op's call (necessarily by
-// another token). Once that acquire is linearized the op's token no longer
-// holds the lock, so the op would be a no-op from then on; a no-op placed
-// later can be moved to just after that acquire (its call precedes the
-// acquire's, and `now` is no later than the acquire's return there), so
-// the bound keeps every linearization the Inf return allowed. It returns
-// how many ops it bounded.
+// ok on the same key invoked at or after the op's call. That acquire is
+// another lease (a lease is named by its acquire, and the op's own acquire
+// returned before the op's call — ops whose lease acquire did not are left
+// alone), and a lease never holds again once displaced, so once that
+// acquire is linearized the op would be a no-op from then on; a no-op
+// placed later can be moved to just after that acquire (its call precedes
+// the acquire's, and `now` is no later than the acquire's return there),
+// so the bound keeps every linearization the Inf return allowed. Repeated
+// tokens do not matter: leases are compared, not tokens. It returns how
+// many ops it bounded.
 func boundInfo(ops []porcupine.Operation) int {
 	type acq struct {
 		call, ret int64 // ret: the least return from here on
-		token     int32 // the token of the acquire with that return
+		lease     int32 // the lease of the acquire with that return
 	}
 	byKey := map[string][]acq{}
 	for _, o := range ops {
 		in := o.Input.(*lockInput)
 		if in.kind == lkAcquire && in.out == outOK {
-			byKey[in.key] = append(byKey[in.key], acq{in.call, in.ret, in.token})
+			byKey[in.key] = append(byKey[in.key], acq{in.call, in.ret, in.lease})
 		}
 	}
 	for k, as := range byKey {
 		sort.Slice(as, func(i, j int) bool { return as[i].call < as[j].call })
 		for i := len(as) - 2; i >= 0; i-- { // suffix minimum of returns
 			if as[i+1].ret < as[i].ret {
-				as[i].ret, as[i].token = as[i+1].ret, as[i+1].token
+				as[i].ret, as[i].lease = as[i+1].ret, as[i+1].lease
 			}
 		}
 		byKey[k] = as
@@ -193,12 +213,12 @@ func boundInfo(ops []porcupine.Operation) int {
 	n := 0
 	for i := range ops {
 		in := ops[i].Input.(*lockInput)
-		if in.kind == lkAcquire || in.out != outInfo {
+		if in.kind == lkAcquire || in.out != outInfo || in.leaseRet > in.call {
 			continue
 		}
 		as := byKey[in.key]
 		j := sort.Search(len(as), func(j int) bool { return as[j].call >= in.call })
-		if j < len(as) && as[j].ret < in.ret && as[j].token != in.token {
+		if j < len(as) && as[j].ret < in.ret && as[j].lease != in.lease {
 			in.ret = as[j].ret
 			ops[i].Return = in.ret
 			n++
@@ -207,13 +227,14 @@ func boundInfo(ops []porcupine.Operation) int {
 	return n
 }
 
-// expiry is the instant a lease invoked at call with ttl must last until.
+// expiry is the instant a lease invoked at call with ttl must last until,
+// saturated at Inf.
 func (l *Lock) expiry(call, ttl int64) int64 {
 	if ttl <= 0 {
 		return Inf
 	}
 	allow := int64(l.Drift) + int64(math.Ceil(l.DriftFactor*float64(ttl)))
-	return call + ttl - allow
+	return satAdd(call, ttl-allow)
 }
 
 // timeout is the porcupine budget given ctx.
@@ -282,13 +303,13 @@ func explainLock(model porcupine.Model, part []porcupine.Operation, timeout time
 	}
 	in := map[*lockInput]bool{}
 	state := model.Init()
-	holderAcq := map[int32]*lockInput{}
+	holderAcq := map[int32]*lockInput{} // lease id -> its acquire
 	for _, o := range longest {
 		li := o.Input.(*lockInput)
 		in[li] = true
 		_, state = model.Step(state, li, o.Output)
 		if li.kind == lkAcquire {
-			holderAcq[li.token] = li
+			holderAcq[li.lease] = li
 		}
 	}
 	var culprit *lockInput

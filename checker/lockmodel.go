@@ -41,6 +41,28 @@ import (
 // invoked at c sets exp = c + ttl − allowance likewise. A TTL of 0 means no
 // expiry (exp = Inf).
 //
+// # One node
+//
+// A lock whose acquire ok names exactly one answering node (history
+// Op.Nodes) writes its key at one instant. That instant follows the
+// previous holder's end: SET NX succeeds only on an absent key, so the
+// key was written after the previous lease expired (the model's `now`
+// after a takeover is a lower bound of that) or after the release that
+// freed it (the release's DEL happened no earlier than its call, so on
+// one node `now` rises to a freeing release's call). The lease therefore
+// lasts at least until max(c, now) + ttl − allowance, which catches a
+// second grant right after a long wait that the bound from c alone misses.
+// With several nodes (Redlock) the quorum's keys are written at different
+// instants, some possibly before the takeover, so only c counts there.
+//
+// # Leases, not tokens
+//
+// The model names a lease by its acquire op, never by its token: a lock
+// that hands two clients the same token (a host name) must not have the
+// second acquire taken for the first holder. A release or extend acts on
+// the lease fillTokens matched it to (see ops.go). The reuse itself is
+// reported by Validate's token check as a defect of the lock.
+//
 // # Soundness: a correct lock is never called invalid
 //
 // In a run of a lock that keeps its promise, take each op's linearization
@@ -76,7 +98,9 @@ import (
 //     its token holds the lock at the chosen instant, else does nothing;
 //     linearizing it last stands for "never". Its Return is then bounded by
 //     the first acquire that must displace its token (see boundInfo), which
-//     keeps the search small and changes no verdict. An acquire with info is left
+//     keeps the search small and changes no verdict. An acquire with info
+//     whose lease a later release or extend ok acts on took effect, so it
+//     is kept (with Return Inf). Any other acquire with info is left
 //     out of the check altogether, which changes no verdict: placed last,
 //     it could always be linearized (its Return is Inf), and taking it out
 //     of any linearization only removes a holder and a takeover, which
@@ -121,22 +145,36 @@ func (o outcome) String() string {
 // lockInput is one operation as the model sees it. Inputs are pointers so
 // that porcupine copies a word, not the struct.
 type lockInput struct {
-	kind    lockKind
-	out     outcome
-	token   int32 // token id, from 1 (ids are unique across keys)
-	call    int64
-	ret     int64 // Inf for info
-	exp     int64 // acquire/extend: call + ttl - allowance, Inf if no ttl
-	key     string
-	tokStr  string
-	process int
-	inv     int64 // record indices
-	retIdx  int64
-	ttl     int64
+	kind lockKind
+	out  outcome
+	// lease is the id of the lease the op acts on, from 1, unique across
+	// keys: one per acquire (never per token: a lock may reuse tokens), and
+	// a fresh one that never holds for a release or extend that matches no
+	// acquire.
+	lease int32
+	call  int64
+	ret   int64 // Inf for info
+	exp   int64 // acquire/extend: call + ttl - allowance, Inf if no ttl
+	// life is ttl − allowance for ops on a one-node lock (0 otherwise): the
+	// key is then written at a single instant no earlier than the model's
+	// `now` after the step, so the lease lasts at least until now + life
+	// (see "One node" above).
+	life int64
+	// single marks ops on a lease granted by one node.
+	single bool
+	// leaseRet is the Return of the lease's acquire (Inf if unknown), for
+	// boundInfo.
+	leaseRet int64
+	key      string
+	tokStr   string
+	process  int
+	inv      int64 // record indices
+	retIdx   int64
+	ttl      int64
 }
 
-// lockState is the model's state: the token holding the lock (0 = free),
-// the instant its lease must have lasted until, and the lower bound on the
+// lockState is the model's state: the lease holding the lock (0 = free),
+// the instant it must have lasted until, and the lower bound on the
 // current linearization instant. A comparable value, so == is equality.
 type lockState struct {
 	holder int32
@@ -152,7 +190,7 @@ func lockStep(state, input, _ any) (bool, any) {
 	}
 	switch in.kind {
 	case lkAcquire:
-		if s.holder != 0 && s.holder != in.token {
+		if s.holder != 0 && s.holder != in.lease {
 			if s.exp > in.ret {
 				return false, s
 			}
@@ -160,28 +198,23 @@ func lockStep(state, input, _ any) (bool, any) {
 				s.now = s.exp
 			}
 		}
-		s.holder, s.exp = in.token, in.exp
+		s.holder, s.exp = in.lease, in.exp
+		if in.life > 0 {
+			s.exp = max(s.exp, satAdd(s.now, in.life))
+		}
 	case lkRelease, lkExtend:
 		switch in.out {
 		case outOK:
-			if s.holder != in.token {
+			if s.holder != in.lease {
 				return false, s
 			}
-			if in.kind == lkRelease {
-				s.holder, s.exp = 0, 0
-			} else {
-				s.exp = in.exp
-			}
+			s = applyHeld(s, in)
 		case outInfo:
-			if s.holder == in.token {
-				if in.kind == lkRelease {
-					s.holder, s.exp = 0, 0
-				} else {
-					s.exp = in.exp
-				}
+			if s.holder == in.lease {
+				s = applyHeld(s, in)
 			}
 		case outFail: // only with StrictNotHeld
-			if s.holder == in.token {
+			if s.holder == in.lease {
 				if s.exp > in.ret {
 					return false, s
 				}
@@ -194,6 +227,34 @@ func lockStep(state, input, _ any) (bool, any) {
 	return true, s
 }
 
+// applyHeld applies a release or extend that found its lease holding the
+// lock. On a one-node lock the DEL or PEXPIRE happened no earlier than the
+// op's call, so `now` may rise to it: the next acquire's key is written
+// after the release, an extend's new TTL counts from after its call.
+func applyHeld(s lockState, in *lockInput) lockState {
+	if in.single && in.call > s.now {
+		s.now = in.call
+	}
+	if in.kind == lkRelease {
+		s.holder, s.exp = 0, 0
+		return s
+	}
+	s.exp = in.exp
+	if in.life > 0 {
+		s.exp = max(s.exp, satAdd(s.now, in.life))
+	}
+	return s
+}
+
+// satAdd is a + b saturated to [0, Inf] for b >= 0 (times near the int64
+// limit must not wrap around and accept a double grant).
+func satAdd(a, b int64) int64 {
+	if a > 0 && b > Inf-a {
+		return Inf
+	}
+	return a + b
+}
+
 func lockHash(state any) uint64 {
 	s := state.(lockState)
 	h := uint64(s.holder)*0x9E3779B97F4A7C15 ^ uint64(s.exp)*0xC2B2AE3D27D4EB4F ^ uint64(s.now)*0x165667B19E3779F9
@@ -201,7 +262,7 @@ func lockHash(state any) uint64 {
 }
 
 // lockModel returns the porcupine model; partition by key when partition
-// is set. tokens[i] is the string of token id i+1, for the state
+// is set. tokens[i] is the token of lease id i+1, for the state
 // description.
 func lockModel(partition bool, tokens []string) porcupine.Model {
 	m := porcupine.Model{
@@ -235,7 +296,7 @@ func lockModel(partition bool, tokens []string) porcupine.Model {
 			return "free" + now
 		}
 		tok := "#" + strconv.Itoa(int(s.holder))
-		if int(s.holder) <= len(tokens) {
+		if int(s.holder) >= 1 && int(s.holder) <= len(tokens) {
 			tok = tokens[s.holder-1]
 		}
 		return fmt.Sprintf("held by %s until ≥%s%s", tok, fmtTime(s.exp), now)

@@ -30,6 +30,15 @@ type op struct {
 	TTL      int64
 	Validity int64
 	Error    string
+	// Nodes is how many nodes answered (len of the record's Nodes; 0 when
+	// the record names none).
+	Nodes int
+	// Lease is the index (into the ops slice) of the acquire whose lease
+	// this op acts on: an acquire's own index, a release's or extend's
+	// matched acquire (see fillTokens), -1 for other ops and for releases
+	// and extends that match no acquire. A lease is named by its acquire,
+	// never by key+token: a lock may hand the same token to two acquires.
+	Lease int
 }
 
 // ops returns h's client operations in invoke order. Nemesis records and
@@ -46,7 +55,7 @@ func ops(h history.History) []op {
 		out[i] = op{
 			F: r.F, Process: r.Process, Inv: r.Index, Ret: -1, Call: r.Time, Return: Inf, Done: end,
 			Type: history.Info, Key: r.Key, Token: r.Token, Fence: r.Fence, Value: r.Value,
-			TTL: r.TTL, Validity: r.Validity,
+			TTL: r.TTL, Validity: r.Validity, Nodes: len(r.Nodes), Lease: -1,
 		}
 		if p.Completion >= 0 {
 			out[i].complete(&h[p.Completion])
@@ -79,6 +88,9 @@ func (o *op) complete(r *history.Op) {
 	if r.Validity != 0 {
 		o.Validity = r.Validity
 	}
+	if len(r.Nodes) > 0 {
+		o.Nodes = len(r.Nodes)
+	}
 }
 
 // indices returns the op's record indices (invoke, and completion if any).
@@ -103,11 +115,25 @@ func sortInt64(s []int64) { slices.Sort(s) }
 
 // fillTokens gives lock ops without a Token the token of their process's
 // current lease on the same key, and acquires without one a unique
-// synthetic token, so that checkers can match releases and extends to
-// acquires by token (extends may be recorded by a watchdog under another
-// process, so the token, not the process, names a lease).
+// synthetic token; then it names each lock op's lease (op.Lease), the
+// acquire it acts on:
+//
+//   - an acquire (any outcome) is its own lease;
+//   - a release or extend by a process whose current lease on the key (its
+//     latest acquire ok there) carries the op's token acts on that lease;
+//   - otherwise (a watchdog recording extends under a process of its own,
+//     or an acquire whose outcome was unknown) it acts on the lease the
+//     same process matched last for this key and token, else on the latest
+//     acquire ok or info of the key, invoked before the op, with that
+//     token; -1 if there is none.
+//
+// Tokens alone cannot name a lease: a lock that hands the same token to
+// two acquires (a host name, a constant) would merge two holders into one.
+// Validate's token check reports such a lock.
 func fillTokens(os []op) {
-	cur := map[procKey]string{}
+	cur := map[procKey]int{}  // (process, key) -> its latest acquire ok
+	byTok := map[tokKey]int{} // (key, token) -> latest acquire ok/info invoked so far
+	dogs := map[dogKey]int{}  // (process, key, token) -> lease matched before
 	for i := range os {
 		o := &os[i]
 		switch o.F {
@@ -115,12 +141,28 @@ func fillTokens(os []op) {
 			if o.Token == "" {
 				o.Token = syntheticToken(o)
 			}
+			o.Lease = i
 			if o.Type == history.OK {
-				cur[procKey{o.Process, o.Key}] = o.Token
+				cur[procKey{o.Process, o.Key}] = i
+			}
+			if o.Type != history.Fail {
+				byTok[tokKey{o.Key, o.Token}] = i
 			}
 		case history.FRelease, history.FExtend:
-			if o.Token == "" {
-				o.Token = cur[procKey{o.Process, o.Key}]
+			c, hasCur := cur[procKey{o.Process, o.Key}]
+			if o.Token == "" && hasCur {
+				o.Token = os[c].Token
+			}
+			switch l, ok := dogs[dogKey{o.Process, o.Key, o.Token}]; {
+			case hasCur && os[c].Token == o.Token:
+				o.Lease = c
+			case ok:
+				o.Lease = l
+			default:
+				if l, ok := byTok[tokKey{o.Key, o.Token}]; ok {
+					o.Lease = l
+					dogs[dogKey{o.Process, o.Key, o.Token}] = l
+				}
 			}
 		}
 	}
@@ -131,6 +173,27 @@ type procKey struct {
 	key string
 }
 
+type tokKey struct{ key, token string }
+
+type dogKey struct {
+	p          int
+	key, token string
+}
+
 func syntheticToken(o *op) string {
 	return "op#" + strconv.FormatInt(o.Inv, 10)
+}
+
+// usedLater reports, per acquire index, whether a release or extend ok
+// acted on its lease: proof that the acquire took effect even when its own
+// outcome is unknown.
+func usedLater(os []op) map[int]bool {
+	used := map[int]bool{}
+	for i := range os {
+		o := &os[i]
+		if (o.F == history.FRelease || o.F == history.FExtend) && o.Type == history.OK && o.Lease >= 0 {
+			used[o.Lease] = true
+		}
+	}
+	return used
 }

@@ -14,12 +14,22 @@ var ErrInvalidHistory = errors.New("checker: invalid history")
 // maxProblems is how many problems Validate lists before giving up.
 const maxProblems = 10
 
+// MaxTime is the largest time (and TTL, and validity) a valid history may
+// carry: 100 years in ns. Twice it is still far below the int64 limit, so
+// sums of two such values cannot overflow.
+const MaxTime int64 = 100 * 365 * 24 * 3600 * 1_000_000_000
+
 // Validate checks that h is a well-formed history, as etcd's robustness
 // tests do before checking linearizability. The rules:
 //
 //   - Records carry the indices 0..n-1 in order.
 //   - A client record is an invoke or a completion (ok, fail, info); a
 //     completion's time is not before its invoke's.
+//   - Times are sane: every record's Time, TTL and Validity lies in
+//     [0, MaxTime] (100 years of ns), so that no checker's arithmetic
+//     (invoke + TTL, validity − drift) can overflow and no report has to
+//     draw an absurd axis. Record times need not be monotonic in index
+//     order (the recorder may record an event observed earlier).
 //   - A process is single-threaded: it never has two invokes in flight, and
 //     every completion matches the open invoke of the same process and the
 //     same F (so every invoke has at most one completion).
@@ -54,6 +64,15 @@ func Validate(h history.History) error {
 		if o.Index != int64(i) {
 			add("record %d carries index %d", i, o.Index)
 			continue
+		}
+		if o.Time < 0 || o.Time > MaxTime {
+			add("op %d: time %d ns is outside [0, %d] (negative, or beyond 100 years)", i, o.Time, MaxTime)
+		}
+		if o.TTL < 0 || o.TTL > MaxTime {
+			add("op %d: ttl %d ns is outside [0, %d]", i, o.TTL, MaxTime)
+		}
+		if o.Validity < 0 || o.Validity > MaxTime {
+			add("op %d: validity %d ns is outside [0, %d]", i, o.Validity, MaxTime)
 		}
 		if o.IsNemesis() {
 			if o.F != history.FStart && o.F != history.FStop && o.F != history.FHeal {
@@ -111,6 +130,78 @@ func Validate(h history.History) error {
 		more = " (stopped after ten problems)"
 	}
 	return fmt.Errorf("%w: %s%s", ErrInvalidHistory, strings.Join(probs, "; "), more)
+}
+
+// Tokens checks what Validate cannot call malformed but no checker can
+// see past: a token handed to two acquires of one key. A lock's token is
+// the only thing that tells its holders apart at the server (release and
+// extend compare it); a lock that gives the same token to two acquires (a
+// host name, a constant) lets one holder release or extend another's
+// lease. That is a defect of the lock, reported as a fatal "reused-token"
+// anomaly naming both acquires' ops:
+//
+//   - two acquires ok of the same key with the same token, by different
+//     processes or by the same process after it released (a re-acquire
+//     must still get a fresh token: a late release or a watchdog's extend
+//     of the old lease would act on the new one);
+//   - an acquire ok and an acquire with unknown outcome (info, or never
+//     completed) that carries the same token: the lock chose that token
+//     for both attempts, and the unknown one may have taken effect.
+//
+// Failed acquires never took effect and are not counted; two acquires that
+// both have unknown outcomes prove nothing. Synthetic tokens (acquires
+// that record none) are not compared. The result is named "validate":
+// Invalid with the anomalies, else Valid. h must have passed Validate.
+func Tokens(h history.History) Result {
+	res := Result{Name: "validate"}
+	var al anomalyList
+	os := ops(h)
+	type first struct {
+		ok   *op // the first acquire ok with the token
+		info *op // the first acquire info with the token
+	}
+	seen := map[tokKey]*first{}
+	reused := 0
+	for i := range os {
+		o := &os[i]
+		if o.F != history.FAcquire || o.Token == "" || o.Type == history.Fail {
+			continue
+		}
+		k := tokKey{o.Key, o.Token}
+		f := seen[k]
+		if f == nil {
+			f = &first{}
+			seen[k] = f
+		}
+		var prev *op
+		switch {
+		case f.ok != nil:
+			prev = f.ok
+		case o.Type == history.OK && f.info != nil:
+			prev = f.info
+		}
+		if prev != nil {
+			reused++
+			who := fmt.Sprintf("process %d", o.Process)
+			if o.Process == prev.Process {
+				who = "the same process"
+			}
+			al.add(Anomaly{Kind: "reused-token", Fatal: true, Ops: opIndices(prev, o),
+				Text: fmt.Sprintf("key %q: the lock handed token %q to acquire %s by process %d (op %d) and to acquire %s by %s (op %d): holders sharing a token can release or extend each other's lease",
+					o.Key, o.Token, prev.Type, prev.Process, prev.Inv, o.Type, who, o.Inv)})
+		}
+		if o.Type == history.OK && f.ok == nil {
+			f.ok = o
+		} else if o.Type != history.OK && f.info == nil {
+			f.info = o
+		}
+	}
+	res.Valid = al.verdict(Valid)
+	res.Anomalies = al.list
+	res.Details = struct {
+		ReusedTokens int `json:"reused_tokens"`
+	}{reused}
+	return res
 }
 
 // Window is one fault's window: from its start record to its stop record.
