@@ -256,7 +256,7 @@ func (l *Lock) Check(ctx context.Context, h history.History) (res Result) {
 	res.Name = l.Name()
 	pops, tokens, _, d := l.lockOps(h)
 	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = d }()
-	if d.Acquire.OK == 0 {
+	if d.Acquire.OK+d.Acquire.InfoKept == 0 {
 		res.Valid, res.Error = Unknown, "no acquire succeeded: nothing to check"
 		return res
 	}

@@ -1,0 +1,246 @@
+package checker
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// nodes sets the nodes that answered a record.
+func nodes(ns ...string) func(*history.Op) { return func(o *history.Op) { o.Nodes = ns } }
+
+// A lock that gives every client the same token (a host name): the second
+// acquire inside a live lease is another holder, not the first one again.
+func TestLockReusedTokenIsAnotherHolder(t *testing.T) {
+	h := new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
+		op(50, 51, history.OK, 1, "acquire", "k", "host", ttl(100)).sorted()
+	res := checkLock(t, exact(), h)
+	if res.Valid != Invalid {
+		t.Fatalf("a second grant of a live lease with the same token passed\n%s", res)
+	}
+	if a := res.Anomalies[0]; !slicesEqual(a.Ops, []int64{0, 1, 2, 3}) || !strings.Contains(a.Text, "process 0") {
+		t.Errorf("anomaly does not name both acquires: %+v", a)
+	}
+	// the same ops after a release are a legal handover for the lock model
+	h = new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
+		op(10, 11, history.OK, 0, "release", "k", "host").
+		op(50, 51, history.OK, 1, "acquire", "k", "host", ttl(100)).
+		op(60, 61, history.OK, 1, "release", "k", "host").sorted()
+	if res := checkLock(t, exact(), h); res.Valid != Valid {
+		t.Fatalf("handover with a reused token: %s", res)
+	}
+}
+
+// With a shared token, one holder's release must cut its own lease in
+// exclusion, not the other holder's.
+func TestExclusionReusedTokenReleaseCutsOwnLease(t *testing.T) {
+	h := new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100), validity(100)).
+		op(2, 3, history.OK, 1, "acquire", "k", "host", ttl(100), validity(103)).
+		op(50, 51, history.OK, 0, "release", "k", "host").sorted()
+	res := Exclusion{}.Check(context.Background(), h)
+	if res.Valid != Invalid || len(res.Anomalies) != 1 {
+		t.Fatalf("%s", res)
+	}
+	txt := res.Anomalies[0].Text
+	for _, want := range []string{"process 0 (token host) held the lock in its own view over [0.001s, 0.050s]", "process 1 (token host) did over [0.003s, 0.103s]"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("text %q lacks %q", txt, want)
+		}
+	}
+}
+
+func TestTokensReused(t *testing.T) {
+	cases := []struct {
+		name string
+		h    *hb
+		ops  []int64 // nil: no reuse
+	}{
+		{"two processes", new(hb).
+			op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
+			op(200, 201, history.OK, 1, "acquire", "k", "host", ttl(100)), []int64{0, 1, 2, 3}},
+		{"same process after its release", new(hb).
+			op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
+			op(2, 3, history.OK, 0, "release", "k", "host").
+			op(4, 5, history.OK, 0, "acquire", "k", "host", ttl(100)), []int64{0, 1, 4, 5}},
+		{"an unknown acquire then an ok with its token", new(hb).
+			op(0, 1, history.Info, 0, "acquire", "k", "host", ttl(100)).
+			op(200, 201, history.OK, 1, "acquire", "k", "host", ttl(100)), []int64{0, 1, 2, 3}},
+		{"an ok then an unknown acquire with its token", new(hb).
+			op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
+			op(200, 201, history.Info, 1, "acquire", "k", "host", ttl(100)), []int64{0, 1, 2, 3}},
+		{"a failed acquire does not count", new(hb).
+			op(0, 1, history.Fail, 0, "acquire", "k", "host", ttl(100)).
+			op(200, 201, history.OK, 1, "acquire", "k", "host", ttl(100)), nil},
+		{"two unknown acquires prove nothing", new(hb).
+			op(0, 1, history.Info, 0, "acquire", "k", "host", ttl(100)).
+			op(200, 201, history.Info, 1, "acquire", "k", "host", ttl(100)), nil},
+		{"other keys", new(hb).
+			op(0, 1, history.OK, 0, "acquire", "x", "host", ttl(100)).
+			op(200, 201, history.OK, 1, "acquire", "y", "host", ttl(100)), nil},
+		{"no token recorded", new(hb).
+			op(0, 1, history.OK, 0, "acquire", "k", "", ttl(100)).
+			op(200, 201, history.OK, 1, "acquire", "k", "", ttl(100)), nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := tc.h.sorted()
+			r := Tokens(h)
+			if tc.ops == nil {
+				if r.Valid != Valid {
+					t.Fatalf("%s", r)
+				}
+				return
+			}
+			if r.Valid != Invalid || len(r.Anomalies) != 1 || !slicesEqual(r.Anomalies[0].Ops, tc.ops) || r.Anomalies[0].Kind != "reused-token" {
+				t.Fatalf("want reused-token on ops %v:\n%s", tc.ops, r)
+			}
+			// the composition blames the lock
+			c := Standard(Options{}).Check(context.Background(), h)
+			if c.Valid != Invalid || c.Results[0].Name != "validate" || c.Results[0].Valid != Invalid {
+				t.Fatalf("composition: %s", c)
+			}
+		})
+	}
+}
+
+// An acquire whose outcome was unknown but whose lease a watchdog then
+// extended took effect: the extend ok is the holder's, and it keeps the
+// lock from others.
+func TestLockInfoAcquireUsedByExtend(t *testing.T) {
+	base := func() *hb {
+		return new(hb).
+			op(0, 50, history.Info, 0, "acquire", "k", "a", ttl(100)).
+			op(60, 61, history.OK, 7, "extend", "k", "a", ttl(100))
+	}
+	if res := checkLock(t, exact(), base().sorted()); res.Valid != Valid {
+		t.Fatalf("extend ok of an unknown acquire's lease: %s", res)
+	}
+	if res := checkLock(t, exact(), base().op(62, 63, history.OK, 7, "release", "k", "a").op(70, 71, history.OK, 1, "acquire", "k", "b", ttl(100)).sorted()); res.Valid != Valid {
+		t.Fatalf("handover after the watchdog's release: %s", res)
+	}
+	// the extended lease lasts until 160: a grant at 70..71 breaks it
+	h := base().op(70, 71, history.OK, 1, "acquire", "k", "b", ttl(100)).sorted()
+	if res := checkLock(t, exact(), h); res.Valid != Invalid {
+		t.Fatalf("a grant inside the extended lease passed: %s", res)
+	}
+	// exclusion sees the watchdog's lease too
+	if res := (Exclusion{}).Check(context.Background(), h); res.Valid != Invalid {
+		t.Fatalf("exclusion: %s", res)
+	}
+}
+
+// boundInfo with a reused token: an extend with unknown outcome of the
+// first lease must not be bounded by (or merged with) the second lease of
+// the same token, nor may bounding change the verdict.
+func TestLockBoundInfoReusedToken(t *testing.T) {
+	// p0's extend (unknown) may have taken effect at 40, keeping p0's lease
+	// until 140; p1's acquire at 150 is then legal; p2's acquire at 151
+	// inside p1's lease is not, whatever the token.
+	h := new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
+		op(40, 41, history.Info, 0, "extend", "k", "host", ttl(100)).
+		op(150, 151, history.OK, 1, "acquire", "k", "host", ttl(100)).
+		op(152, 153, history.OK, 2, "acquire", "k", "host", ttl(100)).sorted()
+	if res := checkLock(t, exact(), h); res.Valid != Invalid {
+		t.Fatalf("%s", res)
+	}
+	h = new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
+		op(40, 41, history.Info, 0, "extend", "k", "host", ttl(100)).
+		op(150, 151, history.OK, 1, "acquire", "k", "host", ttl(100)).sorted()
+	if res := checkLock(t, exact(), h); res.Valid != Valid {
+		t.Fatalf("%s", res)
+	}
+}
+
+// A one-node lock that records no validity: b waited from 2 until a's
+// lease ended (100) and got the lock at 101; its key was written no earlier
+// than 100, so its lease lasts until 200. c's grant at 105..106 breaks it.
+// Redlock (several nodes) keeps the bound from b's invoke.
+func TestLockOneNodeTakeoverBound(t *testing.T) {
+	mk := func(ns ...string) history.History {
+		return new(hb).
+			op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), nodes(ns...)).
+			op(2, 101, history.OK, 1, "acquire", "k", "b", ttl(100), nodes(ns...)).
+			op(105, 106, history.OK, 2, "acquire", "k", "c", ttl(100), nodes(ns...)).sorted()
+	}
+	if res := checkLock(t, exact(), mk("n1")); res.Valid != Invalid {
+		t.Fatalf("one node: second grant after a takeover passed\n%s", res)
+	}
+	for _, ns := range [][]string{{"n1", "n2", "n3"}, nil} {
+		if res := checkLock(t, exact(), mk(ns...)); res.Valid != Valid {
+			t.Fatalf("nodes %v: %s", ns, res)
+		}
+	}
+	// after a release: b's key is written after a's release (invoked at 80)
+	rel := func(ns ...string) history.History {
+		return new(hb).
+			op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), nodes(ns...)).
+			op(2, 82, history.OK, 1, "acquire", "k", "b", ttl(100), nodes(ns...)).
+			op(80, 81, history.OK, 0, "release", "k", "a").
+			op(105, 106, history.OK, 2, "acquire", "k", "c", ttl(100), nodes(ns...)).sorted()
+	}
+	if res := checkLock(t, exact(), rel("n1")); res.Valid != Invalid {
+		t.Fatalf("one node: grant inside a lease taken after a release passed\n%s", res)
+	}
+	if res := checkLock(t, exact(), rel("n1", "n2", "n3")); res.Valid != Valid {
+		t.Fatalf("redlock: %s", res)
+	}
+	// c after b's lease from the takeover (200) is fine
+	h := new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), nodes("n1")).
+		op(2, 101, history.OK, 1, "acquire", "k", "b", ttl(100), nodes("n1")).
+		op(199, 201, history.OK, 2, "acquire", "k", "c", ttl(100), nodes("n1")).sorted()
+	if res := checkLock(t, exact(), h); res.Valid != Valid {
+		t.Fatalf("%s", res)
+	}
+}
+
+// The one-node bound is sound: random histories of a correct one-node
+// server still check valid when their acquires name the node.
+func TestLockOneNodeRandomHistoriesStayValid(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		g := newGen(seed, 8, 1+int(seed%3))
+		h := g.run(600, seed%2 == 0)
+		for i := range h {
+			if h[i].F == history.FAcquire && h[i].Type == history.OK {
+				h[i].Nodes = []string{"n1"}
+			}
+		}
+		if res := checkLock(t, NewLock(), h); res.Valid != Valid {
+			t.Fatalf("seed %d: %s", seed, res)
+		}
+		if res := checkLock(t, exact(), h); res.Valid != Valid {
+			t.Fatalf("seed %d, no drift: %s", seed, res)
+		}
+	}
+}
+
+// A takeover inside the drift allowance is legal for the lock checker, so
+// exclusion's fallback for a lease without validity must not call it an
+// overlap.
+func TestExclusionFallbackSubtractsDrift(t *testing.T) {
+	h := new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).
+		op(90, 99, history.OK, 1, "acquire", "k", "b", ttl(100)).sorted()
+	if res := checkLock(t, NewLock(), h); res.Valid != Valid {
+		t.Fatalf("lock: %s", res)
+	}
+	c := Standard(Options{}).Check(context.Background(), h)
+	for _, r := range c.Results {
+		if r.Valid != Valid {
+			t.Fatalf("%s: %s", r.Name, r)
+		}
+	}
+	// without the allowance it is an overlap
+	if res := (Exclusion{}).Check(context.Background(), h); res.Valid != Invalid {
+		t.Fatalf("exclusion without drift: %s", res)
+	}
+	_ = time.Second
+}
