@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -22,7 +23,12 @@ import (
 //     if there were none), every key on which acquires were invoked must
 //     see an acquire succeed; and no key may end "never freed" (see
 //     NeverFreedAfter). This is the no-TTL deadlock and the fair lock's
-//     dead waiter.
+//     dead waiter. Recovery is judged only when it was given time: the
+//     history must run at least the recovery grace (the longest TTL plus
+//     the retry interval, see RetryInterval) past the last heal, and no
+//     fault may still be open at the end. Otherwise it is not judged (the
+//     details say so) and, when required, the verdict is Unknown: a run
+//     cut short proves neither recovery nor its absence.
 //   - MaxWait > 0: an acquire that waited longer (ok, or failed after
 //     waiting) is starvation.
 //   - RequireFIFO: FIFO violations (counted whenever Fair is set) are
@@ -42,6 +48,13 @@ type Liveness struct {
 	Fair        bool
 	RequireFIFO bool
 	FIFOMargin  time.Duration
+	// RetryInterval is how long a client may wait between two attempts to
+	// take the lock (the lock's retry delay plus the workload's think
+	// time). Recovery after the last heal is judged only once the history
+	// has run the longest TTL plus this much past it. 0 means the longest
+	// gap seen between an acquire's completion and the same process's
+	// next acquire.
+	RetryInterval time.Duration
 }
 
 // Name is "liveness".
@@ -98,6 +111,12 @@ type LivenessDetails struct {
 	FIFOViolations int   `json:"fifo_violations"`
 	NeverFreed     int   `json:"never_freed"`
 	Starved        int   `json:"starved"`
+	// RecoveryGraceNS is the time after the last heal that recovery was
+	// given (longest TTL + retry interval).
+	RecoveryGraceNS int64 `json:"recovery_grace_ns"`
+	// NotJudged explains, per key, a recovery or never-freed check that
+	// could not be judged (history cut short, fault still open).
+	NotJudged []string `json:"not_judged,omitempty"`
 }
 
 // Check computes the liveness summary and the anomalies.
@@ -117,19 +136,28 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 	}
 	var acq []*op
 	var waits, waitsAny, holds []int64
-	acqByToken := map[string]*op{}
-	extendedTo := map[string]int64{} // key+token -> latest extend ok return + TTL
+	held := map[int]*op{}        // acquire index -> acquire ok not yet released
+	extendedTo := map[int]int64{} // lease -> latest extend ok return + TTL
+	releasedAt := map[int]int64{} // lease -> call of its first release ok
+	lastDone := map[int]int64{}   // process -> completion of its last acquire
+	var retryGap int64
 	for i := range os {
 		o := &os[i]
 		switch o.F {
 		case history.FAcquire:
 			acq = append(acq, o)
 			maxTTL = max(maxTTL, o.TTL)
+			if t, ok := lastDone[o.Process]; ok {
+				retryGap = max(retryGap, o.Call-t)
+			}
+			if o.Ret >= 0 {
+				lastDone[o.Process] = o.Done
+			}
 			switch o.Type {
 			case history.OK:
 				d.Acquires.OK++
 				waits = append(waits, o.Return-o.Call)
-				acqByToken[o.Key+"\x00"+o.Token] = o
+				held[i] = o
 			case history.Fail:
 				d.Acquires.Fail++
 			default:
@@ -144,14 +172,21 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 					Text: fmt.Sprintf("key %q: process %d waited %s for the lock (%s), more than %s", o.Key, o.Process, fmtDur(o.Done-o.Call), o.Type, l.MaxWait)})
 			}
 		case history.FExtend:
-			if o.Type == history.OK && o.TTL > 0 {
-				k := o.Key + "\x00" + o.Token
-				extendedTo[k] = max(extendedTo[k], o.Return+o.TTL)
+			if o.Type == history.OK && o.TTL > 0 && o.Lease >= 0 {
+				extendedTo[o.Lease] = max(extendedTo[o.Lease], satAdd(o.Return, o.TTL))
 			}
 		case history.FRelease:
-			if a := acqByToken[o.Key+"\x00"+o.Token]; a != nil && o.Call >= a.Return {
+			if o.Lease < 0 {
+				continue
+			}
+			if o.Type == history.OK {
+				if _, ok := releasedAt[o.Lease]; !ok {
+					releasedAt[o.Lease] = o.Call
+				}
+			}
+			if a := held[o.Lease]; a != nil && o.Call >= a.Return {
 				holds = append(holds, o.Call-a.Return)
-				delete(acqByToken, o.Key+"\x00"+o.Token)
+				delete(held, o.Lease)
 			}
 		}
 	}
@@ -195,11 +230,14 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 		okAfter      int
 		lastOK       *op
 		failsAfterOK []*op
+		unknown      []*op // acquires with unknown outcome, invoke order
 	}
 	prog := map[string]*keyProg{}
-	unhealed := false
+	var unhealed []string
 	for _, w := range windows {
-		unhealed = unhealed || w.Unhealed
+		if w.Unhealed {
+			unhealed = append(unhealed, w.Label())
+		}
 	}
 	for _, o := range acq { // invoke order
 		p := prog[o.Key]
@@ -210,7 +248,8 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 		if o.Call > d.HealedAt && p.invokedAfter == nil {
 			p.invokedAfter = o
 		}
-		if o.Type == history.OK {
+		switch o.Type {
+		case history.OK:
 			if o.Return > d.HealedAt {
 				p.okAfter++
 				d.OKAfterHeal++
@@ -218,6 +257,9 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 			if p.lastOK == nil || o.Return > p.lastOK.Return {
 				p.lastOK, p.failsAfterOK = o, nil
 			}
+		case history.Fail:
+		default:
+			p.unknown = append(p.unknown, o)
 		}
 	}
 	for _, o := range acq {
@@ -233,6 +275,25 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 			freeAfter = int64(3 * time.Second)
 		}
 	}
+	retry := int64(l.RetryInterval)
+	if retry <= 0 {
+		retry = retryGap
+	}
+	d.RecoveryGraceNS = satAdd(maxTTL, retry)
+	notJudged := false
+	skip := func(k, why string) {
+		notJudged = true
+		d.NotJudged = append(d.NotJudged, fmt.Sprintf("key %q: %s", k, why))
+	}
+	// leaseEnd is the instant after which the lease of acquire a, granted
+	// by from, must have run out by its TTL and extends; from itself
+	// without a TTL (failures after it count: nothing frees the lock).
+	leaseEnd := func(a *op, from int64) int64 {
+		if a.TTL <= 0 {
+			return from
+		}
+		return max(satAdd(from, a.TTL), extendedTo[a.Lease])
+	}
 	keys := make([]string, 0, len(prog))
 	for k := range prog {
 		keys = append(keys, k)
@@ -240,45 +301,109 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 	sort.Strings(keys)
 	for _, k := range keys {
 		p := prog[k]
-		if p.invokedAfter != nil && p.okAfter == 0 && !unhealed {
-			al.add(Anomaly{Kind: "no-recovery", Fatal: l.RequireRecovery, Ops: p.invokedAfter.indices(),
-				Text: fmt.Sprintf("key %q: acquires were invoked after the faults healed at %s but none succeeded", k, fmtTime(d.HealedAt))})
-		}
-		since := int64(0)
-		var holder []int64
-		fails := p.failsAfterOK
-		if p.lastOK != nil {
-			since = p.lastOK.Return
-			holder = p.lastOK.indices()
-			// Only acquires that failed after the holder's lease (and any
-			// extension of it) had run out show the lock was never freed:
-			// failing against a live lease is the lock working.
-			if ttl := p.lastOK.TTL; ttl > 0 {
-				live := max(p.lastOK.Return+ttl, extendedTo[k+"\x00"+p.lastOK.Token])
-				fails = slices.DeleteFunc(slices.Clone(fails), func(o *op) bool { return o.Call <= live })
+		if p.invokedAfter != nil && p.okAfter == 0 {
+			switch {
+			case len(unhealed) > 0:
+				skip(k, fmt.Sprintf("recovery not judged: faults %v still open when the history ended", unhealed))
+			case end-d.HealedAt < d.RecoveryGraceNS:
+				skip(k, fmt.Sprintf("recovery not judged: the history ended %s after the last heal, less than the recovery grace %s (longest TTL + retry interval)",
+					fmtDur(end-d.HealedAt), fmtDur(d.RecoveryGraceNS)))
+			default:
+				al.add(Anomaly{Kind: "no-recovery", Fatal: l.RequireRecovery, Ops: p.invokedAfter.indices(),
+					Text: fmt.Sprintf("key %q: acquires were invoked after the faults healed at %s but none succeeded within %s", k, fmtTime(d.HealedAt), fmtDur(end-d.HealedAt))})
 			}
 		}
-		if len(fails) >= 3 && end-since >= freeAfter {
-			d.NeverFreed++
-			who := "no acquire ever succeeded"
-			if p.lastOK != nil {
-				who = fmt.Sprintf("last taken by process %d (token %s) at %s", p.lastOK.Process, p.lastOK.Token, fmtTime(since))
-			}
-			ops := append(holder, fails[len(fails)-1].indices()...)
-			sortInt64(ops)
-			al.add(Anomaly{Kind: "lock-never-freed", Fatal: l.RequireRecovery, Ops: ops,
-				Text: fmt.Sprintf("key %q: lock never freed: %s; %d acquires failed after its lease had run out, over the following %s until the history ended",
-					k, who, len(fails), fmtDur(end-since))})
-		}
+		l.neverFreed(k, p.lastOK, p.failsAfterOK, p.unknown, releasedAt, leaseEnd, end, freeAfter, unhealed, skip, &d, &al)
 	}
-
 	if l.Fair || l.RequireFIFO {
 		d.FIFOViolations = l.fifo(acq, end, &al)
 	}
 	res.Valid = al.verdict(Valid)
+	if res.Valid == Valid && notJudged && l.RequireRecovery {
+		res.Valid, res.Error = Unknown, "recovery was required but could not be judged: "+strings.Join(d.NotJudged, "; ")
+	}
 	res.Anomalies = al.list
 	res.Details = d
 	return res
+}
+
+// neverFreed reports a key whose lock was never freed: at least three
+// acquires failed (or had unknown outcomes) after the last lease that can
+// hold it had run out, over at least freeAfter until the history ended.
+// The lease that can hold it is the last acquire ok's, unless that holder
+// released it (a release ok): then only an acquire with unknown outcome,
+// invoked before the last such failure and never released, can hold it,
+// and the anomaly names those ops; with none, the lock was freed. Not
+// judged while a fault is still open at the end (the failures may be the
+// fault's).
+func (l *Liveness) neverFreed(k string, lastOK *op, fails, unknown []*op, releasedAt map[int]int64,
+	leaseEnd func(*op, int64) int64, end, freeAfter int64, unhealed []string,
+	skip func(k, why string), d *LivenessDetails, al *anomalyList) {
+	since := int64(0)
+	var holders []*op
+	who := "no acquire ever succeeded"
+	live := int64(-1) // failures invoked after this count
+	if lastOK != nil {
+		since = lastOK.Return
+		if rel, ok := releasedAt[lastOK.Lease]; ok {
+			// The holder freed it; only certain failures count, after
+			// every acquire with unknown outcome that may hold it now.
+			fails = slices.DeleteFunc(slices.Clone(fails), func(o *op) bool { return o.Type != history.Fail })
+			var names []string
+			for _, u := range unknown {
+				if _, freed := releasedAt[u.Lease]; freed || u.Call >= lastCall(fails) {
+					continue
+				}
+				holders = append(holders, u)
+				live = max(live, leaseEnd(u, u.Done))
+				if len(names) < 5 {
+					names = append(names, fmt.Sprintf("process %d (op %d)", u.Process, u.Inv))
+				}
+			}
+			if len(holders) == 0 {
+				return // released, and nobody else can hold it
+			}
+			who = fmt.Sprintf("process %d released it at %s; it may since be held by acquires with unknown outcome: %s",
+				lastOK.Process, fmtTime(rel), strings.Join(names, ", "))
+		} else {
+			holders = []*op{lastOK}
+			// Only acquires that failed after the holder's lease (and
+			// any extension of it) had run out show the lock was never
+			// freed: failing against a live lease is the lock working.
+			if lastOK.TTL > 0 {
+				live = leaseEnd(lastOK, lastOK.Return)
+			}
+			who = fmt.Sprintf("last taken by process %d (token %s) at %s", lastOK.Process, lastOK.Token, fmtTime(since))
+		}
+	}
+	fails = slices.DeleteFunc(slices.Clone(fails), func(o *op) bool { return o.Call <= live })
+	if len(fails) < 3 || end-since < freeAfter {
+		return
+	}
+	if len(unhealed) > 0 {
+		skip(k, fmt.Sprintf("never-freed not judged: faults %v still open when the history ended", unhealed))
+		return
+	}
+	d.NeverFreed++
+	if len(holders) > 5 {
+		holders = holders[:5]
+	}
+	ops := opIndices(append(holders, fails[len(fails)-1])...)
+	al.add(Anomaly{Kind: "lock-never-freed", Fatal: l.RequireRecovery, Ops: ops,
+		Text: fmt.Sprintf("key %q: lock never freed: %s; %d acquires failed after its lease had run out, over the following %s until the history ended",
+			k, who, len(fails), fmtDur(end-since))})
+}
+
+// lastCall is the latest invoke time of os (Inf if none).
+func lastCall(os []*op) int64 {
+	if len(os) == 0 {
+		return Inf
+	}
+	t := os[0].Call
+	for _, o := range os {
+		t = max(t, o.Call)
+	}
+	return t
 }
 
 // fifo counts pairs (A, B) on one key where A was invoked at least
