@@ -21,7 +21,7 @@ type Composite struct {
 //  1. validates it (Validate); an invalid history is refused: the verdict
 //     is Unknown with Validate's message, and no checker runs;
 //  2. checks tokens (Tokens): a token handed to two acquires is the lock's
-//     defect, added as an Invalid "validate" result (present only when it
+//     defect, added as an Invalid "tokens" result (present only when it
 //     found one, so the results of a clean history are the checkers');
 //     the checkers still run (they name leases by acquire, not token);
 //  3. runs every checker in parallel; a checker that panics yields Unknown

@@ -102,7 +102,7 @@ func TestTokensReused(t *testing.T) {
 			}
 			// the composition blames the lock
 			c := Standard(Options{}).Check(context.Background(), h)
-			if c.Valid != Invalid || c.Results[0].Name != "validate" || c.Results[0].Valid != Invalid {
+			if c.Valid != Invalid || c.Results[0].Name != "tokens" || c.Results[0].Valid != Invalid {
 				t.Fatalf("composition: %s", c)
 			}
 		})

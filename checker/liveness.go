@@ -136,7 +136,7 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 	}
 	var acq []*op
 	var waits, waitsAny, holds []int64
-	held := map[int]*op{}        // acquire index -> acquire ok not yet released
+	held := map[int]*op{}         // acquire index -> acquire ok not yet released
 	extendedTo := map[int]int64{} // lease -> latest extend ok return + TTL
 	releasedAt := map[int]int64{} // lease -> call of its first release ok
 	lastDone := map[int]int64{}   // process -> completion of its last acquire

@@ -150,10 +150,10 @@ func Validate(h history.History) error {
 //
 // Failed acquires never took effect and are not counted; two acquires that
 // both have unknown outcomes prove nothing. Synthetic tokens (acquires
-// that record none) are not compared. The result is named "validate":
+// that record none) are not compared. The result is named "tokens":
 // Invalid with the anomalies, else Valid. h must have passed Validate.
 func Tokens(h history.History) Result {
-	res := Result{Name: "validate"}
+	res := Result{Name: "tokens"}
 	var al anomalyList
 	os := ops(h)
 	type first struct {

@@ -16,9 +16,18 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
+// maxBuckets bounds the number of time buckets of a plot, whatever the
+// history's times (a malformed history may span centuries).
+const maxBuckets = 600
+
 // bucketWidth picks a round bucket width giving about 60 buckets over a
-// run of length end (ns), at least 100 ms.
+// run of length end (ns), at least 100 ms, and never more than maxBuckets
+// buckets.
 func bucketWidth(end int64) int64 {
+	end = max(end, 0)
+	if w := int64(10 * time.Minute); end/w >= maxBuckets {
+		return end/(maxBuckets-1) + 1
+	}
 	steps := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 250 * time.Millisecond,
 		500 * time.Millisecond, time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second,
 		15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute}
@@ -30,9 +39,17 @@ func bucketWidth(end int64) int64 {
 	return int64(steps[len(steps)-1])
 }
 
+// bucketOf is the bucket of time t among n buckets of width width; times
+// outside the run (negative, or past its end in a malformed history) go
+// to the first or last bucket.
+func bucketOf(t, width, n int64) int64 {
+	return min(max(t/width, 0), n-1)
+}
+
 // latencyQuantiles draws latency-quantiles.png: p50, p95, p99 and max of
 // the completed operations' latencies per time bucket (by invoke time).
 func latencyQuantiles(h history.History, ws []checker.Window, end int64) ([]byte, error) {
+	end = max(end, 0)
 	width := bucketWidth(end)
 	p := newPlot(fmt.Sprintf("Latency quantiles per %v bucket (completed ops, by invoke time)", time.Duration(width)),
 		"time since start (s)", "latency (ms, log scale)")
@@ -42,7 +59,7 @@ func latencyQuantiles(h history.History, ws []checker.Window, end int64) ([]byte
 	buckets := make([][]float64, end/width+1)
 	for _, s := range spans(h) {
 		if s.Completed {
-			b := s.Call / width
+			b := bucketOf(s.Call, width, int64(len(buckets)))
 			buckets[b] = append(buckets[b], math.Max(millis(s.Latency()), minLatencyMs))
 		}
 	}
@@ -103,6 +120,7 @@ func quantile(sorted []float64, q float64) float64 {
 // rate draws rate.png: completions per second per outcome and time bucket
 // (by completion time). Operations that never completed are not counted.
 func rate(h history.History, ws []checker.Window, end int64) ([]byte, error) {
+	end = max(end, 0)
 	width := bucketWidth(end)
 	p := newPlot(fmt.Sprintf("Throughput: completions per second by outcome (%v buckets)", time.Duration(width)),
 		"time since start (s)", "ops/s")
@@ -114,7 +132,9 @@ func rate(h history.History, ws []checker.Window, end int64) ([]byte, error) {
 	total := 0
 	for _, s := range spans(h) {
 		if s.Completed {
-			counts[s.Type][s.Done/width]++
+			if c := counts[s.Type]; c != nil {
+				c[bucketOf(s.Done, width, n)]++
+			}
 			total++
 		}
 	}

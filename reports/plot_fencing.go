@@ -112,7 +112,9 @@ func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window,
 		p.Y.Min, p.Y.Max = -0.5, 2 // the note sits above the row of zeros
 		p.Add(emptyNote{"this lock issues no fencing tokens: every write carried token 0"})
 	default:
-		pad := math.Max((hi-lo)*0.05, 1)
+		// at least one token, and enough that lo-pad < hi+pad in float64
+		// even for tokens beyond 2^53 (gonum panics on an empty range)
+		pad := math.Max(math.Max((hi-lo)*0.05, 1), math.Max(math.Abs(lo), math.Abs(hi))*1e-9)
 		p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	}
 	return renderPNG(p, legend, figWidth, figHeight)

@@ -1,0 +1,107 @@
+package checker
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// Histories with absurd times are malformed: the composition refuses them
+// with an Unknown verdict that says why, never Valid and never blaming the
+// lock.
+func TestValidateRefusesAbsurdTimes(t *testing.T) {
+	cases := []struct {
+		name string
+		h    history.History
+		want string
+	}{
+		{"negative time", new(hb).op(-5, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).h, "op 0: time -5000000 ns is outside"},
+		{"beyond 100 years", history.History{
+			{Index: 0, Time: 0, Type: history.Invoke, F: "acquire", Key: "k"},
+			{Index: 1, Time: MaxTime + 1, Type: history.OK, F: "acquire", Key: "k", Token: "a"}}, "op 1: time"},
+		{"near the int64 limit", history.History{
+			{Index: 0, Time: math.MaxInt64 - 10, Type: history.Invoke, F: "acquire", Key: "k"},
+			{Index: 1, Time: math.MaxInt64, Type: history.OK, F: "acquire", Key: "k", Token: "a"}}, "beyond 100 years"},
+		{"ttl near the int64 limit", new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.TTL = math.MaxInt64 }).h, "op 0: ttl"},
+		{"negative validity", new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.Validity = -1 }).h, "validity -1 ns"},
+		{"completion before invoke", new(hb).add(5, history.Invoke, 0, "acquire", "k", "").add(1, history.OK, 0, "acquire", "k", "a").h, "before its invoke"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Standard(Options{Fencing: true}).Check(context.Background(), tc.h)
+			if res.Valid != Unknown || !strings.Contains(res.Error, tc.want) || !strings.Contains(res.Error, "invalid history") {
+				t.Fatalf("got %v (%s), want unknown with %q", res.Valid, res.Error, tc.want)
+			}
+			for _, r := range res.Results {
+				if r.Name != "validate" {
+					t.Errorf("checker %s ran on a refused history", r.Name)
+				}
+			}
+		})
+	}
+	// times need not be monotonic in index order (RecordAt)
+	h := new(hb).op(10, 11, history.OK, 0, "acquire", "k", "a", ttl(100)).add(5, history.Info, 1, history.FLost, "k", "a").h
+	if err := Validate(h); err != nil {
+		t.Fatalf("non-monotonic record times refused: %v", err)
+	}
+}
+
+// A checker run on a history Validate would refuse (as Lock.Check alone
+// can be) must not wrap around: invoke + TTL near the int64 limit
+// saturates, so a second grant inside the lease is still caught.
+func TestLockSaturatesNearInt64Limit(t *testing.T) {
+	const top = math.MaxInt64 - int64(time.Second)
+	h := history.History{
+		{Index: 0, Time: top, Type: history.Invoke, Process: 0, F: "acquire", Key: "k", TTL: int64(time.Hour)},
+		{Index: 1, Time: top + 1, Type: history.OK, Process: 0, F: "acquire", Key: "k", Token: "a", TTL: int64(time.Hour), Nodes: []string{"n1"}},
+		{Index: 2, Time: top + 2, Type: history.Invoke, Process: 1, F: "acquire", Key: "k", TTL: int64(time.Hour)},
+		{Index: 3, Time: top + 3, Type: history.OK, Process: 1, F: "acquire", Key: "k", Token: "b", TTL: int64(time.Hour), Nodes: []string{"n1"}},
+	}
+	done := make(chan Result, 1)
+	go func() { done <- NewLock().Check(context.Background(), h) }()
+	select {
+	case r := <-done:
+		if r.Valid != Invalid {
+			t.Fatalf("double grant near the int64 limit accepted: %s", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("lock check hangs near the int64 limit")
+	}
+	(&Liveness{RequireRecovery: true}).Check(context.Background(), h) // no panic
+	if r := (Exclusion{}).Check(context.Background(), h); r.Valid != Invalid {
+		t.Fatalf("exclusion near the limit: %s", r)
+	}
+}
+
+// Fencing tokens above 2^53 survive the JSONL round trip and compare
+// exactly: 2^60+1 then 2^60 accepted is a stale write, though the two are
+// the same float64.
+func TestFencesAbove2to53AreExact(t *testing.T) {
+	const f = int64(1) << 60
+	h := new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", fence(f+1), ttl(100)).
+		op(2, 3, history.OK, 0, "write", "c", "", fence(f+1), val(1)).
+		op(4, 5, history.OK, 0, "release", "k", "a").
+		op(6, 7, history.OK, 1, "acquire", "k", "b", fence(f+2), ttl(100)).
+		op(8, 9, history.OK, 1, "release", "k", "b").
+		op(10, 11, history.OK, 2, "write", "c", "", fence(f), val(2)).sorted()
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	if err := history.WriteFile(path, h); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := history.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back[1].Fence != f+1 || back[10].Fence != f {
+		t.Fatalf("fences changed in the round trip: %d %d", back[1].Fence, back[10].Fence)
+	}
+	if r := (Fencing{}).Check(context.Background(), back); r.Valid != Invalid || kindsOf(r)["stale-write-accepted"] == 0 {
+		t.Fatalf("stale write with a token above 2^53 missed: %s", r)
+	}
+}
