@@ -51,6 +51,12 @@ type Worker struct {
 	process int
 	halted  bool
 	dogs    map[*lockimpl.Lease]int // watchdog process per lease
+	// held are the current process's leases (acquired ok, not yet
+	// released), newest last: Write checks the writer's lease after
+	// recording the write's invoke.
+	held []*lockimpl.Lease
+	// beforeSend, when set (tests), runs at Write's validity check.
+	beforeSend func(l *lockimpl.Lease)
 }
 
 // errHalted is returned by operations of a halted (crashed) process.
@@ -87,6 +93,7 @@ func (w *Worker) Crash() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.halted = false
+	w.held = nil
 	w.process = w.Procs.Fresh()
 	return w.process
 }
@@ -151,6 +158,9 @@ func (w *Worker) AcquireKey(ctx context.Context, key string) (*lockimpl.Lease, e
 			return err
 		}
 		lease = l
+		w.mu.Lock()
+		w.held = append(w.held, l)
+		w.mu.Unlock()
 		op.Token, op.Fence, op.Nodes = l.Token, l.Fence, l.Nodes
 		op.Validity = w.Rec.At(l.Validity())
 		return nil
@@ -165,6 +175,12 @@ func (w *Worker) Release(ctx context.Context, l *lockimpl.Lease) error {
 	defer func() {
 		w.mu.Lock()
 		delete(w.dogs, l)
+		for i, h := range w.held {
+			if h == l {
+				w.held = append(w.held[:i:i], w.held[i+1:]...)
+				break
+			}
+		}
 		w.mu.Unlock()
 	}()
 	_, err := w.do(ctx, history.Op{F: history.FRelease, Key: l.Key, Token: l.Token, Fence: l.Fence}, func(ctx context.Context, op *history.Op) error {
@@ -224,13 +240,49 @@ func (w *Worker) Read(ctx context.Context, key string, fence int64) (int64, erro
 
 // Write records a resource write. A rejection for a stale token is a fail
 // with Error "stale".
+//
+// The order is the one the exclusion checker assumes: the write's invoke
+// is recorded first, then the writer's lease (its newest held lease with
+// this fencing token) is checked (Holds), and only then is the write
+// sent. A lease found no longer valid completes the write with fail
+// (ErrLeaseGone) without sending it, so every write recorded as sent was
+// checked at or after its invoke time. A write with no held lease is sent
+// unchecked (the checker then reports it as made without a lease).
 func (w *Worker) Write(ctx context.Context, f, key string, value, fence int64) error {
 	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
 	defer cancel()
 	_, err := w.do(ctx, history.Op{F: f, Key: key, Value: value, Fence: fence}, func(ctx context.Context, op *history.Op) error {
+		if l := w.leaseFor(fence); l != nil {
+			if w.beforeSend != nil {
+				w.beforeSend(l)
+			}
+			if !w.Holds(l) {
+				return ErrLeaseGone
+			}
+		}
 		return staleAsFail(w.Resource.Write(ctx, key, value, fence))
-	}, errStale)
+	}, errStale, ErrLeaseGone)
 	return err
+}
+
+// ErrLeaseGone completes (with fail) a write that was not sent because
+// the writer's lease was no longer valid when it was about to send it.
+var ErrLeaseGone = errors.New("workloads: lease no longer valid; write not sent")
+
+// leaseFor is the current process's newest held lease with fencing token
+// fence (any, newest, when fence is 0 and none matches); nil if none.
+func (w *Worker) leaseFor(fence int64) *lockimpl.Lease {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := len(w.held) - 1; i >= 0; i-- {
+		if w.held[i].Fence == fence {
+			return w.held[i]
+		}
+	}
+	if fence == 0 && len(w.held) > 0 {
+		return w.held[len(w.held)-1]
+	}
+	return nil
 }
 
 // errStale is recorded as the Error of a write the resource rejected.

@@ -91,3 +91,58 @@ func TestHoldsHonoursValidityUnlessTold(t *testing.T) {
 		t.Fatal("holder acts after the lost signal")
 	}
 }
+
+// leaseLock grants leases valid until now + valid (negative: already
+// expired), a test double for the write-ordering test.
+type leaseLock struct{ valid time.Duration }
+
+func (s leaseLock) Acquire(ctx context.Context, key string) (*lockimpl.Lease, error) {
+	return lockimpl.NewLease(key, "tok", 7, time.Second, time.Now().Add(s.valid)), nil
+}
+
+func (leaseLock) Release(ctx context.Context, l *lockimpl.Lease) error { return nil }
+
+// The exclusion checker assumes a write's invoke is recorded before the
+// writer's last validity check: the check runs at or after the invoke's
+// time, and a write whose lease has run out is completed with fail and
+// never sent (the worker has no resource: sending would panic).
+func TestWriteChecksValidityAfterItsInvoke(t *testing.T) {
+	w := newTestWorker()
+	w.Lock = leaseLock{valid: -time.Millisecond}
+	lease, err := w.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checkedAt int64 = -1
+	w.beforeSend = func(l *lockimpl.Lease) {
+		if l != lease {
+			t.Errorf("checked lease %p, want the writer's %p", l, lease)
+		}
+		checkedAt = w.Rec.Now()
+	}
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				t.Fatalf("a write with an expired lease was sent: %v", p)
+			}
+		}()
+		if err := w.Write(context.Background(), history.FWrite, "c", 1, lease.Fence); !errors.Is(err, ErrLeaseGone) {
+			t.Fatalf("write with an expired lease: %v", err)
+		}
+	}()
+	h := w.Rec.History()
+	inv, done := h[len(h)-2], h[len(h)-1]
+	if inv.F != history.FWrite || inv.Type != history.Invoke || done.Type != history.Fail {
+		t.Fatalf("write records %+v %+v", inv, done)
+	}
+	if checkedAt < 0 || inv.Time > checkedAt {
+		t.Fatalf("validity checked at %d, before the write's invoke at %d", checkedAt, inv.Time)
+	}
+	// after the release the lease is no longer the writer's
+	if err := w.Release(context.Background(), lease); err != nil {
+		t.Fatal(err)
+	}
+	if w.leaseFor(lease.Fence) != nil {
+		t.Fatal("released lease still held")
+	}
+}
