@@ -39,6 +39,19 @@ var testdataVerdicts = []struct {
 	{file: "invalid-history.jsonl", want: map[string]Validity{"lockstorm": Unknown},
 		errHas: []string{"op 1: process 0 invokes read while op 0", "op 2: ok completion of release by process 1 has no open invoke", "op 3: nemesis stop of \"partition\" without a start"}},
 	{file: "truncated.jsonl", warnings: 1, want: allValid()},
+	// a lock that gives two clients the same token: the lock's defect, and
+	// the second grant inside the first lease is caught (leases by acquire)
+	{file: "reused-token.jsonl", want: verdicts(Invalid, "tokens", Invalid, "lock", Invalid, "exclusion", Invalid),
+		kinds: []string{"tokens/reused-token", "lock/nonlinearizable", "exclusion/overlap"}},
+	// an acquire with unknown outcome whose lease the watchdog extended
+	// and released: it took effect, and the extend is not "held by nobody"
+	{file: "info-acquire-extended.jsonl", want: allValid()},
+	// one node, no validity recorded: b took over at 0.1 s, so c's grant at
+	// 0.105 s is inside b's lease
+	{file: "one-node-takeover.jsonl", want: verdicts(Invalid, "lock", Invalid),
+		kinds: []string{"lock/nonlinearizable"}},
+	{file: "absurd-times.jsonl", want: map[string]Validity{"lockstorm": Unknown},
+		errHas: []string{"op 0: time -5000000000 ns is outside", "op 1: time 9223372036854775807 ns is outside"}},
 }
 
 func allValid() map[string]Validity {
