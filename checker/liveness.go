@@ -49,11 +49,11 @@ type Liveness struct {
 	RequireFIFO bool
 	FIFOMargin  time.Duration
 	// RetryInterval is how long a client may wait between two attempts to
-	// take the lock (the lock's retry delay plus the workload's think
-	// time). Recovery after the last heal is judged only once the history
-	// has run the longest TTL plus this much past it. 0 means the longest
-	// gap seen between an acquire's completion and the same process's
-	// next acquire.
+	// take the lock (the lock's retry delay, or the workload's pause after
+	// a failed acquire). Recovery after the last heal is judged only once
+	// the history has run the longest TTL plus this much past it. 0 means
+	// the longest gap seen between a failed acquire's completion and the
+	// same process's next acquire.
 	RetryInterval time.Duration
 }
 
@@ -139,7 +139,7 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 	held := map[int]*op{}         // acquire index -> acquire ok not yet released
 	extendedTo := map[int]int64{} // lease -> latest extend ok return + TTL
 	releasedAt := map[int]int64{} // lease -> call of its first release ok
-	lastDone := map[int]int64{}   // process -> completion of its last acquire
+	lastFail := map[int]int64{}   // process -> completion of its failed acquire
 	var retryGap int64
 	for i := range os {
 		o := &os[i]
@@ -147,11 +147,12 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 		case history.FAcquire:
 			acq = append(acq, o)
 			maxTTL = max(maxTTL, o.TTL)
-			if t, ok := lastDone[o.Process]; ok {
+			if t, ok := lastFail[o.Process]; ok {
 				retryGap = max(retryGap, o.Call-t)
+				delete(lastFail, o.Process)
 			}
-			if o.Ret >= 0 {
-				lastDone[o.Process] = o.Done
+			if o.Type == history.Fail {
+				lastFail[o.Process] = o.Done
 			}
 			switch o.Type {
 			case history.OK:

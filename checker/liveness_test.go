@@ -94,3 +94,16 @@ func TestLivenessNeverFreedNotJudgedUnderOpenFault(t *testing.T) {
 		t.Fatalf("%s", r)
 	}
 }
+
+// Without a RetryInterval the grace is the longest TTL plus the longest
+// pause seen between a failed acquire and the same process's next one.
+func TestLivenessRecoveryGraceFromHistory(t *testing.T) {
+	h := new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).
+		op(2, 3, history.Fail, 1, "acquire", "k", "", ttl(100)).
+		op(303, 304, history.Fail, 1, "acquire", "k", "", ttl(100)).sorted()
+	d := (&Liveness{}).Check(context.Background(), h).Details.(LivenessDetails)
+	if d.RecoveryGraceNS != 400*ms {
+		t.Fatalf("grace %d ns, want 400 ms", d.RecoveryGraceNS)
+	}
+}
