@@ -121,4 +121,3 @@ func TestFencingPauseSweep(t *testing.T) {
 		t.Fatal("some runs were not valid")
 	}
 }
-
