@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
 )
 
 // fencedRMW is the scripted plan of TestFencedReadModifyWrite: row 5's
@@ -72,12 +73,29 @@ func staleCounts(res *harness.Result) (accepted, rejected int) {
 func TestFencedReadModifyWrite(t *testing.T) {
 	res := runOnce(t, fencedRMW(), 5)
 	acc, rej := staleCounts(res)
-	t.Logf("%s; stale ops: %d accepted, %d rejected (run %s)", verdictText(res), acc, rej, res.Dir)
+	reads := 0
+	for _, w := range res.Writes {
+		if w.Read && w.Stale && !w.Accepted {
+			reads++
+		}
+	}
+	// every rejection the resource logged is a fail "stale" in the history
+	fails := 0
+	for _, op := range res.History {
+		if op.Type == history.Fail && checker.IsStale(op.Error) && (op.F == history.FRead || op.F == history.FWrite) {
+			fails++
+		}
+	}
+	t.Logf("%s; stale ops: %d accepted, %d rejected (%d of them reads); %d stale fails in the history",
+		verdictText(res), acc, rej, reads, fails)
 	if res.Verdict.Valid != checker.Valid {
 		t.Fatalf("fenced + fencing under a 1.1 x TTL holder pause: verdict %s", res.Verdict.Valid)
 	}
 	if acc != 0 || rej == 0 {
 		t.Fatalf("want stale ops rejected and none accepted; got %d rejected, %d accepted", rej, acc)
+	}
+	if fails != rej {
+		t.Fatalf("the resource rejected %d ops but the history has %d stale fails", rej, fails)
 	}
 }
 
