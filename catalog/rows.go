@@ -88,7 +88,11 @@ func Rows() []Row {
 		return harness.Config{Lock: lock, Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl}
 	}
 	pauseNoFence := scripted(counter("single"), 2*time.Second, holderPauses(ttl, 2)...)
-	pauseFence := FencedPause(2)
+	// Row 5 pauses 1.1 x TTL, not row 4's 2 x: long enough for the lease
+	// to run out and the next holder to read, too short for it to write
+	// before the stale write lands. Only fenced reads keep that valid; at
+	// 2 x TTL the next holder's write came first and fenced writes sufficed.
+	pauseFence := FencedPause(1.1)
 
 	// unsafe-getdel: with a one-way delay d on every link and a hold h
 	// with TTL-4d < 2d+h < TTL, the key expires between the holder's GET
