@@ -156,7 +156,7 @@ func Rows() []Row {
 			Config: nottl, Expect: []Expectation{anomaly("liveness", "lock-never-freed", "no-recovery"), checkerIs("liveness", invalid)}},
 		{N: 4, Lock: "single", Fault: "client pause > TTL, no fencing", Expected: "invalid (resource), lock checker valid", Quick: true,
 			Config: pauseNoFence, Expect: []Expectation{verdict(invalid), checkerIs("resource", invalid), checkerIs("lock", valid)}},
-		{N: 5, Lock: "fenced", Fault: "client pause > TTL, fencing resource", Expected: "valid: stale writes rejected, none lost", Quick: true,
+		{N: 5, Lock: "fenced", Fault: "client pause > TTL (1.1 x TTL), fencing resource", Expected: "valid: stale reads and writes rejected, none lost", Quick: true,
 			Config: pauseFence, Expect: []Expectation{verdict(valid), staleRejected()}},
 		{N: 6, Lock: "renewable", Fault: "partition of the holder > TTL", Expected: "watchdog reports loss; holder stops; valid with fencing",
 			Config: renew, Expect: []Expectation{verdict(valid), records(history.FLost, history.OK, 1, "lost-lease records")}},
