@@ -9,9 +9,8 @@ import (
 
 // ServerWrite is one write or fenced read as the resource itself logged
 // it, in the order it handled them: the authoritative account of what it
-// accepted. The
-// history alone cannot always order a write delayed in flight (a paused
-// client's) against others; the resource's log can.
+// accepted. The history alone cannot always order a write delayed in
+// flight (a paused client's) against others; the resource's log can.
 type ServerWrite struct {
 	Key      string `json:"key"`
 	Value    int64  `json:"value"`
