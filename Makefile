@@ -51,6 +51,11 @@ docker-lockstorm-image: docker-image
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 2s $(PKGS)
 
+.PHONY: bench-fencing
+## bench-fencing: fenced --fencing under holder pauses of 0.5-3 x TTL, 20 seeds each (~15 min)
+bench-fencing: deps
+	$(GO) test -count=1 -p 1 -timeout 60m -run '^TestFencingPauseSweep$$' -v ./catalog/
+
 lint:
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
 	$(GO) vet $(PKGS)

@@ -71,10 +71,10 @@ func records(f string, t history.Type, n int, what string) Expectation {
 	}}
 }
 
-// staleRejected expects the resource to have rejected stale writes and
-// accepted none.
+// staleRejected expects the resource to have rejected stale writes or
+// fenced reads and accepted none.
 func staleRejected() Expectation {
-	return Expectation{Desc: "stale writes rejected, none accepted", Check: func(res *harness.Result) (bool, string) {
+	return Expectation{Desc: "stale writes or reads rejected, none accepted", Check: func(res *harness.Result) (bool, string) {
 		rej, acc := 0, 0
 		for _, w := range res.Writes {
 			switch {
@@ -84,7 +84,7 @@ func staleRejected() Expectation {
 				rej++
 			}
 		}
-		return rej > 0 && acc == 0, fmt.Sprintf("stale writes: %d rejected, %d accepted", rej, acc)
+		return rej > 0 && acc == 0, fmt.Sprintf("stale writes and reads: %d rejected, %d accepted", rej, acc)
 	}}
 }
 

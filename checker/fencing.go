@@ -10,9 +10,10 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// StaleError is the Error of a write the resource rejected because its
-// fencing token was lower than one it had accepted. A fail whose Error is
-// StaleError or starts with StaleError+":" counts as such a rejection.
+// StaleError is the Error of a write or fenced read the resource rejected
+// because its fencing token was lower than one it had accepted. A fail
+// whose Error is StaleError or starts with StaleError+":" counts as such a
+// rejection: the op certainly took no effect.
 const StaleError = "stale"
 
 // IsStale reports whether a write's error text is a fencing rejection.
@@ -23,12 +24,19 @@ func IsStale(err string) bool {
 // Fencing checks fencing tokens:
 //
 //   - accepted: the tokens the resource accepted on one key never go down.
-//     A write accepted (ok) whose token is lower than that of a write
-//     accepted on the same key before it was invoked is a stale write
-//     accepted — the resource did not enforce fencing, or it broke. Writes
-//     that overlap in time are not compared (their order at the resource is
-//     unknown); equal tokens are fine (one lease, several writes).
-//   - rejected: writes failed with StaleError are counted: fencing at work.
+//     A fenced read (a read carrying a token) counts as accepting its
+//     token, as a write does: the resource fences reads too, so that a
+//     holder's read-modify-write cannot interleave with a stale holder's.
+//     A write accepted (ok) whose token is lower than that of a write or
+//     fenced read accepted on the same key before it was invoked is a stale
+//     write accepted — the resource did not enforce fencing, or it broke.
+//     A read accepted so is a stale read accepted: reported, not fatal (a
+//     read changes nothing; a write built on it is judged by itself and by
+//     the resource checker). Ops that overlap in time are not compared
+//     (their order at the resource is unknown); equal tokens are fine (one
+//     lease, several ops). Reads of unknown outcome (info) raise nothing.
+//   - rejected: writes and reads failed with StaleError are counted:
+//     fencing at work, a stale holder kept out, not a failure.
 //   - issued: the tokens the lock issued on one key (acquire ok Fence)
 //     strictly increase: an acquire invoked after another completed must get
 //     a higher token, and no two acquires get the same one.
@@ -57,6 +65,12 @@ type FencingStats struct {
 	Unknown  int64 `json:"unknown"`  // info or never completed
 	// StaleAccepted: accepted with a token lower than one accepted before.
 	StaleAccepted int64 `json:"stale_accepted"`
+	// Reads with a token (fenced reads), by outcome: accepted (ok),
+	// rejected (failed with StaleError), and accepted although their
+	// token was lower than one accepted before (no fencing).
+	ReadsAccepted      int64 `json:"reads_accepted"`
+	ReadsRejected      int64 `json:"reads_rejected"`
+	StaleReadsAccepted int64 `json:"stale_reads_accepted"`
 	// Issued is the number of acquires that returned a token;
 	// IssuedNotIncreasing those whose token was not above every token
 	// issued on that key before they were invoked, or repeated one.
@@ -67,7 +81,10 @@ type FencingStats struct {
 	// and stale writes it rejected.
 	ServerStaleAccepted int64 `json:"server_stale_accepted"`
 	ServerStaleRejected int64 `json:"server_stale_rejected"`
-	ElapsedMS           int64 `json:"elapsed_ms"`
+	// The same for fenced reads in the resource's log.
+	ServerStaleReadsAccepted int64 `json:"server_stale_reads_accepted"`
+	ServerStaleReadsRejected int64 `json:"server_stale_reads_rejected"`
+	ElapsedMS                int64 `json:"elapsed_ms"`
 }
 
 // WriteOutcome is how the resource answered a write.
@@ -92,7 +109,7 @@ type FenceValidator struct {
 	keyIDs    map[string]int32
 	lastKey   string
 	lastKeyID int32
-	writes    []fenceMax // by key id: accepted tokens
+	writes    []fenceMax // by key id: accepted tokens (writes and fenced reads)
 	issued    []fenceMax // by key id: issued tokens
 	seen      []map[int64]int64
 	pending   []fencePending // by process
@@ -122,6 +139,7 @@ func (f *fenceMax) add(t, fence int64) {
 
 type fencePending struct {
 	active bool
+	read   bool // a fenced read, not a write
 	key    int32
 	fence  int64
 	idx    int64
@@ -171,7 +189,29 @@ func (v *FenceValidator) InvokeWrite(p int, key string, fence, t, idx int64) {
 	*v.slot(p) = fencePending{active: true, key: k, fence: fence, idx: idx, prior: v.writes[k].before(t)}
 }
 
-// CompleteWrite records the completion of p's write at t (record index idx).
+// InvokeRead records a read's invoke: process p reads key carrying fence
+// at t (record index idx). Unfenced reads (fence 0) are not tracked.
+func (v *FenceValidator) InvokeRead(p int, key string, fence, t, idx int64) {
+	if p < 0 {
+		return
+	}
+	if fence == 0 {
+		*v.slot(p) = fencePending{}
+		return
+	}
+	k := v.key(key)
+	*v.slot(p) = fencePending{active: true, read: true, key: k, fence: fence, idx: idx, prior: v.writes[k].before(t)}
+}
+
+// CompleteRead records the completion of p's fenced read at t (record
+// index idx). WriteStale is a read the resource rejected; an accepted read
+// raises the key's accepted token like a write.
+func (v *FenceValidator) CompleteRead(p int, out WriteOutcome, t, idx int64) {
+	v.CompleteWrite(p, out, t, idx)
+}
+
+// CompleteWrite records the completion of p's write (or fenced read) at t
+// (record index idx).
 func (v *FenceValidator) CompleteWrite(p int, out WriteOutcome, t, idx int64) {
 	if p < 0 || p >= len(v.pending) || !v.pending[p].active {
 		return
@@ -179,13 +219,17 @@ func (v *FenceValidator) CompleteWrite(p int, out WriteOutcome, t, idx int64) {
 	w := &v.pending[p]
 	w.active = false
 	v.Stats.Applicable = true
+	if w.read {
+		v.completeRead(w, out, t, idx)
+		return
+	}
 	switch out {
 	case WriteAccepted:
 		v.Stats.Accepted++
 		if w.fence < w.prior {
 			v.Stats.StaleAccepted++
 			v.anomalies.add(Anomaly{Kind: "stale-write-accepted", Fatal: true, Ops: []int64{w.idx, idx},
-				Text: fmt.Sprintf("key %q: the resource accepted a write with token %d after it had accepted token %d", v.keyName(w.key), w.fence, w.prior)})
+				Text: fmt.Sprintf("key %q: the resource accepted a write with token %d after it had accepted token %d (by a write or a fenced read)", v.keyName(w.key), w.fence, w.prior)})
 		}
 		v.writes[w.key].add(t, w.fence)
 	case WriteStale:
@@ -194,6 +238,21 @@ func (v *FenceValidator) CompleteWrite(p int, out WriteOutcome, t, idx int64) {
 		v.Stats.Failed++
 	default:
 		v.Stats.Unknown++
+	}
+}
+
+func (v *FenceValidator) completeRead(w *fencePending, out WriteOutcome, t, idx int64) {
+	switch out {
+	case WriteAccepted:
+		v.Stats.ReadsAccepted++
+		if w.fence < w.prior {
+			v.Stats.StaleReadsAccepted++
+			v.anomalies.add(Anomaly{Kind: "stale-read-accepted", Ops: []int64{w.idx, idx},
+				Text: fmt.Sprintf("key %q: the resource served a read with token %d after it had accepted token %d: it does not fence reads", v.keyName(w.key), w.fence, w.prior)})
+		}
+		v.writes[w.key].add(t, w.fence)
+	case WriteStale:
+		v.Stats.ReadsRejected++
 	}
 }
 
@@ -261,6 +320,8 @@ func (f Fencing) Check(ctx context.Context, h history.History) Result {
 			switch o.F {
 			case history.FWrite:
 				v.InvokeWrite(o.Process, o.Key, o.Fence, o.Time, o.Index)
+			case history.FRead:
+				v.InvokeRead(o.Process, o.Key, o.Fence, o.Time, o.Index)
 			case history.FAcquire:
 				v.InvokeAcquire(o.Process, o.Key, o.Time, o.Index)
 			default:
@@ -275,7 +336,7 @@ func (f Fencing) Check(ctx context.Context, h history.History) Result {
 		}
 		delete(kinds, o.Process)
 		switch o.F {
-		case history.FWrite:
+		case history.FWrite, history.FRead:
 			out := WriteUnknown
 			switch {
 			case o.Type == history.OK:

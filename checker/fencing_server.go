@@ -2,35 +2,50 @@ package checker
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// ServerWrite is one write as the resource itself logged it, in the order
-// it handled them: the authoritative account of what it accepted. The
-// history alone cannot always order a write delayed in flight (a paused
-// client's) against others; the resource's log can.
+// ServerWrite is one write or fenced read as the resource itself logged
+// it, in the order it handled them: the authoritative account of what it
+// accepted. The history alone cannot always order a write delayed in
+// flight (a paused client's) against others; the resource's log can.
 type ServerWrite struct {
 	Key      string `json:"key"`
 	Value    int64  `json:"value"`
 	Fence    int64  `json:"fence"`
 	Accepted bool   `json:"accepted"`
+	// Read marks a fenced read; accepted, it raised the key's highest
+	// token like a write (Value is then the value read).
+	Read bool `json:"read,omitempty"`
 	// Time is when the resource handled it, ns since the run started.
 	Time int64 `json:"time"`
 }
 
 // checkServerLog adds what the resource's own log shows to v: every write
 // it accepted with a token lower than one it had accepted before on the
-// key is a stale write accepted, named by the history ops of that write
-// (matched by key, value and token).
+// key (by a write or a fenced read) is a stale write accepted, named by the
+// history ops of that write (matched by key, value and token) and of the
+// read that set the higher token, if it was a read. Stale reads are
+// counted, accepted or rejected.
 func checkServerLog(v *FenceValidator, log []ServerWrite, h history.History) {
 	type wkey struct {
 		key          string
 		fence, value int64
 	}
 	writes := map[wkey][]int64{} // -> invoke indices, in order
+	reads := map[wkey][]int64{}  // fenced reads by key and token (value 0)
 	for _, p := range history.Pairs(h) {
 		o := &h[p.Invoke]
+		if o.Fence != 0 && o.F == history.FRead {
+			k := wkey{o.Key, o.Fence, 0}
+			reads[k] = append(reads[k], int64(p.Invoke))
+			if p.Completion >= 0 {
+				reads[k] = append(reads[k], int64(p.Completion))
+			}
+			continue
+		}
 		if o.Fence == 0 || (o.F != history.FWrite && o.F != history.FRun && o.F != history.FLead) {
 			continue
 		}
@@ -45,6 +60,7 @@ func checkServerLog(v *FenceValidator, log []ServerWrite, h history.History) {
 		known[fmt.Sprint(a.Ops)] = true
 	}
 	max := map[string]int64{}
+	byRead := map[string]bool{} // the key's highest token was set by a read
 	for _, w := range log {
 		if w.Fence == 0 {
 			continue
@@ -53,20 +69,32 @@ func checkServerLog(v *FenceValidator, log []ServerWrite, h history.History) {
 		prev, seen := max[w.Key]
 		stale := seen && w.Fence < prev
 		switch {
+		case w.Read && stale && w.Accepted:
+			v.Stats.ServerStaleReadsAccepted++
+		case w.Read && stale:
+			v.Stats.ServerStaleReadsRejected++
+		case w.Read:
 		case stale && w.Accepted:
 			v.Stats.ServerStaleAccepted++
 			ops := writes[wkey{w.Key, w.Fence, w.Value}]
 			if known[fmt.Sprint(ops)] {
 				break
 			}
+			by := ""
+			if byRead[w.Key] {
+				by = " on a fenced read"
+				ops = append(slices.Clone(ops), reads[wkey{w.Key, prev, 0}]...)
+				slices.Sort(ops)
+			}
 			v.anomalies.add(Anomaly{Kind: "stale-write-accepted", Fatal: true, Ops: ops,
-				Text: fmt.Sprintf("key %q: the resource accepted token %d at %s after it had accepted token %d (its own write log)",
-					w.Key, w.Fence, fmtDur(w.Time), prev)})
+				Text: fmt.Sprintf("key %q: the resource accepted token %d at %s after it had accepted token %d%s (its own log)",
+					w.Key, w.Fence, fmtDur(w.Time), prev, by)})
 		case stale:
 			v.Stats.ServerStaleRejected++
 		}
-		if w.Accepted && w.Fence > prev {
+		if w.Accepted && (!seen || w.Fence > prev) {
 			max[w.Key] = w.Fence
+			byRead[w.Key] = w.Read
 		}
 	}
 }

@@ -10,7 +10,8 @@ import (
 // Checkers returns the checker composition for a run: res.Config decides
 // the liveness requirements, res.Final (the resource's counter values
 // after the run, nil when unknown) feeds the lost-update count, and
-// res.Writes (the resource's own write log) the fencing checker.
+// res.Writes (the resource's own log of writes and fenced reads) the
+// fencing checker.
 func Checkers(res *Result) *checker.Composite {
 	cfg := res.Config
 	lv := &checker.Liveness{
@@ -21,7 +22,7 @@ func Checkers(res *Result) *checker.Composite {
 	var log []checker.ServerWrite
 	for _, w := range res.Writes {
 		if !w.Enter {
-			log = append(log, checker.ServerWrite{Key: w.Key, Value: w.Value, Fence: w.Fence, Accepted: w.Accepted, Time: w.Time})
+			log = append(log, checker.ServerWrite{Key: w.Key, Value: w.Value, Fence: w.Fence, Accepted: w.Accepted, Read: w.Read, Time: w.Time})
 		}
 	}
 	return checker.Standard(checker.Options{

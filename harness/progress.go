@@ -71,7 +71,7 @@ func (t *tracker) snapshot(r *run, start time.Time) Progress {
 	}
 	sort.Strings(p.Faults)
 	for _, w := range r.res.Writes() {
-		if (w.Stale && w.Accepted) || w.Callers > 1 {
+		if (w.Stale && w.Accepted && !w.Read) || w.Callers > 1 {
 			p.Violations++
 		}
 	}

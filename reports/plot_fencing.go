@@ -20,32 +20,37 @@ type fencePoint struct {
 	accepted bool // the resource took it
 	stale    bool // its token was below the highest accepted before it
 	unknown  bool // history fallback only: outcome unknown (info)
+	read     bool // a fenced read, not a write
 }
 
-// fencePoints takes the resource's own log when there is one, else the
-// history's completed writes (ok = accepted; fail = rejected as stale;
-// info = unknown; staleness is then unknown too).
+// fencePoints takes the resource's own log (writes and fenced reads) when
+// there is one, else the history's completed writes and fenced reads (ok =
+// accepted; fail = rejected as stale; info = unknown; staleness is then
+// unknown too).
 func fencePoints(h history.History, writes []resource.Write) (pts []fencePoint, source string) {
 	if len(writes) > 0 {
 		for _, w := range writes {
-			pts = append(pts, fencePoint{t: w.Time, fence: w.Fence, accepted: w.Accepted, stale: w.Stale})
+			pts = append(pts, fencePoint{t: w.Time, fence: w.Fence, accepted: w.Accepted, stale: w.Stale, read: w.Read})
 		}
 		return pts, "the resource's write log"
 	}
 	for _, s := range spans(h) {
-		if s.F != history.FWrite && s.F != history.FEnter {
+		r := h[s.Inv]
+		read := s.F == history.FRead && r.Fence != 0
+		if s.F != history.FWrite && s.F != history.FEnter && !read {
 			continue
 		}
-		r := h[s.Inv]
 		pts = append(pts, fencePoint{t: s.Call, fence: r.Fence, accepted: s.Type == history.OK,
-			stale: s.Type == history.Fail, unknown: s.Type == history.Info})
+			stale: s.Type == history.Fail, unknown: s.Type == history.Info, read: read})
 	}
 	return pts, "the history's write records"
 }
 
 // fencingPNG draws fencing.png: the fencing token of every write over time
-// (accepted, accepted although stale, rejected), and the tokens the lock
-// issued on each successful acquire.
+// (accepted, accepted although stale, rejected), of every stale fenced read
+// (rejected, or served by a resource that does not fence), and the tokens
+// the lock issued on each successful acquire. Accepted fresh reads are
+// left out: they would double the points and show nothing new.
 func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window, end int64) ([]byte, error) {
 	pts, source := fencePoints(h, writes)
 	p := newPlot("Fencing tokens of writes at the resource (from "+source+")", "time since start (s)", "fencing token")
@@ -65,13 +70,17 @@ func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window,
 		glyph draw.GlyphStyle
 	}{
 		{"issued on acquire", nil, draw.GlyphStyle{Color: alpha(colGrey, 0x90), Radius: vg.Points(1.5), Shape: draw.RingGlyph{}}},
-		{"write accepted", func(f fencePoint) bool { return f.accepted && !f.stale && !f.unknown },
+		{"write accepted", func(f fencePoint) bool { return !f.read && f.accepted && !f.stale && !f.unknown },
 			draw.GlyphStyle{Color: colOK, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}},
-		{"stale write ACCEPTED (no fencing)", func(f fencePoint) bool { return f.accepted && f.stale },
+		{"stale write ACCEPTED (no fencing)", func(f fencePoint) bool { return !f.read && f.accepted && f.stale },
 			draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(3.2), Shape: draw.TriangleGlyph{}}},
-		{"stale write rejected", func(f fencePoint) bool { return !f.accepted && !f.unknown },
+		{"stale write rejected", func(f fencePoint) bool { return !f.read && !f.accepted && !f.unknown },
 			draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}},
-		{"write outcome unknown", func(f fencePoint) bool { return f.unknown },
+		{"stale read rejected", func(f fencePoint) bool { return f.read && !f.accepted && !f.unknown },
+			draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.PlusGlyph{}}},
+		{"stale read served (reads not fenced)", func(f fencePoint) bool { return f.read && f.accepted && f.stale },
+			draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(2.5), Shape: draw.RingGlyph{}}},
+		{"write outcome unknown", func(f fencePoint) bool { return !f.read && f.unknown },
 			draw.GlyphStyle{Color: colGrey, Radius: vg.Points(2.5), Shape: draw.BoxGlyph{}}},
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)

@@ -12,9 +12,10 @@ import (
 	"time"
 )
 
-// ErrStale is returned when the resource rejected a write for carrying a
-// fencing token lower than one it already accepted. The write certainly
-// did not take effect.
+// ErrStale is returned when the resource rejected a write or a fenced read
+// for carrying a fencing token lower than one it already accepted. The
+// request certainly did not take effect (a rejected read does not raise
+// the key's highest token).
 var ErrStale = errors.New("resource: stale fencing token")
 
 // Client is one connection to a resource. A request whose reply does not
@@ -115,12 +116,26 @@ func (c *Client) Ping(ctx context.Context) error {
 	return err
 }
 
-// Read returns the value of key.
+// Read returns the value of key, unfenced: never rejected, and it does not
+// raise the key's highest token. A holder that will write what it read
+// must use ReadFenced.
 func (c *Client) Read(ctx context.Context, key string) (int64, error) {
+	return c.ReadFenced(ctx, key, 0)
+}
+
+// ReadFenced returns the value of key, carrying fence (0 = unfenced, as
+// Read). A fencing resource rejects it with ErrStale when fence is below
+// the highest token accepted on key; accepted, it raises that token to
+// fence, so every later write or read with a lower token is rejected.
+func (c *Client) ReadFenced(ctx context.Context, key string, fence int64) (int64, error) {
 	if err := checkKey(key); err != nil {
 		return 0, err
 	}
-	r, err := c.do(ctx, "READ "+key)
+	req := "READ " + key
+	if fence != 0 {
+		req += " " + strconv.FormatInt(fence, 10)
+	}
+	r, err := c.do(ctx, req)
 	if err != nil {
 		return 0, err
 	}

@@ -1,14 +1,20 @@
 // Package resource is the thing a lock protects: a small TCP service, run
 // by the harness and reached by clients through their own proxies, that
-// holds named registers. In fencing mode it rejects any write whose fencing
-// token is lower than the highest it has accepted for that key, as a storage
-// service that checks fencing tokens would. It logs every write, accepted
-// or rejected, with its token, so checkers can count stale writes.
+// holds named registers. In fencing mode it rejects any write, and any read
+// that carries a token, whose fencing token is lower than the highest it
+// has accepted for that key, as a storage service that checks fencing
+// tokens would. A fenced read raises that high-water mark like a write:
+// once a holder with token t has read, no holder with a lower token can
+// read or write the key, so a read-modify-write by t cannot interleave with
+// a stale holder's (see the README, "What fencing protects"). It logs every
+// write and every fenced read, accepted or rejected, with its token, so
+// checkers can count stale operations.
 //
 // The protocol is one text line per request and per reply:
 //
 //	PING                     -> PONG
-//	READ key                 -> OK value
+//	READ key                 -> OK value                (unfenced: never rejected, not logged)
+//	READ key fence           -> OK value | STALE maxfence
 //	WRITE key value fence    -> OK | STALE maxfence
 //	ENTER key fence          -> OK callers | STALE maxfence   (api: a caller enters)
 //	LEAVE key                -> OK callers                     (the caller leaves)
@@ -25,28 +31,36 @@ import (
 	"time"
 )
 
-// Write is one write (or enter) the resource received.
+// Write is one write, enter or fenced read the resource received.
 type Write struct {
 	// Time is when the server handled it, on the Clock of the server's Config.
-	Time  int64  `json:"time"`
-	Key   string `json:"key"`
-	Value int64  `json:"value"`
-	Fence int64  `json:"fence"`
-	// Accepted is false when fencing rejected the write.
+	Time int64  `json:"time"`
+	Key  string `json:"key"`
+	// Value is the value written, or for an accepted read the value read.
+	Value int64 `json:"value"`
+	Fence int64 `json:"fence"`
+	// Accepted is false when fencing rejected the write or read.
 	Accepted bool `json:"accepted"`
 	// Stale is true when Fence was lower than the highest token accepted
-	// before it (whether or not the write was then accepted).
+	// before it, by a write or a fenced read (whether or not it was then
+	// accepted).
 	Stale bool `json:"stale"`
 	// Callers is, for an enter, the number of callers inside after it.
 	Callers int  `json:"callers,omitempty"`
 	Enter   bool `json:"enter,omitempty"`
+	// Read marks a fenced read (READ key fence): it changed no value but,
+	// accepted, raised the key's highest token to Fence.
+	Read bool `json:"read,omitempty"`
 }
 
 // Config sets up a Server.
 type Config struct {
-	// Fencing makes the server reject writes whose token is below the
-	// highest token it has accepted for the key. Token 0 means "no token"
-	// and is always stale once any token was accepted.
+	// Fencing makes the server reject writes and fenced reads whose token
+	// is below the highest token it has accepted for the key (by a write
+	// or a fenced read). A write's token 0 means "no token" and is always
+	// stale once any token was accepted; a read without a token is served
+	// and not logged. Without Fencing every request is served, and the
+	// log still marks stale ones.
 	Fencing bool
 	// Clock returns the current time in ns on the run's clock; nil uses
 	// time since the server started.
@@ -60,7 +74,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	values  map[string]int64
-	max     map[string]int64 // highest accepted fence per key
+	max     map[string]int64 // highest accepted fence per key (writes and fenced reads)
 	callers map[string]int
 	writes  []Write
 	conns   map[net.Conn]struct{}
@@ -98,7 +112,8 @@ func (s *Server) Value(key string) int64 {
 	return s.values[key]
 }
 
-// Writes returns a copy of every write and enter received, in order.
+// Writes returns a copy of every write, enter and fenced read received, in
+// order.
 func (s *Server) Writes() []Write {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -189,6 +204,15 @@ func (s *Server) handle(args []string) string {
 		return "PONG"
 	case cmd == "READ" && len(args) == 2:
 		return "OK " + strconv.FormatInt(s.Value(args[1]), 10)
+	case cmd == "READ" && len(args) == 3:
+		v, ok := ints(2)
+		if !ok {
+			return errSyntax.Error()
+		}
+		if v[0] == 0 {
+			return "OK " + strconv.FormatInt(s.Value(args[1]), 10)
+		}
+		return s.read(args[1], v[0])
 	case cmd == "WRITE" && len(args) == 4:
 		v, ok := ints(2)
 		if !ok {
@@ -238,4 +262,26 @@ func (s *Server) write(key string, value, fence int64, enter bool) string {
 		return "OK " + strconv.Itoa(wr.Callers)
 	}
 	return "OK"
+}
+
+// read serves a fenced read under the fencing rule and logs it: a token
+// below the key's highest is rejected (in fencing mode); an accepted token
+// raises the highest, so no lower token is accepted afterwards.
+func (s *Server) read(key string, fence int64) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	max, seen := s.max[key]
+	stale := seen && fence < max
+	r := Write{Time: s.cfg.Clock(), Key: key, Fence: fence, Stale: stale, Read: true}
+	if stale && s.cfg.Fencing {
+		s.writes = append(s.writes, r)
+		return "STALE " + strconv.FormatInt(max, 10)
+	}
+	r.Accepted = true
+	r.Value = s.values[key]
+	if !seen || fence > max {
+		s.max[key] = fence
+	}
+	s.writes = append(s.writes, r)
+	return "OK " + strconv.FormatInt(r.Value, 10)
 }

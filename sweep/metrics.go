@@ -23,9 +23,9 @@ type Metrics struct {
 	// LateWrites counts writes the resource accepted although the writer's
 	// lease validity had passed (the exclusion checker).
 	LateWrites int `json:"late_writes"`
-	// StaleAccepted and StaleRejected count writes whose fencing token was
-	// lower than one the resource had accepted before, by the resource's
-	// answer: from the resource's own write log when the run has one (it
+	// StaleAccepted and StaleRejected count writes (and, rejected, fenced
+	// reads) whose fencing token was lower than one the resource had
+	// accepted before, by the resource's answer: from the resource's own write log when the run has one (it
 	// is the ground truth of arrival order), else from the fencing
 	// checker (which only counts what the history proves: a write delayed
 	// across a pause may have arrived earlier, so it counts fewer).
@@ -86,7 +86,7 @@ func MetricsOf(res *harness.Result) Metrics {
 		case "fencing":
 			var d checker.FencingStats
 			if decode(r.Details, &d) {
-				m.StaleAccepted, m.StaleRejected = d.StaleAccepted, d.Rejected
+				m.StaleAccepted, m.StaleRejected = d.StaleAccepted, d.Rejected+d.ReadsRejected
 			}
 		case "liveness":
 			var d checker.LivenessDetails
@@ -102,6 +102,8 @@ func MetricsOf(res *harness.Result) Metrics {
 		m.StaleAccepted, m.StaleRejected = 0, 0
 		for _, w := range res.Writes {
 			switch {
+			case w.Stale && w.Accepted && w.Read:
+				// a read served to a stale holder changes nothing itself
 			case w.Stale && w.Accepted:
 				m.StaleAccepted++
 			case w.Stale:

@@ -7,8 +7,11 @@ import (
 )
 
 // Counter is a shared resource that breaks under concurrent writes: the
-// holder reads a counter, holds the lock for a drawn time, writes value+1
-// with its fencing token, and releases. Two holders at once lose an update.
+// holder reads a counter, holds the lock for a drawn time, writes value+1,
+// and releases. Both the read and the write carry the lease's fencing
+// token, so a fencing resource keeps a stale holder out of the whole
+// read-modify-write, not just its write. Two holders at once lose an
+// update.
 type Counter struct{ Opt Options }
 
 // Name is "counter".

@@ -224,17 +224,19 @@ func (w *Worker) RenewHook(l *lockimpl.Lease) func(error) {
 	}
 }
 
-// Read records a resource read of key.
+// Read records a resource read of key carrying fence (0 = unfenced). A
+// fencing resource rejects a read whose token is below one it accepted:
+// a fail with Error "stale" (the read certainly had no effect).
 func (w *Worker) Read(ctx context.Context, key string, fence int64) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
 	defer cancel()
 	var v int64
 	_, err := w.do(ctx, history.Op{F: history.FRead, Key: key, Fence: fence}, func(ctx context.Context, op *history.Op) error {
 		var err error
-		v, err = w.Resource.Read(ctx, key)
+		v, err = w.Resource.ReadFenced(ctx, key, fence)
 		op.Value = v
-		return err
-	})
+		return staleAsFail(err)
+	}, errStale)
 	return v, err
 }
 

@@ -1,0 +1,40 @@
+package reports
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/resource"
+)
+
+// fencing.png takes fenced reads, rejected ones included, from the
+// resource's log and from the history, and still renders.
+func TestFencingPNGWithRejectedReads(t *testing.T) {
+	writes := []resource.Write{
+		{Time: 1e6, Key: "k", Fence: 56, Accepted: true, Read: true},
+		{Time: 2e6, Key: "k", Fence: 55, Stale: true, Read: true},
+		{Time: 3e6, Key: "k", Value: 1, Fence: 55, Stale: true},
+		{Time: 4e6, Key: "k", Value: 1, Fence: 56, Accepted: true},
+	}
+	h := history.History{
+		{Index: 0, Time: 0, Type: history.Invoke, Process: 0, F: history.FRead, Key: "k", Fence: 55},
+		{Index: 1, Time: 2e6, Type: history.Fail, Process: 0, F: history.FRead, Key: "k", Fence: 55, Error: "stale"},
+		{Index: 2, Time: 3e6, Type: history.Invoke, Process: 1, F: history.FRead, Key: "k"},
+		{Index: 3, Time: 4e6, Type: history.OK, Process: 1, F: history.FRead, Key: "k"},
+	}
+	pts, _ := fencePoints(h, writes)
+	if len(pts) != 4 || !pts[1].read || pts[1].accepted || pts[2].read {
+		t.Fatalf("points from the log: %+v", pts)
+	}
+	pts, _ = fencePoints(h, nil)
+	if len(pts) != 1 || !pts[0].read || pts[0].accepted {
+		t.Fatalf("points from the history (the fenced read only): %+v", pts)
+	}
+	for _, w := range [][]resource.Write{writes, nil} {
+		png, err := fencingPNG(h, w, nil, 5e6)
+		if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+			t.Fatalf("fencing.png: %v", err)
+		}
+	}
+}
