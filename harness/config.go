@@ -29,7 +29,9 @@ import (
 type NewLockFunc func(clients []redis.UniversalClient, opt lockimpl.Options) (lockimpl.Locker, error)
 
 // Config is everything a run needs. Zero fields take the defaults of
-// WithDefaults.
+// WithDefaults. (The command line and YAML plans instead refuse a TTL,
+// node count, client count or time limit given explicitly as 0: see
+// CheckGiven.)
 type Config struct {
 	// Name is the test's name in the store. Default "<lock>-<workload>".
 	Name string `json:"name"`

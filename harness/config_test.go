@@ -98,6 +98,7 @@ func TestCheckGiven(t *testing.T) {
 		{Config{}, given("time-limit"), "--time-limit must be"},
 		{Config{Lock: "single", Fencing: true}, nil, "--fencing needs a lock that issues fencing tokens"},
 		{Config{Lock: "redlock", Fencing: true}, nil, "redlock issues none"},
+		{Config{Fencing: true}, nil, "single issues none"},
 		{Config{}, nil, ""},
 		{Config{TTL: time.Second}, given("ttl"), ""},
 		{Config{Lock: "fenced", Fencing: true}, nil, ""},
@@ -155,6 +156,8 @@ func TestPlanRefusesExplicitZero(t *testing.T) {
 		{"clients: 0\n", "--clients must be"},
 		{"time-limit: 0s\n", "--time-limit must be"},
 		{"lock: single\nfencing: true\n", "--fencing needs"},
+		{"fencing: true\n", "single issues none"}, // the default lock
+		{"lock: fenced\nfencing: true\n", ""},
 		{"lock: single\n", ""},
 	} {
 		p := filepath.Join(dir, "plan.yaml")

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
@@ -33,8 +34,14 @@ func (c Config) CheckGiven(given func(flag string) bool) error {
 			return fmt.Errorf("%w: --%s must be %s, got 0", ErrConfig, z.flag, z.allowed)
 		}
 	}
-	if c.Fencing && c.NewLock == nil && c.Lock != "" && !lockimpl.IssuesFences(c.Lock) {
-		return fmt.Errorf("%w: --fencing needs a lock that issues fencing tokens (fenced, fenced-redlock); %s issues none", ErrConfig, c.Lock)
+	if c.Fencing && c.NewLock == nil {
+		lock := c.Lock
+		if d, err := c.WithDefaults(); err == nil {
+			lock = d.Lock // the default lock when none was named
+		}
+		if slices.Contains(lockimpl.Names(), lock) && !lockimpl.IssuesFences(lock) {
+			return fmt.Errorf("%w: --fencing needs a lock that issues fencing tokens (fenced, fenced-redlock); %s issues none", ErrConfig, lock)
+		}
 	}
 	return nil
 }
