@@ -15,7 +15,7 @@ import (
 func Checkers(res *Result) *checker.Composite {
 	cfg := res.Config
 	lv := &checker.Liveness{
-		Fair:            cfg.Lock == "fair" || cfg.Lock == "fair-naive",
+		Fair:            cfg.Fair || cfg.NewLock == nil && fifoLock(cfg.Lock), // runs stored before Fair existed
 		RequireRecovery: !cfg.SkipRecoveryCheck,
 		MaxWait:         cfg.MaxWait,
 	}
@@ -26,11 +26,25 @@ func Checkers(res *Result) *checker.Composite {
 		}
 	}
 	return checker.Standard(checker.Options{
+		Lock:      lockChecker(cfg),
 		Resource:  &checker.Resource{FinalValues: res.Final},
 		Liveness:  lv,
 		Fencing:   true, // valid and "not applicable" when the lock issues no tokens
 		ServerLog: log,
 	})
+}
+
+// lockChecker is the lock checker with the run's drift allowance
+// (Config.Drift, Config.DriftFactor; zero is the default, negative none).
+func lockChecker(cfg Config) *checker.Lock {
+	l := checker.NewLock()
+	if cfg.Drift != 0 {
+		l.Drift = max(cfg.Drift, 0)
+	}
+	if cfg.DriftFactor != 0 {
+		l.DriftFactor = max(cfg.DriftFactor, 0)
+	}
+	return l
 }
 
 // Check runs the checkers over res.History, sets res.Verdict, and writes

@@ -57,8 +57,9 @@ func (s *slot) connect() (lockimpl.Locker, *resource.Client, []func() error, err
 		rcs = append(rcs, rc)
 		closers = append(closers, rc.Close)
 	}
-	opt := lockimpl.Options{TTL: cfg.TTL, RenewEvery: cfg.RenewEvery, NodeTimeout: cfg.NodeTimeout, NodeNames: c.Nodes(),
-		RenewHook: s.worker.RenewHook}
+	opt := cfg.lockOptions()
+	opt.NodeNames, opt.RenewHook = c.Nodes(), s.worker.RenewHook
+	opt = opt.WithDefaults(len(rcs))
 	var lock lockimpl.Locker
 	var err error
 	if cfg.NewLock != nil {

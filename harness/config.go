@@ -22,24 +22,43 @@ import (
 
 // NewLockFunc builds one client's lock on that client's node connections
 // (one per node, in node order, each through the client's own proxies). A
-// user plugs a lock of their own in through this.
+// user plugs a lock of their own in through this. opt is already filled by
+// lockimpl.Options.WithDefaults for len(clients) nodes: TTL, NodeTimeout,
+// retry bounds, DriftFactor, RenewEvery and NodeNames are all set. The
+// README's "Your own lock" section lists what the lock must promise.
 type NewLockFunc func(clients []redis.UniversalClient, opt lockimpl.Options) (lockimpl.Locker, error)
 
 // Config is everything a run needs. Zero fields take the defaults of
-// WithDefaults.
+// WithDefaults. (The command line and YAML plans instead refuse a TTL,
+// node count, client count or time limit given explicitly as 0: see
+// CheckGiven.)
 type Config struct {
 	// Name is the test's name in the store. Default "<lock>-<workload>".
 	Name string `json:"name"`
-	// Lock names a lock of lockimpl (see lockimpl.Names). Ignored when
-	// NewLock is set.
+	// Lock names a lock of lockimpl (see lockimpl.Names). For a built-in
+	// lock the name also decides the default node count (5 for redlock,
+	// fenced-redlock and redsync, else 1) and whether the liveness checker
+	// checks FIFO order (fair, fair-naive). When NewLock is set, Lock is
+	// only a label (default "custom") and switches nothing: set Nodes and
+	// Fair yourself.
 	Lock string `json:"lock"`
-	// NewLock, when set, builds the lock under test instead of Lock.
+	// NewLock, when set, builds the lock under test instead of Lock. Nodes
+	// must then be set (there is no default node count for a custom lock).
 	NewLock NewLockFunc `json:"-"`
+	// Fair makes the liveness checker require FIFO grants (a waiter is
+	// never overtaken by one that queued after it). Set it for a custom
+	// fair lock; it is set for the built-in fair and fair-naive locks.
+	Fair bool `json:"fair,omitempty"`
 	// Workload is counter, cron, api or leader. Default counter.
 	Workload string `json:"workload"`
-	// Nemesis lists the fault kinds to draw from; empty means no faults.
+	// Nemesis lists the fault kinds to draw from; empty, or just "none",
+	// means no faults ("none" with other kinds is an error).
 	Nemesis []string `json:"nemesis"`
-	// Nodes is the number of Redis nodes. Default 1, or 5 for redlock locks.
+	// Nodes is the number of Redis nodes (1..15). Default 1, or 5 for the
+	// built-in redlock, fenced-redlock and redsync, which refuse fewer
+	// than 3 (a quorum of 1 or 2 nodes survives no node fault, so Redlock
+	// on them is a single instance or worse). Required when NewLock is
+	// set; ignored by the external provider (one per address).
 	Nodes int `json:"nodes"`
 	// Clients is the number of concurrent client slots. Default 4.
 	Clients int `json:"clients"`
@@ -50,8 +69,19 @@ type Config struct {
 	// NodeTimeout bounds one lock command on one node (lockimpl default
 	// TTL/10). Raise it for runs with latency faults longer than that.
 	NodeTimeout time.Duration `json:"node_timeout_ns,omitempty"`
-	// Fencing makes the resource reject stale fencing tokens.
+	// Fencing makes the resource reject stale fencing tokens. With a lock
+	// that issues none (Lease.Fence 0) it changes nothing; the command line
+	// refuses --fencing with such a built-in lock (lockimpl.IssuesFences).
+	// Whether a custom lock issues tokens cannot be known before it runs.
 	Fencing bool `json:"fencing"`
+	// Drift and DriftFactor are the clock-drift allowance, Drift +
+	// DriftFactor·TTL, that the lock checker grants a lease (a lease
+	// invoked at c may end at c + TTL − allowance) — Redlock's assumption.
+	// DriftFactor is also handed to the lock (lockimpl.Options), which
+	// takes it off every validity it claims. Defaults 2ms and 0.01; a
+	// negative value means none.
+	Drift       time.Duration `json:"drift_ns,omitempty"`
+	DriftFactor float64       `json:"drift_factor,omitempty"`
 	// Persistence of the Redis nodes. Default none.
 	Persistence cluster.Persistence `json:"persistence"`
 	// TimeLimit is the length of the workload phase. Default 20s.
@@ -111,6 +141,7 @@ func (c Config) WithDefaults() (Config, error) {
 		if !slices.Contains(lockimpl.Names(), c.Lock) {
 			return bad("--lock must be one of %v, got %q", lockimpl.Names(), c.Lock)
 		}
+		c.Fair = c.Fair || fifoLock(c.Lock)
 	} else if c.Lock == "" {
 		c.Lock = "custom"
 	}
@@ -120,10 +151,22 @@ func (c Config) WithDefaults() (Config, error) {
 	if _, err := workloads.New(c.Workload, workloads.Options{}); err != nil {
 		return bad("--%v", err)
 	}
+	if slices.Contains(c.Nemesis, NoFaults) {
+		if len(c.Nemesis) > 1 {
+			return bad("--nemesis %s means no faults and takes no other kind, got %v", NoFaults, c.Nemesis)
+		}
+		c.Nemesis = nil
+	}
 	for _, k := range c.Nemesis {
 		if !slices.Contains(nemesis.Kinds, k) {
-			return bad("--nemesis must be a comma-separated list of %v, got %q", nemesis.Kinds, k)
+			return bad("--nemesis must be %s or a comma-separated list of %v, got %q", NoFaults, nemesis.Kinds, k)
 		}
+	}
+	if c.Provider == "external" {
+		c.Nodes = len(c.External.RedisAddrs)
+	}
+	if c.Nodes == 0 && c.NewLock != nil && c.Provider != "external" {
+		return bad("Nodes must be set (1..15) when NewLock is set: a custom lock has no default node count")
 	}
 	if c.Nodes == 0 {
 		c.Nodes = 1
@@ -133,6 +176,9 @@ func (c Config) WithDefaults() (Config, error) {
 	}
 	if c.Nodes < 1 || c.Nodes > 15 {
 		return bad("--nodes must be between 1 and 15, got %d", c.Nodes)
+	}
+	if c.NewLock == nil && lockimpl.MultiNode(c.Lock) && c.Nodes < 3 && c.Provider != "external" {
+		return bad("--nodes must be at least 3 for %s, got %d: a quorum of 1 or 2 nodes survives no node fault (use single or renewable for one node)", c.Lock, c.Nodes)
 	}
 	if c.Clients == 0 {
 		c.Clients = 4
@@ -145,6 +191,9 @@ func (c Config) WithDefaults() (Config, error) {
 	}
 	if c.TTL < 10*time.Millisecond {
 		return bad("--ttl must be at least 10ms, got %v", c.TTL)
+	}
+	if c.DriftFactor >= 0.5 || c.Drift >= c.TTL/2 {
+		return bad("Drift + DriftFactor·TTL must leave most of the TTL (DriftFactor below 0.5, Drift below TTL/2), got %v and %v", c.Drift, c.DriftFactor)
 	}
 	if c.RenewEvery < 0 || (c.RenewEvery > 0 && c.RenewEvery >= c.TTL) {
 		return bad("--renew-every must be positive and below the TTL (%v), got %v", c.TTL, c.RenewEvery)
@@ -173,9 +222,6 @@ func (c Config) WithDefaults() (Config, error) {
 	if c.Provider == "" {
 		c.Provider = "local"
 	}
-	if c.Provider == "external" {
-		c.Nodes = len(c.External.RedisAddrs)
-	}
 	if err := c.checkProvider(); err != nil {
 		return bad("%v", err)
 	}
@@ -184,6 +230,18 @@ func (c Config) WithDefaults() (Config, error) {
 	}
 	c.Workloads = c.Workloads.WithDefaults(c.TTL)
 	return c, nil
+}
+
+// NoFaults is the nemesis value that means no faults at all (as in Jepsen).
+const NoFaults = "none"
+
+// fifoLock reports whether the built-in lock named promises FIFO grants.
+func fifoLock(name string) bool { return name == "fair" || name == "fair-naive" }
+
+// lockOptions are the options every client's lock is built with (before
+// NodeNames and the renewal hook), filled for the configured node count.
+func (c Config) lockOptions() lockimpl.Options {
+	return lockimpl.Options{TTL: c.TTL, RenewEvery: c.RenewEvery, NodeTimeout: c.NodeTimeout, DriftFactor: c.DriftFactor}
 }
 
 // clientName is the cluster's name for client slot i (0-based).

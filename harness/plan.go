@@ -78,7 +78,18 @@ func LoadPlan(path string) (Config, error) {
 		}
 		return Config{}, fmt.Errorf("%w: %s: %s", ErrConfig, path, msg)
 	}
-	return p.Config()
+	c, err := p.Config()
+	if err != nil {
+		return c, err
+	}
+	// A key written as 0 is refused, not taken as "default".
+	var keys map[string]any
+	if err := yaml.Unmarshal(b, &keys); err == nil {
+		if err := c.CheckGiven(func(k string) bool { _, ok := keys[k]; return ok }); err != nil {
+			return c, fmt.Errorf("%w (in %s)", err, path)
+		}
+	}
+	return c, nil
 }
 
 // Config converts the plan, checking its durations.

@@ -33,7 +33,7 @@ type Redislock struct {
 
 // NewRedislock wraps bsm/redislock on one node.
 func NewRedislock(c redis.UniversalClient, opt Options) *Redislock {
-	return &Redislock{c: c, rl: redislock.New(c), opt: opt.withDefaults(1)}
+	return &Redislock{c: c, rl: redislock.New(c), opt: opt.WithDefaults(1)}
 }
 
 // Acquire obtains the lock, retrying with jittered backoff until ctx ends.

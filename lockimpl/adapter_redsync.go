@@ -38,7 +38,7 @@ func NewRedsync(nodes []redis.UniversalClient, opt Options) (*Redsync, error) {
 	for i, c := range nodes {
 		pools[i] = goredis.NewPool(c)
 	}
-	o := opt.withDefaults(len(nodes))
+	o := opt.WithDefaults(len(nodes))
 	return &Redsync{rs: redsync.New(pools...), opt: o, n: len(nodes)}, nil
 }
 
@@ -48,7 +48,7 @@ func (a *Redsync) Acquire(ctx context.Context, key string) (*Lease, error) {
 	m := a.rs.NewMutex(key,
 		redsync.WithExpiry(a.opt.TTL),
 		redsync.WithTries(1),
-		redsync.WithDriftFactor(a.opt.DriftFactor),
+		redsync.WithDriftFactor(max(a.opt.DriftFactor, 0)),
 		redsync.WithTimeoutFactor(float64(a.opt.NodeTimeout)/float64(a.opt.TTL)),
 		redsync.WithGenValueFunc(func() (string, error) { return token, nil }),
 	)

@@ -30,7 +30,7 @@ type Fair struct {
 
 // NewFair returns a FIFO lock on one node.
 func NewFair(c redis.UniversalClient, opt Options) *Fair {
-	return &Fair{c: c, opt: opt.withDefaults(1)}
+	return &Fair{c: c, opt: opt.WithDefaults(1)}
 }
 
 // Queue key names, derived from the lock key.

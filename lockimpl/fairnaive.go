@@ -18,7 +18,7 @@ type FairNaive struct {
 
 // NewFairNaive returns the starving FIFO lock on one node.
 func NewFairNaive(c redis.UniversalClient, opt Options) *FairNaive {
-	return &FairNaive{c: c, opt: opt.withDefaults(1)}
+	return &FairNaive{c: c, opt: opt.WithDefaults(1)}
 }
 
 // Acquire joins the queue and polls until the caller is the head and the

@@ -21,7 +21,7 @@ type Fenced struct {
 
 // NewFenced returns a fenced single-instance lock on one node.
 func NewFenced(c redis.UniversalClient, opt Options) *Fenced {
-	return &Fenced{c: c, opt: opt.withDefaults(1)}
+	return &Fenced{c: c, opt: opt.WithDefaults(1)}
 }
 
 // Acquire takes the lock with its fencing token (Lease.Fence > 0).

@@ -52,6 +52,7 @@ type Lease struct {
 
 	mu       sync.Mutex
 	validity time.Time
+	observer func(old, new time.Time)
 	lostOnce sync.Once
 	lost     chan struct{}
 	lostErr  error
@@ -70,10 +71,29 @@ func (l *Lease) Validity() time.Time {
 	return l.validity
 }
 
-// SetValidity moves the validity deadline (after an extend).
+// SetValidity moves the validity deadline: after an extend or a watchdog
+// renewal, to no later than the renewal command's send time + TTL − drift
+// (see Options.ValidUntil). It then tells the lease's observer, if any, so
+// the harness records every renewal without the lock doing anything else.
 func (l *Lease) SetValidity(t time.Time) {
 	l.mu.Lock()
+	old := l.validity
 	l.validity = t
+	obs := l.observer
+	l.mu.Unlock()
+	if obs != nil {
+		obs(old, t)
+	}
+}
+
+// ObserveValidity installs fn, called after each later SetValidity with
+// the old and the new deadline, on the goroutine that called SetValidity
+// and outside the lease's lock (fn may read the lease). A lease has one
+// observer: a later call replaces it, nil removes it. The harness installs
+// one on every lease a workload is handed; locks need not call it.
+func (l *Lease) ObserveValidity(fn func(old, new time.Time)) {
+	l.mu.Lock()
+	l.observer = fn
 	l.mu.Unlock()
 }
 

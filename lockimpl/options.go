@@ -8,7 +8,9 @@ import (
 )
 
 // Options configure every lock; each lock reads the fields it needs. Zero
-// fields take the documented defaults (see withDefaults).
+// fields take the documented defaults (see WithDefaults). The harness hands
+// a lock plugged in through harness.Config.NewLock options already filled
+// by WithDefaults.
 type Options struct {
 	// TTL is the lease time-to-live asked of each server. Default 1s.
 	TTL time.Duration
@@ -31,12 +33,15 @@ type Options struct {
 	// stopped polling (a crashed client) before dropping it, measured on the
 	// server's clock. Default max(TTL, 5*RetryMax).
 	WaiterTimeout time.Duration
-	// RenewHook, when set, is told about every watchdog renewal (the
-	// renewable lock): it is called just before the renewal is sent and
-	// returns a function called once with the outcome — nil means the lease
-	// was extended and Validity is the new deadline; an error wrapping
-	// ErrNotHeld means certainly not extended; any other error is unknown.
-	// The harness records renewals through it.
+	// RenewHook, when set, is told about every watchdog renewal: it is
+	// called just before the renewal is sent and returns a function called
+	// once with the outcome — nil means the lease was extended and Validity
+	// is the new deadline; an error wrapping ErrNotHeld means certainly not
+	// extended; any other error is unknown. Optional: the harness sees
+	// every successful renewal through Lease.SetValidity anyway; calling
+	// the hook as well only adds the renewal's start time and its failed
+	// or unknown attempts to the history. The built-in renewable lock
+	// calls it.
 	RenewHook func(l *Lease) (done func(err error))
 	// NodeNames names the nodes in client order, reported in Lease.Nodes.
 	// Default "n1".."nN".
@@ -46,8 +51,9 @@ type Options struct {
 // fixedDrift is the constant part of the drift allowance (Redlock's 2ms).
 const fixedDrift = 2 * time.Millisecond
 
-// withDefaults returns a copy with every zero field set, for n nodes.
-func (o Options) withDefaults(n int) Options {
+// WithDefaults returns a copy with every zero field set, for a lock over n
+// nodes (NodeNames gets n entries). Applying it twice changes nothing.
+func (o Options) WithDefaults(n int) Options {
 	if o.TTL <= 0 {
 		o.TTL = time.Second
 	}
@@ -65,9 +71,7 @@ func (o Options) withDefaults(n int) Options {
 	}
 	if o.DriftFactor == 0 {
 		o.DriftFactor = 0.01
-	} else if o.DriftFactor < 0 {
-		o.DriftFactor = 0
-	}
+	} // negative stays negative (no proportional drift), so WithDefaults is idempotent
 	if o.RenewEvery <= 0 {
 		o.RenewEvery = o.TTL / 3
 	}
@@ -88,8 +92,17 @@ func (o Options) withDefaults(n int) Options {
 
 // drift is the validity allowance subtracted from the TTL.
 func (o *Options) drift() time.Duration {
-	return time.Duration(float64(o.TTL)*o.DriftFactor) + fixedDrift
+	return time.Duration(float64(o.TTL)*max(o.DriftFactor, 0)) + fixedDrift
 }
+
+// Drift is the clock-drift allowance a lease's validity must leave:
+// TTL·DriftFactor + 2ms (on options filled by WithDefaults).
+func (o Options) Drift() time.Duration { return o.drift() }
+
+// ValidUntil is the latest validity deadline a lock may claim for a grant
+// (or renewal) whose command was sent at start: start + TTL − Drift. A
+// lock plugged into the harness must never claim more.
+func (o Options) ValidUntil(start time.Time) time.Time { return o.validUntil(start) }
 
 // validUntil is the monotonic validity deadline of a grant whose command
 // was sent no earlier than start: the server's TTL cannot have started

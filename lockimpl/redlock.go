@@ -45,7 +45,7 @@ func newRedlock(nodes []redis.UniversalClient, opt Options, name string, fenced 
 	for i, c := range nodes {
 		pipes[i] = newPipe(c)
 	}
-	return &Redlock{nodes: nodes, pipes: pipes, opt: opt.withDefaults(len(nodes)), quorum: len(nodes)/2 + 1, name: name, fenced: fenced}, nil
+	return &Redlock{nodes: nodes, pipes: pipes, opt: opt.WithDefaults(len(nodes)), quorum: len(nodes)/2 + 1, name: name, fenced: fenced}, nil
 }
 
 // Quorum is the number of nodes that must agree: N/2+1.

@@ -53,6 +53,11 @@ func Names() []string { return append([]string(nil), order...) }
 // (Redlock and its variants); the others use only clients[0].
 func MultiNode(name string) bool { return registry[name].multi }
 
+// IssuesFences reports whether the named lock gives every lease a fencing
+// token (fenced, fenced-redlock). The others leave Lease.Fence 0, so a
+// fencing resource has nothing to compare.
+func IssuesFences(name string) bool { return name == nameFenced || name == nameFencedRedlock }
+
 // Broken reports whether the named lock is one of the deliberately broken
 // variants (expected to fail the checkers).
 func Broken(name string) bool { return strings.HasPrefix(name, "unsafe-") }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRegistry: every name builds a lock; an unknown name is an error
@@ -30,5 +31,21 @@ func TestRegistry(t *testing.T) {
 	}
 	if _, err := New(nameSingle, nil, Options{}); !errors.Is(err, ErrNoClients) {
 		t.Errorf("no clients: %v", err)
+	}
+}
+
+// WithDefaults is idempotent (the harness fills options before a built-in
+// lock fills them again), including "no proportional drift".
+func TestWithDefaultsIdempotent(t *testing.T) {
+	for _, o := range []Options{{}, {TTL: 300 * time.Millisecond, DriftFactor: -1}, {NodeNames: []string{"a"}}} {
+		once := o.WithDefaults(3)
+		twice := once.WithDefaults(3)
+		if once.Drift() != twice.Drift() || once.NodeTimeout != twice.NodeTimeout || once.RetryMax != twice.RetryMax ||
+			len(twice.NodeNames) != 3 || once.NodeNames[0] != twice.NodeNames[0] {
+			t.Errorf("%+v: once %+v, twice %+v", o, once, twice)
+		}
+	}
+	if d := (Options{TTL: time.Second, DriftFactor: -1}).WithDefaults(1).Drift(); d != 2*time.Millisecond {
+		t.Errorf("negative DriftFactor: drift %v, want 2ms", d)
 	}
 }

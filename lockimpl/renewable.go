@@ -26,7 +26,7 @@ type Renewable struct {
 
 // NewRenewable returns a watchdog-renewed lock on one node.
 func NewRenewable(c redis.UniversalClient, opt Options) *Renewable {
-	return &Renewable{c: c, opt: opt.withDefaults(1)}
+	return &Renewable{c: c, opt: opt.WithDefaults(1)}
 }
 
 // watchdog renews one lease until stopped or the lease is lost.

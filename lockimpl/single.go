@@ -24,7 +24,7 @@ type Single struct {
 
 // NewSingle returns a single-instance lock on one node.
 func NewSingle(c redis.UniversalClient, opt Options) *Single {
-	return &Single{c: c, opt: opt.withDefaults(1), name: nameSingle}
+	return &Single{c: c, opt: opt.WithDefaults(1), name: nameSingle}
 }
 
 // Acquire takes the lock or returns ErrNotObtained when ctx ends first.

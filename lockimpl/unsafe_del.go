@@ -18,7 +18,7 @@ type UnsafeDel struct {
 
 // NewUnsafeDel returns the broken plain-DEL lock on one node.
 func NewUnsafeDel(c redis.UniversalClient, opt Options) *UnsafeDel {
-	return &UnsafeDel{c: c, opt: opt.withDefaults(1)}
+	return &UnsafeDel{c: c, opt: opt.WithDefaults(1)}
 }
 
 // Acquire is Single's acquire.

@@ -19,7 +19,7 @@ type UnsafeGetDel struct {
 
 // NewUnsafeGetDel returns the broken GET-then-DEL lock on one node.
 func NewUnsafeGetDel(c redis.UniversalClient, opt Options) *UnsafeGetDel {
-	return &UnsafeGetDel{c: c, opt: opt.withDefaults(1)}
+	return &UnsafeGetDel{c: c, opt: opt.WithDefaults(1)}
 }
 
 // Acquire is Single's acquire.

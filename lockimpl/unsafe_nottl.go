@@ -18,7 +18,7 @@ type UnsafeNoTTL struct {
 
 // NewUnsafeNoTTL returns the broken lock-without-expiry on one node.
 func NewUnsafeNoTTL(c redis.UniversalClient, opt Options) *UnsafeNoTTL {
-	return &UnsafeNoTTL{c: c, opt: opt.withDefaults(1)}
+	return &UnsafeNoTTL{c: c, opt: opt.WithDefaults(1)}
 }
 
 // forever is the validity of a lease that never expires.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
 // summaryAnomalies is how many anomalies the summary lists.
@@ -94,7 +95,7 @@ func ReplayCommand(c harness.Config) string {
 	if c.RenewEvery > 0 {
 		parts = append(parts, fmt.Sprintf("--renew-every %v", c.RenewEvery))
 	}
-	if c.Fencing {
+	if c.Fencing && lockimpl.IssuesFences(c.Lock) { // without tokens it changes nothing, and the CLI refuses it
 		parts = append(parts, "--fencing")
 	}
 	parts = append(parts, fmt.Sprintf("--persistence %s --time-limit %v --fault-interval %v --seed %d",

@@ -18,8 +18,9 @@ import (
 // holder-targeted client pauses, run once with a resource that ignores
 // fencing tokens and once with one that rejects stale tokens.
 type CompareSpec struct {
-	// Lock must issue fencing tokens for the fenced run to reject
-	// anything. Default "fenced".
+	// Lock must issue fencing tokens (lockimpl.IssuesFences), else the
+	// fenced run has nothing to reject; WithDefaults refuses others.
+	// Default "fenced".
 	Lock string
 	// TTL is the lease TTL. Default 500ms.
 	TTL time.Duration
@@ -46,6 +47,9 @@ func (s CompareSpec) WithDefaults() (CompareSpec, error) {
 	}
 	if !slices.Contains(lockimpl.Names(), s.Lock) {
 		return s, bad("--lock must be one of %s, got %q", strings.Join(lockimpl.Names(), ", "), s.Lock)
+	}
+	if !lockimpl.IssuesFences(s.Lock) {
+		return s, bad("--lock must be a lock that issues fencing tokens (fenced, fenced-redlock), got %q: without tokens the fenced run has nothing to reject", s.Lock)
 	}
 	if s.TTL == 0 {
 		s.TTL = 500 * time.Millisecond

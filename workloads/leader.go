@@ -61,6 +61,8 @@ func (l *Leader) term(ctx context.Context, w *Worker) {
 func (w *Worker) Extend(ctx context.Context, e lockimpl.Extender, l *lockimpl.Lease) error {
 	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
 	defer cancel()
+	w.explicit(l, +1) // this op records the new validity itself
+	defer w.explicit(l, -1)
 	_, err := w.do(ctx, history.Op{F: history.FExtend, Key: l.Key, Token: l.Token, Fence: l.Fence, TTL: int64(w.TTL)}, func(ctx context.Context, op *history.Op) error {
 		if err := e.Extend(ctx, l); err != nil {
 			return err

@@ -57,6 +57,7 @@ type Worker struct {
 	held []*lockimpl.Lease
 	// beforeSend, when set (tests), runs at Write's validity check.
 	beforeSend func(l *lockimpl.Lease)
+	watches    map[*lockimpl.Lease]*leaseWatch
 }
 
 // errHalted is returned by operations of a halted (crashed) process.
@@ -161,6 +162,7 @@ func (w *Worker) AcquireKey(ctx context.Context, key string) (*lockimpl.Lease, e
 		w.mu.Lock()
 		w.held = append(w.held, l)
 		w.mu.Unlock()
+		w.watch(l) // renewals by SetValidity are recorded from now on
 		op.Token, op.Fence, op.Nodes = l.Token, l.Fence, l.Nodes
 		op.Validity = w.Rec.At(l.Validity())
 		return nil
@@ -172,6 +174,7 @@ func (w *Worker) AcquireKey(ctx context.Context, key string) (*lockimpl.Lease, e
 func (w *Worker) Release(ctx context.Context, l *lockimpl.Lease) error {
 	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
 	defer cancel()
+	w.unwatch(l)
 	defer func() {
 		w.mu.Lock()
 		delete(w.dogs, l)
@@ -196,16 +199,8 @@ func (w *Worker) RenewHook(l *lockimpl.Lease) func(error) {
 	if w.isHalted() {
 		return func(error) {}
 	}
-	w.mu.Lock()
-	if w.dogs == nil {
-		w.dogs = map[*lockimpl.Lease]int{}
-	}
-	p, ok := w.dogs[l]
-	if !ok {
-		p = w.Procs.Fresh()
-		w.dogs[l] = p
-	}
-	w.mu.Unlock()
+	w.explicit(l, +1)
+	p := w.dogProcess(l)
 	op := history.Op{Type: history.Invoke, Process: p, F: history.FExtend, Key: l.Key, Token: l.Token, Fence: l.Fence, TTL: int64(w.TTL), Detail: "watchdog"}
 	w.Rec.Record(op)
 	return func(err error) {
@@ -216,6 +211,7 @@ func (w *Worker) RenewHook(l *lockimpl.Lease) func(error) {
 			op.Validity = w.Rec.At(l.Validity())
 		}
 		w.Rec.Record(op)
+		w.explicit(l, -1)
 		if err != nil {
 			w.mu.Lock()
 			delete(w.dogs, l) // the watchdog stops after a failed renewal

@@ -102,3 +102,60 @@ func TestAnalyzeExitStatusFollowsVerdict(t *testing.T) {
 		}
 	}
 }
+
+// Values that used to run silently with defaults (or run for nothing) are
+// refused before anything starts: exit 2, one line naming the flag.
+func TestRefusedNotDefaulted(t *testing.T) {
+	bin := binary(t)
+	store := t.TempDir()
+	plan := filepath.Join(t.TempDir(), "plan.yaml")
+	os.WriteFile(plan, []byte("lock: single\nttl: 0s\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--ttl", "0", "--store", store}, "--ttl must be"},
+		{[]string{"run", "--nodes", "0", "--store", store}, "--nodes must be 1..15"},
+		{[]string{"run", "--clients", "0", "--store", store}, "--clients must be 1..64"},
+		{[]string{"run", "--time-limit", "0s", "--store", store}, "--time-limit must be"},
+		{[]string{"run", "--config", plan, "--store", store}, "--ttl must be"},
+		{[]string{"run", "--fencing", "--store", store}, "--fencing needs a lock that issues fencing tokens"},
+		{[]string{"run", "--lock", "redlock", "--fencing", "--store", store}, "redlock issues none"},
+		{[]string{"run", "--lock", "redlock", "--nodes", "2", "--store", store}, "--nodes must be at least 3 for redlock"},
+		{[]string{"run", "--nemesis", "none,partition", "--store", store}, "--nemesis none means no faults"},
+		{[]string{"compare", "--lock", "single", "--store", store}, "--lock must be a lock that issues fencing tokens"},
+	} {
+		code, _, stderr := exec1(t, bin, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(store); len(entries) > 0 {
+		t.Errorf("refused input left %d entries in the store", len(entries))
+	}
+}
+
+// --nemesis none means no faults, as in Jepsen.
+func TestNemesisNoneRunsWithoutFaults(t *testing.T) {
+	bin := binary(t)
+	store := t.TempDir()
+	code, stdout, stderr := exec1(t, bin, "run", "--nemesis", "none", "--clients", "2", "--ttl", "200ms", "--time-limit", "1s", "--seed", "1", "--store", store)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	runs, _ := filepath.Glob(filepath.Join(store, "*", "*", harness.HistoryFile))
+	if len(runs) == 0 {
+		t.Fatal("no history in the store")
+	}
+	for _, r := range runs { // the run and its "latest" link
+		h, _, err := history.ReadFile(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range h {
+			if op.IsNemesis() && op.F == history.FStart {
+				t.Fatalf("a fault started under --nemesis none: %+v", op)
+			}
+		}
+	}
+}

@@ -22,12 +22,12 @@ func runFlags(fs *pflag.FlagSet, c *harness.Config, nem *string, persistence *st
 	fs.StringVar(&c.Name, "name", "", "test name in the store (default <lock>-<workload>)")
 	fs.StringVar(&c.Lock, "lock", "single", "lock under test: "+strings.Join(lockimpl.Names(), ", "))
 	fs.StringVar(&c.Workload, "workload", "counter", "workload: "+strings.Join(workloads.Names(), ", "))
-	fs.StringVar(nem, "nemesis", "", "comma-separated faults: "+strings.Join(nemesis.Kinds, ", ")+" (default none)")
-	fs.IntVar(&c.Nodes, "nodes", 0, "Redis nodes (default 1; 5 for redlock, fenced-redlock, redsync)")
-	fs.IntVar(&c.Clients, "clients", 4, "concurrent clients")
+	fs.StringVar(nem, "nemesis", "", "comma-separated faults: "+strings.Join(nemesis.Kinds, ", ")+"; none (the default) means no faults")
+	fs.IntVar(&c.Nodes, "nodes", 0, "Redis nodes, 1..15 (default 1; 5 for redlock, fenced-redlock, redsync, which need at least 3)")
+	fs.IntVar(&c.Clients, "clients", 4, "concurrent clients, 1..64")
 	fs.DurationVar(&c.TTL, "ttl", 0, "lease time-to-live (default 1s)")
 	fs.DurationVar(&c.RenewEvery, "renew-every", 0, "watchdog renewal interval of renewable locks (default ttl/3)")
-	fs.BoolVar(&c.Fencing, "fencing", false, "the resource rejects writes with stale fencing tokens")
+	fs.BoolVar(&c.Fencing, "fencing", false, "the resource rejects writes with stale fencing tokens (needs a lock that issues them: fenced, fenced-redlock)")
 	fs.StringVar(persistence, "persistence", "none", "Redis persistence: none, aof-everysec, aof-always")
 	fs.DurationVar(&c.TimeLimit, "time-limit", 0, "length of the run (default 20s)")
 	fs.DurationVar(&c.FaultInterval, "fault-interval", 0, "mean time between faults (default 3s)")
@@ -58,6 +58,9 @@ func runCommand() *cobra.Command {
 			final, err := mergePlan(cmd.Flags(), cfg, nem, persistence, pln)
 			if err != nil {
 				return err
+			}
+			if err := final.CheckGiven(cmd.Flags().Changed); err != nil {
+				return usage("%v", strings.TrimPrefix(err.Error(), harness.ErrConfig.Error()+": "))
 			}
 			if _, err := final.WithDefaults(); err != nil {
 				return usage("%v", strings.TrimPrefix(err.Error(), harness.ErrConfig.Error()+": "))

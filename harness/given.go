@@ -1,0 +1,47 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/lockstorm/lockstorm/lockimpl"
+)
+
+// zeroRefused lists the flags (and plan keys) for which 0 means "take the
+// default" only when left out: given explicitly as 0 they are refused, not
+// silently replaced (a TTL, node count, client count or time limit of 0
+// is not a test anyone can mean).
+var zeroRefused = []struct {
+	flag    string
+	allowed string
+	isZero  func(Config) bool
+}{
+	{"ttl", "a duration of at least 10ms", func(c Config) bool { return c.TTL == 0 }},
+	{"nodes", "1..15", func(c Config) bool { return c.Nodes == 0 }},
+	{"clients", "1..64", func(c Config) bool { return c.Clients == 0 }},
+	{"time-limit", "a positive duration", func(c Config) bool { return c.TimeLimit == 0 }},
+}
+
+// CheckGiven refuses what the command line must not quietly default (the
+// Go API keeps zero as "default"): a flag in zeroRefused given explicitly
+// as 0 (given reports whether a flag was given; nil means none was), and
+// fencing with a built-in lock that issues no fencing tokens, where the
+// fencing resource would have nothing to compare. Errors wrap ErrConfig
+// and name the flag and what it allows.
+func (c Config) CheckGiven(given func(flag string) bool) error {
+	for _, z := range zeroRefused {
+		if given != nil && given(z.flag) && z.isZero(c) {
+			return fmt.Errorf("%w: --%s must be %s, got 0", ErrConfig, z.flag, z.allowed)
+		}
+	}
+	if c.Fencing && c.NewLock == nil {
+		lock := c.Lock
+		if d, err := c.WithDefaults(); err == nil {
+			lock = d.Lock // the default lock when none was named
+		}
+		if slices.Contains(lockimpl.Names(), lock) && !lockimpl.IssuesFences(lock) {
+			return fmt.Errorf("%w: --fencing needs a lock that issues fencing tokens (fenced, fenced-redlock); %s issues none", ErrConfig, lock)
+		}
+	}
+	return nil
+}
