@@ -66,12 +66,21 @@ func versions(c cluster.Cluster, cfg Config) map[string]string {
 	return v
 }
 
+// writeJSON replaces path with v as indented JSON, through a temporary
+// file renamed into place, so that a failed write (a full disk) leaves the
+// previous content whole.
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("harness: %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("harness: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
 		return fmt.Errorf("harness: %w", err)
 	}
 	return nil
