@@ -110,9 +110,6 @@ func TestAnalyzeExitStatusFollowsVerdict(t *testing.T) {
 // mount the tmpfs; skipped otherwise (harness's TestHistoryWriteFailureStopsRun
 // covers the same without root).
 func TestFullDiskRunIsUnknown(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a run of up to 20 s")
-	}
 	bin := binary(t)
 	store := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", store).CombinedOutput(); err != nil {
