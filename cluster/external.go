@@ -85,8 +85,10 @@ func retryFor(ctx context.Context, wait time.Duration, f func() error) error {
 
 // StartExternal checks the configuration (refusing non-loopback addresses
 // unless allowed), that every endpoint accepts TCP connections and that
-// the toxiproxy server answers, then creates one proxy per (client, node)
-// on the server. On error no proxy is left behind.
+// the toxiproxy server answers, removes the proxies a killed lockstorm run
+// of this host left there (see removeStaleProxies), then creates one proxy
+// per (client, node) on the server, named by newProxyRunPrefix. On error no
+// proxy is left behind.
 func StartExternal(ctx context.Context, cfg ExternalConfig) (*External, error) {
 	if len(cfg.Addrs) == 0 {
 		return nil, errors.New("cluster: external: at least one Redis address is required")
@@ -144,9 +146,12 @@ func StartExternal(ctx context.Context, cfg ExternalConfig) (*External, error) {
 	if err := retryFor(ctx, cfg.Wait, func() error { _, err := api.Version(); return err }); err != nil {
 		return nil, fmt.Errorf("cluster: external: toxiproxy server at %s does not answer: %w", cfg.ToxiproxyAPI, err)
 	}
+	if _, err := removeStaleProxies(api); err != nil {
+		return nil, err
+	}
 	e.links = &remoteLinks{
 		api:        api,
-		prefix:     fmt.Sprintf("lockstorm-%d-%d-", os.Getpid(), runSeq.Add(1)),
+		prefix:     newProxyRunPrefix(),
 		listenHost: cfg.ListenHost,
 		clients:    cfg.Clients,
 		proxies:    map[Link]*toxiclient.Proxy{},

@@ -17,7 +17,8 @@ import (
 const freezeDelayMs = 24 * 60 * 60 * 1000
 
 // remoteLinks is the set of proxies lockstorm created on a toxiproxy
-// server, one per (client, target), named <prefix><client>-><target>, and
+// server, one per (client, target), named <prefix><client>-><target>
+// (prefix from newProxyRunPrefix), and
 // the faults on them, driven through the server's HTTP API. The server is
 // the truth for which toxics exist; only frozen clients are remembered, so
 // that links added later are frozen too. Methods are safe for concurrent

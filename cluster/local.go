@@ -29,6 +29,8 @@ type LocalConfig struct {
 	// Dir is the parent of the run directory; empty means os.TempDir().
 	Dir string
 	// KeepDir keeps the run directory (configs, logs, data) after Stop.
+	// A kept directory is marked kept (.lockstorm-kept) from the start,
+	// so that no later run's stale-directory sweep removes it.
 	KeepDir bool
 
 	// Replica gives node n1 an asynchronous replica (a redis-server that is
@@ -132,6 +134,10 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 		return nil, fmt.Errorf("cluster: run directory: %w", err)
 	}
 	if runDir, err = filepath.Abs(runDir); err != nil {
+		return nil, err
+	}
+	if err := writeRunMarker(runDir, cfg.KeepDir); err != nil {
+		_ = os.RemoveAll(runDir)
 		return nil, err
 	}
 	l := &Local{
@@ -298,7 +304,8 @@ func (l *Local) HealAll(ctx context.Context) error {
 }
 
 // Stop heals the links, kills and reaps every node, stops every proxy and
-// removes the run directory unless KeepDir. Calling it again returns the
+// removes the run directory unless KeepDir (then it says on stderr where
+// the kept directory is). Calling it again returns the
 // first call's result.
 func (l *Local) Stop() error {
 	if l.rep != nil {
@@ -329,6 +336,8 @@ func (l *Local) Stop() error {
 		if err := os.RemoveAll(l.runDir); err != nil {
 			errs = append(errs, fmt.Errorf("cluster: remove %s: %w", l.runDir, err))
 		}
+	} else {
+		fmt.Fprintf(os.Stderr, "lockstorm: kept the nodes' folder %s (remove it yourself)\n", l.runDir)
 	}
 	unregister(l)
 	l.stopErr = errors.Join(errs...)

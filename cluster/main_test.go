@@ -15,5 +15,9 @@ func TestMain(m *testing.M) {
 		signalHelper()
 		return
 	}
+	if os.Getenv(externalHelperEnv) != "" {
+		externalHelper()
+		return
+	}
 	os.Exit(clustertest.Main(m))
 }

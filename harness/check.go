@@ -48,9 +48,11 @@ func lockChecker(cfg Config) *checker.Lock {
 }
 
 // Check runs the checkers over res.History, sets res.Verdict, and writes
-// results.json into res.Dir (when set).
+// results.json into res.Dir (when set). The verdict of an incomplete run
+// (res.Incomplete) is at best unknown.
 func Check(ctx context.Context, res *Result) error {
 	res.Verdict = Checkers(res).Check(ctx, res.History)
+	demoteIncomplete(res)
 	if res.Dir == "" {
 		return nil
 	}

@@ -38,7 +38,17 @@ type Result struct {
 	Verdict checker.Result
 	// Interrupted is true when ctx ended before the time limit.
 	Interrupted bool
+	// Incomplete says why the run was cut short, or why its stored
+	// history cannot be trusted to be whole (e.g. "history write failed:
+	// ... no space left on device"); empty for a complete run. The verdict
+	// of an incomplete run is never valid: at best unknown, invalid when a
+	// violation was found in what was recorded.
+	Incomplete string
 }
+
+// createHistory opens the run's history file; tests replace it to make
+// the history writes fail (a full disk).
+var createHistory = history.CreateFile
 
 // run is one test run in progress.
 type run struct {
@@ -96,6 +106,12 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return nil, err
 	}
 	res = &Result{Dir: dir, Config: cfg, Plan: r.plan}
+	started := false // set once setup succeeded and the workload starts
+	defer func() {
+		if !started && err != nil {
+			markSetupFailed(dir, err)
+		}
+	}()
 	log, err := openLog(dir, cfg.Log)
 	if err != nil {
 		return res, err
@@ -132,9 +148,10 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 	}()
 	// Record the Redis version now that nodes run.
-	_ = writeJSON(filepath.Join(dir, TestFile), testFile{Config: cfg, Plan: r.plan, Versions: versions(c, cfg)})
+	vers := versions(c, cfg)
+	_ = writeJSON(filepath.Join(dir, TestFile), testFile{Config: cfg, Plan: r.plan, Versions: vers})
 
-	r.rec, err = history.CreateFile(filepath.Join(dir, HistoryFile))
+	r.rec, err = createHistory(filepath.Join(dir, HistoryFile))
 	if err != nil {
 		return res, err
 	}
@@ -155,29 +172,50 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return res, fmt.Errorf("harness: resource proxy: %w", err)
 	}
 
+	started = true
+	linkLatest(dir)
 	err = r.execute(ctx, res)
-	if cerr := r.rec.Close(); cerr != nil && err == nil {
-		err = cerr
+	if cerr := r.rec.Close(); cerr != nil && res.Incomplete == "" {
+		res.Incomplete = "history write failed: " + cerr.Error()
 	}
 	res.History = r.rec.History()
 	res.Writes = r.res.Writes()
-	if werr := writeJSONL(filepath.Join(dir, WritesFile), res.Writes); werr != nil && err == nil {
-		err = werr
+	// After a failed history write the store is likely full: later store
+	// writes may fail too, and must not keep the verdict from the user.
+	storeErr := func(werr error) {
+		if werr == nil {
+			return
+		}
+		if res.Incomplete != "" {
+			r.logf("store: %v", werr)
+		} else if err == nil {
+			err = werr
+		}
 	}
+	storeErr(writeJSONL(filepath.Join(dir, WritesFile), res.Writes))
 	if len(r.panics) > 0 && err == nil {
 		err = fmt.Errorf("harness: panic: %s", r.panics[0])
 	}
 	if err != nil {
 		return res, err
 	}
+	tf := testFile{Config: cfg, Plan: r.plan, Versions: vers, Incomplete: res.Incomplete}
+	if res.Incomplete == "" {
+		tf.Completed, tf.Records = true, len(res.History)
+	}
+	storeErr(writeJSON(filepath.Join(dir, TestFile), tf))
 	if cfg.Workload == "counter" {
 		res.Final = map[string]int64{cfg.Workloads.Key: r.res.Value(cfg.Workloads.Key)}
-		if err := writeJSON(filepath.Join(dir, FinalFile), res.Final); err != nil {
-			return res, err
-		}
+		storeErr(writeJSON(filepath.Join(dir, FinalFile), res.Final))
 	}
-	err = Check(context.WithoutCancel(ctx), res)
+	if err != nil {
+		return res, err
+	}
+	storeErr(Check(context.WithoutCancel(ctx), res))
 	r.logf("verdict: %s", res.Verdict.Valid)
+	if res.Incomplete != "" {
+		r.logf("incomplete: %s", res.Incomplete)
+	}
 	return res, err
 }
 
@@ -236,6 +274,13 @@ wait:
 		case <-ctx.Done():
 			res.Interrupted = true
 			r.logf("interrupted: %v", context.Cause(ctx))
+			break wait
+		case <-r.rec.Failed():
+			// The history can no longer be stored: stop now, as on an
+			// interrupt, and check what is in memory.
+			res.Incomplete = "history write failed: " + r.rec.Err().Error()
+			r.logf("stopping: %s", res.Incomplete)
+			r.abort()
 			break wait
 		case <-tick.C:
 			r.progress(&tr, start, false)
@@ -326,8 +371,24 @@ func newRunDir(store, name string) (string, error) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	latest := filepath.Join(base, "latest")
+	return dir, nil
+}
+
+// linkLatest points the test's "latest" link at dir, a run that got past
+// setup: a run whose setup failed never becomes latest.
+func linkLatest(dir string) {
+	latest := filepath.Join(filepath.Dir(dir), "latest")
 	_ = os.Remove(latest)
 	_ = os.Symlink(filepath.Base(dir), latest)
-	return dir, nil
+}
+
+// SetupFailedFile is written into a run folder whose setup failed (nodes,
+// resource or history could not be started); it holds the error. Such a
+// folder has no history and no verdict, and "latest" never points at it.
+const SetupFailedFile = "setup-failed.txt"
+
+// markSetupFailed writes SetupFailedFile with err into dir (best effort:
+// the disk may be what failed).
+func markSetupFailed(dir string, err error) {
+	_ = os.WriteFile(filepath.Join(dir, SetupFailedFile), []byte(err.Error()+"\n"), 0o644)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
@@ -21,6 +22,9 @@ type RunInfo struct {
 	Verdict checker.Validity
 	Checked bool
 	Config  Config
+	// SetupError is the error of a run whose setup failed (its
+	// SetupFailedFile): it never ran, has no history and no verdict.
+	SetupError string
 }
 
 // runDirLayout is the time layout of run folder names.
@@ -51,6 +55,11 @@ func ListRuns(store string) ([]RunInfo, error) {
 			var tf testFile
 			if b, err := os.ReadFile(filepath.Join(dir, TestFile)); err == nil && json.Unmarshal(b, &tf) == nil {
 				ri.Config = tf.Config
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, SetupFailedFile)); err == nil {
+				ri.SetupError = strings.TrimSpace(string(b))
+				out = append(out, ri)
+				continue
 			}
 			var res checker.Result
 			if b, err := os.ReadFile(filepath.Join(dir, ResultsFile)); err == nil && json.Unmarshal(b, &res) == nil {

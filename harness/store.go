@@ -17,11 +17,20 @@ import (
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// testFile is test.json: the full configuration and the versions of what ran.
+// testFile is test.json: the full configuration and the versions of what
+// ran, rewritten at the end of the run with how it ended.
 type testFile struct {
 	Config   Config            `json:"config"`
 	Plan     *nemesis.Plan     `json:"plan,omitempty"`
 	Versions map[string]string `json:"versions"`
+	// Completed is set once the run ended (time limit or interrupt),
+	// healed, and its whole history is on disk: Records records. A run
+	// folder without it was killed, crashed or is still running.
+	Completed bool `json:"completed,omitempty"`
+	Records   int  `json:"records,omitempty"`
+	// Incomplete says why the run was cut short (a failed history write);
+	// such a run is never valid.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // versions lists lockstorm's, Go's and (when nodes run) Redis's versions.
@@ -57,12 +66,21 @@ func versions(c cluster.Cluster, cfg Config) map[string]string {
 	return v
 }
 
+// writeJSON replaces path with v as indented JSON, through a temporary
+// file renamed into place, so that a failed write (a full disk) leaves the
+// previous content whole.
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("harness: %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("harness: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
 		return fmt.Errorf("harness: %w", err)
 	}
 	return nil

@@ -2,11 +2,13 @@ package history
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -200,5 +202,44 @@ func TestPairs(t *testing.T) {
 	want := []Pair{{0, 6}, {1, 3}, {7, -1}}
 	if got := Pairs(h); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Pairs = %v, want %v", got, want)
+	}
+}
+
+// fullDisk is a writer that accepts limit bytes, then fails like a full
+// disk.
+type fullDisk struct {
+	limit, n int
+}
+
+func (d *fullDisk) Write(p []byte) (int, error) {
+	if d.n+len(p) > d.limit {
+		k := max(d.limit-d.n, 0)
+		d.n += k
+		return k, syscall.ENOSPC
+	}
+	d.n += len(p)
+	return len(p), nil
+}
+
+// A write error (full disk) is reported promptly on Failed and by Err,
+// while every record stays in memory.
+func TestRecorderReportsWriteError(t *testing.T) {
+	r := NewRecorder(&fullDisk{limit: 100})
+	for i := 0; i < 50; i++ {
+		r.Record(Op{Process: 1, Type: Invoke, F: FAcquire})
+	}
+	select {
+	case <-r.Failed():
+	case <-time.After(time.Second):
+		t.Fatal("no write error reported within 1 s")
+	}
+	if err := r.Err(); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Err = %v, want ENOSPC", err)
+	}
+	if err := r.Close(); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Close = %v, want ENOSPC", err)
+	}
+	if n := len(r.History()); n != 50 {
+		t.Fatalf("memory has %d records, want 50", n)
 	}
 }

@@ -29,6 +29,8 @@ type Recorder struct {
 	err    error // first write error; later records are still kept in memory
 	closed bool
 
+	failed chan struct{} // closed at the first write error
+
 	stop chan struct{}
 	done chan struct{}
 }
@@ -36,7 +38,7 @@ type Recorder struct {
 // NewRecorder returns a recorder that streams to w (nil keeps records in
 // memory only). The run's clock starts now.
 func NewRecorder(w io.Writer) *Recorder {
-	r := &Recorder{start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	r := &Recorder{start: time.Now(), stop: make(chan struct{}), done: make(chan struct{}), failed: make(chan struct{})}
 	if w != nil {
 		r.w = bufio.NewWriterSize(w, 256<<10)
 		if c, ok := w.(io.Closer); ok {
@@ -104,9 +106,31 @@ func (r *Recorder) appendLocked(op *Op) {
 	}
 	r.line = appendJSON(r.line[:0], op)
 	r.line = append(r.line, '\n')
-	if _, err := r.w.Write(r.line); err != nil && r.err == nil {
-		r.err = err
+	if _, err := r.w.Write(r.line); err != nil {
+		r.failLocked(err)
 	}
+}
+
+// failLocked keeps the first write error and signals it on Failed.
+func (r *Recorder) failLocked(err error) {
+	if r.err != nil {
+		return
+	}
+	r.err = fmt.Errorf("history: write: %w", err)
+	close(r.failed)
+}
+
+// Failed is closed at the first error writing the history (a full disk,
+// say), at most FlushInterval after the record that could not be written.
+// The records stay in memory; the file is from then on incomplete. A run
+// should stop promptly: see Err.
+func (r *Recorder) Failed() <-chan struct{} { return r.failed }
+
+// Err is the first error writing the history, or nil.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
 }
 
 // Len is the number of records so far.
@@ -138,8 +162,8 @@ func (r *Recorder) flushLocked() error {
 	if r.w == nil || r.closed {
 		return r.err
 	}
-	if err := r.w.Flush(); err != nil && r.err == nil {
-		r.err = err
+	if err := r.w.Flush(); err != nil {
+		r.failLocked(err)
 	}
 	return r.err
 }
@@ -170,7 +194,8 @@ func (r *Recorder) Close() error {
 	r.closed = true
 	if r.closer != nil {
 		if cerr := r.closer.Close(); cerr != nil && err == nil {
-			err = cerr
+			r.failLocked(cerr)
+			err = r.err
 		}
 	}
 	r.mu.Unlock()

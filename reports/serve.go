@@ -28,12 +28,15 @@ table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px solid #
 <td class="{{verdictClass .}}">{{verdictText .}}</td>
 <td>{{.Config.Lock}}</td><td>{{.Config.Workload}}</td><td>{{range $i, $f := .Config.Nemesis}}{{if $i}}, {{end}}{{$f}}{{else}}{{if .Config.Plan}}scripted{{else}}none{{end}}{{end}}</td>
 <td>{{.Config.Seed}}</td>
-<td><a href="/runs/{{.Dir}}/index.html">report</a> · <a href="/runs/{{.Dir}}/">files</a></td>
+<td>{{if .SetupError}}<span title="{{.SetupError}}">no report</span>{{else}}<a href="/runs/{{.Dir}}/index.html">report</a>{{end}} · <a href="/runs/{{.Dir}}/">files</a></td>
 </tr>{{end}}
 </table></body></html>
 `))
 
 func verdictText(r harness.RunInfo) string {
+	if r.SetupError != "" {
+		return "setup failed"
+	}
 	if !r.Checked {
 		return "not checked"
 	}

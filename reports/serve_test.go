@@ -59,3 +59,20 @@ func get(t *testing.T, url string) string {
 	}
 	return string(b)
 }
+
+// A run folder whose setup failed is listed as such, without a report link.
+func TestStoreHandlerShowsSetupFailed(t *testing.T) {
+	store := t.TempDir()
+	d := filepath.Join(store, "a", "20261201T100000.000")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(d, "test.json"), []byte(`{"config":{"lock":"single","workload":"counter","seed":9}}`), 0o644)
+	os.WriteFile(filepath.Join(d, "setup-failed.txt"), []byte("cluster: redis-server not found\n"), 0o644)
+	srv := httptest.NewServer(StoreHandler(store))
+	defer srv.Close()
+	body := get(t, srv.URL+"/")
+	if !strings.Contains(body, "setup failed") || strings.Contains(body, "20261201T100000.000/index.html") {
+		t.Fatalf("setup-failed run not shown as such:\n%s", body)
+	}
+}

@@ -23,6 +23,9 @@ func Summary(w io.Writer, res *harness.Result) {
 	if v.Error != "" {
 		fmt.Fprintf(w, "  %s\n", v.Error)
 	}
+	if res.Incomplete != "" && !strings.Contains(v.Error, res.Incomplete) {
+		fmt.Fprintf(w, "  incomplete run: %s\n", res.Incomplete)
+	}
 	for _, c := range v.Results {
 		line := fmt.Sprintf("  %-10s %s", c.Name, verdictWord(c.Valid))
 		if c.Error != "" {

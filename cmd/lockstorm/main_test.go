@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
@@ -157,5 +158,36 @@ func TestNemesisNoneRunsWithoutFaults(t *testing.T) {
 				t.Fatalf("a fault started under --nemesis none: %+v", op)
 			}
 		}
+	}
+}
+
+// A disk that fills up mid-run (a 48 KiB tmpfs as the store) stops the run
+// promptly; it prints an unknown verdict and why, exits 3, and a later
+// analyze of the stored run does not call it valid either. Needs root to
+// mount the tmpfs; skipped otherwise (harness's TestHistoryWriteFailureStopsRun
+// covers the same without root).
+func TestFullDiskRunIsUnknown(t *testing.T) {
+	bin := binary(t)
+	store := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", store).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs (needs root): %v %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", store).Run() })
+	start := time.Now()
+	code, stdout, stderr := exec1(t, bin, "run", "--lock", "single", "--store", store, "--time-limit", "30s", "--seed", "3")
+	if code != 3 && code != 1 || !strings.Contains(stdout, "history write failed") {
+		t.Fatalf("run: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the run went on for %v on a full disk", took)
+	}
+	copyDir := t.TempDir() // analyze needs room for its report
+	runDir := filepath.Join(store, "single-counter", "latest")
+	if out, err := exec.Command("cp", "-r", runDir+"/.", copyDir).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	code, stdout, stderr = exec1(t, bin, "analyze", copyDir)
+	if code != 3 && code != 1 || !strings.Contains(stdout, "incomplete run") {
+		t.Fatalf("analyze of the cut-short run: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }

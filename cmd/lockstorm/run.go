@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -135,9 +136,14 @@ func setupError(err error) error {
 }
 
 // finish writes the report, prints the summary and picks the exit status.
+// The verdict of a run cut short (a full disk) is printed even when its
+// report cannot be written.
 func finish(res *harness.Result) error {
 	if err := reports.Write(res); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		if res.Incomplete == "" {
+			return &exitError{code: exitUsage, err: err}
+		}
+		fmt.Fprintf(os.Stderr, "lockstorm: report not written: %v\n", err)
 	}
 	reports.Summary(os.Stdout, res)
 	switch res.Verdict.Valid {
