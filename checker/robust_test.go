@@ -28,6 +28,7 @@ func TestValidateRefusesAbsurdTimes(t *testing.T) {
 			{Index: 0, Time: math.MaxInt64 - 10, Type: history.Invoke, F: "acquire", Key: "k"},
 			{Index: 1, Time: math.MaxInt64, Type: history.OK, F: "acquire", Key: "k", Token: "a"}}, "beyond 100 years"},
 		{"ttl near the int64 limit", new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.TTL = math.MaxInt64 }).h, "op 0: ttl"},
+		{"validity beyond 200 years", new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.Validity = MaxValidity + 1 }).h, "op 0: validity"},
 		{"negative validity", new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.Validity = -1 }).h, "validity -1 ns"},
 		{"completion before invoke", new(hb).add(5, history.Invoke, 0, "acquire", "k", "").add(1, history.OK, 0, "acquire", "k", "a").h, "before its invoke"},
 	}
@@ -103,5 +104,14 @@ func TestFencesAbove2to53AreExact(t *testing.T) {
 	}
 	if r := (Fencing{}).Check(context.Background(), back); r.Valid != Invalid || kindsOf(r)["stale-write-accepted"] == 0 {
 		t.Fatalf("stale write with a token above 2^53 missed: %s", r)
+	}
+}
+
+// A lock without expiry (unsafe-nottl) claims a validity of now + 100
+// years: a legitimate history, checked, not refused (catalogue row 3).
+func TestValidateAcceptsNoExpiryValidity(t *testing.T) {
+	h := new(hb).op(1, 2, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.Validity = 2_000_000 + MaxTime }).h
+	if err := Validate(h); err != nil {
+		t.Fatalf("a no-expiry lease was refused: %v", err)
 	}
 }

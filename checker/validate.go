@@ -14,10 +14,16 @@ var ErrInvalidHistory = errors.New("checker: invalid history")
 // maxProblems is how many problems Validate lists before giving up.
 const maxProblems = 10
 
-// MaxTime is the largest time (and TTL, and validity) a valid history may
-// carry: 100 years in ns. Twice it is still far below the int64 limit, so
-// sums of two such values cannot overflow.
+// MaxTime is the largest time (and TTL) a valid history may carry: 100
+// years in ns. Twice it is still far below the int64 limit, so sums of two
+// such values cannot overflow.
 const MaxTime int64 = 100 * 365 * 24 * 3600 * 1_000_000_000
+
+// MaxValidity is the largest validity a valid history may carry: 2·MaxTime.
+// A lock without expiry (unsafe-nottl) claims a validity of "now + 100
+// years", which is legitimate; checkers only compare validities and
+// subtract from them, never add to them, so this cannot overflow.
+const MaxValidity = 2 * MaxTime
 
 // Validate checks that h is a well-formed history, as etcd's robustness
 // tests do before checking linearizability. The rules:
@@ -25,8 +31,8 @@ const MaxTime int64 = 100 * 365 * 24 * 3600 * 1_000_000_000
 //   - Records carry the indices 0..n-1 in order.
 //   - A client record is an invoke or a completion (ok, fail, info); a
 //     completion's time is not before its invoke's.
-//   - Times are sane: every record's Time, TTL and Validity lies in
-//     [0, MaxTime] (100 years of ns), so that no checker's arithmetic
+//   - Times are sane: every record's Time and TTL lies in [0, MaxTime]
+//     (100 years of ns) and its Validity in [0, MaxValidity], so that no checker's arithmetic
 //     (invoke + TTL, validity − drift) can overflow and no report has to
 //     draw an absurd axis. Record times need not be monotonic in index
 //     order (the recorder may record an event observed earlier).
@@ -71,8 +77,8 @@ func Validate(h history.History) error {
 		if o.TTL < 0 || o.TTL > MaxTime {
 			add("op %d: ttl %d ns is outside [0, %d]", i, o.TTL, MaxTime)
 		}
-		if o.Validity < 0 || o.Validity > MaxTime {
-			add("op %d: validity %d ns is outside [0, %d]", i, o.Validity, MaxTime)
+		if o.Validity < 0 || o.Validity > MaxValidity {
+			add("op %d: validity %d ns is outside [0, %d]", i, o.Validity, MaxValidity)
 		}
 		if o.IsNemesis() {
 			if o.F != history.FStart && o.F != history.FStop && o.F != history.FHeal {
