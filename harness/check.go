@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/coverage"
 )
 
 // Checkers returns the checker composition for a run: res.Config decides
@@ -56,5 +57,18 @@ func Check(ctx context.Context, res *Result) error {
 	if res.Dir == "" {
 		return nil
 	}
-	return writeJSON(filepath.Join(res.Dir, ResultsFile), res.Verdict)
+	return writeJSON(filepath.Join(res.Dir, ResultsFile), resultsFile{Result: res.Verdict,
+		Interrupted: res.Interrupted, Incomplete: res.Incomplete, Coverage: res.Coverage})
+}
+
+// resultsFile is results.json: the checkers' verdict (its fields at the
+// top level), whether the run was cut short, and what its faults touched.
+type resultsFile struct {
+	checker.Result
+	// Interrupted is true for a run stopped by SIGINT or SIGTERM.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Incomplete says why the run's history cannot be trusted to be whole.
+	Incomplete string `json:"incomplete,omitempty"`
+	// Coverage is what the run's faults touched.
+	Coverage *coverage.Report `json:"coverage,omitempty"`
 }

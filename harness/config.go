@@ -100,6 +100,20 @@ type Config struct {
 	// FaultInterval is the mean time between fault starts (each gap and
 	// each fault's length are drawn around it). Default 3s.
 	FaultInterval time.Duration `json:"fault_interval_ns"`
+	// MinCoverage is the bar a run's faults must clear before its verdict
+	// can be valid: at least this many faults of each requested kind must
+	// touch a lock holder or a waiter (see Result.Coverage). 0 means the
+	// default, 1; negative means no bar (the command line's
+	// --min-coverage 0). A requested kind that never applied makes the
+	// verdict unknown whatever the bar. Runs without faults have no bar.
+	MinCoverage int `json:"min_coverage,omitempty"`
+	// TargetHolder is the probability that a random fault is aimed at the
+	// lock holder or a waiter and timed against its lease (Jepsen's
+	// targeted nemeses): a pause in the critical section, a cut from a
+	// majority of nodes or from the resource, slow links late in an
+	// acquire. 0 means the default, 0.8; negative means never (the command
+	// line's --target-holder 0). Scripted plans are not affected.
+	TargetHolder float64 `json:"target_holder,omitempty"`
 	// Plan, when set, is the exact fault schedule (a scripted catalogue
 	// row); Nemesis is then ignored.
 	Plan *nemesis.Plan `json:"plan,omitempty"`
@@ -216,6 +230,15 @@ func (c Config) WithDefaults() (Config, error) {
 	if c.FaultInterval < 100*time.Millisecond {
 		return bad("--fault-interval must be at least 100ms, got %v", c.FaultInterval)
 	}
+	if c.MinCoverage == 0 {
+		c.MinCoverage = DefaultMinCoverage
+	}
+	if c.TargetHolder == 0 {
+		c.TargetHolder = DefaultTargetHolder
+	}
+	if c.TargetHolder > 1 {
+		return bad("--target-holder must be a probability between 0 and 1, got %v", c.TargetHolder)
+	}
 	if c.Store == "" {
 		c.Store = "store"
 	}
@@ -231,6 +254,12 @@ func (c Config) WithDefaults() (Config, error) {
 	c.Workloads = c.Workloads.WithDefaults(c.TTL)
 	return c, nil
 }
+
+// Defaults of MinCoverage and TargetHolder.
+const (
+	DefaultMinCoverage  = 1
+	DefaultTargetHolder = 0.8
+)
 
 // NoFaults is the nemesis value that means no faults at all (as in Jepsen).
 const NoFaults = "none"

@@ -48,6 +48,8 @@ type Plan struct {
 	PasswordEnv      string   `yaml:"redis-password-env"`
 	TLS              bool     `yaml:"redis-tls"`
 	AllowNonLoopback bool     `yaml:"allow-non-loopback"`
+	MinCoverage      *int     `yaml:"min-coverage"`
+	TargetHolder     *float64 `yaml:"target-holder"`
 }
 
 // PlanFields lists the keys a plan may hold.
@@ -99,6 +101,12 @@ func (p Plan) Config() (Config, error) {
 		Seed: p.Seed, Store: p.Store, Provider: p.Provider, DockerImage: p.DockerImage, KeepClusterDir: p.Keep,
 		External: External{RedisAddrs: p.RedisAddrs, Toxiproxy: p.Toxiproxy, ListenHost: p.ListenHost,
 			PasswordEnv: p.PasswordEnv, TLS: p.TLS, AllowNonLoopback: p.AllowNonLoopback}}
+	if p.MinCoverage != nil {
+		c.MinCoverage = GivenMinCoverage(*p.MinCoverage)
+	}
+	if p.TargetHolder != nil {
+		c.TargetHolder = GivenTargetHolder(*p.TargetHolder)
+	}
 	for _, d := range []struct {
 		name string
 		s    string
@@ -115,4 +123,22 @@ func (p Plan) Config() (Config, error) {
 		*d.to = v
 	}
 	return c, nil
+}
+
+// GivenMinCoverage maps a --min-coverage value given explicitly to
+// Config.MinCoverage, where 0 means the default: a given 0 means no bar.
+func GivenMinCoverage(v int) int {
+	if v <= 0 {
+		return -1
+	}
+	return v
+}
+
+// GivenTargetHolder maps a --target-holder value given explicitly to
+// Config.TargetHolder, where 0 means the default: a given 0 means never.
+func GivenTargetHolder(v float64) float64 {
+	if v == 0 {
+		return -1
+	}
+	return v
 }

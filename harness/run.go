@@ -13,6 +13,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/resource"
@@ -36,7 +37,11 @@ type Result struct {
 	Final map[string]int64
 	// Verdict is the checkers' result (also in results.json).
 	Verdict checker.Result
-	// Interrupted is true when ctx ended before the time limit.
+	// Coverage is what the run's faults touched (nil for a run without
+	// faults); a shortfall makes a valid verdict unknown.
+	Coverage *coverage.Report
+	// Interrupted is true when ctx ended before the time limit (SIGINT,
+	// SIGTERM): the run is incomplete and its verdict at best unknown.
 	Interrupted bool
 	// Incomplete says why the run was cut short, or why its stored
 	// history cannot be trusted to be whole (e.g. "history write failed:

@@ -17,28 +17,36 @@ func appendJSON(b []byte, o *Op) []byte {
 	b = appendQuote(b, string(o.Type))
 	b = append(b, `,"process":`...)
 	b = strconv.AppendInt(b, int64(o.Process), 10)
+	b = appendString(b, `,"client":`, o.Client)
 	b = append(b, `,"f":`...)
 	b = appendQuote(b, o.F)
 	b = appendString(b, `,"key":`, o.Key)
 	b = appendString(b, `,"token":`, o.Token)
 	b = appendInt(b, `,"fence":`, o.Fence)
-	if len(o.Nodes) > 0 {
-		b = append(b, `,"nodes":[`...)
-		for i, n := range o.Nodes {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendQuote(b, n)
-		}
-		b = append(b, ']')
-	}
+	b = appendList(b, `,"nodes":`, o.Nodes)
 	b = appendInt(b, `,"value":`, o.Value)
 	b = appendInt(b, `,"ttl":`, o.TTL)
 	b = appendInt(b, `,"validity":`, o.Validity)
 	b = appendString(b, `,"fault":`, o.Fault)
+	b = appendList(b, `,"clients":`, o.Clients)
 	b = appendString(b, `,"detail":`, o.Detail)
 	b = appendString(b, `,"error":`, o.Error)
 	return append(b, '}')
+}
+
+func appendList(b []byte, name string, xs []string) []byte {
+	if len(xs) == 0 {
+		return b
+	}
+	b = append(b, name...)
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendQuote(b, x)
+	}
+	return append(b, ']')
 }
 
 func appendString(b []byte, name, s string) []byte {

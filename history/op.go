@@ -51,6 +51,10 @@ type Op struct {
 	Type Type `json:"type"`
 	// Process is the single-threaded actor; NemesisProcess for faults.
 	Process int `json:"process"`
+	// Client is the client slot ("c1", "c2", ...) a client record's
+	// process runs in; empty for nemesis records and histories written
+	// before slots were recorded.
+	Client string `json:"client,omitempty"`
 	// F is the operation: acquire, release, extend, read, write, ...
 	F string `json:"f"`
 	// Key is the lock name or resource key.
@@ -70,6 +74,9 @@ type Op struct {
 	Validity int64 `json:"validity,omitempty"`
 	// Fault names the fault of a nemesis record, e.g. "partition".
 	Fault string `json:"fault,omitempty"`
+	// Clients are the client slots a fault targets (nemesis records), as
+	// resolved when the fault started; empty for a fault on nodes only.
+	Clients []string `json:"clients,omitempty"`
 	// Detail is free text: the fault's shape, a workload's note.
 	Detail string `json:"detail,omitempty"`
 	// Error is the error text of a fail or info completion.

@@ -191,7 +191,7 @@ func (r *Runner) op(fn string, f Fault, do func() error, outcome func() string) 
 	defer r.opMu.Unlock()
 	rec := history.Op{
 		Type: history.Invoke, Process: history.NemesisProcess, F: fn,
-		Fault: f.Kind, Detail: f.String(), Nodes: f.Nodes,
+		Fault: f.Kind, Detail: f.String(), Nodes: f.Nodes, Clients: f.Clients,
 	}
 	r.Rec.Record(rec)
 	defer func() {

@@ -89,7 +89,7 @@ func (w *Worker) observed(l *lockimpl.Lease, lw *leaseWatch, old, v time.Time) {
 	}
 	now := w.Rec.Now()
 	call := min(now, w.Rec.At(v)-int64(ttl))
-	op := history.Op{Type: history.Invoke, Process: w.dogProcess(l), F: history.FExtend, Key: l.Key, Token: l.Token,
+	op := history.Op{Type: history.Invoke, Process: w.dogProcess(l), Client: w.Slot, F: history.FExtend, Key: l.Key, Token: l.Token,
 		Fence: l.Fence, TTL: int64(ttl), Detail: "observed: Lease.SetValidity"}
 	w.Rec.RecordAt(op, call)
 	op.Type, op.Validity = history.OK, w.Rec.At(v)

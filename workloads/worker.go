@@ -126,7 +126,7 @@ func (w *Worker) do(ctx context.Context, op history.Op, fn func(ctx context.Cont
 	if w.isHalted() {
 		return op, errHalted
 	}
-	op.Process = w.Process()
+	op.Process, op.Client = w.Process(), w.Slot
 	op.Type = history.Invoke
 	w.Rec.Record(op)
 	err := fn(ctx, &op)
@@ -201,7 +201,7 @@ func (w *Worker) RenewHook(l *lockimpl.Lease) func(error) {
 	}
 	w.explicit(l, +1)
 	p := w.dogProcess(l)
-	op := history.Op{Type: history.Invoke, Process: p, F: history.FExtend, Key: l.Key, Token: l.Token, Fence: l.Fence, TTL: int64(w.TTL), Detail: "watchdog"}
+	op := history.Op{Type: history.Invoke, Process: p, Client: w.Slot, F: history.FExtend, Key: l.Key, Token: l.Token, Fence: l.Fence, TTL: int64(w.TTL), Detail: "watchdog"}
 	w.Rec.Record(op)
 	return func(err error) {
 		op.Type = outcome(err, lockimpl.ErrNotHeld)
@@ -293,7 +293,7 @@ func (w *Worker) Lost(l *lockimpl.Lease) {
 	if err := l.Err(); err != nil {
 		reason = err.Error()
 	}
-	op := history.Op{F: history.FLost, Key: l.Key, Token: l.Token, Fence: l.Fence, Process: w.Process(), Type: history.Invoke, Detail: reason}
+	op := history.Op{F: history.FLost, Key: l.Key, Token: l.Token, Fence: l.Fence, Process: w.Process(), Client: w.Slot, Type: history.Invoke, Detail: reason}
 	w.Rec.Record(op)
 	op.Type = history.OK
 	w.Rec.Record(op)

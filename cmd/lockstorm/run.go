@@ -43,13 +43,23 @@ func runFlags(fs *pflag.FlagSet, c *harness.Config, nem *string, persistence *st
 	fs.StringVar(&c.External.PasswordEnv, "redis-password-env", "", "external provider: environment variable holding the Redis password")
 	fs.BoolVar(&c.External.TLS, "redis-tls", false, "external provider: the endpoints speak TLS")
 	fs.BoolVar(&c.External.AllowNonLoopback, "allow-non-loopback", false, "external provider: allow endpoints off this host's loopback (faults disrupt whatever they touch)")
+	fs.IntVar(&c.MinCoverage, "min-coverage", harness.DefaultMinCoverage, "faults of each requested kind that must touch a lock holder or waiter for a valid verdict; 0 turns the bar off")
+	fs.Float64Var(&c.TargetHolder, "target-holder", harness.DefaultTargetHolder, "probability that a random fault is aimed at the lock holder or a waiter, timed against its lease; 0 never")
 	fs.StringVar(plan, "config", "", "YAML test plan; flags given explicitly override it")
+}
+
+// repeatFlags binds the flags that repeat a run.
+func repeatFlags(fs *pflag.FlagSet, runs *int, untilInvalid *bool) {
+	fs.IntVar(runs, "runs", 1, "run N seeded runs (seeds derived from --seed), each in its own folder")
+	fs.BoolVar(untilInvalid, "until-invalid", false, "with --runs, stop at the first invalid run")
 }
 
 func runCommand() *cobra.Command {
 	var (
 		cfg                   harness.Config
 		nem, persistence, pln string
+		runs                  int
+		untilInvalid          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -76,12 +86,19 @@ func runCommand() *cobra.Command {
 		},
 	}
 	runFlags(cmd.Flags(), &cfg, &nem, &persistence, &pln)
+	repeatFlags(cmd.Flags(), &runs, &untilInvalid)
 	return cmd
 }
 
 // mergePlan applies a YAML plan, then every flag given explicitly.
 func mergePlan(fs *pflag.FlagSet, flags harness.Config, nem, persistence, planPath string) (harness.Config, error) {
 	flags.Persistence = cluster.Persistence(persistence)
+	if fs.Changed("min-coverage") {
+		flags.MinCoverage = harness.GivenMinCoverage(flags.MinCoverage)
+	}
+	if fs.Changed("target-holder") {
+		flags.TargetHolder = harness.GivenTargetHolder(flags.TargetHolder)
+	}
 	if nem != "" {
 		flags.Nemesis = strings.Split(nem, ",")
 	}
@@ -120,6 +137,8 @@ func mergePlan(fs *pflag.FlagSet, flags harness.Config, nem, persistence, planPa
 	set("redis-password-env", func() { c.External.PasswordEnv = flags.External.PasswordEnv })
 	set("redis-tls", func() { c.External.TLS = flags.External.TLS })
 	set("allow-non-loopback", func() { c.External.AllowNonLoopback = flags.External.AllowNonLoopback })
+	set("min-coverage", func() { c.MinCoverage = flags.MinCoverage })
+	set("target-holder", func() { c.TargetHolder = flags.TargetHolder })
 	return c, nil
 }
 
