@@ -71,8 +71,8 @@ func TestHolderDuringWaiterWrite(t *testing.T) {
 	var b hb
 	b.fault("client-pause", 5, history.OK, []string{"c1"}, nil)
 	wInv := b.client(10, 1, "c1", history.Invoke, history.FAcquire) // waiter during
-	ok := b.acquired(20, 1, "c1", nil, 0)                            // holder during
-	wr := b.client(25, 1, "c1", history.Invoke, history.FWrite)      // write during
+	ok := b.acquired(20, 1, "c1", nil, 0)                           // holder during
+	wr := b.client(25, 1, "c1", history.Invoke, history.FWrite)     // write during
 	b.client(30, 1, "c1", history.OK, history.FWrite)
 	b.stop("client-pause", 40)
 	w := Compute(b.h, in).Windows[0]
@@ -88,8 +88,10 @@ func TestHolderDuringWaiterWrite(t *testing.T) {
 
 func TestHolderEndsAtReleaseLostOrValidity(t *testing.T) {
 	cases := map[string]func(b *hb){
-		"release":  func(b *hb) { b.client(15, 1, "c1", history.Invoke, history.FRelease) },
-		"lost":     func(b *hb) { b.add(history.Op{Time: 15, Process: 1, Client: "c1", Type: history.Info, F: history.FLost, Token: "c1"}) },
+		"release": func(b *hb) { b.client(15, 1, "c1", history.Invoke, history.FRelease) },
+		"lost": func(b *hb) {
+			b.add(history.Op{Time: 15, Process: 1, Client: "c1", Type: history.Info, F: history.FLost, Token: "c1"})
+		},
 		"validity": func(*hb) {},
 	}
 	for name, end := range cases {
