@@ -50,10 +50,14 @@ func lockChecker(cfg Config) *checker.Lock {
 
 // Check runs the checkers over res.History, sets res.Verdict, and writes
 // results.json into res.Dir (when set). The verdict of an incomplete run
-// (res.Incomplete) is at best unknown.
+// (res.Incomplete) is at best unknown, and so is the verdict of a run
+// whose faults fell short of the coverage bar (res.Coverage, see
+// demoteUnexercised).
 func Check(ctx context.Context, res *Result) error {
 	res.Verdict = Checkers(res).Check(ctx, res.History)
+	res.Coverage = computeCoverage(res)
 	demoteIncomplete(res)
+	demoteUnexercised(res)
 	if res.Dir == "" {
 		return nil
 	}

@@ -1,0 +1,75 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/coverage"
+)
+
+// requestedKinds are the fault kinds a run asked for: the kinds of its
+// scripted plan's steps, else Config.Nemesis.
+func requestedKinds(cfg Config) []string {
+	if cfg.Plan == nil {
+		return cfg.Nemesis
+	}
+	var out []string
+	for _, s := range cfg.Plan.Steps {
+		if !slices.Contains(out, s.Fault.Kind) {
+			out = append(out, s.Fault.Kind)
+		}
+	}
+	return out
+}
+
+// computeCoverage works out what res's faults touched; nil for a run
+// that neither planned nor requested any fault.
+func computeCoverage(res *Result) *coverage.Report {
+	cfg := res.Config
+	in := coverage.Input{Requested: requestedKinds(cfg), Planned: map[string]int{}}
+	if res.Plan != nil {
+		for _, s := range res.Plan.Steps {
+			in.Planned[s.Fault.Kind]++
+		}
+	}
+	if len(in.Planned) == 0 && len(in.Requested) == 0 {
+		return nil
+	}
+	for i := range cfg.Clients {
+		in.Clients = append(in.Clients, clientName(i))
+	}
+	for i := range cfg.Nodes {
+		in.Nodes = append(in.Nodes, nodeName(i))
+	}
+	return coverage.Compute(res.History, in)
+}
+
+// nodeName is the name of the i-th node (from 0): "n1", ...
+func nodeName(i int) string { return fmt.Sprintf("n%d", i+1) }
+
+// minCoverage is the bar of cfg: Config.MinCoverage, 0 (a run stored
+// before the field existed) meaning DefaultMinCoverage, negative no bar.
+func minCoverage(cfg Config) int {
+	if cfg.MinCoverage == 0 {
+		return DefaultMinCoverage
+	}
+	return cfg.MinCoverage
+}
+
+// demoteUnexercised applies the rule that a green verdict needs its
+// faults to have exercised the lock (see README, "What a green verdict
+// proves"): a valid verdict with a coverage shortfall becomes unknown,
+// naming each shortfall. An invalid verdict stays invalid.
+func demoteUnexercised(res *Result) {
+	if res.Coverage == nil {
+		return
+	}
+	gaps := res.Coverage.Judge(minCoverage(res.Config))
+	if len(gaps) == 0 || res.Verdict.Valid != checker.Valid {
+		return
+	}
+	res.Verdict.Valid = checker.Unknown
+	res.Verdict.Error = "faults did not exercise the lock: " + strings.Join(gaps, "; ")
+}
