@@ -72,6 +72,7 @@ type pageData struct {
 	HealAt, PlanEnd                  string
 	PlanOrigin                       string // "scripted" or "drawn from the seed before the run"
 	Windows                          []checker.Window
+	Coverage                         *coverageView // nil: no faults
 	Figures                          []figure
 	Config                           string
 	Files                            []fileLink
@@ -91,7 +92,8 @@ func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []
 	cfg := res.Config
 	d := pageData{Name: cfg.Name, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
 		Seed: cfg.Seed, Generated: time.Now().Format(time.RFC3339), Records: len(res.History),
-		Faults: len(ws), Windows: ws, Figures: figs, Files: files, Porcupine: porcNote}
+		Faults: len(ws), Windows: ws, Figures: figs, Files: files, Porcupine: porcNote,
+		Coverage: coverageSection(res.Coverage, res.History)}
 	rcfg := cfg
 	if c, err := cfg.WithDefaults(); err == nil {
 		rcfg = c // a hand-made config: show the flags' real values

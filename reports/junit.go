@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/coverage"
 )
 
 // JUnit XML, the dialect Jenkins, GitLab and GitHub test reporters read:
@@ -204,4 +205,31 @@ func joinNonEmpty(parts ...string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// coverageProps are the suite properties of a run's fault coverage:
+// coverage.<kind>.<field> for each count, and coverage.shortfall (the
+// lines joined with "; ") when the faults fell short of the bar.
+func coverageProps(c *coverage.Report) []JUnitProperty {
+	if c == nil {
+		return nil
+	}
+	var out []JUnitProperty
+	for _, k := range c.Kinds {
+		for _, f := range []struct {
+			name string
+			n    int
+		}{{"planned", k.Planned}, {"applied", k.Applied}, {"touched_holder", k.TouchedHolder},
+			{"holder_at_start", k.HolderAtStart}, {"touched_waiter", k.TouchedWaiter},
+			{"touched_write", k.TouchedWrite}, {"exercised", k.Exercised}} {
+			out = append(out, JUnitProperty{"coverage." + k.Kind + "." + f.name, fmt.Sprint(f.n)})
+		}
+	}
+	if c.Unjudged != "" {
+		out = append(out, JUnitProperty{"coverage.unjudged", c.Unjudged})
+	}
+	if len(c.Gaps) > 0 {
+		out = append(out, JUnitProperty{"coverage.shortfall", strings.Join(c.Gaps, "; ")})
+	}
+	return out
 }

@@ -148,6 +148,7 @@ func writeJUnit(res *harness.Result, end int64) error {
 		{"seed", fmt.Sprint(cfg.Seed)}, {"lock", cfg.Lock}, {"workload", cfg.Workload},
 		{"verdict", res.Verdict.Valid.String()}, {"run_dir", res.Dir},
 	}
+	props = append(props, coverageProps(res.Coverage)...)
 	replay := ReplayCommand(cfg)
 	doc := buildJUnit(cfg.Name, res.Verdict, seconds(end), props, "replay: "+replay+"\nreport: "+filepath.Join(res.Dir, IndexFile)+"\n")
 	b, err := marshalJUnit(doc)

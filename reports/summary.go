@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
@@ -16,7 +17,8 @@ const summaryAnomalies = 5
 
 // Summary writes the short verdict summary printed at the end of a run:
 // the verdict, each checker's verdict, the first anomalies with their op
-// indices, how to replay, and where the report is.
+// indices, what the faults touched, how to replay, and where the report
+// is.
 func Summary(w io.Writer, res *harness.Result) {
 	v := res.Verdict
 	fmt.Fprintf(w, "verdict: %s\n", verdictWord(v.Valid))
@@ -46,6 +48,7 @@ func Summary(w io.Writer, res *harness.Result) {
 			fmt.Fprintf(w, "  [%s] %s: %s (ops %s)%s\n", c.Name, a.Kind, a.Text, opList(a.Ops), faultNote(a.Faults))
 		}
 	}
+	coverageSummary(w, res.Coverage)
 	if v.Valid != checker.Valid {
 		if note := replayNote(res.Config); note != "" {
 			fmt.Fprintf(w, "seed: %d  (%s)\n", res.Config.Seed, note)
@@ -104,4 +107,27 @@ func ReplayCommand(c harness.Config) string {
 	parts = append(parts, fmt.Sprintf("--persistence %s --time-limit %v --fault-interval %v --seed %d",
 		c.Persistence, c.TimeLimit, c.FaultInterval, c.Seed))
 	return strings.Join(parts, " ")
+}
+
+// coverageSummary writes the coverage block: one line per fault kind,
+// then the shortfall lines. Nothing for a run without faults.
+func coverageSummary(w io.Writer, c *coverage.Report) {
+	if c == nil {
+		return
+	}
+	fmt.Fprintln(w, "coverage:")
+	width := 0
+	for _, k := range c.Kinds {
+		width = max(width, len(k.Kind))
+	}
+	for _, k := range c.Kinds {
+		fmt.Fprintf(w, "  %-*s  planned %d  applied %d  holder %d (%d at start)  waiter %d  write %d\n",
+			width, k.Kind, k.Planned, k.Applied, k.TouchedHolder, k.HolderAtStart, k.TouchedWaiter, k.TouchedWrite)
+	}
+	if c.Unjudged != "" {
+		fmt.Fprintf(w, "  %s\n", c.Unjudged)
+	}
+	for _, g := range c.Gaps {
+		fmt.Fprintf(w, "  shortfall: %s\n", g)
+	}
 }
