@@ -87,19 +87,22 @@ func TestHolderDuringWaiterWrite(t *testing.T) {
 }
 
 func TestHolderEndsAtReleaseLostOrValidity(t *testing.T) {
-	cases := map[string]func(b *hb){
-		"release": func(b *hb) { b.client(15, 1, "c1", history.Invoke, history.FRelease) },
-		"lost": func(b *hb) {
+	cases := map[string]struct {
+		validityMS int64
+		end        func(b *hb)
+	}{
+		"release": {0, func(b *hb) { b.client(15, 1, "c1", history.Invoke, history.FRelease) }},
+		"lost": {0, func(b *hb) {
 			b.add(history.Op{Time: 15, Process: 1, Client: "c1", Type: history.Info, F: history.FLost, Token: "c1"})
-		},
-		"validity": func(*hb) {},
+		}},
+		"validity": {18, func(*hb) {}},
 	}
-	for name, end := range cases {
+	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var b hb
 			b.client(0, 1, "c1", history.Invoke, history.FAcquire)
-			b.acquired(10, 1, "c1", nil, 18)
-			end(&b)
+			b.acquired(10, 1, "c1", nil, tc.validityMS)
+			tc.end(&b)
 			b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
 			b.stop("client-pause", 50)
 			r := Compute(b.h, in)
@@ -247,5 +250,19 @@ func TestJSONShape(t *testing.T) {
 		if !strings.Contains(string(js), want) {
 			t.Errorf("JSON %s lacks %s", js, want)
 		}
+	}
+}
+
+// An extend moves the lease's end: the holder still holds past the
+// acquire's validity.
+func TestExtendKeepsHolder(t *testing.T) {
+	var b hb
+	b.acquired(10, 1, "c1", nil, 18)
+	b.client(15, 1, "c1", history.Invoke, history.FExtend)
+	b.add(history.Op{Time: 16, Process: 1, Client: "c1", Type: history.OK, F: history.FExtend, Key: "k", Validity: 100})
+	b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
+	b.stop("client-pause", 50)
+	if h := Compute(b.h, in).Windows[0].Holder; h == nil || h.When != AtStart {
+		t.Fatalf("holder = %+v, want at start (the extend ran the lease to 100 ms)", h)
 	}
 }
