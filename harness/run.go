@@ -41,7 +41,9 @@ type Result struct {
 	// faults); a shortfall makes a valid verdict unknown.
 	Coverage *coverage.Report
 	// Interrupted is true when ctx ended before the time limit (SIGINT,
-	// SIGTERM): the run is incomplete and its verdict at best unknown.
+	// SIGTERM): the run is incomplete (Incomplete says when and why), its
+	// test.json gets no completion mark, and its verdict is at best
+	// unknown.
 	Interrupted bool
 	// Incomplete says why the run was cut short, or why its stored
 	// history cannot be trusted to be whole (e.g. "history write failed:
@@ -278,7 +280,8 @@ wait:
 			break wait
 		case <-ctx.Done():
 			res.Interrupted = true
-			r.logf("interrupted: %v", context.Cause(ctx))
+			res.Incomplete = interruptedReason(ctx, time.Since(start), r.cfg.TimeLimit)
+			r.logf("%s", res.Incomplete)
 			break wait
 		case <-r.rec.Failed():
 			// The history can no longer be stored: stop now, as on an
