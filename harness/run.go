@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -90,7 +89,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return nil, err
 	}
 	if cfg.Seed == 0 {
-		cfg.Seed = rand.Int64N(1<<53) + 1
+		cfg.Seed = DrawSeed()
 	}
 	r := &run{cfg: cfg, logf: func(string, ...any) {}}
 	r.workload, _ = workloads.New(cfg.Workload, cfg.Workloads)
