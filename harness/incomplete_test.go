@@ -60,7 +60,7 @@ func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
 	plan := nemesis.Scripted(time.Second, nemesis.Step{At: 300 * time.Millisecond,
 		Fault: nemesis.Fault{Kind: nemesis.KindLatency, Nodes: []string{"n1"}, Delay: 5 * time.Millisecond, Stream: cluster.Both}, Duration: 300 * time.Millisecond})
 	res, err := Run(context.Background(), Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
-		Plan: &plan, MinCoverage: -1, Seed: 7, Store: t.TempDir()})
+		Plan: &plan, TimeLimit: plan.End, MinCoverage: -1, Seed: 7, Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

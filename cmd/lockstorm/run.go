@@ -51,7 +51,7 @@ func runFlags(fs *pflag.FlagSet, c *harness.Config, nem *string, persistence *st
 
 // repeatFlags binds the flags that repeat a run.
 func repeatFlags(fs *pflag.FlagSet, runs *int, untilInvalid *bool) {
-	fs.IntVar(runs, "runs", 1, "run N seeded runs (seeds derived from --seed), each in its own folder")
+	fs.IntVar(runs, "runs", 1, "run N seeded runs, each in its own folder: run 1 uses --seed, run i ≥ 2 the seed 1 + splitmix64(seed + i - 1) mod 2^53; without --seed a base seed is drawn and printed; exit status follows the aggregate (invalid if any run is, else unknown if any is)")
 	fs.BoolVar(untilInvalid, "until-invalid", false, "with --runs, stop at the first invalid run")
 }
 
