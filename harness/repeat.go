@@ -91,8 +91,9 @@ func Aggregate(verdicts []checker.Validity, interrupted bool) checker.Validity {
 // prints its summary there). With untilInvalid it stops after the first
 // invalid run. When ctx ends, the run under way stops and heals as Run
 // does, no further run starts, and the campaign is interrupted (unknown at
-// best). A run's error (setup, bad config) ends the campaign with that
-// error and the runs so far.
+// best); a run interrupted during its setup is not in Runs. Any other
+// error of a run (setup, bad config) ends the campaign with that error and
+// the runs so far.
 func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, onRun func(i int, res *Result)) (*Campaign, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("%w: --runs must be at least 1, got %d", ErrConfig, n)
@@ -113,10 +114,14 @@ func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, onRun fun
 		rc := cfg
 		rc.Seed = RunSeed(c.Base, i)
 		res, err := Run(ctx, rc)
+		if err != nil && ctx.Err() != nil {
+			// Interrupted while the run was being set up: it never ran
+			// (its folder says setup failed); the campaign is cut short,
+			// which is unknown, not bad input.
+			c.Interrupted = true
+			break
+		}
 		if err != nil {
-			if res != nil && res.Interrupted {
-				c.Interrupted = true
-			}
 			return c, err
 		}
 		c.Runs = append(c.Runs, res)
