@@ -79,3 +79,26 @@ func Test(t testing.TB, cfg Config) *Result {
 	}
 	return res
 }
+
+// Campaign is the outcome of repeated runs; see harness.Campaign.
+type Campaign = harness.Campaign
+
+// Repeat runs cfg n times, run i with seed harness.RunSeed(cfg.Seed, i)
+// (run 1 with cfg.Seed itself; a base seed is drawn when cfg.Seed is 0),
+// each in its own store folder with its report, as `lockstorm run --runs
+// n` does; untilInvalid stops at the first invalid run. The campaign's
+// verdict is invalid if any run is invalid, else unknown if any is unknown
+// or ctx ended first, else valid. A report that cannot be written is
+// returned as the error after the campaign.
+func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool) (*Campaign, error) {
+	var werr error
+	c, err := harness.Repeat(ctx, cfg, n, untilInvalid, func(_ int, res *Result) {
+		if e := reports.Write(res); e != nil && werr == nil {
+			werr = e
+		}
+	})
+	if err != nil {
+		return c, err
+	}
+	return c, werr
+}

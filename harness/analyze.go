@@ -27,8 +27,9 @@ const (
 // last line from a crashed run is tolerated; the warnings say so), the
 // resource's write log and final values when present. A run that did not
 // complete (no completion mark in test.json, fewer records than it wrote,
-// or cut short) gets Result.Incomplete, so its check is at best unknown.
-// It does not check.
+// cut short, or a fault plan without its final heal record) gets
+// Result.Incomplete, so its check is at best unknown. Load does not
+// check; Analyze checks what was recorded.
 func Load(dir string) (*Result, []history.Warning, error) {
 	var tf testFile
 	b, err := os.ReadFile(filepath.Join(dir, TestFile))
@@ -42,7 +43,7 @@ func Load(dir string) (*Result, []history.Warning, error) {
 	if err != nil {
 		return nil, warns, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	res := &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, History: h, Incomplete: storedIncomplete(tf, len(h))}
+	res := &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, History: h, Incomplete: storedIncomplete(tf, h)}
 	res.Writes, err = readWrites(filepath.Join(dir, WritesFile))
 	if err != nil {
 		return nil, warns, err

@@ -1,27 +1,39 @@
 package harness
 
 import (
+	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/nemesis"
 )
 
 // notCompleted is the reason given for a stored run whose test.json has no
 // completion mark.
 const notCompleted = "the run did not complete (test.json has no completion mark: it was killed, crashed or is still running)"
 
-// storedIncomplete says why a stored run (its test.json, and n records
-// read from its history) cannot be trusted to be whole, or "" when it can.
-func storedIncomplete(tf testFile, n int) string {
-	switch {
+// storedIncomplete says why a stored run (its test.json, and h, the
+// records read from its history) cannot be trusted to be whole, or "" when
+// it can: cut short (test.json says why), never marked completed, fewer
+// records than the run wrote, or, for a run with a fault plan, no final
+// heal record pair (missingHeal).
+func storedIncomplete(tf testFile, h history.History) string {
+	var why []string
+	switch n := len(h); {
 	case tf.Incomplete != "":
-		return tf.Incomplete
+		why = append(why, tf.Incomplete)
 	case !tf.Completed:
-		return notCompleted
+		why = append(why, notCompleted)
 	case n != tf.Records:
-		return fmt.Sprintf("%s has %d records, the run wrote %d (truncated or damaged)", HistoryFile, n, tf.Records)
+		why = append(why, fmt.Sprintf("%s has %d records, the run wrote %d (truncated or damaged)", HistoryFile, n, tf.Records))
 	}
-	return ""
+	if heal := missingHeal(tf.Plan, h); heal != "" {
+		why = append(why, heal)
+	}
+	return strings.Join(why, "; ")
 }
 
 // demoteIncomplete applies the rule that a run cut short never passes: a
@@ -33,4 +45,43 @@ func demoteIncomplete(res *Result) {
 	}
 	res.Verdict.Valid = checker.Unknown
 	res.Verdict.Error = "incomplete run: " + res.Incomplete
+}
+
+// interruptedReason is Result.Incomplete for a run whose ctx ended at
+// elapsed of its time limit: "interrupted by SIGINT at 4.0s of 12s". The
+// cause is context.Cause(ctx) (the CLI cancels with the signal's name);
+// a plain cancel reads "interrupted (context canceled)".
+func interruptedReason(ctx context.Context, elapsed, limit time.Duration) string {
+	by := "(context canceled)"
+	if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
+		by = "by " + cause.Error()
+	}
+	return fmt.Sprintf("interrupted %s at %.1fs of %v", by, elapsed.Seconds(), limit)
+}
+
+// missingHeal says why a history of a run with a fault plan lacks its
+// final heal (the nemesis FHeal record pair: an invoke and its completion,
+// written by nemesis.Runner.Heal when the run ends or is interrupted), or
+// "" when the pair is there or the run had no plan. Without it the faults
+// may still have been in place when the history ends: the history was cut
+// before the run finished.
+func missingHeal(plan *nemesis.Plan, h history.History) string {
+	if plan == nil {
+		return ""
+	}
+	invoked := false
+	for _, op := range h {
+		if !op.IsNemesis() || op.F != nemesis.FHeal {
+			continue
+		}
+		if op.Type == history.Invoke {
+			invoked = true
+		} else if invoked {
+			return ""
+		}
+	}
+	if invoked {
+		return "the history ends without the completion of the final heal (nemesis heal record): it was cut before the faults were healed"
+	}
+	return "the history has no final heal record (nemesis heal): it was cut before the faults were healed"
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,9 +21,14 @@ type Progress struct {
 	Ops int
 	// Faults are the faults active now, e.g. "partition", "client-pause".
 	Faults []string
-	// Violations counts what the resource saw go wrong so far: stale
-	// writes it accepted and API calls that overlapped another.
-	Violations int
+	// Violations counts the violations found online so far (see
+	// LiveOverlap and the other Live kinds): two holders by the clients'
+	// own view, accepted writes after validity, lost updates, stale
+	// writes the resource accepted, overlapping API calls. Every one
+	// counted is one the checkers report too; ViolationKinds breaks the
+	// total down by kind (nil when 0).
+	Violations     int
+	ViolationKinds map[string]int
 	// Done is true for the last snapshot.
 	Done bool
 }
@@ -33,8 +39,25 @@ func (p Progress) String() string {
 	if len(p.Faults) > 0 {
 		faults = fmt.Sprint(p.Faults)
 	}
-	return fmt.Sprintf("%5.1fs/%v  ops %d  faults %s  violations so far %d",
-		p.Elapsed.Seconds(), p.TimeLimit, p.Ops, faults, p.Violations)
+	return fmt.Sprintf("%5.1fs/%v  ops %d  faults %s  violations so far %d%s",
+		p.Elapsed.Seconds(), p.TimeLimit, p.Ops, faults, p.Violations, p.KindsText())
+}
+
+// KindsText is " (lost-update 2, overlap 1)": the violations by kind,
+// sorted by name; empty when there are none.
+func (p Progress) KindsText() string {
+	if len(p.ViolationKinds) == 0 {
+		return ""
+	}
+	kinds := make([]string, 0, len(p.ViolationKinds))
+	for k := range p.ViolationKinds {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for i, k := range kinds {
+		kinds[i] = fmt.Sprintf("%s %d", k, p.ViolationKinds[k])
+	}
+	return " (" + strings.Join(kinds, ", ") + ")"
 }
 
 // progressInterval is how often OnProgress is called.
@@ -44,13 +67,17 @@ const progressInterval = 500 * time.Millisecond
 type tracker struct {
 	seen   int
 	active map[string]int // fault -> starts not yet stopped
+	live   *liveCounter
 }
 
 func (t *tracker) snapshot(r *run, start time.Time) Progress {
 	if t.active == nil {
 		t.active = map[string]int{}
+		t.live = newLiveCounter(r.cfg)
 	}
-	for _, op := range r.rec.Since(t.seen) {
+	ops := r.rec.Since(t.seen)
+	for _, op := range ops {
+		t.live.add(op)
 		if op.IsNemesis() && op.Type == history.Invoke {
 			switch op.F {
 			case history.FStart:
@@ -64,17 +91,14 @@ func (t *tracker) snapshot(r *run, start time.Time) Progress {
 			}
 		}
 	}
-	t.seen = r.rec.Len()
+	t.seen += len(ops)
 	p := Progress{Elapsed: time.Since(start), TimeLimit: r.cfg.TimeLimit, Ops: t.seen}
 	for f := range t.active {
 		p.Faults = append(p.Faults, f)
 	}
 	sort.Strings(p.Faults)
-	for _, w := range r.res.Writes() {
-		if (w.Stale && w.Accepted && !w.Read) || w.Callers > 1 {
-			p.Violations++
-		}
-	}
+	t.live.addWrites(r.res.Writes())
+	p.Violations, p.ViolationKinds = t.live.total(), t.live.snapshot()
 	return p
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -41,7 +40,9 @@ type Result struct {
 	// faults); a shortfall makes a valid verdict unknown.
 	Coverage *coverage.Report
 	// Interrupted is true when ctx ended before the time limit (SIGINT,
-	// SIGTERM): the run is incomplete and its verdict at best unknown.
+	// SIGTERM): the run is incomplete (Incomplete says when and why), its
+	// test.json gets no completion mark, and its verdict is at best
+	// unknown.
 	Interrupted bool
 	// Incomplete says why the run was cut short, or why its stored
 	// history cannot be trusted to be whole (e.g. "history write failed:
@@ -88,7 +89,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return nil, err
 	}
 	if cfg.Seed == 0 {
-		cfg.Seed = rand.Int64N(1<<53) + 1
+		cfg.Seed = DrawSeed()
 	}
 	r := &run{cfg: cfg, logf: func(string, ...any) {}}
 	r.workload, _ = workloads.New(cfg.Workload, cfg.Workloads)
@@ -278,7 +279,8 @@ wait:
 			break wait
 		case <-ctx.Done():
 			res.Interrupted = true
-			r.logf("interrupted: %v", context.Cause(ctx))
+			res.Incomplete = interruptedReason(ctx, time.Since(start), r.cfg.TimeLimit)
+			r.logf("%s", res.Incomplete)
 			break wait
 		case <-r.rec.Failed():
 			// The history can no longer be stored: stop now, as on an

@@ -77,6 +77,11 @@ type pageData struct {
 	Config                           string
 	Files                            []fileLink
 	Porcupine                        string // note when porcupine.html was not built
+	// Incomplete says why the run was cut short (interrupted, a failed
+	// history write, a stored history without its end): the page shows a
+	// banner saying its verdict is at best unknown.
+	Incomplete  string
+	Interrupted bool
 }
 
 type planRow struct{ At, Kind, Fault, Duration string }
@@ -93,7 +98,8 @@ func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []
 	d := pageData{Name: cfg.Name, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
 		Seed: cfg.Seed, Generated: time.Now().Format(time.RFC3339), Records: len(res.History),
 		Faults: len(ws), Windows: ws, Figures: figs, Files: files, Porcupine: porcNote,
-		Coverage: coverageSection(res.Coverage, res.History)}
+		Coverage: coverageSection(res.Coverage, res.History),
+		Incomplete: res.Incomplete, Interrupted: res.Interrupted}
 	rcfg := cfg
 	if c, err := cfg.WithDefaults(); err == nil {
 		rcfg = c // a hand-made config: show the flags' real values

@@ -67,8 +67,8 @@ func (p *Progress) Update(s harness.Progress) {
 	if faults == "" {
 		faults = "-"
 	}
-	fmt.Fprintf(p.w, "\r\033[K[%s] %5.1fs/%v  ops %d  faults %s  violations %d",
-		bar, s.Elapsed.Seconds(), s.TimeLimit, s.Ops, faults, s.Violations)
+	fmt.Fprintf(p.w, "\r\033[K[%s] %5.1fs/%v  ops %d  faults %s  violations %d%s",
+		bar, s.Elapsed.Seconds(), s.TimeLimit, s.Ops, faults, s.Violations, s.KindsText())
 	if s.Done {
 		fmt.Fprintln(p.w)
 	}

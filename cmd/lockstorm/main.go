@@ -81,22 +81,29 @@ func run() int {
 // interruptContext ends on the first SIGINT or SIGTERM, so the run heals
 // every fault and stops cleanly; a second signal stops every node at once
 // and exits.
+// The context's cause names the signal ("SIGINT", "SIGTERM"): the run's
+// incomplete reason says what stopped it.
 func interruptContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
+		var sig os.Signal
 		select {
-		case <-ch:
+		case sig = <-ch:
 		case <-ctx.Done():
 			return
 		}
 		fmt.Fprintln(os.Stderr, "lockstorm: interrupted: healing faults and stopping (again to force)")
-		cancel()
+		name := "SIGTERM"
+		if sig == os.Interrupt {
+			name = "SIGINT"
+		}
+		cancel(errors.New(name))
 		if _, ok := <-ch; ok {
 			_ = cluster.StopAll()
 			os.Exit(130)
 		}
 	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
+	return ctx, func() { signal.Stop(ch); cancel(nil) }
 }

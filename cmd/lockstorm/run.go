@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -50,7 +51,7 @@ func runFlags(fs *pflag.FlagSet, c *harness.Config, nem *string, persistence *st
 
 // repeatFlags binds the flags that repeat a run.
 func repeatFlags(fs *pflag.FlagSet, runs *int, untilInvalid *bool) {
-	fs.IntVar(runs, "runs", 1, "run N seeded runs (seeds derived from --seed), each in its own folder")
+	fs.IntVar(runs, "runs", 1, "run N seeded runs, each in its own folder: run 1 uses --seed, run i ≥ 2 the seed 1 + splitmix64(seed + i - 1) mod 2^53; without --seed a base seed is drawn and printed; exit status follows the aggregate (invalid if any run is, else unknown if any is)")
 	fs.BoolVar(untilInvalid, "until-invalid", false, "with --runs, stop at the first invalid run")
 }
 
@@ -76,13 +77,19 @@ func runCommand() *cobra.Command {
 			if _, err := final.WithDefaults(); err != nil {
 				return usage("%v", strings.TrimPrefix(err.Error(), harness.ErrConfig.Error()+": "))
 			}
+			if runs < 1 {
+				return usage("--runs must be at least 1, got %d", runs)
+			}
 			progress := reports.NewProgress(os.Stderr)
 			final.OnProgress = progress.Update
-			res, err := harness.Run(cmd.Context(), final)
-			if err != nil {
-				return setupError(err)
+			if runs == 1 {
+				res, err := harness.Run(cmd.Context(), final)
+				if err != nil {
+					return setupError(err)
+				}
+				return finish(res)
 			}
-			return finish(res)
+			return repeat(cmd.Context(), final, runs, untilInvalid)
 		},
 	}
 	runFlags(cmd.Flags(), &cfg, &nem, &persistence, &pln)
@@ -165,11 +172,41 @@ func finish(res *harness.Result) error {
 		fmt.Fprintf(os.Stderr, "lockstorm: report not written: %v\n", err)
 	}
 	reports.Summary(os.Stdout, res)
-	switch res.Verdict.Valid {
+	return exitFor(res.Verdict.Valid)
+}
+
+// exitFor is the exit status of a verdict: 0 valid, 1 invalid, 3 unknown.
+func exitFor(v checker.Validity) error {
+	switch v {
 	case checker.Valid:
 		return nil
 	case checker.Invalid:
 		return &exitError{code: exitInvalid}
 	}
 	return &exitError{code: exitUnknown}
+}
+
+// repeat runs a campaign of n seeded runs (harness.Repeat): each run's
+// report is written and its summary printed as it ends, then the
+// campaign's summary; the exit status follows the aggregate verdict. A
+// campaign without --seed draws its base seed and prints it first.
+func repeat(ctx context.Context, cfg harness.Config, n int, untilInvalid bool) error {
+	if cfg.Seed == 0 {
+		cfg.Seed = harness.DrawSeed()
+		fmt.Fprintf(os.Stderr, "lockstorm: base seed %d (run 1 uses it, run i a seed derived from it; replay the campaign with --seed %d)\n", cfg.Seed, cfg.Seed)
+	}
+	c, err := harness.Repeat(ctx, cfg, n, untilInvalid, func(i int, res *harness.Result) {
+		reports.RunHeader(os.Stdout, i, n, res)
+		if werr := reports.Write(res); werr != nil {
+			fmt.Fprintf(os.Stderr, "lockstorm: run %d: report not written: %v\n", i, werr)
+		}
+		reports.Summary(os.Stdout, res)
+	})
+	if c != nil && len(c.Runs) > 0 {
+		reports.RepeatSummary(os.Stdout, c)
+	}
+	if err != nil {
+		return setupError(err)
+	}
+	return exitFor(c.Verdict)
 }

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/harness"
+)
+
+// runFolders lists a test's run folders (not "latest").
+func runFolders(t *testing.T, store, test string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(store, test))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && e.Type()&os.ModeSymlink == 0 {
+			out = append(out, filepath.Join(store, test, e.Name()))
+		}
+	}
+	return out
+}
+
+type storedTest struct {
+	Config    harness.Config `json:"config"`
+	Completed bool           `json:"completed"`
+}
+
+func readTest(t *testing.T, dir string) storedTest {
+	t.Helper()
+	var tf storedTest
+	b, err := os.ReadFile(filepath.Join(dir, harness.TestFile))
+	if err != nil || json.Unmarshal(b, &tf) != nil {
+		t.Fatalf("%s: %v", harness.TestFile, err)
+	}
+	return tf
+}
+
+// --runs 3: three runs, three folders, three different recorded seeds
+// (run 1 the --seed itself, the others derived), each with a report; the
+// summary gives k/N per verdict; exit 0 when all are valid.
+func TestRunsCampaign(t *testing.T) {
+	bin := binary(t)
+	store := t.TempDir()
+	code, stdout, stderr := exec1(t, bin, "run", "--clients", "2", "--ttl", "200ms", "--time-limit", "2s",
+		"--seed", "9", "--runs", "3", "--store", store)
+	if code != 0 || !strings.Contains(stdout, "valid 3/3") || strings.Count(stdout, "== run ") != 3 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	dirs := runFolders(t, store, "single-counter")
+	if len(dirs) != 3 {
+		t.Fatalf("%d run folders, want 3", len(dirs))
+	}
+	seeds := map[int64]bool{}
+	for _, d := range dirs {
+		tf := readTest(t, d)
+		seeds[tf.Config.Seed] = true
+		if !tf.Completed {
+			t.Errorf("%s: not completed", d)
+		}
+		if _, err := os.Stat(filepath.Join(d, "index.html")); err != nil {
+			t.Errorf("%s: no report", d)
+		}
+	}
+	for i := 1; i <= 3; i++ {
+		if !seeds[harness.RunSeed(9, i)] {
+			t.Errorf("no run with seed %d (run %d); seeds %v", harness.RunSeed(9, i), i, seeds)
+		}
+	}
+	if code, _, stderr := exec1(t, bin, "run", "--runs", "0", "--store", store); code != 2 || !strings.Contains(stderr, "--runs") {
+		t.Errorf("--runs 0: exit %d, %s", code, stderr)
+	}
+}
+
+// SIGINT stops a run: exit 3 (unknown), results.json interrupted, no
+// completion mark; in a campaign, no further run starts and the aggregate
+// is unknown.
+func TestSigintIsUnknown(t *testing.T) {
+	bin := binary(t)
+	for _, runs := range []string{"1", "3"} {
+		store := t.TempDir()
+		cmd := exec.Command(bin, "run", "--clients", "2", "--ttl", "200ms", "--time-limit", "20s",
+			"--seed", "4", "--runs", runs, "--store", store)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		cmd.Env = append(os.Environ(), "CI=1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(3 * time.Second)
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+			t.Fatalf("--runs %s: %v, want exit 3\nstdout %s\nstderr %s", runs, err, o.String(), e.String())
+		}
+		if !strings.Contains(o.String(), "interrupted by SIGINT") {
+			t.Errorf("--runs %s: the summary does not say it was interrupted:\n%s", runs, o.String())
+		}
+		dirs := runFolders(t, store, "single-counter")
+		if len(dirs) != 1 {
+			t.Fatalf("--runs %s: %d run folders after SIGINT, want 1", runs, len(dirs))
+		}
+		var rf struct {
+			Interrupted bool `json:"interrupted"`
+		}
+		b, _ := os.ReadFile(filepath.Join(dirs[0], harness.ResultsFile))
+		if json.Unmarshal(b, &rf) != nil || !rf.Interrupted {
+			t.Errorf("--runs %s: results.json %s, want interrupted", runs, b)
+		}
+		if page, _ := os.ReadFile(filepath.Join(dirs[0], "index.html")); !strings.Contains(string(page), "this run is incomplete; its verdict is at best unknown") {
+			t.Errorf("--runs %s: the report has no interrupted banner", runs)
+		}
+		if junit, _ := os.ReadFile(filepath.Join(dirs[0], "junit.xml")); !strings.Contains(string(junit), "<error") {
+			t.Errorf("--runs %s: junit.xml has no error:\n%s", runs, junit)
+		}
+		if readTest(t, dirs[0]).Completed {
+			t.Errorf("--runs %s: an interrupted run has the completion mark", runs)
+		}
+		if runs == "3" && !strings.Contains(o.String(), "unknown 1/3") {
+			t.Errorf("campaign summary:\n%s", o.String())
+		}
+	}
+}

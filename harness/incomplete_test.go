@@ -1,0 +1,127 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/nemesis"
+)
+
+// A run cancelled at 1.5 s of 6 s (Ctrl-C) is incomplete: unknown, never
+// valid; results.json says interrupted; test.json has no completion mark;
+// analyze of it stays unknown.
+func TestInterruptedRunIsUnknown(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(1500*time.Millisecond, func() { cancel(errors.New("SIGINT")) })
+	res, err := Run(ctx, Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
+		TimeLimit: 6 * time.Second, Seed: 5, Store: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Verdict.Valid != checker.Unknown {
+		t.Fatalf("interrupted=%v verdict=%v %q, want interrupted and unknown", res.Interrupted, res.Verdict.Valid, res.Verdict.Error)
+	}
+	if !strings.Contains(res.Incomplete, "interrupted by SIGINT at 1.") || !strings.Contains(res.Incomplete, "of 6s") {
+		t.Errorf("Incomplete = %q, want when and why", res.Incomplete)
+	}
+	var rf struct {
+		Valid       string `json:"valid"`
+		Interrupted bool   `json:"interrupted"`
+	}
+	b, err := os.ReadFile(filepath.Join(res.Dir, ResultsFile))
+	if err != nil || json.Unmarshal(b, &rf) != nil || !rf.Interrupted {
+		t.Errorf("results.json: %s %v, want interrupted true", b, err)
+	}
+	var tf testFile
+	b, err = os.ReadFile(filepath.Join(res.Dir, TestFile))
+	if err != nil || json.Unmarshal(b, &tf) != nil || tf.Completed || tf.Incomplete == "" {
+		t.Errorf("test.json: %s %v, want no completion mark and why", b, err)
+	}
+	got, _, err := Analyze(context.Background(), res.Dir)
+	if err != nil || got.Verdict.Valid != checker.Unknown || !strings.Contains(got.Verdict.Error, "interrupted") {
+		t.Errorf("analyze of the interrupted run: %v %q %v", got.Verdict.Valid, got.Verdict.Error, err)
+	}
+}
+
+// analyze of a history of a run with faults whose final heal records were
+// cut off (test.json's record count adjusted, so only the heal is
+// missing) is unknown and names the missing heal; the checkers' results
+// of what was recorded are still there.
+func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
+	plan := nemesis.Scripted(time.Second, nemesis.Step{At: 300 * time.Millisecond,
+		Fault: nemesis.Fault{Kind: nemesis.KindLatency, Nodes: []string{"n1"}, Delay: 5 * time.Millisecond, Stream: cluster.Both}, Duration: 300 * time.Millisecond})
+	res, err := Run(context.Background(), Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
+		Plan: &plan, TimeLimit: plan.End, MinCoverage: -1, Seed: 7, Store: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict.Valid != checker.Valid {
+		t.Fatalf("baseline run: %v %q", res.Verdict.Valid, res.Verdict.Error)
+	}
+	got, _, err := Analyze(context.Background(), res.Dir)
+	if err != nil || got.Verdict.Valid != checker.Valid {
+		t.Fatalf("analyze of the whole run: %v %q %v", got.Verdict.Valid, got.Verdict.Error, err)
+	}
+	cut := -1
+	for i, op := range res.History {
+		if op.IsNemesis() && op.F == nemesis.FHeal {
+			cut = i
+			break
+		}
+	}
+	if cut < 0 {
+		t.Fatal("no heal record in the run's history")
+	}
+	if err := history.WriteFile(filepath.Join(res.Dir, HistoryFile), res.History[:cut]); err != nil {
+		t.Fatal(err)
+	}
+	var tf testFile
+	b, _ := os.ReadFile(filepath.Join(res.Dir, TestFile))
+	if err := json.Unmarshal(b, &tf); err != nil || !tf.Completed {
+		t.Fatalf("test.json: %s %v", b, err)
+	}
+	tf.Records = cut
+	if err := writeJSON(filepath.Join(res.Dir, TestFile), tf); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err = Analyze(context.Background(), res.Dir)
+	if err != nil || got.Verdict.Valid != checker.Unknown || !strings.Contains(got.Verdict.Error, "heal") {
+		t.Fatalf("analyze without the heal: %v %q %v, want unknown naming the heal", got.Verdict.Valid, got.Verdict.Error, err)
+	}
+	if len(got.Verdict.Results) == 0 {
+		t.Error("the checkers' results of what was recorded are gone")
+	}
+}
+
+// missingHeal: only a run with a plan needs the pair; an invoke without
+// its completion is not enough.
+func TestMissingHeal(t *testing.T) {
+	p := &nemesis.Plan{}
+	inv := history.Op{Process: history.NemesisProcess, F: nemesis.FHeal, Type: history.Invoke}
+	ok := inv
+	ok.Type = history.OK
+	for _, tc := range []struct {
+		plan *nemesis.Plan
+		h    history.History
+		want bool
+	}{
+		{nil, nil, false},
+		{p, nil, true},
+		{p, history.History{inv}, true},
+		{p, history.History{inv, ok}, false},
+		{p, history.History{ok}, true},
+	} {
+		if got := missingHeal(tc.plan, tc.h) != ""; got != tc.want {
+			t.Errorf("plan %v, %d records: missing=%v, want %v", tc.plan != nil, len(tc.h), got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,303 @@
+package harness
+
+import (
+	"math"
+	"time"
+
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/resource"
+)
+
+// Kinds of violation the live counter finds while a run goes on. The
+// names are the checkers' anomaly kinds, so the live count and the final
+// check speak the same language; the checkers (run after the run) are the
+// judges, the live count a sound early warning: every violation it counts
+// is one the checkers also report as fatal (it may count fewer, or count
+// one checker anomaly more than once, never one the checkers do not find).
+const (
+	// LiveOverlap: two holders by the clients' own view. An acquire (or an
+	// extend after a gap) succeeded while another process's lease on the
+	// same key was, in its client's view, still held: not released, not
+	// signalled lost, its validity not passed (as checker.Exclusion).
+	LiveOverlap = "overlap"
+	// LiveWriteAfterValidity: a write the resource accepted that its
+	// process invoked outside its lease (after its validity, after it was
+	// released or signalled lost, or with no lease at all).
+	LiveWriteAfterValidity = "write-after-validity"
+	// LiveLostUpdate: two writes of the same value to the same key, both
+	// acknowledged: the counter workload writes read+1, so one increment
+	// is lost (as checker.Resource).
+	LiveLostUpdate = "lost-update"
+	// LiveStaleWrite: the resource accepted a write whose fencing token
+	// was below one it had accepted before (its own log).
+	LiveStaleWrite = "stale-write-accepted"
+	// LiveAPIOverlap: two callers inside the rate-limited API at once
+	// (api workload; the resource's own count).
+	LiveAPIOverlap = "api-overlap"
+)
+
+// onlineKinds are the kinds the live counter counts.
+var onlineKinds = map[string]bool{LiveOverlap: true, LiveWriteAfterValidity: true,
+	LiveLostUpdate: true, LiveStaleWrite: true, LiveAPIOverlap: true}
+
+// liveLease is one lease as its client saw it.
+type liveLease struct {
+	key, token string
+	process    int
+	// end is the latest end of its client's belief (ns since the run's
+	// start) over the segments seen so far: the acquire's and each
+	// extend's validity; noEnd when the lease has no known end.
+	end   int64
+	noEnd bool
+	// cut is set by a release invoke or a lost signal: from then on the
+	// client no longer believes it holds the lease.
+	cut bool
+	// listed is true while the lease is in liveCounter.byKey.
+	listed bool
+}
+
+// heldAt reports whether the client believed it held l at t.
+func (l *liveLease) heldAt(t int64) bool { return !l.cut && (l.noEnd || l.end > t) }
+
+// liveCounter counts violations incrementally, one history record (and
+// one resource log entry) at a time: each record costs time proportional
+// to the leases live on its key, never a re-check of the history.
+type liveCounter struct {
+	drift       time.Duration // the lock checker's drift allowance
+	driftFactor float64
+
+	invoke  map[int]history.Op        // each process's open invoke
+	byProc  map[int]*liveLease        // each process's latest lease
+	byToken map[string]*liveLease     // key + "\x00" + token -> latest lease, until cut
+	byKey   map[string][]*liveLease   // leases possibly still held, per key
+	late    map[int]bool              // process -> its open write was invoked outside its lease
+	acked   map[string]map[int64]bool // key -> values of acknowledged writes
+	writes  int                       // resource log entries seen
+
+	counts map[string]int
+}
+
+// newLiveCounter counts with cfg's drift allowance (for leases without a
+// recorded validity, as the exclusion checker does).
+func newLiveCounter(cfg Config) *liveCounter {
+	l := lockChecker(cfg)
+	return &liveCounter{drift: l.Drift, driftFactor: l.DriftFactor,
+		invoke: map[int]history.Op{}, byProc: map[int]*liveLease{}, byToken: map[string]*liveLease{},
+		byKey: map[string][]*liveLease{}, late: map[int]bool{}, acked: map[string]map[int64]bool{},
+		counts: map[string]int{}}
+}
+
+// total is the number of violations counted so far.
+func (c *liveCounter) total() int {
+	n := 0
+	for _, k := range c.counts {
+		n += k
+	}
+	return n
+}
+
+// snapshot copies the counts by kind (nil when none).
+func (c *liveCounter) snapshot() map[string]int {
+	if len(c.counts) == 0 {
+		return nil
+	}
+	out := make(map[string]int, len(c.counts))
+	for k, n := range c.counts {
+		out[k] = n
+	}
+	return out
+}
+
+// believedEnd is the end of the client's belief for a segment begun by
+// the ok record o of an op invoked at call: its Validity, else call + TTL
+// minus the drift allowance, else no end (as checker.Exclusion).
+func (c *liveCounter) believedEnd(o history.Op, call int64, ttl int64) (int64, bool) {
+	switch {
+	case o.Validity != 0:
+		return o.Validity, true
+	case ttl > 0:
+		allow := int64(c.drift) + int64(math.Ceil(c.driftFactor*float64(ttl)))
+		return max(call+ttl-min(allow, ttl), call), true
+	}
+	return 0, false
+}
+
+// add takes the next history record (records come in index order, their
+// times non-decreasing).
+func (c *liveCounter) add(op history.Op) {
+	if op.IsNemesis() {
+		return
+	}
+	if op.F == history.FLost {
+		if op.Type == history.Invoke {
+			c.cutLease(op)
+		}
+		return
+	}
+	if op.Type == history.Invoke {
+		c.invoke[op.Process] = op
+		switch op.F {
+		case history.FWrite:
+			c.late[op.Process] = !c.holds(op.Process, op.Time)
+		case history.FRelease:
+			c.cutLease(op)
+		}
+		return
+	}
+	inv, ok := c.invoke[op.Process]
+	delete(c.invoke, op.Process)
+	if !ok || inv.F != op.F {
+		inv = op // a completion without its invoke: use what it says
+	}
+	switch op.F {
+	case history.FAcquire:
+		if op.Type == history.OK {
+			c.acquired(op, inv)
+		}
+	case history.FExtend:
+		if op.Type == history.OK {
+			c.extended(op, inv)
+		}
+	case history.FWrite:
+		late := c.late[op.Process]
+		delete(c.late, op.Process)
+		if op.Type != history.OK {
+			return
+		}
+		if late {
+			c.counts[LiveWriteAfterValidity]++
+		}
+		key, v := pick(op.Key, inv.Key), op.Value
+		if v == 0 {
+			v = inv.Value
+		}
+		seen := c.acked[key]
+		if seen == nil {
+			seen = map[int64]bool{}
+			c.acked[key] = seen
+		}
+		if seen[v] {
+			c.counts[LiveLostUpdate]++
+		}
+		seen[v] = true
+	}
+}
+
+func pick(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// acquired adds a new lease, counting an overlap with each other
+// process's lease on the key still held at this instant.
+func (c *liveCounter) acquired(op, inv history.Op) {
+	key := pick(op.Key, inv.Key)
+	l := &liveLease{key: key, token: pick(op.Token, inv.Token), process: op.Process}
+	end, known := c.endOf(op, inv)
+	l.end, l.noEnd = end, !known
+	c.overlaps(l, op.Time)
+	c.byProc[op.Process] = l
+	if l.token != "" {
+		c.byToken[key+"\x00"+l.token] = l
+	}
+	l.listed = true
+	c.byKey[key] = append(c.byKey[key], l)
+}
+
+func (c *liveCounter) endOf(op, inv history.Op) (int64, bool) {
+	ttl := op.TTL
+	if ttl == 0 {
+		ttl = inv.TTL
+	}
+	return c.believedEnd(op, inv.Time, ttl)
+}
+
+// extended adds an extend's segment to its lease (found by token, else the
+// process's own). A segment that starts after the lease's belief had
+// ended starts a new interval: it may overlap another holder.
+func (c *liveCounter) extended(op, inv history.Op) {
+	key, token := pick(op.Key, inv.Key), pick(op.Token, inv.Token)
+	l := c.byToken[key+"\x00"+token]
+	if l == nil {
+		if l = c.byProc[op.Process]; l == nil || l.key != key || token != "" && l.token != token {
+			return
+		}
+	}
+	if l.cut {
+		return
+	}
+	end, known := c.endOf(op, inv)
+	if !l.heldAt(op.Time) {
+		c.overlaps(l, op.Time)
+	}
+	if !known {
+		l.noEnd = true
+	} else if end > l.end {
+		l.end = end
+	}
+	if !l.listed {
+		l.listed = true
+		c.byKey[key] = append(c.byKey[key], l)
+	}
+}
+
+// overlaps counts the other processes' leases on l's key held at t, and
+// drops from the key's list the leases no longer held.
+func (c *liveCounter) overlaps(l *liveLease, t int64) {
+	list := c.byKey[l.key]
+	kept := list[:0]
+	for _, o := range list {
+		if !o.heldAt(t) {
+			o.listed = false
+			continue
+		}
+		kept = append(kept, o)
+		if o != l && o.process != l.process {
+			c.counts[LiveOverlap]++
+		}
+	}
+	clear(list[len(kept):])
+	c.byKey[l.key] = kept
+}
+
+// cutLease ends the lease a release invoke or lost signal names: by key
+// and token, else the process's own latest lease.
+func (c *liveCounter) cutLease(op history.Op) {
+	var l *liveLease
+	if op.Token != "" {
+		l = c.byToken[op.Key+"\x00"+op.Token]
+	}
+	if l == nil {
+		if l = c.byProc[op.Process]; l == nil || op.Token != "" && l.token != op.Token {
+			return
+		}
+	}
+	l.cut = true
+	if c.byToken[l.key+"\x00"+l.token] == l {
+		delete(c.byToken, l.key+"\x00"+l.token)
+	}
+}
+
+// holds reports whether process p believed it held its latest lease at t
+// (its validity's last instant included, as the exclusion checker's
+// write check).
+func (c *liveCounter) holds(p int, t int64) bool {
+	l := c.byProc[p]
+	return l != nil && !l.cut && (l.noEnd || t <= l.end)
+}
+
+// addWrites takes the resource's log (its whole log so far; only entries
+// not seen before are counted).
+func (c *liveCounter) addWrites(ws []resource.Write) {
+	for _, w := range ws[min(c.writes, len(ws)):] {
+		switch {
+		case w.Enter && w.Callers > 1:
+			c.counts[LiveAPIOverlap]++
+		case !w.Enter && !w.Read && w.Fence != 0 && w.Stale && w.Accepted:
+			c.counts[LiveStaleWrite]++
+		}
+	}
+	c.writes = max(c.writes, len(ws))
+}

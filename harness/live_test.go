@@ -1,0 +1,114 @@
+package harness
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/resource"
+)
+
+const lms = int64(time.Millisecond)
+
+// rec builds records for the live counter's tests: times in ms.
+func inv(p int, f string, at int64) history.Op {
+	return history.Op{Type: history.Invoke, Process: p, F: f, Key: "k", Time: at * lms}
+}
+
+func okAcq(p int, at int64, token string, validityMS int64) history.Op {
+	return history.Op{Type: history.OK, Process: p, F: history.FAcquire, Key: "k", Time: at * lms, Token: token, Validity: validityMS * lms}
+}
+
+func withTok(o history.Op, token string) history.Op { o.Token = token; return o }
+
+func done(p int, f string, at int64, ty history.Type, value int64) history.Op {
+	return history.Op{Type: ty, Process: p, F: f, Key: "k", Time: at * lms, Value: value}
+}
+
+func live(ops ...history.Op) map[string]int {
+	c := newLiveCounter(Config{})
+	for _, op := range ops {
+		c.add(op)
+	}
+	return c.snapshot()
+}
+
+func TestLiveCounter(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ops  []history.Op
+		want map[string]int
+	}{
+		{"handover after release", []history.Op{
+			inv(1, history.FAcquire, 0), okAcq(1, 1, "a", 500),
+			inv(1, history.FWrite, 10), done(1, history.FWrite, 11, history.OK, 1),
+			withTok(inv(1, history.FRelease, 20), "a"),
+			inv(2, history.FAcquire, 21), okAcq(2, 22, "b", 520),
+			inv(2, history.FWrite, 30), done(2, history.FWrite, 31, history.OK, 2),
+		}, nil},
+		{"handover after validity", []history.Op{
+			inv(1, history.FAcquire, 0), okAcq(1, 1, "a", 500),
+			inv(2, history.FAcquire, 501), okAcq(2, 502, "b", 1000),
+		}, nil},
+		{"two holders by their own view", []history.Op{
+			inv(1, history.FAcquire, 0), okAcq(1, 1, "a", 500),
+			inv(2, history.FAcquire, 100), okAcq(2, 101, "b", 600),
+		}, map[string]int{LiveOverlap: 1}},
+		{"a lease signalled lost is not held", []history.Op{
+			inv(1, history.FAcquire, 0), okAcq(1, 1, "a", 500),
+			withTok(inv(1, history.FLost, 50), "a"),
+			inv(2, history.FAcquire, 100), okAcq(2, 101, "b", 600),
+		}, nil},
+		{"an extend after a gap overlaps the next holder", []history.Op{
+			inv(1, history.FAcquire, 0), okAcq(1, 1, "a", 100),
+			inv(2, history.FAcquire, 150), okAcq(2, 151, "b", 600),
+			withTok(inv(1, history.FExtend, 200), "a"),
+			{Type: history.OK, Process: 1, F: history.FExtend, Key: "k", Token: "a", Time: 201 * lms, Validity: 700 * lms},
+		}, map[string]int{LiveOverlap: 1}},
+		{"accepted write after validity", []history.Op{
+			inv(1, history.FAcquire, 0), okAcq(1, 1, "a", 500),
+			inv(1, history.FWrite, 700), done(1, history.FWrite, 701, history.OK, 1),
+		}, map[string]int{LiveWriteAfterValidity: 1}},
+		{"rejected write after validity is not counted", []history.Op{
+			inv(1, history.FAcquire, 0), okAcq(1, 1, "a", 500),
+			inv(1, history.FWrite, 700), done(1, history.FWrite, 701, history.Fail, 0),
+		}, nil},
+		{"accepted write without a lease", []history.Op{
+			inv(3, history.FWrite, 5), done(3, history.FWrite, 6, history.OK, 1),
+		}, map[string]int{LiveWriteAfterValidity: 1}},
+		{"lost update: the same value acknowledged twice", []history.Op{
+			inv(1, history.FAcquire, 0), okAcq(1, 1, "a", 500),
+			inv(1, history.FWrite, 10), done(1, history.FWrite, 11, history.OK, 6),
+			withTok(inv(1, history.FRelease, 20), "a"),
+			inv(2, history.FAcquire, 21), okAcq(2, 22, "b", 520),
+			inv(2, history.FWrite, 30), done(2, history.FWrite, 31, history.OK, 6),
+		}, map[string]int{LiveLostUpdate: 1}},
+	} {
+		if got := live(tc.ops...); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The resource's log is taken incrementally: each entry counted once.
+func TestLiveCounterResourceLog(t *testing.T) {
+	c := newLiveCounter(Config{})
+	ws := []resource.Write{
+		{Key: "k", Fence: 2, Accepted: true},
+		{Key: "k", Fence: 1, Accepted: true, Stale: true},
+		{Key: "k", Fence: 1, Accepted: false, Stale: true},
+	}
+	c.addWrites(ws[:2])
+	c.addWrites(ws)
+	ws = append(ws, resource.Write{Enter: true, Callers: 2}, resource.Write{Key: "k", Fence: 1, Read: true, Accepted: true, Stale: true})
+	c.addWrites(ws)
+	want := map[string]int{LiveStaleWrite: 1, LiveAPIOverlap: 1}
+	if got := c.snapshot(); !reflect.DeepEqual(got, want) || c.total() != 2 {
+		t.Errorf("%v (total %d), want %v", got, c.total(), want)
+	}
+	p := Progress{Violations: 2, ViolationKinds: want}
+	if s := p.String(); s[len(s)-len("violations so far 2 (api-overlap 1, stale-write-accepted 1)"):] != "violations so far 2 (api-overlap 1, stale-write-accepted 1)" {
+		t.Errorf("String() = %q", s)
+	}
+}

@@ -1,0 +1,149 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/lockstorm/lockstorm/checker"
+)
+
+// RunSeed is the seed of run i (1-based) of a campaign repeated from base:
+// run 1 uses base itself, so `--runs 1` is the single run `--seed base`
+// always was; run i ≥ 2 uses 1 + splitmix64(base + i − 1) mod 2^53, a
+// fixed function of (base, i), never 0 (0 means "draw one"), below 2^53 so
+// it survives JSON readers that use float64. Replaying run i needs only
+// its seed (printed and stored in its test.json), not the campaign.
+func RunSeed(base int64, i int) int64 {
+	if i <= 1 {
+		return base
+	}
+	return int64(splitmix64(uint64(base)+uint64(i-1))%(1<<53)) + 1
+}
+
+// splitmix64 is SplitMix64's output function: a bijective mixer, so
+// neighbouring inputs give unrelated seeds.
+func splitmix64(x uint64) uint64 {
+	x += 0x9E3779B97F4A7C15
+	x = (x ^ x>>30) * 0xBF58476D1CE4E5B9
+	x = (x ^ x>>27) * 0x94D049BB133111EB
+	return x ^ x>>31
+}
+
+// DrawSeed draws a base seed for a run or campaign given none: in
+// [1, 2^53].
+func DrawSeed() int64 { return rand.Int64N(1<<53) + 1 }
+
+// Campaign is the outcome of repeated runs of one configuration.
+type Campaign struct {
+	// Base is the seed the runs' seeds derive from (RunSeed).
+	Base int64
+	// Planned is the number of runs asked for; Runs those that ran, in
+	// order (fewer after --until-invalid or an interrupt).
+	Planned int
+	Runs    []*Result
+	// Interrupted is true when ctx ended before the campaign finished:
+	// the run under way was stopped (and healed) and no further run
+	// started.
+	Interrupted bool
+	// StoppedEarly is true when UntilInvalid stopped the campaign at its
+	// first invalid run.
+	StoppedEarly bool
+	// Verdict is Aggregate over the runs.
+	Verdict checker.Validity
+}
+
+// Count is how many runs had verdict v.
+func (c *Campaign) Count(v checker.Validity) int {
+	n := 0
+	for _, r := range c.Runs {
+		if r.Verdict.Valid == v {
+			n++
+		}
+	}
+	return n
+}
+
+// Aggregate is a campaign's verdict: invalid if any run is invalid, else
+// unknown if any run is unknown or the campaign was interrupted (or ran
+// no run at all), else valid. A campaign cut short is never valid.
+func Aggregate(verdicts []checker.Validity, interrupted bool) checker.Validity {
+	out := checker.Valid
+	if interrupted || len(verdicts) == 0 {
+		out = checker.Unknown
+	}
+	for _, v := range verdicts {
+		switch v {
+		case checker.Invalid:
+			return checker.Invalid
+		case checker.Valid:
+		default:
+			out = checker.Unknown
+		}
+	}
+	return out
+}
+
+// Repeat runs cfg n times, run i with seed RunSeed(base, i), where base is
+// cfg.Seed or, when 0, a drawn seed (Campaign.Base). Each run is a full
+// Run with its own folder in the store; onRun (may be nil) is called after
+// each, in order, before the next starts (the CLI writes its report and
+// prints its summary there). With untilInvalid it stops after the first
+// invalid run. When ctx ends, the run under way stops and heals as Run
+// does, no further run starts, and the campaign is interrupted (unknown at
+// best); a run interrupted during its setup is not in Runs. Any other
+// error of a run (setup, bad config) ends the campaign with that error and
+// the runs so far.
+func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, onRun func(i int, res *Result)) (*Campaign, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("%w: --runs must be at least 1, got %d", ErrConfig, n)
+	}
+	if _, err := cfg.WithDefaults(); err != nil {
+		return nil, err
+	}
+	c := &Campaign{Base: cfg.Seed, Planned: n}
+	if c.Base == 0 {
+		c.Base = DrawSeed()
+	}
+	defer func() { c.Verdict = c.aggregate() }()
+	for i := 1; i <= n; i++ {
+		if ctx.Err() != nil {
+			c.Interrupted = true
+			break
+		}
+		rc := cfg
+		rc.Seed = RunSeed(c.Base, i)
+		res, err := Run(ctx, rc)
+		if err != nil && ctx.Err() != nil {
+			// Interrupted while the run was being set up: it never ran
+			// (its folder says setup failed); the campaign is cut short,
+			// which is unknown, not bad input.
+			c.Interrupted = true
+			break
+		}
+		if err != nil {
+			return c, err
+		}
+		c.Runs = append(c.Runs, res)
+		if onRun != nil {
+			onRun(i, res)
+		}
+		if res.Interrupted || ctx.Err() != nil {
+			c.Interrupted = true
+			break
+		}
+		if untilInvalid && res.Verdict.Valid == checker.Invalid {
+			c.StoppedEarly = i < n
+			break
+		}
+	}
+	return c, nil
+}
+
+func (c *Campaign) aggregate() checker.Validity {
+	vs := make([]checker.Validity, len(c.Runs))
+	for i, r := range c.Runs {
+		vs[i] = r.Verdict.Valid
+	}
+	return Aggregate(vs, c.Interrupted)
+}
