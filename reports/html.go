@@ -98,7 +98,7 @@ func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []
 	d := pageData{Name: cfg.Name, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
 		Seed: cfg.Seed, Generated: time.Now().Format(time.RFC3339), Records: len(res.History),
 		Faults: len(ws), Windows: ws, Figures: figs, Files: files, Porcupine: porcNote,
-		Coverage: coverageSection(res.Coverage, res.History),
+		Coverage:   coverageSection(res.Coverage, res.History),
 		Incomplete: res.Incomplete, Interrupted: res.Interrupted}
 	rcfg := cfg
 	if c, err := cfg.WithDefaults(); err == nil {
