@@ -45,10 +45,13 @@ Exit status: 0 when the table is complete (whatever its marks), 2 on bad input, 
 			}
 			spec.Scenarios = scen
 			changed := cmd.Flags().Changed
-			for _, f := range []string{"seeds", "time-limit", "parallel"} {
-				if changed(f) && map[string]bool{"seeds": spec.Seeds <= 0, "time-limit": spec.TimeLimit <= 0, "parallel": spec.Parallel <= 0}[f] {
-					return usage("--%s must be positive", f)
-				}
+			switch {
+			case spec.Seeds <= 0:
+				return usage("--seeds must be positive, got %d", spec.Seeds)
+			case spec.TimeLimit <= 0:
+				return usage("--time-limit must be positive, got %v", spec.TimeLimit)
+			case spec.Parallel <= 0:
+				return usage("--parallel must be positive, got %d", spec.Parallel)
 			}
 			var rep *power.Report
 			out := spec.Store
