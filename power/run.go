@@ -94,7 +94,7 @@ func (s Spec) withDefaults() (Spec, error) {
 	return s, nil
 }
 
-// Configs returns the configuration of every run of spec, scenario by
+// configs returns the configuration of every run of spec, scenario by
 // scenario, seeds in order. Each is checked (WithDefaults), so that a bad
 // time limit fails before anything runs.
 func (s Spec) configs() ([][]harness.Config, error) {
@@ -156,6 +156,9 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	for range min(spec.Parallel, len(jobs)) {
 		wg.Go(func() {
 			for j := range next {
+				if ctx.Err() != nil { // sent as ctx ended: not started
+					continue
+				}
 				o, repErr, stopped, err := runOne(ctx, opt, cfgs[j.scen][j.seed])
 				mu.Lock()
 				if err != nil {
