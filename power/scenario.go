@@ -1,0 +1,112 @@
+// Package power measures detection power: how often, and how fast,
+// lockstorm's checkers catch each broken lock under random faults of the
+// kind its catalogue row names, and whether correct locks under the faults
+// they claim to survive ever raise a false alarm. It holds the scenario
+// table, the per-run measurements (verdict, time to detect), their
+// aggregation against targets, a runner over harness.Run, and a reader of
+// runs already stored. `lockstorm power` and `make power` drive it.
+package power
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/nemesis"
+)
+
+// Scenario is one row of the power table: a lock under random faults.
+type Scenario struct {
+	// Name is the row's name and the runs' test name in the store.
+	Name string `json:"name"`
+	// Broken is true for a lock that is expected to be caught (an invalid
+	// verdict is a detection); false for a correct lock (an invalid verdict
+	// is a false alarm).
+	Broken bool `json:"broken"`
+	// Config is the run's configuration: random faults (Nemesis, no Plan).
+	// Seed, TimeLimit and Store are set per run by Run.
+	Config harness.Config `json:"-"`
+}
+
+const ms = time.Millisecond
+
+// cfg builds a scenario's configuration: counter workload, random faults.
+func cfg(name, lock string, nodes, clients int, ttl time.Duration, kinds ...string) harness.Config {
+	return harness.Config{Name: name, Lock: lock, Workload: "counter", Nodes: nodes, Clients: clients, TTL: ttl, Nemesis: kinds}
+}
+
+// Scenarios returns the table of issue 12, broken locks first, in a fixed
+// order: each broken lock and each Kleppmann scenario under random faults
+// of the kind its catalogue row names, then the correct locks under the
+// faults they claim to survive.
+func Scenarios() []Scenario {
+	redlockNoPersist := cfg("redlock-no-persistence", "redlock", 5, 4, 500*ms, nemesis.KindCrash)
+	redlockNoPersist.Persistence = cluster.PersistNone
+	fenced := cfg("fenced-fencing", "fenced", 1, 3, 500*ms, nemesis.KindClientPause)
+	fenced.Fencing = true
+	aof := cfg("redlock-aof-always", "redlock", 5, 4, 500*ms, nemesis.KindPartition, nemesis.KindCrash, nemesis.KindLatency)
+	aof.Persistence = cluster.PersistAOFAlways
+	return []Scenario{
+		{Name: "unsafe-del", Broken: true, Config: cfg("unsafe-del", "unsafe-del", 1, 3, 500*ms, nemesis.KindClientPause)},
+		{Name: "unsafe-getdel", Broken: true, Config: cfg("unsafe-getdel", "unsafe-getdel", 1, 5, time.Second, nemesis.KindLatency)},
+		{Name: "unsafe-nottl", Broken: true, Config: cfg("unsafe-nottl", "unsafe-nottl", 1, 3, 500*ms, nemesis.KindClientCrash)},
+		{Name: "single-no-fencing", Broken: true, Config: cfg("single-no-fencing", "single", 1, 3, 500*ms, nemesis.KindClientPause)},
+		{Name: "redlock-no-persistence", Broken: true, Config: redlockNoPersist},
+		{Name: "redlock-clock-jump", Broken: true, Config: cfg("redlock-clock-jump", "redlock", 5, 4, 500*ms, nemesis.KindClockJump)},
+		{Name: "fair-naive", Broken: true, Config: cfg("fair-naive", "fair-naive", 1, 3, 500*ms, nemesis.KindClientCrash)},
+		{Name: "fenced-fencing", Config: fenced},
+		{Name: "redlock-aof-always", Config: aof},
+		{Name: "renewable", Config: cfg("renewable", "renewable", 1, 3, 500*ms, nemesis.KindPartition)},
+		{Name: "redsync", Config: cfg("redsync", "redsync", 5, 4, 500*ms, nemesis.KindPartition, nemesis.KindLatency)},
+		{Name: "redislock", Config: cfg("redislock", "redislock", 1, 3, 500*ms, nemesis.KindPartition, nemesis.KindLatency)},
+	}
+}
+
+// Names lists the scenarios' names in table order.
+func Names() []string {
+	var out []string
+	for _, s := range Scenarios() {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// Select returns the scenarios named in only (all of them when only is
+// empty), in table order. An unknown name is an error wrapping
+// harness.ErrConfig.
+func Select(only []string) ([]Scenario, error) {
+	all := Scenarios()
+	if len(only) == 0 {
+		return all, nil
+	}
+	names := Names()
+	for _, n := range only {
+		if !slices.Contains(names, n) {
+			return nil, fmt.Errorf("%w: --only takes names among %s, got %q", harness.ErrConfig, strings.Join(names, ","), n)
+		}
+	}
+	var out []Scenario
+	for _, s := range all {
+		if slices.Contains(only, s.Name) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Describe is the scenario's setup in one short line, e.g. "single, 1
+// node, 3 clients, ttl 500ms, client-pause".
+func (s Scenario) Describe() string {
+	c := s.Config
+	lock := c.Lock
+	if c.Fencing {
+		lock += "+fencing"
+	}
+	if c.Persistence != "" && c.Persistence != cluster.PersistNone {
+		lock += " " + string(c.Persistence)
+	}
+	return fmt.Sprintf("%s, %dn/%dc, ttl %v, %s", lock, c.Nodes, c.Clients, c.TTL, strings.Join(c.Nemesis, ","))
+}
