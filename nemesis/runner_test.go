@@ -108,7 +108,8 @@ func TestRunnerCancelMidFaultHeals(t *testing.T) {
 }
 
 // A short random plan over every kind runs to completion, records one
-// start and one stop per step, and heals.
+// start and one stop per step, and heals. The fault phase is the shortest
+// that holds a failover (FailoverBusy) and one fault of every other kind.
 func TestRunnerRandomPlan(t *testing.T) {
 	// n1 has a replica so that failover is among the kinds that can run.
 	c := startReplicated(t, cluster.PromoteManual, 3, "c1", "c2")
@@ -121,11 +122,16 @@ func TestRunnerRandomPlan(t *testing.T) {
 	p, err := Schedule(seeded(11), set, Options{
 		Kinds:    Kinds,
 		Topology: env.Topology(200 * time.Millisecond),
-		WarmUp:   100 * time.Millisecond, Faults: 2500 * time.Millisecond,
+		WarmUp:   100 * time.Millisecond, Faults: 5500 * time.Millisecond,
 		MinInterval: 50 * time.Millisecond, MaxInterval: 150 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, k := range Kinds {
+		if !p.Uses(k) {
+			t.Errorf("plan has no %s fault", k)
+		}
 	}
 	rec := history.NewRecorder(nil)
 	defer rec.Close()
