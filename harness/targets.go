@@ -111,7 +111,7 @@ func (s *targeter) waiter() (string, bool) {
 // holder or its lease to fire on it at once ("right after it acquired");
 // after freshWait without such an acquire, any holder will do.
 func (s *targeter) freshness() (fresh, freshWait time.Duration) {
-	return max(s.r.cfg.TTL/10, 5*time.Millisecond), max(s.r.cfg.TTL, 500*time.Millisecond)
+	return max(s.r.cfg.TTL/20, 5*time.Millisecond), max(s.r.cfg.TTL, 500*time.Millisecond)
 }
 
 // resolve aims a targeted fault when it starts. It replaces the client
@@ -121,7 +121,7 @@ func (s *targeter) freshness() (fresh, freshWait time.Duration) {
 // quorum; a fault aimed at a lease without a placeholder (a failover) is
 // only timed. A holder is a client in its critical section (acquired, not
 // yet releasing); the fault waits for one that acquired just now (within
-// TTL/10), and after a TTL takes any holder. A waiter is the client that
+// TTL/20), and after a TTL takes any holder. A waiter is the client that
 // has waited longest in acquire. When no client is in the wanted state
 // within targetWait the fault still happens: on the first client, and for
 // a lease on a seeded half of the nodes (its record names what it hit).

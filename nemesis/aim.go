@@ -120,12 +120,14 @@ func (p *ServerPause) MinStep(t Topology) time.Duration {
 }
 
 // Aim crashes the nodes that granted the holder's lease, enough of them
-// to break its quorum, soon after it was granted; the restart delay is
-// drawn below the TTL, so the nodes come back (empty without persistence)
-// while the lease is still held.
+// to break its quorum, soon after it was granted, and restarts them
+// within a tenth of a TTL (the shortest restart delay the nemesis allows
+// at least): a holder keeps the lock for a fraction of its TTL, and the
+// nodes must come back (empty without persistence) while it still holds.
 func (c *Crash) Aim(r *rand.Rand, f Fault, t Topology) Fault {
 	f = aimLease(f)
-	f.RestartDelay = max(f.RestartDelay%t.ttl(), ttls(t, orDefault(c.MinTTLs, c.MaxTTLs, 0)))
+	lo := ttls(t, orDefault(c.MinTTLs, c.MaxTTLs, 0))
+	f.RestartDelay = uniform(r, lo, max(lo, t.ttl()/10)).Round(time.Millisecond)
 	return f
 }
 
