@@ -117,14 +117,15 @@ func (s *targeter) freshness() (fresh, freshWait time.Duration) {
 // resolve aims a targeted fault when it starts. It replaces the client
 // placeholders (nemesis.TargetHolder, nemesis.TargetWaiter) with the
 // client in that state now, and the node placeholder nemesis.TargetLease
-// with enough of the nodes that granted the holder's lease to break its
-// quorum; a fault aimed at a lease without a placeholder (a failover) is
+// with enough nodes, those that granted the holder's lease first, to break
+// its quorum (see leaseNodes); a fault aimed at a lease without a placeholder (a failover) is
 // only timed. A holder is a client in its critical section (acquired, not
 // yet releasing); the fault waits for one that acquired just now (within
 // TTL/20), and after a TTL takes any holder. A waiter is the client that
 // has waited longest in acquire. When no client is in the wanted state
-// within targetWait the fault still happens: on the first client, and for
-// a lease on a seeded half of the nodes (its record names what it hit).
+// within targetWait (and by half a TTL before the final heal: see
+// deadline) the fault still happens: on the first client, and for
+// a lease on seeded nodes (its record names what it hit).
 func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 	r := s.r
 	wantHolder := slices.Contains(f.Clients, nemesis.TargetHolder) || f.Target == nemesis.AimLease ||
@@ -137,20 +138,21 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 	defer s.mu.Unlock()
 	fresh, freshWait := s.freshness()
 	start := time.Now()
+	deadline := s.deadline(start)
 	var h *holder
 	waiter, found := "", false
 	for {
 		s.update()
-		now, waited := r.rec.Now(), time.Since(start)
+		now, waited, late := r.rec.Now(), time.Since(start), !time.Now().Before(deadline)
 		if wantHolder {
-			if hs := s.holders(); len(hs) > 0 && (now-hs[0].since <= int64(fresh) || waited >= freshWait) {
+			if hs := s.holders(); len(hs) > 0 && (now-hs[0].since <= int64(fresh) || waited >= freshWait || late) {
 				h, found = &hs[0], true
 			}
 		}
 		if wantWaiter {
 			waiter, found = s.waiter()
 		}
-		if found || waited >= targetWait {
+		if found || late {
 			break
 		}
 		time.Sleep(targetPoll)
@@ -179,25 +181,58 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 	return f
 }
 
-// leaseNodes picks, with the run's seeded source, enough of the nodes that
-// granted h's lease to break its quorum (nemesis.LeaseBreakers); with no
-// holder (or none of its nodes known), half of all nodes, rounded up.
+// deadline is when a fault that started waiting at start stops waiting
+// for its target: targetWait later, but never later than half a TTL
+// before the plan's final heal, so that waiting never pushes a fault (or
+// the heal, which the runner does after it) into the recovery phase.
+func (s *targeter) deadline(start time.Time) time.Time {
+	d := start.Add(targetWait)
+	if p := s.r.plan; p != nil {
+		d = minTime(d, s.r.rec.Start().Add(p.HealAt-s.r.cfg.TTL/2))
+	}
+	return d
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// leaseNodes picks the nodes a fault aimed at h's lease hits: enough to
+// break its quorum whatever the nodes that were not recorded did. An
+// acquire's Nodes are the nodes that granted it by the time it returned,
+// and a quorum lock returns at the first quorum while its SETs to the
+// other nodes still land, so a holder may hold every node: breaking its
+// quorum for certain takes nemesis.LeaseBreakers(n, n) = n − (n/2+1) + 1
+// nodes (1 of 1, 2 of 3, 3 of 5). The granted nodes come first (they
+// certainly hold the lease), then the others, each group in an order
+// drawn from the run's seeded source; with no holder, any nodes.
 func (s *targeter) leaseNodes(h *holder) []string {
-	r := s.r
-	n := r.cfg.Nodes
-	granted := []string(nil)
+	all := s.r.cluster.Nodes()
+	var granted []string
 	if h != nil {
 		granted = h.nodes
 	}
-	if len(granted) == 0 {
-		granted = r.cluster.Nodes()
+	var rest []string
+	for _, n := range all {
+		if !slices.Contains(granted, n) {
+			rest = append(rest, n)
+		}
 	}
-	k := min(nemesis.LeaseBreakers(len(granted), n), len(granted))
-	idx := s.rand.Perm(len(granted))[:k]
-	slices.Sort(idx)
-	out := make([]string, k)
-	for i, j := range idx {
-		out[i] = granted[j]
+	k := min(nemesis.LeaseBreakers(len(all), len(all)), len(all))
+	order := append(s.shuffled(granted), s.shuffled(rest)...)
+	out := order[:k]
+	slices.SortFunc(out, func(a, b string) int { return slices.Index(all, a) - slices.Index(all, b) })
+	return out
+}
+
+// shuffled returns xs in an order drawn from the targeter's source.
+func (s *targeter) shuffled(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, j := range s.rand.Perm(len(xs)) {
+		out[i] = xs[j]
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,64 @@ func TestTargetedPauseHitsHolder(t *testing.T) {
 	t.Logf("%d pauses aimed at the holder, %d at a waiter", holderHits, waiterHits)
 	if holderHits == 0 {
 		t.Fatalf("no pause aimed at the holder in the run (%d at a waiter); plan %+v", waiterHits, res.Plan)
+	}
+}
+
+// A random crash aimed at the lease (--target-holder 1) kills, soon after
+// a grant, enough nodes to break the holder's quorum whatever the nodes it
+// did not record did (2 of 3), taken from the nodes that granted it.
+func TestTargetedCrashHitsLease(t *testing.T) {
+	ttl := 500 * time.Millisecond
+	res, err := Run(context.Background(), Config{Lock: "redlock", Nodes: 3, Clients: 3, TTL: ttl,
+		Nemesis: []string{nemesis.KindCrash}, TargetHolder: 1, FaultInterval: time.Second,
+		Persistence: "aof-always", TimeLimit: 6 * time.Second, Seed: 2, Store: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type lease struct {
+		nodes []string
+		at    int64
+	}
+	held := map[string]*lease{} // client -> its lease in its critical section
+	hits := 0
+	for _, op := range res.History {
+		if !op.IsNemesis() {
+			switch {
+			case op.F == history.FAcquire && op.Type == history.OK:
+				held[op.Client] = &lease{op.Nodes, op.Time}
+			case op.F == history.FRelease && op.Type == history.Invoke, op.F == history.FLost:
+				delete(held, op.Client)
+			}
+			continue
+		}
+		if op.F != history.FStart || op.Type != history.Invoke || op.Fault != nemesis.KindCrash {
+			continue
+		}
+		if !strings.Contains(op.Detail, "target=lease") || len(op.Nodes) != 2 {
+			t.Errorf("aimed crash record %q names nodes %v, want 2 nodes and target=lease", op.Detail, op.Nodes)
+			continue
+		}
+		var l *lease
+		for _, x := range held {
+			if l == nil || x.at > l.at {
+				l = x
+			}
+		}
+		if l == nil {
+			t.Logf("crash at %v found no holder", time.Duration(op.Time))
+			continue
+		}
+		hits++
+		for _, n := range op.Nodes {
+			if !slices.Contains(l.nodes, n) {
+				t.Errorf("crash of %v at %v: %s did not grant the holder's lease %v", op.Nodes, time.Duration(op.Time), n, l.nodes)
+			}
+		}
+		if since := time.Duration(op.Time - l.at); since > ttl/2 {
+			t.Errorf("crash %v after the grant, not soon after", since)
+		}
+	}
+	if hits == 0 {
+		t.Fatal("no aimed crash hit a held lease")
 	}
 }

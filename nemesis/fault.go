@@ -174,8 +174,9 @@ const (
 )
 
 // TargetLease is the node placeholder a fault aimed at a lease (AimLease)
-// names in Nodes: the resolver replaces it with enough of the nodes that
-// granted the current holder's lease to break its quorum (LeaseBreakers).
+// names in Nodes: the resolver replaces it with enough nodes to break the
+// current holder's quorum (LeaseBreakers), the nodes that granted its
+// lease first.
 const TargetLease = "@lease"
 
 // LeaseBreakers is how many of the granted nodes of a lease a fault must
