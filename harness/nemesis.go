@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lockstorm/lockstorm/nemesis"
@@ -34,19 +35,94 @@ func plan(cfg Config, set nemesis.Set, clients, nodes []string) (*nemesis.Plan, 
 	if faults <= 0 {
 		return nil, fmt.Errorf("%w: --time-limit %v leaves no time for faults", ErrConfig, cfg.TimeLimit)
 	}
-	p, err := nemesis.Schedule(nemesis.NewRand(uint64(cfg.Seed)), set, nemesis.Options{
-		Kinds:       cfg.Nemesis,
-		Topology:    nemesis.Topology{Nodes: nodes, Clients: clients, TTL: cfg.TTL},
-		WarmUp:      warm,
-		Faults:      faults,
-		Recovery:    recovery,
-		MinInterval: cfg.FaultInterval / 2,
-		MaxInterval: cfg.FaultInterval * 3 / 2,
-	})
+	o := nemesis.Options{
+		Kinds:        cfg.Nemesis,
+		Topology:     nemesis.Topology{Nodes: nodes, Clients: clients, TTL: cfg.TTL, Resource: resourceTarget},
+		WarmUp:       warm,
+		Faults:       faults,
+		Recovery:     recovery,
+		MinInterval:  cfg.FaultInterval / 2,
+		MaxInterval:  cfg.FaultInterval * 3 / 2,
+		TargetHolder: cfg.TargetHolder,
+	}
+	if cfg.Provider == "external" { // clients reach the resource directly
+		o.Topology.Resource = ""
+	}
+	if err := fitsTimeLimit(cfg, set, o); err != nil {
+		return nil, err
+	}
+	p, err := nemesis.Schedule(nemesis.NewRand(uint64(cfg.Seed)), set, o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: nemesis: %v", ErrConfig, err)
 	}
 	return &p, nil
+}
+
+// MinTimeLimit returns the shortest time limit whose fault phase (see
+// phases) holds one fault of each of kinds, at millisecond resolution,
+// for cfg's TTL and fault interval and the given topology.
+func MinTimeLimit(cfg Config, set nemesis.Set, o nemesis.Options, kinds ...string) (time.Duration, error) {
+	need, err := nemesis.MinFaultPhase(set, o, kinds...)
+	if err != nil {
+		return 0, err
+	}
+	// The fault phase grows with the time limit: search the smallest
+	// limit, in milliseconds, whose phase is long enough.
+	fits := func(ms int64) bool {
+		c := cfg
+		c.TimeLimit = time.Duration(ms) * time.Millisecond
+		_, f, _ := phases(c)
+		return f >= need && f > 0
+	}
+	lo, hi := int64(1), int64(1)
+	for !fits(hi) {
+		lo, hi = hi+1, hi*2
+		if hi > int64(1e9) { // 11 days: nothing fits
+			return 0, fmt.Errorf("%w: no time limit holds %v of faults", ErrConfig, need)
+		}
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if fits(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return time.Duration(hi) * time.Millisecond, nil
+}
+
+// fitsTimeLimit refuses a time limit whose fault phase cannot hold one
+// fault of every requested kind, naming the kind and the time limit it
+// needs.
+func fitsTimeLimit(cfg Config, set nemesis.Set, o nemesis.Options) error {
+	all, err := MinTimeLimit(cfg, set, o, cfg.Nemesis...)
+	if err != nil {
+		return fmt.Errorf("%w: nemesis: %v", ErrConfig, err)
+	}
+	if cfg.TimeLimit >= all {
+		return nil
+	}
+	// Name the kind that needs the longest run on its own.
+	worst, worstNeed := "", time.Duration(0)
+	for _, k := range cfg.Nemesis {
+		d, err := MinTimeLimit(cfg, set, o, k)
+		if err != nil {
+			return fmt.Errorf("%w: nemesis: %v", ErrConfig, err)
+		}
+		if d > worstNeed {
+			worst, worstNeed = k, d
+		}
+	}
+	if len(cfg.Nemesis) == 1 || cfg.TimeLimit < worstNeed {
+		msg := fmt.Sprintf("--time-limit %v is too short for a %s fault: it needs --time-limit %v or more", cfg.TimeLimit, worst, worstNeed)
+		if len(cfg.Nemesis) > 1 {
+			msg += fmt.Sprintf(" (one fault of each of %s: %v)", strings.Join(cfg.Nemesis, ","), all)
+		}
+		return fmt.Errorf("%w: %s", ErrConfig, msg)
+	}
+	return fmt.Errorf("%w: --time-limit %v is too short for one fault of each of %s: it needs --time-limit %v or more",
+		ErrConfig, cfg.TimeLimit, strings.Join(cfg.Nemesis, ","), all)
 }
 
 // FailoverDetect is how long a failover waits, once the master is cut or
@@ -71,7 +147,7 @@ func (r *run) runNemesis(ctx context.Context, res *Result) error {
 		<-ctx.Done()
 		return nil
 	}
-	runner := &nemesis.Runner{Set: r.nemSet, Cluster: r.cluster, Rec: r.rec, Logf: r.logf, Resolve: r.resolve}
+	runner := &nemesis.Runner{Set: r.nemSet, Cluster: r.cluster, Rec: r.rec, Logf: r.logf, Resolve: newTargeter(r).resolve}
 	err := runner.Run(ctx, *r.plan)
 	if err == nil {
 		<-ctx.Done()

@@ -1,6 +1,9 @@
 package harness
 
 import (
+	"math/rand/v2"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -11,85 +14,225 @@ import (
 // wanted state (between two holders, nobody holds for a moment).
 const targetWait = 3 * time.Second
 
-// resolve replaces the client placeholders of a fault (nemesis.TargetHolder,
-// nemesis.TargetWaiter) with the client that holds, or waits for, the lock
-// now, judged from the history so far. When no client is in that state it
-// polls for up to targetWait, then takes the first client, so the fault
-// still happens (its record names the client it hit).
-func (r *run) resolve(f nemesis.Fault) nemesis.Fault {
-	var out []string
-	changed := false
-	for _, c := range f.Clients {
-		switch c {
-		case nemesis.TargetHolder, nemesis.TargetWaiter:
-			out = append(out, r.awaitClient(c == nemesis.TargetHolder))
-			changed = true
-		default:
-			out = append(out, c)
+// targetPoll is how often a waiting targeted fault looks at new records.
+const targetPoll = 2 * time.Millisecond
+
+// targeter aims targeted faults for one run (its resolve is the nemesis
+// Runner's Resolve hook). It follows every client process's place in the
+// lock cycle from the history, incrementally: each look reads only the
+// records added since the previous one.
+type targeter struct {
+	r *run
+
+	mu    sync.Mutex
+	seen  int                // records read so far
+	procs map[int]*procState // by history process id
+	rand  *rand.Rand         // seeded choices among granted nodes
+}
+
+// newTargeter starts following lease state; the run's seed makes its
+// choices among nodes replayable for the same history.
+func newTargeter(r *run) *targeter {
+	return &targeter{r: r, procs: map[int]*procState{}, rand: rand.New(rand.NewPCG(uint64(r.cfg.Seed), 0x1ea5e))}
+}
+
+// procState is one client process's state, as its own records show it.
+type procState struct {
+	holds     bool     // acquired, not yet releasing, not told it lost
+	holdSince int64    // when its current acquire completed ok (run clock, ns)
+	nodes     []string // the nodes that granted its current lease
+	waiting   bool     // an acquire invoked and not completed
+	waitSince int64    // when that acquire was invoked
+}
+
+// update reads the records added since the last look.
+func (s *targeter) update() {
+	for _, op := range s.r.rec.Since(s.seen) {
+		s.seen++
+		if op.IsNemesis() {
+			continue
+		}
+		p := s.procs[op.Process]
+		if p == nil {
+			p = &procState{}
+			s.procs[op.Process] = p
+		}
+		switch {
+		case op.F == history.FAcquire && op.Type == history.Invoke:
+			p.waiting, p.waitSince = true, op.Time
+		case op.F == history.FAcquire:
+			p.waiting = false
+			p.holds = op.Type == history.OK
+			if p.holds {
+				p.holdSince, p.nodes = op.Time, op.Nodes
+			}
+		case op.F == history.FRelease && op.Type == history.Invoke, op.F == history.FLost:
+			p.holds = false
 		}
 	}
-	if changed {
-		f.Clients = out
-		f.Links = nil // recomputed from the clients
+}
+
+// holder is a client in its critical section.
+type holder struct {
+	client string
+	since  int64
+	nodes  []string
+}
+
+// holders returns the clients whose current process holds the lock, the
+// latest acquirer first.
+func (s *targeter) holders() []holder {
+	r := s.r
+	var out []holder
+	for _, sl := range r.slots {
+		if p := s.procs[sl.worker.Process()]; p != nil && p.holds {
+			out = append(out, holder{sl.name, p.holdSince, p.nodes})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b holder) int { return int(b.since - a.since) })
+	return out
+}
+
+// waiter returns the client whose current process has waited longest in
+// acquire.
+func (s *targeter) waiter() (string, bool) {
+	r := s.r
+	best, bestSince := "", int64(-1)
+	for _, sl := range r.slots {
+		p := s.procs[sl.worker.Process()]
+		if p != nil && p.waiting && (bestSince < 0 || p.waitSince < bestSince) {
+			best, bestSince = sl.name, p.waitSince
+		}
+	}
+	return best, best != ""
+}
+
+// freshness is how recent an acquire must be for a fault aimed at the
+// holder or its lease to fire on it at once ("right after it acquired");
+// after freshWait without such an acquire, any holder will do.
+func (s *targeter) freshness() (fresh, freshWait time.Duration) {
+	return max(s.r.cfg.TTL/20, 5*time.Millisecond), max(s.r.cfg.TTL, 500*time.Millisecond)
+}
+
+// resolve aims a targeted fault when it starts. It replaces the client
+// placeholders (nemesis.TargetHolder, nemesis.TargetWaiter) with the
+// client in that state now, and the node placeholder nemesis.TargetLease
+// with enough nodes, those that granted the holder's lease first, to break
+// its quorum (see leaseNodes); a fault aimed at a lease without a placeholder (a failover) is
+// only timed. A holder is a client in its critical section (acquired, not
+// yet releasing); the fault waits for one that acquired just now (within
+// TTL/20), and after a TTL takes any holder. A waiter is the client that
+// has waited longest in acquire. When no client is in the wanted state
+// within targetWait (and by half a TTL before the final heal: see
+// deadline) the fault still happens: on the first client, and for
+// a lease on seeded nodes (its record names what it hit).
+func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
+	r := s.r
+	wantHolder := slices.Contains(f.Clients, nemesis.TargetHolder) || f.Target == nemesis.AimLease ||
+		slices.Contains(f.Nodes, nemesis.TargetLease)
+	wantWaiter := slices.Contains(f.Clients, nemesis.TargetWaiter)
+	if !wantHolder && !wantWaiter {
+		return f
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fresh, freshWait := s.freshness()
+	start := time.Now()
+	deadline := s.deadline(start)
+	var h *holder
+	waiter, found := "", false
+	for {
+		s.update()
+		now, waited, late := r.rec.Now(), time.Since(start), !time.Now().Before(deadline)
+		if wantHolder {
+			if hs := s.holders(); len(hs) > 0 && (now-hs[0].since <= int64(fresh) || waited >= freshWait || late) {
+				h, found = &hs[0], true
+			}
+		}
+		if wantWaiter {
+			waiter, found = s.waiter()
+		}
+		if found || late {
+			break
+		}
+		time.Sleep(targetPoll)
+	}
+	fallback := r.slots[0].name
+	out := make([]string, 0, len(f.Clients))
+	for _, c := range f.Clients {
+		switch {
+		case c == nemesis.TargetHolder && h != nil:
+			c = h.client
+		case c == nemesis.TargetWaiter && waiter != "":
+			c = waiter
+		case c == nemesis.TargetHolder, c == nemesis.TargetWaiter:
+			c = fallback
+		}
+		out = append(out, c)
+	}
+	f.Clients = out
+	if i := slices.Index(f.Nodes, nemesis.TargetLease); i >= 0 {
+		f.Nodes = slices.Delete(slices.Clone(f.Nodes), i, i+1)
+		f.Nodes = append(f.Nodes, s.leaseNodes(h)...)
+	}
+	if len(f.Clients) > 0 || f.Target == nemesis.AimLease {
+		f.Links = nil // recomputed from the clients and nodes
 	}
 	return f
 }
 
-// awaitClient polls clientIn until it finds a client or targetWait passes.
-func (r *run) awaitClient(holding bool) string {
-	deadline := time.Now().Add(targetWait)
-	for {
-		if c, ok := r.clientIn(holding); ok || time.Now().After(deadline) {
-			return c
-		}
-		time.Sleep(2 * time.Millisecond)
+// deadline is when a fault that started waiting at start stops waiting
+// for its target: targetWait later, but never later than half a TTL
+// before the plan's final heal, so that waiting never pushes a fault (or
+// the heal, which the runner does after it) into the recovery phase.
+func (s *targeter) deadline(start time.Time) time.Time {
+	d := start.Add(targetWait)
+	if p := s.r.plan; p != nil {
+		d = minTime(d, s.r.rec.Start().Add(p.HealAt-s.r.cfg.TTL/2))
 	}
+	return d
 }
 
-// clientIn returns a client whose current process holds the lock
-// (holding) or waits in acquire (!holding); the earliest-waiting one for
-// waiters. With none, it returns the first client and false.
-func (r *run) clientIn(holding bool) (string, bool) {
-	type state struct {
-		holds   bool
-		waiting bool
-		since   int64
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
 	}
-	procs := map[int]*state{}
-	for _, op := range r.rec.History() {
-		if op.IsNemesis() {
-			continue
-		}
-		s := procs[op.Process]
-		if s == nil {
-			s = &state{}
-			procs[op.Process] = s
-		}
-		switch {
-		case op.F == history.FAcquire && op.Type == history.Invoke:
-			s.waiting, s.since = true, op.Time
-		case op.F == history.FAcquire:
-			s.waiting = false
-			s.holds = op.Type == history.OK
-		case op.F == history.FRelease && op.Type == history.Invoke, op.F == history.FLost:
-			s.holds = false
-		}
+	return a
+}
+
+// leaseNodes picks the nodes a fault aimed at h's lease hits: enough to
+// break its quorum whatever the nodes that were not recorded did. An
+// acquire's Nodes are the nodes that granted it by the time it returned,
+// and a quorum lock returns at the first quorum while its SETs to the
+// other nodes still land, so a holder may hold every node: breaking its
+// quorum for certain takes nemesis.LeaseBreakers(n, n) = n − (n/2+1) + 1
+// nodes (1 of 1, 2 of 3, 3 of 5). The granted nodes come first (they
+// certainly hold the lease), then the others, each group in an order
+// drawn from the run's seeded source; with no holder, any nodes.
+func (s *targeter) leaseNodes(h *holder) []string {
+	all := s.r.cluster.Nodes()
+	var granted []string
+	if h != nil {
+		granted = h.nodes
 	}
-	best, bestSince := "", int64(-1)
-	for _, sl := range r.slots {
-		s := procs[sl.worker.Process()]
-		if s == nil {
-			continue
-		}
-		if holding && s.holds {
-			return sl.name, true
-		}
-		if !holding && s.waiting && (bestSince < 0 || s.since < bestSince) {
-			best, bestSince = sl.name, s.since
+	var rest []string
+	for _, n := range all {
+		if !slices.Contains(granted, n) {
+			rest = append(rest, n)
 		}
 	}
-	if best != "" {
-		return best, true
+	k := min(nemesis.LeaseBreakers(len(all), len(all)), len(all))
+	order := append(s.shuffled(granted), s.shuffled(rest)...)
+	out := order[:k]
+	slices.SortFunc(out, func(a, b string) int { return slices.Index(all, a) - slices.Index(all, b) })
+	return out
+}
+
+// shuffled returns xs in an order drawn from the targeter's source.
+func (s *targeter) shuffled(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, j := range s.rand.Perm(len(xs)) {
+		out[i] = xs[j]
 	}
-	return r.slots[0].name, false
+	return out
 }

@@ -65,18 +65,22 @@ func (c *ClockJump) Draw(r *rand.Rand, t Topology) Fault {
 	return Fault{Kind: KindClockJump, Nodes: []string{n}, JumpBy: by, Duration: t.ttl()}
 }
 
-// Start steps the node's expiry clock by f.JumpBy.
+// Start steps the expiry clock of each of the fault's nodes (several for
+// a fault aimed at a lease) by f.JumpBy.
 func (c *ClockJump) Start(ctx context.Context, f Fault) error {
-	n, err := one(f, f.Nodes, "node")
-	if err != nil {
-		return err
+	if len(f.Nodes) == 0 {
+		return fmt.Errorf("%w: clock-jump needs at least one node", ErrBadFault)
 	}
-	addr, err := c.Env.Cluster.AdminAddr(n)
-	if err != nil {
-		return err
+	for _, n := range f.Nodes {
+		addr, err := c.Env.Cluster.AdminAddr(n)
+		if err != nil {
+			return err
+		}
+		if _, _, err = JumpClock(ctx, addr, f.JumpBy); err != nil {
+			return err
+		}
 	}
-	_, _, err = JumpClock(ctx, addr, f.JumpBy)
-	return err
+	return nil
 }
 
 // Stop does nothing: a clock step is not undone.

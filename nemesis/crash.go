@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -44,16 +45,17 @@ func (c *Crash) Draw(r *rand.Rand, t Topology) Fault {
 	}
 }
 
-// Start kills the node, waits RestartDelay (or until ctx ends) and
-// restarts it.
+// Start kills the fault's nodes (several for a fault aimed at a lease),
+// waits RestartDelay (or until ctx ends) and restarts them all.
 func (c *Crash) Start(ctx context.Context, f Fault) error {
-	n, err := one(f, f.Nodes, "node")
-	if err != nil {
-		return err
+	if len(f.Nodes) == 0 {
+		return fmt.Errorf("%w: crash needs at least one node", ErrBadFault)
 	}
-	c.mark(n, true)
-	if err := c.Env.Cluster.Kill(ctx, n); err != nil {
-		return err
+	for _, n := range f.Nodes {
+		c.mark(n, true)
+		if err := c.Env.Cluster.Kill(ctx, n); err != nil {
+			return err
+		}
 	}
 	if f.RestartDelay > 0 {
 		t := time.NewTimer(f.RestartDelay)
@@ -64,22 +66,25 @@ func (c *Crash) Start(ctx context.Context, f Fault) error {
 		case <-t.C:
 		}
 	}
-	return c.restart(ctx, n)
+	var errs []error
+	for _, n := range f.Nodes {
+		errs = append(errs, c.restart(ctx, n))
+	}
+	return errors.Join(errs...)
 }
 
-// Stop restarts the node if it is still down after Start.
+// Stop restarts those of the fault's nodes still down after Start.
 func (c *Crash) Stop(ctx context.Context, f Fault) error {
-	n, err := one(f, f.Nodes, "node")
-	if err != nil {
-		return err
+	var errs []error
+	for _, n := range f.Nodes {
+		c.mu.Lock()
+		down := c.down[n]
+		c.mu.Unlock()
+		if down {
+			errs = append(errs, c.restart(ctx, n))
+		}
 	}
-	c.mu.Lock()
-	down := c.down[n]
-	c.mu.Unlock()
-	if !down {
-		return nil
-	}
-	return c.restart(ctx, n)
+	return errors.Join(errs...)
 }
 
 func (c *Crash) restart(ctx context.Context, n string) error {

@@ -52,3 +52,36 @@ func TestCrashCancelledThenStopRestarts(t *testing.T) {
 		t.Error("n2 unreachable after Stop")
 	}
 }
+
+// A crash aimed at a lease names several nodes: all go down together and
+// all come back, empty.
+func TestCrashSeveralNodes(t *testing.T) {
+	c := startCluster(t, 3, "c1")
+	ctx := ctxT(t)
+	for _, n := range []string{"n1", "n2"} {
+		if err := admin(t, c, n).Set(ctx, "lock", "tok", time.Minute).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cr := &Crash{Env: Env{Cluster: c}}
+	f := Fault{Kind: KindCrash, Nodes: []string{"n1", "n2"}, RestartDelay: 1500 * time.Millisecond}
+	done := make(chan error, 1)
+	go func() { done <- cr.Start(ctx, f) }()
+	time.Sleep(150 * time.Millisecond)
+	for _, n := range []string{"n1", "n2"} {
+		if reachable(t, c, "c1", n) {
+			t.Errorf("%s reachable during the crash", n)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"n1", "n2"} {
+		if k, err := admin(t, c, n).DBSize(ctx).Result(); err != nil || k != 0 {
+			t.Errorf("%s: DBSIZE after crash = %d, %v; want 0 keys", n, k, err)
+		}
+		if !reachable(t, c, "c1", n) {
+			t.Errorf("%s unreachable after its restart", n)
+		}
+	}
+}

@@ -67,7 +67,27 @@ type Fault struct {
 	// Duration is how long the fault stays active between its start and
 	// its stop (for a crash: after the restart).
 	Duration time.Duration `json:"duration_ns,omitempty"`
+	// Target says what a targeted fault is aimed at (AimHolder, AimWaiter,
+	// AimLease); empty for a fault drawn blind. Its placeholders are
+	// resolved when it starts; Target stays, so the history shows which
+	// faults were aimed.
+	Target string `json:"target,omitempty"`
 }
+
+// Aims of a targeted fault (Fault.Target).
+const (
+	// AimHolder: the fault hits the client holding the lock, in its
+	// critical section, soon after it acquired (Clients holds TargetHolder).
+	AimHolder = "holder"
+	// AimWaiter: the fault hits a client in the middle of its acquire
+	// (Clients holds TargetWaiter).
+	AimWaiter = "waiter"
+	// AimLease: the fault hits the nodes that granted the current
+	// holder's lease (Nodes holds TargetLease), or, for a failover, is
+	// timed right after a lease was granted; it fires while the lease is
+	// held, soon after it was granted.
+	AimLease = "lease"
+)
 
 // String describes the fault for the history's Detail field, e.g.
 // "partition shape=one-node nodes=n2 clients=c1,c2 links=2 duration=1.5s".
@@ -106,6 +126,9 @@ func (f Fault) String() string {
 	if f.Duration != 0 {
 		add("duration", f.Duration.String())
 	}
+	if f.Target != "" {
+		add("target", f.Target)
+	}
 	return b.String()
 }
 
@@ -125,6 +148,10 @@ type Topology struct {
 	// TTL is the lock's time-to-live; fault durations scale with it.
 	// Zero means DefaultTTL.
 	TTL time.Duration
+	// Resource is the link target name of the protected resource (a
+	// targeted partition may cut the holder from it); empty when clients
+	// reach the resource directly, not through the cluster's links.
+	Resource string
 }
 
 // DefaultTTL is the TTL assumed when a Topology gives none.
@@ -145,6 +172,63 @@ const (
 	TargetHolder = "@holder" // the client holding the lock now
 	TargetWaiter = "@waiter" // a client waiting in acquire now
 )
+
+// TargetLease is the node placeholder a fault aimed at a lease (AimLease)
+// names in Nodes: the resolver replaces it with enough nodes to break the
+// current holder's quorum (LeaseBreakers), the nodes that granted its
+// lease first.
+const TargetLease = "@lease"
+
+// LeaseBreakers is how many of the granted nodes of a lease a fault must
+// hit so that the lease no longer has a quorum of the n nodes: granted −
+// (n/2+1) + 1, at least 1.
+func LeaseBreakers(granted, n int) int {
+	return max(1, granted-(n/2+1)+1)
+}
+
+// Targeter is offered by nemeses that can aim a drawn fault at the lock
+// holder, a waiter or the holder's lease (Jepsen's targeted nemeses).
+// Aim rewrites f, drawn by the same nemesis, into a targeted fault: it sets
+// Target and puts placeholders (TargetHolder, TargetWaiter, TargetLease)
+// where the harness resolves them at run time. Every random choice comes
+// from r, so plans stay replayable.
+type Targeter interface {
+	Aim(r *rand.Rand, f Fault, t Topology) Fault
+}
+
+// MinStepper is offered by nemeses that state the shortest part of the
+// fault phase one fault of their kind needs: the time its start takes
+// (a crash's shortest restart delay, a failover's FailoverBusy) plus its
+// shortest window. A schedule never clips a fault below it.
+type MinStepper interface {
+	MinStep(t Topology) time.Duration
+}
+
+// DefaultMinTTLs is the minimum step, in TTLs, of a nemesis that does not
+// state one (MinStepper).
+const DefaultMinTTLs = 0.5
+
+// MinStep returns the shortest fault-phase time one fault of n's kind
+// needs: n's own MinStep, or DefaultMinTTLs × TTL.
+func MinStep(n Nemesis, t Topology) time.Duration {
+	if m, ok := n.(MinStepper); ok {
+		return m.MinStep(t)
+	}
+	return ttls(t, DefaultMinTTLs)
+}
+
+// ttls returns x × TTL, rounded to a millisecond.
+func ttls(t Topology, x float64) time.Duration {
+	return time.Duration(x * float64(t.ttl())).Round(time.Millisecond)
+}
+
+// orDefault returns lo, or def when the nemesis leaves its bounds zero.
+func orDefault(lo, hi, def float64) float64 {
+	if hi == 0 {
+		return def
+	}
+	return lo
+}
 
 // Nemesis is one kind of fault. Draw must take every random choice from r
 // alone (same source state, same fault). Start applies a fault, Stop

@@ -48,12 +48,15 @@ type Runner struct {
 	// Resolve, if set, rewrites a fault just before it starts; the stop
 	// and the records use the rewritten fault. The harness uses it to turn
 	// the placeholders TargetHolder and TargetWaiter into the client that
-	// holds, or waits for, the lock at that moment.
+	// holds, or waits for, the lock at that moment. Resolve may wait for
+	// that moment: the time it takes delays the fault's stop as well (not
+	// past the final heal), so the fault keeps its planned length.
 	Resolve func(Fault) Fault
 
-	opMu   sync.Mutex       // one nemesis op at a time
-	mu     sync.Mutex       // guards active
-	active map[int]activeFt // step index -> fault started and not stopped
+	opMu   sync.Mutex            // one nemesis op at a time
+	mu     sync.Mutex            // guards active and lag
+	active map[int]activeFt      // step index -> fault started and not stopped
+	lag    map[int]time.Duration // step index -> time its Resolve took
 }
 
 type activeFt struct {
@@ -116,7 +119,13 @@ func (r *Runner) Run(ctx context.Context, p Plan) (err error) {
 	}()
 	origin := r.Rec.Start()
 	for _, ev := range events(p) {
-		if !sleepUntil(ctx, origin.Add(ev.at)) {
+		at := ev.at
+		if !ev.start {
+			r.mu.Lock()
+			at = min(at+r.lag[ev.step], p.HealAt)
+			r.mu.Unlock()
+		}
+		if !sleepUntil(ctx, origin.Add(at)) {
 			return nil // the deferred cleanup heals and reports ctx.Err()
 		}
 		s := p.Steps[ev.step]
@@ -150,13 +159,17 @@ func (r *Runner) start(ctx context.Context, i int, f Fault) {
 	if err != nil {
 		return // Validate ruled this out
 	}
+	var lag time.Duration
 	if r.Resolve != nil {
+		t0 := time.Now()
 		f = r.Resolve(f)
+		lag = time.Since(t0)
 	}
 	r.mu.Lock()
 	if r.active == nil {
-		r.active = map[int]activeFt{}
+		r.active, r.lag = map[int]activeFt{}, map[int]time.Duration{}
 	}
+	r.lag[i] = lag
 	r.active[i] = activeFt{nem, f}
 	r.mu.Unlock()
 	var outcome func() string

@@ -108,7 +108,8 @@ func TestRunnerCancelMidFaultHeals(t *testing.T) {
 }
 
 // A short random plan over every kind runs to completion, records one
-// start and one stop per step, and heals.
+// start and one stop per step, and heals. The fault phase is the shortest
+// that holds a failover (FailoverBusy) and one fault of every other kind.
 func TestRunnerRandomPlan(t *testing.T) {
 	// n1 has a replica so that failover is among the kinds that can run.
 	c := startReplicated(t, cluster.PromoteManual, 3, "c1", "c2")
@@ -121,11 +122,16 @@ func TestRunnerRandomPlan(t *testing.T) {
 	p, err := Schedule(seeded(11), set, Options{
 		Kinds:    Kinds,
 		Topology: env.Topology(200 * time.Millisecond),
-		WarmUp:   100 * time.Millisecond, Faults: 2500 * time.Millisecond,
+		WarmUp:   100 * time.Millisecond, Faults: 5500 * time.Millisecond,
 		MinInterval: 50 * time.Millisecond, MaxInterval: 150 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, k := range Kinds {
+		if !p.Uses(k) {
+			t.Errorf("plan has no %s fault", k)
+		}
 	}
 	rec := history.NewRecorder(nil)
 	defer rec.Close()
@@ -183,5 +189,44 @@ func TestRunnerPanicHeals(t *testing.T) {
 	}
 	if !sawInfo || count(ops, FHeal) != 1 {
 		t.Errorf("ops %+v: want boom's start as info and one heal", ops)
+	}
+}
+
+// The time Resolve waits for its target delays the fault's stop as well,
+// so the fault keeps its planned length; the records name the resolved
+// client and the aim.
+func TestRunnerResolveKeepsDuration(t *testing.T) {
+	c := startCluster(t, 1, "c1", "c2")
+	set := New(Env{Cluster: c})
+	p := Plan{Steps: []Step{{At: 50 * time.Millisecond, Duration: 400 * time.Millisecond,
+		Fault: Fault{Kind: KindClientPause, Clients: []string{TargetHolder}, Target: AimHolder}}},
+		HealAt: time.Second, End: time.Second}
+	rec := history.NewRecorder(nil)
+	defer rec.Close()
+	run := &Runner{Set: set, Cluster: c, Rec: rec, Resolve: func(f Fault) Fault {
+		time.Sleep(300 * time.Millisecond) // waiting for a holder
+		f.Clients = []string{"c2"}
+		return f
+	}}
+	if err := run.Run(ctxT(t), p); err != nil {
+		t.Fatal(err)
+	}
+	var startAt, stopAt time.Duration
+	for _, op := range rec.History() {
+		if op.Type != history.OK {
+			continue
+		}
+		switch op.F {
+		case history.FStart:
+			startAt = time.Duration(op.Time)
+			if len(op.Clients) != 1 || op.Clients[0] != "c2" || !strings.Contains(op.Detail, "target=holder") {
+				t.Errorf("start record %+v, want clients [c2] and target=holder", op)
+			}
+		case history.FStop:
+			stopAt = time.Duration(op.Time)
+		}
+	}
+	if got := stopAt - startAt; got < 350*time.Millisecond {
+		t.Errorf("fault lasted %v after its delayed start, want its planned 400ms", got)
 	}
 }

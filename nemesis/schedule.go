@@ -52,14 +52,17 @@ type Plan struct {
 
 // Options configures Schedule.
 type Options struct {
-	// Kinds are the enabled fault kinds, drawn with equal probability.
+	// Kinds are the enabled fault kinds. They are drawn in rounds: each
+	// round is a seeded permutation of Kinds, so every kind appears once
+	// before any appears twice.
 	Kinds []string
 	// Topology is what faults are drawn over.
 	Topology Topology
 	// WarmUp is the time before the first fault (may be 0).
 	WarmUp time.Duration
-	// Faults is the length of the fault phase; it must be positive. Every
-	// fault is stopped by its end, and the final heal happens then.
+	// Faults is the length of the fault phase; it must be positive and
+	// hold one fault of every kind (MinFaultPhase). Every fault is
+	// stopped by its end, and the final heal happens then.
 	Faults time.Duration
 	// Recovery is the time after the final heal (may be 0).
 	Recovery time.Duration
@@ -70,12 +73,58 @@ type Options struct {
 	// Overlap lets a fault start while others are active; a kind is still
 	// never active twice at once. Default: one fault at a time.
 	Overlap bool
+	// TargetHolder is the probability that a drawn fault is aimed at the
+	// lock holder, a waiter or the holder's lease (see Targeter); zero or
+	// negative: never. The coin comes from the schedule's source.
+	TargetHolder float64
+}
+
+// ErrTooShort means the fault phase cannot hold one fault of every
+// requested kind.
+var ErrTooShort = errors.New("nemesis: fault phase too short")
+
+// intervals returns the options' gap bounds with their defaults.
+func (o Options) intervals() (lo, hi time.Duration, err error) {
+	lo, hi = o.MinInterval, o.MaxInterval
+	if lo == 0 && hi == 0 {
+		lo, hi = time.Second, 4*time.Second
+	}
+	if lo < 0 || hi < lo {
+		return 0, 0, fmt.Errorf("nemesis: bad interval [%v, %v]", lo, hi)
+	}
+	return lo, hi, nil
+}
+
+// MinFaultPhase returns the shortest fault phase that holds one fault of
+// each of kinds, one after the other: the sum of their MinStep plus the
+// shortest gap (o.MinInterval) between two of them. o.Kinds is ignored.
+func MinFaultPhase(set Set, o Options, kinds ...string) (time.Duration, error) {
+	lo, _, err := o.intervals()
+	if err != nil {
+		return 0, err
+	}
+	var need time.Duration
+	for i, k := range kinds {
+		n, err := set.Get(k)
+		if err != nil {
+			return 0, err
+		}
+		if i > 0 {
+			need += lo
+		}
+		need += MinStep(n, o.Topology)
+	}
+	return need, nil
 }
 
 // Schedule draws a plan from r: every random choice comes from r, so the
-// same source state and options give the same plan. Faults are clipped to
-// end by the end of the fault phase; a crash whose restart would come
-// after it is not scheduled.
+// same source state and options give the same plan. Kinds come in seeded
+// rounds (each kind once per round); the first round always fits: its
+// faults and gaps are shortened, never below a kind's MinStep and the
+// minimum interval, so that every kind gets scheduled, and Schedule
+// returns an error wrapping ErrTooShort when even that does not fit.
+// Later faults are clipped to end by the end of the fault phase; a crash
+// whose restart would come after it is not scheduled.
 func Schedule(r *rand.Rand, set Set, o Options) (Plan, error) {
 	if o.Faults <= 0 {
 		return Plan{}, errors.New("nemesis: schedule needs a positive fault phase")
@@ -86,56 +135,98 @@ func Schedule(r *rand.Rand, set Set, o Options) (Plan, error) {
 	if len(o.Topology.Nodes) == 0 || len(o.Topology.Clients) == 0 {
 		return Plan{}, errors.New("nemesis: schedule needs nodes and clients")
 	}
-	nems := make([]Nemesis, len(o.Kinds))
-	for i, k := range o.Kinds {
+	nems := map[string]Nemesis{}
+	minStep := map[string]time.Duration{}
+	for _, k := range o.Kinds {
 		n, err := set.Get(k)
 		if err != nil {
 			return Plan{}, err
 		}
-		nems[i] = n
+		nems[k], minStep[k] = n, MinStep(n, o.Topology)
 	}
-	lo, hi := o.MinInterval, o.MaxInterval
-	if lo == 0 && hi == 0 {
-		lo, hi = time.Second, 4*time.Second
+	lo, hi, err := o.intervals()
+	if err != nil {
+		return Plan{}, err
 	}
-	if lo < 0 || hi < lo {
-		return Plan{}, fmt.Errorf("nemesis: bad interval [%v, %v]", lo, hi)
+	need, _ := MinFaultPhase(set, o, o.Kinds...)
+	if need > o.Faults {
+		return Plan{}, fmt.Errorf("%w: one fault of each of %v needs %v, the phase is %v", ErrTooShort, o.Kinds, need, o.Faults)
+	}
+	// needAfter is the time the first round's kinds not yet scheduled
+	// still need, gaps included: what the current step must leave free.
+	needAfter := func(rest []string) time.Duration {
+		d, _ := MinFaultPhase(set, o, rest...)
+		return d
 	}
 	healAt := o.WarmUp + o.Faults
 	p := Plan{HealAt: healAt, End: healAt + o.Recovery}
 	activeUntil := map[string]time.Duration{} // kind -> end of its latest step
+	var round []string                        // kinds of the current round not yet drawn
+	first := true                             // the first round, which must fit whole
 	for t := o.WarmUp; t < healAt; {
-		var free []int
-		for i, k := range o.Kinds {
-			if activeUntil[k] <= t {
-				free = append(free, i)
+		if len(round) == 0 {
+			if len(p.Steps) > 0 {
+				first = false
+			}
+			for _, i := range r.Perm(len(o.Kinds)) {
+				round = append(round, o.Kinds[i])
 			}
 		}
-		if len(free) == 0 { // only with Overlap: every kind is active
+		pos := slices.IndexFunc(round, func(k string) bool { return activeUntil[k] <= t })
+		if pos < 0 { // only with Overlap: every kind left in the round is active
 			t += uniform(r, lo, hi).Round(time.Millisecond)
 			continue
 		}
-		i := free[r.IntN(len(free))]
-		f := nems[i].Draw(r, o.Topology).clone()
-		f.Kind = nems[i].Kind()
+		kind := round[pos]
+		round = slices.Delete(round, pos, pos+1)
+		nem := nems[kind]
+		f := nem.Draw(r, o.Topology).clone()
+		f.Kind = kind
+		if o.TargetHolder > 0 && r.Float64() < o.TargetHolder {
+			if tg, ok := nem.(Targeter); ok {
+				f = tg.Aim(r, f, o.Topology).clone()
+				f.Kind = kind
+			}
+		}
 		s := Step{At: t, Fault: f, Duration: f.Duration}
-		if s.At+s.busy() >= healAt {
+		limit := healAt // the latest end this step may have
+		if first {
+			if len(round) > 0 {
+				limit = healAt - needAfter(round) - lo
+			}
+			fit(&s, limit, minStep[kind])
+		} else if s.At+s.busy() >= healAt {
 			break
 		}
-		if s.end() > healAt {
-			s.Duration = healAt - s.At - s.busy()
+		if s.end() > limit {
+			s.Duration = limit - s.At - s.busy()
 			s.Fault.Duration = s.Duration
 		}
 		p.Steps = append(p.Steps, s)
-		activeUntil[f.Kind] = s.end()
+		activeUntil[kind] = s.end()
 		gap := uniform(r, lo, hi).Round(time.Millisecond)
 		if o.Overlap {
 			t += gap
 		} else {
 			t = s.end() + gap
 		}
+		if first && len(round) > 0 {
+			t = min(t, healAt-needAfter(round))
+		}
 	}
 	return p, nil
+}
+
+// fit shortens a crash's restart delay so that the step, kept at its
+// minimum length, ends by limit (the caller then clips its Duration).
+func fit(s *Step, limit, minStep time.Duration) {
+	if s.Fault.Kind != KindCrash {
+		return
+	}
+	keep := min(s.Duration, minStep) // the window after the restart to keep
+	if s.At+s.Fault.RestartDelay+keep > limit {
+		s.Fault.RestartDelay = max(0, limit-s.At-keep)
+	}
 }
 
 // Scripted builds a plan from explicit steps (a catalogue row's exact

@@ -2,6 +2,8 @@ package nemesis
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 )
 
@@ -30,20 +32,24 @@ func (p *ServerPause) Draw(r *rand.Rand, t Topology) Fault {
 	return Fault{Kind: KindServerPause, Nodes: []string{n}, Duration: scaled(r, t.ttl(), lo, hi)}
 }
 
-// Start pauses the node.
+// Start pauses the fault's nodes (several for a fault aimed at a lease).
 func (p *ServerPause) Start(ctx context.Context, f Fault) error {
-	n, err := one(f, f.Nodes, "node")
-	if err != nil {
-		return err
+	if len(f.Nodes) == 0 {
+		return fmt.Errorf("%w: server-pause needs at least one node", ErrBadFault)
 	}
-	return p.Env.Cluster.Pause(ctx, n)
+	for _, n := range f.Nodes {
+		if err := p.Env.Cluster.Pause(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// Stop resumes the node.
+// Stop resumes the fault's nodes.
 func (p *ServerPause) Stop(ctx context.Context, f Fault) error {
-	n, err := one(f, f.Nodes, "node")
-	if err != nil {
-		return err
+	var errs []error
+	for _, n := range f.Nodes {
+		errs = append(errs, p.Env.Cluster.Resume(ctx, n))
 	}
-	return p.Env.Cluster.Resume(ctx, n)
+	return errors.Join(errs...)
 }

@@ -106,6 +106,14 @@ func ReplayCommand(c harness.Config) string {
 	}
 	parts = append(parts, fmt.Sprintf("--persistence %s --time-limit %v --fault-interval %v --seed %d",
 		c.Persistence, c.TimeLimit, c.FaultInterval, c.Seed))
+	// Non-default coverage bar and aim; a negative value is an explicit 0
+	// on the command line (see harness.GivenMinCoverage, GivenTargetHolder).
+	if c.TargetHolder != 0 && c.TargetHolder != harness.DefaultTargetHolder {
+		parts = append(parts, fmt.Sprintf("--target-holder %v", max(c.TargetHolder, 0)))
+	}
+	if c.MinCoverage != 0 && c.MinCoverage != harness.DefaultMinCoverage {
+		parts = append(parts, fmt.Sprintf("--min-coverage %d", max(c.MinCoverage, 0)))
+	}
 	return strings.Join(parts, " ")
 }
 

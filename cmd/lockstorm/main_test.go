@@ -124,6 +124,7 @@ func TestRefusedNotDefaulted(t *testing.T) {
 		{[]string{"run", "--lock", "redlock", "--fencing", "--store", store}, "redlock issues none"},
 		{[]string{"run", "--lock", "redlock", "--nodes", "2", "--store", store}, "--nodes must be at least 3 for redlock"},
 		{[]string{"run", "--nemesis", "none,partition", "--store", store}, "--nemesis none means no faults"},
+		{[]string{"run", "--nemesis", "partition,crash", "--time-limit", "3s", "--store", store}, "--time-limit 3s is too short for one fault of each of partition,crash"},
 		{[]string{"compare", "--lock", "single", "--store", store}, "--lock must be a lock that issues fencing tokens"},
 	} {
 		code, _, stderr := exec1(t, bin, tc.args...)
