@@ -36,8 +36,9 @@ func plan(cfg Config, set nemesis.Set, clients, nodes []string) (*nemesis.Plan, 
 		return nil, fmt.Errorf("%w: --time-limit %v leaves no time for faults", ErrConfig, cfg.TimeLimit)
 	}
 	o := nemesis.Options{
-		Kinds:        cfg.Nemesis,
-		Topology:     nemesis.Topology{Nodes: nodes, Clients: clients, TTL: cfg.TTL, Resource: resourceTarget},
+		Kinds: cfg.Nemesis,
+		Topology: nemesis.Topology{Nodes: nodes, Clients: clients, TTL: cfg.TTL, Resource: resourceTarget,
+			NodeTimeout: cfg.lockOptions().WithDefaults(len(nodes)).NodeTimeout},
 		WarmUp:       warm,
 		Faults:       faults,
 		Recovery:     recovery,

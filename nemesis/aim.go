@@ -26,8 +26,8 @@ func aimLease(f Fault) Fault {
 // Aim aims a pause at the holder (four times in five), right after it
 // acquired, for 1.2 to 3 TTLs so that the lease expires while it is
 // paused in its critical section; or at a waiter, mid-acquire.
-func (p *ClientPause) Aim(r *rand.Rand, f Fault, t Topology) Fault {
-	if r.IntN(5) == 0 {
+func (p *ClientPause) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	if nth%5 == 4 {
 		return aimClients(f, AimWaiter, TargetWaiter)
 	}
 	f = aimClients(f, AimHolder, TargetHolder)
@@ -40,12 +40,13 @@ func (p *ClientPause) MinStep(t Topology) time.Duration {
 	return ttls(t, orDefault(p.MinTTLs, p.MaxTTLs, 0.5))
 }
 
-// Aim aims a client crash at the holder or (half the time) at a waiter in
-// the middle of its acquire: where a lock that sets its TTL in a second
-// round trip keeps a key without expiry, and where a fair lock leaves a
-// dead waiter in its queue.
-func (c *ClientCrash) Aim(r *rand.Rand, f Fault, t Topology) Fault {
-	if r.IntN(2) == 0 {
+// Aim aims a client crash at the holder or (every other aimed crash) at a
+// waiter in the middle of its acquire: where a lock that sets its TTL in a
+// second round trip keeps a key without expiry, and where a fair lock
+// leaves a dead waiter in its queue. Alternating, rather than tossing a
+// coin, makes any two aimed crashes of a plan hit both.
+func (c *ClientCrash) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	if nth%2 == 1 {
 		return aimClients(f, AimWaiter, TargetWaiter)
 	}
 	return aimClients(f, AimHolder, TargetHolder)
@@ -59,9 +60,9 @@ func (c *ClientCrash) MinStep(t Topology) time.Duration { return ttls(t, 0.5) }
 // neither renew nor release, or (one time in three, when the resource is
 // behind the links) from the resource; a waiter from a majority, mid-
 // acquire.
-func (p *Partition) Aim(r *rand.Rand, f Fault, t Topology) Fault {
+func (p *Partition) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	aim, ph := AimHolder, TargetHolder
-	if r.IntN(5) == 0 {
+	if nth%5 == 4 {
 		aim, ph = AimWaiter, TargetWaiter
 	}
 	f = aimClients(f, aim, ph)
@@ -86,19 +87,20 @@ func (p *Partition) MinStep(t Topology) time.Duration {
 }
 
 // Aim slows every link from the holder to the nodes (three times in
-// four), right after it acquired, by 0.3 to 0.8 TTL each way, so that its
+// four), right after it acquired, by 0.2 to 0.45 node timeouts each way
+// (a round trip stays below the timeout: the commands succeed, late), so that its
 // release (and a two-step release's second step) straddles its expiry; or
 // a waiter's links, late in its acquire, so that its reply comes back
 // after much of the lease is gone. The resource link is left alone.
-func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology) Fault {
-	if r.IntN(4) == 0 {
+func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	if nth%4 == 3 {
 		f = aimClients(f, AimWaiter, TargetWaiter)
 	} else {
 		f = aimClients(f, AimHolder, TargetHolder)
 	}
 	f.Shape = LatencyLink
 	f.Nodes = append([]string(nil), t.Nodes...)
-	f.Delay = scaled(r, t.ttl(), 0.3, 0.8)
+	f.Delay = scaled(r, t.nodeTimeout(), 0.2, 0.45)
 	f.Jitter = uniform(r, 0, f.Delay/10).Round(time.Millisecond)
 	f.Stream = ""
 	f.Duration = scaled(r, t.ttl(), 1, 3)
@@ -110,7 +112,7 @@ func (l *Latency) MinStep(t Topology) time.Duration { return ttls(t, 0.5) }
 
 // Aim pauses the nodes that granted the holder's lease, enough of them to
 // break its quorum, soon after it was granted.
-func (p *ServerPause) Aim(r *rand.Rand, f Fault, t Topology) Fault {
+func (p *ServerPause) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	return aimLease(f)
 }
 
@@ -124,7 +126,7 @@ func (p *ServerPause) MinStep(t Topology) time.Duration {
 // within a tenth of a TTL (the shortest restart delay the nemesis allows
 // at least): a holder keeps the lock for a fraction of its TTL, and the
 // nodes must come back (empty without persistence) while it still holds.
-func (c *Crash) Aim(r *rand.Rand, f Fault, t Topology) Fault {
+func (c *Crash) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	f = aimLease(f)
 	lo := ttls(t, orDefault(c.MinTTLs, c.MaxTTLs, 0))
 	f.RestartDelay = uniform(r, lo, max(lo, t.ttl()/10)).Round(time.Millisecond)
@@ -140,7 +142,7 @@ func (c *Crash) MinStep(t Topology) time.Duration {
 // Aim jumps the clocks of the nodes that granted the holder's lease,
 // enough of them to break its quorum, forward (the lease expires there at
 // once), soon after it was granted.
-func (c *ClockJump) Aim(r *rand.Rand, f Fault, t Topology) Fault {
+func (c *ClockJump) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	f = aimLease(f)
 	if f.JumpBy < 0 {
 		f.JumpBy = -f.JumpBy
@@ -153,7 +155,7 @@ func (c *ClockJump) MinStep(t Topology) time.Duration { return ttls(t, 0.5) }
 
 // Aim times a failover right after a lease was granted, before the key
 // is replicated; its target stays the primary.
-func (n *Failover) Aim(r *rand.Rand, f Fault, t Topology) Fault {
+func (n *Failover) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	f.Target = AimLease
 	return f
 }

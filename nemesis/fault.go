@@ -152,10 +152,22 @@ type Topology struct {
 	// targeted partition may cut the holder from it); empty when clients
 	// reach the resource directly, not through the cluster's links.
 	Resource string
+	// NodeTimeout is how long the lock waits for one command on one node
+	// (lockimpl.Options.NodeTimeout after defaults); zero means TTL/10,
+	// lockimpl's default. An aimed latency stays below it: a slower link
+	// only turns every command into a timeout, which a partition tests.
+	NodeTimeout time.Duration
 }
 
 // DefaultTTL is the TTL assumed when a Topology gives none.
 const DefaultTTL = time.Second
+
+func (t Topology) nodeTimeout() time.Duration {
+	if t.NodeTimeout <= 0 {
+		return t.ttl() / 10
+	}
+	return t.NodeTimeout
+}
 
 func (t Topology) ttl() time.Duration {
 	if t.TTL <= 0 {
@@ -191,9 +203,14 @@ func LeaseBreakers(granted, n int) int {
 // Aim rewrites f, drawn by the same nemesis, into a targeted fault: it sets
 // Target and puts placeholders (TargetHolder, TargetWaiter, TargetLease)
 // where the harness resolves them at run time. Every random choice comes
-// from r, so plans stay replayable.
+// from r, so plans stay replayable. nth counts the plan's earlier aimed
+// faults of this kind: a nemesis that aims at the holder k times in n
+// cycles through its aims by nth, holder first, instead of tossing a coin,
+// so that the first aimed fault of a run hits the holder and a plan with a
+// few aimed faults of a kind hits every aim it needs (a coin left a
+// third of short runs without a crashed waiter).
 type Targeter interface {
-	Aim(r *rand.Rand, f Fault, t Topology) Fault
+	Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault
 }
 
 // MinStepper is offered by nemeses that state the shortest part of the

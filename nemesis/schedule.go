@@ -162,6 +162,7 @@ func Schedule(r *rand.Rand, set Set, o Options) (Plan, error) {
 	p := Plan{HealAt: healAt, End: healAt + o.Recovery}
 	activeUntil := map[string]time.Duration{} // kind -> end of its latest step
 	var round []string                        // kinds of the current round not yet drawn
+	aimed := map[string]int{}                 // kind -> aimed faults so far
 	first := true                             // the first round, which must fit whole
 	for t := o.WarmUp; t < healAt; {
 		if len(round) == 0 {
@@ -184,7 +185,8 @@ func Schedule(r *rand.Rand, set Set, o Options) (Plan, error) {
 		f.Kind = kind
 		if o.TargetHolder > 0 && r.Float64() < o.TargetHolder {
 			if tg, ok := nem.(Targeter); ok {
-				f = tg.Aim(r, f, o.Topology).clone()
+				f = tg.Aim(r, f, o.Topology, aimed[kind]).clone()
+				aimed[kind]++
 				f.Kind = kind
 			}
 		}

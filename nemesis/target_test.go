@@ -150,7 +150,7 @@ func TestAimPerKind(t *testing.T) {
 		for _, k := range Kinds {
 			n, _ := set.Get(k)
 			r := seeded(seed)
-			f := n.(Targeter).Aim(r, n.Draw(r, top), top)
+			f := n.(Targeter).Aim(r, n.Draw(r, top), top, int(seed))
 			if seen[k] == nil {
 				seen[k] = map[string]bool{}
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/workloads"
 )
 
 // Scenario is one row of the power table: a lock under random faults.
@@ -49,9 +50,17 @@ func Scenarios() []Scenario {
 	fenced.Fencing = true
 	aof := cfg("redlock-aof-always", "redlock", 5, 4, 500*ms, nemesis.KindPartition, nemesis.KindCrash, nemesis.KindLatency)
 	aof.Persistence = cluster.PersistAOFAlways
+	// unsafe-getdel breaks only when its GET and DEL are far enough apart
+	// for the key to expire between them: catalogue row 2's setup (a node
+	// timeout of 500 ms, holds of 600-660 ms with TTL 1 s), where the
+	// default node timeout (TTL/10) turns any delay that large into a
+	// timed-out release instead.
+	getdel := cfg("unsafe-getdel", "unsafe-getdel", 1, 5, time.Second, nemesis.KindLatency)
+	getdel.NodeTimeout = 500 * ms
+	getdel.Workloads = workloads.Options{HoldMin: 600 * ms, HoldMax: 660 * ms}
 	return []Scenario{
 		{Name: "unsafe-del", Broken: true, Config: cfg("unsafe-del", "unsafe-del", 1, 3, 500*ms, nemesis.KindClientPause)},
-		{Name: "unsafe-getdel", Broken: true, Config: cfg("unsafe-getdel", "unsafe-getdel", 1, 5, time.Second, nemesis.KindLatency)},
+		{Name: "unsafe-getdel", Broken: true, Config: getdel},
 		{Name: "unsafe-nottl", Broken: true, Config: cfg("unsafe-nottl", "unsafe-nottl", 1, 3, 500*ms, nemesis.KindClientCrash)},
 		{Name: "single-no-fencing", Broken: true, Config: cfg("single-no-fencing", "single", 1, 3, 500*ms, nemesis.KindClientPause)},
 		{Name: "redlock-no-persistence", Broken: true, Config: redlockNoPersist},
