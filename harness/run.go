@@ -79,6 +79,10 @@ type run struct {
 	abort   context.CancelFunc
 }
 
+// RunFunc runs one test; Run is the real one. Campaigns over many runs
+// (sweep, power) take one so that their tests can inject fakes.
+type RunFunc func(ctx context.Context, cfg Config) (*Result, error)
+
 // Run executes one test and stores its history and configuration under
 // cfg.Store. Whatever happens (an error, ctx cancelled by Ctrl-C, a panic
 // in a client) every fault is healed and every node stopped before Run

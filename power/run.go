@@ -33,8 +33,8 @@ const (
 	DefaultStore     = "store/power"
 )
 
-// Runner runs one test; harness.Run is the real one.
-type Runner func(ctx context.Context, cfg harness.Config) (*harness.Result, error)
+// Runner runs one test: harness.RunFunc (harness.Run is the real one).
+type Runner = harness.RunFunc
 
 // Options tune Run.
 type Options struct {

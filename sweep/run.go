@@ -23,8 +23,8 @@ const (
 	IndexFile        = "index.html"
 )
 
-// Runner runs one test; harness.Run is the real one. Tests inject fakes.
-type Runner func(ctx context.Context, cfg harness.Config) (*harness.Result, error)
+// Runner runs one test: harness.RunFunc (harness.Run is the real one).
+type Runner = harness.RunFunc
 
 // Options tune Run.
 type Options struct {
