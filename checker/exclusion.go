@@ -1,9 +1,10 @@
 package checker
 
 import (
+	"github.com/lockstorm/lockstorm/lease"
+
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"time"
 
@@ -100,8 +101,8 @@ func (e Exclusion) believedEnd(o *op) (int64, bool) {
 	case o.Validity != 0:
 		return o.Validity, true
 	case o.TTL > 0:
-		allow := int64(e.Drift) + int64(math.Ceil(e.DriftFactor*float64(o.TTL)))
-		return max(satAdd(o.Call, o.TTL-min(allow, o.TTL)), o.Call), true
+		allow := int64(lease.Allowance(time.Duration(o.TTL), e.Drift, e.DriftFactor))
+		return max(satAdd(o.Call, o.TTL-allow), o.Call), true
 	}
 	return Inf, false
 }

@@ -1,9 +1,10 @@
 package checker
 
 import (
+	"github.com/lockstorm/lockstorm/lease"
+
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"time"
 
@@ -35,8 +36,8 @@ type Lock struct {
 
 // Defaults used by NewLock and for a zero Timeout.
 const (
-	DefaultDrift       = 2 * time.Millisecond
-	DefaultDriftFactor = 0.01
+	DefaultDrift       = lease.FixedDrift
+	DefaultDriftFactor = lease.DriftFactor
 	DefaultTimeout     = 60 * time.Second
 )
 
@@ -233,8 +234,7 @@ func (l *Lock) expiry(call, ttl int64) int64 {
 	if ttl <= 0 {
 		return Inf
 	}
-	allow := int64(l.Drift) + int64(math.Ceil(l.DriftFactor*float64(ttl)))
-	return satAdd(call, ttl-allow)
+	return satAdd(call, ttl-int64(lease.Allowance(time.Duration(ttl), l.Drift, l.DriftFactor)))
 }
 
 // timeout is the porcupine budget given ctx.

@@ -6,6 +6,8 @@
 package harness
 
 import (
+	"github.com/lockstorm/lockstorm/lease"
+
 	"errors"
 	"fmt"
 	"io"
@@ -201,7 +203,7 @@ func (c Config) WithDefaults() (Config, error) {
 		return bad("--clients must be between 1 and 64, got %d", c.Clients)
 	}
 	if c.TTL == 0 {
-		c.TTL = time.Second
+		c.TTL = lease.DefaultTTL
 	}
 	if c.TTL < 10*time.Millisecond {
 		return bad("--ttl must be at least 10ms, got %v", c.TTL)

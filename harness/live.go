@@ -1,7 +1,8 @@
 package harness
 
 import (
-	"math"
+	"github.com/lockstorm/lockstorm/lease"
+
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -116,8 +117,8 @@ func (c *liveCounter) believedEnd(o history.Op, call int64, ttl int64) (int64, b
 	case o.Validity != 0:
 		return o.Validity, true
 	case ttl > 0:
-		allow := int64(c.drift) + int64(math.Ceil(c.driftFactor*float64(ttl)))
-		return max(call+ttl-min(allow, ttl), call), true
+		allow := int64(lease.Allowance(time.Duration(ttl), c.drift, c.driftFactor))
+		return max(call+ttl-allow, call), true
 	}
 	return 0, false
 }

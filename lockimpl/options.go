@@ -1,6 +1,8 @@
 package lockimpl
 
 import (
+	"github.com/lockstorm/lockstorm/lease"
+
 	"fmt"
 	"time"
 
@@ -48,14 +50,11 @@ type Options struct {
 	NodeNames []string
 }
 
-// fixedDrift is the constant part of the drift allowance (Redlock's 2ms).
-const fixedDrift = 2 * time.Millisecond
-
 // WithDefaults returns a copy with every zero field set, for a lock over n
 // nodes (NodeNames gets n entries). Applying it twice changes nothing.
 func (o Options) WithDefaults(n int) Options {
 	if o.TTL <= 0 {
-		o.TTL = time.Second
+		o.TTL = lease.DefaultTTL
 	}
 	if o.RetryMin <= 0 {
 		o.RetryMin = 2 * time.Millisecond
@@ -70,7 +69,7 @@ func (o Options) WithDefaults(n int) Options {
 		o.NodeTimeout = max(o.TTL/10, 5*time.Millisecond)
 	}
 	if o.DriftFactor == 0 {
-		o.DriftFactor = 0.01
+		o.DriftFactor = lease.DriftFactor
 	} // negative stays negative (no proportional drift), so WithDefaults is idempotent
 	if o.RenewEvery <= 0 {
 		o.RenewEvery = o.TTL / 3
@@ -92,7 +91,7 @@ func (o Options) WithDefaults(n int) Options {
 
 // drift is the validity allowance subtracted from the TTL.
 func (o *Options) drift() time.Duration {
-	return time.Duration(float64(o.TTL)*max(o.DriftFactor, 0)) + fixedDrift
+	return lease.Allowance(o.TTL, lease.FixedDrift, o.DriftFactor)
 }
 
 // Drift is the clock-drift allowance a lease's validity must leave:

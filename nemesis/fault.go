@@ -8,6 +8,8 @@
 package nemesis
 
 import (
+	"github.com/lockstorm/lockstorm/lease"
+
 	"context"
 	"errors"
 	"fmt"
@@ -160,7 +162,7 @@ type Topology struct {
 }
 
 // DefaultTTL is the TTL assumed when a Topology gives none.
-const DefaultTTL = time.Second
+const DefaultTTL = lease.DefaultTTL
 
 func (t Topology) nodeTimeout() time.Duration {
 	if t.NodeTimeout <= 0 {
