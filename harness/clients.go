@@ -10,7 +10,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/resource"
 	"github.com/lockstorm/lockstorm/workloads"
@@ -23,6 +22,9 @@ type slot struct {
 	name   string
 	run    *run
 	worker *workloads.Worker
+	// jitter is the retry jitter of every lock the slot's processes build,
+	// seeded from the run's seed and the slot (see slotJitter).
+	jitter *lockimpl.Jitter
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc // ends the current process
@@ -58,7 +60,7 @@ func (s *slot) connect() (lockimpl.Locker, *resource.Client, []func() error, err
 		closers = append(closers, rc.Close)
 	}
 	opt := cfg.lockOptions()
-	opt.NodeNames, opt.RenewHook = c.Nodes(), s.worker.RenewHook
+	opt.NodeNames, opt.RenewHook, opt.Jitter = c.Nodes(), s.worker.RenewHook, s.jitter
 	opt = opt.WithDefaults(len(rcs))
 	var lock lockimpl.Locker
 	var err error
@@ -200,7 +202,16 @@ func newSlot(r *run, i int, procs *workloads.Processes, seed int64) *slot {
 	w := workloads.NewWorker(name, i)
 	w.Rec, w.Procs, w.Opt, w.TTL, w.Stop = r.rec, procs, r.cfg.Workloads, r.cfg.TTL, r.stopWork
 	w.Rand = rand.New(rand.NewPCG(uint64(seed), uint64(i)+1))
-	return &slot{name: name, run: r, worker: w}
+	return &slot{name: name, run: r, worker: w, jitter: slotJitter(seed, i)}
+}
+
+// slotJitter is client slot i's lock retry jitter for a run seeded with
+// seed: its own seed is the first draw of a PCG on (seed, a stream of its
+// own, apart from the workers' streams 1..n), so runs with the same seed
+// draw the same delays per client, and a process restarted in the slot
+// continues the slot's sequence.
+func slotJitter(seed int64, i int) *lockimpl.Jitter {
+	return lockimpl.NewJitter(rand.New(rand.NewPCG(uint64(seed), 1<<32|uint64(i))).Uint64())
 }
 
 // resourceTarget is the cluster target name of the protected resource.
@@ -211,5 +222,3 @@ const resourceTarget = "res"
 func gracePeriod(cfg Config) time.Duration {
 	return cfg.Workloads.AcquireTimeout + 4*cfg.Workloads.OpTimeout + time.Second
 }
-
-var _ = cluster.Both

@@ -65,7 +65,7 @@ func (a *Redsync) Acquire(ctx context.Context, key string) (*Lease, error) {
 		if !a.certainFailure(err) {
 			return nil, unknown(nameRedsync, "acquire", key, err)
 		}
-		if !sleep(ctx, a.opt.backoff(i)) {
+		if !sleep(ctx, a.opt.Backoff(i)) {
 			return nil, notObtained(nameRedsync, key, ctx.Err())
 		}
 	}

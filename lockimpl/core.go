@@ -57,7 +57,7 @@ func acquireLoop(ctx context.Context, o *Options, lock, node, key string, try at
 				return nil, unknown(lock, "acquire", key, errors.New("granted after its validity and release failed"))
 			}
 		}
-		if !sleep(ctx, o.backoff(i)) {
+		if !sleep(ctx, o.Backoff(i)) {
 			return nil, notObtained(lock, key, ctx.Err())
 		}
 	}

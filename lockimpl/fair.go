@@ -108,7 +108,7 @@ func fairLoop(ctx context.Context, o *Options, lock, key string,
 			}
 			return giveUp(fmt.Errorf("granted after its validity"), false)
 		}
-		if !sleep(ctx, o.backoff(i)) {
+		if !sleep(ctx, o.Backoff(i)) {
 			return giveUp(ctx.Err(), true)
 		}
 	}

@@ -20,6 +20,12 @@ type Options struct {
 	// delay between two acquire attempts. Defaults 2ms and min(50ms, TTL/2).
 	RetryMin time.Duration
 	RetryMax time.Duration
+	// Jitter is the random source of those delays, shared by every
+	// goroutine using the lock. Default: a source seeded from crypto/rand
+	// (two locks built without one do not draw the same delays). The
+	// harness gives each client slot its own, seeded from the run's seed,
+	// so runs with the same --seed draw the same delays per client.
+	Jitter *Jitter
 	// NodeTimeout bounds one command on one node: an acquire attempt, an
 	// extend, a release. It should be small against the TTL. Default
 	// TTL/10, at least 5ms.
@@ -64,6 +70,9 @@ func (o Options) WithDefaults(n int) Options {
 	}
 	if o.RetryMax < o.RetryMin {
 		o.RetryMax = o.RetryMin
+	}
+	if o.Jitter == nil {
+		o.Jitter = newRandomJitter()
 	}
 	if o.NodeTimeout <= 0 {
 		o.NodeTimeout = max(o.TTL/10, 5*time.Millisecond)

@@ -74,7 +74,7 @@ func (r *Redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 		if l != nil || err != nil {
 			return l, err
 		}
-		if !sleep(ctx, r.opt.backoff(i)) {
+		if !sleep(ctx, r.opt.Backoff(i)) {
 			return nil, notObtained(r.name, key, ctx.Err())
 		}
 	}

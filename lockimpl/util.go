@@ -5,7 +5,6 @@ import (
 	crand "crypto/rand"
 	"encoding/hex"
 	"errors"
-	"math/rand/v2"
 	"net"
 	"time"
 
@@ -21,10 +20,12 @@ func newToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// backoff is the delay before retry number i (0 = after the first
+// Backoff is the delay before retry number i (0 = after the first
 // attempt): exponential from RetryMin, capped at RetryMax, drawn uniformly
-// from the upper half so concurrent clients do not retry in lock step.
-func (o *Options) backoff(i int) time.Duration {
+// from the upper half (from o.Jitter) so concurrent clients do not retry
+// in lock step. Options filled by WithDefaults always have a Jitter; on
+// others a fresh source seeded from crypto/rand is used.
+func (o *Options) Backoff(i int) time.Duration {
 	d := o.RetryMin
 	for ; i > 0 && d < o.RetryMax; i-- {
 		d *= 2
@@ -34,7 +35,11 @@ func (o *Options) backoff(i int) time.Duration {
 	if half <= 0 {
 		return d
 	}
-	return half + rand.N(d-half+1)
+	j := o.Jitter
+	if j == nil {
+		j = newRandomJitter()
+	}
+	return half + j.N(d-half)
 }
 
 // sleep waits d unless ctx ends first.
