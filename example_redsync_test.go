@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/lockimpl/adapters"
 )
 
 // A lock written by others, go-redsync/redsync (Redlock), plugged in
@@ -17,7 +18,7 @@ func TestRedsyncUnderPartitions(t *testing.T) {
 	res := lockstorm.Test(t, lockstorm.Config{
 		Lock: "redsync",
 		NewLock: func(nodes []redis.UniversalClient, opt lockimpl.Options) (lockimpl.Locker, error) {
-			return lockimpl.NewRedsync(nodes, opt)
+			return adapters.NewRedsync(nodes, opt)
 		},
 		Nodes:         5,
 		Clients:       3,

@@ -17,7 +17,8 @@
 // the same store folder and report as `lockstorm run`, and fails the test
 // with the anomalies (and the seed to replay) when the verdict is not
 // valid. A lock plugs in through lockimpl.Locker (and optionally
-// lockimpl.Extender): see lockimpl's Redsync and Redislock adapters.
+// lockimpl.Extender): see the Redsync and Redislock adapters in
+// package lockimpl/adapters.
 package lockstorm
 
 import (

@@ -11,6 +11,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/lockimpl"
+	// The adapters register "redsync" and "redislock" with lockimpl, so
+	// every entry point's --lock (CLI, Go API, catalog, sweep) knows them.
+	_ "github.com/lockstorm/lockstorm/lockimpl/adapters"
 	"github.com/lockstorm/lockstorm/resource"
 	"github.com/lockstorm/lockstorm/workloads"
 )

@@ -94,7 +94,7 @@ func BenchmarkLocks(b *testing.B) {
 		b.Fatal(err)
 	}
 	raw := func(ctx context.Context, key string) error {
-		token := newToken()
+		token := NewToken()
 		ok, err := one[0].SetNX(ctx, key, token, opt.TTL).Result()
 		if err != nil || !ok {
 			return fmt.Errorf("raw set: %v %v", ok, err)

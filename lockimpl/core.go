@@ -9,41 +9,42 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// attemptFunc is one acquire attempt on a single node, run under its own
+// AttemptFunc is one acquire attempt on a single node, run under its own
 // deadline. It reports whether the lock was taken (with its fencing token,
 // 0 when the lock has none), false when it is certainly held by someone
-// else, or an error (outcome unknown unless notSent(err)).
-type attemptFunc func(ctx context.Context, token string) (ok bool, fence int64, err error)
+// else, or an error (outcome unknown unless NotSent(err)).
+type AttemptFunc func(ctx context.Context, token string) (ok bool, fence int64, err error)
 
-// cleanupFunc undoes, best effort, whatever an attempt with an unknown
+// CleanupFunc undoes, best effort, whatever an attempt with an unknown
 // outcome may have done (release by token, leave a queue). It reports
 // whether it certainly left nothing held.
-type cleanupFunc func(ctx context.Context, token string) bool
+type CleanupFunc func(ctx context.Context, token string) bool
 
-// acquireLoop runs attempts with jittered backoff until one takes the lock
-// or ctx ends. The validity of a grant is measured from before its attempt
+// AcquireLoop runs attempts on one node (named node in the lease) with
+// jittered backoff (o.Backoff) until one takes the lock or ctx ends; lock
+// names the lock in errors. The validity of a grant is measured from before its attempt
 // was sent. An attempt whose outcome is unknown ends the loop: the lock
 // cleans up and returns an ErrOutcomeUnknown error (never ErrNotObtained),
 // because the caller may have held the lock for a while.
-func acquireLoop(ctx context.Context, o *Options, lock, node, key string, try attemptFunc, cleanup cleanupFunc) (*Lease, error) {
-	token := newToken()
+func AcquireLoop(ctx context.Context, o *Options, lock, node, key string, try AttemptFunc, cleanup CleanupFunc) (*Lease, error) {
+	token := NewToken()
 	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
-			return nil, notObtained(lock, key, err)
+			return nil, NotObtainedError(lock, key, err)
 		}
 		if !timeForAttempt(ctx, o.NodeTimeout) {
-			return nil, notObtained(lock, key, context.DeadlineExceeded)
+			return nil, NotObtainedError(lock, key, context.DeadlineExceeded)
 		}
 		start := time.Now()
 		actx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
 		ok, fence, err := try(actx, token)
 		cancel()
 		switch {
-		case err != nil && !notSent(err):
+		case err != nil && !NotSent(err):
 			cctx, ccancel := cleanupCtx(ctx, o.NodeTimeout)
 			cleanup(cctx, token)
 			ccancel()
-			return nil, unknown(lock, "acquire", key, err)
+			return nil, UnknownError(lock, "acquire", key, err)
 		case err == nil && ok:
 			valid := o.validUntil(start)
 			if time.Now().Before(valid) {
@@ -54,11 +55,11 @@ func acquireLoop(ctx context.Context, o *Options, lock, node, key string, try at
 			clean := cleanup(cctx, token)
 			ccancel()
 			if !clean {
-				return nil, unknown(lock, "acquire", key, errors.New("granted after its validity and release failed"))
+				return nil, UnknownError(lock, "acquire", key, errors.New("granted after its validity and release failed"))
 			}
 		}
 		if !sleep(ctx, o.Backoff(i)) {
-			return nil, notObtained(lock, key, ctx.Err())
+			return nil, NotObtainedError(lock, key, ctx.Err())
 		}
 	}
 }
@@ -127,10 +128,10 @@ func releaseWith(ctx context.Context, o *Options, lock string, l *Lease, run fun
 	switch {
 	case err != nil:
 		l.MarkLost(ErrReleased)
-		return unknown(lock, "release", l.Key, err)
+		return UnknownError(lock, "release", l.Key, err)
 	case n == 0:
 		l.MarkLost(ErrNotHeld)
-		return notHeld(lock, "release", l.Key)
+		return NotHeldError(lock, "release", l.Key)
 	}
 	l.MarkLost(ErrReleased)
 	return nil
@@ -150,21 +151,21 @@ func extendWith(ctx context.Context, o *Options, lock string, l *Lease, run func
 	n, err := run(ctx)
 	switch {
 	case err != nil:
-		return unknown(lock, "extend", l.Key, err)
+		return UnknownError(lock, "extend", l.Key, err)
 	case n == 0:
-		return notHeld(lock, "extend", l.Key)
+		return NotHeldError(lock, "extend", l.Key)
 	}
 	valid := o.validUntil(start)
 	if !time.Now().Before(valid) {
-		return notHeld(lock, "extend (validity elapsed)", l.Key)
+		return NotHeldError(lock, "extend (validity elapsed)", l.Key)
 	}
 	l.SetValidity(valid)
 	return nil
 }
 
-// releaseCleanup is the cleanup of a lock held under one key: release by
+// ReleaseCleanup is the cleanup of a lock held under one key: release by
 // token. Clean when the node answered (whatever it answered).
-func releaseCleanup(c redis.UniversalClient, key string) cleanupFunc {
+func ReleaseCleanup(c redis.UniversalClient, key string) CleanupFunc {
 	return func(ctx context.Context, token string) bool {
 		_, err := releaseOne(ctx, c, key, token)
 		return err == nil

@@ -23,20 +23,22 @@ var (
 	ErrNoClients = errors.New("lockimpl: no redis clients")
 )
 
-// notObtained wraps ErrNotObtained with the lock name, key and cause.
-func notObtained(lock, key string, cause error) error {
+// NotObtainedError wraps ErrNotObtained with the lock name, key and
+// cause: the caller certainly does not hold the lock.
+func NotObtainedError(lock, key string, cause error) error {
 	if cause == nil {
 		return fmt.Errorf("%w: %s %q", ErrNotObtained, lock, key)
 	}
 	return fmt.Errorf("%w: %s %q: %w", ErrNotObtained, lock, key, cause)
 }
 
-// unknown wraps ErrOutcomeUnknown with the lock name, operation, key and cause.
-func unknown(lock, op, key string, cause error) error {
+// UnknownError wraps ErrOutcomeUnknown with the lock name, operation
+// ("acquire", "release", "extend"...), key and cause.
+func UnknownError(lock, op, key string, cause error) error {
 	return fmt.Errorf("%w: %s %s %q: %w", ErrOutcomeUnknown, lock, op, key, cause)
 }
 
-// notHeld wraps ErrNotHeld with the lock name, operation and key.
-func notHeld(lock, op, key string) error {
+// NotHeldError wraps ErrNotHeld with the lock name, operation and key.
+func NotHeldError(lock, op, key string) error {
 	return fmt.Errorf("%w: %s %s %q", ErrNotHeld, lock, op, key)
 }

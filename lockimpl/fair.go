@@ -71,21 +71,21 @@ func fairLoop(ctx context.Context, o *Options, lock, key string,
 	step func(ctx context.Context, token string) (bool, error),
 	leave func(ctx context.Context, token string) error,
 	c redis.UniversalClient) (*Lease, error) {
-	token := newToken()
+	token := NewToken()
 	giveUp := func(cause error, known bool) (*Lease, error) {
 		cctx, cancel := cleanupCtx(ctx, o.NodeTimeout)
 		defer cancel()
 		lerr := leave(cctx, token)
 		if !known {
 			_, _ = releaseOne(cctx, c, key, token)
-			return nil, unknown(lock, "acquire", key, cause)
+			return nil, UnknownError(lock, "acquire", key, cause)
 		}
 		if lerr != nil {
 			// Still queued (it will be pruned, or block fair-naive); the lock
 			// itself is certainly not ours.
 			cause = fmt.Errorf("%w (leaving the queue failed: %v)", cause, lerr)
 		}
-		return nil, notObtained(lock, key, cause)
+		return nil, NotObtainedError(lock, key, cause)
 	}
 	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
@@ -98,7 +98,7 @@ func fairLoop(ctx context.Context, o *Options, lock, key string,
 		actx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
 		ok, err := step(actx, token)
 		cancel()
-		if err != nil && !notSent(err) {
+		if err != nil && !NotSent(err) {
 			return giveUp(err, false)
 		}
 		if ok {

@@ -26,7 +26,7 @@ func NewFenced(c redis.UniversalClient, opt Options) *Fenced {
 
 // Acquire takes the lock with its fencing token (Lease.Fence > 0).
 func (f *Fenced) Acquire(ctx context.Context, key string) (*Lease, error) {
-	return acquireLoop(ctx, &f.opt, nameFenced, f.opt.NodeNames[0], key,
+	return AcquireLoop(ctx, &f.opt, nameFenced, f.opt.NodeNames[0], key,
 		func(ctx context.Context, token string) (bool, int64, error) {
 			fence, err := fencedAcquireScript.Run(ctx, f.c, []string{key, fenceKey(key)}, token, ms(f.opt.TTL)).Int64()
 			if err != nil {
@@ -37,7 +37,7 @@ func (f *Fenced) Acquire(ctx context.Context, key string) (*Lease, error) {
 			}
 			return fence > 0, fence, nil
 		},
-		releaseCleanup(f.c, key))
+		ReleaseCleanup(f.c, key))
 }
 
 // Release deletes the key if it still holds the lease's token. The

@@ -1,7 +1,8 @@
 // Package lockimpl holds the lock implementations lockstorm tests: correct
 // ones (single, renewable, redlock, fair, fenced), deliberately broken ones
-// (unsafe-*), and adapters for locks written by others. Every lock offers the
-// Locker interface; a user plugs a lock of their own in the same way.
+// (unsafe-*). Every lock offers the Locker interface; a user plugs a lock
+// of their own in the same way, and package lockimpl/adapters does so for
+// locks written by others (redsync, redislock), registering them by name.
 package lockimpl
 
 import (

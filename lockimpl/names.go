@@ -12,6 +12,4 @@ const (
 	nameUnsafeDel     = "unsafe-del"
 	nameUnsafeGetDel  = "unsafe-getdel"
 	nameUnsafeNoTTL   = "unsafe-nottl"
-	nameRedsync       = "redsync"
-	nameRedislock     = "redislock"
 )

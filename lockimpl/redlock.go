@@ -65,17 +65,17 @@ const (
 // ends first. An attempt whose failure cannot be proven (too many nodes
 // with unknown outcomes after cleanup) returns ErrOutcomeUnknown.
 func (r *Redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
-	token := newToken()
+	token := NewToken()
 	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
-			return nil, notObtained(r.name, key, err)
+			return nil, NotObtainedError(r.name, key, err)
 		}
 		l, err := r.attempt(ctx, key, token)
 		if l != nil || err != nil {
 			return l, err
 		}
 		if !sleep(ctx, r.opt.Backoff(i)) {
-			return nil, notObtained(r.name, key, ctx.Err())
+			return nil, NotObtainedError(r.name, key, ctx.Err())
 		}
 	}
 }
@@ -107,7 +107,7 @@ func (r *Redlock) attempt(ctx context.Context, key, token string) (*Lease, error
 		case res.err == nil && res.val > 0:
 			states[res.node], fences[res.node] = stateOK, res.val
 			okN++
-		case res.err == nil || notSent(res.err):
+		case res.err == nil || NotSent(res.err):
 			states[res.node] = stateNo
 			noN++
 			lastErr = cmp(res.err, lastErr)
@@ -136,14 +136,14 @@ func (r *Redlock) attempt(ctx context.Context, key, token string) (*Lease, error
 		switch {
 		case res.err == nil && res.val > 0:
 			states[res.node] = stateOK
-		case res.err == nil || notSent(res.err):
+		case res.err == nil || NotSent(res.err):
 			states[res.node] = stateNo
 		default:
 			states[res.node] = stateUnknown
 		}
 	}
 	if maybe := r.releaseAll(ctx, key, token, states); maybe >= r.quorum {
-		return nil, unknown(r.name, "acquire", key, fmt.Errorf("%d of %d nodes may hold the token: %w", maybe, n, lastErr))
+		return nil, UnknownError(r.name, "acquire", key, fmt.Errorf("%d of %d nodes may hold the token: %w", maybe, n, lastErr))
 	}
 	return nil, nil
 }
@@ -255,9 +255,9 @@ func (r *Redlock) Release(ctx context.Context, l *Lease) error {
 	l.MarkLost(ErrReleased)
 	switch {
 	case failed >= r.quorum:
-		return unknown(r.name, "release", l.Key, lastErr)
+		return UnknownError(r.name, "release", l.Key, lastErr)
 	case released == 0:
-		return notHeld(r.name, "release", l.Key)
+		return NotHeldError(r.name, "release", l.Key)
 	}
 	return nil
 }
@@ -282,7 +282,7 @@ func (r *Redlock) Extend(ctx context.Context, l *Lease) error {
 		case res.err == nil && res.val == 1:
 			okN++
 			nodes = append(nodes, r.opt.NodeNames[res.node])
-		case res.err == nil || notSent(res.err):
+		case res.err == nil || NotSent(res.err):
 			noN++
 		default:
 			lastErr = res.err
@@ -292,16 +292,16 @@ func (r *Redlock) Extend(ctx context.Context, l *Lease) error {
 	case okN >= r.quorum:
 		valid := r.opt.validUntil(start)
 		if !time.Now().Before(valid) {
-			return notHeld(r.name, "extend (validity elapsed)", l.Key)
+			return NotHeldError(r.name, "extend (validity elapsed)", l.Key)
 		}
 		l.SetValidity(valid)
 		slices.Sort(nodes)
 		l.Nodes = nodes
 		return nil
 	case noN > n-r.quorum:
-		return notHeld(r.name, "extend", l.Key)
+		return NotHeldError(r.name, "extend", l.Key)
 	}
-	return unknown(r.name, "extend", l.Key, lastErr)
+	return UnknownError(r.name, "extend", l.Key, lastErr)
 }
 
 // fenceKey is the per-lock fencing counter's key.

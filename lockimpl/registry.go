@@ -2,15 +2,20 @@ package lockimpl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// entry builds one lock from the clients (one per node, in node order).
+// Builder builds a lock over clients (one per node, in node order) with
+// opt.
+type Builder func(clients []redis.UniversalClient, opt Options) (Locker, error)
+
+// entry is one lock New can build.
 type entry struct {
 	multi bool // uses every client; single-node locks use clients[0]
-	build func(clients []redis.UniversalClient, opt Options) (Locker, error)
+	build Builder
 }
 
 func one(f func(redis.UniversalClient, Options) Locker) entry {
@@ -26,28 +31,39 @@ var registry = map[string]entry{
 	nameUnsafeDel:    one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeDel(c, o) }),
 	nameUnsafeGetDel: one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeGetDel(c, o) }),
 	nameUnsafeNoTTL:  one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeNoTTL(c, o) }),
-	nameRedislock:    one(func(c redis.UniversalClient, o Options) Locker { return NewRedislock(c, o) }),
 	nameRedlock: {multi: true, build: func(c []redis.UniversalClient, o Options) (Locker, error) {
 		return NewRedlock(c, o)
 	}},
 	nameFencedRedlock: {multi: true, build: func(c []redis.UniversalClient, o Options) (Locker, error) {
 		return NewFencedRedlock(c, o)
 	}},
-	nameRedsync: {multi: true, build: func(c []redis.UniversalClient, o Options) (Locker, error) {
-		return NewRedsync(c, o)
-	}},
 }
 
-// order is the order Names lists the locks in: correct ones, adapters,
-// broken ones.
-var order = []string{
-	nameSingle, nameRenewable, nameRedlock, nameFair, nameFairNaive, nameFenced, nameFencedRedlock,
-	nameRedsync, nameRedislock,
-	nameUnsafeDel, nameUnsafeGetDel, nameUnsafeNoTTL,
+// The order Names lists the locks in: the correct built-in ones, then the
+// registered ones in registration order, then the broken ones.
+var (
+	builtinOrder = []string{nameSingle, nameRenewable, nameRedlock, nameFair, nameFairNaive, nameFenced, nameFencedRedlock}
+	brokenOrder  = []string{nameUnsafeDel, nameUnsafeGetDel, nameUnsafeNoTTL}
+	registered   []string
+)
+
+// Register makes a lock buildable by name through New (and so through
+// the harness's --lock): multi says it uses every client (as Redlock
+// does), else New hands it clients[0] only. The adapters of locks
+// written by others (package lockimpl/adapters) register themselves this
+// way; call it from an init function, before any New or Names. It panics
+// when the name is taken.
+func Register(name string, multi bool, build Builder) {
+	if _, taken := registry[name]; taken {
+		panic("lockimpl: Register: lock " + name + " already registered")
+	}
+	registry[name] = entry{multi: multi, build: build}
+	registered = append(registered, name)
 }
 
-// Names lists every lock New accepts.
-func Names() []string { return append([]string(nil), order...) }
+// Names lists every lock New accepts: the built-in ones and the
+// registered ones (the adapters once lockimpl/adapters is imported).
+func Names() []string { return slices.Concat(builtinOrder, registered, brokenOrder) }
 
 // MultiNode reports whether the named lock uses every client given to New
 // (Redlock and its variants); the others use only clients[0].
@@ -68,7 +84,7 @@ func Broken(name string) bool { return strings.HasPrefix(name, "unsafe-") }
 func New(name string, clients []redis.UniversalClient, opt Options) (Locker, error) {
 	e, ok := registry[name]
 	if !ok {
-		return nil, fmt.Errorf("%w %q: allowed: %s", ErrUnknownLock, name, strings.Join(order, ", "))
+		return nil, fmt.Errorf("%w %q: allowed: %s", ErrUnknownLock, name, strings.Join(Names(), ", "))
 	}
 	if len(clients) == 0 {
 		return nil, fmt.Errorf("%w: lock %q", ErrNoClients, name)

@@ -37,12 +37,12 @@ type watchdog struct {
 
 // Acquire takes the lock (as Single does) and starts its watchdog.
 func (r *Renewable) Acquire(ctx context.Context, key string) (*Lease, error) {
-	l, err := acquireLoop(ctx, &r.opt, nameRenewable, r.opt.NodeNames[0], key,
+	l, err := AcquireLoop(ctx, &r.opt, nameRenewable, r.opt.NodeNames[0], key,
 		func(ctx context.Context, token string) (bool, int64, error) {
 			ok, err := setNX(ctx, r.c, key, token, r.opt.TTL)
 			return ok, 0, err
 		},
-		releaseCleanup(r.c, key))
+		ReleaseCleanup(r.c, key))
 	if err != nil {
 		return nil, err
 	}
@@ -99,13 +99,13 @@ func (r *Renewable) renew(ctx context.Context, l *Lease, remaining time.Duration
 	n, err := extendOne(ctx, r.c, l.Key, l.Token, r.opt.TTL)
 	switch {
 	case err != nil:
-		return unknown(nameRenewable, "renew", l.Key, err)
+		return UnknownError(nameRenewable, "renew", l.Key, err)
 	case n == 0:
-		return notHeld(nameRenewable, "renew", l.Key)
+		return NotHeldError(nameRenewable, "renew", l.Key)
 	}
 	valid := r.opt.validUntil(start)
 	if !time.Now().Before(valid) {
-		return notHeld(nameRenewable, "renew (validity elapsed)", l.Key)
+		return NotHeldError(nameRenewable, "renew (validity elapsed)", l.Key)
 	}
 	l.SetValidity(valid)
 	return nil

@@ -29,12 +29,12 @@ func NewSingle(c redis.UniversalClient, opt Options) *Single {
 
 // Acquire takes the lock or returns ErrNotObtained when ctx ends first.
 func (s *Single) Acquire(ctx context.Context, key string) (*Lease, error) {
-	return acquireLoop(ctx, &s.opt, s.name, s.opt.NodeNames[0], key,
+	return AcquireLoop(ctx, &s.opt, s.name, s.opt.NodeNames[0], key,
 		func(ctx context.Context, token string) (bool, int64, error) {
 			ok, err := setNX(ctx, s.c, key, token, s.opt.TTL)
 			return ok, 0, err
 		},
-		releaseCleanup(s.c, key))
+		ReleaseCleanup(s.c, key))
 }
 
 // Release deletes the key if it still holds the lease's token.

@@ -23,12 +23,12 @@ func NewUnsafeDel(c redis.UniversalClient, opt Options) *UnsafeDel {
 
 // Acquire is Single's acquire.
 func (u *UnsafeDel) Acquire(ctx context.Context, key string) (*Lease, error) {
-	return acquireLoop(ctx, &u.opt, nameUnsafeDel, u.opt.NodeNames[0], key,
+	return AcquireLoop(ctx, &u.opt, nameUnsafeDel, u.opt.NodeNames[0], key,
 		func(ctx context.Context, token string) (bool, int64, error) {
 			ok, err := setNX(ctx, u.c, key, token, u.opt.TTL)
 			return ok, 0, err
 		},
-		releaseCleanup(u.c, key))
+		ReleaseCleanup(u.c, key))
 }
 
 // Release deletes the key whoever holds it (the bug). It reports ErrNotHeld
@@ -40,9 +40,9 @@ func (u *UnsafeDel) Release(ctx context.Context, l *Lease) error {
 	l.MarkLost(ErrReleased)
 	switch {
 	case err != nil:
-		return unknown(nameUnsafeDel, "release", l.Key, err)
+		return UnknownError(nameUnsafeDel, "release", l.Key, err)
 	case n == 0:
-		return notHeld(nameUnsafeDel, "release", l.Key)
+		return NotHeldError(nameUnsafeDel, "release", l.Key)
 	}
 	return nil
 }

@@ -24,12 +24,12 @@ func NewUnsafeGetDel(c redis.UniversalClient, opt Options) *UnsafeGetDel {
 
 // Acquire is Single's acquire.
 func (u *UnsafeGetDel) Acquire(ctx context.Context, key string) (*Lease, error) {
-	return acquireLoop(ctx, &u.opt, nameUnsafeGetDel, u.opt.NodeNames[0], key,
+	return AcquireLoop(ctx, &u.opt, nameUnsafeGetDel, u.opt.NodeNames[0], key,
 		func(ctx context.Context, token string) (bool, int64, error) {
 			ok, err := setNX(ctx, u.c, key, token, u.opt.TTL)
 			return ok, 0, err
 		},
-		releaseCleanup(u.c, key))
+		ReleaseCleanup(u.c, key))
 }
 
 // Release reads the key, compares it with the token, then deletes it (the
@@ -42,16 +42,16 @@ func (u *UnsafeGetDel) Release(ctx context.Context, l *Lease) error {
 	cancel()
 	switch {
 	case errors.Is(err, redis.Nil):
-		return notHeld(nameUnsafeGetDel, "release", l.Key)
+		return NotHeldError(nameUnsafeGetDel, "release", l.Key)
 	case err != nil:
-		return unknown(nameUnsafeGetDel, "release", l.Key, err)
+		return UnknownError(nameUnsafeGetDel, "release", l.Key, err)
 	case v != l.Token:
-		return notHeld(nameUnsafeGetDel, "release", l.Key)
+		return NotHeldError(nameUnsafeGetDel, "release", l.Key)
 	}
 	dctx, cancel := context.WithTimeout(ctx, u.opt.NodeTimeout)
 	defer cancel()
 	if err := u.c.Del(dctx, l.Key).Err(); err != nil {
-		return unknown(nameUnsafeGetDel, "release", l.Key, err)
+		return UnknownError(nameUnsafeGetDel, "release", l.Key, err)
 	}
 	return nil
 }

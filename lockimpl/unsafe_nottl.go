@@ -26,12 +26,12 @@ const forever = 100 * 365 * 24 * time.Hour
 
 // Acquire sets the key with no TTL.
 func (u *UnsafeNoTTL) Acquire(ctx context.Context, key string) (*Lease, error) {
-	l, err := acquireLoop(ctx, &u.opt, nameUnsafeNoTTL, u.opt.NodeNames[0], key,
+	l, err := AcquireLoop(ctx, &u.opt, nameUnsafeNoTTL, u.opt.NodeNames[0], key,
 		func(ctx context.Context, token string) (bool, int64, error) {
 			ok, err := setNX(ctx, u.c, key, token, 0)
 			return ok, 0, err
 		},
-		releaseCleanup(u.c, key))
+		ReleaseCleanup(u.c, key))
 	if err != nil {
 		return nil, err
 	}

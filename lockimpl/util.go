@@ -13,8 +13,9 @@ import (
 	"github.com/lockstorm/lockstorm/internal/ctxtime"
 )
 
-// newToken returns 16 random bytes from crypto/rand, hex encoded.
-func newToken() string {
+// NewToken returns 16 random bytes from crypto/rand, hex encoded: the
+// value a lock stores under its key to tell its own lease from others'.
+func NewToken() string {
 	var b [16]byte
 	_, _ = crand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
 	return hex.EncodeToString(b[:])
@@ -45,11 +46,11 @@ func (o *Options) Backoff(i int) time.Duration {
 // sleep waits d unless ctx ends first.
 func sleep(ctx context.Context, d time.Duration) bool { return ctxtime.Sleep(ctx, d, nil) }
 
-// notSent reports whether err certainly means the command never reached
+// NotSent reports whether err certainly means the command never reached
 // the server: the connection could not be dialled or taken from the pool.
 // Any other error after sending (a timeout, a reset) leaves the outcome
 // unknown.
-func notSent(err error) bool {
+func NotSent(err error) bool {
 	if err == nil {
 		return false
 	}

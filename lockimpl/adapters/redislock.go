@@ -1,4 +1,4 @@
-package lockimpl
+package adapters
 
 import (
 	"context"
@@ -8,14 +8,16 @@ import (
 
 	"github.com/bsm/redislock"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
 // Redislock adapts github.com/bsm/redislock (a single-instance lock
 // written by others) to Locker and Extender. It is also the pattern for
 // plugging in a lock of your own: keep the library's lock object per
-// Lease (here in a sync.Map), translate its errors to this package's
-// sentinels (ErrNotObtained only when the lock certainly was not taken,
-// ErrNotHeld when a release or extend found the lock gone, anything else
+// lockimpl.Lease (here in a sync.Map), translate its errors to lockimpl's
+// sentinels (lockimpl.ErrNotObtained only when the lock certainly was not taken,
+// lockimpl.ErrNotHeld when a release or extend found the lock gone, anything else
 // is an unknown outcome), and compute the lease's validity from the
 // moment before the attempt was sent.
 //
@@ -27,19 +29,19 @@ import (
 type Redislock struct {
 	c     redis.UniversalClient
 	rl    *redislock.Client
-	opt   Options
-	locks sync.Map // *Lease -> *redislock.Lock
+	opt   lockimpl.Options
+	locks sync.Map // *lockimpl.Lease -> *redislock.Lock
 }
 
 // NewRedislock wraps bsm/redislock on one node.
-func NewRedislock(c redis.UniversalClient, opt Options) *Redislock {
+func NewRedislock(c redis.UniversalClient, opt lockimpl.Options) *Redislock {
 	return &Redislock{c: c, rl: redislock.New(c), opt: opt.WithDefaults(1)}
 }
 
 // Acquire obtains the lock, retrying with jittered backoff until ctx ends.
-func (a *Redislock) Acquire(ctx context.Context, key string) (*Lease, error) {
+func (a *Redislock) Acquire(ctx context.Context, key string) (*lockimpl.Lease, error) {
 	var got *redislock.Lock
-	l, err := acquireLoop(ctx, &a.opt, nameRedislock, a.opt.NodeNames[0], key,
+	l, err := lockimpl.AcquireLoop(ctx, &a.opt, nameRedislock, a.opt.NodeNames[0], key,
 		func(ctx context.Context, token string) (bool, int64, error) {
 			lk, err := a.rl.Obtain(ctx, key, a.opt.TTL, &redislock.Options{Token: token})
 			switch {
@@ -51,7 +53,7 @@ func (a *Redislock) Acquire(ctx context.Context, key string) (*Lease, error) {
 			got = lk
 			return true, 0, nil
 		},
-		releaseCleanup(a.c, key))
+		lockimpl.ReleaseCleanup(a.c, key))
 	if err != nil {
 		return nil, err
 	}
@@ -60,29 +62,29 @@ func (a *Redislock) Acquire(ctx context.Context, key string) (*Lease, error) {
 }
 
 // Release releases through redislock.
-func (a *Redislock) Release(ctx context.Context, l *Lease) error {
+func (a *Redislock) Release(ctx context.Context, l *lockimpl.Lease) error {
 	v, ok := a.locks.LoadAndDelete(l)
 	if !ok {
-		return notHeld(nameRedislock, "release (unknown lease)", l.Key)
+		return lockimpl.NotHeldError(nameRedislock, "release (unknown lease)", l.Key)
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.opt.NodeTimeout)
 	defer cancel()
 	err := v.(*redislock.Lock).Release(ctx)
-	l.MarkLost(ErrReleased)
+	l.MarkLost(lockimpl.ErrReleased)
 	switch {
 	case errors.Is(err, redislock.ErrLockNotHeld):
-		return notHeld(nameRedislock, "release", l.Key)
+		return lockimpl.NotHeldError(nameRedislock, "release", l.Key)
 	case err != nil:
-		return unknown(nameRedislock, "release", l.Key, err)
+		return lockimpl.UnknownError(nameRedislock, "release", l.Key, err)
 	}
 	return nil
 }
 
 // Extend refreshes the TTL through redislock.
-func (a *Redislock) Extend(ctx context.Context, l *Lease) error {
+func (a *Redislock) Extend(ctx context.Context, l *lockimpl.Lease) error {
 	v, ok := a.locks.Load(l)
 	if !ok {
-		return notHeld(nameRedislock, "extend (unknown lease)", l.Key)
+		return lockimpl.NotHeldError(nameRedislock, "extend (unknown lease)", l.Key)
 	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, a.opt.NodeTimeout)
@@ -90,13 +92,13 @@ func (a *Redislock) Extend(ctx context.Context, l *Lease) error {
 	err := v.(*redislock.Lock).Refresh(ctx, a.opt.TTL, nil)
 	switch {
 	case errors.Is(err, redislock.ErrNotObtained):
-		return notHeld(nameRedislock, "extend", l.Key)
+		return lockimpl.NotHeldError(nameRedislock, "extend", l.Key)
 	case err != nil:
-		return unknown(nameRedislock, "extend", l.Key, err)
+		return lockimpl.UnknownError(nameRedislock, "extend", l.Key, err)
 	}
-	valid := a.opt.validUntil(start)
+	valid := a.opt.ValidUntil(start)
 	if !time.Now().Before(valid) {
-		return notHeld(nameRedislock, "extend (validity elapsed)", l.Key)
+		return lockimpl.NotHeldError(nameRedislock, "extend (validity elapsed)", l.Key)
 	}
 	l.SetValidity(valid)
 	return nil

@@ -1,4 +1,4 @@
-package lockimpl
+package adapters
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	redsyncredis "github.com/go-redsync/redsync/v4/redis"
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstorm/lockstorm/internal/ctxtime"
+	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
 // Redsync adapts github.com/go-redsync/redsync/v4 (a Redlock written by
@@ -24,15 +27,15 @@ import (
 // unknown. The lease validity is redsync's own Until().
 type Redsync struct {
 	rs      *redsync.Redsync
-	opt     Options
+	opt     lockimpl.Options
 	n       int
-	mutexes sync.Map // *Lease -> *redsync.Mutex
+	mutexes sync.Map // *lockimpl.Lease -> *redsync.Mutex
 }
 
 // NewRedsync wraps redsync over the given nodes (one client each).
-func NewRedsync(nodes []redis.UniversalClient, opt Options) (*Redsync, error) {
+func NewRedsync(nodes []redis.UniversalClient, opt lockimpl.Options) (*Redsync, error) {
 	if len(nodes) == 0 {
-		return nil, fmt.Errorf("%w: %s needs at least one node", ErrNoClients, nameRedsync)
+		return nil, fmt.Errorf("%w: %s needs at least one node", lockimpl.ErrNoClients, nameRedsync)
 	}
 	pools := make([]redsyncredis.Pool, len(nodes))
 	for i, c := range nodes {
@@ -43,8 +46,8 @@ func NewRedsync(nodes []redis.UniversalClient, opt Options) (*Redsync, error) {
 }
 
 // Acquire locks the mutex named key, retrying until ctx ends.
-func (a *Redsync) Acquire(ctx context.Context, key string) (*Lease, error) {
-	token := newToken()
+func (a *Redsync) Acquire(ctx context.Context, key string) (*lockimpl.Lease, error) {
+	token := lockimpl.NewToken()
 	m := a.rs.NewMutex(key,
 		redsync.WithExpiry(a.opt.TTL),
 		redsync.WithTries(1),
@@ -54,47 +57,47 @@ func (a *Redsync) Acquire(ctx context.Context, key string) (*Lease, error) {
 	)
 	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
-			return nil, notObtained(nameRedsync, key, err)
+			return nil, lockimpl.NotObtainedError(nameRedsync, key, err)
 		}
 		err := m.TryLockContext(ctx)
 		if err == nil {
-			l := NewLease(key, m.Value(), 0, a.opt.TTL, m.Until())
+			l := lockimpl.NewLease(key, m.Value(), 0, a.opt.TTL, m.Until())
 			a.mutexes.Store(l, m)
 			return l, nil
 		}
 		if !a.certainFailure(err) {
-			return nil, unknown(nameRedsync, "acquire", key, err)
+			return nil, lockimpl.UnknownError(nameRedsync, "acquire", key, err)
 		}
-		if !sleep(ctx, a.opt.Backoff(i)) {
-			return nil, notObtained(nameRedsync, key, ctx.Err())
+		if !ctxtime.Sleep(ctx, a.opt.Backoff(i), nil) {
+			return nil, lockimpl.NotObtainedError(nameRedsync, key, ctx.Err())
 		}
 	}
 }
 
 // Release unlocks on every node through redsync.
-func (a *Redsync) Release(ctx context.Context, l *Lease) error {
+func (a *Redsync) Release(ctx context.Context, l *lockimpl.Lease) error {
 	v, ok := a.mutexes.LoadAndDelete(l)
 	if !ok {
-		return notHeld(nameRedsync, "release (unknown lease)", l.Key)
+		return lockimpl.NotHeldError(nameRedsync, "release (unknown lease)", l.Key)
 	}
 	ok, err := v.(*redsync.Mutex).UnlockContext(ctx)
-	l.MarkLost(ErrReleased)
+	l.MarkLost(lockimpl.ErrReleased)
 	switch {
 	case ok:
 		return nil
 	case hasRedisError(err):
-		return unknown(nameRedsync, "release", l.Key, err)
+		return lockimpl.UnknownError(nameRedsync, "release", l.Key, err)
 	}
 	// ErrTaken, ErrNodeTaken, ErrLockAlreadyExpired: every node answered
 	// and too few held our token.
-	return notHeld(nameRedsync, "release", l.Key)
+	return lockimpl.NotHeldError(nameRedsync, "release", l.Key)
 }
 
 // Extend extends on a quorum through redsync.
-func (a *Redsync) Extend(ctx context.Context, l *Lease) error {
+func (a *Redsync) Extend(ctx context.Context, l *lockimpl.Lease) error {
 	v, ok := a.mutexes.Load(l)
 	if !ok {
-		return notHeld(nameRedsync, "extend (unknown lease)", l.Key)
+		return lockimpl.NotHeldError(nameRedsync, "extend (unknown lease)", l.Key)
 	}
 	m := v.(*redsync.Mutex)
 	ok, err := m.ExtendContext(ctx)
@@ -103,9 +106,9 @@ func (a *Redsync) Extend(ctx context.Context, l *Lease) error {
 		l.SetValidity(m.Until())
 		return nil
 	case hasRedisError(err):
-		return unknown(nameRedsync, "extend", l.Key, err)
+		return lockimpl.UnknownError(nameRedsync, "extend", l.Key, err)
 	}
-	return notHeld(nameRedsync, "extend", l.Key)
+	return lockimpl.NotHeldError(nameRedsync, "extend", l.Key)
 }
 
 // certainFailure reports whether a failed redsync attempt certainly left
@@ -122,7 +125,7 @@ func (a *Redsync) certainFailure(err error) bool {
 		case *redsync.ErrNodeTaken:
 			takenN++
 		case *redsync.RedisError:
-			if !notSent(e.Err) {
+			if !lockimpl.NotSent(e.Err) {
 				unknownN++
 			}
 		}
