@@ -1,4 +1,4 @@
-package lockimpl
+package lockimpl_test
 
 import (
 	"context"
@@ -7,18 +7,21 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+
+	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
 // TestUnsafeDelDeletesOthersKey: A's lease expires, B takes the lock, A
 // releases: unsafe-del deletes B's key (and a third client gets the lock
-// while B still holds it); single, for contrast, refuses with ErrNotHeld.
+// while B still holds it); single, for contrast, refuses with lockimpl.ErrNotHeld.
 func TestUnsafeDelDeletesOthersKey(t *testing.T) {
-	for _, name := range []string{nameUnsafeDel, nameSingle} {
+	for _, name := range []string{"unsafe-del", "single"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			key := testKey(t)
-			opt := Options{TTL: 150 * time.Millisecond}
-			a, b, c := newLock(t, name, "c1", opt), newLock(t, name, "c2", opt), newLock(t, name, "c3", opt)
+			key := locktest.Key(t)
+			opt := lockimpl.Options{TTL: 150 * time.Millisecond}
+			a, b, c := locktest.NewLock(t, name, "c1", opt), locktest.NewLock(t, name, "c2", opt), locktest.NewLock(t, name, "c3", opt)
 			la, err := a.Acquire(ctx, key)
 			if err != nil {
 				t.Fatal(err)
@@ -33,7 +36,7 @@ func TestUnsafeDelDeletesOthersKey(t *testing.T) {
 			lc, errC := c.Acquire(cctx, key)
 			cancel()
 			switch name {
-			case nameUnsafeDel:
+			case "unsafe-del":
 				if errA != nil || errC != nil {
 					t.Fatalf("unsafe-del: A release %v, C acquire %v; want both to succeed (the flaw)", errA, errC)
 				}
@@ -41,14 +44,14 @@ func TestUnsafeDelDeletesOthersKey(t *testing.T) {
 					t.Fatal("B's lease expired: the overlap is not shown")
 				}
 				t.Logf("unsafe-del: C holds %s while B's lease is valid for %v more", lc.Token[:8], time.Until(lb.Validity()).Round(time.Millisecond))
-			case nameSingle:
-				if !errors.Is(errA, ErrNotHeld) {
+			case "single":
+				if !errors.Is(errA, lockimpl.ErrNotHeld) {
 					t.Fatalf("single: A release %v, want ErrNotHeld", errA)
 				}
-				if !errors.Is(errC, ErrNotObtained) {
+				if !errors.Is(errC, lockimpl.ErrNotObtained) {
 					t.Fatalf("single: C acquire %v while B holds, want ErrNotObtained", errC)
 				}
-				if got := getKey(t, "n1", key); got != lb.Token {
+				if got := locktest.Get(t, "n1", key); got != lb.Token {
 					t.Fatalf("single: key holds %q, want B's", got)
 				}
 			}
@@ -61,26 +64,26 @@ func TestUnsafeDelDeletesOthersKey(t *testing.T) {
 // unsafe-getdel's DEL removes B's key while B's lease is valid. single's
 // atomic compare-and-delete, in the same scenario, leaves B's key alone.
 func TestUnsafeGetDelRace(t *testing.T) {
-	heal(t)
-	for _, name := range []string{nameUnsafeGetDel, nameSingle} {
+	locktest.Heal(t)
+	for _, name := range []string{"unsafe-getdel", "single"} {
 		t.Run(name, func(t *testing.T) {
-			heal(t)
+			locktest.Heal(t)
 			ctx := context.Background()
-			key := testKey(t)
+			key := locktest.Key(t)
 			const ttl = 500 * time.Millisecond
-			a := newLock(t, name, "c1", Options{TTL: ttl, NodeTimeout: time.Second})
-			b := newLock(t, name, "c2", Options{TTL: ttl, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond})
+			a := locktest.NewLock(t, name, "c1", lockimpl.Options{TTL: ttl, NodeTimeout: time.Second})
+			b := locktest.NewLock(t, name, "c2", lockimpl.Options{TTL: ttl, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond})
 			la, err := a.Acquire(ctx, key)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t0 := time.Now()
 			// 150ms each way: a round trip takes 300ms.
-			if err := testCluster.AddLatency(ctx, cluster.Links("c1", "n1"), cluster.Latency{Delay: 150 * time.Millisecond}); err != nil {
+			if err := locktest.Cluster.AddLatency(ctx, cluster.Links("c1", "n1"), cluster.Latency{Delay: 150 * time.Millisecond}); err != nil {
 				t.Fatal(err)
 			}
 			type res struct {
-				l   *Lease
+				l   *lockimpl.Lease
 				err error
 			}
 			got := make(chan res, 1)
@@ -99,17 +102,17 @@ func TestUnsafeGetDelRace(t *testing.T) {
 			if rb.err != nil {
 				t.Fatalf("B: %v", rb.err)
 			}
-			key2 := getKey(t, "n1", key)
+			key2 := locktest.Get(t, "n1", key)
 			t.Logf("A release: %v after %v; B acquired; key now %q", errA, time.Since(t0).Round(time.Millisecond), key2)
 			switch name {
-			case nameUnsafeGetDel:
+			case "unsafe-getdel":
 				if errA != nil {
 					t.Fatalf("unsafe-getdel release: %v", errA)
 				}
 				if key2 != "" || !rb.l.Valid() {
 					t.Fatalf("the race did not show: key %q, B valid %v", key2, rb.l.Valid())
 				}
-			case nameSingle:
+			case "single":
 				if key2 != rb.l.Token {
 					t.Fatalf("single: key holds %q, want B's token", key2)
 				}
@@ -122,28 +125,28 @@ func TestUnsafeGetDelRace(t *testing.T) {
 // leaves an unsafe-nottl key with no expiry; nobody gets the lock again.
 // single, for contrast, frees it after its TTL.
 func TestUnsafeNoTTLNeverExpires(t *testing.T) {
-	for _, name := range []string{nameUnsafeNoTTL, nameSingle} {
+	for _, name := range []string{"unsafe-nottl", "single"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			key := testKey(t)
-			opt := Options{TTL: 100 * time.Millisecond}
-			if _, err := newLock(t, name, "c1", opt).Acquire(ctx, key); err != nil {
+			key := locktest.Key(t)
+			opt := lockimpl.Options{TTL: 100 * time.Millisecond}
+			if _, err := locktest.NewLock(t, name, "c1", opt).Acquire(ctx, key); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(300 * time.Millisecond) // 3x TTL, the holder is gone
 			bctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 			defer cancel()
-			_, err := newLock(t, name, "c2", opt).Acquire(bctx, key)
-			pttl, perr := admin(t, "n1").PTTL(ctx, key).Result()
+			_, err := locktest.NewLock(t, name, "c2", opt).Acquire(bctx, key)
+			pttl, perr := locktest.Admin(t, "n1").PTTL(ctx, key).Result()
 			if perr != nil {
 				t.Fatal(perr)
 			}
 			switch name {
-			case nameUnsafeNoTTL:
-				if !errors.Is(err, ErrNotObtained) || pttl != -1 {
-					t.Fatalf("unsafe-nottl: acquire %v, PTTL %v; want ErrNotObtained and no expiry (-1)", err, pttl)
+			case "unsafe-nottl":
+				if !errors.Is(err, lockimpl.ErrNotObtained) || pttl != -1 {
+					t.Fatalf("unsafe-nottl: acquire %v, PTTL %v; want lockimpl.ErrNotObtained and no expiry (-1)", err, pttl)
 				}
-			case nameSingle:
+			case "single":
 				if err != nil {
 					t.Fatalf("single: %v", err)
 				}

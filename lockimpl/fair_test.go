@@ -1,4 +1,4 @@
-package lockimpl
+package lockimpl_test
 
 import (
 	"context"
@@ -8,15 +8,18 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+
+	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
 // waitQueue waits until the fair lock's queue for key has n waiters.
 func waitQueue(t *testing.T, key string, n int64) {
 	t.Helper()
-	a := admin(t, "n1")
+	a := locktest.Admin(t, "n1")
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
-		if got, err := a.ZCard(context.Background(), queueKey(key)).Result(); err == nil && got == n {
+		if got, err := a.ZCard(context.Background(), lockimpl.QueueKey(key)).Result(); err == nil && got == n {
 			return
 		}
 		time.Sleep(2 * time.Millisecond)
@@ -27,12 +30,12 @@ func waitQueue(t *testing.T, key string, n int64) {
 // TestFairFIFO: waiters that queued in the order c2, c3, c4 behind a
 // holder get the lock in that order.
 func TestFairFIFO(t *testing.T) {
-	for _, name := range []string{nameFair, nameFairNaive} {
+	for _, name := range []string{"fair", "fair-naive"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			key := testKey(t)
-			opt := Options{TTL: 2 * time.Second, RetryMin: time.Millisecond, RetryMax: 10 * time.Millisecond}
-			holder := newLock(t, name, "c1", opt)
+			key := locktest.Key(t)
+			opt := lockimpl.Options{TTL: 2 * time.Second, RetryMin: time.Millisecond, RetryMax: 10 * time.Millisecond}
+			holder := locktest.NewLock(t, name, "c1", opt)
 			hl, err := holder.Acquire(ctx, key)
 			if err != nil {
 				t.Fatal(err)
@@ -41,7 +44,7 @@ func TestFairFIFO(t *testing.T) {
 			var order []string
 			var wg sync.WaitGroup
 			for i, c := range []string{"c2", "c3", "c4"} {
-				lk := newLock(t, name, c, opt)
+				lk := locktest.NewLock(t, name, c, opt)
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
@@ -91,18 +94,18 @@ func equal(a, b []string) bool {
 // the dead head forever and the next waiter starves.
 func TestFairDeadWaiter(t *testing.T) {
 	const bound = 300 * time.Millisecond
-	for _, name := range []string{nameFair, nameFairNaive} {
+	for _, name := range []string{"fair", "fair-naive"} {
 		t.Run(name, func(t *testing.T) {
-			heal(t)
+			locktest.Heal(t)
 			ctx := context.Background()
-			key := testKey(t)
-			opt := Options{TTL: time.Second, RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond, WaiterTimeout: bound}
-			holder := newLock(t, name, "c1", opt)
+			key := locktest.Key(t)
+			opt := lockimpl.Options{TTL: time.Second, RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond, WaiterTimeout: bound}
+			holder := locktest.NewLock(t, name, "c1", opt)
 			hl, err := holder.Acquire(ctx, key)
 			if err != nil {
 				t.Fatal(err)
 			}
-			dead := newLock(t, name, "c2", opt)
+			dead := locktest.NewLock(t, name, "c2", opt)
 			deadErr := make(chan error, 1)
 			go func() {
 				dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -111,15 +114,15 @@ func TestFairDeadWaiter(t *testing.T) {
 				deadErr <- err
 			}()
 			waitQueue(t, key, 1)
-			if err := testCluster.Cut(ctx, cluster.Links("c2", "n1")); err != nil {
+			if err := locktest.Cluster.Cut(ctx, cluster.Links("c2", "n1")); err != nil {
 				t.Fatal(err)
 			}
 			if err := <-deadErr; err == nil {
 				t.Fatal("dead waiter acquired through a cut link")
 			}
-			next := newLock(t, name, "c3", opt)
+			next := locktest.NewLock(t, name, "c3", opt)
 			type result struct {
-				l   *Lease
+				l   *lockimpl.Lease
 				err error
 				at  time.Time
 			}
@@ -137,7 +140,7 @@ func TestFairDeadWaiter(t *testing.T) {
 			}
 			r := <-res
 			switch name {
-			case nameFair:
+			case "fair":
 				if r.err != nil {
 					t.Fatalf("next waiter starved behind a dead head: %v", r.err)
 				}
@@ -146,11 +149,11 @@ func TestFairDeadWaiter(t *testing.T) {
 					t.Errorf("next waiter waited %v, bound %v", r.at.Sub(released), bound)
 				}
 				_ = next.Release(ctx, r.l)
-			case nameFairNaive:
-				if !errors.Is(r.err, ErrNotObtained) {
-					t.Fatalf("fair-naive: next waiter got %v, want ErrNotObtained (starved)", r.err)
+			case "fair-naive":
+				if !errors.Is(r.err, lockimpl.ErrNotObtained) {
+					t.Fatalf("fair-naive: next waiter got %v, want lockimpl.ErrNotObtained (starved)", r.err)
 				}
-				head, err := admin(t, "n1").ZRange(ctx, queueKey(key), 0, 0).Result()
+				head, err := locktest.Admin(t, "n1").ZRange(ctx, lockimpl.QueueKey(key), 0, 0).Result()
 				if err != nil || len(head) != 1 {
 					t.Fatalf("fair-naive queue head: %v %v", head, err)
 				}

@@ -1,4 +1,4 @@
-package lockimpl
+package lockimpl_test
 
 import (
 	"context"
@@ -9,17 +9,20 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+
+	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
 // TestWatchdog: the renewable lock's watchdog keeps a lease alive for 5x
 // its TTL, and when the holder's links are cut it closes Done within one
 // TTL and no later than the lease's validity deadline.
 func TestWatchdog(t *testing.T) {
-	heal(t)
+	locktest.Heal(t)
 	ctx := context.Background()
 	const ttl = 300 * time.Millisecond
-	key := testKey(t)
-	lk := newLock(t, nameRenewable, "c1", Options{TTL: ttl})
+	key := locktest.Key(t)
+	lk := locktest.NewLock(t, "renewable", "c1", lockimpl.Options{TTL: ttl})
 	l, err := lk.Acquire(ctx, key)
 	if err != nil {
 		t.Fatal(err)
@@ -30,10 +33,10 @@ func TestWatchdog(t *testing.T) {
 		t.Fatalf("lease lost while links were fine: %v", l.Err())
 	default:
 	}
-	if got := getKey(t, "n1", key); got != l.Token {
+	if got := locktest.Get(t, "n1", key); got != l.Token {
 		t.Fatalf("after 5x TTL the key holds %q, want %q", got, l.Token)
 	}
-	if err := testCluster.Cut(ctx, cluster.Links("c1", "n1")); err != nil {
+	if err := locktest.Cluster.Cut(ctx, cluster.Links("c1", "n1")); err != nil {
 		t.Fatal(err)
 	}
 	cut := time.Now()
@@ -52,7 +55,7 @@ func TestWatchdog(t *testing.T) {
 	if lost.After(validity.Add(10 * time.Millisecond)) {
 		t.Errorf("loss signalled %v after the validity deadline", lost.Sub(validity))
 	}
-	if !errors.Is(l.Err(), ErrLost) {
+	if !errors.Is(l.Err(), lockimpl.ErrLost) {
 		t.Errorf("Err() = %v, want ErrLost", l.Err())
 	}
 }
@@ -61,8 +64,8 @@ func TestWatchdog(t *testing.T) {
 // gone (no renewal resurrects or extends it) and Done is closed.
 func TestRenewableReleaseStopsWatchdog(t *testing.T) {
 	ctx := context.Background()
-	key := testKey(t)
-	lk := newLock(t, nameRenewable, "c1", Options{TTL: 150 * time.Millisecond, RenewEvery: 5 * time.Millisecond})
+	key := locktest.Key(t)
+	lk := locktest.NewLock(t, "renewable", "c1", lockimpl.Options{TTL: 150 * time.Millisecond, RenewEvery: 5 * time.Millisecond})
 	l, err := lk.Acquire(ctx, key)
 	if err != nil {
 		t.Fatal(err)
@@ -77,13 +80,13 @@ func TestRenewableReleaseStopsWatchdog(t *testing.T) {
 		t.Fatal("Done not closed by Release")
 	}
 	// Another holder's key must keep its own TTL: no late renewal by l.
-	other := newLock(t, nameSingle, "c2", Options{TTL: 150 * time.Millisecond})
+	other := locktest.NewLock(t, "single", "c2", lockimpl.Options{TTL: 150 * time.Millisecond})
 	l2, err := other.Acquire(ctx, key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(20 * time.Millisecond)
-	pttl, err := admin(t, "n1").PTTL(ctx, key).Result()
+	pttl, err := locktest.Admin(t, "n1").PTTL(ctx, key).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,14 +100,14 @@ func TestRenewableReleaseStopsWatchdog(t *testing.T) {
 // still acquires (on the other 3); with 3 of 5 cut it refuses, and the
 // keys it set on the 2 reachable nodes are released.
 func TestRedlockPartitions(t *testing.T) {
-	heal(t)
+	locktest.Heal(t)
 	ctx := context.Background()
-	for _, name := range []string{nameRedlock, nameFencedRedlock} {
+	for _, name := range []string{"redlock", "fenced-redlock"} {
 		t.Run(name, func(t *testing.T) {
-			heal(t)
-			key := testKey(t)
-			lk := newLock(t, name, "c1", Options{TTL: 300 * time.Millisecond})
-			if err := testCluster.Cut(ctx, cluster.Links("c1", "n1", "n2")); err != nil {
+			locktest.Heal(t)
+			key := locktest.Key(t)
+			lk := locktest.NewLock(t, name, "c1", lockimpl.Options{TTL: 300 * time.Millisecond})
+			if err := locktest.Cluster.Cut(ctx, cluster.Links("c1", "n1", "n2")); err != nil {
 				t.Fatal(err)
 			}
 			actx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -122,7 +125,7 @@ func TestRedlockPartitions(t *testing.T) {
 				t.Fatalf("release: %v", err)
 			}
 
-			if err := testCluster.Cut(ctx, cluster.Links("c1", "n3")); err != nil {
+			if err := locktest.Cluster.Cut(ctx, cluster.Links("c1", "n3")); err != nil {
 				t.Fatal(err)
 			}
 			actx, cancel = context.WithTimeout(ctx, time.Second)
@@ -133,12 +136,12 @@ func TestRedlockPartitions(t *testing.T) {
 			}
 			// A cut drops requests silently: the client cannot know whether
 			// they arrived, so the honest answer is an unknown outcome.
-			if !errors.Is(err, ErrOutcomeUnknown) && !errors.Is(err, ErrNotObtained) {
-				t.Fatalf("3 of 5 cut: %v, want ErrOutcomeUnknown or ErrNotObtained", err)
+			if !errors.Is(err, lockimpl.ErrOutcomeUnknown) && !errors.Is(err, lockimpl.ErrNotObtained) {
+				t.Fatalf("3 of 5 cut: %v, want lockimpl.ErrOutcomeUnknown or ErrNotObtained", err)
 			}
 			t.Logf("3 of 5 cut: %v", err)
 			for _, n := range []string{"n4", "n5"} {
-				if got := getKey(t, n, key); got != "" {
+				if got := locktest.Get(t, n, key); got != "" {
 					t.Errorf("%s still holds %q after the failed attempt", n, got)
 				}
 			}
@@ -152,11 +155,11 @@ func TestRedlockPartitions(t *testing.T) {
 func TestRedlockLatency(t *testing.T) {
 	ctx := context.Background()
 	measure := func(n int) time.Duration {
-		r, err := NewRedlock(proxied(t, "c1", n), Options{TTL: time.Second})
+		r, err := lockimpl.NewRedlock(locktest.Proxied(t, "c1", n), lockimpl.Options{TTL: time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := testKey(t)
+		key := locktest.Key(t)
 		var d []time.Duration
 		for range 60 {
 			start := time.Now()
@@ -176,27 +179,5 @@ func TestRedlockLatency(t *testing.T) {
 	t.Logf("median acquire latency through the proxies: 1 node %v, 5 nodes %v (%.2fx)", one, five, float64(five)/float64(one))
 	if five > 3*one+time.Millisecond {
 		t.Errorf("5-node acquire %v vs 1-node %v: looks sequential", five, one)
-	}
-}
-
-// TestUnknownOutcome: an acquire whose SET is swallowed by a cut returns
-// ErrOutcomeUnknown, never ErrNotObtained: the SET may have been applied.
-func TestUnknownOutcome(t *testing.T) {
-	heal(t)
-	ctx := context.Background()
-	for _, name := range []string{nameSingle, nameFenced, nameFair, nameRedislock} {
-		t.Run(name, func(t *testing.T) {
-			heal(t)
-			lk := newLock(t, name, "c1", Options{TTL: 200 * time.Millisecond})
-			if err := testCluster.Cut(ctx, cluster.Links("c1", "n1")); err != nil {
-				t.Fatal(err)
-			}
-			actx, cancel := context.WithTimeout(ctx, time.Second)
-			defer cancel()
-			_, err := lk.Acquire(actx, testKey(t))
-			if !errors.Is(err, ErrOutcomeUnknown) || errors.Is(err, ErrNotObtained) {
-				t.Fatalf("acquire through a cut link: %v, want ErrOutcomeUnknown only", err)
-			}
-		})
 	}
 }

@@ -1,4 +1,4 @@
-package lockimpl
+package lockimpl_test
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+
+	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
 // TestFencingMonotonic: under contention from four clients, the fencing
@@ -16,24 +19,24 @@ import (
 // counters apart: the case where "max of the quorum's counters" alone is
 // not monotonic and the ratchet round is needed.
 func TestFencingMonotonic(t *testing.T) {
-	heal(t)
-	for _, name := range []string{nameFenced, nameFencedRedlock} {
+	locktest.Heal(t)
+	for _, name := range []string{"fenced", "fenced-redlock"} {
 		t.Run(name, func(t *testing.T) {
-			heal(t)
+			locktest.Heal(t)
 			ctx := context.Background()
-			if name == nameFencedRedlock {
-				if err := testCluster.Cut(ctx, append(cluster.Links("c1", "n1", "n2"), cluster.Links("c2", "n4", "n5")...)); err != nil {
+			if name == "fenced-redlock" {
+				if err := locktest.Cluster.Cut(ctx, append(cluster.Links("c1", "n1", "n2"), cluster.Links("c2", "n4", "n5")...)); err != nil {
 					t.Fatal(err)
 				}
 			}
-			key := testKey(t)
-			opt := Options{TTL: 500 * time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond}
+			key := locktest.Key(t)
+			opt := lockimpl.Options{TTL: 500 * time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond}
 			const rounds = 16
 			var mu sync.Mutex
 			var fences []int64
 			var wg sync.WaitGroup
-			for _, c := range testClients {
-				lk := newLock(t, name, c, opt)
+			for _, c := range locktest.Clients {
+				lk := locktest.NewLock(t, name, c, opt)
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
@@ -56,7 +59,7 @@ func TestFencingMonotonic(t *testing.T) {
 				}()
 			}
 			wg.Wait()
-			if len(fences) != rounds*len(testClients) {
+			if len(fences) != rounds*len(locktest.Clients) {
 				t.Fatalf("%d grants", len(fences))
 			}
 			for i := 1; i < len(fences); i++ {

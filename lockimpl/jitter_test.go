@@ -1,9 +1,11 @@
-package lockimpl
+package lockimpl_test
 
 import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
 // Two locks' options built with Jitters of the same seed draw the same
@@ -11,7 +13,7 @@ import (
 // half of its exponential step.
 func TestJitterSeeded(t *testing.T) {
 	draws := func(seed uint64) []time.Duration {
-		o := Options{TTL: time.Second, Jitter: NewJitter(seed)}.WithDefaults(1)
+		o := lockimpl.Options{TTL: time.Second, Jitter: lockimpl.NewJitter(seed)}.WithDefaults(1)
 		var out []time.Duration
 		for i := range 40 {
 			d := o.Backoff(i % 8)
@@ -40,7 +42,7 @@ func TestJitterSeeded(t *testing.T) {
 // differ), and a shared Jitter is safe for concurrent draws (run with
 // -race).
 func TestJitterDefault(t *testing.T) {
-	o1, o2 := Options{}.WithDefaults(1), Options{}.WithDefaults(1)
+	o1, o2 := lockimpl.Options{}.WithDefaults(1), lockimpl.Options{}.WithDefaults(1)
 	if o1.Jitter == nil || o1.Jitter == o2.Jitter {
 		t.Fatalf("default jitters: %p %p", o1.Jitter, o2.Jitter)
 	}

@@ -1,118 +1,30 @@
-package lockimpl
+package lockimpl_test
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/lockstorm/lockstorm/cluster"
-	"github.com/redis/go-redis/v9"
+	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
-// One local cluster for the whole package: 5 redis-server nodes, four
-// clients, every client link through its own toxiproxy proxy. Tests run
-// one at a time, use their own keys and heal every fault when they end.
-var (
-	testCluster *cluster.Local
-	testClients = []string{"c1", "c2", "c3", "c4"}
-	keySeq      atomic.Int64
-)
+// One local cluster for the whole package (see locktest).
+func TestMain(m *testing.M) { locktest.Main(m, "lockimpl") }
 
-func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: 5, Clients: testClients})
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "lockimpl tests: start cluster:", err)
-		os.Exit(2)
-	}
-	testCluster = c
-	code := m.Run()
-	if err := c.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "lockimpl tests: stop cluster:", err)
-	}
-	os.Exit(code)
+// correct lists the built-in locks that must provide mutual exclusion.
+var correct = []string{"single", "renewable", "redlock", "fair", "fenced", "fenced-redlock"}
+
+// The contract every correct lock keeps (the adapters run it too).
+func TestMutualExclusion(t *testing.T) { locktest.MutualExclusion(t, correct) }
+
+// A release after the lease passed to another holder is ErrNotHeld; the
+// broken unsafe-getdel gets this one right.
+func TestReleaseNotHeld(t *testing.T) {
+	locktest.ReleaseNotHeld(t, append(correct, "unsafe-getdel"))
 }
 
-// heal removes every fault when the test ends.
-func heal(t testing.TB) {
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := testCluster.HealAll(ctx); err != nil {
-			t.Errorf("heal: %v", err)
-		}
-	})
+func TestExtend(t *testing.T) {
+	locktest.Extend(t, []string{"single", "redlock", "fair", "fenced", "fenced-redlock"})
 }
 
-// testKey is a fresh lock key for the test.
-func testKey(t testing.TB) string {
-	return fmt.Sprintf("%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), keySeq.Add(1))
-}
-
-// proxied returns one go-redis client per node for a named client, each
-// through that client's proxy to the node; closed when the test ends.
-func proxied(t testing.TB, client string, nodes int) []redis.UniversalClient {
-	t.Helper()
-	out := make([]redis.UniversalClient, nodes)
-	for i := range nodes {
-		addr, err := testCluster.Addr(client, fmt.Sprintf("n%d", i+1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := NewClient(addr)
-		t.Cleanup(func() { c.Close() })
-		out[i] = c
-	}
-	return out
-}
-
-// admin returns a direct client to a node (no proxy) for inspection.
-func admin(t testing.TB, node string) *redis.Client {
-	t.Helper()
-	addr, err := testCluster.AdminAddr(node)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := NewClient(addr)
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
-// nodesFor is how many nodes the named lock uses in these tests.
-func nodesFor(name string) int {
-	if MultiNode(name) {
-		return 5
-	}
-	return 1
-}
-
-// newLock builds the named lock for a client.
-func newLock(t testing.TB, name, client string, opt Options) Locker {
-	t.Helper()
-	l, err := New(name, proxied(t, client, nodesFor(name)), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
-// correct lists the locks that must provide mutual exclusion.
-var correct = []string{nameSingle, nameRenewable, nameRedlock, nameFair, nameFenced, nameFencedRedlock, nameRedsync, nameRedislock}
-
-// getKey reads a key on a node directly ("" when absent).
-func getKey(t testing.TB, node, key string) string {
-	t.Helper()
-	v, err := admin(t, node).Get(context.Background(), key).Result()
-	if err == redis.Nil {
-		return ""
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+func TestUnknownOutcome(t *testing.T) {
+	locktest.UnknownOutcome(t, []string{"single", "fenced", "fair"})
 }

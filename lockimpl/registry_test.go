@@ -1,35 +1,38 @@
-package lockimpl
+package lockimpl_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
 // TestRegistry: every name builds a lock; an unknown name is an error
 // that lists the allowed names; broken locks are named as such.
 func TestRegistry(t *testing.T) {
-	clients := proxied(t, "c1", 5)
-	for _, name := range Names() {
-		l, err := New(name, clients, Options{})
+	clients := locktest.Proxied(t, "c1", 5)
+	for _, name := range lockimpl.Names() {
+		l, err := lockimpl.New(name, clients, lockimpl.Options{})
 		if err != nil || l == nil {
 			t.Fatalf("New(%q): %v", name, err)
 		}
-		if Broken(name) != strings.HasPrefix(name, "unsafe-") {
-			t.Errorf("Broken(%q) = %v", name, Broken(name))
+		if lockimpl.Broken(name) != strings.HasPrefix(name, "unsafe-") {
+			t.Errorf("Broken(%q) = %v", name, lockimpl.Broken(name))
 		}
 	}
-	_, err := New("redlok", clients, Options{})
-	if !errors.Is(err, ErrUnknownLock) {
+	_, err := lockimpl.New("redlok", clients, lockimpl.Options{})
+	if !errors.Is(err, lockimpl.ErrUnknownLock) {
 		t.Fatalf("unknown name: %v", err)
 	}
-	for _, name := range Names() {
+	for _, name := range lockimpl.Names() {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error %q does not list %q", err, name)
 		}
 	}
-	if _, err := New(nameSingle, nil, Options{}); !errors.Is(err, ErrNoClients) {
+	if _, err := lockimpl.New("single", nil, lockimpl.Options{}); !errors.Is(err, lockimpl.ErrNoClients) {
 		t.Errorf("no clients: %v", err)
 	}
 }
@@ -37,7 +40,7 @@ func TestRegistry(t *testing.T) {
 // WithDefaults is idempotent (the harness fills options before a built-in
 // lock fills them again), including "no proportional drift".
 func TestWithDefaultsIdempotent(t *testing.T) {
-	for _, o := range []Options{{}, {TTL: 300 * time.Millisecond, DriftFactor: -1}, {NodeNames: []string{"a"}}} {
+	for _, o := range []lockimpl.Options{{}, {TTL: 300 * time.Millisecond, DriftFactor: -1}, {NodeNames: []string{"a"}}} {
 		once := o.WithDefaults(3)
 		twice := once.WithDefaults(3)
 		if once.Drift() != twice.Drift() || once.NodeTimeout != twice.NodeTimeout || once.RetryMax != twice.RetryMax ||
@@ -45,7 +48,7 @@ func TestWithDefaultsIdempotent(t *testing.T) {
 			t.Errorf("%+v: once %+v, twice %+v", o, once, twice)
 		}
 	}
-	if d := (Options{TTL: time.Second, DriftFactor: -1}).WithDefaults(1).Drift(); d != 2*time.Millisecond {
+	if d := (lockimpl.Options{TTL: time.Second, DriftFactor: -1}).WithDefaults(1).Drift(); d != 2*time.Millisecond {
 		t.Errorf("negative DriftFactor: drift %v, want 2ms", d)
 	}
 }

@@ -1,37 +1,25 @@
-package lockimpl
+package adapters_test
 
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/lockimpl/adapters"
+	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
-// Benchmarks talk to the nodes directly (AdminAddr, no toxiproxy) for
+// Benchmarks talk to the nodes directly (locktest.Direct, no toxiproxy) for
 // every lock alike, so the numbers measure the locks and Redis, not the
 // in-process proxies. Each worker cycles acquire+release on its own key
 // (no contention: this is the cost of the lock, not of waiting for it).
 // Reported: cycles/s and p50/p99 latency of one cycle in microseconds.
-
-// direct returns one client per node (n1..nN) bypassing the proxies.
-func direct(b *testing.B, n int) []redis.UniversalClient {
-	out := make([]redis.UniversalClient, n)
-	for i := range n {
-		addr, err := testCluster.AdminAddr(fmt.Sprintf("n%d", i+1))
-		if err != nil {
-			b.Fatal(err)
-		}
-		c := NewClient(addr)
-		b.Cleanup(func() { c.Close() })
-		out[i] = c
-	}
-	return out
-}
 
 // cycles runs b.N cycles spread over workers and reports the metrics.
 func cycles(b *testing.B, workers int, cycle func(ctx context.Context, key string) error) {
@@ -71,8 +59,8 @@ func cycles(b *testing.B, workers int, cycle func(ctx context.Context, key strin
 	b.ReportMetric(0, "ns/op")
 }
 
-// lockCycle is one acquire+release through a Locker.
-func lockCycle(l Locker) func(ctx context.Context, key string) error {
+// lockCycle is one acquire+release through a lockimpl.Locker.
+func lockCycle(l lockimpl.Locker) func(ctx context.Context, key string) error {
 	return func(ctx context.Context, key string) error {
 		lease, err := l.Acquire(ctx, key)
 		if err != nil {
@@ -86,15 +74,19 @@ func lockCycle(l Locker) func(ctx context.Context, key string) error {
 // single, bsm/redislock, redlock and redsync at 5 nodes, at 1 and 8
 // workers, in one run against the same nodes.
 func BenchmarkLocks(b *testing.B) {
-	opt := Options{TTL: 10 * time.Second}
-	one, five := direct(b, 1), direct(b, 5)
+	opt := lockimpl.Options{TTL: 10 * time.Second}
+	one, five := locktest.Direct(b, 1), locktest.Direct(b, 5)
 	ctx := context.Background()
-	sha, err := one[0].ScriptLoad(ctx, releaseSrc).Result()
+	src, err := os.ReadFile("../lua/release.lua") // the compare-and-delete of every lock
+	if err != nil {
+		b.Fatal(err)
+	}
+	sha, err := one[0].ScriptLoad(ctx, string(src)).Result()
 	if err != nil {
 		b.Fatal(err)
 	}
 	raw := func(ctx context.Context, key string) error {
-		token := NewToken()
+		token := lockimpl.NewToken()
 		ok, err := one[0].SetNX(ctx, key, token, opt.TTL).Result()
 		if err != nil || !ok {
 			return fmt.Errorf("raw set: %v %v", ok, err)
@@ -105,11 +97,11 @@ func BenchmarkLocks(b *testing.B) {
 		}
 		return nil
 	}
-	redlock5, err := NewRedlock(five, opt)
+	redlock5, err := lockimpl.NewRedlock(five, opt)
 	if err != nil {
 		b.Fatal(err)
 	}
-	redsync5, err := NewRedsync(five, opt)
+	redsync5, err := adapters.NewRedsync(five, opt)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,8 +110,8 @@ func BenchmarkLocks(b *testing.B) {
 		cycle func(ctx context.Context, key string) error
 	}{
 		{"raw", raw},
-		{"single", lockCycle(NewSingle(one[0], opt))},
-		{"redislock", lockCycle(NewRedislock(one[0], opt))},
+		{"single", lockCycle(lockimpl.NewSingle(one[0], opt))},
+		{"redislock", lockCycle(adapters.NewRedislock(one[0], opt))},
 		{"redlock5", lockCycle(redlock5)},
 		{"redsync5", lockCycle(redsync5)},
 	}
