@@ -144,7 +144,7 @@ func TestUnsafeNoTTLNeverExpires(t *testing.T) {
 			switch name {
 			case "unsafe-nottl":
 				if !errors.Is(err, lockimpl.ErrNotObtained) || pttl != -1 {
-					t.Fatalf("unsafe-nottl: acquire %v, PTTL %v; want lockimpl.ErrNotObtained and no expiry (-1)", err, pttl)
+					t.Fatalf("unsafe-nottl: acquire %v, PTTL %v; want ErrNotObtained and no expiry (-1)", err, pttl)
 				}
 			case "single":
 				if err != nil {

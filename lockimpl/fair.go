@@ -22,15 +22,12 @@ import (
 // above RetryMax + NodeTimeout (the default is max(TTL, 5*RetryMax)).
 //
 // The lock itself is a plain token key with a TTL, released and extended
-// like Single's.
-type Fair struct {
-	c   redis.UniversalClient
-	opt Options
-}
+// like Single's: the next waiter takes it on its next poll.
+type Fair struct{ node }
 
 // NewFair returns a FIFO lock on one node.
 func NewFair(c redis.UniversalClient, opt Options) *Fair {
-	return &Fair{c: c, opt: opt.WithDefaults(1)}
+	return &Fair{newNode(c, opt, nameFair)}
 }
 
 // Queue key names, derived from the lock key.
@@ -42,14 +39,13 @@ func arrivalKey(key string) string   { return key + ":seq" }
 // takes the lock, or ctx ends (then it leaves the queue).
 func (f *Fair) Acquire(ctx context.Context, key string) (*Lease, error) {
 	keys := []string{key, queueKey(key), heartbeatKey(key), arrivalKey(key)}
-	return fairLoop(ctx, &f.opt, nameFair, key,
+	return f.fairLoop(ctx, key,
 		func(ctx context.Context, token string) (bool, error) {
 			return runFairStep(ctx, fairAcquireScript, f.c, keys, token, ms(f.opt.TTL), max(f.opt.WaiterTimeout.Milliseconds(), 1))
 		},
 		func(ctx context.Context, token string) error {
 			return fairLeaveScript.Run(ctx, f.c, []string{queueKey(key), heartbeatKey(key)}, token).Err()
-		},
-		f.c)
+		})
 }
 
 // runFairStep runs one queue step and reports whether the caller holds the lock.
@@ -67,10 +63,10 @@ func runFairStep(ctx context.Context, s *redis.Script, c redis.UniversalClient, 
 // fairLoop is the waiting loop shared by fair and fair-naive. Unlike
 // acquireLoop the backoff does not grow past RetryMax and the queue entry
 // must be removed when the caller gives up.
-func fairLoop(ctx context.Context, o *Options, lock, key string,
+func (n *node) fairLoop(ctx context.Context, key string,
 	step func(ctx context.Context, token string) (bool, error),
-	leave func(ctx context.Context, token string) error,
-	c redis.UniversalClient) (*Lease, error) {
+	leave func(ctx context.Context, token string) error) (*Lease, error) {
+	o, lock, c := &n.opt, n.name, n.c
 	token := NewToken()
 	giveUp := func(cause error, known bool) (*Lease, error) {
 		cctx, cancel := cleanupCtx(ctx, o.NodeTimeout)
@@ -114,13 +110,5 @@ func fairLoop(ctx context.Context, o *Options, lock, key string,
 	}
 }
 
-// Release deletes the key if it still holds the lease's token; the next
-// waiter takes the lock on its next poll.
-func (f *Fair) Release(ctx context.Context, l *Lease) error {
-	return releaseSingle(ctx, &f.opt, f.c, nameFair, l)
-}
-
 // Extend resets the TTL if the key still holds the token.
-func (f *Fair) Extend(ctx context.Context, l *Lease) error {
-	return extendSingle(ctx, &f.opt, f.c, nameFair, l)
-}
+func (f *Fair) Extend(ctx context.Context, l *Lease) error { return f.extend(ctx, l) }

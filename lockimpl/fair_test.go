@@ -151,7 +151,7 @@ func TestFairDeadWaiter(t *testing.T) {
 				_ = next.Release(ctx, r.l)
 			case "fair-naive":
 				if !errors.Is(r.err, lockimpl.ErrNotObtained) {
-					t.Fatalf("fair-naive: next waiter got %v, want lockimpl.ErrNotObtained (starved)", r.err)
+					t.Fatalf("fair-naive: next waiter got %v, want ErrNotObtained (starved)", r.err)
 				}
 				head, err := locktest.Admin(t, "n1").ZRange(ctx, lockimpl.QueueKey(key), 0, 0).Result()
 				if err != nil || len(head) != 1 {

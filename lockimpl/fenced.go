@@ -14,39 +14,29 @@ import (
 // counter (a node restarted without persistence starts again from 0).
 // A protected resource that rejects tokens lower than the highest it has
 // seen turns a holder that outlived its lease into a rejected write.
-type Fenced struct {
-	c   redis.UniversalClient
-	opt Options
-}
+//
+// Release deletes the key if it still holds the lease's token; the
+// counter stays.
+type Fenced struct{ node }
 
 // NewFenced returns a fenced single-instance lock on one node.
 func NewFenced(c redis.UniversalClient, opt Options) *Fenced {
-	return &Fenced{c: c, opt: opt.WithDefaults(1)}
+	return &Fenced{newNode(c, opt, nameFenced)}
 }
 
 // Acquire takes the lock with its fencing token (Lease.Fence > 0).
 func (f *Fenced) Acquire(ctx context.Context, key string) (*Lease, error) {
-	return AcquireLoop(ctx, &f.opt, nameFenced, f.opt.NodeNames[0], key,
-		func(ctx context.Context, token string) (bool, int64, error) {
-			fence, err := fencedAcquireScript.Run(ctx, f.c, []string{key, fenceKey(key)}, token, ms(f.opt.TTL)).Int64()
-			if err != nil {
-				return false, 0, err
-			}
-			if fence < 0 {
-				return false, 0, errors.New("lockimpl: fenced: negative fencing counter")
-			}
-			return fence > 0, fence, nil
-		},
-		ReleaseCleanup(f.c, key))
-}
-
-// Release deletes the key if it still holds the lease's token. The
-// counter stays.
-func (f *Fenced) Release(ctx context.Context, l *Lease) error {
-	return releaseSingle(ctx, &f.opt, f.c, nameFenced, l)
+	return f.acquire(ctx, key, func(ctx context.Context, token string) (bool, int64, error) {
+		fence, err := fencedAcquireScript.Run(ctx, f.c, []string{key, fenceKey(key)}, token, ms(f.opt.TTL)).Int64()
+		if err != nil {
+			return false, 0, err
+		}
+		if fence < 0 {
+			return false, 0, errors.New("lockimpl: fenced: negative fencing counter")
+		}
+		return fence > 0, fence, nil
+	})
 }
 
 // Extend resets the TTL if the key still holds the token; the fence is unchanged.
-func (f *Fenced) Extend(ctx context.Context, l *Lease) error {
-	return extendSingle(ctx, &f.opt, f.c, nameFenced, l)
-}
+func (f *Fenced) Extend(ctx context.Context, l *Lease) error { return f.extend(ctx, l) }

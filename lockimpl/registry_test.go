@@ -52,3 +52,19 @@ func TestWithDefaultsIdempotent(t *testing.T) {
 		t.Errorf("negative DriftFactor: drift %v, want 2ms", d)
 	}
 }
+
+// Which built-in locks offer Extend is part of what they are (the leader
+// workload extends when it can): the broken ones and fair-naive do not.
+func TestExtenders(t *testing.T) {
+	want := map[string]bool{"single": true, "renewable": true, "redlock": true, "fair": true, "fenced": true, "fenced-redlock": true}
+	clients := locktest.Proxied(t, "c1", locktest.Nodes)
+	for _, name := range lockimpl.Names() {
+		l, err := lockimpl.New(name, clients, lockimpl.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := l.(lockimpl.Extender); ok != want[name] {
+			t.Errorf("%s: Extender %v, want %v", name, ok, want[name])
+		}
+	}
+}

@@ -19,14 +19,13 @@ import (
 // Release stops the watchdog and waits for it to exit before releasing,
 // so no renewal runs after Release returns.
 type Renewable struct {
-	c    redis.UniversalClient
-	opt  Options
+	node
 	dogs sync.Map // *Lease -> *watchdog
 }
 
 // NewRenewable returns a watchdog-renewed lock on one node.
 func NewRenewable(c redis.UniversalClient, opt Options) *Renewable {
-	return &Renewable{c: c, opt: opt.WithDefaults(1)}
+	return &Renewable{node: newNode(c, opt, nameRenewable)}
 }
 
 // watchdog renews one lease until stopped or the lease is lost.
@@ -37,12 +36,7 @@ type watchdog struct {
 
 // Acquire takes the lock (as Single does) and starts its watchdog.
 func (r *Renewable) Acquire(ctx context.Context, key string) (*Lease, error) {
-	l, err := AcquireLoop(ctx, &r.opt, nameRenewable, r.opt.NodeNames[0], key,
-		func(ctx context.Context, token string) (bool, int64, error) {
-			ok, err := setNX(ctx, r.c, key, token, r.opt.TTL)
-			return ok, 0, err
-		},
-		ReleaseCleanup(r.c, key))
+	l, err := r.acquireSetNX(ctx, key, r.opt.TTL)
 	if err != nil {
 		return nil, err
 	}
@@ -124,10 +118,8 @@ func (r *Renewable) stop(l *Lease) {
 // lease's token.
 func (r *Renewable) Release(ctx context.Context, l *Lease) error {
 	r.stop(l)
-	return releaseSingle(ctx, &r.opt, r.c, nameRenewable, l)
+	return r.node.Release(ctx, l)
 }
 
 // Extend extends the lease once by hand (the watchdog does it anyway).
-func (r *Renewable) Extend(ctx context.Context, l *Lease) error {
-	return extendSingle(ctx, &r.opt, r.c, nameRenewable, l)
-}
+func (r *Renewable) Extend(ctx context.Context, l *Lease) error { return r.extend(ctx, l) }

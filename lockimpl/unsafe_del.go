@@ -11,24 +11,16 @@ import (
 // expired (a pause, a slow critical section) deletes the next holder's
 // key on release, and a third client then takes the lock while the second
 // still holds it. Catalogue row 1.
-type UnsafeDel struct {
-	c   redis.UniversalClient
-	opt Options
-}
+type UnsafeDel struct{ node }
 
 // NewUnsafeDel returns the broken plain-DEL lock on one node.
 func NewUnsafeDel(c redis.UniversalClient, opt Options) *UnsafeDel {
-	return &UnsafeDel{c: c, opt: opt.WithDefaults(1)}
+	return &UnsafeDel{newNode(c, opt, nameUnsafeDel)}
 }
 
 // Acquire is Single's acquire.
 func (u *UnsafeDel) Acquire(ctx context.Context, key string) (*Lease, error) {
-	return AcquireLoop(ctx, &u.opt, nameUnsafeDel, u.opt.NodeNames[0], key,
-		func(ctx context.Context, token string) (bool, int64, error) {
-			ok, err := setNX(ctx, u.c, key, token, u.opt.TTL)
-			return ok, 0, err
-		},
-		ReleaseCleanup(u.c, key))
+	return u.acquireSetNX(ctx, key, u.opt.TTL)
 }
 
 // Release deletes the key whoever holds it (the bug). It reports ErrNotHeld

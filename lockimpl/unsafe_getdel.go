@@ -12,24 +12,16 @@ import (
 // expires and another client takes the lock between the GET and the DEL
 // (latency, a pause), the DEL removes the other client's key. Catalogue
 // row 2.
-type UnsafeGetDel struct {
-	c   redis.UniversalClient
-	opt Options
-}
+type UnsafeGetDel struct{ node }
 
 // NewUnsafeGetDel returns the broken GET-then-DEL lock on one node.
 func NewUnsafeGetDel(c redis.UniversalClient, opt Options) *UnsafeGetDel {
-	return &UnsafeGetDel{c: c, opt: opt.WithDefaults(1)}
+	return &UnsafeGetDel{newNode(c, opt, nameUnsafeGetDel)}
 }
 
 // Acquire is Single's acquire.
 func (u *UnsafeGetDel) Acquire(ctx context.Context, key string) (*Lease, error) {
-	return AcquireLoop(ctx, &u.opt, nameUnsafeGetDel, u.opt.NodeNames[0], key,
-		func(ctx context.Context, token string) (bool, int64, error) {
-			ok, err := setNX(ctx, u.c, key, token, u.opt.TTL)
-			return ok, 0, err
-		},
-		ReleaseCleanup(u.c, key))
+	return u.acquireSetNX(ctx, key, u.opt.TTL)
 }
 
 // Release reads the key, compares it with the token, then deletes it (the

@@ -11,14 +11,14 @@ import (
 // expiry. It is safe while every holder releases, but a holder that
 // crashes leaves the key forever and nobody can take the lock again.
 // Catalogue row 3. Its lease reports TTL 0 and a validity a century away.
-type UnsafeNoTTL struct {
-	c   redis.UniversalClient
-	opt Options
-}
+//
+// Its Release (the token-checked delete of every single-node lock) is
+// right.
+type UnsafeNoTTL struct{ node }
 
 // NewUnsafeNoTTL returns the broken lock-without-expiry on one node.
 func NewUnsafeNoTTL(c redis.UniversalClient, opt Options) *UnsafeNoTTL {
-	return &UnsafeNoTTL{c: c, opt: opt.WithDefaults(1)}
+	return &UnsafeNoTTL{newNode(c, opt, nameUnsafeNoTTL)}
 }
 
 // forever is the validity of a lease that never expires.
@@ -26,21 +26,11 @@ const forever = 100 * 365 * 24 * time.Hour
 
 // Acquire sets the key with no TTL.
 func (u *UnsafeNoTTL) Acquire(ctx context.Context, key string) (*Lease, error) {
-	l, err := AcquireLoop(ctx, &u.opt, nameUnsafeNoTTL, u.opt.NodeNames[0], key,
-		func(ctx context.Context, token string) (bool, int64, error) {
-			ok, err := setNX(ctx, u.c, key, token, 0)
-			return ok, 0, err
-		},
-		ReleaseCleanup(u.c, key))
+	l, err := u.acquireSetNX(ctx, key, 0)
 	if err != nil {
 		return nil, err
 	}
 	l.TTL = 0
 	l.SetValidity(time.Now().Add(forever))
 	return l, nil
-}
-
-// Release deletes the key if it still holds the token (that part is right).
-func (u *UnsafeNoTTL) Release(ctx context.Context, l *Lease) error {
-	return releaseSingle(ctx, &u.opt, u.c, nameUnsafeNoTTL, l)
 }
