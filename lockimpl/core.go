@@ -114,55 +114,6 @@ func ms(d time.Duration) string {
 	return strconv.FormatInt(max(d.Milliseconds(), 1), 10)
 }
 
-// releaseSingle is the Release of every single-node lock: one
-// compare-and-delete round trip; the lease's Done closes either way.
-func releaseSingle(ctx context.Context, o *Options, c redis.UniversalClient, lock string, l *Lease) error {
-	return releaseWith(ctx, o, lock, l, func(ctx context.Context) (int64, error) { return releaseOne(ctx, c, l.Key, l.Token) })
-}
-
-// releaseWith is releaseSingle with the compare-and-delete command given.
-func releaseWith(ctx context.Context, o *Options, lock string, l *Lease, run func(ctx context.Context) (int64, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
-	defer cancel()
-	n, err := run(ctx)
-	switch {
-	case err != nil:
-		l.MarkLost(ErrReleased)
-		return UnknownError(lock, "release", l.Key, err)
-	case n == 0:
-		l.MarkLost(ErrNotHeld)
-		return NotHeldError(lock, "release", l.Key)
-	}
-	l.MarkLost(ErrReleased)
-	return nil
-}
-
-// extendSingle is the Extend of every single-node lock: compare-and-expire,
-// then validity = start + TTL - drift.
-func extendSingle(ctx context.Context, o *Options, c redis.UniversalClient, lock string, l *Lease) error {
-	return extendWith(ctx, o, lock, l, func(ctx context.Context) (int64, error) { return extendOne(ctx, c, l.Key, l.Token, o.TTL) })
-}
-
-// extendWith is extendSingle with the compare-and-expire command given.
-func extendWith(ctx context.Context, o *Options, lock string, l *Lease, run func(ctx context.Context) (int64, error)) error {
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
-	defer cancel()
-	n, err := run(ctx)
-	switch {
-	case err != nil:
-		return UnknownError(lock, "extend", l.Key, err)
-	case n == 0:
-		return NotHeldError(lock, "extend", l.Key)
-	}
-	valid := o.validUntil(start)
-	if !time.Now().Before(valid) {
-		return NotHeldError(lock, "extend (validity elapsed)", l.Key)
-	}
-	l.SetValidity(valid)
-	return nil
-}
-
 // ReleaseCleanup is the cleanup of a lock held under one key: release by
 // token. Clean when the node answered (whatever it answered).
 func ReleaseCleanup(c redis.UniversalClient, key string) CleanupFunc {

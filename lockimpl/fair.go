@@ -8,6 +8,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// Queue key names, derived from the lock key.
+func queueKey(key string) string     { return key + ":queue" }
+func heartbeatKey(key string) string { return key + ":hb" }
+func arrivalKey(key string) string   { return key + ":seq" }
+
 // Fair is a FIFO lock on one node. Waiters join a queue (a sorted set
 // ordered by arrival number) and only the head may take the lock once it
 // is free. Every step (prune, join, heartbeat, take) is one Lua script.
@@ -23,17 +28,12 @@ import (
 //
 // The lock itself is a plain token key with a TTL, released and extended
 // like Single's: the next waiter takes it on its next poll.
-type Fair struct{ node }
+type Fair struct{ extendable }
 
 // NewFair returns a FIFO lock on one node.
 func NewFair(c redis.UniversalClient, opt Options) *Fair {
-	return &Fair{newNode(c, opt, nameFair)}
+	return &Fair{extendable{newNode(c, opt, nameFair)}}
 }
-
-// Queue key names, derived from the lock key.
-func queueKey(key string) string     { return key + ":queue" }
-func heartbeatKey(key string) string { return key + ":hb" }
-func arrivalKey(key string) string   { return key + ":seq" }
 
 // Acquire joins the queue and polls until the caller reaches the head and
 // takes the lock, or ctx ends (then it leaves the queue).
@@ -109,6 +109,3 @@ func (n *node) fairLoop(ctx context.Context, key string,
 		}
 	}
 }
-
-// Extend resets the TTL if the key still holds the token.
-func (f *Fair) Extend(ctx context.Context, l *Lease) error { return f.extend(ctx, l) }

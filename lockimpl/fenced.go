@@ -15,13 +15,13 @@ import (
 // A protected resource that rejects tokens lower than the highest it has
 // seen turns a holder that outlived its lease into a rejected write.
 //
-// Release deletes the key if it still holds the lease's token; the
-// counter stays.
-type Fenced struct{ node }
+// Release and Extend are Single's: the counter stays, a lease keeps its
+// fence.
+type Fenced struct{ extendable }
 
 // NewFenced returns a fenced single-instance lock on one node.
 func NewFenced(c redis.UniversalClient, opt Options) *Fenced {
-	return &Fenced{newNode(c, opt, nameFenced)}
+	return &Fenced{extendable{newNode(c, opt, nameFenced)}}
 }
 
 // Acquire takes the lock with its fencing token (Lease.Fence > 0).
@@ -37,6 +37,3 @@ func (f *Fenced) Acquire(ctx context.Context, key string) (*Lease, error) {
 		return fence > 0, fence, nil
 	})
 }
-
-// Extend resets the TTL if the key still holds the token; the fence is unchanged.
-func (f *Fenced) Extend(ctx context.Context, l *Lease) error { return f.extend(ctx, l) }

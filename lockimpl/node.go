@@ -28,6 +28,12 @@ func (n *node) acquire(ctx context.Context, key string, try AttemptFunc) (*Lease
 	return AcquireLoop(ctx, &n.opt, n.name, n.opt.NodeNames[0], key, try, ReleaseCleanup(n.c, key))
 }
 
+// Acquire is Single's acquire: SET key token NX PX TTL, retried with
+// jittered backoff until the lock is taken or ctx ends.
+func (n *node) Acquire(ctx context.Context, key string) (*Lease, error) {
+	return n.acquireSetNX(ctx, key, n.opt.TTL)
+}
+
 // acquireSetNX is Single's acquire: one SET key token NX PX ttl per
 // attempt (ttl 0: no expiry).
 func (n *node) acquireSetNX(ctx context.Context, key string, ttl time.Duration) (*Lease, error) {
@@ -40,11 +46,48 @@ func (n *node) acquireSetNX(ctx context.Context, key string, ttl time.Duration) 
 // Release deletes the key if it still holds the lease's token (one
 // compare-and-delete round trip); the lease's Done closes either way.
 func (n *node) Release(ctx context.Context, l *Lease) error {
-	return releaseSingle(ctx, &n.opt, n.c, n.name, l)
+	ctx, cancel := context.WithTimeout(ctx, n.opt.NodeTimeout)
+	defer cancel()
+	deleted, err := releaseOne(ctx, n.c, l.Key, l.Token)
+	switch {
+	case err != nil:
+		l.MarkLost(ErrReleased)
+		return UnknownError(n.name, "release", l.Key, err)
+	case deleted == 0:
+		l.MarkLost(ErrNotHeld)
+		return NotHeldError(n.name, "release", l.Key)
+	}
+	l.MarkLost(ErrReleased)
+	return nil
 }
 
-// extend resets the key's TTL if it still holds the lease's token; the
-// locks that offer Extend call it.
-func (n *node) extend(ctx context.Context, l *Lease) error {
-	return extendSingle(ctx, &n.opt, n.c, n.name, l)
+// extendable is a node whose lease can be extended: the single-node locks
+// that offer Extend embed it, the others embed node.
+type extendable struct{ node }
+
+// Extend resets the key's TTL if it still holds the lease's token; the
+// validity moves to the command's send time + TTL - drift.
+func (e *extendable) Extend(ctx context.Context, l *Lease) error {
+	return e.extendWithin(ctx, l, "extend", e.opt.NodeTimeout)
+}
+
+// extendWithin is one compare-and-expire round trip under timeout (op
+// names it in errors) that moves the lease's validity on success.
+func (n *node) extendWithin(ctx context.Context, l *Lease, op string, timeout time.Duration) error {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	extended, err := extendOne(ctx, n.c, l.Key, l.Token, n.opt.TTL)
+	switch {
+	case err != nil:
+		return UnknownError(n.name, op, l.Key, err)
+	case extended == 0:
+		return NotHeldError(n.name, op, l.Key)
+	}
+	valid := n.opt.validUntil(start)
+	if !time.Now().Before(valid) {
+		return NotHeldError(n.name, op+" (validity elapsed)", l.Key)
+	}
+	l.SetValidity(valid)
+	return nil
 }

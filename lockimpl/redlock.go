@@ -61,6 +61,19 @@ const (
 	stateUnknown                  // error after sending: may be ours
 )
 
+// stateOf is what a node's answer to an acquire attempt says: granted
+// (a positive value), certainly not ours (a zero, or a command never
+// sent), or unknown (an error after sending).
+func stateOf(res nodeResult) nodeState {
+	switch {
+	case res.err == nil && res.val > 0:
+		return stateOK
+	case res.err == nil || NotSent(res.err):
+		return stateNo
+	}
+	return stateUnknown
+}
+
 // Acquire takes the lock on a quorum or returns ErrNotObtained when ctx
 // ends first. An attempt whose failure cannot be proven (too many nodes
 // with unknown outcomes after cleanup) returns ErrOutcomeUnknown.
@@ -103,16 +116,15 @@ func (r *Redlock) attempt(ctx context.Context, key, token string) (*Lease, error
 	for answered < n {
 		res := <-ch
 		answered++
-		switch {
-		case res.err == nil && res.val > 0:
-			states[res.node], fences[res.node] = stateOK, res.val
+		states[res.node] = stateOf(res)
+		switch states[res.node] {
+		case stateOK:
+			fences[res.node] = res.val
 			okN++
-		case res.err == nil || NotSent(res.err):
-			states[res.node] = stateNo
+		case stateNo:
 			noN++
 			lastErr = cmp(res.err, lastErr)
 		default:
-			states[res.node] = stateUnknown
 			lastErr = res.err
 		}
 		if okN >= r.quorum {
@@ -133,14 +145,7 @@ func (r *Redlock) attempt(ctx context.Context, key, token string) (*Lease, error
 	// may be, and decide whether the failure is certain.
 	for ; answered < n; answered++ {
 		res := <-ch
-		switch {
-		case res.err == nil && res.val > 0:
-			states[res.node] = stateOK
-		case res.err == nil || NotSent(res.err):
-			states[res.node] = stateNo
-		default:
-			states[res.node] = stateUnknown
-		}
+		states[res.node] = stateOf(res)
 	}
 	if maybe := r.releaseAll(ctx, key, token, states); maybe >= r.quorum {
 		return nil, UnknownError(r.name, "acquire", key, fmt.Errorf("%d of %d nodes may hold the token: %w", maybe, n, lastErr))

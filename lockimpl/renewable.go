@@ -17,15 +17,16 @@ import (
 // connection error) or a validity deadline reached without a successful
 // renewal closes the lease's Done channel at once (Err wraps ErrLost).
 // Release stops the watchdog and waits for it to exit before releasing,
-// so no renewal runs after Release returns.
+// so no renewal runs after Release returns. Extend (Single's) extends the
+// lease once by hand; the watchdog does it anyway.
 type Renewable struct {
-	node
+	extendable
 	dogs sync.Map // *Lease -> *watchdog
 }
 
 // NewRenewable returns a watchdog-renewed lock on one node.
 func NewRenewable(c redis.UniversalClient, opt Options) *Renewable {
-	return &Renewable{node: newNode(c, opt, nameRenewable)}
+	return &Renewable{extendable: extendable{newNode(c, opt, nameRenewable)}}
 }
 
 // watchdog renews one lease until stopped or the lease is lost.
@@ -87,22 +88,7 @@ func (r *Renewable) renew(ctx context.Context, l *Lease, remaining time.Duration
 		done := r.opt.RenewHook(l)
 		defer func() { done(err) }()
 	}
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, min(remaining*9/10, max(r.opt.NodeTimeout, r.opt.RenewEvery)))
-	defer cancel()
-	n, err := extendOne(ctx, r.c, l.Key, l.Token, r.opt.TTL)
-	switch {
-	case err != nil:
-		return UnknownError(nameRenewable, "renew", l.Key, err)
-	case n == 0:
-		return NotHeldError(nameRenewable, "renew", l.Key)
-	}
-	valid := r.opt.validUntil(start)
-	if !time.Now().Before(valid) {
-		return NotHeldError(nameRenewable, "renew (validity elapsed)", l.Key)
-	}
-	l.SetValidity(valid)
-	return nil
+	return r.extendWithin(ctx, l, "renew", min(remaining*9/10, max(r.opt.NodeTimeout, r.opt.RenewEvery)))
 }
 
 // stop ends the lease's watchdog and waits until it has exited.
@@ -120,6 +106,3 @@ func (r *Renewable) Release(ctx context.Context, l *Lease) error {
 	r.stop(l)
 	return r.node.Release(ctx, l)
 }
-
-// Extend extends the lease once by hand (the watchdog does it anyway).
-func (r *Renewable) Extend(ctx context.Context, l *Lease) error { return r.extend(ctx, l) }

@@ -7,6 +7,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// forever is the validity of a lease that never expires.
+const forever = 100 * 365 * 24 * time.Hour
+
 // UnsafeNoTTL is DELIBERATELY BROKEN: it acquires with SET NX and no
 // expiry. It is safe while every holder releases, but a holder that
 // crashes leaves the key forever and nobody can take the lock again.
@@ -20,9 +23,6 @@ type UnsafeNoTTL struct{ node }
 func NewUnsafeNoTTL(c redis.UniversalClient, opt Options) *UnsafeNoTTL {
 	return &UnsafeNoTTL{newNode(c, opt, nameUnsafeNoTTL)}
 }
-
-// forever is the validity of a lease that never expires.
-const forever = 100 * 365 * 24 * time.Hour
 
 // Acquire sets the key with no TTL.
 func (u *UnsafeNoTTL) Acquire(ctx context.Context, key string) (*Lease, error) {

@@ -5,31 +5,14 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
-// API is a rate-limited external API that allows one caller at a time: the
-// holder enters it (the resource counts callers inside), stays a drawn
-// time, and leaves. A caller that finds another inside is a violation.
-type API struct{ Opt Options }
-
-// Name is "api".
-func (a *API) Name() string { return "api" }
-
-// Run loops rounds until ctx ends or the worker is told to stop.
-func (a *API) Run(ctx context.Context, w *Worker) error {
-	for w.Continue(ctx) {
-		a.round(ctx, w)
-		Sleep(ctx, w.Draw(0, w.Opt.Think), nil)
-	}
-	return nil
-}
-
-func (a *API) round(ctx context.Context, w *Worker) {
-	lease, err := w.Acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer w.Release(ctx, lease)
+// apiRound is a round of "api", a rate-limited external API that allows
+// one caller at a time: the holder enters it (the resource counts callers
+// inside), stays a drawn time, and leaves. A caller that finds another
+// inside is a violation.
+func apiRound(ctx context.Context, w *Worker, lease *lockimpl.Lease) {
 	if !w.Holds(lease) {
 		w.Lost(lease)
 		return

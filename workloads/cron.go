@@ -8,28 +8,23 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// Cron is a job that must run once per tick on exactly one instance. Ticks
-// come every Opt.Tick from the run's start; in a window of TTL/2 at the
+// runCron runs "cron", a job that must run once per tick on exactly one
+// instance. Ticks come every Options.Tick from the run's start; in a window of TTL/2 at the
 // start of each tick every client tries to take the tick's lock
 // ("<key>-<tick>") and the one that gets it runs the job (a resource write
 // of the tick). The lock is not released: it expires, as cron locks do. As
 // the window closes before any lease taken in it can expire, a correct lock
 // lets exactly one instance run each tick. The resource checker counts runs
-// per tick.
-type Cron struct{ Opt Options }
-
-// Name is "cron".
-func (c *Cron) Name() string { return "cron" }
-
-// Run tries every tick until ctx ends or the worker is told to stop.
-func (c *Cron) Run(ctx context.Context, w *Worker) error {
+// per tick. It tries every tick until ctx ends or the worker is told to
+// stop.
+func runCron(ctx context.Context, w *Worker) error {
 	tick, window := w.Opt.Tick, w.TTL/2
 	for w.Continue(ctx) {
 		now := time.Duration(w.Rec.Now())
 		k := int64(now / tick)
 		start := time.Duration(k) * tick
 		if now-start < window {
-			c.attempt(ctx, w, k, w.Rec.Start().Add(start+window))
+			cronAttempt(ctx, w, k, w.Rec.Start().Add(start+window))
 		}
 		// Wait for the next tick, with a little per-client jitter.
 		next := time.Duration(k+1)*tick - time.Duration(w.Rec.Now())
@@ -38,9 +33,9 @@ func (c *Cron) Run(ctx context.Context, w *Worker) error {
 	return nil
 }
 
-// attempt tries to take tick's lock until the window closes at deadline,
-// and runs the job if it got the lock.
-func (c *Cron) attempt(ctx context.Context, w *Worker, tick int64, deadline time.Time) {
+// cronAttempt tries to take tick's lock until the window closes at
+// deadline, and runs the job if it got the lock.
+func cronAttempt(ctx context.Context, w *Worker, tick int64, deadline time.Time) {
 	key := fmt.Sprintf("%s-%d", w.Opt.Key, tick)
 	actx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()

@@ -8,31 +8,12 @@ import (
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
-// Leader is a temporary single leader: the holder acts as leader for a
-// drawn term, publishing a heartbeat with its fencing token every
-// Opt.Heartbeat while it believes it leads (extending the lease when the
-// lock can), then steps down. Two processes whose heartbeats interleave in
-// time led at once.
-type Leader struct{ Opt Options }
-
-// Name is "leader".
-func (l *Leader) Name() string { return "leader" }
-
-// Run loops terms until ctx ends or the worker is told to stop.
-func (l *Leader) Run(ctx context.Context, w *Worker) error {
-	for w.Continue(ctx) {
-		l.term(ctx, w)
-		Sleep(ctx, w.Draw(0, w.Opt.Think), nil)
-	}
-	return nil
-}
-
-func (l *Leader) term(ctx context.Context, w *Worker) {
-	lease, err := w.Acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer w.Release(ctx, lease)
+// leaderTerm is a round of "leader", a temporary single leader: the
+// holder acts as leader for a drawn term, publishing a heartbeat with its
+// fencing token every Options.Heartbeat while it believes it leads
+// (extending the lease when the lock can), then steps down. Two processes
+// whose heartbeats interleave in time led at once.
+func leaderTerm(ctx context.Context, w *Worker, lease *lockimpl.Lease) {
 	end := time.Now().Add(w.Draw(2*w.Opt.HoldMax, 4*w.Opt.HoldMax))
 	ext, canExtend := w.Lock.(lockimpl.Extender)
 	for beat := int64(1); time.Now().Before(end) && ctx.Err() == nil; beat++ {

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
 // Workload drives one client slot until ctx ends. It must honour the
@@ -80,11 +82,47 @@ func (o Options) WithDefaults(ttl time.Duration) Options {
 	return o
 }
 
-var registry = map[string]func(Options) Workload{
-	"counter": func(o Options) Workload { return &Counter{Opt: o} },
-	"cron":    func(o Options) Workload { return &Cron{Opt: o} },
-	"api":     func(o Options) Workload { return &API{Opt: o} },
-	"leader":  func(o Options) Workload { return &Leader{Opt: o} },
+// workload is a named run function.
+type workload struct {
+	name string
+	run  func(ctx context.Context, w *Worker) error
+}
+
+// Name is the workload's registry name.
+func (x workload) Name() string { return x.name }
+
+// Run runs the workload for one client.
+func (x workload) Run(ctx context.Context, w *Worker) error { return x.run(ctx, w) }
+
+// rounds is the run of a workload made of lock rounds: take the lock, run
+// round with the lease, release, think (Options.Think), until ctx ends or
+// the worker is told to stop.
+func rounds(round func(ctx context.Context, w *Worker, lease *lockimpl.Lease)) func(ctx context.Context, w *Worker) error {
+	return func(ctx context.Context, w *Worker) error {
+		for w.Continue(ctx) {
+			w.underLock(ctx, round)
+			Sleep(ctx, w.Draw(0, w.Opt.Think), nil)
+		}
+		return nil
+	}
+}
+
+// underLock takes the lock and runs round with the lease; the lease is
+// released when round returns.
+func (w *Worker) underLock(ctx context.Context, round func(ctx context.Context, w *Worker, lease *lockimpl.Lease)) {
+	lease, err := w.Acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer w.Release(ctx, lease)
+	round(ctx, w, lease)
+}
+
+var registry = map[string]Workload{
+	"counter": workload{"counter", rounds(counterRound)},
+	"cron":    workload{"cron", runCron},
+	"api":     workload{"api", rounds(apiRound)},
+	"leader":  workload{"leader", rounds(leaderTerm)},
 }
 
 // Names lists the workloads, sorted.
@@ -97,11 +135,12 @@ func Names() []string {
 	return out
 }
 
-// New returns the named workload with opt (defaults must be filled).
+// New returns the named workload. Its options are the Worker's (Opt,
+// filled by WithDefaults): opt is not kept.
 func New(name string, opt Options) (Workload, error) {
-	f, ok := registry[name]
+	x, ok := registry[name]
 	if !ok {
 		return nil, fmt.Errorf("workload must be one of %s, got %q", strings.Join(Names(), ", "), name)
 	}
-	return f(opt), nil
+	return x, nil
 }
