@@ -102,51 +102,47 @@ func TestRenewableReleaseStopsWatchdog(t *testing.T) {
 func TestRedlockPartitions(t *testing.T) {
 	locktest.Heal(t)
 	ctx := context.Background()
-	for _, name := range []string{"redlock", "fenced-redlock"} {
-		t.Run(name, func(t *testing.T) {
-			locktest.Heal(t)
-			key := locktest.Key(t)
-			lk := locktest.NewLock(t, name, "c1", lockimpl.Options{TTL: 300 * time.Millisecond})
-			if err := locktest.Cluster.Cut(ctx, cluster.Links("c1", "n1", "n2")); err != nil {
-				t.Fatal(err)
-			}
-			actx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			l, err := lk.Acquire(actx, key)
-			cancel()
-			if err != nil {
-				t.Fatalf("2 of 5 cut: %v", err)
-			}
-			nodes := slices.Clone(l.Nodes)
-			sort.Strings(nodes)
-			if !slices.Equal(nodes, []string{"n3", "n4", "n5"}) {
-				t.Errorf("granted by %v, want n3 n4 n5", nodes)
-			}
-			if err := lk.Release(ctx, l); err != nil {
-				t.Fatalf("release: %v", err)
-			}
+	locktest.ForEach(t, []string{"redlock", "fenced-redlock"}, func(t *testing.T, name, key string) {
+		lk := locktest.NewLock(t, name, "c1", lockimpl.Options{TTL: 300 * time.Millisecond})
+		if err := locktest.Cluster.Cut(ctx, cluster.Links("c1", "n1", "n2")); err != nil {
+			t.Fatal(err)
+		}
+		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		l, err := lk.Acquire(actx, key)
+		cancel()
+		if err != nil {
+			t.Fatalf("2 of 5 cut: %v", err)
+		}
+		nodes := slices.Clone(l.Nodes)
+		sort.Strings(nodes)
+		if !slices.Equal(nodes, []string{"n3", "n4", "n5"}) {
+			t.Errorf("granted by %v, want n3 n4 n5", nodes)
+		}
+		if err := lk.Release(ctx, l); err != nil {
+			t.Fatalf("release: %v", err)
+		}
 
-			if err := locktest.Cluster.Cut(ctx, cluster.Links("c1", "n3")); err != nil {
-				t.Fatal(err)
+		if err := locktest.Cluster.Cut(ctx, cluster.Links("c1", "n3")); err != nil {
+			t.Fatal(err)
+		}
+		actx, cancel = context.WithTimeout(ctx, time.Second)
+		l, err = lk.Acquire(actx, key)
+		cancel()
+		if err == nil {
+			t.Fatalf("3 of 5 cut: acquired on %v", l.Nodes)
+		}
+		// A cut drops requests silently: the client cannot know whether
+		// they arrived, so the honest answer is an unknown outcome.
+		if !errors.Is(err, lockimpl.ErrOutcomeUnknown) && !errors.Is(err, lockimpl.ErrNotObtained) {
+			t.Fatalf("3 of 5 cut: %v, want ErrOutcomeUnknown or ErrNotObtained", err)
+		}
+		t.Logf("3 of 5 cut: %v", err)
+		for _, n := range []string{"n4", "n5"} {
+			if got := locktest.Get(t, n, key); got != "" {
+				t.Errorf("%s still holds %q after the failed attempt", n, got)
 			}
-			actx, cancel = context.WithTimeout(ctx, time.Second)
-			l, err = lk.Acquire(actx, key)
-			cancel()
-			if err == nil {
-				t.Fatalf("3 of 5 cut: acquired on %v", l.Nodes)
-			}
-			// A cut drops requests silently: the client cannot know whether
-			// they arrived, so the honest answer is an unknown outcome.
-			if !errors.Is(err, lockimpl.ErrOutcomeUnknown) && !errors.Is(err, lockimpl.ErrNotObtained) {
-				t.Fatalf("3 of 5 cut: %v, want ErrOutcomeUnknown or ErrNotObtained", err)
-			}
-			t.Logf("3 of 5 cut: %v", err)
-			for _, n := range []string{"n4", "n5"} {
-				if got := locktest.Get(t, n, key); got != "" {
-					t.Errorf("%s still holds %q after the failed attempt", n, got)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestRedlockLatency: Redlock asks its nodes in parallel, so one acquire

@@ -28,3 +28,8 @@ func TestExtend(t *testing.T) {
 func TestUnknownOutcome(t *testing.T) {
 	locktest.UnknownOutcome(t, []string{"single", "fenced", "fair"})
 }
+
+// Fencing tokens strictly increase in grant order.
+func TestFencingMonotonic(t *testing.T) {
+	locktest.FencesIncrease(t, []string{"fenced", "fenced-redlock"})
+}

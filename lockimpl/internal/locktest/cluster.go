@@ -97,7 +97,7 @@ func connect(t testing.TB, nodes int, addr func(node string) (string, error)) []
 	t.Helper()
 	out := make([]redis.UniversalClient, nodes)
 	for i := range nodes {
-		a, err := addr(fmt.Sprintf("n%d", i+1))
+		a, err := addr(nodeName(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,6 +107,9 @@ func connect(t testing.TB, nodes int, addr func(node string) (string, error)) []
 	}
 	return out
 }
+
+// nodeName is the name of node i (from 0): "n1", ...
+func nodeName(i int) string { return fmt.Sprintf("n%d", i+1) }
 
 // Get reads a key on a node directly ("" when absent).
 func Get(t testing.TB, node, key string) string {
@@ -138,4 +141,16 @@ func NewLock(t testing.TB, name, client string, opt lockimpl.Options) lockimpl.L
 		t.Fatal(err)
 	}
 	return l
+}
+
+// ForEach runs f as one subtest per lock name, with a fresh key; the
+// faults a subtest causes are healed when it ends.
+func ForEach(t *testing.T, names []string, f func(t *testing.T, name, key string)) {
+	Heal(t)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			Heal(t)
+			f(t, name, Key(t))
+		})
+	}
 }
