@@ -3,20 +3,12 @@ package resource
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
-
-// ErrStale is returned when the resource rejected a write or a fenced read
-// for carrying a fencing token lower than one it already accepted. The
-// request certainly did not take effect (a rejected read does not raise
-// the key's highest token).
-var ErrStale = errors.New("resource: stale fencing token")
 
 // Client is one connection to a resource. A request whose reply does not
 // arrive (context ended, connection broken) has an unknown outcome; the
@@ -48,16 +40,6 @@ func (c *Client) dropLocked() error {
 	err := c.conn.Close()
 	c.conn, c.r = nil, nil
 	return err
-}
-
-// ErrBadKey is returned for a key that is empty or holds whitespace.
-var ErrBadKey = errors.New("resource: key must be non-empty without whitespace")
-
-func checkKey(key string) error {
-	if key == "" || strings.ContainsAny(key, " \t\r\n") {
-		return ErrBadKey
-	}
-	return nil
 }
 
 // do sends one request line and reads one reply line.
@@ -94,19 +76,6 @@ func (c *Client) do(ctx context.Context, req string) (string, error) {
 	return strings.TrimSpace(line), nil
 }
 
-func parseOK(reply string) (int64, error) {
-	f := strings.Fields(reply)
-	switch {
-	case len(f) >= 1 && f[0] == "STALE":
-		return 0, ErrStale
-	case len(f) == 2 && f[0] == "OK":
-		return strconv.ParseInt(f[1], 10, 64)
-	case len(f) == 1 && f[0] == "OK":
-		return 0, nil
-	}
-	return 0, fmt.Errorf("resource: unexpected reply %q", reply)
-}
-
 // Ping checks that the resource answers.
 func (c *Client) Ping(ctx context.Context) error {
 	r, err := c.do(ctx, "PING")
@@ -133,7 +102,7 @@ func (c *Client) ReadFenced(ctx context.Context, key string, fence int64) (int64
 	}
 	req := "READ " + key
 	if fence != 0 {
-		req += " " + strconv.FormatInt(fence, 10)
+		req = fmt.Sprintf("READ %s %d", key, fence)
 	}
 	r, err := c.do(ctx, req)
 	if err != nil {

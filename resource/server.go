@@ -22,10 +22,8 @@ package resource
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -182,35 +180,23 @@ func (s *Server) serve(c net.Conn) {
 	}
 }
 
-var errSyntax = errors.New("ERR syntax")
-
 func (s *Server) handle(args []string) string {
 	if len(args) == 0 {
 		return errSyntax.Error()
 	}
-	ints := func(from int) ([]int64, bool) {
-		var out []int64
-		for _, a := range args[from:] {
-			v, err := strconv.ParseInt(a, 10, 64)
-			if err != nil {
-				return nil, false
-			}
-			out = append(out, v)
-		}
-		return out, true
-	}
+	ints := func(from int) ([]int64, bool) { return parseInts(args[from:]) }
 	switch cmd := strings.ToUpper(args[0]); {
 	case cmd == "PING" && len(args) == 1:
 		return "PONG"
 	case cmd == "READ" && len(args) == 2:
-		return "OK " + strconv.FormatInt(s.Value(args[1]), 10)
+		return okReply(s.Value(args[1]))
 	case cmd == "READ" && len(args) == 3:
 		v, ok := ints(2)
 		if !ok {
 			return errSyntax.Error()
 		}
 		if v[0] == 0 {
-			return "OK " + strconv.FormatInt(s.Value(args[1]), 10)
+			return okReply(s.Value(args[1]))
 		}
 		return s.read(args[1], v[0])
 	case cmd == "WRITE" && len(args) == 4:
@@ -231,57 +217,61 @@ func (s *Server) handle(args []string) string {
 		if s.callers[args[1]] > 0 {
 			s.callers[args[1]]--
 		}
-		return "OK " + strconv.Itoa(s.callers[args[1]])
+		return okReply(int64(s.callers[args[1]]))
 	}
 	return errSyntax.Error()
+}
+
+// admit applies the fencing rule, under s.mu, to a request on key carrying
+// fence: stale says the token is below the key's highest accepted one;
+// reject is the STALE reply when the server enforces fencing and the
+// token is stale ("" otherwise: accepted, and the key's highest token is
+// raised to fence, so no lower token is accepted afterwards).
+func (s *Server) admit(key string, fence int64) (stale bool, reject string) {
+	max, seen := s.max[key]
+	stale = seen && fence < max
+	if stale && s.cfg.Fencing {
+		return true, staleReply(max)
+	}
+	if !seen || fence > max {
+		s.max[key] = fence
+	}
+	return stale, ""
 }
 
 // write applies a write or an enter under the fencing rule and logs it.
 func (s *Server) write(key string, value, fence int64, enter bool) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	max, seen := s.max[key]
-	stale := seen && fence < max
-	wr := Write{Time: s.cfg.Clock(), Key: key, Value: value, Fence: fence, Stale: stale, Enter: enter}
-	if stale && s.cfg.Fencing {
+	stale, reject := s.admit(key, fence)
+	wr := Write{Time: s.cfg.Clock(), Key: key, Value: value, Fence: fence, Stale: stale, Enter: enter, Accepted: reject == ""}
+	if reject != "" {
 		s.writes = append(s.writes, wr)
-		return "STALE " + strconv.FormatInt(max, 10)
-	}
-	wr.Accepted = true
-	if !seen || fence > max {
-		s.max[key] = fence
+		return reject
 	}
 	if enter {
 		s.callers[key]++
 		wr.Callers = s.callers[key]
-	} else {
-		s.values[key] = value
+		s.writes = append(s.writes, wr)
+		return okReply(int64(wr.Callers))
 	}
+	s.values[key] = value
 	s.writes = append(s.writes, wr)
-	if enter {
-		return "OK " + strconv.Itoa(wr.Callers)
-	}
 	return "OK"
 }
 
-// read serves a fenced read under the fencing rule and logs it: a token
-// below the key's highest is rejected (in fencing mode); an accepted token
-// raises the highest, so no lower token is accepted afterwards.
+// read serves a fenced read under the fencing rule (see admit) and logs
+// it.
 func (s *Server) read(key string, fence int64) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	max, seen := s.max[key]
-	stale := seen && fence < max
-	r := Write{Time: s.cfg.Clock(), Key: key, Fence: fence, Stale: stale, Read: true}
-	if stale && s.cfg.Fencing {
+	stale, reject := s.admit(key, fence)
+	r := Write{Time: s.cfg.Clock(), Key: key, Fence: fence, Stale: stale, Read: true, Accepted: reject == ""}
+	if reject != "" {
 		s.writes = append(s.writes, r)
-		return "STALE " + strconv.FormatInt(max, 10)
+		return reject
 	}
-	r.Accepted = true
 	r.Value = s.values[key]
-	if !seen || fence > max {
-		s.max[key] = fence
-	}
 	s.writes = append(s.writes, r)
-	return "OK " + strconv.FormatInt(r.Value, 10)
+	return okReply(r.Value)
 }
