@@ -12,6 +12,48 @@ import (
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
+// checkerFailure says why r, one checker's result on h, is unknown for a
+// failure of the checker (a search timeout, a panic, a cancelled check)
+// rather than because h gave it nothing to judge; "" when r is not
+// unknown, or is unknown for exactly that reason: the lock checker's own
+// "nothing to check" result (as it reports it for a history without a
+// successful acquire), on a history that indeed has no successful
+// acquire. A run that never got the lock under a harsh fault proves
+// nothing, but it is not a broken checker.
+func checkerFailure(r checker.Result, h history.History) string {
+	if r.Valid != checker.Unknown {
+		return ""
+	}
+	empty := checker.NewLock().Check(context.Background(), nil)
+	if r.Name == empty.Name && r.Error == empty.Error && !acquired(h) {
+		return ""
+	}
+	return fmt.Sprintf("checker %s unknown: %s", r.Name, r.Error)
+}
+
+// acquired reports whether any acquire in h succeeded.
+func acquired(h history.History) bool {
+	return count(h, history.FAcquire, history.OK) > 0
+}
+
+// checkFaults fails t when a fault of h did not apply (a nemesis info
+// record) or when no fault started at all.
+func checkFaults(t *testing.T, h history.History) {
+	t.Helper()
+	starts := 0
+	for _, op := range h {
+		if op.IsNemesis() && op.Type == history.Info {
+			t.Errorf("fault %s %s did not apply: %s", op.F, op.Fault, op.Error)
+		}
+		if op.IsNemesis() && op.F == history.FStart && op.Type == history.OK {
+			starts++
+		}
+	}
+	if starts == 0 {
+		t.Error("no fault started")
+	}
+}
+
 // Every workload under every fault kind, briefly, with a lock that should
 // survive it (or, for failover, a lock the catalogue shows it breaking): the run completes, heals, records a well-formed history
 // whose faults all applied, and no checker is unknown for a failure of
@@ -41,18 +83,7 @@ func TestWorkloadFaultMatrix(t *testing.T) {
 				if err := checker.Validate(res.History); err != nil {
 					t.Fatalf("history not well-formed: %v", err)
 				}
-				starts := 0
-				for _, op := range res.History {
-					if op.IsNemesis() && op.Type == history.Info {
-						t.Errorf("fault %s %s did not apply: %s", op.F, op.Fault, op.Error)
-					}
-					if op.IsNemesis() && op.F == history.FStart && op.Type == history.OK {
-						starts++
-					}
-				}
-				if starts == 0 {
-					t.Error("no fault started")
-				}
+				checkFaults(t, res.History)
 				for _, r := range res.Verdict.Results {
 					if why := checkerFailure(r, res.History); why != "" {
 						t.Error(why)
@@ -62,30 +93,6 @@ func TestWorkloadFaultMatrix(t *testing.T) {
 			})
 		}
 	}
-}
-
-// checkerFailure says why r, one checker's result on h, is unknown for a
-// failure of the checker (a search timeout, a panic, a cancelled check)
-// rather than because h gave it nothing to judge; "" when r is not
-// unknown, or is unknown for exactly that reason: the lock checker's own
-// "nothing to check" result (as it reports it for a history without a
-// successful acquire), on a history that indeed has no successful
-// acquire. A run that never got the lock under a harsh fault proves
-// nothing, but it is not a broken checker.
-func checkerFailure(r checker.Result, h history.History) string {
-	if r.Valid != checker.Unknown {
-		return ""
-	}
-	empty := checker.NewLock().Check(context.Background(), nil)
-	if r.Name == empty.Name && r.Error == empty.Error && !acquired(h) {
-		return ""
-	}
-	return fmt.Sprintf("checker %s unknown: %s", r.Name, r.Error)
-}
-
-// acquired reports whether any acquire in h succeeded.
-func acquired(h history.History) bool {
-	return count(h, history.FAcquire, history.OK) > 0
 }
 
 // The matrix's guard exempts exactly the lock checker's "nothing to
