@@ -13,12 +13,12 @@ import (
 // The resource is reached through each client's own proxy, so a cut or a
 // delay on that link reaches it too.
 func TestResourceBehindProxies(t *testing.T) {
-	c := clustertest.Start(t, 1, "c1", "c2")
 	s, err := resource.Start(resource.Config{Fencing: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	c := clustertest.Start(t, 1, "c1", "c2")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := c.AddUpstream(ctx, "res", s.Addr()); err != nil {

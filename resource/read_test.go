@@ -2,8 +2,35 @@ package resource
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
+
+// wantLog fails t unless the server's log holds one entry per want, in
+// order, each described as "read" or "write", "accepted" or "rejected",
+// and " stale" when logged stale.
+func wantLog(t *testing.T, s *Server, want ...string) {
+	t.Helper()
+	var got []string
+	for _, w := range s.Writes() {
+		d := "write"
+		if w.Read {
+			d = "read"
+		}
+		if w.Accepted {
+			d += " accepted"
+		} else {
+			d += " rejected"
+		}
+		if w.Stale {
+			d += " stale"
+		}
+		got = append(got, d)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("log %q, want %q", got, want)
+	}
+}
 
 // The read-modify-write race fencing must stop: holder 55 read, its write
 // was delayed; holder 56 read. 55's write must now be rejected, although

@@ -3,7 +3,6 @@ package resource
 import (
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -19,32 +18,6 @@ func start(t *testing.T, fencing bool) (*Server, *Client) {
 	c := NewClient(s.Addr())
 	t.Cleanup(func() { c.Close() })
 	return s, c
-}
-
-// wantLog fails t unless the server's log holds one entry per want, in
-// order, each described as "read" or "write", "accepted" or "rejected",
-// and " stale" when logged stale.
-func wantLog(t *testing.T, s *Server, want ...string) {
-	t.Helper()
-	var got []string
-	for _, w := range s.Writes() {
-		d := "write"
-		if w.Read {
-			d = "read"
-		}
-		if w.Accepted {
-			d += " accepted"
-		} else {
-			d += " rejected"
-		}
-		if w.Stale {
-			d += " stale"
-		}
-		got = append(got, d)
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("log %q, want %q", got, want)
-	}
 }
 
 func ctx(t *testing.T) context.Context {
