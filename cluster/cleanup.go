@@ -34,8 +34,11 @@ func unregister(c Cluster) {
 }
 
 // StopAll stops every cluster started by this process that is still
-// running. A harness defers it in main and calls it on a failed check or a
-// recovered panic; HandleSignals calls it on SIGINT and SIGTERM.
+// running, and joins their Stop errors. The lockstorm command defers it in
+// its run function (so it also runs while a panic unwinds) and calls it
+// on a second SIGINT or SIGTERM before exiting (the first one cancels the
+// run, which stops its cluster itself); HandleSignals, for programs that
+// embed the package, calls it on the first SIGINT or SIGTERM.
 func StopAll() error {
 	live.Lock()
 	cs := make([]Cluster, 0, len(live.m))
