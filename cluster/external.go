@@ -56,9 +56,9 @@ type ExternalConfig struct {
 // link releases the chunk each frozen stream was delaying. Pause, Resume,
 // Kill and Restart return ErrUnsupported. It implements Cluster.
 type External struct {
-	cfg      ExternalConfig
-	password string
-	links    *remoteLinks
+	proxyFaults // clients, proxy addresses and link faults
+	cfg         ExternalConfig
+	password    string
 }
 
 var _ Cluster = (*External)(nil)
@@ -102,7 +102,7 @@ func StartExternal(ctx context.Context, cfg ExternalConfig) (*External, error) {
 	if cfg.Wait <= 0 {
 		cfg.Wait = defaultExternalWait
 	}
-	if _, err := NewProxies(cfg.Clients); err != nil { // validates the names
+	if err := checkClients(cfg.Clients); err != nil {
 		return nil, err
 	}
 	cfg.Clients, cfg.Addrs = slices.Clone(cfg.Clients), slices.Clone(cfg.Addrs)
@@ -149,17 +149,12 @@ func StartExternal(ctx context.Context, cfg ExternalConfig) (*External, error) {
 	if _, err := removeStaleProxies(api); err != nil {
 		return nil, err
 	}
-	e.links = &remoteLinks{
-		api:        api,
-		prefix:     newProxyRunPrefix(),
-		listenHost: cfg.ListenHost,
-		clients:    cfg.Clients,
-		proxies:    map[Link]*toxiclient.Proxy{},
-		frozen:     map[string]bool{},
+	if e.proxies, err = NewRemoteProxies(api, newProxyRunPrefix(), cfg.ListenHost, cfg.Clients); err != nil {
+		return nil, err
 	}
 	register(e)
 	for i, a := range cfg.Addrs {
-		if err := e.links.add("n"+strconv.Itoa(i+1), a); err != nil {
+		if err := e.proxies.AddTarget(ctx, "n"+strconv.Itoa(i+1), a); err != nil {
 			_ = e.Stop()
 			return nil, err
 		}
@@ -211,14 +206,6 @@ func (e *External) Nodes() []string {
 	return out
 }
 
-// Clients lists the client names in order.
-func (e *External) Clients() []string { return slices.Clone(e.cfg.Clients) }
-
-// Addr is the address of the server's proxy for a client and target.
-func (e *External) Addr(client, target string) (string, error) {
-	return e.links.addr(Link{Client: client, Target: target})
-}
-
 // AdminAddr is the node's endpoint as configured, bypassing the proxies.
 func (e *External) AdminAddr(node string) (string, error) {
 	i, err := strconv.Atoi(strings.TrimPrefix(node, "n"))
@@ -254,43 +241,7 @@ func (e *External) AddUpstream(ctx context.Context, name, addr string) error {
 	if _, err := e.AdminAddr(name); err == nil {
 		return fmt.Errorf("cluster: upstream %q: name is a node", name)
 	}
-	return e.links.add(name, addr)
-}
-
-// Cut adds timeout toxics (timeout 0) both ways: data vanishes until Heal.
-// Cutting a cut link does nothing.
-func (e *External) Cut(ctx context.Context, links []Link) error {
-	return e.links.each(links, cutRemote)
-}
-
-// Heal removes cuts from the links.
-func (e *External) Heal(ctx context.Context, links []Link) error {
-	return e.links.each(links, healRemote)
-}
-
-// AddLatency replaces the links' latency by l (millisecond resolution).
-func (e *External) AddLatency(ctx context.Context, links []Link, l Latency) error {
-	l, err := checkLatency(l)
-	if err != nil {
-		return err
-	}
-	return e.links.each(links, latencyRemote(l))
-}
-
-// RemoveLatency removes latency from the links.
-func (e *External) RemoveLatency(ctx context.Context, links []Link) error {
-	return e.links.each(links, unlatencyRemote)
-}
-
-// Freeze holds the client's links with day-long latency toxics (see
-// External). Freezing a frozen client does nothing.
-func (e *External) Freeze(ctx context.Context, client string) error {
-	return e.links.ofClient(client, true, freezeRemote)
-}
-
-// Thaw removes the freeze: held data is delivered in order.
-func (e *External) Thaw(ctx context.Context, client string) error {
-	return e.links.ofClient(client, false, thawRemote)
+	return e.proxies.AddTarget(ctx, name, addr)
 }
 
 // unsupported is the error of a process fault on external nodes.
@@ -318,15 +269,15 @@ func (e *External) Restart(ctx context.Context, node string) error {
 }
 
 // HealAll removes every toxic from every proxy lockstorm created.
-func (e *External) HealAll(ctx context.Context) error { return e.links.healAll() }
+func (e *External) HealAll(ctx context.Context) error { return e.proxies.HealAll(ctx) }
 
 // Faulty lists the links that carry any toxic on the server.
-func (e *External) Faulty() ([]Link, error) { return e.links.faulty() }
+func (e *External) Faulty() ([]Link, error) { return e.proxies.faulty() }
 
 // Stop deletes every proxy lockstorm created on the server. Calling it
 // again does nothing.
 func (e *External) Stop() error {
-	err := e.links.close()
+	err := e.proxies.Close()
 	unregister(e)
 	return err
 }

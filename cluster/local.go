@@ -283,7 +283,7 @@ func (l *Local) HealAll(ctx context.Context) error {
 	var errs []error
 	if l.rep != nil {
 		errs = append(errs, l.rep.disarm(ctx))
-		l.rep.link.Heal()
+		errs = append(errs, l.rep.link.heal(ctx))
 	}
 	errs = append(errs, l.proxies.HealAll(ctx))
 	for _, n := range l.nodes {

@@ -33,7 +33,7 @@ type replicaSet struct {
 	*pairState
 	primary       *node
 	replica       *node
-	link          *linkProxy
+	link          *replicationLink
 	sentinelNodes []*node
 }
 
@@ -88,7 +88,7 @@ func (l *Local) startReplica(ctx context.Context, sentinelBin string) error {
 	if err := os.Mkdir(rs.replica.dir, 0o755); err != nil {
 		return err
 	}
-	link, err := newLinkProxy("replication->"+primary.name, primary.addr())
+	link, err := newReplicationLink(ctx, primary.name, primary.addr())
 	if err != nil {
 		return err
 	}
@@ -142,9 +142,9 @@ func (rs *replicaSet) primaryDown() bool { return rs.primary.current() == nodeDo
 
 func (rs *replicaSet) restartPrimary(ctx context.Context) error { return rs.primary.restart(ctx) }
 
-func (rs *replicaSet) cutLink(context.Context) error { return rs.link.Cut() }
+func (rs *replicaSet) cutLink(ctx context.Context) error { return rs.link.cut(ctx) }
 
-func (rs *replicaSet) healLink(context.Context) error { rs.link.Heal(); return nil }
+func (rs *replicaSet) healLink(ctx context.Context) error { return rs.link.heal(ctx) }
 
 // stop ends the sentinels first (so that none reacts), then the replica,
 // then the link. Called by Local.Stop with Local.mu held.
@@ -230,7 +230,7 @@ func (l *Local) ReplicationLinkAddr() (string, error) {
 }
 
 // ReplicationFaulty reports whether the replication link carries a fault.
-func (l *Local) ReplicationFaulty() bool { return l.rep != nil && l.rep.link.Faulty() }
+func (l *Local) ReplicationFaulty() bool { return l.rep != nil && len(l.rep.link.Faulty()) > 0 }
 
 // CutReplication drops all data on the replication link until healed.
 func (l *Local) CutReplication(ctx context.Context) error {
@@ -238,7 +238,7 @@ func (l *Local) CutReplication(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return rs.link.Cut()
+	return rs.link.cut(ctx)
 }
 
 // HealReplication removes the cut and latency from the replication link.
@@ -247,8 +247,7 @@ func (l *Local) HealReplication(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rs.link.Heal()
-	return nil
+	return rs.link.heal(ctx)
 }
 
 // DelayReplication adds latency to the replication link.
@@ -257,7 +256,7 @@ func (l *Local) DelayReplication(ctx context.Context, lat Latency) error {
 	if err != nil {
 		return err
 	}
-	return rs.link.Delay(lat)
+	return rs.link.AddLatency(ctx, rs.link.links, lat)
 }
 
 // Failover loses the master (SIGKILL, or a cut of the replication link),
@@ -299,3 +298,33 @@ func (l *Local) SentinelPids() []int {
 	}
 	return out
 }
+
+// replicationLink is the proxy through which the replica and the
+// sentinels reach the primary: a link engine of its own with one link,
+// from the client "replication" to the primary.
+type replicationLink struct {
+	*Proxies
+	links []Link
+	addr  string
+}
+
+// newReplicationLink starts the replication link's proxy to the primary.
+func newReplicationLink(ctx context.Context, primary, upstream string) (*replicationLink, error) {
+	p, err := NewProxies([]string{"replication"})
+	if err != nil {
+		return nil, err
+	}
+	if err := p.AddTarget(ctx, primary, upstream); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	addr, err := p.Addr("replication", primary)
+	return &replicationLink{Proxies: p, links: Links("replication", primary), addr: addr}, err
+}
+
+// cut drops every byte both ways (see Proxies.Cut).
+func (r *replicationLink) cut(ctx context.Context) error { return r.Cut(ctx, r.links) }
+
+// heal removes the cut and the latency; cut connections are closed (as
+// toxiproxy does when a timeout toxic goes) and their ends reconnect.
+func (r *replicationLink) heal(ctx context.Context) error { return r.HealAll(ctx) }
