@@ -8,18 +8,19 @@ import (
 
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/lockstorm/lockstorm/cluster/docker"
 )
 
 // startDockerReplicated starts one container with a replica container and
 // the given promotion; the test stops it (and checks the cleanup).
-func startDockerReplicated(t *testing.T, cfg cluster.DockerConfig) *cluster.Docker {
+func startDockerReplicated(t *testing.T, cfg docker.Config) *docker.Cluster {
 	t.Helper()
 	clustertest.NeedDocker(t)
 	cfg.Nodes, cfg.Replica, cfg.Image = 1, true, clustertest.RedisImage
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	start := time.Now()
-	c, err := cluster.StartDocker(ctx, cfg)
+	c, err := docker.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func startDockerReplicated(t *testing.T, cfg cluster.DockerConfig) *cluster.Dock
 
 // checkDockerGone stops c and checks that none of its containers or
 // networks remain.
-func checkDockerGone(t *testing.T, c *cluster.Docker) {
+func checkDockerGone(t *testing.T, c *docker.Cluster) {
 	t.Helper()
 	cli := dockerAPI(t)
 	label := "lockstorm.run=" + c.Run()
@@ -51,7 +52,7 @@ func checkDockerGone(t *testing.T, c *cluster.Docker) {
 // same lock; HealAll restores the pair; a kill failover works too; Stop
 // removes every container and network.
 func TestDockerFailoverManual(t *testing.T) {
-	c := startDockerReplicated(t, cluster.DockerConfig{Promotion: cluster.PromoteManual, Clients: []string{"c1", "c2"}})
+	c := startDockerReplicated(t, docker.Config{Promotion: cluster.PromoteManual, Clients: []string{"c1", "c2"}})
 	ctx := ctxT(t)
 	if _, err := cluster.ReplicationOf(c); err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func TestDockerFailoverManual(t *testing.T) {
 // again and a partition failover goes through it too; Stop removes the
 // sentinel container with the rest.
 func TestDockerFailoverBySentinel(t *testing.T) {
-	c := startDockerReplicated(t, cluster.DockerConfig{})
+	c := startDockerReplicated(t, docker.Config{})
 	ctx := ctxT(t)
 	if c.Promotion() != cluster.PromoteSentinel || len(c.SentinelAddrs()) != 1 {
 		t.Fatalf("promotion %q, sentinels %v: want auto to mean one sentinel", c.Promotion(), c.SentinelAddrs())

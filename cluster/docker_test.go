@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/lockstorm/lockstorm/cluster/docker"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 	"github.com/redis/go-redis/v9"
@@ -109,7 +110,7 @@ func TestDockerDisconnectNode(t *testing.T) {
 }
 
 // containerIP is a node's address on a network, from docker inspect.
-func containerIP(t *testing.T, c *cluster.Docker, node, network string) string {
+func containerIP(t *testing.T, c *docker.Cluster, node, network string) string {
 	t.Helper()
 	res, err := dockerAPI(t).ContainerInspect(ctxT(t), c.ContainerID(node), client.ContainerInspectOptions{})
 	must(t, err)
@@ -126,7 +127,7 @@ func containerIP(t *testing.T, c *cluster.Docker, node, network string) string {
 func TestDockerStopCleansUp(t *testing.T) {
 	cli := dockerAPI(t)
 	ctx := ctxT(t)
-	c, err := cluster.StartDocker(ctx, cluster.DockerConfig{Nodes: 2, Image: clustertest.RedisImage})
+	c, err := docker.Start(ctx, docker.Config{Nodes: 2, Image: clustertest.RedisImage})
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	label := "lockstorm.run=" + c.Run()
@@ -159,7 +160,7 @@ func TestDockerStopCleansUp(t *testing.T) {
 // StopAll (the path of Ctrl-C and of a failed check) removes a docker run.
 func TestDockerStopAll(t *testing.T) {
 	cli := dockerAPI(t)
-	c, err := cluster.StartDocker(ctxT(t), cluster.DockerConfig{Nodes: 1, Image: clustertest.RedisImage})
+	c, err := docker.Start(ctxT(t), docker.Config{Nodes: 1, Image: clustertest.RedisImage})
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	must(t, cluster.StopAll())
@@ -243,15 +244,15 @@ func TestDockerBadInput(t *testing.T) {
 	t.Cleanup(func() { _, _ = cli.NetworkRemove(context.Background(), taken, client.NetworkRemoveOptions{}) })
 	before := len(labelled(t, cli, "lockstorm.run"))
 	for _, tc := range []struct {
-		cfg  cluster.DockerConfig
+		cfg  docker.Config
 		want string
 	}{
-		{cluster.DockerConfig{Nodes: 0}, "at least 1"},
-		{cluster.DockerConfig{Nodes: 1, Persistence: "rdb"}, "persistence"},
-		{cluster.DockerConfig{Nodes: 1, Clients: []string{"a", "a"}}, "duplicate client"},
-		{cluster.DockerConfig{Nodes: 1, Network: taken, Image: clustertest.RedisImage}, "already exists"},
+		{docker.Config{Nodes: 0}, "at least 1"},
+		{docker.Config{Nodes: 1, Persistence: "rdb"}, "persistence"},
+		{docker.Config{Nodes: 1, Clients: []string{"a", "a"}}, "duplicate client"},
+		{docker.Config{Nodes: 1, Network: taken, Image: clustertest.RedisImage}, "already exists"},
 	} {
-		c, err := cluster.StartDocker(ctx, tc.cfg)
+		c, err := docker.Start(ctx, tc.cfg)
 		if err == nil {
 			_ = c.Stop()
 			t.Fatalf("StartDocker(%+v) succeeded", tc.cfg)
@@ -270,7 +271,7 @@ func TestDockerBadInput(t *testing.T) {
 func BenchmarkDockerStart(b *testing.B) {
 	clustertest.NeedDocker(b)
 	for b.Loop() {
-		c, err := cluster.StartDocker(context.Background(), cluster.DockerConfig{Nodes: 3, Image: clustertest.RedisImage})
+		c, err := docker.Start(context.Background(), docker.Config{Nodes: 3, Image: clustertest.RedisImage})
 		if err != nil {
 			b.Fatal(err)
 		}

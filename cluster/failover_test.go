@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/redis/go-redis/v9"
 )
 
 // startReplicated starts one node with a replica and the given promotion,
 // stopped when the test ends.
-func startReplicated(t *testing.T, cfg cluster.LocalConfig) *cluster.Local {
+func startReplicated(t *testing.T, cfg local.Config) *local.Cluster {
 	t.Helper()
 	if cfg.Promotion == cluster.PromoteSentinel {
 		if _, err := exec.LookPath("redis-sentinel"); err != nil {
@@ -26,7 +27,7 @@ func startReplicated(t *testing.T, cfg cluster.LocalConfig) *cluster.Local {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	start := time.Now()
-	c, err := cluster.StartLocal(ctx, cfg)
+	c, err := local.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func role(t *testing.T, addr string) string {
 // link's proxy: while the link is cut a new write stays on the master,
 // and it arrives once the link heals.
 func TestReplicaReplicatesThroughLink(t *testing.T) {
-	c := startReplicated(t, cluster.LocalConfig{Promotion: cluster.PromoteManual})
+	c := startReplicated(t, local.Config{Promotion: cluster.PromoteManual})
 	ctx := ctxT(t)
 	rc := dial(t, c, "c1", "n1", time.Second)
 	rep := replicaClient(t, c)
@@ -140,7 +141,7 @@ func TestReplicaReplicatesThroughLink(t *testing.T) {
 // same lock. HealAll then hands the master role back without losing the
 // new master's writes, and a second failover works.
 func TestFailoverLosesLockManual(t *testing.T) {
-	c := startReplicated(t, cluster.LocalConfig{Promotion: cluster.PromoteManual, Clients: []string{"c1", "c2"}})
+	c := startReplicated(t, local.Config{Promotion: cluster.PromoteManual, Clients: []string{"c1", "c2"}})
 	ctx := ctxT(t)
 	if c.Promotion() != cluster.PromoteManual {
 		t.Fatalf("promotion %q", c.Promotion())
@@ -258,7 +259,7 @@ func checkRestored(t *testing.T, c replicatedCluster, ctx context.Context, key, 
 // proxies follow. After a failback the sentinels watch n1 again and a
 // second failover (by partition) goes through them too.
 func TestFailoverBySentinel(t *testing.T) {
-	c := startReplicated(t, cluster.LocalConfig{Promotion: cluster.PromoteSentinel})
+	c := startReplicated(t, local.Config{Promotion: cluster.PromoteSentinel})
 	ctx := ctxT(t)
 	if len(c.SentinelAddrs()) != 1 {
 		t.Fatalf("sentinels %v, want 1", c.SentinelAddrs())
@@ -317,7 +318,7 @@ func TestFailoverBySentinel(t *testing.T) {
 
 // Three sentinels with a quorum of two agree on the failover.
 func TestFailoverThreeSentinels(t *testing.T) {
-	c := startReplicated(t, cluster.LocalConfig{Promotion: cluster.PromoteSentinel, Sentinels: 3})
+	c := startReplicated(t, local.Config{Promotion: cluster.PromoteSentinel, Sentinels: 3})
 	ctx := ctxT(t)
 	if len(c.SentinelAddrs()) != 3 {
 		t.Fatalf("sentinels %v, want 3", c.SentinelAddrs())
@@ -350,7 +351,7 @@ func TestFailoverThreeSentinels(t *testing.T) {
 // sentinels) and removes the run directory, even in the middle of a
 // failover; a Failover in flight returns.
 func TestReplicaStopCleansUp(t *testing.T) {
-	c := startReplicated(t, cluster.LocalConfig{Promotion: cluster.PromoteSentinel})
+	c := startReplicated(t, local.Config{Promotion: cluster.PromoteSentinel})
 	pids := append([]int{c.Pid("n1"), c.ReplicaPid()}, c.SentinelPids()...)
 	for _, p := range pids {
 		if p == 0 || !alive(p) {
@@ -391,7 +392,7 @@ func TestReplicaStopCleansUp(t *testing.T) {
 // A cluster without a replica says so; bad settings are refused.
 func TestReplicaUnsupportedAndBadInput(t *testing.T) {
 	ctx := ctxT(t)
-	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: 1})
+	c, err := local.Start(ctx, local.Config{Nodes: 1})
 	must(t, err)
 	defer c.Stop()
 	if _, err := cluster.ReplicationOf(c); !errors.Is(err, cluster.ErrUnsupported) {
@@ -400,18 +401,18 @@ func TestReplicaUnsupportedAndBadInput(t *testing.T) {
 	if _, err := c.Failover(ctx, cluster.FailoverOptions{}); !errors.Is(err, cluster.ErrUnsupported) {
 		t.Fatalf("Failover without replica: %v", err)
 	}
-	for _, cfg := range []cluster.LocalConfig{
+	for _, cfg := range []local.Config{
 		{Nodes: 1, Replica: true, Promotion: "bogus"},
 		{Nodes: 1, Replica: true, Sentinels: -1},
 		{Nodes: 1, Replica: true, Promotion: cluster.PromoteSentinel, RedisSentinel: "/nonexistent/redis-sentinel"},
 	} {
-		if c, err := cluster.StartLocal(ctx, cfg); err == nil {
+		if c, err := local.Start(ctx, cfg); err == nil {
 			c.Stop()
 			t.Fatalf("%+v started", cfg)
 		}
 	}
 	// Auto promotion falls back to manual without redis-sentinel.
-	c2, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: 1, Replica: true, RedisSentinel: "/nonexistent/redis-sentinel"})
+	c2, err := local.Start(ctx, local.Config{Nodes: 1, Replica: true, RedisSentinel: "/nonexistent/redis-sentinel"})
 	must(t, err)
 	defer c2.Stop()
 	if c2.Promotion() != cluster.PromoteManual || len(c2.SentinelAddrs()) != 0 {

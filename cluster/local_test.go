@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/lockstorm/lockstorm/cluster/local"
 )
 
 // Cutting a node from everyone (NodeLinks) isolates it from every client.
@@ -51,7 +52,7 @@ func TestAddUpstreamWhileFrozen(t *testing.T) {
 // and makes later operations fail with ErrStopped.
 func TestStopCleansUp(t *testing.T) {
 	ctx := ctxT(t)
-	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: 2, Clients: []string{"c1"}})
+	c, err := local.Start(ctx, local.Config{Nodes: 2, Clients: []string{"c1"}})
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	pids := []int{c.Pid("n1"), c.Pid("n2")}
@@ -101,18 +102,18 @@ func TestBadInput(t *testing.T) {
 	ctx := ctxT(t)
 	for _, tc := range []struct {
 		name string
-		cfg  cluster.LocalConfig
+		cfg  local.Config
 		want string
 		is   error
 	}{
-		{"no nodes", cluster.LocalConfig{Nodes: 0}, "at least 1", nil},
-		{"bad persistence", cluster.LocalConfig{Nodes: 1, Persistence: "rdb"}, "persistence", nil},
-		{"missing binary", cluster.LocalConfig{Nodes: 1, RedisServer: "/nonexistent/redis-server"}, "redis-server package", cluster.ErrNoRedis},
-		{"duplicate client", cluster.LocalConfig{Nodes: 1, Clients: []string{"a", "a"}}, "duplicate client", nil},
-		{"empty client", cluster.LocalConfig{Nodes: 1, Clients: []string{""}}, "invalid client", nil},
+		{"no nodes", local.Config{Nodes: 0}, "at least 1", nil},
+		{"bad persistence", local.Config{Nodes: 1, Persistence: "rdb"}, "persistence", nil},
+		{"missing binary", local.Config{Nodes: 1, RedisServer: "/nonexistent/redis-server"}, "redis-server package", cluster.ErrNoRedis},
+		{"duplicate client", local.Config{Nodes: 1, Clients: []string{"a", "a"}}, "duplicate client", nil},
+		{"empty client", local.Config{Nodes: 1, Clients: []string{""}}, "invalid client", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := cluster.StartLocal(ctx, tc.cfg)
+			c, err := local.Start(ctx, tc.cfg)
 			if err == nil {
 				_ = c.Stop()
 				t.Fatal("StartLocal succeeded")

@@ -261,8 +261,9 @@ func (p *Proxies) HealAll(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// faulty lists the links whose proxies carry any toxic, sorted.
-func (p *Proxies) faulty() ([]Link, error) {
+// ListFaulty lists the links whose proxies carry any toxic, whatever
+// added it, sorted; an error when a proxy cannot be asked.
+func (p *Proxies) ListFaulty() ([]Link, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []Link
@@ -284,7 +285,7 @@ func (p *Proxies) faulty() ([]Link, error) {
 // Faulty lists the links that currently carry any fault, for reports and
 // for tests that check a heal; nil when the proxies cannot be asked.
 func (p *Proxies) Faulty() []Link {
-	out, _ := p.faulty()
+	out, _ := p.ListFaulty()
 	return out
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/local"
 )
 
 // helperEnv, when set to a directory, makes the test binary act as a
@@ -22,7 +23,7 @@ const helperEnv = "LOCKSTORM_CLUSTER_HELPER_DIR"
 
 func signalHelper() {
 	defer cluster.HandleSignals()()
-	c, err := cluster.StartLocal(context.Background(), cluster.LocalConfig{
+	c, err := local.Start(context.Background(), local.Config{
 		Nodes: 2, Dir: os.Getenv(helperEnv),
 	})
 	if err != nil {
@@ -97,7 +98,7 @@ func TestKilledHarnessLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("expected the killed harness to leave %s: %v", dir, err)
 	}
-	c, err := cluster.StartLocal(ctxT(t), cluster.LocalConfig{Nodes: 1, Dir: parent})
+	c, err := local.Start(ctxT(t), local.Config{Nodes: 1, Dir: parent})
 	must(t, err)
 	defer c.Stop()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -17,14 +17,14 @@ import (
 // clients, every client link through its own toxiproxy proxy. Tests run
 // one at a time, use their own keys and heal every fault when they end.
 var (
-	testCluster *cluster.Local
+	testCluster *local.Cluster
 	testClients = []string{"c1", "c2", "c3", "c4"}
 	keySeq      atomic.Int64
 )
 
 func TestMain(m *testing.M) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: 5, Clients: testClients})
+	c, err := local.Start(ctx, local.Config{Nodes: 5, Clients: testClients})
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lockimpl tests: start cluster:", err)

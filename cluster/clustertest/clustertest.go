@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/local"
 )
 
 // Options configures StartWith. Zero values take the cluster defaults.
@@ -29,20 +30,20 @@ type Options struct {
 // Start starts a local cluster of nodes redis-servers with the given
 // clients (default "c1"), with persistence none, and stops it when the test
 // ends. It fails the test if the cluster cannot start.
-func Start(t testing.TB, nodes int, clients ...string) *cluster.Local {
+func Start(t testing.TB, nodes int, clients ...string) *local.Cluster {
 	t.Helper()
 	return StartWith(t, Options{Nodes: nodes, Clients: clients})
 }
 
 // StartWith is Start with options.
-func StartWith(t testing.TB, o Options) *cluster.Local {
+func StartWith(t testing.TB, o Options) *local.Cluster {
 	t.Helper()
 	if o.Nodes == 0 {
 		o.Nodes = 1
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{
+	c, err := local.Start(ctx, local.Config{
 		Nodes:       o.Nodes,
 		Clients:     o.Clients,
 		Persistence: o.Persistence,

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/docker"
 )
 
 // RedisImage is the local Redis image the tests use, built from this
@@ -41,7 +41,7 @@ func NeedDocker(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := cluster.DockerAvailable(ctx); err != nil {
+	if err := docker.Available(ctx); err != nil {
 		if os.Getenv(RequireDockerEnv) == "1" {
 			t.Fatalf("clustertest: %v (%s=1)", err, RequireDockerEnv)
 		}
@@ -59,7 +59,7 @@ func NeedDocker(t testing.TB) {
 // StartDocker starts a docker cluster of RedisImage containers (Nodes,
 // Clients and Persistence from o; KeepDir keeps the containers) and stops
 // it when the test ends.
-func StartDocker(t testing.TB, o Options) *cluster.Docker {
+func StartDocker(t testing.TB, o Options) *docker.Cluster {
 	t.Helper()
 	NeedDocker(t)
 	if o.Nodes == 0 {
@@ -67,7 +67,7 @@ func StartDocker(t testing.TB, o Options) *cluster.Docker {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, err := cluster.StartDocker(ctx, cluster.DockerConfig{
+	c, err := docker.Start(ctx, docker.Config{
 		Nodes:          o.Nodes,
 		Clients:        o.Clients,
 		Persistence:    o.Persistence,
@@ -75,7 +75,7 @@ func StartDocker(t testing.TB, o Options) *cluster.Docker {
 		KeepContainers: o.KeepDir,
 	})
 	if err != nil {
-		if errors.Is(err, cluster.ErrNoDocker) {
+		if errors.Is(err, docker.ErrNoDaemon) {
 			t.Skip(err)
 		}
 		t.Fatalf("clustertest: %v", err)
