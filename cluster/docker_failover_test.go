@@ -12,22 +12,12 @@ import (
 )
 
 // startDockerReplicated starts one container with a replica container and
-// the given promotion; the test stops it (and checks the cleanup).
+// the given promotion, stopped when the test ends.
 func startDockerReplicated(t *testing.T, cfg docker.Config) *docker.Cluster {
 	t.Helper()
 	clustertest.NeedDocker(t)
 	cfg.Nodes, cfg.Replica, cfg.Image = 1, true, clustertest.RedisImage
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	start := time.Now()
-	c, err := docker.Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("replicated docker cluster (%s, %d sentinels) started in %v", c.Promotion(), len(c.SentinelAddrs()),
-		time.Since(start).Round(time.Millisecond))
-	t.Cleanup(func() { _ = c.Stop() })
-	return c
+	return startPair(t, 60*time.Second, func(ctx context.Context) (*docker.Cluster, error) { return docker.Start(ctx, cfg) })
 }
 
 // checkDockerGone stops c and checks that none of its containers or
@@ -96,34 +86,6 @@ func TestDockerFailoverBySentinel(t *testing.T) {
 	if c.Promotion() != cluster.PromoteSentinel || len(c.SentinelAddrs()) != 1 {
 		t.Fatalf("promotion %q, sentinels %v: want auto to mean one sentinel", c.Promotion(), c.SentinelAddrs())
 	}
-	c1 := dial(t, c, "c1", "n1", time.Second)
-	rep := replicaClient(t, c)
-	must(t, c1.Set(ctx, "k1", "v1", 0).Err())
-	eventually(t, 3*time.Second, "k1 replicated", func() error { return hasValue(ctx, rep, "k1", "v1") })
-
-	res, err := c.Failover(ctx, cluster.FailoverOptions{Method: cluster.FailoverKill})
-	must(t, err)
-	t.Logf("sentinel failover (kill): %v", res)
-	if res.Promotion != cluster.PromoteSentinel {
-		t.Fatalf("promotion %q", res.Promotion)
-	}
-	eventually(t, 2*time.Second, "write through the proxy", func() error { return c1.Set(ctx, "k2", "v2", 0).Err() })
-	if err := hasValue(ctx, rep, "k2", "v2"); err != nil {
-		t.Fatalf("write through n1's proxy did not land on the promoted replica: %v", err)
-	}
-	start := time.Now()
-	must(t, c.Failback(ctx))
-	t.Logf("failback took %v", time.Since(start).Round(time.Millisecond))
-	checkRestored(t, c, ctx, "k2", "v2")
-
-	start = time.Now()
-	res, err = c.Failover(ctx, cluster.FailoverOptions{Method: cluster.FailoverPartition})
-	must(t, err)
-	t.Logf("sentinel failover (partition): %v (%v with the sentinel's rediscovery)", res, time.Since(start).Round(time.Millisecond))
-	if !c.Running("n1") {
-		t.Fatal("a partition failover killed n1")
-	}
-	must(t, c.HealAll(ctx))
-	checkRestored(t, c, ctx, "k2", "v2")
+	sentinelRoundTrip(t, c, ctx, func() bool { return c.Running("n1") }, sentinelChecks{})
 	checkDockerGone(t, c)
 }

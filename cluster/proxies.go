@@ -147,6 +147,18 @@ func (p *Proxies) lookup(l Link) (toxicProxy, error) {
 	return nil, fmt.Errorf("%w %q", ErrUnknownTarget, l.Target)
 }
 
+// known checks, with mu held, that the engine is open and that name is
+// one of names (else an error wrapping unknown, naming it).
+func (p *Proxies) known(names []string, name string, unknown error) error {
+	if p.closed {
+		return ErrStopped
+	}
+	if !slices.Contains(names, name) {
+		return fmt.Errorf("%w %q", unknown, name)
+	}
+	return nil
+}
+
 // eachLink resolves every link first (all must exist, or nothing
 // changes), then applies f to each proxy under the lock, stopping at the
 // first error.
@@ -224,11 +236,8 @@ func (p *Proxies) Thaw(ctx context.Context, client string) error {
 func (p *Proxies) ofClient(client string, frozen bool, f func(toxicProxy) error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
-		return ErrStopped
-	}
-	if !slices.Contains(p.clients, client) {
-		return fmt.Errorf("%w %q", ErrUnknownClient, client)
+	if err := p.known(p.clients, client, ErrUnknownClient); err != nil {
+		return err
 	}
 	if frozen {
 		p.frozen[client] = true

@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 )
@@ -19,11 +18,8 @@ import (
 func (p *Proxies) Retarget(ctx context.Context, target, upstream string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
-		return ErrStopped
-	}
-	if !slices.Contains(p.targets, target) {
-		return fmt.Errorf("%w %q", ErrUnknownTarget, target)
+	if err := p.known(p.targets, target, ErrUnknownTarget); err != nil {
+		return err
 	}
 	for _, c := range p.clients {
 		ep, err := embedded(p.links[Link{Client: c, Target: target}])

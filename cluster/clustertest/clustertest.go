@@ -41,29 +41,33 @@ func StartWith(t testing.TB, o Options) *local.Cluster {
 	if o.Nodes == 0 {
 		o.Nodes = 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := local.Start(ctx, local.Config{
-		Nodes:       o.Nodes,
-		Clients:     o.Clients,
-		Persistence: o.Persistence,
-		KeepDir:     o.KeepDir,
+	var skip error
+	if o.SkipIfMissing {
+		skip = cluster.ErrNoRedis
+	}
+	return start(t, 30*time.Second, skip, func(ctx context.Context) (*local.Cluster, error) {
+		return local.Start(ctx, local.Config{Nodes: o.Nodes, Clients: o.Clients, Persistence: o.Persistence, KeepDir: o.KeepDir})
 	})
+}
+
+// start runs f with a context of timeout and stops the cluster it returns
+// when the test ends, failing the test if Stop fails. An error of f fails
+// the test, or skips it when it wraps skip (if not nil).
+func start[C cluster.Cluster](t testing.TB, timeout time.Duration, skip error, f func(context.Context) (C, error)) C {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	c, err := f(ctx)
 	if err != nil {
-		if o.SkipIfMissing && errors.Is(err, cluster.ErrNoRedis) {
+		if skip != nil && errors.Is(err, skip) {
 			t.Skip(err)
 		}
 		t.Fatalf("clustertest: %v", err)
 	}
-	stopAtCleanup(t, c)
-	return c
-}
-
-// stopAtCleanup stops c when the test ends, failing it if Stop fails.
-func stopAtCleanup(t testing.TB, c cluster.Cluster) {
 	t.Cleanup(func() {
 		if err := c.Stop(); err != nil {
 			t.Errorf("clustertest: stop: %v", err)
 		}
 	})
+	return c
 }

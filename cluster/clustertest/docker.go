@@ -2,7 +2,6 @@ package clustertest
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,21 +64,8 @@ func StartDocker(t testing.TB, o Options) *docker.Cluster {
 	if o.Nodes == 0 {
 		o.Nodes = 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	c, err := docker.Start(ctx, docker.Config{
-		Nodes:          o.Nodes,
-		Clients:        o.Clients,
-		Persistence:    o.Persistence,
-		Image:          RedisImage,
-		KeepContainers: o.KeepDir,
+	return start(t, 60*time.Second, docker.ErrNoDaemon, func(ctx context.Context) (*docker.Cluster, error) {
+		return docker.Start(ctx, docker.Config{Nodes: o.Nodes, Clients: o.Clients, Persistence: o.Persistence,
+			Image: RedisImage, KeepContainers: o.KeepDir})
 	})
-	if err != nil {
-		if errors.Is(err, docker.ErrNoDaemon) {
-			t.Skip(err)
-		}
-		t.Fatalf("clustertest: %v", err)
-	}
-	stopAtCleanup(t, c)
-	return c
 }

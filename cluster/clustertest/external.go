@@ -137,16 +137,8 @@ func StartExternal(t testing.TB, o Options) (*external.Cluster, *local.Cluster) 
 		addrs = append(addrs, a)
 	}
 	api := StartToxiproxyServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := external.Start(ctx, external.Config{Addrs: addrs, ToxiproxyAPI: api, Clients: o.Clients})
-	if err != nil {
-		t.Fatalf("clustertest: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Errorf("clustertest: stop: %v", err)
-		}
+	c := start(t, 30*time.Second, nil, func(ctx context.Context) (*external.Cluster, error) {
+		return external.Start(ctx, external.Config{Addrs: addrs, ToxiproxyAPI: api, Clients: o.Clients})
 	})
 	return c, nodes
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstorm/lockstorm/internal/ctxtime"
 )
 
 // Do runs f on a fresh, short-lived client of the Redis server at
@@ -105,3 +107,6 @@ func HasOnlineReplica(host, port string) func(map[string]string) bool {
 		return false
 	}
 }
+
+// Sleep waits d unless ctx ends first.
+func Sleep(ctx context.Context, d time.Duration) bool { return ctxtime.Sleep(ctx, d, nil) }

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/lockstorm/lockstorm/internal/ctxtime"
 )
 
 // sentinelMaster is the name the sentinels monitor the primary under.
@@ -179,6 +177,3 @@ func SentinelsSwitched(ctx context.Context, ss []Sentinel, newMaster string) err
 		}
 	}
 }
-
-// Sleep waits d unless ctx ends first.
-func Sleep(ctx context.Context, d time.Duration) bool { return ctxtime.Sleep(ctx, d, nil) }
