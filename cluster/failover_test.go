@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +13,20 @@ import (
 	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/redis/go-redis/v9"
 )
+
+// startReplicated starts one node with a replica and the given promotion,
+// stopped when the test ends.
+func startReplicated(t *testing.T, cfg local.Config) *local.Cluster {
+	t.Helper()
+	cfg.Nodes, cfg.Replica = 1, true
+	return startPair(t, 20*time.Second, func(ctx context.Context) (*local.Cluster, error) {
+		c, err := local.Start(ctx, cfg)
+		if errors.Is(err, cluster.ErrNoSentinel) {
+			t.Skip(err)
+		}
+		return c, err
+	})
+}
 
 // A write to the master reaches the replica, through the replication
 // link's proxy: while the link is cut a new write stays on the master,
@@ -26,7 +41,7 @@ func TestReplicaReplicatesThroughLink(t *testing.T) {
 	must(t, err)
 	link, err := c.ReplicationLinkAddr()
 	must(t, err)
-	if !strings.Contains(info, "master_port:"+link[strings.LastIndexByte(link, ':')+1:]) {
+	if _, port, _ := net.SplitHostPort(link); !strings.Contains(info, "master_port:"+port+"\r\n") {
 		t.Fatalf("replica does not replicate through the link proxy %s:\n%s", link, info)
 	}
 

@@ -3,28 +3,13 @@ package cluster_test
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
-	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/redis/go-redis/v9"
 )
-
-// startReplicated starts one node with a replica and the given promotion,
-// stopped when the test ends.
-func startReplicated(t *testing.T, cfg local.Config) *local.Cluster {
-	t.Helper()
-	if cfg.Promotion == cluster.PromoteSentinel {
-		if _, err := exec.LookPath("redis-sentinel"); err != nil {
-			t.Skip("redis-sentinel not installed:", err)
-		}
-	}
-	cfg.Nodes, cfg.Replica = 1, true
-	return startPair(t, 20*time.Second, func(ctx context.Context) (*local.Cluster, error) { return local.Start(ctx, cfg) })
-}
 
 // startPair starts a replicated cluster with start, bounded by timeout,
 // logs how long that took, and stops the cluster when the test ends.

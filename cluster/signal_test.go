@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -107,4 +108,19 @@ func TestKilledHarnessLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(c.Dir()); err != nil {
 		t.Fatalf("own run directory: %v", err)
 	}
+}
+
+// alive reports whether a process exists and has not exited: a zombie
+// (exited, not yet reaped by whoever adopted it) counts as gone.
+func alive(pid int) bool {
+	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return !os.IsNotExist(err)
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
