@@ -42,6 +42,8 @@ type Process interface {
 	// same data directory, and waits until it answers; a running one is
 	// an error.
 	Restart(ctx context.Context) error
+	// LogTail is the end of its log, for error messages.
+	LogTail() string
 }
 
 // Runtime is what a provider supplies to Core besides its processes.

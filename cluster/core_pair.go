@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -35,20 +34,14 @@ type PairSpec[P Process] struct {
 	Replica P
 	// Link is the pair's replication link.
 	Link PairLink
-	// Promotion is PromoteSentinel or PromoteManual (auto resolved).
-	Promotion Promotion
-	// Sentinels is the number of sentinels (0 means 1), only with
-	// PromoteSentinel; DownAfter their down-after during a failover
-	// (0 means DefaultSentinelDownAfter).
-	Sentinels int
-	DownAfter time.Duration
+	// Options are the replica settings, checked, with the promotion
+	// resolved (PromoteSentinel or PromoteManual).
+	Options ReplicaOptions
 	// NewSentinel describes sentinel i (1, 2, ...), named s<i>, that
 	// monitors the master at monitor ("host:port", the replication
 	// link's end) with quorum, with the lines of
 	// redisadmin.SentinelConfig; StartPair starts it.
 	NewSentinel func(i int, monitor string, quorum int) (P, error)
-	// Log is a process's log tail, for errors.
-	Log func(P) string
 	// Refollow says the replica must be pointed at the primary again when
 	// it comes back outside a failover (its address may have changed,
 	// or its replica's connection be silently dead): true under docker.
@@ -73,7 +66,7 @@ type replicaPair[P Process] struct {
 // both. On error Stop removes whatever was started.
 func (c *Core[P]) StartPair(ctx context.Context, s PairSpec[P]) error {
 	p := &replicaPair[P]{
-		pairState: newPairState(c.nodes[0].Name(), c.proxies, s.Promotion, s.DownAfter),
+		pairState: newPairState(c.nodes[0].Name(), c.proxies, s.Options.Promotion, s.Options.SentinelDownAfter),
 		primary:   c.nodes[0],
 		replica:   s.Replica,
 		link:      s.Link,
@@ -93,7 +86,7 @@ func (c *Core[P]) StartPair(ctx context.Context, s PairSpec[P]) error {
 	if p.promotion != PromoteSentinel {
 		return nil
 	}
-	n, quorum := sentinelCount(s.Sentinels)
+	n, quorum := sentinelCount(s.Options.Sentinels)
 	p.quorum = quorum
 	for i := 1; i <= n; i++ {
 		sp, err := s.NewSentinel(i, e.PrimaryLink, quorum)
@@ -106,7 +99,7 @@ func (c *Core[P]) StartPair(ctx context.Context, s PairSpec[P]) error {
 		return err
 	}
 	for _, sp := range p.sentinelProcs {
-		p.sentinels = append(p.sentinels, redisadmin.Sentinel{Name: sp.Name(), Addr: sp.Addr(), Log: func() string { return s.Log(sp) }})
+		p.sentinels = append(p.sentinels, redisadmin.Sentinel{Name: sp.Name(), Addr: sp.Addr(), Log: sp.LogTail})
 	}
 	return redisadmin.SentinelsReady(ctx, p.sentinels, e.ReplicaPeer)
 }

@@ -297,7 +297,7 @@ func checkDockerGone(t *testing.T, c *docker.Cluster) {
 // same lock; HealAll restores the pair; a kill failover works too; Stop
 // removes every container and network.
 func TestDockerFailoverManual(t *testing.T) {
-	c := startDockerReplicated(t, docker.Config{Promotion: cluster.PromoteManual, Clients: []string{"c1", "c2"}})
+	c := startDockerReplicated(t, docker.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}, Clients: []string{"c1", "c2"}})
 	ctx := ctxT(t)
 	if _, err := cluster.ReplicationOf(c); err != nil {
 		t.Fatal(err)

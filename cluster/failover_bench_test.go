@@ -18,7 +18,7 @@ func benchFailover(b *testing.B, prom cluster.Promotion, method cluster.Failover
 		b.Skip(err)
 	}
 	ctx := context.Background()
-	c, err := local.Start(ctx, local.Config{Nodes: 1, Replica: true, Promotion: prom})
+	c, err := local.Start(ctx, local.Config{Nodes: 1, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Promotion: prom}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func startReplicated(t *testing.T, cfg local.Config) *local.Cluster {
 // link's proxy: while the link is cut a new write stays on the master,
 // and it arrives once the link heals.
 func TestReplicaReplicatesThroughLink(t *testing.T) {
-	c := startReplicated(t, local.Config{Promotion: cluster.PromoteManual})
+	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}})
 	ctx := ctxT(t)
 	rc := dial(t, c, "c1", "n1", time.Second)
 	rep := replicaClient(t, c)
@@ -70,7 +70,7 @@ func TestReplicaReplicatesThroughLink(t *testing.T) {
 // same lock. HealAll then hands the master role back without losing the
 // new master's writes, and a second failover works.
 func TestFailoverLosesLockManual(t *testing.T) {
-	c := startReplicated(t, local.Config{Promotion: cluster.PromoteManual, Clients: []string{"c1", "c2"}})
+	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}, Clients: []string{"c1", "c2"}})
 	ctx := ctxT(t)
 	if c.Promotion() != cluster.PromoteManual {
 		t.Fatalf("promotion %q", c.Promotion())
@@ -88,7 +88,7 @@ func TestFailoverLosesLockManual(t *testing.T) {
 // proxies follow. After a failback the sentinels watch n1 again and a
 // second failover (by partition) goes through them too.
 func TestFailoverBySentinel(t *testing.T) {
-	c := startReplicated(t, local.Config{Promotion: cluster.PromoteSentinel})
+	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel}})
 	ctx := ctxT(t)
 	if len(c.SentinelAddrs()) != 1 {
 		t.Fatalf("sentinels %v, want 1", c.SentinelAddrs())
@@ -126,7 +126,7 @@ func TestFailoverBySentinel(t *testing.T) {
 
 // Three sentinels with a quorum of two agree on the failover.
 func TestFailoverThreeSentinels(t *testing.T) {
-	c := startReplicated(t, local.Config{Promotion: cluster.PromoteSentinel, Sentinels: 3})
+	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel, Sentinels: 3}})
 	ctx := ctxT(t)
 	if len(c.SentinelAddrs()) != 3 {
 		t.Fatalf("sentinels %v, want 3", c.SentinelAddrs())
@@ -159,7 +159,7 @@ func TestFailoverThreeSentinels(t *testing.T) {
 // sentinels) and removes the run directory, even in the middle of a
 // failover; a Failover in flight returns.
 func TestReplicaStopCleansUp(t *testing.T) {
-	c := startReplicated(t, local.Config{Promotion: cluster.PromoteSentinel})
+	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel}})
 	pids := append([]int{c.Pid("n1"), c.ReplicaPid()}, c.SentinelPids()...)
 	for _, p := range pids {
 		if p == 0 || !alive(p) {
@@ -210,9 +210,9 @@ func TestReplicaUnsupportedAndBadInput(t *testing.T) {
 		t.Fatalf("Failover without replica: %v", err)
 	}
 	for _, cfg := range []local.Config{
-		{Nodes: 1, Replica: true, Promotion: "bogus"},
-		{Nodes: 1, Replica: true, Sentinels: -1},
-		{Nodes: 1, Replica: true, Promotion: cluster.PromoteSentinel, RedisSentinel: "/nonexistent/redis-sentinel"},
+		{Nodes: 1, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Promotion: "bogus"}},
+		{Nodes: 1, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Sentinels: -1}},
+		{Nodes: 1, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel}, RedisSentinel: "/nonexistent/redis-sentinel"},
 	} {
 		if c, err := local.Start(ctx, cfg); err == nil {
 			c.Stop()

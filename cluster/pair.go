@@ -91,22 +91,37 @@ func newPairState(primary string, proxies *Proxies, promotion Promotion, downAft
 	return ps
 }
 
-// CheckReplicaConfig validates the replica settings shared by the
-// providers that run their nodes: the promotion (auto, sentinel or
-// manual; a provider resolves auto), the sentinel count and their
-// down-after.
-func CheckReplicaConfig(promotion Promotion, sentinels int, downAfter time.Duration) error {
-	if sentinels < 0 {
-		return fmt.Errorf("cluster: sentinels must not be negative, got %d", sentinels)
+// ReplicaOptions are the replica settings of the providers that run
+// their nodes (local.Config and docker.Config embed them); they apply
+// only when the provider is asked for a replica.
+type ReplicaOptions struct {
+	// Promotion is how a failover promotes the replica: PromoteSentinel,
+	// PromoteManual, or PromoteAuto, the provider's default (locally:
+	// sentinel when redis-sentinel is installed, else manual; under
+	// docker: sentinel, which the image's redis-server runs).
+	Promotion Promotion
+	// Sentinels is the number of sentinels when promotion is by sentinel
+	// (default 1; 3 gives a quorum of 2).
+	Sentinels int
+	// SentinelDownAfter is the sentinels' down-after-milliseconds during a
+	// failover (default DefaultSentinelDownAfter).
+	SentinelDownAfter time.Duration
+}
+
+// Check validates the options: the promotion (auto, sentinel or manual;
+// the provider resolves auto), the sentinel count and their down-after.
+func (o ReplicaOptions) Check() error {
+	if o.Sentinels < 0 {
+		return fmt.Errorf("cluster: sentinels must not be negative, got %d", o.Sentinels)
 	}
-	if downAfter < 0 {
-		return fmt.Errorf("cluster: sentinel down-after must not be negative, got %v", downAfter)
+	if o.SentinelDownAfter < 0 {
+		return fmt.Errorf("cluster: sentinel down-after must not be negative, got %v", o.SentinelDownAfter)
 	}
-	switch promotion {
+	switch o.Promotion {
 	case PromoteAuto, PromoteSentinel, PromoteManual:
 		return nil
 	}
-	return fmt.Errorf("cluster: promotion must be sentinel or manual, got %q", promotion)
+	return fmt.Errorf("cluster: promotion must be sentinel or manual, got %q", o.Promotion)
 }
 
 // checkFailoverOptions fills in the default method and refuses bad options.

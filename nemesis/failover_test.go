@@ -27,7 +27,7 @@ func startReplicated(t *testing.T, prom cluster.Promotion, nodes int, clients ..
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := local.Start(ctx, local.Config{Nodes: nodes, Clients: clients, Replica: true, Promotion: prom})
+	c, err := local.Start(ctx, local.Config{Nodes: nodes, Clients: clients, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Promotion: prom}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/testcontainers/testcontainers-go"
 
@@ -53,16 +52,10 @@ type Config struct {
 	// private network, so that the cluster offers cluster.Replicated (see
 	// pair.go).
 	Replica bool
-	// Promotion is how a failover promotes the replica: PromoteSentinel
-	// (sentinel containers of the same image, redis-server --sentinel),
-	// PromoteManual, or PromoteAuto (default: sentinel). Only with Replica.
-	Promotion cluster.Promotion
-	// Sentinels is the number of sentinel containers when promotion is by
-	// sentinel (default 1; 3 gives a quorum of 2).
-	Sentinels int
-	// SentinelDownAfter is the sentinels' down-after-milliseconds during a
-	// failover (default cluster.DefaultSentinelDownAfter).
-	SentinelDownAfter time.Duration
+	// ReplicaOptions are the replica's promotion and sentinels (only with
+	// Replica): sentinel containers of the same image (redis-server
+	// --sentinel); auto promotion means sentinel.
+	cluster.ReplicaOptions
 }
 
 // Cluster is the docker provider's cluster: one Redis container per node,

@@ -152,12 +152,12 @@ func (n *node) waitReady(ctx context.Context) error {
 			return nil
 		}
 		if i%10 == 9 && !n.running(ctx) {
-			return fmt.Errorf("cluster: node %s: container exited: %s", n.name, n.logTail())
+			return fmt.Errorf("cluster: node %s: container exited: %s", n.name, n.LogTail())
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("cluster: node %s did not answer on %s within %v: %v; log: %s",
-				n.name, n.Addr(), host.ReadyTimeout, last, n.logTail())
+				n.name, n.Addr(), host.ReadyTimeout, last, n.LogTail())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -169,8 +169,8 @@ func (n *node) running(ctx context.Context) bool {
 	return err == nil && res.Container.State != nil && res.Container.State.Running
 }
 
-// logTail is the end of the container's log, for error messages.
-func (n *node) logTail() string {
+// LogTail is the end of the container's log, for error messages.
+func (n *node) LogTail() string {
 	if n.ctr == nil {
 		return "(no container)"
 	}

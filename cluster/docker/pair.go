@@ -42,7 +42,7 @@ func checkReplica(cfg *Config) error {
 	if !cfg.Replica {
 		return nil
 	}
-	if err := cluster.CheckReplicaConfig(cfg.Promotion, cfg.Sentinels, cfg.SentinelDownAfter); err != nil {
+	if err := cfg.ReplicaOptions.Check(); err != nil {
 		return err
 	}
 	if cfg.Promotion == cluster.PromoteAuto {
@@ -57,18 +57,19 @@ func (d *Cluster) startReplica(ctx context.Context, primary *node) error {
 	dp := &pair{d: d, primary: primary, replica: d.newContainer(primary.name+"-replica", nil)}
 	d.rep = dp
 	return d.StartPair(ctx, cluster.PairSpec[*node]{
-		Replica:   dp.replica,
-		Link:      dp,
-		Promotion: d.cfg.Promotion,
-		Sentinels: d.cfg.Sentinels,
-		DownAfter: d.cfg.SentinelDownAfter,
-		NewSentinel: func(i int, monitor string, quorum int) (*node, error) {
-			conf := "port 6379\nprotected-mode no\n" + redisadmin.SentinelConfig(monitor, quorum)
-			return d.newContainer("s"+strconv.Itoa(i), []byte(conf)), nil
-		},
-		Log:      (*node).logTail,
-		Refollow: true,
+		Replica:     dp.replica,
+		Link:        dp,
+		Options:     d.cfg.ReplicaOptions,
+		NewSentinel: d.newSentinel,
+		Refollow:    true,
 	})
+}
+
+// newSentinel describes sentinel container i (s1, s2, ...): the image's
+// redis-server with --sentinel, monitoring the master at monitor.
+func (d *Cluster) newSentinel(i int, monitor string, quorum int) (*node, error) {
+	conf := "port 6379\nprotected-mode no\n" + redisadmin.SentinelConfig(monitor, quorum)
+	return d.newContainer("s"+strconv.Itoa(i), []byte(conf)), nil
 }
 
 // privateIP is the container's address on the run's private network, or

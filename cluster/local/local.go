@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/internal/host"
@@ -41,16 +40,10 @@ type Config struct {
 	// not one of the nodes) replicating through a proxy of its own, so
 	// that the cluster offers cluster.Replicated (see replica.go).
 	Replica bool
-	// Promotion is how a failover promotes the replica: PromoteSentinel,
-	// PromoteManual, or PromoteAuto (default: sentinel when redis-sentinel
-	// is installed, else manual). Only with Replica.
-	Promotion cluster.Promotion
-	// Sentinels is the number of redis-sentinel processes when promotion
-	// is by sentinel (default 1; 3 gives a quorum of 2).
-	Sentinels int
-	// SentinelDownAfter is the sentinels' down-after-milliseconds during a
-	// failover (default cluster.DefaultSentinelDownAfter).
-	SentinelDownAfter time.Duration
+	// ReplicaOptions are the replica's promotion and sentinels (only with
+	// Replica); auto promotion means sentinel when redis-sentinel is
+	// installed, else manual.
+	cluster.ReplicaOptions
 	// RedisSentinel is the redis-sentinel binary; empty means
 	// "redis-sentinel" looked up in PATH.
 	RedisSentinel string

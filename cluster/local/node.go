@@ -123,14 +123,14 @@ func (n *node) waitReady(ctx context.Context, pid int, exited <-chan struct{}) e
 	for {
 		select {
 		case <-exited:
-			tail := n.logTail()
+			tail := n.LogTail()
 			if strings.Contains(tail, "Address already in use") {
 				return fmt.Errorf("cluster: %s on port %d: %w", n.name, n.port, errPortInUse)
 			}
 			return fmt.Errorf("cluster: %s: redis-server exited during start; log:\n%s", n.name, tail)
 		case <-ctx.Done():
 			return fmt.Errorf("cluster: %s did not answer on %s within %v (last error: %v); log:\n%s",
-				n.name, n.Addr(), host.ReadyTimeout, last, n.logTail())
+				n.name, n.Addr(), host.ReadyTimeout, last, n.LogTail())
 		case <-tick.C:
 		}
 		got, err := redisadmin.ServerPid(probeCtx, n.Addr())
@@ -144,8 +144,8 @@ func (n *node) waitReady(ctx context.Context, pid int, exited <-chan struct{}) e
 	}
 }
 
-// logTail returns the end of the node's log, for error messages.
-func (n *node) logTail() string {
+// LogTail returns the end of the node's log, for error messages.
+func (n *node) LogTail() string {
 	b, err := os.ReadFile(filepath.Join(n.dir, "redis.log"))
 	if err != nil {
 		return "(no log: " + err.Error() + ")"

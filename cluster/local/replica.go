@@ -29,7 +29,7 @@ func resolvePromotion(cfg *Config) (sentinelBin string, err error) {
 	if !cfg.Replica {
 		return "", nil
 	}
-	if err := cluster.CheckReplicaConfig(cfg.Promotion, cfg.Sentinels, cfg.SentinelDownAfter); err != nil {
+	if err := cfg.ReplicaOptions.Check(); err != nil {
 		return "", err
 	}
 	switch cfg.Promotion {
@@ -60,11 +60,9 @@ func (l *Cluster) startReplica(ctx context.Context, primary *node, sentinelBin s
 	}
 	l.rep = rs
 	return l.StartPair(ctx, cluster.PairSpec[*node]{
-		Replica:   rs.replica,
-		Link:      rs,
-		Promotion: l.cfg.Promotion,
-		Sentinels: l.cfg.Sentinels,
-		DownAfter: l.cfg.SentinelDownAfter,
+		Replica: rs.replica,
+		Link:    rs,
+		Options: l.cfg.ReplicaOptions,
 		NewSentinel: func(i int, monitor string, quorum int) (*node, error) {
 			s, err := l.newSentinel(sentinelBin, i, monitor, quorum)
 			if err == nil {
@@ -72,7 +70,6 @@ func (l *Cluster) startReplica(ctx context.Context, primary *node, sentinelBin s
 			}
 			return s, err
 		},
-		Log: (*node).logTail,
 	})
 }
 

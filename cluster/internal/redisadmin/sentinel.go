@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"strings"
 	"time"
 
@@ -69,10 +68,13 @@ func eachSentinel(ss []Sentinel, f func(*redis.SentinelClient) error) error {
 	return errors.Join(errs...)
 }
 
+// ms is a duration in whole milliseconds, as the sentinels' options take it.
+func ms(d time.Duration) string { return fmt.Sprint(d.Milliseconds()) }
+
 // SentinelSet applies SENTINEL SET name option value on every sentinel.
 func SentinelSet(ctx context.Context, ss []Sentinel, option string, d time.Duration) error {
 	return eachSentinel(ss, func(sc *redis.SentinelClient) error {
-		return sc.Set(ctx, sentinelMaster, option, strconv.FormatInt(d.Milliseconds(), 10)).Err()
+		return sc.Set(ctx, sentinelMaster, option, ms(d)).Err()
 	})
 }
 
@@ -97,15 +99,15 @@ func SentinelMonitor(ctx context.Context, ss []Sentinel, masterAddr string, quor
 		return err
 	}
 	return eachSentinel(ss, func(sc *redis.SentinelClient) error {
-		if err := sc.Monitor(ctx, sentinelMaster, host, port, strconv.Itoa(quorum)).Err(); err != nil {
+		if err := sc.Monitor(ctx, sentinelMaster, host, port, fmt.Sprint(quorum)).Err(); err != nil {
 			return err
 		}
 		if err := sc.Set(ctx, sentinelMaster, "down-after-milliseconds",
-			strconv.FormatInt(disarmedDownAfter.Milliseconds(), 10)).Err(); err != nil {
+			ms(disarmedDownAfter)).Err(); err != nil {
 			return err
 		}
 		return sc.Set(ctx, sentinelMaster, "failover-timeout",
-			strconv.FormatInt(sentinelFailoverTimeout.Milliseconds(), 10)).Err()
+			ms(sentinelFailoverTimeout)).Err()
 	})
 }
 
