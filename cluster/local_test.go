@@ -116,7 +116,7 @@ func TestBadInput(t *testing.T) {
 			c, err := local.Start(ctx, tc.cfg)
 			if err == nil {
 				_ = c.Stop()
-				t.Fatal("StartLocal succeeded")
+				t.Fatal("local.Start succeeded")
 			}
 			if !strings.Contains(err.Error(), tc.want) || (tc.is != nil && !errors.Is(err, tc.is)) {
 				t.Fatalf("error %q, want it to mention %q (is %v)", err, tc.want, tc.is)

@@ -43,18 +43,13 @@ func eachProvider(t *testing.T, process bool, f func(t *testing.T, p provider)) 
 // faulty lists the links that carry a fault, whatever the provider.
 func faulty(t *testing.T, c cluster.Cluster) []cluster.Link {
 	t.Helper()
-	switch c := c.(type) {
-	case interface{ Proxies() *cluster.Proxies }:
-		return c.Proxies().Faulty()
-	case interface {
-		Faulty() ([]cluster.Link, error)
-	}:
-		f, err := c.Faulty()
-		must(t, err)
-		return f
+	p, ok := c.(interface{ Proxies() *cluster.Proxies })
+	if !ok {
+		t.Fatalf("%T cannot list faulty links", c)
 	}
-	t.Fatalf("%T cannot list faulty links", c)
-	return nil
+	f, err := p.Proxies().ListFaulty()
+	must(t, err)
+	return f
 }
 
 // answers reports whether a node answers PING on its admin address.

@@ -88,7 +88,7 @@ func TestSignalStopsClusters(t *testing.T) {
 }
 
 // A harness killed with SIGKILL takes its redis-servers with it (parent-
-// death signal); the next StartLocal in the same parent directory removes
+// death signal); the next local.Start in the same parent directory removes
 // the run directory it left.
 func TestKilledHarnessLeavesNothing(t *testing.T) {
 	parent := t.TempDir()
