@@ -116,9 +116,12 @@ func CheckNodes(nodes int, persistence *Persistence) error {
 	return nil
 }
 
-// StartNodes adds the nodes (named n1..nN, in order), starts them in
-// parallel (each start mostly waits), then creates their proxies.
-func (c *Core[P]) StartNodes(ctx context.Context, nodes []P) error {
+// StartNodes adds the nodes (named n1..nN, in order) to c, starts them in
+// parallel (each start mostly waits), then creates their proxies. It and
+// the other functions of the provider kit (StartPair, Control,
+// FollowPrimary, NodeOf) are functions, not methods, so that they are not
+// promoted to the provider types that embed Core.
+func StartNodes[P Process](ctx context.Context, c *Core[P], nodes []P) error {
 	for _, n := range nodes {
 		c.nodes = append(c.nodes, n)
 		c.byName[n.Name()] = n
@@ -145,8 +148,8 @@ func (c *Core[P]) startAll(ctx context.Context, ps []P) error {
 	return errors.Join(errs...)
 }
 
-// Node finds a node by name.
-func (c *Core[P]) Node(name string) (P, error) { return c.node(name) }
+// NodeOf finds one of c's nodes by name.
+func NodeOf[P Process](c *Core[P], name string) (P, error) { return c.node(name) }
 
 // State is a node's state as last driven (ErrUnknownNode for a bad name).
 func (c *Core[P]) State(name string) (NodeState, error) {
@@ -165,9 +168,9 @@ func (c *Core[P]) AddUpstream(ctx context.Context, name, addr string) error {
 	return c.addUpstream(ctx, c.proxies, name, addr)
 }
 
-// Control runs f on the named node with the cluster's lock held, unless
-// the cluster is stopped: the path of every process fault.
-func (c *Core[P]) Control(name string, f func(P) error) error {
+// Control runs f on c's named node with c's lock held, unless c is
+// stopped: the path of every process fault.
+func Control[P Process](c *Core[P], name string, f func(P) error) error {
 	return c.control(&c.mu, &c.stopped, name, f)
 }
 
@@ -175,19 +178,19 @@ func (c *Core[P]) Control(name string, f func(P) error) error {
 // commands wait. Pausing a paused node does nothing; a down node is an
 // error.
 func (c *Core[P]) Pause(ctx context.Context, name string) error {
-	return c.Control(name, func(n P) error { return n.Pause(ctx) })
+	return Control(c, name, func(n P) error { return n.Pause(ctx) })
 }
 
 // Resume continues a paused node.
 func (c *Core[P]) Resume(ctx context.Context, name string) error {
-	return c.Control(name, func(n P) error { return n.Resume(ctx) })
+	return Control(c, name, func(n P) error { return n.Resume(ctx) })
 }
 
 // Kill ends the node with SIGKILL (even when paused) and waits until it is
 // gone. Its proxies then refuse connections. Killing a down node does
 // nothing.
 func (c *Core[P]) Kill(ctx context.Context, name string) error {
-	return c.Control(name, func(n P) error { return n.Kill(ctx) })
+	return Control(c, name, func(n P) error { return n.Kill(ctx) })
 }
 
 // Restart starts a down node again on the same address, with the same
@@ -195,11 +198,11 @@ func (c *Core[P]) Kill(ctx context.Context, name string) error {
 // its append-only file. A running node is an error. When the node is the
 // primary of a replica, the replica follows it again (see FollowPrimary).
 func (c *Core[P]) Restart(ctx context.Context, name string) error {
-	return c.Control(name, func(n P) error {
+	return Control(c, name, func(n P) error {
 		if err := n.Restart(ctx); err != nil {
 			return err
 		}
-		return c.FollowPrimary(ctx, n)
+		return FollowPrimary(ctx, c, n)
 	})
 }
 

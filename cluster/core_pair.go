@@ -61,10 +61,10 @@ type replicaPair[P Process] struct {
 	lastLink      string // the primary's link address the replica was last told
 }
 
-// StartPair gives the first node a replica and, with sentinel promotion,
+// StartPair gives c's first node a replica and, with sentinel promotion,
 // sentinels, and waits until the replica is in sync and the sentinels see
 // both. On error Stop removes whatever was started.
-func (c *Core[P]) StartPair(ctx context.Context, s PairSpec[P]) error {
+func StartPair[P Process](ctx context.Context, c *Core[P], s PairSpec[P]) error {
 	p := &replicaPair[P]{
 		pairState: newPairState(c.nodes[0].Name(), c.proxies, s.Options.Promotion, s.Options.SentinelDownAfter),
 		primary:   c.nodes[0],
@@ -164,10 +164,10 @@ func (p *replicaPair[P]) follow(ctx context.Context) error {
 	return attach(ctx, e)
 }
 
-// FollowPrimary lets the replica (and the sentinels) follow the primary
+// FollowPrimary lets c's replica (and the sentinels) follow the primary
 // again when n is the primary and came back (see PairSpec.Refollow). Call
-// it with the lock held (inside Control).
-func (c *Core[P]) FollowPrimary(ctx context.Context, n P) error {
+// it with c's lock held (inside Control).
+func FollowPrimary[P Process](ctx context.Context, c *Core[P], n P) error {
 	if c.pair == nil || n.Name() != c.pair.primary.Name() {
 		return nil
 	}
@@ -188,7 +188,7 @@ func (c *Core[P]) onPair(f func(*replicaPair[P]) error) error {
 	if err != nil {
 		return err
 	}
-	return c.Control(p.primary.Name(), func(P) error { return f(p) })
+	return Control(c, p.primary.Name(), func(P) error { return f(p) })
 }
 
 // Primary is "n1" when the cluster runs a replica, else "".

@@ -3,11 +3,11 @@ package cluster_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/internal/redisadmin"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -80,15 +80,9 @@ func hasValue(ctx context.Context, rc *redis.Client, key, want string) error {
 // role returns the replication role of the process at addr.
 func role(t *testing.T, addr string) string {
 	t.Helper()
-	rc := newClient(t, addr, 2*time.Second)
-	s, err := rc.Info(context.Background(), "replication").Result()
+	info, err := redisadmin.Replication(context.Background(), addr)
 	must(t, err)
-	for _, l := range strings.Split(s, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "role:"); ok {
-			return v
-		}
-	}
-	return ""
+	return info["role"]
 }
 
 // lockLostInFailover is catalogue row 12's mechanism on a manual-promotion

@@ -131,7 +131,7 @@ func (d *Cluster) start(ctx context.Context) error {
 	for i := 1; i <= d.cfg.Nodes; i++ {
 		nodes = append(nodes, d.newContainer("n"+strconv.Itoa(i), nil))
 	}
-	if err := d.StartNodes(ctx, nodes); err != nil {
+	if err := cluster.StartNodes(ctx, d.Core, nodes); err != nil {
 		return err
 	}
 	if d.cfg.Replica {
@@ -203,7 +203,7 @@ func (d *Cluster) Run() string { return d.run }
 
 // ContainerID is the node's container id, or "" for an unknown node.
 func (d *Cluster) ContainerID(name string) string {
-	n, err := d.Node(name)
+	n, err := cluster.NodeOf(d.Core, name)
 	if err != nil {
 		return ""
 	}
@@ -222,18 +222,18 @@ func (d *Cluster) Running(name string) bool {
 // through the network breaks), while clients still reach it through the
 // proxies and the published port. Disconnecting twice does nothing.
 func (d *Cluster) DisconnectNode(ctx context.Context, name string) error {
-	return d.Control(name, func(n *node) error { return n.disconnect(ctx) })
+	return cluster.Control(d.Core, name, func(n *node) error { return n.disconnect(ctx) })
 }
 
 // ReconnectNode connects the node back to the private network under its
 // name; the replica then follows it again if it is the primary.
 // Reconnecting a connected node does nothing.
 func (d *Cluster) ReconnectNode(ctx context.Context, name string) error {
-	return d.Control(name, func(n *node) error {
+	return cluster.Control(d.Core, name, func(n *node) error {
 		was := n.disconnected
 		if err := n.reconnect(ctx); err != nil || !was {
 			return err
 		}
-		return d.FollowPrimary(ctx, n)
+		return cluster.FollowPrimary(ctx, d.Core, n)
 	})
 }

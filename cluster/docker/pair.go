@@ -52,11 +52,11 @@ func checkReplica(cfg *Config) error {
 }
 
 // startReplica starts the replica of the primary and the sentinels (see
-// cluster.Core.StartPair). On error Stop removes whatever was created.
+// cluster.StartPair). On error Stop removes whatever was created.
 func (d *Cluster) startReplica(ctx context.Context, primary *node) error {
 	dp := &pair{d: d, primary: primary, replica: d.newContainer(primary.name+"-replica", nil)}
 	d.rep = dp
-	return d.StartPair(ctx, cluster.PairSpec[*node]{
+	return cluster.StartPair(ctx, d.Core, cluster.PairSpec[*node]{
 		Replica:     dp.replica,
 		Link:        dp,
 		Options:     d.cfg.ReplicaOptions,

@@ -150,7 +150,7 @@ func (l *Cluster) start(ctx context.Context, bin, sentinelBin string) error {
 		}
 		nodes = append(nodes, n)
 	}
-	if err := l.StartNodes(ctx, nodes); err != nil {
+	if err := cluster.StartNodes(ctx, l.Core, nodes); err != nil {
 		return err
 	}
 	if l.cfg.Replica {
@@ -205,7 +205,7 @@ func (l *Cluster) Persistence() cluster.Persistence { return l.cfg.Persistence }
 // Pid is the node's redis-server process id, or 0 if the node is down or
 // unknown.
 func (l *Cluster) Pid(name string) int {
-	n, err := l.Node(name)
+	n, err := cluster.NodeOf(l.Core, name)
 	if err != nil {
 		return 0
 	}

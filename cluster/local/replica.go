@@ -48,7 +48,7 @@ func resolvePromotion(cfg *Config) (sentinelBin string, err error) {
 }
 
 // startReplica starts the replica of the primary, its replication link
-// and the sentinels (see cluster.Core.StartPair). On error Stop cleans up.
+// and the sentinels (see cluster.StartPair). On error Stop cleans up.
 func (l *Cluster) startReplica(ctx context.Context, primary *node, sentinelBin string) error {
 	rs := &replicaSet{primary: primary}
 	var err error
@@ -59,7 +59,7 @@ func (l *Cluster) startReplica(ctx context.Context, primary *node, sentinelBin s
 		return err
 	}
 	l.rep = rs
-	return l.StartPair(ctx, cluster.PairSpec[*node]{
+	return cluster.StartPair(ctx, l.Core, cluster.PairSpec[*node]{
 		Replica: rs.replica,
 		Link:    rs,
 		Options: l.cfg.ReplicaOptions,
