@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -13,7 +14,7 @@ import (
 // local cluster (the fixed cost of every test and run).
 func BenchmarkStartStop3(b *testing.B) {
 	for b.Loop() {
-		c, err := cluster.StartLocal(context.Background(), cluster.LocalConfig{Nodes: 3, Clients: []string{"c1", "c2"}})
+		c, err := local.Start(context.Background(), local.Config{Nodes: 3, Clients: []string{"c1", "c2"}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/local"
 )
 
 // startIn starts a one-node local cluster whose run directory is under
 // parent, and stops it when the test ends.
-func startIn(t *testing.T, parent string, keep bool) *cluster.Local {
+func startIn(t *testing.T, parent string, keep bool) *local.Cluster {
 	t.Helper()
-	c, err := cluster.StartLocal(ctxT(t), cluster.LocalConfig{Nodes: 1, Dir: parent, KeepDir: keep})
+	c, err := local.Start(ctxT(t), local.Config{Nodes: 1, Dir: parent, KeepDir: keep})
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	return c

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/lockstorm/lockstorm/cluster/docker"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 	"github.com/redis/go-redis/v9"
@@ -109,7 +110,7 @@ func TestDockerDisconnectNode(t *testing.T) {
 }
 
 // containerIP is a node's address on a network, from docker inspect.
-func containerIP(t *testing.T, c *cluster.Docker, node, network string) string {
+func containerIP(t *testing.T, c *docker.Cluster, node, network string) string {
 	t.Helper()
 	res, err := dockerAPI(t).ContainerInspect(ctxT(t), c.ContainerID(node), client.ContainerInspectOptions{})
 	must(t, err)
@@ -126,7 +127,7 @@ func containerIP(t *testing.T, c *cluster.Docker, node, network string) string {
 func TestDockerStopCleansUp(t *testing.T) {
 	cli := dockerAPI(t)
 	ctx := ctxT(t)
-	c, err := cluster.StartDocker(ctx, cluster.DockerConfig{Nodes: 2, Image: clustertest.RedisImage})
+	c, err := docker.Start(ctx, docker.Config{Nodes: 2, Image: clustertest.RedisImage})
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	label := "lockstorm.run=" + c.Run()
@@ -159,7 +160,7 @@ func TestDockerStopCleansUp(t *testing.T) {
 // StopAll (the path of Ctrl-C and of a failed check) removes a docker run.
 func TestDockerStopAll(t *testing.T) {
 	cli := dockerAPI(t)
-	c, err := cluster.StartDocker(ctxT(t), cluster.DockerConfig{Nodes: 1, Image: clustertest.RedisImage})
+	c, err := docker.Start(ctxT(t), docker.Config{Nodes: 1, Image: clustertest.RedisImage})
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	must(t, cluster.StopAll())
@@ -243,15 +244,15 @@ func TestDockerBadInput(t *testing.T) {
 	t.Cleanup(func() { _, _ = cli.NetworkRemove(context.Background(), taken, client.NetworkRemoveOptions{}) })
 	before := len(labelled(t, cli, "lockstorm.run"))
 	for _, tc := range []struct {
-		cfg  cluster.DockerConfig
+		cfg  docker.Config
 		want string
 	}{
-		{cluster.DockerConfig{Nodes: 0}, "at least 1"},
-		{cluster.DockerConfig{Nodes: 1, Persistence: "rdb"}, "persistence"},
-		{cluster.DockerConfig{Nodes: 1, Clients: []string{"a", "a"}}, "duplicate client"},
-		{cluster.DockerConfig{Nodes: 1, Network: taken, Image: clustertest.RedisImage}, "already exists"},
+		{docker.Config{Nodes: 0}, "at least 1"},
+		{docker.Config{Nodes: 1, Persistence: "rdb"}, "persistence"},
+		{docker.Config{Nodes: 1, Clients: []string{"a", "a"}}, "duplicate client"},
+		{docker.Config{Nodes: 1, Network: taken, Image: clustertest.RedisImage}, "already exists"},
 	} {
-		c, err := cluster.StartDocker(ctx, tc.cfg)
+		c, err := docker.Start(ctx, tc.cfg)
 		if err == nil {
 			_ = c.Stop()
 			t.Fatalf("StartDocker(%+v) succeeded", tc.cfg)
@@ -265,12 +266,91 @@ func TestDockerBadInput(t *testing.T) {
 	}
 }
 
+// startDockerReplicated starts one container with a replica container and
+// the given promotion, stopped when the test ends.
+func startDockerReplicated(t *testing.T, cfg docker.Config) *docker.Cluster {
+	t.Helper()
+	clustertest.NeedDocker(t)
+	cfg.Nodes, cfg.Replica, cfg.Image = 1, true, clustertest.RedisImage
+	return startPair(t, 60*time.Second, func(ctx context.Context) (*docker.Cluster, error) { return docker.Start(ctx, cfg) })
+}
+
+// checkDockerGone stops c and checks that none of its containers or
+// networks remain.
+func checkDockerGone(t *testing.T, c *docker.Cluster) {
+	t.Helper()
+	cli := dockerAPI(t)
+	label := "lockstorm.run=" + c.Run()
+	if got := labelled(t, cli, label); len(got) < 4 { // n1, n1-replica, two networks
+		t.Fatalf("before Stop: %v", got)
+	}
+	must(t, c.Stop())
+	if left := labelled(t, cli, label); len(left) != 0 {
+		t.Fatalf("after Stop: %v", left)
+	}
+}
+
+// Catalogue row 12 on docker, manual promotion: the replica replicates
+// over the private network; with the replication link cut (n1 off that
+// network) a lock taken on the master never reaches it; a partition
+// failover promotes it and c2, through the same proxy address, takes the
+// same lock; HealAll restores the pair; a kill failover works too; Stop
+// removes every container and network.
+func TestDockerFailoverManual(t *testing.T) {
+	c := startDockerReplicated(t, docker.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}, Clients: []string{"c1", "c2"}})
+	ctx := ctxT(t)
+	if _, err := cluster.ReplicationOf(c); err != nil {
+		t.Fatal(err)
+	}
+	c1 := dial(t, c, "c1", "n1", time.Second)
+	rep := replicaClient(t, c)
+
+	must(t, c1.Set(ctx, "k1", "v1", 0).Err())
+	eventually(t, 3*time.Second, "k1 on the replica", func() error { return hasValue(ctx, rep, "k1", "v1") })
+	must(t, c.CutReplication(ctx))
+	if !c.ReplicationFaulty() {
+		t.Fatal("ReplicationFaulty is false while the link is cut")
+	}
+	must(t, c1.Set(ctx, "k2", "v2", 0).Err())
+	time.Sleep(300 * time.Millisecond)
+	if n, _ := rep.Exists(ctx, "k2").Result(); n != 0 {
+		t.Fatal("k2 reached the replica through a cut replication link")
+	}
+	must(t, c.HealReplication(ctx))
+	eventually(t, 3*time.Second, "k2 on the replica after the heal", func() error { return hasValue(ctx, rep, "k2", "v2") })
+	if err := c.DelayReplication(ctx, cluster.Latency{Delay: time.Millisecond}); !errors.Is(err, cluster.ErrUnsupported) {
+		t.Fatalf("DelayReplication: %v, want ErrUnsupported", err)
+	}
+
+	start := time.Now()
+	lockLostInFailover(t, c, ctx, c1, rep)
+	must(t, c.HealAll(ctx))
+	t.Logf("partition failover and HealAll took %v", time.Since(start).Round(time.Millisecond))
+	checkRestored(t, c, ctx, "lock", "tok2")
+	failoverByKillAndBack(t, c, ctx, c1, rep, func() bool { return !c.Running("n1") })
+	checkDockerGone(t, c)
+}
+
+// With sentinel containers (the image's redis-server --sentinel), the
+// failover is sentinel's own; after a failback the sentinel watches n1
+// again and a partition failover goes through it too; Stop removes the
+// sentinel container with the rest.
+func TestDockerFailoverBySentinel(t *testing.T) {
+	c := startDockerReplicated(t, docker.Config{})
+	ctx := ctxT(t)
+	if c.Promotion() != cluster.PromoteSentinel || len(c.SentinelAddrs()) != 1 {
+		t.Fatalf("promotion %q, sentinels %v: want auto to mean one sentinel", c.Promotion(), c.SentinelAddrs())
+	}
+	sentinelRoundTrip(t, c, ctx, func() bool { return c.Running("n1") }, sentinelChecks{})
+	checkDockerGone(t, c)
+}
+
 // BenchmarkDockerStart measures starting and stopping a 3-node docker
 // cluster (containers, networks, proxies).
 func BenchmarkDockerStart(b *testing.B) {
 	clustertest.NeedDocker(b)
 	for b.Loop() {
-		c, err := cluster.StartDocker(context.Background(), cluster.DockerConfig{Nodes: 3, Image: clustertest.RedisImage})
+		c, err := docker.Start(context.Background(), docker.Config{Nodes: 3, Image: clustertest.RedisImage})
 		if err != nil {
 			b.Fatal(err)
 		}

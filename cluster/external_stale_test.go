@@ -13,6 +13,7 @@ import (
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/external"
 )
 
 // externalHelperEnv, when set to "<toxiproxy API> <redis addr>", makes the
@@ -23,7 +24,7 @@ const externalHelperEnv = "LOCKSTORM_EXTERNAL_HELPER"
 func externalHelper() {
 	api, addr, _ := strings.Cut(os.Getenv(externalHelperEnv), " ")
 	ctx := context.Background()
-	e, err := cluster.StartExternal(ctx, cluster.ExternalConfig{ToxiproxyAPI: api, Addrs: []string{addr}, Clients: []string{"c1", "c2"}})
+	e, err := external.Start(ctx, external.Config{ToxiproxyAPI: api, Addrs: []string{addr}, Clients: []string{"c1", "c2"}})
 	if err == nil {
 		err = e.Cut(ctx, cluster.Links("c1", "n1"))
 	}
@@ -69,7 +70,7 @@ func TestExternalRemovesStaleProxies(t *testing.T) {
 		must(t, err)
 	}
 
-	c, err := cluster.StartExternal(ctxT(t), cfg)
+	c, err := external.Start(ctxT(t), cfg)
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	now := serverProxies(t, cfg.ToxiproxyAPI)

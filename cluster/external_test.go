@@ -9,14 +9,15 @@ import (
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/lockstorm/lockstorm/cluster/external"
 )
 
 // externalConfig runs local redis-servers and a toxiproxy server process and
 // returns the external provider's config for them.
-func externalConfig(t *testing.T, nodes int, clients ...string) cluster.ExternalConfig {
+func externalConfig(t *testing.T, nodes int, clients ...string) external.Config {
 	t.Helper()
 	local := clustertest.Start(t, nodes)
-	cfg := cluster.ExternalConfig{ToxiproxyAPI: clustertest.StartToxiproxyServer(t), Clients: clients}
+	cfg := external.Config{ToxiproxyAPI: clustertest.StartToxiproxyServer(t), Clients: clients}
 	for _, n := range local.Nodes() {
 		cfg.Addrs = append(cfg.Addrs, adminAddr(t, local, n))
 	}
@@ -40,7 +41,7 @@ func serverProxies(t *testing.T, api string) []string {
 func TestExternalLifecycle(t *testing.T) {
 	cfg := externalConfig(t, 2, "c1", "c2")
 	ctx := ctxT(t)
-	c, err := cluster.StartExternal(ctx, cfg)
+	c, err := external.Start(ctx, cfg)
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	if got := serverProxies(t, cfg.ToxiproxyAPI); len(got) != 4 {
@@ -76,24 +77,24 @@ func TestExternalRefuses(t *testing.T) {
 	t.Setenv("LOCKSTORM_TEST_EMPTY", "")
 	for _, tc := range []struct {
 		name string
-		edit func(*cluster.ExternalConfig)
+		edit func(*external.Config)
 		want string
 	}{
-		{"remote redis", func(c *cluster.ExternalConfig) { c.Addrs = append(c.Addrs, "10.1.2.3:6379") }, "loopback"},
-		{"remote toxiproxy", func(c *cluster.ExternalConfig) { c.ToxiproxyAPI = "http://192.0.2.1:8474" }, "loopback"},
-		{"remote listen", func(c *cluster.ExternalConfig) { c.ListenHost = "192.0.2.1" }, "loopback"},
-		{"named host", func(c *cluster.ExternalConfig) { c.Addrs = []string{"redis.example:6379"} }, "AllowNonLoopback"},
-		{"no addrs", func(c *cluster.ExternalConfig) { c.Addrs = nil }, "at least one"},
-		{"no api", func(c *cluster.ExternalConfig) { c.ToxiproxyAPI = "" }, "API address"},
-		{"password unset", func(c *cluster.ExternalConfig) { c.PasswordEnv = "LOCKSTORM_TEST_EMPTY" }, "LOCKSTORM_TEST_EMPTY"},
-		{"silent server", func(c *cluster.ExternalConfig) { c.ToxiproxyAPI, c.Wait = "127.0.0.1:1", 300*time.Millisecond }, "does not answer"},
-		{"bad client", func(c *cluster.ExternalConfig) { c.Clients = []string{"a", "a"} }, "duplicate client"},
+		{"remote redis", func(c *external.Config) { c.Addrs = append(c.Addrs, "10.1.2.3:6379") }, "loopback"},
+		{"remote toxiproxy", func(c *external.Config) { c.ToxiproxyAPI = "http://192.0.2.1:8474" }, "loopback"},
+		{"remote listen", func(c *external.Config) { c.ListenHost = "192.0.2.1" }, "loopback"},
+		{"named host", func(c *external.Config) { c.Addrs = []string{"redis.example:6379"} }, "AllowNonLoopback"},
+		{"no addrs", func(c *external.Config) { c.Addrs = nil }, "at least one"},
+		{"no api", func(c *external.Config) { c.ToxiproxyAPI = "" }, "API address"},
+		{"password unset", func(c *external.Config) { c.PasswordEnv = "LOCKSTORM_TEST_EMPTY" }, "LOCKSTORM_TEST_EMPTY"},
+		{"silent server", func(c *external.Config) { c.ToxiproxyAPI, c.Wait = "127.0.0.1:1", 300*time.Millisecond }, "does not answer"},
+		{"bad client", func(c *external.Config) { c.Clients = []string{"a", "a"} }, "duplicate client"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bad := cfg
 			bad.Addrs = append([]string(nil), cfg.Addrs...)
 			tc.edit(&bad)
-			c, err := cluster.StartExternal(ctx, bad)
+			c, err := external.Start(ctx, bad)
 			if err == nil {
 				_ = c.Stop()
 				t.Fatal("StartExternal succeeded")
@@ -108,7 +109,7 @@ func TestExternalRefuses(t *testing.T) {
 	}
 	t.Setenv("LOCKSTORM_TEST_PASSWORD", "s3cret")
 	cfg.PasswordEnv, cfg.TLS = "LOCKSTORM_TEST_PASSWORD", true
-	c, err := cluster.StartExternal(ctx, cfg)
+	c, err := external.Start(ctx, cfg)
 	must(t, err)
 	defer c.Stop()
 	if host, _ := c.ServerName("n1"); c.Password() != "s3cret" || !c.TLS() || host != "127.0.0.1" {

@@ -129,7 +129,7 @@ func ReplicationOf(c Cluster) (Replicated, error) {
 		return nil, fmt.Errorf("%w: this provider runs no replicas", ErrUnsupported)
 	}
 	if r.Primary() == "" {
-		return nil, fmt.Errorf("%w: the cluster was started without a replica (LocalConfig.Replica, DockerConfig.Replica)", ErrUnsupported)
+		return nil, fmt.Errorf("%w: the cluster was started without a replica (local.Config.Replica, docker.Config.Replica)", ErrUnsupported)
 	}
 	return r, nil
 }

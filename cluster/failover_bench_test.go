@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/local"
 )
 
 // benchFailover measures one failover (loss of the master to retargeted
@@ -17,7 +18,7 @@ func benchFailover(b *testing.B, prom cluster.Promotion, method cluster.Failover
 		b.Skip(err)
 	}
 	ctx := context.Background()
-	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: 1, Replica: true, Promotion: prom})
+	c, err := local.Start(ctx, local.Config{Nodes: 1, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Promotion: prom}})
 	if err != nil {
 		b.Fatal(err)
 	}

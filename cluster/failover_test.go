@@ -3,106 +3,36 @@ package cluster_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/redis/go-redis/v9"
 )
 
 // startReplicated starts one node with a replica and the given promotion,
 // stopped when the test ends.
-func startReplicated(t *testing.T, cfg cluster.LocalConfig) *cluster.Local {
+func startReplicated(t *testing.T, cfg local.Config) *local.Cluster {
 	t.Helper()
-	if cfg.Promotion == cluster.PromoteSentinel {
-		if _, err := exec.LookPath("redis-sentinel"); err != nil {
-			t.Skip("redis-sentinel not installed:", err)
-		}
-	}
 	cfg.Nodes, cfg.Replica = 1, true
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	start := time.Now()
-	c, err := cluster.StartLocal(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("replicated cluster (%s, %d sentinels) started in %v", c.Promotion(), len(c.SentinelAddrs()),
-		time.Since(start).Round(time.Millisecond))
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
+	return startPair(t, 20*time.Second, func(ctx context.Context) (*local.Cluster, error) {
+		c, err := local.Start(ctx, cfg)
+		if errors.Is(err, cluster.ErrNoSentinel) {
+			t.Skip(err)
 		}
+		return c, err
 	})
-	return c
-}
-
-// replicatedCluster is a provider started with a replica (local or docker).
-type replicatedCluster interface {
-	cluster.Cluster
-	cluster.Replicated
-	Proxies() *cluster.Proxies
-	ReplicationFaulty() bool
-}
-
-// replicaClient connects to the replica directly.
-func replicaClient(t *testing.T, c replicatedCluster) *redis.Client {
-	t.Helper()
-	addr, err := c.ReplicaAddr()
-	must(t, err)
-	return newClient(t, addr, 2*time.Second)
-}
-
-// eventually polls f every 20 ms until it returns nil, failing after d.
-func eventually(t *testing.T, d time.Duration, what string, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v: %v", what, d, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// hasValue checks that key holds want on rc.
-func hasValue(ctx context.Context, rc *redis.Client, key, want string) error {
-	got, err := rc.Get(ctx, key).Result()
-	if err != nil {
-		return err
-	}
-	if got != want {
-		return errors.New("got " + got + ", want " + want)
-	}
-	return nil
-}
-
-// role returns the replication role of the process at addr.
-func role(t *testing.T, addr string) string {
-	t.Helper()
-	rc := newClient(t, addr, 2*time.Second)
-	s, err := rc.Info(context.Background(), "replication").Result()
-	must(t, err)
-	for _, l := range strings.Split(s, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "role:"); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // A write to the master reaches the replica, through the replication
 // link's proxy: while the link is cut a new write stays on the master,
 // and it arrives once the link heals.
 func TestReplicaReplicatesThroughLink(t *testing.T) {
-	c := startReplicated(t, cluster.LocalConfig{Promotion: cluster.PromoteManual})
+	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}})
 	ctx := ctxT(t)
 	rc := dial(t, c, "c1", "n1", time.Second)
 	rep := replicaClient(t, c)
@@ -111,7 +41,7 @@ func TestReplicaReplicatesThroughLink(t *testing.T) {
 	must(t, err)
 	link, err := c.ReplicationLinkAddr()
 	must(t, err)
-	if !strings.Contains(info, "master_port:"+link[strings.LastIndexByte(link, ':')+1:]) {
+	if _, port, _ := net.SplitHostPort(link); !strings.Contains(info, "master_port:"+port+"\r\n") {
 		t.Fatalf("replica does not replicate through the link proxy %s:\n%s", link, info)
 	}
 
@@ -140,7 +70,7 @@ func TestReplicaReplicatesThroughLink(t *testing.T) {
 // same lock. HealAll then hands the master role back without losing the
 // new master's writes, and a second failover works.
 func TestFailoverLosesLockManual(t *testing.T) {
-	c := startReplicated(t, cluster.LocalConfig{Promotion: cluster.PromoteManual, Clients: []string{"c1", "c2"}})
+	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}, Clients: []string{"c1", "c2"}})
 	ctx := ctxT(t)
 	if c.Promotion() != cluster.PromoteManual {
 		t.Fatalf("promotion %q", c.Promotion())
@@ -153,112 +83,12 @@ func TestFailoverLosesLockManual(t *testing.T) {
 	failoverByKillAndBack(t, c, ctx, c1, rep, func() bool { return c.Pid("n1") == 0 })
 }
 
-// lockLostInFailover is catalogue row 12's mechanism on a manual-promotion
-// pair with clients c1 (dialled) and c2: with the replication link cut, c1
-// takes a lock on the master, which the replica never gets; a partition
-// failover promotes the replica, and c2, through the same proxy address,
-// takes the same lock, while the old master still holds c1's.
-func lockLostInFailover(t *testing.T, c replicatedCluster, ctx context.Context, c1, rep *redis.Client) {
-	t.Helper()
-	primary, _ := c.AdminAddr("n1")
-	replica, _ := c.ReplicaAddr()
-	must(t, c.CutReplication(ctx))
-	if ok, err := c1.SetNX(ctx, "lock", "tok1", 30*time.Second).Result(); err != nil || !ok {
-		t.Fatalf("c1 acquire on the master: %v, %v", ok, err)
-	}
-	time.Sleep(200 * time.Millisecond)
-	if n, _ := rep.Exists(ctx, "lock").Result(); n != 0 {
-		t.Fatal("the lock reached the replica through a cut link")
-	}
-
-	res, err := c.Failover(ctx, cluster.FailoverOptions{Method: cluster.FailoverPartition})
-	must(t, err)
-	t.Logf("failover: %v", res)
-	if res.Promotion != cluster.PromoteManual || res.NewMaster != replica || res.OldMaster != primary {
-		t.Fatalf("result %+v", res)
-	}
-	if m, _ := c.MasterAddr(); m != replica {
-		t.Fatalf("MasterAddr %s, want the replica %s", m, replica)
-	}
-	if up, _ := c.Proxies().Upstream("n1"); up != replica {
-		t.Fatalf("n1's proxies lead to %s, want the replica %s", up, replica)
-	}
-	if _, err := c.Failover(ctx, cluster.FailoverOptions{}); !errors.Is(err, cluster.ErrFailedOver) {
-		t.Fatalf("second failover without failback: %v, want ErrFailedOver", err)
-	}
-
-	// c2 reaches the new master through the usual address: the lock is free.
-	c2 := dial(t, c, "c2", "n1", time.Second)
-	if ok, err := c2.SetNX(ctx, "lock", "tok2", 30*time.Second).Result(); err != nil || !ok {
-		t.Fatalf("c2 acquire after the failover: %v, %v; want the lock lost and taken", ok, err)
-	}
-	// c1's old connection was closed by the retarget; after reconnecting it
-	// sees c2's token.
-	eventually(t, 2*time.Second, "c1 sees tok2", func() error { return hasValue(ctx, c1, "lock", "tok2") })
-	// The partitioned old master is alive and still holds c1's lock.
-	if err := hasValue(ctx, admin(t, c, "n1"), "lock", "tok1"); err != nil {
-		t.Fatalf("old master: %v", err)
-	}
-
-}
-
-// failoverByKillAndBack checks that the pair works again: a kill failover
-// keeps a replicated write reachable through the proxy, and Failback (twice)
-// restores the pair. down reports whether n1 is down.
-func failoverByKillAndBack(t *testing.T, c replicatedCluster, ctx context.Context, c1, rep *redis.Client, down func() bool) {
-	t.Helper()
-	must(t, c1.Set(ctx, "k3", "v3", 0).Err())
-	eventually(t, 2*time.Second, "k3 replicated", func() error { return hasValue(ctx, rep, "k3", "v3") })
-	res, err := c.Failover(ctx, cluster.FailoverOptions{Method: cluster.FailoverKill})
-	must(t, err)
-	t.Logf("second failover: %v", res)
-	if !down() {
-		t.Fatal("n1 alive after a kill failover")
-	}
-	eventually(t, 2*time.Second, "k3 through the proxy", func() error { return hasValue(ctx, c1, "k3", "v3") })
-	must(t, c.Failback(ctx))
-	must(t, c.Failback(ctx)) // nothing to do
-	checkRestored(t, c, ctx, "k3", "v3")
-}
-
-// checkRestored asserts the original topology after a failback: n1 is the
-// master the clients reach and holds key=val, the replica replicates it
-// through a healthy link.
-func checkRestored(t *testing.T, c replicatedCluster, ctx context.Context, key, val string) {
-	t.Helper()
-	primary, _ := c.AdminAddr("n1")
-	replica, _ := c.ReplicaAddr()
-	if m, _ := c.MasterAddr(); m != primary {
-		t.Fatalf("MasterAddr %s after failback, want n1 %s", m, primary)
-	}
-	if r := role(t, primary); r != "master" {
-		t.Fatalf("n1 is %s after failback", r)
-	}
-	if r := role(t, replica); r != "slave" {
-		t.Fatalf("replica is %s after failback", r)
-	}
-	if err := hasValue(ctx, admin(t, c, "n1"), key, val); err != nil {
-		t.Fatalf("n1 after failback lost the new master's write: %v", err)
-	}
-	if c.ReplicationFaulty() || len(c.Proxies().Faulty()) != 0 {
-		t.Fatal("faults left after failback")
-	}
-	rc := dial(t, c, c.Clients()[0], "n1", time.Second)
-	eventually(t, 2*time.Second, "write through the proxy after failback", func() error {
-		return rc.Set(ctx, "after-failback", "1", 0).Err()
-	})
-	rep := replicaClient(t, c)
-	eventually(t, 2*time.Second, "replication after failback", func() error {
-		return hasValue(ctx, rep, "after-failback", "1")
-	})
-}
-
 // With sentinel, the failover is sentinel's own: it notices the master is
 // down, promotes the replica, and reports the new master; the clients'
 // proxies follow. After a failback the sentinels watch n1 again and a
 // second failover (by partition) goes through them too.
 func TestFailoverBySentinel(t *testing.T) {
-	c := startReplicated(t, cluster.LocalConfig{Promotion: cluster.PromoteSentinel})
+	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel}})
 	ctx := ctxT(t)
 	if len(c.SentinelAddrs()) != 1 {
 		t.Fatalf("sentinels %v, want 1", c.SentinelAddrs())
@@ -275,49 +105,28 @@ func TestFailoverBySentinel(t *testing.T) {
 	if m := masterOf(); m != link {
 		t.Fatalf("sentinel watches %s, want the replication link %s", m, link)
 	}
-	c1 := dial(t, c, "c1", "n1", time.Second)
-	rep := replicaClient(t, c)
-	must(t, c1.Set(ctx, "k1", "v1", 0).Err())
-	eventually(t, 2*time.Second, "k1 replicated", func() error { return hasValue(ctx, rep, "k1", "v1") })
-
-	res, err := c.Failover(ctx, cluster.FailoverOptions{Method: cluster.FailoverKill})
-	must(t, err)
-	t.Logf("sentinel failover (kill): %v", res)
-	if res.Promotion != cluster.PromoteSentinel {
-		t.Fatalf("promotion %q, want sentinel", res.Promotion)
-	}
-	if m := masterOf(); m != replica {
-		t.Fatalf("sentinel names %s as master, want the replica %s", m, replica)
-	}
-	eventually(t, 2*time.Second, "write through the proxy", func() error { return c1.Set(ctx, "k2", "v2", 0).Err() })
-	if err := hasValue(ctx, rep, "k2", "v2"); err != nil {
-		t.Fatalf("write through n1's proxy did not land on the promoted replica: %v", err)
-	}
-
-	start := time.Now()
-	must(t, c.Failback(ctx))
-	t.Logf("failback took %v", time.Since(start).Round(time.Millisecond))
-	checkRestored(t, c, ctx, "k2", "v2")
-	if m := masterOf(); m != link {
-		t.Fatalf("after failback sentinel watches %s, want %s", m, link)
-	}
-
-	res, err = c.Failover(ctx, cluster.FailoverOptions{Method: cluster.FailoverPartition})
-	must(t, err)
-	t.Logf("sentinel failover (partition): %v", res)
-	if c.Pid("n1") == 0 {
-		t.Fatal("a partition failover killed n1")
-	}
-	if m := masterOf(); m != replica {
-		t.Fatalf("sentinel names %s as master, want the replica %s", m, replica)
-	}
-	must(t, c.HealAll(ctx))
-	checkRestored(t, c, ctx, "k2", "v2")
+	sentinelRoundTrip(t, c, ctx, func() bool { return c.Pid("n1") != 0 }, sentinelChecks{
+		afterKill: func() {
+			if m := masterOf(); m != replica {
+				t.Fatalf("sentinel names %s as master, want the replica %s", m, replica)
+			}
+		},
+		afterFailback: func() {
+			if m := masterOf(); m != link {
+				t.Fatalf("after failback sentinel watches %s, want %s", m, link)
+			}
+		},
+		afterPartition: func() {
+			if m := masterOf(); m != replica {
+				t.Fatalf("sentinel names %s as master, want the replica %s", m, replica)
+			}
+		},
+	})
 }
 
 // Three sentinels with a quorum of two agree on the failover.
 func TestFailoverThreeSentinels(t *testing.T) {
-	c := startReplicated(t, cluster.LocalConfig{Promotion: cluster.PromoteSentinel, Sentinels: 3})
+	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel, Sentinels: 3}})
 	ctx := ctxT(t)
 	if len(c.SentinelAddrs()) != 3 {
 		t.Fatalf("sentinels %v, want 3", c.SentinelAddrs())
@@ -350,7 +159,7 @@ func TestFailoverThreeSentinels(t *testing.T) {
 // sentinels) and removes the run directory, even in the middle of a
 // failover; a Failover in flight returns.
 func TestReplicaStopCleansUp(t *testing.T) {
-	c := startReplicated(t, cluster.LocalConfig{Promotion: cluster.PromoteSentinel})
+	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel}})
 	pids := append([]int{c.Pid("n1"), c.ReplicaPid()}, c.SentinelPids()...)
 	for _, p := range pids {
 		if p == 0 || !alive(p) {
@@ -391,7 +200,7 @@ func TestReplicaStopCleansUp(t *testing.T) {
 // A cluster without a replica says so; bad settings are refused.
 func TestReplicaUnsupportedAndBadInput(t *testing.T) {
 	ctx := ctxT(t)
-	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: 1})
+	c, err := local.Start(ctx, local.Config{Nodes: 1})
 	must(t, err)
 	defer c.Stop()
 	if _, err := cluster.ReplicationOf(c); !errors.Is(err, cluster.ErrUnsupported) {
@@ -400,18 +209,18 @@ func TestReplicaUnsupportedAndBadInput(t *testing.T) {
 	if _, err := c.Failover(ctx, cluster.FailoverOptions{}); !errors.Is(err, cluster.ErrUnsupported) {
 		t.Fatalf("Failover without replica: %v", err)
 	}
-	for _, cfg := range []cluster.LocalConfig{
-		{Nodes: 1, Replica: true, Promotion: "bogus"},
-		{Nodes: 1, Replica: true, Sentinels: -1},
-		{Nodes: 1, Replica: true, Promotion: cluster.PromoteSentinel, RedisSentinel: "/nonexistent/redis-sentinel"},
+	for _, cfg := range []local.Config{
+		{Nodes: 1, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Promotion: "bogus"}},
+		{Nodes: 1, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Sentinels: -1}},
+		{Nodes: 1, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel}, RedisSentinel: "/nonexistent/redis-sentinel"},
 	} {
-		if c, err := cluster.StartLocal(ctx, cfg); err == nil {
+		if c, err := local.Start(ctx, cfg); err == nil {
 			c.Stop()
 			t.Fatalf("%+v started", cfg)
 		}
 	}
 	// Auto promotion falls back to manual without redis-sentinel.
-	c2, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: 1, Replica: true, RedisSentinel: "/nonexistent/redis-sentinel"})
+	c2, err := local.Start(ctx, local.Config{Nodes: 1, Replica: true, RedisSentinel: "/nonexistent/redis-sentinel"})
 	must(t, err)
 	defer c2.Stop()
 	if c2.Promotion() != cluster.PromoteManual || len(c2.SentinelAddrs()) != 0 {

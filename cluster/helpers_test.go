@@ -2,11 +2,6 @@ package cluster_test
 
 import (
 	"context"
-	"errors"
-	"os"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -63,21 +58,6 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// alive reports whether a process exists and has not exited: a zombie
-// (exited, not yet reaped by whoever adopted it) counts as gone.
-func alive(pid int) bool {
-	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return !os.IsNotExist(err)
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
 // rtt measures the median of n PING round trips.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/lockstorm/lockstorm/cluster/local"
 )
 
 // Cutting a node from everyone (NodeLinks) isolates it from every client.
@@ -51,7 +52,7 @@ func TestAddUpstreamWhileFrozen(t *testing.T) {
 // and makes later operations fail with ErrStopped.
 func TestStopCleansUp(t *testing.T) {
 	ctx := ctxT(t)
-	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: 2, Clients: []string{"c1"}})
+	c, err := local.Start(ctx, local.Config{Nodes: 2, Clients: []string{"c1"}})
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	pids := []int{c.Pid("n1"), c.Pid("n2")}
@@ -101,21 +102,21 @@ func TestBadInput(t *testing.T) {
 	ctx := ctxT(t)
 	for _, tc := range []struct {
 		name string
-		cfg  cluster.LocalConfig
+		cfg  local.Config
 		want string
 		is   error
 	}{
-		{"no nodes", cluster.LocalConfig{Nodes: 0}, "at least 1", nil},
-		{"bad persistence", cluster.LocalConfig{Nodes: 1, Persistence: "rdb"}, "persistence", nil},
-		{"missing binary", cluster.LocalConfig{Nodes: 1, RedisServer: "/nonexistent/redis-server"}, "redis-server package", cluster.ErrNoRedis},
-		{"duplicate client", cluster.LocalConfig{Nodes: 1, Clients: []string{"a", "a"}}, "duplicate client", nil},
-		{"empty client", cluster.LocalConfig{Nodes: 1, Clients: []string{""}}, "invalid client", nil},
+		{"no nodes", local.Config{Nodes: 0}, "at least 1", nil},
+		{"bad persistence", local.Config{Nodes: 1, Persistence: "rdb"}, "persistence", nil},
+		{"missing binary", local.Config{Nodes: 1, RedisServer: "/nonexistent/redis-server"}, "redis-server package", cluster.ErrNoRedis},
+		{"duplicate client", local.Config{Nodes: 1, Clients: []string{"a", "a"}}, "duplicate client", nil},
+		{"empty client", local.Config{Nodes: 1, Clients: []string{""}}, "invalid client", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := cluster.StartLocal(ctx, tc.cfg)
+			c, err := local.Start(ctx, tc.cfg)
 			if err == nil {
 				_ = c.Stop()
-				t.Fatal("StartLocal succeeded")
+				t.Fatal("local.Start succeeded")
 			}
 			if !strings.Contains(err.Error(), tc.want) || (tc.is != nil && !errors.Is(err, tc.is)) {
 				t.Fatalf("error %q, want it to mention %q (is %v)", err, tc.want, tc.is)
@@ -123,39 +124,9 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 
+	// The names every provider checks are in TestProvidersBadNames.
 	c := clustertest.Start(t, 1, "c1")
-	checks := []struct {
-		what string
-		err  error
-		is   error
-	}{
-		{"Addr unknown client", second(c.Addr("zz", "n1")), cluster.ErrUnknownClient},
-		{"Addr unknown target", second(c.Addr("c1", "n9")), cluster.ErrUnknownTarget},
-		{"AdminAddr unknown node", second(c.AdminAddr("n9")), cluster.ErrUnknownNode},
-		{"Cut unknown target", c.Cut(ctx, cluster.Links("c1", "n1", "n9")), cluster.ErrUnknownTarget},
-		{"Freeze unknown client", c.Freeze(ctx, "zz"), cluster.ErrUnknownClient},
-		{"Thaw unknown client", c.Thaw(ctx, "zz"), cluster.ErrUnknownClient},
-		{"Pause unknown node", c.Pause(ctx, "n9"), cluster.ErrUnknownNode},
-		{"Kill unknown node", c.Kill(ctx, "n9"), cluster.ErrUnknownNode},
-		{"Restart unknown node", c.Restart(ctx, "n9"), cluster.ErrUnknownNode},
-	}
-	for _, ch := range checks {
-		if !errors.Is(ch.err, ch.is) {
-			t.Errorf("%s: error %v, want %v", ch.what, ch.err, ch.is)
-		}
-	}
-	// A bad link in a list leaves the good ones untouched.
-	if f := c.Proxies().Faulty(); len(f) != 0 {
-		t.Fatalf("a failed Cut changed links: %v", f)
-	}
-	for _, lat := range []cluster.Latency{{Delay: -time.Second}, {Delay: time.Second, Stream: "sideways"}} {
-		if err := c.AddLatency(ctx, cluster.Links("c1", "n1"), lat); err == nil {
-			t.Errorf("AddLatency(%+v) succeeded", lat)
-		}
-	}
 	if c.Pid("n9") != 0 {
 		t.Error("Pid of an unknown node is not 0")
 	}
 }
-
-func second(_ string, err error) error { return err }

@@ -4,17 +4,13 @@ import (
 	"context"
 	"fmt"
 	"sync"
-)
 
-// namedNode is what nodeTable needs of a provider's node type.
-type namedNode interface {
-	nodeName() string
-	addr() string // the node's own address, bypassing the proxies
-}
+	"github.com/lockstorm/lockstorm/cluster/internal/host"
+)
 
 // nodeTable holds a provider's nodes in order and by name, and answers the
 // Cluster methods that only need names and addresses.
-type nodeTable[N namedNode] struct {
+type nodeTable[N Process] struct {
 	nodes  []N
 	byName map[string]N
 }
@@ -23,7 +19,7 @@ type nodeTable[N namedNode] struct {
 func (t nodeTable[N]) Nodes() []string {
 	out := make([]string, len(t.nodes))
 	for i, n := range t.nodes {
-		out[i] = n.nodeName()
+		out[i] = n.Name()
 	}
 	return out
 }
@@ -45,7 +41,7 @@ func (t nodeTable[N]) AdminAddr(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return n.addr(), nil
+	return n.Addr(), nil
 }
 
 // addUpstream adds an extra target at addr (loopback only, and not named
@@ -73,4 +69,17 @@ func (t nodeTable[N]) control(mu *sync.Mutex, stopped *bool, name string, f func
 		return ErrStopped
 	}
 	return f(n)
+}
+
+// checkLoopbackUpstream refuses an extra upstream that is not on this
+// host's loopback interface: the embedded proxies must only dial there.
+func checkLoopbackUpstream(name, addr string) error {
+	ok, err := host.IsLoopbackAddr(addr)
+	if err != nil {
+		return fmt.Errorf("cluster: upstream %s: %w", name, err)
+	}
+	if !ok {
+		return fmt.Errorf("cluster: upstream %s: only loopback addresses are proxied, got %q", name, addr)
+	}
+	return nil
 }

@@ -9,26 +9,40 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstorm/lockstorm/cluster/internal/redisadmin"
 )
 
-// pairEnds are the addresses of a master-replica pair as each side sees
+// PairEnds are the addresses of a master-replica pair as each side sees
 // the other. Own addresses are reachable from this host (for commands
 // and for the clients' proxies); peer addresses are those the processes
 // use between themselves, which the sentinels use too.
-type pairEnds struct {
-	// primaryOwn and replicaOwn are the processes' own addresses.
-	primaryOwn, replicaOwn string
-	// primaryLink is where the replica and the sentinels reach the
+type PairEnds struct {
+	// PrimaryOwn and ReplicaOwn are the processes' own addresses.
+	PrimaryOwn, ReplicaOwn string
+	// PrimaryLink is where the replica and the sentinels reach the
 	// primary: the replication link (a proxy locally, the container's
 	// private-network address under docker).
-	primaryLink string
-	// primaryPeer is where the replica reaches the primary directly, and
+	PrimaryLink string
+	// PrimaryPeer is where the replica reaches the primary directly, and
 	// so how a master lists the primary as its replica (FAILOVER TO).
-	primaryPeer string
-	// replicaPeer is where the primary reaches the replica, and the
+	PrimaryPeer string
+	// ReplicaPeer is where the primary reaches the replica, and the
 	// address the sentinels know the replica by.
-	replicaPeer string
+	ReplicaPeer string
 }
+
+// DefaultSentinelDownAfter is the sentinels' down-after-milliseconds during
+// a failover fault: how long the master must be unreachable before they
+// agree it is down and promote the replica.
+const DefaultSentinelDownAfter = 500 * time.Millisecond
+
+// defaultFailoverTimeout bounds a Failover or Failback.
+const defaultFailoverTimeout = 15 * time.Second
+
+// failbackHandover bounds the coordinated FAILOVER of a failback: how long
+// the new master pauses writes waiting for the old one to catch up.
+const failbackHandover = 5 * time.Second
 
 // pairOps is what the shared failover logic needs from a provider: how
 // to lose the primary and bring it back, and how to cut and heal the
@@ -36,19 +50,12 @@ type pairEnds struct {
 type pairOps interface {
 	// ends are the pair's current addresses (the primary's peer address
 	// may change when it restarts or reconnects).
-	ends(ctx context.Context) (pairEnds, error)
+	ends(ctx context.Context) (PairEnds, error)
 	killPrimary(ctx context.Context) error
 	primaryDown() bool
 	restartPrimary(ctx context.Context) error
 	cutLink(ctx context.Context) error
 	healLink(ctx context.Context) error
-}
-
-// sentinelRef is one running sentinel: a name for messages, its address
-// on this host, and its log tail for errors.
-type sentinelRef struct {
-	name, addr string
-	log        func() string
 }
 
 // pairState is a provider's replicated pair: what it promotes with, its
@@ -59,7 +66,7 @@ type pairState struct {
 	proxies   *Proxies
 	promotion Promotion // sentinel or manual
 	downAfter time.Duration
-	sentinels []sentinelRef
+	sentinels []redisadmin.Sentinel
 	quorum    int
 
 	// ctx is cancelled by Stop, ending a failover or failback in flight.
@@ -84,24 +91,37 @@ func newPairState(primary string, proxies *Proxies, promotion Promotion, downAft
 	return ps
 }
 
-// checkReplicaConfig validates the replica settings shared by the providers.
-func checkReplicaConfig(sentinels int, downAfter time.Duration) error {
-	if sentinels < 0 {
-		return fmt.Errorf("cluster: sentinels must not be negative, got %d", sentinels)
-	}
-	if downAfter < 0 {
-		return fmt.Errorf("cluster: sentinel down-after must not be negative, got %v", downAfter)
-	}
-	return nil
+// ReplicaOptions are the replica settings of the providers that run
+// their nodes (local.Config and docker.Config embed them); they apply
+// only when the provider is asked for a replica.
+type ReplicaOptions struct {
+	// Promotion is how a failover promotes the replica: PromoteSentinel,
+	// PromoteManual, or PromoteAuto, the provider's default (locally:
+	// sentinel when redis-sentinel is installed, else manual; under
+	// docker: sentinel, which the image's redis-server runs).
+	Promotion Promotion
+	// Sentinels is the number of sentinels when promotion is by sentinel
+	// (default 1; 3 gives a quorum of 2).
+	Sentinels int
+	// SentinelDownAfter is the sentinels' down-after-milliseconds during a
+	// failover (default DefaultSentinelDownAfter).
+	SentinelDownAfter time.Duration
 }
 
-// sentinelCount is the number of sentinels to run for a configured count
-// (0 means 1) and their quorum, a majority.
-func sentinelCount(n int) (count, quorum int) {
-	if n == 0 {
-		n = 1
+// Check validates the options: the promotion (auto, sentinel or manual;
+// the provider resolves auto), the sentinel count and their down-after.
+func (o ReplicaOptions) Check() error {
+	if o.Sentinels < 0 {
+		return fmt.Errorf("cluster: sentinels must not be negative, got %d", o.Sentinels)
 	}
-	return n, n/2 + 1
+	if o.SentinelDownAfter < 0 {
+		return fmt.Errorf("cluster: sentinel down-after must not be negative, got %v", o.SentinelDownAfter)
+	}
+	switch o.Promotion {
+	case PromoteAuto, PromoteSentinel, PromoteManual:
+		return nil
+	}
+	return fmt.Errorf("cluster: promotion must be sentinel or manual, got %q", o.Promotion)
 }
 
 // checkFailoverOptions fills in the default method and refuses bad options.
@@ -158,20 +178,20 @@ func (ps *pairState) runFailback(ctx context.Context, mu *sync.Mutex, stopped *b
 }
 
 // masterOwn is the own address of the process the clients' proxies lead to.
-func (ps *pairState) masterOwn(e pairEnds) string {
+func (ps *pairState) masterOwn(e PairEnds) string {
 	if ps.failedOver.Load() {
-		return e.replicaOwn
+		return e.ReplicaOwn
 	}
-	return e.primaryOwn
+	return e.PrimaryOwn
 }
 
 // attach makes the replica replicate the primary through the link and
 // waits until its link is up.
-func attach(ctx context.Context, e pairEnds) error {
-	if err := replicaOf(ctx, e.replicaOwn, e.primaryLink); err != nil {
+func attach(ctx context.Context, e PairEnds) error {
+	if err := redisadmin.ReplicaOf(ctx, e.ReplicaOwn, e.PrimaryLink); err != nil {
 		return fmt.Errorf("cluster: replica: %w", err)
 	}
-	return waitReplication(ctx, e.replicaOwn, "replica in sync", linkedTo(e.primaryLink))
+	return redisadmin.WaitReplication(ctx, e.ReplicaOwn, "replica in sync", redisadmin.LinkedTo(e.PrimaryLink))
 }
 
 // failover loses the primary (opt.Method, already checked), promotes the
@@ -183,14 +203,14 @@ func (ps *pairState) failover(ctx context.Context, ops pairOps, opt FailoverOpti
 	if err != nil {
 		return res, err
 	}
-	res.OldMaster, res.NewMaster = e.primaryOwn, e.replicaOwn
+	res.OldMaster, res.NewMaster = e.PrimaryOwn, e.ReplicaOwn
 	if ps.dirty {
 		return res, ErrFailedOver
 	}
 	if ps.promotion == PromoteSentinel {
 		// A failover right after the previous failback may find the
 		// sentinels still rediscovering the replica and each other.
-		if err := sentinelsReady(ctx, ps.sentinels, e.replicaPeer); err != nil {
+		if err := redisadmin.SentinelsReady(ctx, ps.sentinels, e.ReplicaPeer); err != nil {
 			return res, err
 		}
 		detect := opt.Detect
@@ -198,7 +218,7 @@ func (ps *pairState) failover(ctx context.Context, ops pairOps, opt FailoverOpti
 			detect = ps.downAfter
 		}
 		ps.dirty, ps.armed = true, true
-		if err := sentinelSet(ctx, ps.sentinels, "down-after-milliseconds", detect); err != nil {
+		if err := redisadmin.SentinelSet(ctx, ps.sentinels, "down-after-milliseconds", detect); err != nil {
 			return res, fmt.Errorf("cluster: arm sentinels: %w", err)
 		}
 	}
@@ -216,21 +236,21 @@ func (ps *pairState) failover(ctx context.Context, ops pairOps, opt FailoverOpti
 		}
 	}
 	if ps.promotion == PromoteSentinel {
-		if err := sentinelsSwitched(ctx, ps.sentinels, e.replicaPeer); err != nil {
+		if err := redisadmin.SentinelsSwitched(ctx, ps.sentinels, e.ReplicaPeer); err != nil {
 			return res, err
 		}
 	} else {
-		if opt.Detect > 0 && !sleepCtx(ctx, opt.Detect) {
+		if opt.Detect > 0 && !redisadmin.Sleep(ctx, opt.Detect) {
 			return res, ctx.Err()
 		}
-		if err := replicaOf(ctx, e.replicaOwn, ""); err != nil {
+		if err := redisadmin.ReplicaOf(ctx, e.ReplicaOwn, ""); err != nil {
 			return res, fmt.Errorf("cluster: promote the replica: %w", err)
 		}
 	}
-	if err := waitReplication(ctx, e.replicaOwn, "promoted replica", isMaster); err != nil {
+	if err := redisadmin.WaitReplication(ctx, e.ReplicaOwn, "promoted replica", redisadmin.IsMaster); err != nil {
 		return res, err
 	}
-	if err := ps.proxies.Retarget(ctx, ps.primary, e.replicaOwn); err != nil {
+	if err := ps.proxies.Retarget(ctx, ps.primary, e.ReplicaOwn); err != nil {
 		return res, err
 	}
 	ps.failedOver.Store(true)
@@ -245,7 +265,7 @@ func (ps *pairState) disarm(ctx context.Context) error {
 	if !ps.armed || len(ps.sentinels) == 0 {
 		return nil
 	}
-	return sentinelRemove(ctx, ps.sentinels)
+	return redisadmin.SentinelRemove(ctx, ps.sentinels)
 }
 
 // failback undoes a failover: disarm the sentinels, heal the link, bring
@@ -275,31 +295,31 @@ func (ps *pairState) failback(ctx context.Context, ops pairOps) error {
 	if err != nil {
 		return err
 	}
-	rInfo, err := replication(ctx, e.replicaOwn)
+	rInfo, err := redisadmin.Replication(ctx, e.ReplicaOwn)
 	if err != nil {
 		return fmt.Errorf("cluster: failback: %w", err)
 	}
-	if isMaster(rInfo) {
+	if redisadmin.IsMaster(rInfo) {
 		if err := handBack(ctx, e); err != nil {
 			return err
 		}
-	} else if pInfo, err := replication(ctx, e.primaryOwn); err != nil {
+	} else if pInfo, err := redisadmin.Replication(ctx, e.PrimaryOwn); err != nil {
 		return fmt.Errorf("cluster: failback: %w", err)
-	} else if !isMaster(pInfo) {
+	} else if !redisadmin.IsMaster(pInfo) {
 		// Neither is master: the old master had been made a replica.
-		if err := replicaOf(ctx, e.primaryOwn, ""); err != nil {
+		if err := redisadmin.ReplicaOf(ctx, e.PrimaryOwn, ""); err != nil {
 			return err
 		}
 	}
 	if err := attach(ctx, e); err != nil {
 		return err
 	}
-	if err := ps.proxies.Retarget(ctx, ps.primary, e.primaryOwn); err != nil {
+	if err := ps.proxies.Retarget(ctx, ps.primary, e.PrimaryOwn); err != nil {
 		return err
 	}
 	ps.failedOver.Store(false)
 	if ps.armed {
-		if err := sentinelMonitor(ctx, ps.sentinels, e.primaryLink, ps.quorum); err != nil {
+		if err := redisadmin.SentinelMonitor(ctx, ps.sentinels, e.PrimaryLink, ps.quorum); err != nil {
 			return err
 		}
 		ps.armed = false
@@ -313,31 +333,31 @@ func (ps *pairState) failback(ctx context.Context, ops pairOps) error {
 // role with a coordinated FAILOVER: the new master pauses writes until
 // the old one has every write, then they swap roles, so nothing
 // acknowledged is lost.
-func handBack(ctx context.Context, e pairEnds) error {
-	pAddr, rAddr := e.primaryOwn, e.replicaOwn
-	if err := replicaOf(ctx, pAddr, e.replicaPeer); err != nil {
+func handBack(ctx context.Context, e PairEnds) error {
+	pAddr, rAddr := e.PrimaryOwn, e.ReplicaOwn
+	if err := redisadmin.ReplicaOf(ctx, pAddr, e.ReplicaPeer); err != nil {
 		return fmt.Errorf("cluster: failback: %w", err)
 	}
-	if err := waitReplication(ctx, pAddr, "old master resyncing", linkedTo(e.replicaPeer)); err != nil {
+	if err := redisadmin.WaitReplication(ctx, pAddr, "old master resyncing", redisadmin.LinkedTo(e.ReplicaPeer)); err != nil {
 		return err
 	}
-	host, port, err := net.SplitHostPort(e.primaryPeer)
+	host, port, err := net.SplitHostPort(e.PrimaryPeer)
 	if err != nil {
 		return err
 	}
-	if err := waitReplication(ctx, rAddr, "old master listed online", hasOnlineReplica(host, port)); err != nil {
+	if err := redisadmin.WaitReplication(ctx, rAddr, "old master listed online", redisadmin.HasOnlineReplica(host, port)); err != nil {
 		return err
 	}
-	err = adminDo(rAddr, func(rc *redis.Client) error {
+	err = redisadmin.Do(rAddr, func(rc *redis.Client) error {
 		return rc.Do(ctx, "FAILOVER", "TO", host, port, "TIMEOUT", failbackHandover.Milliseconds()).Err()
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: failback: FAILOVER: %w", err)
 	}
-	if err := waitReplication(ctx, pAddr, "old master promoted", isMaster); err != nil {
+	if err := redisadmin.WaitReplication(ctx, pAddr, "old master promoted", redisadmin.IsMaster); err != nil {
 		return err
 	}
-	return waitReplication(ctx, rAddr, "handover finished", func(m map[string]string) bool {
+	return redisadmin.WaitReplication(ctx, rAddr, "handover finished", func(m map[string]string) bool {
 		return m["role"] == "slave" && m["master_failover_state"] == "no-failover"
 	})
 }

@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -40,21 +41,25 @@ func eachProvider(t *testing.T, process bool, f func(t *testing.T, p provider)) 
 	}
 }
 
+// eachCluster runs f as a subtest per provider (see eachProvider) with
+// a cluster of that provider (nodes n1..nN, clients c1 and c2) and a test
+// context.
+func eachCluster(t *testing.T, process bool, nodes int, f func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context)) {
+	eachProvider(t, process, func(t *testing.T, p provider) {
+		f(t, p, p.start(t, clustertest.Options{Nodes: nodes, Clients: []string{"c1", "c2"}}), ctxT(t))
+	})
+}
+
 // faulty lists the links that carry a fault, whatever the provider.
 func faulty(t *testing.T, c cluster.Cluster) []cluster.Link {
 	t.Helper()
-	switch c := c.(type) {
-	case interface{ Proxies() *cluster.Proxies }:
-		return c.Proxies().Faulty()
-	case interface {
-		Faulty() ([]cluster.Link, error)
-	}:
-		f, err := c.Faulty()
-		must(t, err)
-		return f
+	p, ok := c.(interface{ Proxies() *cluster.Proxies })
+	if !ok {
+		t.Fatalf("%T cannot list faulty links", c)
 	}
-	t.Fatalf("%T cannot list faulty links", c)
-	return nil
+	f, err := p.Proxies().ListFaulty()
+	must(t, err)
+	return f
 }
 
 // answers reports whether a node answers PING on its admin address.
@@ -73,9 +78,7 @@ func adminAddr(t *testing.T, c cluster.Cluster, node string) string {
 // that one link (old and new connections) and drops what is sent on it;
 // a heal restores it.
 func TestProvidersCutHeal(t *testing.T) {
-	eachProvider(t, false, func(t *testing.T, p provider) {
-		c := p.start(t, clustertest.Options{Nodes: 2, Clients: []string{"c1", "c2"}})
-		ctx := ctxT(t)
+	eachCluster(t, false, 2, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
 		const timeout = 300 * time.Millisecond
 		c1n1 := dial(t, c, "c1", "n1", timeout)
 		must(t, c1n1.Set(ctx, "k", "v1", 0).Err())
@@ -119,9 +122,7 @@ func TestProvidersCutHeal(t *testing.T) {
 // Latency shows in measured round trips, on the chosen stream and link
 // only, and goes away when removed.
 func TestProvidersLatency(t *testing.T) {
-	eachProvider(t, false, func(t *testing.T, p provider) {
-		c := p.start(t, clustertest.Options{Nodes: 1, Clients: []string{"c1", "c2"}})
-		ctx := ctxT(t)
+	eachCluster(t, false, 1, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
 		rc := dial(t, c, "c1", "n1", 3*time.Second)
 		other := dial(t, c, "c2", "n1", 3*time.Second)
 		if d := rtt(t, rc, 3); d > 150*time.Millisecond {
@@ -154,9 +155,7 @@ func TestProvidersLatency(t *testing.T) {
 // Freezing a client holds its requests and replies without losing a byte
 // and without touching other clients; a thaw delivers everything.
 func TestProvidersFreezeThaw(t *testing.T) {
-	eachProvider(t, false, func(t *testing.T, p provider) {
-		c := p.start(t, clustertest.Options{Nodes: 1, Clients: []string{"c1", "c2"}})
-		ctx := ctxT(t)
+	eachCluster(t, false, 1, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
 		rc := dial(t, c, "c1", "n1", 10*time.Second)
 		adm := admin(t, c, "n1")
 		must(t, rc.Ping(ctx).Err()) // open the pooled connection first
@@ -201,9 +200,7 @@ func TestProvidersFreezeThaw(t *testing.T) {
 
 // A command to a paused node waits until the node resumes, then succeeds.
 func TestProvidersPauseResume(t *testing.T) {
-	eachProvider(t, true, func(t *testing.T, p provider) {
-		c := p.start(t, clustertest.Options{Nodes: 1})
-		ctx := ctxT(t)
+	eachCluster(t, true, 1, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
 		rc := dial(t, c, "c1", "n1", 10*time.Second)
 		must(t, rc.Ping(ctx).Err())
 		must(t, c.Pause(ctx, "n1"))
@@ -269,9 +266,7 @@ func TestProvidersKillRestart(t *testing.T) {
 // HealAll after a mixture of faults restores every link and node and
 // delivers what a freeze held.
 func TestProvidersHealAll(t *testing.T) {
-	eachProvider(t, false, func(t *testing.T, p provider) {
-		c := p.start(t, clustertest.Options{Nodes: 3, Clients: []string{"c1", "c2"}})
-		ctx := ctxT(t)
+	eachCluster(t, false, 3, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
 		must(t, c.Cut(ctx, cluster.Links("c1", "n1", "n2")))
 		must(t, c.AddLatency(ctx, cluster.Links("c2", "n2"), cluster.Latency{Delay: 300 * time.Millisecond}))
 		frozen := dial(t, c, "c2", "n1", 5*time.Second)
@@ -306,10 +301,8 @@ func TestProvidersHealAll(t *testing.T) {
 
 // An extra upstream gets one proxy per client, and its links take faults.
 func TestProvidersAddUpstream(t *testing.T) {
-	eachProvider(t, false, func(t *testing.T, p provider) {
-		c := p.start(t, clustertest.Options{Nodes: 1, Clients: []string{"c1", "c2"}})
+	eachCluster(t, false, 1, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
 		res := clustertest.Start(t, 1) // a local redis-server plays the resource
-		ctx := ctxT(t)
 		resAddr := adminAddr(t, res, "n1")
 		must(t, c.AddUpstream(ctx, "res", resAddr))
 		must(t, dial(t, c, "c1", "res", time.Second).Set(ctx, "r", "1", 0).Err())
@@ -332,9 +325,7 @@ func TestProvidersAddUpstream(t *testing.T) {
 // Unknown names give the sentinel errors, and a bad link in a list leaves
 // the good ones untouched.
 func TestProvidersBadNames(t *testing.T) {
-	eachProvider(t, false, func(t *testing.T, p provider) {
-		c := p.start(t, clustertest.Options{Nodes: 1})
-		ctx := ctxT(t)
+	eachCluster(t, false, 1, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
 		_, addrErr := c.Addr("zz", "n1")
 		_, targetErr := c.Addr("c1", "n9")
 		_, adminErr := c.AdminAddr("n9")

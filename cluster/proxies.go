@@ -7,70 +7,70 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	toxiproxy "github.com/Shopify/toxiproxy/v2"
-	"github.com/rs/zerolog"
 )
 
-// Toxic names. Each fault has its own names, so faults on one link compose:
-// a link can be cut, delayed and frozen at once, and each is removed alone.
-const (
-	toxCutUp      = "lockstorm-cut-up"
-	toxCutDown    = "lockstorm-cut-down"
-	toxLatUp      = "lockstorm-latency-up"
-	toxLatDown    = "lockstorm-latency-down"
-	toxFreezeUp   = "lockstorm-freeze-up"
-	toxFreezeDown = "lockstorm-freeze-down"
-)
-
-// Proxies is an embedded, in-process toxiproxy server holding one proxy per
-// (client, target) link, each listening on 127.0.0.1 on a free port. It
-// implements the link faults of the Cluster interface (cut, latency,
-// freeze) and is meant to be shared by every provider whose proxies run in
-// the harness process (local, docker). No HTTP API is started; its log
-// output is discarded. All methods are safe for concurrent use.
+// Proxies is the link engine: one toxiproxy proxy per (client, target)
+// link and the faults on them (cut, latency, freeze, heal). Its proxies
+// run in this process (NewProxies: the local and docker providers) or on
+// a toxiproxy server reached over HTTP (NewRemoteProxies: the external
+// provider); the faults are the same toxics either way. The proxies are
+// the truth for which toxics exist; only frozen clients are remembered,
+// so that links added later are frozen too. All methods are safe for
+// concurrent use.
 type Proxies struct {
-	mu      sync.Mutex
-	srv     *toxiproxy.ApiServer
+	srv     proxyServer
 	clients []string
+
+	mu      sync.Mutex
 	targets []string
-	links   map[Link]*proxyLink
+	links   map[Link]toxicProxy
 	frozen  map[string]bool // clients currently frozen
 	closed  bool
 }
 
-// proxyLink is one proxy and the faults currently applied to it.
-type proxyLink struct {
-	proxy   *toxiproxy.Proxy
-	addr    string
-	cut     bool
-	latency *Latency
-	frozen  bool
+// proxyServer is where a link engine's proxies run.
+type proxyServer interface {
+	// create starts a proxy named name (unique on the server) to upstream
+	// on a free port.
+	create(name, upstream string) (toxicProxy, error)
+	// remove stops one proxy, closing its connections.
+	remove(px toxicProxy) error
+	// freeze is the toxic that holds a frozen link's data.
+	freeze() toxicSpec
+	// close stops every proxy of the engine.
+	close(pxs []toxicProxy) error
 }
 
-// NewProxies creates an empty proxy set for the given clients, whose names
-// must be non-empty and distinct.
-func NewProxies(clients []string) (*Proxies, error) {
+// newProxies is an empty link engine on srv for the given clients, whose
+// names must be non-empty and distinct.
+func newProxies(srv proxyServer, clients []string) (*Proxies, error) {
+	if err := checkClients(clients); err != nil {
+		return nil, err
+	}
+	return &Proxies{
+		srv:     srv,
+		clients: slices.Clone(clients),
+		links:   map[Link]toxicProxy{},
+		frozen:  map[string]bool{},
+	}, nil
+}
+
+// checkClients refuses an empty client list and invalid or repeated names.
+func checkClients(clients []string) error {
 	if len(clients) == 0 {
-		return nil, errors.New("cluster: at least one client is required")
+		return errors.New("cluster: at least one client is required")
 	}
 	seen := map[string]bool{}
 	for _, c := range clients {
 		if c == "" || strings.ContainsAny(c, " \t\n/") {
-			return nil, fmt.Errorf("cluster: invalid client name %q", c)
+			return fmt.Errorf("cluster: invalid client name %q", c)
 		}
 		if seen[c] {
-			return nil, fmt.Errorf("cluster: duplicate client name %q", c)
+			return fmt.Errorf("cluster: duplicate client name %q", c)
 		}
 		seen[c] = true
 	}
-	metrics := toxiproxy.NewMetricsContainer(nil)
-	return &Proxies{
-		srv:     toxiproxy.NewServer(metrics, zerolog.Nop()),
-		clients: slices.Clone(clients),
-		links:   map[Link]*proxyLink{},
-		frozen:  map[string]bool{},
-	}, nil
+	return nil
 }
 
 // Clients lists the client names in order.
@@ -84,7 +84,9 @@ func (p *Proxies) Targets() []string {
 }
 
 // AddTarget creates one proxy per client to upstream ("host:port") under
-// the target name. A client that is frozen gets its new link frozen too.
+// the target name, named <client>-><target> (after the server's prefix).
+// A client that is frozen gets its new link frozen too. On error the
+// proxies it created are removed.
 func (p *Proxies) AddTarget(ctx context.Context, target, upstream string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -99,27 +101,22 @@ func (p *Proxies) AddTarget(ctx context.Context, target, upstream string) error 
 	}
 	var added []Link
 	for _, c := range p.clients {
-		l := Link{Client: c, Target: target}
-		px := toxiproxy.NewProxy(p.srv, c+"->"+target, "127.0.0.1:0", upstream)
-		if err := p.srv.Collection.Add(px, true); err != nil {
+		px, err := p.srv.create(c+"->"+target, upstream)
+		if err == nil && p.frozen[c] {
+			if err = ensurePair(px, freezeToxics, p.srv.freeze()); err != nil {
+				_ = p.srv.remove(px)
+			}
+		}
+		if err != nil {
 			for _, a := range added {
-				_ = p.srv.Collection.Remove(p.links[a].proxy.Name)
+				_ = p.srv.remove(p.links[a])
 				delete(p.links, a)
 			}
-			return fmt.Errorf("cluster: proxy %s: %w", px.Name, err)
+			return err
 		}
-		// Start has set Listen to the bound address.
-		px.Lock()
-		addr := px.Listen
-		px.Unlock()
-		pl := &proxyLink{proxy: px, addr: addr}
-		p.links[l] = pl
+		l := Link{Client: c, Target: target}
+		p.links[l] = px
 		added = append(added, l)
-		if p.frozen[c] {
-			if err := p.freezeLink(pl); err != nil {
-				return err
-			}
-		}
 	}
 	p.targets = append(p.targets, target)
 	return nil
@@ -129,20 +126,20 @@ func (p *Proxies) AddTarget(ctx context.Context, target, upstream string) error 
 func (p *Proxies) Addr(client, target string) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pl, err := p.lookup(Link{Client: client, Target: target})
+	px, err := p.lookup(Link{Client: client, Target: target})
 	if err != nil {
 		return "", err
 	}
-	return pl.addr, nil
+	return px.listen(), nil
 }
 
 // lookup finds a link, naming what is unknown. Called with mu held.
-func (p *Proxies) lookup(l Link) (*proxyLink, error) {
+func (p *Proxies) lookup(l Link) (toxicProxy, error) {
 	if p.closed {
 		return nil, ErrStopped
 	}
-	if pl, ok := p.links[l]; ok {
-		return pl, nil
+	if px, ok := p.links[l]; ok {
+		return px, nil
 	}
 	if !slices.Contains(p.clients, l.Client) {
 		return nil, fmt.Errorf("%w %q", ErrUnknownClient, l.Client)
@@ -150,35 +147,38 @@ func (p *Proxies) lookup(l Link) (*proxyLink, error) {
 	return nil, fmt.Errorf("%w %q", ErrUnknownTarget, l.Target)
 }
 
-// lookupAll resolves every link before any is changed, so that a bad name
-// leaves the proxies untouched. Called with mu held.
-func (p *Proxies) lookupAll(links []Link) ([]*proxyLink, error) {
-	out := make([]*proxyLink, 0, len(links))
-	for _, l := range links {
-		pl, err := p.lookup(l)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pl)
+// known checks, with mu held, that the engine is open and that name is
+// one of names (else an error wrapping unknown, naming it).
+func (p *Proxies) known(names []string, name string, unknown error) error {
+	if p.closed {
+		return ErrStopped
 	}
-	return out, nil
-}
-
-// addToxic adds a toxic to a proxy. Attributes are JSON.
-func addToxic(px *toxiproxy.Proxy, name, stream, typ, attrs string) error {
-	js := fmt.Sprintf(`{"name":%q,"type":%q,"stream":%q,"toxicity":1,"attributes":%s}`,
-		name, typ, stream, attrs)
-	if _, err := px.Toxics.AddToxicJson(strings.NewReader(js)); err != nil {
-		return fmt.Errorf("cluster: add toxic %s to %s: %w", name, px.Name, err)
+	if !slices.Contains(names, name) {
+		return fmt.Errorf("%w %q", unknown, name)
 	}
 	return nil
 }
 
-// removeToxic removes a toxic if present.
-func removeToxic(px *toxiproxy.Proxy, name string) {
-	if px.Toxics.GetToxic(name) != nil {
-		_ = px.Toxics.RemoveToxic(context.Background(), name)
+// eachLink resolves every link first (all must exist, or nothing
+// changes), then applies f to each proxy under the lock, stopping at the
+// first error.
+func (p *Proxies) eachLink(links []Link, f func(toxicProxy) error) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pxs := make([]toxicProxy, 0, len(links))
+	for _, l := range links {
+		px, err := p.lookup(l)
+		if err != nil {
+			return err
+		}
+		pxs = append(pxs, px)
 	}
+	for _, px := range pxs {
+		if err := f(px); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Cut drops every byte on the links in both directions until Heal, with
@@ -188,63 +188,12 @@ func removeToxic(px *toxiproxy.Proxy, name string) {
 // toxiproxy does when a timeout toxic is removed: their byte streams have
 // lost data, and clients reconnect. Cutting a cut link does nothing.
 func (p *Proxies) Cut(ctx context.Context, links []Link) error {
-	return p.eachLink(links, func(pl *proxyLink) error {
-		if pl.cut {
-			return nil
-		}
-		if err := addToxic(pl.proxy, toxCutUp, "upstream", "timeout", `{"timeout":0}`); err != nil {
-			return err
-		}
-		if err := addToxic(pl.proxy, toxCutDown, "downstream", "timeout", `{"timeout":0}`); err != nil {
-			removeToxic(pl.proxy, toxCutUp)
-			return err
-		}
-		pl.cut = true
-		return nil
-	})
-}
-
-// eachLink looks every link up (all must exist, or nothing changes) and
-// applies f to each under the lock, stopping at the first error.
-func (p *Proxies) eachLink(links []Link, f func(*proxyLink) error) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	pls, err := p.lookupAll(links)
-	if err != nil {
-		return err
-	}
-	for _, pl := range pls {
-		if err := f(pl); err != nil {
-			return err
-		}
-	}
-	return nil
+	return p.eachLink(links, func(px toxicProxy) error { return ensurePair(px, cutToxics, cutSpec) })
 }
 
 // Heal removes a cut from the links; healing an uncut link does nothing.
 func (p *Proxies) Heal(ctx context.Context, links []Link) error {
-	return p.eachLink(links, func(pl *proxyLink) error { p.healLink(pl); return nil })
-}
-
-func (p *Proxies) healLink(pl *proxyLink) {
-	removeToxic(pl.proxy, toxCutUp)
-	removeToxic(pl.proxy, toxCutDown)
-	pl.cut = false
-}
-
-// checkLatency validates a latency and fills in the default stream.
-func checkLatency(l Latency) (Latency, error) {
-	if l.Delay < 0 || l.Jitter < 0 {
-		return l, fmt.Errorf("cluster: latency delay and jitter must not be negative, got %v±%v", l.Delay, l.Jitter)
-	}
-	switch l.Stream {
-	case "":
-		l.Stream = Both
-	case Upstream, Downstream, Both:
-	default:
-		return l, fmt.Errorf("cluster: latency stream must be upstream, downstream or both, got %q", l.Stream)
-	}
-	return l, nil
+	return p.eachLink(links, func(px toxicProxy) error { removePair(px, cutToxics); return nil })
 }
 
 // AddLatency delays every chunk of data on the links by l.Delay ± l.Jitter
@@ -255,54 +204,49 @@ func (p *Proxies) AddLatency(ctx context.Context, links []Link, l Latency) error
 	if err != nil {
 		return err
 	}
-	attrs := fmt.Sprintf(`{"latency":%d,"jitter":%d}`, l.Delay.Milliseconds(), l.Jitter.Milliseconds())
-	return p.eachLink(links, func(pl *proxyLink) error {
-		p.removeLatencyLink(pl)
-		if l.Stream != Downstream {
-			if err := addToxic(pl.proxy, toxLatUp, "upstream", "latency", attrs); err != nil {
-				return err
-			}
-		}
-		if l.Stream != Upstream {
-			if err := addToxic(pl.proxy, toxLatDown, "downstream", "latency", attrs); err != nil {
-				removeToxic(pl.proxy, toxLatUp)
-				return err
-			}
-		}
-		lc := l
-		pl.latency = &lc
-		return nil
-	})
+	return p.eachLink(links, func(px toxicProxy) error { return setLatency(px, l) })
 }
 
 // RemoveLatency removes latency from the links; data it was delaying is
 // delivered at once.
 func (p *Proxies) RemoveLatency(ctx context.Context, links []Link) error {
-	return p.eachLink(links, func(pl *proxyLink) error { p.removeLatencyLink(pl); return nil })
-}
-
-func (p *Proxies) removeLatencyLink(pl *proxyLink) {
-	removeToxic(pl.proxy, toxLatUp)
-	removeToxic(pl.proxy, toxLatDown)
-	pl.latency = nil
+	return p.eachLink(links, func(px toxicProxy) error { removePair(px, latencyToxics); return nil })
 }
 
 // Freeze holds every byte on all of the client's links, both directions,
-// without dropping any (see holdToxic), including links added later by
-// AddTarget, until Thaw. Freezing a frozen client does nothing.
+// without dropping any, including links added later by AddTarget, until
+// Thaw. In this process it uses lockstorm's hold toxic (see holdToxic); on
+// a toxiproxy server, which lacks it, day-long latency toxics, which hold
+// data without losing it but release the chunk each frozen stream was
+// delaying when another fault on the link is added or removed. Freezing a
+// frozen client does nothing.
 func (p *Proxies) Freeze(ctx context.Context, client string) error {
+	spec := p.srv.freeze()
+	return p.ofClient(client, true, func(px toxicProxy) error { return ensurePair(px, freezeToxics, spec) })
+}
+
+// Thaw delivers everything Freeze held on the client's links, in order,
+// and lets data flow again. Thawing a client that is not frozen does nothing.
+func (p *Proxies) Thaw(ctx context.Context, client string) error {
+	return p.ofClient(client, false, func(px toxicProxy) error { removePair(px, freezeToxics); return nil })
+}
+
+// ofClient records the client as frozen or not (for links added later)
+// and applies f to each of its links, stopping at the first error.
+func (p *Proxies) ofClient(client string, frozen bool, f func(toxicProxy) error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
-		return ErrStopped
+	if err := p.known(p.clients, client, ErrUnknownClient); err != nil {
+		return err
 	}
-	if !slices.Contains(p.clients, client) {
-		return fmt.Errorf("%w %q", ErrUnknownClient, client)
+	if frozen {
+		p.frozen[client] = true
+	} else {
+		delete(p.frozen, client)
 	}
-	p.frozen[client] = true
-	for l, pl := range p.links {
+	for l, px := range p.links {
 		if l.Client == client {
-			if err := p.freezeLink(pl); err != nil {
+			if err := f(px); err != nil {
 				return err
 			}
 		}
@@ -310,78 +254,47 @@ func (p *Proxies) Freeze(ctx context.Context, client string) error {
 	return nil
 }
 
-func (p *Proxies) freezeLink(pl *proxyLink) error {
-	if pl.frozen {
-		return nil
-	}
-	if err := addToxic(pl.proxy, toxFreezeUp, "upstream", holdToxicType, `{}`); err != nil {
-		return err
-	}
-	if err := addToxic(pl.proxy, toxFreezeDown, "downstream", holdToxicType, `{}`); err != nil {
-		removeToxic(pl.proxy, toxFreezeUp)
-		return err
-	}
-	pl.frozen = true
-	return nil
-}
-
-// Thaw delivers everything Freeze held on the client's links, in order,
-// and lets data flow again. Thawing a client that is not frozen does nothing.
-func (p *Proxies) Thaw(ctx context.Context, client string) error {
+// HealAll removes every fault from every link (see healProxy) and forgets
+// freezes. After Close it returns ErrStopped.
+func (p *Proxies) HealAll(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return ErrStopped
 	}
-	if !slices.Contains(p.clients, client) {
-		return fmt.Errorf("%w %q", ErrUnknownClient, client)
-	}
-	delete(p.frozen, client)
-	for l, pl := range p.links {
-		if l.Client == client {
-			p.thawLink(pl)
-		}
-	}
-	return nil
-}
-
-func (p *Proxies) thawLink(pl *proxyLink) {
-	removeToxic(pl.proxy, toxFreezeUp)
-	removeToxic(pl.proxy, toxFreezeDown)
-	pl.frozen = false
-}
-
-// HealAll removes every fault from every link: freezes first (so held data
-// is delivered), then latency, then cuts.
-func (p *Proxies) HealAll(ctx context.Context) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil
-	}
 	clear(p.frozen)
-	for _, pl := range p.links {
-		p.thawLink(pl)
-		p.removeLatencyLink(pl)
-		p.healLink(pl)
+	var errs []error
+	for _, px := range p.links {
+		errs = append(errs, healProxy(px))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
-// Faulty lists the links that currently carry any fault, for reports and
-// for tests that check a heal.
-func (p *Proxies) Faulty() []Link {
+// ListFaulty lists the links whose proxies carry any toxic, whatever
+// added it, sorted; an error when a proxy cannot be asked.
+func (p *Proxies) ListFaulty() ([]Link, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []Link
-	for l, pl := range p.links {
-		if pl.cut || pl.latency != nil || pl.frozen || len(pl.proxy.Toxics.GetToxicArray()) > 0 {
+	for l, px := range p.links {
+		n, err := px.count()
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
 			out = append(out, l)
 		}
 	}
 	slices.SortFunc(out, func(a, b Link) int {
 		return strings.Compare(a.Client+"\x00"+a.Target, b.Client+"\x00"+b.Target)
 	})
+	return out, nil
+}
+
+// Faulty lists the links that currently carry any fault, for reports and
+// for tests that check a heal; nil when the proxies cannot be asked.
+func (p *Proxies) Faulty() []Link {
+	out, _ := p.ListFaulty()
 	return out
 }
 
@@ -395,5 +308,10 @@ func (p *Proxies) Close() error {
 		return nil
 	}
 	p.closed = true
-	return p.srv.Collection.Clear()
+	pxs := make([]toxicProxy, 0, len(p.links))
+	for l, px := range p.links {
+		pxs = append(pxs, px)
+		delete(p.links, l)
+	}
+	return p.srv.close(pxs)
 }

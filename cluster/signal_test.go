@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/local"
 )
 
 // helperEnv, when set to a directory, makes the test binary act as a
@@ -22,7 +24,7 @@ const helperEnv = "LOCKSTORM_CLUSTER_HELPER_DIR"
 
 func signalHelper() {
 	defer cluster.HandleSignals()()
-	c, err := cluster.StartLocal(context.Background(), cluster.LocalConfig{
+	c, err := local.Start(context.Background(), local.Config{
 		Nodes: 2, Dir: os.Getenv(helperEnv),
 	})
 	if err != nil {
@@ -86,7 +88,7 @@ func TestSignalStopsClusters(t *testing.T) {
 }
 
 // A harness killed with SIGKILL takes its redis-servers with it (parent-
-// death signal); the next StartLocal in the same parent directory removes
+// death signal); the next local.Start in the same parent directory removes
 // the run directory it left.
 func TestKilledHarnessLeavesNothing(t *testing.T) {
 	parent := t.TempDir()
@@ -97,7 +99,7 @@ func TestKilledHarnessLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("expected the killed harness to leave %s: %v", dir, err)
 	}
-	c, err := cluster.StartLocal(ctxT(t), cluster.LocalConfig{Nodes: 1, Dir: parent})
+	c, err := local.Start(ctxT(t), local.Config{Nodes: 1, Dir: parent})
 	must(t, err)
 	defer c.Stop()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -106,4 +108,19 @@ func TestKilledHarnessLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(c.Dir()); err != nil {
 		t.Fatalf("own run directory: %v", err)
 	}
+}
+
+// alive reports whether a process exists and has not exited: a zombie
+// (exited, not yet reaped by whoever adopted it) counts as gone.
+func alive(pid int) bool {
+	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return !os.IsNotExist(err)
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }

@@ -9,6 +9,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/docker"
+	"github.com/lockstorm/lockstorm/cluster/external"
+	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -74,23 +77,23 @@ func (c Config) checkProvider() error {
 func startCluster(ctx context.Context, cfg Config, clients []string, replica bool) (cluster.Cluster, error) {
 	switch cfg.Provider {
 	case "docker":
-		return cluster.StartDocker(ctx, cluster.DockerConfig{Nodes: cfg.Nodes, Clients: clients,
+		return docker.Start(ctx, docker.Config{Nodes: cfg.Nodes, Clients: clients,
 			Persistence: cfg.Persistence, Image: cfg.DockerImage, KeepContainers: cfg.KeepClusterDir,
 			Replica: replica})
 	case "external":
 		e := cfg.External
-		return cluster.StartExternal(ctx, cluster.ExternalConfig{Addrs: e.RedisAddrs, PasswordEnv: e.PasswordEnv,
+		return external.Start(ctx, external.Config{Addrs: e.RedisAddrs, PasswordEnv: e.PasswordEnv,
 			TLS: e.TLS, ToxiproxyAPI: e.Toxiproxy, ListenHost: e.ListenHost, Clients: clients,
 			AllowNonLoopback: e.AllowNonLoopback})
 	}
-	return cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: cfg.Nodes, Clients: clients,
+	return local.Start(ctx, local.Config{Nodes: cfg.Nodes, Clients: clients,
 		Persistence: cfg.Persistence, KeepDir: cfg.KeepClusterDir, Replica: replica})
 }
 
 // clientOptions adds what the provider needs (password, TLS) to a node
 // client's options.
 func clientOptions(c cluster.Cluster, node string, o *redis.Options) error {
-	ext, ok := c.(*cluster.External)
+	ext, ok := c.(*external.Cluster)
 	if !ok {
 		return nil
 	}

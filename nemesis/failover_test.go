@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/lockstorm/lockstorm/history"
 )
 
 // startReplicated starts nodes redis-servers, n1 with an asynchronous
 // replica promoted by prom, stopped when the test ends.
-func startReplicated(t *testing.T, prom cluster.Promotion, nodes int, clients ...string) *cluster.Local {
+func startReplicated(t *testing.T, prom cluster.Promotion, nodes int, clients ...string) *local.Cluster {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip(err)
@@ -26,7 +27,7 @@ func startReplicated(t *testing.T, prom cluster.Promotion, nodes int, clients ..
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: nodes, Clients: clients, Replica: true, Promotion: prom})
+	c, err := local.Start(ctx, local.Config{Nodes: nodes, Clients: clients, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Promotion: prom}})
 	if err != nil {
 		t.Fatal(err)
 	}

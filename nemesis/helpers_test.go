@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -16,7 +17,7 @@ import (
 const opTimeout = 300 * time.Millisecond
 
 // startCluster starts a local cluster for a test.
-func startCluster(t *testing.T, nodes int, clients ...string) *cluster.Local {
+func startCluster(t *testing.T, nodes int, clients ...string) *local.Cluster {
 	t.Helper()
 	return clustertest.StartWith(t, clustertest.Options{Nodes: nodes, Clients: clients, SkipIfMissing: true})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -52,7 +53,7 @@ func count(ops []history.Op, f string) int {
 
 // checkHealed asserts no link carries a fault and every client reaches
 // every node.
-func checkHealed(t *testing.T, c *cluster.Local) {
+func checkHealed(t *testing.T, c *local.Cluster) {
 	t.Helper()
 	if got := c.Proxies().Faulty(); len(got) != 0 {
 		t.Errorf("faulty links left behind: %v", got)

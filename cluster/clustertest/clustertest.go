@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/local"
 )
 
 // Options configures StartWith. Zero values take the cluster defaults.
@@ -29,40 +30,44 @@ type Options struct {
 // Start starts a local cluster of nodes redis-servers with the given
 // clients (default "c1"), with persistence none, and stops it when the test
 // ends. It fails the test if the cluster cannot start.
-func Start(t testing.TB, nodes int, clients ...string) *cluster.Local {
+func Start(t testing.TB, nodes int, clients ...string) *local.Cluster {
 	t.Helper()
 	return StartWith(t, Options{Nodes: nodes, Clients: clients})
 }
 
 // StartWith is Start with options.
-func StartWith(t testing.TB, o Options) *cluster.Local {
+func StartWith(t testing.TB, o Options) *local.Cluster {
 	t.Helper()
 	if o.Nodes == 0 {
 		o.Nodes = 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{
-		Nodes:       o.Nodes,
-		Clients:     o.Clients,
-		Persistence: o.Persistence,
-		KeepDir:     o.KeepDir,
+	var skip error
+	if o.SkipIfMissing {
+		skip = cluster.ErrNoRedis
+	}
+	return start(t, 30*time.Second, skip, func(ctx context.Context) (*local.Cluster, error) {
+		return local.Start(ctx, local.Config{Nodes: o.Nodes, Clients: o.Clients, Persistence: o.Persistence, KeepDir: o.KeepDir})
 	})
+}
+
+// start runs f with a context of timeout and stops the cluster it returns
+// when the test ends, failing the test if Stop fails. An error of f fails
+// the test, or skips it when it wraps skip (if not nil).
+func start[C cluster.Cluster](t testing.TB, timeout time.Duration, skip error, f func(context.Context) (C, error)) C {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	c, err := f(ctx)
 	if err != nil {
-		if o.SkipIfMissing && errors.Is(err, cluster.ErrNoRedis) {
+		if skip != nil && errors.Is(err, skip) {
 			t.Skip(err)
 		}
 		t.Fatalf("clustertest: %v", err)
 	}
-	stopAtCleanup(t, c)
-	return c
-}
-
-// stopAtCleanup stops c when the test ends, failing it if Stop fails.
-func stopAtCleanup(t testing.TB, c cluster.Cluster) {
 	t.Cleanup(func() {
 		if err := c.Stop(); err != nil {
 			t.Errorf("clustertest: stop: %v", err)
 		}
 	})
+	return c
 }

@@ -2,7 +2,6 @@ package clustertest
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/docker"
 )
 
 // RedisImage is the local Redis image the tests use, built from this
@@ -41,7 +40,7 @@ func NeedDocker(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := cluster.DockerAvailable(ctx); err != nil {
+	if err := docker.Available(ctx); err != nil {
 		if os.Getenv(RequireDockerEnv) == "1" {
 			t.Fatalf("clustertest: %v (%s=1)", err, RequireDockerEnv)
 		}
@@ -59,27 +58,14 @@ func NeedDocker(t testing.TB) {
 // StartDocker starts a docker cluster of RedisImage containers (Nodes,
 // Clients and Persistence from o; KeepDir keeps the containers) and stops
 // it when the test ends.
-func StartDocker(t testing.TB, o Options) *cluster.Docker {
+func StartDocker(t testing.TB, o Options) *docker.Cluster {
 	t.Helper()
 	NeedDocker(t)
 	if o.Nodes == 0 {
 		o.Nodes = 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	c, err := cluster.StartDocker(ctx, cluster.DockerConfig{
-		Nodes:          o.Nodes,
-		Clients:        o.Clients,
-		Persistence:    o.Persistence,
-		Image:          RedisImage,
-		KeepContainers: o.KeepDir,
+	return start(t, 60*time.Second, docker.ErrNoDaemon, func(ctx context.Context) (*docker.Cluster, error) {
+		return docker.Start(ctx, docker.Config{Nodes: o.Nodes, Clients: o.Clients, Persistence: o.Persistence,
+			Image: RedisImage, KeepContainers: o.KeepDir})
 	})
-	if err != nil {
-		if errors.Is(err, cluster.ErrNoDocker) {
-			t.Skip(err)
-		}
-		t.Fatalf("clustertest: %v", err)
-	}
-	stopAtCleanup(t, c)
-	return c
 }

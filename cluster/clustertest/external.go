@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/external"
+	"github.com/lockstorm/lockstorm/cluster/local"
 )
 
 // toxiproxyModule is the module whose server StartToxiproxyServer runs.
@@ -121,7 +122,7 @@ func apiAnswers(api string, exited <-chan struct{}) bool {
 // separately started toxiproxy server, driven by the external provider.
 // Both are stopped when the test ends. The local cluster is returned too,
 // for the endpoints' own control.
-func StartExternal(t testing.TB, o Options) (*cluster.External, *cluster.Local) {
+func StartExternal(t testing.TB, o Options) (*external.Cluster, *local.Cluster) {
 	t.Helper()
 	if o.Nodes == 0 {
 		o.Nodes = 1
@@ -136,16 +137,8 @@ func StartExternal(t testing.TB, o Options) (*cluster.External, *cluster.Local) 
 		addrs = append(addrs, a)
 	}
 	api := StartToxiproxyServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := cluster.StartExternal(ctx, cluster.ExternalConfig{Addrs: addrs, ToxiproxyAPI: api, Clients: o.Clients})
-	if err != nil {
-		t.Fatalf("clustertest: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Errorf("clustertest: stop: %v", err)
-		}
+	c := start(t, 30*time.Second, nil, func(ctx context.Context) (*external.Cluster, error) {
+		return external.Start(ctx, external.Config{Addrs: addrs, ToxiproxyAPI: api, Clients: o.Clients})
 	})
 	return c, nodes
 }

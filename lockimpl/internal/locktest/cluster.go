@@ -16,7 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
@@ -27,7 +27,7 @@ var (
 	// Cluster is the test binary's cluster, started by Main. Tests run one
 	// at a time, use their own keys (Key) and heal every fault they cause
 	// (Heal).
-	Cluster *cluster.Local
+	Cluster *local.Cluster
 	// Clients are the cluster's client names, each with its own proxies.
 	Clients = []string{"c1", "c2", "c3", "c4"}
 	keySeq  atomic.Int64
@@ -38,7 +38,7 @@ var (
 // in messages.
 func Main(m *testing.M, pkg string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	c, err := cluster.StartLocal(ctx, cluster.LocalConfig{Nodes: Nodes, Clients: Clients})
+	c, err := local.Start(ctx, local.Config{Nodes: Nodes, Clients: Clients})
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, pkg, "tests: start cluster:", err)

@@ -1,4 +1,4 @@
-package cluster
+package docker
 
 import (
 	"bytes"
@@ -15,19 +15,25 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/internal/host"
+	"github.com/lockstorm/lockstorm/cluster/internal/redisadmin"
 )
 
 // redisPort is the port Redis listens on inside every container.
 const redisPort = "6379/tcp"
 
-// dockerNode is one Redis container. Its fields other than name are set by
-// create and then changed only with Docker.mu held.
-type dockerNode struct {
+// node is one Redis container (a node, the replica or a sentinel):
+// the docker provider's cluster.Process. Its fields other than name are
+// set by create and then changed only with the cluster's lock held.
+type node struct {
+	d            *Cluster
 	name         string
 	ctr          *testcontainers.DockerContainer
 	id           string
 	port         int // published on 127.0.0.1
-	state        nodeState
+	state        cluster.NodeState
 	disconnected bool // from the private network
 	// sentinelConf, when set, makes the container a sentinel with this
 	// configuration (redis-server <conf> --sentinel) instead of a server.
@@ -38,56 +44,61 @@ type dockerNode struct {
 // (sentinels rewrite it, so it is a copied file, not a mount).
 const sentinelConfPath = "/etc/lockstorm-sentinel.conf"
 
-// addr is the node's published address on this host.
-func (n *dockerNode) nodeName() string { return n.name }
+// newContainer describes a container not created yet.
+func (d *Cluster) newContainer(name string, sentinelConf []byte) *node {
+	return &node{d: d, name: name, state: cluster.NodeDown, sentinelConf: sentinelConf}
+}
 
-func (n *dockerNode) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(n.port)) }
+// Name is the node's name.
+func (n *node) Name() string { return n.name }
+
+// Addr is the node's published address on this host.
+func (n *node) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(n.port)) }
+
+// State is the container's state as last driven.
+func (n *node) State() cluster.NodeState { return n.state }
 
 // redisArgs are the redis-server options for a persistence mode. Data
 // lives in /data; with PersistNone nothing is ever written there (and it is
 // a tmpfs, emptied when the container stops).
-func redisArgs(p Persistence) []string {
+func redisArgs(p cluster.Persistence) []string {
 	args := []string{
 		"--port", "6379", "--bind", "0.0.0.0", "--protected-mode", "no",
 		"--dir", "/data", "--save", "", "--repl-diskless-sync-delay", "0",
 	}
 	switch p {
-	case PersistAOFEverysec:
+	case cluster.PersistAOFEverysec:
 		return append(args, "--appendonly", "yes", "--appendfsync", "everysec")
-	case PersistAOFAlways:
+	case cluster.PersistAOFAlways:
 		return append(args, "--appendonly", "yes", "--appendfsync", "always")
 	default:
 		return append(args, "--appendonly", "no")
 	}
 }
 
-// create runs the node's container on a free published port, retrying on
+// create runs the container on a free published port, retrying on
 // another port if the chosen one was taken before Docker bound it, and
 // waits until Redis answers.
-func (d *Docker) create(ctx context.Context, n *dockerNode) error {
-	var err error
-	for try := 0; try < maxPortTries; try++ {
-		if n.port, err = freePort(); err != nil {
-			return err
-		}
-		err = d.runContainer(ctx, n)
-		if err == nil || !isPortConflict(err) {
-			break
-		}
-		if n.id != "" {
-			_ = removeContainer(ctx, d.cli, n.id)
+func (n *node) create(ctx context.Context) error {
+	err := host.OnFreePort(func(port int) error {
+		n.port = port
+		err := n.run(ctx)
+		if err != nil && isPortConflict(err) && n.id != "" {
+			_ = removeContainer(ctx, n.d.cli, n.id)
 			n.id, n.ctr = "", nil
 		}
-	}
+		return err
+	}, isPortConflict)
 	if err != nil {
-		return fmt.Errorf("cluster: node %s (image %s): %w", n.name, d.cfg.Image, err)
+		return fmt.Errorf("cluster: node %s (image %s): %w", n.name, n.d.cfg.Image, err)
 	}
-	n.state = nodeRunning
-	return d.waitReady(ctx, n)
+	n.state = cluster.NodeRunning
+	return n.waitReady(ctx)
 }
 
-// runContainer creates and starts the container through testcontainers.
-func (d *Docker) runContainer(ctx context.Context, n *dockerNode) error {
+// run creates and starts the container through testcontainers.
+func (n *node) run(ctx context.Context) error {
+	d := n.d
 	binding := network.PortMap{
 		network.MustParsePort(redisPort): {{HostIP: netip.MustParseAddr("127.0.0.1"), HostPort: strconv.Itoa(n.port)}},
 	}
@@ -112,7 +123,7 @@ func (d *Docker) runContainer(ctx context.Context, n *dockerNode) error {
 		opts = append(opts, testcontainers.WithCmd(sentinelConfPath, "--sentinel"), testcontainers.WithFiles(
 			testcontainers.ContainerFile{Reader: bytes.NewReader(n.sentinelConf), ContainerFilePath: sentinelConfPath, FileMode: 0o644}))
 	}
-	if d.cfg.Persistence == PersistNone {
+	if d.cfg.Persistence == cluster.PersistNone {
 		opts = append(opts, testcontainers.WithTmpfs(map[string]string{"/data": "rw"}))
 	}
 	ctr, err := testcontainers.Run(ctx, d.cfg.Image, opts...)
@@ -132,34 +143,34 @@ func isPortConflict(err error) bool {
 // waitReady polls the node's published port until Redis answers INFO (a
 // server still loading its AOF answers with an error, which is retried),
 // failing early with the container's last log lines if it has exited.
-func (d *Docker) waitReady(ctx context.Context, n *dockerNode) error {
-	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+func (n *node) waitReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, host.ReadyTimeout)
 	defer cancel()
 	var last error
 	for i := 0; ; i++ {
-		if _, last = serverPid(ctx, n.addr()); last == nil {
+		if _, last = redisadmin.ServerPid(ctx, n.Addr()); last == nil {
 			return nil
 		}
-		if i%10 == 9 && !d.containerRunning(ctx, n) {
-			return fmt.Errorf("cluster: node %s: container exited: %s", n.name, d.logTail(n))
+		if i%10 == 9 && !n.running(ctx) {
+			return fmt.Errorf("cluster: node %s: container exited: %s", n.name, n.LogTail())
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("cluster: node %s did not answer on %s within %v: %v; log: %s",
-				n.name, n.addr(), readyTimeout, last, d.logTail(n))
+				n.name, n.Addr(), host.ReadyTimeout, last, n.LogTail())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }
 
-// containerRunning asks Docker whether the container is running.
-func (d *Docker) containerRunning(ctx context.Context, n *dockerNode) bool {
-	res, err := d.cli.ContainerInspect(ctx, n.id, client.ContainerInspectOptions{})
+// running asks Docker whether the container is running.
+func (n *node) running(ctx context.Context) bool {
+	res, err := n.d.cli.ContainerInspect(ctx, n.id, client.ContainerInspectOptions{})
 	return err == nil && res.Container.State != nil && res.Container.State.Running
 }
 
-// logTail is the end of the container's log, for error messages.
-func (d *Docker) logTail(n *dockerNode) string {
+// LogTail is the end of the container's log, for error messages.
+func (n *node) LogTail() string {
 	if n.ctr == nil {
 		return "(no container)"
 	}
@@ -178,91 +189,97 @@ func (d *Docker) logTail(n *dockerNode) string {
 	return strings.Join(lines, " | ")
 }
 
-// pause freezes a running node.
-func (d *Docker) pause(ctx context.Context, n *dockerNode) error {
+// Pause freezes every process of a running container (docker pause, the
+// cgroup freezer).
+func (n *node) Pause(ctx context.Context) error {
 	switch n.state {
-	case nodePaused:
+	case cluster.NodePaused:
 		return nil
-	case nodeDown:
+	case cluster.NodeDown:
 		return fmt.Errorf("cluster: pause %s: node is down", n.name)
 	}
-	if _, err := d.cli.ContainerPause(ctx, n.id, client.ContainerPauseOptions{}); err != nil {
+	if _, err := n.d.cli.ContainerPause(ctx, n.id, client.ContainerPauseOptions{}); err != nil {
 		return fmt.Errorf("cluster: pause %s: %w", n.name, err)
 	}
-	n.state = nodePaused
+	n.state = cluster.NodePaused
 	return nil
 }
 
-// resume unfreezes a paused node; other states are left alone.
-func (d *Docker) resume(ctx context.Context, n *dockerNode) error {
-	if n.state != nodePaused {
+// Resume unfreezes a paused container (docker unpause); other states are
+// left alone.
+func (n *node) Resume(ctx context.Context) error {
+	if n.state != cluster.NodePaused {
 		return nil
 	}
-	if _, err := d.cli.ContainerUnpause(ctx, n.id, client.ContainerUnpauseOptions{}); err != nil {
+	if _, err := n.d.cli.ContainerUnpause(ctx, n.id, client.ContainerUnpauseOptions{}); err != nil {
 		return fmt.Errorf("cluster: resume %s: %w", n.name, err)
 	}
-	n.state = nodeRunning
+	n.state = cluster.NodeRunning
 	return nil
 }
 
-// kill sends SIGKILL and waits until Docker reports the container stopped.
-func (d *Docker) kill(ctx context.Context, n *dockerNode) error {
-	if n.state == nodeDown || n.id == "" {
+// Kill sends SIGKILL (docker kill, even when paused) and waits until
+// Docker reports the container stopped.
+func (n *node) Kill(ctx context.Context) error {
+	if n.state == cluster.NodeDown || n.id == "" {
 		return nil
 	}
-	if _, err := d.cli.ContainerKill(ctx, n.id, client.ContainerKillOptions{Signal: "KILL"}); err != nil &&
+	if _, err := n.d.cli.ContainerKill(ctx, n.id, client.ContainerKillOptions{Signal: "KILL"}); err != nil &&
 		!strings.Contains(err.Error(), "is not running") {
 		return fmt.Errorf("cluster: kill %s: %w", n.name, err)
 	}
-	n.state = nodeDown
-	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	n.state = cluster.NodeDown
+	ctx, cancel := context.WithTimeout(ctx, host.ReadyTimeout)
 	defer cancel()
-	for d.containerRunning(ctx, n) {
+	for n.running(ctx) {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("cluster: kill %s: container still running after %v", n.name, readyTimeout)
+			return fmt.Errorf("cluster: kill %s: container still running after %v", n.name, host.ReadyTimeout)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
 	return nil
 }
 
-// restart starts a killed node's container again and waits until it answers.
-func (d *Docker) restart(ctx context.Context, n *dockerNode) error {
-	if n.state != nodeDown {
+// Restart starts a killed container again (docker start: same container,
+// same published port, same persistence; with PersistNone its /data is a
+// tmpfs, so it comes back empty) and waits until it answers.
+func (n *node) Restart(ctx context.Context) error {
+	if n.state != cluster.NodeDown {
 		return fmt.Errorf("cluster: restart %s: node is not down", n.name)
 	}
-	if _, err := d.cli.ContainerStart(ctx, n.id, client.ContainerStartOptions{}); err != nil {
-		return fmt.Errorf("cluster: restart %s on %s: %w", n.name, n.addr(), err)
+	if _, err := n.d.cli.ContainerStart(ctx, n.id, client.ContainerStartOptions{}); err != nil {
+		return fmt.Errorf("cluster: restart %s on %s: %w", n.name, n.Addr(), err)
 	}
-	n.state = nodeRunning
-	return d.waitReady(ctx, n)
+	n.state = cluster.NodeRunning
+	return n.waitReady(ctx)
 }
 
 // disconnect takes the node off the private network.
-func (d *Docker) disconnect(ctx context.Context, n *dockerNode) error {
+func (n *node) disconnect(ctx context.Context) error {
 	if n.disconnected {
 		return nil
 	}
-	_, err := d.cli.NetworkDisconnect(ctx, d.nets.priv, client.NetworkDisconnectOptions{Container: n.id, Force: true})
-	if err != nil {
-		return fmt.Errorf("cluster: disconnect %s from %s: %w", n.name, d.nets.priv, err)
+	priv := n.d.nets.priv
+	if _, err := n.d.cli.NetworkDisconnect(ctx, priv, client.NetworkDisconnectOptions{Container: n.id, Force: true}); err != nil {
+		return fmt.Errorf("cluster: disconnect %s from %s: %w", n.name, priv, err)
 	}
 	n.disconnected = true
 	return nil
 }
 
 // reconnect puts the node back on the private network under its name.
-func (d *Docker) reconnect(ctx context.Context, n *dockerNode) error {
+func (n *node) reconnect(ctx context.Context) error {
 	if !n.disconnected {
 		return nil
 	}
-	_, err := d.cli.NetworkConnect(ctx, d.nets.priv, client.NetworkConnectOptions{
+	priv := n.d.nets.priv
+	_, err := n.d.cli.NetworkConnect(ctx, priv, client.NetworkConnectOptions{
 		Container:      n.id,
 		EndpointConfig: &network.EndpointSettings{Aliases: []string{n.name}},
 	})
 	if err != nil {
-		return fmt.Errorf("cluster: reconnect %s to %s: %w", n.name, d.nets.priv, err)
+		return fmt.Errorf("cluster: reconnect %s to %s: %w", n.name, priv, err)
 	}
 	n.disconnected = false
 	return nil

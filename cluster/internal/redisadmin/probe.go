@@ -1,4 +1,4 @@
-package cluster
+package redisadmin
 
 import (
 	"bufio"
@@ -12,15 +12,15 @@ import (
 	"time"
 )
 
-// errLoading: the server is still loading its data set from disk.
-var errLoading = errors.New("still loading its data set")
+// ErrLoading: the server is still loading its data set from disk.
+var ErrLoading = errors.New("still loading its data set")
 
-// serverPid asks the Redis server at addr for its process id ("INFO
+// ServerPid asks the Redis server at addr for its process id ("INFO
 // server persistence"), speaking just enough RESP for that. It tells a
 // ready server of ours from a foreign one that happens to hold the port. A
 // server still loading its data (Redis answers INFO while loading, but not
 // GET) is not ready: that is an error, as is an error reply.
-func serverPid(ctx context.Context, addr string) (int, error) {
+func ServerPid(ctx context.Context, addr string) (int, error) {
 	d := net.Dialer{Timeout: probeTimeout}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -66,7 +66,7 @@ func serverPid(ctx context.Context, addr string) (int, error) {
 			}
 		}
 		if l == "loading:1" {
-			return 0, errLoading
+			return 0, ErrLoading
 		}
 	}
 	if pid >= 0 {

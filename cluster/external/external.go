@@ -1,4 +1,6 @@
-package cluster
+// Package external is the external provider: Redis endpoints lockstorm
+// does not run, behind proxies it creates on a toxiproxy server.
+package external
 
 import (
 	"context"
@@ -13,11 +15,14 @@ import (
 	"time"
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/internal/host"
 )
 
-// ExternalConfig describes Redis endpoints lockstorm does not run, and the
+// Config describes Redis endpoints lockstorm does not run, and the
 // toxiproxy server through which clients reach them.
-type ExternalConfig struct {
+type Config struct {
 	// Addrs are the Redis endpoints ("host:port"), named n1..nN in order.
 	Addrs []string
 	// PasswordEnv names the environment variable that holds the Redis
@@ -41,30 +46,32 @@ type ExternalConfig struct {
 	// server off this host's loopback interface. Without it they are
 	// refused, because lockstorm's faults disrupt whatever they touch.
 	AllowNonLoopback bool
-	// Wait is how long StartExternal retries an endpoint or the toxiproxy
+	// Wait is how long Start retries an endpoint or the toxiproxy
 	// API that does not answer yet (containers started together come up in
 	// any order); zero means 5s.
 	Wait time.Duration
 }
 
-// External is the external provider: existing Redis endpoints behind
+// Cluster is the external provider's cluster: existing Redis endpoints behind
 // proxies that lockstorm creates on a toxiproxy server through its HTTP API
 // and deletes at Stop. Only link faults apply: Cut, Heal, AddLatency,
 // RemoveLatency, Freeze and Thaw. Freeze is emulated with a day-long
 // latency toxic, since the server has no hold toxic: it holds data
 // without losing it, but adding or removing another fault on a frozen
 // link releases the chunk each frozen stream was delaying. Pause, Resume,
-// Kill and Restart return ErrUnsupported. It implements Cluster.
-type External struct {
-	cfg      ExternalConfig
-	password string
-	links    *remoteLinks
+// Kill and Restart return cluster.ErrUnsupported. It implements
+// cluster.Cluster.
+type Cluster struct {
+	cluster.LinkFaults // clients, proxy addresses and link faults
+	cfg                Config
+	password           string
+	proxies            *cluster.Proxies
 }
 
-var _ Cluster = (*External)(nil)
+var _ cluster.Cluster = (*Cluster)(nil)
 
-// defaultExternalWait is ExternalConfig.Wait's default.
-const defaultExternalWait = 5 * time.Second
+// defaultWait is Config.Wait's default.
+const defaultWait = 5 * time.Second
 
 // retryFor calls f every 200ms until it succeeds, wait passes or ctx
 // ends, and returns its last error.
@@ -83,32 +90,62 @@ func retryFor(ctx context.Context, wait time.Duration, f func() error) error {
 	}
 }
 
-// StartExternal checks the configuration (refusing non-loopback addresses
+// Start checks the configuration (refusing non-loopback addresses
 // unless allowed), that every endpoint accepts TCP connections and that
 // the toxiproxy server answers, removes the proxies a killed lockstorm run
 // of this host left there (see removeStaleProxies), then creates one proxy
 // per (client, node) on the server, named by newProxyRunPrefix. On error no
 // proxy is left behind.
-func StartExternal(ctx context.Context, cfg ExternalConfig) (*External, error) {
+func Start(ctx context.Context, cfg Config) (*Cluster, error) {
+	if err := check(&cfg); err != nil {
+		return nil, err
+	}
+	api := toxiclient.NewClient(cfg.ToxiproxyAPI)
+	proxies, err := cluster.NewRemoteProxies(api, newProxyRunPrefix(), cfg.ListenHost, cfg.Clients)
+	if err != nil {
+		return nil, err
+	}
+	e := &Cluster{LinkFaults: cluster.NewLinkFaults(proxies), cfg: cfg, proxies: proxies}
+	if cfg.PasswordEnv != "" {
+		if e.password = os.Getenv(cfg.PasswordEnv); e.password == "" {
+			return nil, fmt.Errorf("cluster: external: environment variable %s (the Redis password) is empty or unset", cfg.PasswordEnv)
+		}
+	}
+	if err := reachable(ctx, cfg, api); err != nil {
+		return nil, err
+	}
+	if _, err := removeStaleProxies(api); err != nil {
+		return nil, err
+	}
+	cluster.Track(e)
+	for i, a := range cfg.Addrs {
+		if err := e.proxies.AddTarget(ctx, "n"+strconv.Itoa(i+1), a); err != nil {
+			_ = e.Stop()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// check fills in cfg's defaults and refuses a configuration without
+// endpoints or API, and non-loopback addresses unless allowed.
+func check(cfg *Config) error {
 	if len(cfg.Addrs) == 0 {
-		return nil, errors.New("cluster: external: at least one Redis address is required")
+		return errors.New("cluster: external: at least one Redis address is required")
 	}
 	if cfg.ToxiproxyAPI == "" {
-		return nil, errors.New("cluster: external: the toxiproxy server's API address is required")
+		return errors.New("cluster: external: the toxiproxy server's API address is required")
 	}
 	if len(cfg.Clients) == 0 {
 		cfg.Clients = []string{"c1"}
 	}
 	if cfg.Wait <= 0 {
-		cfg.Wait = defaultExternalWait
-	}
-	if _, err := NewProxies(cfg.Clients); err != nil { // validates the names
-		return nil, err
+		cfg.Wait = defaultWait
 	}
 	cfg.Clients, cfg.Addrs = slices.Clone(cfg.Clients), slices.Clone(cfg.Addrs)
 	apiHost, err := toxiproxyHost(cfg.ToxiproxyAPI)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if cfg.ListenHost == "" {
 		cfg.ListenHost = apiHost
@@ -120,15 +157,15 @@ func StartExternal(ctx context.Context, cfg ExternalConfig) (*External, error) {
 	for _, c := range checks {
 		what, addr, _ := strings.Cut(c, "=")
 		if err := externalAddrAllowed(what, addr, cfg.AllowNonLoopback); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	e := &External{cfg: cfg}
-	if cfg.PasswordEnv != "" {
-		if e.password = os.Getenv(cfg.PasswordEnv); e.password == "" {
-			return nil, fmt.Errorf("cluster: external: environment variable %s (the Redis password) is empty or unset", cfg.PasswordEnv)
-		}
-	}
+	return nil
+}
+
+// reachable waits (cfg.Wait at most) until every endpoint accepts TCP
+// connections and the toxiproxy API answers.
+func reachable(ctx context.Context, cfg Config, api *toxiclient.Client) error {
 	for i, a := range cfg.Addrs {
 		err := retryFor(ctx, cfg.Wait, func() error {
 			d := net.Dialer{Timeout: time.Second}
@@ -139,32 +176,13 @@ func StartExternal(ctx context.Context, cfg ExternalConfig) (*External, error) {
 			return err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("cluster: external: node n%d at %s does not accept connections: %w", i+1, a, err)
+			return fmt.Errorf("cluster: external: node n%d at %s does not accept connections: %w", i+1, a, err)
 		}
 	}
-	api := toxiclient.NewClient(cfg.ToxiproxyAPI)
 	if err := retryFor(ctx, cfg.Wait, func() error { _, err := api.Version(); return err }); err != nil {
-		return nil, fmt.Errorf("cluster: external: toxiproxy server at %s does not answer: %w", cfg.ToxiproxyAPI, err)
+		return fmt.Errorf("cluster: external: toxiproxy server at %s does not answer: %w", cfg.ToxiproxyAPI, err)
 	}
-	if _, err := removeStaleProxies(api); err != nil {
-		return nil, err
-	}
-	e.links = &remoteLinks{
-		api:        api,
-		prefix:     newProxyRunPrefix(),
-		listenHost: cfg.ListenHost,
-		clients:    cfg.Clients,
-		proxies:    map[Link]*toxiclient.Proxy{},
-		frozen:     map[string]bool{},
-	}
-	register(e)
-	for i, a := range cfg.Addrs {
-		if err := e.links.add("n"+strconv.Itoa(i+1), a); err != nil {
-			_ = e.Stop()
-			return nil, err
-		}
-	}
-	return e, nil
+	return nil
 }
 
 // toxiproxyHost extracts the host of the API address.
@@ -190,7 +208,7 @@ func toxiproxyHost(api string) (string, error) {
 // externalAddrAllowed refuses a non-loopback address unless allowed, and
 // says why.
 func externalAddrAllowed(what, addr string, allow bool) error {
-	ok, err := isLoopbackAddr(addr)
+	ok, err := host.IsLoopbackAddr(addr)
 	if err != nil {
 		return fmt.Errorf("cluster: external: %s %q: %w", what, addr, err)
 	}
@@ -203,7 +221,7 @@ func externalAddrAllowed(what, addr string, allow bool) error {
 }
 
 // Nodes lists the node names n1..nN.
-func (e *External) Nodes() []string {
+func (e *Cluster) Nodes() []string {
 	out := make([]string, len(e.cfg.Addrs))
 	for i := range out {
 		out[i] = "n" + strconv.Itoa(i+1)
@@ -211,32 +229,24 @@ func (e *External) Nodes() []string {
 	return out
 }
 
-// Clients lists the client names in order.
-func (e *External) Clients() []string { return slices.Clone(e.cfg.Clients) }
-
-// Addr is the address of the server's proxy for a client and target.
-func (e *External) Addr(client, target string) (string, error) {
-	return e.links.addr(Link{Client: client, Target: target})
-}
-
 // AdminAddr is the node's endpoint as configured, bypassing the proxies.
-func (e *External) AdminAddr(node string) (string, error) {
+func (e *Cluster) AdminAddr(node string) (string, error) {
 	i, err := strconv.Atoi(strings.TrimPrefix(node, "n"))
 	if !strings.HasPrefix(node, "n") || err != nil || i < 1 || i > len(e.cfg.Addrs) {
-		return "", fmt.Errorf("%w %q", ErrUnknownNode, node)
+		return "", fmt.Errorf("%w %q", cluster.ErrUnknownNode, node)
 	}
 	return e.cfg.Addrs[i-1], nil
 }
 
 // Password is the Redis password read from PasswordEnv ("" for none).
-func (e *External) Password() string { return e.password }
+func (e *Cluster) Password() string { return e.password }
 
 // TLS says whether the endpoints speak TLS.
-func (e *External) TLS() bool { return e.cfg.TLS }
+func (e *Cluster) TLS() bool { return e.cfg.TLS }
 
 // ServerName is the host name a TLS client verifies for a node: the
 // endpoint's host, since clients dial the proxy's address.
-func (e *External) ServerName(node string) (string, error) {
+func (e *Cluster) ServerName(node string) (string, error) {
 	a, err := e.AdminAddr(node)
 	if err != nil {
 		return "", err
@@ -247,86 +257,50 @@ func (e *External) ServerName(node string) (string, error) {
 
 // AddUpstream registers an extra target and creates its proxies on the
 // server. Like the nodes, it must be on loopback unless AllowNonLoopback.
-func (e *External) AddUpstream(ctx context.Context, name, addr string) error {
+func (e *Cluster) AddUpstream(ctx context.Context, name, addr string) error {
 	if err := externalAddrAllowed("upstream "+name, addr, e.cfg.AllowNonLoopback); err != nil {
 		return err
 	}
 	if _, err := e.AdminAddr(name); err == nil {
 		return fmt.Errorf("cluster: upstream %q: name is a node", name)
 	}
-	return e.links.add(name, addr)
-}
-
-// Cut adds timeout toxics (timeout 0) both ways: data vanishes until Heal.
-// Cutting a cut link does nothing.
-func (e *External) Cut(ctx context.Context, links []Link) error {
-	return e.links.each(links, cutRemote)
-}
-
-// Heal removes cuts from the links.
-func (e *External) Heal(ctx context.Context, links []Link) error {
-	return e.links.each(links, healRemote)
-}
-
-// AddLatency replaces the links' latency by l (millisecond resolution).
-func (e *External) AddLatency(ctx context.Context, links []Link, l Latency) error {
-	l, err := checkLatency(l)
-	if err != nil {
-		return err
-	}
-	return e.links.each(links, latencyRemote(l))
-}
-
-// RemoveLatency removes latency from the links.
-func (e *External) RemoveLatency(ctx context.Context, links []Link) error {
-	return e.links.each(links, unlatencyRemote)
-}
-
-// Freeze holds the client's links with day-long latency toxics (see
-// External). Freezing a frozen client does nothing.
-func (e *External) Freeze(ctx context.Context, client string) error {
-	return e.links.ofClient(client, true, freezeRemote)
-}
-
-// Thaw removes the freeze: held data is delivered in order.
-func (e *External) Thaw(ctx context.Context, client string) error {
-	return e.links.ofClient(client, false, thawRemote)
+	return e.proxies.AddTarget(ctx, name, addr)
 }
 
 // unsupported is the error of a process fault on external nodes.
-func (e *External) unsupported(op, node string) error {
+func (e *Cluster) unsupported(op, node string) error {
 	if _, err := e.AdminAddr(node); err != nil {
 		return err
 	}
-	return fmt.Errorf("%w: %s %s: the external provider does not control the Redis processes", ErrUnsupported, op, node)
+	return fmt.Errorf("%w: %s %s: the external provider does not control the Redis processes", cluster.ErrUnsupported, op, node)
 }
 
 // Pause is not supported: lockstorm does not run the external processes.
-func (e *External) Pause(ctx context.Context, node string) error { return e.unsupported("pause", node) }
+func (e *Cluster) Pause(ctx context.Context, node string) error { return e.unsupported("pause", node) }
 
 // Resume is not supported.
-func (e *External) Resume(ctx context.Context, node string) error {
+func (e *Cluster) Resume(ctx context.Context, node string) error {
 	return e.unsupported("resume", node)
 }
 
 // Kill is not supported.
-func (e *External) Kill(ctx context.Context, node string) error { return e.unsupported("kill", node) }
+func (e *Cluster) Kill(ctx context.Context, node string) error { return e.unsupported("kill", node) }
 
 // Restart is not supported.
-func (e *External) Restart(ctx context.Context, node string) error {
+func (e *Cluster) Restart(ctx context.Context, node string) error {
 	return e.unsupported("restart", node)
 }
 
 // HealAll removes every toxic from every proxy lockstorm created.
-func (e *External) HealAll(ctx context.Context) error { return e.links.healAll() }
+func (e *Cluster) HealAll(ctx context.Context) error { return e.proxies.HealAll(ctx) }
 
 // Faulty lists the links that carry any toxic on the server.
-func (e *External) Faulty() ([]Link, error) { return e.links.faulty() }
+func (e *Cluster) Faulty() ([]cluster.Link, error) { return e.proxies.ListFaulty() }
 
 // Stop deletes every proxy lockstorm created on the server. Calling it
 // again does nothing.
-func (e *External) Stop() error {
-	err := e.links.close()
-	unregister(e)
+func (e *Cluster) Stop() error {
+	err := e.proxies.Close()
+	cluster.Untrack(e)
 	return err
 }

@@ -1,4 +1,4 @@
-package cluster
+package local
 
 import (
 	"context"
@@ -13,30 +13,23 @@ import (
 	"sync"
 	"syscall"
 	"time"
-)
 
-// nodeState is what a local node's process is doing.
-type nodeState int
-
-const (
-	nodeRunning nodeState = iota
-	nodePaused            // SIGSTOPped
-	nodeDown              // killed, exited, or never started
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/internal/host"
+	"github.com/lockstorm/lockstorm/cluster/internal/redisadmin"
 )
 
 // errPortInUse means redis-server could not bind its port.
 var errPortInUse = errors.New("address already in use")
 
-// readyTimeout bounds how long a starting redis-server may take to answer.
-const readyTimeout = 15 * time.Second
-
-// node is one redis-server process in its own directory, on a fixed port
-// once started. Its methods are called with Local.mu held.
+// node is one redis-server (or redis-sentinel) process in its own
+// directory, on a fixed port once started: the local provider's
+// cluster.Process. Core calls its methods with the cluster's lock held.
 type node struct {
 	name        string
 	bin         string
 	dir         string // absolute; the process's working and data directory
-	persistence Persistence
+	persistence cluster.Persistence
 	port        int
 	// render, when set, replaces config: it renders the whole config file
 	// for a port (a sentinel's, see sentinel.go).
@@ -45,13 +38,14 @@ type node struct {
 	mu     sync.Mutex // guards cmd, exited, state
 	cmd    *exec.Cmd
 	exited chan struct{} // closed once cmd has been reaped
-	state  nodeState
+	state  cluster.NodeState
 }
 
-// addr is the node's own address.
-func (n *node) nodeName() string { return n.name }
+// Name is the node's name.
+func (n *node) Name() string { return n.name }
 
-func (n *node) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(n.port)) }
+// Addr is the node's own address.
+func (n *node) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(n.port)) }
 
 // config renders redis.conf. Paths are relative to the node directory,
 // which is the process's working directory, so no quoting is needed.
@@ -66,9 +60,9 @@ func (n *node) config() string {
 	// for more replicas to share it (failover and failback resync).
 	b.WriteString("repl-diskless-sync-delay 0\n")
 	switch n.persistence {
-	case PersistAOFEverysec:
+	case cluster.PersistAOFEverysec:
 		b.WriteString("appendonly yes\nappendfsync everysec\n")
-	case PersistAOFAlways:
+	case cluster.PersistAOFAlways:
 		b.WriteString("appendonly yes\nappendfsync always\n")
 	default:
 		b.WriteString("appendonly no\n")
@@ -80,7 +74,7 @@ func (n *node) config() string {
 // answers INFO with its own pid. With persistence none, leftover data files
 // are removed first, so a restart is always empty.
 func (n *node) start(ctx context.Context) error {
-	if n.persistence == PersistNone || n.persistence == "" {
+	if n.persistence == cluster.PersistNone || n.persistence == "" {
 		_ = os.Remove(filepath.Join(n.dir, "dump.rdb"))
 		_ = os.RemoveAll(filepath.Join(n.dir, "appendonlydir"))
 	}
@@ -98,7 +92,7 @@ func (n *node) start(ctx context.Context) error {
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	n.mu.Lock()
-	n.cmd, n.exited, n.state = cmd, exited, nodeRunning
+	n.cmd, n.exited, n.state = cmd, exited, cluster.NodeRunning
 	n.mu.Unlock()
 
 	err := n.waitReady(ctx, cmd.Process.Pid, exited)
@@ -111,7 +105,7 @@ func (n *node) start(ctx context.Context) error {
 // waitReady polls until the server on n.port reports pid, the process
 // exits, or the deadline passes.
 func (n *node) waitReady(ctx context.Context, pid int, exited <-chan struct{}) error {
-	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	ctx, cancel := context.WithTimeout(ctx, host.ReadyTimeout)
 	defer cancel()
 	// An exit cancels a probe in flight, so it is noticed at once.
 	probeCtx, cancelProbe := context.WithCancel(ctx)
@@ -129,17 +123,17 @@ func (n *node) waitReady(ctx context.Context, pid int, exited <-chan struct{}) e
 	for {
 		select {
 		case <-exited:
-			tail := n.logTail()
+			tail := n.LogTail()
 			if strings.Contains(tail, "Address already in use") {
 				return fmt.Errorf("cluster: %s on port %d: %w", n.name, n.port, errPortInUse)
 			}
 			return fmt.Errorf("cluster: %s: redis-server exited during start; log:\n%s", n.name, tail)
 		case <-ctx.Done():
 			return fmt.Errorf("cluster: %s did not answer on %s within %v (last error: %v); log:\n%s",
-				n.name, n.addr(), readyTimeout, last, n.logTail())
+				n.name, n.Addr(), host.ReadyTimeout, last, n.LogTail())
 		case <-tick.C:
 		}
-		got, err := serverPid(probeCtx, n.addr())
+		got, err := redisadmin.ServerPid(probeCtx, n.Addr())
 		if err == nil && got == pid {
 			return nil
 		}
@@ -150,8 +144,8 @@ func (n *node) waitReady(ctx context.Context, pid int, exited <-chan struct{}) e
 	}
 }
 
-// logTail returns the end of the node's log, for error messages.
-func (n *node) logTail() string {
+// LogTail returns the end of the node's log, for error messages.
+func (n *node) LogTail() string {
 	b, err := os.ReadFile(filepath.Join(n.dir, "redis.log"))
 	if err != nil {
 		return "(no log: " + err.Error() + ")"
@@ -167,20 +161,20 @@ func (n *node) logTail() string {
 func (n *node) pid() int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.state == nodeDown || n.cmd == nil {
+	if n.state == cluster.NodeDown || n.cmd == nil {
 		return 0
 	}
 	return n.cmd.Process.Pid
 }
 
-// current returns the node's state, noticing a process that exited by itself.
-func (n *node) current() nodeState {
+// State returns the node's state, noticing a process that exited by itself.
+func (n *node) State() cluster.NodeState {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.state != nodeDown && n.exited != nil {
+	if n.state != cluster.NodeDown && n.exited != nil {
 		select {
 		case <-n.exited:
-			n.state = nodeDown
+			n.state = cluster.NodeDown
 		default:
 		}
 	}
@@ -191,54 +185,54 @@ func (n *node) current() nodeState {
 func (n *node) signal(sig syscall.Signal) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.cmd == nil || n.state == nodeDown {
+	if n.cmd == nil || n.state == cluster.NodeDown {
 		return fmt.Errorf("cluster: node %s is not running", n.name)
 	}
 	return n.cmd.Process.Signal(sig)
 }
 
-// pause stops the process with SIGSTOP and waits until it is stopped.
-func (n *node) pause() error {
-	switch n.current() {
-	case nodePaused:
+// Pause stops the process with SIGSTOP and waits until it is stopped.
+func (n *node) Pause(context.Context) error {
+	return n.toggle("pause", syscall.SIGSTOP, cluster.NodePaused)
+}
+
+// Resume continues a paused process with SIGCONT; a down one is an error.
+func (n *node) Resume(context.Context) error {
+	return n.toggle("resume", syscall.SIGCONT, cluster.NodeRunning)
+}
+
+// toggle moves the process between running and paused with sig and waits
+// until the kernel shows it; a process already there is left alone, a
+// down one is an error.
+func (n *node) toggle(op string, sig syscall.Signal, to cluster.NodeState) error {
+	switch n.State() {
+	case to:
 		return nil
-	case nodeDown:
-		return fmt.Errorf("cluster: pause %s: node is down", n.name)
+	case cluster.NodeDown:
+		return fmt.Errorf("cluster: %s %s: node is down", op, n.name)
 	}
-	if err := n.signal(syscall.SIGSTOP); err != nil {
+	if err := n.signal(sig); err != nil {
 		return err
 	}
-	waitStopped(n.pid(), true)
+	waitStopped(n.pid(), to == cluster.NodePaused)
 	n.mu.Lock()
-	n.state = nodePaused
+	n.state = to
 	n.mu.Unlock()
 	return nil
 }
 
-// resume continues a paused process with SIGCONT.
-func (n *node) resume() error {
-	switch n.current() {
-	case nodeRunning:
-		return nil
-	case nodeDown:
-		return fmt.Errorf("cluster: resume %s: node is down", n.name)
-	}
-	if err := n.signal(syscall.SIGCONT); err != nil {
-		return err
-	}
-	waitStopped(n.pid(), false)
-	n.mu.Lock()
-	n.state = nodeRunning
-	n.mu.Unlock()
-	return nil
-}
-
-// kill sends SIGKILL (which also ends a stopped process) and reaps it.
+// Kill sends SIGKILL (which also ends a stopped process) and reaps it.
 // Killing a node that is down does nothing.
+func (n *node) Kill(context.Context) error {
+	n.kill()
+	return nil
+}
+
+// kill is Kill.
 func (n *node) kill() {
 	n.mu.Lock()
 	cmd, exited := n.cmd, n.exited
-	n.state = nodeDown
+	n.state = cluster.NodeDown
 	n.mu.Unlock()
 	if cmd == nil {
 		return
@@ -247,10 +241,10 @@ func (n *node) kill() {
 	<-exited
 }
 
-// restart starts a down node again on its port, retrying the bind for a
+// Restart starts a down node again on its port, retrying the bind for a
 // while in case the port is briefly unavailable.
-func (n *node) restart(ctx context.Context) error {
-	if n.current() != nodeDown {
+func (n *node) Restart(ctx context.Context) error {
+	if n.State() != cluster.NodeDown {
 		return fmt.Errorf("cluster: restart %s: node is running; kill it first", n.name)
 	}
 	n.kill() // reap a process that exited by itself

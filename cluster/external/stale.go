@@ -1,4 +1,4 @@
-package cluster
+package external
 
 import (
 	"crypto/rand"
@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+
+	"github.com/lockstorm/lockstorm/cluster/internal/host"
 )
 
 // proxyPrefix starts the name of every proxy the external provider creates
@@ -74,11 +76,11 @@ func removeStaleProxies(api *toxiclient.Client) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: external: list proxies: %w", err)
 	}
-	host := hostName()
+	me := hostName()
 	var removed []string
 	for name, px := range proxies {
 		h, pid, ok := proxyOwner(name)
-		if !ok || h != host || pid == os.Getpid() || processAlive(pid) {
+		if !ok || h != me || pid == os.Getpid() || host.ProcessAlive(pid) {
 			continue
 		}
 		if px.Delete() == nil {

@@ -1,11 +1,10 @@
-package cluster
+package docker
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
+
+	"github.com/lockstorm/lockstorm/cluster/internal/host"
 )
 
 // Labels on every container and network the docker provider creates.
@@ -35,6 +36,9 @@ func hostname() string {
 	h, _ := os.Hostname()
 	return h
 }
+
+// ErrNoDaemon means no Docker daemon answered.
+var ErrNoDaemon = errors.New("cluster: no Docker daemon answers")
 
 // tcLogger adapts an io.Writer to testcontainers' logger; nil discards.
 type tcLogger struct{ w io.Writer }
@@ -63,18 +67,18 @@ func dockerClient(ctx context.Context, logger tcLogger) (*testcontainers.DockerC
 	tcDefaultLog.Do(func() { tclog.SetDefault(logger) })
 	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoDocker, err)
+		return nil, fmt.Errorf("%w: %v", ErrNoDaemon, err)
 	}
 	if _, err := cli.Ping(ctx, client.PingOptions{}); err != nil {
 		_ = cli.Close()
-		return nil, fmt.Errorf("%w: %v", ErrNoDocker, err)
+		return nil, fmt.Errorf("%w: %v", ErrNoDaemon, err)
 	}
 	return cli, nil
 }
 
-// DockerAvailable reports whether a Docker daemon answers, and if not why
-// (wrapping ErrNoDocker).
-func DockerAvailable(ctx context.Context) error {
+// Available reports whether a Docker daemon answers, and if not why
+// (wrapping ErrNoDaemon).
+func Available(ctx context.Context) error {
 	cli, err := dockerClient(ctx, tcLogger{})
 	if err != nil {
 		return err
@@ -168,32 +172,5 @@ func staleRun(labels map[string]string) bool {
 	}
 	pidStr, _, _ := strings.Cut(labels[labelRun], "-")
 	pid, err := strconv.Atoi(pidStr)
-	return err == nil && pid > 0 && pid != os.Getpid() && !processAlive(pid)
-}
-
-// checkLoopbackUpstream refuses an extra upstream that is not on this
-// host's loopback interface: the embedded proxies must only dial there.
-func checkLoopbackUpstream(name, addr string) error {
-	ok, err := isLoopbackAddr(addr)
-	if err != nil {
-		return fmt.Errorf("cluster: upstream %s: %w", name, err)
-	}
-	if !ok {
-		return fmt.Errorf("cluster: upstream %s: only loopback addresses are proxied, got %q", name, addr)
-	}
-	return nil
-}
-
-// isLoopbackAddr reports whether a "host:port" names the loopback
-// interface: "localhost" or a loopback IP. Other names are not resolved.
-func isLoopbackAddr(addr string) (bool, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false, err
-	}
-	if host == "localhost" {
-		return true, nil
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback(), nil
+	return err == nil && pid > 0 && pid != os.Getpid() && !host.ProcessAlive(pid)
 }

@@ -1,4 +1,4 @@
-package cluster
+package redisadmin
 
 import (
 	"context"
@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstorm/lockstorm/internal/ctxtime"
 )
 
-// adminDo runs f on a fresh, short-lived client of the Redis server at
+// Do runs f on a fresh, short-lived client of the Redis server at
 // addr (a process's own address). A fresh client per step keeps nothing
 // open that a sentinel's CLIENT KILL or a role change would break.
-func adminDo(addr string, f func(*redis.Client) error) error {
+func Do(addr string, f func(*redis.Client) error) error {
 	rc := redis.NewClient(&redis.Options{
 		Addr: addr, DialTimeout: time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: 2 * time.Second,
 		MaxRetries: -1, PoolSize: 1, DisableIdentity: true, Protocol: 2,
@@ -22,11 +24,11 @@ func adminDo(addr string, f func(*redis.Client) error) error {
 	return f(rc)
 }
 
-// replication returns the fields of INFO replication of the server at addr.
-func replication(ctx context.Context, addr string) (map[string]string, error) {
+// Replication returns the fields of INFO Replication of the server at addr.
+func Replication(ctx context.Context, addr string) (map[string]string, error) {
 	var out map[string]string
-	err := adminDo(addr, func(rc *redis.Client) error {
-		s, err := rc.Info(ctx, "replication").Result()
+	err := Do(addr, func(rc *redis.Client) error {
+		s, err := rc.Info(ctx, "Replication").Result()
 		if err != nil {
 			return err
 		}
@@ -47,9 +49,9 @@ func parseInfo(s string) map[string]string {
 	return m
 }
 
-// replicaOf sends REPLICAOF host port (or NO ONE when addr is "") to the
+// ReplicaOf sends REPLICAOF host port (or NO ONE when addr is "") to the
 // server at target.
-func replicaOf(ctx context.Context, target, addr string) error {
+func ReplicaOf(ctx context.Context, target, addr string) error {
 	host, port := "NO", "ONE"
 	if addr != "" {
 		var err error
@@ -57,41 +59,41 @@ func replicaOf(ctx context.Context, target, addr string) error {
 			return err
 		}
 	}
-	return adminDo(target, func(rc *redis.Client) error {
+	return Do(target, func(rc *redis.Client) error {
 		return rc.ReplicaOf(ctx, host, port).Err()
 	})
 }
 
-// waitReplication polls INFO replication at addr until ok accepts it.
-func waitReplication(ctx context.Context, addr, what string, ok func(map[string]string) bool) error {
+// WaitReplication polls INFO Replication at addr until ok accepts it.
+func WaitReplication(ctx context.Context, addr, what string, ok func(map[string]string) bool) error {
 	var last map[string]string
 	var lastErr error
 	for {
-		last, lastErr = replication(ctx, addr)
+		last, lastErr = Replication(ctx, addr)
 		if lastErr == nil && ok(last) {
 			return nil
 		}
-		if !sleepCtx(ctx, 20*time.Millisecond) {
+		if !Sleep(ctx, 20*time.Millisecond) {
 			return fmt.Errorf("cluster: %s at %s: %w (last INFO %v, error %v)", what, addr, ctx.Err(), last, lastErr)
 		}
 	}
 }
 
-// isMaster accepts a master.
-func isMaster(m map[string]string) bool { return m["role"] == "master" }
+// IsMaster accepts a master.
+func IsMaster(m map[string]string) bool { return m["role"] == "master" }
 
-// linkedTo returns a check that accepts a replica of masterAddr whose link
+// LinkedTo returns a check that accepts a replica of masterAddr whose link
 // is up.
-func linkedTo(masterAddr string) func(map[string]string) bool {
+func LinkedTo(masterAddr string) func(map[string]string) bool {
 	return func(m map[string]string) bool {
 		return m["role"] == "slave" && m["master_host"]+":"+m["master_port"] == masterAddr &&
 			m["master_link_status"] == "up"
 	}
 }
 
-// hasOnlineReplica returns a check that accepts a master that lists the
+// HasOnlineReplica returns a check that accepts a master that lists the
 // replica at host:port (as the master sees it) as online.
-func hasOnlineReplica(host, port string) func(map[string]string) bool {
+func HasOnlineReplica(host, port string) func(map[string]string) bool {
 	want := "ip=" + host + ",port=" + port + ","
 	return func(m map[string]string) bool {
 		if m["role"] != "master" {
@@ -105,3 +107,6 @@ func hasOnlineReplica(host, port string) func(map[string]string) bool {
 		return false
 	}
 }
+
+// Sleep waits d unless ctx ends first.
+func Sleep(ctx context.Context, d time.Duration) bool { return ctxtime.Sleep(ctx, d, nil) }

@@ -1,19 +1,17 @@
-package cluster
+// Package redisadmin talks to Redis servers and sentinels on the
+// providers' behalf, bypassing every proxy: readiness probes, replication
+// state, REPLICAOF, and the sentinels' monitoring.
+package redisadmin
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/lockstorm/lockstorm/internal/ctxtime"
 )
 
 // sentinelMaster is the name the sentinels monitor the primary under.
@@ -31,45 +29,22 @@ const disarmedDownAfter = time.Hour
 // between two of its attempts is twice this).
 const sentinelFailoverTimeout = 3 * time.Second
 
-// lookSentinel finds the redis-sentinel binary, or wraps ErrNoSentinel.
-func lookSentinel(path string) (string, error) {
-	return lookBinary(path, "redis-sentinel", ErrNoSentinel, "")
+// SentinelConfig is the configuration lines that make a sentinel monitor
+// the master at masterAddr ("host:port") with quorum, disarmed.
+func SentinelConfig(masterAddr string, quorum int) string {
+	host, port, _ := net.SplitHostPort(masterAddr)
+	var b strings.Builder
+	fmt.Fprintf(&b, "sentinel monitor %s %s %s %d\n", sentinelMaster, host, port, quorum)
+	fmt.Fprintf(&b, "sentinel down-after-milliseconds %s %d\n", sentinelMaster, disarmedDownAfter.Milliseconds())
+	fmt.Fprintf(&b, "sentinel failover-timeout %s %d\n", sentinelMaster, sentinelFailoverTimeout.Milliseconds())
+	return b.String()
 }
 
-// newSentinel describes sentinel i (s1, s2, ...) in its own directory
-// under runDir, monitoring the master at masterAddr (the replication
-// link's proxy, so that a cut of the link hides the master from it and it
-// never sees a replica whose master address differs from its own view).
-// It runs as a node whose config is a sentinel's: same start, readiness
-// probe (INFO server), parent-death signal and kill.
-func newSentinel(bin, runDir string, i int, masterPort, quorum int) (*node, error) {
-	name := "s" + strconv.Itoa(i)
-	dir := filepath.Join(runDir, name)
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil, err
-	}
-	return &node{
-		name:        name,
-		bin:         bin,
-		dir:         dir,
-		persistence: PersistNone,
-		state:       nodeDown,
-		render: func(port int) string {
-			var b strings.Builder
-			fmt.Fprintf(&b, "port %d\nbind 127.0.0.1\nprotected-mode no\ndaemonize no\n", port)
-			b.WriteString("logfile redis.log\n")
-			writeSentinelMonitor(&b, "127.0.0.1", masterPort, quorum)
-			return b.String()
-		},
-	}, nil
-}
-
-// writeSentinelMonitor writes the configuration lines that make a
-// sentinel monitor the master at host:port, disarmed.
-func writeSentinelMonitor(b *strings.Builder, host string, port, quorum int) {
-	fmt.Fprintf(b, "sentinel monitor %s %s %d %d\n", sentinelMaster, host, port, quorum)
-	fmt.Fprintf(b, "sentinel down-after-milliseconds %s %d\n", sentinelMaster, disarmedDownAfter.Milliseconds())
-	fmt.Fprintf(b, "sentinel failover-timeout %s %d\n", sentinelMaster, sentinelFailoverTimeout.Milliseconds())
+// Sentinel is one running sentinel: a name for messages, its address on
+// this host, and its log tail for errors.
+type Sentinel struct {
+	Name, Addr string
+	Log        func() string
 }
 
 // sentinelClient connects to a sentinel with short timeouts and no retries.
@@ -81,29 +56,32 @@ func sentinelClient(addr string) *redis.SentinelClient {
 }
 
 // eachSentinel runs f on a client of every sentinel and joins the errors.
-func eachSentinel(ss []sentinelRef, f func(*redis.SentinelClient) error) error {
+func eachSentinel(ss []Sentinel, f func(*redis.SentinelClient) error) error {
 	var errs []error
 	for _, s := range ss {
-		sc := sentinelClient(s.addr)
+		sc := sentinelClient(s.Addr)
 		if err := f(sc); err != nil {
-			errs = append(errs, fmt.Errorf("sentinel %s: %w", s.name, err))
+			errs = append(errs, fmt.Errorf("sentinel %s: %w", s.Name, err))
 		}
 		_ = sc.Close()
 	}
 	return errors.Join(errs...)
 }
 
-// sentinelSet applies SENTINEL SET name option value on every sentinel.
-func sentinelSet(ctx context.Context, ss []sentinelRef, option string, d time.Duration) error {
+// ms is a duration in whole milliseconds, as the sentinels' options take it.
+func ms(d time.Duration) string { return fmt.Sprint(d.Milliseconds()) }
+
+// SentinelSet applies SENTINEL SET name option value on every sentinel.
+func SentinelSet(ctx context.Context, ss []Sentinel, option string, d time.Duration) error {
 	return eachSentinel(ss, func(sc *redis.SentinelClient) error {
-		return sc.Set(ctx, sentinelMaster, option, strconv.FormatInt(d.Milliseconds(), 10)).Err()
+		return sc.Set(ctx, sentinelMaster, option, ms(d)).Err()
 	})
 }
 
-// sentinelRemove makes every sentinel forget the master, stopping any
+// SentinelRemove makes every sentinel forget the master, stopping any
 // failover it has in progress and any reconfiguration it would still do.
 // A sentinel that no longer knows the master is fine.
-func sentinelRemove(ctx context.Context, ss []sentinelRef) error {
+func SentinelRemove(ctx context.Context, ss []Sentinel) error {
 	return eachSentinel(ss, func(sc *redis.SentinelClient) error {
 		err := sc.Remove(ctx, sentinelMaster).Err()
 		if err != nil && strings.Contains(err.Error(), "No such master") {
@@ -113,31 +91,31 @@ func sentinelRemove(ctx context.Context, ss []sentinelRef) error {
 	})
 }
 
-// sentinelMonitor makes every sentinel monitor the master at masterAddr
+// SentinelMonitor makes every sentinel monitor the master at masterAddr
 // ("ip:port") afresh, disarmed.
-func sentinelMonitor(ctx context.Context, ss []sentinelRef, masterAddr string, quorum int) error {
+func SentinelMonitor(ctx context.Context, ss []Sentinel, masterAddr string, quorum int) error {
 	host, port, err := net.SplitHostPort(masterAddr)
 	if err != nil {
 		return err
 	}
 	return eachSentinel(ss, func(sc *redis.SentinelClient) error {
-		if err := sc.Monitor(ctx, sentinelMaster, host, port, strconv.Itoa(quorum)).Err(); err != nil {
+		if err := sc.Monitor(ctx, sentinelMaster, host, port, fmt.Sprint(quorum)).Err(); err != nil {
 			return err
 		}
 		if err := sc.Set(ctx, sentinelMaster, "down-after-milliseconds",
-			strconv.FormatInt(disarmedDownAfter.Milliseconds(), 10)).Err(); err != nil {
+			ms(disarmedDownAfter)).Err(); err != nil {
 			return err
 		}
 		return sc.Set(ctx, sentinelMaster, "failover-timeout",
-			strconv.FormatInt(sentinelFailoverTimeout.Milliseconds(), 10)).Err()
+			ms(sentinelFailoverTimeout)).Err()
 	})
 }
 
-// sentinelsReady waits until every sentinel sees the master, knows the
+// SentinelsReady waits until every sentinel sees the master, knows the
 // replica at replicaAddr with a working link, and knows every other
 // sentinel (discovered through hello messages, every 2 s): only then can a
 // failover reach its quorum and choose the replica.
-func sentinelsReady(ctx context.Context, ss []sentinelRef, replicaAddr string) error {
+func SentinelsReady(ctx context.Context, ss []Sentinel, replicaAddr string) error {
 	var last error
 	for {
 		last = eachSentinel(ss, func(sc *redis.SentinelClient) error {
@@ -173,19 +151,19 @@ func sentinelsReady(ctx context.Context, ss []sentinelRef, replicaAddr string) e
 		if last == nil {
 			return nil
 		}
-		if !sleepCtx(ctx, 50*time.Millisecond) {
+		if !Sleep(ctx, 50*time.Millisecond) {
 			return fmt.Errorf("cluster: sentinels not ready: %v (%w)", last, ctx.Err())
 		}
 	}
 }
 
-// sentinelsSwitched waits until some sentinel names newMaster as the
+// SentinelsSwitched waits until some sentinel names newMaster as the
 // master: the end of its failover (+switch-master).
-func sentinelsSwitched(ctx context.Context, ss []sentinelRef, newMaster string) error {
+func SentinelsSwitched(ctx context.Context, ss []Sentinel, newMaster string) error {
 	var seen []string
 	for {
 		for _, s := range ss {
-			sc := sentinelClient(s.addr)
+			sc := sentinelClient(s.Addr)
 			a, err := sc.GetMasterAddrByName(ctx, sentinelMaster).Result()
 			_ = sc.Close()
 			if err == nil && len(a) == 2 {
@@ -195,12 +173,9 @@ func sentinelsSwitched(ctx context.Context, ss []sentinelRef, newMaster string) 
 				seen = a
 			}
 		}
-		if !sleepCtx(ctx, 50*time.Millisecond) {
+		if !Sleep(ctx, 50*time.Millisecond) {
 			return fmt.Errorf("cluster: sentinels did not promote %s (master still %v): %w; log of %s:\n%s",
-				newMaster, seen, ctx.Err(), ss[0].name, ss[0].log())
+				newMaster, seen, ctx.Err(), ss[0].Name, ss[0].Log())
 		}
 	}
 }
-
-// sleepCtx waits d unless ctx ends first.
-func sleepCtx(ctx context.Context, d time.Duration) bool { return ctxtime.Sleep(ctx, d, nil) }

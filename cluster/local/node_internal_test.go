@@ -1,4 +1,4 @@
-package cluster
+package local
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/lockstorm/lockstorm/cluster"
 )
 
 // A node whose port is taken reports errPortInUse (the signal to retry on
@@ -21,7 +23,7 @@ func TestNodePortInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	n := &node{name: "n1", bin: bin, dir: t.TempDir(), persistence: PersistNone,
+	n := &node{name: "n1", bin: bin, dir: t.TempDir(), persistence: cluster.PersistNone,
 		port: ln.Addr().(*net.TCPAddr).Port}
 	err = n.start(context.Background())
 	defer n.kill()
@@ -35,7 +37,7 @@ func TestNodePortInUse(t *testing.T) {
 
 // Restart waits for its port to come free instead of failing at once.
 func TestRestartRetriesBusyPort(t *testing.T) {
-	l, err := StartLocal(context.Background(), LocalConfig{Nodes: 1})
+	l, err := Start(context.Background(), Config{Nodes: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

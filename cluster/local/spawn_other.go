@@ -1,6 +1,6 @@
 //go:build !linux
 
-package cluster
+package local
 
 import (
 	"os/exec"
@@ -9,7 +9,7 @@ import (
 
 // startChild starts cmd in its own process group. Without Linux's
 // parent-death signal, children outlive a harness killed with SIGKILL;
-// StopAll and the stale-directory sweep of StartLocal are the clean-up.
+// cluster.StopAll and the stale-directory sweep of Start are the clean-up.
 func startChild(cmd *exec.Cmd) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd.Start()
