@@ -3,7 +3,22 @@ package nemesis
 import (
 	"context"
 	"math/rand/v2"
+	"time"
 )
+
+// KindClientCrash is a client that dies mid-operation.
+const KindClientCrash = "client-crash"
+
+func init() {
+	Register(Spec{
+		Kind: KindClientCrash, Order: 40,
+		Help:        "a client's process dies without releasing or dequeuing; a fresh process takes its slot",
+		Params:      []string{"clients"},
+		Colour:      rgb(0xe3, 0x77, 0xc2), // pink
+		EndsClients: true,
+		New:         func(env Env) Nemesis { return &ClientCrash{Env: env} },
+	})
+}
 
 // ClientCrash makes one client die mid-operation and never come back,
 // through the harness's Env.CrashClient hook (see Env for the contract:
@@ -40,3 +55,18 @@ func (c *ClientCrash) Start(ctx context.Context, f Fault) error {
 
 // Stop does nothing: a crashed client stays crashed.
 func (c *ClientCrash) Stop(ctx context.Context, f Fault) error { return nil }
+
+// Aim aims a client crash at the holder or (every other aimed crash) at a
+// waiter in the middle of its acquire: where a lock that sets its TTL in a
+// second round trip keeps a key without expiry, and where a fair lock
+// leaves a dead waiter in its queue. Alternating, rather than tossing a
+// coin, makes any two aimed crashes of a plan hit both.
+func (c *ClientCrash) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	if nth%2 == 1 {
+		return aimClients(f, AimWaiter, TargetWaiter)
+	}
+	return aimClients(f, AimHolder, TargetHolder)
+}
+
+// MinStep is half a TTL: the crash is instant, its window only spaces it.
+func (c *ClientCrash) MinStep(t Topology) time.Duration { return instantStep(t) }

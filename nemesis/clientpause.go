@@ -3,7 +3,22 @@ package nemesis
 import (
 	"context"
 	"math/rand/v2"
+	"time"
 )
+
+// KindClientPause is a stop-the-world pause of one client.
+const KindClientPause = "client-pause"
+
+func init() {
+	Register(Spec{
+		Kind: KindClientPause, Order: 30,
+		Help:   "a client's links hold every byte, both ways, then deliver them (a long GC pause)",
+		Params: []string{"clients"},
+		Needs:  []Capability{NeedLinks},
+		Colour: rgb(0xe6, 0xb4, 0x00), // amber
+		New:    func(env Env) Nemesis { return &ClientPause{Env: env} },
+	})
+}
 
 // ClientPause emulates a stop-the-world pause (a long GC) of one client:
 // Cluster.Freeze holds every byte on all of the client's links, both ways,
@@ -11,11 +26,11 @@ import (
 // Cluster.Thaw delivers them afterwards, as a resumed process would send
 // them. The client's goroutines keep running locally; what the rest of the
 // system sees is exactly a client that went silent and then spoke again.
-// Draw picks a client and a duration in [MinTTLs, MaxTTLs] × TTL (default
-// 0.5 to 3, so often longer than the lease).
+// Draw picks a client and a duration in the Span (default 0.5 to 3 TTLs,
+// so often longer than the lease).
 type ClientPause struct {
-	Env              Env
-	MinTTLs, MaxTTLs float64
+	Env Env
+	Span
 }
 
 // Kind returns "client-pause".
@@ -23,12 +38,8 @@ func (*ClientPause) Kind() string { return KindClientPause }
 
 // Draw draws a client pause.
 func (p *ClientPause) Draw(r *rand.Rand, t Topology) Fault {
-	lo, hi := p.MinTTLs, p.MaxTTLs
-	if hi == 0 {
-		lo, hi = 0.5, 3
-	}
 	c := pick(r, t.Clients)
-	return Fault{Kind: KindClientPause, Clients: []string{c}, Duration: scaled(r, t.ttl(), lo, hi)}
+	return Fault{Kind: KindClientPause, Clients: []string{c}, Duration: p.draw(r, t, 0.5, 3)}
 }
 
 // Start freezes the client.
@@ -48,3 +59,18 @@ func (p *ClientPause) Stop(ctx context.Context, f Fault) error {
 	}
 	return p.Env.Cluster.Thaw(ctx, c)
 }
+
+// Aim aims a pause at the holder (four times in five), right after it
+// acquired, for 1.2 to 3 TTLs so that the lease expires while it is
+// paused in its critical section; or at a waiter, mid-acquire.
+func (p *ClientPause) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	if nth%5 == 4 {
+		return aimClients(f, AimWaiter, TargetWaiter)
+	}
+	f = aimClients(f, AimHolder, TargetHolder)
+	f.Duration = scaled(r, t.ttl(), 1.2, 3)
+	return f
+}
+
+// MinStep is the shortest pause drawn (MinTTLs, default 0.5 TTL).
+func (p *ClientPause) MinStep(t Topology) time.Duration { return ttls(t, p.least(0.5)) }

@@ -10,6 +10,20 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// KindClockJump is a node's clock stepped, as key expiry sees it.
+const KindClockJump = "clock-jump"
+
+func init() {
+	Register(Spec{
+		Kind: KindClockJump, Order: 70,
+		Help:   "a node's clock steps forward or backward, as key expiry sees it",
+		Params: []string{"nodes", "jump-by"},
+		Needs:  []Capability{NeedAdmin},
+		Colour: rgb(0x2c, 0xa0, 0x2c), // green
+		New:    func(env Env) Nemesis { return &ClockJump{Env: env} },
+	})
+}
+
 //go:embed clockjump.lua
 var clockJumpLua string
 
@@ -68,19 +82,14 @@ func (c *ClockJump) Draw(r *rand.Rand, t Topology) Fault {
 // Start steps the expiry clock of each of the fault's nodes (several for
 // a fault aimed at a lease) by f.JumpBy.
 func (c *ClockJump) Start(ctx context.Context, f Fault) error {
-	if len(f.Nodes) == 0 {
-		return fmt.Errorf("%w: clock-jump needs at least one node", ErrBadFault)
-	}
-	for _, n := range f.Nodes {
+	return forNodes(ctx, f, func(ctx context.Context, n string) error {
 		addr, err := c.Env.Cluster.AdminAddr(n)
 		if err != nil {
 			return err
 		}
-		if _, _, err = JumpClock(ctx, addr, f.JumpBy); err != nil {
-			return err
-		}
-	}
-	return nil
+		_, _, err = JumpClock(ctx, addr, f.JumpBy)
+		return err
+	})
 }
 
 // Stop does nothing: a clock step is not undone.
@@ -91,13 +100,7 @@ func (c *ClockJump) Stop(ctx context.Context, f Fault) error { return nil }
 // returns how many keys it moved and how many it deleted (their new
 // remaining time was <= 0). by is rounded to a millisecond.
 func JumpClock(ctx context.Context, addr string, by time.Duration) (moved, deleted int64, err error) {
-	rdb := redis.NewClient(&redis.Options{
-		Addr:            addr,
-		DialTimeout:     2 * time.Second,
-		MaxRetries:      -1,
-		PoolSize:        1,
-		DisableIdentity: true,
-	})
+	rdb := adminClient(addr)
 	defer rdb.Close()
 	res, err := clockJumpScript.Run(ctx, rdb, nil, by.Round(time.Millisecond).Milliseconds()).Int64Slice()
 	if err != nil {
@@ -108,3 +111,17 @@ func JumpClock(ctx context.Context, addr string, by time.Duration) (moved, delet
 	}
 	return res[0], res[1], nil
 }
+
+// Aim jumps the clocks of the nodes that granted the holder's lease,
+// enough of them to break its quorum, forward (the lease expires there at
+// once), soon after it was granted.
+func (c *ClockJump) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	f = aimLease(f)
+	if f.JumpBy < 0 {
+		f.JumpBy = -f.JumpBy
+	}
+	return f
+}
+
+// MinStep is half a TTL: the jump is instant, its window only spaces it.
+func (c *ClockJump) MinStep(t Topology) time.Duration { return instantStep(t) }
