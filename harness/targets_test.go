@@ -211,3 +211,23 @@ func TestTargetedCrashHitsLease(t *testing.T) {
 		t.Fatal("no aimed crash hit a held lease")
 	}
 }
+
+// A provider runs exactly the kinds whose registered needs it offers:
+// local and docker every kind, external only those that need no node
+// process or replica (the same five as before kinds registered, plus
+// flush).
+func TestProviderFaultKinds(t *testing.T) {
+	external := []string{nemesis.KindPartition, nemesis.KindLatency, nemesis.KindClientPause,
+		nemesis.KindClientCrash, nemesis.KindClockJump, nemesis.KindFlush}
+	for _, p := range Providers {
+		for _, k := range nemesis.Kinds {
+			cfg := Config{Provider: p, Nemesis: []string{k},
+				External: External{RedisAddrs: []string{"127.0.0.1:1"}, Toxiproxy: "127.0.0.1:2"}}
+			err := cfg.checkProvider()
+			want := p != "external" || slices.Contains(external, k)
+			if want != (err == nil) {
+				t.Errorf("%s provider, %s fault: %v; want supported %v", p, k, err, want)
+			}
+		}
+	}
+}
