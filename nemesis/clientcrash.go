@@ -2,23 +2,21 @@ package nemesis
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
-	"time"
 )
+
+func init() {
+	Register(Spec{Kind: KindClientCrash, Order: 40, Params: []string{"clients"}, EndsClients: true,
+		Colour: rgb(0xe3, 0x77, 0xc2), New: func(env Env) Nemesis { return &ClientCrash{Env: env} },
+		Help: "a client's process dies without releasing or dequeuing; a fresh process takes its slot"})
+}
 
 // KindClientCrash is a client that dies mid-operation.
 const KindClientCrash = "client-crash"
 
-func init() {
-	Register(Spec{
-		Kind: KindClientCrash, Order: 40,
-		Help:        "a client's process dies without releasing or dequeuing; a fresh process takes its slot",
-		Params:      []string{"clients"},
-		Colour:      rgb(0xe3, 0x77, 0xc2), // pink
-		EndsClients: true,
-		New:         func(env Env) Nemesis { return &ClientCrash{Env: env} },
-	})
-}
+// ErrNoHook means the harness gave no Env.CrashClient hook.
+var ErrNoHook = errors.New("nemesis: no hook for this fault")
 
 // ClientCrash makes one client die mid-operation and never come back,
 // through the harness's Env.CrashClient hook (see Env for the contract:
@@ -28,13 +26,12 @@ func init() {
 //
 // Stop does nothing: a crash is not undone; the slot's new process is the
 // harness's business. Draw picks a client; the fault's window (Duration,
-// 1 TTL) only separates it from the next fault in a schedule.
+// 1 TTL) only separates it from the next fault in a schedule, and its
+// shortest step is the default half TTL.
 type ClientCrash struct {
 	Env Env
+	permanent
 }
-
-// Kind returns "client-crash".
-func (*ClientCrash) Kind() string { return KindClientCrash }
 
 // Draw draws a client crash.
 func (c *ClientCrash) Draw(r *rand.Rand, t Topology) Fault {
@@ -43,18 +40,13 @@ func (c *ClientCrash) Draw(r *rand.Rand, t Topology) Fault {
 
 // Start calls the crash hook, or returns ErrNoHook when there is none.
 func (c *ClientCrash) Start(ctx context.Context, f Fault) error {
-	cl, err := one(f, f.Clients, "client")
-	if err != nil {
-		return err
-	}
-	if c.Env.CrashClient == nil {
-		return ErrNoHook
-	}
-	return c.Env.CrashClient(ctx, cl)
+	return onClient(ctx, f, func(ctx context.Context, cl string) error {
+		if c.Env.CrashClient == nil {
+			return ErrNoHook
+		}
+		return c.Env.CrashClient(ctx, cl)
+	})
 }
-
-// Stop does nothing: a crashed client stays crashed.
-func (c *ClientCrash) Stop(ctx context.Context, f Fault) error { return nil }
 
 // Aim aims a client crash at the holder or (every other aimed crash) at a
 // waiter in the middle of its acquire: where a lock that sets its TTL in a
@@ -67,6 +59,3 @@ func (c *ClientCrash) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	}
 	return aimClients(f, AimHolder, TargetHolder)
 }
-
-// MinStep is half a TTL: the crash is instant, its window only spaces it.
-func (c *ClientCrash) MinStep(t Topology) time.Duration { return instantStep(t) }

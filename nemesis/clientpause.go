@@ -3,22 +3,16 @@ package nemesis
 import (
 	"context"
 	"math/rand/v2"
-	"time"
 )
+
+func init() {
+	Register(Spec{Kind: KindClientPause, Order: 30, Needs: []Capability{NeedLinks}, Params: []string{"clients"},
+		Colour: rgb(0xe6, 0xb4, 0x00), New: func(env Env) Nemesis { return &ClientPause{Env: env} },
+		Help: "a client's links hold every byte, both ways, then deliver them (a long GC pause)"})
+}
 
 // KindClientPause is a stop-the-world pause of one client.
 const KindClientPause = "client-pause"
-
-func init() {
-	Register(Spec{
-		Kind: KindClientPause, Order: 30,
-		Help:   "a client's links hold every byte, both ways, then deliver them (a long GC pause)",
-		Params: []string{"clients"},
-		Needs:  []Capability{NeedLinks},
-		Colour: rgb(0xe6, 0xb4, 0x00), // amber
-		New:    func(env Env) Nemesis { return &ClientPause{Env: env} },
-	})
-}
 
 // ClientPause emulates a stop-the-world pause (a long GC) of one client:
 // Cluster.Freeze holds every byte on all of the client's links, both ways,
@@ -27,14 +21,11 @@ func init() {
 // them. The client's goroutines keep running locally; what the rest of the
 // system sees is exactly a client that went silent and then spoke again.
 // Draw picks a client and a duration in the Span (default 0.5 to 3 TTLs,
-// so often longer than the lease).
+// so often longer than the lease); its shortest step is the Span's.
 type ClientPause struct {
 	Env Env
 	Span
 }
-
-// Kind returns "client-pause".
-func (*ClientPause) Kind() string { return KindClientPause }
 
 // Draw draws a client pause.
 func (p *ClientPause) Draw(r *rand.Rand, t Topology) Fault {
@@ -44,20 +35,12 @@ func (p *ClientPause) Draw(r *rand.Rand, t Topology) Fault {
 
 // Start freezes the client.
 func (p *ClientPause) Start(ctx context.Context, f Fault) error {
-	c, err := one(f, f.Clients, "client")
-	if err != nil {
-		return err
-	}
-	return p.Env.Cluster.Freeze(ctx, c)
+	return onClient(ctx, f, p.Env.Cluster.Freeze)
 }
 
 // Stop thaws the client.
 func (p *ClientPause) Stop(ctx context.Context, f Fault) error {
-	c, err := one(f, f.Clients, "client")
-	if err != nil {
-		return err
-	}
-	return p.Env.Cluster.Thaw(ctx, c)
+	return onClient(ctx, f, p.Env.Cluster.Thaw)
 }
 
 // Aim aims a pause at the holder (four times in five), right after it
@@ -71,6 +54,3 @@ func (p *ClientPause) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	f.Duration = scaled(r, t.ttl(), 1.2, 3)
 	return f
 }
-
-// MinStep is the shortest pause drawn (MinTTLs, default 0.5 TTL).
-func (p *ClientPause) MinStep(t Topology) time.Duration { return ttls(t, p.least(0.5)) }

@@ -10,19 +10,14 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+func init() {
+	Register(Spec{Kind: KindClockJump, Order: 70, Needs: []Capability{NeedAdmin}, Params: []string{"nodes", "jump-by"},
+		Colour: rgb(0x2c, 0xa0, 0x2c), New: func(env Env) Nemesis { return &ClockJump{Env: env} },
+		Help: "a node's clock steps forward or backward, as key expiry sees it"})
+}
+
 // KindClockJump is a node's clock stepped, as key expiry sees it.
 const KindClockJump = "clock-jump"
-
-func init() {
-	Register(Spec{
-		Kind: KindClockJump, Order: 70,
-		Help:   "a node's clock steps forward or backward, as key expiry sees it",
-		Params: []string{"nodes", "jump-by"},
-		Needs:  []Capability{NeedAdmin},
-		Colour: rgb(0x2c, 0xa0, 0x2c), // green
-		New:    func(env Env) Nemesis { return &ClockJump{Env: env} },
-	})
-}
 
 //go:embed clockjump.lua
 var clockJumpLua string
@@ -61,13 +56,11 @@ var clockJumpScript = redis.NewScript(clockJumpLua)
 //
 // Draw picks a node and a step of 0.5 to 2 TTLs, forward three times in
 // four. The fault's window (Duration, 1 TTL) only separates it from the
-// next fault in a schedule.
+// next fault in a schedule; its shortest step is the default half TTL.
 type ClockJump struct {
 	Env Env
+	permanent
 }
-
-// Kind returns "clock-jump".
-func (*ClockJump) Kind() string { return KindClockJump }
 
 // Draw draws a clock jump.
 func (c *ClockJump) Draw(r *rand.Rand, t Topology) Fault {
@@ -91,9 +84,6 @@ func (c *ClockJump) Start(ctx context.Context, f Fault) error {
 		return err
 	})
 }
-
-// Stop does nothing: a clock step is not undone.
-func (c *ClockJump) Stop(ctx context.Context, f Fault) error { return nil }
 
 // JumpClock applies a clock step of by (positive = forward) to the expiry
 // of every key with a TTL in database 0 of the Redis server at addr, and
@@ -122,6 +112,3 @@ func (c *ClockJump) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	}
 	return f
 }
-
-// MinStep is half a TTL: the jump is instant, its window only spaces it.
-func (c *ClockJump) MinStep(t Topology) time.Duration { return instantStep(t) }

@@ -8,21 +8,14 @@ import (
 	"time"
 )
 
+func init() {
+	Register(Spec{Kind: KindCrash, Order: 60, Needs: []Capability{NeedProcess}, Params: []string{"nodes", "restart-delay"},
+		Busy: crashStart, Squeeze: squeezeCrash, Colour: rgb(0x55, 0x55, 0x55), New: func(env Env) Nemesis { return &Crash{Env: env} },
+		Help: "a node is killed (SIGKILL) and restarted after a delay with whatever its persistence kept"})
+}
+
 // KindCrash is a node killed and restarted.
 const KindCrash = "crash"
-
-func init() {
-	Register(Spec{
-		Kind: KindCrash, Order: 60,
-		Help:    "a node is killed (SIGKILL) and restarted after a delay with whatever its persistence kept",
-		Params:  []string{"nodes", "restart-delay"},
-		Needs:   []Capability{NeedProcess},
-		Colour:  rgb(0x55, 0x55, 0x55), // dark grey
-		Busy:    func(f Fault) time.Duration { return f.RestartDelay },
-		Squeeze: func(f *Fault, d time.Duration) { f.RestartDelay = max(0, min(f.RestartDelay, d)) },
-		New:     func(env Env) Nemesis { return &Crash{Env: env} },
-	})
-}
 
 // Crash kills one node abruptly (SIGKILL) with Cluster.Kill, waits the
 // fault's RestartDelay, and restarts it with Cluster.Restart, all inside
@@ -41,9 +34,6 @@ type Crash struct {
 	mu   sync.Mutex
 	down map[string]bool // nodes this nemesis killed and has not restarted
 }
-
-// Kind returns "crash".
-func (*Crash) Kind() string { return KindCrash }
 
 // Draw draws a crash.
 func (c *Crash) Draw(r *rand.Rand, t Topology) Fault {
@@ -90,6 +80,12 @@ func (c *Crash) Stop(ctx context.Context, f Fault) error {
 		return c.restart(ctx, n)
 	})
 }
+
+// crashStart is how long a crash's start takes: its restart delay.
+func crashStart(f Fault) time.Duration { return f.RestartDelay }
+
+// squeezeCrash shortens a crash's restart delay to at most d.
+func squeezeCrash(f *Fault, d time.Duration) { f.RestartDelay = max(0, min(f.RestartDelay, d)) }
 
 func (c *Crash) restart(ctx context.Context, n string) error {
 	if err := c.Env.Cluster.Restart(ctx, n); err != nil {

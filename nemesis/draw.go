@@ -41,6 +41,12 @@ func (s Span) least(lo float64) float64 {
 	return lo
 }
 
+// MinStep is the shortest fault window the span draws: MinTTLs, or
+// DefaultMinTTLs (half a TTL) when unset, the shortest of every kind whose
+// window the span bounds. Kinds whose span bounds something else, or that
+// need more, state their own.
+func (s Span) MinStep(t Topology) time.Duration { return ttls(t, s.least(DefaultMinTTLs)) }
+
 // ttls returns x × TTL, rounded to a millisecond.
 func ttls(t Topology, x float64) time.Duration {
 	return time.Duration(x * float64(t.ttl())).Round(time.Millisecond)
@@ -111,9 +117,22 @@ func one(f Fault, xs []string, what string) (string, error) {
 	return xs[0], nil
 }
 
-// instantStep is the shortest step of a fault whose start is instant and
-// whose window only spaces it from the next fault: half a TTL.
-func instantStep(t Topology) time.Duration { return ttls(t, 0.5) }
+// permanent is embedded by the faults that are not undone (a crashed
+// client, a clock step, lost keys): their Stop does nothing.
+type permanent struct{}
+
+// Stop does nothing: the fault stays done.
+func (permanent) Stop(context.Context, Fault) error { return nil }
+
+// onClient runs do on the fault's one client; a fault that names none or
+// several is refused.
+func onClient(ctx context.Context, f Fault, do func(ctx context.Context, client string) error) error {
+	c, err := one(f, f.Clients, "client")
+	if err != nil {
+		return err
+	}
+	return do(ctx, c)
+}
 
 // forNodes runs do on each of the fault's nodes in turn (a fault aimed at
 // a lease names several), and stops at the first error. A fault that

@@ -12,26 +12,23 @@ import (
 	"github.com/lockstorm/lockstorm/cluster"
 )
 
+func init() {
+	Register(Spec{Kind: KindFailover, Order: 80, Needs: []Capability{NeedReplica}, Params: []string{"shape", "nodes"},
+		Busy: failoverStart, Colour: rgb(0x1f, 0x3a, 0x93), New: func(env Env) Nemesis { return &Failover{Env: env} },
+		Help: "node n1's asynchronous replica is promoted after its master is killed or cut off"})
+}
+
 // KindFailover is the primary's replica promoted.
 const KindFailover = "failover"
-
-func init() {
-	Register(Spec{
-		Kind: KindFailover, Order: 80,
-		Help:   "node n1's asynchronous replica is promoted after its master is killed or cut off",
-		Params: []string{"shape", "nodes"},
-		Needs:  []Capability{NeedReplica},
-		Colour: rgb(0x1f, 0x3a, 0x93), // navy
-		Busy:   func(Fault) time.Duration { return FailoverBusy },
-		New:    func(env Env) Nemesis { return &Failover{Env: env} },
-	})
-}
 
 // FailoverBusy is the time a schedule allows for a failover's start:
 // the detection delay plus sentinel's promotion (measured 1 to 2.2 s) with
 // room to spare. A failover that could not finish before the final heal
 // is not scheduled.
 const FailoverBusy = 4 * time.Second
+
+// failoverStart is how long a failover's start takes: FailoverBusy.
+func failoverStart(Fault) time.Duration { return FailoverBusy }
 
 // ErrUnsupported means the cluster cannot apply a fault: for failover, its
 // provider runs no replica (it also wraps cluster.ErrUnsupported).
@@ -71,9 +68,6 @@ type Failover struct {
 	mu   sync.Mutex
 	last cluster.FailoverResult
 }
-
-// Kind returns "failover".
-func (*Failover) Kind() string { return KindFailover }
 
 // Draw draws a failover of the primary (the first node).
 func (n *Failover) Draw(r *rand.Rand, t Topology) Fault {

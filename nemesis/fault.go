@@ -3,35 +3,28 @@
 //
 // A fault is plain data (Fault); each kind of fault has a Nemesis that draws
 // a random Fault of its kind from a seeded source and applies or removes it.
-// A Schedule turns one seed into a whole plan of faults, and a Runner
+// Each kind's file registers it (Register, a Spec: name, parameters,
+// provider needs, plot colour, nemesis), so that a new fault is one file
+// and its test; everything else reads the registry. A Schedule turns one seed into a whole plan of faults, and a Runner
 // executes a plan against a cluster.Cluster, always healing on the way out.
 package nemesis
 
 import (
-	"github.com/lockstorm/lockstorm/lease"
-
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
-)
-
-// Sentinel errors.
-var (
-	ErrUnknownKind = errors.New("nemesis: unknown fault kind")
-	ErrBadFault    = errors.New("nemesis: invalid fault")
-	ErrNoHook      = errors.New("nemesis: no hook for this fault")
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // Fault is one fault as plain, JSON-serialisable data: what a schedule
 // holds and what the history's Detail field describes. Which fields matter
 // depends on Kind; the others stay zero. Durations are nanoseconds in JSON.
 type Fault struct {
-	// Kind is one of the Kind constants.
+	// Kind is a registered kind (Kinds), e.g. KindPartition.
 	Kind string `json:"kind"`
 	// Shape refines the kind: a partition's shape (see the Shape constants)
 	// or a latency's scope ("node" or "link").
@@ -103,8 +96,9 @@ func (f Fault) clone() Fault {
 	return f
 }
 
-// Topology is what Draw may look at: names and the lock TTL, never the
-// live cluster, so that a plan depends on the seed and options only.
+// Topology is what Draw may look at: names, the lock's TTL and node
+// timeout, never the live cluster, so that a plan depends on the seed and
+// options only.
 type Topology struct {
 	Nodes   []string
 	Clients []string
@@ -215,12 +209,12 @@ func MinStep(n Nemesis, t Topology) time.Duration {
 	return ttls(t, DefaultMinTTLs)
 }
 
-// Nemesis is one kind of fault. Draw must take every random choice from r
+// Nemesis is one kind of fault, known by the kind it is registered (or
+// put in a Set) under. Draw must take every random choice from r
 // alone (same source state, same fault). Start applies a fault, Stop
 // removes it; both are safe to call again and Stop is safe after a failed
 // or partial Start, so that a runner can always clean up.
 type Nemesis interface {
-	Kind() string
 	Draw(r *rand.Rand, t Topology) Fault
 	Start(ctx context.Context, f Fault) error
 	Stop(ctx context.Context, f Fault) error

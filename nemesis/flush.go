@@ -6,23 +6,34 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
+func init() {
+	Register(Spec{Kind: KindFlush, Needs: []Capability{NeedAdmin}, Params: []string{"nodes"},
+		Colour: rgb(0xbc, 0xbd, 0x22), New: func(env Env) Nemesis { return &Flush{Env: env} },
+		Help: "a node loses every key (FLUSHALL) without going down, as after an operator's mistake or a replica's full resync"})
+}
+
 // KindFlush is a node's data wiped while it keeps running.
 const KindFlush = "flush"
 
-func init() {
-	Register(Spec{
-		Kind: KindFlush, Order: 90,
-		Help:   "a node loses every key (FLUSHALL) without going down, as after an operator's mistake or a replica's full resync",
-		Params: []string{"nodes"},
-		Needs:  []Capability{NeedAdmin},
-		Colour: rgb(0xbc, 0xbd, 0x22), // olive
-		New:    func(env Env) Nemesis { return &Flush{Env: env} },
+// flushAll runs FLUSHALL on the server at addr and returns how many keys
+// its database 0 held just before.
+func flushAll(ctx context.Context, addr string) (int64, error) {
+	rdb := adminClient(addr)
+	defer rdb.Close()
+	var size *redis.IntCmd
+	_, err := rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		size = p.DBSize(ctx)
+		p.FlushAll(ctx)
+		return nil
 	})
+	if err != nil {
+		return 0, err
+	}
+	return size.Val(), nil
 }
 
 // Flush empties one node with FLUSHALL, run on the node's own address
@@ -36,17 +47,16 @@ func init() {
 //
 // Stop does nothing: lost data is not restored, just as after a real
 // flush. Draw picks a node; the fault's window (Duration, 1 TTL) only
-// separates it from the next fault in a schedule. The start's record
+// separates it from the next fault in a schedule (its shortest step is
+// the default half TTL). The start's record
 // says how many keys each node lost (Outcome).
 type Flush struct {
 	Env Env
+	permanent
 
 	mu   sync.Mutex
 	lost []string // "n1 lost 3 keys", one per node of the latest Start
 }
-
-// Kind returns "flush".
-func (*Flush) Kind() string { return KindFlush }
 
 // Draw draws a flush of one node.
 func (*Flush) Draw(r *rand.Rand, t Topology) Fault {
@@ -76,26 +86,6 @@ func (fl *Flush) Start(ctx context.Context, f Fault) error {
 	return err
 }
 
-// flushAll runs FLUSHALL on the server at addr and returns how many keys
-// its database 0 held just before.
-func flushAll(ctx context.Context, addr string) (int64, error) {
-	rdb := adminClient(addr)
-	defer rdb.Close()
-	var size *redis.IntCmd
-	_, err := rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		size = p.DBSize(ctx)
-		p.FlushAll(ctx)
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	return size.Val(), nil
-}
-
-// Stop does nothing: flushed keys stay lost.
-func (*Flush) Stop(ctx context.Context, f Fault) error { return nil }
-
 // Outcome says how many keys each node lost in the latest Start, e.g.
 // "n1 lost 3 keys".
 func (fl *Flush) Outcome(Fault) string {
@@ -108,6 +98,3 @@ func (fl *Flush) Outcome(Fault) string {
 // to break its quorum, soon after it was granted: the lease is gone there
 // while the holder still counts on it.
 func (*Flush) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault { return aimLease(f) }
-
-// MinStep is half a TTL: the flush is instant, its window only spaces it.
-func (*Flush) MinStep(t Topology) time.Duration { return instantStep(t) }

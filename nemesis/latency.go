@@ -9,19 +9,14 @@ import (
 	"github.com/lockstorm/lockstorm/cluster"
 )
 
+func init() {
+	Register(Spec{Kind: KindLatency, Order: 20, Needs: []Capability{NeedLinks}, Colour: rgb(0x17, 0xbe, 0xcf),
+		Params: []string{"shape", "nodes", "clients", "links", "delay", "stream"}, New: func(env Env) Nemesis { return &Latency{Env: env} },
+		Help: "links from clients to a node get a delay ± jitter, one way or both"})
+}
+
 // KindLatency is a delay added to links.
 const KindLatency = "latency"
-
-func init() {
-	Register(Spec{
-		Kind: KindLatency, Order: 20,
-		Help:   "links from clients to a node get a delay ± jitter, one way or both",
-		Params: []string{"shape", "nodes", "clients", "links", "delay", "stream"},
-		Needs:  []Capability{NeedLinks},
-		Colour: rgb(0x17, 0xbe, 0xcf), // teal
-		New:    func(env Env) Nemesis { return &Latency{Env: env} },
-	})
-}
 
 // Latency scopes (the Shape of a latency fault).
 const (
@@ -33,16 +28,15 @@ const (
 
 // Latency delays links with Cluster.AddLatency and removes the delay with
 // Cluster.RemoveLatency. Draw picks a scope (node or link), a delay in
-// the Span (default 0.05 to 0.5 TTLs), a jitter up to half the
+// Delay (default 0.05 to 0.5 TTLs), a jitter up to half the
 // delay, and a stream: both ways half the time, else one direction
-// (asymmetric). The fault lasts 0.5 to 3 TTLs.
+// (asymmetric). The fault lasts 0.5 to 3 TTLs; its shortest step is the
+// default half TTL.
 type Latency struct {
 	Env Env
-	Span
+	// Delay bounds the delay drawn.
+	Delay Span
 }
-
-// Kind returns "latency".
-func (*Latency) Kind() string { return KindLatency }
 
 // Draw draws a latency fault.
 func (l *Latency) Draw(r *rand.Rand, t Topology) Fault {
@@ -55,7 +49,7 @@ func (l *Latency) Draw(r *rand.Rand, t Topology) Fault {
 		f.Clients = []string{pick(r, t.Clients)}
 		f.Links = cross(f.Clients, f.Nodes)
 	}
-	f.Delay = l.draw(r, t, 0.05, 0.5)
+	f.Delay = l.Delay.draw(r, t, 0.05, 0.5)
 	f.Jitter = uniform(r, 0, f.Delay/2).Round(time.Millisecond)
 	switch r.IntN(4) {
 	case 0:
@@ -103,6 +97,3 @@ func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	f.Duration = scaled(r, t.ttl(), 1, 3)
 	return f
 }
-
-// MinStep is the shortest latency fault drawn (half a TTL).
-func (l *Latency) MinStep(t Topology) time.Duration { return instantStep(t) }

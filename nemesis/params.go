@@ -1,11 +1,16 @@
 package nemesis
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 )
+
+// ErrBadFault means a fault cannot be applied as given: a field its kind
+// does not read, a target missing or too many, a negative time.
+var ErrBadFault = errors.New("nemesis: invalid fault")
 
 // param is one field of a Fault as the Detail text names it ("nodes",
 // "delay", ...) and as a Spec lists it in Params.

@@ -4,24 +4,18 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
 )
 
+func init() {
+	Register(Spec{Kind: KindPartition, Order: 10, Needs: []Capability{NeedLinks}, Params: []string{"shape", "nodes", "clients", "links"},
+		Colour: rgb(0x94, 0x67, 0xbd), New: func(env Env) Nemesis { return &Partition{Env: env} },
+		Help: "links from clients to nodes are cut, in one of the partition shapes"})
+}
+
 // KindPartition is a set of links cut.
 const KindPartition = "partition"
-
-func init() {
-	Register(Spec{
-		Kind: KindPartition, Order: 10,
-		Help:   "links from clients to nodes are cut, in one of the partition shapes",
-		Params: []string{"shape", "nodes", "clients", "links"},
-		Needs:  []Capability{NeedLinks},
-		Colour: rgb(0x94, 0x67, 0xbd), // purple
-		New:    func(env Env) Nemesis { return &Partition{Env: env} },
-	})
-}
 
 // Partition shapes.
 const (
@@ -47,15 +41,13 @@ var PartitionShapes = []string{ShapeOneNode, ShapeMinority, ShapeMajority, Shape
 
 // Partition cuts links with Cluster.Cut and heals them with Cluster.Heal.
 // Shapes lists the shapes Draw chooses from (default PartitionShapes); the
-// fault lasts a length in the Span (default 0.5 to 3 TTLs).
+// fault lasts a length in the Span (default 0.5 to 3 TTLs); its shortest
+// step is the Span's.
 type Partition struct {
 	Env    Env
 	Shapes []string
 	Span
 }
-
-// Kind returns "partition".
-func (*Partition) Kind() string { return KindPartition }
 
 // Draw picks a shape and its targets and fills in the exact links to cut.
 // A bridge needs at least 2 clients and 3 nodes; with fewer it becomes a
@@ -157,8 +149,3 @@ func (p *Partition) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 // ShapeClientFromResource cuts one client from the protected resource
 // (a targeted partition only).
 const ShapeClientFromResource = "client-from-resource"
-
-// MinStep is the shortest partition drawn (MinTTLs, default 0.5 TTL).
-func (p *Partition) MinStep(t Topology) time.Duration {
-	return ttls(t, p.least(0.5))
-}

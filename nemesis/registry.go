@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"image/color"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -39,7 +40,9 @@ type Spec struct {
 	// Kind is the fault's name: in --nemesis, the history's Fault field,
 	// plots and coverage.
 	Kind string
-	// Order places the kind in Kinds (the --nemesis list); lower first.
+	// Order places the kind in Kinds (the --nemesis list), lower first;
+	// zero puts it after every ordered kind, by name. The first kinds keep
+	// their historical order through it; a new kind needs none.
 	Order int
 	// Help says in a line what the fault does.
 	Help string
@@ -102,9 +105,17 @@ func Register(s Spec) {
 		kinds = append(kinds, k)
 	}
 	slices.SortFunc(kinds, func(a, b string) int {
-		return cmp.Or(cmp.Compare(registry[a].Order, registry[b].Order), cmp.Compare(a, b))
+		return cmp.Or(cmp.Compare(rank(registry[a]), rank(registry[b])), cmp.Compare(a, b))
 	})
 	Kinds = kinds
+}
+
+// rank is where s goes in Kinds: its Order, or after every ordered kind.
+func rank(s Spec) int {
+	if s.Order == 0 {
+		return math.MaxInt
+	}
+	return s.Order
 }
 
 // Lookup returns the registered Spec of a kind.

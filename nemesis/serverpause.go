@@ -3,36 +3,28 @@ package nemesis
 import (
 	"context"
 	"math/rand/v2"
-	"time"
 )
+
+func init() {
+	Register(Spec{Kind: KindServerPause, Order: 50, Needs: []Capability{NeedProcess}, Params: []string{"nodes"},
+		Colour: rgb(0x8c, 0x56, 0x4b), New: func(env Env) Nemesis { return &ServerPause{Env: env} },
+		Help: "a node's process is stopped (SIGSTOP, docker pause) and continued: commands queue unanswered"})
+}
 
 // KindServerPause is a node's process stopped and continued.
 const KindServerPause = "server-pause"
-
-func init() {
-	Register(Spec{
-		Kind: KindServerPause, Order: 50,
-		Help:   "a node's process is stopped (SIGSTOP, docker pause) and continued: commands queue unanswered",
-		Params: []string{"nodes"},
-		Needs:  []Capability{NeedProcess},
-		Colour: rgb(0x8c, 0x56, 0x4b), // brown
-		New:    func(env Env) Nemesis { return &ServerPause{Env: env} },
-	})
-}
 
 // ServerPause stops one node's process (SIGSTOP locally, docker pause in a
 // container) with Cluster.Pause and continues it with Cluster.Resume:
 // connections stay open and commands queue unanswered; on resume the node
 // answers them late, and keys whose (wall-clock) expiry passed during the
 // pause are gone.
-// Draw picks a node and a duration in the Span (default 0.5 to 3 TTLs).
+// Draw picks a node and a duration in the Span (default 0.5 to 3 TTLs);
+// its shortest step is the Span's.
 type ServerPause struct {
 	Env Env
 	Span
 }
-
-// Kind returns "server-pause".
-func (*ServerPause) Kind() string { return KindServerPause }
 
 // Draw draws a server pause.
 func (p *ServerPause) Draw(r *rand.Rand, t Topology) Fault {
@@ -55,6 +47,3 @@ func (p *ServerPause) Stop(ctx context.Context, f Fault) error {
 func (p *ServerPause) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	return aimLease(f)
 }
-
-// MinStep is the shortest pause drawn (MinTTLs, default 0.5 TTL).
-func (p *ServerPause) MinStep(t Topology) time.Duration { return ttls(t, p.least(0.5)) }

@@ -1,9 +1,13 @@
 package nemesis
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 )
+
+// ErrUnknownKind means a fault kind is neither registered nor in the Set.
+var ErrUnknownKind = errors.New("nemesis: unknown fault kind")
 
 // Set maps a fault kind to the nemesis that draws and applies it.
 type Set map[string]Nemesis
