@@ -10,11 +10,9 @@ import (
 )
 
 func TestFlushDraw(t *testing.T) {
-	r := seeded(8)
 	tp := topo3("c1")
 	hit := map[string]bool{}
-	for i := 0; i < 50; i++ {
-		f := (&Flush{}).Draw(r, tp)
+	for _, f := range draws(&Flush{}, 8, tp, 50) {
 		if f.Kind != KindFlush || len(f.Nodes) != 1 || len(f.Clients) != 0 || f.Duration != tp.TTL {
 			t.Fatalf("flush %v: want one node and a window of one TTL", f)
 		}
@@ -23,7 +21,7 @@ func TestFlushDraw(t *testing.T) {
 	if len(hit) != 3 {
 		t.Errorf("50 flushes hit nodes %v, want all 3", hit)
 	}
-	if a := (&Flush{}).Aim(r, Fault{Kind: KindFlush, Nodes: []string{"n2"}}, tp, 0); !slices.Equal(a.Nodes, []string{TargetLease}) || a.Target != AimLease {
+	if a := (&Flush{}).Aim(seeded(8), Fault{Kind: KindFlush, Nodes: []string{"n2"}}, tp, 0); !slices.Equal(a.Nodes, []string{TargetLease}) || a.Target != AimLease {
 		t.Errorf("aimed flush %v: want the lease's nodes", a)
 	}
 }
