@@ -35,8 +35,8 @@ type External struct {
 // runs on a provider that offers every capability it needs
 // (nemesis.Spec.Needs).
 var capabilities = map[string][]nemesis.Capability{
-	"local":    {nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedReplica},
-	"docker":   {nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedReplica},
+	"local":    {nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedOwnData, nemesis.NeedReplica},
+	"docker":   {nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedOwnData, nemesis.NeedReplica},
 	"external": {nemesis.NeedLinks, nemesis.NeedAdmin},
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	Register(Spec{Kind: KindFlush, Needs: []Capability{NeedAdmin}, Params: []string{"nodes"},
+	Register(Spec{Kind: KindFlush, Needs: []Capability{NeedAdmin, NeedOwnData}, Params: []string{"nodes"},
 		Colour: rgb(0xbc, 0xbd, 0x22), New: func(env Env) Nemesis { return &Flush{Env: env} },
 		Help: "a node loses every key (FLUSHALL) without going down, as after an operator's mistake or a replica's full resync"})
 }
@@ -45,6 +45,14 @@ func flushAll(ctx context.Context, addr string) (int64, error) {
 // Unlike a crash, no persistence brings the keys back: FLUSHALL is itself
 // written to the append-only file.
 //
+// plural is word, with an s unless n is 1.
+func plural(n int64, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
 // Stop does nothing: lost data is not restored, just as after a real
 // flush. Draw picks a node; the fault's window (Duration, 1 TTL) only
 // separates it from the next fault in a schedule (its shortest step is
@@ -77,7 +85,7 @@ func (fl *Flush) Start(ctx context.Context, f Fault) error {
 		if err != nil {
 			return fmt.Errorf("nemesis: flush %s: %w", n, err)
 		}
-		lost = append(lost, fmt.Sprintf("%s lost %d keys", n, keys))
+		lost = append(lost, fmt.Sprintf("%s lost %d %s", n, keys, plural(keys, "key")))
 		return nil
 	})
 	fl.mu.Lock()

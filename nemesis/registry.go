@@ -26,6 +26,10 @@ const (
 	// NeedAdmin: reach a node's own Redis directly, past every proxy
 	// (Cluster.AdminAddr), to run commands on it.
 	NeedAdmin Capability = "admin"
+	// NeedOwnData: the nodes are lockstorm's own (started for the run), so
+	// a fault may destroy every key on them; never an external endpoint,
+	// whose other data is someone else's.
+	NeedOwnData Capability = "own-data"
 	// NeedReplica: an asynchronous replica of the primary node to promote
 	// (cluster.ReplicationOf); a cluster whose plan needs it starts one.
 	NeedReplica Capability = "replica"

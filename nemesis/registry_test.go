@@ -71,11 +71,11 @@ func TestValidateRefusesForeignParams(t *testing.T) {
 // when one of its kinds does.
 func TestSupportedAndNeeds(t *testing.T) {
 	got := Supported(NeedLinks, NeedAdmin)
-	want := []string{KindPartition, KindLatency, KindClientPause, KindClientCrash, KindClockJump, KindFlush}
+	want := []string{KindPartition, KindLatency, KindClientPause, KindClientCrash, KindClockJump}
 	if !slices.Equal(got, want) {
 		t.Errorf("Supported(links, admin) = %v, want %v", got, want)
 	}
-	if all := Supported(NeedLinks, NeedProcess, NeedAdmin, NeedReplica); !slices.Equal(all, Kinds) {
+	if all := Supported(NeedLinks, NeedProcess, NeedAdmin, NeedOwnData, NeedReplica); !slices.Equal(all, Kinds) {
 		t.Errorf("every capability runs %v, want %v", all, Kinds)
 	}
 	crash := Scripted(0, Step{Fault: Fault{Kind: KindCrash, Nodes: []string{"n1"}}})
