@@ -8,8 +8,7 @@ import (
 
 func init() {
 	Register(Spec{Kind: KindClientCrash, Order: 40, Params: []string{"clients"}, EndsClients: true,
-		Colour: rgb(0xe3, 0x77, 0xc2), New: func(env Env) Nemesis { return &ClientCrash{Env: env} },
-		Help: "a client's process dies without releasing or dequeuing; a fresh process takes its slot"})
+		Colour: rgb(0xe3, 0x77, 0xc2), New: func(env Env) Nemesis { return &ClientCrash{Env: env} }})
 }
 
 // KindClientCrash is a client that dies mid-operation.

@@ -7,8 +7,7 @@ import (
 
 func init() {
 	Register(Spec{Kind: KindClientPause, Order: 30, Needs: []Capability{NeedLinks}, Params: []string{"clients"},
-		Colour: rgb(0xe6, 0xb4, 0x00), New: func(env Env) Nemesis { return &ClientPause{Env: env} },
-		Help: "a client's links hold every byte, both ways, then deliver them (a long GC pause)"})
+		Colour: rgb(0xe6, 0xb4, 0x00), New: func(env Env) Nemesis { return &ClientPause{Env: env} }})
 }
 
 // KindClientPause is a stop-the-world pause of one client.

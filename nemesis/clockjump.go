@@ -12,8 +12,7 @@ import (
 
 func init() {
 	Register(Spec{Kind: KindClockJump, Order: 70, Needs: []Capability{NeedAdmin}, Params: []string{"nodes", "jump-by"},
-		Colour: rgb(0x2c, 0xa0, 0x2c), New: func(env Env) Nemesis { return &ClockJump{Env: env} },
-		Help: "a node's clock steps forward or backward, as key expiry sees it"})
+		Colour: rgb(0x2c, 0xa0, 0x2c), New: func(env Env) Nemesis { return &ClockJump{Env: env} }})
 }
 
 // KindClockJump is a node's clock stepped, as key expiry sees it.

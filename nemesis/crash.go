@@ -10,8 +10,7 @@ import (
 
 func init() {
 	Register(Spec{Kind: KindCrash, Order: 60, Needs: []Capability{NeedProcess}, Params: []string{"nodes", "restart-delay"},
-		Busy: crashStart, Squeeze: squeezeCrash, Colour: rgb(0x55, 0x55, 0x55), New: func(env Env) Nemesis { return &Crash{Env: env} },
-		Help: "a node is killed (SIGKILL) and restarted after a delay with whatever its persistence kept"})
+		Busy: crashStart, Squeeze: squeezeCrash, Colour: rgb(0x55, 0x55, 0x55), New: func(env Env) Nemesis { return &Crash{Env: env} }})
 }
 
 // KindCrash is a node killed and restarted.

@@ -14,8 +14,7 @@ import (
 
 func init() {
 	Register(Spec{Kind: KindFailover, Order: 80, Needs: []Capability{NeedReplica}, Params: []string{"shape", "nodes"},
-		Busy: failoverStart, Colour: rgb(0x1f, 0x3a, 0x93), New: func(env Env) Nemesis { return &Failover{Env: env} },
-		Help: "node n1's asynchronous replica is promoted after its master is killed or cut off"})
+		Busy: failoverStart, Colour: rgb(0x1f, 0x3a, 0x93), New: func(env Env) Nemesis { return &Failover{Env: env} }})
 }
 
 // KindFailover is the primary's replica promoted.

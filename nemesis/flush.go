@@ -12,8 +12,7 @@ import (
 
 func init() {
 	Register(Spec{Kind: KindFlush, Needs: []Capability{NeedAdmin, NeedOwnData}, Params: []string{"nodes"},
-		Colour: rgb(0xbc, 0xbd, 0x22), New: func(env Env) Nemesis { return &Flush{Env: env} },
-		Help: "a node loses every key (FLUSHALL) without going down, as after an operator's mistake or a replica's full resync"})
+		Colour: rgb(0xbc, 0xbd, 0x22), New: func(env Env) Nemesis { return &Flush{Env: env} }})
 }
 
 // KindFlush is a node's data wiped while it keeps running.

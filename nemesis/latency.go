@@ -11,8 +11,7 @@ import (
 
 func init() {
 	Register(Spec{Kind: KindLatency, Order: 20, Needs: []Capability{NeedLinks}, Colour: rgb(0x17, 0xbe, 0xcf),
-		Params: []string{"shape", "nodes", "clients", "links", "delay", "stream"}, New: func(env Env) Nemesis { return &Latency{Env: env} },
-		Help: "links from clients to a node get a delay ± jitter, one way or both"})
+		Params: []string{"shape", "nodes", "clients", "links", "delay", "stream"}, New: func(env Env) Nemesis { return &Latency{Env: env} }})
 }
 
 // KindLatency is a delay added to links.

@@ -10,8 +10,7 @@ import (
 
 func init() {
 	Register(Spec{Kind: KindPartition, Order: 10, Needs: []Capability{NeedLinks}, Params: []string{"shape", "nodes", "clients", "links"},
-		Colour: rgb(0x94, 0x67, 0xbd), New: func(env Env) Nemesis { return &Partition{Env: env} },
-		Help: "links from clients to nodes are cut, in one of the partition shapes"})
+		Colour: rgb(0x94, 0x67, 0xbd), New: func(env Env) Nemesis { return &Partition{Env: env} }})
 }
 
 // KindPartition is a set of links cut.

@@ -37,9 +37,11 @@ const (
 
 // Spec is everything lockstorm knows of one fault kind: the kind's own
 // file registers it (Register, from its init), and the harness (the
-// --nemesis list, provider checks), the schedule, the reports (plot
-// colours, client slots) and coverage read it from here. Adding a fault is
-// one file that registers its Spec, plus its test.
+// --nemesis list, provider checks, whether to start a replica), the
+// schedule and the reports (plot colours, client slots) read it from
+// here. Coverage needs no fact of a kind: it reads the targets each
+// record carries (history.Op's Clients and Nodes). Adding a fault is one
+// file that registers its Spec, plus its test.
 type Spec struct {
 	// Kind is the fault's name: in --nemesis, the history's Fault field,
 	// plots and coverage.
@@ -48,10 +50,8 @@ type Spec struct {
 	// zero puts it after every ordered kind, by name. The first kinds keep
 	// their historical order through it; a new kind needs none.
 	Order int
-	// Help says in a line what the fault does.
-	Help string
 	// Params are the Fault fields the kind reads, by their Detail names
-	// (see Params in fault.go: "nodes", "clients", "delay", ...). Kind,
+	// (faultParams: "nodes", "clients", "delay", ...). Kind,
 	// Duration and Target belong to every kind. A plan whose fault sets
 	// another field is refused (Plan.Validate).
 	Params []string

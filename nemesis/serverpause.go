@@ -7,8 +7,7 @@ import (
 
 func init() {
 	Register(Spec{Kind: KindServerPause, Order: 50, Needs: []Capability{NeedProcess}, Params: []string{"nodes"},
-		Colour: rgb(0x8c, 0x56, 0x4b), New: func(env Env) Nemesis { return &ServerPause{Env: env} },
-		Help: "a node's process is stopped (SIGSTOP, docker pause) and continued: commands queue unanswered"})
+		Colour: rgb(0x8c, 0x56, 0x4b), New: func(env Env) Nemesis { return &ServerPause{Env: env} }})
 }
 
 // KindServerPause is a node's process stopped and continued.
