@@ -44,19 +44,11 @@ func flushAll(ctx context.Context, addr string) (int64, error) {
 // Unlike a crash, no persistence brings the keys back: FLUSHALL is itself
 // written to the append-only file.
 //
-// plural is word, with an s unless n is 1.
-func plural(n int64, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
-}
-
 // Stop does nothing: lost data is not restored, just as after a real
 // flush. Draw picks a node; the fault's window (Duration, 1 TTL) only
 // separates it from the next fault in a schedule (its shortest step is
-// the default half TTL). The start's record
-// says how many keys each node lost (Outcome).
+// the default half TTL). The start's record says how many keys each node
+// lost (Outcome).
 type Flush struct {
 	Env Env
 	permanent
@@ -91,6 +83,14 @@ func (fl *Flush) Start(ctx context.Context, f Fault) error {
 	fl.lost = lost
 	fl.mu.Unlock()
 	return err
+}
+
+// plural is word, with an s unless n is 1.
+func plural(n int64, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // Outcome says how many keys each node lost in the latest Start, e.g.
