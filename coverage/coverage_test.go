@@ -39,15 +39,33 @@ func (b *hb) stop(kind string, ms int64) {
 	b.add(history.Op{Time: ms + 1, Process: history.NemesisProcess, Type: history.OK, F: history.FStop, Fault: kind})
 }
 
+// heldThenPaused records slot's process p acquiring at 0-10 ms and a
+// pause of c1 from 20 to 50 ms; it returns the acquire's ok.
+func (b *hb) heldThenPaused(p int, slot string) int64 {
+	b.client(0, p, slot, history.Invoke, history.FAcquire)
+	ok := b.acquired(10, p, slot, nil, 0)
+	b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
+	b.stop("client-pause", 50)
+	return ok
+}
+
+// grantThenPause computes the coverage of a history in which c1 holds
+// a lease granted at 10 ms (the first record) and a pause of c1 from 20
+// to 50 ms starts with a completion of startType.
+func grantThenPause(startType history.Type) *Report {
+	var b hb
+	b.acquired(10, 1, "c1", nil, 0)
+	b.fault("client-pause", 20, startType, []string{"c1"}, nil)
+	b.stop("client-pause", 50)
+	return Compute(b.h, in)
+}
+
 var in = Input{Clients: []string{"c1", "c2"}, Nodes: []string{"n1", "n2", "n3"},
 	Requested: []string{"client-pause"}, Planned: map[string]int{"client-pause": 1}}
 
 func TestHolderAtStart(t *testing.T) {
 	var b hb
-	b.client(0, 1, "c1", history.Invoke, history.FAcquire)
-	ok := b.acquired(10, 1, "c1", nil, 0)
-	b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
-	b.stop("client-pause", 50)
+	ok := b.heldThenPaused(1, "c1")
 	b.client(60, 1, "c1", history.Invoke, history.FRelease)
 	b.client(61, 1, "c1", history.OK, history.FRelease)
 	r := Compute(b.h, in)
@@ -118,10 +136,7 @@ func TestHolderEndsAtReleaseLostOrValidity(t *testing.T) {
 
 func TestOtherClientNotHit(t *testing.T) {
 	var b hb
-	b.client(0, 2, "c2", history.Invoke, history.FAcquire)
-	b.acquired(10, 2, "c2", nil, 0)
-	b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
-	b.stop("client-pause", 50)
+	b.heldThenPaused(2, "c2")
 	w := Compute(b.h, in).Windows[0]
 	if w.Holder != nil || w.Waiter != nil {
 		t.Fatalf("a pause of c1 touched c2: %+v %+v", w.Holder, w.Waiter)
@@ -157,11 +172,7 @@ func TestNodeFaultLeaseNodes(t *testing.T) {
 }
 
 func TestInfoStartNotApplied(t *testing.T) {
-	var b hb
-	b.acquired(10, 1, "c1", nil, 0)
-	b.fault("client-pause", 20, history.Info, []string{"c1"}, nil)
-	b.stop("client-pause", 50)
-	r := Compute(b.h, in)
+	r := grantThenPause(history.Info)
 	if r.Windows[0].Applied {
 		t.Fatal("a start completed info counted as applied")
 	}
@@ -191,10 +202,7 @@ func TestUnhealedWindow(t *testing.T) {
 
 func TestOldHistory(t *testing.T) {
 	var b hb
-	b.client(0, 1, "", history.Invoke, history.FAcquire)
-	b.acquired(10, 1, "", nil, 0)
-	b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
-	b.stop("client-pause", 50)
+	b.heldThenPaused(1, "")
 	r := Compute(b.h, in)
 	if r.Unjudged == "" || r.Windows[0].Holder != nil {
 		t.Fatalf("unjudged = %q holder = %+v", r.Unjudged, r.Windows[0].Holder)
@@ -236,11 +244,7 @@ func TestShortfallLines(t *testing.T) {
 }
 
 func TestJSONShape(t *testing.T) {
-	var b hb
-	b.acquired(10, 1, "c1", nil, 0)
-	b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
-	b.stop("client-pause", 50)
-	r := Compute(b.h, in)
+	r := grantThenPause(history.OK)
 	r.Judge(1)
 	js, err := json.Marshal(r)
 	if err != nil {

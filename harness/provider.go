@@ -34,19 +34,20 @@ type External struct {
 	AllowNonLoopback bool `json:"allow_non_loopback,omitempty"`
 }
 
-// supported lists the fault kinds each provider can apply.
-var supported = map[string][]string{
-	"local": nemesis.Kinds,
-	"docker": {nemesis.KindPartition, nemesis.KindLatency, nemesis.KindClientPause, nemesis.KindClientCrash,
-		nemesis.KindServerPause, nemesis.KindCrash, nemesis.KindClockJump, nemesis.KindFailover},
-	"external": {nemesis.KindPartition, nemesis.KindLatency, nemesis.KindClientPause, nemesis.KindClientCrash,
-		nemesis.KindClockJump},
+// capabilities lists what each provider can do to its nodes; a fault kind
+// runs on a provider that offers every capability it needs
+// (nemesis.Spec.Needs).
+var capabilities = map[string][]nemesis.Capability{
+	"local":    {nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedOwnData, nemesis.NeedReplica},
+	"docker":   {nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedOwnData, nemesis.NeedReplica},
+	"external": {nemesis.NeedLinks, nemesis.NeedAdmin},
 }
 
 // checkProvider validates the provider settings and the faults it must
 // apply.
 func (c Config) checkProvider() error {
-	kinds, ok := supported[c.Provider]
+	caps, ok := capabilities[c.Provider]
+	kinds := nemesis.Supported(caps...)
 	if !ok {
 		return fmt.Errorf("--provider must be one of local, docker, external, got %q", c.Provider)
 	}

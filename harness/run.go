@@ -142,7 +142,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	defer abort()
 	r.abort = abort
 
-	c, err := startCluster(ctx, cfg, clients, r.plan.Uses(nemesis.KindFailover))
+	c, err := startCluster(ctx, cfg, clients, r.plan.Needs(nemesis.NeedReplica))
 	if err != nil {
 		return res, fmt.Errorf("harness: start cluster: %w", err)
 	}

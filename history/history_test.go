@@ -15,9 +15,9 @@ import (
 
 func sampleOps() []Op {
 	return []Op{
-		{Type: Invoke, Process: 0, F: FAcquire, Key: "k", TTL: int64(time.Second)},
-		{Type: OK, Process: 0, F: FAcquire, Key: "k", Token: "ab\"c\n", Fence: 7, Nodes: []string{"n1", "n2"}, TTL: 1e9, Validity: 123},
-		{Type: Invoke, Process: NemesisProcess, F: FStart, Fault: "partition", Detail: "n2 from all", Nodes: []string{"n2"}},
+		{Type: Invoke, Process: 0, Client: "c1", F: FAcquire, Key: "k", TTL: int64(time.Second)},
+		{Type: OK, Process: 0, Client: "c1", F: FAcquire, Key: "k", Token: "ab\"c\n", Fence: 7, Nodes: []string{"n1", "n2"}, TTL: 1e9, Validity: 123},
+		{Type: Invoke, Process: NemesisProcess, F: FStart, Fault: "partition", Detail: "n2 from c1", Nodes: []string{"n2"}, Clients: []string{"c1"}},
 		{Type: Info, Process: 1, F: FWrite, Value: -3, Error: "i/o timeout ☃"},
 	}
 }

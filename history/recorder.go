@@ -127,17 +127,16 @@ func (r *Recorder) failLocked(err error) {
 func (r *Recorder) Failed() <-chan struct{} { return r.failed }
 
 // Err is the first error writing the history, or nil.
-func (r *Recorder) Err() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
-}
+func (r *Recorder) Err() error { return locked(&r.mu, func() error { return r.err }) }
 
 // Len is the number of records so far.
-func (r *Recorder) Len() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.n
+func (r *Recorder) Len() int { return locked(&r.mu, func() int { return r.n }) }
+
+// locked returns read() with mu held.
+func locked[T any](mu *sync.Mutex, read func() T) T {
+	mu.Lock()
+	defer mu.Unlock()
+	return read()
 }
 
 // History returns a copy of the records so far.
@@ -152,11 +151,7 @@ func (r *Recorder) History() History {
 }
 
 // Flush writes buffered records to the underlying writer.
-func (r *Recorder) Flush() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.flushLocked()
-}
+func (r *Recorder) Flush() error { return locked(&r.mu, r.flushLocked) }
 
 func (r *Recorder) flushLocked() error {
 	if r.w == nil || r.closed {

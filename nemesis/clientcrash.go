@@ -2,8 +2,20 @@ package nemesis
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 )
+
+func init() {
+	Register(Spec{Kind: KindClientCrash, Order: 40, Params: []string{"clients"}, EndsClients: true,
+		Colour: rgb(0xe3, 0x77, 0xc2), New: func(env Env) Nemesis { return &ClientCrash{Env: env} }})
+}
+
+// KindClientCrash is a client that dies mid-operation.
+const KindClientCrash = "client-crash"
+
+// ErrNoHook means the harness gave no Env.CrashClient hook.
+var ErrNoHook = errors.New("nemesis: no hook for this fault")
 
 // ClientCrash makes one client die mid-operation and never come back,
 // through the harness's Env.CrashClient hook (see Env for the contract:
@@ -13,13 +25,12 @@ import (
 //
 // Stop does nothing: a crash is not undone; the slot's new process is the
 // harness's business. Draw picks a client; the fault's window (Duration,
-// 1 TTL) only separates it from the next fault in a schedule.
+// 1 TTL) only separates it from the next fault in a schedule, and its
+// shortest step is the default half TTL.
 type ClientCrash struct {
 	Env Env
+	permanent
 }
-
-// Kind returns "client-crash".
-func (*ClientCrash) Kind() string { return KindClientCrash }
 
 // Draw draws a client crash.
 func (c *ClientCrash) Draw(r *rand.Rand, t Topology) Fault {
@@ -28,15 +39,22 @@ func (c *ClientCrash) Draw(r *rand.Rand, t Topology) Fault {
 
 // Start calls the crash hook, or returns ErrNoHook when there is none.
 func (c *ClientCrash) Start(ctx context.Context, f Fault) error {
-	cl, err := one(f, f.Clients, "client")
-	if err != nil {
-		return err
-	}
-	if c.Env.CrashClient == nil {
-		return ErrNoHook
-	}
-	return c.Env.CrashClient(ctx, cl)
+	return onClient(ctx, f, func(ctx context.Context, cl string) error {
+		if c.Env.CrashClient == nil {
+			return ErrNoHook
+		}
+		return c.Env.CrashClient(ctx, cl)
+	})
 }
 
-// Stop does nothing: a crashed client stays crashed.
-func (c *ClientCrash) Stop(ctx context.Context, f Fault) error { return nil }
+// Aim aims a client crash at the holder or (every other aimed crash) at a
+// waiter in the middle of its acquire: where a lock that sets its TTL in a
+// second round trip keeps a key without expiry, and where a fair lock
+// leaves a dead waiter in its queue. Alternating, rather than tossing a
+// coin, makes any two aimed crashes of a plan hit both.
+func (c *ClientCrash) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	if nth%2 == 1 {
+		return aimClients(f, AimWaiter, TargetWaiter)
+	}
+	return aimClients(f, AimHolder, TargetHolder)
+}

@@ -5,46 +5,51 @@ import (
 	"math/rand/v2"
 )
 
+func init() {
+	Register(Spec{Kind: KindClientPause, Order: 30, Needs: []Capability{NeedLinks}, Params: []string{"clients"},
+		Colour: rgb(0xe6, 0xb4, 0x00), New: func(env Env) Nemesis { return &ClientPause{Env: env} }})
+}
+
+// KindClientPause is a stop-the-world pause of one client.
+const KindClientPause = "client-pause"
+
 // ClientPause emulates a stop-the-world pause (a long GC) of one client:
 // Cluster.Freeze holds every byte on all of the client's links, both ways,
 // including its renewal (watchdog) traffic and its resource writes, and
 // Cluster.Thaw delivers them afterwards, as a resumed process would send
 // them. The client's goroutines keep running locally; what the rest of the
 // system sees is exactly a client that went silent and then spoke again.
-// Draw picks a client and a duration in [MinTTLs, MaxTTLs] × TTL (default
-// 0.5 to 3, so often longer than the lease).
+// Draw picks a client and a duration in the Span (default 0.5 to 3 TTLs,
+// so often longer than the lease); its shortest step is the Span's.
 type ClientPause struct {
-	Env              Env
-	MinTTLs, MaxTTLs float64
+	Env Env
+	Span
 }
-
-// Kind returns "client-pause".
-func (*ClientPause) Kind() string { return KindClientPause }
 
 // Draw draws a client pause.
 func (p *ClientPause) Draw(r *rand.Rand, t Topology) Fault {
-	lo, hi := p.MinTTLs, p.MaxTTLs
-	if hi == 0 {
-		lo, hi = 0.5, 3
-	}
 	c := pick(r, t.Clients)
-	return Fault{Kind: KindClientPause, Clients: []string{c}, Duration: scaled(r, t.ttl(), lo, hi)}
+	return Fault{Kind: KindClientPause, Clients: []string{c}, Duration: p.draw(r, t, 0.5, 3)}
 }
 
 // Start freezes the client.
 func (p *ClientPause) Start(ctx context.Context, f Fault) error {
-	c, err := one(f, f.Clients, "client")
-	if err != nil {
-		return err
-	}
-	return p.Env.Cluster.Freeze(ctx, c)
+	return onClient(ctx, f, p.Env.Cluster.Freeze)
 }
 
 // Stop thaws the client.
 func (p *ClientPause) Stop(ctx context.Context, f Fault) error {
-	c, err := one(f, f.Clients, "client")
-	if err != nil {
-		return err
+	return onClient(ctx, f, p.Env.Cluster.Thaw)
+}
+
+// Aim aims a pause at the holder (four times in five), right after it
+// acquired, for 1.2 to 3 TTLs so that the lease expires while it is
+// paused in its critical section; or at a waiter, mid-acquire.
+func (p *ClientPause) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	if nth%5 == 4 {
+		return aimClients(f, AimWaiter, TargetWaiter)
 	}
-	return p.Env.Cluster.Thaw(ctx, c)
+	f = aimClients(f, AimHolder, TargetHolder)
+	f.Duration = scaled(r, t.ttl(), 1.2, 3)
+	return f
 }

@@ -7,11 +7,9 @@ import (
 )
 
 func TestClientPauseDraw(t *testing.T) {
-	r := seeded(4)
 	tp := topo3("c1", "c2")
 	longer := false
-	for i := 0; i < 100; i++ {
-		f := (&ClientPause{}).Draw(r, tp)
+	for _, f := range draws(&ClientPause{}, 4, tp, 100) {
 		if len(f.Clients) != 1 || f.Duration < tp.TTL/2 || f.Duration > 3*tp.TTL {
 			t.Fatalf("client pause %v: want one client and 0.5 to 3 TTLs", f)
 		}
@@ -38,25 +36,14 @@ func TestClientPauseStallsThenCompletes(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- rdb.Set(ctx, "paused", "v", 0).Err() }()
-	select {
-	case err := <-done:
-		t.Fatalf("SET by a paused client completed during the pause (err %v)", err)
-	case <-time.After(400 * time.Millisecond):
-	}
+	blocked(t, done, 400*time.Millisecond, "SET by a paused client")
 	if !reachable(t, c, "c2", "n3") {
 		t.Error("c2 could not reach n3 while c1 was paused")
 	}
 	if err := p.Stop(ctx, f); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("SET after thaw: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("SET did not complete after thaw")
-	}
+	completes(t, done, "SET by a thawed client")
 	if v, err := admin(t, c, "n3").Get(context.Background(), "paused").Result(); err != nil || v != "v" {
 		t.Errorf("key after thaw = %q, %v", v, err)
 	}

@@ -10,6 +10,14 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+func init() {
+	Register(Spec{Kind: KindClockJump, Order: 70, Needs: []Capability{NeedAdmin}, Params: []string{"nodes", "jump-by"},
+		Colour: rgb(0x2c, 0xa0, 0x2c), New: func(env Env) Nemesis { return &ClockJump{Env: env} }})
+}
+
+// KindClockJump is a node's clock stepped, as key expiry sees it.
+const KindClockJump = "clock-jump"
+
 //go:embed clockjump.lua
 var clockJumpLua string
 
@@ -47,13 +55,11 @@ var clockJumpScript = redis.NewScript(clockJumpLua)
 //
 // Draw picks a node and a step of 0.5 to 2 TTLs, forward three times in
 // four. The fault's window (Duration, 1 TTL) only separates it from the
-// next fault in a schedule.
+// next fault in a schedule; its shortest step is the default half TTL.
 type ClockJump struct {
 	Env Env
+	permanent
 }
-
-// Kind returns "clock-jump".
-func (*ClockJump) Kind() string { return KindClockJump }
 
 // Draw draws a clock jump.
 func (c *ClockJump) Draw(r *rand.Rand, t Topology) Fault {
@@ -68,36 +74,22 @@ func (c *ClockJump) Draw(r *rand.Rand, t Topology) Fault {
 // Start steps the expiry clock of each of the fault's nodes (several for
 // a fault aimed at a lease) by f.JumpBy.
 func (c *ClockJump) Start(ctx context.Context, f Fault) error {
-	if len(f.Nodes) == 0 {
-		return fmt.Errorf("%w: clock-jump needs at least one node", ErrBadFault)
-	}
-	for _, n := range f.Nodes {
+	return forNodes(ctx, f, func(ctx context.Context, n string) error {
 		addr, err := c.Env.Cluster.AdminAddr(n)
 		if err != nil {
 			return err
 		}
-		if _, _, err = JumpClock(ctx, addr, f.JumpBy); err != nil {
-			return err
-		}
-	}
-	return nil
+		_, _, err = JumpClock(ctx, addr, f.JumpBy)
+		return err
+	})
 }
-
-// Stop does nothing: a clock step is not undone.
-func (c *ClockJump) Stop(ctx context.Context, f Fault) error { return nil }
 
 // JumpClock applies a clock step of by (positive = forward) to the expiry
 // of every key with a TTL in database 0 of the Redis server at addr, and
 // returns how many keys it moved and how many it deleted (their new
 // remaining time was <= 0). by is rounded to a millisecond.
 func JumpClock(ctx context.Context, addr string, by time.Duration) (moved, deleted int64, err error) {
-	rdb := redis.NewClient(&redis.Options{
-		Addr:            addr,
-		DialTimeout:     2 * time.Second,
-		MaxRetries:      -1,
-		PoolSize:        1,
-		DisableIdentity: true,
-	})
+	rdb := adminClient(addr)
 	defer rdb.Close()
 	res, err := clockJumpScript.Run(ctx, rdb, nil, by.Round(time.Millisecond).Milliseconds()).Int64Slice()
 	if err != nil {
@@ -107,4 +99,15 @@ func JumpClock(ctx context.Context, addr string, by time.Duration) (moved, delet
 		return 0, 0, fmt.Errorf("nemesis: clock jump on %s: unexpected reply %v", addr, res)
 	}
 	return res[0], res[1], nil
+}
+
+// Aim jumps the clocks of the nodes that granted the holder's lease,
+// enough of them to break its quorum, forward (the lease expires there at
+// once), soon after it was granted.
+func (c *ClockJump) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	f = aimLease(f)
+	if f.JumpBy < 0 {
+		f.JumpBy = -f.JumpBy
+	}
+	return f
 }

@@ -6,10 +6,8 @@ import (
 )
 
 func TestClockJumpDraw(t *testing.T) {
-	r := seeded(6)
 	fwd, back := 0, 0
-	for i := 0; i < 200; i++ {
-		f := (&ClockJump{}).Draw(r, topo3("c1"))
+	for _, f := range draws(&ClockJump{}, 6, topo3("c1"), 200) {
 		abs := f.JumpBy
 		if abs < 0 {
 			abs, back = -abs, back+1

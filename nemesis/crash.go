@@ -2,12 +2,19 @@ package nemesis
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
 )
+
+func init() {
+	Register(Spec{Kind: KindCrash, Order: 60, Needs: []Capability{NeedProcess}, Params: []string{"nodes", "restart-delay"},
+		Busy: crashStart, Squeeze: squeezeCrash, Colour: rgb(0x55, 0x55, 0x55), New: func(env Env) Nemesis { return &Crash{Env: env} }})
+}
+
+// KindCrash is a node killed and restarted.
+const KindCrash = "crash"
 
 // Crash kills one node abruptly (SIGKILL) with Cluster.Kill, waits the
 // fault's RestartDelay, and restarts it with Cluster.Restart, all inside
@@ -16,31 +23,24 @@ import (
 // RestartDelay. If the wait is cancelled, the node stays down and Stop
 // restarts it; Stop does nothing for a node that is already back.
 //
-// Draw picks a node, a RestartDelay in [MinTTLs, MaxTTLs] × TTL (default
-// 0 to 2, so both shorter and longer than the lease) and a Duration of
-// 0.5 TTL after the restart.
+// Draw picks a node, a RestartDelay in the Span (default 0 to 2 TTLs, so
+// both shorter and longer than the lease) and a Duration of 0.5 TTL after
+// the restart.
 type Crash struct {
-	Env              Env
-	MinTTLs, MaxTTLs float64
+	Env Env
+	Span
 
 	mu   sync.Mutex
 	down map[string]bool // nodes this nemesis killed and has not restarted
 }
 
-// Kind returns "crash".
-func (*Crash) Kind() string { return KindCrash }
-
 // Draw draws a crash.
 func (c *Crash) Draw(r *rand.Rand, t Topology) Fault {
-	lo, hi := c.MinTTLs, c.MaxTTLs
-	if hi == 0 {
-		lo, hi = 0, 2
-	}
 	n := pick(r, t.Nodes)
 	return Fault{
 		Kind:         KindCrash,
 		Nodes:        []string{n},
-		RestartDelay: scaled(r, t.ttl(), lo, hi),
+		RestartDelay: c.draw(r, t, 0, 2),
 		Duration:     scaled(r, t.ttl(), 0.5, 0.5),
 	}
 }
@@ -48,14 +48,12 @@ func (c *Crash) Draw(r *rand.Rand, t Topology) Fault {
 // Start kills the fault's nodes (several for a fault aimed at a lease),
 // waits RestartDelay (or until ctx ends) and restarts them all.
 func (c *Crash) Start(ctx context.Context, f Fault) error {
-	if len(f.Nodes) == 0 {
-		return fmt.Errorf("%w: crash needs at least one node", ErrBadFault)
-	}
-	for _, n := range f.Nodes {
+	err := forNodes(ctx, f, func(ctx context.Context, n string) error {
 		c.mark(n, true)
-		if err := c.Env.Cluster.Kill(ctx, n); err != nil {
-			return err
-		}
+		return c.Env.Cluster.Kill(ctx, n)
+	})
+	if err != nil {
+		return err
 	}
 	if f.RestartDelay > 0 {
 		t := time.NewTimer(f.RestartDelay)
@@ -66,26 +64,27 @@ func (c *Crash) Start(ctx context.Context, f Fault) error {
 		case <-t.C:
 		}
 	}
-	var errs []error
-	for _, n := range f.Nodes {
-		errs = append(errs, c.restart(ctx, n))
-	}
-	return errors.Join(errs...)
+	return healNodes(ctx, f, c.restart)
 }
 
 // Stop restarts those of the fault's nodes still down after Start.
 func (c *Crash) Stop(ctx context.Context, f Fault) error {
-	var errs []error
-	for _, n := range f.Nodes {
+	return healNodes(ctx, f, func(ctx context.Context, n string) error {
 		c.mu.Lock()
 		down := c.down[n]
 		c.mu.Unlock()
-		if down {
-			errs = append(errs, c.restart(ctx, n))
+		if !down {
+			return nil
 		}
-	}
-	return errors.Join(errs...)
+		return c.restart(ctx, n)
+	})
 }
+
+// crashStart is how long a crash's start takes: its restart delay.
+func crashStart(f Fault) time.Duration { return f.RestartDelay }
+
+// squeezeCrash shortens a crash's restart delay to at most d.
+func squeezeCrash(f *Fault, d time.Duration) { f.RestartDelay = max(0, min(f.RestartDelay, d)) }
 
 func (c *Crash) restart(ctx context.Context, n string) error {
 	if err := c.Env.Cluster.Restart(ctx, n); err != nil {
@@ -107,3 +106,19 @@ func (c *Crash) mark(n string, down bool) {
 		delete(c.down, n)
 	}
 }
+
+// Aim crashes the nodes that granted the holder's lease, enough of them
+// to break its quorum, soon after it was granted, and restarts them
+// within a tenth of a TTL (the shortest restart delay the nemesis allows
+// at least): a holder keeps the lock for a fraction of its TTL, and the
+// nodes must come back (empty without persistence) while it still holds.
+func (c *Crash) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	f = aimLease(f)
+	lo := ttls(t, c.least(0))
+	f.RestartDelay = uniform(r, lo, max(lo, t.ttl()/10)).Round(time.Millisecond)
+	return f
+}
+
+// MinStep is the shortest restart delay drawn (MinTTLs, default 0) plus
+// the half TTL a crash stays in the plan after its restart.
+func (c *Crash) MinStep(t Topology) time.Duration { return ttls(t, c.least(0)+0.5) }

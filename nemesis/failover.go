@@ -12,6 +12,23 @@ import (
 	"github.com/lockstorm/lockstorm/cluster"
 )
 
+func init() {
+	Register(Spec{Kind: KindFailover, Order: 80, Needs: []Capability{NeedReplica}, Params: []string{"shape", "nodes"},
+		Busy: failoverStart, Colour: rgb(0x1f, 0x3a, 0x93), New: func(env Env) Nemesis { return &Failover{Env: env} }})
+}
+
+// KindFailover is the primary's replica promoted.
+const KindFailover = "failover"
+
+// FailoverBusy is the time a schedule allows for a failover's start:
+// the detection delay plus sentinel's promotion (measured 1 to 2.2 s) with
+// room to spare. A failover that could not finish before the final heal
+// is not scheduled.
+const FailoverBusy = 4 * time.Second
+
+// failoverStart is how long a failover's start takes: FailoverBusy.
+func failoverStart(Fault) time.Duration { return FailoverBusy }
+
 // ErrUnsupported means the cluster cannot apply a fault: for failover, its
 // provider runs no replica (it also wraps cluster.ErrUnsupported).
 var ErrUnsupported = errors.New("nemesis: fault not supported by this cluster")
@@ -40,19 +57,16 @@ var ErrUnsupported = errors.New("nemesis: fault not supported by this cluster")
 // next failover. Nodes names the primary.
 //
 // Draw picks a method from Methods (default both) and keeps the failover
-// in effect MinTTLs to MaxTTLs times the TTL (default 2 to 4) after Start.
+// in effect for a length in the Span (default 2 to 4 TTLs) after Start.
 type Failover struct {
-	Env              Env
-	Methods          []cluster.FailoverMethod
-	Detect           time.Duration
-	MinTTLs, MaxTTLs float64
+	Env     Env
+	Methods []cluster.FailoverMethod
+	Detect  time.Duration
+	Span
 
 	mu   sync.Mutex
 	last cluster.FailoverResult
 }
-
-// Kind returns "failover".
-func (*Failover) Kind() string { return KindFailover }
 
 // Draw draws a failover of the primary (the first node).
 func (n *Failover) Draw(r *rand.Rand, t Topology) Fault {
@@ -61,11 +75,7 @@ func (n *Failover) Draw(r *rand.Rand, t Topology) Fault {
 		methods = []cluster.FailoverMethod{cluster.FailoverKill, cluster.FailoverPartition}
 	}
 	shape := string(methods[r.IntN(len(methods))])
-	lo, hi := n.MinTTLs, n.MaxTTLs
-	if hi == 0 {
-		lo, hi = 2, 4
-	}
-	f := Fault{Kind: KindFailover, Duration: scaled(r, t.ttl(), lo, hi)}
+	f := Fault{Kind: KindFailover, Duration: n.draw(r, t, 2, 4)}
 	if len(t.Nodes) > 0 {
 		f.Nodes = []string{t.Nodes[0]}
 	}
@@ -161,4 +171,17 @@ func (n *Failover) Outcome(Fault) string {
 		return ""
 	}
 	return n.last.String()
+}
+
+// Aim times a failover right after a lease was granted, before the key
+// is replicated; its target stays the primary.
+func (n *Failover) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	f.Target = AimLease
+	return f
+}
+
+// MinStep is FailoverBusy plus the shortest time the failover stays in
+// effect (MinTTLs, default 2 TTLs).
+func (n *Failover) MinStep(t Topology) time.Duration {
+	return FailoverBusy + ttls(t, n.least(2))
 }

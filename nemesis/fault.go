@@ -3,47 +3,28 @@
 //
 // A fault is plain data (Fault); each kind of fault has a Nemesis that draws
 // a random Fault of its kind from a seeded source and applies or removes it.
-// A Schedule turns one seed into a whole plan of faults, and a Runner
+// Each kind's file registers it (Register, a Spec: name, parameters,
+// provider needs, plot colour, nemesis), so that a new fault is one file
+// and its test; everything else reads the registry. A Schedule turns one seed into a whole plan of faults, and a Runner
 // executes a plan against a cluster.Cluster, always healing on the way out.
 package nemesis
 
 import (
-	"github.com/lockstorm/lockstorm/lease"
-
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
-)
-
-// Kinds of fault. The names appear in the history's Fault field.
-const (
-	KindPartition   = "partition"
-	KindLatency     = "latency"
-	KindClientPause = "client-pause"
-	KindClientCrash = "client-crash"
-	KindServerPause = "server-pause"
-	KindCrash       = "crash"
-	KindClockJump   = "clock-jump"
-	KindFailover    = "failover"
-)
-
-// Sentinel errors.
-var (
-	ErrUnknownKind = errors.New("nemesis: unknown fault kind")
-	ErrBadFault    = errors.New("nemesis: invalid fault")
-	ErrNoHook      = errors.New("nemesis: no hook for this fault")
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // Fault is one fault as plain, JSON-serialisable data: what a schedule
 // holds and what the history's Detail field describes. Which fields matter
 // depends on Kind; the others stay zero. Durations are nanoseconds in JSON.
 type Fault struct {
-	// Kind is one of the Kind constants.
+	// Kind is a registered kind (Kinds), e.g. KindPartition.
 	Kind string `json:"kind"`
 	// Shape refines the kind: a partition's shape (see the Shape constants)
 	// or a latency's scope ("node" or "link").
@@ -91,45 +72,18 @@ const (
 	AimLease = "lease"
 )
 
-// String describes the fault for the history's Detail field, e.g.
-// "partition shape=one-node nodes=n2 clients=c1,c2 links=2 duration=1.5s".
+// String describes the fault for the history's Detail field: the kind,
+// then each field that is set as name=value, in the order of faultParams,
+// e.g. "partition shape=one-node nodes=n2 links=c1>n2,c2>n2 duration=1.5s"
+// (a link is client>target; a fault on every client's links names no
+// clients).
 func (f Fault) String() string {
 	var b strings.Builder
 	b.WriteString(f.Kind)
-	add := func(k, v string) { fmt.Fprintf(&b, " %s=%s", k, v) }
-	if f.Shape != "" {
-		add("shape", f.Shape)
-	}
-	if len(f.Nodes) > 0 {
-		add("nodes", strings.Join(f.Nodes, ","))
-	}
-	if len(f.Clients) > 0 {
-		add("clients", strings.Join(f.Clients, ","))
-	}
-	if len(f.Links) > 0 {
-		ls := make([]string, len(f.Links))
-		for i, l := range f.Links {
-			ls[i] = l.Client + ">" + l.Target
+	for _, p := range faultParams {
+		if v := p.value(f); v != "" {
+			fmt.Fprintf(&b, " %s=%s", p.name, v)
 		}
-		add("links", strings.Join(ls, ","))
-	}
-	if f.Delay != 0 || f.Jitter != 0 {
-		add("delay", f.Delay.String()+"±"+f.Jitter.String())
-	}
-	if f.Stream != "" {
-		add("stream", string(f.Stream))
-	}
-	if f.RestartDelay != 0 {
-		add("restart-delay", f.RestartDelay.String())
-	}
-	if f.JumpBy != 0 {
-		add("jump-by", f.JumpBy.String())
-	}
-	if f.Duration != 0 {
-		add("duration", f.Duration.String())
-	}
-	if f.Target != "" {
-		add("target", f.Target)
 	}
 	return b.String()
 }
@@ -142,8 +96,9 @@ func (f Fault) clone() Fault {
 	return f
 }
 
-// Topology is what Draw may look at: names and the lock TTL, never the
-// live cluster, so that a plan depends on the seed and options only.
+// Topology is what Draw may look at: names, the lock's TTL and node
+// timeout, never the live cluster, so that a plan depends on the seed and
+// options only.
 type Topology struct {
 	Nodes   []string
 	Clients []string
@@ -176,6 +131,24 @@ func (t Topology) ttl() time.Duration {
 		return DefaultTTL
 	}
 	return t.TTL
+}
+
+// Each kind's Aim (Targeter) and MinStep (MinStepper) live in its own
+// file: how a drawn fault becomes a targeted one, and the shortest step a
+// schedule may give it. Aimed faults name placeholders that the harness
+// resolves when the fault starts, timed against the lease: right after
+// the holder acquired, or while a waiter is in its acquire.
+
+// aimClients retargets f at one client placeholder.
+func aimClients(f Fault, aim, placeholder string) Fault {
+	f.Target, f.Clients, f.Links = aim, []string{placeholder}, nil
+	return f
+}
+
+// aimLease retargets f at the nodes that granted the holder's lease.
+func aimLease(f Fault) Fault {
+	f.Target, f.Nodes, f.Links = AimLease, []string{TargetLease}, nil
+	return f
 }
 
 // Client placeholders a scripted fault may name in Clients; the Runner's
@@ -236,25 +209,12 @@ func MinStep(n Nemesis, t Topology) time.Duration {
 	return ttls(t, DefaultMinTTLs)
 }
 
-// ttls returns x × TTL, rounded to a millisecond.
-func ttls(t Topology, x float64) time.Duration {
-	return time.Duration(x * float64(t.ttl())).Round(time.Millisecond)
-}
-
-// orDefault returns lo, or def when the nemesis leaves its bounds zero.
-func orDefault(lo, hi, def float64) float64 {
-	if hi == 0 {
-		return def
-	}
-	return lo
-}
-
-// Nemesis is one kind of fault. Draw must take every random choice from r
+// Nemesis is one kind of fault, known by the kind it is registered (or
+// put in a Set) under. Draw must take every random choice from r
 // alone (same source state, same fault). Start applies a fault, Stop
 // removes it; both are safe to call again and Stop is safe after a failed
 // or partial Start, so that a runner can always clean up.
 type Nemesis interface {
-	Kind() string
 	Draw(r *rand.Rand, t Topology) Fault
 	Start(ctx context.Context, f Fault) error
 	Stop(ctx context.Context, f Fault) error
@@ -277,69 +237,4 @@ type Env struct {
 // Topology returns the cluster's names with the given TTL.
 func (e Env) Topology(ttl time.Duration) Topology {
 	return Topology{Nodes: e.Cluster.Nodes(), Clients: e.Cluster.Clients(), TTL: ttl}
-}
-
-// uniform draws a duration uniformly in [lo, hi].
-func uniform(r *rand.Rand, lo, hi time.Duration) time.Duration {
-	if hi <= lo {
-		return lo
-	}
-	return lo + time.Duration(r.Int64N(int64(hi-lo)+1))
-}
-
-// scaled draws uniformly in [lo×ttl, hi×ttl], rounded to a millisecond.
-func scaled(r *rand.Rand, ttl time.Duration, lo, hi float64) time.Duration {
-	d := uniform(r, time.Duration(lo*float64(ttl)), time.Duration(hi*float64(ttl)))
-	return d.Round(time.Millisecond)
-}
-
-// pick draws one element.
-func pick(r *rand.Rand, xs []string) string { return xs[r.IntN(len(xs))] }
-
-// sample draws k distinct elements, in the order of xs.
-func sample(r *rand.Rand, xs []string, k int) []string {
-	idx := r.Perm(len(xs))[:k]
-	in := make([]bool, len(xs))
-	for _, i := range idx {
-		in[i] = true
-	}
-	out := make([]string, 0, k)
-	for i, x := range xs {
-		if in[i] {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// cross returns every link from clients to nodes.
-func cross(clients, nodes []string) []cluster.Link {
-	out := make([]cluster.Link, 0, len(clients)*len(nodes))
-	for _, c := range clients {
-		for _, n := range nodes {
-			out = append(out, cluster.Link{Client: c, Target: n})
-		}
-	}
-	return out
-}
-
-// links returns f.Links, or every link from f.Clients (all of the
-// cluster's clients if empty) to f.Nodes.
-func links(c cluster.Cluster, f Fault) []cluster.Link {
-	if len(f.Links) > 0 {
-		return f.Links
-	}
-	clients := f.Clients
-	if len(clients) == 0 {
-		clients = c.Clients()
-	}
-	return cross(clients, f.Nodes)
-}
-
-// one checks that a fault names exactly one node or client.
-func one(f Fault, xs []string, what string) (string, error) {
-	if len(xs) != 1 {
-		return "", fmt.Errorf("%w: %s needs exactly one %s, got %v", ErrBadFault, f.Kind, what, xs)
-	}
-	return xs[0], nil
 }

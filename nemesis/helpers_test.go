@@ -90,3 +90,38 @@ func newRedisSlow(t *testing.T, c cluster.Cluster, cl, node string) *redis.Clien
 	t.Cleanup(func() { rdb.Close() })
 	return rdb
 }
+
+// draws draws count faults from n, with the source a seed stands for.
+func draws(n Nemesis, seed uint64, tp Topology, count int) []Fault {
+	r := seeded(seed)
+	out := make([]Fault, count)
+	for i := range out {
+		out[i] = n.Draw(r, tp)
+	}
+	return out
+}
+
+// blocked fails the test if the op whose result done carries completes
+// within wait: it was sent during a fault that holds it.
+func blocked(t *testing.T, done <-chan error, wait time.Duration, what string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		t.Fatalf("%s completed during the fault (err %v)", what, err)
+	case <-time.After(wait):
+	}
+}
+
+// completes fails the test unless the op whose result done carries
+// succeeds within 5 s: the fault that held it has stopped.
+func completes(t *testing.T, done <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%s after the fault: %v", what, err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s did not complete after the fault", what)
+	}
+}

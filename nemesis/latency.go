@@ -9,6 +9,14 @@ import (
 	"github.com/lockstorm/lockstorm/cluster"
 )
 
+func init() {
+	Register(Spec{Kind: KindLatency, Order: 20, Needs: []Capability{NeedLinks}, Colour: rgb(0x17, 0xbe, 0xcf),
+		Params: []string{"shape", "nodes", "clients", "links", "delay", "stream"}, New: func(env Env) Nemesis { return &Latency{Env: env} }})
+}
+
+// KindLatency is a delay added to links.
+const KindLatency = "latency"
+
 // Latency scopes (the Shape of a latency fault).
 const (
 	// LatencyNode slows every client's link to one node.
@@ -19,16 +27,15 @@ const (
 
 // Latency delays links with Cluster.AddLatency and removes the delay with
 // Cluster.RemoveLatency. Draw picks a scope (node or link), a delay in
-// [MinTTLs, MaxTTLs] × TTL (default 0.05 to 0.5), a jitter up to half the
+// Delay (default 0.05 to 0.5 TTLs), a jitter up to half the
 // delay, and a stream: both ways half the time, else one direction
-// (asymmetric). The fault lasts 0.5 to 3 TTLs.
+// (asymmetric). The fault lasts 0.5 to 3 TTLs; its shortest step is the
+// default half TTL.
 type Latency struct {
-	Env              Env
-	MinTTLs, MaxTTLs float64
+	Env Env
+	// Delay bounds the delay drawn.
+	Delay Span
 }
-
-// Kind returns "latency".
-func (*Latency) Kind() string { return KindLatency }
 
 // Draw draws a latency fault.
 func (l *Latency) Draw(r *rand.Rand, t Topology) Fault {
@@ -41,11 +48,7 @@ func (l *Latency) Draw(r *rand.Rand, t Topology) Fault {
 		f.Clients = []string{pick(r, t.Clients)}
 		f.Links = cross(f.Clients, f.Nodes)
 	}
-	lo, hi := l.MinTTLs, l.MaxTTLs
-	if hi == 0 {
-		lo, hi = 0.05, 0.5
-	}
-	f.Delay = scaled(r, t.ttl(), lo, hi)
+	f.Delay = l.Delay.draw(r, t, 0.05, 0.5)
 	f.Jitter = uniform(r, 0, f.Delay/2).Round(time.Millisecond)
 	switch r.IntN(4) {
 	case 0:
@@ -71,4 +74,25 @@ func (l *Latency) Start(ctx context.Context, f Fault) error {
 // Stop removes latency from the fault's links.
 func (l *Latency) Stop(ctx context.Context, f Fault) error {
 	return l.Env.Cluster.RemoveLatency(ctx, links(l.Env.Cluster, f))
+}
+
+// Aim slows every link from the holder to the nodes (three times in
+// four), right after it acquired, by 0.2 to 0.45 node timeouts each way
+// (a round trip stays below the timeout: the commands succeed, late), so that its
+// release (and a two-step release's second step) straddles its expiry; or
+// a waiter's links, late in its acquire, so that its reply comes back
+// after much of the lease is gone. The resource link is left alone.
+func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	if nth%4 == 3 {
+		f = aimClients(f, AimWaiter, TargetWaiter)
+	} else {
+		f = aimClients(f, AimHolder, TargetHolder)
+	}
+	f.Shape = LatencyLink
+	f.Nodes = append([]string(nil), t.Nodes...)
+	f.Delay = scaled(r, t.nodeTimeout(), 0.2, 0.45)
+	f.Jitter = uniform(r, 0, f.Delay/10).Round(time.Millisecond)
+	f.Stream = ""
+	f.Duration = scaled(r, t.ttl(), 1, 3)
+	return f
 }

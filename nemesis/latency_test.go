@@ -11,11 +11,9 @@ import (
 )
 
 func TestLatencyDraw(t *testing.T) {
-	r := seeded(2)
 	tp := topo3("c1", "c2")
 	seen := map[string]bool{}
-	for i := 0; i < 100; i++ {
-		f := (&Latency{}).Draw(r, tp)
+	for _, f := range draws(&Latency{}, 2, tp, 100) {
 		seen[f.Shape] = true
 		seen[string(f.Stream)] = true
 		if f.Delay < 50*time.Millisecond || f.Delay > 500*time.Millisecond || f.Jitter > f.Delay/2 {

@@ -8,6 +8,14 @@ import (
 	"github.com/lockstorm/lockstorm/cluster"
 )
 
+func init() {
+	Register(Spec{Kind: KindPartition, Order: 10, Needs: []Capability{NeedLinks}, Params: []string{"shape", "nodes", "clients", "links"},
+		Colour: rgb(0x94, 0x67, 0xbd), New: func(env Env) Nemesis { return &Partition{Env: env} }})
+}
+
+// KindPartition is a set of links cut.
+const KindPartition = "partition"
+
 // Partition shapes.
 const (
 	// ShapeOneNode cuts one node from every client.
@@ -32,15 +40,13 @@ var PartitionShapes = []string{ShapeOneNode, ShapeMinority, ShapeMajority, Shape
 
 // Partition cuts links with Cluster.Cut and heals them with Cluster.Heal.
 // Shapes lists the shapes Draw chooses from (default PartitionShapes); the
-// fault lasts MinTTLs to MaxTTLs times the TTL (default 0.5 to 3).
+// fault lasts a length in the Span (default 0.5 to 3 TTLs); its shortest
+// step is the Span's.
 type Partition struct {
-	Env              Env
-	Shapes           []string
-	MinTTLs, MaxTTLs float64
+	Env    Env
+	Shapes []string
+	Span
 }
-
-// Kind returns "partition".
-func (*Partition) Kind() string { return KindPartition }
 
 // Draw picks a shape and its targets and fills in the exact links to cut.
 // A bridge needs at least 2 clients and 3 nodes; with fewer it becomes a
@@ -77,11 +83,7 @@ func (p *Partition) Draw(r *rand.Rand, t Topology) Fault {
 		}
 		f.Links = cross(clients, f.Nodes)
 	}
-	lo, hi := p.MinTTLs, p.MaxTTLs
-	if hi == 0 {
-		lo, hi = 0.5, 3
-	}
-	f.Duration = scaled(r, t.ttl(), lo, hi)
+	f.Duration = p.draw(r, t, 0.5, 3)
 	return f
 }
 
@@ -120,3 +122,29 @@ func (p *Partition) Start(ctx context.Context, f Fault) error {
 func (p *Partition) Stop(ctx context.Context, f Fault) error {
 	return p.Env.Cluster.Heal(ctx, links(p.Env.Cluster, f))
 }
+
+// Aim cuts the holder (four times in five) or a waiter, for 1 to 3 TTLs:
+// the holder from a seeded majority of the nodes (n/2+1), so it can
+// neither renew nor release, or (one time in three, when the resource is
+// behind the links) from the resource; a waiter from a majority, mid-
+// acquire.
+func (p *Partition) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	aim, ph := AimHolder, TargetHolder
+	if nth%5 == 4 {
+		aim, ph = AimWaiter, TargetWaiter
+	}
+	f = aimClients(f, aim, ph)
+	f.Shape = ShapeClientFromK
+	if aim == AimHolder && t.Resource != "" && r.IntN(3) == 0 {
+		f.Shape = ShapeClientFromResource
+		f.Nodes = []string{t.Resource}
+	} else {
+		f.Nodes = sample(r, t.Nodes, len(t.Nodes)/2+1)
+	}
+	f.Duration = scaled(r, t.ttl(), 1, 3)
+	return f
+}
+
+// ShapeClientFromResource cuts one client from the protected resource
+// (a targeted partition only).
+const ShapeClientFromResource = "client-from-resource"

@@ -109,8 +109,8 @@ func TestRunnerCancelMidFaultHeals(t *testing.T) {
 }
 
 // A short random plan over every kind runs to completion, records one
-// start and one stop per step, and heals. The fault phase is the shortest
-// that holds a failover (FailoverBusy) and one fault of every other kind.
+// start and one stop per step, and heals. The fault phase is 100 ms more
+// than the shortest that holds one fault of every kind (MinFaultPhase).
 func TestRunnerRandomPlan(t *testing.T) {
 	// n1 has a replica so that failover is among the kinds that can run.
 	c := startReplicated(t, cluster.PromoteManual, 3, "c1", "c2")
@@ -120,12 +120,18 @@ func TestRunnerRandomPlan(t *testing.T) {
 		return nil
 	}}
 	set := New(env)
-	p, err := Schedule(seeded(11), set, Options{
-		Kinds:    Kinds,
-		Topology: env.Topology(200 * time.Millisecond),
-		WarmUp:   100 * time.Millisecond, Faults: 5500 * time.Millisecond,
+	o := Options{
+		Kinds:       Kinds,
+		Topology:    env.Topology(200 * time.Millisecond),
+		WarmUp:      100 * time.Millisecond,
 		MinInterval: 50 * time.Millisecond, MaxInterval: 150 * time.Millisecond,
-	})
+	}
+	least, err := MinFaultPhase(set, o, Kinds...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Faults = least + 100*time.Millisecond
+	p, err := Schedule(seeded(11), set, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,23 +22,9 @@ type Step struct {
 // end is when the step's stop is due.
 func (s Step) end() time.Duration { return s.At + s.busy() + s.Duration }
 
-// FailoverBusy is the time a schedule allows for a failover's start:
-// the detection delay plus sentinel's promotion (measured 1 to 2.2 s) with
-// room to spare. A failover that could not finish before the final heal
-// is not scheduled.
-const FailoverBusy = 4 * time.Second
-
-// busy is how long the step's start itself takes (an estimate for
-// failover).
-func (s Step) busy() time.Duration {
-	switch s.Fault.Kind {
-	case KindCrash:
-		return s.Fault.RestartDelay
-	case KindFailover:
-		return FailoverBusy
-	}
-	return 0
-}
+// busy is how long the step's start itself takes (Spec.Busy: a crash's
+// restart delay, an estimate for a failover).
+func (s Step) busy() time.Duration { return busy(s.Fault) }
 
 // Plan is a whole run's faults, fixed before the run starts: warm-up until
 // the first step, the steps, a final heal of everything at HealAt, then a
@@ -219,15 +205,17 @@ func Schedule(r *rand.Rand, set Set, o Options) (Plan, error) {
 	return p, nil
 }
 
-// fit shortens a crash's restart delay so that the step, kept at its
-// minimum length, ends by limit (the caller then clips its Duration).
+// fit shortens a step's start (Spec.Squeeze: a crash's restart delay) so
+// that the step, kept at its minimum length, ends by limit (the caller
+// then clips its Duration).
 func fit(s *Step, limit, minStep time.Duration) {
-	if s.Fault.Kind != KindCrash {
+	spec, ok := Lookup(s.Fault.Kind)
+	if !ok || spec.Squeeze == nil {
 		return
 	}
-	keep := min(s.Duration, minStep) // the window after the restart to keep
-	if s.At+s.Fault.RestartDelay+keep > limit {
-		s.Fault.RestartDelay = max(0, limit-s.At-keep)
+	keep := min(s.Duration, minStep) // the window after the start to keep
+	if s.At+s.busy()+keep > limit {
+		spec.Squeeze(&s.Fault, max(0, limit-s.At-keep))
 	}
 }
 
@@ -246,11 +234,15 @@ func Scripted(recovery time.Duration, steps ...Step) Plan {
 	return p
 }
 
-// Validate checks that every step's kind is in set and no time is negative.
+// Validate checks that every step's kind is in set, that its fault sets
+// only fields its kind reads (Spec.Params), and that no time is negative.
 func (p Plan) Validate(set Set) error {
 	var errs []error
 	for i, s := range p.Steps {
 		if _, err := set.Get(s.Fault.Kind); err != nil {
+			errs = append(errs, fmt.Errorf("step %d: %w", i, err))
+		}
+		if err := checkParams(s.Fault); err != nil {
 			errs = append(errs, fmt.Errorf("step %d: %w", i, err))
 		}
 		if s.At < 0 || s.Duration < 0 || s.Fault.RestartDelay < 0 {

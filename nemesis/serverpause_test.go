@@ -2,7 +2,6 @@ package nemesis
 
 import (
 	"testing"
-	"time"
 )
 
 // A paused node answers nobody, not even its admin address; a command sent
@@ -27,20 +26,9 @@ func TestServerPauseBlocks(t *testing.T) {
 	if !reachable(t, c, "c1", "n1") {
 		t.Error("n1 unreachable while n2 is paused")
 	}
-	select {
-	case err := <-done:
-		t.Fatalf("SET completed on a paused node (err %v)", err)
-	default:
-	}
+	blocked(t, done, 0, "SET on a paused node")
 	if err := p.Stop(ctx, f); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("SET after resume: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("SET did not complete after resume")
-	}
+	completes(t, done, "SET on a resumed node")
 }

@@ -1,33 +1,26 @@
 package nemesis
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 )
 
-// Kinds lists every implemented fault kind, in a fixed order.
-var Kinds = []string{
-	KindPartition, KindLatency, KindClientPause, KindClientCrash,
-	KindServerPause, KindCrash, KindClockJump, KindFailover,
-}
+// ErrUnknownKind means a fault kind is neither registered nor in the Set.
+var ErrUnknownKind = errors.New("nemesis: unknown fault kind")
 
 // Set maps a fault kind to the nemesis that draws and applies it.
 type Set map[string]Nemesis
 
-// New returns a Set of every implemented kind with default settings,
-// acting on env. Replace an entry to change its settings or to plug in a
-// nemesis of your own.
+// New returns a Set of every registered kind (Kinds) with default
+// settings, acting on env. Replace an entry to change its settings or to
+// plug in a nemesis of your own.
 func New(env Env) Set {
-	return Set{
-		KindPartition:   &Partition{Env: env},
-		KindLatency:     &Latency{Env: env},
-		KindClientPause: &ClientPause{Env: env},
-		KindClientCrash: &ClientCrash{Env: env},
-		KindServerPause: &ServerPause{Env: env},
-		KindCrash:       &Crash{Env: env},
-		KindClockJump:   &ClockJump{Env: env},
-		KindFailover:    &Failover{Env: env},
+	set := Set{}
+	for _, s := range Specs() {
+		set[s.Kind] = s.New(env)
 	}
+	return set
 }
 
 // Get returns the nemesis of a kind.

@@ -10,27 +10,15 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// faultColours gives each fault kind a fixed colour, so that a kind looks
-// the same in every plot and every report. Red is left for overlaps and
-// failures.
-var faultColours = map[string]color.NRGBA{
-	"partition":    rgb(0x94, 0x67, 0xbd), // purple
-	"latency":      rgb(0x17, 0xbe, 0xcf), // teal
-	"client-pause": rgb(0xe6, 0xb4, 0x00), // amber
-	"client-crash": rgb(0xe3, 0x77, 0xc2), // pink
-	"server-pause": rgb(0x8c, 0x56, 0x4b), // brown
-	"crash":        rgb(0x55, 0x55, 0x55), // dark grey
-	"clock-jump":   rgb(0x2c, 0xa0, 0x2c), // green
-	"failover":     rgb(0x1f, 0x3a, 0x93), // navy
-}
-
-// faultColour is the kind's colour; unknown kinds get a stable colour from
-// their name.
+// faultColour is the kind's colour, the one its nemesis registered
+// (nemesis.Spec.Colour), so that a kind looks the same in every plot and
+// every report; unknown kinds get a stable colour from their name.
 func faultColour(kind string) color.NRGBA {
-	if c, ok := faultColours[kind]; ok {
-		return c
+	if s, ok := nemesis.Lookup(kind); ok {
+		return s.Colour
 	}
 	h := fnv.New32a()
 	h.Write([]byte(kind))

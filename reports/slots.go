@@ -6,14 +6,16 @@ import (
 	"strings"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/nemesis"
 )
 
 // slotMap assigns each client process of a history to its client slot.
 //
 // The harness starts slot i as process i and gives a slot a fresh process
 // id, the next unused one past the slots, whenever its process retires:
-// after an info completion (Jepsen's rule) and when the nemesis crashes the
-// client (a "client-crash" start whose Detail names it, "clients=c2").
+// after an info completion (Jepsen's rule) and when the nemesis ends the
+// client's process (a completed start of a kind that registered
+// EndsClients, client-crash, whose record names the client in Clients).
 // Replaying those retirements in record order recovers which slot each
 // replacement id went to. Two slots retiring within the same instant may
 // swap ids; the map is a best effort for the picture, not for checking.
@@ -49,8 +51,8 @@ func buildSlots(h history.History, clients int) slotMap {
 	for i := range h {
 		r := &h[i]
 		if r.IsNemesis() {
-			if clients > 0 && r.F == history.FStart && r.Fault == "client-crash" && r.Type != history.Invoke {
-				for _, c := range detailClients(r.Detail) {
+			if clients > 0 && r.F == history.FStart && r.Type != history.Invoke && endsClients(r.Fault) {
+				for _, c := range faultClients(r) {
 					var n int
 					if _, err := fmt.Sscanf(c, "c%d", &n); err == nil && n >= 1 && n <= clients {
 						retire(n - 1)
@@ -112,7 +114,25 @@ func slotLabel(slot int, procs []int) string {
 	return fmt.Sprintf("c%d (%s)", slot+1, strings.Join(ps, ", "))
 }
 
-// detailClients returns the clients a fault Detail names ("clients=c1,c2").
+// endsClients reports whether a completed start of the fault kind ends
+// the processes of the clients it names (nemesis.Spec.EndsClients).
+func endsClients(kind string) bool {
+	s, ok := nemesis.Lookup(kind)
+	return ok && s.EndsClients
+}
+
+// faultClients returns the clients a nemesis record names: its Clients
+// field, or, for a history written before records carried it (before
+// lockstorm recorded client slots), the "clients=c1,c2" of its Detail.
+func faultClients(r *history.Op) []string {
+	if len(r.Clients) > 0 {
+		return r.Clients
+	}
+	return detailClients(r.Detail)
+}
+
+// detailClients returns the clients a fault Detail names ("clients=c1,c2"):
+// the only place old histories kept them.
 func detailClients(detail string) []string {
 	for _, f := range strings.Fields(detail) {
 		if v, ok := strings.CutPrefix(f, "clients="); ok {

@@ -1,0 +1,54 @@
+package reports
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/nemesis"
+)
+
+// A fault that ends clients (client-crash) retires the slots its record
+// names in the Clients field, whatever its Detail says; a fault that does
+// not end clients (client-pause) retires none, even when it names them.
+func TestSlotMapReadsClientsField(t *testing.T) {
+	var b hb
+	nem := func(typ history.Type, kind string, clients ...string) {
+		b.add(history.Op{Type: typ, Process: history.NemesisProcess, F: history.FStart, Fault: kind,
+			Clients: clients, Detail: kind + " duration=1s"})
+	}
+	nem(history.Invoke, nemesis.KindClientPause, "c1")
+	nem(history.OK, nemesis.KindClientPause, "c1")
+	nem(history.Invoke, nemesis.KindClientCrash, "c2")
+	nem(history.OK, nemesis.KindClientCrash, "c2") // c2 -> p2
+	for _, p := range []int{0, 1, 2} {
+		b.add(history.Op{Type: history.Invoke, Process: p, F: history.FAcquire})
+	}
+	m := buildSlots(b.h, 2)
+	if want := []string{"c1 (p0)", "c2 (p1, p2)"}; !slices.Equal(m.Rows, want) {
+		t.Errorf("rows = %q, want %q", m.Rows, want)
+	}
+}
+
+// Every registered kind is drawn in the colour it registered, no two
+// kinds share one, and none is the red kept for failures.
+func TestFaultColoursAreRegistered(t *testing.T) {
+	seen := map[[3]uint8]string{}
+	for _, s := range nemesis.Specs() {
+		c := faultColour(s.Kind)
+		if c != s.Colour || c.A != 0xff {
+			t.Errorf("%s drawn in %v, registered %v", s.Kind, c, s.Colour)
+		}
+		key := [3]uint8{c.R, c.G, c.B}
+		if other, dup := seen[key]; dup {
+			t.Errorf("%s and %s share colour %v", s.Kind, other, c)
+		}
+		seen[key] = s.Kind
+		if c == colFail {
+			t.Errorf("%s is drawn in the failure red", s.Kind)
+		}
+	}
+	if len(seen) != len(nemesis.Kinds) {
+		t.Errorf("%d colours for %d kinds", len(seen), len(nemesis.Kinds))
+	}
+}
