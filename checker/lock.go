@@ -1,8 +1,6 @@
 package checker
 
 import (
-	"github.com/lockstorm/lockstorm/lease"
-
 	"context"
 	"fmt"
 	"sort"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // Lock checks the lock's own promise: porcupine linearizability of
@@ -68,113 +67,161 @@ type LockDetails struct {
 	// IllegalKeys are the keys whose history is not linearizable.
 	IllegalKeys []string `json:"illegal_keys,omitempty"`
 	ElapsedMS   int64    `json:"elapsed_ms"`
+	// Linearization is the search, kept for drawing porcupine.html when
+	// the check gave porcupine at most VisualizeMaxOps operations; nil
+	// otherwise and in a result read back from results.json.
+	Linearization *Linearization `json:"-"`
 }
 
-// lockOps turns the history into porcupine operations. It also returns the
-// token of each lease (id i+1 at index i) and the info acquires left out.
-func (l *Lock) lockOps(h history.History) ([]porcupine.Operation, []string, []*op, LockDetails) {
-	var d LockDetails
+// lockSearch is what porcupine gets for one history's lock check.
+type lockSearch struct {
+	ops []porcupine.Operation
+	// tokens[i] is the token of lease id i+1.
+	tokens []string
+	// infoAcq are the acquires with unknown outcome left out of the search.
+	infoAcq []*op
+	d       LockDetails
+}
+
+// lockBuild turns a history's ops into a lockSearch.
+type lockBuild struct {
+	l       *Lock
+	os      []op
+	used    map[int]bool    // acquires a later release or extend ok acted on
+	leaseID map[int]int32   // acquire index in os -> lease id
+	keys    map[string]bool // keys seen
+	s       lockSearch
+}
+
+// lockOps turns the history into porcupine operations, with the token of
+// each lease and the info acquires left out.
+func (l *Lock) lockOps(h history.History) lockSearch {
 	os := ops(h)
 	fillTokens(os)
-	used := usedLater(os)
-	var tokens []string
-	leaseID := map[int]int32{} // acquire index in os -> lease id
-	newID := func(desc string) int32 {
-		tokens = append(tokens, desc)
-		return int32(len(tokens))
-	}
-	idOf := func(i int) int32 {
-		if id, ok := leaseID[i]; ok {
-			return id
-		}
-		a := &os[i]
-		id := newID(a.Token)
-		leaseID[i] = id
-		return id
-	}
-	keys := map[string]bool{}
-	var out []porcupine.Operation
-	var infoAcq []*op
+	b := &lockBuild{l: l, os: os, used: usedLater(os), leaseID: map[int]int32{}, keys: map[string]bool{}}
 	for i := range os {
 		o := &os[i]
-		var kind lockKind
-		switch o.F {
-		case history.FAcquire:
-			kind = lkAcquire
-		case history.FRelease:
-			kind = lkRelease
-		case history.FExtend:
-			kind = lkExtend
-		default:
+		in := b.input(i)
+		if in == nil {
 			continue
 		}
-		in := &lockInput{
-			kind: kind, call: o.Call, ret: o.Return, key: o.Key, tokStr: o.Token,
-			process: o.Process, inv: o.Inv, retIdx: o.Ret, ttl: o.TTL, leaseRet: Inf,
-		}
-		switch o.Type {
-		case history.OK:
-			in.out = outOK
-		case history.Fail:
-			in.out = outFail
-		default:
-			in.out = outInfo
-		}
-		if kind == lkAcquire {
-			switch in.out {
-			case outOK:
-				d.Acquire.OK++
-			case outFail:
-				d.Acquire.Fail++
-				continue
-			case outInfo:
-				d.Acquire.Info++
-				if !used[i] {
-					infoAcq = append(infoAcq, o)
-					continue
-				}
-				d.Acquire.InfoKept++
-			}
-		} else if in.out == outFail && !l.StrictNotHeld {
-			continue
-		}
-		if o.Lease >= 0 {
-			a := &os[o.Lease]
-			in.lease, in.leaseRet = idOf(o.Lease), a.Return
-			in.single = a.Nodes == 1
-			if in.ttl == 0 {
-				in.ttl = a.TTL
-			}
-		} else {
-			in.lease = newID(o.Token)
-		}
-		if kind != lkRelease {
-			in.exp = l.expiry(o.Call, in.ttl)
-			// A validity the client recorded tightens the bound: a lock
-			// computes it from the start of its final attempt (after the
-			// invoke, before the server acted), so it is the same promise
-			// seen from a later instant. It is capped by what the history
-			// alone allows (the server acted before the return), so a
-			// lock that overstates its validity is held to no more.
-			if in.out == outOK && o.Validity > in.exp {
-				in.exp = min(o.Validity, l.expiry(o.Return, in.ttl))
-			}
-			if in.single && in.ttl > 0 {
-				in.life = max(l.expiry(0, in.ttl), 0)
-			}
-		}
-		keys[o.Key] = true
+		b.keys[o.Key] = true
 		md := fmt.Sprintf("ops %d,%d", o.Inv, o.Ret)
 		if o.Ret < 0 {
 			md = fmt.Sprintf("op %d (never completed)", o.Inv)
 		}
-		out = append(out, porcupine.Operation{
+		b.s.ops = append(b.s.ops, porcupine.Operation{
 			ClientId: max(o.Process, 0), Input: in, Output: in.out, Call: o.Call, Return: o.Return, Metadata: md,
 		})
 	}
-	d.Keys, d.Ops = len(keys), len(out)
-	d.BoundedInfo = boundInfo(out)
-	return out, tokens, infoAcq, d
+	b.s.d.Keys, b.s.d.Ops = len(b.keys), len(b.s.ops)
+	b.s.d.BoundedInfo = boundInfo(b.s.ops)
+	return b.s
+}
+
+// newID is a fresh lease id for a lease described by desc.
+func (b *lockBuild) newID(desc string) int32 {
+	b.s.tokens = append(b.s.tokens, desc)
+	return int32(len(b.s.tokens))
+}
+
+// idOf is the lease id of the acquire at index i.
+func (b *lockBuild) idOf(i int) int32 {
+	if id, ok := b.leaseID[i]; ok {
+		return id
+	}
+	id := b.newID(b.os[i].Token)
+	b.leaseID[i] = id
+	return id
+}
+
+// input is the model input of lock op i, counted in the details; nil for
+// ops the search leaves out (not a lock op, a failed acquire, an info
+// acquire nothing used, a failed release or extend unless StrictNotHeld).
+func (b *lockBuild) input(i int) *lockInput {
+	o := &b.os[i]
+	var kind lockKind
+	switch o.F {
+	case history.FAcquire:
+		kind = lkAcquire
+	case history.FRelease:
+		kind = lkRelease
+	case history.FExtend:
+		kind = lkExtend
+	default:
+		return nil
+	}
+	in := &lockInput{
+		kind: kind, call: o.Call, ret: o.Return, key: o.Key, tokStr: o.Token,
+		process: o.Process, inv: o.Inv, retIdx: o.Ret, ttl: o.TTL, leaseRet: Inf, out: outOf(o.Type),
+	}
+	if kind == lkAcquire && !b.countAcquire(i, in.out) || kind != lkAcquire && in.out == outFail && !b.l.StrictNotHeld {
+		return nil
+	}
+	if o.Lease >= 0 {
+		a := &b.os[o.Lease]
+		in.lease, in.leaseRet = b.idOf(o.Lease), a.Return
+		in.single = a.Nodes == 1
+		if in.ttl == 0 {
+			in.ttl = a.TTL
+		}
+	} else {
+		in.lease = b.newID(o.Token)
+	}
+	if kind != lkRelease {
+		b.l.bound(in, o)
+	}
+	return in
+}
+
+// outOf is the model outcome of a completion type.
+func outOf(t history.Type) outcome {
+	switch t {
+	case history.OK:
+		return outOK
+	case history.Fail:
+		return outFail
+	}
+	return outInfo
+}
+
+// countAcquire counts acquire i by outcome and says whether the search
+// keeps it: oks, and info acquires a later release or extend ok used.
+func (b *lockBuild) countAcquire(i int, out outcome) bool {
+	a := &b.s.d.Acquire
+	switch out {
+	case outOK:
+		a.OK++
+	case outFail:
+		a.Fail++
+		return false
+	case outInfo:
+		a.Info++
+		if !b.used[i] {
+			b.s.infoAcq = append(b.s.infoAcq, &b.os[i])
+			return false
+		}
+		a.InfoKept++
+	}
+	return true
+}
+
+// bound sets the lease bounds of an acquire or extend input: the expiry
+// the server promised and, for a lease granted by one node, its life.
+func (l *Lock) bound(in *lockInput, o *op) {
+	in.exp = l.expiry(o.Call, in.ttl)
+	// A validity the client recorded tightens the bound: a lock computes
+	// it from the start of its final attempt (after the invoke, before
+	// the server acted), so it is the same promise seen from a later
+	// instant. It is capped by what the history alone allows (the server
+	// acted before the return), so a lock that overstates its validity is
+	// held to no more.
+	if in.out == outOK && o.Validity > in.exp {
+		in.exp = min(o.Validity, l.expiry(o.Return, in.ttl))
+	}
+	if in.single && in.ttl > 0 {
+		in.life = max(l.expiry(0, in.ttl), 0)
+	}
 }
 
 // boundInfo gives release and extend ops with unknown outcome a finite
@@ -250,19 +297,24 @@ func searchTimeout(ctx context.Context, t time.Duration) time.Duration {
 	return t
 }
 
-// Check runs porcupine over every lock key in parallel.
+// Check runs porcupine over every lock key in parallel. For a history of
+// at most VisualizeMaxOps lock operations it keeps the search in the
+// details (LockDetails.Linearization) for drawing.
 func (l *Lock) Check(ctx context.Context, h history.History) (res Result) {
 	start := time.Now()
 	res.Name = l.Name()
-	pops, tokens, _, d := l.lockOps(h)
-	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = d }()
+	s := l.lockOps(h)
+	d := &s.d
+	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = *d }()
 	if d.Acquire.OK+d.Acquire.InfoKept == 0 {
 		res.Valid, res.Error = Unknown, "no acquire succeeded: nothing to check"
 		return res
 	}
 	timeout := searchTimeout(ctx, l.Timeout)
-	model := lockModel(true, tokens)
-	switch porcupine.CheckOperationsTimeout(model, pops, timeout) {
+	model := lockModel(true, s.tokens)
+	var r porcupine.CheckResult
+	r, d.Linearization = search(model, s.ops, timeout, infoNotes(s.infoAcq))
+	switch r {
 	case porcupine.Ok:
 		res.Valid = Valid
 	case porcupine.Unknown:
@@ -270,8 +322,8 @@ func (l *Lock) Check(ctx context.Context, h history.History) (res Result) {
 	case porcupine.Illegal:
 		res.Valid = Invalid
 		var al anomalyList
-		for _, part := range partitionByKey(pops) {
-			a, illegal := explainLock(model, part, searchTimeout(ctx, l.Timeout), tokens)
+		for _, part := range partitionByKey(s.ops) {
+			a, illegal := explainLock(model, part, searchTimeout(ctx, l.Timeout), s.tokens)
 			if illegal {
 				d.IllegalKeys = append(d.IllegalKeys, part[0].Input.(*lockInput).key)
 				al.add(a)
@@ -283,50 +335,28 @@ func (l *Lock) Check(ctx context.Context, h history.History) (res Result) {
 }
 
 // explainLock re-checks one key verbosely and names the op that could not
-// be linearized: of the ops outside porcupine's longest partial
-// linearization, the one that returned first. It also names the holder
-// at that point.
+// be linearized (see unplaced). It also names the holder at that point.
 func explainLock(model porcupine.Model, part []porcupine.Operation, timeout time.Duration, tokens []string) (Anomaly, bool) {
-	model.Partition = nil
-	r, info := porcupine.CheckOperationsVerbose(model, part, timeout)
-	if r != porcupine.Illegal {
+	longest, c, illegal := unplaced(model, part, timeout)
+	if !illegal {
 		return Anomaly{}, false
 	}
 	key := part[0].Input.(*lockInput).key
-	var longest []porcupine.Operation
-	for _, lin := range info.PartialLinearizationsOperations() {
-		for _, l := range lin {
-			if len(l) > len(longest) {
-				longest = l
-			}
-		}
-	}
-	in := map[*lockInput]bool{}
 	state := model.Init()
 	holderAcq := map[int32]*lockInput{} // lease id -> its acquire
 	for _, o := range longest {
 		li := o.Input.(*lockInput)
-		in[li] = true
 		_, state = model.Step(state, li, o.Output)
 		if li.kind == lkAcquire {
 			holderAcq[li.lease] = li
 		}
 	}
-	var culprit *lockInput
-	for _, o := range part {
-		li := o.Input.(*lockInput)
-		if in[li] {
-			continue
-		}
-		if culprit == nil || li.ret < culprit.ret || li.ret == culprit.ret && li.call < culprit.call {
-			culprit = li
-		}
-	}
 	a := Anomaly{Kind: "nonlinearizable", Fatal: true}
-	if culprit == nil {
+	if c == nil {
 		a.Text = fmt.Sprintf("key %q: lock history is not linearizable", key)
 		return a, true
 	}
+	culprit := c.Input.(*lockInput)
 	s := state.(lockState)
 	a.Ops = []int64{culprit.inv}
 	if culprit.retIdx >= 0 {
