@@ -42,8 +42,8 @@ type Lease struct {
 
 	// The server's side, for liveness: the latest extend ok's Return +
 	// TTL (0 if none), the invoke of the first release ok (released says
-	// whether there is one), and the invoke of the first release that an
-	// acquire ok's holder invoked after that acquire returned (holdEnd,
+	// whether there is one), and, for an acquire ok, the invoke of the
+	// first release invoked at or after the acquire returned (holdEnd,
 	// hasHoldEnd).
 	extendedTo  int64
 	releasedAt  int64
