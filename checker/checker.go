@@ -154,9 +154,10 @@ type Result struct {
 	// verdict. At most MaxAnomalies are kept per kind; counts live in
 	// Details.
 	Anomalies []Anomaly `json:"anomalies,omitempty"`
-	// Details is the checker's own summary (a struct of counts,
-	// percentiles, per-key outcomes), JSON-encodable.
-	Details any `json:"details,omitempty"`
+	// Details is the checker's own summary (counts, percentiles, per-key
+	// outcomes): one of the typed details structs (see Details), also
+	// when the result was read back from results.json.
+	Details Details `json:"details,omitempty"`
 	// Error explains an Unknown verdict: timeout, invalid history, panic.
 	Error string `json:"error,omitempty"`
 	// Results are the parts of a composed result, one per checker.

@@ -229,29 +229,30 @@ func TestResourceAPIAndLeader(t *testing.T) {
 	if r := (&Resource{}).Check(ctx, seq); r.Valid != Valid {
 		t.Errorf("api sequential: %s", r)
 	}
-	lead := new(hb).
-		op(0, 1, history.OK, 0, "lead", "L", "", fence(1)).
-		op(10, 11, history.OK, 0, "lead", "L", "", fence(1)).
-		op(20, 21, history.OK, 0, "lead", "L", "", fence(1)).
-		op(12, 13, history.OK, 1, "lead", "L", "", fence(2)).sorted()
+	// beats adds leader heartbeats of process p with token f at the ms given
+	beats := func(b *hb, p int, f int64, at ...int64) *hb {
+		for _, t := range at {
+			b.op(t, t+1, history.OK, p, "lead", "L", "", fence(f))
+		}
+		return b
+	}
+	lead := beats(beats(new(hb), 0, 1, 0, 10, 20), 1, 2, 12).sorted()
 	if r := (&Resource{}).Check(ctx, lead); r.Valid != Invalid || kindsOf(r)["leader-overlap"] != 1 {
 		t.Errorf("leader overlap: %s", r)
 	}
-	handover := new(hb).
-		op(0, 1, history.OK, 0, "lead", "L", "", fence(1)).
-		op(10, 11, history.OK, 0, "lead", "L", "", fence(1)).
-		op(12, 13, history.OK, 1, "lead", "L", "", fence(2)).
-		op(20, 21, history.OK, 1, "lead", "L", "", fence(2)).sorted()
+	handover := beats(beats(new(hb), 0, 1, 0, 10), 1, 2, 12, 20).sorted()
 	if r := (&Resource{}).Check(ctx, handover); r.Valid != Valid {
 		t.Errorf("leader handover: %s", r)
 	}
 }
 
 func TestResourceCronMissed(t *testing.T) {
-	h := new(hb).
-		op(0, 1, history.OK, 0, "run", "job", "", val(1)).
-		op(2, 3, history.Fail, 1, "run", "job", "", val(2)).
-		op(4, 5, history.OK, 0, "run", "job", "", val(3)).sorted()
+	// ticks 1 to 3 by processes 0, 1, 0; tick 2's run failed
+	b := new(hb)
+	for i, typ := range []history.Type{history.OK, history.Fail, history.OK} {
+		b.op(int64(2*i), int64(2*i+1), typ, i%2, "run", "job", "", val(int64(i+1)))
+	}
+	h := b.sorted()
 	r := (&Resource{}).Check(context.Background(), h)
 	if r.Valid != Valid || kindsOf(r)["cron-missed"] != 1 {
 		t.Errorf("missed tick reported, not fatal: %s", r)

@@ -92,6 +92,7 @@ func safeCheck(ctx context.Context, ch Checker, h history.History) (r Result) {
 	return ch.Check(ctx, h)
 }
 
+// anyAcquireOK reports whether some acquire in h completed ok.
 func anyAcquireOK(h history.History) bool {
 	for i := range h {
 		if h[i].F == history.FAcquire && h[i].Type == history.OK {
@@ -106,7 +107,9 @@ type Options struct {
 	Lock     *Lock     // nil: NewLock()
 	Resource *Resource // nil: &Resource{}
 	Liveness *Liveness // nil: &Liveness{}
-	// Fencing adds the fencing checker (for runs with a fencing lock).
+	// Fencing adds the fencing checker. It is safe for every run: a
+	// history with no fencing token is Valid (details: applicable false),
+	// so the harness always sets it.
 	Fencing bool
 	// ServerLog is the resource's own write log, for the fencing checker.
 	ServerLog []ServerWrite

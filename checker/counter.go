@@ -217,42 +217,26 @@ func sectionOps(secs []*sectionInput) []porcupine.Operation {
 	return out
 }
 
-// explainCounter names the section porcupine could not place.
+// explainCounter names the section porcupine could not place (see
+// unplaced).
 func explainCounter(model porcupine.Model, part []porcupine.Operation, timeout time.Duration) (Anomaly, bool) {
-	model.Partition = nil
-	r, info := porcupine.CheckOperationsVerbose(model, part, timeout)
-	if r != porcupine.Illegal {
+	longest, c, illegal := unplaced(model, part, timeout)
+	if !illegal {
 		return Anomaly{}, false
 	}
 	key := part[0].Input.(*sectionInput).key
-	var longest []porcupine.Operation
-	for _, lin := range info.PartialLinearizationsOperations() {
-		for _, l := range lin {
-			if len(l) > len(longest) {
-				longest = l
-			}
-		}
-	}
-	in := map[*sectionInput]bool{}
 	state := model.Init()
 	var last *sectionInput
 	for _, o := range longest {
 		si := o.Input.(*sectionInput)
-		in[si] = true
 		_, state = model.Step(state, si, o.Output)
 		if si.hasW && si.out == outOK {
 			last = si
 		}
 	}
 	var culprit *sectionInput
-	for _, o := range part {
-		si := o.Input.(*sectionInput)
-		if in[si] {
-			continue
-		}
-		if culprit == nil || si.ret < culprit.ret || si.ret == culprit.ret && si.call < culprit.call {
-			culprit = si
-		}
+	if c != nil {
+		culprit = c.Input.(*sectionInput)
 	}
 	a := Anomaly{Kind: "nonlinearizable", Fatal: true}
 	if culprit == nil {

@@ -22,7 +22,7 @@ func TestLockReusedTokenIsAnotherHolder(t *testing.T) {
 	if res.Valid != Invalid {
 		t.Fatalf("a second grant of a live lease with the same token passed\n%s", res)
 	}
-	if a := res.Anomalies[0]; !slicesEqual(a.Ops, []int64{0, 1, 2, 3}) || !strings.Contains(a.Text, "process 0") {
+	if a := res.Anomalies[0]; !opsAre(a.Ops, 0, 1, 2, 3) || !strings.Contains(a.Text, "process 0") {
 		t.Errorf("anomaly does not name both acquires: %+v", a)
 	}
 	// the same ops after a release are a legal handover for the lock model
@@ -55,37 +55,33 @@ func TestExclusionReusedTokenReleaseCutsOwnLease(t *testing.T) {
 	}
 }
 
+// acquires builds an acquire by process 0 on key k0 at 0 ms and one by
+// process 1 on k1 at 200 ms, both given token tok, with the outcomes
+// first and second.
+func acquires(first, second history.Type, k0, k1, tok string) *hb {
+	return new(hb).
+		op(0, 1, first, 0, "acquire", k0, tok, ttl(100)).
+		op(200, 201, second, 1, "acquire", k1, tok, ttl(100))
+}
+
 func TestTokensReused(t *testing.T) {
+	ok, info, fail := history.OK, history.Info, history.Fail
 	cases := []struct {
 		name string
 		h    *hb
 		ops  []int64 // nil: no reuse
 	}{
-		{"two processes", new(hb).
-			op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
-			op(200, 201, history.OK, 1, "acquire", "k", "host", ttl(100)), []int64{0, 1, 2, 3}},
+		{"two processes", acquires(ok, ok, "k", "k", "host"), []int64{0, 1, 2, 3}},
 		{"same process after its release", new(hb).
-			op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
-			op(2, 3, history.OK, 0, "release", "k", "host").
-			op(4, 5, history.OK, 0, "acquire", "k", "host", ttl(100)), []int64{0, 1, 4, 5}},
-		{"an unknown acquire then an ok with its token", new(hb).
-			op(0, 1, history.Info, 0, "acquire", "k", "host", ttl(100)).
-			op(200, 201, history.OK, 1, "acquire", "k", "host", ttl(100)), []int64{0, 1, 2, 3}},
-		{"an ok then an unknown acquire with its token", new(hb).
-			op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
-			op(200, 201, history.Info, 1, "acquire", "k", "host", ttl(100)), []int64{0, 1, 2, 3}},
-		{"a failed acquire does not count", new(hb).
-			op(0, 1, history.Fail, 0, "acquire", "k", "host", ttl(100)).
-			op(200, 201, history.OK, 1, "acquire", "k", "host", ttl(100)), nil},
-		{"two unknown acquires prove nothing", new(hb).
-			op(0, 1, history.Info, 0, "acquire", "k", "host", ttl(100)).
-			op(200, 201, history.Info, 1, "acquire", "k", "host", ttl(100)), nil},
-		{"other keys", new(hb).
-			op(0, 1, history.OK, 0, "acquire", "x", "host", ttl(100)).
-			op(200, 201, history.OK, 1, "acquire", "y", "host", ttl(100)), nil},
-		{"no token recorded", new(hb).
-			op(0, 1, history.OK, 0, "acquire", "k", "", ttl(100)).
-			op(200, 201, history.OK, 1, "acquire", "k", "", ttl(100)), nil},
+			op(0, 1, ok, 0, "acquire", "k", "host", ttl(100)).
+			op(2, 3, ok, 0, "release", "k", "host").
+			op(4, 5, ok, 0, "acquire", "k", "host", ttl(100)), []int64{0, 1, 4, 5}},
+		{"an unknown acquire then an ok with its token", acquires(info, ok, "k", "k", "host"), []int64{0, 1, 2, 3}},
+		{"an ok then an unknown acquire with its token", acquires(ok, info, "k", "k", "host"), []int64{0, 1, 2, 3}},
+		{"a failed acquire does not count", acquires(fail, ok, "k", "k", "host"), nil},
+		{"two unknown acquires prove nothing", acquires(info, info, "k", "k", "host"), nil},
+		{"other keys", acquires(ok, ok, "x", "y", "host"), nil},
+		{"no token recorded", acquires(ok, ok, "k", "k", ""), nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,7 +93,7 @@ func TestTokensReused(t *testing.T) {
 				}
 				return
 			}
-			if r.Valid != Invalid || len(r.Anomalies) != 1 || !slicesEqual(r.Anomalies[0].Ops, tc.ops) || r.Anomalies[0].Kind != "reused-token" {
+			if r.Valid != Invalid || len(r.Anomalies) != 1 || !opsAre(r.Anomalies[0].Ops, tc.ops...) || r.Anomalies[0].Kind != "reused-token" {
 				t.Fatalf("want reused-token on ops %v:\n%s", tc.ops, r)
 			}
 			// the composition blames the lock

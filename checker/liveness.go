@@ -119,93 +119,104 @@ type LivenessDetails struct {
 	NotJudged []string `json:"not_judged,omitempty"`
 }
 
+// livenessRun is one liveness check in progress.
+type livenessRun struct {
+	l       *Liveness
+	d       LivenessDetails
+	al      anomalyList
+	leases  *leaseSet
+	acq     []*op // acquires, invoke order
+	windows []Window
+	// end is the last record's time; maxTTL the longest TTL asked;
+	// retryGap the longest gap between a failed acquire's completion and
+	// its process's next acquire.
+	end, maxTTL, retryGap int64
+	notJudged             bool
+}
+
 // Check computes the liveness summary and the anomalies.
 func (l *Liveness) Check(ctx context.Context, h history.History) Result {
-	res := Result{Name: l.Name()}
-	var d LivenessDetails
-	var al anomalyList
 	os := ops(h)
 	fillTokens(os)
-	windows := FaultWindows(h)
-	var end, maxTTL int64
+	r := &livenessRun{l: l, leases: extractLeases(h, os, 0, 0), windows: FaultWindows(h)}
 	for i := range h {
-		end = max(end, h[i].Time)
+		r.end = max(r.end, h[i].Time)
 	}
-	for _, w := range windows {
-		d.HealedAt = max(d.HealedAt, w.End)
+	for _, w := range r.windows {
+		r.d.HealedAt = max(r.d.HealedAt, w.End)
 	}
-	var acq []*op
+	r.acquires(os)
+	r.availability()
+	r.recovery()
+	if l.Fair || l.RequireFIFO {
+		r.d.FIFOViolations = l.fifo(r.acq, r.end, &r.al)
+	}
+	res := Result{Name: l.Name(), Valid: r.al.verdict(Valid)}
+	if res.Valid == Valid && r.notJudged && l.RequireRecovery {
+		res.Valid, res.Error = Unknown, "recovery was required but could not be judged: "+strings.Join(r.d.NotJudged, "; ")
+	}
+	res.Anomalies = r.al.list
+	res.Details = r.d
+	return res
+}
+
+// acquires counts the acquires by outcome, reports starvation, and takes
+// the wait and hold percentiles.
+func (r *livenessRun) acquires(os []op) {
 	var waits, waitsAny, holds []int64
-	held := map[int]*op{}         // acquire index -> acquire ok not yet released
-	extendedTo := map[int]int64{} // lease -> latest extend ok return + TTL
-	releasedAt := map[int]int64{} // lease -> call of its first release ok
-	lastFail := map[int]int64{}   // process -> completion of its failed acquire
-	var retryGap int64
+	lastFail := map[int]int64{} // process -> completion of its failed acquire
 	for i := range os {
 		o := &os[i]
-		switch o.F {
-		case history.FAcquire:
-			acq = append(acq, o)
-			maxTTL = max(maxTTL, o.TTL)
-			if t, ok := lastFail[o.Process]; ok {
-				retryGap = max(retryGap, o.Call-t)
-				delete(lastFail, o.Process)
-			}
-			if o.Type == history.Fail {
-				lastFail[o.Process] = o.Done
-			}
-			switch o.Type {
-			case history.OK:
-				d.Acquires.OK++
-				waits = append(waits, o.Return-o.Call)
-				held[i] = o
-			case history.Fail:
-				d.Acquires.Fail++
-			default:
-				d.Acquires.Info++
-			}
-			if o.Ret >= 0 {
-				waitsAny = append(waitsAny, o.Done-o.Call)
-			}
-			if l.MaxWait > 0 && o.Ret >= 0 && o.Done-o.Call > int64(l.MaxWait) {
-				d.Starved++
-				al.add(Anomaly{Kind: "starvation", Fatal: true, Ops: o.indices(),
-					Text: fmt.Sprintf("key %q: process %d waited %s for the lock (%s), more than %s", o.Key, o.Process, fmtDur(o.Done-o.Call), o.Type, l.MaxWait)})
-			}
-		case history.FExtend:
-			if o.Type == history.OK && o.TTL > 0 && o.Lease >= 0 {
-				extendedTo[o.Lease] = max(extendedTo[o.Lease], satAdd(o.Return, o.TTL))
-			}
-		case history.FRelease:
-			if o.Lease < 0 {
-				continue
-			}
-			if o.Type == history.OK {
-				if _, ok := releasedAt[o.Lease]; !ok {
-					releasedAt[o.Lease] = o.Call
-				}
-			}
-			if a := held[o.Lease]; a != nil && o.Call >= a.Return {
-				holds = append(holds, o.Call-a.Return)
-				delete(held, o.Lease)
-			}
+		if o.F != history.FAcquire {
+			continue
+		}
+		r.acq = append(r.acq, o)
+		r.maxTTL = max(r.maxTTL, o.TTL)
+		if t, ok := lastFail[o.Process]; ok {
+			r.retryGap = max(r.retryGap, o.Call-t)
+			delete(lastFail, o.Process)
+		}
+		switch o.Type {
+		case history.OK:
+			r.d.Acquires.OK++
+			waits = append(waits, o.Return-o.Call)
+		case history.Fail:
+			r.d.Acquires.Fail++
+			lastFail[o.Process] = o.Done
+		default:
+			r.d.Acquires.Info++
+		}
+		if o.Ret >= 0 {
+			waitsAny = append(waitsAny, o.Done-o.Call)
+		}
+		if mw := r.l.MaxWait; mw > 0 && o.Ret >= 0 && o.Done-o.Call > int64(mw) {
+			r.d.Starved++
+			r.al.add(Anomaly{Kind: "starvation", Fatal: true, Ops: o.indices(),
+				Text: fmt.Sprintf("key %q: process %d waited %s for the lock (%s), more than %s", o.Key, o.Process, fmtDur(o.Done-o.Call), o.Type, mw)})
 		}
 	}
-	if n := d.Acquires.OK + d.Acquires.Fail + d.Acquires.Info; n > 0 {
-		d.SuccessRate = float64(d.Acquires.OK) / float64(n)
+	for _, ls := range r.leases.byAcq {
+		if ls.hasHoldEnd {
+			holds = append(holds, ls.holdEnd-ls.acq.Return)
+		}
 	}
-	d.Wait, d.WaitAny, d.Hold = percentiles(waits), percentiles(waitsAny), percentiles(holds)
+	if n := r.d.Acquires.OK + r.d.Acquires.Fail + r.d.Acquires.Info; n > 0 {
+		r.d.SuccessRate = float64(r.d.Acquires.OK) / float64(n)
+	}
+	r.d.Wait, r.d.WaitAny, r.d.Hold = percentiles(waits), percentiles(waitsAny), percentiles(holds)
+}
 
-	// availability per fault window
-	for i, w := range windows {
+// availability is acquire progress per fault window.
+func (r *livenessRun) availability() {
+	for i, w := range r.windows {
 		wa := WindowAvailability{Window: w, RecoveryNS: -1}
-		next := end
-		for _, w2 := range windows[i+1:] {
+		next := r.end
+		for _, w2 := range r.windows[i+1:] {
 			if w2.Start > w.End {
 				next = min(next, w2.Start)
 			}
 		}
-		for _, o := range acq {
+		for _, o := range r.acq {
 			if w.Contains(o.Call) {
 				wa.Invoked++
 			}
@@ -222,38 +233,36 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 				wa.RecoveryNS = o.Return - w.End
 			}
 		}
-		d.Windows = append(d.Windows, wa)
+		r.d.Windows = append(r.d.Windows, wa)
 	}
+}
 
-	// recovery after the last heal, per key
-	type keyProg struct {
-		invokedAfter *op
-		okAfter      int
-		lastOK       *op
-		failsAfterOK []*op
-		unknown      []*op // acquires with unknown outcome, invoke order
-	}
-	prog := map[string]*keyProg{}
-	var unhealed []string
-	for _, w := range windows {
-		if w.Unhealed {
-			unhealed = append(unhealed, w.Label())
-		}
-	}
-	for _, o := range acq { // invoke order
+// keyProgress is one key's acquires as recovery sees them.
+type keyProgress struct {
+	invokedAfter *op // the first acquire invoked after the last heal
+	okAfter      int // acquire oks returned after it
+	lastOK       *op // the latest-returning acquire ok
+	failsAfterOK []*op
+	unknown      []*op // acquires with unknown outcome, invoke order
+}
+
+// progress groups the acquires by key.
+func (r *livenessRun) progress() map[string]*keyProgress {
+	prog := map[string]*keyProgress{}
+	for _, o := range r.acq { // invoke order
 		p := prog[o.Key]
 		if p == nil {
-			p = &keyProg{}
+			p = &keyProgress{}
 			prog[o.Key] = p
 		}
-		if o.Call > d.HealedAt && p.invokedAfter == nil {
+		if o.Call > r.d.HealedAt && p.invokedAfter == nil {
 			p.invokedAfter = o
 		}
 		switch o.Type {
 		case history.OK:
-			if o.Return > d.HealedAt {
+			if o.Return > r.d.HealedAt {
 				p.okAfter++
-				d.OKAfterHeal++
+				r.d.OKAfterHeal++
 			}
 			if p.lastOK == nil || o.Return > p.lastOK.Return {
 				p.lastOK, p.failsAfterOK = o, nil
@@ -263,69 +272,82 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 			p.unknown = append(p.unknown, o)
 		}
 	}
-	for _, o := range acq {
+	for _, o := range r.acq {
 		p := prog[o.Key]
 		if o.Type != history.OK && (p.lastOK == nil || o.Call > p.lastOK.Return) {
 			p.failsAfterOK = append(p.failsAfterOK, o)
 		}
 	}
-	freeAfter := int64(l.NeverFreedAfter)
+	return prog
+}
+
+// recovery judges, per key, recovery after the last heal and a lock never
+// freed.
+func (r *livenessRun) recovery() {
+	prog := r.progress()
+	var unhealed []string
+	for _, w := range r.windows {
+		if w.Unhealed {
+			unhealed = append(unhealed, w.Label())
+		}
+	}
+	freeAfter := int64(r.l.NeverFreedAfter)
 	if freeAfter <= 0 {
-		freeAfter = 3 * maxTTL
+		freeAfter = 3 * r.maxTTL
 		if freeAfter == 0 {
 			freeAfter = int64(3 * time.Second)
 		}
 	}
-	retry := int64(l.RetryInterval)
+	retry := int64(r.l.RetryInterval)
 	if retry <= 0 {
-		retry = retryGap
+		retry = r.retryGap
 	}
-	d.RecoveryGraceNS = satAdd(maxTTL, retry)
-	notJudged := false
-	skip := func(k, why string) {
-		notJudged = true
-		d.NotJudged = append(d.NotJudged, fmt.Sprintf("key %q: %s", k, why))
-	}
-	// leaseEnd is the instant after which the lease of acquire a, granted
-	// by from, must have run out by its TTL and extends; from itself
-	// without a TTL (failures after it count: nothing frees the lock).
-	leaseEnd := func(a *op, from int64) int64 {
-		if a.TTL <= 0 {
-			return from
-		}
-		return max(satAdd(from, a.TTL), extendedTo[a.Lease])
-	}
-	keys := make([]string, 0, len(prog))
-	for k := range prog {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	r.d.RecoveryGraceNS = satAdd(r.maxTTL, retry)
+	healed := r.d.HealedAt
+	for _, k := range sortedKeys(prog) {
 		p := prog[k]
 		if p.invokedAfter != nil && p.okAfter == 0 {
 			switch {
 			case len(unhealed) > 0:
-				skip(k, fmt.Sprintf("recovery not judged: faults %v still open when the history ended", unhealed))
-			case end-d.HealedAt < d.RecoveryGraceNS:
-				skip(k, fmt.Sprintf("recovery not judged: the history ended %s after the last heal, less than the recovery grace %s (longest TTL + retry interval)",
-					fmtDur(end-d.HealedAt), fmtDur(d.RecoveryGraceNS)))
+				r.skip(k, fmt.Sprintf("recovery not judged: faults %v still open when the history ended", unhealed))
+			case r.end-healed < r.d.RecoveryGraceNS:
+				r.skip(k, fmt.Sprintf("recovery not judged: the history ended %s after the last heal, less than the recovery grace %s (longest TTL + retry interval)",
+					fmtDur(r.end-healed), fmtDur(r.d.RecoveryGraceNS)))
 			default:
-				al.add(Anomaly{Kind: "no-recovery", Fatal: l.RequireRecovery, Ops: p.invokedAfter.indices(),
-					Text: fmt.Sprintf("key %q: acquires were invoked after the faults healed at %s but none succeeded within %s", k, fmtTime(d.HealedAt), fmtDur(end-d.HealedAt))})
+				r.al.add(Anomaly{Kind: "no-recovery", Fatal: r.l.RequireRecovery, Ops: p.invokedAfter.indices(),
+					Text: fmt.Sprintf("key %q: acquires were invoked after the faults healed at %s but none succeeded within %s", k, fmtTime(healed), fmtDur(r.end-healed))})
 			}
 		}
-		l.neverFreed(k, p.lastOK, p.failsAfterOK, p.unknown, releasedAt, leaseEnd, end, freeAfter, unhealed, skip, &d, &al)
+		r.neverFreed(k, p, freeAfter, unhealed)
 	}
-	if l.Fair || l.RequireFIFO {
-		d.FIFOViolations = l.fifo(acq, end, &al)
+}
+
+// skip notes a check on key k that could not be judged.
+func (r *livenessRun) skip(k, why string) {
+	r.notJudged = true
+	r.d.NotJudged = append(r.d.NotJudged, fmt.Sprintf("key %q: %s", k, why))
+}
+
+// leaseEnd is the instant after which the lease of acquire a, granted by
+// from, must have run out by its TTL and extends; from itself without a
+// TTL (failures after it count: nothing frees the lock).
+func (r *livenessRun) leaseEnd(a *op, from int64) int64 {
+	if a.TTL <= 0 {
+		return from
 	}
-	res.Valid = al.verdict(Valid)
-	if res.Valid == Valid && notJudged && l.RequireRecovery {
-		res.Valid, res.Error = Unknown, "recovery was required but could not be judged: "+strings.Join(d.NotJudged, "; ")
+	end := satAdd(from, a.TTL)
+	if l := r.leases.byAcq[a.Lease]; l != nil {
+		end = max(end, l.extendedTo)
 	}
-	res.Anomalies = al.list
-	res.Details = d
-	return res
+	return end
+}
+
+// releasedAt is the invoke of the first release ok of acquire a's lease.
+func (r *livenessRun) releasedAt(a *op) (int64, bool) {
+	if l := r.leases.byAcq[a.Lease]; l != nil && l.released {
+		return l.releasedAt, true
+	}
+	return 0, false
 }
 
 // neverFreed reports a key whose lock was never freed: at least three
@@ -337,26 +359,25 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 // and the anomaly names those ops; with none, the lock was freed. Not
 // judged while a fault is still open at the end (the failures may be the
 // fault's).
-func (l *Liveness) neverFreed(k string, lastOK *op, fails, unknown []*op, releasedAt map[int]int64,
-	leaseEnd func(*op, int64) int64, end, freeAfter int64, unhealed []string,
-	skip func(k, why string), d *LivenessDetails, al *anomalyList) {
+func (r *livenessRun) neverFreed(k string, p *keyProgress, freeAfter int64, unhealed []string) {
+	fails, lastOK := p.failsAfterOK, p.lastOK
 	since := int64(0)
 	var holders []*op
 	who := "no acquire ever succeeded"
 	live := int64(-1) // failures invoked after this count
 	if lastOK != nil {
 		since = lastOK.Return
-		if rel, ok := releasedAt[lastOK.Lease]; ok {
+		if rel, ok := r.releasedAt(lastOK); ok {
 			// The holder freed it; only certain failures count, after
 			// every acquire with unknown outcome that may hold it now.
 			fails = slices.DeleteFunc(slices.Clone(fails), func(o *op) bool { return o.Type != history.Fail })
 			var names []string
-			for _, u := range unknown {
-				if _, freed := releasedAt[u.Lease]; freed || u.Call >= lastCall(fails) {
+			for _, u := range p.unknown {
+				if _, freed := r.releasedAt(u); freed || u.Call >= lastCall(fails) {
 					continue
 				}
 				holders = append(holders, u)
-				live = max(live, leaseEnd(u, u.Done))
+				live = max(live, r.leaseEnd(u, u.Done))
 				if len(names) < 5 {
 					names = append(names, fmt.Sprintf("process %d (op %d)", u.Process, u.Inv))
 				}
@@ -372,27 +393,27 @@ func (l *Liveness) neverFreed(k string, lastOK *op, fails, unknown []*op, releas
 			// any extension of it) had run out show the lock was never
 			// freed: failing against a live lease is the lock working.
 			if lastOK.TTL > 0 {
-				live = leaseEnd(lastOK, lastOK.Return)
+				live = r.leaseEnd(lastOK, lastOK.Return)
 			}
 			who = fmt.Sprintf("last taken by process %d (token %s) at %s", lastOK.Process, lastOK.Token, fmtTime(since))
 		}
 	}
 	fails = slices.DeleteFunc(slices.Clone(fails), func(o *op) bool { return o.Call <= live })
-	if len(fails) < 3 || end-since < freeAfter {
+	if len(fails) < 3 || r.end-since < freeAfter {
 		return
 	}
 	if len(unhealed) > 0 {
-		skip(k, fmt.Sprintf("never-freed not judged: faults %v still open when the history ended", unhealed))
+		r.skip(k, fmt.Sprintf("never-freed not judged: faults %v still open when the history ended", unhealed))
 		return
 	}
-	d.NeverFreed++
+	r.d.NeverFreed++
 	if len(holders) > 5 {
 		holders = holders[:5]
 	}
 	ops := opIndices(append(holders, fails[len(fails)-1])...)
-	al.add(Anomaly{Kind: "lock-never-freed", Fatal: l.RequireRecovery, Ops: ops,
+	r.al.add(Anomaly{Kind: "lock-never-freed", Fatal: r.l.RequireRecovery, Ops: ops,
 		Text: fmt.Sprintf("key %q: lock never freed: %s; %d acquires failed after its lease had run out, over the following %s until the history ended",
-			k, who, len(fails), fmtDur(end-since))})
+			k, who, len(fails), fmtDur(r.end-since))})
 }
 
 // lastCall is the latest invoke time of os (Inf if none).

@@ -74,7 +74,7 @@ func TestLivenessNeverFreedNamesTheRightHolder(t *testing.T) {
 		if a.Kind != "lock-never-freed" {
 			continue
 		}
-		if !slicesEqual(a.Ops, []int64{4, 5, 14, 15}) || strings.Contains(a.Text, "last taken by process 2") || !strings.Contains(a.Text, "process 3 (op 4)") {
+		if !opsAre(a.Ops, 4, 5, 14, 15) || strings.Contains(a.Text, "last taken by process 2") || !strings.Contains(a.Text, "process 3 (op 4)") {
 			t.Fatalf("wrong culprit: %+v", a)
 		}
 	}

@@ -1,15 +1,13 @@
 package checker
 
 import (
-	"github.com/lockstorm/lockstorm/lease"
-
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // Lock checks the lock's own promise: porcupine linearizability of
@@ -68,176 +66,13 @@ type LockDetails struct {
 	// IllegalKeys are the keys whose history is not linearizable.
 	IllegalKeys []string `json:"illegal_keys,omitempty"`
 	ElapsedMS   int64    `json:"elapsed_ms"`
+	// Linearization is the search, kept for drawing porcupine.html when
+	// the check gave porcupine at most VisualizeMaxOps operations; nil
+	// otherwise and in a result read back from results.json.
+	Linearization *Linearization `json:"-"`
 }
 
-// lockOps turns the history into porcupine operations. It also returns the
-// token of each lease (id i+1 at index i) and the info acquires left out.
-func (l *Lock) lockOps(h history.History) ([]porcupine.Operation, []string, []*op, LockDetails) {
-	var d LockDetails
-	os := ops(h)
-	fillTokens(os)
-	used := usedLater(os)
-	var tokens []string
-	leaseID := map[int]int32{} // acquire index in os -> lease id
-	newID := func(desc string) int32 {
-		tokens = append(tokens, desc)
-		return int32(len(tokens))
-	}
-	idOf := func(i int) int32 {
-		if id, ok := leaseID[i]; ok {
-			return id
-		}
-		a := &os[i]
-		id := newID(a.Token)
-		leaseID[i] = id
-		return id
-	}
-	keys := map[string]bool{}
-	var out []porcupine.Operation
-	var infoAcq []*op
-	for i := range os {
-		o := &os[i]
-		var kind lockKind
-		switch o.F {
-		case history.FAcquire:
-			kind = lkAcquire
-		case history.FRelease:
-			kind = lkRelease
-		case history.FExtend:
-			kind = lkExtend
-		default:
-			continue
-		}
-		in := &lockInput{
-			kind: kind, call: o.Call, ret: o.Return, key: o.Key, tokStr: o.Token,
-			process: o.Process, inv: o.Inv, retIdx: o.Ret, ttl: o.TTL, leaseRet: Inf,
-		}
-		switch o.Type {
-		case history.OK:
-			in.out = outOK
-		case history.Fail:
-			in.out = outFail
-		default:
-			in.out = outInfo
-		}
-		if kind == lkAcquire {
-			switch in.out {
-			case outOK:
-				d.Acquire.OK++
-			case outFail:
-				d.Acquire.Fail++
-				continue
-			case outInfo:
-				d.Acquire.Info++
-				if !used[i] {
-					infoAcq = append(infoAcq, o)
-					continue
-				}
-				d.Acquire.InfoKept++
-			}
-		} else if in.out == outFail && !l.StrictNotHeld {
-			continue
-		}
-		if o.Lease >= 0 {
-			a := &os[o.Lease]
-			in.lease, in.leaseRet = idOf(o.Lease), a.Return
-			in.single = a.Nodes == 1
-			if in.ttl == 0 {
-				in.ttl = a.TTL
-			}
-		} else {
-			in.lease = newID(o.Token)
-		}
-		if kind != lkRelease {
-			in.exp = l.expiry(o.Call, in.ttl)
-			// A validity the client recorded tightens the bound: a lock
-			// computes it from the start of its final attempt (after the
-			// invoke, before the server acted), so it is the same promise
-			// seen from a later instant. It is capped by what the history
-			// alone allows (the server acted before the return), so a
-			// lock that overstates its validity is held to no more.
-			if in.out == outOK && o.Validity > in.exp {
-				in.exp = min(o.Validity, l.expiry(o.Return, in.ttl))
-			}
-			if in.single && in.ttl > 0 {
-				in.life = max(l.expiry(0, in.ttl), 0)
-			}
-		}
-		keys[o.Key] = true
-		md := fmt.Sprintf("ops %d,%d", o.Inv, o.Ret)
-		if o.Ret < 0 {
-			md = fmt.Sprintf("op %d (never completed)", o.Inv)
-		}
-		out = append(out, porcupine.Operation{
-			ClientId: max(o.Process, 0), Input: in, Output: in.out, Call: o.Call, Return: o.Return, Metadata: md,
-		})
-	}
-	d.Keys, d.Ops = len(keys), len(out)
-	d.BoundedInfo = boundInfo(out)
-	return out, tokens, infoAcq, d
-}
-
-// boundInfo gives release and extend ops with unknown outcome a finite
-// return time where it changes no verdict, so that porcupine need not try
-// them at every later point: the Return of the earliest-returning acquire
-// ok on the same key invoked at or after the op's call. That acquire is
-// another lease (a lease is named by its acquire, and the op's own acquire
-// returned before the op's call — ops whose lease acquire did not are left
-// alone), and a lease never holds again once displaced, so once that
-// acquire is linearized the op would be a no-op from then on; a no-op
-// placed later can be moved to just after that acquire (its call precedes
-// the acquire's, and `now` is no later than the acquire's return there),
-// so the bound keeps every linearization the Inf return allowed. Repeated
-// tokens do not matter: leases are compared, not tokens. It returns how
-// many ops it bounded.
-func boundInfo(ops []porcupine.Operation) int {
-	type acq struct {
-		call, ret int64 // ret: the least return from here on
-		lease     int32 // the lease of the acquire with that return
-	}
-	byKey := map[string][]acq{}
-	for _, o := range ops {
-		in := o.Input.(*lockInput)
-		if in.kind == lkAcquire && in.out == outOK {
-			byKey[in.key] = append(byKey[in.key], acq{in.call, in.ret, in.lease})
-		}
-	}
-	for k, as := range byKey {
-		sort.Slice(as, func(i, j int) bool { return as[i].call < as[j].call })
-		for i := len(as) - 2; i >= 0; i-- { // suffix minimum of returns
-			if as[i+1].ret < as[i].ret {
-				as[i].ret, as[i].lease = as[i+1].ret, as[i+1].lease
-			}
-		}
-		byKey[k] = as
-	}
-	n := 0
-	for i := range ops {
-		in := ops[i].Input.(*lockInput)
-		if in.kind == lkAcquire || in.out != outInfo || in.leaseRet > in.call {
-			continue
-		}
-		as := byKey[in.key]
-		j := sort.Search(len(as), func(j int) bool { return as[j].call >= in.call })
-		if j < len(as) && as[j].ret < in.ret && as[j].lease != in.lease {
-			in.ret = as[j].ret
-			ops[i].Return = in.ret
-			n++
-		}
-	}
-	return n
-}
-
-// expiry is the instant a lease invoked at call with ttl must last until,
-// saturated at Inf.
-func (l *Lock) expiry(call, ttl int64) int64 {
-	if ttl <= 0 {
-		return Inf
-	}
-	return satAdd(call, ttl-int64(lease.Allowance(time.Duration(ttl), l.Drift, l.DriftFactor)))
-}
-
-// timeout is the porcupine budget given ctx.
+// searchTimeout is the porcupine budget given ctx.
 func searchTimeout(ctx context.Context, t time.Duration) time.Duration {
 	if t <= 0 {
 		t = DefaultTimeout
@@ -250,19 +85,24 @@ func searchTimeout(ctx context.Context, t time.Duration) time.Duration {
 	return t
 }
 
-// Check runs porcupine over every lock key in parallel.
+// Check runs porcupine over every lock key in parallel. For a history of
+// at most VisualizeMaxOps lock operations it keeps the search in the
+// details (LockDetails.Linearization) for drawing.
 func (l *Lock) Check(ctx context.Context, h history.History) (res Result) {
 	start := time.Now()
 	res.Name = l.Name()
-	pops, tokens, _, d := l.lockOps(h)
-	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = d }()
+	s := l.lockOps(h)
+	d := &s.d
+	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = *d }()
 	if d.Acquire.OK+d.Acquire.InfoKept == 0 {
 		res.Valid, res.Error = Unknown, "no acquire succeeded: nothing to check"
 		return res
 	}
 	timeout := searchTimeout(ctx, l.Timeout)
-	model := lockModel(true, tokens)
-	switch porcupine.CheckOperationsTimeout(model, pops, timeout) {
+	model := lockModel(true, s.tokens)
+	var r porcupine.CheckResult
+	r, d.Linearization = search(model, s.ops, timeout, infoNotes(s.infoAcq))
+	switch r {
 	case porcupine.Ok:
 		res.Valid = Valid
 	case porcupine.Unknown:
@@ -270,8 +110,8 @@ func (l *Lock) Check(ctx context.Context, h history.History) (res Result) {
 	case porcupine.Illegal:
 		res.Valid = Invalid
 		var al anomalyList
-		for _, part := range partitionByKey(pops) {
-			a, illegal := explainLock(model, part, searchTimeout(ctx, l.Timeout), tokens)
+		for _, part := range partitionByKey(s.ops) {
+			a, illegal := explainLock(model, part, searchTimeout(ctx, l.Timeout), s.tokens)
 			if illegal {
 				d.IllegalKeys = append(d.IllegalKeys, part[0].Input.(*lockInput).key)
 				al.add(a)
@@ -283,50 +123,28 @@ func (l *Lock) Check(ctx context.Context, h history.History) (res Result) {
 }
 
 // explainLock re-checks one key verbosely and names the op that could not
-// be linearized: of the ops outside porcupine's longest partial
-// linearization, the one that returned first. It also names the holder
-// at that point.
+// be linearized (see unplaced). It also names the holder at that point.
 func explainLock(model porcupine.Model, part []porcupine.Operation, timeout time.Duration, tokens []string) (Anomaly, bool) {
-	model.Partition = nil
-	r, info := porcupine.CheckOperationsVerbose(model, part, timeout)
-	if r != porcupine.Illegal {
+	longest, c, illegal := unplaced(model, part, timeout)
+	if !illegal {
 		return Anomaly{}, false
 	}
 	key := part[0].Input.(*lockInput).key
-	var longest []porcupine.Operation
-	for _, lin := range info.PartialLinearizationsOperations() {
-		for _, l := range lin {
-			if len(l) > len(longest) {
-				longest = l
-			}
-		}
-	}
-	in := map[*lockInput]bool{}
 	state := model.Init()
 	holderAcq := map[int32]*lockInput{} // lease id -> its acquire
 	for _, o := range longest {
 		li := o.Input.(*lockInput)
-		in[li] = true
 		_, state = model.Step(state, li, o.Output)
 		if li.kind == lkAcquire {
 			holderAcq[li.lease] = li
 		}
 	}
-	var culprit *lockInput
-	for _, o := range part {
-		li := o.Input.(*lockInput)
-		if in[li] {
-			continue
-		}
-		if culprit == nil || li.ret < culprit.ret || li.ret == culprit.ret && li.call < culprit.call {
-			culprit = li
-		}
-	}
 	a := Anomaly{Kind: "nonlinearizable", Fatal: true}
-	if culprit == nil {
+	if c == nil {
 		a.Text = fmt.Sprintf("key %q: lock history is not linearizable", key)
 		return a, true
 	}
+	culprit := c.Input.(*lockInput)
 	s := state.(lockState)
 	a.Ops = []int64{culprit.inv}
 	if culprit.retIdx >= 0 {

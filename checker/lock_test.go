@@ -2,6 +2,7 @@ package checker
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,9 @@ func (b *hb) sorted() history.History {
 	return g.history()
 }
 
+// opsAre reports whether an anomaly's record indices are want.
+func opsAre(got []int64, want ...int64) bool { return slices.Equal(got, want) }
+
 func exact() *Lock { return &Lock{Timeout: 5 * time.Second} } // no drift allowance
 
 func checkLock(t *testing.T, l *Lock, h history.History) Result {
@@ -51,93 +55,76 @@ func checkLock(t *testing.T, l *Lock, h history.History) Result {
 	return l.Check(context.Background(), h)
 }
 
+// aHolds starts a history in which process 0 holds lease "a" on key "k"
+// from 1 ms, with a TTL of ttlMS.
+func aHolds(ttlMS int64) *hb { return new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(ttlMS)) }
+
+// aWaited starts a history in which process 0 waited from 0 to 500 ms for
+// lease "a" on key "k" (TTL 100 ms, and mods).
+func aWaited(mods ...func(*history.Op)) *hb {
+	return new(hb).op(0, 500, history.OK, 0, "acquire", "k", "a", append([]func(*history.Op){ttl(100)}, mods...)...)
+}
+
 func TestLockModel(t *testing.T) {
 	K := "k"
+	ok, info, fail, invoke := history.OK, history.Info, history.Fail, history.Invoke
 	cases := []struct {
 		name string
 		l    *Lock
 		h    *hb
 		want Validity
 	}{
-		{"handover after release", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(100)).
-			op(5, 6, history.OK, 0, "release", K, "a").
-			op(2, 7, history.OK, 1, "acquire", K, "b", ttl(100)), Valid},
-		{"takeover after the lease expired", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(100)).
-			op(50, 100, history.OK, 1, "acquire", K, "b", ttl(100)), Valid},
-		{"takeover while the lease must be alive", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(100)).
-			op(50, 99, history.OK, 1, "acquire", K, "b", ttl(100)), Invalid},
-		{"drift allowance makes an early takeover legal", &Lock{DriftFactor: 0.05}, new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(100)).
-			op(50, 96, history.OK, 1, "acquire", K, "b", ttl(100)), Valid},
+		{"handover after release", exact(), aHolds(100).
+			op(5, 6, ok, 0, "release", K, "a").
+			op(2, 7, ok, 1, "acquire", K, "b", ttl(100)), Valid},
+		{"takeover after the lease expired", exact(), aHolds(100).op(50, 100, ok, 1, "acquire", K, "b", ttl(100)), Valid},
+		{"takeover while the lease must be alive", exact(), aHolds(100).op(50, 99, ok, 1, "acquire", K, "b", ttl(100)), Invalid},
+		{"drift allowance makes an early takeover legal", &Lock{DriftFactor: 0.05}, aHolds(100).op(50, 96, ok, 1, "acquire", K, "b", ttl(100)), Valid},
 		// b may only take over at >= 10 (a's lease); c returned at 5 and
 		// cannot come before b (a still held) nor after it (b happened at
 		// >= 10): a second acquire inside a live lease, caught only
 		// because the model carries `now`.
-		{"takeover forces later ops later", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(10)).
-			op(2, 100, history.OK, 1, "acquire", K, "b", ttl(3)).
-			op(3, 5, history.OK, 2, "acquire", K, "c", ttl(3)), Invalid},
-		{"release ok by a non-holder", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(100)).
-			op(200, 201, history.OK, 1, "acquire", K, "b", ttl(100)).
-			op(202, 203, history.OK, 0, "release", K, "a"), Invalid},
-		{"release info may free the lock", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(100)).
-			op(2, 3, history.Info, 0, "release", K, "a").
-			op(10, 11, history.OK, 1, "acquire", K, "b", ttl(100)), Valid},
-		{"release never completed may free the lock", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(100)).
-			add(2, history.Invoke, 0, "release", K, "a").
-			op(10, 11, history.OK, 1, "acquire", K, "b", ttl(100)), Valid},
+		{"takeover forces later ops later", exact(), aHolds(10).
+			op(2, 100, ok, 1, "acquire", K, "b", ttl(3)).
+			op(3, 5, ok, 2, "acquire", K, "c", ttl(3)), Invalid},
+		{"release ok by a non-holder", exact(), aHolds(100).
+			op(200, 201, ok, 1, "acquire", K, "b", ttl(100)).
+			op(202, 203, ok, 0, "release", K, "a"), Invalid},
+		{"release info may free the lock", exact(), aHolds(100).
+			op(2, 3, info, 0, "release", K, "a").
+			op(10, 11, ok, 1, "acquire", K, "b", ttl(100)), Valid},
+		{"release never completed may free the lock", exact(), aHolds(100).
+			add(2, invoke, 0, "release", K, "a").
+			op(10, 11, ok, 1, "acquire", K, "b", ttl(100)), Valid},
 		{"info acquire blocks nothing", exact(), new(hb).
-			op(0, 50, history.Info, 0, "acquire", K, "a", ttl(100)).
-			op(10, 11, history.OK, 1, "acquire", K, "b", ttl(100)).
-			op(12, 13, history.OK, 1, "release", K, "b").
-			op(20, 21, history.OK, 2, "acquire", K, "c", ttl(100)), Valid},
-		{"extend moves the expiry", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(10)).
-			op(8, 9, history.OK, 0, "extend", K, "a", ttl(10)).
-			op(12, 13, history.OK, 1, "acquire", K, "b", ttl(10)), Invalid},
-		{"without the extend the same takeover is fine", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(10)).
-			op(12, 13, history.OK, 1, "acquire", K, "b", ttl(10)), Valid},
-		{"extend by a watchdog process, matched by token", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(10)).
-			op(8, 9, history.OK, 7, "extend", K, "a", ttl(10)).
-			op(12, 13, history.OK, 1, "acquire", K, "b", ttl(10)), Invalid},
-		{"extend ok of a lost lease", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(10)).
-			op(20, 21, history.OK, 1, "acquire", K, "b", ttl(10)).
-			op(22, 23, history.OK, 0, "extend", K, "a", ttl(10)), Invalid},
+			op(0, 50, info, 0, "acquire", K, "a", ttl(100)).
+			op(10, 11, ok, 1, "acquire", K, "b", ttl(100)).
+			op(12, 13, ok, 1, "release", K, "b").
+			op(20, 21, ok, 2, "acquire", K, "c", ttl(100)), Valid},
+		{"extend moves the expiry", exact(), aHolds(10).
+			op(8, 9, ok, 0, "extend", K, "a", ttl(10)).
+			op(12, 13, ok, 1, "acquire", K, "b", ttl(10)), Invalid},
+		{"without the extend the same takeover is fine", exact(), aHolds(10).op(12, 13, ok, 1, "acquire", K, "b", ttl(10)), Valid},
+		{"extend by a watchdog process, matched by token", exact(), aHolds(10).
+			op(8, 9, ok, 7, "extend", K, "a", ttl(10)).
+			op(12, 13, ok, 1, "acquire", K, "b", ttl(10)), Invalid},
+		{"extend ok of a lost lease", exact(), aHolds(10).
+			op(20, 21, ok, 1, "acquire", K, "b", ttl(10)).
+			op(22, 23, ok, 0, "extend", K, "a", ttl(10)), Invalid},
 		// a waited 0..500 and its final attempt started at 450: the
 		// recorded validity (550) is the promise, not invoke+TTL (100).
-		{"recorded validity tightens a long wait's lease", exact(), new(hb).
-			op(0, 500, history.OK, 0, "acquire", K, "a", ttl(100), validity(550)).
-			op(510, 520, history.OK, 1, "acquire", K, "b", ttl(100)), Invalid},
-		{"without a validity the long wait proves nothing", exact(), new(hb).
-			op(0, 500, history.OK, 0, "acquire", K, "a", ttl(100)).
-			op(510, 520, history.OK, 1, "acquire", K, "b", ttl(100)), Valid},
-		{"an overstated validity is capped at return+TTL", exact(), new(hb).
-			op(0, 500, history.OK, 0, "acquire", K, "a", ttl(100), validity(5000)).
-			op(610, 620, history.OK, 1, "acquire", K, "b", ttl(100)), Valid},
+		{"recorded validity tightens a long wait's lease", exact(), aWaited(validity(550)).op(510, 520, ok, 1, "acquire", K, "b", ttl(100)), Invalid},
+		{"without a validity the long wait proves nothing", exact(), aWaited().op(510, 520, ok, 1, "acquire", K, "b", ttl(100)), Valid},
+		{"an overstated validity is capped at return+TTL", exact(), aWaited(validity(5000)).op(610, 620, ok, 1, "acquire", K, "b", ttl(100)), Valid},
 		{"no TTL: the lock never expires", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a").
-			op(5000, 5001, history.OK, 1, "acquire", K, "b"), Invalid},
+			op(0, 1, ok, 0, "acquire", K, "a").
+			op(5000, 5001, ok, 1, "acquire", K, "b"), Invalid},
 		{"keys are independent", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", "x", "a", ttl(100)).
-			op(2, 3, history.OK, 1, "acquire", "y", "b", ttl(100)), Valid},
-		{"not held while the lease is alive, not strict", exact(), new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(100)).
-			op(5, 6, history.Fail, 0, "release", K, "a"), Valid},
-		{"not held while the lease is alive, strict", &Lock{StrictNotHeld: true}, new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(100)).
-			op(5, 6, history.Fail, 0, "release", K, "a"), Invalid},
-		{"not held after the lease may have expired, strict", &Lock{StrictNotHeld: true}, new(hb).
-			op(0, 1, history.OK, 0, "acquire", K, "a", ttl(100)).
-			op(99, 120, history.Fail, 0, "release", K, "a"), Valid},
+			op(0, 1, ok, 0, "acquire", "x", "a", ttl(100)).
+			op(2, 3, ok, 1, "acquire", "y", "b", ttl(100)), Valid},
+		{"not held while the lease is alive, not strict", exact(), aHolds(100).op(5, 6, fail, 0, "release", K, "a"), Valid},
+		{"not held while the lease is alive, strict", &Lock{StrictNotHeld: true}, aHolds(100).op(5, 6, fail, 0, "release", K, "a"), Invalid},
+		{"not held after the lease may have expired, strict", &Lock{StrictNotHeld: true}, aHolds(100).op(99, 120, fail, 0, "release", K, "a"), Valid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -161,8 +148,8 @@ func TestLockAnomalyNamesCulpritAndHolder(t *testing.T) {
 		t.Fatalf("%s", res)
 	}
 	a := res.Anomalies[0]
-	if want := []int64{0, 1, 2, 3}; !slicesEqual(a.Ops, want) {
-		t.Errorf("ops %v, want %v", a.Ops, want)
+	if !opsAre(a.Ops, 0, 1, 2, 3) {
+		t.Errorf("ops %v, want [0 1 2 3]", a.Ops)
 	}
 	for _, s := range []string{"process 1", "held by a (process 0", "0.100s"} {
 		if !strings.Contains(a.Text, s) {
@@ -172,18 +159,6 @@ func TestLockAnomalyNamesCulpritAndHolder(t *testing.T) {
 	if d := res.Details.(LockDetails); len(d.IllegalKeys) != 1 || d.IllegalKeys[0] != "k" {
 		t.Errorf("illegal keys %v", d.IllegalKeys)
 	}
-}
-
-func slicesEqual(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestLockNoAcquireIsUnknown(t *testing.T) {

@@ -46,6 +46,9 @@ type ResourceDetails struct {
 	// Counts is the number of anomalies of each kind (beyond those listed).
 	Counts    map[string]int `json:"counts,omitempty"`
 	ElapsedMS int64          `json:"elapsed_ms"`
+	// Linearization is the counter's search, kept for drawing
+	// porcupine-counter.html as LockDetails.Linearization is.
+	Linearization *Linearization `json:"-"`
 }
 
 // CounterSummary is one counter's lost-update arithmetic.
@@ -76,7 +79,7 @@ func (r *Resource) Check(ctx context.Context, h history.History) Result {
 	secs := counterSections(os)
 	d.Sections = len(secs)
 	if len(secs) > 0 {
-		v, err := r.checkCounter(ctx, secs, &al)
+		v, err := r.checkCounter(ctx, secs, &al, &d)
 		res.Valid = Merge(res.Valid, v)
 		if err != "" {
 			res.Error = err
@@ -95,11 +98,13 @@ func (r *Resource) Check(ctx context.Context, h history.History) Result {
 	return res
 }
 
-func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *anomalyList) (Validity, string) {
+func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *anomalyList, d *ResourceDetails) (Validity, string) {
 	pops := sectionOps(secs)
 	model := counterModel(true)
 	timeout := searchTimeout(ctx, r.Timeout)
-	switch porcupine.CheckOperationsTimeout(model, pops, timeout) {
+	var res porcupine.CheckResult
+	res, d.Linearization = search(model, pops, timeout, nil)
+	switch res {
 	case porcupine.Ok:
 		return Valid, ""
 	case porcupine.Unknown:

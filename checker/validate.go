@@ -204,10 +204,15 @@ func Tokens(h history.History) Result {
 	}
 	res.Valid = al.verdict(Valid)
 	res.Anomalies = al.list
-	res.Details = struct {
-		ReusedTokens int `json:"reused_tokens"`
-	}{reused}
+	res.Details = TokensDetails{ReusedTokens: reused}
 	return res
+}
+
+// TokensDetails summarises a token check.
+type TokensDetails struct {
+	// ReusedTokens counts acquires handed a token another acquire on the
+	// key already had.
+	ReusedTokens int `json:"reused_tokens"`
 }
 
 // Window is one fault's window: from its start record to its stop record.

@@ -23,39 +23,46 @@ const (
 // with unknown outcome, which the check leaves out, as annotations on
 // their client's row. l may be nil (NewLock()).
 //
-// Porcupine's visualisation is built for thousands of operations, not
-// millions: the report should call it only for histories of modest size.
+// It runs the search again: a fresh check keeps it instead
+// (LockDetails.Linearization; draw that with its WriteHTML). Porcupine's
+// visualisation is built for thousands of operations, not millions: the
+// report should call it only for histories of modest size.
 func WritePorcupineHTML(w io.Writer, h history.History, l *Lock) error {
 	if l == nil {
 		l = NewLock()
 	}
-	pops, tokens, infoAcq, _ := l.lockOps(h)
-	model := lockModel(true, tokens)
-	_, info := porcupine.CheckOperationsVerbose(model, pops, searchTimeout(context.Background(), l.Timeout))
+	s := l.lockOps(h)
+	model := lockModel(true, s.tokens)
+	_, info := porcupine.CheckOperationsVerbose(model, s.ops, searchTimeout(context.Background(), l.Timeout))
+	z := Linearization{model: model, info: info, notes: infoNotes(s.infoAcq)}
+	return z.WriteHTML(w, h)
+}
+
+// infoNotes annotate the acquires with unknown outcome that the lock
+// check left out, on their client's row.
+func infoNotes(infoAcq []*op) []porcupine.Annotation {
 	var ann []porcupine.Annotation
-	ann = append(ann, faultAnnotations(h)...)
 	for _, o := range infoAcq {
-		end := o.Done
 		ann = append(ann, porcupine.Annotation{
-			ClientId: max(o.Process, 0), Start: o.Call, End: end,
+			ClientId: max(o.Process, 0), Start: o.Call, End: o.Done,
 			Description: "acquire info " + o.Key,
 			Details: fmt.Sprintf("op %d: acquire with unknown outcome (%s); it may hold the lock, and is left out of the check because it cannot change the verdict",
 				o.Inv, o.Error),
 			BackgroundColor: infoColour,
 		})
 	}
-	info.AddAnnotations(ann)
-	return porcupine.Visualize(model, info, w)
+	return ann
 }
 
 // WriteCounterHTML is WritePorcupineHTML for the counter's critical
-// sections (the resource checker's porcupine model).
+// sections (the resource checker's porcupine model); a fresh check keeps
+// its search in ResourceDetails.Linearization.
 func WriteCounterHTML(w io.Writer, h history.History, timeout time.Duration) error {
 	pops := sectionOps(counterSections(ops(h)))
 	model := counterModel(true)
 	_, info := porcupine.CheckOperationsVerbose(model, pops, searchTimeout(context.Background(), timeout))
-	info.AddAnnotations(faultAnnotations(h))
-	return porcupine.Visualize(model, info, w)
+	z := Linearization{model: model, info: info}
+	return z.WriteHTML(w, h)
 }
 
 func faultAnnotations(h history.History) []porcupine.Annotation {

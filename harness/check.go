@@ -67,6 +67,8 @@ func Check(ctx context.Context, res *Result) error {
 
 // resultsFile is results.json: the checkers' verdict (its fields at the
 // top level), whether the run was cut short, and what its faults touched.
+// It is only written: read results.json into a checker.Result, whose
+// UnmarshalJSON (promoted here) would leave the other fields unread.
 type resultsFile struct {
 	checker.Result
 	// Interrupted is true for a run stopped by SIGINT or SIGTERM.

@@ -2,14 +2,15 @@ package reports
 
 import (
 	"slices"
-	"strconv"
 
+	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// hold is one lease as its holder believed it: from the acquire's ok to
-// the release's invoke, the holder learning the lease was lost, or (when
-// neither happened) the holder process's last record. Times are ns.
+// hold is one lease as its holder believed it (a checker.Lease, as
+// holders.png draws it): from the acquire's ok to the release's invoke,
+// the holder learning the lease was lost, or (when neither happened) the
+// holder process's last record. Times are ns.
 type hold struct {
 	Proc  int
 	Key   string
@@ -19,126 +20,55 @@ type hold struct {
 	End   int64 // end of the belief
 	// Validity is the lease's end as the client computed it (the latest
 	// of the acquire's and its extends' Validity up to End). When the
-	// client recorded none, it is the acquire's invoke time plus the TTL
-	// asked for; 0 when the lease never expires (no TTL).
+	// client recorded none, it is the invoke time plus the TTL asked for
+	// (the server's expiry, no drift allowance); 0 when the lease never
+	// expires (no TTL).
 	Validity int64
 	// Ended says how the belief ended: "release", "lost" or "gone" (the
 	// process stopped recording, e.g. it crashed or the run ended).
 	Ended string
-	// AcqOp is the acquire ok's record index.
+	// AcqOp is the acquire's last record index.
 	AcqOp int64
+
+	lease *checker.Lease
 }
 
-// lkey names a lease: its lock key and token.
-type lkey struct{ key, token string }
-
-// overlap is a stretch of time in which two different leases were both
-// believed held.
+// overlap is a stretch of time in which two leases of different processes
+// were both believed held (checker.HeldOverlaps).
 type overlap struct {
 	Start, End int64
 	A, B       int // indices into the holds slice
 }
 
-// holds extracts every lease from h, ordered by Start.
+// holds extracts every lease from h (checker.Leases with no drift
+// allowance: the validity drawn is the client's, else the server's
+// expiry), ordered by Start.
 func holds(h history.History) []hold {
 	var out []hold
-	byToken := map[lkey]int{} // open lease -> index into out
-	invokes := map[int]*history.Op{}
-	lastOf := map[int]int64{} // process -> time of its last record
-	for i := range h {
-		r := &h[i]
-		if r.IsNemesis() {
-			continue
-		}
-		lastOf[r.Process] = r.Time
-		if r.Type == history.Invoke {
-			invokes[r.Process] = r
-		}
-		switch {
-		case r.F == history.FAcquire && r.Type == history.OK:
-			tok := r.Token
-			inv := invokes[r.Process]
-			if tok == "" && inv != nil {
-				tok = inv.Token
-			}
-			if tok == "" {
-				tok = "op#" + strconv.FormatInt(r.Index, 10)
-			}
-			ho := hold{Proc: r.Process, Key: r.Key, Token: tok, Fence: r.Fence, Start: r.Time, End: -1, Validity: r.Validity, AcqOp: r.Index}
-			if ho.Validity == 0 && inv != nil {
-				ttl := r.TTL
-				if ttl == 0 {
-					ttl = inv.TTL
-				}
-				if ttl > 0 {
-					ho.Validity = inv.Time + ttl
-				}
-			}
-			byToken[lkey{r.Key, tok}] = len(out)
-			out = append(out, ho)
-		case r.F == history.FExtend && r.Type == history.OK && r.Validity != 0:
-			if j, ok := byToken[lkey{r.Key, r.Token}]; ok {
-				out[j].Validity = max(out[j].Validity, r.Validity)
-			}
-		case (r.F == history.FRelease || r.F == history.FLost) && r.Type == history.Invoke:
-			k := lkey{r.Key, r.Token}
-			if r.Token == "" {
-				k.token = currentToken(out, byToken, r.Process, r.Key)
-			}
-			if j, ok := byToken[k]; ok {
-				out[j].End = r.Time
-				out[j].Ended = map[string]string{history.FRelease: "release", history.FLost: "lost"}[r.F]
-				delete(byToken, k)
-			}
-		}
+	for _, l := range checker.Leases(h, 0, 0) {
+		end, ended := l.HeldUntil()
+		ops := l.AcquireOps()
+		out = append(out, hold{Proc: l.Process, Key: l.Key, Token: l.Token, Fence: l.Fence, Start: l.Start(), End: end,
+			Validity: l.Validity(), Ended: ended, AcqOp: ops[len(ops)-1], lease: l})
 	}
-	for _, j := range byToken {
-		out[j].End = max(lastOf[out[j].Proc], out[j].Start)
-		out[j].Ended = "gone"
-	}
+	slices.SortStableFunc(out, func(a, b hold) int { return compareInt64(a.Start, b.Start) })
 	return out
 }
 
-// currentToken is the token of process p's open lease on key, if any.
-func currentToken(hs []hold, open map[lkey]int, p int, key string) string {
-	best := -1
-	for k, j := range open {
-		if k.key == key && hs[j].Proc == p && j > best {
-			best = j
-		}
-	}
-	if best < 0 {
-		return ""
-	}
-	return hs[best].Token
-}
-
-// overlaps finds every pair of different leases on the same key whose
-// belief intervals intersect, with the intersection. hs must be ordered by
-// Start (holds returns them so).
+// overlaps finds every pair of leases of different processes on the same
+// key whose belief intervals intersect (checker.HeldOverlaps), ordered by
+// start. hs must come from holds.
 func overlaps(hs []hold) []overlap {
-	var out []overlap
-	active := []int{} // indices of holds whose End is after the current Start
+	idx := map[*checker.Lease]int{}
+	ls := make([]*checker.Lease, len(hs))
 	for i := range hs {
-		keep := active[:0]
-		for _, j := range active {
-			if hs[j].End > hs[i].Start {
-				keep = append(keep, j)
-			}
-		}
-		active = keep
-		for _, j := range active {
-			if hs[j].Key != hs[i].Key || hs[j].Token == hs[i].Token {
-				continue
-			}
-			end := min(hs[i].End, hs[j].End)
-			if end > hs[i].Start {
-				out = append(out, overlap{Start: hs[i].Start, End: end, A: j, B: i})
-			}
-		}
-		active = append(active, i)
+		idx[hs[i].lease], ls[i] = i, hs[i].lease
 	}
-	slices.SortFunc(out, func(a, b overlap) int { return compareInt64(a.Start, b.Start) })
+	var out []overlap
+	for _, o := range checker.HeldOverlaps(ls) {
+		out = append(out, overlap{Start: o.Start(), End: o.End(), A: idx[o.A.Lease], B: idx[o.B.Lease]})
+	}
+	slices.SortStableFunc(out, func(a, b overlap) int { return compareInt64(a.Start, b.Start) })
 	return out
 }
 

@@ -14,7 +14,8 @@ import (
 
 // writePorcupine writes porcupine.html (the lock check) and, for the
 // counter workload, porcupine-counter.html (the counter's critical
-// sections). Above opt.PorcupineMaxOps client operations, or for a
+// sections), from the searches the checks kept (see
+// keptLinearizations), else by searching again. Above opt.PorcupineMaxOps client operations, or for a
 // history that does not validate, porcupine.html is a short page saying
 // why instead, and note says so for index.html.
 func writePorcupine(res *harness.Result, opt Options) (note string, counter bool, err error) {
@@ -35,10 +36,16 @@ func writePorcupine(res *harness.Result, opt Options) (note string, counter bool
 		}
 		return reason, false, nil
 	}
-	l := checker.NewLock()
-	l.Timeout = opt.PorcupineTimeout
 	var buf bytes.Buffer
-	if err := checker.WritePorcupineHTML(&buf, h, l); err != nil {
+	lock, counterKept := keptLinearizations(res.Verdict)
+	if lock != nil {
+		err = lock.WriteHTML(&buf, h)
+	} else { // a result read back from disk, or a check without a search
+		l := checker.NewLock()
+		l.Timeout = opt.PorcupineTimeout
+		err = checker.WritePorcupineHTML(&buf, h, l)
+	}
+	if err != nil {
 		return "", false, fmt.Errorf("reports: %s: %w", PorcupineFile, err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
@@ -48,13 +55,33 @@ func writePorcupine(res *harness.Result, opt Options) (note string, counter bool
 		return "", false, nil
 	}
 	buf.Reset()
-	if err := checker.WriteCounterHTML(&buf, h, opt.PorcupineTimeout); err != nil {
+	if counterKept != nil {
+		err = counterKept.WriteHTML(&buf, h)
+	} else {
+		err = checker.WriteCounterHTML(&buf, h, opt.PorcupineTimeout)
+	}
+	if err != nil {
 		return "", false, fmt.Errorf("reports: %s: %w", PorcupineCounterFile, err)
 	}
 	if err := os.WriteFile(filepath.Join(res.Dir, PorcupineCounterFile), buf.Bytes(), 0o644); err != nil {
 		return "", false, fmt.Errorf("reports: %w", err)
 	}
 	return "", true, nil
+}
+
+// keptLinearizations are the porcupine searches the lock and resource
+// checkers kept in v's details; nil where none was kept (a result read
+// back from results.json keeps none, and is searched again).
+func keptLinearizations(v checker.Result) (lock, counter *checker.Linearization) {
+	for _, r := range v.Results {
+		switch d := r.Details.(type) {
+		case checker.LockDetails:
+			lock = d.Linearization
+		case checker.ResourceDetails:
+			counter = d.Linearization
+		}
+	}
+	return lock, counter
 }
 
 func hasF(h history.History, f string) bool {

@@ -42,16 +42,18 @@ var ErrNoDir = errors.New("reports: result has no run folder")
 type Options struct {
 	// PorcupineMaxOps is the largest number of client operations for
 	// which porcupine's visualisations are built (they are made for
-	// thousands of operations, not millions). Default 20000.
+	// thousands of operations, not millions). Default
+	// checker.VisualizeMaxOps, up to which the checks keep their search.
 	PorcupineMaxOps int
 	// PorcupineTimeout bounds each porcupine search behind a
-	// visualisation. Default 10s.
+	// visualisation when the check kept none (a result read back from
+	// results.json). Default 10s.
 	PorcupineTimeout time.Duration
 }
 
 func (o Options) withDefaults() Options {
 	if o.PorcupineMaxOps <= 0 {
-		o.PorcupineMaxOps = 20000
+		o.PorcupineMaxOps = checker.VisualizeMaxOps
 	}
 	if o.PorcupineTimeout <= 0 {
 		o.PorcupineTimeout = 10 * time.Second

@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
@@ -55,47 +54,24 @@ func (m Metrics) Violations() int64 {
 }
 
 // MetricsOf extracts the metrics from a finished run. It reads the
-// checkers' details through their JSON form, so a result loaded from
-// results.json works the same as one fresh from harness.Run.
+// checkers' typed details, which a result loaded from results.json has
+// too (checker.Result.UnmarshalJSON), so both measure the same.
 func MetricsOf(res *harness.Result) Metrics {
 	m := Metrics{Verdict: res.Verdict.Valid, LostUpdates: -1}
 	for _, r := range res.Verdict.Results {
-		switch r.Name {
-		case "resource":
-			var d checker.ResourceDetails
-			if decode(r.Details, &d) {
-				var lost int64
-				known := len(d.Counter) > 0
-				for _, c := range d.Counter {
-					m.Writes += c.Acked
-					if c.Lost < 0 {
-						known = false
-					}
-					lost += max(c.Lost, 0)
-				}
-				if known {
-					m.LostUpdates = lost
-				}
-			}
-		case "exclusion":
-			var d checker.ExclusionDetails
-			if decode(r.Details, &d) {
-				m.Overlaps = d.Overlaps
-				m.LateWrites = d.WritesAfterValidity["accepted"]
-			}
-		case "fencing":
-			var d checker.FencingStats
-			if decode(r.Details, &d) {
-				m.StaleAccepted, m.StaleRejected = d.StaleAccepted, d.Rejected+d.ReadsRejected
-			}
-		case "liveness":
-			var d checker.LivenessDetails
-			if decode(r.Details, &d) {
-				m.AcquiresOK = d.Acquires.OK
-				m.AcquiresAll = d.Acquires.OK + d.Acquires.Fail + d.Acquires.Info
-				m.SuccessRate = d.SuccessRate
-				m.WaitP50, m.WaitP99 = time.Duration(d.Wait.P50), time.Duration(d.Wait.P99)
-			}
+		switch d := r.Details.(type) {
+		case checker.ResourceDetails:
+			m.Writes, m.LostUpdates = counterMetrics(d)
+		case checker.ExclusionDetails:
+			m.Overlaps = d.Overlaps
+			m.LateWrites = d.WritesAfterValidity["accepted"]
+		case checker.FencingStats:
+			m.StaleAccepted, m.StaleRejected = d.StaleAccepted, d.Rejected+d.ReadsRejected
+		case checker.LivenessDetails:
+			m.AcquiresOK = d.Acquires.OK
+			m.AcquiresAll = d.Acquires.OK + d.Acquires.Fail + d.Acquires.Info
+			m.SuccessRate = d.SuccessRate
+			m.WaitP50, m.WaitP99 = time.Duration(d.Wait.P50), time.Duration(d.Wait.P99)
 		}
 	}
 	if len(res.Writes) > 0 {
@@ -125,15 +101,20 @@ func MetricsOf(res *harness.Result) Metrics {
 	return m
 }
 
-// decode copies a checker's details (a typed struct, or a map after a JSON
-// round trip) into out.
-func decode(details any, out any) bool {
-	if details == nil {
-		return false
+// counterMetrics are the increments the resource acknowledged and the
+// updates lost over every counter (-1 when any counter's loss is
+// unknown, or there is no counter).
+func counterMetrics(d checker.ResourceDetails) (writes int, lost int64) {
+	known := len(d.Counter) > 0
+	for _, c := range d.Counter {
+		writes += c.Acked
+		if c.Lost < 0 {
+			known = false
+		}
+		lost += max(c.Lost, 0)
 	}
-	b, err := json.Marshal(details)
-	if err != nil {
-		return false
+	if !known {
+		lost = -1
 	}
-	return json.Unmarshal(b, out) == nil
+	return writes, lost
 }

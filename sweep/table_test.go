@@ -3,12 +3,14 @@ package sweep
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
 )
 
 func sampleCells() []CellResult {
@@ -83,5 +85,23 @@ func TestAggregate(t *testing.T) {
 	q := agg[Point{time.Second, "ttl/3", 1500 * time.Millisecond}]
 	if q.Runs != 1 || q.Unknown != 1 || q.Violations != 3 { // unknown lost counts 0; 1 overlap + 2 stale
 		t.Fatalf("aggregate %+v", q)
+	}
+}
+
+// MetricsOf reads the same numbers from a verdict read back from
+// results.json as from the fresh one.
+func TestMetricsOfStoredVerdict(t *testing.T) {
+	fresh := &harness.Result{Verdict: fakeVerdict(true)}
+	b, err := json.Marshal(fresh.Verdict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := &harness.Result{}
+	if err := json.Unmarshal(b, &stored.Verdict); err != nil {
+		t.Fatal(err)
+	}
+	m, n := MetricsOf(fresh), MetricsOf(stored)
+	if m != n || m.LostUpdates != 3 || m.Writes != 20 || m.Overlaps != 1 || m.LateWrites != 4 || m.AcquiresAll != 20 || m.WaitP99 != 900*time.Millisecond {
+		t.Fatalf("fresh %+v, stored %+v", m, n)
 	}
 }

@@ -1,0 +1,95 @@
+package checker
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Details is a checker's own summary in a Result. Each checker has its
+// type: LockDetails ("lock"), ResourceDetails ("resource"),
+// ExclusionDetails ("exclusion"), LivenessDetails ("liveness"),
+// FencingStats ("fencing") and TokensDetails ("tokens"). A Result read
+// from JSON gets the type its Name names (see Result.UnmarshalJSON); the
+// details of a checker this version does not know stay RawDetails.
+type Details interface {
+	// CheckerName is the name of the checker these details come from.
+	CheckerName() string
+}
+
+// CheckerName is "lock".
+func (LockDetails) CheckerName() string { return "lock" }
+
+// CheckerName is "resource".
+func (ResourceDetails) CheckerName() string { return "resource" }
+
+// CheckerName is "exclusion".
+func (ExclusionDetails) CheckerName() string { return "exclusion" }
+
+// CheckerName is "liveness".
+func (LivenessDetails) CheckerName() string { return "liveness" }
+
+// CheckerName is "fencing".
+func (FencingStats) CheckerName() string { return "fencing" }
+
+// CheckerName is "tokens".
+func (TokensDetails) CheckerName() string { return "tokens" }
+
+// RawDetails are the details, as stored, of a result whose checker this
+// version does not know. They encode back unchanged.
+type RawDetails struct {
+	Name string
+	JSON json.RawMessage
+}
+
+// CheckerName is the result's name.
+func (r RawDetails) CheckerName() string { return r.Name }
+
+// MarshalJSON writes the stored JSON back.
+func (r RawDetails) MarshalJSON() ([]byte, error) { return r.JSON, nil }
+
+// detailsDecoders decode the details of each known checker by name.
+var detailsDecoders = map[string]func([]byte) (Details, error){
+	"lock":      decodeDetails[LockDetails],
+	"resource":  decodeDetails[ResourceDetails],
+	"exclusion": decodeDetails[ExclusionDetails],
+	"liveness":  decodeDetails[LivenessDetails],
+	"fencing":   decodeDetails[FencingStats],
+	"tokens":    decodeDetails[TokensDetails],
+}
+
+func decodeDetails[T Details](b []byte) (Details, error) {
+	var d T
+	err := json.Unmarshal(b, &d)
+	return d, err
+}
+
+// UnmarshalJSON reads a Result as MarshalJSON wrote it, giving Details
+// the type of the checker its Name names (RawDetails for one this version
+// does not know), so that results loaded from a run folder read like
+// fresh ones. Fields it does not know are ignored.
+func (r *Result) UnmarshalJSON(b []byte) error {
+	type plain Result // Result without its methods
+	var v struct {
+		plain
+		Details json.RawMessage `json:"details,omitempty"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*r = Result(v.plain)
+	r.Details = nil
+	if len(v.Details) == 0 || string(v.Details) == "null" {
+		return nil
+	}
+	dec := detailsDecoders[r.Name]
+	if dec == nil {
+		r.Details = RawDetails{Name: r.Name, JSON: v.Details}
+		return nil
+	}
+	d, err := dec(v.Details)
+	if err != nil {
+		return fmt.Errorf("checker: details of %q: %w", r.Name, err)
+	}
+	r.Details = d
+	return nil
+}

@@ -1,0 +1,103 @@
+package checker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// A composed result read back from its JSON has the same typed details
+// as the fresh one, and encodes to the same bytes; the kept porcupine
+// search is not part of it.
+func TestResultJSONKeepsTypedDetails(t *testing.T) {
+	h := newGen(3, 8, 2).run(600, true)
+	fresh := Standard(Options{Fencing: true}).Check(context.Background(), h)
+	b, err := json.Marshal(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.ToLower(string(b)), "linearization") {
+		t.Errorf("the kept search leaked into the JSON")
+	}
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for i, r := range back.Results {
+		if r.Details == nil || r.Details.CheckerName() != r.Name {
+			t.Errorf("%s: details %T after the round trip", r.Name, r.Details)
+		}
+		names[r.Name] = true
+		if lk, ok := fresh.Results[i].Details.(LockDetails); ok && lk.Linearization == nil {
+			t.Errorf("the fresh lock check kept no search")
+		}
+	}
+	for _, n := range []string{"lock", "resource", "exclusion", "liveness", "fencing"} {
+		if !names[n] {
+			t.Errorf("no %s result", n)
+		}
+	}
+	if lv := back.Results[3].Details.(LivenessDetails); lv.Acquires.OK != fresh.Results[3].Details.(LivenessDetails).Acquires.OK || lv.Acquires.OK == 0 {
+		t.Errorf("liveness acquires %+v after the round trip", lv.Acquires)
+	}
+	again, _ := json.Marshal(back)
+	if !bytes.Equal(again, b) {
+		t.Errorf("re-encoding differs:\n%s\n%s", b, again)
+	}
+}
+
+// Details of a checker this version does not know, and a token check's,
+// survive a round trip.
+func TestResultJSONOtherDetails(t *testing.T) {
+	in := `{"name":"x","valid":true,"results":[{"name":"future","valid":true,"details":{"a":[1,2]}},{"name":"tokens","valid":false,"details":{"reused_tokens":2}}]}`
+	var r Result
+	if err := json.Unmarshal([]byte(in), &r); err != nil {
+		t.Fatal(err)
+	}
+	if raw, ok := r.Results[0].Details.(RawDetails); !ok || raw.CheckerName() != "future" {
+		t.Errorf("unknown checker's details: %#v", r.Results[0].Details)
+	}
+	if d, ok := r.Results[1].Details.(TokensDetails); !ok || d.ReusedTokens != 2 {
+		t.Errorf("tokens details: %#v", r.Results[1].Details)
+	}
+	out, _ := json.Marshal(r)
+	if string(out) != in {
+		t.Errorf("got %s, want %s", out, in)
+	}
+	if err := json.Unmarshal([]byte(`{"name":"lock","details":{"keys":"many"}}`), &r); err == nil {
+		t.Error("mistyped lock details read without an error")
+	}
+}
+
+// The search the lock check keeps draws the same page as a second search.
+func TestKeptLinearizationDraws(t *testing.T) {
+	h := new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).
+		op(5, 6, history.OK, 0, "release", "k", "a").
+		op(2, 50, history.Info, 1, "acquire", "k", "", ttl(100)).
+		op(7, 8, history.OK, 2, "acquire", "k", "b", ttl(100)).sorted()
+	res := exact().Check(context.Background(), h)
+	z := res.Details.(LockDetails).Linearization
+	if res.Valid != Valid || z == nil {
+		t.Fatalf("%v, kept %v", res.Valid, z)
+	}
+	var kept, again bytes.Buffer
+	if err := z.WriteHTML(&kept, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePorcupineHTML(&again, h, exact()); err != nil {
+		t.Fatal(err)
+	}
+	if kept.String() != again.String() || !strings.Contains(kept.String(), "acquire info k") {
+		t.Errorf("kept search draws %d bytes, a second search %d", kept.Len(), again.Len())
+	}
+	var twice bytes.Buffer
+	if z.WriteHTML(&twice, h); twice.String() != kept.String() {
+		t.Error("drawing twice adds the annotations twice")
+	}
+}

@@ -1,0 +1,51 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// A holder paused past its validity while another process takes the
+// lock: both act as holder at once (HeldOverlaps), but their validities
+// never overlap (ValidOverlaps), so exclusion finds no overlap.
+func TestLeasesHeldAndValidOverlaps(t *testing.T) {
+	h := new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), validity(95)).
+		op(110, 111, history.OK, 1, "acquire", "k", "b", ttl(100), validity(205)).
+		op(150, 151, history.OK, 1, "release", "k", "b").
+		op(180, 181, history.Fail, 0, "release", "k", "a").
+		op(300, 301, history.OK, 2, "acquire", "k", "c", ttl(100)).
+		op(302, 303, history.OK, 2, "extend", "k", "c", ttl(100), validity(390)).sorted()
+	ls := Leases(h, 0, 0)
+	if len(ls) != 3 {
+		t.Fatalf("%d leases, want 3", len(ls))
+	}
+	a, c := ls[0], ls[2]
+	if end, why := a.HeldUntil(); a.Start() != 1*ms || end != 180*ms || why != "release" || a.Validity() != 95*ms {
+		t.Errorf("lease a: start %d, held until %d (%s), validity %d", a.Start(), end, why, a.Validity())
+	}
+	if v := a.Valid(); len(v) != 1 || v[0] != [2]int64{1 * ms, 95 * ms} {
+		t.Errorf("lease a valid %v", v)
+	}
+	// c recorded no validity at acquire: invoke + TTL with no allowance,
+	// then the extend's; nothing cut it, so it is held until its last record.
+	if end, why := c.HeldUntil(); end != 303*ms || why != "gone" || c.Validity() != 400*ms {
+		t.Errorf("lease c: held until %d (%s), validity %d", end, why, c.Validity())
+	}
+	if v := c.Valid(); len(v) != 1 || v[0] != [2]int64{301 * ms, 400 * ms} {
+		t.Errorf("lease c valid %v", v)
+	}
+	held := HeldOverlaps(ls)
+	if len(held) != 1 || held[0].A.Lease != a || held[0].Start() != 111*ms || held[0].End() != 150*ms {
+		t.Fatalf("held overlaps %+v, want a and b over [111ms, 150ms]", held)
+	}
+	if v := ValidOverlaps(ls); len(v) != 0 {
+		t.Errorf("valid overlaps %+v, want none", v)
+	}
+	// a drift allowance shortens the acquire's fallback (300 + 100 − 50),
+	// not the extend's recorded validity
+	if d := Leases(h, 0, 0.5)[2].Valid(); len(d) != 1 || d[0] != [2]int64{301 * ms, 390 * ms} {
+		t.Errorf("with the allowance c is valid over %v, want [301ms, 390ms]", d)
+	}
+}

@@ -1,0 +1,82 @@
+package checker
+
+import (
+	"io"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// VisualizeMaxOps is the most porcupine operations for which a check
+// keeps its search (a Linearization in its details) for drawing:
+// porcupine's visualisation is built for thousands of operations, not
+// millions, and the search that feeds it costs more (it waits for every
+// key and records the longest partial linearizations). Above it the
+// check runs the plain search.
+const VisualizeMaxOps = 20000
+
+// Linearization is a porcupine search kept for drawing porcupine's
+// visualisation: the model, and what porcupine found (the linearization
+// of every key, or the longest partial ones), with annotations for ops
+// the check left out. It lives in memory only: results.json does not
+// hold it, so a result read back from disk has none.
+type Linearization struct {
+	model porcupine.Model
+	info  porcupine.LinearizationInfo
+	notes []porcupine.Annotation
+}
+
+// WriteHTML writes porcupine's visualisation of the search as a
+// self-contained HTML page, with h's fault windows as annotations on a
+// "nemesis" row (unhealed ones say so).
+func (z *Linearization) WriteHTML(w io.Writer, h history.History) error {
+	info := z.info // AddAnnotations appends: keep z's own unchanged
+	info.AddAnnotations(append(faultAnnotations(h), z.notes...))
+	return porcupine.Visualize(z.model, info, w)
+}
+
+// search runs porcupine on pops within timeout. For at most
+// VisualizeMaxOps pops it runs the verbose search and returns it as a
+// Linearization (notes annotating it), else nil. Both searches give the
+// same verdict.
+func search(model porcupine.Model, pops []porcupine.Operation, timeout time.Duration, notes []porcupine.Annotation) (porcupine.CheckResult, *Linearization) {
+	if len(pops) > VisualizeMaxOps {
+		return porcupine.CheckOperationsTimeout(model, pops, timeout), nil
+	}
+	r, info := porcupine.CheckOperationsVerbose(model, pops, timeout)
+	return r, &Linearization{model: model, info: info, notes: notes}
+}
+
+// unplaced re-checks one key's ops verbosely. For a history that is not
+// linearizable it returns the longest partial linearization porcupine
+// found and, of the ops outside it, the one that returned first (ties:
+// invoked first; nil if none); illegal is false otherwise.
+func unplaced(model porcupine.Model, part []porcupine.Operation, timeout time.Duration) (longest []porcupine.Operation, culprit *porcupine.Operation, illegal bool) {
+	model.Partition = nil
+	r, info := porcupine.CheckOperationsVerbose(model, part, timeout)
+	if r != porcupine.Illegal {
+		return nil, nil, false
+	}
+	for _, lin := range info.PartialLinearizationsOperations() {
+		for _, l := range lin {
+			if len(l) > len(longest) {
+				longest = l
+			}
+		}
+	}
+	in := map[any]bool{}
+	for _, o := range longest {
+		in[o.Input] = true
+	}
+	for i := range part {
+		o := &part[i]
+		if in[o.Input] {
+			continue
+		}
+		if culprit == nil || o.Return < culprit.Return || o.Return == culprit.Return && o.Call < culprit.Call {
+			culprit = o
+		}
+	}
+	return longest, culprit, true
+}

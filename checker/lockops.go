@@ -1,0 +1,222 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lease"
+)
+
+// lockSearch is what porcupine gets for one history's lock check.
+type lockSearch struct {
+	ops []porcupine.Operation
+	// tokens[i] is the token of lease id i+1.
+	tokens []string
+	// infoAcq are the acquires with unknown outcome left out of the search.
+	infoAcq []*op
+	d       LockDetails
+}
+
+// lockBuild turns a history's ops into a lockSearch.
+type lockBuild struct {
+	l       *Lock
+	os      []op
+	used    map[int]bool    // acquires a later release or extend ok acted on
+	leaseID map[int]int32   // acquire index in os -> lease id
+	keys    map[string]bool // keys seen
+	s       lockSearch
+}
+
+// lockOps turns the history into porcupine operations, with the token of
+// each lease and the info acquires left out.
+func (l *Lock) lockOps(h history.History) lockSearch {
+	os := ops(h)
+	fillTokens(os)
+	b := &lockBuild{l: l, os: os, used: usedLater(os), leaseID: map[int]int32{}, keys: map[string]bool{}}
+	for i := range os {
+		o := &os[i]
+		in := b.input(i)
+		if in == nil {
+			continue
+		}
+		b.keys[o.Key] = true
+		md := fmt.Sprintf("ops %d,%d", o.Inv, o.Ret)
+		if o.Ret < 0 {
+			md = fmt.Sprintf("op %d (never completed)", o.Inv)
+		}
+		b.s.ops = append(b.s.ops, porcupine.Operation{
+			ClientId: max(o.Process, 0), Input: in, Output: in.out, Call: o.Call, Return: o.Return, Metadata: md,
+		})
+	}
+	b.s.d.Keys, b.s.d.Ops = len(b.keys), len(b.s.ops)
+	b.s.d.BoundedInfo = boundInfo(b.s.ops)
+	return b.s
+}
+
+// newID is a fresh lease id for a lease described by desc.
+func (b *lockBuild) newID(desc string) int32 {
+	b.s.tokens = append(b.s.tokens, desc)
+	return int32(len(b.s.tokens))
+}
+
+// idOf is the lease id of the acquire at index i.
+func (b *lockBuild) idOf(i int) int32 {
+	if id, ok := b.leaseID[i]; ok {
+		return id
+	}
+	id := b.newID(b.os[i].Token)
+	b.leaseID[i] = id
+	return id
+}
+
+// input is the model input of lock op i, counted in the details; nil for
+// ops the search leaves out (not a lock op, a failed acquire, an info
+// acquire nothing used, a failed release or extend unless StrictNotHeld).
+func (b *lockBuild) input(i int) *lockInput {
+	o := &b.os[i]
+	var kind lockKind
+	switch o.F {
+	case history.FAcquire:
+		kind = lkAcquire
+	case history.FRelease:
+		kind = lkRelease
+	case history.FExtend:
+		kind = lkExtend
+	default:
+		return nil
+	}
+	in := &lockInput{
+		kind: kind, call: o.Call, ret: o.Return, key: o.Key, tokStr: o.Token,
+		process: o.Process, inv: o.Inv, retIdx: o.Ret, ttl: o.TTL, leaseRet: Inf, out: outOf(o.Type),
+	}
+	if kind == lkAcquire && !b.countAcquire(i, in.out) || kind != lkAcquire && in.out == outFail && !b.l.StrictNotHeld {
+		return nil
+	}
+	if o.Lease >= 0 {
+		a := &b.os[o.Lease]
+		in.lease, in.leaseRet = b.idOf(o.Lease), a.Return
+		in.single = a.Nodes == 1
+		if in.ttl == 0 {
+			in.ttl = a.TTL
+		}
+	} else {
+		in.lease = b.newID(o.Token)
+	}
+	if kind != lkRelease {
+		b.l.bound(in, o)
+	}
+	return in
+}
+
+// outOf is the model outcome of a completion type.
+func outOf(t history.Type) outcome {
+	switch t {
+	case history.OK:
+		return outOK
+	case history.Fail:
+		return outFail
+	}
+	return outInfo
+}
+
+// countAcquire counts acquire i by outcome and says whether the search
+// keeps it: oks, and info acquires a later release or extend ok used.
+func (b *lockBuild) countAcquire(i int, out outcome) bool {
+	a := &b.s.d.Acquire
+	switch out {
+	case outOK:
+		a.OK++
+	case outFail:
+		a.Fail++
+		return false
+	case outInfo:
+		a.Info++
+		if !b.used[i] {
+			b.s.infoAcq = append(b.s.infoAcq, &b.os[i])
+			return false
+		}
+		a.InfoKept++
+	}
+	return true
+}
+
+// bound sets the lease bounds of an acquire or extend input: the expiry
+// the server promised and, for a lease granted by one node, its life.
+func (l *Lock) bound(in *lockInput, o *op) {
+	in.exp = l.expiry(o.Call, in.ttl)
+	// A validity the client recorded tightens the bound: a lock computes
+	// it from the start of its final attempt (after the invoke, before
+	// the server acted), so it is the same promise seen from a later
+	// instant. It is capped by what the history alone allows (the server
+	// acted before the return), so a lock that overstates its validity is
+	// held to no more.
+	if in.out == outOK && o.Validity > in.exp {
+		in.exp = min(o.Validity, l.expiry(o.Return, in.ttl))
+	}
+	if in.single && in.ttl > 0 {
+		in.life = max(l.expiry(0, in.ttl), 0)
+	}
+}
+
+// boundInfo gives release and extend ops with unknown outcome a finite
+// return time where it changes no verdict, so that porcupine need not try
+// them at every later point: the Return of the earliest-returning acquire
+// ok on the same key invoked at or after the op's call. That acquire is
+// another lease (a lease is named by its acquire, and the op's own acquire
+// returned before the op's call — ops whose lease acquire did not are left
+// alone), and a lease never holds again once displaced, so once that
+// acquire is linearized the op would be a no-op from then on; a no-op
+// placed later can be moved to just after that acquire (its call precedes
+// the acquire's, and `now` is no later than the acquire's return there),
+// so the bound keeps every linearization the Inf return allowed. Repeated
+// tokens do not matter: leases are compared, not tokens. It returns how
+// many ops it bounded.
+func boundInfo(ops []porcupine.Operation) int {
+	type acq struct {
+		call, ret int64 // ret: the least return from here on
+		lease     int32 // the lease of the acquire with that return
+	}
+	byKey := map[string][]acq{}
+	for _, o := range ops {
+		in := o.Input.(*lockInput)
+		if in.kind == lkAcquire && in.out == outOK {
+			byKey[in.key] = append(byKey[in.key], acq{in.call, in.ret, in.lease})
+		}
+	}
+	for k, as := range byKey {
+		sort.Slice(as, func(i, j int) bool { return as[i].call < as[j].call })
+		for i := len(as) - 2; i >= 0; i-- { // suffix minimum of returns
+			if as[i+1].ret < as[i].ret {
+				as[i].ret, as[i].lease = as[i+1].ret, as[i+1].lease
+			}
+		}
+		byKey[k] = as
+	}
+	n := 0
+	for i := range ops {
+		in := ops[i].Input.(*lockInput)
+		if in.kind == lkAcquire || in.out != outInfo || in.leaseRet > in.call {
+			continue
+		}
+		as := byKey[in.key]
+		j := sort.Search(len(as), func(j int) bool { return as[j].call >= in.call })
+		if j < len(as) && as[j].ret < in.ret && as[j].lease != in.lease {
+			in.ret = as[j].ret
+			ops[i].Return = in.ret
+			n++
+		}
+	}
+	return n
+}
+
+// expiry is the instant a lease invoked at call with ttl must last until,
+// saturated at Inf.
+func (l *Lock) expiry(call, ttl int64) int64 {
+	if ttl <= 0 {
+		return Inf
+	}
+	return satAdd(call, ttl-int64(lease.Allowance(time.Duration(ttl), l.Drift, l.DriftFactor)))
+}
