@@ -11,6 +11,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/store"
 )
 
 // A real 3 s run (real redis-server, client pauses) gets a complete report
@@ -28,13 +29,13 @@ func TestWriteRealRun(t *testing.T) {
 	if len(checker.FaultWindows(res.History)) > 0 && !strings.Contains(index, "client-pause") {
 		t.Error("index.html does not list the client-pause faults")
 	}
-	for _, f := range []string{harness.HistoryFile, harness.TestFile, harness.ResultsFile, PorcupineCounterFile} {
+	for _, f := range []string{harness.HistoryFile, harness.TestFile, harness.ResultsFile, store.PorcupineCounterFile} {
 		if !strings.Contains(index, `href="`+f+`"`) {
 			t.Errorf("index.html does not link %s", f)
 		}
 	}
 	// porcupine.html is porcupine's page, not our placeholder.
-	b, err := os.ReadFile(filepath.Join(res.Dir, PorcupineFile))
+	b, err := os.ReadFile(filepath.Join(res.Dir, store.PorcupineFile))
 	if err != nil || len(b) < 10_000 || !strings.Contains(string(b), "<script") {
 		t.Errorf("porcupine.html is not porcupine's visualisation (%d bytes, %v)", len(b), err)
 	}
