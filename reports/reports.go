@@ -4,7 +4,8 @@
 // anomalies with their op indices and records, the fault plan, every plot
 // inline), porcupine's own visualisation of the lock check, and JUnit XML.
 //
-// The CLI calls Write after harness.Run or harness.Analyze. Everything is
+// lockstorm.Run calls Write after harness.Run, and the CLI after
+// harness.Analyze. Everything is
 // derived from the harness.Result, so re-analysing a stored run (even a
 // partial history from a crashed run) regenerates the whole report.
 package reports
@@ -57,7 +58,7 @@ func Write(res *harness.Result) error { return WriteWith(res, Options{}) }
 // WriteWith is Write with options.
 func WriteWith(res *harness.Result, opt Options) error {
 	if res == nil || res.Dir == "" {
-		return ErrNoDir
+		return &WriteError{ErrNoDir}
 	}
 	opt = opt.withDefaults()
 	h := res.History
@@ -126,7 +127,30 @@ func WriteWith(res *harness.Result, opt Options) error {
 	} else if err := os.WriteFile(filepath.Join(res.Dir, store.IndexFile), buf.Bytes(), 0o644); err != nil {
 		errs[len(plots)+2] = fmt.Errorf("reports: %w", err)
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return &WriteError{err}
+	}
+	return nil
+}
+
+// WriteError is every error of Write: the run itself finished and was
+// checked, only (part of) its report could not be written. Its message is
+// the underlying errors'.
+type WriteError struct{ Err error }
+
+func (e *WriteError) Error() string { return e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// SplitError splits the error of a run function that writes the report
+// too (lockstorm.Run) into the run's own error (it did not run, or did
+// not finish) and the report's (the run finished; its report, or part of
+// it, is missing).
+func SplitError(err error) (runErr, reportErr error) {
+	var we *WriteError
+	if errors.As(err, &we) {
+		return nil, we
+	}
+	return err, nil
 }
 
 // writeJUnit writes junit.xml.

@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lockstorm/lockstorm/internal/page"
 )
 
 // ErrSpec wraps every bad sweep or compare setting: a one-line message
@@ -175,16 +177,16 @@ func (c Cell) RenewValue() Renew {
 // ID names the cell's file: ttl-200ms_renew-ttl3_pause-1.5s_run-1.
 func (c Cell) ID() string {
 	renew := strings.ReplaceAll(c.Renew, "/", "")
-	return fmt.Sprintf("ttl-%s_renew-%s_pause-%s_run-%d", fmtDur(c.TTL), renew, fmtDur(c.Pause), c.Run)
+	return fmt.Sprintf("ttl-%s_renew-%s_pause-%s_run-%d", page.Dur(c.TTL), renew, page.Dur(c.Pause), c.Run)
 }
 
 // Label is a short human description: "ttl 200ms, renew ttl/3, pause 1.5s".
 func (c Cell) Label() string {
 	pause := "none"
 	if c.Pause > 0 {
-		pause = fmtDur(c.Pause)
+		pause = page.Dur(c.Pause)
 	}
-	return fmt.Sprintf("ttl %s, renew %s, pause %s", fmtDur(c.TTL), c.Renew, pause)
+	return fmt.Sprintf("ttl %s, renew %s, pause %s", page.Dur(c.TTL), c.Renew, pause)
 }
 
 // Cells lists the grid's cells, runs times each: TTL outermost, then
@@ -201,13 +203,4 @@ func (g Grid) Cells(runs int) []Cell {
 		}
 	}
 	return out
-}
-
-// fmtDur prints a duration without trailing zero units ("1s", "1.5s",
-// "200ms", "0").
-func fmtDur(d time.Duration) string {
-	if d == 0 {
-		return "0"
-	}
-	return d.String()
 }

@@ -47,7 +47,7 @@ interrupted (finished cells are kept).`,
 			fmt.Printf("sweep %s: %d cells of %v each (about %.0f minutes), folder %s\n", spec.Name, cells, spec.TimeLimit,
 				float64(cells)*(spec.TimeLimit.Seconds()+3)/60, sweep.Dir(spec.Store, spec.Name))
 			bar := sweep.NewBar(os.Stderr, reports.IsTerminal(os.Stderr) && os.Getenv("CI") == "")
-			res, err := sweep.Run(cmd.Context(), spec, sweep.Options{Report: reports.Write, Progress: bar.Update})
+			res, err := sweep.Run(cmd.Context(), spec, sweep.Options{Progress: bar.Update})
 			if res != nil && len(res.Cells) > 0 {
 				fmt.Println()
 				fmt.Print(sweep.Markdown(res.Cells))
