@@ -68,3 +68,30 @@ func NonEmpty(t testing.TB, dir string, names ...string) {
 		}
 	}
 }
+
+// WriteJSON writes v as JSON to file name of folder dir, creating dir; it
+// fails t at once when it cannot.
+func WriteJSON(t testing.TB, dir, name string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	Write(t, dir, name, string(b))
+}
+
+// Copy copies files names of folder from into folder to, creating to (a
+// stored run made by hand from a real one); it fails t at once when it
+// cannot.
+func Copy(t testing.TB, from, to string, names ...string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		Write(t, to, name, Read(t, from, name))
+	}
+}
