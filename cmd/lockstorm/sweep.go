@@ -79,14 +79,11 @@ interrupted (finished cells are kept).`,
 	return cmd
 }
 
-// specError maps a sweep error to exit status 2 with one line.
+// specError maps a sweep or compare error to exit status 2 with one
+// line, as setupError does a harness error.
 func specError(err error) error {
-	msg := err.Error()
 	if errors.Is(err, sweep.ErrSpec) {
-		msg = strings.TrimPrefix(msg, sweep.ErrSpec.Error()+": ")
+		err = errors.New(strings.TrimPrefix(err.Error(), sweep.ErrSpec.Error()+": "))
 	}
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	return &exitError{code: exitUsage, err: errors.New(msg)}
+	return setupError(err)
 }
