@@ -1,12 +1,12 @@
-package compare
+package compare_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/compare"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/store"
@@ -18,7 +18,7 @@ func TestRealRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real runs")
 	}
-	cmp, err := Run(context.Background(), Spec{TTL: 300 * time.Millisecond, TimeLimit: 5 * time.Second, Store: t.TempDir()}, Options{})
+	cmp, err := compare.Run(t.Context(), compare.Spec{TTL: 300 * time.Millisecond, TimeLimit: 5 * time.Second, Store: t.TempDir()}, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestRealRun(t *testing.T) {
 	if n := strings.Count(index, `<img src="data:image/png;base64,`); n != 4 {
 		t.Errorf("page embeds %d plots, want both runs' holders and fencing plots", n)
 	}
-	for _, s := range []Side{cmp.Unfenced, cmp.Fenced} {
+	for _, s := range []compare.Side{cmp.Unfenced, cmp.Fenced} {
 		if !strings.Contains(index, page.ReportLink(s.Dir)) {
 			t.Errorf("page does not link %s", s.Dir)
 		}

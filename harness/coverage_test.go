@@ -9,6 +9,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/store"
 )
 
 // A client-pause aimed at the holder (nemesis.TargetHolder) is recorded
@@ -43,7 +44,7 @@ func TestCoverageHolderPause(t *testing.T) {
 			} `json:"windows"`
 		} `json:"coverage"`
 	}
-	b := storetest.ReadJSON(t, res.Dir, ResultsFile, &rf)
+	b := storetest.ReadJSON(t, res.Dir, store.ResultsFile, &rf)
 	if len(rf.Coverage.Kinds) != 1 || rf.Coverage.Kinds[0].TouchedHolder != c.TouchedHolder || len(rf.Coverage.Windows) != 2 {
 		t.Fatalf("results.json coverage does not match: %s", b)
 	}
@@ -80,7 +81,7 @@ func TestCoverageUnexercisedIsUnknown(t *testing.T) {
 	if res.Verdict.Valid != checker.Unknown || !strings.Contains(res.Verdict.Error, want) {
 		t.Fatalf("verdict %s %q, want unknown naming %q", res.Verdict.Valid, res.Verdict.Error, want)
 	}
-	b := storetest.Read(t, res.Dir, ResultsFile)
+	b := storetest.Read(t, res.Dir, store.ResultsFile)
 	if !strings.Contains(b, `"valid": "unknown"`) && !strings.Contains(b, `"valid":"unknown"`) || !strings.Contains(b, want) {
 		t.Fatalf("results.json does not say unknown with the shortfall:\n%s", b)
 	}

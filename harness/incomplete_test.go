@@ -36,11 +36,11 @@ func TestInterruptedRunIsUnknown(t *testing.T) {
 		Valid       string `json:"valid"`
 		Interrupted bool   `json:"interrupted"`
 	}
-	if b := storetest.ReadJSON(t, res.Dir, ResultsFile, &rf); !rf.Interrupted {
+	if b := storetest.ReadJSON(t, res.Dir, store.ResultsFile, &rf); !rf.Interrupted {
 		t.Errorf("results.json: %s, want interrupted true", b)
 	}
 	var tf testFile
-	if b := storetest.ReadJSON(t, res.Dir, TestFile, &tf); tf.Completed || tf.Incomplete == "" {
+	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); tf.Completed || tf.Incomplete == "" {
 		t.Errorf("test.json: %s, want no completion mark and why", b)
 	}
 	got, _, err := Analyze(context.Background(), res.Dir)
@@ -75,15 +75,15 @@ func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
 	if cut < 0 {
 		t.Fatal("no heal record in the run's history")
 	}
-	if err := history.WriteFile(store.Path(res.Dir, HistoryFile), res.History[:cut]); err != nil {
+	if err := history.WriteFile(store.Path(res.Dir, store.HistoryFile), res.History[:cut]); err != nil {
 		t.Fatal(err)
 	}
 	var tf testFile
-	if b := storetest.ReadJSON(t, res.Dir, TestFile, &tf); !tf.Completed {
+	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); !tf.Completed {
 		t.Fatalf("test.json: %s, want the completion mark", b)
 	}
 	tf.Records = cut
-	if err := writeJSON(store.Path(res.Dir, TestFile), tf); err != nil {
+	if err := writeJSON(store.Path(res.Dir, store.TestFile), tf); err != nil {
 		t.Fatal(err)
 	}
 	got, _, err = Analyze(context.Background(), res.Dir)

@@ -15,11 +15,11 @@ import (
 	"github.com/lockstorm/lockstorm/store"
 )
 
-// shortRun is a 1 s run of single on one node, no faults, in store.
-func shortRun(t *testing.T, store string) *Result {
+// shortRun is a 1 s run of single on one node, no faults, in store root.
+func shortRun(t *testing.T, root string) *Result {
 	t.Helper()
 	return storetest.Run(t, Run, Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
-		TimeLimit: time.Second, Seed: 11, Store: store})
+		TimeLimit: time.Second, Seed: 11, Store: root})
 }
 
 // A full disk (the history on /dev/full) stops the run promptly, heals,
@@ -51,7 +51,7 @@ func TestHistoryWriteFailureStopsRun(t *testing.T) {
 		t.Fatalf("left behind:\n%s", left)
 	}
 	var tf testFile
-	if b := storetest.ReadJSON(t, res.Dir, TestFile, &tf); tf.Completed || tf.Incomplete == "" {
+	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); tf.Completed || tf.Incomplete == "" {
 		t.Errorf("test.json does not say the run is incomplete: %s", b)
 	}
 }
@@ -68,11 +68,11 @@ func TestAnalyzeIncompleteRunIsNotValid(t *testing.T) {
 		t.Fatalf("analyze of the complete run: %v %v", got.Verdict.Valid, err)
 	}
 	var tf testFile
-	storetest.ReadJSON(t, res.Dir, TestFile, &tf)
+	storetest.ReadJSON(t, res.Dir, store.TestFile, &tf)
 
 	// Truncated: drop the last records, as a lost tail would.
-	lines := strings.SplitAfter(storetest.Read(t, res.Dir, HistoryFile), "\n")
-	storetest.Write(t, res.Dir, HistoryFile, strings.Join(lines[:len(lines)/2], ""))
+	lines := strings.SplitAfter(storetest.Read(t, res.Dir, store.HistoryFile), "\n")
+	storetest.Write(t, res.Dir, store.HistoryFile, strings.Join(lines[:len(lines)/2], ""))
 	got, _, err = Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid == checker.Valid || !strings.Contains(got.Verdict.Error, "records") {
 		t.Errorf("analyze of a truncated history: %v %q %v, want unknown saying records are missing", got.Verdict.Valid, got.Verdict.Error, err)
@@ -80,7 +80,7 @@ func TestAnalyzeIncompleteRunIsNotValid(t *testing.T) {
 
 	// Killed: no completion mark.
 	tf.Completed, tf.Records = false, 0
-	if err := writeJSON(store.Path(res.Dir, TestFile), tf); err != nil {
+	if err := writeJSON(store.Path(res.Dir, store.TestFile), tf); err != nil {
 		t.Fatal(err)
 	}
 	got, _, err = Analyze(context.Background(), res.Dir)
@@ -112,8 +112,8 @@ func TestSetupFailureKeepsLatest(t *testing.T) {
 	if !strings.Contains(failed.SetupError, "redis-server") || failed.Checked {
 		t.Errorf("failed run listed as %+v, want a setup error naming redis-server", failed)
 	}
-	if b := storetest.Read(t, filepath.Join(root, failed.Dir), SetupFailedFile); !strings.Contains(b, "redis-server") {
-		t.Errorf("%s: %q", SetupFailedFile, b)
+	if b := storetest.Read(t, filepath.Join(root, failed.Dir), store.SetupFailedFile); !strings.Contains(b, "redis-server") {
+		t.Errorf("%s: %q", store.SetupFailedFile, b)
 	}
 	if runs[1].SetupError != "" || !runs[1].Checked {
 		t.Errorf("good run listed as %+v", runs[1])

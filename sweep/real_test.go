@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +25,7 @@ func TestRealSweepTwoCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), spec, Options{})
+	res, err := Run(t.Context(), spec, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
