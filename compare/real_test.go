@@ -15,10 +15,11 @@ import (
 // A real short comparison: without fencing the paused holder's delayed
 // write loses updates; with fencing it is rejected and nothing is lost.
 func TestRealRun(t *testing.T) {
+	spec := compare.Spec{TTL: 300 * time.Millisecond, TimeLimit: 5 * time.Second, Store: t.TempDir()}
 	if testing.Short() {
-		t.Skip("real runs")
+		t.Skipf("real runs: two of %v", spec.TimeLimit)
 	}
-	cmp, err := compare.Run(t.Context(), compare.Spec{TTL: 300 * time.Millisecond, TimeLimit: 5 * time.Second, Store: t.TempDir()}, compare.Options{})
+	cmp, err := compare.Run(t.Context(), spec, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,18 +1,13 @@
 // Package sweep compares lock settings by running many lockstorm tests:
+// Run sweeps a grid of TTL × renewal interval × client-pause length, one
+// or more seeded runs per cell, and writes one comparison folder (a table
+// in Markdown and CSV, heat maps of violations and availability, an
+// index.html linking every cell's own report). A sweep is resumable: each
+// finished cell is a file, and a rerun with the same name skips it.
 //
-//   - Run sweeps a grid of TTL × renewal interval × client-pause length,
-//     one or more seeded runs per cell, and writes one comparison folder
-//     (a table in Markdown and CSV, heat maps of violations and
-//     availability, an index.html linking every cell's own report). A
-//     sweep is resumable: each finished cell is a file, and a rerun with
-//     the same name skips it.
-//   - Compare runs the same seed, lock and fault schedule twice, with the
-//     resource ignoring fencing tokens and enforcing them, and writes one
-//     page that puts the two runs side by side.
-//
-// The package sits beside catalog: it calls harness.Run and takes the
-// report writer (reports.Write) as an option, so the CLI decides what each
-// run leaves behind.
+// The package sits beside catalog and compare: each run goes through
+// lockstorm.Run, the function users call, so every cell leaves the same
+// run folder and report as `lockstorm run`.
 package sweep
 
 import (

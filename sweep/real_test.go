@@ -15,12 +15,11 @@ import (
 // lease ran out and loses updates; the long one does not. Every output
 // file exists and each cell links a written run report.
 func TestRealSweepTwoCells(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real runs")
-	}
-	store := t.TempDir()
 	r := DefaultRaw()
-	r.Name, r.Store, r.TTL, r.Renew, r.Pause, r.TimeLimit = "real", store, "200ms,1s", "none", "0", "3s"
+	r.Name, r.Store, r.TTL, r.Renew, r.Pause, r.TimeLimit = "real", t.TempDir(), "200ms,1s", "none", "0", "3s"
+	if testing.Short() {
+		t.Skipf("real runs: two of %s", r.TimeLimit)
+	}
 	spec, err := r.Spec()
 	if err != nil {
 		t.Fatal(err)
