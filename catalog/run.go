@@ -7,8 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/reports"
 )
 
 // Outcome is what one row's run showed.
@@ -68,9 +70,9 @@ type Options struct {
 	// the clients' drawn hold times do). Default 1.
 	Seed  int64
 	Store string
-	// Report, when set, is called after each row's run (to write its
-	// report folder).
-	Report func(*harness.Result) error
+	// Runner runs each row and writes its report. Default lockstorm.Run;
+	// a report it could not write is an observation of the row.
+	Runner harness.RunFunc
 	// Progress, when set, receives a line per row as it finishes.
 	Progress io.Writer
 }
@@ -143,7 +145,11 @@ func RunRow(ctx context.Context, r Row, o Options) Outcome {
 	cfg.Store = o.Store
 	cfg.Name = fmt.Sprintf("catalog-%02d-%s", r.N, cfg.Lock)
 	start := time.Now()
-	res, err := harness.Run(ctx, cfg)
+	if o.Runner == nil {
+		o.Runner = lockstorm.Run
+	}
+	res, err := o.Runner(ctx, cfg)
+	err, reportErr := reports.SplitError(err)
 	oc := Outcome{Row: r, Elapsed: time.Since(start), Err: err, Result: res}
 	if res != nil {
 		oc.Dir = res.Dir
@@ -152,10 +158,8 @@ func RunRow(ctx context.Context, r Row, o Options) Outcome {
 		oc.Observed = []string{"error: " + firstLine(err.Error())}
 		return oc
 	}
-	if o.Report != nil {
-		if err := o.Report(res); err != nil {
-			oc.Observed = append(oc.Observed, "report: "+err.Error())
-		}
+	if reportErr != nil {
+		oc.Observed = append(oc.Observed, "report: "+reportErr.Error())
 	}
 	oc.Detected = detection(res)
 	oc.Agree = true

@@ -1,26 +1,15 @@
 package harness
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/resource"
-)
-
-// Files of a run folder.
-const (
-	HistoryFile = "history.jsonl"
-	TestFile    = "test.json"
-	WritesFile  = "writes.jsonl"
-	FinalFile   = "final.json" // the resource's counter values after the run
-	ResultsFile = "results.json"
-	LogFile     = "lockstorm.log"
 )
 
 // Load reads a stored run: its configuration, plan, history (a truncated
@@ -66,24 +55,9 @@ func Analyze(ctx context.Context, dir string) (*Result, []history.Warning, error
 }
 
 func readWrites(path string) ([]resource.Write, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil // a run that crashed before writing it
-	}
+	ws, err := store.ReadJSONL[resource.Write](path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	defer f.Close()
-	var out []resource.Write
-	sc := bufio.NewScanner(f)
-	line := 0
-	for sc.Scan() {
-		line++
-		var w resource.Write
-		if err := json.Unmarshal(sc.Bytes(), &w); err != nil {
-			return nil, fmt.Errorf("%w: %s line %d: %v", ErrConfig, path, line, err)
-		}
-		out = append(out, w)
-	}
-	return out, sc.Err()
+	return ws, nil
 }

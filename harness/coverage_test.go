@@ -2,14 +2,13 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -19,11 +18,8 @@ func TestCoverageHolderPause(t *testing.T) {
 	plan := nemesis.Scripted(time.Second,
 		nemesis.Step{At: 800 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}, Duration: 300 * time.Millisecond},
 		nemesis.Step{At: 1500 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}, Duration: 300 * time.Millisecond})
-	res, err := Run(context.Background(), Config{Lock: "single", Clients: 2, TTL: time.Second,
+	res := storetest.Run(t, Run, Config{Lock: "single", Clients: 2, TTL: time.Second,
 		Plan: &plan, TimeLimit: plan.End, Seed: 3, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Coverage == nil {
 		t.Fatal("no coverage for a run with faults")
 	}
@@ -48,10 +44,7 @@ func TestCoverageHolderPause(t *testing.T) {
 			} `json:"windows"`
 		} `json:"coverage"`
 	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, ResultsFile))
-	if err != nil || json.Unmarshal(b, &rf) != nil {
-		t.Fatalf("results.json: %v\n%s", err, b)
-	}
+	b := storetest.ReadJSON(t, res.Dir, store.ResultsFile, &rf)
 	if len(rf.Coverage.Kinds) != 1 || rf.Coverage.Kinds[0].TouchedHolder != c.TouchedHolder || len(rf.Coverage.Windows) != 2 {
 		t.Fatalf("results.json coverage does not match: %s", b)
 	}
@@ -69,12 +62,9 @@ func unexercisedRun(t *testing.T, minCoverage int) *Result {
 	t.Helper()
 	plan := nemesis.Scripted(1500*time.Millisecond,
 		nemesis.Step{At: 100 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{"c1"}}, Duration: 300 * time.Millisecond})
-	res, err := Run(context.Background(), Config{Lock: "single", Clients: 1, TTL: 300 * time.Millisecond,
+	res := storetest.Run(t, Run, Config{Lock: "single", Clients: 1, TTL: 300 * time.Millisecond,
 		ClientsStartAt: 700 * time.Millisecond, MinCoverage: minCoverage,
 		Plan: &plan, TimeLimit: plan.End, Seed: 4, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, r := range res.Verdict.Results {
 		if r.Valid != checker.Valid {
 			t.Fatalf("checker %s: %s, want every checker valid:\n%s", r.Name, r.Valid, res.Verdict)
@@ -91,8 +81,8 @@ func TestCoverageUnexercisedIsUnknown(t *testing.T) {
 	if res.Verdict.Valid != checker.Unknown || !strings.Contains(res.Verdict.Error, want) {
 		t.Fatalf("verdict %s %q, want unknown naming %q", res.Verdict.Valid, res.Verdict.Error, want)
 	}
-	b, _ := os.ReadFile(filepath.Join(res.Dir, ResultsFile))
-	if !strings.Contains(string(b), `"valid": "unknown"`) && !strings.Contains(string(b), `"valid":"unknown"`) || !strings.Contains(string(b), want) {
+	b := storetest.Read(t, res.Dir, store.ResultsFile)
+	if !strings.Contains(b, `"valid": "unknown"`) && !strings.Contains(b, `"valid":"unknown"`) || !strings.Contains(b, want) {
 		t.Fatalf("results.json does not say unknown with the shortfall:\n%s", b)
 	}
 	got, _, err := Analyze(context.Background(), res.Dir)

@@ -2,10 +2,7 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +10,8 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -37,14 +36,12 @@ func TestInterruptedRunIsUnknown(t *testing.T) {
 		Valid       string `json:"valid"`
 		Interrupted bool   `json:"interrupted"`
 	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, ResultsFile))
-	if err != nil || json.Unmarshal(b, &rf) != nil || !rf.Interrupted {
-		t.Errorf("results.json: %s %v, want interrupted true", b, err)
+	if b := storetest.ReadJSON(t, res.Dir, store.ResultsFile, &rf); !rf.Interrupted {
+		t.Errorf("results.json: %s, want interrupted true", b)
 	}
 	var tf testFile
-	b, err = os.ReadFile(filepath.Join(res.Dir, TestFile))
-	if err != nil || json.Unmarshal(b, &tf) != nil || tf.Completed || tf.Incomplete == "" {
-		t.Errorf("test.json: %s %v, want no completion mark and why", b, err)
+	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); tf.Completed || tf.Incomplete == "" {
+		t.Errorf("test.json: %s, want no completion mark and why", b)
 	}
 	got, _, err := Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid != checker.Unknown || !strings.Contains(got.Verdict.Error, "interrupted") {
@@ -59,11 +56,8 @@ func TestInterruptedRunIsUnknown(t *testing.T) {
 func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
 	plan := nemesis.Scripted(time.Second, nemesis.Step{At: 300 * time.Millisecond,
 		Fault: nemesis.Fault{Kind: nemesis.KindLatency, Nodes: []string{"n1"}, Delay: 5 * time.Millisecond, Stream: cluster.Both}, Duration: 300 * time.Millisecond})
-	res, err := Run(context.Background(), Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
+	res := storetest.Run(t, Run, Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
 		Plan: &plan, TimeLimit: plan.End, MinCoverage: -1, Seed: 7, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Verdict.Valid != checker.Valid {
 		t.Fatalf("baseline run: %v %q", res.Verdict.Valid, res.Verdict.Error)
 	}
@@ -81,16 +75,15 @@ func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
 	if cut < 0 {
 		t.Fatal("no heal record in the run's history")
 	}
-	if err := history.WriteFile(filepath.Join(res.Dir, HistoryFile), res.History[:cut]); err != nil {
+	if err := history.WriteFile(store.Path(res.Dir, store.HistoryFile), res.History[:cut]); err != nil {
 		t.Fatal(err)
 	}
 	var tf testFile
-	b, _ := os.ReadFile(filepath.Join(res.Dir, TestFile))
-	if err := json.Unmarshal(b, &tf); err != nil || !tf.Completed {
-		t.Fatalf("test.json: %s %v", b, err)
+	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); !tf.Completed {
+		t.Fatalf("test.json: %s, want the completion mark", b)
 	}
 	tf.Records = cut
-	if err := writeJSON(filepath.Join(res.Dir, TestFile), tf); err != nil {
+	if err := writeJSON(store.Path(res.Dir, store.TestFile), tf); err != nil {
 		t.Fatal(err)
 	}
 	got, _, err = Analyze(context.Background(), res.Dir)

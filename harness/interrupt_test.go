@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -48,7 +48,7 @@ func TestInterruptMidFaultHealsAndCleansUp(t *testing.T) {
 	if left := clustertest.Leftovers(); left != "" {
 		t.Fatalf("left behind:\n%s", left)
 	}
-	if _, warns, err := history.ReadFile(filepath.Join(res.Dir, HistoryFile)); err != nil || len(warns) > 0 {
+	if _, warns, err := history.ReadFile(store.Path(res.Dir, store.HistoryFile)); err != nil || len(warns) > 0 {
 		t.Fatalf("history on disk: %v %v", err, warns)
 	}
 }
@@ -78,17 +78,17 @@ func TestSeedReplaysThePlan(t *testing.T) {
 }
 
 func TestBadConfigStartsNothing(t *testing.T) {
-	store := t.TempDir()
+	root := t.TempDir()
 	for _, c := range []Config{
 		{Lock: "nope"}, {Workload: "nope"}, {Nemesis: []string{"meteor"}}, {Nodes: -1}, {TTL: time.Microsecond},
 		{Persistence: "sometimes"}, {Provider: "cloud"}, {RenewEvery: 5 * time.Second},
 	} {
-		c.Store = store
+		c.Store = root
 		if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) {
 			t.Errorf("%+v: want ErrConfig, got %v", c, err)
 		}
 	}
-	if entries, _ := os.ReadDir(store); len(entries) > 0 {
+	if entries, _ := os.ReadDir(root); len(entries) > 0 {
 		t.Fatalf("a bad config left %d entries in the store", len(entries))
 	}
 }

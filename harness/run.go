@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
@@ -361,45 +360,4 @@ func (r *run) crashClient(ctx context.Context, client string) error {
 		}
 	}
 	return fmt.Errorf("harness: no client %q", client)
-}
-
-func newRunDir(store, name string) (string, error) {
-	base := filepath.Join(store, name)
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return "", fmt.Errorf("harness: store: %w", err)
-	}
-	var dir string
-	for {
-		// A new folder per run, never an existing one: two runs started
-		// in the same millisecond take the next millisecond's name.
-		dir = filepath.Join(base, time.Now().Format(runDirLayout))
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return "", fmt.Errorf("harness: store: %w", err)
-		}
-		time.Sleep(time.Millisecond)
-	}
-	return dir, nil
-}
-
-// linkLatest points the test's "latest" link at dir, a run that got past
-// setup: a run whose setup failed never becomes latest.
-func linkLatest(dir string) {
-	latest := filepath.Join(filepath.Dir(dir), "latest")
-	_ = os.Remove(latest)
-	_ = os.Symlink(filepath.Base(dir), latest)
-}
-
-// SetupFailedFile is written into a run folder whose setup failed (nodes,
-// resource or history could not be started); it holds the error. Such a
-// folder has no history and no verdict, and "latest" never points at it.
-const SetupFailedFile = "setup-failed.txt"
-
-// markSetupFailed writes SetupFailedFile with err into dir (best effort:
-// the disk may be what failed).
-func markSetupFailed(dir string, err error) {
-	_ = os.WriteFile(filepath.Join(dir, SetupFailedFile), []byte(err.Error()+"\n"), 0o644)
 }

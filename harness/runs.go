@@ -1,14 +1,13 @@
 package harness
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // RunInfo describes one stored run.
@@ -27,47 +26,30 @@ type RunInfo struct {
 	SetupError string
 }
 
-// runDirLayout is the time layout of run folder names.
-const runDirLayout = "20060102T150405.000"
-
 // ListRuns lists the runs of a store, newest first.
-func ListRuns(store string) ([]RunInfo, error) {
-	tests, err := os.ReadDir(store)
+func ListRuns(root string) ([]RunInfo, error) {
+	dirs, err := store.RunDirs(root)
 	if err != nil {
 		return nil, err
 	}
-	var out []RunInfo
-	for _, t := range tests {
-		if !t.IsDir() {
-			continue
+	out := make([]RunInfo, 0, len(dirs))
+	for _, d := range dirs {
+		ri := RunInfo{Test: d.Test, Dir: d.Dir, Started: d.Started, Verdict: checker.Unknown}
+		dir := filepath.Join(root, ri.Dir)
+		var tf testFile
+		if store.ReadJSON(filepath.Join(dir, TestFile), &tf) == nil {
+			ri.Config = tf.Config
 		}
-		runs, err := os.ReadDir(filepath.Join(store, t.Name()))
-		if err != nil {
-			continue
-		}
-		for _, r := range runs {
-			started, err := time.ParseInLocation(runDirLayout, r.Name(), time.Local)
-			if err != nil || !r.IsDir() {
-				continue // "latest" and strays
-			}
-			ri := RunInfo{Test: t.Name(), Dir: filepath.Join(t.Name(), r.Name()), Started: started, Verdict: checker.Unknown}
-			dir := filepath.Join(store, ri.Dir)
-			var tf testFile
-			if b, err := os.ReadFile(filepath.Join(dir, TestFile)); err == nil && json.Unmarshal(b, &tf) == nil {
-				ri.Config = tf.Config
-			}
-			if b, err := os.ReadFile(filepath.Join(dir, SetupFailedFile)); err == nil {
-				ri.SetupError = strings.TrimSpace(string(b))
-				out = append(out, ri)
-				continue
-			}
-			var res checker.Result
-			if b, err := os.ReadFile(filepath.Join(dir, ResultsFile)); err == nil && json.Unmarshal(b, &res) == nil {
-				ri.Verdict, ri.Checked = res.Valid, true
-			}
+		if b, err := os.ReadFile(filepath.Join(dir, SetupFailedFile)); err == nil {
+			ri.SetupError = strings.TrimSpace(string(b))
 			out = append(out, ri)
+			continue
 		}
+		var res checker.Result
+		if store.ReadJSON(filepath.Join(dir, ResultsFile), &res) == nil {
+			ri.Verdict, ri.Checked = res.Valid, true
+		}
+		out = append(out, ri)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Started.After(out[j].Started) })
 	return out, nil
 }

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,17 +11,15 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
-// shortRun is a 1 s run of single on one node, no faults, in store.
-func shortRun(t *testing.T, store string) *Result {
+// shortRun is a 1 s run of single on one node, no faults, in store root.
+func shortRun(t *testing.T, root string) *Result {
 	t.Helper()
-	res, err := Run(context.Background(), Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
-		TimeLimit: time.Second, Seed: 11, Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return storetest.Run(t, Run, Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
+		TimeLimit: time.Second, Seed: 11, Store: root})
 }
 
 // A full disk (the history on /dev/full) stops the run promptly, heals,
@@ -54,9 +51,8 @@ func TestHistoryWriteFailureStopsRun(t *testing.T) {
 		t.Fatalf("left behind:\n%s", left)
 	}
 	var tf testFile
-	b, err := os.ReadFile(filepath.Join(res.Dir, TestFile))
-	if err != nil || json.Unmarshal(b, &tf) != nil || tf.Completed || tf.Incomplete == "" {
-		t.Errorf("test.json does not say the run is incomplete: %s (%v)", b, err)
+	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); tf.Completed || tf.Incomplete == "" {
+		t.Errorf("test.json does not say the run is incomplete: %s", b)
 	}
 }
 
@@ -71,20 +67,12 @@ func TestAnalyzeIncompleteRunIsNotValid(t *testing.T) {
 	if err != nil || got.Verdict.Valid != checker.Valid {
 		t.Fatalf("analyze of the complete run: %v %v", got.Verdict.Valid, err)
 	}
-	testJSON := filepath.Join(res.Dir, TestFile)
 	var tf testFile
-	b, _ := os.ReadFile(testJSON)
-	if err := json.Unmarshal(b, &tf); err != nil {
-		t.Fatal(err)
-	}
+	storetest.ReadJSON(t, res.Dir, store.TestFile, &tf)
 
 	// Truncated: drop the last records, as a lost tail would.
-	hist := filepath.Join(res.Dir, HistoryFile)
-	whole, _ := os.ReadFile(hist)
-	lines := strings.SplitAfter(string(whole), "\n")
-	if err := os.WriteFile(hist, []byte(strings.Join(lines[:len(lines)/2], "")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	lines := strings.SplitAfter(storetest.Read(t, res.Dir, store.HistoryFile), "\n")
+	storetest.Write(t, res.Dir, store.HistoryFile, strings.Join(lines[:len(lines)/2], ""))
 	got, _, err = Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid == checker.Valid || !strings.Contains(got.Verdict.Error, "records") {
 		t.Errorf("analyze of a truncated history: %v %q %v, want unknown saying records are missing", got.Verdict.Valid, got.Verdict.Error, err)
@@ -92,7 +80,7 @@ func TestAnalyzeIncompleteRunIsNotValid(t *testing.T) {
 
 	// Killed: no completion mark.
 	tf.Completed, tf.Records = false, 0
-	if err := writeJSON(testJSON, tf); err != nil {
+	if err := writeJSON(store.Path(res.Dir, store.TestFile), tf); err != nil {
 		t.Fatal(err)
 	}
 	got, _, err = Analyze(context.Background(), res.Dir)
@@ -105,18 +93,18 @@ func TestAnalyzeIncompleteRunIsNotValid(t *testing.T) {
 // "latest" keeps pointing at the previous good run, and the store listing
 // shows it as setup failed.
 func TestSetupFailureKeepsLatest(t *testing.T) {
-	store := t.TempDir()
-	good := shortRun(t, store)
+	root := t.TempDir()
+	good := shortRun(t, root)
 	t.Setenv("PATH", t.TempDir()) // no redis-server
-	_, err := Run(context.Background(), Config{Lock: "single", Clients: 2, TimeLimit: time.Second, Seed: 11, Store: store})
+	_, err := Run(context.Background(), Config{Lock: "single", Clients: 2, TimeLimit: time.Second, Seed: 11, Store: root})
 	if err == nil {
 		t.Fatal("a run without redis-server succeeded")
 	}
-	latest, err := os.Readlink(filepath.Join(filepath.Dir(good.Dir), "latest"))
+	latest, err := os.Readlink(filepath.Join(filepath.Dir(good.Dir), store.LatestLink))
 	if err != nil || latest != filepath.Base(good.Dir) {
 		t.Errorf("latest -> %q (%v), want the good run %s", latest, err, filepath.Base(good.Dir))
 	}
-	runs, err := ListRuns(store)
+	runs, err := ListRuns(root)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("ListRuns: %d runs, %v", len(runs), err)
 	}
@@ -124,9 +112,8 @@ func TestSetupFailureKeepsLatest(t *testing.T) {
 	if !strings.Contains(failed.SetupError, "redis-server") || failed.Checked {
 		t.Errorf("failed run listed as %+v, want a setup error naming redis-server", failed)
 	}
-	b, err := os.ReadFile(filepath.Join(store, failed.Dir, SetupFailedFile))
-	if err != nil || !strings.Contains(string(b), "redis-server") {
-		t.Errorf("%s: %q %v", SetupFailedFile, b, err)
+	if b := storetest.Read(t, filepath.Join(root, failed.Dir), store.SetupFailedFile); !strings.Contains(b, "redis-server") {
+		t.Errorf("%s: %q", store.SetupFailedFile, b)
 	}
 	if runs[1].SetupError != "" || !runs[1].Checked {
 		t.Errorf("good run listed as %+v", runs[1])

@@ -1,11 +1,7 @@
 package harness
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"fmt"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -14,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -66,42 +63,24 @@ func versions(c cluster.Cluster, cfg Config) map[string]string {
 	return v
 }
 
-// writeJSON replaces path with v as indented JSON, through a temporary
-// file renamed into place, so that a failed write (a full disk) leaves the
-// previous content whole.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("harness: %s: %w", path, err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("harness: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("harness: %w", err)
-	}
-	return nil
-}
+// The run folder's files the harness writes and reads. Package store is
+// their home; these are its names under harness's.
+const (
+	HistoryFile     = store.HistoryFile
+	TestFile        = store.TestFile
+	WritesFile      = store.WritesFile
+	FinalFile       = store.FinalFile
+	ResultsFile     = store.ResultsFile
+	LogFile         = store.LogFile
+	SetupFailedFile = store.SetupFailedFile
+)
 
-func writeJSONL[T any](path string, xs []T) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("harness: %w", err)
-	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	for _, x := range xs {
-		if err := enc.Encode(x); err != nil {
-			f.Close()
-			return fmt.Errorf("harness: %s: %w", path, err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("harness: %w", err)
-	}
-	return f.Close()
-}
+// The store's folder and JSON helpers, as the run calls them.
+var (
+	newRunDir       = store.NewRunDir
+	linkLatest      = store.LinkLatest
+	markSetupFailed = store.MarkSetupFailed
+	writeJSON       = store.WriteJSON
+)
+
+func writeJSONL[T any](path string, xs []T) error { return store.WriteJSONL(path, xs) }

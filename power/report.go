@@ -88,6 +88,29 @@ var (
 	correctHeader = []string{"scenario", "setup", "runs", "valid", "false-alarms", "unknown", "errors", "mark"}
 )
 
+// section is one table of the report: the broken locks' or the correct
+// ones'.
+type section struct {
+	heading string
+	header  []string
+	rows    []Row
+	cells   func(Row) []string
+}
+
+// sections are the report's tables in order, the empty ones left out.
+func (r *Report) sections() []section {
+	hb, hc := r.heading()
+	broken, correct := r.split()
+	var out []section
+	if len(broken) > 0 {
+		out = append(out, section{hb, brokenHeader, broken, brokenCells})
+	}
+	if len(correct) > 0 {
+		out = append(out, section{hc, correctHeader, correct, correctCells})
+	}
+	return out
+}
+
 func (r *Report) split() (broken, correct []Row) {
 	for _, row := range r.Rows {
 		if row.Broken {
@@ -101,23 +124,14 @@ func (r *Report) split() (broken, correct []Row) {
 
 // WriteText writes the fixed-width table.
 func (r *Report) WriteText(w io.Writer) error {
-	hb, hc := r.heading()
-	broken, correct := r.split()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	line := func(cells []string) { fmt.Fprintln(tw, strings.Join(cells, "\t")) }
 	fmt.Fprintf(tw, "power: %s\n", r.describe())
-	if len(broken) > 0 {
-		fmt.Fprintf(tw, "\n%s\n", hb)
-		line(brokenHeader)
-		for _, row := range broken {
-			line(brokenCells(row))
-		}
-	}
-	if len(correct) > 0 {
-		fmt.Fprintf(tw, "\n%s\n", hc)
-		line(correctHeader)
-		for _, row := range correct {
-			line(correctCells(row))
+	for _, sec := range r.sections() {
+		fmt.Fprintf(tw, "\n%s\n", sec.heading)
+		line(sec.header)
+		for _, row := range sec.rows {
+			line(sec.cells(row))
 		}
 	}
 	for _, n := range r.Notes {
@@ -143,25 +157,14 @@ const SourceRun = "run"
 // Markdown renders the table as Markdown.
 func (r *Report) Markdown() string {
 	var b strings.Builder
-	hb, hc := r.heading()
-	broken, correct := r.split()
 	row := func(cells []string) { fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | ")) }
-	sep := func(n int) { row(strings.Split(strings.Repeat("---,", n-1)+"---", ",")) }
 	fmt.Fprintf(&b, "# Detection power\n\n%s.\n", r.describe())
-	if len(broken) > 0 {
-		fmt.Fprintf(&b, "\n%s:\n\n", hb)
-		row(brokenHeader)
-		sep(len(brokenHeader))
-		for _, x := range broken {
-			row(brokenCells(x))
-		}
-	}
-	if len(correct) > 0 {
-		fmt.Fprintf(&b, "\n%s:\n\n", hc)
-		row(correctHeader)
-		sep(len(correctHeader))
-		for _, x := range correct {
-			row(correctCells(x))
+	for _, sec := range r.sections() {
+		fmt.Fprintf(&b, "\n%s:\n\n", sec.heading)
+		row(sec.header)
+		row(strings.Split(strings.Repeat("---,", len(sec.header)-1)+"---", ","))
+		for _, x := range sec.rows {
+			row(sec.cells(x))
 		}
 	}
 	if len(r.Notes) > 0 {

@@ -8,7 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/reports"
 )
 
 // Spec is what Run runs.
@@ -33,17 +35,11 @@ const (
 	DefaultStore     = "store/power"
 )
 
-// Runner runs one test: harness.RunFunc (harness.Run is the real one).
-type Runner = harness.RunFunc
-
 // Options tune Run.
 type Options struct {
-	// Runner runs each run. Default harness.Run.
-	Runner Runner
-	// Report, when set, writes a finished run's report into its folder
-	// (the CLI passes reports.Write); its error is only logged through
-	// Progress.
-	Report func(*harness.Result) error
+	// Runner runs each run and writes its report. Default lockstorm.Run;
+	// a report it could not write is only told through Progress.
+	Runner harness.RunFunc
 	// Progress, when set, is told of each finished run (from several
 	// goroutines when Parallel > 1, never at once).
 	Progress func(Event)
@@ -129,7 +125,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 		return nil, err
 	}
 	if opt.Runner == nil {
-		opt.Runner = harness.Run
+		opt.Runner = lockstorm.Run
 	}
 	outer := ctx
 	ctx, cancel := context.WithCancel(ctx)
@@ -209,9 +205,10 @@ feed:
 // runOne runs one configuration; stopped is true when ctx ended the run
 // before its time limit (its outcome is then not kept); cfgErr is set when
 // the harness refused cfg as badly configured.
-func runOne(ctx context.Context, opt Options, cfg harness.Config) (o Outcome, reportErr string, stopped bool, cfgErr error) {
+func runOne(ctx context.Context, opt Options, cfg harness.Config) (o Outcome, reportMsg string, stopped bool, cfgErr error) {
 	o = Outcome{Seed: cfg.Seed}
 	res, err := opt.Runner(ctx, cfg)
+	err, reportErr := reports.SplitError(err)
 	if res != nil {
 		o.Dir = res.Dir
 	}
@@ -227,12 +224,10 @@ func runOne(ctx context.Context, opt Options, cfg harness.Config) (o Outcome, re
 	}
 	o.Verdict = res.Verdict.Valid
 	o.Detect, o.DetectKnown = DetectionTime(res.Verdict, res.History)
-	if opt.Report != nil {
-		if rerr := opt.Report(res); rerr != nil {
-			reportErr = oneLine(rerr)
-		}
+	if reportErr != nil {
+		reportMsg = oneLine(reportErr)
 	}
-	return o, reportErr, false, nil
+	return o, reportMsg, false, nil
 }
 
 // oneLine is err's message up to its first newline.

@@ -3,7 +3,7 @@
 // kind its catalogue row names, and whether correct locks under the faults
 // they claim to survive ever raise a false alarm. It holds the scenario
 // table, the per-run measurements (verdict, time to detect), their
-// aggregation against targets, a runner over harness.Run, and a reader of
+// aggregation against targets, a runner over lockstorm.Run, and a reader of
 // runs already stored. `lockstorm power` and `make power` drive it.
 package power
 

@@ -1,9 +1,7 @@
 package power
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -13,6 +11,7 @@ import (
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // FromStore builds the table of scenarios from the runs already stored in
@@ -92,19 +91,15 @@ func FromStore(store string, scenarios []Scenario, seeds int, t Targets) (*Repor
 // readOutcome fills o's verdict from its results.json and, for an invalid
 // run, its detection time from its history.
 func readOutcome(o *Outcome) error {
-	b, err := os.ReadFile(filepath.Join(o.Dir, harness.ResultsFile))
-	if err != nil {
-		return fmt.Errorf("power: %w", err)
-	}
 	var res checker.Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		return fmt.Errorf("power: %s: %w", filepath.Join(o.Dir, harness.ResultsFile), err)
+	if err := store.ReadJSON(filepath.Join(o.Dir, store.ResultsFile), &res); err != nil {
+		return fmt.Errorf("power: %w", err)
 	}
 	o.Verdict = res.Valid
 	if o.Verdict != checker.Invalid {
 		return nil
 	}
-	h, _, err := history.ReadFile(filepath.Join(o.Dir, harness.HistoryFile))
+	h, _, err := history.ReadFile(filepath.Join(o.Dir, store.HistoryFile))
 	if err != nil {
 		return nil // the verdict stands; the time is not known
 	}

@@ -1,8 +1,6 @@
 package power
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,13 +8,15 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
 // holderPaused is scenario name's configuration with its random faults
 // replaced by two scripted 1 s pauses of the lock holder (2 x TTL), a
 // run of under 4 s.
-func holderPaused(t *testing.T, name, store string) harness.Config {
+func holderPaused(t *testing.T, name, root string) harness.Config {
 	sc, err := Select([]string{name})
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +26,7 @@ func holderPaused(t *testing.T, name, store string) harness.Config {
 	p := nemesis.Scripted(time.Second,
 		nemesis.Step{At: 500 * time.Millisecond, Fault: pause, Duration: time.Second},
 		nemesis.Step{At: 1800 * time.Millisecond, Fault: pause, Duration: time.Second})
-	c.Plan, c.Nemesis, c.TimeLimit, c.Store, c.Seed = &p, nil, p.End, store, 1
+	c.Plan, c.Nemesis, c.TimeLimit, c.Store, c.Seed = &p, nil, p.End, root, 1
 	return c
 }
 
@@ -34,13 +34,10 @@ func holderPaused(t *testing.T, name, store string) harness.Config {
 // own results say, the newest run of a seed counts, and a run without
 // results.json is left out with a note.
 func TestFromStoreReadsRealRuns(t *testing.T) {
-	store := t.TempDir()
+	root := t.TempDir()
 	want := map[string]*harness.Result{}
 	for _, name := range []string{"single-no-fencing", "fenced-fencing"} {
-		res, err := harness.Run(t.Context(), holderPaused(t, name, store))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		res := storetest.Run(t, harness.Run, holderPaused(t, name, root))
 		want[name] = res
 		t.Logf("%s: %s in %s", name, res.Verdict.Valid, res.Dir)
 	}
@@ -58,13 +55,10 @@ func TestFromStoreReadsRealRuns(t *testing.T) {
 
 	// A run still going (no results.json) is newer than the real one: it
 	// is left out and noted, not counted as unknown.
-	pending := filepath.Join(store, "single-no-fencing", "20990101T000000.000")
-	os.MkdirAll(pending, 0o755)
-	b, _ := os.ReadFile(filepath.Join(single.Dir, harness.TestFile))
-	os.WriteFile(filepath.Join(pending, harness.TestFile), b, 0o644)
+	storetest.Copy(t, single.Dir, filepath.Join(root, "single-no-fencing", "20990101T000000.000"), store.TestFile)
 
 	sc, _ := Select([]string{"single-no-fencing", "fenced-fencing", "unsafe-del"})
-	rep, err := FromStore(store, sc, 0, DefaultTargets)
+	rep, err := FromStore(root, sc, 0, DefaultTargets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,15 +78,11 @@ func TestFromStoreReadsRealRuns(t *testing.T) {
 
 	// A newer run of the same seed counts instead of the older one: copy
 	// the single run as a newer folder whose results say valid.
-	newer := filepath.Join(store, "single-no-fencing", "20990102T000000.000")
-	os.MkdirAll(newer, 0o755)
-	for _, f := range []string{harness.TestFile, harness.HistoryFile} {
-		b, _ := os.ReadFile(filepath.Join(single.Dir, f))
-		os.WriteFile(filepath.Join(newer, f), b, 0o644)
-	}
-	vb, _ := json.Marshal(checker.Result{Name: "lockstorm", Valid: checker.Valid})
-	os.WriteFile(filepath.Join(newer, harness.ResultsFile), vb, 0o644)
-	rep, err = FromStore(store, sc[1:2], 0, DefaultTargets)
+	newer := filepath.Join(root, "single-no-fencing", "20990102T000000.000")
+	storetest.Copy(t, single.Dir, newer, store.TestFile, store.HistoryFile)
+	valid := checker.Result{Name: "lockstorm", Valid: checker.Valid}
+	storetest.WriteJSON(t, newer, store.ResultsFile, valid)
+	rep, err = FromStore(root, sc[1:2], 0, DefaultTargets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,19 +90,14 @@ func TestFromStoreReadsRealRuns(t *testing.T) {
 		t.Errorf("after a newer run of seed 1: %+v; want only the newer, valid run", s)
 	}
 	// --seeds N keeps seeds 1..N: a run of seed 5 counts without it only.
-	seed5 := filepath.Join(store, "single-no-fencing", "20990103T000000.000")
-	os.MkdirAll(seed5, 0o755)
+	seed5 := filepath.Join(root, "single-no-fencing", "20990103T000000.000")
 	var tf map[string]any
-	tb, _ := os.ReadFile(filepath.Join(newer, harness.TestFile))
-	if err := json.Unmarshal(tb, &tf); err != nil {
-		t.Fatal(err)
-	}
+	storetest.ReadJSON(t, newer, store.TestFile, &tf)
 	tf["config"].(map[string]any)["seed"] = 5
-	tb, _ = json.Marshal(tf)
-	os.WriteFile(filepath.Join(seed5, harness.TestFile), tb, 0o644)
-	os.WriteFile(filepath.Join(seed5, harness.ResultsFile), vb, 0o644)
+	storetest.WriteJSON(t, seed5, store.TestFile, tf)
+	storetest.WriteJSON(t, seed5, store.ResultsFile, valid)
 	for seeds, runs := range map[int]int{0: 2, 1: 1, 5: 2} {
-		if rep, _ := FromStore(store, sc[1:2], seeds, DefaultTargets); rep.Rows[0].Runs != runs {
+		if rep, _ := FromStore(root, sc[1:2], seeds, DefaultTargets); rep.Rows[0].Runs != runs {
 			t.Errorf("seeds %d: %d runs, want %d", seeds, rep.Rows[0].Runs, runs)
 		}
 	}
@@ -123,16 +108,14 @@ func TestFromStoreReadsRealRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Report
-	jb, _ := os.ReadFile(filepath.Join(out, JSONFile))
-	if err := json.Unmarshal(jb, &back); err != nil || len(back.Rows) != 1 || back.Rows[0].Valid != 1 || back.Rows[0].Name != "single-no-fencing" {
-		t.Errorf("power.json: %v %+v", err, back.Rows)
+	if storetest.ReadJSON(t, out, JSONFile, &back); len(back.Rows) != 1 || back.Rows[0].Valid != 1 || back.Rows[0].Name != "single-no-fencing" {
+		t.Errorf("power.json: %+v", back.Rows)
 	}
-	md, _ := os.ReadFile(filepath.Join(out, MarkdownFile))
-	if !strings.Contains(string(md), "| single-no-fencing | single, 1n/3c, ttl 500ms, client-pause | 1 | 0/1 0% |") {
+	if md := storetest.Read(t, out, MarkdownFile); !strings.Contains(md, "| single-no-fencing | single, 1n/3c, ttl 500ms, client-pause | 1 | 0/1 0% |") {
 		t.Errorf("power.md:\n%s", md)
 	}
 
-	if _, err := FromStore(filepath.Join(store, "nope"), sc, 0, DefaultTargets); err == nil {
+	if _, err := FromStore(filepath.Join(root, "nope"), sc, 0, DefaultTargets); err == nil {
 		t.Error("FromStore of a missing folder: no error")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // slottedPauseResult is pauseResult with client slots on its records (as
@@ -52,7 +53,7 @@ func TestCoverageShown(t *testing.T) {
 	if err := Write(res); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, IndexFile))
+	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestCoverageShown(t *testing.T) {
 		}
 	}
 	var doc JUnitSuites
-	b, _ = os.ReadFile(filepath.Join(res.Dir, JUnitFile))
+	b, _ = os.ReadFile(filepath.Join(res.Dir, store.JUnitFile))
 	if err := xml.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 //go:embed index.html.tmpl
@@ -125,9 +126,9 @@ func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []
 			} else {
 				cv.NonFatal++
 			}
-			link := "porcupine.html"
+			link := store.PorcupineFile
 			if r.Name == "resource" && counterPage {
-				link = "porcupine-counter.html"
+				link = store.PorcupineCounterFile
 			}
 			av := anomalyView{Anomaly: a, Checker: r.Name, OpsText: indexList(a.Ops, 60), Link: link}
 			for i, o := range a.Ops {

@@ -10,6 +10,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // writePorcupine writes porcupine.html (the lock check) and, for the
@@ -28,7 +29,7 @@ func writePorcupine(res *harness.Result, opt Options) (note string, counter bool
 	case checker.Validate(h) != nil:
 		reason = "The history is not well-formed, so porcupine could not be run on it: " + checker.Validate(h).Error()
 	}
-	path := filepath.Join(res.Dir, PorcupineFile)
+	path := filepath.Join(res.Dir, store.PorcupineFile)
 	if reason != "" {
 		page := "<!DOCTYPE html><meta charset=\"utf-8\"><title>porcupine: not built</title><p>" + html.EscapeString(reason) + "</p>\n"
 		if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
@@ -46,7 +47,7 @@ func writePorcupine(res *harness.Result, opt Options) (note string, counter bool
 		err = checker.WritePorcupineHTML(&buf, h, l)
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("reports: %s: %w", PorcupineFile, err)
+		return "", false, fmt.Errorf("reports: %s: %w", store.PorcupineFile, err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return "", false, fmt.Errorf("reports: %w", err)
@@ -61,9 +62,9 @@ func writePorcupine(res *harness.Result, opt Options) (note string, counter bool
 		err = checker.WriteCounterHTML(&buf, h, opt.PorcupineTimeout)
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("reports: %s: %w", PorcupineCounterFile, err)
+		return "", false, fmt.Errorf("reports: %s: %w", store.PorcupineCounterFile, err)
 	}
-	if err := os.WriteFile(filepath.Join(res.Dir, PorcupineCounterFile), buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(res.Dir, store.PorcupineCounterFile), buf.Bytes(), 0o644); err != nil {
 		return "", false, fmt.Errorf("reports: %w", err)
 	}
 	return "", true, nil

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // porcupine.html and porcupine-counter.html come from the searches the
@@ -17,11 +19,11 @@ func TestPorcupinePagesFromKeptSearch(t *testing.T) {
 		t.Fatalf("kept searches: lock %v, counter %v", lock, counter)
 	}
 	read := func() (string, string) {
-		a, err := os.ReadFile(filepath.Join(res.Dir, PorcupineFile))
+		a, err := os.ReadFile(filepath.Join(res.Dir, store.PorcupineFile))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(filepath.Join(res.Dir, PorcupineCounterFile))
+		b, err := os.ReadFile(filepath.Join(res.Dir, store.PorcupineCounterFile))
 		if err != nil {
 			t.Fatal(err)
 		}

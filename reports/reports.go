@@ -4,7 +4,8 @@
 // anomalies with their op indices and records, the fault plan, every plot
 // inline), porcupine's own visualisation of the lock check, and JUnit XML.
 //
-// The CLI calls Write after harness.Run or harness.Analyze. Everything is
+// lockstorm.Run calls Write after harness.Run, and the CLI after
+// harness.Analyze. Everything is
 // derived from the harness.Result, so re-analysing a stored run (even a
 // partial history from a crashed run) regenerates the whole report.
 package reports
@@ -20,19 +21,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
-)
-
-// Files Write produces in the run folder.
-const (
-	IndexFile            = "index.html"
-	JUnitFile            = "junit.xml"
-	PorcupineFile        = "porcupine.html"
-	PorcupineCounterFile = "porcupine-counter.html" // counter workload only
-	LatencyRawFile       = "latency-raw.png"
-	LatencyQuantileFile  = "latency-quantiles.png"
-	RateFile             = "rate.png"
-	HoldersFile          = "holders.png"
-	FencingFile          = "fencing.png"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // ErrNoDir is returned when the result has no run folder to write into.
@@ -71,7 +60,7 @@ func Write(res *harness.Result) error { return WriteWith(res, Options{}) }
 // WriteWith is Write with options.
 func WriteWith(res *harness.Result, opt Options) error {
 	if res == nil || res.Dir == "" {
-		return ErrNoDir
+		return &WriteError{ErrNoDir}
 	}
 	opt = opt.withDefaults()
 	h := res.History
@@ -84,19 +73,19 @@ func WriteWith(res *harness.Result, opt Options) error {
 		file, title, caption string
 		draw                 func() ([]byte, error)
 	}{
-		{HoldersFile, "Who held the lock",
+		{store.HoldersFile, "Who held the lock",
 			"One row per client slot (its successive process ids in brackets). Blue bar: the client believed it held the lock (acquire ok to release); orange: it still believed so after the validity it computed had passed; thin line above a bar: the validity window, ending in a tick at the deadline; red strip under two rows and a pale red column: two different leases believed held at once. Marks above a bar are resource writes (▲ ok, ✕ rejected, ■ unknown); a ring is the holder learning its lease was lost. Shaded columns are fault windows.",
 			func() ([]byte, error) { return holdersPNG(h, ws, end, res.Config.Clients) }},
-		{LatencyRawFile, "Latency of every operation",
+		{store.LatencyRawFile, "Latency of every operation",
 			"Each operation's latency (completion − invoke) at its invoke time, by outcome, on a log axis. Operations that never completed are drawn at the top. Shaded columns are fault windows.",
 			func() ([]byte, error) { return latencyRaw(h, ws, end) }},
-		{LatencyQuantileFile, "Latency quantiles",
+		{store.LatencyQuantileFile, "Latency quantiles",
 			"p50 / p95 / p99 / max latency of completed operations per time bucket.",
 			func() ([]byte, error) { return latencyQuantiles(h, ws, end) }},
-		{RateFile, "Throughput",
+		{store.RateFile, "Throughput",
 			"Completed operations per second by outcome.",
 			func() ([]byte, error) { return rate(h, ws, end) }},
-		{FencingFile, "Fencing tokens",
+		{store.FencingFile, "Fencing tokens",
 			"The fencing token each write carried when it reached the resource: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued.",
 			func() ([]byte, error) { return fencingPNG(h, res.Writes, ws, end) }},
 	}
@@ -137,10 +126,33 @@ func WriteWith(res *harness.Result, opt Options) error {
 	var buf bytes.Buffer
 	if err := writeIndex(&buf, page); err != nil {
 		errs[len(plots)+2] = err
-	} else if err := os.WriteFile(filepath.Join(res.Dir, IndexFile), buf.Bytes(), 0o644); err != nil {
+	} else if err := os.WriteFile(filepath.Join(res.Dir, store.IndexFile), buf.Bytes(), 0o644); err != nil {
 		errs[len(plots)+2] = fmt.Errorf("reports: %w", err)
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return &WriteError{err}
+	}
+	return nil
+}
+
+// WriteError is every error of Write: the run itself finished and was
+// checked, only (part of) its report could not be written. Its message is
+// the underlying errors'.
+type WriteError struct{ Err error }
+
+func (e *WriteError) Error() string { return e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// SplitError splits the error of a run function that writes the report
+// too (lockstorm.Run) into the run's own error (it did not run, or did
+// not finish) and the report's (the run finished; its report, or part of
+// it, is missing).
+func SplitError(err error) (runErr, reportErr error) {
+	var we *WriteError
+	if errors.As(err, &we) {
+		return nil, we
+	}
+	return err, nil
 }
 
 // writeJUnit writes junit.xml.
@@ -152,38 +164,25 @@ func writeJUnit(res *harness.Result, end int64) error {
 	}
 	props = append(props, coverageProps(res.Coverage)...)
 	replay := ReplayCommand(cfg)
-	doc := buildJUnit(cfg.Name, res.Verdict, seconds(end), props, "replay: "+replay+"\nreport: "+filepath.Join(res.Dir, IndexFile)+"\n")
+	doc := buildJUnit(cfg.Name, res.Verdict, seconds(end), props, "replay: "+replay+"\nreport: "+filepath.Join(res.Dir, store.IndexFile)+"\n")
 	b, err := marshalJUnit(doc)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(res.Dir, JUnitFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(res.Dir, store.JUnitFile), b, 0o644); err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}
 	return nil
 }
 
 // runFiles lists the run folder's files worth linking, with what each
-// holds, in a fixed order; files that do not exist are left out except
-// the report's own.
+// holds, in store.Files' order; files that do not exist are left out
+// except the report's own.
 func runFiles(dir string) []fileLink {
-	all := []fileLink{
-		{harness.HistoryFile, "every record of the run, one JSON object per line (Jepsen ops)"},
-		{harness.TestFile, "full configuration, seed, fault plan and versions"},
-		{harness.ResultsFile, "the checkers' verdicts and details"},
-		{JUnitFile, "one test case per checker, for CI"},
-		{PorcupineFile, "porcupine's visualisation of the lock check, fault windows annotated"},
-		{PorcupineCounterFile, "porcupine's visualisation of the counter's critical sections"},
-		{harness.WritesFile, "the resource's log of every write it received, with its fencing token"},
-		{harness.FinalFile, "the resource's values after the run"},
-		{"lockstorm.log", "the run's log"},
-		{HoldersFile, "holders plot"}, {LatencyRawFile, "raw latency plot"}, {LatencyQuantileFile, "latency quantiles plot"},
-		{RateFile, "throughput plot"}, {FencingFile, "fencing tokens plot"},
-	}
 	var out []fileLink
-	for _, f := range all {
-		if _, err := os.Stat(filepath.Join(dir, f.Name)); err == nil || f.Name == JUnitFile {
-			out = append(out, f)
+	for _, f := range store.Files {
+		if f.Name == store.JUnitFile || store.Exists(dir, f.Name) {
+			out = append(out, fileLink(f))
 		}
 	}
 	return out

@@ -13,9 +13,10 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-var pngFiles = []string{HoldersFile, LatencyRawFile, LatencyQuantileFile, RateFile, FencingFile}
+var pngFiles = []string{store.HoldersFile, store.LatencyRawFile, store.LatencyQuantileFile, store.RateFile, store.FencingFile}
 
 // checkReport asserts what every report folder must hold: the files, PNGs
 // that decode and are not blank, an index.html with the verdict, every
@@ -23,7 +24,7 @@ var pngFiles = []string{HoldersFile, LatencyRawFile, LatencyQuantileFile, RateFi
 // test case per checker whose outcome matches the checker's verdict.
 func checkReport(t *testing.T, res *harness.Result) (index string, doc JUnitSuites) {
 	t.Helper()
-	for _, f := range append([]string{IndexFile, JUnitFile, PorcupineFile}, pngFiles...) {
+	for _, f := range append([]string{store.IndexFile, store.JUnitFile, store.PorcupineFile}, pngFiles...) {
 		if _, err := os.Stat(filepath.Join(res.Dir, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
 		}
@@ -45,7 +46,7 @@ func checkReport(t *testing.T, res *harness.Result) (index string, doc JUnitSuit
 			t.Errorf("%s has %d distinct colours: looks blank", f, colours)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, IndexFile))
+	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func checkReport(t *testing.T, res *harness.Result) (index string, doc JUnitSuit
 	if n := strings.Count(index, `src="data:image/png;base64,`); n != len(pngFiles) {
 		t.Errorf("index.html embeds %d images, want %d", n, len(pngFiles))
 	}
-	if strings.Contains(index, `src="`+HoldersFile) {
+	if strings.Contains(index, `src="`+store.HoldersFile) {
 		t.Error("index.html links an image instead of embedding it")
 	}
 	if !strings.Contains(index, fmt.Sprintf("--seed %d", res.Config.Seed)) {
@@ -73,7 +74,7 @@ func checkReport(t *testing.T, res *harness.Result) (index string, doc JUnitSuit
 			}
 		}
 	}
-	jb, err := os.ReadFile(filepath.Join(res.Dir, JUnitFile))
+	jb, err := os.ReadFile(filepath.Join(res.Dir, store.JUnitFile))
 	if err != nil {
 		t.Fatal(err)
 	}

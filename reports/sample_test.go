@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // TestSampleReports writes sample report folders for people to look at,
@@ -39,7 +40,7 @@ func TestSampleReports(t *testing.T) {
 		if err := Write(res); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: %v, %s", cfg.Name, res.Verdict.Valid, filepath.Join(res.Dir, IndexFile))
+		t.Logf("%s: %v, %s", cfg.Name, res.Verdict.Valid, filepath.Join(res.Dir, store.IndexFile))
 		for _, r := range res.Verdict.Results {
 			t.Logf("  %s: %v (%d anomalies) %s", r.Name, r.Valid, len(r.Anomalies), r.Error)
 		}
@@ -52,7 +53,7 @@ func TestSampleReports(t *testing.T) {
 	if err := Write(res); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("hand-built: %v, %s", res.Verdict.Valid, filepath.Join(hd, IndexFile))
+	t.Logf("hand-built: %v, %s", res.Verdict.Valid, filepath.Join(hd, store.IndexFile))
 	// An empty history (a run that died at once): unknown, empty plots.
 	ed := filepath.Join(dir, "empty-history")
 	if err := os.MkdirAll(ed, 0o755); err != nil {
@@ -93,5 +94,5 @@ func TestRewriteReport(t *testing.T) {
 	if err := Write(res); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%v: %s", res.Verdict.Valid, filepath.Join(dir, IndexFile))
+	t.Logf("%v: %s", res.Verdict.Valid, filepath.Join(dir, store.IndexFile))
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // storeIndex is the page listing a store's runs.
@@ -52,21 +53,21 @@ func verdictClass(r harness.RunInfo) string {
 
 // StoreHandler serves a store: "/" lists the runs with their verdicts,
 // newest first; "/runs/..." serves each run's files.
-func StoreHandler(store string) http.Handler {
+func StoreHandler(root string) http.Handler {
 	t := storeIndex
 	mux := http.NewServeMux()
-	mux.Handle("/runs/", http.StripPrefix("/runs/", http.FileServer(http.Dir(filepath.Clean(store)))))
+	mux.Handle("/runs/", http.StripPrefix("/runs/", http.FileServer(http.Dir(filepath.Clean(root)))))
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
-		runs, err := harness.ListRuns(store)
+		runs, err := harness.ListRuns(root)
 		if err != nil {
-			http.Error(w, fmt.Sprintf("store %s: %v", store, err), http.StatusInternalServerError)
+			http.Error(w, fmt.Sprintf("store %s: %v", root, err), http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		page := struct {
 			Runs  []harness.RunInfo
 			Pages []string
-		}{runs, comparisonPages(store)}
+		}{runs, comparisonPages(root)}
 		if err := t.Execute(w, page); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
@@ -76,13 +77,13 @@ func StoreHandler(store string) http.Handler {
 
 // comparisonPages lists the sweep and compare pages of a store (relative
 // folder paths), newest compare first.
-func comparisonPages(store string) []string {
+func comparisonPages(root string) []string {
 	var out []string
-	for _, pattern := range []string{"sweeps/*/index.html", "compare/*/index.html"} {
-		m, _ := filepath.Glob(filepath.Join(store, pattern))
+	for _, folder := range []string{store.SweepsFolder, store.CompareFolder} {
+		m, _ := filepath.Glob(filepath.Join(root, folder, "*", store.IndexFile))
 		sort.Sort(sort.Reverse(sort.StringSlice(m)))
 		for _, p := range m {
-			rel, err := filepath.Rel(store, filepath.Dir(p))
+			rel, err := filepath.Rel(root, filepath.Dir(p))
 			if err == nil {
 				out = append(out, filepath.ToSlash(rel))
 			}

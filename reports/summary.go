@@ -9,6 +9,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
@@ -57,7 +58,7 @@ func Summary(w io.Writer, res *harness.Result) {
 		}
 	}
 	if res.Dir != "" {
-		fmt.Fprintf(w, "report: %s\n", filepath.Join(res.Dir, "index.html"))
+		fmt.Fprintf(w, "report: %s\n", filepath.Join(res.Dir, store.IndexFile))
 	}
 }
 

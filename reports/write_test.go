@@ -2,8 +2,8 @@ package reports
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,16 +11,15 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // A real 3 s run (real redis-server, client pauses) gets a complete report
 // whose files agree with its verdict.
 func TestWriteRealRun(t *testing.T) {
-	res, err := harness.Run(context.Background(), harness.Config{Lock: "single", Workload: "counter", Clients: 3,
+	res := storetest.Run(t, harness.Run, harness.Config{Lock: "single", Workload: "counter", Clients: 3,
 		TTL: 300 * time.Millisecond, TimeLimit: 3 * time.Second, Nemesis: []string{"client-pause"}, Seed: 1, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := Write(res); err != nil {
 		t.Fatal(err)
 	}
@@ -28,15 +27,14 @@ func TestWriteRealRun(t *testing.T) {
 	if len(checker.FaultWindows(res.History)) > 0 && !strings.Contains(index, "client-pause") {
 		t.Error("index.html does not list the client-pause faults")
 	}
-	for _, f := range []string{harness.HistoryFile, harness.TestFile, harness.ResultsFile, PorcupineCounterFile} {
+	for _, f := range []string{store.HistoryFile, store.TestFile, store.ResultsFile, store.PorcupineCounterFile} {
 		if !strings.Contains(index, `href="`+f+`"`) {
 			t.Errorf("index.html does not link %s", f)
 		}
 	}
 	// porcupine.html is porcupine's page, not our placeholder.
-	b, err := os.ReadFile(filepath.Join(res.Dir, PorcupineFile))
-	if err != nil || len(b) < 10_000 || !strings.Contains(string(b), "<script") {
-		t.Errorf("porcupine.html is not porcupine's visualisation (%d bytes, %v)", len(b), err)
+	if b := storetest.Read(t, res.Dir, store.PorcupineFile); len(b) < 10_000 || !strings.Contains(b, "<script") {
+		t.Errorf("porcupine.html is not porcupine's visualisation (%d bytes)", len(b))
 	}
 }
 
@@ -112,10 +110,19 @@ func TestJUnitVerdictCase(t *testing.T) {
 	}
 }
 
-// Write refuses a result without a folder.
+// Write refuses a result without a folder; its error is a report error,
+// which SplitError tells from a run's own error.
 func TestWriteNoDir(t *testing.T) {
-	if err := Write(&harness.Result{}); err != ErrNoDir {
+	err := Write(&harness.Result{})
+	if !errors.Is(err, ErrNoDir) {
 		t.Fatalf("got %v, want ErrNoDir", err)
+	}
+	if runErr, repErr := SplitError(err); runErr != nil || repErr == nil || repErr.Error() != ErrNoDir.Error() {
+		t.Errorf("SplitError(%v) = %v, %v; want a report error only, its message unchanged", err, runErr, repErr)
+	}
+	wrapped := fmt.Errorf("harness: start cluster: %w", errors.New("no redis-server"))
+	if runErr, repErr := SplitError(wrapped); runErr != wrapped || repErr != nil {
+		t.Errorf("SplitError(%v) = %v, %v; want the run's error only", wrapped, runErr, repErr)
 	}
 }
 

@@ -1,18 +1,13 @@
 // Package sweep compares lock settings by running many lockstorm tests:
+// Run sweeps a grid of TTL × renewal interval × client-pause length, one
+// or more seeded runs per cell, and writes one comparison folder (a table
+// in Markdown and CSV, heat maps of violations and availability, an
+// index.html linking every cell's own report). A sweep is resumable: each
+// finished cell is a file, and a rerun with the same name skips it.
 //
-//   - Run sweeps a grid of TTL × renewal interval × client-pause length,
-//     one or more seeded runs per cell, and writes one comparison folder
-//     (a table in Markdown and CSV, heat maps of violations and
-//     availability, an index.html linking every cell's own report). A
-//     sweep is resumable: each finished cell is a file, and a rerun with
-//     the same name skips it.
-//   - Compare runs the same seed, lock and fault schedule twice, with the
-//     resource ignoring fencing tokens and enforcing them, and writes one
-//     page that puts the two runs side by side.
-//
-// The package sits beside catalog: it calls harness.Run and takes the
-// report writer (reports.Write) as an option, so the CLI decides what each
-// run leaves behind.
+// The package sits beside catalog and compare: each run goes through
+// lockstorm.Run, the function users call, so every cell leaves the same
+// run folder and report as `lockstorm run`.
 package sweep
 
 import (
@@ -21,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lockstorm/lockstorm/internal/page"
 )
 
 // ErrSpec wraps every bad sweep or compare setting: a one-line message
@@ -175,16 +172,16 @@ func (c Cell) RenewValue() Renew {
 // ID names the cell's file: ttl-200ms_renew-ttl3_pause-1.5s_run-1.
 func (c Cell) ID() string {
 	renew := strings.ReplaceAll(c.Renew, "/", "")
-	return fmt.Sprintf("ttl-%s_renew-%s_pause-%s_run-%d", fmtDur(c.TTL), renew, fmtDur(c.Pause), c.Run)
+	return fmt.Sprintf("ttl-%s_renew-%s_pause-%s_run-%d", page.Dur(c.TTL), renew, page.Dur(c.Pause), c.Run)
 }
 
 // Label is a short human description: "ttl 200ms, renew ttl/3, pause 1.5s".
 func (c Cell) Label() string {
 	pause := "none"
 	if c.Pause > 0 {
-		pause = fmtDur(c.Pause)
+		pause = page.Dur(c.Pause)
 	}
-	return fmt.Sprintf("ttl %s, renew %s, pause %s", fmtDur(c.TTL), c.Renew, pause)
+	return fmt.Sprintf("ttl %s, renew %s, pause %s", page.Dur(c.TTL), c.Renew, pause)
 }
 
 // Cells lists the grid's cells, runs times each: TTL outermost, then
@@ -201,13 +198,4 @@ func (g Grid) Cells(runs int) []Cell {
 		}
 	}
 	return out
-}
-
-// fmtDur prints a duration without trailing zero units ("1s", "1.5s",
-// "200ms", "0").
-func fmtDur(d time.Duration) string {
-	if d == 0 {
-		return "0"
-	}
-	return d.String()
 }

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 
+	"github.com/lockstorm/lockstorm/internal/page"
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -97,10 +98,10 @@ func panel(agg map[Point]Agg, g Grid, r Renew, kind MapKind, maxV float64) *plot
 	}
 	var xt, yt []plot.Tick
 	for i, ttl := range g.TTLs {
-		xt = append(xt, plot.Tick{Value: float64(i), Label: fmtDur(ttl)})
+		xt = append(xt, plot.Tick{Value: float64(i), Label: page.Dur(ttl)})
 	}
 	for j, d := range g.Pauses {
-		label := fmtDur(d)
+		label := page.Dur(d)
 		if d == 0 {
 			label = "none"
 		}

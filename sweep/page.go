@@ -2,43 +2,14 @@ package sweep
 
 import (
 	"bytes"
-	"encoding/base64"
-	"fmt"
 	"html/template"
-	"path"
 	"strings"
-	"time"
+
+	"github.com/lockstorm/lockstorm/internal/page"
 )
 
-// pageStyle is shared by the sweep and compare pages.
-const pageStyle = `
-body { font-family: "Liberation Sans", Arial, sans-serif; margin: 1.5em auto; max-width: 1500px; padding: 0 1em; color: #222; }
-h1 { font-size: 1.5em; margin-bottom: .2em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
-table { border-collapse: collapse; font-size: .9em; } th, td { border: 1px solid #ccc; padding: .25em .55em; }
-th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.invalid { color: #b00; font-weight: bold; } .valid { color: #176b2c; font-weight: bold; } .unknown { color: #a66b00; font-weight: bold; }
-img { max-width: 100%; border: 1px solid #ddd; } .note { color: #555; font-size: .92em; max-width: 75em; }
-.pass { background: #e6f4ea; border: 1px solid #8c8; padding: .5em 1em; } .fail { background: #fdecea; border: 1px solid #d88; padding: .5em 1em; }
-.side { display: flex; gap: 1.5em; } .side > div { flex: 1; min-width: 0; }
-`
-
-var funcs = template.FuncMap{
-	"dur": fmtDur,
-	"ms":  fmtMS,
-	"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
-	"lost": func(n int64) string {
-		if n < 0 {
-			return "?"
-		}
-		return fmt.Sprint(n)
-	},
-	"secs": func(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) },
-	"link": reportLink,
-	"plot": func(dir, file string) string { return path.Join("..", "..", dir, file) },
-}
-
-var sweepTmpl = template.Must(template.New("sweep").Funcs(funcs).Parse(`<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>lockstorm sweep {{.Spec.Name}}</title><style>` + pageStyle + `</style></head>
+var sweepTmpl = template.Must(template.New("sweep").Funcs(page.Funcs).Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>lockstorm sweep {{.Spec.Name}}</title><style>` + page.Style + `</style></head>
 <body>
 <h1>lockstorm sweep “{{.Spec.Name}}”</h1>
 <p>{{len .Cells}} of {{.Total}} cells finished{{if .Interrupted}} — <b>interrupted</b>: rerun the same command to resume{{end}}.
@@ -81,25 +52,10 @@ type sweepPage struct {
 	Violations, Availability         template.URL
 }
 
-func pngURL(b []byte) template.URL {
-	if len(b) == 0 {
-		return ""
-	}
-	return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
-}
-
-func durList(ds []time.Duration) string {
-	var parts []string
-	for _, d := range ds {
-		parts = append(parts, fmtDur(d))
-	}
-	return strings.Join(parts, ", ")
-}
-
 // indexPage renders the sweep's index.html with the heat maps inline.
 func indexPage(res *Result, vio, av []byte) ([]byte, error) {
-	pg := sweepPage{Result: res, Violations: pngURL(vio), Availability: pngURL(av),
-		TTLs: durList(res.Spec.Grid.TTLs), Pauses: durList(res.Spec.Grid.Pauses), PauseTimes: durList(res.Spec.PauseTimes())}
+	pg := sweepPage{Result: res, Violations: page.PNG(vio), Availability: page.PNG(av),
+		TTLs: page.Durs(res.Spec.Grid.TTLs), Pauses: page.Durs(res.Spec.Grid.Pauses), PauseTimes: page.Durs(res.Spec.PauseTimes())}
 	var rs []string
 	for _, r := range res.Spec.Grid.Renews {
 		rs = append(rs, r.Spec)

@@ -2,14 +2,18 @@ package sweep
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/page"
+	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/reports"
 )
 
 // Files of a sweep folder, store/sweeps/<name>/.
@@ -23,17 +27,11 @@ const (
 	IndexFile        = "index.html"
 )
 
-// Runner runs one test: harness.RunFunc (harness.Run is the real one).
-type Runner = harness.RunFunc
-
 // Options tune Run.
 type Options struct {
-	// Runner runs each cell. Default harness.Run.
-	Runner Runner
-	// Report, when set, writes a finished run's report into its folder
-	// (the CLI passes reports.Write). Its error is noted in the cell, not
-	// fatal.
-	Report func(*harness.Result) error
+	// Runner runs each cell and writes its report. Default lockstorm.Run;
+	// a report it could not write is noted in the cell, not fatal.
+	Runner harness.RunFunc
 	// Progress, when set, is told when a cell starts, while it runs and
 	// when it ends.
 	Progress func(Event)
@@ -92,7 +90,7 @@ func (r *Result) Complete() bool { return len(r.Cells) == r.Total }
 var ErrRun = errors.New("sweep: run failed")
 
 // Dir is the folder of the sweep named name in store.
-func Dir(store, name string) string { return filepath.Join(store, "sweeps", name) }
+func Dir(root, name string) string { return store.SweepDir(root, name) }
 
 // storedSpec is sweep.json.
 type storedSpec struct {
@@ -114,7 +112,7 @@ type storedSpec struct {
 func Run(ctx context.Context, spec Spec, opt Options) (*Result, error) {
 	start := time.Now()
 	if opt.Runner == nil {
-		opt.Runner = harness.Run
+		opt.Runner = lockstorm.Run
 	}
 	dir := Dir(spec.Store, spec.Name)
 	res := &Result{Spec: spec, Dir: dir}
@@ -156,7 +154,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Result, error) {
 			runErr = fmt.Errorf("%w: %s: %w", ErrRun, c.Label(), err)
 			break
 		}
-		if err := writeJSONAtomic(path, cr); err != nil {
+		if err := store.WriteJSON(path, cr); err != nil {
 			runErr = err
 			break
 		}
@@ -179,6 +177,7 @@ func runCell(ctx context.Context, spec Spec, c Cell, opt Options, progress func(
 	if run != nil && run.Interrupted {
 		return CellResult{}, true, nil
 	}
+	err, reportErr := reports.SplitError(err)
 	if err != nil {
 		return CellResult{}, ctx.Err() != nil, err
 	}
@@ -188,10 +187,8 @@ func runCell(ctx context.Context, spec Spec, c Cell, opt Options, progress func(
 	} else {
 		cr.Dir = run.Dir
 	}
-	if opt.Report != nil {
-		if err := opt.Report(run); err != nil {
-			cr.ReportError = err.Error()
-		}
+	if reportErr != nil {
+		cr.ReportError = reportErr.Error()
 	}
 	return cr, false, nil
 }
@@ -200,17 +197,15 @@ func runCell(ctx context.Context, spec Spec, c Cell, opt Options, progress func(
 // against spec and, for a fresh sweep, removes the old cell files.
 func prepare(dir string, spec Spec) error {
 	cells := filepath.Join(dir, CellsDir)
+	var old storedSpec
 	if spec.Fresh {
 		if err := os.RemoveAll(cells); err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
-	} else if b, err := os.ReadFile(filepath.Join(dir, SpecFile)); err == nil {
-		var old storedSpec
-		if json.Unmarshal(b, &old) == nil {
-			if d := spec.key().diff(old.Key); d != "" {
-				if n, _ := os.ReadDir(cells); len(n) > 0 {
-					return bad("--name %s already holds a sweep with other settings (%s): rerun with --fresh or another --name", spec.Name, d)
-				}
+	} else if store.ReadJSON(filepath.Join(dir, SpecFile), &old) == nil {
+		if d := spec.key().diff(old.Key); d != "" {
+			if n, _ := os.ReadDir(cells); len(n) > 0 {
+				return bad("--name %s already holds a sweep with other settings (%s): rerun with --fresh or another --name", spec.Name, d)
 			}
 		}
 	}
@@ -219,26 +214,22 @@ func prepare(dir string, spec Spec) error {
 	}
 	st := storedSpec{Name: spec.Name, Key: spec.key(), Runs: spec.Runs}
 	for _, d := range spec.Grid.TTLs {
-		st.TTLs = append(st.TTLs, fmtDur(d))
+		st.TTLs = append(st.TTLs, page.Dur(d))
 	}
 	for _, r := range spec.Grid.Renews {
 		st.Renews = append(st.Renews, r.Spec)
 	}
 	for _, d := range spec.Grid.Pauses {
-		st.Pauses = append(st.Pauses, fmtDur(d))
+		st.Pauses = append(st.Pauses, page.Dur(d))
 	}
-	return writeJSONAtomic(filepath.Join(dir, SpecFile), st)
+	return store.WriteJSON(filepath.Join(dir, SpecFile), st)
 }
 
 // loadCell reads a finished cell's file; a missing or damaged file means
 // the cell must run.
 func loadCell(path string) (CellResult, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return CellResult{}, false
-	}
 	var cr CellResult
-	if err := json.Unmarshal(b, &cr); err != nil || cr.Finished.IsZero() {
+	if err := store.ReadJSON(path, &cr); err != nil || cr.Finished.IsZero() {
 		return CellResult{}, false
 	}
 	return cr, true
@@ -248,41 +239,21 @@ func loadCell(path string) (CellResult, bool) {
 // (history and results.json), so cells finished by an older lockstorm are
 // measured like new ones. A run folder that cannot be read keeps the
 // stored metrics.
-func refresh(store string, cr *CellResult) {
+func refresh(root string, cr *CellResult) {
 	if cr.Dir == "" {
 		return
 	}
-	dir := filepath.Join(store, filepath.FromSlash(cr.Dir))
-	b, err := os.ReadFile(filepath.Join(dir, harness.ResultsFile))
-	if err != nil {
+	dir := filepath.Join(root, filepath.FromSlash(cr.Dir))
+	var verdict checker.Result
+	if store.ReadJSON(filepath.Join(dir, store.ResultsFile), &verdict) != nil {
 		return
 	}
 	run, _, err := harness.Load(dir)
-	if err != nil || json.Unmarshal(b, &run.Verdict) != nil {
+	if err != nil {
 		return
 	}
+	run.Verdict = verdict
 	cr.Metrics = MetricsOf(run)
-}
-
-// writeJSONAtomic writes v as indented JSON through a temporary file, so
-// an interruption never leaves a half-written cell that looks finished.
-func writeJSONAtomic(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("sweep: %s: %w", path, err)
-	}
-	return writeFileAtomic(path, append(b, '\n'))
-}
-
-func writeFileAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("sweep: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("sweep: %w", err)
-	}
-	return nil
 }
 
 // WriteOutputs writes the table (Markdown and CSV), the heat maps and
@@ -291,7 +262,7 @@ func WriteOutputs(res *Result) error {
 	var errs []error
 	put := func(name string, b []byte, err error) {
 		if err == nil {
-			err = writeFileAtomic(filepath.Join(res.Dir, name), b)
+			err = store.WriteFile(filepath.Join(res.Dir, name), b)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("sweep: %s: %w", name, err))

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"path"
 	"strings"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/internal/page"
 )
 
 // column is one column of the sweep table.
@@ -31,9 +31,9 @@ func columns() []column {
 		return fmt.Sprint(c.LostUpdates)
 	}
 	return []column{
-		col("ttl", func(c CellResult) string { return fmtDur(c.TTL) }),
+		col("ttl", func(c CellResult) string { return page.Dur(c.TTL) }),
 		col("renew", func(c CellResult) string { return c.Renew }),
-		col("pause", func(c CellResult) string { return fmtDur(c.Pause) }),
+		col("pause", func(c CellResult) string { return page.Dur(c.Pause) }),
 		col("run", func(c CellResult) string { return fmt.Sprint(c.Run) }),
 		{"verdict", func(c CellResult) string {
 			if c.Verdict == checker.Invalid {
@@ -48,17 +48,17 @@ func columns() []column {
 		col("stale accepted", func(c CellResult) string { return fmt.Sprint(c.StaleAccepted) }),
 		{"acquire success", func(c CellResult) string { return fmt.Sprintf("%.1f%%", 100*c.SuccessRate) },
 			func(c CellResult) string { return fmt.Sprintf("%.4f", c.SuccessRate) }},
-		{"acquire p50", func(c CellResult) string { return fmtMS(c.WaitP50) },
-			func(c CellResult) string { return fmt.Sprintf("%.1f", millis(c.WaitP50)) }},
-		{"acquire p99", func(c CellResult) string { return fmtMS(c.WaitP99) },
-			func(c CellResult) string { return fmt.Sprintf("%.1f", millis(c.WaitP99)) }},
+		{"acquire p50", func(c CellResult) string { return page.MS(c.WaitP50) },
+			func(c CellResult) string { return fmt.Sprintf("%.1f", page.Millis(c.WaitP50)) }},
+		{"acquire p99", func(c CellResult) string { return page.MS(c.WaitP99) },
+			func(c CellResult) string { return fmt.Sprintf("%.1f", page.Millis(c.WaitP99)) }},
 		col("acquires/s", func(c CellResult) string { return fmt.Sprintf("%.2f", c.Throughput) }),
 		col("lock losses", func(c CellResult) string { return fmt.Sprint(c.LockLosses) }),
 		{"report", func(c CellResult) string {
 			if c.Dir == "" {
 				return ""
 			}
-			return fmt.Sprintf("[report](%s)", reportLink(c.Dir))
+			return fmt.Sprintf("[report](%s)", page.ReportLink(c.Dir))
 		}, func(c CellResult) string { return c.Dir }},
 	}
 }
@@ -67,19 +67,6 @@ func columns() []column {
 var csvHeads = map[string]string{
 	"acquire success": "acquire_success_rate", "acquire p50": "acquire_p50_ms", "acquire p99": "acquire_p99_ms",
 	"acquires/s": "acquires_ok_per_s", "report": "run_dir",
-}
-
-// reportLink is the path from the sweep folder (store/sweeps/<name>) to a
-// run's report (dir is relative to the store).
-func reportLink(dir string) string { return path.Join("..", "..", dir, "index.html") }
-
-func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func fmtMS(d time.Duration) string {
-	if d >= 10*time.Millisecond {
-		return fmt.Sprintf("%.0fms", millis(d))
-	}
-	return fmt.Sprintf("%.1fms", millis(d))
 }
 
 // Markdown renders the cells as a Markdown table, one row per run.

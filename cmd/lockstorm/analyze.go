@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 func analyzeCommand() *cobra.Command {
@@ -17,7 +18,7 @@ func analyzeCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, warns, err := harness.Analyze(cmd.Context(), args[0])
 			for _, w := range warns {
-				fmt.Fprintf(os.Stderr, "lockstorm: warning: %s: %s\n", harness.HistoryFile, w)
+				fmt.Fprintf(os.Stderr, "lockstorm: warning: %s: %s\n", store.HistoryFile, w)
 			}
 			if err != nil {
 				return setupError(err)

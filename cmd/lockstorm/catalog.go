@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm/catalog"
-	"github.com/lockstorm/lockstorm/reports"
 )
 
 func catalogCommand() *cobra.Command {
@@ -36,7 +35,6 @@ func catalogCommand() *cobra.Command {
 			if err != nil {
 				return setupError(err)
 			}
-			o.Report = reports.Write
 			o.Progress = os.Stdout
 			fmt.Printf("running %d catalogue rows (seed %d)\n", len(rows), o.Seed)
 			out := catalog.Run(cmd.Context(), rows, o)

@@ -7,13 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lockstorm/lockstorm/compare"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/reports"
-	"github.com/lockstorm/lockstorm/sweep"
 )
 
 func compareCommand() *cobra.Command {
-	var spec sweep.CompareSpec
+	var spec compare.Spec
 	cmd := &cobra.Command{
 		Use:   "compare",
 		Short: "run the same seed and client pauses without and with a fencing resource; write a side-by-side page",
@@ -31,7 +32,7 @@ fencing: valid, stale writes rejected), 1 otherwise, 2 on bad input, 3 if interr
 			}
 			progress := reports.NewProgress(os.Stderr)
 			fmt.Printf("compare: lock %s, ttl %v, pauses of %v at %v, seed %d\n", s.Lock, s.TTL, s.Pause, s.PauseTimes(), s.Seed)
-			cmp, err := sweep.Compare(cmd.Context(), s, sweep.CompareOptions{Report: reports.Write,
+			cmp, err := compare.Run(cmd.Context(), s, compare.Options{
 				Progress: func(_ bool, p harness.Progress) { progress.Update(p) }})
 			if err != nil {
 				return specError(err)
@@ -42,7 +43,7 @@ fencing: valid, stale writes rejected), 1 otherwise, 2 on bad input, 3 if interr
 			for _, l := range cmp.Findings() {
 				fmt.Println(l)
 			}
-			fmt.Printf("page: %s\n", filepath.Join(cmp.Dir, sweep.IndexFile))
+			fmt.Printf("page: %s\n", filepath.Join(cmp.Dir, store.IndexFile))
 			if !cmp.Shows() {
 				return &exitError{code: exitInvalid, err: fmt.Errorf("the comparison does not show what fencing should change")}
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm/power"
-	"github.com/lockstorm/lockstorm/reports"
 )
 
 func powerCommand() *cobra.Command {
@@ -70,7 +69,7 @@ Exit status: 0 when the table is complete (whatever its marks), 2 on bad input, 
 				fmt.Fprintf(os.Stderr, "power: %d scenarios x %d seeds x %v, %d at once (about %.0f minutes), store %s\n",
 					len(scen), spec.Seeds, spec.TimeLimit, spec.Parallel,
 					float64(len(scen)*spec.Seeds)*(spec.TimeLimit+4*time.Second).Minutes()/float64(spec.Parallel), spec.Store)
-				rep, err = power.Run(cmd.Context(), spec, power.Options{Report: reports.Write, Progress: progressLine})
+				rep, err = power.Run(cmd.Context(), spec, power.Options{Progress: progressLine})
 				if err != nil {
 					return setupError(err)
 				}

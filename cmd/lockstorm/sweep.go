@@ -47,7 +47,7 @@ interrupted (finished cells are kept).`,
 			fmt.Printf("sweep %s: %d cells of %v each (about %.0f minutes), folder %s\n", spec.Name, cells, spec.TimeLimit,
 				float64(cells)*(spec.TimeLimit.Seconds()+3)/60, sweep.Dir(spec.Store, spec.Name))
 			bar := sweep.NewBar(os.Stderr, reports.IsTerminal(os.Stderr) && os.Getenv("CI") == "")
-			res, err := sweep.Run(cmd.Context(), spec, sweep.Options{Report: reports.Write, Progress: bar.Update})
+			res, err := sweep.Run(cmd.Context(), spec, sweep.Options{Progress: bar.Update})
 			if res != nil && len(res.Cells) > 0 {
 				fmt.Println()
 				fmt.Print(sweep.Markdown(res.Cells))
@@ -79,14 +79,11 @@ interrupted (finished cells are kept).`,
 	return cmd
 }
 
-// specError maps a sweep error to exit status 2 with one line.
+// specError maps a sweep or compare error to exit status 2 with one
+// line, as setupError does a harness error.
 func specError(err error) error {
-	msg := err.Error()
 	if errors.Is(err, sweep.ErrSpec) {
-		msg = strings.TrimPrefix(msg, sweep.ErrSpec.Error()+": ")
+		err = errors.New(strings.TrimPrefix(err.Error(), sweep.ErrSpec.Error()+": "))
 	}
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	return &exitError{code: exitUsage, err: errors.New(msg)}
+	return setupError(err)
 }

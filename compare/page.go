@@ -1,21 +1,18 @@
-package sweep
+package compare
 
 import (
 	"bytes"
 	"html/template"
 	"os"
 	"path/filepath"
+
+	"github.com/lockstorm/lockstorm/internal/page"
+	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/sweep"
 )
 
-// Plot files the compare page takes from each run folder (written by
-// reports.Write; names as in package reports).
-const (
-	holdersPNG = "holders.png"
-	fencingPNG = "fencing.png"
-)
-
-var compareTmpl = template.Must(template.New("compare").Funcs(funcs).Parse(`<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>lockstorm compare: fencing off vs on</title><style>` + pageStyle + `</style></head>
+var compareTmpl = template.Must(template.New("compare").Funcs(page.Funcs).Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>lockstorm compare: fencing off vs on</title><style>` + page.Style + `</style></head>
 <body>
 <h1>Fencing tokens: the same run without and with a fencing resource</h1>
 <p class="note">Both runs: lock <code>{{.Spec.Lock}}</code>, counter workload, {{.Spec.Clients}} clients, TTL {{dur .Spec.TTL}}, seed {{.Spec.Seed}}, {{dur .Spec.TimeLimit}}.
@@ -37,9 +34,9 @@ The only difference between the two runs: on the right the resource rejects a wr
 </table>
 <p><a href="{{link .Dir}}">full report</a> — <code>{{.Dir}}</code></p>
 <h3>Who held the lock</h3>
-{{if .Holders}}<a href="{{plot .Dir "holders.png"}}"><img src="{{.Holders}}" alt="holders plot"></a>{{else}}<p class="note">no holders.png in the run folder (report not written)</p>{{end}}
+{{if .Holders}}<a href="{{plot .Dir $.HoldersFile}}"><img src="{{.Holders}}" alt="holders plot"></a>{{else}}<p class="note">no {{$.HoldersFile}} in the run folder (report not written)</p>{{end}}
 <h3>Fencing tokens at the resource</h3>
-{{if .Fencing}}<a href="{{plot .Dir "fencing.png"}}"><img src="{{.Fencing}}" alt="fencing plot"></a>{{else}}<p class="note">no fencing.png in the run folder</p>{{end}}
+{{if .Fencing}}<a href="{{plot .Dir $.FencingFile}}"><img src="{{.Fencing}}" alt="fencing plot"></a>{{else}}<p class="note">no {{$.FencingFile}} in the run folder</p>{{end}}
 </div>
 {{end}}</div>
 <p class="note">Click a plot for its full size. Holders plot: one row per client; blue where a client believed it held the lock, orange after its validity had passed, red where two leases were believed held at once; ▲ a write the resource accepted, ✕ one it rejected; shaded columns are the pauses.</p>
@@ -49,7 +46,7 @@ The only difference between the two runs: on the right the resource rejects a wr
 type sideView struct {
 	Title            string
 	Dir              string
-	M                Metrics
+	M                sweep.Metrics
 	Holders, Fencing template.URL
 }
 
@@ -57,6 +54,9 @@ type comparePageData struct {
 	*Comparison
 	PauseTimes string
 	Sides      []sideView
+	// HoldersFile and FencingFile are the plots taken from each run
+	// folder (written by its report).
+	HoldersFile, FencingFile string
 }
 
 // comparePage renders the comparison with each run's plots inline.
@@ -64,16 +64,17 @@ func comparePage(c *Comparison) ([]byte, error) {
 	view := func(title string, s Side) sideView {
 		v := sideView{Title: title, Dir: s.Dir, M: s.Metrics}
 		dir := filepath.Join(c.Spec.Store, filepath.FromSlash(s.Dir))
-		if b, err := os.ReadFile(filepath.Join(dir, holdersPNG)); err == nil {
-			v.Holders = pngURL(b)
+		if b, err := os.ReadFile(filepath.Join(dir, store.HoldersFile)); err == nil {
+			v.Holders = page.PNG(b)
 		}
-		if b, err := os.ReadFile(filepath.Join(dir, fencingPNG)); err == nil {
-			v.Fencing = pngURL(b)
+		if b, err := os.ReadFile(filepath.Join(dir, store.FencingFile)); err == nil {
+			v.Fencing = page.PNG(b)
 		}
 		return v
 	}
-	d := comparePageData{Comparison: c, PauseTimes: durList(c.Spec.PauseTimes()), Sides: []sideView{
-		view("Without fencing", c.Unfenced), view("With fencing", c.Fenced)}}
+	d := comparePageData{Comparison: c, PauseTimes: page.Durs(c.Spec.PauseTimes()), Sides: []sideView{
+		view("Without fencing", c.Unfenced), view("With fencing", c.Fenced)},
+		HoldersFile: store.HoldersFile, FencingFile: store.FencingFile}
 	var buf bytes.Buffer
 	if err := compareTmpl.Execute(&buf, d); err != nil {
 		return nil, err

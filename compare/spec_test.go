@@ -1,4 +1,4 @@
-package sweep
+package compare
 
 import (
 	"strings"
@@ -6,14 +6,14 @@ import (
 )
 
 // compare refuses a lock without fencing tokens before anything runs.
-func TestCompareSpecNeedsFencingTokens(t *testing.T) {
+func TestSpecNeedsFencingTokens(t *testing.T) {
 	for _, lock := range []string{"single", "renewable", "redlock"} {
-		if _, err := (CompareSpec{Lock: lock}).WithDefaults(); err == nil || !strings.Contains(err.Error(), "issues fencing tokens") {
+		if _, err := (Spec{Lock: lock}).WithDefaults(); err == nil || !strings.Contains(err.Error(), "issues fencing tokens") {
 			t.Errorf("compare --lock %s: %v", lock, err)
 		}
 	}
 	for _, lock := range []string{"", "fenced", "fenced-redlock"} {
-		if _, err := (CompareSpec{Lock: lock}).WithDefaults(); err != nil {
+		if _, err := (Spec{Lock: lock}).WithDefaults(); err != nil {
 			t.Errorf("compare --lock %q: %v", lock, err)
 		}
 	}

@@ -1,23 +1,31 @@
-package sweep
+// Package compare runs the fencing comparison: one lock, one seed, one
+// schedule of pauses of the lock holder, run once with a resource that
+// ignores fencing tokens and once with one that rejects stale tokens, and
+// a side-by-side page of both (store/compare/<timestamp>/index.html).
+package compare
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/page"
+	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/reports"
+	"github.com/lockstorm/lockstorm/sweep"
 )
 
-// CompareSpec is a fencing comparison: one lock, one seed, one schedule of
+// Spec is a fencing comparison: one lock, one seed, one schedule of
 // holder-targeted client pauses, run once with a resource that ignores
 // fencing tokens and once with one that rejects stale tokens.
-type CompareSpec struct {
+type Spec struct {
 	// Lock must issue fencing tokens (lockimpl.IssuesFences), else the
 	// fenced run has nothing to reject; WithDefaults refuses others.
 	// Default "fenced".
@@ -36,12 +44,12 @@ type CompareSpec struct {
 	Store string
 }
 
-// compareRecovery is the fault-free time after the last pause.
-const compareRecovery = 2 * time.Second
+// recovery is the fault-free time after the last pause.
+const recovery = 2 * time.Second
 
 // WithDefaults fills zero fields and checks the rest; errors wrap ErrSpec
 // and name the flag.
-func (s CompareSpec) WithDefaults() (CompareSpec, error) {
+func (s Spec) WithDefaults() (Spec, error) {
 	if s.Lock == "" {
 		s.Lock = "fenced"
 	}
@@ -66,7 +74,7 @@ func (s CompareSpec) WithDefaults() (CompareSpec, error) {
 	if s.TimeLimit == 0 {
 		s.TimeLimit = 8 * time.Second
 	}
-	if need := FirstPauseAt + s.Pause + compareRecovery; s.TimeLimit < need {
+	if need := sweep.FirstPauseAt + s.Pause + recovery; s.TimeLimit < need {
 		return s, bad("--time-limit %v leaves no room for a %v pause (needs at least %v)", s.TimeLimit, s.Pause, need)
 	}
 	if s.Seed == 0 {
@@ -84,12 +92,12 @@ func (s CompareSpec) WithDefaults() (CompareSpec, error) {
 	return s, nil
 }
 
-// PauseTimes are the pause starts: from FirstPauseAt, each after the
+// PauseTimes are the pause starts: from sweep.FirstPauseAt, each after the
 // previous pause, a TTL and half a second (so a new holder has taken
 // over), while the recovery time still fits.
-func (s CompareSpec) PauseTimes() []time.Duration {
+func (s Spec) PauseTimes() []time.Duration {
 	var out []time.Duration
-	for at := FirstPauseAt; at+s.Pause+compareRecovery <= s.TimeLimit; at += s.Pause + s.TTL + 500*time.Millisecond {
+	for at := sweep.FirstPauseAt; at+s.Pause+recovery <= s.TimeLimit; at += s.Pause + s.TTL + 500*time.Millisecond {
 		out = append(out, at)
 	}
 	return out
@@ -98,14 +106,14 @@ func (s CompareSpec) PauseTimes() []time.Duration {
 // Config is one side's harness configuration. Holders honour their own
 // validity deadline (correct client code): what goes wrong is a write
 // sent before the pause and delivered after the lease expired.
-func (s CompareSpec) Config(fencing bool) harness.Config {
+func (s Spec) Config(fencing bool) harness.Config {
 	name := "compare-unfenced"
 	if fencing {
 		name = "compare-fenced"
 	}
 	return harness.Config{Name: name, Lock: s.Lock, Workload: "counter", Clients: s.Clients, TTL: s.TTL,
 		Fencing: fencing, TimeLimit: s.TimeLimit, Seed: s.Seed, Store: s.Store,
-		Plan: HolderPauses(s.PauseTimes(), s.Pause)}
+		Plan: sweep.HolderPauses(s.PauseTimes(), s.Pause)}
 }
 
 // Side is one run of a comparison.
@@ -113,13 +121,13 @@ type Side struct {
 	Fencing bool
 	// Dir is the run folder relative to the store.
 	Dir     string
-	Metrics Metrics
+	Metrics sweep.Metrics
 	Result  *harness.Result `json:"-"`
 }
 
 // Comparison is a finished comparison.
 type Comparison struct {
-	Spec CompareSpec
+	Spec Spec
 	// Dir is store/compare/<timestamp>.
 	Dir                  string
 	Unfenced, Fenced     Side
@@ -144,45 +152,37 @@ func (c *Comparison) Findings() []string {
 	u, f := c.Unfenced.Metrics, c.Fenced.Metrics
 	return []string{
 		fmt.Sprintf("without fencing: %s, %s lost updates, %d stale writes accepted (%s: lost updates or invalid)",
-			u.Verdict, lostText(u.LostUpdates), u.StaleAccepted, mark(c.unfencedOK)),
+			u.Verdict, page.Lost(u.LostUpdates), u.StaleAccepted, mark(c.unfencedOK)),
 		fmt.Sprintf("with fencing:    %s, %s lost updates, %d stale writes rejected, %d accepted (%s: valid, stale writes rejected)",
-			f.Verdict, lostText(f.LostUpdates), f.StaleRejected, f.StaleAccepted, mark(c.fencedOK)),
+			f.Verdict, page.Lost(f.LostUpdates), f.StaleRejected, f.StaleAccepted, mark(c.fencedOK)),
 	}
 }
 
-func lostText(n int64) string {
-	if n < 0 {
-		return "?"
-	}
-	return fmt.Sprint(n)
-}
-
-// CompareOptions tune Compare.
-type CompareOptions struct {
-	// Runner runs each side. Default harness.Run.
-	Runner Runner
-	// Report writes a run's report (reports.Write); the page shows the
-	// holders.png and fencing.png it leaves in each run folder.
-	Report func(*harness.Result) error
+// Options tune Run.
+type Options struct {
+	// Runner runs each side and writes its report. Default lockstorm.Run;
+	// the page shows the holders.png and fencing.png it leaves in each
+	// run folder.
+	Runner harness.RunFunc
 	// Progress, when set, receives each side's run progress.
 	Progress func(fencing bool, p harness.Progress)
 }
 
-// compareLayout names comparison folders (not a run folder name, so the
+// dirLayout names comparison folders (not a run folder name, so the
 // store listing does not mistake it for a run).
-const compareLayout = "20060102-150405"
+const dirLayout = "20060102-150405"
 
-// Compare runs both sides one after the other and writes
+// Run runs both sides one after the other and writes
 // store/compare/<timestamp>/index.html. When ctx ends it stops after the
 // current run healed; the page is then not written.
-func Compare(ctx context.Context, spec CompareSpec, opt CompareOptions) (*Comparison, error) {
+func Run(ctx context.Context, spec Spec, opt Options) (*Comparison, error) {
 	start := time.Now()
 	spec, err := spec.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
 	if opt.Runner == nil {
-		opt.Runner = harness.Run
+		opt.Runner = lockstorm.Run
 	}
 	cmp := &Comparison{Spec: spec}
 	for _, fencing := range []bool{false, true} {
@@ -191,21 +191,20 @@ func Compare(ctx context.Context, spec CompareSpec, opt CompareOptions) (*Compar
 			cfg.OnProgress = func(p harness.Progress) { opt.Progress(fencing, p) }
 		}
 		res, err := opt.Runner(ctx, cfg)
+		err, reportErr := reports.SplitError(err)
 		if (res != nil && res.Interrupted) || (err != nil && ctx.Err() != nil) {
 			cmp.Interrupted = true
 			return cmp, nil
 		}
 		if err != nil {
-			return cmp, fmt.Errorf("%w: fencing %v: %w", ErrRun, fencing, err)
+			return cmp, fmt.Errorf("%w: fencing %v: %w", sweep.ErrRun, fencing, err)
 		}
-		side := Side{Fencing: fencing, Metrics: MetricsOf(res), Result: res, Dir: res.Dir}
+		side := Side{Fencing: fencing, Metrics: sweep.MetricsOf(res), Result: res, Dir: res.Dir}
 		if rel, err := filepath.Rel(spec.Store, res.Dir); err == nil {
 			side.Dir = filepath.ToSlash(rel)
 		}
-		if opt.Report != nil {
-			if err := opt.Report(res); err != nil {
-				return cmp, fmt.Errorf("sweep: report of %s: %w", res.Dir, err)
-			}
+		if reportErr != nil {
+			return cmp, fmt.Errorf("sweep: report of %s: %w", res.Dir, reportErr)
 		}
 		if fencing {
 			cmp.Fenced = side
@@ -218,8 +217,7 @@ func Compare(ctx context.Context, spec CompareSpec, opt CompareOptions) (*Compar
 	cmp.fencedOK = f.Verdict == checker.Valid && f.StaleRejected > 0
 	cmp.Elapsed = time.Since(start)
 
-	base := filepath.Join(spec.Store, "compare")
-	dir, err := newDir(base, time.Now().Format(compareLayout))
+	dir, err := store.NewDir(filepath.Join(spec.Store, store.CompareFolder), time.Now().Format(dirLayout))
 	if err != nil {
 		return cmp, err
 	}
@@ -228,25 +226,11 @@ func Compare(ctx context.Context, spec CompareSpec, opt CompareOptions) (*Compar
 	if err != nil {
 		return cmp, err
 	}
-	return cmp, writeFileAtomic(filepath.Join(dir, IndexFile), page)
+	return cmp, store.WriteFile(filepath.Join(dir, store.IndexFile), page)
 }
 
-// newDir creates base/name, or base/name-2, -3... if it exists.
-func newDir(base, name string) (string, error) {
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return "", fmt.Errorf("sweep: %w", err)
-	}
-	for i := 1; ; i++ {
-		dir := filepath.Join(base, name)
-		if i > 1 {
-			dir += fmt.Sprintf("-%d", i)
-		}
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			return dir, nil
-		}
-		if !os.IsExist(err) {
-			return "", fmt.Errorf("sweep: %w", err)
-		}
-	}
+// bad is a one-line error of a bad setting, naming the flag; it wraps
+// sweep.ErrSpec, as a sweep's bad setting does (exit status 2).
+func bad(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", sweep.ErrSpec, fmt.Sprintf(format, a...))
 }
