@@ -59,9 +59,9 @@ func FlagsMarkdown(fs *pflag.FlagSet) string {
 		if f := fs.Lookup(s.Name); f != nil {
 			def := s.Default
 			if def == "" {
-				def = s.value.def()
+				def = code(s.value.def())
 			}
-			row(f, def, "`"+s.Name+"`", s.Replay.String(), s.Help)
+			row(f, def, code(s.Name), s.Replay.String(), s.Help)
 			seen[s.Name] = true
 		}
 	}
@@ -77,15 +77,27 @@ func FlagsMarkdown(fs *pflag.FlagSet) string {
 		if def == "false" || def == "0" {
 			def = ""
 		}
-		row(f, def, "", "no", f.Usage)
+		row(f, code(def), "", "no", f.Usage)
 	}
 	return b.String()
 }
 
-// cell is s in a markdown table cell: "—" when empty, pipes escaped.
+// cell is s in a markdown table cell: "—" when empty, pipes and angle
+// brackets escaped outside code.
 func cell(s string) string {
 	if s == "" {
 		return "—"
 	}
+	if !strings.HasPrefix(s, "`") {
+		s = strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(s)
+	}
 	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// code is s as markdown code, or "" when empty.
+func code(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "`" + s + "`"
 }
