@@ -29,11 +29,13 @@ import (
 type NewLockFunc func(clients []redis.UniversalClient, opt lockimpl.Options) (lockimpl.Locker, error)
 
 // Config is everything a run needs. Zero fields take the defaults of
-// WithDefaults. (The command line and YAML plans instead refuse a TTL,
+// WithDefaults: those of the settings table (Settings, listed in the
+// README's flag list) for the fields the command line sets, and those
+// documented here for the others. (The command line and YAML plans instead refuse a TTL,
 // node count, client count or time limit given explicitly as 0: see
 // CheckGiven.)
 type Config struct {
-	// Name is the test's name in the store. Default "<lock>-<workload>".
+	// Name is the test's name in the store.
 	Name string `json:"name"`
 	// Lock names a lock of lockimpl (see lockimpl.Names). For a built-in
 	// lock the name also decides the default node count (5 for redlock,
@@ -49,7 +51,7 @@ type Config struct {
 	// never overtaken by one that queued after it). Set it for a custom
 	// fair lock; it is set for the built-in fair and fair-naive locks.
 	Fair bool `json:"fair,omitempty"`
-	// Workload is counter, cron, api or leader. Default counter.
+	// Workload is counter, cron, api or leader.
 	Workload string `json:"workload"`
 	// Nemesis lists the fault kinds to draw from; empty, or just "none",
 	// means no faults ("none" with other kinds is an error).
@@ -60,11 +62,12 @@ type Config struct {
 	// on them is a single instance or worse). Required when NewLock is
 	// set; ignored by the external provider (one per address).
 	Nodes int `json:"nodes"`
-	// Clients is the number of concurrent client slots. Default 4.
+	// Clients is the number of concurrent client slots.
 	Clients int `json:"clients"`
-	// TTL is the lease time-to-live. Default 1s.
+	// TTL is the lease time-to-live.
 	TTL time.Duration `json:"ttl_ns"`
-	// RenewEvery is the watchdog interval of renewable locks. Default TTL/3.
+	// RenewEvery is the watchdog interval of renewable locks (0: the
+	// lock's default, TTL/3).
 	RenewEvery time.Duration `json:"renew_every_ns"`
 	// NodeTimeout bounds one lock command on one node (lockimpl default
 	// TTL/10). Raise it for runs with latency faults longer than that.
@@ -82,28 +85,28 @@ type Config struct {
 	// negative value means none.
 	Drift       time.Duration `json:"drift_ns,omitempty"`
 	DriftFactor float64       `json:"drift_factor,omitempty"`
-	// Persistence of the Redis nodes. Default none.
+	// Persistence of the Redis nodes.
 	Persistence cluster.Persistence `json:"persistence"`
-	// TimeLimit is the length of the workload phase. Default 20s.
+	// TimeLimit is the length of the workload phase.
 	TimeLimit time.Duration `json:"time_limit_ns"`
 	// Seed seeds the run's one random source. 0 draws one (and records it).
 	Seed int64 `json:"seed"`
-	// Store is the store's root folder. Default "store".
+	// Store is the store's root folder.
 	Store string `json:"store"`
-	// Provider is local, docker or external. Default local.
+	// Provider is local, docker or external.
 	Provider string `json:"provider"`
-	// DockerImage is the Redis image of the docker provider (default
-	// redis:7; `make docker-image` builds lockstorm/redis:7 locally).
+	// DockerImage is the Redis image of the docker provider (empty:
+	// cluster.DefaultDockerImage).
 	DockerImage string `json:"docker_image,omitempty"`
 	// External holds the external provider's endpoints.
 	External External `json:"external,omitempty"`
 	// FaultInterval is the mean time between fault starts (each gap and
-	// each fault's length are drawn around it). Default 3s.
+	// each fault's length are drawn around it).
 	FaultInterval time.Duration `json:"fault_interval_ns"`
 	// MinCoverage is the bar a run's faults must clear before its verdict
 	// can be valid: at least this many faults of each requested kind must
 	// touch a lock holder or a waiter (see Result.Coverage). 0 means the
-	// default, 1; negative means no bar (the command line's
+	// default, DefaultMinCoverage; negative means no bar (the command line's
 	// --min-coverage 0). A requested kind that never applied makes the
 	// verdict unknown whatever the bar. Runs without faults have no bar.
 	MinCoverage int `json:"min_coverage,omitempty"`
@@ -111,7 +114,7 @@ type Config struct {
 	// lock holder or a waiter and timed against its lease (Jepsen's
 	// targeted nemeses): a pause in the critical section, a cut from a
 	// majority of nodes or from the resource, slow links late in an
-	// acquire. 0 means the default, 0.8; negative means never (the command
+	// acquire. 0 means the default, DefaultTargetHolder; negative means never (the command
 	// line's --target-holder 0). Scripted plans are not affected.
 	TargetHolder float64 `json:"target_holder,omitempty"`
 	// Plan, when set, is the exact fault schedule (a scripted catalogue

@@ -45,10 +45,15 @@ func runCommand() *cobra.Command {
 }
 
 // setupError maps a harness error to exit status 2 with one line.
-func setupError(err error) error {
+func setupError(err error) error { return oneLineUsage(err, harness.ErrConfig) }
+
+// oneLineUsage maps err to exit status 2 with its first line, without
+// the sentinel's prefix when err wraps it (harness.ErrConfig,
+// sweep.ErrSpec).
+func oneLineUsage(err, sentinel error) error {
 	msg := err.Error()
-	if errors.Is(err, harness.ErrConfig) {
-		msg = strings.TrimPrefix(msg, harness.ErrConfig.Error()+": ")
+	if errors.Is(err, sentinel) {
+		msg = strings.TrimPrefix(msg, sentinel.Error()+": ")
 	}
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -80,13 +78,4 @@ interrupted (finished cells are kept).`,
 }
 
 // specError maps a sweep error to exit status 2 with one line.
-func specError(err error) error {
-	msg := err.Error()
-	if errors.Is(err, sweep.ErrSpec) {
-		msg = strings.TrimPrefix(msg, sweep.ErrSpec.Error()+": ")
-	}
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	return &exitError{code: exitUsage, err: errors.New(msg)}
-}
+func specError(err error) error { return oneLineUsage(err, sweep.ErrSpec) }
