@@ -114,9 +114,9 @@ func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, opts ...O
 	}
 	var werr error
 	c, err := harness.Repeat(ctx, cfg, n, untilInvalid, harness.Hooks{OnBase: o.onBase, OnRun: func(i int, res *Result) {
-		e := writeReport(res)
-		if werr == nil {
-			werr = e
+		e := reports.Write(res)
+		if e != nil && werr == nil {
+			werr = &ReportError{Err: e}
 		}
 		if o.onRun != nil {
 			o.onRun(i, res, e)

@@ -31,9 +31,9 @@ type NewLockFunc func(clients []redis.UniversalClient, opt lockimpl.Options) (lo
 // Config is everything a run needs. Zero fields take the defaults of
 // WithDefaults: those of the settings table (Settings, listed in the
 // README's flag list) for the fields the command line sets, and those
-// documented here for the others. (The command line and YAML plans instead refuse a TTL,
-// node count, client count or time limit given explicitly as 0: see
-// CheckGiven.)
+// documented here for the others. (The command line and YAML plans
+// instead refuse a TTL, node count, client count or time limit given
+// explicitly as 0: see CheckGiven.)
 type Config struct {
 	// Name is the test's name in the store.
 	Name string `json:"name"`
