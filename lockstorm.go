@@ -39,13 +39,30 @@ type Config = harness.Config
 // Result is what a run leaves behind; see harness.Result.
 type Result = harness.Result
 
-// Run runs one test and writes its report into the store folder.
+// Run runs one test and writes its report into the store folder, as
+// `lockstorm run` does. A report that cannot be written is a
+// *ReportError, returned with the whole result.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res, err := harness.Run(ctx, cfg)
 	if err != nil {
 		return res, err
 	}
-	return res, reports.Write(res)
+	return res, writeReport(res)
+}
+
+// ReportError is the error of a run that ran and was checked but whose
+// report (reports.Write) could not be written, e.g. on a full disk.
+type ReportError struct{ Err error }
+
+func (e *ReportError) Error() string { return "report not written: " + e.Err.Error() }
+func (e *ReportError) Unwrap() error { return e.Err }
+
+// writeReport writes res's report; its error is a *ReportError.
+func writeReport(res *Result) error {
+	if err := reports.Write(res); err != nil {
+		return &ReportError{Err: err}
+	}
+	return nil
 }
 
 // Test runs cfg inside a Go test. The store defaults to the test's temp
@@ -90,16 +107,42 @@ type Campaign = harness.Campaign
 // n` does; untilInvalid stops at the first invalid run. The campaign's
 // verdict is invalid if any run is invalid, else unknown if any is unknown
 // or ctx ended first, else valid. A report that cannot be written is
-// returned as the error after the campaign.
-func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool) (*Campaign, error) {
+// returned as the error after the campaign (a *ReportError).
+func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, opts ...Option) (*Campaign, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	var werr error
-	c, err := harness.Repeat(ctx, cfg, n, untilInvalid, func(_ int, res *Result) {
-		if e := reports.Write(res); e != nil && werr == nil {
-			werr = e
+	c, err := harness.Repeat(ctx, cfg, n, untilInvalid, harness.Hooks{OnBase: o.onBase, OnRun: func(i int, res *Result) {
+		e := reports.Write(res)
+		if e != nil && werr == nil {
+			werr = &ReportError{Err: e}
 		}
-	})
+		if o.onRun != nil {
+			o.onRun(i, res, e)
+		}
+	}})
 	if err != nil {
 		return c, err
 	}
 	return c, werr
+}
+
+// Option tunes Repeat.
+type Option func(*options)
+
+type options struct {
+	onBase func(base int64)
+	onRun  func(i int, res *Result, reportErr error)
+}
+
+// OnBaseSeed has Repeat call f with the campaign's base seed (drawn when
+// cfg.Seed is 0) once the configuration is checked, before the first run.
+func OnBaseSeed(f func(base int64)) Option { return func(o *options) { o.onBase = f } }
+
+// OnRun has Repeat call f after run i (1-based), once its report is
+// written (reportErr says why it could not be), before the next run.
+func OnRun(f func(i int, res *Result, reportErr error)) Option {
+	return func(o *options) { o.onRun = f }
 }

@@ -6,8 +6,6 @@
 package harness
 
 import (
-	"github.com/lockstorm/lockstorm/lease"
-
 	"errors"
 	"fmt"
 	"io"
@@ -31,11 +29,13 @@ import (
 type NewLockFunc func(clients []redis.UniversalClient, opt lockimpl.Options) (lockimpl.Locker, error)
 
 // Config is everything a run needs. Zero fields take the defaults of
-// WithDefaults. (The command line and YAML plans instead refuse a TTL,
-// node count, client count or time limit given explicitly as 0: see
-// CheckGiven.)
+// WithDefaults: those of the settings table (Settings, listed in the
+// README's flag list) for the fields the command line sets, and those
+// documented here for the others. (The command line and YAML plans
+// instead refuse a TTL, node count, client count or time limit given
+// explicitly as 0: see CheckGiven.)
 type Config struct {
-	// Name is the test's name in the store. Default "<lock>-<workload>".
+	// Name is the test's name in the store.
 	Name string `json:"name"`
 	// Lock names a lock of lockimpl (see lockimpl.Names). For a built-in
 	// lock the name also decides the default node count (5 for redlock,
@@ -51,7 +51,7 @@ type Config struct {
 	// never overtaken by one that queued after it). Set it for a custom
 	// fair lock; it is set for the built-in fair and fair-naive locks.
 	Fair bool `json:"fair,omitempty"`
-	// Workload is counter, cron, api or leader. Default counter.
+	// Workload is counter, cron, api or leader.
 	Workload string `json:"workload"`
 	// Nemesis lists the fault kinds to draw from; empty, or just "none",
 	// means no faults ("none" with other kinds is an error).
@@ -62,11 +62,12 @@ type Config struct {
 	// on them is a single instance or worse). Required when NewLock is
 	// set; ignored by the external provider (one per address).
 	Nodes int `json:"nodes"`
-	// Clients is the number of concurrent client slots. Default 4.
+	// Clients is the number of concurrent client slots.
 	Clients int `json:"clients"`
-	// TTL is the lease time-to-live. Default 1s.
+	// TTL is the lease time-to-live.
 	TTL time.Duration `json:"ttl_ns"`
-	// RenewEvery is the watchdog interval of renewable locks. Default TTL/3.
+	// RenewEvery is the watchdog interval of renewable locks (0: the
+	// lock's default, TTL/3).
 	RenewEvery time.Duration `json:"renew_every_ns"`
 	// NodeTimeout bounds one lock command on one node (lockimpl default
 	// TTL/10). Raise it for runs with latency faults longer than that.
@@ -84,28 +85,28 @@ type Config struct {
 	// negative value means none.
 	Drift       time.Duration `json:"drift_ns,omitempty"`
 	DriftFactor float64       `json:"drift_factor,omitempty"`
-	// Persistence of the Redis nodes. Default none.
+	// Persistence of the Redis nodes.
 	Persistence cluster.Persistence `json:"persistence"`
-	// TimeLimit is the length of the workload phase. Default 20s.
+	// TimeLimit is the length of the workload phase.
 	TimeLimit time.Duration `json:"time_limit_ns"`
 	// Seed seeds the run's one random source. 0 draws one (and records it).
 	Seed int64 `json:"seed"`
-	// Store is the store's root folder. Default "store".
+	// Store is the store's root folder.
 	Store string `json:"store"`
-	// Provider is local, docker or external. Default local.
+	// Provider is local, docker or external.
 	Provider string `json:"provider"`
-	// DockerImage is the Redis image of the docker provider (default
-	// redis:7; `make docker-image` builds lockstorm/redis:7 locally).
+	// DockerImage is the Redis image of the docker provider (empty:
+	// docker.DefaultImage).
 	DockerImage string `json:"docker_image,omitempty"`
 	// External holds the external provider's endpoints.
 	External External `json:"external,omitempty"`
 	// FaultInterval is the mean time between fault starts (each gap and
-	// each fault's length are drawn around it). Default 3s.
+	// each fault's length are drawn around it).
 	FaultInterval time.Duration `json:"fault_interval_ns"`
 	// MinCoverage is the bar a run's faults must clear before its verdict
 	// can be valid: at least this many faults of each requested kind must
 	// touch a lock holder or a waiter (see Result.Coverage). 0 means the
-	// default, 1; negative means no bar (the command line's
+	// default, DefaultMinCoverage; negative means no bar (the command line's
 	// --min-coverage 0). A requested kind that never applied makes the
 	// verdict unknown whatever the bar. Runs without faults have no bar.
 	MinCoverage int `json:"min_coverage,omitempty"`
@@ -113,7 +114,7 @@ type Config struct {
 	// lock holder or a waiter and timed against its lease (Jepsen's
 	// targeted nemeses): a pause in the critical section, a cut from a
 	// majority of nodes or from the resource, slow links late in an
-	// acquire. 0 means the default, 0.8; negative means never (the command
+	// acquire. 0 means the default, DefaultTargetHolder; negative means never (the command
 	// line's --target-holder 0). Scripted plans are not affected.
 	TargetHolder float64 `json:"target_holder,omitempty"`
 	// Plan, when set, is the exact fault schedule (a scripted catalogue
@@ -144,111 +145,22 @@ type Config struct {
 // ErrConfig wraps every configuration error: bad input, exit status 2.
 var ErrConfig = errors.New("harness: bad configuration")
 
-// WithDefaults returns c with zero fields filled, or an error naming the
-// bad field and what it allows.
+// WithDefaults returns c with zero fields filled (the defaults of
+// Settings, then those that follow from other fields: the node count, the
+// name, the workload's options), or an error naming the bad field and
+// what it allows.
 func (c Config) WithDefaults() (Config, error) {
-	bad := func(format string, a ...any) (Config, error) {
-		return c, fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
-	}
-	if c.NewLock == nil {
-		if c.Lock == "" {
-			c.Lock = "single"
-		}
-		if !slices.Contains(lockimpl.Names(), c.Lock) {
-			return bad("--lock must be one of %v, got %q", lockimpl.Names(), c.Lock)
-		}
-		c.Fair = c.Fair || fifoLock(c.Lock)
-	} else if c.Lock == "" {
+	if c.NewLock != nil && c.Lock == "" {
 		c.Lock = "custom"
 	}
-	if c.Workload == "" {
-		c.Workload = "counter"
-	}
-	if _, err := workloads.New(c.Workload, workloads.Options{}); err != nil {
-		return bad("--%v", err)
-	}
-	if slices.Contains(c.Nemesis, NoFaults) {
-		if len(c.Nemesis) > 1 {
-			return bad("--nemesis %s means no faults and takes no other kind, got %v", NoFaults, c.Nemesis)
+	c.fillDefaults()
+	for _, check := range []func(*Config) error{
+		(*Config).checkLock, (*Config).checkNemesis, (*Config).checkNodes,
+		(*Config).checkTiming, (*Config).checkRest, (*Config).checkProvider,
+	} {
+		if err := check(&c); err != nil {
+			return c, fmt.Errorf("%w: %v", ErrConfig, err)
 		}
-		c.Nemesis = nil
-	}
-	for _, k := range c.Nemesis {
-		if !slices.Contains(nemesis.Kinds, k) {
-			return bad("--nemesis must be %s or a comma-separated list of %v, got %q", NoFaults, nemesis.Kinds, k)
-		}
-	}
-	if c.Provider == "external" {
-		c.Nodes = len(c.External.RedisAddrs)
-	}
-	if c.Nodes == 0 && c.NewLock != nil && c.Provider != "external" {
-		return bad("Nodes must be set (1..15) when NewLock is set: a custom lock has no default node count")
-	}
-	if c.Nodes == 0 {
-		c.Nodes = 1
-		if lockimpl.MultiNode(c.Lock) {
-			c.Nodes = 5
-		}
-	}
-	if c.Nodes < 1 || c.Nodes > 15 {
-		return bad("--nodes must be between 1 and 15, got %d", c.Nodes)
-	}
-	if c.NewLock == nil && lockimpl.MultiNode(c.Lock) && c.Nodes < 3 && c.Provider != "external" {
-		return bad("--nodes must be at least 3 for %s, got %d: a quorum of 1 or 2 nodes survives no node fault (use single or renewable for one node)", c.Lock, c.Nodes)
-	}
-	if c.Clients == 0 {
-		c.Clients = 4
-	}
-	if c.Clients < 1 || c.Clients > 64 {
-		return bad("--clients must be between 1 and 64, got %d", c.Clients)
-	}
-	if c.TTL == 0 {
-		c.TTL = lease.DefaultTTL
-	}
-	if c.TTL < 10*time.Millisecond {
-		return bad("--ttl must be at least 10ms, got %v", c.TTL)
-	}
-	if c.DriftFactor >= 0.5 || c.Drift >= c.TTL/2 {
-		return bad("Drift + DriftFactor·TTL must leave most of the TTL (DriftFactor below 0.5, Drift below TTL/2), got %v and %v", c.Drift, c.DriftFactor)
-	}
-	if c.RenewEvery < 0 || (c.RenewEvery > 0 && c.RenewEvery >= c.TTL) {
-		return bad("--renew-every must be positive and below the TTL (%v), got %v", c.TTL, c.RenewEvery)
-	}
-	if c.Persistence == "" {
-		c.Persistence = cluster.PersistNone
-	}
-	if _, err := cluster.ParsePersistence(string(c.Persistence)); err != nil {
-		return bad("--%v", err)
-	}
-	if c.TimeLimit == 0 {
-		c.TimeLimit = 20 * time.Second
-	}
-	if c.TimeLimit < 0 {
-		return bad("--time-limit must be positive, got %v", c.TimeLimit)
-	}
-	if c.FaultInterval == 0 {
-		c.FaultInterval = 3 * time.Second
-	}
-	if c.FaultInterval < 100*time.Millisecond {
-		return bad("--fault-interval must be at least 100ms, got %v", c.FaultInterval)
-	}
-	if c.MinCoverage == 0 {
-		c.MinCoverage = DefaultMinCoverage
-	}
-	if c.TargetHolder == 0 {
-		c.TargetHolder = DefaultTargetHolder
-	}
-	if c.TargetHolder > 1 {
-		return bad("--target-holder must be a probability between 0 and 1, got %v", c.TargetHolder)
-	}
-	if c.Store == "" {
-		c.Store = "store"
-	}
-	if c.Provider == "" {
-		c.Provider = "local"
-	}
-	if err := c.checkProvider(); err != nil {
-		return bad("%v", err)
 	}
 	if c.Name == "" {
 		c.Name = c.Lock + "-" + c.Workload
@@ -257,11 +169,96 @@ func (c Config) WithDefaults() (Config, error) {
 	return c, nil
 }
 
-// Defaults of MinCoverage and TargetHolder.
-const (
-	DefaultMinCoverage  = 1
-	DefaultTargetHolder = 0.8
-)
+// checkLock checks the lock and the workload, and sets Fair for the
+// built-in FIFO locks.
+func (c *Config) checkLock() error {
+	if c.NewLock == nil {
+		if !slices.Contains(lockimpl.Names(), c.Lock) {
+			return fmt.Errorf("--lock must be one of %v, got %q", lockimpl.Names(), c.Lock)
+		}
+		c.Fair = c.Fair || fifoLock(c.Lock)
+	}
+	if _, err := workloads.New(c.Workload, workloads.Options{}); err != nil {
+		return fmt.Errorf("--%v", err)
+	}
+	return nil
+}
+
+// checkNemesis checks the fault kinds; "none" alone means no faults.
+func (c *Config) checkNemesis() error {
+	if slices.Contains(c.Nemesis, NoFaults) {
+		if len(c.Nemesis) > 1 {
+			return fmt.Errorf("--nemesis %s means no faults and takes no other kind, got %v", NoFaults, c.Nemesis)
+		}
+		c.Nemesis = nil
+	}
+	for _, k := range c.Nemesis {
+		if !slices.Contains(nemesis.Kinds, k) {
+			return fmt.Errorf("--nemesis must be %s or a comma-separated list of %v, got %q", NoFaults, nemesis.Kinds, k)
+		}
+	}
+	return nil
+}
+
+// checkNodes sets the node count (one per address for the external
+// provider; by lock when not given) and checks it and the client count.
+func (c *Config) checkNodes() error {
+	if c.Provider == "external" {
+		c.Nodes = len(c.External.RedisAddrs)
+	}
+	if c.Nodes == 0 && c.NewLock != nil && c.Provider != "external" {
+		return errors.New("Nodes must be set (1..15) when NewLock is set: a custom lock has no default node count")
+	}
+	if c.Nodes == 0 {
+		c.Nodes = 1
+		if lockimpl.MultiNode(c.Lock) {
+			c.Nodes = 5
+		}
+	}
+	if c.Nodes < 1 || c.Nodes > 15 {
+		return fmt.Errorf("--nodes must be between 1 and 15, got %d", c.Nodes)
+	}
+	if c.NewLock == nil && lockimpl.MultiNode(c.Lock) && c.Nodes < 3 && c.Provider != "external" {
+		return fmt.Errorf("--nodes must be at least 3 for %s, got %d: a quorum of 1 or 2 nodes survives no node fault (use single or renewable for one node)", c.Lock, c.Nodes)
+	}
+	if c.Clients < 1 || c.Clients > 64 {
+		return fmt.Errorf("--clients must be between 1 and 64, got %d", c.Clients)
+	}
+	return nil
+}
+
+// checkTiming checks the TTL, the drift allowance and the renewal
+// interval.
+func (c *Config) checkTiming() error {
+	if c.TTL < 10*time.Millisecond {
+		return fmt.Errorf("--ttl must be at least 10ms, got %v", c.TTL)
+	}
+	if c.DriftFactor >= 0.5 || c.Drift >= c.TTL/2 {
+		return fmt.Errorf("Drift + DriftFactor·TTL must leave most of the TTL (DriftFactor below 0.5, Drift below TTL/2), got %v and %v", c.Drift, c.DriftFactor)
+	}
+	if c.RenewEvery < 0 || (c.RenewEvery > 0 && c.RenewEvery >= c.TTL) {
+		return fmt.Errorf("--renew-every must be positive and below the TTL (%v), got %v", c.TTL, c.RenewEvery)
+	}
+	return nil
+}
+
+// checkRest checks the persistence, the time limit, the fault interval
+// and the aim probability.
+func (c *Config) checkRest() error {
+	if _, err := cluster.ParsePersistence(string(c.Persistence)); err != nil {
+		return fmt.Errorf("--%v", err)
+	}
+	if c.TimeLimit < 0 {
+		return fmt.Errorf("--time-limit must be positive, got %v", c.TimeLimit)
+	}
+	if c.FaultInterval < 100*time.Millisecond {
+		return fmt.Errorf("--fault-interval must be at least 100ms, got %v", c.FaultInterval)
+	}
+	if c.TargetHolder > 1 {
+		return fmt.Errorf("--target-holder must be a probability between 0 and 1, got %v", c.TargetHolder)
+	}
+	return nil
+}
 
 // NoFaults is the nemesis value that means no faults at all (as in Jepsen).
 const NoFaults = "none"

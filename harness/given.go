@@ -35,10 +35,9 @@ func (c Config) CheckGiven(given func(flag string) bool) error {
 		}
 	}
 	if c.Fencing && c.NewLock == nil {
-		lock := c.Lock
-		if d, err := c.WithDefaults(); err == nil {
-			lock = d.Lock // the default lock when none was named
-		}
+		d := c
+		d.fillDefaults() // the default lock when none was named
+		lock := d.Lock
 		if slices.Contains(lockimpl.Names(), lock) && !lockimpl.IssuesFences(lock) {
 			return fmt.Errorf("%w: --fencing needs a lock that issues fencing tokens (fenced, fenced-redlock); %s issues none", ErrConfig, lock)
 		}

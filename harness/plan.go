@@ -6,139 +6,144 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"sort"
 	"strings"
-	"time"
 
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/lockstorm/lockstorm/cluster"
 )
 
-// Plan is a YAML test plan: every field a `lockstorm run` flag can set,
-// under the flag's name. Durations are Go durations ("1.5s", "300ms").
+// AddFlags binds every setting of Settings as a flag of fs writing into
+// c, with the setting's default and help.
+func AddFlags(fs *pflag.FlagSet, c *Config) {
+	for _, s := range Settings() {
+		s.value.bind(fs, c, s.Name, s.usage())
+	}
+}
+
+// usage is the flag's help: the meaning, then a default that the flag's
+// own default value does not show.
+func (s Setting) usage() string {
+	if s.Default == "" {
+		return s.Help
+	}
+	return s.Help + " (default " + s.Default + ")"
+}
+
+// CommandLine is the configuration a `lockstorm run` command line asks
+// for: the YAML plan at planPath, when there is one, under every setting
+// given on the command line. flags holds the flags' values (AddFlags);
+// given reports which were given explicitly. An explicit 0 that is no
+// test is refused (CheckGiven). Errors wrap ErrConfig.
+func CommandLine(flags Config, given func(name string) bool, planPath string) (Config, error) {
+	for _, s := range Settings() {
+		if given(s.Name) {
+			s.value.given(&flags)
+		}
+	}
+	c := flags
+	if planPath != "" {
+		var err error
+		if c, err = LoadPlan(planPath); err != nil {
+			return c, err
+		}
+		for _, s := range Settings() {
+			if given(s.Name) {
+				s.value.copy(&c, &flags)
+			}
+		}
+	}
+	return c, c.CheckGiven(given)
+}
+
+// PlanFields lists the keys a plan may hold: the settings' names.
+func PlanFields() []string {
+	var out []string
+	for _, s := range Settings() {
+		out = append(out, s.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LoadPlan reads a YAML test plan into a Config: every setting under its
+// flag's name (Settings), durations as Go durations ("1.5s", "300ms").
 //
 //	lock: redlock
 //	workload: counter
 //	nemesis: [partition, client-pause]
 //	nodes: 5
 //	ttl: 1s
-type Plan struct {
-	Name             string   `yaml:"name"`
-	Lock             string   `yaml:"lock"`
-	Workload         string   `yaml:"workload"`
-	Nemesis          []string `yaml:"nemesis"`
-	Nodes            int      `yaml:"nodes"`
-	Clients          int      `yaml:"clients"`
-	TTL              string   `yaml:"ttl"`
-	RenewEvery       string   `yaml:"renew-every"`
-	Fencing          bool     `yaml:"fencing"`
-	Persistence      string   `yaml:"persistence"`
-	TimeLimit        string   `yaml:"time-limit"`
-	Seed             int64    `yaml:"seed"`
-	Store            string   `yaml:"store"`
-	Provider         string   `yaml:"provider"`
-	Interval         string   `yaml:"fault-interval"`
-	DockerImage      string   `yaml:"docker-image"`
-	Keep             bool     `yaml:"keep"`
-	RedisAddrs       []string `yaml:"redis-addrs"`
-	Toxiproxy        string   `yaml:"toxiproxy"`
-	ListenHost       string   `yaml:"toxiproxy-listen-host"`
-	PasswordEnv      string   `yaml:"redis-password-env"`
-	TLS              bool     `yaml:"redis-tls"`
-	AllowNonLoopback bool     `yaml:"allow-non-loopback"`
-	MinCoverage      *int     `yaml:"min-coverage"`
-	TargetHolder     *float64 `yaml:"target-holder"`
-}
-
-// PlanFields lists the keys a plan may hold.
-func PlanFields() []string {
-	t := reflect.TypeOf(Plan{})
-	var out []string
-	for i := 0; i < t.NumField(); i++ {
-		out = append(out, t.Field(i).Tag.Get("yaml"))
-	}
-	sort.Strings(out)
-	return out
-}
-
-// LoadPlan reads a YAML plan into a Config. An unknown key or a bad value
-// is an error wrapping ErrConfig that names the field and what it allows.
+//
+// An unknown key or a bad value is an error wrapping ErrConfig that names
+// the key and what it allows; so is a key written as 0 where 0 is no test
+// (CheckGiven).
 func LoadPlan(path string) (Config, error) {
+	var c Config
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("%w: --config: %v", ErrConfig, err)
+		return c, fmt.Errorf("%w: --config: %v", ErrConfig, err)
 	}
-	var p Plan
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) {
-		msg := strings.ReplaceAll(err.Error(), "\n", "; ")
-		if strings.Contains(msg, "not found in type") {
-			msg += " (allowed fields: " + strings.Join(PlanFields(), ", ") + ")"
-		}
-		return Config{}, fmt.Errorf("%w: %s: %s", ErrConfig, path, msg)
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return c, fmt.Errorf("%w: %s: %s", ErrConfig, path, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
-	c, err := p.Config()
+	keys, err := decodePlan(&doc, &c)
 	if err != nil {
-		return c, err
-	}
-	// A key written as 0 is refused, not taken as "default".
-	var keys map[string]any
-	if err := yaml.Unmarshal(b, &keys); err == nil {
-		if err := c.CheckGiven(func(k string) bool { _, ok := keys[k]; return ok }); err != nil {
-			return c, fmt.Errorf("%w (in %s)", err, path)
+		if errors.Is(err, ErrConfig) {
+			return c, err
 		}
+		return c, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
+	}
+	if err := c.CheckGiven(func(k string) bool { return keys[k] }); err != nil {
+		return c, fmt.Errorf("%w (in %s)", err, path)
 	}
 	return c, nil
 }
 
-// Config converts the plan, checking its durations.
-func (p Plan) Config() (Config, error) {
-	c := Config{Name: p.Name, Lock: p.Lock, Workload: p.Workload, Nemesis: p.Nemesis, Nodes: p.Nodes,
-		Clients: p.Clients, Fencing: p.Fencing, Persistence: cluster.Persistence(p.Persistence),
-		Seed: p.Seed, Store: p.Store, Provider: p.Provider, DockerImage: p.DockerImage, KeepClusterDir: p.Keep,
-		External: External{RedisAddrs: p.RedisAddrs, Toxiproxy: p.Toxiproxy, ListenHost: p.ListenHost,
-			PasswordEnv: p.PasswordEnv, TLS: p.TLS, AllowNonLoopback: p.AllowNonLoopback}}
-	if p.MinCoverage != nil {
-		c.MinCoverage = GivenMinCoverage(*p.MinCoverage)
+// decodePlan sets c's fields from a plan document and returns the keys it
+// holds. YAML errors (an unknown or repeated key, a value of the wrong
+// type) come first, all of them, one per line; then the first bad
+// duration.
+func decodePlan(doc *yaml.Node, c *Config) (map[string]bool, error) {
+	keys := map[string]bool{}
+	if len(doc.Content) == 0 {
+		return keys, nil // an empty file
 	}
-	if p.TargetHolder != nil {
-		c.TargetHolder = GivenTargetHolder(*p.TargetHolder)
+	m := doc.Content[0]
+	if m.Kind != yaml.MappingNode {
+		return keys, fmt.Errorf("line %d: a plan is a mapping of keys to values", m.Line)
 	}
-	for _, d := range []struct {
-		name string
-		s    string
-		to   *time.Duration
-	}{{"ttl", p.TTL, &c.TTL}, {"renew-every", p.RenewEvery, &c.RenewEvery},
-		{"time-limit", p.TimeLimit, &c.TimeLimit}, {"fault-interval", p.Interval, &c.FaultInterval}} {
-		if d.s == "" {
+	var lines []string
+	var unknown bool
+	var bad error
+	line := map[string]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		s, ok := setting(k.Value)
+		switch {
+		case !ok:
+			lines = append(lines, fmt.Sprintf("line %d: field %s not found", k.Line, k.Value))
+			unknown = true
+			continue
+		case keys[k.Value]:
+			lines = append(lines, fmt.Sprintf("line %d: mapping key %q already defined at line %d", k.Line, k.Value, line[k.Value]))
 			continue
 		}
-		v, err := time.ParseDuration(d.s)
-		if err != nil {
-			return c, fmt.Errorf("%w: %s must be a duration like 1s or 300ms, got %q", ErrConfig, d.name, d.s)
+		keys[k.Value], line[k.Value] = true, k.Line
+		var te *yaml.TypeError
+		if err := s.value.decode(v, c, s.Name); errors.As(err, &te) {
+			lines = append(lines, te.Errors...)
+		} else if err != nil && bad == nil {
+			bad = err
 		}
-		*d.to = v
 	}
-	return c, nil
-}
-
-// GivenMinCoverage maps a --min-coverage value given explicitly to
-// Config.MinCoverage, where 0 means the default: a given 0 means no bar.
-func GivenMinCoverage(v int) int {
-	if v <= 0 {
-		return -1
+	if len(lines) > 0 {
+		msg := strings.Join(lines, "; ")
+		if unknown {
+			msg += " (allowed fields: " + strings.Join(PlanFields(), ", ") + ")"
+		}
+		return keys, errors.New(msg)
 	}
-	return v
-}
-
-// GivenTargetHolder maps a --target-holder value given explicitly to
-// Config.TargetHolder, where 0 means the default: a given 0 means never.
-func GivenTargetHolder(v float64) float64 {
-	if v == 0 {
-		return -1
-	}
-	return v
+	return keys, bad
 }

@@ -84,26 +84,39 @@ func Aggregate(verdicts []checker.Validity, interrupted bool) checker.Validity {
 	return out
 }
 
+// Hooks are called during a campaign (Repeat); nil ones are skipped.
+type Hooks struct {
+	// OnBase is called with the base seed (drawn when cfg.Seed is 0) once
+	// the configuration is checked, before the first run starts.
+	OnBase func(base int64)
+	// OnRun is called after run i (1-based), in order, before the next
+	// starts (the CLI writes its report and prints its summary there).
+	OnRun func(i int, res *Result)
+}
+
 // Repeat runs cfg n times, run i with seed RunSeed(base, i), where base is
 // cfg.Seed or, when 0, a drawn seed (Campaign.Base). Each run is a full
-// Run with its own folder in the store; onRun (may be nil) is called after
-// each, in order, before the next starts (the CLI writes its report and
-// prints its summary there). With untilInvalid it stops after the first
-// invalid run. When ctx ends, the run under way stops and heals as Run
-// does, no further run starts, and the campaign is interrupted (unknown at
-// best); a run interrupted during its setup is not in Runs. Any other
-// error of a run (setup, bad config) ends the campaign with that error and
-// the runs so far.
-func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, onRun func(i int, res *Result)) (*Campaign, error) {
+// Run with its own folder in the store; the configuration is checked and
+// filled once. With untilInvalid it stops after the first invalid run.
+// When ctx ends, the run under way stops and heals as Run does, no
+// further run starts, and the campaign is interrupted (unknown at best); a
+// run interrupted during its setup is not in Runs. Any other error of a
+// run (setup, bad config) ends the campaign with that error and the runs
+// so far.
+func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, hooks Hooks) (*Campaign, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("%w: --runs must be at least 1, got %d", ErrConfig, n)
 	}
-	if _, err := cfg.WithDefaults(); err != nil {
+	cfg, err := cfg.WithDefaults()
+	if err != nil {
 		return nil, err
 	}
 	c := &Campaign{Base: cfg.Seed, Planned: n}
 	if c.Base == 0 {
 		c.Base = DrawSeed()
+	}
+	if hooks.OnBase != nil {
+		hooks.OnBase(c.Base)
 	}
 	defer func() { c.Verdict = c.aggregate() }()
 	for i := 1; i <= n; i++ {
@@ -113,7 +126,7 @@ func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, onRun fun
 		}
 		rc := cfg
 		rc.Seed = RunSeed(c.Base, i)
-		res, err := Run(ctx, rc)
+		res, err := runChecked(ctx, rc)
 		if err != nil && ctx.Err() != nil {
 			// Interrupted while the run was being set up: it never ran
 			// (its folder says setup failed); the campaign is cut short,
@@ -125,8 +138,8 @@ func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, onRun fun
 			return c, err
 		}
 		c.Runs = append(c.Runs, res)
-		if onRun != nil {
-			onRun(i, res)
+		if hooks.OnRun != nil {
+			hooks.OnRun(i, res)
 		}
 		if res.Interrupted || ctx.Err() != nil {
 			c.Interrupted = true

@@ -90,7 +90,7 @@ func TestRepeatUntilInvalid(t *testing.T) {
 			}
 		}}
 	var seen []int
-	c, err := Repeat(context.Background(), cfg, 4, true, func(i int, res *Result) { seen = append(seen, i) })
+	c, err := Repeat(context.Background(), cfg, 4, true, Hooks{OnRun: func(i int, res *Result) { seen = append(seen, i) }})
 	if err != nil {
 		t.Fatal(err)
 	}

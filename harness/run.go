@@ -58,6 +58,9 @@ var createHistory = history.CreateFile
 // run is one test run in progress.
 type run struct {
 	cfg      Config
+	dir      string   // the run's folder in the store
+	clients  []string // the client slots' names
+	versions map[string]string
 	cluster  cluster.Cluster
 	rec      *history.Recorder
 	res      *resource.Server
@@ -86,64 +89,89 @@ type RunFunc func(ctx context.Context, cfg Config) (*Result, error)
 // cfg.Store. Whatever happens (an error, ctx cancelled by Ctrl-C, a panic
 // in a client) every fault is healed and every node stopped before Run
 // returns. Configuration errors wrap ErrConfig and start nothing.
-func Run(ctx context.Context, cfg Config) (res *Result, err error) {
-	cfg, err = cfg.WithDefaults()
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
+	return runChecked(ctx, cfg)
+}
+
+// runChecked is Run of a configuration WithDefaults has filled and
+// checked: it sets up the store folder, the cluster and the resource,
+// runs the workload and the faults, and stores and checks the history.
+func runChecked(ctx context.Context, cfg Config) (res *Result, err error) {
+	r, err := newRun(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if r.dir, err = newRunDir(cfg.Store, cfg.Name); err != nil {
+		return nil, err
+	}
+	res = &Result{Dir: r.dir, Config: r.cfg, Plan: r.plan}
+	started := false // set once setup succeeded and the workload starts
+	defer func() {
+		if !started && err != nil {
+			markSetupFailed(r.dir, err)
+		}
+	}()
+	if r.log, err = openLog(r.dir, cfg.Log); err != nil {
+		return res, err
+	}
+	defer r.log.close()
+	r.logf = r.log.logf
+	ctx, r.abort = context.WithCancel(ctx)
+	defer r.abort()
+	defer r.teardown(&err)
+	if err := r.setup(ctx); err != nil {
+		return res, err
+	}
+	started = true
+	linkLatest(r.dir)
+	err = r.execute(ctx, res)
+	return res, r.finish(ctx, res, err)
+}
+
+// newRun draws the run's seed (when cfg has none) and its fault plan,
+// before anything starts: same seed, same plan.
+func newRun(cfg Config) (*run, error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = DrawSeed()
 	}
 	r := &run{cfg: cfg, logf: func(string, ...any) {}}
 	r.workload, _ = workloads.New(cfg.Workload, cfg.Workloads)
-	clients := make([]string, cfg.Clients)
-	for i := range clients {
-		clients[i] = clientName(i)
+	r.clients = make([]string, cfg.Clients)
+	for i := range r.clients {
+		r.clients[i] = clientName(i)
 	}
 	nodes := make([]string, cfg.Nodes)
 	for i := range nodes {
 		nodes[i] = fmt.Sprintf("n%d", i+1)
 	}
-	// Draw the fault plan before anything starts: same seed, same plan.
 	r.nemSet = newNemesisSet(nemesis.Env{CrashClient: r.crashClient})
-	if r.plan, err = plan(cfg, r.nemSet, clients, nodes); err != nil {
+	var err error
+	if r.plan, err = plan(cfg, r.nemSet, r.clients, nodes); err != nil {
 		return nil, err
 	}
+	return r, nil
+}
 
-	dir, err := newRunDir(cfg.Store, cfg.Name)
-	if err != nil {
-		return nil, err
-	}
-	res = &Result{Dir: dir, Config: cfg, Plan: r.plan}
-	started := false // set once setup succeeded and the workload starts
-	defer func() {
-		if !started && err != nil {
-			markSetupFailed(dir, err)
-		}
-	}()
-	log, err := openLog(dir, cfg.Log)
-	if err != nil {
-		return res, err
-	}
-	defer log.close()
-	r.log = log
-	r.logf = log.logf
+// setup writes test.json and starts the cluster, the history and the
+// resource; teardown undoes what it started.
+func (r *run) setup(ctx context.Context) error {
+	cfg := r.cfg
 	r.logf("run %s: lock %s, workload %s, %d nodes, %d clients, ttl %v, fencing %v, seed %d",
 		cfg.Name, cfg.Lock, cfg.Workload, cfg.Nodes, cfg.Clients, cfg.TTL, cfg.Fencing, cfg.Seed)
 	if r.plan != nil {
 		r.logf("fault plan: %d faults, final heal at %v", len(r.plan.Steps), r.plan.HealAt)
 	}
-	if err := writeJSON(filepath.Join(dir, TestFile), testFile{Config: cfg, Plan: r.plan, Versions: versions(nil, cfg)}); err != nil {
-		return res, err
+	r.versions = versions(nil, cfg)
+	if err := r.writeTestFile(testFile{}); err != nil {
+		return err
 	}
-
-	ctx, abort := context.WithCancel(ctx)
-	defer abort()
-	r.abort = abort
-
-	c, err := startCluster(ctx, cfg, clients, r.plan.Needs(nemesis.NeedReplica))
+	c, err := startCluster(ctx, cfg, r.clients, r.plan.Needs(nemesis.NeedReplica))
 	if err != nil {
-		return res, fmt.Errorf("harness: start cluster: %w", err)
+		return fmt.Errorf("harness: start cluster: %w", err)
 	}
 	r.cluster = c
 	for _, n := range c.Nodes() {
@@ -151,46 +179,63 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		r.logf("node %s at %s", n, a)
 	}
 	r.nemSet = newNemesisSet(nemesis.Env{Cluster: c, CrashClient: r.crashClient})
-	defer func() {
-		if serr := c.Stop(); serr != nil && err == nil {
-			err = fmt.Errorf("harness: stop cluster: %w", serr)
-		}
-	}()
 	// Record the Redis version now that nodes run.
-	vers := versions(c, cfg)
-	_ = writeJSON(filepath.Join(dir, TestFile), testFile{Config: cfg, Plan: r.plan, Versions: vers})
-
-	r.rec, err = createHistory(filepath.Join(dir, HistoryFile))
-	if err != nil {
-		return res, err
+	r.versions = versions(c, cfg)
+	_ = r.writeTestFile(testFile{})
+	if r.rec, err = createHistory(filepath.Join(r.dir, HistoryFile)); err != nil {
+		return err
 	}
-	r.res, err = resource.Start(resource.Config{Fencing: cfg.Fencing, Clock: r.rec.Now})
+	res, err := resource.Start(resource.Config{Fencing: cfg.Fencing, Clock: r.rec.Now})
 	if err != nil {
 		r.rec.Close()
-		return res, err
+		return err
 	}
-	defer r.res.Close()
+	r.res = res
 	if cfg.Provider == "external" {
 		// A toxiproxy server elsewhere cannot reach the harness's loopback,
 		// where the resource listens: clients reach it directly, so link
 		// faults (and client pauses) do not delay resource writes.
 		r.logf("external provider: the resource is reached directly, not through the proxies")
 		r.directResource = true
-	} else if err := c.AddUpstream(ctx, resourceTarget, r.res.Addr()); err != nil {
+	} else if err := c.AddUpstream(ctx, resourceTarget, res.Addr()); err != nil {
 		r.rec.Close()
-		return res, fmt.Errorf("harness: resource proxy: %w", err)
+		return fmt.Errorf("harness: resource proxy: %w", err)
 	}
+	return nil
+}
 
-	started = true
-	linkLatest(dir)
-	err = r.execute(ctx, res)
+// writeTestFile writes test.json: tf with the run's configuration, plan
+// and versions.
+func (r *run) writeTestFile(tf testFile) error {
+	tf.Config, tf.Plan, tf.Versions = r.cfg, r.plan, r.versions
+	return writeJSON(filepath.Join(r.dir, TestFile), tf)
+}
+
+// teardown closes the resource and stops the cluster, when started; a
+// failed stop becomes *err unless there is one already.
+func (r *run) teardown(err *error) {
+	if r.res != nil {
+		r.res.Close()
+	}
+	if r.cluster == nil {
+		return
+	}
+	if serr := r.cluster.Stop(); serr != nil && *err == nil {
+		*err = fmt.Errorf("harness: stop cluster: %w", serr)
+	}
+}
+
+// finish closes the history after execute (which returned err), stores
+// the resource's writes, the completion mark and the final counter, and
+// checks the history. After a failed history write the store is likely
+// full: later store writes may fail too, and must not keep the verdict
+// from the user.
+func (r *run) finish(ctx context.Context, res *Result, err error) error {
 	if cerr := r.rec.Close(); cerr != nil && res.Incomplete == "" {
 		res.Incomplete = "history write failed: " + cerr.Error()
 	}
 	res.History = r.rec.History()
 	res.Writes = r.res.Writes()
-	// After a failed history write the store is likely full: later store
-	// writes may fail too, and must not keep the verdict from the user.
 	storeErr := func(werr error) {
 		if werr == nil {
 			return
@@ -201,31 +246,32 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			err = werr
 		}
 	}
-	storeErr(writeJSONL(filepath.Join(dir, WritesFile), res.Writes))
+	storeErr(writeJSONL(filepath.Join(r.dir, WritesFile), res.Writes))
 	if len(r.panics) > 0 && err == nil {
 		err = fmt.Errorf("harness: panic: %s", r.panics[0])
 	}
 	if err != nil {
-		return res, err
+		return err
 	}
-	tf := testFile{Config: cfg, Plan: r.plan, Versions: vers, Incomplete: res.Incomplete}
+	tf := testFile{Incomplete: res.Incomplete}
 	if res.Incomplete == "" {
 		tf.Completed, tf.Records = true, len(res.History)
 	}
-	storeErr(writeJSON(filepath.Join(dir, TestFile), tf))
-	if cfg.Workload == "counter" {
-		res.Final = map[string]int64{cfg.Workloads.Key: r.res.Value(cfg.Workloads.Key)}
-		storeErr(writeJSON(filepath.Join(dir, FinalFile), res.Final))
+	storeErr(r.writeTestFile(tf))
+	if r.cfg.Workload == "counter" {
+		key := r.cfg.Workloads.Key
+		res.Final = map[string]int64{key: r.res.Value(key)}
+		storeErr(writeJSON(filepath.Join(r.dir, FinalFile), res.Final))
 	}
 	if err != nil {
-		return res, err
+		return err
 	}
 	storeErr(Check(context.WithoutCancel(ctx), res))
 	r.logf("verdict: %s", res.Verdict.Valid)
 	if res.Incomplete != "" {
 		r.logf("incomplete: %s", res.Incomplete)
 	}
-	return res, err
+	return err
 }
 
 // execute runs the clients and the nemesis, then heals.

@@ -21,8 +21,9 @@ func count(h history.History, f string, t history.Type) int {
 	return n
 }
 
-// Each workload runs 3 s against single with no faults and leaves a
-// well-formed history on disk that matches the one in memory.
+// Each workload runs 3 s against single with no faults: its verdict is
+// valid, and it leaves a well-formed history on disk that matches the one
+// in memory.
 func TestWorkloadsProduceWellFormedHistories(t *testing.T) {
 	store := t.TempDir()
 	for _, w := range []string{"counter", "cron", "api", "leader"} {
@@ -34,6 +35,9 @@ func TestWorkloadsProduceWellFormedHistories(t *testing.T) {
 			}
 			if err := checker.Validate(res.History); err != nil {
 				t.Fatalf("history not well-formed: %v", err)
+			}
+			if res.Verdict.Valid != checker.Valid {
+				t.Fatalf("a correct lock without faults: verdict %s", res.Verdict)
 			}
 			onDisk, warns, err := history.ReadFile(filepath.Join(res.Dir, "history.jsonl"))
 			if err != nil || len(warns) > 0 || len(onDisk) != len(res.History) {

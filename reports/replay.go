@@ -1,8 +1,17 @@
 package reports
 
 import (
+	"strings"
+
 	"github.com/lockstorm/lockstorm/harness"
 )
+
+// ReplayCommand is the lockstorm run command line that replays cfg's
+// schedule with its seed: every setting that changed the run
+// (harness.ReplayArgs).
+func ReplayCommand(cfg harness.Config) string {
+	return strings.Join(append([]string{"lockstorm run"}, harness.ReplayArgs(cfg)...), " ")
+}
 
 // replayNote explains when ReplayCommand's line cannot repeat a run from
 // flags alone: a lock supplied from Go code, or a scripted fault plan

@@ -10,7 +10,6 @@ import (
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/store"
-	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
 // summaryAnomalies is how many anomalies the summary lists.
@@ -89,33 +88,6 @@ func faultNote(f []string) string {
 		return ""
 	}
 	return " during " + strings.Join(f, ", ")
-}
-
-// ReplayCommand is the lockstorm run command line that replays cfg's
-// schedule with its seed.
-func ReplayCommand(c harness.Config) string {
-	parts := []string{"lockstorm run", "--lock " + c.Lock, "--workload " + c.Workload}
-	if len(c.Nemesis) > 0 {
-		parts = append(parts, "--nemesis "+strings.Join(c.Nemesis, ","))
-	}
-	parts = append(parts, fmt.Sprintf("--nodes %d --clients %d --ttl %v", c.Nodes, c.Clients, c.TTL))
-	if c.RenewEvery > 0 {
-		parts = append(parts, fmt.Sprintf("--renew-every %v", c.RenewEvery))
-	}
-	if c.Fencing && lockimpl.IssuesFences(c.Lock) { // without tokens it changes nothing, and the CLI refuses it
-		parts = append(parts, "--fencing")
-	}
-	parts = append(parts, fmt.Sprintf("--persistence %s --time-limit %v --fault-interval %v --seed %d",
-		c.Persistence, c.TimeLimit, c.FaultInterval, c.Seed))
-	// Non-default coverage bar and aim; a negative value is an explicit 0
-	// on the command line (see harness.GivenMinCoverage, GivenTargetHolder).
-	if c.TargetHolder != 0 && c.TargetHolder != harness.DefaultTargetHolder {
-		parts = append(parts, fmt.Sprintf("--target-holder %v", max(c.TargetHolder, 0)))
-	}
-	if c.MinCoverage != 0 && c.MinCoverage != harness.DefaultMinCoverage {
-		parts = append(parts, fmt.Sprintf("--min-coverage %d", max(c.MinCoverage, 0)))
-	}
-	return strings.Join(parts, " ")
 }
 
 // coverageSummary writes the coverage block: one line per fault kind,

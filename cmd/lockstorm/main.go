@@ -44,6 +44,12 @@ func usage(format string, a ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
 }
 
+// newCommand is a subcommand without arguments that runs run.
+func newCommand(use, short string, run func(cmd *cobra.Command) error) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd) }}
+}
+
 func main() {
 	os.Exit(run())
 }

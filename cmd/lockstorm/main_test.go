@@ -47,10 +47,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	plan := filepath.Join(t.TempDir(), "plan.yaml")
 	os.WriteFile(plan, []byte("lok: single\n"), 0o644)
 	store := t.TempDir()
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	wantUsageErrors(t, bin, store, []usageCase{
 		{[]string{"run", "--lock", "nope", "--store", store}, "--lock must be one of"},
 		{[]string{"run", "--ttl", "soon", "--store", store}, "--ttl"},
 		{[]string{"run", "--nemesis", "meteor", "--store", store}, "--nemesis must be"},
@@ -63,14 +60,28 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"catalog", "--only", "99"}, "no catalogue row 99"},
 		{[]string{"serve", "--store", "/nonexistent"}, "is not a folder of runs"},
 		{[]string{"bogus"}, "unknown command"},
-	} {
+	})
+}
+
+// usageCase is a command line refused before anything starts, and what
+// its one line of stderr must hold.
+type usageCase struct {
+	args []string
+	want string
+}
+
+// wantUsageErrors runs each case: exit 2, one line on stderr with the
+// case's text, and nothing left in store.
+func wantUsageErrors(t *testing.T, bin, store string, cases []usageCase) {
+	t.Helper()
+	for _, tc := range cases {
 		code, _, stderr := exec1(t, bin, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, stderr, tc.want)
 		}
 	}
 	if entries, _ := os.ReadDir(store); len(entries) > 0 {
-		t.Errorf("bad input left %d entries in the store", len(entries))
+		t.Errorf("refused input left %d entries in the store", len(entries))
 	}
 }
 
@@ -111,10 +122,7 @@ func TestRefusedNotDefaulted(t *testing.T) {
 	store := t.TempDir()
 	plan := filepath.Join(t.TempDir(), "plan.yaml")
 	os.WriteFile(plan, []byte("lock: single\nttl: 0s\n"), 0o644)
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	wantUsageErrors(t, bin, store, []usageCase{
 		{[]string{"run", "--ttl", "0", "--store", store}, "--ttl must be"},
 		{[]string{"run", "--nodes", "0", "--store", store}, "--nodes must be 1..15"},
 		{[]string{"run", "--clients", "0", "--store", store}, "--clients must be 1..64"},
@@ -126,15 +134,8 @@ func TestRefusedNotDefaulted(t *testing.T) {
 		{[]string{"run", "--nemesis", "none,partition", "--store", store}, "--nemesis none means no faults"},
 		{[]string{"run", "--nemesis", "partition,crash", "--time-limit", "3s", "--store", store}, "--time-limit 3s is too short for one fault of each of partition,crash"},
 		{[]string{"compare", "--lock", "single", "--store", store}, "--lock must be a lock that issues fencing tokens"},
-	} {
-		code, _, stderr := exec1(t, bin, tc.args...)
-		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
-			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", tc.args, code, stderr, tc.want)
-		}
-	}
-	if entries, _ := os.ReadDir(store); len(entries) > 0 {
-		t.Errorf("refused input left %d entries in the store", len(entries))
-	}
+		{[]string{"run", "--runs", "2", "--lock", "nope", "--store", store}, "--lock must be one of"}, // no base seed line first
+	})
 }
 
 // --nemesis none means no faults, as in Jepsen.

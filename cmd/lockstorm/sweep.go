@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -79,11 +77,5 @@ interrupted (finished cells are kept).`,
 	return cmd
 }
 
-// specError maps a sweep or compare error to exit status 2 with one
-// line, as setupError does a harness error.
-func specError(err error) error {
-	if errors.Is(err, sweep.ErrSpec) {
-		err = errors.New(strings.TrimPrefix(err.Error(), sweep.ErrSpec.Error()+": "))
-	}
-	return setupError(err)
-}
+// specError maps a sweep error to exit status 2 with one line.
+func specError(err error) error { return oneLineUsage(err, sweep.ErrSpec) }

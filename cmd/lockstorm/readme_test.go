@@ -1,0 +1,44 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/harness"
+)
+
+var update = flag.Bool("update", false, "rewrite README.md's generated sections")
+
+// Markers around the README's generated list of `lockstorm run` flags.
+const (
+	runFlagsBegin = "<!-- run flags: generated from harness/settings.go by `go test ./cmd/lockstorm -run TestREADMEFlagList -update`; do not edit -->\n"
+	runFlagsEnd   = "<!-- end of run flags -->\n"
+)
+
+// The README's flag list is the run command's flags as the settings table
+// renders them; -update rewrites it.
+func TestREADMEFlagList(t *testing.T) {
+	const path = "../../README.md"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	i, j := strings.Index(readme, runFlagsBegin), strings.Index(readme, runFlagsEnd)
+	if i < 0 || j < i {
+		t.Fatalf("README.md lacks the markers %q and %q", runFlagsBegin, runFlagsEnd)
+	}
+	i += len(runFlagsBegin)
+	want := harness.FlagsMarkdown(runCommand().Flags())
+	if readme[i:j] == want {
+		return
+	}
+	if !*update {
+		t.Fatalf("README.md's run flags differ from the settings table; run go test ./cmd/lockstorm -run TestREADMEFlagList -update\nwant:\n%s", want)
+	}
+	if err := os.WriteFile(path, []byte(readme[:i]+want+readme[j:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

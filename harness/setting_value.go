@@ -1,0 +1,196 @@
+package harness
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+)
+
+// value is what a Setting does with its Config field, whatever its type.
+type value interface {
+	// bind registers the field as the flag name on fs, with the default.
+	bind(fs *pflag.FlagSet, c *Config, name, usage string)
+	// decode sets the field from a plan's YAML value of the key name.
+	decode(n *yaml.Node, c *Config, name string) error
+	// copy sets dst's field to src's.
+	copy(dst, src *Config)
+	// given maps a value given explicitly (flag or plan key) to the
+	// field's meaning, where zero is "the default".
+	given(c *Config)
+	// fill gives a zero field its default.
+	fill(c *Config)
+	// arg is the field as a flag argument; changed is whether it differs
+	// from zero and from the default.
+	arg(c Config) (arg string, changed bool)
+	// def is the default as text, or "" when there is none.
+	def() string
+	// isFlag reports whether the flag takes no argument (a bool).
+	isFlag() bool
+}
+
+// typed is a value of a field of type T.
+type typed[T any] struct {
+	field func(*Config) *T
+	// dflt is the flag's default and what fill gives a zero field.
+	dflt T
+	// flag binds a *T flag (pflag's StringVar, IntVar...).
+	flag func(fs *pflag.FlagSet, p *T, name string, value T, usage string)
+	// parse reads a plan value; nil decodes the node into T.
+	parse func(n *yaml.Node, name string) (T, error)
+	// format writes T as a flag argument.
+	format func(T) string
+	zero   func(T) bool
+	// explicit, when set, maps a value given explicitly to the field.
+	explicit func(T) T
+}
+
+func (v typed[T]) bind(fs *pflag.FlagSet, c *Config, name, usage string) {
+	v.flag(fs, v.field(c), name, v.dflt, usage)
+}
+
+func (v typed[T]) decode(n *yaml.Node, c *Config, name string) error {
+	p := v.field(c)
+	if v.parse == nil {
+		if err := n.Decode(p); err != nil {
+			return err
+		}
+	} else {
+		x, err := v.parse(n, name)
+		if err != nil {
+			return err
+		}
+		*p = x
+	}
+	v.given(c)
+	return nil
+}
+
+func (v typed[T]) copy(dst, src *Config) { *v.field(dst) = *v.field(src) }
+
+func (v typed[T]) given(c *Config) {
+	if v.explicit != nil {
+		p := v.field(c)
+		*p = v.explicit(*p)
+	}
+}
+
+func (v typed[T]) fill(c *Config) {
+	if p := v.field(c); v.zero(*p) {
+		*p = v.dflt
+	}
+}
+
+func (v typed[T]) arg(c Config) (string, bool) {
+	x := *v.field(&c)
+	s := v.format(x)
+	return s, !v.zero(x) && s != v.format(v.dflt)
+}
+
+func (v typed[T]) def() string {
+	if v.zero(v.dflt) {
+		return ""
+	}
+	return v.format(v.dflt)
+}
+
+func (v typed[T]) isFlag() bool {
+	_, ok := any(v.dflt).(bool)
+	return ok
+}
+
+func isZero[T comparable](x T) bool {
+	var z T
+	return x == z
+}
+
+// text is a string setting.
+func text(field func(*Config) *string, def string) value {
+	return typed[string]{field: field, dflt: def, flag: (*pflag.FlagSet).StringVar,
+		format: func(s string) string { return s }, zero: isZero[string]}
+}
+
+// flag is a bool setting, off by default.
+func flag(field func(*Config) *bool) value {
+	return typed[bool]{field: field, flag: (*pflag.FlagSet).BoolVar, format: strconv.FormatBool, zero: isZero[bool]}
+}
+
+// integer is an int or int64 setting; explicit (may be nil) maps a value
+// given explicitly to the field.
+func integer[T int | int64](field func(*Config) *T, def T, explicit func(T) T) value {
+	v := typed[T]{field: field, dflt: def, zero: isZero[T], explicit: explicit,
+		format: func(x T) string { return strconv.FormatInt(int64(max(x, 0)), 10) }}
+	if explicit == nil {
+		v.format = func(x T) string { return strconv.FormatInt(int64(x), 10) }
+	}
+	switch f := any(&v.flag).(type) {
+	case *func(*pflag.FlagSet, *int, string, int, string):
+		*f = (*pflag.FlagSet).IntVar
+	case *func(*pflag.FlagSet, *int64, string, int64, string):
+		*f = (*pflag.FlagSet).Int64Var
+	}
+	return v
+}
+
+// probability is a float setting in [0, 1] where a given 0 means never
+// (GivenTargetHolder): stored as −1, written back as 0.
+func probability(field func(*Config) *float64, def float64) value {
+	return typed[float64]{field: field, dflt: def, flag: (*pflag.FlagSet).Float64Var, zero: isZero[float64],
+		explicit: GivenTargetHolder,
+		format:   func(x float64) string { return strconv.FormatFloat(max(x, 0), 'g', -1, 64) }}
+}
+
+// duration is a duration setting; a plan writes it as a Go duration
+// ("1.5s", "300ms").
+func duration(field func(*Config) *time.Duration, def time.Duration) value {
+	return typed[time.Duration]{field: field, dflt: def, flag: (*pflag.FlagSet).DurationVar,
+		format: time.Duration.String, zero: isZero[time.Duration], parse: parseDuration}
+}
+
+func parseDuration(n *yaml.Node, name string) (time.Duration, error) {
+	var s string
+	if err := n.Decode(&s); err != nil || s == "" {
+		return 0, err
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s must be a duration like 1s or 300ms, got %q", ErrConfig, name, s)
+	}
+	return d, nil
+}
+
+// list is a list setting whose flag takes host:port,host:port (pflag's
+// string slice: CSV, repeatable); a plan writes a YAML list.
+func list(field func(*Config) *[]string) value {
+	return typed[[]string]{field: field, flag: (*pflag.FlagSet).StringSliceVar,
+		format: func(l []string) string { return strings.Join(l, ",") },
+		zero:   func(l []string) bool { return len(l) == 0 }}
+}
+
+// commaList is a list setting whose flag is one comma-separated string
+// (given again, it replaces the list); a plan writes a YAML list.
+func commaList(field func(*Config) *[]string) value {
+	v := list(field).(typed[[]string])
+	v.flag = func(fs *pflag.FlagSet, p *[]string, name string, _ []string, usage string) {
+		fs.Var((*commaValue)(p), name, usage)
+	}
+	return v
+}
+
+// commaValue is a pflag.Value over a list written "a,b,c"; "" is the
+// empty list.
+type commaValue []string
+
+func (l *commaValue) String() string { return strings.Join(*l, ",") }
+func (l *commaValue) Type() string   { return "string" }
+
+func (l *commaValue) Set(s string) error {
+	*l = nil
+	if s != "" {
+		*l = strings.Split(s, ",")
+	}
+	return nil
+}

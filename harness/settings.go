@@ -1,0 +1,171 @@
+package harness
+
+import (
+	"strings"
+	"time"
+
+	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/docker"
+	"github.com/lockstorm/lockstorm/lease"
+	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/workloads"
+)
+
+// Setting is one setting of a run: a Config field that `lockstorm run`
+// sets with the flag --Name, a YAML plan with the key Name, and the replay
+// command repeats when it changed the run. The table of them, Settings, is
+// the one home of the flags' names, types, defaults and help: the flags
+// (AddFlags), plan loading (LoadPlan), the flags-over-plan merge
+// (CommandLine), the defaults (WithDefaults), the replay command
+// (ReplayArgs) and the README's flag list (FlagsMarkdown) are made from
+// it.
+type Setting struct {
+	// Name is the flag's name (without --) and the plan key.
+	Name string
+	// Help says what the setting means, without its default.
+	Help string
+	// Default describes a default that depends on other settings or is
+	// decided elsewhere (the node count, the name, a drawn seed); empty
+	// when the setting's own default value says it.
+	Default string
+	// Replay says when the replay command carries the setting.
+	Replay Replay
+	// replayIf, when set, must also hold for the replay command to carry
+	// the setting.
+	replayIf func(Config) bool
+	// value reads and writes the Config field; its default is the flag's
+	// default and the value WithDefaults gives a zero field.
+	value value
+}
+
+// Replay says when the replay command carries a setting.
+type Replay int
+
+const (
+	// ReplayNever: the setting says where a run is stored or what is
+	// kept after it, not what it does.
+	ReplayNever Replay = iota
+	// ReplayAlways: the replay command always carries the setting.
+	ReplayAlways
+	// ReplayChanged: the replay command carries the setting when it
+	// differs from its default.
+	ReplayChanged
+)
+
+// String is the README's word for r.
+func (r Replay) String() string {
+	return [...]string{ReplayNever: "no", ReplayAlways: "always", ReplayChanged: "if not default"}[r]
+}
+
+// Defaults of MinCoverage and TargetHolder.
+const (
+	DefaultMinCoverage  = 1
+	DefaultTargetHolder = 0.8
+)
+
+// Settings is the table of a run's settings, in the order of the replay
+// command (the help lists flags by name).
+func Settings() []Setting {
+	return []Setting{
+		{Name: "name", Help: "test name in the store", Default: "<lock>-<workload>",
+			value: text(func(c *Config) *string { return &c.Name }, "")},
+		{Name: "lock", Help: "lock under test: " + strings.Join(lockimpl.Names(), ", "), Replay: ReplayAlways,
+			value: text(func(c *Config) *string { return &c.Lock }, "single")},
+		{Name: "workload", Help: "workload: " + strings.Join(workloads.Names(), ", "), Replay: ReplayAlways,
+			value: text(func(c *Config) *string { return &c.Workload }, "counter")},
+		{Name: "nemesis", Help: "comma-separated faults: " + strings.Join(nemesis.Kinds, ", "), Default: NoFaults + ", no faults", Replay: ReplayChanged,
+			value: commaList(func(c *Config) *[]string { return &c.Nemesis })},
+		{Name: "nodes", Help: "Redis nodes, 1..15", Default: "1; 5 for " + strings.Join(multiNodeLocks(), ", ") + ", which need at least 3", Replay: ReplayAlways,
+			value: integer(func(c *Config) *int { return &c.Nodes }, 0, nil)},
+		{Name: "clients", Help: "concurrent clients, 1..64", Replay: ReplayAlways,
+			value: integer(func(c *Config) *int { return &c.Clients }, 4, nil)},
+		{Name: "ttl", Help: "lease time-to-live", Replay: ReplayAlways,
+			value: duration(func(c *Config) *time.Duration { return &c.TTL }, lease.DefaultTTL)},
+		{Name: "renew-every", Help: "watchdog renewal interval of renewable locks", Default: "ttl/3", Replay: ReplayChanged,
+			value: duration(func(c *Config) *time.Duration { return &c.RenewEvery }, 0)},
+		{Name: "fencing", Help: "the resource rejects writes with stale fencing tokens (needs a lock that issues them: fenced, fenced-redlock)", Replay: ReplayChanged,
+			// Without tokens it changes nothing, and the command line refuses it.
+			replayIf: func(c Config) bool { return lockimpl.IssuesFences(c.Lock) },
+			value:    flag(func(c *Config) *bool { return &c.Fencing })},
+		{Name: "persistence", Help: "Redis persistence: none, aof-everysec, aof-always", Replay: ReplayAlways,
+			value: text(func(c *Config) *string { return (*string)(&c.Persistence) }, string(cluster.PersistNone))},
+		{Name: "time-limit", Help: "length of the run", Replay: ReplayAlways,
+			value: duration(func(c *Config) *time.Duration { return &c.TimeLimit }, 20*time.Second)},
+		{Name: "fault-interval", Help: "mean time between faults", Replay: ReplayAlways,
+			value: duration(func(c *Config) *time.Duration { return &c.FaultInterval }, 3*time.Second)},
+		{Name: "seed", Help: "seed of the run's random source", Default: "drawn and printed", Replay: ReplayAlways,
+			value: integer(func(c *Config) *int64 { return &c.Seed }, 0, nil)},
+		{Name: "target-holder", Help: "probability that a random fault is aimed at the lock holder or a waiter, timed against its lease; 0 never", Replay: ReplayChanged,
+			value: probability(func(c *Config) *float64 { return &c.TargetHolder }, DefaultTargetHolder)},
+		{Name: "min-coverage", Help: "faults of each requested kind that must touch a lock holder or waiter for a valid verdict; 0 turns the bar off", Replay: ReplayChanged,
+			value: integer(func(c *Config) *int { return &c.MinCoverage }, DefaultMinCoverage, GivenMinCoverage)},
+		{Name: "store", Help: "folder of the run store",
+			value: text(func(c *Config) *string { return &c.Store }, "store")},
+		{Name: "provider", Help: "where Redis runs: local (redis-server processes), docker (containers), external (given endpoints)", Replay: ReplayChanged,
+			value: text(func(c *Config) *string { return &c.Provider }, "local")},
+		{Name: "docker-image", Help: "Redis image of the docker provider", Default: docker.DefaultImage + "; make docker-image builds lockstorm/redis:7", Replay: ReplayChanged,
+			value: text(func(c *Config) *string { return &c.DockerImage }, "")},
+		{Name: "keep", Help: "keep the nodes' data folders (local) or containers (docker) after the run",
+			value: flag(func(c *Config) *bool { return &c.KeepClusterDir })},
+		{Name: "redis-addrs", Help: "external provider: Redis endpoints host:port,host:port,...", Replay: ReplayChanged,
+			value: list(func(c *Config) *[]string { return &c.External.RedisAddrs })},
+		{Name: "toxiproxy", Help: "external provider: toxiproxy server API host:port", Replay: ReplayChanged,
+			value: text(func(c *Config) *string { return &c.External.Toxiproxy }, "")},
+		{Name: "toxiproxy-listen-host", Help: "external provider: host the toxiproxy proxies listen on", Default: "the API's host", Replay: ReplayChanged,
+			value: text(func(c *Config) *string { return &c.External.ListenHost }, "")},
+		{Name: "redis-password-env", Help: "external provider: environment variable holding the Redis password", Replay: ReplayChanged,
+			value: text(func(c *Config) *string { return &c.External.PasswordEnv }, "")},
+		{Name: "redis-tls", Help: "external provider: the endpoints speak TLS", Replay: ReplayChanged,
+			value: flag(func(c *Config) *bool { return &c.External.TLS })},
+		{Name: "allow-non-loopback", Help: "external provider: allow endpoints off this host's loopback (faults disrupt whatever they touch)", Replay: ReplayChanged,
+			value: flag(func(c *Config) *bool { return &c.External.AllowNonLoopback })},
+	}
+}
+
+// multiNodeLocks are the built-in locks that default to 5 nodes.
+func multiNodeLocks() []string {
+	var out []string
+	for _, n := range lockimpl.Names() {
+		if lockimpl.MultiNode(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// setting is the row of Settings named name.
+func setting(name string) (Setting, bool) {
+	for _, s := range Settings() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Setting{}, false
+}
+
+// fillDefaults gives every zero field with a default in the table its
+// default. Defaults that depend on other settings are WithDefaults' work.
+func (c *Config) fillDefaults() {
+	for _, s := range Settings() {
+		s.value.fill(c)
+	}
+}
+
+// GivenMinCoverage maps a --min-coverage value given explicitly to
+// Config.MinCoverage, where 0 means the default: a given 0 means no bar.
+func GivenMinCoverage(v int) int {
+	if v <= 0 {
+		return -1
+	}
+	return v
+}
+
+// GivenTargetHolder maps a --target-holder value given explicitly to
+// Config.TargetHolder, where 0 means the default: a given 0 means never.
+func GivenTargetHolder(v float64) float64 {
+	if v == 0 {
+		return -1
+	}
+	return v
+}
