@@ -21,25 +21,25 @@ import (
 // check; Analyze checks what was recorded.
 func Load(dir string) (*Result, []history.Warning, error) {
 	var tf testFile
-	b, err := os.ReadFile(filepath.Join(dir, TestFile))
+	b, err := os.ReadFile(filepath.Join(dir, store.TestFile))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s is not a run folder: %v", ErrConfig, dir, err)
 	}
 	if err := json.Unmarshal(b, &tf); err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %v", ErrConfig, filepath.Join(dir, TestFile), err)
+		return nil, nil, fmt.Errorf("%w: %s: %v", ErrConfig, filepath.Join(dir, store.TestFile), err)
 	}
-	h, warns, err := history.ReadFile(filepath.Join(dir, HistoryFile))
+	h, warns, err := history.ReadFile(filepath.Join(dir, store.HistoryFile))
 	if err != nil {
 		return nil, warns, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	res := &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, History: h, Incomplete: storedIncomplete(tf, h)}
-	res.Writes, err = readWrites(filepath.Join(dir, WritesFile))
+	res.Writes, err = readWrites(filepath.Join(dir, store.WritesFile))
 	if err != nil {
 		return nil, warns, err
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, FinalFile)); err == nil {
+	if b, err := os.ReadFile(filepath.Join(dir, store.FinalFile)); err == nil {
 		if err := json.Unmarshal(b, &res.Final); err != nil {
-			return nil, warns, fmt.Errorf("%w: %s: %v", ErrConfig, FinalFile, err)
+			return nil, warns, fmt.Errorf("%w: %s: %v", ErrConfig, store.FinalFile, err)
 		}
 	}
 	return res, warns, nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/coverage"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // Checkers returns the checker composition for a run: res.Config decides
@@ -61,7 +62,7 @@ func Check(ctx context.Context, res *Result) error {
 	if res.Dir == "" {
 		return nil
 	}
-	return writeJSON(filepath.Join(res.Dir, ResultsFile), resultsFile{Result: res.Verdict,
+	return store.WriteJSON(filepath.Join(res.Dir, store.ResultsFile), resultsFile{Result: res.Verdict,
 		Interrupted: res.Interrupted, Incomplete: res.Incomplete, Coverage: res.Coverage})
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -28,7 +29,7 @@ func storedIncomplete(tf testFile, h history.History) string {
 	case !tf.Completed:
 		why = append(why, notCompleted)
 	case n != tf.Records:
-		why = append(why, fmt.Sprintf("%s has %d records, the run wrote %d (truncated or damaged)", HistoryFile, n, tf.Records))
+		why = append(why, fmt.Sprintf("%s has %d records, the run wrote %d (truncated or damaged)", store.HistoryFile, n, tf.Records))
 	}
 	if heal := missingHeal(tf.Plan, h); heal != "" {
 		why = append(why, heal)

@@ -83,7 +83,7 @@ func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
 		t.Fatalf("test.json: %s, want the completion mark", b)
 	}
 	tf.Records = cut
-	if err := writeJSON(store.Path(res.Dir, store.TestFile), tf); err != nil {
+	if err := store.WriteJSON(store.Path(res.Dir, store.TestFile), tf); err != nil {
 		t.Fatal(err)
 	}
 	got, _, err = Analyze(context.Background(), res.Dir)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // Progress is a snapshot of a run in progress, for a progress bar or log.
@@ -112,7 +113,7 @@ type runLog struct {
 }
 
 func openLog(dir string, extra io.Writer) (*runLog, error) {
-	f, err := os.Create(filepath.Join(dir, LogFile))
+	f, err := os.Create(filepath.Join(dir, store.LogFile))
 	if err != nil {
 		return nil, fmt.Errorf("harness: %w", err)
 	}

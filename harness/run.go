@@ -13,6 +13,7 @@ import (
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/resource"
 	"github.com/lockstorm/lockstorm/workloads"
@@ -105,14 +106,14 @@ func runChecked(ctx context.Context, cfg Config) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.dir, err = newRunDir(cfg.Store, cfg.Name); err != nil {
+	if r.dir, err = store.NewRunDir(cfg.Store, cfg.Name); err != nil {
 		return nil, err
 	}
 	res = &Result{Dir: r.dir, Config: r.cfg, Plan: r.plan}
 	started := false // set once setup succeeded and the workload starts
 	defer func() {
 		if !started && err != nil {
-			markSetupFailed(r.dir, err)
+			store.MarkSetupFailed(r.dir, err)
 		}
 	}()
 	if r.log, err = openLog(r.dir, cfg.Log); err != nil {
@@ -127,7 +128,7 @@ func runChecked(ctx context.Context, cfg Config) (res *Result, err error) {
 		return res, err
 	}
 	started = true
-	linkLatest(r.dir)
+	store.LinkLatest(r.dir)
 	err = r.execute(ctx, res)
 	return res, r.finish(ctx, res, err)
 }
@@ -182,7 +183,7 @@ func (r *run) setup(ctx context.Context) error {
 	// Record the Redis version now that nodes run.
 	r.versions = versions(c, cfg)
 	_ = r.writeTestFile(testFile{})
-	if r.rec, err = createHistory(filepath.Join(r.dir, HistoryFile)); err != nil {
+	if r.rec, err = createHistory(filepath.Join(r.dir, store.HistoryFile)); err != nil {
 		return err
 	}
 	res, err := resource.Start(resource.Config{Fencing: cfg.Fencing, Clock: r.rec.Now})
@@ -208,7 +209,7 @@ func (r *run) setup(ctx context.Context) error {
 // and versions.
 func (r *run) writeTestFile(tf testFile) error {
 	tf.Config, tf.Plan, tf.Versions = r.cfg, r.plan, r.versions
-	return writeJSON(filepath.Join(r.dir, TestFile), tf)
+	return store.WriteJSON(filepath.Join(r.dir, store.TestFile), tf)
 }
 
 // teardown closes the resource and stops the cluster, when started; a
@@ -246,7 +247,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 			err = werr
 		}
 	}
-	storeErr(writeJSONL(filepath.Join(r.dir, WritesFile), res.Writes))
+	storeErr(store.WriteJSONL(filepath.Join(r.dir, store.WritesFile), res.Writes))
 	if len(r.panics) > 0 && err == nil {
 		err = fmt.Errorf("harness: panic: %s", r.panics[0])
 	}
@@ -261,7 +262,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 	if r.cfg.Workload == "counter" {
 		key := r.cfg.Workloads.Key
 		res.Final = map[string]int64{key: r.res.Value(key)}
-		storeErr(writeJSON(filepath.Join(r.dir, FinalFile), res.Final))
+		storeErr(store.WriteJSON(filepath.Join(r.dir, store.FinalFile), res.Final))
 	}
 	if err != nil {
 		return err

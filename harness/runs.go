@@ -22,7 +22,7 @@ type RunInfo struct {
 	Checked bool
 	Config  Config
 	// SetupError is the error of a run whose setup failed (its
-	// SetupFailedFile): it never ran, has no history and no verdict.
+	// store.SetupFailedFile): it never ran, has no history and no verdict.
 	SetupError string
 }
 
@@ -37,16 +37,16 @@ func ListRuns(root string) ([]RunInfo, error) {
 		ri := RunInfo{Test: d.Test, Dir: d.Dir, Started: d.Started, Verdict: checker.Unknown}
 		dir := filepath.Join(root, ri.Dir)
 		var tf testFile
-		if store.ReadJSON(filepath.Join(dir, TestFile), &tf) == nil {
+		if store.ReadJSON(filepath.Join(dir, store.TestFile), &tf) == nil {
 			ri.Config = tf.Config
 		}
-		if b, err := os.ReadFile(filepath.Join(dir, SetupFailedFile)); err == nil {
+		if b, err := os.ReadFile(filepath.Join(dir, store.SetupFailedFile)); err == nil {
 			ri.SetupError = strings.TrimSpace(string(b))
 			out = append(out, ri)
 			continue
 		}
 		var res checker.Result
-		if store.ReadJSON(filepath.Join(dir, ResultsFile), &res) == nil {
+		if store.ReadJSON(filepath.Join(dir, store.ResultsFile), &res) == nil {
 			ri.Verdict, ri.Checked = res.Valid, true
 		}
 		out = append(out, ri)

@@ -80,7 +80,7 @@ func TestAnalyzeIncompleteRunIsNotValid(t *testing.T) {
 
 	// Killed: no completion mark.
 	tf.Completed, tf.Records = false, 0
-	if err := writeJSON(store.Path(res.Dir, store.TestFile), tf); err != nil {
+	if err := store.WriteJSON(store.Path(res.Dir, store.TestFile), tf); err != nil {
 		t.Fatal(err)
 	}
 	got, _, err = Analyze(context.Background(), res.Dir)

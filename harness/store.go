@@ -10,7 +10,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/cluster"
-	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -62,25 +61,3 @@ func versions(c cluster.Cluster, cfg Config) map[string]string {
 	}
 	return v
 }
-
-// The run folder's files the harness writes and reads. Package store is
-// their home; these are its names under harness's.
-const (
-	HistoryFile     = store.HistoryFile
-	TestFile        = store.TestFile
-	WritesFile      = store.WritesFile
-	FinalFile       = store.FinalFile
-	ResultsFile     = store.ResultsFile
-	LogFile         = store.LogFile
-	SetupFailedFile = store.SetupFailedFile
-)
-
-// The store's folder and JSON helpers, as the run calls them.
-var (
-	newRunDir       = store.NewRunDir
-	linkLatest      = store.LinkLatest
-	markSetupFailed = store.MarkSetupFailed
-	writeJSON       = store.WriteJSON
-)
-
-func writeJSONL[T any](path string, xs []T) error { return store.WriteJSONL(path, xs) }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // storedPauseRun writes a completed run folder whose one client-pause hit
@@ -44,7 +44,7 @@ func storedPauseRun(t *testing.T, minCoverage int) string {
 	for i := range h {
 		h[i].Index = int64(i)
 	}
-	if err := history.WriteFile(filepath.Join(dir, harness.HistoryFile), h); err != nil {
+	if err := history.WriteFile(filepath.Join(dir, store.HistoryFile), h); err != nil {
 		t.Fatal(err)
 	}
 	mc := ""
@@ -52,7 +52,7 @@ func storedPauseRun(t *testing.T, minCoverage int) string {
 		mc = fmt.Sprintf(`,"min_coverage":%d`, minCoverage)
 	}
 	tf := fmt.Sprintf(`{"config":{"lock":"single","workload":"counter","nemesis":["client-pause"],"nodes":1,"clients":2,"ttl_ns":1000000000,"seed":5%s},"completed":true,"records":%d}`, mc, len(h))
-	if err := os.WriteFile(filepath.Join(dir, harness.TestFile), []byte(tf), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, store.TestFile), []byte(tf), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir

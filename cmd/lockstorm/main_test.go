@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // binary builds lockstorm once per test run.
@@ -90,7 +90,7 @@ func wantUsageErrors(t *testing.T, bin, store string, cases []usageCase) {
 func TestAnalyzeExitStatusFollowsVerdict(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, harness.TestFile), []byte(`{"config":{"lock":"single","workload":"counter","ttl_ns":1000000000,"seed":5}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, store.TestFile), []byte(`{"config":{"lock":"single","workload":"counter","ttl_ns":1000000000,"seed":5}}`), 0o644)
 	// Two overlapping holders inside a live lease: invalid.
 	h := history.History{
 		{Index: 0, Time: 0, Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k", TTL: 1e9},
@@ -98,10 +98,10 @@ func TestAnalyzeExitStatusFollowsVerdict(t *testing.T) {
 		{Index: 2, Time: 2e6, Type: history.Invoke, Process: 1, F: history.FAcquire, Key: "k", TTL: 1e9},
 		{Index: 3, Time: 3e6, Type: history.OK, Process: 1, F: history.FAcquire, Key: "k", Token: "b", TTL: 1e9},
 	}
-	if err := history.WriteFile(filepath.Join(dir, harness.HistoryFile), h); err != nil {
+	if err := history.WriteFile(filepath.Join(dir, store.HistoryFile), h); err != nil {
 		t.Fatal(err)
 	}
-	f, _ := os.OpenFile(filepath.Join(dir, harness.HistoryFile), os.O_APPEND|os.O_WRONLY, 0)
+	f, _ := os.OpenFile(filepath.Join(dir, store.HistoryFile), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"index":4,"time":4000000,"ty`) // a crash cut the last line
 	f.Close()
 	code, stdout, stderr := exec1(t, bin, "analyze", dir)
@@ -141,12 +141,12 @@ func TestRefusedNotDefaulted(t *testing.T) {
 // --nemesis none means no faults, as in Jepsen.
 func TestNemesisNoneRunsWithoutFaults(t *testing.T) {
 	bin := binary(t)
-	store := t.TempDir()
-	code, stdout, stderr := exec1(t, bin, "run", "--nemesis", "none", "--clients", "2", "--ttl", "200ms", "--time-limit", "1s", "--seed", "1", "--store", store)
+	dir := t.TempDir()
+	code, stdout, stderr := exec1(t, bin, "run", "--nemesis", "none", "--clients", "2", "--ttl", "200ms", "--time-limit", "1s", "--seed", "1", "--store", dir)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
-	runs, _ := filepath.Glob(filepath.Join(store, "*", "*", harness.HistoryFile))
+	runs, _ := filepath.Glob(filepath.Join(dir, "*", "*", store.HistoryFile))
 	if len(runs) == 0 {
 		t.Fatal("no history in the store")
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // runFolders lists a test's run folders (not "latest").
@@ -39,9 +40,9 @@ type storedTest struct {
 func readTest(t *testing.T, dir string) storedTest {
 	t.Helper()
 	var tf storedTest
-	b, err := os.ReadFile(filepath.Join(dir, harness.TestFile))
+	b, err := os.ReadFile(filepath.Join(dir, store.TestFile))
 	if err != nil || json.Unmarshal(b, &tf) != nil {
-		t.Fatalf("%s: %v", harness.TestFile, err)
+		t.Fatalf("%s: %v", store.TestFile, err)
 	}
 	return tf
 }
@@ -114,7 +115,7 @@ func TestSigintIsUnknown(t *testing.T) {
 		var rf struct {
 			Interrupted bool `json:"interrupted"`
 		}
-		b, _ := os.ReadFile(filepath.Join(dirs[0], harness.ResultsFile))
+		b, _ := os.ReadFile(filepath.Join(dirs[0], store.ResultsFile))
 		if json.Unmarshal(b, &rf) != nil || !rf.Interrupted {
 			t.Errorf("--runs %s: results.json %s, want interrupted", runs, b)
 		}
