@@ -17,16 +17,16 @@ import (
 )
 
 // runFolders lists a test's run folders (not "latest").
-func runFolders(t *testing.T, store, test string) []string {
+func runFolders(t *testing.T, root, test string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(filepath.Join(store, test))
+	entries, err := os.ReadDir(filepath.Join(root, test))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	for _, e := range entries {
 		if e.IsDir() && e.Type()&os.ModeSymlink == 0 {
-			out = append(out, filepath.Join(store, test, e.Name()))
+			out = append(out, filepath.Join(root, test, e.Name()))
 		}
 	}
 	return out
@@ -52,13 +52,13 @@ func readTest(t *testing.T, dir string) storedTest {
 // summary gives k/N per verdict; exit 0 when all are valid.
 func TestRunsCampaign(t *testing.T) {
 	bin := binary(t)
-	store := t.TempDir()
+	dir := t.TempDir()
 	code, stdout, stderr := exec1(t, bin, "run", "--clients", "2", "--ttl", "200ms", "--time-limit", "2s",
-		"--seed", "9", "--runs", "3", "--store", store)
+		"--seed", "9", "--runs", "3", "--store", dir)
 	if code != 0 || !strings.Contains(stdout, "valid 3/3") || strings.Count(stdout, "== run ") != 3 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
-	dirs := runFolders(t, store, "single-counter")
+	dirs := runFolders(t, dir, "single-counter")
 	if len(dirs) != 3 {
 		t.Fatalf("%d run folders, want 3", len(dirs))
 	}
@@ -78,7 +78,7 @@ func TestRunsCampaign(t *testing.T) {
 			t.Errorf("no run with seed %d (run %d); seeds %v", harness.RunSeed(9, i), i, seeds)
 		}
 	}
-	if code, _, stderr := exec1(t, bin, "run", "--runs", "0", "--store", store); code != 2 || !strings.Contains(stderr, "--runs") {
+	if code, _, stderr := exec1(t, bin, "run", "--runs", "0", "--store", dir); code != 2 || !strings.Contains(stderr, "--runs") {
 		t.Errorf("--runs 0: exit %d, %s", code, stderr)
 	}
 }
@@ -89,9 +89,9 @@ func TestRunsCampaign(t *testing.T) {
 func TestSigintIsUnknown(t *testing.T) {
 	bin := binary(t)
 	for _, runs := range []string{"1", "3"} {
-		store := t.TempDir()
+		dir := t.TempDir()
 		cmd := exec.Command(bin, "run", "--clients", "2", "--ttl", "200ms", "--time-limit", "20s",
-			"--seed", "4", "--runs", runs, "--store", store)
+			"--seed", "4", "--runs", runs, "--store", dir)
 		var o, e bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &o, &e
 		cmd.Env = append(os.Environ(), "CI=1")
@@ -108,7 +108,7 @@ func TestSigintIsUnknown(t *testing.T) {
 		if !strings.Contains(o.String(), "interrupted by SIGINT") {
 			t.Errorf("--runs %s: the summary does not say it was interrupted:\n%s", runs, o.String())
 		}
-		dirs := runFolders(t, store, "single-counter")
+		dirs := runFolders(t, dir, "single-counter")
 		if len(dirs) != 1 {
 			t.Fatalf("--runs %s: %d run folders after SIGINT, want 1", runs, len(dirs))
 		}
