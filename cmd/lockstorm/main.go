@@ -66,7 +66,7 @@ func run() int {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
-	root.AddCommand(runCommand(), analyzeCommand(), catalogCommand(), serveCommand(), sweepCommand(), compareCommand(), powerCommand())
+	root.AddCommand(runCommand(), analyzeCommand(), catalogCommand(), serveCommand(), sweepCommand(), compareCommand(), powerCommand(), clientCommand())
 	err := root.ExecuteContext(ctx)
 	var ee *exitError
 	switch {
