@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Operations a request may ask for.
@@ -158,17 +159,19 @@ func DecodeLine(line []byte) (Line, error) {
 	return Line{Answer: &a}, a.Validate()
 }
 
-// Validate checks an answer's id and type.
+// Validate checks an answer's id, type and validity.
 func (a Answer) Validate() error {
-	switch {
-	case a.ID <= 0:
-		return fmt.Errorf("%w: answer id %d is not positive", ErrMalformed, a.ID)
-	case a.Type != TypeOK && a.Type != TypeFail && a.Type != TypeInfo:
-		return fmt.Errorf("%w: answer %d: unknown type %q (ok, fail, info)", ErrMalformed, a.ID, a.Type)
-	case a.ValidityMillis < 0:
-		return fmt.Errorf("%w: answer %d: negative validity_ms", ErrMalformed, a.ID)
+	var problem string
+	if a.ID <= 0 {
+		problem = fmt.Sprintf("answer id %d is not positive", a.ID)
+	} else if !slices.Contains([]string{TypeOK, TypeFail, TypeInfo}, a.Type) {
+		problem = fmt.Sprintf("answer %d: unknown type %q (ok, fail, info)", a.ID, a.Type)
+	} else if a.ValidityMillis < 0 {
+		problem = fmt.Sprintf("answer %d: negative validity_ms", a.ID)
+	} else {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%w: %s", ErrMalformed, problem)
 }
 
 // clip shortens a line quoted in an error message.

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -57,7 +57,7 @@ func TestClientSubcommandServesSingle(t *testing.T) {
 	if e := ask(protocol.Request{ID: 2, Op: protocol.OpExtend, Key: "k", Token: a.Token}); e.Type != protocol.TypeOK {
 		t.Fatalf("extend: %+v", e)
 	}
-	fmt.Fprintln(stdin, `{"id":3,"op":"acquire"}`)
+	io.WriteString(stdin, `{"id":3,"op":"acquire"}`+"\n")
 	// Written around conn, so conn reports the answer's id as unknown.
 	if l, _, err := conn.Recv(); l.Answer == nil || l.Answer.Type != protocol.TypeFail || err == nil || !strings.Contains(err.Error(), "unknown request id 3") {
 		t.Fatalf("garbage request 3: %+v %v, want fail", l, err)
