@@ -86,13 +86,11 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, lock lockimpl.Locker, 
 func (s *server) accept(ctx context.Context, line []byte) {
 	req, err := DecodeRequest(line)
 	if err != nil {
-		var probe struct{ ID int64 }
-		if json.Unmarshal(line, &probe) != nil || probe.ID <= 0 || !s.begin(probe.ID) {
-			s.logf("%v", err)
-			return
-		}
 		s.logf("%v", err)
-		s.answer(Answer{ID: probe.ID, Type: TypeFail, Error: err.Error()})
+		var probe struct{ ID int64 }
+		if json.Unmarshal(line, &probe) == nil && probe.ID > 0 && s.begin(probe.ID) {
+			s.answer(Answer{ID: probe.ID, Type: TypeFail, Error: err.Error()})
+		}
 		return
 	}
 	if !s.begin(req.ID) {

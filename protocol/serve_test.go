@@ -2,6 +2,7 @@ package protocol_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -144,4 +145,41 @@ func nextEvent(t *testing.T, p *peer) protocol.Event {
 		t.Fatalf("want an event, got %+v (err %v)", r.line, r.err)
 	}
 	return *r.line.Event
+}
+
+// Requests in flight together are each answered once; a second line with
+// an id still in progress is logged and not answered.
+func TestProtocolConcurrentRequestsAnsweredOnce(t *testing.T) {
+	lock, _ := newLock(t, "single", "c1", ttl)
+	p, log := serve(t, lock, protocol.Config{TTL: ttl})
+	k := key(t)
+	for id := int64(1); id <= 5; id++ {
+		if err := p.conn.Send(protocol.Request{ID: id, Op: protocol.OpAcquire, Key: fmt.Sprint(k, id)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Key k1 is held now (or soon): id 9 waits on it for 300 ms, and its
+	// copy arrives while it is in progress.
+	line := `{"id":9,"op":"acquire","key":"` + fmt.Sprint(k, 1) + `","timeout_ms":300}` + "\n"
+	time.Sleep(50 * time.Millisecond)
+	p.w.Write([]byte(line + line))
+	seen := map[int64]int{}
+	for range 6 {
+		r := p.recv(t)
+		if r.line.Answer == nil {
+			t.Fatalf("want an answer, got %+v %v", r.line, r.err)
+		}
+		seen[r.line.Answer.ID]++
+	}
+	if len(seen) != 6 || seen[9] != 1 || p.conn.Open() != 0 {
+		t.Errorf("answers per id %v, open %d; want ids 1-5 and 9 once each", seen, p.conn.Open())
+	}
+	if !strings.Contains(log.String(), "request id 9 is already in progress") {
+		t.Errorf("log lacks the duplicate id 9:\n%s", log)
+	}
+	select {
+	case r := <-p.lines:
+		t.Errorf("a seventh line: %+v %v", r.line, r.err)
+	case <-time.After(400 * time.Millisecond):
+	}
 }
