@@ -1,28 +1,34 @@
 #!/bin/sh
 # Installs what lockstorm needs at run time when it is missing:
-# redis-server and redis-sentinel from Debian's packages. Safe to run again.
+# redis-server and redis-sentinel from Debian's packages, and redis-py
+# (python3-redis) for the Python lock clients. Safe to run again.
 set -eu
 
 missing=""
 for bin in redis-server redis-sentinel; do
 	command -v "$bin" >/dev/null 2>&1 || missing="$missing $bin"
 done
+# Debian's python3-redis installs into the system python3 (/usr/bin/python3),
+# which a pyenv or venv python3 on PATH may hide.
+if ! /usr/bin/python3 -c 'import redis' >/dev/null 2>&1 && ! python3 -c 'import redis' >/dev/null 2>&1; then
+	missing="$missing python3-redis"
+fi
 [ -z "$missing" ] && exit 0
 
-echo "lockstorm: installing$missing (Debian packages redis-server, redis-sentinel)" >&2
+echo "lockstorm: installing$missing (Debian packages)" >&2
 if command -v apt-get >/dev/null 2>&1; then
 	SUDO=""
 	if [ "$(id -u)" != 0 ]; then
 		if command -v sudo >/dev/null 2>&1; then
 			SUDO="sudo"
 		else
-			echo "lockstorm: need root to install redis-server; run: sudo apt-get install -y redis-server redis-sentinel" >&2
+			echo "lockstorm: need root to install redis-server; run: sudo apt-get install -y$missing" >&2
 			exit 1
 		fi
 	fi
 	# The packages' own service is not used; stop it from starting where possible.
 	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server redis-sentinel >/dev/null
+	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 	exit 0
 fi
 
