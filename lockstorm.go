@@ -47,23 +47,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	return res, writeReport(res)
+	return res, reports.Write(res)
 }
 
 // ReportError is the error of a run that ran and was checked but whose
-// report (reports.Write) could not be written, e.g. on a full disk.
-type ReportError struct{ Err error }
-
-func (e *ReportError) Error() string { return "report not written: " + e.Err.Error() }
-func (e *ReportError) Unwrap() error { return e.Err }
-
-// writeReport writes res's report; its error is a *ReportError.
-func writeReport(res *Result) error {
-	if err := reports.Write(res); err != nil {
-		return &ReportError{Err: err}
-	}
-	return nil
-}
+// report could not be written, e.g. on a full disk: every error of
+// reports.Write is one.
+type ReportError = reports.WriteError
 
 // Test runs cfg inside a Go test. The store defaults to the test's temp
 // folder unless cfg.Store is set (set it, e.g. to "store", to keep the
@@ -86,6 +76,10 @@ func Test(t testing.TB, cfg Config) *Result {
 	res, err := Run(ctx, cfg)
 	if errors.Is(err, cluster.ErrNoRedis) {
 		t.Skipf("lockstorm: %v", err)
+	}
+	var rerr *ReportError
+	if errors.As(err, &rerr) {
+		t.Fatalf("lockstorm: report not written: %v", err)
 	}
 	if err != nil {
 		t.Fatalf("lockstorm: %v", err)
@@ -117,7 +111,7 @@ func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, opts ...O
 	c, err := harness.Repeat(ctx, cfg, n, untilInvalid, harness.Hooks{OnBase: o.onBase, OnRun: func(i int, res *Result) {
 		e := reports.Write(res)
 		if e != nil && werr == nil {
-			werr = &ReportError{Err: e}
+			werr = e
 		}
 		if o.onRun != nil {
 			o.onRun(i, res, e)
