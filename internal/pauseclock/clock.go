@@ -1,0 +1,114 @@
+// Package pauseclock measures time the way a process that can be stopped
+// sees its own timeouts: a Clock is paused while its process is stopped
+// (SIGSTOP), and a timeout made with it fires only after its duration of
+// running time, so no timeout of a stopped process fires during the stop.
+// A real stopped process cannot act on an expired timer until it resumes;
+// the requests it sent before the stop wait in its frozen links and their
+// answers are read when it resumes, as here.
+package pauseclock
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Clock counts the time its process spent paused. The zero value is a
+// running clock that was never paused. Safe for concurrent use.
+type Clock struct {
+	mu      sync.Mutex
+	paused  bool
+	since   time.Time     // start of the current pause
+	total   time.Duration // paused time of finished pauses
+	resumed chan struct{} // closed at the end of the current pause
+}
+
+// Pause stops the clock (the process was stopped). Pausing a paused clock
+// does nothing.
+func (c *Clock) Pause() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused {
+		return
+	}
+	c.paused, c.since, c.resumed = true, time.Now(), make(chan struct{})
+}
+
+// Resume restarts the clock (the process was continued). Resuming a
+// running clock does nothing.
+func (c *Clock) Resume() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.paused {
+		return
+	}
+	c.total += time.Since(c.since)
+	c.paused = false
+	close(c.resumed)
+}
+
+// Paused is the total time the clock has been paused, the current pause
+// included.
+func (c *Clock) Paused() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pausedLocked()
+}
+
+func (c *Clock) pausedLocked() time.Duration {
+	if c.paused {
+		return c.total + time.Since(c.since)
+	}
+	return c.total
+}
+
+// resumedCh is the channel closed at the end of the current pause, or nil
+// while the clock runs.
+func (c *Clock) resumedCh() chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused {
+		return c.resumed
+	}
+	return nil
+}
+
+// WithTimeout is context.WithTimeout on running time: the returned context
+// ends when parent ends or when d of time has passed outside pauses since
+// the call. A nil Clock is the wall clock (context.WithTimeout).
+func (c *Clock) WithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if c == nil {
+		return context.WithTimeout(parent, d)
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	go c.expire(ctx, cancel, d)
+	return ctx, func() { cancel(context.Canceled) }
+}
+
+// expire cancels ctx, with context.DeadlineExceeded as its cause, once d
+// of running time has passed.
+func (c *Clock) expire(ctx context.Context, cancel context.CancelCauseFunc, d time.Duration) {
+	start, base := time.Now(), c.Paused()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if ch := c.resumedCh(); ch != nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ch:
+			}
+		}
+		left := d - (time.Since(start) - (c.Paused() - base))
+		if left <= 0 {
+			cancel(context.DeadlineExceeded)
+			return
+		}
+		t.Reset(left)
+	}
+}
