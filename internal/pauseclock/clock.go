@@ -9,6 +9,7 @@ package pauseclock
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -81,15 +82,52 @@ func (c *Clock) WithTimeout(parent context.Context, d time.Duration) (context.Co
 		return context.WithTimeout(parent, d)
 	}
 	ctx, cancel := context.WithCancelCause(parent)
-	go c.expire(ctx, cancel, d)
+	t := &timeout{clock: c, start: time.Now(), base: c.Paused(), d: d}
+	ctx = context.WithValue(ctx, timeoutKey{}, t)
+	go c.expire(ctx, cancel, t)
 	return ctx, func() { cancel(context.Canceled) }
+}
+
+// timeout is one WithTimeout: d of running time from start, when the
+// clock had been paused base in all.
+type timeout struct {
+	clock *Clock
+	start time.Time
+	base  time.Duration
+	d     time.Duration
+}
+
+// left is the running time left before the timeout fires.
+func (t *timeout) left() time.Duration {
+	return t.d - (time.Since(t.start) - (t.clock.Paused() - t.base))
+}
+
+type timeoutKey struct{}
+
+// Remaining is the running time left of the innermost WithTimeout of a
+// Clock in ctx, or, without one, the wall time left before ctx's
+// deadline; ok is false when ctx has neither. A process client sends it
+// as its request's timeout.
+func Remaining(ctx context.Context) (d time.Duration, ok bool) {
+	if t, ok := ctx.Value(timeoutKey{}).(*timeout); ok {
+		return t.left(), true
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		return time.Until(dl), true
+	}
+	return 0, false
+}
+
+// Expired reports whether ctx ended because a timeout (of a Clock, or a
+// deadline) passed, rather than being cancelled.
+func Expired(ctx context.Context) bool {
+	return ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded)
 }
 
 // expire cancels ctx, with context.DeadlineExceeded as its cause, once d
 // of running time has passed.
-func (c *Clock) expire(ctx context.Context, cancel context.CancelCauseFunc, d time.Duration) {
-	start, base := time.Now(), c.Paused()
-	t := time.NewTimer(d)
+func (c *Clock) expire(ctx context.Context, cancel context.CancelCauseFunc, to *timeout) {
+	t := time.NewTimer(to.d)
 	defer t.Stop()
 	for {
 		select {
@@ -104,7 +142,7 @@ func (c *Clock) expire(ctx context.Context, cancel context.CancelCauseFunc, d ti
 			case <-ch:
 			}
 		}
-		left := d - (time.Since(start) - (c.Paused() - base))
+		left := to.left()
 		if left <= 0 {
 			cancel(context.DeadlineExceeded)
 			return

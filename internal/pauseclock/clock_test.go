@@ -59,3 +59,28 @@ func TestCancelAndNil(t *testing.T) {
 		t.Fatalf("nil clock: err %v", ctx.Err())
 	}
 }
+
+func TestRemainingAndExpired(t *testing.T) {
+	var c Clock
+	ctx, cancel := c.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	c.Pause()
+	time.Sleep(20 * time.Millisecond)
+	if d, ok := Remaining(ctx); !ok || d < 990*time.Millisecond || d > time.Second {
+		t.Fatalf("Remaining while paused = %v %v, want about 1s", d, ok)
+	}
+	c.Resume()
+	if _, ok := Remaining(context.Background()); ok {
+		t.Fatal("Remaining of a context without timeout reported ok")
+	}
+	short, cancel2 := c.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel2()
+	<-short.Done()
+	if !Expired(short) {
+		t.Fatal("expired timeout not reported Expired")
+	}
+	cancel()
+	if Expired(ctx) {
+		t.Fatal("cancelled context reported Expired")
+	}
+}
