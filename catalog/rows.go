@@ -146,7 +146,7 @@ func Rows() []Row {
 	}
 
 	invalid, valid := checker.Invalid, checker.Valid
-	return []Row{
+	rows := []Row{
 		{N: 1, Lock: "unsafe-del", Fault: "client pause near TTL", Expected: "invalid (resource)", Quick: true,
 			Config: scripted(counter("unsafe-del"), 2*time.Second, holderPauses(ttl, 1.3)...),
 			Expect: []Expectation{verdict(invalid), checkerIs("resource", invalid)}},
@@ -179,4 +179,5 @@ func Rows() []Row {
 		{N: 13, Lock: "fair", Fault: "waiter crashes in queue (fixed version)", Expected: "valid",
 			Config: fairCrash("fair"), Expect: []Expectation{verdict(valid)}},
 	}
+	return append(rows, processRows()...)
 }

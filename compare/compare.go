@@ -17,7 +17,6 @@ import (
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
-	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/reports"
 	"github.com/lockstorm/lockstorm/sweep"
 )
@@ -26,7 +25,7 @@ import (
 // holder-targeted client pauses, run once with a resource that ignores
 // fencing tokens and once with one that rejects stale tokens.
 type Spec struct {
-	// Lock must issue fencing tokens (lockimpl.IssuesFences), else the
+	// Lock must issue fencing tokens (harness.IssuesFences), else the
 	// fenced run has nothing to reject; WithDefaults refuses others.
 	// Default "fenced".
 	Lock string
@@ -53,10 +52,10 @@ func (s Spec) WithDefaults() (Spec, error) {
 	if s.Lock == "" {
 		s.Lock = "fenced"
 	}
-	if !slices.Contains(lockimpl.Names(), s.Lock) {
-		return s, bad("--lock must be one of %s, got %q", strings.Join(lockimpl.Names(), ", "), s.Lock)
+	if !slices.Contains(harness.LockNames(), s.Lock) {
+		return s, bad("--lock must be one of %s, got %q", strings.Join(harness.LockNames(), ", "), s.Lock)
 	}
-	if !lockimpl.IssuesFences(s.Lock) {
+	if !harness.IssuesFences(s.Lock) {
 		return s, bad("--lock must be a lock that issues fencing tokens (fenced, fenced-redlock), got %q: without tokens the fenced run has nothing to reject", s.Lock)
 	}
 	if s.TTL == 0 {

@@ -10,10 +10,12 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockstorm/lockstorm/internal/pauseclock"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	// The adapters register "redsync" and "redislock" with lockimpl, so
 	// every entry point's --lock (CLI, Go API, catalog, sweep) knows them.
 	_ "github.com/lockstorm/lockstorm/lockimpl/adapters"
+	"github.com/lockstorm/lockstorm/procclient"
 	"github.com/lockstorm/lockstorm/resource"
 	"github.com/lockstorm/lockstorm/workloads"
 )
@@ -23,13 +25,22 @@ import (
 // a fresh one in the slot.
 type slot struct {
 	name   string
+	index  int // 0-based slot number
 	run    *run
 	worker *workloads.Worker
 	// jitter is the retry jitter of every lock the slot's processes build,
 	// seeded from the run's seed and the slot (see slotJitter).
 	jitter *lockimpl.Jitter
+	// clock is the running time of the slot's process: paused during a
+	// real pause (PauseProcess), it keeps the worker's and the process
+	// client's timeouts from firing while the process is stopped.
+	clock *pauseclock.Clock
+	// crashMu makes crashes of the slot one at a time (the nemesis and a
+	// broken process client may both end a process).
+	crashMu sync.Mutex
 
 	mu      sync.Mutex
+	proc    *procclient.Client // the current process client (process clients)
 	cancel  context.CancelFunc // ends the current process
 	done    chan struct{}      // closed when the current process has returned
 	closers []func() error     // the current process's connections
@@ -37,15 +48,43 @@ type slot struct {
 }
 
 // connect builds the slot's lock and resource client on fresh connections
-// through the slot's proxies.
-func (s *slot) connect() (lockimpl.Locker, *resource.Client, []func() error, error) {
+// through the slot's proxies: a Go lock on go-redis clients, or a process
+// client (Config.ProcessClients).
+func (s *slot) connect(ctx context.Context) (lockimpl.Locker, *resource.Client, []func() error, error) {
+	var lock lockimpl.Locker
+	var closers []func() error
+	var err error
+	if s.run.cfg.ProcessClients() {
+		lock, err = s.startProcess(ctx)
+		if err == nil {
+			closers = append(closers, lock.(*procclient.Client).Close)
+		}
+	} else {
+		lock, closers, err = s.goLock()
+	}
+	if err != nil {
+		return nil, nil, closers, err
+	}
+	raddr := s.run.res.Addr()
+	if !s.run.directResource {
+		if raddr, err = s.run.cluster.Addr(s.name, resourceTarget); err != nil {
+			return nil, nil, closers, err
+		}
+	}
+	res := resource.NewClient(raddr)
+	closers = append(closers, res.Close)
+	return lock, res, closers, nil
+}
+
+// goLock builds the slot's Go lock on one go-redis client per node.
+func (s *slot) goLock() (lockimpl.Locker, []func() error, error) {
 	c, cfg := s.run.cluster, s.run.cfg
 	var rcs []redis.UniversalClient
 	var closers []func() error
 	for _, n := range c.Nodes() {
 		addr, err := c.Addr(s.name, n)
 		if err != nil {
-			return nil, nil, closers, err
+			return nil, closers, err
 		}
 		// No hidden retries (a retried SET makes outcomes ambiguous) and
 		// context deadlines honoured: see lockimpl.ClientOptions.
@@ -56,7 +95,7 @@ func (s *slot) connect() (lockimpl.Locker, *resource.Client, []func() error, err
 		// costs one round trip, as in most deployed clients.
 		o.Protocol = 2
 		if err := clientOptions(c, n, o); err != nil {
-			return nil, nil, closers, err
+			return nil, closers, err
 		}
 		rc := redis.NewClient(o)
 		rcs = append(rcs, rc)
@@ -73,20 +112,12 @@ func (s *slot) connect() (lockimpl.Locker, *resource.Client, []func() error, err
 		lock, err = lockimpl.New(cfg.Lock, rcs, opt)
 	}
 	if err != nil {
-		return nil, nil, closers, fmt.Errorf("%w: lock %s: %v", ErrConfig, cfg.Lock, err)
+		return nil, closers, fmt.Errorf("%w: lock %s: %v", ErrConfig, cfg.Lock, err)
 	}
-	raddr := s.run.res.Addr()
-	if !s.run.directResource {
-		if raddr, err = c.Addr(s.name, resourceTarget); err != nil {
-			return nil, nil, closers, err
-		}
-	}
-	res := resource.NewClient(raddr)
-	closers = append(closers, res.Close)
 	s.mu.Lock()
 	s.rcs = rcs
 	s.mu.Unlock()
-	return lock, res, closers, nil
+	return lock, closers, nil
 }
 
 // start runs a process in the slot until ctx ends or it is crashed. With
@@ -94,7 +125,8 @@ func (s *slot) connect() (lockimpl.Locker, *resource.Client, []func() error, err
 // and the resource), as a long-running service would have them open: the
 // first acquire then measures the lock, not connection setup.
 func (s *slot) start(ctx context.Context, warm bool) error {
-	lock, res, closers, err := s.connect()
+	s.clock.Resume() // a new process is not stopped
+	lock, res, closers, err := s.connect(ctx)
 	if err != nil {
 		closeAll(closers)
 		return err
@@ -141,6 +173,8 @@ func (s *slot) warm(ctx context.Context, res *resource.Client) error {
 // releasing anything, its connections close (which also ends any watchdog
 // renewing its lease), and a fresh process takes the slot.
 func (s *slot) crash(ctx context.Context) error {
+	s.crashMu.Lock()
+	defer s.crashMu.Unlock()
 	s.mu.Lock()
 	cancel, done, closers := s.cancel, s.done, s.closers
 	s.mu.Unlock()
@@ -151,6 +185,7 @@ func (s *slot) crash(ctx context.Context) error {
 	// its connections closed before its context ends (a lock's clean-up
 	// on cancellation, such as leaving a queue, must not reach a server).
 	s.worker.Halt()
+	s.retire()
 	closeAll(closers)
 	cancel()
 	select {
@@ -185,7 +220,7 @@ func (s *slot) wait() {
 func (s *slot) close() {
 	s.mu.Lock()
 	cancel, closers := s.cancel, s.closers
-	s.closers = nil
+	s.closers, s.proc = nil, nil // a process closed here is not replaced
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel()
@@ -205,7 +240,11 @@ func newSlot(r *run, i int, procs *workloads.Processes, seed int64) *slot {
 	w := workloads.NewWorker(name, i)
 	w.Rec, w.Procs, w.Opt, w.TTL, w.Stop = r.rec, procs, r.cfg.Workloads, r.cfg.TTL, r.stopWork
 	w.Rand = rand.New(rand.NewPCG(uint64(seed), uint64(i)+1))
-	return &slot{name: name, run: r, worker: w, jitter: slotJitter(seed, i)}
+	s := &slot{name: name, index: i, run: r, worker: w, jitter: slotJitter(seed, i), clock: &pauseclock.Clock{}}
+	if r.cfg.PauseModel == PauseProcess {
+		w.Clock = s.clock // the worker is the process's application code
+	}
+	return s
 }
 
 // slotJitter is client slot i's lock retry jitter for a run seeded with

@@ -47,6 +47,25 @@ type Config struct {
 	// NewLock, when set, builds the lock under test instead of Lock. Nodes
 	// must then be set (there is no default node count for a custom lock).
 	NewLock NewLockFunc `json:"-"`
+	// ClientCmd, when set, runs every client slot as a process of this
+	// command line (split into words as a shell would, quotes kept
+	// together) that speaks the client line protocol on its stdin and
+	// stdout (docs/client-protocol.md); LOCKSTORM_* variables tell it its
+	// slot and its own proxies to the nodes. Lock then names the lock for
+	// the defaults it decides (node count, FIFO check, fencing) and the
+	// report. A process lock (ProcessLocks: the Python clients) sets it
+	// by its name. "lockstorm" as the command is this binary when no
+	// lockstorm is on PATH.
+	ClientCmd string `json:"client_cmd,omitempty"`
+	// PauseModel is what a client-pause does: PauseProcess stops the
+	// client's process (SIGSTOP of its process group: every thread of it,
+	// renewal thread included, freezes; its links freeze; no timeout of
+	// it runs) until SIGCONT, as a stop-the-world GC pause does;
+	// PauseLinks freezes the client's links only, while its goroutines
+	// keep running (a watchdog may tell the holder before the pause
+	// ends). Default PauseProcess when the clients are processes, else
+	// PauseLinks, the only model of in-process clients.
+	PauseModel string `json:"pause_model,omitempty"`
 	// Fair makes the liveness checker require FIFO grants (a waiter is
 	// never overtaken by one that queued after it). Set it for a custom
 	// fair lock; it is set for the built-in fair and fair-naive locks.
@@ -157,6 +176,7 @@ func (c Config) WithDefaults() (Config, error) {
 	for _, check := range []func(*Config) error{
 		(*Config).checkLock, (*Config).checkNemesis, (*Config).checkNodes,
 		(*Config).checkTiming, (*Config).checkRest, (*Config).checkProvider,
+		(*Config).checkClients,
 	} {
 		if err := check(&c); err != nil {
 			return c, fmt.Errorf("%w: %v", ErrConfig, err)
@@ -173,8 +193,8 @@ func (c Config) WithDefaults() (Config, error) {
 // built-in FIFO locks.
 func (c *Config) checkLock() error {
 	if c.NewLock == nil {
-		if !slices.Contains(lockimpl.Names(), c.Lock) {
-			return fmt.Errorf("--lock must be one of %v, got %q", lockimpl.Names(), c.Lock)
+		if !slices.Contains(LockNames(), c.Lock) {
+			return fmt.Errorf("--lock must be one of %v, got %q", LockNames(), c.Lock)
 		}
 		c.Fair = c.Fair || fifoLock(c.Lock)
 	}
@@ -211,14 +231,14 @@ func (c *Config) checkNodes() error {
 	}
 	if c.Nodes == 0 {
 		c.Nodes = 1
-		if lockimpl.MultiNode(c.Lock) {
+		if multiNode(c.Lock) {
 			c.Nodes = 5
 		}
 	}
 	if c.Nodes < 1 || c.Nodes > 15 {
 		return fmt.Errorf("--nodes must be between 1 and 15, got %d", c.Nodes)
 	}
-	if c.NewLock == nil && lockimpl.MultiNode(c.Lock) && c.Nodes < 3 && c.Provider != "external" {
+	if c.NewLock == nil && multiNode(c.Lock) && c.Nodes < 3 && c.Provider != "external" {
 		return fmt.Errorf("--nodes must be at least 3 for %s, got %d: a quorum of 1 or 2 nodes survives no node fault (use single or renewable for one node)", c.Lock, c.Nodes)
 	}
 	if c.Clients < 1 || c.Clients > 64 {
@@ -262,9 +282,6 @@ func (c *Config) checkRest() error {
 
 // NoFaults is the nemesis value that means no faults at all (as in Jepsen).
 const NoFaults = "none"
-
-// fifoLock reports whether the built-in lock named promises FIFO grants.
-func fifoLock(name string) bool { return name == "fair" || name == "fair-naive" }
 
 // lockOptions are the options every client's lock is built with (before
 // NodeNames and the renewal hook), filled for the configured node count.

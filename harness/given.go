@@ -38,7 +38,7 @@ func (c Config) CheckGiven(given func(flag string) bool) error {
 		d := c
 		d.fillDefaults() // the default lock when none was named
 		lock := d.Lock
-		if slices.Contains(lockimpl.Names(), lock) && !lockimpl.IssuesFences(lock) {
+		if slices.Contains(LockNames(), lock) && !IssuesFences(lock) {
 			return fmt.Errorf("%w: --fencing needs a lock that issues fencing tokens (fenced, fenced-redlock); %s issues none", ErrConfig, lock)
 		}
 	}

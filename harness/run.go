@@ -58,19 +58,21 @@ var createHistory = history.CreateFile
 
 // run is one test run in progress.
 type run struct {
-	cfg      Config
-	dir      string   // the run's folder in the store
-	clients  []string // the client slots' names
-	versions map[string]string
-	cluster  cluster.Cluster
-	rec      *history.Recorder
-	res      *resource.Server
-	workload workloads.Workload
-	slots    []*slot
-	plan     *nemesis.Plan
-	nemSet   nemesis.Set
-	logf     func(format string, args ...any)
-	log      *runLog
+	cfg     Config
+	dir     string   // the run's folder in the store
+	clients []string // the client slots' names
+	// clientArgv is the process clients' command line (ProcessClients).
+	clientArgv []string
+	versions   map[string]string
+	cluster    cluster.Cluster
+	rec        *history.Recorder
+	res        *resource.Server
+	workload   workloads.Workload
+	slots      []*slot
+	plan       *nemesis.Plan
+	nemSet     nemesis.Set
+	logf       func(format string, args ...any)
+	log        *runLog
 
 	directResource bool // the resource is not behind the proxies
 
@@ -149,8 +151,13 @@ func newRun(cfg Config) (*run, error) {
 	for i := range nodes {
 		nodes[i] = fmt.Sprintf("n%d", i+1)
 	}
-	r.nemSet = newNemesisSet(nemesis.Env{CrashClient: r.crashClient})
+	r.nemSet = newNemesisSet(r.nemesisEnv())
 	var err error
+	if cfg.ProcessClients() {
+		if r.clientArgv, err = cfg.clientArgv(); err != nil {
+			return nil, err
+		}
+	}
 	if r.plan, err = plan(cfg, r.nemSet, r.clients, nodes); err != nil {
 		return nil, err
 	}
@@ -179,7 +186,7 @@ func (r *run) setup(ctx context.Context) error {
 		a, _ := c.AdminAddr(n)
 		r.logf("node %s at %s", n, a)
 	}
-	r.nemSet = newNemesisSet(nemesis.Env{Cluster: c, CrashClient: r.crashClient})
+	r.nemSet = newNemesisSet(r.nemesisEnv())
 	// Record the Redis version now that nodes run.
 	r.versions = versions(c, cfg)
 	_ = r.writeTestFile(testFile{})
@@ -401,10 +408,9 @@ func (r *run) recoverPanic(who string) {
 
 // crashClient is the nemesis hook for client-crash.
 func (r *run) crashClient(ctx context.Context, client string) error {
-	for _, s := range r.slots {
-		if s.name == client {
-			return s.crash(ctx)
-		}
+	s, err := r.slot(client)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("harness: no client %q", client)
+	return s.crash(ctx)
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstorm/lockstorm/clients/python"
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/docker"
 	"github.com/lockstorm/lockstorm/lease"
@@ -70,8 +71,14 @@ func Settings() []Setting {
 	return []Setting{
 		{Name: "name", Help: "test name in the store", Default: "<lock>-<workload>",
 			value: text(func(c *Config) *string { return &c.Name }, "")},
-		{Name: "lock", Help: "lock under test: " + strings.Join(lockimpl.Names(), ", "), Replay: ReplayAlways,
+		{Name: "lock", Help: "lock under test: " + strings.Join(lockimpl.Names(), ", ") +
+			"; as process clients (Python, python3-redis): " + strings.Join(python.Locks(), ", "), Replay: ReplayAlways,
 			value: text(func(c *Config) *string { return &c.Lock }, "single")},
+		{Name: "client-cmd", Help: "run each client as a process of this command, speaking JSON lines on stdin/stdout (docs/client-protocol.md), e.g. \"lockstorm client --lock single\"; --lock then only names the lock", Default: "none: in-process Go clients", Replay: ReplayChanged,
+			value: text(func(c *Config) *string { return &c.ClientCmd }, "")},
+		{Name: "pause-model", Help: "what client-pause does: process (SIGSTOP of the client process, links frozen) or links (links frozen, the client keeps running)", Default: "process for process clients, else links", Replay: ReplayChanged,
+			replayIf: func(c Config) bool { return c.PauseModel != defaultPauseModel(c) },
+			value:    text(func(c *Config) *string { return &c.PauseModel }, "")},
 		{Name: "workload", Help: "workload: " + strings.Join(workloads.Names(), ", "), Replay: ReplayAlways,
 			value: text(func(c *Config) *string { return &c.Workload }, "counter")},
 		{Name: "nemesis", Help: "comma-separated faults: " + strings.Join(nemesis.Kinds, ", "), Default: NoFaults + ", no faults", Replay: ReplayChanged,
@@ -86,7 +93,7 @@ func Settings() []Setting {
 			value: duration(func(c *Config) *time.Duration { return &c.RenewEvery }, 0)},
 		{Name: "fencing", Help: "the resource rejects writes with stale fencing tokens (needs a lock that issues them: fenced, fenced-redlock)", Replay: ReplayChanged,
 			// Without tokens it changes nothing, and the command line refuses it.
-			replayIf: func(c Config) bool { return lockimpl.IssuesFences(c.Lock) },
+			replayIf: func(c Config) bool { return IssuesFences(c.Lock) },
 			value:    flag(func(c *Config) *bool { return &c.Fencing })},
 		{Name: "persistence", Help: "Redis persistence: none, aof-everysec, aof-always", Replay: ReplayAlways,
 			value: text(func(c *Config) *string { return (*string)(&c.Persistence) }, string(cluster.PersistNone))},
@@ -126,8 +133,8 @@ func Settings() []Setting {
 // multiNodeLocks are the built-in locks that default to 5 nodes.
 func multiNodeLocks() []string {
 	var out []string
-	for _, n := range lockimpl.Names() {
-		if lockimpl.MultiNode(n) {
+	for _, n := range LockNames() {
+		if multiNode(n) {
 			out = append(out, n)
 		}
 	}

@@ -13,12 +13,16 @@ func init() {
 // KindClientPause is a stop-the-world pause of one client.
 const KindClientPause = "client-pause"
 
-// ClientPause emulates a stop-the-world pause (a long GC) of one client:
+// ClientPause is a stop-the-world pause (a long GC) of one client. When the
+// clients are processes, the harness's Env.PauseClient stops the client's
+// process (SIGSTOP: its renewal thread freezes with it) and its links, and
+// Env.ResumeClient continues both: the pause model "process". Otherwise
 // Cluster.Freeze holds every byte on all of the client's links, both ways,
 // including its renewal (watchdog) traffic and its resource writes, and
 // Cluster.Thaw delivers them afterwards, as a resumed process would send
-// them. The client's goroutines keep running locally; what the rest of the
-// system sees is exactly a client that went silent and then spoke again.
+// them; the client's goroutines keep running locally (a watchdog may see
+// its renewals time out and tell the holder before the pause ends): the
+// pause model "links", softer than a real pause.
 // Draw picks a client and a duration in the Span (default 0.5 to 3 TTLs,
 // so often longer than the lease); its shortest step is the Span's.
 type ClientPause struct {
@@ -32,13 +36,19 @@ func (p *ClientPause) Draw(r *rand.Rand, t Topology) Fault {
 	return Fault{Kind: KindClientPause, Clients: []string{c}, Duration: p.draw(r, t, 0.5, 3)}
 }
 
-// Start freezes the client.
+// Start stops the client (Env.PauseClient), or freezes its links.
 func (p *ClientPause) Start(ctx context.Context, f Fault) error {
+	if p.Env.PauseClient != nil {
+		return onClient(ctx, f, p.Env.PauseClient)
+	}
 	return onClient(ctx, f, p.Env.Cluster.Freeze)
 }
 
-// Stop thaws the client.
+// Stop continues the client (Env.ResumeClient), or thaws its links.
 func (p *ClientPause) Stop(ctx context.Context, f Fault) error {
+	if p.Env.ResumeClient != nil {
+		return onClient(ctx, f, p.Env.ResumeClient)
+	}
 	return onClient(ctx, f, p.Env.Cluster.Thaw)
 }
 

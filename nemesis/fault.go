@@ -232,6 +232,13 @@ type Env struct {
 	// process is dead; the new one may still be starting. Nil disables
 	// client-crash (Start returns ErrNoHook).
 	CrashClient func(ctx context.Context, client string) error
+	// PauseClient and ResumeClient, when set, are the harness's hooks for
+	// client-pause on clients that are processes: a real stop-the-world
+	// pause (SIGSTOP of the client's process group, its links frozen, no
+	// timeout of the process running) and its end (SIGCONT, links thawed).
+	// Nil: client-pause freezes the client's links only (Cluster.Freeze),
+	// the pause model of in-process clients, whose goroutines keep running.
+	PauseClient, ResumeClient func(ctx context.Context, client string) error
 }
 
 // Topology returns the cluster's names with the given TTL.

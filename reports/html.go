@@ -76,6 +76,7 @@ type pageData struct {
 	Coverage                         *coverageView // nil: no faults
 	Figures                          []figure
 	Config                           string
+	Clients                          string // what the clients were and the pause model
 	Files                            []fileLink
 	Porcupine                        string // note when porcupine.html was not built
 	// Incomplete says why the run was cut short (interrupted, a failed
@@ -158,6 +159,7 @@ func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []
 	if b, err := json.MarshalIndent(cfg, "", "  "); err == nil {
 		d.Config = string(b)
 	}
+	d.Clients = harness.ClientsSummary(rcfg)
 	return d
 }
 

@@ -18,7 +18,8 @@ var sweepTmpl = template.Must(template.New("sweep").Funcs(page.Funcs).Parse(`<!D
 Every run: the counter workload, {{.Spec.Clients}} clients, holders keep the lock {{dur .Spec.HoldMin}}–{{dur .Spec.HoldMax}} between read and write and
 act until their lock tells them it is lost (they ignore their own validity deadline, as code using a watchdog lock usually does).
 Lock <code>single</code> where renewal is none, <code>renewable</code> (watchdog) otherwise, one Redis node, no fencing.
-Faults: {{if .PauseTimes}}the client holding the lock is paused (all its links frozen, watchdog included) at {{.PauseTimes}} for the cell's pause length{{else}}none (no pause length above 0){{end}}.</p>
+Every client is a process (<code>lockstorm client --lock …</code>), and the pause is real (pause model <code>process</code>): the holder's process is stopped with SIGSTOP, its watchdog thread with it, its links frozen and none of its timeouts running, until SIGCONT, as in a stop-the-world GC pause.
+Faults: {{if .PauseTimes}}the client holding the lock is paused at {{.PauseTimes}} for the cell's pause length{{else}}none (no pause length above 0){{end}}.</p>
 
 <h2>Violations</h2>
 <img src="{{.Violations}}" alt="violations heat map">
@@ -28,8 +29,7 @@ Without renewal a TTL shorter than the slowest holder produces violations even w
 <h2>Availability</h2>
 <img src="{{.Availability}}" alt="availability heat map">
 <p class="note">Per cell: completed acquire calls that obtained the lock (acquire timeout max(2×TTL, 2s)).
-A client pause freezes the client's links, not its goroutines: a holder whose watchdog gave up during the pause goes on trying to acquire through its frozen links,
-and each of those attempts (timing out after the lock's node timeout) counts as a failure here, so long pauses with renewal at a short TTL look less available than a truly frozen process would make them.</p>
+A paused client is a stopped process: it tries nothing during its pause, so its pause costs availability only through the lease it holds until the lease expires.</p>
 
 <h2>Cells</h2>
 <table>

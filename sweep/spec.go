@@ -286,8 +286,17 @@ func HolderPauses(times []time.Duration, d time.Duration) *nemesis.Plan {
 	return &p
 }
 
+// PauseModel is how a sweep pauses its holders: the real pause. Every cell
+// runs its clients as processes (`lockstorm client --lock L`), and a pause
+// stops the holder's process with SIGSTOP, its watchdog thread included,
+// as a stop-the-world GC pause does; an in-process watchdog would keep
+// running through the pause and warn its holder, which no frozen process
+// can (harness.PauseProcess).
+const PauseModel = harness.PauseProcess
+
 // Config is the harness configuration of one cell: the `single` lock
-// without renewal, the `renewable` lock otherwise; the counter workload
+// without renewal, the `renewable` lock otherwise, each as a process
+// client paused for real (PauseModel); the counter workload
 // with holders trusting the lost-signal (so a holder without a watchdog
 // writes after its lease ran out); holder-targeted pauses of the cell's
 // length.
@@ -297,7 +306,8 @@ func (s Spec) Config(c Cell) harness.Config {
 		lock = "renewable"
 	}
 	return harness.Config{
-		Name: "sweep-" + s.Name, Lock: lock, Workload: "counter", Nodes: 1, Clients: s.Clients,
+		Name: "sweep-" + s.Name, Lock: lock, ClientCmd: "lockstorm client --lock " + lock, PauseModel: PauseModel,
+		Workload: "counter", Nodes: 1, Clients: s.Clients,
 		TTL: c.TTL, RenewEvery: every, TimeLimit: s.TimeLimit, Seed: s.Seed + int64(c.Run) - 1,
 		Store: s.Store, Plan: HolderPauses(s.PauseTimes(), c.Pause),
 		Workloads: workloads.Options{
@@ -314,7 +324,7 @@ func (s Spec) Config(c Cell) harness.Config {
 // cell files to be comparable.
 func (s Spec) key() specKey {
 	return specKey{TimeLimit: s.TimeLimit, Seed: s.Seed, Clients: s.Clients, HoldMin: s.HoldMin, HoldMax: s.HoldMax,
-		PauseTimes: s.PauseTimes()}
+		PauseTimes: s.PauseTimes(), PauseModel: PauseModel}
 }
 
 // specKey is stored in sweep.json.
@@ -325,6 +335,9 @@ type specKey struct {
 	HoldMin    time.Duration   `json:"hold_min_ns"`
 	HoldMax    time.Duration   `json:"hold_max_ns"`
 	PauseTimes []time.Duration `json:"pause_times_ns"`
+	// PauseModel is "" in sweeps stored before cells ran as paused
+	// processes: their cells are not comparable.
+	PauseModel string `json:"pause_model,omitempty"`
 }
 
 func (k specKey) diff(o specKey) string {
@@ -339,6 +352,8 @@ func (k specKey) diff(o specKey) string {
 		return fmt.Sprintf("--hold-min/--hold-max %v-%v, stored %v-%v", k.HoldMin, k.HoldMax, o.HoldMin, o.HoldMax)
 	case fmt.Sprint(k.PauseTimes) != fmt.Sprint(o.PauseTimes):
 		return fmt.Sprintf("pause times %v, stored %v (the longest --pause or --ttl changed)", k.PauseTimes, o.PauseTimes)
+	case k.PauseModel != o.PauseModel:
+		return fmt.Sprintf("pause model %q, stored %q (cells stored before clients ran as paused processes must be measured again)", k.PauseModel, o.PauseModel)
 	}
 	return ""
 }

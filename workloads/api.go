@@ -29,7 +29,7 @@ func apiRound(ctx context.Context, w *Worker, lease *lockimpl.Lease) {
 // Enter records an API entry; the ok completion's Value is the number of
 // callers inside after entering (more than 1 is a violation).
 func (w *Worker) Enter(ctx context.Context, key string, fence int64) error {
-	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
+	ctx, cancel := w.Clock.WithTimeout(ctx, w.Opt.OpTimeout)
 	defer cancel()
 	_, err := w.do(ctx, history.Op{F: history.FEnter, Key: key, Fence: fence}, func(ctx context.Context, op *history.Op) error {
 		n, err := w.Resource.Enter(ctx, key, fence)
@@ -45,7 +45,7 @@ func (w *Worker) Leave(ctx context.Context, key string) {
 	if ctx.Err() != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout+time.Second)
+	ctx, cancel := w.Clock.WithTimeout(ctx, w.Opt.OpTimeout+time.Second)
 	defer cancel()
 	w.do(ctx, history.Op{F: history.FLeave, Key: key}, func(ctx context.Context, op *history.Op) error {
 		n, err := w.Resource.Leave(ctx, key)

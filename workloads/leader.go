@@ -40,7 +40,7 @@ func leaderTerm(ctx context.Context, w *Worker, lease *lockimpl.Lease) {
 
 // Extend records an extend of l.
 func (w *Worker) Extend(ctx context.Context, e lockimpl.Extender, l *lockimpl.Lease) error {
-	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
+	ctx, cancel := w.Clock.WithTimeout(ctx, w.Opt.OpTimeout)
 	defer cancel()
 	w.explicit(l, +1) // this op records the new validity itself
 	defer w.explicit(l, -1)

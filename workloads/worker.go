@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/ctxtime"
+	"github.com/lockstorm/lockstorm/internal/pauseclock"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/resource"
 )
@@ -46,6 +47,12 @@ type Worker struct {
 	// Stop, when closed, asks the worker to start no new round; rounds in
 	// progress finish (and release). Nil means never.
 	Stop <-chan struct{}
+	// Clock, when set, times the worker's own timeouts (AcquireTimeout,
+	// OpTimeout) on the running time of the slot's client process: while
+	// the process is stopped (a real pause) none of them fires, and its
+	// requests in flight wait for the thaw, as in a stopped process. Nil
+	// is the wall clock.
+	Clock *pauseclock.Clock
 
 	mu      sync.Mutex
 	process int
@@ -144,7 +151,7 @@ func (w *Worker) do(ctx context.Context, op history.Op, fn func(ctx context.Cont
 // Acquire records an acquire of the workload's key and returns the lease
 // (nil unless ok).
 func (w *Worker) Acquire(ctx context.Context) (*lockimpl.Lease, error) {
-	ctx, cancel := context.WithTimeout(ctx, w.Opt.AcquireTimeout)
+	ctx, cancel := w.Clock.WithTimeout(ctx, w.Opt.AcquireTimeout)
 	defer cancel()
 	return w.AcquireKey(ctx, w.Opt.Key)
 }
@@ -172,7 +179,7 @@ func (w *Worker) AcquireKey(ctx context.Context, key string) (*lockimpl.Lease, e
 
 // Release records a release of l.
 func (w *Worker) Release(ctx context.Context, l *lockimpl.Lease) error {
-	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
+	ctx, cancel := w.Clock.WithTimeout(ctx, w.Opt.OpTimeout)
 	defer cancel()
 	w.unwatch(l)
 	defer func() {
@@ -224,7 +231,7 @@ func (w *Worker) RenewHook(l *lockimpl.Lease) func(error) {
 // fencing resource rejects a read whose token is below one it accepted:
 // a fail with Error "stale" (the read certainly had no effect).
 func (w *Worker) Read(ctx context.Context, key string, fence int64) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
+	ctx, cancel := w.Clock.WithTimeout(ctx, w.Opt.OpTimeout)
 	defer cancel()
 	var v int64
 	_, err := w.do(ctx, history.Op{F: history.FRead, Key: key, Fence: fence}, func(ctx context.Context, op *history.Op) error {
@@ -247,7 +254,7 @@ func (w *Worker) Read(ctx context.Context, key string, fence int64) (int64, erro
 // checked at or after its invoke time. A write with no held lease is sent
 // unchecked (the checker then reports it as made without a lease).
 func (w *Worker) Write(ctx context.Context, f, key string, value, fence int64) error {
-	ctx, cancel := context.WithTimeout(ctx, w.Opt.OpTimeout)
+	ctx, cancel := w.Clock.WithTimeout(ctx, w.Opt.OpTimeout)
 	defer cancel()
 	_, err := w.do(ctx, history.Op{F: f, Key: key, Value: value, Fence: fence}, func(ctx context.Context, op *history.Op) error {
 		if l := w.leaseFor(fence); l != nil {

@@ -1,0 +1,175 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/lockstorm/lockstorm/clients/python"
+	"github.com/lockstorm/lockstorm/lockimpl"
+)
+
+// Pause models (Config.PauseModel).
+const (
+	// PauseProcess: SIGSTOP of the client's process group, links frozen,
+	// no timeout of the process running, until SIGCONT.
+	PauseProcess = "process"
+	// PauseLinks: the client's links frozen; its goroutines keep running.
+	PauseLinks = "links"
+)
+
+// LockNames lists every --lock name: the built-in Go locks (lockimpl),
+// then the process locks (the Python clients), each sorted.
+func LockNames() []string {
+	return append(slices.Clone(lockimpl.Names()), python.Locks()...)
+}
+
+// processLock reports whether the named lock runs as a process client.
+func processLock(name string) bool { return python.Is(name) }
+
+// multiNode reports whether the named lock defaults to 5 nodes and needs
+// at least 3.
+func multiNode(name string) bool { return lockimpl.MultiNode(name) || python.MultiNode(name) }
+
+// IssuesFences reports whether the named lock (a Go lock or a process
+// lock) hands out fencing tokens.
+func IssuesFences(name string) bool { return lockimpl.IssuesFences(name) || python.IssuesFences(name) }
+
+// fifoLock reports whether the named lock promises FIFO grants.
+func fifoLock(name string) bool {
+	return name == "fair" || name == "fair-naive" || python.FIFO(name)
+}
+
+// ProcessClients reports whether c's client slots are processes.
+func (c Config) ProcessClients() bool { return c.ClientCmd != "" || processLock(c.Lock) }
+
+// checkClients checks the client command and the pause model, and sets
+// the pause model's default.
+func (c *Config) checkClients() error {
+	if c.ProcessClients() && c.Provider == "external" {
+		return errors.New("process clients (--client-cmd, " + strings.Join(python.Locks(), ", ") + ") run on the local and docker providers: on external endpoints they would need the password and TLS settings, which the client protocol does not pass yet")
+	}
+	if c.ClientCmd != "" {
+		if c.NewLock != nil {
+			return errors.New("--client-cmd and a NewLock cannot both be set: the clients are either the command's processes or the Go lock")
+		}
+		if _, err := SplitCommand(c.ClientCmd); err != nil {
+			return fmt.Errorf("--client-cmd: %v", err)
+		}
+	}
+	switch c.PauseModel {
+	case "":
+		c.PauseModel = defaultPauseModel(*c)
+	case PauseLinks:
+	case PauseProcess:
+		if !c.ProcessClients() {
+			return fmt.Errorf("--pause-model %s needs clients that are processes (--client-cmd, or a lock among %s): the goroutines of an in-process client cannot be stopped", PauseProcess, strings.Join(python.Locks(), ", "))
+		}
+	default:
+		return fmt.Errorf("--pause-model must be %s or %s, got %q", PauseProcess, PauseLinks, c.PauseModel)
+	}
+	return nil
+}
+
+// defaultPauseModel is the real pause for process clients, else the
+// links' freeze.
+func defaultPauseModel(c Config) string {
+	if c.ProcessClients() {
+		return PauseProcess
+	}
+	return PauseLinks
+}
+
+// clientArgv is the command line of c's process clients: ClientCmd, or the
+// process lock's own command. A command named "lockstorm" that is not on
+// PATH is this binary, when this binary is lockstorm.
+func (c Config) clientArgv() ([]string, error) {
+	if c.ClientCmd == "" {
+		argv, err := python.Command(c.Lock)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --lock %s: %v", ErrConfig, c.Lock, err)
+		}
+		return argv, nil
+	}
+	argv, err := SplitCommand(c.ClientCmd)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --client-cmd: %v", ErrConfig, err)
+	}
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		if self, serr := os.Executable(); argv[0] == "lockstorm" && serr == nil && filepath.Base(self) == "lockstorm" {
+			argv[0] = self
+			return argv, nil
+		}
+		return nil, fmt.Errorf("%w: --client-cmd: %v", ErrConfig, err)
+	}
+	return argv, nil
+}
+
+// SplitCommand splits a command line into words as a POSIX shell would
+// for plain words, single and double quotes and backslash escapes
+// (nothing is expanded). An empty command or an open quote is an error.
+func SplitCommand(s string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord, quote, escaped := false, rune(0), false
+	for _, r := range s {
+		switch {
+		case escaped:
+			w.WriteRune(r)
+			escaped = false
+		case r == '\\' && quote != '\'':
+			escaped, inWord = true, true
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 || escaped {
+		return nil, fmt.Errorf("unterminated quote or escape in %q", s)
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	if len(words) == 0 {
+		return nil, errors.New("empty command")
+	}
+	return words, nil
+}
+
+// ClientsSummary says what the clients were and how client-pause paused
+// them, for the report: "in-process Go clients; client-pause freezes
+// their links (pause model links)" or "process clients (py-redispy);
+// client-pause stops the process (SIGSTOP, pause model process)".
+func ClientsSummary(c Config) string {
+	what := "in-process Go clients"
+	switch {
+	case c.ClientCmd != "":
+		what = "process clients (" + c.ClientCmd + ")"
+	case processLock(c.Lock):
+		what = "process clients (" + c.Lock + ")"
+	}
+	model := c.PauseModel
+	if model == "" {
+		model = defaultPauseModel(c)
+	}
+	if model == PauseProcess {
+		return what + "; client-pause stops the whole process (SIGSTOP, renewal thread included) and freezes its links: pause model process"
+	}
+	return what + "; client-pause freezes the client's links while its goroutines keep running: pause model links"
+}

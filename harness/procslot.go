@@ -1,0 +1,187 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/procclient"
+	"github.com/lockstorm/lockstorm/protocol"
+)
+
+// startProcess starts the slot's client process: its lock is the
+// procclient.Client that speaks the line protocol to it, through the
+// slot's own proxies (LOCKSTORM_NODES). A process that breaks the
+// protocol, exits or stops answering is replaced (watchBroken).
+func (s *slot) startProcess(ctx context.Context) (lockimpl.Locker, error) {
+	c, cfg := s.run.cluster, s.run.cfg
+	addrs := make([]string, 0, len(c.Nodes()))
+	for _, n := range c.Nodes() {
+		a, err := c.Addr(s.name, n)
+		if err != nil {
+			return nil, err
+		}
+		addrs = append(addrs, a)
+	}
+	env := []string{
+		protocol.EnvNodes + "=" + strings.Join(addrs, ","),
+		protocol.EnvNodeNames + "=" + strings.Join(c.Nodes(), ","),
+		protocol.EnvSlot + "=" + strconv.Itoa(s.index),
+		protocol.EnvTTL + "=" + millis(cfg.TTL),
+	}
+	if cfg.RenewEvery > 0 {
+		env = append(env, protocol.EnvRenew+"="+millis(cfg.RenewEvery))
+	}
+	if cfg.NodeTimeout > 0 {
+		env = append(env, protocol.EnvNodeTimeout+"="+millis(cfg.NodeTimeout))
+	}
+	pc, err := procclient.Start(ctx, procclient.Config{Argv: s.run.clientArgv, Env: env, TTL: cfg.TTL, Clock: s.clock,
+		Log: func(line string) { s.run.logf("client %s: %s", s.name, line) }})
+	if err != nil {
+		return nil, fmt.Errorf("%w: client %s: %v", ErrConfig, s.name, err)
+	}
+	s.mu.Lock()
+	s.proc = pc
+	s.mu.Unlock()
+	s.run.logf("client %s: process %d is pid %d", s.name, s.worker.Process(), pc.Pid())
+	go s.watchBroken(pc)
+	return pc, nil
+}
+
+// millis is d in whole milliseconds, at least 1.
+func millis(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) }
+
+// watchBroken replaces the slot's process when pc breaks while it is the
+// slot's process: its op in flight already ended unknown (info), and a
+// new process with a new history process id takes the slot, as after a
+// crash. A process the harness itself retired is not replaced again.
+func (s *slot) watchBroken(pc *procclient.Client) {
+	select {
+	case <-pc.Broken():
+	case <-s.run.workCtx.Done():
+		return
+	}
+	s.mu.Lock()
+	current := s.proc == pc
+	s.mu.Unlock()
+	if !current {
+		return
+	}
+	s.run.logf("client %s: pid %d: %v", s.name, pc.Pid(), pc.Err())
+	select {
+	case <-s.run.stopWork: // the run is ending: its round ends on its own
+		return
+	default:
+	}
+	if err := s.crash(s.run.workCtx); err != nil && s.run.workCtx.Err() == nil {
+		s.run.logf("client %s: replacing its broken process: %v", s.name, err)
+	}
+}
+
+// retire kills the slot's process client, if any (SIGKILL of its process
+// group): the first step of a client crash.
+func (s *slot) retire() {
+	s.mu.Lock()
+	pc := s.proc
+	s.proc = nil
+	s.mu.Unlock()
+	if pc == nil {
+		return
+	}
+	select {
+	case <-pc.Broken(): // already gone (exited, or killed for not answering)
+		_ = pc.Kill()
+		return
+	default:
+	}
+	if err := pc.Kill(); err != nil {
+		s.run.logf("client %s: kill pid %d: %v", s.name, pc.Pid(), err)
+		return
+	}
+	s.run.logf("client %s: pid %d killed (SIGKILL)", s.name, pc.Pid())
+}
+
+// pause stops the slot's process (SIGSTOP) and every timeout of it.
+func (s *slot) pause() error {
+	s.clock.Pause()
+	s.mu.Lock()
+	pc := s.proc
+	s.mu.Unlock()
+	if pc == nil {
+		return nil
+	}
+	if err := pc.Pause(); err != nil {
+		return err
+	}
+	s.run.logf("client %s: pid %d stopped (SIGSTOP)", s.name, pc.Pid())
+	return nil
+}
+
+// resume continues the slot's process (SIGCONT) and its timeouts.
+func (s *slot) resume() error {
+	defer s.clock.Resume()
+	s.mu.Lock()
+	pc := s.proc
+	s.mu.Unlock()
+	if pc == nil {
+		return nil
+	}
+	if err := pc.Resume(); err != nil {
+		return err
+	}
+	s.run.logf("client %s: pid %d continued (SIGCONT)", s.name, pc.Pid())
+	return nil
+}
+
+// pauseClient is the nemesis hook of a real pause (PauseProcess): the
+// client's process stops, then its links freeze, so that what its
+// application code (the workload, run by the harness on its behalf) sends
+// meanwhile waits, as a stopped process sends nothing.
+func (r *run) pauseClient(ctx context.Context, client string) error {
+	s, err := r.slot(client)
+	if err != nil {
+		return err
+	}
+	if err := s.pause(); err != nil {
+		return err
+	}
+	return r.cluster.Freeze(ctx, client)
+}
+
+// resumeClient ends a real pause: the links thaw and the process
+// continues.
+func (r *run) resumeClient(ctx context.Context, client string) error {
+	s, err := r.slot(client)
+	if err != nil {
+		return err
+	}
+	terr := r.cluster.Thaw(ctx, client)
+	if err := s.resume(); err != nil {
+		return err
+	}
+	return terr
+}
+
+// slot is the client slot named client.
+func (r *run) slot(client string) (*slot, error) {
+	for _, s := range r.slots {
+		if s.name == client {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("harness: no client %q", client)
+}
+
+// nemesisEnv is what the faults act on: the cluster, and the harness's
+// hooks for client crashes and, under PauseProcess, real pauses.
+func (r *run) nemesisEnv() nemesis.Env {
+	env := nemesis.Env{Cluster: r.cluster, CrashClient: r.crashClient}
+	if r.cfg.PauseModel == PauseProcess {
+		env.PauseClient, env.ResumeClient = r.pauseClient, r.resumeClient
+	}
+	return env
+}

@@ -1,0 +1,85 @@
+// Package lockstormbin builds the lockstorm binary for tests that run
+// process clients (`lockstorm client --lock NAME`) and puts it on PATH,
+// as a user's installed lockstorm would be.
+package lockstormbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	once sync.Once
+	dir  string
+	err  error
+)
+
+// OnPath builds ./cmd/lockstorm of this module into a temporary folder
+// (once per test process) and prepends that folder to PATH. It returns
+// the binary's path.
+func OnPath() (string, error) {
+	once.Do(func() {
+		dir, err = os.MkdirTemp("", "lockstorm-bin-")
+		if err != nil {
+			return
+		}
+		root, rerr := moduleRoot()
+		if rerr != nil {
+			err = rerr
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "lockstorm"), "./cmd/lockstorm")
+		cmd.Dir = root
+		if out, berr := cmd.CombinedOutput(); berr != nil {
+			err = fmt.Errorf("lockstormbin: go build ./cmd/lockstorm: %v\n%s", berr, out)
+			return
+		}
+		err = os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	})
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "lockstorm"), nil
+}
+
+// Cleanup removes the built binary's folder.
+func Cleanup() {
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+}
+
+// moduleRoot is the folder of this module's go.mod, found from this
+// source file's place in it.
+func moduleRoot() (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", fmt.Errorf("lockstormbin: cannot find the module root")
+	}
+	d := filepath.Dir(file)
+	for !strings.HasSuffix(d, string(os.PathSeparator)) && d != "." {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		d = filepath.Dir(d)
+	}
+	return "", fmt.Errorf("lockstormbin: no go.mod above %s", file)
+}
+
+// Main is a TestMain body for packages whose tests run process clients:
+// it puts lockstorm on PATH, runs the tests through run (clustertest.Main,
+// say), and removes the binary. A failed build fails the package.
+func Main(m *testing.M, run func(*testing.M) int) int {
+	if _, err := OnPath(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer Cleanup()
+	return run(m)
+}
