@@ -22,7 +22,7 @@ const waitLine = 5 * time.Second
 // client is the harness side of one Python client process, driven through
 // protocol.Conn as the harness drives it.
 type client struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	conn   *protocol.Conn
 	stdin  io.Closer
@@ -45,7 +45,7 @@ type received struct {
 // startClient runs the named Python lock as a process client of the given
 // nodes with TTL ttlMillis; env adds or overrides LOCKSTORM_* variables.
 // When the test ends its stdin is closed and it must exit cleanly.
-func startClient(t *testing.T, lock string, nodes []string, ttlMillis int, env ...string) *client {
+func startClient(t testing.TB, lock string, nodes []string, ttlMillis int, env ...string) *client {
 	t.Helper()
 	needPython(t)
 	argv, err := python.Command(lock)

@@ -126,3 +126,25 @@ func TestAcquireWithAnotherTTLFails(t *testing.T) {
 		t.Fatalf("acquire with ttl_ms %d: %+v, want fail", 2*ttl, a)
 	}
 }
+
+// BenchmarkAcquireRelease is one acquire and one release of a free key by
+// a Python client, per lock: the protocol's round trips plus the lock's
+// own.
+func BenchmarkAcquireRelease(b *testing.B) {
+	for _, lock := range python.Locks() {
+		b.Run(lock, func(b *testing.B) {
+			c := startClient(b, lock, []string{node.Addr}, ttl)
+			k := "bench-" + lock
+			b.ResetTimer()
+			for range b.N {
+				a := c.acquire(k, ttl, 0)
+				if a.Type != protocol.TypeOK {
+					b.Fatalf("acquire: %+v", a)
+				}
+				if r := c.release(k, a.Token); r.Type != protocol.TypeOK {
+					b.Fatalf("release: %+v", r)
+				}
+			}
+		})
+	}
+}

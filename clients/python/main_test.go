@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 
 // needPython skips the test when no python3 imports redis-py: the one
 // reason these tests may skip.
-func needPython(t *testing.T) {
+func needPython(t testing.TB) {
 	t.Helper()
 	if _, err := python.Command("py-seed-single"); errors.Is(err, python.ErrNoPython) {
 		t.Skipf("%v", err)

@@ -52,6 +52,10 @@ func TestClientListsTheSameLocks(t *testing.T) {
 	if got := strings.Fields(string(out)); !slices.Equal(got, python.Locks()) {
 		t.Fatalf("the client lists %v, Locks() is %v", got, python.Locks())
 	}
+	again, err := python.Command("py-redispy")
+	if err != nil || again[0] != argv[0] || again[2] != argv[2] {
+		t.Fatalf("a second Command: %v, %v: want the same interpreter and script as %v", again, err, argv)
+	}
 }
 
 // An unknown lock or a bad environment: one line on stderr, exit status 2.
