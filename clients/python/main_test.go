@@ -30,9 +30,6 @@ func TestMain(m *testing.M) {
 	node = s
 	code := m.Run()
 	s.Stop()
-	if dir, err := python.ScriptDir(); err == nil {
-		os.RemoveAll(dir)
-	}
 	os.Exit(code)
 }
 

@@ -8,7 +8,9 @@
 package python
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"embed"
 	"errors"
 	"fmt"
@@ -32,21 +34,30 @@ const entry = "lockstorm_client.py"
 //go:embed *.py
 var sources embed.FS
 
-// descriptions is the one-line description of each lock, by name; its
-// keys are the names lockstorm_client.py's LOCKS maps to modules.
-var descriptions = map[string]string{
-	"py-redispy":        "redis-py's own redis.lock.Lock (SET NX PX, Lua release and extend); a watchdog only when LOCKSTORM_RENEW_MS is set",
-	"py-seed-single":    "the seed's single-node lock in Python: SET NX PX, Lua compare-and-delete release, compare-and-pexpire extend",
-	"py-seed-renewable": "py-seed-single plus the seed's watchdog (every 30% of the TTL) that only logs a lost lease: the holder is never told",
-	"py-seed-redlock":   "the seed's Redlock in Python: sequential SET NX PX on each node, majority wins, validity never reduced by the acquire's time",
-	"py-seed-fair":      "the seed's FIFO lock in Python: a sorted-set queue where a waiter that dies blocks everyone behind it",
-	"py-seed-fencing":   "the seed's fenced lock in Python: SET NX PX, then INCR of the fence counter in a second, non-atomic round trip",
+// lock is what lockstorm knows of one Python lock.
+type lock struct {
+	about string // one line, for --help
+	// multiNode: the lock spreads over nodes (Redlock): 5 nodes by
+	// default, at least 3. fifo: it promises FIFO grants. fences: it
+	// hands out fencing tokens.
+	multiNode, fifo, fences bool
+}
+
+// locks are the Python locks by name; the names are those
+// lockstorm_client.py's LOCKS maps to modules.
+var locks = map[string]lock{
+	"py-redispy":        {about: "redis-py's own redis.lock.Lock (SET NX PX, Lua release and extend); a watchdog only when LOCKSTORM_RENEW_MS is set"},
+	"py-seed-single":    {about: "the seed's single-node lock in Python: SET NX PX, Lua compare-and-delete release, compare-and-pexpire extend"},
+	"py-seed-renewable": {about: "py-seed-single plus the seed's watchdog (every 30% of the TTL) that only logs a lost lease: the holder is never told"},
+	"py-seed-redlock":   {about: "the seed's Redlock in Python: sequential SET NX PX on each node, majority wins, validity never reduced by the acquire's time", multiNode: true},
+	"py-seed-fair":      {about: "the seed's FIFO lock in Python: a sorted-set queue where a waiter that dies blocks everyone behind it", fifo: true},
+	"py-seed-fencing":   {about: "the seed's fenced lock in Python: SET NX PX, then INCR of the fence counter in a second, non-atomic round trip", fences: true},
 }
 
 // Locks lists the Python lock names (py-redispy, py-seed-single, ...), sorted.
 func Locks() []string {
-	names := make([]string, 0, len(descriptions))
-	for n := range descriptions {
+	names := make([]string, 0, len(locks))
+	for n := range locks {
 		names = append(names, n)
 	}
 	slices.Sort(names)
@@ -55,13 +66,24 @@ func Locks() []string {
 
 // Is reports whether name is one of them.
 func Is(name string) bool {
-	_, ok := descriptions[name]
+	_, ok := locks[name]
 	return ok
 }
 
 // Describe is a one-line description per lock, for `lockstorm run --help`;
 // "" for a name that is not a Python lock.
-func Describe(lock string) string { return descriptions[lock] }
+func Describe(name string) string { return locks[name].about }
+
+// MultiNode reports whether the named Python lock spreads over nodes
+// (py-seed-redlock): 5 nodes by default, and at least 3.
+func MultiNode(name string) bool { return locks[name].multiNode }
+
+// FIFO reports whether the named Python lock promises FIFO grants.
+func FIFO(name string) bool { return locks[name].fifo }
+
+// IssuesFences reports whether the named Python lock hands out fencing
+// tokens.
+func IssuesFences(name string) bool { return locks[name].fences }
 
 // Command returns the argv that runs the named Python lock as a process
 // client: the interpreter (the first of /usr/bin/python3, then python3
@@ -107,27 +129,62 @@ var interpreter = sync.OnceValues(func() (string, error) {
 	return "", ErrNoPython
 })
 
-// scriptDir writes the embedded .py files into a fresh private directory,
-// once per process, and returns it. The directory outlives the process
-// (a client may still be running when the harness exits); it holds a
-// few tens of kilobytes.
+// scriptDir writes the embedded .py files, once per process, into a
+// folder named after their content under the user's cache folder (else
+// the temporary folder) and returns it: runs of one lockstorm version
+// share it, and it never grows with the number of runs. It outlives the
+// process (a client may still run when the harness exits); it holds a few
+// tens of kilobytes.
 var scriptDir = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "lockstorm-python-")
-	if err != nil {
-		return "", fmt.Errorf("python: write the client scripts: %w", err)
-	}
 	files, err := sources.ReadDir(".")
 	if err != nil {
 		return "", fmt.Errorf("python: read the embedded scripts: %w", err)
 	}
+	h := sha256.New()
+	contents := make(map[string][]byte, len(files))
 	for _, f := range files {
 		b, err := sources.ReadFile(f.Name())
 		if err != nil {
 			return "", fmt.Errorf("python: read the embedded scripts: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, f.Name()), b, 0o600); err != nil {
+		contents[f.Name()] = b
+		fmt.Fprintf(h, "%s\x00%d\x00", f.Name(), len(b))
+		h.Write(b)
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	dir := filepath.Join(base, "lockstorm", fmt.Sprintf("python-%x", h.Sum(nil)[:6]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("python: write the client scripts: %w", err)
+	}
+	for name, b := range contents {
+		if err := writeOnce(filepath.Join(dir, name), b); err != nil {
 			return "", fmt.Errorf("python: write the client scripts: %w", err)
 		}
 	}
 	return dir, nil
 })
+
+// writeOnce writes b to path unless path already holds exactly b: through
+// a temporary file and a rename, so a concurrent lockstorm never reads a
+// half-written script.
+func writeOnce(path string, b []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
