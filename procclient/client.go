@@ -84,7 +84,7 @@ type Client struct {
 	nextID   atomic.Int64
 
 	mu     sync.Mutex
-	calls  map[int64]*call           // requests awaiting their answer, by id
+	calls  map[int64]*call            // requests awaiting their answer, by id
 	leases map[string]*lockimpl.Lease // leases granted and not released, by token
 	err    error                      // why broken closed
 
