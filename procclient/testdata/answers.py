@@ -2,7 +2,8 @@
 liar: ok to everything, claiming 100 s of validity, and a renewed event
   after each extend; duplicate: answers each request twice; unknown:
   answers an id never sent; notoken: an ok acquire without a token;
-  closeout: closes stdout at the first request and keeps running."""
+  closeout: closes stdout at the first request and keeps running; echo:
+  answers fail with the request, as received, for its error."""
 import json
 import os
 import sys
@@ -32,6 +33,8 @@ for line in sys.stdin:
         send({"id": q["id"] + 1000, "type": "fail", "error": "not obtained"})
     elif mode == "notoken":
         send({"id": q["id"], "type": "ok", "validity_ms": 100})
+    elif mode == "echo":
+        send({"id": q["id"], "type": "fail", "error": json.dumps(q)})
     elif mode == "closeout":
         os.close(1)
         time.sleep(100)
