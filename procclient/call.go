@@ -14,7 +14,7 @@ import (
 // call is one request awaiting its answer.
 type call struct {
 	req   protocol.Request
-	sent  time.Time       // taken before the request was written
+	sent  time.Time       // taken before the request is written
 	lease *lockimpl.Lease // release, extend: the lease operated on
 	done  chan result     // receives the outcome once (buffered)
 }
@@ -71,11 +71,13 @@ func (c *Client) call(ctx context.Context, req protocol.Request, l *lockimpl.Lea
 	if d, ok := pauseclock.Remaining(ctx); ok {
 		req.TimeoutMillis = max(d.Milliseconds(), 1)
 	}
-	k := &call{req: req, lease: l, done: make(chan result, 1)}
+	if err := req.Validate(); err != nil { // an empty key or token: the caller's mistake
+		return result{err: unknown(req.Op, req.Key, fmt.Errorf("not sent: %w", err))}
+	}
+	k := &call{req: req, lease: l, done: make(chan result, 1), sent: time.Now()}
 	c.mu.Lock()
 	c.calls[req.ID] = k
 	c.mu.Unlock()
-	k.sent = time.Now()
 	if err := c.conn.Send(req); err != nil {
 		c.breakWith(fmt.Errorf("request %d (%s %q) not written: %w", req.ID, req.Op, req.Key, err), !c.closing.Load())
 		c.killGroup()

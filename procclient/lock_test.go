@@ -205,3 +205,53 @@ func TestCancelledAcquireReleasedLate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A lock that cannot extend (fair-naive) answers fail, which maps to
+// lockimpl.ErrUnsupported, not ErrNotHeld (the lease is still held); an
+// empty key is refused without a request.
+func TestUnsupportedExtendAndEmptyKey(t *testing.T) {
+	c, _ := start(t, lockstormConfig(t, "fair-naive", "c1", time.Second))
+	l, err := c.Acquire(timeout(t, time.Second), key(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Extend(timeout(t, time.Second), l); !errors.Is(err, lockimpl.ErrUnsupported) || errors.Is(err, lockimpl.ErrNotHeld) {
+		t.Fatalf("extend of fair-naive: %v, want ErrUnsupported", err)
+	}
+	if _, err := c.Acquire(timeout(t, time.Second), ""); err == nil || errors.Is(err, lockimpl.ErrNotObtained) {
+		t.Fatalf("acquire of an empty key: %v, want an error, not ErrNotObtained", err)
+	}
+	if err := c.Release(timeout(t, time.Second), l); err != nil {
+		t.Fatalf("release after both: %v (client: %v)", err, c.Err())
+	}
+}
+
+// Requests in flight at once on one client each get their own answer.
+func TestConcurrentRequests(t *testing.T) {
+	c, _ := start(t, lockstormConfig(t, "single", "c1", time.Second))
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		k := key(t)
+		wg.Go(func() {
+			for range 10 {
+				l, err := c.Acquire(timeout(t, time.Second), k)
+				if err == nil && l.Key != k {
+					err = errors.New("lease of another key: " + l.Key)
+				}
+				if err == nil {
+					err = c.Release(timeout(t, time.Second), l)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

@@ -146,6 +146,9 @@ func TestKillHolder(t *testing.T) {
 	if err := c.Release(timeout(t, time.Second), l); !errors.Is(err, procclient.ErrBroken) || errors.Is(err, lockimpl.ErrNotHeld) {
 		t.Fatalf("release on a killed client: %v, want unknown wrapping ErrBroken", err)
 	}
+	if err := c.Pause(); !errors.Is(err, procclient.ErrBroken) {
+		t.Fatalf("Pause of a killed client: %v, want ErrBroken", err)
+	}
 }
 
 // Close of a real client, running or stopped: it exits by itself at the

@@ -1,7 +1,6 @@
 package procclient
 
 import (
-	"errors"
 	"fmt"
 	"syscall"
 )
@@ -27,7 +26,7 @@ func (c *Client) Resume() error {
 
 // errReaped: the process was already waited for, so its group is not
 // signalled (its id may belong to another process by now).
-var errReaped = errors.New("process already exited")
+var errReaped = fmt.Errorf("%w: process already exited", ErrBroken)
 
 // signalGroup sends sig to the client's process group, unless the process
 // was reaped.
@@ -35,7 +34,7 @@ func (c *Client) signalGroup(sig syscall.Signal) error {
 	c.sigMu.Lock()
 	defer c.sigMu.Unlock()
 	if c.reaped {
-		return fmt.Errorf("procclient: %s: %v: %w", c.who(), sig, errReaped)
+		return fmt.Errorf("%s: %v: %w", c.who(), sig, errReaped)
 	}
 	if err := syscall.Kill(-c.pid, sig); err != nil {
 		return fmt.Errorf("procclient: %s: %v to its process group: %w", c.who(), sig, err)
