@@ -13,10 +13,13 @@ import (
 
 // call is one request awaiting its answer.
 type call struct {
-	req   protocol.Request
-	sent  time.Time       // taken before the request is written
-	lease *lockimpl.Lease // release, extend: the lease operated on
-	done  chan result     // receives the outcome once (buffered)
+	req  protocol.Request
+	sent time.Time // taken before the request is written
+	// paused is Clock.Paused() at sent: running time since sent is
+	// time.Since(sent) − (Clock.Paused() − paused).
+	paused time.Duration
+	lease  *lockimpl.Lease // release, extend: the lease operated on
+	done   chan result     // receives the outcome once (buffered)
 }
 
 // result is a call's outcome: the lease of an ok acquire, or the error
@@ -74,7 +77,7 @@ func (c *Client) call(ctx context.Context, req protocol.Request, l *lockimpl.Lea
 	if err := req.Validate(); err != nil { // an empty key or token: the caller's mistake
 		return result{err: unknown(req.Op, req.Key, fmt.Errorf("not sent: %w", err))}
 	}
-	k := &call{req: req, lease: l, done: make(chan result, 1), sent: time.Now()}
+	k := &call{req: req, lease: l, done: make(chan result, 1), paused: c.cfg.Clock.Paused(), sent: time.Now()}
 	c.mu.Lock()
 	c.calls[req.ID] = k
 	c.mu.Unlock()
@@ -90,10 +93,11 @@ func (c *Client) call(ctx context.Context, req protocol.Request, l *lockimpl.Lea
 }
 
 // await waits for k's outcome. A cancelled ctx returns at once, unknown.
-// A ctx whose timeout passed waits up to Grace more of running time, as
-// the client must answer by the timeout it was sent; a client that does
-// not is killed and the outcome is unknown. A client that breaks makes
-// the outcome unknown.
+// A ctx whose timeout passed waits on: the client must answer within its
+// timeout_ms plus Grace of running time (Clock) after the request was
+// sent — a process stopped meanwhile had no time to act on it. A client
+// that does not is killed and the outcome is unknown. A client that
+// breaks makes the outcome unknown.
 func (c *Client) await(ctx context.Context, k *call) result {
 	select {
 	case r := <-k.done:
@@ -105,7 +109,7 @@ func (c *Client) await(ctx context.Context, k *call) result {
 	if !pauseclock.Expired(ctx) {
 		return c.gaveUp(k, ctx.Err())
 	}
-	grace, cancel := c.cfg.Clock.WithTimeout(context.Background(), c.cfg.Grace)
+	grace, cancel := c.cfg.Clock.WithTimeout(context.Background(), c.answerWindow(k))
 	defer cancel()
 	select {
 	case r := <-k.done:
@@ -114,10 +118,17 @@ func (c *Client) await(ctx context.Context, k *call) result {
 		return c.gaveUp(k, c.Err())
 	case <-grace.Done():
 	}
-	c.breakWith(fmt.Errorf("did not answer request %d (%s %q, timeout_ms %d) within its timeout and %v of grace: killed",
+	c.breakWith(fmt.Errorf("did not answer request %d (%s %q, timeout_ms %d) within its timeout and %v of grace (running time): killed",
 		k.req.ID, k.req.Op, k.req.Key, k.req.TimeoutMillis, c.cfg.Grace), true)
 	c.Kill()
 	return c.gaveUp(k, c.Err())
+}
+
+// answerWindow is the running time left before the client must have
+// answered k: its timeout_ms plus Grace after the request was sent.
+func (c *Client) answerWindow(k *call) time.Duration {
+	running := time.Since(k.sent) - (c.cfg.Clock.Paused() - k.paused)
+	return time.Duration(k.req.TimeoutMillis)*time.Millisecond + c.cfg.Grace - running
 }
 
 // gaveUp is the outcome of a call its caller stops waiting for: the

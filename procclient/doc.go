@@ -56,13 +56,14 @@
 // # Waiting, timeouts, pauses
 //
 // A caller whose ctx is cancelled returns at once, unknown. A caller
-// whose ctx's timeout passed waits up to Config.Grace more, counted on
-// Config.Clock, since the client must answer by the timeout it was sent;
-// while the process is paused the grace does not run (a stopped process
-// cannot answer), and the answer read after Resume is the outcome. A
-// client that does not answer within the grace is "not answering": the
-// Client logs it, breaks and is killed. An ok acquire answered after its
-// caller gave up is released (nobody else would release it).
+// whose ctx's timeout passed waits on, since the client must answer
+// within its timeout_ms plus Config.Grace of running time after the
+// request was sent, counted on Config.Clock: the time the process spent
+// stopped (Pause) does not count, as a stopped process cannot act on a
+// request, and the answer read after Resume is the outcome. A client that
+// does not answer in that window is "not answering": the Client logs it,
+// breaks and kills it. An ok acquire answered after its caller gave up is
+// released (nobody else would release it, and a watchdog would keep it).
 //
 // # Misbehaviour
 //

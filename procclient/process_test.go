@@ -82,6 +82,39 @@ func TestPause(t *testing.T) {
 	}
 }
 
+// A request sent to a stopped client runs its timeout once the client
+// runs again: an acquire of a held key (300 ms timeout) sent during a
+// 500 ms stop answers fail 300 ms after Resume, well past its ctx's
+// deadline and a grace of 100 ms, and that is no reason to break.
+func TestTimeoutRunsAfterResume(t *testing.T) {
+	holder, _ := start(t, lockstormConfig(t, "single", "c2", time.Second))
+	k := key(t)
+	if _, err := holder.Acquire(timeout(t, time.Second), k); err != nil {
+		t.Fatal(err)
+	}
+	cfg := lockstormConfig(t, "single", "c1", time.Second)
+	cfg.Grace = 100 * time.Millisecond
+	c, _ := start(t, cfg)
+	if err := c.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	res := make(chan error, 1)
+	go func() {
+		_, err := c.Acquire(timeout(t, 300*time.Millisecond), k)
+		res <- err
+	}()
+	time.Sleep(500 * time.Millisecond)
+	if err := c.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-res; !errors.Is(err, lockimpl.ErrNotObtained) {
+		t.Fatalf("acquire of a held key sent during a stop: %v, want ErrNotObtained", err)
+	}
+	if c.Err() != nil {
+		t.Fatal(c.Err())
+	}
+}
+
 // Kill ends the process group, a stopped one too; the acquire in flight
 // (waiting for a held key) is unknown.
 func TestKill(t *testing.T) {
