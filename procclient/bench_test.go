@@ -3,6 +3,8 @@ package procclient_test
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/procclient"
+	"github.com/lockstorm/lockstorm/protocol"
 )
 
 // BenchmarkCycle compares acquire+release cycles of the single lock on one
@@ -61,6 +64,49 @@ func BenchmarkRoundTrip(b *testing.B) {
 			b.Fatal(err)
 		}
 		cancel()
+		took = append(took, time.Since(start))
+	}
+	report(b, took)
+}
+
+// BenchmarkCycleFloor is BenchmarkCycle/process with the least harness
+// side there can be: one goroutine writes each request to `lockstorm
+// client` and reads its answer (protocol.Conn), with no reader goroutine,
+// no outcome mapping, no timeouts. What Client costs is the difference.
+func BenchmarkCycleFloor(b *testing.B) {
+	addr, err := cl.AdminAddr("n1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(lockstorm, "client", "--lock", "single")
+	cmd.Env = append(os.Environ(), environ(addr, time.Second)...)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	conn := protocol.NewConn(in, out)
+	k := key(b)
+	var id int64
+	roundTrip := func(r protocol.Request) protocol.Answer {
+		id++
+		r.ID, r.Key, r.TimeoutMillis = id, k, 1000
+		if err := conn.Send(r); err != nil {
+			b.Fatal(err)
+		}
+		l, _, err := conn.Recv()
+		if err != nil || l.Answer == nil || l.Answer.Type != protocol.TypeOK {
+			b.Fatalf("%s: %v %+v", r.Op, err, l.Answer)
+		}
+		return *l.Answer
+	}
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		a := roundTrip(protocol.Request{Op: protocol.OpAcquire, TTLMillis: 1000})
+		roundTrip(protocol.Request{Op: protocol.OpRelease, Token: a.Token})
 		took = append(took, time.Since(start))
 	}
 	report(b, took)
