@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
 // zeroRefused lists the flags (and plan keys) for which 0 means "take the

@@ -15,8 +15,8 @@ import (
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// holderPausePlan pauses whoever holds the lock for d, three times.
-func holderPausePlan(ttl, d time.Duration) *nemesis.Plan {
+// holderPauses pauses whoever holds the lock for d, three times.
+func holderPauses(ttl, d time.Duration) *nemesis.Plan {
 	var steps []nemesis.Step
 	for i := 0; i < 3; i++ {
 		at := time.Second + time.Duration(i)*(d+ttl+500*time.Millisecond)
@@ -27,8 +27,8 @@ func holderPausePlan(ttl, d time.Duration) *nemesis.Plan {
 	return &p
 }
 
-// runLog is the run's lockstorm.log.
-func runLog(t *testing.T, res *Result) string {
+// logOf is the run's lockstorm.log.
+func logOf(t *testing.T, res *Result) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(res.Dir, store.LogFile))
 	if err != nil {
@@ -48,7 +48,7 @@ func TestClientCmdSameVerdictsAsInProcess(t *testing.T) {
 		name string
 		plan *nemesis.Plan
 		want checker.Validity
-	}{{"no-faults", nil, checker.Valid}, {"holder-pauses", holderPausePlan(ttl, 2*ttl), checker.Invalid}} {
+	}{{"no-faults", nil, checker.Valid}, {"holder-pauses", holderPauses(ttl, 2*ttl), checker.Invalid}} {
 		for _, cmd := range []string{"", "lockstorm client --lock single"} {
 			t.Run(tc.name+"/"+map[bool]string{true: "in-process", false: "process"}[cmd == ""], func(t *testing.T) {
 				cfg := Config{Lock: "single", ClientCmd: cmd, Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl,
@@ -76,7 +76,7 @@ func TestClientCmdSameVerdictsAsInProcess(t *testing.T) {
 				wantModel := PauseLinks
 				if cmd != "" {
 					wantModel = PauseProcess
-					if log := runLog(t, res); !strings.Contains(log, "is pid") {
+					if log := logOf(t, res); !strings.Contains(log, "is pid") {
 						t.Errorf("log names no client pid:\n%s", log)
 					}
 				}
@@ -100,7 +100,7 @@ func TestProcessClientCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := runLog(t, res)
+	log := logOf(t, res)
 	if !strings.Contains(log, "client c1: pid") || !strings.Contains(log, "killed (SIGKILL)") {
 		t.Fatalf("log does not show c1's process killed:\n%s", log)
 	}
@@ -144,7 +144,7 @@ func TestBrokenProcessClientReplaced(t *testing.T) {
 		count(res.History, history.FAcquire, history.Info) == 0 {
 		t.Fatal("no op of the broken client was recorded as unknown (info)")
 	}
-	log := runLog(t, res)
+	log := logOf(t, res)
 	if !strings.Contains(log, "malformed") {
 		t.Fatalf("log does not say the line was malformed:\n%s", log)
 	}

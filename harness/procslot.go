@@ -39,8 +39,8 @@ func (s *slot) startProcess(ctx context.Context) (lockimpl.Locker, error) {
 	if cfg.NodeTimeout > 0 {
 		env = append(env, protocol.EnvNodeTimeout+"="+millis(cfg.NodeTimeout))
 	}
-	pc, err := procclient.Start(ctx, procclient.Config{Argv: s.run.clientArgv, Env: env, TTL: cfg.TTL, Clock: s.clock,
-		Log: func(line string) { s.run.logf("client %s: %s", s.name, line) }})
+	pc, err := procclient.Start(ctx, procclient.Config{Name: s.name, Argv: s.run.clientArgv, Env: env, TTL: cfg.TTL, Clock: s.clock,
+		Log: func(line string) { s.run.logf("%s", line) }})
 	if err != nil {
 		return nil, fmt.Errorf("%w: client %s: %v", ErrConfig, s.name, err)
 	}
@@ -71,12 +71,12 @@ func (s *slot) watchBroken(pc *procclient.Client) {
 	if !current {
 		return
 	}
-	s.run.logf("client %s: pid %d: %v", s.name, pc.Pid(), pc.Err())
 	select {
 	case <-s.run.stopWork: // the run is ending: its round ends on its own
 		return
 	default:
 	}
+	s.run.logf("client %s pid %d is broken (%v): a new process takes the slot", s.name, pc.Pid(), pc.Err())
 	if err := s.crash(s.run.workCtx); err != nil && s.run.workCtx.Err() == nil {
 		s.run.logf("client %s: replacing its broken process: %v", s.name, err)
 	}

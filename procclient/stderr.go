@@ -17,10 +17,10 @@ func (c *Client) readStderr() {
 	for {
 		line, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
-			c.cfg.Log("stderr: " + string(line) + " [line cut]")
+			c.logf("stderr: %s [line cut]", line)
 			err = skipLine(r)
 		} else if len(line) > 0 {
-			c.cfg.Log("stderr: " + string(bytes.TrimSuffix(line, []byte("\n"))))
+			c.logf("stderr: %s", bytes.TrimSuffix(line, []byte("\n")))
 		}
 		if err != nil {
 			return
