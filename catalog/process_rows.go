@@ -9,20 +9,27 @@ import (
 	"github.com/lockstorm/lockstorm/workloads"
 )
 
-// RenewablePause is row 17's setup for any renewable lock: holds of two
-// TTLs (the watchdog must renew several times per hold), holders that
-// trust the watchdog to tell them of a loss (TrustLostSignal, as code on a
-// watchdog lock does), and the holder paused 2 x TTL, three times. Under a
-// real pause (PauseProcess) the watchdog freezes with the holder: no
-// renewal, no word of the loss; the lease runs out, the next client takes
-// the lock, and the holder, resumed, finishes its hold and writes. Under
-// the links' freeze (PauseLinks) an in-process watchdog keeps running,
-// sees its renewals time out and tells the holder before the pause ends.
+// RenewablePause is row 17's setup for any renewable lock: two clients,
+// holds of two TTLs (the watchdog renews several times per hold), holders
+// that trust the watchdog to tell them of a loss (TrustLostSignal, as code
+// on a watchdog lock does), and the first holder paused for 2.5 x TTL
+// right after it acquired: past the end of its hold, so its write is
+// already on its way when it resumes. Under a real pause (PauseProcess)
+// the watchdog freezes with the holder: no renewal, no word of the loss;
+// the lease runs out, the other client takes the lock and reads, and the
+// holder's write lands when it resumes, in the middle of the other's
+// critical section: both write the same value, one increment is lost.
+// Under the links' freeze (PauseLinks) an in-process watchdog keeps
+// running, sees its renewal time out a fifth of a second into the pause
+// and tells the holder, which then never writes.
 func RenewablePause(lock, pauseModel string) harness.Config {
 	ttl := 500 * ms
-	c := harness.Config{Lock: lock, Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl, PauseModel: pauseModel,
-		Workloads: workloads.Options{HoldMin: 2 * ttl, HoldMax: 2 * ttl, TrustLostSignal: true}}
-	return scripted(c, 2*time.Second, holderPauses(ttl, 2)...)
+	c := harness.Config{Lock: lock, Workload: "counter", Nodes: 1, Clients: 2, TTL: ttl, PauseModel: pauseModel,
+		ClientsStartAt: 300 * ms,
+		Workloads:      workloads.Options{HoldMin: 2 * ttl, HoldMax: 2 * ttl, TrustLostSignal: true}}
+	// 5 ms after the clients start: the first acquire has just completed
+	// (a holder that acquired within TTL/20 is taken at once).
+	return scripted(c, 2*time.Second, step(305*ms, nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}, 5*ttl/2))
 }
 
 // processRows are the rows whose clients are processes (the Python

@@ -166,7 +166,7 @@ func (s *slot) warm(ctx context.Context, res *resource.Client) error {
 	if err := res.Ping(ctx); err != nil {
 		return fmt.Errorf("harness: client %s: resource: %w", s.name, err)
 	}
-	return nil
+	return s.warmProcess(ctx)
 }
 
 // crash kills the slot's current process: it stops at once without

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -50,6 +51,28 @@ func (s *slot) startProcess(ctx context.Context) (lockimpl.Locker, error) {
 	s.run.logf("client %s: process %d is pid %d", s.name, s.worker.Process(), pc.Pid())
 	go s.watchBroken(pc)
 	return pc, nil
+}
+
+// warmProcess waits until the slot's process client, if any, serves
+// requests: it asks it to release a token nobody holds, which any lock
+// answers fail (not held) after one round trip to its nodes. Its first
+// real acquire then measures the lock, not the interpreter's start, and
+// clients invoked together reach the servers in the order invoked. The
+// request is not part of the history.
+func (s *slot) warmProcess(ctx context.Context) error {
+	s.mu.Lock()
+	pc := s.proc
+	s.mu.Unlock()
+	if pc == nil {
+		return nil
+	}
+	key := s.run.cfg.Workloads.Key
+	l := lockimpl.NewLease(key, "lockstorm-warm-up-"+s.name, 0, s.run.cfg.TTL, time.Now())
+	err := pc.Release(ctx, l)
+	if err == nil || errors.Is(err, lockimpl.ErrNotHeld) {
+		return nil
+	}
+	return fmt.Errorf("%w: client %s (pid %d) did not serve its warm-up request (a release of a token nobody holds): %v", ErrConfig, s.name, pc.Pid(), err)
 }
 
 // millis is d in whole milliseconds, at least 1.
