@@ -257,7 +257,7 @@ func TestCommandLineFlagsOverPlan(t *testing.T) {
 func TestPlanRefusesBadKeys(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ yaml, want string }{
-		{"lok: single\n", "line 1: field lok not found (allowed fields: allow-non-loopback, clients,"},
+		{"lok: single\n", "line 1: field lok not found (allowed fields: allow-non-loopback, client-cmd, clients,"},
 		{"lock: single\nlock: fair\n", `line 2: mapping key "lock" already defined at line 1`},
 		{"nodes: many\n", "line 1: cannot unmarshal !!str `many` into int"},
 		{"ttl: soon\n", "ttl must be a duration like 1s or 300ms, got \"soon\""},
