@@ -95,7 +95,10 @@ func (c *Client) outcome(k *call, a protocol.Answer, recv time.Time) result {
 	}
 	switch op {
 	case protocol.OpAcquire:
-		l := lockimpl.NewLease(key, a.Token, a.Fence, c.cfg.TTL, c.validUntil(k.sent, recv, a.ValidityMillis))
+		// An acquire retries until it gets the lock: its successful
+		// command went out at some time up to the answer, not at the
+		// request's send, so only the receipt bounds it.
+		l := lockimpl.NewLease(key, a.Token, a.Fence, c.cfg.TTL, c.validUntil(recv, recv, a.ValidityMillis))
 		l.Nodes = a.Nodes
 		c.hold(l)
 		return result{lease: l}
@@ -106,8 +109,8 @@ func (c *Client) outcome(k *call, a protocol.Answer, recv time.Time) result {
 }
 
 // validUntil is the validity of a lease the client says is valid for ms
-// milliseconds at recv, for a command sent at sent: never more than the
-// server could grant, sent + TTL − drift allowance.
+// milliseconds at recv, for a command sent no earlier than sent: never
+// more than the server could grant, sent + TTL − drift allowance.
 func (c *Client) validUntil(sent, recv time.Time, ms int64) time.Time {
 	v := recv.Add(time.Duration(ms) * time.Millisecond)
 	if limit := sent.Add(c.maxValid); limit.Before(v) {

@@ -43,10 +43,15 @@
 //
 //	min(receipt + validity_ms, send + TTL − allowance)
 //
-// on the monotonic clock, where send is taken before the request is
-// written and allowance is lease.Allowance(TTL, lease.FixedDrift,
-// lease.DriftFactor): a client can never claim more than the server could
-// grant. An ok extend moves the lease's validity the same way. A renewed
+// on the monotonic clock, where allowance is lease.Allowance(TTL,
+// lease.FixedDrift, lease.DriftFactor) and send is the latest time the
+// command that took or extended the lease can have been sent: a client can
+// never claim more than the server could grant. For an extend, one
+// attempt, send is taken before the request is written. An acquire
+// retries until it gets the lock, so the command that got it may have
+// gone out at any time up to the answer: its send is the receipt (the
+// request's own send time would cut a lease won after a long wait short,
+// to before it was won). A renewed
 // event (the client's watchdog renewed by itself) moves it to
 // min(receipt + validity_ms, receipt + TTL − allowance); a lost event
 // marks the lease lost (Done closes, Err wraps lockimpl.ErrLost with the
