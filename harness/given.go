@@ -3,7 +3,6 @@ package harness
 import (
 	"fmt"
 	"slices"
-
 )
 
 // zeroRefused lists the flags (and plan keys) for which 0 means "take the

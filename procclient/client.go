@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockstorm/lockstorm/internal/child"
 	"github.com/lockstorm/lockstorm/internal/pauseclock"
 	"github.com/lockstorm/lockstorm/lease"
 	"github.com/lockstorm/lockstorm/lockimpl"
@@ -144,7 +145,7 @@ func Start(ctx context.Context, cfg Config) (*Client, error) {
 // spawn makes the three pipes and starts the process with its ends of
 // them; on error nothing is left open.
 func (c *Client) spawn() error {
-	var child [3]*os.File // the process's stdin, stdout, stderr
+	var theirs [3]*os.File // the process's stdin, stdout, stderr
 	var ours [3]*os.File
 	closeAll := func(fs []*os.File) {
 		for _, f := range fs {
@@ -153,22 +154,22 @@ func (c *Client) spawn() error {
 			}
 		}
 	}
-	for i := range child {
+	for i := range theirs {
 		r, w, err := os.Pipe()
 		if err != nil {
-			closeAll(child[:])
+			closeAll(theirs[:])
 			closeAll(ours[:])
 			return err
 		}
 		if i == 0 {
-			child[i], ours[i] = r, w
+			theirs[i], ours[i] = r, w
 		} else {
-			child[i], ours[i] = w, r
+			theirs[i], ours[i] = w, r
 		}
 	}
-	c.cmd.Stdin, c.cmd.Stdout, c.cmd.Stderr = child[0], child[1], child[2]
-	err := startChild(c.cmd)
-	closeAll(child[:]) // the process holds its own copies
+	c.cmd.Stdin, c.cmd.Stdout, c.cmd.Stderr = theirs[0], theirs[1], theirs[2]
+	err := child.Start(c.cmd)
+	closeAll(theirs[:]) // the process holds its own copies
 	if err != nil {
 		closeAll(ours[:])
 		return err

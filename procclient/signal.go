@@ -3,6 +3,8 @@ package procclient
 import (
 	"fmt"
 	"syscall"
+
+	"github.com/lockstorm/lockstorm/internal/child"
 )
 
 // Pause stops the client's process group with SIGSTOP, waits until the
@@ -12,7 +14,7 @@ func (c *Client) Pause() error {
 	if err := c.signalGroup(syscall.SIGSTOP); err != nil {
 		return err
 	}
-	waitStopped(c.pid)
+	child.WaitStopped(c.pid, true)
 	c.cfg.Clock.Pause()
 	return nil
 }

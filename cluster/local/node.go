@@ -17,6 +17,7 @@ import (
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/internal/host"
 	"github.com/lockstorm/lockstorm/cluster/internal/redisadmin"
+	"github.com/lockstorm/lockstorm/internal/child"
 )
 
 // errPortInUse means redis-server could not bind its port.
@@ -86,7 +87,7 @@ func (n *node) start(ctx context.Context) error {
 
 	cmd := exec.Command(n.bin, "redis.conf")
 	cmd.Dir = n.dir
-	if err := startChild(cmd); err != nil {
+	if err := child.Start(cmd); err != nil {
 		return fmt.Errorf("cluster: start %s: %w", n.name, err)
 	}
 	exited := make(chan struct{})
@@ -214,7 +215,7 @@ func (n *node) toggle(op string, sig syscall.Signal, to cluster.NodeState) error
 	if err := n.signal(sig); err != nil {
 		return err
 	}
-	waitStopped(n.pid(), to == cluster.NodePaused)
+	child.WaitStopped(n.pid(), to == cluster.NodePaused)
 	n.mu.Lock()
 	n.state = to
 	n.mu.Unlock()
