@@ -94,7 +94,10 @@ func (n *node) fairLoop(ctx context.Context, key string,
 		actx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
 		ok, err := step(actx, token)
 		cancel()
-		if err != nil && !NotSent(err) {
+		if isCrossSlot(err) {
+			return nil, crossSlotError(lock, "acquire", key, err)
+		}
+		if err != nil && !NotSent(err) && !Refused(err) {
 			return giveUp(err, false)
 		}
 		if ok {
