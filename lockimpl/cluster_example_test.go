@@ -29,4 +29,5 @@ func ExampleCheckSlots() {
 		return
 	}
 	fmt.Println(lock.(lockimpl.KeyLister).Keys(key))
+	// Output: [lock:{lockstorm} lock:{lockstorm}:fence]
 }
