@@ -25,7 +25,10 @@ type CleanupFunc func(ctx context.Context, token string) bool
 // names the lock in errors. The validity of a grant is measured from before its attempt
 // was sent. An attempt whose outcome is unknown ends the loop: the lock
 // cleans up and returns an ErrOutcomeUnknown error (never ErrNotObtained),
-// because the caller may have held the lock for a while.
+// because the caller may have held the lock for a while. An attempt that
+// certainly did not run (NotSent, Refused) is retried like a refusal; a
+// CROSSSLOT refusal ends the loop with an error wrapping ErrCrossSlot,
+// since no later attempt can succeed.
 func AcquireLoop(ctx context.Context, o *Options, lock, node, key string, try AttemptFunc, cleanup CleanupFunc) (*Lease, error) {
 	token := NewToken()
 	for i := 0; ; i++ {
@@ -40,7 +43,9 @@ func AcquireLoop(ctx context.Context, o *Options, lock, node, key string, try At
 		ok, fence, err := try(actx, token)
 		cancel()
 		switch {
-		case err != nil && !NotSent(err):
+		case isCrossSlot(err):
+			return nil, crossSlotError(lock, "acquire", key, err)
+		case err != nil && !NotSent(err) && !Refused(err):
 			cctx, ccancel := cleanupCtx(ctx, o.NodeTimeout)
 			cleanup(cctx, token)
 			ccancel()

@@ -27,7 +27,10 @@ func arrivalKey(key string) string   { return key + ":seq" }
 // above RetryMax + NodeTimeout (the default is max(TTL, 5*RetryMax)).
 //
 // The lock itself is a plain token key with a TTL, released and extended
-// like Single's: the next waiter takes it on its next poll.
+// like Single's: the next waiter takes it on its next poll. The queue,
+// heartbeat and arrival keys append ":queue", ":hb" and ":seq" to the lock
+// key; on a Redis Cluster a hash-tagged lock key ("lock:{name}") keeps
+// all four in one slot (CheckSlots).
 type Fair struct{ extendable }
 
 // NewFair returns a FIFO lock on one node.
@@ -94,7 +97,10 @@ func (n *node) fairLoop(ctx context.Context, key string,
 		actx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
 		ok, err := step(actx, token)
 		cancel()
-		if err != nil && !NotSent(err) {
+		if isCrossSlot(err) {
+			return nil, crossSlotError(lock, "acquire", key, err)
+		}
+		if err != nil && !NotSent(err) && !Refused(err) {
 			return giveUp(err, false)
 		}
 		if ok {

@@ -16,7 +16,9 @@ import (
 // seen turns a holder that outlived its lease into a rejected write.
 //
 // Release and Extend are Single's: the counter stays, a lease keeps its
-// fence.
+// fence. On a Redis Cluster the lock key needs a hash tag ("lock:{name}")
+// so that the counter, which only appends a suffix, lies in its slot
+// (CheckSlots).
 type Fenced struct{ extendable }
 
 // NewFenced returns a fenced single-instance lock on one node.

@@ -12,4 +12,6 @@ const (
 	nameUnsafeDel     = "unsafe-del"
 	nameUnsafeGetDel  = "unsafe-getdel"
 	nameUnsafeNoTTL   = "unsafe-nottl"
+	// nameUnsafeCrossSlot is fenced with its counter in another hash slot.
+	nameUnsafeCrossSlot = "unsafe-crossslot"
 )

@@ -23,14 +23,15 @@ func one(f func(redis.UniversalClient, Options) Locker) entry {
 }
 
 var registry = map[string]entry{
-	nameSingle:       one(func(c redis.UniversalClient, o Options) Locker { return NewSingle(c, o) }),
-	nameRenewable:    one(func(c redis.UniversalClient, o Options) Locker { return NewRenewable(c, o) }),
-	nameFair:         one(func(c redis.UniversalClient, o Options) Locker { return NewFair(c, o) }),
-	nameFairNaive:    one(func(c redis.UniversalClient, o Options) Locker { return NewFairNaive(c, o) }),
-	nameFenced:       one(func(c redis.UniversalClient, o Options) Locker { return NewFenced(c, o) }),
-	nameUnsafeDel:    one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeDel(c, o) }),
-	nameUnsafeGetDel: one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeGetDel(c, o) }),
-	nameUnsafeNoTTL:  one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeNoTTL(c, o) }),
+	nameSingle:          one(func(c redis.UniversalClient, o Options) Locker { return NewSingle(c, o) }),
+	nameRenewable:       one(func(c redis.UniversalClient, o Options) Locker { return NewRenewable(c, o) }),
+	nameFair:            one(func(c redis.UniversalClient, o Options) Locker { return NewFair(c, o) }),
+	nameFairNaive:       one(func(c redis.UniversalClient, o Options) Locker { return NewFairNaive(c, o) }),
+	nameFenced:          one(func(c redis.UniversalClient, o Options) Locker { return NewFenced(c, o) }),
+	nameUnsafeDel:       one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeDel(c, o) }),
+	nameUnsafeGetDel:    one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeGetDel(c, o) }),
+	nameUnsafeNoTTL:     one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeNoTTL(c, o) }),
+	nameUnsafeCrossSlot: one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeCrossSlot(c, o) }),
 	nameRedlock: {multi: true, build: func(c []redis.UniversalClient, o Options) (Locker, error) {
 		return NewRedlock(c, o)
 	}},
@@ -43,7 +44,7 @@ var registry = map[string]entry{
 // registered ones in registration order, then the broken ones.
 var (
 	builtinOrder = []string{nameSingle, nameRenewable, nameRedlock, nameFair, nameFairNaive, nameFenced, nameFencedRedlock}
-	brokenOrder  = []string{nameUnsafeDel, nameUnsafeGetDel, nameUnsafeNoTTL}
+	brokenOrder  = []string{nameUnsafeDel, nameUnsafeGetDel, nameUnsafeNoTTL, nameUnsafeCrossSlot}
 	registered   []string
 )
 
@@ -70,9 +71,11 @@ func Names() []string { return slices.Concat(builtinOrder, registered, brokenOrd
 func MultiNode(name string) bool { return registry[name].multi }
 
 // IssuesFences reports whether the named lock gives every lease a fencing
-// token (fenced, fenced-redlock). The others leave Lease.Fence 0, so a
-// fencing resource has nothing to compare.
-func IssuesFences(name string) bool { return name == nameFenced || name == nameFencedRedlock }
+// token (fenced, fenced-redlock, unsafe-crossslot). The others leave
+// Lease.Fence 0, so a fencing resource has nothing to compare.
+func IssuesFences(name string) bool {
+	return name == nameFenced || name == nameFencedRedlock || name == nameUnsafeCrossSlot
+}
 
 // Broken reports whether the named lock is one of the deliberately broken
 // variants (expected to fail the checkers).

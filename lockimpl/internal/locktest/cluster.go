@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
@@ -34,8 +35,9 @@ var (
 )
 
 // Main is a test binary's TestMain: it starts the cluster, runs the tests,
-// stops the cluster and exits with the tests' code. pkg names the package
-// in messages.
+// stops the cluster (and the Redis Cluster, if a test started it) and
+// exits with the tests' code, failing the run if a redis-server child or
+// a run directory was left behind. pkg names the package in messages.
 func Main(m *testing.M, pkg string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	c, err := local.Start(ctx, local.Config{Nodes: Nodes, Clients: Clients})
@@ -48,6 +50,15 @@ func Main(m *testing.M, pkg string) {
 	code := m.Run()
 	if err := c.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, pkg, "tests: stop cluster:", err)
+	}
+	if err := stopSharedRedisCluster(); err != nil {
+		fmt.Fprintln(os.Stderr, pkg, "tests: stop redis cluster:", err)
+	}
+	if left := clustertest.Leftovers(); left != "" {
+		fmt.Fprintln(os.Stderr, "FAIL:", pkg, "tests left behind:\n"+left)
+		if code == 0 {
+			code = 1
+		}
 	}
 	os.Exit(code)
 }
