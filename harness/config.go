@@ -66,6 +66,10 @@ type Config struct {
 	// ends). Default PauseProcess when the clients are processes, else
 	// PauseLinks, the only model of in-process clients.
 	PauseModel string `json:"pause_model,omitempty"`
+	// Topology is standalone (independent nodes) or cluster (a Redis
+	// Cluster of Nodes masters, each with one asynchronous replica;
+	// the workload's key is then ClusterKey). Default standalone.
+	Topology string `json:"topology,omitempty"`
 	// Fair makes the liveness checker require FIFO grants (a waiter is
 	// never overtaken by one that queued after it). Set it for a custom
 	// fair lock; it is set for the built-in fair and fair-naive locks.
@@ -176,7 +180,7 @@ func (c Config) WithDefaults() (Config, error) {
 	for _, check := range []func(*Config) error{
 		(*Config).checkLock, (*Config).checkNemesis, (*Config).checkNodes,
 		(*Config).checkTiming, (*Config).checkRest, (*Config).checkProvider,
-		(*Config).checkClients,
+		(*Config).checkClients, (*Config).checkTopology,
 	} {
 		if err := check(&c); err != nil {
 			return c, fmt.Errorf("%w: %v", ErrConfig, err)
@@ -231,7 +235,10 @@ func (c *Config) checkNodes() error {
 	}
 	if c.Nodes == 0 {
 		c.Nodes = 1
-		if multiNode(c.Lock) {
+		switch {
+		case c.Topology == TopologyCluster:
+			c.Nodes = 3 // masters
+		case multiNode(c.Lock):
 			c.Nodes = 5
 		}
 	}
