@@ -117,7 +117,7 @@ var ErrNoReply = errors.New("rediscluster: no reply, outcome unknown")
 // noReplyError is ErrNoReply with its cause's text.
 type noReplyError struct{ cause error }
 
-func (e *noReplyError) Error() string      { return ErrNoReply.Error() + ": " + e.cause.Error() }
+func (e *noReplyError) Error() string        { return ErrNoReply.Error() + ": " + e.cause.Error() }
 func (e *noReplyError) Is(target error) bool { return target == ErrNoReply }
 
 // noResend is the hook of every node client of ClusterOptions: it turns a

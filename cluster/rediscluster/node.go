@@ -20,14 +20,13 @@ type node struct {
 	*local.Process
 	timeout time.Duration // cluster-node-timeout
 
-	mu       sync.Mutex // guards the fields below (read by the config renderer)
-	port     int        // client port the config was last rendered for
-	busPort  int        // the cluster bus port (cluster-port) for port
-	data     *peerLink  // replicas and MIGRATE reach the client port through it
-	bus      *peerLink  // peers' cluster bus connections reach the bus port through it
-	retired  []*peerLink
-	id       string // cluster node id (CLUSTER MYID), known once formed
-	isolated bool   // its bus is isolated (IsolateBus)
+	mu      sync.Mutex // guards the fields below (read by the config renderer)
+	port    int        // client port the config was last rendered for
+	busPort int        // the cluster bus port (cluster-port) for port
+	data    *peerLink  // replicas and MIGRATE reach the client port through it
+	bus     *peerLink  // peers' cluster bus connections reach the bus port through it
+	retired []*peerLink
+	id      string // cluster node id (CLUSTER MYID), known once formed
 }
 
 // clusterConfig is the cluster part of the node's redis.conf for a client

@@ -76,8 +76,8 @@ type Cluster struct {
 	runDir   string
 	all      []*node // masters as started, then replicas (n_i then n_ir)
 	masters  int
-	mu       sync.Mutex // serialises the internal link faults (bus, replication)
-	isolated *node      // the node whose bus is isolated, if any
+	mu       sync.Mutex        // serialises the internal link faults (bus, replication)
+	isolated *node             // the node whose bus is isolated, if any
 	byData   map[string]string // announced client address (data proxy) -> node name
 }
 
@@ -222,7 +222,7 @@ func (r runtime) Close(context.Context) error {
 				errs = append(errs, l.close())
 			}
 		}
-		n.data, n.bus, n.retired = nil, nil, nil
+		n.retired = nil // data and bus stay, closed: their faults return cluster.ErrStopped
 		n.mu.Unlock()
 	}
 	if r.c.cfg.Keep {
