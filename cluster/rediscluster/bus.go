@@ -259,6 +259,26 @@ func (c *Cluster) HealAll(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// InternalFaults describes the faults on the links between nodes, sorted
+// by node: "n1: bus isolated", "n2: replication cut" (faults of the
+// clients' links are in Proxies().Faulty()). Empty when there are none.
+func (c *Cluster) InternalFaults() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, n := range c.all {
+		n.mu.Lock()
+		if c.isolated == n {
+			out = append(out, n.Name()+": bus isolated")
+		}
+		if n.data.faulty() {
+			out = append(out, n.Name()+": replication cut")
+		}
+		n.mu.Unlock()
+	}
+	return out
+}
+
 // Isolated is the node whose bus is isolated, or "".
 func (c *Cluster) Isolated() string {
 	c.mu.Lock()

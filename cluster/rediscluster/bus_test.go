@@ -2,6 +2,7 @@ package rediscluster_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -12,20 +13,25 @@ import (
 
 // IsolateBus of a master: the others fail it over to its replica while
 // the isolated master still believes it is a master; it accepts writes
-// until it sees itself in a minority (cluster_state:fail). HealBus: it
+// until it sees itself in a minority (cluster_state:fail), and those its
+// replica did not receive (replication cut too) are lost. HealBus: it
 // rejoins as a replica of its promoted replica.
 func TestIsolateBusFailsTheMasterOver(t *testing.T) {
 	c := start(t, rediscluster.Config{Clients: []string{"c1"}})
 	ctx := ctxT(t, 30*time.Second)
-	k := keyOn(t, c, "n1", "iso")
+	k, lost := keyOn(t, c, "n1", "iso"), keyOn(t, c, "n1", "lost")
 	old, promoted := proxyClient(t, c, "c1", "n1"), proxyClient(t, c, "c1", "n1r")
 
+	must(t, c.CutReplication(ctx, "n1"))
 	begin := time.Now()
 	if err := c.IsolateBus(ctx, "n1"); err != nil {
 		t.Fatal(err)
 	}
 	isolated := time.Now()
 	t.Logf("IsolateBus took %v", isolated.Sub(begin).Round(time.Millisecond))
+	if err := old.Set(ctx, lost, "acknowledged", 0).Err(); err != nil {
+		t.Fatalf("write on n1 just isolated: %v, want it accepted", err)
+	}
 
 	// Watch until n1r is promoted and n1 has stopped accepting writes.
 	var lastOldWrite, firstNewWrite, oldFail, promotion time.Duration
@@ -73,6 +79,7 @@ func TestIsolateBusFailsTheMasterOver(t *testing.T) {
 	if err := c.HealBus(ctx, "n1"); err != nil {
 		t.Fatal(err)
 	}
+	must(t, c.HealReplication(ctx, "n1"))
 	if err := c.WaitHealthy(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +89,12 @@ func TestIsolateBusFailsTheMasterOver(t *testing.T) {
 	if n1, _ := s.Node("n1"); n1.Role != rediscluster.RoleReplica || n1.Following != "n1r" {
 		t.Errorf("n1 after HealBus: %+v, want a replica of n1r", n1)
 	}
-	if got, err := clusterClient(t, c, "c1").Get(ctx, k).Result(); err != nil || got != "new" {
+	rc := clusterClient(t, c, "c1")
+	if got, err := rc.Get(ctx, k).Result(); err != nil || got != "new" {
 		t.Errorf("GET %s after heal = %q, %v; want n1r's value", k, got, err)
+	}
+	if got, err := rc.Get(ctx, lost).Result(); err != redis.Nil {
+		t.Errorf("GET %s, written on the isolated n1 only, = %q, %v; want it lost", lost, got, err)
 	}
 }
 
@@ -92,10 +103,17 @@ func TestIsolateBusOneNodeAtATime(t *testing.T) {
 	ctx := ctxT(t, 20*time.Second)
 	must(t, c.IsolateBus(ctx, "n2"))
 	must(t, c.IsolateBus(ctx, "n2")) // again: nothing to do
-	if err := c.IsolateBus(ctx, "n3"); err == nil {
-		t.Error("a second isolation succeeded")
+	if err := c.IsolateBus(ctx, "n3"); !errors.Is(err, rediscluster.ErrBusIsolated) {
+		t.Errorf("a second isolation: %v, want ErrBusIsolated", err)
+	}
+	must(t, c.CutReplication(ctx, "n3"))
+	if got, want := c.InternalFaults(), []string{"n2: bus isolated", "n3: replication cut"}; !equal(got, want) {
+		t.Errorf("InternalFaults = %v, want %v", got, want)
 	}
 	must(t, c.HealAll(ctx))
+	if got := c.InternalFaults(); len(got) > 0 {
+		t.Errorf("InternalFaults after HealAll = %v", got)
+	}
 	if got := c.Isolated(); got != "" {
 		t.Errorf("isolated after HealAll: %q", got)
 	}

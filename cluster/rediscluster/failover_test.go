@@ -101,3 +101,26 @@ func waitValue(t *testing.T, ctx context.Context, rc *redis.Client, k, want stri
 	}
 	t.Fatalf("%s on %s = %q, %v; want %q", k, rc.Options().Addr, got, err, want)
 }
+
+// A killed master is failed over like an isolated one; restarted (same
+// port, same nodes.conf, empty with persistence none) it rejoins as a
+// replica of its promoted replica.
+func TestKillAndRestartRejoinsAsReplica(t *testing.T) {
+	c := start(t, rediscluster.Config{Clients: []string{"c1"}})
+	ctx := ctxT(t, 30*time.Second)
+	slot := rediscluster.Slots - 1 // n3's
+	begin := time.Now()
+	must(t, c.Kill(ctx, "n3"))
+	for {
+		if o, err := c.MasterOf(ctx, slot); err == nil && o == "n3r" {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("n3r was not promoted after n3 was killed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("n3 killed: n3r promoted after %v", time.Since(begin).Round(time.Millisecond))
+	must(t, c.Restart(ctx, "n3"))
+	roles(t, c, ctx, slot, "n3r", "n3")
+}

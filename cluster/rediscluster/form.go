@@ -3,7 +3,6 @@ package rediscluster
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -110,6 +109,3 @@ func (c *Cluster) meetProblem(s *Snapshot) string {
 	}
 	return ""
 }
-
-// itoa is strconv.Itoa, for building commands.
-func itoa(i int) string { return strconv.Itoa(i) }

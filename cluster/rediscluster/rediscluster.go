@@ -69,7 +69,11 @@ var (
 
 // Cluster is a running Redis Cluster. It implements cluster.Cluster
 // (through cluster.Core; Nodes lists the masters as started, then the
-// replicas) and adds the cluster's own operations and faults.
+// replicas; HealAll also heals the links between nodes) and adds the
+// cluster's own operations and faults. Its State (the cluster as the
+// nodes see it) hides Core.State (a process's state), and its
+// CutReplication and Failover, a Redis Cluster's, hide those of the
+// local provider's master-replica pair: it is not a cluster.Replicated.
 type Cluster struct {
 	*cluster.Core[*node]
 	cfg      Config

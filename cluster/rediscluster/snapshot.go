@@ -123,13 +123,12 @@ func (c *Cluster) ask(ctx context.Context, n *node, st *NodeStatus) {
 	defer cancel()
 	var nodes, info, repl *redis.StringCmd
 	st.Err = redisadmin.Do(n.Addr(), func(rc *redis.Client) error {
-		cmds, err := rc.Pipelined(ctx, func(p redis.Pipeliner) error {
+		_, err := rc.Pipelined(ctx, func(p redis.Pipeliner) error {
 			nodes = p.ClusterNodes(ctx)
 			info = p.ClusterInfo(ctx)
 			repl = p.Info(ctx, "replication")
 			return nil
 		})
-		_ = cmds
 		return err
 	})
 	if st.Err != nil {

@@ -17,6 +17,11 @@ var _ cluster.Cluster = (*rediscluster.Cluster)(nil)
 
 func TestStartFormsAHealthyCluster(t *testing.T) {
 	c := start(t, rediscluster.Config{})
+	// Its CutReplication and Failover are a Redis Cluster's, not those of
+	// the local provider's master-replica pair.
+	if _, err := cluster.ReplicationOf(c); !errors.Is(err, cluster.ErrUnsupported) {
+		t.Errorf("ReplicationOf: %v, want ErrUnsupported", err)
+	}
 	want := []string{"n1", "n2", "n3", "n1r", "n2r", "n3r"}
 	if got := c.Nodes(); !equal(got, want) {
 		t.Fatalf("Nodes() = %v, want %v", got, want)
@@ -65,8 +70,8 @@ func TestStopLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("run directory %s after Stop: %v, want it removed", dir, err)
 	}
-	if err := c.IsolateBus(context.Background(), "n1"); err == nil {
-		t.Error("IsolateBus after Stop succeeded")
+	if err := c.IsolateBus(context.Background(), "n1"); !errors.Is(err, cluster.ErrStopped) {
+		t.Errorf("IsolateBus after Stop: %v, want ErrStopped", err)
 	}
 }
 
