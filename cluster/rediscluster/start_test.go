@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -86,4 +87,19 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+func TestStopKeepsTheDirectoryWhenAsked(t *testing.T) {
+	c := start(t, rediscluster.Config{Clients: []string{"c1"}, Keep: true, Dir: t.TempDir()})
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if left := clustertest.ChildRedis(os.Getpid()); len(left) > 0 {
+		t.Errorf("redis-servers left after Stop: %v", left)
+	}
+	for _, f := range []string{"n1/nodes.conf", "n1r/redis.log", ".lockstorm-kept"} {
+		if _, err := os.Stat(filepath.Join(c.Dir(), f)); err != nil {
+			t.Errorf("kept %s: %v", f, err)
+		}
+	}
 }
