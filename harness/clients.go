@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 	"github.com/lockstorm/lockstorm/internal/pauseclock"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	// The adapters register "redsync" and "redislock" with lockimpl, so
@@ -76,9 +77,13 @@ func (s *slot) connect(ctx context.Context) (lockimpl.Locker, *resource.Client, 
 	return lock, res, closers, nil
 }
 
-// goLock builds the slot's Go lock on one go-redis client per node.
+// goLock builds the slot's Go lock on one go-redis client per node, or on
+// one cluster client for a Redis Cluster.
 func (s *slot) goLock() (lockimpl.Locker, []func() error, error) {
-	c, cfg := s.run.cluster, s.run.cfg
+	if rc, ok := s.run.cluster.(*rediscluster.Cluster); ok {
+		return s.clusterLock(rc)
+	}
+	c := s.run.cluster
 	var rcs []redis.UniversalClient
 	var closers []func() error
 	for _, n := range c.Nodes() {
@@ -101,8 +106,19 @@ func (s *slot) goLock() (lockimpl.Locker, []func() error, error) {
 		rcs = append(rcs, rc)
 		closers = append(closers, rc.Close)
 	}
+	lock, err := s.buildLock(rcs, c.Nodes())
+	if err != nil {
+		return nil, closers, err
+	}
+	return lock, closers, nil
+}
+
+// buildLock builds the run's lock on the slot's node clients (named
+// names) and keeps the clients for the slot's warm-up.
+func (s *slot) buildLock(rcs []redis.UniversalClient, names []string) (lockimpl.Locker, error) {
+	cfg := s.run.cfg
 	opt := cfg.lockOptions()
-	opt.NodeNames, opt.RenewHook, opt.Jitter = c.Nodes(), s.worker.RenewHook, s.jitter
+	opt.NodeNames, opt.RenewHook, opt.Jitter = names, s.worker.RenewHook, s.jitter
 	opt = opt.WithDefaults(len(rcs))
 	var lock lockimpl.Locker
 	var err error
@@ -112,12 +128,12 @@ func (s *slot) goLock() (lockimpl.Locker, []func() error, error) {
 		lock, err = lockimpl.New(cfg.Lock, rcs, opt)
 	}
 	if err != nil {
-		return nil, closers, fmt.Errorf("%w: lock %s: %v", ErrConfig, cfg.Lock, err)
+		return nil, fmt.Errorf("%w: lock %s: %v", ErrConfig, cfg.Lock, err)
 	}
 	s.mu.Lock()
 	s.rcs = rcs
 	s.mu.Unlock()
-	return lock, closers, nil
+	return lock, nil
 }
 
 // start runs a process in the slot until ctx ends or it is crashed. With

@@ -12,6 +12,7 @@ import (
 	"github.com/lockstorm/lockstorm/cluster/docker"
 	"github.com/lockstorm/lockstorm/cluster/external"
 	"github.com/lockstorm/lockstorm/cluster/local"
+	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -43,10 +44,18 @@ var capabilities = map[string][]nemesis.Capability{
 	"external": {nemesis.NeedLinks, nemesis.NeedAdmin},
 }
 
+// clusterCapabilities are what a Redis Cluster (--topology cluster, on the
+// local provider) can do: no standalone replica pair, but its own
+// failovers and slot migrations (nemesis.NeedRedisCluster).
+var clusterCapabilities = []nemesis.Capability{nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedOwnData}
+
 // checkProvider validates the provider settings and the faults it must
 // apply.
 func (c Config) checkProvider() error {
 	caps, ok := capabilities[c.Provider]
+	if ok && c.Topology == TopologyCluster {
+		caps = clusterCapabilities
+	}
 	kinds := nemesis.Supported(caps...)
 	if !ok {
 		return fmt.Errorf("--provider must be one of local, docker, external, got %q", c.Provider)
@@ -76,6 +85,10 @@ func (c Config) checkProvider() error {
 
 // startCluster starts the configured provider with the run's clients.
 func startCluster(ctx context.Context, cfg Config, clients []string, replica bool) (cluster.Cluster, error) {
+	if cfg.Topology == TopologyCluster {
+		return rediscluster.Start(ctx, rediscluster.Config{Masters: cfg.Nodes, Clients: clients,
+			Persistence: cfg.Persistence, Keep: cfg.KeepClusterDir})
+	}
 	switch cfg.Provider {
 	case "docker":
 		return docker.Start(ctx, docker.Config{Nodes: cfg.Nodes, Clients: clients,

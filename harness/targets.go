@@ -213,7 +213,7 @@ func (s *targeter) leaseNodes(h *holder) []string {
 	all := s.r.cluster.Nodes()
 	var granted []string
 	if h != nil {
-		granted = h.nodes
+		granted = s.r.grantedNodes(h.nodes)
 	}
 	var rest []string
 	for _, n := range all {

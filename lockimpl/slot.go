@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstorm/lockstorm/hashslot"
 )
 
 // ErrCrossSlot: a lock's keys for one lock key fall in different hash
@@ -16,7 +18,7 @@ import (
 var ErrCrossSlot = errors.New("lockimpl: the lock's keys are in different hash slots (a Redis Cluster refuses its scripts with CROSSSLOT)")
 
 // Slots is the number of hash slots of a Redis Cluster.
-const Slots = 16384
+const Slots = hashslot.Count
 
 // KeyLister is offered by locks that can name every Redis key they touch
 // for a lock key: the lock key itself and the keys derived from it
@@ -25,36 +27,9 @@ type KeyLister interface {
 	Keys(key string) []string
 }
 
-// HashSlot is the Redis Cluster hash slot of key, as the server computes
-// it (CLUSTER KEYSLOT): CRC16-XMODEM of the key modulo 16384, where a key
-// holding a non-empty "{...}" hashes only what lies between its first
-// '{' and the first '}' after it. "{}" (empty) or an unclosed '{' hash
-// the whole key.
-func HashSlot(key string) int {
-	if open := strings.IndexByte(key, '{'); open >= 0 {
-		if n := strings.IndexByte(key[open+1:], '}'); n > 0 {
-			key = key[open+1 : open+1+n]
-		}
-	}
-	return int(crc16(key) % Slots)
-}
-
-// crc16 is CRC16-XMODEM (polynomial 0x1021, initial value 0, no
-// reflection), the checksum Redis Cluster hashes keys with.
-func crc16(s string) uint16 {
-	var crc uint16
-	for i := 0; i < len(s); i++ {
-		crc ^= uint16(s[i]) << 8
-		for range 8 {
-			if crc&0x8000 != 0 {
-				crc = crc<<1 ^ 0x1021
-			} else {
-				crc <<= 1
-			}
-		}
-	}
-	return crc
-}
+// HashSlot is the Redis Cluster hash slot of key (hashslot.Of): keys
+// sharing a "{...}" tag share a slot.
+func HashSlot(key string) int { return hashslot.Of(key) }
 
 // CheckSlots reports, before a cluster run, whether every key l touches
 // for key lies in one hash slot. When they do not, the error wraps

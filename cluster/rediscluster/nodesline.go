@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lockstorm/lockstorm/hashslot"
 )
 
 // Slots is the number of hash slots of a Redis Cluster.
-const Slots = 16384
+const Slots = hashslot.Count
 
 // peerLine is one line of CLUSTER NODES: one node as the answering node
 // sees it.
