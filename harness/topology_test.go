@@ -1,0 +1,74 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lockimpl"
+)
+
+// The fenced lock with a fencing resource on a real 3-master Redis Cluster
+// under partitions and latency is valid, on the hash-tagged key, and its
+// leases name the cluster as their node.
+func TestClusterTopologyFencedValid(t *testing.T) {
+	res, err := Run(context.Background(), Config{Lock: "fenced", Fencing: true, Topology: TopologyCluster,
+		Workload: "counter", Clients: 3, TTL: 500 * time.Millisecond, Nemesis: []string{"partition", "latency"},
+		FaultInterval: time.Second, TimeLimit: 8 * time.Second, Seed: 4, Store: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict.Valid != checker.Valid {
+		t.Fatalf("verdict %v:\n%s", res.Verdict.Valid, res.Verdict)
+	}
+	acquired := 0
+	for _, op := range res.History {
+		if op.F == history.FAcquire && op.Type == history.OK {
+			acquired++
+			if op.Key != ClusterKey || len(op.Nodes) != 1 || op.Nodes[0] != clusterNode {
+				t.Fatalf("acquire on key %q granted by %v, want %q by %q", op.Key, op.Nodes, ClusterKey, clusterNode)
+			}
+		}
+	}
+	if acquired < 5 {
+		t.Fatalf("only %d acquires: the run did no work to judge", acquired)
+	}
+}
+
+// Locks that cannot run on a Redis Cluster are refused before anything
+// runs, and a lock whose keys span hash slots is refused before its
+// workload starts, naming the keys and their slots.
+func TestClusterTopologyRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Lock: "redlock"}, "independent Redis nodes"},
+		{Config{Lock: "single", Nodes: 2}, "at least 3"},
+		{Config{Lock: "single", Provider: "docker"}, "local provider only"},
+		{Config{Lock: "py-seed-single"}, "in-process Go clients"},
+		{Config{Lock: "single", Topology: "ring"}, "--topology must be"},
+	} {
+		cfg := tc.cfg
+		if cfg.Topology == "" {
+			cfg.Topology = TopologyCluster
+		}
+		cfg.Store = t.TempDir()
+		_, err := Run(context.Background(), cfg)
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err %v, want ErrConfig saying %q", tc.cfg, err, tc.want)
+		}
+	}
+	_, err := Run(context.Background(), Config{Lock: "unsafe-crossslot", Topology: TopologyCluster,
+		TimeLimit: 3 * time.Second, Store: t.TempDir()})
+	if !errors.Is(err, ErrConfig) || !errors.Is(err, lockimpl.ErrCrossSlot) && !strings.Contains(err.Error(), "slot") {
+		t.Fatalf("unsafe-crossslot on a cluster: err %v, want ErrConfig naming the slots", err)
+	}
+	if !strings.Contains(err.Error(), "fence_counter:") || !strings.Contains(err.Error(), ClusterKey) {
+		t.Errorf("the error names not both keys: %v", err)
+	}
+}
