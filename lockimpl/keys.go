@@ -7,6 +7,7 @@ package lockimpl
 
 var (
 	_ KeyLister = (*Single)(nil)
+	_ KeyLister = (*SingleWait)(nil)
 	_ KeyLister = (*Renewable)(nil)
 	_ KeyLister = (*Fenced)(nil)
 	_ KeyLister = (*Fair)(nil)

@@ -2,7 +2,9 @@ package lockimpl
 
 // Registry names of the locks.
 const (
-	nameSingle        = "single"
+	nameSingle = "single"
+	// nameSingleWait is single with WAIT 1 after each acquire.
+	nameSingleWait    = "single-wait"
 	nameRenewable     = "renewable"
 	nameRedlock       = "redlock"
 	nameFair          = "fair"

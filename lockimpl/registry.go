@@ -24,6 +24,7 @@ func one(f func(redis.UniversalClient, Options) Locker) entry {
 
 var registry = map[string]entry{
 	nameSingle:          one(func(c redis.UniversalClient, o Options) Locker { return NewSingle(c, o) }),
+	nameSingleWait:      one(func(c redis.UniversalClient, o Options) Locker { return NewSingleWait(c, o) }),
 	nameRenewable:       one(func(c redis.UniversalClient, o Options) Locker { return NewRenewable(c, o) }),
 	nameFair:            one(func(c redis.UniversalClient, o Options) Locker { return NewFair(c, o) }),
 	nameFairNaive:       one(func(c redis.UniversalClient, o Options) Locker { return NewFairNaive(c, o) }),
@@ -43,7 +44,7 @@ var registry = map[string]entry{
 // The order Names lists the locks in: the correct built-in ones, then the
 // registered ones in registration order, then the broken ones.
 var (
-	builtinOrder = []string{nameSingle, nameRenewable, nameRedlock, nameFair, nameFairNaive, nameFenced, nameFencedRedlock}
+	builtinOrder = []string{nameSingle, nameSingleWait, nameRenewable, nameRedlock, nameFair, nameFairNaive, nameFenced, nameFencedRedlock}
 	brokenOrder  = []string{nameUnsafeDel, nameUnsafeGetDel, nameUnsafeNoTTL, nameUnsafeCrossSlot}
 	registered   []string
 )
