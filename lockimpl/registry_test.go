@@ -57,7 +57,7 @@ func TestWithDefaultsIdempotent(t *testing.T) {
 // workload extends when it can): fair-naive and the broken ones but
 // unsafe-crossslot (the fenced lock with a misplaced counter) do not.
 func TestExtenders(t *testing.T) {
-	want := map[string]bool{"single": true, "renewable": true, "redlock": true, "fair": true, "fenced": true, "fenced-redlock": true, "unsafe-crossslot": true}
+	want := map[string]bool{"single": true, "single-wait": true, "renewable": true, "redlock": true, "fair": true, "fenced": true, "fenced-redlock": true, "unsafe-crossslot": true}
 	clients := locktest.Proxied(t, "c1", locktest.Nodes)
 	for _, name := range lockimpl.Names() {
 		l, err := lockimpl.New(name, clients, lockimpl.Options{})

@@ -15,9 +15,9 @@ import (
 // behind, while single grants it at once on the same node.
 func TestSingleWaitNeedsAReplica(t *testing.T) {
 	key := locktest.Key(t)
-	opt := lockimpl.Options{TTL: time.Second}
+	opt := lockimpl.Options{TTL: time.Second, NodeTimeout: 400 * time.Millisecond}
 	lock := locktest.NewLock(t, "single-wait", "c1", opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	if l, err := lock.Acquire(ctx, key); !errors.Is(err, lockimpl.ErrNotObtained) {
 		t.Fatalf("acquire without a replica: lease %v, err %v; want ErrNotObtained", l, err)
