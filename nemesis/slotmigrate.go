@@ -21,8 +21,8 @@ const KindSlotMigrate = "slot-migrate"
 // SlotMigrateBusy is the time a schedule allows for a slot migration's
 // start: a few commands on three masters, MIGRATE of the slot's few keys
 // and the wait until every node gives the slot to the target (measured
-// 0.1 to 0.3 s).
-const SlotMigrateBusy = time.Second
+// 30 to 100 ms on an idle machine).
+const SlotMigrateBusy = 500 * time.Millisecond
 
 // slotMigrateTimeout bounds one migration.
 const slotMigrateTimeout = 15 * time.Second
@@ -124,7 +124,9 @@ func (s *SlotMigrate) Outcome(Fault) string {
 }
 
 // MinStep is SlotMigrateBusy plus the default half TTL.
-func (*SlotMigrate) MinStep(t Topology) time.Duration { return SlotMigrateBusy + ttls(t, DefaultMinTTLs) }
+func (*SlotMigrate) MinStep(t Topology) time.Duration {
+	return SlotMigrateBusy + ttls(t, DefaultMinTTLs)
+}
 
 // Aim times the migration right after a lease was granted, so that it
 // happens while the lock is held: the holder's renewal and release, and
