@@ -111,7 +111,7 @@ func (n *Failover) startCluster(ctx context.Context, f Fault) error {
 		return err
 	}
 	out := fmt.Sprintf("%s promoted over %s by %s in %v", replica, master, f.Shape, time.Since(begin).Round(time.Millisecond))
-	if unreplicated > 0 {
+	if f.Shape == ShapeClusterUnreplicated {
 		out += fmt.Sprintf(", %v after %s's replication was cut", unreplicated.Round(time.Millisecond), master)
 	}
 	n.mu.Lock()

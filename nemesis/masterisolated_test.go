@@ -10,7 +10,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
-	"github.com/lockstorm/lockstorm/history"
 )
 
 // A master-isolated partition of the lock key's master with c2 on the
@@ -76,40 +75,4 @@ func TestMasterIsolatedPromotesReplica(t *testing.T) {
 		t.Errorf("GET %s = %q, %v; want the write acknowledged by the isolated master lost", lost, got, err)
 	}
 	must(t, p.Stop(ctx, f)) // again: nothing left to heal
-}
-
-// Run by the Runner as the harness does, a drawn partition on a Redis
-// Cluster that isolates a master is recorded with its outcome, and the
-// run ends with the cluster healthy and nothing faulty.
-func TestMasterIsolatedRecorded(t *testing.T) {
-	c := startRedisCluster(t, "c1", "c2")
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
-	defer cancel()
-	set := New(clusterEnv(c))
-	tp := clusterEnv(c).Topology(time.Second)
-	var f Fault
-	for r := seeded(1); f.Shape != ShapeMasterIsolated; {
-		f = set[KindPartition].Draw(r, tp)
-	}
-	rec := history.NewRecorder(nil)
-	defer rec.Close()
-	run := &Runner{Set: set, Cluster: c, Rec: rec}
-	if err := run.Run(ctx, Scripted(0, Step{Fault: f, Duration: 200 * time.Millisecond})); err != nil {
-		t.Fatal(err)
-	}
-	ops := checkNemesisRecords(t, rec.History())
-	for _, op := range ops {
-		if op.Type != history.OK {
-			t.Errorf("nemesis op not ok: %+v", op)
-		}
-	}
-	if len(ops) != 3 || ops[0].F != history.FStart || !strings.Contains(ops[0].Detail, "shape="+ShapeMasterIsolated) ||
-		!strings.Contains(ops[0].Detail, " promoted ") {
-		t.Fatalf("records %+v: want a start naming the shape and the promotion, a stop, a heal", ops)
-	}
-	t.Logf("start record: %s", ops[0].Detail)
-	must(t, c.WaitHealthy(ctx))
-	if got := c.InternalFaults(); len(got) > 0 {
-		t.Errorf("internal faults after the run: %v", got)
-	}
 }

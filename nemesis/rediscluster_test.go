@@ -1,9 +1,11 @@
 package nemesis
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
+	"github.com/lockstorm/lockstorm/history"
 )
 
 // A Redis Cluster is what the cluster faults need.
@@ -203,5 +206,67 @@ func TestRedisClusterFaultsUnsupported(t *testing.T) {
 	}
 	if got := c.Proxies().Faulty(); len(got) > 0 {
 		t.Errorf("faulty links: %v", got)
+	}
+}
+
+// A short random plan of the Redis Cluster faults, drawn from the
+// cluster's topology (a seed whose plan isolates a master and fails one
+// over unreplicated), runs through the Runner as the harness runs it:
+// every start and stop is ok, each start's record says what it did, and
+// the cluster is left healthy with nothing faulty.
+func TestRedisClusterRandomPlan(t *testing.T) {
+	c := startRedisCluster(t, "c1", "c2")
+	env := clusterEnv(c)
+	set := New(env)
+	kinds := []string{KindFailover, KindPartition, KindSlotMigrate}
+	o := Options{Kinds: kinds, Topology: env.Topology(200 * time.Millisecond), WarmUp: 100 * time.Millisecond,
+		MinInterval: 50 * time.Millisecond, MaxInterval: 150 * time.Millisecond}
+	if !o.Topology.RedisCluster {
+		t.Fatal("a Redis Cluster's topology does not say so")
+	}
+	least, err := MinFaultPhase(set, o, kinds...)
+	must(t, err)
+	o.Faults = least + 100*time.Millisecond
+	var p Plan
+	for seed := uint64(1); ; seed++ {
+		p, err = Schedule(seeded(seed), set, o)
+		must(t, err)
+		shapes := map[string]bool{}
+		for _, s := range p.Steps {
+			shapes[s.Fault.Shape] = true
+		}
+		if shapes[ShapeMasterIsolated] && shapes[ShapeClusterUnreplicated] {
+			t.Logf("seed %d: %d steps in %v", seed, len(p.Steps), p.HealAt)
+			break
+		}
+	}
+	rec := history.NewRecorder(nil)
+	defer rec.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), p.HealAt+40*time.Second)
+	defer cancel()
+	run := &Runner{Set: set, Cluster: c, Rec: rec, Logf: t.Logf}
+	must(t, run.Run(ctx, p))
+	ops := checkNemesisRecords(t, rec.History())
+	if count(ops, history.FStart) != len(p.Steps) || count(ops, history.FStop) != len(p.Steps) {
+		t.Errorf("%d steps but ops %+v", len(p.Steps), ops)
+	}
+	for _, op := range ops {
+		if op.Type != history.OK {
+			t.Errorf("nemesis op not ok: %+v", op)
+		}
+		if op.F != history.FStart {
+			continue
+		}
+		t.Logf("%v: %s", time.Duration(op.Time).Round(time.Millisecond), op.Detail)
+		if want := map[string]string{KindSlotMigrate: " moved from "}[op.Fault]; !strings.Contains(op.Detail, cmp.Or(want, " promoted ")) {
+			t.Errorf("start record %q does not say what the fault did", op.Detail)
+		}
+	}
+	must(t, c.WaitHealthy(ctx))
+	if got := c.InternalFaults(); len(got) > 0 {
+		t.Errorf("faults between the nodes after the run: %v", got)
+	}
+	if got := c.Proxies().Faulty(); len(got) > 0 {
+		t.Errorf("faulty client links after the run: %v", got)
 	}
 }
