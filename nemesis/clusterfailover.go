@@ -84,6 +84,12 @@ func (n *Failover) startCluster(ctx context.Context, f Fault) error {
 	if err != nil {
 		return err
 	}
+	n.mu.Lock()
+	cut := n.cut
+	n.mu.Unlock()
+	if cut != "" {
+		return fmt.Errorf("%w: %s's replication is cut already (stop that failover first)", ErrBadFault, cut)
+	}
 	master, err := faultMaster(ctx, rc, f, n.Env.Key)
 	if err != nil {
 		return err
@@ -133,12 +139,13 @@ func (n *Failover) stopCluster(ctx context.Context) error {
 	cut := n.cut
 	n.mu.Unlock()
 	if cut != "" {
-		if err := rc.HealReplication(ctx, cut); err != nil {
+		err := rc.HealReplication(ctx, cut)
+		n.mu.Lock()
+		n.cut = "" // a cut that failed to heal is the final HealAll's
+		n.mu.Unlock()
+		if err != nil {
 			return err
 		}
-		n.mu.Lock()
-		n.cut = ""
-		n.mu.Unlock()
 	}
 	return waitHealthy(ctx, rc)
 }

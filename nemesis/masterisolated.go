@@ -68,6 +68,12 @@ func (p *Partition) startMasterIsolated(ctx context.Context, f Fault) error {
 	if err != nil {
 		return err
 	}
+	p.mu.Lock()
+	busy := p.isolated
+	p.mu.Unlock()
+	if busy != "" {
+		return fmt.Errorf("%w: %s is isolated already (one master at a time)", ErrBadFault, busy)
+	}
 	master, err := faultMaster(ctx, rc, f, p.Env.Key)
 	if err != nil {
 		return err
@@ -117,7 +123,8 @@ func (p *Partition) startMasterIsolated(ctx context.Context, f Fault) error {
 
 // stopMasterIsolated heals what Start applied and waits, at most
 // ClusterHealTimeout, for the cluster to be healthy; nothing to do when
-// no master is isolated.
+// no master is isolated. A start while another master-isolated fault is
+// active (a scripted overlap) is refused.
 func (p *Partition) stopMasterIsolated(ctx context.Context, f Fault) error {
 	rc, err := redisClusterOf(p.Env.Cluster, "partition "+ShapeMasterIsolated)
 	if err != nil {
@@ -133,12 +140,12 @@ func (p *Partition) stopMasterIsolated(ctx context.Context, f Fault) error {
 	if len(f.Clients) > 0 {
 		errs = append(errs, rc.Heal(ctx, cross(f.Clients, []string{master})))
 	}
+	p.mu.Lock()
+	p.isolated = "" // what failed to heal is the final HealAll's
+	p.mu.Unlock()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	p.mu.Lock()
-	p.isolated = ""
-	p.mu.Unlock()
 	return waitHealthy(ctx, rc)
 }
 

@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -57,6 +58,9 @@ func TestMasterIsolatedPromotesReplica(t *testing.T) {
 	}
 	if err := set(c2, "probe"); err == nil {
 		t.Errorf("c2 reaches %s during the fault", master)
+	}
+	if err := p.Start(ctx, Fault{Kind: KindPartition, Shape: ShapeMasterIsolated}); !errors.Is(err, ErrBadFault) {
+		t.Errorf("a second master isolated at once: %v, want ErrBadFault", err)
 	}
 
 	stopAt := time.Now()
