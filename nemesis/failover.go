@@ -13,8 +13,8 @@ import (
 )
 
 func init() {
-	Register(Spec{Kind: KindFailover, Order: 80, Needs: []Capability{NeedReplica}, Params: []string{"shape", "nodes"},
-		Busy: failoverStart, Colour: rgb(0x1f, 0x3a, 0x93), New: func(env Env) Nemesis { return &Failover{Env: env} }})
+	Register(Spec{Kind: KindFailover, Order: 80, Needs: []Capability{NeedReplica}, Params: []string{"shape", "nodes", "delay"},
+		Busy: failoverStart, Squeeze: squeezeFailover, Colour: rgb(0x1f, 0x3a, 0x93), New: func(env Env) Nemesis { return &Failover{Env: env} }})
 }
 
 // KindFailover is the primary's replica promoted.
@@ -26,8 +26,14 @@ const KindFailover = "failover"
 // is not scheduled.
 const FailoverBusy = 4 * time.Second
 
-// failoverStart is how long a failover's start takes: FailoverBusy.
-func failoverStart(Fault) time.Duration { return FailoverBusy }
+// failoverStart is how long a failover's start takes: FailoverBusy, or
+// on a Redis Cluster clusterBusy.
+func failoverStart(f Fault) time.Duration {
+	if isClusterFailover(f.Shape) {
+		return clusterBusy(f)
+	}
+	return FailoverBusy
+}
 
 // ErrUnsupported means the cluster cannot apply a fault: for failover, its
 // provider runs no replica (it also wraps cluster.ErrUnsupported).
@@ -58,18 +64,31 @@ var ErrUnsupported = errors.New("nemesis: fault not supported by this cluster")
 //
 // Draw picks a method from Methods (default both) and keeps the failover
 // in effect for a length in the Span (default 2 to 4 TTLs) after Start.
+//
+// On a Redis Cluster (Topology.RedisCluster) the shapes are
+// ClusterFailoverShapes instead (see clusterfailover.go), drawn from
+// ClusterShapes (default all): the replica of the lock key's master is
+// promoted with CLUSTER FAILOVER; Stop leaves the roles swapped and waits
+// for the cluster to be healthy.
 type Failover struct {
-	Env     Env
-	Methods []cluster.FailoverMethod
-	Detect  time.Duration
+	Env           Env
+	Methods       []cluster.FailoverMethod
+	ClusterShapes []string
+	Detect        time.Duration
 	Span
 
-	mu   sync.Mutex
-	last cluster.FailoverResult
+	mu      sync.Mutex
+	last    cluster.FailoverResult
+	cut     string // on a Redis Cluster: the master whose replication Start cut and Stop has not healed
+	outcome string // on a Redis Cluster: what the latest Start did
 }
 
-// Draw draws a failover of the primary (the first node).
+// Draw draws a failover of the primary (the first node), or on a Redis
+// Cluster of the lock key's master (no node named).
 func (n *Failover) Draw(r *rand.Rand, t Topology) Fault {
+	if t.RedisCluster {
+		return n.drawCluster(r, t)
+	}
 	methods := n.Methods
 	if len(methods) == 0 {
 		methods = []cluster.FailoverMethod{cluster.FailoverKill, cluster.FailoverPartition}
@@ -118,8 +137,15 @@ func ParseFailoverShape(shape string) (cluster.FailoverMethod, cluster.Promotion
 	return "", "", fmt.Errorf("%w: failover promotion must be sentinel or manual, got %q", ErrBadFault, p)
 }
 
-// Start fails the primary over to its replica.
+// Start fails the primary over to its replica (on a Redis Cluster, the
+// lock key's master: a cluster shape).
 func (n *Failover) Start(ctx context.Context, f Fault) error {
+	if isClusterFailover(f.Shape) {
+		return n.startCluster(ctx, f)
+	}
+	if f.Delay != 0 || f.Jitter != 0 {
+		return fmt.Errorf("%w: failover %q takes no delay", ErrBadFault, f.Shape)
+	}
 	method, prom, err := ParseFailoverShape(f.Shape)
 	if err != nil {
 		return err
@@ -145,8 +171,12 @@ func (n *Failover) Start(ctx context.Context, f Fault) error {
 }
 
 // Stop fails back; nothing to do when the cluster has no replica or no
-// failover is in effect.
+// failover is in effect. On a Redis Cluster it heals the replication an
+// unreplicated failover cut and waits for the cluster to be healthy.
 func (n *Failover) Stop(ctx context.Context, f Fault) error {
+	if isClusterFailover(f.Shape) {
+		return n.stopCluster(ctx)
+	}
 	rep, err := n.replication()
 	if err != nil {
 		return nil // Start applied nothing
@@ -164,9 +194,12 @@ func (n *Failover) Last() cluster.FailoverResult {
 
 // Outcome describes what the latest Start did (the runner adds it to the
 // fault's start record), e.g. "partition, promoted by sentinel in 2.1s".
-func (n *Failover) Outcome(Fault) string {
+func (n *Failover) Outcome(f Fault) string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if isClusterFailover(f.Shape) {
+		return n.outcome
+	}
 	if n.last.Promotion == "" {
 		return ""
 	}
@@ -180,8 +213,12 @@ func (n *Failover) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	return f
 }
 
-// MinStep is FailoverBusy plus the shortest time the failover stays in
-// effect (MinTTLs, default 2 TTLs).
+// MinStep is FailoverBusy (on a Redis Cluster ClusterFailoverBusy: an
+// unreplicated failover's Delay can be squeezed to 0) plus the shortest
+// time the failover stays in effect (MinTTLs, default 2 TTLs).
 func (n *Failover) MinStep(t Topology) time.Duration {
+	if t.RedisCluster {
+		return ClusterFailoverBusy + ttls(t, n.least(2))
+	}
 	return FailoverBusy + ttls(t, n.least(2))
 }

@@ -114,6 +114,12 @@ type Topology struct {
 	// lockimpl's default. An aimed latency stays below it: a slower link
 	// only turns every command into a timeout, which a partition tests.
 	NodeTimeout time.Duration
+	// RedisCluster says the nodes are one Redis Cluster's masters (each
+	// with a replica): Draw may then draw the cluster's own faults, which
+	// aim at the master of the lock key's slot (Env.Key): a failover's
+	// cluster shapes (ClusterFailoverShapes) and a partition's
+	// ShapeMasterIsolated. False: never.
+	RedisCluster bool
 }
 
 // DefaultTTL is the TTL assumed when a Topology gives none.
@@ -239,9 +245,15 @@ type Env struct {
 	// Nil: client-pause freezes the client's links only (Cluster.Freeze),
 	// the pause model of in-process clients, whose goroutines keep running.
 	PauseClient, ResumeClient func(ctx context.Context, client string) error
+	// Key is the lock's key, for the faults of a Redis Cluster aimed at
+	// the master that owns its slot (a failover, ShapeMasterIsolated,
+	// slot-migrate); they refuse to start without it.
+	Key string
 }
 
-// Topology returns the cluster's names with the given TTL.
+// Topology returns the cluster's names with the given TTL, and whether it
+// is a Redis Cluster.
 func (e Env) Topology(ttl time.Duration) Topology {
-	return Topology{Nodes: e.Cluster.Nodes(), Clients: e.Cluster.Clients(), TTL: ttl}
+	_, rc := e.Cluster.(RedisCluster)
+	return Topology{Nodes: e.Cluster.Nodes(), Clients: e.Cluster.Clients(), TTL: ttl, RedisCluster: rc}
 }

@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
 )
 
 func init() {
 	Register(Spec{Kind: KindPartition, Order: 10, Needs: []Capability{NeedLinks}, Params: []string{"shape", "nodes", "clients", "links"},
-		Colour: rgb(0x94, 0x67, 0xbd), New: func(env Env) Nemesis { return &Partition{Env: env} }})
+		Busy: partitionStart, Colour: rgb(0x94, 0x67, 0xbd), New: func(env Env) Nemesis { return &Partition{Env: env} }})
 }
 
 // KindPartition is a set of links cut.
@@ -39,13 +42,20 @@ const (
 var PartitionShapes = []string{ShapeOneNode, ShapeMinority, ShapeMajority, ShapeClientFromK, ShapeBridge}
 
 // Partition cuts links with Cluster.Cut and heals them with Cluster.Heal.
-// Shapes lists the shapes Draw chooses from (default PartitionShapes); the
+// Shapes lists the shapes Draw chooses from (default PartitionShapes, and
+// on a Redis Cluster one time in three ShapeMasterIsolated, which cuts
+// the links between the cluster's nodes: see masterisolated.go); the
 // fault lasts a length in the Span (default 0.5 to 3 TTLs); its shortest
-// step is the Span's.
+// step is the Span's (plus MasterIsolatedBusy when it may isolate a
+// master).
 type Partition struct {
 	Env    Env
 	Shapes []string
 	Span
+
+	mu       sync.Mutex
+	isolated string // the master a master-isolated Start isolated and Stop has not healed
+	outcome  string // what the latest master-isolated Start did
 }
 
 // Draw picks a shape and its targets and fills in the exact links to cut.
@@ -55,10 +65,19 @@ func (p *Partition) Draw(r *rand.Rand, t Topology) Fault {
 	shapes := p.Shapes
 	if len(shapes) == 0 {
 		shapes = PartitionShapes
+		if t.RedisCluster && r.IntN(3) == 0 {
+			shapes = ClusterPartitionShapes
+		}
 	}
 	f := Fault{Kind: KindPartition, Shape: pick(r, shapes)}
 	n := len(t.Nodes)
 	switch f.Shape {
+	case ShapeMasterIsolated:
+		if t.RedisCluster {
+			return p.drawMasterIsolated(r, t)
+		}
+		f.Shape = ShapeOneNode
+		f.Nodes = []string{pick(r, t.Nodes)}
 	case ShapeMinority:
 		f.Nodes = sample(r, t.Nodes, max(1, (n-1)/2))
 	case ShapeMajority:
@@ -109,8 +128,12 @@ func shuffled(r *rand.Rand, xs []string) []string {
 	return out
 }
 
-// Start cuts the fault's links.
+// Start cuts the fault's links (isolates a master for
+// ShapeMasterIsolated).
 func (p *Partition) Start(ctx context.Context, f Fault) error {
+	if f.Shape == ShapeMasterIsolated {
+		return p.startMasterIsolated(ctx, f)
+	}
 	ls := links(p.Env.Cluster, f)
 	if len(ls) == 0 {
 		return fmt.Errorf("%w: partition with no links", ErrBadFault)
@@ -118,8 +141,11 @@ func (p *Partition) Start(ctx context.Context, f Fault) error {
 	return p.Env.Cluster.Cut(ctx, ls)
 }
 
-// Stop heals the fault's links.
+// Stop heals the fault's links (and an isolated master).
 func (p *Partition) Stop(ctx context.Context, f Fault) error {
+	if f.Shape == ShapeMasterIsolated {
+		return p.stopMasterIsolated(ctx, f)
+	}
 	return p.Env.Cluster.Heal(ctx, links(p.Env.Cluster, f))
 }
 
@@ -148,3 +174,13 @@ func (p *Partition) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 // ShapeClientFromResource cuts one client from the protected resource
 // (a targeted partition only).
 const ShapeClientFromResource = "client-from-resource"
+
+// MinStep is the Span's shortest window, plus MasterIsolatedBusy on a
+// Redis Cluster when Draw may isolate a master.
+func (p *Partition) MinStep(t Topology) time.Duration {
+	d := p.Span.MinStep(t)
+	if t.RedisCluster && (len(p.Shapes) == 0 || slices.Contains(p.Shapes, ShapeMasterIsolated)) {
+		d += MasterIsolatedBusy
+	}
+	return d
+}

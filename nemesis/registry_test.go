@@ -75,7 +75,7 @@ func TestSupportedAndNeeds(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Supported(links, admin) = %v, want %v", got, want)
 	}
-	if all := Supported(NeedLinks, NeedProcess, NeedAdmin, NeedOwnData, NeedReplica); !slices.Equal(all, Kinds) {
+	if all := Supported(NeedLinks, NeedProcess, NeedAdmin, NeedOwnData, NeedReplica, NeedRedisCluster); !slices.Equal(all, Kinds) {
 		t.Errorf("every capability runs %v, want %v", all, Kinds)
 	}
 	crash := Scripted(0, Step{Fault: Fault{Kind: KindCrash, Nodes: []string{"n1"}}})
