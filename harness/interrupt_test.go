@@ -55,7 +55,7 @@ func TestInterruptMidFaultHealsAndCleansUp(t *testing.T) {
 
 // The same seed draws the same fault plan; another seed another one.
 func TestSeedReplaysThePlan(t *testing.T) {
-	cfg := Config{Lock: "redlock", Nemesis: nemesis.Kinds, TimeLimit: time.Minute, Seed: 42}
+	cfg := Config{Lock: "redlock", Nemesis: standaloneKinds(), TimeLimit: time.Minute, Seed: 42}
 	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		t.Fatal(err)

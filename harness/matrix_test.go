@@ -64,7 +64,7 @@ func TestWorkloadFaultMatrix(t *testing.T) {
 	}
 	store := t.TempDir()
 	for _, w := range []string{"counter", "cron", "api", "leader"} {
-		for _, k := range nemesis.Kinds {
+		for _, k := range standaloneKinds() {
 			t.Run(w+"/"+k, func(t *testing.T) {
 				lock, nodes, limit := "fenced", 1, 3*time.Second
 				if k == nemesis.KindFailover {

@@ -202,7 +202,7 @@ func (r *run) slot(client string) (*slot, error) {
 // nemesisEnv is what the faults act on: the cluster, and the harness's
 // hooks for client crashes and, under PauseProcess, real pauses.
 func (r *run) nemesisEnv() nemesis.Env {
-	env := nemesis.Env{Cluster: r.cluster, CrashClient: r.crashClient}
+	env := nemesis.Env{Cluster: r.cluster, CrashClient: r.crashClient, Key: r.cfg.Workloads.Key}
 	if r.cfg.PauseModel == PauseProcess {
 		env.PauseClient, env.ResumeClient = r.pauseClient, r.resumeClient
 	}

@@ -45,9 +45,10 @@ var capabilities = map[string][]nemesis.Capability{
 }
 
 // clusterCapabilities are what a Redis Cluster (--topology cluster, on the
-// local provider) can do: no standalone replica pair, but its own
-// failovers and slot migrations (nemesis.NeedRedisCluster).
-var clusterCapabilities = []nemesis.Capability{nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedOwnData}
+// local provider) can do: its masters' replicas to fail over to, and its
+// own slot migrations (nemesis.NeedRedisCluster).
+var clusterCapabilities = []nemesis.Capability{nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedOwnData,
+	nemesis.NeedReplica, nemesis.NeedRedisCluster}
 
 // checkProvider validates the provider settings and the faults it must
 // apply.

@@ -16,8 +16,8 @@ import (
 // a fault of every requested kind, for each kind alone and all together,
 // across many seeds; a millisecond less is refused as bad input.
 func TestMinTimeLimitHoldsEveryKind(t *testing.T) {
-	cases := [][]string{nemesis.Kinds, {nemesis.KindPartition, nemesis.KindCrash}}
-	for _, k := range nemesis.Kinds {
+	cases := [][]string{standaloneKinds(), {nemesis.KindPartition, nemesis.KindCrash}}
+	for _, k := range standaloneKinds() {
 		cases = append(cases, []string{k})
 	}
 	for _, ttl := range []time.Duration{300 * time.Millisecond, time.Second} {
@@ -29,7 +29,7 @@ func TestMinTimeLimitHoldsEveryKind(t *testing.T) {
 			set := newNemesisSet(nemesis.Env{})
 			clients, nodes := []string{"c1", "c2", "c3", "c4"}, []string{"n1", "n2", "n3", "n4", "n5"}
 			_, err = plan(cfg, set, clients, nodes) // the default 20 s
-			if err != nil && len(kinds) < len(nemesis.Kinds) {
+			if err != nil && len(kinds) < len(standaloneKinds()) {
 				t.Fatalf("%v: 20s refused: %v", kinds, err)
 			}
 			_, faults, _ := phases(cfg)
@@ -213,24 +213,32 @@ func TestTargetedCrashHitsLease(t *testing.T) {
 }
 
 // A provider runs exactly the kinds whose registered needs it offers:
-// local and docker every kind, external only those that need no node
-// process, replica or data of its own (the same five as before kinds
-// registered: not flush, which would wipe someone else's Redis).
+// local and docker every kind but slot-migrate (a Redis Cluster's own),
+// external only those that need no node process, replica or data of its
+// own (the same five as before kinds registered: not flush, which would
+// wipe someone else's Redis); a Redis Cluster (local) every kind.
 func TestProviderFaultKinds(t *testing.T) {
 	external := []string{nemesis.KindPartition, nemesis.KindLatency, nemesis.KindClientPause,
 		nemesis.KindClientCrash, nemesis.KindClockJump}
-	for _, p := range Providers {
+	for _, p := range append(slices.Clone(Providers), "local/cluster") {
 		for _, k := range nemesis.Kinds {
 			cfg := Config{Provider: p, Nemesis: []string{k},
 				External: External{RedisAddrs: []string{"127.0.0.1:1"}, Toxiproxy: "127.0.0.1:2"}}
+			if p == "local/cluster" {
+				cfg.Provider, cfg.Topology = "local", TopologyCluster
+			}
 			err := cfg.checkProvider()
-			want := p != "external" || slices.Contains(external, k)
+			want := p == "local/cluster" || p != "external" && k != nemesis.KindSlotMigrate || slices.Contains(external, k)
 			if want != (err == nil) {
 				t.Errorf("%s provider, %s fault: %v; want supported %v", p, k, err, want)
 			}
 		}
 	}
 }
+
+// standaloneKinds are the fault kinds of independent nodes on the local
+// provider: every kind but a Redis Cluster's own.
+func standaloneKinds() []string { return nemesis.Supported(capabilities["local"]...) }
 
 // A kind known only through its registration (flush) runs end to end
 // from --nemesis: the provider check passes, the plan holds it, its
