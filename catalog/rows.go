@@ -179,5 +179,6 @@ func Rows() []Row {
 		{N: 13, Lock: "fair", Fault: "waiter crashes in queue (fixed version)", Expected: "valid",
 			Config: fairCrash("fair"), Expect: []Expectation{verdict(valid)}},
 	}
+	rows = append(rows, clusterRows()...)
 	return append(rows, processRows()...)
 }

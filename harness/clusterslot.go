@@ -13,6 +13,10 @@ import (
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
+// clusterMapRefresh is how old a cluster client's slot map may grow
+// before it reloads it.
+const clusterMapRefresh = time.Second
+
 // clusterNode is the name a lock on a Redis Cluster gives its one node:
 // the cluster as a whole, reached through one cluster client.
 const clusterNode = "cluster"
@@ -29,6 +33,11 @@ func (s *slot) clusterLock(rc *rediscluster.Cluster) (lockimpl.Locker, []func() 
 		return nil, nil, err
 	}
 	o.PoolSize = 4
+	// A client cut from a failed master gets network errors, not MOVED,
+	// and go-redis reloads its slot map only on MOVED or once the map is
+	// older than this: a service keeps its map fresh, so a client cut
+	// from the old master finds the promoted replica within a second.
+	o.ClusterStateReloadInterval = clusterMapRefresh
 	cc := redis.NewClusterClient(o)
 	closers := []func() error{cc.Close}
 	lock, err := s.buildLock([]redis.UniversalClient{cc}, []string{clusterNode})

@@ -83,6 +83,11 @@ func setNXWait(ctx context.Context, c redis.UniversalClient, key, token string, 
 	taken := errors.Is(err, redis.Nil) || (err == nil && old == token)
 	switch {
 	case err != nil && !errors.Is(err, redis.Nil):
+		if cc, ok := c.(*redis.ClusterClient); ok && Refused(err) {
+			// The slot moved (MOVED from a node we addressed directly):
+			// the next attempt must use a fresh slot map.
+			cc.ReloadState(ctx)
+		}
 		return false, 0, err
 	case !taken:
 		return false, 0, nil
