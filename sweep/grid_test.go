@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -175,5 +176,37 @@ func TestYAMLPlan(t *testing.T) {
 	os.WriteFile(path, []byte("ttl: 1s\nrenw: none\n"), 0o644)
 	if _, err := LoadRaw(path); !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "renew") {
 		t.Fatalf("unknown key: %v", err)
+	}
+}
+
+// On a Redis Cluster a cell runs in-process clients on 3 masters with the
+// links' pause (process clients do not run there); on standalone nodes,
+// paused processes. A topology that is neither is refused.
+func TestCellConfigTopology(t *testing.T) {
+	for _, tc := range []struct {
+		topology, model, cmd string
+		nodes                int
+	}{
+		{harness.TopologyStandalone, harness.PauseProcess, "lockstorm client --lock single", 1},
+		{harness.TopologyCluster, harness.PauseLinks, "", 3},
+	} {
+		raw := DefaultRaw()
+		raw.Topology = tc.topology
+		s, err := raw.Spec()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := s.Config(s.Grid.Cells(1)[0])
+		if cfg.Topology != tc.topology || cfg.PauseModel != tc.model || cfg.ClientCmd != tc.cmd || cfg.Nodes != tc.nodes {
+			t.Errorf("%s: topology %q, pause model %q, client command %q, %d nodes", tc.topology, cfg.Topology, cfg.PauseModel, cfg.ClientCmd, cfg.Nodes)
+		}
+		if _, err := cfg.WithDefaults(); err != nil {
+			t.Errorf("%s: %v", tc.topology, err)
+		}
+	}
+	raw := DefaultRaw()
+	raw.Topology = "mesh"
+	if _, err := raw.Spec(); err == nil || !strings.Contains(err.Error(), "--topology") {
+		t.Errorf("topology mesh: %v", err)
 	}
 }

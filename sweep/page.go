@@ -17,8 +17,8 @@ var sweepTmpl = template.Must(template.New("sweep").Funcs(page.Funcs).Parse(`<!D
 <p class="note">Grid: TTL {{.TTLs}} × renewal {{.Renews}} × client pause {{.Pauses}}, {{.Spec.Runs}} run(s) per cell, {{dur .Spec.TimeLimit}} each, seed {{.Spec.Seed}}.
 Every run: the counter workload, {{.Spec.Clients}} clients, holders keep the lock {{dur .Spec.HoldMin}}–{{dur .Spec.HoldMax}} between read and write and
 act until their lock tells them it is lost (they ignore their own validity deadline, as code using a watchdog lock usually does).
-Lock <code>single</code> where renewal is none, <code>renewable</code> (watchdog) otherwise, one Redis node, no fencing.
-Every client is a process (<code>lockstorm client --lock …</code>), and the pause is real (pause model <code>process</code>): the holder's process is stopped with SIGSTOP, its watchdog thread with it, its links frozen and none of its timeouts running, until SIGCONT, as in a stop-the-world GC pause.
+Lock <code>single</code> where renewal is none, <code>renewable</code> (watchdog) otherwise, {{if eq .Spec.Topology "cluster"}}on a 3-master Redis Cluster (key <code>lock:{lockstorm}</code>){{else}}one Redis node{{end}}, no fencing.
+{{if eq .Spec.PauseModel "process"}}Every client is a process (<code>lockstorm client --lock …</code>), and the pause is real (pause model <code>process</code>): the holder's process is stopped with SIGSTOP, its watchdog thread with it, its links frozen and none of its timeouts running, until SIGCONT, as in a stop-the-world GC pause.{{else}}The clients run in process (process clients do not run on a Redis Cluster yet), so a pause freezes the holder's links only (pause model <code>links</code>): its watchdog goroutine keeps running and may warn the holder before the pause ends, which a real stop-the-world pause would not allow. Cells where renewal survives a pause longer than the TTL overstate renewal.{{end}}
 Faults: {{if .PauseTimes}}the client holding the lock is paused at {{.PauseTimes}} for the cell's pause length{{else}}none (no pause length above 0){{end}}.</p>
 
 <h2>Violations</h2>
@@ -29,7 +29,7 @@ Without renewal a TTL shorter than the slowest holder produces violations even w
 <h2>Availability</h2>
 <img src="{{.Availability}}" alt="availability heat map">
 <p class="note">Per cell: completed acquire calls that obtained the lock (acquire timeout max(2×TTL, 2s)).
-A paused client is a stopped process: it tries nothing during its pause, so its pause costs availability only through the lease it holds until the lease expires.</p>
+{{if eq .Spec.PauseModel "process"}}A paused client is a stopped process: it tries nothing during its pause, so its pause costs availability only through the lease it holds until the lease expires.{{else}}A paused client's goroutines keep running: one whose watchdog gave up goes on trying to acquire through its frozen links, and those attempts count as failures here.{{end}}</p>
 
 <h2>Cells</h2>
 <table>

@@ -36,6 +36,10 @@ type Spec struct {
 	// its write, in absolute time (not scaled by the TTL): a holder slower
 	// than a short TTL writes after its lease ran out.
 	HoldMin, HoldMax time.Duration
+	// Topology is harness.TopologyStandalone (one Redis node) or
+	// harness.TopologyCluster (a 3-master Redis Cluster, the key
+	// hash-tagged).
+	Topology string
 	// Fresh reruns every cell even when its file exists.
 	Fresh bool
 }
@@ -72,12 +76,14 @@ type Raw struct {
 	Clients   int    `yaml:"clients"`
 	HoldMin   string `yaml:"hold-min"`
 	HoldMax   string `yaml:"hold-max"`
+	Topology  string `yaml:"topology"`
 }
 
 // DefaultRaw is the default sweep (a few minutes on two cores).
 func DefaultRaw() Raw {
 	return Raw{Name: "default", TTL: "200ms,1s", Renew: "none,ttl/3", Pause: "0,300ms,1.5s", Runs: 1,
-		TimeLimit: "8s", Seed: 1, Store: "store", Clients: 3, HoldMin: "100ms", HoldMax: "400ms"}
+		TimeLimit: "8s", Seed: 1, Store: "store", Clients: 3, HoldMin: "100ms", HoldMax: "400ms",
+		Topology: harness.TopologyStandalone}
 }
 
 // List is a comma-separated list; in YAML also a sequence of scalars.
@@ -180,8 +186,15 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // Spec parses and checks r (call FillDefaults first for a partial plan).
 // Every error wraps ErrSpec and names the flag.
 func (r Raw) Spec() (Spec, error) {
-	s := Spec{Name: r.Name, Runs: r.Runs, Seed: r.Seed, Store: r.Store, Clients: r.Clients}
+	s := Spec{Name: r.Name, Runs: r.Runs, Seed: r.Seed, Store: r.Store, Clients: r.Clients, Topology: r.Topology}
 	var err error
+	switch s.Topology {
+	case "":
+		s.Topology = harness.TopologyStandalone
+	case harness.TopologyStandalone, harness.TopologyCluster:
+	default:
+		return s, bad("--topology must be %s or %s, got %q", harness.TopologyStandalone, harness.TopologyCluster, s.Topology)
+	}
 	if !nameRE.MatchString(s.Name) {
 		return s, bad("--name must be letters, digits, '.', '_' or '-' (up to 64), got %q", s.Name)
 	}
@@ -286,13 +299,20 @@ func HolderPauses(times []time.Duration, d time.Duration) *nemesis.Plan {
 	return &p
 }
 
-// PauseModel is how a sweep pauses its holders: the real pause. Every cell
-// runs its clients as processes (`lockstorm client --lock L`), and a pause
-// stops the holder's process with SIGSTOP, its watchdog thread included,
-// as a stop-the-world GC pause does; an in-process watchdog would keep
-// running through the pause and warn its holder, which no frozen process
-// can (harness.PauseProcess).
-const PauseModel = harness.PauseProcess
+// PauseModel is how the sweep pauses its holders. On standalone nodes
+// the real pause: every cell runs its clients as processes (`lockstorm
+// client --lock L`), and a pause stops the holder's process with SIGSTOP,
+// its watchdog thread included, as a stop-the-world GC pause does; an
+// in-process watchdog would keep running through the pause and warn its
+// holder, which no frozen process can (harness.PauseProcess). On a Redis
+// Cluster, where process clients do not run yet, the links' freeze
+// (harness.PauseLinks): softer, and the page says so.
+func (s Spec) PauseModel() string {
+	if s.Topology == harness.TopologyCluster {
+		return harness.PauseLinks
+	}
+	return harness.PauseProcess
+}
 
 // Config is the harness configuration of one cell: the `single` lock
 // without renewal, the `renewable` lock otherwise, each as a process
@@ -305,9 +325,13 @@ func (s Spec) Config(c Cell) harness.Config {
 	if every > 0 {
 		lock = "renewable"
 	}
+	cmd, nodes := "lockstorm client --lock "+lock, 1
+	if s.Topology == harness.TopologyCluster {
+		cmd, nodes = "", 3
+	}
 	return harness.Config{
-		Name: "sweep-" + s.Name, Lock: lock, ClientCmd: "lockstorm client --lock " + lock, PauseModel: PauseModel,
-		Workload: "counter", Nodes: 1, Clients: s.Clients,
+		Name: "sweep-" + s.Name, Lock: lock, ClientCmd: cmd, PauseModel: s.PauseModel(), Topology: s.Topology,
+		Workload: "counter", Nodes: nodes, Clients: s.Clients,
 		TTL: c.TTL, RenewEvery: every, TimeLimit: s.TimeLimit, Seed: s.Seed + int64(c.Run) - 1,
 		Store: s.Store, Plan: HolderPauses(s.PauseTimes(), c.Pause),
 		Workloads: workloads.Options{
@@ -324,7 +348,7 @@ func (s Spec) Config(c Cell) harness.Config {
 // cell files to be comparable.
 func (s Spec) key() specKey {
 	return specKey{TimeLimit: s.TimeLimit, Seed: s.Seed, Clients: s.Clients, HoldMin: s.HoldMin, HoldMax: s.HoldMax,
-		PauseTimes: s.PauseTimes(), PauseModel: PauseModel}
+		PauseTimes: s.PauseTimes(), PauseModel: s.PauseModel(), Topology: s.Topology}
 }
 
 // specKey is stored in sweep.json.
@@ -338,6 +362,16 @@ type specKey struct {
 	// PauseModel is "" in sweeps stored before cells ran as paused
 	// processes: their cells are not comparable.
 	PauseModel string `json:"pause_model,omitempty"`
+	// Topology is "" in sweeps stored before topologies: standalone.
+	Topology string `json:"topology,omitempty"`
+}
+
+// topology is the key's topology, standalone when not stored.
+func (k specKey) topology() string {
+	if k.Topology == "" {
+		return harness.TopologyStandalone
+	}
+	return k.Topology
 }
 
 func (k specKey) diff(o specKey) string {
@@ -352,6 +386,8 @@ func (k specKey) diff(o specKey) string {
 		return fmt.Sprintf("--hold-min/--hold-max %v-%v, stored %v-%v", k.HoldMin, k.HoldMax, o.HoldMin, o.HoldMax)
 	case fmt.Sprint(k.PauseTimes) != fmt.Sprint(o.PauseTimes):
 		return fmt.Sprintf("pause times %v, stored %v (the longest --pause or --ttl changed)", k.PauseTimes, o.PauseTimes)
+	case k.topology() != o.topology():
+		return fmt.Sprintf("--topology %s, stored %s", k.topology(), o.topology())
 	case k.PauseModel != o.PauseModel:
 		return fmt.Sprintf("pause model %q, stored %q (cells stored before clients ran as paused processes must be measured again)", k.PauseModel, o.PauseModel)
 	}

@@ -72,6 +72,7 @@ interrupted (finished cells are kept).`,
 	f.IntVar(&raw.Clients, "clients", raw.Clients, "concurrent clients")
 	f.StringVar(&raw.HoldMin, "hold-min", raw.HoldMin, "shortest time a holder keeps the lock between read and write")
 	f.StringVar(&raw.HoldMax, "hold-max", raw.HoldMax, "longest time a holder keeps the lock between read and write")
+	f.StringVar(&raw.Topology, "topology", raw.Topology, "standalone (one Redis node, process clients paused with SIGSTOP) or cluster (a 3-master Redis Cluster, in-process clients, links frozen)")
 	f.StringVar(&plan, "config", "", "YAML sweep plan with keys named like these flags; flags given explicitly override it")
 	f.BoolVar(&fresh, "fresh", false, "rerun every cell, even those finished before")
 	return cmd
