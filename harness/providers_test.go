@@ -67,8 +67,11 @@ func TestRunOnDockerProvider(t *testing.T) {
 		Lock: "redlock", Nodes: 3, Clients: 3, TTL: 300 * time.Millisecond,
 		// aof-always: Redlock survives crashes only when restarted nodes
 		// keep their keys (catalogue rows 9 and 10).
-		Nemesis: []string{"partition", "server-pause", "crash"}, Persistence: "aof-always", FaultInterval: 500 * time.Millisecond,
-		TimeLimit: 5 * time.Second, Seed: 5, Store: t.TempDir()})
+		// 8 s: a recovery phase of 1.6 s leaves a slow Docker daemon
+		// (a container pause or restart can take a second after other
+		// tests' containers) time to finish the last fault's start.
+		Nemesis: []string{"partition", "server-pause", "crash"}, Persistence: "aof-always", FaultInterval: 700 * time.Millisecond,
+		TimeLimit: 8 * time.Second, Seed: 5, Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
