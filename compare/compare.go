@@ -106,9 +106,11 @@ func (s Spec) PauseTimes() []time.Duration {
 // validity deadline (correct client code): what goes wrong is a write
 // sent before the pause and delivered after the lease expired.
 func (s Spec) Config(fencing bool) harness.Config {
-	name := "compare-unfenced"
+	// Named after the lock: comparisons of different locks keep their
+	// own runs and their own `latest` in the store.
+	name := "compare-" + s.Lock + "-unfenced"
 	if fencing {
-		name = "compare-fenced"
+		name = "compare-" + s.Lock + "-fenced"
 	}
 	return harness.Config{Name: name, Lock: s.Lock, Workload: "counter", Clients: s.Clients, TTL: s.TTL,
 		Fencing: fencing, TimeLimit: s.TimeLimit, Seed: s.Seed, Store: s.Store,

@@ -18,3 +18,15 @@ func TestSpecNeedsFencingTokens(t *testing.T) {
 		}
 	}
 }
+
+// Each side's runs are named after the lock, so that comparing another
+// lock keeps its own runs and `latest` in the store.
+func TestRunsNamedAfterTheLock(t *testing.T) {
+	s, err := (Spec{Lock: "fenced-redlock"}).WithDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := s.Config(false).Name, s.Config(true).Name; a != "compare-fenced-redlock-unfenced" || b != "compare-fenced-redlock-fenced" {
+		t.Fatalf("run names %q and %q", a, b)
+	}
+}

@@ -33,7 +33,7 @@ type testFile struct {
 func versions(c cluster.Cluster, cfg Config) map[string]string {
 	v := map[string]string{"go": runtime.Version(), "lock": cfg.Lock}
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		v["lockstorm"] = bi.Main.Version
+		v["lockstorm"] = Version()
 		for _, d := range bi.Deps {
 			switch {
 			case strings.HasPrefix(d.Path, "github.com/redis/go-redis"),

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/harness"
 )
 
 // Exit statuses.
@@ -62,6 +63,7 @@ func run() int {
 	root := &cobra.Command{
 		Use:           "lockstorm",
 		Short:         "Jepsen-style fault injection and checking for Redis distributed locks",
+		Version:       harness.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

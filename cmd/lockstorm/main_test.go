@@ -193,3 +193,11 @@ func TestFullDiskRunIsUnknown(t *testing.T) {
 		t.Fatalf("analyze of the cut-short run: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
+
+// --version prints the version and exits 0.
+func TestVersion(t *testing.T) {
+	code, out, errOut := exec1(t, binary(t), "--version")
+	if code != 0 || !strings.HasPrefix(out, "lockstorm version ") || strings.TrimSpace(strings.TrimPrefix(out, "lockstorm version ")) == "" {
+		t.Fatalf("--version: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
