@@ -275,3 +275,28 @@ func TestPlanRefusesBadKeys(t *testing.T) {
 		t.Errorf("empty plan: %+v, %v", c, err)
 	}
 }
+
+// A plan may write a list as on the command line, one comma-separated
+// string (`nemesis: client-pause`), or as a YAML list; a mapping is
+// refused naming the key.
+func TestPlanListsAsScalars(t *testing.T) {
+	dir := t.TempDir()
+	for text, want := range map[string][]string{
+		"nemesis: client-pause\n":            {"client-pause"},
+		"nemesis: partition, latency\n":      {"partition", "latency"},
+		"nemesis: [partition, crash]\n":      {"partition", "crash"},
+		"nemesis:\n  - flush\n  - latency\n": {"flush", "latency"},
+	} {
+		p := filepath.Join(dir, "plan.yaml")
+		os.WriteFile(p, []byte(text), 0o644)
+		c, err := LoadPlan(p)
+		if err != nil || !reflect.DeepEqual(c.Nemesis, want) {
+			t.Errorf("%q: %v %v, want %v", text, c.Nemesis, err, want)
+		}
+	}
+	p := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(p, []byte("nemesis: {a: b}\n"), 0o644)
+	if _, err := LoadPlan(p); err == nil || !strings.Contains(err.Error(), "nemesis must be a list") || strings.Contains(err.Error(), "[]string") {
+		t.Errorf("mapping as a list: %v", err)
+	}
+}

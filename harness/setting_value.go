@@ -167,7 +167,32 @@ func parseDuration(n *yaml.Node, name string) (time.Duration, error) {
 func list(field func(*Config) *[]string) value {
 	return typed[[]string]{field: field, flag: (*pflag.FlagSet).StringSliceVar,
 		format: func(l []string) string { return strings.Join(l, ",") },
-		zero:   func(l []string) bool { return len(l) == 0 }}
+		zero:   func(l []string) bool { return len(l) == 0 }, parse: parseList}
+}
+
+// parseList reads a plan's list value: a YAML list, or one string written
+// as on the command line ("client-pause", "partition,latency").
+func parseList(n *yaml.Node, name string) ([]string, error) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		var out []string
+		for _, part := range strings.Split(n.Value, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+		return out, nil
+	case yaml.SequenceNode:
+		var out []string
+		for _, item := range n.Content {
+			if item.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("%w: line %d: %s must be a list of words or one comma-separated string", ErrConfig, item.Line, name)
+			}
+			out = append(out, item.Value)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%w: line %d: %s must be a list of words or one comma-separated string", ErrConfig, n.Line, name)
 }
 
 // commaList is a list setting whose flag is one comma-separated string
