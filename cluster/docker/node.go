@@ -90,7 +90,7 @@ func (n *node) create(ctx context.Context) error {
 		return err
 	}, isPortConflict)
 	if err != nil {
-		return fmt.Errorf("cluster: node %s (image %s): %w", n.name, n.d.cfg.Image, err)
+		return fmt.Errorf("cluster: node %s (image %s): %w%s", n.name, n.d.cfg.Image, err, pullHint(err))
 	}
 	n.state = cluster.NodeRunning
 	return n.waitReady(ctx)
@@ -283,4 +283,17 @@ func (n *node) reconnect(ctx context.Context) error {
 	}
 	n.disconnected = false
 	return nil
+}
+
+// pullHint says what to do when Docker could not fetch the image (no
+// registry reachable, or no such image): build lockstorm/redis:7 from the
+// installed redis-server and use it. "" for any other error.
+func pullHint(err error) string {
+	msg := strings.ToLower(err.Error())
+	for _, sign := range []string{"registry", "pull access denied", "manifest unknown", "no such image", "not found: manifest"} {
+		if strings.Contains(msg, sign) {
+			return " (the image is not here and cannot be pulled: run `make docker-image` to build lockstorm/redis:7 from the installed redis-server, then pass --docker-image lockstorm/redis:7)"
+		}
+	}
+	return ""
 }
