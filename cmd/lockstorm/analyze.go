@@ -14,7 +14,12 @@ func analyzeCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "analyze RUN_DIR",
 		Short: "re-check a stored run (also a partial one) and rewrite its results and report",
-		Args:  cobra.ExactArgs(1),
+		Long: `analyze re-checks the history stored in RUN_DIR (a run folder of the store, also one cut
+short: a truncated last line is a warning) with every checker, and rewrites results.json,
+the plots and index.html.
+
+Exit status: 0 valid, 1 invalid, 2 bad input (no such run, unreadable history), 3 unknown.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, warns, err := harness.Analyze(cmd.Context(), args[0])
 			for _, w := range warns {

@@ -19,7 +19,12 @@ func catalogCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "catalog",
 		Short: "run the anomaly catalogue and compare expected with observed verdicts",
-		Args:  cobra.NoArgs,
+		Long: `catalog runs each row of the anomaly catalogue (README, DESIGN.md) with its scripted faults and
+prints expected against observed; --quick runs the quick rows, --only the rows named.
+
+Exit status: 0 when every row agrees with its expectation (also an expected invalid),
+1 when a row disagrees, 2 on bad input, 3 if interrupted.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			for _, s := range strings.Split(only, ",") {
 				if s = strings.TrimSpace(s); s == "" {

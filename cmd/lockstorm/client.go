@@ -32,5 +32,10 @@ func clientCommand() *cobra.Command {
 		return nil
 	})
 	cmd.Flags().StringVar(&name, "lock", "single", "lock to serve: "+strings.Join(lockimpl.Names(), ", "))
+	cmd.Long = `client runs a built-in Go lock as a process client: it reads requests from stdin and
+writes answers and events to stdout, one JSON object per line (docs/client-protocol.md),
+on the nodes and TTL of its LOCKSTORM_* environment. ` + "`lockstorm run --client-cmd \"lockstorm client --lock NAME\"`" + ` runs one per client slot.
+
+Exit status: 0 at the end of stdin, 2 on a bad environment or lock, 3 on a read or write error.`
 	return cmd
 }

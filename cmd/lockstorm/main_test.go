@@ -201,3 +201,14 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("--version: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// Every subcommand's help describes it and lists its exit statuses.
+func TestEveryHelpListsExitStatus(t *testing.T) {
+	bin := binary(t)
+	for _, c := range []string{"run", "analyze", "catalog", "serve", "sweep", "compare", "power", "client"} {
+		code, out, _ := exec1(t, bin, c, "--help")
+		if code != 0 || !strings.Contains(out, "Exit status:") || !strings.HasPrefix(strings.TrimSpace(out), c+" ") {
+			t.Errorf("%s --help: exit %d, no description or no exit status:\n%s", c, code, out)
+		}
+	}
+}

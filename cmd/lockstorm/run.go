@@ -41,6 +41,12 @@ func runCommand() *cobra.Command {
 	f.StringVar(&plan, "config", "", "YAML test plan; flags given explicitly override it")
 	f.IntVar(&runs, "runs", 1, "run N seeded runs, each in its own folder: run 1 uses --seed, run i ≥ 2 the seed 1 + splitmix64(seed + i - 1) mod 2^53; without --seed a base seed is drawn and printed; exit status follows the aggregate (invalid if any run is, else unknown if any is)")
 	f.BoolVar(&untilInvalid, "until-invalid", false, "with --runs, stop at the first invalid run")
+	cmd.Long = `run starts Redis nodes (--provider), runs the workload's clients on the lock under the
+faults of --nemesis (or of a --config plan) for --time-limit, heals every fault, checks the
+history with every checker, and writes the run folder and its report to the store.
+
+Exit status: 0 valid, 1 invalid, 2 bad input or setup error (nothing left running),
+3 unknown (interrupted, cut short, or the faults proved nothing).`
 	return cmd
 }
 

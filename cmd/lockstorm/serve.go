@@ -23,7 +23,11 @@ func serveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "browse the stored runs on http://127.0.0.1:PORT",
-		Args:  cobra.NoArgs,
+		Long: `serve lists the runs, sweeps and comparisons of a store and serves their reports on
+http://127.0.0.1:PORT until interrupted.
+
+Exit status: 0 after an interrupt, 2 on bad input (no such store, port in use).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if st, err := os.Stat(store); err != nil || !st.IsDir() {
 				return usage("--store %q is not a folder of runs", store)
