@@ -212,3 +212,18 @@ func TestEveryHelpListsExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// Sweep's durations are durations: the help says so and a bad one is
+// refused at once with exit 2.
+func TestSweepDurationFlags(t *testing.T) {
+	bin := binary(t)
+	_, help, _ := exec1(t, bin, "sweep", "--help")
+	for _, f := range []string{"--time-limit duration", "--hold-min duration", "--hold-max duration"} {
+		if !strings.Contains(help, f) {
+			t.Errorf("sweep --help lacks %q", f)
+		}
+	}
+	if code, _, errOut := exec1(t, bin, "sweep", "--hold-max", "long"); code != 2 || !strings.Contains(errOut, "--hold-max") {
+		t.Errorf("sweep --hold-max long: exit %d, %q", code, errOut)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -66,12 +67,12 @@ interrupted (finished cells are kept).`,
 	f.StringVar((*string)(&raw.Renew), "renew", string(raw.Renew), "comma-separated renewal intervals: none, ttl/N or durations")
 	f.StringVar((*string)(&raw.Pause), "pause", string(raw.Pause), "comma-separated client-pause lengths (0: no faults)")
 	f.IntVar(&raw.Runs, "runs", raw.Runs, "seeded runs per cell")
-	f.StringVar(&raw.TimeLimit, "time-limit", raw.TimeLimit, "length of each run")
+	f.Var((*durationText)(&raw.TimeLimit), "time-limit", "length of each run")
 	f.Int64Var(&raw.Seed, "seed", raw.Seed, "seed of run 1 of every cell (run k: seed+k-1)")
 	f.StringVar(&raw.Store, "store", raw.Store, "folder of the run store")
 	f.IntVar(&raw.Clients, "clients", raw.Clients, "concurrent clients")
-	f.StringVar(&raw.HoldMin, "hold-min", raw.HoldMin, "shortest time a holder keeps the lock between read and write")
-	f.StringVar(&raw.HoldMax, "hold-max", raw.HoldMax, "longest time a holder keeps the lock between read and write")
+	f.Var((*durationText)(&raw.HoldMin), "hold-min", "shortest time a holder keeps the lock between read and write")
+	f.Var((*durationText)(&raw.HoldMax), "hold-max", "longest time a holder keeps the lock between read and write")
 	f.StringVar(&raw.Topology, "topology", raw.Topology, "standalone (one Redis node, process clients paused with SIGSTOP) or cluster (a 3-master Redis Cluster, in-process clients, links frozen)")
 	f.StringVar(&plan, "config", "", "YAML sweep plan with keys named like these flags; flags given explicitly override it")
 	f.BoolVar(&fresh, "fresh", false, "rerun every cell, even those finished before")
@@ -80,3 +81,20 @@ interrupted (finished cells are kept).`,
 
 // specError maps a sweep error to exit status 2 with one line.
 func specError(err error) error { return oneLineUsage(err, sweep.ErrSpec) }
+
+// durationText is a duration flag kept as the text it was given (a sweep
+// plan's value is text too): Set refuses what is not a Go duration, so
+// --time-limit soon fails as any duration flag does, and the help says
+// "duration".
+type durationText string
+
+func (d *durationText) String() string { return string(*d) }
+func (d *durationText) Type() string   { return "duration" }
+
+func (d *durationText) Set(s string) error {
+	if _, err := time.ParseDuration(s); err != nil {
+		return fmt.Errorf("%q is not a duration like 8s or 300ms", s)
+	}
+	*d = durationText(s)
+	return nil
+}
