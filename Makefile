@@ -23,7 +23,7 @@ test: deps build
 	$(GO) test -short -p 1 -count=1 -timeout 40m $(PKGS)
 	./bin/lockstorm catalog --quick --store $${TMPDIR:-/tmp}/lockstorm-catalog
 
-## catalog: the whole anomaly catalogue of DESIGN.md
+## catalog: the whole anomaly catalogue (the README's table)
 catalog: deps build
 	./bin/lockstorm catalog
 

@@ -1,4 +1,4 @@
-// Package catalog is the anomaly catalogue of DESIGN.md as runnable rows:
+// Package catalog is the anomaly catalogue (the README's table) as runnable rows:
 // each row is one lock, one scripted fault sequence and what a correct
 // harness must observe. `lockstorm catalog` runs them and compares
 // expected with observed.

@@ -19,7 +19,7 @@ func catalogCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "catalog",
 		Short: "run the anomaly catalogue and compare expected with observed verdicts",
-		Long: `catalog runs each row of the anomaly catalogue (README, DESIGN.md) with its scripted faults and
+		Long: `catalog runs each row of the anomaly catalogue (the README's table) with its scripted faults and
 prints expected against observed; --quick runs the quick rows, --only the rows named.
 
 Exit status: 0 when every row agrees with its expectation (also an expected invalid),
@@ -53,7 +53,7 @@ Exit status: 0 when every row agrees with its expectation (also an expected inva
 				return &exitError{code: exitUnknown, err: fmt.Errorf("interrupted after %d of %d rows", len(out), len(rows))}
 			}
 			if bad > 0 {
-				return &exitError{code: exitInvalid, err: fmt.Errorf("%d of %d catalogue rows disagree with DESIGN.md", bad, len(out))}
+				return &exitError{code: exitInvalid, err: fmt.Errorf("%d of %d catalogue rows disagree with their expectation", bad, len(out))}
 			}
 			fmt.Printf("all %d rows agree\n", len(out))
 			return nil
