@@ -70,18 +70,24 @@ func (c *Client) call(ctx context.Context, req protocol.Request, l *lockimpl.Lea
 	if err := ctx.Err(); err != nil {
 		return result{err: unknown(req.Op, req.Key, fmt.Errorf("not sent: %w", err))}
 	}
-	req.ID = c.nextID.Add(1)
 	if d, ok := pauseclock.Remaining(ctx); ok {
 		req.TimeoutMillis = max(d.Milliseconds(), 1)
 	}
+	// Ids are drawn and written in one step: requests reach the client,
+	// and protocol.Pending, in the order of their ids.
+	c.sendMu.Lock()
+	req.ID = c.nextID.Add(1)
 	if err := req.Validate(); err != nil { // an empty key or token: the caller's mistake
+		c.sendMu.Unlock()
 		return result{err: unknown(req.Op, req.Key, fmt.Errorf("not sent: %w", err))}
 	}
 	k := &call{req: req, lease: l, done: make(chan result, 1), paused: c.cfg.Clock.Paused(), sent: time.Now()}
 	c.mu.Lock()
 	c.calls[req.ID] = k
 	c.mu.Unlock()
-	if err := c.conn.Send(req); err != nil {
+	err := c.conn.Send(req)
+	c.sendMu.Unlock()
+	if err != nil {
 		c.breakWith(fmt.Errorf("request %d (%s %q) not written: %w", req.ID, req.Op, req.Key, err), !c.closing.Load())
 		c.killGroup()
 		if r, ok := c.abandon(k); ok {

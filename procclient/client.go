@@ -83,6 +83,7 @@ type Client struct {
 	stderr   *os.File // our end of the client's stderr
 	maxValid time.Duration
 	nextID   atomic.Int64
+	sendMu   sync.Mutex // draws an id and writes its request as one step
 
 	mu     sync.Mutex
 	calls  map[int64]*call            // requests awaiting their answer, by id
