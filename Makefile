@@ -2,10 +2,14 @@
 GO      ?= go
 PKGS    := ./...
 
-.PHONY: deps demo test test-long catalog bench lint build report-screenshot report-samples docker-image docker-lockstorm-image
+.PHONY: deps deps-test demo test test-long catalog bench lint build report-screenshot report-samples docker-image docker-lockstorm-image
 
 deps:
 	@./scripts/install-deps.sh
+
+## deps-test: deps, plus Debian's chromium for the tests that render pages in a browser
+deps-test:
+	@./scripts/install-deps.sh --with-chromium
 
 build:
 	$(GO) build -o bin/lockstorm ./cmd/lockstorm
@@ -18,7 +22,7 @@ demo: deps build
 	./bin/lockstorm run $(DEMO_FLAGS)
 
 ## test: every test against real redis-server processes, then the quick catalogue
-test: deps build
+test: deps-test build
 	$(GO) vet $(PKGS)
 	$(GO) test -short -p 1 -count=1 -timeout 40m $(PKGS)
 	./bin/lockstorm catalog --quick --store $${TMPDIR:-/tmp}/lockstorm-catalog
@@ -28,12 +32,12 @@ catalog: deps build
 	./bin/lockstorm catalog
 
 ## test-long: every test including the long catalogue runs (no -short)
-test-long: deps
+test-long: deps-test
 	$(GO) test -p 1 -count=1 -timeout 90m $(PKGS)
 
-## report-screenshot: render a report in headless Chromium and check it (needs Debian's chromium)
-report-screenshot:
-	$(GO) test -count=1 -run '^TestScreenshot$$' ./reports
+## report-screenshot: render the HTML pages in headless Chromium and check them
+report-screenshot: deps-test
+	$(GO) test -count=1 -run 'Screenshot|Browser' ./...
 
 ## report-samples: write sample report folders to /tmp/lockstorm-sample-report
 report-samples:

@@ -2,7 +2,12 @@
 # Installs what lockstorm needs at run time when it is missing:
 # redis-server and redis-sentinel from Debian's packages, and redis-py
 # (python3-redis) for the Python lock clients. Safe to run again.
+# With --with-chromium (make test), also Debian's chromium, which the
+# browser tests of the HTML pages render them in.
 set -eu
+
+browser=""
+[ "${1:-}" = "--with-chromium" ] && browser=1
 
 missing=""
 for bin in redis-server redis-sentinel; do
@@ -12,6 +17,9 @@ done
 # which a pyenv or venv python3 on PATH may hide.
 if ! /usr/bin/python3 -c 'import redis' >/dev/null 2>&1 && ! python3 -c 'import redis' >/dev/null 2>&1; then
 	missing="$missing python3-redis"
+fi
+if [ -n "$browser" ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+	missing="$missing chromium"
 fi
 [ -z "$missing" ] && exit 0
 
