@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/coverage"
@@ -37,12 +38,15 @@ type JUnitSuites struct {
 
 // JUnitSuite is the run.
 type JUnitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       float64         `xml:"time,attr"`
+	Name     string  `xml:"name,attr"`
+	Tests    int     `xml:"tests,attr"`
+	Failures int     `xml:"failures,attr"`
+	Errors   int     `xml:"errors,attr"`
+	Skipped  int     `xml:"skipped,attr"`
+	Time     float64 `xml:"time,attr"`
+	// Timestamp is when the suite started, ISO 8601 in UTC without a zone
+	// suffix ("2006-01-02T15:04:05"), as the JUnit schema has it.
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
 	Properties []JUnitProperty `xml:"properties>property"`
 	Cases      []JUnitCase     `xml:"testcase"`
 	SystemOut  string          `xml:"system-out,omitempty"`
@@ -61,8 +65,19 @@ type JUnitCase struct {
 	Time      float64       `xml:"time,attr"`
 	Failure   *JUnitProblem `xml:"failure,omitempty"`
 	Error     *JUnitProblem `xml:"error,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
+	// Skipped marks a test case that did not apply (a checker with nothing
+	// to check): CI shows it as skipped, neither passed nor failed.
+	Skipped   *JUnitSkip `xml:"skipped,omitempty"`
+	SystemOut string     `xml:"system-out,omitempty"`
 }
+
+// JUnitSkip is a test case's <skipped message="..."/>.
+type JUnitSkip struct {
+	Message string `xml:"message,attr,omitempty"`
+}
+
+// JUnitTimestamp formats t as a suite's timestamp attribute.
+func JUnitTimestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }
 
 // JUnitProblem is a failure or an error: a one-line message and the full
 // text.
@@ -132,8 +147,8 @@ func buildJUnit(suite string, v checker.Result, seconds float64, props []JUnitPr
 	return JUnitSuites{Name: "lockstorm", Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Time: seconds, Suites: []JUnitSuite{s}}
 }
 
-// marshalJUnit renders the document with an XML header.
-func marshalJUnit(d JUnitSuites) ([]byte, error) {
+// MarshalJUnit renders the document with an XML header.
+func MarshalJUnit(d JUnitSuites) ([]byte, error) {
 	b, err := xml.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("reports: junit: %w", err)

@@ -165,7 +165,7 @@ func writeJUnit(res *harness.Result, end int64) error {
 	props = append(props, coverageProps(res.Coverage)...)
 	replay := ReplayCommand(cfg)
 	doc := buildJUnit(cfg.Name, res.Verdict, seconds(end), props, "replay: "+replay+"\nreport: "+filepath.Join(res.Dir, store.IndexFile)+"\n")
-	b, err := marshalJUnit(doc)
+	b, err := MarshalJUnit(doc)
 	if err != nil {
 		return err
 	}
