@@ -142,17 +142,15 @@ func newNemesisSet(env nemesis.Env) nemesis.Set {
 	return set
 }
 
-// runNemesis executes the plan until ctx ends; the runner heals on every
-// exit path.
-func (r *run) runNemesis(ctx context.Context, res *Result) error {
+// runNemesis executes the plan until it is done, finish is closed (the
+// time limit: the fault in flight completes, then everything is healed)
+// or ctx ends (an interrupt: everything is cut short and healed). The
+// runner heals on every exit path.
+func (r *run) runNemesis(ctx context.Context, finish <-chan struct{}, res *Result) error {
 	if r.plan == nil {
-		<-ctx.Done()
 		return nil
 	}
-	runner := &nemesis.Runner{Set: r.nemSet, Cluster: r.cluster, Rec: r.rec, Logf: r.logf, Resolve: newTargeter(r).resolve}
-	err := runner.Run(ctx, *r.plan)
-	if err == nil {
-		<-ctx.Done()
-	}
-	return err
+	runner := &nemesis.Runner{Set: r.nemSet, Cluster: r.cluster, Rec: r.rec, Logf: r.logf,
+		Resolve: newTargeter(r).resolve, Finish: finish}
+	return runner.Run(ctx, *r.plan)
 }

@@ -282,6 +282,11 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 	return err
 }
 
+// nemesisFinishTimeout bounds the wait, after the time limit and the
+// clients' last rounds, for the nemesis to complete its op in flight and
+// heal.
+const nemesisFinishTimeout = 2 * nemesis.DefaultCleanupTimeout
+
 // execute runs the clients and the nemesis, then heals.
 func (r *run) execute(ctx context.Context, res *Result) (err error) {
 	healCtx := context.WithoutCancel(ctx)
@@ -313,14 +318,14 @@ func (r *run) execute(ctx context.Context, res *Result) (err error) {
 		}
 	}
 
-	nemDone := make(chan error, 1)
+	nemDone, nemFinish := make(chan error, 1), make(chan struct{})
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
 				nemDone <- fmt.Errorf("harness: nemesis panic: %v", p)
 			}
 		}()
-		nemDone <- r.runNemesis(workCtx, res)
+		nemDone <- r.runNemesis(workCtx, nemFinish, res)
 	}()
 
 	timer := time.NewTimer(r.cfg.TimeLimit)
@@ -351,6 +356,8 @@ wait:
 		}
 	}
 	close(r.stopWork)
+	// No fault starts after the time limit; the one in flight completes.
+	close(nemFinish)
 	// Let rounds in flight finish (and release), then cut them off.
 	finished := make(chan struct{})
 	go func() { r.waitSlots(); close(finished) }()
@@ -363,8 +370,20 @@ wait:
 		cancelWork()
 		<-finished
 	}
+	// The nemesis heals within its cleanup timeout after its op in flight
+	// (a crash's restart may take seconds); an interrupt cuts it short.
+	var nerr error
+	select {
+	case nerr = <-nemDone:
+	case <-ctx.Done():
+		cancelWork()
+		nerr = <-nemDone
+	case <-time.After(nemesisFinishTimeout):
+		r.logf("nemesis did not finish within %v of the time limit: cutting it short", nemesisFinishTimeout)
+		cancelWork()
+		nerr = <-nemDone
+	}
 	cancelWork()
-	nerr := <-nemDone
 	for _, s := range r.slots {
 		s.close()
 	}

@@ -52,6 +52,13 @@ type Runner struct {
 	// that moment: the time it takes delays the fault's stop as well (not
 	// past the final heal), so the fault keeps its planned length.
 	Resolve func(Fault) Fault
+	// Finish, if set, is closed when the run ends on time (its time limit,
+	// not an interrupt). The runner then starts no new op, lets the op in
+	// flight complete under its own context (a container pause that takes
+	// a second finishes instead of being cut short and recorded as info),
+	// heals everything within CleanupTimeout, and Run returns nil.
+	// Cancelling Run's context still cuts everything short, as for Ctrl-C.
+	Finish <-chan struct{}
 
 	opMu   sync.Mutex            // one nemesis op at a time
 	mu     sync.Mutex            // guards active and lag
@@ -117,6 +124,23 @@ func (r *Runner) Run(ctx context.Context, p Plan) (err error) {
 			err = errors.Join(err, ctx.Err(), r.Heal(hctx))
 		}
 	}()
+	// waitCtx ends the waits between events: at ctx's end, or at Finish.
+	waitCtx, cancelWait := context.WithCancel(ctx)
+	defer cancelWait()
+	if r.Finish != nil {
+		go func() {
+			select {
+			case <-r.Finish:
+				cancelWait()
+			case <-waitCtx.Done():
+			}
+		}()
+	}
+	finished := func() error {
+		hctx, cancel := r.cleanupContext(ctx)
+		defer cancel()
+		return r.Heal(hctx)
+	}
 	origin := r.Rec.Start()
 	for _, ev := range events(p) {
 		at := ev.at
@@ -125,7 +149,10 @@ func (r *Runner) Run(ctx context.Context, p Plan) (err error) {
 			at = min(at+r.lag[ev.step], p.HealAt)
 			r.mu.Unlock()
 		}
-		if !sleepUntil(ctx, origin.Add(at)) {
+		if !sleepUntil(waitCtx, origin.Add(at)) {
+			if ctx.Err() == nil {
+				return finished()
+			}
 			return nil // the deferred cleanup heals and reports ctx.Err()
 		}
 		s := p.Steps[ev.step]
@@ -135,7 +162,10 @@ func (r *Runner) Run(ctx context.Context, p Plan) (err error) {
 			r.stop(ctx, ev.step)
 		}
 	}
-	if !sleepUntil(ctx, origin.Add(p.HealAt)) {
+	if !sleepUntil(waitCtx, origin.Add(p.HealAt)) {
+		if ctx.Err() == nil {
+			return finished()
+		}
 		return nil
 	}
 	return r.Heal(ctx)

@@ -239,3 +239,58 @@ func TestRunnerResolveKeepsDuration(t *testing.T) {
 		t.Errorf("fault lasted %v after its delayed start, want its planned 400ms", got)
 	}
 }
+
+// slowStart is a nemesis whose Start takes 400 ms and fails if its
+// context ends meanwhile.
+type slowStart struct{ started chan struct{} }
+
+func (slowStart) Kind() string                    { return "slow" }
+func (slowStart) Draw(*rand.Rand, Topology) Fault { return Fault{Kind: "slow"} }
+func (s slowStart) Start(ctx context.Context, _ Fault) error {
+	close(s.started)
+	select {
+	case <-time.After(400 * time.Millisecond):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+func (slowStart) Stop(context.Context, Fault) error { return nil }
+
+// Finish, closed while a fault is starting, lets that start complete (ok,
+// not info), starts nothing after it, and heals.
+func TestRunnerFinishLetsTheOpInFlightComplete(t *testing.T) {
+	c := startCluster(t, 1, "c1")
+	set := New(Env{Cluster: c})
+	slow := slowStart{started: make(chan struct{})}
+	set["slow"] = slow
+	rec := history.NewRecorder(nil)
+	defer rec.Close()
+	finish := make(chan struct{})
+	run := &Runner{Set: set, Cluster: c, Rec: rec, Finish: finish}
+	p := Scripted(0,
+		Step{At: 0, Duration: 2 * time.Second, Fault: Fault{Kind: "slow"}},
+		Step{At: time.Second, Duration: time.Second, Fault: Fault{Kind: KindPartition, Nodes: []string{"n1"}}},
+	)
+	go func() { <-slow.started; close(finish) }()
+	t0 := time.Now()
+	if err := run.Run(ctxT(t), p); err != nil {
+		t.Fatalf("Run = %v, want nil after Finish", err)
+	}
+	if d := time.Since(t0); d > 900*time.Millisecond {
+		t.Errorf("Run took %v after Finish, want it to return once the start in flight completed", d)
+	}
+	ops := checkNemesisRecords(t, rec.History())
+	for _, op := range ops {
+		if op.Type == history.Info {
+			t.Errorf("op %+v is info: the start in flight was cut short", op)
+		}
+		if op.Fault == KindPartition {
+			t.Errorf("op %+v: a fault started after Finish", op)
+		}
+	}
+	if count(ops, FHeal) != 1 {
+		t.Errorf("ops %+v: want one heal", ops)
+	}
+	checkHealed(t, c)
+}
