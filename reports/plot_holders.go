@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -127,12 +126,11 @@ func (hc holdersChart) Plot(c draw.Canvas, p *plot.Plot) {
 			continue
 		}
 		if b.X < a.X {
-			a, b = b, a // ring the later arrival: it wrote a value already written
+			a, b = b, a // ring the later arrival: when it wrote a value already written, an increment was lost
 		}
 		c.StrokeLines(lostLinkStyle, c.ClipLinesXY([]vg.Point{a, b})...)
 		if c.Contains(b) {
 			c.DrawGlyph(lostIncGlyph, b)
-			c.FillText(lostTextStyle, vg.Point{X: b.X + vg.Points(8), Y: b.Y}, "lost +1")
 		}
 	}
 	for i := range hc.h {
@@ -150,13 +148,12 @@ func (hc holdersChart) Plot(c draw.Canvas, p *plot.Plot) {
 // notices on holders.png.
 var (
 	glyphWriteOK    = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.2), Shape: draw.PyramidGlyph{}}
-	glyphWriteStale = draw.GlyphStyle{Color: colFail, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+	glyphWriteStale = draw.GlyphStyle{Color: colFail, Radius: vg.Points(4.5), Shape: boldCross{}}
 	glyphWriteInfo  = draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.BoxGlyph{}}
 	lostGlyph       = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.RingGlyph{}}
 	lostIncGlyph    = draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(6.5), Shape: draw.RingGlyph{}}
 	flightStyle     = draw.LineStyle{Color: alpha(colGrey, 0xb0), Width: vg.Points(0.7)}
 	lostLinkStyle   = draw.LineStyle{Color: alpha(colOverlap, 0xc0), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
-	lostTextStyle   = draw.TextStyle{Color: colOverlap, Font: font.From(bold, 9), Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
 )
 
 // markGlyph is a resource operation's mark by outcome: the resource's own
@@ -238,7 +235,7 @@ func holdersPNG(h history.History, writes []resource.Write, lost []lostPair, ws 
 		{"sent → reached the resource", flightThumb{}},
 	}
 	if len(lost) > 0 {
-		legend = append(legend, legendItem{"lost increment (ringed: the later of two writes of one value)", glyphThumb(lostIncGlyph)})
+		legend = append(legend, legendItem{"lost increment: a write of a value already written (dashed line to the first)", glyphThumb(lostIncGlyph)})
 	}
 	legend = append(legend, legendItem{"lease lost notice", glyphThumb(lostGlyph)})
 	return renderPNG(p, append(legend, faultLegend(ws)...), figWidth, height)
