@@ -116,3 +116,10 @@ func lostPairs(h history.History, v checker.Result) []lostPair {
 	}
 	return out
 }
+
+// HeldOverlaps counts the pairs of leases of different clients believed
+// held at once in h: the red of holders.png, whose title gives the same
+// number. It counts beliefs (acquire ok to release), not validity, so a
+// paused holder that outlives its lease overlaps its successor even when
+// a fencing resource keeps that harmless.
+func HeldOverlaps(h history.History) int { return len(overlaps(holds(h))) }

@@ -153,7 +153,13 @@ func (s staleMarks) Plot(c draw.Canvas, p *plot.Plot) {
 		if n <= maxStaleLabels && f.highest > 0 {
 			sty := staleLabelStyle
 			sty.Color = col
-			if pt := (vg.Point{X: x + vg.Points(9), Y: y}); c.Contains(pt) {
+			pt := vg.Point{X: x + vg.Points(9), Y: y}
+			if pt.X+sty.Width(label) > c.Max.X {
+				// no room on the right (a write at the end of the run)
+				sty.XAlign, pt.X = draw.XRight, x-vg.Points(9)
+				pt.Y += vg.Points(10)
+			}
+			if c.Contains(pt) {
 				c.FillText(sty, pt, label)
 			}
 		}
