@@ -2,10 +2,13 @@ package reports
 
 import (
 	"bytes"
+	"image/color"
+	"image/png"
 	"testing"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/resource"
 )
 
@@ -78,5 +81,37 @@ func TestClientFaultRows(t *testing.T) {
 	png, err := holdersPNG(part, writes, []lostPair{{4, 7}}, ws, 2200*ms, 2)
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Fatalf("holders.png: %v", err)
+	}
+}
+
+// holders.png draws c1's rejected write where it reached the resource
+// (2.011 s, at the right end of the axis, after c1's lease ended at
+// 1.45 s), not where it was sent (1.10 s, inside the lease): every red
+// pixel of the chart's ✕ above the legend lies in the rightmost tenth.
+func TestHoldersWriteAtArrival(t *testing.T) {
+	h, writes := fencedPauseHistory()
+	b, err := holdersPNG(h, writes, nil, checker.FaultWindows(h), 2014*ms, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd := img.Bounds()
+	red := color.RGBA{colFail.R, colFail.G, colFail.B, 0xff}
+	n := 0
+	for y := bd.Min.Y; y < bd.Max.Y-70; y++ { // above the legend strip
+		for x := bd.Min.X; x < bd.Max.X; x++ {
+			if browsertest.Near(img.At(x, y), red, 6) {
+				n++
+				if x < bd.Max.X*9/10 {
+					t.Fatalf("red pixel at x=%d of %d: a rejected write drawn before its arrival", x, bd.Dx())
+				}
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("%d red pixels: no ✕ for the rejected write", n)
 	}
 }
