@@ -163,7 +163,7 @@ func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []
 		d.Config = string(b)
 	}
 	d.Clients = harness.ClientsSummary(rcfg)
-	d.PauseStories = pauseStories(res.History, res.Writes, lostPairs(res.History, res.Verdict), cfg.Clients)
+	d.PauseStories = runPauseStories(res)
 	return d
 }
 

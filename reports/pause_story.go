@@ -6,10 +6,26 @@ import (
 	"strings"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/resource"
 )
+
+// maxPauseStories bounds the sentences index.html lists (a long run
+// may pause a hundred times).
+const maxPauseStories = 20
+
+// runPauseStories are the sentences of a run's report: pauseStories over
+// its history, write log and resource checker's lost increments, the
+// first maxPauseStories of them and a last line counting the rest.
+func runPauseStories(res *harness.Result) []string {
+	out := pauseStories(res.History, res.Writes, lostPairs(res.History, res.Verdict), res.Config.Clients)
+	if n := len(out) - maxPauseStories; n > 0 {
+		out = append(out[:maxPauseStories], fmt.Sprintf("… and %d more client pauses, not told here (see the holders chart)", n))
+	}
+	return out
+}
 
 // pauseStories tells, in one sentence per paused client of each
 // client-pause window, what the pause did, measured from the history and

@@ -123,3 +123,21 @@ func TestPauseStoryInReport(t *testing.T) {
 		t.Errorf("pause story section at %d, holders chart at %d", story, holders)
 	}
 }
+
+// A run with many pauses lists the first maxPauseStories and counts the
+// rest.
+func TestPauseStoriesCapped(t *testing.T) {
+	var b hb
+	for i := range maxPauseStories + 5 {
+		at := int64(i) * 100 * ms
+		for _, f := range []string{history.FStart, history.FStop} {
+			b.add(history.Op{Time: at, Type: history.Info, Process: history.NemesisProcess, F: f, Fault: "client-pause", Clients: []string{"c1"}})
+			at += 10 * ms
+		}
+	}
+	b.add(history.Op{Time: 5000 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FAcquire, Key: "k"})
+	got := runPauseStories(&harness.Result{History: b.h, Config: harness.Config{Clients: 1}})
+	if len(got) != maxPauseStories+1 || got[maxPauseStories] != "… and 5 more client pauses, not told here (see the holders chart)" {
+		t.Errorf("%d lines, last %q", len(got), got[len(got)-1])
+	}
+}
