@@ -2,17 +2,20 @@ package compare
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"os"
 	"path/filepath"
 
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/reports"
 	"github.com/lockstorm/lockstorm/sweep"
 )
 
 var compareTmpl = template.Must(template.New("compare").Funcs(page.Funcs).Parse(`<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>lockstorm compare: fencing off vs on</title><style>` + page.Style + `</style></head>
+<html><head><meta charset="utf-8"><title>lockstorm compare: fencing off vs on</title><style>` + page.Style + `
+.why { border-left: 4px solid #176b2c; background: #f3f9f4; padding: .5em .8em; margin: .6em 0 1em; }</style></head>
 <body>
 <h1>Fencing tokens: the same run without and with a fencing resource</h1>
 <p class="note">Both runs: lock <code>{{.Spec.Lock}}</code>, counter workload, {{.Spec.Clients}} clients, TTL {{dur .Spec.TTL}}, seed {{.Spec.Seed}}, {{dur .Spec.TimeLimit}}.
@@ -23,6 +26,7 @@ The only difference between the two runs: on the right the resource rejects a wr
 <div class="side">
 {{range .Sides}}<div>
 <h2>{{.Title}}: <span class="{{.M.Verdict}}">{{.M.Verdict}}</span></h2>
+{{with .Why}}<p class="why" id="fencing-why">{{.}}</p>{{end}}
 <table>
 <tr><th>lost updates</th><td class="num">{{lost .M.LostUpdates}}</td></tr>
 <tr><th>writes acknowledged</th><td class="num">{{.M.Writes}}</td></tr>
@@ -39,12 +43,15 @@ The only difference between the two runs: on the right the resource rejects a wr
 {{if .Fencing}}<a href="{{plot .Dir $.FencingFile}}"><img src="{{.Fencing}}" alt="fencing plot"></a>{{else}}<p class="note">no {{$.FencingFile}} in the run folder</p>{{end}}
 </div>
 {{end}}</div>
-<p class="note">Click a plot for its full size. Holders plot: one row per client; blue where a client believed it held the lock, orange after its validity had passed, red where two leases were believed held at once; ▲ a write the resource accepted, ✕ one it rejected; shaded columns are the pauses.</p>
+<p class="note">Click a plot for its full size. Holders plot: one row per client; blue where a client believed it held the lock, orange after its validity had passed, red where two leases were believed held at once; ▲ a write the resource accepted, ✕ one it rejected, each drawn where it reached the resource with a thin line back to its send; a red ring is a lost increment; the pause is shaded on the paused client's row. Fencing plot: the token of each write at the resource; a stale write is drawn large, red ▲ when accepted, green ✕ when rejected, labelled with its token against the one it fell below.</p>
 </body></html>
 `))
 
 type sideView struct {
-	Title            string
+	Title string
+	// Why explains the side's picture (the fenced side: why its
+	// overlaps come with a valid verdict); empty for none.
+	Why              string
 	Dir              string
 	M                sweep.Metrics
 	Holders, Fencing template.URL
@@ -72,12 +79,45 @@ func comparePage(c *Comparison) ([]byte, error) {
 		}
 		return v
 	}
+	fenced := view("With fencing", c.Fenced)
+	fenced.Why = fencingWhy(c.Fenced)
 	d := comparePageData{Comparison: c, PauseTimes: page.Durs(c.Spec.PauseTimes()), Sides: []sideView{
-		view("Without fencing", c.Unfenced), view("With fencing", c.Fenced)},
+		view("Without fencing", c.Unfenced), fenced},
 		HoldersFile: store.HoldersFile, FencingFile: store.FencingFile}
 	var buf bytes.Buffer
 	if err := compareTmpl.Execute(&buf, d); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// fencingWhy is the caption of the fenced side: its holders plot shows
+// overlaps (red) beside a valid verdict, because fencing does not prevent
+// the overlap; it makes it harmless by rejecting the stale write. The
+// numbers are measured: the overlaps from the run's history (as the
+// holders plot counts them, when the result is at hand), the stale writes
+// from the resource's answers.
+func fencingWhy(s Side) string {
+	why := "Fencing does not prevent the overlap"
+	if s.Result != nil {
+		if n := reports.HeldOverlaps(s.Result.History); n > 0 {
+			why += fmt.Sprintf(" (the red in the holders plot: %d %s of leases believed held at once)", n, plural(n, "pair", "pairs"))
+		}
+	}
+	m := s.Metrics
+	switch {
+	case m.StaleAccepted > 0:
+		return why + fmt.Sprintf(", and here it did not make it harmless either: the resource accepted %d stale %s.", m.StaleAccepted, plural(int(m.StaleAccepted), "write", "writes"))
+	case m.StaleRejected > 0:
+		return why + fmt.Sprintf(": it makes the overlap harmless, because the stale write is rejected. Here the resource rejected %d stale %s and accepted none.", m.StaleRejected, plural(int(m.StaleRejected), "write", "writes"))
+	}
+	return why + ": it makes the overlap harmless, because a stale write is rejected; in this run no stale write reached the resource, so there was none to reject."
+}
+
+// plural picks the word for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

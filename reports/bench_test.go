@@ -36,7 +36,7 @@ func BenchmarkHolders100k(b *testing.B) {
 	end := endTime(res.History)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := holdersPNG(res.History, nil, end, 8); err != nil {
+		if _, err := holdersPNG(res.History, nil, nil, nil, end, 8); err != nil {
 			b.Fatal(err)
 		}
 	}

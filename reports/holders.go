@@ -81,3 +81,45 @@ func compareInt64(a, b int64) int {
 	}
 	return 0
 }
+
+// lostPair is one lost increment of the counter workload, as the resource
+// checker names it: two acknowledged writes of the same value (both
+// incremented the same read, so one increment is lost). A and B are the
+// writes' invoke record indices.
+type lostPair struct{ A, B int64 }
+
+// lostPairs takes the lost increments from the resource checker's
+// "lost-update" anomalies that name two writes. The checker's summary
+// anomaly (acknowledged increments against the final value) names no
+// such pair and is not a single increment: it is left out.
+func lostPairs(h history.History, v checker.Result) []lostPair {
+	parts := v.Results
+	if len(parts) == 0 {
+		parts = []checker.Result{v}
+	}
+	var out []lostPair
+	for _, r := range parts {
+		for _, a := range r.Anomalies {
+			if a.Kind != "lost-update" {
+				continue
+			}
+			var ws []int64
+			for _, o := range a.Ops {
+				if o >= 0 && o < int64(len(h)) && h[o].Type == history.Invoke && h[o].F == history.FWrite {
+					ws = append(ws, o)
+				}
+			}
+			if len(ws) == 2 {
+				out = append(out, lostPair{ws[0], ws[1]})
+			}
+		}
+	}
+	return out
+}
+
+// HeldOverlaps counts the pairs of leases of different clients believed
+// held at once in h: the red of holders.png, whose title gives the same
+// number. It counts beliefs (acquire ok to release), not validity, so a
+// paused holder that outlives its lease overlaps its successor even when
+// a fencing resource keeps that harmless.
+func HeldOverlaps(h history.History) int { return len(overlaps(holds(h))) }

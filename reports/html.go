@@ -79,6 +79,9 @@ type pageData struct {
 	Clients                          string // what the clients were and the pause model
 	Files                            []fileLink
 	Porcupine                        string // note when porcupine.html was not built
+	// PauseStories are one sentence per paused client (pauseStories),
+	// shown by the holders chart.
+	PauseStories []string
 	// Incomplete says why the run was cut short (interrupted, a failed
 	// history write, a stored history without its end): the page shows a
 	// banner saying its verdict is at best unknown.
@@ -160,6 +163,7 @@ func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []
 		d.Config = string(b)
 	}
 	d.Clients = harness.ClientsSummary(rcfg)
+	d.PauseStories = runPauseStories(res)
 	return d
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -21,6 +23,12 @@ type fencePoint struct {
 	stale    bool // its token was below the highest accepted before it
 	unknown  bool // history fallback only: outcome unknown (info)
 	read     bool // a fenced read, not a write
+	// highest is the key's highest accepted token when it arrived (from
+	// the resource's log only; 0 otherwise).
+	highest int64
+	// send is when the client sent it, -1 when unknown (a read, or the
+	// log entry matched no history write).
+	send int64
 }
 
 // fencePoints takes the resource's own log (writes and fenced reads) when
@@ -29,10 +37,29 @@ type fencePoint struct {
 // unknown too).
 func fencePoints(h history.History, writes []resource.Write) (pts []fencePoint, source string) {
 	if len(writes) > 0 {
-		for _, w := range writes {
-			pts = append(pts, fencePoint{t: w.Time, fence: w.Fence, accepted: w.Accepted, stale: w.Stale, read: w.Read})
+		type wkey struct {
+			t, fence int64
+			key      string
 		}
-		return pts, "the resource's write log"
+		sent := map[wkey]int64{}
+		for _, a := range arrivals(h, writes) {
+			if a.Known {
+				sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Send
+			}
+		}
+		highest := map[string]int64{}
+		for _, w := range writes {
+			hi, seen := highest[w.Key]
+			if !seen || w.Accepted && w.Fence > hi {
+				highest[w.Key] = w.Fence
+			}
+			send, ok := sent[wkey{w.Time, w.Fence, w.Key}]
+			if !ok || w.Read {
+				send = -1
+			}
+			pts = append(pts, fencePoint{t: w.Time, fence: w.Fence, accepted: w.Accepted, stale: w.Stale, read: w.Read, highest: hi, send: send})
+		}
+		return pts, "from the resource's log"
 	}
 	for _, s := range spans(h) {
 		r := h[s.Inv]
@@ -41,21 +68,128 @@ func fencePoints(h history.History, writes []resource.Write) (pts []fencePoint, 
 			continue
 		}
 		pts = append(pts, fencePoint{t: s.Call, fence: r.Fence, accepted: s.Type == history.OK,
-			stale: s.Type == history.Fail, unknown: s.Type == history.Info, read: read})
+			stale: s.Type == history.Fail, unknown: s.Type == history.Info, read: read, send: -1})
 	}
-	return pts, "the history's write records"
+	return pts, "from the history: arrivals unknown"
+}
+
+// Markers of stale writes on fencing.png: large, so that the difference
+// between a fencing and a non-fencing resource shows at a glance.
+var (
+	colRejected     = rgb(0x1a, 0x7f, 0x37) // the report's "valid" green: fencing did its job
+	glyphStaleOK    = draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(7), Shape: draw.PyramidGlyph{}}
+	glyphStaleNo    = draw.GlyphStyle{Color: colRejected, Radius: vg.Points(6.5), Shape: boldCross{}}
+	maxStaleLabels  = 12 // more stale writes than this are marked, not labelled
+	staleLabelStyle = draw.TextStyle{Font: font.From(bold, 10), Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
+)
+
+// fencingTitle says what the plot shows in numbers: how many stale writes
+// the resource rejected and how many it accepted.
+func fencingTitle(pts []fencePoint, source string) string {
+	var acc, rej int
+	for _, f := range pts {
+		switch {
+		case f.read || f.unknown:
+		case f.accepted && f.stale:
+			acc++
+		case !f.accepted:
+			rej++
+		}
+	}
+	var what string
+	switch {
+	case acc == 0 && rej == 0:
+		what = "no stale write reached the resource"
+	case acc == 0:
+		what = staleWrites(rej) + " rejected, none accepted"
+	case rej == 0:
+		what = staleWrites(acc) + " ACCEPTED, none rejected"
+	default:
+		what = fmt.Sprintf("%s ACCEPTED, %d rejected", staleWrites(acc), rej)
+	}
+	return "Fencing tokens at the resource: " + what + " (" + source + ")"
+}
+
+// staleWrites is "1 stale write" or "3 stale writes".
+func staleWrites(n int) string {
+	if n == 1 {
+		return "1 stale write"
+	}
+	return fmt.Sprintf("%d stale writes", n)
+}
+
+// staleMarks draws, for each stale write of the resource's log, a dotted
+// line from its token up to the highest token accepted before it, a
+// thin line back to when it was sent, and (for up to maxStaleLabels
+// writes) a label "rejected 55 < 56" or "ACCEPTED 55 < 56" beside it.
+type staleMarks struct{ pts []fencePoint }
+
+// Plot draws the lines and labels.
+func (s staleMarks) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	n := 0
+	for _, f := range s.pts {
+		if f.read || f.unknown || !f.stale {
+			continue
+		}
+		n++
+		col := colRejected
+		label := fmt.Sprintf("rejected %d < %d", f.fence, f.highest)
+		if f.accepted {
+			col, label = colOverlap, fmt.Sprintf("ACCEPTED %d < %d", f.fence, f.highest)
+		}
+		x, y := trX(seconds(f.t)), trY(float64(f.fence))
+		line := draw.LineStyle{Color: alpha(col, 0xa0), Width: vg.Points(1)}
+		if f.highest > f.fence {
+			dotted := line
+			dotted.Dashes = []vg.Length{vg.Points(1.5), vg.Points(2)}
+			c.StrokeLines(dotted, c.ClipLinesXY([]vg.Point{{X: x, Y: y}, {X: x, Y: trY(float64(f.highest))}})...)
+		}
+		if f.send >= 0 && f.send < f.t {
+			x0 := trX(seconds(f.send))
+			c.StrokeLines(line, c.ClipLinesXY([]vg.Point{{X: x0, Y: y}, {X: x, Y: y}})...)
+			c.StrokeLines(line, c.ClipLinesXY([]vg.Point{{X: x0, Y: y - vg.Points(4)}, {X: x0, Y: y + vg.Points(4)}})...)
+		}
+		if n <= maxStaleLabels && f.highest > 0 {
+			sty := staleLabelStyle
+			sty.Color = col
+			pt := vg.Point{X: x + vg.Points(9), Y: y}
+			if pt.X+sty.Width(label) > c.Max.X {
+				// no room on the right (a write at the end of the run)
+				sty.XAlign, pt.X = draw.XRight, x-vg.Points(9)
+				pt.Y += vg.Points(10)
+			}
+			if c.Contains(pt) {
+				c.FillText(sty, pt, label)
+			}
+		}
+	}
+}
+
+// staleThumb is the legend's send line of a stale write.
+type staleThumb struct{}
+
+// Thumbnail draws the line with its send tick.
+func (staleThumb) Thumbnail(c *draw.Canvas) {
+	sty := draw.LineStyle{Color: colGrey, Width: vg.Points(1)}
+	y := c.Center().Y
+	c.StrokeLine2(sty, c.Min.X, y, c.Max.X, y)
+	c.StrokeLine2(sty, c.Min.X, c.Min.Y, c.Min.X, c.Max.Y)
 }
 
 // fencingPNG draws fencing.png: the fencing token of every write over time
 // (accepted, accepted although stale, rejected), of every stale fenced read
 // (rejected, or served by a resource that does not fence), and the tokens
 // the lock issued on each successful acquire. Accepted fresh reads are
-// left out: they would double the points and show nothing new.
+// left out: they would double the points and show nothing new. Stale
+// writes are drawn large, labelled with their token against the highest
+// accepted before them, with a line back to when they were sent; the
+// title counts them.
 func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window, end int64) ([]byte, error) {
 	pts, source := fencePoints(h, writes)
-	p := newPlot("Fencing tokens of writes at the resource (from "+source+")", "time since start (s)", "fencing token")
+	p := newPlot(fencingTitle(pts, source), "time since start (s)", "fencing token")
 	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
+	p.Add(faultBands{ws}, lightGrid(), staleMarks{pts})
 	legend := faultLegend(ws)
 	var issued plotter.XYs
 	anyFence := false
@@ -72,14 +206,12 @@ func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window,
 		{"issued on acquire", nil, draw.GlyphStyle{Color: alpha(colGrey, 0x90), Radius: vg.Points(1.5), Shape: draw.RingGlyph{}}},
 		{"write accepted", func(f fencePoint) bool { return !f.read && f.accepted && !f.stale && !f.unknown },
 			draw.GlyphStyle{Color: colOK, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}},
-		{"stale write ACCEPTED (no fencing)", func(f fencePoint) bool { return !f.read && f.accepted && f.stale },
-			draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(3.2), Shape: draw.TriangleGlyph{}}},
-		{"stale write rejected", func(f fencePoint) bool { return !f.read && !f.accepted && !f.unknown },
-			draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}},
+		{"stale write ACCEPTED (no fencing)", func(f fencePoint) bool { return !f.read && f.accepted && f.stale }, glyphStaleOK},
+		{"stale write rejected", func(f fencePoint) bool { return !f.read && !f.accepted && !f.unknown }, glyphStaleNo},
 		{"stale read rejected", func(f fencePoint) bool { return f.read && !f.accepted && !f.unknown },
-			draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.PlusGlyph{}}},
+			draw.GlyphStyle{Color: colRejected, Radius: vg.Points(4), Shape: draw.PlusGlyph{}}},
 		{"stale read served (reads not fenced)", func(f fencePoint) bool { return f.read && f.accepted && f.stale },
-			draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(2.5), Shape: draw.RingGlyph{}}},
+			draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(4), Shape: draw.RingGlyph{}}},
 		{"write outcome unknown", func(f fencePoint) bool { return !f.read && f.unknown },
 			draw.GlyphStyle{Color: colGrey, Radius: vg.Points(2.5), Shape: draw.BoxGlyph{}}},
 	}
@@ -112,6 +244,12 @@ func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window,
 		sc.GlyphStyle = g.glyph
 		p.Add(sc)
 		legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", g.name, n), Thumb: sc})
+	}
+	for _, f := range pts {
+		if f.stale && f.send >= 0 {
+			legend = append(legend, legendItem{"a stale write's flight, from its send (tick); dotted: up to the highest token accepted before it", staleThumb{}})
+			break
+		}
 	}
 	switch {
 	case len(pts) == 0 && len(issued) == 0:
@@ -148,4 +286,16 @@ func thinLinear(xys plotter.XYs, xmin, xmax float64) plotter.XYs {
 		}
 	}
 	return out
+}
+
+// boldCross is a ✕ glyph drawn with thick strokes (gonum's CrossGlyph is
+// hairline thin), for rejected writes.
+type boldCross struct{}
+
+// DrawGlyph draws the cross centred on pt.
+func (boldCross) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius * 0.8
+	line := draw.LineStyle{Color: sty.Color, Width: vg.Points(2.2)}
+	c.StrokeLine2(line, pt.X-r, pt.Y-r, pt.X+r, pt.Y+r)
+	c.StrokeLine2(line, pt.X-r, pt.Y+r, pt.X+r, pt.Y-r)
 }

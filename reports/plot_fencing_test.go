@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -36,5 +37,27 @@ func TestFencingPNGWithRejectedReads(t *testing.T) {
 		if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 			t.Fatalf("fencing.png: %v", err)
 		}
+	}
+}
+
+// A stale write's point carries the highest token accepted before it and
+// its send (matched from the history), and the title counts stale writes
+// by the resource's answer: the fenced and the unfenced plot differ in
+// their titles, not only in three markers.
+func TestFencingStaleWritesCountedAndTimed(t *testing.T) {
+	h, writes := fencedPauseHistory()
+	pts, source := fencePoints(h, writes)
+	if len(pts) != 2 || pts[1].fence != 55 || pts[1].highest != 56 || pts[1].send != 1100*ms || pts[1].accepted {
+		t.Fatalf("points: %+v", pts)
+	}
+	if got := fencingTitle(pts, source); got != "Fencing tokens at the resource: 1 stale write rejected, none accepted (from the resource's log)" {
+		t.Errorf("fenced title %q", got)
+	}
+	pts[1].accepted = true
+	if got := fencingTitle(pts, source); !strings.Contains(got, "1 stale write ACCEPTED, none rejected") {
+		t.Errorf("unfenced title %q", got)
+	}
+	if png, err := fencingPNG(h, writes, nil, 2100*ms); err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Fatalf("fencing.png: %v", err)
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/resource"
 )
 
 // Colours of holders.png.
@@ -31,6 +33,9 @@ type holdersChart struct {
 	ovs   []overlap
 	slots slotMap
 	h     history.History
+	// marks are the resource operations, drawn at their arrival.
+	marks []arrival
+	lost  []lostPair
 }
 
 // rect fills the data rectangle [x0,x1] x [y0,y1] (x in s, y in rows),
@@ -97,10 +102,35 @@ func (hc holdersChart) Plot(c draw.Canvas, p *plot.Plot) {
 			rect(c, p, seconds(o.Start), seconds(o.End), y+rowOverlapA, y+rowOverlapB, colOverlap, nil)
 		}
 	}
-	for _, m := range resourceMarks(hc.h) {
-		pt := vg.Point{X: trX(seconds(m.t)), Y: trY(row(m.proc) + rowMarks)}
-		if c.Contains(pt) {
-			c.DrawGlyph(m.glyph, pt)
+	at := map[int64]vg.Point{} // write invoke index -> where its mark is
+	for _, m := range hc.marks {
+		y := trY(row(m.Proc) + rowMarks)
+		pt := vg.Point{X: trX(seconds(m.At())), Y: y}
+		at[m.Inv] = pt
+		if m.Known {
+			// the flight: a thin line from the send (a short tick) to the arrival
+			x0 := trX(seconds(m.Send))
+			c.StrokeLines(flightStyle, c.ClipLinesXY([]vg.Point{{X: x0, Y: y}, pt})...)
+			c.StrokeLines(flightStyle, c.ClipLinesXY([]vg.Point{{X: x0, Y: y - vg.Points(3)}, {X: x0, Y: y + vg.Points(3)}})...)
+		}
+	}
+	for _, m := range hc.marks {
+		if pt := at[m.Inv]; c.Contains(pt) {
+			c.DrawGlyph(markGlyph(m), pt)
+		}
+	}
+	for _, l := range hc.lost {
+		a, okA := at[l.A]
+		b, okB := at[l.B]
+		if !okA || !okB {
+			continue
+		}
+		if b.X < a.X {
+			a, b = b, a // ring the later arrival: when it wrote a value already written, an increment was lost
+		}
+		c.StrokeLines(lostLinkStyle, c.ClipLinesXY([]vg.Point{a, b})...)
+		if c.Contains(b) {
+			c.DrawGlyph(lostIncGlyph, b)
 		}
 	}
 	for i := range hc.h {
@@ -114,38 +144,29 @@ func (hc holdersChart) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// Glyphs of resource operations and lost notices on holders.png.
+// Glyphs and lines of resource operations, lost increments and lost
+// notices on holders.png.
 var (
 	glyphWriteOK    = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.2), Shape: draw.PyramidGlyph{}}
-	glyphWriteStale = draw.GlyphStyle{Color: colFail, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
+	glyphWriteStale = draw.GlyphStyle{Color: colFail, Radius: vg.Points(4.5), Shape: boldCross{}}
 	glyphWriteInfo  = draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.BoxGlyph{}}
 	lostGlyph       = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.RingGlyph{}}
+	lostIncGlyph    = draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(6.5), Shape: draw.RingGlyph{}}
+	flightStyle     = draw.LineStyle{Color: alpha(colGrey, 0xb0), Width: vg.Points(0.7)}
+	lostLinkStyle   = draw.LineStyle{Color: alpha(colOverlap, 0xc0), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
 )
 
-type mark struct {
-	t     int64
-	proc  int
-	glyph draw.GlyphStyle
-}
-
-// resourceMarks are the completed resource operations (marked at their
-// invoke time, when the request went out) by outcome.
-func resourceMarks(h history.History) []mark {
-	var out []mark
-	for _, s := range spans(h) {
-		if !resourceOps[s.F] {
-			continue
-		}
-		g := glyphWriteInfo
-		switch s.Type {
-		case history.OK:
-			g = glyphWriteOK
-		case history.Fail:
-			g = glyphWriteStale
-		}
-		out = append(out, mark{s.Call, s.Proc, g})
+// markGlyph is a resource operation's mark by outcome: the resource's own
+// answer when its log placed the operation (accepted or rejected), else
+// the history's (ok, fail = rejected, info = unknown).
+func markGlyph(a arrival) draw.GlyphStyle {
+	switch {
+	case a.Known && a.Accepted, !a.Known && a.Completed && a.Type == history.OK:
+		return glyphWriteOK
+	case a.Known, a.Completed && a.Type == history.Fail:
+		return glyphWriteStale
 	}
-	return out
+	return glyphWriteInfo
 }
 
 // holdersPNG draws holders.png: one row per client slot (its successive
@@ -153,8 +174,11 @@ func resourceMarks(h history.History) []mark {
 // (blue while within the validity the client computed, orange after it),
 // the validity window as an outlined box, overlaps of two different
 // leases in red (on both rows and as a band), resource operations as
-// marks above the bars, and fault windows shaded.
-func holdersPNG(h history.History, ws []checker.Window, end int64, clients int) ([]byte, error) {
+// marks above the bars at the moment they reached the resource (from
+// writes, the resource's log; a thin line back to the send), each lost
+// increment (lost) ringed in red, and fault windows shaded (a client
+// fault on its client's row, lightly elsewhere).
+func holdersPNG(h history.History, writes []resource.Write, lost []lostPair, ws []checker.Window, end int64, clients int) ([]byte, error) {
 	hs := holds(h)
 	ovs := overlaps(hs)
 	sm := buildSlots(h, clients)
@@ -167,9 +191,20 @@ func holdersPNG(h history.History, ws []checker.Window, end int64, clients int) 
 	case len(ovs) == 1:
 		title = fmt.Sprintf("Lock holders: %d leases, one pair of holders at once", len(hs))
 	}
+	switch len(lost) {
+	case 0:
+	case 1:
+		title += ", 1 lost increment"
+	default:
+		title += fmt.Sprintf(", %d lost increments", len(lost))
+	}
+	marks := arrivals(h, writes)
+	for _, a := range marks {
+		end = max(end, a.At())
+	}
 	p := newPlot(title, "time since start (s)", "")
 	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
+	p.Add(rowFaultBands{Windows: ws, Rows: clientRows(h, ws, sm)}, lightGrid())
 	rows := len(sm.Rows)
 	height := figHeight
 	if rows > 6 {
@@ -187,7 +222,7 @@ func holdersPNG(h history.History, ws []checker.Window, end int64, clients int) 
 		if len(hs) == 0 {
 			p.Add(emptyNote{"no acquire succeeded: nobody ever held the lock"})
 		}
-		p.Add(holdersChart{hs: hs, ovs: ovs, slots: sm, h: h})
+		p.Add(holdersChart{hs: hs, ovs: ovs, slots: sm, h: h, marks: marks, lost: lost})
 	}
 	legend := []legendItem{
 		{"held (acquire ok → release)", swatch{Fill: colHeld}},
@@ -197,9 +232,25 @@ func holdersPNG(h history.History, ws []checker.Window, end int64, clients int) 
 		{"write ok", glyphThumb(glyphWriteOK)},
 		{"write rejected", glyphThumb(glyphWriteStale)},
 		{"write unknown", glyphThumb(glyphWriteInfo)},
-		{"lease lost notice", glyphThumb(lostGlyph)},
+		{"sent → reached the resource", flightThumb{}},
 	}
+	if len(lost) > 0 {
+		legend = append(legend, legendItem{"lost increment: a write of a value already written (dashed line to the first)", glyphThumb(lostIncGlyph)})
+	}
+	legend = append(legend, legendItem{"lease lost notice", glyphThumb(lostGlyph)})
 	return renderPNG(p, append(legend, faultLegend(ws)...), figWidth, height)
+}
+
+// flightThumb is the legend's send-to-arrival line: a tick at the send,
+// the mark at the arrival.
+type flightThumb struct{}
+
+// Thumbnail draws the line, the tick and a write mark.
+func (flightThumb) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(flightStyle, c.Min.X, y, c.Max.X, y)
+	c.StrokeLine2(flightStyle, c.Min.X, c.Min.Y, c.Min.X, c.Max.Y)
+	c.DrawGlyph(glyphWriteOK, vg.Point{X: c.Max.X, Y: y})
 }
 
 // glyphThumb draws a glyph as a legend thumbnail.
@@ -217,4 +268,10 @@ func (validityThumb) Thumbnail(c *draw.Canvas) {
 	y := c.Center().Y
 	c.StrokeLine2(sty, c.Min.X, y, c.Max.X, y)
 	c.StrokeLine2(sty, c.Max.X, c.Min.Y, c.Max.X, c.Max.Y)
+}
+
+// holdersOf draws holders.png for a run: its history, the resource's
+// write log, the lost increments its resource checker named.
+func holdersOf(res *harness.Result, ws []checker.Window, end int64) ([]byte, error) {
+	return holdersPNG(res.History, res.Writes, lostPairs(res.History, res.Verdict), ws, end, res.Config.Clients)
 }

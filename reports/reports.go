@@ -74,8 +74,8 @@ func WriteWith(res *harness.Result, opt Options) error {
 		draw                 func() ([]byte, error)
 	}{
 		{store.HoldersFile, "Who held the lock",
-			"One row per client slot (its successive process ids in brackets). Blue bar: the client believed it held the lock (acquire ok to release); orange: it still believed so after the validity it computed had passed; thin line above a bar: the validity window, ending in a tick at the deadline; red strip under two rows and a pale red column: two different leases believed held at once. Marks above a bar are resource writes (▲ ok, ✕ rejected, ■ unknown); a ring is the holder learning its lease was lost. Shaded columns are fault windows.",
-			func() ([]byte, error) { return holdersPNG(h, ws, end, res.Config.Clients) }},
+			"One row per client (its process ids in brackets, a watchdog's included). Blue bar: the client believed it held the lock (acquire ok to release); orange: it still believed so after the validity it computed had passed; thin line above a bar: the validity window, ending in a tick at the deadline; red strip under two rows and a pale red column: two different leases believed held at once. Marks above a bar are resource writes where they reached the resource (▲ accepted, ✕ rejected, ■ unknown), with a thin line back to when they were sent; a red ring is a lost increment (a write of a value already written, dashed line to the first); a black ring is the holder learning its lease was lost. Shaded columns are fault windows; a client pause is shaded on the paused client's row, lightly across the others.",
+			func() ([]byte, error) { return holdersOf(res, ws, end) }},
 		{store.LatencyRawFile, "Latency of every operation",
 			"Each operation's latency (completion − invoke) at its invoke time, by outcome, on a log axis. Operations that never completed are drawn at the top. Shaded columns are fault windows.",
 			func() ([]byte, error) { return latencyRaw(h, ws, end) }},

@@ -64,7 +64,7 @@ func TestPlotsSurviveMalformedTimes(t *testing.T) {
 			writes := []resource.Write{{Key: "c", Value: 1, Fence: tc.fence, Accepted: true, Time: tc.times[0]},
 				{Key: "c", Value: 1, Fence: tc.fence - 1, Accepted: true, Stale: true, Time: tc.times[len(tc.times)-1]}}
 			draws := map[string]func() ([]byte, error){
-				"holders":   func() ([]byte, error) { return holdersPNG(h, ws, end, 2) },
+				"holders":   func() ([]byte, error) { return holdersPNG(h, nil, nil, ws, end, 2) },
 				"raw":       func() ([]byte, error) { return latencyRaw(h, ws, end) },
 				"quantiles": func() ([]byte, error) { return latencyQuantiles(h, ws, end) },
 				"rate":      func() ([]byte, error) { return rate(h, ws, end) },

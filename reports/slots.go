@@ -20,7 +20,13 @@ import (
 // replacement id went to. Two slots retiring within the same instant may
 // swap ids; the map is a best effort for the picture, not for checking.
 //
-// With clients <= 0, or for a process the replay cannot place, the row is
+// A record's Client field ("c2"), when present, places its process
+// directly; the replay only serves histories written before records
+// carried it. A process that never acquires but uses tokens another
+// process acquired (a watchdog renewing its client's leases under an id
+// of its own) joins that process's row: rows are clients, not processes.
+//
+// With clients <= 0, or for a process none of this can place, the row is
 // the process itself.
 type slotMap struct {
 	// Rows are the row labels, bottom to top: "c1 (p0, p4)", or "p7".
@@ -31,6 +37,17 @@ type slotMap struct {
 
 // buildSlots replays h's retirements for a run of clients slots.
 func buildSlots(h history.History, clients int) slotMap {
+	labelled := map[int]int{} // process -> slot, from the records' Client
+	for i := range h {
+		var n int
+		if r := &h[i]; !r.IsNemesis() && r.Client != "" {
+			if _, err := fmt.Sscanf(r.Client, "c%d", &n); err == nil && n >= 1 && n <= 4096 {
+				labelled[r.Process] = n - 1
+				clients = max(clients, n)
+			}
+		}
+	}
+	owner := tokenFollowers(h, labelled)
 	slotOf := map[int]int{} // process -> slot
 	procs := make([][]int, max(clients, 0))
 	for i := range procs {
@@ -65,10 +82,24 @@ func buildSlots(h history.History, clients int) slotMap {
 			seen[r.Process] = true
 			order = append(order, r.Process)
 		}
+		if _, follows := owner[r.Process]; follows {
+			continue // a watchdog's info retires no slot
+		}
+		if _, ok := labelled[r.Process]; ok {
+			continue
+		}
 		if r.Type == history.Info && clients > 0 && r.F != history.FLost {
 			if s, ok := slotOf[r.Process]; ok && cur[s] == r.Process {
 				retire(s)
 			}
+		}
+	}
+	for p, s := range labelled {
+		slotOf[p] = s
+	}
+	for p, o := range owner {
+		if s, ok := slotOf[o]; ok {
+			slotOf[p] = s
 		}
 	}
 	m := slotMap{Row: map[int]int{}}
@@ -96,6 +127,36 @@ func buildSlots(h history.History, clients int) slotMap {
 		m.Rows = append(m.Rows, fmt.Sprintf("p%d", p))
 	}
 	return m
+}
+
+// tokenFollowers maps each unlabelled process that never invokes an
+// acquire but records a token another process acquired to that process.
+func tokenFollowers(h history.History, labelled map[int]int) map[int]int {
+	acquirer := map[string]int{} // token -> process of its acquire ok
+	acquires := map[int]bool{}
+	for i := range h {
+		r := &h[i]
+		if r.IsNemesis() || r.F != history.FAcquire {
+			continue
+		}
+		acquires[r.Process] = true
+		if r.Type == history.OK && r.Token != "" {
+			acquirer[r.Token] = r.Process
+		}
+	}
+	out := map[int]int{}
+	for i := range h {
+		r := &h[i]
+		if _, ok := labelled[r.Process]; ok || r.IsNemesis() || acquires[r.Process] || r.Token == "" {
+			continue
+		}
+		if o, ok := acquirer[r.Token]; ok && o != r.Process {
+			if _, done := out[r.Process]; !done {
+				out[r.Process] = o
+			}
+		}
+	}
+	return out
 }
 
 // slotLabel is "c2 (p1, p5)"; long process lists are shortened.

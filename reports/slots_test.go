@@ -52,3 +52,39 @@ func TestFaultColoursAreRegistered(t *testing.T) {
 		t.Errorf("%d colours for %d kinds", len(seen), len(nemesis.Kinds))
 	}
 }
+
+// A watchdog renews its client's leases under process ids of its own:
+// rows are still the clients. With the records' Client field, and for an
+// older history without it (placed by the tokens the renewals carry), a
+// history of 3 clients whose renewals come from 40 processes has 3 rows.
+func TestSlotMapWatchdogRenewalsJoinTheirClient(t *testing.T) {
+	for _, withClient := range []bool{true, false} {
+		var b hb
+		watchdog := 3
+		for round := range 20 {
+			for c := range 3 {
+				client := ""
+				if withClient {
+					client = "c" + string(rune('1'+c))
+				}
+				tok := "t" + string(rune('a'+c)) + string(rune('a'+round))
+				b.add(history.Op{Type: history.Invoke, Process: c, Client: client, F: history.FAcquire, Key: "k"})
+				b.add(history.Op{Type: history.OK, Process: c, Client: client, F: history.FAcquire, Key: "k", Token: tok})
+				if c < 2 {
+					b.add(history.Op{Type: history.Invoke, Process: watchdog, Client: client, F: history.FExtend, Key: "k", Token: tok, Detail: "watchdog"})
+					b.add(history.Op{Type: history.Info, Process: watchdog, Client: client, F: history.FExtend, Key: "k", Token: tok, Detail: "watchdog"})
+					watchdog++
+				}
+				b.add(history.Op{Type: history.Invoke, Process: c, Client: client, F: history.FRelease, Key: "k", Token: tok})
+				b.add(history.Op{Type: history.OK, Process: c, Client: client, F: history.FRelease, Key: "k", Token: tok})
+			}
+		}
+		m := buildSlots(b.h, 3)
+		if len(m.Rows) != 3 {
+			t.Fatalf("client field %v: %d rows, want 3: %q", withClient, len(m.Rows), m.Rows)
+		}
+		if m.Row[3] != 0 || m.Row[4] != 1 || m.Row[watchdog-1] != 1 || m.Row[2] != 2 {
+			t.Errorf("client field %v: watchdog processes on rows %d, %d, %d; client 3 on %d", withClient, m.Row[3], m.Row[4], m.Row[watchdog-1], m.Row[2])
+		}
+	}
+}

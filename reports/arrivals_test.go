@@ -1,0 +1,117 @@
+package reports
+
+import (
+	"bytes"
+	"image/color"
+	"image/png"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/browsertest"
+	"github.com/lockstorm/lockstorm/resource"
+)
+
+// Two writes of the same value (no tokens) are in flight at once: c3's,
+// sent at 0.85 s and held by a pause until 2.65 s, and c2's, sent and
+// answered at 1.88 s. The log entry at 1.88 s is c2's (the earliest
+// deadline), the one at 2.65 s c3's, as in a real single-lock run.
+func TestArrivalsEarliestDeadline(t *testing.T) {
+	var b hb
+	b.add(history.Op{Time: 846 * ms, Type: history.Invoke, Process: 2, Client: "c3", F: history.FWrite, Key: "k", Value: 6})
+	b.add(history.Op{Time: 1877 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FWrite, Key: "k", Value: 6})
+	b.add(history.Op{Time: 1878 * ms, Type: history.OK, Process: 1, Client: "c2", F: history.FWrite, Key: "k", Value: 6})
+	b.add(history.Op{Time: 2654 * ms, Type: history.OK, Process: 2, Client: "c3", F: history.FWrite, Key: "k", Value: 6})
+	b.add(history.Op{Time: 2700 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FWrite, Key: "k", Value: 7})
+	b.add(history.Op{Time: 2800 * ms, Type: history.Info, Process: 1, Client: "c2", F: history.FWrite, Key: "k", Value: 7})
+	writes := []resource.Write{
+		{Time: 2653 * ms, Key: "k", Value: 6, Accepted: true},
+		{Time: 1877*ms + 500_000, Key: "k", Value: 6, Accepted: true},
+	}
+	as := arrivals(b.h, writes)
+	if len(as) != 3 {
+		t.Fatalf("%d arrivals, want 3", len(as))
+	}
+	if a := as[0]; a.Proc != 2 || !a.Known || a.Arrive != 2653*ms || a.Send != 846*ms {
+		t.Errorf("c3's write: %+v", a)
+	}
+	if a := as[1]; a.Proc != 1 || !a.Known || a.Arrive != 1877*ms+500_000 {
+		t.Errorf("c2's write: %+v", a)
+	}
+	if a := as[2]; a.Known || a.At() != 2700*ms {
+		t.Errorf("the write that never arrived is drawn at its send, unknown: %+v", a)
+	}
+}
+
+// The resource checker's lost-update anomaly naming two writes is one
+// lost increment; its summary anomaly (naming one write) is not.
+func TestLostPairs(t *testing.T) {
+	res := pauseResult(t.TempDir())
+	lost := lostPairs(res.History, res.Verdict)
+	if len(lost) != 1 {
+		t.Fatalf("lost increments %+v, want the one pair of writes of 1", lost)
+	}
+	for _, i := range []int64{lost[0].A, lost[0].B} {
+		if r := res.History[i]; r.F != history.FWrite || r.Type != history.Invoke || r.Value != 1 {
+			t.Errorf("op %d is %+v, not a write of 1", i, r)
+		}
+	}
+	v := checker.Result{Name: "resource", Anomalies: []checker.Anomaly{{Kind: "lost-update", Ops: []int64{lost[0].A}}}}
+	if got := lostPairs(res.History, v); len(got) != 0 {
+		t.Errorf("a summary anomaly drawn as a lost increment: %+v", got)
+	}
+}
+
+// A client pause is shaded on the paused client's row: the window's
+// start record names c1, which is row 0 of two; a partition (no clients)
+// covers every row. The chart renders with its arrivals and lost marks.
+func TestClientFaultRows(t *testing.T) {
+	h, writes := fencedPauseHistory()
+	ws := checker.FaultWindows(h)
+	rows := clientRows(h, ws, buildSlots(h, 2))
+	if len(rows) != 1 || len(rows[0]) != 1 || rows[0][0] != 0 {
+		t.Errorf("client-pause rows %v, want [[0]]", rows)
+	}
+	part := append(h[:len(h):len(h)],
+		history.Op{Index: int64(len(h)), Time: 2100 * ms, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "partition"})
+	ws = checker.FaultWindows(part)
+	if rows := clientRows(part, ws, buildSlots(part, 2)); len(rows) != 2 || rows[1] != nil {
+		t.Errorf("partition rows %v, want none", rows)
+	}
+	png, err := holdersPNG(part, writes, []lostPair{{4, 7}}, ws, 2200*ms, 2)
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Fatalf("holders.png: %v", err)
+	}
+}
+
+// holders.png draws c1's rejected write where it reached the resource
+// (2.011 s, at the right end of the axis, after c1's lease ended at
+// 1.45 s), not where it was sent (1.10 s, inside the lease): every red
+// pixel of the chart's ✕ above the legend lies in the rightmost tenth.
+func TestHoldersWriteAtArrival(t *testing.T) {
+	h, writes := fencedPauseHistory()
+	b, err := holdersPNG(h, writes, nil, checker.FaultWindows(h), 2014*ms, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd := img.Bounds()
+	red := color.RGBA{colFail.R, colFail.G, colFail.B, 0xff}
+	n := 0
+	for y := bd.Min.Y; y < bd.Max.Y-70; y++ { // above the legend strip
+		for x := bd.Min.X; x < bd.Max.X; x++ {
+			if browsertest.Near(img.At(x, y), red, 6) {
+				n++
+				if x < bd.Max.X*9/10 {
+					t.Fatalf("red pixel at x=%d of %d: a rejected write drawn before its arrival", x, bd.Dx())
+				}
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("%d red pixels: no ✕ for the rejected write", n)
+	}
+}

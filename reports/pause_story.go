@@ -1,0 +1,196 @@
+package reports
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/resource"
+)
+
+// maxPauseStories bounds the sentences index.html lists (a long run
+// may pause a hundred times).
+const maxPauseStories = 20
+
+// runPauseStories are the sentences of a run's report: pauseStories over
+// its history, write log and resource checker's lost increments, the
+// first maxPauseStories of them and a last line counting the rest.
+func runPauseStories(res *harness.Result) []string {
+	out := pauseStories(res.History, res.Writes, lostPairs(res.History, res.Verdict), res.Config.Clients)
+	if n := len(out) - maxPauseStories; n > 0 {
+		out = append(out[:maxPauseStories], fmt.Sprintf("… and %d more client pauses, not told here (see the holders chart)", n))
+	}
+	return out
+}
+
+// pauseStories tells, in one sentence per paused client of each
+// client-pause window, what the pause did, measured from the history and
+// the resource's write log (writes; may be empty):
+//
+//	c2 paused at 1.00 s (until 2.01 s) → its lease ended 1.45 s → c1 acquired 1.52 s (fence 56) → c2's write arrived 2.01 s: rejected (fence 55 < 56)
+//
+// Each step is what the records show, or says it is unknown (no lease
+// end recorded, no write after the pause, no resource log to time the
+// write's arrival); nothing is inferred. lost are the resource checker's
+// lost increments (lostPairs); clients is the run's client count (for
+// the slot map, as holders.png uses it). Times are seconds since the run
+// started.
+func pauseStories(h history.History, writes []resource.Write, lost []lostPair, clients int) []string {
+	ws := checker.FaultWindows(h)
+	sm := buildSlots(h, clients)
+	hs := holds(h)
+	marks := arrivals(h, writes)
+	inLost := map[int64]bool{}
+	for _, l := range lost {
+		inLost[l.A], inLost[l.B] = true, true
+	}
+	var out []string
+	for _, w := range ws {
+		if w.Fault != nemesis.KindClientPause || w.StartOp < 0 || w.StartOp >= int64(len(h)) {
+			continue
+		}
+		for _, c := range faultClients(&h[w.StartOp]) {
+			var n int
+			if _, err := fmt.Sscanf(c, "c%d", &n); err != nil || n < 1 || n > len(sm.Rows) {
+				continue
+			}
+			out = append(out, pauseStory(h, w, c, n-1, sm, hs, marks, inLost))
+		}
+	}
+	return out
+}
+
+// step is one event of a pause story at time At (ns); unknown events
+// (At < 0) come last.
+type step struct {
+	At   int64
+	Text string
+}
+
+// pauseStory is the sentence of client c (slot row) in window w: the
+// pause, then the lease's end, the next acquire by another client and
+// the arrival of the paused client's delayed write, in the order they
+// happened.
+func pauseStory(h history.History, w checker.Window, c string, row int, sm slotMap, hs []hold, marks []arrival, inLost map[int64]bool) string {
+	s := func(ns int64) string { return fmt.Sprintf("%.2f s", seconds(ns)) }
+	until := "until " + s(w.End)
+	if w.Unhealed {
+		until = "never resumed before the history ended"
+	}
+	head := fmt.Sprintf("%s paused at %s (%s)", c, s(w.Start), until)
+	var held *hold
+	for i := range hs {
+		if ho := &hs[i]; sm.Row[ho.Proc] == row && ho.Start <= w.Start && w.Start < ho.End {
+			held = ho
+			break
+		}
+	}
+	if held == nil {
+		return head + " while holding no lock: no lease to outlive"
+	}
+	var steps []step
+	switch {
+	case held.Ended == "release" && (held.Validity <= 0 || held.End < held.Validity):
+		steps = append(steps, step{held.End, fmt.Sprintf("%s released the lock %s, within its lease", c, s(held.End))})
+	case held.Validity <= 0:
+		steps = append(steps, step{-1, "its lease end unknown (no validity or TTL recorded)"})
+	default:
+		steps = append(steps, step{held.Validity, "its lease ended " + s(held.Validity)})
+	}
+	// The next acquire by another client of the same lock.
+	var next *history.Op
+	for i := range h {
+		r := &h[i]
+		if r.F == history.FAcquire && r.Type == history.OK && r.Key == held.Key && r.Time > w.Start && !r.IsNemesis() && sm.Row[r.Process] != row {
+			next = r
+			break
+		}
+	}
+	if next == nil {
+		steps = append(steps, step{-1, "no other client acquired the lock afterwards"})
+	} else {
+		txt := fmt.Sprintf("%s acquired %s", rowClient(sm, next.Process), s(next.Time))
+		if next.Fence != 0 {
+			txt += fmt.Sprintf(" (fence %d)", next.Fence)
+		}
+		steps = append(steps, step{next.Time, txt})
+	}
+	// The paused client's first resource operation of that lease still
+	// to arrive when the pause began.
+	var wr *arrival
+	for i := range marks {
+		if a := &marks[i]; sm.Row[a.Proc] == row && a.Send >= held.Start && a.Send <= held.End && a.At() >= w.Start {
+			wr = a
+			break
+		}
+	}
+	switch {
+	case wr == nil:
+		steps = append(steps, step{-1, fmt.Sprintf("no write of %s's lease reached the resource after the pause began", c)})
+	case !wr.Known:
+		steps = append(steps, step{-1, fmt.Sprintf("%s's %s was sent %s, its arrival unknown (not in the resource's log): %s",
+			c, opName(*wr), s(wr.Send), historyOutcome(*wr))})
+	default:
+		outcome := "accepted"
+		switch {
+		case !wr.Accepted:
+			outcome = fmt.Sprintf("rejected (fence %d < %d)", wr.Fence, wr.Highest)
+		case inLost[wr.Inv]:
+			outcome = "accepted (lost update)"
+		case wr.Stale:
+			outcome = fmt.Sprintf("accepted although stale (fence %d < %d)", wr.Fence, wr.Highest)
+		case held.Validity > 0 && wr.Arrive <= held.Validity && (next == nil || wr.Arrive < next.Time):
+			outcome = "accepted, its lease still valid"
+		}
+		steps = append(steps, step{wr.Arrive, fmt.Sprintf("%s's %s arrived %s (sent %s): %s", c, opName(*wr), s(wr.Arrive), s(wr.Send), outcome)})
+	}
+	slices.SortStableFunc(steps, func(a, b step) int {
+		switch {
+		case a.At < 0 && b.At < 0:
+			return 0
+		case a.At < 0:
+			return 1 // unknown last
+		case b.At < 0:
+			return -1
+		}
+		return compareInt64(a.At, b.At)
+	})
+	parts := []string{head}
+	for _, st := range steps {
+		parts = append(parts, st.Text)
+	}
+	return strings.Join(parts, " → ")
+}
+
+// opName names a resource operation in a story: "write", or its F.
+func opName(a arrival) string {
+	if a.F == history.FWrite {
+		return "write"
+	}
+	return a.F
+}
+
+// rowClient is the client a process's row stands for ("c1"), or "p7" for
+// a process no slot holds.
+func rowClient(sm slotMap, proc int) string {
+	if r, ok := sm.Row[proc]; ok && r < len(sm.Rows) {
+		l, _, _ := strings.Cut(sm.Rows[r], " ")
+		return l
+	}
+	return fmt.Sprintf("p%d", proc)
+}
+
+// historyOutcome is what the history alone says of a resource operation.
+func historyOutcome(a arrival) string {
+	switch {
+	case a.Completed && a.Type == history.OK:
+		return "acknowledged"
+	case a.Completed && a.Type == history.Fail:
+		return "rejected"
+	}
+	return "outcome unknown"
+}
