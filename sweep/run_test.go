@@ -64,6 +64,7 @@ func smallSpec(t *testing.T, store string) Spec {
 	t.Helper()
 	r := DefaultRaw()
 	r.Name, r.Store, r.TTL, r.Renew, r.Pause, r.TimeLimit = "t", store, "200ms,1s", "none", "0,300ms", "4s"
+	r.Runs, r.Fencing = 1, "off"
 	s, err := r.Spec()
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ func columns() []column {
 	return []column{
 		col("ttl", func(c CellResult) string { return page.Dur(c.TTL) }),
 		col("renew", func(c CellResult) string { return c.Renew }),
+		col("fencing", func(c CellResult) string { return onOff(c.Fenced) }),
 		col("pause", func(c CellResult) string { return page.Dur(c.Pause) }),
 		col("run", func(c CellResult) string { return fmt.Sprint(c.Run) }),
 		{"verdict", func(c CellResult) string {
@@ -79,7 +80,7 @@ func Markdown(cells []CellResult) string {
 	}
 	b.WriteString("\n|")
 	for i := range cols {
-		if i < 4 {
+		if i < 5 {
 			b.WriteString(" --- |")
 		} else {
 			b.WriteString(" ---: |")
@@ -127,10 +128,14 @@ func CSV(cells []CellResult) ([]byte, error) {
 
 // Point is one grid point (a cell without its run number).
 type Point struct {
-	TTL   time.Duration
-	Renew string
-	Pause time.Duration
+	TTL    time.Duration
+	Renew  string
+	Pause  time.Duration
+	Fenced bool
 }
+
+// Setting is the point's lock setting.
+func (p Point) Setting() Setting { return Setting{Renew: p.Renew, Fenced: p.Fenced} }
 
 // Agg summarises a grid point's runs.
 type Agg struct {
@@ -149,7 +154,7 @@ type Agg struct {
 func Aggregate(g Grid, cells []CellResult) map[Point]Agg {
 	out := map[Point]Agg{}
 	for _, c := range cells {
-		p := Point{c.TTL, c.Renew, c.Pause}
+		p := c.Point()
 		a := out[p]
 		a.Runs++
 		switch c.Verdict {
@@ -176,3 +181,6 @@ func Aggregate(g Grid, cells []CellResult) map[Point]Agg {
 	}
 	return out
 }
+
+// KN is the point's invalid share as the page shows it: "2/3 invalid".
+func (a Agg) KN() string { return fmt.Sprintf("%d/%d invalid", a.Invalid, a.Runs) }
