@@ -244,7 +244,9 @@ type Cell struct {
 func (c Cell) Setting() Setting { return Setting{Renew: c.Renew, Fenced: c.Fenced} }
 
 // Point is the cell's grid point (the cell without its run number).
-func (c Cell) Point() Point { return Point{TTL: c.TTL, Renew: c.Renew, Pause: c.Pause, Fenced: c.Fenced} }
+func (c Cell) Point() Point {
+	return Point{TTL: c.TTL, Renew: c.Renew, Pause: c.Pause, Fenced: c.Fenced}
+}
 
 // RenewValue is the parsed renewal value.
 func (c Cell) RenewValue() Renew {

@@ -184,3 +184,48 @@ func Aggregate(g Grid, cells []CellResult) map[Point]Agg {
 
 // KN is the point's invalid share as the page shows it: "2/3 invalid".
 func (a Agg) KN() string { return fmt.Sprintf("%d/%d invalid", a.Invalid, a.Runs) }
+
+// PointRow is one grid point's summary: its runs' verdicts counted.
+type PointRow struct {
+	Point
+	Agg
+	// Ran is false for a point without a finished run.
+	Ran bool
+}
+
+// Points lists g's points in grid order (TTL, setting, pause) with
+// their aggregates.
+func Points(g Grid, agg map[Point]Agg) []PointRow {
+	var out []PointRow
+	for _, c := range g.Cells(1) {
+		a, ok := agg[c.Point()]
+		out = append(out, PointRow{Point: c.Point(), Agg: a, Ran: ok})
+	}
+	return out
+}
+
+// InvalidOf is the point's "k/N invalid", N being the runs asked for
+// (runs not yet finished count in N, not in k): "not run" for none.
+func (r PointRow) InvalidOf(runs int) string {
+	if !r.Ran {
+		return "not run"
+	}
+	return fmt.Sprintf("%d/%d invalid", r.Invalid, runs)
+}
+
+// PointsMarkdown is the summary the terminal shows: one row per grid
+// point with k/N invalid and its unknown runs apart (never counted as
+// valid or invalid).
+func PointsMarkdown(g Grid, runs int, agg map[Point]Agg) string {
+	var b strings.Builder
+	b.WriteString("| ttl | setting | pause | invalid | unknown | violations/run | acquire success |\n| --- | --- | --- | ---: | ---: | ---: | ---: |\n")
+	for _, r := range Points(g, agg) {
+		if !r.Ran {
+			fmt.Fprintf(&b, "| %s | %s | %s | not run | | | |\n", page.Dur(r.TTL), r.Setting().Name(), pauseName(r.Pause))
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %.1f%% |\n", page.Dur(r.TTL), r.Setting().Name(), pauseName(r.Pause),
+			r.InvalidOf(runs), r.Unknown, trim1(r.Violations), 100*r.SuccessRate)
+	}
+	return b.String()
+}
