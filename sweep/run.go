@@ -157,7 +157,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Result, error) {
 			break
 		}
 		if err != nil {
-			runErr = fmt.Errorf("%w: %s: %w", ErrRun, c.Label(), err)
+			runErr = fmt.Errorf("%w: %s: %w", ErrRun, runLabel(c), err)
 			break
 		}
 		if err := store.WriteJSON(path, cr); err != nil {

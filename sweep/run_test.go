@@ -227,8 +227,8 @@ func TestProgressEvents(t *testing.T) {
 	if len(done) != 4 || done[0] != 0 || done[3] != 3 {
 		t.Fatalf("done events %v", done)
 	}
-	if !strings.Contains(b.String(), "cell 4/4 ttl 1s, renew none, pause 300ms: invalid") &&
-		!strings.Contains(b.String(), "cell 4/4 ttl 1s, renew none, pause 300ms: valid") {
+	if !strings.Contains(b.String(), "cell 4/4 ttl 1s, renew none, pause 300ms, run 1: invalid") &&
+		!strings.Contains(b.String(), "cell 4/4 ttl 1s, renew none, pause 300ms, run 1: valid") {
 		t.Fatalf("progress lines:\n%s", b.String())
 	}
 }
