@@ -81,9 +81,12 @@ func pointCase(row PointRow, runs []CellResult, n int) reports.JUnitCase {
 	case len(runs) == 0:
 		tc.Skipped = &reports.JUnitSkip{Message: "not run: the sweep stopped before this cell"}
 	case len(invalid) > 0:
-		msg := fmt.Sprintf("%d/%d runs invalid", len(invalid), n)
+		msg := fmt.Sprintf("%d/%d runs invalid", len(invalid), len(runs))
 		if len(unknown) > 0 {
 			msg += fmt.Sprintf(", %d unknown", len(unknown))
+		}
+		if len(runs) < n {
+			msg += fmt.Sprintf(" (%d of %d runs finished)", len(runs), n)
 		}
 		tc.Failure = &reports.JUnitProblem{Message: msg + ": " + strings.Join(dirs(invalid), ", "), Type: "invalid", Text: text}
 	case len(unknown) > 0:

@@ -68,11 +68,14 @@ func TestJUnit(t *testing.T) {
 	if e := cases["ttl 1s, renew none, pause 300ms"].Error; e == nil || e.Type != "unknown" || !strings.Contains(e.Message, "1 unknown") {
 		t.Errorf("unknown run: %+v", e)
 	}
-	if f := cases["ttl 1s, renew ttl/3, pause 1.5s"].Failure; f == nil || !strings.HasPrefix(f.Message, "1/3 runs invalid") {
+	if f := cases["ttl 1s, renew ttl/3, pause 1.5s"].Failure; f == nil || !strings.HasPrefix(f.Message, "1/1 runs invalid (1 of 3 runs finished): ") {
 		t.Errorf("partial invalid point: %+v", f)
 	}
 	if e := cases["ttl 1s, renew ttl/3, pause 300ms"].Error; e == nil || e.Type != "incomplete" || e.Message != "only 2 of 3 runs finished" {
 		t.Errorf("2 of 3 runs: %+v", e)
+	}
+	if got := (PointRow{Agg: Agg{Runs: 2, Invalid: 1}, Ran: true}).InvalidOf(3); got != "1/2 invalid (2 of 3 runs finished)" {
+		t.Errorf("partial point: %q", got)
 	}
 	if sk := cases["ttl 1s, fenced, pause 1.5s"].Skipped; sk == nil {
 		t.Errorf("a point never run is not skipped")

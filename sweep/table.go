@@ -204,13 +204,18 @@ func Points(g Grid, agg map[Point]Agg) []PointRow {
 	return out
 }
 
-// InvalidOf is the point's "k/N invalid", N being the runs asked for
-// (runs not yet finished count in N, not in k): "not run" for none.
+// InvalidOf is the point's "k/N invalid" over its finished runs, with
+// "(N of 3 runs finished)" when fewer than the runs asked for finished;
+// "not run" for none.
 func (r PointRow) InvalidOf(runs int) string {
 	if !r.Ran {
 		return "not run"
 	}
-	return fmt.Sprintf("%d/%d invalid", r.Invalid, runs)
+	s := r.KN()
+	if r.Runs < runs {
+		s += fmt.Sprintf(" (%d of %d runs finished)", r.Runs, runs)
+	}
+	return s
 }
 
 // PointsMarkdown is the summary the terminal shows: one row per grid
