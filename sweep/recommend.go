@@ -154,7 +154,7 @@ func upTo(pauses []time.Duration, i int) string {
 	}
 	s := "up to pauses of " + page.Dur(pauses[i])
 	if i == len(pauses)-1 {
-		s += " (the longest measured)"
+		s += ", the longest measured"
 	}
 	return s
 }

@@ -64,9 +64,9 @@ func TestRecommend(t *testing.T) {
 		want    string
 	}{
 		{"realistic", grid3(false, true), realistic,
-			"smallest TTL with 0 of 3 invalid up to pauses of 300ms: 1s, without renewal; above 300ms only fencing stays valid (the fenced lock with TTL 1s: 0 of 3 invalid up to pauses of 1.5s (the longest measured))"},
+			"smallest TTL with 0 of 3 invalid up to pauses of 300ms: 1s, without renewal; above 300ms only fencing stays valid (the fenced lock with TTL 1s: 0 of 3 invalid up to pauses of 1.5s, the longest measured)"},
 		{"all valid", grid3(false, true), func(Point) string { return "valid" },
-			"smallest TTL with 0 of 3 invalid up to pauses of 1.5s (the longest measured): 200ms, without renewal; fencing did no better (the fenced lock with TTL 200ms: 0 of 3 invalid up to pauses of 1.5s (the longest measured))"},
+			"smallest TTL with 0 of 3 invalid up to pauses of 1.5s, the longest measured: 200ms, without renewal; fencing did no better (the fenced lock with TTL 200ms: 0 of 3 invalid up to pauses of 1.5s, the longest measured)"},
 		{"all invalid", grid3(false, true), func(Point) string { return "invalid" },
 			"no TTL or renewal measured stayed at 0 of 3 invalid, not even without pauses; the fenced lock did not stay at 0 of 3 invalid either, not even without pauses"},
 		{"no fencing column", grid3(false), realistic,
@@ -76,15 +76,15 @@ func TestRecommend(t *testing.T) {
 				return "valid"
 			}
 			return "invalid"
-		}, "no TTL or renewal measured stayed at 0 of 3 invalid, not even without pauses; only fencing stayed valid: the fenced lock with TTL 200ms, 0 of 3 invalid up to pauses of 1.5s (the longest measured)"},
+		}, "no TTL or renewal measured stayed at 0 of 3 invalid, not even without pauses; only fencing stayed valid: the fenced lock with TTL 200ms, 0 of 3 invalid up to pauses of 1.5s, the longest measured"},
 		{"fencing only", grid3(true), realistic,
-			"fenced lock: smallest TTL with 0 of 3 invalid up to pauses of 1.5s (the longest measured): 1s"},
+			"fenced lock: smallest TTL with 0 of 3 invalid up to pauses of 1.5s, the longest measured: 1s"},
 		{"renewal needed", grid3(false), func(p Point) string {
 			if p.Renew == "none" && p.Pause > 0 {
 				return "invalid"
 			}
 			return "valid"
-		}, "smallest TTL with 0 of 3 invalid up to pauses of 1.5s (the longest measured): 200ms, with renewal every ttl/3; fencing was not measured (--fencing on)"},
+		}, "smallest TTL with 0 of 3 invalid up to pauses of 1.5s, the longest measured: 200ms, with renewal every ttl/3; fencing was not measured (--fencing on)"},
 		{"nothing run", grid3(false, true), func(Point) string { return "" },
 			"no cell finished yet: nothing measured, nothing to recommend"},
 	}

@@ -272,7 +272,7 @@ func TestRunsAndFencing(t *testing.T) {
 	}
 	// The fake runner breaks every 200ms run: 2/2 invalid there.
 	for _, want := range []string{"2/2 invalid", "0/2 invalid", `class="recommendation"`,
-		"smallest TTL with 0 of 2 invalid up to pauses of 300ms (the longest measured): 1s, without renewal"} {
+		"smallest TTL with 0 of 2 invalid up to pauses of 300ms, the longest measured: 1s, without renewal"} {
 		if !strings.Contains(string(index), want) {
 			t.Errorf("index.html lacks %q", want)
 		}
