@@ -176,7 +176,7 @@ func (cp cellsPlotter) look(a Agg, ok bool) (color.Color, []string) {
 		lines = append(lines, fmt.Sprintf("%d unknown", a.Unknown))
 	}
 	lines = append(lines, fmt.Sprintf("%s violations/run", trim1(a.Violations)),
-		fmt.Sprintf("%s late of %s writes", trim1(a.LateWrites), trim1(a.Writes)))
+		fmt.Sprintf("%s of %s writes accepted late", trim1(a.LateWrites), trim1(a.Writes)))
 	return invalidColour(a), lines
 }
 

@@ -26,6 +26,7 @@ Faults: {{if .PauseTimes}}the client holding the lock is paused at {{.PauseTimes
 <img src="{{.Violations}}" alt="violations heat map">
 <p class="note">Per cell: how many of its runs the checkers found invalid (k/N invalid; green none, red some, dark red all; amber when none was invalid but some were unknown, which counts as neither), then the mean violations per run (lost updates, i.e. acknowledged increments minus the counter's final value, + overlapping holders + stale writes accepted) and the writes accepted after the writer's lease.
 Without renewal a TTL shorter than the slowest holder produces violations even without faults; renewal removes those, but a pause longer than the TTL still lets the lease expire while its holder is frozen, and its delayed write lands on someone else's lease. Fencing does not prevent that overlap; it makes it harmless: the resource rejects the delayed write, whose token is older than the new holder's.
+A cell can be invalid with 0 violations: a write the resource accepted after its writer's lease had ended (“accepted late”) is itself a failure of the exclusion checker, even when no newer holder had shown the resource a higher token yet; the fenced lock has no watchdog, so with a TTL shorter than the holders' work its holders write late.
 </p>
 
 <h2>Availability</h2>
