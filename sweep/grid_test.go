@@ -200,6 +200,13 @@ func TestYAMLPlan(t *testing.T) {
 		t.Fatalf("spec %+v", s)
 	}
 
+	// --topology and --fencing given explicitly override the plan too.
+	flags.Topology, flags.Fencing = harness.TopologyCluster, "off"
+	r = r.Merge(flags, func(k string) bool { return k == "topology" || k == "fencing" })
+	if s, err = r.Spec(); err != nil || s.Topology != harness.TopologyCluster || !reflect.DeepEqual(s.Grid.Fencing, []bool{false}) {
+		t.Fatalf("topology %q, fencing %v, %v", s.Topology, s.Grid.Fencing, err)
+	}
+
 	os.WriteFile(path, []byte("ttl: 1s\nrenw: none\n"), 0o644)
 	if _, err := LoadRaw(path); !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "renew") {
 		t.Fatalf("unknown key: %v", err)
