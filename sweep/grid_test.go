@@ -234,8 +234,11 @@ func TestCellConfigTopology(t *testing.T) {
 		if cfg.Topology != tc.topology || cfg.PauseModel != tc.model || cfg.ClientCmd != tc.cmd || cfg.Nodes != tc.nodes {
 			t.Errorf("%s: topology %q, pause model %q, client command %q, %d nodes", tc.topology, cfg.Topology, cfg.PauseModel, cfg.ClientCmd, cfg.Nodes)
 		}
-		if _, err := cfg.WithDefaults(); err != nil {
-			t.Errorf("%s: %v", tc.topology, err)
+		// Every cell, the fenced ones included, is a valid configuration.
+		for _, c := range s.Grid.Cells(1) {
+			if _, err := s.Config(c).WithDefaults(); err != nil {
+				t.Errorf("%s, %s: %v", tc.topology, c.Label(), err)
+			}
 		}
 	}
 	raw := DefaultRaw()
