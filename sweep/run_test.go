@@ -206,6 +206,12 @@ func TestResumeRefusesOtherSettings(t *testing.T) {
 	if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "--seed") {
 		t.Fatalf("err %v", err)
 	}
+	// A sweep stored with the old default of 3 clients, resumed with 4.
+	spec.Seed, spec.Clients = smallSpec(t, store).Seed, 3
+	_, err = Run(context.Background(), spec, Options{Runner: f.run})
+	if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "--clients 3, stored 4") || !strings.Contains(err.Error(), "--fresh") {
+		t.Fatalf("err %v", err)
+	}
 }
 
 // Progress sees every cell start and finish, in order.
