@@ -142,23 +142,110 @@ func splitList(s string) []string {
 	return out
 }
 
-// Grid is the sweep's three axes, in the order given.
+// ParseFencing parses the fencing axis for flag: a comma-separated list
+// of off and on (also false/true, no/yes), each at most once.
+func ParseFencing(flag, s string) ([]bool, error) {
+	var out []bool
+	for _, part := range splitList(s) {
+		var v bool
+		switch strings.ToLower(part) {
+		case "off", "false", "no":
+		case "on", "true", "yes":
+			v = true
+		default:
+			return nil, bad("--%s must be a comma-separated list of off and on, got %q", flag, part)
+		}
+		for _, o := range out {
+			if o == v {
+				return nil, bad("--%s lists %s twice", flag, onOff(v))
+			}
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, bad("--%s needs at least one value (off, on)", flag)
+	}
+	return out, nil
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// Grid is the sweep's axes, in the order given.
 type Grid struct {
 	TTLs   []time.Duration
 	Renews []Renew
 	// Pauses are client-pause lengths; 0 means no faults at all.
 	Pauses []time.Duration
+	// Fencing is the fencing axis. Off runs every renewal value's lock
+	// (single or renewable) without fencing; on runs the fenced lock
+	// against a resource that rejects stale fencing tokens. The fenced
+	// lock has no watchdog, so fencing on is one setting, not one per
+	// renewal value. Empty means off only.
+	Fencing []bool
+}
+
+// Setting is one lock setting of the grid, one heat-map panel: a
+// renewal value without fencing, or the fenced lock (Renew "none").
+type Setting struct {
+	Renew  string
+	Fenced bool
+}
+
+// Name is the setting's short name: "renew ttl/3" or "fenced".
+func (s Setting) Name() string {
+	if s.Fenced {
+		return "fenced"
+	}
+	return "renew " + s.Renew
+}
+
+// Settings lists the grid's lock settings: the renewal values (fencing
+// off), then the fenced lock (fencing on), in the order of the fencing
+// axis.
+func (g Grid) Settings() []Setting {
+	fencing := g.Fencing
+	if len(fencing) == 0 {
+		fencing = []bool{false}
+	}
+	var out []Setting
+	for _, f := range fencing {
+		if f {
+			out = append(out, Setting{Renew: "none", Fenced: true})
+			continue
+		}
+		for _, r := range g.Renews {
+			out = append(out, Setting{Renew: r.Spec})
+		}
+	}
+	return out
 }
 
 // Cell is one point of the grid and one of its seeded runs.
 type Cell struct {
 	TTL   time.Duration `json:"ttl_ns"`
-	Renew string        `json:"renew"` // the Renew spec
-	Pause time.Duration `json:"pause_ns"`
-	// Run numbers a cell's repeated runs from 1; run k uses seed + k − 1.
+	Renew string        `json:"renew"` // the Renew spec; "none" when Fenced
+	// Fenced runs the fenced lock against a fencing resource. Cells
+	// stored before fencing was an axis lack it: off.
+	Fenced bool          `json:"fenced,omitempty"`
+	Pause  time.Duration `json:"pause_ns"`
+	// Run numbers a cell's repeated runs from 1; run k uses seed + k − 1
+	// (the same seeds in every cell, so cells differ only by setting).
 	Run int `json:"run"`
 
 	renew Renew
+}
+
+// Setting is the cell's lock setting.
+func (c Cell) Setting() Setting { return Setting{Renew: c.Renew, Fenced: c.Fenced} }
+
+// Point is the cell's grid point (the cell without its run number).
+func (c Cell) Point() Point {
+	return Point{TTL: c.TTL, Renew: c.Renew, Pause: c.Pause, Fenced: c.Fenced}
 }
 
 // RenewValue is the parsed renewal value.
@@ -169,30 +256,44 @@ func (c Cell) RenewValue() Renew {
 	return c.renew
 }
 
-// ID names the cell's file: ttl-200ms_renew-ttl3_pause-1.5s_run-1.
+// ID names the cell's file: ttl-200ms_renew-ttl3_pause-1.5s_run-1, or
+// ttl-200ms_fenced_pause-1.5s_run-1 (unfenced cells keep the names they
+// had before fencing was an axis, so older sweeps resume).
 func (c Cell) ID() string {
-	renew := strings.ReplaceAll(c.Renew, "/", "")
-	return fmt.Sprintf("ttl-%s_renew-%s_pause-%s_run-%d", page.Dur(c.TTL), renew, page.Dur(c.Pause), c.Run)
+	setting := "renew-" + strings.ReplaceAll(c.Renew, "/", "")
+	if c.Fenced {
+		setting = "fenced"
+	}
+	return fmt.Sprintf("ttl-%s_%s_pause-%s_run-%d", page.Dur(c.TTL), setting, page.Dur(c.Pause), c.Run)
 }
 
-// Label is a short human description: "ttl 200ms, renew ttl/3, pause 1.5s".
+// Label is a short human description: "ttl 200ms, renew ttl/3, pause
+// 1.5s" or "ttl 200ms, fenced, pause 1.5s".
 func (c Cell) Label() string {
 	pause := "none"
 	if c.Pause > 0 {
 		pause = page.Dur(c.Pause)
 	}
-	return fmt.Sprintf("ttl %s, renew %s, pause %s", page.Dur(c.TTL), c.Renew, pause)
+	return fmt.Sprintf("ttl %s, %s, pause %s", page.Dur(c.TTL), c.Setting().Name(), pause)
 }
 
 // Cells lists the grid's cells, runs times each: TTL outermost, then
-// renewal, then pause, then run.
+// setting (Settings), then pause, then run.
 func (g Grid) Cells(runs int) []Cell {
+	renews := map[string]Renew{}
+	for _, r := range g.Renews {
+		renews[r.Spec] = r
+	}
 	var out []Cell
 	for _, ttl := range g.TTLs {
-		for _, r := range g.Renews {
+		for _, s := range g.Settings() {
+			r := renews[s.Renew]
+			if s.Fenced {
+				r = Renew{Spec: "none"}
+			}
 			for _, p := range g.Pauses {
 				for k := 1; k <= runs; k++ {
-					out = append(out, Cell{TTL: ttl, Renew: r.Spec, Pause: p, Run: k, renew: r})
+					out = append(out, Cell{TTL: ttl, Renew: s.Renew, Fenced: s.Fenced, Pause: p, Run: k, renew: r})
 				}
 			}
 		}

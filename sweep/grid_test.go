@@ -20,13 +20,20 @@ func TestDefaultSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Grid.Cells(s.Runs); len(got) != 12 {
-		t.Fatalf("default grid has %d cells, want 2x2x3 = 12", len(got))
+	if got := s.Grid.Cells(s.Runs); len(got) != 36 {
+		t.Fatalf("default grid has %d cells, want 2 TTLs x (2 renewals + fenced) x 2 pauses x 3 runs = 36", len(got))
+	}
+	if s.Runs != 3 || s.Clients != 4 || !reflect.DeepEqual(s.Grid.Fencing, []bool{false, true}) {
+		t.Errorf("runs %d, clients %d, fencing %v; want 3, 4, [off on]", s.Runs, s.Clients, s.Grid.Fencing)
+	}
+	want := []Setting{{Renew: "none"}, {Renew: "ttl/3"}, {Renew: "none", Fenced: true}}
+	if got := s.Grid.Settings(); !reflect.DeepEqual(got, want) {
+		t.Errorf("settings %v, want %v", got, want)
 	}
 	if got, want := s.Grid.TTLs, []time.Duration{200 * ms, time.Second}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ttls %v, want %v", got, want)
 	}
-	if got, want := s.Grid.Pauses, []time.Duration{0, 300 * ms, 1500 * ms}; !reflect.DeepEqual(got, want) {
+	if got, want := s.Grid.Pauses, []time.Duration{300 * ms, 1500 * ms}; !reflect.DeepEqual(got, want) {
 		t.Errorf("pauses %v, want %v", got, want)
 	}
 	// 8 s runs, longest pause 1.5 s, 2 s recovery: pauses at 1 s and 3.5 s.
@@ -46,11 +53,17 @@ func TestCellConfig(t *testing.T) {
 			t.Fatalf("%s: %v", c.Label(), err)
 		}
 		wantLock, wantEvery := "single", time.Duration(0)
-		if c.Renew != "none" {
+		switch {
+		case c.Fenced:
+			wantLock = "fenced"
+		case c.Renew != "none":
 			wantLock, wantEvery = "renewable", c.TTL/3
 		}
-		if cfg.Lock != wantLock || cfg.RenewEvery != wantEvery {
-			t.Errorf("%s: lock %s every %v, want %s every %v", c.Label(), cfg.Lock, cfg.RenewEvery, wantLock, wantEvery)
+		if cfg.Lock != wantLock || cfg.RenewEvery != wantEvery || cfg.Fencing != c.Fenced || cfg.ClientCmd != "lockstorm client --lock "+wantLock {
+			t.Errorf("%s: lock %s every %v fencing %v (%q), want %s every %v", c.Label(), cfg.Lock, cfg.RenewEvery, cfg.Fencing, cfg.ClientCmd, wantLock, wantEvery)
+		}
+		if cfg.Fencing && !harness.IssuesFences(cfg.Lock) {
+			t.Errorf("%s: fencing with %s, which issues no fencing tokens", c.Label(), cfg.Lock)
 		}
 		if !cfg.Workloads.TrustLostSignal || cfg.Workloads.HoldMin != 100*ms || cfg.Workloads.HoldMax != 400*ms {
 			t.Errorf("%s: workload %+v", c.Label(), cfg.Workloads)
@@ -76,7 +89,7 @@ func TestCellConfig(t *testing.T) {
 }
 
 func TestCellIDsDistinctAndFileSafe(t *testing.T) {
-	g := Grid{TTLs: []time.Duration{200 * ms, time.Second}, Pauses: []time.Duration{0, 1500 * ms}}
+	g := Grid{TTLs: []time.Duration{200 * ms, time.Second}, Pauses: []time.Duration{0, 1500 * ms}, Fencing: []bool{false, true}}
 	for _, s := range []string{"none", "ttl/3", "ttl/30", "300ms"} {
 		r, err := ParseRenew(s)
 		if err != nil {
@@ -92,8 +105,18 @@ func TestCellIDsDistinctAndFileSafe(t *testing.T) {
 		}
 		seen[id] = true
 	}
-	if len(seen) != 2*4*2*2 {
+	if len(seen) != 2*(4+1)*2*2 {
 		t.Fatalf("%d ids", len(seen))
+	}
+	// Unfenced cells keep the names of sweeps stored before fencing was
+	// an axis, so those resume.
+	old := Cell{TTL: 200 * ms, Renew: "ttl/3", Pause: 1500 * ms, Run: 1}
+	if id := old.ID(); id != "ttl-200ms_renew-ttl3_pause-1.5s_run-1" {
+		t.Errorf("unfenced id %q", id)
+	}
+	fenced := Cell{TTL: 200 * ms, Renew: "none", Fenced: true, Pause: 1500 * ms, Run: 2}
+	if id, label := fenced.ID(), fenced.Label(); id != "ttl-200ms_fenced_pause-1.5s_run-2" || label != "ttl 200ms, fenced, pause 1.5s" {
+		t.Errorf("fenced id %q, label %q", id, label)
 	}
 }
 
@@ -135,6 +158,9 @@ func TestBadInput(t *testing.T) {
 		{"--clients", func(r *Raw) { r.Clients = 1 }},
 		{"--seed", func(r *Raw) { r.Seed = 0 }},
 		{"--name", func(r *Raw) { r.Name = "../escape" }},
+		{"--fencing", func(r *Raw) { r.Fencing = "maybe" }},
+		{"--fencing", func(r *Raw) { r.Fencing = "on,true" }},
+		{"--fencing", func(r *Raw) { r.Fencing = "," }},
 	}
 	for _, c := range cases {
 		r := DefaultRaw()
@@ -153,7 +179,7 @@ func TestBadInput(t *testing.T) {
 func TestYAMLPlan(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sweep.yaml")
-	os.WriteFile(path, []byte("name: study\nttl: [100ms, 2s]\nrenew: none,ttl/4\npause:\n  - 0\n  - 500ms\ntime-limit: 9s\n"), 0o644)
+	os.WriteFile(path, []byte("name: study\nttl: [100ms, 2s]\nrenew: none,ttl/4\npause:\n  - 0\n  - 500ms\ntime-limit: 9s\nfencing: [on]\n"), 0o644)
 	r, err := LoadRaw(path)
 	if err != nil {
 		t.Fatal(err)
@@ -166,11 +192,19 @@ func TestYAMLPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Name != "study" || s.Runs != 3 || s.TimeLimit != 9*time.Second || s.Clients != 3 ||
+	if s.Name != "study" || s.Runs != 3 || s.TimeLimit != 9*time.Second || s.Clients != 4 ||
+		!reflect.DeepEqual(s.Grid.Fencing, []bool{true}) ||
 		!reflect.DeepEqual(s.Grid.TTLs, []time.Duration{100 * ms, 2 * time.Second}) ||
 		len(s.Grid.Renews) != 2 || s.Grid.Renews[1].Div != 4 ||
 		!reflect.DeepEqual(s.Grid.Pauses, []time.Duration{0, 500 * ms}) {
 		t.Fatalf("spec %+v", s)
+	}
+
+	// --topology and --fencing given explicitly override the plan too.
+	flags.Topology, flags.Fencing = harness.TopologyCluster, "off"
+	r = r.Merge(flags, func(k string) bool { return k == "topology" || k == "fencing" })
+	if s, err = r.Spec(); err != nil || s.Topology != harness.TopologyCluster || !reflect.DeepEqual(s.Grid.Fencing, []bool{false}) {
+		t.Fatalf("topology %q, fencing %v, %v", s.Topology, s.Grid.Fencing, err)
 	}
 
 	os.WriteFile(path, []byte("ttl: 1s\nrenw: none\n"), 0o644)
@@ -200,8 +234,11 @@ func TestCellConfigTopology(t *testing.T) {
 		if cfg.Topology != tc.topology || cfg.PauseModel != tc.model || cfg.ClientCmd != tc.cmd || cfg.Nodes != tc.nodes {
 			t.Errorf("%s: topology %q, pause model %q, client command %q, %d nodes", tc.topology, cfg.Topology, cfg.PauseModel, cfg.ClientCmd, cfg.Nodes)
 		}
-		if _, err := cfg.WithDefaults(); err != nil {
-			t.Errorf("%s: %v", tc.topology, err)
+		// Every cell, the fenced ones included, is a valid configuration.
+		for _, c := range s.Grid.Cells(1) {
+			if _, err := s.Config(c).WithDefaults(); err != nil {
+				t.Errorf("%s, %s: %v", tc.topology, c.Label(), err)
+			}
 		}
 	}
 	raw := DefaultRaw()

@@ -19,8 +19,11 @@ import (
 type MapKind int
 
 const (
-	// ViolationsMap colours each cell by its violations (lost updates +
-	// overlaps + stale writes accepted, mean per run), white for none.
+	// ViolationsMap colours each cell by its share of invalid runs, pale
+	// green when none of its runs was invalid, amber when some were
+	// unknown and none invalid, pale to dark red as k of N runs were
+	// invalid; its label reads "k/N invalid", then the mean violations
+	// per run (lost updates + overlaps + stale writes accepted).
 	ViolationsMap MapKind = iota
 	// AvailabilityMap colours each cell by its acquire success rate, red
 	// (0%) to green (100%).
@@ -32,7 +35,7 @@ var (
 	bold = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold}
 )
 
-// Figure geometry: one panel per renewal value.
+// Figure geometry: one panel per lock setting (Grid.Settings).
 const (
 	panelWidth  = 4.6 * vg.Inch
 	panelHeight = 4 * vg.Inch
@@ -40,16 +43,18 @@ const (
 	figDPI      = 96
 )
 
-// HeatMap draws one panel per renewal value of g, TTL on x and pause
-// length on y, each cell coloured by kind and labelled with its value.
-// Grid points without a finished run are grey and marked "not run".
+// HeatMap draws one panel per lock setting of g (Grid.Settings: each
+// renewal value, then the fenced lock), TTL on x and pause length on y,
+// each cell coloured by kind and labelled with its value. Grid points
+// without a finished run are grey and marked "not run".
 func HeatMap(agg map[Point]Agg, g Grid, kind MapKind) ([]byte, error) {
-	n := max(len(g.Renews), 1)
+	settings := g.Settings()
+	n := max(len(settings), 1)
 	w, h := panelWidth*vg.Length(n), panelHeight+headerH
 	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
 	dc := draw.New(img)
 
-	title := "Violations per run: lost updates + overlaps + stale writes accepted"
+	title := "Invalid runs per cell (k of N runs invalid)"
 	if kind == AvailabilityMap {
 		title = "Availability: acquire success rate"
 	}
@@ -57,13 +62,9 @@ func HeatMap(agg map[Point]Agg, g Grid, kind MapKind) ([]byte, error) {
 		XAlign: draw.XCenter, YAlign: draw.YCenter}
 	dc.FillText(hs, vg.Point{X: w / 2, Y: h - headerH/2}, title)
 
-	maxV := 0.0
-	for _, a := range agg {
-		maxV = max(maxV, a.Violations)
-	}
 	plots := make([][]*plot.Plot, 1)
-	for _, r := range g.Renews {
-		plots[0] = append(plots[0], panel(agg, g, r, kind, maxV))
+	for _, st := range settings {
+		plots[0] = append(plots[0], panel(agg, g, st, kind))
 	}
 	body := dc
 	body.Max.Y -= headerH
@@ -79,14 +80,17 @@ func HeatMap(agg map[Point]Agg, g Grid, kind MapKind) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// panel is the heat map of one renewal value.
-func panel(agg map[Point]Agg, g Grid, r Renew, kind MapKind, maxV float64) *plot.Plot {
+// panel is the heat map of one lock setting.
+func panel(agg map[Point]Agg, g Grid, st Setting, kind MapKind) *plot.Plot {
 	p := plot.New()
 	lock := "single lock, no renewal"
-	if !r.None() {
-		lock = "renewable lock, watchdog every " + r.Spec
+	switch {
+	case st.Fenced:
+		lock = "fenced lock, stale writes rejected"
+	case st.Renew != "none":
+		lock = "renewable lock, watchdog every " + st.Renew
 	}
-	p.Title.Text = "renew " + r.Spec + " (" + lock + ")"
+	p.Title.Text = st.Name() + " (" + lock + ")"
 	p.Title.TextStyle.Font = font.From(bold, 12)
 	p.X.Label.Text = "TTL"
 	p.Y.Label.Text = "client pause of the holder"
@@ -111,17 +115,16 @@ func panel(agg map[Point]Agg, g Grid, r Renew, kind MapKind, maxV float64) *plot
 	p.Y.Tick.Marker = plot.ConstantTicks(yt)
 	p.X.Min, p.X.Max = -0.5, float64(len(g.TTLs))-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(len(g.Pauses))-0.5
-	p.Add(cellsPlotter{agg: agg, g: g, renew: r.Spec, kind: kind, maxV: maxV})
+	p.Add(cellsPlotter{agg: agg, g: g, setting: st, kind: kind})
 	return p
 }
 
 // cellsPlotter draws the coloured, labelled cells of one panel.
 type cellsPlotter struct {
-	agg   map[Point]Agg
-	g     Grid
-	renew string
-	kind  MapKind
-	maxV  float64
+	agg     map[Point]Agg
+	g       Grid
+	setting Setting
+	kind    MapKind
 }
 
 // Plot draws the cells.
@@ -136,7 +139,7 @@ func (cp cellsPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 			x0, x1 := trX(float64(i)-0.5), trX(float64(i)+0.5)
 			y0, y1 := trY(float64(j)-0.5), trY(float64(j)+0.5)
 			pts := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
-			a, ok := cp.agg[Point{ttl, cp.renew, pause}]
+			a, ok := cp.agg[Point{TTL: ttl, Renew: cp.setting.Renew, Pause: pause, Fenced: cp.setting.Fenced}]
 			fill, lines := cp.look(a, ok)
 			c.FillPolygon(fill, pts)
 			c.StrokeLines(draw.LineStyle{Color: color.White, Width: vg.Points(3)}, append(pts, pts[0]))
@@ -164,43 +167,46 @@ func (cp cellsPlotter) look(a Agg, ok bool) (color.Color, []string) {
 	if !ok {
 		return color.Gray{Y: 0xd8}, []string{"–", "not run"}
 	}
-	verdict := verdictText(a)
 	switch cp.kind {
 	case AvailabilityMap:
-		return availColour(a.SuccessRate), []string{fmt.Sprintf("%.0f%%", 100*a.SuccessRate), "of acquires ok", verdict}
+		return availColour(a.SuccessRate), []string{fmt.Sprintf("%.0f%%", 100*a.SuccessRate), "of acquires ok", a.KN()}
 	}
-	num := fmt.Sprintf("%.0f", a.Violations)
-	if a.Runs > 1 {
-		num = fmt.Sprintf("%.1f", a.Violations)
-	}
-	writes := fmt.Sprintf("%.0f late of %.0f writes", a.LateWrites, a.Writes)
-	return violationColour(a.Violations, cp.maxV), []string{num, writes, verdict}
-}
-
-func verdictText(a Agg) string {
-	switch {
-	case a.Runs == 1 && a.Invalid == 1:
-		return "INVALID"
-	case a.Runs == 1 && a.Unknown == 1:
-		return "unknown"
-	case a.Runs == 1:
-		return "valid"
-	}
-	s := fmt.Sprintf("%d/%d invalid", a.Invalid, a.Runs)
+	lines := []string{a.KN()}
 	if a.Unknown > 0 {
-		s += fmt.Sprintf(", %d unknown", a.Unknown)
+		lines = append(lines, fmt.Sprintf("%d unknown", a.Unknown))
 	}
-	return s
+	lines = append(lines, fmt.Sprintf("%s violations/run", trim1(a.Violations)),
+		fmt.Sprintf("%s of %s writes accepted late", trim1(a.LateWrites), trim1(a.Writes)))
+	return invalidColour(a), lines
 }
 
-// violationColour runs from white (none) through pale red to dark red (the
-// grid's worst), on a log scale so a single violation already shows.
-func violationColour(v, maxV float64) color.Color {
-	if v <= 0 {
-		return color.NRGBA{R: 0xf4, G: 0xfa, B: 0xf4, A: 0xff}
+// trim1 prints v with one decimal, or none when it is whole.
+func trim1(v float64) string {
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%.0f", v)
 	}
-	t := 0.25 + 0.75*math.Log1p(v)/math.Log1p(max(maxV, 1))
-	return lerp(color.NRGBA{R: 0xfc, G: 0xd5, B: 0xc5, A: 0xff}, color.NRGBA{R: 0x9e, G: 0x10, B: 0x10, A: 0xff}, min(t, 1))
+	return fmt.Sprintf("%.1f", v)
+}
+
+// Colours of the violations map.
+var (
+	validFill   = color.NRGBA{R: 0xdc, G: 0xf0, B: 0xd8, A: 0xff}
+	unknownFill = color.NRGBA{R: 0xfd, G: 0xe4, B: 0x9b, A: 0xff}
+	paleRed     = color.NRGBA{R: 0xf4, G: 0xa5, B: 0x8a, A: 0xff}
+	darkRed     = color.NRGBA{R: 0x9e, G: 0x10, B: 0x10, A: 0xff}
+)
+
+// invalidColour is a grid point's colour by its share of invalid runs:
+// pale green for none (and no unknown run), amber for none invalid but
+// some unknown, pale red (one of many) to dark red (all).
+func invalidColour(a Agg) color.Color {
+	switch {
+	case a.Invalid == 0 && a.Unknown == 0:
+		return validFill
+	case a.Invalid == 0:
+		return unknownFill
+	}
+	return lerp(paleRed, darkRed, float64(a.Invalid)/float64(max(a.Runs, 1)))
 }
 
 // availColour runs from red (0%) through yellow (50%) to green (100%).

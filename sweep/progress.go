@@ -30,11 +30,11 @@ func (b *Bar) Update(e Event) {
 	if !b.tty {
 		switch {
 		case e.Done && e.Skipped:
-			fmt.Fprintf(b.w, "sweep: cell %d/%d %s: done before, skipped\n", e.Index+1, e.Total, e.Cell.Label())
+			fmt.Fprintf(b.w, "sweep: cell %d/%d %s: done before, skipped\n", e.Index+1, e.Total, runLabel(e.Cell))
 		case e.Done:
-			fmt.Fprintf(b.w, "sweep: cell %d/%d %s: %s\n", e.Index+1, e.Total, e.Cell.Label(), resultLine(e.Result))
+			fmt.Fprintf(b.w, "sweep: cell %d/%d %s: %s\n", e.Index+1, e.Total, runLabel(e.Cell), resultLine(e.Result))
 		case e.Run.TimeLimit == 0:
-			fmt.Fprintf(b.w, "sweep: cell %d/%d %s: running (%.0fs into the sweep)\n", e.Index+1, e.Total, e.Cell.Label(), e.Elapsed.Seconds())
+			fmt.Fprintf(b.w, "sweep: cell %d/%d %s: running (%.0fs into the sweep)\n", e.Index+1, e.Total, runLabel(e.Cell), e.Elapsed.Seconds())
 		}
 		return
 	}
@@ -54,11 +54,15 @@ func (b *Bar) Update(e Event) {
 			status = "done before, skipped"
 		}
 	}
-	fmt.Fprintf(b.w, "\r\033[K[%s] cell %d/%d  %s  %s  (%.0fs)", bar, e.Index+1, e.Total, e.Cell.Label(), status, e.Elapsed.Seconds())
+	fmt.Fprintf(b.w, "\r\033[K[%s] cell %d/%d  %s  %s  (%.0fs)", bar, e.Index+1, e.Total, runLabel(e.Cell), status, e.Elapsed.Seconds())
 	if e.Done {
 		fmt.Fprintln(b.w)
 	}
 }
+
+// runLabel is a cell's label with its run: "ttl 1s, fenced, pause 1.5s,
+// run 2".
+func runLabel(c Cell) string { return fmt.Sprintf("%s, run %d", c.Label(), c.Run) }
 
 func resultLine(c *CellResult) string {
 	if c == nil {

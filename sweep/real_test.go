@@ -3,22 +3,25 @@ package sweep
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
-// A real two-cell sweep (no renewal, no faults, TTL 200ms vs 1s, holds of
-// 100-400ms, 3 s runs): the short TTL lets slow holders write after their
-// lease ran out and loses updates; the long one does not. Every output
-// file exists and each cell links a written run report.
-func TestRealSweepTwoCells(t *testing.T) {
+// A real sweep of tiny cells: TTL 300ms, no renewal, fencing off and on,
+// one 700ms pause of the holder per 3 s run, 2 runs per cell (4 runs).
+// The pause outlasts the lease: without fencing the paused holder's
+// write lands on the next holder's lease and loses updates; with fencing
+// the resource rejects it, so no update is lost and no stale write is
+// accepted. Every output file exists, each run links a written report,
+// and the page shows k/2 per setting and the recommendation.
+func TestRealSweepRunsAndFencing(t *testing.T) {
 	r := DefaultRaw()
-	r.Name, r.Store, r.TTL, r.Renew, r.Pause, r.TimeLimit = "real", t.TempDir(), "200ms,1s", "none", "0", "3s"
+	r.Name, r.Store, r.TTL, r.Renew, r.Pause, r.TimeLimit = "real", t.TempDir(), "300ms", "none", "700ms", "3s"
+	r.HoldMin, r.HoldMax, r.Runs, r.Fencing = "100ms", "200ms", 2, "off,on"
 	if testing.Short() {
-		t.Skipf("real runs: two of %s", r.TimeLimit)
+		t.Skipf("real runs: four of %s", r.TimeLimit)
 	}
 	spec, err := r.Spec()
 	if err != nil {
@@ -28,15 +31,24 @@ func TestRealSweepTwoCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Complete() || len(res.Cells) != 2 {
+	if !res.Complete() || len(res.Cells) != 4 {
 		t.Fatalf("%d of %d cells", len(res.Cells), res.Total)
 	}
-	short, long := res.Cells[0], res.Cells[1]
-	if short.TTL != 200*time.Millisecond || short.Verdict != checker.Invalid || short.LostUpdates <= 0 || short.LateWrites == 0 {
-		t.Errorf("ttl 200ms without renewal: %+v; want invalid with lost updates and late writes", short.Metrics)
+	agg := Aggregate(spec.Grid, res.Cells)
+	off, on := agg[Point{TTL: 300 * ms, Renew: "none", Pause: 700 * ms}], agg[Point{TTL: 300 * ms, Renew: "none", Pause: 700 * ms, Fenced: true}]
+	if off.Runs != 2 || on.Runs != 2 {
+		t.Fatalf("runs per point: off %d, on %d", off.Runs, on.Runs)
 	}
-	if long.Verdict != checker.Valid || long.LostUpdates != 0 || long.Writes == 0 {
-		t.Errorf("ttl 1s without faults: %+v; want valid, no lost updates", long.Metrics)
+	if off.Invalid == 0 || off.LostUpdates == 0 {
+		t.Errorf("without fencing: %+v; want invalid runs with lost updates", off)
+	}
+	for _, c := range res.Cells {
+		if c.Fenced && (c.LostUpdates != 0 || c.StaleAccepted != 0) {
+			t.Errorf("fenced run %d: %+v; want no lost update, no stale write accepted", c.Run, c.Metrics)
+		}
+		if c.Fenced && c.Verdict == checker.Invalid {
+			t.Logf("fenced run %d invalid: %+v (a late write accepted while nobody held a newer fence)", c.Run, c.Metrics)
+		}
 	}
 	storetest.NonEmpty(t, res.Dir, TableMDFile, TableCSVFile, ViolationsFile, AvailabilityFile, IndexFile)
 	index := storetest.Read(t, res.Dir, IndexFile)
@@ -47,4 +59,10 @@ func TestRealSweepTwoCells(t *testing.T) {
 		}
 		storetest.NonEmpty(t, res.Dir, link)
 	}
+	for _, want := range []string{off.KN(), `id="recommendation">` + res.Recommendation.Text} {
+		if !strings.Contains(index, want) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+	t.Logf("recommendation: %s", res.Recommendation.Text)
 }

@@ -79,7 +79,13 @@ type Result struct {
 	Total int
 	// Interrupted is set when ctx ended before every cell ran.
 	Interrupted bool
-	Elapsed     time.Duration
+	// Started is when this invocation started (the JUnit suite's
+	// timestamp); Elapsed how long it took.
+	Started time.Time
+	Elapsed time.Duration
+	// Recommendation is computed from the finished cells by
+	// WriteOutputs (Recommend).
+	Recommendation Recommendation
 }
 
 // Complete reports whether every cell of the grid finished.
@@ -115,7 +121,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Result, error) {
 		opt.Runner = lockstorm.Run
 	}
 	dir := Dir(spec.Store, spec.Name)
-	res := &Result{Spec: spec, Dir: dir}
+	res := &Result{Spec: spec, Dir: dir, Started: start}
 	if err := prepare(dir, spec); err != nil {
 		return res, err
 	}
@@ -151,7 +157,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Result, error) {
 			break
 		}
 		if err != nil {
-			runErr = fmt.Errorf("%w: %s: %w", ErrRun, c.Label(), err)
+			runErr = fmt.Errorf("%w: %s: %w", ErrRun, runLabel(c), err)
 			break
 		}
 		if err := store.WriteJSON(path, cr); err != nil {
@@ -256,8 +262,9 @@ func refresh(root string, cr *CellResult) {
 	cr.Metrics = MetricsOf(run)
 }
 
-// WriteOutputs writes the table (Markdown and CSV), the heat maps and
-// index.html of the finished cells into res.Dir.
+// WriteOutputs computes res.Recommendation and writes the table
+// (Markdown and CSV), the heat maps and index.html of the finished cells
+// into res.Dir.
 func WriteOutputs(res *Result) error {
 	var errs []error
 	put := func(name string, b []byte, err error) {
@@ -272,6 +279,7 @@ func WriteOutputs(res *Result) error {
 	csv, err := CSV(res.Cells)
 	put(TableCSVFile, csv, err)
 	agg := Aggregate(res.Spec.Grid, res.Cells)
+	res.Recommendation = Recommend(res.Spec.Grid, res.Spec.Runs, agg)
 	vio, err := HeatMap(agg, res.Spec.Grid, ViolationsMap)
 	put(ViolationsFile, vio, err)
 	av, err := HeatMap(agg, res.Spec.Grid, AvailabilityMap)

@@ -64,6 +64,7 @@ func smallSpec(t *testing.T, store string) Spec {
 	t.Helper()
 	r := DefaultRaw()
 	r.Name, r.Store, r.TTL, r.Renew, r.Pause, r.TimeLimit = "t", store, "200ms,1s", "none", "0,300ms", "4s"
+	r.Runs, r.Fencing = 1, "off"
 	s, err := r.Spec()
 	if err != nil {
 		t.Fatal(err)
@@ -205,6 +206,12 @@ func TestResumeRefusesOtherSettings(t *testing.T) {
 	if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "--seed") {
 		t.Fatalf("err %v", err)
 	}
+	// A sweep stored with the old default of 3 clients, resumed with 4.
+	spec.Seed, spec.Clients = smallSpec(t, store).Seed, 3
+	_, err = Run(context.Background(), spec, Options{Runner: f.run})
+	if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "--clients 3, stored 4") || !strings.Contains(err.Error(), "--fresh") {
+		t.Fatalf("err %v", err)
+	}
 }
 
 // Progress sees every cell start and finish, in order.
@@ -226,8 +233,90 @@ func TestProgressEvents(t *testing.T) {
 	if len(done) != 4 || done[0] != 0 || done[3] != 3 {
 		t.Fatalf("done events %v", done)
 	}
-	if !strings.Contains(b.String(), "cell 4/4 ttl 1s, renew none, pause 300ms: invalid") &&
-		!strings.Contains(b.String(), "cell 4/4 ttl 1s, renew none, pause 300ms: valid") {
+	if !strings.Contains(b.String(), "cell 4/4 ttl 1s, renew none, pause 300ms, run 1: invalid") &&
+		!strings.Contains(b.String(), "cell 4/4 ttl 1s, renew none, pause 300ms, run 1: valid") {
 		t.Fatalf("progress lines:\n%s", b.String())
+	}
+}
+
+// Two runs per cell with fencing off and on: every point runs twice with
+// seeds seed and seed+1, fenced cells run the fenced lock with a fencing
+// resource, and the page shows k/N per point and the recommendation.
+func TestRunsAndFencing(t *testing.T) {
+	r := DefaultRaw()
+	r.Name, r.Store, r.TTL, r.Renew, r.Pause, r.TimeLimit = "t", t.TempDir(), "200ms,1s", "none", "300ms", "5s"
+	r.Runs, r.Fencing, r.Seed = 2, "off,on", 7
+	spec, err := r.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeRunner{}
+	res, err := Run(context.Background(), spec, Options{Runner: f.run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.calls) != 2*2*1*2 || !res.Complete() {
+		t.Fatalf("%d calls, complete %v", len(f.calls), res.Complete())
+	}
+	seeds := map[int64]int{}
+	fenced := 0
+	for _, c := range f.calls {
+		seeds[c.Seed]++
+		if c.Fencing {
+			fenced++
+			if c.Lock != "fenced" || c.ClientCmd != "lockstorm client --lock fenced" {
+				t.Errorf("fenced cell runs %s (%q)", c.Lock, c.ClientCmd)
+			}
+		}
+	}
+	if seeds[7] != 4 || seeds[8] != 4 || fenced != 4 {
+		t.Errorf("seeds %v, %d fenced runs; want 4 runs each of seeds 7 and 8, 4 fenced", seeds, fenced)
+	}
+	index, err := os.ReadFile(filepath.Join(res.Dir, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fake runner breaks every 200ms run: 2/2 invalid there.
+	for _, want := range []string{"2/2 invalid", "0/2 invalid", `class="recommendation"`,
+		"smallest TTL with 0 of 2 invalid up to pauses of 300ms, the longest measured: 1s, without renewal"} {
+		if !strings.Contains(string(index), want) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+}
+
+// A store written before fencing was an axis and runs were repeated (its
+// cells have no "fenced" field, its sweep.json no fencing) resumes: its
+// cells are the unfenced run-1 cells; only the new ones run.
+func TestResumeOldStore(t *testing.T) {
+	store := t.TempDir()
+	spec := smallSpec(t, store)
+	dir := Dir(store, spec.Name)
+	f := &fakeRunner{}
+	if _, err := Run(context.Background(), spec, Options{Runner: f.run}); err != nil {
+		t.Fatal(err)
+	}
+	// Make the stored cells look old: drop the fields added since.
+	for _, path := range cellFiles(t, dir) {
+		b, _ := os.ReadFile(path)
+		if strings.Contains(string(b), `"fenced"`) {
+			t.Fatalf("an unfenced cell stores fenced: %s", b)
+		}
+	}
+	spec.Runs = 2
+	spec.Grid.Fencing = []bool{false, true}
+	f2 := &fakeRunner{}
+	res, err := Run(context.Background(), spec, Options{Runner: f2.run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4 points × 2 runs unfenced + 4 fenced cells ... of which 4 were stored.
+	if res.Skipped != 4 || len(f2.calls) != 2*2*2*2-4 || !res.Complete() {
+		t.Fatalf("skipped %d, ran %d, complete %v", res.Skipped, len(f2.calls), res.Complete())
+	}
+	for _, c := range f2.calls {
+		if c.Seed == spec.Seed && !c.Fencing {
+			t.Errorf("run 1 of an unfenced cell ran again: %+v", c)
+		}
 	}
 }

@@ -33,6 +33,7 @@ func columns() []column {
 	return []column{
 		col("ttl", func(c CellResult) string { return page.Dur(c.TTL) }),
 		col("renew", func(c CellResult) string { return c.Renew }),
+		col("fencing", func(c CellResult) string { return onOff(c.Fenced) }),
 		col("pause", func(c CellResult) string { return page.Dur(c.Pause) }),
 		col("run", func(c CellResult) string { return fmt.Sprint(c.Run) }),
 		{"verdict", func(c CellResult) string {
@@ -79,7 +80,7 @@ func Markdown(cells []CellResult) string {
 	}
 	b.WriteString("\n|")
 	for i := range cols {
-		if i < 4 {
+		if i < 5 {
 			b.WriteString(" --- |")
 		} else {
 			b.WriteString(" ---: |")
@@ -127,10 +128,14 @@ func CSV(cells []CellResult) ([]byte, error) {
 
 // Point is one grid point (a cell without its run number).
 type Point struct {
-	TTL   time.Duration
-	Renew string
-	Pause time.Duration
+	TTL    time.Duration
+	Renew  string
+	Pause  time.Duration
+	Fenced bool
 }
+
+// Setting is the point's lock setting.
+func (p Point) Setting() Setting { return Setting{Renew: p.Renew, Fenced: p.Fenced} }
 
 // Agg summarises a grid point's runs.
 type Agg struct {
@@ -149,7 +154,7 @@ type Agg struct {
 func Aggregate(g Grid, cells []CellResult) map[Point]Agg {
 	out := map[Point]Agg{}
 	for _, c := range cells {
-		p := Point{c.TTL, c.Renew, c.Pause}
+		p := c.Point()
 		a := out[p]
 		a.Runs++
 		switch c.Verdict {
@@ -175,4 +180,57 @@ func Aggregate(g Grid, cells []CellResult) map[Point]Agg {
 		out[p] = a
 	}
 	return out
+}
+
+// KN is the point's invalid share as the page shows it: "2/3 invalid".
+func (a Agg) KN() string { return fmt.Sprintf("%d/%d invalid", a.Invalid, a.Runs) }
+
+// PointRow is one grid point's summary: its runs' verdicts counted.
+type PointRow struct {
+	Point
+	Agg
+	// Ran is false for a point without a finished run.
+	Ran bool
+}
+
+// Points lists g's points in grid order (TTL, setting, pause) with
+// their aggregates.
+func Points(g Grid, agg map[Point]Agg) []PointRow {
+	var out []PointRow
+	for _, c := range g.Cells(1) {
+		a, ok := agg[c.Point()]
+		out = append(out, PointRow{Point: c.Point(), Agg: a, Ran: ok})
+	}
+	return out
+}
+
+// InvalidOf is the point's "k/N invalid" over its finished runs, with
+// "(N of 3 runs finished)" when fewer than the runs asked for finished;
+// "not run" for none.
+func (r PointRow) InvalidOf(runs int) string {
+	if !r.Ran {
+		return "not run"
+	}
+	s := r.KN()
+	if r.Runs < runs {
+		s += fmt.Sprintf(" (%d of %d runs finished)", r.Runs, runs)
+	}
+	return s
+}
+
+// PointsMarkdown is the summary the terminal shows: one row per grid
+// point with k/N invalid and its unknown runs apart (never counted as
+// valid or invalid).
+func PointsMarkdown(g Grid, runs int, agg map[Point]Agg) string {
+	var b strings.Builder
+	b.WriteString("| ttl | setting | pause | invalid | unknown | violations/run | acquire success |\n| --- | --- | --- | ---: | ---: | ---: | ---: |\n")
+	for _, r := range Points(g, agg) {
+		if !r.Ran {
+			fmt.Fprintf(&b, "| %s | %s | %s | not run | | | |\n", page.Dur(r.TTL), r.Setting().Name(), pauseName(r.Pause))
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %.1f%% |\n", page.Dur(r.TTL), r.Setting().Name(), pauseName(r.Pause),
+			r.InvalidOf(runs), r.Unknown, trim1(r.Violations), 100*r.SuccessRate)
+	}
+	return b.String()
 }

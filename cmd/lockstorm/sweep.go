@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,17 +17,25 @@ func sweepCommand() *cobra.Command {
 	var (
 		raw   = sweep.DefaultRaw()
 		plan  string
+		junit string
 		fresh bool
 	)
 	cmd := &cobra.Command{
 		Use:   "sweep",
-		Short: "run a grid of TTL x renewal x client-pause settings; write a table, heat maps and an index page",
-		Long: `sweep runs one counter test per cell of a grid (TTL x renewal interval x length of
-client pauses of the lock holder), one cell after another, and writes store/sweeps/NAME/:
-table.md, table.csv, violations.png, availability.png and index.html linking every cell's
-report. A rerun with the same --name skips the cells already finished (--fresh reruns all).
-Exit status: 0 when every cell ran, 2 on bad input or a run that could not start, 3 if
-interrupted (finished cells are kept).`,
+		Short: "run a grid of TTL x renewal x fencing x client-pause settings; recommend a TTL and renewal from the measured cells",
+		Long: `sweep runs counter tests over a grid (TTL x renewal interval, plus the fenced lock
+with --fencing on, x length of client pauses of the lock holder), --runs seeded runs per
+cell, one after another, and writes store/sweeps/NAME/: table.md, table.csv,
+violations.png (k/N runs invalid per cell), availability.png and index.html linking every
+run's report. The page and the terminal end with one recommendation line computed from the
+cells: the smallest TTL and renewal with 0 of N invalid up to the longest pause any
+unfenced setting bore, and how far fencing went beyond it. Unknown runs count as neither
+valid nor invalid. A rerun with the same --name skips the runs already finished (--fresh
+reruns all). The default grid takes about 6 minutes.
+--junit PATH writes one test case per cell: it fails when some of its runs were invalid.
+That is the point of a sweep: CI shows which settings break.
+Exit status: 0 when every cell ran (whatever the verdicts), 2 on bad input or a run that
+could not start, 3 if interrupted (finished runs are kept).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r := raw
@@ -42,15 +51,29 @@ interrupted (finished cells are kept).`,
 				return specError(err)
 			}
 			spec.Fresh = fresh
-			cells := len(spec.Grid.Cells(spec.Runs))
-			fmt.Printf("sweep %s: %d cells of %v each (about %.0f minutes), folder %s\n", spec.Name, cells, spec.TimeLimit,
-				float64(cells)*(spec.TimeLimit.Seconds()+3)/60, sweep.Dir(spec.Store, spec.Name))
+			if junit != "" {
+				if st, err := os.Stat(filepath.Dir(junit)); err != nil || !st.IsDir() {
+					return usage("--junit %s: no folder %s to write it in", junit, filepath.Dir(junit))
+				}
+			}
+			runs := len(spec.Grid.Cells(spec.Runs))
+			// About 1.5 s of set-up and checks per run on two cores.
+			fmt.Printf("sweep %s: %d cells x %d runs of %v each (about %.0f minutes), folder %s\n", spec.Name, runs/spec.Runs, spec.Runs,
+				spec.TimeLimit, float64(runs)*(spec.TimeLimit.Seconds()+1.5)/60, sweep.Dir(spec.Store, spec.Name))
 			bar := sweep.NewBar(os.Stderr, reports.IsTerminal(os.Stderr) && os.Getenv("CI") == "")
 			res, err := sweep.Run(cmd.Context(), spec, sweep.Options{Progress: bar.Update})
 			if res != nil && len(res.Cells) > 0 {
 				fmt.Println()
-				fmt.Print(sweep.Markdown(res.Cells))
-				fmt.Printf("\nindex: %s\n", filepath.Join(res.Dir, sweep.IndexFile))
+				fmt.Print(sweep.PointsMarkdown(spec.Grid, spec.Runs, sweep.Aggregate(spec.Grid, res.Cells)))
+				fmt.Printf("\ntable: %s\nindex: %s\n", filepath.Join(res.Dir, sweep.TableMDFile), filepath.Join(res.Dir, sweep.IndexFile))
+			}
+			if res != nil && junit != "" {
+				if jerr := writeSweepJUnit(junit, res); jerr != nil {
+					err = errors.Join(err, jerr)
+				}
+			}
+			if res != nil && len(res.Cells) > 0 {
+				fmt.Printf("\nrecommendation: %s\n", res.Recommendation.Text)
 			}
 			switch {
 			case err != nil:
@@ -66,7 +89,8 @@ interrupted (finished cells are kept).`,
 	f.StringVar((*string)(&raw.TTL), "ttl", string(raw.TTL), "comma-separated lease TTLs")
 	f.StringVar((*string)(&raw.Renew), "renew", string(raw.Renew), "comma-separated renewal intervals: none, ttl/N or durations")
 	f.StringVar((*string)(&raw.Pause), "pause", string(raw.Pause), "comma-separated client-pause lengths (0: no faults)")
-	f.IntVar(&raw.Runs, "runs", raw.Runs, "seeded runs per cell")
+	f.StringVar((*string)(&raw.Fencing), "fencing", string(raw.Fencing), "comma-separated fencing values: off (the lock of each --renew value) and on (the fenced lock, no watchdog, stale writes rejected)")
+	f.IntVar(&raw.Runs, "runs", raw.Runs, "seeded runs per cell (run k uses seed+k-1); the page shows k/N invalid per cell")
 	f.Var((*durationText)(&raw.TimeLimit), "time-limit", "length of each run")
 	f.Int64Var(&raw.Seed, "seed", raw.Seed, "seed of run 1 of every cell (run k: seed+k-1)")
 	f.StringVar(&raw.Store, "store", raw.Store, "folder of the run store")
@@ -76,7 +100,20 @@ interrupted (finished cells are kept).`,
 	f.StringVar(&raw.Topology, "topology", raw.Topology, "standalone (one Redis node, process clients paused with SIGSTOP) or cluster (a 3-master Redis Cluster, in-process clients, links frozen)")
 	f.StringVar(&plan, "config", "", "YAML sweep plan with keys named like these flags; flags given explicitly override it")
 	f.BoolVar(&fresh, "fresh", false, "rerun every cell, even those finished before")
+	f.StringVar(&junit, "junit", "", "write JUnit XML to this file: one test case per cell, failing when some of its runs were invalid")
 	return cmd
+}
+
+// writeSweepJUnit writes the sweep's JUnit XML to path.
+func writeSweepJUnit(path string, res *sweep.Result) error {
+	b, err := sweep.JUnit(res)
+	if err == nil {
+		err = os.WriteFile(path, b, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("--junit %s: %w", path, err)
+	}
+	return nil
 }
 
 // specError maps a sweep error to exit status 2 with one line.

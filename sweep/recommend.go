@@ -1,0 +1,244 @@
+package sweep
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lockstorm/lockstorm/internal/page"
+)
+
+// The recommendation is the sweep's answer to "what TTL and renewal
+// should I use?", computed from the measured grid points only
+// (Recommend), never written by hand.
+//
+// A grid point is clean when all the runs the sweep asked for finished
+// and none was invalid or unknown; broken when at least one run was
+// invalid; undetermined otherwise (an unknown run, or runs missing
+// because the sweep was interrupted). Unknown runs are never counted as
+// valid or as invalid.
+//
+// A setting (TTL × lock setting) bears a pause when its points are clean
+// at that pause and at every shorter pause of the grid: its reach is the
+// longest such pause. Pauses are taken in increasing order whatever
+// order the grid lists them in.
+
+// pointState is a grid point's standing for the recommendation.
+type pointState int
+
+const (
+	clean pointState = iota
+	broken
+	undetermined
+)
+
+// state is p's standing given the runs per point the sweep asked for.
+func state(agg map[Point]Agg, p Point, runs int) pointState {
+	a, ok := agg[p]
+	switch {
+	case ok && a.Invalid > 0:
+		return broken
+	case !ok || a.Unknown > 0 || a.Runs < runs:
+		return undetermined
+	}
+	return clean
+}
+
+// reach is how far one setting at one TTL stays clean along the pauses.
+type reach struct {
+	TTL     time.Duration
+	Setting Setting
+	// Index is the position, in the ascending pauses, of the longest
+	// pause the setting bears; -1 when it bears none.
+	Index int
+	// Stop is the standing of the first point that is not clean (clean
+	// when every pause was borne), and StopAt that point.
+	Stop   pointState
+	StopAt Point
+}
+
+// Recommendation is the outcome of Recommend. Text is the one line the
+// page and the terminal show; the other fields are what it says.
+type Recommendation struct {
+	Text string
+	// Runs is the number of runs per point the sweep asked for (the N of
+	// "0 of N invalid").
+	Runs int
+	// Best is the unfenced setting with the longest reach (ties: the
+	// smallest TTL, then the renewal listed first); nil when no unfenced
+	// setting bears even the shortest pause, or none was measured.
+	Best *reach
+	// Fenced is the same among fenced settings; nil likewise.
+	Fenced *reach
+	// Insufficient lists the undetermined points that stopped a setting
+	// which, measured, could have changed the answer.
+	Insufficient []Point
+}
+
+// Recommend computes the sweep's recommendation from the aggregated
+// grid points: the smallest TTL (and its renewal) that stayed at 0 of N
+// invalid up to the longest pause any unfenced setting bore, then how
+// the fenced lock did beyond that pause, then whether unknown or
+// missing runs leave the answer open. runs is the N the sweep asked for.
+func Recommend(g Grid, runs int, agg map[Point]Agg) Recommendation {
+	rec := Recommendation{Runs: runs}
+	pauses := slices.Clone(g.Pauses)
+	slices.Sort(pauses)
+	ttls := slices.Clone(g.TTLs)
+	slices.Sort(ttls)
+	if len(agg) == 0 || len(pauses) == 0 || len(ttls) == 0 {
+		rec.Text = "no cell finished yet: nothing measured, nothing to recommend"
+		return rec
+	}
+	var unfenced, fenced []reach
+	for _, ttl := range ttls {
+		for _, st := range g.Settings() {
+			r := reachOf(agg, ttl, st, pauses, runs)
+			if st.Fenced {
+				fenced = append(fenced, r)
+			} else {
+				unfenced = append(unfenced, r)
+			}
+		}
+	}
+	rec.Best, rec.Fenced = best(unfenced), best(fenced)
+	for _, rs := range [][]reach{unfenced, fenced} {
+		top := -1
+		if b := best(rs); b != nil {
+			top = b.Index
+		}
+		for _, r := range rs {
+			// Measured, this setting could reach beyond Index: it may
+			// tie or beat the best one.
+			if r.Stop == undetermined && r.Index+1 >= top {
+				rec.Insufficient = append(rec.Insufficient, r.StopAt)
+			}
+		}
+	}
+	rec.Text = rec.text(pauses, len(unfenced) > 0, len(fenced) > 0, agg)
+	return rec
+}
+
+// reachOf walks one setting at one TTL up the ascending pauses.
+func reachOf(agg map[Point]Agg, ttl time.Duration, st Setting, pauses []time.Duration, runs int) reach {
+	r := reach{TTL: ttl, Setting: st, Index: -1, Stop: clean}
+	for i, p := range pauses {
+		pt := Point{TTL: ttl, Renew: st.Renew, Pause: p, Fenced: st.Fenced}
+		if s := state(agg, pt, runs); s != clean {
+			r.Stop, r.StopAt = s, pt
+			return r
+		}
+		r.Index = i
+	}
+	return r
+}
+
+// best is the reach with the largest Index, the first of equals (rs is
+// in ascending TTL, then setting order); nil when none bears a pause.
+func best(rs []reach) *reach {
+	var b *reach
+	for i := range rs {
+		if rs[i].Index >= 0 && (b == nil || rs[i].Index > b.Index) {
+			b = &rs[i]
+		}
+	}
+	return b
+}
+
+// upTo says how far a reach goes: "up to pauses of 300ms", "without
+// pauses" (only the 0 pause), with "(the longest measured)" at the top.
+func upTo(pauses []time.Duration, i int) string {
+	if pauses[i] == 0 {
+		return "without pauses"
+	}
+	s := "up to pauses of " + page.Dur(pauses[i])
+	if i == len(pauses)-1 {
+		s += ", the longest measured"
+	}
+	return s
+}
+
+// renewal is a setting's renewal as the line says it.
+func renewal(st Setting) string {
+	switch {
+	case st.Fenced:
+		return "the fenced lock (no renewal)"
+	case st.Renew == "none":
+		return "without renewal"
+	}
+	return "with renewal every " + st.Renew
+}
+
+func (rec Recommendation) text(pauses []time.Duration, haveUnfenced, haveFenced bool, agg map[Point]Agg) string {
+	n := rec.Runs
+	var parts []string
+	b, f := rec.Best, rec.Fenced
+	lowest := "at pauses of " + page.Dur(pauses[0])
+	if pauses[0] == 0 {
+		lowest = "without pauses"
+	}
+	switch {
+	case haveUnfenced && b != nil:
+		parts = append(parts, fmt.Sprintf("smallest TTL with 0 of %d invalid %s: %s, %s", n, upTo(pauses, b.Index), page.Dur(b.TTL), renewal(b.Setting)))
+	case haveUnfenced:
+		parts = append(parts, fmt.Sprintf("no TTL or renewal measured stayed at 0 of %d invalid, not even %s", n, lowest))
+	}
+	switch {
+	case !haveFenced && b != nil && b.Index < len(pauses)-1:
+		parts = append(parts, fmt.Sprintf("nothing measured held above %s; fencing was not measured (--fencing on)", page.Dur(pauses[b.Index])))
+	case !haveFenced:
+		parts = append(parts, "fencing was not measured (--fencing on)")
+	case f == nil && !haveUnfenced:
+		parts = append(parts, fmt.Sprintf("the fenced lock did not stay at 0 of %d invalid at any TTL, not even %s", n, lowest))
+	case f == nil:
+		parts = append(parts, fmt.Sprintf("the fenced lock did not stay at 0 of %d invalid either, not even %s", n, lowest))
+	case !haveUnfenced:
+		parts = append(parts, fmt.Sprintf("fenced lock: smallest TTL with 0 of %d invalid %s: %s", n, upTo(pauses, f.Index), page.Dur(f.TTL)))
+	case b == nil:
+		parts = append(parts, fmt.Sprintf("only fencing stayed valid: the fenced lock with TTL %s, 0 of %d invalid %s", page.Dur(f.TTL), n, upTo(pauses, f.Index)))
+	case f.Index > b.Index:
+		parts = append(parts, fmt.Sprintf("above %s only fencing stays valid (the fenced lock with TTL %s: 0 of %d invalid %s)",
+			page.Dur(pauses[b.Index]), page.Dur(f.TTL), n, upTo(pauses, f.Index)))
+	default:
+		parts = append(parts, fmt.Sprintf("fencing did no better (the fenced lock with TTL %s: 0 of %d invalid %s)", page.Dur(f.TTL), n, upTo(pauses, f.Index)))
+	}
+	line := strings.Join(parts, "; ")
+	if len(rec.Insufficient) > 0 {
+		line += "; " + insufficient(rec.Insufficient, n, agg)
+	}
+	return line
+}
+
+// insufficient names the undetermined points that may change the line,
+// at most three.
+func insufficient(pts []Point, n int, agg map[Point]Agg) string {
+	var each []string
+	for i, p := range pts {
+		if i == 3 {
+			each = append(each, fmt.Sprintf("%d more", len(pts)-3))
+			break
+		}
+		a, ok := agg[p]
+		what := "not run"
+		switch {
+		case ok && a.Unknown > 0:
+			what = fmt.Sprintf("%d of %d runs unknown", a.Unknown, n)
+		case ok:
+			what = fmt.Sprintf("%d of %d runs finished", a.Runs, n)
+		}
+		each = append(each, fmt.Sprintf("ttl %s, %s, pause %s: %s", page.Dur(p.TTL), p.Setting().Name(), pauseName(p.Pause), what))
+	}
+	cells := "cells"
+	if len(pts) == 1 {
+		cells = "cell"
+	}
+	return fmt.Sprintf("data insufficient: %d %s with unknown or missing runs may change this (%s)", len(pts), cells, strings.Join(each, "; "))
+}
+
+func pauseName(d time.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	return page.Dur(d)
+}
