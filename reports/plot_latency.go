@@ -42,7 +42,7 @@ var rawGroups = []rawGroup{
 // drawn at a cap above their type's slowest completed one.
 func latencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, error) {
 	sp := spans(h)
-	title := "Latency of every operation, by operation type (by invoke time; each panel has its own scale)"
+	title := "Latency of every operation by type (at invoke time; each panel its own scale)"
 	legend := faultLegend(ws)
 	if len(sp) == 0 {
 		p := newPlot("", "time since start (s)", "latency (ms)")
@@ -54,7 +54,7 @@ func latencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, erro
 	}
 	thin := len(sp) > maxRawPoints
 	if thin {
-		title += fmt.Sprintf(" — %d ops, thinned to one point per pixel cell", len(sp))
+		title += fmt.Sprintf(" — %d ops, thinned per pixel", len(sp))
 	}
 	types, groups := opTypes(sp), byOp(sp)
 	var ps []*plot.Plot
