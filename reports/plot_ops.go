@@ -83,8 +83,8 @@ func newPanel(title, ylabel string, last bool) *plot.Plot {
 }
 
 // msLogTicks labels a log axis of milliseconds at the powers of ten, and
-// at 2 and 5 times them when the range holds fewer than three powers of
-// ten (a fast operation's panel may span less than a decade); each label
+// at 2 and 5 times them, or every multiple, when the range holds too few
+// of those (a fast operation's panel may span less than a decade); each label
 // carries its unit ("0.1 ms", "1000 ms"). The panels carry no y label:
 // gonum/plot centres it on the linear middle of the range, which on a log
 // axis sits near the top and pushes the data area down.
@@ -99,18 +99,30 @@ func (msLogTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	in := func(v float64) bool { return v >= lo*(1-1e-9) && v <= hi*(1+1e-9) }
 	e0, e1 := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
-	decades := 0
-	for e := e0; e <= e1; e++ {
-		if in(math.Pow10(e)) {
-			decades++
+	// Label the powers of ten; if fewer than three fall in range, also 2
+	// and 5 times them; if fewer than two labels then, every multiple.
+	levels := [][]int{{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}
+	labelled := levels[0]
+	for i, ms := range levels {
+		labelled = ms
+		n := 0
+		for e := e0; e <= e1; e++ {
+			for _, m := range ms {
+				if in(mulPow10(m, e)) {
+					n++
+				}
+			}
+		}
+		if n >= 3-min(i, 1) {
+			break
 		}
 	}
 	var ts []plot.Tick
 	for e := e0; e <= e1; e++ {
 		for m := 1; m <= 9; m++ {
-			v := float64(m) * math.Pow10(e)
+			v := mulPow10(m, e)
 			t := plot.Tick{Value: v}
-			if m == 1 || decades < 3 && in(v) && (m == 2 || m == 5) {
+			if m == 1 || in(v) && slices.Contains(labelled, m) {
 				t.Label = strconv.FormatFloat(v, 'g', -1, 64) + " ms"
 			}
 			ts = append(ts, t)
@@ -120,4 +132,13 @@ func (msLogTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ts
+}
+
+// mulPow10 is m × 10^e, computed so that it prints short (3/10 is 0.3,
+// 3 × 0.1 is not).
+func mulPow10(m, e int) float64 {
+	if e < 0 {
+		return float64(m) / math.Pow10(-e)
+	}
+	return float64(m) * math.Pow10(e)
 }

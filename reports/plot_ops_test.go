@@ -115,3 +115,17 @@ func TestTimeAxesLineUp(t *testing.T) {
 		t.Errorf("y axis at x=%d px, want just left of axisLeft = %d px", want, wantPx)
 	}
 }
+
+// A very narrow range (a constant latency) is labelled at every multiple
+// inside it.
+func TestMsLogTicksLabelVeryNarrowRanges(t *testing.T) {
+	var labels []string
+	for _, tk := range (msLogTicks{}).Ticks(0.25, 0.45) {
+		if tk.Label != "" && tk.Value >= 0.25 && tk.Value <= 0.45 {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if !slices.Equal(labels, []string{"0.3 ms", "0.4 ms"}) {
+		t.Errorf("labels in [0.25, 0.45] = %v, want [0.3 ms 0.4 ms]", labels)
+	}
+}
