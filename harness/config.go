@@ -160,6 +160,9 @@ type Config struct {
 	// and once at its end.
 	OnProgress func(Progress) `json:"-"`
 	// Log, when set, receives a copy of lockstorm.log as it is written.
+	// Its lines are stamped with the history's clock (seconds since the
+	// history's zero, as ops' times), or "setup" before the history
+	// exists.
 	Log io.Writer `json:"-"`
 	// KeepClusterDir keeps the nodes' data directories after the run.
 	KeepClusterDir bool `json:"keep_cluster_dir"`

@@ -105,11 +105,22 @@ func (t *tracker) snapshot(r *run, start time.Time) Progress {
 
 // runLog writes lockstorm.log in the run folder and, optionally, a copy
 // to another writer.
+//
+// Each line is "<wall clock, UTC, RFC 3339> <history time> <message>".
+// The history time is on the history's clock: seconds since the
+// history's zero (history.Recorder.Start), the clock of every op's time
+// in history.jsonl and in the report, so that a fault at 1.202 s in the
+// history is logged at 1.202 s. Lines written before the history exists
+// (setup: starting nodes and the resource) have no history time yet and
+// carry "setup" in its place. Nemesis records are logged with their own
+// record's time, which may be earlier than the line before them (they are
+// logged at the next progress tick, up to progressInterval later).
 type runLog struct {
 	mu    sync.Mutex
 	f     *os.File
 	extra io.Writer
-	t0    time.Time
+	// zero is the history's zero (monotonic), unset during setup.
+	zero time.Time
 }
 
 func openLog(dir string, extra io.Writer) (*runLog, error) {
@@ -117,16 +128,58 @@ func openLog(dir string, extra io.Writer) (*runLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("harness: %w", err)
 	}
-	return &runLog{f: f, extra: extra, t0: time.Now()}, nil
+	return &runLog{f: f, extra: extra}, nil
 }
 
+// setZero sets the history's zero: from now on lines carry the history's
+// time instead of "setup".
+func (l *runLog) setZero(t time.Time) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.zero = t
+}
+
+// logf logs a line stamped now.
 func (l *runLog) logf(format string, args ...any) {
 	if l == nil {
 		return
 	}
-	line := fmt.Sprintf("%s %8.3fs "+format+"\n", append([]any{time.Now().UTC().Format(time.RFC3339), time.Since(l.t0).Seconds()}, args...)...)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.write(time.Now(), format, args)
+}
+
+// logAt logs a line stamped with history time t (ns since the history's
+// zero), e.g. a record's Time; before the zero is set, it is logf.
+func (l *runLog) logAt(t int64, format string, args ...any) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	at := time.Now()
+	if !l.zero.IsZero() {
+		at = l.zero.Add(time.Duration(t))
+	}
+	l.write(at, format, args)
+}
+
+// logStamp is the history-time column of a line logged at instant at:
+// "%8.3fs" seconds since zero, or "setup" (right-aligned to the same
+// width) while zero is unset.
+func logStamp(at, zero time.Time) string {
+	if zero.IsZero() {
+		return fmt.Sprintf("%9s", "setup")
+	}
+	return fmt.Sprintf("%8.3fs", at.Sub(zero).Seconds())
+}
+
+// write writes one line stamped at instant at; l.mu is held.
+func (l *runLog) write(at time.Time, format string, args []any) {
+	line := at.UTC().Format(time.RFC3339) + " " + logStamp(at, l.zero) + " " + fmt.Sprintf(format, args...) + "\n"
 	_, _ = l.f.WriteString(line)
 	if l.extra != nil {
 		_, _ = io.WriteString(l.extra, line)

@@ -193,6 +193,7 @@ func (r *run) setup(ctx context.Context) error {
 	if r.rec, err = createHistory(filepath.Join(r.dir, store.HistoryFile)); err != nil {
 		return err
 	}
+	r.log.setZero(r.rec.Start()) // lockstorm.log now counts on the history's clock
 	res, err := resource.Start(resource.Config{Fencing: cfg.Fencing, Clock: r.rec.Now})
 	if err != nil {
 		r.rec.Close()
@@ -394,11 +395,12 @@ wait:
 	return nil
 }
 
-// progress logs new nemesis records and reports a snapshot.
+// progress logs new nemesis records (stamped with their own history
+// times) and reports a snapshot.
 func (r *run) progress(tr *tracker, start time.Time, done bool) {
 	for _, op := range r.rec.Since(tr.seen) {
 		if op.IsNemesis() && op.Type != history.Invoke {
-			r.logf("nemesis %s %s %s: %s %s", op.F, op.Type, op.Fault, op.Detail, op.Error)
+			r.log.logAt(op.Time, "nemesis %s %s %s: %s %s", op.F, op.Type, op.Fault, op.Detail, op.Error)
 		}
 	}
 	p := tr.snapshot(r, start)

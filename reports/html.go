@@ -43,7 +43,7 @@ type anomalyView struct {
 	checker.Anomaly
 	Checker string
 	OpsText string
-	Link    string // porcupine page to open
+	Link    string // porcupine page to open, at the anomaly's last op ("porcupine.html#op=12")
 	Records []recordRow
 	More    int // records not shown
 }
@@ -134,7 +134,7 @@ func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []
 			if r.Name == "resource" && counterPage {
 				link = store.PorcupineCounterFile
 			}
-			av := anomalyView{Anomaly: a, Checker: r.Name, OpsText: indexList(a.Ops, 60), Link: link}
+			av := anomalyView{Anomaly: a, Checker: r.Name, OpsText: indexList(a.Ops, 60), Link: link + opAnchor(a.Ops)}
 			for i, o := range a.Ops {
 				if i == maxRecordsShown {
 					av.More = len(a.Ops) - i

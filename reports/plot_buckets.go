@@ -46,34 +46,72 @@ func bucketOf(t, width, n int64) int64 {
 	return min(max(t/width, 0), n-1)
 }
 
+// quantileLines are latency-quantiles.png's lines, in drawing order.
+var quantileLines = []struct {
+	name string
+	q    float64
+	col  color.Color
+}{
+	{"max", 1, color.Gray{Y: 0xb0}}, // drawn first: p99 often equals it
+	{"p99", 0.99, colFail},
+	{"p95", 0.95, colInfo},
+	{"p50", 0.50, colOK},
+}
+
 // latencyQuantiles draws latency-quantiles.png: p50, p95, p99 and max of
-// the completed operations' latencies per time bucket (by invoke time).
+// the completed operations' latencies per time bucket (by invoke time),
+// one panel per operation type present, each with its own log scale, so
+// that the p99 of fast operations is not hidden under lock waits.
 func latencyQuantiles(h history.History, ws []checker.Window, end int64) ([]byte, error) {
 	end = max(end, 0)
 	width := bucketWidth(end)
-	p := newPlot(fmt.Sprintf("Latency quantiles per %v bucket (completed ops, by invoke time)", time.Duration(width)),
-		"time since start (s)", "latency (ms, log scale)")
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
+	title := fmt.Sprintf("Latency quantiles per %v bucket, by operation type (completed ops, by invoke time)", time.Duration(width))
 	legend := faultLegend(ws)
-	buckets := make([][]float64, end/width+1)
+	var done []span
 	for _, s := range spans(h) {
 		if s.Completed {
-			b := bucketOf(s.Call, width, int64(len(buckets)))
-			buckets[b] = append(buckets[b], math.Max(millis(s.Latency()), minLatencyMs))
+			done = append(done, s)
 		}
 	}
-	qs := []struct {
-		name string
-		q    float64
-		col  color.Color
-	}{
-		{"max", 1, color.Gray{Y: 0xb0}}, // drawn first: p99 often equals it
-		{"p99", 0.99, colFail},
-		{"p95", 0.95, colInfo},
-		{"p50", 0.50, colOK},
+	if len(done) == 0 {
+		p := newPlot("", "time since start (s)", "latency (ms)")
+		p.X.Min, p.X.Max = 0, xMax(end)
+		p.Add(faultBands{ws}, lightGrid())
+		p.Y.Min, p.Y.Max = 0, 1
+		p.Add(emptyNote{"no completed operations in this history"})
+		return renderPanels(title, []*plot.Plot{p}, legend, figWidth, figHeight)
 	}
-	lines := make([]plotter.XYs, len(qs))
+	types, groups := opTypes(done), byOp(done)
+	var ps []*plot.Plot
+	for i, f := range types {
+		p, err := quantilePanel(f, groups[f], ws, end, width, i == len(types)-1)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	for _, q := range quantileLines {
+		w := vg.Points(1.5)
+		if q.q == 1 {
+			w = vg.Points(4)
+		}
+		legend = append(legend, legendItem{Label: q.name, Thumb: lineThumb(draw.LineStyle{Color: q.col, Width: w})})
+	}
+	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
+}
+
+// quantilePanel is one operation type's panel of latency-quantiles.png;
+// sp are its completed operations.
+func quantilePanel(f string, sp []span, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
+	p := newPanel(fmt.Sprintf("%s (%d completed)", f, len(sp)), "", last)
+	p.X.Min, p.X.Max = 0, xMax(end)
+	p.Add(faultBands{ws}, lightGrid())
+	buckets := make([][]float64, end/width+1)
+	for _, s := range sp {
+		b := bucketOf(s.Call, width, int64(len(buckets)))
+		buckets[b] = append(buckets[b], math.Max(millis(s.Latency()), minLatencyMs))
+	}
+	lines := make([]plotter.XYs, len(quantileLines))
 	lo, hi := math.Inf(1), 0.0
 	for b, ls := range buckets {
 		if len(ls) == 0 {
@@ -81,18 +119,13 @@ func latencyQuantiles(h history.History, ws []checker.Window, end int64) ([]byte
 		}
 		slices.Sort(ls)
 		x := seconds(int64(b)*width + width/2)
-		for i, q := range qs {
+		for i, q := range quantileLines {
 			v := quantile(ls, q.q)
 			lines[i] = append(lines[i], plotter.XY{X: x, Y: v})
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 	}
-	if hi == 0 {
-		p.Y.Min, p.Y.Max, p.Y.Label.Text = 0, 1, "latency (ms)"
-		p.Add(emptyNote{"no completed operations in this history"})
-		return renderPNG(p, legend, figWidth, figHeight)
-	}
-	for i, q := range qs {
+	for i, q := range quantileLines {
 		l, pts, err := plotter.NewLinePoints(lines[i])
 		if err != nil {
 			return nil, err
@@ -103,12 +136,20 @@ func latencyQuantiles(h history.History, ws []checker.Window, end int64) ([]byte
 		}
 		pts.GlyphStyle = draw.GlyphStyle{Color: q.col, Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
 		p.Add(l, pts)
-		legend = append(legend, legendItem{Label: q.name, Thumb: l})
 	}
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = msLogTicks{}
 	p.Y.Min, p.Y.Max = lo/1.5, hi*1.5
-	return renderPNG(p, legend, figWidth, figHeight)
+	return p, nil
+}
+
+// lineThumb draws a line style as a legend thumbnail.
+type lineThumb draw.LineStyle
+
+// Thumbnail draws a horizontal line across the middle of c.
+func (l lineThumb) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(draw.LineStyle(l), c.Min.X, y, c.Max.X, y)
 }
 
 // quantile returns the q-quantile (nearest rank) of sorted xs.
@@ -117,43 +158,83 @@ func quantile(sorted []float64, q float64) float64 {
 	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
+// rateOutcomes are rate.png's lines.
+var rateOutcomes = []struct {
+	t   history.Type
+	col color.Color
+}{{history.OK, colOK}, {history.Fail, colFail}, {history.Info, colInfo}}
+
 // rate draws rate.png: completions per second per outcome and time bucket
-// (by completion time). Operations that never completed are not counted.
+// (by completion time), one panel per operation type present, each with
+// its own y scale; an outcome a type never had gets no line. Operations
+// that never completed are not counted.
 func rate(h history.History, ws []checker.Window, end int64) ([]byte, error) {
 	end = max(end, 0)
 	width := bucketWidth(end)
-	p := newPlot(fmt.Sprintf("Throughput: completions per second by outcome (%v buckets)", time.Duration(width)),
-		"time since start (s)", "ops/s")
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
+	title := fmt.Sprintf("Throughput: completions per second by outcome and operation type (%v buckets)", time.Duration(width))
 	legend := faultLegend(ws)
-	n := end/width + 1
-	counts := map[history.Type][]float64{history.OK: make([]float64, n), history.Fail: make([]float64, n), history.Info: make([]float64, n)}
-	total := 0
+	var done []span
 	for _, s := range spans(h) {
 		if s.Completed {
-			if c := counts[s.Type]; c != nil {
-				c[bucketOf(s.Done, width, n)]++
+			done = append(done, s)
+		}
+	}
+	if len(done) == 0 {
+		p := newPlot("", "time since start (s)", "ops/s")
+		p.X.Min, p.X.Max = 0, xMax(end)
+		p.Add(faultBands{ws}, lightGrid())
+		p.Y.Min, p.Y.Max = 0, 1
+		p.Add(emptyNote{"no completed operations in this history"})
+		return renderPanels(title, []*plot.Plot{p}, legend, figWidth, figHeight)
+	}
+	types, groups := opTypes(done), byOp(done)
+	var ps []*plot.Plot
+	for i, f := range types {
+		p, err := ratePanel(f, groups[f], ws, end, width, i == len(types)-1)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	for _, o := range rateOutcomes {
+		n := 0
+		for _, s := range done {
+			if s.Type == o.t {
+				n++
 			}
-			total++
+		}
+		if n == 0 {
+			continue
+		}
+		legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", o.t, n), Thumb: lineThumb(draw.LineStyle{Color: o.col, Width: vg.Points(1.6)})})
+	}
+	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
+}
+
+// ratePanel is one operation type's panel of rate.png; sp are its
+// completed operations.
+func ratePanel(f string, sp []span, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
+	p := newPanel(fmt.Sprintf("%s (%d completed)", f, len(sp)), "ops/s", last)
+	p.X.Min, p.X.Max = 0, xMax(end)
+	p.Add(faultBands{ws}, lightGrid())
+	n := end/width + 1
+	counts := map[history.Type][]float64{history.OK: make([]float64, n), history.Fail: make([]float64, n), history.Info: make([]float64, n)}
+	for _, s := range sp {
+		if c := counts[s.Type]; c != nil {
+			c[bucketOf(s.Done, width, n)]++
 		}
 	}
 	p.Y.Min = 0
-	if total == 0 {
-		p.Y.Max = 1
-		p.Add(emptyNote{"no completed operations in this history"})
-		return renderPNG(p, legend, figWidth, figHeight)
-	}
 	perSec := 1e9 / float64(width)
-	for _, o := range []struct {
-		t   history.Type
-		col color.Color
-	}{{history.OK, colOK}, {history.Fail, colFail}, {history.Info, colInfo}} {
+	for _, o := range rateOutcomes {
 		var xys plotter.XYs
-		sum := 0.0
+		any := false
 		for b, c := range counts[o.t] {
 			xys = append(xys, plotter.XY{X: seconds(int64(b) * width), Y: c * perSec})
-			sum += c
+			any = any || c > 0
+		}
+		if !any {
+			continue // a flat zero line would hide the others' zeros
 		}
 		xys = append(xys, plotter.XY{X: seconds(n * width), Y: xys[len(xys)-1].Y})
 		l, err := plotter.NewLine(xys)
@@ -163,7 +244,6 @@ func rate(h history.History, ws []checker.Window, end int64) ([]byte, error) {
 		l.StepStyle = plotter.PostStep
 		l.LineStyle = draw.LineStyle{Color: o.col, Width: vg.Points(1.6)}
 		p.Add(l)
-		legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", o.t, int(sum)), Thumb: l})
 	}
-	return renderPNG(p, legend, figWidth, figHeight)
+	return p, nil
 }

@@ -18,21 +18,66 @@ import (
 // pixel wide (so outliers and the shape survive, overplotting does not).
 const maxRawPoints = 20000
 
+// rawGroup is one outcome's points on latency-raw.png.
+type rawGroup struct {
+	name  string
+	typ   history.Type
+	open  bool // never completed
+	glyph draw.GlyphStyle
+}
+
+// rawGroups are latency-raw.png's outcomes, in drawing order.
+var rawGroups = []rawGroup{
+	{"ok", history.OK, false, draw.GlyphStyle{Color: alpha(colOK, 0xb0), Radius: vg.Points(1.6), Shape: draw.CircleGlyph{}}},
+	{"fail", history.Fail, false, draw.GlyphStyle{Color: colFail, Radius: vg.Points(2.2), Shape: draw.CrossGlyph{}}},
+	{"info (unknown outcome)", history.Info, false, draw.GlyphStyle{Color: colInfo, Radius: vg.Points(2.6), Shape: draw.TriangleGlyph{}}},
+	{"info, never completed (drawn at cap)", history.Info, true, draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.PyramidGlyph{}}},
+}
+
 // latencyRaw draws latency-raw.png: every operation's latency against its
-// invoke time, by outcome, on a log axis, with fault windows shaded.
-// Operations that never completed are drawn at a cap above the slowest
-// completed one.
+// invoke time, by outcome, on a log axis, with fault windows shaded; one
+// panel per operation type present (acquire, release, extend, read,
+// write, ...), each with its own y range, so that fast operations are not
+// squashed under slow lock waits. Operations that never completed are
+// drawn at a cap above their type's slowest completed one.
 func latencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, error) {
 	sp := spans(h)
-	p := newPlot("Latency of every operation (by invoke time)", "time since start (s)", "latency (ms, log scale)")
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
+	title := "Latency of every operation by type (at invoke time; each panel its own scale)"
 	legend := faultLegend(ws)
 	if len(sp) == 0 {
-		p.Y.Min, p.Y.Max, p.Y.Label.Text = 0, 1, "latency (ms)"
+		p := newPlot("", "time since start (s)", "latency (ms)")
+		p.X.Min, p.X.Max = 0, xMax(end)
+		p.Add(faultBands{ws}, lightGrid())
+		p.Y.Min, p.Y.Max = 0, 1
 		p.Add(emptyNote{"no client operations in this history"})
-		return renderPNG(p, legend, figWidth, figHeight)
+		return renderPanels("Latency of every operation", []*plot.Plot{p}, legend, figWidth, figHeight)
 	}
+	thin := len(sp) > maxRawPoints
+	if thin {
+		title += fmt.Sprintf(" — %d ops, thinned per pixel", len(sp))
+	}
+	types, groups := opTypes(sp), byOp(sp)
+	var ps []*plot.Plot
+	for i, f := range types {
+		p, err := latencyRawPanel(f, groups[f], ws, end, thin, i == len(types)-1)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	for _, g := range rawGroups {
+		if n := countType(sp, g.typ, g.open); n > 0 {
+			legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", g.name, n), Thumb: glyphThumb(g.glyph)})
+		}
+	}
+	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
+}
+
+// latencyRawPanel is one operation type's panel of latency-raw.png.
+func latencyRawPanel(f string, sp []span, ws []checker.Window, end int64, thin, last bool) (*plot.Plot, error) {
+	p := newPanel(fmt.Sprintf("%s (%d ops)", f, len(sp)), "", last)
+	p.X.Min, p.X.Max = 0, xMax(end)
+	p.Add(faultBands{ws}, lightGrid())
 	var lo, hi float64 = math.Inf(1), 0
 	for _, s := range sp {
 		if s.Completed {
@@ -44,19 +89,7 @@ func latencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, erro
 		lo, hi = 1, 1
 	}
 	capMs := hi * 3
-	groups := []struct {
-		name  string
-		typ   history.Type
-		open  bool // never completed
-		glyph draw.GlyphStyle
-	}{
-		{"ok", history.OK, false, draw.GlyphStyle{Color: alpha(colOK, 0xb0), Radius: vg.Points(1.6), Shape: draw.CircleGlyph{}}},
-		{"fail", history.Fail, false, draw.GlyphStyle{Color: colFail, Radius: vg.Points(2.2), Shape: draw.CrossGlyph{}}},
-		{"info (unknown outcome)", history.Info, false, draw.GlyphStyle{Color: colInfo, Radius: vg.Points(2.6), Shape: draw.TriangleGlyph{}}},
-		{"info, never completed (drawn at cap)", history.Info, true, draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.PyramidGlyph{}}},
-	}
-	thin := len(sp) > maxRawPoints
-	for _, g := range groups {
+	for _, g := range rawGroups {
 		var xys plotter.XYs
 		for _, s := range sp {
 			if s.Type != g.typ || s.Completed == g.open {
@@ -80,15 +113,11 @@ func latencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, erro
 		}
 		sc.GlyphStyle = g.glyph
 		p.Add(sc)
-		legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", g.name, countType(sp, g.typ, g.open)), Thumb: sc})
-	}
-	if thin {
-		p.Title.Text += fmt.Sprintf(" — %d ops, thinned to one point per pixel cell", len(sp))
 	}
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = msLogTicks{}
 	p.Y.Min, p.Y.Max = lo/1.5, capMs*1.5
-	return renderPNG(p, legend, figWidth, figHeight)
+	return p, nil
 }
 
 // minLatencyMs is the floor of latencies on log axes (1 µs): a zero

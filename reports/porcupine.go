@@ -18,7 +18,9 @@ import (
 // sections), from the searches the checks kept (see
 // keptLinearizations), else by searching again. Above opt.PorcupineMaxOps client operations, or for a
 // history that does not validate, porcupine.html is a short page saying
-// why instead, and note says so for index.html.
+// why instead, and note says so for index.html. Every page is titled
+// with the run, lock and verdict, and opens at the operation its
+// "#op=N" fragment names (decoratePorcupine).
 func writePorcupine(res *harness.Result, opt Options) (note string, counter bool, err error) {
 	h := res.History
 	n := len(spans(h))
@@ -31,7 +33,8 @@ func writePorcupine(res *harness.Result, opt Options) (note string, counter bool
 	}
 	path := filepath.Join(res.Dir, store.PorcupineFile)
 	if reason != "" {
-		page := "<!DOCTYPE html><meta charset=\"utf-8\"><title>porcupine: not built</title><p>" + html.EscapeString(reason) + "</p>\n"
+		title := html.EscapeString(porcupineTitle(res, "Lock check (porcupine): not built"))
+		page := "<!DOCTYPE html><meta charset=\"utf-8\"><title>" + title + "</title><h1>" + title + "</h1><p>" + html.EscapeString(reason) + "</p>\n"
 		if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
 			return reason, false, fmt.Errorf("reports: %w", err)
 		}
@@ -49,7 +52,7 @@ func writePorcupine(res *harness.Result, opt Options) (note string, counter bool
 	if err != nil {
 		return "", false, fmt.Errorf("reports: %s: %w", store.PorcupineFile, err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, decoratePorcupine(buf.Bytes(), porcupineTitle(res, "Lock check (porcupine)")), 0o644); err != nil {
 		return "", false, fmt.Errorf("reports: %w", err)
 	}
 	if res.Config.Workload != "counter" || !hasF(h, history.FWrite) {
@@ -64,7 +67,8 @@ func writePorcupine(res *harness.Result, opt Options) (note string, counter bool
 	if err != nil {
 		return "", false, fmt.Errorf("reports: %s: %w", store.PorcupineCounterFile, err)
 	}
-	if err := os.WriteFile(filepath.Join(res.Dir, store.PorcupineCounterFile), buf.Bytes(), 0o644); err != nil {
+	page := decoratePorcupine(buf.Bytes(), porcupineTitle(res, "Counter's critical sections (porcupine)"))
+	if err := os.WriteFile(filepath.Join(res.Dir, store.PorcupineCounterFile), page, 0o644); err != nil {
 		return "", false, fmt.Errorf("reports: %w", err)
 	}
 	return "", true, nil

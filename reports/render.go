@@ -122,11 +122,82 @@ func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
+// Every time-axis plot of the report puts its data area at the same place
+// across the image, so that the time axes of the PNGs line up when the
+// page shows them one above the other (they are all figWidth wide):
+// axisLeft from the image's left edge to the data area (room for the y
+// tick labels and the y label) and axisRight from its right end to the
+// right edge. In points (1/72 inch; at figDPI 96 a point is 4/3 px).
+const (
+	axisLeft  = vg.Length(96)
+	axisRight = vg.Length(18)
+)
+
+// alignTimeAxis returns the part of c to draw p into so that p's data
+// area spans [imgMin+axisLeft, imgMax-axisRight] horizontally, imgMin and
+// imgMax being the image's left and right edges. gonum/plot sizes the y
+// axis by its labels, so the natural data area moves from plot to plot;
+// this undoes that. A plot whose y labels are wider than axisLeft keeps
+// its natural, wider margin (its labels are never cut off).
+//
+// Every time-axis renderer calls it (renderPNG and renderPanels do);
+// a renderer that draws a plot itself calls p.Draw(alignTimeAxis(p, c,
+// c.Min.X, c.Max.X)).
+func alignTimeAxis(p *plot.Plot, c draw.Canvas, imgMin, imgMax vg.Length) draw.Canvas {
+	// The data area moves with the canvas edges almost one for one
+	// (glyph padding is the exception); two passes settle it.
+	for range 2 {
+		dc := p.DataCanvas(c)
+		c.Min.X = max(imgMin, c.Min.X+imgMin+axisLeft-dc.Min.X)
+		c.Max.X = min(imgMax, c.Max.X+imgMax-axisRight-dc.Max.X)
+	}
+	return c
+}
+
 // renderPNG draws p with a legend strip along the bottom (wrapping onto as
-// many lines as the items need) and returns the PNG bytes.
+// many lines as the items need) and returns the PNG bytes. p's data area
+// is aligned with every other time-axis plot's (alignTimeAxis).
 func renderPNG(p *plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error) {
+	return renderPanels("", []*plot.Plot{p}, legend, w, h)
+}
+
+// figTitleFont is the face of a small-multiples figure's overall title.
+var figTitleFont = font.From(bold, 14)
+
+// renderPanels draws the plots ps one above the other, each in an equal
+// share of the height left by the title (if any, drawn across the top) and
+// the legend strip (along the bottom), each with its own y axis and its
+// data area aligned with every other time-axis plot's; it returns the PNG
+// bytes.
+func renderPanels(title string, ps []*plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
 	dc := draw.New(c)
+	strip, drawLegend := layoutLegend(legend, w)
+	top := dc.Max.Y
+	if title != "" {
+		sty := draw.TextStyle{Color: color.Black, Font: figTitleFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+		dc.FillText(sty, vg.Point{X: w / 2, Y: top - 6}, title)
+		top -= sty.Height(title) + 14
+	}
+	ph := (top - strip) / vg.Length(max(len(ps), 1))
+	for i, p := range ps {
+		pc := dc
+		pc.Max.Y = top - vg.Length(i)*ph
+		pc.Min.Y = pc.Max.Y - ph
+		p.Draw(alignTimeAxis(p, pc, dc.Min.X, dc.Max.X))
+	}
+	drawLegend(dc)
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// layoutLegend lays the legend items out in rows across width w and
+// returns the strip's height and a function drawing it at the bottom of
+// a canvas.
+func layoutLegend(legend []legendItem, w vg.Length) (vg.Length, func(dc draw.Canvas)) {
 	const (
 		pad     = vg.Length(8)
 		thumbW  = vg.Length(18)
@@ -135,7 +206,6 @@ func renderPNG(p *plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error
 		itemGap = vg.Length(16)
 	)
 	sty := draw.TextStyle{Color: color.Black, Font: legendFont, Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
-	// Lay the items out in rows first, to know the strip's height.
 	type placed struct {
 		it   legendItem
 		x    vg.Length
@@ -155,21 +225,15 @@ func renderPNG(p *plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error
 	if len(items) > 0 {
 		strip = vg.Length(line+1)*lineH + pad
 	}
-	pc := dc
-	pc.Min.Y += strip
-	p.Draw(pc)
-	for _, it := range items {
-		y := strip - pad/2 - vg.Length(it.line)*lineH - lineH/2
-		tc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
-			Min: vg.Point{X: it.x, Y: y - thumbH/2}, Max: vg.Point{X: it.x + thumbW, Y: y + thumbH/2}}}
-		it.it.Thumb.Thumbnail(&tc)
-		dc.FillText(sty, vg.Point{X: it.x + thumbW + 4, Y: y}, it.it.Label)
+	return strip, func(dc draw.Canvas) {
+		for _, it := range items {
+			y := strip - pad/2 - vg.Length(it.line)*lineH - lineH/2
+			tc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: it.x, Y: y - thumbH/2}, Max: vg.Point{X: it.x + thumbW, Y: y + thumbH/2}}}
+			it.it.Thumb.Thumbnail(&tc)
+			dc.FillText(sty, vg.Point{X: it.x + thumbW + 4, Y: y}, it.it.Label)
+		}
 	}
-	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // emptyNote makes p show msg in the middle of an empty data area, for runs

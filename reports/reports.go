@@ -51,8 +51,8 @@ func (o Options) withDefaults() Options {
 }
 
 // Write writes the report of res into res.Dir: the plots, porcupine.html
-// (and porcupine-counter.html for the counter workload), junit.xml and
-// index.html. It never touches the run's history, test.json or
+// (and porcupine-counter.html for the counter workload), timeline.html,
+// junit.xml and index.html. It never touches the run's history, test.json or
 // results.json. A file that cannot be produced does not stop the others;
 // the errors are joined.
 func Write(res *harness.Result) error { return WriteWith(res, Options{}) }
@@ -90,7 +90,7 @@ func WriteWith(res *harness.Result, opt Options) error {
 			func() ([]byte, error) { return fencingPNG(h, res.Writes, ws, end) }},
 	}
 	figs := make([]figure, len(plots))
-	errs := make([]error, len(plots)+3)
+	errs := make([]error, len(plots)+4)
 	var wg sync.WaitGroup
 	for i, pl := range plots {
 		wg.Add(1)
@@ -113,6 +113,11 @@ func WriteWith(res *harness.Result, opt Options) error {
 	go func() {
 		defer wg.Done()
 		porcNote, counterPage, errs[len(plots)] = writePorcupine(res, opt)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		errs[len(plots)+3] = writeTimelineFile(res, ws, end)
 	}()
 	wg.Wait()
 	errs[len(plots)+1] = writeJUnit(res, end)

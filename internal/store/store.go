@@ -52,6 +52,7 @@ const (
 	JUnitFile            = "junit.xml"
 	PorcupineFile        = "porcupine.html"
 	PorcupineCounterFile = "porcupine-counter.html" // counter workload only
+	TimelineFile         = "timeline.html"
 	LatencyRawFile       = "latency-raw.png"
 	LatencyQuantileFile  = "latency-quantiles.png"
 	RateFile             = "rate.png"
@@ -71,6 +72,7 @@ var Files = []File{
 	{TestFile, "full configuration, seed, fault plan and versions"},
 	{ResultsFile, "the checkers' verdicts and details"},
 	{JUnitFile, "one test case per checker, for CI"},
+	{TimelineFile, "every operation as a box on its client's row, on a shared time axis, coloured by outcome, with the fault windows"},
 	{PorcupineFile, "porcupine's visualisation of the lock check, fault windows annotated"},
 	{PorcupineCounterFile, "porcupine's visualisation of the counter's critical sections"},
 	{WritesFile, "the resource's log of every write it received, with its fencing token"},

@@ -1,0 +1,79 @@
+package reports
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/internal/browsertest"
+	"github.com/lockstorm/lockstorm/internal/store"
+)
+
+// opener writes a page into dir that opens target (a file of dir, with a
+// fragment) as a link from the report would, and returns its path:
+// browsertest takes a file, not a URL with a fragment.
+func opener(t *testing.T, dir, target string) string {
+	t.Helper()
+	p := filepath.Join(dir, "open-"+strings.NewReplacer("#", "_", "=", "_").Replace(target)+".html")
+	page := `<!DOCTYPE html><meta charset="utf-8"><script>location.replace(` + "'" + target + "'" + `)</script>`
+	if err := os.WriteFile(p, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The report's anomaly links carry the failing op ("porcupine.html#op=N"),
+// and the porcupine page opened through such a link, in Chromium, carries
+// the run's title (lock, run, verdict) instead of porcupine's default,
+// and has selected and outlined the operation holding op N after its
+// scripts ran.
+func TestBrowserPorcupineOpensAtFailingOp(t *testing.T) {
+	browsertest.Require(t)
+	dir := t.TempDir()
+	res := pauseResult(dir)
+	if err := Write(res); err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(filepath.Join(dir, store.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := regexp.MustCompile(`href="(porcupine(?:-counter)?\.html#op=([0-9]+))"`).FindAllStringSubmatch(string(index), -1)
+	if len(links) == 0 {
+		t.Fatal("index.html has no anomaly link with #op=N into a porcupine page")
+	}
+	// And the lock check's page, at the second client's acquire.
+	for _, op := range res.History {
+		if op.F == "acquire" && op.Type == "ok" && op.Process == 1 {
+			links = append(links, []string{"", fmt.Sprintf("%s#op=%d", store.PorcupineFile, op.Index), fmt.Sprint(op.Index)})
+			break
+		}
+	}
+	seen := map[string]bool{}
+	for _, l := range links {
+		if seen[l[1]] {
+			continue
+		}
+		seen[l[1]] = true
+		dom := browsertest.DOM(t, opener(t, dir, l[1]))
+		title := regexp.MustCompile(`<title>([^<]*)</title>`).FindStringSubmatch(dom)
+		if title == nil || title[1] == "Porcupine" || !strings.Contains(title[1], "hand-built-pause") ||
+			!strings.Contains(title[1], "lock single") || !strings.Contains(title[1], "INVALID") {
+			t.Errorf("%s: title %q does not name the run, lock and verdict", l[1], title)
+		}
+		if !strings.Contains(dom, `data-lockstorm-op="`+l[2]+`"`) {
+			t.Errorf("%s: the script did not select op %s", l[1], l[2])
+		}
+		if !regexp.MustCompile(`class="history-rect[^"]*\bselected\b[^"]*\blockstorm-target\b`).MatchString(dom) {
+			t.Errorf("%s: no history rect is selected and outlined", l[1])
+		}
+		note := regexp.MustCompile(`<p id="lockstorm-target-note">([^<]*)</p>`).FindStringSubmatch(dom)
+		if note == nil || !strings.Contains(note[1], "Op "+l[2]) {
+			t.Errorf("%s: note %q does not name op %s", l[1], note, l[2])
+		}
+		t.Logf("%s: %s", l[1], note)
+	}
+}

@@ -1,0 +1,111 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/lockstorm/lockstorm/harness"
+)
+
+// porcupineTitle is the title of a porcupine page of res: what the page
+// shows, the run (test name and run folder), the lock and the run's
+// verdict, e.g. "Lock check (porcupine) — single-counter
+// 20261203T104020.424, lock single: INVALID".
+func porcupineTitle(res *harness.Result, what string) string {
+	cfg := res.Config
+	return fmt.Sprintf("%s — %s %s, lock %s: %s", what, cfg.Name, filepath.Base(res.Dir), cfg.Lock,
+		strings.ToUpper(res.Verdict.Valid.String()))
+}
+
+// opAnchor is the fragment of a link that opens a porcupine page at an
+// anomaly's failing operation: its last op (the record that completed
+// the anomaly), "#op=N"; empty for an anomaly without ops.
+func opAnchor(ops []int64) string {
+	if len(ops) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("#op=%d", slices.Max(ops))
+}
+
+// decoratePorcupine gives a page porcupine's Visualize wrote (v1.3.1:
+// "<title>Porcupine</title>", the data in a global const data whose
+// history elements carry our metadata "ops 12,15", one target rect per
+// element with data-partition and data-index) a real title, a heading
+// saying the same, and a script that, when the page is opened with
+// "#op=N", selects the operation whose records include op N (else the
+// nearest one), as a click on it would, outlines it and scrolls it into
+// view. Pages of another shape are returned with only the title added.
+func decoratePorcupine(page []byte, title string) []byte {
+	esc := html.EscapeString(title)
+	page = bytes.Replace(page, []byte("<title>Porcupine</title>"), []byte("<title>"+esc+"</title>"), 1)
+	// The heading stays at the top left as porcupine's legend does (both
+	// are fixed, the page scrolls sideways); the legend and the canvas
+	// move down to make room.
+	head := `<body>
+    <style>
+      #lockstorm-head { position: fixed; left: 0; top: 0; right: 0; z-index: 2; background: #fff;
+        padding: 6px 10px 4px; font-family: sans-serif; border-bottom: 1px solid #ddd; }
+      #lockstorm-head h1 { font-size: 16px; margin: 0 0 2px; }
+      #lockstorm-head p { font-size: 13px; margin: 0; color: #555; min-height: 1em; }
+      #legend { top: 56px; }
+      #canvas { margin-top: 95px; }
+    </style>
+    <div id="lockstorm-head"><h1 id="lockstorm-title">` + esc + `</h1><p id="lockstorm-target-note"></p></div>`
+	page = bytes.Replace(page, []byte("<body>"), []byte(head), 1)
+	i := bytes.LastIndex(page, []byte("</body>"))
+	if i < 0 {
+		return page
+	}
+	out := append([]byte{}, page[:i]...)
+	out = append(out, porcupineTargetScript...)
+	return append(out, page[i:]...)
+}
+
+// porcupineTargetScript selects the operation named in the page's
+// "#op=N" fragment (see decoratePorcupine).
+const porcupineTargetScript = `<style>
+      rect.history-rect.lockstorm-target { stroke: #d62728; stroke-width: 4px; }
+    </style>
+    <script>
+      (function () {
+        function show() {
+          var m = /(?:^#|&)op=(\d+)/.exec(location.hash)
+          if (!m || typeof data === 'undefined' || !data.Partitions) return
+          var want = Number(m[1]), best = null
+          data.Partitions.forEach(function (part, p) {
+            part.History.forEach(function (el, i) {
+              (String(el.Metadata || '').match(/\d+/g) || []).forEach(function (s) {
+                var d = Math.abs(Number(s) - want)
+                if (best === null || d < best.d) best = {d: d, p: p, i: i, md: el.Metadata}
+              })
+            })
+          })
+          var note = document.getElementById('lockstorm-target-note')
+          if (best === null) {
+            note.textContent = 'op ' + want + ' is not on this page.'
+            return
+          }
+          var sel = 'rect.target-rect[data-partition="' + best.p + '"][data-index="' + best.i + '"]'
+          var target = document.querySelector(sel)
+          if (!target) return
+          document.querySelectorAll('rect.lockstorm-target').forEach(function (r) { r.classList.remove('lockstorm-target') })
+          var box = target.getBoundingClientRect()
+          target.dispatchEvent(new MouseEvent('click', {bubbles: true,
+            clientX: box.left + box.width / 2, clientY: box.top + box.height / 2}))
+          var shown = document.querySelector('rect.history-rect.selected')
+          if (shown) shown.classList.add('lockstorm-target')
+          target.scrollIntoView({block: 'center', inline: 'center'})
+          document.body.setAttribute('data-lockstorm-op', String(want))
+          note.textContent = best.d === 0
+            ? 'Op ' + want + ' (' + best.md + ') is selected and outlined in red.'
+            : 'Op ' + want + ' is not one of this page\'s operations; the nearest one (' + best.md + ') is selected and outlined in red.'
+        }
+        show()
+        window.addEventListener('hashchange', show)
+      })()
+    </script>
+  `

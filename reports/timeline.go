@@ -1,0 +1,231 @@
+package reports
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
+)
+
+// timeline.html, like Jepsen's timeline: one row per client slot (its
+// successive processes share it, as on holders.png), each operation a box
+// from its invoke to its completion on a shared time axis, coloured by
+// outcome (ok, fail, info; an operation that never completed runs on to
+// the end as a thin striped bar), with the fault windows as bands across
+// all rows. Hovering a box shows its op index, type, process, times and
+// value. The page is self-contained: the operations are embedded as JSON
+// and drawn into an SVG by a small script (no network), which redraws it
+// when the reader zooms.
+
+//go:embed timeline.html.tmpl
+var timelineSrc string
+
+var timelineTmpl = template.Must(template.New("timeline").Parse(timelineSrc))
+
+// maxTimelineBoxes is the most boxes timeline.html draws. Above it, every
+// fail and info operation is kept and the ok ones are thinned to one in k
+// (evenly through the run), and the page says so: a browser stays usable
+// with tens of thousands of SVG boxes, not millions.
+const maxTimelineBoxes = 20000
+
+// Outcome codes of timeline boxes (tlBox.Outcome).
+const (
+	tlOK = iota
+	tlFail
+	tlInfo
+	tlOpen // info: never completed
+)
+
+// tlBox is one operation on timeline.html, encoded as a JSON array to
+// keep big pages small: [row, start ms, end ms, outcome, op index,
+// process, f, detail]. Times are ms since the history's zero; an
+// operation that never completed ends at the end of the history.
+type tlBox struct {
+	Row      int
+	Start    float64
+	End      float64
+	Outcome  int
+	Index    int64
+	Process  int
+	F        string
+	Detail   string
+	complete bool
+}
+
+// MarshalJSON encodes the box as an array.
+func (b tlBox) MarshalJSON() ([]byte, error) {
+	return json.Marshal([]any{b.Row, b.Start, b.End, b.Outcome, b.Index, b.Process, b.F, b.Detail})
+}
+
+// tlFault is one fault window's band.
+type tlFault struct {
+	Label    string  `json:"label"`
+	Kind     string  `json:"kind"`
+	Colour   string  `json:"colour"`
+	Start    float64 `json:"start"` // ms
+	End      float64 `json:"end"`   // ms
+	Unhealed bool    `json:"unhealed,omitempty"`
+	Ops      string  `json:"ops"`
+}
+
+// tlData is everything the page's script draws.
+type tlData struct {
+	Rows   []string  `json:"rows"` // row labels, top to bottom
+	End    float64   `json:"end"`  // ms, the time axis' right end
+	Boxes  []tlBox   `json:"boxes"`
+	Faults []tlFault `json:"faults"`
+	Colour [4]string `json:"colour"` // by outcome code
+}
+
+// tlPage is the template's data.
+type tlPage struct {
+	Title, Verdict, Note string
+	Total, Shown         int
+	Data                 template.JS
+}
+
+// buildTimeline lays out h: rows from the client slots (clients as in
+// the run's configuration), boxes from the operations (thinned above
+// maxBoxes), bands from the fault windows ws, the axis to end (ns).
+func buildTimeline(h history.History, ws []checker.Window, end int64, clients, maxBoxes int) (d tlData, total int) {
+	sm := buildSlots(h, clients)
+	d.Rows = sm.Rows
+	d.End = millis(end)
+	d.Colour = [4]string{hexColour(colOK), hexColour(colFail), hexColour(colInfo), hexColour(colInfo)}
+	pairs := history.Pairs(h)
+	total = len(pairs)
+	keepOK := 1
+	if total > maxBoxes {
+		notOK := 0
+		for _, p := range pairs {
+			if p.Completion < 0 || h[p.Completion].Type != history.OK {
+				notOK++
+			}
+		}
+		if room := maxBoxes - notOK; room > 0 {
+			keepOK = (total - notOK + room - 1) / room
+		} else {
+			keepOK = 0 // only fail and info fit (and even those are capped below)
+		}
+	}
+	okSeen := 0
+	for _, p := range pairs {
+		inv := &h[p.Invoke]
+		b := tlBox{Row: sm.Row[inv.Process], Start: millis(inv.Time), End: d.End, Outcome: tlOpen,
+			Index: inv.Index, Process: inv.Process, F: inv.F}
+		var c *history.Op
+		if p.Completion >= 0 {
+			c = &h[p.Completion]
+			b.End, b.complete = millis(c.Time), true
+			switch c.Type {
+			case history.OK:
+				b.Outcome = tlOK
+			case history.Fail:
+				b.Outcome = tlFail
+			default:
+				b.Outcome = tlInfo
+			}
+		}
+		if b.Outcome == tlOK {
+			okSeen++
+			if keepOK == 0 || (okSeen-1)%keepOK != 0 {
+				continue
+			}
+		}
+		if len(d.Boxes) >= maxBoxes {
+			break
+		}
+		b.Detail = opDetail(inv, c)
+		d.Boxes = append(d.Boxes, b)
+	}
+	for _, w := range ws {
+		ops := fmt.Sprintf("ops %d..%d", w.StartOp, w.StopOp)
+		if w.Unhealed {
+			ops = fmt.Sprintf("op %d, never healed", w.StartOp)
+		}
+		d.Faults = append(d.Faults, tlFault{Label: w.Label(), Kind: w.Fault, Colour: hexColour(faultColour(w.Fault)),
+			Start: millis(w.Start), End: millis(w.End), Unhealed: w.Unhealed, Ops: ops})
+	}
+	return d, total
+}
+
+// opDetail is what a box's hover says besides index, type and times: the
+// key, token, fence, value and error of the invoke and its completion c
+// (nil when it never completed).
+func opDetail(inv, c *history.Op) string {
+	var parts []string
+	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
+	r := inv
+	if c != nil {
+		r = c
+	}
+	if r.Key != "" {
+		add("key %s", r.Key)
+	}
+	if r.Token != "" {
+		add("token %s", r.Token)
+	}
+	if r.Fence != 0 {
+		add("fence %d", r.Fence)
+	}
+	if r.F == history.FRead || r.F == history.FWrite || r.Value != 0 {
+		add("value %d", r.Value)
+	}
+	if r.Error != "" {
+		add("error: %s", r.Error)
+	}
+	if c != nil {
+		add("completion op %d", c.Index)
+	} else {
+		add("never completed")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeTimeline writes timeline.html for res to w.
+func writeTimeline(w io.Writer, res *harness.Result, ws []checker.Window, end int64) error {
+	d, total := buildTimeline(res.History, ws, end, res.Config.Clients, maxTimelineBoxes)
+	b, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	cfg := res.Config
+	p := tlPage{
+		Title:   fmt.Sprintf("Timeline — %s, lock %s", cfg.Name, cfg.Lock),
+		Verdict: strings.ToUpper(res.Verdict.Valid.String()),
+		Total:   total, Shown: len(d.Boxes), Data: template.JS(b),
+	}
+	if len(d.Boxes) < total {
+		p.Note = fmt.Sprintf("This history has %d operations; the timeline draws %d of them, above its limit of %d boxes: every fail and info operation (up to the limit) and an even sample of the ok ones. history.jsonl has them all.",
+			total, len(d.Boxes), maxTimelineBoxes)
+	}
+	return timelineTmpl.Execute(w, p)
+}
+
+// hexColour is c as CSS "#rrggbb".
+func hexColour(c interface{ RGBA() (r, g, b, a uint32) }) string {
+	r, g, b, _ := c.RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+}
+
+// writeTimelineFile writes timeline.html into res.Dir.
+func writeTimelineFile(res *harness.Result, ws []checker.Window, end int64) error {
+	var buf bytes.Buffer
+	if err := writeTimeline(&buf, res, ws, end); err != nil {
+		return fmt.Errorf("reports: %s: %w", store.TimelineFile, err)
+	}
+	if err := os.WriteFile(filepath.Join(res.Dir, store.TimelineFile), buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	return nil
+}

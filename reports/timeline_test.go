@@ -1,0 +1,140 @@
+package reports
+
+import (
+	"image/color"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/browsertest"
+	"github.com/lockstorm/lockstorm/internal/store"
+)
+
+// The hand-built pause history on the timeline: one row per client slot,
+// a box per operation with its outcome (the failed release, the acquire
+// that never completed), and the client-pause band.
+func TestBuildTimelineBoxesAndBands(t *testing.T) {
+	h, _ := pauseHistory()
+	ws := checker.FaultWindows(h)
+	d, total := buildTimeline(h, ws, endTime(h), 3, maxTimelineBoxes)
+	if total != len(history.Pairs(h)) || len(d.Boxes) != total {
+		t.Fatalf("%d boxes of %d operations, want all %d", len(d.Boxes), total, len(history.Pairs(h)))
+	}
+	if len(d.Rows) != 3 || !strings.HasPrefix(d.Rows[2], "c3 (p2, p3)") {
+		t.Errorf("rows %q, want three client slots, c3 holding p2 and p3", d.Rows)
+	}
+	outcomes := map[int]int{}
+	for _, b := range d.Boxes {
+		outcomes[b.Outcome]++
+		if b.End < b.Start {
+			t.Errorf("box of op %d ends before it starts", b.Index)
+		}
+	}
+	if outcomes[tlFail] != 1 || outcomes[tlInfo] != 1 || outcomes[tlOK] != total-2 {
+		t.Errorf("outcomes %v, want 1 fail, 1 info, the rest ok", outcomes)
+	}
+	if len(d.Faults) != 1 || d.Faults[0].Kind != "client-pause" || d.Faults[0].Start != 10 || d.Faults[0].End != 612 {
+		t.Errorf("fault bands %+v, want the client-pause from 10 to 612 ms", d.Faults)
+	}
+}
+
+// Above the box limit every fail and info operation is kept and the ok
+// ones are thinned evenly, within the limit, and the page says so.
+func TestTimelineCapsBigHistories(t *testing.T) {
+	h := bigHistory(5000, 4, 2)
+	d, total := buildTimeline(h, nil, endTime(h), 4, 1000)
+	if total < 5000 || len(d.Boxes) > 1000 || len(d.Boxes) < 500 {
+		t.Fatalf("%d boxes of %d operations, want at most 1000 and not far below", len(d.Boxes), total)
+	}
+	notOK := 0
+	for _, p := range history.Pairs(h) {
+		if p.Completion < 0 || h[p.Completion].Type != history.OK {
+			notOK++
+		}
+	}
+	kept := 0
+	for _, b := range d.Boxes {
+		if b.Outcome != tlOK {
+			kept++
+		}
+	}
+	if kept != min(notOK, 1000) {
+		t.Errorf("kept %d fail/info boxes of %d", kept, notOK)
+	}
+	dir := t.TempDir()
+	res := bigResult(dir, 30000)
+	if err := Write(res); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, store.TimelineFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "above its limit of 20000 boxes") {
+		t.Error("timeline.html of a 30000-op history does not say it is capped")
+	}
+}
+
+// Write writes timeline.html, the report links it, and the run folder's
+// file table lists it.
+func TestTimelineWrittenAndLinked(t *testing.T) {
+	dir := t.TempDir()
+	if err := Write(pauseResult(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if !store.Exists(dir, store.TimelineFile) {
+		t.Fatal("no timeline.html")
+	}
+	index, _ := os.ReadFile(filepath.Join(dir, store.IndexFile))
+	if n := strings.Count(string(index), `href="timeline.html"`); n < 3 { // nav, anomalies note, files table
+		t.Errorf("index.html links timeline.html %d times, want nav, anomalies note and files table", n)
+	}
+}
+
+// blend is colour c at opacity a over white.
+func blend(c color.NRGBA, a float64) color.RGBA {
+	f := func(v uint8) uint8 { return uint8(255 - a*(255-float64(v)) + 0.5) }
+	return color.RGBA{f(c.R), f(c.G), f(c.B), 255}
+}
+
+// timeline.html in Chromium: the boxes are drawn in the outcome colours
+// (ok blue, fail red, info orange), the client-pause band is shaded in
+// its fault colour, and each box's hover text names its op index, type
+// and times.
+func TestScreenshotTimeline(t *testing.T) {
+	browsertest.Require(t)
+	dir := t.TempDir()
+	if err := Write(pauseResult(dir)); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, store.TimelineFile)
+	img := browsertest.Screenshot(t, page, 500)
+	for _, c := range []struct {
+		name string
+		col  color.NRGBA
+		min  int
+	}{{"ok", colOK, 200}, {"fail", colFail, 20}, {"info", colInfo, 20}} {
+		want := color.RGBA{c.col.R, c.col.G, c.col.B, 255}
+		if n := browsertest.CountNear(img, want, 12); n < c.min {
+			t.Errorf("%s colour %v: %d pixels, want at least %d", c.name, want, n, c.min)
+		}
+	}
+	band := blend(faultColour("client-pause"), 0.35)
+	if n := browsertest.CountNear(img, band, 8); n < 500 {
+		t.Errorf("client-pause band colour %v: %d pixels, want a shaded band", band, n)
+	}
+	dom := browsertest.DOM(t, page)
+	if n := strings.Count(dom, `class="box `); n != len(history.Pairs(pauseResult(dir).History)) {
+		t.Errorf("%d boxes in the DOM", n)
+	}
+	if !regexp.MustCompile(`<title>op 6: acquire ok, process 1, 0\.0200 s → 0\.3200 s \(300\.000 ms\)`).MatchString(dom) {
+		t.Errorf("no hover text for op 6 (p1's acquire, 20 ms → 320 ms)")
+	}
+	if !strings.Contains(dom, `class="fault"`) {
+		t.Error("no fault band in the DOM")
+	}
+}
