@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -80,6 +81,8 @@ func (c *Composite) Check(ctx context.Context, h history.History) Result {
 }
 
 func safeCheck(ctx context.Context, ch Checker, h history.History) (r Result) {
+	start := time.Now()
+	defer func() { r.Seconds = time.Since(start).Seconds() }()
 	defer func() {
 		if p := recover(); p != nil {
 			name := fmt.Sprintf("%T", ch)
