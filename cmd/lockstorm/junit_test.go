@@ -75,3 +75,22 @@ func TestRunJUnit(t *testing.T) {
 		t.Errorf("unwritable --junit: exit %d, %q; want 2 naming --junit", code, stderr)
 	}
 }
+
+// catalog --junit PATH: one document, a case per row; row 1 expects an
+// invalid verdict and observes one, so its case passes and the command
+// exits 0.
+func TestCatalogJUnitFile(t *testing.T) {
+	bin := binary(t)
+	junit := filepath.Join(t.TempDir(), "catalog.xml")
+	code, stdout, stderr := exec1(t, bin, "catalog", "--only", "1", "--store", t.TempDir(), "--junit", junit)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	doc := readJUnit(t, junit)
+	if len(doc.Suites) != 1 || doc.Tests != 1 || doc.Failures+doc.Errors != 0 {
+		t.Fatalf("want one passing case: %+v", doc)
+	}
+	if c := doc.Suites[0].Cases[0]; !strings.HasPrefix(c.Name, "row 01 unsafe-del") || !strings.Contains(c.SystemOut, "expected invalid") {
+		t.Errorf("case %q, out %q", c.Name, c.SystemOut)
+	}
+}
