@@ -33,11 +33,13 @@ type Spec struct {
 	TTL time.Duration
 	// Pause is each client pause's length. Default 2 × TTL.
 	Pause time.Duration
-	// TimeLimit is each run's length. Default 8s.
+	// TimeLimit is each run's length. Default
+	// harness.DefaultScheduleTimeLimit (8s), as a sweep's runs.
 	TimeLimit time.Duration
 	// Seed is both runs' seed. Default 1.
 	Seed int64
-	// Clients is the number of client slots. Default 3.
+	// Clients is the number of client slots. Default
+	// harness.DefaultClients (4), as run and sweep.
 	Clients int
 	// Store is the store's root. Default "store".
 	Store string
@@ -71,7 +73,7 @@ func (s Spec) WithDefaults() (Spec, error) {
 		return s, bad("--pause must be a positive duration, got %v", s.Pause)
 	}
 	if s.TimeLimit == 0 {
-		s.TimeLimit = 8 * time.Second
+		s.TimeLimit = harness.DefaultScheduleTimeLimit
 	}
 	if need := sweep.FirstPauseAt + s.Pause + recovery; s.TimeLimit < need {
 		return s, bad("--time-limit %v leaves no room for a %v pause (needs at least %v)", s.TimeLimit, s.Pause, need)
@@ -80,7 +82,7 @@ func (s Spec) WithDefaults() (Spec, error) {
 		s.Seed = 1
 	}
 	if s.Clients == 0 {
-		s.Clients = 3
+		s.Clients = harness.DefaultClients
 	}
 	if s.Clients < 2 || s.Clients > 64 {
 		return s, bad("--clients must be between 2 and 64, got %d", s.Clients)

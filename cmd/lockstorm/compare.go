@@ -54,9 +54,9 @@ fencing: valid, stale writes rejected), 1 otherwise, 2 on bad input, 3 if interr
 	f.StringVar(&spec.Lock, "lock", "fenced", "lock under test (it must issue fencing tokens)")
 	f.DurationVar(&spec.TTL, "ttl", 0, "lease time-to-live (default 500ms)")
 	f.DurationVar(&spec.Pause, "pause", 0, "length of each pause of the holder (default 2 x ttl)")
-	f.DurationVar(&spec.TimeLimit, "time-limit", 0, "length of each run (default 8s)")
+	f.DurationVar(&spec.TimeLimit, "time-limit", harness.DefaultScheduleTimeLimit, "length of each run")
 	f.Int64Var(&spec.Seed, "seed", 1, "seed of both runs")
-	f.IntVar(&spec.Clients, "clients", 3, "concurrent clients")
+	f.IntVar(&spec.Clients, "clients", harness.DefaultClients, "concurrent clients, 2..64")
 	f.StringVar(&spec.Store, "store", "store", "folder of the run store")
 	return cmd
 }
