@@ -132,9 +132,12 @@ type Side struct {
 type Comparison struct {
 	Spec Spec
 	// Dir is store/compare/<timestamp>.
-	Dir                  string
-	Unfenced, Fenced     Side
-	Interrupted          bool
+	Dir              string
+	Unfenced, Fenced Side
+	Interrupted      bool
+	// Started is when the comparison started; Elapsed how long both runs
+	// and the page took.
+	Started              time.Time
 	Elapsed              time.Duration
 	unfencedOK, fencedOK bool
 }
@@ -187,7 +190,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Comparison, error) {
 	if opt.Runner == nil {
 		opt.Runner = lockstorm.Run
 	}
-	cmp := &Comparison{Spec: spec}
+	cmp := &Comparison{Spec: spec, Started: start}
 	for _, fencing := range []bool{false, true} {
 		cfg := spec.Config(fencing)
 		if opt.Progress != nil {
@@ -196,10 +199,11 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Comparison, error) {
 		res, err := opt.Runner(ctx, cfg)
 		err, reportErr := reports.SplitError(err)
 		if (res != nil && res.Interrupted) || (err != nil && ctx.Err() != nil) {
-			cmp.Interrupted = true
+			cmp.Interrupted, cmp.Elapsed = true, time.Since(start)
 			return cmp, nil
 		}
 		if err != nil {
+			cmp.Elapsed = time.Since(start)
 			return cmp, fmt.Errorf("%w: fencing %v: %w", sweep.ErrRun, fencing, err)
 		}
 		side := Side{Fencing: fencing, Metrics: sweep.MetricsOf(res), Result: res, Dir: res.Dir}

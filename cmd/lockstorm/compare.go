@@ -14,7 +14,10 @@ import (
 )
 
 func compareCommand() *cobra.Command {
-	var spec compare.Spec
+	var (
+		spec  compare.Spec
+		junit string
+	)
 	cmd := &cobra.Command{
 		Use:   "compare",
 		Short: "run the same seed and client pauses without and with a fencing resource; write a side-by-side page",
@@ -34,6 +37,11 @@ fencing: valid, stale writes rejected), 1 otherwise, 2 on bad input, 3 if interr
 			fmt.Printf("compare: lock %s, ttl %v, pauses of %v at %v, seed %d\n", s.Lock, s.TTL, s.Pause, s.PauseTimes(), s.Seed)
 			cmp, err := compare.Run(cmd.Context(), s, compare.Options{
 				Progress: func(_ bool, p harness.Progress) { progress.Update(p) }})
+			if junit != "" && cmp != nil {
+				if jerr := reports.WriteJUnitFile(junit, cmp.JUnit(err)); jerr != nil {
+					return usage("%v", jerr)
+				}
+			}
 			if err != nil {
 				return specError(err)
 			}
@@ -58,5 +66,6 @@ fencing: valid, stale writes rejected), 1 otherwise, 2 on bad input, 3 if interr
 	f.Int64Var(&spec.Seed, "seed", 1, "seed of both runs")
 	f.IntVar(&spec.Clients, "clients", harness.DefaultClients, "concurrent clients, 2..64")
 	f.StringVar(&spec.Store, "store", "store", "folder of the run store")
+	f.StringVar(&junit, "junit", "", "write a JUnit XML file: both runs as suites, and a case for the comparison's claim")
 	return cmd
 }

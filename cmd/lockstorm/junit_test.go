@@ -94,3 +94,28 @@ func TestCatalogJUnitFile(t *testing.T) {
 		t.Errorf("case %q, out %q", c.Name, c.SystemOut)
 	}
 }
+
+// compare --junit PATH: both runs as suites, then the claim's case, which
+// passes when the comparison shows what fencing changes.
+func TestCompareJUnitFile(t *testing.T) {
+	bin := binary(t)
+	junit := filepath.Join(t.TempDir(), "compare.xml")
+	code, stdout, stderr := exec1(t, bin, "compare", "--ttl", "300ms", "--time-limit", "5s", "--store", t.TempDir(), "--junit", junit)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	doc := readJUnit(t, junit)
+	var names []string
+	for _, s := range doc.Suites {
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, " ") != "compare-fenced-unfenced compare-fenced-fenced compare" {
+		t.Fatalf("suites %v", names)
+	}
+	if s := doc.Suites[2]; s.Tests != 1 || s.Failures+s.Errors != 0 {
+		t.Errorf("claim suite: %+v", s)
+	}
+	if doc.Suites[0].Failures == 0 {
+		t.Errorf("the unfenced run's suite has no failure although it lost updates")
+	}
+}
