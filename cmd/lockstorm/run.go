@@ -18,12 +18,29 @@ import (
 // runCommand is `lockstorm run`: the settings' flags (harness.Settings),
 // a YAML plan under them, and how many runs.
 func runCommand() *cobra.Command {
+	return runCommandWith(func(cmd *cobra.Command, cfg harness.Config, o runOptions) error {
+		cfg.OnProgress = reports.NewProgress(os.Stderr).Update
+		if o.runs == 1 {
+			return runOnce(cmd.Context(), cfg, o.junit)
+		}
+		return repeat(cmd.Context(), cfg, o.runs, o.untilInvalid, o.junit)
+	})
+}
+
+// runOptions are run's flags that are not settings.
+type runOptions struct {
+	runs         int
+	untilInvalid bool
+	junit        string
+}
+
+// runCommandWith is `lockstorm run` that hands the configuration its
+// command line asks for (harness.CommandLine) to do; tests replace do.
+func runCommandWith(do func(cmd *cobra.Command, cfg harness.Config, o runOptions) error) *cobra.Command {
 	var (
-		flags        harness.Config
-		plan         string
-		runs         int
-		untilInvalid bool
-		junit        string
+		flags harness.Config
+		plan  string
+		o     runOptions
 	)
 	cmd := newCommand("run", "run one test: a lock, a workload and faults; check it and write the report",
 		func(cmd *cobra.Command) error {
@@ -31,18 +48,14 @@ func runCommand() *cobra.Command {
 			if err != nil {
 				return setupError(err)
 			}
-			cfg.OnProgress = reports.NewProgress(os.Stderr).Update
-			if runs == 1 {
-				return runOnce(cmd.Context(), cfg, junit)
-			}
-			return repeat(cmd.Context(), cfg, runs, untilInvalid, junit)
+			return do(cmd, cfg, o)
 		})
 	f := cmd.Flags()
 	harness.AddFlags(f, &flags)
 	f.StringVar(&plan, "config", "", "YAML test plan; flags given explicitly override it")
-	f.IntVar(&runs, "runs", 1, "run N seeded runs, each in its own folder: run 1 uses --seed, run i ≥ 2 the seed 1 + splitmix64(seed + i - 1) mod 2^53; without --seed a base seed is drawn and printed; exit status follows the aggregate (invalid if any run is, else unknown if any is)")
-	f.BoolVar(&untilInvalid, "until-invalid", false, "with --runs, stop at the first invalid run")
-	f.StringVar(&junit, "junit", "", "also write the JUnit XML to this file (with --runs, one suite per run), besides junit.xml in the run folder")
+	f.IntVar(&o.runs, "runs", 1, "run N seeded runs, each in its own folder: run 1 uses --seed, run i ≥ 2 the seed 1 + splitmix64(seed + i - 1) mod 2^53; without --seed a base seed is drawn and printed; exit status follows the aggregate (invalid if any run is, else unknown if any is)")
+	f.BoolVar(&o.untilInvalid, "until-invalid", false, "with --runs, stop at the first invalid run")
+	f.StringVar(&o.junit, "junit", "", "also write the JUnit XML to this file (with --runs, one suite per run), besides junit.xml in the run folder")
 	cmd.Long = `run starts Redis nodes (--provider), runs the workload's clients on the lock under the
 faults of --nemesis (or of a --config plan) for --time-limit, heals every fault, checks the
 history with every checker, and writes the run folder and its report to the store.
