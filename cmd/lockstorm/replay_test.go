@@ -67,7 +67,7 @@ func TestReplayRoundTrip(t *testing.T) {
 			c.Lock, c.PauseModel, c.Nemesis = "py-redispy", harness.PauseLinks, []string{"client-pause"}
 		},
 		"explicit zeros": func(c *harness.Config) { c.TargetHolder, c.MinCoverage = -1, -1 },
-		"aim": func(c *harness.Config) { c.TargetHolder, c.MinCoverage, c.Workload = 0.25, 3, "cron" },
+		"aim":            func(c *harness.Config) { c.TargetHolder, c.MinCoverage, c.Workload = 0.25, 3, "cron" },
 		"external": func(c *harness.Config) {
 			c.Provider, c.Lock = "external", "redlock"
 			c.External = harness.External{RedisAddrs: []string{"127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"},
