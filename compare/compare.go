@@ -233,6 +233,10 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Comparison, error) {
 	if err != nil {
 		return cmp, err
 	}
+	if err := store.WriteJSON(filepath.Join(dir, reports.CompareVerdictFile), reports.CompareVerdict{
+		Shows: cmp.Shows(), Unfenced: u.Verdict, Fenced: f.Verdict}); err != nil {
+		return cmp, err
+	}
 	return cmp, store.WriteFile(filepath.Join(dir, store.IndexFile), page)
 }
 

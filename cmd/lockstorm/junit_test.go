@@ -99,8 +99,8 @@ func TestCatalogJUnitFile(t *testing.T) {
 // passes when the comparison shows what fencing changes.
 func TestCompareJUnitFile(t *testing.T) {
 	bin := binary(t)
-	junit := filepath.Join(t.TempDir(), "compare.xml")
-	code, stdout, stderr := exec1(t, bin, "compare", "--ttl", "300ms", "--time-limit", "5s", "--store", t.TempDir(), "--junit", junit)
+	junit, root := filepath.Join(t.TempDir(), "compare.xml"), t.TempDir()
+	code, stdout, stderr := exec1(t, bin, "compare", "--ttl", "300ms", "--time-limit", "5s", "--store", root, "--junit", junit)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
@@ -117,5 +117,13 @@ func TestCompareJUnitFile(t *testing.T) {
 	}
 	if doc.Suites[0].Failures == 0 {
 		t.Errorf("the unfenced run's suite has no failure although it lost updates")
+	}
+	// serve's listing reads the comparison's outcome from compare.json
+	m, _ := filepath.Glob(filepath.Join(root, "compare", "*", reports.CompareVerdictFile))
+	if len(m) != 1 {
+		t.Fatalf("%d %s files, want 1", len(m), reports.CompareVerdictFile)
+	}
+	if b, _ := os.ReadFile(m[0]); !strings.Contains(string(b), `"shows": true`) {
+		t.Errorf("%s: %s", m[0], b)
 	}
 }

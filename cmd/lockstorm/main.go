@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -86,6 +87,13 @@ func run() int {
 	}
 }
 
+// interruptNote is what the first SIGINT or SIGTERM prints: a command
+// that injects no faults (serve) replaces it with a plain "stopped".
+var interruptNote atomic.Pointer[string]
+
+// onInterrupt sets what the first SIGINT or SIGTERM prints.
+func onInterrupt(note string) { interruptNote.Store(&note) }
+
 // interruptContext ends on the first SIGINT or SIGTERM, so the run heals
 // every fault and stops cleanly; a second signal stops every node at once
 // and exits.
@@ -102,7 +110,11 @@ func interruptContext() (context.Context, context.CancelFunc) {
 		case <-ctx.Done():
 			return
 		}
-		fmt.Fprintln(os.Stderr, "lockstorm: interrupted: healing faults and stopping (again to force)")
+		note := "interrupted: healing faults and stopping (again to force)"
+		if p := interruptNote.Load(); p != nil {
+			note = *p
+		}
+		fmt.Fprintln(os.Stderr, "lockstorm:", note)
 		name := "SIGTERM"
 		if sig == os.Interrupt {
 			name = "SIGINT"
