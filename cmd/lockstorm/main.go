@@ -68,7 +68,7 @@ func run() int {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(runCommand(), analyzeCommand(), catalogCommand(), serveCommand(), sweepCommand(), compareCommand(), powerCommand(), clientCommand())
 	err := root.ExecuteContext(ctx)
 	var ee *exitError
@@ -77,12 +77,12 @@ func run() int {
 		return exitValid
 	case errors.As(err, &ee):
 		if ee.err != nil {
-			fmt.Fprintln(os.Stderr, "lockstorm:", ee.err)
+			fmt.Fprintln(os.Stderr, "lockstorm:", plain(ee.err.Error()))
 		}
 		return ee.code
 	default:
 		// cobra's own errors: unknown command, missing argument.
-		fmt.Fprintln(os.Stderr, "lockstorm:", err)
+		fmt.Fprintln(os.Stderr, "lockstorm:", plain(err.Error()))
 		return exitUsage
 	}
 }
