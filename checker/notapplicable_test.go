@@ -32,6 +32,9 @@ func TestNotApplicable(t *testing.T) {
 		t.Errorf("resource with counter ops says it does not apply: %q", r.NotApplicable)
 	}
 	res := Compose(Fencing{}, &Resource{}).Check(ctx, unfenced)
+	if res.Seconds <= 0 {
+		t.Errorf("Compose left the composed result's Seconds %v", res.Seconds)
+	}
 	for _, p := range res.Results {
 		if p.Seconds <= 0 {
 			t.Errorf("%s: Compose left Seconds %v", p.Name, p.Seconds)

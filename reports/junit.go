@@ -141,7 +141,7 @@ func verdictSuite(suite string, v checker.Result, seconds float64, started time.
 		merged = checker.Merge(merged, r.Valid)
 	}
 	if merged != v.Valid && len(v.Results) > 0 {
-		s.Cases = append(s.Cases, junitCase(class, checker.Result{Name: "verdict", Valid: v.Valid, Error: v.Error}))
+		s.Cases = append(s.Cases, junitCase(class, checker.Result{Name: "verdict", Valid: v.Valid, Error: v.Error, Seconds: v.Seconds}))
 	}
 	return s.Counted()
 }
