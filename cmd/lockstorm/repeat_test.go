@@ -65,6 +65,8 @@ func TestRunsCampaign(t *testing.T) {
 	}
 	if doc := readJUnit(t, junit); len(doc.Suites) != 3 || doc.Failures+doc.Errors != 0 {
 		t.Errorf("--junit: %d suites, %d failures, %d errors; want 3 passing suites", len(doc.Suites), doc.Failures, doc.Errors)
+	} else if s := doc.Suites[2]; s.Name != "single-counter.run3" || s.Cases[0].Classname != "lockstorm.single-counter.run3" {
+		t.Errorf("--junit: run 3's suite %q, classname %q; want each run named apart", s.Name, s.Cases[0].Classname)
 	}
 	seeds := map[int64]bool{}
 	for _, d := range dirs {

@@ -161,7 +161,8 @@ func repeat(ctx context.Context, cfg harness.Config, n int, untilInvalid bool, j
 				fmt.Fprintf(os.Stderr, "lockstorm: run %d: report not written: %v\n", i, reportErr)
 			}
 			reports.Summary(os.Stdout, res)
-			suites = append(suites, reports.RunSuite(res))
+			s := reports.RunSuite(res)
+			suites = append(suites, s.Renamed(fmt.Sprintf("%s.run%d", s.Name, i)))
 		}))
 	if c != nil && len(c.Runs) > 0 {
 		reports.RepeatSummary(os.Stdout, c)
