@@ -79,7 +79,13 @@ func plain(msg string) string {
 		return `"` + m[1] + `" is not a number`
 	})
 	msg = durationErr.ReplaceAllString(msg, `"$1" is not a duration like 1s or 300ms`)
-	return goType.ReplaceAllStringFunc(msg, func(s string) string { return strings.TrimPrefix(typeWord(s), "a ") })
+	// what is left: a Go type named in a sentence ("a harness.Plan")
+	return goType.ReplaceAllStringFunc(msg, func(s string) string {
+		if w, ok := typeWords[s]; ok {
+			return strings.TrimPrefix(w, "a ")
+		}
+		return "value"
+	})
 }
 
 // flagArgument matches pflag's error for a bad flag argument.

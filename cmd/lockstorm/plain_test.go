@@ -81,7 +81,8 @@ func TestPlain(t *testing.T) {
 		"json: cannot unmarshal string into Go struct field Config.config.plan of type nemesis.Plan": "config.plan must be a mapping, got a word",
 		`strconv.ParseInt: parsing "x": invalid syntax`:                                              `"x" is not a number`,
 		`time: invalid duration "soon"`:                                                              `"soon" is not a duration like 1s or 300ms`,
-		"a harness.Plan is needed":                                                                   "a mapping is needed",
+		"want time.Duration":                                                                         "want duration like 1s or 300ms",
+		"a harness.Plan is needed":                                                                   "a value is needed",
 	} {
 		if got := plain(in); got != want {
 			t.Errorf("plain(%q) = %q, want %q", in, got, want)
