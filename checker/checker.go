@@ -162,6 +162,14 @@ type Result struct {
 	Error string `json:"error,omitempty"`
 	// Results are the parts of a composed result, one per checker.
 	Results []Result `json:"results,omitempty"`
+	// NotApplicable, when set, says why the checker had nothing to check
+	// in this history (a lock that issues no fencing tokens, a workload
+	// with no resource ops). The verdict stays what it is (Valid: nothing
+	// was violated); reports show such a result as skipped, not passed.
+	NotApplicable string `json:"not_applicable,omitempty"`
+	// Seconds is how long the checker took, wall clock, in seconds (set
+	// by Compose for each part; 0 when not measured).
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // MaxAnomalies is how many anomalies of one kind a checker keeps; the rest

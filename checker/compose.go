@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -39,12 +40,15 @@ func Compose(checkers ...Checker) *Composite {
 // Name is the composite's label.
 func (c *Composite) Name() string { return c.Label }
 
-// Check runs the composition.
-func (c *Composite) Check(ctx context.Context, h history.History) Result {
-	res := Result{Name: c.Label}
+// Check runs the composition. The composed result's Seconds is the
+// whole check's time, each part's its own checker's.
+func (c *Composite) Check(ctx context.Context, h history.History) (res Result) {
+	start := time.Now()
+	res = Result{Name: c.Label}
+	defer func() { res.Seconds = time.Since(start).Seconds() }()
 	if err := Validate(h); err != nil {
 		res.Valid, res.Error = Unknown, err.Error()
-		res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error()}}
+		res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error(), Seconds: time.Since(start).Seconds()}}
 		return res
 	}
 	res.Results = make([]Result, len(c.Checkers))
@@ -57,7 +61,9 @@ func (c *Composite) Check(ctx context.Context, h history.History) Result {
 		}()
 	}
 	wg.Wait()
+	t0 := time.Now()
 	if tr := Tokens(h); tr.Valid != Valid {
+		tr.Seconds = time.Since(t0).Seconds()
 		res.Results = append([]Result{tr}, res.Results...)
 	}
 	res.Valid = Valid
@@ -80,6 +86,8 @@ func (c *Composite) Check(ctx context.Context, h history.History) Result {
 }
 
 func safeCheck(ctx context.Context, ch Checker, h history.History) (r Result) {
+	start := time.Now()
+	defer func() { r.Seconds = time.Since(start).Seconds() }()
 	defer func() {
 		if p := recover(); p != nil {
 			name := fmt.Sprintf("%T", ch)

@@ -303,6 +303,9 @@ func (v *FenceValidator) keyName(id int32) string {
 // Result is the verdict so far.
 func (v *FenceValidator) Result() Result {
 	res := Result{Name: "fencing", Valid: v.anomalies.verdict(Valid), Anomalies: v.anomalies.list, Details: v.Stats}
+	if !v.Stats.Applicable {
+		res.NotApplicable = "no fencing tokens: the lock issued none and no write or read carried one"
+	}
 	return res
 }
 

@@ -95,6 +95,9 @@ func (r *Resource) Check(ctx context.Context, h history.History) Result {
 	d.Counts = al.counts
 	d.ElapsedMS = time.Since(start).Milliseconds()
 	res.Details = d
+	if d.Sections == 0 && d.Cron == nil && d.API == nil && d.Leader == nil && len(al.list) == 0 {
+		res.NotApplicable = "no resource ops: no counter section, cron run, api call or leader term in the history"
+	}
 	return res
 }
 

@@ -33,11 +33,13 @@ type Spec struct {
 	TTL time.Duration
 	// Pause is each client pause's length. Default 2 × TTL.
 	Pause time.Duration
-	// TimeLimit is each run's length. Default 8s.
+	// TimeLimit is each run's length. Default
+	// harness.DefaultScheduleTimeLimit (8s), as a sweep's runs.
 	TimeLimit time.Duration
 	// Seed is both runs' seed. Default 1.
 	Seed int64
-	// Clients is the number of client slots. Default 3.
+	// Clients is the number of client slots. Default
+	// harness.DefaultClients (4), as run and sweep.
 	Clients int
 	// Store is the store's root. Default "store".
 	Store string
@@ -71,7 +73,7 @@ func (s Spec) WithDefaults() (Spec, error) {
 		return s, bad("--pause must be a positive duration, got %v", s.Pause)
 	}
 	if s.TimeLimit == 0 {
-		s.TimeLimit = 8 * time.Second
+		s.TimeLimit = harness.DefaultScheduleTimeLimit
 	}
 	if need := sweep.FirstPauseAt + s.Pause + recovery; s.TimeLimit < need {
 		return s, bad("--time-limit %v leaves no room for a %v pause (needs at least %v)", s.TimeLimit, s.Pause, need)
@@ -80,7 +82,7 @@ func (s Spec) WithDefaults() (Spec, error) {
 		s.Seed = 1
 	}
 	if s.Clients == 0 {
-		s.Clients = 3
+		s.Clients = harness.DefaultClients
 	}
 	if s.Clients < 2 || s.Clients > 64 {
 		return s, bad("--clients must be between 2 and 64, got %d", s.Clients)
@@ -130,9 +132,12 @@ type Side struct {
 type Comparison struct {
 	Spec Spec
 	// Dir is store/compare/<timestamp>.
-	Dir                  string
-	Unfenced, Fenced     Side
-	Interrupted          bool
+	Dir              string
+	Unfenced, Fenced Side
+	Interrupted      bool
+	// Started is when the comparison started; Elapsed how long both runs
+	// and the page took.
+	Started              time.Time
 	Elapsed              time.Duration
 	unfencedOK, fencedOK bool
 }
@@ -185,7 +190,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Comparison, error) {
 	if opt.Runner == nil {
 		opt.Runner = lockstorm.Run
 	}
-	cmp := &Comparison{Spec: spec}
+	cmp := &Comparison{Spec: spec, Started: start}
 	for _, fencing := range []bool{false, true} {
 		cfg := spec.Config(fencing)
 		if opt.Progress != nil {
@@ -194,10 +199,11 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Comparison, error) {
 		res, err := opt.Runner(ctx, cfg)
 		err, reportErr := reports.SplitError(err)
 		if (res != nil && res.Interrupted) || (err != nil && ctx.Err() != nil) {
-			cmp.Interrupted = true
+			cmp.Interrupted, cmp.Elapsed = true, time.Since(start)
 			return cmp, nil
 		}
 		if err != nil {
+			cmp.Elapsed = time.Since(start)
 			return cmp, fmt.Errorf("%w: fencing %v: %w", sweep.ErrRun, fencing, err)
 		}
 		side := Side{Fencing: fencing, Metrics: sweep.MetricsOf(res), Result: res, Dir: res.Dir}
@@ -225,6 +231,10 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Comparison, error) {
 	cmp.Dir = dir
 	page, err := comparePage(cmp)
 	if err != nil {
+		return cmp, err
+	}
+	if err := store.WriteJSON(filepath.Join(dir, reports.CompareVerdictFile), reports.CompareVerdict{
+		Shows: cmp.Shows(), Unfenced: u.Verdict, Fenced: f.Verdict}); err != nil {
 		return cmp, err
 	}
 	return cmp, store.WriteFile(filepath.Join(dir, store.IndexFile), page)

@@ -55,9 +55,11 @@ func (v typed[T]) bind(fs *pflag.FlagSet, c *Config, name, usage string) {
 func (v typed[T]) decode(n *yaml.Node, c *Config, name string) error {
 	p := v.field(c)
 	if v.parse == nil {
-		if err := n.Decode(p); err != nil {
+		x, err := parseScalar[T](n, name)
+		if err != nil {
 			return err
 		}
+		*p = x
 	} else {
 		x, err := v.parse(n, name)
 		if err != nil {
@@ -151,15 +153,78 @@ func duration(field func(*Config) *time.Duration, def time.Duration) value {
 }
 
 func parseDuration(n *yaml.Node, name string) (time.Duration, error) {
-	var s string
-	if err := n.Decode(&s); err != nil || s == "" {
-		return 0, err
+	if n.Kind != yaml.ScalarNode {
+		return 0, fmt.Errorf("line %d: %s must be a duration like 1s or 300ms, got a %s", n.Line, name, kindWord(n.Kind))
+	}
+	s, _ := parseScalar[string](n, name)
+	if s == "" {
+		return 0, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %s must be a duration like 1s or 300ms, got %q", ErrConfig, name, s)
+		return 0, fmt.Errorf("line %d: %s must be a duration like 1s or 300ms, got %q", n.Line, name, s)
 	}
 	return d, nil
+}
+
+// parseScalar reads a plan's scalar value as T (string, bool, int,
+// int64 or float64). A value of the wrong kind is an error naming the key
+// and what it takes, in words: no YAML tags or Go types.
+func parseScalar[T any](n *yaml.Node, name string) (T, error) {
+	var x T
+	want := map[string]string{"string": "a word", "bool": "true or false", "int": "a whole number",
+		"int64": "a whole number", "float64": "a number"}[fmt.Sprintf("%T", x)]
+	if n.Kind != yaml.ScalarNode {
+		return x, fmt.Errorf("line %d: %s must be %s, got a %s", n.Line, name, want, kindWord(n.Kind))
+	}
+	if n.Tag == "!!null" {
+		return x, nil
+	}
+	var err error
+	switch p := any(&x).(type) {
+	case *string:
+		*p = n.Value
+	case *bool:
+		if n.Tag != "!!bool" {
+			err = errBadScalar
+		} else {
+			err = n.Decode(p)
+		}
+	case *int:
+		var v int64
+		if v, err = strconv.ParseInt(n.Value, 10, 0); n.Tag != "!!int" {
+			err = errBadScalar
+		}
+		*p = int(v)
+	case *int64:
+		if *p, err = strconv.ParseInt(n.Value, 10, 64); n.Tag != "!!int" {
+			err = errBadScalar
+		}
+	case *float64:
+		if n.Tag != "!!int" && n.Tag != "!!float" {
+			err = errBadScalar
+		} else {
+			err = n.Decode(p)
+		}
+	}
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("line %d: %s must be %s, got %q", n.Line, name, want, n.Value)
+	}
+	return x, nil
+}
+
+var errBadScalar = fmt.Errorf("bad scalar")
+
+// kindWord names a YAML node kind for an error message.
+func kindWord(k yaml.Kind) string {
+	switch k {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.MappingNode:
+		return "mapping"
+	}
+	return "value of another kind"
 }
 
 // list is a list setting whose flag takes host:port,host:port (pflag's
@@ -186,13 +251,13 @@ func parseList(n *yaml.Node, name string) ([]string, error) {
 		var out []string
 		for _, item := range n.Content {
 			if item.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("%w: line %d: %s must be a list of words or one comma-separated string", ErrConfig, item.Line, name)
+				return nil, fmt.Errorf("line %d: %s must be a list of words or one comma-separated string", item.Line, name)
 			}
 			out = append(out, item.Value)
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("%w: line %d: %s must be a list of words or one comma-separated string", ErrConfig, n.Line, name)
+	return nil, fmt.Errorf("line %d: %s must be a list of words or one comma-separated string", n.Line, name)
 }
 
 // commaList is a list setting whose flag is one comma-separated string

@@ -3,6 +3,8 @@ package reports
 import (
 	"encoding/xml"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -87,9 +89,10 @@ type JUnitProblem struct {
 	Text    string `xml:",chardata"`
 }
 
-// junitCase turns one checker result into a test case.
+// junitCase turns one checker result into a test case; its time is the
+// checker's own (checker.Result.Seconds).
 func junitCase(class string, r checker.Result) JUnitCase {
-	tc := JUnitCase{Name: r.Name, Classname: class}
+	tc := JUnitCase{Name: r.Name, Classname: class, Time: r.Seconds}
 	text := anomalyText(r.Anomalies)
 	switch r.Valid {
 	case checker.Invalid:
@@ -114,14 +117,19 @@ func junitCase(class string, r checker.Result) JUnitCase {
 		}
 		tc.Error = &JUnitProblem{Message: msg, Type: "unknown", Text: joinNonEmpty(r.Error, text)}
 	default:
+		if r.NotApplicable != "" {
+			// nothing to check is not a pass: CI shows it as skipped
+			tc.Skipped = &JUnitSkip{Message: r.Name + " does not apply: " + r.NotApplicable}
+		}
 		tc.SystemOut = text
 	}
 	return tc
 }
 
-// buildJUnit makes the document for a composed verdict.
-func buildJUnit(suite string, v checker.Result, seconds float64, props []JUnitProperty, out string) JUnitSuites {
-	s := JUnitSuite{Name: suite, Time: seconds, Properties: props, SystemOut: out}
+// verdictSuite is the suite of a composed verdict: one case per checker,
+// plus a "verdict" case when the checkers' verdicts do not explain it.
+func verdictSuite(suite string, v checker.Result, seconds float64, started time.Time, props []JUnitProperty, out string) JUnitSuite {
+	s := JUnitSuite{Name: suite, Time: seconds, Timestamp: JUnitTimestamp(started), Properties: props, SystemOut: out}
 	class := "lockstorm." + suite
 	parts := v.Results
 	if len(parts) == 0 {
@@ -133,18 +141,75 @@ func buildJUnit(suite string, v checker.Result, seconds float64, props []JUnitPr
 		merged = checker.Merge(merged, r.Valid)
 	}
 	if merged != v.Valid && len(v.Results) > 0 {
-		s.Cases = append(s.Cases, junitCase(class, checker.Result{Name: "verdict", Valid: v.Valid, Error: v.Error}))
+		s.Cases = append(s.Cases, junitCase(class, checker.Result{Name: "verdict", Valid: v.Valid, Error: v.Error, Seconds: v.Seconds}))
 	}
+	return s.Counted()
+}
+
+// Renamed returns s named name, its cases' classnames "lockstorm.<name>"
+// to match: the runs of a campaign share a test name, and CI tools merge
+// cases of equal classname and name.
+func (s JUnitSuite) Renamed(name string) JUnitSuite {
+	s.Name = name
+	s.Cases = append([]JUnitCase(nil), s.Cases...)
+	for i := range s.Cases {
+		s.Cases[i].Classname = "lockstorm." + name
+	}
+	return s
+}
+
+// Counted returns s with its tests, failures, errors and skipped counts
+// taken from its cases.
+func (s JUnitSuite) Counted() JUnitSuite {
+	s.Tests, s.Failures, s.Errors, s.Skipped = len(s.Cases), 0, 0, 0
 	for _, c := range s.Cases {
-		s.Tests++
-		if c.Failure != nil {
+		switch {
+		case c.Failure != nil:
 			s.Failures++
-		}
-		if c.Error != nil {
+		case c.Error != nil:
 			s.Errors++
+		case c.Skipped != nil:
+			s.Skipped++
 		}
 	}
-	return JUnitSuites{Name: "lockstorm", Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Time: seconds, Suites: []JUnitSuite{s}}
+	return s
+}
+
+// JUnitDocument is the document of suites (each counted, see Counted)
+// with the root's totals; its time is the suites' sum.
+func JUnitDocument(suites ...JUnitSuite) JUnitSuites {
+	d := JUnitSuites{Name: "lockstorm"}
+	for _, s := range suites {
+		s = s.Counted()
+		d.Tests += s.Tests
+		d.Failures += s.Failures
+		d.Errors += s.Errors
+		d.Time += s.Time
+		d.Suites = append(d.Suites, s)
+	}
+	return d
+}
+
+// buildJUnit makes the document for a composed verdict.
+func buildJUnit(suite string, v checker.Result, seconds float64, props []JUnitProperty, out string) JUnitSuites {
+	return JUnitDocument(verdictSuite(suite, v, seconds, time.Now(), props, out))
+}
+
+// WriteJUnitFile writes d to path (MarshalJUnit), creating its folder.
+func WriteJUnitFile(path string, d JUnitSuites) error {
+	b, err := MarshalJUnit(d)
+	if err != nil {
+		return err
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("--junit: %w", err)
+		}
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	return nil
 }
 
 // MarshalJUnit renders the document with an XML header.

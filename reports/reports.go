@@ -120,7 +120,7 @@ func WriteWith(res *harness.Result, opt Options) error {
 		errs[len(plots)+3] = writeTimelineFile(res, ws, end)
 	}()
 	wg.Wait()
-	errs[len(plots)+1] = writeJUnit(res, end)
+	errs[len(plots)+1] = writeJUnit(res)
 	var shown []figure
 	for _, f := range figs {
 		if f.File != "" {
@@ -161,23 +161,8 @@ func SplitError(err error) (runErr, reportErr error) {
 }
 
 // writeJUnit writes junit.xml.
-func writeJUnit(res *harness.Result, end int64) error {
-	cfg := res.Config
-	props := []JUnitProperty{
-		{"seed", fmt.Sprint(cfg.Seed)}, {"lock", cfg.Lock}, {"workload", cfg.Workload},
-		{"verdict", res.Verdict.Valid.String()}, {"run_dir", res.Dir},
-	}
-	props = append(props, coverageProps(res.Coverage)...)
-	replay := ReplayCommand(cfg)
-	doc := buildJUnit(cfg.Name, res.Verdict, seconds(end), props, "replay: "+replay+"\nreport: "+filepath.Join(res.Dir, store.IndexFile)+"\n")
-	b, err := MarshalJUnit(doc)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(res.Dir, store.JUnitFile), b, 0o644); err != nil {
-		return fmt.Errorf("reports: %w", err)
-	}
-	return nil
+func writeJUnit(res *harness.Result) error {
+	return WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(RunSuite(res)))
 }
 
 // runFiles lists the run folder's files worth linking, with what each

@@ -5,10 +5,8 @@ import (
 	"html/template"
 	"net/http"
 	"path/filepath"
-	"sort"
 
 	"github.com/lockstorm/lockstorm/harness"
-	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // storeIndex is the page listing a store's runs.
@@ -20,7 +18,10 @@ table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px solid #
 .valid{color:#1a7f37;font-weight:bold}.invalid{color:#cf222e;font-weight:bold}.unknown{color:#9a6700;font-weight:bold}
 </style></head><body>
 <h1>lockstorm runs</h1>
-{{with .Pages}}<h2>Sweeps and comparisons</h2><ul>{{range .}}<li><a href="/runs/{{.}}/index.html">{{.}}</a></li>{{end}}</ul>{{end}}
+{{with .Pages}}<h2>Sweeps and comparisons</h2>
+<table><tr><th>page</th><th>kind</th><th>verdict</th></tr>
+{{range .}}<tr><td><a href="/runs/{{.Path}}/index.html">{{.Path}}</a></td><td>{{.Kind}}</td><td class="{{.Class}}">{{.Verdict}}</td></tr>
+{{end}}</table>{{end}}
 <h2>Runs</h2>
 <p>{{len .Runs}} runs in this store, newest first.</p>
 <table><tr><th>started</th><th>test</th><th>verdict</th><th>lock</th><th>workload</th><th>faults</th><th>seed</th><th>files</th></tr>
@@ -66,28 +67,11 @@ func StoreHandler(root string) http.Handler {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		page := struct {
 			Runs  []harness.RunInfo
-			Pages []string
+			Pages []pageInfo
 		}{runs, comparisonPages(root)}
 		if err := t.Execute(w, page); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})
 	return mux
-}
-
-// comparisonPages lists the sweep and compare pages of a store (relative
-// folder paths), newest compare first.
-func comparisonPages(root string) []string {
-	var out []string
-	for _, folder := range []string{store.SweepsFolder, store.CompareFolder} {
-		m, _ := filepath.Glob(filepath.Join(root, folder, "*", store.IndexFile))
-		sort.Sort(sort.Reverse(sort.StringSlice(m)))
-		for _, p := range m {
-			rel, err := filepath.Rel(root, filepath.Dir(p))
-			if err == nil {
-				out = append(out, filepath.ToSlash(rel))
-			}
-		}
-	}
-	return out
 }

@@ -23,7 +23,7 @@ Exit status: 0 valid, 1 invalid, 2 bad input (no such run, unreadable history), 
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, warns, err := harness.Analyze(cmd.Context(), args[0])
 			for _, w := range warns {
-				fmt.Fprintf(os.Stderr, "lockstorm: warning: %s: %s\n", store.HistoryFile, w)
+				fmt.Fprintf(os.Stderr, "lockstorm: warning: %s: %s\n", store.HistoryFile, plain(fmt.Sprint(w)))
 			}
 			if err != nil {
 				return setupError(err)

@@ -5,16 +5,19 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm/catalog"
+	"github.com/lockstorm/lockstorm/reports"
 )
 
 func catalogCommand() *cobra.Command {
 	var (
-		o    catalog.Options
-		only string
+		o     catalog.Options
+		only  string
+		junit string
 	)
 	cmd := &cobra.Command{
 		Use:   "catalog",
@@ -42,7 +45,13 @@ Exit status: 0 when every row agrees with its expectation (also an expected inva
 			}
 			o.Progress = os.Stdout
 			fmt.Printf("running %d catalogue rows (seed %d)\n", len(rows), o.Seed)
+			started := time.Now()
 			out := catalog.Run(cmd.Context(), rows, o)
+			if junit != "" {
+				if err := reports.WriteJUnitFile(junit, catalog.JUnit(rows, out, o.Seed, started)); err != nil {
+					return usage("%v", err)
+				}
+			}
 			bad := 0
 			for _, oc := range out {
 				if !oc.Agree {
@@ -64,5 +73,6 @@ Exit status: 0 when every row agrees with its expectation (also an expected inva
 	f.StringVar(&only, "only", "", "comma-separated row numbers to run, e.g. 2,9,11")
 	f.Int64Var(&o.Seed, "seed", 1, "seed of every row's run")
 	f.StringVar(&o.Store, "store", "store", "folder of the run store")
+	f.StringVar(&junit, "junit", "", "write a JUnit XML file with one test case per row: it passes when the row agrees with its expectation (also an expected invalid)")
 	return cmd
 }

@@ -14,7 +14,10 @@ import (
 )
 
 func compareCommand() *cobra.Command {
-	var spec compare.Spec
+	var (
+		spec  compare.Spec
+		junit string
+	)
 	cmd := &cobra.Command{
 		Use:   "compare",
 		Short: "run the same seed and client pauses without and with a fencing resource; write a side-by-side page",
@@ -34,6 +37,11 @@ fencing: valid, stale writes rejected), 1 otherwise, 2 on bad input, 3 if interr
 			fmt.Printf("compare: lock %s, ttl %v, pauses of %v at %v, seed %d\n", s.Lock, s.TTL, s.Pause, s.PauseTimes(), s.Seed)
 			cmp, err := compare.Run(cmd.Context(), s, compare.Options{
 				Progress: func(_ bool, p harness.Progress) { progress.Update(p) }})
+			if junit != "" && cmp != nil {
+				if jerr := reports.WriteJUnitFile(junit, cmp.JUnit(err)); jerr != nil {
+					return usage("%v", jerr)
+				}
+			}
 			if err != nil {
 				return specError(err)
 			}
@@ -54,9 +62,10 @@ fencing: valid, stale writes rejected), 1 otherwise, 2 on bad input, 3 if interr
 	f.StringVar(&spec.Lock, "lock", "fenced", "lock under test (it must issue fencing tokens)")
 	f.DurationVar(&spec.TTL, "ttl", 0, "lease time-to-live (default 500ms)")
 	f.DurationVar(&spec.Pause, "pause", 0, "length of each pause of the holder (default 2 x ttl)")
-	f.DurationVar(&spec.TimeLimit, "time-limit", 0, "length of each run (default 8s)")
+	f.DurationVar(&spec.TimeLimit, "time-limit", harness.DefaultScheduleTimeLimit, "length of each run")
 	f.Int64Var(&spec.Seed, "seed", 1, "seed of both runs")
-	f.IntVar(&spec.Clients, "clients", 3, "concurrent clients")
+	f.IntVar(&spec.Clients, "clients", harness.DefaultClients, "concurrent clients, 2..64")
 	f.StringVar(&spec.Store, "store", "store", "folder of the run store")
+	f.StringVar(&junit, "junit", "", "write a JUnit XML file: both runs as suites, and a case for the comparison's claim")
 	return cmd
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -67,7 +68,7 @@ func run() int {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(runCommand(), analyzeCommand(), catalogCommand(), serveCommand(), sweepCommand(), compareCommand(), powerCommand(), clientCommand())
 	err := root.ExecuteContext(ctx)
 	var ee *exitError
@@ -76,15 +77,22 @@ func run() int {
 		return exitValid
 	case errors.As(err, &ee):
 		if ee.err != nil {
-			fmt.Fprintln(os.Stderr, "lockstorm:", ee.err)
+			fmt.Fprintln(os.Stderr, "lockstorm:", plain(ee.err.Error()))
 		}
 		return ee.code
 	default:
 		// cobra's own errors: unknown command, missing argument.
-		fmt.Fprintln(os.Stderr, "lockstorm:", err)
+		fmt.Fprintln(os.Stderr, "lockstorm:", plain(err.Error()))
 		return exitUsage
 	}
 }
+
+// interruptNote is what the first SIGINT or SIGTERM prints: a command
+// that injects no faults (serve) replaces it with a plain "stopped".
+var interruptNote atomic.Pointer[string]
+
+// onInterrupt sets what the first SIGINT or SIGTERM prints.
+func onInterrupt(note string) { interruptNote.Store(&note) }
 
 // interruptContext ends on the first SIGINT or SIGTERM, so the run heals
 // every fault and stops cleanly; a second signal stops every node at once
@@ -102,7 +110,11 @@ func interruptContext() (context.Context, context.CancelFunc) {
 		case <-ctx.Done():
 			return
 		}
-		fmt.Fprintln(os.Stderr, "lockstorm: interrupted: healing faults and stopping (again to force)")
+		note := "interrupted: healing faults and stopping (again to force)"
+		if p := interruptNote.Load(); p != nil {
+			note = *p
+		}
+		fmt.Fprintln(os.Stderr, "lockstorm:", note)
 		name := "SIGTERM"
 		if sig == os.Interrupt {
 			name = "SIGINT"

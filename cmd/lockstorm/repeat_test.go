@@ -53,14 +53,20 @@ func readTest(t *testing.T, dir string) storedTest {
 func TestRunsCampaign(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
+	junit := filepath.Join(t.TempDir(), "ci", "junit.xml")
 	code, stdout, stderr := exec1(t, bin, "run", "--clients", "2", "--ttl", "200ms", "--time-limit", "2s",
-		"--seed", "9", "--runs", "3", "--store", dir)
+		"--seed", "9", "--runs", "3", "--store", dir, "--junit", junit)
 	if code != 0 || !strings.Contains(stdout, "valid 3/3") || strings.Count(stdout, "== run ") != 3 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	dirs := runFolders(t, dir, "single-counter")
 	if len(dirs) != 3 {
 		t.Fatalf("%d run folders, want 3", len(dirs))
+	}
+	if doc := readJUnit(t, junit); len(doc.Suites) != 3 || doc.Failures+doc.Errors != 0 {
+		t.Errorf("--junit: %d suites, %d failures, %d errors; want 3 passing suites", len(doc.Suites), doc.Failures, doc.Errors)
+	} else if s := doc.Suites[2]; s.Name != "single-counter.run3" || s.Cases[0].Classname != "lockstorm.single-counter.run3" {
+		t.Errorf("--junit: run 3's suite %q, classname %q; want each run named apart", s.Name, s.Cases[0].Classname)
 	}
 	seeds := map[int64]bool{}
 	for _, d := range dirs {

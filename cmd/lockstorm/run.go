@@ -18,11 +18,29 @@ import (
 // runCommand is `lockstorm run`: the settings' flags (harness.Settings),
 // a YAML plan under them, and how many runs.
 func runCommand() *cobra.Command {
+	return runCommandWith(func(cmd *cobra.Command, cfg harness.Config, o runOptions) error {
+		cfg.OnProgress = reports.NewProgress(os.Stderr).Update
+		if o.runs == 1 {
+			return runOnce(cmd.Context(), cfg, o.junit)
+		}
+		return repeat(cmd.Context(), cfg, o.runs, o.untilInvalid, o.junit)
+	})
+}
+
+// runOptions are run's flags that are not settings.
+type runOptions struct {
+	runs         int
+	untilInvalid bool
+	junit        string
+}
+
+// runCommandWith is `lockstorm run` that hands the configuration its
+// command line asks for (harness.CommandLine) to do; tests replace do.
+func runCommandWith(do func(cmd *cobra.Command, cfg harness.Config, o runOptions) error) *cobra.Command {
 	var (
-		flags        harness.Config
-		plan         string
-		runs         int
-		untilInvalid bool
+		flags harness.Config
+		plan  string
+		o     runOptions
 	)
 	cmd := newCommand("run", "run one test: a lock, a workload and faults; check it and write the report",
 		func(cmd *cobra.Command) error {
@@ -30,17 +48,14 @@ func runCommand() *cobra.Command {
 			if err != nil {
 				return setupError(err)
 			}
-			cfg.OnProgress = reports.NewProgress(os.Stderr).Update
-			if runs == 1 {
-				return runOnce(cmd.Context(), cfg)
-			}
-			return repeat(cmd.Context(), cfg, runs, untilInvalid)
+			return do(cmd, cfg, o)
 		})
 	f := cmd.Flags()
 	harness.AddFlags(f, &flags)
 	f.StringVar(&plan, "config", "", "YAML test plan; flags given explicitly override it")
-	f.IntVar(&runs, "runs", 1, "run N seeded runs, each in its own folder: run 1 uses --seed, run i ≥ 2 the seed 1 + splitmix64(seed + i - 1) mod 2^53; without --seed a base seed is drawn and printed; exit status follows the aggregate (invalid if any run is, else unknown if any is)")
-	f.BoolVar(&untilInvalid, "until-invalid", false, "with --runs, stop at the first invalid run")
+	f.IntVar(&o.runs, "runs", 1, "run N seeded runs, each in its own folder: run 1 uses --seed, run i ≥ 2 the seed 1 + splitmix64(seed + i - 1) mod 2^53; without --seed a base seed is drawn and printed; exit status follows the aggregate (invalid if any run is, else unknown if any is)")
+	f.BoolVar(&o.untilInvalid, "until-invalid", false, "with --runs, stop at the first invalid run")
+	f.StringVar(&o.junit, "junit", "", "also write the JUnit XML to this file (with --runs, one suite per run), besides junit.xml in the run folder")
 	cmd.Long = `run starts Redis nodes (--provider), runs the workload's clients on the lock under the
 faults of --nemesis (or of a --config plan) for --time-limit, heals every fault, checks the
 history with every checker, and writes the run folder and its report to the store.
@@ -69,15 +84,32 @@ func oneLineUsage(err, sentinel error) error {
 
 // runOnce runs cfg with lockstorm.Run, prints the summary and picks the
 // exit status.
-func runOnce(ctx context.Context, cfg harness.Config) error {
+// A --junit file that cannot be written is exit status 2, after the
+// summary.
+func runOnce(ctx context.Context, cfg harness.Config, junit string) error {
 	res, err := lockstorm.Run(ctx, cfg)
 	var rerr *lockstorm.ReportError
 	if errors.As(err, &rerr) {
-		return summarize(res, rerr.Err)
+		err = summarize(res, rerr.Err)
 	} else if err != nil {
 		return setupError(err)
+	} else {
+		err = summarize(res, nil)
 	}
-	return summarize(res, nil)
+	return writeJUnit(junit, err, reports.RunSuite(res))
+}
+
+// writeJUnit writes the --junit file (nothing when path is empty) of the
+// suites and returns status, the command's outcome so far; a file that
+// cannot be written is exit status 2.
+func writeJUnit(path string, status error, suites ...reports.JUnitSuite) error {
+	if path == "" {
+		return status
+	}
+	if err := reports.WriteJUnitFile(path, reports.JUnitDocument(suites...)); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	return status
 }
 
 // finish writes res's report, prints the summary and picks the exit
@@ -114,8 +146,9 @@ func exitFor(v checker.Validity) error {
 // run's summary is printed as it ends, then the campaign's; the exit
 // status follows the aggregate verdict. A campaign without --seed prints
 // its drawn base seed first.
-func repeat(ctx context.Context, cfg harness.Config, n int, untilInvalid bool) error {
+func repeat(ctx context.Context, cfg harness.Config, n int, untilInvalid bool, junit string) error {
 	drawn := cfg.Seed == 0
+	var suites []reports.JUnitSuite
 	c, err := lockstorm.Repeat(ctx, cfg, n, untilInvalid,
 		lockstorm.OnBaseSeed(func(base int64) {
 			if drawn {
@@ -128,6 +161,8 @@ func repeat(ctx context.Context, cfg harness.Config, n int, untilInvalid bool) e
 				fmt.Fprintf(os.Stderr, "lockstorm: run %d: report not written: %v\n", i, reportErr)
 			}
 			reports.Summary(os.Stdout, res)
+			s := reports.RunSuite(res)
+			suites = append(suites, s.Renamed(fmt.Sprintf("%s.run%d", s.Name, i)))
 		}))
 	if c != nil && len(c.Runs) > 0 {
 		reports.RepeatSummary(os.Stdout, c)
@@ -136,5 +171,5 @@ func repeat(ctx context.Context, cfg harness.Config, n int, untilInvalid bool) e
 	if err != nil && !errors.As(err, &rerr) {
 		return setupError(err)
 	}
-	return exitFor(c.Verdict)
+	return writeJUnit(junit, exitFor(c.Verdict), suites...)
 }

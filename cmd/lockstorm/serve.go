@@ -36,6 +36,7 @@ Exit status: 0 after an interrupt, 2 on bad input (no such store, port in use).`
 			if err != nil {
 				return usage("--port %d: %v", port, err)
 			}
+			onInterrupt("stopped") // serve injects no faults: nothing to heal
 			srv := &http.Server{Handler: reports.StoreHandler(store), ReadHeaderTimeout: 10 * time.Second}
 			fmt.Printf("serving %s on http://%s/ (Ctrl-C to stop)\n", store, ln.Addr())
 			go func() {
