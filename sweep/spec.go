@@ -81,11 +81,6 @@ type Raw struct {
 	Topology  string `yaml:"topology"`
 }
 
-// defaultClients is the sweep's default number of clients, the same as
-// `lockstorm run`'s (4). TODO(lead): use the harness's exported default
-// (harness.DefaultClients) once it exists.
-const defaultClients = 4
-
 // DefaultRaw is the default sweep: TTL 200ms and 1s × renewal none and
 // ttl/3, plus the fenced lock × holder pauses of 300ms and 1.5s, 3 runs
 // of 8 s per cell: 36 runs, about 6 minutes on two cores. It has no
@@ -94,7 +89,7 @@ const defaultClients = 4
 // renewal, and the 1.5s row what only fencing survives.
 func DefaultRaw() Raw {
 	return Raw{Name: "default", TTL: "200ms,1s", Renew: "none,ttl/3", Pause: "300ms,1.5s", Fencing: "off,on", Runs: 3,
-		TimeLimit: "8s", Seed: 1, Store: "store", Clients: defaultClients, HoldMin: "100ms", HoldMax: "400ms",
+		TimeLimit: harness.DefaultScheduleTimeLimit.String(), Seed: 1, Store: "store", Clients: harness.DefaultClients, HoldMin: "100ms", HoldMax: "400ms",
 		Topology: harness.TopologyStandalone}
 }
 

@@ -16,6 +16,7 @@ func TestClientsDefaultIsShared(t *testing.T) {
 	for name, cmd := range map[string]func() string{
 		"run":     func() string { return runCommand().Flags().Lookup("clients").DefValue },
 		"compare": func() string { return compareCommand().Flags().Lookup("clients").DefValue },
+		"sweep":   func() string { return sweepCommand().Flags().Lookup("clients").DefValue },
 	} {
 		if got := cmd(); got != want {
 			t.Errorf("%s --clients default %s, want %s", name, got, want)
