@@ -50,13 +50,17 @@ type anomalyView struct {
 
 // checkerView is one checker's row.
 type checkerView struct {
-	Name      string
-	Verdict   string
-	Fatal     int
-	NonFatal  int
-	Error     string
-	Details   string // indented JSON
-	Anomalies []anomalyView
+	Name    string
+	Verdict string
+	// NotApplicable says why the checker had nothing to check (fencing
+	// without tokens, resource without resource ops); the page shows
+	// "not applicable" and the reason instead of its verdict.
+	NotApplicable string
+	Fatal         int
+	NonFatal      int
+	Error         string
+	Details       string // indented JSON
+	Anomalies     []anomalyView
 }
 
 // pageData is everything index.html shows.
@@ -117,7 +121,7 @@ func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []
 		parts = []checker.Result{res.Verdict}
 	}
 	for _, r := range parts {
-		cv := checkerView{Name: r.Name, Verdict: r.Valid.String(), Error: r.Error}
+		cv := checkerView{Name: r.Name, Verdict: r.Valid.String(), NotApplicable: r.NotApplicable, Error: r.Error}
 		if r.Details != nil {
 			if b, err := json.MarshalIndent(r.Details, "", "  "); err == nil {
 				cv.Details = string(b)

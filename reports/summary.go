@@ -30,6 +30,9 @@ func Summary(w io.Writer, res *harness.Result) {
 	}
 	for _, c := range v.Results {
 		line := fmt.Sprintf("  %-10s %s", c.Name, verdictWord(c.Valid))
+		if c.NotApplicable != "" {
+			line = fmt.Sprintf("  %-10s not applicable  (%s)", c.Name, c.NotApplicable)
+		}
 		if c.Error != "" {
 			line += "  (" + c.Error + ")"
 		}

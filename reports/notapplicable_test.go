@@ -1,0 +1,54 @@
+package reports
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/internal/store"
+)
+
+// A checker that does not apply (fencing on a run without tokens) is
+// shown as "not applicable" with its reason, both in the terminal summary
+// and in index.html's checker table, never as "valid".
+func TestNotApplicableShown(t *testing.T) {
+	res := pauseResult(t.TempDir())
+	var reason string
+	for _, r := range res.Verdict.Results {
+		if r.Name == "fencing" {
+			reason = r.NotApplicable
+		}
+	}
+	if reason == "" {
+		t.Fatalf("the unfenced pause history's fencing checker applies: %+v", res.Verdict.Results)
+	}
+	var buf bytes.Buffer
+	Summary(&buf, res)
+	want := "  fencing    not applicable  (" + reason + ")\n"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, buf.String())
+	}
+	if strings.Contains(buf.String(), "  fencing    valid") {
+		t.Errorf("summary calls the inapplicable fencing checker valid:\n%s", buf.String())
+	}
+	if err := Write(res); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile(`(?s)<td><b>fencing</b></td>.*?</tr>`).FindString(string(b))
+	if row == "" {
+		t.Fatal("index.html has no fencing row")
+	}
+	if !strings.Contains(row, `<span class="badge na">not applicable</span>`) || !strings.Contains(row, reason) {
+		t.Errorf("fencing row does not say not applicable with the reason %q:\n%s", reason, row)
+	}
+	if strings.Contains(row, "badge valid") {
+		t.Errorf("fencing row shows a valid badge:\n%s", row)
+	}
+}
