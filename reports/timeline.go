@@ -22,7 +22,8 @@ import (
 // from its invoke to its completion on a shared time axis, coloured by
 // outcome (ok, fail, info; an operation that never completed runs on to
 // the end as a thin striped bar), with the fault windows as bands across
-// all rows. Hovering a box shows its op index, type, process, times and
+// all rows (a client pause or crash shaded fully only on its clients'
+// rows, lightly across the others). Hovering a box shows its op index, type, process, times and
 // value. The page is self-contained: the operations are embedded as JSON
 // and drawn into an SVG by a small script (no network), which redraws it
 // when the reader zooms.
@@ -76,7 +77,20 @@ type tlFault struct {
 	End      float64 `json:"end"`   // ms
 	Unhealed bool    `json:"unhealed,omitempty"`
 	Ops      string  `json:"ops"`
+	// Rows are the rows of the clients the fault touched (a client pause
+	// or crash, from its start record's Clients): the band is drawn
+	// fully on those rows and lightly (tlLightOpacity) across the
+	// others. Empty: the band covers every row fully.
+	Rows []int `json:"rows,omitempty"`
 }
+
+// Opacities of timeline.html's fault bands: a band's full shade, and the
+// light shade a client fault's band has across the rows of the clients
+// it did not touch (the holders chart shades the same way).
+const (
+	tlBandOpacity  = 0.35
+	tlLightOpacity = 0.07
+)
 
 // tlData is everything the page's script draws.
 type tlData struct {
@@ -85,6 +99,10 @@ type tlData struct {
 	Boxes  []tlBox   `json:"boxes"`
 	Faults []tlFault `json:"faults"`
 	Colour [4]string `json:"colour"` // by outcome code
+	// Band and Light are the fault bands' opacities (tlBandOpacity,
+	// tlLightOpacity).
+	Band  float64 `json:"band"`
+	Light float64 `json:"light"`
 }
 
 // tlPage is the template's data.
@@ -102,6 +120,7 @@ func buildTimeline(h history.History, ws []checker.Window, end int64, clients, m
 	d.Rows = sm.Rows
 	d.End = millis(end)
 	d.Colour = [4]string{hexColour(colOK), hexColour(colFail), hexColour(colInfo), hexColour(colInfo)}
+	d.Band, d.Light = tlBandOpacity, tlLightOpacity
 	pairs := history.Pairs(h)
 	total = len(pairs)
 	keepOK := 1
@@ -148,13 +167,14 @@ func buildTimeline(h history.History, ws []checker.Window, end int64, clients, m
 		b.Detail = opDetail(inv, c)
 		d.Boxes = append(d.Boxes, b)
 	}
-	for _, w := range ws {
+	rows := clientRows(h, ws, sm)
+	for i, w := range ws {
 		ops := fmt.Sprintf("ops %d..%d", w.StartOp, w.StopOp)
 		if w.Unhealed {
 			ops = fmt.Sprintf("op %d, never healed", w.StartOp)
 		}
 		d.Faults = append(d.Faults, tlFault{Label: w.Label(), Kind: w.Fault, Colour: hexColour(faultColour(w.Fault)),
-			Start: millis(w.Start), End: millis(w.End), Unhealed: w.Unhealed, Ops: ops})
+			Start: millis(w.Start), End: millis(w.End), Unhealed: w.Unhealed, Ops: ops, Rows: rows[i]})
 	}
 	return d, total
 }

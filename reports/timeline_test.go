@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"image"
 	"image/color"
 	"os"
 	"path/filepath"
@@ -39,6 +40,9 @@ func TestBuildTimelineBoxesAndBands(t *testing.T) {
 	}
 	if len(d.Faults) != 1 || d.Faults[0].Kind != "client-pause" || d.Faults[0].Start != 10 || d.Faults[0].End != 612 {
 		t.Errorf("fault bands %+v, want the client-pause from 10 to 612 ms", d.Faults)
+	}
+	if len(d.Faults) == 1 && (len(d.Faults[0].Rows) != 1 || d.Faults[0].Rows[0] != 0 || !strings.HasPrefix(d.Rows[0], "c1")) {
+		t.Errorf("client-pause band on rows %v of %q, want only c1's row 0", d.Faults[0].Rows, d.Rows)
 	}
 }
 
@@ -103,8 +107,9 @@ func blend(c color.NRGBA, a float64) color.RGBA {
 
 // timeline.html in Chromium: the boxes are drawn in the outcome colours
 // (ok blue, fail red, info orange), the client-pause band is shaded in
-// its fault colour, and each box's hover text names its op index, type
-// and times.
+// its fault colour fully on the paused client's row (c1, the top row)
+// and lightly across the others, and each box's hover text names its op
+// index, type and times.
 func TestScreenshotTimeline(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()
@@ -123,9 +128,31 @@ func TestScreenshotTimeline(t *testing.T) {
 			t.Errorf("%s colour %v: %d pixels, want at least %d", c.name, want, n, c.min)
 		}
 	}
-	band := blend(faultColour("client-pause"), 0.35)
+	band := blend(faultColour("client-pause"), tlBandOpacity)
 	if n := browsertest.CountNear(img, band, 8); n < 500 {
 		t.Errorf("client-pause band colour %v: %d pixels, want a shaded band", band, n)
+	}
+	strong, light := bandLines(img, band, 6), bandLines(img, blend(faultColour("client-pause"), tlLightOpacity), 3)
+	if len(strong) == 0 || len(light) == 0 {
+		t.Fatalf("client-pause band: %d screen lines strongly shaded, %d lightly; want both", len(strong), len(light))
+	}
+	top, bottom := strong[0], strong[len(strong)-1]
+	if h := bottom - top + 1; h < 18 || h > 26 || len(strong) != h {
+		t.Errorf("strong band on screen lines %d..%d (%d of them), want one row (22 px) only", top, bottom, len(strong))
+	}
+	var above, below int
+	for _, y := range light {
+		switch {
+		case y < top:
+			above++
+		case y > bottom:
+			below++
+		default:
+			t.Errorf("screen line %d is lightly shaded inside the strong band %d..%d", y, top, bottom)
+		}
+	}
+	if above > 8 || below < 40 {
+		t.Errorf("light band: %d lines above the strong one, %d below; want the strong band on the top row (c1) and light across the two rows under it", above, below)
 	}
 	dom := browsertest.DOM(t, page)
 	if n := strings.Count(dom, `class="box `); n != len(history.Pairs(pauseResult(dir).History)) {
@@ -134,7 +161,26 @@ func TestScreenshotTimeline(t *testing.T) {
 	if !regexp.MustCompile(`<title>op 6: acquire ok, process 1, 0\.0200 s → 0\.3200 s \(300\.000 ms\)`).MatchString(dom) {
 		t.Errorf("no hover text for op 6 (p1's acquire, 20 ms → 320 ms)")
 	}
-	if !strings.Contains(dom, `class="fault"`) {
-		t.Error("no fault band in the DOM")
+	if !strings.Contains(dom, `class="fault light"`) || !strings.Contains(dom, `class="fault row" data-kind="client-pause" data-row="0"`) {
+		t.Error("no light client-pause band with a full band on row 0 in the DOM")
 	}
+}
+
+// bandLines are the screen lines (y) of img with at least 20 pixels
+// within tol of want, in order: where a band of that shade is drawn.
+func bandLines(img image.Image, want color.RGBA, tol int) []int {
+	var ys []int
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		n := 0
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if browsertest.Near(img.At(x, y), want, tol) {
+				n++
+			}
+		}
+		if n >= 20 {
+			ys = append(ys, y)
+		}
+	}
+	return ys
 }
