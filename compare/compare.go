@@ -157,10 +157,10 @@ func (c *Comparison) Findings() []string {
 	}
 	u, f := c.Unfenced.Metrics, c.Fenced.Metrics
 	return []string{
-		fmt.Sprintf("without fencing: %s, %s lost updates, %d stale writes accepted (%s: lost updates or invalid)",
-			u.Verdict, page.Lost(u.LostUpdates), u.StaleAccepted, mark(c.unfencedOK)),
-		fmt.Sprintf("with fencing:    %s, %s lost updates, %d stale writes rejected, %d accepted (%s: valid, stale writes rejected)",
-			f.Verdict, page.Lost(f.LostUpdates), f.StaleRejected, f.StaleAccepted, mark(c.fencedOK)),
+		fmt.Sprintf("without fencing: %s, %s, %s accepted (%s: lost updates or invalid)",
+			u.Verdict, lostUpdates(u.LostUpdates), page.Count(u.StaleAccepted, "stale write", "stale writes"), mark(c.unfencedOK)),
+		fmt.Sprintf("with fencing:    %s, %s, %s rejected, %d accepted (%s: valid, stale writes rejected)",
+			f.Verdict, lostUpdates(f.LostUpdates), page.Count(f.StaleRejected, "stale write", "stale writes"), f.StaleAccepted, mark(c.fencedOK)),
 	}
 }
 

@@ -101,23 +101,15 @@ func fencingWhy(s Side) string {
 	why := "Fencing does not prevent the overlap"
 	if s.Result != nil {
 		if n := reports.HeldOverlaps(s.Result.History); n > 0 {
-			why += fmt.Sprintf(" (the red in the holders plot: %d %s of leases believed held at once)", n, plural(n, "pair", "pairs"))
+			why += fmt.Sprintf(" (the red in the holders plot: %d %s of leases believed held at once)", n, page.Plural(n, "pair", "pairs"))
 		}
 	}
 	m := s.Metrics
 	switch {
 	case m.StaleAccepted > 0:
-		return why + fmt.Sprintf(", and here it did not make it harmless either: the resource accepted %d stale %s.", m.StaleAccepted, plural(int(m.StaleAccepted), "write", "writes"))
+		return why + fmt.Sprintf(", and here it did not make it harmless either: the resource accepted %d stale %s.", m.StaleAccepted, page.Plural(m.StaleAccepted, "write", "writes"))
 	case m.StaleRejected > 0:
-		return why + fmt.Sprintf(": it makes the overlap harmless, because the stale write is rejected. Here the resource rejected %d stale %s and accepted none.", m.StaleRejected, plural(int(m.StaleRejected), "write", "writes"))
+		return why + fmt.Sprintf(": it makes the overlap harmless, because the stale write is rejected. Here the resource rejected %d stale %s and accepted none.", m.StaleRejected, page.Plural(m.StaleRejected, "write", "writes"))
 	}
 	return why + ": it makes the overlap harmless, because a stale write is rejected; in this run no stale write reached the resource, so there was none to reject."
-}
-
-// plural picks the word for n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

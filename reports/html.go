@@ -12,6 +12,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -19,8 +20,9 @@ import (
 var indexTemplate string
 
 var indexTmpl = template.Must(template.New("index").Funcs(template.FuncMap{
-	"secs": func(ns int64) string { return fmt.Sprintf("%.3f", seconds(ns)) },
-	"dur":  func(d time.Duration) string { return d.String() },
+	"secs":  func(ns int64) string { return fmt.Sprintf("%.3f", seconds(ns)) },
+	"dur":   func(d time.Duration) string { return d.String() },
+	"count": page.Count[int],
 }).Parse(indexTemplate))
 
 // figure is one embedded plot.

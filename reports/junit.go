@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/coverage"
+	"github.com/lockstorm/lockstorm/internal/page"
 )
 
 // JUnit XML, the dialect Jenkins, GitLab and GitHub test reporters read:
@@ -102,7 +103,7 @@ func junitCase(class string, r checker.Result) JUnitCase {
 				fatal++
 			}
 		}
-		msg := fmt.Sprintf("%s: invalid, %d anomalies", r.Name, fatal)
+		msg := fmt.Sprintf("%s: invalid, %s", r.Name, page.Count(fatal, "anomaly", "anomalies"))
 		if r.Error != "" {
 			msg += ": " + firstLine(r.Error)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/resource"
 )
@@ -22,7 +23,7 @@ const maxPauseStories = 20
 func runPauseStories(res *harness.Result) []string {
 	out := pauseStories(res.History, res.Writes, lostPairs(res.History, res.Verdict), res.Config.Clients)
 	if n := len(out) - maxPauseStories; n > 0 {
-		out = append(out[:maxPauseStories], fmt.Sprintf("… and %d more client pauses, not told here (see the holders chart)", n))
+		out = append(out[:maxPauseStories], fmt.Sprintf("… and %s, not told here (see the holders chart)", page.Count(n, "more client pause", "more client pauses")))
 	}
 	return out
 }

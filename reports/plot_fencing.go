@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/resource"
 )
 
@@ -111,12 +112,7 @@ func fencingTitle(pts []fencePoint, source string) string {
 }
 
 // staleWrites is "1 stale write" or "3 stale writes".
-func staleWrites(n int) string {
-	if n == 1 {
-		return "1 stale write"
-	}
-	return fmt.Sprintf("%d stale writes", n)
-}
+func staleWrites(n int) string { return page.Count(n, "stale write", "stale writes") }
 
 // staleMarks draws, for each stale write of the resource's log, a dotted
 // line from its token up to the highest token accepted before it, a

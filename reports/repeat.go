@@ -7,6 +7,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/page"
 )
 
 // RunHeader is the line printed before each run's summary in a campaign:
@@ -20,7 +21,7 @@ func RunHeader(w io.Writer, i, n int, res *harness.Result) {
 // and for each run that was not valid its verdict, its replay line (its
 // own seed) and its folder.
 func RepeatSummary(w io.Writer, c *harness.Campaign) {
-	fmt.Fprintf(w, "\ncampaign: %d runs from base seed %d\n", c.Planned, c.Base)
+	fmt.Fprintf(w, "\ncampaign: %s from base seed %d\n", page.Count(c.Planned, "run", "runs"), c.Base)
 	fmt.Fprintf(w, "verdict: %s  (invalid if any run is invalid, else unknown if any is unknown or the campaign was cut short)\n", verdictWord(c.Verdict))
 	var counts []string
 	for _, v := range []checker.Validity{checker.Valid, checker.Invalid, checker.Unknown} {
@@ -32,7 +33,7 @@ func RepeatSummary(w io.Writer, c *harness.Campaign) {
 	fmt.Fprintf(w, "runs: %s\n", strings.Join(counts, ", "))
 	switch {
 	case c.Interrupted:
-		fmt.Fprintf(w, "interrupted after %d of %d runs: the campaign is incomplete; its verdict is at best unknown\n", len(c.Runs), c.Planned)
+		fmt.Fprintf(w, "interrupted after %d of %s: the campaign is incomplete; its verdict is at best unknown\n", len(c.Runs), page.Count(c.Planned, "run", "runs"))
 	case c.StoppedEarly:
 		fmt.Fprintf(w, "stopped at the first invalid run (--until-invalid), run %d of %d\n", len(c.Runs), c.Planned)
 	}

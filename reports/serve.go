@@ -7,10 +7,11 @@ import (
 	"path/filepath"
 
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/page"
 )
 
 // storeIndex is the page listing a store's runs.
-var storeIndex = template.Must(template.New("runs").Funcs(template.FuncMap{"verdictText": verdictText, "verdictClass": verdictClass}).Parse(`<!doctype html>
+var storeIndex = template.Must(template.New("runs").Funcs(template.FuncMap{"verdictText": verdictText, "verdictClass": verdictClass, "count": page.Count[int]}).Parse(`<!doctype html>
 <html><head><meta charset="utf-8"><title>lockstorm runs</title>
 <style>
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}
@@ -23,7 +24,7 @@ table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px solid #
 {{range .}}<tr><td><a href="/runs/{{.Path}}/index.html">{{.Path}}</a></td><td>{{.Kind}}</td><td class="{{.Class}}">{{.Verdict}}</td></tr>
 {{end}}</table>{{end}}
 <h2>Runs</h2>
-<p>{{len .Runs}} runs in this store, newest first.</p>
+<p>{{count (len .Runs) "run" "runs"}} in this store, newest first.</p>
 <table><tr><th>started</th><th>test</th><th>verdict</th><th>lock</th><th>workload</th><th>faults</th><th>seed</th><th>files</th></tr>
 {{range .Runs}}<tr>
 <td>{{.Started.Format "2006-01-02 15:04:05"}}</td><td>{{.Test}}</td>

@@ -14,6 +14,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -31,7 +32,7 @@ import (
 //go:embed timeline.html.tmpl
 var timelineSrc string
 
-var timelineTmpl = template.Must(template.New("timeline").Parse(timelineSrc))
+var timelineTmpl = template.Must(template.New("timeline").Funcs(template.FuncMap{"count": page.Count[int]}).Parse(timelineSrc))
 
 // maxTimelineBoxes is the most boxes timeline.html draws. Above it, every
 // fail and info operation is kept and the ok ones are thinned to one in k

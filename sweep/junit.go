@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
@@ -81,20 +82,20 @@ func pointCase(row PointRow, runs []CellResult, n int) reports.JUnitCase {
 	case len(runs) == 0:
 		tc.Skipped = &reports.JUnitSkip{Message: "not run: the sweep stopped before this cell"}
 	case len(invalid) > 0:
-		msg := fmt.Sprintf("%d/%d runs invalid", len(invalid), len(runs))
+		msg := fmt.Sprintf("%d/%s invalid", len(invalid), page.Count(len(runs), "run", "runs"))
 		if len(unknown) > 0 {
 			msg += fmt.Sprintf(", %d unknown", len(unknown))
 		}
 		if len(runs) < n {
-			msg += fmt.Sprintf(" (%d of %d runs finished)", len(runs), n)
+			msg += fmt.Sprintf(" (%d of %s finished)", len(runs), page.Count(n, "run", "runs"))
 		}
 		tc.Failure = &reports.JUnitProblem{Message: msg + ": " + strings.Join(dirs(invalid), ", "), Type: "invalid", Text: text}
 	case len(unknown) > 0:
-		tc.Error = &reports.JUnitProblem{Message: fmt.Sprintf("0/%d runs invalid, %d unknown (neither valid nor invalid)", n, len(unknown)), Type: "unknown", Text: text}
+		tc.Error = &reports.JUnitProblem{Message: fmt.Sprintf("0/%s invalid, %d unknown (neither valid nor invalid)", page.Count(n, "run", "runs"), len(unknown)), Type: "unknown", Text: text}
 	case len(runs) < n:
-		tc.Error = &reports.JUnitProblem{Message: fmt.Sprintf("only %d of %d runs finished", len(runs), n), Type: "incomplete", Text: text}
+		tc.Error = &reports.JUnitProblem{Message: fmt.Sprintf("only %d of %s finished", len(runs), page.Count(n, "run", "runs")), Type: "incomplete", Text: text}
 	default:
-		tc.SystemOut = fmt.Sprintf("0/%d runs invalid\n%s\n", n, text)
+		tc.SystemOut = fmt.Sprintf("0/%s invalid\n%s\n", page.Count(n, "run", "runs"), text)
 	}
 	return tc
 }

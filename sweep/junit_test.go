@@ -68,7 +68,7 @@ func TestJUnit(t *testing.T) {
 	if e := cases["ttl 1s, renew none, pause 300ms"].Error; e == nil || e.Type != "unknown" || !strings.Contains(e.Message, "1 unknown") {
 		t.Errorf("unknown run: %+v", e)
 	}
-	if f := cases["ttl 1s, renew ttl/3, pause 1.5s"].Failure; f == nil || !strings.HasPrefix(f.Message, "1/1 runs invalid (1 of 3 runs finished): ") {
+	if f := cases["ttl 1s, renew ttl/3, pause 1.5s"].Failure; f == nil || !strings.HasPrefix(f.Message, "1/1 run invalid (1 of 3 runs finished): ") {
 		t.Errorf("partial invalid point: %+v", f)
 	}
 	if e := cases["ttl 1s, renew ttl/3, pause 300ms"].Error; e == nil || e.Type != "incomplete" || e.Message != "only 2 of 3 runs finished" {

@@ -12,7 +12,7 @@ var sweepTmpl = template.Must(template.New("sweep").Funcs(page.Funcs).Parse(`<!D
 <html><head><meta charset="utf-8"><title>lockstorm sweep {{.Spec.Name}}</title><style>` + page.Style + recommendationStyle + `</style></head>
 <body>
 <h1>lockstorm sweep “{{.Spec.Name}}”</h1>
-<p>{{len .Cells}} of {{.Total}} cells finished{{if .Interrupted}} — <b>interrupted</b>: rerun the same command to resume{{end}}.
+<p>{{len .Cells}} of {{count .Total "cell" "cells"}} finished{{if .Interrupted}} — <b>interrupted</b>: rerun the same command to resume{{end}}.
 {{if .Elapsed}}This invocation ran {{.Ran}} and resumed {{.Skipped}} in {{secs .Elapsed}}.{{end}}</p>
 <p>The recommendation computed from these cells is <a href="#recommendation">at the end of this page</a>.</p>
 <p class="note">Grid: TTL {{.TTLs}} × renewal {{.Renews}} × fencing {{.Fencing}} × client pause {{.Pauses}}, {{.Spec.Runs}} run(s) per cell (run k with seed {{.Spec.Seed}}+k−1), {{dur .Spec.TimeLimit}} each.

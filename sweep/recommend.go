@@ -223,17 +223,13 @@ func insufficient(pts []Point, n int, agg map[Point]Agg) string {
 		what := "not run"
 		switch {
 		case ok && a.Unknown > 0:
-			what = fmt.Sprintf("%d of %d runs unknown", a.Unknown, n)
+			what = fmt.Sprintf("%d of %s unknown", a.Unknown, page.Count(n, "run", "runs"))
 		case ok:
-			what = fmt.Sprintf("%d of %d runs finished", a.Runs, n)
+			what = fmt.Sprintf("%d of %s finished", a.Runs, page.Count(n, "run", "runs"))
 		}
 		each = append(each, fmt.Sprintf("ttl %s, %s, pause %s: %s", page.Dur(p.TTL), p.Setting().Name(), pauseName(p.Pause), what))
 	}
-	cells := "cells"
-	if len(pts) == 1 {
-		cells = "cell"
-	}
-	return fmt.Sprintf("data insufficient: %d %s with unknown or missing runs may change this (%s)", len(pts), cells, strings.Join(each, "; "))
+	return fmt.Sprintf("data insufficient: %s with unknown or missing runs may change this (%s)", page.Count(len(pts), "cell", "cells"), strings.Join(each, "; "))
 }
 
 func pauseName(d time.Duration) string {

@@ -213,7 +213,7 @@ func (r PointRow) InvalidOf(runs int) string {
 	}
 	s := r.KN()
 	if r.Runs < runs {
-		s += fmt.Sprintf(" (%d of %d runs finished)", r.Runs, runs)
+		s += fmt.Sprintf(" (%d of %s finished)", r.Runs, page.Count(runs, "run", "runs"))
 	}
 	return s
 }

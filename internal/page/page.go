@@ -26,8 +26,10 @@ img { max-width: 100%; border: 1px solid #ddd; } .note { color: #555; font-size:
 `
 
 // Funcs are the pages' template functions: dur, ms, pct, lost, secs,
-// link (a run's report) and plot (a file of a run folder).
+// count (a count with its noun), link (a run's report) and plot (a file
+// of a run folder).
 var Funcs = template.FuncMap{
+	"count": Count[int],
 	"dur":  Dur,
 	"ms":   MS,
 	"pct":  func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },

@@ -1,0 +1,15 @@
+package page
+
+import "testing"
+
+// Count puts the noun in the right number.
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{0, "0 stale writes"}, {1, "1 stale write"}, {2, "2 stale writes"}, {-1, "-1 stale writes"}} {
+		if got := Count(c.n, "stale write", "stale writes"); got != c.want {
+			t.Errorf("Count(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}
