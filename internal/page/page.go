@@ -30,13 +30,13 @@ img { max-width: 100%; border: 1px solid #ddd; } .note { color: #555; font-size:
 // of a run folder).
 var Funcs = template.FuncMap{
 	"count": Count[int],
-	"dur":  Dur,
-	"ms":   MS,
-	"pct":  func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
-	"lost": Lost,
-	"secs": func(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) },
-	"link": ReportLink,
-	"plot": RunFile,
+	"dur":   Dur,
+	"ms":    MS,
+	"pct":   func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+	"lost":  Lost,
+	"secs":  func(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) },
+	"link":  ReportLink,
+	"plot":  RunFile,
 }
 
 // Dur prints a duration without trailing zero units ("1s", "1.5s",
