@@ -15,7 +15,10 @@ import (
 
 var compareTmpl = template.Must(template.New("compare").Funcs(page.Funcs).Parse(`<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>lockstorm compare: fencing off vs on</title><style>` + page.Style + `
-.why { border-left: 4px solid #176b2c; background: #f3f9f4; padding: .5em .8em; margin: .6em 0 1em; }</style></head>
+.why { border-left: 4px solid #176b2c; background: #f3f9f4; padding: .5em .8em; margin: .6em 0 1em; }
+.side { display: grid; grid-template-columns: 1fr 1fr; gap: 0 1.5em; }
+.side > div { display: grid; grid-row: span 8; grid-template-rows: subgrid; align-items: start; }
+.side > div > * { margin: 0 0 .6em; } .side > div > h2, .side > div > h3 { margin-top: .8em; } .side > div > table { justify-self: start; }</style></head>
 <body>
 <h1>Fencing tokens: the same run without and with a fencing resource</h1>
 <p class="note">Both runs: lock <code>{{.Spec.Lock}}</code>, counter workload, {{.Spec.Clients}} clients, TTL {{dur .Spec.TTL}}, seed {{.Spec.Seed}}, {{dur .Spec.TimeLimit}}.
@@ -23,10 +26,14 @@ At {{.PauseTimes}} the client holding the lock is paused for {{dur .Spec.Pause}}
 Its lease expires meanwhile and another client takes the lock; the paused client's write, sent before or during the pause, reaches the resource afterwards.
 The only difference between the two runs: on the right the resource rejects a write whose fencing token is lower than one it already accepted.</p>
 <p class="{{if .Shows}}pass{{else}}fail{{end}}">{{range .Findings}}{{.}}<br>{{end}}</p>
+{{/* The two sides share one grid: each side's eight blocks (verdict,
+caption or an empty slot, table, link, two headings and two plots) sit
+in the same eight rows, so the fenced side's caption does not push its
+plots below the other side's. */}}
 <div class="side">
 {{range .Sides}}<div>
 <h2>{{.Title}}: <span class="{{.M.Verdict}}">{{.M.Verdict}}</span></h2>
-{{with .Why}}<p class="why" id="fencing-why">{{.}}</p>{{end}}
+{{with .Why}}<p class="why" id="fencing-why">{{.}}</p>{{else}}<div class="why-slot"></div>{{end}}
 <table>
 <tr><th>lost updates</th><td class="num">{{lost .M.LostUpdates}}</td></tr>
 <tr><th>writes acknowledged</th><td class="num">{{.M.Writes}}</td></tr>

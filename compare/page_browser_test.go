@@ -6,6 +6,8 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -155,4 +157,53 @@ func half(img image.Image, i int) image.Image {
 	return img.(interface {
 		SubImage(image.Rectangle) image.Image
 	}).SubImage(r)
+}
+
+// plotTops is a script that writes, once the page has laid out, the top
+// (CSS px, from getBoundingClientRect) of every plot image of each side
+// into the DOM as <pre id="plot-tops">side i: top top</pre>.
+const plotTops = `<script>
+window.addEventListener('load', () => {
+  const out = document.createElement('pre');
+  out.id = 'plot-tops';
+  document.querySelectorAll('.side > div').forEach((side, i) => {
+    const tops = [...side.querySelectorAll('img')].map(img => img.getBoundingClientRect().top.toFixed(1));
+    out.textContent += 'side ' + i + ': ' + tops.join(' ') + '\n';
+  });
+  document.body.appendChild(out);
+});
+</script>`
+
+// The two sides' plots line up although only the fenced side has a
+// caption under its verdict: the first plot's top (and the second's) is
+// at the same height on both sides, measured in Chromium.
+func TestBrowserComparePlotsLineUp(t *testing.T) {
+	browsertest.Require(t)
+	_, page := handComparison(t)
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := filepath.Join(filepath.Dir(page), "probe.html")
+	if err := os.WriteFile(probe, []byte(strings.Replace(string(b), "</body>", plotTops+"</body>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := browsertest.DOM(t, probe)
+	m := regexp.MustCompile(`side 0: (\S+) (\S+)\s+side 1: (\S+) (\S+)`).FindStringSubmatch(dom)
+	t.Logf("%s", regexp.MustCompile(`(?s)<pre id="plot-tops">.*?</pre>`).FindString(dom))
+	if m == nil {
+		t.Fatalf("no plot tops written: %q", regexp.MustCompile(`(?s)<pre id="plot-tops">.*?</pre>`).FindString(dom))
+	}
+	var top [4]float64
+	for i := range top {
+		if top[i], err = strconv.ParseFloat(m[i+1], 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := top[0] - top[2]; d < -1 || d > 1 || top[0] <= 0 {
+		t.Errorf("first plots' tops: %.1f px without fencing, %.1f px with: they do not line up", top[0], top[2])
+	}
+	if d := top[1] - top[3]; d < -1 || d > 1 {
+		t.Errorf("second plots' tops: %.1f px without fencing, %.1f px with: they do not line up", top[1], top[3])
+	}
 }
