@@ -1,11 +1,7 @@
 package sweep
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -79,6 +75,9 @@ type Raw struct {
 	HoldMin   string `yaml:"hold-min"`
 	HoldMax   string `yaml:"hold-max"`
 	Topology  string `yaml:"topology"`
+	// file, set by LoadRaw, is the spec file and the keys it gave that
+	// no flag overrode: Spec's errors name those as keys of the file.
+	file *specFile
 }
 
 // DefaultRaw is the default sweep: TTL 200ms and 1s × renewal none and
@@ -106,34 +105,14 @@ func (l *List) UnmarshalYAML(n *yaml.Node) error {
 		var parts []string
 		for _, c := range n.Content {
 			if c.Kind != yaml.ScalarNode {
-				return fmt.Errorf("line %d: list items must be plain values", c.Line)
+				return listError("want a list of plain values, got " + nodeKind(c) + " in it")
 			}
 			parts = append(parts, c.Value)
 		}
 		*l = List(strings.Join(parts, ","))
 		return nil
 	}
-	return fmt.Errorf("line %d: want a value or a list", n.Line)
-}
-
-// LoadRaw reads a YAML sweep plan. Unknown keys are errors naming the
-// allowed ones.
-func LoadRaw(path string) (Raw, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return Raw{}, bad("--config: %v", err)
-	}
-	var r Raw
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&r); err != nil && !errors.Is(err, io.EOF) {
-		msg := strings.ReplaceAll(err.Error(), "\n", "; ")
-		if strings.Contains(msg, "not found in type") {
-			msg += " (allowed keys: name, ttl, renew, pause, fencing, runs, time-limit, seed, store, clients, hold-min, hold-max, topology)"
-		}
-		return Raw{}, bad("--config %s: %s", path, msg)
-	}
-	return r, nil
+	return listError("want a value or a list, got " + nodeKind(n))
 }
 
 // Merge returns r with every field that set reports as given taken from
@@ -158,6 +137,7 @@ func (r Raw) Merge(o Raw, set func(key string) bool) Raw {
 	pick("hold-min", func() { r.HoldMin = o.HoldMin })
 	pick("hold-max", func() { r.HoldMax = o.HoldMax })
 	pick("topology", func() { r.Topology = o.Topology })
+	r.file = r.file.without(set)
 	return r
 }
 
@@ -194,8 +174,14 @@ func (r Raw) FillDefaults() Raw {
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // Spec parses and checks r (call FillDefaults first for a partial plan).
-// Every error wraps ErrSpec and names the flag.
+// Every error wraps ErrSpec and names the flag, or the key of the spec
+// file the bad value came from ("sweep spec: ttl: must be ...").
 func (r Raw) Spec() (Spec, error) {
+	s, err := r.spec()
+	return s, r.file.name(err)
+}
+
+func (r Raw) spec() (Spec, error) {
 	s := Spec{Name: r.Name, Runs: r.Runs, Seed: r.Seed, Store: r.Store, Clients: r.Clients, Topology: r.Topology}
 	var err error
 	switch s.Topology {
