@@ -45,19 +45,10 @@ func JUnit(res *Result) ([]byte, error) {
 	for _, row := range Points(spec.Grid, agg) {
 		tc := pointCase(row, byPoint[row.Point], spec.Runs)
 		tc.Classname = "sweep." + spec.Name
-		suite.Tests++
-		switch {
-		case tc.Failure != nil:
-			suite.Failures++
-		case tc.Error != nil:
-			suite.Errors++
-		case tc.Skipped != nil:
-			suite.Skipped++
-		}
 		suite.Cases = append(suite.Cases, tc)
 	}
-	doc := reports.JUnitSuites{Name: "lockstorm sweep", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors,
-		Time: suite.Time, Suites: []reports.JUnitSuite{suite}}
+	doc := reports.JUnitDocument(suite) // counts the cases
+	doc.Name = "lockstorm sweep"
 	return reports.MarshalJUnit(doc)
 }
 

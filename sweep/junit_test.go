@@ -50,6 +50,9 @@ func TestJUnit(t *testing.T) {
 	// realistic: 8 invalid points; 1s/none/300ms has an unknown run,
 	// 1s/ttl/3/1.5s is invalid in its one run left, 1s/ttl/3/300ms has 2
 	// valid runs of 3, 1s/fenced/1.5s was not run.
+	if doc.Name != "lockstorm sweep" || doc.Tests != 12 || doc.Time != 300 {
+		t.Errorf("root %q: %d tests, %.0fs", doc.Name, doc.Tests, doc.Time)
+	}
 	if s.Failures != 8 || s.Errors != 2 || s.Skipped != 1 || doc.Failures != 8 || doc.Errors != 2 {
 		t.Errorf("failures %d, errors %d, skipped %d", s.Failures, s.Errors, s.Skipped)
 	}
