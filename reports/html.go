@@ -116,6 +116,9 @@ func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []
 		rcfg = c // a hand-made config: show the flags' real values
 	}
 	d.Replay, d.ReplayNote = ReplayCommand(rcfg), replayNote(cfg)
+	if configEmpty(cfg) {
+		d.Replay, d.ReplayNote = "", "Replay: "+unknownReplay+" (test.json records no settings), so no command line can repeat this run."
+	}
 	d.Duration = time.Duration(endTime(res.History)).Round(time.Millisecond).String()
 	d.Ops = len(spans(res.History))
 	parts := res.Verdict.Results

@@ -22,7 +22,7 @@ func RunSuite(res *harness.Result) JUnitSuite {
 		{"verdict", res.Verdict.Valid.String()}, {"run_dir", res.Dir},
 	}
 	props = append(props, coverageProps(res.Coverage)...)
-	out := "replay: " + ReplayCommand(cfg) + "\nreport: " + filepath.Join(res.Dir, store.IndexFile) + "\n"
+	out := "replay: " + replayText(cfg) + "\nreport: " + filepath.Join(res.Dir, store.IndexFile) + "\n"
 	end := endTime(res.History)
 	for _, w := range checker.FaultWindows(res.History) {
 		end = max(end, w.End)

@@ -49,7 +49,7 @@ func RepeatSummary(w io.Writer, c *harness.Campaign) {
 		if note := replayNote(r.Config); note != "" {
 			fmt.Fprintf(w, "  replay: %s\n", note)
 		} else {
-			fmt.Fprintf(w, "  replay: %s\n", ReplayCommand(r.Config))
+			fmt.Fprintf(w, "  replay: %s\n", replayText(r.Config))
 		}
 		fmt.Fprintf(w, "  folder: %s\n", r.Dir)
 	}

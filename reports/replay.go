@@ -25,3 +25,24 @@ func replayNote(cfg harness.Config) string {
 	}
 	return ""
 }
+
+// unknownReplay is said instead of a replay line when the stored
+// configuration is empty (configEmpty).
+const unknownReplay = "unknown, the stored configuration is empty"
+
+// configEmpty reports whether cfg names none of the settings a replay
+// needs (no lock, workload, nodes, clients or time limit): a test.json
+// whose config is {} or missing. No command line can repeat such a run,
+// and ReplayCommand's would be a row of empty quoted values.
+func configEmpty(cfg harness.Config) bool {
+	return cfg.Lock == "" && cfg.Workload == "" && cfg.Nodes == 0 && cfg.Clients == 0 && cfg.TimeLimit == 0 && cfg.NewLock == nil
+}
+
+// replayText is ReplayCommand's line, or unknownReplay for an empty
+// configuration.
+func replayText(cfg harness.Config) string {
+	if configEmpty(cfg) {
+		return unknownReplay
+	}
+	return ReplayCommand(cfg)
+}

@@ -53,7 +53,9 @@ func Summary(w io.Writer, res *harness.Result) {
 	}
 	coverageSummary(w, res.Coverage)
 	if v.Valid != checker.Valid {
-		if note := replayNote(res.Config); note != "" {
+		if configEmpty(res.Config) {
+			fmt.Fprintf(w, "replay: %s\n", unknownReplay)
+		} else if note := replayNote(res.Config); note != "" {
 			fmt.Fprintf(w, "seed: %d  (%s)\n", res.Config.Seed, note)
 		} else {
 			fmt.Fprintf(w, "seed: %d  (replay: %s)\n", res.Config.Seed, ReplayCommand(res.Config))
