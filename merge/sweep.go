@@ -48,7 +48,7 @@ func mergeSweep(w *shard.Work, dirs []string, o Options, res *Result) error {
 	}
 	res.Report = filepath.Join(sr.Dir, sweep.IndexFile)
 	res.Status = checker.Valid
-	res.Summary = "recommendation: " + sr.Recommendation.Text
+	res.Summary = fmt.Sprintf("sweep %s: all %d runs merged", spec.Name, sr.Total)
 	if !sr.Complete() {
 		res.Status = checker.Unknown
 		res.Summary = fmt.Sprintf("interrupted: %d of %d runs finished; rerun the interrupted shards to resume them", len(sr.Cells), sr.Total)

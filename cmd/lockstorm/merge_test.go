@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -134,5 +135,111 @@ func TestMergeCatalogShards(t *testing.T) {
 		{[]string{"merge"}, "merge needs the shards' store folders"},
 		{[]string{"catalog", "--only", "3", "--shard", "2/2"}, "K counts from 0"},
 		{[]string{"catalog", "--only", "3", "--shard", "1"}, "--shard must be K/N"},
+	})
+}
+
+// sweepVerdicts are table.csv's (ttl, renew, fencing, pause, run,
+// verdict) columns: what the heat maps count.
+func sweepVerdicts(t *testing.T, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "table.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		f := strings.Split(l, ",")
+		out = append(out, strings.Join(f[:6], ","))
+	}
+	return out
+}
+
+// pointRows are the printed points table's setting and k/N columns (the
+// heat maps' data), and the recommendation line.
+func pointRows(stdout string) []string {
+	var out []string
+	for _, l := range strings.Split(stdout, "\n") {
+		switch f := strings.Split(l, "|"); {
+		case strings.HasPrefix(l, "recommendation: "):
+			out = append(out, l)
+		case len(f) > 6 && strings.Contains(l, "invalid") && !strings.Contains(l, "---"):
+			out = append(out, strings.Join(f[:6], "|"))
+		}
+	}
+	return out
+}
+
+// A sweep of 2 cells x 2 runs, sharded 2 ways and merged, has the
+// unsharded sweep's verdicts per (cell, run), heat-map counts,
+// recommendation and JUnit outcomes, and a page whose run links resolve.
+func TestMergeSweepShards(t *testing.T) {
+	bin := shardBinary(t)
+	tmp := t.TempDir()
+	p := func(s string) string { return filepath.Join(tmp, s) }
+	// Verdicts that do not depend on the machine's load: short holds
+	// (50 ms at most) under a 500ms TTL are valid without faults, and a
+	// holder paused 700ms, longer than the TTL, without renewal loses
+	// updates.
+	grid := []string{"sweep", "--name", "tiny", "--ttl", "500ms", "--renew", "none", "--fencing", "off",
+		"--pause", "0,700ms", "--hold-min", "10ms", "--hold-max", "50ms", "--runs", "2", "--time-limit", "2700ms", "--clients", "3"}
+	rs := parallel(t, bin,
+		append(grid, "--store", p("whole"), "--junit", p("whole.xml")),
+		append(grid, "--store", p("s0"), "--shard", "0/2", "--junit", p("s0.xml")),
+		append(grid, "--store", p("s1"), "--shard", "1/2"))
+	for i, r := range rs {
+		if r.code != 0 {
+			t.Fatalf("command %d: exit %d\n%s\n%s", i, r.code, r.stdout, r.stderr)
+		}
+	}
+	if s0 := sweepVerdicts(t, p("s0/sweeps/tiny")); len(s0) != 2 {
+		t.Errorf("shard 0/2 ran %v, want 2 of the 4 runs", s0)
+	}
+	if s0 := readJUnit(t, p("s0.xml")); len(s0.Suites[0].Cases) != 2 || s0.Errors != 0 {
+		t.Errorf("shard 0/2's JUnit: %d cases, %d errors; want its 2 points, each complete for its share", len(s0.Suites[0].Cases), s0.Errors)
+	}
+	// The "machines" upload their stores into one folder each.
+	art := p("artifacts")
+	for _, s := range []string{"s0", "s1"} {
+		os.MkdirAll(art, 0o755)
+		if err := os.Rename(p(s), filepath.Join(art, "store-"+s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := exec1(t, bin, "merge", art, "--out", p("merged"), "--junit", p("merged.xml"))
+	if code != 0 {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if w, g := sweepVerdicts(t, p("whole/sweeps/tiny")), sweepVerdicts(t, p("merged/sweeps/tiny")); strings.Join(w, "\n") != strings.Join(g, "\n") {
+		t.Errorf("merged verdicts\n%s\nwant the unsharded\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+	}
+	if w, g := pointRows(rs[0].stdout), pointRows(stdout); strings.Join(w, "\n") != strings.Join(g, "\n") || len(g) != 4 {
+		t.Errorf("merged points and recommendation\n%s\nwant the unsharded\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+	}
+	if w, g := caseOutcomes(readJUnit(t, p("whole.xml"))), caseOutcomes(readJUnit(t, p("merged.xml"))); strings.Join(w, "\n") != strings.Join(g, "\n") {
+		t.Errorf("merged JUnit cases %v, want %v", g, w)
+	}
+	for _, f := range []string{"index.html", "violations.png", "availability.png", "table.md"} {
+		if _, err := os.Stat(p("merged/sweeps/tiny/" + f)); err != nil {
+			t.Errorf("merged sweep: %v", err)
+		}
+	}
+	page, _ := os.ReadFile(p("merged/sweeps/tiny/index.html"))
+	links := regexp.MustCompile(`href="(\.\./\.\./sweep-tiny/[^"]+)"`).FindAllStringSubmatch(string(page), -1)
+	if len(links) < 4 {
+		t.Errorf("merged page links %d runs, want 4", len(links))
+	}
+	for _, l := range links {
+		if _, err := os.Stat(filepath.Join(p("merged/sweeps/tiny"), l[1])); err != nil {
+			t.Errorf("merged page's link %s: %v", l[1], err)
+		}
+	}
+	// A shard of another sweep is refused, naming the setting.
+	other := append(slices.Clone(grid), "--store", p("o1"), "--shard", "1/2", "--seed", "2")
+	if r := parallel(t, bin, other); r[0].code != 0 {
+		t.Fatalf("other sweep: exit %d\n%s", r[0].code, r[0].stderr)
+	}
+	wantUsageErrors(t, bin, t.TempDir(), []usageCase{
+		{[]string{"merge", filepath.Join(art, "store-s0"), p("o1"), "--out", p("m2")}, "ran with different settings (Seed 1 and 2)"},
+		{[]string{"sweep", "--shard", "0/0"}, "N must be between 1"},
 	})
 }
