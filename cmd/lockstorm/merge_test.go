@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/lockstormbin"
 	"github.com/lockstorm/lockstorm/reports"
 )
@@ -241,5 +243,60 @@ func TestMergeSweepShards(t *testing.T) {
 	wantUsageErrors(t, bin, t.TempDir(), []usageCase{
 		{[]string{"merge", filepath.Join(art, "store-s0"), p("o1"), "--out", p("m2")}, "ran with different settings (Seed 1 and 2)"},
 		{[]string{"sweep", "--shard", "0/0"}, "N must be between 1"},
+	})
+}
+
+// runSeeds maps each run folder's seed to its verdict, over a store's
+// runs of test.
+func runSeeds(t *testing.T, root, test string) map[int64]string {
+	t.Helper()
+	out := map[int64]string{}
+	for _, d := range runFolders(t, root, test) {
+		run, err := harness.LoadChecked(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[run.Config.Seed] = run.Verdict.Valid.String()
+	}
+	return out
+}
+
+// A campaign of 4 runs as shards 0/2 and 1/2 runs the unsharded
+// campaign's seeds; merged, it has its verdicts, summary counts and JUnit
+// suites (named by campaign run number).
+func TestMergeRunShards(t *testing.T) {
+	bin := shardBinary(t)
+	tmp := t.TempDir()
+	p := func(s string) string { return filepath.Join(tmp, s) }
+	run := []string{"run", "--clients", "2", "--ttl", "200ms", "--time-limit", "1s", "--nemesis", "none", "--seed", "9", "--runs", "4"}
+	rs := parallel(t, bin,
+		append(run, "--store", p("whole"), "--junit", p("whole.xml")),
+		append(run, "--store", p("s0"), "--shard", "0/2", "--junit", p("s0.xml")),
+		append(run, "--store", p("s1"), "--shard", "1/2"))
+	for i, r := range rs {
+		if r.code != 0 {
+			t.Fatalf("command %d: exit %d\n%s\n%s", i, r.code, r.stdout, r.stderr)
+		}
+	}
+	if !strings.Contains(rs[1].stdout, "== run 1/4 ") || !strings.Contains(rs[1].stdout, "== run 3/4 ") || strings.Contains(rs[1].stdout, "== run 2/4 ") || !strings.Contains(rs[1].stdout, "shard 0/2 of a campaign of 4 runs: runs 1, 3") {
+		t.Errorf("shard 0/2 did not run runs 1 and 3:\n%s", rs[1].stdout)
+	}
+	code, stdout, stderr := exec1(t, bin, "merge", p("s0"), p("s1"), "--out", p("merged"), "--junit", p("merged.xml"))
+	if code != 0 || !strings.Contains(stdout, "campaign: 4 runs from base seed 9") || !strings.Contains(stdout, "valid 4/4") {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	whole, merged := runSeeds(t, p("whole"), "single-counter"), runSeeds(t, p("merged"), "single-counter")
+	if len(whole) != 4 || fmt.Sprint(whole) != fmt.Sprint(merged) {
+		t.Errorf("merged runs (seed: verdict) %v, want the unsharded %v", merged, whole)
+	}
+	w, g := readJUnit(t, p("whole.xml")), readJUnit(t, p("merged.xml"))
+	if strings.Join(caseOutcomes(w), "\n") != strings.Join(caseOutcomes(g), "\n") || len(g.Suites) != 4 {
+		t.Errorf("merged JUnit\n%v\nwant\n%v", caseOutcomes(g), caseOutcomes(w))
+	}
+	wantUsageErrors(t, bin, t.TempDir(), []usageCase{
+		{[]string{"run", "--runs", "4", "--shard", "0/2"}, "--shard needs --seed"},
+		{[]string{"run", "--runs", "4", "--seed", "3", "--until-invalid", "--shard", "0/2"}, "--until-invalid cannot be combined with --shard"},
+		{[]string{"run", "--runs", "2", "--seed", "3", "--shard", "0/3"}, "leave some of the 3 shards nothing to do"},
+		{[]string{"run", "--runs", "2", "--seed", "3", "--shard", "3/3"}, "K counts from 0"},
 	})
 }

@@ -185,6 +185,7 @@ func repeat(ctx context.Context, cfg harness.Config, n int, untilInvalid bool, j
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
+		fmt.Printf("shard %s of a campaign of %d runs: runs %s\n", sh, c.Total, runNumbers(c))
 		fmt.Printf("shard manifest: %s (lockstorm merge combines the shards)\n", path)
 	}
 	return writeJUnit(junit, exitFor(c.Verdict), suites...)
@@ -205,4 +206,16 @@ func writeCampaignManifest(c *harness.Campaign, cfg harness.Config, started time
 		return "", err
 	}
 	return shard.Write(key.Store, m)
+}
+
+// runNumbers lists the campaign run numbers of c's runs: "1, 3".
+func runNumbers(c *harness.Campaign) string {
+	var parts []string
+	for j := range c.Runs {
+		parts = append(parts, fmt.Sprint(c.Number(j)))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
