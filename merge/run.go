@@ -4,12 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/shard"
+	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/reports"
 )
+
+// CampaignSummaryFile is the merged campaign's summary in the output
+// store: what `lockstorm run --runs` prints at its end.
+const CampaignSummaryFile = "campaign.txt"
 
 // mergeRuns rebuilds a `run --runs` campaign from its shards' run
 // folders (harness.LoadChecked: the verdicts as checked, not checked
@@ -35,16 +41,19 @@ func mergeRuns(w *shard.Work, dirs []string, o Options, res *Result) error {
 		suites = append(suites, s.Renamed(fmt.Sprintf("%s.run%d", s.Name, it.Index+1)))
 	}
 	c.Verdict = harness.Aggregate(verdicts, c.Interrupted)
-	fmt.Fprintf(o.Stdout, "campaign %s merged from %d shards\n", w.Name, w.N)
-	reports.RepeatSummary(o.Stdout, c)
+	var summary strings.Builder
+	fmt.Fprintf(&summary, "campaign %s merged from %d shards\n", w.Name, w.N)
+	reports.RepeatSummary(&summary, c)
+	fmt.Fprint(o.Stdout, summary.String())
+	res.Report = filepath.Join(o.Out, CampaignSummaryFile)
+	if err := store.WriteFile(res.Report, []byte(summary.String())); err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
 	var err error
 	if res.JUnit, err = reports.MarshalJUnit(reports.JUnitDocument(suites...)); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
 	res.Status = c.Verdict
 	res.Summary = fmt.Sprintf("campaign verdict %s: %d of %d runs", c.Verdict, len(c.Runs), w.Total)
-	if len(c.Runs) > 0 {
-		res.Report = filepath.Dir(c.Runs[0].Dir)
-	}
 	return nil
 }

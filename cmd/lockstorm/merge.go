@@ -26,7 +26,7 @@ func mergeCommand() *cobra.Command {
 they are every shard 0/N ... N-1/N of one catalogue run, sweep or run --runs campaign, each
 once and with the same settings, copies their run folders into --out and writes the report the
 unsharded command writes there: the catalogue table (catalog.txt), the sweep folder with its
-table, heat maps, index.html and recommendation, or the campaign summary. --junit PATH writes
+table, heat maps, index.html and recommendation, or the campaign summary (campaign.txt). --junit PATH writes
 the JUnit XML the unsharded command's --junit would.
 
 Exit status: as the unsharded command's (catalogue: 1 when a row disagrees; sweep: 0; campaign:

@@ -285,6 +285,9 @@ func TestMergeRunShards(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "campaign: 4 runs from base seed 9") || !strings.Contains(stdout, "valid 4/4") {
 		t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	if b, err := os.ReadFile(p("merged/campaign.txt")); err != nil || !strings.Contains(string(b), "valid 4/4") {
+		t.Errorf("merged campaign.txt: %v\n%s", err, b)
+	}
 	whole, merged := runSeeds(t, p("whole"), "single-counter"), runSeeds(t, p("merged"), "single-counter")
 	if len(whole) != 4 || fmt.Sprint(whole) != fmt.Sprint(merged) {
 		t.Errorf("merged runs (seed: verdict) %v, want the unsharded %v", merged, whole)
