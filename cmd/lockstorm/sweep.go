@@ -88,6 +88,9 @@ could not start, 3 if interrupted (finished runs are kept).`,
 			}
 			if res != nil && len(res.Cells) > 0 {
 				fmt.Printf("\nrecommendation: %s\n", res.Recommendation.Text)
+				if sh.Set() {
+					fmt.Printf("(shard %s holds %d of the %d runs: its table and recommendation cover its share only; lockstorm merge of every shard gives the sweep's)\n", sh, mine, runs)
+				}
 			}
 			switch {
 			case err != nil:
