@@ -30,6 +30,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/shard"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
@@ -108,7 +109,7 @@ func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, opts ...O
 		opt(&o)
 	}
 	var werr error
-	c, err := harness.Repeat(ctx, cfg, n, untilInvalid, harness.Hooks{OnBase: o.onBase, OnRun: func(i int, res *Result) {
+	c, err := harness.Repeat(ctx, cfg, n, untilInvalid, harness.Hooks{OnBase: o.onBase, Shard: o.shard, OnRun: func(i int, res *Result) {
 		e := reports.Write(res)
 		if e != nil && werr == nil {
 			werr = e
@@ -129,7 +130,13 @@ type Option func(*options)
 type options struct {
 	onBase func(base int64)
 	onRun  func(i int, res *Result, reportErr error)
+	shard  shard.Shard
 }
+
+// InShard has Repeat run only shard k of n of the campaign (k counts from
+// 0): run i when (i − 1) mod n is k, with the seed the whole campaign
+// gives it (`lockstorm run --runs --shard k/n`). It needs a base seed.
+func InShard(k, n int) Option { return func(o *options) { o.shard = shard.Shard{K: k, N: n} } }
 
 // OnBaseSeed has Repeat call f with the campaign's base seed (drawn when
 // cfg.Seed is 0) once the configuration is checked, before the first run.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/internal/shard"
 )
 
 // RunSeed is the seed of run i (1-based) of a campaign repeated from base:
@@ -51,6 +52,13 @@ type Campaign struct {
 	StoppedEarly bool
 	// Verdict is Aggregate over the runs.
 	Verdict checker.Validity
+	// Shard is the campaign's share when sharded (Hooks.Shard): Planned
+	// then counts the shard's runs, Total the whole campaign's, and
+	// Numbers the campaign run number (1-based) of each of Runs (nil: 1,
+	// 2, ...; see Number).
+	Shard   shard.Shard
+	Total   int
+	Numbers []int
 }
 
 // Count is how many runs had verdict v.
@@ -92,6 +100,9 @@ type Hooks struct {
 	// OnRun is called after run i (1-based), in order, before the next
 	// starts (the CLI writes its report and prints its summary there).
 	OnRun func(i int, res *Result)
+	// Shard, when set, runs only the shard's share of the n runs: run i
+	// when (i − 1) mod N is K (shard.go).
+	Shard shard.Shard
 }
 
 // Repeat runs cfg n times, run i with seed RunSeed(base, i), where base is
@@ -111,7 +122,10 @@ func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, hooks Hoo
 	if err != nil {
 		return nil, err
 	}
-	c := &Campaign{Base: cfg.Seed, Planned: n}
+	if err := checkShard(cfg, n, untilInvalid, hooks.Shard); err != nil {
+		return nil, err
+	}
+	c := &Campaign{Base: cfg.Seed, Planned: hooks.Shard.Count(n), Total: n, Shard: hooks.Shard}
 	if c.Base == 0 {
 		c.Base = DrawSeed()
 	}
@@ -120,6 +134,9 @@ func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, hooks Hoo
 	}
 	defer func() { c.Verdict = c.aggregate() }()
 	for i := 1; i <= n; i++ {
+		if !hooks.Shard.Owns(i - 1) {
+			continue
+		}
 		if ctx.Err() != nil {
 			c.Interrupted = true
 			break
@@ -138,6 +155,9 @@ func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, hooks Hoo
 			return c, err
 		}
 		c.Runs = append(c.Runs, res)
+		if hooks.Shard.Set() {
+			c.Numbers = append(c.Numbers, i)
+		}
 		if hooks.OnRun != nil {
 			hooks.OnRun(i, res)
 		}

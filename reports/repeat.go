@@ -41,7 +41,7 @@ func RepeatSummary(w io.Writer, c *harness.Campaign) {
 		if r.Verdict.Valid == checker.Valid {
 			continue
 		}
-		line := fmt.Sprintf("run %d %s  seed %d", i+1, verdictWord(r.Verdict.Valid), r.Config.Seed)
+		line := fmt.Sprintf("run %d %s  seed %d", c.Number(i), verdictWord(r.Verdict.Valid), r.Config.Seed)
 		if r.Incomplete != "" {
 			line += "  (incomplete: " + r.Incomplete + ")"
 		}

@@ -43,7 +43,11 @@ func JUnit(res *Result) ([]byte, error) {
 		byPoint[c.Point()] = append(byPoint[c.Point()], c)
 	}
 	for _, row := range Points(spec.Grid, agg) {
-		tc := pointCase(row, byPoint[row.Point], spec.Runs)
+		n := res.planned(row.Point)
+		if n == 0 {
+			continue // another shard's point
+		}
+		tc := pointCase(row, byPoint[row.Point], n)
 		tc.Classname = "sweep." + spec.Name
 		suite.Cases = append(suite.Cases, tc)
 	}

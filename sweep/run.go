@@ -12,6 +12,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/page"
+	"github.com/lockstorm/lockstorm/internal/shard"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/reports"
 )
@@ -35,6 +36,10 @@ type Options struct {
 	// Progress, when set, is told when a cell starts, while it runs and
 	// when it ends.
 	Progress func(Event)
+	// Shard, when set, runs only the shard's share of the (cell, run)
+	// pairs (item i of Grid.Cells when i mod N is K) and writes a shard
+	// manifest for `lockstorm merge` (shard.go).
+	Shard shard.Shard
 }
 
 // Event is a progress report of a sweep.
@@ -86,6 +91,10 @@ type Result struct {
 	// Recommendation is computed from the finished cells by
 	// WriteOutputs (Recommend).
 	Recommendation Recommendation
+	// Shard is the share of the grid this result holds (zero: all);
+	// Manifest the path of its shard manifest.
+	Shard    shard.Shard
+	Manifest string
 }
 
 // Complete reports whether every cell of the grid finished.
@@ -121,11 +130,17 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Result, error) {
 		opt.Runner = lockstorm.Run
 	}
 	dir := Dir(spec.Store, spec.Name)
-	res := &Result{Spec: spec, Dir: dir, Started: start}
+	res := &Result{Spec: spec, Dir: dir, Started: start, Shard: opt.Shard}
 	if err := prepare(dir, spec); err != nil {
 		return res, err
 	}
-	cells := spec.Grid.Cells(spec.Runs)
+	all := spec.Grid.Cells(spec.Runs)
+	var cells []Cell
+	for i, c := range all {
+		if opt.Shard.Owns(i) {
+			cells = append(cells, c)
+		}
+	}
 	res.Total = len(cells)
 	var runErr error
 	for i, c := range cells {
@@ -171,6 +186,9 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Result, error) {
 	}
 	res.Elapsed = time.Since(start)
 	werr := WriteOutputs(res)
+	if opt.Shard.Set() {
+		werr = errors.Join(werr, writeManifest(res))
+	}
 	return res, errors.Join(runErr, werr)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm/catalog"
+	"github.com/lockstorm/lockstorm/internal/shard"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
@@ -18,6 +19,7 @@ func catalogCommand() *cobra.Command {
 		o     catalog.Options
 		only  string
 		junit string
+		share string
 	)
 	cmd := &cobra.Command{
 		Use:   "catalog",
@@ -43,10 +45,26 @@ Exit status: 0 when every row agrees with its expectation (also an expected inva
 			if err != nil {
 				return setupError(err)
 			}
+			s, err := shard.Parse(share)
+			if err != nil {
+				return usage("%v", err)
+			}
 			o.Progress = os.Stdout
-			fmt.Printf("running %d catalogue rows (seed %d)\n", len(rows), o.Seed)
 			started := time.Now()
-			out := catalog.Run(cmd.Context(), rows, o)
+			var out []catalog.Outcome
+			if s.Set() {
+				all := len(rows)
+				fmt.Printf("running shard %s of the catalogue: %d of %d rows (seed %d)\n", s, s.Count(all), all, o.Seed)
+				var manifest string
+				rows, out, manifest, err = catalog.RunShard(cmd.Context(), rows, s, o)
+				if err != nil {
+					return usage("%v", err)
+				}
+				fmt.Printf("shard manifest: %s (lockstorm merge combines the shards)\n", manifest)
+			} else {
+				fmt.Printf("running %d catalogue rows (seed %d)\n", len(rows), o.Seed)
+				out = catalog.Run(cmd.Context(), rows, o)
+			}
 			if junit != "" {
 				if err := reports.WriteJUnitFile(junit, catalog.JUnit(rows, out, o.Seed, started)); err != nil {
 					return usage("%v", err)
@@ -73,6 +91,7 @@ Exit status: 0 when every row agrees with its expectation (also an expected inva
 	f.StringVar(&only, "only", "", "comma-separated row numbers to run, e.g. 2,9,11")
 	f.Int64Var(&o.Seed, "seed", 1, "seed of every row's run")
 	f.StringVar(&o.Store, "store", "store", "folder of the run store")
+	f.StringVar(&share, "shard", "", "run shard K of N (K counts from 0: 0/N ... N-1/N, like Kubernetes' JOB_COMPLETION_INDEX): row i of the selection runs on shard i mod N; the store gets a manifest in shards/ for lockstorm merge")
 	f.StringVar(&junit, "junit", "", "write a JUnit XML file with one test case per row: it passes when the row agrees with its expectation (also an expected invalid)")
 	return cmd
 }

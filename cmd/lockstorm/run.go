@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/shard"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
@@ -20,10 +22,14 @@ import (
 func runCommand() *cobra.Command {
 	return runCommandWith(func(cmd *cobra.Command, cfg harness.Config, o runOptions) error {
 		cfg.OnProgress = reports.NewProgress(os.Stderr).Update
-		if o.runs == 1 {
+		sh, err := shard.Parse(o.shard)
+		if err != nil {
+			return usage("%v", err)
+		}
+		if o.runs == 1 && !sh.Set() {
 			return runOnce(cmd.Context(), cfg, o.junit)
 		}
-		return repeat(cmd.Context(), cfg, o.runs, o.untilInvalid, o.junit)
+		return repeat(cmd.Context(), cfg, o.runs, o.untilInvalid, o.junit, sh)
 	})
 }
 
@@ -32,6 +38,7 @@ type runOptions struct {
 	runs         int
 	untilInvalid bool
 	junit        string
+	shard        string
 }
 
 // runCommandWith is `lockstorm run` that hands the configuration its
@@ -55,6 +62,7 @@ func runCommandWith(do func(cmd *cobra.Command, cfg harness.Config, o runOptions
 	f.StringVar(&plan, "config", "", "YAML test plan; flags given explicitly override it")
 	f.IntVar(&o.runs, "runs", 1, "run N seeded runs, each in its own folder: run 1 uses --seed, run i ≥ 2 the seed 1 + splitmix64(seed + i - 1) mod 2^53; without --seed a base seed is drawn and printed; exit status follows the aggregate (invalid if any run is, else unknown if any is)")
 	f.BoolVar(&o.untilInvalid, "until-invalid", false, "with --runs, stop at the first invalid run")
+	f.StringVar(&o.shard, "shard", "", "with --runs, run shard K of N (K counts from 0: 0/N ... N-1/N, like Kubernetes' JOB_COMPLETION_INDEX): run i runs on shard (i-1) mod N with its campaign seed; needs --seed; the store gets a manifest in shards/ for lockstorm merge")
 	f.StringVar(&o.junit, "junit", "", "also write the JUnit XML to this file (with --runs, one suite per run), besides junit.xml in the run folder")
 	cmd.Long = `run starts Redis nodes (--provider), runs the workload's clients on the lock under the
 faults of --nemesis (or of a --config plan) for --time-limit, heals every fault, checks the
@@ -146,10 +154,11 @@ func exitFor(v checker.Validity) error {
 // run's summary is printed as it ends, then the campaign's; the exit
 // status follows the aggregate verdict. A campaign without --seed prints
 // its drawn base seed first.
-func repeat(ctx context.Context, cfg harness.Config, n int, untilInvalid bool, junit string) error {
+func repeat(ctx context.Context, cfg harness.Config, n int, untilInvalid bool, junit string, sh shard.Shard) error {
 	drawn := cfg.Seed == 0
 	var suites []reports.JUnitSuite
-	c, err := lockstorm.Repeat(ctx, cfg, n, untilInvalid,
+	started := time.Now()
+	c, err := lockstorm.Repeat(ctx, cfg, n, untilInvalid, lockstorm.InShard(sh.K, sh.N),
 		lockstorm.OnBaseSeed(func(base int64) {
 			if drawn {
 				fmt.Fprintf(os.Stderr, "lockstorm: base seed %d (run 1 uses it, run i a seed derived from it; replay the campaign with --seed %d)\n", base, base)
@@ -171,5 +180,42 @@ func repeat(ctx context.Context, cfg harness.Config, n int, untilInvalid bool, j
 	if err != nil && !errors.As(err, &rerr) {
 		return setupError(err)
 	}
+	if sh.Set() {
+		path, err := writeCampaignManifest(c, cfg, started)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		fmt.Printf("shard %s of a campaign of %d runs: runs %s\n", sh, c.Total, runNumbers(c))
+		fmt.Printf("shard manifest: %s (lockstorm merge combines the shards)\n", path)
+	}
 	return writeJUnit(junit, exitFor(c.Verdict), suites...)
+}
+
+// writeCampaignManifest writes the shard manifest of campaign c, a shard
+// of `run --runs` of cfg (as given: the key every machine derives the
+// same), into cfg's store.
+func writeCampaignManifest(c *harness.Campaign, cfg harness.Config, started time.Time) (string, error) {
+	key := cfg
+	key.OnProgress = nil
+	if filled, err := cfg.WithDefaults(); err == nil {
+		key.Name = filled.Name
+		key.Store = filled.Store
+	}
+	m, err := harness.ShardManifest(c, key, started)
+	if err != nil {
+		return "", err
+	}
+	return shard.Write(key.Store, m)
+}
+
+// runNumbers lists the campaign run numbers of c's runs: "1, 3".
+func runNumbers(c *harness.Campaign) string {
+	var parts []string
+	for j := range c.Runs {
+		parts = append(parts, fmt.Sprint(c.Number(j)))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lockstorm/lockstorm/internal/shard"
 	"github.com/lockstorm/lockstorm/reports"
 	"github.com/lockstorm/lockstorm/sweep"
 )
@@ -19,6 +20,7 @@ func sweepCommand() *cobra.Command {
 		plan  string
 		junit string
 		fresh bool
+		share string
 	)
 	cmd := &cobra.Command{
 		Use:   "sweep",
@@ -56,12 +58,24 @@ could not start, 3 if interrupted (finished runs are kept).`,
 					return usage("--junit %s: no folder %s to write it in", junit, filepath.Dir(junit))
 				}
 			}
+			sh, err := shard.Parse(share)
+			if err != nil {
+				return usage("%v", err)
+			}
 			runs := len(spec.Grid.Cells(spec.Runs))
+			mine := sh.Count(runs)
+			part := ""
+			if sh.Set() {
+				part = fmt.Sprintf(", shard %s: %d of the %d runs", sh, mine, runs)
+			}
 			// About 1.5 s of set-up and checks per run on two cores.
-			fmt.Printf("sweep %s: %d cells x %d runs of %v each (about %.0f minutes), folder %s\n", spec.Name, runs/spec.Runs, spec.Runs,
-				spec.TimeLimit, float64(runs)*(spec.TimeLimit.Seconds()+1.5)/60, sweep.Dir(spec.Store, spec.Name))
+			fmt.Printf("sweep %s: %d cells x %d runs of %v each%s (about %.0f minutes), folder %s\n", spec.Name, runs/spec.Runs, spec.Runs,
+				spec.TimeLimit, part, float64(mine)*(spec.TimeLimit.Seconds()+1.5)/60, sweep.Dir(spec.Store, spec.Name))
 			bar := sweep.NewBar(os.Stderr, reports.IsTerminal(os.Stderr) && os.Getenv("CI") == "")
-			res, err := sweep.Run(cmd.Context(), spec, sweep.Options{Progress: bar.Update})
+			res, err := sweep.Run(cmd.Context(), spec, sweep.Options{Progress: bar.Update, Shard: sh})
+			if res != nil && res.Manifest != "" {
+				fmt.Printf("shard manifest: %s (lockstorm merge combines the shards)\n", res.Manifest)
+			}
 			if res != nil && len(res.Cells) > 0 {
 				fmt.Println()
 				fmt.Print(sweep.PointsMarkdown(spec.Grid, spec.Runs, sweep.Aggregate(spec.Grid, res.Cells)))
@@ -74,6 +88,9 @@ could not start, 3 if interrupted (finished runs are kept).`,
 			}
 			if res != nil && len(res.Cells) > 0 {
 				fmt.Printf("\nrecommendation: %s\n", res.Recommendation.Text)
+				if sh.Set() {
+					fmt.Printf("(shard %s holds %d of the %d runs: its table and recommendation cover its share only; lockstorm merge of every shard gives the sweep's)\n", sh, mine, runs)
+				}
 			}
 			switch {
 			case err != nil:
@@ -100,6 +117,7 @@ could not start, 3 if interrupted (finished runs are kept).`,
 	f.StringVar(&raw.Topology, "topology", raw.Topology, "standalone (one Redis node, process clients paused with SIGSTOP) or cluster (a 3-master Redis Cluster, in-process clients, links frozen)")
 	f.StringVar(&plan, "config", "", "YAML sweep plan with keys named like these flags; flags given explicitly override it")
 	f.BoolVar(&fresh, "fresh", false, "rerun every cell, even those finished before")
+	f.StringVar(&share, "shard", "", "run shard K of N (K counts from 0: 0/N ... N-1/N, like Kubernetes' JOB_COMPLETION_INDEX): (cell, run) pair i of the grid runs on shard i mod N; the store gets a manifest in shards/ for lockstorm merge")
 	f.StringVar(&junit, "junit", "", "write JUnit XML to this file: one test case per cell, failing when some of its runs were invalid")
 	return cmd
 }

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/lockstormbin"
+	"github.com/lockstorm/lockstorm/reports"
+)
+
+// shardBinary is the lockstorm binary, also on PATH for process clients.
+func shardBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := lockstormbin.OnPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// result is one command's exit status and output.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// parallel runs the command lines side by side (machines of a sharded
+// campaign, and the unsharded run to compare with).
+func parallel(t *testing.T, bin string, lines ...[]string) []result {
+	t.Helper()
+	out := make([]result, len(lines))
+	var wg sync.WaitGroup
+	for i, args := range lines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := &out[i]
+			r.code, r.stdout, r.stderr = exec1(t, bin, args...)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// caseOutcomes are a JUnit document's cases as "suite/case: outcome",
+// sorted.
+func caseOutcomes(doc reports.JUnitSuites) []string {
+	var out []string
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			o := "pass"
+			switch {
+			case c.Failure != nil:
+				o = "failure " + c.Failure.Type
+			case c.Error != nil:
+				o = "error " + c.Error.Type
+			case c.Skipped != nil:
+				o = "skipped"
+			}
+			out = append(out, s.Name+"/"+c.Name+": "+o)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// timingsAndDirs are the parts of a catalogue line that differ between
+// two runs of a row: its run time, detection time and folder.
+var timingsAndDirs = regexp.MustCompile(`ran [0-9.]+s|detected [0-9.]+s| \S+/catalog-\S+$`)
+
+// catalogRows are the table lines of catalog's (or merge's) output,
+// without timings and folders.
+func catalogRows(stdout string) []string {
+	var out []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if regexp.MustCompile(`^\d+ +\S`).MatchString(l) {
+			out = append(out, timingsAndDirs.ReplaceAllString(l, ""))
+		}
+	}
+	return out
+}
+
+// Two catalogue rows (3 and 5, Go locks) run as shards 0/2 and 1/2 on two "machines" and
+// merged give the unsharded run's table (apart from timings and folders)
+// and JUnit verdicts; merge refuses a missing, repeated or foreign shard.
+func TestMergeCatalogShards(t *testing.T) {
+	bin := shardBinary(t)
+	tmp := t.TempDir()
+	p := func(s string) string { return filepath.Join(tmp, s) }
+	only := []string{"catalog", "--only", "3,5"}
+	rs := parallel(t, bin,
+		append(only, "--store", p("whole"), "--junit", p("whole.xml")),
+		append(only, "--store", p("s0"), "--junit", p("s0.xml"), "--shard", "0/2"),
+		append(only, "--store", p("s1"), "--junit", p("s1.xml"), "--shard", "1/2"))
+	for i, r := range rs {
+		if r.code != 0 {
+			t.Fatalf("command %d: exit %d\n%s\n%s", i, r.code, r.stdout, r.stderr)
+		}
+	}
+	if n := len(catalogRows(rs[1].stdout)) + len(catalogRows(rs[2].stdout)); n != 2 {
+		t.Fatalf("the shards ran %d rows, want 1 each\n%s\n%s", n, rs[1].stdout, rs[2].stdout)
+	}
+	code, stdout, stderr := exec1(t, bin, "merge", p("s1"), p("s0"), "--out", p("merged"), "--junit", p("merged.xml"))
+	if code != 0 {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	want, got := catalogRows(rs[0].stdout), catalogRows(stdout)
+	if strings.Join(want, "\n") != strings.Join(got, "\n") || len(got) != 2 {
+		t.Errorf("merged table\n%s\nwant the unsharded\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if w, g := caseOutcomes(readJUnit(t, p("whole.xml"))), caseOutcomes(readJUnit(t, p("merged.xml"))); strings.Join(w, "\n") != strings.Join(g, "\n") {
+		t.Errorf("merged JUnit cases %v, want %v", g, w)
+	}
+	table, err := os.ReadFile(p("merged/catalog.txt"))
+	if err != nil || len(catalogRows(string(table))) != 2 {
+		t.Errorf("merged catalog.txt: %v\n%s", err, table)
+	}
+	// The merged table's run folders were copied into the merged store.
+	for _, l := range strings.Split(strings.TrimSpace(string(table)), "\n") {
+		dir := l[strings.LastIndex(l, " ")+1:]
+		if _, err := os.Stat(filepath.Join(dir, "history.jsonl")); err != nil {
+			t.Errorf("merged row's folder %s: %v", dir, err)
+		}
+	}
+	wantUsageErrors(t, bin, t.TempDir(), []usageCase{
+		{[]string{"merge", p("s0"), "--out", p("m2")}, "shard 1/2 missing"},
+		{[]string{"merge", p("s0"), p("s0"), p("s1"), "--out", p("m2")}, "shard 0/2 is given twice"},
+		{[]string{"merge", p("whole"), "--out", p("m2")}, "holds no shard manifest"},
+		{[]string{"merge"}, "merge needs the shards' store folders"},
+		{[]string{"catalog", "--only", "3", "--shard", "2/2"}, "K counts from 0"},
+		{[]string{"catalog", "--only", "3", "--shard", "1"}, "--shard must be K/N"},
+	})
+}
+
+// sweepVerdicts are table.csv's (ttl, renew, fencing, pause, run,
+// verdict) columns: what the heat maps count.
+func sweepVerdicts(t *testing.T, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "table.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		f := strings.Split(l, ",")
+		out = append(out, strings.Join(f[:6], ","))
+	}
+	return out
+}
+
+// pointRows are the printed points table's setting and k/N columns (the
+// heat maps' data), and the recommendation line.
+func pointRows(stdout string) []string {
+	var out []string
+	for _, l := range strings.Split(stdout, "\n") {
+		switch f := strings.Split(l, "|"); {
+		case strings.HasPrefix(l, "recommendation: "):
+			out = append(out, l)
+		case len(f) > 6 && strings.Contains(l, "invalid") && !strings.Contains(l, "---"):
+			out = append(out, strings.Join(f[:6], "|"))
+		}
+	}
+	return out
+}
+
+// A sweep of 2 cells x 2 runs, sharded 2 ways and merged, has the
+// unsharded sweep's verdicts per (cell, run), heat-map counts,
+// recommendation and JUnit outcomes, and a page whose run links resolve.
+func TestMergeSweepShards(t *testing.T) {
+	bin := shardBinary(t)
+	tmp := t.TempDir()
+	p := func(s string) string { return filepath.Join(tmp, s) }
+	// Verdicts that do not depend on the machine's load: short holds
+	// (50 ms at most) under a 500ms TTL are valid without faults, and a
+	// holder paused 700ms, longer than the TTL, without renewal loses
+	// updates.
+	grid := []string{"sweep", "--name", "tiny", "--ttl", "500ms", "--renew", "none", "--fencing", "off",
+		"--pause", "0,700ms", "--hold-min", "10ms", "--hold-max", "50ms", "--runs", "2", "--time-limit", "2700ms", "--clients", "3"}
+	rs := parallel(t, bin,
+		append(grid, "--store", p("whole"), "--junit", p("whole.xml")),
+		append(grid, "--store", p("s0"), "--shard", "0/2", "--junit", p("s0.xml")),
+		append(grid, "--store", p("s1"), "--shard", "1/2"))
+	for i, r := range rs {
+		if r.code != 0 {
+			t.Fatalf("command %d: exit %d\n%s\n%s", i, r.code, r.stdout, r.stderr)
+		}
+	}
+	if s0 := sweepVerdicts(t, p("s0/sweeps/tiny")); len(s0) != 2 {
+		t.Errorf("shard 0/2 ran %v, want 2 of the 4 runs", s0)
+	}
+	if s0 := readJUnit(t, p("s0.xml")); len(s0.Suites[0].Cases) != 2 || s0.Errors != 0 {
+		t.Errorf("shard 0/2's JUnit: %d cases, %d errors; want its 2 points, each complete for its share", len(s0.Suites[0].Cases), s0.Errors)
+	}
+	// The "machines" upload their stores into one folder each.
+	art := p("artifacts")
+	for _, s := range []string{"s0", "s1"} {
+		os.MkdirAll(art, 0o755)
+		if err := os.Rename(p(s), filepath.Join(art, "store-"+s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := exec1(t, bin, "merge", art, "--out", p("merged"), "--junit", p("merged.xml"))
+	if code != 0 {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if w, g := sweepVerdicts(t, p("whole/sweeps/tiny")), sweepVerdicts(t, p("merged/sweeps/tiny")); strings.Join(w, "\n") != strings.Join(g, "\n") {
+		t.Errorf("merged verdicts\n%s\nwant the unsharded\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+	}
+	if w, g := pointRows(rs[0].stdout), pointRows(stdout); strings.Join(w, "\n") != strings.Join(g, "\n") || len(g) != 4 {
+		t.Errorf("merged points and recommendation\n%s\nwant the unsharded\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+	}
+	if w, g := caseOutcomes(readJUnit(t, p("whole.xml"))), caseOutcomes(readJUnit(t, p("merged.xml"))); strings.Join(w, "\n") != strings.Join(g, "\n") {
+		t.Errorf("merged JUnit cases %v, want %v", g, w)
+	}
+	for _, f := range []string{"index.html", "violations.png", "availability.png", "table.md"} {
+		if _, err := os.Stat(p("merged/sweeps/tiny/" + f)); err != nil {
+			t.Errorf("merged sweep: %v", err)
+		}
+	}
+	page, _ := os.ReadFile(p("merged/sweeps/tiny/index.html"))
+	links := regexp.MustCompile(`href="(\.\./\.\./sweep-tiny/[^"]+)"`).FindAllStringSubmatch(string(page), -1)
+	if len(links) < 4 {
+		t.Errorf("merged page links %d runs, want 4", len(links))
+	}
+	for _, l := range links {
+		if _, err := os.Stat(filepath.Join(p("merged/sweeps/tiny"), l[1])); err != nil {
+			t.Errorf("merged page's link %s: %v", l[1], err)
+		}
+	}
+	// A shard of another sweep is refused, naming the setting.
+	other := append(slices.Clone(grid), "--store", p("o1"), "--shard", "1/2", "--seed", "2")
+	if r := parallel(t, bin, other); r[0].code != 0 {
+		t.Fatalf("other sweep: exit %d\n%s", r[0].code, r[0].stderr)
+	}
+	wantUsageErrors(t, bin, t.TempDir(), []usageCase{
+		{[]string{"merge", filepath.Join(art, "store-s0"), p("o1"), "--out", p("m2")}, "ran with different settings (Seed 1 and 2)"},
+		{[]string{"sweep", "--shard", "0/0"}, "N must be between 1"},
+	})
+}
+
+// runSeeds maps each run folder's seed to its verdict, over a store's
+// runs of test.
+func runSeeds(t *testing.T, root, test string) map[int64]string {
+	t.Helper()
+	out := map[int64]string{}
+	for _, d := range runFolders(t, root, test) {
+		run, err := harness.LoadChecked(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[run.Config.Seed] = run.Verdict.Valid.String()
+	}
+	return out
+}
+
+// A campaign of 4 runs as shards 0/2 and 1/2 runs the unsharded
+// campaign's seeds; merged, it has its verdicts, summary counts and JUnit
+// suites (named by campaign run number).
+func TestMergeRunShards(t *testing.T) {
+	bin := shardBinary(t)
+	tmp := t.TempDir()
+	p := func(s string) string { return filepath.Join(tmp, s) }
+	run := []string{"run", "--clients", "2", "--ttl", "200ms", "--time-limit", "1s", "--nemesis", "none", "--seed", "9", "--runs", "4"}
+	rs := parallel(t, bin,
+		append(run, "--store", p("whole"), "--junit", p("whole.xml")),
+		append(run, "--store", p("s0"), "--shard", "0/2", "--junit", p("s0.xml")),
+		append(run, "--store", p("s1"), "--shard", "1/2"))
+	for i, r := range rs {
+		if r.code != 0 {
+			t.Fatalf("command %d: exit %d\n%s\n%s", i, r.code, r.stdout, r.stderr)
+		}
+	}
+	if !strings.Contains(rs[1].stdout, "== run 1/4 ") || !strings.Contains(rs[1].stdout, "== run 3/4 ") || strings.Contains(rs[1].stdout, "== run 2/4 ") || !strings.Contains(rs[1].stdout, "shard 0/2 of a campaign of 4 runs: runs 1, 3") {
+		t.Errorf("shard 0/2 did not run runs 1 and 3:\n%s", rs[1].stdout)
+	}
+	code, stdout, stderr := exec1(t, bin, "merge", p("s0"), p("s1"), "--out", p("merged"), "--junit", p("merged.xml"))
+	if code != 0 || !strings.Contains(stdout, "campaign: 4 runs from base seed 9") || !strings.Contains(stdout, "valid 4/4") {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if b, err := os.ReadFile(p("merged/campaign.txt")); err != nil || !strings.Contains(string(b), "valid 4/4") {
+		t.Errorf("merged campaign.txt: %v\n%s", err, b)
+	}
+	whole, merged := runSeeds(t, p("whole"), "single-counter"), runSeeds(t, p("merged"), "single-counter")
+	if len(whole) != 4 || fmt.Sprint(whole) != fmt.Sprint(merged) {
+		t.Errorf("merged runs (seed: verdict) %v, want the unsharded %v", merged, whole)
+	}
+	w, g := readJUnit(t, p("whole.xml")), readJUnit(t, p("merged.xml"))
+	if strings.Join(caseOutcomes(w), "\n") != strings.Join(caseOutcomes(g), "\n") || len(g.Suites) != 4 {
+		t.Errorf("merged JUnit\n%v\nwant\n%v", caseOutcomes(g), caseOutcomes(w))
+	}
+	wantUsageErrors(t, bin, t.TempDir(), []usageCase{
+		{[]string{"run", "--runs", "4", "--shard", "0/2"}, "--shard needs --seed"},
+		{[]string{"run", "--runs", "4", "--seed", "3", "--until-invalid", "--shard", "0/2"}, "--until-invalid cannot be combined with --shard"},
+		{[]string{"run", "--runs", "2", "--seed", "3", "--shard", "0/3"}, "leave some of the 3 shards nothing to do"},
+		{[]string{"run", "--runs", "2", "--seed", "3", "--shard", "3/3"}, "K counts from 0"},
+	})
+}
