@@ -66,6 +66,7 @@ type run struct {
 	versions   map[string]string
 	cluster    cluster.Cluster
 	rec        *history.Recorder
+	tgt        *targeter // aims targeted faults; nil without a fault plan
 	res        *resource.Server
 	workload   workloads.Workload
 	slots      []*slot
@@ -194,6 +195,7 @@ func (r *run) setup(ctx context.Context) error {
 		return err
 	}
 	r.log.setZero(r.rec.Start()) // lockstorm.log now counts on the history's clock
+	r.rec.KeepLast(liveWindow) // memory stays flat: the whole history is in the file
 	res, err := resource.Start(resource.Config{Fencing: cfg.Fencing, Clock: r.rec.Now})
 	if err != nil {
 		r.rec.Close()
@@ -244,6 +246,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 		res.Incomplete = "history write failed: " + cerr.Error()
 	}
 	res.History = r.rec.History()
+	bigHistory := !r.rec.Whole()
 	res.Writes = r.res.Writes()
 	storeErr := func(werr error) {
 		if werr == nil {
@@ -264,7 +267,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 	}
 	tf := testFile{Incomplete: res.Incomplete}
 	if res.Incomplete == "" {
-		tf.Completed, tf.Records = true, len(res.History)
+		tf.Completed, tf.Records = true, r.rec.Len()
 	}
 	storeErr(r.writeTestFile(tf))
 	if r.cfg.Workload == "counter" {
@@ -274,6 +277,9 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 	}
 	if err != nil {
 		return err
+	}
+	if bigHistory {
+		storeErr(r.reloadHistory(res))
 	}
 	storeErr(Check(context.WithoutCancel(ctx), res))
 	r.logf("verdict: %s", res.Verdict.Valid)
@@ -319,6 +325,9 @@ func (r *run) execute(ctx context.Context, res *Result) (err error) {
 		}
 	}
 
+	if r.plan != nil {
+		r.tgt = newTargeter(r)
+	}
 	nemDone, nemFinish := make(chan error, 1), make(chan struct{})
 	go func() {
 		defer func() {
@@ -353,6 +362,7 @@ wait:
 			r.abort()
 			break wait
 		case <-tick.C:
+			r.tgt.catchUp()
 			r.progress(&tr, start, false)
 		}
 	}
