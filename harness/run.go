@@ -195,7 +195,7 @@ func (r *run) setup(ctx context.Context) error {
 		return err
 	}
 	r.log.setZero(r.rec.Start()) // lockstorm.log now counts on the history's clock
-	r.rec.KeepLast(liveWindow) // memory stays flat: the whole history is in the file
+	r.rec.KeepLast(liveWindow)   // memory stays flat: the whole history is in the file
 	res, err := resource.Start(resource.Config{Fencing: cfg.Fencing, Clock: r.rec.Now})
 	if err != nil {
 		r.rec.Close()
