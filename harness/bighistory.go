@@ -12,6 +12,17 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
+// spillWrites streams the resource's log to writes.jsonl, keeping the last
+// liveWindow entries in memory, like the history.
+func (r *run) spillWrites() error {
+	f, err := os.Create(filepath.Join(r.dir, store.WritesFile))
+	if err != nil {
+		return fmt.Errorf("harness: %w", err)
+	}
+	r.res.Spill(f, liveWindow)
+	return nil
+}
+
 // liveWindow is how many recent records a run keeps in memory for its
 // live readers (progress, fault targeting), which read new records every
 // progress tick (0.5 s). Older records are only in history.jsonl, so the
@@ -47,27 +58,29 @@ var memAvailable = func() int64 {
 }
 
 // tooBigToCheck says why a history of n records cannot be checked in this
-// process's memory (its load would need more than 80% of what is
-// available, and could take the machine down), or "" when it fits or the
-// available memory is unknown.
+// process's memory (its load would need more than half of what is
+// available: the machine may be shared, and swapping or the OOM killer
+// would take it down), or "" when it fits or the available memory is
+// unknown.
 func tooBigToCheck(n int, avail int64) string {
 	need := int64(n) * checkBytesPerRecord
-	if avail < 0 || need <= avail/10*8 {
+	if avail < 0 || need <= avail/2 {
 		return ""
 	}
 	return fmt.Sprintf("not checked: the history of %d records needs about %.1f GB to check in memory, %.1f GB are available; "+
 		"check it with lockstorm analyze on a machine with more memory", n, float64(need)/1e9, float64(avail)/1e9)
 }
 
-// reloadHistory replaces res.History, of which the recorder kept only the
-// last records, with the whole history read back from history.jsonl. When
+// reloadHistory replaces res.History and res.Writes, of which the run kept
+// only the last records in memory, with the whole history and resource log
+// read back from history.jsonl and writes.jsonl. When
 // the history is too big to check in memory it leaves res.History empty
 // and the run incomplete with the reason (test.json, written before, keeps
 // the run complete: a later analyze with more memory checks it).
 func (r *run) reloadHistory(res *Result) error {
 	n := r.rec.Len()
 	if why := tooBigToCheck(n, memAvailable()); why != "" {
-		res.History = nil
+		res.History, res.Writes = nil, nil
 		if res.Incomplete == "" {
 			res.Incomplete = why
 		}
@@ -81,7 +94,11 @@ func (r *run) reloadHistory(res *Result) error {
 	if err != nil {
 		return err
 	}
+	if res.Writes, err = readWrites(filepath.Join(r.dir, store.WritesFile)); err != nil {
+		return err
+	}
 	res.History = h
-	r.logf("history of %d records read back from %s for the check", len(h), store.HistoryFile)
+	r.logf("history of %d records and %d resource log entries read back from %s and %s for the check",
+		len(h), len(res.Writes), store.HistoryFile, store.WritesFile)
 	return nil
 }

@@ -45,14 +45,14 @@ func TestRunBeyondLiveWindowChecksWholeFile(t *testing.T) {
 	}
 }
 
-// A history whose in-memory check would need more than 80% of the
+// A history whose in-memory check would need more than half of the
 // available memory is not loaded.
 func TestTooBigToCheck(t *testing.T) {
 	for _, c := range []struct {
 		n     int
 		avail int64
 		big   bool
-	}{{1000, 1 << 30, false}, {1 << 20, 1 << 30, true}, {200_000, 1 << 30, false}, {300_000, 1 << 30, true}, {50_000_000, -1, false}} {
+	}{{1000, 1 << 30, false}, {1 << 20, 1 << 30, true}, {100_000, 1 << 30, false}, {150_000, 1 << 30, true}, {50_000_000, -1, false}} {
 		why := tooBigToCheck(c.n, c.avail)
 		if (why != "") != c.big || c.big && !strings.Contains(why, "lockstorm analyze") {
 			t.Errorf("tooBigToCheck(%d, %d) = %q, want big %v", c.n, c.avail, why, c.big)

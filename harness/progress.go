@@ -100,7 +100,7 @@ func (t *tracker) snapshot(r *run, start time.Time) Progress {
 		p.Faults = append(p.Faults, f)
 	}
 	sort.Strings(p.Faults)
-	t.live.addWrites(r.res.Writes())
+	t.live.addLogged(r.res.WritesSince(t.live.writes))
 	p.Violations, p.ViolationKinds = t.live.total(), t.live.snapshot()
 	return p
 }

@@ -202,6 +202,10 @@ func (r *run) setup(ctx context.Context) error {
 		return err
 	}
 	r.res = res
+	if err := r.spillWrites(); err != nil {
+		r.rec.Close()
+		return err
+	}
 	if cfg.Provider == "external" {
 		// A toxiproxy server elsewhere cannot reach the harness's loopback,
 		// where the resource listens: clients reach it directly, so link
@@ -246,8 +250,11 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 		res.Incomplete = "history write failed: " + cerr.Error()
 	}
 	res.History = r.rec.History()
-	bigHistory := !r.rec.Whole()
 	res.Writes = r.res.Writes()
+	if werr := r.res.CloseSpill(); werr != nil && res.Incomplete == "" {
+		res.Incomplete = "resource log write failed: " + werr.Error()
+	}
+	bigHistory := !r.rec.Whole() || !r.res.Whole()
 	storeErr := func(werr error) {
 		if werr == nil {
 			return
@@ -258,7 +265,9 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 			err = werr
 		}
 	}
-	storeErr(store.WriteJSONL(filepath.Join(r.dir, store.WritesFile), res.Writes))
+	if r.res.Whole() { // else writes.jsonl is whole as streamed
+		storeErr(store.WriteJSONL(filepath.Join(r.dir, store.WritesFile), res.Writes))
+	}
 	if len(r.panics) > 0 && err == nil {
 		err = fmt.Errorf("harness: panic: %s", r.panics[0])
 	}
