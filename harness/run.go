@@ -50,6 +50,9 @@ type Result struct {
 	// of an incomplete run is never valid: at best unknown, invalid when a
 	// violation was found in what was recorded.
 	Incomplete string
+	// Overhead is what the harness added: its record rate and the
+	// proxies' latency (also in test.json).
+	Overhead *Overhead
 }
 
 // createHistory opens the run's history file; tests replace it to make
@@ -67,6 +70,8 @@ type run struct {
 	cluster    cluster.Cluster
 	rec        *history.Recorder
 	tgt        *targeter // aims targeted faults; nil without a fault plan
+	overhead   Overhead  // measured in setup and finish
+	ranFor     time.Duration
 	res        *resource.Server
 	workload   workloads.Workload
 	slots      []*slot
@@ -187,6 +192,7 @@ func (r *run) setup(ctx context.Context) error {
 		a, _ := c.AdminAddr(n)
 		r.logf("node %s at %s", n, a)
 	}
+	r.measureProxy(ctx, &r.overhead)
 	r.nemSet = newNemesisSet(r.nemesisEnv())
 	// Record the Redis version now that nodes run.
 	r.versions = versions(c, cfg)
@@ -274,7 +280,13 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 	if err != nil {
 		return err
 	}
-	tf := testFile{Incomplete: res.Incomplete}
+	r.overhead.Records = r.rec.Len()
+	if r.ranFor > 0 {
+		r.overhead.RecordsPerSec = float64(r.overhead.Records) / r.ranFor.Seconds()
+	}
+	res.Overhead = &r.overhead
+	r.logf("recorded %d records, %.0f records/s", r.overhead.Records, r.overhead.RecordsPerSec)
+	tf := testFile{Incomplete: res.Incomplete, Overhead: res.Overhead}
 	if res.Incomplete == "" {
 		tf.Completed, tf.Records = true, r.rec.Len()
 	}
@@ -375,6 +387,7 @@ wait:
 			r.progress(&tr, start, false)
 		}
 	}
+	r.ranFor = time.Since(start)
 	close(r.stopWork)
 	// No fault starts after the time limit; the one in flight completes.
 	close(nemFinish)
