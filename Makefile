@@ -35,6 +35,11 @@ catalog: deps build
 test-long: deps-test
 	$(GO) test -p 1 -count=1 -timeout 90m $(PKGS)
 
+## soak: only the 10-minute soak of test-long (a run's memory stays flat); LOCKSTORM_SOAK=1h for longer
+.PHONY: soak
+soak: deps
+	$(GO) test -count=1 -timeout 3h -run '^TestSoakMemoryFlat$$' -v ./internal/soak
+
 ## report-screenshot: render the HTML pages in headless Chromium and check them
 report-screenshot: deps-test
 	$(GO) test -count=1 -run 'Screenshot|Browser' ./...

@@ -67,13 +67,13 @@ type liveCounter struct {
 	drift       time.Duration // the lock checker's drift allowance
 	driftFactor float64
 
-	invoke  map[int]history.Op        // each process's open invoke
-	byProc  map[int]*liveLease        // each process's latest lease
-	byToken map[string]*liveLease     // key + "\x00" + token -> latest lease, until cut
-	byKey   map[string][]*liveLease   // leases possibly still held, per key
-	late    map[int]bool              // process -> its open write was invoked outside its lease
-	acked   map[string]map[int64]bool // key -> values of acknowledged writes
-	writes  int                       // resource log entries seen
+	invoke  map[int]history.Op      // each process's open invoke
+	byProc  map[int]*liveLease      // each process's latest lease
+	byToken map[string]*liveLease   // key + "\x00" + token -> latest lease, until cut
+	byKey   map[string][]*liveLease // leases possibly still held, per key
+	late    map[int]bool            // process -> its open write was invoked outside its lease
+	acked   map[string]*ackedValues // key -> values of acknowledged writes
+	writes  int                     // resource log entries seen
 
 	counts map[string]int
 }
@@ -84,7 +84,7 @@ func newLiveCounter(cfg Config) *liveCounter {
 	l := lockChecker(cfg)
 	return &liveCounter{drift: l.Drift, driftFactor: l.DriftFactor,
 		invoke: map[int]history.Op{}, byProc: map[int]*liveLease{}, byToken: map[string]*liveLease{},
-		byKey: map[string][]*liveLease{}, late: map[int]bool{}, acked: map[string]map[int64]bool{},
+		byKey: map[string][]*liveLease{}, late: map[int]bool{}, acked: map[string]*ackedValues{},
 		counts: map[string]int{}}
 }
 
@@ -174,13 +174,12 @@ func (c *liveCounter) add(op history.Op) {
 		}
 		seen := c.acked[key]
 		if seen == nil {
-			seen = map[int64]bool{}
+			seen = &ackedValues{set: map[int64]bool{}}
 			c.acked[key] = seen
 		}
-		if seen[v] {
+		if !seen.add(v) {
 			c.counts[LiveLostUpdate]++
 		}
-		seen[v] = true
 	}
 }
 
@@ -291,8 +290,12 @@ func (c *liveCounter) holds(p int, t int64) bool {
 
 // addWrites takes the resource's log (its whole log so far; only entries
 // not seen before are counted).
-func (c *liveCounter) addWrites(ws []resource.Write) {
-	for _, w := range ws[min(c.writes, len(ws)):] {
+func (c *liveCounter) addWrites(ws []resource.Write) { c.addLogged(ws, 0) }
+
+// addLogged counts the resource log entries ws not seen yet, ws[0] being
+// entry number from of the log (resource.Server.WritesSince).
+func (c *liveCounter) addLogged(ws []resource.Write, from int) {
+	for _, w := range ws[min(max(c.writes-from, 0), len(ws)):] {
 		switch {
 		case w.Enter && w.Callers > 1:
 			c.counts[LiveAPIOverlap]++
@@ -300,5 +303,5 @@ func (c *liveCounter) addWrites(ws []resource.Write) {
 			c.counts[LiveStaleWrite]++
 		}
 	}
-	c.writes = max(c.writes, len(ws))
+	c.writes = max(c.writes, from+len(ws))
 }

@@ -151,6 +151,6 @@ func (r *run) runNemesis(ctx context.Context, finish <-chan struct{}, res *Resul
 		return nil
 	}
 	runner := &nemesis.Runner{Set: r.nemSet, Cluster: r.cluster, Rec: r.rec, Logf: r.logf,
-		Resolve: newTargeter(r).resolve, Finish: finish}
+		Resolve: r.tgt.resolve, Finish: finish}
 	return runner.Run(ctx, *r.plan)
 }

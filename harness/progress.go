@@ -92,13 +92,15 @@ func (t *tracker) snapshot(r *run, start time.Time) Progress {
 			}
 		}
 	}
-	t.seen += len(ops)
+	if len(ops) > 0 {
+		t.seen = int(ops[len(ops)-1].Index) + 1
+	}
 	p := Progress{Elapsed: time.Since(start), TimeLimit: r.cfg.TimeLimit, Ops: t.seen}
 	for f := range t.active {
 		p.Faults = append(p.Faults, f)
 	}
 	sort.Strings(p.Faults)
-	t.live.addWrites(r.res.Writes())
+	t.live.addLogged(r.res.WritesSince(t.live.writes))
 	p.Violations, p.ViolationKinds = t.live.total(), t.live.snapshot()
 	return p
 }

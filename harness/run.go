@@ -50,6 +50,9 @@ type Result struct {
 	// of an incomplete run is never valid: at best unknown, invalid when a
 	// violation was found in what was recorded.
 	Incomplete string
+	// Overhead is what the harness added: its record rate and the
+	// proxies' latency (also in test.json).
+	Overhead *Overhead
 }
 
 // createHistory opens the run's history file; tests replace it to make
@@ -66,6 +69,9 @@ type run struct {
 	versions   map[string]string
 	cluster    cluster.Cluster
 	rec        *history.Recorder
+	tgt        *targeter // aims targeted faults; nil without a fault plan
+	overhead   Overhead  // measured in setup and finish
+	ranFor     time.Duration
 	res        *resource.Server
 	workload   workloads.Workload
 	slots      []*slot
@@ -186,6 +192,7 @@ func (r *run) setup(ctx context.Context) error {
 		a, _ := c.AdminAddr(n)
 		r.logf("node %s at %s", n, a)
 	}
+	r.measureProxy(ctx, &r.overhead)
 	r.nemSet = newNemesisSet(r.nemesisEnv())
 	// Record the Redis version now that nodes run.
 	r.versions = versions(c, cfg)
@@ -194,12 +201,17 @@ func (r *run) setup(ctx context.Context) error {
 		return err
 	}
 	r.log.setZero(r.rec.Start()) // lockstorm.log now counts on the history's clock
+	r.rec.KeepLast(liveWindow)   // memory stays flat: the whole history is in the file
 	res, err := resource.Start(resource.Config{Fencing: cfg.Fencing, Clock: r.rec.Now})
 	if err != nil {
 		r.rec.Close()
 		return err
 	}
 	r.res = res
+	if err := r.spillWrites(); err != nil {
+		r.rec.Close()
+		return err
+	}
 	if cfg.Provider == "external" {
 		// A toxiproxy server elsewhere cannot reach the harness's loopback,
 		// where the resource listens: clients reach it directly, so link
@@ -245,6 +257,10 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 	}
 	res.History = r.rec.History()
 	res.Writes = r.res.Writes()
+	if werr := r.res.CloseSpill(); werr != nil && res.Incomplete == "" {
+		res.Incomplete = "resource log write failed: " + werr.Error()
+	}
+	bigHistory := !r.rec.Whole() || !r.res.Whole()
 	storeErr := func(werr error) {
 		if werr == nil {
 			return
@@ -255,16 +271,24 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 			err = werr
 		}
 	}
-	storeErr(store.WriteJSONL(filepath.Join(r.dir, store.WritesFile), res.Writes))
+	if r.res.Whole() { // else writes.jsonl is whole as streamed
+		storeErr(store.WriteJSONL(filepath.Join(r.dir, store.WritesFile), res.Writes))
+	}
 	if len(r.panics) > 0 && err == nil {
 		err = fmt.Errorf("harness: panic: %s", r.panics[0])
 	}
 	if err != nil {
 		return err
 	}
-	tf := testFile{Incomplete: res.Incomplete}
+	r.overhead.Records = r.rec.Len()
+	if r.ranFor > 0 {
+		r.overhead.RecordsPerSec = float64(r.overhead.Records) / r.ranFor.Seconds()
+	}
+	res.Overhead = &r.overhead
+	r.logf("recorded %d records, %.0f records/s", r.overhead.Records, r.overhead.RecordsPerSec)
+	tf := testFile{Incomplete: res.Incomplete, Overhead: res.Overhead}
 	if res.Incomplete == "" {
-		tf.Completed, tf.Records = true, len(res.History)
+		tf.Completed, tf.Records = true, r.rec.Len()
 	}
 	storeErr(r.writeTestFile(tf))
 	if r.cfg.Workload == "counter" {
@@ -274,6 +298,9 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 	}
 	if err != nil {
 		return err
+	}
+	if bigHistory {
+		storeErr(r.reloadHistory(res))
 	}
 	storeErr(Check(context.WithoutCancel(ctx), res))
 	r.logf("verdict: %s", res.Verdict.Valid)
@@ -319,6 +346,9 @@ func (r *run) execute(ctx context.Context, res *Result) (err error) {
 		}
 	}
 
+	if r.plan != nil {
+		r.tgt = newTargeter(r)
+	}
 	nemDone, nemFinish := make(chan error, 1), make(chan struct{})
 	go func() {
 		defer func() {
@@ -353,9 +383,11 @@ wait:
 			r.abort()
 			break wait
 		case <-tick.C:
+			r.tgt.catchUp()
 			r.progress(&tr, start, false)
 		}
 	}
+	r.ranFor = time.Since(start)
 	close(r.stopWork)
 	// No fault starts after the time limit; the one in flight completes.
 	close(nemFinish)

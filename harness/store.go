@@ -27,6 +27,9 @@ type testFile struct {
 	// Incomplete says why the run was cut short (a failed history write);
 	// such a run is never valid.
 	Incomplete string `json:"incomplete,omitempty"`
+	// Overhead is what the harness added to the run (records/s, proxy
+	// latency), written with the completion mark.
+	Overhead *Overhead `json:"overhead,omitempty"`
 }
 
 // versions lists lockstorm's, Go's and (when nodes run) Redis's versions.

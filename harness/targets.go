@@ -48,7 +48,7 @@ type procState struct {
 // update reads the records added since the last look.
 func (s *targeter) update() {
 	for _, op := range s.r.rec.Since(s.seen) {
-		s.seen++
+		s.seen = int(op.Index) + 1
 		if op.IsNemesis() {
 			continue
 		}
@@ -70,6 +70,18 @@ func (s *targeter) update() {
 			p.holds = false
 		}
 	}
+}
+
+// catchUp reads the records added since the last look, unless a fault
+// is being aimed (resolve holds the lock and reads them itself). The run
+// calls it on each progress tick, so that the targeter keeps up with a
+// recorder that keeps only recent records in memory (liveWindow).
+func (s *targeter) catchUp() {
+	if s == nil || !s.mu.TryLock() {
+		return
+	}
+	defer s.mu.Unlock()
+	s.update()
 }
 
 // holder is a client in its critical section.

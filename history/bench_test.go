@@ -40,3 +40,22 @@ func BenchmarkRecordParallel(b *testing.B) {
 	_ = r.Close()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
+
+// BenchmarkRecordWindow records to a real file keeping only a window of
+// 64k records in memory, as lockstorm run does (KeepLast).
+func BenchmarkRecordWindow(b *testing.B) {
+	f, err := os.Create(filepath.Join(b.TempDir(), "h.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := NewRecorder(f)
+	r.KeepLast(1 << 16)
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Record(benchOp)
+	}
+	if err := r.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}

@@ -23,6 +23,9 @@ type Recorder struct {
 	mu     sync.Mutex
 	chunks []History // full chunks of chunkSize records, then the current one
 	n      int       // records so far
+	first  int       // index of the first record still in memory (see KeepLast)
+	keep   int       // records to keep in memory at least; 0 keeps all
+	spare  History   // a dropped chunk, reused for the next one
 	w      *bufio.Writer
 	closer io.Closer
 	line   []byte
@@ -97,7 +100,8 @@ func (r *Recorder) appendLocked(op *Op) {
 	op.Index = int64(r.n)
 	r.n++
 	if len(r.chunks) == 0 || len(r.chunks[len(r.chunks)-1]) == chunkSize {
-		r.chunks = append(r.chunks, make(History, 0, chunkSize))
+		r.dropLocked()
+		r.chunks = append(r.chunks, r.newChunk())
 	}
 	last := &r.chunks[len(r.chunks)-1]
 	*last = append(*last, *op)
@@ -139,7 +143,8 @@ func locked[T any](mu *sync.Mutex, read func() T) T {
 	return read()
 }
 
-// History returns a copy of the records so far.
+// History returns a copy of the records still in memory: every record so
+// far unless KeepLast dropped the oldest (see Whole).
 func (r *Recorder) History() History {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -199,22 +204,24 @@ func (r *Recorder) Close() error {
 	return err
 }
 
-// Since returns a copy of the records with index i and later.
+// Since returns a copy of the records with index i and later that are
+// still in memory. After KeepLast dropped records, a reader that fell
+// behind gets the oldest kept record first: its Index tells what was
+// missed.
 func (r *Recorder) Since(i int) History {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if i < 0 {
-		i = 0
-	}
+	i = max(i, r.first)
 	if i >= r.n {
 		return nil
 	}
 	h := make(History, 0, r.n-i)
-	for c := i / chunkSize; c < len(r.chunks); c++ {
+	at := i - r.first
+	for c := at / chunkSize; c < len(r.chunks); c++ {
 		chunk := r.chunks[c]
 		from := 0
-		if c == i/chunkSize {
-			from = i % chunkSize
+		if c == at/chunkSize {
+			from = at % chunkSize
 		}
 		h = append(h, chunk[from:]...)
 	}

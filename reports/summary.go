@@ -52,6 +52,13 @@ func Summary(w io.Writer, res *harness.Result) {
 		}
 	}
 	coverageSummary(w, res.Coverage)
+	if o := res.Overhead; o != nil && o.Records > 0 {
+		line := fmt.Sprintf("harness: %d records, %.0f records/s", o.Records, o.RecordsPerSec)
+		if o.ProxiedP50 > 0 {
+			line += fmt.Sprintf("; proxies added p50 %.0f µs per op", o.ProxyAddedP50)
+		}
+		fmt.Fprintln(w, line)
+	}
 	if v.Valid != checker.Valid {
 		if configEmpty(res.Config) {
 			fmt.Fprintf(w, "replay: %s\n", unknownReplay)

@@ -75,6 +75,7 @@ type Server struct {
 	max     map[string]int64 // highest accepted fence per key (writes and fenced reads)
 	callers map[string]int
 	writes  []Write
+	spill   spill // the log streamed to a file, when Spill was called
 	conns   map[net.Conn]struct{}
 	closed  bool
 	wg      sync.WaitGroup
@@ -111,7 +112,7 @@ func (s *Server) Value(key string) int64 {
 }
 
 // Writes returns a copy of every write, enter and fenced read received, in
-// order.
+// order; after Spill, only those still in memory (see Whole).
 func (s *Server) Writes() []Write {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -246,17 +247,17 @@ func (s *Server) write(key string, value, fence int64, enter bool) string {
 	stale, reject := s.admit(key, fence)
 	wr := Write{Time: s.cfg.Clock(), Key: key, Value: value, Fence: fence, Stale: stale, Enter: enter, Accepted: reject == ""}
 	if reject != "" {
-		s.writes = append(s.writes, wr)
+		s.logLocked(wr)
 		return reject
 	}
 	if enter {
 		s.callers[key]++
 		wr.Callers = s.callers[key]
-		s.writes = append(s.writes, wr)
+		s.logLocked(wr)
 		return okReply(int64(wr.Callers))
 	}
 	s.values[key] = value
-	s.writes = append(s.writes, wr)
+	s.logLocked(wr)
 	return "OK"
 }
 
@@ -268,10 +269,10 @@ func (s *Server) read(key string, fence int64) string {
 	stale, reject := s.admit(key, fence)
 	r := Write{Time: s.cfg.Clock(), Key: key, Fence: fence, Stale: stale, Read: true, Accepted: reject == ""}
 	if reject != "" {
-		s.writes = append(s.writes, r)
+		s.logLocked(r)
 		return reject
 	}
 	r.Value = s.values[key]
-	s.writes = append(s.writes, r)
+	s.logLocked(r)
 	return okReply(r.Value)
 }

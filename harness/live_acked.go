@@ -1,0 +1,32 @@
+package harness
+
+// ackedKeep is how many acknowledged values per key the live counter
+// remembers to spot a value written twice (a lost update). Forgetting
+// older ones keeps a long run's memory flat; the live count may then miss
+// a duplicate of a value written long before, which the live counter's
+// contract allows (it may count fewer than the checkers, never more).
+const ackedKeep = 1 << 16
+
+// ackedValues is the set of the most recent acknowledged values of one
+// key, oldest first in order.
+type ackedValues struct {
+	set   map[int64]bool
+	order []int64
+}
+
+// add remembers v and reports whether it was new.
+func (a *ackedValues) add(v int64) bool {
+	if a.set[v] {
+		return false
+	}
+	a.set[v] = true
+	a.order = append(a.order, v)
+	if len(a.order) >= 2*ackedKeep {
+		drop := len(a.order) - ackedKeep
+		for _, old := range a.order[:drop] {
+			delete(a.set, old)
+		}
+		a.order = append(a.order[:0:0], a.order[drop:]...)
+	}
+	return true
+}

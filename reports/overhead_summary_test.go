@@ -1,0 +1,26 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/harness"
+)
+
+// The terminal summary states the harness's own overhead: records per
+// second and the proxies' added latency; a stored run without it (older
+// runs, analyze) prints no such line.
+func TestSummaryStatesOverhead(t *testing.T) {
+	res := &harness.Result{Overhead: &harness.Overhead{Records: 1234, RecordsPerSec: 617.4, DirectP50: 20, ProxiedP50: 62, ProxyAddedP50: 42}}
+	var buf bytes.Buffer
+	Summary(&buf, res)
+	if want := "harness: 1234 records, 617 records/s; proxies added p50 42 µs per op\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, buf.String())
+	}
+	buf.Reset()
+	Summary(&buf, &harness.Result{})
+	if strings.Contains(buf.String(), "harness:") {
+		t.Errorf("summary without overhead:\n%s", buf.String())
+	}
+}
