@@ -61,6 +61,14 @@ func (c *Composite) Check(ctx context.Context, h history.History) (res Result) {
 		}()
 	}
 	wg.Wait()
+	c.finish(&res, h)
+	return res
+}
+
+// finish adds the token check to res's parts, merges their verdicts,
+// demotes a run in which no acquire succeeded, and labels the anomalies
+// with the fault windows (steps 2, 4, 5 and 6 of Compose).
+func (c *Composite) finish(res *Result, h history.History) {
 	t0 := time.Now()
 	if tr := Tokens(h); tr.Valid != Valid {
 		tr.Seconds = time.Since(t0).Seconds()
@@ -82,7 +90,6 @@ func (c *Composite) Check(ctx context.Context, h history.History) (res Result) {
 			}
 		}
 	}
-	return res
 }
 
 func safeCheck(ctx context.Context, ch Checker, h history.History) (r Result) {

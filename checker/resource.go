@@ -84,12 +84,25 @@ func (r *Resource) Check(ctx context.Context, h history.History) Result {
 		if err != "" {
 			res.Error = err
 		}
-		d.Counter = r.lostUpdates(os, &al)
 	}
-	d.Cron = r.checkCron(os, &al)
-	d.API = r.checkAPI(os, &al)
-	d.Leader = checkLeader(os, &al)
+	r.checkRest(os, len(secs) > 0, &al, &d)
+	r.finish(&res, &al, d, start)
+	return res
+}
 
+// checkRest runs the checks that read the whole history in one pass: lost
+// updates (when there are counter sections), cron, api, leader.
+func (r *Resource) checkRest(os []op, counter bool, al *anomalyList, d *ResourceDetails) {
+	if counter {
+		d.Counter = r.lostUpdates(os, al)
+	}
+	d.Cron = r.checkCron(os, al)
+	d.API = r.checkAPI(os, al)
+	d.Leader = checkLeader(os, al)
+}
+
+// finish sets res's verdict, anomalies and details from al and d.
+func (r *Resource) finish(res *Result, al *anomalyList, d ResourceDetails, start time.Time) {
 	res.Valid = al.verdict(res.Valid)
 	res.Anomalies = al.list
 	d.Counts = al.counts
@@ -98,7 +111,6 @@ func (r *Resource) Check(ctx context.Context, h history.History) Result {
 	if d.Sections == 0 && d.Cron == nil && d.API == nil && d.Leader == nil && len(al.list) == 0 {
 		res.NotApplicable = "no resource ops: no counter section, cron run, api call or leader term in the history"
 	}
-	return res
 }
 
 func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *anomalyList, d *ResourceDetails) (Validity, string) {
