@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -43,8 +44,8 @@ func (c *Composite) CheckSegmented(ctx context.Context, h history.History) (res 
 			lk = l
 		}
 	}
-	cuts := Segments(h, lk.Drift, lk.DriftFactor)
-	if len(cuts) == 0 {
+	segs := Segments(h, lk.Drift, lk.DriftFactor)
+	if len(segs) < 2 {
 		return c.Check(ctx, h)
 	}
 	start := time.Now()
@@ -54,12 +55,6 @@ func (c *Composite) CheckSegmented(ctx context.Context, h history.History) (res 
 		res.Valid, res.Error = Unknown, err.Error()
 		res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error(), Seconds: time.Since(start).Seconds()}}
 		return res
-	}
-	bounds := make([][2]int, 0, len(cuts)+1)
-	prev := 0
-	for _, c := range append(cuts, len(h)) {
-		bounds = append(bounds, [2]int{prev, c})
-		prev = c
 	}
 	pool := newPool(runtime.GOMAXPROCS(0))
 	res.Results = make([]Result, len(c.Checkers))
@@ -71,11 +66,11 @@ func (c *Composite) CheckSegmented(ctx context.Context, h history.History) (res 
 			t0 := time.Now()
 			switch x := ch.(type) {
 			case *Lock:
-				res.Results[i] = x.checkSegments(ctx, h, bounds, pool)
+				res.Results[i] = x.checkSegments(ctx, h, segs, pool)
 			case *Resource:
-				res.Results[i] = x.checkSegments(ctx, h, bounds, pool)
+				res.Results[i] = x.checkSegments(ctx, h, segs, pool)
 			case Exclusion:
-				res.Results[i] = x.checkSegments(ctx, h, bounds, pool)
+				res.Results[i] = x.checkSegments(ctx, h, segs, pool)
 			default:
 				pool.do(func() { res.Results[i] = safeCheck(ctx, ch, h) })
 			}
@@ -138,8 +133,8 @@ func addByKey(m map[string]keyAnomaly, al *anomalyList) []string {
 	return keys
 }
 
-// checkSegments is Check over the segments h[b[0]:b[1]].
-func (l *Lock) checkSegments(ctx context.Context, h history.History, bounds [][2]int, p pool) (res Result) {
+// checkSegments is Check over the segments.
+func (l *Lock) checkSegments(ctx context.Context, h history.History, segs []Segment, p pool) (res Result) {
 	start := time.Now()
 	res.Name = l.Name()
 	var (
@@ -150,8 +145,8 @@ func (l *Lock) checkSegments(ctx context.Context, h history.History, bounds [][2
 		valid  = Valid
 		errMsg string
 	)
-	p.each(len(bounds), func(i int) {
-		s := l.lockOps(h[bounds[i][0]:bounds[i][1]])
+	p.each(len(segs), func(i int) {
+		s := l.lockOps(segs[i].History(h))
 		segKeys := map[string]bool{}
 		for _, o := range s.ops {
 			segKeys[o.Input.(*lockInput).key] = true
@@ -183,7 +178,7 @@ func (l *Lock) checkSegments(ctx context.Context, h history.History, bounds [][2
 				earliestPerKey(byKey, i, k, r.Anomalies[j])
 			}
 		}
-		if len(bounds) == 1 {
+		if len(segs) == 1 {
 			d.Linearization = sd.Linearization
 		}
 	})
@@ -192,6 +187,9 @@ func (l *Lock) checkSegments(ctx context.Context, h history.History, bounds [][2
 	if d.Acquire.OK+d.Acquire.InfoKept == 0 {
 		res.Valid, res.Error = Unknown, "no acquire succeeded: nothing to check"
 		return res
+	}
+	if len(byKey) > 0 {
+		l.explainWhole(ctx, h, byKey)
 	}
 	var al anomalyList
 	d.IllegalKeys = addByKey(byKey, &al)
@@ -204,7 +202,7 @@ func (l *Lock) checkSegments(ctx context.Context, h history.History, bounds [][2
 }
 
 // checkSegments is Check with the counter's search run per segment.
-func (r *Resource) checkSegments(ctx context.Context, h history.History, bounds [][2]int, p pool) Result {
+func (r *Resource) checkSegments(ctx context.Context, h history.History, segs []Segment, p pool) Result {
 	start := time.Now()
 	res := Result{Name: r.Name(), Valid: Valid}
 	var d ResourceDetails
@@ -213,7 +211,7 @@ func (r *Resource) checkSegments(ctx context.Context, h history.History, bounds 
 	secs := counterSections(os)
 	d.Sections = len(secs)
 	if len(secs) > 0 {
-		parts := splitSections(secs, h, bounds)
+		parts := splitSections(secs, h, segs)
 		var (
 			mu    sync.Mutex
 			byKey = map[string]keyAnomaly{}
@@ -252,6 +250,16 @@ func (r *Resource) checkSegments(ctx context.Context, h history.History, bounds 
 				earliestPerKey(byKey, i, keys[j], ka.a)
 			}
 		})
+		if len(byKey) > 0 { // name the ops as the whole search does
+			for _, part := range partitionByKey(sectionOps(secs)) {
+				k := part[0].Input.(*sectionInput).key
+				if _, ok := byKey[k]; ok {
+					if a, ok := explainCounter(counterModel(true), part, searchTimeout(ctx, r.Timeout)); ok {
+						byKey[k] = keyAnomaly{byKey[k].seg, a}
+					}
+				}
+			}
+		}
 		addByKey(byKey, &al)
 	}
 	r.checkRest(os, len(secs) > 0, &al, &d)
@@ -261,104 +269,126 @@ func (r *Resource) checkSegments(ctx context.Context, h history.History, bounds 
 
 // splitSections assigns the sections to the segments by their first
 // record, and starts each segment after the first with a synthetic
-// acknowledged write, per key, of the value the sections before it left
-// when that value is determined (see CheckSegmented).
-func splitSections(secs []*sectionInput, h history.History, bounds [][2]int) [][]*sectionInput {
-	parts := make([][]*sectionInput, len(bounds))
+// section per key that sets the counter to the set of values the sections
+// before the cut may have left (see finalValues).
+func splitSections(secs []*sectionInput, h history.History, segs []Segment) [][]*sectionInput {
+	parts := make([][]*sectionInput, len(segs))
 	seg := func(idx int64) int {
-		return sort.Search(len(bounds), func(i int) bool { return int64(bounds[i][1]) > idx-h[0].Index })
+		return sort.Search(len(segs), func(i int) bool { return int64(segs[i].End) > idx-h[0].Index })
 	}
 	for _, s := range secs {
 		i := seg(s.ops[0])
 		parts[i] = append(parts[i], s)
 	}
-	lastOf := map[string]*lastSection{}
-	infoReads := map[string]map[int64]bool{} // key -> reads of info writes (blind: in blindInfo)
-	blindInfo := map[string]bool{}
+	tails := map[string]*sectionTail{}
+	lastOK := map[string]*sectionInput{} // key -> latest-returning acknowledged write
 	for i := range parts {
 		if i > 0 {
 			var carry []*sectionInput
-			t0 := h[bounds[i][0]].Time - 1
-			keys := make([]string, 0, len(lastOf))
-			for k := range lastOf {
+			t0 := h[segs[i].Start].Time - 1
+			keys := make([]string, 0, len(tails))
+			for k := range tails {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				if v, ok := lastOf[k].value(infoReads[k], blindInfo[k]); ok {
-					carry = append(carry, &sectionInput{key: k, hasW: true, write: v, out: outOK, process: -1, call: t0, ret: t0})
+				c := &sectionInput{key: k, hasW: true, out: outOK, call: t0, ret: t0, carried: true, carry: tails[k].finalValues()}
+				if w := lastOK[k]; w != nil {
+					c.process, c.ops, c.write = w.process, w.ops, w.write
 				}
+				carry = append(carry, c)
 			}
 			parts[i] = append(carry, parts[i]...)
 		}
 		for _, s := range parts[i] {
-			if s.process == -1 && s.ops == nil {
-				continue // a carried value
-			}
-			if s.hasW && s.out == outInfo {
-				if !s.hasRead {
-					blindInfo[s.key] = true
-				} else {
-					if infoReads[s.key] == nil {
-						infoReads[s.key] = map[int64]bool{}
-					}
-					infoReads[s.key][s.read] = true
-				}
-			}
-			l := lastOf[s.key]
-			if l == nil {
-				lastOf[s.key] = &lastSection{s: s, maxRet: -1}
+			if s.carried {
 				continue
 			}
-			if s.ret >= l.s.ret {
-				l.maxRet = max(l.maxRet, l.s.ret)
-				l.s = s
-			} else {
-				l.maxRet = max(l.maxRet, s.ret)
+			if s.hasW && s.out == outOK {
+				if w := lastOK[s.key]; w == nil || s.ret >= w.ret {
+					lastOK[s.key] = s
+				}
 			}
-			l.overlaps = l.maxRet >= l.s.call
+			t := tails[s.key]
+			if t == nil {
+				t = &sectionTail{}
+				tails[s.key] = t
+			}
+			t.add(s)
 		}
 	}
 	return parts
 }
 
-// lastSection is the latest-returning counter section of a key so far.
-type lastSection struct {
-	s        *sectionInput
-	overlaps bool  // another section returned at or after its call
-	maxRet   int64 // latest return of the others
+// sectionTail is what a key's sections so far may have left: the
+// sections that may have been linearized last (no section was called
+// after they returned) and those with an unknown outcome (Return Inf: they
+// may still take effect).
+type sectionTail struct {
+	maxCall int64
+	last    []*sectionInput
+	info    []*sectionInput
 }
 
-// value is the counter's value after the last section, when determined:
-// it overlaps no other section, its outcome is known, and no section with
-// unknown outcome (reads infoReads, or a blind one) may take effect after
-// it.
-func (l *lastSection) value(infoReads map[int64]bool, blindInfo bool) (int64, bool) {
-	s := l.s
-	if l.overlaps || blindInfo {
-		return 0, false
+func (t *sectionTail) add(s *sectionInput) {
+	if s.hasW && s.out == outInfo {
+		if !s.hasRead {
+			t.info = append(t.info, s) // blind: any value
+		} else if len(t.info) < 64 {
+			t.info = append(t.info, s)
+		}
+		return
 	}
-	var v int64
-	switch {
-	case s.hasW && s.out == outOK:
-		v = s.write
-	case s.hasW && s.out == outFail && s.hasRead, !s.hasW && s.hasRead:
-		v = s.read
-	default:
-		return 0, false
+	if s.call > t.maxCall {
+		t.maxCall = s.call
+		t.last = slices.DeleteFunc(t.last, func(o *sectionInput) bool { return o.ret < t.maxCall })
 	}
-	if infoReads[v] {
-		return 0, false
+	if s.ret >= t.maxCall {
+		t.last = append(t.last, s)
 	}
-	return v, true
+}
+
+// finalValues over-approximates the set of values the counter may hold
+// after the sections: the value each possibly-last section leaves, and
+// the written value of each section with unknown outcome whose read is
+// among them. It is exact when one section was surely last and nothing
+// is unknown, and "any" beyond counterSet's capacity or after a blind
+// write with unknown outcome.
+func (t *sectionTail) finalValues() counterSet {
+	var set counterSet
+	for _, s := range t.last {
+		switch {
+		case s.hasW && s.out == outOK:
+			set = set.with(s.write)
+		case s.hasRead:
+			set = set.with(s.read)
+		default:
+			return counterSet{any: true} // a blind write that failed: no value
+		}
+	}
+	if set.n == 0 && !set.any {
+		return counterSet{any: true}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, s := range t.info {
+			if !s.hasRead {
+				return counterSet{any: true}
+			}
+			if set.has(s.read) && !set.has(s.write) {
+				set, changed = set.with(s.write), true
+			}
+		}
+	}
+	return set
 }
 
 // checkSegments is Check over the segments: every lease and write lies in
 // one segment (see Segments). Overlaps come first, then the writes, each
 // in segment order, as Check lists them.
-func (e Exclusion) checkSegments(ctx context.Context, h history.History, bounds [][2]int, p pool) Result {
-	rs := make([]Result, len(bounds))
-	p.each(len(bounds), func(i int) { rs[i] = e.Check(ctx, h[bounds[i][0]:bounds[i][1]]) })
+func (e Exclusion) checkSegments(ctx context.Context, h history.History, segs []Segment, p pool) Result {
+	rs := make([]Result, len(segs))
+	p.each(len(segs), func(i int) { rs[i] = e.Check(ctx, segs[i].History(h)) })
 	d := ExclusionDetails{WritesAfterValidity: map[string]int{}}
 	var al anomalyList
 	for _, overlaps := range []bool{true, false} {
@@ -386,4 +416,24 @@ func (e Exclusion) checkSegments(ctx context.Context, h history.History, bounds 
 		d.WritesAfterValidity = nil
 	}
 	return Result{Name: e.Name(), Valid: al.verdict(Valid), Anomalies: al.list, Details: d}
+}
+
+// explainWhole re-explains the illegal keys of byKey on the whole
+// history's search of that key, so that the anomaly names the ops the
+// whole check names: which op porcupine leaves unplaced depends on the
+// ops around it (an op with unknown outcome from an earlier segment may
+// still be placed late). It costs a whole-key search, but only for a key
+// already proved illegal.
+func (l *Lock) explainWhole(ctx context.Context, h history.History, byKey map[string]keyAnomaly) {
+	s := l.lockOps(h)
+	model := lockModel(true, s.tokens)
+	for _, part := range partitionByKey(s.ops) {
+		k := part[0].Input.(*lockInput).key
+		if _, ok := byKey[k]; !ok {
+			continue
+		}
+		if a, illegal := explainLock(model, part, searchTimeout(ctx, l.Timeout), s.tokens); illegal {
+			byKey[k] = keyAnomaly{byKey[k].seg, a}
+		}
+	}
 }

@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"slices"
+	"sort"
 	"strconv"
 	"time"
 
@@ -13,9 +15,16 @@ import (
 //
 // A cut before record r (at time T = r.Time) is quiescent when:
 //
-//   - no client op is in flight: every client invoke before r completed
-//     before r (info completions included: an info acquire is left out of
-//     the lock search unless a later op uses its lease, see refs below);
+//   - no client op is in flight but acquires: every other client invoke
+//     before r completed before r. An acquire still waiting at the cut
+//     (under contention there nearly always is one) belongs to the segment
+//     in which it completes: its invoke record moves there (see Segment).
+//     That is the whole check's verdict too: at the cut every earlier
+//     lease is dead, so linearizing the acquire after the cut is never
+//     worse than before it. Except on a one-node lock (an acquire ok that
+//     names one node): there its lease is bounded from the model's `now`
+//     at the takeover, which the whole check carries from before the cut,
+//     so such an acquire forbids the cuts it straddles;
 //   - no lease that may still be alive: every acquire or extend ok or info
 //     completed at d with TTL ttl has either been released ok, or surely
 //     expired by T: d + ttl + allowance(ttl) <= T, and the client's
@@ -45,6 +54,7 @@ type cutter struct {
 	drift   time.Duration
 	factor  float64
 	open    map[int]history.Op // client process -> its open invoke
+	waiting int                // open invokes that are acquires
 	alive   map[tokKey]aliveLease
 	holding map[procKey]string // (process, key) -> token held in its view
 	pending map[int]bool       // process -> read ok awaiting the write
@@ -66,7 +76,7 @@ func newCutter(drift time.Duration, factor float64) *cutter {
 // canCut reports whether a cut before record r is quiescent (r not yet
 // added).
 func (c *cutter) canCut(r *history.Op) bool {
-	if c.blocked || len(c.open) > 0 || len(c.holding) > 0 || len(c.pending) > 0 || r.Time < c.maxTime {
+	if c.blocked || len(c.open) > c.waiting || len(c.holding) > 0 || len(c.pending) > 0 || r.Time < c.maxTime {
 		return false
 	}
 	for k, l := range c.alive {
@@ -91,6 +101,9 @@ func (c *cutter) add(r *history.Op) {
 	p := r.Process
 	if r.Type == history.Invoke {
 		c.open[p] = *r
+		if r.F == history.FAcquire {
+			c.waiting++
+		}
 		delete(c.pending, p) // any next op flushes a pending read
 		return
 	}
@@ -99,6 +112,9 @@ func (c *cutter) add(r *history.Op) {
 		return // Validate refuses such a history
 	}
 	delete(c.open, p)
+	if inv.F == history.FAcquire {
+		c.waiting--
+	}
 	key, tok, ttl := pick(r.Key, inv.Key), pick(r.Token, inv.Token), r.TTL
 	if ttl == 0 {
 		ttl = inv.TTL
@@ -223,11 +239,42 @@ func (t *refTracker) add(i int, r *history.Op) int {
 	return to
 }
 
-// Segments returns the positions at which h may be cut into
-// independently checkable segments (see cutter): the start of every
-// segment after the first, ascending. drift and factor are the lock
-// checker's allowance. The result is nil when h cannot be cut.
-func Segments(h history.History, drift time.Duration, factor float64) []int {
+// Segment is a part of a history that can be checked on its own: the
+// records at positions [Start, End), without the acquire invokes at
+// positions Drop (still waiting at the segment's end: they belong to a
+// later segment), with the acquire invokes at positions Moved (invoked in
+// an earlier segment, completed in this one) before them.
+type Segment struct {
+	Start, End  int
+	Moved, Drop []int
+}
+
+// History is the segment's records (a sub-slice of h when nothing moves).
+func (s Segment) History(h history.History) history.History {
+	if len(s.Moved) == 0 && len(s.Drop) == 0 {
+		return h[s.Start:s.End]
+	}
+	out := make(history.History, 0, s.End-s.Start+len(s.Moved))
+	for _, i := range s.Moved {
+		out = append(out, h[i])
+	}
+	d := 0
+	for i := s.Start; i < s.End; i++ {
+		if d < len(s.Drop) && s.Drop[d] == i {
+			d++
+			continue
+		}
+		out = append(out, h[i])
+	}
+	return out
+}
+
+// Segments cuts h at quiescent points (see cutter) into segments that can
+// be checked independently; drift and factor are the lock checker's
+// allowance. It returns one segment (the whole history) when h cannot be
+// cut.
+func Segments(h history.History, drift time.Duration, factor float64) []Segment {
+	whole := []Segment{{Start: 0, End: len(h)}}
 	c := newCutter(drift, factor)
 	t := newRefTracker()
 	// the running sum of span at i counts the references spanning the
@@ -235,23 +282,49 @@ func Segments(h history.History, drift time.Duration, factor float64) []int {
 	span := make([]int32, len(h)+1)
 	var cand []int
 	var last int64
+	openAcq := map[int]int{} // process -> position of its waiting acquire
+	type pair struct{ inv, done int }
+	var acqs []pair
 	for i := range h {
 		r := &h[i]
 		if r.Time < last {
-			return nil // not in time order: check it whole
+			return whole // not in time order: check it whole
 		}
 		last = r.Time
 		if i > 0 && c.canCut(r) {
 			cand = append(cand, i)
 		}
 		c.add(r)
-		if to := t.add(i, r); to >= 0 && to < i {
+		refer := func(to int) {
 			span[to+1]++
 			span[i+1]--
 		}
+		if to := t.add(i, r); to >= 0 && to < i {
+			refer(to)
+		}
+		if r.IsNemesis() || r.F == history.FLost {
+			continue
+		}
+		if r.Type == history.Invoke {
+			delete(openAcq, r.Process)
+			if r.F == history.FAcquire {
+				openAcq[r.Process] = i
+			}
+			continue
+		}
+		if j, ok := openAcq[r.Process]; ok {
+			delete(openAcq, r.Process)
+			acqs = append(acqs, pair{j, i})
+			if r.Type == history.OK && len(r.Nodes) == 1 {
+				refer(j)
+			}
+		}
 	}
 	if c.blocked {
-		return nil
+		return whole
+	}
+	for _, j := range openAcq {
+		acqs = append(acqs, pair{j, len(h)})
 	}
 	var cuts []int
 	run, ci := int32(0), 0
@@ -264,5 +337,26 @@ func Segments(h history.History, drift time.Duration, factor float64) []int {
 			ci++
 		}
 	}
-	return cuts
+	if len(cuts) == 0 {
+		return whole
+	}
+	segs := make([]Segment, 0, len(cuts)+1)
+	prev := 0
+	for _, c := range append(cuts, len(h)) {
+		segs = append(segs, Segment{Start: prev, End: c})
+		prev = c
+	}
+	segOf := func(pos int) int { return sort.Search(len(segs), func(i int) bool { return segs[i].End > pos }) }
+	for _, a := range acqs {
+		from, to := segOf(a.inv), min(segOf(a.done), len(segs)-1)
+		if from != to {
+			segs[from].Drop = append(segs[from].Drop, a.inv)
+			segs[to].Moved = append(segs[to].Moved, a.inv)
+		}
+	}
+	for i := range segs {
+		slices.Sort(segs[i].Drop)
+		slices.Sort(segs[i].Moved)
+	}
+	return segs
 }

@@ -30,7 +30,7 @@ func signature(r Result) []string {
 // checkBoth checks h whole and segmented with the standard composition and
 // fails unless verdicts and anomalies are identical; it returns the
 // number of segments.
-func checkBoth(t *testing.T, name string, h history.History, o Options) int {
+func checkBoth(t *testing.T, name string, h history.History, o Options) (int, Result) {
 	t.Helper()
 	c := Standard(o)
 	whole := c.Check(context.Background(), h)
@@ -39,7 +39,7 @@ func checkBoth(t *testing.T, name string, h history.History, o Options) int {
 	if !slices.Equal(ws, ss) {
 		t.Errorf("%s: segmented check differs\nwhole:\n%s\nsegmented:\n%s", name, join(ws), join(ss))
 	}
-	return len(Segments(h, o.Lock.Drift, o.Lock.DriftFactor)) + 1
+	return len(Segments(h, o.Lock.Drift, o.Lock.DriftFactor)), whole
 }
 
 func join(s []string) string {
@@ -52,11 +52,11 @@ func join(s []string) string {
 
 func TestSegmentsOfGeneratedHistory(t *testing.T) {
 	h := newGen(42, 8, 3).run(20_000, true)
-	cuts := Segments(h, DefaultDrift, DefaultDriftFactor)
-	if len(cuts) < 5 {
-		t.Fatalf("only %d cuts in %d records", len(cuts), len(h))
+	segs := Segments(h, DefaultDrift, DefaultDriftFactor)
+	if len(segs) < 30 {
+		t.Fatalf("only %d segments in %d records", len(segs), len(h))
 	}
-	t.Logf("%d segments, mean %d records", len(cuts)+1, len(h)/(len(cuts)+1))
+	t.Logf("%d segments, mean %d records", len(segs), len(h)/len(segs))
 }
 
 // injectAt adds records of a fresh process at time t: f with the given
@@ -76,37 +76,46 @@ func (g *gen) injectOp(t int64, f string, typ history.Type, key, token string, f
 // injected violations, the segmented check gives the whole check's
 // verdicts, anomaly kinds and op indices.
 func TestSegmentedEqualsWhole(t *testing.T) {
-	n := 20_000
+	n, seeds := 10_000, []uint64{1}
 	if !testing.Short() {
-		n = 100_000
+		n, seeds = 100_000, []uint64{1, 2, 3}
 	}
 	opts := func() Options { return Options{Lock: NewLock(), Fencing: true} }
 	mid := func(g *gen) int64 { return g.leases[len(g.leases)/2].ok }
 	cases := []struct {
 		name   string
+		want   string // a part that must be invalid, "" for a valid history
 		inject func(g *gen) history.History
 	}{
-		{"valid", func(g *gen) history.History { return g.history() }},
-		{"double-grant", func(g *gen) history.History { return g.injectOverlap(len(g.leases) / 2) }},
-		{"double-grant-late", func(g *gen) history.History { return g.injectOverlap(len(g.leases) - 5) }},
-		{"lost-update", func(g *gen) history.History { return g.injectLostUpdate(len(g.leases) / 3) }},
-		{"stale-fence-accepted", func(g *gen) history.History {
+		{"valid", "", func(g *gen) history.History { return g.history() }},
+		{"double-grant", "lock", func(g *gen) history.History { return g.injectOverlap(len(g.leases) / 2) }},
+		{"double-grant-late", "lock", func(g *gen) history.History { return g.injectOverlap(len(g.leases) - 5) }},
+		{"lost-update", "resource", func(g *gen) history.History { return g.injectLostUpdate(len(g.leases) / 3) }},
+		{"stale-fence-accepted", "fencing", func(g *gen) history.History {
 			g.injectOp(mid(g), history.FWrite, history.OK, "counter0", "", 1, -7)
 			return g.history()
 		}},
-		{"token-reuse", func(g *gen) history.History {
+		{"token-reuse", "tokens", func(g *gen) history.History {
 			l := g.leases[len(g.leases)-3]
-			g.injectOp(l.relAt+50*ms, history.FAcquire, history.OK, l.key, "t5", 0, 0)
+			tok := ""
+			for _, r := range g.history() {
+				if r.F == history.FAcquire && r.Type == history.OK && r.Key == l.key && r.Token != "" {
+					tok = r.Token
+					break
+				}
+			}
+			g.injectOp(l.relAt+50*ms, history.FAcquire, history.OK, l.key, tok, 0, 0)
 			return g.history()
 		}},
-		{"write-after-validity", func(g *gen) history.History {
+		{"write-after-validity", "exclusion", func(g *gen) history.History {
 			g.injectOp(mid(g)+3*ms, history.FWrite, history.OK, "counter1", "", 0, 12345)
 			return g.history()
 		}},
-		{"info-straddles-cut", func(g *gen) history.History {
+		{"info-straddles-cut", "", func(g *gen) history.History {
 			h := g.history()
-			cuts := Segments(h, DefaultDrift, DefaultDriftFactor)
-			for _, c := range cuts[len(cuts)/3 : len(cuts)/3+3] {
+			segs := Segments(h, DefaultDrift, DefaultDriftFactor)
+			for _, s := range segs[len(segs)/3 : len(segs)/3+3] {
+				c := s.Start
 				// an info extend of an earlier lease after the cut, and an
 				// info acquire invoked before it
 				before := h[c-1]
@@ -120,7 +129,7 @@ func TestSegmentedEqualsWhole(t *testing.T) {
 			}
 			return g.history()
 		}},
-		{"release-ok-after-expiry", func(g *gen) history.History {
+		{"release-ok-after-expiry", "lock", func(g *gen) history.History {
 			// a late release ok of an old lease: the lock still held it
 			// unless someone took it over (a cross-cut reference)
 			l := g.leases[len(g.leases)/4]
@@ -128,14 +137,17 @@ func TestSegmentedEqualsWhole(t *testing.T) {
 			return g.history()
 		}},
 	}
-	for _, seed := range []uint64{1, 2} {
+	for _, seed := range seeds {
 		for _, tc := range cases {
 			g := newGen(seed, 8, 3)
 			g.run(n, true)
 			h := tc.inject(g)
-			segs := checkBoth(t, fmt.Sprintf("seed %d %s", seed, tc.name), h, opts())
+			segs, whole := checkBoth(t, fmt.Sprintf("seed %d %s", seed, tc.name), h, opts())
 			if segs < 3 {
 				t.Errorf("seed %d %s: %d segments", seed, tc.name, segs)
+			}
+			if got := invalidParts(whole); tc.want == "" && whole.Valid != Valid || tc.want != "" && !slices.Contains(got, tc.want) {
+				t.Errorf("seed %d %s: verdict %v, invalid parts %v, want %q invalid", seed, tc.name, whole.Valid, got, tc.want)
 			}
 		}
 	}
@@ -148,11 +160,57 @@ func TestSegmentedTestdata(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no testdata")
 	}
+	cut := 0
+	defer func() {
+		if cut < len(files)*2/3 {
+			t.Errorf("only %d of %d doubled histories were cut between the copies", cut, len(files))
+		}
+	}()
 	for _, f := range files {
 		h, _, err := history.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkBoth(t, f, h, Options{Lock: NewLock(), Fencing: true})
+		// the same history twice in a row (times and indices shifted) has
+		// a cut between the copies
+		h2 := slices.Clone(h)
+		var end int64
+		for _, r := range h {
+			end = max(end, r.Time)
+		}
+		for _, r := range h {
+			r.Index += int64(len(h))
+			r.Time += end + int64(10e9)
+			if r.Token != "" {
+				r.Token += "-2"
+			}
+			if r.Process >= 0 {
+				r.Process += 1000
+			}
+			h2 = append(h2, r)
+		}
+		// Known gap (see CheckSegmented): when the counter sections before
+		// a cut overlap, the value carried over is an over-approximation,
+		// so a counter anomaly right after the cut may be missed; the
+		// verdicts must still agree part by part.
+		c := Standard(Options{Lock: NewLock(), Fencing: true})
+		whole, seg := c.Check(context.Background(), h2), c.CheckSegmented(context.Background(), h2)
+		if len(Segments(h2, DefaultDrift, DefaultDriftFactor)) >= 2 {
+			cut++
+		}
+		if whole.Valid != seg.Valid || !slices.Equal(invalidParts(whole), invalidParts(seg)) {
+			t.Errorf("%s twice: verdict %v %v whole, %v %v segmented", f, whole.Valid, invalidParts(whole), seg.Valid, invalidParts(seg))
+		}
 	}
+}
+
+func invalidParts(r Result) []string {
+	var out []string
+	for _, p := range r.Results {
+		if p.Valid == Invalid {
+			out = append(out, p.Name)
+		}
+	}
+	return out
 }
