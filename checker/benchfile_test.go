@@ -47,6 +47,12 @@ func TestAnalyzeBenchHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		r = Standard(Options{Fencing: true}).Check(context.Background(), h)
+	case "segmented":
+		h, _, err := history.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = Standard(Options{Fencing: true}).CheckSegmented(context.Background(), h)
 	default:
 		t.Fatal("streaming not built yet")
 	}

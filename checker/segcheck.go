@@ -327,16 +327,22 @@ func splitSections(secs []*sectionInput, h history.History, segs []Segment) [][]
 type sectionTail struct {
 	maxCall int64
 	last    []*sectionInput
-	info    []*sectionInput
+	// info maps the read of each section with unknown outcome to what
+	// it wrote; blind is set by a blind write with unknown outcome.
+	info  map[int64][]int64
+	blind bool
 }
 
 func (t *sectionTail) add(s *sectionInput) {
 	if s.hasW && s.out == outInfo {
 		if !s.hasRead {
-			t.info = append(t.info, s) // blind: any value
-		} else if len(t.info) < 64 {
-			t.info = append(t.info, s)
+			t.blind = true
+			return
 		}
+		if t.info == nil {
+			t.info = map[int64][]int64{}
+		}
+		t.info[s.read] = append(t.info[s.read], s.write)
 		return
 	}
 	if s.call > t.maxCall {
@@ -351,10 +357,13 @@ func (t *sectionTail) add(s *sectionInput) {
 // finalValues over-approximates the set of values the counter may hold
 // after the sections: the value each possibly-last section leaves, and
 // the written value of each section with unknown outcome whose read is
-// among them. It is exact when one section was surely last and nothing
-// is unknown, and "any" beyond counterSet's capacity or after a blind
-// write with unknown outcome.
+// among them (repeatedly). It is exact when one section was surely last
+// and no unknown write can apply, and "any" beyond counterSet's capacity
+// or after a blind write with unknown outcome.
 func (t *sectionTail) finalValues() counterSet {
+	if t.blind {
+		return counterSet{any: true}
+	}
 	var set counterSet
 	for _, s := range t.last {
 		switch {
@@ -369,14 +378,13 @@ func (t *sectionTail) finalValues() counterSet {
 	if set.n == 0 && !set.any {
 		return counterSet{any: true}
 	}
-	for changed := true; changed; {
+	for changed := true; changed && !set.any; {
 		changed = false
-		for _, s := range t.info {
-			if !s.hasRead {
-				return counterSet{any: true}
-			}
-			if set.has(s.read) && !set.has(s.write) {
-				set, changed = set.with(s.write), true
+		for _, v := range set.v[:set.n] {
+			for _, w := range t.info[v] {
+				if !set.has(w) {
+					set, changed = set.with(w), true
+				}
 			}
 		}
 	}
