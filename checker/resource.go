@@ -137,56 +137,85 @@ func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *a
 // and names pairs of acknowledged writes of the same value (two
 // increments from the same read: one of them is lost).
 func (r *Resource) lostUpdates(os []op, al *anomalyList) map[string]CounterSummary {
-	type kstate struct {
-		sum       CounterSummary
-		lastAck   int64 // latest Return of an ok write
-		lastAckOp *op   // that write
-		lastRead  *op
-		byValue   map[int64]*op
-		dupWrites []int64
-	}
-	keys := map[string]*kstate{}
-	get := func(k string) *kstate {
-		s := keys[k]
-		if s == nil {
-			s = &kstate{byValue: map[int64]*op{}, lastAck: -1}
-			keys[k] = s
-		}
-		return s
-	}
+	c := newLostUpdateCheck()
 	for i := range os {
-		o := &os[i]
-		switch o.F {
-		case history.FWrite:
-			s := get(o.Key)
-			switch o.Type {
-			case history.OK:
-				s.sum.Acked++
-				if o.Return > s.lastAck {
-					s.lastAck, s.lastAckOp = o.Return, o
-				}
-				if prev := s.byValue[o.Value]; prev != nil {
-					al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: opIndices(prev, o),
-						Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
-				} else {
-					s.byValue[o.Value] = o
-				}
-			case history.Fail:
-				s.sum.Rejected++
-			default:
-				s.sum.Unknown++
+		c.add(&os[i], al)
+	}
+	return c.finish(r, al)
+}
+
+// lostUpdateCheck is lostUpdates one op at a time (ops in invoke order):
+// per counter its sums, its latest acknowledged write and read, and the
+// acknowledged writes by value.
+type lostUpdateCheck struct {
+	keys map[string]*lostKey
+}
+
+type lostKey struct {
+	sum       CounterSummary
+	lastAck   int64 // latest Return of an ok write
+	lastAckOp *valueRef
+	lastRead  *valueRef
+	byValue   map[int64]*valueRef
+}
+
+// valueRef is what lostUpdates keeps of a write or read.
+type valueRef struct {
+	opRef
+	Value, Call int64
+}
+
+func valueOf(o *op) *valueRef {
+	return &valueRef{opRef{o.Type, o.Process, o.Inv, o.Ret}, o.Value, o.Call}
+}
+
+func newLostUpdateCheck() *lostUpdateCheck { return &lostUpdateCheck{keys: map[string]*lostKey{}} }
+
+func (c *lostUpdateCheck) get(k string) *lostKey {
+	s := c.keys[k]
+	if s == nil {
+		s = &lostKey{byValue: map[int64]*valueRef{}, lastAck: -1}
+		c.keys[k] = s
+	}
+	return s
+}
+
+func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
+	switch o.F {
+	case history.FWrite:
+		s := c.get(o.Key)
+		switch o.Type {
+		case history.OK:
+			s.sum.Acked++
+			if o.Return > s.lastAck {
+				s.lastAck, s.lastAckOp = o.Return, valueOf(o)
 			}
-		case history.FRead:
-			if o.Type == history.OK {
-				s := get(o.Key)
-				if s.lastRead == nil || o.Call > s.lastRead.Call {
-					s.lastRead = o
-				}
+			if prev := s.byValue[o.Value]; prev != nil {
+				ops := append(prev.indices(), o.indices()...)
+				sortInt64(ops)
+				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: ops,
+					Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
+			} else {
+				s.byValue[o.Value] = valueOf(o)
+			}
+		case history.Fail:
+			s.sum.Rejected++
+		default:
+			s.sum.Unknown++
+		}
+	case history.FRead:
+		if o.Type == history.OK {
+			s := c.get(o.Key)
+			if s.lastRead == nil || o.Call > s.lastRead.Call {
+				s.lastRead = valueOf(o)
 			}
 		}
 	}
+}
+
+func (c *lostUpdateCheck) finish(r *Resource, al *anomalyList) map[string]CounterSummary {
 	out := map[string]CounterSummary{}
-	for k, s := range keys {
+	for k, s := range c.keys {
 		sum := s.sum
 		sum.Lost = -1
 		if v, ok := r.FinalValues[k]; ok {
