@@ -256,33 +256,53 @@ type CronSummary struct {
 // checkCron: every tick (Value of FRun) must run (ok) at most once per key;
 // ticks never run are reported (fatal only with RequireEveryTick).
 func (r *Resource) checkCron(os []op, al *anomalyList) *CronSummary {
-	type tk struct {
-		key  string
-		tick int64
-	}
-	runs := map[tk][]*op{}
-	attempted := map[string][2]int64{} // key -> min, max tick invoked
-	seen := false
+	c := newCronCheck()
 	for i := range os {
-		o := &os[i]
-		if o.F != history.FRun {
-			continue
-		}
-		seen = true
-		mm, ok := attempted[o.Key]
-		if !ok {
-			mm = [2]int64{o.Value, o.Value}
-		}
-		attempted[o.Key] = [2]int64{min(mm[0], o.Value), max(mm[1], o.Value)}
-		if o.Type == history.OK {
-			runs[tk{o.Key, o.Value}] = append(runs[tk{o.Key, o.Value}], o)
-		}
+		c.add(&os[i])
 	}
-	if !seen {
+	return c.finish(r, al)
+}
+
+// cronTick is one tick of one cron key.
+type cronTick struct {
+	key  string
+	tick int64
+}
+
+// cronCheck is checkCron one op at a time: the ok runs of each tick and
+// the range of ticks invoked per key.
+type cronCheck struct {
+	runs      map[cronTick][]*opRef
+	attempted map[string][2]int64 // key -> min, max tick invoked
+	seen      bool
+}
+
+func newCronCheck() *cronCheck {
+	return &cronCheck{runs: map[cronTick][]*opRef{}, attempted: map[string][2]int64{}}
+}
+
+func (c *cronCheck) add(o *op) {
+	if o.F != history.FRun {
+		return
+	}
+	c.seen = true
+	mm, ok := c.attempted[o.Key]
+	if !ok {
+		mm = [2]int64{o.Value, o.Value}
+	}
+	c.attempted[o.Key] = [2]int64{min(mm[0], o.Value), max(mm[1], o.Value)}
+	if o.Type == history.OK {
+		c.runs[cronTick{o.Key, o.Value}] = append(c.runs[cronTick{o.Key, o.Value}], refOf(o))
+	}
+}
+
+func (c *cronCheck) finish(r *Resource, al *anomalyList) *CronSummary {
+	if !c.seen {
 		return nil
 	}
+	runs, attempted := c.runs, c.attempted
 	var s CronSummary
-	keys := make([]tk, 0, len(runs))
+	keys := make([]cronTick, 0, len(runs))
 	for k := range runs {
 		keys = append(keys, k)
 	}
@@ -299,16 +319,19 @@ func (r *Resource) checkCron(os []op, al *anomalyList) *CronSummary {
 		if len(rs) > 1 {
 			s.Duplicates++
 			procs := make([]int, len(rs))
+			var ops []int64
 			for i, o := range rs {
 				procs[i] = o.Process
+				ops = append(ops, o.indices()...)
 			}
-			al.add(Anomaly{Kind: "cron-duplicate", Fatal: true, Ops: opIndices(rs...),
+			sortInt64(ops)
+			al.add(Anomaly{Kind: "cron-duplicate", Fatal: true, Ops: ops,
 				Text: fmt.Sprintf("cron %q: tick %d ran %d times (processes %v)", k.key, k.tick, len(rs), procs)})
 		}
 	}
 	for key, mm := range attempted {
 		for t := mm[0]; t <= mm[1]; t++ {
-			if len(runs[tk{key, t}]) == 0 {
+			if len(runs[cronTick{key, t}]) == 0 {
 				s.Missed++
 				al.add(Anomaly{Kind: "cron-missed", Fatal: r.RequireEveryTick,
 					Text: fmt.Sprintf("cron %q: tick %d never ran", key, t)})

@@ -78,7 +78,7 @@ func (g *gen) injectOp(t int64, f string, typ history.Type, key, token string, f
 func TestSegmentedEqualsWhole(t *testing.T) {
 	n, seeds := 10_000, []uint64{1}
 	if !testing.Short() {
-		n, seeds = 100_000, []uint64{1, 2, 3}
+		n, seeds = 30_000, []uint64{1, 2, 3}
 	}
 	opts := func() Options { return Options{Lock: NewLock(), Fencing: true} }
 	mid := func(g *gen) int64 { return g.leases[len(g.leases)/2].ok }
