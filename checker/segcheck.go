@@ -133,34 +133,37 @@ func addByKey(m map[string]keyAnomaly, al *anomalyList) []string {
 	return keys
 }
 
-// checkSegments is Check over the segments.
-func (l *Lock) checkSegments(ctx context.Context, h history.History, segs []Segment, p pool) (res Result) {
-	start := time.Now()
+// lockPiece is one segment's lock check.
+type lockPiece struct {
+	r    Result
+	keys map[string]bool
+}
+
+// piece checks one segment (an empty search counts as valid: only the
+// whole history can have no acquire).
+func (l *Lock) piece(ctx context.Context, seg history.History) lockPiece {
+	s := l.lockOps(seg)
+	keys := map[string]bool{}
+	for _, o := range s.ops {
+		keys[o.Input.(*lockInput).key] = true
+	}
+	if s.d.Acquire.OK+s.d.Acquire.InfoKept > 0 {
+		return lockPiece{l.checkSearch(ctx, s, time.Now()), keys}
+	}
+	return lockPiece{Result{Valid: Valid, Details: s.d}, keys}
+}
+
+// merge combines the segments' lock checks (see CheckSegmented); explain
+// re-explains the illegal keys on the whole history.
+func (l *Lock) merge(ps []lockPiece, start time.Time, explain func(map[string]keyAnomaly)) (res Result) {
 	res.Name = l.Name()
-	var (
-		mu     sync.Mutex
-		d      LockDetails
-		keys   = map[string]bool{}
-		byKey  = map[string]keyAnomaly{}
-		valid  = Valid
-		errMsg string
-	)
-	p.each(len(segs), func(i int) {
-		s := l.lockOps(segs[i].History(h))
-		segKeys := map[string]bool{}
-		for _, o := range s.ops {
-			segKeys[o.Input.(*lockInput).key] = true
-		}
-		var r Result
-		if s.d.Acquire.OK+s.d.Acquire.InfoKept > 0 {
-			r = l.checkSearch(ctx, s, time.Now())
-		} else {
-			r = Result{Valid: Valid, Details: s.d}
-		}
-		sd := r.Details.(LockDetails)
-		mu.Lock()
-		defer mu.Unlock()
-		for k := range segKeys {
+	var d LockDetails
+	keys := map[string]bool{}
+	byKey := map[string]keyAnomaly{}
+	valid, errMsg := Valid, ""
+	for i, p := range ps {
+		sd := p.r.Details.(LockDetails)
+		for k := range p.keys {
 			keys[k] = true
 		}
 		d.Ops += sd.Ops
@@ -169,19 +172,19 @@ func (l *Lock) checkSegments(ctx context.Context, h history.History, segs []Segm
 		d.Acquire.Info += sd.Acquire.Info
 		d.Acquire.InfoKept += sd.Acquire.InfoKept
 		d.BoundedInfo += sd.BoundedInfo
-		valid = Merge(valid, r.Valid)
-		if r.Valid == Unknown && errMsg == "" {
-			errMsg = r.Error
+		valid = Merge(valid, p.r.Valid)
+		if p.r.Valid == Unknown && errMsg == "" {
+			errMsg = p.r.Error
 		}
 		for j, k := range sd.IllegalKeys {
-			if j < len(r.Anomalies) {
-				earliestPerKey(byKey, i, k, r.Anomalies[j])
+			if j < len(p.r.Anomalies) {
+				earliestPerKey(byKey, i, k, p.r.Anomalies[j])
 			}
 		}
-		if len(segs) == 1 {
+		if len(ps) == 1 {
 			d.Linearization = sd.Linearization
 		}
-	})
+	}
 	d.Keys = len(keys)
 	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = d }()
 	if d.Acquire.OK+d.Acquire.InfoKept == 0 {
@@ -189,7 +192,7 @@ func (l *Lock) checkSegments(ctx context.Context, h history.History, segs []Segm
 		return res
 	}
 	if len(byKey) > 0 {
-		l.explainWhole(ctx, h, byKey)
+		explain(byKey)
 	}
 	var al anomalyList
 	d.IllegalKeys = addByKey(byKey, &al)
@@ -199,6 +202,75 @@ func (l *Lock) checkSegments(ctx context.Context, h history.History, segs []Segm
 		res.Error = errMsg
 	}
 	return res
+}
+
+// checkSegments is Check over the segments.
+func (l *Lock) checkSegments(ctx context.Context, h history.History, segs []Segment, p pool) Result {
+	start := time.Now()
+	ps := make([]lockPiece, len(segs))
+	p.each(len(segs), func(i int) { ps[i] = l.piece(ctx, segs[i].History(h)) })
+	return l.merge(ps, start, func(byKey map[string]keyAnomaly) { l.explainWhole(ctx, h, byKey) })
+}
+
+// counterPiece is one segment's counter check.
+type counterPiece struct {
+	valid Validity
+	err   string
+	byKey map[string]Anomaly
+}
+
+// counterPiece runs the counter search on one segment's sections.
+func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput) counterPiece {
+	out := counterPiece{valid: Valid}
+	pops := sectionOps(secs)
+	if len(pops) == 0 {
+		return out
+	}
+	model := counterModel(true)
+	timeout := searchTimeout(ctx, r.Timeout)
+	switch porcupine.CheckOperationsTimeout(model, pops, timeout) {
+	case porcupine.Unknown:
+		out.valid, out.err = Unknown, fmt.Sprintf("porcupine timed out after %s on the counter", timeout)
+	case porcupine.Illegal:
+		out.valid, out.byKey = Invalid, map[string]Anomaly{}
+		for _, part := range partitionByKey(pops) {
+			if a, ok := explainCounter(model, part, searchTimeout(ctx, r.Timeout)); ok {
+				out.byKey[part[0].Input.(*sectionInput).key] = a
+			}
+		}
+	}
+	return out
+}
+
+// mergeCounter adds the segments' counter checks to res and al; explain
+// re-explains the illegal keys on the whole history's sections.
+func mergeCounter(ps []counterPiece, res *Result, al *anomalyList, explain func(map[string]keyAnomaly)) {
+	byKey := map[string]keyAnomaly{}
+	for i, p := range ps {
+		res.Valid = Merge(res.Valid, p.valid)
+		if p.valid == Unknown {
+			res.Error = p.err
+		}
+		for k, a := range p.byKey {
+			earliestPerKey(byKey, i, k, a)
+		}
+	}
+	if len(byKey) > 0 {
+		explain(byKey)
+	}
+	addByKey(byKey, al)
+}
+
+// explainSections re-explains the illegal keys of byKey on secs.
+func (r *Resource) explainSections(ctx context.Context, secs []*sectionInput, byKey map[string]keyAnomaly) {
+	for _, part := range partitionByKey(sectionOps(secs)) {
+		k := part[0].Input.(*sectionInput).key
+		if _, ok := byKey[k]; ok {
+			if a, ok := explainCounter(counterModel(true), part, searchTimeout(ctx, r.Timeout)); ok {
+				byKey[k] = keyAnomaly{byKey[k].seg, a}
+			}
+		}
+	}
 }
 
 // checkSegments is Check with the counter's search run per segment.
@@ -212,55 +284,9 @@ func (r *Resource) checkSegments(ctx context.Context, h history.History, segs []
 	d.Sections = len(secs)
 	if len(secs) > 0 {
 		parts := splitSections(secs, h, segs)
-		var (
-			mu    sync.Mutex
-			byKey = map[string]keyAnomaly{}
-		)
-		p.each(len(parts), func(i int) {
-			pops := sectionOps(parts[i])
-			if len(pops) == 0 {
-				return
-			}
-			model := counterModel(true)
-			timeout := searchTimeout(ctx, r.Timeout)
-			out := porcupine.CheckOperationsTimeout(model, pops, timeout)
-			var found []keyAnomaly
-			var keys []string
-			switch out {
-			case porcupine.Unknown:
-				mu.Lock()
-				res.Valid = Merge(res.Valid, Unknown)
-				res.Error = fmt.Sprintf("porcupine timed out after %s on the counter", timeout)
-				mu.Unlock()
-				return
-			case porcupine.Illegal:
-				for _, part := range partitionByKey(pops) {
-					if a, ok := explainCounter(model, part, searchTimeout(ctx, r.Timeout)); ok {
-						found = append(found, keyAnomaly{i, a})
-						keys = append(keys, part[0].Input.(*sectionInput).key)
-					}
-				}
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if out == porcupine.Illegal {
-				res.Valid = Merge(res.Valid, Invalid)
-			}
-			for j, ka := range found {
-				earliestPerKey(byKey, i, keys[j], ka.a)
-			}
-		})
-		if len(byKey) > 0 { // name the ops as the whole search does
-			for _, part := range partitionByKey(sectionOps(secs)) {
-				k := part[0].Input.(*sectionInput).key
-				if _, ok := byKey[k]; ok {
-					if a, ok := explainCounter(counterModel(true), part, searchTimeout(ctx, r.Timeout)); ok {
-						byKey[k] = keyAnomaly{byKey[k].seg, a}
-					}
-				}
-			}
-		}
-		addByKey(byKey, &al)
+		ps := make([]counterPiece, len(parts))
+		p.each(len(parts), func(i int) { ps[i] = r.counterPiece(ctx, parts[i]) })
+		mergeCounter(ps, &res, &al, func(byKey map[string]keyAnomaly) { r.explainSections(ctx, secs, byKey) })
 	}
 	r.checkRest(os, len(secs) > 0, &al, &d)
 	r.finish(&res, &al, d, start)
@@ -280,44 +306,63 @@ func splitSections(secs []*sectionInput, h history.History, segs []Segment) [][]
 		i := seg(s.ops[0])
 		parts[i] = append(parts[i], s)
 	}
-	tails := map[string]*sectionTail{}
-	lastOK := map[string]*sectionInput{} // key -> latest-returning acknowledged write
+	var cc counterCarry
 	for i := range parts {
 		if i > 0 {
-			var carry []*sectionInput
-			t0 := h[segs[i].Start].Time - 1
-			keys := make([]string, 0, len(tails))
-			for k := range tails {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				c := &sectionInput{key: k, hasW: true, out: outOK, call: t0, ret: t0, carried: true, carry: tails[k].finalValues()}
-				if w := lastOK[k]; w != nil {
-					c.process, c.ops, c.write = w.process, w.ops, w.write
-				}
-				carry = append(carry, c)
-			}
-			parts[i] = append(carry, parts[i]...)
+			parts[i] = append(cc.carry(h[segs[i].Start].Time-1), parts[i]...)
 		}
-		for _, s := range parts[i] {
-			if s.carried {
-				continue
-			}
-			if s.hasW && s.out == outOK {
-				if w := lastOK[s.key]; w == nil || s.ret >= w.ret {
-					lastOK[s.key] = s
-				}
-			}
-			t := tails[s.key]
-			if t == nil {
-				t = &sectionTail{}
-				tails[s.key] = t
-			}
-			t.add(s)
-		}
+		cc.add(parts[i])
 	}
 	return parts
+}
+
+// counterCarry follows the sections segment by segment to start each
+// segment with the values the ones before it may have left.
+type counterCarry struct {
+	tails  map[string]*sectionTail
+	lastOK map[string]*sectionInput // key -> latest-returning acknowledged write
+}
+
+// carry is the synthetic sections that start a segment whose first
+// record is after t0, one per key seen so far, in key order.
+func (cc *counterCarry) carry(t0 int64) []*sectionInput {
+	var out []*sectionInput
+	keys := make([]string, 0, len(cc.tails))
+	for k := range cc.tails {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		c := &sectionInput{key: k, hasW: true, out: outOK, call: t0, ret: t0, carried: true, carry: cc.tails[k].finalValues()}
+		if w := cc.lastOK[k]; w != nil {
+			c.process, c.ops, c.write = w.process, w.ops, w.write
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// add follows a segment's sections (carried ones are skipped).
+func (cc *counterCarry) add(secs []*sectionInput) {
+	if cc.tails == nil {
+		cc.tails, cc.lastOK = map[string]*sectionTail{}, map[string]*sectionInput{}
+	}
+	for _, s := range secs {
+		if s.carried {
+			continue
+		}
+		if s.hasW && s.out == outOK {
+			if w := cc.lastOK[s.key]; w == nil || s.ret >= w.ret {
+				cc.lastOK[s.key] = s
+			}
+		}
+		t := cc.tails[s.key]
+		if t == nil {
+			t = &sectionTail{}
+			cc.tails[s.key] = t
+		}
+		t.add(s)
+	}
 }
 
 // sectionTail is what a key's sections so far may have left: the
@@ -397,6 +442,11 @@ func (t *sectionTail) finalValues() counterSet {
 func (e Exclusion) checkSegments(ctx context.Context, h history.History, segs []Segment, p pool) Result {
 	rs := make([]Result, len(segs))
 	p.each(len(segs), func(i int) { rs[i] = e.Check(ctx, segs[i].History(h)) })
+	return e.merge(rs)
+}
+
+// merge combines the segments' exclusion checks.
+func (e Exclusion) merge(rs []Result) Result {
 	d := ExclusionDetails{WritesAfterValidity: map[string]int{}}
 	var al anomalyList
 	for _, overlaps := range []bool{true, false} {

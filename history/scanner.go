@@ -32,14 +32,33 @@ type Scanner struct {
 	warns   []Warning
 	done    bool
 	intern  map[string]string
+	pos     int64 // bytes consumed by the line splitter
+	start   int64 // offset of the line being read
+	off     int64 // offset of the current record's line
 }
 
 // NewScanner returns a Scanner reading r.
-func NewScanner(r io.Reader) *Scanner {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	return &Scanner{sc: sc, intern: map[string]string{}}
+func NewScanner(r io.Reader) *Scanner { return NewScannerAt(r, 0, 0) }
+
+// NewScannerAt returns a Scanner reading r, which starts at byte offset
+// off of a history at the record with index first (an Offset the Scanner
+// gave before, and that record's Index), for re-reading part of a file.
+// Line numbers in errors count from there.
+func NewScannerAt(r io.Reader, off, first int64) *Scanner {
+	s := &Scanner{intern: map[string]string{}, pos: off, n: first}
+	s.sc = bufio.NewScanner(r)
+	s.sc.Buffer(make([]byte, 64<<10), 16<<20)
+	s.sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		adv, tok, err := bufio.ScanLines(data, atEOF)
+		s.start = s.pos
+		s.pos += int64(adv)
+		return adv, tok, err
+	})
+	return s
 }
+
+// Offset is the byte offset of the line of the record Scan read.
+func (s *Scanner) Offset() int64 { return s.off }
 
 // Scan advances to the next record; false at the end or on an error (see
 // Err).
@@ -68,7 +87,7 @@ func (s *Scanner) Scan() bool {
 			return s.fail(fmt.Errorf("line %d: %w", s.line, err))
 		}
 		s.internStrings(&op)
-		s.op = op
+		s.op, s.off = op, s.start
 		s.n++
 		return true
 	}

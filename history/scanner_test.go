@@ -56,3 +56,24 @@ func TestScannerInterns(t *testing.T) {
 		t.Error("key and f are not shared between records")
 	}
 }
+
+// TestScannerOffset: a Scanner started at a record's Offset reads on from
+// that record.
+func TestScannerOffset(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 5; i++ {
+		b.WriteString(`{"index":` + string(rune('0'+i)) + `,"time":1,"type":"invoke","process":` + string(rune('0'+i)) + `,"f":"read"}` + "\n\n")
+	}
+	in := b.String()
+	sc := NewScanner(strings.NewReader(in))
+	var offs []int64
+	for sc.Scan() {
+		offs = append(offs, sc.Offset())
+	}
+	for i, off := range offs {
+		s2 := NewScannerAt(strings.NewReader(in[off:]), off, int64(i))
+		if !s2.Scan() || s2.Op().Index != int64(i) || s2.Op().Process != i {
+			t.Fatalf("from offset %d: %+v %v", off, s2.Op(), s2.Err())
+		}
+	}
+}
