@@ -34,10 +34,16 @@ func TestWriteBenchHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	var end int64
+	// each copy continues the counters and fences where the one before
+	// ended, so that the repeated history stays valid
+	var end, maxFence int64
 	maxProc := 0
+	lastValue := map[string]int64{}
 	for _, r := range h {
-		end, maxProc = max(end, r.Time), max(maxProc, r.Process)
+		end, maxProc, maxFence = max(end, r.Time), max(maxProc, r.Process), max(maxFence, r.Fence)
+		if r.F == history.FWrite && r.Type == history.OK {
+			lastValue[r.Key] = max(lastValue[r.Key], r.Value)
+		}
 	}
 	written := 0
 	for c := 0; written < records; c++ {
@@ -52,6 +58,12 @@ func TestWriteBenchHistory(t *testing.T) {
 			}
 			if c > 0 && r.Token != "" {
 				r.Token += "." + strconv.Itoa(c)
+			}
+			if c > 0 && r.Fence != 0 {
+				r.Fence += int64(c) * maxFence
+			}
+			if c > 0 && (r.F == history.FRead || r.F == history.FWrite) && (r.Value != 0 || r.Type == history.OK && r.F == history.FRead) {
+				r.Value += int64(c) * lastValue[r.Key]
 			}
 			b, err := json.Marshal(r)
 			if err != nil {

@@ -32,8 +32,9 @@ var minSegment = 2000
 //   - the per-run summaries: every token (Tokens), every acknowledged
 //     counter value (lost updates), the fence validator's state, and the
 //     nemesis records;
-//   - a history proved invalid: the illegal keys are explained on the
-//     whole history, read again.
+//   - a history of at most maxExplainWhole records proved invalid by the
+//     lock or counter search: its illegal keys are explained on the whole
+//     history, read again.
 //
 // A segment that a later record refers to (see Segments: a lease's token,
 // a revived process, an acquire on one node waiting across the cut) is
@@ -73,6 +74,13 @@ type StreamStats struct {
 
 // lastStream is the last CheckFile's stats, for tests and benchmarks.
 var lastStream StreamStats
+
+// maxExplainWhole is the largest history (records) whose illegal keys
+// CheckFile explains on the whole history, read again, so that the ops it
+// names are Check's. Beyond it the explanation is the earliest illegal
+// segment's (same verdict and kind; the ops may differ), so that memory
+// stays bounded for an invalid history too.
+const maxExplainWhole = 1_000_000
 
 // stream is one CheckFile in progress.
 type stream struct {
@@ -399,6 +407,13 @@ func (st *stream) result() Result {
 	var wholeOnce sync.Once
 	var h history.History
 	getWhole := func() history.History { wholeOnce.Do(func() { h = st.whole() }); return h }
+	explainLock := func(l *Lock) func(map[string]keyAnomaly) {
+		return func(byKey map[string]keyAnomaly) {
+			if st.n <= maxExplainWhole {
+				l.explainWhole(st.ctx, getWhole(), byKey)
+			}
+		}
+	}
 	for _, ch := range st.c.Checkers {
 		t0 := time.Now()
 		var r Result
@@ -408,7 +423,7 @@ func (st *stream) result() Result {
 			for i, s := range st.closed {
 				ps[i] = s.lock
 			}
-			r = x.merge(ps, st.start, func(byKey map[string]keyAnomaly) { x.explainWhole(st.ctx, getWhole(), byKey) })
+			r = x.merge(ps, st.start, explainLock(x))
 		case *Resource:
 			r = st.resourceResult(x, getWhole)
 		case Exclusion:
@@ -457,7 +472,9 @@ func (st *stream) resourceResult(r *Resource, getWhole func() history.History) R
 			ps[i] = s.count
 		}
 		mergeCounter(ps, &res, &al, func(byKey map[string]keyAnomaly) {
-			r.explainSections(st.ctx, counterSections(ops(getWhole())), byKey)
+			if st.n <= maxExplainWhole {
+				r.explainSections(st.ctx, counterSections(ops(getWhole())), byKey)
+			}
 		})
 		// the duplicate writes found while streaming, then the totals
 		for _, a := range st.lostAl.list {
