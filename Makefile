@@ -56,9 +56,25 @@ docker-image: deps
 docker-lockstorm-image: docker-image
 	./docker/build-lockstorm-image.sh
 
-## bench: benchmarks, numbers on stdout
-bench: deps
+## bench: benchmarks, numbers on stdout (bench-analyze first)
+bench: deps bench-analyze
 	$(GO) test -run '^$$' -bench . -benchtime 2s $(PKGS)
+
+.PHONY: bench-analyze
+## bench-analyze: streamed analysis (checker.CheckFile) of generated histories of
+## BENCH_ANALYZE_RECORDS records: wall time and peak RSS (targets: 400k in 5 s and
+## 400 MB, 10M in 60 s and 1 GB); the files go to BENCH_DIR (1.2 GB for 10M)
+BENCH_ANALYZE_RECORDS ?= 400000 10000000
+BENCH_DIR ?= $${TMPDIR:-/tmp}
+bench-analyze:
+	$(GO) test -c -o bin/checker.test ./checker
+	@for n in $(BENCH_ANALYZE_RECORDS); do \
+		f=$(BENCH_DIR)/lockstorm-bench-$$n.jsonl; \
+		test -s $$f || LOCKSTORM_BENCH_HISTORY=$$f LOCKSTORM_BENCH_RECORDS=$$n ./bin/checker.test -test.run '^TestWriteBenchHistory$$' >/dev/null || exit 1; \
+		echo "== $$n records, load: $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+		LOCKSTORM_BENCH_HISTORY=$$f /usr/bin/time -f "wall %e s, cpu %U+%S s, peak RSS %M KB" \
+			./bin/checker.test -test.run '^TestAnalyzeBenchHistory$$' -test.v -test.timeout 30m 2>&1 | grep -E 'verdict|streamed|wall' || exit 1; \
+	done
 
 .PHONY: power
 ## power: detection power of each broken lock and false alarms of correct ones, 20 seeds x 20 s (~90 min)

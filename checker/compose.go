@@ -61,28 +61,42 @@ func (c *Composite) Check(ctx context.Context, h history.History) (res Result) {
 		}()
 	}
 	wg.Wait()
+	c.finish(&res, h)
+	return res
+}
+
+// finish adds the token check to res's parts, merges their verdicts,
+// demotes a run in which no acquire succeeded, and labels the anomalies
+// with the fault windows (steps 2, 4, 5 and 6 of Compose).
+func (c *Composite) finish(res *Result, h history.History) {
 	t0 := time.Now()
-	if tr := Tokens(h); tr.Valid != Valid {
-		tr.Seconds = time.Since(t0).Seconds()
+	tr := Tokens(h)
+	tr.Seconds = time.Since(t0).Seconds()
+	finishWith(res, tr, anyAcquireOK(h), FaultWindows(h), int64(len(h)), func(i int64) int64 { return h[i].Time })
+}
+
+// finishWith is finish given the token check's result, whether any
+// acquire succeeded, the fault windows, the number of records n and the
+// time of record i.
+func finishWith(res *Result, tr Result, anyOK bool, windows []Window, n int64, timeOf func(i int64) int64) {
+	if tr.Valid != Valid {
 		res.Results = append([]Result{tr}, res.Results...)
 	}
 	res.Valid = Valid
 	for _, r := range res.Results {
 		res.Valid = Merge(res.Valid, r.Valid)
 	}
-	if res.Valid == Valid && !anyAcquireOK(h) {
+	if res.Valid == Valid && !anyOK {
 		res.Valid, res.Error = Unknown, "no acquire succeeded in the whole history: the run proved nothing"
 	}
-	windows := FaultWindows(h)
 	for i := range res.Results {
 		for j := range res.Results[i].Anomalies {
 			a := &res.Results[i].Anomalies[j]
-			if len(a.Ops) > 0 && a.Faults == nil && a.Ops[0] >= 0 && a.Ops[0] < int64(len(h)) {
-				a.Faults = activeFaults(windows, h[a.Ops[0]].Time)
+			if len(a.Ops) > 0 && a.Faults == nil && a.Ops[0] >= 0 && a.Ops[0] < n {
+				a.Faults = activeFaults(windows, timeOf(a.Ops[0]))
 			}
 		}
 	}
-	return res
 }
 
 func safeCheck(ctx context.Context, ch Checker, h history.History) (r Result) {

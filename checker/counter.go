@@ -45,6 +45,12 @@ type sectionInput struct {
 	call    int64
 	ret     int64
 	ops     []int64 // record indices
+	// carried marks the synthetic write that starts a segment with the
+	// value the sections before it left (see CheckSegmented); its ops and
+	// process are those of the last acknowledged write before it.
+	carried bool
+	// carry is the set of values a carried section leaves.
+	carry counterSet
 }
 
 // counterSet is the set of values the counter may hold. any means every
@@ -96,6 +102,9 @@ func (s counterSet) String() string {
 func counterStep(state, input, _ any) (bool, any) {
 	s := state.(counterSet)
 	in := input.(*sectionInput)
+	if in.carried {
+		return true, in.carry
+	}
 	if in.hasRead {
 		if !s.has(in.read) {
 			return false, s

@@ -313,65 +313,98 @@ func (v *FenceValidator) Result() Result {
 // time order.
 func (f Fencing) Check(ctx context.Context, h history.History) Result {
 	start := time.Now()
-	v := NewFenceValidator()
-	kinds := make(map[int]string) // process -> F of its open invoke
-	feed := func(o *history.Op) {
-		if o.IsNemesis() {
-			return
-		}
-		if o.Type == history.Invoke {
-			switch o.F {
-			case history.FWrite:
-				v.InvokeWrite(o.Process, o.Key, o.Fence, o.Time, o.Index)
-			case history.FRead:
-				v.InvokeRead(o.Process, o.Key, o.Fence, o.Time, o.Index)
-			case history.FAcquire:
-				v.InvokeAcquire(o.Process, o.Key, o.Time, o.Index)
-			default:
-				return
-			}
-			kinds[o.Process] = o.F
-			return
-		}
-		f, ok := kinds[o.Process]
-		if !ok || f != o.F {
-			return
-		}
-		delete(kinds, o.Process)
-		switch o.F {
-		case history.FWrite, history.FRead:
-			out := WriteUnknown
-			switch {
-			case o.Type == history.OK:
-				out = WriteAccepted
-			case o.Type == history.Fail && IsStale(o.Error):
-				out = WriteStale
-			case o.Type == history.Fail:
-				out = WriteFailed
-			}
-			v.CompleteWrite(o.Process, out, o.Time, o.Index)
-		case history.FAcquire:
-			if o.Type == history.OK {
-				v.CompleteAcquire(o.Process, o.Fence, o.Time, o.Index)
-			}
-		}
-	}
+	run := newFencingRun(false)
 	for _, i := range timeOrder(h) {
 		if i&0xFFFF == 0 && ctx.Err() != nil {
 			return Result{Name: f.Name(), Valid: Unknown, Error: ctx.Err().Error()}
 		}
-		feed(&h[i])
+		run.feed(&h[i])
 	}
-	for p, w := range v.pending {
-		if w.active { // never completed
-			v.CompleteWrite(p, WriteUnknown, 0, -1)
+	run.end()
+	if len(f.Server) > 0 {
+		checkServerLog(run.v, f.Server, h)
+	}
+	run.v.Stats.ElapsedMS = time.Since(start).Milliseconds()
+	return run.v.Result()
+}
+
+// fencingRun feeds records, in time order, to a FenceValidator; with
+// server set it also gathers the fenced ops the server log is matched to.
+type fencingRun struct {
+	v      *FenceValidator
+	kinds  map[int]string // process -> F of its open invoke
+	open   map[int]history.Op
+	server *serverOps
+}
+
+func newFencingRun(server bool) *fencingRun {
+	r := &fencingRun{v: NewFenceValidator(), kinds: map[int]string{}}
+	if server {
+		r.server, r.open = newServerOps(), map[int]history.Op{}
+	}
+	return r
+}
+
+// feed takes one record.
+func (r *fencingRun) feed(o *history.Op) {
+	if o.IsNemesis() {
+		return
+	}
+	if r.server != nil && o.F != history.FLost {
+		if o.Type == history.Invoke {
+			r.open[o.Process] = *o
+			r.server.invoke(o)
+		} else if inv, ok := r.open[o.Process]; ok {
+			delete(r.open, o.Process)
+			r.server.complete(&inv, o.Index)
 		}
 	}
-	if len(f.Server) > 0 {
-		checkServerLog(v, f.Server, h)
+	v := r.v
+	if o.Type == history.Invoke {
+		switch o.F {
+		case history.FWrite:
+			v.InvokeWrite(o.Process, o.Key, o.Fence, o.Time, o.Index)
+		case history.FRead:
+			v.InvokeRead(o.Process, o.Key, o.Fence, o.Time, o.Index)
+		case history.FAcquire:
+			v.InvokeAcquire(o.Process, o.Key, o.Time, o.Index)
+		default:
+			return
+		}
+		r.kinds[o.Process] = o.F
+		return
 	}
-	v.Stats.ElapsedMS = time.Since(start).Milliseconds()
-	return v.Result()
+	f, ok := r.kinds[o.Process]
+	if !ok || f != o.F {
+		return
+	}
+	delete(r.kinds, o.Process)
+	switch o.F {
+	case history.FWrite, history.FRead:
+		out := WriteUnknown
+		switch {
+		case o.Type == history.OK:
+			out = WriteAccepted
+		case o.Type == history.Fail && IsStale(o.Error):
+			out = WriteStale
+		case o.Type == history.Fail:
+			out = WriteFailed
+		}
+		v.CompleteWrite(o.Process, out, o.Time, o.Index)
+	case history.FAcquire:
+		if o.Type == history.OK {
+			v.CompleteAcquire(o.Process, o.Fence, o.Time, o.Index)
+		}
+	}
+}
+
+// end completes the writes the history never completed.
+func (r *fencingRun) end() {
+	for p, w := range r.v.pending {
+		if w.active { // never completed
+			r.v.CompleteWrite(p, WriteUnknown, 0, -1)
+		}
+	}
 }
 
 // timeOrder returns the record indices of h ordered by time (stable, so

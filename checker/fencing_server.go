@@ -30,31 +30,69 @@ type ServerWrite struct {
 // read that set the higher token, if it was a read. Stale reads are
 // counted, accepted or rejected.
 func checkServerLog(v *FenceValidator, log []ServerWrite, h history.History) {
-	type wkey struct {
-		key          string
-		fence, value int64
-	}
-	writes := map[wkey][]int64{} // -> invoke indices, in order
-	reads := map[wkey][]int64{}  // fenced reads by key and token (value 0)
+	m := newServerOps()
 	for _, p := range history.Pairs(h) {
-		o := &h[p.Invoke]
-		if o.Fence != 0 && o.F == history.FRead {
-			k := wkey{o.Key, o.Fence, 0}
-			reads[k] = append(reads[k], int64(p.Invoke))
-			if p.Completion >= 0 {
-				reads[k] = append(reads[k], int64(p.Completion))
-			}
-			continue
-		}
-		if o.Fence == 0 || (o.F != history.FWrite && o.F != history.FRun && o.F != history.FLead) {
-			continue
-		}
-		k := wkey{o.Key, o.Fence, o.Value}
-		writes[k] = append(writes[k], int64(p.Invoke))
+		m.invoke(&h[p.Invoke])
 		if p.Completion >= 0 {
-			writes[k] = append(writes[k], int64(p.Completion))
+			m.complete(&h[p.Invoke], int64(p.Completion))
 		}
 	}
+	m.check(v, log)
+}
+
+// wkey names a write (or, with value 0, a fenced read) in the server log.
+type wkey struct {
+	key          string
+	fence, value int64
+}
+
+// serverOps are the history's fenced writes and reads by key, token and
+// value: each op's invoke index followed by its completion's.
+type serverOps struct {
+	writes map[wkey][]int64 // -> invoke indices, in order
+	reads  map[wkey][]int64 // fenced reads by key and token (value 0)
+}
+
+func newServerOps() *serverOps {
+	return &serverOps{writes: map[wkey][]int64{}, reads: map[wkey][]int64{}}
+}
+
+// keyOf is where invoke o goes; nil if it is neither a fenced read nor a
+// fenced write.
+func (m *serverOps) keyOf(o *history.Op) (map[wkey][]int64, wkey) {
+	if o.Fence != 0 && o.F == history.FRead {
+		return m.reads, wkey{o.Key, o.Fence, 0}
+	}
+	if o.Fence == 0 || (o.F != history.FWrite && o.F != history.FRun && o.F != history.FLead) {
+		return nil, wkey{}
+	}
+	return m.writes, wkey{o.Key, o.Fence, o.Value}
+}
+
+func (m *serverOps) invoke(o *history.Op) {
+	if mp, k := m.keyOf(o); mp != nil {
+		mp[k] = append(mp[k], o.Index)
+	}
+}
+
+// complete puts the completion at index c right after invoke inv.
+func (m *serverOps) complete(inv *history.Op, c int64) {
+	mp, k := m.keyOf(inv)
+	if mp == nil {
+		return
+	}
+	xs := mp[k]
+	for i := len(xs) - 1; i >= 0; i-- {
+		if xs[i] == inv.Index {
+			mp[k] = slices.Insert(xs, i+1, c)
+			return
+		}
+	}
+}
+
+// check adds what the server log shows (see checkServerLog) to v.
+func (m *serverOps) check(v *FenceValidator, log []ServerWrite) {
+	writes, reads := m.writes, m.reads
 	known := map[string]bool{} // anomalies the history already showed
 	for _, a := range v.anomalies.list {
 		known[fmt.Sprint(a.Ops)] = true

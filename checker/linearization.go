@@ -58,9 +58,12 @@ func unplaced(model porcupine.Model, part []porcupine.Operation, timeout time.Du
 	if r != porcupine.Illegal {
 		return nil, nil, false
 	}
+	// porcupine returns the partial linearizations in map order: of the
+	// longest, take the least in linearizationLess, so that the
+	// explanation is the same on every run
 	for _, lin := range info.PartialLinearizationsOperations() {
 		for _, l := range lin {
-			if len(l) > len(longest) {
+			if len(l) > len(longest) || len(l) == len(longest) && linearizationLess(l, longest) {
 				longest = l
 			}
 		}
@@ -79,4 +82,18 @@ func unplaced(model porcupine.Model, part []porcupine.Operation, timeout time.Du
 		}
 	}
 	return longest, culprit, true
+}
+
+// linearizationLess orders two partial linearizations of equal length by
+// their ops' (Call, Return), first difference first.
+func linearizationLess(a, b []porcupine.Operation) bool {
+	for i := range min(len(a), len(b)) {
+		if a[i].Call != b[i].Call {
+			return a[i].Call < b[i].Call
+		}
+		if a[i].Return != b[i].Return {
+			return a[i].Return < b[i].Return
+		}
+	}
+	return false
 }

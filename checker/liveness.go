@@ -206,37 +206,6 @@ func (r *livenessRun) acquires(os []op) {
 	r.d.Wait, r.d.WaitAny, r.d.Hold = percentiles(waits), percentiles(waitsAny), percentiles(holds)
 }
 
-// availability is acquire progress per fault window.
-func (r *livenessRun) availability() {
-	for i, w := range r.windows {
-		wa := WindowAvailability{Window: w, RecoveryNS: -1}
-		next := r.end
-		for _, w2 := range r.windows[i+1:] {
-			if w2.Start > w.End {
-				next = min(next, w2.Start)
-			}
-		}
-		for _, o := range r.acq {
-			if w.Contains(o.Call) {
-				wa.Invoked++
-			}
-			if o.Type != history.OK {
-				continue
-			}
-			if w.Contains(o.Return) {
-				wa.OK++
-			}
-			if o.Return > w.End && o.Return <= next {
-				wa.AfterOK++
-			}
-			if o.Return > w.End && (wa.RecoveryNS < 0 || o.Return-w.End < wa.RecoveryNS) {
-				wa.RecoveryNS = o.Return - w.End
-			}
-		}
-		r.d.Windows = append(r.d.Windows, wa)
-	}
-}
-
 // keyProgress is one key's acquires as recovery sees them.
 type keyProgress struct {
 	invokedAfter *op // the first acquire invoked after the last heal

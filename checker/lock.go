@@ -89,9 +89,12 @@ func searchTimeout(ctx context.Context, t time.Duration) time.Duration {
 // at most VisualizeMaxOps lock operations it keeps the search in the
 // details (LockDetails.Linearization) for drawing.
 func (l *Lock) Check(ctx context.Context, h history.History) (res Result) {
-	start := time.Now()
+	return l.checkSearch(ctx, l.lockOps(h), time.Now())
+}
+
+// checkSearch is Check on the porcupine input s built from a history.
+func (l *Lock) checkSearch(ctx context.Context, s lockSearch, start time.Time) (res Result) {
 	res.Name = l.Name()
-	s := l.lockOps(h)
 	d := &s.d
 	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = *d }()
 	if d.Acquire.OK+d.Acquire.InfoKept == 0 {

@@ -84,12 +84,25 @@ func (r *Resource) Check(ctx context.Context, h history.History) Result {
 		if err != "" {
 			res.Error = err
 		}
-		d.Counter = r.lostUpdates(os, &al)
 	}
-	d.Cron = r.checkCron(os, &al)
-	d.API = r.checkAPI(os, &al)
-	d.Leader = checkLeader(os, &al)
+	r.checkRest(os, len(secs) > 0, &al, &d)
+	r.finish(&res, &al, d, start)
+	return res
+}
 
+// checkRest runs the checks that read the whole history in one pass: lost
+// updates (when there are counter sections), cron, api, leader.
+func (r *Resource) checkRest(os []op, counter bool, al *anomalyList, d *ResourceDetails) {
+	if counter {
+		d.Counter = r.lostUpdates(os, al)
+	}
+	d.Cron = r.checkCron(os, al)
+	d.API = r.checkAPI(os, al)
+	d.Leader = checkLeader(os, al)
+}
+
+// finish sets res's verdict, anomalies and details from al and d.
+func (r *Resource) finish(res *Result, al *anomalyList, d ResourceDetails, start time.Time) {
 	res.Valid = al.verdict(res.Valid)
 	res.Anomalies = al.list
 	d.Counts = al.counts
@@ -98,7 +111,6 @@ func (r *Resource) Check(ctx context.Context, h history.History) Result {
 	if d.Sections == 0 && d.Cron == nil && d.API == nil && d.Leader == nil && len(al.list) == 0 {
 		res.NotApplicable = "no resource ops: no counter section, cron run, api call or leader term in the history"
 	}
-	return res
 }
 
 func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *anomalyList, d *ResourceDetails) (Validity, string) {
@@ -125,56 +137,85 @@ func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *a
 // and names pairs of acknowledged writes of the same value (two
 // increments from the same read: one of them is lost).
 func (r *Resource) lostUpdates(os []op, al *anomalyList) map[string]CounterSummary {
-	type kstate struct {
-		sum       CounterSummary
-		lastAck   int64 // latest Return of an ok write
-		lastAckOp *op   // that write
-		lastRead  *op
-		byValue   map[int64]*op
-		dupWrites []int64
-	}
-	keys := map[string]*kstate{}
-	get := func(k string) *kstate {
-		s := keys[k]
-		if s == nil {
-			s = &kstate{byValue: map[int64]*op{}, lastAck: -1}
-			keys[k] = s
-		}
-		return s
-	}
+	c := newLostUpdateCheck()
 	for i := range os {
-		o := &os[i]
-		switch o.F {
-		case history.FWrite:
-			s := get(o.Key)
-			switch o.Type {
-			case history.OK:
-				s.sum.Acked++
-				if o.Return > s.lastAck {
-					s.lastAck, s.lastAckOp = o.Return, o
-				}
-				if prev := s.byValue[o.Value]; prev != nil {
-					al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: opIndices(prev, o),
-						Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
-				} else {
-					s.byValue[o.Value] = o
-				}
-			case history.Fail:
-				s.sum.Rejected++
-			default:
-				s.sum.Unknown++
+		c.add(&os[i], al)
+	}
+	return c.finish(r, al)
+}
+
+// lostUpdateCheck is lostUpdates one op at a time (ops in invoke order):
+// per counter its sums, its latest acknowledged write and read, and the
+// acknowledged writes by value.
+type lostUpdateCheck struct {
+	keys map[string]*lostKey
+}
+
+type lostKey struct {
+	sum       CounterSummary
+	lastAck   int64 // latest Return of an ok write
+	lastAckOp *valueRef
+	lastRead  *valueRef
+	byValue   map[int64]*valueRef
+}
+
+// valueRef is what lostUpdates keeps of a write or read.
+type valueRef struct {
+	opRef
+	Value, Call int64
+}
+
+func valueOf(o *op) *valueRef {
+	return &valueRef{opRef{o.Type, o.Process, o.Inv, o.Ret}, o.Value, o.Call}
+}
+
+func newLostUpdateCheck() *lostUpdateCheck { return &lostUpdateCheck{keys: map[string]*lostKey{}} }
+
+func (c *lostUpdateCheck) get(k string) *lostKey {
+	s := c.keys[k]
+	if s == nil {
+		s = &lostKey{byValue: map[int64]*valueRef{}, lastAck: -1}
+		c.keys[k] = s
+	}
+	return s
+}
+
+func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
+	switch o.F {
+	case history.FWrite:
+		s := c.get(o.Key)
+		switch o.Type {
+		case history.OK:
+			s.sum.Acked++
+			if o.Return > s.lastAck {
+				s.lastAck, s.lastAckOp = o.Return, valueOf(o)
 			}
-		case history.FRead:
-			if o.Type == history.OK {
-				s := get(o.Key)
-				if s.lastRead == nil || o.Call > s.lastRead.Call {
-					s.lastRead = o
-				}
+			if prev := s.byValue[o.Value]; prev != nil {
+				ops := append(prev.indices(), o.indices()...)
+				sortInt64(ops)
+				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: ops,
+					Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
+			} else {
+				s.byValue[o.Value] = valueOf(o)
+			}
+		case history.Fail:
+			s.sum.Rejected++
+		default:
+			s.sum.Unknown++
+		}
+	case history.FRead:
+		if o.Type == history.OK {
+			s := c.get(o.Key)
+			if s.lastRead == nil || o.Call > s.lastRead.Call {
+				s.lastRead = valueOf(o)
 			}
 		}
 	}
+}
+
+func (c *lostUpdateCheck) finish(r *Resource, al *anomalyList) map[string]CounterSummary {
 	out := map[string]CounterSummary{}
-	for k, s := range keys {
+	for k, s := range c.keys {
 		sum := s.sum
 		sum.Lost = -1
 		if v, ok := r.FinalValues[k]; ok {
@@ -215,33 +256,53 @@ type CronSummary struct {
 // checkCron: every tick (Value of FRun) must run (ok) at most once per key;
 // ticks never run are reported (fatal only with RequireEveryTick).
 func (r *Resource) checkCron(os []op, al *anomalyList) *CronSummary {
-	type tk struct {
-		key  string
-		tick int64
-	}
-	runs := map[tk][]*op{}
-	attempted := map[string][2]int64{} // key -> min, max tick invoked
-	seen := false
+	c := newCronCheck()
 	for i := range os {
-		o := &os[i]
-		if o.F != history.FRun {
-			continue
-		}
-		seen = true
-		mm, ok := attempted[o.Key]
-		if !ok {
-			mm = [2]int64{o.Value, o.Value}
-		}
-		attempted[o.Key] = [2]int64{min(mm[0], o.Value), max(mm[1], o.Value)}
-		if o.Type == history.OK {
-			runs[tk{o.Key, o.Value}] = append(runs[tk{o.Key, o.Value}], o)
-		}
+		c.add(&os[i])
 	}
-	if !seen {
+	return c.finish(r, al)
+}
+
+// cronTick is one tick of one cron key.
+type cronTick struct {
+	key  string
+	tick int64
+}
+
+// cronCheck is checkCron one op at a time: the ok runs of each tick and
+// the range of ticks invoked per key.
+type cronCheck struct {
+	runs      map[cronTick][]*opRef
+	attempted map[string][2]int64 // key -> min, max tick invoked
+	seen      bool
+}
+
+func newCronCheck() *cronCheck {
+	return &cronCheck{runs: map[cronTick][]*opRef{}, attempted: map[string][2]int64{}}
+}
+
+func (c *cronCheck) add(o *op) {
+	if o.F != history.FRun {
+		return
+	}
+	c.seen = true
+	mm, ok := c.attempted[o.Key]
+	if !ok {
+		mm = [2]int64{o.Value, o.Value}
+	}
+	c.attempted[o.Key] = [2]int64{min(mm[0], o.Value), max(mm[1], o.Value)}
+	if o.Type == history.OK {
+		c.runs[cronTick{o.Key, o.Value}] = append(c.runs[cronTick{o.Key, o.Value}], refOf(o))
+	}
+}
+
+func (c *cronCheck) finish(r *Resource, al *anomalyList) *CronSummary {
+	if !c.seen {
 		return nil
 	}
+	runs, attempted := c.runs, c.attempted
 	var s CronSummary
-	keys := make([]tk, 0, len(runs))
+	keys := make([]cronTick, 0, len(runs))
 	for k := range runs {
 		keys = append(keys, k)
 	}
@@ -258,16 +319,19 @@ func (r *Resource) checkCron(os []op, al *anomalyList) *CronSummary {
 		if len(rs) > 1 {
 			s.Duplicates++
 			procs := make([]int, len(rs))
+			var ops []int64
 			for i, o := range rs {
 				procs[i] = o.Process
+				ops = append(ops, o.indices()...)
 			}
-			al.add(Anomaly{Kind: "cron-duplicate", Fatal: true, Ops: opIndices(rs...),
+			sortInt64(ops)
+			al.add(Anomaly{Kind: "cron-duplicate", Fatal: true, Ops: ops,
 				Text: fmt.Sprintf("cron %q: tick %d ran %d times (processes %v)", k.key, k.tick, len(rs), procs)})
 		}
 	}
 	for key, mm := range attempted {
 		for t := mm[0]; t <= mm[1]; t++ {
-			if len(runs[tk{key, t}]) == 0 {
+			if len(runs[cronTick{key, t}]) == 0 {
 				s.Missed++
 				al.add(Anomaly{Kind: "cron-missed", Fatal: r.RequireEveryTick,
 					Text: fmt.Sprintf("cron %q: tick %d never ran", key, t)})

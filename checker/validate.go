@@ -53,78 +53,107 @@ const MaxValidity = 2 * MaxTime
 // The error wraps ErrInvalidHistory and names the op indices of (at most
 // ten) problems.
 func Validate(h history.History) error {
-	var probs []string
-	add := func(format string, args ...any) {
-		probs = append(probs, fmt.Sprintf(format, args...))
-	}
-	type proc struct {
-		open int // index of the open invoke, -1 if none
-		dead int // index of the info completion, -1 if alive
-	}
-	procs := map[int]*proc{}
+	v := newValidator()
 	for i := range h {
-		if len(probs) >= maxProblems {
+		if !v.add(i, &h[i]) {
 			break
 		}
-		o := &h[i]
-		if o.Index != int64(i) {
-			add("record %d carries index %d", i, o.Index)
-			continue
-		}
-		if o.Time < 0 || o.Time > MaxTime {
-			add("op %d: time %d ns is outside [0, %d] (negative, or beyond 100 years)", i, o.Time, MaxTime)
-		}
-		if o.TTL < 0 || o.TTL > MaxTime {
-			add("op %d: ttl %d ns is outside [0, %d]", i, o.TTL, MaxTime)
-		}
-		if o.Validity < 0 || o.Validity > MaxValidity {
-			add("op %d: validity %d ns is outside [0, %d]", i, o.Validity, MaxValidity)
-		}
-		if o.IsNemesis() {
-			if o.F != history.FStart && o.F != history.FStop && o.F != history.FHeal {
-				add("op %d: nemesis record with f %q (want start, stop or heal)", i, o.F)
-			}
-			continue
-		}
-		if o.F == history.FLost {
-			continue
-		}
-		p := procs[o.Process]
-		if p == nil {
-			p = &proc{open: -1, dead: -1}
-			procs[o.Process] = p
-		}
-		switch o.Type {
-		case history.Invoke:
-			if p.dead >= 0 {
-				add("op %d: process %d invokes %s after its info completion at op %d", i, o.Process, o.F, p.dead)
-			}
-			if p.open >= 0 {
-				add("op %d: process %d invokes %s while op %d (%s) is still in flight", i, o.Process, o.F, p.open, h[p.open].F)
-			}
-			p.open = i
-		case history.OK, history.Fail, history.Info:
-			if p.open < 0 {
-				add("op %d: %s completion of %s by process %d has no open invoke", i, o.Type, o.F, o.Process)
-				continue
-			}
-			inv := &h[p.open]
-			if inv.F != o.F {
-				add("op %d: %s completion of %s by process %d does not match its open invoke op %d (%s)", i, o.Type, o.F, o.Process, p.open, inv.F)
-			}
-			if o.Time < inv.Time {
-				add("op %d: completes at %d ns, before its invoke op %d at %d ns", i, o.Time, p.open, inv.Time)
-			}
-			p.open = -1
-			if o.Type == history.Info {
-				p.dead = i
-			}
-		default:
-			add("op %d: type %q is not invoke, ok, fail or info", i, o.Type)
-		}
 	}
+	return v.finish()
+}
+
+// validator is Validate one record at a time. It keeps the nemesis
+// records (for the fault windows) and, per process, its open invoke.
+type validator struct {
+	probs []string
+	procs map[int]*vproc
+	nem   history.History
+	end   int64
+}
+
+type vproc struct {
+	open  int // index of the open invoke, -1 if none
+	openF string
+	openT int64
+	dead  int // index of the info completion, -1 if alive
+}
+
+func newValidator() *validator { return &validator{procs: map[int]*vproc{}} }
+
+func (v *validator) addf(format string, args ...any) {
+	v.probs = append(v.probs, fmt.Sprintf(format, args...))
+}
+
+// add checks record o at position i; false once it has seen enough
+// problems to stop.
+func (v *validator) add(i int, o *history.Op) bool {
+	if len(v.probs) >= maxProblems {
+		return false
+	}
+	v.end = max(v.end, o.Time)
+	if o.Index != int64(i) {
+		v.addf("record %d carries index %d", i, o.Index)
+		return true
+	}
+	if o.Time < 0 || o.Time > MaxTime {
+		v.addf("op %d: time %d ns is outside [0, %d] (negative, or beyond 100 years)", i, o.Time, MaxTime)
+	}
+	if o.TTL < 0 || o.TTL > MaxTime {
+		v.addf("op %d: ttl %d ns is outside [0, %d]", i, o.TTL, MaxTime)
+	}
+	if o.Validity < 0 || o.Validity > MaxValidity {
+		v.addf("op %d: validity %d ns is outside [0, %d]", i, o.Validity, MaxValidity)
+	}
+	if o.IsNemesis() {
+		if o.F != history.FStart && o.F != history.FStop && o.F != history.FHeal {
+			v.addf("op %d: nemesis record with f %q (want start, stop or heal)", i, o.F)
+		}
+		v.nem = append(v.nem, *o)
+		return true
+	}
+	if o.F == history.FLost {
+		return true
+	}
+	p := v.procs[o.Process]
+	if p == nil {
+		p = &vproc{open: -1, dead: -1}
+		v.procs[o.Process] = p
+	}
+	switch o.Type {
+	case history.Invoke:
+		if p.dead >= 0 {
+			v.addf("op %d: process %d invokes %s after its info completion at op %d", i, o.Process, o.F, p.dead)
+		}
+		if p.open >= 0 {
+			v.addf("op %d: process %d invokes %s while op %d (%s) is still in flight", i, o.Process, o.F, p.open, p.openF)
+		}
+		p.open, p.openF, p.openT = i, o.F, o.Time
+	case history.OK, history.Fail, history.Info:
+		if p.open < 0 {
+			v.addf("op %d: %s completion of %s by process %d has no open invoke", i, o.Type, o.F, o.Process)
+			return true
+		}
+		if p.openF != o.F {
+			v.addf("op %d: %s completion of %s by process %d does not match its open invoke op %d (%s)", i, o.Type, o.F, o.Process, p.open, p.openF)
+		}
+		if o.Time < p.openT {
+			v.addf("op %d: completes at %d ns, before its invoke op %d at %d ns", i, o.Time, p.open, p.openT)
+		}
+		p.open = -1
+		if o.Type == history.Info {
+			p.dead = i
+		}
+	default:
+		v.addf("op %d: type %q is not invoke, ok, fail or info", i, o.Type)
+	}
+	return true
+}
+
+// finish checks the fault windows and returns Validate's error.
+func (v *validator) finish() error {
+	probs := v.probs
 	if len(probs) < maxProblems {
-		if _, err := faultWindows(h); err != nil {
+		if _, err := faultWindowsOf(v.nem, v.end); err != nil {
 			probs = append(probs, err.Error())
 		}
 	}
@@ -159,53 +188,82 @@ func Validate(h history.History) error {
 // that record none) are not compared. The result is named "tokens":
 // Invalid with the anomalies, else Valid. h must have passed Validate.
 func Tokens(h history.History) Result {
-	res := Result{Name: "tokens"}
-	var al anomalyList
+	t := newTokenCheck()
 	os := ops(h)
-	type first struct {
-		ok   *op // the first acquire ok with the token
-		info *op // the first acquire info with the token
-	}
-	seen := map[tokKey]*first{}
-	reused := 0
 	for i := range os {
-		o := &os[i]
-		if o.F != history.FAcquire || o.Token == "" || o.Type == history.Fail {
-			continue
-		}
-		k := tokKey{o.Key, o.Token}
-		f := seen[k]
-		if f == nil {
-			f = &first{}
-			seen[k] = f
-		}
-		var prev *op
-		switch {
-		case f.ok != nil:
-			prev = f.ok
-		case o.Type == history.OK && f.info != nil:
-			prev = f.info
-		}
-		if prev != nil {
-			reused++
-			who := fmt.Sprintf("process %d", o.Process)
-			if o.Process == prev.Process {
-				who = "the same process"
-			}
-			al.add(Anomaly{Kind: "reused-token", Fatal: true, Ops: opIndices(prev, o),
-				Text: fmt.Sprintf("key %q: the lock handed token %q to acquire %s by process %d (op %d) and to acquire %s by %s (op %d): holders sharing a token can release or extend each other's lease",
-					o.Key, o.Token, prev.Type, prev.Process, prev.Inv, o.Type, who, o.Inv)})
-		}
-		if o.Type == history.OK && f.ok == nil {
-			f.ok = o
-		} else if o.Type != history.OK && f.info == nil {
-			f.info = o
-		}
+		t.add(&os[i])
 	}
-	res.Valid = al.verdict(Valid)
-	res.Anomalies = al.list
-	res.Details = TokensDetails{ReusedTokens: reused}
-	return res
+	return t.result()
+}
+
+// tokenCheck is Tokens one op at a time (ops in invoke order). It keeps
+// the first acquire ok and info of each key and token.
+type tokenCheck struct {
+	seen   map[tokKey]*tokenFirst
+	al     anomalyList
+	reused int
+}
+
+type tokenFirst struct {
+	ok, info *opRef // the first acquire ok / info with the token
+}
+
+// opRef is what an anomaly needs of an op kept for later.
+type opRef struct {
+	Type     history.Type
+	Process  int
+	Inv, Ret int64
+}
+
+func refOf(o *op) *opRef { return &opRef{o.Type, o.Process, o.Inv, o.Ret} }
+
+func (r *opRef) indices() []int64 {
+	if r.Ret < 0 {
+		return []int64{r.Inv}
+	}
+	return []int64{r.Inv, r.Ret}
+}
+
+func newTokenCheck() *tokenCheck { return &tokenCheck{seen: map[tokKey]*tokenFirst{}} }
+
+func (t *tokenCheck) add(o *op) {
+	if o.F != history.FAcquire || o.Token == "" || o.Type == history.Fail {
+		return
+	}
+	k := tokKey{o.Key, o.Token}
+	f := t.seen[k]
+	if f == nil {
+		f = &tokenFirst{}
+		t.seen[k] = f
+	}
+	var prev *opRef
+	switch {
+	case f.ok != nil:
+		prev = f.ok
+	case o.Type == history.OK && f.info != nil:
+		prev = f.info
+	}
+	if prev != nil {
+		t.reused++
+		who := fmt.Sprintf("process %d", o.Process)
+		if o.Process == prev.Process {
+			who = "the same process"
+		}
+		ops := append(prev.indices(), o.indices()...)
+		sortInt64(ops)
+		t.al.add(Anomaly{Kind: "reused-token", Fatal: true, Ops: ops,
+			Text: fmt.Sprintf("key %q: the lock handed token %q to acquire %s by process %d (op %d) and to acquire %s by %s (op %d): holders sharing a token can release or extend each other's lease",
+				o.Key, o.Token, prev.Type, prev.Process, prev.Inv, o.Type, who, o.Inv)})
+	}
+	if o.Type == history.OK && f.ok == nil {
+		f.ok = refOf(o)
+	} else if o.Type != history.OK && f.info == nil {
+		f.info = refOf(o)
+	}
+}
+
+func (t *tokenCheck) result() Result {
+	return Result{Name: "tokens", Valid: t.al.verdict(Valid), Anomalies: t.al.list, Details: TokensDetails{ReusedTokens: t.reused}}
 }
 
 // TokensDetails summarises a token check.
@@ -266,21 +324,27 @@ func FaultWindows(h history.History) []Window {
 }
 
 func faultWindows(h history.History) ([]Window, error) {
+	var end int64
+	for i := range h {
+		end = max(end, h[i].Time)
+	}
+	return faultWindowsOf(h, end)
+}
+
+// faultWindowsOf is faultWindows of the records h (the nemesis records of
+// a history suffice), named by their Index, in a history whose last
+// record is at time end.
+func faultWindowsOf(h history.History, end int64) ([]Window, error) {
 	type key struct{ f, fault string }
 	var (
 		windows []Window
 		open    = map[string][]int{} // fault -> indices into windows, oldest first
 		pending = map[key]int{}      // open nemesis invokes: (f, fault) -> record index
-		end     int64
 		probs   []string
 	)
-	for i := range h {
-		if h[i].Time > end {
-			end = h[i].Time
-		}
-	}
-	for i := range h {
-		o := &h[i]
+	for j := range h {
+		o := &h[j]
+		i := int(o.Index)
 		if !o.IsNemesis() || (o.F != history.FStart && o.F != history.FStop) {
 			continue
 		}
@@ -308,7 +372,7 @@ func faultWindows(h history.History) ([]Window, error) {
 		}
 		switch o.F {
 		case history.FStart:
-			windows = append(windows, Window{Fault: o.Fault, Detail: o.Detail, Start: h[first].Time, StartOp: int64(first), StopOp: -1})
+			windows = append(windows, Window{Fault: o.Fault, Detail: o.Detail, Start: o.Time, StartOp: int64(first), StopOp: -1})
 			open[o.Fault] = append(open[o.Fault], len(windows)-1)
 		case history.FStop:
 			ws := open[o.Fault]

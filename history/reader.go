@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -36,44 +35,15 @@ func ReadFile(path string) (History, []Warning, error) {
 // a warning; a line elsewhere that does not parse is an error naming its line
 // number. Records must carry the index of their position.
 func Read(r io.Reader) (History, []Warning, error) {
-	var (
-		h       History
-		warns   []Warning
-		pending error // parse error of the previous line, fatal unless it was the last
-		pendAt  int
-	)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	line := 0
+	var h History
+	sc := NewScanner(r)
 	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		if pending != nil {
-			return nil, warns, fmt.Errorf("line %d: %w", pendAt, pending)
-		}
-		var op Op
-		if err := decodeStrict(b, &op); err != nil {
-			pending, pendAt = err, line
-			continue
-		}
-		if op.Index != int64(len(h)) {
-			return nil, warns, fmt.Errorf("line %d: index %d, want %d", line, op.Index, len(h))
-		}
-		if err := checkType(op.Type); err != nil {
-			return nil, warns, fmt.Errorf("line %d: %w", line, err)
-		}
-		h = append(h, op)
+		h = append(h, sc.Op())
 	}
 	if err := sc.Err(); err != nil {
-		return nil, warns, fmt.Errorf("line %d: %w", line+1, err)
+		return nil, sc.Warnings(), err
 	}
-	if pending != nil {
-		warns = append(warns, Warning{Line: pendAt, Msg: "truncated last record skipped: " + pending.Error()})
-	}
-	return h, warns, nil
+	return h, sc.Warnings(), nil
 }
 
 // decodeStrict decodes exactly one JSON object. Unknown fields are allowed

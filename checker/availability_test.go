@@ -1,0 +1,77 @@
+package checker
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// availabilityNaive is the quadratic definition availability must match.
+func availabilityNaive(r *livenessRun) []WindowAvailability {
+	var out []WindowAvailability
+	for i, w := range r.windows {
+		wa := WindowAvailability{Window: w, RecoveryNS: -1}
+		next := r.end
+		for _, w2 := range r.windows[i+1:] {
+			if w2.Start > w.End {
+				next = min(next, w2.Start)
+			}
+		}
+		for _, o := range r.acq {
+			if w.Contains(o.Call) {
+				wa.Invoked++
+			}
+			if o.Type != history.OK {
+				continue
+			}
+			if w.Contains(o.Return) {
+				wa.OK++
+			}
+			if o.Return > w.End && o.Return <= next {
+				wa.AfterOK++
+			}
+			if o.Return > w.End && (wa.RecoveryNS < 0 || o.Return-w.End < wa.RecoveryNS) {
+				wa.RecoveryNS = o.Return - w.End
+			}
+		}
+		out = append(out, wa)
+	}
+	return out
+}
+
+// TestAvailabilityMatchesNaive: the binary-search availability equals the
+// quadratic definition, with disjoint windows and with overlapping ones.
+func TestAvailabilityMatchesNaive(t *testing.T) {
+	h := newGen(7, 8, 3).run(20_000, true)
+	// overlapping windows: one long fault across many short ones, and one
+	// never healed
+	n := int64(len(h))
+	h = append(h,
+		history.Op{Index: n, Time: h[100].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "pause"},
+		history.Op{Index: n + 1, Time: h[5000].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStop, Fault: "pause"},
+		history.Op{Index: n + 2, Time: h[9000].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "crash"})
+	os := ops(h)
+	fillTokens(os)
+	r := &livenessRun{l: &Liveness{}, leases: extractLeases(h, os, 0, 0), windows: FaultWindows(h)}
+	for i := range h {
+		r.end = max(r.end, h[i].Time)
+	}
+	for i := range os {
+		if os[i].F == history.FAcquire {
+			r.acq = append(r.acq, &os[i])
+		}
+	}
+	if len(r.windows) < 20 {
+		t.Fatalf("only %d windows", len(r.windows))
+	}
+	r.availability()
+	if want := availabilityNaive(r); !reflect.DeepEqual(r.d.Windows, want) {
+		for i := range want {
+			if r.d.Windows[i] != want[i] {
+				t.Fatalf("window %d: got %+v want %+v", i, r.d.Windows[i], want[i])
+			}
+		}
+		t.Fatal("windows differ")
+	}
+}

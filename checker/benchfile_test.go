@@ -1,0 +1,121 @@
+package checker
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// TestWriteBenchHistory writes a generated history of
+// LOCKSTORM_BENCH_RECORDS records (8 clients, 3 keys, faults) to the JSONL
+// file LOCKSTORM_BENCH_HISTORY, for `make bench-analyze`. Skipped unless
+// both are set.
+func TestWriteBenchHistory(t *testing.T) {
+	path, n := os.Getenv("LOCKSTORM_BENCH_HISTORY"), os.Getenv("LOCKSTORM_BENCH_RECORDS")
+	if path == "" || n == "" {
+		t.Skip("LOCKSTORM_BENCH_HISTORY and LOCKSTORM_BENCH_RECORDS not set")
+	}
+	records, err := strconv.Atoi(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// up to 1M records generated, then repeated with times, indices,
+	// processes and tokens shifted, so that a 10M-record file needs no
+	// 10M records in memory
+	h := newGen(42, 8, 3).run(min(records, 1_000_000), true)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	// each copy continues the counters and fences where the one before
+	// ended, so that the repeated history stays valid
+	var end, maxFence int64
+	maxProc := 0
+	lastValue := map[string]int64{}
+	for _, r := range h {
+		end, maxProc, maxFence = max(end, r.Time), max(maxProc, r.Process), max(maxFence, r.Fence)
+		if r.F == history.FWrite && r.Type == history.OK {
+			lastValue[r.Key] = max(lastValue[r.Key], r.Value)
+		}
+	}
+	written := 0
+	for c := 0; written < records; c++ {
+		for _, r := range h {
+			if written == records {
+				break
+			}
+			r.Index = int64(written)
+			r.Time += int64(c) * (end + 1e9)
+			if c > 0 && r.Process >= 0 {
+				r.Process += c * (maxProc + 1)
+			}
+			if c > 0 && r.Token != "" {
+				r.Token += "." + strconv.Itoa(c)
+			}
+			if c > 0 && r.Fence != 0 {
+				r.Fence += int64(c) * maxFence
+			}
+			if c > 0 && (r.F == history.FRead || r.F == history.FWrite) && (r.Value != 0 || r.Type == history.OK && r.F == history.FRead) {
+				r.Value += int64(c) * lastValue[r.Key]
+			}
+			b, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write(b)
+			w.WriteByte('\n')
+			written++
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAnalyzeBenchHistory checks the file LOCKSTORM_BENCH_HISTORY with the
+// standard composition, whole (LOCKSTORM_BENCH_MODE=whole) or streamed in
+// segments (the default), and logs the time; run it under /usr/bin/time
+// -v for the peak RSS. Skipped unless the variable is set.
+func TestAnalyzeBenchHistory(t *testing.T) {
+	path := os.Getenv("LOCKSTORM_BENCH_HISTORY")
+	if path == "" {
+		t.Skip("LOCKSTORM_BENCH_HISTORY not set")
+	}
+	start := time.Now()
+	var r Result
+	switch os.Getenv("LOCKSTORM_BENCH_MODE") {
+	case "whole":
+		h, _, err := history.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = Standard(Options{Fencing: true}).Check(context.Background(), h)
+	case "segmented":
+		h, _, err := history.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = Standard(Options{Fencing: true}).CheckSegmented(context.Background(), h)
+	default:
+		var err error
+		r, _, err = Standard(Options{Fencing: true}).CheckFile(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("streamed: %+v", lastStream)
+	}
+	t.Logf("verdict %v in %s", r.Valid, time.Since(start))
+	for _, p := range r.Results {
+		t.Logf("  %s %v %.2fs %s", p.Name, p.Valid, p.Seconds, p.Error)
+	}
+}

@@ -1,0 +1,497 @@
+package checker
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// CheckSegmented gives the same verdict, anomaly kinds and op indices as
+// Check, but cuts h at quiescent points (see Segments) and checks the
+// segments in parallel (at most GOMAXPROCS at once) with the checkers
+// that can be split: the lock's porcupine search (*Lock), the counter's
+// (*Resource; its lost updates, cron, api and leader checks read the whole
+// history in one pass) and Exclusion. The other checkers (Liveness,
+// Fencing, ...) and the token, no-acquire and fault-label steps read the
+// whole history as in Check.
+//
+// Merging: a segment's verdicts merge as Check's do (Invalid beats
+// Unknown beats Valid); the lock's and the counter's "nonlinearizable"
+// anomaly is kept per key from the earliest segment where that key is
+// illegal (the whole search stops at that key's first unplaceable op
+// too); exclusion anomalies are taken kind by kind in segment order.
+// Details are summed; the porcupine searches kept for drawing
+// (Linearization) are dropped when there is more than one segment.
+//
+// The counter's value is carried across a cut: the segment after it
+// starts from the value the last section before it left (a synthetic
+// acknowledged write), so an increment lost across a cut is caught. When
+// that value is not determined (the last section overlaps another, ends
+// with an unknown outcome, or an earlier section with unknown outcome may
+// still take effect), the segment starts from "any value", which is more
+// permissive than the whole check.
+func (c *Composite) CheckSegmented(ctx context.Context, h history.History) (res Result) {
+	lk := NewLock()
+	for _, ch := range c.Checkers {
+		if l, ok := ch.(*Lock); ok {
+			lk = l
+		}
+	}
+	segs := Segments(h, lk.Drift, lk.DriftFactor)
+	if len(segs) < 2 {
+		return c.Check(ctx, h)
+	}
+	start := time.Now()
+	res = Result{Name: c.Label}
+	defer func() { res.Seconds = time.Since(start).Seconds() }()
+	if err := Validate(h); err != nil {
+		res.Valid, res.Error = Unknown, err.Error()
+		res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error(), Seconds: time.Since(start).Seconds()}}
+		return res
+	}
+	pool := newPool(runtime.GOMAXPROCS(0))
+	res.Results = make([]Result, len(c.Checkers))
+	var wg sync.WaitGroup
+	for i, ch := range c.Checkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			switch x := ch.(type) {
+			case *Lock:
+				res.Results[i] = x.checkSegments(ctx, h, segs, pool)
+			case *Resource:
+				res.Results[i] = x.checkSegments(ctx, h, segs, pool)
+			case Exclusion:
+				res.Results[i] = x.checkSegments(ctx, h, segs, pool)
+			default:
+				pool.do(func() { res.Results[i] = safeCheck(ctx, ch, h) })
+			}
+			res.Results[i].Seconds = time.Since(t0).Seconds()
+		}()
+	}
+	wg.Wait()
+	c.finish(&res, h)
+	return res
+}
+
+// pool bounds how many checks run at once.
+type pool chan struct{}
+
+func newPool(n int) pool { return make(pool, max(n, 1)) }
+
+// do runs f when a slot is free and waits for it.
+func (p pool) do(f func()) {
+	p <- struct{}{}
+	defer func() { <-p }()
+	f()
+}
+
+// each runs f(i) for every segment, at most len(p) at once, and waits.
+func (p pool) each(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.do(func() { f(i) })
+		}()
+	}
+	wg.Wait()
+}
+
+// keyAnomaly is a per-key anomaly and the segment it came from.
+type keyAnomaly struct {
+	seg int
+	a   Anomaly
+}
+
+// earliestPerKey keeps, per key, the anomaly of the earliest segment.
+func earliestPerKey(m map[string]keyAnomaly, seg int, key string, a Anomaly) {
+	if cur, ok := m[key]; !ok || seg < cur.seg {
+		m[key] = keyAnomaly{seg, a}
+	}
+}
+
+// addByKey adds the per-key anomalies in key order, as the whole checks do.
+func addByKey(m map[string]keyAnomaly, al *anomalyList) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		al.add(m[k].a)
+	}
+	return keys
+}
+
+// lockPiece is one segment's lock check.
+type lockPiece struct {
+	r    Result
+	keys map[string]bool
+}
+
+// piece checks one segment (an empty search counts as valid: only the
+// whole history can have no acquire).
+func (l *Lock) piece(ctx context.Context, seg history.History) lockPiece {
+	s := l.lockOps(seg)
+	keys := map[string]bool{}
+	for _, o := range s.ops {
+		keys[o.Input.(*lockInput).key] = true
+	}
+	if s.d.Acquire.OK+s.d.Acquire.InfoKept > 0 {
+		return lockPiece{l.checkSearch(ctx, s, time.Now()), keys}
+	}
+	return lockPiece{Result{Valid: Valid, Details: s.d}, keys}
+}
+
+// merge combines the segments' lock checks (see CheckSegmented); explain
+// re-explains the illegal keys on the whole history.
+func (l *Lock) merge(ps []lockPiece, start time.Time, explain func(map[string]keyAnomaly)) (res Result) {
+	res.Name = l.Name()
+	var d LockDetails
+	keys := map[string]bool{}
+	byKey := map[string]keyAnomaly{}
+	valid, errMsg := Valid, ""
+	for i, p := range ps {
+		sd := p.r.Details.(LockDetails)
+		for k := range p.keys {
+			keys[k] = true
+		}
+		d.Ops += sd.Ops
+		d.Acquire.OK += sd.Acquire.OK
+		d.Acquire.Fail += sd.Acquire.Fail
+		d.Acquire.Info += sd.Acquire.Info
+		d.Acquire.InfoKept += sd.Acquire.InfoKept
+		d.BoundedInfo += sd.BoundedInfo
+		valid = Merge(valid, p.r.Valid)
+		if p.r.Valid == Unknown && errMsg == "" {
+			errMsg = p.r.Error
+		}
+		for j, k := range sd.IllegalKeys {
+			if j < len(p.r.Anomalies) {
+				earliestPerKey(byKey, i, k, p.r.Anomalies[j])
+			}
+		}
+		if len(ps) == 1 {
+			d.Linearization = sd.Linearization
+		}
+	}
+	d.Keys = len(keys)
+	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = d }()
+	if d.Acquire.OK+d.Acquire.InfoKept == 0 {
+		res.Valid, res.Error = Unknown, "no acquire succeeded: nothing to check"
+		return res
+	}
+	if len(byKey) > 0 {
+		explain(byKey)
+	}
+	var al anomalyList
+	d.IllegalKeys = addByKey(byKey, &al)
+	res.Anomalies = al.list
+	res.Valid = valid
+	if valid == Unknown {
+		res.Error = errMsg
+	}
+	return res
+}
+
+// checkSegments is Check over the segments.
+func (l *Lock) checkSegments(ctx context.Context, h history.History, segs []Segment, p pool) Result {
+	start := time.Now()
+	ps := make([]lockPiece, len(segs))
+	p.each(len(segs), func(i int) { ps[i] = l.piece(ctx, segs[i].History(h)) })
+	return l.merge(ps, start, func(byKey map[string]keyAnomaly) { l.explainWhole(ctx, h, byKey) })
+}
+
+// counterPiece is one segment's counter check.
+type counterPiece struct {
+	valid Validity
+	err   string
+	byKey map[string]Anomaly
+}
+
+// counterPiece runs the counter search on one segment's sections.
+func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput) counterPiece {
+	out := counterPiece{valid: Valid}
+	pops := sectionOps(secs)
+	if len(pops) == 0 {
+		return out
+	}
+	model := counterModel(true)
+	timeout := searchTimeout(ctx, r.Timeout)
+	switch porcupine.CheckOperationsTimeout(model, pops, timeout) {
+	case porcupine.Unknown:
+		out.valid, out.err = Unknown, fmt.Sprintf("porcupine timed out after %s on the counter", timeout)
+	case porcupine.Illegal:
+		out.valid, out.byKey = Invalid, map[string]Anomaly{}
+		for _, part := range partitionByKey(pops) {
+			if a, ok := explainCounter(model, part, searchTimeout(ctx, r.Timeout)); ok {
+				out.byKey[part[0].Input.(*sectionInput).key] = a
+			}
+		}
+	}
+	return out
+}
+
+// mergeCounter adds the segments' counter checks to res and al; explain
+// re-explains the illegal keys on the whole history's sections.
+func mergeCounter(ps []counterPiece, res *Result, al *anomalyList, explain func(map[string]keyAnomaly)) {
+	byKey := map[string]keyAnomaly{}
+	for i, p := range ps {
+		res.Valid = Merge(res.Valid, p.valid)
+		if p.valid == Unknown {
+			res.Error = p.err
+		}
+		for k, a := range p.byKey {
+			earliestPerKey(byKey, i, k, a)
+		}
+	}
+	if len(byKey) > 0 {
+		explain(byKey)
+	}
+	addByKey(byKey, al)
+}
+
+// explainSections re-explains the illegal keys of byKey on secs.
+func (r *Resource) explainSections(ctx context.Context, secs []*sectionInput, byKey map[string]keyAnomaly) {
+	for _, part := range partitionByKey(sectionOps(secs)) {
+		k := part[0].Input.(*sectionInput).key
+		if _, ok := byKey[k]; ok {
+			if a, ok := explainCounter(counterModel(true), part, searchTimeout(ctx, r.Timeout)); ok {
+				byKey[k] = keyAnomaly{byKey[k].seg, a}
+			}
+		}
+	}
+}
+
+// checkSegments is Check with the counter's search run per segment.
+func (r *Resource) checkSegments(ctx context.Context, h history.History, segs []Segment, p pool) Result {
+	start := time.Now()
+	res := Result{Name: r.Name(), Valid: Valid}
+	var d ResourceDetails
+	var al anomalyList
+	os := ops(h)
+	secs := counterSections(os)
+	d.Sections = len(secs)
+	if len(secs) > 0 {
+		parts := splitSections(secs, h, segs)
+		ps := make([]counterPiece, len(parts))
+		p.each(len(parts), func(i int) { ps[i] = r.counterPiece(ctx, parts[i]) })
+		mergeCounter(ps, &res, &al, func(byKey map[string]keyAnomaly) { r.explainSections(ctx, secs, byKey) })
+	}
+	r.checkRest(os, len(secs) > 0, &al, &d)
+	r.finish(&res, &al, d, start)
+	return res
+}
+
+// splitSections assigns the sections to the segments by their first
+// record, and starts each segment after the first with a synthetic
+// section per key that sets the counter to the set of values the sections
+// before the cut may have left (see finalValues).
+func splitSections(secs []*sectionInput, h history.History, segs []Segment) [][]*sectionInput {
+	parts := make([][]*sectionInput, len(segs))
+	seg := func(idx int64) int {
+		return sort.Search(len(segs), func(i int) bool { return int64(segs[i].End) > idx-h[0].Index })
+	}
+	for _, s := range secs {
+		i := seg(s.ops[0])
+		parts[i] = append(parts[i], s)
+	}
+	var cc counterCarry
+	for i := range parts {
+		if i > 0 {
+			parts[i] = append(cc.carry(h[segs[i].Start].Time-1), parts[i]...)
+		}
+		cc.add(parts[i])
+	}
+	return parts
+}
+
+// counterCarry follows the sections segment by segment to start each
+// segment with the values the ones before it may have left.
+type counterCarry struct {
+	tails  map[string]*sectionTail
+	lastOK map[string]*sectionInput // key -> latest-returning acknowledged write
+}
+
+// carry is the synthetic sections that start a segment whose first
+// record is after t0, one per key seen so far, in key order.
+func (cc *counterCarry) carry(t0 int64) []*sectionInput {
+	var out []*sectionInput
+	keys := make([]string, 0, len(cc.tails))
+	for k := range cc.tails {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		c := &sectionInput{key: k, hasW: true, out: outOK, call: t0, ret: t0, carried: true, carry: cc.tails[k].finalValues()}
+		if w := cc.lastOK[k]; w != nil {
+			c.process, c.ops, c.write = w.process, w.ops, w.write
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// add follows a segment's sections (carried ones are skipped).
+func (cc *counterCarry) add(secs []*sectionInput) {
+	if cc.tails == nil {
+		cc.tails, cc.lastOK = map[string]*sectionTail{}, map[string]*sectionInput{}
+	}
+	for _, s := range secs {
+		if s.carried {
+			continue
+		}
+		if s.hasW && s.out == outOK {
+			if w := cc.lastOK[s.key]; w == nil || s.ret >= w.ret {
+				cc.lastOK[s.key] = s
+			}
+		}
+		t := cc.tails[s.key]
+		if t == nil {
+			t = &sectionTail{}
+			cc.tails[s.key] = t
+		}
+		t.add(s)
+	}
+}
+
+// sectionTail is what a key's sections so far may have left: the
+// sections that may have been linearized last (no section was called
+// after they returned) and those with an unknown outcome (Return Inf: they
+// may still take effect).
+type sectionTail struct {
+	maxCall int64
+	last    []*sectionInput
+	// info maps the read of each section with unknown outcome to what
+	// it wrote; blind is set by a blind write with unknown outcome.
+	info  map[int64][]int64
+	blind bool
+}
+
+func (t *sectionTail) add(s *sectionInput) {
+	if s.hasW && s.out == outInfo {
+		if !s.hasRead {
+			t.blind = true
+			return
+		}
+		if t.info == nil {
+			t.info = map[int64][]int64{}
+		}
+		t.info[s.read] = append(t.info[s.read], s.write)
+		return
+	}
+	if s.call > t.maxCall {
+		t.maxCall = s.call
+		t.last = slices.DeleteFunc(t.last, func(o *sectionInput) bool { return o.ret < t.maxCall })
+	}
+	if s.ret >= t.maxCall {
+		t.last = append(t.last, s)
+	}
+}
+
+// finalValues over-approximates the set of values the counter may hold
+// after the sections: the value each possibly-last section leaves, and
+// the written value of each section with unknown outcome whose read is
+// among them (repeatedly). It is exact when one section was surely last
+// and no unknown write can apply, and "any" beyond counterSet's capacity
+// or after a blind write with unknown outcome.
+func (t *sectionTail) finalValues() counterSet {
+	if t.blind {
+		return counterSet{any: true}
+	}
+	var set counterSet
+	for _, s := range t.last {
+		switch {
+		case s.hasW && s.out == outOK:
+			set = set.with(s.write)
+		case s.hasRead:
+			set = set.with(s.read)
+		default:
+			return counterSet{any: true} // a blind write that failed: no value
+		}
+	}
+	if set.n == 0 && !set.any {
+		return counterSet{any: true}
+	}
+	for changed := true; changed && !set.any; {
+		changed = false
+		for _, v := range set.v[:set.n] {
+			for _, w := range t.info[v] {
+				if !set.has(w) {
+					set, changed = set.with(w), true
+				}
+			}
+		}
+	}
+	return set
+}
+
+// checkSegments is Check over the segments: every lease and write lies in
+// one segment (see Segments). Overlaps come first, then the writes, each
+// in segment order, as Check lists them.
+func (e Exclusion) checkSegments(ctx context.Context, h history.History, segs []Segment, p pool) Result {
+	rs := make([]Result, len(segs))
+	p.each(len(segs), func(i int) { rs[i] = e.Check(ctx, segs[i].History(h)) })
+	return e.merge(rs)
+}
+
+// merge combines the segments' exclusion checks.
+func (e Exclusion) merge(rs []Result) Result {
+	d := ExclusionDetails{WritesAfterValidity: map[string]int{}}
+	var al anomalyList
+	for _, overlaps := range []bool{true, false} {
+		for _, r := range rs {
+			for _, a := range r.Anomalies {
+				if (a.Kind == "overlap") == overlaps {
+					al.add(a)
+				}
+			}
+		}
+	}
+	for _, r := range rs {
+		sd := r.Details.(ExclusionDetails)
+		d.Leases += sd.Leases
+		d.Overlaps += sd.Overlaps
+		d.WritesChecked += sd.WritesChecked
+		d.MaxOverlapNS = max(d.MaxOverlapNS, sd.MaxOverlapNS)
+		d.LeasesWithoutValidity += sd.LeasesWithoutValidity
+		d.LeasesEndedByLostSignal += sd.LeasesEndedByLostSignal
+		for k, n := range sd.WritesAfterValidity {
+			d.WritesAfterValidity[k] += n
+		}
+	}
+	if len(d.WritesAfterValidity) == 0 {
+		d.WritesAfterValidity = nil
+	}
+	return Result{Name: e.Name(), Valid: al.verdict(Valid), Anomalies: al.list, Details: d}
+}
+
+// explainWhole re-explains the illegal keys of byKey on the whole
+// history's search of that key, so that the anomaly names the ops the
+// whole check names: which op porcupine leaves unplaced depends on the
+// ops around it (an op with unknown outcome from an earlier segment may
+// still be placed late). It costs a whole-key search, but only for a key
+// already proved illegal.
+func (l *Lock) explainWhole(ctx context.Context, h history.History, byKey map[string]keyAnomaly) {
+	s := l.lockOps(h)
+	model := lockModel(true, s.tokens)
+	for _, part := range partitionByKey(s.ops) {
+		k := part[0].Input.(*lockInput).key
+		if _, ok := byKey[k]; !ok {
+			continue
+		}
+		if a, illegal := explainLock(model, part, searchTimeout(ctx, l.Timeout), s.tokens); illegal {
+			byKey[k] = keyAnomaly{byKey[k].seg, a}
+		}
+	}
+}

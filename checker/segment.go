@@ -1,0 +1,362 @@
+package checker
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lease"
+)
+
+// Segmentation: where a history may be cut so that the segments can be
+// checked independently and give the whole history's verdict.
+//
+// A cut before record r (at time T = r.Time) is quiescent when:
+//
+//   - no client op is in flight but acquires: every other client invoke
+//     before r completed before r. An acquire still waiting at the cut
+//     (under contention there nearly always is one) belongs to the segment
+//     in which it completes: its invoke record moves there (see Segment).
+//     That is the whole check's verdict too: at the cut every earlier
+//     lease is dead, so linearizing the acquire after the cut is never
+//     worse than before it. Except on a one-node lock (an acquire ok that
+//     names one node): there its lease is bounded from the model's `now`
+//     at the takeover, which the whole check carries from before the cut,
+//     so such an acquire forbids the cuts it straddles;
+//   - no lease that may still be alive: every acquire or extend ok or info
+//     completed at d with TTL ttl has either been released ok, or surely
+//     expired by T: d + ttl + allowance(ttl) <= T, and the client's
+//     recorded validity (which Exclusion believes) is <= T too. A lease
+//     without a TTL blocks every cut until it is released ok;
+//   - no process holds a lease in its own view: after an acquire ok the
+//     process holds the key until it completes a release of it (any
+//     outcome) or dies (an info completion: lockstorm gives the slot a
+//     fresh process). A holder paused past its lease may still write, and
+//     that write must be judged against its lease;
+//   - no process has a read ok awaiting its write (a counter section);
+//   - records are in time order up to r (T is no earlier than any time
+//     before it), so everything after the cut happens at or after T;
+//   - no api (enter/leave) or leader (lead) op was seen: their spans
+//     (inside the api, a leader term) are not tracked across cuts, so
+//     such histories are checked whole.
+//
+// Nemesis records never block a cut: fault windows are taken from the
+// whole history when anomalies are labelled, so a fault active across a
+// cut still labels the anomalies on both sides.
+//
+// Even then, a later op can refer to a lease from before the cut by its
+// token (a watchdog's extend, a release ok after the lease ran out, a lost
+// notice), or a dead process can reappear. Such references (see refs)
+// forbid every cut between the two records.
+type cutter struct {
+	drift   time.Duration
+	factor  float64
+	open    map[int]history.Op // client process -> its open invoke
+	waiting int                // open invokes that are acquires
+	alive   map[tokKey]aliveLease
+	holding map[procKey]string // (process, key) -> token held in its view
+	pending map[int]bool       // process -> read ok awaiting the write
+	maxTime int64
+	blocked bool // api or leader ops seen
+}
+
+// aliveLease is a lease the server may still hold: until exp (ns), with
+// the TTL it was asked for.
+type aliveLease struct {
+	exp, ttl int64
+}
+
+func newCutter(drift time.Duration, factor float64) *cutter {
+	return &cutter{drift: drift, factor: factor, open: map[int]history.Op{}, alive: map[tokKey]aliveLease{},
+		holding: map[procKey]string{}, pending: map[int]bool{}}
+}
+
+// canCut reports whether a cut before record r is quiescent (r not yet
+// added).
+func (c *cutter) canCut(r *history.Op) bool {
+	if c.blocked || len(c.open) > c.waiting || len(c.holding) > 0 || len(c.pending) > 0 || r.Time < c.maxTime {
+		return false
+	}
+	for k, l := range c.alive {
+		if l.exp > r.Time {
+			return false
+		}
+		delete(c.alive, k) // surely expired: forget it
+	}
+	return true
+}
+
+// add takes record r into the state.
+func (c *cutter) add(r *history.Op) {
+	c.maxTime = max(c.maxTime, r.Time)
+	if r.IsNemesis() || r.F == history.FLost {
+		return
+	}
+	switch r.F {
+	case history.FEnter, history.FLeave, history.FLead:
+		c.blocked = true
+	}
+	p := r.Process
+	if r.Type == history.Invoke {
+		c.open[p] = *r
+		if r.F == history.FAcquire {
+			c.waiting++
+		}
+		delete(c.pending, p) // any next op flushes a pending read
+		return
+	}
+	inv, ok := c.open[p]
+	if !ok {
+		return // Validate refuses such a history
+	}
+	delete(c.open, p)
+	if inv.F == history.FAcquire {
+		c.waiting--
+	}
+	key, tok, ttl := pick(r.Key, inv.Key), pick(r.Token, inv.Token), r.TTL
+	if ttl == 0 {
+		ttl = inv.TTL
+	}
+	switch r.F {
+	case history.FAcquire:
+		if r.Type == history.Fail {
+			break
+		}
+		if tok == "" {
+			tok = "op#" + strconv.FormatInt(inv.Index, 10) // fillTokens' synthetic token
+		}
+		if r.Type == history.OK {
+			c.holding[procKey{p, key}] = tok
+		}
+		c.extendAlive(tokKey{key, tok}, r.Time, ttl, r.Validity)
+	case history.FExtend:
+		if tok == "" {
+			tok = c.holding[procKey{p, key}]
+		}
+		if r.Type != history.Fail {
+			if ttl == 0 {
+				ttl = c.alive[tokKey{key, tok}].ttl
+			}
+			c.extendAlive(tokKey{key, tok}, r.Time, ttl, r.Validity)
+		}
+	case history.FRelease:
+		if tok == "" {
+			tok = c.holding[procKey{p, key}]
+		}
+		delete(c.holding, procKey{p, key})
+		if r.Type == history.OK {
+			delete(c.alive, tokKey{key, tok})
+		}
+	case history.FRead:
+		if r.Type == history.OK {
+			c.pending[p] = true
+		}
+	}
+	if r.Type == history.Info { // the process is dead: it holds nothing
+		for k := range c.holding {
+			if k.p == p {
+				delete(c.holding, k)
+			}
+		}
+		delete(c.pending, p)
+	}
+}
+
+// extendAlive makes lease k alive at least until done + ttl + allowance
+// and the client's validity; forever without a TTL.
+func (c *cutter) extendAlive(k tokKey, done, ttl, validity int64) {
+	exp := Inf
+	if ttl > 0 {
+		exp = max(satAdd(done, satAdd(ttl, int64(lease.Allowance(time.Duration(ttl), c.drift, c.factor)))), validity)
+	}
+	l := c.alive[k]
+	c.alive[k] = aliveLease{exp: max(l.exp, exp), ttl: max(ttl, l.ttl)}
+}
+
+func pick(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// refs finds the references from a record to an earlier one that no cut
+// may separate, and calls ref(from, to) with their positions (from > to):
+//
+//   - a release, extend or lost notice naming a token points at the first
+//     acquire record of that key and token;
+//   - one naming no token points at its process's latest acquire ok on
+//     the key (fillTokens and lostLease resolve it so);
+//   - a record of a process after that process's info completion points
+//     at that completion.
+type refTracker struct {
+	firstTok map[tokKey]int
+	curAcq   map[procKey]int
+	dead     map[int]int
+}
+
+func newRefTracker() *refTracker {
+	return &refTracker{firstTok: map[tokKey]int{}, curAcq: map[procKey]int{}, dead: map[int]int{}}
+}
+
+// add takes record r at position i and returns the earliest position it
+// refers to, or -1.
+func (t *refTracker) add(i int, r *history.Op) int {
+	if r.IsNemesis() {
+		return -1
+	}
+	to := -1
+	if d, ok := t.dead[r.Process]; ok {
+		to = d
+	}
+	switch r.F {
+	case history.FAcquire:
+		if r.Token != "" {
+			if _, ok := t.firstTok[tokKey{r.Key, r.Token}]; !ok {
+				t.firstTok[tokKey{r.Key, r.Token}] = i
+			}
+		}
+		if r.Type == history.OK {
+			t.curAcq[procKey{r.Process, r.Key}] = i
+		}
+	case history.FRelease, history.FExtend, history.FLost:
+		var j int
+		var ok bool
+		if r.Token != "" {
+			j, ok = t.firstTok[tokKey{r.Key, r.Token}]
+		} else {
+			j, ok = t.curAcq[procKey{r.Process, r.Key}]
+		}
+		if ok && (to < 0 || j < to) {
+			to = j
+		}
+	}
+	if r.Type == history.Info && r.F != history.FLost {
+		t.dead[r.Process] = i
+	}
+	return to
+}
+
+// Segment is a part of a history that can be checked on its own: the
+// records at positions [Start, End), without the acquire invokes at
+// positions Drop (still waiting at the segment's end: they belong to a
+// later segment), with the acquire invokes at positions Moved (invoked in
+// an earlier segment, completed in this one) before them.
+type Segment struct {
+	Start, End  int
+	Moved, Drop []int
+}
+
+// History is the segment's records (a sub-slice of h when nothing moves).
+func (s Segment) History(h history.History) history.History {
+	if len(s.Moved) == 0 && len(s.Drop) == 0 {
+		return h[s.Start:s.End]
+	}
+	out := make(history.History, 0, s.End-s.Start+len(s.Moved))
+	for _, i := range s.Moved {
+		out = append(out, h[i])
+	}
+	d := 0
+	for i := s.Start; i < s.End; i++ {
+		if d < len(s.Drop) && s.Drop[d] == i {
+			d++
+			continue
+		}
+		out = append(out, h[i])
+	}
+	return out
+}
+
+// Segments cuts h at quiescent points (see cutter) into segments that can
+// be checked independently; drift and factor are the lock checker's
+// allowance. It returns one segment (the whole history) when h cannot be
+// cut.
+func Segments(h history.History, drift time.Duration, factor float64) []Segment {
+	whole := []Segment{{Start: 0, End: len(h)}}
+	c := newCutter(drift, factor)
+	t := newRefTracker()
+	// the running sum of span at i counts the references spanning the
+	// cut before i
+	span := make([]int32, len(h)+1)
+	var cand []int
+	var last int64
+	openAcq := map[int]int{} // process -> position of its waiting acquire
+	type pair struct{ inv, done int }
+	var acqs []pair
+	for i := range h {
+		r := &h[i]
+		if r.Time < last {
+			return whole // not in time order: check it whole
+		}
+		last = r.Time
+		if i > 0 && c.canCut(r) {
+			cand = append(cand, i)
+		}
+		c.add(r)
+		refer := func(to int) {
+			span[to+1]++
+			span[i+1]--
+		}
+		if to := t.add(i, r); to >= 0 && to < i {
+			refer(to)
+		}
+		if r.IsNemesis() || r.F == history.FLost {
+			continue
+		}
+		if r.Type == history.Invoke {
+			delete(openAcq, r.Process)
+			if r.F == history.FAcquire {
+				openAcq[r.Process] = i
+			}
+			continue
+		}
+		if j, ok := openAcq[r.Process]; ok {
+			delete(openAcq, r.Process)
+			acqs = append(acqs, pair{j, i})
+			if r.Type == history.OK && len(r.Nodes) == 1 {
+				refer(j)
+			}
+		}
+	}
+	if c.blocked {
+		return whole
+	}
+	for _, j := range openAcq {
+		acqs = append(acqs, pair{j, len(h)})
+	}
+	var cuts []int
+	run, ci := int32(0), 0
+	for i := 0; i <= len(h) && ci < len(cand); i++ {
+		run += span[i]
+		if cand[ci] == i {
+			if run == 0 {
+				cuts = append(cuts, i)
+			}
+			ci++
+		}
+	}
+	if len(cuts) == 0 {
+		return whole
+	}
+	segs := make([]Segment, 0, len(cuts)+1)
+	prev := 0
+	for _, c := range append(cuts, len(h)) {
+		segs = append(segs, Segment{Start: prev, End: c})
+		prev = c
+	}
+	segOf := func(pos int) int { return sort.Search(len(segs), func(i int) bool { return segs[i].End > pos }) }
+	for _, a := range acqs {
+		from, to := segOf(a.inv), min(segOf(a.done), len(segs)-1)
+		if from != to {
+			segs[from].Drop = append(segs[from].Drop, a.inv)
+			segs[to].Moved = append(segs[to].Moved, a.inv)
+		}
+	}
+	for i := range segs {
+		slices.Sort(segs[i].Drop)
+		slices.Sort(segs[i].Moved)
+	}
+	return segs
+}

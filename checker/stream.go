@@ -1,0 +1,522 @@
+package checker
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// minSegment is the fewest records a streamed segment has before it may
+// be cut (tiny segments cost more in overhead than they save); tests
+// lower it.
+var minSegment = 2000
+
+// CheckFile checks the JSONL history at path with the composition,
+// reading it once, record by record (history.Scanner), and gives the
+// verdicts, anomaly kinds and op indices of Check. It cuts the history at
+// quiescent points as it goes (see Segments) and checks each finished
+// segment in parallel (at most GOMAXPROCS segments in memory), keeping
+// only their results and small summaries, so that its memory is bounded
+// by the segments being checked rather than by the history, except for:
+//
+//   - Liveness, which reads the lock records (acquire, release, extend,
+//     lost) and the nemesis records of the whole history;
+//   - the per-run summaries: every token (Tokens), every acknowledged
+//     counter value (lost updates), the fence validator's state, and the
+//     nemesis records;
+//   - a history of at most maxExplainWhole records proved invalid by the
+//     lock or counter search: its illegal keys are explained on the whole
+//     history, read again.
+//
+// A segment that a later record refers to (see Segments: a lease's token,
+// a revived process, an acquire on one node waiting across the cut) is
+// merged with the segments after it and checked again, reading the file
+// again from its start. A history with api or leader ops, or whose
+// records are not in time order, or a composition with a checker other
+// than Lock, Resource, Exclusion, Liveness and Fencing, is read whole and
+// given to Check. Warnings are history.Read's.
+func (c *Composite) CheckFile(ctx context.Context, path string) (Result, []history.Warning, error) {
+	st, err := newStream(ctx, c, path)
+	if err != nil {
+		return Result{}, nil, err
+	}
+	defer st.f.Close()
+	whole, err := st.run()
+	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Whole: whole, Records: st.n}
+	if err != nil {
+		return Result{}, st.sc.Warnings(), err
+	}
+	if whole {
+		h, warns, err := history.ReadFile(path)
+		if err != nil {
+			return Result{}, warns, err
+		}
+		return c.Check(ctx, h), warns, nil
+	}
+	return st.result(), st.sc.Warnings(), nil
+}
+
+// StreamStats describe how CheckFile read a history.
+type StreamStats struct {
+	Records  int64
+	Segments int  // checked separately
+	Merges   int  // segments merged back because a later record referred to them
+	Whole    bool // read whole and given to Check
+}
+
+// lastStream is the last CheckFile's stats, for tests and benchmarks.
+var lastStream StreamStats
+
+// maxExplainWhole is the largest history (records) whose illegal keys
+// CheckFile explains on the whole history, read again, so that the ops it
+// names are Check's. Beyond it the explanation is the earliest illegal
+// segment's (same verdict and kind; the ops may differ), so that memory
+// stays bounded for an invalid history too.
+const maxExplainWhole = 1_000_000
+
+// stream is one CheckFile in progress.
+type stream struct {
+	ctx  context.Context
+	c    *Composite
+	path string
+	f    *os.File
+	sc   *history.Scanner
+
+	lock *Lock
+	res  *Resource
+	excl *Exclusion
+	live *Liveness
+	fenc *Fencing
+
+	start   time.Time
+	v       *validator
+	cut     *cutter
+	refs    *refTracker
+	openAcq map[int]int64 // process -> index of its waiting acquire
+
+	cur    *streamSeg
+	closed []*streamSeg
+	wg     sync.WaitGroup
+	sem    chan struct{}
+
+	// summaries across segments
+	fed      []uint64 // bitset of op invoke indices fed to the op checks
+	tokens   *tokenCheck
+	lost     *lostUpdateCheck
+	lostAl   anomalyList
+	cron     *cronCheck
+	sections int
+	cc       counterCarry
+	fence    *fencingRun
+	liveRecs history.History
+	last     history.Op
+	n        int64
+	anyOK    bool
+	single   bool // an acquire ok named one node
+	merges   int
+}
+
+// streamSeg is a segment being read or checked.
+type streamSeg struct {
+	start, end int64        // record indices [start, end)
+	offset     int64        // byte offset of record start
+	moved      []history.Op // waiting acquires invoked before start (kept after close for merges)
+	recs       []history.Op
+	carry      []*sectionInput // the counter values carried in
+	carried    bool            // carry is set
+	nsecs      int             // counter sections
+
+	lock  lockPiece
+	count counterPiece
+	excl  Result
+}
+
+func newStream(ctx context.Context, c *Composite, path string) (*stream, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	st := &stream{ctx: ctx, c: c, path: path, f: f, sc: history.NewScanner(f), start: time.Now(),
+		v: newValidator(), refs: newRefTracker(), openAcq: map[int]int64{},
+		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), tokens: newTokenCheck(),
+		lost: newLostUpdateCheck(), cron: newCronCheck(), cur: &streamSeg{}}
+	return st, nil
+}
+
+// classify finds the checkers CheckFile knows; false if there is another.
+func (st *stream) classify() bool {
+	for _, ch := range st.c.Checkers {
+		switch x := ch.(type) {
+		case *Lock:
+			st.lock = x
+		case *Resource:
+			st.res = x
+		case Exclusion:
+			st.excl = &x
+		case *Liveness:
+			st.live = x
+		case Fencing:
+			st.fenc = &x
+		default:
+			return false
+		}
+	}
+	lk := st.lock
+	if lk == nil {
+		lk = NewLock()
+	}
+	st.cut = newCutter(lk.Drift, lk.DriftFactor)
+	st.fence = newFencingRun(st.fenc != nil && len(st.fenc.Server) > 0)
+	return true
+}
+
+// run reads the history; whole is true when it must be checked whole.
+func (st *stream) run() (whole bool, err error) {
+	if !st.classify() {
+		return true, nil
+	}
+	var lastTime int64
+	for st.sc.Scan() {
+		if st.n&0xFFFF == 0 && st.ctx.Err() != nil {
+			break // the checks end Unknown on the cancelled context
+		}
+		o := st.sc.Op()
+		i := o.Index
+		st.v.add(int(i), &o)
+		if o.Time < lastTime {
+			return true, nil
+		}
+		lastTime = o.Time
+		if i > 0 && len(st.cur.recs) >= minSegment && st.cut.canCut(&o) && (!st.single || st.cut.waiting == 0) {
+			st.closeSeg(i, st.sc.Offset())
+		}
+		st.cut.add(&o)
+		if st.cut.blocked {
+			return true, nil
+		}
+		if to := st.refs.add(int(i), &o); to >= 0 {
+			st.referTo(int64(to))
+		}
+		st.trackAcquire(&o)
+		st.cur.recs = append(st.cur.recs, o)
+		st.feedRecord(&o)
+		st.n++
+	}
+	if err := st.sc.Err(); err != nil {
+		return false, err
+	}
+	st.closeSeg(st.n, -1)
+	st.wg.Wait()
+	return false, nil
+}
+
+// trackAcquire follows the waiting acquires: one on a one-node lock that
+// completes ok after a cut it waited across refers back to its invoke.
+func (st *stream) trackAcquire(o *history.Op) {
+	if o.IsNemesis() || o.F == history.FLost {
+		return
+	}
+	if o.Type == history.Invoke {
+		delete(st.openAcq, o.Process)
+		if o.F == history.FAcquire {
+			st.openAcq[o.Process] = o.Index
+		}
+		return
+	}
+	j, ok := st.openAcq[o.Process]
+	if !ok {
+		return
+	}
+	delete(st.openAcq, o.Process)
+	if o.Type == history.OK && len(o.Nodes) == 1 {
+		st.single = true
+		st.referTo(j)
+	}
+}
+
+// referTo merges the segments from the one holding record `to` into the
+// current one, when `to` lies before it.
+func (st *stream) referTo(to int64) {
+	if to >= st.cur.start || len(st.closed) == 0 {
+		return
+	}
+	k := sort.Search(len(st.closed), func(i int) bool { return st.closed[i].end > to })
+	st.wg.Wait() // their checks are dropped
+	st.merges += len(st.closed) - k
+	first := st.closed[k]
+	older, err := st.reread(first.offset, first.start, st.cur.start)
+	if err != nil {
+		panic(fmt.Sprintf("checker: reading %s again: %v", st.path, err))
+	}
+	moved := append([]history.Op(nil), first.moved...)
+	for _, m := range st.cur.moved {
+		if m.Index < first.start && !slices.ContainsFunc(moved, func(o history.Op) bool { return o.Index == m.Index }) {
+			moved = append(moved, m)
+		}
+	}
+	sort.Slice(moved, func(i, j int) bool { return moved[i].Index < moved[j].Index })
+	st.cur = &streamSeg{start: first.start, offset: first.offset, moved: moved,
+		recs: append(older, st.cur.recs...), carry: first.carry, carried: first.carried}
+	st.closed = st.closed[:k]
+}
+
+// reread reads records [from, to) again, from byte offset off.
+func (st *stream) reread(off, from, to int64) (history.History, error) {
+	f, err := os.Open(st.path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return nil, err
+	}
+	sc := history.NewScannerAt(f, off, from)
+	var h history.History
+	for sc.Records() < to && sc.Scan() {
+		h = append(h, sc.Op())
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// feedRecord gives a record to the record-level summaries.
+func (st *stream) feedRecord(o *history.Op) {
+	st.fence.feed(o)
+	if o.F == history.FAcquire && o.Type == history.OK {
+		st.anyOK = true
+	}
+	switch {
+	case o.IsNemesis(), o.F == history.FAcquire, o.F == history.FRelease, o.F == history.FExtend, o.F == history.FLost:
+		st.liveRecs = append(st.liveRecs, *o)
+	}
+	st.last = *o
+}
+
+// closeSeg ends the current segment before record index end (at byte
+// offset off; -1 at the end of the history) and starts its check.
+func (st *stream) closeSeg(end, off int64) {
+	seg := st.cur
+	seg.end = end
+	next := &streamSeg{start: end, offset: off}
+	// acquires still waiting move to the next segment (not at the end)
+	drop := map[int64]bool{}
+	if off >= 0 {
+		for _, j := range st.openAcq {
+			drop[j] = true
+		}
+	}
+	h := make(history.History, 0, len(seg.moved)+len(seg.recs))
+	for _, r := range append(seg.moved, seg.recs...) {
+		if drop[r.Index] {
+			next.moved = append(next.moved, r)
+			continue
+		}
+		h = append(h, r)
+	}
+	sort.Slice(next.moved, func(i, j int) bool { return next.moved[i].Index < next.moved[j].Index })
+	seg.recs = nil
+	st.cur = next
+	if len(h) == 0 {
+		seg.lock = lockPiece{Result{Valid: Valid, Details: LockDetails{}}, nil}
+		seg.count = counterPiece{valid: Valid}
+		seg.excl = Result{Valid: Valid, Details: ExclusionDetails{}}
+		st.closed = append(st.closed, seg)
+		return
+	}
+	os := ops(h)
+	for i := range os {
+		if st.feedOp(&os[i]) {
+			st.tokens.add(&os[i])
+			st.lost.add(&os[i], &st.lostAl)
+			st.cron.add(&os[i])
+		}
+	}
+	secs := counterSections(os)
+	seg.nsecs = len(secs)
+	if !seg.carried {
+		if len(st.closed) > 0 {
+			seg.carry = st.cc.carry(h[0].Time - 1)
+		}
+		seg.carried = true
+	}
+	st.cc.add(secs)
+	st.closed = append(st.closed, seg)
+	secs = append(append([]*sectionInput(nil), seg.carry...), secs...)
+	st.wg.Add(1)
+	st.sem <- struct{}{}
+	go func() {
+		defer func() { <-st.sem; st.wg.Done() }()
+		if st.lock != nil {
+			seg.lock = st.lock.piece(st.ctx, h)
+			if d, ok := seg.lock.r.Details.(LockDetails); ok && seg.start > 0 {
+				d.Linearization = nil // drawn only for a history of one segment
+				seg.lock.r.Details = d
+			}
+		}
+		if st.res != nil {
+			seg.count = st.res.counterPiece(st.ctx, secs)
+		}
+		if st.excl != nil {
+			seg.excl = st.excl.Check(st.ctx, h)
+		}
+	}()
+}
+
+// feedOp reports whether op o was not yet given to the op-level
+// summaries, and marks it given.
+func (st *stream) feedOp(o *op) bool {
+	w, b := o.Inv/64, uint64(1)<<(o.Inv%64)
+	for int64(len(st.fed)) <= w {
+		st.fed = append(st.fed, 0)
+	}
+	if st.fed[w]&b != 0 {
+		return false
+	}
+	st.fed[w] |= b
+	return true
+}
+
+// whole reads the history again (to explain an illegal key).
+func (st *stream) whole() history.History {
+	h, err := st.reread(0, 0, st.n)
+	if err != nil {
+		panic(fmt.Sprintf("checker: reading %s again: %v", st.path, err))
+	}
+	return h
+}
+
+// result assembles the composed result.
+func (st *stream) result() Result {
+	res := Result{Name: st.c.Label}
+	if err := st.v.finish(); err != nil {
+		res.Valid, res.Error = Unknown, err.Error()
+		res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error(), Seconds: time.Since(st.start).Seconds()}}
+		res.Seconds = time.Since(st.start).Seconds()
+		return res
+	}
+	var wholeOnce sync.Once
+	var h history.History
+	getWhole := func() history.History { wholeOnce.Do(func() { h = st.whole() }); return h }
+	explainLock := func(l *Lock) func(map[string]keyAnomaly) {
+		return func(byKey map[string]keyAnomaly) {
+			if st.n <= maxExplainWhole {
+				l.explainWhole(st.ctx, getWhole(), byKey)
+			}
+		}
+	}
+	for _, ch := range st.c.Checkers {
+		t0 := time.Now()
+		var r Result
+		switch x := ch.(type) {
+		case *Lock:
+			ps := make([]lockPiece, len(st.closed))
+			for i, s := range st.closed {
+				ps[i] = s.lock
+			}
+			r = x.merge(ps, st.start, explainLock(x))
+		case *Resource:
+			r = st.resourceResult(x, getWhole)
+		case Exclusion:
+			rs := make([]Result, len(st.closed))
+			for i, s := range st.closed {
+				rs[i] = s.excl
+			}
+			r = x.merge(rs)
+		case *Liveness:
+			recs := st.liveRecs
+			if len(recs) == 0 || recs[len(recs)-1].Index != st.last.Index {
+				recs = append(recs, st.last) // its time ends the history
+			}
+			r = safeCheck(st.ctx, x, recs)
+		case Fencing:
+			st.fence.end()
+			if st.fence.server != nil {
+				st.fence.server.check(st.fence.v, x.Server)
+			}
+			st.fence.v.Stats.ElapsedMS = time.Since(st.start).Milliseconds()
+			r = st.fence.v.Result()
+		}
+		r.Seconds = time.Since(t0).Seconds()
+		res.Results = append(res.Results, r)
+	}
+	windows, _ := faultWindowsOf(st.v.nem, st.v.end)
+	times := st.anomalyTimes(res.Results)
+	finishWith(&res, st.tokens.result(), st.anyOK, windows, st.n, func(i int64) int64 { return times[i] })
+	res.Seconds = time.Since(st.start).Seconds()
+	return res
+}
+
+// resourceResult is Resource.Check's result from the segments' counter
+// checks and the streamed lost updates and cron runs.
+func (st *stream) resourceResult(r *Resource, getWhole func() history.History) Result {
+	start := time.Now()
+	res := Result{Name: r.Name(), Valid: Valid}
+	var d ResourceDetails
+	var al anomalyList
+	for _, s := range st.closed {
+		d.Sections += s.nsecs
+	}
+	if d.Sections > 0 {
+		ps := make([]counterPiece, len(st.closed))
+		for i, s := range st.closed {
+			ps[i] = s.count
+		}
+		mergeCounter(ps, &res, &al, func(byKey map[string]keyAnomaly) {
+			if st.n <= maxExplainWhole {
+				r.explainSections(st.ctx, counterSections(ops(getWhole())), byKey)
+			}
+		})
+		// the duplicate writes found while streaming, then the totals
+		for _, a := range st.lostAl.list {
+			al.add(a)
+		}
+		for k, n := range st.lostAl.counts {
+			if kept := min(n, MaxAnomalies); n > kept {
+				al.counts[k] += n - kept
+			}
+		}
+		d.Counter = st.lost.finish(r, &al)
+	}
+	d.Cron = st.cron.finish(r, &al)
+	r.finish(&res, &al, d, start)
+	return res
+}
+
+// anomalyTimes reads the times of the records that anomalies start with
+// (for their fault labels), reading the history again.
+func (st *stream) anomalyTimes(rs []Result) map[int64]int64 {
+	want := map[int64]bool{}
+	for _, r := range rs {
+		for _, a := range r.Anomalies {
+			if len(a.Ops) > 0 && a.Faults == nil && a.Ops[0] >= 0 && a.Ops[0] < st.n {
+				want[a.Ops[0]] = true
+			}
+		}
+	}
+	times := map[int64]int64{}
+	if len(want) == 0 {
+		return times
+	}
+	f, err := os.Open(st.path)
+	if err != nil {
+		return times
+	}
+	defer f.Close()
+	sc := history.NewScanner(f)
+	for sc.Scan() && len(times) < len(want) {
+		if o := sc.Op(); want[o.Index] {
+			times[o.Index] = o.Time
+		}
+	}
+	return times
+}

@@ -1,0 +1,81 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// turnsHistory is n lock turns of 4 clients on one key: acquire, read,
+// write v+1, release, with a pause between turns; a second client waits
+// on the lock during some turns. With lose set, one turn writes the value
+// the previous turn wrote (a lost update).
+func turnsHistory(n int, lose int) history.History {
+	var h history.History
+	add := func(o history.Op) {
+		o.Index = int64(len(h))
+		h = append(h, o)
+	}
+	const ms = int64(time.Millisecond)
+	t, v := int64(0), int64(0)
+	for i := 0; i < n; i++ {
+		p, tok := i%4, fmt.Sprintf("t%d", i)
+		add(history.Op{Time: t, Type: history.Invoke, Process: p, F: history.FAcquire, Key: "k", TTL: 100 * ms})
+		add(history.Op{Time: t + ms, Type: history.OK, Process: p, F: history.FAcquire, Key: "k", Token: tok, Fence: int64(i + 1), TTL: 100 * ms, Validity: t + 90*ms})
+		add(history.Op{Time: t + 2*ms, Type: history.Invoke, Process: p, F: history.FRead, Key: "c"})
+		add(history.Op{Time: t + 3*ms, Type: history.OK, Process: p, F: history.FRead, Key: "c", Value: v})
+		w := v + 1
+		if i == lose {
+			w = v // two turns write the same value
+		}
+		add(history.Op{Time: t + 4*ms, Type: history.Invoke, Process: p, F: history.FWrite, Key: "c", Value: w, Fence: int64(i + 1)})
+		add(history.Op{Time: t + 5*ms, Type: history.OK, Process: p, F: history.FWrite, Key: "c", Value: w, Fence: int64(i + 1)})
+		v = w
+		add(history.Op{Time: t + 6*ms, Type: history.Invoke, Process: p, F: history.FRelease, Key: "k", Token: tok})
+		add(history.Op{Time: t + 7*ms, Type: history.OK, Process: p, F: history.FRelease, Key: "k", Token: tok})
+		t += 10 * ms
+	}
+	return h
+}
+
+// TestCheckSegmentedSameVerdict: Check on a history past segmentedMin
+// (lowered here) gives the whole check's verdict and anomalies.
+func TestCheckSegmentedSameVerdict(t *testing.T) {
+	defer func(n int) { segmentedMin = n }(segmentedMin)
+	segmentedMin = 100
+	for _, lose := range []int{-1, 150} {
+		h := turnsHistory(400, lose)
+		if n := len(checker.Segments(h, checker.DefaultDrift, checker.DefaultDriftFactor)); n < 10 {
+			t.Fatalf("only %d segments", n)
+		}
+		res := &Result{Config: Config{Lock: "single", Workload: "counter"}, History: h}
+		whole := Checkers(res).Check(context.Background(), h)
+		if err := Check(context.Background(), res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict.Valid != whole.Valid || !slices.Equal(kinds(res.Verdict), kinds(whole)) {
+			t.Errorf("lose %d: segmented %v %v, whole %v %v", lose, res.Verdict.Valid, kinds(res.Verdict), whole.Valid, kinds(whole))
+		}
+		if want := map[int]checker.Validity{-1: checker.Valid, 150: checker.Invalid}[lose]; whole.Valid != want {
+			t.Errorf("lose %d: whole verdict %v, want %v", lose, whole.Valid, want)
+		}
+	}
+}
+
+// kinds lists each part's verdict and anomalies (kind and ops), sorted.
+func kinds(r checker.Result) []string {
+	var out []string
+	for _, p := range r.Results {
+		out = append(out, fmt.Sprintf("%s %v", p.Name, p.Valid))
+		for _, a := range p.Anomalies {
+			out = append(out, fmt.Sprintf("%s %s %v", p.Name, a.Kind, a.Ops))
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,136 @@
+package history
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// Scanner reads a JSONL history one record at a time, with Read's rules:
+// blank lines are skipped; a line that does not parse is an error naming
+// its line number unless it is the last (a record cut short by a crash:
+// skipped with a warning); records must carry the index of their
+// position; types must be invoke, ok, fail or info. Memory is one line
+// (at most 16 MiB) and the strings of the record returned.
+//
+//	sc := history.NewScanner(r)
+//	for sc.Scan() {
+//		op := sc.Op()
+//		...
+//	}
+//	if err := sc.Err(); err != nil { ... }
+//	warnings := sc.Warnings()
+type Scanner struct {
+	sc      *bufio.Scanner
+	line    int
+	n       int64 // records returned
+	op      Op
+	pending error // parse error of the previous non-blank line
+	pendAt  int
+	err     error
+	warns   []Warning
+	done    bool
+	intern  map[string]string
+	pos     int64 // bytes consumed by the line splitter
+	start   int64 // offset of the line being read
+	off     int64 // offset of the current record's line
+}
+
+// NewScanner returns a Scanner reading r.
+func NewScanner(r io.Reader) *Scanner { return NewScannerAt(r, 0, 0) }
+
+// NewScannerAt returns a Scanner reading r, which starts at byte offset
+// off of a history at the record with index first (an Offset the Scanner
+// gave before, and that record's Index), for re-reading part of a file.
+// Line numbers in errors count from there.
+func NewScannerAt(r io.Reader, off, first int64) *Scanner {
+	s := &Scanner{intern: map[string]string{}, pos: off, n: first}
+	s.sc = bufio.NewScanner(r)
+	s.sc.Buffer(make([]byte, 64<<10), 16<<20)
+	s.sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		adv, tok, err := bufio.ScanLines(data, atEOF)
+		s.start = s.pos
+		s.pos += int64(adv)
+		return adv, tok, err
+	})
+	return s
+}
+
+// Offset is the byte offset of the line of the record Scan read.
+func (s *Scanner) Offset() int64 { return s.off }
+
+// Scan advances to the next record; false at the end or on an error (see
+// Err).
+func (s *Scanner) Scan() bool {
+	if s.done {
+		return false
+	}
+	for s.sc.Scan() {
+		s.line++
+		b := bytes.TrimSpace(s.sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if s.pending != nil {
+			return s.fail(fmt.Errorf("line %d: %w", s.pendAt, s.pending))
+		}
+		var op Op
+		if err := decodeStrict(b, &op); err != nil {
+			s.pending, s.pendAt = err, s.line
+			continue
+		}
+		if op.Index != s.n {
+			return s.fail(fmt.Errorf("line %d: index %d, want %d", s.line, op.Index, s.n))
+		}
+		if err := checkType(op.Type); err != nil {
+			return s.fail(fmt.Errorf("line %d: %w", s.line, err))
+		}
+		s.internStrings(&op)
+		s.op, s.off = op, s.start
+		s.n++
+		return true
+	}
+	s.done = true
+	if err := s.sc.Err(); err != nil {
+		s.err = fmt.Errorf("line %d: %w", s.line+1, err)
+		return false
+	}
+	if s.pending != nil {
+		s.warns = append(s.warns, Warning{Line: s.pendAt, Msg: "truncated last record skipped: " + s.pending.Error()})
+	}
+	return false
+}
+
+func (s *Scanner) fail(err error) bool {
+	s.err, s.done = err, true
+	return false
+}
+
+// internStrings shares the few distinct values of the repetitive string
+// fields (f, type, key, client, fault) between records, so that a history
+// held in memory does not keep one copy per record.
+func (s *Scanner) internStrings(op *Op) {
+	for _, p := range []*string{&op.F, &op.Key, &op.Client, &op.Fault, (*string)(&op.Type)} {
+		if *p == "" {
+			continue
+		}
+		if v, ok := s.intern[*p]; ok {
+			*p = v
+		} else if len(s.intern) < 1<<16 {
+			s.intern[*p] = *p
+		}
+	}
+}
+
+// Op is the record Scan read.
+func (s *Scanner) Op() Op { return s.op }
+
+// Err is the error that stopped Scan, nil at a clean end.
+func (s *Scanner) Err() error { return s.err }
+
+// Warnings are the problems tolerated so far (a truncated last record).
+func (s *Scanner) Warnings() []Warning { return s.warns }
+
+// Records is how many records Scan returned.
+func (s *Scanner) Records() int64 { return s.n }

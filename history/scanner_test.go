@@ -1,0 +1,79 @@
+package history
+
+import (
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestScannerRules: the Scanner keeps Read's rules record by record.
+func TestScannerRules(t *testing.T) {
+	rec := func(i int, typ string) string {
+		return `{"index":` + string(rune('0'+i)) + `,"time":1,"type":"` + typ + `","process":0,"f":"acquire","key":"k"}`
+	}
+	cases := []struct {
+		name, in string
+		n        int
+		err      string
+		warns    int
+	}{
+		{"clean", rec(0, "invoke") + "\n\n" + rec(1, "ok") + "\n", 2, "", 0},
+		{"truncated last", rec(0, "invoke") + "\n" + `{"index":1,"ti`, 1, "", 1},
+		{"bad middle", rec(0, "invoke") + "\n{oops\n" + rec(1, "ok") + "\n", 1, "line 2:", 0},
+		{"wrong index", rec(0, "invoke") + "\n" + rec(2, "ok") + "\n", 1, "line 2: index 2, want 1", 0},
+		{"bad type", rec(0, "begin") + "\n", 0, `line 1: type "begin"`, 0},
+	}
+	for _, c := range cases {
+		sc := NewScanner(strings.NewReader(c.in))
+		n := 0
+		for sc.Scan() {
+			if sc.Op().Index != int64(n) {
+				t.Errorf("%s: record %d has index %d", c.name, n, sc.Op().Index)
+			}
+			n++
+		}
+		err := sc.Err()
+		if n != c.n || (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) || len(sc.Warnings()) != c.warns {
+			t.Errorf("%s: %d records, err %v, warnings %v; want %d, %q, %d", c.name, n, err, sc.Warnings(), c.n, c.err, c.warns)
+		}
+		// Read agrees
+		h, warns, rerr := Read(strings.NewReader(c.in))
+		if (rerr == nil) != (err == nil) || rerr == nil && (len(h) != n || len(warns) != c.warns) {
+			t.Errorf("%s: Read gives %d records, %v, %v", c.name, len(h), warns, rerr)
+		}
+	}
+}
+
+// TestScannerInterns: records share the strings of repeated fields.
+func TestScannerInterns(t *testing.T) {
+	in := `{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"lock"}` + "\n" +
+		`{"index":1,"time":2,"type":"invoke","process":1,"f":"acquire","key":"lock"}` + "\n"
+	h, _, err := Read(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unsafe.StringData(h[0].Key) != unsafe.StringData(h[1].Key) || unsafe.StringData(h[0].F) != unsafe.StringData(h[1].F) {
+		t.Error("key and f are not shared between records")
+	}
+}
+
+// TestScannerOffset: a Scanner started at a record's Offset reads on from
+// that record.
+func TestScannerOffset(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 5; i++ {
+		b.WriteString(`{"index":` + string(rune('0'+i)) + `,"time":1,"type":"invoke","process":` + string(rune('0'+i)) + `,"f":"read"}` + "\n\n")
+	}
+	in := b.String()
+	sc := NewScanner(strings.NewReader(in))
+	var offs []int64
+	for sc.Scan() {
+		offs = append(offs, sc.Offset())
+	}
+	for i, off := range offs {
+		s2 := NewScannerAt(strings.NewReader(in[off:]), off, int64(i))
+		if !s2.Scan() || s2.Op().Index != int64(i) || s2.Op().Process != i {
+			t.Fatalf("from offset %d: %+v %v", off, s2.Op(), s2.Err())
+		}
+	}
+}
