@@ -1,0 +1,51 @@
+package reports
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/internal/store"
+)
+
+// TestMeasureWrite writes the report of a synthetic history of about
+// LOCKSTORM_MEASURE_RECORDS records (bigHistory with half as many client
+// operations) into LOCKSTORM_MEASURE_DIR and logs the write time and the
+// sizes of index.html and the whole folder. Skipped unless both are set:
+//
+//	LOCKSTORM_MEASURE_RECORDS=1000000 LOCKSTORM_MEASURE_DIR=/tmp/m go test -run MeasureWrite ./reports
+//
+// Run the test binary under /usr/bin/time -v for its peak RSS.
+func TestMeasureWrite(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("LOCKSTORM_MEASURE_RECORDS"))
+	dir := os.Getenv("LOCKSTORM_MEASURE_DIR")
+	if n <= 0 || dir == "" {
+		t.Skip("set LOCKSTORM_MEASURE_RECORDS and LOCKSTORM_MEASURE_DIR")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := bigResult(dir, n/2)
+	res.Verdict.Valid, res.Verdict.Error = checker.Unknown, "synthetic history; not checked"
+	start := time.Now()
+	if err := Write(res); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	var total int64
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil {
+			total += fi.Size()
+			t.Logf("  %-28s %10d", e.Name(), fi.Size())
+		}
+	}
+	fi, err := os.Stat(filepath.Join(dir, store.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("records %d: write %v, index.html %d bytes, folder %d bytes", len(res.History), took, fi.Size(), total)
+}
