@@ -127,6 +127,7 @@ func WriteWith(res *harness.Result, opt Options) error {
 			shown = append(shown, f)
 		}
 	}
+	fitInline(shown)
 	page := buildPage(res, ws, shown, runFiles(res.Dir), counterPage, porcNote)
 	var buf bytes.Buffer
 	if err := writeIndex(&buf, page); err != nil {
