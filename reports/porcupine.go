@@ -26,6 +26,8 @@ func writePorcupine(res *harness.Result, opt Options) (note string, counter bool
 	n := len(spans(h))
 	var reason string
 	switch {
+	case n > opt.PorcupineMaxOps && checker.Validate(h) == nil:
+		return writeSegmentPages(res, opt, n)
 	case n > opt.PorcupineMaxOps:
 		reason = fmt.Sprintf("The history has %d client operations, more than the %d porcupine's visualisation is built for; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
 	case checker.Validate(h) != nil:
