@@ -184,13 +184,24 @@ func (staleThumb) Thumbnail(c *draw.Canvas) {
 // left out: they would double the points and show nothing new. Stale
 // writes are drawn large, labelled with their token against the highest
 // accepted before them, with a line back to when they were sent; the
-// title counts them.
+// title counts them. Past maxRawPoints points, a group of more than
+// maxExactGroup points is drawn as a density layer instead (fencingPlot).
 func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window, end int64) ([]byte, error) {
+	p, legend, _, err := fencingPlot(h, writes, ws, end)
+	if err != nil {
+		return nil, err
+	}
+	return renderPNG(p, legend, figWidth, figHeight)
+}
+
+// fencingPlot builds fencing.png's plot and legend; heated names the
+// groups drawn as density layers.
+func fencingPlot(h history.History, writes []resource.Write, ws []checker.Window, end int64) (p *plot.Plot, legend []legendItem, heated []string, err error) {
 	pts, source := fencePoints(h, writes)
-	p := newPlot(fencingTitle(pts, source), "time since start (s)", "fencing token")
+	p = newPlot(fencingTitle(pts, source), "time since start (s)", "fencing token")
 	p.X.Min, p.X.Max = 0, xMax(end)
 	p.Add(faultBands{ws}, lightGrid(), staleMarks{pts})
-	legend := faultLegend(ws)
+	legend = faultLegend(ws)
 	var issued plotter.XYs
 	anyFence := false
 	for i := range h {
@@ -254,11 +265,12 @@ func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window,
 			col := opaque(g.glyph.Color)
 			p.Add(newHeat(xys, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max, false, col))
 			legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d): per cell, darker = more", g.name, len(xys)), Thumb: heatThumb{col}})
+			heated = append(heated, g.name)
 			continue
 		}
 		sc, err := plotter.NewScatter(xys)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		sc.GlyphStyle = g.glyph
 		glyphs = append(glyphs, sc)
@@ -278,7 +290,7 @@ func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window,
 	case !anyFence:
 		p.Add(emptyNote{"this lock issues no fencing tokens: every write carried token 0"})
 	}
-	return renderPNG(p, legend, figWidth, figHeight)
+	return p, legend, heated, nil
 }
 
 // boldCross is a ✕ glyph drawn with thick strokes (gonum's CrossGlyph is
