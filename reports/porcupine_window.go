@@ -47,8 +47,54 @@ type segment struct {
 	// leases of the window are in it) and its check may differ from the
 	// whole history's.
 	Quiescent bool
-	// Ops is how many client operations Sub holds.
+	// OpCount is how many client operations Sub holds.
 	OpCount int
+	// Rows says which process each of the page's rows is (renumber).
+	Rows []string
+}
+
+// maxRowNames bounds the rows a segment's note names.
+const maxRowNames = 24
+
+// renumber gives the client processes of sub the ids 0, 1, ... in the
+// order of their client slot (sm), then process id, and returns what each
+// new id was: "p981 (c1)".
+func renumber(sub history.History, sm slotMap) []string {
+	var procs []int
+	seen := map[int]bool{}
+	for i := range sub {
+		if r := &sub[i]; !r.IsNemesis() && !seen[r.Process] {
+			seen[r.Process] = true
+			procs = append(procs, r.Process)
+		}
+	}
+	slot := func(p int) int {
+		if r, ok := sm.Row[p]; ok {
+			return r
+		}
+		return len(sm.Rows)
+	}
+	slices.SortFunc(procs, func(a, b int) int {
+		if c := compareInt64(int64(slot(a)), int64(slot(b))); c != 0 {
+			return c
+		}
+		return compareInt64(int64(a), int64(b))
+	})
+	id := map[int]int{}
+	names := make([]string, len(procs))
+	for i, p := range procs {
+		id[p] = i
+		names[i] = fmt.Sprintf("p%d", p)
+		if r, ok := sm.Row[p]; ok {
+			names[i] += fmt.Sprintf(" (c%d)", r+1)
+		}
+	}
+	for i := range sub {
+		if r := &sub[i]; !r.IsNemesis() {
+			r.Process = id[r.Process]
+		}
+	}
+	return names
 }
 
 // Note is the page's sentence saying what part of the history it shows.
@@ -57,8 +103,19 @@ func (s segment) Note(total int) string {
 	if !s.Quiescent {
 		how = "cut mid-activity (no quiescent point near enough): only the operations and leases reaching into the window are here, so its verdict may differ from the whole history's"
 	}
-	return fmt.Sprintf("This page shows one segment of a history of %d client operations: records %d..%d (%.3f–%.3f s, %d operations) around %s; it was %s. Rows and p numbers here are client slots (0 is c1; a slot's successive processes share it).",
-		total, s.First, s.Last, seconds(s.From), seconds(s.To), s.OpCount, s.timeWindow.Label(), how)
+	var rows strings.Builder
+	for i, r := range s.Rows {
+		if i == maxRowNames {
+			fmt.Fprintf(&rows, ", …")
+			break
+		}
+		if i > 0 {
+			rows.WriteString(", ")
+		}
+		fmt.Fprintf(&rows, "%d = %s", i, r)
+	}
+	return fmt.Sprintf("This page shows one segment of a history of %d client operations: records %d..%d (%.3f–%.3f s, %d operations) around %s; it was %s. Rows and p numbers here renumber the processes: %s.",
+		total, s.First, s.Last, seconds(s.From), seconds(s.To), s.OpCount, s.timeWindow.Label(), how, rows.String())
 }
 
 // segmentFile is the file of the i-th (0-based) segment page of base
@@ -131,8 +188,7 @@ func widen(blocks []interval, lo, hi int64) (int64, int64) {
 // (at most maxPorcupineSegments, fatal ones first; see anomalyWindows),
 // naming their pages after base. left is how many were not drawn.
 //
-// Each segment's client records carry their client slot (row of
-// buildSlots for clients slots: 0 for c1) as their process: porcupine
+// Each segment's processes are renumbered 0, 1, ... (renumber): porcupine
 // draws one row per process id from 0 up, and a long run's processes
 // number in the thousands.
 func segments(h history.History, as []checker.Anomaly, pad int64, base string, clients int) (segs []segment, left int) {
@@ -153,15 +209,9 @@ func segments(h history.History, as []checker.Anomaly, pad int64, base string, c
 			lo, hi = w.From, w.To
 		}
 		sub, n := cutSegment(h, sp, hs, ws, lo, hi, end)
-		for j := range sub {
-			if r := &sub[j]; !r.IsNemesis() {
-				if row, ok := sm.Row[r.Process]; ok {
-					r.Process = row
-				}
-			}
-		}
+		rows := renumber(sub, sm)
 		w.From, w.To = lo, hi
-		s := segment{timeWindow: w, File: segmentFile(base, i), Sub: sub, Quiescent: quiet, OpCount: n}
+		s := segment{timeWindow: w, File: segmentFile(base, i), Sub: sub, Quiescent: quiet, OpCount: n, Rows: rows}
 		if len(sub) > 0 {
 			s.First, s.Last = sub[0].Index, sub[len(sub)-1].Index
 		}
