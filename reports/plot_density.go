@@ -21,9 +21,12 @@ const (
 	// draws point by point.
 	maxExactGroup = 2000
 	// heatCols and heatRows are a density layer's cells across the time
-	// axis and up the value axis (about 4 x 2.5 px each on a panel).
-	heatCols = 240
-	heatRows = 60
+	// axis and up the value axis (about 4 x 2.5 px each on a
+	// latency-raw.png panel); fencing.png, a single taller plot, uses
+	// fenceHeatRows.
+	heatCols      = 240
+	heatRows      = 60
+	fenceHeatRows = 150
 )
 
 // dense reports whether a run of n client operations gets density plots
@@ -31,12 +34,13 @@ const (
 func dense(n int) bool { return n > maxRawPoints }
 
 // heatLayer is a 2-D histogram of points, drawn as cells of one colour:
-// the data range [xmin,xmax] x [ymin,ymax] is cut into heatCols x
-// heatRows cells (log-spaced up the y axis when logY), and each cell
+// the data range [xmin,xmax] x [ymin,ymax] is cut into heatCols x rows
+// cells (log-spaced up the y axis when logY), and each cell
 // holding points is filled with col at an opacity growing with the log of
 // its count, from faint (one point) to opaque (the fullest cell).
 type heatLayer struct {
-	counts                 []int32 // heatRows rows of heatCols, row 0 at ymin
+	counts                 []int32 // rows rows of heatCols, row 0 at ymin
+	rows                   int
 	xmin, xmax, ymin, ymax float64
 	logY                   bool
 	col                    color.NRGBA
@@ -46,8 +50,8 @@ type heatLayer struct {
 
 // newHeat counts xys into a heatLayer over the given range; points
 // outside it are clamped to the edge cells.
-func newHeat(xys plotter.XYs, xmin, xmax, ymin, ymax float64, logY bool, col color.NRGBA) *heatLayer {
-	hl := &heatLayer{counts: make([]int32, heatCols*heatRows), xmin: xmin, xmax: xmax, ymin: ymin, ymax: ymax,
+func newHeat(xys plotter.XYs, rows int, xmin, xmax, ymin, ymax float64, logY bool, col color.NRGBA) *heatLayer {
+	hl := &heatLayer{counts: make([]int32, heatCols*rows), rows: rows, xmin: xmin, xmax: xmax, ymin: ymin, ymax: ymax,
 		logY: logY, col: col, n: len(xys)}
 	for _, pt := range xys {
 		i := hl.cell(pt.X, pt.Y)
@@ -68,14 +72,14 @@ func (hl *heatLayer) frac(y float64) float64 {
 // cell is the index into counts of the cell holding (x, y).
 func (hl *heatLayer) cell(x, y float64) int {
 	cx := int((x - hl.xmin) / (hl.xmax - hl.xmin + 1e-12) * heatCols)
-	cy := int(hl.frac(y) * heatRows)
-	cx, cy = min(max(cx, 0), heatCols-1), min(max(cy, 0), heatRows-1)
+	cy := int(hl.frac(y) * float64(hl.rows))
+	cx, cy = min(max(cx, 0), heatCols-1), min(max(cy, 0), hl.rows-1)
 	return cy*heatCols + cx
 }
 
 // yAt is the lower edge of cell row j in data units.
 func (hl *heatLayer) yAt(j int) float64 {
-	f := float64(j) / heatRows
+	f := float64(j) / float64(hl.rows)
 	if hl.logY {
 		return math.Exp(math.Log(hl.ymin) + f*(math.Log(hl.ymax)-math.Log(hl.ymin)))
 	}
@@ -105,7 +109,7 @@ func (hl *heatLayer) cells() int {
 // Plot fills the cells.
 func (hl *heatLayer) Plot(c draw.Canvas, p *plot.Plot) {
 	w := (hl.xmax - hl.xmin) / heatCols
-	for j := range heatRows {
+	for j := range hl.rows {
 		y0, y1 := hl.yAt(j), hl.yAt(j+1)
 		for i := range heatCols {
 			if n := hl.counts[j*heatCols+i]; n > 0 {

@@ -68,7 +68,7 @@ func TestHeatLayerCounts(t *testing.T) {
 		xys = append(xys, plotter.XY{X: float64(i % 1000), Y: 1 + float64(i%97)})
 	}
 	xys = append(xys, plotter.XY{X: -5, Y: 1e9}) // outside: clamped to an edge cell
-	hl := newHeat(xys, 0, 1000, 1, 100, true, colOK)
+	hl := newHeat(xys, heatRows, 0, 1000, 1, 100, true, colOK)
 	var sum int
 	for _, n := range hl.counts {
 		sum += int(n)
@@ -76,7 +76,7 @@ func TestHeatLayerCounts(t *testing.T) {
 	if sum != len(xys) || hl.n != len(xys) {
 		t.Errorf("counted %d of %d points", sum, len(xys))
 	}
-	if k := hl.cells(); k == 0 || k > heatCols*heatRows {
+	if k := hl.cells(); k == 0 || k > heatCols*hl.rows {
 		t.Errorf("%d cells filled, want 1..%d", k, heatCols*heatRows)
 	}
 	if hl.shade(hl.max).A != 0xff || hl.shade(1).A >= hl.shade(hl.max).A {

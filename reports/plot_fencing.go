@@ -263,7 +263,7 @@ func fencingPlot(h history.History, writes []resource.Write, ws []checker.Window
 		}
 		if dense(total) && len(xys) > maxExactGroup {
 			col := opaque(g.glyph.Color)
-			p.Add(newHeat(xys, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max, false, col))
+			p.Add(newHeat(xys, fenceHeatRows, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max, false, col))
 			legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d): per cell, darker = more", g.name, len(xys)), Thumb: heatThumb{col}})
 			heated = append(heated, g.name)
 			continue

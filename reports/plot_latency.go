@@ -117,7 +117,7 @@ func latencyRawPanel(f string, sp []span, ws []checker.Window, end int64, dense,
 			continue
 		}
 		if dense && len(xys) > maxExactGroup {
-			p.Add(newHeat(xys, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max, true, opaque(g.glyph.Color)))
+			p.Add(newHeat(xys, heatRows, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max, true, opaque(g.glyph.Color)))
 			heated = append(heated, g.name)
 			continue
 		}

@@ -30,9 +30,10 @@ var ErrNoDir = errors.New("reports: result has no run folder")
 // Options tune Write. The zero value is what Write uses.
 type Options struct {
 	// PorcupineMaxOps is the largest number of client operations for
-	// which porcupine's visualisations are built (they are made for
-	// thousands of operations, not millions). Default
-	// checker.VisualizeMaxOps, up to which the checks keep their search.
+	// which porcupine's visualisations show the whole history (they are
+	// made for thousands of operations, not millions); above it they
+	// show only the failing segments. Default checker.VisualizeMaxOps,
+	// up to which the checks keep their search.
 	PorcupineMaxOps int
 	// PorcupineTimeout bounds each porcupine search behind a
 	// visualisation when the check kept none (a result read back from
