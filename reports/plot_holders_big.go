@@ -92,8 +92,9 @@ func newOccupancy(hc holdersChart, xmax float64) *occupancy {
 	return o
 }
 
-// Plot draws the windows (numbered yellow columns), the occupancy strips,
-// the overlaps and the anomaly marks.
+// Plot draws the windows (numbered yellow columns), the occupancy strips
+// (the opacity of a cell is its held share relative to the fullest
+// cell's), the overlaps and the anomaly marks.
 func (o *occupancy) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	for i, w := range o.windows {
@@ -108,12 +109,18 @@ func (o *occupancy) Plot(c draw.Canvas, p *plot.Plot) {
 			rect(c, p, x, x+o.width, p.Y.Min, p.Y.Max, alpha(colOverlap, 0x28), nil)
 		}
 	}
+	top := 0.0 // the fullest cell: darkest
+	for r := range o.rows {
+		for _, f := range o.held[r] {
+			top = math.Max(top, math.Min(f, 1))
+		}
+	}
 	for r := range o.rows {
 		y := float64(r)
 		for col := range o.cols {
 			x := float64(col) * o.width
 			if f := math.Min(o.held[r][col], 1); f > 0 {
-				rect(c, p, x, x+o.width, y-rowBar*1.4, y+rowBar*1.4, alpha(colHeld, uint8(0x30+f*0xcf)), nil)
+				rect(c, p, x, x+o.width, y-rowBar*1.4, y+rowBar*1.4, alpha(colHeld, uint8(0x30+f/top*0xcf)), nil)
 			}
 			if f := math.Min(o.late[r][col], 1); f > 0 {
 				rect(c, p, x, x+o.width, y+rowBar*0.3, y+rowBar*1.4, alpha(colExpired, uint8(0x90+f*0x6f)), nil)

@@ -184,32 +184,42 @@ func widen(blocks []interval, lo, hi int64) (int64, int64) {
 	return lo, hi
 }
 
-// segments picks the failing segments of h to draw for the anomalies as
-// (at most maxPorcupineSegments, fatal ones first; see anomalyWindows),
+// segmenter holds what cutting h into segments needs, computed once for
+// the lock and the counter pages.
+type segmenter struct {
+	h      history.History
+	end    int64
+	sp     []span
+	hs     []hold
+	blocks []interval
+	ws     []checker.Window
+	sm     slotMap
+}
+
+// newSegmenter prepares the cutting of h, a run of clients client slots.
+func newSegmenter(h history.History, clients int) *segmenter {
+	g := &segmenter{h: h, end: endTime(h), sp: spans(h), hs: holds(h), ws: checker.FaultWindows(h), sm: buildSlots(h, clients)}
+	g.blocks = busyBlocks(g.sp, g.hs, g.end)
+	return g
+}
+
+// segments picks the failing segments to draw for the anomalies as (at
+// most maxPorcupineSegments, fatal ones first; see anomalyWindows),
 // naming their pages after base. left is how many were not drawn.
 //
 // Each segment's processes are renumbered 0, 1, ... (renumber): porcupine
 // draws one row per process id from 0 up, and a long run's processes
 // number in the thousands.
-func segments(h history.History, as []checker.Anomaly, pad int64, base string, clients int) (segs []segment, left int) {
-	end := endTime(h)
-	wins, left := anomalyWindows(h, as, pad, end, maxPorcupineSegments)
-	if len(wins) == 0 {
-		return nil, left
-	}
-	sp := spans(h)
-	hs := holds(h)
-	blocks := busyBlocks(sp, hs, end)
-	ws := checker.FaultWindows(h)
-	sm := buildSlots(h, clients)
+func (g *segmenter) segments(as []checker.Anomaly, pad int64, base string) (segs []segment, left int) {
+	wins, left := anomalyWindows(g.h, as, pad, g.end, maxPorcupineSegments)
 	for i, w := range wins {
-		lo, hi := widen(blocks, w.From, w.To)
-		quiet := opsCalledIn(sp, lo, hi) <= maxSegmentOps
+		lo, hi := widen(g.blocks, w.From, w.To)
+		quiet := opsCalledIn(g.sp, lo, hi) <= maxSegmentOps
 		if !quiet {
 			lo, hi = w.From, w.To
 		}
-		sub, n := cutSegment(h, sp, hs, ws, lo, hi, end)
-		rows := renumber(sub, sm)
+		sub, n := cutSegment(g.h, g.sp, g.hs, g.ws, lo, hi, g.end)
+		rows := renumber(sub, g.sm)
 		w.From, w.To = lo, hi
 		s := segment{timeWindow: w, File: segmentFile(base, i), Sub: sub, Quiescent: quiet, OpCount: n, Rows: rows}
 		if len(sub) > 0 {
@@ -349,12 +359,13 @@ func writeSegmentPages(res *harness.Result, opt Options, n int) (note string, co
 			lockAs = append(lockAs, r.Anomalies...)
 		}
 	}
-	cSegs, cLeft := segments(h, counterAs, pad, store.PorcupineCounterFile, res.Config.Clients)
+	g := newSegmenter(h, res.Config.Clients)
+	cSegs, cLeft := g.segments(counterAs, pad, store.PorcupineCounterFile)
 	counter = len(cSegs) > 0
 	if !counter {
 		lockAs = append(lockAs, counterAs...) // their links go to porcupine.html
 	}
-	lSegs, lLeft := segments(h, lockAs, pad, store.PorcupineFile, res.Config.Clients)
+	lSegs, lLeft := g.segments(lockAs, pad, store.PorcupineFile)
 	if len(lSegs) == 0 {
 		reason := fmt.Sprintf("The history has %d client operations, more than the %d porcupine's visualisation is built for, and no anomaly names a failing operation to draw a segment around; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
 		title := html.EscapeString(porcupineTitle(res, "Lock check (porcupine): not built"))
