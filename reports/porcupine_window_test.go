@@ -123,8 +123,24 @@ func segmentResult(t *testing.T) (dir string, links []string) {
 }
 
 // Write draws one page per failing segment, lock and counter, each
-// saying which records it shows.
+// saying which records it shows; a small history keeps its whole pages.
 func TestWriteSegmentPages(t *testing.T) {
+	small := t.TempDir()
+	if err := Write(pauseResult(small)); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{store.PorcupineFile, store.PorcupineCounterFile} {
+		b, err := os.ReadFile(filepath.Join(small, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "lockstormSegments = [") || strings.Contains(string(b), "failing segment") {
+			t.Errorf("small history: %s is drawn as a segment", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(small, "porcupine-2.html")); err == nil {
+		t.Error("small history: porcupine-2.html written")
+	}
 	dir, links := segmentResult(t)
 	if len(links) != 4 {
 		t.Errorf("index.html links %v, want one per anomaly", links)
