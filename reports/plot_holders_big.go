@@ -19,7 +19,7 @@ import (
 // marked) above one detailed window (the small-run chart, cut to a stretch
 // of time) around each of at most maxHolderWindows groups of anomalies.
 const (
-	maxDetailLeases  = 5000
+	maxDetailLeases  = 2000
 	maxHolderWindows = 4
 	// overviewCols is the overview's time columns.
 	overviewCols = 400

@@ -153,6 +153,15 @@ func markSegment(page []byte, note, here string, all []segmentRef) []byte {
     </style>
     <script>
       ` + js.String() + `
+      // the note may wrap onto several lines: move the legend and the
+      // canvas below the heading, whatever its height
+      document.addEventListener('DOMContentLoaded', function () {
+        var hd = document.getElementById('lockstorm-head')
+        var lg = document.getElementById('legend'), cv = document.getElementById('canvas')
+        if (!hd) return
+        if (lg) lg.style.top = (hd.offsetHeight + 8) + 'px'
+        if (cv) cv.style.marginTop = (hd.offsetHeight + 48) + 'px'
+      })
     </script>`
 	return bytes.Replace(page, []byte(`<p id="lockstorm-target-note"></p></div>`), []byte(add), 1)
 }

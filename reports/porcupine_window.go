@@ -367,7 +367,7 @@ func writeSegmentPages(res *harness.Result, opt Options, n int) (note string, co
 	}
 	lSegs, lLeft := g.segments(lockAs, pad, store.PorcupineFile)
 	if len(lSegs) == 0 {
-		reason := fmt.Sprintf("The history has %d client operations, more than the %d porcupine's visualisation is built for, and no anomaly names a failing operation to draw a segment around; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
+		reason := fmt.Sprintf("porcupine.html shows no segment: the history has %d client operations, more than the %d porcupine's visualisation is built for, and no anomaly of the lock check (or of the checkers linking to its page) names an operation to draw a segment around; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
 		title := html.EscapeString(porcupineTitle(res, "Lock check (porcupine): not built"))
 		page := "<!DOCTYPE html><meta charset=\"utf-8\"><title>" + title + "</title><h1>" + title + "</h1><p>" + html.EscapeString(reason) + "</p>\n"
 		if err := os.WriteFile(filepath.Join(res.Dir, store.PorcupineFile), []byte(page), 0o644); err != nil {

@@ -11,7 +11,6 @@
 package reports
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -128,12 +127,10 @@ func WriteWith(res *harness.Result, opt Options) error {
 			shown = append(shown, f)
 		}
 	}
-	fitInline(shown)
 	page := buildPage(res, ws, shown, runFiles(res.Dir), counterPage, porcNote)
-	var buf bytes.Buffer
-	if err := writeIndex(&buf, page); err != nil {
+	if b, err := renderIndex(page); err != nil {
 		errs[len(plots)+2] = err
-	} else if err := os.WriteFile(filepath.Join(res.Dir, store.IndexFile), buf.Bytes(), 0o644); err != nil {
+	} else if err := os.WriteFile(filepath.Join(res.Dir, store.IndexFile), b, 0o644); err != nil {
 		errs[len(plots)+2] = fmt.Errorf("reports: %w", err)
 	}
 	if err := errors.Join(errs...); err != nil {

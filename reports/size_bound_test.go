@@ -12,27 +12,25 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// maxIndexBytes is the bound index.html keeps for any history size.
-const maxIndexBytes = 2 << 20
-
 // fitInline links the largest figures instead of inlining them until the
-// inline data fits maxInlineBytes, and leaves small pages alone.
+// inline data fits the budget, and leaves small pages alone.
 func TestFitInline(t *testing.T) {
-	big := template.URL(strings.Repeat("x", maxInlineBytes/2))
+	const budget = 1_000_000
+	big := template.URL(strings.Repeat("x", budget*2/3))
 	figs := []figure{{File: "a.png", Data: "data:small"}, {File: "b.png", Data: big + "yy"}, {File: "c.png", Data: big}, {File: "d.png", Data: big + "y"}}
-	if n := fitInline(figs); n != 2 {
+	if n := fitInline(figs, budget); n != 2 {
 		t.Fatalf("linked %d figures, want 2", n)
 	}
 	if figs[0].Data != "data:small" || figs[1].Data != "b.png" || figs[3].Data != "d.png" || figs[2].Data != big {
 		t.Errorf("linked the wrong figures: %q %q %.10q %q", figs[0].Data, figs[1].Data, figs[2].Data, figs[3].Data)
 	}
 	small := []figure{{File: "a.png", Data: "data:a"}}
-	if fitInline(small) != 0 || small[0].Data != "data:a" {
+	if fitInline(small, budget) != 0 || small[0].Data != "data:a" {
 		t.Error("a small page lost its inline figure")
 	}
 }
 
-// index.html stays under 2 MB for a big history (300k records with
+// index.html stays under 2 MB (maxIndexBytes) for a big history (300k records with
 // -short, 1M without) with anomalies, and still renders in Chromium with
 // its plots, every one of them found.
 func TestBrowserIndexSizeBound(t *testing.T) {
@@ -74,5 +72,31 @@ func TestBrowserIndexSizeBound(t *testing.T) {
 	img := browsertest.Screenshot(t, page, 4000)
 	if n := browsertest.DistinctColours(img, 4); n < 100 {
 		t.Errorf("the rendered page has %d distinct colours: its plots did not draw", n)
+	}
+}
+
+// renderIndex keeps the page under maxIndexBytes by linking the largest
+// figures, and inlines every figure of a page that fits.
+func TestRenderIndexBudget(t *testing.T) {
+	res := pauseResult(t.TempDir())
+	huge := template.URL("data:image/png;base64," + strings.Repeat("A", 700_000))
+	figs := []figure{{File: "a.png", Data: huge}, {File: "b.png", Data: huge}, {File: "c.png", Data: huge}, {File: "d.png", Data: "data:image/png;base64,AAAA"}}
+	b, err := renderIndex(buildPage(res, nil, figs, nil, false, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) >= maxIndexBytes {
+		t.Errorf("index.html is %d bytes, want under %d", len(b), maxIndexBytes)
+	}
+	if n := strings.Count(string(b), `src="data:`); n != 3 {
+		t.Errorf("%d figures inline, want 3 (two big ones and the small one)", n)
+	}
+	small := []figure{{File: "a.png", Data: "data:image/png;base64,AAAA"}, {File: "b.png", Data: "data:image/png;base64,BBBB"}}
+	b, err = renderIndex(buildPage(res, nil, small, nil, false, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `src="data:`); n != 2 {
+		t.Errorf("small page: %d figures inline, want both", n)
 	}
 }
