@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"html/template"
 	"slices"
+
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // maxIndexBytes is the size index.html keeps under whatever the history's
@@ -37,7 +39,8 @@ func renderIndex(page pageData) ([]byte, error) {
 
 // fitInline keeps the figures' inline data within budget bytes: it turns
 // the largest ones, one by one, into links to their PNG files beside
-// index.html. It reports how many it turned.
+// index.html, holders.png (the main figure) last. It reports how many it
+// turned.
 func fitInline(figs []figure, budget int) int {
 	total := 0
 	for _, f := range figs {
@@ -47,7 +50,17 @@ func fitInline(figs []figure, budget int) int {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return len(figs[b].Data) - len(figs[a].Data) })
+	slices.SortStableFunc(order, func(a, b int) int {
+		// holders.png, the report's main figure, is linked last
+		ha, hb := figs[a].File == store.HoldersFile, figs[b].File == store.HoldersFile
+		switch {
+		case ha && !hb:
+			return 1
+		case hb && !ha:
+			return -1
+		}
+		return len(figs[b].Data) - len(figs[a].Data)
+	})
 	n := 0
 	for _, i := range order {
 		if total <= budget {

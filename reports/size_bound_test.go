@@ -24,6 +24,10 @@ func TestFitInline(t *testing.T) {
 	if figs[0].Data != "data:small" || figs[1].Data != "b.png" || figs[3].Data != "d.png" || figs[2].Data != big {
 		t.Errorf("linked the wrong figures: %q %q %.10q %q", figs[0].Data, figs[1].Data, figs[2].Data, figs[3].Data)
 	}
+	held := []figure{{File: store.HoldersFile, Data: big + "zzz"}, {File: "b.png", Data: big}, {File: "c.png", Data: big}}
+	if n := fitInline(held, budget); n != 2 || held[0].Data == store.HoldersFile {
+		t.Errorf("linked %d figures, holders.png among them: %v; want the two others", n, held[0].Data == store.HoldersFile)
+	}
 	small := []figure{{File: "a.png", Data: "data:a"}}
 	if fitInline(small, budget) != 0 || small[0].Data != "data:a" {
 		t.Error("a small page lost its inline figure")
