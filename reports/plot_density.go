@@ -37,7 +37,7 @@ func dense(n int) bool { return n > maxRawPoints }
 // the data range [xmin,xmax] x [ymin,ymax] is cut into heatCols x rows
 // cells (log-spaced up the y axis when logY), and each cell
 // holding points is filled with col at an opacity growing with the log of
-// its count, from faint (one point) to opaque (the fullest cell).
+// its count, from light but visible (one point) to opaque (the fullest cell).
 type heatLayer struct {
 	counts                 []int32 // rows rows of heatCols, row 0 at ymin
 	rows                   int
@@ -92,7 +92,7 @@ func (hl *heatLayer) shade(n int32) color.NRGBA {
 	if hl.max > 1 {
 		f = math.Log1p(float64(n)) / math.Log1p(float64(hl.max))
 	}
-	return alpha(hl.col, uint8(0x38+f*(0xff-0x38)))
+	return alpha(hl.col, uint8(0x60+f*(0xff-0x60)))
 }
 
 // cells is how many cells hold at least one point.
@@ -120,7 +120,7 @@ func (hl *heatLayer) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// heatThumb is a density layer's legend thumbnail: its colour from faint
+// heatThumb is a density layer's legend thumbnail: its colour from light
 // to opaque, left to right.
 type heatThumb struct{ col color.NRGBA }
 
@@ -130,7 +130,7 @@ func (h heatThumb) Thumbnail(c *draw.Canvas) {
 	w := (r.Max.X - r.Min.X) / 4
 	for i := range 4 {
 		x := r.Min.X + vg.Length(i)*w
-		c.FillPolygon(alpha(h.col, uint8(0x38+i*0x40)), []vg.Point{{X: x, Y: r.Min.Y}, {X: x + w, Y: r.Min.Y}, {X: x + w, Y: r.Max.Y}, {X: x, Y: r.Max.Y}})
+		c.FillPolygon(alpha(h.col, uint8(0x60+i*0x33)), []vg.Point{{X: x, Y: r.Min.Y}, {X: x + w, Y: r.Min.Y}, {X: x + w, Y: r.Max.Y}, {X: x, Y: r.Max.Y}})
 	}
 }
 
