@@ -142,12 +142,16 @@ func aliveUntil(ho hold) int64 {
 }
 
 // busyBlocks merges the times operations were in flight (invoke to
-// completion, to the end of the history when never completed) and leases
-// could be alive (aliveUntil) into disjoint blocks, in time order; the gaps between blocks
+// completion, to the end of the history when never completed; failed
+// acquires, which took nothing and which the checks leave out, aside) and
+// leases could be alive (aliveUntil) into disjoint blocks, in time order; the gaps between blocks
 // are the quiescent points.
 func busyBlocks(sp []span, hs []hold, end int64) []interval {
 	iv := make([]interval, 0, len(sp)+len(hs))
 	for _, s := range sp {
+		if s.F == history.FAcquire && s.Completed && s.Type == history.Fail {
+			continue // took nothing: the checks leave it out
+		}
 		b := end
 		if s.Completed {
 			b = s.Done
