@@ -23,7 +23,7 @@ func TestBusyBlocksWiden(t *testing.T) {
 		{Call: 10, Done: 20, Completed: true},
 		{Call: 15, Done: 30, Completed: true},
 		{Call: 50, Done: 60, Completed: true},
-		{Call: 90, Completed: false}, // never completed: busy to the end
+		{Call: 90, Completed: false},                                                   // never completed: busy to the end
 		{F: history.FAcquire, Call: 30, Done: 52, Completed: true, Type: history.Fail}, // took nothing: not busy
 	}
 	hs := []hold{
