@@ -180,13 +180,24 @@ func (staleThumb) Thumbnail(c *draw.Canvas) {
 // left out: they would double the points and show nothing new. Stale
 // writes are drawn large, labelled with their token against the highest
 // accepted before them, with a line back to when they were sent; the
-// title counts them.
+// title counts them. Past maxRawPoints points, a group of more than
+// maxExactGroup points is drawn as a density layer instead (fencingPlot).
 func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window, end int64) ([]byte, error) {
+	p, legend, _, err := fencingPlot(h, writes, ws, end)
+	if err != nil {
+		return nil, err
+	}
+	return renderPNG(p, legend, figWidth, figHeight)
+}
+
+// fencingPlot builds fencing.png's plot and legend; heated names the
+// groups drawn as density layers.
+func fencingPlot(h history.History, writes []resource.Write, ws []checker.Window, end int64) (p *plot.Plot, legend []legendItem, heated []string, err error) {
 	pts, source := fencePoints(h, writes)
-	p := newPlot(fencingTitle(pts, source), "time since start (s)", "fencing token")
+	p = newPlot(fencingTitle(pts, source), "time since start (s)", "fencing token")
 	p.X.Min, p.X.Max = 0, xMax(end)
 	p.Add(faultBands{ws}, lightGrid(), staleMarks{pts})
-	legend := faultLegend(ws)
+	legend = faultLegend(ws)
 	var issued plotter.XYs
 	anyFence := false
 	for i := range h {
@@ -212,7 +223,9 @@ func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window,
 			draw.GlyphStyle{Color: colGrey, Radius: vg.Points(2.5), Shape: draw.BoxGlyph{}}},
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, g := range groups {
+	sets := make([]plotter.XYs, len(groups))
+	total := 0
+	for gi, g := range groups {
 		xys := issued
 		if g.match != nil {
 			xys = nil
@@ -222,25 +235,44 @@ func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window,
 				}
 			}
 		}
-		if len(xys) == 0 {
-			continue
-		}
 		for _, xy := range xys {
 			lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
 			anyFence = anyFence || xy.Y != 0
 		}
-		n := len(xys)
-		if len(xys) > maxRawPoints {
-			xys = thinLinear(xys, p.X.Min, p.X.Max)
+		sets[gi] = xys
+		total += len(xys)
+	}
+	if len(pts) > 0 || len(issued) > 0 {
+		// at least one token, and enough that lo-pad < hi+pad in float64
+		// even for tokens beyond 2^53 (gonum panics on an empty range)
+		pad := math.Max(math.Max((hi-lo)*0.05, 1), math.Max(math.Abs(lo), math.Abs(hi))*1e-9)
+		p.Y.Min, p.Y.Max = lo-pad, hi+pad
+		if !anyFence {
+			p.Y.Min, p.Y.Max = -0.5, 2 // the note sits above the row of zeros
+		}
+	}
+	var glyphs []plot.Plotter // exact points, drawn over every density layer
+	for gi, g := range groups {
+		xys := sets[gi]
+		if len(xys) == 0 {
+			continue
+		}
+		if dense(total) && len(xys) > maxExactGroup {
+			col := opaque(g.glyph.Color)
+			p.Add(newHeat(xys, fenceHeatRows, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max, false, col))
+			legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d): per cell, darker = more", g.name, len(xys)), Thumb: heatThumb{col}})
+			heated = append(heated, g.name)
+			continue
 		}
 		sc, err := plotter.NewScatter(xys)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		sc.GlyphStyle = g.glyph
-		p.Add(sc)
-		legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", g.name, n), Thumb: sc})
+		glyphs = append(glyphs, sc)
+		legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", g.name, len(xys)), Thumb: sc})
 	}
+	p.Add(glyphs...)
 	for _, f := range pts {
 		if f.stale && f.send >= 0 {
 			legend = append(legend, legendItem{"a stale write's flight, from its send (tick); dotted: up to the highest token accepted before it", staleThumb{}})
@@ -252,36 +284,9 @@ func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window,
 		p.Y.Min, p.Y.Max = 0, 1
 		p.Add(emptyNote{"no writes reached the resource"})
 	case !anyFence:
-		p.Y.Min, p.Y.Max = -0.5, 2 // the note sits above the row of zeros
 		p.Add(emptyNote{"this lock issues no fencing tokens: every write carried token 0"})
-	default:
-		// at least one token, and enough that lo-pad < hi+pad in float64
-		// even for tokens beyond 2^53 (gonum panics on an empty range)
-		pad := math.Max(math.Max((hi-lo)*0.05, 1), math.Max(math.Abs(lo), math.Abs(hi))*1e-9)
-		p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	}
-	return renderPNG(p, legend, figWidth, figHeight)
-}
-
-// thinLinear keeps the first point per cell of a 1200 x 400 grid over a
-// linear y range.
-func thinLinear(xys plotter.XYs, xmin, xmax float64) plotter.XYs {
-	ymin, ymax := math.Inf(1), math.Inf(-1)
-	for _, pt := range xys {
-		ymin, ymax = math.Min(ymin, pt.Y), math.Max(ymax, pt.Y)
-	}
-	const nx, ny = 1200, 400
-	seen := map[int64]bool{}
-	out := xys[:0:0]
-	for _, pt := range xys {
-		cx := int64((pt.X - xmin) / (xmax - xmin + 1e-12) * nx)
-		cy := int64((pt.Y - ymin) / (ymax - ymin + 1e-12) * ny)
-		if k := cx*(ny+1) + cy; !seen[k] {
-			seen[k] = true
-			out = append(out, pt)
-		}
-	}
-	return out
+	return p, legend, heated, nil
 }
 
 // boldCross is a ✕ glyph drawn with thick strokes (gonum's CrossGlyph is

@@ -179,6 +179,30 @@ func markGlyph(a arrival) draw.GlyphStyle {
 // increment (lost) ringed in red, and fault windows shaded (a client
 // fault on its client's row, lightly elsewhere).
 func holdersPNG(h history.History, writes []resource.Write, lost []lostPair, ws []checker.Window, end int64, clients int) ([]byte, error) {
+	return drawHolders(holdersArgs{h: h, writes: writes, lost: lost, ws: ws, end: end, clients: clients, pad: windowPad(0)})
+}
+
+// holdersArgs is what holders.png is drawn from: the history, the
+// resource's write log, the lost increments, the fault windows, the run's
+// end (ns) and client count; for a big run (bigHolders) also the
+// anomalies to draw windows around and how far each window reaches either
+// side of them (ns).
+type holdersArgs struct {
+	h         history.History
+	writes    []resource.Write
+	lost      []lostPair
+	ws        []checker.Window
+	end       int64
+	clients   int
+	anomalies []checker.Anomaly
+	pad       int64
+}
+
+// drawHolders draws holders.png: the chart holdersPNG describes, or for a
+// run of more than maxDetailLeases leases an overview and windows around
+// its anomalies (bigHolders).
+func drawHolders(a holdersArgs) ([]byte, error) {
+	h, writes, lost, ws, end, clients := a.h, a.writes, a.lost, a.ws, a.end, a.clients
 	hs := holds(h)
 	ovs := overlaps(hs)
 	sm := buildSlots(h, clients)
@@ -202,6 +226,9 @@ func holdersPNG(h history.History, writes []resource.Write, lost []lostPair, ws 
 	for _, a := range marks {
 		end = max(end, a.At())
 	}
+	if len(hs) > maxDetailLeases {
+		return bigHolders(a, holdersChart{hs: hs, ovs: ovs, slots: sm, h: h, marks: marks, lost: lost}, title, end)
+	}
 	p := newPlot(title, "time since start (s)", "")
 	p.X.Min, p.X.Max = 0, xMax(end)
 	p.Add(rowFaultBands{Windows: ws, Rows: clientRows(h, ws, sm)}, lightGrid())
@@ -224,6 +251,13 @@ func holdersPNG(h history.History, writes []resource.Write, lost []lostPair, ws 
 		}
 		p.Add(holdersChart{hs: hs, ovs: ovs, slots: sm, h: h, marks: marks, lost: lost})
 	}
+	legend := append(holdersLegend(len(lost) > 0), faultLegend(ws)...)
+	return renderPNG(p, legend, figWidth, height)
+}
+
+// holdersLegend is the legend of the detailed holders chart; lost adds
+// the lost-increment ring.
+func holdersLegend(lost bool) []legendItem {
 	legend := []legendItem{
 		{"held (acquire ok → release)", swatch{Fill: colHeld}},
 		{"held after its validity ended", swatch{Fill: colExpired}},
@@ -234,11 +268,10 @@ func holdersPNG(h history.History, writes []resource.Write, lost []lostPair, ws 
 		{"write unknown", glyphThumb(glyphWriteInfo)},
 		{"sent → reached the resource", flightThumb{}},
 	}
-	if len(lost) > 0 {
+	if lost {
 		legend = append(legend, legendItem{"lost increment: a write of a value already written (dashed line to the first)", glyphThumb(lostIncGlyph)})
 	}
-	legend = append(legend, legendItem{"lease lost notice", glyphThumb(lostGlyph)})
-	return renderPNG(p, append(legend, faultLegend(ws)...), figWidth, height)
+	return append(legend, legendItem{"lease lost notice", glyphThumb(lostGlyph)})
 }
 
 // flightThumb is the legend's send-to-arrival line: a tick at the send,
@@ -273,5 +306,6 @@ func (validityThumb) Thumbnail(c *draw.Canvas) {
 // holdersOf draws holders.png for a run: its history, the resource's
 // write log, the lost increments its resource checker named.
 func holdersOf(res *harness.Result, ws []checker.Window, end int64) ([]byte, error) {
-	return holdersPNG(res.History, res.Writes, lostPairs(res.History, res.Verdict), ws, end, res.Config.Clients)
+	return drawHolders(holdersArgs{h: res.History, writes: res.Writes, lost: lostPairs(res.History, res.Verdict), ws: ws, end: end,
+		clients: res.Config.Clients, anomalies: allAnomalies(res.Verdict), pad: windowPad(res.Config.TTL)})
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// maxRawPoints is how many points latency-raw.png draws before it thins
-// them: above it, each outcome keeps one point per cell of a grid about a
-// pixel wide (so outliers and the shape survive, overplotting does not).
+// maxRawPoints is the most client operations for which latency-raw.png and
+// fencing.png draw one glyph per operation (today's exact plots); above
+// it they become density plots (see dense and heatLayer).
 const maxRawPoints = 20000
 
 // rawGroup is one outcome's points on latency-raw.png.
@@ -52,30 +52,40 @@ func latencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, erro
 		p.Add(emptyNote{"no client operations in this history"})
 		return renderPanels("Latency of every operation", []*plot.Plot{p}, legend, figWidth, figHeight)
 	}
-	thin := len(sp) > maxRawPoints
+	thin := dense(len(sp))
 	if thin {
-		title += fmt.Sprintf(" — %d ops, thinned per pixel", len(sp))
+		title += fmt.Sprintf(" — %d ops: crowded outcomes as density", len(sp))
 	}
 	types, groups := opTypes(sp), byOp(sp)
 	var ps []*plot.Plot
+	heated := map[string]bool{} // outcomes drawn as density in some panel
 	for i, f := range types {
-		p, err := latencyRawPanel(f, groups[f], ws, end, thin, i == len(types)-1)
+		p, hot, err := latencyRawPanel(f, groups[f], ws, end, thin, i == len(types)-1)
 		if err != nil {
 			return nil, err
+		}
+		for _, g := range hot {
+			heated[g] = true
 		}
 		ps = append(ps, p)
 	}
 	for _, g := range rawGroups {
 		if n := countType(sp, g.typ, g.open); n > 0 {
 			legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", g.name, n), Thumb: glyphThumb(g.glyph)})
+			if heated[g.name] {
+				legend = append(legend, legendItem{Label: g.name + ": ops per cell (darker = more)", Thumb: heatThumb{opaque(g.glyph.Color)}})
+			}
 		}
 	}
 	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
 }
 
-// latencyRawPanel is one operation type's panel of latency-raw.png.
-func latencyRawPanel(f string, sp []span, ws []checker.Window, end int64, thin, last bool) (*plot.Plot, error) {
-	p := newPanel(fmt.Sprintf("%s (%d ops)", f, len(sp)), "", last)
+// latencyRawPanel is one operation type's panel of latency-raw.png. When
+// dense, an outcome with more than maxExactGroup operations is drawn as a
+// density layer (heated names those outcomes) and the others point by
+// point on top.
+func latencyRawPanel(f string, sp []span, ws []checker.Window, end int64, dense, last bool) (p *plot.Plot, heated []string, err error) {
+	p = newPanel(fmt.Sprintf("%s (%d ops)", f, len(sp)), "", last)
 	p.X.Min, p.X.Max = 0, xMax(end)
 	p.Add(faultBands{ws}, lightGrid())
 	var lo, hi float64 = math.Inf(1), 0
@@ -89,6 +99,8 @@ func latencyRawPanel(f string, sp []span, ws []checker.Window, end int64, thin, 
 		lo, hi = 1, 1
 	}
 	capMs := hi * 3
+	p.Y.Min, p.Y.Max = lo/1.5, capMs*1.5
+	var points []plot.Plotter // exact glyphs, drawn over every density layer
 	for _, g := range rawGroups {
 		var xys plotter.XYs
 		for _, s := range sp {
@@ -104,20 +116,22 @@ func latencyRawPanel(f string, sp []span, ws []checker.Window, end int64, thin, 
 		if len(xys) == 0 {
 			continue
 		}
-		if thin {
-			xys = thinGrid(xys, p.X.Min, p.X.Max, lo, capMs)
+		if dense && len(xys) > maxExactGroup {
+			p.Add(newHeat(xys, heatRows, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max, true, opaque(g.glyph.Color)))
+			heated = append(heated, g.name)
+			continue
 		}
 		sc, err := plotter.NewScatter(xys)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sc.GlyphStyle = g.glyph
-		p.Add(sc)
+		points = append(points, sc)
 	}
+	p.Add(points...)
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = msLogTicks{}
-	p.Y.Min, p.Y.Max = lo/1.5, capMs*1.5
-	return p, nil
+	return p, heated, nil
 }
 
 // minLatencyMs is the floor of latencies on log axes (1 µs): a zero
@@ -134,23 +148,4 @@ func countType(sp []span, t history.Type, open bool) int {
 		}
 	}
 	return n
-}
-
-// thinGrid keeps the first point in each cell of a 1200 x 400 grid over
-// the plot's range (y on a log scale).
-func thinGrid(xys plotter.XYs, xmin, xmax, ymin, ymax float64) plotter.XYs {
-	const nx, ny = 1200, 400
-	seen := make(map[int32]bool, nx*4)
-	lmin, lmax := math.Log(ymin), math.Log(ymax)
-	out := xys[:0:0]
-	for _, pt := range xys {
-		cx := int32((pt.X - xmin) / (xmax - xmin + 1e-12) * nx)
-		cy := int32((math.Log(pt.Y) - lmin) / (lmax - lmin + 1e-12) * ny)
-		k := cx*(ny+1) + cy
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, pt)
-		}
-	}
-	return out
 }

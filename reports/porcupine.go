@@ -16,8 +16,10 @@ import (
 // writePorcupine writes porcupine.html (the lock check) and, for the
 // counter workload, porcupine-counter.html (the counter's critical
 // sections), from the searches the checks kept (see
-// keptLinearizations), else by searching again. Above opt.PorcupineMaxOps client operations, or for a
-// history that does not validate, porcupine.html is a short page saying
+// keptLinearizations), else by searching again. Above opt.PorcupineMaxOps
+// client operations it draws only the failing segments, one page each
+// (writeSegmentPages), and note says which pages show which records; for
+// a history that does not validate, porcupine.html is a short page saying
 // why instead, and note says so for index.html. Every page is titled
 // with the run, lock and verdict, and opens at the operation its
 // "#op=N" fragment names (decoratePorcupine).
@@ -26,6 +28,8 @@ func writePorcupine(res *harness.Result, opt Options) (note string, counter bool
 	n := len(spans(h))
 	var reason string
 	switch {
+	case n > opt.PorcupineMaxOps && checker.Validate(h) == nil:
+		return writeSegmentPages(res, opt, n)
 	case n > opt.PorcupineMaxOps:
 		reason = fmt.Sprintf("The history has %d client operations, more than the %d porcupine's visualisation is built for; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
 	case checker.Validate(h) != nil:

@@ -75,7 +75,20 @@ const porcupineTargetScript = `<style>
         function show() {
           var m = /(?:^#|&)op=(\d+)/.exec(location.hash)
           if (!m || typeof data === 'undefined' || !data.Partitions) return
-          var want = Number(m[1]), best = null
+          var want = Number(m[1]), best = null, outside = ''
+          if (typeof lockstormSegments !== 'undefined') {
+            var here = null, there = null
+            lockstormSegments.forEach(function (s) {
+              if (want < s.first || want > s.last) return
+              if (s.file === lockstormHere) here = s
+              else if (!there) there = s
+            })
+            if (!here && there) {
+              location.replace(there.file + '#op=' + want)
+              return
+            }
+            if (!here) outside = 'Op ' + want + ' is outside every segment drawn; '
+          }
           data.Partitions.forEach(function (part, p) {
             part.History.forEach(function (el, i) {
               (String(el.Metadata || '').match(/\d+/g) || []).forEach(function (s) {
@@ -100,7 +113,8 @@ const porcupineTargetScript = `<style>
           if (shown) shown.classList.add('lockstorm-target')
           target.scrollIntoView({block: 'center', inline: 'center'})
           document.body.setAttribute('data-lockstorm-op', String(want))
-          note.textContent = best.d === 0
+          note.textContent = outside ? outside + 'the nearest op on this page (' + best.md + ') is selected and outlined in red.'
+            : best.d === 0
             ? 'Op ' + want + ' (' + best.md + ') is selected and outlined in red.'
             : 'Op ' + want + ' is not one of this page\'s operations; the nearest one (' + best.md + ') is selected and outlined in red.'
         }
@@ -109,3 +123,45 @@ const porcupineTargetScript = `<style>
       })()
     </script>
   `
+
+// segmentRef is one segment page as the pages' script sees it: its file
+// and the record indices it spans.
+type segmentRef struct {
+	File        string `json:"file"`
+	First, Last int64
+}
+
+// markSegment adds to a decorated porcupine page (decoratePorcupine) of
+// one failing segment the note saying which part of the history it shows,
+// and the list of every segment page of its kind (all), so that a link
+// "#op=N" to an op of another segment's page goes there.
+func markSegment(page []byte, note, here string, all []segmentRef) []byte {
+	var js strings.Builder
+	js.WriteString("var lockstormSegments = [")
+	for i, r := range all {
+		if i > 0 {
+			js.WriteString(", ")
+		}
+		fmt.Fprintf(&js, "{file: %q, first: %d, last: %d}", r.File, r.First, r.Last)
+	}
+	fmt.Fprintf(&js, "]\n      var lockstormHere = %q", here)
+	add := `<p id="lockstorm-segment">` + html.EscapeString(note) + `</p><p id="lockstorm-target-note"></p></div>
+    <style>
+      #lockstorm-head p#lockstorm-segment { color: #333; max-width: 1100px; }
+      #legend { top: 100px; }
+      #canvas { margin-top: 140px; }
+    </style>
+    <script>
+      ` + js.String() + `
+      // the note may wrap onto several lines: move the legend and the
+      // canvas below the heading, whatever its height
+      document.addEventListener('DOMContentLoaded', function () {
+        var hd = document.getElementById('lockstorm-head')
+        var lg = document.getElementById('legend'), cv = document.getElementById('canvas')
+        if (!hd) return
+        if (lg) lg.style.top = (hd.offsetHeight + 8) + 'px'
+        if (cv) cv.style.marginTop = (hd.offsetHeight + 48) + 'px'
+      })
+    </script>`
+	return bytes.Replace(page, []byte(`<p id="lockstorm-target-note"></p></div>`), []byte(add), 1)
+}

@@ -170,6 +170,12 @@ var figTitleFont = font.From(bold, 14)
 // data area aligned with every other time-axis plot's; it returns the PNG
 // bytes.
 func renderPanels(title string, ps []*plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error) {
+	return renderStack(title, ps, nil, legend, w, h)
+}
+
+// renderStack is renderPanels with each plot's share of the height in
+// proportion to its weight (nil weights: equal shares).
+func renderStack(title string, ps []*plot.Plot, weights []float64, legend []legendItem, w, h vg.Length) ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
 	dc := draw.New(c)
 	strip, drawLegend := layoutLegend(legend, w)
@@ -179,11 +185,17 @@ func renderPanels(title string, ps []*plot.Plot, legend []legendItem, w, h vg.Le
 		dc.FillText(sty, vg.Point{X: w / 2, Y: top - 6}, title)
 		top -= sty.Height(title) + 14
 	}
-	ph := (top - strip) / vg.Length(max(len(ps), 1))
+	total := 0.0
+	for i := range ps {
+		total += weightOf(weights, i)
+	}
+	y := top
 	for i, p := range ps {
+		ph := (top - strip) * vg.Length(weightOf(weights, i)/total)
 		pc := dc
-		pc.Max.Y = top - vg.Length(i)*ph
-		pc.Min.Y = pc.Max.Y - ph
+		pc.Max.Y = y
+		pc.Min.Y = y - ph
+		y -= ph
 		p.Draw(alignTimeAxis(p, pc, dc.Min.X, dc.Max.X))
 	}
 	drawLegend(dc)
@@ -192,6 +204,14 @@ func renderPanels(title string, ps []*plot.Plot, legend []legendItem, w, h vg.Le
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// weightOf is weights[i], 1 when weights is too short.
+func weightOf(weights []float64, i int) float64 {
+	if i < len(weights) && weights[i] > 0 {
+		return weights[i]
+	}
+	return 1
 }
 
 // layoutLegend lays the legend items out in rows across width w and

@@ -11,7 +11,6 @@
 package reports
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -30,9 +29,10 @@ var ErrNoDir = errors.New("reports: result has no run folder")
 // Options tune Write. The zero value is what Write uses.
 type Options struct {
 	// PorcupineMaxOps is the largest number of client operations for
-	// which porcupine's visualisations are built (they are made for
-	// thousands of operations, not millions). Default
-	// checker.VisualizeMaxOps, up to which the checks keep their search.
+	// which porcupine's visualisations show the whole history (they are
+	// made for thousands of operations, not millions); above it they
+	// show only the failing segments. Default checker.VisualizeMaxOps,
+	// up to which the checks keep their search.
 	PorcupineMaxOps int
 	// PorcupineTimeout bounds each porcupine search behind a
 	// visualisation when the check kept none (a result read back from
@@ -128,10 +128,9 @@ func WriteWith(res *harness.Result, opt Options) error {
 		}
 	}
 	page := buildPage(res, ws, shown, runFiles(res.Dir), counterPage, porcNote)
-	var buf bytes.Buffer
-	if err := writeIndex(&buf, page); err != nil {
+	if b, err := renderIndex(page); err != nil {
 		errs[len(plots)+2] = err
-	} else if err := os.WriteFile(filepath.Join(res.Dir, store.IndexFile), buf.Bytes(), 0o644); err != nil {
+	} else if err := os.WriteFile(filepath.Join(res.Dir, store.IndexFile), b, 0o644); err != nil {
 		errs[len(plots)+2] = fmt.Errorf("reports: %w", err)
 	}
 	if err := errors.Join(errs...); err != nil {

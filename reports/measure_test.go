@@ -1,0 +1,86 @@
+package reports
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
+)
+
+// TestMeasureWrite writes the report of a synthetic history of about
+// LOCKSTORM_MEASURE_RECORDS records (bigHistory with half as many client
+// operations) into LOCKSTORM_MEASURE_DIR and logs the write time and the
+// sizes of index.html and the whole folder. Skipped unless both are set:
+//
+//	LOCKSTORM_MEASURE_RECORDS=1000000 LOCKSTORM_MEASURE_DIR=/tmp/m go test -run MeasureWrite ./reports
+//
+// LOCKSTORM_MEASURE_ANOMALIES=k names k made-up anomalies spread over the
+// run (injectAnomalies), to see the windows drawn around them.
+//
+// Run the test binary under /usr/bin/time -v for its peak RSS.
+func TestMeasureWrite(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("LOCKSTORM_MEASURE_RECORDS"))
+	dir := os.Getenv("LOCKSTORM_MEASURE_DIR")
+	if n <= 0 || dir == "" {
+		t.Skip("set LOCKSTORM_MEASURE_RECORDS and LOCKSTORM_MEASURE_DIR")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := bigResult(dir, n/2)
+	res.Verdict.Valid, res.Verdict.Error = checker.Unknown, "synthetic history; not checked"
+	k, _ := strconv.Atoi(os.Getenv("LOCKSTORM_MEASURE_ANOMALIES"))
+	injectAnomalies(res, k)
+	start := time.Now()
+	if err := Write(res); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	var total int64
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil {
+			total += fi.Size()
+			t.Logf("  %-28s %10d", e.Name(), fi.Size())
+		}
+	}
+	fi, err := os.Stat(filepath.Join(dir, store.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("records %d: write %v, index.html %d bytes, folder %d bytes", len(res.History), took, fi.Size(), total)
+}
+
+// injectAnomalies adds k made-up fatal anomalies to res's lock and
+// resource checkers, spread evenly over the history, each naming a
+// write's invoke and completion and, for the lock checker, the next
+// acquire's records (the ops of a synthetic anomaly; the history itself
+// is unchanged).
+func injectAnomalies(res *harness.Result, k int) {
+	h := res.History
+	for j := range k {
+		at := len(h) * (2*j + 1) / (2 * k)
+		var ops []int64
+		for i := at; i < len(h) && len(ops) < 4; i++ {
+			if f := h[i].F; len(ops) < 2 && f == history.FWrite || len(ops) >= 2 && f == history.FAcquire {
+				ops = append(ops, int64(i))
+			}
+		}
+		part := &res.Verdict.Results[j%len(res.Verdict.Results)]
+		kind := "nonlinearizable"
+		if part.Name == "resource" {
+			kind, ops = "lost-update", ops[:min(2, len(ops))] // the write alone: a counter page shows no acquires
+		}
+		part.Anomalies = append(part.Anomalies, checker.Anomaly{Kind: kind, Ops: ops, Fatal: true, Text: "made up by the test"})
+		part.Valid = checker.Invalid
+	}
+	if k > 0 {
+		res.Verdict.Valid = checker.Invalid
+	}
+}

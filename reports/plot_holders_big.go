@@ -1,0 +1,280 @@
+package reports
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// Big runs' holders.png: above maxDetailLeases leases one bar per lease is
+// a solid block, so the chart becomes an overview of the whole run (per
+// client, how much of each time column it held the lock; anomalies
+// marked) above one detailed window (the small-run chart, cut to a stretch
+// of time) around each of at most maxHolderWindows groups of anomalies.
+const (
+	maxDetailLeases  = 2000
+	maxHolderWindows = 4
+	// overviewCols is the overview's time columns.
+	overviewCols = 400
+	// maxAnomalyTicks bounds the anomaly marks along the overview's top.
+	maxAnomalyTicks = 500
+)
+
+// Colours of the overview's windows and anomaly marks.
+var (
+	colWindow  = rgb(0xff, 0xd7, 0x00)
+	windowFont = font.From(bold, 11)
+)
+
+// occupancy is the overview's data: per row and time column, the share
+// of the column a lease of that row was believed held within its
+// validity (held) and past it (late), and whether two holders overlapped
+// on that row (clash).
+type occupancy struct {
+	cols       int
+	width      float64 // column width, s
+	held, late [][]float64
+	clash      [][]bool
+	anyClash   []bool // per column: an overlap on some row
+	windows    []timeWindow
+	anomalyAt  []float64 // s, anomaly marks
+	rows       int
+	rowOf      func(proc int) int
+}
+
+// newOccupancy sums the leases of hc into overviewCols columns over
+// [0, xmax] s.
+func newOccupancy(hc holdersChart, xmax float64) *occupancy {
+	o := &occupancy{cols: overviewCols, width: xmax / overviewCols, rows: len(hc.slots.Rows)}
+	o.held, o.late, o.clash = make([][]float64, o.rows), make([][]float64, o.rows), make([][]bool, o.rows)
+	for r := range o.rows {
+		o.held[r], o.late[r], o.clash[r] = make([]float64, o.cols), make([]float64, o.cols), make([]bool, o.cols)
+	}
+	o.anyClash = make([]bool, o.cols)
+	add := func(dst []float64, a, b float64) {
+		for c := max(int(a/o.width), 0); c < o.cols && float64(c)*o.width < b; c++ {
+			lo, hi := math.Max(a, float64(c)*o.width), math.Min(b, float64(c+1)*o.width)
+			if hi > lo {
+				dst[c] += (hi - lo) / o.width
+			}
+		}
+	}
+	for _, ho := range hc.hs {
+		r, ok := hc.slots.Row[ho.Proc]
+		if !ok {
+			continue
+		}
+		end := ho.End
+		if ho.Validity > 0 && ho.Validity < end {
+			end = max(ho.Validity, ho.Start)
+			add(o.late[r], seconds(end), seconds(ho.End))
+		}
+		add(o.held[r], seconds(ho.Start), seconds(end))
+	}
+	for _, ov := range hc.ovs {
+		c0, c1 := int(seconds(ov.Start)/o.width), int(seconds(ov.End)/o.width)
+		for c := max(c0, 0); c <= min(c1, o.cols-1); c++ {
+			o.anyClash[c] = true
+			for _, i := range []int{ov.A, ov.B} {
+				if r, ok := hc.slots.Row[hc.hs[i].Proc]; ok {
+					o.clash[r][c] = true
+				}
+			}
+		}
+	}
+	return o
+}
+
+// Plot draws the windows (numbered yellow columns), the occupancy strips
+// (the opacity of a cell is its held share relative to the fullest
+// cell's), the overlaps and the anomaly marks.
+func (o *occupancy) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for i, w := range o.windows {
+		rect(c, p, seconds(w.From), seconds(w.To), p.Y.Min, p.Y.Max, alpha(colWindow, 0x60), colWindow)
+		sty := draw.TextStyle{Color: color.Black, Font: windowFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+		pt := vg.Point{X: trX(seconds(w.From+w.To) / 2), Y: c.Max.Y - vg.Points(1)}
+		c.FillText(sty, pt, fmt.Sprint(i+1))
+	}
+	for col, any := range o.anyClash {
+		if any {
+			x := float64(col) * o.width
+			rect(c, p, x, x+o.width, p.Y.Min, p.Y.Max, alpha(colOverlap, 0x28), nil)
+		}
+	}
+	top := 0.0 // the fullest cell: darkest
+	for r := range o.rows {
+		for _, f := range o.held[r] {
+			top = math.Max(top, math.Min(f, 1))
+		}
+	}
+	for r := range o.rows {
+		y := float64(r)
+		for col := range o.cols {
+			x := float64(col) * o.width
+			if f := math.Min(o.held[r][col], 1); f > 0 {
+				rect(c, p, x, x+o.width, y-rowBar*1.4, y+rowBar*1.4, alpha(colHeld, uint8(0x30+f/top*0xcf)), nil)
+			}
+			if f := math.Min(o.late[r][col], 1); f > 0 {
+				rect(c, p, x, x+o.width, y+rowBar*0.3, y+rowBar*1.4, alpha(colExpired, uint8(0x90+f*0x6f)), nil)
+			}
+			if o.clash[r][col] {
+				rect(c, p, x, x+o.width, y+rowOverlapA, y+rowOverlapB, colOverlap, nil)
+			}
+		}
+	}
+	mark := draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(3), Shape: downTriangle{}}
+	for _, t := range o.anomalyAt {
+		pt := vg.Point{X: trX(t), Y: trY(p.Y.Max) - vg.Points(4)}
+		if c.Contains(pt) {
+			c.DrawGlyph(mark, pt)
+		}
+	}
+}
+
+// downTriangle is a ▼ glyph, the overview's anomaly mark.
+type downTriangle struct{}
+
+// DrawGlyph draws the triangle centred on pt.
+func (downTriangle) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius
+	c.FillPolygon(sty.Color, []vg.Point{{X: pt.X - r, Y: pt.Y + r}, {X: pt.X + r, Y: pt.Y + r}, {X: pt.X, Y: pt.Y - r}})
+}
+
+// window returns the part of hc within [from, to] ns: the leases whose
+// belief or validity reaches into it, their overlaps, the resource
+// operations sent or arriving in it and the lost notices in it.
+func (hc holdersChart) window(from, to int64) holdersChart {
+	out := holdersChart{slots: hc.slots, lost: hc.lost}
+	idx := map[int]int{}
+	for i, ho := range hc.hs {
+		if ho.Start <= to && max(ho.End, ho.Validity) >= from {
+			idx[i] = len(out.hs)
+			out.hs = append(out.hs, ho)
+		}
+	}
+	for _, ov := range hc.ovs {
+		a, okA := idx[ov.A]
+		b, okB := idx[ov.B]
+		if okA && okB && ov.Start <= to && ov.End >= from {
+			out.ovs = append(out.ovs, overlap{Start: ov.Start, End: ov.End, A: a, B: b})
+		}
+	}
+	for _, m := range hc.marks {
+		if min(m.Send, m.At()) <= to && max(m.Send, m.At()) >= from {
+			out.marks = append(out.marks, m)
+		}
+	}
+	for i := range hc.h {
+		if r := &hc.h[i]; r.F == history.FLost && r.Time >= from && r.Time <= to {
+			out.h = append(out.h, *r)
+		}
+	}
+	return out
+}
+
+// rowsPlot is a holders plot over [x0, x1] s with one labelled row per
+// slot and the fault windows shaded.
+func rowsPlot(a holdersArgs, sm slotMap, title, xlabel string, x0, x1 float64) *plot.Plot {
+	p := newPlot(title, xlabel, "")
+	p.Title.TextStyle.Font = font.From(bold, 11.5)
+	p.Title.Padding = vg.Points(3)
+	p.X.Min, p.X.Max = x0, x1
+	p.Add(rowFaultBands{Windows: a.ws, Rows: clientRows(a.h, a.ws, sm)}, lightGrid())
+	rows := len(sm.Rows)
+	p.Y.Min, p.Y.Max = -0.6, math.Max(float64(rows)-0.4, 0.4)
+	var ticks []plot.Tick
+	for i, l := range sm.Rows {
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: l})
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	return p
+}
+
+// bigHolders draws holders.png for a big run: the overview, then one
+// detailed window per group of anomalies (at most maxHolderWindows; the
+// title says how many more there were). title is the small chart's title
+// (the counts); end the run's end, ns.
+func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte, error) {
+	wins, left := anomalyWindows(a.h, a.anomalies, a.pad, end, maxHolderWindows)
+	switch {
+	case len(wins) == 0:
+		title += "; overview, no anomaly to window"
+	case left > 0:
+		title += fmt.Sprintf("; %d anomaly windows (%d more not drawn)", len(wins), left)
+	default:
+		title += fmt.Sprintf("; %d anomaly window(s)", len(wins))
+	}
+	o := newOccupancy(hc, xMax(end))
+	o.windows = wins
+	for _, an := range a.anomalies {
+		if len(o.anomalyAt) == maxAnomalyTicks {
+			break
+		}
+		if n := len(an.Ops); n > 0 {
+			if op := an.Ops[n-1]; op >= 0 && op < int64(len(a.h)) {
+				o.anomalyAt = append(o.anomalyAt, seconds(a.h[op].Time))
+			}
+		}
+	}
+	xl := "time since start (s)"
+	ov := rowsPlot(a, hc.slots, fmt.Sprintf("Whole run: share of each of %d columns (%.3g s) each client held the lock", overviewCols, o.width), xl, 0, xMax(end))
+	ov.Add(o)
+	ps := []*plot.Plot{ov}
+	rows := float64(len(hc.slots.Rows))
+	rowH := math.Max(0.12, math.Min(0.38, 6/math.Max(rows, 1))) // inches per row in a window
+	ovH := 1.0 + rows*math.Min(0.22, 3/math.Max(rows, 1))
+	weights := []float64{ovH}
+	height := vg.Length(ovH) * vg.Inch
+	for i, w := range wins {
+		p := rowsPlot(a, hc.slots, fmt.Sprintf("Window %d of %d — %s", i+1, len(wins), w.Label()), xl, seconds(w.From), seconds(w.To))
+		p.Add(hc.window(w.From, w.To), anomalyLines{a.h, w.Ops})
+		ps = append(ps, p)
+		wh := 1.2 + rows*rowH
+		weights = append(weights, wh)
+		height += vg.Length(wh) * vg.Inch
+	}
+	legend := []legendItem{
+		{"overview: share of the column held (darker = longer)", heatThumb{colHeld}},
+		{"overview: held past validity", swatch{Fill: colExpired}},
+		{"anomaly (its last op)", glyphThumb(draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(3), Shape: downTriangle{}})},
+		{"window drawn in detail below", swatch{Fill: alpha(colWindow, 0x60), Outline: colWindow}},
+		{"a window's anomaly records", lineThumb(anomalyLineStyle)},
+	}
+	legend = append(append(legend, holdersLegend(len(a.lost) > 0)...), faultLegend(a.ws)...)
+	return renderStack(title, ps, weights, legend, figWidth, height+1.2*vg.Inch)
+}
+
+// anomalyLines marks, in a detailed window, the times of its anomalies'
+// records (at most maxAnomalyLines) with dashed red lines.
+type anomalyLines struct {
+	h   history.History
+	ops []int64
+}
+
+// maxAnomalyLines bounds the lines of one window.
+const maxAnomalyLines = 40
+
+// anomalyLineStyle is the dashed line at an anomaly's record.
+var anomalyLineStyle = draw.LineStyle{Color: alpha(colOverlap, 0xd0), Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+
+// Plot draws the lines.
+func (l anomalyLines) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	for i, o := range l.ops {
+		if i == maxAnomalyLines {
+			break
+		}
+		if o >= 0 && o < int64(len(l.h)) {
+			x := trX(seconds(l.h[o].Time))
+			c.StrokeLines(anomalyLineStyle, c.ClipLinesXY([]vg.Point{{X: x, Y: c.Min.Y}, {X: x, Y: c.Max.Y}})...)
+		}
+	}
+}

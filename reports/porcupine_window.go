@@ -1,0 +1,445 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
+)
+
+// A big history's porcupine pages are drawn per failing segment: porcupine's
+// visualiser gets only the records of a window of time around the failing
+// operations of one group of anomalies (anomalyWindows), widened to the
+// nearest quiescent points (no operation in flight and no lease that could
+// still be alive) when that keeps it within maxSegmentOps operations.
+const (
+	// maxPorcupineSegments bounds the segments drawn per porcupine page
+	// kind (lock, counter); the first is porcupine.html, the next
+	// porcupine-2.html and so on.
+	maxPorcupineSegments = 3
+	// maxSegmentOps bounds the client operations of one segment.
+	maxSegmentOps = 2000
+)
+
+// segment is one failing segment of a big history, drawn on its own page.
+type segment struct {
+	timeWindow
+	// File is the page's file name.
+	File string
+	// Sub is the segment's records, in history order, each keeping its
+	// index in the whole history (so "ops 12,15" and #op=N still name the
+	// whole history's records).
+	Sub history.History
+	// First and Last are the smallest and largest record index in Sub.
+	First, Last int64
+	// Quiescent says both ends are quiescent points; otherwise the
+	// segment was cut mid-activity (only whole operations and whole
+	// leases of the window are in it) and its check may differ from the
+	// whole history's.
+	Quiescent bool
+	// OpCount is how many client operations Sub holds.
+	OpCount int
+	// Rows says which process each of the page's rows is (renumber).
+	Rows []string
+}
+
+// maxRowNames bounds the rows a segment's note names.
+const maxRowNames = 24
+
+// renumber gives the client processes of sub the ids 0, 1, ... in the
+// order of their client slot (sm), then process id, and returns what each
+// new id was: "p981 (c1)".
+func renumber(sub history.History, sm slotMap) []string {
+	var procs []int
+	seen := map[int]bool{}
+	for i := range sub {
+		if r := &sub[i]; !r.IsNemesis() && !seen[r.Process] {
+			seen[r.Process] = true
+			procs = append(procs, r.Process)
+		}
+	}
+	slot := func(p int) int {
+		if r, ok := sm.Row[p]; ok {
+			return r
+		}
+		return len(sm.Rows)
+	}
+	slices.SortFunc(procs, func(a, b int) int {
+		if c := compareInt64(int64(slot(a)), int64(slot(b))); c != 0 {
+			return c
+		}
+		return compareInt64(int64(a), int64(b))
+	})
+	id := map[int]int{}
+	names := make([]string, len(procs))
+	for i, p := range procs {
+		id[p] = i
+		names[i] = fmt.Sprintf("p%d", p)
+		if r, ok := sm.Row[p]; ok {
+			names[i] += fmt.Sprintf(" (c%d)", r+1)
+		}
+	}
+	for i := range sub {
+		if r := &sub[i]; !r.IsNemesis() {
+			r.Process = id[r.Process]
+		}
+	}
+	return names
+}
+
+// Note is the page's sentence saying what part of the history it shows.
+func (s segment) Note(total int) string {
+	how := "cut at quiescent points (no operation in flight, no lease alive), so this segment is checked as the whole history is"
+	if !s.Quiescent {
+		how = "cut mid-activity (no quiescent point near enough): only the operations and leases reaching into the window are here, so its verdict may differ from the whole history's"
+	}
+	var rows strings.Builder
+	for i, r := range s.Rows {
+		if i == maxRowNames {
+			fmt.Fprintf(&rows, ", …")
+			break
+		}
+		if i > 0 {
+			rows.WriteString(", ")
+		}
+		fmt.Fprintf(&rows, "%d = %s", i, r)
+	}
+	return fmt.Sprintf("This page shows one segment of a history of %d client operations: records %d..%d (%.3f–%.3f s, %d operations) around %s; it was %s. Rows and p numbers here renumber the processes: %s.",
+		total, s.First, s.Last, seconds(s.From), seconds(s.To), s.OpCount, s.timeWindow.Label(), how, rows.String())
+}
+
+// segmentFile is the file of the i-th (0-based) segment page of base
+// ("porcupine.html" -> "porcupine.html", "porcupine-2.html", ...).
+func segmentFile(base string, i int) string {
+	if i == 0 {
+		return base
+	}
+	return fmt.Sprintf("%s-%d.html", base[:len(base)-len(".html")], i+1)
+}
+
+// interval is a busy stretch [a, b] ns.
+type interval struct{ a, b int64 }
+
+// aliveUntil is until when the lease of ho could still be held (ns): its
+// release's invoke when it was released (the release itself is an
+// operation in flight after that), else the later of the belief's end and
+// the validity.
+func aliveUntil(ho hold) int64 {
+	if ho.Ended == "release" {
+		return ho.End
+	}
+	return max(ho.End, ho.Validity)
+}
+
+// busyBlocks merges the times operations were in flight (invoke to
+// completion, to the end of the history when never completed; failed
+// acquires, which took nothing and which the checks leave out, aside) and
+// leases could be alive (aliveUntil) into disjoint blocks, in time order; the gaps between blocks
+// are the quiescent points.
+func busyBlocks(sp []span, hs []hold, end int64) []interval {
+	iv := make([]interval, 0, len(sp)+len(hs))
+	for _, s := range sp {
+		if s.F == history.FAcquire && s.Completed && s.Type == history.Fail {
+			continue // took nothing: the checks leave it out
+		}
+		b := end
+		if s.Completed {
+			b = s.Done
+		}
+		iv = append(iv, interval{s.Call, b})
+	}
+	for _, ho := range hs {
+		iv = append(iv, interval{ho.Start, aliveUntil(ho)})
+	}
+	slices.SortFunc(iv, func(x, y interval) int { return compareInt64(x.a, y.a) })
+	var out []interval
+	for _, v := range iv {
+		if n := len(out); n > 0 && v.a <= out[n-1].b {
+			out[n-1].b = max(out[n-1].b, v.b)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// widen widens [lo, hi] to the quiescent points around it: the start of
+// the busy block holding lo and the end of the one holding hi (blocks
+// from busyBlocks).
+func widen(blocks []interval, lo, hi int64) (int64, int64) {
+	i := sort.Search(len(blocks), func(i int) bool { return blocks[i].b >= lo })
+	if i < len(blocks) && blocks[i].a < lo {
+		lo = blocks[i].a
+	}
+	j := sort.Search(len(blocks), func(j int) bool { return blocks[j].a > hi }) - 1
+	if j >= 0 && blocks[j].b > hi {
+		hi = blocks[j].b
+	}
+	return lo, hi
+}
+
+// segmenter holds what cutting h into segments needs, computed once for
+// the lock and the counter pages.
+type segmenter struct {
+	h      history.History
+	end    int64
+	sp     []span
+	hs     []hold
+	blocks []interval
+	ws     []checker.Window
+	sm     slotMap
+}
+
+// newSegmenter prepares the cutting of h, a run of clients client slots.
+func newSegmenter(h history.History, clients int) *segmenter {
+	g := &segmenter{h: h, end: endTime(h), sp: spans(h), hs: holds(h), ws: checker.FaultWindows(h), sm: buildSlots(h, clients)}
+	g.blocks = busyBlocks(g.sp, g.hs, g.end)
+	return g
+}
+
+// segments picks the failing segments to draw for the anomalies as (at
+// most maxPorcupineSegments, fatal ones first; see anomalyWindows),
+// naming their pages after base. left is how many were not drawn.
+//
+// Each segment's processes are renumbered 0, 1, ... (renumber): porcupine
+// draws one row per process id from 0 up, and a long run's processes
+// number in the thousands.
+func (g *segmenter) segments(as []checker.Anomaly, pad int64, base string) (segs []segment, left int) {
+	wins, left := anomalyWindows(g.h, as, pad, g.end, maxPorcupineSegments)
+	for i, w := range wins {
+		lo, hi := widen(g.blocks, w.From, w.To)
+		quiet := opsCalledIn(g.sp, lo, hi) <= maxSegmentOps
+		if !quiet {
+			lo, hi = w.From, w.To
+		}
+		sub, n := cutSegment(g.h, g.sp, g.hs, g.ws, lo, hi, g.end)
+		rows := renumber(sub, g.sm)
+		w.From, w.To = lo, hi
+		s := segment{timeWindow: w, File: segmentFile(base, i), Sub: sub, Quiescent: quiet, OpCount: n, Rows: rows}
+		if len(sub) > 0 {
+			s.First, s.Last = sub[0].Index, sub[len(sub)-1].Index
+		}
+		segs = append(segs, s)
+	}
+	return segs, left
+}
+
+// opsCalledIn counts the operations invoked in [lo, hi].
+func opsCalledIn(sp []span, lo, hi int64) int {
+	n := 0
+	for _, s := range sp {
+		if s.Call >= lo && s.Call <= hi {
+			n++
+		}
+	}
+	return n
+}
+
+// cutSegment returns the records of h for the window [lo, hi] ns: every
+// client operation (invoke and completion) in flight during it, every
+// operation of a process between the acquire and the end of a lease
+// reaching into it (so that no release or extend is cut from its
+// acquire), and the nemesis records of the fault windows reaching into
+// it. Records keep their Index; n counts the client operations.
+func cutSegment(h history.History, sp []span, hs []hold, ws []checker.Window, lo, hi, end int64) (sub history.History, n int) {
+	keep := make([]bool, len(h))
+	type rng struct{ a, b int64 }
+	leases := map[int][]rng{} // process -> lease stretches reaching into the window
+	for _, ho := range hs {
+		if ho.Start <= hi && max(ho.End, ho.Validity) >= lo && ho.AcqOp >= 0 && ho.AcqOp < int64(len(h)) {
+			leases[ho.Proc] = append(leases[ho.Proc], rng{h[ho.AcqOp].Time, ho.End})
+		}
+	}
+	for _, p := range history.Pairs(h) {
+		r := &h[p.Invoke]
+		done := end
+		if p.Completion >= 0 {
+			done = h[p.Completion].Time
+		}
+		in := r.Time <= hi && done >= lo
+		for _, l := range leases[r.Process] {
+			in = in || r.Time >= l.a-int64(1) && r.Time <= l.b
+		}
+		if !in {
+			continue
+		}
+		n++
+		keep[p.Invoke] = true
+		if p.Completion >= 0 {
+			keep[p.Completion] = true
+		}
+	}
+	// The acquire invokes of the leases: a lease's acquire started before
+	// its ok (AcqOp), so include its whole pair.
+	for _, ho := range hs {
+		if _, ok := leases[ho.Proc]; ok && ho.Start <= hi && max(ho.End, ho.Validity) >= lo {
+			markPairOf(h, keep, ho.AcqOp)
+		}
+	}
+	for _, w := range ws {
+		if w.Start > hi || w.End < lo {
+			continue
+		}
+		for _, i := range []int64{w.StartOp, w.StopOp} {
+			if i >= 0 && i < int64(len(h)) {
+				keep[i] = true
+				markNemesisPartner(h, keep, int(i))
+			}
+		}
+	}
+	for i := range h {
+		if keep[i] {
+			sub = append(sub, h[i])
+		}
+	}
+	return sub, n
+}
+
+// markPairOf marks the invoke of the completion at record i (the same
+// process's latest invoke before it).
+func markPairOf(h history.History, keep []bool, i int64) {
+	if i < 0 || i >= int64(len(h)) {
+		return
+	}
+	keep[i] = true
+	if h[i].Type == history.Invoke {
+		return
+	}
+	for j := i - 1; j >= 0; j-- {
+		if h[j].Process == h[i].Process && h[j].Type == history.Invoke && !h[j].IsNemesis() && h[j].F != history.FLost {
+			keep[j] = true
+			return
+		}
+	}
+}
+
+// markNemesisPartner marks the other record of the nemesis action at
+// record i: its completion when i is an invoke, else its invoke (within
+// 64 records).
+func markNemesisPartner(h history.History, keep []bool, i int) {
+	r := &h[i]
+	step := 1
+	if r.Type != history.Invoke {
+		step = -1
+	}
+	for j, k := i+step, 0; j >= 0 && j < len(h) && k < 64; j, k = j+step, k+1 {
+		if o := &h[j]; o.IsNemesis() && o.F == r.F && o.Fault == r.Fault {
+			keep[j] = true
+			return
+		}
+	}
+}
+
+// writeSegmentPages writes the porcupine pages of a big history of n
+// client operations: porcupine.html (porcupine-2.html, ...) for the
+// failing segments of every checker's anomalies but the resource
+// checker's, and for the counter workload porcupine-counter.html (...)
+// for the resource checker's. With no anomaly naming an operation,
+// porcupine.html is a short page saying so. note tells index.html which
+// pages show which segment.
+func writeSegmentPages(res *harness.Result, opt Options, n int) (note string, counter bool, err error) {
+	h := res.History
+	pad := windowPad(res.Config.TTL)
+	counterRun := res.Config.Workload == "counter" && hasF(h, history.FWrite)
+	var lockAs, counterAs []checker.Anomaly
+	parts := res.Verdict.Results
+	if len(parts) == 0 {
+		parts = []checker.Result{res.Verdict}
+	}
+	for _, r := range parts {
+		if r.Name == "resource" && counterRun {
+			counterAs = append(counterAs, r.Anomalies...)
+		} else {
+			lockAs = append(lockAs, r.Anomalies...)
+		}
+	}
+	g := newSegmenter(h, res.Config.Clients)
+	cSegs, cLeft := g.segments(counterAs, pad, store.PorcupineCounterFile)
+	counter = len(cSegs) > 0
+	if !counter {
+		lockAs = append(lockAs, counterAs...) // their links go to porcupine.html
+	}
+	lSegs, lLeft := g.segments(lockAs, pad, store.PorcupineFile)
+	if len(lSegs) == 0 {
+		reason := fmt.Sprintf("porcupine.html shows no segment: the history has %d client operations, more than the %d porcupine's visualisation is built for, and no anomaly of the lock check (or of the checkers linking to its page) names an operation to draw a segment around; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
+		title := html.EscapeString(porcupineTitle(res, "Lock check (porcupine): not built"))
+		page := "<!DOCTYPE html><meta charset=\"utf-8\"><title>" + title + "</title><h1>" + title + "</h1><p>" + html.EscapeString(reason) + "</p>\n"
+		if err := os.WriteFile(filepath.Join(res.Dir, store.PorcupineFile), []byte(page), 0o644); err != nil {
+			return reason, false, fmt.Errorf("reports: %w", err)
+		}
+		note = reason
+	} else if err := writeSegments(res, opt, n, lSegs, lLeft, "Lock check (porcupine)", func(w io.Writer, sub history.History) error {
+		l := checker.NewLock()
+		l.Timeout = opt.PorcupineTimeout
+		return checker.WritePorcupineHTML(w, sub, l)
+	}); err != nil {
+		return "", false, err
+	} else {
+		note = segmentsNote(n, lSegs, lLeft)
+	}
+	if counter {
+		if err := writeSegments(res, opt, n, cSegs, cLeft, "Counter's critical sections (porcupine)", func(w io.Writer, sub history.History) error {
+			return checker.WriteCounterHTML(w, sub, opt.PorcupineTimeout)
+		}); err != nil {
+			return note, false, err
+		}
+		note += " " + segmentsNote(0, cSegs, cLeft)
+	}
+	return note, counter, nil
+}
+
+// writeSegments writes one page per segment with draw (porcupine's
+// visualisation of the segment's records), titled with what and the
+// segment's number, noting which part of the history it shows.
+func writeSegments(res *harness.Result, opt Options, n int, segs []segment, left int, what string, draw func(io.Writer, history.History) error) error {
+	refs := make([]segmentRef, len(segs))
+	for i, s := range segs {
+		refs[i] = segmentRef{File: s.File, First: s.First, Last: s.Last}
+	}
+	for i, s := range segs {
+		var buf bytes.Buffer
+		if err := draw(&buf, s.Sub); err != nil {
+			return fmt.Errorf("reports: %s: %w", s.File, err)
+		}
+		title := porcupineTitle(res, fmt.Sprintf("%s, failing segment %d of %d", what, i+1, len(segs)))
+		note := s.Note(n)
+		if left > 0 {
+			note += fmt.Sprintf(" %d more failing segments are not drawn.", left)
+		}
+		page := markSegment(decoratePorcupine(buf.Bytes(), title), note, s.File, refs)
+		if err := os.WriteFile(filepath.Join(res.Dir, s.File), page, 0o644); err != nil {
+			return fmt.Errorf("reports: %w", err)
+		}
+	}
+	return nil
+}
+
+// segmentsNote is index.html's sentence on the segment pages, starting
+// with the history's size n (left out when 0).
+func segmentsNote(n int, segs []segment, left int) string {
+	var b strings.Builder
+	if n > 0 {
+		fmt.Fprintf(&b, "The history has %d client operations, too many for one porcupine page: ", n)
+	}
+	for i, s := range segs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s shows records %d..%d (%.3f–%.3f s)", s.File, s.First, s.Last, seconds(s.From), seconds(s.To))
+	}
+	b.WriteString(".")
+	if left > 0 {
+		fmt.Fprintf(&b, " %d more failing segments are not drawn.", left)
+	}
+	return b.String()
+}

@@ -1,0 +1,162 @@
+package reports
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// timeWindow is a stretch of a run, [From, To] in ns since the start,
+// drawn in detail around one or more anomalies.
+type timeWindow struct {
+	From, To int64
+	// Kinds are the kinds of the anomalies it holds, each once, in order.
+	Kinds []string
+	// Ops are the anomalies' record indices, ascending, each once.
+	Ops []int64
+	// Anomalies is how many anomalies it holds; Fatal how many of them
+	// make the verdict invalid.
+	Anomalies, Fatal int
+}
+
+// Label is a one-line description: "overlap, lost-update: 3 anomalies,
+// ops 120..4410, 12.300–13.100 s".
+func (w timeWindow) Label() string {
+	what := "1 anomaly"
+	if w.Anomalies != 1 {
+		what = fmt.Sprintf("%d anomalies", w.Anomalies)
+	}
+	ops := ""
+	switch len(w.Ops) {
+	case 0:
+	case 1:
+		ops = fmt.Sprintf(", op %d", w.Ops[0])
+	default:
+		ops = fmt.Sprintf(", ops %d..%d", w.Ops[0], w.Ops[len(w.Ops)-1])
+	}
+	return fmt.Sprintf("%s: %s%s, %.3f–%.3f s", joinKinds(w.Kinds), what, ops, seconds(w.From), seconds(w.To))
+}
+
+func joinKinds(ks []string) string {
+	s := ""
+	for i, k := range ks {
+		if i > 0 {
+			s += ", "
+		}
+		s += k
+	}
+	return s
+}
+
+// allAnomalies are every anomaly of v's checkers (v's own when it has no
+// parts), in the checkers' order.
+func allAnomalies(v checker.Result) []checker.Anomaly {
+	parts := v.Results
+	if len(parts) == 0 {
+		parts = []checker.Result{v}
+	}
+	var out []checker.Anomaly
+	for _, r := range parts {
+		out = append(out, r.Anomalies...)
+	}
+	return out
+}
+
+// windowPad is how far a detailed window reaches either side of its
+// anomaly's operations: two lease TTLs (so the leases around it show
+// whole), at least 200 ms.
+func windowPad(ttl time.Duration) int64 { return max(2*int64(ttl), int64(200*time.Millisecond)) }
+
+// anomalyWindows picks the windows to draw in detail around anomalies as:
+// each anomaly's ops' times padded by pad either side (an anomaly whose
+// ops spread over more than 10 pads, such as a summary over the whole
+// run, gets a window around its last op, where its links point), clamped
+// to [0, end]; overlapping windows merged; then at most maxN of them,
+// those holding fatal anomalies first, then the earliest, returned in
+// time order. left is how many windows were not picked. Ops outside h
+// are ignored; an anomaly without ops in h gets no window.
+func anomalyWindows(h history.History, as []checker.Anomaly, pad, end int64, maxN int) (ws []timeWindow, left int) {
+	var all []timeWindow
+	for _, a := range as {
+		var ops []int64
+		lo, hi := int64(-1), int64(-1)
+		for _, o := range a.Ops {
+			if o < 0 || o >= int64(len(h)) {
+				continue
+			}
+			ops = append(ops, o)
+			t := h[o].Time
+			if lo < 0 || t < lo {
+				lo = t
+			}
+			hi = max(hi, t)
+		}
+		if len(ops) == 0 {
+			continue
+		}
+		if hi-lo > 10*pad {
+			last := h[slices.Max(ops)].Time
+			lo, hi = last-pad, last
+			var near []int64
+			for _, o := range ops {
+				if t := h[o].Time; t >= lo-pad && t <= hi+pad {
+					near = append(near, o)
+				}
+			}
+			ops = near
+		}
+		w := timeWindow{From: max(lo-pad, 0), To: min(hi+pad, max(end, hi)), Kinds: []string{a.Kind}, Ops: ops, Anomalies: 1}
+		if a.Fatal {
+			w.Fatal = 1
+		}
+		all = append(all, w)
+	}
+	slices.SortStableFunc(all, func(a, b timeWindow) int { return compareInt64(a.From, b.From) })
+	var merged []timeWindow
+	for _, w := range all {
+		if n := len(merged); n > 0 && w.From <= merged[n-1].To {
+			m := &merged[n-1]
+			m.To = max(m.To, w.To)
+			for _, k := range w.Kinds {
+				if !slices.Contains(m.Kinds, k) {
+					m.Kinds = append(m.Kinds, k)
+				}
+			}
+			m.Ops = append(m.Ops, w.Ops...)
+			m.Anomalies += w.Anomalies
+			m.Fatal += w.Fatal
+			continue
+		}
+		merged = append(merged, w)
+	}
+	for i := range merged {
+		slices.Sort(merged[i].Ops)
+		merged[i].Ops = slices.Compact(merged[i].Ops)
+	}
+	order := make([]int, len(merged))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		fa, fb := merged[a].Fatal > 0, merged[b].Fatal > 0
+		switch {
+		case fa && !fb:
+			return -1
+		case fb && !fa:
+			return 1
+		}
+		return a - b
+	})
+	if len(order) > maxN {
+		left = len(order) - maxN
+		order = order[:maxN]
+	}
+	slices.Sort(order)
+	for _, i := range order {
+		ws = append(ws, merged[i])
+	}
+	return ws, left
+}

@@ -1,0 +1,128 @@
+package reports
+
+import (
+	"bytes"
+	"image/png"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// timedHistory is n records, record i at i ms.
+func timedHistory(n int) history.History {
+	h := make(history.History, n)
+	for i := range h {
+		h[i] = history.Op{Index: int64(i), Time: int64(i) * ms, Process: 0, Type: history.Invoke, F: history.FRead}
+	}
+	return h
+}
+
+// Windows around anomalies: each covers its anomaly's records padded
+// either side, overlapping ones merge, fatal anomalies are picked first
+// when there are more than the cap, the rest are counted, and a summary
+// anomaly spread over the whole run gets a window around its last record.
+func TestAnomalyWindows(t *testing.T) {
+	h := timedHistory(100000) // 100 s
+	pad := int64(200 * ms)
+	as := []checker.Anomaly{
+		{Kind: "a", Ops: []int64{1000, 1100}},                  // 1.0–1.1 s
+		{Kind: "b", Ops: []int64{1250}, Fatal: true},           // overlaps a's window once padded
+		{Kind: "c", Ops: []int64{50000}},                       // 50 s
+		{Kind: "d", Ops: []int64{70000}, Fatal: true},          // 70 s
+		{Kind: "e", Ops: []int64{90000, 90010}},                // 90 s
+		{Kind: "summary", Ops: []int64{5, 99000}},              // spread: window at 99 s
+		{Kind: "nowhere", Ops: []int64{-1, int64(len(h)) + 5}}, // no window
+	}
+	ws, left := anomalyWindows(h, as, pad, endTime(h), 3)
+	if len(ws) != 3 || left != 2 {
+		t.Fatalf("%d windows, %d left, want 3 and 2 (5 after merging a and b)", len(ws), left)
+	}
+	// fatal first: a+b (fatal b) and d; then the earliest other: c.
+	want := []struct {
+		from, to  int64
+		anomalies int
+	}{{800 * ms, 1450 * ms, 2}, {49800 * ms, 50200 * ms, 1}, {69800 * ms, 70200 * ms, 1}}
+	for i, w := range want {
+		got := ws[i]
+		if got.From != w.from || got.To != w.to || got.Anomalies != w.anomalies {
+			t.Errorf("window %d: %v–%v holding %d, want %v–%v holding %d", i, got.From, got.To, got.Anomalies, w.from, w.to, w.anomalies)
+		}
+		for _, o := range got.Ops {
+			if tm := h[o].Time; tm < got.From || tm > got.To {
+				t.Errorf("window %d: op %d at %d outside it", i, o, tm)
+			}
+		}
+	}
+	if ws[0].Label() == "" || ws[0].Fatal != 1 {
+		t.Errorf("merged window: %+v", ws[0])
+	}
+	all, left := anomalyWindows(h, as, pad, endTime(h), 10)
+	if left != 0 || len(all) != 5 {
+		t.Fatalf("uncapped: %d windows, %d left", len(all), left)
+	}
+	last := all[len(all)-1]
+	if last.Kinds[0] != "summary" || last.From > 99000*ms || last.To < 99000*ms || last.To-last.From > 4*pad {
+		t.Errorf("summary anomaly's window %+v, want a short one around 99 s", last)
+	}
+	if none, left := anomalyWindows(h, nil, pad, endTime(h), 3); len(none) != 0 || left != 0 {
+		t.Errorf("no anomalies: %v, %d", none, left)
+	}
+}
+
+// holders.png of a small run is today's chart (its height depends on the
+// rows only); past maxDetailLeases leases it is the overview plus one
+// window per anomaly group, taller, and the detailed part of each window
+// holds only the leases reaching into it.
+func TestHoldersBigRun(t *testing.T) {
+	small, writes := pauseHistory()
+	b, err := drawHolders(holdersArgs{h: small, writes: writes, end: endTime(small), clients: 3, pad: windowPad(0),
+		anomalies: []checker.Anomaly{{Kind: "x", Ops: []int64{3}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hgt := pngHeight(t, b); hgt != int(figHeight.Dots(figDPI)) {
+		t.Errorf("small run: holders.png %d px tall, want the fixed %v px", hgt, figHeight.Dots(figDPI))
+	}
+	h := bigHistory(30000, 8, 2)
+	hs := holds(h)
+	if len(hs) <= maxDetailLeases {
+		t.Fatalf("only %d leases: not a big run", len(hs))
+	}
+	end := endTime(h)
+	mid := int64(len(h) / 2)
+	as := []checker.Anomaly{{Kind: "overlap", Ops: []int64{mid, mid + 3}, Fatal: true}, {Kind: "lost-update", Ops: []int64{mid / 4}}}
+	args := holdersArgs{h: h, end: end, clients: 8, pad: windowPad(300 * time.Millisecond), anomalies: as}
+	b, err = drawHolders(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := drawHolders(holdersArgs{h: h, end: end, clients: 8, pad: args.pad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hb, hn := pngHeight(t, b), pngHeight(t, none); hb <= hn+300 {
+		t.Errorf("big run: %d px with two windows, %d px with none: want the windows below the overview", hb, hn)
+	}
+	hc := holdersChart{hs: hs, ovs: overlaps(hs), slots: buildSlots(h, 8), h: h, marks: arrivals(h, nil)}
+	from, to := h[mid].Time-args.pad, h[mid].Time+args.pad
+	w := hc.window(from, to)
+	if len(w.hs) == 0 || len(w.hs) > len(hs)/10 {
+		t.Fatalf("window kept %d of %d leases", len(w.hs), len(hs))
+	}
+	for _, ho := range w.hs {
+		if ho.Start > to || max(ho.End, ho.Validity) < from {
+			t.Errorf("lease %v..%v kept outside %v..%v", ho.Start, ho.End, from, to)
+		}
+	}
+}
+
+func pngHeight(t *testing.T, b []byte) int {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img.Bounds().Dy()
+}
