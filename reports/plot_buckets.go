@@ -67,28 +67,15 @@ func latencyQuantiles(h history.History, ws []checker.Window, end int64) ([]byte
 	width := bucketWidth(end)
 	title := fmt.Sprintf("Latency quantiles per %v bucket, by operation type (completed ops, by invoke time)", time.Duration(width))
 	legend := faultLegend(ws)
-	var done []span
-	for _, s := range spans(h) {
-		if s.Completed {
-			done = append(done, s)
-		}
-	}
+	done := completedSpans(h)
 	if len(done) == 0 {
-		p := newPlot("", "time since start (s)", "latency (ms)")
-		p.X.Min, p.X.Max = 0, xMax(end)
-		p.Add(faultBands{ws}, lightGrid())
-		p.Y.Min, p.Y.Max = 0, 1
-		p.Add(emptyNote{"no completed operations in this history"})
-		return renderPanels(title, []*plot.Plot{p}, legend, figWidth, figHeight)
+		return emptyPanels(title, "latency (ms)", ws, end, legend)
 	}
-	types, groups := opTypes(done), byOp(done)
-	var ps []*plot.Plot
-	for i, f := range types {
-		p, err := quantilePanel(f, groups[f], ws, end, width, i == len(types)-1)
-		if err != nil {
-			return nil, err
-		}
-		ps = append(ps, p)
+	ps, err := typePanels(done, func(f string, sp []span, last bool) (*plot.Plot, error) {
+		return quantilePanel(f, sp, ws, end, width, last)
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, q := range quantileLines {
 		w := vg.Points(1.5)
@@ -173,28 +160,15 @@ func rate(h history.History, ws []checker.Window, end int64) ([]byte, error) {
 	width := bucketWidth(end)
 	title := fmt.Sprintf("Throughput: completions per second by outcome and operation type (%v buckets)", time.Duration(width))
 	legend := faultLegend(ws)
-	var done []span
-	for _, s := range spans(h) {
-		if s.Completed {
-			done = append(done, s)
-		}
-	}
+	done := completedSpans(h)
 	if len(done) == 0 {
-		p := newPlot("", "time since start (s)", "ops/s")
-		p.X.Min, p.X.Max = 0, xMax(end)
-		p.Add(faultBands{ws}, lightGrid())
-		p.Y.Min, p.Y.Max = 0, 1
-		p.Add(emptyNote{"no completed operations in this history"})
-		return renderPanels(title, []*plot.Plot{p}, legend, figWidth, figHeight)
+		return emptyPanels(title, "ops/s", ws, end, legend)
 	}
-	types, groups := opTypes(done), byOp(done)
-	var ps []*plot.Plot
-	for i, f := range types {
-		p, err := ratePanel(f, groups[f], ws, end, width, i == len(types)-1)
-		if err != nil {
-			return nil, err
-		}
-		ps = append(ps, p)
+	ps, err := typePanels(done, func(f string, sp []span, last bool) (*plot.Plot, error) {
+		return ratePanel(f, sp, ws, end, width, last)
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, o := range rateOutcomes {
 		n := 0
@@ -246,4 +220,41 @@ func ratePanel(f string, sp []span, ws []checker.Window, end, width int64, last 
 		p.Add(l)
 	}
 	return p, nil
+}
+
+// completedSpans are the history's operations that completed.
+func completedSpans(h history.History) []span {
+	var done []span
+	for _, s := range spans(h) {
+		if s.Completed {
+			done = append(done, s)
+		}
+	}
+	return done
+}
+
+// emptyPanels is a bucketed figure's single panel for a history without
+// completed operations.
+func emptyPanels(title, ylabel string, ws []checker.Window, end int64, legend []legendItem) ([]byte, error) {
+	p := newPlot("", "time since start (s)", ylabel)
+	p.X.Min, p.X.Max = 0, xMax(end)
+	p.Add(faultBands{ws}, lightGrid())
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Add(emptyNote{"no completed operations in this history"})
+	return renderPanels(title, []*plot.Plot{p}, legend, figWidth, figHeight)
+}
+
+// typePanels draws one panel per operation type present in done, in
+// opTypes' order; the last one carries the time axis' label.
+func typePanels(done []span, panel func(f string, sp []span, last bool) (*plot.Plot, error)) ([]*plot.Plot, error) {
+	types, groups := opTypes(done), byOp(done)
+	ps := make([]*plot.Plot, 0, len(types))
+	for i, f := range types {
+		p, err := panel(f, groups[f], i == len(types)-1)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
 }
