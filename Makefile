@@ -63,8 +63,10 @@ bench: deps bench-analyze
 .PHONY: bench-analyze
 ## bench-analyze: streamed analysis (checker.CheckFile) of generated histories of
 ## BENCH_ANALYZE_RECORDS records: wall time and peak RSS (targets: 400k in 5 s and
-## 400 MB, 10M in 60 s and 1 GB); the files go to BENCH_DIR (1.2 GB for 10M)
-BENCH_ANALYZE_RECORDS ?= 400000 10000000
+## 400 MB, 10M in 60 s and 1 GB); the files go to BENCH_DIR (1.2 GB for 10M).
+## 10M is not in the default list until its memory is bounded: ask for it with
+## BENCH_ANALYZE_RECORDS="400000 10000000" on a machine with memory to spare.
+BENCH_ANALYZE_RECORDS ?= 400000 2000000
 BENCH_DIR ?= $${TMPDIR:-/tmp}
 bench-analyze:
 	$(GO) test -c -o bin/checker.test ./checker
