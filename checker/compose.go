@@ -46,9 +46,7 @@ func (c *Composite) Check(ctx context.Context, h history.History) (res Result) {
 	start := time.Now()
 	res = Result{Name: c.Label}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
-	if err := Validate(h); err != nil {
-		res.Valid, res.Error = Unknown, err.Error()
-		res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error(), Seconds: time.Since(start).Seconds()}}
+	if refused(&res, h, start) {
 		return res
 	}
 	res.Results = make([]Result, len(c.Checkers))
@@ -63,6 +61,18 @@ func (c *Composite) Check(ctx context.Context, h history.History) (res Result) {
 	wg.Wait()
 	c.finish(&res, h)
 	return res
+}
+
+// refused validates h; when Validate refuses it, res becomes Unknown with
+// Validate's message (as an Invalid "validate" part) and no checker runs.
+func refused(res *Result, h history.History, start time.Time) bool {
+	err := Validate(h)
+	if err == nil {
+		return false
+	}
+	res.Valid, res.Error = Unknown, err.Error()
+	res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error(), Seconds: time.Since(start).Seconds()}}
+	return true
 }
 
 // finish adds the token check to res's parts, merges their verdicts,

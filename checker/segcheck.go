@@ -51,9 +51,7 @@ func (c *Composite) CheckSegmented(ctx context.Context, h history.History) (res 
 	start := time.Now()
 	res = Result{Name: c.Label}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
-	if err := Validate(h); err != nil {
-		res.Valid, res.Error = Unknown, err.Error()
-		res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error(), Seconds: time.Since(start).Seconds()}}
+	if refused(&res, h, start) {
 		return res
 	}
 	pool := newPool(runtime.GOMAXPROCS(0))
