@@ -18,7 +18,7 @@ import (
 func TestUnsafeDelDeletesOthersKey(t *testing.T) {
 	locktest.ForEach(t, []string{"unsafe-del", "single"}, func(t *testing.T, name, key string) {
 		ctx := context.Background()
-		opt := lockimpl.Options{TTL: 150 * time.Millisecond, NodeTimeout: loadedNodeTimeout}
+		opt := lockimpl.Options{TTL: 150 * time.Millisecond, NodeTimeout: locktest.LoadedNodeTimeout}
 		a, b, c := locktest.NewLock(t, name, "c1", opt), locktest.NewLock(t, name, "c2", opt), locktest.NewLock(t, name, "c3", opt)
 		la, err := a.Acquire(ctx, key)
 		if err != nil {
@@ -119,7 +119,7 @@ func TestUnsafeGetDelRace(t *testing.T) {
 func TestUnsafeNoTTLNeverExpires(t *testing.T) {
 	locktest.ForEach(t, []string{"unsafe-nottl", "single"}, func(t *testing.T, name, key string) {
 		ctx := context.Background()
-		opt := lockimpl.Options{TTL: 100 * time.Millisecond, NodeTimeout: loadedNodeTimeout}
+		opt := lockimpl.Options{TTL: 100 * time.Millisecond, NodeTimeout: locktest.LoadedNodeTimeout}
 		if _, err := locktest.NewLock(t, name, "c1", opt).Acquire(ctx, key); err != nil {
 			t.Fatal(err)
 		}

@@ -60,18 +60,12 @@ func TestWatchdog(t *testing.T) {
 	}
 }
 
-// loadedNodeTimeout bounds one command in the short-TTL tests. The default
-// (TTL/10, 15 ms at a 150 ms TTL) is shorter than a scheduling hiccup on a
-// loaded 2-core CI machine, where an acquire then ends unknown on an i/o
-// timeout and the test fails for a reason that is not the lock's.
-const loadedNodeTimeout = 60 * time.Millisecond
-
 // TestRenewableReleaseStopsWatchdog: after Release returns the key stays
 // gone (no renewal resurrects or extends it) and Done is closed.
 func TestRenewableReleaseStopsWatchdog(t *testing.T) {
 	ctx := context.Background()
 	key := locktest.Key(t)
-	lk := locktest.NewLock(t, "renewable", "c1", lockimpl.Options{TTL: 150 * time.Millisecond, RenewEvery: 5 * time.Millisecond, NodeTimeout: loadedNodeTimeout})
+	lk := locktest.NewLock(t, "renewable", "c1", lockimpl.Options{TTL: 150 * time.Millisecond, RenewEvery: 5 * time.Millisecond, NodeTimeout: locktest.LoadedNodeTimeout})
 	l, err := lk.Acquire(ctx, key)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +80,7 @@ func TestRenewableReleaseStopsWatchdog(t *testing.T) {
 		t.Fatal("Done not closed by Release")
 	}
 	// Another holder's key must keep its own TTL: no late renewal by l.
-	other := locktest.NewLock(t, "single", "c2", lockimpl.Options{TTL: 150 * time.Millisecond, NodeTimeout: loadedNodeTimeout})
+	other := locktest.NewLock(t, "single", "c2", lockimpl.Options{TTL: 150 * time.Millisecond, NodeTimeout: locktest.LoadedNodeTimeout})
 	l2, err := other.Acquire(ctx, key)
 	if err != nil {
 		t.Fatal(err)

@@ -74,7 +74,7 @@ func MutualExclusion(t *testing.T, names []string) {
 // lets A's lease expire, so it releases a forged lease instead.)
 func ReleaseNotHeld(t *testing.T, names []string) {
 	ForEach(t, names, func(t *testing.T, name, key string) {
-		opt := lockimpl.Options{TTL: 150 * time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond}
+		opt := lockimpl.Options{TTL: 150 * time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond, NodeTimeout: LoadedNodeTimeout}
 		a, b := NewLock(t, name, "c1", opt), NewLock(t, name, "c2", opt)
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
