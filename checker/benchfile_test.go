@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -25,17 +27,27 @@ func TestWriteBenchHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// up to 1M records generated, then repeated with times, indices,
-	// processes and tokens shifted, so that a 10M-record file needs no
-	// 10M records in memory
-	h := newGen(42, 8, 3).run(min(records, 1_000_000), true)
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	// each copy continues the counters and fences where the one before
-	// ended, so that the repeated history stays valid
+	if err := writeBenchHistory(f, records, 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeBenchHistory writes a generated history of records records (8
+// clients, 3 keys, faults) as JSONL to w: up to genMax records generated,
+// then repeated with times, indices, processes, tokens, fences, validities
+// and counter values shifted, so that a 10M-record file needs no 10M
+// records in memory. Each copy continues the counters and fences where the
+// one before ended, so that the repeated history stays valid.
+func writeBenchHistory(out io.Writer, records, genMax int) error {
+	h := newGen(42, 8, 3).run(min(records, genMax), true)
+	w := bufio.NewWriterSize(out, 1<<20)
 	var end, maxFence int64
 	maxProc := 0
 	lastValue := map[string]int64{}
@@ -47,12 +59,16 @@ func TestWriteBenchHistory(t *testing.T) {
 	}
 	written := 0
 	for c := 0; written < records; c++ {
+		shift := int64(c) * (end + 1e9)
 		for _, r := range h {
 			if written == records {
 				break
 			}
 			r.Index = int64(written)
-			r.Time += int64(c) * (end + 1e9)
+			r.Time += shift
+			if r.Validity != 0 {
+				r.Validity += shift // a deadline is a time too
+			}
 			if c > 0 && r.Process >= 0 {
 				r.Process += c * (maxProc + 1)
 			}
@@ -67,18 +83,37 @@ func TestWriteBenchHistory(t *testing.T) {
 			}
 			b, err := json.Marshal(r)
 			if err != nil {
-				t.Fatal(err)
+				return err
 			}
 			w.Write(b)
 			w.WriteByte('\n')
 			written++
 		}
 	}
-	if err := w.Flush(); err != nil {
+	return w.Flush()
+}
+
+// TestBenchHistoryCopiesValid: the bench history stays valid across its
+// copies (a copy whose validities were not shifted read as writes after
+// validity, and the 2M-record bench came back invalid), whole and
+// streamed.
+func TestBenchHistoryCopiesValid(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bench.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Close(); err != nil {
+	if err := writeBenchHistory(f, 25_000, 10_000); err != nil {
 		t.Fatal(err)
+	}
+	f.Close()
+	h, _, err := history.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, whole := checkBoth(t, "bench copies", h, Options{Lock: NewLock(), Fencing: true})
+	if whole.Valid != Valid {
+		t.Errorf("bench history of 2.5 copies: %v, invalid parts %v", whole.Valid, invalidParts(whole))
 	}
 }
 
