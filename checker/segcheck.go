@@ -32,11 +32,10 @@ import (
 //
 // The counter's value is carried across a cut: the segment after it
 // starts from the value the last section before it left (a synthetic
-// acknowledged write), so an increment lost across a cut is caught. When
-// that value is not determined (the last section overlaps another, ends
-// with an unknown outcome, or an earlier section with unknown outcome may
-// still take effect), the segment starts from "any value", which is more
-// permissive than the whole check.
+// acknowledged write), so an increment lost across a cut is caught. The
+// history is cut only where that value is exact (see counterCut: one
+// section surely last, no section with unknown outcome that may still
+// take effect), so the segments' verdict is the whole check's.
 func (c *Composite) CheckSegmented(ctx context.Context, h history.History) (res Result) {
 	lk := NewLock()
 	for _, ch := range c.Checkers {
@@ -292,11 +291,14 @@ func (r *Resource) checkSegments(ctx context.Context, h history.History, segs []
 }
 
 // splitSections assigns the sections to the segments by their first
-// record, and starts each segment after the first with a synthetic
-// section per key that sets the counter to the set of values the sections
-// before the cut may have left (see finalValues).
+// record, and starts each segment after the first with its carry: a
+// synthetic section per key that sets the counter to the exact value the
+// sections before the cut left (see counterCut).
 func splitSections(secs []*sectionInput, h history.History, segs []Segment) [][]*sectionInput {
 	parts := make([][]*sectionInput, len(segs))
+	for i := range segs {
+		parts[i] = slices.Clone(segs[i].carry)
+	}
 	seg := func(idx int64) int {
 		return sort.Search(len(segs), func(i int) bool { return int64(segs[i].End) > idx-h[0].Index })
 	}
@@ -304,134 +306,7 @@ func splitSections(secs []*sectionInput, h history.History, segs []Segment) [][]
 		i := seg(s.ops[0])
 		parts[i] = append(parts[i], s)
 	}
-	var cc counterCarry
-	for i := range parts {
-		if i > 0 {
-			parts[i] = append(cc.carry(h[segs[i].Start].Time-1), parts[i]...)
-		}
-		cc.add(parts[i])
-	}
 	return parts
-}
-
-// counterCarry follows the sections segment by segment to start each
-// segment with the values the ones before it may have left.
-type counterCarry struct {
-	tails  map[string]*sectionTail
-	lastOK map[string]*sectionInput // key -> latest-returning acknowledged write
-}
-
-// carry is the synthetic sections that start a segment whose first
-// record is after t0, one per key seen so far, in key order.
-func (cc *counterCarry) carry(t0 int64) []*sectionInput {
-	var out []*sectionInput
-	keys := make([]string, 0, len(cc.tails))
-	for k := range cc.tails {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		c := &sectionInput{key: k, hasW: true, out: outOK, call: t0, ret: t0, carried: true, carry: cc.tails[k].finalValues()}
-		if w := cc.lastOK[k]; w != nil {
-			c.process, c.ops, c.write = w.process, w.ops, w.write
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// add follows a segment's sections (carried ones are skipped).
-func (cc *counterCarry) add(secs []*sectionInput) {
-	if cc.tails == nil {
-		cc.tails, cc.lastOK = map[string]*sectionTail{}, map[string]*sectionInput{}
-	}
-	for _, s := range secs {
-		if s.carried {
-			continue
-		}
-		if s.hasW && s.out == outOK {
-			if w := cc.lastOK[s.key]; w == nil || s.ret >= w.ret {
-				cc.lastOK[s.key] = s
-			}
-		}
-		t := cc.tails[s.key]
-		if t == nil {
-			t = &sectionTail{}
-			cc.tails[s.key] = t
-		}
-		t.add(s)
-	}
-}
-
-// sectionTail is what a key's sections so far may have left: the
-// sections that may have been linearized last (no section was called
-// after they returned) and those with an unknown outcome (Return Inf: they
-// may still take effect).
-type sectionTail struct {
-	maxCall int64
-	last    []*sectionInput
-	// info maps the read of each section with unknown outcome to what
-	// it wrote; blind is set by a blind write with unknown outcome.
-	info  map[int64][]int64
-	blind bool
-}
-
-func (t *sectionTail) add(s *sectionInput) {
-	if s.hasW && s.out == outInfo {
-		if !s.hasRead {
-			t.blind = true
-			return
-		}
-		if t.info == nil {
-			t.info = map[int64][]int64{}
-		}
-		t.info[s.read] = append(t.info[s.read], s.write)
-		return
-	}
-	if s.call > t.maxCall {
-		t.maxCall = s.call
-		t.last = slices.DeleteFunc(t.last, func(o *sectionInput) bool { return o.ret < t.maxCall })
-	}
-	if s.ret >= t.maxCall {
-		t.last = append(t.last, s)
-	}
-}
-
-// finalValues over-approximates the set of values the counter may hold
-// after the sections: the value each possibly-last section leaves, and
-// the written value of each section with unknown outcome whose read is
-// among them (repeatedly). It is exact when one section was surely last
-// and no unknown write can apply, and "any" beyond counterSet's capacity
-// or after a blind write with unknown outcome.
-func (t *sectionTail) finalValues() counterSet {
-	if t.blind {
-		return counterSet{any: true}
-	}
-	var set counterSet
-	for _, s := range t.last {
-		switch {
-		case s.hasW && s.out == outOK:
-			set = set.with(s.write)
-		case s.hasRead:
-			set = set.with(s.read)
-		default:
-			return counterSet{any: true} // a blind write that failed: no value
-		}
-	}
-	if set.n == 0 && !set.any {
-		return counterSet{any: true}
-	}
-	for changed := true; changed && !set.any; {
-		changed = false
-		for _, v := range set.v[:set.n] {
-			for _, w := range t.info[v] {
-				if !set.has(w) {
-					set, changed = set.with(w), true
-				}
-			}
-		}
-	}
-	return set
 }
 
 // checkSegments is Check over the segments: every lease and write lies in

@@ -35,7 +35,9 @@ import (
 //     outcome) or dies (an info completion: lockstorm gives the slot a
 //     fresh process). A holder paused past its lease may still write, and
 //     that write must be judged against its lease;
-//   - no process has a read ok awaiting its write (a counter section);
+//   - no process has a read ok awaiting its write (a counter section),
+//     and the counter's value at the cut is exact for every key (see
+//     counterCut): the segment after it starts from that value;
 //   - records are in time order up to r (T is no earlier than any time
 //     before it), so everything after the cut happens at or after T;
 //   - no api (enter/leave) or leader (lead) op was seen: their spans
@@ -60,6 +62,7 @@ type cutter struct {
 	pending map[int]bool       // process -> read ok awaiting the write
 	maxTime int64
 	blocked bool // api or leader ops seen
+	counter *counterCut
 }
 
 // aliveLease is a lease the server may still hold: until exp (ns), with
@@ -70,13 +73,13 @@ type aliveLease struct {
 
 func newCutter(drift time.Duration, factor float64) *cutter {
 	return &cutter{drift: drift, factor: factor, open: map[int]history.Op{}, alive: map[tokKey]aliveLease{},
-		holding: map[procKey]string{}, pending: map[int]bool{}}
+		holding: map[procKey]string{}, pending: map[int]bool{}, counter: newCounterCut()}
 }
 
 // canCut reports whether a cut before record r is quiescent (r not yet
 // added).
 func (c *cutter) canCut(r *history.Op) bool {
-	if c.blocked || len(c.open) > c.waiting || len(c.holding) > 0 || len(c.pending) > 0 || r.Time < c.maxTime {
+	if c.blocked || len(c.open) > c.waiting || len(c.holding) > 0 || len(c.pending) > 0 || r.Time < c.maxTime || !c.counter.exact() {
 		return false
 	}
 	for k, l := range c.alive {
@@ -88,12 +91,15 @@ func (c *cutter) canCut(r *history.Op) bool {
 	return true
 }
 
-// add takes record r into the state.
-func (c *cutter) add(r *history.Op) {
+// add takes record r at position i into the state and returns the
+// earliest position of an earlier record that no cut may separate from it
+// for the counter (see counterCut), or -1.
+func (c *cutter) add(i int, r *history.Op) (to int) {
 	c.maxTime = max(c.maxTime, r.Time)
 	if r.IsNemesis() || r.F == history.FLost {
-		return
+		return -1
 	}
+	to = c.counter.add(i, r)
 	switch r.F {
 	case history.FEnter, history.FLeave, history.FLead:
 		c.blocked = true
@@ -105,11 +111,11 @@ func (c *cutter) add(r *history.Op) {
 			c.waiting++
 		}
 		delete(c.pending, p) // any next op flushes a pending read
-		return
+		return to
 	}
 	inv, ok := c.open[p]
 	if !ok {
-		return // Validate refuses such a history
+		return to // Validate refuses such a history
 	}
 	delete(c.open, p)
 	if inv.F == history.FAcquire {
@@ -162,6 +168,7 @@ func (c *cutter) add(r *history.Op) {
 		}
 		delete(c.pending, p)
 	}
+	return to
 }
 
 // extendAlive makes lease k alive at least until done + ttl + allowance
@@ -247,6 +254,9 @@ func (t *refTracker) add(i int, r *history.Op) int {
 type Segment struct {
 	Start, End  int
 	Moved, Drop []int
+	// carry starts the counter's sections after the cut from their
+	// exact values (see counterCut); nil for the first segment.
+	carry []*sectionInput
 }
 
 // History is the segment's records (a sub-slice of h when nothing moves).
@@ -281,6 +291,7 @@ func Segments(h history.History, drift time.Duration, factor float64) []Segment 
 	// cut before i
 	span := make([]int32, len(h)+1)
 	var cand []int
+	var candCarry [][]*sectionInput // the counter's carry at each candidate
 	var last int64
 	openAcq := map[int]int{} // process -> position of its waiting acquire
 	type pair struct{ inv, done int }
@@ -293,11 +304,14 @@ func Segments(h history.History, drift time.Duration, factor float64) []Segment 
 		last = r.Time
 		if i > 0 && c.canCut(r) {
 			cand = append(cand, i)
+			candCarry = append(candCarry, c.counter.carry())
 		}
-		c.add(r)
 		refer := func(to int) {
 			span[to+1]++
 			span[i+1]--
+		}
+		if to := c.add(i, r); to >= 0 && to < i {
+			refer(to)
 		}
 		if to := t.add(i, r); to >= 0 && to < i {
 			refer(to)
@@ -326,26 +340,22 @@ func Segments(h history.History, drift time.Duration, factor float64) []Segment 
 	for _, j := range openAcq {
 		acqs = append(acqs, pair{j, len(h)})
 	}
-	var cuts []int
+	segs := []Segment{{Start: 0}}
 	run, ci := int32(0), 0
 	for i := 0; i <= len(h) && ci < len(cand); i++ {
 		run += span[i]
 		if cand[ci] == i {
 			if run == 0 {
-				cuts = append(cuts, i)
+				segs[len(segs)-1].End = i
+				segs = append(segs, Segment{Start: i, carry: candCarry[ci]})
 			}
 			ci++
 		}
 	}
-	if len(cuts) == 0 {
+	if len(segs) == 1 {
 		return whole
 	}
-	segs := make([]Segment, 0, len(cuts)+1)
-	prev := 0
-	for _, c := range append(cuts, len(h)) {
-		segs = append(segs, Segment{Start: prev, End: c})
-		prev = c
-	}
+	segs[len(segs)-1].End = len(h)
 	segOf := func(pos int) int { return sort.Search(len(segs), func(i int) bool { return segs[i].End > pos }) }
 	for _, a := range acqs {
 		from, to := segOf(a.inv), min(segOf(a.done), len(segs)-1)

@@ -114,7 +114,6 @@ type stream struct {
 	lostAl   anomalyList
 	cron     *cronCheck
 	sections int
-	cc       counterCarry
 	fence    *fencingRun
 	liveRecs history.History
 	last     history.Op
@@ -130,8 +129,7 @@ type streamSeg struct {
 	offset     int64        // byte offset of record start
 	moved      []history.Op // waiting acquires invoked before start (kept after close for merges)
 	recs       []history.Op
-	carry      []*sectionInput // the counter values carried in
-	carried    bool            // carry is set
+	carry      []*sectionInput // the counter values carried in (see counterCut)
 	nsecs      int             // counter sections
 
 	lock  lockPiece
@@ -196,13 +194,16 @@ func (st *stream) run() (whole bool, err error) {
 		}
 		lastTime = o.Time
 		if i > 0 && len(st.cur.recs) >= minSegment && st.cut.canCut(&o) && (!st.single || st.cut.waiting == 0) {
-			st.closeSeg(i, st.sc.Offset())
+			st.closeSeg(i, st.sc.Offset(), st.cut.counter.carry())
 		}
-		st.cut.add(&o)
+		to := st.cut.add(int(i), &o)
 		if st.cut.blocked {
 			return true, nil
 		}
-		if to := st.refs.add(int(i), &o); to >= 0 {
+		if t := st.refs.add(int(i), &o); t >= 0 && (to < 0 || t < to) {
+			to = t
+		}
+		if to >= 0 {
 			st.referTo(int64(to))
 		}
 		st.trackAcquire(&o)
@@ -213,7 +214,7 @@ func (st *stream) run() (whole bool, err error) {
 	if err := st.sc.Err(); err != nil {
 		return false, err
 	}
-	st.closeSeg(st.n, -1)
+	st.closeSeg(st.n, -1, nil)
 	st.wg.Wait()
 	return false, nil
 }
@@ -264,7 +265,7 @@ func (st *stream) referTo(to int64) {
 	}
 	sort.Slice(moved, func(i, j int) bool { return moved[i].Index < moved[j].Index })
 	st.cur = &streamSeg{start: first.start, offset: first.offset, moved: moved,
-		recs: append(older, st.cur.recs...), carry: first.carry, carried: first.carried}
+		recs: append(older, st.cur.recs...), carry: first.carry}
 	st.closed = st.closed[:k]
 }
 
@@ -303,11 +304,12 @@ func (st *stream) feedRecord(o *history.Op) {
 }
 
 // closeSeg ends the current segment before record index end (at byte
-// offset off; -1 at the end of the history) and starts its check.
-func (st *stream) closeSeg(end, off int64) {
+// offset off; -1 at the end of the history) and starts its check; carry
+// starts the counter of the next segment (see counterCut).
+func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
 	seg := st.cur
 	seg.end = end
-	next := &streamSeg{start: end, offset: off}
+	next := &streamSeg{start: end, offset: off, carry: carry}
 	// acquires still waiting move to the next segment (not at the end)
 	drop := map[int64]bool{}
 	if off >= 0 {
@@ -343,13 +345,6 @@ func (st *stream) closeSeg(end, off int64) {
 	}
 	secs := counterSections(os)
 	seg.nsecs = len(secs)
-	if !seg.carried {
-		if len(st.closed) > 0 {
-			seg.carry = st.cc.carry(h[0].Time - 1)
-		}
-		seg.carried = true
-	}
-	st.cc.add(secs)
 	st.closed = append(st.closed, seg)
 	secs = append(append([]*sectionInput(nil), seg.carry...), secs...)
 	st.wg.Add(1)
