@@ -110,13 +110,12 @@ type stream struct {
 	// summaries across segments
 	fed      []uint64 // bitset of op invoke indices fed to the op checks
 	tokens   *tokenCheck
+	liveness *liveStream // also feeds tokens, lock ops in invoke order
 	lost     *lostUpdateCheck
 	lostAl   anomalyList
 	cron     *cronCheck
 	sections int
 	fence    *fencingRun
-	liveRecs history.History
-	last     history.Op
 	n        int64
 	anyOK    bool
 	single   bool // an acquire ok named one node
@@ -173,6 +172,11 @@ func (st *stream) classify() bool {
 	}
 	st.cut = newCutter(lk.Drift, lk.DriftFactor)
 	st.fence = newFencingRun(st.fenc != nil && len(st.fenc.Server) > 0)
+	lv := st.live
+	if lv == nil {
+		lv = &Liveness{} // its stream feeds the token check
+	}
+	st.liveness = newLiveStream(lv, st.tokens)
 	return true
 }
 
@@ -296,11 +300,7 @@ func (st *stream) feedRecord(o *history.Op) {
 	if o.F == history.FAcquire && o.Type == history.OK {
 		st.anyOK = true
 	}
-	switch {
-	case o.IsNemesis(), o.F == history.FAcquire, o.F == history.FRelease, o.F == history.FExtend, o.F == history.FLost:
-		st.liveRecs = append(st.liveRecs, *o)
-	}
-	st.last = *o
+	st.liveness.add(o)
 }
 
 // closeSeg ends the current segment before record index end (at byte
@@ -338,7 +338,6 @@ func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
 	os := ops(h)
 	for i := range os {
 		if st.feedOp(&os[i]) {
-			st.tokens.add(&os[i])
 			st.lost.add(&os[i], &st.lostAl)
 			st.cron.add(&os[i])
 		}
@@ -409,6 +408,11 @@ func (st *stream) result() Result {
 			}
 		}
 	}
+	windows, _ := faultWindowsOf(st.v.nem, st.v.end)
+	var tokens Result
+	if st.live == nil {
+		st.liveness.result(windows) // ends the token check
+	}
 	for _, ch := range st.c.Checkers {
 		t0 := time.Now()
 		var r Result
@@ -428,11 +432,7 @@ func (st *stream) result() Result {
 			}
 			r = x.merge(rs)
 		case *Liveness:
-			recs := st.liveRecs
-			if len(recs) == 0 || recs[len(recs)-1].Index != st.last.Index {
-				recs = append(recs, st.last) // its time ends the history
-			}
-			r = safeCheck(st.ctx, x, recs)
+			r = st.liveness.result(windows)
 		case Fencing:
 			st.fence.end()
 			if st.fence.server != nil {
@@ -444,9 +444,9 @@ func (st *stream) result() Result {
 		r.Seconds = time.Since(t0).Seconds()
 		res.Results = append(res.Results, r)
 	}
-	windows, _ := faultWindowsOf(st.v.nem, st.v.end)
 	times := st.anomalyTimes(res.Results)
-	finishWith(&res, st.tokens.result(), st.anyOK, windows, st.n, func(i int64) int64 { return times[i] })
+	tokens = st.tokens.result()
+	finishWith(&res, tokens, st.anyOK, windows, st.n, func(i int64) int64 { return times[i] })
 	res.Seconds = time.Since(st.start).Seconds()
 	return res
 }

@@ -1,0 +1,394 @@
+package checker
+
+import (
+	"fmt"
+	"hash/maphash"
+	"slices"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// liveStream is Liveness.Check fed one record at a time, records in time
+// order (CheckFile checks that), for CheckFile. It gives Check's details
+// and anomalies while keeping, instead of the history:
+//
+//   - the lock ops in flight, and those completed after the oldest lock op
+//     still in flight (lock ops are taken in invoke order, as Check takes
+//     them);
+//   - per lease, what Check reads of it later (see liveLease), and the
+//     leases by token (a 128-bit hash of key and token), for matching
+//     releases and extends to leases as fillTokens does;
+//   - three latencies per acquire (wait, wait of any outcome, hold) for the
+//     percentiles: 24 bytes per acquire;
+//   - per key the acquires recovery and never-freed judge (see
+//     keyProgress): the latest acquire ok, the failed acquires since, the
+//     acquires with unknown outcome;
+//   - per fault window a few counters (see windowStream), and for FIFO the
+//     acquires waiting.
+type liveStream struct {
+	l *Liveness
+	r livenessRun
+
+	open  map[int]*lop // process -> its lock op in flight
+	queue []*lop       // lock ops from the oldest in flight, invoke order
+	head  int
+
+	cur   map[procKey]*liveLease
+	byTok map[tokHash]*liveLease
+	dogs  map[dogKey]*liveLease
+
+	waits, waitsAny, holds []int64
+	lastFail               map[int]int64
+	prog                   map[string]*streamProgress
+	healed                 int64 // the latest window end so far
+	win                    *windowStream
+	fifo                   *fifoStream
+	tokens                 *tokenCheck
+}
+
+// lop is a lock op (acquire, release, extend) as liveStream keeps it;
+// fields as in op.
+type lop struct {
+	F                  string
+	Type               history.Type
+	Process            int
+	Inv, Ret           int64
+	Call, Return, Done int64
+	Key, Token         string
+	TTL                int64
+	done               bool
+}
+
+// liveLease is what Liveness reads of a lease (see Lease): the server's
+// side and the holder's first release.
+type liveLease struct {
+	acqType            history.Type
+	acqCall, acqReturn int64
+	acqDone, ttl       int64
+	token              string
+	extendedTo         int64
+	releasedAt         int64
+	released           bool
+	hasHoldEnd         bool
+}
+
+// tokHash names a key and token by a 128-bit hash (two seeds): equal
+// hashes of different pairs are beyond any history's size to happen.
+type tokHash [2]uint64
+
+var tokSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+func hashTok(key, token string) tokHash {
+	var out tokHash
+	for i, seed := range tokSeeds {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		h.WriteString(key)
+		h.WriteByte(0)
+		h.WriteString(token)
+		out[i] = h.Sum64()
+	}
+	return out
+}
+
+// streamProgress is keyProgress built one acquire at a time, with the
+// leases recovery reads.
+type streamProgress struct {
+	keyProgress
+	lastOKLease *liveLease
+	unknownL    []*liveLease
+	// before the key's first acquire ok, the failures are only counted
+	noOKFails int
+	noOKLast  *op
+}
+
+func newLiveStream(l *Liveness, tokens *tokenCheck) *liveStream {
+	s := &liveStream{l: l, r: livenessRun{l: l}, open: map[int]*lop{}, cur: map[procKey]*liveLease{},
+		byTok: map[tokHash]*liveLease{}, dogs: map[dogKey]*liveLease{}, lastFail: map[int]int64{},
+		prog: map[string]*streamProgress{}, win: newWindowStream(), tokens: tokens}
+	if l != nil && (l.Fair || l.RequireFIFO) {
+		s.fifo = newFifoStream(l)
+	}
+	return s
+}
+
+// add takes the next record (in time order).
+func (s *liveStream) add(o *history.Op) {
+	s.r.end = max(s.r.end, o.Time)
+	s.win.advance(o.Time)
+	if s.fifo != nil {
+		s.fifo.advance(o.Time)
+	}
+	if o.IsNemesis() {
+		if end, changed := s.win.nemesis(o); changed && end > s.healed {
+			s.heal(end)
+		}
+		return
+	}
+	switch o.F {
+	case history.FAcquire, history.FRelease, history.FExtend:
+	default:
+		return
+	}
+	if o.Type == history.Invoke {
+		x := &lop{F: o.F, Type: history.Info, Process: o.Process, Inv: o.Index, Ret: -1, Call: o.Time, Return: Inf,
+			Key: o.Key, Token: o.Token, TTL: o.TTL}
+		s.open[o.Process] = x
+		s.queue = append(s.queue, x)
+		if o.F == history.FAcquire {
+			s.win.call()
+			if s.fifo != nil {
+				s.fifo.call(x)
+			}
+		}
+		return
+	}
+	x := s.open[o.Process]
+	if x == nil || x.F != o.F {
+		return // Validate refuses such a history
+	}
+	delete(s.open, o.Process)
+	x.Ret, x.Type, x.Done, x.done = o.Index, o.Type, o.Time, true
+	if o.Type != history.Info {
+		x.Return = o.Time
+	}
+	if o.Key != "" {
+		x.Key = o.Key
+	}
+	if o.Token != "" {
+		x.Token = o.Token
+	}
+	if o.TTL != 0 {
+		x.TTL = o.TTL
+	}
+	if x.F == history.FAcquire {
+		if o.Type == history.OK {
+			s.win.ok(o.Time)
+		}
+		if s.fifo != nil {
+			s.fifo.ret(x)
+		}
+	}
+	s.deliver()
+}
+
+// deliver takes the completed lock ops at the head of the queue.
+func (s *liveStream) deliver() {
+	for s.head < len(s.queue) && s.queue[s.head].done {
+		x := s.queue[s.head]
+		s.queue[s.head] = nil
+		s.head++
+		s.take(x)
+	}
+	if s.head > 1024 && s.head*2 > len(s.queue) {
+		s.queue = append(s.queue[:0], s.queue[s.head:]...)
+		s.head = 0
+	}
+}
+
+// take is one lock op, in invoke order: fillTokens, extractLeases and
+// acquires, one op at a time.
+func (s *liveStream) take(x *lop) {
+	if x.F != history.FAcquire {
+		s.leaseOp(x)
+		return
+	}
+	o := x.op()
+	s.tokens.add(&o)
+	if x.Token == "" {
+		x.Token = syntheticToken(&o)
+	}
+	var l *liveLease
+	if x.Type != history.Fail {
+		l = &liveLease{acqType: x.Type, acqCall: x.Call, acqReturn: x.Return, acqDone: x.Done, ttl: x.TTL, token: x.Token}
+		s.byTok[hashTok(x.Key, x.Token)] = l
+		if x.Type == history.OK {
+			s.cur[procKey{x.Process, x.Key}] = l
+		}
+	}
+	s.acquire(x, &o, l)
+}
+
+func (x *lop) op() op {
+	return op{F: x.F, Process: x.Process, Inv: x.Inv, Ret: x.Ret, Call: x.Call, Return: x.Return, Done: x.Done,
+		Type: x.Type, Key: x.Key, Token: x.Token, TTL: x.TTL, Lease: -1}
+}
+
+// leaseOp matches a release or extend to its lease (see fillTokens) and
+// applies it (see leaseSet.extend and release).
+func (s *liveStream) leaseOp(x *lop) {
+	c, hasCur := s.cur[procKey{x.Process, x.Key}]
+	if x.Token == "" && hasCur {
+		x.Token = c.token
+	}
+	var l *liveLease
+	dk := dogKey{x.Process, x.Key, x.Token}
+	if d, ok := s.dogs[dk]; hasCur && c.token == x.Token {
+		l = c
+	} else if ok {
+		l = d
+	} else if b, ok := s.byTok[hashTok(x.Key, x.Token)]; ok {
+		l = b
+		s.dogs[dk] = b
+	}
+	if l == nil {
+		return
+	}
+	if x.F == history.FExtend {
+		if x.Type == history.OK && x.TTL > 0 {
+			l.extendedTo = max(l.extendedTo, satAdd(x.Return, x.TTL))
+		}
+		return
+	}
+	if x.Type == history.OK && !l.released {
+		l.releasedAt, l.released = x.Call, true
+	}
+	if l.acqType == history.OK && !l.hasHoldEnd && x.Call >= l.acqReturn {
+		l.hasHoldEnd = true
+		s.holds = append(s.holds, x.Call-l.acqReturn)
+	}
+}
+
+// acquire is livenessRun.acquires and progress for one acquire.
+func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
+	r := &s.r
+	r.maxTTL = max(r.maxTTL, x.TTL)
+	if t, ok := s.lastFail[x.Process]; ok {
+		r.retryGap = max(r.retryGap, x.Call-t)
+		delete(s.lastFail, x.Process)
+	}
+	switch x.Type {
+	case history.OK:
+		r.d.Acquires.OK++
+		s.waits = append(s.waits, x.Return-x.Call)
+	case history.Fail:
+		r.d.Acquires.Fail++
+		s.lastFail[x.Process] = x.Done
+	default:
+		r.d.Acquires.Info++
+	}
+	if x.Ret >= 0 {
+		s.waitsAny = append(s.waitsAny, x.Done-x.Call)
+	}
+	if mw := r.l.MaxWait; mw > 0 && x.Ret >= 0 && x.Done-x.Call > int64(mw) {
+		r.d.Starved++
+		r.al.add(Anomaly{Kind: "starvation", Fatal: true, Ops: o.indices(),
+			Text: fmt.Sprintf("key %q: process %d waited %s for the lock (%s), more than %s", x.Key, x.Process, fmtDur(x.Done-x.Call), x.Type, mw)})
+	}
+	// progress, with the heal so far (see heal)
+	p := s.prog[x.Key]
+	if p == nil {
+		p = &streamProgress{}
+		s.prog[x.Key] = p
+	}
+	if x.Call > s.healed && p.invokedAfter == nil {
+		p.invokedAfter = heapOp(o)
+	}
+	switch x.Type {
+	case history.OK:
+		if x.Return > s.healed {
+			p.okAfter++
+		}
+		if p.lastOK == nil || x.Return > p.lastOK.Return {
+			p.lastOK, p.lastOKLease = heapOp(o), l
+			p.failsAfterOK = slices.DeleteFunc(p.failsAfterOK, func(f *op) bool { return f.Call <= x.Return })
+			p.noOKFails, p.noOKLast = 0, nil
+		}
+	case history.Fail:
+	default:
+		p.unknown = append(p.unknown, heapOp(o))
+		p.unknownL = append(p.unknownL, l)
+	}
+	if x.Type != history.OK {
+		switch {
+		case p.lastOK == nil:
+			p.noOKFails++
+			p.noOKLast = heapOp(o)
+		case x.Call > p.lastOK.Return:
+			p.failsAfterOK = append(p.failsAfterOK, heapOp(o))
+		}
+	}
+}
+
+func heapOp(o *op) *op { c := *o; return &c }
+
+// noOKFail stands for the failures before a key's first acquire ok but the
+// last (see result).
+var noOKFail = op{Ret: -1}
+
+// heal moves the last heal to end: recovery counts from it.
+func (s *liveStream) heal(end int64) {
+	s.healed = end
+	for _, p := range s.prog {
+		p.invokedAfter, p.okAfter = nil, 0
+	}
+}
+
+// result ends the stream (end: the last record's time; windows: the
+// history's fault windows) and gives Check's result.
+func (s *liveStream) result(windows []Window) Result {
+	for _, x := range s.open {
+		x.done = true // never completed: info, done at the end
+		x.Done = s.r.end
+		if x.F == history.FAcquire && s.fifo != nil {
+			s.fifo.ret(x)
+		}
+	}
+	s.deliver()
+	if s.fifo != nil {
+		s.fifo.advance(Inf)
+	}
+	r := &s.r
+	r.windows = windows
+	for _, w := range windows {
+		r.d.HealedAt = max(r.d.HealedAt, w.End)
+	}
+	if r.d.HealedAt > s.healed { // an unhealed window ends at the end
+		s.heal(r.d.HealedAt)
+	}
+	if n := r.d.Acquires.OK + r.d.Acquires.Fail + r.d.Acquires.Info; n > 0 {
+		r.d.SuccessRate = float64(r.d.Acquires.OK) / float64(n)
+	}
+	r.d.Wait, r.d.WaitAny, r.d.Hold = percentiles(s.waits), percentiles(s.waitsAny), percentiles(s.holds)
+	r.d.Windows = s.win.availability(windows, r.end)
+	// recovery reads the leases of the ops it keeps through leaseSet
+	r.leases = &leaseSet{byAcq: map[int]*Lease{}}
+	lease := func(o *op, l *liveLease) {
+		if l == nil {
+			return
+		}
+		o.Lease = len(r.leases.byAcq)
+		r.leases.byAcq[o.Lease] = &Lease{extendedTo: l.extendedTo, releasedAt: l.releasedAt, released: l.released}
+	}
+	prog := map[string]*keyProgress{}
+	for k, p := range s.prog {
+		if p.lastOK == nil && p.noOKLast != nil {
+			// every failure counts (none is cut by a live lease), and
+			// only their number and the last are read
+			p.failsAfterOK = make([]*op, p.noOKFails)
+			for i := range p.failsAfterOK {
+				p.failsAfterOK[i] = &noOKFail
+			}
+			p.failsAfterOK[len(p.failsAfterOK)-1] = p.noOKLast
+		}
+		if p.lastOK != nil {
+			lease(p.lastOK, p.lastOKLease)
+		}
+		for i, u := range p.unknown {
+			lease(u, p.unknownL[i])
+		}
+		r.d.OKAfterHeal += p.okAfter
+		prog[k] = &p.keyProgress
+	}
+	r.recovery(prog)
+	if f := s.fifo; f != nil { // after recovery's, as Check adds them
+		r.d.FIFOViolations = f.n
+		for _, a := range f.al.list {
+			r.al.add(a)
+		}
+		if n := f.al.counts["fifo-violation"] - len(f.al.list); n > 0 {
+			r.al.counts["fifo-violation"] += n
+		}
+	}
+	return r.result()
+}

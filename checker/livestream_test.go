@@ -1,0 +1,108 @@
+package checker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// streamLiveness runs the streamed liveness check (CheckFile's) over h,
+// whose records are in time order.
+func streamLiveness(l *Liveness, h history.History) Result {
+	s := newLiveStream(l, newTokenCheck())
+	v := newValidator()
+	for i := range h {
+		v.add(i, &h[i])
+		s.add(&h[i])
+	}
+	windows, _ := faultWindowsOf(v.nem, v.end)
+	return s.result(windows)
+}
+
+// sameLiveness fails unless the streamed liveness check of h gives
+// Check's verdict, anomalies (kinds, op indices, texts, in order) and
+// details.
+func sameLiveness(t *testing.T, name string, l *Liveness, h history.History) Result {
+	t.Helper()
+	want := l.Check(context.Background(), h)
+	got := streamLiveness(l, h)
+	wj, _ := json.MarshalIndent(want, "", " ")
+	gj, _ := json.MarshalIndent(got, "", " ")
+	if string(wj) != string(gj) {
+		t.Errorf("%s %+v: streamed liveness differs\nwhole:\n%s\nstreamed:\n%s", name, *l, wj, gj)
+	}
+	return want
+}
+
+func inTimeOrder(h history.History) bool {
+	return slices.IsSortedFunc(h, func(a, b history.Op) int { return int(min(max(a.Time-b.Time, -1), 1)) })
+}
+
+// TestLivenessStreamEqualsCheck: on generated histories (valid, with a
+// dead holder that never frees its key, with waits long enough to starve)
+// and every time-ordered testdata history, under every option, the
+// streamed liveness check gives Check's result exactly.
+func TestLivenessStreamEqualsCheck(t *testing.T) {
+	configs := []*Liveness{
+		{},
+		{RequireRecovery: true},
+		{Fair: true, RequireFIFO: true},
+		{Fair: true, FIFOMargin: 5 * time.Millisecond, MaxWait: 10 * time.Millisecond},
+		{RequireRecovery: true, NeverFreedAfter: 200 * time.Millisecond, RetryInterval: 50 * time.Millisecond, MaxWait: time.Millisecond},
+	}
+	hs := map[string]history.History{}
+	for _, seed := range []uint64{1, 2} {
+		g := newGen(seed, 8, 3)
+		hs[fmt.Sprintf("seed %d", seed)] = g.run(6000, seed == 1)
+		// a holder dies holding lock0 (no TTL) and the others keep
+		// failing until the end
+		end := g.recs[len(g.recs)-1].Time
+		for i := 0; i < 8; i++ {
+			g.injectOp(end+int64(i)*50*ms, history.FAcquire, history.Fail, "lock0", "", 0, 0)
+		}
+		hs[fmt.Sprintf("seed %d never freed", seed)] = g.history()
+	}
+	// fault actions as invoke and completion, acquires ok inside their
+	// span, and a fault never healed
+	g := newGen(3, 8, 3)
+	g.run(6000, true)
+	n := len(g.recs)
+	for _, r := range slices.Clone(g.recs) {
+		if r.IsNemesis() {
+			c := r
+			c.Time += 700 * us
+			g.rec(c)
+			g.injectOp(r.Time+100*us, history.FAcquire, history.OK, "lock2", "", 0, 0)
+		}
+	}
+	for i := range g.recs[:n] {
+		if g.recs[i].IsNemesis() {
+			g.recs[i].Type = history.Invoke
+		}
+	}
+	last := g.recs[len(g.recs)-1].Time
+	g.rec(history.Op{Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "pause", Time: last - 300*ms})
+	hs["paired faults, one unhealed"] = g.history()
+	files, _ := filepath.Glob("testdata/*.jsonl")
+	for _, f := range files {
+		h, _, err := history.ReadFile(f)
+		if err == nil && Validate(h) == nil {
+			hs[f] = h
+		}
+	}
+	for name, h := range hs {
+		if !inTimeOrder(h) {
+			continue
+		}
+		for _, l := range configs {
+			r := sameLiveness(t, name, l, h)
+			t.Logf("%s %+v: %v %v windows %d", name, *l, r.Valid, kindsOf(r), len(r.Details.(LivenessDetails).Windows))
+		}
+	}
+}
