@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"testing"
 	"time"
@@ -127,6 +129,8 @@ func TestAnalyzeBenchHistory(t *testing.T) {
 		t.Skip("LOCKSTORM_BENCH_HISTORY not set")
 	}
 	start := time.Now()
+	stop := watchHeap(t, os.Getenv("LOCKSTORM_BENCH_HEAPPROFILE"))
+	defer stop()
 	var r Result
 	switch os.Getenv("LOCKSTORM_BENCH_MODE") {
 	case "whole":
@@ -152,5 +156,41 @@ func TestAnalyzeBenchHistory(t *testing.T) {
 	t.Logf("verdict %v in %s", r.Valid, time.Since(start))
 	for _, p := range r.Results {
 		t.Logf("  %s %v %.2fs %s", p.Name, p.Valid, p.Seconds, p.Error)
+	}
+}
+
+// watchHeap samples the live heap every 200 ms until stop is called, then
+// logs its peak; with path set it writes a heap profile (pprof) at each
+// new peak, to see what the peak is made of.
+func watchHeap(t *testing.T, path string) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan uint64)
+	go func() {
+		var peak uint64
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak+peak/10 {
+				peak = ms.HeapAlloc
+				if path != "" {
+					if f, err := os.Create(path); err == nil {
+						pprof.WriteHeapProfile(f)
+						f.Close()
+					}
+				}
+			}
+			select {
+			case <-done:
+				finished <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		t.Logf("peak live heap (sampled) %d MB", <-finished>>20)
 	}
 }

@@ -60,8 +60,12 @@ type lop struct {
 }
 
 // liveLease is what Liveness reads of a lease (see Lease): the server's
-// side and the holder's first release.
+// side and the holder's first release. A lease nothing will read again
+// (its hold measured, and not its key's latest acquire ok; see retire) is
+// dropped from byTok.
 type liveLease struct {
+	key                string
+	hash               tokHash
 	acqType            history.Type
 	acqCall, acqReturn int64
 	acqDone, ttl       int64
@@ -200,8 +204,9 @@ func (s *liveStream) take(x *lop) {
 	}
 	var l *liveLease
 	if x.Type != history.Fail {
-		l = &liveLease{acqType: x.Type, acqCall: x.Call, acqReturn: x.Return, acqDone: x.Done, ttl: x.TTL, token: x.Token}
-		s.byTok[hashTok(x.Key, x.Token)] = l
+		l = &liveLease{key: x.Key, hash: hashTok(x.Key, x.Token), acqType: x.Type, acqCall: x.Call, acqReturn: x.Return,
+			acqDone: x.Done, ttl: x.TTL, token: x.Token}
+		s.byTok[l.hash] = l
 		if x.Type == history.OK {
 			s.cur[procKey{x.Process, x.Key}] = l
 		}
@@ -246,6 +251,23 @@ func (s *liveStream) leaseOp(x *lop) {
 	if l.acqType == history.OK && !l.hasHoldEnd && x.Call >= l.acqReturn {
 		l.hasHoldEnd = true
 		s.holds = append(s.holds, x.Call-l.acqReturn)
+		if p := s.prog[l.key]; p == nil || p.lastOKLease != l {
+			s.retire(l)
+		}
+	}
+}
+
+// retiredLease stands in byTok for the leases retire dropped: releases and
+// extends still match it (as fillTokens matches them) and change nothing
+// anyone reads.
+var retiredLease = &liveLease{}
+
+// retire drops lease l, whose hold is measured and which is not its key's
+// latest acquire ok (so recovery never reads it): only its byTok entry
+// stays, pointing at retiredLease.
+func (s *liveStream) retire(l *liveLease) {
+	if s.byTok[l.hash] == l {
+		s.byTok[l.hash] = retiredLease
 	}
 }
 
@@ -290,6 +312,9 @@ func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
 			p.okAfter++
 		}
 		if p.lastOK == nil || x.Return > p.lastOK.Return {
+			if old := p.lastOKLease; old != nil && old.hasHoldEnd {
+				s.retire(old)
+			}
 			p.lastOK, p.lastOKLease = heapOp(o), l
 			p.failsAfterOK = slices.DeleteFunc(p.failsAfterOK, func(f *op) bool { return f.Call <= x.Return })
 			p.noOKFails, p.noOKLast = 0, nil

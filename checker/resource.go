@@ -156,7 +156,13 @@ type lostKey struct {
 	lastAck   int64 // latest Return of an ok write
 	lastAckOp *valueRef
 	lastRead  *valueRef
-	byValue   map[int64]*valueRef
+	byValue   map[int64]ackRef // acknowledged write by value (32 bytes a write)
+}
+
+// ackRef is an acknowledged write lostUpdates keeps by its value.
+type ackRef struct {
+	Inv, Ret int64
+	Process  int
 }
 
 // valueRef is what lostUpdates keeps of a write or read.
@@ -174,7 +180,7 @@ func newLostUpdateCheck() *lostUpdateCheck { return &lostUpdateCheck{keys: map[s
 func (c *lostUpdateCheck) get(k string) *lostKey {
 	s := c.keys[k]
 	if s == nil {
-		s = &lostKey{byValue: map[int64]*valueRef{}, lastAck: -1}
+		s = &lostKey{byValue: map[int64]ackRef{}, lastAck: -1}
 		c.keys[k] = s
 	}
 	return s
@@ -188,15 +194,19 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 		case history.OK:
 			s.sum.Acked++
 			if o.Return > s.lastAck {
-				s.lastAck, s.lastAckOp = o.Return, valueOf(o)
+				s.lastAck = o.Return
+				if s.lastAckOp == nil {
+					s.lastAckOp = &valueRef{}
+				}
+				*s.lastAckOp = *valueOf(o)
 			}
-			if prev := s.byValue[o.Value]; prev != nil {
-				ops := append(prev.indices(), o.indices()...)
+			if prev, ok := s.byValue[o.Value]; ok {
+				ops := append((&opRef{history.OK, prev.Process, prev.Inv, prev.Ret}).indices(), o.indices()...)
 				sortInt64(ops)
 				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: ops,
 					Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
 			} else {
-				s.byValue[o.Value] = valueOf(o)
+				s.byValue[o.Value] = ackRef{o.Inv, o.Ret, o.Process}
 			}
 		case history.Fail:
 			s.sum.Rejected++
@@ -207,7 +217,10 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 		if o.Type == history.OK {
 			s := c.get(o.Key)
 			if s.lastRead == nil || o.Call > s.lastRead.Call {
-				s.lastRead = valueOf(o)
+				if s.lastRead == nil {
+					s.lastRead = &valueRef{}
+				}
+				*s.lastRead = *valueOf(o)
 			}
 		}
 	}

@@ -199,13 +199,13 @@ func pick(a, b string) string {
 //   - a record of a process after that process's info completion points
 //     at that completion.
 type refTracker struct {
-	firstTok map[tokKey]int
+	firstTok map[tokHash]int // by hashTok(key, token)
 	curAcq   map[procKey]int
 	dead     map[int]int
 }
 
 func newRefTracker() *refTracker {
-	return &refTracker{firstTok: map[tokKey]int{}, curAcq: map[procKey]int{}, dead: map[int]int{}}
+	return &refTracker{firstTok: map[tokHash]int{}, curAcq: map[procKey]int{}, dead: map[int]int{}}
 }
 
 // add takes record r at position i and returns the earliest position it
@@ -221,8 +221,8 @@ func (t *refTracker) add(i int, r *history.Op) int {
 	switch r.F {
 	case history.FAcquire:
 		if r.Token != "" {
-			if _, ok := t.firstTok[tokKey{r.Key, r.Token}]; !ok {
-				t.firstTok[tokKey{r.Key, r.Token}] = i
+			if h := hashTok(r.Key, r.Token); t.firstTok[h] == 0 {
+				t.firstTok[h] = i + 1 // 0: none
 			}
 		}
 		if r.Type == history.OK {
@@ -232,7 +232,8 @@ func (t *refTracker) add(i int, r *history.Op) int {
 		var j int
 		var ok bool
 		if r.Token != "" {
-			j, ok = t.firstTok[tokKey{r.Key, r.Token}]
+			j = t.firstTok[hashTok(r.Key, r.Token)] - 1
+			ok = j >= 0
 		} else {
 			j, ok = t.curAcq[procKey{r.Process, r.Key}]
 		}

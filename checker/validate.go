@@ -197,15 +197,30 @@ func Tokens(h history.History) Result {
 }
 
 // tokenCheck is Tokens one op at a time (ops in invoke order). It keeps
-// the first acquire ok and info of each key and token.
+// the first acquire ok and info of each key and token (by hashTok: 64
+// bytes a token).
 type tokenCheck struct {
-	seen   map[tokKey]*tokenFirst
+	seen   map[tokHash]tokenFirst
 	al     anomalyList
 	reused int
 }
 
 type tokenFirst struct {
-	ok, info *opRef // the first acquire ok / info with the token
+	ok, info tokenRef // the first acquire ok / info with the token
+}
+
+// tokenRef is an acquire tokenCheck keeps: ok, or with unknown outcome.
+type tokenRef struct {
+	Inv, Ret int64
+	Process  int32
+	set      bool
+}
+
+func (r tokenRef) ref(t history.Type) *opRef {
+	if !r.set {
+		return nil
+	}
+	return &opRef{t, int(r.Process), r.Inv, r.Ret}
 }
 
 // opRef is what an anomaly needs of an op kept for later.
@@ -224,24 +239,20 @@ func (r *opRef) indices() []int64 {
 	return []int64{r.Inv, r.Ret}
 }
 
-func newTokenCheck() *tokenCheck { return &tokenCheck{seen: map[tokKey]*tokenFirst{}} }
+func newTokenCheck() *tokenCheck { return &tokenCheck{seen: map[tokHash]tokenFirst{}} }
 
 func (t *tokenCheck) add(o *op) {
 	if o.F != history.FAcquire || o.Token == "" || o.Type == history.Fail {
 		return
 	}
-	k := tokKey{o.Key, o.Token}
+	k := hashTok(o.Key, o.Token)
 	f := t.seen[k]
-	if f == nil {
-		f = &tokenFirst{}
-		t.seen[k] = f
-	}
 	var prev *opRef
 	switch {
-	case f.ok != nil:
-		prev = f.ok
-	case o.Type == history.OK && f.info != nil:
-		prev = f.info
+	case f.ok.set:
+		prev = f.ok.ref(history.OK)
+	case o.Type == history.OK && f.info.set:
+		prev = f.info.ref(history.Info)
 	}
 	if prev != nil {
 		t.reused++
@@ -255,10 +266,13 @@ func (t *tokenCheck) add(o *op) {
 			Text: fmt.Sprintf("key %q: the lock handed token %q to acquire %s by process %d (op %d) and to acquire %s by %s (op %d): holders sharing a token can release or extend each other's lease",
 				o.Key, o.Token, prev.Type, prev.Process, prev.Inv, o.Type, who, o.Inv)})
 	}
-	if o.Type == history.OK && f.ok == nil {
-		f.ok = refOf(o)
-	} else if o.Type != history.OK && f.info == nil {
-		f.info = refOf(o)
+	switch {
+	case o.Type == history.OK && !f.ok.set:
+		f.ok = tokenRef{o.Inv, o.Ret, int32(o.Process), true}
+		t.seen[k] = f
+	case o.Type != history.OK && !f.info.set:
+		f.info = tokenRef{o.Inv, o.Ret, int32(o.Process), true}
+		t.seen[k] = f
 	}
 }
 
