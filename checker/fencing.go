@@ -109,10 +109,10 @@ type FenceValidator struct {
 	keyIDs    map[string]int32
 	lastKey   string
 	lastKeyID int32
-	writes    []fenceMax // by key id: accepted tokens (writes and fenced reads)
-	issued    []fenceMax // by key id: issued tokens
-	seen      []map[int64]int64
-	pending   []fencePending // by process
+	writes    []fenceMax         // by key id: accepted tokens (writes and fenced reads)
+	issued    []fenceMax         // by key id: issued tokens
+	seen      []*denseMap[int64] // by key id: issued token -> its acquire's index
+	pending   []fencePending     // by process
 }
 
 // fenceMax tracks the highest token among events strictly before a time:
@@ -276,9 +276,10 @@ func (v *FenceValidator) CompleteAcquire(p int, fence, t, idx int64) {
 	v.Stats.Issued++
 	k := w.key
 	if v.seen[k] == nil {
-		v.seen[k] = map[int64]int64{}
+		v.seen[k] = &denseMap[int64]{}
 	}
-	if prev, dup := v.seen[k][fence]; dup {
+	prev, dup := v.seen[k].get(fence)
+	if dup {
 		v.Stats.IssuedNotIncreasing++
 		v.anomalies.add(Anomaly{Kind: "fence-duplicate", Fatal: true, Ops: []int64{prev, w.idx, idx},
 			Text: fmt.Sprintf("key %q: token %d was issued to two acquires", v.keyName(k), fence)})
@@ -287,7 +288,7 @@ func (v *FenceValidator) CompleteAcquire(p int, fence, t, idx int64) {
 		v.anomalies.add(Anomaly{Kind: "fence-not-increasing", Fatal: true, Ops: []int64{w.idx, idx},
 			Text: fmt.Sprintf("key %q: acquire got token %d although token %d had been issued before it was invoked", v.keyName(k), fence, w.prior)})
 	}
-	v.seen[k][fence] = idx
+	v.seen[k].set(fence, idx, dup)
 	v.issued[k].add(t, fence)
 }
 

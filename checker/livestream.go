@@ -2,7 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"hash/maphash"
 	"slices"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -33,9 +32,15 @@ type liveStream struct {
 	queue []*lop       // lock ops from the oldest in flight, invoke order
 	head  int
 
-	cur   map[procKey]*liveLease
-	byTok map[tokHash]*liveLease
-	dogs  map[dogKey]*liveLease
+	// fillTokens' maps: cur (of the living processes), byTok (the
+	// token table's rows, and the leases still read by row), dogs
+	cur    map[procKey]*liveLease
+	keysOf map[int][]string // process -> the keys it has a cur entry for
+	queued map[int]int      // process -> its lock ops not yet taken
+	dead   map[int]bool     // processes dead with lock ops not yet taken
+	tab    *tokTable
+	leases map[uint32]*liveLease
+	dogs   map[dogKey]*liveLease
 
 	waits, waitsAny, holds []int64
 	lastFail               map[int]int64
@@ -65,7 +70,7 @@ type lop struct {
 // dropped from byTok.
 type liveLease struct {
 	key                string
-	hash               tokHash
+	row                uint32 // in the token table
 	acqType            history.Type
 	acqCall, acqReturn int64
 	acqDone, ttl       int64
@@ -74,25 +79,6 @@ type liveLease struct {
 	releasedAt         int64
 	released           bool
 	hasHoldEnd         bool
-}
-
-// tokHash names a key and token by a 128-bit hash (two seeds): equal
-// hashes of different pairs are beyond any history's size to happen.
-type tokHash [2]uint64
-
-var tokSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
-
-func hashTok(key, token string) tokHash {
-	var out tokHash
-	for i, seed := range tokSeeds {
-		var h maphash.Hash
-		h.SetSeed(seed)
-		h.WriteString(key)
-		h.WriteByte(0)
-		h.WriteString(token)
-		out[i] = h.Sum64()
-	}
-	return out
 }
 
 // streamProgress is keyProgress built one acquire at a time, with the
@@ -108,8 +94,8 @@ type streamProgress struct {
 
 func newLiveStream(l *Liveness, tokens *tokenCheck) *liveStream {
 	s := &liveStream{l: l, r: livenessRun{l: l}, open: map[int]*lop{}, cur: map[procKey]*liveLease{},
-		byTok: map[tokHash]*liveLease{}, dogs: map[dogKey]*liveLease{}, lastFail: map[int]int64{},
-		prog: map[string]*streamProgress{}, win: newWindowStream(), tokens: tokens}
+		keysOf: map[int][]string{}, queued: map[int]int{}, dead: map[int]bool{}, tab: tokens.tab, leases: map[uint32]*liveLease{}, dogs: map[dogKey]*liveLease{},
+		lastFail: map[int]int64{}, prog: map[string]*streamProgress{}, win: newWindowStream(), tokens: tokens}
 	if l != nil && (l.Fair || l.RequireFIFO) {
 		s.fifo = newFifoStream(l)
 	}
@@ -131,10 +117,20 @@ func (s *liveStream) add(o *history.Op) {
 	}
 	switch o.F {
 	case history.FAcquire, history.FRelease, history.FExtend:
+	case history.FLost:
+		return
 	default:
+		if o.Type == history.Info { // the process is dead
+			if s.queued[o.Process] == 0 {
+				s.died(o.Process)
+			} else {
+				s.dead[o.Process] = true
+			}
+		}
 		return
 	}
 	if o.Type == history.Invoke {
+		s.queued[o.Process]++
 		x := &lop{F: o.F, Type: history.Info, Process: o.Process, Inv: o.Index, Ret: -1, Call: o.Time, Return: Inf,
 			Key: o.Key, Token: o.Token, TTL: o.TTL}
 		s.open[o.Process] = x
@@ -183,6 +179,14 @@ func (s *liveStream) deliver() {
 		s.queue[s.head] = nil
 		s.head++
 		s.take(x)
+		p := x.Process
+		if s.queued[p]--; s.queued[p] == 0 {
+			delete(s.queued, p)
+			if x.Type == history.Info || s.dead[p] {
+				s.died(p)
+				delete(s.dead, p)
+			}
+		}
 	}
 	if s.head > 1024 && s.head*2 > len(s.queue) {
 		s.queue = append(s.queue[:0], s.queue[s.head:]...)
@@ -204,11 +208,17 @@ func (s *liveStream) take(x *lop) {
 	}
 	var l *liveLease
 	if x.Type != history.Fail {
-		l = &liveLease{key: x.Key, hash: hashTok(x.Key, x.Token), acqType: x.Type, acqCall: x.Call, acqReturn: x.Return,
+		i, row := s.tab.row(x.Key, x.Token)
+		row.leased = true
+		l = &liveLease{key: x.Key, row: i, acqType: x.Type, acqCall: x.Call, acqReturn: x.Return,
 			acqDone: x.Done, ttl: x.TTL, token: x.Token}
-		s.byTok[l.hash] = l
+		s.leases[i] = l
 		if x.Type == history.OK {
-			s.cur[procKey{x.Process, x.Key}] = l
+			k := procKey{x.Process, x.Key}
+			if _, ok := s.cur[k]; !ok {
+				s.keysOf[x.Process] = append(s.keysOf[x.Process], x.Key)
+			}
+			s.cur[k] = l
 		}
 	}
 	s.acquire(x, &o, l)
@@ -232,9 +242,12 @@ func (s *liveStream) leaseOp(x *lop) {
 		l = c
 	} else if ok {
 		l = d
-	} else if b, ok := s.byTok[hashTok(x.Key, x.Token)]; ok {
-		l = b
-		s.dogs[dk] = b
+	} else if i, row, ok := s.tab.find(x.Key, x.Token); ok && row.leased {
+		l = s.leases[i]
+		if l == nil {
+			l = retiredLease
+		}
+		s.dogs[dk] = l
 	}
 	if l == nil {
 		return
@@ -257,18 +270,28 @@ func (s *liveStream) leaseOp(x *lop) {
 	}
 }
 
-// retiredLease stands in byTok for the leases retire dropped: releases and
-// extends still match it (as fillTokens matches them) and change nothing
-// anyone reads.
+// retiredLease stands for the leases retire dropped: releases and extends
+// still match it (as fillTokens matches them) and change nothing anyone
+// reads.
 var retiredLease = &liveLease{}
 
 // retire drops lease l, whose hold is measured and which is not its key's
-// latest acquire ok (so recovery never reads it): only its byTok entry
-// stays, pointing at retiredLease.
+// latest acquire ok (so recovery never reads it): only its token's row
+// stays (leased), and releases of it match retiredLease.
 func (s *liveStream) retire(l *liveLease) {
-	if s.byTok[l.hash] == l {
-		s.byTok[l.hash] = retiredLease
+	if s.leases[l.row] == l {
+		delete(s.leases, l.row)
 	}
+}
+
+// died forgets the current leases of process p, which completed an op
+// with info: it never invokes again (Validate), so fillTokens never reads
+// them.
+func (s *liveStream) died(p int) {
+	for _, k := range s.keysOf[p] {
+		delete(s.cur, procKey{p, k})
+	}
+	delete(s.keysOf, p)
 }
 
 // acquire is livenessRun.acquires and progress for one acquire.

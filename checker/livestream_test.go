@@ -15,7 +15,7 @@ import (
 // streamLiveness runs the streamed liveness check (CheckFile's) over h,
 // whose records are in time order.
 func streamLiveness(l *Liveness, h history.History) Result {
-	s := newLiveStream(l, newTokenCheck())
+	s := newLiveStream(l, newTokenCheck(newTokTable()))
 	v := newValidator()
 	for i := range h {
 		v.add(i, &h[i])

@@ -156,7 +156,7 @@ type lostKey struct {
 	lastAck   int64 // latest Return of an ok write
 	lastAckOp *valueRef
 	lastRead  *valueRef
-	byValue   map[int64]ackRef // acknowledged write by value (32 bytes a write)
+	byValue   denseMap[ackRef] // acknowledged write by value (about 24 bytes a write)
 }
 
 // ackRef is an acknowledged write lostUpdates keeps by its value.
@@ -180,7 +180,7 @@ func newLostUpdateCheck() *lostUpdateCheck { return &lostUpdateCheck{keys: map[s
 func (c *lostUpdateCheck) get(k string) *lostKey {
 	s := c.keys[k]
 	if s == nil {
-		s = &lostKey{byValue: map[int64]ackRef{}, lastAck: -1}
+		s = &lostKey{lastAck: -1}
 		c.keys[k] = s
 	}
 	return s
@@ -200,13 +200,13 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 				}
 				*s.lastAckOp = *valueOf(o)
 			}
-			if prev, ok := s.byValue[o.Value]; ok {
+			if prev, ok := s.byValue.get(o.Value); ok {
 				ops := append((&opRef{history.OK, prev.Process, prev.Inv, prev.Ret}).indices(), o.indices()...)
 				sortInt64(ops)
 				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: ops,
 					Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
 			} else {
-				s.byValue[o.Value] = ackRef{o.Inv, o.Ret, o.Process}
+				s.byValue.add(o.Value, ackRef{o.Inv, o.Ret, o.Process})
 			}
 		case history.Fail:
 			s.sum.Rejected++

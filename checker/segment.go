@@ -199,13 +199,13 @@ func pick(a, b string) string {
 //   - a record of a process after that process's info completion points
 //     at that completion.
 type refTracker struct {
-	firstTok map[tokHash]int // by hashTok(key, token)
-	curAcq   map[procKey]int
-	dead     map[int]int
+	tab    *tokTable // the first acquire record of each key and token
+	curAcq map[procKey]int
+	dead   map[int]int
 }
 
-func newRefTracker() *refTracker {
-	return &refTracker{firstTok: map[tokHash]int{}, curAcq: map[procKey]int{}, dead: map[int]int{}}
+func newRefTracker(tab *tokTable) *refTracker {
+	return &refTracker{tab: tab, curAcq: map[procKey]int{}, dead: map[int]int{}}
 }
 
 // add takes record r at position i and returns the earliest position it
@@ -221,8 +221,8 @@ func (t *refTracker) add(i int, r *history.Op) int {
 	switch r.F {
 	case history.FAcquire:
 		if r.Token != "" {
-			if h := hashTok(r.Key, r.Token); t.firstTok[h] == 0 {
-				t.firstTok[h] = i + 1 // 0: none
+			if _, row := t.tab.row(r.Key, r.Token); row.first == 0 {
+				row.first = int64(i) + 1 // 0: none
 			}
 		}
 		if r.Type == history.OK {
@@ -232,8 +232,9 @@ func (t *refTracker) add(i int, r *history.Op) int {
 		var j int
 		var ok bool
 		if r.Token != "" {
-			j = t.firstTok[hashTok(r.Key, r.Token)] - 1
-			ok = j >= 0
+			if _, row, found := t.tab.find(r.Key, r.Token); found && row.first > 0 {
+				j, ok = int(row.first-1), true
+			}
 		} else {
 			j, ok = t.curAcq[procKey{r.Process, r.Key}]
 		}
@@ -287,7 +288,7 @@ func (s Segment) History(h history.History) history.History {
 func Segments(h history.History, drift time.Duration, factor float64) []Segment {
 	whole := []Segment{{Start: 0, End: len(h)}}
 	c := newCutter(drift, factor)
-	t := newRefTracker()
+	t := newRefTracker(newTokTable())
 	// the running sum of span at i counts the references spanning the
 	// cut before i
 	span := make([]int32, len(h)+1)

@@ -141,9 +141,10 @@ func newStream(ctx context.Context, c *Composite, path string) (*stream, error) 
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
+	tab := newTokTable() // shared by the reference tracker, the token check and liveness
 	st := &stream{ctx: ctx, c: c, path: path, f: f, sc: history.NewScanner(f), start: time.Now(),
-		v: newValidator(), refs: newRefTracker(), openAcq: map[int]int64{},
-		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), tokens: newTokenCheck(),
+		v: newValidator(), refs: newRefTracker(tab), openAcq: map[int]int64{},
+		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), tokens: newTokenCheck(tab),
 		lost: newLostUpdateCheck(), cron: newCronCheck(), cur: &streamSeg{}}
 	return st, nil
 }

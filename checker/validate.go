@@ -188,7 +188,7 @@ func (v *validator) finish() error {
 // that record none) are not compared. The result is named "tokens":
 // Invalid with the anomalies, else Valid. h must have passed Validate.
 func Tokens(h history.History) Result {
-	t := newTokenCheck()
+	t := newTokenCheck(newTokTable())
 	os := ops(h)
 	for i := range os {
 		t.add(&os[i])
@@ -197,30 +197,12 @@ func Tokens(h history.History) Result {
 }
 
 // tokenCheck is Tokens one op at a time (ops in invoke order). It keeps
-// the first acquire ok and info of each key and token (by hashTok: 64
-// bytes a token).
+// the first acquire ok and info of each key and token, in a tokTable
+// (shared with the other streamed checks in CheckFile).
 type tokenCheck struct {
-	seen   map[tokHash]tokenFirst
+	tab    *tokTable
 	al     anomalyList
 	reused int
-}
-
-type tokenFirst struct {
-	ok, info tokenRef // the first acquire ok / info with the token
-}
-
-// tokenRef is an acquire tokenCheck keeps: ok, or with unknown outcome.
-type tokenRef struct {
-	Inv, Ret int64
-	Process  int32
-	set      bool
-}
-
-func (r tokenRef) ref(t history.Type) *opRef {
-	if !r.set {
-		return nil
-	}
-	return &opRef{t, int(r.Process), r.Inv, r.Ret}
 }
 
 // opRef is what an anomaly needs of an op kept for later.
@@ -239,19 +221,18 @@ func (r *opRef) indices() []int64 {
 	return []int64{r.Inv, r.Ret}
 }
 
-func newTokenCheck() *tokenCheck { return &tokenCheck{seen: map[tokHash]tokenFirst{}} }
+func newTokenCheck(tab *tokTable) *tokenCheck { return &tokenCheck{tab: tab} }
 
 func (t *tokenCheck) add(o *op) {
 	if o.F != history.FAcquire || o.Token == "" || o.Type == history.Fail {
 		return
 	}
-	k := hashTok(o.Key, o.Token)
-	f := t.seen[k]
+	_, f := t.tab.row(o.Key, o.Token)
 	var prev *opRef
 	switch {
-	case f.ok.set:
+	case f.ok.set():
 		prev = f.ok.ref(history.OK)
-	case o.Type == history.OK && f.info.set:
+	case o.Type == history.OK && f.info.set():
 		prev = f.info.ref(history.Info)
 	}
 	if prev != nil {
@@ -267,12 +248,10 @@ func (t *tokenCheck) add(o *op) {
 				o.Key, o.Token, prev.Type, prev.Process, prev.Inv, o.Type, who, o.Inv)})
 	}
 	switch {
-	case o.Type == history.OK && !f.ok.set:
-		f.ok = tokenRef{o.Inv, o.Ret, int32(o.Process), true}
-		t.seen[k] = f
-	case o.Type != history.OK && !f.info.set:
-		f.info = tokenRef{o.Inv, o.Ret, int32(o.Process), true}
-		t.seen[k] = f
+	case o.Type == history.OK && !f.ok.set():
+		f.ok = newTokenRef(o)
+	case o.Type != history.OK && !f.info.set():
+		f.info = newTokenRef(o)
 	}
 }
 
