@@ -319,12 +319,14 @@ func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
 		}
 	}
 	h := make(history.History, 0, len(seg.moved)+len(seg.recs))
-	for _, r := range append(seg.moved, seg.recs...) {
-		if drop[r.Index] {
-			next.moved = append(next.moved, r)
-			continue
+	for _, part := range [2]history.History{seg.moved, seg.recs} {
+		for _, r := range part {
+			if drop[r.Index] {
+				next.moved = append(next.moved, r)
+				continue
+			}
+			h = append(h, r)
 		}
-		h = append(h, r)
 	}
 	sort.Slice(next.moved, func(i, j int) bool { return next.moved[i].Index < next.moved[j].Index })
 	seg.recs = nil

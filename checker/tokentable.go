@@ -2,6 +2,7 @@ package checker
 
 import (
 	"hash/maphash"
+	"math"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -18,18 +19,26 @@ type tokTable struct {
 	index map[tokHash]uint32 // -> row
 	rows  [][]tokRow         // chunks of tokChunk rows (no doubling to copy)
 	n     uint32
+	// rare holds the acquires a row has no room for: by 2·row its first
+	// acquire ok when its completion is too far from its invoke for
+	// okDRet, by 2·row+1 its first acquire with unknown outcome
+	rare map[uint32]tokenRef
 }
 
 const tokChunk = 1 << 12
 
-// tokRow is one key and token.
+// tokRow is one key and token (32 bytes).
 type tokRow struct {
 	// first is the position + 1 of the first acquire record naming it (0:
 	// none), for refTracker.
 	first int64
-	// ok and info are its first acquire ok and with unknown outcome, for
-	// tokenCheck.
-	ok, info tokenRef
+	// ok is its first acquire ok, for tokenCheck: invoke index + 1 (0:
+	// none), completion index - invoke index, process; and its first
+	// acquire with unknown outcome is in tokTable.rare (hasInfo).
+	okInv1  int64
+	okDRet  int32
+	okProc  int32
+	hasInfo bool
 	// leased is set once a non-failed acquire took it, for liveStream.
 	leased bool
 }
@@ -52,7 +61,54 @@ func hashTok(key, token string) tokHash {
 	return out
 }
 
-func newTokTable() *tokTable { return &tokTable{index: map[tokHash]uint32{}} }
+func newTokTable() *tokTable {
+	return &tokTable{index: map[tokHash]uint32{}, rare: map[uint32]tokenRef{}}
+}
+
+// firstOK is the first acquire ok of row i, if any.
+func (t *tokTable) firstOK(i uint32) (tokenRef, bool) {
+	r := t.at(i)
+	switch {
+	case r.okInv1 == 0:
+		return tokenRef{}, false
+	case r.okDRet == far:
+		return t.rare[2*i], true
+	}
+	ret := int64(-1)
+	if r.okDRet >= 0 {
+		ret = r.okInv1 - 1 + int64(r.okDRet)
+	}
+	return tokenRef{r.okInv1, ret, r.okProc}, true
+}
+
+// far marks an okDRet that did not fit.
+const far = math.MinInt32
+
+func (t *tokTable) setFirstOK(i uint32, o *op) {
+	r := t.at(i)
+	r.okInv1, r.okProc, r.okDRet = o.Inv+1, int32(o.Process), -1
+	if o.Ret >= 0 {
+		if d := o.Ret - o.Inv; d <= math.MaxInt32 {
+			r.okDRet = int32(d)
+		} else {
+			r.okDRet = far
+			t.rare[2*i] = newTokenRef(o)
+		}
+	}
+}
+
+// firstInfo is the first acquire with unknown outcome of row i, if any.
+func (t *tokTable) firstInfo(i uint32) (tokenRef, bool) {
+	if !t.at(i).hasInfo {
+		return tokenRef{}, false
+	}
+	return t.rare[2*i+1], true
+}
+
+func (t *tokTable) setFirstInfo(i uint32, o *op) {
+	t.at(i).hasInfo = true
+	t.rare[2*i+1] = newTokenRef(o)
+}
 
 // row is the row of key and token, added if new.
 func (t *tokTable) row(key, token string) (uint32, *tokRow) {
@@ -89,7 +145,6 @@ type tokenRef struct {
 
 func newTokenRef(o *op) tokenRef { return tokenRef{o.Inv + 1, o.Ret, int32(o.Process)} }
 
-func (r tokenRef) set() bool { return r.inv1 != 0 }
 
 // ref is the acquire as an opRef of type t.
 func (r tokenRef) ref(t history.Type) *opRef {

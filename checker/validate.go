@@ -63,10 +63,12 @@ func Validate(h history.History) error {
 }
 
 // validator is Validate one record at a time. It keeps the nemesis
-// records (for the fault windows) and, per process, its open invoke.
+// records (for the fault windows), per process with an op in flight its
+// open invoke, and per dead process the index of its info completion.
 type validator struct {
 	probs []string
-	procs map[int]*vproc
+	procs map[int]vproc // processes with an open invoke
+	dead  map[int]int
 	nem   history.History
 	end   int64
 }
@@ -75,10 +77,9 @@ type vproc struct {
 	open  int // index of the open invoke, -1 if none
 	openF string
 	openT int64
-	dead  int // index of the info completion, -1 if alive
 }
 
-func newValidator() *validator { return &validator{procs: map[int]*vproc{}} }
+func newValidator() *validator { return &validator{procs: map[int]vproc{}, dead: map[int]int{}} }
 
 func (v *validator) addf(format string, args ...any) {
 	v.probs = append(v.probs, fmt.Sprintf(format, args...))
@@ -114,20 +115,20 @@ func (v *validator) add(i int, o *history.Op) bool {
 	if o.F == history.FLost {
 		return true
 	}
-	p := v.procs[o.Process]
-	if p == nil {
-		p = &vproc{open: -1, dead: -1}
-		v.procs[o.Process] = p
+	p, ok := v.procs[o.Process]
+	if !ok {
+		p = vproc{open: -1}
 	}
 	switch o.Type {
 	case history.Invoke:
-		if p.dead >= 0 {
-			v.addf("op %d: process %d invokes %s after its info completion at op %d", i, o.Process, o.F, p.dead)
+		if d, dead := v.dead[o.Process]; dead {
+			v.addf("op %d: process %d invokes %s after its info completion at op %d", i, o.Process, o.F, d)
 		}
 		if p.open >= 0 {
 			v.addf("op %d: process %d invokes %s while op %d (%s) is still in flight", i, o.Process, o.F, p.open, p.openF)
 		}
 		p.open, p.openF, p.openT = i, o.F, o.Time
+		v.procs[o.Process] = p
 	case history.OK, history.Fail, history.Info:
 		if p.open < 0 {
 			v.addf("op %d: %s completion of %s by process %d has no open invoke", i, o.Type, o.F, o.Process)
@@ -139,9 +140,9 @@ func (v *validator) add(i int, o *history.Op) bool {
 		if o.Time < p.openT {
 			v.addf("op %d: completes at %d ns, before its invoke op %d at %d ns", i, o.Time, p.open, p.openT)
 		}
-		p.open = -1
+		delete(v.procs, o.Process) // nothing open: as absent
 		if o.Type == history.Info {
-			p.dead = i
+			v.dead[o.Process] = i
 		}
 	default:
 		v.addf("op %d: type %q is not invoke, ok, fail or info", i, o.Type)
@@ -227,13 +228,15 @@ func (t *tokenCheck) add(o *op) {
 	if o.F != history.FAcquire || o.Token == "" || o.Type == history.Fail {
 		return
 	}
-	_, f := t.tab.row(o.Key, o.Token)
+	i, _ := t.tab.row(o.Key, o.Token)
+	ok, hasOK := t.tab.firstOK(i)
+	info, hasInfo := t.tab.firstInfo(i)
 	var prev *opRef
 	switch {
-	case f.ok.set():
-		prev = f.ok.ref(history.OK)
-	case o.Type == history.OK && f.info.set():
-		prev = f.info.ref(history.Info)
+	case hasOK:
+		prev = ok.ref(history.OK)
+	case o.Type == history.OK && hasInfo:
+		prev = info.ref(history.Info)
 	}
 	if prev != nil {
 		t.reused++
@@ -248,10 +251,10 @@ func (t *tokenCheck) add(o *op) {
 				o.Key, o.Token, prev.Type, prev.Process, prev.Inv, o.Type, who, o.Inv)})
 	}
 	switch {
-	case o.Type == history.OK && !f.ok.set():
-		f.ok = newTokenRef(o)
-	case o.Type != history.OK && !f.info.set():
-		f.info = newTokenRef(o)
+	case o.Type == history.OK && !hasOK:
+		t.tab.setFirstOK(i, o)
+	case o.Type != history.OK && !hasInfo:
+		t.tab.setFirstInfo(i, o)
 	}
 }
 
