@@ -187,11 +187,17 @@ func (st *stream) run() (whole bool, err error) {
 		return true, nil
 	}
 	var lastTime int64
-	for st.sc.Scan() {
+	recs := newScanAhead(st.sc)
+	defer recs.close()
+	for {
+		rec, off, ok := recs.next()
+		if !ok {
+			break
+		}
 		if st.n&0xFFFF == 0 && st.ctx.Err() != nil {
 			break // the checks end Unknown on the cancelled context
 		}
-		o := st.sc.Op()
+		o := *rec
 		i := o.Index
 		st.v.add(int(i), &o)
 		if o.Time < lastTime {
@@ -199,7 +205,7 @@ func (st *stream) run() (whole bool, err error) {
 		}
 		lastTime = o.Time
 		if i > 0 && len(st.cur.recs) >= minSegment && st.cut.canCut(&o) && (!st.single || st.cut.waiting == 0) {
-			st.closeSeg(i, st.sc.Offset(), st.cut.counter.carry())
+			st.closeSeg(i, off, st.cut.counter.carry())
 		}
 		to := st.cut.add(int(i), &o)
 		if st.cut.blocked {
@@ -216,6 +222,7 @@ func (st *stream) run() (whole bool, err error) {
 		st.feedRecord(&o)
 		st.n++
 	}
+	recs.close()
 	if err := st.sc.Err(); err != nil {
 		return false, err
 	}
@@ -329,6 +336,9 @@ func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
 		}
 	}
 	sort.Slice(next.moved, func(i, j int) bool { return next.moved[i].Index < next.moved[j].Index })
+	if cap(seg.recs) <= 1<<16 { // h is a copy: the buffer serves the next segment
+		next.recs = seg.recs[:0]
+	}
 	seg.recs = nil
 	st.cur = next
 	if len(h) == 0 {
