@@ -139,7 +139,15 @@ type lockPiece struct {
 // piece checks one segment (an empty search counts as valid: only the
 // whole history can have no acquire).
 func (l *Lock) piece(ctx context.Context, seg history.History) lockPiece {
-	s := l.lockOps(seg)
+	os := ops(seg)
+	fillTokens(os)
+	return l.pieceOf(ctx, os)
+}
+
+// pieceOf is piece given the segment's ops (fillTokens applied; read
+// only).
+func (l *Lock) pieceOf(ctx context.Context, os []op) lockPiece {
+	s := l.lockOpsOf(os)
 	keys := map[string]bool{}
 	for _, o := range s.ops {
 		keys[o.Input.(*lockInput).key] = true

@@ -55,7 +55,7 @@ import (
 type cutter struct {
 	drift   time.Duration
 	factor  float64
-	open    map[int]history.Op // client process -> its open invoke
+	open    map[int]cutInv // client process -> its open invoke
 	waiting int                // open invokes that are acquires
 	alive   map[tokKey]aliveLease
 	holding map[procKey]string // (process, key) -> token held in its view
@@ -65,6 +65,12 @@ type cutter struct {
 	counter *counterCut
 }
 
+// cutInv is what the cutter keeps of an open invoke.
+type cutInv struct {
+	F, Key, Token string
+	TTL, Index    int64
+}
+
 // aliveLease is a lease the server may still hold: until exp (ns), with
 // the TTL it was asked for.
 type aliveLease struct {
@@ -72,7 +78,7 @@ type aliveLease struct {
 }
 
 func newCutter(drift time.Duration, factor float64) *cutter {
-	return &cutter{drift: drift, factor: factor, open: map[int]history.Op{}, alive: map[tokKey]aliveLease{},
+	return &cutter{drift: drift, factor: factor, open: map[int]cutInv{}, alive: map[tokKey]aliveLease{},
 		holding: map[procKey]string{}, pending: map[int]bool{}, counter: newCounterCut()}
 }
 
@@ -106,7 +112,7 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 	}
 	p := r.Process
 	if r.Type == history.Invoke {
-		c.open[p] = *r
+		c.open[p] = cutInv{F: r.F, Key: r.Key, Token: r.Token, TTL: r.TTL, Index: r.Index}
 		if r.F == history.FAcquire {
 			c.waiting++
 		}

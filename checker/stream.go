@@ -75,6 +75,9 @@ type StreamStats struct {
 // lastStream is the last CheckFile's stats, for tests and benchmarks.
 var lastStream StreamStats
 
+// maxBuf is the largest segment buffer (records) CheckFile reuses.
+const maxBuf = 1 << 16
+
 // maxExplainWhole is the largest history (records) whose illegal keys
 // CheckFile explains on the whole history, read again, so that the ops it
 // names are Check's. Beyond it the explanation is the earliest illegal
@@ -106,6 +109,7 @@ type stream struct {
 	closed []*streamSeg
 	wg     sync.WaitGroup
 	sem    chan struct{}
+	bufs   chan history.History // segment copies the checks are done with
 
 	// summaries across segments
 	fed      []uint64 // bitset of op invoke indices fed to the op checks
@@ -144,7 +148,7 @@ func newStream(ctx context.Context, c *Composite, path string) (*stream, error) 
 	tab := newTokTable() // shared by the reference tracker, the token check and liveness
 	st := &stream{ctx: ctx, c: c, path: path, f: f, sc: history.NewScanner(f), start: time.Now(),
 		v: newValidator(), refs: newRefTracker(tab), openAcq: map[int]int64{},
-		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), tokens: newTokenCheck(tab),
+		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), bufs: make(chan history.History, 4), tokens: newTokenCheck(tab),
 		lost: newLostUpdateCheck(), cron: newCronCheck(), cur: &streamSeg{}}
 	return st, nil
 }
@@ -325,7 +329,11 @@ func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
 			drop[j] = true
 		}
 	}
-	h := make(history.History, 0, len(seg.moved)+len(seg.recs))
+	var h history.History
+	select {
+	case h = <-st.bufs: // one a finished check gave back
+	default:
+	}
 	for _, part := range [2]history.History{seg.moved, seg.recs} {
 		for _, r := range part {
 			if drop[r.Index] {
@@ -336,7 +344,7 @@ func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
 		}
 	}
 	sort.Slice(next.moved, func(i, j int) bool { return next.moved[i].Index < next.moved[j].Index })
-	if cap(seg.recs) <= 1<<16 { // h is a copy: the buffer serves the next segment
+	if cap(seg.recs) <= maxBuf { // h is a copy: the buffer serves the next segment
 		next.recs = seg.recs[:0]
 	}
 	seg.recs = nil
@@ -363,8 +371,17 @@ func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
 	st.sem <- struct{}{}
 	go func() {
 		defer func() { <-st.sem; st.wg.Done() }()
+		defer func() {
+			if cap(h) <= maxBuf {
+				select {
+				case st.bufs <- h[:0]: // the checks keep nothing of h
+				default:
+				}
+			}
+		}()
+		fillTokens(os) // after the summaries above, which read no token
 		if st.lock != nil {
-			seg.lock = st.lock.piece(st.ctx, h)
+			seg.lock = st.lock.pieceOf(st.ctx, os)
 			if d, ok := seg.lock.r.Details.(LockDetails); ok && seg.start > 0 {
 				d.Linearization = nil // drawn only for a history of one segment
 				seg.lock.r.Details = d
@@ -374,7 +391,7 @@ func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
 			seg.count = st.res.counterPiece(st.ctx, secs)
 		}
 		if st.excl != nil {
-			seg.excl = st.excl.Check(st.ctx, h)
+			seg.excl = st.excl.checkOps(h, os)
 		}
 	}()
 }

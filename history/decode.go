@@ -1,6 +1,6 @@
 package history
 
-import "strconv"
+import "math"
 
 // decodeFast decodes one record in the form appendJSON writes (and any
 // equivalent spacing or field order) without reflection: 5 to 10 times
@@ -132,8 +132,23 @@ func (d *fastDecoder) int() (int64, bool) {
 			return 0, false
 		}
 	}
-	v, err := strconv.ParseInt(string(d.b[start:d.i]), 10, 64)
-	return v, err == nil
+	// accumulate negatively: -9223372036854775808 fits, its opposite
+	// does not
+	var v int64
+	for _, c := range d.b[digits:d.i] {
+		x := int64(c - '0')
+		if v < (math.MinInt64+x)/10 {
+			return 0, false // beyond int64: encoding/json refuses it
+		}
+		v = v*10 - x
+	}
+	if d.b[start] != '-' {
+		if v == math.MinInt64 {
+			return 0, false
+		}
+		v = -v
+	}
+	return v, true
 }
 
 // list reads a non-empty list of strings.

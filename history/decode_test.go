@@ -75,3 +75,10 @@ func FuzzDecodeFast(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { checkDecode(t, b) })
 }
+
+func TestDecodeFastInts(t *testing.T) {
+	for _, c := range []string{"0", "-0", "7", "-7", "9223372036854775807", "-9223372036854775808",
+		"9223372036854775808", "-9223372036854775809", "92233720368547758070", "00", "-", "1-"} {
+		checkDecode(t, []byte(`{"value":`+c+`}`))
+	}
+}
