@@ -46,7 +46,9 @@ func TestWriteBenchHistory(t *testing.T) {
 // then repeated with times, indices, processes, tokens, fences, validities
 // and counter values shifted, so that a 10M-record file needs no 10M
 // records in memory. Each copy continues the counters and fences where the
-// one before ended, so that the repeated history stays valid.
+// one before ended, so that the repeated history stays valid. A change to
+// what it writes must bump BENCH_HISTORY_VERSION in the Makefile, whose
+// bench-analyze keeps the files it wrote.
 func writeBenchHistory(out io.Writer, records, genMax int) error {
 	h := newGen(42, 8, 3).run(min(records, genMax), true)
 	w := bufio.NewWriterSize(out, 1<<20)

@@ -56,7 +56,7 @@ type cutter struct {
 	drift   time.Duration
 	factor  float64
 	open    map[int]cutInv // client process -> its open invoke
-	waiting int                // open invokes that are acquires
+	waiting int            // open invokes that are acquires
 	alive   map[tokKey]aliveLease
 	holding map[procKey]string // (process, key) -> token held in its view
 	pending map[int]bool       // process -> read ok awaiting the write

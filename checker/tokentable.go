@@ -145,7 +145,6 @@ type tokenRef struct {
 
 func newTokenRef(o *op) tokenRef { return tokenRef{o.Inv + 1, o.Ret, int32(o.Process)} }
 
-
 // ref is the acquire as an opRef of type t.
 func (r tokenRef) ref(t history.Type) *opRef {
 	return &opRef{t, int(r.process), r.inv1 - 1, r.ret}
