@@ -292,6 +292,7 @@ func (s *liveStream) died(p int) {
 		delete(s.cur, procKey{p, k})
 	}
 	delete(s.keysOf, p)
+	delete(s.lastFail, p)
 }
 
 // acquire is livenessRun.acquires and progress for one acquire.

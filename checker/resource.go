@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -159,10 +160,17 @@ type lostKey struct {
 	byValue   denseMap[ackRef] // acknowledged write by value (about 24 bytes a write)
 }
 
-// ackRef is an acknowledged write lostUpdates keeps by its value.
+// ackRef is an acknowledged write lostUpdates keeps by its value: its
+// invoke index, its completion's distance from it, its process.
 type ackRef struct {
-	Inv, Ret int64
-	Process  int
+	Inv     int64
+	DRet    int32
+	Process int32
+}
+
+// ref is the write as an opRef (ok).
+func (a ackRef) ref() *opRef {
+	return &opRef{history.OK, int(a.Process), a.Inv, a.Inv + int64(a.DRet)}
 }
 
 // valueRef is what lostUpdates keeps of a write or read.
@@ -201,12 +209,14 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 				*s.lastAckOp = *valueOf(o)
 			}
 			if prev, ok := s.byValue.get(o.Value); ok {
-				ops := append((&opRef{history.OK, prev.Process, prev.Inv, prev.Ret}).indices(), o.indices()...)
+				ops := append(prev.ref().indices(), o.indices()...)
 				sortInt64(ops)
 				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: ops,
 					Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
 			} else {
-				s.byValue.add(o.Value, ackRef{o.Inv, o.Ret, o.Process})
+				// (a write acknowledged 2^31 records after its invoke is named
+				// by its invoke and the record 2^31 - 1 after it)
+				s.byValue.add(o.Value, ackRef{o.Inv, int32(min(o.Ret-o.Inv, math.MaxInt32)), int32(o.Process)})
 			}
 		case history.Fail:
 			s.sum.Rejected++

@@ -207,11 +207,14 @@ func pick(a, b string) string {
 type refTracker struct {
 	tab    *tokTable // the first acquire record of each key and token
 	curAcq map[procKey]int
-	dead   map[int]int
+	dead   map[int]int // process -> position of its info completion (may be the validator's)
 }
 
-func newRefTracker(tab *tokTable) *refTracker {
-	return &refTracker{tab: tab, curAcq: map[procKey]int{}, dead: map[int]int{}}
+func newRefTracker(tab *tokTable, dead map[int]int) *refTracker {
+	if dead == nil {
+		dead = map[int]int{}
+	}
+	return &refTracker{tab: tab, curAcq: map[procKey]int{}, dead: dead}
 }
 
 // add takes record r at position i and returns the earliest position it
@@ -294,7 +297,7 @@ func (s Segment) History(h history.History) history.History {
 func Segments(h history.History, drift time.Duration, factor float64) []Segment {
 	whole := []Segment{{Start: 0, End: len(h)}}
 	c := newCutter(drift, factor)
-	t := newRefTracker(newTokTable())
+	t := newRefTracker(newTokTable(), nil)
 	// the running sum of span at i counts the references spanning the
 	// cut before i
 	span := make([]int32, len(h)+1)

@@ -198,6 +198,31 @@ func TestSegmentedEqualsWhole(t *testing.T) {
 			t.Fatal("no write before the cut")
 			return nil
 		}},
+		{"unknown-write-read-again", "?", func(g *gen) history.History {
+			// a section reads, after a cut, the value an earlier section
+			// with unknown outcome read before it: that section may be
+			// linearized after the cut, so no cut may separate them
+			h := g.history()
+			segs := Segments(h, DefaultDrift, DefaultDriftFactor)
+			for _, r := range h[:len(h)/2] {
+				if r.F != history.FWrite || r.Type != history.Info {
+					continue
+				}
+				for _, sg := range segs {
+					if sg.Start > int(r.Index)+100 {
+						T, p := h[sg.Start].Time, g.nextProc
+						g.nextProc++
+						g.rec(history.Op{Type: history.Invoke, Process: p, F: history.FRead, Key: r.Key, Time: T + us})
+						g.rec(history.Op{Type: history.OK, Process: p, F: history.FRead, Key: r.Key, Value: r.Value - 1, Time: T + 2*us})
+						g.rec(history.Op{Type: history.Invoke, Process: p, F: history.FWrite, Key: r.Key, Value: r.Value, Time: T + 3*us})
+						g.rec(history.Op{Type: history.Fail, Process: p, F: history.FWrite, Key: r.Key, Value: r.Value, Time: T + 4*us, Error: StaleError})
+						return g.history()
+					}
+				}
+			}
+			t.Fatal("no write with unknown outcome")
+			return nil
+		}},
 		{"release-ok-after-expiry", "lock", func(g *gen) history.History {
 			// a late release ok of an old lease: the lock still held it
 			// unless someone took it over (a cross-cut reference)

@@ -157,8 +157,9 @@ func newStream(ctx context.Context, c *Composite, path string) (*stream, error) 
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	tab := newTokTable() // shared by the reference tracker, the token check and liveness
+	v := newValidator()
 	st := &stream{ctx: ctx, c: c, path: path, f: f, sc: history.NewScanner(f), start: time.Now(),
-		v: newValidator(), refs: newRefTracker(tab), openAcq: map[int]int64{},
+		v: v, refs: newRefTracker(tab, v.dead), openAcq: map[int]int64{}, // one map of the dead processes
 		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), bufs: make(chan history.History, 4), tokens: newTokenCheck(tab),
 		lost: newLostUpdateCheck(), cron: newCronCheck(), cur: &streamSeg{}}
 	return st, nil
