@@ -451,10 +451,9 @@ func (st *stream) result() Result {
 		}
 	}
 	windows, _ := faultWindowsOf(st.v.nem, st.v.end)
-	var tokens Result
-	if st.live == nil {
-		st.liveness.result(windows) // ends the token check
-	}
+	t0 := time.Now()
+	live := st.liveness.result(windows) // first: it ends the token check too
+	live.Seconds = time.Since(t0).Seconds()
 	for _, ch := range st.c.Checkers {
 		t0 := time.Now()
 		var r Result
@@ -474,7 +473,7 @@ func (st *stream) result() Result {
 			}
 			r = x.merge(rs)
 		case *Liveness:
-			r = st.liveness.result(windows)
+			r = live
 		case Fencing:
 			st.fence.end()
 			if st.fence.server != nil {
@@ -483,12 +482,13 @@ func (st *stream) result() Result {
 			st.fence.v.Stats.ElapsedMS = time.Since(st.start).Milliseconds()
 			r = st.fence.v.Result()
 		}
-		r.Seconds = time.Since(t0).Seconds()
+		if r.Seconds == 0 {
+			r.Seconds = time.Since(t0).Seconds()
+		}
 		res.Results = append(res.Results, r)
 	}
 	times := st.anomalyTimes(res.Results)
-	tokens = st.tokens.result()
-	finishWith(&res, tokens, st.anyOK, windows, st.n, func(i int64) int64 { return times[i] })
+	finishWith(&res, st.tokens.result(), st.anyOK, windows, st.n, func(i int64) int64 { return times[i] })
 	res.Seconds = time.Since(st.start).Seconds()
 	return res
 }
