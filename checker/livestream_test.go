@@ -106,3 +106,22 @@ func TestLivenessStreamEqualsCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFileStrictLiveness: CheckFile with a liveness checker that
+// requires FIFO, recovery and bounded waits gives Check's verdicts and
+// anomalies (the streamed liveness inside the streamed composition).
+func TestCheckFileStrictLiveness(t *testing.T) {
+	g := newGen(7, 8, 3)
+	g.run(8000, true)
+	end := g.recs[len(g.recs)-1].Time
+	for i := 0; i < 6; i++ {
+		g.injectOp(end+int64(i)*80*ms, history.FAcquire, history.Fail, "lock1", "", 0, 0)
+	}
+	h := g.history()
+	o := Options{Lock: NewLock(), Fencing: true, Liveness: &Liveness{Fair: true, RequireFIFO: true, MaxWait: 20 * time.Millisecond,
+		RequireRecovery: true, NeverFreedAfter: 100 * time.Millisecond}}
+	_, whole := checkBoth(t, "strict liveness", h, o)
+	if whole.Valid != Invalid || streamed.Segments < 3 {
+		t.Errorf("strict liveness: %v, streamed %+v", whole.Valid, streamed)
+	}
+}
