@@ -69,7 +69,7 @@ type validator struct {
 	probs []string
 	procs map[int]vproc // processes with an open invoke
 	dead  map[int]int
-	nem   history.History
+	nem   []nemRec // start and stop records
 	end   int64
 }
 
@@ -109,7 +109,9 @@ func (v *validator) add(i int, o *history.Op) bool {
 		if o.F != history.FStart && o.F != history.FStop && o.F != history.FHeal {
 			v.addf("op %d: nemesis record with f %q (want start, stop or heal)", i, o.F)
 		}
-		v.nem = append(v.nem, *o)
+		if o.F == history.FStart || o.F == history.FStop {
+			v.nem = append(v.nem, nemOf(o))
+		}
 		return true
 	}
 	if o.F == history.FLost {
@@ -321,16 +323,31 @@ func FaultWindows(h history.History) []Window {
 
 func faultWindows(h history.History) ([]Window, error) {
 	var end int64
+	var nem []nemRec
 	for i := range h {
 		end = max(end, h[i].Time)
+		if o := &h[i]; o.IsNemesis() && (o.F == history.FStart || o.F == history.FStop) {
+			nem = append(nem, nemOf(o))
+		}
 	}
-	return faultWindowsOf(h, end)
+	return faultWindowsOf(nem, end)
 }
 
-// faultWindowsOf is faultWindows of the records h (the nemesis records of
-// a history suffice), named by their Index, in a history whose last
-// record is at time end.
-func faultWindowsOf(h history.History, end int64) ([]Window, error) {
+// nemRec is what faultWindowsOf reads of a nemesis start or stop record.
+type nemRec struct {
+	Index, Time      int64
+	Type             history.Type
+	F, Fault, Detail string
+}
+
+func nemOf(o *history.Op) nemRec {
+	return nemRec{Index: o.Index, Time: o.Time, Type: o.Type, F: o.F, Fault: o.Fault, Detail: o.Detail}
+}
+
+// faultWindowsOf is faultWindows of a history's nemesis start and stop
+// records h, named by their Index, in a history whose last record is at
+// time end.
+func faultWindowsOf(h []nemRec, end int64) ([]Window, error) {
 	type key struct{ f, fault string }
 	var (
 		windows []Window
@@ -341,9 +358,6 @@ func faultWindowsOf(h history.History, end int64) ([]Window, error) {
 	for j := range h {
 		o := &h[j]
 		i := int(o.Index)
-		if !o.IsNemesis() || (o.F != history.FStart && o.F != history.FStop) {
-			continue
-		}
 		k := key{o.F, o.Fault}
 		first := i
 		if o.Type == history.Invoke {
