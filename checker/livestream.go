@@ -14,9 +14,10 @@ import (
 //   - the lock ops in flight, and those completed after the oldest lock op
 //     still in flight (lock ops are taken in invoke order, as Check takes
 //     them);
-//   - per lease, what Check reads of it later (see liveLease), and the
-//     leases by token (a 128-bit hash of key and token), for matching
-//     releases and extends to leases as fillTokens does;
+//   - per lease still read (see liveLease, retire), what Check reads of
+//     it; per token a row of the token table (see tokTable), for matching
+//     releases and extends to leases as fillTokens does; per living
+//     process its latest acquire ok per key;
 //   - three latencies per acquire (wait, wait of any outcome, hold) for the
 //     percentiles: 24 bytes per acquire;
 //   - per key the acquires recovery and never-freed judge (see
@@ -32,8 +33,8 @@ type liveStream struct {
 	queue []*lop       // lock ops from the oldest in flight, invoke order
 	head  int
 
-	// fillTokens' maps: cur (of the living processes), byTok (the
-	// token table's rows, and the leases still read by row), dogs
+	// fillTokens' maps: cur (of the living processes), byTok (the token
+	// table's rows, and the leases still read by row: leases), dogs
 	cur    map[procKey]*liveLease
 	keysOf map[int][]string // process -> the keys it has a cur entry for
 	queued map[int]int      // process -> its lock ops not yet taken
@@ -49,6 +50,9 @@ type liveStream struct {
 	win                    *windowStream
 	fifo                   *fifoStream
 	tokens                 *tokenCheck
+	// inexact is set when an acquire's completion names another key than
+	// its invoke under FIFO: CheckFile then runs Liveness.Check instead
+	inexact bool
 }
 
 // lop is a lock op (acquire, release, extend) as liveStream keeps it;
@@ -66,8 +70,8 @@ type lop struct {
 
 // liveLease is what Liveness reads of a lease (see Lease): the server's
 // side and the holder's first release. A lease nothing will read again
-// (its hold measured, and not its key's latest acquire ok; see retire) is
-// dropped from byTok.
+// (its hold measured, and not its key's latest acquire ok) is dropped (see
+// retire).
 type liveLease struct {
 	key                string
 	row                uint32 // in the token table
@@ -93,8 +97,9 @@ type streamProgress struct {
 }
 
 func newLiveStream(l *Liveness, tokens *tokenCheck) *liveStream {
-	s := &liveStream{l: l, r: livenessRun{l: l}, open: map[int]*lop{}, cur: map[procKey]*liveLease{},
-		keysOf: map[int][]string{}, queued: map[int]int{}, dead: map[int]bool{}, tab: tokens.tab, leases: map[uint32]*liveLease{}, dogs: map[dogKey]*liveLease{},
+	s := &liveStream{l: l, r: livenessRun{l: l}, open: map[int]*lop{},
+		cur: map[procKey]*liveLease{}, keysOf: map[int][]string{}, queued: map[int]int{}, dead: map[int]bool{},
+		tab: tokens.tab, leases: map[uint32]*liveLease{}, dogs: map[dogKey]*liveLease{},
 		lastFail: map[int]int64{}, prog: map[string]*streamProgress{}, win: newWindowStream(), tokens: tokens}
 	if l != nil && (l.Fair || l.RequireFIFO) {
 		s.fifo = newFifoStream(l)
@@ -153,6 +158,9 @@ func (s *liveStream) add(o *history.Op) {
 		x.Return = o.Time
 	}
 	if o.Key != "" {
+		if o.Key != x.Key && x.F == history.FAcquire && s.fifo != nil {
+			s.inexact = true // FIFO took its invoke under the other key
+		}
 		x.Key = o.Key
 	}
 	if o.Token != "" {

@@ -124,4 +124,35 @@ func TestCheckFileStrictLiveness(t *testing.T) {
 	if whole.Valid != Invalid || streamed.Segments < 3 {
 		t.Errorf("strict liveness: %v, streamed %+v", whole.Valid, streamed)
 	}
+	// an acquire whose completion names another key than its invoke,
+	// overtaken on that key while it waited: FIFO's streamed order cannot
+	// follow it, and Liveness runs whole
+	t0 := h[len(h)/2].Time
+	a, b := g.nextProc, g.nextProc+1
+	g.nextProc += 2
+	g.rec(history.Op{Type: history.Invoke, Process: a, F: history.FAcquire, Key: "lockZ", TTL: g.ttl, Time: t0})
+	g.rec(history.Op{Type: history.Invoke, Process: b, F: history.FAcquire, Key: "lockW", TTL: g.ttl, Time: t0 + 2*ms})
+	g.rec(history.Op{Type: history.OK, Process: b, F: history.FAcquire, Key: "lockW", Token: "b", TTL: g.ttl, Time: t0 + 3*ms})
+	g.rec(history.Op{Type: history.OK, Process: a, F: history.FAcquire, Key: "lockW", Token: "a", TTL: g.ttl, Time: t0 + 4*ms})
+	h = g.history()
+	checkBoth(t, "strict liveness, key moved", h, o)
+	path := filepath.Join(t.TempDir(), "moved.jsonl")
+	if err := history.WriteFile(path, h); err != nil {
+		t.Fatal(err)
+	}
+	c := Standard(o)
+	got, _, err := c.CheckFile(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := c.Check(context.Background(), h)
+	for i := range want.Results {
+		if want.Results[i].Name == "liveness" {
+			wj, _ := json.Marshal(want.Results[i].Details)
+			gj, _ := json.Marshal(got.Results[i].Details)
+			if string(wj) != string(gj) {
+				t.Errorf("key moved: liveness details differ\nwhole    %s\nstreamed %s", wj, gj)
+			}
+		}
+	}
 }

@@ -474,6 +474,9 @@ func (st *stream) result() Result {
 			r = x.merge(rs)
 		case *Liveness:
 			r = live
+			if st.liveness.inexact {
+				r = safeCheck(st.ctx, x, st.lockRecords())
+			}
 		case Fencing:
 			st.fence.end()
 			if st.fence.server != nil {
@@ -527,6 +530,31 @@ func (st *stream) resourceResult(r *Resource, getWhole func() history.History) R
 	d.Cron = st.cron.finish(r, &al)
 	r.finish(&res, &al, d, start)
 	return res
+}
+
+// lockRecords reads the lock and nemesis records again, and the last
+// record (its time ends the history): all that Liveness reads.
+func (st *stream) lockRecords() history.History {
+	f, err := os.Open(st.path)
+	if err != nil {
+		panic(fmt.Sprintf("checker: reading %s again: %v", st.path, err))
+	}
+	defer f.Close()
+	sc := history.NewScanner(f)
+	var h history.History
+	var last history.Op
+	for sc.Scan() {
+		o := sc.Op()
+		switch {
+		case o.IsNemesis(), o.F == history.FAcquire, o.F == history.FRelease, o.F == history.FExtend, o.F == history.FLost:
+			h = append(h, o)
+		}
+		last = o
+	}
+	if n := len(h); n == 0 || h[n-1].Index != last.Index {
+		h = append(h, last)
+	}
+	return h
 }
 
 // anomalyTimes reads the times of the records that anomalies start with
