@@ -288,4 +288,3 @@ func (s *liveStream) died(p int) {
 	delete(s.keysOf, p)
 	delete(s.lastFail, p)
 }
-
