@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -369,4 +370,46 @@ func TestCounterCutExact(t *testing.T) {
 	if to := section(7, 2, 3, history.OK, 130, 140); to != first {
 		t.Fatalf("a section writing 3 refers to %d, want %d", to, first)
 	}
+}
+
+// TestCheckFileTestdata: CheckFile on each hand-written file as it is (a
+// truncated last record, an invalid history, absurd times) gives
+// history.ReadFile's warnings and error and Check's result.
+func TestCheckFileTestdata(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.jsonl")
+	c := Standard(Options{Lock: NewLock(), Fencing: true})
+	for _, f := range files {
+		h, wantWarns, wantErr := history.ReadFile(f)
+		got, warns, err := c.CheckFile(context.Background(), f)
+		if (err != nil) != (wantErr != nil) || len(warns) != len(wantWarns) {
+			t.Errorf("%s: CheckFile warnings %v error %v, ReadFile %v %v", f, warns, err, wantWarns, wantErr)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if ws, gs := signature(c.Check(context.Background(), h)), signature(got); !slices.Equal(ws, gs) {
+			t.Errorf("%s: CheckFile differs\nwhole:\n%s\nstreamed:\n%s", f, join(ws), join(gs))
+		}
+	}
+}
+
+// TestCheckFileCancelled: a cancelled context ends CheckFile promptly,
+// with an unknown verdict, not a wrong one.
+func TestCheckFileCancelled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	if err := history.WriteFile(path, newGen(3, 8, 3).run(200_000, true)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	r, _, err := Standard(Options{Fencing: true}).CheckFile(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Valid == Invalid || time.Since(start) > 10*time.Second {
+		t.Errorf("cancelled: %v after %s", r.Valid, time.Since(start))
+	}
+	t.Logf("cancelled: %v (%s) after %s", r.Valid, r.Error, time.Since(start))
 }

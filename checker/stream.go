@@ -135,6 +135,8 @@ type stream struct {
 	anyOK    bool
 	single   bool // an acquire ok named one node
 	merges   int
+	// cancelled: the context ended before the last record was read
+	cancelled bool
 }
 
 // streamSeg is a segment being read or checked.
@@ -211,7 +213,8 @@ func (st *stream) run() (whole bool, err error) {
 			break
 		}
 		if st.n&0xFFFF == 0 && st.ctx.Err() != nil {
-			break // the checks end Unknown on the cancelled context
+			st.cancelled = true // see result
+			break
 		}
 		o := *rec
 		i := o.Index
@@ -492,6 +495,17 @@ func (st *stream) result() Result {
 	}
 	times := st.anomalyTimes(res.Results)
 	finishWith(&res, st.tokens.result(), st.anyOK, windows, st.n, func(i int64) int64 { return times[i] })
+	if st.cancelled {
+		// a part of the history proves nothing of the whole (a lock
+		// never freed in it may be freed later)
+		why := fmt.Sprintf("check cancelled after %d records: %v", st.n, st.ctx.Err())
+		res.Valid, res.Error = Unknown, why
+		for i := range res.Results {
+			if res.Results[i].Valid != Unknown {
+				res.Results[i].Valid, res.Results[i].Error = Unknown, why
+			}
+		}
+	}
 	res.Seconds = time.Since(st.start).Seconds()
 	return res
 }
