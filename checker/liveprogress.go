@@ -32,7 +32,7 @@ func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
 	switch x.Type {
 	case history.OK:
 		r.d.Acquires.OK++
-		s.waits = append(s.waits, x.Return-x.Call)
+		s.waits.add(x.Return - x.Call)
 	case history.Fail:
 		r.d.Acquires.Fail++
 		s.lastFail[x.Process] = x.Done
@@ -40,7 +40,7 @@ func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
 		r.d.Acquires.Info++
 	}
 	if x.Ret >= 0 {
-		s.waitsAny = append(s.waitsAny, x.Done-x.Call)
+		s.waitsAny.add(x.Done - x.Call)
 	}
 	if mw := r.l.MaxWait; mw > 0 && x.Ret >= 0 && x.Done-x.Call > int64(mw) {
 		r.d.Starved++
@@ -124,7 +124,7 @@ func (s *liveStream) result(windows []Window) Result {
 	if n := r.d.Acquires.OK + r.d.Acquires.Fail + r.d.Acquires.Info; n > 0 {
 		r.d.SuccessRate = float64(r.d.Acquires.OK) / float64(n)
 	}
-	r.d.Wait, r.d.WaitAny, r.d.Hold = percentiles(s.waits), percentiles(s.waitsAny), percentiles(s.holds)
+	r.d.Wait, r.d.WaitAny, r.d.Hold = s.waits.percentiles(), s.waitsAny.percentiles(), s.holds.percentiles()
 	r.d.Windows = s.win.availability(windows, r.end)
 	// recovery reads the leases of the ops it keeps through leaseSet
 	r.leases = &leaseSet{byAcq: map[int]*Lease{}}
@@ -166,4 +166,47 @@ func (s *liveStream) result(windows []Window) Result {
 		}
 	}
 	return r.result()
+}
+
+// latencies is a sample of latencies (ns) for percentiles, 4 bytes a
+// latency below 4.3 s (nearly all), 8 above.
+type latencies struct {
+	small []uint32
+	big   []int64 // >= 1<<32, or negative (Validate refuses those)
+}
+
+func (l *latencies) add(v int64) {
+	if v >= 0 && v < 1<<32 {
+		l.small = append(l.small, uint32(v))
+	} else {
+		l.big = append(l.big, v)
+	}
+}
+
+// percentiles is percentiles() of the sample.
+func (l *latencies) percentiles() Percentiles {
+	if len(l.big) > 0 && slices.Min(l.big) < 0 { // cannot happen in a valid history
+		all := slices.Clone(l.big)
+		for _, v := range l.small {
+			all = append(all, int64(v))
+		}
+		return percentiles(all)
+	}
+	n := len(l.small) + len(l.big)
+	if n == 0 {
+		return Percentiles{}
+	}
+	slices.Sort(l.small)
+	slices.Sort(l.big)
+	at := func(i int) int64 { // the i-th smallest: every small one is below every big one
+		if i < len(l.small) {
+			return int64(l.small[i])
+		}
+		return l.big[i-len(l.small)]
+	}
+	q := func(p float64) int64 {
+		i := int(p*float64(n)+0.5) - 1
+		return at(min(max(i, 0), n-1))
+	}
+	return Percentiles{N: n, P50: q(0.50), P95: q(0.95), P99: q(0.99), Max: at(n - 1)}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -153,6 +154,27 @@ func TestCheckFileStrictLiveness(t *testing.T) {
 			if string(wj) != string(gj) {
 				t.Errorf("key moved: liveness details differ\nwhole    %s\nstreamed %s", wj, gj)
 			}
+		}
+	}
+}
+
+// TestLatencies: the split sample gives percentiles' result, with
+// latencies on both sides of 4.3 s.
+func TestLatencies(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 5))
+	for _, n := range []int{0, 1, 2, 7, 100, 1001} {
+		var l latencies
+		var all []int64
+		for i := 0; i < n; i++ {
+			v := r.Int64N(3e9)
+			if r.IntN(4) == 0 {
+				v = 4e9 + r.Int64N(6e9)
+			}
+			l.add(v)
+			all = append(all, v)
+		}
+		if got, want := l.percentiles(), percentiles(all); got != want {
+			t.Errorf("%d latencies: %+v, want %+v", n, got, want)
 		}
 	}
 }

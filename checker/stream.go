@@ -33,7 +33,7 @@ var minSegment = 2000
 //     Liveness's lease matching), and per lease still read by Liveness
 //     (not yet released, or its key's latest, or with unknown outcome) a
 //     small struct;
-//   - per acquire, three latencies for Liveness's percentiles (24 bytes);
+//   - per acquire, three latencies for Liveness's percentiles (12 bytes);
 //   - per acknowledged counter write and issued fence, a slot in a
 //     run-encoded map (lost updates, duplicate fences);
 //   - per dead process, its info completion (Validate and the references);
