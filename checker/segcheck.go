@@ -130,10 +130,36 @@ func addByKey(m map[string]keyAnomaly, al *anomalyList) []string {
 	return keys
 }
 
-// lockPiece is one segment's lock check.
+// lockPiece is one segment's lock check, and its porcupine ops per key.
 type lockPiece struct {
-	r    Result
-	keys map[string]bool
+	r   Result
+	ops map[string]int
+}
+
+// maxExplainOps is the most porcupine ops an illegal key may have in the
+// whole history for CheckSegmented and CheckFile to explain it on the
+// whole history, as Check does (same ops named): the verbose search that
+// explains keeps up to ops²/2 indices (a key of 33k counter sections took
+// 6 GB). Beyond it, the earliest illegal segment's explanation stands:
+// the same kind, and maybe other ops.
+const maxExplainOps = 5000
+
+// explainBounded calls explain on the keys of byKey with at most
+// maxExplainOps ops (counts) and keeps the others' anomalies.
+func explainBounded(byKey map[string]keyAnomaly, counts map[string]int, explain func(map[string]keyAnomaly)) {
+	sub := map[string]keyAnomaly{}
+	for k, a := range byKey {
+		if counts[k] <= maxExplainOps {
+			sub[k] = a
+		}
+	}
+	if len(sub) == 0 {
+		return
+	}
+	explain(sub)
+	for k, a := range sub {
+		byKey[k] = a
+	}
 }
 
 // piece checks one segment (an empty search counts as valid: only the
@@ -148,28 +174,28 @@ func (l *Lock) piece(ctx context.Context, seg history.History) lockPiece {
 // only).
 func (l *Lock) pieceOf(ctx context.Context, os []op) lockPiece {
 	s := l.lockOpsOf(os)
-	keys := map[string]bool{}
+	counts := map[string]int{}
 	for _, o := range s.ops {
-		keys[o.Input.(*lockInput).key] = true
+		counts[o.Input.(*lockInput).key]++
 	}
 	if s.d.Acquire.OK+s.d.Acquire.InfoKept > 0 {
-		return lockPiece{l.checkSearch(ctx, s, time.Now()), keys}
+		return lockPiece{l.checkSearch(ctx, s, time.Now()), counts}
 	}
-	return lockPiece{Result{Valid: Valid, Details: s.d}, keys}
+	return lockPiece{Result{Valid: Valid, Details: s.d}, counts}
 }
 
 // merge combines the segments' lock checks (see CheckSegmented); explain
-// re-explains the illegal keys on the whole history.
+// re-explains the illegal keys on the whole history (see explainBounded).
 func (l *Lock) merge(ps []lockPiece, start time.Time, explain func(map[string]keyAnomaly)) (res Result) {
 	res.Name = l.Name()
 	var d LockDetails
-	keys := map[string]bool{}
+	keys := map[string]int{} // porcupine ops per key
 	byKey := map[string]keyAnomaly{}
 	valid, errMsg := Valid, ""
 	for i, p := range ps {
 		sd := p.r.Details.(LockDetails)
-		for k := range p.keys {
-			keys[k] = true
+		for k, n := range p.ops {
+			keys[k] += n
 		}
 		d.Ops += sd.Ops
 		d.Acquire.OK += sd.Acquire.OK
@@ -197,7 +223,7 @@ func (l *Lock) merge(ps []lockPiece, start time.Time, explain func(map[string]ke
 		return res
 	}
 	if len(byKey) > 0 {
-		explain(byKey)
+		explainBounded(byKey, keys, explain)
 	}
 	var al anomalyList
 	d.IllegalKeys = addByKey(byKey, &al)
@@ -214,22 +240,32 @@ func (l *Lock) checkSegments(ctx context.Context, h history.History, segs []Segm
 	start := time.Now()
 	ps := make([]lockPiece, len(segs))
 	p.each(len(segs), func(i int) { ps[i] = l.piece(ctx, segs[i].History(h)) })
-	return l.merge(ps, start, func(byKey map[string]keyAnomaly) { l.explainWhole(ctx, h, byKey) })
+	return l.merge(ps, start, func(byKey map[string]keyAnomaly) {
+		if len(h) <= maxExplainWhole {
+			l.explainWhole(ctx, h, byKey)
+		}
+	})
 }
 
-// counterPiece is one segment's counter check.
+// counterPiece is one segment's counter check, and its sections per key.
 type counterPiece struct {
 	valid Validity
 	err   string
 	byKey map[string]Anomaly
+	ops   map[string]int
 }
 
 // counterPiece runs the counter search on one segment's sections.
 func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput) counterPiece {
-	out := counterPiece{valid: Valid}
+	out := counterPiece{valid: Valid, ops: map[string]int{}}
 	pops := sectionOps(secs)
 	if len(pops) == 0 {
 		return out
+	}
+	for _, s := range secs {
+		if !s.carried {
+			out.ops[s.key]++
+		}
 	}
 	model := counterModel(true)
 	timeout := searchTimeout(ctx, r.Timeout)
@@ -248,10 +284,15 @@ func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput) count
 }
 
 // mergeCounter adds the segments' counter checks to res and al; explain
-// re-explains the illegal keys on the whole history's sections.
+// re-explains the illegal keys on the whole history's sections (see
+// explainBounded).
 func mergeCounter(ps []counterPiece, res *Result, al *anomalyList, explain func(map[string]keyAnomaly)) {
 	byKey := map[string]keyAnomaly{}
+	counts := map[string]int{}
 	for i, p := range ps {
+		for k, n := range p.ops {
+			counts[k] += n
+		}
 		res.Valid = Merge(res.Valid, p.valid)
 		if p.valid == Unknown {
 			res.Error = p.err
@@ -261,17 +302,22 @@ func mergeCounter(ps []counterPiece, res *Result, al *anomalyList, explain func(
 		}
 	}
 	if len(byKey) > 0 {
-		explain(byKey)
+		explainBounded(byKey, counts, explain)
 	}
 	addByKey(byKey, al)
 }
+
+// explainBudget bounds the search that re-explains an illegal key on the
+// whole history (see maxExplainWhole); when it runs out, the segment's
+// explanation stands.
+const explainBudget = 10 * time.Second
 
 // explainSections re-explains the illegal keys of byKey on secs.
 func (r *Resource) explainSections(ctx context.Context, secs []*sectionInput, byKey map[string]keyAnomaly) {
 	for _, part := range partitionByKey(sectionOps(secs)) {
 		k := part[0].Input.(*sectionInput).key
 		if _, ok := byKey[k]; ok {
-			if a, ok := explainCounter(counterModel(true), part, searchTimeout(ctx, r.Timeout)); ok {
+			if a, ok := explainCounter(counterModel(true), part, min(searchTimeout(ctx, r.Timeout), explainBudget)); ok {
 				byKey[k] = keyAnomaly{byKey[k].seg, a}
 			}
 		}
@@ -291,7 +337,11 @@ func (r *Resource) checkSegments(ctx context.Context, h history.History, segs []
 		parts := splitSections(secs, h, segs)
 		ps := make([]counterPiece, len(parts))
 		p.each(len(parts), func(i int) { ps[i] = r.counterPiece(ctx, parts[i]) })
-		mergeCounter(ps, &res, &al, func(byKey map[string]keyAnomaly) { r.explainSections(ctx, secs, byKey) })
+		mergeCounter(ps, &res, &al, func(byKey map[string]keyAnomaly) {
+			if len(h) <= maxExplainWhole {
+				r.explainSections(ctx, secs, byKey)
+			}
+		})
 	}
 	r.checkRest(os, len(secs) > 0, &al, &d)
 	r.finish(&res, &al, d, start)
@@ -371,7 +421,7 @@ func (l *Lock) explainWhole(ctx context.Context, h history.History, byKey map[st
 		if _, ok := byKey[k]; !ok {
 			continue
 		}
-		if a, illegal := explainLock(model, part, searchTimeout(ctx, l.Timeout), s.tokens); illegal {
+		if a, illegal := explainLock(model, part, min(searchTimeout(ctx, l.Timeout), explainBudget), s.tokens); illegal {
 			byKey[k] = keyAnomaly{byKey[k].seg, a}
 		}
 	}

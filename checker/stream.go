@@ -41,8 +41,9 @@ var minSegment = 2000
 //   - the lock ops completed after the oldest lock op in flight (Liveness
 //     takes them in invoke order);
 //   - a history of at most maxExplainWhole records proved invalid by the
-//     lock or counter search: its illegal keys are explained on the whole
-//     history, read again.
+//     lock or counter search: its illegal keys of at most maxExplainOps
+//     ops are explained on the whole history, read again (as Check does);
+//     other keys keep their earliest illegal segment's explanation.
 //
 // The 10M-record bench history (1.3M acquires) peaks at about 580 MB RSS
 // (440 MB with GOGC=50, a third slower): most of it is the per-token rows
@@ -92,11 +93,14 @@ var lastStream StreamStats
 const maxBuf = 1 << 16
 
 // maxExplainWhole is the largest history (records) whose illegal keys
-// CheckFile explains on the whole history, read again, so that the ops it
-// names are Check's. Beyond it the explanation is the earliest illegal
-// segment's (same verdict and kind; the ops may differ), so that memory
-// stays bounded for an invalid history too.
-const maxExplainWhole = 1_000_000
+// (of at most maxExplainOps ops) CheckSegmented and CheckFile explain on
+// the whole history, read again, so that the ops they name are Check's.
+// Beyond it the explanation is the earliest illegal segment's (same
+// verdict and kind; the ops may differ): the search that explains an
+// illegal key on a whole history backtracks over every write with
+// unknown outcome before the anomaly, and its memory grows with them (a
+// 100k-record counter history took 6 GB in 30 s).
+const maxExplainWhole = 50_000
 
 // stream is one CheckFile in progress.
 type stream struct {
