@@ -4,7 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"testing"
 	"time"
@@ -25,17 +29,29 @@ func TestWriteBenchHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// up to 1M records generated, then repeated with times, indices,
-	// processes and tokens shifted, so that a 10M-record file needs no
-	// 10M records in memory
-	h := newGen(42, 8, 3).run(min(records, 1_000_000), true)
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	// each copy continues the counters and fences where the one before
-	// ended, so that the repeated history stays valid
+	if err := writeBenchHistory(f, records, 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeBenchHistory writes a generated history of records records (8
+// clients, 3 keys, faults) as JSONL to w: up to genMax records generated,
+// then repeated with times, indices, processes, tokens, fences, validities
+// and counter values shifted, so that a 10M-record file needs no 10M
+// records in memory. Each copy continues the counters and fences where the
+// one before ended, so that the repeated history stays valid. A change to
+// what it writes must bump BENCH_HISTORY_VERSION in the Makefile, whose
+// bench-analyze keeps the files it wrote.
+func writeBenchHistory(out io.Writer, records, genMax int) error {
+	h := newGen(42, 8, 3).run(min(records, genMax), true)
+	w := bufio.NewWriterSize(out, 1<<20)
 	var end, maxFence int64
 	maxProc := 0
 	lastValue := map[string]int64{}
@@ -47,12 +63,16 @@ func TestWriteBenchHistory(t *testing.T) {
 	}
 	written := 0
 	for c := 0; written < records; c++ {
+		shift := int64(c) * (end + 1e9)
 		for _, r := range h {
 			if written == records {
 				break
 			}
 			r.Index = int64(written)
-			r.Time += int64(c) * (end + 1e9)
+			r.Time += shift
+			if r.Validity != 0 {
+				r.Validity += shift // a deadline is a time too
+			}
 			if c > 0 && r.Process >= 0 {
 				r.Process += c * (maxProc + 1)
 			}
@@ -67,18 +87,37 @@ func TestWriteBenchHistory(t *testing.T) {
 			}
 			b, err := json.Marshal(r)
 			if err != nil {
-				t.Fatal(err)
+				return err
 			}
 			w.Write(b)
 			w.WriteByte('\n')
 			written++
 		}
 	}
-	if err := w.Flush(); err != nil {
+	return w.Flush()
+}
+
+// TestBenchHistoryCopiesValid: the bench history stays valid across its
+// copies (a copy whose validities were not shifted read as writes after
+// validity, and the 2M-record bench came back invalid), whole and
+// streamed.
+func TestBenchHistoryCopiesValid(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bench.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Close(); err != nil {
+	if err := writeBenchHistory(f, 25_000, 10_000); err != nil {
 		t.Fatal(err)
+	}
+	f.Close()
+	h, _, err := history.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, whole := checkBoth(t, "bench copies", h, Options{Lock: NewLock(), Fencing: true})
+	if whole.Valid != Valid {
+		t.Errorf("bench history of 2.5 copies: %v, invalid parts %v", whole.Valid, invalidParts(whole))
 	}
 }
 
@@ -92,6 +131,8 @@ func TestAnalyzeBenchHistory(t *testing.T) {
 		t.Skip("LOCKSTORM_BENCH_HISTORY not set")
 	}
 	start := time.Now()
+	stop := watchHeap(t, os.Getenv("LOCKSTORM_BENCH_HEAPPROFILE"))
+	defer stop()
 	var r Result
 	switch os.Getenv("LOCKSTORM_BENCH_MODE") {
 	case "whole":
@@ -117,5 +158,41 @@ func TestAnalyzeBenchHistory(t *testing.T) {
 	t.Logf("verdict %v in %s", r.Valid, time.Since(start))
 	for _, p := range r.Results {
 		t.Logf("  %s %v %.2fs %s", p.Name, p.Valid, p.Seconds, p.Error)
+	}
+}
+
+// watchHeap samples the live heap every 200 ms until stop is called, then
+// logs its peak; with path set it writes a heap profile (pprof) at each
+// new peak, to see what the peak is made of.
+func watchHeap(t *testing.T, path string) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan uint64)
+	go func() {
+		var peak uint64
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak+peak/10 {
+				peak = ms.HeapAlloc
+				if path != "" {
+					if f, err := os.Create(path); err == nil {
+						pprof.WriteHeapProfile(f)
+						f.Close()
+					}
+				}
+			}
+			select {
+			case <-done:
+				finished <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		t.Logf("peak live heap (sampled) %d MB", <-finished>>20)
 	}
 }

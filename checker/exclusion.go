@@ -59,10 +59,15 @@ type ExclusionDetails struct {
 
 // Check finds overlapping holders and writes after validity.
 func (e Exclusion) Check(ctx context.Context, h history.History) Result {
-	d := ExclusionDetails{WritesAfterValidity: map[string]int{}}
-	var al anomalyList
 	os := ops(h)
 	fillTokens(os)
+	return e.checkOps(h, os)
+}
+
+// checkOps is Check of h given its ops (fillTokens applied; read only).
+func (e Exclusion) checkOps(h history.History, os []op) Result {
+	d := ExclusionDetails{WritesAfterValidity: map[string]int{}}
+	var al anomalyList
 	set := extractLeases(h, os, e.Drift, e.DriftFactor)
 	d.Leases = len(set.held)
 	for _, l := range set.held {

@@ -109,10 +109,11 @@ type FenceValidator struct {
 	keyIDs    map[string]int32
 	lastKey   string
 	lastKeyID int32
-	writes    []fenceMax // by key id: accepted tokens (writes and fenced reads)
-	issued    []fenceMax // by key id: issued tokens
-	seen      []map[int64]int64
-	pending   []fencePending // by process
+	writes    []fenceMax            // by key id: accepted tokens (writes and fenced reads)
+	issued    []fenceMax            // by key id: issued tokens
+	seen      []*denseMap[int64]    // by key id: issued token -> its acquire's index
+	pending   []fencePending        // by process, for processes below maxDenseProc
+	far       map[int]*fencePending // the other processes
 }
 
 // fenceMax tracks the highest token among events strictly before a time:
@@ -167,11 +168,41 @@ func (v *FenceValidator) key(k string) int32 {
 	return id
 }
 
+// maxDenseProc bounds the processes whose pending op lives in a slice
+// indexed by process: a history with huge process ids (pids, random ids)
+// must not allocate a slot for every id below them.
+const maxDenseProc = 1 << 20
+
+// slot is process p's pending op, made on first use.
 func (v *FenceValidator) slot(p int) *fencePending {
+	if p >= maxDenseProc {
+		if v.far == nil {
+			v.far = map[int]*fencePending{}
+		}
+		w := v.far[p]
+		if w == nil {
+			w = &fencePending{}
+			v.far[p] = w
+		}
+		return w
+	}
 	if p >= len(v.pending) {
 		v.pending = append(v.pending, make([]fencePending, p+1-len(v.pending))...)
 	}
 	return &v.pending[p]
+}
+
+// pendingOf is process p's pending op, nil if it never had one.
+func (v *FenceValidator) pendingOf(p int) *fencePending {
+	switch {
+	case p < 0:
+		return nil
+	case p < len(v.pending):
+		return &v.pending[p]
+	case p >= maxDenseProc:
+		return v.far[p]
+	}
+	return nil
 }
 
 // InvokeWrite records a write's invoke: process p sends fence on key at t
@@ -213,10 +244,10 @@ func (v *FenceValidator) CompleteRead(p int, out WriteOutcome, t, idx int64) {
 // CompleteWrite records the completion of p's write (or fenced read) at t
 // (record index idx).
 func (v *FenceValidator) CompleteWrite(p int, out WriteOutcome, t, idx int64) {
-	if p < 0 || p >= len(v.pending) || !v.pending[p].active {
+	w := v.pendingOf(p)
+	if w == nil || !w.active {
 		return
 	}
-	w := &v.pending[p]
 	w.active = false
 	v.Stats.Applicable = true
 	if w.read {
@@ -268,17 +299,18 @@ func (v *FenceValidator) InvokeAcquire(p int, key string, t, idx int64) {
 // CompleteAcquire records an acquire ok by p that returned fence at t.
 // Failed and info acquires need no call.
 func (v *FenceValidator) CompleteAcquire(p int, fence, t, idx int64) {
-	if p < 0 || p >= len(v.pending) || fence == 0 {
+	w := v.pendingOf(p)
+	if w == nil || fence == 0 {
 		return
 	}
-	w := &v.pending[p]
 	v.Stats.Applicable = true
 	v.Stats.Issued++
 	k := w.key
 	if v.seen[k] == nil {
-		v.seen[k] = map[int64]int64{}
+		v.seen[k] = &denseMap[int64]{}
 	}
-	if prev, dup := v.seen[k][fence]; dup {
+	prev, dup := v.seen[k].get(fence)
+	if dup {
 		v.Stats.IssuedNotIncreasing++
 		v.anomalies.add(Anomaly{Kind: "fence-duplicate", Fatal: true, Ops: []int64{prev, w.idx, idx},
 			Text: fmt.Sprintf("key %q: token %d was issued to two acquires", v.keyName(k), fence)})
@@ -287,7 +319,7 @@ func (v *FenceValidator) CompleteAcquire(p int, fence, t, idx int64) {
 		v.anomalies.add(Anomaly{Kind: "fence-not-increasing", Fatal: true, Ops: []int64{w.idx, idx},
 			Text: fmt.Sprintf("key %q: acquire got token %d although token %d had been issued before it was invoked", v.keyName(k), fence, w.prior)})
 	}
-	v.seen[k][fence] = idx
+	v.seen[k].set(fence, idx, dup)
 	v.issued[k].add(t, fence)
 }
 
@@ -402,6 +434,16 @@ func (r *fencingRun) feed(o *history.Op) {
 func (r *fencingRun) end() {
 	for p, w := range r.v.pending {
 		if w.active { // never completed
+			r.v.CompleteWrite(p, WriteUnknown, 0, -1)
+		}
+	}
+	far := make([]int, 0, len(r.v.far))
+	for p := range r.v.far {
+		far = append(far, p)
+	}
+	slices.Sort(far) // in process order, as the slice
+	for _, p := range far {
+		if r.v.far[p].active {
 			r.v.CompleteWrite(p, WriteUnknown, 0, -1)
 		}
 	}

@@ -147,10 +147,16 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 	}
 	r.acquires(os)
 	r.availability()
-	r.recovery()
+	r.recovery(r.progress())
 	if l.Fair || l.RequireFIFO {
 		r.d.FIFOViolations = l.fifo(r.acq, r.end, &r.al)
 	}
+	return r.result()
+}
+
+// result is the check's result from its details and anomalies.
+func (r *livenessRun) result() Result {
+	l := r.l
 	res := Result{Name: l.Name(), Valid: r.al.verdict(Valid)}
 	if res.Valid == Valid && r.notJudged && l.RequireRecovery {
 		res.Valid, res.Error = Unknown, "recovery was required but could not be judged: "+strings.Join(r.d.NotJudged, "; ")
@@ -250,10 +256,9 @@ func (r *livenessRun) progress() map[string]*keyProgress {
 	return prog
 }
 
-// recovery judges, per key, recovery after the last heal and a lock never
-// freed.
-func (r *livenessRun) recovery() {
-	prog := r.progress()
+// recovery judges, per key (prog: see progress), recovery after the last
+// heal and a lock never freed.
+func (r *livenessRun) recovery(prog map[string]*keyProgress) {
 	var unhealed []string
 	for _, w := range r.windows {
 		if w.Unhealed {

@@ -35,6 +35,11 @@ type lockBuild struct {
 func (l *Lock) lockOps(h history.History) lockSearch {
 	os := ops(h)
 	fillTokens(os)
+	return l.lockOpsOf(os)
+}
+
+// lockOpsOf is lockOps of a history's ops (fillTokens applied; read only).
+func (l *Lock) lockOpsOf(os []op) lockSearch {
 	b := &lockBuild{l: l, os: os, used: usedLater(os), leaseID: map[int]int32{}, keys: map[string]bool{}}
 	for i := range os {
 		o := &os[i]

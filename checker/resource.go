@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -156,7 +157,20 @@ type lostKey struct {
 	lastAck   int64 // latest Return of an ok write
 	lastAckOp *valueRef
 	lastRead  *valueRef
-	byValue   map[int64]*valueRef
+	byValue   denseMap[ackRef] // acknowledged write by value (about 24 bytes a write)
+}
+
+// ackRef is an acknowledged write lostUpdates keeps by its value: its
+// invoke index, its completion's distance from it, its process.
+type ackRef struct {
+	Inv     int64
+	DRet    int32
+	Process int32
+}
+
+// ref is the write as an opRef (ok).
+func (a ackRef) ref() *opRef {
+	return &opRef{history.OK, int(a.Process), a.Inv, a.Inv + int64(a.DRet)}
 }
 
 // valueRef is what lostUpdates keeps of a write or read.
@@ -174,7 +188,7 @@ func newLostUpdateCheck() *lostUpdateCheck { return &lostUpdateCheck{keys: map[s
 func (c *lostUpdateCheck) get(k string) *lostKey {
 	s := c.keys[k]
 	if s == nil {
-		s = &lostKey{byValue: map[int64]*valueRef{}, lastAck: -1}
+		s = &lostKey{lastAck: -1}
 		c.keys[k] = s
 	}
 	return s
@@ -188,15 +202,21 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 		case history.OK:
 			s.sum.Acked++
 			if o.Return > s.lastAck {
-				s.lastAck, s.lastAckOp = o.Return, valueOf(o)
+				s.lastAck = o.Return
+				if s.lastAckOp == nil {
+					s.lastAckOp = &valueRef{}
+				}
+				*s.lastAckOp = *valueOf(o)
 			}
-			if prev := s.byValue[o.Value]; prev != nil {
-				ops := append(prev.indices(), o.indices()...)
+			if prev, ok := s.byValue.get(o.Value); ok {
+				ops := append(prev.ref().indices(), o.indices()...)
 				sortInt64(ops)
 				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: ops,
 					Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
 			} else {
-				s.byValue[o.Value] = valueOf(o)
+				// (a write acknowledged 2^31 records after its invoke is named
+				// by its invoke and the record 2^31 - 1 after it)
+				s.byValue.add(o.Value, ackRef{o.Inv, int32(min(o.Ret-o.Inv, math.MaxInt32)), int32(o.Process)})
 			}
 		case history.Fail:
 			s.sum.Rejected++
@@ -207,7 +227,10 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 		if o.Type == history.OK {
 			s := c.get(o.Key)
 			if s.lastRead == nil || o.Call > s.lastRead.Call {
-				s.lastRead = valueOf(o)
+				if s.lastRead == nil {
+					s.lastRead = &valueRef{}
+				}
+				*s.lastRead = *valueOf(o)
 			}
 		}
 	}

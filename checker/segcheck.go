@@ -32,11 +32,10 @@ import (
 //
 // The counter's value is carried across a cut: the segment after it
 // starts from the value the last section before it left (a synthetic
-// acknowledged write), so an increment lost across a cut is caught. When
-// that value is not determined (the last section overlaps another, ends
-// with an unknown outcome, or an earlier section with unknown outcome may
-// still take effect), the segment starts from "any value", which is more
-// permissive than the whole check.
+// acknowledged write), so an increment lost across a cut is caught. The
+// history is cut only where that value is exact (see counterCut: one
+// section surely last, no section with unknown outcome that may still
+// take effect), so the segments' verdict is the whole check's.
 func (c *Composite) CheckSegmented(ctx context.Context, h history.History) (res Result) {
 	lk := NewLock()
 	for _, ch := range c.Checkers {
@@ -131,38 +130,72 @@ func addByKey(m map[string]keyAnomaly, al *anomalyList) []string {
 	return keys
 }
 
-// lockPiece is one segment's lock check.
+// lockPiece is one segment's lock check, and its porcupine ops per key.
 type lockPiece struct {
-	r    Result
-	keys map[string]bool
+	r   Result
+	ops map[string]int
+}
+
+// maxExplainOps is the most porcupine ops an illegal key may have in the
+// whole history for CheckSegmented and CheckFile to explain it on the
+// whole history, as Check does (same ops named): the verbose search that
+// explains keeps up to ops²/2 indices (a key of 33k counter sections took
+// 6 GB). Beyond it, the earliest illegal segment's explanation stands:
+// the same kind, and maybe other ops.
+const maxExplainOps = 5000
+
+// explainBounded calls explain on the keys of byKey with at most
+// maxExplainOps ops (counts) and keeps the others' anomalies.
+func explainBounded(byKey map[string]keyAnomaly, counts map[string]int, explain func(map[string]keyAnomaly)) {
+	sub := map[string]keyAnomaly{}
+	for k, a := range byKey {
+		if counts[k] <= maxExplainOps {
+			sub[k] = a
+		}
+	}
+	if len(sub) == 0 {
+		return
+	}
+	explain(sub)
+	for k, a := range sub {
+		byKey[k] = a
+	}
 }
 
 // piece checks one segment (an empty search counts as valid: only the
 // whole history can have no acquire).
 func (l *Lock) piece(ctx context.Context, seg history.History) lockPiece {
-	s := l.lockOps(seg)
-	keys := map[string]bool{}
+	os := ops(seg)
+	fillTokens(os)
+	return l.pieceOf(ctx, os)
+}
+
+// pieceOf is piece given the segment's ops (fillTokens applied; read
+// only).
+func (l *Lock) pieceOf(ctx context.Context, os []op) lockPiece {
+	s := l.lockOpsOf(os)
+	counts := map[string]int{}
 	for _, o := range s.ops {
-		keys[o.Input.(*lockInput).key] = true
+		counts[o.Input.(*lockInput).key]++
 	}
 	if s.d.Acquire.OK+s.d.Acquire.InfoKept > 0 {
-		return lockPiece{l.checkSearch(ctx, s, time.Now()), keys}
+		return lockPiece{l.checkSearch(ctx, s, time.Now()), counts}
 	}
-	return lockPiece{Result{Valid: Valid, Details: s.d}, keys}
+	return lockPiece{Result{Valid: Valid, Details: s.d}, counts}
 }
 
 // merge combines the segments' lock checks (see CheckSegmented); explain
-// re-explains the illegal keys on the whole history.
+// re-explains the illegal keys on the whole history (see explainBounded).
 func (l *Lock) merge(ps []lockPiece, start time.Time, explain func(map[string]keyAnomaly)) (res Result) {
 	res.Name = l.Name()
 	var d LockDetails
-	keys := map[string]bool{}
+	keys := map[string]int{} // porcupine ops per key
 	byKey := map[string]keyAnomaly{}
 	valid, errMsg := Valid, ""
 	for i, p := range ps {
 		sd := p.r.Details.(LockDetails)
-		for k := range p.keys {
-			keys[k] = true
+		for k, n := range p.ops {
+			keys[k] += n
 		}
 		d.Ops += sd.Ops
 		d.Acquire.OK += sd.Acquire.OK
@@ -190,7 +223,7 @@ func (l *Lock) merge(ps []lockPiece, start time.Time, explain func(map[string]ke
 		return res
 	}
 	if len(byKey) > 0 {
-		explain(byKey)
+		explainBounded(byKey, keys, explain)
 	}
 	var al anomalyList
 	d.IllegalKeys = addByKey(byKey, &al)
@@ -207,22 +240,32 @@ func (l *Lock) checkSegments(ctx context.Context, h history.History, segs []Segm
 	start := time.Now()
 	ps := make([]lockPiece, len(segs))
 	p.each(len(segs), func(i int) { ps[i] = l.piece(ctx, segs[i].History(h)) })
-	return l.merge(ps, start, func(byKey map[string]keyAnomaly) { l.explainWhole(ctx, h, byKey) })
+	return l.merge(ps, start, func(byKey map[string]keyAnomaly) {
+		if len(h) <= maxExplainWhole {
+			l.explainWhole(ctx, h, byKey)
+		}
+	})
 }
 
-// counterPiece is one segment's counter check.
+// counterPiece is one segment's counter check, and its sections per key.
 type counterPiece struct {
 	valid Validity
 	err   string
 	byKey map[string]Anomaly
+	ops   map[string]int
 }
 
 // counterPiece runs the counter search on one segment's sections.
 func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput) counterPiece {
-	out := counterPiece{valid: Valid}
+	out := counterPiece{valid: Valid, ops: map[string]int{}}
 	pops := sectionOps(secs)
 	if len(pops) == 0 {
 		return out
+	}
+	for _, s := range secs {
+		if !s.carried {
+			out.ops[s.key]++
+		}
 	}
 	model := counterModel(true)
 	timeout := searchTimeout(ctx, r.Timeout)
@@ -241,10 +284,15 @@ func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput) count
 }
 
 // mergeCounter adds the segments' counter checks to res and al; explain
-// re-explains the illegal keys on the whole history's sections.
+// re-explains the illegal keys on the whole history's sections (see
+// explainBounded).
 func mergeCounter(ps []counterPiece, res *Result, al *anomalyList, explain func(map[string]keyAnomaly)) {
 	byKey := map[string]keyAnomaly{}
+	counts := map[string]int{}
 	for i, p := range ps {
+		for k, n := range p.ops {
+			counts[k] += n
+		}
 		res.Valid = Merge(res.Valid, p.valid)
 		if p.valid == Unknown {
 			res.Error = p.err
@@ -254,17 +302,22 @@ func mergeCounter(ps []counterPiece, res *Result, al *anomalyList, explain func(
 		}
 	}
 	if len(byKey) > 0 {
-		explain(byKey)
+		explainBounded(byKey, counts, explain)
 	}
 	addByKey(byKey, al)
 }
+
+// explainBudget bounds the search that re-explains an illegal key on the
+// whole history (see maxExplainWhole); when it runs out, the segment's
+// explanation stands.
+const explainBudget = 10 * time.Second
 
 // explainSections re-explains the illegal keys of byKey on secs.
 func (r *Resource) explainSections(ctx context.Context, secs []*sectionInput, byKey map[string]keyAnomaly) {
 	for _, part := range partitionByKey(sectionOps(secs)) {
 		k := part[0].Input.(*sectionInput).key
 		if _, ok := byKey[k]; ok {
-			if a, ok := explainCounter(counterModel(true), part, searchTimeout(ctx, r.Timeout)); ok {
+			if a, ok := explainCounter(counterModel(true), part, min(searchTimeout(ctx, r.Timeout), explainBudget)); ok {
 				byKey[k] = keyAnomaly{byKey[k].seg, a}
 			}
 		}
@@ -284,7 +337,11 @@ func (r *Resource) checkSegments(ctx context.Context, h history.History, segs []
 		parts := splitSections(secs, h, segs)
 		ps := make([]counterPiece, len(parts))
 		p.each(len(parts), func(i int) { ps[i] = r.counterPiece(ctx, parts[i]) })
-		mergeCounter(ps, &res, &al, func(byKey map[string]keyAnomaly) { r.explainSections(ctx, secs, byKey) })
+		mergeCounter(ps, &res, &al, func(byKey map[string]keyAnomaly) {
+			if len(h) <= maxExplainWhole {
+				r.explainSections(ctx, secs, byKey)
+			}
+		})
 	}
 	r.checkRest(os, len(secs) > 0, &al, &d)
 	r.finish(&res, &al, d, start)
@@ -292,11 +349,14 @@ func (r *Resource) checkSegments(ctx context.Context, h history.History, segs []
 }
 
 // splitSections assigns the sections to the segments by their first
-// record, and starts each segment after the first with a synthetic
-// section per key that sets the counter to the set of values the sections
-// before the cut may have left (see finalValues).
+// record, and starts each segment after the first with its carry: a
+// synthetic section per key that sets the counter to the exact value the
+// sections before the cut left (see counterCut).
 func splitSections(secs []*sectionInput, h history.History, segs []Segment) [][]*sectionInput {
 	parts := make([][]*sectionInput, len(segs))
+	for i := range segs {
+		parts[i] = slices.Clone(segs[i].carry)
+	}
 	seg := func(idx int64) int {
 		return sort.Search(len(segs), func(i int) bool { return int64(segs[i].End) > idx-h[0].Index })
 	}
@@ -304,134 +364,7 @@ func splitSections(secs []*sectionInput, h history.History, segs []Segment) [][]
 		i := seg(s.ops[0])
 		parts[i] = append(parts[i], s)
 	}
-	var cc counterCarry
-	for i := range parts {
-		if i > 0 {
-			parts[i] = append(cc.carry(h[segs[i].Start].Time-1), parts[i]...)
-		}
-		cc.add(parts[i])
-	}
 	return parts
-}
-
-// counterCarry follows the sections segment by segment to start each
-// segment with the values the ones before it may have left.
-type counterCarry struct {
-	tails  map[string]*sectionTail
-	lastOK map[string]*sectionInput // key -> latest-returning acknowledged write
-}
-
-// carry is the synthetic sections that start a segment whose first
-// record is after t0, one per key seen so far, in key order.
-func (cc *counterCarry) carry(t0 int64) []*sectionInput {
-	var out []*sectionInput
-	keys := make([]string, 0, len(cc.tails))
-	for k := range cc.tails {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		c := &sectionInput{key: k, hasW: true, out: outOK, call: t0, ret: t0, carried: true, carry: cc.tails[k].finalValues()}
-		if w := cc.lastOK[k]; w != nil {
-			c.process, c.ops, c.write = w.process, w.ops, w.write
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// add follows a segment's sections (carried ones are skipped).
-func (cc *counterCarry) add(secs []*sectionInput) {
-	if cc.tails == nil {
-		cc.tails, cc.lastOK = map[string]*sectionTail{}, map[string]*sectionInput{}
-	}
-	for _, s := range secs {
-		if s.carried {
-			continue
-		}
-		if s.hasW && s.out == outOK {
-			if w := cc.lastOK[s.key]; w == nil || s.ret >= w.ret {
-				cc.lastOK[s.key] = s
-			}
-		}
-		t := cc.tails[s.key]
-		if t == nil {
-			t = &sectionTail{}
-			cc.tails[s.key] = t
-		}
-		t.add(s)
-	}
-}
-
-// sectionTail is what a key's sections so far may have left: the
-// sections that may have been linearized last (no section was called
-// after they returned) and those with an unknown outcome (Return Inf: they
-// may still take effect).
-type sectionTail struct {
-	maxCall int64
-	last    []*sectionInput
-	// info maps the read of each section with unknown outcome to what
-	// it wrote; blind is set by a blind write with unknown outcome.
-	info  map[int64][]int64
-	blind bool
-}
-
-func (t *sectionTail) add(s *sectionInput) {
-	if s.hasW && s.out == outInfo {
-		if !s.hasRead {
-			t.blind = true
-			return
-		}
-		if t.info == nil {
-			t.info = map[int64][]int64{}
-		}
-		t.info[s.read] = append(t.info[s.read], s.write)
-		return
-	}
-	if s.call > t.maxCall {
-		t.maxCall = s.call
-		t.last = slices.DeleteFunc(t.last, func(o *sectionInput) bool { return o.ret < t.maxCall })
-	}
-	if s.ret >= t.maxCall {
-		t.last = append(t.last, s)
-	}
-}
-
-// finalValues over-approximates the set of values the counter may hold
-// after the sections: the value each possibly-last section leaves, and
-// the written value of each section with unknown outcome whose read is
-// among them (repeatedly). It is exact when one section was surely last
-// and no unknown write can apply, and "any" beyond counterSet's capacity
-// or after a blind write with unknown outcome.
-func (t *sectionTail) finalValues() counterSet {
-	if t.blind {
-		return counterSet{any: true}
-	}
-	var set counterSet
-	for _, s := range t.last {
-		switch {
-		case s.hasW && s.out == outOK:
-			set = set.with(s.write)
-		case s.hasRead:
-			set = set.with(s.read)
-		default:
-			return counterSet{any: true} // a blind write that failed: no value
-		}
-	}
-	if set.n == 0 && !set.any {
-		return counterSet{any: true}
-	}
-	for changed := true; changed && !set.any; {
-		changed = false
-		for _, v := range set.v[:set.n] {
-			for _, w := range t.info[v] {
-				if !set.has(w) {
-					set, changed = set.with(w), true
-				}
-			}
-		}
-	}
-	return set
 }
 
 // checkSegments is Check over the segments: every lease and write lies in
@@ -488,7 +421,7 @@ func (l *Lock) explainWhole(ctx context.Context, h history.History, byKey map[st
 		if _, ok := byKey[k]; !ok {
 			continue
 		}
-		if a, illegal := explainLock(model, part, searchTimeout(ctx, l.Timeout), s.tokens); illegal {
+		if a, illegal := explainLock(model, part, min(searchTimeout(ctx, l.Timeout), explainBudget), s.tokens); illegal {
 			byKey[k] = keyAnomaly{byKey[k].seg, a}
 		}
 	}

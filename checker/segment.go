@@ -35,7 +35,9 @@ import (
 //     outcome) or dies (an info completion: lockstorm gives the slot a
 //     fresh process). A holder paused past its lease may still write, and
 //     that write must be judged against its lease;
-//   - no process has a read ok awaiting its write (a counter section);
+//   - no process has a read ok awaiting its write (a counter section),
+//     and the counter's value at the cut is exact for every key (see
+//     counterCut): the segment after it starts from that value;
 //   - records are in time order up to r (T is no earlier than any time
 //     before it), so everything after the cut happens at or after T;
 //   - no api (enter/leave) or leader (lead) op was seen: their spans
@@ -53,13 +55,20 @@ import (
 type cutter struct {
 	drift   time.Duration
 	factor  float64
-	open    map[int]history.Op // client process -> its open invoke
-	waiting int                // open invokes that are acquires
+	open    map[int]cutInv // client process -> its open invoke
+	waiting int            // open invokes that are acquires
 	alive   map[tokKey]aliveLease
 	holding map[procKey]string // (process, key) -> token held in its view
 	pending map[int]bool       // process -> read ok awaiting the write
 	maxTime int64
 	blocked bool // api or leader ops seen
+	counter *counterCut
+}
+
+// cutInv is what the cutter keeps of an open invoke.
+type cutInv struct {
+	F, Key, Token string
+	TTL, Index    int64
 }
 
 // aliveLease is a lease the server may still hold: until exp (ns), with
@@ -69,14 +78,14 @@ type aliveLease struct {
 }
 
 func newCutter(drift time.Duration, factor float64) *cutter {
-	return &cutter{drift: drift, factor: factor, open: map[int]history.Op{}, alive: map[tokKey]aliveLease{},
-		holding: map[procKey]string{}, pending: map[int]bool{}}
+	return &cutter{drift: drift, factor: factor, open: map[int]cutInv{}, alive: map[tokKey]aliveLease{},
+		holding: map[procKey]string{}, pending: map[int]bool{}, counter: newCounterCut()}
 }
 
 // canCut reports whether a cut before record r is quiescent (r not yet
 // added).
 func (c *cutter) canCut(r *history.Op) bool {
-	if c.blocked || len(c.open) > c.waiting || len(c.holding) > 0 || len(c.pending) > 0 || r.Time < c.maxTime {
+	if c.blocked || len(c.open) > c.waiting || len(c.holding) > 0 || len(c.pending) > 0 || r.Time < c.maxTime || !c.counter.exact() {
 		return false
 	}
 	for k, l := range c.alive {
@@ -88,28 +97,31 @@ func (c *cutter) canCut(r *history.Op) bool {
 	return true
 }
 
-// add takes record r into the state.
-func (c *cutter) add(r *history.Op) {
+// add takes record r at position i into the state and returns the
+// earliest position of an earlier record that no cut may separate from it
+// for the counter (see counterCut), or -1.
+func (c *cutter) add(i int, r *history.Op) (to int) {
 	c.maxTime = max(c.maxTime, r.Time)
 	if r.IsNemesis() || r.F == history.FLost {
-		return
+		return -1
 	}
+	to = c.counter.add(i, r)
 	switch r.F {
 	case history.FEnter, history.FLeave, history.FLead:
 		c.blocked = true
 	}
 	p := r.Process
 	if r.Type == history.Invoke {
-		c.open[p] = *r
+		c.open[p] = cutInv{F: r.F, Key: r.Key, Token: r.Token, TTL: r.TTL, Index: r.Index}
 		if r.F == history.FAcquire {
 			c.waiting++
 		}
 		delete(c.pending, p) // any next op flushes a pending read
-		return
+		return to
 	}
 	inv, ok := c.open[p]
 	if !ok {
-		return // Validate refuses such a history
+		return to // Validate refuses such a history
 	}
 	delete(c.open, p)
 	if inv.F == history.FAcquire {
@@ -162,6 +174,7 @@ func (c *cutter) add(r *history.Op) {
 		}
 		delete(c.pending, p)
 	}
+	return to
 }
 
 // extendAlive makes lease k alive at least until done + ttl + allowance
@@ -192,13 +205,16 @@ func pick(a, b string) string {
 //   - a record of a process after that process's info completion points
 //     at that completion.
 type refTracker struct {
-	firstTok map[tokKey]int
-	curAcq   map[procKey]int
-	dead     map[int]int
+	tab    *tokTable // the first acquire record of each key and token
+	curAcq map[procKey]int
+	dead   map[int]int // process -> position of its info completion (may be the validator's)
 }
 
-func newRefTracker() *refTracker {
-	return &refTracker{firstTok: map[tokKey]int{}, curAcq: map[procKey]int{}, dead: map[int]int{}}
+func newRefTracker(tab *tokTable, dead map[int]int) *refTracker {
+	if dead == nil {
+		dead = map[int]int{}
+	}
+	return &refTracker{tab: tab, curAcq: map[procKey]int{}, dead: dead}
 }
 
 // add takes record r at position i and returns the earliest position it
@@ -214,8 +230,8 @@ func (t *refTracker) add(i int, r *history.Op) int {
 	switch r.F {
 	case history.FAcquire:
 		if r.Token != "" {
-			if _, ok := t.firstTok[tokKey{r.Key, r.Token}]; !ok {
-				t.firstTok[tokKey{r.Key, r.Token}] = i
+			if _, row := t.tab.row(r.Key, r.Token); row.first == 0 {
+				row.first = int64(i) + 1 // 0: none
 			}
 		}
 		if r.Type == history.OK {
@@ -225,7 +241,9 @@ func (t *refTracker) add(i int, r *history.Op) int {
 		var j int
 		var ok bool
 		if r.Token != "" {
-			j, ok = t.firstTok[tokKey{r.Key, r.Token}]
+			if _, row, found := t.tab.find(r.Key, r.Token); found && row.first > 0 {
+				j, ok = int(row.first-1), true
+			}
 		} else {
 			j, ok = t.curAcq[procKey{r.Process, r.Key}]
 		}
@@ -247,6 +265,9 @@ func (t *refTracker) add(i int, r *history.Op) int {
 type Segment struct {
 	Start, End  int
 	Moved, Drop []int
+	// carry starts the counter's sections after the cut from their
+	// exact values (see counterCut); nil for the first segment.
+	carry []*sectionInput
 }
 
 // History is the segment's records (a sub-slice of h when nothing moves).
@@ -276,11 +297,12 @@ func (s Segment) History(h history.History) history.History {
 func Segments(h history.History, drift time.Duration, factor float64) []Segment {
 	whole := []Segment{{Start: 0, End: len(h)}}
 	c := newCutter(drift, factor)
-	t := newRefTracker()
+	t := newRefTracker(newTokTable(), nil)
 	// the running sum of span at i counts the references spanning the
 	// cut before i
 	span := make([]int32, len(h)+1)
 	var cand []int
+	var candCarry [][]*sectionInput // the counter's carry at each candidate
 	var last int64
 	openAcq := map[int]int{} // process -> position of its waiting acquire
 	type pair struct{ inv, done int }
@@ -293,11 +315,14 @@ func Segments(h history.History, drift time.Duration, factor float64) []Segment 
 		last = r.Time
 		if i > 0 && c.canCut(r) {
 			cand = append(cand, i)
+			candCarry = append(candCarry, c.counter.carry())
 		}
-		c.add(r)
 		refer := func(to int) {
 			span[to+1]++
 			span[i+1]--
+		}
+		if to := c.add(i, r); to >= 0 && to < i {
+			refer(to)
 		}
 		if to := t.add(i, r); to >= 0 && to < i {
 			refer(to)
@@ -326,26 +351,22 @@ func Segments(h history.History, drift time.Duration, factor float64) []Segment 
 	for _, j := range openAcq {
 		acqs = append(acqs, pair{j, len(h)})
 	}
-	var cuts []int
+	segs := []Segment{{Start: 0}}
 	run, ci := int32(0), 0
 	for i := 0; i <= len(h) && ci < len(cand); i++ {
 		run += span[i]
 		if cand[ci] == i {
 			if run == 0 {
-				cuts = append(cuts, i)
+				segs[len(segs)-1].End = i
+				segs = append(segs, Segment{Start: i, carry: candCarry[ci]})
 			}
 			ci++
 		}
 	}
-	if len(cuts) == 0 {
+	if len(segs) == 1 {
 		return whole
 	}
-	segs := make([]Segment, 0, len(cuts)+1)
-	prev := 0
-	for _, c := range append(cuts, len(h)) {
-		segs = append(segs, Segment{Start: prev, End: c})
-		prev = c
-	}
+	segs[len(segs)-1].End = len(h)
 	segOf := func(pos int) int { return sort.Search(len(segs), func(i int) bool { return segs[i].End > pos }) }
 	for _, a := range acqs {
 		from, to := segOf(a.inv), min(segOf(a.done), len(segs)-1)

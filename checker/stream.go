@@ -20,26 +20,40 @@ import (
 var minSegment = 2000
 
 // CheckFile checks the JSONL history at path with the composition,
-// reading it once, record by record (history.Scanner), and gives the
-// verdicts, anomaly kinds and op indices of Check. It cuts the history at
-// quiescent points as it goes (see Segments) and checks each finished
-// segment in parallel (at most GOMAXPROCS segments in memory), keeping
-// only their results and small summaries, so that its memory is bounded
-// by the segments being checked rather than by the history, except for:
+// reading it once, record by record (history.Scanner, decoding on its own
+// goroutine), and gives the verdicts, anomaly kinds and op indices of
+// Check. It cuts the history at quiescent points as it goes (see Segments;
+// only where the counter's value is exact, see counterCut) and checks each
+// finished segment in parallel (at most GOMAXPROCS segments at once),
+// keeping only their results and small summaries. Its memory is the
+// segments being checked plus, per record kind, compact state:
 //
-//   - Liveness, which reads the lock records (acquire, release, extend,
-//     lost) and the nemesis records of the whole history;
-//   - the per-run summaries: every token (Tokens), every acknowledged
-//     counter value (lost updates), the fence validator's state, and the
-//     nemesis records;
+//   - per lock key and token, a 32-byte row and its hashed index entry
+//     (tokTable: the token check, the references that merge segments,
+//     Liveness's lease matching), and per lease still read by Liveness
+//     (not yet released, or its key's latest, or with unknown outcome) a
+//     small struct;
+//   - per acquire, three latencies for Liveness's percentiles (12 bytes);
+//   - per acknowledged counter write and issued fence, a slot in a
+//     run-encoded map (lost updates, duplicate fences);
+//   - per dead process, its info completion (Validate and the references);
+//   - per fault window, its counts; the nemesis records;
+//   - the lock ops completed after the oldest lock op in flight (Liveness
+//     takes them in invoke order);
 //   - a history of at most maxExplainWhole records proved invalid by the
-//     lock or counter search: its illegal keys are explained on the whole
-//     history, read again.
+//     lock or counter search: its illegal keys of at most maxExplainOps
+//     ops are explained on the whole history, read again (as Check does);
+//     other keys keep their earliest illegal segment's explanation.
+//
+// The 10M-record bench history (1.3M acquires) peaks at about 580 MB RSS
+// (440 MB with GOGC=50, a third slower): most of it is the per-token rows
+// and the garbage collector's headroom over them.
 //
 // A segment that a later record refers to (see Segments: a lease's token,
-// a revived process, an acquire on one node waiting across the cut) is
-// merged with the segments after it and checked again, reading the file
-// again from its start. A history with api or leader ops, or whose
+// a revived process, an acquire on one node waiting across the cut, a
+// section touching the read of an earlier section with unknown outcome)
+// is merged with the segments after it and checked again, reading the
+// file again from its start. A history with api or leader ops, or whose
 // records are not in time order, or a composition with a checker other
 // than Lock, Resource, Exclusion, Liveness and Fencing, is read whole and
 // given to Check. Warnings are history.Read's.
@@ -75,12 +89,18 @@ type StreamStats struct {
 // lastStream is the last CheckFile's stats, for tests and benchmarks.
 var lastStream StreamStats
 
+// maxBuf is the largest segment buffer (records) CheckFile reuses.
+const maxBuf = 1 << 16
+
 // maxExplainWhole is the largest history (records) whose illegal keys
-// CheckFile explains on the whole history, read again, so that the ops it
-// names are Check's. Beyond it the explanation is the earliest illegal
-// segment's (same verdict and kind; the ops may differ), so that memory
-// stays bounded for an invalid history too.
-const maxExplainWhole = 1_000_000
+// (of at most maxExplainOps ops) CheckSegmented and CheckFile explain on
+// the whole history, read again, so that the ops they name are Check's.
+// Beyond it the explanation is the earliest illegal segment's (same
+// verdict and kind; the ops may differ): the search that explains an
+// illegal key on a whole history backtracks over every write with
+// unknown outcome before the anomaly, and its memory grows with them (a
+// 100k-record counter history took 6 GB in 30 s).
+const maxExplainWhole = 50_000
 
 // stream is one CheckFile in progress.
 type stream struct {
@@ -106,22 +126,23 @@ type stream struct {
 	closed []*streamSeg
 	wg     sync.WaitGroup
 	sem    chan struct{}
+	bufs   chan history.History // segment copies the checks are done with
 
 	// summaries across segments
 	fed      []uint64 // bitset of op invoke indices fed to the op checks
 	tokens   *tokenCheck
+	liveness *liveStream // also feeds tokens, lock ops in invoke order
 	lost     *lostUpdateCheck
 	lostAl   anomalyList
 	cron     *cronCheck
 	sections int
-	cc       counterCarry
 	fence    *fencingRun
-	liveRecs history.History
-	last     history.Op
 	n        int64
 	anyOK    bool
 	single   bool // an acquire ok named one node
 	merges   int
+	// cancelled: the context ended before the last record was read
+	cancelled bool
 }
 
 // streamSeg is a segment being read or checked.
@@ -130,8 +151,7 @@ type streamSeg struct {
 	offset     int64        // byte offset of record start
 	moved      []history.Op // waiting acquires invoked before start (kept after close for merges)
 	recs       []history.Op
-	carry      []*sectionInput // the counter values carried in
-	carried    bool            // carry is set
+	carry      []*sectionInput // the counter values carried in (see counterCut)
 	nsecs      int             // counter sections
 
 	lock  lockPiece
@@ -144,9 +164,11 @@ func newStream(ctx context.Context, c *Composite, path string) (*stream, error) 
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
+	tab := newTokTable() // shared by the reference tracker, the token check and liveness
+	v := newValidator()
 	st := &stream{ctx: ctx, c: c, path: path, f: f, sc: history.NewScanner(f), start: time.Now(),
-		v: newValidator(), refs: newRefTracker(), openAcq: map[int]int64{},
-		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), tokens: newTokenCheck(),
+		v: v, refs: newRefTracker(tab, v.dead), openAcq: map[int]int64{}, // one map of the dead processes
+		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), bufs: make(chan history.History, 4), tokens: newTokenCheck(tab),
 		lost: newLostUpdateCheck(), cron: newCronCheck(), cur: &streamSeg{}}
 	return st, nil
 }
@@ -175,6 +197,11 @@ func (st *stream) classify() bool {
 	}
 	st.cut = newCutter(lk.Drift, lk.DriftFactor)
 	st.fence = newFencingRun(st.fenc != nil && len(st.fenc.Server) > 0)
+	lv := st.live
+	if lv == nil {
+		lv = &Liveness{} // its stream feeds the token check
+	}
+	st.liveness = newLiveStream(lv, st.tokens)
 	return true
 }
 
@@ -184,11 +211,18 @@ func (st *stream) run() (whole bool, err error) {
 		return true, nil
 	}
 	var lastTime int64
-	for st.sc.Scan() {
-		if st.n&0xFFFF == 0 && st.ctx.Err() != nil {
-			break // the checks end Unknown on the cancelled context
+	recs := newScanAhead(st.sc)
+	defer recs.close()
+	for {
+		rec, off, ok := recs.next()
+		if !ok {
+			break
 		}
-		o := st.sc.Op()
+		if st.n&0xFFFF == 0 && st.ctx.Err() != nil {
+			st.cancelled = true // see result
+			break
+		}
+		o := *rec
 		i := o.Index
 		st.v.add(int(i), &o)
 		if o.Time < lastTime {
@@ -196,13 +230,16 @@ func (st *stream) run() (whole bool, err error) {
 		}
 		lastTime = o.Time
 		if i > 0 && len(st.cur.recs) >= minSegment && st.cut.canCut(&o) && (!st.single || st.cut.waiting == 0) {
-			st.closeSeg(i, st.sc.Offset())
+			st.closeSeg(i, off, st.cut.counter.carry())
 		}
-		st.cut.add(&o)
+		to := st.cut.add(int(i), &o)
 		if st.cut.blocked {
 			return true, nil
 		}
-		if to := st.refs.add(int(i), &o); to >= 0 {
+		if t := st.refs.add(int(i), &o); t >= 0 && (to < 0 || t < to) {
+			to = t
+		}
+		if to >= 0 {
 			st.referTo(int64(to))
 		}
 		st.trackAcquire(&o)
@@ -210,10 +247,11 @@ func (st *stream) run() (whole bool, err error) {
 		st.feedRecord(&o)
 		st.n++
 	}
+	recs.close()
 	if err := st.sc.Err(); err != nil {
 		return false, err
 	}
-	st.closeSeg(st.n, -1)
+	st.closeSeg(st.n, -1, nil)
 	st.wg.Wait()
 	return false, nil
 }
@@ -264,7 +302,7 @@ func (st *stream) referTo(to int64) {
 	}
 	sort.Slice(moved, func(i, j int) bool { return moved[i].Index < moved[j].Index })
 	st.cur = &streamSeg{start: first.start, offset: first.offset, moved: moved,
-		recs: append(older, st.cur.recs...), carry: first.carry, carried: first.carried}
+		recs: append(older, st.cur.recs...), carry: first.carry}
 	st.closed = st.closed[:k]
 }
 
@@ -295,19 +333,16 @@ func (st *stream) feedRecord(o *history.Op) {
 	if o.F == history.FAcquire && o.Type == history.OK {
 		st.anyOK = true
 	}
-	switch {
-	case o.IsNemesis(), o.F == history.FAcquire, o.F == history.FRelease, o.F == history.FExtend, o.F == history.FLost:
-		st.liveRecs = append(st.liveRecs, *o)
-	}
-	st.last = *o
+	st.liveness.add(o)
 }
 
 // closeSeg ends the current segment before record index end (at byte
-// offset off; -1 at the end of the history) and starts its check.
-func (st *stream) closeSeg(end, off int64) {
+// offset off; -1 at the end of the history) and starts its check; carry
+// starts the counter of the next segment (see counterCut).
+func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
 	seg := st.cur
 	seg.end = end
-	next := &streamSeg{start: end, offset: off}
+	next := &streamSeg{start: end, offset: off, carry: carry}
 	// acquires still waiting move to the next segment (not at the end)
 	drop := map[int64]bool{}
 	if off >= 0 {
@@ -315,15 +350,24 @@ func (st *stream) closeSeg(end, off int64) {
 			drop[j] = true
 		}
 	}
-	h := make(history.History, 0, len(seg.moved)+len(seg.recs))
-	for _, r := range append(seg.moved, seg.recs...) {
-		if drop[r.Index] {
-			next.moved = append(next.moved, r)
-			continue
+	var h history.History
+	select {
+	case h = <-st.bufs: // one a finished check gave back
+	default:
+	}
+	for _, part := range [2]history.History{seg.moved, seg.recs} {
+		for _, r := range part {
+			if drop[r.Index] {
+				next.moved = append(next.moved, r)
+				continue
+			}
+			h = append(h, r)
 		}
-		h = append(h, r)
 	}
 	sort.Slice(next.moved, func(i, j int) bool { return next.moved[i].Index < next.moved[j].Index })
+	if cap(seg.recs) <= maxBuf { // h is a copy: the buffer serves the next segment
+		next.recs = seg.recs[:0]
+	}
 	seg.recs = nil
 	st.cur = next
 	if len(h) == 0 {
@@ -336,28 +380,29 @@ func (st *stream) closeSeg(end, off int64) {
 	os := ops(h)
 	for i := range os {
 		if st.feedOp(&os[i]) {
-			st.tokens.add(&os[i])
 			st.lost.add(&os[i], &st.lostAl)
 			st.cron.add(&os[i])
 		}
 	}
 	secs := counterSections(os)
 	seg.nsecs = len(secs)
-	if !seg.carried {
-		if len(st.closed) > 0 {
-			seg.carry = st.cc.carry(h[0].Time - 1)
-		}
-		seg.carried = true
-	}
-	st.cc.add(secs)
 	st.closed = append(st.closed, seg)
 	secs = append(append([]*sectionInput(nil), seg.carry...), secs...)
 	st.wg.Add(1)
 	st.sem <- struct{}{}
 	go func() {
 		defer func() { <-st.sem; st.wg.Done() }()
+		defer func() {
+			if cap(h) <= maxBuf {
+				select {
+				case st.bufs <- h[:0]: // the checks keep nothing of h
+				default:
+				}
+			}
+		}()
+		fillTokens(os) // after the summaries above, which read no token
 		if st.lock != nil {
-			seg.lock = st.lock.piece(st.ctx, h)
+			seg.lock = st.lock.pieceOf(st.ctx, os)
 			if d, ok := seg.lock.r.Details.(LockDetails); ok && seg.start > 0 {
 				d.Linearization = nil // drawn only for a history of one segment
 				seg.lock.r.Details = d
@@ -367,7 +412,7 @@ func (st *stream) closeSeg(end, off int64) {
 			seg.count = st.res.counterPiece(st.ctx, secs)
 		}
 		if st.excl != nil {
-			seg.excl = st.excl.Check(st.ctx, h)
+			seg.excl = st.excl.checkOps(h, os)
 		}
 	}()
 }
@@ -414,6 +459,10 @@ func (st *stream) result() Result {
 			}
 		}
 	}
+	windows, _ := faultWindowsOf(st.v.nem, st.v.end)
+	t0 := time.Now()
+	live := st.liveness.result(windows) // first: it ends the token check too
+	live.Seconds = time.Since(t0).Seconds()
 	for _, ch := range st.c.Checkers {
 		t0 := time.Now()
 		var r Result
@@ -433,11 +482,10 @@ func (st *stream) result() Result {
 			}
 			r = x.merge(rs)
 		case *Liveness:
-			recs := st.liveRecs
-			if len(recs) == 0 || recs[len(recs)-1].Index != st.last.Index {
-				recs = append(recs, st.last) // its time ends the history
+			r = live
+			if st.liveness.inexact {
+				r = safeCheck(st.ctx, x, st.lockRecords())
 			}
-			r = safeCheck(st.ctx, x, recs)
 		case Fencing:
 			st.fence.end()
 			if st.fence.server != nil {
@@ -446,12 +494,24 @@ func (st *stream) result() Result {
 			st.fence.v.Stats.ElapsedMS = time.Since(st.start).Milliseconds()
 			r = st.fence.v.Result()
 		}
-		r.Seconds = time.Since(t0).Seconds()
+		if r.Seconds == 0 {
+			r.Seconds = time.Since(t0).Seconds()
+		}
 		res.Results = append(res.Results, r)
 	}
-	windows, _ := faultWindowsOf(st.v.nem, st.v.end)
 	times := st.anomalyTimes(res.Results)
 	finishWith(&res, st.tokens.result(), st.anyOK, windows, st.n, func(i int64) int64 { return times[i] })
+	if st.cancelled {
+		// a part of the history proves nothing of the whole (a lock
+		// never freed in it may be freed later)
+		why := fmt.Sprintf("check cancelled after %d records: %v", st.n, st.ctx.Err())
+		res.Valid, res.Error = Unknown, why
+		for i := range res.Results {
+			if res.Results[i].Valid != Unknown {
+				res.Results[i].Valid, res.Results[i].Error = Unknown, why
+			}
+		}
+	}
 	res.Seconds = time.Since(st.start).Seconds()
 	return res
 }
@@ -490,6 +550,31 @@ func (st *stream) resourceResult(r *Resource, getWhole func() history.History) R
 	d.Cron = st.cron.finish(r, &al)
 	r.finish(&res, &al, d, start)
 	return res
+}
+
+// lockRecords reads the lock and nemesis records again, and the last
+// record (its time ends the history): all that Liveness reads.
+func (st *stream) lockRecords() history.History {
+	f, err := os.Open(st.path)
+	if err != nil {
+		panic(fmt.Sprintf("checker: reading %s again: %v", st.path, err))
+	}
+	defer f.Close()
+	sc := history.NewScanner(f)
+	var h history.History
+	var last history.Op
+	for sc.Scan() {
+		o := sc.Op()
+		switch {
+		case o.IsNemesis(), o.F == history.FAcquire, o.F == history.FRelease, o.F == history.FExtend, o.F == history.FLost:
+			h = append(h, o)
+		}
+		last = o
+	}
+	if n := len(h); n == 0 || h[n-1].Index != last.Index {
+		h = append(h, last)
+	}
+	return h
 }
 
 // anomalyTimes reads the times of the records that anomalies start with

@@ -63,11 +63,13 @@ func Validate(h history.History) error {
 }
 
 // validator is Validate one record at a time. It keeps the nemesis
-// records (for the fault windows) and, per process, its open invoke.
+// records (for the fault windows), per process with an op in flight its
+// open invoke, and per dead process the index of its info completion.
 type validator struct {
 	probs []string
-	procs map[int]*vproc
-	nem   history.History
+	procs map[int]vproc // processes with an open invoke
+	dead  map[int]int
+	nem   []nemRec // start and stop records
 	end   int64
 }
 
@@ -75,10 +77,9 @@ type vproc struct {
 	open  int // index of the open invoke, -1 if none
 	openF string
 	openT int64
-	dead  int // index of the info completion, -1 if alive
 }
 
-func newValidator() *validator { return &validator{procs: map[int]*vproc{}} }
+func newValidator() *validator { return &validator{procs: map[int]vproc{}, dead: map[int]int{}} }
 
 func (v *validator) addf(format string, args ...any) {
 	v.probs = append(v.probs, fmt.Sprintf(format, args...))
@@ -108,26 +109,28 @@ func (v *validator) add(i int, o *history.Op) bool {
 		if o.F != history.FStart && o.F != history.FStop && o.F != history.FHeal {
 			v.addf("op %d: nemesis record with f %q (want start, stop or heal)", i, o.F)
 		}
-		v.nem = append(v.nem, *o)
+		if o.F == history.FStart || o.F == history.FStop {
+			v.nem = append(v.nem, nemOf(o))
+		}
 		return true
 	}
 	if o.F == history.FLost {
 		return true
 	}
-	p := v.procs[o.Process]
-	if p == nil {
-		p = &vproc{open: -1, dead: -1}
-		v.procs[o.Process] = p
+	p, ok := v.procs[o.Process]
+	if !ok {
+		p = vproc{open: -1}
 	}
 	switch o.Type {
 	case history.Invoke:
-		if p.dead >= 0 {
-			v.addf("op %d: process %d invokes %s after its info completion at op %d", i, o.Process, o.F, p.dead)
+		if d, dead := v.dead[o.Process]; dead {
+			v.addf("op %d: process %d invokes %s after its info completion at op %d", i, o.Process, o.F, d)
 		}
 		if p.open >= 0 {
 			v.addf("op %d: process %d invokes %s while op %d (%s) is still in flight", i, o.Process, o.F, p.open, p.openF)
 		}
 		p.open, p.openF, p.openT = i, o.F, o.Time
+		v.procs[o.Process] = p
 	case history.OK, history.Fail, history.Info:
 		if p.open < 0 {
 			v.addf("op %d: %s completion of %s by process %d has no open invoke", i, o.Type, o.F, o.Process)
@@ -139,9 +142,9 @@ func (v *validator) add(i int, o *history.Op) bool {
 		if o.Time < p.openT {
 			v.addf("op %d: completes at %d ns, before its invoke op %d at %d ns", i, o.Time, p.open, p.openT)
 		}
-		p.open = -1
+		delete(v.procs, o.Process) // nothing open: as absent
 		if o.Type == history.Info {
-			p.dead = i
+			v.dead[o.Process] = i
 		}
 	default:
 		v.addf("op %d: type %q is not invoke, ok, fail or info", i, o.Type)
@@ -188,7 +191,7 @@ func (v *validator) finish() error {
 // that record none) are not compared. The result is named "tokens":
 // Invalid with the anomalies, else Valid. h must have passed Validate.
 func Tokens(h history.History) Result {
-	t := newTokenCheck()
+	t := newTokenCheck(newTokTable())
 	os := ops(h)
 	for i := range os {
 		t.add(&os[i])
@@ -197,15 +200,12 @@ func Tokens(h history.History) Result {
 }
 
 // tokenCheck is Tokens one op at a time (ops in invoke order). It keeps
-// the first acquire ok and info of each key and token.
+// the first acquire ok and info of each key and token, in a tokTable
+// (shared with the other streamed checks in CheckFile).
 type tokenCheck struct {
-	seen   map[tokKey]*tokenFirst
+	tab    *tokTable
 	al     anomalyList
 	reused int
-}
-
-type tokenFirst struct {
-	ok, info *opRef // the first acquire ok / info with the token
 }
 
 // opRef is what an anomaly needs of an op kept for later.
@@ -224,24 +224,21 @@ func (r *opRef) indices() []int64 {
 	return []int64{r.Inv, r.Ret}
 }
 
-func newTokenCheck() *tokenCheck { return &tokenCheck{seen: map[tokKey]*tokenFirst{}} }
+func newTokenCheck(tab *tokTable) *tokenCheck { return &tokenCheck{tab: tab} }
 
 func (t *tokenCheck) add(o *op) {
 	if o.F != history.FAcquire || o.Token == "" || o.Type == history.Fail {
 		return
 	}
-	k := tokKey{o.Key, o.Token}
-	f := t.seen[k]
-	if f == nil {
-		f = &tokenFirst{}
-		t.seen[k] = f
-	}
+	i, _ := t.tab.row(o.Key, o.Token)
+	ok, hasOK := t.tab.firstOK(i)
+	info, hasInfo := t.tab.firstInfo(i)
 	var prev *opRef
 	switch {
-	case f.ok != nil:
-		prev = f.ok
-	case o.Type == history.OK && f.info != nil:
-		prev = f.info
+	case hasOK:
+		prev = ok.ref(history.OK)
+	case o.Type == history.OK && hasInfo:
+		prev = info.ref(history.Info)
 	}
 	if prev != nil {
 		t.reused++
@@ -255,10 +252,11 @@ func (t *tokenCheck) add(o *op) {
 			Text: fmt.Sprintf("key %q: the lock handed token %q to acquire %s by process %d (op %d) and to acquire %s by %s (op %d): holders sharing a token can release or extend each other's lease",
 				o.Key, o.Token, prev.Type, prev.Process, prev.Inv, o.Type, who, o.Inv)})
 	}
-	if o.Type == history.OK && f.ok == nil {
-		f.ok = refOf(o)
-	} else if o.Type != history.OK && f.info == nil {
-		f.info = refOf(o)
+	switch {
+	case o.Type == history.OK && !hasOK:
+		t.tab.setFirstOK(i, o)
+	case o.Type != history.OK && !hasInfo:
+		t.tab.setFirstInfo(i, o)
 	}
 }
 
@@ -325,16 +323,31 @@ func FaultWindows(h history.History) []Window {
 
 func faultWindows(h history.History) ([]Window, error) {
 	var end int64
+	var nem []nemRec
 	for i := range h {
 		end = max(end, h[i].Time)
+		if o := &h[i]; o.IsNemesis() && (o.F == history.FStart || o.F == history.FStop) {
+			nem = append(nem, nemOf(o))
+		}
 	}
-	return faultWindowsOf(h, end)
+	return faultWindowsOf(nem, end)
 }
 
-// faultWindowsOf is faultWindows of the records h (the nemesis records of
-// a history suffice), named by their Index, in a history whose last
-// record is at time end.
-func faultWindowsOf(h history.History, end int64) ([]Window, error) {
+// nemRec is what faultWindowsOf reads of a nemesis start or stop record.
+type nemRec struct {
+	Index, Time      int64
+	Type             history.Type
+	F, Fault, Detail string
+}
+
+func nemOf(o *history.Op) nemRec {
+	return nemRec{Index: o.Index, Time: o.Time, Type: o.Type, F: o.F, Fault: o.Fault, Detail: o.Detail}
+}
+
+// faultWindowsOf is faultWindows of a history's nemesis start and stop
+// records h, named by their Index, in a history whose last record is at
+// time end.
+func faultWindowsOf(h []nemRec, end int64) ([]Window, error) {
 	type key struct{ f, fault string }
 	var (
 		windows []Window
@@ -345,9 +358,6 @@ func faultWindowsOf(h history.History, end int64) ([]Window, error) {
 	for j := range h {
 		o := &h[j]
 		i := int(o.Index)
-		if !o.IsNemesis() || (o.F != history.FStart && o.F != history.FStop) {
-			continue
-		}
 		k := key{o.F, o.Fault}
 		first := i
 		if o.Type == history.Invoke {

@@ -76,9 +76,13 @@ func (s *Scanner) Scan() bool {
 			return s.fail(fmt.Errorf("line %d: %w", s.pendAt, s.pending))
 		}
 		var op Op
-		if err := decodeStrict(b, &op); err != nil {
-			s.pending, s.pendAt = err, s.line
-			continue
+		if !decodeFast(b, &op, s.internBytes) {
+			op = Op{}
+			if err := decodeStrict(b, &op); err != nil {
+				s.pending, s.pendAt = err, s.line
+				continue
+			}
+			s.internStrings(&op)
 		}
 		if op.Index != s.n {
 			return s.fail(fmt.Errorf("line %d: index %d, want %d", s.line, op.Index, s.n))
@@ -86,7 +90,6 @@ func (s *Scanner) Scan() bool {
 		if err := checkType(op.Type); err != nil {
 			return s.fail(fmt.Errorf("line %d: %w", s.line, err))
 		}
-		s.internStrings(&op)
 		s.op, s.off = op, s.start
 		s.n++
 		return true
@@ -121,6 +124,20 @@ func (s *Scanner) internStrings(op *Op) {
 			s.intern[*p] = *p
 		}
 	}
+}
+
+// internBytes is the shared string of b (see internStrings), "" when the
+// table is full and b is not in it.
+func (s *Scanner) internBytes(b []byte) string {
+	if v, ok := s.intern[string(b)]; ok {
+		return v
+	}
+	if len(s.intern) >= 1<<16 {
+		return ""
+	}
+	v := string(b)
+	s.intern[v] = v
+	return v
 }
 
 // Op is the record Scan read.

@@ -1,0 +1,212 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// The streamed liveness check's acquires: counts, latencies, per-key
+// progress for recovery and never-freed, and the result.
+
+// streamProgress is keyProgress built one acquire at a time, with the
+// leases recovery reads.
+type streamProgress struct {
+	keyProgress
+	lastOKLease *liveLease
+	unknownL    []*liveLease
+	// before the key's first acquire ok, the failures are only counted
+	noOKFails int
+	noOKLast  *op
+}
+
+// acquire is livenessRun.acquires and progress for one acquire.
+func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
+	r := &s.r
+	r.maxTTL = max(r.maxTTL, x.TTL)
+	if t, ok := s.lastFail[x.Process]; ok {
+		r.retryGap = max(r.retryGap, x.Call-t)
+		delete(s.lastFail, x.Process)
+	}
+	switch x.Type {
+	case history.OK:
+		r.d.Acquires.OK++
+		s.waits.add(x.Return - x.Call)
+	case history.Fail:
+		r.d.Acquires.Fail++
+		s.lastFail[x.Process] = x.Done
+	default:
+		r.d.Acquires.Info++
+	}
+	if x.Ret >= 0 {
+		s.waitsAny.add(x.Done - x.Call)
+	}
+	if mw := r.l.MaxWait; mw > 0 && x.Ret >= 0 && x.Done-x.Call > int64(mw) {
+		r.d.Starved++
+		r.al.add(Anomaly{Kind: "starvation", Fatal: true, Ops: o.indices(),
+			Text: fmt.Sprintf("key %q: process %d waited %s for the lock (%s), more than %s", x.Key, x.Process, fmtDur(x.Done-x.Call), x.Type, mw)})
+	}
+	// progress, with the heal so far (see heal)
+	p := s.prog[x.Key]
+	if p == nil {
+		p = &streamProgress{}
+		s.prog[x.Key] = p
+	}
+	if x.Call > s.healed && p.invokedAfter == nil {
+		p.invokedAfter = heapOp(o)
+	}
+	switch x.Type {
+	case history.OK:
+		if x.Return > s.healed {
+			p.okAfter++
+		}
+		if p.lastOK == nil || x.Return > p.lastOK.Return {
+			if old := p.lastOKLease; old != nil && old.hasHoldEnd {
+				s.retire(old)
+			}
+			p.lastOK, p.lastOKLease = heapOp(o), l
+			p.failsAfterOK = slices.DeleteFunc(p.failsAfterOK, func(f *op) bool { return f.Call <= x.Return })
+			p.noOKFails, p.noOKLast = 0, nil
+		}
+	case history.Fail:
+	default:
+		p.unknown = append(p.unknown, heapOp(o))
+		p.unknownL = append(p.unknownL, l)
+	}
+	if x.Type != history.OK {
+		switch {
+		case p.lastOK == nil:
+			p.noOKFails++
+			p.noOKLast = heapOp(o)
+		case x.Call > p.lastOK.Return:
+			p.failsAfterOK = append(p.failsAfterOK, heapOp(o))
+		}
+	}
+}
+
+func heapOp(o *op) *op { c := *o; return &c }
+
+// noOKFail stands for the failures before a key's first acquire ok but the
+// last (see result).
+var noOKFail = op{Ret: -1}
+
+// heal moves the last heal to end: recovery counts from it.
+func (s *liveStream) heal(end int64) {
+	s.healed = end
+	for _, p := range s.prog {
+		p.invokedAfter, p.okAfter = nil, 0
+	}
+}
+
+// result ends the stream (end: the last record's time; windows: the
+// history's fault windows) and gives Check's result.
+func (s *liveStream) result(windows []Window) Result {
+	for _, x := range s.open {
+		x.done = true // never completed: info, done at the end
+		x.Done = s.r.end
+		if x.F == history.FAcquire && s.fifo != nil {
+			s.fifo.ret(x)
+		}
+	}
+	s.deliver()
+	if s.fifo != nil {
+		s.fifo.advance(Inf)
+	}
+	r := &s.r
+	r.windows = windows
+	for _, w := range windows {
+		r.d.HealedAt = max(r.d.HealedAt, w.End)
+	}
+	if r.d.HealedAt > s.healed { // an unhealed window ends at the end
+		s.heal(r.d.HealedAt)
+	}
+	if n := r.d.Acquires.OK + r.d.Acquires.Fail + r.d.Acquires.Info; n > 0 {
+		r.d.SuccessRate = float64(r.d.Acquires.OK) / float64(n)
+	}
+	r.d.Wait, r.d.WaitAny, r.d.Hold = s.waits.percentiles(), s.waitsAny.percentiles(), s.holds.percentiles()
+	r.d.Windows = s.win.availability(windows, r.end)
+	// recovery reads the leases of the ops it keeps through leaseSet
+	r.leases = &leaseSet{byAcq: map[int]*Lease{}}
+	lease := func(o *op, l *liveLease) {
+		if l == nil {
+			return
+		}
+		o.Lease = len(r.leases.byAcq)
+		r.leases.byAcq[o.Lease] = &Lease{extendedTo: l.extendedTo, releasedAt: l.releasedAt, released: l.released}
+	}
+	prog := map[string]*keyProgress{}
+	for k, p := range s.prog {
+		if p.lastOK == nil && p.noOKLast != nil {
+			// every failure counts (none is cut by a live lease), and
+			// only their number and the last are read
+			p.failsAfterOK = make([]*op, p.noOKFails)
+			for i := range p.failsAfterOK {
+				p.failsAfterOK[i] = &noOKFail
+			}
+			p.failsAfterOK[len(p.failsAfterOK)-1] = p.noOKLast
+		}
+		if p.lastOK != nil {
+			lease(p.lastOK, p.lastOKLease)
+		}
+		for i, u := range p.unknown {
+			lease(u, p.unknownL[i])
+		}
+		r.d.OKAfterHeal += p.okAfter
+		prog[k] = &p.keyProgress
+	}
+	r.recovery(prog)
+	if f := s.fifo; f != nil { // after recovery's, as Check adds them
+		r.d.FIFOViolations = f.n
+		for _, a := range f.al.list {
+			r.al.add(a)
+		}
+		if n := f.al.counts["fifo-violation"] - len(f.al.list); n > 0 {
+			r.al.counts["fifo-violation"] += n
+		}
+	}
+	return r.result()
+}
+
+// latencies is a sample of latencies (ns) for percentiles, 4 bytes a
+// latency below 4.3 s (nearly all), 8 above.
+type latencies struct {
+	small []uint32
+	big   []int64 // >= 1<<32, or negative (Validate refuses those)
+}
+
+func (l *latencies) add(v int64) {
+	if v >= 0 && v < 1<<32 {
+		l.small = append(l.small, uint32(v))
+	} else {
+		l.big = append(l.big, v)
+	}
+}
+
+// percentiles is percentiles() of the sample.
+func (l *latencies) percentiles() Percentiles {
+	if len(l.big) > 0 && slices.Min(l.big) < 0 { // cannot happen in a valid history
+		all := slices.Clone(l.big)
+		for _, v := range l.small {
+			all = append(all, int64(v))
+		}
+		return percentiles(all)
+	}
+	n := len(l.small) + len(l.big)
+	if n == 0 {
+		return Percentiles{}
+	}
+	slices.Sort(l.small)
+	slices.Sort(l.big)
+	at := func(i int) int64 { // the i-th smallest: every small one is below every big one
+		if i < len(l.small) {
+			return int64(l.small[i])
+		}
+		return l.big[i-len(l.small)]
+	}
+	q := func(p float64) int64 {
+		i := int(p*float64(n)+0.5) - 1
+		return at(min(max(i, 0), n-1))
+	}
+	return Percentiles{N: n, P50: q(0.50), P95: q(0.95), P99: q(0.99), Max: at(n - 1)}
+}

@@ -1,0 +1,290 @@
+package checker
+
+import (
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// liveStream is Liveness.Check fed one record at a time, records in time
+// order (CheckFile checks that), for CheckFile. It gives Check's details
+// and anomalies while keeping, instead of the history:
+//
+//   - the lock ops in flight, and those completed after the oldest lock op
+//     still in flight (lock ops are taken in invoke order, as Check takes
+//     them);
+//   - per lease still read (see liveLease, retire), what Check reads of
+//     it; per token a row of the token table (see tokTable), for matching
+//     releases and extends to leases as fillTokens does; per living
+//     process its latest acquire ok per key;
+//   - three latencies per acquire (wait, wait of any outcome, hold) for the
+//     percentiles: 12 bytes per acquire (see latencies);
+//   - per key the acquires recovery and never-freed judge (see
+//     keyProgress): the latest acquire ok, the failed acquires since, the
+//     acquires with unknown outcome;
+//   - per fault window a few counters (see windowStream), and for FIFO the
+//     acquires waiting.
+type liveStream struct {
+	l *Liveness
+	r livenessRun
+
+	open  map[int]*lop // process -> its lock op in flight
+	queue []*lop       // lock ops from the oldest in flight, invoke order
+	head  int
+
+	// fillTokens' maps: cur (of the living processes), byTok (the token
+	// table's rows, and the leases still read by row: leases), dogs
+	cur    map[procKey]*liveLease
+	keysOf map[int][]string // process -> the keys it has a cur entry for
+	queued map[int]int      // process -> its lock ops not yet taken
+	dead   map[int]bool     // processes dead with lock ops not yet taken
+	tab    *tokTable
+	leases map[uint32]*liveLease
+	dogs   map[dogKey]*liveLease
+
+	waits, waitsAny, holds latencies
+	lastFail               map[int]int64
+	prog                   map[string]*streamProgress
+	healed                 int64 // the latest window end so far
+	win                    *windowStream
+	fifo                   *fifoStream
+	tokens                 *tokenCheck
+	// inexact is set when an acquire's completion names another key than
+	// its invoke under FIFO: CheckFile then runs Liveness.Check instead
+	inexact bool
+}
+
+// lop is a lock op (acquire, release, extend) as liveStream keeps it;
+// fields as in op.
+type lop struct {
+	F                  string
+	Type               history.Type
+	Process            int
+	Inv, Ret           int64
+	Call, Return, Done int64
+	Key, Token         string
+	TTL                int64
+	done               bool
+}
+
+// liveLease is what Liveness reads of a lease (see Lease): the server's
+// side and the holder's first release. A lease nothing will read again
+// (its hold measured, and not its key's latest acquire ok) is dropped (see
+// retire).
+type liveLease struct {
+	key                string
+	row                uint32 // in the token table
+	acqType            history.Type
+	acqCall, acqReturn int64
+	acqDone, ttl       int64
+	token              string
+	extendedTo         int64
+	releasedAt         int64
+	released           bool
+	hasHoldEnd         bool
+}
+
+func newLiveStream(l *Liveness, tokens *tokenCheck) *liveStream {
+	s := &liveStream{l: l, r: livenessRun{l: l}, open: map[int]*lop{},
+		cur: map[procKey]*liveLease{}, keysOf: map[int][]string{}, queued: map[int]int{}, dead: map[int]bool{},
+		tab: tokens.tab, leases: map[uint32]*liveLease{}, dogs: map[dogKey]*liveLease{},
+		lastFail: map[int]int64{}, prog: map[string]*streamProgress{}, win: newWindowStream(), tokens: tokens}
+	if l != nil && (l.Fair || l.RequireFIFO) {
+		s.fifo = newFifoStream(l)
+	}
+	return s
+}
+
+// add takes the next record (in time order).
+func (s *liveStream) add(o *history.Op) {
+	s.r.end = max(s.r.end, o.Time)
+	s.win.advance(o.Time)
+	if s.fifo != nil {
+		s.fifo.advance(o.Time)
+	}
+	if o.IsNemesis() {
+		if end, changed := s.win.nemesis(o); changed && end > s.healed {
+			s.heal(end)
+		}
+		return
+	}
+	switch o.F {
+	case history.FAcquire, history.FRelease, history.FExtend:
+	case history.FLost:
+		return
+	default:
+		if o.Type == history.Info { // the process is dead
+			if s.queued[o.Process] == 0 {
+				s.died(o.Process)
+			} else {
+				s.dead[o.Process] = true
+			}
+		}
+		return
+	}
+	if o.Type == history.Invoke {
+		s.queued[o.Process]++
+		x := &lop{F: o.F, Type: history.Info, Process: o.Process, Inv: o.Index, Ret: -1, Call: o.Time, Return: Inf,
+			Key: o.Key, Token: o.Token, TTL: o.TTL}
+		s.open[o.Process] = x
+		s.queue = append(s.queue, x)
+		if o.F == history.FAcquire {
+			s.win.call()
+			if s.fifo != nil {
+				s.fifo.call(x)
+			}
+		}
+		return
+	}
+	x := s.open[o.Process]
+	if x == nil || x.F != o.F {
+		return // Validate refuses such a history
+	}
+	delete(s.open, o.Process)
+	x.Ret, x.Type, x.Done, x.done = o.Index, o.Type, o.Time, true
+	if o.Type != history.Info {
+		x.Return = o.Time
+	}
+	if o.Key != "" {
+		if o.Key != x.Key && x.F == history.FAcquire && s.fifo != nil {
+			s.inexact = true // FIFO took its invoke under the other key
+		}
+		x.Key = o.Key
+	}
+	if o.Token != "" {
+		x.Token = o.Token
+	}
+	if o.TTL != 0 {
+		x.TTL = o.TTL
+	}
+	if x.F == history.FAcquire {
+		if o.Type == history.OK {
+			s.win.ok(o.Time)
+		}
+		if s.fifo != nil {
+			s.fifo.ret(x)
+		}
+	}
+	s.deliver()
+}
+
+// deliver takes the completed lock ops at the head of the queue.
+func (s *liveStream) deliver() {
+	for s.head < len(s.queue) && s.queue[s.head].done {
+		x := s.queue[s.head]
+		s.queue[s.head] = nil
+		s.head++
+		s.take(x)
+		p := x.Process
+		if s.queued[p]--; s.queued[p] == 0 {
+			delete(s.queued, p)
+			if x.Type == history.Info || s.dead[p] {
+				s.died(p)
+				delete(s.dead, p)
+			}
+		}
+	}
+	if s.head > 1024 && s.head*2 > len(s.queue) {
+		s.queue = append(s.queue[:0], s.queue[s.head:]...)
+		s.head = 0
+	}
+}
+
+// take is one lock op, in invoke order: fillTokens, extractLeases and
+// acquires, one op at a time.
+func (s *liveStream) take(x *lop) {
+	if x.F != history.FAcquire {
+		s.leaseOp(x)
+		return
+	}
+	o := x.op()
+	s.tokens.add(&o)
+	if x.Token == "" {
+		x.Token = syntheticToken(&o)
+	}
+	var l *liveLease
+	if x.Type != history.Fail {
+		i, row := s.tab.row(x.Key, x.Token)
+		row.leased = true
+		l = &liveLease{key: x.Key, row: i, acqType: x.Type, acqCall: x.Call, acqReturn: x.Return,
+			acqDone: x.Done, ttl: x.TTL, token: x.Token}
+		s.leases[i] = l
+		if x.Type == history.OK {
+			k := procKey{x.Process, x.Key}
+			if _, ok := s.cur[k]; !ok {
+				s.keysOf[x.Process] = append(s.keysOf[x.Process], x.Key)
+			}
+			s.cur[k] = l
+		}
+	}
+	s.acquire(x, &o, l)
+}
+
+func (x *lop) op() op {
+	return op{F: x.F, Process: x.Process, Inv: x.Inv, Ret: x.Ret, Call: x.Call, Return: x.Return, Done: x.Done,
+		Type: x.Type, Key: x.Key, Token: x.Token, TTL: x.TTL, Lease: -1}
+}
+
+// leaseOp matches a release or extend to its lease (see fillTokens) and
+// applies it (see leaseSet.extend and release).
+func (s *liveStream) leaseOp(x *lop) {
+	c, hasCur := s.cur[procKey{x.Process, x.Key}]
+	if x.Token == "" && hasCur {
+		x.Token = c.token
+	}
+	var l *liveLease
+	dk := dogKey{x.Process, x.Key, x.Token}
+	if d, ok := s.dogs[dk]; hasCur && c.token == x.Token {
+		l = c
+	} else if ok {
+		l = d
+	} else if i, row, ok := s.tab.find(x.Key, x.Token); ok && row.leased {
+		l = s.leases[i]
+		if l == nil {
+			l = retiredLease
+		}
+		s.dogs[dk] = l
+	}
+	if l == nil {
+		return
+	}
+	if x.F == history.FExtend {
+		if x.Type == history.OK && x.TTL > 0 {
+			l.extendedTo = max(l.extendedTo, satAdd(x.Return, x.TTL))
+		}
+		return
+	}
+	if x.Type == history.OK && !l.released {
+		l.releasedAt, l.released = x.Call, true
+	}
+	if l.acqType == history.OK && !l.hasHoldEnd && x.Call >= l.acqReturn {
+		l.hasHoldEnd = true
+		s.holds.add(x.Call - l.acqReturn)
+		if p := s.prog[l.key]; p == nil || p.lastOKLease != l {
+			s.retire(l)
+		}
+	}
+}
+
+// retiredLease stands for the leases retire dropped: releases and extends
+// still match it (as fillTokens matches them) and change nothing anyone
+// reads.
+var retiredLease = &liveLease{}
+
+// retire drops lease l, whose hold is measured and which is not its key's
+// latest acquire ok (so recovery never reads it): only its token's row
+// stays (leased), and releases of it match retiredLease.
+func (s *liveStream) retire(l *liveLease) {
+	if s.leases[l.row] == l {
+		delete(s.leases, l.row)
+	}
+}
+
+// died forgets the current leases of process p, which completed an op
+// with info: it never invokes again (Validate), so fillTokens never reads
+// them.
+func (s *liveStream) died(p int) {
+	for _, k := range s.keysOf[p] {
+		delete(s.cur, procKey{p, k})
+	}
+	delete(s.keysOf, p)
+	delete(s.lastFail, p)
+}

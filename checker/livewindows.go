@@ -1,0 +1,267 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// windowStream is livenessRun.availability fed one record at a time, in
+// time order: the fault windows as they open and close (paired as
+// faultWindowsOf pairs them), and per window the running counts of
+// acquire invokes and acquire oks taken when its bounds pass, instead of
+// every invoke and ok time.
+//
+// A window's counts are differences of running counts: acquires invoked
+// in [Start, End] are those invoked up to End minus those invoked before
+// Start. A count "up to t" is taken when the time moves past t, so that
+// records at t after the one that set the bound still count.
+type windowStream struct {
+	ws      []*windowCounts
+	open    map[string][]*windowCounts  // fault -> open windows, oldest first
+	pending map[[2]string]*windowCounts // (f, fault) -> the window an open nemesis invoke acts on
+	stopInv map[*windowCounts]bool      // windows whose stop invoke awaits its completion
+	due     []*windowCounts             // counts to take when the time moves on
+	await   map[*windowCounts]bool      // windows with an end and no next window yet
+	recov   map[*windowCounts]bool      // windows with an end and no acquire ok after it yet
+	byStart map[int64]*windowCounts     // start record index -> window
+	now     int64                       // the current time
+	calls   int64                       // acquire invokes so far
+	oks     int64                       // acquire oks so far
+	before  [2]int64                    // calls and oks before now
+}
+
+// windowCounts is one window's bounds and counts.
+type windowCounts struct {
+	start, end  int64
+	hasEnd      bool
+	beforeStart [2]int64 // calls, oks before start
+	upToEnd     [2]int64 // calls, oks up to end
+	endDue      bool
+	next        int64 // start of the first window started after end
+	hasNext     bool
+	upToNext    int64 // oks up to next
+	nextDue     bool
+	recovery    int64 // first acquire ok after end, -1 if none yet
+}
+
+func newWindowStream() *windowStream {
+	return &windowStream{open: map[string][]*windowCounts{}, pending: map[[2]string]*windowCounts{},
+		stopInv: map[*windowCounts]bool{}, await: map[*windowCounts]bool{}, recov: map[*windowCounts]bool{},
+		byStart: map[int64]*windowCounts{}, now: -1}
+}
+
+// advance moves the time to t (no earlier than now): counts due at now
+// are taken.
+func (s *windowStream) advance(t int64) {
+	if t <= s.now {
+		return
+	}
+	for _, w := range s.due {
+		if w.endDue {
+			w.upToEnd, w.endDue = [2]int64{s.calls, s.oks}, false
+		}
+		if w.nextDue {
+			w.upToNext, w.nextDue = s.oks, false
+		}
+	}
+	s.due = s.due[:0]
+	s.now, s.before = t, [2]int64{s.calls, s.oks}
+}
+
+// call counts an acquire invoked now.
+func (s *windowStream) call() { s.calls++ }
+
+// ok counts an acquire ok returned at t (now).
+func (s *windowStream) ok(t int64) {
+	s.oks++
+	for w := range s.recov {
+		if t > w.end {
+			w.recovery = t
+			delete(s.recov, w)
+		}
+	}
+}
+
+// nemesis takes a nemesis record; it returns the end of the window it
+// closed or moved, if any.
+func (s *windowStream) nemesis(o *history.Op) (end int64, changed bool) {
+	if o.F != history.FStart && o.F != history.FStop {
+		return 0, false
+	}
+	k := [2]string{o.F, o.Fault}
+	if o.Type != history.Invoke {
+		if w, ok := s.pending[k]; ok {
+			// the completion of an action counted at its invoke
+			delete(s.pending, k)
+			if o.F == history.FStop && w != nil {
+				delete(s.stopInv, w)
+				s.setEnd(w, o.Time)
+				return o.Time, true
+			}
+			return 0, false
+		}
+	}
+	switch o.F {
+	case history.FStart:
+		w := &windowCounts{start: o.Time, beforeStart: s.before, recovery: -1}
+		s.ws = append(s.ws, w)
+		s.byStart[o.Index] = w
+		s.open[o.Fault] = append(s.open[o.Fault], w)
+		for a := range s.await {
+			if w.start > a.end {
+				a.next, a.hasNext, a.nextDue = w.start, true, true
+				s.due = append(s.due, a)
+				delete(s.await, a)
+			}
+		}
+		if o.Type == history.Invoke {
+			s.pending[k] = nil
+		}
+	case history.FStop:
+		ws := s.open[o.Fault]
+		if len(ws) == 0 {
+			if o.Type == history.Invoke {
+				s.pending[k] = nil
+			}
+			return 0, false // Validate refuses such a history
+		}
+		w := ws[0]
+		s.open[o.Fault] = ws[1:]
+		s.setEnd(w, o.Time)
+		if o.Type == history.Invoke {
+			s.pending[k] = w
+			s.stopInv[w] = true
+		}
+		return o.Time, true
+	}
+	return 0, false
+}
+
+// setEnd sets (or moves) window w's end to t, now.
+func (s *windowStream) setEnd(w *windowCounts, t int64) {
+	w.end, w.hasEnd, w.endDue = t, true, true
+	w.hasNext, w.nextDue, w.recovery = false, false, -1
+	s.due = append(s.due, w)
+	s.await[w] = true
+	s.recov[w] = true
+}
+
+// availability is the windows' WindowAvailability at the end of the
+// history (end: its last record's time); windows are the history's fault
+// windows (faultWindowsOf), which are this stream's.
+func (s *windowStream) availability(windows []Window, end int64) []WindowAvailability {
+	s.advance(Inf) // take the counts due at the last time
+	var out []WindowAvailability
+	for _, win := range windows {
+		w := s.byStart[win.StartOp]
+		wa := WindowAvailability{Window: win, RecoveryNS: -1}
+		if w == nil { // cannot happen: the same records
+			out = append(out, wa)
+			continue
+		}
+		upToEnd := w.upToEnd
+		if !w.hasEnd || win.Unhealed { // open until the end
+			upToEnd = [2]int64{s.calls, s.oks}
+		}
+		wa.Invoked = int(upToEnd[0] - w.beforeStart[0])
+		wa.OK = int(upToEnd[1] - w.beforeStart[1])
+		next, upToNext := end, s.oks
+		if w.hasNext && w.next < end {
+			next, upToNext = w.next, w.upToNext
+		}
+		if next > win.End {
+			wa.AfterOK = int(upToNext - upToEnd[1])
+		}
+		if w.hasEnd && !win.Unhealed && w.recovery >= 0 {
+			wa.RecoveryNS = w.recovery - win.End
+		}
+		out = append(out, wa)
+	}
+	return out
+}
+
+// fifoStream is Liveness.fifo fed one record at a time, in time order:
+// the acquires waiting per key, and the events of the current time, taken
+// when the time moves on (invokes first, then completions in invoke
+// order, as fifo sorts them).
+type fifoStream struct {
+	l       *Liveness
+	now     int64
+	calls   []*lop
+	rets    []*lop
+	waiting map[string][]*lop
+	n       int
+	al      anomalyList
+	// anomalies naming an acquire still waiting: its completion index is
+	// filled in when it completes
+	patch map[*lop][]fifoPatch
+}
+
+type fifoPatch struct {
+	idx  int // index in the anomaly list
+	a, b *lop
+}
+
+func newFifoStream(l *Liveness) *fifoStream {
+	return &fifoStream{l: l, now: -1, waiting: map[string][]*lop{}, patch: map[*lop][]fifoPatch{}}
+}
+
+func (f *fifoStream) call(x *lop) { f.calls = append(f.calls, x) }
+func (f *fifoStream) ret(x *lop)  { f.rets = append(f.rets, x) }
+
+// advance takes the events of the current time when the time moves past
+// it.
+func (f *fifoStream) advance(t int64) {
+	al := &f.al
+	if t <= f.now {
+		return
+	}
+	f.now = t
+	if len(f.calls) == 0 && len(f.rets) == 0 {
+		return
+	}
+	for _, x := range f.calls {
+		f.waiting[x.Key] = append(f.waiting[x.Key], x)
+	}
+	sort.Slice(f.rets, func(i, j int) bool { return f.rets[i].Inv < f.rets[j].Inv })
+	doneNow := map[*lop]bool{}
+	for _, x := range f.rets {
+		doneNow[x] = true
+	}
+	for _, e := range f.rets {
+		ws := slices.DeleteFunc(f.waiting[e.Key], func(a *lop) bool { return a == e })
+		f.waiting[e.Key] = ws
+		if e.Type != history.OK {
+			continue
+		}
+		for _, a := range ws {
+			// a completes later than now (a.Done > e.Return) unless it
+			// completes at this time too
+			if a.Call+int64(f.l.FIFOMargin) < e.Call && !doneNow[a] {
+				f.n++
+				al.add(Anomaly{Kind: "fifo-violation", Fatal: f.l.RequireFIFO, Ops: fifoOps(a, e),
+					Text: fmt.Sprintf("key %q: process %d (invoked %s) got the lock at %s while process %d, waiting since %s, was still waiting",
+						e.Key, e.Process, fmtTime(e.Call), fmtTime(e.Return), a.Process, fmtTime(a.Call))})
+				if n := len(al.list); n > 0 && al.list[n-1].Kind == "fifo-violation" && al.counts["fifo-violation"] <= MaxAnomalies {
+					f.patch[a] = append(f.patch[a], fifoPatch{n - 1, a, e})
+				}
+			}
+		}
+	}
+	for _, x := range f.rets {
+		for _, p := range f.patch[x] {
+			al.list[p.idx].Ops = fifoOps(p.a, p.b)
+		}
+		delete(f.patch, x)
+	}
+	f.calls, f.rets = f.calls[:0], f.rets[:0]
+}
+
+// fifoOps is opIndices of two acquires.
+func fifoOps(a, b *lop) []int64 {
+	ao, bo := a.op(), b.op()
+	return opIndices(&ao, &bo)
+}

@@ -1,0 +1,306 @@
+package checker
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// counterCut follows the counter's critical sections record by record, so
+// that the cutter cuts only where the value carried into the next segment
+// is exact, and finds the later sections that must share a segment with
+// an earlier section of unknown outcome.
+//
+// A segment after a cut starts from one value per key: the value the
+// section that was surely last before the cut left (every other section
+// returned before it was called). The whole check is in that state at the
+// cut unless a section with unknown outcome (an info or never-completed
+// write, Return Inf) is linearized after the last section. A cut is
+// exact for a key when:
+//
+//   - exactly one section may be linearized last, and it determines the
+//     value: its acknowledged write, else its read (a failed write or a
+//     read-only section);
+//   - no section with unknown outcome read that value (it could take
+//     effect at the cut, leaving {read, write});
+//   - no blind write with unknown outcome wrote a value that such a
+//     section read (a chain that could take effect at the cut).
+//
+// A key with sections but none of them certain (only unknown outcomes) is
+// not exact either. A key without sections carries nothing ("any value",
+// as in the whole check).
+//
+// Even then a section with unknown outcome could be linearized later,
+// after the counter came back to the value it read; and a blind write with
+// unknown outcome could supply its value to any later read. So a later
+// section that reads or writes (ok or unknown) the read of an earlier
+// section with unknown outcome, or reads the value of an earlier blind
+// write with unknown outcome, refers to it: no cut may separate them (see
+// refs). Otherwise neither can take effect after the cut in any
+// linearization that the segment after it would notice.
+type counterCut struct {
+	reads   map[int]cutRead     // process -> its read in flight
+	pending map[int]cutRead     // process -> read ok awaiting its write
+	writes  map[int]*cutSection // process -> its write in flight, as a section
+	keys    map[string]*keyTail
+	inexact int // keys whose carry is not exact
+	// the carry (see carry) of version, rebuilt when a tail changes
+	version, builtAt int
+	built            []*sectionInput
+	changed          int64 // time of the record that last changed a tail
+}
+
+// cutRead is a read of the counter: invoked at call (record position
+// first, index inv), ok at ret (index ok) with the value read.
+type cutRead struct {
+	key       string
+	value     int64
+	call, ret int64
+	first     int
+	inv, ok   int64
+}
+
+// cutSection is one critical section (see sectionInput) as the cutter
+// keeps it.
+type cutSection struct {
+	key     string
+	hasRead bool
+	read    int64
+	hasW    bool // false for a read-only section
+	write   int64
+	out     outcome
+	call    int64
+	ret     int64 // Inf for an unknown outcome
+	first   int   // position of its first record
+	process int
+	ops     []int64
+}
+
+// keyTail is what one counter key's sections so far leave for a cut.
+type keyTail struct {
+	maxCall int64
+	last    []*cutSection // sections that may be linearized last (certain outcomes)
+	lastOK  *cutSection   // the latest-returning acknowledged write
+	// infoReads maps the read of each section with unknown outcome to the
+	// position of the earliest such section; blindWrites the value of each
+	// blind write with unknown outcome.
+	infoReads, blindWrites map[int64]int
+	chain                  bool // a blind unknown write wrote a value an unknown section read
+	exact                  bool
+}
+
+func newCounterCut() *counterCut {
+	return &counterCut{reads: map[int]cutRead{}, pending: map[int]cutRead{}, writes: map[int]*cutSection{},
+		keys: map[string]*keyTail{}, builtAt: -1}
+}
+
+// add takes record r at position i (nemesis and lost records excluded)
+// and returns the earliest position an earlier section it must share a
+// segment with starts at, or -1.
+func (c *counterCut) add(i int, r *history.Op) int {
+	p := r.Process
+	if r.Type == history.Invoke {
+		if r.F != history.FWrite {
+			c.flush(p, r.Time)
+			delete(c.reads, p)
+			if r.F == history.FRead {
+				c.reads[p] = cutRead{key: r.Key, call: r.Time, first: i, inv: r.Index}
+			}
+			return -1
+		}
+		s := &cutSection{key: r.Key, hasW: true, write: r.Value, call: r.Time, first: i, process: p, ops: []int64{r.Index}}
+		if rd, ok := c.pending[p]; ok {
+			delete(c.pending, p)
+			s.hasRead, s.read, s.call, s.first = true, rd.value, rd.call, rd.first
+			s.ops = []int64{rd.inv, rd.ok, r.Index}
+			if s.key == "" {
+				s.key = rd.key
+			}
+		}
+		c.writes[p] = s
+		return -1
+	}
+	switch r.F {
+	case history.FRead:
+		rd, ok := c.reads[p]
+		delete(c.reads, p)
+		if !ok || r.Type != history.OK {
+			return -1
+		}
+		if r.Key != "" {
+			rd.key = r.Key
+		}
+		rd.value, rd.ret, rd.ok = r.Value, r.Time, r.Index
+		c.pending[p] = rd
+		return c.refers(rd.key, rd.value, true)
+	case history.FWrite:
+		s := c.writes[p]
+		if s == nil {
+			return -1
+		}
+		delete(c.writes, p)
+		if r.Key != "" {
+			s.key = r.Key
+		}
+		if r.Value != 0 {
+			s.write = r.Value
+		}
+		s.ops = append(s.ops, r.Index)
+		s.ret, s.out = r.Time, outOf(r.Type)
+		if s.out == outInfo {
+			s.ret = Inf
+		}
+		to := -1
+		if s.out != outFail {
+			to = c.refers(s.key, s.write, false)
+		}
+		if s.hasRead { // the read counts under the section's key
+			if j := c.refers(s.key, s.read, true); j >= 0 && (to < 0 || j < to) {
+				to = j
+			}
+		}
+		c.addSection(s, r.Time)
+		return to
+	}
+	return -1
+}
+
+// flush ends process p's read-only section, if any, at time t.
+func (c *counterCut) flush(p int, t int64) {
+	rd, ok := c.pending[p]
+	if !ok {
+		return
+	}
+	delete(c.pending, p)
+	c.addSection(&cutSection{key: rd.key, hasRead: true, read: rd.value, out: outOK, call: rd.call, ret: rd.ret,
+		first: rd.first, process: p, ops: []int64{rd.inv, rd.ok}}, t)
+}
+
+// refers is the earliest position of an earlier section with unknown
+// outcome that a read (read true) or write of value v on key must share a
+// segment with; -1 if none.
+func (c *counterCut) refers(key string, v int64, read bool) int {
+	t := c.keys[key]
+	if t == nil {
+		return -1
+	}
+	to := -1
+	if j, ok := t.infoReads[v]; ok {
+		to = j
+	}
+	if j, ok := t.blindWrites[v]; ok && read && (to < 0 || j < to) {
+		to = j
+	}
+	return to
+}
+
+// addSection adds a finished section to its key's tail (t: the time of
+// the record that finished it).
+func (c *counterCut) addSection(s *cutSection, t int64) {
+	k := c.keys[s.key]
+	if k == nil {
+		k = &keyTail{infoReads: map[int64]int{}, blindWrites: map[int64]int{}}
+		c.keys[s.key] = k
+		c.inexact++ // not exact until a certain section
+	}
+	was := k.exact
+	k.add(s)
+	k.exact = k.isExact()
+	switch {
+	case was && !k.exact:
+		c.inexact++
+	case !was && k.exact:
+		c.inexact--
+	}
+	c.version++
+	c.changed = t
+}
+
+func (k *keyTail) add(s *cutSection) {
+	if s.out == outInfo {
+		if s.hasRead {
+			if _, ok := k.infoReads[s.read]; !ok {
+				k.infoReads[s.read] = s.first
+			}
+			_, blind := k.blindWrites[s.read]
+			k.chain = k.chain || blind
+		} else {
+			if _, ok := k.blindWrites[s.write]; !ok {
+				k.blindWrites[s.write] = s.first
+			}
+			_, read := k.infoReads[s.write]
+			k.chain = k.chain || read
+		}
+		return
+	}
+	if s.call > k.maxCall {
+		k.maxCall = s.call
+		k.last = slices.DeleteFunc(k.last, func(o *cutSection) bool { return o.ret < k.maxCall })
+	}
+	if s.ret >= k.maxCall {
+		k.last = append(k.last, s)
+	}
+	if s.hasW && s.out == outOK && (k.lastOK == nil || s.ret >= k.lastOK.ret) {
+		k.lastOK = s
+	}
+}
+
+// value is the value the section leaves, if it determines one.
+func (s *cutSection) value() (int64, bool) {
+	switch {
+	case s.hasW && s.out == outOK:
+		return s.write, true
+	case s.hasRead:
+		return s.read, true
+	}
+	return 0, false
+}
+
+// isExact reports whether the key's value at a cut now is exact (see
+// counterCut).
+func (k *keyTail) isExact() bool {
+	if k.chain || len(k.last) != 1 {
+		return false
+	}
+	v, ok := k.last[0].value()
+	if !ok {
+		return false
+	}
+	_, unknownRead := k.infoReads[v]
+	return !unknownRead
+}
+
+// exact reports whether every key's carry is exact and no section is
+// under way.
+func (c *counterCut) exact() bool {
+	return c.inexact == 0 && len(c.pending) == 0 && len(c.writes) == 0 && len(c.reads) == 0
+}
+
+// carry is the synthetic sections that start a segment after a cut now:
+// one per key seen so far, in key order, that sets the key's counter to
+// its exact value (its ops and process are those of the key's last
+// acknowledged write, for the explanations). Valid only when exact.
+func (c *counterCut) carry() []*sectionInput {
+	if c.builtAt == c.version {
+		return c.built
+	}
+	keys := make([]string, 0, len(c.keys))
+	for k := range c.keys {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	t0 := c.changed - 1 // before every record after the cut
+	out := make([]*sectionInput, 0, len(keys))
+	for _, key := range keys {
+		k := c.keys[key]
+		v, _ := k.last[0].value()
+		s := &sectionInput{key: key, hasW: true, out: outOK, call: t0, ret: t0, carried: true, carry: single(v)}
+		if w := k.lastOK; w != nil {
+			s.process, s.ops, s.write = w.process, w.ops, w.write
+		}
+		out = append(out, s)
+	}
+	c.built, c.builtAt = out, c.version
+	return out
+}

@@ -1,0 +1,151 @@
+package checker
+
+import (
+	"hash/maphash"
+	"math"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// tokTable is what the streamed checks keep per lock key and token, in
+// one table: each token is looked up once per record that names it, and
+// costs about 80 bytes (a 16-byte hash in the index, a 48-byte row, no
+// pointers for the garbage collector to scan), whatever its length.
+//
+// Tokens are named by a 128-bit hash of key and token (two seeds): two
+// different pairs with the same hash are beyond any history's size to
+// happen (for 10^9 tokens, about 10^-21).
+type tokTable struct {
+	index map[tokHash]uint32 // -> row
+	rows  [][]tokRow         // chunks of tokChunk rows (no doubling to copy)
+	n     uint32
+	// rare holds the acquires a row has no room for: by 2·row its first
+	// acquire ok when its completion is too far from its invoke for
+	// okDRet, by 2·row+1 its first acquire with unknown outcome
+	rare map[uint32]tokenRef
+}
+
+const tokChunk = 1 << 12
+
+// tokRow is one key and token (32 bytes).
+type tokRow struct {
+	// first is the position + 1 of the first acquire record naming it (0:
+	// none), for refTracker.
+	first int64
+	// ok is its first acquire ok, for tokenCheck: invoke index + 1 (0:
+	// none), completion index - invoke index, process; and its first
+	// acquire with unknown outcome is in tokTable.rare (hasInfo).
+	okInv1  int64
+	okDRet  int32
+	okProc  int32
+	hasInfo bool
+	// leased is set once a non-failed acquire took it, for liveStream.
+	leased bool
+}
+
+// tokHash names a key and token.
+type tokHash [2]uint64
+
+var tokSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+func hashTok(key, token string) tokHash {
+	var out tokHash
+	for i, seed := range tokSeeds {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		h.WriteString(key)
+		h.WriteByte(0)
+		h.WriteString(token)
+		out[i] = h.Sum64()
+	}
+	return out
+}
+
+func newTokTable() *tokTable {
+	return &tokTable{index: map[tokHash]uint32{}, rare: map[uint32]tokenRef{}}
+}
+
+// firstOK is the first acquire ok of row i, if any.
+func (t *tokTable) firstOK(i uint32) (tokenRef, bool) {
+	r := t.at(i)
+	switch {
+	case r.okInv1 == 0:
+		return tokenRef{}, false
+	case r.okDRet == far:
+		return t.rare[2*i], true
+	}
+	ret := int64(-1)
+	if r.okDRet >= 0 {
+		ret = r.okInv1 - 1 + int64(r.okDRet)
+	}
+	return tokenRef{r.okInv1, ret, r.okProc}, true
+}
+
+// far marks an okDRet that did not fit.
+const far = math.MinInt32
+
+func (t *tokTable) setFirstOK(i uint32, o *op) {
+	r := t.at(i)
+	r.okInv1, r.okProc, r.okDRet = o.Inv+1, int32(o.Process), -1
+	if o.Ret >= 0 {
+		if d := o.Ret - o.Inv; d <= math.MaxInt32 {
+			r.okDRet = int32(d)
+		} else {
+			r.okDRet = far
+			t.rare[2*i] = newTokenRef(o)
+		}
+	}
+}
+
+// firstInfo is the first acquire with unknown outcome of row i, if any.
+func (t *tokTable) firstInfo(i uint32) (tokenRef, bool) {
+	if !t.at(i).hasInfo {
+		return tokenRef{}, false
+	}
+	return t.rare[2*i+1], true
+}
+
+func (t *tokTable) setFirstInfo(i uint32, o *op) {
+	t.at(i).hasInfo = true
+	t.rare[2*i+1] = newTokenRef(o)
+}
+
+// row is the row of key and token, added if new.
+func (t *tokTable) row(key, token string) (uint32, *tokRow) {
+	h := hashTok(key, token)
+	i, ok := t.index[h]
+	if !ok {
+		i = t.n
+		t.n++
+		t.index[h] = i
+		if int(i/tokChunk) == len(t.rows) {
+			t.rows = append(t.rows, make([]tokRow, tokChunk))
+		}
+	}
+	return i, t.at(i)
+}
+
+func (t *tokTable) at(i uint32) *tokRow { return &t.rows[i/tokChunk][i%tokChunk] }
+
+// find is the row of key and token, if any.
+func (t *tokTable) find(key, token string) (uint32, *tokRow, bool) {
+	i, ok := t.index[hashTok(key, token)]
+	if !ok {
+		return 0, nil, false
+	}
+	return i, t.at(i), true
+}
+
+// tokenRef is an acquire tokenCheck keeps: ok, or with unknown outcome.
+type tokenRef struct {
+	inv1    int64 // invoke index + 1; 0: none
+	ret     int64
+	process int32
+}
+
+func newTokenRef(o *op) tokenRef { return tokenRef{o.Inv + 1, o.Ret, int32(o.Process)} }
+
+// ref is the acquire as an opRef of type t.
+func (r tokenRef) ref(t history.Type) *opRef {
+	return &opRef{t, int(r.process), r.inv1 - 1, r.ret}
+}
