@@ -82,7 +82,7 @@ func TestBigHistoryCheckedStreamed(t *testing.T) {
 		nemesis.Step{At: 900 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindPartition}, Duration: 200 * time.Millisecond})
 	res := storetest.Run(t, Run, Config{Lock: "single", Clients: 4, TTL: 200 * time.Millisecond, Workload: "counter",
 		Workloads: workloads.Options{HoldMin: time.Millisecond, HoldMax: 2 * time.Millisecond, Think: time.Millisecond},
-		Plan: &plan, TimeLimit: plan.End, MinCoverage: -1, Seed: 5, Store: t.TempDir()})
+		Plan:      &plan, TimeLimit: plan.End, MinCoverage: -1, Seed: 5, Store: t.TempDir()})
 	if res.Records < BigHistoryRecords {
 		t.Skipf("the run recorded %d records, fewer than %d", res.Records, BigHistoryRecords)
 	}
