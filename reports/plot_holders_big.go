@@ -203,7 +203,14 @@ func rowsPlot(a holdersArgs, sm slotMap, title, xlabel string, x0, x1 float64) *
 // title says how many more there were). title is the small chart's title
 // (the counts); end the run's end, ns.
 func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte, error) {
-	wins, left := anomalyWindows(a.h, a.anomalies, a.pad, end, maxHolderWindows)
+	timeOf := a.timeOf
+	if timeOf == nil {
+		timeOf = timeIn(a.h)
+	}
+	wins, left := a.windows, a.windowsLeft
+	if a.overview == nil {
+		wins, left = anomalyWindowsBy(timeOf, a.anomalies, a.pad, end, maxHolderWindows)
+	}
 	switch {
 	case len(wins) == 0:
 		title += "; overview, no anomaly to window"
@@ -212,20 +219,24 @@ func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte
 	default:
 		title += fmt.Sprintf("; %d anomaly window(s)", len(wins))
 	}
-	o := newOccupancy(hc, xMax(end))
+	o := a.overview
+	if o == nil {
+		o = newOccupancy(hc, xMax(end))
+	}
 	o.windows = wins
+	o.anomalyAt = nil
 	for _, an := range a.anomalies {
 		if len(o.anomalyAt) == maxAnomalyTicks {
 			break
 		}
 		if n := len(an.Ops); n > 0 {
-			if op := an.Ops[n-1]; op >= 0 && op < int64(len(a.h)) {
-				o.anomalyAt = append(o.anomalyAt, seconds(a.h[op].Time))
+			if t, ok := timeOf(an.Ops[n-1]); ok {
+				o.anomalyAt = append(o.anomalyAt, seconds(t))
 			}
 		}
 	}
 	xl := "time since start (s)"
-	ov := rowsPlot(a, hc.slots, fmt.Sprintf("Whole run: share of each of %d columns (%.3g s) each client held the lock", overviewCols, o.width), xl, 0, xMax(end))
+	ov := rowsPlot(a, hc.slots, fmt.Sprintf("Whole run: share of each of %d columns (%.3g s) each client held the lock", overviewCols, o.width)+a.overviewNote, xl, 0, xMax(end))
 	ov.Add(o)
 	ps := []*plot.Plot{ov}
 	rows := float64(len(hc.slots.Rows))
@@ -234,8 +245,8 @@ func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte
 	weights := []float64{ovH}
 	height := vg.Length(ovH) * vg.Inch
 	for i, w := range wins {
-		p := rowsPlot(a, hc.slots, fmt.Sprintf("Window %d of %d — %s", i+1, len(wins), w.Label()), xl, seconds(w.From), seconds(w.To))
-		p.Add(hc.window(w.From, w.To), anomalyLines{a.h, w.Ops})
+		p := rowsPlot(a, hc.slots, fmt.Sprintf("Window %d of %d — %s", i+1, len(wins), w.Label())+a.windowNote, xl, seconds(w.From), seconds(w.To))
+		p.Add(hc.window(w.From, w.To), anomalyLines{timeOf, w.Ops})
 		ps = append(ps, p)
 		wh := 1.2 + rows*rowH
 		weights = append(weights, wh)
@@ -255,8 +266,8 @@ func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte
 // anomalyLines marks, in a detailed window, the times of its anomalies'
 // records (at most maxAnomalyLines) with dashed red lines.
 type anomalyLines struct {
-	h   history.History
-	ops []int64
+	timeOf func(i int64) (int64, bool)
+	ops    []int64
 }
 
 // maxAnomalyLines bounds the lines of one window.
@@ -272,8 +283,8 @@ func (l anomalyLines) Plot(c draw.Canvas, p *plot.Plot) {
 		if i == maxAnomalyLines {
 			break
 		}
-		if o >= 0 && o < int64(len(l.h)) {
-			x := trX(seconds(l.h[o].Time))
+		if t, ok := l.timeOf(o); ok {
+			x := trX(seconds(t))
 			c.StrokeLines(anomalyLineStyle, c.ClipLinesXY([]vg.Point{{X: x, Y: c.Min.Y}, {X: x, Y: c.Max.Y}})...)
 		}
 	}
