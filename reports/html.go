@@ -93,6 +93,9 @@ type pageData struct {
 	// banner saying its verdict is at best unknown.
 	Incomplete  string
 	Interrupted bool
+	// Big says, for a big history (not in memory), which parts of the
+	// report cover the whole run and which only windows of it.
+	Big []string
 }
 
 type planRow struct{ At, Kind, Fault, Duration string }

@@ -52,12 +52,41 @@ type occupancy struct {
 // newOccupancy sums the leases of hc into overviewCols columns over
 // [0, xmax] s.
 func newOccupancy(hc holdersChart, xmax float64) *occupancy {
-	o := &occupancy{cols: overviewCols, width: xmax / overviewCols, rows: len(hc.slots.Rows)}
+	o := emptyOccupancy(len(hc.slots.Rows), xmax)
+	for _, ho := range hc.hs {
+		r, ok := hc.slots.Row[ho.Proc]
+		if !ok {
+			continue
+		}
+		o.addHold(r, ho.Start, ho.End, ho.Validity)
+	}
+	for _, ov := range hc.ovs {
+		var rows []int
+		for _, i := range []int{ov.A, ov.B} {
+			if r, ok := hc.slots.Row[hc.hs[i].Proc]; ok {
+				rows = append(rows, r)
+			}
+		}
+		o.addClash(rows, ov.Start, ov.End)
+	}
+	return o
+}
+
+// emptyOccupancy is an overview of rows rows over [0, xmax] s without
+// any lease yet.
+func emptyOccupancy(rows int, xmax float64) *occupancy {
+	o := &occupancy{cols: overviewCols, width: xmax / overviewCols, rows: rows}
 	o.held, o.late, o.clash = make([][]float64, o.rows), make([][]float64, o.rows), make([][]bool, o.rows)
 	for r := range o.rows {
 		o.held[r], o.late[r], o.clash[r] = make([]float64, o.cols), make([]float64, o.cols), make([]bool, o.cols)
 	}
 	o.anyClash = make([]bool, o.cols)
+	return o
+}
+
+// addHold adds a lease of row r believed held from start to end (ns),
+// past its validity (ns; 0: none) after it.
+func (o *occupancy) addHold(r int, start, end, validity int64) {
 	add := func(dst []float64, a, b float64) {
 		for c := max(int(a/o.width), 0); c < o.cols && float64(c)*o.width < b; c++ {
 			lo, hi := math.Max(a, float64(c)*o.width), math.Min(b, float64(c+1)*o.width)
@@ -66,30 +95,23 @@ func newOccupancy(hc holdersChart, xmax float64) *occupancy {
 			}
 		}
 	}
-	for _, ho := range hc.hs {
-		r, ok := hc.slots.Row[ho.Proc]
-		if !ok {
-			continue
-		}
-		end := ho.End
-		if ho.Validity > 0 && ho.Validity < end {
-			end = max(ho.Validity, ho.Start)
-			add(o.late[r], seconds(end), seconds(ho.End))
-		}
-		add(o.held[r], seconds(ho.Start), seconds(end))
+	if validity > 0 && validity < end {
+		e := max(validity, start)
+		add(o.late[r], seconds(e), seconds(end))
+		end = e
 	}
-	for _, ov := range hc.ovs {
-		c0, c1 := int(seconds(ov.Start)/o.width), int(seconds(ov.End)/o.width)
-		for c := max(c0, 0); c <= min(c1, o.cols-1); c++ {
-			o.anyClash[c] = true
-			for _, i := range []int{ov.A, ov.B} {
-				if r, ok := hc.slots.Row[hc.hs[i].Proc]; ok {
-					o.clash[r][c] = true
-				}
-			}
+	add(o.held[r], seconds(start), seconds(end))
+}
+
+// addClash marks two holders at once on rows from start to end (ns).
+func (o *occupancy) addClash(rows []int, start, end int64) {
+	c0, c1 := int(seconds(start)/o.width), int(seconds(end)/o.width)
+	for c := max(c0, 0); c <= min(c1, o.cols-1); c++ {
+		o.anyClash[c] = true
+		for _, r := range rows {
+			o.clash[r][c] = true
 		}
 	}
-	return o
 }
 
 // Plot draws the windows (numbered yellow columns), the occupancy strips
