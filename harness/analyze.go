@@ -21,7 +21,8 @@ import (
 // Result.Incomplete, so its check is at best unknown. Load does not
 // check; Analyze checks what was recorded.
 //
-// A history of BigHistoryRecords records or more is not loaded: Load
+// A history of BigHistoryRecords records or more, or one whose in-memory
+// check would not fit in the available memory, is not loaded: Load
 // reads it once, record by record, for its length and its nemesis
 // records, and sets Result.HistoryFile, for Check and the report to read
 // it streamed; History and Writes stay empty.
@@ -37,7 +38,7 @@ func Load(dir string) (*Result, []history.Warning, error) {
 	path := filepath.Join(dir, store.HistoryFile)
 	var res *Result
 	var warns []history.Warning
-	if n, err := countLines(path); err == nil && n >= BigHistoryRecords {
+	if n, err := countLines(path); err == nil && streamed(n) {
 		if res, warns, err = loadBig(dir, path, tf); err != nil {
 			return nil, warns, err
 		}

@@ -25,6 +25,14 @@ import (
 // Tests lower it.
 var BigHistoryRecords = 1_000_000
 
+// streamed reports whether a history of n records is checked streamed
+// from its file: from BigHistoryRecords records, and below when its
+// in-memory check would need more than half of the available memory
+// (tooBigToCheck).
+func streamed(n int) bool {
+	return n >= BigHistoryRecords || tooBigToCheck(n, memAvailable()) != ""
+}
+
 // streamHistory makes res a big history's result: History and Writes
 // (the run's last records only) are dropped, HistoryFile names
 // history.jsonl. A workload whose streamed check reads the history whole
@@ -40,7 +48,7 @@ func (r *run) streamHistory(res *Result) {
 		r.logf("%s", why)
 		return
 	}
-	r.logf("history of %d records (%d or more): checked streamed from %s, not loaded", res.Records, BigHistoryRecords, store.HistoryFile)
+	r.logf("history of %d records: checked streamed from %s, not loaded (from %d records, or when its in-memory check would not fit)", res.Records, store.HistoryFile, BigHistoryRecords)
 }
 
 // streamedReadsWhole reports whether the streamed check of cfg's history

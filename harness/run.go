@@ -310,7 +310,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 		return err
 	}
 	res.Records = r.rec.Len()
-	if res.Records >= BigHistoryRecords {
+	if streamed(res.Records) {
 		r.streamHistory(res)
 	} else if bigHistory {
 		storeErr(r.reloadHistory(res))
