@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -171,5 +173,30 @@ func assertOccupancy(t *testing.T, h history.History, clients int) {
 					r, c, got.held[r][c], got.late[r][c], got.clash[r][c], want.held[r][c], want.late[r][c], want.clash[r][c])
 			}
 		}
+	}
+}
+
+// A page whose text alone would not fit (thousands of fault windows, a
+// checker's details listing each) lists the first maxPageRows windows
+// and plan steps and the start of the details, saying so, and stays
+// under maxIndexBytes; a page that fits is left whole.
+func TestTrimPageOfManyWindows(t *testing.T) {
+	page := pageData{Name: "many"}
+	for i := range 5000 {
+		page.Windows = append(page.Windows, checker.Window{Fault: "partition", Start: int64(i) * 1e9, End: int64(i)*1e9 + 5e8, StartOp: int64(2 * i), StopOp: int64(2*i + 1)})
+		page.Plan = append(page.Plan, planRow{At: fmt.Sprint(i), Kind: "partition", Fault: "partition n1", Duration: "500ms"})
+	}
+	page.Checkers = []checkerView{{Name: "liveness", Verdict: "valid", Details: strings.Repeat("{\"window\": 12345678},\n", 100_000)}}
+	b, err := renderIndex(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if len(b) >= maxIndexBytes || !strings.Contains(s, "4800 more fault windows") || !strings.Contains(s, "4800 more steps") || !strings.Contains(s, "cut here") {
+		t.Errorf("page of %d bytes does not say what it cut", len(b))
+	}
+	small := pageData{Name: "few", Windows: page.Windows[:300], Checkers: []checkerView{{Name: "liveness", Details: strings.Repeat("x\n", 20_000)}}}
+	if b, _ := renderIndex(small); strings.Contains(string(b), "more fault windows") || strings.Contains(string(b), "cut here") {
+		t.Error("a page that fits was cut")
 	}
 }

@@ -17,7 +17,9 @@ type coverageView struct {
 	Unjudged  string
 	Kinds     []coverage.KindCount
 	Windows   []coverageWindow
-	Gaps      []string
+	// WindowsLeft is how many windows are not listed (trimPage).
+	WindowsLeft int
+	Gaps        []string
 }
 
 // coverageWindow is one fault window's row.
@@ -77,6 +79,7 @@ const coverageTemplate = `{{with .}}<h3 id="coverage">Coverage: what the faults 
 <tr><th>kind</th><th class="num">start (s)</th><th class="num">end (s)</th><th class="num">ops</th><th>applied</th><th>clients hit</th><th>nodes</th><th>holder</th><th>waiter</th><th>write</th></tr>
 {{range .Windows}}<tr><td class="mono" title="{{.Detail}}">{{.Kind}}</td><td class="num">{{.Start}}</td><td class="num">{{.End}}{{if .Unhealed}} (unhealed){{end}}</td><td class="num">{{.Ops}}</td><td>{{if .Applied}}yes{{else}}<b>no</b>{{end}}</td><td class="mono">{{.Clients}}</td><td class="mono">{{.Nodes}}</td><td class="mono">{{.Holder}}</td><td class="mono">{{.Waiter}}</td><td class="mono">{{.Write}}</td></tr>{{end}}
 </table>{{end}}
+{{with .WindowsLeft}}<p class="muted">… and {{count . "more fault window" "more fault windows"}}, not listed here: results.json has them all.</p>{{end}}
 {{end}}`
 
 var _ = template.Must(indexTmpl.New("coverage").Parse(coverageTemplate))

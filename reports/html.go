@@ -93,6 +93,9 @@ type pageData struct {
 	// banner saying its verdict is at best unknown.
 	Incomplete  string
 	Interrupted bool
+	// PlanLeft and WindowsLeft are the fault plan's steps and the fault
+	// windows not listed (trimPage).
+	PlanLeft, WindowsLeft int
 	// Big says, for a big history (not in memory), which parts of the
 	// report cover the whole run and which only windows of it.
 	Big []string
