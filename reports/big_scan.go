@@ -71,6 +71,11 @@ type bigRun struct {
 
 	occ *streamOccupancy
 
+	// tokens issued on acquire (fencing.png): counted in pass 1, every
+	// issuedEvery-th kept in pass 2
+	issuedN, issuedSeen, issuedEvery int
+	issued                           plotter.XYs
+
 	wh   history.History // window history, renumbered
 	whOf map[int64]int64 // history index -> wh index
 }
@@ -213,6 +218,9 @@ func scanBig(res *harness.Result) (*bigRun, error) {
 			return
 		}
 		b.nslots = max(b.nslots, slotIndex(o.Client)+1)
+		if o.F == history.FAcquire && o.Type == history.OK && o.Fence != 0 {
+			b.issuedN++
+		}
 		st.add(o)
 	})
 	if err != nil {
@@ -226,6 +234,9 @@ func scanBig(res *harness.Result) (*bigRun, error) {
 		st.add(o)
 		b.slots.add(o)
 		b.occ.add(o)
+		if o.F == history.FAcquire && o.Type == history.OK && o.Fence != 0 && !o.IsNemesis() {
+			b.addIssued(o.Time, o.Fence)
+		}
 		for _, w := range b.collect {
 			w.add(o)
 		}
@@ -321,6 +332,7 @@ func (b *bigRun) prepare(res *harness.Result) {
 		first := w.Ops[0]
 		b.collect = append(b.collect, &windowRecords{from: w.From - pad, to: w.To, first: first})
 	}
+	b.issuedEvery = max((b.issuedN+maxFenceSample-1)/maxFenceSample, 1)
 	b.slots = newSlotTracker(b.nslots)
 	b.occ = newStreamOccupancy(b.slots, xMax(b.end))
 }

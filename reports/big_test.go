@@ -16,6 +16,7 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/resource"
 	"github.com/lockstorm/lockstorm/workloads"
 )
 
@@ -88,8 +89,8 @@ func assertBigReport(t *testing.T, dir string) string {
 			t.Errorf("%s not written", f)
 		}
 	}
-	if store.Exists(dir, store.FencingFile) {
-		t.Errorf("%s left in the folder: not drawn for a big history", store.FencingFile)
+	if store.Exists(dir, store.WritesFile) != store.Exists(dir, store.FencingFile) {
+		t.Errorf("%s exists %v, %s %v: it is drawn from the resource's log", store.FencingFile, store.Exists(dir, store.FencingFile), store.WritesFile, store.Exists(dir, store.WritesFile))
 	}
 	return index
 }
@@ -198,5 +199,47 @@ func TestTrimPageOfManyWindows(t *testing.T) {
 	small := pageData{Name: "few", Windows: page.Windows[:300], Checkers: []checkerView{{Name: "liveness", Details: strings.Repeat("x\n", 20_000)}}}
 	if b, _ := renderIndex(small); strings.Contains(string(b), "more fault windows") || strings.Contains(string(b), "cut here") {
 		t.Error("a page that fits was cut")
+	}
+}
+
+// A big history's fencing.png reads the resource's log entry by entry:
+// whole up to maxFenceSample entries, then every k-th and every stale
+// one, each stale one with the key's exact highest token before it.
+func TestSampleFences(t *testing.T) {
+	var ws []resource.Write
+	for i := range 5000 {
+		w := resource.Write{Time: int64(i) * 1e6, Key: "k", Fence: int64(i + 1), Accepted: true}
+		if i%500 == 7 {
+			w.Fence, w.Stale, w.Accepted = int64(i-3), true, false
+		}
+		ws = append(ws, w)
+	}
+	path := filepath.Join(t.TempDir(), store.WritesFile)
+	if err := store.WriteJSONL(path, ws); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := fencePoints(nil, ws)
+	pts, title, err := sampleFences(path)
+	if err != nil || len(pts) != len(want) || strings.Contains(title, "sample") {
+		t.Fatalf("under the bound: %d points (want %d), title %q, %v", len(pts), len(want), title, err)
+	}
+	old := maxFenceSample
+	maxFenceSample = 1000
+	t.Cleanup(func() { maxFenceSample = old })
+	pts, title, err = sampleFences(path)
+	if err != nil || !strings.Contains(title, "every 5th of 5000") {
+		t.Fatalf("title %q, %v", title, err)
+	}
+	stale := 0
+	for _, p := range pts {
+		if p.stale {
+			stale++
+			if w := want[p.t/1e6]; p.highest != w.highest || p.fence != w.fence {
+				t.Errorf("stale point at %d: highest %d fence %d, want %d %d", p.t, p.highest, p.fence, w.highest, w.fence)
+			}
+		}
+	}
+	if stale != 10 || len(pts) > 1000+stale {
+		t.Errorf("%d points, %d stale: want every 5th and the 10 stale", len(pts), stale)
 	}
 }

@@ -22,8 +22,9 @@ import (
 // memory): its plots, porcupine pages and index.html are drawn from
 // bigScan's streamed passes and the window history, and the page says
 // which parts cover the whole run and which only windows of it.
-// fencing.png and timeline.html are not drawn (their per-operation
-// pictures need the history or the resource's whole log).
+// timeline.html is not drawn (a box per operation needs the history in
+// memory); fencing.png is drawn from the resource's log, sampled past
+// maxFenceSample entries.
 func writeBig(res *harness.Result, opt Options) error {
 	b, err := scanBig(res)
 	if err != nil {
@@ -56,6 +57,15 @@ func writeBig(res *harness.Result, opt Options) error {
 		{store.RateFile, "Throughput",
 			"Completed operations per second by outcome, over the whole history.",
 			func() ([]byte, error) { return b.rate(ws, end) }},
+		{store.FencingFile, "Fencing tokens",
+			"The fencing token each write carried when it reached the resource, from the resource's log read entry by entry: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued. Past 100000 entries the title says which sample is drawn (every stale write is kept); when the resource must be pictured send by send, see the holders windows.",
+			func() ([]byte, error) {
+				png, ok, err := b.fencing(res, ws, end)
+				if err == nil && !ok {
+					err = errNotDrawn
+				}
+				return png, err
+			}},
 	}
 	figs := make([]figure, len(plots))
 	errs := make([]error, len(plots)+4)
@@ -65,6 +75,10 @@ func writeBig(res *harness.Result, opt Options) error {
 		go func() {
 			defer wg.Done()
 			png, err := pl.draw()
+			if errors.Is(err, errNotDrawn) {
+				_ = os.Remove(filepath.Join(res.Dir, pl.file)) // an older report's
+				return
+			}
 			if err == nil {
 				err = os.WriteFile(filepath.Join(res.Dir, pl.file), png, 0o644)
 			}
@@ -76,7 +90,6 @@ func writeBig(res *harness.Result, opt Options) error {
 		}()
 	}
 	wg.Wait()
-	_ = os.Remove(filepath.Join(res.Dir, store.FencingFile)) // an older report's, if any: not drawn here
 	opt.origIndex = b.origIndex()
 	porcNote, counterPage, perr := writeSegmentPages(&wres, opt, b.ops)
 	errs[len(plots)] = perr
@@ -103,12 +116,15 @@ func writeBig(res *harness.Result, opt Options) error {
 	return nil
 }
 
+// errNotDrawn is a plot's draw saying it has nothing to draw from.
+var errNotDrawn = errors.New("not drawn")
+
 // notes are index.html's plain account of what covers the whole history
 // and what only windows of it.
 func (b *bigRun) notes() []string {
 	out := []string{
 		fmt.Sprintf("This history has %d records (%d client operations), at least the %d from which lockstorm keeps a history out of memory: the checkers read all of it, streamed from history.jsonl, and so did this report, whose memory does not grow with the history.", b.records, b.ops, harness.BigHistoryRecords),
-		"Whole run: the verdict and every checker's result, the coverage, latency-raw.png (crowded outcomes as density), latency-quantiles.png (p50–p99 from 2% histogram bins, max exact), rate.png, and the overview at the top of holders.png.",
+		"Whole run: the verdict and every checker's result, the coverage, latency-raw.png (crowded outcomes as density), latency-quantiles.png (p50–p99 from 2% histogram bins, max exact), rate.png, and the overview at the top of holders.png. fencing.png draws the resource's whole log up to 100000 entries, past that a sample its title names (every stale write kept), with no send times.",
 	}
 	if len(b.windows) == 0 {
 		out = append(out, "Windows: no anomaly names a record, so holders.png has no detailed window and no porcupine segment is drawn.")
@@ -123,7 +139,7 @@ func (b *bigRun) notes() []string {
 		}
 		out = append(out, w)
 	}
-	return append(out, "Not drawn for a history this big: fencing.png (every write's token), timeline.html (every operation as a box) and the client-pause stories; results.json and history.jsonl have it all.")
+	return append(out, "Not drawn for a history this big: timeline.html (every operation as a box) and the client-pause stories; results.json and history.jsonl have it all.")
 }
 
 // origIndex maps the window history's indices to the history's.
