@@ -51,8 +51,9 @@ const (
 type bigRun struct {
 	path    string
 	records int64
-	end     int64           // the last record's time, ns
-	nem     history.History // nemesis records (their own indices)
+	end     int64            // the last record's time, ns
+	nem     history.History  // nemesis records (their own indices), pass 1 only
+	faults  []checker.Window // fault windows (the history's indices)
 	last    history.Op
 	ops     int // client operations
 	types   map[string]*typeDigest
@@ -227,6 +228,10 @@ func scanBig(res *harness.Result) (*bigRun, error) {
 		return nil, fmt.Errorf("reports: %s: %w", b.path, err)
 	}
 	st.finish()
+	if b.records > 0 {
+		b.faults = checker.FaultWindows(append(b.nem, b.last)) // the last record ends unhealed windows
+	}
+	b.nem = nil // the windows keep the nemesis records they read
 	b.nslots = max(b.nslots, res.Config.Clients)
 	b.prepare(res)
 	st = newSpanTracker(b.fill)
@@ -405,14 +410,11 @@ type windowRead struct {
 	n           int
 }
 
-// windowHistory builds wh: the nemesis records, the windows' records and
-// the history's last record (which ends unhealed fault windows), in
-// history order, renumbered; whOf maps the history's indices to it.
+// windowHistory builds wh: the windows' records and the history's last
+// record, in history order, renumbered; whOf maps the history's indices
+// to it.
 func (b *bigRun) windowHistory() {
 	keep := map[int64]history.Op{}
-	for _, o := range b.nem {
-		keep[o.Index] = o
-	}
 	for _, w := range b.collect {
 		rs := w.records()
 		r := windowRead{from: w.from, to: w.to, first: -1, last: -1, n: len(rs)}
@@ -441,6 +443,24 @@ func (b *bigRun) windowHistory() {
 		b.wh = append(b.wh, o)
 	}
 	b.collect = nil
+}
+
+// windowFaults are the fault windows with their start and stop records'
+// indices in wh (-1 where wh lacks the record: a fault window then shades
+// every row of the holders windows, not its clients' rows).
+func (b *bigRun) windowFaults() []checker.Window {
+	out := make([]checker.Window, len(b.faults))
+	for i, w := range b.faults {
+		at := func(o int64) int64 {
+			if j, ok := b.whOf[o]; ok {
+				return j
+			}
+			return -1
+		}
+		w.StartOp, w.StopOp = at(w.StartOp), at(w.StopOp)
+		out[i] = w
+	}
+	return out
 }
 
 // windowVerdict is v with every anomaly's ops mapped to the window

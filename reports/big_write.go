@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -30,8 +29,8 @@ func writeBig(res *harness.Result, opt Options) error {
 	if err != nil {
 		return &WriteError{err}
 	}
-	wsOrig := checker.FaultWindows(append(append(history.History{}, b.nem...), b.last)) // the history's indices
-	ws := checker.FaultWindows(b.wh)                                                    // the window history's, same times
+	wsOrig := b.faults     // the history's indices
+	ws := b.windowFaults() // the window history's, same times
 	end := b.end
 	for _, w := range ws {
 		end = max(end, w.End)
