@@ -243,3 +243,55 @@ func TestSampleFences(t *testing.T) {
 		t.Errorf("%d points, %d stale: want every 5th and the 10 stale", len(pts), stale)
 	}
 }
+
+// A real short run of a lock that breaks under a holder pause
+// (unsafe-del), analysed as a big history, gets the in-memory check's
+// anomalies (kinds and records) and a report whose holders windows and
+// porcupine segments are drawn around them, listing their records read
+// from the file.
+func TestBigHistoryReportRealAnomalies(t *testing.T) {
+	res := storetest.Run(t, harness.Run, harness.Config{Lock: "unsafe-del", Workload: "counter", Clients: 4, TTL: 200 * time.Millisecond,
+		Nemesis: []string{"client-pause"}, FaultInterval: 500 * time.Millisecond, TimeLimit: 2 * time.Second, Seed: 5, Store: t.TempDir()})
+	var want []checker.Anomaly
+	for _, r := range res.Verdict.Results {
+		want = append(want, r.Anomalies...)
+	}
+	if len(want) == 0 {
+		t.Skipf("the run found no anomaly to draw windows around (verdict %v)", res.Verdict.Valid)
+	}
+	lowerBig(t, len(res.History)/2)
+	big, _, err := harness.Analyze(context.Background(), res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []checker.Anomaly
+	for _, r := range big.Verdict.Results {
+		got = append(got, r.Anomalies...)
+	}
+	if big.HistoryFile == "" || big.Verdict.Valid != res.Verdict.Valid || fmt.Sprint(kindsOps(got)) != fmt.Sprint(kindsOps(want)) {
+		t.Fatalf("streamed (file %q): %v %v; in memory %v %v", big.HistoryFile, big.Verdict.Valid, kindsOps(got), res.Verdict.Valid, kindsOps(want))
+	}
+	if err := Write(big); err != nil {
+		t.Fatal(err)
+	}
+	index := assertBigReport(t, big.Dir)
+	if !strings.Contains(index, "window 1: records ") {
+		t.Error("index.html names no window of records read around the anomalies")
+	}
+	op := want[0].Ops[0]
+	if !strings.Contains(index, fmt.Sprintf(`<tr class="mono"><td class="num">%d</td>`, op)) {
+		t.Errorf("index.html does not list the first anomaly's record %d", op)
+	}
+	if porc := storetest.Read(t, big.Dir, store.PorcupineFile) + storetest.Read(t, big.Dir, store.PorcupineCounterFile); !strings.Contains(porc, "failing segment 1") {
+		t.Error("no porcupine page of a failing segment")
+	}
+}
+
+// kindsOps are the anomalies' kinds with their records.
+func kindsOps(as []checker.Anomaly) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, fmt.Sprint(a.Kind, a.Ops))
+	}
+	return out
+}
