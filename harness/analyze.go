@@ -23,9 +23,9 @@ import (
 //
 // A history of BigHistoryRecords records or more, or one whose in-memory
 // check would not fit in the available memory, is not loaded: Load
-// reads it once, record by record, for its length and its nemesis
-// records, and sets Result.HistoryFile, for Check and the report to read
-// it streamed; History and Writes stay empty.
+// counts its records and decodes only its nemesis records (scanNemesis),
+// and sets Result.HistoryFile, for Check and the report to read it
+// streamed; History and Writes stay empty.
 func Load(dir string) (*Result, []history.Warning, error) {
 	var tf testFile
 	b, err := os.ReadFile(filepath.Join(dir, store.TestFile))
@@ -60,9 +60,9 @@ func Load(dir string) (*Result, []history.Warning, error) {
 	return res, warns, nil
 }
 
-// loadBig is Load of a big history at path: one streamed pass for its
-// length and nemesis records (enough for storedIncomplete), the history
-// itself left in the file. A workload whose streamed check would read it
+// loadBig is Load of a big history at path: its length and nemesis
+// records (enough for storedIncomplete), the history itself left in the
+// file. A workload whose streamed check would read it
 // whole and that does not fit in memory (refuseBig) is loaded
 // incomplete, with the reason, and not checked.
 func loadBig(dir, path string, tf testFile) (*Result, []history.Warning, error) {

@@ -82,7 +82,9 @@ func Check(ctx context.Context, res *Result) error {
 		}
 		return finishCheck(res)
 	}
-	res.Records = len(res.History)
+	if len(res.History) > 0 {
+		res.Records = len(res.History) // else a refused big history's count stays
+	}
 	c := Checkers(res)
 	if len(res.History) >= segmentedMin {
 		// same verdicts, anomalies and op indices, checked in parallel

@@ -31,10 +31,11 @@ type Result struct {
 	// Writes is the resource's own log of every write it received; empty
 	// for a big history (the check reads writes.jsonl).
 	Writes []resource.Write
-	// HistoryFile is set for a history of BigHistoryRecords records or
-	// more: the path of its history.jsonl, which the check, the coverage
-	// and the report read in streamed passes instead of holding the
-	// history (and the resource's log) in memory. Empty otherwise.
+	// HistoryFile is set for a big history (BigHistoryRecords records or
+	// more, or too many for the available memory, see streamed): the path
+	// of its history.jsonl, which the check, the coverage and the report
+	// read in streamed passes instead of holding the history (and the
+	// resource's log) in memory. Empty otherwise.
 	HistoryFile string
 	// Records is the number of records in the history (len(History) when
 	// it is in memory).
