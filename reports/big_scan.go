@@ -14,14 +14,15 @@ import (
 )
 
 // A big history (harness.Result.HistoryFile set: at least
-// harness.BigHistoryRecords records) is not in memory, and its report is
-// drawn from two streamed passes over history.jsonl (bigScan), in memory
-// bounded by the constants below, not by the history:
+// harness.BigHistoryRecords records, or too many for the memory) is not
+// in memory, and its report is drawn from two streamed passes over
+// history.jsonl (scanBig), in memory bounded by the constants below and
+// by the run's fault windows and processes, not by its records
+// (measured: 116 MB for 2M records, 120 MB for 10M):
 //
-//   - pass 1 counts the records and client operations, keeps the nemesis
-//     records (a few per fault), each operation type's latency range and
-//     outcome counts, the times of the anomalies' records and the records
-//     the page lists;
+//   - pass 1 counts the records and client operations, finds the fault
+//     windows, each operation type's latency range and outcome counts,
+//     the times of the anomalies' records and the records the page lists;
 //   - the anomaly windows are picked from those times (anomalyWindowsBy);
 //   - pass 2 fills the density layers of latency-raw.png (and the exact
 //     points of its rare outcomes), a latency histogram per time bucket
@@ -29,10 +30,11 @@ import (
 //     the holders overview (streamOccupancy), and reads the records of
 //     the anomaly windows.
 //
-// The holders chart's windows, the porcupine pages and the page's records
-// then come from the window history (bigRun.wh): the nemesis records and
-// at most maxWindowRecords records around each of at most
-// maxHolderWindows anomaly windows, renumbered.
+// The holders chart's windows and the porcupine pages then come from the
+// window history (bigRun.wh): at most maxWindowRecords records around
+// each of at most maxHolderWindows anomaly windows, renumbered; the
+// page's records from pass 1; fencing.png from the resource's log
+// (big_fencing.go).
 const (
 	// maxWindowRecords bounds the records read for one anomaly window:
 	// at most half of them before the window's first anomaly record.

@@ -19,7 +19,7 @@ import (
 
 // writeBig is WriteWith for a big history (res.HistoryFile, not in
 // memory): its plots, porcupine pages and index.html are drawn from
-// bigScan's streamed passes and the window history, and the page says
+// scanBig's streamed passes and the window history, and the page says
 // which parts cover the whole run and which only windows of it.
 // timeline.html is not drawn (a box per operation needs the history in
 // memory); fencing.png is drawn from the resource's log, sampled past
