@@ -11,29 +11,19 @@ import (
 )
 
 // ComputeFile is Compute of the JSONL history at path, read in two
-// streamed passes (history.Scanner) instead of held in memory: the first
-// finds the fault windows (from the nemesis records, a few per fault),
-// the second follows each client's lease and operation in flight and
-// matches every state interval, as it closes, against the windows it
-// overlaps. Memory is bounded by the windows and the processes, not by
-// the history. The report is Compute's for the same history.
+// streamed passes instead of held in memory: the first (SummarizeFile)
+// finds the fault windows from the nemesis records, a few per fault; the
+// second (history.Scanner, only when there are windows) follows each
+// client's lease and operation in flight and matches every state
+// interval, as it closes, against the windows it overlaps. Memory is
+// bounded by the windows and the processes, not by the history. The
+// report is Compute's for the same history.
 func ComputeFile(path string, in Input) (*Report, error) {
-	var nem history.History
-	var end int64
-	clientRecs, slotted := 0, 0
-	if err := scanFile(path, func(o *history.Op) {
-		end = max(end, o.Time)
-		if o.IsNemesis() {
-			nem = append(nem, *o)
-			return
-		}
-		clientRecs++
-		if o.Client != "" {
-			slotted++
-		}
-	}); err != nil {
-		return nil, err
+	sum, err := SummarizeFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("coverage: %w", err)
 	}
+	nem, end, clientRecs, slotted := sum.Nemesis, sum.End, sum.ClientRecords, sum.Slotted
 	rep := &Report{Requested: slices.Clone(in.Requested)}
 	if rep.Requested == nil {
 		rep.Requested = []string{}

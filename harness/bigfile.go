@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/resource"
@@ -92,92 +93,16 @@ func countLines(path string) (int, error) {
 	}
 }
 
-// scanNemesis reads the history at path once and returns its number of
-// records and its nemesis records (a few per fault), decoding only those
-// (and the last line): the other records are counted, not parsed, so
-// that a history of millions of records is scanned in seconds. A last
-// line that does not parse (a record cut short by a crash) is skipped
-// with history.Read's warning; a damaged record elsewhere is left for
-// the check, which reads every record (checker.CheckFile) and fails on
-// it.
+// scanNemesis counts the records of the history at path and decodes
+// only its nemesis records (coverage.SummarizeFile), so that a history
+// of millions of records is scanned in seconds; a damaged record is left
+// for the check, which reads every record and fails on it.
 func scanNemesis(path string) (n int, nem history.History, warns []history.Warning, err error) {
-	f, err := os.Open(path)
+	s, err := coverage.SummarizeFile(path)
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("history: %w", err)
+		return 0, nil, s.Warnings, fmt.Errorf("history: %w", err)
 	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	var last []byte
-	line, lastLine := 0, 0
-	for {
-		b, rerr := r.ReadSlice('\n')
-		if errors.Is(rerr, bufio.ErrBufferFull) {
-			// a line longer than the buffer: read it whole
-			long := append([]byte(nil), b...)
-			for errors.Is(rerr, bufio.ErrBufferFull) {
-				b, rerr = r.ReadSlice('\n')
-				long = append(long, b...)
-			}
-			b = long
-		}
-		if len(b) > 0 {
-			line++
-			if t := bytes.TrimSpace(b); len(t) > 0 {
-				if last != nil {
-					n++ // the line before: a record
-				}
-				last, lastLine = append(last[:0], t...), line
-				if isNemesisLine(t) {
-					var o history.Op
-					if json.Unmarshal(t, &o) == nil && o.IsNemesis() {
-						nem = append(nem, o)
-					}
-				}
-			}
-		}
-		if errors.Is(rerr, io.EOF) {
-			break
-		}
-		if rerr != nil {
-			return 0, nil, nil, fmt.Errorf("%s: %w", path, rerr)
-		}
-	}
-	if last != nil {
-		if err := decodeRecord(last); err != nil {
-			warns = append(warns, history.Warning{Line: lastLine, Msg: "truncated last record skipped: " + err.Error()})
-			if k := len(nem); k > 0 && nem[k-1].Index >= int64(n) {
-				nem = nem[:k-1]
-			}
-		} else {
-			n++
-		}
-	}
-	return n, nem, warns, nil
-}
-
-// decodeRecord is history.Read's decoding of one record (its error
-// messages, for the warning).
-func decodeRecord(b []byte) error {
-	var o history.Op
-	d := json.NewDecoder(bytes.NewReader(b))
-	if err := d.Decode(&o); err != nil {
-		return err
-	}
-	if d.More() {
-		return fmt.Errorf("trailing data after record")
-	}
-	return nil
-}
-
-// isNemesisLine reports whether a JSONL record may be a nemesis record
-// ("process":-1); false positives are decoded and dropped.
-func isNemesisLine(b []byte) bool {
-	i := bytes.Index(b, []byte(`"process":-1`))
-	if i < 0 {
-		return false
-	}
-	rest := b[i+len(`"process":-1`):]
-	return len(rest) == 0 || rest[0] == ',' || rest[0] == '}' || rest[0] == ' '
+	return s.Records, s.Nemesis, s.Warnings, nil
 }
 
 // serverLog is the fencing checker's server log: the resource's writes
