@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"os"
 	"slices"
 
 	"gonum.org/v1/plot/plotter"
@@ -184,21 +183,6 @@ func groupOf(s span) int {
 		}
 	}
 	return -1
-}
-
-// eachRecord calls f with every record of the history at path.
-func eachRecord(path string, f func(o *history.Op)) error {
-	file, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer file.Close()
-	sc := history.NewScanner(file)
-	for sc.Scan() {
-		o := sc.Op()
-		f(&o)
-	}
-	return sc.Err()
 }
 
 // scanBig reads res's big history in two passes (see above).
