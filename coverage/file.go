@@ -2,7 +2,6 @@ package coverage
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 
@@ -13,7 +12,7 @@ import (
 // ComputeFile is Compute of the JSONL history at path, read in two
 // streamed passes instead of held in memory: the first (SummarizeFile)
 // finds the fault windows from the nemesis records, a few per fault; the
-// second (history.Scanner, only when there are windows) follows each
+// second (EachRecord, only when there are windows) follows each
 // client's lease and operation in flight and matches every state
 // interval, as it closes, against the windows it overlaps. Memory is
 // bounded by the windows and the processes, not by the history. The
@@ -45,8 +44,8 @@ func ComputeFile(path string, in Input) (*Report, error) {
 	if judged && len(rep.Windows) > 0 {
 		m := newMatcher(rep.Windows)
 		tr := newTracker(end, m.add)
-		if err := scanFile(path, tr.add); err != nil {
-			return nil, err
+		if err := EachRecord(path, tr.add); err != nil {
+			return nil, fmt.Errorf("coverage: %s: %w", path, err)
 		}
 		tr.finish()
 		m.set(rep.Windows)
@@ -56,24 +55,6 @@ func ComputeFile(path string, in Input) (*Report, error) {
 	}
 	rep.Kinds = counts(rep, in.Planned)
 	return rep, nil
-}
-
-// scanFile calls f with every record of the history at path.
-func scanFile(path string, f func(o *history.Op)) error {
-	file, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("coverage: %w", err)
-	}
-	defer file.Close()
-	sc := history.NewScanner(file)
-	for sc.Scan() {
-		o := sc.Op()
-		f(&o)
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("coverage: %s: %w", path, err)
-	}
-	return nil
 }
 
 // windowOf is window of a history of which only the nemesis records nem

@@ -190,7 +190,7 @@ func scanBig(res *harness.Result) (*bigRun, error) {
 	b := &bigRun{path: res.HistoryFile, types: map[string]*typeDigest{}, times: map[int64]int64{}, recs: map[int64]history.Op{}}
 	wantTime, wantRec := b.wanted(res)
 	st := newSpanTracker(b.count)
-	err := eachRecord(b.path, func(o *history.Op) {
+	err := coverage.EachRecord(b.path, func(o *history.Op) {
 		b.records++
 		b.end = max(b.end, o.Time)
 		b.last = *o
@@ -221,7 +221,7 @@ func scanBig(res *harness.Result) (*bigRun, error) {
 	b.nslots = max(b.nslots, res.Config.Clients)
 	b.prepare(res)
 	st = newSpanTracker(b.fill)
-	err = eachRecord(b.path, func(o *history.Op) {
+	err = coverage.EachRecord(b.path, func(o *history.Op) {
 		st.add(o)
 		b.slots.add(o)
 		b.occ.add(o)

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -295,40 +294,4 @@ func kindsOps(as []checker.Anomaly) []string {
 		out = append(out, fmt.Sprint(a.Kind, a.Ops))
 	}
 	return out
-}
-
-// eachRecord, decoding in parallel batches, hands over every record in
-// order; it skips a truncated last record and fails on a damaged one
-// with records after it.
-func TestEachRecord(t *testing.T) {
-	h := bigHistory(3*readBatch, 4, 2)
-	path := filepath.Join(t.TempDir(), store.HistoryFile)
-	if err := history.WriteFile(path, h); err != nil {
-		t.Fatal(err)
-	}
-	next := int64(0)
-	if err := eachRecord(path, func(o *history.Op) {
-		if o.Index != next || o.Time != h[next].Time || o.F != h[next].F {
-			t.Fatalf("record %d: got %+v, want %+v", next, *o, h[next])
-		}
-		next++
-	}); err != nil || next != int64(len(h)) {
-		t.Fatalf("%d of %d records, %v", next, len(h), err)
-	}
-	b, _ := os.ReadFile(path)
-	if err := os.WriteFile(path, append(b, `{"index":1,"ti`...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	if err := eachRecord(path, func(*history.Op) { n++ }); err != nil || n != len(h) {
-		t.Errorf("truncated last record: %d records, %v", n, err)
-	}
-	lines := bytes.SplitAfter(b, []byte("\n"))
-	lines[readBatch+5] = []byte("{damaged\n")
-	if err := os.WriteFile(path, bytes.Join(lines, nil), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := eachRecord(path, func(*history.Op) {}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("line %d", readBatch+6)) {
-		t.Errorf("damaged record: %v, want an error naming line %d", err, readBatch+6)
-	}
 }

@@ -1,4 +1,4 @@
-package reports
+package coverage
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// readBatch is the number of lines eachRecord hands to a decoder at once.
+// readBatch is the number of lines EachRecord hands to a decoder at once.
 const readBatch = 4096
 
 // batch is a run of lines of the history and, once decoded, their
@@ -27,14 +27,15 @@ type batch struct {
 	done  chan struct{}
 }
 
-// eachRecord calls f with every record of the history at path, in order.
-// The lines are decoded in parallel, in batches (at most GOMAXPROCS+1 in
-// flight, so memory stays a few batches), and handed to f one by one by
-// the calling goroutine. The history was checked before (the report
-// follows the check): a line that does not parse is an error, unless it
-// is the last (a record cut short by a crash, skipped as history.Read
-// does).
-func eachRecord(path string, f func(o *history.Op)) error {
+// EachRecord calls f with every record of the JSONL history at path, in
+// order: history.Scanner's reading, faster. The lines are decoded in
+// parallel, in batches (at most GOMAXPROCS+1 in flight, so memory stays
+// a few batches), and handed to f one by one by the calling goroutine. A
+// line that does not parse is an error, unless it is the last (a record
+// cut short by a crash, skipped as history.Read does); unlike the
+// Scanner it does not check the records' indices and types (the check
+// of the same history does).
+func EachRecord(path string, f func(o *history.Op)) error {
 	file, err := os.Open(path)
 	if err != nil {
 		return err
