@@ -60,13 +60,9 @@ func ComputeFile(path string, in Input) (*Report, error) {
 // windowOf is window of a history of which only the nemesis records nem
 // are at hand (byIndex maps their Index to their position).
 func windowOf(nem history.History, byIndex map[int64]int, fw checker.Window, in Input) Window {
-	j := byIndex[fw.StartOp]
-	var sub history.History
-	for _, o := range nem[j:] {
-		o.Index -= fw.StartOp
-		sub = append(sub, o)
-	}
-	w := window(sub, checker.Window{Fault: fw.Fault, Detail: fw.Detail, StartOp: 0}, in)
+	// window reads the start record (position 0 here) and the nemesis
+	// records after it
+	w := window(nem[byIndex[fw.StartOp]:], checker.Window{Fault: fw.Fault, Detail: fw.Detail, StartOp: 0}, in)
 	w.Kind, w.Detail, w.Start, w.End = fw.Fault, fw.Detail, fw.Start, fw.End
 	w.StartOp, w.StopOp, w.Unhealed = fw.StartOp, fw.StopOp, fw.Unhealed
 	return w
