@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -19,6 +20,12 @@ import (
 // cut short, or a fault plan without its final heal record) gets
 // Result.Incomplete, so its check is at best unknown. Load does not
 // check; Analyze checks what was recorded.
+//
+// A history of BigHistoryRecords records or more, or one whose in-memory
+// check would not fit in the available memory, is not loaded: Load
+// counts its records and decodes only its nemesis records (scanNemesis),
+// and sets Result.HistoryFile, for Check and the report to read it
+// streamed; History and Writes stay empty.
 func Load(dir string) (*Result, []history.Warning, error) {
 	var tf testFile
 	b, err := os.ReadFile(filepath.Join(dir, store.TestFile))
@@ -28,19 +35,46 @@ func Load(dir string) (*Result, []history.Warning, error) {
 	if err := json.Unmarshal(b, &tf); err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: %v", ErrConfig, filepath.Join(dir, store.TestFile), err)
 	}
-	h, warns, err := history.ReadFile(filepath.Join(dir, store.HistoryFile))
-	if err != nil {
-		return nil, warns, fmt.Errorf("%w: %v", ErrConfig, err)
-	}
-	res := &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, History: h, Incomplete: storedIncomplete(tf, h)}
-	res.Writes, err = readWrites(filepath.Join(dir, store.WritesFile))
-	if err != nil {
-		return nil, warns, err
+	path := filepath.Join(dir, store.HistoryFile)
+	var res *Result
+	var warns []history.Warning
+	if n, err := countLines(path); err == nil && streamed(n) {
+		if res, warns, err = loadBig(dir, path, tf); err != nil {
+			return nil, warns, err
+		}
+	} else {
+		h, w, err := history.ReadFile(path)
+		if warns = w; err != nil {
+			return nil, warns, fmt.Errorf("%w: %v", ErrConfig, err)
+		}
+		res = &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, History: h, Records: len(h), Incomplete: storedIncomplete(tf, len(h), h)}
+		if res.Writes, err = readWrites(filepath.Join(dir, store.WritesFile)); err != nil {
+			return nil, warns, err
+		}
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, store.FinalFile)); err == nil {
 		if err := json.Unmarshal(b, &res.Final); err != nil {
 			return nil, warns, fmt.Errorf("%w: %s: %v", ErrConfig, store.FinalFile, err)
 		}
+	}
+	return res, warns, nil
+}
+
+// loadBig is Load of a big history at path: its length and nemesis
+// records (enough for storedIncomplete), the history itself left in the
+// file. A workload whose streamed check would read it
+// whole and that does not fit in memory (refuseBig) is loaded
+// incomplete, with the reason, and not checked.
+func loadBig(dir, path string, tf testFile) (*Result, []history.Warning, error) {
+	n, nem, warns, err := scanNemesis(path)
+	if err != nil {
+		return nil, warns, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	res := &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, Records: n, HistoryFile: path,
+		Incomplete: storedIncomplete(tf, n, nem)}
+	if why := refuseBig(tf.Config, n); why != "" {
+		res.HistoryFile = ""
+		res.Incomplete = strings.TrimPrefix(res.Incomplete+"; "+why, "; ")
 	}
 	return res, warns, nil
 }

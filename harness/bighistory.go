@@ -61,7 +61,9 @@ var memAvailable = func() int64 {
 // process's memory (its load would need more than half of what is
 // available: the machine may be shared, and swapping or the OOM killer
 // would take it down), or "" when it fits or the available memory is
-// unknown.
+// unknown. Such a history is checked streamed (streamed) unless its
+// workload's streamed check reads it whole (refuseBig): only then is it
+// refused, "not checked".
 func tooBigToCheck(n int, avail int64) string {
 	need := int64(n) * checkBytesPerRecord
 	if avail < 0 || need <= avail/2 {
@@ -73,20 +75,9 @@ func tooBigToCheck(n int, avail int64) string {
 
 // reloadHistory replaces res.History and res.Writes, of which the run kept
 // only the last records in memory, with the whole history and resource log
-// read back from history.jsonl and writes.jsonl. When
-// the history is too big to check in memory it leaves res.History empty
-// and the run incomplete with the reason (test.json, written before, keeps
-// the run complete: a later analyze with more memory checks it).
+// read back from history.jsonl and writes.jsonl, for a history that fits
+// in memory (see streamed; the others are checked streamed).
 func (r *run) reloadHistory(res *Result) error {
-	n := r.rec.Len()
-	if why := tooBigToCheck(n, memAvailable()); why != "" {
-		res.History, res.Writes = nil, nil
-		if res.Incomplete == "" {
-			res.Incomplete = why
-		}
-		r.logf("%s", why)
-		return nil
-	}
 	h, warns, err := history.ReadFile(filepath.Join(r.dir, store.HistoryFile))
 	for _, w := range warns {
 		r.logf("history: %v", w)

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 
@@ -16,17 +17,22 @@ import (
 // res.Writes (the resource's own log of writes and fenced reads) the
 // fencing checker.
 func Checkers(res *Result) *checker.Composite {
-	cfg := res.Config
-	lv := &checker.Liveness{
-		Fair:            cfg.Fair || cfg.NewLock == nil && fifoLock(cfg.Lock), // runs stored before Fair existed
-		RequireRecovery: !cfg.SkipRecoveryCheck,
-		MaxWait:         cfg.MaxWait,
-	}
 	var log []checker.ServerWrite
 	for _, w := range res.Writes {
 		if !w.Enter {
 			log = append(log, checker.ServerWrite{Key: w.Key, Value: w.Value, Fence: w.Fence, Accepted: w.Accepted, Read: w.Read, Time: w.Time})
 		}
+	}
+	return checkersWith(res, log)
+}
+
+// checkersWith is Checkers with the fencing checker's server log given.
+func checkersWith(res *Result, log []checker.ServerWrite) *checker.Composite {
+	cfg := res.Config
+	lv := &checker.Liveness{
+		Fair:            cfg.Fair || cfg.NewLock == nil && fifoLock(cfg.Lock), // runs stored before Fair existed
+		RequireRecovery: !cfg.SkipRecoveryCheck,
+		MaxWait:         cfg.MaxWait,
 	}
 	return checker.Standard(checker.Options{
 		Lock:      lockChecker(cfg),
@@ -62,12 +68,23 @@ func lockChecker(cfg Config) *checker.Lock {
 // missed anomaly would be a false valid, so every run is checked whole.
 var segmentedMin = math.MaxInt
 
-// Check runs the checkers over res.History, sets res.Verdict, and writes
+// Check runs the checkers over res.History (or, for a big history, over
+// res.HistoryFile, streamed: checker.Composite.CheckFile, with the
+// coverage computed in streamed passes), sets res.Verdict, and writes
 // results.json into res.Dir (when set). The verdict of an incomplete run
 // (res.Incomplete) is at best unknown, and so is the verdict of a run
 // whose faults fell short of the coverage bar (res.Coverage, see
 // demoteUnexercised).
 func Check(ctx context.Context, res *Result) error {
+	if res.HistoryFile != "" {
+		if err := checkFile(ctx, res); err != nil {
+			return err
+		}
+		return finishCheck(res)
+	}
+	if len(res.History) > 0 {
+		res.Records = len(res.History) // else a refused big history's count stays
+	}
 	c := Checkers(res)
 	if len(res.History) >= segmentedMin {
 		// same verdicts, anomalies and op indices, checked in parallel
@@ -77,6 +94,31 @@ func Check(ctx context.Context, res *Result) error {
 		res.Verdict = c.Check(ctx, res.History)
 	}
 	res.Coverage = computeCoverage(res)
+	return finishCheck(res)
+}
+
+// checkFile checks the big history res.HistoryFile streamed and computes
+// its coverage from the file. The server log (writes.jsonl) is read
+// whole: the fencing checker takes it whole.
+func checkFile(ctx context.Context, res *Result) error {
+	log, err := serverLog(res)
+	if err != nil {
+		return err
+	}
+	v, _, err := checkersWith(res, log).CheckFile(ctx, res.HistoryFile) // warnings: Load's and the run's own
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	res.Verdict = v
+	if res.Coverage, err = computeCoverageFile(res); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	return nil
+}
+
+// finishCheck demotes the verdict of an incomplete or unexercised run and
+// writes results.json.
+func finishCheck(res *Result) error {
 	demoteIncomplete(res)
 	demoteUnexercised(res)
 	if res.Dir == "" {

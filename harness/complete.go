@@ -16,14 +16,15 @@ import (
 // completion mark.
 const notCompleted = "the run did not complete (test.json has no completion mark: it was killed, crashed or is still running)"
 
-// storedIncomplete says why a stored run (its test.json, and h, the
-// records read from its history) cannot be trusted to be whole, or "" when
-// it can: cut short (test.json says why), never marked completed, fewer
-// records than the run wrote, or, for a run with a fault plan, no final
-// heal record pair (missingHeal).
-func storedIncomplete(tf testFile, h history.History) string {
+// storedIncomplete says why a stored run (its test.json, the number n of
+// records read from its history, and h, those records or at least their
+// nemesis records) cannot be trusted to be whole, or "" when it can: cut
+// short (test.json says why), never marked completed, fewer records than
+// the run wrote, or, for a run with a fault plan, no final heal record
+// pair (missingHeal).
+func storedIncomplete(tf testFile, n int, h history.History) string {
 	var why []string
-	switch n := len(h); {
+	switch {
 	case tf.Incomplete != "":
 		why = append(why, tf.Incomplete)
 	case !tf.Completed:

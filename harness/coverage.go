@@ -27,6 +27,26 @@ func requestedKinds(cfg Config) []string {
 // computeCoverage works out what res's faults touched; nil for a run
 // that neither planned nor requested any fault.
 func computeCoverage(res *Result) *coverage.Report {
+	in, ok := coverageInput(res)
+	if !ok {
+		return nil
+	}
+	return coverage.Compute(res.History, in)
+}
+
+// computeCoverageFile is computeCoverage of a big history, read from
+// res.HistoryFile in streamed passes (coverage.ComputeFile).
+func computeCoverageFile(res *Result) (*coverage.Report, error) {
+	in, ok := coverageInput(res)
+	if !ok {
+		return nil, nil
+	}
+	return coverage.ComputeFile(res.HistoryFile, in)
+}
+
+// coverageInput is what coverage needs besides the history; false for a
+// run that neither planned nor requested any fault.
+func coverageInput(res *Result) (coverage.Input, bool) {
 	cfg := res.Config
 	in := coverage.Input{Requested: requestedKinds(cfg), Planned: map[string]int{}}
 	if res.Plan != nil {
@@ -35,7 +55,7 @@ func computeCoverage(res *Result) *coverage.Report {
 		}
 	}
 	if len(in.Planned) == 0 && len(in.Requested) == 0 {
-		return nil
+		return in, false
 	}
 	for i := range cfg.Clients {
 		in.Clients = append(in.Clients, clientName(i))
@@ -43,7 +63,7 @@ func computeCoverage(res *Result) *coverage.Report {
 	for i := range cfg.Nodes {
 		in.Nodes = append(in.Nodes, nodeName(i))
 	}
-	return coverage.Compute(res.History, in)
+	return in, true
 }
 
 // nodeName is the name of the i-th node (from 0): "n1", ...

@@ -25,10 +25,21 @@ type Result struct {
 	Dir string
 	// Config is the configuration after defaults, with the seed used.
 	Config Config
-	// History is every record of the run.
+	// History is every record of the run; empty for a big history (see
+	// HistoryFile).
 	History history.History
-	// Writes is the resource's own log of every write it received.
+	// Writes is the resource's own log of every write it received; empty
+	// for a big history (the check reads writes.jsonl).
 	Writes []resource.Write
+	// HistoryFile is set for a big history (BigHistoryRecords records or
+	// more, or too many for the available memory, see streamed): the path
+	// of its history.jsonl, which the check, the coverage and the report
+	// read in streamed passes instead of holding the history (and the
+	// resource's log) in memory. Empty otherwise.
+	HistoryFile string
+	// Records is the number of records in the history (len(History) when
+	// it is in memory).
+	Records int
 	// Plan is the fault schedule that was executed (nil: no faults).
 	Plan *nemesis.Plan
 	// Final is the resource's counter values read after the run (counter
@@ -299,7 +310,10 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 	if err != nil {
 		return err
 	}
-	if bigHistory {
+	res.Records = r.rec.Len()
+	if streamed(res.Records) {
+		r.streamHistory(res)
+	} else if bigHistory {
 		storeErr(r.reloadHistory(res))
 	}
 	storeErr(Check(context.WithoutCancel(ctx), res))

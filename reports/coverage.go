@@ -17,7 +17,9 @@ type coverageView struct {
 	Unjudged  string
 	Kinds     []coverage.KindCount
 	Windows   []coverageWindow
-	Gaps      []string
+	// WindowsLeft is how many windows are not listed (trimPage).
+	WindowsLeft int
+	Gaps        []string
 }
 
 // coverageWindow is one fault window's row.
@@ -30,7 +32,7 @@ type coverageWindow struct {
 }
 
 // coverageSection builds the section from res's coverage (nil: no faults).
-func coverageSection(c *coverage.Report, h history.History) *coverageView {
+func coverageSection(c *coverage.Report, recordAt func(i int64) (history.Op, bool)) *coverageView {
 	if c == nil {
 		return nil
 	}
@@ -45,20 +47,19 @@ func coverageSection(c *coverage.Report, h history.History) *coverageView {
 			Start: fmt.Sprintf("%.3f", seconds(w.Start)), End: fmt.Sprintf("%.3f", seconds(w.End)), Ops: ops,
 			Applied: w.Applied, Unhealed: w.Unhealed,
 			Clients: strings.Join(w.Clients, ","), Nodes: strings.Join(w.Nodes, ","),
-			Holder: touchText(w.Holder, h), Waiter: touchText(w.Waiter, h), Write: touchText(w.Write, h)})
+			Holder: touchText(w.Holder, recordAt), Waiter: touchText(w.Waiter, recordAt), Write: touchText(w.Write, recordAt)})
 	}
 	return v
 }
 
 // touchText is "c1 at start: op 12 (acquire ok at 1.234 s)", or "" when
 // the window touched no client in that state.
-func touchText(t *coverage.Touch, h history.History) string {
+func touchText(t *coverage.Touch, recordAt func(i int64) (history.Op, bool)) string {
 	if t == nil {
 		return ""
 	}
 	s := fmt.Sprintf("%s %s: op %d", t.Client, map[string]string{coverage.AtStart: "at start", coverage.During: "during"}[t.When], t.Op)
-	if t.Op >= 0 && t.Op < int64(len(h)) {
-		o := h[t.Op]
+	if o, ok := recordAt(t.Op); ok {
 		s += fmt.Sprintf(" (%s %s at %.3f s)", o.F, o.Type, seconds(o.Time))
 	}
 	return s
@@ -78,6 +79,7 @@ const coverageTemplate = `{{with .}}<h3 id="coverage">Coverage: what the faults 
 <tr><th>kind</th><th class="num">start (s)</th><th class="num">end (s)</th><th class="num">ops</th><th>applied</th><th>clients hit</th><th>nodes</th><th>holder</th><th>waiter</th><th>write</th></tr>
 {{range .Windows}}<tr><td class="mono" title="{{.Detail}}">{{.Kind}}</td><td class="num">{{.Start}}</td><td class="num">{{.End}}{{if .Unhealed}} (unhealed){{end}}</td><td class="num">{{.Ops}}</td><td>{{if .Applied}}yes{{else}}<b>no</b>{{end}}</td><td class="mono">{{.Clients}}</td><td class="mono">{{.Nodes}}</td><td class="mono">{{.Holder}}</td><td class="mono">{{.Waiter}}</td><td class="mono">{{.Write}}</td></tr>{{end}}
 </table>{{end}}
+{{with .WindowsLeft}}<p class="muted">… and {{count . "more fault window" "more fault windows"}}, not listed here: results.json has them all.</p>{{end}}
 {{end}}`
 
 var _ = template.Must(indexTmpl.New("coverage").Parse(coverageTemplate))

@@ -93,6 +93,12 @@ type pageData struct {
 	// banner saying its verdict is at best unknown.
 	Incomplete  string
 	Interrupted bool
+	// PlanLeft and WindowsLeft are the fault plan's steps and the fault
+	// windows not listed (trimPage).
+	PlanLeft, WindowsLeft int
+	// Big says, for a big history (not in memory), which parts of the
+	// report cover the whole run and which only windows of it.
+	Big []string
 }
 
 type planRow struct{ At, Kind, Fault, Duration string }
@@ -105,11 +111,17 @@ const maxRecordsShown = 16
 // buildPage gathers the page's data. figs are the rendered plots by file
 // name; files the run folder's files worth linking.
 func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []fileLink, counterPage bool, porcNote string) pageData {
+	return buildPageAt(res, recordIn(res.History), ws, figs, files, counterPage, porcNote)
+}
+
+// buildPageAt is buildPage with the history's records given by recordAt
+// (false: no such record), for a history that is not in memory.
+func buildPageAt(res *harness.Result, recordAt func(i int64) (history.Op, bool), ws []checker.Window, figs []figure, files []fileLink, counterPage bool, porcNote string) pageData {
 	cfg := res.Config
 	d := pageData{Name: cfg.Name, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
 		Seed: cfg.Seed, Generated: time.Now().Format(time.RFC3339), Records: len(res.History),
 		Faults: len(ws), Windows: ws, Figures: figs, Files: files, Porcupine: porcNote,
-		Coverage:   coverageSection(res.Coverage, res.History),
+		Coverage:   coverageSection(res.Coverage, recordAt),
 		Incomplete: res.Incomplete, Interrupted: res.Interrupted}
 	rcfg := cfg
 	if c, err := cfg.WithDefaults(); err == nil {
@@ -149,8 +161,7 @@ func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []
 					av.More = len(a.Ops) - i
 					break
 				}
-				if o >= 0 && o < int64(len(res.History)) {
-					op := res.History[o]
+				if op, ok := recordAt(o); ok {
 					av.Records = append(av.Records, recordRow{Op: op, Seconds: fmt.Sprintf("%.4f", seconds(op.Time)), Short: shortToken(op.Token)})
 				}
 			}
@@ -174,6 +185,16 @@ func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []
 	d.Clients = harness.ClientsSummary(rcfg)
 	d.PauseStories = runPauseStories(res)
 	return d
+}
+
+// recordIn is record i of h, false when h has none.
+func recordIn(h history.History) func(i int64) (history.Op, bool) {
+	return func(i int64) (history.Op, bool) {
+		if i < 0 || i >= int64(len(h)) {
+			return history.Op{}, false
+		}
+		return h[i], true
+	}
 }
 
 // shortToken keeps the first 10 characters of a token.

@@ -2,8 +2,10 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"slices"
+	"strings"
 
 	"github.com/lockstorm/lockstorm/internal/store"
 )
@@ -29,12 +31,58 @@ func renderIndex(page pageData) ([]byte, error) {
 	if err := writeIndex(&buf, bare); err != nil {
 		return nil, err
 	}
+	if buf.Len() > maxIndexBytes/2 {
+		trimPage(&page)
+		bare = page
+		bare.Figures = linked
+		buf.Reset()
+		if err := writeIndex(&buf, bare); err != nil {
+			return nil, err
+		}
+	}
 	fitInline(page.Figures, maxIndexBytes-buf.Len())
 	buf.Reset()
 	if err := writeIndex(&buf, page); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// Bounds of a page whose text alone would take more than half of
+// maxIndexBytes (a long run's thousands of fault windows, a checker's
+// details listing each of them): trimPage cuts its long tables to their
+// first maxPageRows rows and each checker's details to maxDetailsBytes,
+// saying so. A page that fits is left whole.
+const (
+	maxPageRows     = 200
+	maxDetailsBytes = 16 << 10
+)
+
+// trimPage cuts page's fault plan, fault windows, coverage windows and
+// checker details to the bounds above.
+func trimPage(page *pageData) {
+	if n := len(page.Plan); n > maxPageRows {
+		page.Plan, page.PlanLeft = page.Plan[:maxPageRows], n-maxPageRows
+	}
+	if n := len(page.Windows); n > maxPageRows {
+		page.Windows, page.WindowsLeft = page.Windows[:maxPageRows], n-maxPageRows
+	}
+	if c := page.Coverage; c != nil && len(c.Windows) > maxPageRows {
+		cut := *c
+		cut.Windows, cut.WindowsLeft = c.Windows[:maxPageRows], len(c.Windows)-maxPageRows
+		page.Coverage = &cut
+	}
+	checkers := slices.Clone(page.Checkers)
+	for i, c := range checkers {
+		if len(c.Details) > maxDetailsBytes {
+			cut := c.Details[:maxDetailsBytes]
+			if j := strings.LastIndexByte(cut, '\n'); j > 0 {
+				cut = cut[:j] // whole lines
+			}
+			checkers[i].Details = cut + fmt.Sprintf("\n… cut here: %d more bytes; results.json has the whole details", len(c.Details)-len(cut))
+		}
+	}
+	page.Checkers = checkers
 }
 
 // fitInline keeps the figures' inline data within budget bytes: it turns

@@ -90,24 +90,38 @@ func latencyQuantiles(h history.History, ws []checker.Window, end int64) ([]byte
 // quantilePanel is one operation type's panel of latency-quantiles.png;
 // sp are its completed operations.
 func quantilePanel(f string, sp []span, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
-	p := newPanel(fmt.Sprintf("%s (%d completed)", f, len(sp)), "", last)
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
 	buckets := make([][]float64, end/width+1)
 	for _, s := range sp {
 		b := bucketOf(s.Call, width, int64(len(buckets)))
 		buckets[b] = append(buckets[b], math.Max(millis(s.Latency()), minLatencyMs))
 	}
+	for _, ls := range buckets {
+		slices.Sort(ls)
+	}
+	return drawQuantilePanel(fmt.Sprintf("%s (%d completed)", f, len(sp)), len(buckets), func(b int, q float64) (float64, bool) {
+		if len(buckets[b]) == 0 {
+			return 0, false
+		}
+		return quantile(buckets[b], q), true
+	}, ws, end, width, last)
+}
+
+// drawQuantilePanel draws a panel of latency-quantiles.png titled title
+// over n buckets of width ns, with at(b, q) the q-quantile of bucket b's
+// latencies (ms; false: an empty bucket).
+func drawQuantilePanel(title string, n int, at func(b int, q float64) (float64, bool), ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
+	p := newPanel(title, "", last)
+	p.X.Min, p.X.Max = 0, xMax(end)
+	p.Add(faultBands{ws}, lightGrid())
 	lines := make([]plotter.XYs, len(quantileLines))
 	lo, hi := math.Inf(1), 0.0
-	for b, ls := range buckets {
-		if len(ls) == 0 {
+	for b := range n {
+		if _, ok := at(b, 1); !ok {
 			continue
 		}
-		slices.Sort(ls)
 		x := seconds(int64(b)*width + width/2)
 		for i, q := range quantileLines {
-			v := quantile(ls, q.q)
+			v, _ := at(b, q.q)
 			lines[i] = append(lines[i], plotter.XY{X: x, Y: v})
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
@@ -188,16 +202,39 @@ func rate(h history.History, ws []checker.Window, end int64) ([]byte, error) {
 // ratePanel is one operation type's panel of rate.png; sp are its
 // completed operations.
 func ratePanel(f string, sp []span, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
-	p := newPanel(fmt.Sprintf("%s (%d completed)", f, len(sp)), "ops/s", last)
+	counts := newRateCounts(end, width)
+	for _, s := range sp {
+		counts.add(s.Type, s.Done)
+	}
+	return drawRatePanel(fmt.Sprintf("%s (%d completed)", f, len(sp)), counts, ws, end, last)
+}
+
+// rateCounts are one operation type's completions per outcome (ok,
+// fail, info) and time bucket of width ns.
+type rateCounts struct {
+	width int64
+	n     int64
+	by    map[history.Type][]float64
+}
+
+func newRateCounts(end, width int64) rateCounts {
+	n := end/width + 1
+	return rateCounts{width: width, n: n, by: map[history.Type][]float64{history.OK: make([]float64, n), history.Fail: make([]float64, n), history.Info: make([]float64, n)}}
+}
+
+// add counts a completion of type t at time done (ns).
+func (rc rateCounts) add(t history.Type, done int64) {
+	if c := rc.by[t]; c != nil {
+		c[bucketOf(done, rc.width, rc.n)]++
+	}
+}
+
+// drawRatePanel draws a panel of rate.png titled title from its counts.
+func drawRatePanel(title string, rc rateCounts, ws []checker.Window, end int64, last bool) (*plot.Plot, error) {
+	p := newPanel(title, "ops/s", last)
 	p.X.Min, p.X.Max = 0, xMax(end)
 	p.Add(faultBands{ws}, lightGrid())
-	n := end/width + 1
-	counts := map[history.Type][]float64{history.OK: make([]float64, n), history.Fail: make([]float64, n), history.Info: make([]float64, n)}
-	for _, s := range sp {
-		if c := counts[s.Type]; c != nil {
-			c[bucketOf(s.Done, width, n)]++
-		}
-	}
+	counts, width, n := rc.by, rc.width, rc.n
 	p.Y.Min = 0
 	perSec := 1e9 / float64(width)
 	for _, o := range rateOutcomes {

@@ -51,14 +51,26 @@ type heatLayer struct {
 // newHeat counts xys into a heatLayer over the given range; points
 // outside it are clamped to the edge cells.
 func newHeat(xys plotter.XYs, rows int, xmin, xmax, ymin, ymax float64, logY bool, col color.NRGBA) *heatLayer {
-	hl := &heatLayer{counts: make([]int32, heatCols*rows), rows: rows, xmin: xmin, xmax: xmax, ymin: ymin, ymax: ymax,
-		logY: logY, col: col, n: len(xys)}
+	hl := emptyHeat(rows, xmin, xmax, ymin, ymax, logY, col)
 	for _, pt := range xys {
-		i := hl.cell(pt.X, pt.Y)
-		hl.counts[i]++
-		hl.max = max(hl.max, hl.counts[i])
+		hl.add(pt.X, pt.Y)
 	}
 	return hl
+}
+
+// emptyHeat is a heatLayer with no point yet, to add points one at a
+// time (a history read record by record).
+func emptyHeat(rows int, xmin, xmax, ymin, ymax float64, logY bool, col color.NRGBA) *heatLayer {
+	return &heatLayer{counts: make([]int32, heatCols*rows), rows: rows, xmin: xmin, xmax: xmax, ymin: ymin, ymax: ymax,
+		logY: logY, col: col}
+}
+
+// add counts the point (x, y).
+func (hl *heatLayer) add(x, y float64) {
+	i := hl.cell(x, y)
+	hl.counts[i]++
+	hl.max = max(hl.max, hl.counts[i])
+	hl.n++
 }
 
 // frac maps y to [0,1) up the layer's y range (log-spaced when logY).

@@ -194,17 +194,23 @@ func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window,
 // groups drawn as density layers.
 func fencingPlot(h history.History, writes []resource.Write, ws []checker.Window, end int64) (p *plot.Plot, legend []legendItem, heated []string, err error) {
 	pts, source := fencePoints(h, writes)
-	p = newPlot(fencingTitle(pts, source), "time since start (s)", "fencing token")
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid(), staleMarks{pts})
-	legend = faultLegend(ws)
 	var issued plotter.XYs
-	anyFence := false
 	for i := range h {
 		if h[i].F == history.FAcquire && h[i].Type == history.OK && h[i].Fence != 0 {
 			issued = append(issued, plotter.XY{X: seconds(h[i].Time), Y: float64(h[i].Fence)})
 		}
 	}
+	return fencingPlotFrom(fencingTitle(pts, source), pts, issued, ws, end)
+}
+
+// fencingPlotFrom builds fencing.png's plot titled title from its points
+// and the tokens issued on acquire.
+func fencingPlotFrom(title string, pts []fencePoint, issued plotter.XYs, ws []checker.Window, end int64) (p *plot.Plot, legend []legendItem, heated []string, err error) {
+	p = newPlot(title, "time since start (s)", "fencing token")
+	p.X.Min, p.X.Max = 0, xMax(end)
+	p.Add(faultBands{ws}, lightGrid(), staleMarks{pts})
+	legend = faultLegend(ws)
+	anyFence := false
 	groups := []struct {
 		name  string
 		match func(fencePoint) bool

@@ -196,6 +196,17 @@ type holdersArgs struct {
 	clients   int
 	anomalies []checker.Anomaly
 	pad       int64
+
+	// For a big history (bigReport), whose h holds only the records
+	// around its anomaly windows: the overview streamed over the whole
+	// history, the windows picked (their ops are the history's indices,
+	// timeOf gives their times) and how many were left out, and notes
+	// appended to the overview's and each window's title.
+	overview                 *occupancy
+	windows                  []timeWindow
+	windowsLeft              int
+	timeOf                   func(i int64) (int64, bool)
+	overviewNote, windowNote string
 }
 
 // drawHolders draws holders.png: the chart holdersPNG describes, or for a

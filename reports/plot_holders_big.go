@@ -52,12 +52,41 @@ type occupancy struct {
 // newOccupancy sums the leases of hc into overviewCols columns over
 // [0, xmax] s.
 func newOccupancy(hc holdersChart, xmax float64) *occupancy {
-	o := &occupancy{cols: overviewCols, width: xmax / overviewCols, rows: len(hc.slots.Rows)}
+	o := emptyOccupancy(len(hc.slots.Rows), xmax)
+	for _, ho := range hc.hs {
+		r, ok := hc.slots.Row[ho.Proc]
+		if !ok {
+			continue
+		}
+		o.addHold(r, ho.Start, ho.End, ho.Validity)
+	}
+	for _, ov := range hc.ovs {
+		var rows []int
+		for _, i := range []int{ov.A, ov.B} {
+			if r, ok := hc.slots.Row[hc.hs[i].Proc]; ok {
+				rows = append(rows, r)
+			}
+		}
+		o.addClash(rows, ov.Start, ov.End)
+	}
+	return o
+}
+
+// emptyOccupancy is an overview of rows rows over [0, xmax] s without
+// any lease yet.
+func emptyOccupancy(rows int, xmax float64) *occupancy {
+	o := &occupancy{cols: overviewCols, width: xmax / overviewCols, rows: rows}
 	o.held, o.late, o.clash = make([][]float64, o.rows), make([][]float64, o.rows), make([][]bool, o.rows)
 	for r := range o.rows {
 		o.held[r], o.late[r], o.clash[r] = make([]float64, o.cols), make([]float64, o.cols), make([]bool, o.cols)
 	}
 	o.anyClash = make([]bool, o.cols)
+	return o
+}
+
+// addHold adds a lease of row r believed held from start to end (ns),
+// past its validity (ns; 0: none) after it.
+func (o *occupancy) addHold(r int, start, end, validity int64) {
 	add := func(dst []float64, a, b float64) {
 		for c := max(int(a/o.width), 0); c < o.cols && float64(c)*o.width < b; c++ {
 			lo, hi := math.Max(a, float64(c)*o.width), math.Min(b, float64(c+1)*o.width)
@@ -66,30 +95,23 @@ func newOccupancy(hc holdersChart, xmax float64) *occupancy {
 			}
 		}
 	}
-	for _, ho := range hc.hs {
-		r, ok := hc.slots.Row[ho.Proc]
-		if !ok {
-			continue
-		}
-		end := ho.End
-		if ho.Validity > 0 && ho.Validity < end {
-			end = max(ho.Validity, ho.Start)
-			add(o.late[r], seconds(end), seconds(ho.End))
-		}
-		add(o.held[r], seconds(ho.Start), seconds(end))
+	if validity > 0 && validity < end {
+		e := max(validity, start)
+		add(o.late[r], seconds(e), seconds(end))
+		end = e
 	}
-	for _, ov := range hc.ovs {
-		c0, c1 := int(seconds(ov.Start)/o.width), int(seconds(ov.End)/o.width)
-		for c := max(c0, 0); c <= min(c1, o.cols-1); c++ {
-			o.anyClash[c] = true
-			for _, i := range []int{ov.A, ov.B} {
-				if r, ok := hc.slots.Row[hc.hs[i].Proc]; ok {
-					o.clash[r][c] = true
-				}
-			}
+	add(o.held[r], seconds(start), seconds(end))
+}
+
+// addClash marks two holders at once on rows from start to end (ns).
+func (o *occupancy) addClash(rows []int, start, end int64) {
+	c0, c1 := int(seconds(start)/o.width), int(seconds(end)/o.width)
+	for c := max(c0, 0); c <= min(c1, o.cols-1); c++ {
+		o.anyClash[c] = true
+		for _, r := range rows {
+			o.clash[r][c] = true
 		}
 	}
-	return o
 }
 
 // Plot draws the windows (numbered yellow columns), the occupancy strips
@@ -203,7 +225,14 @@ func rowsPlot(a holdersArgs, sm slotMap, title, xlabel string, x0, x1 float64) *
 // title says how many more there were). title is the small chart's title
 // (the counts); end the run's end, ns.
 func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte, error) {
-	wins, left := anomalyWindows(a.h, a.anomalies, a.pad, end, maxHolderWindows)
+	timeOf := a.timeOf
+	if timeOf == nil {
+		timeOf = timeIn(a.h)
+	}
+	wins, left := a.windows, a.windowsLeft
+	if a.overview == nil {
+		wins, left = anomalyWindowsBy(timeOf, a.anomalies, a.pad, end, maxHolderWindows)
+	}
 	switch {
 	case len(wins) == 0:
 		title += "; overview, no anomaly to window"
@@ -212,20 +241,24 @@ func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte
 	default:
 		title += fmt.Sprintf("; %d anomaly window(s)", len(wins))
 	}
-	o := newOccupancy(hc, xMax(end))
+	o := a.overview
+	if o == nil {
+		o = newOccupancy(hc, xMax(end))
+	}
 	o.windows = wins
+	o.anomalyAt = nil
 	for _, an := range a.anomalies {
 		if len(o.anomalyAt) == maxAnomalyTicks {
 			break
 		}
 		if n := len(an.Ops); n > 0 {
-			if op := an.Ops[n-1]; op >= 0 && op < int64(len(a.h)) {
-				o.anomalyAt = append(o.anomalyAt, seconds(a.h[op].Time))
+			if t, ok := timeOf(an.Ops[n-1]); ok {
+				o.anomalyAt = append(o.anomalyAt, seconds(t))
 			}
 		}
 	}
 	xl := "time since start (s)"
-	ov := rowsPlot(a, hc.slots, fmt.Sprintf("Whole run: share of each of %d columns (%.3g s) each client held the lock", overviewCols, o.width), xl, 0, xMax(end))
+	ov := rowsPlot(a, hc.slots, fmt.Sprintf("Whole run: share of each of %d columns (%.3g s) each client held the lock", overviewCols, o.width)+a.overviewNote, xl, 0, xMax(end))
 	ov.Add(o)
 	ps := []*plot.Plot{ov}
 	rows := float64(len(hc.slots.Rows))
@@ -234,8 +267,8 @@ func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte
 	weights := []float64{ovH}
 	height := vg.Length(ovH) * vg.Inch
 	for i, w := range wins {
-		p := rowsPlot(a, hc.slots, fmt.Sprintf("Window %d of %d — %s", i+1, len(wins), w.Label()), xl, seconds(w.From), seconds(w.To))
-		p.Add(hc.window(w.From, w.To), anomalyLines{a.h, w.Ops})
+		p := rowsPlot(a, hc.slots, fmt.Sprintf("Window %d of %d — %s", i+1, len(wins), w.Label())+a.windowNote, xl, seconds(w.From), seconds(w.To))
+		p.Add(hc.window(w.From, w.To), anomalyLines{timeOf, w.Ops})
 		ps = append(ps, p)
 		wh := 1.2 + rows*rowH
 		weights = append(weights, wh)
@@ -255,8 +288,8 @@ func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte
 // anomalyLines marks, in a detailed window, the times of its anomalies'
 // records (at most maxAnomalyLines) with dashed red lines.
 type anomalyLines struct {
-	h   history.History
-	ops []int64
+	timeOf func(i int64) (int64, bool)
+	ops    []int64
 }
 
 // maxAnomalyLines bounds the lines of one window.
@@ -272,8 +305,8 @@ func (l anomalyLines) Plot(c draw.Canvas, p *plot.Plot) {
 		if i == maxAnomalyLines {
 			break
 		}
-		if o >= 0 && o < int64(len(l.h)) {
-			x := trX(seconds(l.h[o].Time))
+		if t, ok := l.timeOf(o); ok {
+			x := trX(seconds(t))
 			c.StrokeLines(anomalyLineStyle, c.ClipLinesXY([]vg.Point{{X: x, Y: c.Min.Y}, {X: x, Y: c.Max.Y}})...)
 		}
 	}

@@ -85,9 +85,6 @@ func latencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, erro
 // density layer (heated names those outcomes) and the others point by
 // point on top.
 func latencyRawPanel(f string, sp []span, ws []checker.Window, end int64, dense, last bool) (p *plot.Plot, heated []string, err error) {
-	p = newPanel(fmt.Sprintf("%s (%d ops)", f, len(sp)), "", last)
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
 	var lo, hi float64 = math.Inf(1), 0
 	for _, s := range sp {
 		if s.Completed {
@@ -95,12 +92,8 @@ func latencyRawPanel(f string, sp []span, ws []checker.Window, end int64, dense,
 			lo, hi = math.Min(lo, l), math.Max(hi, l)
 		}
 	}
-	if hi == 0 {
-		lo, hi = 1, 1
-	}
-	capMs := hi * 3
-	p.Y.Min, p.Y.Max = lo/1.5, capMs*1.5
-	var points []plot.Plotter // exact glyphs, drawn over every density layer
+	d := rawPanel{f: f, ops: len(sp), lo: lo, hi: hi}
+	ymin, ymax, capMs := d.yRange()
 	for _, g := range rawGroups {
 		var xys plotter.XYs
 		for _, s := range sp {
@@ -113,15 +106,66 @@ func latencyRawPanel(f string, sp []span, ws []checker.Window, end int64, dense,
 			}
 			xys = append(xys, plotter.XY{X: seconds(s.Call), Y: y})
 		}
-		if len(xys) == 0 {
-			continue
-		}
+		var l rawLayer
 		if dense && len(xys) > maxExactGroup {
-			p.Add(newHeat(xys, heatRows, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max, true, opaque(g.glyph.Color)))
-			heated = append(heated, g.name)
+			l.heat = newHeat(xys, heatRows, 0, xMax(end), ymin, ymax, true, opaque(g.glyph.Color))
+		} else {
+			l.xys = xys
+		}
+		d.groups = append(d.groups, l)
+	}
+	return drawRawPanel(d, ws, end, last)
+}
+
+// rawPanel is one operation type's panel of latency-raw.png as data:
+// its operation count, the range of its completed latencies (ms; hi 0:
+// none completed), and per rawGroups entry its points or density layer.
+type rawPanel struct {
+	f      string
+	ops    int
+	lo, hi float64
+	groups []rawLayer
+}
+
+// rawLayer is one outcome's points of a panel: point by point (xys) or
+// as a density layer (heat, when set).
+type rawLayer struct {
+	xys  plotter.XYs
+	heat *heatLayer
+}
+
+// yRange is the panel's y axis range and the cap at which operations
+// that never completed are drawn, ms.
+func (d rawPanel) yRange() (ymin, ymax, capMs float64) {
+	lo, hi := d.lo, d.hi
+	if hi == 0 {
+		lo, hi = 1, 1
+	}
+	capMs = hi * 3
+	return lo / 1.5, capMs * 1.5, capMs
+}
+
+// drawRawPanel draws a panel of latency-raw.png from its data; heated
+// names the outcomes drawn as density.
+func drawRawPanel(d rawPanel, ws []checker.Window, end int64, last bool) (p *plot.Plot, heated []string, err error) {
+	p = newPanel(fmt.Sprintf("%s (%d ops)", d.f, d.ops), "", last)
+	p.X.Min, p.X.Max = 0, xMax(end)
+	p.Add(faultBands{ws}, lightGrid())
+	p.Y.Min, p.Y.Max, _ = d.yRange()
+	var points []plot.Plotter // exact glyphs, drawn over every density layer
+	for i, g := range rawGroups {
+		l := d.groups[i]
+		if l.heat != nil {
+			if l.heat.n > 0 {
+				p.Add(l.heat)
+				heated = append(heated, g.name)
+			}
 			continue
 		}
-		sc, err := plotter.NewScatter(xys)
+		if len(l.xys) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(l.xys)
 		if err != nil {
 			return nil, nil, err
 		}

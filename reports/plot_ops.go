@@ -27,6 +27,12 @@ func opTypes(sp []span) []string {
 			out = append(out, s.F)
 		}
 	}
+	return orderTypes(out)
+}
+
+// orderTypes sorts operation types in opOrder, the others after it
+// alphabetically.
+func orderTypes(out []string) []string {
 	rank := func(f string) int {
 		if i := slices.Index(opOrder, f); i >= 0 {
 			return i

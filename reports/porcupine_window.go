@@ -234,6 +234,37 @@ func (g *segmenter) segments(as []checker.Anomaly, pad int64, base string) (segs
 	return segs, left
 }
 
+// mapSegments gives the segments of a big history's window history
+// (cut from records read around its anomalies, orig mapping them back to
+// the history's indices; nil: not one) the history's record indices, and
+// marks them cut mid-activity: a window's ends are no quiescent points of
+// the whole history.
+func mapSegments(segs []segment, orig []int64) {
+	if orig == nil {
+		return
+	}
+	at := func(i int64) int64 {
+		if i >= 0 && i < int64(len(orig)) {
+			return orig[i]
+		}
+		return i
+	}
+	for k := range segs {
+		s := &segs[k]
+		sub := slices.Clone(s.Sub)
+		for i := range sub {
+			sub[i].Index = at(sub[i].Index)
+		}
+		s.Sub = sub
+		ops := make([]int64, len(s.Ops))
+		for i, o := range s.Ops {
+			ops[i] = at(o)
+		}
+		s.Ops = ops
+		s.First, s.Last, s.Quiescent = at(s.First), at(s.Last), false
+	}
+}
+
 // opsCalledIn counts the operations invoked in [lo, hi].
 func opsCalledIn(sp []span, lo, hi int64) int {
 	n := 0
@@ -365,11 +396,13 @@ func writeSegmentPages(res *harness.Result, opt Options, n int) (note string, co
 	}
 	g := newSegmenter(h, res.Config.Clients)
 	cSegs, cLeft := g.segments(counterAs, pad, store.PorcupineCounterFile)
+	mapSegments(cSegs, opt.origIndex)
 	counter = len(cSegs) > 0
 	if !counter {
 		lockAs = append(lockAs, counterAs...) // their links go to porcupine.html
 	}
 	lSegs, lLeft := g.segments(lockAs, pad, store.PorcupineFile)
+	mapSegments(lSegs, opt.origIndex)
 	if len(lSegs) == 0 {
 		reason := fmt.Sprintf("porcupine.html shows no segment: the history has %d client operations, more than the %d porcupine's visualisation is built for, and no anomaly of the lock check (or of the checkers linking to its page) names an operation to draw a segment around; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
 		title := html.EscapeString(porcupineTitle(res, "Lock check (porcupine): not built"))

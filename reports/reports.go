@@ -38,6 +38,10 @@ type Options struct {
 	// visualisation when the check kept none (a result read back from
 	// results.json). Default 10s.
 	PorcupineTimeout time.Duration
+
+	// origIndex maps the records of a big history's window history
+	// (bigRun.wh) back to the history's indices, for the segment pages.
+	origIndex []int64
 }
 
 func (o Options) withDefaults() Options {
@@ -63,6 +67,9 @@ func WriteWith(res *harness.Result, opt Options) error {
 		return &WriteError{ErrNoDir}
 	}
 	opt = opt.withDefaults()
+	if res.HistoryFile != "" && res.History == nil {
+		return writeBig(res, opt)
+	}
 	h := res.History
 	ws := checker.FaultWindows(h)
 	end := endTime(h)

@@ -79,16 +79,33 @@ func windowPad(ttl time.Duration) int64 { return max(2*int64(ttl), int64(200*tim
 // time order. left is how many windows were not picked. Ops outside h
 // are ignored; an anomaly without ops in h gets no window.
 func anomalyWindows(h history.History, as []checker.Anomaly, pad, end int64, maxN int) (ws []timeWindow, left int) {
+	return anomalyWindowsBy(timeIn(h), as, pad, end, maxN)
+}
+
+// timeIn is the time of record i of h, false when h has no record i.
+func timeIn(h history.History) func(i int64) (int64, bool) {
+	return func(i int64) (int64, bool) {
+		if i < 0 || i >= int64(len(h)) {
+			return 0, false
+		}
+		return h[i].Time, true
+	}
+}
+
+// anomalyWindowsBy is anomalyWindows with the records' times given by
+// timeOf (false: no such record, the op is ignored), for a history that
+// is not in memory.
+func anomalyWindowsBy(timeOf func(i int64) (int64, bool), as []checker.Anomaly, pad, end int64, maxN int) (ws []timeWindow, left int) {
 	var all []timeWindow
 	for _, a := range as {
 		var ops []int64
 		lo, hi := int64(-1), int64(-1)
 		for _, o := range a.Ops {
-			if o < 0 || o >= int64(len(h)) {
+			t, ok := timeOf(o)
+			if !ok {
 				continue
 			}
 			ops = append(ops, o)
-			t := h[o].Time
 			if lo < 0 || t < lo {
 				lo = t
 			}
@@ -98,11 +115,11 @@ func anomalyWindows(h history.History, as []checker.Anomaly, pad, end int64, max
 			continue
 		}
 		if hi-lo > 10*pad {
-			last := h[slices.Max(ops)].Time
+			last, _ := timeOf(slices.Max(ops))
 			lo, hi = last-pad, last
 			var near []int64
 			for _, o := range ops {
-				if t := h[o].Time; t >= lo-pad && t <= hi+pad {
+				if t, _ := timeOf(o); t >= lo-pad && t <= hi+pad {
 					near = append(near, o)
 				}
 			}

@@ -16,7 +16,10 @@ func analyzeCommand() *cobra.Command {
 		Short: "re-check a stored run (also a partial one) and rewrite its results and report",
 		Long: `analyze re-checks the history stored in RUN_DIR (a run folder of the store, also one cut
 short: a truncated last line is a warning) with every checker, and rewrites results.json,
-the plots and index.html.
+the plots and index.html. A history of a million records or more (an hour-long soak) is not
+loaded: it is checked and reported in streamed passes over history.jsonl, in bounded memory,
+and index.html says which parts of the report cover the whole run and which only the
+records read around its first anomalies.
 
 Exit status: 0 valid, 1 invalid, 2 bad input (no such run, unreadable history), 3 unknown.`,
 		Args: cobra.ExactArgs(1),

@@ -1,0 +1,155 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/coverage"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/resource"
+)
+
+// BigHistoryRecords is the number of records from which a history is not
+// held in memory, at the end of a run and by Analyze: the check reads
+// history.jsonl streamed (checker.Composite.CheckFile), the coverage is
+// computed in streamed passes (coverage.ComputeFile), and the report is
+// drawn from streamed passes and windows read around the anomalies
+// (reports). Below it the history is loaded whole, as it always was.
+// Tests lower it.
+var BigHistoryRecords = 1_000_000
+
+// streamed reports whether a history of n records is checked streamed
+// from its file: from BigHistoryRecords records, and below when its
+// in-memory check would need more than half of the available memory
+// (tooBigToCheck).
+func streamed(n int) bool {
+	return n >= BigHistoryRecords || tooBigToCheck(n, memAvailable()) != ""
+}
+
+// streamHistory makes res a big history's result: History and Writes
+// (the run's last records only) are dropped, HistoryFile names
+// history.jsonl. A workload whose streamed check reads the history whole
+// (streamedReadsWhole) keeps the refusal of tooBigToCheck.
+func (r *run) streamHistory(res *Result) {
+	res.History, res.Writes = nil, nil
+	res.HistoryFile = filepath.Join(r.dir, store.HistoryFile)
+	if why := refuseBig(res.Config, res.Records); why != "" {
+		res.HistoryFile = ""
+		if res.Incomplete == "" {
+			res.Incomplete = why
+		}
+		r.logf("%s", why)
+		return
+	}
+	r.logf("history of %d records: checked streamed from %s, not loaded (from %d records, or when its in-memory check would not fit)", res.Records, store.HistoryFile, BigHistoryRecords)
+}
+
+// streamedReadsWhole reports whether the streamed check of cfg's history
+// reads it whole into memory all the same: checker.CheckFile does for a
+// history with api (enter/leave) or leader (lead) ops, whose spans it
+// does not track across its cuts.
+func streamedReadsWhole(cfg Config) bool {
+	return cfg.Workload == "api" || cfg.Workload == "leader"
+}
+
+// refuseBig says why a big history of n records of cfg's run cannot be
+// checked here (its streamed check reads it whole and it does not fit in
+// memory, see tooBigToCheck), or "".
+func refuseBig(cfg Config, n int) string {
+	if !streamedReadsWhole(cfg) {
+		return ""
+	}
+	return tooBigToCheck(n, memAvailable())
+}
+
+// countLines counts the newlines of the file at path: about its number of
+// records, to decide whether to load it (a blank line or a truncated last
+// record makes it off by a few).
+func countLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	n := 0
+	for {
+		k, err := f.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// scanNemesis counts the records of the history at path and decodes
+// only its nemesis records (coverage.SummarizeFile), so that a history
+// of millions of records is scanned in seconds; a damaged record is left
+// for the check, which reads every record and fails on it.
+func scanNemesis(path string) (n int, nem history.History, warns []history.Warning, err error) {
+	s, err := coverage.SummarizeFile(path)
+	if err != nil {
+		return 0, nil, s.Warnings, fmt.Errorf("history: %w", err)
+	}
+	return s.Records, s.Nemesis, s.Warnings, nil
+}
+
+// serverLog is the fencing checker's server log: the resource's writes
+// and fenced reads (not its api entries), from res.Writes, or read from
+// the run folder's writes.jsonl entry by entry for a big history (whose
+// Writes are not in memory). The log holds one entry per resource write
+// of the run (about 50 bytes each): it is read whole because the fencing
+// checker takes it whole.
+func serverLog(res *Result) ([]checker.ServerWrite, error) {
+	var log []checker.ServerWrite
+	add := func(w *resource.Write) {
+		if !w.Enter {
+			log = append(log, checker.ServerWrite{Key: w.Key, Value: w.Value, Fence: w.Fence, Accepted: w.Accepted, Read: w.Read, Time: w.Time})
+		}
+	}
+	if res.HistoryFile == "" || res.Writes != nil || res.Dir == "" {
+		for i := range res.Writes {
+			add(&res.Writes[i])
+		}
+		return log, nil
+	}
+	path := filepath.Join(res.Dir, store.WritesFile)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	keys := map[string]string{} // the few keys, shared
+	for line := 1; sc.Scan(); line++ {
+		var w resource.Write
+		if err := json.Unmarshal(sc.Bytes(), &w); err != nil {
+			return nil, fmt.Errorf("%w: %s line %d: %v", ErrConfig, path, line, err)
+		}
+		if k, ok := keys[w.Key]; ok {
+			w.Key = k
+		} else if len(keys) < 1<<12 {
+			keys[w.Key] = w.Key
+		}
+		add(&w)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
+	}
+	return log, nil
+}
