@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 
 	"github.com/lockstorm/lockstorm/checker"
@@ -61,12 +60,10 @@ func lockChecker(cfg Config) *checker.Lock {
 // the report's porcupine pages (drawn for at most
 // checker.VisualizeMaxOps lock ops).
 //
-// It is off (math.MaxInt) until one known gap is closed: when counter
-// sections overlap just before a cut, the value set carried into the next
-// segment over-estimates, so a counter anomaly right after the cut can be
-// missed (the doubled fenced-stale-rejected testdata history shows it). A
-// missed anomaly would be a false valid, so every run is checked whole.
-var segmentedMin = math.MaxInt
+// The segmented check gives the whole check's verdicts, anomaly kinds and
+// op indices (checker's equivalence tests, the counter's carry included:
+// a cut is only taken where each key's value is exact).
+var segmentedMin = 200_000
 
 // Check runs the checkers over res.History (or, for a big history, over
 // res.HistoryFile, streamed: checker.Composite.CheckFile, with the
