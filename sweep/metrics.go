@@ -74,9 +74,10 @@ func MetricsOf(res *harness.Result) Metrics {
 			m.WaitP50, m.WaitP99 = time.Duration(d.Wait.P50), time.Duration(d.Wait.P99)
 		}
 	}
-	if len(res.Writes) > 0 {
+	writes, werr := res.AllWrites()
+	if werr == nil && len(writes) > 0 {
 		m.StaleAccepted, m.StaleRejected = 0, 0
-		for _, w := range res.Writes {
+		for _, w := range writes {
 			switch {
 			case w.Stale && w.Accepted && w.Read:
 				// a read served to a stale holder changes nothing itself
@@ -87,14 +88,14 @@ func MetricsOf(res *harness.Result) Metrics {
 			}
 		}
 	}
-	for _, op := range res.History {
+	_ = res.EachRecord(func(op *history.Op) { // a history cut short counts what was read
 		switch {
 		case op.F == history.FLost && op.Type == history.OK && !op.IsNemesis():
 			m.LockLosses++
 		case op.IsNemesis() && op.F == history.FStart && op.Type == history.Invoke:
 			m.Faults++
 		}
-	}
+	})
 	if tl := res.Config.TimeLimit; tl > 0 {
 		m.Throughput = float64(m.AcquiresOK) / tl.Seconds()
 	}
