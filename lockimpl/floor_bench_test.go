@@ -22,70 +22,117 @@ const floorWorkers = 8
 // round of one side.
 const floorRound = 250
 
+// floorSide is one way of taking and giving back a lock on a key.
+type floorSide struct {
+	name  string
+	cycle func(key string) error
+}
+
 // BenchmarkSingleVsFloor compares the single lock with the least any
-// single-instance Redis lock can do: raw go-redis SET key token NX PX ttl
-// then EVALSHA of the compare-and-delete script, with a fresh random
-// token per cycle and no per-command deadline. Both run on one direct
-// connection pool to the same node (no proxy), each of floorWorkers
-// goroutines cycling on its own key (no contention: this is the lock's
-// cost, not waiting). Each b.Loop iteration is one round of each side,
-// in alternating order, so a change in the machine's load hits both.
+// single-instance Redis lock can do, the floor: raw go-redis SET key
+// token NX PX ttl then EVALSHA of the compare-and-delete script, with a
+// fresh random token per cycle and no per-command deadline. Two sides in
+// between add, one at a time, what Single does beyond the floor:
 //
-// Reported: floor-cycles/s and single-cycles/s (acquire+release cycles
-// per second over all workers) and single/floor, their ratio (issue 17's
-// target: >= 0.95), and floor-cpu-µs/cycle and single-cpu-µs/cycle, the
-// CPU time this process (the client side, not redis-server) spent per
-// cycle. Nothing is asserted: numbers depend on the machine.
+//   - get: SET ... NX PX ttl GET, the form Single sends (it tells the
+//     lock its own token, from a resent SET, apart from another holder's);
+//     a granted SET then replies nil, which go-redis returns as the error
+//     redis.Nil and classifies (retry? bad connection?) like a failure.
+//   - get-deadline: get, with each command under its own deadline
+//     (Options.NodeTimeout), as Single bounds every command so that an
+//     attempt's outcome is known within NodeTimeout.
+//
+// All run on one direct connection pool to the same node (no proxy), each
+// of floorWorkers goroutines cycling on its own key (no contention: this
+// is the lock's cost, not waiting). Each b.Loop iteration runs one round
+// of every side, in a rotating order, so a change in the machine's load
+// hits all of them.
+//
+// Reported per side: <side>-cycles/s (acquire+release cycles per second
+// over all workers) and <side>-cpu-µs/cycle (CPU time of this process,
+// the client side, not redis-server, per cycle); and single/floor, the
+// ratio of their cycles/s (issue 17's target: >= 0.95). Nothing is
+// asserted: the numbers depend on the machine and its load.
 func BenchmarkSingleVsFloor(b *testing.B) {
 	c := locktest.Direct(b, 1)[0]
 	ctx := context.Background()
 	opt := lockimpl.Options{TTL: 10 * time.Second}
+	single := lockimpl.NewSingle(c, opt)
+	timeout := opt.WithDefaults(1).NodeTimeout
 	sha := loadRelease(b, c)
-	floor := func(key string) error {
-		token := lockimpl.NewToken()
-		ok, err := c.SetNX(ctx, key, token, opt.TTL).Result()
-		if err != nil || !ok {
-			return fmt.Errorf("floor SET NX PX: %v %v", ok, err)
-		}
+	release := func(ctx context.Context, key, token string) error {
 		n, err := c.EvalSha(ctx, sha, []string{key}, token).Int64()
 		if err != nil || n != 1 {
-			return fmt.Errorf("floor EVALSHA release: %v %v", n, err)
+			return fmt.Errorf("EVALSHA release: %v %v", n, err)
 		}
 		return nil
 	}
-	single := lockimpl.NewSingle(c, opt)
-	lock := func(key string) error {
-		l, err := single.Acquire(ctx, key)
-		if err != nil {
-			return err
+	setGet := func(ctx context.Context, key, token string) error {
+		_, err := c.SetArgs(ctx, key, token, redis.SetArgs{Mode: "NX", TTL: opt.TTL, Get: true}).Result()
+		if err != redis.Nil {
+			return fmt.Errorf("SET NX PX GET: %v", err)
 		}
-		return single.Release(ctx, l)
+		return nil
 	}
-	sides := [2]func(string) error{floor, lock}
-	var took, cpu [2]time.Duration
-	var cycles [2]int
-	i := 0
+	sides := []floorSide{
+		{"floor", func(key string) error {
+			token := lockimpl.NewToken()
+			ok, err := c.SetNX(ctx, key, token, opt.TTL).Result()
+			if err != nil || !ok {
+				return fmt.Errorf("SET NX PX: %v %v", ok, err)
+			}
+			return release(ctx, key, token)
+		}},
+		{"get", func(key string) error {
+			token := lockimpl.NewToken()
+			if err := setGet(ctx, key, token); err != nil {
+				return err
+			}
+			return release(ctx, key, token)
+		}},
+		{"get-deadline", func(key string) error {
+			token := lockimpl.NewToken()
+			actx, cancel := context.WithTimeout(ctx, timeout)
+			err := setGet(actx, key, token)
+			cancel()
+			if err != nil {
+				return err
+			}
+			rctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			return release(rctx, key, token)
+		}},
+		{"single", func(key string) error {
+			l, err := single.Acquire(ctx, key)
+			if err != nil {
+				return err
+			}
+			return single.Release(ctx, l)
+		}},
+	}
+	took := make([]time.Duration, len(sides))
+	cpu := make([]time.Duration, len(sides))
+	rounds := 0
 	for b.Loop() {
-		for k := range 2 {
-			side := (i + k) % 2 // alternate which side goes first
+		for k := range sides {
+			i := (rounds + k) % len(sides) // rotate which side goes first
 			c0 := processCPU(b)
-			d, err := floorRoundOf(b.Name(), side, sides[side])
+			d, err := floorRoundOf(b.Name(), i, sides[i].cycle)
 			if err != nil {
 				b.Fatal(err)
 			}
-			took[side] += d
-			cpu[side] += processCPU(b) - c0
-			cycles[side] += floorWorkers * floorRound
+			took[i] += d
+			cpu[i] += processCPU(b) - c0
 		}
-		i++
+		rounds++
 	}
-	fr := float64(cycles[0]) / took[0].Seconds()
-	sr := float64(cycles[1]) / took[1].Seconds()
-	b.ReportMetric(fr, "floor-cycles/s")
-	b.ReportMetric(sr, "single-cycles/s")
-	b.ReportMetric(sr/fr, "single/floor")
-	b.ReportMetric(float64(cpu[0].Nanoseconds())/1e3/float64(cycles[0]), "floor-cpu-µs/cycle")
-	b.ReportMetric(float64(cpu[1].Nanoseconds())/1e3/float64(cycles[1]), "single-cpu-µs/cycle")
+	cycles := float64(rounds * floorWorkers * floorRound)
+	rate := func(i int) float64 { return cycles / took[i].Seconds() }
+	for i, s := range sides {
+		b.ReportMetric(rate(i), s.name+"-cycles/s")
+		b.ReportMetric(float64(cpu[i].Nanoseconds())/1e3/cycles, s.name+"-cpu-µs/cycle")
+	}
+	b.ReportMetric(rate(len(sides)-1)/rate(0), "single/floor")
 	b.ReportMetric(0, "ns/op")
 }
 
