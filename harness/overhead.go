@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
@@ -33,7 +35,7 @@ type Overhead struct {
 }
 
 // proxyPings is how many PINGs each way measureProxy sends: enough for
-// a p99 that is not one outlier (the 6th longest), about 25 ms each way.
+// a p99 that is not one outlier (the 6th longest), about 50 ms in all.
 const proxyPings = 500
 
 // measureProxy fills the proxy fields of o from PINGs to the first node,
@@ -52,9 +54,8 @@ func (r *run) measureProxy(ctx context.Context, o *Overhead) {
 	if err1 != nil || err2 != nil || direct == proxied {
 		return
 	}
-	d, okd := pingQuantiles(ctx, direct)
-	p, okp := pingQuantiles(ctx, proxied)
-	if !okd || !okp {
+	d, p, ok := pingBoth(ctx, direct, proxied)
+	if !ok {
 		return
 	}
 	o.DirectP50, o.ProxiedP50, o.ProxyAddedP50 = d.p50, p.p50, max(p.p50-d.p50, 0)
@@ -66,24 +67,40 @@ func (r *run) measureProxy(ctx context.Context, o *Overhead) {
 // pingLatency is the median and 99th percentile of PING round trips, in µs.
 type pingLatency struct{ p50, p99 float64 }
 
-// pingQuantiles measures proxyPings PING round trips to addr, after a
-// warm-up, one at a time.
-func pingQuantiles(ctx context.Context, addr string) (pingLatency, bool) {
+// pingBoth measures proxyPings PING round trips to each address, after a
+// warm-up, one at a time and alternating between the two, so that a
+// change in the machine's load hits both alike.
+func pingBoth(ctx context.Context, direct, proxied string) (d, p pingLatency, ok bool) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	c := lockimpl.NewClient(addr)
-	defer c.Close()
-	lat := make([]time.Duration, 0, proxyPings)
+	cd, cp := lockimpl.NewClient(direct), lockimpl.NewClient(proxied)
+	defer cd.Close()
+	defer cp.Close()
+	ld := make([]time.Duration, 0, proxyPings)
+	lp := make([]time.Duration, 0, proxyPings)
 	for i := range proxyPings + 10 {
-		t := time.Now()
-		if err := c.Ping(ctx).Err(); err != nil {
-			return pingLatency{}, false
+		td, err1 := pingOnce(ctx, cd)
+		tp, err2 := pingOnce(ctx, cp)
+		if err1 != nil || err2 != nil {
+			return d, p, false
 		}
 		if i >= 10 {
-			lat = append(lat, time.Since(t))
+			ld, lp = append(ld, td), append(lp, tp)
 		}
 	}
+	return quantiles(ld), quantiles(lp), true
+}
+
+// pingOnce is the round trip of one PING on c.
+func pingOnce(ctx context.Context, c *redis.Client) (time.Duration, error) {
+	t := time.Now()
+	err := c.Ping(ctx).Err()
+	return time.Since(t), err
+}
+
+// quantiles is the p50 and p99 of lat (not empty) in µs; it sorts lat.
+func quantiles(lat []time.Duration) pingLatency {
 	slices.Sort(lat)
 	us := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Nanoseconds()) / 1e3 }
-	return pingLatency{p50: us(0.50), p99: us(0.99)}, true
+	return pingLatency{p50: us(0.50), p99: us(0.99)}
 }
