@@ -99,6 +99,13 @@ func (s *slot) goLock() (lockimpl.Locker, []func() error, error) {
 		// (no HELLO round trip), so a reconnect under a latency fault
 		// costs one round trip, as in most deployed clients.
 		o.Protocol = 2
+		// Lock commands and replies are a few hundred bytes; go-redis's
+		// default 32 KiB buffers each way are allocated and zeroed on
+		// every new connection, and a run whose commands time out opens
+		// thousands per second (each timed-out connection is closed).
+		// Longer replies still read whole (go-redis grows a line past
+		// the buffer).
+		o.ReadBufferSize, o.WriteBufferSize = connBufferSize, connBufferSize
 		if err := clientOptions(c, n, o); err != nil {
 			return nil, closers, err
 		}
@@ -271,6 +278,10 @@ func newSlot(r *run, i int, procs *workloads.Processes, seed int64) *slot {
 func slotJitter(seed int64, i int) *lockimpl.Jitter {
 	return lockimpl.NewJitter(rand.New(rand.NewPCG(uint64(seed), 1<<32|uint64(i))).Uint64())
 }
+
+// connBufferSize is the read and the write buffer of each connection of
+// a client's go-redis clients, in bytes.
+const connBufferSize = 4 << 10
 
 // resourceTarget is the cluster target name of the protected resource.
 const resourceTarget = "res"

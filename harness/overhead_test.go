@@ -18,6 +18,9 @@ func TestRunStatesOverhead(t *testing.T) {
 	if o.DirectP50 <= 0 || o.ProxiedP50 <= 0 || o.ProxyAddedP50 != max(o.ProxiedP50-o.DirectP50, 0) {
 		t.Errorf("proxy latency not measured: %+v", o)
 	}
+	if o.DirectP99 < o.DirectP50 || o.ProxiedP99 < o.ProxiedP50 || o.ProxyAddedP99 != max(o.ProxiedP99-o.DirectP99, 0) {
+		t.Errorf("proxy latency tail not measured: %+v", o)
+	}
 	var tf testFile
 	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); tf.Overhead == nil || tf.Overhead.Records != o.Records {
 		t.Errorf("test.json has no overhead: %s", b)

@@ -59,8 +59,10 @@ func CheckSlots(l Locker, key string) error {
 
 // isCrossSlot reports whether err is a server's CROSSSLOT reply: the
 // command named keys in different slots and was refused before it ran.
+// A nil err returns at once: HasErrorPrefix allocates even for nil, and
+// every acquire attempt asks.
 func isCrossSlot(err error) bool {
-	return redis.HasErrorPrefix(err, "CROSSSLOT")
+	return err != nil && redis.HasErrorPrefix(err, "CROSSSLOT")
 }
 
 // crossSlotError wraps ErrCrossSlot and the server's reply. It wraps
