@@ -269,6 +269,14 @@ func (c *Config) checkTiming() error {
 	if c.RenewEvery < 0 || (c.RenewEvery > 0 && c.RenewEvery >= c.TTL) {
 		return fmt.Errorf("--renew-every must be positive and below the TTL (%v), got %v", c.TTL, c.RenewEvery)
 	}
+	w := c.Workloads
+	if w.HoldMin < 0 || w.HoldMax < 0 || w.Think < 0 || w.AcquireTimeout < 0 {
+		return fmt.Errorf("--hold-min, --hold-max, --think and --acquire-timeout must not be negative, got %v, %v, %v and %v",
+			w.HoldMin, w.HoldMax, w.Think, w.AcquireTimeout)
+	}
+	if w.HoldMin > 0 && w.HoldMax > 0 && w.HoldMin > w.HoldMax {
+		return fmt.Errorf("--hold-min (%v) must not exceed --hold-max (%v)", w.HoldMin, w.HoldMax)
+	}
 	return nil
 }
 

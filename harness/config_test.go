@@ -16,6 +16,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/workloads"
 )
 
 func customLock(c []redis.UniversalClient, opt lockimpl.Options) (lockimpl.Locker, error) {
@@ -39,6 +40,9 @@ func TestConfigRefusesAndSwitches(t *testing.T) {
 		{"custom redlock on 2 nodes is the user's call", Config{NewLock: customLock, Nodes: 2}, ""},
 		{"redlock default", Config{Lock: "redlock"}, ""},
 		{"none alone", Config{Nemesis: []string{"none"}}, ""},
+		{"hold-min above hold-max", Config{Workloads: workloads.Options{HoldMin: 5 * time.Millisecond, HoldMax: time.Millisecond}}, "--hold-min (5ms) must not exceed --hold-max (1ms)"},
+		{"negative think", Config{Workloads: workloads.Options{Think: -time.Millisecond}}, "must not be negative"},
+		{"tiny holds", Config{Workloads: workloads.Options{HoldMin: 100 * time.Microsecond, HoldMax: 100 * time.Microsecond, Think: 100 * time.Microsecond, AcquireTimeout: 10 * time.Millisecond}}, ""},
 	} {
 		got, err := tc.cfg.WithDefaults()
 		switch {
@@ -198,6 +202,9 @@ func TestReplayArgsRoundTrip(t *testing.T) {
 		{Lock: "fenced", Fencing: true, Nemesis: []string{"client-pause"}, TTL: 500 * time.Millisecond, RenewEvery: 100 * time.Millisecond,
 			MinCoverage: -1, TargetHolder: 0.5, Clients: 7, TimeLimit: 9 * time.Second, FaultInterval: time.Second, Seed: 7, Workload: "cron"},
 		{Provider: "docker", DockerImage: "lockstorm/redis:7", Seed: 3, MinCoverage: 4, TargetHolder: -1},
+		{Clients: 64, Seed: 5, Workloads: workloads.Options{HoldMin: 100 * time.Microsecond, HoldMax: 100 * time.Microsecond,
+			Think: 100 * time.Microsecond, AcquireTimeout: 10 * time.Millisecond}},
+		{Seed: 6, Workloads: workloads.Options{HoldMax: 10 * time.Millisecond}},
 		{Provider: "external", External: External{RedisAddrs: []string{"127.0.0.1:6379", "127.0.0.1:6380"}, Toxiproxy: "127.0.0.1:8474",
 			ListenHost: "10.0.0.1", PasswordEnv: "PW", TLS: true, AllowNonLoopback: true}, Seed: 9},
 	} {
@@ -257,7 +264,7 @@ func TestCommandLineFlagsOverPlan(t *testing.T) {
 func TestPlanRefusesBadKeys(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ yaml, want string }{
-		{"lok: single\n", "line 1: field lok not found (allowed fields: allow-non-loopback, client-cmd, clients,"},
+		{"lok: single\n", "line 1: field lok not found (allowed fields: acquire-timeout, allow-non-loopback, client-cmd, clients,"},
 		{"lock: single\nlock: fair\n", `line 2: mapping key "lock" already defined at line 1`},
 		{"nodes: many\n", `line 1: nodes must be a whole number, got "many"`},
 		{"clients: 1.5\n", `line 1: clients must be a whole number, got "1.5"`},

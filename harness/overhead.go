@@ -18,6 +18,12 @@ type Overhead struct {
 	// over the run's time limit (or its length when cut short).
 	Records       int     `json:"records"`
 	RecordsPerSec float64 `json:"records_per_sec"`
+	// Completions is the number of client completions (ok, fail, info)
+	// and Unknown those of them that are info. A run whose clients time
+	// out (overloaded: commands slower than the node timeout) records
+	// fast and proves little: a high Unknown share says so.
+	Completions int `json:"completions,omitempty"`
+	Unknown     int `json:"unknown,omitempty"`
 	// DirectP50 and ProxiedP50 are the median round trips, in µs, of a
 	// PING straight to the first node and through the first client's
 	// proxy to it, measured before the clients start; ProxyAddedP50 is

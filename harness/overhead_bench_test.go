@@ -9,7 +9,9 @@ import (
 	"github.com/lockstorm/lockstorm/workloads"
 )
 
-// rateConfig is a run of 64 clients on the single lock with tiny holds
+// rateConfig is `lockstorm run --lock single --clients 64 --ttl 1s
+// --hold-min 100us --hold-max 100us --think 100us --acquire-timeout 10ms
+// --min-coverage 0`: a run of 64 clients on the single lock with tiny holds
 // and think times (100 µs) and acquires that give up after 10 ms (at least one SET each): as many
 // records per second as the harness can make. The TTL (1 s, 100 ms per
 // command) is long enough that no command times out on a loaded machine:

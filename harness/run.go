@@ -292,6 +292,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 		return err
 	}
 	r.overhead.Records = r.rec.Len()
+	r.overhead.Completions, r.overhead.Unknown = r.rec.Completions()
 	if r.ranFor > 0 {
 		r.overhead.RecordsPerSec = float64(r.overhead.Records) / r.ranFor.Seconds()
 	}

@@ -149,7 +149,15 @@ func probability(field func(*Config) *float64, def float64) value {
 // ("1.5s", "300ms").
 func duration(field func(*Config) *time.Duration, def time.Duration) value {
 	return typed[time.Duration]{field: field, dflt: def, flag: (*pflag.FlagSet).DurationVar,
-		format: time.Duration.String, zero: isZero[time.Duration], parse: parseDuration}
+		format: asciiDuration, zero: isZero[time.Duration], parse: parseDuration}
+}
+
+// asciiDuration is d as Go writes it, with microseconds as "us" (which
+// Go also parses) rather than "µs": a replay command is typed or pasted
+// into shells and CI files, where the one non-ASCII letter gets quoted or
+// mangled.
+func asciiDuration(d time.Duration) string {
+	return strings.Replace(d.String(), "µs", "us", 1)
 }
 
 func parseDuration(n *yaml.Node, name string) (time.Duration, error) {

@@ -65,6 +65,12 @@ const (
 	DefaultTargetHolder = 0.8
 )
 
+// workloadDefaults is what the workload options are when none is given:
+// derived from the TTL, so the replay command leaves them out.
+func workloadDefaults(c Config) workloads.Options {
+	return workloads.Options{}.WithDefaults(c.TTL)
+}
+
 // Settings is the table of a run's settings, in the order of the replay
 // command (the help lists flags by name).
 func Settings() []Setting {
@@ -93,6 +99,18 @@ func Settings() []Setting {
 			value: duration(func(c *Config) *time.Duration { return &c.TTL }, lease.DefaultTTL)},
 		{Name: "renew-every", Help: "watchdog renewal interval of renewable locks", Default: "ttl/3", Replay: ReplayChanged,
 			value: duration(func(c *Config) *time.Duration { return &c.RenewEvery }, 0)},
+		{Name: "hold-min", Help: "shortest time a holder keeps the lock (counter: between its read and its write; api: inside the API; leader: a term is 2-4 x hold-max)", Default: "ttl/20", Replay: ReplayChanged,
+			replayIf: func(c Config) bool { return c.Workloads.HoldMin != workloadDefaults(c).HoldMin },
+			value:    duration(func(c *Config) *time.Duration { return &c.Workloads.HoldMin }, 0)},
+		{Name: "hold-max", Help: "longest time a holder keeps the lock (holds are drawn between hold-min and hold-max)", Default: "ttl/4", Replay: ReplayChanged,
+			replayIf: func(c Config) bool { return c.Workloads.HoldMax != workloadDefaults(c).HoldMax },
+			value:    duration(func(c *Config) *time.Duration { return &c.Workloads.HoldMax }, 0)},
+		{Name: "think", Help: "pause of a client between two rounds", Default: "ttl/20", Replay: ReplayChanged,
+			replayIf: func(c Config) bool { return c.Workloads.Think != workloadDefaults(c).Think },
+			value:    duration(func(c *Config) *time.Duration { return &c.Workloads.Think }, 0)},
+		{Name: "acquire-timeout", Help: "longest wait of one acquire call; then it gives up (fail) and the client tries again after --think", Default: "2 x ttl", Replay: ReplayChanged,
+			replayIf: func(c Config) bool { return c.Workloads.AcquireTimeout != workloadDefaults(c).AcquireTimeout },
+			value:    duration(func(c *Config) *time.Duration { return &c.Workloads.AcquireTimeout }, 0)},
 		{Name: "fencing", Help: "the resource rejects writes with stale fencing tokens (needs a lock that issues them: fenced, fenced-redlock)", Replay: ReplayChanged,
 			// Without tokens it changes nothing, and the command line refuses it.
 			replayIf: func(c Config) bool { return IssuesFences(c.Lock) },

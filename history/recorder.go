@@ -20,17 +20,19 @@ const FlushInterval = 50 * time.Millisecond
 type Recorder struct {
 	start time.Time // monotonic origin of Time
 
-	mu     sync.Mutex
-	chunks []History // full chunks of chunkSize records, then the current one
-	n      int       // records so far
-	first  int       // index of the first record still in memory (see KeepLast)
-	keep   int       // records to keep in memory at least; 0 keeps all
-	spare  History   // a dropped chunk, reused for the next one
-	w      *bufio.Writer
-	closer io.Closer
-	line   []byte
-	err    error // first write error; later records are still kept in memory
-	closed bool
+	mu        sync.Mutex
+	chunks    []History // full chunks of chunkSize records, then the current one
+	n         int       // records so far
+	completed int       // client completions so far (ok, fail, info)
+	infos     int       // of which info: outcome unknown
+	first     int       // index of the first record still in memory (see KeepLast)
+	keep      int       // records to keep in memory at least; 0 keeps all
+	spare     History   // a dropped chunk, reused for the next one
+	w         *bufio.Writer
+	closer    io.Closer
+	line      []byte
+	err       error // first write error; later records are still kept in memory
+	closed    bool
 
 	failed chan struct{} // closed at the first write error
 
@@ -99,6 +101,12 @@ const chunkSize = 8192
 func (r *Recorder) appendLocked(op *Op) {
 	op.Index = int64(r.n)
 	r.n++
+	if op.Type != Invoke && !op.IsNemesis() {
+		r.completed++
+		if op.Type == Info {
+			r.infos++
+		}
+	}
 	if len(r.chunks) == 0 || len(r.chunks[len(r.chunks)-1]) == chunkSize {
 		r.dropLocked()
 		r.chunks = append(r.chunks, r.newChunk())
@@ -135,6 +143,15 @@ func (r *Recorder) Err() error { return locked(&r.mu, func() error { return r.er
 
 // Len is the number of records so far.
 func (r *Recorder) Len() int { return locked(&r.mu, func() int { return r.n }) }
+
+// Completions is the number of client completions recorded so far (ok,
+// fail or info records, nemesis records aside) and how many of them are
+// info: an outcome the client could not know.
+func (r *Recorder) Completions() (done, unknown int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.completed, r.infos
+}
 
 // locked returns read() with mu held.
 func locked[T any](mu *sync.Mutex, read func() T) T {

@@ -9,13 +9,16 @@ import (
 )
 
 // The terminal summary states the harness's own overhead: records per
-// second and the proxies' added latency; a stored run without it (older
+// second, the share of completions whose outcome is unknown (a run that
+// overloads itself records fast and proves little) and the proxies' added
+// latency; a stored run without it (older
 // runs, analyze) prints no such line.
 func TestSummaryStatesOverhead(t *testing.T) {
-	res := &harness.Result{Overhead: &harness.Overhead{Records: 1234, RecordsPerSec: 617.4, DirectP50: 20, ProxiedP50: 62, ProxyAddedP50: 42}}
+	res := &harness.Result{Overhead: &harness.Overhead{Records: 1234, RecordsPerSec: 617.4, Completions: 600, Unknown: 15,
+		DirectP50: 20, ProxiedP50: 62, ProxyAddedP50: 42, ProxyAddedP99: 71}}
 	var buf bytes.Buffer
 	Summary(&buf, res)
-	if want := "harness: 1234 records, 617 records/s; proxies added p50 42 µs per op\n"; !strings.Contains(buf.String(), want) {
+	if want := "harness: 1234 records, 617 records/s, 2.5% of completions unknown; proxies added p50 42 µs, p99 71 µs per op\n"; !strings.Contains(buf.String(), want) {
 		t.Errorf("summary lacks %q:\n%s", want, buf.String())
 	}
 	buf.Reset()

@@ -54,8 +54,11 @@ func Summary(w io.Writer, res *harness.Result) {
 	coverageSummary(w, res.Coverage)
 	if o := res.Overhead; o != nil && o.Records > 0 {
 		line := fmt.Sprintf("harness: %d records, %.0f records/s", o.Records, o.RecordsPerSec)
+		if o.Completions > 0 {
+			line += fmt.Sprintf(", %.1f%% of completions unknown", 100*float64(o.Unknown)/float64(o.Completions))
+		}
 		if o.ProxiedP50 > 0 {
-			line += fmt.Sprintf("; proxies added p50 %.0f µs per op", o.ProxyAddedP50)
+			line += fmt.Sprintf("; proxies added p50 %.0f µs, p99 %.0f µs per op", o.ProxyAddedP50, o.ProxyAddedP99)
 		}
 		fmt.Fprintln(w, line)
 	}
