@@ -263,10 +263,12 @@ func lockHash(state any) uint64 {
 
 // lockModel returns the porcupine model; partition by key when partition
 // is set. tokens[i] is the token of lease id i+1, for the state
-// description.
-func lockModel(partition bool, tokens []string) porcupine.Model {
+// description. now is the initial state's `now` (ns): 0 for a history
+// checked from its start, a cut's time for the strict check of a segment
+// after it (see seam.go).
+func lockModel(partition bool, tokens []string, now int64) porcupine.Model {
 	m := porcupine.Model{
-		Init: func() any { return lockState{} },
+		Init: func() any { return lockState{now: now} },
 		Step: lockStep,
 		Hash: lockHash,
 		DescribeOperation: func(input, output any) string {

@@ -139,7 +139,6 @@ type stream struct {
 	fence    *fencingRun
 	n        int64
 	anyOK    bool
-	single   bool // an acquire ok named one node
 	merges   int
 	// cancelled: the context ended before the last record was read
 	cancelled bool
@@ -148,6 +147,7 @@ type stream struct {
 // streamSeg is a segment being read or checked.
 type streamSeg struct {
 	start, end int64        // record indices [start, end)
+	at         int64        // time of record start (ns): its seam's
 	offset     int64        // byte offset of record start
 	moved      []history.Op // waiting acquires invoked before start (kept after close for merges)
 	recs       []history.Op
@@ -229,8 +229,8 @@ func (st *stream) run() (whole bool, err error) {
 			return true, nil
 		}
 		lastTime = o.Time
-		if i > 0 && len(st.cur.recs) >= minSegment && st.cut.canCut(&o) && (!st.single || st.cut.waiting == 0) {
-			st.closeSeg(i, off, st.cut.counter.carry())
+		if i > 0 && len(st.cur.recs) >= minSegment && st.cut.canCut(&o) {
+			st.closeSeg(i, o.Time, off, st.cut.counter.carry())
 		}
 		to := st.cut.add(int(i), &o)
 		if st.cut.blocked {
@@ -251,13 +251,13 @@ func (st *stream) run() (whole bool, err error) {
 	if err := st.sc.Err(); err != nil {
 		return false, err
 	}
-	st.closeSeg(st.n, -1, nil)
+	st.closeSeg(st.n, 0, -1, nil)
 	st.wg.Wait()
 	return false, nil
 }
 
-// trackAcquire follows the waiting acquires: one on a one-node lock that
-// completes ok after a cut it waited across refers back to its invoke.
+// trackAcquire follows the waiting acquires (they move to the segment
+// they complete in, see closeSeg).
 func (st *stream) trackAcquire(o *history.Op) {
 	if o.IsNemesis() || o.F == history.FLost {
 		return
@@ -269,15 +269,7 @@ func (st *stream) trackAcquire(o *history.Op) {
 		}
 		return
 	}
-	j, ok := st.openAcq[o.Process]
-	if !ok {
-		return
-	}
 	delete(st.openAcq, o.Process)
-	if o.Type == history.OK && len(o.Nodes) == 1 {
-		st.single = true
-		st.referTo(j)
-	}
 }
 
 // referTo merges the segments from the one holding record `to` into the
@@ -301,7 +293,7 @@ func (st *stream) referTo(to int64) {
 		}
 	}
 	sort.Slice(moved, func(i, j int) bool { return moved[i].Index < moved[j].Index })
-	st.cur = &streamSeg{start: first.start, offset: first.offset, moved: moved,
+	st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: moved,
 		recs: append(older, st.cur.recs...), carry: first.carry}
 	st.closed = st.closed[:k]
 }
@@ -336,13 +328,13 @@ func (st *stream) feedRecord(o *history.Op) {
 	st.liveness.add(o)
 }
 
-// closeSeg ends the current segment before record index end (at byte
-// offset off; -1 at the end of the history) and starts its check; carry
-// starts the counter of the next segment (see counterCut).
-func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
+// closeSeg ends the current segment before record index end (at time at
+// and byte offset off; -1 at the end of the history) and starts its check;
+// carry starts the counter of the next segment (see counterCut).
+func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 	seg := st.cur
 	seg.end = end
-	next := &streamSeg{start: end, offset: off, carry: carry}
+	next := &streamSeg{start: end, at: at, offset: off, carry: carry}
 	// acquires still waiting move to the next segment (not at the end)
 	drop := map[int64]bool{}
 	if off >= 0 {
@@ -371,7 +363,7 @@ func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
 	seg.recs = nil
 	st.cur = next
 	if len(h) == 0 {
-		seg.lock = lockPiece{Result{Valid: Valid, Details: LockDetails{}}, nil}
+		seg.lock = emptyPiece()
 		seg.count = counterPiece{valid: Valid}
 		seg.excl = Result{Valid: Valid, Details: ExclusionDetails{}}
 		st.closed = append(st.closed, seg)
@@ -402,7 +394,7 @@ func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
 		}()
 		fillTokens(os) // after the summaries above, which read no token
 		if st.lock != nil {
-			seg.lock = st.lock.pieceOf(st.ctx, os)
+			seg.lock = st.lock.pieceAt(st.ctx, os, seam{start: seg.start, at: seg.at})
 			if d, ok := seg.lock.r.Details.(LockDetails); ok && seg.start > 0 {
 				d.Linearization = nil // drawn only for a history of one segment
 				seg.lock.r.Details = d
@@ -468,11 +460,7 @@ func (st *stream) result() Result {
 		var r Result
 		switch x := ch.(type) {
 		case *Lock:
-			ps := make([]lockPiece, len(st.closed))
-			for i, s := range st.closed {
-				ps[i] = s.lock
-			}
-			r = x.merge(ps, st.start, explainLock(x))
+			r = x.merge(st.lockPieces(x), st.start, explainLock(x))
 		case *Resource:
 			r = st.resourceResult(x, getWhole)
 		case Exclusion:
@@ -514,6 +502,27 @@ func (st *stream) result() Result {
 	}
 	res.Seconds = time.Since(st.start).Seconds()
 	return res
+}
+
+// lockPieces are the segments' lock checks, their ambiguous seams
+// resolved (see resolveSeams), reading the joined segments again.
+func (st *stream) lockPieces(l *Lock) []lockPiece {
+	ps := make([]lockPiece, len(st.closed))
+	seams := make([]seam, len(st.closed))
+	for i, s := range st.closed {
+		ps[i], seams[i] = s.lock, seam{start: s.start, at: s.at}
+	}
+	l.resolveSeams(st.ctx, ps, seams, func(k, j int) int { return int(st.closed[j].end - st.closed[k].start) }, func(k, j int) []op {
+		first := st.closed[k]
+		recs, err := st.reread(first.offset, first.start, st.closed[j].end)
+		if err != nil {
+			panic(fmt.Sprintf("checker: reading %s again: %v", st.path, err))
+		}
+		os := ops(joinRecords(first.moved, recs, j == len(st.closed)-1))
+		fillTokens(os)
+		return os
+	})
+	return ps
 }
 
 // resourceResult is Resource.Check's result from the segments' counter
