@@ -64,7 +64,7 @@ func (c *Composite) CheckFile(ctx context.Context, path string) (Result, []histo
 	}
 	defer st.f.Close()
 	whole, err := st.run()
-	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Whole: whole, Records: st.n}
+	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Whole: whole, Records: st.n, Ambiguous: st.ambiguous}
 	if err != nil {
 		return Result{}, st.sc.Warnings(), err
 	}
@@ -84,6 +84,9 @@ type StreamStats struct {
 	Segments int  // checked separately
 	Merges   int  // segments merged back because a later record referred to them
 	Whole    bool // read whole and given to Check
+	// Ambiguous counts the seams the lock's strict and permissive checks
+	// disagreed on (see seam.go), resolved on joined segments or Unknown.
+	Ambiguous int
 }
 
 // lastStream is the last CheckFile's stats, for tests and benchmarks.
@@ -140,6 +143,8 @@ type stream struct {
 	n        int64
 	anyOK    bool
 	merges   int
+	// ambiguous counts the seams resolveSeams had to settle
+	ambiguous int
 	// cancelled: the context ended before the last record was read
 	cancelled bool
 }
@@ -511,6 +516,9 @@ func (st *stream) lockPieces(l *Lock) []lockPiece {
 	seams := make([]seam, len(st.closed))
 	for i, s := range st.closed {
 		ps[i], seams[i] = s.lock, seam{start: s.start, at: s.at}
+		if s.lock.ambiguous {
+			st.ambiguous++
+		}
 	}
 	l.resolveSeams(st.ctx, ps, seams, func(k, j int) int { return int(st.closed[j].end - st.closed[k].start) }, func(k, j int) []op {
 		first := st.closed[k]
