@@ -75,7 +75,9 @@ func (c *Composite) CheckFile(ctx context.Context, path string) (Result, []histo
 		}
 		return c.Check(ctx, h), warns, nil
 	}
-	return st.result(), st.sc.Warnings(), nil
+	res := st.result()
+	lastStream.Ambiguous = st.ambiguous
+	return res, st.sc.Warnings(), nil
 }
 
 // StreamStats describe how CheckFile read a history.
