@@ -408,7 +408,13 @@ func (e Exclusion) merge(rs []Result) Result {
 	if len(d.WritesAfterValidity) == 0 {
 		d.WritesAfterValidity = nil
 	}
-	return Result{Name: e.Name(), Valid: al.verdict(Valid), Anomalies: al.list, Details: d}
+	res := Result{Name: e.Name(), Valid: al.verdict(Valid), Anomalies: al.list, Details: d}
+	for _, r := range rs {
+		if r.Valid == Unknown && res.Valid == Valid {
+			res.Valid, res.Error = Unknown, r.Error // a segment not checked
+		}
+	}
+	return res
 }
 
 // explainWhole re-explains the illegal keys of byKey on the whole

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -64,7 +65,7 @@ func (c *Composite) CheckFile(ctx context.Context, path string) (Result, []histo
 	}
 	defer st.f.Close()
 	whole, err := st.run()
-	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Whole: whole, Records: st.n, Ambiguous: st.ambiguous}
+	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Whole: whole, Records: st.n, Overflowed: st.overflowed}
 	if err != nil {
 		return Result{}, st.sc.Warnings(), err
 	}
@@ -89,6 +90,8 @@ type StreamStats struct {
 	// Ambiguous counts the seams the lock's strict and permissive checks
 	// disagreed on (see seam.go), resolved on joined segments or Unknown.
 	Ambiguous int
+	// Overflowed counts the segments too long to check (see maxSegRecords).
+	Overflowed int
 }
 
 // lastStream is the last CheckFile's stats, for tests and benchmarks.
@@ -145,6 +148,8 @@ type stream struct {
 	n        int64
 	anyOK    bool
 	merges   int
+	// overflowed counts the segments not buffered (see maxSegRecords)
+	overflowed int
 	// ambiguous counts the seams resolveSeams had to settle
 	ambiguous int
 	// cancelled: the context ended before the last record was read
@@ -160,6 +165,7 @@ type streamSeg struct {
 	recs       []history.Op
 	carry      []*sectionInput // the counter values carried in (see counterCut)
 	nsecs      int             // counter sections
+	over       *overflow       // not buffered (see maxSegRecords), else nil
 
 	lock  lockPiece
 	count counterPiece
@@ -236,7 +242,7 @@ func (st *stream) run() (whole bool, err error) {
 			return true, nil
 		}
 		lastTime = o.Time
-		if i > 0 && len(st.cur.recs) >= minSegment && st.cut.canCut(&o) {
+		if i > 0 && i-st.cur.start >= int64(minSegment) && st.cut.canCut(&o) {
 			st.closeSeg(i, o.Time, off, st.cut.counter.carry())
 		}
 		to := st.cut.add(int(i), &o)
@@ -250,7 +256,11 @@ func (st *stream) run() (whole bool, err error) {
 			st.referTo(int64(to))
 		}
 		st.trackAcquire(&o)
-		st.cur.recs = append(st.cur.recs, o)
+		if st.cur.over != nil {
+			st.overflowAdd(&o)
+		} else if st.cur.recs = append(st.cur.recs, o); st.overflowing() {
+			st.startOverflow()
+		}
 		st.feedRecord(&o)
 		st.n++
 	}
@@ -289,6 +299,14 @@ func (st *stream) referTo(to int64) {
 	st.wg.Wait() // their checks are dropped
 	st.merges += len(st.closed) - k
 	first := st.closed[k]
+	over := st.cur.over != nil || st.cur.start-first.start+int64(len(st.cur.recs)) > int64(maxSegRecords)
+	for _, s := range st.closed[k:] {
+		over = over || s.over != nil
+	}
+	if over {
+		st.mergeOverflow(k)
+		return
+	}
 	older, err := st.reread(first.offset, first.start, st.cur.start)
 	if err != nil {
 		panic(fmt.Sprintf("checker: reading %s again: %v", st.path, err))
@@ -339,6 +357,10 @@ func (st *stream) feedRecord(o *history.Op) {
 // and byte offset off; -1 at the end of the history) and starts its check;
 // carry starts the counter of the next segment (see counterCut).
 func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
+	if st.cur.over != nil {
+		st.closeOverflow(end, at, off, carry)
+		return
+	}
 	seg := st.cur
 	seg.end = end
 	next := &streamSeg{start: end, at: at, offset: off, carry: carry}
@@ -522,7 +544,15 @@ func (st *stream) lockPieces(l *Lock) []lockPiece {
 			st.ambiguous++
 		}
 	}
-	l.resolveSeams(st.ctx, ps, seams, func(k, j int) int { return int(st.closed[j].end - st.closed[k].start) }, func(k, j int) []op {
+	size := func(k, j int) int {
+		for _, s := range st.closed[k : j+1] {
+			if s.over != nil {
+				return math.MaxInt // not read again
+			}
+		}
+		return int(st.closed[j].end - st.closed[k].start)
+	}
+	l.resolveSeams(st.ctx, ps, seams, size, func(k, j int) []op {
 		first := st.closed[k]
 		recs, err := st.reread(first.offset, first.start, st.closed[j].end)
 		if err != nil {
@@ -542,10 +572,12 @@ func (st *stream) resourceResult(r *Resource, getWhole func() history.History) R
 	res := Result{Name: r.Name(), Valid: Valid}
 	var d ResourceDetails
 	var al anomalyList
+	unchecked := false // a segment with counter ops not checked (see maxSegRecords)
 	for _, s := range st.closed {
 		d.Sections += s.nsecs
+		unchecked = unchecked || s.count.valid == Unknown && s.over != nil
 	}
-	if d.Sections > 0 {
+	if d.Sections > 0 || unchecked {
 		ps := make([]counterPiece, len(st.closed))
 		for i, s := range st.closed {
 			ps[i] = s.count
