@@ -268,7 +268,7 @@ func (st *stream) run() (whole bool, err error) {
 	if err := st.sc.Err(); err != nil {
 		return false, err
 	}
-	st.closeSeg(st.n, 0, -1, nil)
+	st.closeSeg(st.n, lastTime, -1, nil)
 	st.wg.Wait()
 	return false, nil
 }
