@@ -51,10 +51,14 @@ var minSegment = 2000
 // and the garbage collector's headroom over them.
 //
 // A segment that a later record refers to (see Segments: a lease's token,
-// a revived process, an acquire on one node waiting across the cut, a
-// section touching the read of an earlier section with unknown outcome)
-// is merged with the segments after it and checked again, reading the
-// file again from its start. A history with api or leader ops, or whose
+// a revived process, a section touching the read of an earlier section
+// with unknown outcome) is merged with the segments after it and checked
+// again, reading the file again from its start. A segment after a cut
+// that one-node acquires waited across is checked between two bounds
+// (see seam.go); where they disagree it is checked again joined with the
+// segments before it, read again. A segment of more than maxSegRecords
+// records is not buffered: the checks that need it end Unknown (see
+// maxSegRecords). A history with api or leader ops, or whose
 // records are not in time order, or a composition with a checker other
 // than Lock, Resource, Exclusion, Liveness and Fencing, is read whole and
 // given to Check. Warnings are history.Read's.
