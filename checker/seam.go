@@ -146,6 +146,12 @@ func (l *Lock) resolveSeams(ctx context.Context, ps []lockPiece, seams []seam, s
 			if p.ambiguous && k > 0 {
 				continue
 			}
+			if p.r.Valid == Valid && ps[k].r.Valid != Valid {
+				// cannot happen (the joined check's restriction to segment
+				// k is a valid check of it); never let it turn a verdict
+				// into Valid
+				break
+			}
 			ps[k] = p
 			for m := k + 1; m <= j; m++ {
 				ps[m], first[m] = emptyPiece(), k
