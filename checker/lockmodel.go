@@ -54,6 +54,9 @@ import (
 // second grant right after a long wait that the bound from c alone misses.
 // With several nodes (Redlock) the quorum's keys are written at different
 // instants, some possibly before the takeover, so only c counts there.
+// A segment of a history cut while such an acquire waits does not know
+// the `now` carried across the cut: it is checked between two bounds of
+// it (see seam.go).
 //
 // # Leases, not tokens
 //
