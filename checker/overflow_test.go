@@ -15,10 +15,12 @@ import (
 // CheckFile leaves the segments that grow past it unchecked: the lock,
 // counter and exclusion checks are Unknown (saying why) unless a checked
 // segment proves a violation, never Valid, never Invalid where the whole
-// check is not; Liveness and Fencing stay the whole check's.
+// check is not, also when a later record refers back into such a segment;
+// Liveness and Fencing stay the whole check's.
 func TestCheckFileOverflow(t *testing.T) {
 	defer func(n, m int) { maxSegRecords, minSegment = n, m }(maxSegRecords, minSegment)
 	c := Standard(Options{Lock: NewLock(), Fencing: true})
+	merges := 0
 	for _, tc := range []struct {
 		name   string
 		inject func(g *gen) history.History
@@ -35,7 +37,7 @@ func TestCheckFileOverflow(t *testing.T) {
 			return g.history()
 		}},
 	} {
-		g := newGen(5, 8, 3)
+		g := newGen(5, 8, 1)
 		g.run(5000, true)
 		h := tc.inject(g)
 		whole := c.Check(context.Background(), h)
@@ -66,6 +68,10 @@ func TestCheckFileOverflow(t *testing.T) {
 				}
 			}
 		}
+		merges += lastStream.Merges
 		t.Logf("%s: whole %v, streamed %v %+v", tc.name, whole.Valid, str.Valid, lastStream)
+	}
+	if merges == 0 {
+		t.Error("no segment merged into one not buffered")
 	}
 }
