@@ -158,6 +158,9 @@ func TestAnalyzeBenchHistory(t *testing.T) {
 	t.Logf("verdict %v in %s", r.Valid, time.Since(start))
 	for _, p := range r.Results {
 		t.Logf("  %s %v %.2fs %s", p.Name, p.Valid, p.Seconds, p.Error)
+		for _, a := range p.Anomalies[:min(len(p.Anomalies), 3)] {
+			t.Logf("    %s %v %s", a.Kind, a.Ops, a.Text)
+		}
 	}
 }
 

@@ -102,7 +102,7 @@ func (l *Lock) checkSearch(ctx context.Context, s lockSearch, start time.Time) (
 		return res
 	}
 	timeout := searchTimeout(ctx, l.Timeout)
-	model := lockModel(true, s.tokens)
+	model := lockModel(true, s.tokens, s.now)
 	var r porcupine.CheckResult
 	r, d.Linearization = search(model, s.ops, timeout, infoNotes(s.infoAcq))
 	switch r {

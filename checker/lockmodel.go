@@ -54,6 +54,9 @@ import (
 // second grant right after a long wait that the bound from c alone misses.
 // With several nodes (Redlock) the quorum's keys are written at different
 // instants, some possibly before the takeover, so only c counts there.
+// A segment of a history cut while such an acquire waits does not know
+// the `now` carried across the cut: it is checked between two bounds of
+// it (see seam.go).
 //
 // # Leases, not tokens
 //
@@ -263,10 +266,12 @@ func lockHash(state any) uint64 {
 
 // lockModel returns the porcupine model; partition by key when partition
 // is set. tokens[i] is the token of lease id i+1, for the state
-// description.
-func lockModel(partition bool, tokens []string) porcupine.Model {
+// description. now is the initial state's `now` (ns): 0 for a history
+// checked from its start, a cut's time for the strict check of a segment
+// after it (see seam.go).
+func lockModel(partition bool, tokens []string, now int64) porcupine.Model {
 	m := porcupine.Model{
-		Init: func() any { return lockState{} },
+		Init: func() any { return lockState{now: now} },
 		Step: lockStep,
 		Hash: lockHash,
 		DescribeOperation: func(input, output any) string {

@@ -18,6 +18,9 @@ type lockSearch struct {
 	// infoAcq are the acquires with unknown outcome left out of the search.
 	infoAcq []*op
 	d       LockDetails
+	// now is the model's initial `now` (ns): 0, or a cut's time for the
+	// strict check of a segment after it (see seam.go).
+	now int64
 }
 
 // lockBuild turns a history's ops into a lockSearch.

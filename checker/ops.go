@@ -51,17 +51,22 @@ func ops(h history.History) []op {
 	pairs := history.Pairs(h)
 	out := make([]op, len(pairs))
 	for i, p := range pairs {
-		r := &h[p.Invoke]
-		out[i] = op{
-			F: r.F, Process: r.Process, Inv: r.Index, Ret: -1, Call: r.Time, Return: Inf, Done: end,
-			Type: history.Info, Key: r.Key, Token: r.Token, Fence: r.Fence, Value: r.Value,
-			TTL: r.TTL, Validity: r.Validity, Nodes: len(r.Nodes), Lease: -1,
-		}
+		out[i] = opOf(&h[p.Invoke], end)
 		if p.Completion >= 0 {
 			out[i].complete(&h[p.Completion])
 		}
 	}
 	return out
+}
+
+// opOf is the op of invoke record r, not (yet) completed; end is the
+// history's last record time.
+func opOf(r *history.Op, end int64) op {
+	return op{
+		F: r.F, Process: r.Process, Inv: r.Index, Ret: -1, Call: r.Time, Return: Inf, Done: end,
+		Type: history.Info, Key: r.Key, Token: r.Token, Fence: r.Fence, Value: r.Value,
+		TTL: r.TTL, Validity: r.Validity, Nodes: len(r.Nodes), Lease: -1,
+	}
 }
 
 // complete merges the completion record r into o.

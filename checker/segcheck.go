@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
@@ -134,6 +135,8 @@ func addByKey(m map[string]keyAnomaly, al *anomalyList) []string {
 type lockPiece struct {
 	r   Result
 	ops map[string]int
+	// ambiguous marks an Unknown piece whose seam resolveSeams settles.
+	ambiguous bool
 }
 
 // maxExplainOps is the most porcupine ops an illegal key may have in the
@@ -160,28 +163,6 @@ func explainBounded(byKey map[string]keyAnomaly, counts map[string]int, explain 
 	for k, a := range sub {
 		byKey[k] = a
 	}
-}
-
-// piece checks one segment (an empty search counts as valid: only the
-// whole history can have no acquire).
-func (l *Lock) piece(ctx context.Context, seg history.History) lockPiece {
-	os := ops(seg)
-	fillTokens(os)
-	return l.pieceOf(ctx, os)
-}
-
-// pieceOf is piece given the segment's ops (fillTokens applied; read
-// only).
-func (l *Lock) pieceOf(ctx context.Context, os []op) lockPiece {
-	s := l.lockOpsOf(os)
-	counts := map[string]int{}
-	for _, o := range s.ops {
-		counts[o.Input.(*lockInput).key]++
-	}
-	if s.d.Acquire.OK+s.d.Acquire.InfoKept > 0 {
-		return lockPiece{l.checkSearch(ctx, s, time.Now()), counts}
-	}
-	return lockPiece{Result{Valid: Valid, Details: s.d}, counts}
 }
 
 // merge combines the segments' lock checks (see CheckSegmented); explain
@@ -239,7 +220,30 @@ func (l *Lock) merge(ps []lockPiece, start time.Time, explain func(map[string]ke
 func (l *Lock) checkSegments(ctx context.Context, h history.History, segs []Segment, p pool) Result {
 	start := time.Now()
 	ps := make([]lockPiece, len(segs))
-	p.each(len(segs), func(i int) { ps[i] = l.piece(ctx, segs[i].History(h)) })
+	seams := make([]seam, len(segs))
+	segOps := func(h history.History) []op {
+		os := ops(h)
+		fillTokens(os)
+		return os
+	}
+	p.each(len(segs), func(i int) {
+		if i > 0 {
+			seams[i] = seamOf(&h[segs[i].Start])
+		}
+		ps[i] = l.pieceAt(ctx, segOps(segs[i].History(h)), seams[i])
+	})
+	l.resolveSeams(ctx, ps, seams, func(k, j int) int { return segs[j].End - segs[k].Start }, func(k, j int) []op {
+		var moved history.History
+		for m := k; m <= j; m++ {
+			for _, i := range segs[m].Moved {
+				if i < segs[k].Start {
+					moved = append(moved, h[i])
+				}
+			}
+		}
+		slices.SortFunc(moved, func(a, b history.Op) int { return cmp.Compare(a.Index, b.Index) })
+		return segOps(joinRecords(moved, h[segs[k].Start:segs[j].End], j == len(segs)-1))
+	})
 	return l.merge(ps, start, func(byKey map[string]keyAnomaly) {
 		if len(h) <= maxExplainWhole {
 			l.explainWhole(ctx, h, byKey)
@@ -404,7 +408,13 @@ func (e Exclusion) merge(rs []Result) Result {
 	if len(d.WritesAfterValidity) == 0 {
 		d.WritesAfterValidity = nil
 	}
-	return Result{Name: e.Name(), Valid: al.verdict(Valid), Anomalies: al.list, Details: d}
+	res := Result{Name: e.Name(), Valid: al.verdict(Valid), Anomalies: al.list, Details: d}
+	for _, r := range rs {
+		if r.Valid == Unknown && res.Valid == Valid {
+			res.Valid, res.Error = Unknown, r.Error // a segment not checked
+		}
+	}
+	return res
 }
 
 // explainWhole re-explains the illegal keys of byKey on the whole
@@ -415,7 +425,7 @@ func (e Exclusion) merge(rs []Result) Result {
 // already proved illegal.
 func (l *Lock) explainWhole(ctx context.Context, h history.History, byKey map[string]keyAnomaly) {
 	s := l.lockOps(h)
-	model := lockModel(true, s.tokens)
+	model := lockModel(true, s.tokens, 0)
 	for _, part := range partitionByKey(s.ops) {
 		k := part[0].Input.(*lockInput).key
 		if _, ok := byKey[k]; !ok {

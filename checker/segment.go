@@ -23,8 +23,9 @@ import (
 //     lease is dead, so linearizing the acquire after the cut is never
 //     worse than before it. Except on a one-node lock (an acquire ok that
 //     names one node): there its lease is bounded from the model's `now`
-//     at the takeover, which the whole check carries from before the cut,
-//     so such an acquire forbids the cuts it straddles;
+//     at the takeover, which the whole check carries from before the cut;
+//     the segment after such a cut is checked between two bounds of that
+//     `now` (see seam.go);
 //   - no lease that may still be alive: every acquire or extend ok or info
 //     completed at d with TTL ttl has either been released ok, or surely
 //     expired by T: d + ttl + allowance(ttl) <= T, and the client's
@@ -340,9 +341,6 @@ func Segments(h history.History, drift time.Duration, factor float64) []Segment 
 		if j, ok := openAcq[r.Process]; ok {
 			delete(openAcq, r.Process)
 			acqs = append(acqs, pair{j, i})
-			if r.Type == history.OK && len(r.Nodes) == 1 {
-				refer(j)
-			}
 		}
 	}
 	if c.blocked {

@@ -49,7 +49,7 @@ func checkBoth(t *testing.T, name string, h history.History, o Options) (int, Re
 		t.Fatal(err)
 	}
 	defer func(n int) { minSegment = n }(minSegment)
-	minSegment = 50
+	minSegment = testMinSegment
 	if len(h) < 1000 { // a hand-written history: cut wherever the check may
 		minSegment = 1
 	}
@@ -63,6 +63,9 @@ func checkBoth(t *testing.T, name string, h history.History, o Options) (int, Re
 	}
 	return len(Segments(h, o.Lock.Drift, o.Lock.DriftFactor)), whole
 }
+
+// testMinSegment is checkBoth's minSegment for a generated history.
+var testMinSegment = 50
 
 func join(s []string) string {
 	out := ""

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -50,10 +51,14 @@ var minSegment = 2000
 // and the garbage collector's headroom over them.
 //
 // A segment that a later record refers to (see Segments: a lease's token,
-// a revived process, an acquire on one node waiting across the cut, a
-// section touching the read of an earlier section with unknown outcome)
-// is merged with the segments after it and checked again, reading the
-// file again from its start. A history with api or leader ops, or whose
+// a revived process, a section touching the read of an earlier section
+// with unknown outcome) is merged with the segments after it and checked
+// again, reading the file again from its start. A segment after a cut
+// that one-node acquires waited across is checked between two bounds
+// (see seam.go); where they disagree it is checked again joined with the
+// segments before it, read again. A segment of more than maxSegRecords
+// records is not buffered: the checks that need it end Unknown (see
+// maxSegRecords). A history with api or leader ops, or whose
 // records are not in time order, or a composition with a checker other
 // than Lock, Resource, Exclusion, Liveness and Fencing, is read whole and
 // given to Check. Warnings are history.Read's.
@@ -64,7 +69,7 @@ func (c *Composite) CheckFile(ctx context.Context, path string) (Result, []histo
 	}
 	defer st.f.Close()
 	whole, err := st.run()
-	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Whole: whole, Records: st.n}
+	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Whole: whole, Records: st.n, Overflowed: st.overflowed}
 	if err != nil {
 		return Result{}, st.sc.Warnings(), err
 	}
@@ -75,7 +80,9 @@ func (c *Composite) CheckFile(ctx context.Context, path string) (Result, []histo
 		}
 		return c.Check(ctx, h), warns, nil
 	}
-	return st.result(), st.sc.Warnings(), nil
+	res := st.result()
+	lastStream.Ambiguous = st.ambiguous
+	return res, st.sc.Warnings(), nil
 }
 
 // StreamStats describe how CheckFile read a history.
@@ -84,6 +91,11 @@ type StreamStats struct {
 	Segments int  // checked separately
 	Merges   int  // segments merged back because a later record referred to them
 	Whole    bool // read whole and given to Check
+	// Ambiguous counts the seams the lock's strict and permissive checks
+	// disagreed on (see seam.go), resolved on joined segments or Unknown.
+	Ambiguous int
+	// Overflowed counts the segments too long to check (see maxSegRecords).
+	Overflowed int
 }
 
 // lastStream is the last CheckFile's stats, for tests and benchmarks.
@@ -139,8 +151,11 @@ type stream struct {
 	fence    *fencingRun
 	n        int64
 	anyOK    bool
-	single   bool // an acquire ok named one node
 	merges   int
+	// overflowed counts the segments not buffered (see maxSegRecords)
+	overflowed int
+	// ambiguous counts the seams resolveSeams had to settle
+	ambiguous int
 	// cancelled: the context ended before the last record was read
 	cancelled bool
 }
@@ -148,11 +163,13 @@ type stream struct {
 // streamSeg is a segment being read or checked.
 type streamSeg struct {
 	start, end int64        // record indices [start, end)
+	at         int64        // time of record start (ns): its seam's
 	offset     int64        // byte offset of record start
 	moved      []history.Op // waiting acquires invoked before start (kept after close for merges)
 	recs       []history.Op
 	carry      []*sectionInput // the counter values carried in (see counterCut)
 	nsecs      int             // counter sections
+	over       *overflow       // not buffered (see maxSegRecords), else nil
 
 	lock  lockPiece
 	count counterPiece
@@ -229,8 +246,8 @@ func (st *stream) run() (whole bool, err error) {
 			return true, nil
 		}
 		lastTime = o.Time
-		if i > 0 && len(st.cur.recs) >= minSegment && st.cut.canCut(&o) && (!st.single || st.cut.waiting == 0) {
-			st.closeSeg(i, off, st.cut.counter.carry())
+		if i > 0 && i-st.cur.start >= int64(minSegment) && st.cut.canCut(&o) {
+			st.closeSeg(i, o.Time, off, st.cut.counter.carry())
 		}
 		to := st.cut.add(int(i), &o)
 		if st.cut.blocked {
@@ -243,7 +260,11 @@ func (st *stream) run() (whole bool, err error) {
 			st.referTo(int64(to))
 		}
 		st.trackAcquire(&o)
-		st.cur.recs = append(st.cur.recs, o)
+		if st.cur.over != nil {
+			st.overflowAdd(&o)
+		} else if st.cur.recs = append(st.cur.recs, o); st.overflowing() {
+			st.startOverflow()
+		}
 		st.feedRecord(&o)
 		st.n++
 	}
@@ -251,13 +272,13 @@ func (st *stream) run() (whole bool, err error) {
 	if err := st.sc.Err(); err != nil {
 		return false, err
 	}
-	st.closeSeg(st.n, -1, nil)
+	st.closeSeg(st.n, lastTime, -1, nil)
 	st.wg.Wait()
 	return false, nil
 }
 
-// trackAcquire follows the waiting acquires: one on a one-node lock that
-// completes ok after a cut it waited across refers back to its invoke.
+// trackAcquire follows the waiting acquires (they move to the segment
+// they complete in, see closeSeg).
 func (st *stream) trackAcquire(o *history.Op) {
 	if o.IsNemesis() || o.F == history.FLost {
 		return
@@ -269,15 +290,7 @@ func (st *stream) trackAcquire(o *history.Op) {
 		}
 		return
 	}
-	j, ok := st.openAcq[o.Process]
-	if !ok {
-		return
-	}
 	delete(st.openAcq, o.Process)
-	if o.Type == history.OK && len(o.Nodes) == 1 {
-		st.single = true
-		st.referTo(j)
-	}
 }
 
 // referTo merges the segments from the one holding record `to` into the
@@ -290,6 +303,14 @@ func (st *stream) referTo(to int64) {
 	st.wg.Wait() // their checks are dropped
 	st.merges += len(st.closed) - k
 	first := st.closed[k]
+	over := st.cur.over != nil || st.cur.start-first.start+int64(len(st.cur.recs)) > int64(maxSegRecords)
+	for _, s := range st.closed[k:] {
+		over = over || s.over != nil
+	}
+	if over {
+		st.mergeOverflow(k)
+		return
+	}
 	older, err := st.reread(first.offset, first.start, st.cur.start)
 	if err != nil {
 		panic(fmt.Sprintf("checker: reading %s again: %v", st.path, err))
@@ -301,7 +322,7 @@ func (st *stream) referTo(to int64) {
 		}
 	}
 	sort.Slice(moved, func(i, j int) bool { return moved[i].Index < moved[j].Index })
-	st.cur = &streamSeg{start: first.start, offset: first.offset, moved: moved,
+	st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: moved,
 		recs: append(older, st.cur.recs...), carry: first.carry}
 	st.closed = st.closed[:k]
 }
@@ -336,13 +357,17 @@ func (st *stream) feedRecord(o *history.Op) {
 	st.liveness.add(o)
 }
 
-// closeSeg ends the current segment before record index end (at byte
-// offset off; -1 at the end of the history) and starts its check; carry
-// starts the counter of the next segment (see counterCut).
-func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
+// closeSeg ends the current segment before record index end (at time at
+// and byte offset off; -1 at the end of the history) and starts its check;
+// carry starts the counter of the next segment (see counterCut).
+func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
+	if st.cur.over != nil {
+		st.closeOverflow(end, at, off, carry)
+		return
+	}
 	seg := st.cur
 	seg.end = end
-	next := &streamSeg{start: end, offset: off, carry: carry}
+	next := &streamSeg{start: end, at: at, offset: off, carry: carry}
 	// acquires still waiting move to the next segment (not at the end)
 	drop := map[int64]bool{}
 	if off >= 0 {
@@ -371,7 +396,7 @@ func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
 	seg.recs = nil
 	st.cur = next
 	if len(h) == 0 {
-		seg.lock = lockPiece{Result{Valid: Valid, Details: LockDetails{}}, nil}
+		seg.lock = emptyPiece()
 		seg.count = counterPiece{valid: Valid}
 		seg.excl = Result{Valid: Valid, Details: ExclusionDetails{}}
 		st.closed = append(st.closed, seg)
@@ -402,7 +427,7 @@ func (st *stream) closeSeg(end, off int64, carry []*sectionInput) {
 		}()
 		fillTokens(os) // after the summaries above, which read no token
 		if st.lock != nil {
-			seg.lock = st.lock.pieceOf(st.ctx, os)
+			seg.lock = st.lock.pieceAt(st.ctx, os, seam{start: seg.start, at: seg.at})
 			if d, ok := seg.lock.r.Details.(LockDetails); ok && seg.start > 0 {
 				d.Linearization = nil // drawn only for a history of one segment
 				seg.lock.r.Details = d
@@ -468,11 +493,7 @@ func (st *stream) result() Result {
 		var r Result
 		switch x := ch.(type) {
 		case *Lock:
-			ps := make([]lockPiece, len(st.closed))
-			for i, s := range st.closed {
-				ps[i] = s.lock
-			}
-			r = x.merge(ps, st.start, explainLock(x))
+			r = x.merge(st.lockPieces(x), st.start, explainLock(x))
 		case *Resource:
 			r = st.resourceResult(x, getWhole)
 		case Exclusion:
@@ -516,6 +537,38 @@ func (st *stream) result() Result {
 	return res
 }
 
+// lockPieces are the segments' lock checks, their ambiguous seams
+// resolved (see resolveSeams), reading the joined segments again.
+func (st *stream) lockPieces(l *Lock) []lockPiece {
+	ps := make([]lockPiece, len(st.closed))
+	seams := make([]seam, len(st.closed))
+	for i, s := range st.closed {
+		ps[i], seams[i] = s.lock, seam{start: s.start, at: s.at}
+		if s.lock.ambiguous {
+			st.ambiguous++
+		}
+	}
+	size := func(k, j int) int {
+		for _, s := range st.closed[k : j+1] {
+			if s.over != nil {
+				return math.MaxInt // not read again
+			}
+		}
+		return int(st.closed[j].end - st.closed[k].start)
+	}
+	l.resolveSeams(st.ctx, ps, seams, size, func(k, j int) []op {
+		first := st.closed[k]
+		recs, err := st.reread(first.offset, first.start, st.closed[j].end)
+		if err != nil {
+			panic(fmt.Sprintf("checker: reading %s again: %v", st.path, err))
+		}
+		os := ops(joinRecords(first.moved, recs, j == len(st.closed)-1))
+		fillTokens(os)
+		return os
+	})
+	return ps
+}
+
 // resourceResult is Resource.Check's result from the segments' counter
 // checks and the streamed lost updates and cron runs.
 func (st *stream) resourceResult(r *Resource, getWhole func() history.History) Result {
@@ -523,10 +576,12 @@ func (st *stream) resourceResult(r *Resource, getWhole func() history.History) R
 	res := Result{Name: r.Name(), Valid: Valid}
 	var d ResourceDetails
 	var al anomalyList
+	unchecked := false // a segment with counter ops not checked (see maxSegRecords)
 	for _, s := range st.closed {
 		d.Sections += s.nsecs
+		unchecked = unchecked || s.count.valid == Unknown && s.over != nil
 	}
-	if d.Sections > 0 {
+	if d.Sections > 0 || unchecked {
 		ps := make([]counterPiece, len(st.closed))
 		for i, s := range st.closed {
 			ps[i] = s.count

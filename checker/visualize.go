@@ -32,7 +32,7 @@ func WritePorcupineHTML(w io.Writer, h history.History, l *Lock) error {
 		l = NewLock()
 	}
 	s := l.lockOps(h)
-	model := lockModel(true, s.tokens)
+	model := lockModel(true, s.tokens, 0)
 	_, info := porcupine.CheckOperationsVerbose(model, s.ops, searchTimeout(context.Background(), l.Timeout))
 	z := Linearization{model: model, info: info, notes: infoNotes(s.infoAcq)}
 	return z.WriteHTML(w, h)

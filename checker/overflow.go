@@ -1,0 +1,146 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// maxSegRecords is the most records CheckFile buffers for one segment.
+// A segment that grows past it without a quiescent point (see cutter) is
+// not checkable in bounded memory: CheckFile stops buffering it, and the
+// checkers that need its records (the lock's and the counter's searches,
+// Exclusion) end Unknown, saying so; the checks streamed record by record
+// (Liveness, Fencing, the token check, the validator) and the op-level
+// counter summaries (lost updates, cron, fed op by op) stay exact. The
+// segments after the next cut are checked as usual, so a violation there
+// still makes the verdict Invalid. Tests lower it.
+var maxSegRecords = 1_000_000
+
+// overflow is what CheckFile keeps of a segment it stopped buffering.
+type overflow struct {
+	pend  map[int]history.Op // process -> its open invoke
+	acq   LockDetails        // the acquires completed in it, by outcome
+	rw    bool               // a read or write seen: the counter is not checked
+	since int64              // record index the segment starts at
+}
+
+// overflowing reports whether the current segment must stop buffering.
+func (st *stream) overflowing() bool {
+	return st.cur.over == nil && len(st.cur.recs)+len(st.cur.moved) > maxSegRecords
+}
+
+// startOverflow stops buffering the current segment: its records so far
+// are fed op by op (see overflowAdd) and dropped.
+func (st *stream) startOverflow() {
+	seg := st.cur
+	seg.over = &overflow{pend: map[int]history.Op{}, since: seg.start}
+	st.overflowed++
+	for _, part := range [2][]history.Op{seg.moved, seg.recs} {
+		for i := range part {
+			st.overflowAdd(&part[i])
+		}
+	}
+	seg.recs = nil
+}
+
+// overflowAdd takes record o of a segment not buffered: it pairs invokes
+// with completions and feeds the ops to the op-level summaries (each
+// once, see feedOp), counting the acquires.
+func (st *stream) overflowAdd(o *history.Op) {
+	ov := st.cur.over
+	if o.IsNemesis() || o.F == history.FLost {
+		return
+	}
+	if o.Type == history.Invoke {
+		ov.pend[o.Process] = *o
+		return
+	}
+	inv, ok := ov.pend[o.Process]
+	if !ok {
+		return // Validate refuses such a history
+	}
+	delete(ov.pend, o.Process)
+	x := opOf(&inv, o.Time)
+	x.complete(o)
+	st.overflowOp(&x)
+}
+
+// overflowOp feeds one op of a segment not buffered.
+func (st *stream) overflowOp(x *op) {
+	ov := st.cur.over
+	switch x.F {
+	case history.FAcquire:
+		switch x.Type {
+		case history.OK:
+			ov.acq.Acquire.OK++
+		case history.Fail:
+			ov.acq.Acquire.Fail++
+		default:
+			ov.acq.Acquire.Info++
+		}
+	case history.FRead, history.FWrite:
+		ov.rw = true
+	}
+	if st.feedOp(x) {
+		st.lost.add(x, &st.lostAl)
+		st.cron.add(x)
+	}
+}
+
+// closeOverflow ends the current segment, not buffered, before record
+// index end (at time at, byte offset off; -1 at the end of the history):
+// its waiting acquires move to the next segment, its pieces are Unknown.
+func (st *stream) closeOverflow(end, at, off int64, carry []*sectionInput) {
+	seg, ov := st.cur, st.cur.over
+	seg.end = end
+	next := &streamSeg{start: end, at: at, offset: off, carry: carry}
+	for _, r := range ov.pend {
+		if off >= 0 {
+			next.moved = append(next.moved, r) // only acquires wait at a cut
+			continue
+		}
+		x := opOf(&r, at) // never completed
+		st.overflowOp(&x)
+	}
+	sort.Slice(next.moved, func(i, j int) bool { return next.moved[i].Index < next.moved[j].Index })
+	why := fmt.Sprintf("%d records from record %d without a quiescent point: not checkable in bounded memory (at most %d records a segment)", end-ov.since, ov.since, maxSegRecords)
+	seg.lock = lockPiece{r: Result{Valid: Unknown, Error: why, Details: ov.acq}}
+	seg.count = counterPiece{valid: Valid}
+	if ov.rw {
+		seg.count = counterPiece{valid: Unknown, err: why}
+	}
+	seg.excl = Result{Valid: Unknown, Error: why, Details: ExclusionDetails{}}
+	st.closed = append(st.closed, seg)
+	st.cur = next
+}
+
+// mergeOverflow makes the segments from closed[k] on and the current one
+// one segment not buffered (a later record refers back into one not
+// buffered, or their records are too many to read again).
+func (st *stream) mergeOverflow(k int) {
+	first, cur := st.closed[k], st.cur
+	ov := cur.over
+	if ov == nil {
+		ov = &overflow{pend: map[int]history.Op{}}
+		st.overflowed++
+	}
+	ov.since = first.start
+	for _, s := range st.closed[k:] {
+		d, _ := s.lock.r.Details.(LockDetails)
+		ov.acq.Acquire.OK += d.Acquire.OK
+		ov.acq.Acquire.Fail += d.Acquire.Fail
+		ov.acq.Acquire.Info += d.Acquire.Info
+		ov.rw = ov.rw || s.nsecs > 0 || s.count.valid == Unknown
+	}
+	st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: first.moved, carry: first.carry, over: ov}
+	st.closed = st.closed[:k]
+	if cur.over == nil {
+		for _, part := range [2][]history.Op{cur.moved, cur.recs} {
+			for i := range part {
+				st.overflowAdd(&part[i])
+			}
+		}
+	}
+}

@@ -1,0 +1,193 @@
+package checker
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// Seams: checking a segment whose first cut has one-node acquires waiting
+// across it.
+//
+// A one-node acquire's lease lasts until max(c, now) + life (see "One
+// node" in lockmodel.go), where `now` is the model's state carried from
+// before the cut. A segment checked from the model's initial state does
+// not know that `now`, but it is bounded. At a quiescent cut at time T
+// (see cutter) every lease the model may still hold has exp <= T (the
+// cutter's bound done + ttl + allowance is no earlier than the model's
+// c + ttl − allowance or now + life with now <= done), and `now` has
+// only risen to such an exp or to a freeing release's or extend's call,
+// both <= T. So in the whole check the state at the cut is (free, or a
+// holder with exp <= T; now <= T), and every op after the cut returns at
+// or after T. The model's steps are monotone: a state with the same holder
+// and an earlier or equal exp and now allows every step a later one allows,
+// and leads to such a state again (until the first acquire after the cut
+// the holder differs, but only that acquire can step differently, and it
+// may take over an exp <= T <= its return). Hence:
+//
+//   - strict: the segment checked from now = T is valid => the whole is
+//     valid at this cut (the segments before it being valid);
+//   - permissive: the segment checked from now = 0 is invalid => the whole
+//     is invalid (a whole linearization, restricted to the segment, is one
+//     from a state at least as constrained as now = 0).
+//
+// The checks differ only through a one-node acquire invoked before T, so a
+// segment without one is checked once (from now = 0, exact). With one, the
+// strict check runs first; if it is invalid the permissive one decides;
+// if they disagree the seam is ambiguous and is resolved exactly by
+// checking the segment joined with the one before it (whose own first cut
+// is then the seam, checked the same way, going further back while that is
+// ambiguous too), up to maxSeamRecords records; beyond it the lock's
+// verdict is Unknown, naming the cut.
+
+// seam is the cut a segment starts at: its first record's index and time.
+type seam struct {
+	start int64 // record index; 0 for the first segment
+	at    int64 // ns
+}
+
+// seamOf is the seam of a segment whose first record is r (nil: none).
+func seamOf(r *history.Op) seam {
+	if r == nil {
+		return seam{}
+	}
+	return seam{start: r.Index, at: r.Time}
+}
+
+// maxSeamRecords bounds the records checked together to resolve an
+// ambiguous seam; tests lower it.
+var maxSeamRecords = 200_000
+
+// waitsAcross reports whether an acquire ok of a one-node lease was
+// invoked before the seam (the only ops the strict and permissive checks
+// treat differently).
+func waitsAcross(pops []porcupine.Operation, sm seam) bool {
+	if sm.start == 0 {
+		return false
+	}
+	for _, o := range pops {
+		if in := o.Input.(*lockInput); in.kind == lkAcquire && in.life > 0 && in.inv < sm.start {
+			return true
+		}
+	}
+	return false
+}
+
+// pieceAt checks one segment's ops (fillTokens applied; read only) that
+// start at seam sm, with the strict and permissive checks when one-node
+// acquires wait across it. An ambiguous seam gives an Unknown piece marked
+// ambiguous (see resolveSeams).
+func (l *Lock) pieceAt(ctx context.Context, os []op, sm seam) lockPiece {
+	s := l.lockOpsOf(os)
+	counts := map[string]int{}
+	for _, o := range s.ops {
+		counts[o.Input.(*lockInput).key]++
+	}
+	if s.d.Acquire.OK+s.d.Acquire.InfoKept == 0 {
+		return lockPiece{r: Result{Valid: Valid, Details: s.d}, ops: counts}
+	}
+	if !waitsAcross(s.ops, sm) {
+		return lockPiece{r: l.checkSearch(ctx, s, time.Now()), ops: counts}
+	}
+	strict := s
+	strict.now = sm.at
+	r := l.checkSearch(ctx, strict, time.Now())
+	if r.Valid == Valid {
+		return lockPiece{r: r, ops: counts}
+	}
+	p := l.checkSearch(ctx, s, time.Now())
+	if p.Valid == Invalid || r.Valid == Unknown {
+		if p.Valid != Invalid {
+			p.Valid, p.Error = Unknown, r.Error // the strict check timed out
+		}
+		return lockPiece{r: p, ops: counts}
+	}
+	if p.Valid == Valid {
+		p.Valid, p.Error = Unknown, fmt.Sprintf("the cut before record %d (at %s) is ambiguous: one-node acquires waited across it, and the segment after it is valid if the lock was taken from the earliest instant, invalid from the cut's", sm.start, fmtTime(sm.at))
+		return lockPiece{r: p, ops: counts, ambiguous: true}
+	}
+	return lockPiece{r: p, ops: counts} // the permissive check timed out
+}
+
+// emptyPiece stands for a segment whose ops a joined piece before it
+// checked.
+func emptyPiece() lockPiece {
+	return lockPiece{r: Result{Valid: Valid, Details: LockDetails{}}}
+}
+
+// resolveSeams settles the ambiguous pieces of ps (segment i starting at
+// seams[i]): piece j is checked again joined with the segments before it,
+// from the first segment k of the piece before it, going back while the
+// joined check is ambiguous at k's own seam; the joined piece replaces
+// piece k and pieces k+1..j become empty. size(k, j) is the number of
+// records of segments k..j, joined(k, j) their ops (fillTokens applied).
+// A join of more than maxSeamRecords records is not tried: piece j stays
+// Unknown, its reason naming its cut.
+func (l *Lock) resolveSeams(ctx context.Context, ps []lockPiece, seams []seam, size func(k, j int) int, joined func(k, j int) []op) {
+	first := make([]int, len(ps)) // the first segment of the piece covering each segment
+	for i := range first {
+		first[i] = i
+	}
+	for j := 1; j < len(ps); j++ {
+		if !ps[j].ambiguous {
+			continue
+		}
+		why := ps[j].r.Error
+		ps[j].ambiguous = false
+		for k := first[j-1]; ; k = first[k-1] {
+			if n := size(k, j); n > maxSeamRecords {
+				ps[j].r.Error = fmt.Sprintf("%s; the %d records around it are too many to check together (at most %d)", why, n, maxSeamRecords)
+				break
+			}
+			p := l.pieceAt(ctx, joined(k, j), seams[k])
+			if p.ambiguous && k > 0 {
+				continue
+			}
+			if p.r.Valid == Valid && ps[k].r.Valid != Valid {
+				// cannot happen (the joined check's restriction to segment
+				// k is a valid check of it); never let it turn a verdict
+				// into Valid
+				break
+			}
+			ps[k] = p
+			for m := k + 1; m <= j; m++ {
+				ps[m], first[m] = emptyPiece(), k
+			}
+			break
+		}
+	}
+}
+
+// joinRecords is the history of joined segments: the acquire invokes
+// moved into the first (index order), then the records, without the
+// acquire invokes whose completion lies beyond them (their process has no
+// later record; kept when atEnd: the history ends there).
+func joinRecords(moved []history.Op, recs history.History, atEnd bool) history.History {
+	all := append(append(make(history.History, 0, len(moved)+len(recs)), moved...), recs...)
+	if atEnd {
+		return all
+	}
+	later := map[int]bool{}
+	keep := make([]bool, len(all))
+	for i := len(all) - 1; i >= 0; i-- {
+		r := &all[i]
+		keep[i] = true
+		if r.IsNemesis() || r.F == history.FLost {
+			continue
+		}
+		if r.Type == history.Invoke && r.F == history.FAcquire && !later[r.Process] {
+			keep[i] = false
+		}
+		later[r.Process] = true
+	}
+	out := all[:0]
+	for i := range all {
+		if keep[i] {
+			out = append(out, all[i])
+		}
+	}
+	return out
+}
