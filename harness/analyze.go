@@ -38,7 +38,7 @@ func Load(dir string) (*Result, []history.Warning, error) {
 	path := filepath.Join(dir, store.HistoryFile)
 	var res *Result
 	var warns []history.Warning
-	if n, err := countLines(path); err == nil && streamed(n) {
+	if n, err := history.CountLines(path); err == nil && streamed(n) {
 		if res, warns, err = loadBig(dir, path, tf); err != nil {
 			return nil, warns, err
 		}

@@ -2,11 +2,9 @@ package harness
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -68,29 +66,6 @@ func refuseBig(cfg Config, n int) string {
 		return ""
 	}
 	return tooBigToCheck(n, memAvailable())
-}
-
-// countLines counts the newlines of the file at path: about its number of
-// records, to decide whether to load it (a blank line or a truncated last
-// record makes it off by a few).
-func countLines(path string) (int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	buf := make([]byte, 1<<20)
-	n := 0
-	for {
-		k, err := f.Read(buf)
-		n += bytes.Count(buf[:k], []byte{'\n'})
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-	}
 }
 
 // scanNemesis counts the records of the history at path and decodes

@@ -2,11 +2,9 @@ package reports
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -14,6 +12,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/resource"
 )
@@ -46,7 +45,7 @@ func (b *bigRun) fencing(res *harness.Result, ws []checker.Window, end int64) ([
 // points (every one up to maxFenceSample entries, else a sample) and the
 // plot's title, "" when there is no log.
 func sampleFences(path string) (pts []fencePoint, title string, err error) {
-	n, err := countNewlines(path)
+	n, err := history.CountLines(path)
 	if errors.Is(err, os.ErrNotExist) || err == nil && n == 0 {
 		return nil, "", nil
 	}
@@ -111,27 +110,6 @@ func ordinalSuffix(n int) string {
 		return "rd"
 	}
 	return "th"
-}
-
-// countNewlines counts the lines of the file at path.
-func countNewlines(path string) (int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	buf := make([]byte, 1<<20)
-	n := 0
-	for {
-		k, err := f.Read(buf)
-		n += bytes.Count(buf[:k], []byte{'\n'})
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-	}
 }
 
 // addIssued samples the token of an acquire ok for fencing.png: every
