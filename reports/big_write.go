@@ -104,11 +104,7 @@ func writeBig(res *harness.Result, opt Options) error {
 	page.Records, page.Ops = int(b.records), b.ops
 	page.Duration = time.Duration(b.end).Round(time.Millisecond).String()
 	page.Big = b.notes()
-	if out, err := renderIndex(page); err != nil {
-		errs[len(plots)+3] = err
-	} else if err := os.WriteFile(filepath.Join(res.Dir, store.IndexFile), out, 0o644); err != nil {
-		errs[len(plots)+3] = fmt.Errorf("reports: %w", err)
-	}
+	errs[len(plots)+3] = writeIndexFile(res.Dir, page)
 	if err := errors.Join(errs...); err != nil {
 		return &WriteError{err}
 	}

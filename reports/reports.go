@@ -135,11 +135,7 @@ func WriteWith(res *harness.Result, opt Options) error {
 		}
 	}
 	page := buildPage(res, ws, shown, runFiles(res.Dir), counterPage, porcNote)
-	if b, err := renderIndex(page); err != nil {
-		errs[len(plots)+2] = err
-	} else if err := os.WriteFile(filepath.Join(res.Dir, store.IndexFile), b, 0o644); err != nil {
-		errs[len(plots)+2] = fmt.Errorf("reports: %w", err)
-	}
+	errs[len(plots)+2] = writeIndexFile(res.Dir, page)
 	if err := errors.Join(errs...); err != nil {
 		return &WriteError{err}
 	}
@@ -182,4 +178,16 @@ func runFiles(dir string) []fileLink {
 		}
 	}
 	return out
+}
+
+// writeIndexFile renders page as index.html into dir.
+func writeIndexFile(dir string, page pageData) error {
+	b, err := renderIndex(page)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, store.IndexFile), b, 0o644); err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	return nil
 }
