@@ -40,10 +40,7 @@ func writeBig(res *harness.Result, opt Options) error {
 	if wres.Writes, err = b.windowWrites(res); err != nil {
 		return &WriteError{err}
 	}
-	plots := []struct {
-		file, title, caption string
-		draw                 func() ([]byte, error)
-	}{
+	plots := []plotFile{
 		{store.HoldersFile, "Who held the lock",
 			"Top: the whole run, streamed from history.jsonl: per client, the share of each time column it believed it held the lock (darker = longer; orange: past the validity it computed), red where two holders overlapped, ▼ at anomalies. Below: each anomaly window drawn in detail from the records read around it (see the note above: only those records). In a window, blue bar: the client believed it held the lock; orange: past its validity; thin line above: the validity window; red strip: two leases believed held at once; marks above a bar: resource writes where they reached the resource (▲ accepted, ✕ rejected, ■ unknown). Shaded columns are fault windows.",
 			func() ([]byte, error) { return b.holders(res, &wres, ws, end) }},
@@ -69,37 +66,14 @@ func writeBig(res *harness.Result, opt Options) error {
 	figs := make([]figure, len(plots))
 	errs := make([]error, len(plots)+4)
 	var wg sync.WaitGroup
-	for i, pl := range plots {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			png, err := pl.draw()
-			if errors.Is(err, errNotDrawn) {
-				_ = os.Remove(filepath.Join(res.Dir, pl.file)) // an older report's
-				return
-			}
-			if err == nil {
-				err = os.WriteFile(filepath.Join(res.Dir, pl.file), png, 0o644)
-			}
-			if err != nil {
-				errs[i] = fmt.Errorf("reports: %s: %w", pl.file, err)
-				return
-			}
-			figs[i] = figure{File: pl.file, Title: pl.title, Caption: pl.caption, Data: pngURL(png)}
-		}()
-	}
+	drawPlots(&wg, res.Dir, plots, figs, errs)
 	wg.Wait()
 	opt.origIndex = b.origIndex()
 	porcNote, counterPage, perr := writeSegmentPages(&wres, opt, b.ops)
 	errs[len(plots)] = perr
 	errs[len(plots)+1] = WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(RunSuite(res)))
 	errs[len(plots)+2] = writeBigTimeline(res, b)
-	var shown []figure
-	for _, f := range figs {
-		if f.File != "" {
-			shown = append(shown, f)
-		}
-	}
+	shown := drawnFigures(figs)
 	page := buildPageAt(res, func(i int64) (history.Op, bool) { o, ok := b.recs[i]; return o, ok }, wsOrig, shown, runFiles(res.Dir), counterPage, porcNote)
 	page.Records, page.Ops = int(b.records), b.ops
 	page.Duration = time.Duration(b.end).Round(time.Millisecond).String()

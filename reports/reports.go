@@ -76,10 +76,7 @@ func WriteWith(res *harness.Result, opt Options) error {
 	for _, w := range ws {
 		end = max(end, w.End)
 	}
-	plots := []struct {
-		file, title, caption string
-		draw                 func() ([]byte, error)
-	}{
+	plots := []plotFile{
 		{store.HoldersFile, "Who held the lock",
 			"One row per client (its process ids in brackets, a watchdog's included). Blue bar: the client believed it held the lock (acquire ok to release); orange: it still believed so after the validity it computed had passed; thin line above a bar: the validity window, ending in a tick at the deadline; red strip under two rows and a pale red column: two different leases believed held at once. Marks above a bar are resource writes where they reached the resource (▲ accepted, ✕ rejected, ■ unknown), with a thin line back to when they were sent; a red ring is a lost increment (a write of a value already written, dashed line to the first); a black ring is the holder learning its lease was lost. Shaded columns are fault windows; a client pause is shaded on the paused client's row, lightly across the others.",
 			func() ([]byte, error) { return holdersOf(res, ws, end) }},
@@ -99,21 +96,7 @@ func WriteWith(res *harness.Result, opt Options) error {
 	figs := make([]figure, len(plots))
 	errs := make([]error, len(plots)+4)
 	var wg sync.WaitGroup
-	for i, pl := range plots {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			b, err := pl.draw()
-			if err == nil {
-				err = os.WriteFile(filepath.Join(res.Dir, pl.file), b, 0o644)
-			}
-			if err != nil {
-				errs[i] = fmt.Errorf("reports: %s: %w", pl.file, err)
-				return
-			}
-			figs[i] = figure{File: pl.file, Title: pl.title, Caption: pl.caption, Data: pngURL(b)}
-		}()
-	}
+	drawPlots(&wg, res.Dir, plots, figs, errs)
 	var porcNote string
 	counterPage := false
 	wg.Add(1)
@@ -128,12 +111,7 @@ func WriteWith(res *harness.Result, opt Options) error {
 	}()
 	wg.Wait()
 	errs[len(plots)+1] = writeJUnit(res)
-	var shown []figure
-	for _, f := range figs {
-		if f.File != "" {
-			shown = append(shown, f)
-		}
-	}
+	shown := drawnFigures(figs)
 	page := buildPage(res, ws, shown, runFiles(res.Dir), counterPage, porcNote)
 	errs[len(plots)+2] = writeIndexFile(res.Dir, page)
 	if err := errors.Join(errs...); err != nil {

@@ -1,0 +1,53 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// plotFile is one PNG of the report: its file name, its title and caption
+// on the page, and how to draw it.
+type plotFile struct {
+	file, title, caption string
+	draw                 func() ([]byte, error)
+}
+
+// drawPlots draws each plot on its own goroutine (added to wg) and writes
+// it into dir: figs[i] is plot i's figure, errs[i] its error. A plot with
+// nothing to draw (errNotDrawn) leaves figs[i] empty and removes an older
+// report's file of that name.
+func drawPlots(wg *sync.WaitGroup, dir string, plots []plotFile, figs []figure, errs []error) {
+	for i, pl := range plots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			png, err := pl.draw()
+			if errors.Is(err, errNotDrawn) {
+				_ = os.Remove(filepath.Join(dir, pl.file))
+				return
+			}
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, pl.file), png, 0o644)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("reports: %s: %w", pl.file, err)
+				return
+			}
+			figs[i] = figure{File: pl.file, Title: pl.title, Caption: pl.caption, Data: pngURL(png)}
+		}()
+	}
+}
+
+// drawnFigures are the figures that were drawn, in order.
+func drawnFigures(figs []figure) []figure {
+	var shown []figure
+	for _, f := range figs {
+		if f.File != "" {
+			shown = append(shown, f)
+		}
+	}
+	return shown
+}
