@@ -57,6 +57,10 @@ type Config struct {
 	// by its name. "lockstorm" as the command is this binary when no
 	// lockstorm is on PATH.
 	ClientCmd string `json:"client_cmd,omitempty"`
+	// ClientDir is the working directory of the process clients (default:
+	// lockstorm's own). A ClientCmd whose first word is a relative path
+	// with a slash (bin/client) is found in it: a zoo entry's folder.
+	ClientDir string `json:"client_dir,omitempty"`
 	// PauseModel is what a client-pause does: PauseProcess stops the
 	// client's process (SIGSTOP of its process group: every thread of it,
 	// renewal thread included, freezes; its links freeze; no timeout of
@@ -196,10 +200,18 @@ func (c Config) WithDefaults() (Config, error) {
 	return c, nil
 }
 
+// lockIsLabel reports whether Lock only names the lock under test: a
+// process client command (ClientCmd) with a name that is not a built-in
+// or process lock's, such as a zoo entry's. It then decides no default
+// (1 node, no FIFO check) and any --fencing is allowed.
+func (c Config) lockIsLabel() bool {
+	return c.ClientCmd != "" && c.Lock != "" && !slices.Contains(LockNames(), c.Lock)
+}
+
 // checkLock checks the lock and the workload, and sets Fair for the
 // built-in FIFO locks.
 func (c *Config) checkLock() error {
-	if c.NewLock == nil {
+	if c.NewLock == nil && !c.lockIsLabel() {
 		if !slices.Contains(LockNames(), c.Lock) {
 			return fmt.Errorf("--lock must be one of %v, got %q", LockNames(), c.Lock)
 		}

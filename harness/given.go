@@ -36,7 +36,7 @@ func (c Config) CheckGiven(given func(flag string) bool) error {
 		d := c
 		d.fillDefaults() // the default lock when none was named
 		lock := d.Lock
-		if slices.Contains(LockNames(), lock) && !IssuesFences(lock) {
+		if slices.Contains(LockNames(), lock) && !IssuesFences(lock) && !d.lockIsLabel() {
 			return fmt.Errorf("%w: --fencing needs a lock that issues fencing tokens (fenced, fenced-redlock); %s issues none", ErrConfig, lock)
 		}
 	}

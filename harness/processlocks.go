@@ -61,6 +61,14 @@ func (c *Config) checkClients() error {
 			return fmt.Errorf("--client-cmd: %v", err)
 		}
 	}
+	if c.ClientDir != "" {
+		if c.ClientCmd == "" {
+			return errors.New("--client-dir needs --client-cmd: it is the working directory of the client command")
+		}
+		if st, err := os.Stat(c.ClientDir); err != nil || !st.IsDir() {
+			return fmt.Errorf("--client-dir %q is not a directory", c.ClientDir)
+		}
+	}
 	switch c.PauseModel {
 	case "":
 		c.PauseModel = defaultPauseModel(*c)
@@ -98,6 +106,13 @@ func (c Config) clientArgv() ([]string, error) {
 	argv, err := SplitCommand(c.ClientCmd)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --client-cmd: %v", ErrConfig, err)
+	}
+	if c.ClientDir != "" && strings.ContainsRune(argv[0], filepath.Separator) && !filepath.IsAbs(argv[0]) {
+		abs, err := filepath.Abs(filepath.Join(c.ClientDir, argv[0]))
+		if err != nil {
+			return nil, fmt.Errorf("%w: --client-cmd: %v", ErrConfig, err)
+		}
+		argv[0] = abs
 	}
 	if _, err := exec.LookPath(argv[0]); err != nil {
 		if self, serr := os.Executable(); argv[0] == "lockstorm" && serr == nil && filepath.Base(self) == "lockstorm" {

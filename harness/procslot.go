@@ -40,7 +40,7 @@ func (s *slot) startProcess(ctx context.Context) (lockimpl.Locker, error) {
 	if cfg.NodeTimeout > 0 {
 		env = append(env, protocol.EnvNodeTimeout+"="+millis(cfg.NodeTimeout))
 	}
-	pc, err := procclient.Start(ctx, procclient.Config{Name: s.name, Argv: s.run.clientArgv, Env: env, TTL: cfg.TTL, Clock: s.clock,
+	pc, err := procclient.Start(ctx, procclient.Config{Name: s.name, Argv: s.run.clientArgv, Env: env, Dir: cfg.ClientDir, TTL: cfg.TTL, Clock: s.clock,
 		Log: func(line string) { s.run.logf("%s", line) }})
 	if err != nil {
 		return nil, fmt.Errorf("%w: client %s: %v", ErrConfig, s.name, err)

@@ -82,6 +82,8 @@ func Settings() []Setting {
 			value: text(func(c *Config) *string { return &c.Lock }, "single")},
 		{Name: "client-cmd", Help: "run each client as a process of this command, speaking JSON lines on stdin/stdout (docs/client-protocol.md), e.g. \"lockstorm client --lock single\"; --lock then only names the lock", Default: "none: in-process Go clients", Replay: ReplayChanged,
 			value: text(func(c *Config) *string { return &c.ClientCmd }, "")},
+		{Name: "client-dir", Help: "working directory of the process clients; a --client-cmd starting with a relative path (bin/client) is found in it", Default: "the current directory", Replay: ReplayChanged,
+			value: text(func(c *Config) *string { return &c.ClientDir }, "")},
 		{Name: "pause-model", Help: "what client-pause does: process (SIGSTOP of the client process, links frozen) or links (links frozen, the client keeps running)", Default: "process for process clients, else links", Replay: ReplayChanged,
 			replayIf: func(c Config) bool { return c.PauseModel != defaultPauseModel(c) },
 			value:    text(func(c *Config) *string { return &c.PauseModel }, "")},
@@ -113,7 +115,7 @@ func Settings() []Setting {
 			value:    duration(func(c *Config) *time.Duration { return &c.Workloads.AcquireTimeout }, 0)},
 		{Name: "fencing", Help: "the resource rejects writes with stale fencing tokens (needs a lock that issues them: fenced, fenced-redlock)", Replay: ReplayChanged,
 			// Without tokens it changes nothing, and the command line refuses it.
-			replayIf: func(c Config) bool { return IssuesFences(c.Lock) },
+			replayIf: func(c Config) bool { return IssuesFences(c.Lock) || c.lockIsLabel() },
 			value:    flag(func(c *Config) *bool { return &c.Fencing })},
 		{Name: "persistence", Help: "Redis persistence: none, aof-everysec, aof-always", Replay: ReplayAlways,
 			value: text(func(c *Config) *string { return (*string)(&c.Persistence) }, string(cluster.PersistNone))},
