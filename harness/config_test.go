@@ -264,7 +264,7 @@ func TestCommandLineFlagsOverPlan(t *testing.T) {
 func TestPlanRefusesBadKeys(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ yaml, want string }{
-		{"lok: single\n", "line 1: field lok not found (allowed fields: acquire-timeout, allow-non-loopback, client-cmd, clients,"},
+		{"lok: single\n", "line 1: field lok not found (allowed fields: acquire-timeout, allow-non-loopback, client-cmd, client-dir, clients,"},
 		{"lock: single\nlock: fair\n", `line 2: mapping key "lock" already defined at line 1`},
 		{"nodes: many\n", `line 1: nodes must be a whole number, got "many"`},
 		{"clients: 1.5\n", `line 1: clients must be a whole number, got "1.5"`},

@@ -113,6 +113,8 @@ func Settings() []Setting {
 		{Name: "acquire-timeout", Help: "longest wait of one acquire call; then it gives up (fail) and the client tries again after --think", Default: "2 x ttl", Replay: ReplayChanged,
 			replayIf: func(c Config) bool { return c.Workloads.AcquireTimeout != workloadDefaults(c).AcquireTimeout },
 			value:    duration(func(c *Config) *time.Duration { return &c.Workloads.AcquireTimeout }, 0)},
+		{Name: "trust-lost", Help: "holders keep working until the lock says the lease is lost (a watchdog's lost event) instead of stopping at their own validity deadline, as code on a watchdog lock does", Replay: ReplayChanged,
+			value: flag(func(c *Config) *bool { return &c.Workloads.TrustLostSignal })},
 		{Name: "fencing", Help: "the resource rejects writes with stale fencing tokens (needs a lock that issues them: fenced, fenced-redlock)", Replay: ReplayChanged,
 			// Without tokens it changes nothing, and the command line refuses it.
 			replayIf: func(c Config) bool { return IssuesFences(c.Lock) || c.lockIsLabel() },
