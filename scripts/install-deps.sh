@@ -3,11 +3,19 @@
 # redis-server and redis-sentinel from Debian's packages, and redis-py
 # (python3-redis) for the Python lock clients. Safe to run again.
 # With --with-chromium (make test), also Debian's chromium, which the
-# browser tests of the HTML pages render them in.
+# browser tests of the HTML pages render them in. With --with-zoo, also
+# what the zoo's PHP entries run on: php-cli, php-redis and
+# php-malkusch-lock (zoo/malkusch-*). The options combine.
 set -eu
 
 browser=""
-[ "${1:-}" = "--with-chromium" ] && browser=1
+zoo=""
+for opt in "$@"; do
+	case "$opt" in
+	--with-chromium) browser=1 ;;
+	--with-zoo) zoo=1 ;;
+	esac
+done
 
 missing=""
 for bin in redis-server redis-sentinel; do
@@ -20,6 +28,14 @@ if ! /usr/bin/python3 -c 'import redis' >/dev/null 2>&1 && ! python3 -c 'import 
 fi
 if [ -n "$browser" ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
 	missing="$missing chromium"
+fi
+if [ -n "$zoo" ]; then
+	command -v php >/dev/null 2>&1 || missing="$missing php-cli"
+	if ! command -v php >/dev/null 2>&1 || ! php -r 'exit(extension_loaded("redis") ? 0 : 1);' >/dev/null 2>&1; then
+		missing="$missing php-redis"
+	fi
+	# Debian's php-malkusch-lock installs under /usr/share/php (php's include_path).
+	[ -r /usr/share/php/Malkusch/Lock/autoload.php ] || missing="$missing php-malkusch-lock"
 fi
 [ -z "$missing" ] && exit 0
 
