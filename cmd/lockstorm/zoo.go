@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lockstorm/lockstorm/internal/zoo"
+	"github.com/lockstorm/lockstorm/reports"
+)
+
+func zooCommand() *cobra.Command {
+	var (
+		o     zoo.Options
+		dir   string
+		only  string
+		junit string
+	)
+	cmd := &cobra.Command{
+		Use:   "zoo",
+		Short: "judge real lock libraries (zoo entries) against what their documentation promises",
+		Long: `zoo runs the lock zoo: every entry of --dir (a folder with a zoo.yaml manifest and a small
+adapter that speaks the client line protocol, docs/client-protocol.md) is built when its folder
+changed since its last build, then every cell of it (a fault and the verdict its documentation
+leads one to expect) runs for every seed. It writes zoo.json, zoo.md and a scoreboard page
+(index.html) to STORE/zoo/<time>/. zoo/README.md is the manifest's contract.
+
+A zoo folder is code: an entry's build and client are shell commands, run as make runs a
+Makefile. zoo prints each entry's build and client commands before it runs them.
+
+Exit status: 0 when every cell agrees with its expectation, 1 when any disagrees (a finding),
+2 on bad input, 3 when a cell is unknown (and none disagrees) or the run was interrupted.
+An entry whose runtime is missing is skipped: shown as skipped, never as passed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			entries, err := zoo.Load(dir)
+			if err != nil {
+				return usage("%v", err)
+			}
+			for _, s := range strings.Split(only, ",") {
+				if s = strings.TrimSpace(s); s != "" {
+					o.Only = append(o.Only, s)
+				}
+			}
+			if entries, err = zoo.Select(entries, o.Only); err != nil {
+				return usage("%v", err)
+			}
+			if err := zoo.Check(entries, o); err != nil {
+				return usage("%v", err)
+			}
+			if junit != "" {
+				if err := writable(junit); err != nil {
+					return usage("--junit %s: %v", junit, err)
+				}
+			}
+			o.Out = os.Stdout
+			cells := 0
+			for _, e := range entries {
+				cells += len(e.Cells)
+			}
+			fmt.Printf("zoo: %d entries, %d cells, %d seed(s) each, %v per run, %d at once\n", len(entries), cells, o.Seeds, o.TimeLimit, o.Parallel)
+			board, err := zoo.Run(cmd.Context(), entries, o)
+			if err != nil {
+				return usage("%v", err)
+			}
+			out, err := zoo.Write(board, o.Store)
+			if err != nil {
+				return setupError(err)
+			}
+			if junit != "" {
+				if err := reports.WriteJUnitFile(junit, zoo.JUnit(board)); err != nil {
+					return setupError(err)
+				}
+			}
+			fmt.Println()
+			fmt.Print(zoo.Markdown(board))
+			fmt.Printf("\nscoreboard: %s\n", filepath.Join(out, zoo.PageFile))
+			n := board.Count()
+			switch {
+			case n[string(zoo.Finding)] > 0:
+				return &exitError{code: exitInvalid, err: fmt.Errorf("%d zoo cells disagree with their expectation (findings)", n[string(zoo.Finding)])}
+			case board.Interrupted:
+				return &exitError{code: exitUnknown, err: fmt.Errorf("interrupted before every cell ran")}
+			case n[string(zoo.Unknown)] > 0:
+				return &exitError{code: exitUnknown, err: fmt.Errorf("%d zoo cells are unknown", n[string(zoo.Unknown)])}
+			}
+			fmt.Printf("every cell that ran agrees (%d agree, %d skipped)\n", n[string(zoo.Agree)], n[string(zoo.Skipped)])
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "dir", "zoo", "folder of zoo entries (each a folder with a zoo.yaml), or one entry's folder")
+	f.StringVar(&only, "only", "", "comma-separated entry names to run, or single cells as NAME/COLUMN, e.g. redis-py-lock/client-crash")
+	f.IntVar(&o.Seeds, "seeds", 3, "seeds per cell (1..N)")
+	f.DurationVar(&o.TimeLimit, "time-limit", 20*time.Second, "length of each run")
+	f.IntVar(&o.Parallel, "parallel", 1, "runs at once")
+	f.StringVar(&o.Store, "store", "store", "folder of the run store")
+	f.StringVar(&junit, "junit", "", "write a JUnit XML file: one test case per cell, passing when it agrees with its expectation, skipped when its entry is")
+	return cmd
+}
+
+// writable checks, before anything runs, that path can be written: its
+// folder exists or can be made, and the file can be created.
+func writable(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if os.IsNotExist(statErr) {
+		os.Remove(path)
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+package zoo
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/reports"
+)
+
+// Files of a zoo run's folder (store/zoo/<time>/).
+const (
+	JSONFile     = "zoo.json"
+	MarkdownFile = "zoo.md"
+	PageFile     = "index.html"
+)
+
+// Write stores the board in a new folder store/zoo/<time>, links
+// store/zoo/latest to it, and returns the folder.
+func Write(b *Board, root string) (string, error) {
+	dir, err := store.NewRunDir(root, "zoo")
+	if err != nil {
+		return "", err
+	}
+	b.Dir = dir
+	if err := store.WriteJSON(filepath.Join(dir, JSONFile), b); err != nil {
+		return dir, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, MarkdownFile), []byte(Markdown(b)), 0o644); err != nil {
+		return dir, err
+	}
+	page, err := Page(b)
+	if err != nil {
+		return dir, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, PageFile), page, 0o644); err != nil {
+		return dir, err
+	}
+	store.LinkLatest(dir)
+	return dir, nil
+}
+
+// mark is a status as a short word for the tables.
+func mark(s Status) string {
+	switch s {
+	case Agree:
+		return "agrees"
+	case Finding:
+		return "FINDING"
+	case Skipped:
+		return "skipped"
+	}
+	return "unknown"
+}
+
+// cellText is a cell in a few words: "1/1 detected (resource), 6.1 s, agrees".
+func cellText(c CellOutcome) string {
+	if c.Status == Skipped {
+		return "skipped"
+	}
+	if c.Summary == "" {
+		return "unknown (not run)"
+	}
+	s := c.Summary
+	if len(c.Flagged) > 0 {
+		s += " (" + strings.Join(c.Flagged, ", ") + ")"
+	}
+	if c.MedianDetectS != nil {
+		s += fmt.Sprintf(", %.1f s", *c.MedianDetectS)
+	}
+	return s + ", " + mark(c.Status)
+}
+
+// Markdown is zoo.md: the scoreboard table (entries by faults), then every
+// finding and unknown cell with its runs' replay lines.
+func Markdown(b *Board) string {
+	var w strings.Builder
+	n := b.Count()
+	fmt.Fprintf(&w, "# lockstorm zoo\n\n%d seeds per cell, %s per run, %.0f s in all. Cells: %d agree, %d findings, %d unknown, %d skipped.\n\n",
+		b.Seeds, b.TimeLimit, b.Seconds, n[string(Agree)], n[string(Finding)], n[string(Unknown)], n[string(Skipped)])
+	w.WriteString("A cell is k/N valid (expected valid) or k/N detected (expected invalid: the named checkers flagged it), the checkers that flagged any run, the median time to detect (seconds into the run), and whether it agrees with its expectation.\n\n")
+	w.WriteString("| entry | library | version | language |")
+	for _, c := range b.Columns {
+		w.WriteString(" " + c + " |")
+	}
+	w.WriteString("\n|---|---|---|---|" + strings.Repeat("---|", len(b.Columns)) + "\n")
+	for _, e := range b.Entries {
+		fmt.Fprintf(&w, "| %s | %s | %s | %s |", e.Name, mdEscape(e.Library), mdEscape(e.Version), e.Language)
+		for _, col := range b.Columns {
+			c, ok := cellAt(e, col)
+			if !ok {
+				w.WriteString(" — |")
+				continue
+			}
+			w.WriteString(" " + mdEscape(cellText(c)) + " |")
+		}
+		w.WriteString("\n")
+	}
+	w.WriteString("\n## Claims\n\n")
+	for _, e := range b.Entries {
+		fmt.Fprintf(&w, "- **%s** (%s): %s\n", e.Name, e.Upstream, e.Claims)
+		if e.Skipped != "" {
+			fmt.Fprintf(&w, "  - skipped: %s\n", e.Skipped)
+		}
+		if e.BuildError != "" {
+			fmt.Fprintf(&w, "  - build failed: %s\n", e.BuildError)
+		}
+	}
+	for _, want := range []Status{Finding, Unknown} {
+		title := map[Status]string{Finding: "Findings (cells that disagree with their expectation)", Unknown: "Unknown cells"}[want]
+		first := true
+		for _, e := range b.Entries {
+			for _, c := range e.Cells {
+				if c.Status != want {
+					continue
+				}
+				if first {
+					fmt.Fprintf(&w, "\n## %s\n", title)
+					first = false
+				}
+				fmt.Fprintf(&w, "\n### %s · %s: expected %s, observed %s\n\n%s\n\n", e.Name, c.Column, c.Cell.Expected(), c.Summary, c.Cell.Why)
+				for _, r := range c.Runs {
+					fmt.Fprintf(&w, "- seed %d: %s, %s", r.Seed, r.Verdict, r.Status)
+					if len(r.Flagged) > 0 {
+						fmt.Fprintf(&w, " (%s)", strings.Join(r.Flagged, ", "))
+					}
+					if r.First != "" {
+						fmt.Fprintf(&w, "; first anomaly: %s", r.First)
+					}
+					if r.Error != "" {
+						fmt.Fprintf(&w, "; %s", r.Error)
+					}
+					fmt.Fprintf(&w, "\n  - `%s`\n  - %s\n", r.Replay, r.Dir)
+				}
+			}
+		}
+	}
+	return w.String()
+}
+
+func cellAt(e EntryOutcome, column string) (CellOutcome, bool) {
+	for _, c := range e.Cells {
+		if c.Column == column {
+			return c, true
+		}
+	}
+	return CellOutcome{}, false
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// JUnit is one test case per cell: it passes when the cell agrees with its
+// expectation, fails on a finding, is an error when unknown and skipped
+// when the entry's runtime is missing.
+func JUnit(b *Board) reports.JUnitSuites {
+	s := reports.JUnitSuite{Name: "lockstorm zoo", Timestamp: reports.JUnitTimestamp(b.Started), Time: b.Seconds,
+		Properties: []reports.JUnitProperty{{Name: "seeds", Value: fmt.Sprint(b.Seeds)}, {Name: "time-limit", Value: b.TimeLimit}}}
+	for _, e := range b.Entries {
+		for _, c := range e.Cells {
+			tc := reports.JUnitCase{Name: c.Column, Classname: "zoo." + e.Name}
+			for _, r := range c.Runs {
+				tc.Time += r.Seconds
+			}
+			msg := fmt.Sprintf("expected %s, observed %s", c.Cell.Expected(), cellText(c))
+			var replays []string
+			for _, r := range c.Runs {
+				replays = append(replays, fmt.Sprintf("seed %d: %s: %s %s", r.Seed, r.Verdict, r.Replay, r.First))
+			}
+			text := c.Cell.Why + "\n" + strings.Join(replays, "\n")
+			switch c.Status {
+			case Finding:
+				tc.Failure = &reports.JUnitProblem{Message: msg, Type: "finding", Text: text}
+			case Unknown:
+				reason := msg
+				if e.BuildError != "" {
+					reason = "build failed: " + e.BuildError
+				}
+				tc.Error = &reports.JUnitProblem{Message: reason, Type: "unknown", Text: text}
+			case Skipped:
+				tc.Skipped = &reports.JUnitSkip{Message: c.Skipped}
+			default:
+				tc.SystemOut = msg + "\n" + text
+			}
+			s.Cases = append(s.Cases, tc)
+		}
+	}
+	return reports.JUnitDocument(s)
+}

@@ -1,0 +1,139 @@
+package zoo
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lockstorm/lockstorm/harness"
+)
+
+// stampFile, in an entry's folder, holds the folder's hash after its last
+// successful build: while the folder hashes the same, the build is skipped.
+const stampFile = ".lockstorm-build"
+
+// buildTimeout bounds one entry's build (a first Go build downloads modules).
+const buildTimeout = 10 * time.Minute
+
+// Hash is a digest of every file under dir (names, modes and contents),
+// except version-control folders and the build stamp.
+func Hash(dir string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if rel == stampFile {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%o\x00", filepath.ToSlash(rel), info.Mode())
+		if info.Mode().IsRegular() {
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(h, f)
+			f.Close()
+			return err
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(path)
+			h.Write([]byte(target))
+		}
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))[:16], err
+}
+
+// SkipReason says why an entry cannot run here (its requires command failed,
+// or its build's or client's program is missing), or "" when it can.
+func SkipReason(ctx context.Context, e Entry) string {
+	if e.Requires != "" {
+		out, err := shell(ctx, e.Dir, e.Requires, time.Minute)
+		if err != nil {
+			why := lastLine(out)
+			if why == "" {
+				why = err.Error()
+			}
+			return "requires `" + e.Requires + "` failed: " + why
+		}
+		return ""
+	}
+	for _, cmd := range []string{e.Build, e.Client} {
+		if cmd == "" {
+			continue
+		}
+		words, err := harness.SplitCommand(cmd)
+		if err != nil {
+			continue
+		}
+		if p := words[0]; !strings.ContainsRune(p, '/') && p != "lockstorm" {
+			if _, err := exec.LookPath(p); err != nil {
+				return p + " not found on PATH"
+			}
+		}
+	}
+	return ""
+}
+
+// Build runs the entry's build command in its folder unless the folder
+// still hashes as it did after its last successful build. It returns
+// whether it built, and the build's output on failure.
+func Build(ctx context.Context, e Entry) (built bool, err error) {
+	if e.Build == "" {
+		return false, nil
+	}
+	h, err := Hash(e.Dir)
+	if err != nil {
+		return false, err
+	}
+	if old, err := os.ReadFile(filepath.Join(e.Dir, stampFile)); err == nil && strings.TrimSpace(string(old)) == h {
+		return false, nil
+	}
+	out, err := shell(ctx, e.Dir, e.Build, buildTimeout)
+	if err != nil {
+		return true, fmt.Errorf("build `%s` failed: %v: %s", e.Build, err, lastLine(out))
+	}
+	h, err = Hash(e.Dir)
+	if err != nil {
+		return true, err
+	}
+	return true, os.WriteFile(filepath.Join(e.Dir, stampFile), []byte(h+"\n"), 0o644)
+}
+
+// shell runs command with sh -c in dir, and returns its combined output.
+func shell(ctx context.Context, dir, command string, timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}

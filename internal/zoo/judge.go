@@ -1,0 +1,194 @@
+package zoo
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lockstorm/lockstorm/checker"
+)
+
+// Status is what a run or a cell showed against its expectation.
+type Status string
+
+const (
+	// Agree: the run or cell showed what was expected (for an invalid
+	// cell: the named checkers flagged it and the clean ones did not).
+	Agree Status = "agree"
+	// Finding: it disagrees with the expectation.
+	Finding Status = "finding"
+	// Unknown: the verdicts cannot decide (unknown verdicts, a run that
+	// failed to start or was cut short).
+	Unknown Status = "unknown"
+	// Missed: an invalid cell's run that none of the named checkers
+	// flagged (valid, or flagged by other checkers only); a cell all of
+	// whose runs are missed is a finding.
+	Missed Status = "missed"
+	// Skipped: the entry's runtime is missing; nothing ran.
+	Skipped Status = "skipped"
+)
+
+// RunOutcome is one seed's run of a cell.
+type RunOutcome struct {
+	Seed    int64  `json:"seed"`
+	Dir     string `json:"dir,omitempty"`
+	Verdict string `json:"verdict"`
+	// Flagged are the checkers whose verdict was invalid.
+	Flagged []string `json:"flagged,omitempty"`
+	Status  Status   `json:"status"`
+	// DetectedS is when the first fatal anomaly's evidence was complete,
+	// seconds since the run started; absent when nothing was found.
+	DetectedS *float64 `json:"detected_s,omitempty"`
+	// First is the first fatal anomaly's text (it names op indices).
+	First   string  `json:"first_anomaly,omitempty"`
+	Replay  string  `json:"replay,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	Seconds float64 `json:"seconds"`
+}
+
+// judgeRun decides one run against the cell: its status, flagged
+// checkers and first fatal anomaly.
+func judgeRun(c Cell, v checker.Result) (Status, []string, string) {
+	flagged := invalidCheckers(v)
+	first := firstFatal(v)
+	if c.Expect == ExpectValid {
+		switch v.Valid {
+		case checker.Valid:
+			return Agree, flagged, first
+		case checker.Invalid:
+			return Finding, flagged, first
+		}
+		return Unknown, flagged, first
+	}
+	for _, n := range c.Clean {
+		if slices.Contains(flagged, n) {
+			return Finding, flagged, first
+		}
+	}
+	detected := true
+	for _, n := range c.Checkers {
+		detected = detected && slices.Contains(flagged, n)
+	}
+	switch {
+	case detected:
+		return Agree, flagged, first
+	case v.Valid == checker.Unknown:
+		return Unknown, flagged, first
+	}
+	return Missed, flagged, first
+}
+
+// invalidCheckers names the checkers whose verdict is invalid, sorted.
+func invalidCheckers(v checker.Result) []string {
+	var out []string
+	for _, r := range v.Results {
+		if r.Valid == checker.Invalid && !slices.Contains(out, r.Name) {
+			out = append(out, r.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// firstFatal is the text of the first fatal anomaly, with its checker
+// and op indices.
+func firstFatal(v checker.Result) string {
+	for _, r := range v.Results {
+		for _, a := range r.Anomalies {
+			if a.Fatal {
+				return fmt.Sprintf("%s: %s: %s (ops %v)", r.Name, a.Kind, a.Text, a.Ops)
+			}
+		}
+	}
+	return ""
+}
+
+// CellOutcome is a cell over its seeds.
+type CellOutcome struct {
+	Cell   Cell         `json:"cell"`
+	Column string       `json:"column"`
+	Status Status       `json:"status"`
+	Runs   []RunOutcome `json:"runs,omitempty"`
+	// Summary is "k/N valid" (expect valid) or "k/N detected".
+	Summary string `json:"summary"`
+	// Flagged is every checker any run flagged.
+	Flagged []string `json:"flagged,omitempty"`
+	// MedianDetectS is the median time to detect over the runs that
+	// found something, seconds since the run started.
+	MedianDetectS *float64 `json:"median_detect_s,omitempty"`
+	// Skipped says why nothing ran.
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// judgeCell aggregates a cell's runs (zoo/README.md): a valid cell agrees
+// when every run is valid and is a finding when one is invalid; an
+// invalid cell agrees when one run is detected and no clean checker was
+// flagged, and is a finding when a clean checker was flagged or no run
+// was detected with none unknown. Anything else is unknown.
+func judgeCell(c Cell, runs []RunOutcome) CellOutcome {
+	out := CellOutcome{Cell: c, Column: c.Column(), Runs: runs}
+	count := map[Status]int{}
+	var detect []float64
+	for _, r := range runs {
+		count[r.Status]++
+		for _, f := range r.Flagged {
+			if !slices.Contains(out.Flagged, f) {
+				out.Flagged = append(out.Flagged, f)
+			}
+		}
+		if r.DetectedS != nil {
+			detect = append(detect, *r.DetectedS)
+		}
+	}
+	sort.Strings(out.Flagged)
+	if len(detect) > 0 {
+		sort.Float64s(detect)
+		m := detect[len(detect)/2]
+		if len(detect)%2 == 0 {
+			m = (detect[len(detect)/2-1] + m) / 2
+		}
+		out.MedianDetectS = &m
+	}
+	n := len(runs)
+	if c.Expect == ExpectValid {
+		out.Summary = fmt.Sprintf("%d/%d valid", count[Agree], n)
+		switch {
+		case count[Finding] > 0:
+			out.Status = Finding
+		case n > 0 && count[Agree] == n:
+			out.Status = Agree
+		default:
+			out.Status = Unknown
+		}
+		return out
+	}
+	out.Summary = fmt.Sprintf("%d/%d detected", count[Agree], n)
+	switch {
+	case count[Finding] > 0:
+		out.Status = Finding
+	case count[Agree] > 0:
+		out.Status = Agree
+	case n > 0 && count[Missed] == n:
+		out.Status = Finding
+	default:
+		out.Status = Unknown
+	}
+	return out
+}
+
+// seconds is d in seconds, rounded to milliseconds.
+func seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
+
+// Expected says in a few words what the cell expects.
+func (c Cell) Expected() string {
+	if c.Expect == ExpectValid {
+		return "valid"
+	}
+	s := "invalid (" + strings.Join(c.Checkers, ", ") + ")"
+	if len(c.Clean) > 0 {
+		s += ", " + strings.Join(c.Clean, ", ") + " clean"
+	}
+	return s
+}

@@ -1,0 +1,403 @@
+package zoo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/power"
+	"github.com/lockstorm/lockstorm/reports"
+)
+
+// Options configure a zoo run.
+type Options struct {
+	// Only selects entries by name, or single cells as NAME/COLUMN
+	// (redis-py-lock/client-crash); empty means all.
+	Only []string
+	// Seeds is how many seeds (1..Seeds) each cell runs. Default 3.
+	Seeds int
+	// TimeLimit is each run's length. Default 20s.
+	TimeLimit time.Duration
+	// Parallel is how many runs go on at once. Default 1.
+	Parallel int
+	Store    string
+	// Runner runs one cell's seed and writes its report. Default lockstorm.Run.
+	Runner harness.RunFunc
+	// Out receives the commands before they run and a line per finished run.
+	Out io.Writer
+}
+
+// EntryOutcome is an entry and its cells' outcomes.
+type EntryOutcome struct {
+	Name     string `json:"name"`
+	Dir      string `json:"dir"`
+	Language string `json:"language"`
+	Library  string `json:"library"`
+	Version  string `json:"version"`
+	Upstream string `json:"upstream"`
+	Claims   string `json:"claims"`
+	Build    string `json:"build,omitempty"`
+	Client   string `json:"client"`
+	Nodes    int    `json:"nodes"`
+	TTL      string `json:"ttl"`
+	Renewal  string `json:"renewal"`
+	Fencing  bool   `json:"fencing"`
+	// Skipped says why the entry did not run (its runtime is missing).
+	Skipped string `json:"skipped,omitempty"`
+	// BuildError says why its build failed: its cells are unknown.
+	BuildError string        `json:"build_error,omitempty"`
+	Cells      []CellOutcome `json:"cells"`
+}
+
+// Board is a zoo run's result: zoo.json, and the source of zoo.md and
+// the scoreboard page.
+type Board struct {
+	Started   time.Time      `json:"started"`
+	Seconds   float64        `json:"seconds"`
+	Seeds     int            `json:"seeds"`
+	TimeLimit string         `json:"time_limit"`
+	Dir       string         `json:"dir"`
+	Columns   []string       `json:"columns"`
+	Entries   []EntryOutcome `json:"entries"`
+	// Interrupted: the run was stopped before every cell ran.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Count is how many cells have each status.
+func (b *Board) Count() map[string]int {
+	n := map[string]int{}
+	for _, e := range b.Entries {
+		for _, c := range e.Cells {
+			n[string(c.Status)]++
+		}
+	}
+	return n
+}
+
+// job is one seed of one cell.
+type job struct {
+	entry, cell int
+	c           Cell
+	cfg         harness.Config
+}
+
+// Select keeps the entries and cells Only names, or an error naming an
+// unknown one.
+func Select(entries []Entry, only []string) ([]Entry, error) {
+	if len(only) == 0 {
+		return entries, nil
+	}
+	var out []Entry
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name)
+	}
+	for _, o := range only {
+		name, column, _ := strings.Cut(o, "/")
+		i := slices.IndexFunc(entries, func(e Entry) bool { return e.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("--only: no zoo entry %q (entries: %s)", name, strings.Join(names, ", "))
+		}
+		e := entries[i]
+		if column != "" {
+			j := slices.IndexFunc(e.Cells, func(c Cell) bool { return c.Column() == column })
+			if j < 0 {
+				var cols []string
+				for _, c := range e.Cells {
+					cols = append(cols, c.Column())
+				}
+				return nil, fmt.Errorf("--only: entry %s has no cell %q (cells: %s)", name, column, strings.Join(cols, ", "))
+			}
+			e.Cells = []Cell{e.Cells[j]}
+		}
+		k := slices.IndexFunc(out, func(x Entry) bool { return x.Name == name })
+		if k < 0 {
+			out = append(out, e)
+		} else if column != "" && !slices.ContainsFunc(out[k].Cells, func(c Cell) bool { return c.Column() == column }) {
+			out[k].Cells = append(out[k].Cells, e.Cells...)
+		} else if column == "" {
+			out[k] = entries[i]
+		}
+	}
+	return out, nil
+}
+
+// Config is the run of one seed of a cell: the entry's client command in
+// its folder, on its nodes and TTL, under the cell's faults.
+func (e Entry) Config(c Cell, seed int64, o Options) harness.Config {
+	cfg := harness.Config{
+		Name: "zoo-" + e.Name + "-" + slug(c.Column()), Lock: e.Name,
+		ClientCmd: e.Client, ClientDir: e.Dir,
+		Workload: c.Workload, Nemesis: strings.Split(strings.ReplaceAll(c.Nemesis, " ", ""), ","),
+		Nodes: e.Nodes, Clients: e.Clients, TTL: e.TTLDuration(), Fencing: c.Fencing,
+		TimeLimit: o.TimeLimit, Seed: seed, Store: o.Store,
+	}
+	if e.Renewal == RenewalWatchdog {
+		// The client renews every TTL/3 and says when a lease is lost;
+		// holds of one to two TTLs need the renewals, and holders trust
+		// the lock's word, as code on a watchdog lock does.
+		cfg.RenewEvery = e.TTLDuration() / 3
+		cfg.Workloads.HoldMin, cfg.Workloads.HoldMax = e.TTLDuration(), 2*e.TTLDuration()
+		cfg.Workloads.TrustLostSignal = true
+	}
+	return cfg
+}
+
+func slug(s string) string {
+	return strings.Trim(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, s), "-")
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Seeds == 0 {
+		o.Seeds = 3
+	}
+	if o.TimeLimit == 0 {
+		o.TimeLimit = 20 * time.Second
+	}
+	if o.Parallel == 0 {
+		o.Parallel = 1
+	}
+	switch {
+	case o.Seeds < 0:
+		return o, fmt.Errorf("--seeds must be positive, got %d", o.Seeds)
+	case o.Parallel < 0:
+		return o, fmt.Errorf("--parallel must be positive, got %d", o.Parallel)
+	case o.TimeLimit < 0:
+		return o, fmt.Errorf("--time-limit must be positive, got %v", o.TimeLimit)
+	}
+	if o.Runner == nil {
+		o.Runner = lockstorm.Run
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	return o, nil
+}
+
+// Check refuses options or entries that no run could carry out (a cell
+// the harness refuses as badly configured), before anything runs.
+func Check(entries []Entry, o Options) error {
+	o, err := o.withDefaults()
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		for _, c := range e.Cells {
+			if _, err := e.Config(c, 1, o).WithDefaults(); err != nil {
+				return fmt.Errorf("%s %s: %s", e.Name, c.Column(), strings.TrimPrefix(err.Error(), harness.ErrConfig.Error()+": "))
+			}
+		}
+	}
+	return nil
+}
+
+// Run builds what is missing and runs every cell of the entries for
+// every seed, at most Parallel runs at once. It prints each entry's build
+// and client commands before it runs them. When ctx ends the runs in
+// progress heal and stop and the board holds what finished, Interrupted.
+func Run(ctx context.Context, entries []Entry, o Options) (*Board, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	b := &Board{Started: start.UTC(), Seeds: o.Seeds, TimeLimit: o.TimeLimit.String()}
+	var jobs []job
+	for i, e := range entries {
+		eo := EntryOutcome{Name: e.Name, Dir: e.Dir, Language: e.Language, Library: e.Library, Version: e.Version,
+			Upstream: e.Upstream, Claims: e.Claims, Build: e.Build, Client: e.Client, Nodes: e.Nodes, TTL: e.TTL,
+			Renewal: e.Renewal, Fencing: e.Fencing}
+		fmt.Fprintf(o.Out, "entry %s (%s)\n", e.Name, e.Dir)
+		if e.Requires != "" {
+			fmt.Fprintf(o.Out, "  requires: %s\n", e.Requires)
+		}
+		eo.Skipped = SkipReason(ctx, e)
+		if eo.Skipped == "" && e.Build != "" {
+			fmt.Fprintf(o.Out, "  build:    %s\n", e.Build)
+			built, err := Build(ctx, e)
+			switch {
+			case err != nil:
+				eo.BuildError = oneLine(err.Error())
+				fmt.Fprintf(o.Out, "  build failed: %s\n", eo.BuildError)
+			case !built:
+				fmt.Fprintf(o.Out, "  (built already: the folder is unchanged since its last build)\n")
+			}
+		}
+		if eo.Skipped == "" && eo.BuildError == "" {
+			eo.Skipped = SkipReason(ctx, e) // a client built into the folder exists now
+			if p, _ := harness.SplitCommand(e.Client); eo.Skipped == "" && len(p) > 0 && strings.ContainsRune(p[0], '/') && !exists(e.Dir, p[0]) {
+				eo.Skipped = p[0] + " does not exist in " + e.Dir
+			}
+		}
+		fmt.Fprintf(o.Out, "  client:   %s\n", e.Client)
+		for j, c := range e.Cells {
+			eo.Cells = append(eo.Cells, CellOutcome{Cell: c, Column: c.Column()})
+			switch {
+			case eo.Skipped != "":
+				eo.Cells[j].Status, eo.Cells[j].Skipped = Skipped, eo.Skipped
+			case eo.BuildError != "":
+				eo.Cells[j].Status = Unknown
+			default:
+				for s := 1; s <= o.Seeds; s++ {
+					jobs = append(jobs, job{entry: i, cell: j, c: c, cfg: e.Config(c, int64(s), o)})
+				}
+			}
+		}
+		if eo.Skipped != "" {
+			fmt.Fprintf(o.Out, "  skipped: %s\n", eo.Skipped)
+		}
+		b.Entries = append(b.Entries, eo)
+	}
+	runs := make([][][]RunOutcome, len(entries))
+	for i := range entries {
+		runs[i] = make([][]RunOutcome, len(entries[i].Cells))
+	}
+	b.Interrupted = runJobs(ctx, jobs, o, func(j job, r RunOutcome, done int) {
+		runs[j.entry][j.cell] = append(runs[j.entry][j.cell], r)
+		fmt.Fprintf(o.Out, "[%d/%d] %s\n", done, len(jobs), runLine(entries[j.entry], entries[j.entry].Cells[j.cell], r))
+	})
+	for i := range b.Entries {
+		for j := range b.Entries[i].Cells {
+			co := &b.Entries[i].Cells[j]
+			if co.Status == Skipped || b.Entries[i].BuildError != "" {
+				continue
+			}
+			rs := runs[i][j]
+			slices.SortFunc(rs, func(x, y RunOutcome) int { return int(x.Seed - y.Seed) })
+			*co = judgeCell(co.Cell, rs)
+			if len(rs) < o.Seeds && co.Status == Agree && co.Cell.Expect == ExpectValid {
+				co.Status = Unknown // not every seed ran
+			}
+		}
+	}
+	b.Columns = columns(b.Entries)
+	b.Seconds = seconds(time.Since(start))
+	return b, nil
+}
+
+// runJobs runs the jobs on Parallel workers, calling done (serialised)
+// for each finished one; it reports whether ctx ended first.
+func runJobs(ctx context.Context, jobs []job, o Options, done func(job, RunOutcome, int)) (interrupted bool) {
+	var (
+		mu   sync.Mutex
+		n    int
+		next = make(chan job)
+		wg   sync.WaitGroup
+	)
+	for range min(o.Parallel, len(jobs)) {
+		wg.Go(func() {
+			for j := range next {
+				if ctx.Err() != nil {
+					continue
+				}
+				r, stopped := runOne(ctx, o, j.c, j.cfg)
+				mu.Lock()
+				if stopped {
+					interrupted = true
+				} else {
+					n++
+					done(j, r, n)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case next <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return interrupted || ctx.Err() != nil && n < len(jobs)
+}
+
+// runOne runs one seed of a cell; stopped when ctx ended it.
+func runOne(ctx context.Context, o Options, c Cell, cfg harness.Config) (r RunOutcome, stopped bool) {
+	start := time.Now()
+	r = RunOutcome{Seed: cfg.Seed, Replay: reports.ReplayCommand(cfg)}
+	res, err := o.Runner(ctx, cfg)
+	err, reportErr := reports.SplitError(err)
+	r.Seconds = seconds(time.Since(start))
+	if res != nil {
+		r.Dir = res.Dir
+		r.Replay = reports.ReplayCommand(res.Config)
+	}
+	if (res != nil && res.Interrupted) || (err != nil && ctx.Err() != nil) {
+		return r, true
+	}
+	if err != nil {
+		r.Status, r.Verdict, r.Error = Unknown, "unknown", oneLine(err.Error())
+		return r, false
+	}
+	if reportErr != nil {
+		r.Error = "report: " + oneLine(reportErr.Error())
+	}
+	r.Verdict = res.Verdict.Valid.String()
+	r.Status, r.Flagged, r.First = judgeRun(c, res.Verdict)
+	if d, ok := power.DetectionTime(res.Verdict, res.History); ok {
+		s := seconds(d)
+		r.DetectedS = &s
+	}
+	return r, false
+}
+
+func exists(dir, rel string) bool {
+	_, err := os.Stat(filepath.Join(dir, rel))
+	return err == nil
+}
+
+// runLine is one finished run, for the progress output.
+func runLine(e Entry, c Cell, r RunOutcome) string {
+	s := fmt.Sprintf("%s %s seed %d: %s", e.Name, c.Column(), r.Seed, r.Verdict)
+	if len(r.Flagged) > 0 {
+		s += " (" + strings.Join(r.Flagged, ", ") + ")"
+	}
+	s += fmt.Sprintf(", expected %s: %s, %.1fs", c.Expected(), r.Status, r.Seconds)
+	if r.Error != "" {
+		s += ": " + r.Error
+	}
+	if r.Dir != "" {
+		s += "  " + r.Dir
+	}
+	return s
+}
+
+// columns are the cells' columns in a stable order: the usual faults
+// first, as zoo/README.md lists them, then any other in order of first
+// appearance.
+func columns(entries []EntryOutcome) []string {
+	var out []string
+	for _, e := range entries {
+		for _, c := range e.Cells {
+			if !slices.Contains(out, c.Column) {
+				out = append(out, c.Column)
+			}
+		}
+	}
+	order := []string{"partition", "latency", "client-pause", "client-pause+fencing", "client-crash", "crash", "clock-jump"}
+	rank := func(s string) int {
+		if i := slices.Index(order, s); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return rank(a) - rank(b) })
+	return out
+}
