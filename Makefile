@@ -26,10 +26,18 @@ test: deps-test build
 	$(GO) vet $(PKGS)
 	$(GO) test -short -p 1 -count=1 -timeout 40m $(PKGS)
 	./bin/lockstorm catalog --quick --store $${TMPDIR:-/tmp}/lockstorm-catalog
+	./bin/lockstorm zoo --only redis-py-lock/client-crash --seeds 1 --time-limit 10s --store $${TMPDIR:-/tmp}/lockstorm-zoo
 
 ## catalog: the whole anomaly catalogue (the README's table)
 catalog: deps build
 	./bin/lockstorm catalog
+
+## zoo: every zoo entry (zoo/: real lock libraries) for one seed, 12 s per run;
+## installs php-cli, php-redis and php-malkusch-lock when missing
+.PHONY: zoo
+zoo: build
+	@./scripts/install-deps.sh --with-zoo
+	./bin/lockstorm zoo --seeds 1 --time-limit 12s
 
 ## test-long: every test including the long catalogue runs (no -short)
 test-long: deps-test

@@ -97,7 +97,7 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 	f.StringVar(&only, "only", "", "comma-separated entry names to run, or single cells as NAME/COLUMN, e.g. redis-py-lock/client-crash")
 	f.IntVar(&o.Seeds, "seeds", 3, "seeds per cell (1..N)")
 	f.DurationVar(&o.TimeLimit, "time-limit", 20*time.Second, "length of each run")
-	f.IntVar(&o.Parallel, "parallel", 1, "runs at once")
+	f.IntVar(&o.Parallel, "parallel", 2, "runs at once (runs mostly wait on timers and the network: 2 fit 2 cores)")
 	f.StringVar(&o.Store, "store", "store", "folder of the run store")
 	f.StringVar(&junit, "junit", "", "write a JUnit XML file: one test case per cell, passing when it agrees with its expectation, skipped when its entry is")
 	return cmd

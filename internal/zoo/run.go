@@ -358,8 +358,11 @@ func runOne(ctx context.Context, o Options, c Cell, cfg harness.Config) (r RunOu
 	return r, false
 }
 
-func exists(dir, rel string) bool {
-	_, err := os.Stat(filepath.Join(dir, rel))
+func exists(dir, path string) bool {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	_, err := os.Stat(path)
 	return err == nil
 }
 

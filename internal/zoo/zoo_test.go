@@ -1,0 +1,240 @@
+package zoo
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/checker"
+)
+
+const goodManifest = `name: demo
+language: python
+library: demo lock
+version: "1.0"
+upstream: https://example.invalid/demo
+client: python3 client.py
+nodes: 1
+ttl: 500ms
+claims: mutual exclusion while the TTL lasts
+cells:
+  - nemesis: client-pause
+    expect: invalid
+    checkers: [resource]
+    clean: [lock]
+    why: no fencing
+  - nemesis: partition
+    expect: valid
+    why: the key has a TTL
+`
+
+func writeEntry(t *testing.T, root, name, manifest string) string {
+	t.Helper()
+	dir := filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestLoadFillsDefaults(t *testing.T) {
+	root := t.TempDir()
+	writeEntry(t, root, "demo", goodManifest)
+	os.MkdirAll(filepath.Join(root, "not-an-entry"), 0o755)
+	es, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 1 {
+		t.Fatalf("got %d entries, want 1", len(es))
+	}
+	e := es[0]
+	if e.Clients != DefaultClients || e.Renewal != RenewalNone || e.TTLDuration().String() != "500ms" || e.Cells[0].Workload != "counter" {
+		t.Errorf("defaults not filled: %+v", e.Manifest)
+	}
+	if e.Cells[0].Column() != "client-pause" {
+		t.Errorf("column %q", e.Cells[0].Column())
+	}
+	// One entry's own folder is a --dir too.
+	if es, err := Load(e.Dir); err != nil || len(es) != 1 {
+		t.Errorf("Load(entry folder): %v, %d entries", err, len(es))
+	}
+}
+
+func TestLoadRefusesBrokenManifests(t *testing.T) {
+	cases := []struct{ edit, want string }{
+		{strings.Replace(goodManifest, "nodes: 1", "nodez: 1", 1), "field nodez not found"},
+		{strings.Replace(goodManifest, "ttl: 500ms", "ttl: soon", 1), "ttl must be"},
+		{strings.Replace(goodManifest, "expect: valid", "expect: fine", 1), "expect must be valid or invalid"},
+		{strings.Replace(goodManifest, "checkers: [resource]", "checkers: [resourse]", 1), `got "resourse"`},
+		{strings.Replace(goodManifest, "nemesis: partition", "nemesis: meteor", 1), "nemesis must be"},
+		{strings.Replace(goodManifest, "    checkers: [resource]\n", "", 1), "names the checkers that must flag it"},
+		{strings.Replace(goodManifest, "    why: the key has a TTL\n", "", 1), "why is required"},
+		{strings.Replace(goodManifest, "nemesis: partition", "nemesis: client-pause", 1), "a second cell for client-pause"},
+		{strings.Replace(goodManifest, "nemesis: partition", "nemesis: partition\n    fencing: true", 1), "fencing: true needs an entry with fencing"},
+		{strings.Replace(goodManifest, "renewal: none", "", 1) + "renewal: sometimes\n", "renewal must be none or watchdog"},
+	}
+	for _, tc := range cases {
+		root := t.TempDir()
+		writeEntry(t, root, "demo", tc.edit)
+		_, err := Load(root)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), ManifestFile) {
+			t.Errorf("want an error naming %s with %q, got %v", ManifestFile, tc.want, err)
+		}
+	}
+	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "holds no zoo entry") {
+		t.Errorf("empty folder: %v", err)
+	}
+}
+
+func TestSelect(t *testing.T) {
+	root := t.TempDir()
+	writeEntry(t, root, "demo", goodManifest)
+	writeEntry(t, root, "other", strings.Replace(goodManifest, "name: demo", "name: other", 1))
+	es, _ := Load(root)
+	got, err := Select(es, []string{"other", "demo/partition"})
+	if err != nil || len(got) != 2 || got[0].Name != "other" || len(got[0].Cells) != 2 || len(got[1].Cells) != 1 || got[1].Cells[0].Nemesis != "partition" {
+		t.Fatalf("Select: %v %+v", err, got)
+	}
+	for _, bad := range []string{"nope", "demo/meteor"} {
+		if _, err := Select(es, []string{bad}); err == nil {
+			t.Errorf("Select(%q) accepted", bad)
+		}
+	}
+}
+
+func result(valid checker.Validity, invalid ...string) checker.Result {
+	r := checker.Result{Valid: valid}
+	for _, n := range []string{"lock", "resource", "exclusion", "liveness"} {
+		v := checker.Valid
+		for _, i := range invalid {
+			if i == n {
+				v = checker.Invalid
+			}
+		}
+		cr := checker.Result{Name: n, Valid: v}
+		if v == checker.Invalid {
+			cr.Anomalies = []checker.Anomaly{{Kind: "k", Text: "t", Ops: []int64{3, 9}, Fatal: true}}
+		}
+		r.Results = append(r.Results, cr)
+	}
+	return r
+}
+
+func TestJudgeRun(t *testing.T) {
+	pause := Cell{Expect: ExpectInvalid, Checkers: []string{"resource"}, Clean: []string{"lock"}}
+	valid := Cell{Expect: ExpectValid}
+	cases := []struct {
+		c    Cell
+		r    checker.Result
+		want Status
+	}{
+		{pause, result(checker.Invalid, "resource"), Agree},
+		{pause, result(checker.Invalid, "resource", "exclusion"), Agree},
+		{pause, result(checker.Invalid, "resource", "lock"), Finding},
+		{pause, result(checker.Invalid, "exclusion"), Missed},
+		{pause, result(checker.Valid), Missed},
+		{pause, result(checker.Unknown), Unknown},
+		{valid, result(checker.Valid), Agree},
+		{valid, result(checker.Invalid, "lock"), Finding},
+		{valid, result(checker.Unknown), Unknown},
+	}
+	for i, tc := range cases {
+		got, flagged, first := judgeRun(tc.c, tc.r)
+		if got != tc.want {
+			t.Errorf("case %d: %s, want %s (flagged %v)", i, got, tc.want, flagged)
+		}
+		if len(flagged) > 0 && !strings.Contains(first, "[3 9]") {
+			t.Errorf("case %d: first anomaly %q names no op indices", i, first)
+		}
+	}
+}
+
+func runs(ss ...Status) []RunOutcome {
+	var out []RunOutcome
+	for i, s := range ss {
+		out = append(out, RunOutcome{Seed: int64(i + 1), Status: s})
+	}
+	return out
+}
+
+func TestJudgeCell(t *testing.T) {
+	inv := Cell{Nemesis: "client-pause", Workload: "counter", Expect: ExpectInvalid, Checkers: []string{"resource"}}
+	val := Cell{Nemesis: "partition", Workload: "counter", Expect: ExpectValid}
+	cases := []struct {
+		c    Cell
+		rs   []RunOutcome
+		want Status
+		sum  string
+	}{
+		{inv, runs(Missed, Agree, Unknown), Agree, "1/3 detected"},
+		{inv, runs(Missed, Missed), Finding, "0/2 detected"},
+		{inv, runs(Missed, Unknown), Unknown, "0/2 detected"},
+		{inv, runs(Agree, Finding), Finding, "1/2 detected"},
+		{val, runs(Agree, Agree), Agree, "2/2 valid"},
+		{val, runs(Agree, Unknown), Unknown, "1/2 valid"},
+		{val, runs(Agree, Finding, Unknown), Finding, "1/3 valid"},
+		{val, nil, Unknown, "0/0 valid"},
+	}
+	for i, tc := range cases {
+		got := judgeCell(tc.c, tc.rs)
+		if got.Status != tc.want || got.Summary != tc.sum {
+			t.Errorf("case %d: %s %q, want %s %q", i, got.Status, got.Summary, tc.want, tc.sum)
+		}
+	}
+	d1, d2 := 2.0, 4.0
+	got := judgeCell(inv, []RunOutcome{{Status: Agree, DetectedS: &d1}, {Status: Agree, DetectedS: &d2}})
+	if got.MedianDetectS == nil || *got.MedianDetectS != 3 {
+		t.Errorf("median detect %v, want 3", got.MedianDetectS)
+	}
+}
+
+// The build runs once per content of the folder: a second Build of an
+// unchanged folder is skipped, a changed file builds again.
+func TestBuildIsCachedByFolderHash(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "src"), []byte("v1"), 0o644)
+	e := Entry{Manifest: Manifest{Name: "demo", Build: "mkdir -p bin && cp src bin/out && echo x >> builds.log"}, Dir: dir}
+	for i, want := range []bool{true, false} {
+		built, err := Build(context.Background(), e)
+		if err != nil || built != want {
+			t.Fatalf("build %d: built %v, err %v; want built %v", i, built, err, want)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "src"), []byte("v2"), 0o644)
+	if built, err := Build(context.Background(), e); err != nil || !built {
+		t.Fatalf("after a change: built %v, err %v", built, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "bin", "out")); string(b) != "v2" {
+		t.Errorf("bin/out = %q", b)
+	}
+	e.Build = "echo compiling; echo 'syntax error in adapter' >&2; exit 3"
+	os.WriteFile(filepath.Join(dir, "src"), []byte("v3"), 0o644)
+	if _, err := Build(context.Background(), e); err == nil || !strings.Contains(err.Error(), "syntax error in adapter") {
+		t.Errorf("failed build: %v", err)
+	}
+}
+
+func TestSkipReason(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		m    Manifest
+		want string
+	}{
+		{Manifest{Client: "sh client.sh"}, ""},
+		{Manifest{Client: "no-such-runtime-xyz client.php"}, "no-such-runtime-xyz not found on PATH"},
+		{Manifest{Client: "sh client.sh", Requires: "echo 'php: not found' >&2; exit 1"}, "php: not found"},
+		{Manifest{Client: "no-such-runtime-xyz client.php", Requires: "true"}, ""},
+	}
+	for _, tc := range cases {
+		got := SkipReason(context.Background(), Entry{Manifest: tc.m, Dir: dir})
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%+v: skip %q, want %q", tc.m, got, tc.want)
+		}
+	}
+}
