@@ -66,14 +66,29 @@ func (s *slot) warmProcess(ctx context.Context) error {
 	if pc == nil {
 		return nil
 	}
-	key := s.run.cfg.Workloads.Key
+	// A key of its own (same hash tag, so the same cluster slot): a lock
+	// whose release does not check the token must not delete the real
+	// lock's key, and the warm-up is not in the history.
+	key := s.run.cfg.Workloads.Key + ":lockstorm-warm-up"
 	l := lockimpl.NewLease(key, "lockstorm-warm-up-"+s.name, 0, s.run.cfg.TTL, time.Now())
-	err := pc.Release(ctx, l)
-	if err == nil || errors.Is(err, lockimpl.ErrNotHeld) {
-		return nil
+	var err error
+	// An answer whose outcome is unknown (a timeout on a loaded machine)
+	// is asked again: only a client that never answers is refused.
+	for try := 0; try < warmUpTries; try++ {
+		if err = pc.Release(ctx, l); err == nil || errors.Is(err, lockimpl.ErrNotHeld) {
+			return nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		time.Sleep(s.run.cfg.TTL / 10)
 	}
-	return fmt.Errorf("%w: client %s (pid %d) did not serve its warm-up request (a release of a token nobody holds): %v", ErrConfig, s.name, pc.Pid(), err)
+	return fmt.Errorf("%w: client %s (pid %d) did not serve its warm-up request (a release of a token nobody holds) in %d tries: %v", ErrConfig, s.name, pc.Pid(), warmUpTries, err)
 }
+
+// warmUpTries is how often a slot's warm-up release is asked before the
+// client is judged not to serve.
+const warmUpTries = 3
 
 // millis is d in whole milliseconds, at least 1.
 func millis(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) }
