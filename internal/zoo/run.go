@@ -13,6 +13,7 @@ import (
 
 	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/power"
 	"github.com/lockstorm/lockstorm/reports"
 )
@@ -139,6 +140,15 @@ func (e Entry) Config(c Cell, seed int64, o Options) harness.Config {
 		Workload: c.Workload, Nemesis: strings.Split(strings.ReplaceAll(c.Nemesis, " ", ""), ","),
 		Nodes: e.Nodes, Clients: e.Clients, TTL: e.TTLDuration(), Fencing: c.Fencing,
 		TimeLimit: o.TimeLimit, Seed: seed, Store: o.Store,
+	}
+	if slices.ContainsFunc(cfg.Nemesis, func(k string) bool { return k == nemesis.KindCrash || k == nemesis.KindClockJump }) {
+		// A node's restart or clock jump takes effect some 100 ms after
+		// it starts: with the default holds (TTL/20 to TTL/4) the holder
+		// has released before a second client can gather a majority
+		// without it. Holds of about two thirds of the TTL keep the
+		// lease held while a node forgets or expires it (as lockstorm
+		// power's redlock-no-persistence scenario does).
+		cfg.Workloads.HoldMin, cfg.Workloads.HoldMax = 3*e.TTLDuration()/5, 2*e.TTLDuration()/3
 	}
 	if e.Renewal == RenewalWatchdog {
 		// The client renews every TTL/3 and says when a lease is lost;
