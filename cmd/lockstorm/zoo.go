@@ -32,7 +32,8 @@ leads one to expect) runs for every seed. It writes zoo.json, zoo.md and a score
 A zoo folder is code: an entry's build and client are shell commands, run as make runs a
 Makefile. zoo prints each entry's build and client commands before it runs them.
 
-Exit status: 0 when every cell agrees with its expectation, 1 when any disagrees (a finding),
+Exit status: 0 when every cell agrees with its expectation, 1 when any disagrees (a finding, or
+an expected failure that did not show: missed),
 2 on bad input, 3 when a cell is unknown (and none disagrees) or the run was interrupted.
 An entry whose runtime is missing is skipped: shown as skipped, never as passed.`,
 		Args: cobra.NoArgs,
@@ -81,8 +82,8 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 			fmt.Printf("\nscoreboard: %s\n", filepath.Join(out, zoo.PageFile))
 			n := board.Count()
 			switch {
-			case n[string(zoo.Finding)] > 0:
-				return &exitError{code: exitInvalid, err: fmt.Errorf("%d zoo cells disagree with their expectation (findings)", n[string(zoo.Finding)])}
+			case n[string(zoo.Finding)]+n[string(zoo.Missed)] > 0:
+				return &exitError{code: exitInvalid, err: fmt.Errorf("%d zoo cells disagree with their expectation (%d findings, %d missed)", n[string(zoo.Finding)]+n[string(zoo.Missed)], n[string(zoo.Finding)], n[string(zoo.Missed)])}
 			case board.Interrupted:
 				return &exitError{code: exitUnknown, err: fmt.Errorf("interrupted before every cell ran")}
 			case n[string(zoo.Unknown)] > 0:

@@ -22,9 +22,12 @@ const (
 	// Unknown: the verdicts cannot decide (unknown verdicts, a run that
 	// failed to start or was cut short).
 	Unknown Status = "unknown"
-	// Missed: an invalid cell's run that none of the named checkers
-	// flagged (valid, or flagged by other checkers only); a cell all of
-	// whose runs are missed is a finding.
+	// Missed: an invalid cell's run that the named checkers did not all
+	// flag (valid, or flagged by other checkers only). A cell all of
+	// whose runs are missed disagrees too, but says something else than
+	// a finding: the failure the documentation leads one to expect did
+	// not show, because the library does better than documented or
+	// because lockstorm's faults did not reach it.
 	Missed Status = "missed"
 	// Skipped: the entry's runtime is missing; nothing ran.
 	Skipped Status = "skipped"
@@ -125,8 +128,8 @@ type CellOutcome struct {
 // judgeCell aggregates a cell's runs (zoo/README.md): a valid cell agrees
 // when every run is valid and is a finding when one is invalid; an
 // invalid cell agrees when one run is detected and no clean checker was
-// flagged, and is a finding when a clean checker was flagged or no run
-// was detected with none unknown. Anything else is unknown.
+// flagged, is a finding when a clean checker was flagged, and is missed
+// when no run was detected and none was unknown. Anything else is unknown.
 func judgeCell(c Cell, runs []RunOutcome) CellOutcome {
 	out := CellOutcome{Cell: c, Column: c.Column(), Runs: runs}
 	count := map[Status]int{}
@@ -171,7 +174,7 @@ func judgeCell(c Cell, runs []RunOutcome) CellOutcome {
 	case count[Agree] > 0:
 		out.Status = Agree
 	case n > 0 && count[Missed] == n:
-		out.Status = Finding
+		out.Status = Missed
 	default:
 		out.Status = Unknown
 	}

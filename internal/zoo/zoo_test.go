@@ -173,7 +173,7 @@ func TestJudgeCell(t *testing.T) {
 		sum  string
 	}{
 		{inv, runs(Missed, Agree, Unknown), Agree, "1/3 detected"},
-		{inv, runs(Missed, Missed), Finding, "0/2 detected"},
+		{inv, runs(Missed, Missed), Missed, "0/2 detected"},
 		{inv, runs(Missed, Unknown), Unknown, "0/2 detected"},
 		{inv, runs(Agree, Finding), Finding, "1/2 detected"},
 		{val, runs(Agree, Agree), Agree, "2/2 valid"},
