@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/workpool"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
@@ -146,45 +147,28 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 		mu          sync.Mutex
 		done        int
 		interrupted bool
-		next        = make(chan job)
-		wg          sync.WaitGroup
 	)
-	for range min(spec.Parallel, len(jobs)) {
-		wg.Go(func() {
-			for j := range next {
-				if ctx.Err() != nil { // sent as ctx ended: not started
-					continue
-				}
-				o, repErr, stopped, err := runOne(ctx, opt, cfgs[j.scen][j.seed])
-				mu.Lock()
-				if err != nil {
-					if cfgErr == nil {
-						cfgErr = err
-					}
-					cancel()
-				} else if stopped {
-					interrupted = true
-				} else {
-					outs[j.scen][j.seed] = &o
-					done++
-					if opt.Progress != nil {
-						opt.Progress(Event{Scenario: spec.Scenarios[j.scen].Name, Outcome: o, Done: done, Total: len(jobs), ReportError: repErr})
-					}
-				}
-				mu.Unlock()
+	workpool.Run(ctx, len(jobs), spec.Parallel, func(ctx context.Context, k int) {
+		j := jobs[k]
+		o, repErr, stopped, err := runOne(ctx, opt, cfgs[j.scen][j.seed])
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case err != nil:
+			if cfgErr == nil {
+				cfgErr = err
 			}
-		})
-	}
-feed:
-	for _, j := range jobs {
-		select {
-		case next <- j:
-		case <-ctx.Done():
-			break feed
+			cancel()
+		case stopped:
+			interrupted = true
+		default:
+			outs[j.scen][j.seed] = &o
+			done++
+			if opt.Progress != nil {
+				opt.Progress(Event{Scenario: spec.Scenarios[j.scen].Name, Outcome: o, Done: done, Total: len(jobs), ReportError: repErr})
+			}
 		}
-	}
-	close(next)
-	wg.Wait()
+	})
 	if cfgErr != nil {
 		return nil, cfgErr
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/workpool"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/power"
 	"github.com/lockstorm/lockstorm/reports"
@@ -302,39 +303,20 @@ func Run(ctx context.Context, entries []Entry, o Options) (*Board, error) {
 // for each finished one; it reports whether ctx ended first.
 func runJobs(ctx context.Context, jobs []job, o Options, done func(job, RunOutcome, int)) (interrupted bool) {
 	var (
-		mu   sync.Mutex
-		n    int
-		next = make(chan job)
-		wg   sync.WaitGroup
+		mu sync.Mutex
+		n  int
 	)
-	for range min(o.Parallel, len(jobs)) {
-		wg.Go(func() {
-			for j := range next {
-				if ctx.Err() != nil {
-					continue
-				}
-				r, stopped := runOne(ctx, o, j.c, j.cfg)
-				mu.Lock()
-				if stopped {
-					interrupted = true
-				} else {
-					n++
-					done(j, r, n)
-				}
-				mu.Unlock()
-			}
-		})
-	}
-feed:
-	for _, j := range jobs {
-		select {
-		case next <- j:
-		case <-ctx.Done():
-			break feed
+	workpool.Run(ctx, len(jobs), o.Parallel, func(ctx context.Context, i int) {
+		r, stopped := runOne(ctx, o, jobs[i].c, jobs[i].cfg)
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			interrupted = true
+			return
 		}
-	}
-	close(next)
-	wg.Wait()
+		n++
+		done(jobs[i], r, n)
+	})
 	return interrupted || ctx.Err() != nil && n < len(jobs)
 }
 
