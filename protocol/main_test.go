@@ -24,6 +24,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) != "" { // a child of TestProtocolMain: a Go client
+		protocol.Main("main-test", func(env protocol.Env, _ lockimpl.Options) (lockimpl.Locker, func(), error) {
+			return env.NewLock("single")
+		})
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	c, err := local.Start(ctx, local.Config{Nodes: 1, Clients: []string{"c1", "c2"}})
 	cancel()

@@ -1,6 +1,7 @@
 package protocol_test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,5 +98,30 @@ func TestProtocolEnvErrors(t *testing.T) {
 		if _, err := protocol.ReadEnv(bad.get); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%q: error %v, want one naming it", name, v, err)
 		}
+	}
+}
+
+// mainEnv makes the test binary a client built with protocol.Main.
+const mainEnv = "LOCKSTORM_PROTOCOL_MAIN_TEST"
+
+// protocol.Main serves a Go lock as a whole client: acquire, release,
+// exit 0 at the end of stdin (startProcess checks it); a bad environment
+// is exit 2 with one line naming the variable.
+func TestProtocolMain(t *testing.T) {
+	p := startProcess(t, exec.Command(os.Args[0]), mainEnv+"=1")
+	k := key(t)
+	a := p.call(t, protocol.Request{Op: protocol.OpAcquire, Key: k, TTLMillis: 500})
+	if a.Type != protocol.TypeOK || a.Token == "" {
+		t.Fatalf("acquire: %+v", a)
+	}
+	if r := p.call(t, protocol.Request{Op: protocol.OpRelease, Key: k, Token: a.Token}); r.Type != protocol.TypeOK {
+		t.Fatalf("release: %+v", r)
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), mainEnv+"=1", protocol.EnvNodes+"=")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.HasPrefix(string(out), "main-test: "+protocol.EnvNodes) {
+		t.Errorf("bad environment: %v, %q; want exit 2 and one line naming %s", err, out, protocol.EnvNodes)
 	}
 }
