@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -37,21 +36,12 @@ const (
 )
 
 func main() {
-	env, err := protocol.ReadEnv(os.Getenv)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		os.Exit(2)
-	}
-	opt := env.Options.WithDefaults(len(env.Nodes))
-	// One go-redis client on the one node, configured as lockstorm's own
-	// locks are: context deadlines honoured, no silent retries.
-	c := redis.NewClient(lockimpl.ClientOptions(env.Nodes[0]))
-	defer c.Close()
-	a := &adapter{rl: redislock.New(c), opt: opt}
-	if err := protocol.Serve(context.Background(), os.Stdin, os.Stdout, a, protocol.Config{TTL: opt.TTL, Log: os.Stderr}); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		os.Exit(3)
-	}
+	protocol.Main(name, func(env protocol.Env, opt lockimpl.Options) (lockimpl.Locker, func(), error) {
+		// One go-redis client on the one node, configured as lockstorm's
+		// own locks are: context deadlines honoured, no silent retries.
+		c := redis.NewClient(lockimpl.ClientOptions(env.Nodes[0]))
+		return &adapter{rl: redislock.New(c), opt: opt}, func() { c.Close() }, nil
+	})
 }
 
 // adapter is redislock behind lockimpl.Locker and lockimpl.Extender, with

@@ -22,10 +22,8 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	mrand "math/rand/v2"
 	"net"
-	"os"
 	"sync"
 	"time"
 
@@ -50,32 +48,29 @@ const (
 )
 
 func main() {
-	env, err := protocol.ReadEnv(os.Getenv)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		os.Exit(2)
-	}
-	opt := env.Options.WithDefaults(len(env.Nodes))
-	pools := make([]redsyncredis.Pool, len(env.Nodes))
-	for i, addr := range env.Nodes {
-		// One go-redis client per node: no silent retries (a retried SET
-		// NX would read our own key as taken); v8 honours context
-		// deadlines by itself.
-		c := goredislib.NewClient(&goredislib.Options{
-			Addr:         addr,
-			MaxRetries:   -1,
-			DialTimeout:  time.Second,
-			ReadTimeout:  3 * time.Second,
-			WriteTimeout: 3 * time.Second,
-		})
-		defer c.Close()
-		pools[i] = goredis.NewPool(c)
-	}
-	a := &adapter{rs: redsync.New(pools...), opt: opt}
-	if err := protocol.Serve(context.Background(), os.Stdin, os.Stdout, a, protocol.Config{TTL: opt.TTL, Log: os.Stderr}); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		os.Exit(3)
-	}
+	protocol.Main(name, func(env protocol.Env, opt lockimpl.Options) (lockimpl.Locker, func(), error) {
+		pools := make([]redsyncredis.Pool, len(env.Nodes))
+		clients := make([]*goredislib.Client, len(env.Nodes))
+		for i, addr := range env.Nodes {
+			// One go-redis client per node: no silent retries (a retried
+			// SET NX would read our own key as taken); v8 honours context
+			// deadlines by itself.
+			clients[i] = goredislib.NewClient(&goredislib.Options{
+				Addr:         addr,
+				MaxRetries:   -1,
+				DialTimeout:  time.Second,
+				ReadTimeout:  3 * time.Second,
+				WriteTimeout: 3 * time.Second,
+			})
+			pools[i] = goredis.NewPool(clients[i])
+		}
+		closeAll := func() {
+			for _, c := range clients {
+				c.Close()
+			}
+		}
+		return &adapter{rs: redsync.New(pools...), opt: opt}, closeAll, nil
+	})
 }
 
 // adapter is redsync v4.0.3 behind lockimpl.Locker and lockimpl.Extender.

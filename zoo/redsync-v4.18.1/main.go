@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"sync"
 	"time"
 
@@ -43,25 +42,22 @@ const (
 )
 
 func main() {
-	env, err := protocol.ReadEnv(os.Getenv)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		os.Exit(2)
-	}
-	opt := env.Options.WithDefaults(len(env.Nodes))
-	pools := make([]redsyncredis.Pool, len(env.Nodes))
-	for i, addr := range env.Nodes {
-		// One go-redis client per node, configured as lockstorm's own
-		// locks are: context deadlines honoured, no silent retries.
-		c := redis.NewClient(lockimpl.ClientOptions(addr))
-		defer c.Close()
-		pools[i] = goredis.NewPool(c)
-	}
-	a := &adapter{rs: redsync.New(pools...), ttl: opt.TTL, n: len(pools)}
-	if err := protocol.Serve(context.Background(), os.Stdin, os.Stdout, a, protocol.Config{TTL: opt.TTL, Log: os.Stderr}); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		os.Exit(3)
-	}
+	protocol.Main(name, func(env protocol.Env, opt lockimpl.Options) (lockimpl.Locker, func(), error) {
+		pools := make([]redsyncredis.Pool, len(env.Nodes))
+		clients := make([]*redis.Client, len(env.Nodes))
+		for i, addr := range env.Nodes {
+			// One go-redis client per node, configured as lockstorm's own
+			// locks are: context deadlines honoured, no silent retries.
+			clients[i] = redis.NewClient(lockimpl.ClientOptions(addr))
+			pools[i] = goredis.NewPool(clients[i])
+		}
+		closeAll := func() {
+			for _, c := range clients {
+				c.Close()
+			}
+		}
+		return &adapter{rs: redsync.New(pools...), ttl: opt.TTL, n: len(pools)}, closeAll, nil
+	})
 }
 
 // adapter is redsync behind lockimpl.Locker and lockimpl.Extender.

@@ -24,7 +24,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,37 +65,28 @@ func sha1hex(s string) string {
 }
 
 func main() {
-	env, err := protocol.ReadEnv(os.Getenv)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		os.Exit(2)
-	}
-	opt := env.Options.WithDefaults(1)
-	a := &adapter{opt: opt, majority: keyMajority, total: 2*keyMajority - 1}
-	locker, err := rueidislock.NewLocker(rueidislock.LockerOption{
-		ClientOption:   rueidis.ClientOption{InitAddress: []string{env.Nodes[0]}},
-		KeyMajority:    keyMajority,
-		NoLoopTracking: true, // the README's advice for Redis >= 7.0.5
-		KeyValidity:    opt.TTL,
-		ExtendInterval: opt.RenewEvery,
-		ClientBuilder: func(o rueidis.ClientOption) (rueidis.Client, error) {
-			c, err := rueidis.NewClient(o)
-			if err != nil {
-				return nil, err
-			}
-			return &observer{Client: c, byValue: &a.byValue}, nil
-		},
+	protocol.Main(name, func(env protocol.Env, opt lockimpl.Options) (lockimpl.Locker, func(), error) {
+		a := &adapter{opt: opt, majority: keyMajority, total: 2*keyMajority - 1}
+		locker, err := rueidislock.NewLocker(rueidislock.LockerOption{
+			ClientOption:   rueidis.ClientOption{InitAddress: []string{env.Nodes[0]}},
+			KeyMajority:    keyMajority,
+			NoLoopTracking: true, // the README's advice for Redis >= 7.0.5
+			KeyValidity:    opt.TTL,
+			ExtendInterval: opt.RenewEvery,
+			ClientBuilder: func(o rueidis.ClientOption) (rueidis.Client, error) {
+				c, err := rueidis.NewClient(o)
+				if err != nil {
+					return nil, err
+				}
+				return &observer{Client: c, byValue: &a.byValue}, nil
+			},
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("NewLocker: %w", err)
+		}
+		a.locker = locker
+		return a, locker.Close, nil
 	})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: NewLocker: %v\n", name, err)
-		os.Exit(3)
-	}
-	defer locker.Close()
-	a.locker = locker
-	if err := protocol.Serve(context.Background(), os.Stdin, os.Stdout, a, protocol.Config{TTL: opt.TTL, Log: os.Stderr}); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		os.Exit(3)
-	}
 }
 
 // adapter is rueidislock behind lockimpl.Locker. It offers no Extender:
