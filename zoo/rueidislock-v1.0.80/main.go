@@ -1,6 +1,10 @@
 // Command client is the lockstorm zoo's client for
 // github.com/redis/rueidis/rueidislock v1.0.80 with KeyMajority 1 (one
-// key on one Redis): the line protocol of docs/client-protocol.md on
+// key on one Redis), or with -key-majority N in its key-majority mode
+// (2N-1 keys rueidislock:{0..}:NAME, of which the lock needs N, all on
+// the one Redis the client connects to: the zoo entry
+// rueidislock-majority-v1.0.80 runs it with -key-majority 2, the
+// library's default): the line protocol of docs/client-protocol.md on
 // stdin and stdout, on the first LOCKSTORM_NODES proxy.
 //
 // The mapping (README.md): acquire is Locker.WithContext, whose returned
@@ -21,6 +25,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"slices"
 	"strconv"
@@ -35,11 +40,7 @@ import (
 	"github.com/lockstorm/lockstorm/protocol"
 )
 
-const (
-	name = "rueidislock v1.0.80"
-	// keyMajority: the README's setting for one Redis instance.
-	keyMajority = 1
-)
+const name = "rueidislock v1.0.80"
 
 // The library's scripts (rueidislock/lock.go at v1.0.80, unexported), by
 // which the observer recognises the commands it reads: acquire (SET NX
@@ -63,11 +64,15 @@ func sha1hex(s string) string {
 }
 
 func main() {
-	protocol.Main(name, func(env protocol.Env, opt lockimpl.Options) (lockimpl.Locker, func(), error) {
-		a := &adapter{opt: opt, majority: keyMajority, total: 2*keyMajority - 1}
+	// 1: the README's setting for one Redis instance; the library's own
+	// default (LockerOption.KeyMajority) is 2.
+	keyMajority := flag.Int("key-majority", 1, "LockerOption.KeyMajority: the lock needs this many of 2N-1 keys")
+	flag.Parse()
+	protocol.Main(fmt.Sprintf("%s (KeyMajority %d)", name, *keyMajority), func(env protocol.Env, opt lockimpl.Options) (lockimpl.Locker, func(), error) {
+		a := &adapter{opt: opt, majority: *keyMajority, total: 2**keyMajority - 1}
 		locker, err := rueidislock.NewLocker(rueidislock.LockerOption{
 			ClientOption:   rueidis.ClientOption{InitAddress: []string{env.Nodes[0]}},
-			KeyMajority:    keyMajority,
+			KeyMajority:    int32(*keyMajority),
 			NoLoopTracking: true, // the README's advice for Redis >= 7.0.5
 			KeyValidity:    opt.TTL,
 			ExtendInterval: opt.RenewEvery,
