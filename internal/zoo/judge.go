@@ -41,6 +41,9 @@ type RunOutcome struct {
 	// Flagged are the checkers whose verdict was invalid.
 	Flagged []string `json:"flagged,omitempty"`
 	Status  Status   `json:"status"`
+	// Detected: an invalid cell's run that every checker it names flagged
+	// (also when a clean checker was flagged too: a finding).
+	Detected bool `json:"detected,omitempty"`
 	// DetectedS is when the first fatal anomaly's evidence was complete,
 	// seconds since the run started; absent when nothing was found.
 	DetectedS *float64 `json:"detected_s,omitempty"`
@@ -49,6 +52,20 @@ type RunOutcome struct {
 	Replay  string  `json:"replay,omitempty"`
 	Error   string  `json:"error,omitempty"`
 	Seconds float64 `json:"seconds"`
+}
+
+// detects reports whether every checker an invalid cell names flagged
+// the run.
+func detects(c Cell, flagged []string) bool {
+	if c.Expect != ExpectInvalid {
+		return false
+	}
+	for _, n := range c.Checkers {
+		if !slices.Contains(flagged, n) {
+			return false
+		}
+	}
+	return true
 }
 
 // judgeRun decides one run against the cell: its status, flagged
@@ -70,12 +87,8 @@ func judgeRun(c Cell, v checker.Result) (Status, []string, string) {
 			return Finding, flagged, first
 		}
 	}
-	detected := true
-	for _, n := range c.Checkers {
-		detected = detected && slices.Contains(flagged, n)
-	}
 	switch {
-	case detected:
+	case detects(c, flagged):
 		return Agree, flagged, first
 	case v.Valid == checker.Unknown:
 		return Unknown, flagged, first
@@ -167,7 +180,13 @@ func judgeCell(c Cell, runs []RunOutcome) CellOutcome {
 		}
 		return out
 	}
-	out.Summary = fmt.Sprintf("%d/%d detected", count[Agree], n)
+	detected := 0
+	for _, r := range runs {
+		if r.Detected || r.Status == Agree {
+			detected++
+		}
+	}
+	out.Summary = fmt.Sprintf("%d/%d detected", detected, n)
 	switch {
 	case count[Finding] > 0:
 		out.Status = Finding

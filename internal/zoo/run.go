@@ -343,6 +343,7 @@ func runOne(ctx context.Context, o Options, c Cell, cfg harness.Config) (r RunOu
 	}
 	r.Verdict = res.Verdict.Valid.String()
 	r.Status, r.Flagged, r.First = judgeRun(c, res.Verdict)
+	r.Detected = detects(c, r.Flagged)
 	if d, ok := power.DetectionTime(res.Verdict, res.History); ok {
 		s := seconds(d)
 		r.DetectedS = &s

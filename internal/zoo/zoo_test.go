@@ -187,6 +187,9 @@ func TestJudgeCell(t *testing.T) {
 			t.Errorf("case %d: %s %q, want %s %q", i, got.Status, got.Summary, tc.want, tc.sum)
 		}
 	}
+	if got := judgeCell(inv, []RunOutcome{{Status: Finding, Detected: true}}); got.Summary != "1/1 detected" || got.Status != Finding {
+		t.Errorf("a detected run that also flagged a clean checker: %s %q", got.Status, got.Summary)
+	}
 	d1, d2 := 2.0, 4.0
 	got := judgeCell(inv, []RunOutcome{{Status: Agree, DetectedS: &d1}, {Status: Agree, DetectedS: &d2}})
 	if got.MedianDetectS == nil || *got.MedianDetectS != 3 {
