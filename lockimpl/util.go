@@ -66,3 +66,20 @@ func NotSent(err error) bool {
 func cleanupCtx(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), d)
 }
+
+// WalkErrors calls f on err and on every error it wraps, joined errors
+// included, depth first: a multi-node lock's error holds one per node.
+func WalkErrors(err error, f func(error)) {
+	if err == nil {
+		return
+	}
+	f(err)
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			WalkErrors(e, f)
+		}
+	case interface{ Unwrap() error }:
+		WalkErrors(u.Unwrap(), f)
+	}
+}

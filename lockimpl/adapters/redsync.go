@@ -120,7 +120,7 @@ func (a *Redsync) certainFailure(err error) bool {
 		return true
 	}
 	takenN, unknownN := 0, 0
-	walk(err, func(e error) {
+	lockimpl.WalkErrors(err, func(e error) {
 		switch e := e.(type) {
 		case *redsync.ErrNodeTaken:
 			takenN++
@@ -132,22 +132,6 @@ func (a *Redsync) certainFailure(err error) bool {
 	})
 	quorum := a.n/2 + 1
 	return unknownN == 0 || takenN > a.n-quorum
-}
-
-// walk calls f on err and every error it wraps (joins included).
-func walk(err error, f func(error)) {
-	if err == nil {
-		return
-	}
-	f(err)
-	switch u := err.(type) {
-	case interface{ Unwrap() []error }:
-		for _, e := range u.Unwrap() {
-			walk(e, f)
-		}
-	case interface{ Unwrap() error }:
-		walk(u.Unwrap(), f)
-	}
 }
 
 // hasRedisError reports whether a redsync error includes a node error.

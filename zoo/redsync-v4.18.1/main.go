@@ -155,7 +155,7 @@ func (a *adapter) certainlyNot(err error) bool {
 		return true
 	}
 	notDone, unknown := 0, 0
-	walk(err, func(e error) {
+	lockimpl.WalkErrors(err, func(e error) {
 		switch e := e.(type) {
 		case *redsync.ErrNodeTaken:
 			notDone++
@@ -172,20 +172,4 @@ func (a *adapter) certainlyNot(err error) bool {
 	})
 	quorum := a.n/2 + 1
 	return unknown == 0 || notDone > a.n-quorum
-}
-
-// walk calls f on err and on every error it wraps, joins included.
-func walk(err error, f func(error)) {
-	if err == nil {
-		return
-	}
-	f(err)
-	switch u := err.(type) {
-	case interface{ Unwrap() []error }:
-		for _, e := range u.Unwrap() {
-			walk(e, f)
-		}
-	case interface{ Unwrap() error }:
-		walk(u.Unwrap(), f)
-	}
 }
