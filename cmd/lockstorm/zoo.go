@@ -81,6 +81,9 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 			fmt.Print(zoo.Markdown(board))
 			fmt.Printf("\nscoreboard: %s\n", filepath.Join(out, zoo.PageFile))
 			n := board.Count()
+			if n[string(zoo.Skipped)] > 0 {
+				fmt.Println("skipped entries lack their runtime: scripts/install-deps.sh --with-zoo (make zoo runs it) installs python3-redis, php-cli, php-redis and php-malkusch-lock")
+			}
 			switch {
 			case n[string(zoo.Finding)]+n[string(zoo.Missed)] > 0:
 				return &exitError{code: exitInvalid, err: fmt.Errorf("%d zoo cells disagree with their expectation (%d findings, %d missed)", n[string(zoo.Finding)]+n[string(zoo.Missed)], n[string(zoo.Finding)], n[string(zoo.Missed)])}
