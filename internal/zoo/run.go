@@ -248,8 +248,8 @@ func Run(ctx context.Context, entries []Entry, o Options) (*Board, error) {
 			}
 		}
 		if eo.Skipped == "" && eo.BuildError == "" {
-			eo.Skipped = SkipReason(ctx, e) // a client built into the folder exists now
-			if p, _ := harness.SplitCommand(e.Client); eo.Skipped == "" && len(p) > 0 && strings.ContainsRune(p[0], '/') && !exists(e.Dir, p[0]) {
+			// A client program in the folder (bin/client) exists only after the build.
+			if p, _ := harness.SplitCommand(e.Client); len(p) > 0 && strings.ContainsRune(p[0], '/') && !exists(e.Dir, p[0]) {
 				eo.Skipped = p[0] + " does not exist in " + e.Dir
 			}
 		}
