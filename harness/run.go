@@ -482,3 +482,12 @@ func (r *run) crashClient(ctx context.Context, client string) error {
 	}
 	return s.crash(ctx)
 }
+
+// Source is the run's history to read: its file for a big history
+// (HistoryFile, History not held), else the records in memory.
+func (r *Result) Source() history.Source {
+	if r.HistoryFile != "" && r.History == nil {
+		return history.File(r.HistoryFile)
+	}
+	return history.Slice(r.History)
+}
