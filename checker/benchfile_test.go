@@ -122,8 +122,8 @@ func TestBenchHistoryCopiesValid(t *testing.T) {
 }
 
 // TestAnalyzeBenchHistory checks the file LOCKSTORM_BENCH_HISTORY with the
-// standard composition, whole (LOCKSTORM_BENCH_MODE=whole) or streamed in
-// segments (the default), and logs the time; run it under /usr/bin/time
+// standard composition, read into memory first (LOCKSTORM_BENCH_MODE=whole) or streamed
+// from the file (the default), and logs the time; run it under /usr/bin/time
 // -v for the peak RSS. Skipped unless the variable is set.
 func TestAnalyzeBenchHistory(t *testing.T) {
 	path := os.Getenv("LOCKSTORM_BENCH_HISTORY")
@@ -141,12 +141,6 @@ func TestAnalyzeBenchHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		r = Standard(Options{Fencing: true}).Check(context.Background(), h)
-	case "segmented":
-		h, _, err := history.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = Standard(Options{Fencing: true}).CheckSegmented(context.Background(), h)
 	default:
 		var err error
 		r, _, err = Standard(Options{Fencing: true}).CheckFile(context.Background(), path)

@@ -18,7 +18,8 @@ import (
 // check is not, also when a later record refers back into such a segment;
 // Liveness and Fencing stay the whole check's.
 func TestCheckFileOverflow(t *testing.T) {
-	defer func(n, m int) { maxSegRecords, minSegment = n, m }(maxSegRecords, minSegment)
+	defer func(n int) { maxSegRecords = n }(maxSegRecords)
+	defer smallSegments(minSegment)()
 	c := Standard(Options{Lock: NewLock(), Fencing: true})
 	merges := 0
 	for _, tc := range []struct {

@@ -126,7 +126,8 @@ func TestOneNodeSeams(t *testing.T) {
 		func() {
 			defer func(n int) { maxSeamRecords = n }(maxSeamRecords)
 			maxSeamRecords = 0
-			r := Standard(Options{Lock: NewLock()}).CheckSegmented(context.Background(), h)
+			defer smallSegments(testMinSegment)()
+			r := Standard(Options{Lock: NewLock()}).Check(context.Background(), h)
 			lk := r.Results[0]
 			if lk.Valid != Unknown && lk.Valid != Invalid || lk.Valid == Unknown && !strings.Contains(lk.Error, "ambiguous") {
 				t.Errorf("%s without joins: lock %v %q", name, lk.Valid, lk.Error)

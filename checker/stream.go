@@ -3,10 +3,10 @@ package checker
 import (
 	"context"
 	"fmt"
-	"io"
+
 	"math"
-	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"sync"
@@ -19,6 +19,13 @@ import (
 // be cut (tiny segments cost more in overhead than they save); tests
 // lower it.
 var minSegment = 2000
+
+// oneSegment is the most records of a history checked as one segment,
+// never cut: its porcupine searches are the whole history's, so the
+// report can draw them (porcupine.html, up to VisualizeMaxOps ops) and
+// an anomaly names the ops a search of the whole history names. Past it
+// the history is cut as it is read. Tests lower it.
+var oneSegment = 20_000
 
 // CheckFile checks the JSONL history at path with the composition,
 // reading it once, record by record (history.Scanner, decoding on its own
@@ -63,26 +70,42 @@ var minSegment = 2000
 // than Lock, Resource, Exclusion, Liveness and Fencing, is read whole and
 // given to Check. Warnings are history.Read's.
 func (c *Composite) CheckFile(ctx context.Context, path string) (Result, []history.Warning, error) {
-	st, err := newStream(ctx, c, path)
-	if err != nil {
-		return Result{}, nil, err
-	}
-	defer st.f.Close()
-	whole, err := st.run()
+	return c.CheckSource(ctx, history.File(path))
+}
+
+// CheckSource is the check of every history, small or big, in memory or
+// in a file (see CheckFile for how it reads and what it keeps). A panic
+// anywhere in it (a checker's, a segment's, a failed re-read of the
+// file) makes the verdict Unknown with its message. The error is the
+// Source's: a file that cannot be opened or whose records do not parse.
+func (c *Composite) CheckSource(ctx context.Context, src history.Source) (res Result, warns []history.Warning, err error) {
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			res, warns, err = panicked(c.Label, p, start), nil, nil
+		}
+	}()
+	st := newStream(ctx, c, src)
+	whole, warns, err := st.run()
 	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Whole: whole, Records: st.n, Overflowed: st.overflowed}
 	if err != nil {
-		return Result{}, st.sc.Warnings(), err
+		return Result{}, warns, err
 	}
 	if whole {
-		h, warns, err := history.ReadFile(path)
+		h, err := history.ReadRange(src, history.Pos{}, math.MaxInt64)
 		if err != nil {
 			return Result{}, warns, err
 		}
-		return c.Check(ctx, h), warns, nil
+		return c.checkWhole(ctx, h), warns, nil
 	}
-	res := st.result()
+	res = st.result()
 	lastStream.Ambiguous = st.ambiguous
-	return res, st.sc.Warnings(), nil
+	return res, warns, nil
+}
+
+// panicked is the Unknown result of a check that panicked.
+func panicked(name string, p any, start time.Time) Result {
+	return Result{Name: name, Valid: Unknown, Error: fmt.Sprintf("checker panicked: %v\n%s", p, debug.Stack()), Seconds: time.Since(start).Seconds()}
 }
 
 // StreamStats describe how CheckFile read a history.
@@ -116,11 +139,9 @@ const maxExplainWhole = 50_000
 
 // stream is one CheckFile in progress.
 type stream struct {
-	ctx  context.Context
-	c    *Composite
-	path string
-	f    *os.File
-	sc   *history.Scanner
+	ctx context.Context
+	c   *Composite
+	src history.Source
 
 	lock *Lock
 	res  *Resource
@@ -176,18 +197,14 @@ type streamSeg struct {
 	excl  Result
 }
 
-func newStream(ctx context.Context, c *Composite, path string) (*stream, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
-	}
+func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 	tab := newTokTable() // shared by the reference tracker, the token check and liveness
 	v := newValidator()
-	st := &stream{ctx: ctx, c: c, path: path, f: f, sc: history.NewScanner(f), start: time.Now(),
+	st := &stream{ctx: ctx, c: c, src: src, start: time.Now(),
 		v: v, refs: newRefTracker(tab, v.dead), openAcq: map[int]int64{}, // one map of the dead processes
 		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), bufs: make(chan history.History, 4), tokens: newTokenCheck(tab),
 		lost: newLostUpdateCheck(), cron: newCronCheck(), cur: &streamSeg{}}
-	return st, nil
+	return st
 }
 
 // classify finds the checkers CheckFile knows; false if there is another.
@@ -223,58 +240,70 @@ func (st *stream) classify() bool {
 }
 
 // run reads the history; whole is true when it must be checked whole.
-func (st *stream) run() (whole bool, err error) {
+// It stops early on a record Validate refuses to read on from (a wrong
+// index): the verdict is then Validate's.
+func (st *stream) run() (whole bool, warns []history.Warning, err error) {
 	if !st.classify() {
-		return true, nil
+		return true, nil, nil
 	}
+	cur, err := st.src.Open(history.Pos{})
+	if err != nil {
+		return false, nil, err
+	}
+	defer cur.Close()
 	var lastTime int64
-	recs := newScanAhead(st.sc)
-	defer recs.close()
-	for {
-		rec, off, ok := recs.next()
-		if !ok {
-			break
-		}
+	for cur.Next() {
 		if st.n&0xFFFF == 0 && st.ctx.Err() != nil {
 			st.cancelled = true // see result
 			break
 		}
-		o := *rec
-		i := o.Index
-		st.v.add(int(i), &o)
+		o := *cur.Op()
+		if !st.v.add(int(st.n), &o) || o.Index != st.n {
+			break // the verdict is Validate's (see result)
+		}
 		if o.Time < lastTime {
-			return true, nil
+			return true, nil, nil
 		}
 		lastTime = o.Time
-		if i > 0 && i-st.cur.start >= int64(minSegment) && st.cut.canCut(&o) {
-			st.closeSeg(i, o.Time, off, st.cut.counter.carry())
+		if whole := st.add(&o, cur.Pos()); whole {
+			return true, nil, nil
 		}
-		to := st.cut.add(int(i), &o)
-		if st.cut.blocked {
-			return true, nil
-		}
-		if t := st.refs.add(int(i), &o); t >= 0 && (to < 0 || t < to) {
-			to = t
-		}
-		if to >= 0 {
-			st.referTo(int64(to))
-		}
-		st.trackAcquire(&o)
-		if st.cur.over != nil {
-			st.overflowAdd(&o)
-		} else if st.cur.recs = append(st.cur.recs, o); st.overflowing() {
-			st.startOverflow()
-		}
-		st.feedRecord(&o)
-		st.n++
 	}
-	recs.close()
-	if err := st.sc.Err(); err != nil {
-		return false, err
+	cur.Close()
+	if err := cur.Err(); err != nil {
+		return false, cur.Warnings(), err
 	}
 	st.closeSeg(st.n, lastTime, -1, nil)
 	st.wg.Wait()
-	return false, nil
+	return false, cur.Warnings(), nil
+}
+
+// add takes record o, at position at; true when the history must be
+// checked whole.
+func (st *stream) add(o *history.Op, at history.Pos) (whole bool) {
+	i := o.Index
+	if i >= int64(oneSegment) && i > 0 && i-st.cur.start >= int64(minSegment) && st.cut.canCut(o) {
+		st.closeSeg(i, o.Time, at.Offset, st.cut.counter.carry())
+	}
+	to := st.cut.add(int(i), o)
+	if st.cut.blocked {
+		return true
+	}
+	if t := st.refs.add(int(i), o); t >= 0 && (to < 0 || t < to) {
+		to = t
+	}
+	if to >= 0 {
+		st.referTo(int64(to))
+	}
+	st.trackAcquire(o)
+	if st.cur.over != nil {
+		st.overflowAdd(o)
+	} else if st.cur.recs = append(st.cur.recs, *o); st.overflowing() {
+		st.startOverflow()
+	}
+	st.feedRecord(o)
+	st.n++
+	return false
 }
 
 // trackAcquire follows the waiting acquires (they move to the segment
@@ -313,7 +342,7 @@ func (st *stream) referTo(to int64) {
 	}
 	older, err := st.reread(first.offset, first.start, st.cur.start)
 	if err != nil {
-		panic(fmt.Sprintf("checker: reading %s again: %v", st.path, err))
+		panic(fmt.Sprintf("checker: reading the history again: %v", err))
 	}
 	moved := append([]history.Op(nil), first.moved...)
 	for _, m := range st.cur.moved {
@@ -329,23 +358,7 @@ func (st *stream) referTo(to int64) {
 
 // reread reads records [from, to) again, from byte offset off.
 func (st *stream) reread(off, from, to int64) (history.History, error) {
-	f, err := os.Open(st.path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		return nil, err
-	}
-	sc := history.NewScannerAt(f, off, from)
-	var h history.History
-	for sc.Records() < to && sc.Scan() {
-		h = append(h, sc.Op())
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	return h, nil
+	return history.ReadRange(st.src, history.Pos{Index: from, Offset: off}, to)
 }
 
 // feedRecord gives a record to the record-level summaries.
@@ -460,7 +473,7 @@ func (st *stream) feedOp(o *op) bool {
 func (st *stream) whole() history.History {
 	h, err := st.reread(0, 0, st.n)
 	if err != nil {
-		panic(fmt.Sprintf("checker: reading %s again: %v", st.path, err))
+		panic(fmt.Sprintf("checker: reading the history again: %v", err))
 	}
 	return h
 }
@@ -560,7 +573,7 @@ func (st *stream) lockPieces(l *Lock) []lockPiece {
 		first := st.closed[k]
 		recs, err := st.reread(first.offset, first.start, st.closed[j].end)
 		if err != nil {
-			panic(fmt.Sprintf("checker: reading %s again: %v", st.path, err))
+			panic(fmt.Sprintf("checker: reading the history again: %v", err))
 		}
 		os := ops(joinRecords(first.moved, recs, j == len(st.closed)-1))
 		fillTokens(os)
@@ -610,21 +623,18 @@ func (st *stream) resourceResult(r *Resource, getWhole func() history.History) R
 // lockRecords reads the lock and nemesis records again, and the last
 // record (its time ends the history): all that Liveness reads.
 func (st *stream) lockRecords() history.History {
-	f, err := os.Open(st.path)
-	if err != nil {
-		panic(fmt.Sprintf("checker: reading %s again: %v", st.path, err))
-	}
-	defer f.Close()
-	sc := history.NewScanner(f)
 	var h history.History
 	var last history.Op
-	for sc.Scan() {
-		o := sc.Op()
+	err := history.Each(st.src, func(o *history.Op) bool {
 		switch {
 		case o.IsNemesis(), o.F == history.FAcquire, o.F == history.FRelease, o.F == history.FExtend, o.F == history.FLost:
-			h = append(h, o)
+			h = append(h, *o)
 		}
-		last = o
+		last = *o
+		return true
+	})
+	if err != nil {
+		panic(fmt.Sprintf("checker: reading the history again: %v", err))
 	}
 	if n := len(h); n == 0 || h[n-1].Index != last.Index {
 		h = append(h, last)
@@ -647,16 +657,11 @@ func (st *stream) anomalyTimes(rs []Result) map[int64]int64 {
 	if len(want) == 0 {
 		return times
 	}
-	f, err := os.Open(st.path)
-	if err != nil {
-		return times
-	}
-	defer f.Close()
-	sc := history.NewScanner(f)
-	for sc.Scan() && len(times) < len(want) {
-		if o := sc.Op(); want[o.Index] {
+	history.Each(st.src, func(o *history.Op) bool {
+		if want[o.Index] {
 			times[o.Index] = o.Time
 		}
-	}
+		return len(times) < len(want)
+	})
 	return times
 }

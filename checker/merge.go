@@ -1,109 +1,14 @@
 package checker
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"runtime"
-	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/lockstorm/lockstorm/history"
 )
-
-// CheckSegmented gives the same verdict, anomaly kinds and op indices as
-// Check, but cuts h at quiescent points (see Segments) and checks the
-// segments in parallel (at most GOMAXPROCS at once) with the checkers
-// that can be split: the lock's porcupine search (*Lock), the counter's
-// (*Resource; its lost updates, cron, api and leader checks read the whole
-// history in one pass) and Exclusion. The other checkers (Liveness,
-// Fencing, ...) and the token, no-acquire and fault-label steps read the
-// whole history as in Check.
-//
-// Merging: a segment's verdicts merge as Check's do (Invalid beats
-// Unknown beats Valid); the lock's and the counter's "nonlinearizable"
-// anomaly is kept per key from the earliest segment where that key is
-// illegal (the whole search stops at that key's first unplaceable op
-// too); exclusion anomalies are taken kind by kind in segment order.
-// Details are summed; the porcupine searches kept for drawing
-// (Linearization) are dropped when there is more than one segment.
-//
-// The counter's value is carried across a cut: the segment after it
-// starts from the value the last section before it left (a synthetic
-// acknowledged write), so an increment lost across a cut is caught. The
-// history is cut only where that value is exact (see counterCut: one
-// section surely last, no section with unknown outcome that may still
-// take effect), so the segments' verdict is the whole check's.
-func (c *Composite) CheckSegmented(ctx context.Context, h history.History) (res Result) {
-	lk := NewLock()
-	for _, ch := range c.Checkers {
-		if l, ok := ch.(*Lock); ok {
-			lk = l
-		}
-	}
-	segs := Segments(h, lk.Drift, lk.DriftFactor)
-	if len(segs) < 2 {
-		return c.Check(ctx, h)
-	}
-	start := time.Now()
-	res = Result{Name: c.Label}
-	defer func() { res.Seconds = time.Since(start).Seconds() }()
-	if refused(&res, h, start) {
-		return res
-	}
-	pool := newPool(runtime.GOMAXPROCS(0))
-	res.Results = make([]Result, len(c.Checkers))
-	var wg sync.WaitGroup
-	for i, ch := range c.Checkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t0 := time.Now()
-			switch x := ch.(type) {
-			case *Lock:
-				res.Results[i] = x.checkSegments(ctx, h, segs, pool)
-			case *Resource:
-				res.Results[i] = x.checkSegments(ctx, h, segs, pool)
-			case Exclusion:
-				res.Results[i] = x.checkSegments(ctx, h, segs, pool)
-			default:
-				pool.do(func() { res.Results[i] = safeCheck(ctx, ch, h) })
-			}
-			res.Results[i].Seconds = time.Since(t0).Seconds()
-		}()
-	}
-	wg.Wait()
-	c.finish(&res, h)
-	return res
-}
-
-// pool bounds how many checks run at once.
-type pool chan struct{}
-
-func newPool(n int) pool { return make(pool, max(n, 1)) }
-
-// do runs f when a slot is free and waits for it.
-func (p pool) do(f func()) {
-	p <- struct{}{}
-	defer func() { <-p }()
-	f()
-}
-
-// each runs f(i) for every segment, at most len(p) at once, and waits.
-func (p pool) each(n int, f func(i int)) {
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p.do(func() { f(i) })
-		}()
-	}
-	wg.Wait()
-}
 
 // keyAnomaly is a per-key anomaly and the segment it came from.
 type keyAnomaly struct {
@@ -216,41 +121,6 @@ func (l *Lock) merge(ps []lockPiece, start time.Time, explain func(map[string]ke
 	return res
 }
 
-// checkSegments is Check over the segments.
-func (l *Lock) checkSegments(ctx context.Context, h history.History, segs []Segment, p pool) Result {
-	start := time.Now()
-	ps := make([]lockPiece, len(segs))
-	seams := make([]seam, len(segs))
-	segOps := func(h history.History) []op {
-		os := ops(h)
-		fillTokens(os)
-		return os
-	}
-	p.each(len(segs), func(i int) {
-		if i > 0 {
-			seams[i] = seamOf(&h[segs[i].Start])
-		}
-		ps[i] = l.pieceAt(ctx, segOps(segs[i].History(h)), seams[i])
-	})
-	l.resolveSeams(ctx, ps, seams, func(k, j int) int { return segs[j].End - segs[k].Start }, func(k, j int) []op {
-		var moved history.History
-		for m := k; m <= j; m++ {
-			for _, i := range segs[m].Moved {
-				if i < segs[k].Start {
-					moved = append(moved, h[i])
-				}
-			}
-		}
-		slices.SortFunc(moved, func(a, b history.Op) int { return cmp.Compare(a.Index, b.Index) })
-		return segOps(joinRecords(moved, h[segs[k].Start:segs[j].End], j == len(segs)-1))
-	})
-	return l.merge(ps, start, func(byKey map[string]keyAnomaly) {
-		if len(h) <= maxExplainWhole {
-			l.explainWhole(ctx, h, byKey)
-		}
-	})
-}
-
 // counterPiece is one segment's counter check, and its sections per key.
 type counterPiece struct {
 	valid Validity
@@ -326,58 +196,6 @@ func (r *Resource) explainSections(ctx context.Context, secs []*sectionInput, by
 			}
 		}
 	}
-}
-
-// checkSegments is Check with the counter's search run per segment.
-func (r *Resource) checkSegments(ctx context.Context, h history.History, segs []Segment, p pool) Result {
-	start := time.Now()
-	res := Result{Name: r.Name(), Valid: Valid}
-	var d ResourceDetails
-	var al anomalyList
-	os := ops(h)
-	secs := counterSections(os)
-	d.Sections = len(secs)
-	if len(secs) > 0 {
-		parts := splitSections(secs, h, segs)
-		ps := make([]counterPiece, len(parts))
-		p.each(len(parts), func(i int) { ps[i] = r.counterPiece(ctx, parts[i]) })
-		mergeCounter(ps, &res, &al, func(byKey map[string]keyAnomaly) {
-			if len(h) <= maxExplainWhole {
-				r.explainSections(ctx, secs, byKey)
-			}
-		})
-	}
-	r.checkRest(os, len(secs) > 0, &al, &d)
-	r.finish(&res, &al, d, start)
-	return res
-}
-
-// splitSections assigns the sections to the segments by their first
-// record, and starts each segment after the first with its carry: a
-// synthetic section per key that sets the counter to the exact value the
-// sections before the cut left (see counterCut).
-func splitSections(secs []*sectionInput, h history.History, segs []Segment) [][]*sectionInput {
-	parts := make([][]*sectionInput, len(segs))
-	for i := range segs {
-		parts[i] = slices.Clone(segs[i].carry)
-	}
-	seg := func(idx int64) int {
-		return sort.Search(len(segs), func(i int) bool { return int64(segs[i].End) > idx-h[0].Index })
-	}
-	for _, s := range secs {
-		i := seg(s.ops[0])
-		parts[i] = append(parts[i], s)
-	}
-	return parts
-}
-
-// checkSegments is Check over the segments: every lease and write lies in
-// one segment (see Segments). Overlaps come first, then the writes, each
-// in segment order, as Check lists them.
-func (e Exclusion) checkSegments(ctx context.Context, h history.History, segs []Segment, p pool) Result {
-	rs := make([]Result, len(segs))
-	p.each(len(segs), func(i int) { rs[i] = e.Check(ctx, segs[i].History(h)) })
-	return e.merge(rs)
 }
 
 // merge combines the segments' exclusion checks.
