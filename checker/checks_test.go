@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -243,6 +244,14 @@ func TestResourceAPIAndLeader(t *testing.T) {
 	handover := beats(beats(new(hb), 0, 1, 0, 10), 1, 2, 12, 20).sorted()
 	if r := (&Resource{}).Check(ctx, handover); r.Valid != Valid {
 		t.Errorf("leader handover: %s", r)
+	}
+	// the streamed check, cut wherever it may, finds the same
+	defer smallSegments(1)()
+	for name, h := range map[string]history.History{"api": api, "seq": seq, "lead": lead, "handover": handover} {
+		c := Compose(&Resource{})
+		if ws, ss := signature(c.checkWhole(ctx, h)), signature(c.Check(ctx, h)); !slices.Equal(ws, ss) {
+			t.Errorf("%s: the streamed check differs\nwhole:\n%s\nstreamed:\n%s", name, join(ws), join(ss))
+		}
 	}
 }
 

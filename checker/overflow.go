@@ -86,6 +86,7 @@ func (st *stream) overflowOp(x *op) {
 	if st.feedOp(x) {
 		st.lost.add(x, &st.lostAl)
 		st.cron.add(x)
+		st.terms.add(x)
 	}
 }
 

@@ -62,7 +62,6 @@ type cutter struct {
 	holding map[procKey]string // (process, key) -> token held in its view
 	pending map[int]bool       // process -> read ok awaiting the write
 	maxTime int64
-	blocked bool // api or leader ops seen
 	counter *counterCut
 }
 
@@ -86,7 +85,7 @@ func newCutter(drift time.Duration, factor float64) *cutter {
 // canCut reports whether a cut before record r is quiescent (r not yet
 // added).
 func (c *cutter) canCut(r *history.Op) bool {
-	if c.blocked || len(c.open) > c.waiting || len(c.holding) > 0 || len(c.pending) > 0 || r.Time < c.maxTime || !c.counter.exact() {
+	if len(c.open) > c.waiting || len(c.holding) > 0 || len(c.pending) > 0 || r.Time < c.maxTime || !c.counter.exact() {
 		return false
 	}
 	for k, l := range c.alive {
@@ -107,10 +106,6 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 		return -1
 	}
 	to = c.counter.add(i, r)
-	switch r.F {
-	case history.FEnter, history.FLeave, history.FLead:
-		c.blocked = true
-	}
 	p := r.Process
 	if r.Type == history.Invoke {
 		c.open[p] = cutInv{F: r.F, Key: r.Key, Token: r.Token, TTL: r.TTL, Index: r.Index}
@@ -342,9 +337,6 @@ func Segments(h history.History, drift time.Duration, factor float64) []Segment 
 			delete(openAcq, r.Process)
 			acqs = append(acqs, pair{j, i})
 		}
-	}
-	if c.blocked {
-		return whole
 	}
 	for _, j := range openAcq {
 		acqs = append(acqs, pair{j, len(h)})

@@ -168,6 +168,7 @@ type stream struct {
 	lost     *lostUpdateCheck
 	lostAl   anomalyList
 	cron     *cronCheck
+	terms    *termOps
 	sections int
 	fence    *fencingRun
 	n        int64
@@ -203,7 +204,7 @@ func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 	st := &stream{ctx: ctx, c: c, src: src, start: time.Now(),
 		v: v, refs: newRefTracker(tab, v.dead), openAcq: map[int]int64{}, // one map of the dead processes
 		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), bufs: make(chan history.History, 4), tokens: newTokenCheck(tab),
-		lost: newLostUpdateCheck(), cron: newCronCheck(), cur: &streamSeg{}}
+		lost: newLostUpdateCheck(), cron: newCronCheck(), terms: newTermOps(), cur: &streamSeg{}}
 	return st
 }
 
@@ -286,9 +287,6 @@ func (st *stream) add(o *history.Op, at history.Pos) (whole bool) {
 		st.closeSeg(i, o.Time, at.Offset, st.cut.counter.carry())
 	}
 	to := st.cut.add(int(i), o)
-	if st.cut.blocked {
-		return true
-	}
 	if t := st.refs.add(int(i), o); t >= 0 && (to < 0 || t < to) {
 		to = t
 	}
@@ -420,6 +418,7 @@ func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 		if st.feedOp(&os[i]) {
 			st.lost.add(&os[i], &st.lostAl)
 			st.cron.add(&os[i])
+			st.terms.add(&os[i])
 		}
 	}
 	secs := counterSections(os)
@@ -616,6 +615,7 @@ func (st *stream) resourceResult(r *Resource, getWhole func() history.History) R
 		d.Counter = st.lost.finish(r, &al)
 	}
 	d.Cron = st.cron.finish(r, &al)
+	st.terms.finish(r, &al, &d)
 	r.finish(&res, &al, d, start)
 	return res
 }
