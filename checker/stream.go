@@ -169,6 +169,7 @@ type stream struct {
 	lostAl   anomalyList
 	cron     *cronCheck
 	terms    *termOps
+	order    reorder // the records fed in time order (feedTimed)
 	sections int
 	fence    *fencingRun
 	n        int64
@@ -252,7 +253,7 @@ func (st *stream) run() (whole bool, warns []history.Warning, err error) {
 		return false, nil, err
 	}
 	defer cur.Close()
-	var lastTime int64
+	var lastTime int64 // the latest time so far
 	for cur.Next() {
 		if st.n&0xFFFF == 0 && st.ctx.Err() != nil {
 			st.cancelled = true // see result
@@ -262,26 +263,21 @@ func (st *stream) run() (whole bool, warns []history.Warning, err error) {
 		if !st.v.add(int(st.n), &o) || o.Index != st.n {
 			break // the verdict is Validate's (see result)
 		}
-		if o.Time < lastTime {
-			return true, nil, nil
-		}
-		lastTime = o.Time
-		if whole := st.add(&o, cur.Pos()); whole {
-			return true, nil, nil
-		}
+		lastTime = max(lastTime, o.Time)
+		st.add(&o, cur.Pos())
 	}
 	cur.Close()
 	if err := cur.Err(); err != nil {
 		return false, cur.Warnings(), err
 	}
+	st.order.flush(st.feedTimed)
 	st.closeSeg(st.n, lastTime, -1, nil)
 	st.wg.Wait()
 	return false, cur.Warnings(), nil
 }
 
-// add takes record o, at position at; true when the history must be
-// checked whole.
-func (st *stream) add(o *history.Op, at history.Pos) (whole bool) {
+// add takes record o, at position at.
+func (st *stream) add(o *history.Op, at history.Pos) {
 	i := o.Index
 	if i >= int64(oneSegment) && i > 0 && i-st.cur.start >= int64(minSegment) && st.cut.canCut(o) {
 		st.closeSeg(i, o.Time, at.Offset, st.cut.counter.carry())
@@ -301,7 +297,6 @@ func (st *stream) add(o *history.Op, at history.Pos) (whole bool) {
 	}
 	st.feedRecord(o)
 	st.n++
-	return false
 }
 
 // trackAcquire follows the waiting acquires (they move to the segment
@@ -359,12 +354,18 @@ func (st *stream) reread(off, from, to int64) (history.History, error) {
 	return history.ReadRange(st.src, history.Pos{Index: from, Offset: off}, to)
 }
 
-// feedRecord gives a record to the record-level summaries.
+// feedRecord gives a record to the record-level summaries: those that
+// read records in time order through the reorder buffer.
 func (st *stream) feedRecord(o *history.Op) {
-	st.fence.feed(o)
 	if o.F == history.FAcquire && o.Type == history.OK {
 		st.anyOK = true
 	}
+	st.order.push(o, st.feedTimed)
+}
+
+// feedTimed gives a record, in time order, to the summaries that need it.
+func (st *stream) feedTimed(o *history.Op) {
+	st.fence.feed(o)
 	st.liveness.add(o)
 }
 
@@ -533,7 +534,16 @@ func (st *stream) result() Result {
 		res.Results = append(res.Results, r)
 	}
 	times := st.anomalyTimes(res.Results)
-	finishWith(&res, st.tokens.result(), st.anyOK, windows, st.n, func(i int64) int64 { return times[i] })
+	tr := st.tokens.result()
+	if why := st.order.lateError(); why != "" {
+		tr = Result{Name: tr.Name, Valid: Unknown, Error: why}
+		for i := range res.Results {
+			if n := res.Results[i].Name; n == "liveness" || n == "fencing" {
+				res.Results[i].Valid, res.Results[i].Error = Unknown, why
+			}
+		}
+	}
+	finishWith(&res, tr, st.anyOK, windows, st.n, func(i int64) int64 { return times[i] })
 	if st.cancelled {
 		// a part of the history proves nothing of the whole (a lock
 		// never freed in it may be freed later)
