@@ -86,17 +86,10 @@ func (c *Composite) CheckSource(ctx context.Context, src history.Source) (res Re
 		}
 	}()
 	st := newStream(ctx, c, src)
-	whole, warns, err := st.run()
-	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Whole: whole, Records: st.n, Overflowed: st.overflowed}
+	warns, err = st.run()
+	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Records: st.n, Overflowed: st.overflowed}
 	if err != nil {
 		return Result{}, warns, err
-	}
-	if whole {
-		h, err := history.ReadRange(src, history.Pos{}, math.MaxInt64)
-		if err != nil {
-			return Result{}, warns, err
-		}
-		return c.checkWhole(ctx, h), warns, nil
 	}
 	res = st.result()
 	lastStream.Ambiguous = st.ambiguous
@@ -113,7 +106,6 @@ type StreamStats struct {
 	Records  int64
 	Segments int  // checked separately
 	Merges   int  // segments merged back because a later record referred to them
-	Whole    bool // read whole and given to Check
 	// Ambiguous counts the seams the lock's strict and permissive checks
 	// disagreed on (see seam.go), resolved on joined segments or Unknown.
 	Ambiguous int
@@ -209,8 +201,9 @@ func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 	return st
 }
 
-// classify finds the checkers CheckFile knows; false if there is another.
-func (st *stream) classify() bool {
+// classify finds the checkers the stream feeds; any other checker gets
+// the whole history, read into memory (see result).
+func (st *stream) classify() {
 	for _, ch := range st.c.Checkers {
 		switch x := ch.(type) {
 		case *Lock:
@@ -223,8 +216,6 @@ func (st *stream) classify() bool {
 			st.live = x
 		case Fencing:
 			st.fenc = &x
-		default:
-			return false
 		}
 	}
 	lk := st.lock
@@ -238,19 +229,15 @@ func (st *stream) classify() bool {
 		lv = &Liveness{} // its stream feeds the token check
 	}
 	st.liveness = newLiveStream(lv, st.tokens)
-	return true
 }
 
-// run reads the history; whole is true when it must be checked whole.
-// It stops early on a record Validate refuses to read on from (a wrong
-// index): the verdict is then Validate's.
-func (st *stream) run() (whole bool, warns []history.Warning, err error) {
-	if !st.classify() {
-		return true, nil, nil
-	}
+// run reads the history. It stops early on a record Validate refuses to
+// read on from (a wrong index): the verdict is then Validate's.
+func (st *stream) run() (warns []history.Warning, err error) {
+	st.classify()
 	cur, err := st.src.Open(history.Pos{})
 	if err != nil {
-		return false, nil, err
+		return nil, err
 	}
 	defer cur.Close()
 	var lastTime int64 // the latest time so far
@@ -268,12 +255,12 @@ func (st *stream) run() (whole bool, warns []history.Warning, err error) {
 	}
 	cur.Close()
 	if err := cur.Err(); err != nil {
-		return false, cur.Warnings(), err
+		return cur.Warnings(), err
 	}
 	st.order.flush(st.feedTimed)
 	st.closeSeg(st.n, lastTime, -1, nil)
 	st.wg.Wait()
-	return false, cur.Warnings(), nil
+	return cur.Warnings(), nil
 }
 
 // add takes record o, at position at.
@@ -527,6 +514,8 @@ func (st *stream) result() Result {
 			}
 			st.fence.v.Stats.ElapsedMS = time.Since(st.start).Milliseconds()
 			r = st.fence.v.Result()
+		default:
+			r = safeCheck(st.ctx, ch, getWhole())
 		}
 		if r.Seconds == 0 {
 			r.Seconds = time.Since(t0).Seconds()
