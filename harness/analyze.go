@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -21,8 +20,7 @@ import (
 // Result.Incomplete, so its check is at best unknown. Load does not
 // check; Analyze checks what was recorded.
 //
-// A history of BigHistoryRecords records or more, or one whose in-memory
-// check would not fit in the available memory, is not loaded: Load
+// A history of BigHistoryRecords records or more is not loaded: Load
 // counts its records and decodes only its nemesis records (scanNemesis),
 // and sets Result.HistoryFile, for Check and the report to read it
 // streamed; History and Writes stay empty.
@@ -62,21 +60,14 @@ func Load(dir string) (*Result, []history.Warning, error) {
 
 // loadBig is Load of a big history at path: its length and nemesis
 // records (enough for storedIncomplete), the history itself left in the
-// file. A workload whose streamed check would read it
-// whole and that does not fit in memory (refuseBig) is loaded
-// incomplete, with the reason, and not checked.
+// file.
 func loadBig(dir, path string, tf testFile) (*Result, []history.Warning, error) {
 	n, nem, warns, err := scanNemesis(path)
 	if err != nil {
 		return nil, warns, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	res := &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, Records: n, HistoryFile: path,
-		Incomplete: storedIncomplete(tf, n, nem)}
-	if why := refuseBig(tf.Config, n); why != "" {
-		res.HistoryFile = ""
-		res.Incomplete = strings.TrimPrefix(res.Incomplete+"; "+why, "; ")
-	}
-	return res, warns, nil
+	return &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, Records: n, HistoryFile: path,
+		Incomplete: storedIncomplete(tf, n, nem)}, warns, nil
 }
 
 // Analyze re-checks a stored run and rewrites its results.json.

@@ -24,48 +24,17 @@ import (
 // Tests lower it.
 var BigHistoryRecords = 1_000_000
 
-// streamed reports whether a history of n records is checked streamed
-// from its file: from BigHistoryRecords records, and below when its
-// in-memory check would need more than half of the available memory
-// (tooBigToCheck).
-func streamed(n int) bool {
-	return n >= BigHistoryRecords || tooBigToCheck(n, memAvailable()) != ""
-}
+// streamed reports whether a history of n records is left in its file,
+// not loaded: from BigHistoryRecords records.
+func streamed(n int) bool { return n >= BigHistoryRecords }
 
 // streamHistory makes res a big history's result: History and Writes
 // (the run's last records only) are dropped, HistoryFile names
-// history.jsonl. A workload whose streamed check reads the history whole
-// (streamedReadsWhole) keeps the refusal of tooBigToCheck.
+// history.jsonl.
 func (r *run) streamHistory(res *Result) {
 	res.History, res.Writes = nil, nil
 	res.HistoryFile = filepath.Join(r.dir, store.HistoryFile)
-	if why := refuseBig(res.Config, res.Records); why != "" {
-		res.HistoryFile = ""
-		if res.Incomplete == "" {
-			res.Incomplete = why
-		}
-		r.logf("%s", why)
-		return
-	}
-	r.logf("history of %d records: checked streamed from %s, not loaded (from %d records, or when its in-memory check would not fit)", res.Records, store.HistoryFile, BigHistoryRecords)
-}
-
-// streamedReadsWhole reports whether the streamed check of cfg's history
-// reads it whole into memory all the same: checker.CheckFile does for a
-// history with api (enter/leave) or leader (lead) ops, whose spans it
-// does not track across its cuts.
-func streamedReadsWhole(cfg Config) bool {
-	return cfg.Workload == "api" || cfg.Workload == "leader"
-}
-
-// refuseBig says why a big history of n records of cfg's run cannot be
-// checked here (its streamed check reads it whole and it does not fit in
-// memory, see tooBigToCheck), or "".
-func refuseBig(cfg Config, n int) string {
-	if !streamedReadsWhole(cfg) {
-		return ""
-	}
-	return tooBigToCheck(n, memAvailable())
+	r.logf("history of %d records: checked streamed from %s, not loaded (from %d records)", res.Records, store.HistoryFile, BigHistoryRecords)
 }
 
 // scanNemesis counts the records of the history at path and decodes

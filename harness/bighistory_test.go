@@ -52,24 +52,6 @@ func TestRunBeyondLiveWindowChecksWholeFile(t *testing.T) {
 	}
 }
 
-// A history whose in-memory check would need more than half of the
-// available memory is not loaded.
-func TestTooBigToCheck(t *testing.T) {
-	for _, c := range []struct {
-		n     int
-		avail int64
-		big   bool
-	}{{1000, 1 << 30, false}, {1 << 20, 1 << 30, true}, {100_000, 1 << 30, false}, {150_000, 1 << 30, true}, {50_000_000, -1, false}} {
-		why := tooBigToCheck(c.n, c.avail)
-		if (why != "") != c.big || c.big && !strings.Contains(why, "lockstorm analyze") {
-			t.Errorf("tooBigToCheck(%d, %d) = %q, want big %v", c.n, c.avail, why, c.big)
-		}
-	}
-	if memAvailable() <= 0 {
-		t.Errorf("MemAvailable not read from /proc/meminfo: %d", memAvailable())
-	}
-}
-
 // A real run of more than BigHistoryRecords records (lowered here) is
 // checked streamed from its file at its end, without the history in
 // memory; loading and checking the same folder whole gives the same
@@ -117,40 +99,6 @@ func TestBigHistoryCheckedStreamed(t *testing.T) {
 		t.Fatalf("analyze of a big history: file %q, %d records; want streamed, %d", again.HistoryFile, again.Records, res.Records)
 	}
 	assertSameCheck(t, "analyze, streamed", again, whole)
-	// below the threshold, a history whose in-memory check would not fit
-	// is checked streamed too
-	BigHistoryRecords = math.MaxInt
-	oldMem := memAvailable
-	memAvailable = func() int64 { return 1 << 20 }
-	t.Cleanup(func() { memAvailable = oldMem })
-	short, _, err := Analyze(context.Background(), res.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if short.HistoryFile == "" || short.Incomplete != "" {
-		t.Fatalf("with 1 MB available: file %q, incomplete %q; want checked streamed", short.HistoryFile, short.Incomplete)
-	}
-	assertSameCheck(t, "analyze, short of memory", short, whole)
-}
-
-// Only a workload whose streamed check reads the history whole (api,
-// leader) is refused for lack of memory.
-func TestRefuseBigOnlyWhenReadWhole(t *testing.T) {
-	old := memAvailable
-	memAvailable = func() int64 { return 1 << 30 }
-	t.Cleanup(func() { memAvailable = old })
-	for _, c := range []struct {
-		workload string
-		refused  bool
-	}{{"counter", false}, {"lock", false}, {"api", true}, {"leader", true}} {
-		why := refuseBig(Config{Workload: c.workload}, 5_000_000)
-		if (why != "") != c.refused || c.refused && !strings.Contains(why, "not checked") {
-			t.Errorf("%s: refuseBig = %q, want refused %v", c.workload, why, c.refused)
-		}
-	}
-	if why := refuseBig(Config{Workload: "api"}, 1000); why != "" {
-		t.Errorf("a 1000-record api history is refused: %s", why)
-	}
 }
 
 // assertSameCheck fails unless got's verdict, anomalies and coverage are

@@ -55,62 +55,35 @@ func lockChecker(cfg Config) *checker.Lock {
 	return l
 }
 
-// segmentedMin is the number of records from which Check cuts the history
-// into segments; below it the whole check keeps porcupine's search for
-// the report's porcupine pages (drawn for at most
-// checker.VisualizeMaxOps lock ops).
-//
-// The segmented check gives the whole check's verdicts, anomaly kinds and
-// op indices (checker's equivalence tests, the counter's carry included:
-// a cut is only taken where each key's value is exact).
-var segmentedMin = 200_000
-
-// Check runs the checkers over res.History (or, for a big history, over
-// res.HistoryFile, streamed: checker.Composite.CheckFile, with the
-// coverage computed in streamed passes), sets res.Verdict, and writes
-// results.json into res.Dir (when set). The verdict of an incomplete run
-// (res.Incomplete) is at best unknown, and so is the verdict of a run
-// whose faults fell short of the coverage bar (res.Coverage, see
-// demoteUnexercised).
+// Check runs the checkers over the run's history (res.Source(): the
+// records in memory, or history.jsonl read streamed for a big history;
+// one engine either way, see checker.Composite.CheckSource), computes the
+// coverage, sets res.Verdict, and writes results.json into res.Dir (when
+// set). The verdict of an incomplete run (res.Incomplete) is at best
+// unknown, and so is the verdict of a run whose faults fell short of the
+// coverage bar (res.Coverage, see demoteUnexercised).
 func Check(ctx context.Context, res *Result) error {
-	if res.HistoryFile != "" {
-		if err := checkFile(ctx, res); err != nil {
-			return err
-		}
-		return finishCheck(res)
-	}
 	if len(res.History) > 0 {
-		res.Records = len(res.History) // else a refused big history's count stays
+		res.Records = len(res.History)
 	}
-	c := Checkers(res)
-	if len(res.History) >= segmentedMin {
-		// same verdicts, anomalies and op indices, checked in parallel
-		// segments (see checker.Composite.CheckSegmented)
-		res.Verdict = c.CheckSegmented(ctx, res.History)
-	} else {
-		res.Verdict = c.Check(ctx, res.History)
-	}
-	res.Coverage = computeCoverage(res)
-	return finishCheck(res)
-}
-
-// checkFile checks the big history res.HistoryFile streamed and computes
-// its coverage from the file. The server log (writes.jsonl) is read
-// whole: the fencing checker takes it whole.
-func checkFile(ctx context.Context, res *Result) error {
 	log, err := serverLog(res)
 	if err != nil {
 		return err
 	}
-	v, _, err := checkersWith(res, log).CheckFile(ctx, res.HistoryFile) // warnings: Load's and the run's own
+	v, _, err := checkersWith(res, log).CheckSource(ctx, res.Source()) // warnings: Load's and the run's own
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	res.Verdict = v
-	if res.Coverage, err = computeCoverageFile(res); err != nil {
+	if res.HistoryFile != "" && res.History == nil {
+		res.Coverage, err = computeCoverageFile(res)
+	} else {
+		res.Coverage = computeCoverage(res)
+	}
+	if err != nil {
 		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	return nil
+	return finishCheck(res)
 }
 
 // finishCheck demotes the verdict of an incomplete or unexercised run and

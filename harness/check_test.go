@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -43,26 +44,29 @@ func turnsHistory(n int, lose int) history.History {
 	return h
 }
 
-// TestCheckSegmentedSameVerdict: Check on a history past segmentedMin
-// (lowered here) gives the whole check's verdict and anomalies.
-func TestCheckSegmentedSameVerdict(t *testing.T) {
-	defer func(n int) { segmentedMin = n }(segmentedMin)
-	segmentedMin = 100
+// TestCheckSameFromFileAndMemory: Check of a history held in memory and
+// of the same history left in its file give the same verdict and
+// anomalies (one engine: checker.Composite.CheckSource).
+func TestCheckSameFromFileAndMemory(t *testing.T) {
 	for _, lose := range []int{-1, 150} {
 		h := turnsHistory(400, lose)
-		if n := len(checker.Segments(h, checker.DefaultDrift, checker.DefaultDriftFactor)); n < 10 {
-			t.Fatalf("only %d segments", n)
-		}
-		res := &Result{Config: Config{Lock: "single", Workload: "counter"}, History: h}
-		whole := Checkers(res).Check(context.Background(), h)
-		if err := Check(context.Background(), res); err != nil {
+		mem := &Result{Config: Config{Lock: "single", Workload: "counter"}, History: h}
+		if err := Check(context.Background(), mem); err != nil {
 			t.Fatal(err)
 		}
-		if res.Verdict.Valid != whole.Valid || !slices.Equal(kinds(res.Verdict), kinds(whole)) {
-			t.Errorf("lose %d: segmented %v %v, whole %v %v", lose, res.Verdict.Valid, kinds(res.Verdict), whole.Valid, kinds(whole))
+		path := filepath.Join(t.TempDir(), "history.jsonl")
+		if err := history.WriteFile(path, h); err != nil {
+			t.Fatal(err)
 		}
-		if want := map[int]checker.Validity{-1: checker.Valid, 150: checker.Invalid}[lose]; whole.Valid != want {
-			t.Errorf("lose %d: whole verdict %v, want %v", lose, whole.Valid, want)
+		file := &Result{Config: mem.Config, HistoryFile: path, Records: len(h)}
+		if err := Check(context.Background(), file); err != nil {
+			t.Fatal(err)
+		}
+		if file.Verdict.Valid != mem.Verdict.Valid || !slices.Equal(kinds(file.Verdict), kinds(mem.Verdict)) {
+			t.Errorf("lose %d: from the file %v %v, in memory %v %v", lose, file.Verdict.Valid, kinds(file.Verdict), mem.Verdict.Valid, kinds(mem.Verdict))
+		}
+		if want := map[int]checker.Validity{-1: checker.Valid, 150: checker.Invalid}[lose]; mem.Verdict.Valid != want {
+			t.Errorf("lose %d: verdict %v, want %v", lose, mem.Verdict.Valid, want)
 		}
 	}
 }
