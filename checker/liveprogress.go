@@ -158,10 +158,11 @@ func (s *liveStream) result(windows []Window) Result {
 	r.recovery(prog)
 	if f := s.fifo; f != nil { // after recovery's, as Check adds them
 		r.d.FIFOViolations = f.n
-		for _, a := range f.al.list {
+		list := f.list()
+		for _, a := range list {
 			r.al.add(a)
 		}
-		if n := f.al.counts["fifo-violation"] - len(f.al.list); n > 0 {
+		if n := f.al.counts["fifo-violation"] - len(list); n > 0 {
 			r.al.counts["fifo-violation"] += n
 		}
 	}

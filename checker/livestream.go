@@ -47,9 +47,6 @@ type liveStream struct {
 	win                    *windowStream
 	fifo                   *fifoStream
 	tokens                 *tokenCheck
-	// inexact is set when an acquire's completion names another key than
-	// its invoke under FIFO: CheckFile then runs Liveness.Check instead
-	inexact bool
 }
 
 // lop is a lock op (acquire, release, extend) as liveStream keeps it;
@@ -63,6 +60,7 @@ type lop struct {
 	Key, Token         string
 	TTL                int64
 	done               bool
+	waitKey            string // the key FIFO reads it waiting on (see fifoStream.moved)
 }
 
 // liveLease is what Liveness reads of a lease (see Lease): the server's
@@ -144,9 +142,6 @@ func (s *liveStream) add(o *history.Op) {
 		x.Return = o.Time
 	}
 	if o.Key != "" {
-		if o.Key != x.Key && x.F == history.FAcquire && s.fifo != nil {
-			s.inexact = true // FIFO took its invoke under the other key
-		}
 		x.Key = o.Key
 	}
 	if o.Token != "" {

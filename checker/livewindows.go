@@ -1,10 +1,6 @@
 package checker
 
 import (
-	"fmt"
-	"slices"
-	"sort"
-
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -181,87 +177,4 @@ func (s *windowStream) availability(windows []Window, end int64) []WindowAvailab
 		out = append(out, wa)
 	}
 	return out
-}
-
-// fifoStream is Liveness.fifo fed one record at a time, in time order:
-// the acquires waiting per key, and the events of the current time, taken
-// when the time moves on (invokes first, then completions in invoke
-// order, as fifo sorts them).
-type fifoStream struct {
-	l       *Liveness
-	now     int64
-	calls   []*lop
-	rets    []*lop
-	waiting map[string][]*lop
-	n       int
-	al      anomalyList
-	// anomalies naming an acquire still waiting: its completion index is
-	// filled in when it completes
-	patch map[*lop][]fifoPatch
-}
-
-type fifoPatch struct {
-	idx  int // index in the anomaly list
-	a, b *lop
-}
-
-func newFifoStream(l *Liveness) *fifoStream {
-	return &fifoStream{l: l, now: -1, waiting: map[string][]*lop{}, patch: map[*lop][]fifoPatch{}}
-}
-
-func (f *fifoStream) call(x *lop) { f.calls = append(f.calls, x) }
-func (f *fifoStream) ret(x *lop)  { f.rets = append(f.rets, x) }
-
-// advance takes the events of the current time when the time moves past
-// it.
-func (f *fifoStream) advance(t int64) {
-	al := &f.al
-	if t <= f.now {
-		return
-	}
-	f.now = t
-	if len(f.calls) == 0 && len(f.rets) == 0 {
-		return
-	}
-	for _, x := range f.calls {
-		f.waiting[x.Key] = append(f.waiting[x.Key], x)
-	}
-	sort.Slice(f.rets, func(i, j int) bool { return f.rets[i].Inv < f.rets[j].Inv })
-	doneNow := map[*lop]bool{}
-	for _, x := range f.rets {
-		doneNow[x] = true
-	}
-	for _, e := range f.rets {
-		ws := slices.DeleteFunc(f.waiting[e.Key], func(a *lop) bool { return a == e })
-		f.waiting[e.Key] = ws
-		if e.Type != history.OK {
-			continue
-		}
-		for _, a := range ws {
-			// a completes later than now (a.Done > e.Return) unless it
-			// completes at this time too
-			if a.Call+int64(f.l.FIFOMargin) < e.Call && !doneNow[a] {
-				f.n++
-				al.add(Anomaly{Kind: "fifo-violation", Fatal: f.l.RequireFIFO, Ops: fifoOps(a, e),
-					Text: fmt.Sprintf("key %q: process %d (invoked %s) got the lock at %s while process %d, waiting since %s, was still waiting",
-						e.Key, e.Process, fmtTime(e.Call), fmtTime(e.Return), a.Process, fmtTime(a.Call))})
-				if n := len(al.list); n > 0 && al.list[n-1].Kind == "fifo-violation" && al.counts["fifo-violation"] <= MaxAnomalies {
-					f.patch[a] = append(f.patch[a], fifoPatch{n - 1, a, e})
-				}
-			}
-		}
-	}
-	for _, x := range f.rets {
-		for _, p := range f.patch[x] {
-			al.list[p.idx].Ops = fifoOps(p.a, p.b)
-		}
-		delete(f.patch, x)
-	}
-	f.calls, f.rets = f.calls[:0], f.rets[:0]
-}
-
-// fifoOps is opIndices of two acquires.
-func fifoOps(a, b *lop) []int64 {
-	ao, bo := a.op(), b.op()
-	return opIndices(&ao, &bo)
 }

@@ -104,8 +104,8 @@ func panicked(name string, p any, start time.Time) Result {
 // StreamStats describe how CheckFile read a history.
 type StreamStats struct {
 	Records  int64
-	Segments int  // checked separately
-	Merges   int  // segments merged back because a later record referred to them
+	Segments int // checked separately
+	Merges   int // segments merged back because a later record referred to them
 	// Ambiguous counts the seams the lock's strict and permissive checks
 	// disagreed on (see seam.go), resolved on joined segments or Unknown.
 	Ambiguous int
@@ -504,9 +504,6 @@ func (st *stream) result() Result {
 			r = x.merge(rs)
 		case *Liveness:
 			r = live
-			if st.liveness.inexact {
-				r = safeCheck(st.ctx, x, st.lockRecords())
-			}
 		case Fencing:
 			st.fence.end()
 			if st.fence.server != nil {
@@ -617,28 +614,6 @@ func (st *stream) resourceResult(r *Resource, getWhole func() history.History) R
 	st.terms.finish(r, &al, &d)
 	r.finish(&res, &al, d, start)
 	return res
-}
-
-// lockRecords reads the lock and nemesis records again, and the last
-// record (its time ends the history): all that Liveness reads.
-func (st *stream) lockRecords() history.History {
-	var h history.History
-	var last history.Op
-	err := history.Each(st.src, func(o *history.Op) bool {
-		switch {
-		case o.IsNemesis(), o.F == history.FAcquire, o.F == history.FRelease, o.F == history.FExtend, o.F == history.FLost:
-			h = append(h, *o)
-		}
-		last = *o
-		return true
-	})
-	if err != nil {
-		panic(fmt.Sprintf("checker: reading the history again: %v", err))
-	}
-	if n := len(h); n == 0 || h[n-1].Index != last.Index {
-		h = append(h, last)
-	}
-	return h
 }
 
 // anomalyTimes reads the times of the records that anomalies start with

@@ -1,0 +1,166 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// fifoStream is Liveness.fifo fed one record at a time, in time order:
+// the acquires waiting per key, and the events of the current time, taken
+// when the time moves on (invokes first, then completions in invoke
+// order, as fifo sorts them).
+type fifoStream struct {
+	l       *Liveness
+	now     int64
+	calls   []*lop
+	rets    []*lop
+	waiting map[string][]*lop
+	n       int
+	al      anomalyList
+	// anomalies naming an acquire still waiting: its completion index is
+	// filled in when it completes
+	patch map[*lop][]fifoPatch
+	// asWaiter is, per acquire still waiting, how many anomalies name it
+	// as the one overtaken, and the list entries among them (see moved)
+	asWaiter map[*lop][]int
+	// recent are the acquire oks per key that a waiter may have been
+	// overtaken by (see moved), oldest first; recentN counts them
+	recent  map[string][]*lop
+	recentN int
+}
+
+type fifoPatch struct {
+	idx  int // index in the anomaly list
+	a, b *lop
+}
+
+func newFifoStream(l *Liveness) *fifoStream {
+	return &fifoStream{l: l, now: -1, waiting: map[string][]*lop{}, patch: map[*lop][]fifoPatch{},
+		asWaiter: map[*lop][]int{}, recent: map[string][]*lop{}}
+}
+
+func (f *fifoStream) call(x *lop) { x.waitKey = x.Key; f.calls = append(f.calls, x) }
+func (f *fifoStream) ret(x *lop)  { f.rets = append(f.rets, x) }
+
+// advance takes the events of the current time when the time moves past
+// it.
+func (f *fifoStream) advance(t int64) {
+	al := &f.al
+	if t <= f.now {
+		return
+	}
+	f.now = t
+	if len(f.calls) == 0 && len(f.rets) == 0 {
+		return
+	}
+	for _, x := range f.calls {
+		f.waiting[x.waitKey] = append(f.waiting[x.waitKey], x)
+	}
+	sort.Slice(f.rets, func(i, j int) bool { return f.rets[i].Inv < f.rets[j].Inv })
+	doneNow := map[*lop]bool{}
+	for _, x := range f.rets {
+		doneNow[x] = true
+	}
+	for _, e := range f.rets {
+		f.waiting[e.waitKey] = slices.DeleteFunc(f.waiting[e.waitKey], func(a *lop) bool { return a == e })
+		if e.waitKey != e.Key {
+			f.moved(e)
+		}
+		delete(f.asWaiter, e)
+		if e.Type != history.OK {
+			continue
+		}
+		f.recent[e.Key] = append(f.recent[e.Key], e)
+		f.recentN++
+		for _, a := range f.waiting[e.Key] {
+			// a completes later than now (a.Done > e.Return) unless it
+			// completes at this time too
+			if a.Call+int64(f.l.FIFOMargin) < e.Call && !doneNow[a] {
+				f.overtaken(a, e)
+			}
+		}
+	}
+	f.prune()
+	for _, x := range f.rets {
+		for _, p := range f.patch[x] {
+			al.list[p.idx].Ops = fifoOps(p.a, p.b)
+		}
+		delete(f.patch, x)
+	}
+	f.calls, f.rets = f.calls[:0], f.rets[:0]
+}
+
+// overtaken adds the anomaly: e got the lock while a, invoked earlier,
+// was still waiting.
+func (f *fifoStream) overtaken(a, e *lop) {
+	al := &f.al
+	f.n++
+	al.add(Anomaly{Kind: "fifo-violation", Fatal: f.l.RequireFIFO, Ops: fifoOps(a, e),
+		Text: fmt.Sprintf("key %q: process %d (invoked %s) got the lock at %s while process %d, waiting since %s, was still waiting",
+			e.Key, e.Process, fmtTime(e.Call), fmtTime(e.Return), a.Process, fmtTime(a.Call))})
+	at := -1
+	if n := len(al.list); n > 0 && al.list[n-1].Kind == "fifo-violation" && al.counts["fifo-violation"] <= MaxAnomalies {
+		f.patch[a] = append(f.patch[a], fifoPatch{n - 1, a, e})
+		at = n - 1
+	}
+	f.asWaiter[a] = append(f.asWaiter[a], at)
+}
+
+// moved judges acquire a again, whose completion names another key
+// (a.Key) than its invoke (a.waitKey): fifo reads it as waiting on a.Key
+// from its invoke. The anomalies that named it overtaken on a.waitKey
+// are withdrawn (their list entries emptied, see fifoStream.list), and
+// the acquire oks on a.Key it waited through are judged now.
+func (f *fifoStream) moved(a *lop) {
+	for _, at := range f.asWaiter[a] {
+		f.n--
+		f.al.counts["fifo-violation"]--
+		if at >= 0 {
+			f.al.list[at].Kind = ""
+		}
+	}
+	delete(f.asWaiter, a)
+	for _, e := range f.recent[a.Key] {
+		if a.Call+int64(f.l.FIFOMargin) < e.Call && a.Done > e.Return {
+			f.overtaken(a, e)
+		}
+	}
+}
+
+// prune drops the acquire oks no waiter can have been overtaken by: those
+// invoked no later than the oldest waiter's invoke.
+func (f *fifoStream) prune() {
+	if f.recentN < 1024 {
+		return
+	}
+	oldest := Inf
+	for _, ws := range f.waiting {
+		for _, a := range ws {
+			oldest = min(oldest, a.Call)
+		}
+	}
+	f.recentN = 0
+	for k, es := range f.recent {
+		es = slices.DeleteFunc(es, func(e *lop) bool { return e.Call <= oldest })
+		if len(es) == 0 {
+			delete(f.recent, k)
+			continue
+		}
+		f.recent[k] = es
+		f.recentN += len(es)
+	}
+}
+
+// list is the anomalies, without those withdrawn (see moved).
+func (f *fifoStream) list() []Anomaly {
+	return slices.DeleteFunc(f.al.list, func(a Anomaly) bool { return a.Kind == "" })
+}
+
+// fifoOps is opIndices of two acquires.
+func fifoOps(a, b *lop) []int64 {
+	ao, bo := a.op(), b.op()
+	return opIndices(&ao, &bo)
+}
