@@ -117,3 +117,20 @@ func Standard(o Options) *Composite {
 	}
 	return Compose(cs...)
 }
+
+// checkPart is ch's Check of h: the engine over the slice with ch alone,
+// and ch's part of its result (Validate's verdict, Unknown, when h is
+// refused).
+func checkPart(ctx context.Context, ch Checker, h history.History) Result {
+	res, _, _ := (&Composite{Label: "part", Checkers: []Checker{ch}}).CheckSource(ctx, history.Slice(h))
+	name := res.Name
+	if n, ok := ch.(Named); ok {
+		name = n.Name()
+	}
+	for _, r := range res.Results {
+		if r.Name == name {
+			return r
+		}
+	}
+	return Result{Name: name, Valid: Unknown, Error: res.Error}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -134,24 +133,10 @@ type livenessRun struct {
 	notJudged             bool
 }
 
-// Check computes the liveness summary and the anomalies.
+// Check computes the liveness summary and the anomalies: the engine over
+// h with this checker alone (see checkPart).
 func (l *Liveness) Check(ctx context.Context, h history.History) Result {
-	os := ops(h)
-	fillTokens(os)
-	r := &livenessRun{l: l, leases: extractLeases(h, os, 0, 0), windows: FaultWindows(h)}
-	for i := range h {
-		r.end = max(r.end, h[i].Time)
-	}
-	for _, w := range r.windows {
-		r.d.HealedAt = max(r.d.HealedAt, w.End)
-	}
-	r.acquires(os)
-	r.availability()
-	r.recovery(r.progress())
-	if l.Fair || l.RequireFIFO {
-		r.d.FIFOViolations = l.fifo(r.acq, r.end, &r.al)
-	}
-	return r.result()
+	return checkPart(ctx, l, h)
 }
 
 // result is the check's result from its details and anomalies.
@@ -166,52 +151,6 @@ func (r *livenessRun) result() Result {
 	return res
 }
 
-// acquires counts the acquires by outcome, reports starvation, and takes
-// the wait and hold percentiles.
-func (r *livenessRun) acquires(os []op) {
-	var waits, waitsAny, holds []int64
-	lastFail := map[int]int64{} // process -> completion of its failed acquire
-	for i := range os {
-		o := &os[i]
-		if o.F != history.FAcquire {
-			continue
-		}
-		r.acq = append(r.acq, o)
-		r.maxTTL = max(r.maxTTL, o.TTL)
-		if t, ok := lastFail[o.Process]; ok {
-			r.retryGap = max(r.retryGap, o.Call-t)
-			delete(lastFail, o.Process)
-		}
-		switch o.Type {
-		case history.OK:
-			r.d.Acquires.OK++
-			waits = append(waits, o.Return-o.Call)
-		case history.Fail:
-			r.d.Acquires.Fail++
-			lastFail[o.Process] = o.Done
-		default:
-			r.d.Acquires.Info++
-		}
-		if o.Ret >= 0 {
-			waitsAny = append(waitsAny, o.Done-o.Call)
-		}
-		if mw := r.l.MaxWait; mw > 0 && o.Ret >= 0 && o.Done-o.Call > int64(mw) {
-			r.d.Starved++
-			r.al.add(Anomaly{Kind: "starvation", Fatal: true, Ops: o.indices(),
-				Text: fmt.Sprintf("key %q: process %d waited %s for the lock (%s), more than %s", o.Key, o.Process, fmtDur(o.Done-o.Call), o.Type, mw)})
-		}
-	}
-	for _, ls := range r.leases.byAcq {
-		if ls.hasHoldEnd {
-			holds = append(holds, ls.holdEnd-ls.acq.Return)
-		}
-	}
-	if n := r.d.Acquires.OK + r.d.Acquires.Fail + r.d.Acquires.Info; n > 0 {
-		r.d.SuccessRate = float64(r.d.Acquires.OK) / float64(n)
-	}
-	r.d.Wait, r.d.WaitAny, r.d.Hold = percentiles(waits), percentiles(waitsAny), percentiles(holds)
-}
-
 // keyProgress is one key's acquires as recovery sees them.
 type keyProgress struct {
 	invokedAfter *op // the first acquire invoked after the last heal
@@ -219,41 +158,6 @@ type keyProgress struct {
 	lastOK       *op // the latest-returning acquire ok
 	failsAfterOK []*op
 	unknown      []*op // acquires with unknown outcome, invoke order
-}
-
-// progress groups the acquires by key.
-func (r *livenessRun) progress() map[string]*keyProgress {
-	prog := map[string]*keyProgress{}
-	for _, o := range r.acq { // invoke order
-		p := prog[o.Key]
-		if p == nil {
-			p = &keyProgress{}
-			prog[o.Key] = p
-		}
-		if o.Call > r.d.HealedAt && p.invokedAfter == nil {
-			p.invokedAfter = o
-		}
-		switch o.Type {
-		case history.OK:
-			if o.Return > r.d.HealedAt {
-				p.okAfter++
-				r.d.OKAfterHeal++
-			}
-			if p.lastOK == nil || o.Return > p.lastOK.Return {
-				p.lastOK, p.failsAfterOK = o, nil
-			}
-		case history.Fail:
-		default:
-			p.unknown = append(p.unknown, o)
-		}
-	}
-	for _, o := range r.acq {
-		p := prog[o.Key]
-		if o.Type != history.OK && (p.lastOK == nil || o.Call > p.lastOK.Return) {
-			p.failsAfterOK = append(p.failsAfterOK, o)
-		}
-	}
-	return prog
 }
 
 // recovery judges, per key (prog: see progress), recovery after the last
@@ -400,54 +304,4 @@ func lastCall(os []*op) int64 {
 		t = max(t, o.Call)
 	}
 	return t
-}
-
-// fifo counts pairs (A, B) on one key where A was invoked at least
-// FIFOMargin before B and B returned ok while A was still waiting.
-func (l *Liveness) fifo(acq []*op, end int64, al *anomalyList) int {
-	type ev struct {
-		t   int64
-		o   *op
-		ret bool
-	}
-	var evs []ev
-	for _, o := range acq {
-		evs = append(evs, ev{o.Call, o, false})
-		evs = append(evs, ev{min(o.Done, end), o, true})
-	}
-	sort.SliceStable(evs, func(i, j int) bool {
-		if evs[i].t != evs[j].t {
-			return evs[i].t < evs[j].t
-		}
-		return !evs[i].ret && evs[j].ret
-	})
-	waiting := map[string][]*op{}
-	n := 0
-	for _, e := range evs {
-		k := e.o.Key
-		if !e.ret {
-			waiting[k] = append(waiting[k], e.o)
-			continue
-		}
-		ws := waiting[k]
-		for i, w := range ws {
-			if w == e.o {
-				ws = append(ws[:i], ws[i+1:]...)
-				break
-			}
-		}
-		waiting[k] = ws
-		if e.o.Type != history.OK {
-			continue
-		}
-		for _, a := range ws {
-			if a.Call+int64(l.FIFOMargin) < e.o.Call && a.Done > e.o.Return {
-				n++
-				al.add(Anomaly{Kind: "fifo-violation", Fatal: l.RequireFIFO, Ops: opIndices(a, e.o),
-					Text: fmt.Sprintf("key %q: process %d (invoked %s) got the lock at %s while process %d, waiting since %s, was still waiting",
-						k, e.o.Process, fmtTime(e.o.Call), fmtTime(e.o.Return), a.Process, fmtTime(a.Call))})
-			}
-		}
-	}
-	return n
 }

@@ -31,7 +31,7 @@ func streamLiveness(l *Liveness, h history.History) Result {
 // details.
 func sameLiveness(t *testing.T, name string, l *Liveness, h history.History) Result {
 	t.Helper()
-	want := l.Check(context.Background(), h)
+	want := l.wholeLiveness(h)
 	got := streamLiveness(l, h)
 	wj, _ := json.MarshalIndent(want, "", " ")
 	gj, _ := json.MarshalIndent(got, "", " ")

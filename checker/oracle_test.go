@@ -2,6 +2,9 @@ package checker
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -29,7 +32,7 @@ func (c *Composite) checkWhole(ctx context.Context, h history.History) (res Resu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res.Results[i] = safeCheck(ctx, ch, h)
+			res.Results[i] = wholeCheck(ctx, ch, h)
 		}()
 	}
 	wg.Wait()
@@ -67,4 +70,224 @@ func anyAcquireOK(h history.History) bool {
 		}
 	}
 	return false
+}
+
+// wholeLiveness is the liveness check of the whole history in memory, as
+// it ran before the streamed engine (liveStream) was the only one.
+func (l *Liveness) wholeLiveness(h history.History) Result {
+	os := ops(h)
+	fillTokens(os)
+	r := &livenessRun{l: l, leases: extractLeases(h, os, 0, 0), windows: FaultWindows(h)}
+	for i := range h {
+		r.end = max(r.end, h[i].Time)
+	}
+	for _, w := range r.windows {
+		r.d.HealedAt = max(r.d.HealedAt, w.End)
+	}
+	r.acquires(os)
+	r.availability()
+	r.recovery(r.progress())
+	if l.Fair || l.RequireFIFO {
+		r.d.FIFOViolations = l.fifo(r.acq, r.end, &r.al)
+	}
+	return r.result()
+}
+
+// acquires counts the acquires by outcome, reports starvation, and takes
+// the wait and hold percentiles.
+func (r *livenessRun) acquires(os []op) {
+	var waits, waitsAny, holds []int64
+	lastFail := map[int]int64{} // process -> completion of its failed acquire
+	for i := range os {
+		o := &os[i]
+		if o.F != history.FAcquire {
+			continue
+		}
+		r.acq = append(r.acq, o)
+		r.maxTTL = max(r.maxTTL, o.TTL)
+		if t, ok := lastFail[o.Process]; ok {
+			r.retryGap = max(r.retryGap, o.Call-t)
+			delete(lastFail, o.Process)
+		}
+		switch o.Type {
+		case history.OK:
+			r.d.Acquires.OK++
+			waits = append(waits, o.Return-o.Call)
+		case history.Fail:
+			r.d.Acquires.Fail++
+			lastFail[o.Process] = o.Done
+		default:
+			r.d.Acquires.Info++
+		}
+		if o.Ret >= 0 {
+			waitsAny = append(waitsAny, o.Done-o.Call)
+		}
+		if mw := r.l.MaxWait; mw > 0 && o.Ret >= 0 && o.Done-o.Call > int64(mw) {
+			r.d.Starved++
+			r.al.add(Anomaly{Kind: "starvation", Fatal: true, Ops: o.indices(),
+				Text: fmt.Sprintf("key %q: process %d waited %s for the lock (%s), more than %s", o.Key, o.Process, fmtDur(o.Done-o.Call), o.Type, mw)})
+		}
+	}
+	for _, ls := range r.leases.byAcq {
+		if ls.hasHoldEnd {
+			holds = append(holds, ls.holdEnd-ls.acq.Return)
+		}
+	}
+	if n := r.d.Acquires.OK + r.d.Acquires.Fail + r.d.Acquires.Info; n > 0 {
+		r.d.SuccessRate = float64(r.d.Acquires.OK) / float64(n)
+	}
+	r.d.Wait, r.d.WaitAny, r.d.Hold = percentiles(waits), percentiles(waitsAny), percentiles(holds)
+}
+
+// progress groups the acquires by key.
+func (r *livenessRun) progress() map[string]*keyProgress {
+	prog := map[string]*keyProgress{}
+	for _, o := range r.acq { // invoke order
+		p := prog[o.Key]
+		if p == nil {
+			p = &keyProgress{}
+			prog[o.Key] = p
+		}
+		if o.Call > r.d.HealedAt && p.invokedAfter == nil {
+			p.invokedAfter = o
+		}
+		switch o.Type {
+		case history.OK:
+			if o.Return > r.d.HealedAt {
+				p.okAfter++
+				r.d.OKAfterHeal++
+			}
+			if p.lastOK == nil || o.Return > p.lastOK.Return {
+				p.lastOK, p.failsAfterOK = o, nil
+			}
+		case history.Fail:
+		default:
+			p.unknown = append(p.unknown, o)
+		}
+	}
+	for _, o := range r.acq {
+		p := prog[o.Key]
+		if o.Type != history.OK && (p.lastOK == nil || o.Call > p.lastOK.Return) {
+			p.failsAfterOK = append(p.failsAfterOK, o)
+		}
+	}
+	return prog
+}
+
+// fifo counts pairs (A, B) on one key where A was invoked at least
+// FIFOMargin before B and B returned ok while A was still waiting.
+func (l *Liveness) fifo(acq []*op, end int64, al *anomalyList) int {
+	type ev struct {
+		t   int64
+		o   *op
+		ret bool
+	}
+	var evs []ev
+	for _, o := range acq {
+		evs = append(evs, ev{o.Call, o, false})
+		evs = append(evs, ev{min(o.Done, end), o, true})
+	}
+	sort.SliceStable(evs, func(i, j int) bool {
+		if evs[i].t != evs[j].t {
+			return evs[i].t < evs[j].t
+		}
+		return !evs[i].ret && evs[j].ret
+	})
+	waiting := map[string][]*op{}
+	n := 0
+	for _, e := range evs {
+		k := e.o.Key
+		if !e.ret {
+			waiting[k] = append(waiting[k], e.o)
+			continue
+		}
+		ws := waiting[k]
+		for i, w := range ws {
+			if w == e.o {
+				ws = append(ws[:i], ws[i+1:]...)
+				break
+			}
+		}
+		waiting[k] = ws
+		if e.o.Type != history.OK {
+			continue
+		}
+		for _, a := range ws {
+			if a.Call+int64(l.FIFOMargin) < e.o.Call && a.Done > e.o.Return {
+				n++
+				al.add(Anomaly{Kind: "fifo-violation", Fatal: l.RequireFIFO, Ops: opIndices(a, e.o),
+					Text: fmt.Sprintf("key %q: process %d (invoked %s) got the lock at %s while process %d, waiting since %s, was still waiting",
+						k, e.o.Process, fmtTime(e.o.Call), fmtTime(e.o.Return), a.Process, fmtTime(a.Call))})
+			}
+		}
+	}
+	return n
+}
+
+// availability is acquire progress per fault window: acquires invoked in
+// it, acquire oks returned in it and in the quiet period after it (until
+// the next window that starts after it ends, or the history's end), and
+// the time to the first acquire ok after it. It sorts the invoke times and
+// the ok return times once and counts by binary search, so its cost is
+// O((windows + acquires) · log acquires) rather than their product.
+func (r *livenessRun) availability() {
+	if len(r.windows) == 0 {
+		return
+	}
+	calls := make([]int64, 0, len(r.acq))
+	var rets []int64 // Returns of acquire oks
+	for _, o := range r.acq {
+		calls = append(calls, o.Call)
+		if o.Type == history.OK {
+			rets = append(rets, o.Return)
+		}
+	}
+	slices.Sort(calls)
+	slices.Sort(rets)
+	// atMost and below count the sorted xs that are <= t and < t.
+	atMost := func(xs []int64, t int64) int { return sort.Search(len(xs), func(i int) bool { return xs[i] > t }) }
+	below := func(xs []int64, t int64) int { return sort.Search(len(xs), func(i int) bool { return xs[i] >= t }) }
+	// sufMin[i] is the least Start of the windows after i.
+	sufMin := make([]int64, len(r.windows)+1)
+	sufMin[len(r.windows)] = Inf
+	for i := len(r.windows) - 1; i >= 0; i-- {
+		sufMin[i] = min(sufMin[i+1], r.windows[i].Start)
+	}
+	for i, w := range r.windows {
+		wa := WindowAvailability{Window: w, RecoveryNS: -1}
+		next := r.end
+		if sufMin[i+1] > w.End {
+			next = min(next, sufMin[i+1])
+		} else { // a later window starts before this one ends: scan
+			for _, w2 := range r.windows[i+1:] {
+				if w2.Start > w.End {
+					next = min(next, w2.Start)
+				}
+			}
+		}
+		if w.End >= w.Start {
+			wa.Invoked = atMost(calls, w.End) - below(calls, w.Start)
+			wa.OK = atMost(rets, w.End) - below(rets, w.Start)
+		}
+		after := atMost(rets, w.End) // first ok returned after the window
+		if next > w.End {
+			wa.AfterOK = atMost(rets, next) - after
+		}
+		if after < len(rets) {
+			wa.RecoveryNS = rets[after] - w.End
+		}
+		r.d.Windows = append(r.d.Windows, wa)
+	}
+}
+
+// wholeCheck is ch's check of the whole history in memory: the oracle's
+// own liveness, every other checker's Check.
+func wholeCheck(ctx context.Context, ch Checker, h history.History) Result {
+	if l, ok := ch.(*Liveness); ok {
+		start := time.Now()
+		r := l.wholeLiveness(h)
+		r.Seconds = time.Since(start).Seconds()
+		return r
+	}
+	return safeCheck(ctx, ch, h)
 }
