@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sort"
 	"testing"
 	"time"
 
@@ -458,4 +459,126 @@ func TestCheckFileInvalidBounded(t *testing.T) {
 	if r.Results[1].Name != "resource" || kinds["nonlinearizable"] != 1 || kinds["lost-update"] == 0 {
 		t.Errorf("resource: %v %v", r.Results[1].Valid, kinds)
 	}
+}
+
+// The whole-history cut, kept as the tests' view of where the streamed
+// check may cut (the engine cuts as it reads, see stream.add).
+
+// Segment is a part of a history that can be checked on its own: the
+// records at positions [Start, End), without the acquire invokes at
+// positions Drop (still waiting at the segment's end: they belong to a
+// later segment), with the acquire invokes at positions Moved (invoked in
+// an earlier segment, completed in this one) before them.
+type Segment struct {
+	Start, End  int
+	Moved, Drop []int
+	// carry starts the counter's sections after the cut from their
+	// exact values (see counterCut); nil for the first segment.
+	carry []*sectionInput
+}
+
+// History is the segment's records (a sub-slice of h when nothing moves).
+func (s Segment) History(h history.History) history.History {
+	if len(s.Moved) == 0 && len(s.Drop) == 0 {
+		return h[s.Start:s.End]
+	}
+	out := make(history.History, 0, s.End-s.Start+len(s.Moved))
+	for _, i := range s.Moved {
+		out = append(out, h[i])
+	}
+	d := 0
+	for i := s.Start; i < s.End; i++ {
+		if d < len(s.Drop) && s.Drop[d] == i {
+			d++
+			continue
+		}
+		out = append(out, h[i])
+	}
+	return out
+}
+
+// Segments cuts h at quiescent points (see cutter) into segments that can
+// be checked independently; drift and factor are the lock checker's
+// allowance. It returns one segment (the whole history) when h cannot be
+// cut.
+func Segments(h history.History, drift time.Duration, factor float64) []Segment {
+	whole := []Segment{{Start: 0, End: len(h)}}
+	c := newCutter(drift, factor)
+	t := newRefTracker(newTokTable(), nil)
+	// the running sum of span at i counts the references spanning the
+	// cut before i
+	span := make([]int32, len(h)+1)
+	var cand []int
+	var candCarry [][]*sectionInput // the counter's carry at each candidate
+	var last int64
+	openAcq := map[int]int{} // process -> position of its waiting acquire
+	type pair struct{ inv, done int }
+	var acqs []pair
+	for i := range h {
+		r := &h[i]
+		if r.Time < last {
+			return whole // not in time order: check it whole
+		}
+		last = r.Time
+		if i > 0 && c.canCut(r) {
+			cand = append(cand, i)
+			candCarry = append(candCarry, c.counter.carry())
+		}
+		refer := func(to int) {
+			span[to+1]++
+			span[i+1]--
+		}
+		if to := c.add(i, r); to >= 0 && to < i {
+			refer(to)
+		}
+		if to := t.add(i, r); to >= 0 && to < i {
+			refer(to)
+		}
+		if r.IsNemesis() || r.F == history.FLost {
+			continue
+		}
+		if r.Type == history.Invoke {
+			delete(openAcq, r.Process)
+			if r.F == history.FAcquire {
+				openAcq[r.Process] = i
+			}
+			continue
+		}
+		if j, ok := openAcq[r.Process]; ok {
+			delete(openAcq, r.Process)
+			acqs = append(acqs, pair{j, i})
+		}
+	}
+	for _, j := range openAcq {
+		acqs = append(acqs, pair{j, len(h)})
+	}
+	segs := []Segment{{Start: 0}}
+	run, ci := int32(0), 0
+	for i := 0; i <= len(h) && ci < len(cand); i++ {
+		run += span[i]
+		if cand[ci] == i {
+			if run == 0 {
+				segs[len(segs)-1].End = i
+				segs = append(segs, Segment{Start: i, carry: candCarry[ci]})
+			}
+			ci++
+		}
+	}
+	if len(segs) == 1 {
+		return whole
+	}
+	segs[len(segs)-1].End = len(h)
+	segOf := func(pos int) int { return sort.Search(len(segs), func(i int) bool { return segs[i].End > pos }) }
+	for _, a := range acqs {
+		from, to := segOf(a.inv), min(segOf(a.done), len(segs)-1)
+		if from != to {
+			segs[from].Drop = append(segs[from].Drop, a.inv)
+			segs[to].Moved = append(segs[to].Moved, a.inv)
+		}
+	}
+	for i := range segs {
+		slices.Sort(segs[i].Drop)
+		slices.Sort(segs[i].Moved)
+	}
+	return segs
 }
