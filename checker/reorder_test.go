@@ -67,3 +67,21 @@ func TestRecordsOutOfTimeOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestPanicInSegmentIsUnknown: a panic in one segment's check, on a
+// goroutine of its own, makes the verdict Unknown with its message; the
+// process goes on.
+func TestPanicInSegmentIsUnknown(t *testing.T) {
+	h := newGen(3, 4, 2).run(3000, true)
+	defer smallSegments(100)()
+	defer func(f func(int64)) { segmentChecked = f }(segmentChecked)
+	segmentChecked = func(start int64) {
+		if start > 0 {
+			panic("boom in a segment")
+		}
+	}
+	r := Standard(Options{Lock: NewLock(), Fencing: true}).Check(context.Background(), h)
+	if r.Valid != Unknown || !strings.Contains(r.Results[0].Error, "boom in a segment") {
+		t.Fatalf("a panicking segment: %v, lock %v %q", r.Valid, r.Results[0].Valid, r.Results[0].Error)
+	}
+}

@@ -20,6 +20,10 @@ import (
 // lower it.
 var minSegment = 2000
 
+// segmentChecked is called as each segment's check starts, with its first
+// record's index; tests make it panic.
+var segmentChecked = func(start int64) {}
+
 // oneSegment is the most records of a history checked as one segment,
 // never cut: its porcupine searches are the whole history's, so the
 // report can draw them (porcupine.html, up to VisualizeMaxOps ops) and
@@ -364,17 +368,41 @@ func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 		st.closeOverflow(end, at, off, carry)
 		return
 	}
-	seg := st.cur
+	seg, h := st.detach(end, at, off, carry)
+	if len(h) == 0 {
+		seg.lock = emptyPiece()
+		seg.count = counterPiece{valid: Valid}
+		seg.excl = Result{Valid: Valid, Details: ExclusionDetails{}}
+		st.closed = append(st.closed, seg)
+		return
+	}
+	os := ops(h)
+	for i := range os {
+		if st.feedOp(&os[i]) {
+			st.lost.add(&os[i], &st.lostAl)
+			st.cron.add(&os[i])
+			st.terms.add(&os[i])
+		}
+	}
+	secs := counterSections(os)
+	seg.nsecs = len(secs)
+	st.closed = append(st.closed, seg)
+	st.checkSeg(seg, h, os, append(append([]*sectionInput(nil), seg.carry...), secs...))
+}
+
+// detach ends the current segment before record end and starts the next
+// (see closeSeg); h is the ended segment's records, its acquires still
+// waiting moved to the next segment (except at the end: off < 0).
+func (st *stream) detach(end, at, off int64, carry []*sectionInput) (seg *streamSeg, h history.History) {
+	seg = st.cur
 	seg.end = end
 	next := &streamSeg{start: end, at: at, offset: off, carry: carry}
-	// acquires still waiting move to the next segment (not at the end)
 	drop := map[int64]bool{}
 	if off >= 0 {
 		for _, j := range st.openAcq {
 			drop[j] = true
 		}
 	}
-	var h history.History
 	select {
 	case h = <-st.bufs: // one a finished check gave back
 	default:
@@ -394,29 +422,26 @@ func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 	}
 	seg.recs = nil
 	st.cur = next
-	if len(h) == 0 {
-		seg.lock = emptyPiece()
-		seg.count = counterPiece{valid: Valid}
-		seg.excl = Result{Valid: Valid, Details: ExclusionDetails{}}
-		st.closed = append(st.closed, seg)
-		return
-	}
-	os := ops(h)
-	for i := range os {
-		if st.feedOp(&os[i]) {
-			st.lost.add(&os[i], &st.lostAl)
-			st.cron.add(&os[i])
-			st.terms.add(&os[i])
-		}
-	}
-	secs := counterSections(os)
-	seg.nsecs = len(secs)
-	st.closed = append(st.closed, seg)
-	secs = append(append([]*sectionInput(nil), seg.carry...), secs...)
+	return seg, h
+}
+
+// checkSeg starts the segment's checks (lock, counter, exclusion) on a
+// goroutine of its own, at most GOMAXPROCS at once. A panic in them makes
+// the segment's pieces Unknown with its message.
+func (st *stream) checkSeg(seg *streamSeg, h history.History, os []op, secs []*sectionInput) {
 	st.wg.Add(1)
 	st.sem <- struct{}{}
 	go func() {
 		defer func() { <-st.sem; st.wg.Done() }()
+		defer func() {
+			if p := recover(); p != nil {
+				why := fmt.Sprintf("checker panicked on records %d to %d: %v\n%s", seg.start, seg.end, p, debug.Stack())
+				seg.lock = emptyPiece()
+				seg.lock.r.Valid, seg.lock.r.Error = Unknown, why
+				seg.count = counterPiece{valid: Unknown, err: why}
+				seg.excl = Result{Valid: Unknown, Error: why, Details: ExclusionDetails{}}
+			}
+		}()
 		defer func() {
 			if cap(h) <= maxBuf {
 				select {
@@ -425,6 +450,7 @@ func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 				}
 			}
 		}()
+		segmentChecked(seg.start)
 		fillTokens(os) // after the summaries above, which read no token
 		if st.lock != nil {
 			seg.lock = st.lock.pieceAt(st.ctx, os, seam{start: seg.start, at: seg.at})
