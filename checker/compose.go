@@ -18,14 +18,15 @@ type Composite struct {
 
 // Compose returns a checker that, on a history:
 //
-//  1. validates it (Validate); an invalid history is refused: the verdict
-//     is Unknown with Validate's message, and no checker runs;
+//  1. validates it (Validate, record by record as it reads); an invalid
+//     history is refused: the verdict is Unknown with Validate's message;
 //  2. checks tokens (Tokens): a token handed to two acquires is the lock's
 //     defect, added as an Invalid "tokens" result (present only when it
 //     found one, so the results of a clean history are the checkers');
 //     the checkers still run (they name leases by acquire, not token);
-//  3. runs every checker in parallel; a checker that panics yields Unknown
-//     with the panic text (and stack) instead of taking the run down;
+//  3. runs every checker, streamed (see CheckFile); a panic anywhere in
+//     the check yields Unknown with the panic text (and stack) instead of
+//     taking the run down;
 //  4. merges the verdicts: Invalid if any is Invalid, else Unknown if any
 //     is Unknown, else Valid;
 //  5. makes a Valid verdict Unknown when no acquire succeeded in the whole

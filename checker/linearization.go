@@ -8,14 +8,6 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// VisualizeMaxOps is the most porcupine operations for which a check
-// keeps its search (a Linearization in its details) for drawing:
-// porcupine's visualisation is built for thousands of operations, not
-// millions, and the search that feeds it costs more (it waits for every
-// key and records the longest partial linearizations). Above it the
-// check runs the plain search.
-const VisualizeMaxOps = 20000
-
 // Linearization is a porcupine search kept for drawing porcupine's
 // visualisation: the model, and what porcupine found (the linearization
 // of every key, or the longest partial ones), with annotations for ops

@@ -44,14 +44,6 @@ type lockPiece struct {
 	ambiguous bool
 }
 
-// maxExplainOps is the most porcupine ops an illegal key may have in the
-// whole history for CheckSegmented and CheckFile to explain it on the
-// whole history, as Check does (same ops named): the verbose search that
-// explains keeps up to ops²/2 indices (a key of 33k counter sections took
-// 6 GB). Beyond it, the earliest illegal segment's explanation stands:
-// the same kind, and maybe other ops.
-const maxExplainOps = 5000
-
 // explainBounded calls explain on the keys of byKey with at most
 // maxExplainOps ops (counts) and keeps the others' anomalies.
 func explainBounded(byKey map[string]keyAnomaly, counts map[string]int, explain func(map[string]keyAnomaly)) {
@@ -180,11 +172,6 @@ func mergeCounter(ps []counterPiece, res *Result, al *anomalyList, explain func(
 	}
 	addByKey(byKey, al)
 }
-
-// explainBudget bounds the search that re-explains an illegal key on the
-// whole history (see maxExplainWhole); when it runs out, the segment's
-// explanation stands.
-const explainBudget = 10 * time.Second
 
 // explainSections re-explains the illegal keys of byKey on secs.
 func (r *Resource) explainSections(ctx context.Context, secs []*sectionInput, byKey map[string]keyAnomaly) {

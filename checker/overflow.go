@@ -7,17 +7,6 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// maxSegRecords is the most records CheckFile buffers for one segment.
-// A segment that grows past it without a quiescent point (see cutter) is
-// not checkable in bounded memory: CheckFile stops buffering it, and the
-// checkers that need its records (the lock's and the counter's searches,
-// Exclusion) end Unknown, saying so; the checks streamed record by record
-// (Liveness, Fencing, the token check, the validator) and the op-level
-// counter summaries (lost updates, cron, fed op by op) stay exact. The
-// segments after the next cut are checked as usual, so a violation there
-// still makes the verdict Invalid. Tests lower it.
-var maxSegRecords = 1_000_000
-
 // overflow is what CheckFile keeps of a segment it stopped buffering.
 type overflow struct {
 	pend  map[int]history.Op // process -> its open invoke

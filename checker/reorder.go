@@ -6,15 +6,6 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// reorderWindow is how many records the reorder buffer holds back
-// before it gives the earliest to the summaries that read records in
-// time order (Liveness, Fencing, the token check). A record may arrive
-// that many records late: a renewal is recorded when it completes, at
-// its computed invoke time, so it lags by its own latency (about 2k
-// records at 20k records/s and 100 ms; 65k records cover 3 s). Its memory
-// is the records held, about 200 bytes each. Tests lower it.
-var reorderWindow = 1 << 16
-
 // reorder hands records on in time order (ties in index order), up to
 // reorderWindow records late, for the summaries fed one record at a time.
 // A record later than that is not handed on: it is counted (late), and

@@ -57,10 +57,6 @@ func seamOf(r *history.Op) seam {
 	return seam{start: r.Index, at: r.Time}
 }
 
-// maxSeamRecords bounds the records checked together to resolve an
-// ambiguous seam; tests lower it.
-var maxSeamRecords = 200_000
-
 // waitsAcross reports whether an acquire ok of a one-node lease was
 // invoked before the seam (the only ops the strict and permissive checks
 // treat differently).

@@ -250,4 +250,3 @@ func (t *refTracker) add(i int, r *history.Op) int {
 	}
 	return to
 }
-

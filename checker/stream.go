@@ -15,30 +15,25 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// minSegment is the fewest records a streamed segment has before it may
-// be cut (tiny segments cost more in overhead than they save); tests
-// lower it.
-var minSegment = 2000
-
 // segmentChecked is called as each segment's check starts, with its first
 // record's index; tests make it panic.
 var segmentChecked = func(start int64) {}
 
-// oneSegment is the most records of a history checked as one segment,
-// never cut: its porcupine searches are the whole history's, so the
-// report can draw them (porcupine.html, up to VisualizeMaxOps ops) and
-// an anomaly names the ops a search of the whole history names. Past it
-// the history is cut as it is read. Tests lower it.
-var oneSegment = 20_000
-
-// CheckFile checks the JSONL history at path with the composition,
-// reading it once, record by record (history.Scanner, decoding on its own
-// goroutine), and gives the verdicts, anomaly kinds and op indices of
-// Check. It cuts the history at quiescent points as it goes (see Segments;
-// only where the counter's value is exact, see counterCut) and checks each
+// CheckFile is CheckSource over the JSONL history at path.
+//
+// # How the engine reads a history
+//
+// Every check, small or big, is one engine: CheckSource reads the
+// history once, record by record (a file is decoded on a goroutine of
+// its own, see history.File), cuts it at quiescent points as it goes
+// (see cutter; only where the counter's value is exact, see counterCut;
+// never before oneSegment records, so a small history is one segment and
+// its porcupine searches are the whole history's) and checks each
 // finished segment in parallel (at most GOMAXPROCS segments at once),
-// keeping only their results and small summaries. Its memory is the
-// segments being checked plus, per record kind, compact state:
+// keeping only their results and small summaries. Records out of time
+// order reach the summaries that read them in time order through a
+// bounded reorder buffer (see reorder). Its memory is the segments being
+// checked plus, per record kind, compact state:
 //
 //   - per lock key and token, a 32-byte row and its hashed index entry
 //     (tokTable: the token check, the references that merge segments,
@@ -52,16 +47,18 @@ var oneSegment = 20_000
 //   - per fault window, its counts; the nemesis records;
 //   - the lock ops completed after the oldest lock op in flight (Liveness
 //     takes them in invoke order);
+//   - the api and leader ops (termOps), none for other workloads;
+//   - up to reorderWindow records held for time order;
 //   - a history of at most maxExplainWhole records proved invalid by the
 //     lock or counter search: its illegal keys of at most maxExplainOps
-//     ops are explained on the whole history, read again (as Check does);
-//     other keys keep their earliest illegal segment's explanation.
+//     ops are explained on the whole history, read again; other keys keep
+//     their earliest illegal segment's explanation.
 //
 // The 10M-record bench history (1.3M acquires) peaks at about 580 MB RSS
 // (440 MB with GOGC=50, a third slower): most of it is the per-token rows
 // and the garbage collector's headroom over them.
 //
-// A segment that a later record refers to (see Segments: a lease's token,
+// A segment that a later record refers to (a lease's token,
 // a revived process, a section touching the read of an earlier section
 // with unknown outcome) is merged with the segments after it and checked
 // again, reading the file again from its start. A segment after a cut
@@ -69,10 +66,9 @@ var oneSegment = 20_000
 // (see seam.go); where they disagree it is checked again joined with the
 // segments before it, read again. A segment of more than maxSegRecords
 // records is not buffered: the checks that need it end Unknown (see
-// maxSegRecords). A history with api or leader ops, or whose
-// records are not in time order, or a composition with a checker other
-// than Lock, Resource, Exclusion, Liveness and Fencing, is read whole and
-// given to Check. Warnings are history.Read's.
+// maxSegRecords). A checker other than Lock, Resource, Exclusion,
+// Liveness and Fencing gets the whole history, read into memory.
+// Warnings are history.Read's.
 func (c *Composite) CheckFile(ctx context.Context, path string) (Result, []history.Warning, error) {
 	return c.CheckSource(ctx, history.File(path))
 }
@@ -119,19 +115,6 @@ type StreamStats struct {
 
 // lastStream is the last CheckFile's stats, for tests and benchmarks.
 var lastStream StreamStats
-
-// maxBuf is the largest segment buffer (records) CheckFile reuses.
-const maxBuf = 1 << 16
-
-// maxExplainWhole is the largest history (records) whose illegal keys
-// (of at most maxExplainOps ops) CheckSegmented and CheckFile explain on
-// the whole history, read again, so that the ops they name are Check's.
-// Beyond it the explanation is the earliest illegal segment's (same
-// verdict and kind; the ops may differ): the search that explains an
-// illegal key on a whole history backtracks over every write with
-// unknown outcome before the anomaly, and its memory grows with them (a
-// 100k-record counter history took 6 GB in 30 s).
-const maxExplainWhole = 50_000
 
 // stream is one CheckFile in progress.
 type stream struct {

@@ -1,0 +1,78 @@
+package checker
+
+import "time"
+
+// The sizes the check engine works with, in one place, each with its
+// reason. Tests lower the variables.
+
+// minSegment is the fewest records a streamed segment has before it may
+// be cut (tiny segments cost more in overhead than they save); tests
+// lower it.
+var minSegment = 2000
+
+// oneSegment is the most records of a history checked as one segment,
+// never cut: its porcupine searches are the whole history's, so the
+// report can draw them (porcupine.html, up to VisualizeMaxOps ops) and
+// an anomaly names the ops a search of the whole history names. Past it
+// the history is cut as it is read. Tests lower it.
+var oneSegment = 20_000
+
+// maxSegRecords is the most records the engine buffers for one segment.
+// A segment that grows past it without a quiescent point (see cutter) is
+// not checkable in bounded memory: CheckFile stops buffering it, and the
+// checkers that need its records (the lock's and the counter's searches,
+// Exclusion) end Unknown, saying so; the checks streamed record by record
+// (Liveness, Fencing, the token check, the validator) and the op-level
+// counter summaries (lost updates, cron, fed op by op) stay exact. The
+// segments after the next cut are checked as usual, so a violation there
+// still makes the verdict Invalid. Tests lower it.
+var maxSegRecords = 1_000_000
+
+// reorderWindow is how many records the reorder buffer holds back
+// before it gives the earliest to the summaries that read records in
+// time order (Liveness, Fencing, the token check). A record may arrive
+// that many records late: a renewal is recorded when it completes, at
+// its computed invoke time, so it lags by its own latency (about 2k
+// records at 20k records/s and 100 ms; 65k records cover 3 s). Its memory
+// is the records held, about 200 bytes each. Tests lower it.
+var reorderWindow = 1 << 16
+
+// maxSeamRecords bounds the records checked together to resolve an
+// ambiguous seam; tests lower it.
+var maxSeamRecords = 200_000
+
+// maxBuf is the largest segment buffer (records) the engine reuses.
+const maxBuf = 1 << 16
+
+// maxExplainWhole is the largest history (records) cut into segments
+// whose illegal keys (of at most maxExplainOps ops) the engine explains
+// again on the whole history, read again, so that the ops they name are
+// those a search of the whole history names (a history of at most
+// oneSegment records is one segment: its explanation is the whole
+// history's anyway). Beyond it the explanation is the earliest illegal
+// segment's (same verdict and kind; the ops may differ): the search that explains an
+// illegal key on a whole history backtracks over every write with
+// unknown outcome before the anomaly, and its memory grows with them (a
+// 100k-record counter history took 6 GB in 30 s).
+const maxExplainWhole = 50_000
+
+// maxExplainOps is the most porcupine ops an illegal key may have in the
+// whole history for the engine to explain it on the whole history (see
+// maxExplainWhole): the verbose search that
+// explains keeps up to ops²/2 indices (a key of 33k counter sections took
+// 6 GB). Beyond it, the earliest illegal segment's explanation stands:
+// the same kind, and maybe other ops.
+const maxExplainOps = 5000
+
+// explainBudget bounds the search that re-explains an illegal key on the
+// whole history (see maxExplainWhole); when it runs out, the segment's
+// explanation stands.
+const explainBudget = 10 * time.Second
+
+// VisualizeMaxOps is the most porcupine operations for which a check
+// keeps its search (a Linearization in its details) for drawing:
+// porcupine's visualisation is built for thousands of operations, not
+// millions, and the search that feeds it costs more (it waits for every
+// key and records the longest partial linearizations). Above it the
+// check runs the plain search.
+const VisualizeMaxOps = 20000
