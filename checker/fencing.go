@@ -340,7 +340,6 @@ func (v *FenceValidator) Result() Result {
 	return res
 }
 
-
 // fencingRun feeds records, in time order, to a FenceValidator; with
 // server set it also gathers the fenced ops the server log is matched to.
 type fencingRun struct {
@@ -429,7 +428,6 @@ func (r *fencingRun) end() {
 		}
 	}
 }
-
 
 // Check is the fencing check of h: the engine over the slice with this
 // checker alone (see checkPart).

@@ -23,7 +23,6 @@ type ServerWrite struct {
 	Time int64 `json:"time"`
 }
 
-
 // wkey names a write (or, with value 0, a fenced read) in the server log.
 type wkey struct {
 	key          string

@@ -68,8 +68,6 @@ type CounterSummary struct {
 	Lost int64 `json:"lost"`
 }
 
-
-
 // finish sets res's verdict, anomalies and details from al and d.
 func (r *Resource) finish(res *Result, al *anomalyList, d ResourceDetails, start time.Time) {
 	res.Valid = al.verdict(res.Valid)
@@ -81,8 +79,6 @@ func (r *Resource) finish(res *Result, al *anomalyList, d ResourceDetails, start
 		res.NotApplicable = "no resource ops: no counter section, cron run, api call or leader term in the history"
 	}
 }
-
-
 
 // lostUpdateCheck is lostUpdates one op at a time (ops in invoke order):
 // per counter its sums, its latest acknowledged write and read, and the
@@ -214,7 +210,6 @@ type CronSummary struct {
 	Duplicates int `json:"duplicates"` // ticks run more than once
 	Missed     int `json:"missed"`     // ticks between the first and last never run
 }
-
 
 // cronTick is one tick of one cron key.
 type cronTick struct {

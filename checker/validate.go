@@ -170,7 +170,6 @@ func (v *validator) finish() error {
 	return fmt.Errorf("%w: %s%s", ErrInvalidHistory, strings.Join(probs, "; "), more)
 }
 
-
 // tokenCheck is Tokens one op at a time (ops in invoke order). It keeps
 // the first acquire ok and info of each key and token, in a tokTable
 // (shared with the other streamed checks in CheckFile).
