@@ -120,13 +120,13 @@ func benchFile(b *testing.B) string {
 var benchInput = Input{Requested: []string{"client-pause", "partition"},
 	Clients: []string{"c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"}, Nodes: []string{"n1", "n2", "n3"}}
 
-// BenchmarkComputeFile is the coverage of a 1.2M-record history read from
+// BenchmarkCompute is the coverage of a 1.2M-record history read from
 // its file; records/s = 1.2M / (ns/op) · 1e9.
-func BenchmarkComputeFile(b *testing.B) {
+func BenchmarkCompute(b *testing.B) {
 	path := benchFile(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := ComputeFile(path, benchInput)
+		r, err := Compute(history.File(path), benchInput)
 		if err != nil || len(r.Windows) == 0 || r.Kind("partition").TouchedHolder == 0 {
 			b.Fatalf("%v %+v", err, r.Kinds)
 		}
@@ -134,21 +134,14 @@ func BenchmarkComputeFile(b *testing.B) {
 	b.ReportMetric(benchRecords*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
 
-// BenchmarkReadFile compares the passes over the same file: the summary
-// (nemesis records only), EachRecord's parallel batches, and
-// history.File's cursor.
+// BenchmarkReadFile compares two reads of the same file: the summary
+// (nemesis records only: history.SummarizeFile, which harness.Load uses)
+// and a Source's cursor (every record decoded: what Compute reads).
 func BenchmarkReadFile(b *testing.B) {
 	path := benchFile(b)
 	b.Run("SummarizeFile", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := SummarizeFile(path); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("EachRecord", func(b *testing.B) {
-		for b.Loop() {
-			if err := EachRecord(path, func(*history.Op) {}); err != nil {
+			if _, err := history.SummarizeFile(path); err != nil {
 				b.Fatal(err)
 			}
 		}

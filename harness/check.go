@@ -66,8 +66,8 @@ func lockChecker(cfg Config) *checker.Lock {
 var segmentedMin = 200_000
 
 // Check runs the checkers over res.History (or, for a big history, over
-// res.HistoryFile, streamed: checker.Composite.CheckFile, with the
-// coverage computed in streamed passes), sets res.Verdict, and writes
+// res.HistoryFile, streamed: checker.Composite.CheckFile; the coverage
+// reads either in one pass), sets res.Verdict, and writes
 // results.json into res.Dir (when set). The verdict of an incomplete run
 // (res.Incomplete) is at best unknown, and so is the verdict of a run
 // whose faults fell short of the coverage bar (res.Coverage, see
@@ -90,7 +90,10 @@ func Check(ctx context.Context, res *Result) error {
 	} else {
 		res.Verdict = c.Check(ctx, res.History)
 	}
-	res.Coverage = computeCoverage(res)
+	var err error
+	if res.Coverage, err = computeCoverage(res); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
 	return finishCheck(res)
 }
 
@@ -107,7 +110,7 @@ func checkFile(ctx context.Context, res *Result) error {
 		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	res.Verdict = v
-	if res.Coverage, err = computeCoverageFile(res); err != nil {
+	if res.Coverage, err = computeCoverage(res); err != nil {
 		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	return nil
