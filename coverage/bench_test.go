@@ -154,3 +154,31 @@ func BenchmarkReadFile(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkComputeSlice is the coverage of a 400k-record history held in
+// memory: Compute over history.Slice, and the in-memory Compute it
+// replaced (computeWhole, the tests' oracle).
+func BenchmarkComputeSlice(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "history.jsonl")
+	if err := writeBench(path, 400_000); err != nil {
+		b.Fatal(err)
+	}
+	h, _, err := history.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Compute", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Compute(history.Slice(h), benchInput); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("whole", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			computeWhole(h, benchInput)
+		}
+	})
+}

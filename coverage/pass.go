@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/lockstorm/lockstorm/checker"
@@ -214,11 +215,8 @@ func (p *pass) windows() []Window {
 	// the sentinel's time is the history's end, for unhealed windows
 	fws := checker.FaultWindows(append(slices.Clip(p.nem), history.Op{Index: -1, Time: p.end}))
 	out := make([]Window, 0, len(fws))
-	k := 0
 	for _, fw := range fws {
-		for p.nem[k].Index != fw.StartOp {
-			k++ // FaultWindows lists the windows in order of their start records
-		}
+		k, _ := slices.BinarySearchFunc(p.nem, fw.StartOp, func(o history.Op, i int64) int { return cmp.Compare(o.Index, i) })
 		out = append(out, window(fw, p.nem, k, p.in))
 	}
 	return out
