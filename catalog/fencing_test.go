@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -21,14 +22,14 @@ import (
 // writes. Without fenced reads the resource accepts the stale write (no
 // higher token was seen yet) and then the next holder's write of the same
 // value: a lost increment.
-func fencedRMW() harness.Config {
+func fencedRMW() config.Config {
 	c := FencedPause(1.1)
 	c.Workloads.HoldMin, c.Workloads.HoldMax = 225*ms, 225*ms
 	return c
 }
 
 // runOnce runs cfg with seed in a temporary store.
-func runOnce(t *testing.T, cfg harness.Config, seed int64) *harness.Result {
+func runOnce(t *testing.T, cfg config.Config, seed int64) *harness.Result {
 	t.Helper()
 	cfg.Seed, cfg.Store = seed, t.TempDir()
 	res, err := harness.Run(context.Background(), cfg)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/reports"
@@ -100,7 +101,7 @@ func Select(o Options) ([]Row, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("%w: --only: no catalogue row %d (rows: %s)", harness.ErrConfig, n, rowNumbers(all))
+			return nil, fmt.Errorf("%w: --only: no catalogue row %d (rows: %s)", config.ErrConfig, n, rowNumbers(all))
 		}
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/resource"
@@ -28,10 +29,10 @@ func Load(dir string) (*Result, []history.Warning, error) {
 	var tf testFile
 	b, err := os.ReadFile(filepath.Join(dir, store.TestFile))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s is not a run folder: %v", ErrConfig, dir, err)
+		return nil, nil, fmt.Errorf("%w: %s is not a run folder: %v", config.ErrConfig, dir, err)
 	}
 	if err := json.Unmarshal(b, &tf); err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %v", ErrConfig, filepath.Join(dir, store.TestFile), err)
+		return nil, nil, fmt.Errorf("%w: %s: %v", config.ErrConfig, filepath.Join(dir, store.TestFile), err)
 	}
 	path := filepath.Join(dir, store.HistoryFile)
 	var res *Result
@@ -43,7 +44,7 @@ func Load(dir string) (*Result, []history.Warning, error) {
 	} else {
 		h, w, err := history.ReadFile(path)
 		if warns = w; err != nil {
-			return nil, warns, fmt.Errorf("%w: %v", ErrConfig, err)
+			return nil, warns, fmt.Errorf("%w: %v", config.ErrConfig, err)
 		}
 		res = &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, History: h, Records: len(h), Incomplete: storedIncomplete(tf, len(h), h)}
 		if res.Writes, err = readWrites(filepath.Join(dir, store.WritesFile)); err != nil {
@@ -52,7 +53,7 @@ func Load(dir string) (*Result, []history.Warning, error) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, store.FinalFile)); err == nil {
 		if err := json.Unmarshal(b, &res.Final); err != nil {
-			return nil, warns, fmt.Errorf("%w: %s: %v", ErrConfig, store.FinalFile, err)
+			return nil, warns, fmt.Errorf("%w: %s: %v", config.ErrConfig, store.FinalFile, err)
 		}
 	}
 	return res, warns, nil
@@ -64,7 +65,7 @@ func Load(dir string) (*Result, []history.Warning, error) {
 func loadBig(dir, path string, tf testFile) (*Result, []history.Warning, error) {
 	n, nem, warns, err := scanNemesis(path)
 	if err != nil {
-		return nil, warns, fmt.Errorf("%w: %v", ErrConfig, err)
+		return nil, warns, fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	return &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, Records: n, HistoryFile: path,
 		Incomplete: storedIncomplete(tf, n, nem)}, warns, nil
@@ -82,7 +83,7 @@ func Analyze(ctx context.Context, dir string) (*Result, []history.Warning, error
 func readWrites(path string) ([]resource.Write, error) {
 	ws, err := store.ReadJSONL[resource.Write](path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		return nil, fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	return ws, nil
 }

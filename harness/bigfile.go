@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -74,7 +75,7 @@ func serverLog(res *Result) ([]checker.ServerWrite, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		return nil, fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -83,7 +84,7 @@ func serverLog(res *Result) ([]checker.ServerWrite, error) {
 	for line := 1; sc.Scan(); line++ {
 		var w resource.Write
 		if err := json.Unmarshal(sc.Bytes(), &w); err != nil {
-			return nil, fmt.Errorf("%w: %s line %d: %v", ErrConfig, path, line, err)
+			return nil, fmt.Errorf("%w: %s line %d: %v", config.ErrConfig, path, line, err)
 		}
 		if k, ok := keys[w.Key]; ok {
 			w.Key = k
@@ -93,7 +94,7 @@ func serverLog(res *Result) ([]checker.ServerWrite, error) {
 		add(&w)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
+		return nil, fmt.Errorf("%w: %s: %v", config.ErrConfig, path, err)
 	}
 	return log, nil
 }

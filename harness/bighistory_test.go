@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
@@ -26,7 +27,7 @@ func TestRunBeyondLiveWindowChecksWholeFile(t *testing.T) {
 	old := liveWindow
 	liveWindow = 1 // one chunk of records stays in memory
 	t.Cleanup(func() { liveWindow = old })
-	res := storetest.Run(t, Run, Config{Lock: "single", Clients: 8, TTL: 20 * time.Millisecond,
+	res := storetest.Run(t, Run, config.Config{Lock: "single", Clients: 8, TTL: 20 * time.Millisecond,
 		Workloads: workloads.Options{HoldMin: time.Millisecond, HoldMax: time.Millisecond, Think: time.Millisecond},
 		Nemesis:   []string{"partition"}, FaultInterval: 300 * time.Millisecond, MinCoverage: -1,
 		TimeLimit: 10 * time.Second, Seed: 3, Store: t.TempDir()})
@@ -65,7 +66,7 @@ func TestBigHistoryCheckedStreamed(t *testing.T) {
 	plan := nemesis.Scripted(1500*time.Millisecond,
 		nemesis.Step{At: 400 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}, Duration: 200 * time.Millisecond},
 		nemesis.Step{At: 900 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindPartition}, Duration: 200 * time.Millisecond})
-	res := storetest.Run(t, Run, Config{Lock: "single", Clients: 4, TTL: 200 * time.Millisecond, Workload: "counter",
+	res := storetest.Run(t, Run, config.Config{Lock: "single", Clients: 4, TTL: 200 * time.Millisecond, Workload: "counter",
 		Workloads: workloads.Options{HoldMin: time.Millisecond, HoldMax: 2 * time.Millisecond, Think: time.Millisecond},
 		Plan:      &plan, TimeLimit: plan.End, MinCoverage: -1, Seed: 5, Store: t.TempDir()})
 	if res.Records < BigHistoryRecords {

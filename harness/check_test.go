@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -50,7 +51,7 @@ func turnsHistory(n int, lose int) history.History {
 func TestCheckSameFromFileAndMemory(t *testing.T) {
 	for _, lose := range []int{-1, 150} {
 		h := turnsHistory(400, lose)
-		mem := &Result{Config: Config{Lock: "single", Workload: "counter"}, History: h}
+		mem := &Result{Config: config.Config{Lock: "single", Workload: "counter"}, History: h}
 		if err := Check(context.Background(), mem); err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
@@ -18,7 +19,7 @@ func TestCoverageHolderPause(t *testing.T) {
 	plan := nemesis.Scripted(time.Second,
 		nemesis.Step{At: 800 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}, Duration: 300 * time.Millisecond},
 		nemesis.Step{At: 1500 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}, Duration: 300 * time.Millisecond})
-	res := storetest.Run(t, Run, Config{Lock: "single", Clients: 2, TTL: time.Second,
+	res := storetest.Run(t, Run, config.Config{Lock: "single", Clients: 2, TTL: time.Second,
 		Plan: &plan, TimeLimit: plan.End, Seed: 3, Store: t.TempDir()})
 	if res.Coverage == nil {
 		t.Fatal("no coverage for a run with faults")
@@ -62,7 +63,7 @@ func unexercisedRun(t *testing.T, minCoverage int) *Result {
 	t.Helper()
 	plan := nemesis.Scripted(1500*time.Millisecond,
 		nemesis.Step{At: 100 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{"c1"}}, Duration: 300 * time.Millisecond})
-	res := storetest.Run(t, Run, Config{Lock: "single", Clients: 1, TTL: 300 * time.Millisecond,
+	res := storetest.Run(t, Run, config.Config{Lock: "single", Clients: 1, TTL: 300 * time.Millisecond,
 		ClientsStartAt: 700 * time.Millisecond, MinCoverage: minCoverage,
 		Plan: &plan, TimeLimit: plan.End, Seed: 4, Store: t.TempDir()})
 	for _, r := range res.Verdict.Results {
@@ -93,7 +94,7 @@ func TestCoverageUnexercisedIsUnknown(t *testing.T) {
 
 // --min-coverage 0 (MinCoverage -1) lifts the bar: the same run is valid.
 func TestCoverageNoBarIsValid(t *testing.T) {
-	res := unexercisedRun(t, GivenMinCoverage(0))
+	res := unexercisedRun(t, config.GivenMinCoverage(0))
 	if res.Verdict.Valid != checker.Valid {
 		t.Fatalf("verdict %s %q, want valid with no bar", res.Verdict.Valid, res.Verdict.Error)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
@@ -21,7 +22,7 @@ import (
 func TestInterruptedRunIsUnknown(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	time.AfterFunc(1500*time.Millisecond, func() { cancel(errors.New("SIGINT")) })
-	res, err := Run(ctx, Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
+	res, err := Run(ctx, config.Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
 		TimeLimit: 6 * time.Second, Seed: 5, Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +57,7 @@ func TestInterruptedRunIsUnknown(t *testing.T) {
 func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
 	plan := nemesis.Scripted(time.Second, nemesis.Step{At: 300 * time.Millisecond,
 		Fault: nemesis.Fault{Kind: nemesis.KindLatency, Nodes: []string{"n1"}, Delay: 5 * time.Millisecond, Stream: cluster.Both}, Duration: 300 * time.Millisecond})
-	res := storetest.Run(t, Run, Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
+	res := storetest.Run(t, Run, config.Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
 		Plan: &plan, TimeLimit: plan.End, MinCoverage: -1, Seed: 7, Store: t.TempDir()})
 	if res.Verdict.Valid != checker.Valid {
 		t.Fatalf("baseline run: %v %q", res.Verdict.Valid, res.Verdict.Error)

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/lease"
 
 	"time"
@@ -80,7 +81,7 @@ type liveCounter struct {
 
 // newLiveCounter counts with cfg's drift allowance (for leases without a
 // recorded validity, as the exclusion checker does).
-func newLiveCounter(cfg Config) *liveCounter {
+func newLiveCounter(cfg config.Config) *liveCounter {
 	l := lockChecker(cfg)
 	return &liveCounter{drift: l.Drift, driftFactor: l.DriftFactor,
 		invoke: map[int]history.Op{}, byProc: map[int]*liveLease{}, byToken: map[string]*liveLease{},

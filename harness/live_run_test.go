@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/catalog"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 )
 
@@ -21,8 +22,8 @@ func TestLiveCounterOnRealRuns(t *testing.T) {
 	for _, row := range []catalog.Row{rows[0], rows[4]} {
 		cfg := row.Config
 		cfg.Seed, cfg.MinCoverage, cfg.Store = 1, -1, t.TempDir()
-		var last harness.Progress
-		cfg.OnProgress = func(p harness.Progress) { last = p }
+		var last config.Progress
+		cfg.OnProgress = func(p config.Progress) { last = p }
 		res, err := harness.Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/shard"
 )
 
@@ -114,9 +115,9 @@ type Hooks struct {
 // run interrupted during its setup is not in Runs. Any other error of a
 // run (setup, bad config) ends the campaign with that error and the runs
 // so far.
-func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, hooks Hooks) (*Campaign, error) {
+func Repeat(ctx context.Context, cfg config.Config, n int, untilInvalid bool, hooks Hooks) (*Campaign, error) {
 	if n < 1 {
-		return nil, fmt.Errorf("%w: --runs must be at least 1, got %d", ErrConfig, n)
+		return nil, fmt.Errorf("%w: --runs must be at least 1, got %d", config.ErrConfig, n)
 	}
 	cfg, err := cfg.WithDefaults()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -81,10 +82,10 @@ func holderPausePlan(ttl time.Duration) *nemesis.Plan {
 // online.
 func TestRepeatUntilInvalid(t *testing.T) {
 	ttl := 500 * time.Millisecond
-	var last []Progress
+	var last []config.Progress
 	plan := holderPausePlan(ttl)
-	cfg := Config{Lock: "unsafe-del", Clients: 3, TTL: ttl, Plan: plan, TimeLimit: plan.End, MinCoverage: -1,
-		Seed: 3, Store: t.TempDir(), OnProgress: func(p Progress) {
+	cfg := config.Config{Lock: "unsafe-del", Clients: 3, TTL: ttl, Plan: plan, TimeLimit: plan.End, MinCoverage: -1,
+		Seed: 3, Store: t.TempDir(), OnProgress: func(p config.Progress) {
 			if p.Done {
 				last = append(last, p)
 			}

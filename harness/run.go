@@ -1,3 +1,9 @@
+// Package harness runs one lockstorm test: it starts a cluster, the
+// protected resource and the clients, drives a workload under a nemesis
+// schedule for a time limit, heals every fault, and stores the history and
+// the run's configuration. Run is the library entry point for the CLI and
+// for users' own Go tests. What a run is asked to do is a config.Config;
+// checking what it recorded is package analysis's work.
 package harness
 
 import (
@@ -11,6 +17,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -24,7 +31,7 @@ type Result struct {
 	// Dir is the run's folder in the store.
 	Dir string
 	// Config is the configuration after defaults, with the seed used.
-	Config Config
+	Config config.Config
 	// History is every record of the run; empty for a big history (see
 	// HistoryFile).
 	History history.History
@@ -72,7 +79,7 @@ var createHistory = history.CreateFile
 
 // run is one test run in progress.
 type run struct {
-	cfg     Config
+	cfg     config.Config
 	dir     string   // the run's folder in the store
 	clients []string // the client slots' names
 	// clientArgv is the process clients' command line (ProcessClients).
@@ -103,13 +110,13 @@ type run struct {
 
 // RunFunc runs one test; Run is the real one. Campaigns over many runs
 // (sweep, power) take one so that their tests can inject fakes.
-type RunFunc func(ctx context.Context, cfg Config) (*Result, error)
+type RunFunc func(ctx context.Context, cfg config.Config) (*Result, error)
 
 // Run executes one test and stores its history and configuration under
 // cfg.Store. Whatever happens (an error, ctx cancelled by Ctrl-C, a panic
 // in a client) every fault is healed and every node stopped before Run
 // returns. Configuration errors wrap ErrConfig and start nothing.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+func Run(ctx context.Context, cfg config.Config) (*Result, error) {
 	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return nil, err
@@ -120,7 +127,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // runChecked is Run of a configuration WithDefaults has filled and
 // checked: it sets up the store folder, the cluster and the resource,
 // runs the workload and the faults, and stores and checks the history.
-func runChecked(ctx context.Context, cfg Config) (res *Result, err error) {
+func runChecked(ctx context.Context, cfg config.Config) (res *Result, err error) {
 	r, err := newRun(cfg)
 	if err != nil {
 		return nil, err
@@ -154,7 +161,7 @@ func runChecked(ctx context.Context, cfg Config) (res *Result, err error) {
 
 // newRun draws the run's seed (when cfg has none) and its fault plan,
 // before anything starts: same seed, same plan.
-func newRun(cfg Config) (*run, error) {
+func newRun(cfg config.Config) (*run, error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = DrawSeed()
 	}
@@ -162,7 +169,7 @@ func newRun(cfg Config) (*run, error) {
 	r.workload, _ = workloads.New(cfg.Workload, cfg.Workloads)
 	r.clients = make([]string, cfg.Clients)
 	for i := range r.clients {
-		r.clients[i] = clientName(i)
+		r.clients[i] = config.ClientName(i)
 	}
 	nodes := make([]string, cfg.Nodes)
 	for i := range nodes {
@@ -171,7 +178,7 @@ func newRun(cfg Config) (*run, error) {
 	r.nemSet = newNemesisSet(r.nemesisEnv())
 	var err error
 	if cfg.ProcessClients() {
-		if r.clientArgv, err = cfg.clientArgv(); err != nil {
+		if r.clientArgv, err = clientArgv(cfg); err != nil {
 			return nil, err
 		}
 	}

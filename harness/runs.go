@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -20,7 +21,7 @@ type RunInfo struct {
 	// no results.json (crashed, or still running).
 	Verdict checker.Validity
 	Checked bool
-	Config  Config
+	Config  config.Config
 	// SetupError is the error of a run whose setup failed (its
 	// store.SetupFailedFile): it never ran, has no history and no verdict.
 	SetupError string

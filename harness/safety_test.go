@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
@@ -18,7 +19,7 @@ import (
 // shortRun is a 1 s run of single on one node, no faults, in store root.
 func shortRun(t *testing.T, root string) *Result {
 	t.Helper()
-	return storetest.Run(t, Run, Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
+	return storetest.Run(t, Run, config.Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
 		TimeLimit: time.Second, Seed: 11, Store: root})
 }
 
@@ -29,7 +30,7 @@ func TestHistoryWriteFailureStopsRun(t *testing.T) {
 	createHistory = func(string) (*history.Recorder, error) { return history.CreateFile("/dev/full") }
 	t.Cleanup(func() { createHistory = history.CreateFile })
 	start := time.Now()
-	res, err := Run(context.Background(), Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
+	res, err := Run(context.Background(), config.Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
 		Nemesis: []string{"partition"}, FaultInterval: 200 * time.Millisecond,
 		TimeLimit: 30 * time.Second, Seed: 5, Store: t.TempDir()})
 	if err != nil {
@@ -96,7 +97,7 @@ func TestSetupFailureKeepsLatest(t *testing.T) {
 	root := t.TempDir()
 	good := shortRun(t, root)
 	t.Setenv("PATH", t.TempDir()) // no redis-server
-	_, err := Run(context.Background(), Config{Lock: "single", Clients: 2, TimeLimit: time.Second, Seed: 11, Store: root})
+	_, err := Run(context.Background(), config.Config{Lock: "single", Clients: 2, TimeLimit: time.Second, Seed: 11, Store: root})
 	if err == nil {
 		t.Fatal("a run without redis-server succeeded")
 	}

@@ -10,13 +10,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
 // testFile is test.json: the full configuration and the versions of what
 // ran, rewritten at the end of the run with how it ended.
 type testFile struct {
-	Config   Config            `json:"config"`
+	Config   config.Config     `json:"config"`
 	Plan     *nemesis.Plan     `json:"plan,omitempty"`
 	Versions map[string]string `json:"versions"`
 	// Completed is set once the run ended (time limit or interrupt),
@@ -33,7 +34,7 @@ type testFile struct {
 }
 
 // versions lists lockstorm's, Go's and (when nodes run) Redis's versions.
-func versions(c cluster.Cluster, cfg Config) map[string]string {
+func versions(c cluster.Cluster, cfg config.Config) map[string]string {
 	v := map[string]string{"go": runtime.Version(), "lock": cfg.Lock}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v["lockstorm"] = Version()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 )
 
@@ -22,7 +23,7 @@ type fakeRun struct {
 	calls         atomic.Int32
 }
 
-func (f *fakeRun) run(ctx context.Context, cfg harness.Config) (*harness.Result, error) {
+func (f *fakeRun) run(ctx context.Context, cfg config.Config) (*harness.Result, error) {
 	f.calls.Add(1)
 	f.mu.Lock()
 	f.running++
@@ -100,18 +101,18 @@ func TestRunInterruptedKeepsFinishedRuns(t *testing.T) {
 func TestRunStopsOnRefusedConfig(t *testing.T) {
 	sc, _ := Select([]string{"unsafe-del", "redislock"})
 	var calls atomic.Int32
-	_, err := Run(t.Context(), Spec{Scenarios: sc, Seeds: 10, Store: t.TempDir()}, Options{Runner: func(ctx context.Context, cfg harness.Config) (*harness.Result, error) {
+	_, err := Run(t.Context(), Spec{Scenarios: sc, Seeds: 10, Store: t.TempDir()}, Options{Runner: func(ctx context.Context, cfg config.Config) (*harness.Result, error) {
 		calls.Add(1)
-		return nil, fmt.Errorf("%w: --time-limit too short for client-pause", harness.ErrConfig)
+		return nil, fmt.Errorf("%w: --time-limit too short for client-pause", config.ErrConfig)
 	}})
-	if !errors.Is(err, harness.ErrConfig) || calls.Load() > 2 {
+	if !errors.Is(err, config.ErrConfig) || calls.Load() > 2 {
 		t.Errorf("Run = %v after %d runs; want ErrConfig after the first", err, calls.Load())
 	}
 }
 
 func TestRunErrorIsAnErrorOutcome(t *testing.T) {
 	sc, _ := Select([]string{"unsafe-del"})
-	rep, err := Run(t.Context(), Spec{Scenarios: sc, Seeds: 2, Store: t.TempDir()}, Options{Runner: func(ctx context.Context, cfg harness.Config) (*harness.Result, error) {
+	rep, err := Run(t.Context(), Spec{Scenarios: sc, Seeds: 2, Store: t.TempDir()}, Options{Runner: func(ctx context.Context, cfg config.Config) (*harness.Result, error) {
 		return &harness.Result{Dir: "x"}, errors.New("harness: start cluster: no redis-server\nmore")
 	}})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
@@ -16,7 +17,7 @@ import (
 // holderPaused is scenario name's configuration with its random faults
 // replaced by two scripted 1 s pauses of the lock holder (2 x TTL), a
 // run of under 4 s.
-func holderPaused(t *testing.T, name, root string) harness.Config {
+func holderPaused(t *testing.T, name, root string) config.Config {
 	sc, err := Select([]string{name})
 	if err != nil {
 		t.Fatal(err)

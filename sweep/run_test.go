@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 )
 
@@ -19,13 +20,13 @@ import (
 // below 500ms) in a fresh folder of the store.
 type fakeRunner struct {
 	mu    sync.Mutex
-	calls []harness.Config
+	calls []config.Config
 	// interruptAt, when > 0, makes that call (1-based) return an
 	// interrupted result, as harness.Run does after Ctrl-C.
 	interruptAt int
 }
 
-func (f *fakeRunner) run(ctx context.Context, cfg harness.Config) (*harness.Result, error) {
+func (f *fakeRunner) run(ctx context.Context, cfg config.Config) (*harness.Result, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, cfg)
 	n := len(f.calls)
@@ -176,7 +177,7 @@ func TestRunErrorAndCancelledContext(t *testing.T) {
 	spec := smallSpec(t, store)
 	boom := errors.New("redis-server not found")
 	calls := 0
-	_, err := Run(context.Background(), spec, Options{Runner: func(context.Context, harness.Config) (*harness.Result, error) {
+	_, err := Run(context.Background(), spec, Options{Runner: func(context.Context, config.Config) (*harness.Result, error) {
 		calls++
 		return nil, boom
 	}})

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 )
 
 var update = flag.Bool("update", false, "rewrite README.md's generated sections")
@@ -31,7 +31,7 @@ func TestREADMEFlagList(t *testing.T) {
 		t.Fatalf("README.md lacks the markers %q and %q", runFlagsBegin, runFlagsEnd)
 	}
 	i += len(runFlagsBegin)
-	want := harness.FlagsMarkdown(runCommand().Flags())
+	want := config.FlagsMarkdown(runCommand().Flags())
 	if readme[i:j] == want {
 		return
 	}
