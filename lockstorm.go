@@ -27,6 +27,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/config"
@@ -38,8 +39,8 @@ import (
 // Config is a run's configuration; see config.Config for every field.
 type Config = config.Config
 
-// Result is what a run leaves behind; see harness.Result.
-type Result = harness.Result
+// Result is what a run leaves behind; see analysis.Result.
+type Result = analysis.Result
 
 // Run runs one test and writes its report into the store folder, as
 // `lockstorm run` does. A report that cannot be written is a

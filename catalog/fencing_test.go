@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
@@ -29,7 +30,7 @@ func fencedRMW() config.Config {
 }
 
 // runOnce runs cfg with seed in a temporary store.
-func runOnce(t *testing.T, cfg config.Config, seed int64) *harness.Result {
+func runOnce(t *testing.T, cfg config.Config, seed int64) *analysis.Result {
 	t.Helper()
 	cfg.Seed, cfg.Store = seed, t.TempDir()
 	res, err := harness.Run(context.Background(), cfg)
@@ -40,7 +41,7 @@ func runOnce(t *testing.T, cfg config.Config, seed int64) *harness.Result {
 }
 
 // verdictText names each checker's verdict and its fatal anomalies.
-func verdictText(res *harness.Result) string {
+func verdictText(res *analysis.Result) string {
 	var b strings.Builder
 	for _, r := range res.Verdict.Results {
 		fmt.Fprintf(&b, "%s=%s ", r.Name, r.Valid)
@@ -55,7 +56,7 @@ func verdictText(res *harness.Result) string {
 
 // staleCounts counts the resource's log entries with a stale token, by
 // whether the resource accepted them.
-func staleCounts(res *harness.Result) (accepted, rejected int) {
+func staleCounts(res *analysis.Result) (accepted, rejected int) {
 	for _, w := range res.Writes {
 		switch {
 		case w.Stale && w.Accepted:

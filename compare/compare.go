@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
@@ -126,7 +127,7 @@ type Side struct {
 	// Dir is the run folder relative to the store.
 	Dir     string
 	Metrics sweep.Metrics
-	Result  *harness.Result `json:"-"`
+	Result  *analysis.Result `json:"-"`
 }
 
 // Comparison is a finished comparison.

@@ -9,6 +9,9 @@ import (
 
 	"github.com/lockstorm/lockstorm/clients/python"
 	"github.com/lockstorm/lockstorm/lockimpl"
+	// The adapters register "redsync" and "redislock" with lockimpl, so
+	// every entry point's --lock (CLI, Go API, catalog, sweep) knows them.
+	_ "github.com/lockstorm/lockstorm/lockimpl/adapters"
 )
 
 // Pause models (Config.PauseModel).

@@ -14,9 +14,6 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/pauseclock"
 	"github.com/lockstorm/lockstorm/lockimpl"
-	// The adapters register "redsync" and "redislock" with lockimpl, so
-	// every entry point's --lock (CLI, Go API, catalog, sweep) knows them.
-	_ "github.com/lockstorm/lockstorm/lockimpl/adapters"
 	"github.com/lockstorm/lockstorm/procclient"
 	"github.com/lockstorm/lockstorm/resource"
 	"github.com/lockstorm/lockstorm/workloads"
@@ -51,7 +48,7 @@ type slot struct {
 
 // connect builds the slot's lock and resource client on fresh connections
 // through the slot's proxies: a Go lock on go-redis clients, or a process
-// client (Config.ProcessClients).
+// client (config.Config.ProcessClients).
 func (s *slot) connect(ctx context.Context) (lockimpl.Locker, *resource.Client, []func() error, error) {
 	var lock lockimpl.Locker
 	var closers []func() error

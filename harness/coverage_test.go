@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -59,7 +60,7 @@ func TestCoverageHolderPause(t *testing.T) {
 // unexercisedRun pauses client c1 of a 1-client run from 100 ms to 400
 // ms, while the client has not started yet (ClientsStartAt 700 ms): the
 // fault touches nothing, and a correct lock passes every checker.
-func unexercisedRun(t *testing.T, minCoverage int) *Result {
+func unexercisedRun(t *testing.T, minCoverage int) *analysis.Result {
 	t.Helper()
 	plan := nemesis.Scripted(1500*time.Millisecond,
 		nemesis.Step{At: 100 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{"c1"}}, Duration: 300 * time.Millisecond})
@@ -86,7 +87,7 @@ func TestCoverageUnexercisedIsUnknown(t *testing.T) {
 	if !strings.Contains(b, `"valid": "unknown"`) && !strings.Contains(b, `"valid":"unknown"`) || !strings.Contains(b, want) {
 		t.Fatalf("results.json does not say unknown with the shortfall:\n%s", b)
 	}
-	got, _, err := Analyze(context.Background(), res.Dir)
+	got, _, err := analysis.Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid != checker.Unknown || got.Coverage == nil {
 		t.Fatalf("analyze: %v %+v", err, got)
 	}

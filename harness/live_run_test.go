@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/catalog"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
@@ -16,8 +17,8 @@ import (
 // (fenced lock and resource under the same pauses: stale writes rejected,
 // nothing lost) does not.
 func TestLiveCounterOnRealRuns(t *testing.T) {
-	kinds := map[string]bool{harness.LiveOverlap: true, harness.LiveWriteAfterValidity: true,
-		harness.LiveLostUpdate: true, harness.LiveStaleWrite: true, harness.LiveAPIOverlap: true}
+	kinds := map[string]bool{analysis.LiveOverlap: true, analysis.LiveWriteAfterValidity: true,
+		analysis.LiveLostUpdate: true, analysis.LiveStaleWrite: true, analysis.LiveAPIOverlap: true}
 	rows := catalog.Rows()
 	for _, row := range []catalog.Row{rows[0], rows[4]} {
 		cfg := row.Config

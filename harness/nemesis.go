@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
@@ -147,7 +148,7 @@ func newNemesisSet(env nemesis.Env) nemesis.Set {
 // time limit: the fault in flight completes, then everything is healed)
 // or ctx ends (an interrupt: everything is cut short and healed). The
 // runner heals on every exit path.
-func (r *run) runNemesis(ctx context.Context, finish <-chan struct{}, res *Result) error {
+func (r *run) runNemesis(ctx context.Context, finish <-chan struct{}, res *analysis.Result) error {
 	if r.plan == nil {
 		return nil
 	}

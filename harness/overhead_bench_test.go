@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/workloads"
@@ -104,7 +105,7 @@ func BenchmarkCheckPerRecord(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
-		Checkers(res).Check(ctx, res.History)
+		analysis.Checkers(res).Check(ctx, res.History)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(res.History)), "ns/record")
 	b.ReportMetric(float64(len(res.History)), "records")

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
@@ -29,7 +30,7 @@ func holderPauses(ttl, d time.Duration) *nemesis.Plan {
 }
 
 // logOf is the run's lockstorm.log.
-func logOf(t *testing.T, res *Result) string {
+func logOf(t *testing.T, res *analysis.Result) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(res.Dir, store.LogFile))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -21,17 +22,17 @@ const progressInterval = 500 * time.Millisecond
 type tracker struct {
 	seen   int
 	active map[string]int // fault -> starts not yet stopped
-	live   *liveCounter
+	live   *analysis.LiveCounter
 }
 
 func (t *tracker) snapshot(r *run, start time.Time) config.Progress {
 	if t.active == nil {
 		t.active = map[string]int{}
-		t.live = newLiveCounter(r.cfg)
+		t.live = analysis.NewLiveCounter(r.cfg)
 	}
 	ops := r.rec.Since(t.seen)
 	for _, op := range ops {
-		t.live.add(op)
+		t.live.Add(op)
 		if op.IsNemesis() && op.Type == history.Invoke {
 			switch op.F {
 			case history.FStart:
@@ -53,8 +54,8 @@ func (t *tracker) snapshot(r *run, start time.Time) config.Progress {
 		p.Faults = append(p.Faults, f)
 	}
 	sort.Strings(p.Faults)
-	t.live.addLogged(r.res.WritesSince(t.live.writes))
-	p.Violations, p.ViolationKinds = t.live.total(), t.live.snapshot()
+	t.live.AddLogged(r.res.WritesSince(t.live.Writes()))
+	p.Violations, p.ViolationKinds = t.live.Total(), t.live.Snapshot()
 	return p
 }
 

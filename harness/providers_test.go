@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
@@ -17,7 +18,7 @@ import (
 // checkProviderRun asserts a short faulty run through a provider recorded
 // its faults, checked out valid (a correct lock under faults it survives)
 // and acquired the lock.
-func checkProviderRun(t *testing.T, res *Result) {
+func checkProviderRun(t *testing.T, res *analysis.Result) {
 	t.Helper()
 	if err := checker.Validate(res.History); err != nil {
 		t.Fatalf("history not well-formed: %v", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/shard"
@@ -43,7 +44,7 @@ type Campaign struct {
 	// Planned is the number of runs asked for; Runs those that ran, in
 	// order (fewer after --until-invalid or an interrupt).
 	Planned int
-	Runs    []*Result
+	Runs    []*analysis.Result
 	// Interrupted is true when ctx ended before the campaign finished:
 	// the run under way was stopped (and healed) and no further run
 	// started.
@@ -100,7 +101,7 @@ type Hooks struct {
 	OnBase func(base int64)
 	// OnRun is called after run i (1-based), in order, before the next
 	// starts (the CLI writes its report and prints its summary there).
-	OnRun func(i int, res *Result)
+	OnRun func(i int, res *analysis.Result)
 	// Shard, when set, runs only the shard's share of the n runs: run i
 	// when (i − 1) mod N is K (shard.go).
 	Shard shard.Shard

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -37,7 +38,7 @@ func ListRuns(root string) ([]RunInfo, error) {
 	for _, d := range dirs {
 		ri := RunInfo{Test: d.Test, Dir: d.Dir, Started: d.Started, Verdict: checker.Unknown}
 		dir := filepath.Join(root, ri.Dir)
-		var tf testFile
+		var tf analysis.TestFile
 		if store.ReadJSON(filepath.Join(dir, store.TestFile), &tf) == nil {
 			ri.Config = tf.Config
 		}

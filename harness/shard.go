@@ -1,17 +1,12 @@
 package harness
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/internal/shard"
-	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // A sharded campaign (Hooks.Shard) runs run i (1-based) of the n when
@@ -73,36 +68,4 @@ func ShardManifest(c *Campaign, cfg config.Config, started time.Time) (*shard.Ma
 		}
 	}
 	return m, nil
-}
-
-// LoadChecked reads a checked run folder back as the Result its run
-// returned: Load, then the verdict, coverage and interruption from
-// results.json (without checking again).
-func LoadChecked(dir string) (*Result, error) {
-	res, _, err := Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	path := filepath.Join(dir, store.ResultsFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s has no verdict: %v", config.ErrConfig, dir, err)
-	}
-	var extra struct {
-		Interrupted bool             `json:"interrupted"`
-		Incomplete  string           `json:"incomplete"`
-		Coverage    *coverage.Report `json:"coverage"`
-	}
-	var v checker.Result
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", config.ErrConfig, path, err)
-	}
-	if err := json.Unmarshal(b, &extra); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", config.ErrConfig, path, err)
-	}
-	res.Verdict, res.Coverage, res.Interrupted = v, extra.Coverage, extra.Interrupted
-	if extra.Incomplete != "" {
-		res.Incomplete = extra.Incomplete
-	}
-	return res, nil
 }

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
@@ -258,7 +258,7 @@ func TestSpecRefusesBadInput(t *testing.T) {
 		{Scenarios: sc, TimeLimit: -time.Second},
 		{},
 	} {
-		if _, err := Run(t.Context(), s, Options{Runner: func(context.Context, config.Config) (*harness.Result, error) {
+		if _, err := Run(t.Context(), s, Options{Runner: func(context.Context, config.Config) (*analysis.Result, error) {
 			t.Fatal("ran despite bad input")
 			return nil, nil
 		}}); !errors.Is(err, config.ErrConfig) {

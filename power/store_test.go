@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
@@ -36,7 +37,7 @@ func holderPaused(t *testing.T, name, root string) config.Config {
 // results.json is left out with a note.
 func TestFromStoreReadsRealRuns(t *testing.T) {
 	root := t.TempDir()
-	want := map[string]*harness.Result{}
+	want := map[string]*analysis.Result{}
 	for _, name := range []string{"single-no-fencing", "fenced-fencing"} {
 		res := storetest.Run(t, harness.Run, holderPaused(t, name, root))
 		want[name] = res

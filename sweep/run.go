@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
@@ -273,7 +274,7 @@ func refresh(root string, cr *CellResult) {
 	if store.ReadJSON(filepath.Join(dir, store.ResultsFile), &verdict) != nil {
 		return
 	}
-	run, _, err := harness.Load(dir)
+	run, _, err := analysis.Load(dir)
 	if err != nil {
 		return
 	}

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/harness"
 )
 
 // fakeRunner stands in for harness.Run: it records the configurations it
@@ -26,7 +26,7 @@ type fakeRunner struct {
 	interruptAt int
 }
 
-func (f *fakeRunner) run(ctx context.Context, cfg config.Config) (*harness.Result, error) {
+func (f *fakeRunner) run(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, cfg)
 	n := len(f.calls)
@@ -35,7 +35,7 @@ func (f *fakeRunner) run(ctx context.Context, cfg config.Config) (*harness.Resul
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	res := &harness.Result{Dir: dir, Config: cfg}
+	res := &analysis.Result{Dir: dir, Config: cfg}
 	if n == f.interruptAt {
 		res.Interrupted = true
 		return res, nil
@@ -177,7 +177,7 @@ func TestRunErrorAndCancelledContext(t *testing.T) {
 	spec := smallSpec(t, store)
 	boom := errors.New("redis-server not found")
 	calls := 0
-	_, err := Run(context.Background(), spec, Options{Runner: func(context.Context, config.Config) (*harness.Result, error) {
+	_, err := Run(context.Background(), spec, Options{Runner: func(context.Context, config.Config) (*analysis.Result, error) {
 		calls++
 		return nil, boom
 	}})

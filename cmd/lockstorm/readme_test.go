@@ -13,7 +13,7 @@ var update = flag.Bool("update", false, "rewrite README.md's generated sections"
 
 // Markers around the README's generated list of `lockstorm run` flags.
 const (
-	runFlagsBegin = "<!-- run flags: generated from harness/settings.go by `go test ./cmd/lockstorm -run TestREADMEFlagList -update`; do not edit -->\n"
+	runFlagsBegin = "<!-- run flags: generated from config/settings.go by `go test ./cmd/lockstorm -run TestREADMEFlagList -update`; do not edit -->\n"
 	runFlagsEnd   = "<!-- end of run flags -->\n"
 )
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
@@ -123,13 +124,13 @@ func writeJUnit(path string, status error, suites ...reports.JUnitSuite) error {
 
 // finish writes res's report, prints the summary and picks the exit
 // status (analyze).
-func finish(res *harness.Result) error { return summarize(res, reports.Write(res)) }
+func finish(res *analysis.Result) error { return summarize(res, reports.Write(res)) }
 
 // summarize prints the summary of res, whose report was written unless
 // reportErr says why not, and picks the exit status. The verdict of a run
 // cut short (a full disk) is printed even when its report cannot be
 // written; a complete run whose report fails is a setup error.
-func summarize(res *harness.Result, reportErr error) error {
+func summarize(res *analysis.Result, reportErr error) error {
 	if reportErr != nil {
 		if res.Incomplete == "" {
 			return &exitError{code: exitUsage, err: reportErr}
@@ -165,7 +166,7 @@ func repeat(ctx context.Context, cfg config.Config, n int, untilInvalid bool, ju
 				fmt.Fprintf(os.Stderr, "lockstorm: base seed %d (run 1 uses it, run i a seed derived from it; replay the campaign with --seed %d)\n", base, base)
 			}
 		}),
-		lockstorm.OnRun(func(i int, res *harness.Result, reportErr error) {
+		lockstorm.OnRun(func(i int, res *analysis.Result, reportErr error) {
 			reports.RunHeader(os.Stdout, i, n, res)
 			if reportErr != nil {
 				fmt.Fprintf(os.Stderr, "lockstorm: run %d: report not written: %v\n", i, reportErr)

@@ -1,4 +1,4 @@
-package harness
+package analysis
 
 import (
 	"bufio"
@@ -25,18 +25,9 @@ import (
 // Tests lower it.
 var BigHistoryRecords = 1_000_000
 
-// streamed reports whether a history of n records is left in its file,
+// Streamed reports whether a history of n records is left in its file,
 // not loaded: from BigHistoryRecords records.
-func streamed(n int) bool { return n >= BigHistoryRecords }
-
-// streamHistory makes res a big history's result: History and Writes
-// (the run's last records only) are dropped, HistoryFile names
-// history.jsonl.
-func (r *run) streamHistory(res *Result) {
-	res.History, res.Writes = nil, nil
-	res.HistoryFile = filepath.Join(r.dir, store.HistoryFile)
-	r.logf("history of %d records: checked streamed from %s, not loaded (from %d records)", res.Records, store.HistoryFile, BigHistoryRecords)
-}
+func Streamed(n int) bool { return n >= BigHistoryRecords }
 
 // scanNemesis counts the records of the history at path and decodes
 // only its nemesis records (coverage.SummarizeFile), so that a history
