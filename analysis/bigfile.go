@@ -10,7 +10,6 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/resource"
@@ -19,7 +18,7 @@ import (
 // BigHistoryRecords is the number of records from which a history is not
 // held in memory, at the end of a run and by Analyze: the check reads
 // history.jsonl streamed (checker.Composite.CheckFile), the coverage is
-// computed in streamed passes (coverage.ComputeFile), and the report is
+// computed in one streamed pass (coverage.Compute), and the report is
 // drawn from streamed passes and windows read around the anomalies
 // (reports). Below it the history is loaded whole, as it always was.
 // Tests lower it.
@@ -30,11 +29,11 @@ var BigHistoryRecords = 1_000_000
 func Streamed(n int) bool { return n >= BigHistoryRecords }
 
 // scanNemesis counts the records of the history at path and decodes
-// only its nemesis records (coverage.SummarizeFile), so that a history
+// only its nemesis records (history.SummarizeFile), so that a history
 // of millions of records is scanned in seconds; a damaged record is left
 // for the check, which reads every record and fails on it.
 func scanNemesis(path string) (n int, nem history.History, warns []history.Warning, err error) {
-	s, err := coverage.SummarizeFile(path)
+	s, err := history.SummarizeFile(path)
 	if err != nil {
 		return 0, nil, s.Warnings, fmt.Errorf("history: %w", err)
 	}

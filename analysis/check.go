@@ -76,12 +76,7 @@ func Check(ctx context.Context, res *Result) error {
 		return fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	res.Verdict = v
-	if res.HistoryFile != "" && res.History == nil {
-		res.Coverage, err = computeCoverageFile(res)
-	} else {
-		res.Coverage = computeCoverage(res)
-	}
-	if err != nil {
+	if res.Coverage, err = computeCoverage(res); err != nil {
 		return fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	return finishCheck(res)

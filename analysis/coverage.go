@@ -25,24 +25,16 @@ func requestedKinds(cfg config.Config) []string {
 	return out
 }
 
-// computeCoverage works out what res's faults touched; nil for a run
-// that neither planned nor requested any fault.
-func computeCoverage(res *Result) *coverage.Report {
-	in, ok := coverageInput(res)
-	if !ok {
-		return nil
-	}
-	return coverage.Compute(res.History, in)
-}
-
-// computeCoverageFile is computeCoverage of a big history, read from
-// res.HistoryFile in streamed passes (coverage.ComputeFile).
-func computeCoverageFile(res *Result) (*coverage.Report, error) {
+// computeCoverage works out what res's faults touched from its history
+// (res.Source: the records in memory, or a big history's file) in one
+// pass (coverage.Compute); nil for a run that neither planned nor
+// requested any fault.
+func computeCoverage(res *Result) (*coverage.Report, error) {
 	in, ok := coverageInput(res)
 	if !ok {
 		return nil, nil
 	}
-	return coverage.ComputeFile(res.HistoryFile, in)
+	return coverage.Compute(res.Source(), in)
 }
 
 // coverageInput is what coverage needs besides the history; false for a

@@ -46,7 +46,7 @@ type sectionInput struct {
 	ret     int64
 	ops     []int64 // record indices
 	// carried marks the synthetic write that starts a segment with the
-	// value the sections before it left (see CheckSegmented); its ops and
+	// value the sections before it left (see counterCut); its ops and
 	// process are those of the last acknowledged write before it.
 	carried bool
 	// carry is the set of values a carried section leaves.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -341,25 +340,6 @@ func (v *FenceValidator) Result() Result {
 	return res
 }
 
-// Check feeds the history's writes and acquires to a FenceValidator in
-// time order.
-func (f Fencing) Check(ctx context.Context, h history.History) Result {
-	start := time.Now()
-	run := newFencingRun(false)
-	for _, i := range timeOrder(h) {
-		if i&0xFFFF == 0 && ctx.Err() != nil {
-			return Result{Name: f.Name(), Valid: Unknown, Error: ctx.Err().Error()}
-		}
-		run.feed(&h[i])
-	}
-	run.end()
-	if len(f.Server) > 0 {
-		checkServerLog(run.v, f.Server, h)
-	}
-	run.v.Stats.ElapsedMS = time.Since(start).Milliseconds()
-	return run.v.Result()
-}
-
 // fencingRun feeds records, in time order, to a FenceValidator; with
 // server set it also gathers the fenced ops the server log is matched to.
 type fencingRun struct {
@@ -449,28 +429,6 @@ func (r *fencingRun) end() {
 	}
 }
 
-// timeOrder returns the record indices of h ordered by time (stable, so
-// equal times keep index order). Recorder histories are already in time
-// order and cost one pass.
-func timeOrder(h history.History) []int {
-	idx := make([]int, len(h))
-	sorted := true
-	for i := range h {
-		idx[i] = i
-		if i > 0 && h[i].Time < h[i-1].Time {
-			sorted = false
-		}
-	}
-	if !sorted {
-		slices.SortStableFunc(idx, func(a, b int) int {
-			switch {
-			case h[a].Time < h[b].Time:
-				return -1
-			case h[a].Time > h[b].Time:
-				return 1
-			}
-			return 0
-		})
-	}
-	return idx
-}
+// Check is the fencing check of h: the engine over the slice with this
+// checker alone (see checkPart).
+func (f Fencing) Check(ctx context.Context, h history.History) Result { return checkPart(ctx, f, h) }

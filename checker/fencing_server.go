@@ -23,23 +23,6 @@ type ServerWrite struct {
 	Time int64 `json:"time"`
 }
 
-// checkServerLog adds what the resource's own log shows to v: every write
-// it accepted with a token lower than one it had accepted before on the
-// key (by a write or a fenced read) is a stale write accepted, named by the
-// history ops of that write (matched by key, value and token) and of the
-// read that set the higher token, if it was a read. Stale reads are
-// counted, accepted or rejected.
-func checkServerLog(v *FenceValidator, log []ServerWrite, h history.History) {
-	m := newServerOps()
-	for _, p := range history.Pairs(h) {
-		m.invoke(&h[p.Invoke])
-		if p.Completion >= 0 {
-			m.complete(&h[p.Invoke], int64(p.Completion))
-		}
-	}
-	m.check(v, log)
-}
-
 // wkey names a write (or, with value 0, a fenced read) in the server log.
 type wkey struct {
 	key          string

@@ -62,7 +62,7 @@ func explainBounded(byKey map[string]keyAnomaly, counts map[string]int, explain 
 	}
 }
 
-// merge combines the segments' lock checks (see CheckSegmented); explain
+// merge combines the segments' lock checks (see CheckFile); explain
 // re-explains the illegal keys on the whole history (see explainBounded).
 func (l *Lock) merge(ps []lockPiece, start time.Time, explain func(map[string]keyAnomaly)) (res Result) {
 	res.Name = l.Name()

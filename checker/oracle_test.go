@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"github.com/anishathalye/porcupine"
 	"slices"
 	"sort"
 	"sync"
@@ -283,11 +284,185 @@ func (r *livenessRun) availability() {
 // wholeCheck is ch's check of the whole history in memory: the oracle's
 // own liveness, every other checker's Check.
 func wholeCheck(ctx context.Context, ch Checker, h history.History) Result {
-	if l, ok := ch.(*Liveness); ok {
-		start := time.Now()
-		r := l.wholeLiveness(h)
-		r.Seconds = time.Since(start).Seconds()
-		return r
+	start := time.Now()
+	var r Result
+	switch x := ch.(type) {
+	case *Liveness:
+		r = x.wholeLiveness(h)
+	case *Resource:
+		r = x.wholeResource(ctx, h)
+	case Fencing:
+		r = x.wholeFencing(ctx, h)
+	default:
+		return safeCheck(ctx, ch, h)
 	}
-	return safeCheck(ctx, ch, h)
+	r.Seconds = time.Since(start).Seconds()
+	return r
+}
+
+// wholeFencing feeds the history's writes and acquires to a
+// FenceValidator in time order: the fencing check of the whole history in
+// memory.
+func (f Fencing) wholeFencing(ctx context.Context, h history.History) Result {
+	start := time.Now()
+	run := newFencingRun(false)
+	for _, i := range timeOrder(h) {
+		if i&0xFFFF == 0 && ctx.Err() != nil {
+			return Result{Name: f.Name(), Valid: Unknown, Error: ctx.Err().Error()}
+		}
+		run.feed(&h[i])
+	}
+	run.end()
+	if len(f.Server) > 0 {
+		checkServerLog(run.v, f.Server, h)
+	}
+	run.v.Stats.ElapsedMS = time.Since(start).Milliseconds()
+	return run.v.Result()
+}
+
+// timeOrder returns the record indices of h ordered by time (stable, so
+// equal times keep index order). Recorder histories are already in time
+// order and cost one pass.
+func timeOrder(h history.History) []int {
+	idx := make([]int, len(h))
+	sorted := true
+	for i := range h {
+		idx[i] = i
+		if i > 0 && h[i].Time < h[i-1].Time {
+			sorted = false
+		}
+	}
+	if !sorted {
+		slices.SortStableFunc(idx, func(a, b int) int {
+			switch {
+			case h[a].Time < h[b].Time:
+				return -1
+			case h[a].Time > h[b].Time:
+				return 1
+			}
+			return 0
+		})
+	}
+	return idx
+}
+
+// checkServerLog adds what the resource's own log shows to v: every write
+// it accepted with a token lower than one it had accepted before on the
+// key (by a write or a fenced read) is a stale write accepted, named by the
+// history ops of that write (matched by key, value and token) and of the
+// read that set the higher token, if it was a read. Stale reads are
+// counted, accepted or rejected.
+func checkServerLog(v *FenceValidator, log []ServerWrite, h history.History) {
+	m := newServerOps()
+	for _, p := range history.Pairs(h) {
+		m.invoke(&h[p.Invoke])
+		if p.Completion >= 0 {
+			m.complete(&h[p.Invoke], int64(p.Completion))
+		}
+	}
+	m.check(v, log)
+}
+
+// wholeResource runs every resource check that applies on the whole
+// history in memory.
+func (r *Resource) wholeResource(ctx context.Context, h history.History) Result {
+	start := time.Now()
+	res := Result{Name: r.Name(), Valid: Valid}
+	var d ResourceDetails
+	var al anomalyList
+	os := ops(h)
+
+	secs := counterSections(os)
+	d.Sections = len(secs)
+	if len(secs) > 0 {
+		v, err := r.checkCounter(ctx, secs, &al, &d)
+		res.Valid = Merge(res.Valid, v)
+		if err != "" {
+			res.Error = err
+		}
+	}
+	r.checkRest(os, len(secs) > 0, &al, &d)
+	r.finish(&res, &al, d, start)
+	return res
+}
+
+// checkRest runs the checks that read the whole history in one pass: lost
+// updates (when there are counter sections), cron, api, leader.
+func (r *Resource) checkRest(os []op, counter bool, al *anomalyList, d *ResourceDetails) {
+	if counter {
+		d.Counter = r.lostUpdates(os, al)
+	}
+	d.Cron = r.checkCron(os, al)
+	d.API = r.checkAPI(os, al)
+	d.Leader = checkLeader(os, al)
+}
+
+func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *anomalyList, d *ResourceDetails) (Validity, string) {
+	pops := sectionOps(secs)
+	model := counterModel(true)
+	timeout := searchTimeout(ctx, r.Timeout)
+	var res porcupine.CheckResult
+	res, d.Linearization = search(model, pops, timeout, nil)
+	switch res {
+	case porcupine.Ok:
+		return Valid, ""
+	case porcupine.Unknown:
+		return Unknown, fmt.Sprintf("porcupine timed out after %s on the counter", timeout)
+	}
+	for _, part := range partitionByKey(pops) {
+		if a, ok := explainCounter(model, part, searchTimeout(ctx, r.Timeout)); ok {
+			al.add(a)
+		}
+	}
+	return Invalid, ""
+}
+
+// lostUpdates counts acknowledged increments missing from the final value,
+// and names pairs of acknowledged writes of the same value (two
+// increments from the same read: one of them is lost).
+func (r *Resource) lostUpdates(os []op, al *anomalyList) map[string]CounterSummary {
+	c := newLostUpdateCheck()
+	for i := range os {
+		c.add(&os[i], al)
+	}
+	return c.finish(r, al)
+}
+
+// checkCron: every tick (Value of FRun) must run (ok) at most once per key;
+// ticks never run are reported (fatal only with RequireEveryTick).
+func (r *Resource) checkCron(os []op, al *anomalyList) *CronSummary {
+	c := newCronCheck()
+	for i := range os {
+		c.add(&os[i])
+	}
+	return c.finish(r, al)
+}
+
+// Tokens checks what Validate cannot call malformed but no checker can
+// see past: a token handed to two acquires of one key. A lock's token is
+// the only thing that tells its holders apart at the server (release and
+// extend compare it); a lock that gives the same token to two acquires (a
+// host name, a constant) lets one holder release or extend another's
+// lease. That is a defect of the lock, reported as a fatal "reused-token"
+// anomaly naming both acquires' ops:
+//
+//   - two acquires ok of the same key with the same token, by different
+//     processes or by the same process after it released (a re-acquire
+//     must still get a fresh token: a late release or a watchdog's extend
+//     of the old lease would act on the new one);
+//   - an acquire ok and an acquire with unknown outcome (info, or never
+//     completed) that carries the same token: the lock chose that token
+//     for both attempts, and the unknown one may have taken effect.
+//
+// Failed acquires never took effect and are not counted; two acquires that
+// both have unknown outcomes prove nothing. Synthetic tokens (acquires
+// that record none) are not compared. The result is named "tokens":
+// Invalid with the anomalies, else Valid. h must have passed Validate.
+func Tokens(h history.History) Result {
+	t := newTokenCheck(newTokTable())
+	os := ops(h)
+	for i := range os {
+		t.add(&os[i])
+	}
+	return t.result()
 }

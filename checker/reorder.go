@@ -9,55 +9,70 @@ import (
 // reorder hands records on in time order (ties in index order), up to
 // reorderWindow records late, for the summaries fed one record at a time.
 // A record later than that is not handed on: it is counted (late), and
-// the summaries' results become Unknown (see lateError).
+// the summaries' results become Unknown (see lateError). The records wait
+// in a ring, so that a history in time order costs one copy per record.
 type reorder struct {
-	buf     []history.Op // waiting, in (Time, Index) order from head
-	head    int
-	last    history.Op // the latest record handed on
-	handed  bool
-	late    int64
-	lateIdx int64 // the first late record's index
+	ring         []history.Op // len a power of two; n records from head, in order
+	head, n      int
+	lastT, lastI int64 // the latest record handed on
+	handed       bool
+	late         int64
+	lateIdx      int64 // the first late record's index
 }
 
-func before(a, b *history.Op) bool {
-	return a.Time < b.Time || a.Time == b.Time && a.Index < b.Index
+func before(t, i int64, b *history.Op) bool {
+	return t < b.Time || t == b.Time && i < b.Index
 }
+
+func (r *reorder) at(i int) *history.Op { return &r.ring[(r.head+i)&(len(r.ring)-1)] }
 
 // push takes record o and hands on, to f, those that can no longer be
 // preceded by a record within the window.
 func (r *reorder) push(o *history.Op, f func(*history.Op)) {
-	if r.handed && before(o, &r.last) {
+	if r.handed && before(o.Time, o.Index, &history.Op{Time: r.lastT, Index: r.lastI}) {
 		if r.late == 0 {
 			r.lateIdx = o.Index
 		}
 		r.late++
 		return
 	}
-	r.buf = append(r.buf, *o)
-	for i := len(r.buf) - 1; i > r.head && before(&r.buf[i], &r.buf[i-1]); i-- {
-		r.buf[i], r.buf[i-1] = r.buf[i-1], r.buf[i]
+	if r.n == len(r.ring) {
+		r.grow()
 	}
-	for len(r.buf)-r.head > reorderWindow {
+	i := r.n
+	for ; i > 0 && before(o.Time, o.Index, r.at(i-1)); i-- {
+		*r.at(i) = *r.at(i - 1)
+	}
+	*r.at(i) = *o
+	r.n++
+	for r.n > reorderWindow {
 		r.handOn(f)
-	}
-	if r.head > 4096 && r.head*2 > len(r.buf) {
-		r.buf = append(r.buf[:0], r.buf[r.head:]...)
-		r.head = 0
 	}
 }
 
+// grow doubles the ring.
+func (r *reorder) grow() {
+	ring := make([]history.Op, max(2*len(r.ring), 64))
+	for i := 0; i < r.n; i++ {
+		ring[i] = *r.at(i)
+	}
+	r.ring, r.head = ring, 0
+}
+
 func (r *reorder) handOn(f func(*history.Op)) {
-	r.last, r.handed = r.buf[r.head], true
-	r.head++
-	f(&r.last)
+	o := r.at(0)
+	r.lastT, r.lastI, r.handed = o.Time, o.Index, true
+	r.head = (r.head + 1) & (len(r.ring) - 1)
+	r.n--
+	f(o)
 }
 
 // flush hands on every record still waiting.
 func (r *reorder) flush(f func(*history.Op)) {
-	for r.head < len(r.buf) {
+	for r.n > 0 {
 		r.handOn(f)
 	}
-	r.buf, r.head = nil, 0
+	r.ring, r.head = nil, 0
 }
 
 // lateError says why the time-ordered summaries are Unknown, or "".

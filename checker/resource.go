@@ -7,7 +7,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/anishathalye/porcupine"
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -69,39 +68,6 @@ type CounterSummary struct {
 	Lost int64 `json:"lost"`
 }
 
-// Check runs every resource check that applies.
-func (r *Resource) Check(ctx context.Context, h history.History) Result {
-	start := time.Now()
-	res := Result{Name: r.Name(), Valid: Valid}
-	var d ResourceDetails
-	var al anomalyList
-	os := ops(h)
-
-	secs := counterSections(os)
-	d.Sections = len(secs)
-	if len(secs) > 0 {
-		v, err := r.checkCounter(ctx, secs, &al, &d)
-		res.Valid = Merge(res.Valid, v)
-		if err != "" {
-			res.Error = err
-		}
-	}
-	r.checkRest(os, len(secs) > 0, &al, &d)
-	r.finish(&res, &al, d, start)
-	return res
-}
-
-// checkRest runs the checks that read the whole history in one pass: lost
-// updates (when there are counter sections), cron, api, leader.
-func (r *Resource) checkRest(os []op, counter bool, al *anomalyList, d *ResourceDetails) {
-	if counter {
-		d.Counter = r.lostUpdates(os, al)
-	}
-	d.Cron = r.checkCron(os, al)
-	d.API = r.checkAPI(os, al)
-	d.Leader = checkLeader(os, al)
-}
-
 // finish sets res's verdict, anomalies and details from al and d.
 func (r *Resource) finish(res *Result, al *anomalyList, d ResourceDetails, start time.Time) {
 	res.Valid = al.verdict(res.Valid)
@@ -112,37 +78,6 @@ func (r *Resource) finish(res *Result, al *anomalyList, d ResourceDetails, start
 	if d.Sections == 0 && d.Cron == nil && d.API == nil && d.Leader == nil && len(al.list) == 0 {
 		res.NotApplicable = "no resource ops: no counter section, cron run, api call or leader term in the history"
 	}
-}
-
-func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *anomalyList, d *ResourceDetails) (Validity, string) {
-	pops := sectionOps(secs)
-	model := counterModel(true)
-	timeout := searchTimeout(ctx, r.Timeout)
-	var res porcupine.CheckResult
-	res, d.Linearization = search(model, pops, timeout, nil)
-	switch res {
-	case porcupine.Ok:
-		return Valid, ""
-	case porcupine.Unknown:
-		return Unknown, fmt.Sprintf("porcupine timed out after %s on the counter", timeout)
-	}
-	for _, part := range partitionByKey(pops) {
-		if a, ok := explainCounter(model, part, searchTimeout(ctx, r.Timeout)); ok {
-			al.add(a)
-		}
-	}
-	return Invalid, ""
-}
-
-// lostUpdates counts acknowledged increments missing from the final value,
-// and names pairs of acknowledged writes of the same value (two
-// increments from the same read: one of them is lost).
-func (r *Resource) lostUpdates(os []op, al *anomalyList) map[string]CounterSummary {
-	c := newLostUpdateCheck()
-	for i := range os {
-		c.add(&os[i], al)
-	}
-	return c.finish(r, al)
 }
 
 // lostUpdateCheck is lostUpdates one op at a time (ops in invoke order):
@@ -274,16 +209,6 @@ type CronSummary struct {
 	Runs       int `json:"runs"`       // ok runs
 	Duplicates int `json:"duplicates"` // ticks run more than once
 	Missed     int `json:"missed"`     // ticks between the first and last never run
-}
-
-// checkCron: every tick (Value of FRun) must run (ok) at most once per key;
-// ticks never run are reported (fatal only with RequireEveryTick).
-func (r *Resource) checkCron(os []op, al *anomalyList) *CronSummary {
-	c := newCronCheck()
-	for i := range os {
-		c.add(&os[i])
-	}
-	return c.finish(r, al)
 }
 
 // cronTick is one tick of one cron key.
@@ -503,3 +428,7 @@ func checkLeader(os []op, al *anomalyList) *LeaderSummary {
 	}
 	return s
 }
+
+// Check runs every resource check that applies: the engine over the slice
+// with this checker alone (see checkPart).
+func (r *Resource) Check(ctx context.Context, h history.History) Result { return checkPart(ctx, r, h) }

@@ -170,35 +170,6 @@ func (v *validator) finish() error {
 	return fmt.Errorf("%w: %s%s", ErrInvalidHistory, strings.Join(probs, "; "), more)
 }
 
-// Tokens checks what Validate cannot call malformed but no checker can
-// see past: a token handed to two acquires of one key. A lock's token is
-// the only thing that tells its holders apart at the server (release and
-// extend compare it); a lock that gives the same token to two acquires (a
-// host name, a constant) lets one holder release or extend another's
-// lease. That is a defect of the lock, reported as a fatal "reused-token"
-// anomaly naming both acquires' ops:
-//
-//   - two acquires ok of the same key with the same token, by different
-//     processes or by the same process after it released (a re-acquire
-//     must still get a fresh token: a late release or a watchdog's extend
-//     of the old lease would act on the new one);
-//   - an acquire ok and an acquire with unknown outcome (info, or never
-//     completed) that carries the same token: the lock chose that token
-//     for both attempts, and the unknown one may have taken effect.
-//
-// Failed acquires never took effect and are not counted; two acquires that
-// both have unknown outcomes prove nothing. Synthetic tokens (acquires
-// that record none) are not compared. The result is named "tokens":
-// Invalid with the anomalies, else Valid. h must have passed Validate.
-func Tokens(h history.History) Result {
-	t := newTokenCheck(newTokTable())
-	os := ops(h)
-	for i := range os {
-		t.add(&os[i])
-	}
-	return t.result()
-}
-
 // tokenCheck is Tokens one op at a time (ops in invoke order). It keeps
 // the first acquire ok and info of each key and token, in a tokTable
 // (shared with the other streamed checks in CheckFile).

@@ -7,6 +7,7 @@
 package coverage
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/lockstorm/lockstorm/checker"
@@ -126,58 +127,86 @@ const (
 // Unjudged reason for a history without client slots.
 const noSlots = "the history's client records carry no client slot (written before lockstorm recorded them), so what the faults touched cannot be judged"
 
-// Compute works out the coverage of h's fault windows.
-func Compute(h history.History, in Input) *Report {
-	rep := &Report{Requested: slices.Clone(in.Requested)}
+// Compute works out the coverage of src's fault windows, reading it
+// once: each client's lease and operation in flight are followed record
+// by record, and every state interval is matched, as it closes, against
+// the fault windows started so far. Memory is bounded by the windows,
+// the nemesis records, the processes and the operations never
+// completed, not by the history.
+//
+// A history in which a fault's start is recorded after a state interval
+// that ends at or after that start is read a second time, with every
+// window known beforehand, so that the report is always the one the
+// whole history gives. lockstorm's recorder never writes such a history:
+// it stamps each record no later than the moment it records it.
+func Compute(src history.Source, in Input) (*Report, error) {
+	rep, _, err := compute(src, in)
+	return rep, err
+}
+
+// compute is Compute, also saying how many times it read src.
+func compute(src history.Source, in Input) (*Report, int, error) {
+	p := newPass(in, nil)
+	if err := p.read(src); err != nil {
+		return nil, 1, fmt.Errorf("coverage: %w", err)
+	}
+	rep := &Report{Requested: slices.Clone(in.Requested), Windows: p.windows()}
 	if rep.Requested == nil {
 		rep.Requested = []string{}
 	}
-	ivs, judged := intervals(h)
+	passes := 1
+	judged := p.clientRecs == 0 || p.slotted > 0
 	if !judged {
 		rep.Unjudged = noSlots
 	}
-	for _, fw := range checker.FaultWindows(h) {
-		w := window(h, fw, in)
-		if judged {
-			w.Holder = touch(ivs[stateHolder], w, true)
-			w.Waiter = touch(ivs[stateWaiter], w, false)
-			w.Write = touch(ivs[stateWrite], w, false)
+	if judged && len(rep.Windows) > 0 {
+		if !p.exact(rep.Windows) {
+			passes = 2
+			p = newPass(in, rep.Windows)
+			if err := p.read(src); err != nil {
+				return nil, passes, fmt.Errorf("coverage: %w", err)
+			}
 		}
-		rep.Windows = append(rep.Windows, w)
-	}
-	if rep.Windows == nil {
-		rep.Windows = []Window{}
+		p.m.setTouches(rep.Windows)
 	}
 	rep.Kinds = counts(rep, in.Planned)
-	return rep
+	return rep, passes, nil
 }
 
-// window builds the window's static part: times, targets, applied.
-func window(h history.History, fw checker.Window, in Input) Window {
+// window is the report's window of fw, without what it touched: nem are
+// the history's nemesis start and stop records, nem[k] fw's start
+// record.
+func window(fw checker.Window, nem history.History, k int, in Input) Window {
 	w := Window{Kind: fw.Fault, Detail: fw.Detail, Start: fw.Start, End: fw.End,
 		StartOp: fw.StartOp, StopOp: fw.StopOp, Unhealed: fw.Unhealed}
-	first := h[fw.StartOp]
+	first := &nem[k]
 	w.Applied = first.Type == history.OK
 	if first.Type == history.Invoke {
 		w.Applied = false
-		// the start's completion: the next nemesis record of the same action
-		for i := fw.StartOp + 1; i < int64(len(h)); i++ {
-			o := h[i]
-			if o.IsNemesis() && o.F == history.FStart && o.Fault == fw.Fault && o.Type != history.Invoke {
+		// the start's completion: the next nemesis start record of its fault
+		for _, o := range nem[k+1:] {
+			if o.F == history.FStart && o.Fault == fw.Fault && o.Type != history.Invoke {
 				w.Applied = o.Type == history.OK
 				break
 			}
 		}
 	}
-	w.Clients, w.Nodes = slices.Clone(first.Clients), slices.Clone(first.Nodes)
-	if len(w.Clients) == 0 {
-		w.NodesOnly = true
-		w.Clients = slices.Clone(in.Clients)
-		if len(w.Nodes) == 0 {
-			w.Nodes = slices.Clone(in.Nodes)
-		}
-	}
+	w.Clients, w.Nodes, w.NodesOnly = targets(first, in)
 	return w
+}
+
+// targets are the clients and nodes a fault whose start record is first
+// hits: the ones it names, or every client for a fault naming no client
+// (nodesOnly), and every node for one naming neither (a failover).
+func targets(first *history.Op, in Input) (clients, nodes []string, nodesOnly bool) {
+	clients, nodes = slices.Clone(first.Clients), slices.Clone(first.Nodes)
+	if len(clients) > 0 {
+		return clients, nodes, false
+	}
+	if len(nodes) == 0 {
+		nodes = slices.Clone(in.Nodes)
+	}
+	return slices.Clone(in.Clients), nodes, true
 }
 
 // counts tallies the windows per kind.

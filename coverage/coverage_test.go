@@ -52,12 +52,12 @@ func (b *hb) heldThenPaused(p int, slot string) int64 {
 // grantThenPause computes the coverage of a history in which c1 holds
 // a lease granted at 10 ms (the first record) and a pause of c1 from 20
 // to 50 ms starts with a completion of startType.
-func grantThenPause(startType history.Type) *Report {
+func grantThenPause(t *testing.T, startType history.Type) *Report {
 	var b hb
 	b.acquired(10, 1, "c1", nil, 0)
 	b.fault("client-pause", 20, startType, []string{"c1"}, nil)
 	b.stop("client-pause", 50)
-	return Compute(b.h, in)
+	return cover(t, b.h, in)
 }
 
 var in = Input{Clients: []string{"c1", "c2"}, Nodes: []string{"n1", "n2", "n3"},
@@ -68,7 +68,7 @@ func TestHolderAtStart(t *testing.T) {
 	ok := b.heldThenPaused(1, "c1")
 	b.client(60, 1, "c1", history.Invoke, history.FRelease)
 	b.client(61, 1, "c1", history.OK, history.FRelease)
-	r := Compute(b.h, in)
+	r := cover(t, b.h, in)
 	w := r.Windows[0]
 	if w.Holder == nil || w.Holder.When != AtStart || w.Holder.Op != ok || w.Holder.Client != "c1" {
 		t.Fatalf("holder = %+v, want at start, op %d", w.Holder, ok)
@@ -93,7 +93,7 @@ func TestHolderDuringWaiterWrite(t *testing.T) {
 	wr := b.client(25, 1, "c1", history.Invoke, history.FWrite)     // write during
 	b.client(30, 1, "c1", history.OK, history.FWrite)
 	b.stop("client-pause", 40)
-	w := Compute(b.h, in).Windows[0]
+	w := cover(t, b.h, in).Windows[0]
 	for name, got := range map[string]*Touch{"holder": w.Holder, "waiter": w.Waiter, "write": w.Write} {
 		if got == nil || got.When != During {
 			t.Fatalf("%s = %+v, want during", name, got)
@@ -123,7 +123,7 @@ func TestHolderEndsAtReleaseLostOrValidity(t *testing.T) {
 			tc.end(&b)
 			b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
 			b.stop("client-pause", 50)
-			r := Compute(b.h, in)
+			r := cover(t, b.h, in)
 			if r.Windows[0].Holder != nil {
 				t.Fatalf("holder = %+v: the lease ended before the fault", r.Windows[0].Holder)
 			}
@@ -137,7 +137,7 @@ func TestHolderEndsAtReleaseLostOrValidity(t *testing.T) {
 func TestOtherClientNotHit(t *testing.T) {
 	var b hb
 	b.heldThenPaused(2, "c2")
-	w := Compute(b.h, in).Windows[0]
+	w := cover(t, b.h, in).Windows[0]
 	if w.Holder != nil || w.Waiter != nil {
 		t.Fatalf("a pause of c1 touched c2: %+v %+v", w.Holder, w.Waiter)
 	}
@@ -151,7 +151,7 @@ func TestNodeFaultLeaseNodes(t *testing.T) {
 	b.stop("crash", 30)
 	b.fault("crash", 40, history.OK, nil, []string{"n2"}) // in the lease
 	b.stop("crash", 50)
-	r := Compute(b.h, Input{Clients: in.Clients, Nodes: in.Nodes, Requested: []string{"crash"}})
+	r := cover(t, b.h, Input{Clients: in.Clients, Nodes: in.Nodes, Requested: []string{"crash"}})
 	if r.Windows[0].Holder != nil {
 		t.Fatalf("crash of n3 touched a lease on n1,n2: %+v", r.Windows[0].Holder)
 	}
@@ -166,13 +166,13 @@ func TestNodeFaultLeaseNodes(t *testing.T) {
 	b2.acquired(10, 1, "c2", nil, 0)
 	b2.fault("crash", 20, history.OK, nil, []string{"n3"})
 	b2.stop("crash", 30)
-	if h := Compute(b2.h, in).Windows[0].Holder; h == nil {
+	if h := cover(t, b2.h, in).Windows[0].Holder; h == nil {
 		t.Fatal("a lease with no recorded nodes was not touched by a node fault")
 	}
 }
 
 func TestInfoStartNotApplied(t *testing.T) {
-	r := grantThenPause(history.Info)
+	r := grantThenPause(t, history.Info)
 	if r.Windows[0].Applied {
 		t.Fatal("a start completed info counted as applied")
 	}
@@ -190,7 +190,7 @@ func TestUnhealedWindow(t *testing.T) {
 	b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
 	b.client(100, 1, "c1", history.Invoke, history.FAcquire)
 	b.acquired(110, 1, "c1", nil, 0)
-	r := Compute(b.h, in)
+	r := cover(t, b.h, in)
 	w := r.Windows[0]
 	if !w.Unhealed || w.End != 110e6 || w.StopOp != -1 {
 		t.Fatalf("window = %+v, want unhealed to the end", w)
@@ -203,7 +203,7 @@ func TestUnhealedWindow(t *testing.T) {
 func TestOldHistory(t *testing.T) {
 	var b hb
 	b.heldThenPaused(1, "")
-	r := Compute(b.h, in)
+	r := cover(t, b.h, in)
 	if r.Unjudged == "" || r.Windows[0].Holder != nil {
 		t.Fatalf("unjudged = %q holder = %+v", r.Unjudged, r.Windows[0].Holder)
 	}
@@ -222,7 +222,7 @@ func TestShortfallLines(t *testing.T) {
 		b.fault("client-pause", 100*i, history.OK, []string{"c1"}, nil)
 		b.stop("client-pause", 100*i+50)
 	}
-	r := Compute(b.h, Input{Clients: in.Clients, Requested: []string{"client-pause", "client-crash"},
+	r := cover(t, b.h, Input{Clients: in.Clients, Requested: []string{"client-pause", "client-crash"},
 		Planned: map[string]int{"client-pause": 3}})
 	got := r.Judge(1)
 	want := []string{
@@ -238,13 +238,13 @@ func TestShortfallLines(t *testing.T) {
 	if s := r.Shortfall(0); len(s) != 1 {
 		t.Fatalf("shortfall(0) = %q, want only the unapplied kind", s)
 	}
-	if s := Compute(b.h, Input{}).Shortfall(1); len(s) != 0 {
+	if s := cover(t, b.h, Input{}).Shortfall(1); len(s) != 0 {
 		t.Fatalf("no kind requested, shortfall = %q", s)
 	}
 }
 
 func TestJSONShape(t *testing.T) {
-	r := grantThenPause(history.OK)
+	r := grantThenPause(t, history.OK)
 	r.Judge(1)
 	js, err := json.Marshal(r)
 	if err != nil {
@@ -266,7 +266,7 @@ func TestExtendKeepsHolder(t *testing.T) {
 	b.add(history.Op{Time: 16, Process: 1, Client: "c1", Type: history.OK, F: history.FExtend, Key: "k", Validity: 100})
 	b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
 	b.stop("client-pause", 50)
-	if h := Compute(b.h, in).Windows[0].Holder; h == nil || h.When != AtStart {
+	if h := cover(t, b.h, in).Windows[0].Holder; h == nil || h.When != AtStart {
 		t.Fatalf("holder = %+v, want at start (the extend ran the lease to 100 ms)", h)
 	}
 }

@@ -308,18 +308,12 @@ func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 	workCtx, cancelWork := context.WithCancel(ctx)
 	defer cancelWork()
 	r.workCtx, r.stopWork = workCtx, make(chan struct{})
-	procs := workloads.NewProcesses(r.cfg.Clients)
-	for i := 0; i < r.cfg.Clients; i++ {
-		s := newSlot(r, i, procs, r.cfg.Seed)
-		r.slots = append(r.slots, s)
-		if err := s.start(workCtx, true); err != nil {
-			close(r.stopWork)
-			cancelWork()
-			r.waitSlots()
-			return err
-		}
+	if err := r.startSlots(workCtx); err != nil {
+		close(r.stopWork)
+		cancelWork()
+		r.waitSlots()
+		return err
 	}
-
 	if r.plan != nil {
 		r.tgt = newTargeter(r)
 	}
@@ -332,40 +326,69 @@ func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 		}()
 		nemDone <- r.runNemesis(workCtx, nemFinish, res)
 	}()
+	var tr tracker
+	start := time.Now()
+	r.waitTimeLimit(ctx, res, &tr, start)
+	r.ranFor = time.Since(start)
+	close(r.stopWork)
+	// No fault starts after the time limit; the one in flight completes.
+	close(nemFinish)
+	nerr := r.windDown(ctx, cancelWork, nemDone)
+	r.progress(&tr, start, true)
+	if nerr != nil && !errors.Is(nerr, context.Canceled) {
+		return nerr
+	}
+	return nil
+}
 
+// startSlots starts one slot per client.
+func (r *run) startSlots(workCtx context.Context) error {
+	procs := workloads.NewProcesses(r.cfg.Clients)
+	for i := 0; i < r.cfg.Clients; i++ {
+		s := newSlot(r, i, procs, r.cfg.Seed)
+		r.slots = append(r.slots, s)
+		if err := s.start(workCtx, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitTimeLimit waits for the time limit, an interrupt (res.Interrupted)
+// or a failed history write (res.Incomplete), showing progress.
+func (r *run) waitTimeLimit(ctx context.Context, res *Result, tr *tracker, start time.Time) {
 	timer := time.NewTimer(r.cfg.TimeLimit)
 	defer timer.Stop()
 	tick := time.NewTicker(progressInterval)
 	defer tick.Stop()
-	var tr tracker
-	start := time.Now()
-wait:
 	for {
 		select {
 		case <-timer.C:
-			break wait
+			return
 		case <-ctx.Done():
 			res.Interrupted = true
 			res.Incomplete = interruptedReason(ctx, time.Since(start), r.cfg.TimeLimit)
 			r.logf("%s", res.Incomplete)
-			break wait
+			return
 		case <-r.rec.Failed():
 			// The history can no longer be stored: stop now, as on an
 			// interrupt, and check what is in memory.
 			res.Incomplete = "history write failed: " + r.rec.Err().Error()
 			r.logf("stopping: %s", res.Incomplete)
 			r.abort()
-			break wait
+			return
 		case <-tick.C:
 			r.tgt.catchUp()
-			r.progress(&tr, start, false)
+			r.progress(tr, start, false)
 		}
 	}
-	r.ranFor = time.Since(start)
-	close(r.stopWork)
-	// No fault starts after the time limit; the one in flight completes.
-	close(nemFinish)
-	// Let rounds in flight finish (and release), then cut them off.
+}
+
+// windDown lets the rounds in flight finish (and release) within the
+// grace period, then cuts them off; waits for the nemesis to heal (an
+// interrupt or nemesisFinishTimeout cuts it short) and closes the slots.
+// It returns the nemesis's error.
+func (r *run) windDown(ctx context.Context, cancelWork context.CancelFunc, nemDone chan error) (nerr error) {
 	finished := make(chan struct{})
 	go func() { r.waitSlots(); close(finished) }()
 	select {
@@ -377,9 +400,6 @@ wait:
 		cancelWork()
 		<-finished
 	}
-	// The nemesis heals within its cleanup timeout after its op in flight
-	// (a crash's restart may take seconds); an interrupt cuts it short.
-	var nerr error
 	select {
 	case nerr = <-nemDone:
 	case <-ctx.Done():
@@ -394,11 +414,7 @@ wait:
 	for _, s := range r.slots {
 		s.close()
 	}
-	r.progress(&tr, start, true)
-	if nerr != nil && !errors.Is(nerr, context.Canceled) {
-		return nerr
-	}
-	return nil
+	return nerr
 }
 
 // progress logs new nemesis records (stamped with their own history

@@ -190,7 +190,7 @@ func scanBig(res *harness.Result) (*bigRun, error) {
 	b := &bigRun{path: res.HistoryFile, types: map[string]*typeDigest{}, times: map[int64]int64{}, recs: map[int64]history.Op{}}
 	wantTime, wantRec := b.wanted(res)
 	st := newSpanTracker(b.count)
-	err := coverage.EachRecord(b.path, func(o *history.Op) {
+	err := history.Each(history.File(b.path), func(o *history.Op) bool {
 		b.records++
 		b.end = max(b.end, o.Time)
 		b.last = *o
@@ -202,13 +202,14 @@ func scanBig(res *harness.Result) (*bigRun, error) {
 		}
 		if o.IsNemesis() {
 			b.nem = append(b.nem, *o)
-			return
+			return true
 		}
 		b.nslots = max(b.nslots, slotIndex(o.Client)+1)
 		if o.F == history.FAcquire && o.Type == history.OK && o.Fence != 0 {
 			b.issuedN++
 		}
 		st.add(o)
+		return true
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reports: %s: %w", b.path, err)
@@ -221,7 +222,7 @@ func scanBig(res *harness.Result) (*bigRun, error) {
 	b.nslots = max(b.nslots, res.Config.Clients)
 	b.prepare(res)
 	st = newSpanTracker(b.fill)
-	err = coverage.EachRecord(b.path, func(o *history.Op) {
+	err = history.Each(history.File(b.path), func(o *history.Op) bool {
 		st.add(o)
 		b.slots.add(o)
 		b.occ.add(o)
@@ -231,6 +232,7 @@ func scanBig(res *harness.Result) (*bigRun, error) {
 		for _, w := range b.collect {
 			w.add(o)
 		}
+		return true
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reports: %s: %w", b.path, err)

@@ -3,34 +3,65 @@ package coverage
 import (
 	"slices"
 
+	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// state is what a client can be doing that a fault may disturb.
-type state int
-
-const (
-	stateHolder state = iota // holds a lease
-	stateWaiter              // waits in acquire
-	stateWrite               // has a resource operation in flight
-	nStates
-)
-
-// interval is a time (ns since the run started, closed) during which a
-// client slot was in a state, and the record that opens it.
-type interval struct {
-	client     string
-	start, end int64
-	op         int64
-	// nodes are the nodes a lease involves (the acquire ok's Nodes); empty
-	// means every node.
-	nodes []string
+// computeWhole is the in-memory Compute this package had before its one
+// pass: every state interval of the whole history h listed, then each
+// window matched against the lists. It is the oracle of the pass.
+func computeWhole(h history.History, in Input) *Report {
+	rep := &Report{Requested: slices.Clone(in.Requested)}
+	if rep.Requested == nil {
+		rep.Requested = []string{}
+	}
+	ivs, judged := intervals(h)
+	if !judged {
+		rep.Unjudged = noSlots
+	}
+	for _, fw := range checker.FaultWindows(h) {
+		w := windowWhole(h, fw, in)
+		if judged {
+			w.Holder = touch(ivs[stateHolder], w, true)
+			w.Waiter = touch(ivs[stateWaiter], w, false)
+			w.Write = touch(ivs[stateWrite], w, false)
+		}
+		rep.Windows = append(rep.Windows, w)
+	}
+	if rep.Windows == nil {
+		rep.Windows = []Window{}
+	}
+	rep.Kinds = counts(rep, in.Planned)
+	return rep
 }
 
-// resourceOps are the operations on the protected resource that count as
-// a write in flight: a write, a cron run, an api entry, a leader's
-// heartbeat.
-var resourceOps = []string{history.FWrite, history.FRun, history.FEnter, history.FLead}
+// windowWhole builds the window's static part: times, targets, applied.
+func windowWhole(h history.History, fw checker.Window, in Input) Window {
+	w := Window{Kind: fw.Fault, Detail: fw.Detail, Start: fw.Start, End: fw.End,
+		StartOp: fw.StartOp, StopOp: fw.StopOp, Unhealed: fw.Unhealed}
+	first := h[fw.StartOp]
+	w.Applied = first.Type == history.OK
+	if first.Type == history.Invoke {
+		w.Applied = false
+		// the start's completion: the next nemesis record of the same action
+		for i := fw.StartOp + 1; i < int64(len(h)); i++ {
+			o := h[i]
+			if o.IsNemesis() && o.F == history.FStart && o.Fault == fw.Fault && o.Type != history.Invoke {
+				w.Applied = o.Type == history.OK
+				break
+			}
+		}
+	}
+	w.Clients, w.Nodes = slices.Clone(first.Clients), slices.Clone(first.Nodes)
+	if len(w.Clients) == 0 {
+		w.NodesOnly = true
+		w.Clients = slices.Clone(in.Clients)
+		if len(w.Nodes) == 0 {
+			w.Nodes = slices.Clone(in.Nodes)
+		}
+	}
+	return w
+}
 
 // intervals lists, per state, the intervals of every client slot. judged
 // is false for a history whose client records carry no slot.
@@ -152,18 +183,4 @@ func touch(ivs []interval, w Window, holder bool) *Touch {
 		}
 	}
 	return during
-}
-
-// involves reports whether a lease on leaseNodes (empty: every node)
-// involves one of faultNodes (empty: every node).
-func involves(leaseNodes, faultNodes []string) bool {
-	if len(leaseNodes) == 0 || len(faultNodes) == 0 {
-		return true
-	}
-	for _, n := range leaseNodes {
-		if slices.Contains(faultNodes, n) {
-			return true
-		}
-	}
-	return false
 }

@@ -1,0 +1,242 @@
+package coverage
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// cover is Compute of h, held in memory; it fails the test unless Compute
+// of h's file and the whole-history oracle (computeWhole) give the same
+// report, field for field. It returns the report and how many times
+// Compute read the history.
+func cover(t testing.TB, h history.History, in Input) *Report {
+	t.Helper()
+	r, _ := coverPasses(t, h, in)
+	return r
+}
+
+func coverPasses(t testing.TB, h history.History, in Input) (*Report, int) {
+	t.Helper()
+	got, passes, err := compute(history.Slice(h), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	if err := history.WriteFile(path, h); err != nil {
+		t.Fatal(err)
+	}
+	fromFile, filePasses, err := compute(history.File(path), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := json.Marshal(got)
+	f, _ := json.Marshal(fromFile)
+	w, _ := json.Marshal(computeWhole(h, in))
+	if string(g) != string(w) || string(f) != string(w) || passes != filePasses {
+		t.Fatalf("Compute (%d passes):\n%s\nfrom the file (%d passes):\n%s\nthe whole history's:\n%s", passes, g, filePasses, f, w)
+	}
+	return got, passes
+}
+
+// Compute gives the whole-history oracle's report on hand-built
+// histories covering each of its rules: a holder at the start or during,
+// a waiter and a write, leases ended by a release, a lost notice or
+// their validity, a node fault and the lease's nodes, an unapplied
+// start, an unhealed window, a history without client slots.
+func TestComputeEqualsWhole(t *testing.T) {
+	cases := map[string]func(b *hb){
+		"held then paused": func(b *hb) { b.heldThenPaused(1, "c1") },
+		"other client":     func(b *hb) { b.heldThenPaused(2, "c2") },
+		"waiter and write during": func(b *hb) {
+			b.fault("client-pause", 5, history.OK, []string{"c1"}, nil)
+			b.client(10, 1, "c1", history.Invoke, history.FAcquire)
+			b.acquired(12, 1, "c1", nil, 0)
+			b.client(14, 1, "c1", history.Invoke, history.FWrite)
+			b.client(16, 1, "c1", history.OK, history.FWrite)
+			b.client(18, 1, "c1", history.Invoke, history.FRelease)
+			b.client(19, 1, "c1", history.OK, history.FRelease)
+			b.client(20, 1, "c1", history.Invoke, history.FAcquire) // never completes
+			b.stop("client-pause", 50)
+		},
+		"release lost validity": func(b *hb) {
+			b.acquired(1, 1, "c1", nil, 0)
+			b.client(3, 1, "c1", history.Invoke, history.FRelease)
+			b.acquired(4, 2, "c2", nil, 0)
+			b.add(history.Op{Time: 6, Process: 2, Client: "c2", Type: history.Info, F: history.FLost, Token: "c2"})
+			b.acquired(7, 3, "c1", nil, 9)
+			b.fault("client-pause", 8, history.OK, []string{"c1", "c2"}, nil)
+			b.stop("client-pause", 12)
+		},
+		"node faults": func(b *hb) {
+			b.client(0, 1, "c1", history.Invoke, history.FAcquire)
+			b.acquired(10, 1, "c1", []string{"n1", "n2"}, 0)
+			b.fault("crash", 20, history.OK, nil, []string{"n3"})
+			b.stop("crash", 30)
+			b.fault("crash", 40, history.OK, nil, []string{"n2"})
+			b.stop("crash", 50)
+		},
+		"info start": func(b *hb) {
+			b.acquired(10, 1, "c1", nil, 0)
+			b.fault("client-pause", 20, history.Info, []string{"c1"}, nil)
+			b.stop("client-pause", 50)
+		},
+		"unhealed": func(b *hb) {
+			b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
+			b.client(100, 1, "c1", history.Invoke, history.FAcquire)
+			b.acquired(110, 1, "c1", nil, 0)
+		},
+		"no slots": func(b *hb) {
+			b.add(history.Op{Time: 1, Process: 1, Type: history.Invoke, F: history.FAcquire, Key: "k"})
+			b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
+			b.stop("client-pause", 50)
+		},
+		"no faults": func(b *hb) { b.acquired(10, 1, "c1", nil, 0) },
+		"invoked again": func(b *hb) { // the first acquire never completes
+			b.client(10, 1, "c1", history.Invoke, history.FAcquire)
+			b.client(30, 1, "c1", history.Invoke, history.FAcquire)
+			b.client(31, 1, "c1", history.Fail, history.FAcquire)
+			b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
+			b.stop("client-pause", 25)
+		},
+	}
+	for name, build := range cases {
+		t.Run(name, func(t *testing.T) {
+			var b hb
+			build(&b)
+			for _, in := range []Input{in, {Clients: in.Clients, Nodes: in.Nodes, Requested: []string{"crash"}}} {
+				cover(t, b.h, in)
+			}
+		})
+	}
+}
+
+// Compute gives the oracle's report on random histories: leases with
+// nodes, validities, extends and lost notices, operations never
+// completed or completed twice, overlapping faults of one kind, starts
+// and stops of one record or two (some never completed, some without a
+// start), faults naming clients, nodes or neither. A history in time
+// order is read once; one with records out of time order may be read
+// twice, and some are.
+func TestComputeEqualsWholeRandom(t *testing.T) {
+	in := Input{Requested: []string{"client-pause", "partition"}, Planned: map[string]int{"crash": 2},
+		Clients: []string{"c1", "c2", "c3"}, Nodes: []string{"n1", "n2", "n3"}}
+	twice := 0
+	for seed := range uint64(400) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		ordered := seed%2 == 0
+		h := randomHistory(rng, 20+rng.IntN(400), ordered)
+		_, passes := coverPasses(t, h, in)
+		if ordered && passes != 1 {
+			t.Fatalf("seed %d: a history in time order read %d times", seed, passes)
+		}
+		if passes == 2 {
+			twice++
+		}
+	}
+	if twice == 0 {
+		t.Error("no history out of time order was read twice: the second read is untested")
+	}
+}
+
+// Compute gives the oracle's report on the benchmarks' generated run of
+// 8 slots, one read.
+func TestComputeEqualsWholeBench(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	if err := writeBench(path, 60_000); err != nil {
+		t.Fatal(err)
+	}
+	h, _, err := history.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, passes := coverPasses(t, h, benchInput)
+	if passes != 1 || len(r.Windows) < 10 || r.Kind("partition").TouchedHolder == 0 || r.Kind("client-pause").TouchedWrite == 0 {
+		t.Fatalf("%d passes, %d windows, kinds %+v", passes, len(r.Windows), r.Kinds)
+	}
+}
+
+// randomHistory is a random history of n records or so of 6 processes
+// on slots c1 to c3 (process 5 without a slot), a fault action now and
+// then; times in ms, increasing unless !ordered.
+func randomHistory(rng *rand.Rand, n int, ordered bool) history.History {
+	var b hb
+	var t int64
+	pending := map[int]string{} // process -> F of its invoke in flight
+	tokens := map[int]string{}
+	var later []history.Op // nemesis completions to record a few records on
+	for len(b.h) < n {
+		t += 1 + rng.Int64N(4)
+		at := t
+		if !ordered && rng.IntN(6) == 0 {
+			at = max(t-rng.Int64N(25), 0)
+		}
+		if len(later) > 0 && rng.IntN(3) == 0 {
+			o := later[0]
+			later, o.Time = later[1:], at
+			b.add(o)
+			continue
+		}
+		if rng.IntN(12) == 0 {
+			later = append(later, nemesisAction(&b, rng, at)...)
+			continue
+		}
+		p := rng.IntN(6)
+		o := history.Op{Time: at, Process: p, Client: []string{"c1", "c1", "c2", "c2", "c3", ""}[p], Key: "k"}
+		f, inFlight := pending[p]
+		switch {
+		case inFlight && rng.IntN(5) > 0:
+			o.F, o.Type = f, []history.Type{history.OK, history.OK, history.Fail, history.Info}[rng.IntN(4)]
+			delete(pending, p)
+		case rng.IntN(15) == 0:
+			o.F, o.Type, o.Token = history.FLost, history.Info, []string{"", tokens[p], "other"}[rng.IntN(3)]
+		default:
+			o.F = []string{history.FAcquire, history.FAcquire, history.FWrite, history.FRelease, history.FExtend, history.FRead}[rng.IntN(6)]
+			o.Type = history.Invoke
+			if rng.IntN(20) == 0 {
+				o.Type = history.OK // a completion with no invoke
+			}
+			pending[p] = o.F
+		}
+		if o.Type == history.OK && (o.F == history.FAcquire || o.F == history.FExtend) {
+			tokens[p] = fmt.Sprintf("t%d", len(b.h))
+			o.Token, o.Nodes = tokens[p], [][]string{nil, {"n1"}, {"n2", "n3"}}[rng.IntN(3)]
+			if rng.IntN(2) == 0 {
+				o.Validity = at + rng.Int64N(60) - 5
+			}
+		}
+		b.add(o)
+	}
+	return b.h
+}
+
+// nemesisAction records the first record of a fault's start or stop,
+// and returns its completion (to be recorded later; none for an action
+// of one record or one never completed). Times are in ms.
+func nemesisAction(b *hb, rng *rand.Rand, at int64) []history.Op {
+	o := history.Op{Time: at, Process: history.NemesisProcess, Fault: []string{"client-pause", "partition", "crash"}[rng.IntN(3)],
+		F: history.FStart, Type: history.Invoke}
+	if rng.IntN(2) == 0 {
+		o.F = history.FStop
+	}
+	if o.F == history.FStart {
+		o.Clients = [][]string{nil, {"c1"}, {"c2", "c3"}}[rng.IntN(3)]
+		o.Nodes = [][]string{nil, {"n2"}}[rng.IntN(2)]
+	}
+	switch rng.IntN(5) {
+	case 0: // one record
+		o.Type = []history.Type{history.OK, history.Info}[rng.IntN(2)]
+		b.add(o)
+		return nil
+	case 1: // never completed
+		b.add(o)
+		return nil
+	}
+	b.add(o)
+	o.Type = []history.Type{history.OK, history.OK, history.Info, history.Fail}[rng.IntN(4)]
+	return []history.Op{o}
+}

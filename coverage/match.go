@@ -1,0 +1,222 @@
+package coverage
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// matcher keeps, per window and state, the evidence that a hit client of
+// the window was in the state: the interval of lowest op among those
+// containing the window's start, else among those intersecting the
+// window (for a holder under a fault on nodes only, the lease must
+// involve one of the fault's nodes). It is handed the intervals one by
+// one as they close, in any order.
+type matcher struct {
+	ws    []Window // the windows; End is known once final
+	final []bool
+	ev    [][nStates]evidence
+	// always are the windows matched against every interval: not final
+	// yet, or never stopped; byStart the others, by Start, and span the
+	// longest of them.
+	always  []int
+	byStart []int
+	span    int64
+}
+
+// evidence is what a window has of one state so far: the interval of
+// lowest op containing its start, and the intervals that began during it
+// with no interval of lower op that began no later (while its End is
+// unknown, the one to pick is the lowest op of those begun by End).
+type evidence struct {
+	atStart *candidate
+	during  []candidate
+}
+
+// candidate is an interval that may be a window's evidence.
+type candidate struct {
+	client    string
+	start, op int64
+}
+
+// newMatcher returns a matcher of the windows ws, final, or with no
+// windows yet when ws is nil (see start).
+func newMatcher(ws []Window) *matcher {
+	m := &matcher{ws: ws, final: make([]bool, len(ws)), ev: make([][nStates]evidence, len(ws))}
+	for i, w := range ws {
+		m.final[i] = true
+		if w.Unhealed {
+			m.always = append(m.always, i)
+			continue
+		}
+		m.byStart = append(m.byStart, i)
+		m.span = max(m.span, w.End-w.Start)
+	}
+	sort.SliceStable(m.byStart, func(a, b int) bool { return ws[m.byStart[a]].Start < ws[m.byStart[b]].Start })
+	return m
+}
+
+// start adds window w, whose End is not known yet; it returns its index.
+func (m *matcher) start(w Window) int {
+	m.ws, m.final = append(m.ws, w), append(m.final, false)
+	m.ev = append(m.ev, [nStates]evidence{})
+	m.always = append(m.always, len(m.ws)-1)
+	return len(m.ws) - 1
+}
+
+// stop makes window i's End final, during the read.
+func (m *matcher) stop(i int, end int64) {
+	m.settle(i, end)
+	m.always = slices.DeleteFunc(m.always, func(j int) bool { return j == i })
+	k := sort.Search(len(m.byStart), func(k int) bool { return m.ws[m.byStart[k]].Start > m.ws[i].Start })
+	m.byStart = slices.Insert(m.byStart, k, i)
+	m.span = max(m.span, end-m.ws[i].Start)
+}
+
+// settle makes window i's End final.
+func (m *matcher) settle(i int, end int64) { m.ws[i].End, m.final[i] = end, true }
+
+// add matches one closed interval against the windows it may touch: the
+// final ones starting in [iv.start-span, iv.end], and the others.
+func (m *matcher) add(s state, iv interval) {
+	lo := sort.Search(len(m.byStart), func(k int) bool { return m.ws[m.byStart[k]].Start >= iv.start-m.span })
+	for k := lo; k < len(m.byStart) && m.ws[m.byStart[k]].Start <= iv.end; k++ {
+		m.match(m.byStart[k], s, iv)
+	}
+	for _, i := range m.always {
+		m.match(i, s, iv)
+	}
+}
+
+// match applies the rules of evidence to interval iv and window i.
+func (m *matcher) match(i int, s state, iv interval) {
+	w := &m.ws[i]
+	if iv.end < w.Start || m.final[i] && iv.start > w.End || !slices.Contains(w.Clients, iv.client) {
+		return
+	}
+	if s == stateHolder && w.NodesOnly && !involves(iv.nodes, w.Nodes) {
+		return
+	}
+	e, c := &m.ev[i][s], candidate{client: iv.client, start: iv.start, op: iv.op}
+	if iv.start <= w.Start {
+		if e.atStart == nil || c.op < e.atStart.op {
+			e.atStart = &c
+		}
+		return
+	}
+	for _, d := range e.during {
+		if d.op <= c.op && d.start <= c.start {
+			return
+		}
+	}
+	e.during = slices.DeleteFunc(e.during, func(d candidate) bool { return c.op <= d.op && c.start <= d.start })
+	e.during = append(e.during, c)
+}
+
+// setTouches fills the Holder, Waiter and Write of ws, the final windows.
+func (m *matcher) setTouches(ws []Window) {
+	for i := range ws {
+		ws[i].Holder = m.ev[i][stateHolder].touch(m.ws[i].End)
+		ws[i].Waiter = m.ev[i][stateWaiter].touch(m.ws[i].End)
+		ws[i].Write = m.ev[i][stateWrite].touch(m.ws[i].End)
+	}
+}
+
+// touch is the evidence of a window ending at end, nil when none.
+func (e *evidence) touch(end int64) *Touch {
+	if e.atStart != nil {
+		return &Touch{When: AtStart, Client: e.atStart.client, Op: e.atStart.op}
+	}
+	var best *candidate
+	for k, d := range e.during {
+		if d.start <= end && (best == nil || d.op < best.op) {
+			best = &e.during[k]
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return &Touch{When: During, Client: best.client, Op: best.op}
+}
+
+// involves reports whether a lease on leaseNodes (empty: every node)
+// involves one of faultNodes (empty: every node).
+func involves(leaseNodes, faultNodes []string) bool {
+	if len(leaseNodes) == 0 || len(faultNodes) == 0 {
+		return true
+	}
+	for _, n := range leaseNodes {
+		if slices.Contains(faultNodes, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// finder finds the fault windows as their records are read, by
+// checker.FaultWindows' rules (pass.exact checks that it found the same
+// windows), and adds them to the matcher.
+type finder struct {
+	m        *matcher
+	open     map[string][]int    // fault -> its windows not stopped, oldest first
+	pending  map[[2]string]int64 // (f, fault) of an action invoked -> the invoke's index
+	stopping map[int64]stopping  // a stop's invoke index -> what it stops
+}
+
+// stopping is a window whose stop was invoked at time.
+type stopping struct {
+	w    int
+	time int64
+}
+
+func newFinder(m *matcher) *finder {
+	return &finder{m: m, open: map[string][]int{}, pending: map[[2]string]int64{}, stopping: map[int64]stopping{}}
+}
+
+// add reads the nemesis start or stop record o; true when it is the
+// first record of a start (a window begins).
+func (f *finder) add(o *history.Op, in Input) bool {
+	k := [2]string{o.F, o.Fault}
+	if o.Type == history.Invoke {
+		f.pending[k] = o.Index
+	} else if p, ok := f.pending[k]; ok {
+		// the completion of an action already counted at its invoke
+		delete(f.pending, k)
+		if s, ok := f.stopping[p]; ok && o.F == history.FStop {
+			delete(f.stopping, p)
+			f.m.stop(s.w, o.Time)
+		}
+		return false
+	}
+	if o.F == history.FStart {
+		w := Window{Kind: o.Fault, Start: o.Time, StartOp: o.Index, StopOp: -1}
+		w.Clients, w.Nodes, w.NodesOnly = targets(o, in)
+		f.open[o.Fault] = append(f.open[o.Fault], f.m.start(w))
+		return true
+	}
+	ws := f.open[o.Fault]
+	if len(ws) == 0 {
+		return false // a stop without a start
+	}
+	f.open[o.Fault] = ws[1:]
+	if o.Type == history.Invoke {
+		f.stopping[o.Index] = stopping{w: ws[0], time: o.Time}
+	} else {
+		f.m.stop(ws[0], o.Time)
+	}
+	return false
+}
+
+// finish settles the windows whose stop never completed (at the stop's
+// invoke) and those never stopped (at end, the history's end).
+func (f *finder) finish(end int64) {
+	for _, s := range f.stopping {
+		f.m.settle(s.w, s.time)
+	}
+	for _, ws := range f.open {
+		for _, i := range ws {
+			f.m.settle(i, end)
+		}
+	}
+}
