@@ -27,18 +27,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/shard"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
-// Config is a run's configuration; see harness.Config for every field.
-type Config = harness.Config
+// Config is a run's configuration; see config.Config for every field.
+type Config = config.Config
 
-// Result is what a run leaves behind; see harness.Result.
-type Result = harness.Result
+// Result is what a run leaves behind; see analysis.Result.
+type Result = analysis.Result
 
 // Run runs one test and writes its report into the store folder, as
 // `lockstorm run` does. A report that cannot be written is a

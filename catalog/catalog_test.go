@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -46,7 +46,7 @@ func TestSelect(t *testing.T) {
 	if err != nil || len(rows) != 2 || rows[0].N != 9 || rows[1].N != 2 {
 		t.Fatalf("Select(9,2) = %v, %v", rows, err)
 	}
-	if _, err := Select(Options{Only: []int{99}}); !errors.Is(err, harness.ErrConfig) {
+	if _, err := Select(Options{Only: []int{99}}); !errors.Is(err, config.ErrConfig) {
 		t.Fatalf("unknown row: %v", err)
 	}
 	all, _ := Select(Options{})

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/workloads"
 )
@@ -13,8 +13,8 @@ import (
 // for lock: two clients, leases of 5 s held 4.5 s (so the first holder's
 // lease is alive through the fault), clients starting at 0.5 s, after the
 // fault at 0.3 s has cut the lock key's master from its replica.
-func clusterSplit(lock string, f nemesis.Fault, d time.Duration) harness.Config {
-	c := harness.Config{Lock: lock, Topology: harness.TopologyCluster, Workload: "counter", Nodes: 3, Clients: 2,
+func clusterSplit(lock string, f nemesis.Fault, d time.Duration) config.Config {
+	c := config.Config{Lock: lock, Topology: config.TopologyCluster, Workload: "counter", Nodes: 3, Clients: 2,
 		TTL: 5 * time.Second, NodeTimeout: 500 * ms, ClientsStartAt: 500 * ms,
 		Workloads: workloads.Options{HoldMin: 4500 * ms, HoldMax: 4500 * ms}}
 	return scripted(c, 6*time.Second, step(300*ms, f, d))
@@ -24,7 +24,7 @@ func clusterSplit(lock string, f nemesis.Fault, d time.Duration) harness.Config 
 // other masters and from its replica (its cluster bus and its replication)
 // and from client c2, while c1 still reaches it; the cluster promotes its
 // replica after cluster-node-timeout.
-func MasterIsolated(lock string) harness.Config {
+func MasterIsolated(lock string) config.Config {
 	return clusterSplit(lock, nemesis.Fault{Kind: nemesis.KindPartition, Shape: nemesis.ShapeMasterIsolated, Clients: []string{"c2"}}, 4*time.Second)
 }
 
@@ -44,7 +44,7 @@ func clusterRows() []Row {
 	// held: MIGRATE carries the key with its TTL and the fence counter, so
 	// no lease is lost or doubled and the fences keep increasing.
 	ttl := 500 * ms
-	migrations := harness.Config{Lock: "fenced", Fencing: true, Topology: harness.TopologyCluster, Workload: "counter",
+	migrations := config.Config{Lock: "fenced", Fencing: true, Topology: config.TopologyCluster, Workload: "counter",
 		Nodes: 3, Clients: 3, TTL: ttl}
 	var steps []nemesis.Step
 	for i, to := range []string{"n1", "n2", "n3", "n1", "n2"} {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -13,19 +13,19 @@ import (
 // the run shows it and what was observed, in a few words.
 type Expectation struct {
 	Desc  string
-	Check func(res *harness.Result) (ok bool, observed string)
+	Check func(res *analysis.Result) (ok bool, observed string)
 }
 
 // verdict expects the overall verdict.
 func verdict(v checker.Validity) Expectation {
-	return Expectation{Desc: "verdict " + v.String(), Check: func(res *harness.Result) (bool, string) {
+	return Expectation{Desc: "verdict " + v.String(), Check: func(res *analysis.Result) (bool, string) {
 		return res.Verdict.Valid == v, "verdict " + res.Verdict.Valid.String()
 	}}
 }
 
 // checkerIs expects one checker's verdict.
 func checkerIs(name string, v checker.Validity) Expectation {
-	return Expectation{Desc: name + " " + v.String(), Check: func(res *harness.Result) (bool, string) {
+	return Expectation{Desc: name + " " + v.String(), Check: func(res *analysis.Result) (bool, string) {
 		for _, r := range res.Verdict.Results {
 			if r.Name == name {
 				return r.Valid == v, name + " " + r.Valid.String()
@@ -37,7 +37,7 @@ func checkerIs(name string, v checker.Validity) Expectation {
 
 // anomaly expects a fatal anomaly of one of the kinds from a checker.
 func anomaly(name string, kinds ...string) Expectation {
-	return Expectation{Desc: fmt.Sprintf("%s anomaly %v", name, kinds), Check: func(res *harness.Result) (bool, string) {
+	return Expectation{Desc: fmt.Sprintf("%s anomaly %v", name, kinds), Check: func(res *analysis.Result) (bool, string) {
 		seen := map[string]int{}
 		for _, r := range res.Verdict.Results {
 			if r.Name != name {
@@ -60,7 +60,7 @@ func anomaly(name string, kinds ...string) Expectation {
 
 // records expects at least n records of f with type t.
 func records(f string, t history.Type, n int, what string) Expectation {
-	return Expectation{Desc: fmt.Sprintf("at least %d %s", n, what), Check: func(res *harness.Result) (bool, string) {
+	return Expectation{Desc: fmt.Sprintf("at least %d %s", n, what), Check: func(res *analysis.Result) (bool, string) {
 		c := 0
 		for _, op := range res.History {
 			if op.F == f && op.Type == t {
@@ -74,7 +74,7 @@ func records(f string, t history.Type, n int, what string) Expectation {
 // staleRejected expects the resource to have rejected stale writes or
 // fenced reads and accepted none.
 func staleRejected() Expectation {
-	return Expectation{Desc: "stale writes or reads rejected, none accepted", Check: func(res *harness.Result) (bool, string) {
+	return Expectation{Desc: "stale writes or reads rejected, none accepted", Check: func(res *analysis.Result) (bool, string) {
 		rej, acc := 0, 0
 		for _, w := range res.Writes {
 			switch {
@@ -96,7 +96,7 @@ func acquiresDuring(fault string, want bool, marginNS int64) Expectation {
 	if want {
 		desc = "acquires succeed during " + fault
 	}
-	return Expectation{Desc: desc, Check: func(res *harness.Result) (bool, string) {
+	return Expectation{Desc: desc, Check: func(res *analysis.Result) (bool, string) {
 		ws := checker.FaultWindows(res.History)
 		n := 0
 		for _, p := range history.Pairs(res.History) {

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -21,14 +23,14 @@ import (
 // writes. Without fenced reads the resource accepts the stale write (no
 // higher token was seen yet) and then the next holder's write of the same
 // value: a lost increment.
-func fencedRMW() harness.Config {
+func fencedRMW() config.Config {
 	c := FencedPause(1.1)
 	c.Workloads.HoldMin, c.Workloads.HoldMax = 225*ms, 225*ms
 	return c
 }
 
 // runOnce runs cfg with seed in a temporary store.
-func runOnce(t *testing.T, cfg harness.Config, seed int64) *harness.Result {
+func runOnce(t *testing.T, cfg config.Config, seed int64) *analysis.Result {
 	t.Helper()
 	cfg.Seed, cfg.Store = seed, t.TempDir()
 	res, err := harness.Run(context.Background(), cfg)
@@ -39,7 +41,7 @@ func runOnce(t *testing.T, cfg harness.Config, seed int64) *harness.Result {
 }
 
 // verdictText names each checker's verdict and its fatal anomalies.
-func verdictText(res *harness.Result) string {
+func verdictText(res *analysis.Result) string {
 	var b strings.Builder
 	for _, r := range res.Verdict.Results {
 		fmt.Fprintf(&b, "%s=%s ", r.Name, r.Valid)
@@ -54,7 +56,7 @@ func verdictText(res *harness.Result) string {
 
 // staleCounts counts the resource's log entries with a stale token, by
 // whether the resource accepted them.
-func staleCounts(res *harness.Result) (accepted, rejected int) {
+func staleCounts(res *analysis.Result) (accepted, rejected int) {
 	for _, w := range res.Writes {
 		switch {
 		case w.Stale && w.Accepted:

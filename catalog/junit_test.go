@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 )
 
 // A row that agrees passes even when it expected (and saw) an invalid
@@ -22,7 +22,7 @@ func TestCatalogJUnit(t *testing.T) {
 		{N: 4, Lock: "single", Fault: "none", Expected: "valid"},
 		{N: 5, Lock: "single", Fault: "none", Expected: "valid"},
 	}
-	res := func(v checker.Validity) *harness.Result { return &harness.Result{Verdict: checker.Result{Valid: v}} }
+	res := func(v checker.Validity) *analysis.Result { return &analysis.Result{Verdict: checker.Result{Valid: v}} }
 	out := []Outcome{
 		{Row: rows[0], Agree: true, Observed: []string{"verdict invalid"}, Elapsed: 2 * time.Second, Dir: "store/a/1", Result: res(checker.Invalid)},
 		{Row: rows[1], Agree: false, Observed: []string{"verdict invalid (expected verdict valid)"}, Elapsed: time.Second, Dir: "store/b/1", Result: res(checker.Invalid)},

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/workloads"
 )
@@ -22,9 +22,9 @@ import (
 // Under the links' freeze (PauseLinks) an in-process watchdog keeps
 // running, sees its renewal time out a fifth of a second into the pause
 // and tells the holder, which then never writes.
-func RenewablePause(lock, pauseModel string) harness.Config {
+func RenewablePause(lock, pauseModel string) config.Config {
 	ttl := 500 * ms
-	c := harness.Config{Lock: lock, Workload: "counter", Nodes: 1, Clients: 2, TTL: ttl, PauseModel: pauseModel,
+	c := config.Config{Lock: lock, Workload: "counter", Nodes: 1, Clients: 2, TTL: ttl, PauseModel: pauseModel,
 		ClientsStartAt: 300 * ms,
 		Workloads:      workloads.Options{HoldMin: 2 * ttl, HoldMax: 2 * ttl, TrustLostSignal: true}}
 	// 5 ms after the clients start: the first acquire has just completed
@@ -41,17 +41,17 @@ func processRows() []Row {
 	// Row 18: redis-py's Lock, no renewal, row 4's pauses: the holder's
 	// write, sent as the pause starts, lands two TTLs later, after the
 	// next holder's read.
-	redispy := harness.Config{Lock: "py-redispy", Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl}
+	redispy := config.Config{Lock: "py-redispy", Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl}
 	redispy = scripted(redispy, 2*time.Second, holderPauses(ttl, 2)...)
 
 	// Row 19: row 13 with the seed's queue in Python: the waiter killed
 	// (SIGKILL of its process) stays in the queue and blocks it.
-	fair := harness.Config{Lock: "py-seed-fair", Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl}
+	fair := config.Config{Lock: "py-seed-fair", Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl}
 	fair = scripted(fair, 4*time.Second, step(1500*ms, nemesis.Fault{Kind: nemesis.KindClientCrash, Clients: []string{nemesis.TargetWaiter}}, ttl))
 
 	return []Row{
 		{N: 17, Lock: "py-seed-renewable", Fault: "real process pause (SIGSTOP) of the holder > TTL, no fencing", Expected: "invalid (the renewal thread froze too)", Quick: true,
-			Config: RenewablePause("py-seed-renewable", harness.PauseProcess), Expect: []Expectation{verdict(invalid), checkerIs("resource", invalid)}},
+			Config: RenewablePause("py-seed-renewable", config.PauseProcess), Expect: []Expectation{verdict(invalid), checkerIs("resource", invalid)}},
 		{N: 18, Lock: "py-redispy", Fault: "process pause > TTL, no fencing", Expected: "invalid (resource)", Quick: true,
 			Config: redispy, Expect: []Expectation{verdict(invalid), checkerIs("resource", invalid)}},
 		{N: 19, Lock: "py-seed-fair", Fault: "waiter crashes (SIGKILL) in queue", Expected: "liveness failure", Quick: true,

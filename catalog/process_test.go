@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -19,8 +20,8 @@ func TestRealPauseFreezesTheWatchdog(t *testing.T) {
 		name, cmd, model string
 		want             checker.Validity
 	}{
-		{"in-process/links", "", harness.PauseLinks, checker.Valid},
-		{"process/sigstop", "lockstorm client --lock renewable", harness.PauseProcess, checker.Invalid},
+		{"in-process/links", "", config.PauseLinks, checker.Valid},
+		{"process/sigstop", "lockstorm client --lock renewable", config.PauseProcess, checker.Invalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := RenewablePause("renewable", tc.model)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/workloads"
@@ -24,7 +24,7 @@ type Row struct {
 	// Quick rows make up `catalog --quick` (under 3 minutes together).
 	Quick bool
 	// Config is the run's configuration (the seed is set by the runner).
-	Config harness.Config
+	Config config.Config
 	Expect []Expectation
 }
 
@@ -35,7 +35,7 @@ func step(at time.Duration, f nemesis.Fault, d time.Duration) nemesis.Step {
 }
 
 // scripted sets a config's plan and a time limit that covers it.
-func scripted(c harness.Config, recovery time.Duration, steps ...nemesis.Step) harness.Config {
+func scripted(c config.Config, recovery time.Duration, steps ...nemesis.Step) config.Config {
 	p := nemesis.Scripted(recovery, steps...)
 	c.Plan = &p
 	c.TimeLimit = p.End
@@ -58,9 +58,9 @@ func holderPauses(ttl time.Duration, factor float64) []nemesis.Step {
 // TTL 500 ms. With factor just above 1 the next holder reads before the
 // paused holder's delayed write lands and writes after it: the case only
 // fenced reads protect (see the README's "What fencing protects").
-func FencedPause(factor float64) harness.Config {
+func FencedPause(factor float64) config.Config {
 	ttl := 500 * ms
-	c := harness.Config{Lock: "fenced", Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl, Fencing: true}
+	c := config.Config{Lock: "fenced", Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl, Fencing: true}
 	return scripted(c, 2*time.Second, holderPauses(ttl, factor)...)
 }
 
@@ -68,9 +68,9 @@ func FencedPause(factor float64) harness.Config {
 // client c2 cannot reach n1 and n2, both from the start; the one that gets
 // the lock holds it long; then node n3, the only node both reach, loses
 // the key by the given fault.
-func kleppmann(lock string, p cluster.Persistence, f nemesis.Fault, faultAt time.Duration) harness.Config {
+func kleppmann(lock string, p cluster.Persistence, f nemesis.Fault, faultAt time.Duration) config.Config {
 	ttl := 3 * time.Second
-	c := harness.Config{Lock: lock, Workload: "counter", Nodes: 5, Clients: 2, TTL: ttl, Persistence: p,
+	c := config.Config{Lock: lock, Workload: "counter", Nodes: 5, Clients: 2, TTL: ttl, Persistence: p,
 		ClientsStartAt: 300 * ms,
 		Workloads:      workloads.Options{HoldMin: 2 * time.Second, HoldMax: 2 * time.Second}}
 	whole := 6 * time.Second
@@ -84,8 +84,8 @@ func kleppmann(lock string, p cluster.Persistence, f nemesis.Fault, faultAt time
 // Rows returns the catalogue.
 func Rows() []Row {
 	ttl := 500 * ms
-	counter := func(lock string) harness.Config {
-		return harness.Config{Lock: lock, Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl}
+	counter := func(lock string) config.Config {
+		return config.Config{Lock: lock, Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl}
 	}
 	pauseNoFence := scripted(counter("single"), 2*time.Second, holderPauses(ttl, 2)...)
 	// Row 5 pauses 1.1 x TTL, not row 4's 2 x: long enough for the lease
@@ -117,7 +117,7 @@ func Rows() []Row {
 		step(time.Second, nemesis.Fault{Kind: nemesis.KindPartition, Clients: []string{nemesis.TargetHolder}, Nodes: []string{"n1"}}, 3*ttl),
 		step(3*time.Second, nemesis.Fault{Kind: nemesis.KindPartition, Clients: []string{nemesis.TargetHolder}, Nodes: []string{"n1"}}, 3*ttl))
 
-	redlock := harness.Config{Lock: "redlock", Workload: "counter", Nodes: 5, Clients: 4, TTL: ttl}
+	redlock := config.Config{Lock: "redlock", Workload: "counter", Nodes: 5, Clients: 4, TTL: ttl}
 	minority := scripted(redlock, 2*time.Second,
 		step(time.Second, nemesis.Fault{Kind: nemesis.KindPartition, Nodes: []string{"n4", "n5"}}, 2*time.Second),
 		step(3500*ms, nemesis.Fault{Kind: nemesis.KindCrash, Nodes: []string{"n1"}, RestartDelay: 3 * ttl}, time.Second))
@@ -135,13 +135,13 @@ func Rows() []Row {
 	// the new master while the first lease is alive.
 	// A TTL of 5 s leaves room for sentinel's promotion (1 s detection plus
 	// up to ~2.5 s) inside the first lease.
-	failover := harness.Config{Lock: "single", Workload: "counter", Nodes: 1, Clients: 2, TTL: 5 * time.Second,
+	failover := config.Config{Lock: "single", Workload: "counter", Nodes: 1, Clients: 2, TTL: 5 * time.Second,
 		ClientsStartAt: 500 * ms, Workloads: workloads.Options{HoldMin: 4500 * ms, HoldMax: 4500 * ms}}
 	failover = scripted(failover, 6*time.Second,
 		step(300*ms, nemesis.Fault{Kind: nemesis.KindFailover, Shape: string(cluster.FailoverPartition)}, time.Second))
 
-	fairCrash := func(lock string) harness.Config {
-		c := harness.Config{Lock: lock, Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl}
+	fairCrash := func(lock string) config.Config {
+		c := config.Config{Lock: lock, Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl}
 		return scripted(c, 4*time.Second, step(1500*ms, nemesis.Fault{Kind: nemesis.KindClientCrash, Clients: []string{nemesis.TargetWaiter}}, ttl))
 	}
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/reports"
@@ -21,7 +23,7 @@ type Outcome struct {
 	Elapsed  time.Duration
 	Dir      string
 	Err      error
-	Result   *harness.Result
+	Result   *analysis.Result
 	// Detected is how long after the first fault started the evidence of
 	// the first violation was complete (the latest op of the earliest
 	// fatal anomaly); negative when nothing was found.
@@ -29,7 +31,7 @@ type Outcome struct {
 }
 
 // detection computes Outcome.Detected.
-func detection(res *harness.Result) time.Duration {
+func detection(res *analysis.Result) time.Duration {
 	var faultAt int64 = -1
 	for _, op := range res.History {
 		if op.IsNemesis() && op.F == history.FStart {
@@ -100,7 +102,7 @@ func Select(o Options) ([]Row, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("%w: --only: no catalogue row %d (rows: %s)", harness.ErrConfig, n, rowNumbers(all))
+			return nil, fmt.Errorf("%w: --only: no catalogue row %d (rows: %s)", config.ErrConfig, n, rowNumbers(all))
 		}
 	}
 	return out, nil

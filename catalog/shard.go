@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/shard"
@@ -81,7 +82,7 @@ func (s Stored) Outcome(r Row, dir string) Outcome {
 	if s.Err != "" {
 		oc.Err = errors.New(s.Err)
 	} else {
-		oc.Result = &harness.Result{Dir: dir, Verdict: checker.Result{Valid: s.Verdict}}
+		oc.Result = &analysis.Result{Dir: dir, Verdict: checker.Result{Valid: s.Verdict}}
 	}
 	return oc
 }

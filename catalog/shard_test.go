@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/shard"
 )
 
@@ -38,7 +38,7 @@ func TestKeepRoundTrip(t *testing.T) {
 	row := Rows()[0]
 	for _, oc := range []Outcome{
 		{Row: row, Agree: true, Observed: []string{"verdict invalid"}, Elapsed: 7 * time.Second, Detected: time.Second, Dir: "d",
-			Result: &harness.Result{Dir: "d", Verdict: checker.Result{Valid: checker.Invalid}}},
+			Result: &analysis.Result{Dir: "d", Verdict: checker.Result{Valid: checker.Invalid}}},
 		{Row: row, Observed: []string{"error: boom"}, Detected: -1, Dir: "d", Err: errors.New("boom")},
 	} {
 		back := Keep(oc).Outcome(row, "d")

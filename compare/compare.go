@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -25,7 +27,7 @@ import (
 // holder-targeted client pauses, run once with a resource that ignores
 // fencing tokens and once with one that rejects stale tokens.
 type Spec struct {
-	// Lock must issue fencing tokens (harness.IssuesFences), else the
+	// Lock must issue fencing tokens (config.IssuesFences), else the
 	// fenced run has nothing to reject; WithDefaults refuses others.
 	// Default "fenced".
 	Lock string
@@ -34,12 +36,12 @@ type Spec struct {
 	// Pause is each client pause's length. Default 2 × TTL.
 	Pause time.Duration
 	// TimeLimit is each run's length. Default
-	// harness.DefaultScheduleTimeLimit (8s), as a sweep's runs.
+	// config.DefaultScheduleTimeLimit (8s), as a sweep's runs.
 	TimeLimit time.Duration
 	// Seed is both runs' seed. Default 1.
 	Seed int64
 	// Clients is the number of client slots. Default
-	// harness.DefaultClients (4), as run and sweep.
+	// config.DefaultClients (4), as run and sweep.
 	Clients int
 	// Store is the store's root. Default "store".
 	Store string
@@ -54,10 +56,10 @@ func (s Spec) WithDefaults() (Spec, error) {
 	if s.Lock == "" {
 		s.Lock = "fenced"
 	}
-	if !slices.Contains(harness.LockNames(), s.Lock) {
-		return s, bad("--lock must be one of %s, got %q", strings.Join(harness.LockNames(), ", "), s.Lock)
+	if !slices.Contains(config.LockNames(), s.Lock) {
+		return s, bad("--lock must be one of %s, got %q", strings.Join(config.LockNames(), ", "), s.Lock)
 	}
-	if !harness.IssuesFences(s.Lock) {
+	if !config.IssuesFences(s.Lock) {
 		return s, bad("--lock must be a lock that issues fencing tokens (fenced, fenced-redlock), got %q: without tokens the fenced run has nothing to reject", s.Lock)
 	}
 	if s.TTL == 0 {
@@ -73,7 +75,7 @@ func (s Spec) WithDefaults() (Spec, error) {
 		return s, bad("--pause must be a positive duration, got %v", s.Pause)
 	}
 	if s.TimeLimit == 0 {
-		s.TimeLimit = harness.DefaultScheduleTimeLimit
+		s.TimeLimit = config.DefaultScheduleTimeLimit
 	}
 	if need := sweep.FirstPauseAt + s.Pause + recovery; s.TimeLimit < need {
 		return s, bad("--time-limit %v leaves no room for a %v pause (needs at least %v)", s.TimeLimit, s.Pause, need)
@@ -82,7 +84,7 @@ func (s Spec) WithDefaults() (Spec, error) {
 		s.Seed = 1
 	}
 	if s.Clients == 0 {
-		s.Clients = harness.DefaultClients
+		s.Clients = config.DefaultClients
 	}
 	if s.Clients < 2 || s.Clients > 64 {
 		return s, bad("--clients must be between 2 and 64, got %d", s.Clients)
@@ -107,14 +109,14 @@ func (s Spec) PauseTimes() []time.Duration {
 // Config is one side's harness configuration. Holders honour their own
 // validity deadline (correct client code): what goes wrong is a write
 // sent before the pause and delivered after the lease expired.
-func (s Spec) Config(fencing bool) harness.Config {
+func (s Spec) Config(fencing bool) config.Config {
 	// Named after the lock: comparisons of different locks keep their
 	// own runs and their own `latest` in the store.
 	name := "compare-" + s.Lock + "-unfenced"
 	if fencing {
 		name = "compare-" + s.Lock + "-fenced"
 	}
-	return harness.Config{Name: name, Lock: s.Lock, Workload: "counter", Clients: s.Clients, TTL: s.TTL,
+	return config.Config{Name: name, Lock: s.Lock, Workload: "counter", Clients: s.Clients, TTL: s.TTL,
 		Fencing: fencing, TimeLimit: s.TimeLimit, Seed: s.Seed, Store: s.Store,
 		Plan: sweep.HolderPauses(s.PauseTimes(), s.Pause)}
 }
@@ -125,7 +127,7 @@ type Side struct {
 	// Dir is the run folder relative to the store.
 	Dir     string
 	Metrics sweep.Metrics
-	Result  *harness.Result `json:"-"`
+	Result  *analysis.Result `json:"-"`
 }
 
 // Comparison is a finished comparison.
@@ -171,7 +173,7 @@ type Options struct {
 	// run folder.
 	Runner harness.RunFunc
 	// Progress, when set, receives each side's run progress.
-	Progress func(fencing bool, p harness.Progress)
+	Progress func(fencing bool, p config.Progress)
 }
 
 // dirLayout names comparison folders (not a run folder name, so the
@@ -194,7 +196,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Comparison, error) {
 	for _, fencing := range []bool{false, true} {
 		cfg := spec.Config(fencing)
 		if opt.Progress != nil {
-			cfg.OnProgress = func(p harness.Progress) { opt.Progress(fencing, p) }
+			cfg.OnProgress = func(p config.Progress) { opt.Progress(fencing, p) }
 		}
 		res, err := opt.Runner(ctx, cfg)
 		err, reportErr := reports.SplitError(err)

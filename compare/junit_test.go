@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 )
 
 // The comparison's JUnit holds both runs as suites and a claim case that
@@ -14,7 +15,7 @@ import (
 // does not, and is an error when it did not finish.
 func TestComparisonJUnit(t *testing.T) {
 	side := func(name string, v checker.Validity) Side {
-		return Side{Result: &harness.Result{Config: harness.Config{Name: name}, Verdict: checker.Result{Valid: v,
+		return Side{Result: &analysis.Result{Config: config.Config{Name: name}, Verdict: checker.Result{Valid: v,
 			Results: []checker.Result{{Name: "lock", Valid: v, Seconds: 0.1}}}}}
 	}
 	c := &Comparison{Spec: Spec{Lock: "fenced"}, Unfenced: side("u", checker.Invalid), Fenced: side("f", checker.Valid),

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/reports"
@@ -72,8 +72,8 @@ func handSide(t *testing.T, st string, fencing bool) Side {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	res := &harness.Result{Dir: dir, Config: cfg, History: h, Writes: writes, Final: map[string]int64{k: 1}}
-	res.Verdict = harness.Checkers(res).Check(context.Background(), h)
+	res := &analysis.Result{Dir: dir, Config: cfg, History: h, Writes: writes, Final: map[string]int64{k: 1}}
+	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 	if err := reports.Write(res); err != nil {
 		t.Fatal(err)
 	}

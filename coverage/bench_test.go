@@ -135,7 +135,7 @@ func BenchmarkCompute(b *testing.B) {
 }
 
 // BenchmarkReadFile compares two reads of the same file: the summary
-// (nemesis records only: history.SummarizeFile, which harness.Load uses)
+// (nemesis records only: history.SummarizeFile, which analysis.Load uses)
 // and a Source's cursor (every record decoded: what Compute reads).
 func BenchmarkReadFile(b *testing.B) {
 	path := benchFile(b)

@@ -11,11 +11,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/pauseclock"
 	"github.com/lockstorm/lockstorm/lockimpl"
-	// The adapters register "redsync" and "redislock" with lockimpl, so
-	// every entry point's --lock (CLI, Go API, catalog, sweep) knows them.
-	_ "github.com/lockstorm/lockstorm/lockimpl/adapters"
 	"github.com/lockstorm/lockstorm/procclient"
 	"github.com/lockstorm/lockstorm/resource"
 	"github.com/lockstorm/lockstorm/workloads"
@@ -50,7 +48,7 @@ type slot struct {
 
 // connect builds the slot's lock and resource client on fresh connections
 // through the slot's proxies: a Go lock on go-redis clients, or a process
-// client (Config.ProcessClients).
+// client (config.Config.ProcessClients).
 func (s *slot) connect(ctx context.Context) (lockimpl.Locker, *resource.Client, []func() error, error) {
 	var lock lockimpl.Locker
 	var closers []func() error
@@ -120,11 +118,17 @@ func (s *slot) goLock() (lockimpl.Locker, []func() error, error) {
 	return lock, closers, nil
 }
 
+// lockOptions are the options every client's lock is built with (before
+// NodeNames and the renewal hook), filled for the configured node count.
+func lockOptions(c config.Config) lockimpl.Options {
+	return lockimpl.Options{TTL: c.TTL, RenewEvery: c.RenewEvery, NodeTimeout: c.NodeTimeout, DriftFactor: c.DriftFactor}
+}
+
 // buildLock builds the run's lock on the slot's node clients (named
 // names) and keeps the clients for the slot's warm-up.
 func (s *slot) buildLock(rcs []redis.UniversalClient, names []string) (lockimpl.Locker, error) {
 	cfg := s.run.cfg
-	opt := cfg.lockOptions()
+	opt := lockOptions(cfg)
 	opt.NodeNames, opt.RenewHook, opt.Jitter = names, s.worker.RenewHook, s.jitter
 	opt = opt.WithDefaults(len(rcs))
 	var lock lockimpl.Locker
@@ -135,7 +139,7 @@ func (s *slot) buildLock(rcs []redis.UniversalClient, names []string) (lockimpl.
 		lock, err = lockimpl.New(cfg.Lock, rcs, opt)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: lock %s: %v", ErrConfig, cfg.Lock, err)
+		return nil, fmt.Errorf("%w: lock %s: %v", config.ErrConfig, cfg.Lock, err)
 	}
 	s.mu.Lock()
 	s.rcs = rcs
@@ -259,12 +263,12 @@ func closeAll(fs []func() error) {
 
 // newSlot prepares slot i; start runs it.
 func newSlot(r *run, i int, procs *workloads.Processes, seed int64) *slot {
-	name := clientName(i)
+	name := config.ClientName(i)
 	w := workloads.NewWorker(name, i)
 	w.Rec, w.Procs, w.Opt, w.TTL, w.Stop = r.rec, procs, r.cfg.Workloads, r.cfg.TTL, r.stopWork
 	w.Rand = rand.New(rand.NewPCG(uint64(seed), uint64(i)+1))
 	s := &slot{name: name, index: i, run: r, worker: w, jitter: slotJitter(seed, i), clock: &pauseclock.Clock{}}
-	if r.cfg.PauseModel == PauseProcess {
+	if r.cfg.PauseModel == config.PauseProcess {
 		w.Clock = s.clock // the worker is the process's application code
 	}
 	return s
@@ -288,6 +292,6 @@ const resourceTarget = "res"
 
 // gracePeriod is how long workers get to finish their round after the time
 // limit before their context is cancelled.
-func gracePeriod(cfg Config) time.Duration {
+func gracePeriod(cfg config.Config) time.Duration {
 	return cfg.Workloads.AcquireTimeout + 4*cfg.Workloads.OpTimeout + time.Second
 }

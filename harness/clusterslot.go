@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/hashslot"
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
@@ -45,7 +46,7 @@ func (s *slot) clusterLock(rc *rediscluster.Cluster) (lockimpl.Locker, []func() 
 		return nil, closers, err
 	}
 	if err := lockimpl.CheckSlots(lock, s.run.cfg.Workloads.Key); err != nil {
-		return nil, closers, fmt.Errorf("%w: --lock %s on --topology cluster: %v", ErrConfig, s.run.cfg.Lock, err)
+		return nil, closers, fmt.Errorf("%w: --lock %s on --topology cluster: %v", config.ErrConfig, s.run.cfg.Lock, err)
 	}
 	return lock, closers, nil
 }

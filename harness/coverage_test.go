@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
@@ -18,7 +20,7 @@ func TestCoverageHolderPause(t *testing.T) {
 	plan := nemesis.Scripted(time.Second,
 		nemesis.Step{At: 800 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}, Duration: 300 * time.Millisecond},
 		nemesis.Step{At: 1500 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}, Duration: 300 * time.Millisecond})
-	res := storetest.Run(t, Run, Config{Lock: "single", Clients: 2, TTL: time.Second,
+	res := storetest.Run(t, Run, config.Config{Lock: "single", Clients: 2, TTL: time.Second,
 		Plan: &plan, TimeLimit: plan.End, Seed: 3, Store: t.TempDir()})
 	if res.Coverage == nil {
 		t.Fatal("no coverage for a run with faults")
@@ -58,11 +60,11 @@ func TestCoverageHolderPause(t *testing.T) {
 // unexercisedRun pauses client c1 of a 1-client run from 100 ms to 400
 // ms, while the client has not started yet (ClientsStartAt 700 ms): the
 // fault touches nothing, and a correct lock passes every checker.
-func unexercisedRun(t *testing.T, minCoverage int) *Result {
+func unexercisedRun(t *testing.T, minCoverage int) *analysis.Result {
 	t.Helper()
 	plan := nemesis.Scripted(1500*time.Millisecond,
 		nemesis.Step{At: 100 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{"c1"}}, Duration: 300 * time.Millisecond})
-	res := storetest.Run(t, Run, Config{Lock: "single", Clients: 1, TTL: 300 * time.Millisecond,
+	res := storetest.Run(t, Run, config.Config{Lock: "single", Clients: 1, TTL: 300 * time.Millisecond,
 		ClientsStartAt: 700 * time.Millisecond, MinCoverage: minCoverage,
 		Plan: &plan, TimeLimit: plan.End, Seed: 4, Store: t.TempDir()})
 	for _, r := range res.Verdict.Results {
@@ -85,7 +87,7 @@ func TestCoverageUnexercisedIsUnknown(t *testing.T) {
 	if !strings.Contains(b, `"valid": "unknown"`) && !strings.Contains(b, `"valid":"unknown"`) || !strings.Contains(b, want) {
 		t.Fatalf("results.json does not say unknown with the shortfall:\n%s", b)
 	}
-	got, _, err := Analyze(context.Background(), res.Dir)
+	got, _, err := analysis.Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid != checker.Unknown || got.Coverage == nil {
 		t.Fatalf("analyze: %v %+v", err, got)
 	}
@@ -93,7 +95,7 @@ func TestCoverageUnexercisedIsUnknown(t *testing.T) {
 
 // --min-coverage 0 (MinCoverage -1) lifts the bar: the same run is valid.
 func TestCoverageNoBarIsValid(t *testing.T) {
-	res := unexercisedRun(t, GivenMinCoverage(0))
+	res := unexercisedRun(t, config.GivenMinCoverage(0))
 	if res.Verdict.Valid != checker.Valid {
 		t.Fatalf("verdict %s %q, want valid with no bar", res.Verdict.Valid, res.Verdict.Error)
 	}

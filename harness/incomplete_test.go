@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
@@ -21,7 +23,7 @@ import (
 func TestInterruptedRunIsUnknown(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	time.AfterFunc(1500*time.Millisecond, func() { cancel(errors.New("SIGINT")) })
-	res, err := Run(ctx, Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
+	res, err := Run(ctx, config.Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
 		TimeLimit: 6 * time.Second, Seed: 5, Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -39,11 +41,11 @@ func TestInterruptedRunIsUnknown(t *testing.T) {
 	if b := storetest.ReadJSON(t, res.Dir, store.ResultsFile, &rf); !rf.Interrupted {
 		t.Errorf("results.json: %s, want interrupted true", b)
 	}
-	var tf testFile
+	var tf analysis.TestFile
 	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); tf.Completed || tf.Incomplete == "" {
 		t.Errorf("test.json: %s, want no completion mark and why", b)
 	}
-	got, _, err := Analyze(context.Background(), res.Dir)
+	got, _, err := analysis.Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid != checker.Unknown || !strings.Contains(got.Verdict.Error, "interrupted") {
 		t.Errorf("analyze of the interrupted run: %v %q %v", got.Verdict.Valid, got.Verdict.Error, err)
 	}
@@ -56,12 +58,12 @@ func TestInterruptedRunIsUnknown(t *testing.T) {
 func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
 	plan := nemesis.Scripted(time.Second, nemesis.Step{At: 300 * time.Millisecond,
 		Fault: nemesis.Fault{Kind: nemesis.KindLatency, Nodes: []string{"n1"}, Delay: 5 * time.Millisecond, Stream: cluster.Both}, Duration: 300 * time.Millisecond})
-	res := storetest.Run(t, Run, Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
+	res := storetest.Run(t, Run, config.Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
 		Plan: &plan, TimeLimit: plan.End, MinCoverage: -1, Seed: 7, Store: t.TempDir()})
 	if res.Verdict.Valid != checker.Valid {
 		t.Fatalf("baseline run: %v %q", res.Verdict.Valid, res.Verdict.Error)
 	}
-	got, _, err := Analyze(context.Background(), res.Dir)
+	got, _, err := analysis.Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid != checker.Valid {
 		t.Fatalf("analyze of the whole run: %v %q %v", got.Verdict.Valid, got.Verdict.Error, err)
 	}
@@ -78,7 +80,7 @@ func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
 	if err := history.WriteFile(store.Path(res.Dir, store.HistoryFile), res.History[:cut]); err != nil {
 		t.Fatal(err)
 	}
-	var tf testFile
+	var tf analysis.TestFile
 	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); !tf.Completed {
 		t.Fatalf("test.json: %s, want the completion mark", b)
 	}
@@ -86,35 +88,11 @@ func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
 	if err := store.WriteJSON(store.Path(res.Dir, store.TestFile), tf); err != nil {
 		t.Fatal(err)
 	}
-	got, _, err = Analyze(context.Background(), res.Dir)
+	got, _, err = analysis.Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid != checker.Unknown || !strings.Contains(got.Verdict.Error, "heal") {
 		t.Fatalf("analyze without the heal: %v %q %v, want unknown naming the heal", got.Verdict.Valid, got.Verdict.Error, err)
 	}
 	if len(got.Verdict.Results) == 0 {
 		t.Error("the checkers' results of what was recorded are gone")
-	}
-}
-
-// missingHeal: only a run with a plan needs the pair; an invoke without
-// its completion is not enough.
-func TestMissingHeal(t *testing.T) {
-	p := &nemesis.Plan{}
-	inv := history.Op{Process: history.NemesisProcess, F: nemesis.FHeal, Type: history.Invoke}
-	ok := inv
-	ok.Type = history.OK
-	for _, tc := range []struct {
-		plan *nemesis.Plan
-		h    history.History
-		want bool
-	}{
-		{nil, nil, false},
-		{p, nil, true},
-		{p, history.History{inv}, true},
-		{p, history.History{inv, ok}, false},
-		{p, history.History{ok}, true},
-	} {
-		if got := missingHeal(tc.plan, tc.h) != ""; got != tc.want {
-			t.Errorf("plan %v, %d records: missing=%v, want %v", tc.plan != nil, len(tc.h), got, tc.want)
-		}
 	}
 }

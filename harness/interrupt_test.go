@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/nemesis"
@@ -25,7 +26,7 @@ func TestInterruptMidFaultHealsAndCleansUp(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(1500*time.Millisecond, cancel)
 	start := time.Now()
-	res, err := Run(ctx, Config{Lock: "redlock", Nodes: 3, Clients: 3, TTL: 300 * time.Millisecond,
+	res, err := Run(ctx, config.Config{Lock: "redlock", Nodes: 3, Clients: 3, TTL: 300 * time.Millisecond,
 		Plan: &plan, TimeLimit: 30 * time.Second, Seed: 3, Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +56,7 @@ func TestInterruptMidFaultHealsAndCleansUp(t *testing.T) {
 
 // The same seed draws the same fault plan; another seed another one.
 func TestSeedReplaysThePlan(t *testing.T) {
-	cfg := Config{Lock: "redlock", Nemesis: standaloneKinds(), TimeLimit: time.Minute, Seed: 42}
+	cfg := config.Config{Lock: "redlock", Nemesis: standaloneKinds(), TimeLimit: time.Minute, Seed: 42}
 	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		t.Fatal(err)
@@ -79,12 +80,12 @@ func TestSeedReplaysThePlan(t *testing.T) {
 
 func TestBadConfigStartsNothing(t *testing.T) {
 	root := t.TempDir()
-	for _, c := range []Config{
+	for _, c := range []config.Config{
 		{Lock: "nope"}, {Workload: "nope"}, {Nemesis: []string{"meteor"}}, {Nodes: -1}, {TTL: time.Microsecond},
 		{Persistence: "sometimes"}, {Provider: "cloud"}, {RenewEvery: 5 * time.Second},
 	} {
 		c.Store = root
-		if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) {
+		if _, err := Run(context.Background(), c); !errors.Is(err, config.ErrConfig) {
 			t.Errorf("%+v: want ErrConfig, got %v", c, err)
 		}
 	}

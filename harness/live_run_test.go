@@ -4,8 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/catalog"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 )
 
@@ -15,14 +17,14 @@ import (
 // (fenced lock and resource under the same pauses: stale writes rejected,
 // nothing lost) does not.
 func TestLiveCounterOnRealRuns(t *testing.T) {
-	kinds := map[string]bool{harness.LiveOverlap: true, harness.LiveWriteAfterValidity: true,
-		harness.LiveLostUpdate: true, harness.LiveStaleWrite: true, harness.LiveAPIOverlap: true}
+	kinds := map[string]bool{analysis.LiveOverlap: true, analysis.LiveWriteAfterValidity: true,
+		analysis.LiveLostUpdate: true, analysis.LiveStaleWrite: true, analysis.LiveAPIOverlap: true}
 	rows := catalog.Rows()
 	for _, row := range []catalog.Row{rows[0], rows[4]} {
 		cfg := row.Config
 		cfg.Seed, cfg.MinCoverage, cfg.Store = 1, -1, t.TempDir()
-		var last harness.Progress
-		cfg.OnProgress = func(p harness.Progress) { last = p }
+		var last config.Progress
+		cfg.OnProgress = func(p config.Progress) { last = p }
 		res, err := harness.Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/nemesis"
@@ -67,7 +68,7 @@ func TestRunLogStampsHistoryClock(t *testing.T) {
 func TestRunLogMatchesHistoryTimes(t *testing.T) {
 	plan := nemesis.Scripted(2*time.Second,
 		nemesis.Step{At: 700 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{"c1"}}, Duration: 400 * time.Millisecond})
-	res, err := Run(context.Background(), Config{Lock: "single", Nodes: 1, Clients: 2, TTL: 300 * time.Millisecond,
+	res, err := Run(context.Background(), config.Config{Lock: "single", Nodes: 1, Clients: 2, TTL: 300 * time.Millisecond,
 		Plan: &plan, TimeLimit: 2 * time.Second, Seed: 7, Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
@@ -74,7 +75,7 @@ func TestWorkloadFaultMatrix(t *testing.T) {
 				case nemesis.KindPartition, nemesis.KindLatency, nemesis.KindServerPause, nemesis.KindCrash:
 					lock, nodes = "redlock", 3
 				}
-				res, err := Run(context.Background(), Config{Lock: lock, Nodes: nodes, Workload: w, Clients: 3,
+				res, err := Run(context.Background(), config.Config{Lock: lock, Nodes: nodes, Workload: w, Clients: 3,
 					TTL: 300 * time.Millisecond, Nemesis: []string{k}, FaultInterval: 600 * time.Millisecond,
 					Fencing: true, Persistence: "aof-always", TimeLimit: limit, Seed: 9, Store: store})
 				if err != nil {

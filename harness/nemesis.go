@@ -6,13 +6,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
 // phases splits the time limit: a warm-up without faults, the fault phase,
 // and a recovery phase after the final heal in which clients must be able
 // to acquire again.
-func phases(cfg Config) (warm, faults, recovery time.Duration) {
+func phases(cfg config.Config) (warm, faults, recovery time.Duration) {
 	warm = min(cfg.TimeLimit/10, 2*time.Second)
 	recovery = max(cfg.TimeLimit/5, min(3*cfg.TTL, cfg.TimeLimit/3))
 	faults = cfg.TimeLimit - warm - recovery
@@ -21,10 +23,10 @@ func phases(cfg Config) (warm, faults, recovery time.Duration) {
 
 // plan draws the run's fault schedule from the seed (or takes the scripted
 // one). Nil means no faults.
-func plan(cfg Config, set nemesis.Set, clients, nodes []string) (*nemesis.Plan, error) {
+func plan(cfg config.Config, set nemesis.Set, clients, nodes []string) (*nemesis.Plan, error) {
 	if cfg.Plan != nil {
 		if err := cfg.Plan.Validate(set); err != nil {
-			return nil, fmt.Errorf("%w: plan: %v", ErrConfig, err)
+			return nil, fmt.Errorf("%w: plan: %v", config.ErrConfig, err)
 		}
 		return cfg.Plan, nil
 	}
@@ -33,13 +35,13 @@ func plan(cfg Config, set nemesis.Set, clients, nodes []string) (*nemesis.Plan, 
 	}
 	warm, faults, recovery := phases(cfg)
 	if faults <= 0 {
-		return nil, fmt.Errorf("%w: --time-limit %v leaves no time for faults", ErrConfig, cfg.TimeLimit)
+		return nil, fmt.Errorf("%w: --time-limit %v leaves no time for faults", config.ErrConfig, cfg.TimeLimit)
 	}
 	o := nemesis.Options{
 		Kinds: cfg.Nemesis,
 		Topology: nemesis.Topology{Nodes: nodes, Clients: clients, TTL: cfg.TTL, Resource: resourceTarget,
-			NodeTimeout:  cfg.lockOptions().WithDefaults(len(nodes)).NodeTimeout,
-			RedisCluster: cfg.Topology == TopologyCluster},
+			NodeTimeout:  lockOptions(cfg).WithDefaults(len(nodes)).NodeTimeout,
+			RedisCluster: cfg.Topology == config.TopologyCluster},
 		WarmUp:       warm,
 		Faults:       faults,
 		Recovery:     recovery,
@@ -55,7 +57,7 @@ func plan(cfg Config, set nemesis.Set, clients, nodes []string) (*nemesis.Plan, 
 	}
 	p, err := nemesis.Schedule(nemesis.NewRand(uint64(cfg.Seed)), set, o)
 	if err != nil {
-		return nil, fmt.Errorf("%w: nemesis: %v", ErrConfig, err)
+		return nil, fmt.Errorf("%w: nemesis: %v", config.ErrConfig, err)
 	}
 	return &p, nil
 }
@@ -63,7 +65,7 @@ func plan(cfg Config, set nemesis.Set, clients, nodes []string) (*nemesis.Plan, 
 // MinTimeLimit returns the shortest time limit whose fault phase (see
 // phases) holds one fault of each of kinds, at millisecond resolution,
 // for cfg's TTL and fault interval and the given topology.
-func MinTimeLimit(cfg Config, set nemesis.Set, o nemesis.Options, kinds ...string) (time.Duration, error) {
+func MinTimeLimit(cfg config.Config, set nemesis.Set, o nemesis.Options, kinds ...string) (time.Duration, error) {
 	need, err := nemesis.MinFaultPhase(set, o, kinds...)
 	if err != nil {
 		return 0, err
@@ -80,7 +82,7 @@ func MinTimeLimit(cfg Config, set nemesis.Set, o nemesis.Options, kinds ...strin
 	for !fits(hi) {
 		lo, hi = hi+1, hi*2
 		if hi > int64(1e9) { // 11 days: nothing fits
-			return 0, fmt.Errorf("%w: no time limit holds %v of faults", ErrConfig, need)
+			return 0, fmt.Errorf("%w: no time limit holds %v of faults", config.ErrConfig, need)
 		}
 	}
 	for lo < hi {
@@ -97,10 +99,10 @@ func MinTimeLimit(cfg Config, set nemesis.Set, o nemesis.Options, kinds ...strin
 // fitsTimeLimit refuses a time limit whose fault phase cannot hold one
 // fault of every requested kind, naming the kind and the time limit it
 // needs.
-func fitsTimeLimit(cfg Config, set nemesis.Set, o nemesis.Options) error {
+func fitsTimeLimit(cfg config.Config, set nemesis.Set, o nemesis.Options) error {
 	all, err := MinTimeLimit(cfg, set, o, cfg.Nemesis...)
 	if err != nil {
-		return fmt.Errorf("%w: nemesis: %v", ErrConfig, err)
+		return fmt.Errorf("%w: nemesis: %v", config.ErrConfig, err)
 	}
 	if cfg.TimeLimit >= all {
 		return nil
@@ -110,7 +112,7 @@ func fitsTimeLimit(cfg Config, set nemesis.Set, o nemesis.Options) error {
 	for _, k := range cfg.Nemesis {
 		d, err := MinTimeLimit(cfg, set, o, k)
 		if err != nil {
-			return fmt.Errorf("%w: nemesis: %v", ErrConfig, err)
+			return fmt.Errorf("%w: nemesis: %v", config.ErrConfig, err)
 		}
 		if d > worstNeed {
 			worst, worstNeed = k, d
@@ -121,10 +123,10 @@ func fitsTimeLimit(cfg Config, set nemesis.Set, o nemesis.Options) error {
 		if len(cfg.Nemesis) > 1 {
 			msg += fmt.Sprintf(" (one fault of each of %s: %v)", strings.Join(cfg.Nemesis, ","), all)
 		}
-		return fmt.Errorf("%w: %s", ErrConfig, msg)
+		return fmt.Errorf("%w: %s", config.ErrConfig, msg)
 	}
 	return fmt.Errorf("%w: --time-limit %v is too short for one fault of each of %s: it needs --time-limit %v or more",
-		ErrConfig, cfg.TimeLimit, strings.Join(cfg.Nemesis, ","), all)
+		config.ErrConfig, cfg.TimeLimit, strings.Join(cfg.Nemesis, ","), all)
 }
 
 // FailoverDetect is how long a failover waits, once the master is cut or
@@ -146,7 +148,7 @@ func newNemesisSet(env nemesis.Env) nemesis.Set {
 // time limit: the fault in flight completes, then everything is healed)
 // or ctx ends (an interrupt: everything is cut short and healed). The
 // runner heals on every exit path.
-func (r *run) runNemesis(ctx context.Context, finish <-chan struct{}, res *Result) error {
+func (r *run) runNemesis(ctx context.Context, finish <-chan struct{}, res *analysis.Result) error {
 	if r.plan == nil {
 		return nil
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/workloads"
 )
@@ -17,9 +19,9 @@ import (
 // command) is long enough that no command times out on a loaded machine:
 // a timed-out connection is closed and dialled again through its proxy,
 // which costs more than the command.
-func rateConfig(b *testing.B, limit time.Duration) Config {
+func rateConfig(b *testing.B, limit time.Duration) config.Config {
 	tiny := 100 * time.Microsecond
-	return Config{Lock: "single", Clients: 64, TTL: time.Second, TimeLimit: limit, Seed: 1,
+	return config.Config{Lock: "single", Clients: 64, TTL: time.Second, TimeLimit: limit, Seed: 1,
 		Store: b.TempDir(), MinCoverage: -1,
 		Workloads: workloads.Options{HoldMin: tiny, HoldMax: tiny, Think: tiny, AcquireTimeout: 10 * time.Millisecond}}
 }
@@ -28,8 +30,8 @@ func rateConfig(b *testing.B, limit time.Duration) Config {
 // --min-coverage 0`: the tiniest holds the command line can ask for (the
 // workload draws holds of TTL/20 to TTL/4, 1 to 5 ms), with each command
 // bounded by the lock's node timeout of 5 ms.
-func cliTinyTTLConfig(b *testing.B, limit time.Duration) Config {
-	return Config{Lock: "single", Clients: 64, TTL: 20 * time.Millisecond, TimeLimit: limit, Seed: 1,
+func cliTinyTTLConfig(b *testing.B, limit time.Duration) config.Config {
+	return config.Config{Lock: "single", Clients: 64, TTL: 20 * time.Millisecond, TimeLimit: limit, Seed: 1,
 		Store: b.TempDir(), MinCoverage: -1}
 }
 
@@ -49,7 +51,7 @@ func cliTinyTTLConfig(b *testing.B, limit time.Duration) Config {
 func BenchmarkRunRecordRate(b *testing.B) {
 	for _, c := range []struct {
 		name string
-		cfg  func(*testing.B, time.Duration) Config
+		cfg  func(*testing.B, time.Duration) config.Config
 	}{{"hold100us", rateConfig}, {"cli-ttl20ms", cliTinyTTLConfig}} {
 		b.Run(c.name, func(b *testing.B) {
 			var rate, p50, p99, tail, info float64
@@ -103,7 +105,7 @@ func BenchmarkCheckPerRecord(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
-		Checkers(res).Check(ctx, res.History)
+		analysis.Checkers(res).Check(ctx, res.History)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(res.History)), "ns/record")
 	b.ReportMetric(float64(len(res.History)), "records")

@@ -3,6 +3,7 @@ package harness
 import (
 	"testing"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 )
@@ -21,7 +22,7 @@ func TestRunStatesOverhead(t *testing.T) {
 	if o.DirectP99 < o.DirectP50 || o.ProxiedP99 < o.ProxiedP50 || o.ProxyAddedP99 != max(o.ProxiedP99-o.DirectP99, 0) {
 		t.Errorf("proxy latency tail not measured: %+v", o)
 	}
-	var tf testFile
+	var tf analysis.TestFile
 	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); tf.Overhead == nil || tf.Overhead.Records != o.Records {
 		t.Errorf("test.json has no overhead: %s", b)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/workloads"
@@ -125,7 +126,7 @@ func countDetail(h history.History, detail string) int {
 func TestWatchdogLockRenewingBySetValidityIsValid(t *testing.T) {
 	ttl := 200 * time.Millisecond
 	var got lockimpl.Options
-	res, err := Run(context.Background(), Config{
+	res, err := Run(context.Background(), config.Config{
 		NewLock: func(c []redis.UniversalClient, opt lockimpl.Options) (lockimpl.Locker, error) {
 			got = opt
 			return &watchdogLock{c: c[0], opt: opt, dogs: map[*lockimpl.Lease]func(){}}, nil
@@ -154,7 +155,7 @@ func TestRecordedRenewalsAreNotDoubled(t *testing.T) {
 	ttl := 200 * time.Millisecond
 	for _, tc := range []struct{ lock, workload string }{{"renewable", "counter"}, {"single", "leader"}} {
 		t.Run(tc.lock+"/"+tc.workload, func(t *testing.T) {
-			res, err := Run(context.Background(), Config{Lock: tc.lock, Workload: tc.workload, Clients: 2, TTL: ttl,
+			res, err := Run(context.Background(), config.Config{Lock: tc.lock, Workload: tc.workload, Clients: 2, TTL: ttl,
 				TimeLimit: 2 * time.Second, Seed: 3, Store: t.TempDir(),
 				Workloads: workloads.Options{HoldMin: 3 * ttl, HoldMax: 3 * ttl}})
 			if err != nil {
@@ -176,7 +177,7 @@ func TestRecordedRenewalsAreNotDoubled(t *testing.T) {
 // The options handed to NewLock are filled for the configured node count.
 func TestNewLockGetsFilledOptions(t *testing.T) {
 	var got lockimpl.Options
-	_, err := Run(context.Background(), Config{
+	_, err := Run(context.Background(), config.Config{
 		NewLock: func(c []redis.UniversalClient, opt lockimpl.Options) (lockimpl.Locker, error) {
 			got = opt
 			return nil, errors.New("just looking")

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/nemesis"
@@ -28,7 +30,7 @@ func holderPauses(ttl, d time.Duration) *nemesis.Plan {
 }
 
 // logOf is the run's lockstorm.log.
-func logOf(t *testing.T, res *Result) string {
+func logOf(t *testing.T, res *analysis.Result) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(res.Dir, store.LogFile))
 	if err != nil {
@@ -51,7 +53,7 @@ func TestClientCmdSameVerdictsAsInProcess(t *testing.T) {
 	}{{"no-faults", nil, checker.Valid}, {"holder-pauses", holderPauses(ttl, 2*ttl), checker.Invalid}} {
 		for _, cmd := range []string{"", "lockstorm client --lock single"} {
 			t.Run(tc.name+"/"+map[bool]string{true: "in-process", false: "process"}[cmd == ""], func(t *testing.T) {
-				cfg := Config{Lock: "single", ClientCmd: cmd, Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl,
+				cfg := config.Config{Lock: "single", ClientCmd: cmd, Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl,
 					TimeLimit: 4 * time.Second, Seed: 5, Store: store, Plan: tc.plan}
 				if tc.plan != nil {
 					cfg.TimeLimit = tc.plan.End
@@ -73,9 +75,9 @@ func TestClientCmdSameVerdictsAsInProcess(t *testing.T) {
 						}
 					}
 				}
-				wantModel := PauseLinks
+				wantModel := config.PauseLinks
 				if cmd != "" {
-					wantModel = PauseProcess
+					wantModel = config.PauseProcess
 					if log := logOf(t, res); !strings.Contains(log, "is pid") {
 						t.Errorf("log names no client pid:\n%s", log)
 					}
@@ -95,7 +97,7 @@ func TestProcessClientCrash(t *testing.T) {
 	ttl := 400 * time.Millisecond
 	p := nemesis.Scripted(2*time.Second, nemesis.Step{At: time.Second, Duration: ttl,
 		Fault: nemesis.Fault{Kind: nemesis.KindClientCrash, Clients: []string{"c1"}}})
-	res, err := Run(context.Background(), Config{Lock: "single", ClientCmd: "lockstorm client --lock single", Workload: "counter",
+	res, err := Run(context.Background(), config.Config{Lock: "single", ClientCmd: "lockstorm client --lock single", Workload: "counter",
 		Nodes: 1, Clients: 2, TTL: ttl, TimeLimit: p.End, Seed: 3, Store: t.TempDir(), Plan: &p})
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +134,7 @@ func TestBrokenProcessClientReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	res, err := Run(context.Background(), Config{Lock: "single", ClientCmd: "/bin/sh " + script, Workload: "counter",
+	res, err := Run(context.Background(), config.Config{Lock: "single", ClientCmd: "/bin/sh " + script, Workload: "counter",
 		Nodes: 1, Clients: 1, TTL: 300 * time.Millisecond, TimeLimit: 2 * time.Second, Seed: 9, Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -156,14 +158,14 @@ func TestBrokenProcessClientReplaced(t *testing.T) {
 // Bad process-client settings are configuration errors, before anything
 // starts.
 func TestProcessClientConfigErrors(t *testing.T) {
-	for _, cfg := range []Config{
-		{Lock: "single", PauseModel: PauseProcess},
+	for _, cfg := range []config.Config{
+		{Lock: "single", PauseModel: config.PauseProcess},
 		{Lock: "single", ClientCmd: "lockstorm client 'open"},
 		{Lock: "single", PauseModel: "gc"},
 		{Lock: "single", ClientCmd: "no-such-lockstorm-client-binary"},
 	} {
 		cfg.Store = t.TempDir()
-		if _, err := Run(context.Background(), cfg); !errors.Is(err, ErrConfig) {
+		if _, err := Run(context.Background(), cfg); !errors.Is(err, config.ErrConfig) {
 			t.Errorf("%+v: err %v, want ErrConfig", cfg, err)
 		}
 	}
@@ -175,13 +177,13 @@ func TestSplitCommand(t *testing.T) {
 		`python3 'my client.py' "a b" c\ d`: "python3|my client.py|a b|c d",
 		`  x  `:                             "x",
 	} {
-		got, err := SplitCommand(in)
+		got, err := config.SplitCommand(in)
 		if err != nil || strings.Join(got, "|") != want {
 			t.Errorf("SplitCommand(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "  ", `a 'b`, `a "b`, `a\`} {
-		if _, err := SplitCommand(bad); err == nil {
+		if _, err := config.SplitCommand(bad); err == nil {
 			t.Errorf("SplitCommand(%q) accepted", bad)
 		}
 	}

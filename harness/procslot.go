@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/procclient"
@@ -43,7 +44,7 @@ func (s *slot) startProcess(ctx context.Context) (lockimpl.Locker, error) {
 	pc, err := procclient.Start(ctx, procclient.Config{Name: s.name, Argv: s.run.clientArgv, Env: env, Dir: cfg.ClientDir, TTL: cfg.TTL, Clock: s.clock,
 		Log: func(line string) { s.run.logf("%s", line) }})
 	if err != nil {
-		return nil, fmt.Errorf("%w: client %s: %v", ErrConfig, s.name, err)
+		return nil, fmt.Errorf("%w: client %s: %v", config.ErrConfig, s.name, err)
 	}
 	s.mu.Lock()
 	s.proc = pc
@@ -83,7 +84,7 @@ func (s *slot) warmProcess(ctx context.Context) error {
 		}
 		time.Sleep(s.run.cfg.TTL / 10)
 	}
-	return fmt.Errorf("%w: client %s (pid %d) did not serve its warm-up request (a release of a token nobody holds) in %d tries: %v", ErrConfig, s.name, pc.Pid(), warmUpTries, err)
+	return fmt.Errorf("%w: client %s (pid %d) did not serve its warm-up request (a release of a token nobody holds) in %d tries: %v", config.ErrConfig, s.name, pc.Pid(), warmUpTries, err)
 }
 
 // warmUpTries is how often a slot's warm-up release is asked before the
@@ -218,7 +219,7 @@ func (r *run) slot(client string) (*slot, error) {
 // hooks for client crashes and, under PauseProcess, real pauses.
 func (r *run) nemesisEnv() nemesis.Env {
 	env := nemesis.Env{Cluster: r.cluster, CrashClient: r.crashClient, Key: r.cfg.Workloads.Key}
-	if r.cfg.PauseModel == PauseProcess {
+	if r.cfg.PauseModel == config.PauseProcess {
 		env.PauseClient, env.ResumeClient = r.pauseClient, r.resumeClient
 	}
 	return env

@@ -6,60 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
-
-// Progress is a snapshot of a run in progress, for a progress bar or log.
-type Progress struct {
-	Elapsed   time.Duration
-	TimeLimit time.Duration
-	// Ops is the number of history records so far.
-	Ops int
-	// Faults are the faults active now, e.g. "partition", "client-pause".
-	Faults []string
-	// Violations counts the violations found online so far (see
-	// LiveOverlap and the other Live kinds): two holders by the clients'
-	// own view, accepted writes after validity, lost updates, stale
-	// writes the resource accepted, overlapping API calls. Every one
-	// counted is one the checkers report too; ViolationKinds breaks the
-	// total down by kind (nil when 0).
-	Violations     int
-	ViolationKinds map[string]int
-	// Done is true for the last snapshot.
-	Done bool
-}
-
-// String is a one-line summary for plain logs.
-func (p Progress) String() string {
-	faults := "none"
-	if len(p.Faults) > 0 {
-		faults = fmt.Sprint(p.Faults)
-	}
-	return fmt.Sprintf("%5.1fs/%v  ops %d  faults %s  violations so far %d%s",
-		p.Elapsed.Seconds(), p.TimeLimit, p.Ops, faults, p.Violations, p.KindsText())
-}
-
-// KindsText is " (lost-update 2, overlap 1)": the violations by kind,
-// sorted by name; empty when there are none.
-func (p Progress) KindsText() string {
-	if len(p.ViolationKinds) == 0 {
-		return ""
-	}
-	kinds := make([]string, 0, len(p.ViolationKinds))
-	for k := range p.ViolationKinds {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for i, k := range kinds {
-		kinds[i] = fmt.Sprintf("%s %d", k, p.ViolationKinds[k])
-	}
-	return " (" + strings.Join(kinds, ", ") + ")"
-}
 
 // progressInterval is how often OnProgress is called.
 const progressInterval = 500 * time.Millisecond
@@ -68,17 +22,17 @@ const progressInterval = 500 * time.Millisecond
 type tracker struct {
 	seen   int
 	active map[string]int // fault -> starts not yet stopped
-	live   *liveCounter
+	live   *analysis.LiveCounter
 }
 
-func (t *tracker) snapshot(r *run, start time.Time) Progress {
+func (t *tracker) snapshot(r *run, start time.Time) config.Progress {
 	if t.active == nil {
 		t.active = map[string]int{}
-		t.live = newLiveCounter(r.cfg)
+		t.live = analysis.NewLiveCounter(r.cfg)
 	}
 	ops := r.rec.Since(t.seen)
 	for _, op := range ops {
-		t.live.add(op)
+		t.live.Add(op)
 		if op.IsNemesis() && op.Type == history.Invoke {
 			switch op.F {
 			case history.FStart:
@@ -95,13 +49,13 @@ func (t *tracker) snapshot(r *run, start time.Time) Progress {
 	if len(ops) > 0 {
 		t.seen = int(ops[len(ops)-1].Index) + 1
 	}
-	p := Progress{Elapsed: time.Since(start), TimeLimit: r.cfg.TimeLimit, Ops: t.seen}
+	p := config.Progress{Elapsed: time.Since(start), TimeLimit: r.cfg.TimeLimit, Ops: t.seen}
 	for f := range t.active {
 		p.Faults = append(p.Faults, f)
 	}
 	sort.Strings(p.Faults)
-	t.live.addLogged(r.res.WritesSince(t.live.writes))
-	p.Violations, p.ViolationKinds = t.live.total(), t.live.snapshot()
+	t.live.AddLogged(r.res.WritesSince(t.live.Writes()))
+	p.Violations, p.ViolationKinds = t.live.Total(), t.live.Snapshot()
 	return p
 }
 

@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/workloads"
@@ -16,7 +18,7 @@ import (
 // checkProviderRun asserts a short faulty run through a provider recorded
 // its faults, checked out valid (a correct lock under faults it survives)
 // and acquired the lock.
-func checkProviderRun(t *testing.T, res *Result) {
+func checkProviderRun(t *testing.T, res *analysis.Result) {
 	t.Helper()
 	if err := checker.Validate(res.History); err != nil {
 		t.Fatalf("history not well-formed: %v", err)
@@ -51,7 +53,7 @@ func TestRunThroughExternalProvider(t *testing.T) {
 		a, _ := nodes.AdminAddr(n)
 		addrs = append(addrs, a)
 	}
-	res, err := Run(context.Background(), Config{Provider: "external", External: External{RedisAddrs: addrs, Toxiproxy: api},
+	res, err := Run(context.Background(), config.Config{Provider: "external", External: config.External{RedisAddrs: addrs, Toxiproxy: api},
 		Lock: "redlock", Clients: 3, TTL: 300 * time.Millisecond, Nemesis: []string{"partition", "latency"},
 		FaultInterval: 500 * time.Millisecond, TimeLimit: 4 * time.Second, Seed: 5, Store: t.TempDir()})
 	if err != nil {
@@ -63,7 +65,7 @@ func TestRunThroughExternalProvider(t *testing.T) {
 // A short run on the docker provider, with process faults.
 func TestRunOnDockerProvider(t *testing.T) {
 	clustertest.NeedDocker(t)
-	res, err := Run(context.Background(), Config{Provider: "docker", DockerImage: clustertest.RedisImage,
+	res, err := Run(context.Background(), config.Config{Provider: "docker", DockerImage: clustertest.RedisImage,
 		Lock: "redlock", Nodes: 3, Clients: 3, TTL: 300 * time.Millisecond,
 		// aof-always: Redlock survives crashes only when restarted nodes
 		// keep their keys (catalogue rows 9 and 10).
@@ -88,7 +90,7 @@ func TestRunFailoverOnDockerProvider(t *testing.T) {
 	// sentinel's promotion.
 	plan := nemesis.Scripted(6*time.Second, nemesis.Step{At: 300 * time.Millisecond,
 		Fault: nemesis.Fault{Kind: nemesis.KindFailover, Shape: string(cluster.FailoverPartition)}, Duration: time.Second})
-	res, err := Run(context.Background(), Config{Provider: "docker", DockerImage: clustertest.RedisImage,
+	res, err := Run(context.Background(), config.Config{Provider: "docker", DockerImage: clustertest.RedisImage,
 		Lock: "single", Workload: "counter", Nodes: 1, Clients: 2, TTL: 5 * time.Second,
 		ClientsStartAt: 500 * time.Millisecond, Workloads: workloads.Options{HoldMin: 4500 * time.Millisecond, HoldMax: 4500 * time.Millisecond},
 		Plan: &plan, TimeLimit: plan.End, Seed: 1, Store: t.TempDir()})

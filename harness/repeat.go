@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/shard"
 )
 
@@ -42,7 +44,7 @@ type Campaign struct {
 	// Planned is the number of runs asked for; Runs those that ran, in
 	// order (fewer after --until-invalid or an interrupt).
 	Planned int
-	Runs    []*Result
+	Runs    []*analysis.Result
 	// Interrupted is true when ctx ended before the campaign finished:
 	// the run under way was stopped (and healed) and no further run
 	// started.
@@ -99,7 +101,7 @@ type Hooks struct {
 	OnBase func(base int64)
 	// OnRun is called after run i (1-based), in order, before the next
 	// starts (the CLI writes its report and prints its summary there).
-	OnRun func(i int, res *Result)
+	OnRun func(i int, res *analysis.Result)
 	// Shard, when set, runs only the shard's share of the n runs: run i
 	// when (i − 1) mod N is K (shard.go).
 	Shard shard.Shard
@@ -114,9 +116,9 @@ type Hooks struct {
 // run interrupted during its setup is not in Runs. Any other error of a
 // run (setup, bad config) ends the campaign with that error and the runs
 // so far.
-func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, hooks Hooks) (*Campaign, error) {
+func Repeat(ctx context.Context, cfg config.Config, n int, untilInvalid bool, hooks Hooks) (*Campaign, error) {
 	if n < 1 {
-		return nil, fmt.Errorf("%w: --runs must be at least 1, got %d", ErrConfig, n)
+		return nil, fmt.Errorf("%w: --runs must be at least 1, got %d", config.ErrConfig, n)
 	}
 	cfg, err := cfg.WithDefaults()
 	if err != nil {

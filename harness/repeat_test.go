@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -81,16 +83,16 @@ func holderPausePlan(ttl time.Duration) *nemesis.Plan {
 // online.
 func TestRepeatUntilInvalid(t *testing.T) {
 	ttl := 500 * time.Millisecond
-	var last []Progress
+	var last []config.Progress
 	plan := holderPausePlan(ttl)
-	cfg := Config{Lock: "unsafe-del", Clients: 3, TTL: ttl, Plan: plan, TimeLimit: plan.End, MinCoverage: -1,
-		Seed: 3, Store: t.TempDir(), OnProgress: func(p Progress) {
+	cfg := config.Config{Lock: "unsafe-del", Clients: 3, TTL: ttl, Plan: plan, TimeLimit: plan.End, MinCoverage: -1,
+		Seed: 3, Store: t.TempDir(), OnProgress: func(p config.Progress) {
 			if p.Done {
 				last = append(last, p)
 			}
 		}}
 	var seen []int
-	c, err := Repeat(context.Background(), cfg, 4, true, Hooks{OnRun: func(i int, res *Result) { seen = append(seen, i) }})
+	c, err := Repeat(context.Background(), cfg, 4, true, Hooks{OnRun: func(i int, res *analysis.Result) { seen = append(seen, i) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +119,10 @@ func TestRepeatUntilInvalid(t *testing.T) {
 		t.Logf("run %d (seed %d): %v, %d anomalies of the online kinds; live: %v", i+1, r.Config.Seed, r.Verdict.Valid, found, last[i])
 	}
 }
+
+// onlineKinds are the kinds the live counter counts.
+var onlineKinds = map[string]bool{analysis.LiveOverlap: true, analysis.LiveWriteAfterValidity: true,
+	analysis.LiveLostUpdate: true, analysis.LiveStaleWrite: true, analysis.LiveAPIOverlap: true}
 
 // onlineKindsFound counts the checkers' fatal anomalies of the kinds the
 // live counter counts.

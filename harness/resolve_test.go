@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/workloads"
@@ -14,7 +15,7 @@ import (
 func fakeRun(t *testing.T, healAt time.Duration) *run {
 	rec := history.NewRecorder(nil)
 	t.Cleanup(func() { rec.Close() })
-	r := &run{cfg: Config{TTL: time.Second, Nodes: 1}, rec: rec, plan: &nemesis.Plan{HealAt: healAt, End: healAt}}
+	r := &run{cfg: config.Config{TTL: time.Second, Nodes: 1}, rec: rec, plan: &nemesis.Plan{HealAt: healAt, End: healAt}}
 	procs := workloads.NewProcesses(3)
 	for i := 0; i < 3; i++ {
 		r.slots = append(r.slots, newSlot(r, i, procs, 1))
@@ -28,7 +29,7 @@ func TestResolveFollowsLeaseState(t *testing.T) {
 	r := fakeRun(t, time.Minute)
 	tg := newTargeter(r)
 	rec := func(proc int, f string, typ history.Type) {
-		r.rec.Record(history.Op{Process: proc, Client: clientName(proc), F: f, Type: typ})
+		r.rec.Record(history.Op{Process: proc, Client: config.ClientName(proc), F: f, Type: typ})
 	}
 	rec(0, history.FAcquire, history.Invoke)
 	rec(1, history.FAcquire, history.Invoke)

@@ -1,3 +1,9 @@
+// Package harness runs one lockstorm test: it starts a cluster, the
+// protected resource and the clients, drives a workload under a nemesis
+// schedule for a time limit, heals every fault, and stores the history and
+// the run's configuration. Run is the library entry point for the CLI and
+// for users' own Go tests. What a run is asked to do is a config.Config;
+// checking what it recorded is package analysis's work.
 package harness
 
 import (
@@ -9,9 +15,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/cluster"
-	"github.com/lockstorm/lockstorm/coverage"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/nemesis"
@@ -19,60 +25,13 @@ import (
 	"github.com/lockstorm/lockstorm/workloads"
 )
 
-// Result is what a run leaves behind.
-type Result struct {
-	// Dir is the run's folder in the store.
-	Dir string
-	// Config is the configuration after defaults, with the seed used.
-	Config Config
-	// History is every record of the run; empty for a big history (see
-	// HistoryFile).
-	History history.History
-	// Writes is the resource's own log of every write it received; empty
-	// for a big history (the check reads writes.jsonl).
-	Writes []resource.Write
-	// HistoryFile is set for a big history (BigHistoryRecords records or
-	// more, or too many for the available memory, see streamed): the path
-	// of its history.jsonl, which the check, the coverage and the report
-	// read in streamed passes instead of holding the history (and the
-	// resource's log) in memory. Empty otherwise.
-	HistoryFile string
-	// Records is the number of records in the history (len(History) when
-	// it is in memory).
-	Records int
-	// Plan is the fault schedule that was executed (nil: no faults).
-	Plan *nemesis.Plan
-	// Final is the resource's counter values read after the run (counter
-	// workload only).
-	Final map[string]int64
-	// Verdict is the checkers' result (also in results.json).
-	Verdict checker.Result
-	// Coverage is what the run's faults touched (nil for a run without
-	// faults); a shortfall makes a valid verdict unknown.
-	Coverage *coverage.Report
-	// Interrupted is true when ctx ended before the time limit (SIGINT,
-	// SIGTERM): the run is incomplete (Incomplete says when and why), its
-	// test.json gets no completion mark, and its verdict is at best
-	// unknown.
-	Interrupted bool
-	// Incomplete says why the run was cut short, or why its stored
-	// history cannot be trusted to be whole (e.g. "history write failed:
-	// ... no space left on device"); empty for a complete run. The verdict
-	// of an incomplete run is never valid: at best unknown, invalid when a
-	// violation was found in what was recorded.
-	Incomplete string
-	// Overhead is what the harness added: its record rate and the
-	// proxies' latency (also in test.json).
-	Overhead *Overhead
-}
-
 // createHistory opens the run's history file; tests replace it to make
 // the history writes fail (a full disk).
 var createHistory = history.CreateFile
 
 // run is one test run in progress.
 type run struct {
-	cfg     Config
+	cfg     config.Config
 	dir     string   // the run's folder in the store
 	clients []string // the client slots' names
 	// clientArgv is the process clients' command line (ProcessClients).
@@ -80,8 +39,8 @@ type run struct {
 	versions   map[string]string
 	cluster    cluster.Cluster
 	rec        *history.Recorder
-	tgt        *targeter // aims targeted faults; nil without a fault plan
-	overhead   Overhead  // measured in setup and finish
+	tgt        *targeter         // aims targeted faults; nil without a fault plan
+	overhead   analysis.Overhead // measured in setup and finish
 	ranFor     time.Duration
 	res        *resource.Server
 	workload   workloads.Workload
@@ -103,13 +62,13 @@ type run struct {
 
 // RunFunc runs one test; Run is the real one. Campaigns over many runs
 // (sweep, power) take one so that their tests can inject fakes.
-type RunFunc func(ctx context.Context, cfg Config) (*Result, error)
+type RunFunc func(ctx context.Context, cfg config.Config) (*analysis.Result, error)
 
 // Run executes one test and stores its history and configuration under
 // cfg.Store. Whatever happens (an error, ctx cancelled by Ctrl-C, a panic
 // in a client) every fault is healed and every node stopped before Run
-// returns. Configuration errors wrap ErrConfig and start nothing.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+// returns. Configuration errors wrap config.ErrConfig and start nothing.
+func Run(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
 	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return nil, err
@@ -120,7 +79,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // runChecked is Run of a configuration WithDefaults has filled and
 // checked: it sets up the store folder, the cluster and the resource,
 // runs the workload and the faults, and stores and checks the history.
-func runChecked(ctx context.Context, cfg Config) (res *Result, err error) {
+func runChecked(ctx context.Context, cfg config.Config) (res *analysis.Result, err error) {
 	r, err := newRun(cfg)
 	if err != nil {
 		return nil, err
@@ -128,7 +87,7 @@ func runChecked(ctx context.Context, cfg Config) (res *Result, err error) {
 	if r.dir, err = store.NewRunDir(cfg.Store, cfg.Name); err != nil {
 		return nil, err
 	}
-	res = &Result{Dir: r.dir, Config: r.cfg, Plan: r.plan}
+	res = &analysis.Result{Dir: r.dir, Config: r.cfg, Plan: r.plan}
 	started := false // set once setup succeeded and the workload starts
 	defer func() {
 		if !started && err != nil {
@@ -154,7 +113,7 @@ func runChecked(ctx context.Context, cfg Config) (res *Result, err error) {
 
 // newRun draws the run's seed (when cfg has none) and its fault plan,
 // before anything starts: same seed, same plan.
-func newRun(cfg Config) (*run, error) {
+func newRun(cfg config.Config) (*run, error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = DrawSeed()
 	}
@@ -162,7 +121,7 @@ func newRun(cfg Config) (*run, error) {
 	r.workload, _ = workloads.New(cfg.Workload, cfg.Workloads)
 	r.clients = make([]string, cfg.Clients)
 	for i := range r.clients {
-		r.clients[i] = clientName(i)
+		r.clients[i] = config.ClientName(i)
 	}
 	nodes := make([]string, cfg.Nodes)
 	for i := range nodes {
@@ -171,7 +130,7 @@ func newRun(cfg Config) (*run, error) {
 	r.nemSet = newNemesisSet(r.nemesisEnv())
 	var err error
 	if cfg.ProcessClients() {
-		if r.clientArgv, err = cfg.clientArgv(); err != nil {
+		if r.clientArgv, err = clientArgv(cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -191,7 +150,7 @@ func (r *run) setup(ctx context.Context) error {
 		r.logf("fault plan: %d faults, final heal at %v", len(r.plan.Steps), r.plan.HealAt)
 	}
 	r.versions = versions(nil, cfg)
-	if err := r.writeTestFile(testFile{}); err != nil {
+	if err := r.writeTestFile(analysis.TestFile{}); err != nil {
 		return err
 	}
 	c, err := startCluster(ctx, cfg, r.clients, r.plan.Needs(nemesis.NeedReplica))
@@ -207,7 +166,7 @@ func (r *run) setup(ctx context.Context) error {
 	r.nemSet = newNemesisSet(r.nemesisEnv())
 	// Record the Redis version now that nodes run.
 	r.versions = versions(c, cfg)
-	_ = r.writeTestFile(testFile{})
+	_ = r.writeTestFile(analysis.TestFile{})
 	if r.rec, err = createHistory(filepath.Join(r.dir, store.HistoryFile)); err != nil {
 		return err
 	}
@@ -238,7 +197,7 @@ func (r *run) setup(ctx context.Context) error {
 
 // writeTestFile writes test.json: tf with the run's configuration, plan
 // and versions.
-func (r *run) writeTestFile(tf testFile) error {
+func (r *run) writeTestFile(tf analysis.TestFile) error {
 	tf.Config, tf.Plan, tf.Versions = r.cfg, r.plan, r.versions
 	return store.WriteJSON(filepath.Join(r.dir, store.TestFile), tf)
 }
@@ -262,7 +221,7 @@ func (r *run) teardown(err *error) {
 // checks the history. After a failed history write the store is likely
 // full: later store writes may fail too, and must not keep the verdict
 // from the user.
-func (r *run) finish(ctx context.Context, res *Result, err error) error {
+func (r *run) finish(ctx context.Context, res *analysis.Result, err error) error {
 	if cerr := r.rec.Close(); cerr != nil && res.Incomplete == "" {
 		res.Incomplete = "history write failed: " + cerr.Error()
 	}
@@ -298,7 +257,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 	}
 	res.Overhead = &r.overhead
 	r.logf("recorded %d records, %.0f records/s", r.overhead.Records, r.overhead.RecordsPerSec)
-	tf := testFile{Incomplete: res.Incomplete, Overhead: res.Overhead}
+	tf := analysis.TestFile{Incomplete: res.Incomplete, Overhead: res.Overhead}
 	if res.Incomplete == "" {
 		tf.Completed, tf.Records = true, r.rec.Len()
 	}
@@ -312,12 +271,12 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 		return err
 	}
 	res.Records = r.rec.Len()
-	if streamed(res.Records) {
+	if analysis.Streamed(res.Records) {
 		r.streamHistory(res)
 	} else if bigHistory {
 		storeErr(r.reloadHistory(res))
 	}
-	storeErr(Check(context.WithoutCancel(ctx), res))
+	storeErr(analysis.Check(context.WithoutCancel(ctx), res))
 	r.logf("verdict: %s", res.Verdict.Valid)
 	if res.Incomplete != "" {
 		r.logf("incomplete: %s", res.Incomplete)
@@ -331,7 +290,7 @@ func (r *run) finish(ctx context.Context, res *Result, err error) error {
 const nemesisFinishTimeout = 2 * nemesis.DefaultCleanupTimeout
 
 // execute runs the clients and the nemesis, then heals.
-func (r *run) execute(ctx context.Context, res *Result) (err error) {
+func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 	healCtx := context.WithoutCancel(ctx)
 	defer func() {
 		// Final heal on every path, panics included.
@@ -497,13 +456,4 @@ func (r *run) crashClient(ctx context.Context, client string) error {
 		return err
 	}
 	return s.crash(ctx)
-}
-
-// Source is the run's history to read: its file for a big history
-// (HistoryFile, History not held), else the records in memory.
-func (r *Result) Source() history.Source {
-	if r.HistoryFile != "" && r.History == nil {
-		return history.File(r.HistoryFile)
-	}
-	return history.Slice(r.History)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -28,7 +29,7 @@ func TestWorkloadsProduceWellFormedHistories(t *testing.T) {
 	store := t.TempDir()
 	for _, w := range []string{"counter", "cron", "api", "leader"} {
 		t.Run(w, func(t *testing.T) {
-			res, err := Run(context.Background(), Config{Lock: "single", Workload: w, Clients: 3,
+			res, err := Run(context.Background(), config.Config{Lock: "single", Workload: w, Clients: 3,
 				TTL: 300 * time.Millisecond, TimeLimit: 3 * time.Second, Seed: 7, Store: store})
 			if err != nil {
 				t.Fatal(err)

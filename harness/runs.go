@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -20,7 +22,7 @@ type RunInfo struct {
 	// no results.json (crashed, or still running).
 	Verdict checker.Validity
 	Checked bool
-	Config  Config
+	Config  config.Config
 	// SetupError is the error of a run whose setup failed (its
 	// store.SetupFailedFile): it never ran, has no history and no verdict.
 	SetupError string
@@ -36,7 +38,7 @@ func ListRuns(root string) ([]RunInfo, error) {
 	for _, d := range dirs {
 		ri := RunInfo{Test: d.Test, Dir: d.Dir, Started: d.Started, Verdict: checker.Unknown}
 		dir := filepath.Join(root, ri.Dir)
-		var tf testFile
+		var tf analysis.TestFile
 		if store.ReadJSON(filepath.Join(dir, store.TestFile), &tf) == nil {
 			ri.Config = tf.Config
 		}

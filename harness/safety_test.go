@@ -8,17 +8,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // shortRun is a 1 s run of single on one node, no faults, in store root.
-func shortRun(t *testing.T, root string) *Result {
+func shortRun(t *testing.T, root string) *analysis.Result {
 	t.Helper()
-	return storetest.Run(t, Run, Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
+	return storetest.Run(t, Run, config.Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
 		TimeLimit: time.Second, Seed: 11, Store: root})
 }
 
@@ -29,7 +31,7 @@ func TestHistoryWriteFailureStopsRun(t *testing.T) {
 	createHistory = func(string) (*history.Recorder, error) { return history.CreateFile("/dev/full") }
 	t.Cleanup(func() { createHistory = history.CreateFile })
 	start := time.Now()
-	res, err := Run(context.Background(), Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
+	res, err := Run(context.Background(), config.Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
 		Nemesis: []string{"partition"}, FaultInterval: 200 * time.Millisecond,
 		TimeLimit: 30 * time.Second, Seed: 5, Store: t.TempDir()})
 	if err != nil {
@@ -50,7 +52,7 @@ func TestHistoryWriteFailureStopsRun(t *testing.T) {
 	if left := clustertest.Leftovers(); left != "" {
 		t.Fatalf("left behind:\n%s", left)
 	}
-	var tf testFile
+	var tf analysis.TestFile
 	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); tf.Completed || tf.Incomplete == "" {
 		t.Errorf("test.json does not say the run is incomplete: %s", b)
 	}
@@ -63,17 +65,17 @@ func TestAnalyzeIncompleteRunIsNotValid(t *testing.T) {
 	if res.Verdict.Valid != checker.Valid {
 		t.Fatalf("baseline run not valid: %+v", res.Verdict)
 	}
-	got, _, err := Analyze(context.Background(), res.Dir)
+	got, _, err := analysis.Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid != checker.Valid {
 		t.Fatalf("analyze of the complete run: %v %v", got.Verdict.Valid, err)
 	}
-	var tf testFile
+	var tf analysis.TestFile
 	storetest.ReadJSON(t, res.Dir, store.TestFile, &tf)
 
 	// Truncated: drop the last records, as a lost tail would.
 	lines := strings.SplitAfter(storetest.Read(t, res.Dir, store.HistoryFile), "\n")
 	storetest.Write(t, res.Dir, store.HistoryFile, strings.Join(lines[:len(lines)/2], ""))
-	got, _, err = Analyze(context.Background(), res.Dir)
+	got, _, err = analysis.Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid == checker.Valid || !strings.Contains(got.Verdict.Error, "records") {
 		t.Errorf("analyze of a truncated history: %v %q %v, want unknown saying records are missing", got.Verdict.Valid, got.Verdict.Error, err)
 	}
@@ -83,7 +85,7 @@ func TestAnalyzeIncompleteRunIsNotValid(t *testing.T) {
 	if err := store.WriteJSON(store.Path(res.Dir, store.TestFile), tf); err != nil {
 		t.Fatal(err)
 	}
-	got, _, err = Analyze(context.Background(), res.Dir)
+	got, _, err = analysis.Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid != checker.Unknown || !strings.Contains(got.Verdict.Error, "did not complete") {
 		t.Errorf("analyze of a run without completion mark: %v %q %v, want unknown", got.Verdict.Valid, got.Verdict.Error, err)
 	}
@@ -96,7 +98,7 @@ func TestSetupFailureKeepsLatest(t *testing.T) {
 	root := t.TempDir()
 	good := shortRun(t, root)
 	t.Setenv("PATH", t.TempDir()) // no redis-server
-	_, err := Run(context.Background(), Config{Lock: "single", Clients: 2, TimeLimit: time.Second, Seed: 11, Store: root})
+	_, err := Run(context.Background(), config.Config{Lock: "single", Clients: 2, TimeLimit: time.Second, Seed: 11, Store: root})
 	if err == nil {
 		t.Fatal("a run without redis-server succeeded")
 	}

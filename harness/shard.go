@@ -1,16 +1,12 @@
 package harness
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/coverage"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/shard"
-	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // A sharded campaign (Hooks.Shard) runs run i (1-based) of the n when
@@ -21,16 +17,16 @@ import (
 // know).
 
 // checkShard refuses a shard of a campaign that could not be merged.
-func checkShard(cfg Config, n int, untilInvalid bool, s shard.Shard) error {
+func checkShard(cfg config.Config, n int, untilInvalid bool, s shard.Shard) error {
 	switch {
 	case !s.Set():
 		return nil
 	case cfg.Seed == 0:
-		return fmt.Errorf("%w: --shard needs --seed: every machine must derive the same runs' seeds from one base seed", ErrConfig)
+		return fmt.Errorf("%w: --shard needs --seed: every machine must derive the same runs' seeds from one base seed", config.ErrConfig)
 	case untilInvalid:
-		return fmt.Errorf("%w: --until-invalid cannot be combined with --shard: the other machines would not stop", ErrConfig)
+		return fmt.Errorf("%w: --until-invalid cannot be combined with --shard: the other machines would not stop", config.ErrConfig)
 	case n < s.N:
-		return fmt.Errorf("%w: --shard %s: %d runs leave some of the %d shards nothing to do", ErrConfig, s, n, s.N)
+		return fmt.Errorf("%w: --shard %s: %d runs leave some of the %d shards nothing to do", config.ErrConfig, s, n, s.N)
 	}
 	return nil
 }
@@ -47,14 +43,14 @@ func (c *Campaign) Number(j int) int {
 // configuration (seed set to the base seed, store left out) and the
 // number of runs.
 type CampaignKey struct {
-	Base   int64  `json:"base"`
-	Runs   int    `json:"runs"`
-	Config Config `json:"config"`
+	Base   int64         `json:"base"`
+	Runs   int           `json:"runs"`
+	Config config.Config `json:"config"`
 }
 
 // ShardManifest is the manifest of campaign c, shard c.Shard of a
 // campaign of cfg (filled) and c.Total runs, started at started.
-func ShardManifest(c *Campaign, cfg Config, started time.Time) (*shard.Manifest, error) {
+func ShardManifest(c *Campaign, cfg config.Config, started time.Time) (*shard.Manifest, error) {
 	key := cfg
 	key.Seed, key.Store = c.Base, ""
 	m := &shard.Manifest{Kind: shard.KindRun, Name: cfg.Name, K: c.Shard.K, N: c.Shard.N, Total: c.Total,
@@ -72,36 +68,4 @@ func ShardManifest(c *Campaign, cfg Config, started time.Time) (*shard.Manifest,
 		}
 	}
 	return m, nil
-}
-
-// LoadChecked reads a checked run folder back as the Result its run
-// returned: Load, then the verdict, coverage and interruption from
-// results.json (without checking again).
-func LoadChecked(dir string) (*Result, error) {
-	res, _, err := Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	path := filepath.Join(dir, store.ResultsFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s has no verdict: %v", ErrConfig, dir, err)
-	}
-	var extra struct {
-		Interrupted bool             `json:"interrupted"`
-		Incomplete  string           `json:"incomplete"`
-		Coverage    *coverage.Report `json:"coverage"`
-	}
-	var v checker.Result
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
-	}
-	if err := json.Unmarshal(b, &extra); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
-	}
-	res.Verdict, res.Coverage, res.Interrupted = v, extra.Coverage, extra.Interrupted
-	if extra.Incomplete != "" {
-		res.Incomplete = extra.Incomplete
-	}
-	return res, nil
 }

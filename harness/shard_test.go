@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/shard"
 )
 
 // A campaign shard that could not be merged is refused before any run.
 func TestCampaignShardRefusals(t *testing.T) {
-	cfg := Config{Lock: "single", Workload: "counter"}
+	cfg := config.Config{Lock: "single", Workload: "counter"}
 	for _, c := range []struct {
 		seed  int64
 		n     int
@@ -25,11 +27,11 @@ func TestCampaignShardRefusals(t *testing.T) {
 	} {
 		cfg.Seed = c.seed
 		_, err := Repeat(context.Background(), cfg, c.n, c.until, Hooks{Shard: c.s})
-		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err %v, want %q", c, err, c.want)
 		}
 	}
-	if err := checkShard(Config{}, 3, true, shard.Shard{}); err != nil {
+	if err := checkShard(config.Config{}, 3, true, shard.Shard{}); err != nil {
 		t.Errorf("unsharded campaign refused: %v", err)
 	}
 }
@@ -37,7 +39,7 @@ func TestCampaignShardRefusals(t *testing.T) {
 // Number is the campaign run number of a shard's runs, and 1, 2, ... of
 // a whole campaign's.
 func TestCampaignNumber(t *testing.T) {
-	c := &Campaign{Runs: make([]*Result, 2)}
+	c := &Campaign{Runs: make([]*analysis.Result, 2)}
 	if c.Number(0) != 1 || c.Number(1) != 2 {
 		t.Errorf("unsharded numbers %d, %d", c.Number(0), c.Number(1))
 	}

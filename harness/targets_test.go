@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
@@ -22,7 +23,7 @@ func TestMinTimeLimitHoldsEveryKind(t *testing.T) {
 	}
 	for _, ttl := range []time.Duration{300 * time.Millisecond, time.Second} {
 		for _, kinds := range cases {
-			cfg, err := Config{Lock: "redlock", Nemesis: kinds, TTL: ttl, Store: t.TempDir()}.WithDefaults()
+			cfg, err := config.Config{Lock: "redlock", Nemesis: kinds, TTL: ttl, Store: t.TempDir()}.WithDefaults()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +41,7 @@ func TestMinTimeLimitHoldsEveryKind(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg.TimeLimit = least - time.Millisecond
-			if _, err := plan(cfg, set, clients, nodes); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), least.String()) {
+			if _, err := plan(cfg, set, clients, nodes); !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), least.String()) {
 				t.Errorf("%v ttl %v: time limit %v (1ms below the least) gave %v; want ErrConfig naming %v", kinds, ttl, cfg.TimeLimit, err, least)
 			}
 			cfg.TimeLimit = least
@@ -73,8 +74,8 @@ func TestTimeLimitTooShortRefused(t *testing.T) {
 		{[]string{"failover"}, 5 * time.Second, "too short for a failover fault: it needs --time-limit 10s or more"},
 		{[]string{"partition", "failover"}, 6 * time.Second, "too short for a failover fault: it needs --time-limit 10s or more (one fault of each of partition,failover: 12.223s)"},
 	} {
-		_, err := Run(context.Background(), Config{Lock: "single", Nemesis: tc.kinds, TimeLimit: tc.limit, Store: store})
-		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+		_, err := Run(context.Background(), config.Config{Lock: "single", Nemesis: tc.kinds, TimeLimit: tc.limit, Store: store})
+		if !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v in %v: %v; want one line with %q", tc.kinds, tc.limit, err, tc.want)
 		}
 	}
@@ -86,7 +87,7 @@ func TestTimeLimitTooShortRefused(t *testing.T) {
 // history is the judge: the client's own records before the fault's start.
 func TestTargetedPauseHitsHolder(t *testing.T) {
 	ttl := 500 * time.Millisecond
-	res, err := Run(context.Background(), Config{Lock: "single", Clients: 3, TTL: ttl,
+	res, err := Run(context.Background(), config.Config{Lock: "single", Clients: 3, TTL: ttl,
 		Nemesis: []string{nemesis.KindClientPause}, TargetHolder: 1, FaultInterval: time.Second,
 		TimeLimit: 7 * time.Second, Seed: 4, Store: t.TempDir()})
 	if err != nil {
@@ -158,7 +159,7 @@ func TestTargetedPauseHitsHolder(t *testing.T) {
 // did not record did (2 of 3), taken from the nodes that granted it.
 func TestTargetedCrashHitsLease(t *testing.T) {
 	ttl := 500 * time.Millisecond
-	res, err := Run(context.Background(), Config{Lock: "redlock", Nodes: 3, Clients: 3, TTL: ttl,
+	res, err := Run(context.Background(), config.Config{Lock: "redlock", Nodes: 3, Clients: 3, TTL: ttl,
 		Nemesis: []string{nemesis.KindCrash}, TargetHolder: 1, FaultInterval: time.Second,
 		Persistence: "aof-always", TimeLimit: 6 * time.Second, Seed: 2, Store: t.TempDir()})
 	if err != nil {
@@ -212,39 +213,24 @@ func TestTargetedCrashHitsLease(t *testing.T) {
 	}
 }
 
-// A provider runs exactly the kinds whose registered needs it offers:
-// local and docker every kind but slot-migrate (a Redis Cluster's own),
-// external only those that need no node process, replica or data of its
-// own (the same five as before kinds registered: not flush, which would
-// wipe someone else's Redis); a Redis Cluster (local) every kind.
-func TestProviderFaultKinds(t *testing.T) {
-	external := []string{nemesis.KindPartition, nemesis.KindLatency, nemesis.KindClientPause,
-		nemesis.KindClientCrash, nemesis.KindClockJump}
-	for _, p := range append(slices.Clone(Providers), "local/cluster") {
-		for _, k := range nemesis.Kinds {
-			cfg := Config{Provider: p, Nemesis: []string{k},
-				External: External{RedisAddrs: []string{"127.0.0.1:1"}, Toxiproxy: "127.0.0.1:2"}}
-			if p == "local/cluster" {
-				cfg.Provider, cfg.Topology = "local", TopologyCluster
-			}
-			err := cfg.checkProvider()
-			want := p == "local/cluster" || p != "external" && k != nemesis.KindSlotMigrate || slices.Contains(external, k)
-			if want != (err == nil) {
-				t.Errorf("%s provider, %s fault: %v; want supported %v", p, k, err, want)
-			}
+// standaloneKinds are the fault kinds of independent nodes on the local
+// provider: every kind but a Redis Cluster's own (config's
+// TestProviderFaultKinds holds the local provider to exactly these).
+func standaloneKinds() []string {
+	var out []string
+	for _, s := range nemesis.Specs() {
+		if !slices.Contains(s.Needs, nemesis.NeedRedisCluster) {
+			out = append(out, s.Kind)
 		}
 	}
+	return out
 }
-
-// standaloneKinds are the fault kinds of independent nodes on the local
-// provider: every kind but a Redis Cluster's own.
-func standaloneKinds() []string { return nemesis.Supported(capabilities["local"]...) }
 
 // A kind known only through its registration (flush) runs end to end
 // from --nemesis: the provider check passes, the plan holds it, its
 // records name the flushed node as a field, and coverage counts it.
 func TestFaultFlushRunsFromItsRegistration(t *testing.T) {
-	res, err := Run(context.Background(), Config{Lock: "single", Clients: 2, TTL: 500 * time.Millisecond,
+	res, err := Run(context.Background(), config.Config{Lock: "single", Clients: 2, TTL: 500 * time.Millisecond,
 		Nemesis: []string{nemesis.KindFlush}, TimeLimit: 4 * time.Second, Seed: 5, Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
@@ -16,7 +17,7 @@ import (
 // under partitions and latency is valid, on the hash-tagged key, and its
 // leases name the cluster as their node.
 func TestClusterTopologyFencedValid(t *testing.T) {
-	res, err := Run(context.Background(), Config{Lock: "fenced", Fencing: true, Topology: TopologyCluster,
+	res, err := Run(context.Background(), config.Config{Lock: "fenced", Fencing: true, Topology: config.TopologyCluster,
 		Workload: "counter", Clients: 3, TTL: 500 * time.Millisecond, Nemesis: []string{"partition", "latency"},
 		FaultInterval: time.Second, TimeLimit: 8 * time.Second, Seed: 4, Store: t.TempDir()})
 	if err != nil {
@@ -29,8 +30,8 @@ func TestClusterTopologyFencedValid(t *testing.T) {
 	for _, op := range res.History {
 		if op.F == history.FAcquire && op.Type == history.OK {
 			acquired++
-			if op.Key != ClusterKey || len(op.Nodes) != 1 || op.Nodes[0] != clusterNode {
-				t.Fatalf("acquire on key %q granted by %v, want %q by %q", op.Key, op.Nodes, ClusterKey, clusterNode)
+			if op.Key != config.ClusterKey || len(op.Nodes) != 1 || op.Nodes[0] != clusterNode {
+				t.Fatalf("acquire on key %q granted by %v, want %q by %q", op.Key, op.Nodes, config.ClusterKey, clusterNode)
 			}
 		}
 	}
@@ -44,31 +45,31 @@ func TestClusterTopologyFencedValid(t *testing.T) {
 // workload starts, naming the keys and their slots.
 func TestClusterTopologyRefusals(t *testing.T) {
 	for _, tc := range []struct {
-		cfg  Config
+		cfg  config.Config
 		want string
 	}{
-		{Config{Lock: "redlock"}, "independent Redis nodes"},
-		{Config{Lock: "single", Nodes: 2}, "at least 3"},
-		{Config{Lock: "single", Provider: "docker"}, "local provider only"},
-		{Config{Lock: "py-seed-single"}, "in-process Go clients"},
-		{Config{Lock: "single", Topology: "ring"}, "--topology must be"},
+		{config.Config{Lock: "redlock"}, "independent Redis nodes"},
+		{config.Config{Lock: "single", Nodes: 2}, "at least 3"},
+		{config.Config{Lock: "single", Provider: "docker"}, "local provider only"},
+		{config.Config{Lock: "py-seed-single"}, "in-process Go clients"},
+		{config.Config{Lock: "single", Topology: "ring"}, "--topology must be"},
 	} {
 		cfg := tc.cfg
 		if cfg.Topology == "" {
-			cfg.Topology = TopologyCluster
+			cfg.Topology = config.TopologyCluster
 		}
 		cfg.Store = t.TempDir()
 		_, err := Run(context.Background(), cfg)
-		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
+		if !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err %v, want ErrConfig saying %q", tc.cfg, err, tc.want)
 		}
 	}
-	_, err := Run(context.Background(), Config{Lock: "unsafe-crossslot", Topology: TopologyCluster,
+	_, err := Run(context.Background(), config.Config{Lock: "unsafe-crossslot", Topology: config.TopologyCluster,
 		TimeLimit: 3 * time.Second, Store: t.TempDir()})
-	if !errors.Is(err, ErrConfig) || !errors.Is(err, lockimpl.ErrCrossSlot) && !strings.Contains(err.Error(), "slot") {
+	if !errors.Is(err, config.ErrConfig) || !errors.Is(err, lockimpl.ErrCrossSlot) && !strings.Contains(err.Error(), "slot") {
 		t.Fatalf("unsafe-crossslot on a cluster: err %v, want ErrConfig naming the slots", err)
 	}
-	if !strings.Contains(err.Error(), "fence_counter:") || !strings.Contains(err.Error(), ClusterKey) {
+	if !strings.Contains(err.Error(), "fence_counter:") || !strings.Contains(err.Error(), config.ClusterKey) {
 		t.Errorf("the error names not both keys: %v", err)
 	}
 }

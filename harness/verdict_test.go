@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -25,7 +26,7 @@ func TestCronAPILeaderValidUnderCorrectLock(t *testing.T) {
 	}{{"single", 1, nil}, {"redlock", 3, []string{"partition"}}} {
 		for _, w := range []string{"cron", "api", "leader"} {
 			t.Run(w+"/"+tc.lock, func(t *testing.T) {
-				res, err := Run(context.Background(), Config{Lock: tc.lock, Nodes: tc.nodes, Workload: w, Clients: 3,
+				res, err := Run(context.Background(), config.Config{Lock: tc.lock, Nodes: tc.nodes, Workload: w, Clients: 3,
 					TTL: 300 * time.Millisecond, Nemesis: tc.nemesis, FaultInterval: 700 * time.Millisecond,
 					TimeLimit: 4 * time.Second, Seed: 11, Store: store})
 				if err != nil {

@@ -11,7 +11,7 @@ import (
 
 // Options configure every lock; each lock reads the fields it needs. Zero
 // fields take the documented defaults (see WithDefaults). The harness hands
-// a lock plugged in through harness.Config.NewLock options already filled
+// a lock plugged in through config.Config.NewLock options already filled
 // by WithDefaults.
 type Options struct {
 	// TTL is the lease time-to-live asked of each server. Default 1s.

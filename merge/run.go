@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/shard"
@@ -18,7 +19,7 @@ import (
 const CampaignSummaryFile = "campaign.txt"
 
 // mergeRuns rebuilds a `run --runs` campaign from its shards' run
-// folders (harness.LoadChecked: the verdicts as checked, not checked
+// folders (analysis.LoadChecked: the verdicts as checked, not checked
 // again), prints the campaign summary and makes the JUnit document (one
 // suite per run, named <test>.run<i>).
 func mergeRuns(w *shard.Work, dirs []string, o Options, res *Result) error {
@@ -30,7 +31,7 @@ func mergeRuns(w *shard.Work, dirs []string, o Options, res *Result) error {
 	var suites []reports.JUnitSuite
 	var verdicts []checker.Validity
 	for i, it := range w.Items {
-		run, err := harness.LoadChecked(filepath.Join(o.Out, dirs[i]))
+		run, err := analysis.LoadChecked(filepath.Join(o.Out, dirs[i]))
 		if err != nil {
 			return fmt.Errorf("%w: %s: run %d: %v", ErrMerge, w.Roots[i], it.Index+1, err)
 		}

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
@@ -126,7 +127,7 @@ func outs(spec ...string) []Outcome {
 }
 
 func TestAggregateBroken(t *testing.T) {
-	broken := Scenario{Name: "b", Broken: true, Config: harness.Config{Lock: "single", Nemesis: []string{"client-pause"}}}
+	broken := Scenario{Name: "b", Broken: true, Config: config.Config{Lock: "single", Nemesis: []string{"client-pause"}}}
 	many := func(n int, s string) []string {
 		var out []string
 		for range n {
@@ -167,7 +168,7 @@ func TestAggregateBroken(t *testing.T) {
 }
 
 func TestAggregateCorrect(t *testing.T) {
-	correct := Scenario{Name: "c", Config: harness.Config{Lock: "fenced", Fencing: true, Nemesis: []string{"client-pause"}}}
+	correct := Scenario{Name: "c", Config: config.Config{Lock: "fenced", Fencing: true, Nemesis: []string{"client-pause"}}}
 	for _, tc := range []struct {
 		name                   string
 		outs                   []Outcome
@@ -217,7 +218,7 @@ func TestScenarioTable(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0].Name != "unsafe-del" || got[1].Name != "fenced-fencing" {
 		t.Errorf("Select = %v, %v; want unsafe-del, fenced-fencing in table order", got, err)
 	}
-	if _, err := Select([]string{"unsafe-del", "nope"}); !errors.Is(err, harness.ErrConfig) || !strings.Contains(err.Error(), `"nope"`) {
+	if _, err := Select([]string{"unsafe-del", "nope"}); !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("Select(nope) = %v; want ErrConfig naming it", err)
 	}
 }
@@ -232,14 +233,14 @@ func TestSameSetupMatchesRenamedTests(t *testing.T) {
 	if !sameSetup(s, stored) {
 		t.Error("a stored run of the same setup under another name does not match")
 	}
-	for name, change := range map[string]func(*harness.Config){
-		"fencing":     func(c *harness.Config) { c.Fencing = true },
-		"kinds":       func(c *harness.Config) { c.Nemesis = []string{"client-crash"} },
-		"ttl":         func(c *harness.Config) { c.TTL = time.Second },
-		"lock":        func(c *harness.Config) { c.Lock = "fenced" },
-		"clients":     func(c *harness.Config) { c.Clients = 4 },
-		"persistence": func(c *harness.Config) { c.Persistence = "aof-always" },
-		"scripted":    func(c *harness.Config) { c.Plan = &nemesis.Plan{} },
+	for name, change := range map[string]func(*config.Config){
+		"fencing":     func(c *config.Config) { c.Fencing = true },
+		"kinds":       func(c *config.Config) { c.Nemesis = []string{"client-crash"} },
+		"ttl":         func(c *config.Config) { c.TTL = time.Second },
+		"lock":        func(c *config.Config) { c.Lock = "fenced" },
+		"clients":     func(c *config.Config) { c.Clients = 4 },
+		"persistence": func(c *config.Config) { c.Persistence = "aof-always" },
+		"scripted":    func(c *config.Config) { c.Plan = &nemesis.Plan{} },
 	} {
 		c := stored
 		change(&c)
@@ -257,10 +258,10 @@ func TestSpecRefusesBadInput(t *testing.T) {
 		{Scenarios: sc, TimeLimit: -time.Second},
 		{},
 	} {
-		if _, err := Run(t.Context(), s, Options{Runner: func(context.Context, harness.Config) (*harness.Result, error) {
+		if _, err := Run(t.Context(), s, Options{Runner: func(context.Context, config.Config) (*analysis.Result, error) {
 			t.Fatal("ran despite bad input")
 			return nil, nil
-		}}); !errors.Is(err, harness.ErrConfig) {
+		}}); !errors.Is(err, config.ErrConfig) {
 			t.Errorf("Run(%+v) = %v; want ErrConfig", s, err)
 		}
 	}

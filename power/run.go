@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/workpool"
 	"github.com/lockstorm/lockstorm/reports"
@@ -56,9 +57,9 @@ type Event struct {
 	ReportError string
 }
 
-// bad is a one-line error wrapping harness.ErrConfig (exit status 2).
+// bad is a one-line error wrapping config.ErrConfig (exit status 2).
 func bad(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", harness.ErrConfig, fmt.Sprintf(format, a...))
+	return fmt.Errorf("%w: %s", config.ErrConfig, fmt.Sprintf(format, a...))
 }
 
 // withDefaults fills zero fields and refuses bad ones.
@@ -94,14 +95,14 @@ func (s Spec) withDefaults() (Spec, error) {
 // configs returns the configuration of every run of spec, scenario by
 // scenario, seeds in order. Each is checked (WithDefaults), so that a bad
 // time limit fails before anything runs.
-func (s Spec) configs() ([][]harness.Config, error) {
-	out := make([][]harness.Config, len(s.Scenarios))
+func (s Spec) configs() ([][]config.Config, error) {
+	out := make([][]config.Config, len(s.Scenarios))
 	for i, sc := range s.Scenarios {
 		for seed := 1; seed <= s.Seeds; seed++ {
 			c := sc.Config
 			c.Name, c.Seed, c.TimeLimit, c.Store = sc.Name, int64(seed), s.TimeLimit, s.Store
 			if _, err := c.WithDefaults(); err != nil {
-				return nil, bad("%s: %s", sc.Name, strings.TrimPrefix(err.Error(), harness.ErrConfig.Error()+": "))
+				return nil, bad("%s: %s", sc.Name, strings.TrimPrefix(err.Error(), config.ErrConfig.Error()+": "))
 			}
 			out[i] = append(out[i], c)
 		}
@@ -113,7 +114,7 @@ func (s Spec) configs() ([][]harness.Config, error) {
 // runs at once, and aggregates them. A run that could not be carried out
 // is an error outcome of its row, not a failure of Run. When ctx ends the
 // runs in progress heal and stop, no new run starts, and the report holds
-// the finished runs with Interrupted set. Errors (wrapping harness.ErrConfig)
+// the finished runs with Interrupted set. Errors (wrapping config.ErrConfig)
 // for a bad spec, or a run the harness refuses as badly configured (e.g. a
 // time limit too short for a fault kind); the other runs are then stopped.
 func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
@@ -189,15 +190,15 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 // runOne runs one configuration; stopped is true when ctx ended the run
 // before its time limit (its outcome is then not kept); cfgErr is set when
 // the harness refused cfg as badly configured.
-func runOne(ctx context.Context, opt Options, cfg harness.Config) (o Outcome, reportMsg string, stopped bool, cfgErr error) {
+func runOne(ctx context.Context, opt Options, cfg config.Config) (o Outcome, reportMsg string, stopped bool, cfgErr error) {
 	o = Outcome{Seed: cfg.Seed}
 	res, err := opt.Runner(ctx, cfg)
 	err, reportErr := reports.SplitError(err)
 	if res != nil {
 		o.Dir = res.Dir
 	}
-	if errors.Is(err, harness.ErrConfig) {
-		return o, "", false, bad("%s: %s", cfg.Name, strings.TrimPrefix(oneLine(err), harness.ErrConfig.Error()+": "))
+	if errors.Is(err, config.ErrConfig) {
+		return o, "", false, bad("%s: %s", cfg.Name, strings.TrimPrefix(oneLine(err), config.ErrConfig.Error()+": "))
 	}
 	if (res != nil && res.Interrupted) || (err != nil && ctx.Err() != nil) {
 		return o, "", true, nil

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 )
 
 // fakeRun is a test double of harness.Run: seed s of a broken scenario is
@@ -22,7 +23,7 @@ type fakeRun struct {
 	calls         atomic.Int32
 }
 
-func (f *fakeRun) run(ctx context.Context, cfg harness.Config) (*harness.Result, error) {
+func (f *fakeRun) run(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
 	f.calls.Add(1)
 	f.mu.Lock()
 	f.running++
@@ -32,9 +33,9 @@ func (f *fakeRun) run(ctx context.Context, cfg harness.Config) (*harness.Result,
 	select {
 	case <-time.After(20 * time.Millisecond):
 	case <-ctx.Done():
-		return &harness.Result{Config: cfg, Interrupted: true}, nil
+		return &analysis.Result{Config: cfg, Interrupted: true}, nil
 	}
-	res := &harness.Result{Config: cfg, Dir: fmt.Sprintf("%s/%s/seed%d", cfg.Store, cfg.Name, cfg.Seed)}
+	res := &analysis.Result{Config: cfg, Dir: fmt.Sprintf("%s/%s/seed%d", cfg.Store, cfg.Name, cfg.Seed)}
 	switch {
 	case cfg.Lock == "unsafe-del":
 		res.History = hist(0, cfg.Seed*1000)
@@ -100,19 +101,19 @@ func TestRunInterruptedKeepsFinishedRuns(t *testing.T) {
 func TestRunStopsOnRefusedConfig(t *testing.T) {
 	sc, _ := Select([]string{"unsafe-del", "redislock"})
 	var calls atomic.Int32
-	_, err := Run(t.Context(), Spec{Scenarios: sc, Seeds: 10, Store: t.TempDir()}, Options{Runner: func(ctx context.Context, cfg harness.Config) (*harness.Result, error) {
+	_, err := Run(t.Context(), Spec{Scenarios: sc, Seeds: 10, Store: t.TempDir()}, Options{Runner: func(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
 		calls.Add(1)
-		return nil, fmt.Errorf("%w: --time-limit too short for client-pause", harness.ErrConfig)
+		return nil, fmt.Errorf("%w: --time-limit too short for client-pause", config.ErrConfig)
 	}})
-	if !errors.Is(err, harness.ErrConfig) || calls.Load() > 2 {
+	if !errors.Is(err, config.ErrConfig) || calls.Load() > 2 {
 		t.Errorf("Run = %v after %d runs; want ErrConfig after the first", err, calls.Load())
 	}
 }
 
 func TestRunErrorIsAnErrorOutcome(t *testing.T) {
 	sc, _ := Select([]string{"unsafe-del"})
-	rep, err := Run(t.Context(), Spec{Scenarios: sc, Seeds: 2, Store: t.TempDir()}, Options{Runner: func(ctx context.Context, cfg harness.Config) (*harness.Result, error) {
-		return &harness.Result{Dir: "x"}, errors.New("harness: start cluster: no redis-server\nmore")
+	rep, err := Run(t.Context(), Spec{Scenarios: sc, Seeds: 2, Store: t.TempDir()}, Options{Runner: func(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
+		return &analysis.Result{Dir: "x"}, errors.New("harness: start cluster: no redis-server\nmore")
 	}})
 	if err != nil {
 		t.Fatal(err)

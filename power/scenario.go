@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/workloads"
 )
@@ -29,14 +29,14 @@ type Scenario struct {
 	Broken bool `json:"broken"`
 	// Config is the run's configuration: random faults (Nemesis, no Plan).
 	// Seed, TimeLimit and Store are set per run by Run.
-	Config harness.Config `json:"-"`
+	Config config.Config `json:"-"`
 }
 
 const ms = time.Millisecond
 
 // cfg builds a scenario's configuration: counter workload, random faults.
-func cfg(name, lock string, nodes, clients int, ttl time.Duration, kinds ...string) harness.Config {
-	return harness.Config{Name: name, Lock: lock, Workload: "counter", Nodes: nodes, Clients: clients, TTL: ttl, Nemesis: kinds}
+func cfg(name, lock string, nodes, clients int, ttl time.Duration, kinds ...string) config.Config {
+	return config.Config{Name: name, Lock: lock, Workload: "counter", Nodes: nodes, Clients: clients, TTL: ttl, Nemesis: kinds}
 }
 
 // Scenarios returns the table of issue 12, broken locks first, in a fixed
@@ -90,7 +90,7 @@ func Names() []string {
 
 // Select returns the scenarios named in only (all of them when only is
 // empty), in table order. An unknown name is an error wrapping
-// harness.ErrConfig.
+// config.ErrConfig.
 func Select(only []string) ([]Scenario, error) {
 	all := Scenarios()
 	if len(only) == 0 {
@@ -99,7 +99,7 @@ func Select(only []string) ([]Scenario, error) {
 	names := Names()
 	for _, n := range only {
 		if !slices.Contains(names, n) {
-			return nil, fmt.Errorf("%w: --only takes names among %s, got %q", harness.ErrConfig, strings.Join(names, ","), n)
+			return nil, fmt.Errorf("%w: --only takes names among %s, got %q", config.ErrConfig, strings.Join(names, ","), n)
 		}
 	}
 	var out []Scenario

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -126,7 +127,7 @@ func matchScenario(scenarios []Scenario, ri harness.RunInfo) int {
 // sameSetup compares what decides a scenario: lock, fencing, persistence,
 // fault kinds, nodes, clients and TTL (a stored config has defaults
 // filled; a scenario's persistence may be left empty, meaning none).
-func sameSetup(s, r harness.Config) bool {
+func sameSetup(s, r config.Config) bool {
 	persist := func(p cluster.Persistence) cluster.Persistence {
 		if p == "" {
 			return cluster.PersistNone

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
@@ -16,7 +18,7 @@ import (
 // holderPaused is scenario name's configuration with its random faults
 // replaced by two scripted 1 s pauses of the lock holder (2 x TTL), a
 // run of under 4 s.
-func holderPaused(t *testing.T, name, root string) harness.Config {
+func holderPaused(t *testing.T, name, root string) config.Config {
 	sc, err := Select([]string{name})
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +37,7 @@ func holderPaused(t *testing.T, name, root string) harness.Config {
 // results.json is left out with a note.
 func TestFromStoreReadsRealRuns(t *testing.T) {
 	root := t.TempDir()
-	want := map[string]*harness.Result{}
+	want := map[string]*analysis.Result{}
 	for _, name := range []string{"single-no-fencing", "fenced-fencing"} {
 		res := storetest.Run(t, harness.Run, holderPaused(t, name, root))
 		want[name] = res

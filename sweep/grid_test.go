@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -62,7 +62,7 @@ func TestCellConfig(t *testing.T) {
 		if cfg.Lock != wantLock || cfg.RenewEvery != wantEvery || cfg.Fencing != c.Fenced || cfg.ClientCmd != "lockstorm client --lock "+wantLock {
 			t.Errorf("%s: lock %s every %v fencing %v (%q), want %s every %v", c.Label(), cfg.Lock, cfg.RenewEvery, cfg.Fencing, cfg.ClientCmd, wantLock, wantEvery)
 		}
-		if cfg.Fencing && !harness.IssuesFences(cfg.Lock) {
+		if cfg.Fencing && !config.IssuesFences(cfg.Lock) {
 			t.Errorf("%s: fencing with %s, which issues no fencing tokens", c.Label(), cfg.Lock)
 		}
 		if !cfg.Workloads.TrustLostSignal || cfg.Workloads.HoldMin != 100*ms || cfg.Workloads.HoldMax != 400*ms {
@@ -201,9 +201,9 @@ func TestYAMLPlan(t *testing.T) {
 	}
 
 	// --topology and --fencing given explicitly override the plan too.
-	flags.Topology, flags.Fencing = harness.TopologyCluster, "off"
+	flags.Topology, flags.Fencing = config.TopologyCluster, "off"
 	r = r.Merge(flags, func(k string) bool { return k == "topology" || k == "fencing" })
-	if s, err = r.Spec(); err != nil || s.Topology != harness.TopologyCluster || !reflect.DeepEqual(s.Grid.Fencing, []bool{false}) {
+	if s, err = r.Spec(); err != nil || s.Topology != config.TopologyCluster || !reflect.DeepEqual(s.Grid.Fencing, []bool{false}) {
 		t.Fatalf("topology %q, fencing %v, %v", s.Topology, s.Grid.Fencing, err)
 	}
 
@@ -221,8 +221,8 @@ func TestCellConfigTopology(t *testing.T) {
 		topology, model, cmd string
 		nodes                int
 	}{
-		{harness.TopologyStandalone, harness.PauseProcess, "lockstorm client --lock single", 1},
-		{harness.TopologyCluster, harness.PauseLinks, "", 3},
+		{config.TopologyStandalone, config.PauseProcess, "lockstorm client --lock single", 1},
+		{config.TopologyCluster, config.PauseLinks, "", 3},
 	} {
 		raw := DefaultRaw()
 		raw.Topology = tc.topology

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
@@ -15,7 +15,7 @@ import (
 // invalid runs' folders, an unknown run is an error, a point with runs
 // missing is an error, a point never run is skipped.
 func TestJUnit(t *testing.T) {
-	res := handMade(t, t.TempDir(), harness.TopologyStandalone)
+	res := handMade(t, t.TempDir(), config.TopologyStandalone)
 	// Drop the 1s renewed lock's runs 2 and 3 at 1.5s, and every run of
 	// the 1s fenced lock at 1.5s, and run 3 of the 1s renewed lock at
 	// 300ms: the sweep was interrupted.

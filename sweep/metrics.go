@@ -3,8 +3,8 @@ package sweep
 import (
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -56,7 +56,7 @@ func (m Metrics) Violations() int64 {
 // MetricsOf extracts the metrics from a finished run. It reads the
 // checkers' typed details, which a result loaded from results.json has
 // too (checker.Result.UnmarshalJSON), so both measure the same.
-func MetricsOf(res *harness.Result) Metrics {
+func MetricsOf(res *analysis.Result) Metrics {
 	m := Metrics{Verdict: res.Verdict.Valid, LostUpdates: -1}
 	for _, r := range res.Verdict.Results {
 		switch d := r.Details.(type) {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 )
 
 // handMade is a finished sweep built by hand, no run behind it: the
@@ -42,8 +42,8 @@ func handMade(t *testing.T, dir, topology string) *Result {
 // the cells.
 func TestPage(t *testing.T) {
 	for _, tc := range []struct{ topology, model string }{
-		{harness.TopologyStandalone, "pause model <code>process</code>"},
-		{harness.TopologyCluster, "pause model <code>links</code>"},
+		{config.TopologyStandalone, "pause model <code>process</code>"},
+		{config.TopologyCluster, "pause model <code>links</code>"},
 	} {
 		res := handMade(t, t.TempDir(), tc.topology)
 		if err := WriteOutputs(res); err != nil {
@@ -60,7 +60,7 @@ func TestPage(t *testing.T) {
 				t.Errorf("%s: page lacks %q", tc.topology, want)
 			}
 		}
-		if strings.Contains(html, "SIGSTOP") != (tc.topology == harness.TopologyStandalone) {
+		if strings.Contains(html, "SIGSTOP") != (tc.topology == config.TopologyStandalone) {
 			t.Errorf("%s: SIGSTOP mentioned: %v", tc.topology, strings.Contains(html, "SIGSTOP"))
 		}
 		// The unknown run keeps 1s/none from bearing 300ms: the 1s
@@ -78,7 +78,7 @@ func TestPage(t *testing.T) {
 }
 
 func TestPointsMarkdown(t *testing.T) {
-	res := handMade(t, t.TempDir(), harness.TopologyStandalone)
+	res := handMade(t, t.TempDir(), config.TopologyStandalone)
 	md := PointsMarkdown(res.Spec.Grid, 3, Aggregate(res.Spec.Grid, res.Cells))
 	for _, want := range []string{
 		"| 200ms | renew none | 300ms | 2/3 invalid | 0 | 1.3 | 90.0% |",

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/shard"
@@ -48,7 +50,7 @@ type Event struct {
 	Index, Total int
 	Cell         Cell
 	// Run is the cell's run in progress (zero before it starts).
-	Run harness.Progress
+	Run config.Progress
 	// Done is set once the cell finished (Result set) or was skipped.
 	Done    bool
 	Skipped bool
@@ -166,7 +168,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Result, error) {
 			break
 		}
 		emit(ev)
-		cr, interrupted, err := runCell(ctx, spec, c, opt, func(p harness.Progress) { e := ev; e.Run = p; emit(e) })
+		cr, interrupted, err := runCell(ctx, spec, c, opt, func(p config.Progress) { e := ev; e.Run = p; emit(e) })
 		if interrupted {
 			res.Interrupted = true
 			break
@@ -193,7 +195,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Result, error) {
 }
 
 // runCell runs one cell and writes its report.
-func runCell(ctx context.Context, spec Spec, c Cell, opt Options, progress func(harness.Progress)) (CellResult, bool, error) {
+func runCell(ctx context.Context, spec Spec, c Cell, opt Options, progress func(config.Progress)) (CellResult, bool, error) {
 	cfg := spec.Config(c)
 	cfg.OnProgress = progress
 	t0 := time.Now()
@@ -272,7 +274,7 @@ func refresh(root string, cr *CellResult) {
 	if store.ReadJSON(filepath.Join(dir, store.ResultsFile), &verdict) != nil {
 		return
 	}
-	run, _, err := harness.Load(dir)
+	run, _, err := analysis.Load(dir)
 	if err != nil {
 		return
 	}

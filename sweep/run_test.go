@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 )
 
 // fakeRunner stands in for harness.Run: it records the configurations it
@@ -19,13 +20,13 @@ import (
 // below 500ms) in a fresh folder of the store.
 type fakeRunner struct {
 	mu    sync.Mutex
-	calls []harness.Config
+	calls []config.Config
 	// interruptAt, when > 0, makes that call (1-based) return an
 	// interrupted result, as harness.Run does after Ctrl-C.
 	interruptAt int
 }
 
-func (f *fakeRunner) run(ctx context.Context, cfg harness.Config) (*harness.Result, error) {
+func (f *fakeRunner) run(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, cfg)
 	n := len(f.calls)
@@ -34,7 +35,7 @@ func (f *fakeRunner) run(ctx context.Context, cfg harness.Config) (*harness.Resu
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	res := &harness.Result{Dir: dir, Config: cfg}
+	res := &analysis.Result{Dir: dir, Config: cfg}
 	if n == f.interruptAt {
 		res.Interrupted = true
 		return res, nil
@@ -176,7 +177,7 @@ func TestRunErrorAndCancelledContext(t *testing.T) {
 	spec := smallSpec(t, store)
 	boom := errors.New("redis-server not found")
 	calls := 0
-	_, err := Run(context.Background(), spec, Options{Runner: func(context.Context, harness.Config) (*harness.Result, error) {
+	_, err := Run(context.Background(), spec, Options{Runner: func(context.Context, config.Config) (*analysis.Result, error) {
 		calls++
 		return nil, boom
 	}})

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 )
 
@@ -26,7 +26,7 @@ func rgba(c color.Color) color.RGBA {
 func TestScreenshotSweepPage(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()
-	res := handMade(t, dir, harness.TopologyStandalone)
+	res := handMade(t, dir, config.TopologyStandalone)
 	if err := WriteOutputs(res); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/workloads"
 )
@@ -32,8 +32,8 @@ type Spec struct {
 	// its write, in absolute time (not scaled by the TTL): a holder slower
 	// than a short TTL writes after its lease ran out.
 	HoldMin, HoldMax time.Duration
-	// Topology is harness.TopologyStandalone (one Redis node) or
-	// harness.TopologyCluster (a 3-master Redis Cluster, the key
+	// Topology is config.TopologyStandalone (one Redis node) or
+	// config.TopologyCluster (a 3-master Redis Cluster, the key
 	// hash-tagged).
 	Topology string
 	// Fresh reruns every cell even when its file exists.
@@ -88,8 +88,8 @@ type Raw struct {
 // renewal, and the 1.5s row what only fencing survives.
 func DefaultRaw() Raw {
 	return Raw{Name: "default", TTL: "200ms,1s", Renew: "none,ttl/3", Pause: "300ms,1.5s", Fencing: "off,on", Runs: 3,
-		TimeLimit: harness.DefaultScheduleTimeLimit.String(), Seed: 1, Store: "store", Clients: harness.DefaultClients, HoldMin: "100ms", HoldMax: "400ms",
-		Topology: harness.TopologyStandalone}
+		TimeLimit: config.DefaultScheduleTimeLimit.String(), Seed: 1, Store: "store", Clients: config.DefaultClients, HoldMin: "100ms", HoldMax: "400ms",
+		Topology: config.TopologyStandalone}
 }
 
 // List is a comma-separated list; in YAML also a sequence of scalars.
@@ -186,10 +186,10 @@ func (r Raw) spec() (Spec, error) {
 	var err error
 	switch s.Topology {
 	case "":
-		s.Topology = harness.TopologyStandalone
-	case harness.TopologyStandalone, harness.TopologyCluster:
+		s.Topology = config.TopologyStandalone
+	case config.TopologyStandalone, config.TopologyCluster:
 	default:
-		return s, bad("--topology must be %s or %s, got %q", harness.TopologyStandalone, harness.TopologyCluster, s.Topology)
+		return s, bad("--topology must be %s or %s, got %q", config.TopologyStandalone, config.TopologyCluster, s.Topology)
 	}
 	if !nameRE.MatchString(s.Name) {
 		return s, bad("--name must be letters, digits, '.', '_' or '-' (up to 64), got %q", s.Name)
@@ -303,14 +303,14 @@ func HolderPauses(times []time.Duration, d time.Duration) *nemesis.Plan {
 // client --lock L`), and a pause stops the holder's process with SIGSTOP,
 // its watchdog thread included, as a stop-the-world GC pause does; an
 // in-process watchdog would keep running through the pause and warn its
-// holder, which no frozen process can (harness.PauseProcess). On a Redis
+// holder, which no frozen process can (config.PauseProcess). On a Redis
 // Cluster, where process clients do not run yet, the links' freeze
-// (harness.PauseLinks): softer, and the page says so.
+// (config.PauseLinks): softer, and the page says so.
 func (s Spec) PauseModel() string {
-	if s.Topology == harness.TopologyCluster {
-		return harness.PauseLinks
+	if s.Topology == config.TopologyCluster {
+		return config.PauseLinks
 	}
-	return harness.PauseProcess
+	return config.PauseProcess
 }
 
 // Config is the harness configuration of one cell: the `single` lock
@@ -320,7 +320,7 @@ func (s Spec) PauseModel() string {
 // with holders trusting the lost-signal (so a holder without a watchdog
 // writes after its lease ran out); holder-targeted pauses of the cell's
 // length.
-func (s Spec) Config(c Cell) harness.Config {
+func (s Spec) Config(c Cell) config.Config {
 	lock, every := "single", c.RenewValue().Interval(c.TTL)
 	switch {
 	case c.Fenced:
@@ -329,10 +329,10 @@ func (s Spec) Config(c Cell) harness.Config {
 		lock = "renewable"
 	}
 	cmd, nodes := "lockstorm client --lock "+lock, 1
-	if s.Topology == harness.TopologyCluster {
+	if s.Topology == config.TopologyCluster {
 		cmd, nodes = "", 3
 	}
-	return harness.Config{
+	return config.Config{
 		Name: "sweep-" + s.Name, Lock: lock, ClientCmd: cmd, PauseModel: s.PauseModel(), Topology: s.Topology,
 		Workload: "counter", Nodes: nodes, Clients: s.Clients,
 		TTL: c.TTL, RenewEvery: every, Fencing: c.Fenced, TimeLimit: s.TimeLimit, Seed: s.Seed + int64(c.Run) - 1,
@@ -372,7 +372,7 @@ type specKey struct {
 // topology is the key's topology, standalone when not stored.
 func (k specKey) topology() string {
 	if k.Topology == "" {
-		return harness.TopologyStandalone
+		return config.TopologyStandalone
 	}
 	return k.Topology
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 )
 
 func sampleCells() []CellResult {
@@ -101,12 +101,12 @@ func TestAggregate(t *testing.T) {
 // MetricsOf reads the same numbers from a verdict read back from
 // results.json as from the fresh one.
 func TestMetricsOfStoredVerdict(t *testing.T) {
-	fresh := &harness.Result{Verdict: fakeVerdict(true)}
+	fresh := &analysis.Result{Verdict: fakeVerdict(true)}
 	b, err := json.Marshal(fresh.Verdict)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored := &harness.Result{}
+	stored := &analysis.Result{}
 	if err := json.Unmarshal(b, &stored.Verdict); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -24,7 +24,7 @@ records read around its first anomalies.
 Exit status: 0 valid, 1 invalid, 2 bad input (no such run, unreadable history), 3 unknown.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, warns, err := harness.Analyze(cmd.Context(), args[0])
+			res, warns, err := analysis.Analyze(cmd.Context(), args[0])
 			for _, w := range warns {
 				fmt.Fprintf(os.Stderr, "lockstorm: warning: %s: %s\n", store.HistoryFile, plain(fmt.Sprint(w)))
 			}

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm/compare"
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/reports"
 )
@@ -36,7 +36,7 @@ fencing: valid, stale writes rejected), 1 otherwise, 2 on bad input, 3 if interr
 			progress := reports.NewProgress(os.Stderr)
 			fmt.Printf("compare: lock %s, ttl %v, pauses of %v at %v, seed %d\n", s.Lock, s.TTL, s.Pause, s.PauseTimes(), s.Seed)
 			cmp, err := compare.Run(cmd.Context(), s, compare.Options{
-				Progress: func(_ bool, p harness.Progress) { progress.Update(p) }})
+				Progress: func(_ bool, p config.Progress) { progress.Update(p) }})
 			if junit != "" && cmp != nil {
 				if jerr := reports.WriteJUnitFile(junit, cmp.JUnit(err)); jerr != nil {
 					return usage("%v", jerr)
@@ -62,9 +62,9 @@ fencing: valid, stale writes rejected), 1 otherwise, 2 on bad input, 3 if interr
 	f.StringVar(&spec.Lock, "lock", "fenced", "lock under test (it must issue fencing tokens)")
 	f.DurationVar(&spec.TTL, "ttl", 0, "lease time-to-live (default 500ms)")
 	f.DurationVar(&spec.Pause, "pause", 0, "length of each pause of the holder (default 2 x ttl)")
-	f.DurationVar(&spec.TimeLimit, "time-limit", harness.DefaultScheduleTimeLimit, "length of each run")
+	f.DurationVar(&spec.TimeLimit, "time-limit", config.DefaultScheduleTimeLimit, "length of each run")
 	f.Int64Var(&spec.Seed, "seed", 1, "seed of both runs")
-	f.IntVar(&spec.Clients, "clients", harness.DefaultClients, "concurrent clients, 2..64")
+	f.IntVar(&spec.Clients, "clients", config.DefaultClients, "concurrent clients, 2..64")
 	f.StringVar(&spec.Store, "store", "store", "folder of the run store")
 	f.StringVar(&junit, "junit", "", "write a JUnit XML file: both runs as suites, and a case for the comparison's claim")
 	return cmd

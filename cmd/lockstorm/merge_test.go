@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/internal/lockstormbin"
 	"github.com/lockstorm/lockstorm/reports"
 )
@@ -280,7 +280,7 @@ func runSeeds(t *testing.T, root, test string) map[int64]string {
 	t.Helper()
 	out := map[int64]string{}
 	for _, d := range runFolders(t, root, test) {
-		run, err := harness.LoadChecked(d)
+		run, err := analysis.LoadChecked(d)
 		if err != nil {
 			t.Fatal(err)
 		}

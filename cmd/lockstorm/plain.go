@@ -48,7 +48,7 @@ var (
 	jsonValue      = regexp.MustCompile(`json: cannot unmarshal (\w+) into Go value of type (\S+)`)
 	strconvErr     = regexp.MustCompile(`strconv\.\w+: parsing "([^"]*)": (invalid syntax|value out of range)`)
 	durationErr    = regexp.MustCompile(`time: (?:invalid duration|missing unit in duration|unknown unit \S+ in duration) "?([^"]*)"?`)
-	goType         = regexp.MustCompile(`\b(?:harness|sweep|compare|checker|nemesis|reports|catalog|history|cluster|lockimpl|workloads|time|strconv|json|yaml)\.[A-Z]\w*`)
+	goType         = regexp.MustCompile(`\b(?:harness|config|analysis|sweep|compare|checker|nemesis|reports|catalog|history|cluster|lockimpl|workloads|time|strconv|json|yaml)\.[A-Z]\w*`)
 )
 
 // plain rewrites the Go and YAML type names in msg into words.

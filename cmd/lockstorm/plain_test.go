@@ -9,7 +9,7 @@ import (
 
 // goisms are what an error line must never show: Go type names, YAML
 // tags, parser names.
-var goisms = []string{"harness.", "sweep.", "nemesis.", "[]string", "!!", "strconv.", "time.Duration", "Go struct", "Go value", "int64", "float64", "unmarshal"}
+var goisms = []string{"harness.", "analysis.", "sweep.", "nemesis.", "[]string", "!!", "strconv.", "time.Duration", "Go struct", "Go value", "int64", "float64", "unmarshal"}
 
 // Bad input to every subcommand, as flags or in YAML and JSON files:
 // exit 2 and one line on stderr that says what the value must be, with no
@@ -83,6 +83,7 @@ func TestPlain(t *testing.T) {
 		`time: invalid duration "soon"`:                                                              `"soon" is not a duration like 1s or 300ms`,
 		"want time.Duration":                                                                         "want duration like 1s or 300ms",
 		"a harness.Plan is needed":                                                                   "a value is needed",
+		"a config.External is needed":                                                                "a value is needed",
 	} {
 		if got := plain(in); got != want {
 			t.Errorf("plain(%q) = %q, want %q", in, got, want)

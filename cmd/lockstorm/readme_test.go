@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 )
 
 var update = flag.Bool("update", false, "rewrite README.md's generated sections")
 
 // Markers around the README's generated list of `lockstorm run` flags.
 const (
-	runFlagsBegin = "<!-- run flags: generated from harness/settings.go by `go test ./cmd/lockstorm -run TestREADMEFlagList -update`; do not edit -->\n"
+	runFlagsBegin = "<!-- run flags: generated from config/settings.go by `go test ./cmd/lockstorm -run TestREADMEFlagList -update`; do not edit -->\n"
 	runFlagsEnd   = "<!-- end of run flags -->\n"
 )
 
@@ -31,7 +31,7 @@ func TestREADMEFlagList(t *testing.T) {
 		t.Fatalf("README.md lacks the markers %q and %q", runFlagsBegin, runFlagsEnd)
 	}
 	i += len(runFlagsBegin)
-	want := harness.FlagsMarkdown(runCommand().Flags())
+	want := config.FlagsMarkdown(runCommand().Flags())
 	if readme[i:j] == want {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
@@ -33,8 +34,8 @@ func runFolders(t *testing.T, root, test string) []string {
 }
 
 type storedTest struct {
-	Config    harness.Config `json:"config"`
-	Completed bool           `json:"completed"`
+	Config    config.Config `json:"config"`
+	Completed bool          `json:"completed"`
 }
 
 func readTest(t *testing.T, dir string) storedTest {

@@ -10,20 +10,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
 // parseRun parses a `lockstorm run` command line with run's own flag
 // parsing and returns the configuration it asks for, after defaults.
-func parseRun(t *testing.T, line string) harness.Config {
+func parseRun(t *testing.T, line string) config.Config {
 	t.Helper()
-	words, err := harness.SplitCommand(line)
+	words, err := config.SplitCommand(line)
 	if err != nil || len(words) < 2 || words[0] != "lockstorm" || words[1] != "run" {
 		t.Fatalf("%q is not a lockstorm run line (%v)", line, err)
 	}
-	var got harness.Config
-	cmd := runCommandWith(func(_ *cobra.Command, cfg harness.Config, _ runOptions) error {
+	var got config.Config
+	cmd := runCommandWith(func(_ *cobra.Command, cfg config.Config, _ runOptions) error {
 		got = cfg
 		return nil
 	})
@@ -44,33 +44,33 @@ func parseRun(t *testing.T, line string) harness.Config {
 // fault list and explicit zero. Only what does not change the run (name,
 // store, keep) may differ.
 func TestReplayRoundTrip(t *testing.T) {
-	base := harness.Config{Seed: 42}
-	for name, change := range map[string]func(*harness.Config){
-		"defaults": func(*harness.Config) {},
-		"redlock faults": func(c *harness.Config) {
+	base := config.Config{Seed: 42}
+	for name, change := range map[string]func(*config.Config){
+		"defaults": func(*config.Config) {},
+		"redlock faults": func(c *config.Config) {
 			c.Lock, c.Nemesis, c.Nodes, c.Clients, c.TTL, c.TimeLimit = "redlock", []string{"partition", "client-pause", "clock-jump"}, 7, 9, 750*time.Millisecond, 3*time.Second
 		},
-		"docker": func(c *harness.Config) {
+		"docker": func(c *config.Config) {
 			c.Provider, c.DockerImage, c.Persistence, c.Nemesis = "docker", "lockstorm/redis:7", "aof-always", []string{"crash"}
 		},
-		"cluster": func(c *harness.Config) { c.Topology, c.Nodes, c.Lock = harness.TopologyCluster, 3, "single" },
-		"client-cmd": func(c *harness.Config) {
-			c.ClientCmd, c.PauseModel, c.Nemesis = `lockstorm client --lock single --label 'a b'`, harness.PauseLinks, []string{"client-pause"}
+		"cluster": func(c *config.Config) { c.Topology, c.Nodes, c.Lock = config.TopologyCluster, 3, "single" },
+		"client-cmd": func(c *config.Config) {
+			c.ClientCmd, c.PauseModel, c.Nemesis = `lockstorm client --lock single --label 'a b'`, config.PauseLinks, []string{"client-pause"}
 		},
-		"client-cmd process pause": func(c *harness.Config) {
-			c.ClientCmd, c.PauseModel = "lockstorm client --lock renewable", harness.PauseProcess
+		"client-cmd process pause": func(c *config.Config) {
+			c.ClientCmd, c.PauseModel = "lockstorm client --lock renewable", config.PauseProcess
 		},
-		"fencing": func(c *harness.Config) {
+		"fencing": func(c *config.Config) {
 			c.Lock, c.Fencing, c.RenewEvery, c.FaultInterval = "fenced", true, 100*time.Millisecond, 500*time.Millisecond
 		},
-		"python lock, links pause": func(c *harness.Config) {
-			c.Lock, c.PauseModel, c.Nemesis = "py-redispy", harness.PauseLinks, []string{"client-pause"}
+		"python lock, links pause": func(c *config.Config) {
+			c.Lock, c.PauseModel, c.Nemesis = "py-redispy", config.PauseLinks, []string{"client-pause"}
 		},
-		"explicit zeros": func(c *harness.Config) { c.TargetHolder, c.MinCoverage = -1, -1 },
-		"aim":            func(c *harness.Config) { c.TargetHolder, c.MinCoverage, c.Workload = 0.25, 3, "cron" },
-		"external": func(c *harness.Config) {
+		"explicit zeros": func(c *config.Config) { c.TargetHolder, c.MinCoverage = -1, -1 },
+		"aim":            func(c *config.Config) { c.TargetHolder, c.MinCoverage, c.Workload = 0.25, 3, "cron" },
+		"external": func(c *config.Config) {
 			c.Provider, c.Lock = "external", "redlock"
-			c.External = harness.External{RedisAddrs: []string{"127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"},
+			c.External = config.External{RedisAddrs: []string{"127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"},
 				Toxiproxy: "127.0.0.1:8474", ListenHost: "127.0.0.2", PasswordEnv: "REDIS_PW", TLS: true, AllowNonLoopback: true}
 		},
 	} {

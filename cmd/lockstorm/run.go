@@ -11,16 +11,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/shard"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
-// runCommand is `lockstorm run`: the settings' flags (harness.Settings),
+// runCommand is `lockstorm run`: the settings' flags (config.Settings),
 // a YAML plan under them, and how many runs.
 func runCommand() *cobra.Command {
-	return runCommandWith(func(cmd *cobra.Command, cfg harness.Config, o runOptions) error {
+	return runCommandWith(func(cmd *cobra.Command, cfg config.Config, o runOptions) error {
 		cfg.OnProgress = reports.NewProgress(os.Stderr).Update
 		sh, err := shard.Parse(o.shard)
 		if err != nil {
@@ -42,23 +44,23 @@ type runOptions struct {
 }
 
 // runCommandWith is `lockstorm run` that hands the configuration its
-// command line asks for (harness.CommandLine) to do; tests replace do.
-func runCommandWith(do func(cmd *cobra.Command, cfg harness.Config, o runOptions) error) *cobra.Command {
+// command line asks for (config.CommandLine) to do; tests replace do.
+func runCommandWith(do func(cmd *cobra.Command, cfg config.Config, o runOptions) error) *cobra.Command {
 	var (
-		flags harness.Config
+		flags config.Config
 		plan  string
 		o     runOptions
 	)
 	cmd := newCommand("run", "run one test: a lock, a workload and faults; check it and write the report",
 		func(cmd *cobra.Command) error {
-			cfg, err := harness.CommandLine(flags, cmd.Flags().Changed, plan)
+			cfg, err := config.CommandLine(flags, cmd.Flags().Changed, plan)
 			if err != nil {
 				return setupError(err)
 			}
 			return do(cmd, cfg, o)
 		})
 	f := cmd.Flags()
-	harness.AddFlags(f, &flags)
+	config.AddFlags(f, &flags)
 	f.StringVar(&plan, "config", "", "YAML test plan; flags given explicitly override it")
 	f.IntVar(&o.runs, "runs", 1, "run N seeded runs, each in its own folder: run 1 uses --seed, run i ≥ 2 the seed 1 + splitmix64(seed + i - 1) mod 2^53; without --seed a base seed is drawn and printed; exit status follows the aggregate (invalid if any run is, else unknown if any is)")
 	f.BoolVar(&o.untilInvalid, "until-invalid", false, "with --runs, stop at the first invalid run")
@@ -74,10 +76,10 @@ Exit status: 0 valid, 1 invalid, 2 bad input or setup error (nothing left runnin
 }
 
 // setupError maps a harness error to exit status 2 with one line.
-func setupError(err error) error { return oneLineUsage(err, harness.ErrConfig) }
+func setupError(err error) error { return oneLineUsage(err, config.ErrConfig) }
 
 // oneLineUsage maps err to exit status 2 with its first line, without
-// the sentinel's prefix when err wraps it (harness.ErrConfig,
+// the sentinel's prefix when err wraps it (config.ErrConfig,
 // sweep.ErrSpec).
 func oneLineUsage(err, sentinel error) error {
 	msg := err.Error()
@@ -94,7 +96,7 @@ func oneLineUsage(err, sentinel error) error {
 // exit status.
 // A --junit file that cannot be written is exit status 2, after the
 // summary.
-func runOnce(ctx context.Context, cfg harness.Config, junit string) error {
+func runOnce(ctx context.Context, cfg config.Config, junit string) error {
 	res, err := lockstorm.Run(ctx, cfg)
 	var rerr *lockstorm.ReportError
 	if errors.As(err, &rerr) {
@@ -122,13 +124,13 @@ func writeJUnit(path string, status error, suites ...reports.JUnitSuite) error {
 
 // finish writes res's report, prints the summary and picks the exit
 // status (analyze).
-func finish(res *harness.Result) error { return summarize(res, reports.Write(res)) }
+func finish(res *analysis.Result) error { return summarize(res, reports.Write(res)) }
 
 // summarize prints the summary of res, whose report was written unless
 // reportErr says why not, and picks the exit status. The verdict of a run
 // cut short (a full disk) is printed even when its report cannot be
 // written; a complete run whose report fails is a setup error.
-func summarize(res *harness.Result, reportErr error) error {
+func summarize(res *analysis.Result, reportErr error) error {
 	if reportErr != nil {
 		if res.Incomplete == "" {
 			return &exitError{code: exitUsage, err: reportErr}
@@ -154,7 +156,7 @@ func exitFor(v checker.Validity) error {
 // run's summary is printed as it ends, then the campaign's; the exit
 // status follows the aggregate verdict. A campaign without --seed prints
 // its drawn base seed first.
-func repeat(ctx context.Context, cfg harness.Config, n int, untilInvalid bool, junit string, sh shard.Shard) error {
+func repeat(ctx context.Context, cfg config.Config, n int, untilInvalid bool, junit string, sh shard.Shard) error {
 	drawn := cfg.Seed == 0
 	var suites []reports.JUnitSuite
 	started := time.Now()
@@ -164,7 +166,7 @@ func repeat(ctx context.Context, cfg harness.Config, n int, untilInvalid bool, j
 				fmt.Fprintf(os.Stderr, "lockstorm: base seed %d (run 1 uses it, run i a seed derived from it; replay the campaign with --seed %d)\n", base, base)
 			}
 		}),
-		lockstorm.OnRun(func(i int, res *harness.Result, reportErr error) {
+		lockstorm.OnRun(func(i int, res *analysis.Result, reportErr error) {
 			reports.RunHeader(os.Stdout, i, n, res)
 			if reportErr != nil {
 				fmt.Fprintf(os.Stderr, "lockstorm: run %d: report not written: %v\n", i, reportErr)
@@ -194,7 +196,7 @@ func repeat(ctx context.Context, cfg harness.Config, n int, untilInvalid bool, j
 // writeCampaignManifest writes the shard manifest of campaign c, a shard
 // of `run --runs` of cfg (as given: the key every machine derives the
 // same), into cfg's store.
-func writeCampaignManifest(c *harness.Campaign, cfg harness.Config, started time.Time) (string, error) {
+func writeCampaignManifest(c *harness.Campaign, cfg config.Config, started time.Time) (string, error) {
 	key := cfg
 	key.OnProgress = nil
 	if filled, err := cfg.WithDefaults(); err == nil {

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 )
 
 // stampFile, in an entry's folder, holds the folder's hash after its last
@@ -83,7 +83,7 @@ func SkipReason(ctx context.Context, e Entry) string {
 		if cmd == "" {
 			continue
 		}
-		words, err := harness.SplitCommand(cmd)
+		words, err := config.SplitCommand(cmd)
 		if err != nil {
 			continue
 		}

@@ -21,7 +21,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/workloads"
 )
@@ -201,7 +201,7 @@ func (m *Manifest) check() error {
 	case len(m.Cells) == 0:
 		return errors.New("cells is empty: an entry needs at least one cell")
 	}
-	if _, err := harness.SplitCommand(m.Client); err != nil {
+	if _, err := config.SplitCommand(m.Client); err != nil {
 		return fmt.Errorf("client: %v", err)
 	}
 	ttl, err := time.ParseDuration(m.TTL)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/workpool"
 	"github.com/lockstorm/lockstorm/nemesis"
@@ -88,7 +89,7 @@ func (b *Board) Count() map[string]int {
 type job struct {
 	entry, cell int
 	c           Cell
-	cfg         harness.Config
+	cfg         config.Config
 }
 
 // Select keeps the entries and cells Only names, or an error naming an
@@ -134,8 +135,8 @@ func Select(entries []Entry, only []string) ([]Entry, error) {
 
 // Config is the run of one seed of a cell: the entry's client command in
 // its folder, on its nodes and TTL, under the cell's faults.
-func (e Entry) Config(c Cell, seed int64, o Options) harness.Config {
-	cfg := harness.Config{
+func (e Entry) Config(c Cell, seed int64, o Options) config.Config {
+	cfg := config.Config{
 		Name: "zoo-" + e.Name + "-" + slug(c.Column()), Lock: e.Name,
 		ClientCmd: e.Client, ClientDir: e.Dir,
 		Workload: c.Workload, Nemesis: strings.Split(strings.ReplaceAll(c.Nemesis, " ", ""), ","),
@@ -208,7 +209,7 @@ func Check(entries []Entry, o Options) error {
 	for _, e := range entries {
 		for _, c := range e.Cells {
 			if _, err := e.Config(c, 1, o).WithDefaults(); err != nil {
-				return fmt.Errorf("%s %s: %s", e.Name, c.Column(), strings.TrimPrefix(err.Error(), harness.ErrConfig.Error()+": "))
+				return fmt.Errorf("%s %s: %s", e.Name, c.Column(), strings.TrimPrefix(err.Error(), config.ErrConfig.Error()+": "))
 			}
 		}
 	}
@@ -249,7 +250,7 @@ func Run(ctx context.Context, entries []Entry, o Options) (*Board, error) {
 		}
 		if eo.Skipped == "" && eo.BuildError == "" {
 			// A client program in the folder (bin/client) exists only after the build.
-			if p, _ := harness.SplitCommand(e.Client); len(p) > 0 && strings.ContainsRune(p[0], '/') && !exists(e.Dir, p[0]) {
+			if p, _ := config.SplitCommand(e.Client); len(p) > 0 && strings.ContainsRune(p[0], '/') && !exists(e.Dir, p[0]) {
 				eo.Skipped = p[0] + " does not exist in " + e.Dir
 			}
 		}
@@ -321,7 +322,7 @@ func runJobs(ctx context.Context, jobs []job, o Options, done func(job, RunOutco
 }
 
 // runOne runs one seed of a cell; stopped when ctx ended it.
-func runOne(ctx context.Context, o Options, c Cell, cfg harness.Config) (r RunOutcome, stopped bool) {
+func runOne(ctx context.Context, o Options, c Cell, cfg config.Config) (r RunOutcome, stopped bool) {
 	start := time.Now()
 	r = RunOutcome{Seed: cfg.Seed, Replay: reports.ReplayCommand(cfg)}
 	res, err := o.Runner(ctx, cfg)

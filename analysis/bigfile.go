@@ -1,4 +1,4 @@
-package harness
+package analysis
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/resource"
@@ -23,18 +24,9 @@ import (
 // Tests lower it.
 var BigHistoryRecords = 1_000_000
 
-// streamed reports whether a history of n records is left in its file,
+// Streamed reports whether a history of n records is left in its file,
 // not loaded: from BigHistoryRecords records.
-func streamed(n int) bool { return n >= BigHistoryRecords }
-
-// streamHistory makes res a big history's result: History and Writes
-// (the run's last records only) are dropped, HistoryFile names
-// history.jsonl.
-func (r *run) streamHistory(res *Result) {
-	res.History, res.Writes = nil, nil
-	res.HistoryFile = filepath.Join(r.dir, store.HistoryFile)
-	r.logf("history of %d records: checked streamed from %s, not loaded (from %d records)", res.Records, store.HistoryFile, BigHistoryRecords)
-}
+func Streamed(n int) bool { return n >= BigHistoryRecords }
 
 // scanNemesis counts the records of the history at path and decodes
 // only its nemesis records (history.SummarizeFile), so that a history
@@ -73,7 +65,7 @@ func serverLog(res *Result) ([]checker.ServerWrite, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		return nil, fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -82,7 +74,7 @@ func serverLog(res *Result) ([]checker.ServerWrite, error) {
 	for line := 1; sc.Scan(); line++ {
 		var w resource.Write
 		if err := json.Unmarshal(sc.Bytes(), &w); err != nil {
-			return nil, fmt.Errorf("%w: %s line %d: %v", ErrConfig, path, line, err)
+			return nil, fmt.Errorf("%w: %s line %d: %v", config.ErrConfig, path, line, err)
 		}
 		if k, ok := keys[w.Key]; ok {
 			w.Key = k
@@ -92,7 +84,7 @@ func serverLog(res *Result) ([]checker.ServerWrite, error) {
 		add(&w)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
+		return nil, fmt.Errorf("%w: %s: %v", config.ErrConfig, path, err)
 	}
 	return log, nil
 }

@@ -1,4 +1,4 @@
-package harness
+package analysis
 
 // ackedKeep is how many acknowledged values per key the live counter
 // remembers to spot a value written twice (a lost update). Forgetting

@@ -1,10 +1,11 @@
-package harness
+package analysis
 
 import (
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/resource"
 )
@@ -27,11 +28,11 @@ func done(p int, f string, at int64, ty history.Type, value int64) history.Op {
 }
 
 func live(ops ...history.Op) map[string]int {
-	c := newLiveCounter(Config{})
+	c := NewLiveCounter(config.Config{})
 	for _, op := range ops {
-		c.add(op)
+		c.Add(op)
 	}
-	return c.snapshot()
+	return c.Snapshot()
 }
 
 func TestLiveCounter(t *testing.T) {
@@ -93,7 +94,7 @@ func TestLiveCounter(t *testing.T) {
 
 // The resource's log is taken incrementally: each entry counted once.
 func TestLiveCounterResourceLog(t *testing.T) {
-	c := newLiveCounter(Config{})
+	c := NewLiveCounter(config.Config{})
 	ws := []resource.Write{
 		{Key: "k", Fence: 2, Accepted: true},
 		{Key: "k", Fence: 1, Accepted: true, Stale: true},
@@ -104,10 +105,10 @@ func TestLiveCounterResourceLog(t *testing.T) {
 	ws = append(ws, resource.Write{Enter: true, Callers: 2}, resource.Write{Key: "k", Fence: 1, Read: true, Accepted: true, Stale: true})
 	c.addWrites(ws)
 	want := map[string]int{LiveStaleWrite: 1, LiveAPIOverlap: 1}
-	if got := c.snapshot(); !reflect.DeepEqual(got, want) || c.total() != 2 {
-		t.Errorf("%v (total %d), want %v", got, c.total(), want)
+	if got := c.Snapshot(); !reflect.DeepEqual(got, want) || c.Total() != 2 {
+		t.Errorf("%v (total %d), want %v", got, c.Total(), want)
 	}
-	p := Progress{Violations: 2, ViolationKinds: want}
+	p := config.Progress{Violations: 2, ViolationKinds: want}
 	if s := p.String(); s[len(s)-len("violations so far 2 (api-overlap 1, stale-write-accepted 1)"):] != "violations so far 2 (api-overlap 1, stale-write-accepted 1)" {
 		t.Errorf("String() = %q", s)
 	}

@@ -1,10 +1,8 @@
-package harness
+package analysis
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
@@ -22,7 +20,7 @@ const notCompleted = "the run did not complete (test.json has no completion mark
 // short (test.json says why), never marked completed, fewer records than
 // the run wrote, or, for a run with a fault plan, no final heal record
 // pair (missingHeal).
-func storedIncomplete(tf testFile, n int, h history.History) string {
+func storedIncomplete(tf TestFile, n int, h history.History) string {
 	var why []string
 	switch {
 	case tf.Incomplete != "":
@@ -47,18 +45,6 @@ func demoteIncomplete(res *Result) {
 	}
 	res.Verdict.Valid = checker.Unknown
 	res.Verdict.Error = "incomplete run: " + res.Incomplete
-}
-
-// interruptedReason is Result.Incomplete for a run whose ctx ended at
-// elapsed of its time limit: "interrupted by SIGINT at 4.0s of 12s". The
-// cause is context.Cause(ctx) (the CLI cancels with the signal's name);
-// a plain cancel reads "interrupted (context canceled)".
-func interruptedReason(ctx context.Context, elapsed, limit time.Duration) string {
-	by := "(context canceled)"
-	if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
-		by = "by " + cause.Error()
-	}
-	return fmt.Sprintf("interrupted %s at %.1fs of %v", by, elapsed.Seconds(), limit)
 }
 
 // missingHeal says why a history of a run with a fault plan lacks its

@@ -1,4 +1,4 @@
-package harness
+package analysis
 
 import (
 	"fmt"
@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/coverage"
 )
 
 // requestedKinds are the fault kinds a run asked for: the kinds of its
 // scripted plan's steps, else Config.Nemesis.
-func requestedKinds(cfg Config) []string {
+func requestedKinds(cfg config.Config) []string {
 	if cfg.Plan == nil {
 		return cfg.Nemesis
 	}
@@ -50,7 +51,7 @@ func coverageInput(res *Result) (coverage.Input, bool) {
 		return in, false
 	}
 	for i := range cfg.Clients {
-		in.Clients = append(in.Clients, clientName(i))
+		in.Clients = append(in.Clients, config.ClientName(i))
 	}
 	for i := range cfg.Nodes {
 		in.Nodes = append(in.Nodes, nodeName(i))
@@ -63,9 +64,9 @@ func nodeName(i int) string { return fmt.Sprintf("n%d", i+1) }
 
 // minCoverage is the bar of cfg: Config.MinCoverage, 0 (a run stored
 // before the field existed) meaning DefaultMinCoverage, negative no bar.
-func minCoverage(cfg Config) int {
+func minCoverage(cfg config.Config) int {
 	if cfg.MinCoverage == 0 {
-		return DefaultMinCoverage
+		return config.DefaultMinCoverage
 	}
 	return cfg.MinCoverage
 }

@@ -10,30 +10,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/cluster"
-	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/config"
 )
 
-// testFile is test.json: the full configuration and the versions of what
-// ran, rewritten at the end of the run with how it ended.
-type testFile struct {
-	Config   Config            `json:"config"`
-	Plan     *nemesis.Plan     `json:"plan,omitempty"`
-	Versions map[string]string `json:"versions"`
-	// Completed is set once the run ended (time limit or interrupt),
-	// healed, and its whole history is on disk: Records records. A run
-	// folder without it was killed, crashed or is still running.
-	Completed bool `json:"completed,omitempty"`
-	Records   int  `json:"records,omitempty"`
-	// Incomplete says why the run was cut short (a failed history write);
-	// such a run is never valid.
-	Incomplete string `json:"incomplete,omitempty"`
-	// Overhead is what the harness added to the run (records/s, proxy
-	// latency), written with the completion mark.
-	Overhead *Overhead `json:"overhead,omitempty"`
-}
-
 // versions lists lockstorm's, Go's and (when nodes run) Redis's versions.
-func versions(c cluster.Cluster, cfg Config) map[string]string {
+func versions(c cluster.Cluster, cfg config.Config) map[string]string {
 	v := map[string]string{"go": runtime.Version(), "lock": cfg.Lock}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v["lockstorm"] = Version()

@@ -1,4 +1,4 @@
-package harness
+package analysis
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
@@ -29,7 +30,7 @@ func Checkers(res *Result) *checker.Composite {
 func checkersWith(res *Result, log []checker.ServerWrite) *checker.Composite {
 	cfg := res.Config
 	lv := &checker.Liveness{
-		Fair:            cfg.Fair || cfg.NewLock == nil && fifoLock(cfg.Lock), // runs stored before Fair existed
+		Fair:            cfg.Fair || cfg.NewLock == nil && config.FIFOLock(cfg.Lock), // runs stored before Fair existed
 		RequireRecovery: !cfg.SkipRecoveryCheck,
 		MaxWait:         cfg.MaxWait,
 	}
@@ -44,7 +45,7 @@ func checkersWith(res *Result, log []checker.ServerWrite) *checker.Composite {
 
 // lockChecker is the lock checker with the run's drift allowance
 // (Config.Drift, Config.DriftFactor; zero is the default, negative none).
-func lockChecker(cfg Config) *checker.Lock {
+func lockChecker(cfg config.Config) *checker.Lock {
 	l := checker.NewLock()
 	if cfg.Drift != 0 {
 		l.Drift = max(cfg.Drift, 0)
@@ -72,11 +73,11 @@ func Check(ctx context.Context, res *Result) error {
 	}
 	v, _, err := checkersWith(res, log).CheckSource(ctx, res.Source()) // warnings: Load's and the run's own
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrConfig, err)
+		return fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	res.Verdict = v
 	if res.Coverage, err = computeCoverage(res); err != nil {
-		return fmt.Errorf("%w: %v", ErrConfig, err)
+		return fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	return finishCheck(res)
 }

@@ -1,4 +1,4 @@
-package harness
+package analysis
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
+	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/resource"
@@ -25,34 +28,34 @@ import (
 // and sets Result.HistoryFile, for Check and the report to read it
 // streamed; History and Writes stay empty.
 func Load(dir string) (*Result, []history.Warning, error) {
-	var tf testFile
+	var tf TestFile
 	b, err := os.ReadFile(filepath.Join(dir, store.TestFile))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s is not a run folder: %v", ErrConfig, dir, err)
+		return nil, nil, fmt.Errorf("%w: %s is not a run folder: %v", config.ErrConfig, dir, err)
 	}
 	if err := json.Unmarshal(b, &tf); err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %v", ErrConfig, filepath.Join(dir, store.TestFile), err)
+		return nil, nil, fmt.Errorf("%w: %s: %v", config.ErrConfig, filepath.Join(dir, store.TestFile), err)
 	}
 	path := filepath.Join(dir, store.HistoryFile)
 	var res *Result
 	var warns []history.Warning
-	if n, err := history.CountLines(path); err == nil && streamed(n) {
+	if n, err := history.CountLines(path); err == nil && Streamed(n) {
 		if res, warns, err = loadBig(dir, path, tf); err != nil {
 			return nil, warns, err
 		}
 	} else {
 		h, w, err := history.ReadFile(path)
 		if warns = w; err != nil {
-			return nil, warns, fmt.Errorf("%w: %v", ErrConfig, err)
+			return nil, warns, fmt.Errorf("%w: %v", config.ErrConfig, err)
 		}
 		res = &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, History: h, Records: len(h), Incomplete: storedIncomplete(tf, len(h), h)}
-		if res.Writes, err = readWrites(filepath.Join(dir, store.WritesFile)); err != nil {
+		if res.Writes, err = ReadWrites(filepath.Join(dir, store.WritesFile)); err != nil {
 			return nil, warns, err
 		}
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, store.FinalFile)); err == nil {
 		if err := json.Unmarshal(b, &res.Final); err != nil {
-			return nil, warns, fmt.Errorf("%w: %s: %v", ErrConfig, store.FinalFile, err)
+			return nil, warns, fmt.Errorf("%w: %s: %v", config.ErrConfig, store.FinalFile, err)
 		}
 	}
 	return res, warns, nil
@@ -61,10 +64,10 @@ func Load(dir string) (*Result, []history.Warning, error) {
 // loadBig is Load of a big history at path: its length and nemesis
 // records (enough for storedIncomplete), the history itself left in the
 // file.
-func loadBig(dir, path string, tf testFile) (*Result, []history.Warning, error) {
+func loadBig(dir, path string, tf TestFile) (*Result, []history.Warning, error) {
 	n, nem, warns, err := scanNemesis(path)
 	if err != nil {
-		return nil, warns, fmt.Errorf("%w: %v", ErrConfig, err)
+		return nil, warns, fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	return &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, Records: n, HistoryFile: path,
 		Incomplete: storedIncomplete(tf, n, nem)}, warns, nil
@@ -79,10 +82,42 @@ func Analyze(ctx context.Context, dir string) (*Result, []history.Warning, error
 	return res, warns, Check(ctx, res)
 }
 
-func readWrites(path string) ([]resource.Write, error) {
+func ReadWrites(path string) ([]resource.Write, error) {
 	ws, err := store.ReadJSONL[resource.Write](path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		return nil, fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	return ws, nil
+}
+
+// LoadChecked reads a checked run folder back as the Result its run
+// returned: Load, then the verdict, coverage and interruption from
+// results.json (without checking again).
+func LoadChecked(dir string) (*Result, error) {
+	res, _, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, store.ResultsFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s has no verdict: %v", config.ErrConfig, dir, err)
+	}
+	var extra struct {
+		Interrupted bool             `json:"interrupted"`
+		Incomplete  string           `json:"incomplete"`
+		Coverage    *coverage.Report `json:"coverage"`
+	}
+	var v checker.Result
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", config.ErrConfig, path, err)
+	}
+	if err := json.Unmarshal(b, &extra); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", config.ErrConfig, path, err)
+	}
+	res.Verdict, res.Coverage, res.Interrupted = v, extra.Coverage, extra.Interrupted
+	if extra.Incomplete != "" {
+		res.Incomplete = extra.Incomplete
+	}
+	return res, nil
 }

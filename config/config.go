@@ -1,9 +1,10 @@
-// Package harness runs one lockstorm test: it starts a cluster, the
-// protected resource and the clients, drives a workload under a nemesis
-// schedule for a time limit, heals every fault, and stores the history and
-// the run's configuration. Run is the library entry point for the CLI and
-// for users' own Go tests.
-package harness
+// Package config is what a lockstorm run is asked to do: Config, the
+// table of its settings (the flags of `lockstorm run`, the keys of a YAML
+// plan, the replay command and the README's flag list are made from it),
+// the defaults the subcommands share, and the validation that fills and
+// checks a Config (WithDefaults). It starts nothing: package harness runs
+// a Config, package analysis checks what the run recorded.
+package config
 
 import (
 	"errors"
@@ -132,9 +133,9 @@ type Config struct {
 	FaultInterval time.Duration `json:"fault_interval_ns"`
 	// MinCoverage is the bar a run's faults must clear before its verdict
 	// can be valid: at least this many faults of each requested kind must
-	// touch a lock holder or a waiter (see Result.Coverage). 0 means the
-	// default, DefaultMinCoverage; negative means no bar (the command line's
-	// --min-coverage 0). A requested kind that never applied makes the
+	// touch a lock holder or a waiter (see analysis.Result.Coverage). 0
+	// means the default, DefaultMinCoverage; negative means no bar (the
+	// command line's --min-coverage 0). A requested kind that never applied makes the
 	// verdict unknown whatever the bar. Runs without faults have no bar.
 	MinCoverage int `json:"min_coverage,omitempty"`
 	// TargetHolder is the probability that a random fault is aimed at the
@@ -173,6 +174,8 @@ type Config struct {
 }
 
 // ErrConfig wraps every configuration error: bad input, exit status 2.
+// Its text still says "harness", where it was born: error lines keep
+// their words.
 var ErrConfig = errors.New("harness: bad configuration")
 
 // WithDefaults returns c with zero fields filled (the defaults of
@@ -215,7 +218,7 @@ func (c *Config) checkLock() error {
 		if !slices.Contains(LockNames(), c.Lock) {
 			return fmt.Errorf("--lock must be one of %v, got %q", LockNames(), c.Lock)
 		}
-		c.Fair = c.Fair || fifoLock(c.Lock)
+		c.Fair = c.Fair || FIFOLock(c.Lock)
 	}
 	if _, err := workloads.New(c.Workload, workloads.Options{}); err != nil {
 		return fmt.Errorf("--%v", err)
@@ -313,11 +316,5 @@ func (c *Config) checkRest() error {
 // NoFaults is the nemesis value that means no faults at all (as in Jepsen).
 const NoFaults = "none"
 
-// lockOptions are the options every client's lock is built with (before
-// NodeNames and the renewal hook), filled for the configured node count.
-func (c Config) lockOptions() lockimpl.Options {
-	return lockimpl.Options{TTL: c.TTL, RenewEvery: c.RenewEvery, NodeTimeout: c.NodeTimeout, DriftFactor: c.DriftFactor}
-}
-
-// clientName is the cluster's name for client slot i (0-based).
-func clientName(i int) string { return fmt.Sprintf("c%d", i+1) }
+// ClientName is the cluster's name for client slot i (0-based): "c1", ...
+func ClientName(i int) string { return fmt.Sprintf("c%d", i+1) }

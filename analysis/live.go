@@ -1,6 +1,7 @@
-package harness
+package analysis
 
 import (
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/lease"
 
 	"time"
@@ -37,10 +38,6 @@ const (
 	LiveAPIOverlap = "api-overlap"
 )
 
-// onlineKinds are the kinds the live counter counts.
-var onlineKinds = map[string]bool{LiveOverlap: true, LiveWriteAfterValidity: true,
-	LiveLostUpdate: true, LiveStaleWrite: true, LiveAPIOverlap: true}
-
 // liveLease is one lease as its client saw it.
 type liveLease struct {
 	key, token string
@@ -53,17 +50,17 @@ type liveLease struct {
 	// cut is set by a release invoke or a lost signal: from then on the
 	// client no longer believes it holds the lease.
 	cut bool
-	// listed is true while the lease is in liveCounter.byKey.
+	// listed is true while the lease is in LiveCounter.byKey.
 	listed bool
 }
 
 // heldAt reports whether the client believed it held l at t.
 func (l *liveLease) heldAt(t int64) bool { return !l.cut && (l.noEnd || l.end > t) }
 
-// liveCounter counts violations incrementally, one history record (and
+// LiveCounter counts violations incrementally, one history record (and
 // one resource log entry) at a time: each record costs time proportional
 // to the leases live on its key, never a re-check of the history.
-type liveCounter struct {
+type LiveCounter struct {
 	drift       time.Duration // the lock checker's drift allowance
 	driftFactor float64
 
@@ -78,18 +75,18 @@ type liveCounter struct {
 	counts map[string]int
 }
 
-// newLiveCounter counts with cfg's drift allowance (for leases without a
+// NewLiveCounter counts with cfg's drift allowance (for leases without a
 // recorded validity, as the exclusion checker does).
-func newLiveCounter(cfg Config) *liveCounter {
+func NewLiveCounter(cfg config.Config) *LiveCounter {
 	l := lockChecker(cfg)
-	return &liveCounter{drift: l.Drift, driftFactor: l.DriftFactor,
+	return &LiveCounter{drift: l.Drift, driftFactor: l.DriftFactor,
 		invoke: map[int]history.Op{}, byProc: map[int]*liveLease{}, byToken: map[string]*liveLease{},
 		byKey: map[string][]*liveLease{}, late: map[int]bool{}, acked: map[string]*ackedValues{},
 		counts: map[string]int{}}
 }
 
-// total is the number of violations counted so far.
-func (c *liveCounter) total() int {
+// Total is the number of violations counted so far.
+func (c *LiveCounter) Total() int {
 	n := 0
 	for _, k := range c.counts {
 		n += k
@@ -97,8 +94,8 @@ func (c *liveCounter) total() int {
 	return n
 }
 
-// snapshot copies the counts by kind (nil when none).
-func (c *liveCounter) snapshot() map[string]int {
+// Snapshot copies the counts by kind (nil when none).
+func (c *LiveCounter) Snapshot() map[string]int {
 	if len(c.counts) == 0 {
 		return nil
 	}
@@ -112,7 +109,7 @@ func (c *liveCounter) snapshot() map[string]int {
 // believedEnd is the end of the client's belief for a segment begun by
 // the ok record o of an op invoked at call: its Validity, else call + TTL
 // minus the drift allowance, else no end (as checker.Exclusion).
-func (c *liveCounter) believedEnd(o history.Op, call int64, ttl int64) (int64, bool) {
+func (c *LiveCounter) believedEnd(o history.Op, call int64, ttl int64) (int64, bool) {
 	switch {
 	case o.Validity != 0:
 		return o.Validity, true
@@ -123,9 +120,9 @@ func (c *liveCounter) believedEnd(o history.Op, call int64, ttl int64) (int64, b
 	return 0, false
 }
 
-// add takes the next history record (records come in index order, their
+// Add takes the next history record (records come in index order, their
 // times non-decreasing).
-func (c *liveCounter) add(op history.Op) {
+func (c *LiveCounter) Add(op history.Op) {
 	if op.IsNemesis() {
 		return
 	}
@@ -192,7 +189,7 @@ func pick(a, b string) string {
 
 // acquired adds a new lease, counting an overlap with each other
 // process's lease on the key still held at this instant.
-func (c *liveCounter) acquired(op, inv history.Op) {
+func (c *LiveCounter) acquired(op, inv history.Op) {
 	key := pick(op.Key, inv.Key)
 	l := &liveLease{key: key, token: pick(op.Token, inv.Token), process: op.Process}
 	end, known := c.endOf(op, inv)
@@ -206,7 +203,7 @@ func (c *liveCounter) acquired(op, inv history.Op) {
 	c.byKey[key] = append(c.byKey[key], l)
 }
 
-func (c *liveCounter) endOf(op, inv history.Op) (int64, bool) {
+func (c *LiveCounter) endOf(op, inv history.Op) (int64, bool) {
 	ttl := op.TTL
 	if ttl == 0 {
 		ttl = inv.TTL
@@ -217,7 +214,7 @@ func (c *liveCounter) endOf(op, inv history.Op) (int64, bool) {
 // extended adds an extend's segment to its lease (found by token, else the
 // process's own). A segment that starts after the lease's belief had
 // ended starts a new interval: it may overlap another holder.
-func (c *liveCounter) extended(op, inv history.Op) {
+func (c *LiveCounter) extended(op, inv history.Op) {
 	key, token := pick(op.Key, inv.Key), pick(op.Token, inv.Token)
 	l := c.byToken[key+"\x00"+token]
 	if l == nil {
@@ -245,7 +242,7 @@ func (c *liveCounter) extended(op, inv history.Op) {
 
 // overlaps counts the other processes' leases on l's key held at t, and
 // drops from the key's list the leases no longer held.
-func (c *liveCounter) overlaps(l *liveLease, t int64) {
+func (c *LiveCounter) overlaps(l *liveLease, t int64) {
 	list := c.byKey[l.key]
 	kept := list[:0]
 	for _, o := range list {
@@ -264,7 +261,7 @@ func (c *liveCounter) overlaps(l *liveLease, t int64) {
 
 // cutLease ends the lease a release invoke or lost signal names: by key
 // and token, else the process's own latest lease.
-func (c *liveCounter) cutLease(op history.Op) {
+func (c *LiveCounter) cutLease(op history.Op) {
 	var l *liveLease
 	if op.Token != "" {
 		l = c.byToken[op.Key+"\x00"+op.Token]
@@ -283,18 +280,22 @@ func (c *liveCounter) cutLease(op history.Op) {
 // holds reports whether process p believed it held its latest lease at t
 // (its validity's last instant included, as the exclusion checker's
 // write check).
-func (c *liveCounter) holds(p int, t int64) bool {
+func (c *LiveCounter) holds(p int, t int64) bool {
 	l := c.byProc[p]
 	return l != nil && !l.cut && (l.noEnd || t <= l.end)
 }
 
 // addWrites takes the resource's log (its whole log so far; only entries
 // not seen before are counted).
-func (c *liveCounter) addWrites(ws []resource.Write) { c.addLogged(ws, 0) }
+func (c *LiveCounter) addWrites(ws []resource.Write) { c.AddLogged(ws, 0) }
 
-// addLogged counts the resource log entries ws not seen yet, ws[0] being
+// Writes is the number of resource log entries counted so far: the
+// entry number from which the next AddLogged needs the log.
+func (c *LiveCounter) Writes() int { return c.writes }
+
+// AddLogged counts the resource log entries ws not seen yet, ws[0] being
 // entry number from of the log (resource.Server.WritesSince).
-func (c *liveCounter) addLogged(ws []resource.Write, from int) {
+func (c *LiveCounter) AddLogged(ws []resource.Write, from int) {
 	for _, w := range ws[min(max(c.writes-from, 0), len(ws)):] {
 		switch {
 		case w.Enter && w.Callers > 1:

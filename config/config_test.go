@@ -1,7 +1,6 @@
-package harness
+package config_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,8 +12,9 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/workloads"
 )
@@ -28,55 +28,55 @@ func customLock(c []redis.UniversalClient, opt lockimpl.Options) (lockimpl.Locke
 func TestConfigRefusesAndSwitches(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		cfg  Config
+		cfg  config.Config
 		want string // error text; empty: accepted
 	}{
-		{"custom lock without Nodes", Config{NewLock: customLock}, "Nodes must be set"},
-		{"custom lock named like a built-in, without Nodes", Config{Lock: "redlock", NewLock: customLock}, "Nodes must be set"},
-		{"redlock on 2 nodes", Config{Lock: "redlock", Nodes: 2}, "--nodes must be at least 3 for redlock"},
-		{"redsync on 1 node", Config{Lock: "redsync", Nodes: 1}, "--nodes must be at least 3"},
-		{"none with a fault", Config{Nemesis: []string{"none", "partition"}}, "--nemesis none means no faults"},
-		{"drift factor above one half", Config{DriftFactor: 0.6}, "DriftFactor below 0.5"},
-		{"custom redlock on 2 nodes is the user's call", Config{NewLock: customLock, Nodes: 2}, ""},
-		{"redlock default", Config{Lock: "redlock"}, ""},
-		{"none alone", Config{Nemesis: []string{"none"}}, ""},
-		{"hold-min above hold-max", Config{Workloads: workloads.Options{HoldMin: 5 * time.Millisecond, HoldMax: time.Millisecond}}, "--hold-min (5ms) must not exceed --hold-max (1ms)"},
-		{"negative think", Config{Workloads: workloads.Options{Think: -time.Millisecond}}, "must not be negative"},
-		{"tiny holds", Config{Workloads: workloads.Options{HoldMin: 100 * time.Microsecond, HoldMax: 100 * time.Microsecond, Think: 100 * time.Microsecond, AcquireTimeout: 10 * time.Millisecond}}, ""},
+		{"custom lock without Nodes", config.Config{NewLock: customLock}, "Nodes must be set"},
+		{"custom lock named like a built-in, without Nodes", config.Config{Lock: "redlock", NewLock: customLock}, "Nodes must be set"},
+		{"redlock on 2 nodes", config.Config{Lock: "redlock", Nodes: 2}, "--nodes must be at least 3 for redlock"},
+		{"redsync on 1 node", config.Config{Lock: "redsync", Nodes: 1}, "--nodes must be at least 3"},
+		{"none with a fault", config.Config{Nemesis: []string{"none", "partition"}}, "--nemesis none means no faults"},
+		{"drift factor above one half", config.Config{DriftFactor: 0.6}, "DriftFactor below 0.5"},
+		{"custom redlock on 2 nodes is the user's call", config.Config{NewLock: customLock, Nodes: 2}, ""},
+		{"redlock default", config.Config{Lock: "redlock"}, ""},
+		{"none alone", config.Config{Nemesis: []string{"none"}}, ""},
+		{"hold-min above hold-max", config.Config{Workloads: workloads.Options{HoldMin: 5 * time.Millisecond, HoldMax: time.Millisecond}}, "--hold-min (5ms) must not exceed --hold-max (1ms)"},
+		{"negative think", config.Config{Workloads: workloads.Options{Think: -time.Millisecond}}, "must not be negative"},
+		{"tiny holds", config.Config{Workloads: workloads.Options{HoldMin: 100 * time.Microsecond, HoldMax: 100 * time.Microsecond, Think: 100 * time.Microsecond, AcquireTimeout: 10 * time.Millisecond}}, ""},
 	} {
 		got, err := tc.cfg.WithDefaults()
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)
-		case tc.want != "" && (err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want)):
+		case tc.want != "" && (err == nil || !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: got %v (config %+v), want an ErrConfig with %q", tc.name, err, got, tc.want)
 		}
 	}
-	c, _ := Config{Nemesis: []string{"none"}}.WithDefaults()
+	c, _ := config.Config{Nemesis: []string{"none"}}.WithDefaults()
 	if len(c.Nemesis) != 0 {
 		t.Errorf("--nemesis none left %v", c.Nemesis)
 	}
-	c, _ = Config{Lock: "redlock"}.WithDefaults()
+	c, _ = config.Config{Lock: "redlock"}.WithDefaults()
 	if c.Nodes != 5 {
 		t.Errorf("redlock defaults to %d nodes", c.Nodes)
 	}
 	// Fair: from the name for built-in locks, only from the field for custom ones.
 	for _, tc := range []struct {
-		cfg  Config
+		cfg  config.Config
 		fair bool
 	}{
-		{Config{Lock: "fair"}, true},
-		{Config{Lock: "fair-naive"}, true},
-		{Config{Lock: "single"}, false},
-		{Config{Lock: "fair", NewLock: customLock, Nodes: 1}, false},
-		{Config{NewLock: customLock, Nodes: 1, Fair: true}, true},
+		{config.Config{Lock: "fair"}, true},
+		{config.Config{Lock: "fair-naive"}, true},
+		{config.Config{Lock: "single"}, false},
+		{config.Config{Lock: "fair", NewLock: customLock, Nodes: 1}, false},
+		{config.Config{NewLock: customLock, Nodes: 1, Fair: true}, true},
 	} {
 		c, err := tc.cfg.WithDefaults()
 		if err != nil {
 			t.Fatal(err)
 		}
 		var lv *checker.Liveness
-		for _, ch := range Checkers(&Result{Config: c}).Checkers {
+		for _, ch := range analysis.Checkers(&analysis.Result{Config: c}).Checkers {
 			if l, ok := ch.(*checker.Liveness); ok {
 				lv = l
 			}
@@ -94,61 +94,26 @@ func TestCheckGiven(t *testing.T) {
 		return func(f string) bool { return strings.Contains(","+strings.Join(names, ",")+",", ","+f+",") }
 	}
 	for _, tc := range []struct {
-		cfg   Config
+		cfg   config.Config
 		given func(string) bool
 		want  string
 	}{
-		{Config{}, given("ttl"), "--ttl must be"},
-		{Config{}, given("nodes"), "--nodes must be 1..15"},
-		{Config{}, given("clients"), "--clients must be 1..64"},
-		{Config{}, given("time-limit"), "--time-limit must be"},
-		{Config{Lock: "single", Fencing: true}, nil, "--fencing needs a lock that issues fencing tokens"},
-		{Config{Lock: "redlock", Fencing: true}, nil, "redlock issues none"},
-		{Config{Fencing: true}, nil, "single issues none"},
-		{Config{}, nil, ""},
-		{Config{TTL: time.Second}, given("ttl"), ""},
-		{Config{Lock: "fenced", Fencing: true}, nil, ""},
-		{Config{NewLock: customLock, Fencing: true}, nil, ""}, // unknowable before the run
+		{config.Config{}, given("ttl"), "--ttl must be"},
+		{config.Config{}, given("nodes"), "--nodes must be 1..15"},
+		{config.Config{}, given("clients"), "--clients must be 1..64"},
+		{config.Config{}, given("time-limit"), "--time-limit must be"},
+		{config.Config{Lock: "single", Fencing: true}, nil, "--fencing needs a lock that issues fencing tokens"},
+		{config.Config{Lock: "redlock", Fencing: true}, nil, "redlock issues none"},
+		{config.Config{Fencing: true}, nil, "single issues none"},
+		{config.Config{}, nil, ""},
+		{config.Config{TTL: time.Second}, given("ttl"), ""},
+		{config.Config{Lock: "fenced", Fencing: true}, nil, ""},
+		{config.Config{NewLock: customLock, Fencing: true}, nil, ""}, // unknowable before the run
 	} {
 		err := tc.cfg.CheckGiven(tc.given)
-		if (tc.want == "") != (err == nil) || err != nil && (!errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want)) {
+		if (tc.want == "") != (err == nil) || err != nil && (!errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%+v: got %v, want %q", tc.cfg, err, tc.want)
 		}
-	}
-}
-
-// Config.Drift reaches the lock checker: a takeover 15 ms before the
-// first lease's TTL is up is a violation under the default allowance
-// (2 ms + 1%), and allowed with 30 ms of drift.
-func TestDriftReachesLockChecker(t *testing.T) {
-	ttl := int64(time.Second)
-	h := history.History{
-		{Index: 0, Time: 0, Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k", TTL: ttl},
-		{Index: 1, Time: 1e6, Type: history.OK, Process: 0, F: history.FAcquire, Key: "k", Token: "a", TTL: ttl, Validity: 900e6},
-		{Index: 2, Time: 980e6, Type: history.Invoke, Process: 1, F: history.FAcquire, Key: "k", TTL: ttl},
-		{Index: 3, Time: 985e6, Type: history.OK, Process: 1, F: history.FAcquire, Key: "k", Token: "b", TTL: ttl, Validity: 1900e6},
-		{Index: 4, Time: 990e6, Type: history.Invoke, Process: 1, F: history.FRelease, Key: "k", Token: "b"},
-		{Index: 5, Time: 991e6, Type: history.OK, Process: 1, F: history.FRelease, Key: "k", Token: "b"},
-	}
-	lockVerdict := func(drift time.Duration) checker.Validity {
-		cfg, err := Config{Lock: "single", Drift: drift, SkipRecoveryCheck: true}.WithDefaults()
-		if err != nil {
-			t.Fatal(err)
-		}
-		v := Checkers(&Result{Config: cfg, History: h}).Check(context.Background(), h)
-		for _, r := range v.Results {
-			if r.Name == "lock" {
-				return r.Valid
-			}
-		}
-		t.Fatalf("no lock checker result in %s", v)
-		return checker.Unknown
-	}
-	if v := lockVerdict(0); v != checker.Invalid {
-		t.Errorf("default drift: lock checker says %v, want invalid", v)
-	}
-	if v := lockVerdict(30 * time.Millisecond); v != checker.Valid {
-		t.Errorf("30ms drift: lock checker says %v, want valid", v)
 	}
 }
 
@@ -170,7 +135,7 @@ func TestPlanRefusesExplicitZero(t *testing.T) {
 		if err := os.WriteFile(p, []byte(tc.yaml), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := LoadPlan(p)
+		_, err := config.LoadPlan(p)
 		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("plan %q: got %v, want %q", tc.yaml, err, tc.want)
 		}
@@ -179,24 +144,24 @@ func TestPlanRefusesExplicitZero(t *testing.T) {
 
 // parseRun parses a `lockstorm run` command line's settings (and
 // --config) as the CLI does.
-func parseRun(t *testing.T, args []string) (Config, error) {
+func parseRun(t *testing.T, args []string) (config.Config, error) {
 	t.Helper()
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	var flags Config
+	var flags config.Config
 	var plan string
-	AddFlags(fs, &flags)
+	config.AddFlags(fs, &flags)
 	fs.StringVar(&plan, "config", "", "")
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}
-	return CommandLine(flags, fs.Changed, plan)
+	return config.CommandLine(flags, fs.Changed, plan)
 }
 
 // The replay command carries every setting that changed the run: parsed
 // back, it gives the same configuration, all but where the run is stored
 // and what is kept after it.
 func TestReplayArgsRoundTrip(t *testing.T) {
-	for _, c := range []Config{
+	for _, c := range []config.Config{
 		{},
 		{Lock: "redlock", Nemesis: []string{"partition", "crash"}, Seed: 42, Persistence: "aof-always"},
 		{Lock: "fenced", Fencing: true, Nemesis: []string{"client-pause"}, TTL: 500 * time.Millisecond, RenewEvery: 100 * time.Millisecond,
@@ -205,14 +170,14 @@ func TestReplayArgsRoundTrip(t *testing.T) {
 		{Clients: 64, Seed: 5, Workloads: workloads.Options{HoldMin: 100 * time.Microsecond, HoldMax: 100 * time.Microsecond,
 			Think: 100 * time.Microsecond, AcquireTimeout: 10 * time.Millisecond}},
 		{Seed: 6, Workloads: workloads.Options{HoldMax: 10 * time.Millisecond}},
-		{Provider: "external", External: External{RedisAddrs: []string{"127.0.0.1:6379", "127.0.0.1:6380"}, Toxiproxy: "127.0.0.1:8474",
+		{Provider: "external", External: config.External{RedisAddrs: []string{"127.0.0.1:6379", "127.0.0.1:6380"}, Toxiproxy: "127.0.0.1:8474",
 			ListenHost: "10.0.0.1", PasswordEnv: "PW", TLS: true, AllowNonLoopback: true}, Seed: 9},
 	} {
 		want, err := c.WithDefaults()
 		if err != nil {
 			t.Fatal(err)
 		}
-		args := ReplayArgs(want)
+		args := config.ReplayArgs(want)
 		parsed, err := parseRun(t, args)
 		if err != nil {
 			t.Fatalf("%v: %v", args, err)
@@ -230,8 +195,8 @@ func TestReplayArgsRoundTrip(t *testing.T) {
 // Name, store and keep say where a run is stored and what is kept: the
 // replay command leaves them out; a provider at its default is left out.
 func TestReplayArgsLeaveOutWhereStored(t *testing.T) {
-	c, _ := Config{Name: "mine", Store: "/tmp/x", KeepClusterDir: true, Seed: 1}.WithDefaults()
-	line := strings.Join(ReplayArgs(c), " ")
+	c, _ := config.Config{Name: "mine", Store: "/tmp/x", KeepClusterDir: true, Seed: 1}.WithDefaults()
+	line := strings.Join(config.ReplayArgs(c), " ")
 	for _, not := range []string{"--name", "--store", "--keep", "--provider", "--docker-image", "--fencing"} {
 		if strings.Contains(line, not) {
 			t.Errorf("%q has %s", line, not)
@@ -248,8 +213,8 @@ func TestCommandLineFlagsOverPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Lock: "redlock", Nodes: 7, TTL: 400 * time.Millisecond, Nemesis: []string{"partition"}, MinCoverage: -1,
-		Clients: 2, TargetHolder: -1, External: External{RedisAddrs: []string{"a:1", "b:2"}}}
+	want := config.Config{Lock: "redlock", Nodes: 7, TTL: 400 * time.Millisecond, Nemesis: []string{"partition"}, MinCoverage: -1,
+		Clients: 2, TargetHolder: -1, External: config.External{RedisAddrs: []string{"a:1", "b:2"}}}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got  %+v\nwant %+v", c, want)
 	}
@@ -279,12 +244,12 @@ func TestPlanRefusesBadKeys(t *testing.T) {
 	} {
 		p := filepath.Join(dir, "plan.yaml")
 		os.WriteFile(p, []byte(tc.yaml), 0o644)
-		if _, err := LoadPlan(p); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := config.LoadPlan(p); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("plan %q: got %v, want %q", tc.yaml, err, tc.want)
 		}
 	}
 	os.WriteFile(filepath.Join(dir, "empty.yaml"), nil, 0o644)
-	if c, err := LoadPlan(filepath.Join(dir, "empty.yaml")); err != nil || !reflect.DeepEqual(c, Config{}) {
+	if c, err := config.LoadPlan(filepath.Join(dir, "empty.yaml")); err != nil || !reflect.DeepEqual(c, config.Config{}) {
 		t.Errorf("empty plan: %+v, %v", c, err)
 	}
 }
@@ -302,14 +267,14 @@ func TestPlanListsAsScalars(t *testing.T) {
 	} {
 		p := filepath.Join(dir, "plan.yaml")
 		os.WriteFile(p, []byte(text), 0o644)
-		c, err := LoadPlan(p)
+		c, err := config.LoadPlan(p)
 		if err != nil || !reflect.DeepEqual(c.Nemesis, want) {
 			t.Errorf("%q: %v %v, want %v", text, c.Nemesis, err, want)
 		}
 	}
 	p := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(p, []byte("nemesis: {a: b}\n"), 0o644)
-	if _, err := LoadPlan(p); err == nil || !strings.Contains(err.Error(), "nemesis must be a list") || strings.Contains(err.Error(), "[]string") {
+	if _, err := config.LoadPlan(p); err == nil || !strings.Contains(err.Error(), "nemesis must be a list") || strings.Contains(err.Error(), "[]string") {
 		t.Errorf("mapping as a list: %v", err)
 	}
 }

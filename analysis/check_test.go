@@ -1,4 +1,4 @@
-package harness
+package analysis
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -50,7 +51,7 @@ func turnsHistory(n int, lose int) history.History {
 func TestCheckSameFromFileAndMemory(t *testing.T) {
 	for _, lose := range []int{-1, 150} {
 		h := turnsHistory(400, lose)
-		mem := &Result{Config: Config{Lock: "single", Workload: "counter"}, History: h}
+		mem := &Result{Config: config.Config{Lock: "single", Workload: "counter"}, History: h}
 		if err := Check(context.Background(), mem); err != nil {
 			t.Fatal(err)
 		}
@@ -82,4 +83,39 @@ func kinds(r checker.Result) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Config.Drift reaches the lock checker: a takeover 15 ms before the
+// first lease's TTL is up is a violation under the default allowance
+// (2 ms + 1%), and allowed with 30 ms of drift.
+func TestDriftReachesLockChecker(t *testing.T) {
+	ttl := int64(time.Second)
+	h := history.History{
+		{Index: 0, Time: 0, Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k", TTL: ttl},
+		{Index: 1, Time: 1e6, Type: history.OK, Process: 0, F: history.FAcquire, Key: "k", Token: "a", TTL: ttl, Validity: 900e6},
+		{Index: 2, Time: 980e6, Type: history.Invoke, Process: 1, F: history.FAcquire, Key: "k", TTL: ttl},
+		{Index: 3, Time: 985e6, Type: history.OK, Process: 1, F: history.FAcquire, Key: "k", Token: "b", TTL: ttl, Validity: 1900e6},
+		{Index: 4, Time: 990e6, Type: history.Invoke, Process: 1, F: history.FRelease, Key: "k", Token: "b"},
+		{Index: 5, Time: 991e6, Type: history.OK, Process: 1, F: history.FRelease, Key: "k", Token: "b"},
+	}
+	lockVerdict := func(drift time.Duration) checker.Validity {
+		cfg, err := config.Config{Lock: "single", Drift: drift, SkipRecoveryCheck: true}.WithDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := Checkers(&Result{Config: cfg, History: h}).Check(context.Background(), h)
+		for _, r := range v.Results {
+			if r.Name == "lock" {
+				return r.Valid
+			}
+		}
+		t.Fatalf("no lock checker result in %s", v)
+		return checker.Unknown
+	}
+	if v := lockVerdict(0); v != checker.Invalid {
+		t.Errorf("default drift: lock checker says %v, want invalid", v)
+	}
+	if v := lockVerdict(30 * time.Millisecond); v != checker.Valid {
+		t.Errorf("30ms drift: lock checker says %v, want valid", v)
+	}
 }

@@ -1,16 +1,17 @@
-package harness
+package config
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/clients/python"
 	"github.com/lockstorm/lockstorm/lockimpl"
+	// The adapters register "redsync" and "redislock" with lockimpl, so
+	// every entry point's --lock (CLI, Go API, catalog, sweep) knows them.
+	_ "github.com/lockstorm/lockstorm/lockimpl/adapters"
 )
 
 // Pause models (Config.PauseModel).
@@ -39,8 +40,8 @@ func multiNode(name string) bool { return lockimpl.MultiNode(name) || python.Mul
 // lock) hands out fencing tokens.
 func IssuesFences(name string) bool { return lockimpl.IssuesFences(name) || python.IssuesFences(name) }
 
-// fifoLock reports whether the named lock promises FIFO grants.
-func fifoLock(name string) bool {
+// FIFOLock reports whether the named lock promises FIFO grants.
+func FIFOLock(name string) bool {
 	return name == "fair" || name == "fair-naive" || python.FIFO(name)
 }
 
@@ -90,38 +91,6 @@ func defaultPauseModel(c Config) string {
 		return PauseProcess
 	}
 	return PauseLinks
-}
-
-// clientArgv is the command line of c's process clients: ClientCmd, or the
-// process lock's own command. A command named "lockstorm" that is not on
-// PATH is this binary, when this binary is lockstorm.
-func (c Config) clientArgv() ([]string, error) {
-	if c.ClientCmd == "" {
-		argv, err := python.Command(c.Lock)
-		if err != nil {
-			return nil, fmt.Errorf("%w: --lock %s: %v", ErrConfig, c.Lock, err)
-		}
-		return argv, nil
-	}
-	argv, err := SplitCommand(c.ClientCmd)
-	if err != nil {
-		return nil, fmt.Errorf("%w: --client-cmd: %v", ErrConfig, err)
-	}
-	if c.ClientDir != "" && strings.ContainsRune(argv[0], filepath.Separator) && !filepath.IsAbs(argv[0]) {
-		abs, err := filepath.Abs(filepath.Join(c.ClientDir, argv[0]))
-		if err != nil {
-			return nil, fmt.Errorf("%w: --client-cmd: %v", ErrConfig, err)
-		}
-		argv[0] = abs
-	}
-	if _, err := exec.LookPath(argv[0]); err != nil {
-		if self, serr := os.Executable(); argv[0] == "lockstorm" && serr == nil && filepath.Base(self) == "lockstorm" {
-			argv[0] = self
-			return argv, nil
-		}
-		return nil, fmt.Errorf("%w: --client-cmd: %v", ErrConfig, err)
-	}
-	return argv, nil
 }
 
 // SplitCommand splits a command line into words as a POSIX shell would

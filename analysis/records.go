@@ -1,4 +1,4 @@
-package harness
+package analysis
 
 import (
 	"fmt"
@@ -41,5 +41,5 @@ func (res *Result) AllWrites() ([]resource.Write, error) {
 	if res.HistoryFile == "" || len(res.Writes) > 0 || res.Dir == "" {
 		return res.Writes, nil
 	}
-	return readWrites(filepath.Join(res.Dir, store.WritesFile))
+	return ReadWrites(filepath.Join(res.Dir, store.WritesFile))
 }

@@ -1,0 +1,55 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Progress is a snapshot of a run in progress, for a progress bar or log.
+type Progress struct {
+	Elapsed   time.Duration
+	TimeLimit time.Duration
+	// Ops is the number of history records so far.
+	Ops int
+	// Faults are the faults active now, e.g. "partition", "client-pause".
+	Faults []string
+	// Violations counts the violations found online so far (see
+	// analysis.LiveOverlap and the other Live kinds): two holders by the
+	// clients' own view, accepted writes after validity, lost updates,
+	// stale writes the resource accepted, overlapping API calls. Every one
+	// counted is one the checkers report too; ViolationKinds breaks the
+	// total down by kind (nil when 0).
+	Violations     int
+	ViolationKinds map[string]int
+	// Done is true for the last snapshot.
+	Done bool
+}
+
+// String is a one-line summary for plain logs.
+func (p Progress) String() string {
+	faults := "none"
+	if len(p.Faults) > 0 {
+		faults = fmt.Sprint(p.Faults)
+	}
+	return fmt.Sprintf("%5.1fs/%v  ops %d  faults %s  violations so far %d%s",
+		p.Elapsed.Seconds(), p.TimeLimit, p.Ops, faults, p.Violations, p.KindsText())
+}
+
+// KindsText is " (lost-update 2, overlap 1)": the violations by kind,
+// sorted by name; empty when there are none.
+func (p Progress) KindsText() string {
+	if len(p.ViolationKinds) == 0 {
+		return ""
+	}
+	kinds := make([]string, 0, len(p.ViolationKinds))
+	for k := range p.ViolationKinds {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for i, k := range kinds {
+		kinds[i] = fmt.Sprintf("%s %d", k, p.ViolationKinds[k])
+	}
+	return " (" + strings.Join(kinds, ", ") + ")"
+}
