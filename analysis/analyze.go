@@ -23,10 +23,11 @@ import (
 // Result.Incomplete, so its check is at best unknown. Load does not
 // check; Analyze checks what was recorded.
 //
-// A history of BigHistoryRecords records or more is not loaded: Load
-// counts its records and decodes only its nemesis records (scanNemesis),
-// and sets Result.HistoryFile, for Check and the report to read it
-// streamed; History and Writes stay empty.
+// The history is not loaded, whatever its size: Load counts its records
+// and decodes only its nemesis records (scanNemesis), and sets
+// Result.HistoryFile, for Check, the coverage and the report to read it
+// streamed through Result.Source (one engine for every size); History and
+// Writes stay empty (Result.EachRecord and AllWrites read them).
 func Load(dir string) (*Result, []history.Warning, error) {
 	var tf TestFile
 	b, err := os.ReadFile(filepath.Join(dir, store.TestFile))
@@ -36,22 +37,9 @@ func Load(dir string) (*Result, []history.Warning, error) {
 	if err := json.Unmarshal(b, &tf); err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: %v", config.ErrConfig, filepath.Join(dir, store.TestFile), err)
 	}
-	path := filepath.Join(dir, store.HistoryFile)
-	var res *Result
-	var warns []history.Warning
-	if n, err := history.CountLines(path); err == nil && Streamed(n) {
-		if res, warns, err = loadBig(dir, path, tf); err != nil {
-			return nil, warns, err
-		}
-	} else {
-		h, w, err := history.ReadFile(path)
-		if warns = w; err != nil {
-			return nil, warns, fmt.Errorf("%w: %v", config.ErrConfig, err)
-		}
-		res = &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, History: h, Records: len(h), Incomplete: storedIncomplete(tf, len(h), h)}
-		if res.Writes, err = ReadWrites(filepath.Join(dir, store.WritesFile)); err != nil {
-			return nil, warns, err
-		}
+	res, warns, err := loadFile(dir, filepath.Join(dir, store.HistoryFile), tf)
+	if err != nil {
+		return nil, warns, err
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, store.FinalFile)); err == nil {
 		if err := json.Unmarshal(b, &res.Final); err != nil {
@@ -61,10 +49,10 @@ func Load(dir string) (*Result, []history.Warning, error) {
 	return res, warns, nil
 }
 
-// loadBig is Load of a big history at path: its length and nemesis
+// loadFile is Load of the history at path: its length and nemesis
 // records (enough for storedIncomplete), the history itself left in the
 // file.
-func loadBig(dir, path string, tf TestFile) (*Result, []history.Warning, error) {
+func loadFile(dir, path string, tf TestFile) (*Result, []history.Warning, error) {
 	n, nem, warns, err := scanNemesis(path)
 	if err != nil {
 		return nil, warns, fmt.Errorf("%w: %v", config.ErrConfig, err)

@@ -3,7 +3,9 @@ package harness
 import (
 	"context"
 	"encoding/json"
-	"math"
+	"path/filepath"
+
+	"github.com/lockstorm/lockstorm/history"
 	"strings"
 	"testing"
 	"time"
@@ -53,10 +55,9 @@ func TestRunBeyondLiveWindowChecksWholeFile(t *testing.T) {
 
 // A real run of more than BigHistoryRecords records (lowered here) is
 // checked streamed from its file at its end, without the history in
-// memory; loading and checking the same folder whole gives the same
-// verdict, anomalies and coverage (the streamed coverage equals the
-// in-memory one on a real history), and analyze of the folder takes the
-// streamed path again with the same results.
+// memory; checking the same history held in memory gives the same
+// verdict, anomalies and coverage, and analyze of the folder (which never
+// loads a history) gives them again.
 func TestBigHistoryCheckedStreamed(t *testing.T) {
 	old := analysis.BigHistoryRecords
 	analysis.BigHistoryRecords = 500
@@ -79,23 +80,27 @@ func TestBigHistoryCheckedStreamed(t *testing.T) {
 	if res.Coverage == nil || len(res.Coverage.Windows) != 2 || res.Coverage.Windows[0].Holder == nil {
 		t.Fatalf("streamed coverage %+v: want 2 windows, the pause touching a holder", res.Coverage)
 	}
-	analysis.BigHistoryRecords = math.MaxInt
-	whole, _, err := analysis.Analyze(context.Background(), res.Dir)
+	// the same history held in memory, checked by the same engine
+	h, _, err := history.ReadFile(res.HistoryFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if whole.HistoryFile != "" || len(whole.History) != res.Records {
-		t.Fatalf("the whole check read %d records (file %q), want %d in memory", len(whole.History), whole.HistoryFile, res.Records)
+	ws, err := analysis.ReadWrites(filepath.Join(res.Dir, store.WritesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := &analysis.Result{Config: res.Config, Plan: res.Plan, Final: res.Final, History: h, Writes: ws}
+	if err := analysis.Check(context.Background(), whole); err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("%d records, verdict %v, %d fault windows", res.Records, whole.Verdict.Valid, len(whole.Coverage.Windows))
 	assertSameCheck(t, "run's end, streamed", res, whole)
-	analysis.BigHistoryRecords = 500
 	again, _, err := analysis.Analyze(context.Background(), res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.HistoryFile == "" || again.Records != res.Records {
-		t.Fatalf("analyze of a big history: file %q, %d records; want streamed, %d", again.HistoryFile, again.Records, res.Records)
+	if again.HistoryFile == "" || again.History != nil || again.Records != res.Records {
+		t.Fatalf("analyze: file %q, %d records in memory, %d counted; want left in its file, %d", again.HistoryFile, len(again.History), again.Records, res.Records)
 	}
 	assertSameCheck(t, "analyze, streamed", again, whole)
 }
