@@ -18,10 +18,11 @@ import (
 const maxPauseStories = 20
 
 // runPauseStories are the sentences of a run's report: pauseStories over
-// its history, write log and resource checker's lost increments, the
-// first maxPauseStories of them and a last line counting the rest.
-func runPauseStories(res *harness.Result) []string {
-	out := pauseStories(res.History, res.Writes, lostPairs(res.History, res.Verdict), res.Config.Clients)
+// its whole history h, its write log and its resource checker's lost
+// increments, the first maxPauseStories of them and a last line counting
+// the rest.
+func runPauseStories(res *harness.Result, h history.History, writes []resource.Write) []string {
+	out := pauseStories(h, writes, lostPairs(h, res.Verdict), res.Config.Clients)
 	if n := len(out) - maxPauseStories; n > 0 {
 		out = append(out[:maxPauseStories], fmt.Sprintf("… and %s, not told here (see the holders chart)", page.Count(n, "more client pause", "more client pauses")))
 	}

@@ -39,11 +39,10 @@ type slotMap struct {
 func buildSlots(h history.History, clients int) slotMap {
 	labelled := map[int]int{} // process -> slot, from the records' Client
 	for i := range h {
-		var n int
 		if r := &h[i]; !r.IsNemesis() && r.Client != "" {
-			if _, err := fmt.Sscanf(r.Client, "c%d", &n); err == nil && n >= 1 && n <= 4096 {
-				labelled[r.Process] = n - 1
-				clients = max(clients, n)
+			if s := slotIndex(r.Client); s >= 0 {
+				labelled[r.Process] = s
+				clients = max(clients, s+1)
 			}
 		}
 	}
@@ -127,6 +126,25 @@ func buildSlots(h history.History, clients int) slotMap {
 		m.Rows = append(m.Rows, fmt.Sprintf("p%d", p))
 	}
 	return m
+}
+
+// slotIndex is the slot of a record's Client ("c3" -> 2), -1 when it
+// names none (empty, or not c1..c4096).
+func slotIndex(client string) int {
+	if len(client) < 2 || client[0] != 'c' {
+		return -1
+	}
+	n := 0
+	for i := 1; i < len(client); i++ {
+		c := client[i]
+		if c < '0' || c > '9' {
+			return -1
+		}
+		if n = n*10 + int(c-'0'); n > 4096 {
+			return -1
+		}
+	}
+	return n - 1
 }
 
 // tokenFollowers maps each unlabelled process that never invokes an
