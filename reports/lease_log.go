@@ -11,11 +11,22 @@ import (
 // by record by a leaseTracker (36 bytes a lease), or from the leases of a
 // history in memory (leaseLogOf).
 type leaseLog struct {
-	proc                        []int32
-	start, end, validity, fence []int64 // ns; fence 0: none
+	proc                        chunks[int32]
+	start, end, validity, fence chunks[int64] // ns; fence 0: none
 	// clashes are the pairs of leases (indices) of different processes
 	// on one key believed held at once, and when.
 	clashes []clash
+}
+
+// add logs a lease of process proc held from start to end (ns), valid
+// to validity (0: no end) and carrying fencing token fence, and returns
+// its index.
+func (l *leaseLog) add(proc int, start, end, validity, fence int64) int {
+	l.proc.add(int32(proc))
+	l.end.add(end)
+	l.validity.add(validity)
+	l.fence.add(fence)
+	return l.start.add(start)
 }
 
 // clash is two leases held at once from start to end (ns).
@@ -35,9 +46,11 @@ type clash struct {
 // new acquiring process, or at the end of the history); its validity is
 // the latest the acquire or its extends reported, else the acquire's
 // invoke time plus the TTL asked. Two leases of different processes on
-// one key believed held at once are a clash. Memory besides the log is
-// one lease per process holding one, and the open pairs of leases held
-// at once (at most maxOpenPairs per lease).
+// one key believed held at once are a clash. A lease of a process in no
+// client slot is logged (its token was issued) but not followed: it has
+// no row, and its process could never be seen gone. Memory besides the
+// log is one lease per client slot, and the open pairs of leases held at
+// once (at most maxOpenPairs per lease).
 type leaseTracker struct {
 	log      leaseLog
 	slots    *slotTracker
@@ -70,7 +83,7 @@ func newLeaseTracker(slots *slotTracker) *leaseTracker {
 }
 
 // leases is how many leases were acquired.
-func (s *leaseTracker) leases() int { return len(s.log.start) }
+func (s *leaseTracker) leases() int { return s.log.start.len() }
 
 // add follows one record.
 func (s *leaseTracker) add(o *history.Op) {
@@ -95,7 +108,8 @@ func (s *leaseTracker) add(o *history.Op) {
 		delete(s.invoked, o.Process) // failed or unknown
 	case o.F == history.FExtend && o.Type == history.OK:
 		if l != nil && o.Validity > 0 && (o.Token == "" || o.Token == l.token) {
-			s.log.validity[l.i] = max(s.log.validity[l.i], o.Validity)
+			v := s.log.validity.at(l.i)
+			*v = max(*v, o.Validity)
 		}
 	case o.F == history.FRelease && o.Type == history.Invoke:
 		if l != nil {
@@ -133,12 +147,10 @@ func (s *leaseTracker) acquired(o *history.Op, invoked int64) {
 	if validity == 0 {
 		validity = invoked
 	}
-	n := &streamLease{i: len(s.log.start), proc: o.Process, key: o.Key, token: o.Token, start: o.Time, last: o.Time}
-	s.log.proc = append(s.log.proc, int32(o.Process))
-	s.log.start = append(s.log.start, o.Time)
-	s.log.end = append(s.log.end, o.Time)
-	s.log.validity = append(s.log.validity, validity)
-	s.log.fence = append(s.log.fence, o.Fence)
+	n := &streamLease{i: s.log.add(o.Process, o.Time, o.Time, validity, o.Fence), proc: o.Process, key: o.Key, token: o.Token, start: o.Time, last: o.Time}
+	if _, ok := s.slots.slot(o.Process); !ok {
+		return // no row to draw it on, and no slot to see its process gone: logged, not followed
+	}
 	k := s.byKey[o.Key]
 	if k == nil {
 		k = map[int]*streamLease{}
@@ -158,7 +170,7 @@ func (s *leaseTracker) acquired(o *history.Op, invoked int64) {
 // that ended already.
 func (s *leaseTracker) end(l *streamLease, t int64) {
 	l.end, l.ended = max(t, l.start), true
-	s.log.end[l.i] = l.end
+	*s.log.end.at(l.i) = l.end
 	delete(s.open, l.proc)
 	if k := s.byKey[l.key]; k != nil && k[l.proc] == l {
 		delete(k, l.proc)
@@ -189,9 +201,7 @@ func (s *leaseTracker) finish() {
 func leaseLogOf(hs []hold, ovs []overlap) *leaseLog {
 	l := &leaseLog{}
 	for _, h := range hs {
-		l.proc = append(l.proc, int32(h.Proc))
-		l.start, l.end = append(l.start, h.Start), append(l.end, h.End)
-		l.validity, l.fence = append(l.validity, h.Validity), append(l.fence, h.Fence)
+		l.add(h.Proc, h.Start, h.End, h.Validity, h.Fence)
 	}
 	for _, o := range ovs {
 		l.clashes = append(l.clashes, clash{a: int32(o.A), b: int32(o.B), start: o.Start, end: o.End})
@@ -205,12 +215,12 @@ func leaseLogOf(hs []hold, ovs []overlap) *leaseLog {
 func occupancyOf(log *leaseLog, rows int, rowOf func(proc int) (int, bool), xmax float64) *occupancy {
 	o := emptyOccupancy(rows, xmax)
 	row := func(i int32) (int, bool) {
-		r, ok := rowOf(int(log.proc[i]))
+		r, ok := rowOf(int(*log.proc.at(int(i))))
 		return r, ok && r < rows
 	}
-	for i := range log.start {
+	for i := range log.start.len() {
 		if r, ok := row(int32(i)); ok {
-			o.addHold(r, log.start[i], log.end[i], log.validity[i])
+			o.addHold(r, *log.start.at(i), *log.end.at(i), *log.validity.at(i))
 		}
 	}
 	for _, c := range log.clashes {

@@ -11,6 +11,7 @@ import (
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/nemesis"
 )
 
 // TestMeasureWrite writes the report of a synthetic history of about
@@ -88,10 +89,11 @@ func injectAnomalies(res *harness.Result, k int) {
 // TestMeasureWriteFile writes the report of the history file
 // LOCKSTORM_MEASURE_HISTORY (e.g. one make bench-analyze generated) into
 // a temporary folder and logs the write time; run the test binary under
-// /usr/bin/time -v for its peak RSS. The result is the history's, as
-// harness.Load leaves it for a history read from its file, with a valid
-// verdict and k made-up anomalies (LOCKSTORM_MEASURE_ANOMALIES). Skipped
-// unless LOCKSTORM_MEASURE_HISTORY is set.
+// /usr/bin/time -v for its peak RSS. The result is the history's, read
+// from its file, with a valid verdict and k made-up anomalies
+// (LOCKSTORM_MEASURE_ANOMALIES); with LOCKSTORM_MEASURE_RUN, a run
+// folder holding that history, also its configuration, plan and resource
+// log. Skipped unless LOCKSTORM_MEASURE_HISTORY is set.
 func TestMeasureWriteFile(t *testing.T) {
 	path := os.Getenv("LOCKSTORM_MEASURE_HISTORY")
 	if path == "" {
@@ -104,6 +106,22 @@ func TestMeasureWriteFile(t *testing.T) {
 	res := bigResult(t.TempDir(), 0)
 	res.History, res.HistoryFile, res.Records = nil, path, n
 	res.Config.TTL = 100 * time.Millisecond
+	if run := os.Getenv("LOCKSTORM_MEASURE_RUN"); run != "" {
+		// a run folder: its configuration and plan, its resource log
+		var tf struct {
+			Config harness.Config `json:"config"`
+			Plan   *nemesis.Plan  `json:"plan"`
+		}
+		if err := store.ReadJSON(filepath.Join(run, store.TestFile), &tf); err != nil {
+			t.Fatal(err)
+		}
+		res.Config, res.Plan = tf.Config, tf.Plan
+		for _, f := range []string{store.WritesFile} {
+			if err := os.Link(filepath.Join(run, f), filepath.Join(res.Dir, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	if os.Getenv("LOCKSTORM_MEASURE_MODE") == "memory" {
 		if res.History, _, err = history.ReadFile(path); err != nil {
 			t.Fatal(err)

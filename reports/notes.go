@@ -11,7 +11,7 @@ func (s *runScan) notes(sampledFences bool) []string {
 	}
 	fences := "fencing.png draws every entry of the resource's log (or, without one, every write of the history), with the send times of the writes read around the anomalies."
 	if sampledFences {
-		fences = fmt.Sprintf("fencing.png draws a sample of the resource's log, every stale entry kept, its title says which: past %d entries.", maxFenceSample)
+		fences = fmt.Sprintf("fencing.png draws a sample of the resource's log (or, without one, of the history's writes), every stale entry kept, its title says which: past %d entries.", maxFenceSample)
 	}
 	out := []string{
 		fmt.Sprintf("This history has %d records (%d client operations), more than the %d this report keeps whole: it read the history once, streamed, keeping each operation's times and outcome and each lease's, not the records.", s.records, s.ops.len(), maxWholeRecords),

@@ -95,7 +95,7 @@ func latencyQuantiles(l *opLog, ws []checker.Window, end int64) ([]byte, error) 
 func quantilePanel(l *opLog, f string, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
 	buckets := make([][]float64, end/width+1)
 	n := 0
-	l.each(f, true, func(s span) {
+	l.each(f, true, func(_ int, s span) {
 		b := bucketOf(s.Call, width, int64(len(buckets)))
 		buckets[b] = append(buckets[b], latencyMs(s))
 		n++
@@ -188,7 +188,7 @@ func rate(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	outcomes := map[history.Type]int{}
 	for i, f := range types {
 		counts, n := newRateCounts(end, width), 0
-		l.each(f, true, func(s span) {
+		l.each(f, true, func(_ int, s span) {
 			counts.add(s.Type, s.Done)
 			outcomes[s.Type]++
 			n++

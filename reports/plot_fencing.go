@@ -104,17 +104,11 @@ func ordinalSuffix(n int) string {
 // fencePoints are fencing.png's points and title: the resource log's
 // (f, when the run has one), each write with the send time arrivals gave
 // it among the window history's (entries: the log's entries during the
-// windows, all of them for a whole history); else the history's writes
-// and fenced reads (ok = accepted; fail = rejected as stale; info =
-// unknown; staleness is then unknown too).
+// windows, all of them for a whole history); else the history's
+// (historyFences).
 func (s *runScan) fencePoints(f *logFences, entries []resource.Write) (pts []fencePoint, title string) {
 	if f.total == 0 {
-		for _, hf := range s.fences {
-			sp := s.ops.span(int(hf.op))
-			pts = append(pts, fencePoint{t: sp.Call, fence: hf.fence, accepted: sp.Type == history.OK,
-				stale: sp.Type == history.Fail, unknown: sp.Type == history.Info, read: sp.F == history.FRead, send: -1})
-		}
-		return pts, fencingTitle(pts, "from the history: arrivals unknown")
+		return s.historyFences()
 	}
 	type wkey struct {
 		t, fence int64
@@ -135,24 +129,61 @@ func (s *runScan) fencePoints(f *logFences, entries []resource.Write) (pts []fen
 	return pts, f.title()
 }
 
+// historyFences are fencing.png's points from the history's writes and
+// fenced reads (ok = accepted; fail = rejected as stale; info = unknown;
+// staleness is then unknown too), for a run without a resource log:
+// every one up to maxFenceSample, past that every k-th accepted one and
+// every other one up to maxExactGroup of them, the title says so.
+func (s *runScan) historyFences() (pts []fencePoint, title string) {
+	n := s.fences.len()
+	every := max((n+maxFenceSample-1)/maxFenceSample, 1)
+	k, rare := 0, 0
+	s.ops.each("", false, func(i int, sp span) {
+		if k == n || int(s.fences.at(k).op) != i {
+			return
+		}
+		pt := fencePoint{t: sp.Call, fence: s.fences.at(k).fence, accepted: sp.Type == history.OK, stale: sp.Type == history.Fail,
+			unknown: sp.Type == history.Info, read: sp.F == history.FRead, send: -1}
+		switch {
+		case every == 1, pt.accepted && k%every == 0:
+			pts = append(pts, pt)
+		case !pt.accepted && rare < maxExactGroup:
+			rare++
+			pts = append(pts, pt)
+		}
+		k++
+	})
+	if every == 1 {
+		return pts, fencingTitle(pts, "from the history: arrivals unknown")
+	}
+	return pts, fmt.Sprintf("Fencing tokens of the history's writes — a sample: every %d%s accepted one of %d and every other one (up to %d)", every, ordinalSuffix(every), n, maxExactGroup)
+}
+
+// fencesSampled says fencing.png draws a sample (f: the log's points).
+func (s *runScan) fencesSampled(f *logFences) bool {
+	return f.every > 1 || f.total == 0 && s.fences.len() > maxFenceSample
+}
+
 // issued are the tokens issued on acquire (every lease's with a token),
 // for fencing.png: every one up to maxFenceSample, else every k-th.
 func (s *runScan) issued() plotter.XYs {
+	log := &s.leases.log
 	n := 0
-	for _, f := range s.leases.log.fence {
-		if f != 0 {
+	for i := range log.fence.len() {
+		if *log.fence.at(i) != 0 {
 			n++
 		}
 	}
 	every := max((n+maxFenceSample-1)/maxFenceSample, 1)
 	var out plotter.XYs
 	seen := 0
-	for i, f := range s.leases.log.fence {
+	for i := range log.fence.len() {
+		f := *log.fence.at(i)
 		if f == 0 {
 			continue
 		}
 		if seen%every == 0 {
-			out = append(out, plotter.XY{X: seconds(s.leases.log.start[i]), Y: float64(f)})
+			out = append(out, plotter.XY{X: seconds(*log.start.at(i)), Y: float64(f)})
 		}
 		seen++
 	}

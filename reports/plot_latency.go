@@ -89,7 +89,7 @@ func latencyRaw(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 func rawPanelOf(l *opLog, f string, end int64, dense bool, counts []int) rawPanel {
 	d := rawPanel{f: f, lo: math.Inf(1), groups: make([]rawLayer, len(rawGroups))}
 	n := make([]int, len(rawGroups))
-	l.each(f, false, func(s span) {
+	l.each(f, false, func(_ int, s span) {
 		d.ops++
 		if g := groupOf(s); g >= 0 {
 			n[g]++
@@ -108,7 +108,7 @@ func rawPanelOf(l *opLog, f string, end int64, dense bool, counts []int) rawPane
 			d.groups[g].xys = make(plotter.XYs, 0, k)
 		}
 	}
-	l.each(f, false, func(s span) {
+	l.each(f, false, func(_ int, s span) {
 		g := groupOf(s)
 		if g < 0 {
 			return

@@ -102,7 +102,7 @@ func WriteWith(res *harness.Result, opt Options) error {
 	}()
 	wg.Wait()
 	errs[len(plots)+1] = WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(runSuite(res, end)))
-	page := buildPage(res, s, writes, drawnFigures(figs), runFiles(res.Dir), counterPage, fences.every > 1, porcNote)
+	page := buildPage(res, s, writes, drawnFigures(figs), runFiles(res.Dir), counterPage, s.fencesSampled(fences), porcNote)
 	errs[len(plots)+2] = writeIndexFile(res.Dir, page)
 	if err := errors.Join(errs...); err != nil {
 		return &WriteError{err}

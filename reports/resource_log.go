@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -58,9 +57,10 @@ func (l resourceLog) each(f func(w *resource.Write)) error {
 	defer file.Close()
 	sc := bufio.NewScanner(file)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	d := newWriteDecoder()
+	var w resource.Write
 	for line := 1; sc.Scan(); line++ {
-		var w resource.Write
-		if err := json.Unmarshal(sc.Bytes(), &w); err != nil {
+		if err := d.decode(sc.Bytes(), &w); err != nil {
 			return fmt.Errorf("reports: %s line %d: %v", store.WritesFile, line, err)
 		}
 		f(&w)

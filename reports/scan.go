@@ -61,7 +61,7 @@ type runScan struct {
 	slots  *slotTracker
 	// fences are the history's resource operations (their index in ops
 	// and their token), for fencing.png when the run has no resource log.
-	fences     []histFence
+	fences     chunks[histFence]
 	keepFences bool
 
 	wantTime, wantRec map[int64]bool
@@ -120,10 +120,11 @@ func scanRun(res *harness.Result, keepFences bool) (*runScan, error) {
 	return s, nil
 }
 
-// newScan prepares the pass over res's history.
+// newScan prepares the pass over res's history; one of more than
+// maxWholeRecords records (res.Records, when known) is not kept whole.
 func newScan(res *harness.Result, keepFences bool) *runScan {
 	s := &runScan{ops: newOpLog(), slots: newSlotTracker(max(res.Config.Clients, 0)), keepFences: keepFences,
-		times: map[int64]int64{}, recs: map[int64]history.Op{}, whole: true}
+		times: map[int64]int64{}, recs: map[int64]history.Op{}, whole: int64(res.Records) <= maxWholeRecords}
 	s.leases = newLeaseTracker(s.slots)
 	s.wantTime, s.wantRec = wanted(res)
 	return s
@@ -156,7 +157,7 @@ func (s *runScan) add(o *history.Op, c history.Cursor) {
 		return
 	}
 	if i := s.ops.add(o); i >= 0 && s.keepFences && (o.F == history.FWrite || o.F == history.FEnter || o.F == history.FRead && o.Fence != 0) {
-		s.fences = append(s.fences, histFence{op: int32(i), fence: o.Fence})
+		s.fences.add(histFence{op: int32(i), fence: o.Fence})
 	}
 	s.leases.add(o)
 }
