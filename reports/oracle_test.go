@@ -19,6 +19,7 @@ import (
 	"github.com/lockstorm/lockstorm/resource"
 )
 
+// oldLatencyRaw drew latency-raw.png from the history in memory.
 func oldLatencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, error) {
 	sp := spans(h)
 	title := "Latency of every operation by type (at invoke time; each panel its own scale)"
@@ -58,6 +59,8 @@ func oldLatencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, e
 	}
 	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
 }
+
+// oldLatencyRawPanel drew one operation type's panel of oldLatencyRaw.
 func oldLatencyRawPanel(f string, sp []span, ws []checker.Window, end int64, dense, last bool) (p *plot.Plot, heated []string, err error) {
 	var lo, hi float64 = math.Inf(1), 0
 	for _, s := range sp {
@@ -90,6 +93,9 @@ func oldLatencyRawPanel(f string, sp []span, ws []checker.Window, end int64, den
 	}
 	return drawRawPanel(d, ws, end, last)
 }
+
+// oldCountType counted the spans of one outcome; open selects the ones
+// that never completed.
 func oldCountType(sp []span, t history.Type, open bool) int {
 	n := 0
 	for _, s := range sp {
@@ -100,6 +106,8 @@ func oldCountType(sp []span, t history.Type, open bool) int {
 	return n
 }
 
+// oldLatencyQuantiles drew latency-quantiles.png from the history in
+// memory.
 func oldLatencyQuantiles(h history.History, ws []checker.Window, end int64) ([]byte, error) {
 	end = max(end, 0)
 	width := bucketWidth(end)
@@ -124,6 +132,9 @@ func oldLatencyQuantiles(h history.History, ws []checker.Window, end int64) ([]b
 	}
 	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
 }
+
+// oldQuantilePanel drew one operation type's panel of
+// oldLatencyQuantiles.
 func oldQuantilePanel(f string, sp []span, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
 	buckets := make([][]float64, end/width+1)
 	for _, s := range sp {
@@ -140,6 +151,8 @@ func oldQuantilePanel(f string, sp []span, ws []checker.Window, end, width int64
 		return quantile(buckets[b], q), true
 	}, ws, end, width, last)
 }
+
+// oldRate drew rate.png from the history in memory.
 func oldRate(h history.History, ws []checker.Window, end int64) ([]byte, error) {
 	end = max(end, 0)
 	width := bucketWidth(end)
@@ -169,6 +182,8 @@ func oldRate(h history.History, ws []checker.Window, end int64) ([]byte, error) 
 	}
 	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
 }
+
+// oldRatePanel drew one operation type's panel of oldRate.
 func oldRatePanel(f string, sp []span, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
 	counts := newRateCounts(end, width)
 	for _, s := range sp {
@@ -176,6 +191,8 @@ func oldRatePanel(f string, sp []span, ws []checker.Window, end, width int64, la
 	}
 	return drawRatePanel(fmt.Sprintf("%s (%d completed)", f, len(sp)), counts, ws, end, last)
 }
+
+// oldCompletedSpans are the history's operations that completed.
 func oldCompletedSpans(h history.History) []span {
 	var done []span
 	for _, s := range spans(h) {
@@ -185,6 +202,8 @@ func oldCompletedSpans(h history.History) []span {
 	}
 	return done
 }
+
+// oldTypePanels drew one panel per operation type present in done.
 func oldTypePanels(done []span, panel func(f string, sp []span, last bool) (*plot.Plot, error)) ([]*plot.Plot, error) {
 	types, groups := opTypes(done), byOp(done)
 	ps := make([]*plot.Plot, 0, len(types))
@@ -198,6 +217,8 @@ func oldTypePanels(done []span, panel func(f string, sp []span, last bool) (*plo
 	return ps, nil
 }
 
+// oldFencePoints took fencing.png's points from the resource's log when
+// there was one, else from the history's writes and fenced reads.
 func oldFencePoints(h history.History, writes []resource.Write) (pts []fencePoint, source string) {
 	if len(writes) > 0 {
 		type wkey struct {
@@ -235,6 +256,9 @@ func oldFencePoints(h history.History, writes []resource.Write) (pts []fencePoin
 	}
 	return pts, "from the history: arrivals unknown"
 }
+
+// oldFencingPNG drew fencing.png from the history in memory and the
+// resource's log.
 func oldFencingPNG(h history.History, writes []resource.Write, ws []checker.Window, end int64) ([]byte, error) {
 	p, legend, _, err := oldFencingPlot(h, writes, ws, end)
 	if err != nil {
@@ -242,6 +266,8 @@ func oldFencingPNG(h history.History, writes []resource.Write, ws []checker.Wind
 	}
 	return renderPNG(p, legend, figWidth, figHeight)
 }
+
+// oldFencingPlot built oldFencingPNG's plot and legend.
 func oldFencingPlot(h history.History, writes []resource.Write, ws []checker.Window, end int64) (p *plot.Plot, legend []legendItem, heated []string, err error) {
 	pts, source := oldFencePoints(h, writes)
 	var issued plotter.XYs
@@ -253,7 +279,7 @@ func oldFencingPlot(h history.History, writes []resource.Write, ws []checker.Win
 	return fencingPlotFrom(fencingTitle(pts, source), pts, issued, ws, end)
 }
 
-// newOccupancy sums the leases of hc into overviewCols columns over
+// oldNewOccupancy summed the leases of hc into overviewCols columns over
 // [0, xmax] s.
 func oldNewOccupancy(hc holdersChart, xmax float64) *occupancy {
 	o := emptyOccupancy(len(hc.slots.Rows), xmax)

@@ -315,44 +315,8 @@ func fencingPlotFrom(title string, pts []fencePoint, issued plotter.XYs, ws []ch
 	p.X.Min, p.X.Max = 0, xMax(end)
 	p.Add(faultBands{ws}, lightGrid(), staleMarks{pts})
 	legend = faultLegend(ws)
-	anyFence := false
-	groups := []struct {
-		name  string
-		match func(fencePoint) bool
-		glyph draw.GlyphStyle
-	}{
-		{"issued on acquire", nil, draw.GlyphStyle{Color: alpha(colGrey, 0x90), Radius: vg.Points(1.5), Shape: draw.RingGlyph{}}},
-		{"write accepted", func(f fencePoint) bool { return !f.read && f.accepted && !f.stale && !f.unknown },
-			draw.GlyphStyle{Color: colOK, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}},
-		{"stale write ACCEPTED (no fencing)", func(f fencePoint) bool { return !f.read && f.accepted && f.stale }, glyphStaleOK},
-		{"stale write rejected", func(f fencePoint) bool { return !f.read && !f.accepted && !f.unknown }, glyphStaleNo},
-		{"stale read rejected", func(f fencePoint) bool { return f.read && !f.accepted && !f.unknown },
-			draw.GlyphStyle{Color: colRejected, Radius: vg.Points(4), Shape: draw.PlusGlyph{}}},
-		{"stale read served (reads not fenced)", func(f fencePoint) bool { return f.read && f.accepted && f.stale },
-			draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(4), Shape: draw.RingGlyph{}}},
-		{"write outcome unknown", func(f fencePoint) bool { return !f.read && f.unknown },
-			draw.GlyphStyle{Color: colGrey, Radius: vg.Points(2.5), Shape: draw.BoxGlyph{}}},
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	sets := make([]plotter.XYs, len(groups))
-	total := 0
-	for gi, g := range groups {
-		xys := issued
-		if g.match != nil {
-			xys = nil
-			for _, f := range pts {
-				if g.match(f) {
-					xys = append(xys, plotter.XY{X: seconds(f.t), Y: float64(f.fence)})
-				}
-			}
-		}
-		for _, xy := range xys {
-			lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
-			anyFence = anyFence || xy.Y != 0
-		}
-		sets[gi] = xys
-		total += len(xys)
-	}
+	groups := fenceGroups
+	sets, lo, hi, anyFence, total := fenceSets(pts, issued)
 	if len(pts) > 0 || len(issued) > 0 {
 		// at least one token, and enough that lo-pad < hi+pad in float64
 		// even for tokens beyond 2^53 (gonum panics on an empty range)
@@ -398,6 +362,52 @@ func fencingPlotFrom(title string, pts []fencePoint, issued plotter.XYs, ws []ch
 		p.Add(emptyNote{"this lock issues no fencing tokens: every write carried token 0"})
 	}
 	return p, legend, heated, nil
+}
+
+// fenceGroups are fencing.png's groups of points, in drawing order: the
+// tokens issued on acquire (match nil), then the log's or history's
+// points by what became of them.
+var fenceGroups = []struct {
+	name  string
+	match func(fencePoint) bool
+	glyph draw.GlyphStyle
+}{
+	{"issued on acquire", nil, draw.GlyphStyle{Color: alpha(colGrey, 0x90), Radius: vg.Points(1.5), Shape: draw.RingGlyph{}}},
+	{"write accepted", func(f fencePoint) bool { return !f.read && f.accepted && !f.stale && !f.unknown },
+		draw.GlyphStyle{Color: colOK, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}},
+	{"stale write ACCEPTED (no fencing)", func(f fencePoint) bool { return !f.read && f.accepted && f.stale }, glyphStaleOK},
+	{"stale write rejected", func(f fencePoint) bool { return !f.read && !f.accepted && !f.unknown }, glyphStaleNo},
+	{"stale read rejected", func(f fencePoint) bool { return f.read && !f.accepted && !f.unknown },
+		draw.GlyphStyle{Color: colRejected, Radius: vg.Points(4), Shape: draw.PlusGlyph{}}},
+	{"stale read served (reads not fenced)", func(f fencePoint) bool { return f.read && f.accepted && f.stale },
+		draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(4), Shape: draw.RingGlyph{}}},
+	{"write outcome unknown", func(f fencePoint) bool { return !f.read && f.unknown },
+		draw.GlyphStyle{Color: colGrey, Radius: vg.Points(2.5), Shape: draw.BoxGlyph{}}},
+}
+
+// fenceSets are the points of each of fenceGroups, the range of their
+// tokens, whether any is not 0, and how many there are.
+func fenceSets(pts []fencePoint, issued plotter.XYs) (sets []plotter.XYs, lo, hi float64, anyFence bool, total int) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	sets = make([]plotter.XYs, len(fenceGroups))
+	for gi, g := range fenceGroups {
+		xys := issued
+		if g.match != nil {
+			xys = nil
+			for _, f := range pts {
+				if g.match(f) {
+					xys = append(xys, plotter.XY{X: seconds(f.t), Y: float64(f.fence)})
+				}
+			}
+		}
+		for _, xy := range xys {
+			lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
+			anyFence = anyFence || xy.Y != 0
+		}
+		sets[gi] = xys
+		total += len(xys)
+	}
+	return sets, lo, hi, anyFence, total
 }
 
 // boldCross is a ✕ glyph drawn with thick strokes (gonum's CrossGlyph is

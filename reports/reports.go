@@ -153,7 +153,7 @@ func (s *runScan) writePorcupine(res *harness.Result, opt Options) (note string,
 		return writePorcupine(res, s.wh, opt)
 	}
 	wres := *res
-	wres.History, wres.Verdict = s.wh, s.windowVerdict(res.Verdict)
+	wres.Verdict = s.windowVerdict(res.Verdict)
 	return writeSegmentPages(&wres, s.wh, s.origIndex(), opt, s.ops.len())
 }
 
