@@ -1,9 +1,7 @@
 package reports
 
 import (
-	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,19 +18,28 @@ import (
 	"github.com/lockstorm/lockstorm/workloads"
 )
 
-// lowerBig makes histories of n records or more big for the test.
-func lowerBig(t *testing.T, n int) {
-	old := harness.BigHistoryRecords
-	harness.BigHistoryRecords = n
-	t.Cleanup(func() { harness.BigHistoryRecords = old })
+// lowerWhole makes the report keep histories of at most n records whole,
+// for the test.
+func lowerWhole(t *testing.T, n int64) {
+	old := maxWholeRecords
+	maxWholeRecords = n
+	t.Cleanup(func() { maxWholeRecords = old })
+}
+
+// storedResult is res as analysing its run folder leaves it: its history
+// read from history.jsonl (its Source the file) and the resource's log
+// from writes.jsonl.
+func storedResult(res *harness.Result) *harness.Result {
+	out := *res
+	out.History, out.Writes, out.HistoryFile, out.Records = nil, nil, filepath.Join(res.Dir, store.HistoryFile), len(res.History)
+	return &out
 }
 
 // A real short run (real redis-server, a holder pause and a partition)
-// analysed with the big-history threshold lowered below its length is
-// checked streamed with the verdict of its in-memory check, and gets a
-// report from the file: index.html under 2 MB saying plainly what covers
-// the whole run and what is a window, holders, latency and rate plots,
-// and no plot of the in-memory report's that it could not draw.
+// whose history is longer than the report keeps whole gets a report
+// drawn from its stored files: index.html under 2 MB saying plainly what
+// covers the whole run and what is a window, holders, latency, rate and
+// fencing plots.
 func TestBigHistoryReportRealRun(t *testing.T) {
 	plan := nemesis.Scripted(1500*time.Millisecond,
 		nemesis.Step{At: 400 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}, Duration: 200 * time.Millisecond},
@@ -40,21 +47,9 @@ func TestBigHistoryReportRealRun(t *testing.T) {
 	res := storetest.Run(t, harness.Run, harness.Config{Lock: "single", Workload: "counter", Clients: 4, TTL: 200 * time.Millisecond,
 		Workloads: workloads.Options{HoldMin: time.Millisecond, HoldMax: 2 * time.Millisecond, Think: time.Millisecond},
 		Plan:      &plan, TimeLimit: plan.End, MinCoverage: -1, Seed: 5, Store: t.TempDir()})
-	if res.HistoryFile != "" {
-		t.Fatalf("a %d-record run was checked streamed at the default threshold", res.Records)
-	}
 	assertOccupancy(t, res.History, 4)
-	lowerBig(t, len(res.History)/2)
-	big, _, err := harness.Analyze(context.Background(), res.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if big.HistoryFile == "" || big.History != nil {
-		t.Fatalf("analyze with the threshold at %d kept %d records in memory", harness.BigHistoryRecords, len(big.History))
-	}
-	if big.Verdict.Valid != res.Verdict.Valid || big.Verdict.Error != res.Verdict.Error {
-		t.Errorf("streamed verdict %v %q, in-memory %v %q", big.Verdict.Valid, big.Verdict.Error, res.Verdict.Valid, res.Verdict.Error)
-	}
+	lowerWhole(t, int64(len(res.History)/2))
+	big := storedResult(res)
 	if err := Write(big); err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +62,8 @@ func TestBigHistoryReportRealRun(t *testing.T) {
 	}
 }
 
-// assertBigReport checks a big history's report folder and returns its
-// index.html.
+// assertBigReport checks the report folder of a history longer than the
+// report keeps whole and returns its index.html.
 func assertBigReport(t *testing.T, dir string) string {
 	t.Helper()
 	fi, err := os.Stat(filepath.Join(dir, store.IndexFile))
@@ -79,40 +74,46 @@ func assertBigReport(t *testing.T, dir string) string {
 		t.Errorf("index.html is %d bytes, want under %d", fi.Size(), maxIndexBytes)
 	}
 	index := storetest.Read(t, dir, store.IndexFile)
-	for _, want := range []string{"Big history: what this report shows", "Whole run:", "Not drawn for a history this big", "Timeline (not drawn: big history)"} {
+	for _, want := range []string{"Big history: what this report shows", "Whole run:", "Not drawn for a history this long", "Timeline (not drawn: big history)"} {
 		if !strings.Contains(index, want) {
 			t.Errorf("index.html does not say %q", want)
 		}
 	}
-	for _, f := range []string{store.HoldersFile, store.LatencyRawFile, store.LatencyQuantileFile, store.RateFile, store.PorcupineFile, store.TimelineFile, store.JUnitFile} {
+	for _, f := range []string{store.HoldersFile, store.LatencyRawFile, store.LatencyQuantileFile, store.RateFile, store.FencingFile, store.PorcupineFile, store.TimelineFile, store.JUnitFile} {
 		if !store.Exists(dir, f) {
 			t.Errorf("%s not written", f)
 		}
 	}
-	if store.Exists(dir, store.WritesFile) != store.Exists(dir, store.FencingFile) {
-		t.Errorf("%s exists %v, %s %v: it is drawn from the resource's log", store.FencingFile, store.Exists(dir, store.FencingFile), store.WritesFile, store.Exists(dir, store.WritesFile))
+	if tl := storetest.Read(t, dir, store.TimelineFile); !strings.Contains(tl, "not drawn") {
+		t.Errorf("timeline.html does not say it is not drawn: %.200s", tl)
 	}
 	return index
 }
 
-// A generated big history with anomalies spread over it gets, from its
-// file, holders windows and porcupine segments around the anomalies,
-// the anomalies' records listed from the file, and a page that names the
-// records each window read.
+// A generated history longer than the report keeps whole, with
+// anomalies spread over it, gets from its file holders windows and
+// porcupine segments around the anomalies, the anomalies' records listed
+// from the file, and a page that names the records each window read; its
+// latency and rate plots, drawn from the one pass, are those of its
+// report drawn whole.
 func TestBigHistoryReportWindows(t *testing.T) {
-	dir := t.TempDir()
-	res := bigResult(dir, 40_000)
+	res := bigResult(t.TempDir(), 40_000)
 	injectAnomalies(res, 3)
-	if err := history.WriteFile(filepath.Join(dir, store.HistoryFile), res.History); err != nil {
+	if err := history.WriteFile(filepath.Join(res.Dir, store.HistoryFile), res.History); err != nil {
 		t.Fatal(err)
 	}
-	lowerBig(t, 1000)
 	want := res.History
-	res.History, res.HistoryFile, res.Records = nil, filepath.Join(dir, store.HistoryFile), len(want)
+	mem := *res
+	mem.Dir = t.TempDir()
+	if err := Write(&mem); err != nil {
+		t.Fatal(err)
+	}
+	lowerWhole(t, 1000)
+	res = storedResult(res)
 	if err := Write(res); err != nil {
 		t.Fatal(err)
 	}
-	index := assertBigReport(t, dir)
+	index := assertBigReport(t, res.Dir)
 	if !strings.Contains(index, "Windows, not the whole run") || !strings.Contains(index, "window 1: records ") {
 		t.Error("index.html does not name the records read for the windows")
 	}
@@ -120,59 +121,13 @@ func TestBigHistoryReportWindows(t *testing.T) {
 	if r := want[a.Ops[0]]; !strings.Contains(index, r.Token) && r.Token != "" {
 		t.Errorf("index.html does not list the anomaly's record %d (token %s)", a.Ops[0], r.Token)
 	}
-	porc := storetest.Read(t, dir, store.PorcupineFile)
+	porc := storetest.Read(t, res.Dir, store.PorcupineFile)
 	if !strings.Contains(porc, "failing segment 1") {
 		t.Errorf("porcupine.html is not a failing segment's page: %.300s", porc)
 	}
-	// the plots streamed over the whole history are the in-memory ones
-	mem := *res
-	mem.Dir, mem.History, mem.HistoryFile = t.TempDir(), want, ""
-	if err := Write(&mem); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{store.LatencyRawFile, store.RateFile} {
-		if storetest.Read(t, dir, f) != storetest.Read(t, mem.Dir, f) {
-			t.Errorf("%s streamed differs from %s drawn in memory", f, f)
-		}
-	}
-}
-
-// The holders overview streamed record by record is the in-memory
-// one (newOccupancy over holds and overlaps) of the same history: the
-// same leases, pairs held at once, and per row and column the same
-// shares held and held late, the same overlap marks.
-func TestStreamOccupancyEqualsInMemory(t *testing.T) {
-	assertOccupancy(t, bigHistory(20_000, 8, 1), 8)
-	h, _ := pauseHistory()
-	assertOccupancy(t, h, 3)
-}
-
-// assertOccupancy fails unless the overview of h streamed equals the
-// in-memory one.
-func assertOccupancy(t *testing.T, h history.History, clients int) {
-	t.Helper()
-	end := endTime(h)
-	hs := holds(h)
-	ovs := overlaps(hs)
-	sm := buildSlots(h, clients)
-	want := newOccupancy(holdersChart{hs: hs, ovs: ovs, slots: sm, h: h}, xMax(end))
-	st := newSlotTracker(clients)
-	got := newStreamOccupancy(st, xMax(end))
-	for i := range h {
-		st.add(&h[i])
-		got.add(&h[i])
-	}
-	got.finish()
-	t.Logf("%d records: %d leases, %d pairs at once", len(h), got.leases, got.pairs)
-	if got.leases != len(hs) || got.pairs != len(ovs) {
-		t.Errorf("streamed %d leases, %d pairs at once; in memory %d, %d", got.leases, got.pairs, len(hs), len(ovs))
-	}
-	for r := range min(want.rows, got.rows) {
-		for c := range want.cols {
-			if math.Abs(got.held[r][c]-want.held[r][c]) > 1e-9 || math.Abs(got.late[r][c]-want.late[r][c]) > 1e-9 || got.clash[r][c] != want.clash[r][c] {
-				t.Fatalf("row %d column %d: streamed held %.4f late %.4f clash %v, in memory %.4f %.4f %v",
-					r, c, got.held[r][c], got.late[r][c], got.clash[r][c], want.held[r][c], want.late[r][c], want.clash[r][c])
-			}
+	for _, f := range []string{store.LatencyRawFile, store.LatencyQuantileFile, store.RateFile, store.FencingFile} {
+		if storetest.Read(t, res.Dir, f) != storetest.Read(t, mem.Dir, f) {
+			t.Errorf("%s of the history read from its file differs from %s drawn whole", f, f)
 		}
 	}
 }
@@ -202,9 +157,9 @@ func TestTrimPageOfManyWindows(t *testing.T) {
 	}
 }
 
-// A big history's fencing.png reads the resource's log entry by entry:
-// whole up to maxFenceSample entries, then every k-th and every stale
-// one, each stale one with the key's exact highest token before it.
+// fencing.png reads the resource's log entry by entry: whole up to
+// maxFenceSample entries, then every k-th and every stale one, each stale
+// one with the key's exact highest token before it.
 func TestSampleFences(t *testing.T) {
 	var ws []resource.Write
 	for i := range 5000 {
@@ -214,24 +169,25 @@ func TestSampleFences(t *testing.T) {
 		}
 		ws = append(ws, w)
 	}
-	path := filepath.Join(t.TempDir(), store.WritesFile)
-	if err := store.WriteJSONL(path, ws); err != nil {
+	dir := t.TempDir()
+	if err := store.WriteJSONL(filepath.Join(dir, store.WritesFile), ws); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := fencePoints(nil, ws)
-	pts, title, err := sampleFences(path)
-	if err != nil || len(pts) != len(want) || strings.Contains(title, "sample") {
-		t.Fatalf("under the bound: %d points (want %d), title %q, %v", len(pts), len(want), title, err)
+	res := &harness.Result{Dir: dir}
+	want, _ := oldFencePoints(nil, ws)
+	_, _, f := passOfResult(t, res)
+	if len(f.pts) != len(want) || strings.Contains(f.title(), "sample") {
+		t.Fatalf("under the bound: %d points (want %d), title %q", len(f.pts), len(want), f.title())
 	}
 	old := maxFenceSample
 	maxFenceSample = 1000
 	t.Cleanup(func() { maxFenceSample = old })
-	pts, title, err = sampleFences(path)
-	if err != nil || !strings.Contains(title, "every 5th of 5000") {
-		t.Fatalf("title %q, %v", title, err)
+	_, _, f = passOfResult(t, res)
+	if !strings.Contains(f.title(), "every 5th of 5000") {
+		t.Fatalf("title %q", f.title())
 	}
 	stale := 0
-	for _, p := range pts {
+	for _, p := range f.pts {
 		if p.stale {
 			stale++
 			if w := want[p.t/1e6]; p.highest != w.highest || p.fence != w.fence {
@@ -239,15 +195,15 @@ func TestSampleFences(t *testing.T) {
 			}
 		}
 	}
-	if stale != 10 || len(pts) > 1000+stale {
-		t.Errorf("%d points, %d stale: want every 5th and the 10 stale", len(pts), stale)
+	if stale != 10 || len(f.pts) > 1000+stale {
+		t.Errorf("%d points, %d stale: want every 5th and the 10 stale", len(f.pts), stale)
 	}
 }
 
 // A real short run of a lock that breaks under a holder pause
-// (unsafe-del), analysed as a big history, gets the in-memory check's
-// anomalies (kinds and records) and a report whose holders windows and
-// porcupine segments are drawn around them, listing their records read
+// (unsafe-del), its history longer than the report keeps whole, gets a
+// report from its stored files whose holders windows and porcupine
+// segments are drawn around its anomalies, listing their records read
 // from the file.
 func TestBigHistoryReportRealAnomalies(t *testing.T) {
 	res := storetest.Run(t, harness.Run, harness.Config{Lock: "unsafe-del", Workload: "counter", Clients: 4, TTL: 200 * time.Millisecond,
@@ -259,18 +215,8 @@ func TestBigHistoryReportRealAnomalies(t *testing.T) {
 	if len(want) == 0 {
 		t.Skipf("the run found no anomaly to draw windows around (verdict %v)", res.Verdict.Valid)
 	}
-	lowerBig(t, len(res.History)/2)
-	big, _, err := harness.Analyze(context.Background(), res.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []checker.Anomaly
-	for _, r := range big.Verdict.Results {
-		got = append(got, r.Anomalies...)
-	}
-	if big.HistoryFile == "" || big.Verdict.Valid != res.Verdict.Valid || fmt.Sprint(kindsOps(got)) != fmt.Sprint(kindsOps(want)) {
-		t.Fatalf("streamed (file %q): %v %v; in memory %v %v", big.HistoryFile, big.Verdict.Valid, kindsOps(got), res.Verdict.Valid, kindsOps(want))
-	}
+	lowerWhole(t, int64(len(res.History)/2))
+	big := storedResult(res)
 	if err := Write(big); err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,10 @@ type faultBands struct {
 // Plot shades the windows; a window shorter than a pixel still shows as a
 // one-point line.
 func (f faultBands) Plot(c draw.Canvas, p *plot.Plot) {
+	if len(f.Windows) > maxBands {
+		manyBands(f.Windows, nil, c, p)
+		return
+	}
 	trX, _ := p.Transforms(&c)
 	for _, w := range f.Windows {
 		x0, x1 := trX(seconds(w.Start)), trX(seconds(w.End))
@@ -115,6 +119,10 @@ func clientRows(h history.History, ws []checker.Window, sm slotMap) [][]int {
 
 // Plot shades the windows.
 func (f rowFaultBands) Plot(c draw.Canvas, p *plot.Plot) {
+	if len(f.Windows) > maxBands {
+		manyBands(f.Windows, f.Rows, c, p)
+		return
+	}
 	for i, w := range f.Windows {
 		col := faultColour(w.Fault)
 		var rows []int

@@ -14,6 +14,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/resource"
 )
 
 //go:embed index.html.tmpl
@@ -96,8 +97,8 @@ type pageData struct {
 	// PlanLeft and WindowsLeft are the fault plan's steps and the fault
 	// windows not listed (trimPage).
 	PlanLeft, WindowsLeft int
-	// Big says, for a big history (not in memory), which parts of the
-	// report cover the whole run and which only windows of it.
+	// Big says, for a history too long to keep whole, which parts of the
+	// report cover the whole run and which only windows of it (notes).
 	Big []string
 }
 
@@ -108,21 +109,19 @@ type fileLink struct{ Name, About string }
 // maxRecordsShown bounds the history records listed under one anomaly.
 const maxRecordsShown = 16
 
-// buildPage gathers the page's data. figs are the rendered plots by file
-// name; files the run folder's files worth linking.
-func buildPage(res *harness.Result, ws []checker.Window, figs []figure, files []fileLink, counterPage bool, porcNote string) pageData {
-	return buildPageAt(res, recordIn(res.History), ws, figs, files, counterPage, porcNote)
-}
-
-// buildPageAt is buildPage with the history's records given by recordAt
-// (false: no such record), for a history that is not in memory.
-func buildPageAt(res *harness.Result, recordAt func(i int64) (history.Op, bool), ws []checker.Window, figs []figure, files []fileLink, counterPage bool, porcNote string) pageData {
+// buildPage gathers the page's data from res and the pass over its
+// history (s; writes are the resource log's entries of its window
+// history). figs are the rendered plots by file name; files the run
+// folder's files worth linking; sampledFences says fencing.png is a
+// sample of the resource's log.
+func buildPage(res *harness.Result, s *runScan, writes []resource.Write, figs []figure, files []fileLink, counterPage, sampledFences bool, porcNote string) pageData {
 	cfg := res.Config
 	d := pageData{Name: cfg.Name, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
-		Seed: cfg.Seed, Generated: time.Now().Format(time.RFC3339), Records: len(res.History),
-		Faults: len(ws), Windows: ws, Figures: figs, Files: files, Porcupine: porcNote,
-		Coverage:   coverageSection(res.Coverage, recordAt),
-		Incomplete: res.Incomplete, Interrupted: res.Interrupted}
+		Seed: cfg.Seed, Generated: time.Now().Format(time.RFC3339), Records: int(s.records), Ops: s.ops.len(),
+		Duration: time.Duration(s.end).Round(time.Millisecond).String(),
+		Faults:   len(s.faults), Windows: s.faults, Figures: figs, Files: files, Porcupine: porcNote,
+		Coverage:   coverageSection(res.Coverage, s.recordAt),
+		Incomplete: res.Incomplete, Interrupted: res.Interrupted, Big: s.notes(sampledFences)}
 	rcfg := cfg
 	if c, err := cfg.WithDefaults(); err == nil {
 		rcfg = c // a hand-made config: show the flags' real values
@@ -131,11 +130,35 @@ func buildPageAt(res *harness.Result, recordAt func(i int64) (history.Op, bool),
 	if configEmpty(cfg) {
 		d.Replay, d.ReplayNote = "", "Replay: "+unknownReplay+" (test.json records no settings), so no command line can repeat this run."
 	}
-	d.Duration = time.Duration(endTime(res.History)).Round(time.Millisecond).String()
-	d.Ops = len(spans(res.History))
-	parts := res.Verdict.Results
-	if len(parts) == 0 && (res.Verdict.Name != "" || len(res.Verdict.Anomalies) > 0) {
-		parts = []checker.Result{res.Verdict}
+	d.Checkers, d.FatalCount = checkerViews(res.Verdict, s.recordAt, counterPage)
+	if res.Plan != nil {
+		for _, st := range res.Plan.Steps {
+			d.Plan = append(d.Plan, planRow{At: st.At.String(), Kind: st.Fault.Kind, Fault: st.Fault.String(), Duration: st.Duration.String()})
+		}
+		d.HealAt, d.PlanEnd = res.Plan.HealAt.String(), res.Plan.End.String()
+		d.PlanOrigin = "drawn from the seed before the run"
+		if res.Config.Plan != nil {
+			d.PlanOrigin = "scripted"
+		}
+	}
+	if b, err := json.MarshalIndent(cfg, "", "  "); err == nil {
+		d.Config = string(b)
+	}
+	d.Clients = harness.ClientsSummary(rcfg)
+	if s.whole {
+		d.PauseStories = runPauseStories(res, s.wh, writes)
+	}
+	return d
+}
+
+// checkerViews are the rows of v's checkers, each anomaly with its first
+// records (recordAt: false when not at hand), and the number of fatal
+// anomalies. counterPage says the resource checker's anomalies link to
+// porcupine-counter.html.
+func checkerViews(v checker.Result, recordAt func(i int64) (history.Op, bool), counterPage bool) (out []checkerView, fatal int) {
+	parts := v.Results
+	if len(parts) == 0 && (v.Name != "" || len(v.Anomalies) > 0) {
+		parts = []checker.Result{v}
 	}
 	for _, r := range parts {
 		cv := checkerView{Name: r.Name, Verdict: r.Valid.String(), NotApplicable: r.NotApplicable, Error: r.Error}
@@ -147,7 +170,7 @@ func buildPageAt(res *harness.Result, recordAt func(i int64) (history.Op, bool),
 		for _, a := range r.Anomalies {
 			if a.Fatal {
 				cv.Fatal++
-				d.FatalCount++
+				fatal++
 			} else {
 				cv.NonFatal++
 			}
@@ -167,34 +190,9 @@ func buildPageAt(res *harness.Result, recordAt func(i int64) (history.Op, bool),
 			}
 			cv.Anomalies = append(cv.Anomalies, av)
 		}
-		d.Checkers = append(d.Checkers, cv)
+		out = append(out, cv)
 	}
-	if res.Plan != nil {
-		for _, s := range res.Plan.Steps {
-			d.Plan = append(d.Plan, planRow{At: s.At.String(), Kind: s.Fault.Kind, Fault: s.Fault.String(), Duration: s.Duration.String()})
-		}
-		d.HealAt, d.PlanEnd = res.Plan.HealAt.String(), res.Plan.End.String()
-		d.PlanOrigin = "drawn from the seed before the run"
-		if res.Config.Plan != nil {
-			d.PlanOrigin = "scripted"
-		}
-	}
-	if b, err := json.MarshalIndent(cfg, "", "  "); err == nil {
-		d.Config = string(b)
-	}
-	d.Clients = harness.ClientsSummary(rcfg)
-	d.PauseStories = runPauseStories(res)
-	return d
-}
-
-// recordIn is record i of h, false when h has none.
-func recordIn(h history.History) func(i int64) (history.Op, bool) {
-	return func(i int64) (history.Op, bool) {
-		if i < 0 || i >= int64(len(h)) {
-			return history.Op{}, false
-		}
-		return h[i], true
-	}
+	return out, fatal
 }
 
 // shortToken keeps the first 10 characters of a token.

@@ -1,12 +1,16 @@
 package reports
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -15,7 +19,10 @@ import (
 // and its timestamp when the run started; properties seed, lock,
 // workload, verdict, run_dir and the fault coverage; the replay command
 // and the report's path in <system-out>.
-func RunSuite(res *harness.Result) JUnitSuite {
+func RunSuite(res *harness.Result) JUnitSuite { return runSuite(res, historyEnd(res)) }
+
+// runSuite is RunSuite of a run whose history ends at end (ns).
+func runSuite(res *harness.Result, end int64) JUnitSuite {
 	cfg := res.Config
 	props := []JUnitProperty{
 		{"seed", fmt.Sprint(cfg.Seed)}, {"lock", cfg.Lock}, {"workload", cfg.Workload},
@@ -23,14 +30,49 @@ func RunSuite(res *harness.Result) JUnitSuite {
 	}
 	props = append(props, coverageProps(res.Coverage)...)
 	out := "replay: " + replayText(cfg) + "\nreport: " + filepath.Join(res.Dir, store.IndexFile) + "\n"
-	end := endTime(res.History)
-	for _, w := range checker.FaultWindows(res.History) {
-		end = max(end, w.End)
-	}
-	if res.HistoryFile != "" && res.History == nil {
-		end = lastRecordTime(res.HistoryFile) // a big history: records are in time order
-	}
 	return verdictSuite(cfg.Name, res.Verdict, seconds(end), RunStarted(res.Dir), props, out)
+}
+
+// historyEnd is the time of the latest record of res's history, ns: over
+// the records in memory, or read from the end of its file (the records
+// are in time order, but for renewals recorded at their computed invoke
+// time, a little earlier); 0 when it cannot be read.
+func historyEnd(res *harness.Result) int64 {
+	src := res.Source()
+	if src.Path() != "" {
+		return lastRecordTime(src.Path())
+	}
+	var end int64
+	_ = history.Each(src, func(o *history.Op) bool { end = max(end, o.Time); return true })
+	return end
+}
+
+// lastRecordTime is the latest time among the records in the last 64 KB
+// of the history file at path; 0 when it cannot be read.
+func lastRecordTime(path string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	const tail = 64 << 10
+	off := max(st.Size()-tail, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		return 0
+	}
+	var end int64
+	for _, line := range bytes.Split(bytes.TrimSpace(buf), []byte{'\n'}) {
+		var o history.Op
+		if json.Unmarshal(line, &o) == nil {
+			end = max(end, o.Time)
+		}
+	}
+	return end
 }
 
 // RunStarted is when the run in folder dir started, read from the

@@ -11,6 +11,7 @@ import (
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/nemesis"
 )
 
 // TestMeasureWrite writes the report of a synthetic history of about
@@ -83,4 +84,67 @@ func injectAnomalies(res *harness.Result, k int) {
 	if k > 0 {
 		res.Verdict.Valid = checker.Invalid
 	}
+}
+
+// TestMeasureWriteFile writes the report of the history file
+// LOCKSTORM_MEASURE_HISTORY (e.g. one make bench-analyze generated) into
+// a temporary folder and logs the write time; run the test binary under
+// /usr/bin/time -v for its peak RSS. The result is the history's, read
+// from its file, with a valid verdict and k made-up anomalies
+// (LOCKSTORM_MEASURE_ANOMALIES); with LOCKSTORM_MEASURE_RUN, a run
+// folder holding that history, also its configuration, plan and resource
+// log. Skipped unless LOCKSTORM_MEASURE_HISTORY is set.
+func TestMeasureWriteFile(t *testing.T) {
+	path := os.Getenv("LOCKSTORM_MEASURE_HISTORY")
+	if path == "" {
+		t.Skip("set LOCKSTORM_MEASURE_HISTORY")
+	}
+	n, err := history.CountLines(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := bigResult(t.TempDir(), 0)
+	res.History, res.HistoryFile, res.Records = nil, path, n
+	res.Config.TTL = 100 * time.Millisecond
+	if run := os.Getenv("LOCKSTORM_MEASURE_RUN"); run != "" {
+		// a run folder: its configuration and plan, its resource log
+		var tf struct {
+			Config harness.Config `json:"config"`
+			Plan   *nemesis.Plan  `json:"plan"`
+		}
+		if err := store.ReadJSON(filepath.Join(run, store.TestFile), &tf); err != nil {
+			t.Fatal(err)
+		}
+		res.Config, res.Plan = tf.Config, tf.Plan
+		for _, f := range []string{store.WritesFile} {
+			if err := os.Link(filepath.Join(run, f), filepath.Join(res.Dir, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if os.Getenv("LOCKSTORM_MEASURE_MODE") == "memory" {
+		if res.History, _, err = history.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+		res.HistoryFile = ""
+	}
+	if k, _ := strconv.Atoi(os.Getenv("LOCKSTORM_MEASURE_ANOMALIES")); k > 0 {
+		injectAnomaliesEvery(res, k, n)
+	}
+	start := time.Now()
+	if err := Write(res); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("records %d: write %v", n, time.Since(start))
+}
+
+// injectAnomaliesEvery adds k made-up fatal anomalies to res's lock
+// checker, each naming two records (n records in all), spread evenly.
+func injectAnomaliesEvery(res *harness.Result, k, n int) {
+	part := &res.Verdict.Results[0]
+	for j := range k {
+		at := int64(n * (2*j + 1) / (2 * k))
+		part.Anomalies = append(part.Anomalies, checker.Anomaly{Kind: "nonlinearizable", Ops: []int64{at, at + 1}, Fatal: true, Text: "made up by the test"})
+	}
+	part.Valid, res.Verdict.Valid = checker.Invalid, checker.Invalid
 }

@@ -18,10 +18,11 @@ import (
 const maxPauseStories = 20
 
 // runPauseStories are the sentences of a run's report: pauseStories over
-// its history, write log and resource checker's lost increments, the
-// first maxPauseStories of them and a last line counting the rest.
-func runPauseStories(res *harness.Result) []string {
-	out := pauseStories(res.History, res.Writes, lostPairs(res.History, res.Verdict), res.Config.Clients)
+// its whole history h, its write log and its resource checker's lost
+// increments, the first maxPauseStories of them and a last line counting
+// the rest.
+func runPauseStories(res *harness.Result, h history.History, writes []resource.Write) []string {
+	out := pauseStories(h, writes, lostPairs(h, res.Verdict), res.Config.Clients)
 	if n := len(out) - maxPauseStories; n > 0 {
 		out = append(out[:maxPauseStories], fmt.Sprintf("… and %s, not told here (see the holders chart)", page.Count(n, "more client pause", "more client pauses")))
 	}
@@ -77,12 +78,11 @@ type step struct {
 // the arrival of the paused client's delayed write, in the order they
 // happened.
 func pauseStory(h history.History, w checker.Window, c string, row int, sm slotMap, hs []hold, marks []arrival, inLost map[int64]bool) string {
-	s := func(ns int64) string { return fmt.Sprintf("%.2f s", seconds(ns)) }
-	until := "until " + s(w.End)
+	until := "until " + storySecs(w.End)
 	if w.Unhealed {
 		until = "never resumed before the history ended"
 	}
-	head := fmt.Sprintf("%s paused at %s (%s)", c, s(w.Start), until)
+	head := fmt.Sprintf("%s paused at %s (%s)", c, storySecs(w.Start), until)
 	var held *hold
 	for i := range hs {
 		if ho := &hs[i]; sm.Row[ho.Proc] == row && ho.Start <= w.Start && w.Start < ho.End {
@@ -93,62 +93,8 @@ func pauseStory(h history.History, w checker.Window, c string, row int, sm slotM
 	if held == nil {
 		return head + " while holding no lock: no lease to outlive"
 	}
-	var steps []step
-	switch {
-	case held.Ended == "release" && (held.Validity <= 0 || held.End < held.Validity):
-		steps = append(steps, step{held.End, fmt.Sprintf("%s released the lock %s, within its lease", c, s(held.End))})
-	case held.Validity <= 0:
-		steps = append(steps, step{-1, "its lease end unknown (no validity or TTL recorded)"})
-	default:
-		steps = append(steps, step{held.Validity, "its lease ended " + s(held.Validity)})
-	}
-	// The next acquire by another client of the same lock.
-	var next *history.Op
-	for i := range h {
-		r := &h[i]
-		if r.F == history.FAcquire && r.Type == history.OK && r.Key == held.Key && r.Time > w.Start && !r.IsNemesis() && sm.Row[r.Process] != row {
-			next = r
-			break
-		}
-	}
-	if next == nil {
-		steps = append(steps, step{-1, "no other client acquired the lock afterwards"})
-	} else {
-		txt := fmt.Sprintf("%s acquired %s", rowClient(sm, next.Process), s(next.Time))
-		if next.Fence != 0 {
-			txt += fmt.Sprintf(" (fence %d)", next.Fence)
-		}
-		steps = append(steps, step{next.Time, txt})
-	}
-	// The paused client's first resource operation of that lease still
-	// to arrive when the pause began.
-	var wr *arrival
-	for i := range marks {
-		if a := &marks[i]; sm.Row[a.Proc] == row && a.Send >= held.Start && a.Send <= held.End && a.At() >= w.Start {
-			wr = a
-			break
-		}
-	}
-	switch {
-	case wr == nil:
-		steps = append(steps, step{-1, fmt.Sprintf("no write of %s's lease reached the resource after the pause began", c)})
-	case !wr.Known:
-		steps = append(steps, step{-1, fmt.Sprintf("%s's %s was sent %s, its arrival unknown (not in the resource's log): %s",
-			c, opName(*wr), s(wr.Send), historyOutcome(*wr))})
-	default:
-		outcome := "accepted"
-		switch {
-		case !wr.Accepted:
-			outcome = fmt.Sprintf("rejected (fence %d < %d)", wr.Fence, wr.Highest)
-		case inLost[wr.Inv]:
-			outcome = "accepted (lost update)"
-		case wr.Stale:
-			outcome = fmt.Sprintf("accepted although stale (fence %d < %d)", wr.Fence, wr.Highest)
-		case held.Validity > 0 && wr.Arrive <= held.Validity && (next == nil || wr.Arrive < next.Time):
-			outcome = "accepted, its lease still valid"
-		}
-		steps = append(steps, step{wr.Arrive, fmt.Sprintf("%s's %s arrived %s (sent %s): %s", c, opName(*wr), s(wr.Arrive), s(wr.Send), outcome)})
-	}
+	next := nextAcquire(h, held.Key, w.Start, row, sm)
+	steps := []step{leaseEndStep(c, held), acquireStep(next, sm), writeStep(c, w, row, held, next, sm, marks, inLost)}
 	slices.SortStableFunc(steps, func(a, b step) int {
 		switch {
 		case a.At < 0 && b.At < 0:
@@ -165,6 +111,76 @@ func pauseStory(h history.History, w checker.Window, c string, row int, sm slotM
 		parts = append(parts, st.Text)
 	}
 	return strings.Join(parts, " → ")
+}
+
+// storySecs is a time of a story, ns, in seconds: "1.00 s".
+func storySecs(ns int64) string { return fmt.Sprintf("%.2f s", seconds(ns)) }
+
+// leaseEndStep is how the paused client's lease held ended.
+func leaseEndStep(c string, held *hold) step {
+	switch {
+	case held.Ended == "release" && (held.Validity <= 0 || held.End < held.Validity):
+		return step{held.End, fmt.Sprintf("%s released the lock %s, within its lease", c, storySecs(held.End))}
+	case held.Validity <= 0:
+		return step{-1, "its lease end unknown (no validity or TTL recorded)"}
+	}
+	return step{held.Validity, "its lease ended " + storySecs(held.Validity)}
+}
+
+// nextAcquire is the first acquire ok of key after t by a client on
+// another row than row, nil when none.
+func nextAcquire(h history.History, key string, t int64, row int, sm slotMap) *history.Op {
+	for i := range h {
+		r := &h[i]
+		if r.F == history.FAcquire && r.Type == history.OK && r.Key == key && r.Time > t && !r.IsNemesis() && sm.Row[r.Process] != row {
+			return r
+		}
+	}
+	return nil
+}
+
+// acquireStep is the next acquire by another client of the same lock.
+func acquireStep(next *history.Op, sm slotMap) step {
+	if next == nil {
+		return step{-1, "no other client acquired the lock afterwards"}
+	}
+	txt := fmt.Sprintf("%s acquired %s", rowClient(sm, next.Process), storySecs(next.Time))
+	if next.Fence != 0 {
+		txt += fmt.Sprintf(" (fence %d)", next.Fence)
+	}
+	return step{next.Time, txt}
+}
+
+// writeStep is the paused client's first resource operation of the
+// lease held that was still to arrive when the pause began, and what the
+// resource made of it.
+func writeStep(c string, w checker.Window, row int, held *hold, next *history.Op, sm slotMap, marks []arrival, inLost map[int64]bool) step {
+	var wr *arrival
+	for i := range marks {
+		if a := &marks[i]; sm.Row[a.Proc] == row && a.Send >= held.Start && a.Send <= held.End && a.At() >= w.Start {
+			wr = a
+			break
+		}
+	}
+	switch {
+	case wr == nil:
+		return step{-1, fmt.Sprintf("no write of %s's lease reached the resource after the pause began", c)}
+	case !wr.Known:
+		return step{-1, fmt.Sprintf("%s's %s was sent %s, its arrival unknown (not in the resource's log): %s",
+			c, opName(*wr), storySecs(wr.Send), historyOutcome(*wr))}
+	}
+	outcome := "accepted"
+	switch {
+	case !wr.Accepted:
+		outcome = fmt.Sprintf("rejected (fence %d < %d)", wr.Fence, wr.Highest)
+	case inLost[wr.Inv]:
+		outcome = "accepted (lost update)"
+	case wr.Stale:
+		outcome = fmt.Sprintf("accepted although stale (fence %d < %d)", wr.Fence, wr.Highest)
+	case held.Validity > 0 && wr.Arrive <= held.Validity && (next == nil || wr.Arrive < next.Time):
+		outcome = "accepted, its lease still valid"
+	}
+	return step{wr.Arrive, fmt.Sprintf("%s's %s arrived %s (sent %s): %s", c, opName(*wr), storySecs(wr.Arrive), storySecs(wr.Send), outcome)}
 }
 
 // opName names a resource operation in a story: "write", or its F.

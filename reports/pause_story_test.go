@@ -136,7 +136,7 @@ func TestPauseStoriesCapped(t *testing.T) {
 		}
 	}
 	b.add(history.Op{Time: 5000 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FAcquire, Key: "k"})
-	got := runPauseStories(&harness.Result{History: b.h, Config: harness.Config{Clients: 1}})
+	got := runPauseStories(&harness.Result{Config: harness.Config{Clients: 1}}, b.h, nil)
 	if len(got) != maxPauseStories+1 || got[maxPauseStories] != "… and 5 more client pauses, not told here (see the holders chart)" {
 		t.Errorf("%d lines, last %q", len(got), got[len(got)-1])
 	}

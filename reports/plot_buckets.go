@@ -58,24 +58,27 @@ var quantileLines = []struct {
 	{"p50", 0.50, colOK},
 }
 
-// latencyQuantiles draws latency-quantiles.png: p50, p95, p99 and max of
-// the completed operations' latencies per time bucket (by invoke time),
-// one panel per operation type present, each with its own log scale, so
-// that the p99 of fast operations is not hidden under lock waits.
-func latencyQuantiles(h history.History, ws []checker.Window, end int64) ([]byte, error) {
+// latencyQuantiles draws latency-quantiles.png from the run's
+// operations: p50, p95, p99 and max of the completed operations'
+// latencies per time bucket (by invoke time), one panel per operation
+// type present, each with its own log scale, so that the p99 of fast
+// operations is not hidden under lock waits.
+func latencyQuantiles(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	end = max(end, 0)
 	width := bucketWidth(end)
 	title := fmt.Sprintf("Latency quantiles per %v bucket, by operation type (completed ops, by invoke time)", time.Duration(width))
 	legend := faultLegend(ws)
-	done := completedSpans(h)
-	if len(done) == 0 {
+	types := l.present(true)
+	if len(types) == 0 {
 		return emptyPanels(title, "latency (ms)", ws, end, legend)
 	}
-	ps, err := typePanels(done, func(f string, sp []span, last bool) (*plot.Plot, error) {
-		return quantilePanel(f, sp, ws, end, width, last)
-	})
-	if err != nil {
-		return nil, err
+	var ps []*plot.Plot
+	for i, f := range types {
+		p, err := quantilePanel(l, f, ws, end, width, i == len(types)-1)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
 	}
 	for _, q := range quantileLines {
 		w := vg.Points(1.5)
@@ -87,18 +90,20 @@ func latencyQuantiles(h history.History, ws []checker.Window, end int64) ([]byte
 	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
 }
 
-// quantilePanel is one operation type's panel of latency-quantiles.png;
-// sp are its completed operations.
-func quantilePanel(f string, sp []span, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
+// quantilePanel is operation type f's panel of latency-quantiles.png,
+// from its completed operations' exact latencies, sorted per bucket.
+func quantilePanel(l *opLog, f string, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
 	buckets := make([][]float64, end/width+1)
-	for _, s := range sp {
+	n := 0
+	l.each(f, true, func(_ int, s span) {
 		b := bucketOf(s.Call, width, int64(len(buckets)))
-		buckets[b] = append(buckets[b], math.Max(millis(s.Latency()), minLatencyMs))
-	}
+		buckets[b] = append(buckets[b], latencyMs(s))
+		n++
+	})
 	for _, ls := range buckets {
 		slices.Sort(ls)
 	}
-	return drawQuantilePanel(fmt.Sprintf("%s (%d completed)", f, len(sp)), len(buckets), func(b int, q float64) (float64, bool) {
+	return drawQuantilePanel(fmt.Sprintf("%s (%d completed)", f, n), len(buckets), func(b int, q float64) (float64, bool) {
 		if len(buckets[b]) == 0 {
 			return 0, false
 		}
@@ -165,48 +170,41 @@ var rateOutcomes = []struct {
 	col color.Color
 }{{history.OK, colOK}, {history.Fail, colFail}, {history.Info, colInfo}}
 
-// rate draws rate.png: completions per second per outcome and time bucket
-// (by completion time), one panel per operation type present, each with
-// its own y scale; an outcome a type never had gets no line. Operations
-// that never completed are not counted.
-func rate(h history.History, ws []checker.Window, end int64) ([]byte, error) {
+// rate draws rate.png from the run's operations: completions per second
+// per outcome and time bucket (by completion time), one panel per
+// operation type present, each with its own y scale; an outcome a type
+// never had gets no line. Operations that never completed are not
+// counted.
+func rate(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	end = max(end, 0)
 	width := bucketWidth(end)
 	title := fmt.Sprintf("Throughput: completions per second by outcome and operation type (%v buckets)", time.Duration(width))
 	legend := faultLegend(ws)
-	done := completedSpans(h)
-	if len(done) == 0 {
+	types := l.present(true)
+	if len(types) == 0 {
 		return emptyPanels(title, "ops/s", ws, end, legend)
 	}
-	ps, err := typePanels(done, func(f string, sp []span, last bool) (*plot.Plot, error) {
-		return ratePanel(f, sp, ws, end, width, last)
-	})
-	if err != nil {
-		return nil, err
+	var ps []*plot.Plot
+	outcomes := map[history.Type]int{}
+	for i, f := range types {
+		counts, n := newRateCounts(end, width), 0
+		l.each(f, true, func(_ int, s span) {
+			counts.add(s.Type, s.Done)
+			outcomes[s.Type]++
+			n++
+		})
+		p, err := drawRatePanel(fmt.Sprintf("%s (%d completed)", f, n), counts, ws, end, i == len(types)-1)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
 	}
 	for _, o := range rateOutcomes {
-		n := 0
-		for _, s := range done {
-			if s.Type == o.t {
-				n++
-			}
+		if n := outcomes[o.t]; n > 0 {
+			legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", o.t, n), Thumb: lineThumb(draw.LineStyle{Color: o.col, Width: vg.Points(1.6)})})
 		}
-		if n == 0 {
-			continue
-		}
-		legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", o.t, n), Thumb: lineThumb(draw.LineStyle{Color: o.col, Width: vg.Points(1.6)})})
 	}
 	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
-}
-
-// ratePanel is one operation type's panel of rate.png; sp are its
-// completed operations.
-func ratePanel(f string, sp []span, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
-	counts := newRateCounts(end, width)
-	for _, s := range sp {
-		counts.add(s.Type, s.Done)
-	}
-	return drawRatePanel(fmt.Sprintf("%s (%d completed)", f, len(sp)), counts, ws, end, last)
 }
 
 // rateCounts are one operation type's completions per outcome (ok,
@@ -259,17 +257,6 @@ func drawRatePanel(title string, rc rateCounts, ws []checker.Window, end int64, 
 	return p, nil
 }
 
-// completedSpans are the history's operations that completed.
-func completedSpans(h history.History) []span {
-	var done []span
-	for _, s := range spans(h) {
-		if s.Completed {
-			done = append(done, s)
-		}
-	}
-	return done
-}
-
 // emptyPanels is a bucketed figure's single panel for a history without
 // completed operations.
 func emptyPanels(title, ylabel string, ws []checker.Window, end int64, legend []legendItem) ([]byte, error) {
@@ -279,19 +266,4 @@ func emptyPanels(title, ylabel string, ws []checker.Window, end int64, legend []
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Add(emptyNote{"no completed operations in this history"})
 	return renderPanels(title, []*plot.Plot{p}, legend, figWidth, figHeight)
-}
-
-// typePanels draws one panel per operation type present in done, in
-// opTypes' order; the last one carries the time axis' label.
-func typePanels(done []span, panel func(f string, sp []span, last bool) (*plot.Plot, error)) ([]*plot.Plot, error) {
-	types, groups := opTypes(done), byOp(done)
-	ps := make([]*plot.Plot, 0, len(types))
-	for i, f := range types {
-		p, err := panel(f, groups[f], i == len(types)-1)
-		if err != nil {
-			return nil, err
-		}
-		ps = append(ps, p)
-	}
-	return ps, nil
 }

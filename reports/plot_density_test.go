@@ -23,17 +23,19 @@ func TestDensityThreshold(t *testing.T) {
 		dense bool
 	}{{"small", 5000, false}, {"big", 60000, true}} {
 		h := bigHistory(c.ops, 8, 3)
+		s, entries, f := passOf(t, h, nil, 8)
 		sp := spans(h)
 		end := endTime(h)
 		var heated []string
-		for f, g := range byOp(sp) {
-			_, hot, err := latencyRawPanel(f, g, nil, end, dense(len(sp)), true)
+		for _, f := range s.ops.present(false) {
+			_, hot, err := drawRawPanel(rawPanelOf(s.ops, f, end, dense(len(sp)), make([]int, len(rawGroups))), nil, end, true)
 			if err != nil {
 				t.Fatal(err)
 			}
 			heated = append(heated, hot...)
 		}
-		_, _, fheated, err := fencingPlot(h, nil, checker.FaultWindows(h), end)
+		pts, title := s.fencePoints(f, entries)
+		_, _, fheated, err := fencingPlotFrom(title, pts, s.issued(), checker.FaultWindows(h), end)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,48 +30,164 @@ type fencePoint struct {
 	// send is when the client sent it, -1 when unknown (a read, or the
 	// log entry matched no history write).
 	send int64
+	key  string // the resource key (log entries only)
 }
 
-// fencePoints takes the resource's own log (writes and fenced reads) when
-// there is one, else the history's completed writes and fenced reads (ok =
-// accepted; fail = rejected as stale; info = unknown; staleness is then
-// unknown too).
-func fencePoints(h history.History, writes []resource.Write) (pts []fencePoint, source string) {
-	if len(writes) > 0 {
-		type wkey struct {
-			t, fence int64
-			key      string
-		}
-		sent := map[wkey]int64{}
-		for _, a := range arrivals(h, writes) {
-			if a.Known {
-				sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Send
-			}
-		}
-		highest := map[string]int64{}
-		for _, w := range writes {
-			hi, seen := highest[w.Key]
-			if !seen || w.Accepted && w.Fence > hi {
-				highest[w.Key] = w.Fence
-			}
-			send, ok := sent[wkey{w.Time, w.Fence, w.Key}]
-			if !ok || w.Read {
-				send = -1
-			}
-			pts = append(pts, fencePoint{t: w.Time, fence: w.Fence, accepted: w.Accepted, stale: w.Stale, read: w.Read, highest: hi, send: send})
-		}
-		return pts, "from the resource's log"
+// logFences builds fencing.png's points from the resource's log, read
+// entry by entry (add): every entry of a log of up to maxFenceSample
+// entries; past that an even sample, every k-th, and every stale entry
+// up to maxExactGroup of them, the title says so. Each point carries the
+// key's highest accepted token when it arrived, kept exactly for every
+// entry.
+type logFences struct {
+	every, total, stale int
+	highest             map[string]int64
+	pts                 []fencePoint
+}
+
+// maxFenceSample bounds the points fencing.png keeps of the resource's
+// log, and of the tokens issued on acquire (see logFences). Tests lower
+// it.
+var maxFenceSample = 100_000
+
+// newLogFences reads a log of n entries.
+func newLogFences(n int) *logFences {
+	return &logFences{every: max((n+maxFenceSample-1)/maxFenceSample, 1), highest: map[string]int64{}}
+}
+
+// add reads the next entry.
+func (f *logFences) add(w *resource.Write) {
+	hi, seen := f.highest[w.Key]
+	if !seen || w.Accepted && w.Fence > hi {
+		f.highest[w.Key] = w.Fence
 	}
-	for _, s := range spans(h) {
-		r := h[s.Inv]
-		read := s.F == history.FRead && r.Fence != 0
-		if s.F != history.FWrite && s.F != history.FEnter && !read {
+	pt := fencePoint{t: w.Time, fence: w.Fence, accepted: w.Accepted, stale: w.Stale, read: w.Read, highest: hi, send: -1, key: w.Key}
+	switch {
+	case f.every == 1:
+		f.pts = append(f.pts, pt)
+	case w.Stale && f.stale < maxExactGroup:
+		f.stale++
+		f.pts = append(f.pts, pt)
+	case f.total%f.every == 0 && !w.Stale:
+		f.pts = append(f.pts, pt)
+	}
+	f.total++
+}
+
+// title is fencing.png's title.
+func (f *logFences) title() string {
+	if f.every == 1 {
+		return fencingTitle(f.pts, "from the resource's log")
+	}
+	t := fmt.Sprintf("Fencing tokens at the resource — a sample: every %d%s of %d log entries and every stale one", f.every, ordinalSuffix(f.every), f.total)
+	if f.stale == maxExactGroup {
+		t += fmt.Sprintf(" (the first %d)", maxExactGroup)
+	}
+	return t
+}
+
+// ordinalSuffix is "th", "nd", ... for n.
+func ordinalSuffix(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return "th"
+	case n%10 == 1:
+		return "st"
+	case n%10 == 2:
+		return "nd"
+	case n%10 == 3:
+		return "rd"
+	}
+	return "th"
+}
+
+// fencePoints are fencing.png's points and title: the resource log's
+// (f, when the run has one), each write with the send time arrivals gave
+// it among the window history's (entries: the log's entries during the
+// windows, all of them for a whole history); else the history's
+// (historyFences).
+func (s *runScan) fencePoints(f *logFences, entries []resource.Write) (pts []fencePoint, title string) {
+	if f.total == 0 {
+		return s.historyFences()
+	}
+	type wkey struct {
+		t, fence int64
+		key      string
+	}
+	sent := map[wkey]int64{}
+	for _, a := range arrivals(s.wh, entries) {
+		if a.Known {
+			sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Send
+		}
+	}
+	pts = f.pts
+	for i := range pts {
+		if send, ok := sent[wkey{pts[i].t, pts[i].fence, pts[i].key}]; ok && !pts[i].read {
+			pts[i].send = send
+		}
+	}
+	return pts, f.title()
+}
+
+// historyFences are fencing.png's points from the history's writes and
+// fenced reads (ok = accepted; fail = rejected as stale; info = unknown;
+// staleness is then unknown too), for a run without a resource log:
+// every one up to maxFenceSample, past that every k-th accepted one and
+// every other one up to maxExactGroup of them, the title says so.
+func (s *runScan) historyFences() (pts []fencePoint, title string) {
+	n := s.fences.len()
+	every := max((n+maxFenceSample-1)/maxFenceSample, 1)
+	k, rare := 0, 0
+	s.ops.each("", false, func(i int, sp span) {
+		if k == n || int(s.fences.at(k).op) != i {
+			return
+		}
+		pt := fencePoint{t: sp.Call, fence: s.fences.at(k).fence, accepted: sp.Type == history.OK, stale: sp.Type == history.Fail,
+			unknown: sp.Type == history.Info, read: sp.F == history.FRead, send: -1}
+		switch {
+		case every == 1, pt.accepted && k%every == 0:
+			pts = append(pts, pt)
+		case !pt.accepted && rare < maxExactGroup:
+			rare++
+			pts = append(pts, pt)
+		}
+		k++
+	})
+	if every == 1 {
+		return pts, fencingTitle(pts, "from the history: arrivals unknown")
+	}
+	return pts, fmt.Sprintf("Fencing tokens of the history's writes — a sample: every %d%s accepted one of %d and every other one (up to %d)", every, ordinalSuffix(every), n, maxExactGroup)
+}
+
+// fencesSampled says fencing.png draws a sample (f: the log's points).
+func (s *runScan) fencesSampled(f *logFences) bool {
+	return f.every > 1 || f.total == 0 && s.fences.len() > maxFenceSample
+}
+
+// issued are the tokens issued on acquire (every lease's with a token),
+// for fencing.png: every one up to maxFenceSample, else every k-th.
+func (s *runScan) issued() plotter.XYs {
+	log := &s.leases.log
+	n := 0
+	for i := range log.fence.len() {
+		if *log.fence.at(i) != 0 {
+			n++
+		}
+	}
+	every := max((n+maxFenceSample-1)/maxFenceSample, 1)
+	var out plotter.XYs
+	seen := 0
+	for i := range log.fence.len() {
+		f := *log.fence.at(i)
+		if f == 0 {
 			continue
 		}
-		pts = append(pts, fencePoint{t: s.Call, fence: r.Fence, accepted: s.Type == history.OK,
-			stale: s.Type == history.Fail, unknown: s.Type == history.Info, read: read, send: -1})
+		if seen%every == 0 {
+			out = append(out, plotter.XY{X: seconds(*log.start.at(i)), Y: float64(f)})
+		}
+		seen++
 	}
-	return pts, "from the history: arrivals unknown"
+	return out
 }
 
 // Markers of stale writes on fencing.png: large, so that the difference
@@ -181,26 +297,15 @@ func (staleThumb) Thumbnail(c *draw.Canvas) {
 // writes are drawn large, labelled with their token against the highest
 // accepted before them, with a line back to when they were sent; the
 // title counts them. Past maxRawPoints points, a group of more than
-// maxExactGroup points is drawn as a density layer instead (fencingPlot).
-func fencingPNG(h history.History, writes []resource.Write, ws []checker.Window, end int64) ([]byte, error) {
-	p, legend, _, err := fencingPlot(h, writes, ws, end)
+// maxExactGroup points is drawn as a density layer instead
+// (fencingPlotFrom).
+func (s *runScan) fencingPNG(f *logFences, entries []resource.Write, ws []checker.Window, end int64) ([]byte, error) {
+	pts, title := s.fencePoints(f, entries)
+	p, legend, _, err := fencingPlotFrom(title, pts, s.issued(), ws, end)
 	if err != nil {
 		return nil, err
 	}
 	return renderPNG(p, legend, figWidth, figHeight)
-}
-
-// fencingPlot builds fencing.png's plot and legend; heated names the
-// groups drawn as density layers.
-func fencingPlot(h history.History, writes []resource.Write, ws []checker.Window, end int64) (p *plot.Plot, legend []legendItem, heated []string, err error) {
-	pts, source := fencePoints(h, writes)
-	var issued plotter.XYs
-	for i := range h {
-		if h[i].F == history.FAcquire && h[i].Type == history.OK && h[i].Fence != 0 {
-			issued = append(issued, plotter.XY{X: seconds(h[i].Time), Y: float64(h[i].Fence)})
-		}
-	}
-	return fencingPlotFrom(fencingTitle(pts, source), pts, issued, ws, end)
 }
 
 // fencingPlotFrom builds fencing.png's plot titled title from its points
@@ -210,44 +315,8 @@ func fencingPlotFrom(title string, pts []fencePoint, issued plotter.XYs, ws []ch
 	p.X.Min, p.X.Max = 0, xMax(end)
 	p.Add(faultBands{ws}, lightGrid(), staleMarks{pts})
 	legend = faultLegend(ws)
-	anyFence := false
-	groups := []struct {
-		name  string
-		match func(fencePoint) bool
-		glyph draw.GlyphStyle
-	}{
-		{"issued on acquire", nil, draw.GlyphStyle{Color: alpha(colGrey, 0x90), Radius: vg.Points(1.5), Shape: draw.RingGlyph{}}},
-		{"write accepted", func(f fencePoint) bool { return !f.read && f.accepted && !f.stale && !f.unknown },
-			draw.GlyphStyle{Color: colOK, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}},
-		{"stale write ACCEPTED (no fencing)", func(f fencePoint) bool { return !f.read && f.accepted && f.stale }, glyphStaleOK},
-		{"stale write rejected", func(f fencePoint) bool { return !f.read && !f.accepted && !f.unknown }, glyphStaleNo},
-		{"stale read rejected", func(f fencePoint) bool { return f.read && !f.accepted && !f.unknown },
-			draw.GlyphStyle{Color: colRejected, Radius: vg.Points(4), Shape: draw.PlusGlyph{}}},
-		{"stale read served (reads not fenced)", func(f fencePoint) bool { return f.read && f.accepted && f.stale },
-			draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(4), Shape: draw.RingGlyph{}}},
-		{"write outcome unknown", func(f fencePoint) bool { return !f.read && f.unknown },
-			draw.GlyphStyle{Color: colGrey, Radius: vg.Points(2.5), Shape: draw.BoxGlyph{}}},
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	sets := make([]plotter.XYs, len(groups))
-	total := 0
-	for gi, g := range groups {
-		xys := issued
-		if g.match != nil {
-			xys = nil
-			for _, f := range pts {
-				if g.match(f) {
-					xys = append(xys, plotter.XY{X: seconds(f.t), Y: float64(f.fence)})
-				}
-			}
-		}
-		for _, xy := range xys {
-			lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
-			anyFence = anyFence || xy.Y != 0
-		}
-		sets[gi] = xys
-		total += len(xys)
-	}
+	groups := fenceGroups
+	sets, lo, hi, anyFence, total := fenceSets(pts, issued)
 	if len(pts) > 0 || len(issued) > 0 {
 		// at least one token, and enough that lo-pad < hi+pad in float64
 		// even for tokens beyond 2^53 (gonum panics on an empty range)
@@ -293,6 +362,52 @@ func fencingPlotFrom(title string, pts []fencePoint, issued plotter.XYs, ws []ch
 		p.Add(emptyNote{"this lock issues no fencing tokens: every write carried token 0"})
 	}
 	return p, legend, heated, nil
+}
+
+// fenceGroups are fencing.png's groups of points, in drawing order: the
+// tokens issued on acquire (match nil), then the log's or history's
+// points by what became of them.
+var fenceGroups = []struct {
+	name  string
+	match func(fencePoint) bool
+	glyph draw.GlyphStyle
+}{
+	{"issued on acquire", nil, draw.GlyphStyle{Color: alpha(colGrey, 0x90), Radius: vg.Points(1.5), Shape: draw.RingGlyph{}}},
+	{"write accepted", func(f fencePoint) bool { return !f.read && f.accepted && !f.stale && !f.unknown },
+		draw.GlyphStyle{Color: colOK, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}},
+	{"stale write ACCEPTED (no fencing)", func(f fencePoint) bool { return !f.read && f.accepted && f.stale }, glyphStaleOK},
+	{"stale write rejected", func(f fencePoint) bool { return !f.read && !f.accepted && !f.unknown }, glyphStaleNo},
+	{"stale read rejected", func(f fencePoint) bool { return f.read && !f.accepted && !f.unknown },
+		draw.GlyphStyle{Color: colRejected, Radius: vg.Points(4), Shape: draw.PlusGlyph{}}},
+	{"stale read served (reads not fenced)", func(f fencePoint) bool { return f.read && f.accepted && f.stale },
+		draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(4), Shape: draw.RingGlyph{}}},
+	{"write outcome unknown", func(f fencePoint) bool { return !f.read && f.unknown },
+		draw.GlyphStyle{Color: colGrey, Radius: vg.Points(2.5), Shape: draw.BoxGlyph{}}},
+}
+
+// fenceSets are the points of each of fenceGroups, the range of their
+// tokens, whether any is not 0, and how many there are.
+func fenceSets(pts []fencePoint, issued plotter.XYs) (sets []plotter.XYs, lo, hi float64, anyFence bool, total int) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	sets = make([]plotter.XYs, len(fenceGroups))
+	for gi, g := range fenceGroups {
+		xys := issued
+		if g.match != nil {
+			xys = nil
+			for _, f := range pts {
+				if g.match(f) {
+					xys = append(xys, plotter.XY{X: seconds(f.t), Y: float64(f.fence)})
+				}
+			}
+		}
+		for _, xy := range xys {
+			lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
+			anyFence = anyFence || xy.Y != 0
+		}
+		sets[gi] = xys
+		total += len(xys)
+	}
+	return sets, lo, hi, anyFence, total
 }
 
 // boldCross is a ✕ glyph drawn with thick strokes (gonum's CrossGlyph is

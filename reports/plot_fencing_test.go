@@ -24,16 +24,16 @@ func TestFencingPNGWithRejectedReads(t *testing.T) {
 		{Index: 2, Time: 3e6, Type: history.Invoke, Process: 1, F: history.FRead, Key: "k"},
 		{Index: 3, Time: 4e6, Type: history.OK, Process: 1, F: history.FRead, Key: "k"},
 	}
-	pts, _ := fencePoints(h, writes)
+	pts, _ := fencePoints(t, h, writes)
 	if len(pts) != 4 || !pts[1].read || pts[1].accepted || pts[2].read {
 		t.Fatalf("points from the log: %+v", pts)
 	}
-	pts, _ = fencePoints(h, nil)
+	pts, _ = fencePoints(t, h, nil)
 	if len(pts) != 1 || !pts[0].read || pts[0].accepted {
 		t.Fatalf("points from the history (the fenced read only): %+v", pts)
 	}
 	for _, w := range [][]resource.Write{writes, nil} {
-		png, err := fencingPNG(h, w, nil, 5e6)
+		png, err := fencingPNG(t, h, w, nil, 5e6)
 		if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 			t.Fatalf("fencing.png: %v", err)
 		}
@@ -46,7 +46,7 @@ func TestFencingPNGWithRejectedReads(t *testing.T) {
 // their titles, not only in three markers.
 func TestFencingStaleWritesCountedAndTimed(t *testing.T) {
 	h, writes := fencedPauseHistory()
-	pts, source := fencePoints(h, writes)
+	pts, source := fencePoints(t, h, writes)
 	if len(pts) != 2 || pts[1].fence != 55 || pts[1].highest != 56 || pts[1].send != 1100*ms || pts[1].accepted {
 		t.Fatalf("points: %+v", pts)
 	}
@@ -57,7 +57,7 @@ func TestFencingStaleWritesCountedAndTimed(t *testing.T) {
 	if got := fencingTitle(pts, source); !strings.Contains(got, "1 stale write ACCEPTED, none rejected") {
 		t.Errorf("unfenced title %q", got)
 	}
-	if png, err := fencingPNG(h, writes, nil, 2100*ms); err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+	if png, err := fencingPNG(t, h, writes, nil, 2100*ms); err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Fatalf("fencing.png: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,19 +15,13 @@ type plotFile struct {
 }
 
 // drawPlots draws each plot on its own goroutine (added to wg) and writes
-// it into dir: figs[i] is plot i's figure, errs[i] its error. A plot with
-// nothing to draw (errNotDrawn) leaves figs[i] empty and removes an older
-// report's file of that name.
+// it into dir: figs[i] is plot i's figure, errs[i] its error.
 func drawPlots(wg *sync.WaitGroup, dir string, plots []plotFile, figs []figure, errs []error) {
 	for i, pl := range plots {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			png, err := pl.draw()
-			if errors.Is(err, errNotDrawn) {
-				_ = os.Remove(filepath.Join(dir, pl.file))
-				return
-			}
 			if err == nil {
 				err = os.WriteFile(filepath.Join(dir, pl.file), png, 0o644)
 			}

@@ -169,24 +169,12 @@ func markGlyph(a arrival) draw.GlyphStyle {
 	return glyphWriteInfo
 }
 
-// holdersPNG draws holders.png: one row per client slot (its successive
-// processes share it), a bar for each lease from acquire ok to release
-// (blue while within the validity the client computed, orange after it),
-// the validity window as an outlined box, overlaps of two different
-// leases in red (on both rows and as a band), resource operations as
-// marks above the bars at the moment they reached the resource (from
-// writes, the resource's log; a thin line back to the send), each lost
-// increment (lost) ringed in red, and fault windows shaded (a client
-// fault on its client's row, lightly elsewhere).
-func holdersPNG(h history.History, writes []resource.Write, lost []lostPair, ws []checker.Window, end int64, clients int) ([]byte, error) {
-	return drawHolders(holdersArgs{h: h, writes: writes, lost: lost, ws: ws, end: end, clients: clients, pad: windowPad(0)})
-}
-
-// holdersArgs is what holders.png is drawn from: the history, the
-// resource's write log, the lost increments, the fault windows, the run's
-// end (ns) and client count; for a big run (bigHolders) also the
-// anomalies to draw windows around and how far each window reaches either
-// side of them (ns).
+// holdersArgs is what holders.png is drawn from: the (window) history,
+// the resource's write log entries, the lost increments, the fault
+// windows, the run's end (ns) and client count, the anomalies to draw
+// windows around and how far each window reaches either side of them
+// (ns), and the overview of the run's leases to an end (ns; see
+// runScan.overview).
 type holdersArgs struct {
 	h         history.History
 	writes    []resource.Write
@@ -196,20 +184,69 @@ type holdersArgs struct {
 	clients   int
 	anomalies []checker.Anomaly
 	pad       int64
+	overview  func(end int64) *occupancy
 
-	// For a big history (bigReport), whose h holds only the records
-	// around its anomaly windows: the overview streamed over the whole
-	// history, the windows picked (their ops are the history's indices,
-	// timeOf gives their times) and how many were left out, and notes
-	// appended to the overview's and each window's title.
-	overview                 *occupancy
+	// For a history not kept whole, whose h holds only the records
+	// around its anomaly windows: the windows read (their ops are the
+	// history's indices, timeOf gives their times) and how many were
+	// left out, and notes appended to the overview's and each window's
+	// title. timeOf nil: the windows are picked from h.
 	windows                  []timeWindow
 	windowsLeft              int
 	timeOf                   func(i int64) (int64, bool)
 	overviewNote, windowNote string
 }
 
-// drawHolders draws holders.png: the chart holdersPNG describes, or for a
+// holdersPNG draws holders.png of the run (drawHolders): from the whole
+// history, or for a longer one the overview of every lease and windows
+// drawn from the records read around the anomalies.
+func (s *runScan) holdersPNG(res *harness.Result, writes []resource.Write, end int64) ([]byte, error) {
+	a := holdersArgs{h: s.wh, writes: writes, lost: lostPairs(s.wh, s.windowVerdict(res.Verdict)), ws: s.windowFaults(), end: end,
+		clients: res.Config.Clients, anomalies: allAnomalies(res.Verdict), pad: windowPad(res.Config.TTL),
+		overview: func(end int64) *occupancy { return s.overview(res.Config.Clients, end) }}
+	if s.whole {
+		return drawHolders(a)
+	}
+	a.clients = s.slots.clients
+	a.windows, a.windowsLeft, a.timeOf = s.windows, s.windowsLeft, s.timeOf()
+	a.overviewNote = fmt.Sprintf(", streamed over all %d records", s.records)
+	a.windowNote = " (only the records read around it)"
+	hs := holds(s.wh)
+	hc := holdersChart{hs: hs, ovs: overlaps(hs), slots: s.slots.slotMap(s.wh), h: s.wh, marks: arrivals(s.wh, writes), lost: a.lost}
+	return bigHolders(a, hc, holdersTitle(s.leases.leases(), s.leases.pairs, 0), end)
+}
+
+// holdersTitle is holders.png's title: the leases, the pairs of holders
+// at once and the lost increments.
+func holdersTitle(leases, pairs, lost int) string {
+	title := fmt.Sprintf("Lock holders: %d leases, %d pairs of holders at once", leases, pairs)
+	switch {
+	case leases == 0:
+		title = "Lock holders: nobody held the lock"
+	case pairs == 0:
+		title = fmt.Sprintf("Lock holders: %d leases, never two holders at once", leases)
+	case pairs == 1:
+		title = fmt.Sprintf("Lock holders: %d leases, one pair of holders at once", leases)
+	}
+	switch lost {
+	case 0:
+	case 1:
+		title += ", 1 lost increment"
+	default:
+		title += fmt.Sprintf(", %d lost increments", lost)
+	}
+	return title
+}
+
+// drawHolders draws holders.png of a whole history: one row per client
+// slot (its successive processes share it), a bar for each lease from
+// acquire ok to release (blue while within the validity the client
+// computed, orange after it), the validity window as an outlined box,
+// overlaps of two different leases in red (on both rows and as a band),
+// resource operations as marks above the bars at the moment they reached
+// the resource (from writes, the resource's log; a thin line back to the
+// send), each lost increment (lost) ringed in red, and fault windows
+// shaded (a client fault on its client's row, lightly elsewhere); for a
 // run of more than maxDetailLeases leases an overview and windows around
 // its anomalies (bigHolders).
 func drawHolders(a holdersArgs) ([]byte, error) {
@@ -217,22 +254,7 @@ func drawHolders(a holdersArgs) ([]byte, error) {
 	hs := holds(h)
 	ovs := overlaps(hs)
 	sm := buildSlots(h, clients)
-	title := fmt.Sprintf("Lock holders: %d leases, %d pairs of holders at once", len(hs), len(ovs))
-	switch {
-	case len(hs) == 0:
-		title = "Lock holders: nobody held the lock"
-	case len(ovs) == 0:
-		title = fmt.Sprintf("Lock holders: %d leases, never two holders at once", len(hs))
-	case len(ovs) == 1:
-		title = fmt.Sprintf("Lock holders: %d leases, one pair of holders at once", len(hs))
-	}
-	switch len(lost) {
-	case 0:
-	case 1:
-		title += ", 1 lost increment"
-	default:
-		title += fmt.Sprintf(", %d lost increments", len(lost))
-	}
+	title := holdersTitle(len(hs), len(ovs), len(lost))
 	marks := arrivals(h, writes)
 	for _, a := range marks {
 		end = max(end, a.At())
@@ -312,11 +334,4 @@ func (validityThumb) Thumbnail(c *draw.Canvas) {
 	y := c.Center().Y
 	c.StrokeLine2(sty, c.Min.X, y, c.Max.X, y)
 	c.StrokeLine2(sty, c.Max.X, c.Min.Y, c.Max.X, c.Max.Y)
-}
-
-// holdersOf draws holders.png for a run: its history, the resource's
-// write log, the lost increments its resource checker named.
-func holdersOf(res *harness.Result, ws []checker.Window, end int64) ([]byte, error) {
-	return drawHolders(holdersArgs{h: res.History, writes: res.Writes, lost: lostPairs(res.History, res.Verdict), ws: ws, end: end,
-		clients: res.Config.Clients, anomalies: allAnomalies(res.Verdict), pad: windowPad(res.Config.TTL)})
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// Big runs' holders.png: above maxDetailLeases leases one bar per lease is
-// a solid block, so the chart becomes an overview of the whole run (per
+// Long runs' holders.png: above maxDetailLeases leases one bar per lease
+// is a solid block, so the chart becomes an overview of the whole run (per
 // client, how much of each time column it held the lock; anomalies
 // marked) above one detailed window (the small-run chart, cut to a stretch
 // of time) around each of at most maxHolderWindows groups of anomalies.
@@ -47,29 +47,6 @@ type occupancy struct {
 	anomalyAt  []float64 // s, anomaly marks
 	rows       int
 	rowOf      func(proc int) int
-}
-
-// newOccupancy sums the leases of hc into overviewCols columns over
-// [0, xmax] s.
-func newOccupancy(hc holdersChart, xmax float64) *occupancy {
-	o := emptyOccupancy(len(hc.slots.Rows), xmax)
-	for _, ho := range hc.hs {
-		r, ok := hc.slots.Row[ho.Proc]
-		if !ok {
-			continue
-		}
-		o.addHold(r, ho.Start, ho.End, ho.Validity)
-	}
-	for _, ov := range hc.ovs {
-		var rows []int
-		for _, i := range []int{ov.A, ov.B} {
-			if r, ok := hc.slots.Row[hc.hs[i].Proc]; ok {
-				rows = append(rows, r)
-			}
-		}
-		o.addClash(rows, ov.Start, ov.End)
-	}
-	return o
 }
 
 // emptyOccupancy is an overview of rows rows over [0, xmax] s without
@@ -220,17 +197,14 @@ func rowsPlot(a holdersArgs, sm slotMap, title, xlabel string, x0, x1 float64) *
 	return p
 }
 
-// bigHolders draws holders.png for a big run: the overview, then one
+// bigHolders draws holders.png for a long run: the overview, then one
 // detailed window per group of anomalies (at most maxHolderWindows; the
 // title says how many more there were). title is the small chart's title
 // (the counts); end the run's end, ns.
 func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte, error) {
-	timeOf := a.timeOf
+	timeOf, wins, left := a.timeOf, a.windows, a.windowsLeft
 	if timeOf == nil {
 		timeOf = timeIn(a.h)
-	}
-	wins, left := a.windows, a.windowsLeft
-	if a.overview == nil {
 		wins, left = anomalyWindowsBy(timeOf, a.anomalies, a.pad, end, maxHolderWindows)
 	}
 	switch {
@@ -241,10 +215,7 @@ func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte
 	default:
 		title += fmt.Sprintf("; %d anomaly window(s)", len(wins))
 	}
-	o := a.overview
-	if o == nil {
-		o = newOccupancy(hc, xMax(end))
-	}
+	o := a.overview(end)
 	o.windows = wins
 	o.anomalyAt = nil
 	for _, an := range a.anomalies {

@@ -34,17 +34,17 @@ var rawGroups = []rawGroup{
 	{"info, never completed (drawn at cap)", history.Info, true, draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.PyramidGlyph{}}},
 }
 
-// latencyRaw draws latency-raw.png: every operation's latency against its
-// invoke time, by outcome, on a log axis, with fault windows shaded; one
-// panel per operation type present (acquire, release, extend, read,
-// write, ...), each with its own y range, so that fast operations are not
-// squashed under slow lock waits. Operations that never completed are
-// drawn at a cap above their type's slowest completed one.
-func latencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, error) {
-	sp := spans(h)
+// latencyRaw draws latency-raw.png from the run's operations: every
+// operation's latency against its invoke time, by outcome, on a log axis,
+// with fault windows shaded; one panel per operation type present
+// (acquire, release, extend, read, write, ...), each with its own y
+// range, so that fast operations are not squashed under slow lock waits.
+// Operations that never completed are drawn at a cap above their type's
+// slowest completed one.
+func latencyRaw(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	title := "Latency of every operation by type (at invoke time; each panel its own scale)"
 	legend := faultLegend(ws)
-	if len(sp) == 0 {
+	if l.len() == 0 {
 		p := newPlot("", "time since start (s)", "latency (ms)")
 		p.X.Min, p.X.Max = 0, xMax(end)
 		p.Add(faultBands{ws}, lightGrid())
@@ -52,15 +52,17 @@ func latencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, erro
 		p.Add(emptyNote{"no client operations in this history"})
 		return renderPanels("Latency of every operation", []*plot.Plot{p}, legend, figWidth, figHeight)
 	}
-	thin := dense(len(sp))
+	thin := dense(l.len())
 	if thin {
-		title += fmt.Sprintf(" — %d ops: crowded outcomes as density", len(sp))
+		title += fmt.Sprintf(" — %d ops: crowded outcomes as density", l.len())
 	}
-	types, groups := opTypes(sp), byOp(sp)
+	types := l.present(false)
 	var ps []*plot.Plot
 	heated := map[string]bool{} // outcomes drawn as density in some panel
+	counts := make([]int, len(rawGroups))
 	for i, f := range types {
-		p, hot, err := latencyRawPanel(f, groups[f], ws, end, thin, i == len(types)-1)
+		d := rawPanelOf(l, f, end, thin, counts)
+		p, hot, err := drawRawPanel(d, ws, end, i == len(types)-1)
 		if err != nil {
 			return nil, err
 		}
@@ -69,8 +71,8 @@ func latencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, erro
 		}
 		ps = append(ps, p)
 	}
-	for _, g := range rawGroups {
-		if n := countType(sp, g.typ, g.open); n > 0 {
+	for i, g := range rawGroups {
+		if n := counts[i]; n > 0 {
 			legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", g.name, n), Thumb: glyphThumb(g.glyph)})
 			if heated[g.name] {
 				legend = append(legend, legendItem{Label: g.name + ": ops per cell (darker = more)", Thumb: heatThumb{opaque(g.glyph.Color)}})
@@ -80,42 +82,62 @@ func latencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, erro
 	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
 }
 
-// latencyRawPanel is one operation type's panel of latency-raw.png. When
-// dense, an outcome with more than maxExactGroup operations is drawn as a
-// density layer (heated names those outcomes) and the others point by
-// point on top.
-func latencyRawPanel(f string, sp []span, ws []checker.Window, end int64, dense, last bool) (p *plot.Plot, heated []string, err error) {
-	var lo, hi float64 = math.Inf(1), 0
-	for _, s := range sp {
+// rawPanelOf is the panel data of operation type f: when dense, an
+// outcome with more than maxExactGroup operations becomes a density layer,
+// the others stay point by point. counts gains the panel's operations
+// per rawGroups entry.
+func rawPanelOf(l *opLog, f string, end int64, dense bool, counts []int) rawPanel {
+	d := rawPanel{f: f, lo: math.Inf(1), groups: make([]rawLayer, len(rawGroups))}
+	n := make([]int, len(rawGroups))
+	l.each(f, false, func(_ int, s span) {
+		d.ops++
+		if g := groupOf(s); g >= 0 {
+			n[g]++
+		}
 		if s.Completed {
-			l := math.Max(millis(s.Latency()), minLatencyMs)
-			lo, hi = math.Min(lo, l), math.Max(hi, l)
+			lat := latencyMs(s)
+			d.lo, d.hi = math.Min(d.lo, lat), math.Max(d.hi, lat)
 		}
-	}
-	d := rawPanel{f: f, ops: len(sp), lo: lo, hi: hi}
+	})
 	ymin, ymax, capMs := d.yRange()
-	for _, g := range rawGroups {
-		var xys plotter.XYs
-		for _, s := range sp {
-			if s.Type != g.typ || s.Completed == g.open {
-				continue
-			}
-			y := capMs
-			if s.Completed {
-				y = math.Max(millis(s.Latency()), minLatencyMs)
-			}
-			xys = append(xys, plotter.XY{X: seconds(s.Call), Y: y})
+	for g, k := range n {
+		counts[g] += k
+		if dense && k > maxExactGroup {
+			d.groups[g].heat = emptyHeat(heatRows, 0, xMax(end), ymin, ymax, true, opaque(rawGroups[g].glyph.Color))
+		} else if k > 0 {
+			d.groups[g].xys = make(plotter.XYs, 0, k)
 		}
-		var l rawLayer
-		if dense && len(xys) > maxExactGroup {
-			l.heat = newHeat(xys, heatRows, 0, xMax(end), ymin, ymax, true, opaque(g.glyph.Color))
-		} else {
-			l.xys = xys
-		}
-		d.groups = append(d.groups, l)
 	}
-	return drawRawPanel(d, ws, end, last)
+	l.each(f, false, func(_ int, s span) {
+		g := groupOf(s)
+		if g < 0 {
+			return
+		}
+		y := capMs
+		if s.Completed {
+			y = latencyMs(s)
+		}
+		if h := d.groups[g].heat; h != nil {
+			h.add(seconds(s.Call), y)
+		} else {
+			d.groups[g].xys = append(d.groups[g].xys, plotter.XY{X: seconds(s.Call), Y: y})
+		}
+	})
+	return d
 }
+
+// groupOf is the index into rawGroups of a span's outcome, -1 for none.
+func groupOf(s span) int {
+	for i, g := range rawGroups {
+		if s.Type == g.typ && s.Completed != g.open {
+			return i
+		}
+	}
+	return -1
+}
+
+// latencyMs is a completed span's latency on the plots' log axes, ms.
+func latencyMs(s span) float64 { return max(millis(s.Latency()), minLatencyMs) }
 
 // rawPanel is one operation type's panel of latency-raw.png as data:
 // its operation count, the range of its completed latencies (ms; hi 0:
@@ -181,15 +203,3 @@ func drawRawPanel(d rawPanel, ws []checker.Window, end int64, last bool) (p *plo
 // minLatencyMs is the floor of latencies on log axes (1 µs): a zero
 // latency cannot be drawn on a log scale.
 const minLatencyMs = 1e-3
-
-// countType counts the spans of one outcome; open selects the ones that
-// never completed.
-func countType(sp []span, t history.Type, open bool) int {
-	n := 0
-	for _, s := range sp {
-		if s.Type == t && s.Completed != open {
-			n++
-		}
-	}
-	return n
-}

@@ -18,18 +18,6 @@ import (
 var opOrder = []string{history.FAcquire, history.FRelease, history.FExtend, history.FRead, history.FWrite,
 	history.FEnter, history.FLeave, history.FRun, history.FLead}
 
-// opTypes returns the operation types (F) present among the spans, in
-// opOrder: one panel each, so a type that never ran gets none.
-func opTypes(sp []span) []string {
-	var out []string
-	for _, s := range sp {
-		if !slices.Contains(out, s.F) {
-			out = append(out, s.F)
-		}
-	}
-	return orderTypes(out)
-}
-
 // orderTypes sorts operation types in opOrder, the others after it
 // alphabetically.
 func orderTypes(out []string) []string {
@@ -52,15 +40,6 @@ func orderTypes(out []string) []string {
 		return 0
 	})
 	return out
-}
-
-// byOp groups the spans by operation type.
-func byOp(sp []span) map[string][]span {
-	m := map[string][]span{}
-	for _, s := range sp {
-		m[s.F] = append(m[s.F], s)
-	}
-	return m
 }
 
 // Per-operation figures: one panel of panelHeight per type, under a

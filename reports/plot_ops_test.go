@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -17,13 +18,21 @@ import (
 // extend.
 func TestOpTypesOnlyPresentInOrder(t *testing.T) {
 	h, _ := pauseHistory()
-	got := opTypes(spans(h))
+	got := logOf(h).present(false)
 	want := []string{"acquire", "release", "read", "write"}
 	if !slices.Equal(got, want) {
-		t.Errorf("opTypes = %v, want %v", got, want)
+		t.Errorf("present = %v, want %v", got, want)
 	}
-	if got := opTypes([]span{{F: "zz"}, {F: "extend"}, {F: "aa"}, {F: "acquire"}}); !slices.Equal(got, []string{"acquire", "extend", "aa", "zz"}) {
-		t.Errorf("opTypes with unknown types = %v", got)
+	var b hb
+	for i, f := range []string{"zz", "extend", "aa", "acquire"} {
+		b.add(history.Op{Time: int64(i), Type: history.Invoke, Process: i, F: f})
+	}
+	b.add(history.Op{Time: 9, Type: history.OK, Process: 1, F: "extend"})
+	if got := logOf(b.h).present(false); !slices.Equal(got, []string{"acquire", "extend", "aa", "zz"}) {
+		t.Errorf("present with unknown types = %v", got)
+	}
+	if got := logOf(b.h).present(true); !slices.Equal(got, []string{"extend"}) {
+		t.Errorf("present among completed = %v, want extend", got)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 
 // writePorcupine writes porcupine.html (the lock check) and, for the
 // counter workload, porcupine-counter.html (the counter's critical
-// sections), from the searches the checks kept (see
+// sections) of res's whole history h, from the searches the checks kept (see
 // keptLinearizations), else by searching again. Above opt.PorcupineMaxOps
 // client operations it draws only the failing segments, one page each
 // (writeSegmentPages), and note says which pages show which records; for
@@ -23,13 +23,12 @@ import (
 // why instead, and note says so for index.html. Every page is titled
 // with the run, lock and verdict, and opens at the operation its
 // "#op=N" fragment names (decoratePorcupine).
-func writePorcupine(res *harness.Result, opt Options) (note string, counter bool, err error) {
-	h := res.History
+func writePorcupine(res *harness.Result, h history.History, opt Options) (note string, counter bool, err error) {
 	n := len(spans(h))
 	var reason string
 	switch {
 	case n > opt.PorcupineMaxOps && checker.Validate(h) == nil:
-		return writeSegmentPages(res, opt, n)
+		return writeSegmentPages(res, h, nil, opt, n)
 	case n > opt.PorcupineMaxOps:
 		reason = fmt.Sprintf("The history has %d client operations, more than the %d porcupine's visualisation is built for; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
 	case checker.Validate(h) != nil:

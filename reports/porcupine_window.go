@@ -17,7 +17,7 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// A big history's porcupine pages are drawn per failing segment: porcupine's
+// A long history's porcupine pages are drawn per failing segment: porcupine's
 // visualiser gets only the records of a window of time around the failing
 // operations of one group of anomalies (anomalyWindows), widened to the
 // nearest quiescent points (no operation in flight and no lease that could
@@ -31,7 +31,7 @@ const (
 	maxSegmentOps = 2000
 )
 
-// segment is one failing segment of a big history, drawn on its own page.
+// segment is one failing segment of a long history, drawn on its own page.
 type segment struct {
 	timeWindow
 	// File is the page's file name.
@@ -234,7 +234,7 @@ func (g *segmenter) segments(as []checker.Anomaly, pad int64, base string) (segs
 	return segs, left
 }
 
-// mapSegments gives the segments of a big history's window history
+// mapSegments gives the segments of a long history's window history
 // (cut from records read around its anomalies, orig mapping them back to
 // the history's indices; nil: not one) the history's record indices, and
 // marks them cut mid-activity: a window's ends are no quiescent points of
@@ -371,15 +371,16 @@ func markNemesisPartner(h history.History, keep []bool, i int) {
 	}
 }
 
-// writeSegmentPages writes the porcupine pages of a big history of n
-// client operations: porcupine.html (porcupine-2.html, ...) for the
-// failing segments of every checker's anomalies but the resource
-// checker's, and for the counter workload porcupine-counter.html (...)
-// for the resource checker's. With no anomaly naming an operation,
-// porcupine.html is a short page saying so. note tells index.html which
-// pages show which segment.
-func writeSegmentPages(res *harness.Result, opt Options, n int) (note string, counter bool, err error) {
-	h := res.History
+// writeSegmentPages writes the porcupine pages of a history of n client
+// operations, too many for one page, from h, its records (the whole
+// history, or its window history, whose records orig maps to the
+// history's indices; res.Verdict then names h's): porcupine.html
+// (porcupine-2.html, ...) for the failing segments of every checker's
+// anomalies but the resource checker's, and for the counter workload
+// porcupine-counter.html (...) for the resource checker's. With no
+// anomaly naming an operation, porcupine.html is a short page saying so.
+// note tells index.html which pages show which segment.
+func writeSegmentPages(res *harness.Result, h history.History, orig []int64, opt Options, n int) (note string, counter bool, err error) {
 	pad := windowPad(res.Config.TTL)
 	counterRun := res.Config.Workload == "counter" && hasF(h, history.FWrite)
 	var lockAs, counterAs []checker.Anomaly
@@ -396,13 +397,13 @@ func writeSegmentPages(res *harness.Result, opt Options, n int) (note string, co
 	}
 	g := newSegmenter(h, res.Config.Clients)
 	cSegs, cLeft := g.segments(counterAs, pad, store.PorcupineCounterFile)
-	mapSegments(cSegs, opt.origIndex)
+	mapSegments(cSegs, orig)
 	counter = len(cSegs) > 0
 	if !counter {
 		lockAs = append(lockAs, counterAs...) // their links go to porcupine.html
 	}
 	lSegs, lLeft := g.segments(lockAs, pad, store.PorcupineFile)
-	mapSegments(lSegs, opt.origIndex)
+	mapSegments(lSegs, orig)
 	if len(lSegs) == 0 {
 		reason := fmt.Sprintf("porcupine.html shows no segment: the history has %d client operations, more than the %d porcupine's visualisation is built for, and no anomaly of the lock check (or of the checkers linking to its page) names an operation to draw a segment around; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
 		title := html.EscapeString(porcupineTitle(res, "Lock check (porcupine): not built"))

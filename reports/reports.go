@@ -5,9 +5,11 @@
 // inline), porcupine's own visualisation of the lock check, and JUnit XML.
 //
 // lockstorm.Run calls Write after harness.Run, and the CLI after
-// harness.Analyze. Everything is
-// derived from the harness.Result, so re-analysing a stored run (even a
-// partial history from a crashed run) regenerates the whole report.
+// harness.Analyze. Everything is derived from the harness.Result and its
+// history, read once in a stream (res.Source(), see scanRun), so
+// re-analysing a stored run (even a partial history from a crashed run)
+// regenerates the whole report, in memory that grows with the history
+// only by about 20 bytes per operation.
 package reports
 
 import (
@@ -21,6 +23,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/resource"
 )
 
 // ErrNoDir is returned when the result has no run folder to write into.
@@ -38,10 +41,6 @@ type Options struct {
 	// visualisation when the check kept none (a result read back from
 	// results.json). Default 10s.
 	PorcupineTimeout time.Duration
-
-	// origIndex maps the records of a big history's window history
-	// (bigRun.wh) back to the history's indices, for the segment pages.
-	origIndex []int64
 }
 
 func (o Options) withDefaults() Options {
@@ -61,63 +60,101 @@ func (o Options) withDefaults() Options {
 // the errors are joined.
 func Write(res *harness.Result) error { return WriteWith(res, Options{}) }
 
-// WriteWith is Write with options.
+// WriteWith is Write with options. Every file is drawn from one pass
+// over the run's history (scanRun) and one over its resource log
+// (readLog).
 func WriteWith(res *harness.Result, opt Options) error {
 	if res == nil || res.Dir == "" {
 		return &WriteError{ErrNoDir}
 	}
 	opt = opt.withDefaults()
-	if res.HistoryFile != "" && res.History == nil {
-		return writeBig(res, opt)
+	lg, err := runLog(res)
+	if err != nil {
+		return &WriteError{err}
 	}
-	h := res.History
-	ws := checker.FaultWindows(h)
-	end := endTime(h)
-	for _, w := range ws {
+	s, err := scanRun(res, lg.n == 0)
+	if err != nil {
+		return &WriteError{err}
+	}
+	writes, fences, err := s.readLog(lg)
+	if err != nil {
+		return &WriteError{err}
+	}
+	end := s.end
+	for _, w := range s.faults {
 		end = max(end, w.End)
 	}
-	plots := []plotFile{
-		{store.HoldersFile, "Who held the lock",
-			"One row per client (its process ids in brackets, a watchdog's included). Blue bar: the client believed it held the lock (acquire ok to release); orange: it still believed so after the validity it computed had passed; thin line above a bar: the validity window, ending in a tick at the deadline; red strip under two rows and a pale red column: two different leases believed held at once. Marks above a bar are resource writes where they reached the resource (▲ accepted, ✕ rejected, ■ unknown), with a thin line back to when they were sent; a red ring is a lost increment (a write of a value already written, dashed line to the first); a black ring is the holder learning its lease was lost. Shaded columns are fault windows; a client pause is shaded on the paused client's row, lightly across the others.",
-			func() ([]byte, error) { return holdersOf(res, ws, end) }},
-		{store.LatencyRawFile, "Latency of every operation",
-			"Each operation's latency (completion − invoke) at its invoke time, by outcome, on a log axis. Operations that never completed are drawn at the top. Shaded columns are fault windows.",
-			func() ([]byte, error) { return latencyRaw(h, ws, end) }},
-		{store.LatencyQuantileFile, "Latency quantiles",
-			"p50 / p95 / p99 / max latency of completed operations per time bucket.",
-			func() ([]byte, error) { return latencyQuantiles(h, ws, end) }},
-		{store.RateFile, "Throughput",
-			"Completed operations per second by outcome.",
-			func() ([]byte, error) { return rate(h, ws, end) }},
-		{store.FencingFile, "Fencing tokens",
-			"The fencing token each write carried when it reached the resource: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued.",
-			func() ([]byte, error) { return fencingPNG(h, res.Writes, ws, end) }},
-	}
+	plots := s.plotFiles(res, writes, fences, end)
 	figs := make([]figure, len(plots))
 	errs := make([]error, len(plots)+4)
 	var wg sync.WaitGroup
 	drawPlots(&wg, res.Dir, plots, figs, errs)
 	var porcNote string
 	counterPage := false
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		porcNote, counterPage, errs[len(plots)] = writePorcupine(res, opt)
+		porcNote, counterPage, errs[len(plots)] = s.writePorcupine(res, opt)
 	}()
-	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		errs[len(plots)+3] = writeTimelineFile(res, ws, end)
+		errs[len(plots)+3] = writeTimelineFile(res, s, s.faults, end)
 	}()
 	wg.Wait()
-	errs[len(plots)+1] = writeJUnit(res)
-	shown := drawnFigures(figs)
-	page := buildPage(res, ws, shown, runFiles(res.Dir), counterPage, porcNote)
+	errs[len(plots)+1] = WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(runSuite(res, end)))
+	page := buildPage(res, s, writes, drawnFigures(figs), runFiles(res.Dir), counterPage, s.fencesSampled(fences), porcNote)
 	errs[len(plots)+2] = writeIndexFile(res.Dir, page)
 	if err := errors.Join(errs...); err != nil {
 		return &WriteError{err}
 	}
 	return nil
+}
+
+// plotFiles are the report's PNGs, drawn from the pass over the history
+// (s), the resource log's entries of its window history (writes) and
+// fencing.png's points of the log (fences), to the run's end (ns).
+func (s *runScan) plotFiles(res *harness.Result, writes []resource.Write, fences *logFences, end int64) []plotFile {
+	ws := s.faults
+	holders, fencing := holdersCaption, fencingCaption
+	if !s.whole {
+		holders, fencing = holdersWindowsCaption, fencingLogCaption
+	}
+	return []plotFile{
+		{store.HoldersFile, "Who held the lock", holders,
+			func() ([]byte, error) { return s.holdersPNG(res, writes, end) }},
+		{store.LatencyRawFile, "Latency of every operation",
+			"Each operation's latency (completion − invoke) at its invoke time, by outcome, on a log axis. Operations that never completed are drawn at the top. Shaded columns are fault windows.",
+			func() ([]byte, error) { return latencyRaw(s.ops, ws, end) }},
+		{store.LatencyQuantileFile, "Latency quantiles",
+			"p50 / p95 / p99 / max latency of completed operations per time bucket.",
+			func() ([]byte, error) { return latencyQuantiles(s.ops, ws, end) }},
+		{store.RateFile, "Throughput",
+			"Completed operations per second by outcome.",
+			func() ([]byte, error) { return rate(s.ops, ws, end) }},
+		{store.FencingFile, "Fencing tokens", fencing,
+			func() ([]byte, error) { return s.fencingPNG(fences, writes, ws, end) }},
+	}
+}
+
+// Captions of holders.png and fencing.png: a whole history's, and a
+// longer one's (windows, a sampled log).
+const (
+	holdersCaption        = "One row per client (its process ids in brackets, a watchdog's included). Blue bar: the client believed it held the lock (acquire ok to release); orange: it still believed so after the validity it computed had passed; thin line above a bar: the validity window, ending in a tick at the deadline; red strip under two rows and a pale red column: two different leases believed held at once. Marks above a bar are resource writes where they reached the resource (▲ accepted, ✕ rejected, ■ unknown), with a thin line back to when they were sent; a red ring is a lost increment (a write of a value already written, dashed line to the first); a black ring is the holder learning its lease was lost. Shaded columns are fault windows; a client pause is shaded on the paused client's row, lightly across the others."
+	holdersWindowsCaption = "Top: the whole run, streamed from the history: per client, the share of each time column it believed it held the lock (darker = longer; orange: past the validity it computed), red where two holders overlapped, ▼ at anomalies. Below: each anomaly window drawn in detail from the records read around it (see the note above: only those records). In a window, blue bar: the client believed it held the lock; orange: past its validity; thin line above: the validity window; red strip: two leases believed held at once; marks above a bar: resource writes where they reached the resource (▲ accepted, ✕ rejected, ■ unknown). Shaded columns are fault windows."
+	fencingCaption        = "The fencing token each write carried when it reached the resource: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued."
+	fencingLogCaption     = "The fencing token each write carried when it reached the resource, from the resource's log read entry by entry: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued. Past 100000 entries the title says which sample is drawn (every stale write is kept); send times are drawn for the writes read around the anomalies (see the holders windows)."
+)
+
+// writePorcupine writes the porcupine pages (writePorcupine) of the whole
+// history, or of the window history of a longer one, one page per failing
+// segment (writeSegmentPages).
+func (s *runScan) writePorcupine(res *harness.Result, opt Options) (note string, counter bool, err error) {
+	if s.whole {
+		return writePorcupine(res, s.wh, opt)
+	}
+	wres := *res
+	wres.Verdict = s.windowVerdict(res.Verdict)
+	return writeSegmentPages(&wres, s.wh, s.origIndex(), opt, s.ops.len())
 }
 
 // WriteError is every error of Write: the run itself finished and was
@@ -138,11 +175,6 @@ func SplitError(err error) (runErr, reportErr error) {
 		return nil, we
 	}
 	return err, nil
-}
-
-// writeJUnit writes junit.xml.
-func writeJUnit(res *harness.Result) error {
-	return WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(RunSuite(res)))
 }
 
 // runFiles lists the run folder's files worth linking, with what each

@@ -84,8 +84,17 @@ func checkReport(t *testing.T, res *harness.Result) (index string, doc JUnitSuit
 	if len(doc.Suites) != 1 {
 		t.Fatalf("junit.xml has %d test suites, want 1", len(doc.Suites))
 	}
+	checkJUnitCases(t, res, doc.Suites[0])
+	return index, doc
+}
+
+// checkJUnitCases asserts that suite has one test case per checker of
+// res whose outcome matches the checker's verdict, its failure naming
+// the fatal anomalies' op indices.
+func checkJUnitCases(t *testing.T, res *harness.Result, suite JUnitSuite) {
+	t.Helper()
 	cases := map[string]JUnitCase{}
-	for _, c := range doc.Suites[0].Cases {
+	for _, c := range suite.Cases {
 		cases[c.Name] = c
 	}
 	for _, r := range res.Verdict.Results {
@@ -106,7 +115,6 @@ func checkReport(t *testing.T, res *harness.Result) (index string, doc JUnitSuit
 			}
 		}
 	}
-	return index, doc
 }
 
 // distinctColours counts distinct colours in img (sampling every 3rd

@@ -65,11 +65,11 @@ func TestPlotsSurviveMalformedTimes(t *testing.T) {
 				{Key: "c", Value: 1, Fence: tc.fence - 1, Accepted: true, Stale: true, Time: tc.times[len(tc.times)-1]}}
 			draws := map[string]func() ([]byte, error){
 				"holders":   func() ([]byte, error) { return holdersPNG(h, nil, nil, ws, end, 2) },
-				"raw":       func() ([]byte, error) { return latencyRaw(h, ws, end) },
-				"quantiles": func() ([]byte, error) { return latencyQuantiles(h, ws, end) },
-				"rate":      func() ([]byte, error) { return rate(h, ws, end) },
-				"fencing":   func() ([]byte, error) { return fencingPNG(h, writes, ws, end) },
-				"fencing-h": func() ([]byte, error) { return fencingPNG(h, nil, ws, end) },
+				"raw":       func() ([]byte, error) { return latencyRaw(logOf(h), ws, end) },
+				"quantiles": func() ([]byte, error) { return latencyQuantiles(logOf(h), ws, end) },
+				"rate":      func() ([]byte, error) { return rate(logOf(h), ws, end) },
+				"fencing":   func() ([]byte, error) { return fencingPNG(t, h, writes, ws, end) },
+				"fencing-h": func() ([]byte, error) { return fencingPNG(t, h, nil, ws, end) },
 			}
 			for plot, draw := range draws {
 				start := time.Now()

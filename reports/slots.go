@@ -39,32 +39,43 @@ type slotMap struct {
 func buildSlots(h history.History, clients int) slotMap {
 	labelled := map[int]int{} // process -> slot, from the records' Client
 	for i := range h {
-		var n int
 		if r := &h[i]; !r.IsNemesis() && r.Client != "" {
-			if _, err := fmt.Sscanf(r.Client, "c%d", &n); err == nil && n >= 1 && n <= 4096 {
-				labelled[r.Process] = n - 1
-				clients = max(clients, n)
+			if s := slotIndex(r.Client); s >= 0 {
+				labelled[r.Process] = s
+				clients = max(clients, s+1)
 			}
 		}
 	}
 	owner := tokenFollowers(h, labelled)
-	slotOf := map[int]int{} // process -> slot
-	procs := make([][]int, max(clients, 0))
-	for i := range procs {
-		slotOf[i] = i
+	slotOf, order := replaySlots(h, max(clients, 0), labelled, owner)
+	for p, s := range labelled {
+		slotOf[p] = s
 	}
-	cur := make([]int, len(procs)) // slot -> current process
+	for p, o := range owner {
+		if s, ok := slotOf[o]; ok {
+			slotOf[p] = s
+		}
+	}
+	return slotRows(order, slotOf, max(clients, 0))
+}
+
+// replaySlots replays h's retirements of slot processes for a run of
+// clients slots (the processes labelled by their records' Client, and
+// those following another's tokens, retire none): it returns each
+// process's slot, and the processes in order of first appearance.
+func replaySlots(h history.History, clients int, labelled, owner map[int]int) (slotOf map[int]int, order []int) {
+	slotOf = map[int]int{}      // process -> slot
+	cur := make([]int, clients) // slot -> current process
 	for i := range cur {
-		cur[i] = i
+		slotOf[i], cur[i] = i, i
 	}
-	next := len(procs)
+	next := clients
 	retire := func(slot int) {
 		cur[slot] = next
 		slotOf[next] = slot
 		next++
 	}
 	seen := map[int]bool{}
-	var order []int // processes in order of first appearance
 	for i := range h {
 		r := &h[i]
 		if r.IsNemesis() {
@@ -94,15 +105,14 @@ func buildSlots(h history.History, clients int) slotMap {
 			}
 		}
 	}
-	for p, s := range labelled {
-		slotOf[p] = s
-	}
-	for p, o := range owner {
-		if s, ok := slotOf[o]; ok {
-			slotOf[p] = s
-		}
-	}
+	return slotOf, order
+}
+
+// slotRows lays the processes (order) out on rows: one per slot of
+// clients, labelled with its processes, then one per process in none.
+func slotRows(order []int, slotOf map[int]int, clients int) slotMap {
 	m := slotMap{Row: map[int]int{}}
+	procs := make([][]int, clients)
 	for _, p := range order {
 		if s, ok := slotOf[p]; ok {
 			procs[s] = append(procs[s], p)
@@ -127,6 +137,25 @@ func buildSlots(h history.History, clients int) slotMap {
 		m.Rows = append(m.Rows, fmt.Sprintf("p%d", p))
 	}
 	return m
+}
+
+// slotIndex is the slot of a record's Client ("c3" -> 2), -1 when it
+// names none (empty, or not c1..c4096).
+func slotIndex(client string) int {
+	if len(client) < 2 || client[0] != 'c' {
+		return -1
+	}
+	n := 0
+	for i := 1; i < len(client); i++ {
+		c := client[i]
+		if c < '0' || c > '9' {
+			return -1
+		}
+		if n = n*10 + int(c-'0'); n > 4096 {
+			return -1
+		}
+	}
+	return n - 1
 }
 
 // tokenFollowers maps each unlabelled process that never invokes an

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"html"
 	"html/template"
 	"io"
 	"os"
@@ -213,9 +214,9 @@ func opDetail(inv, c *history.Op) string {
 	return strings.Join(parts, ", ")
 }
 
-// writeTimeline writes timeline.html for res to w.
-func writeTimeline(w io.Writer, res *harness.Result, ws []checker.Window, end int64) error {
-	d, total := buildTimeline(res.History, ws, end, res.Config.Clients, maxTimelineBoxes)
+// writeTimeline writes timeline.html of res's history h to w.
+func writeTimeline(w io.Writer, res *harness.Result, h history.History, ws []checker.Window, end int64) error {
+	d, total := buildTimeline(h, ws, end, res.Config.Clients, maxTimelineBoxes)
 	b, err := json.Marshal(d)
 	if err != nil {
 		return err
@@ -239,11 +240,19 @@ func hexColour(c interface{ RGBA() (r, g, b, a uint32) }) string {
 	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
 }
 
-// writeTimelineFile writes timeline.html into res.Dir.
-func writeTimelineFile(res *harness.Result, ws []checker.Window, end int64) error {
+// writeTimelineFile writes timeline.html into res.Dir: the whole
+// history's, or for a history too long to keep (s.whole false) a short
+// page saying why it is not drawn.
+func writeTimelineFile(res *harness.Result, s *runScan, ws []checker.Window, end int64) error {
 	var buf bytes.Buffer
-	if err := writeTimeline(&buf, res, ws, end); err != nil {
-		return fmt.Errorf("reports: %s: %w", store.TimelineFile, err)
+	if s.whole {
+		if err := writeTimeline(&buf, res, s.wh, ws, end); err != nil {
+			return fmt.Errorf("reports: %s: %w", store.TimelineFile, err)
+		}
+	} else {
+		title := html.EscapeString(fmt.Sprintf("Timeline — %s, lock %s: not drawn", res.Config.Name, res.Config.Lock))
+		fmt.Fprintf(&buf, "<!DOCTYPE html><meta charset=\"utf-8\"><title>%s</title><h1>%s</h1><p>%s</p>\n", title, title,
+			html.EscapeString(fmt.Sprintf("This history has %d client operations in %d records, more than the %d records up to which the report keeps a history whole to draw this page; history.jsonl has them all, and index.html's plots cover them (holders.png draws the records around the anomalies in detail).", s.ops.len(), s.records, maxWholeRecords)))
 	}
 	if err := os.WriteFile(filepath.Join(res.Dir, store.TimelineFile), buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("reports: %w", err)

@@ -131,6 +131,11 @@ func anomalyWindowsBy(timeOf func(i int64) (int64, bool), as []checker.Anomaly, 
 		}
 		all = append(all, w)
 	}
+	return pickWindows(mergeWindows(all), maxN)
+}
+
+// mergeWindows merges the overlapping windows of all, in time order.
+func mergeWindows(all []timeWindow) []timeWindow {
 	slices.SortStableFunc(all, func(a, b timeWindow) int { return compareInt64(a.From, b.From) })
 	var merged []timeWindow
 	for _, w := range all {
@@ -153,6 +158,13 @@ func anomalyWindowsBy(timeOf func(i int64) (int64, bool), as []checker.Anomaly, 
 		slices.Sort(merged[i].Ops)
 		merged[i].Ops = slices.Compact(merged[i].Ops)
 	}
+	return merged
+}
+
+// pickWindows picks at most maxN of the windows merged, those holding
+// fatal anomalies first, then the earliest, in time order; left is how
+// many were not picked.
+func pickWindows(merged []timeWindow, maxN int) (ws []timeWindow, left int) {
 	order := make([]int, len(merged))
 	for i := range order {
 		order[i] = i

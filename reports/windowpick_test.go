@@ -93,12 +93,12 @@ func TestHoldersBigRun(t *testing.T) {
 	end := endTime(h)
 	mid := int64(len(h) / 2)
 	as := []checker.Anomaly{{Kind: "overlap", Ops: []int64{mid, mid + 3}, Fatal: true}, {Kind: "lost-update", Ops: []int64{mid / 4}}}
-	args := holdersArgs{h: h, end: end, clients: 8, pad: windowPad(300 * time.Millisecond), anomalies: as}
+	args := holdersArgs{h: h, end: end, clients: 8, pad: windowPad(300 * time.Millisecond), anomalies: as, overview: overviewOf(t, h, 8)}
 	b, err = drawHolders(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	none, err := drawHolders(holdersArgs{h: h, end: end, clients: 8, pad: args.pad})
+	none, err := drawHolders(holdersArgs{h: h, end: end, clients: 8, pad: args.pad, overview: args.overview})
 	if err != nil {
 		t.Fatal(err)
 	}

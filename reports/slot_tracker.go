@@ -6,13 +6,15 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// slotTracker places each process of a big history in its client slot
-// as the records are read, as buildSlots does for a history in memory:
+// slotTracker places each process of a history in its client slot as
+// the pass reads the records (scanRun), as buildSlots does for a history
+// in memory:
 // by the records' Client, else (a history written before records carried
 // it) by replaying the harness's retirements of slot processes (an info
 // completion, a client-crash). Unlike buildSlots it does not move a
 // watchdog's process to its holder's row in an unlabelled history. Memory
-// is one entry per process.
+// is one entry per process. Slots named by records beyond the run's
+// client count are added as they appear.
 type slotTracker struct {
 	clients int
 	slotOf  map[int]int // process -> slot
@@ -43,10 +45,9 @@ func (t *slotTracker) add(o *history.Op) {
 		return
 	}
 	if s := slotIndex(o.Client); s >= 0 {
-		if s < t.clients {
-			t.slotOf[o.Process] = s
-			t.stats[s].add(o.Process)
-		}
+		t.grow(s + 1)
+		t.slotOf[o.Process] = s
+		t.stats[s].add(o.Process)
 		return
 	}
 	s, ok := t.slotOf[o.Process]
@@ -56,6 +57,15 @@ func (t *slotTracker) add(o *history.Op) {
 	t.stats[s].add(o.Process)
 	if o.Type == history.Info && o.F != history.FLost && t.cur[s] == o.Process {
 		t.retire(s)
+	}
+}
+
+// grow makes room for n slots.
+func (t *slotTracker) grow(n int) {
+	for t.clients < n {
+		t.cur = append(t.cur, -1)
+		t.stats = append(t.stats, slotStat{})
+		t.clients++
 	}
 }
 
@@ -72,9 +82,9 @@ func (t *slotTracker) slot(p int) (int, bool) {
 	return s, ok
 }
 
-// slotMap is the rows of the big holders chart: one per slot, labelled
-// with the slot's processes, then one per process of wh that has no
-// slot.
+// slotMap is the rows of the holders chart of a history too long to keep
+// (its windows wh): one per slot, labelled with the slot's processes,
+// then one per process of wh that has no slot.
 func (t *slotTracker) slotMap(wh history.History) slotMap {
 	m := slotMap{Row: map[int]int{}}
 	for s := range t.clients {
@@ -100,4 +110,34 @@ func (t *slotTracker) slotMap(wh history.History) slotMap {
 		m.Rows = append(m.Rows, fmt.Sprintf("p%d", o.Process))
 	}
 	return m
+}
+
+// slotStat is what the pass learns of a client slot's processes for its
+// row label: the first few, and how many (counted as the slot's process
+// id grows: the harness gives a slot ever larger ids).
+type slotStat struct {
+	first []int
+	n     int
+	top   int
+}
+
+// add counts process p of the slot.
+func (s *slotStat) add(p int) {
+	if s.n > 0 && p <= s.top {
+		return
+	}
+	s.n++
+	s.top = p
+	if len(s.first) < 3 {
+		s.first = append(s.first, p)
+	}
+}
+
+// label is the slot's row label, as slotLabel writes it.
+func (s *slotStat) label(slot int) string {
+	if s.n <= 4 {
+		return slotLabel(slot, s.first[:min(len(s.first), s.n)])
+	}
+	l := slotLabel(slot, s.first)
+	return l[:len(l)-1] + fmt.Sprintf(", … +%d)", s.n-3)
 }

@@ -1,0 +1,113 @@
+package reports
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"testing"
+
+	"gonum.org/v1/plot"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/nemesis"
+)
+
+// Past maxBands windows a plot composes them per pixel column, and looks
+// as it did when it shaded them one by one: over blocks of 8 x 8 pixels
+// the same mean colour to within three levels of each channel, and pixel by
+// pixel to within three levels but for 1% of them (the edges of the
+// rows), with windows of one kind or two, on a plot or on a holders
+// chart's rows.
+func TestManyBandsShadeAsOneByOne(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		kinds []string
+		rows  bool
+	}{
+		{"partitions", []string{nemesis.KindPartition}, false},
+		{"pauses on rows", []string{nemesis.KindClientPause}, true},
+		{"both", []string{nemesis.KindPartition, nemesis.KindClientPause}, true},
+	} {
+		ws, rows := manyWindows(maxBands+500, c.kinds)
+		if !c.rows {
+			rows = nil
+		}
+		many := bandsImage(t, func(p *plot.Plot) { p.Add(rowFaultBands{Windows: ws, Rows: rows}) })
+		one := bandsImage(t, func(p *plot.Plot) {
+			for i := range ws {
+				r := rows
+				if r != nil {
+					r = rows[i : i+1]
+				}
+				p.Add(rowFaultBands{Windows: ws[i : i+1], Rows: r})
+			}
+		})
+		pixels, pixelsOff := compareBlocks(many, one, 1, 3)
+		blocks, blocksOff := compareBlocks(many, one, 8, 3)
+		if pixels == 0 || blocksOff > 0 || pixelsOff > pixels/100 {
+			t.Errorf("%s: %d of %d blocks and %d of %d pixels differ from the windows shaded one by one", c.name, blocksOff, blocks, pixelsOff, pixels)
+		}
+	}
+}
+
+// manyWindows are n fault windows of the kinds, a few ms long, some
+// overlapping the next ones; rows gives every client-pause one of two
+// rows.
+func manyWindows(n int, kinds []string) (ws []checker.Window, rows [][]int) {
+	for i := range n {
+		w := checker.Window{Fault: kinds[i%len(kinds)], Start: int64(i) * 3e6, End: int64(i)*3e6 + int64(i%7)*1e6}
+		if i%11 == 0 {
+			w.End += 20e6
+		}
+		var r []int
+		if w.Fault == nemesis.KindClientPause {
+			r = []int{i % 2}
+		}
+		ws, rows = append(ws, w), append(rows, r)
+	}
+	return ws, rows
+}
+
+// bandsImage renders a plot with two rows, shaded by bands.
+func bandsImage(t *testing.T, bands func(p *plot.Plot)) image.Image {
+	t.Helper()
+	p := newPlot("", "", "")
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 5, -0.5, 1.5
+	bands(p)
+	b, err := renderPNG(p, nil, figWidth, figHeight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// compareBlocks counts the blocks of k x k pixels of the plots, and
+// those whose mean colour in many is more than tol levels of a channel
+// away from one's.
+func compareBlocks(many, one image.Image, k, tol int) (blocks, off int) {
+	b := many.Bounds()
+	for y0 := b.Min.Y; y0+k <= b.Max.Y; y0 += k {
+		for x0 := b.Min.X; x0+k <= b.Max.X; x0 += k {
+			var d [3]int
+			for y := y0; y < y0+k; y++ {
+				for x := x0; x < x0+k; x++ {
+					r1, g1, b1, _ := many.At(x, y).RGBA()
+					r2, g2, b2, _ := one.At(x, y).RGBA()
+					d[0], d[1], d[2] = d[0]+int(r1>>8)-int(r2>>8), d[1]+int(g1>>8)-int(g2>>8), d[2]+int(b1>>8)-int(b2>>8)
+				}
+			}
+			blocks++
+			for _, v := range d {
+				if v > tol*k*k || v < -tol*k*k {
+					off++
+					break
+				}
+			}
+		}
+	}
+	return blocks, off
+}

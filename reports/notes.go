@@ -1,0 +1,34 @@
+package reports
+
+import "fmt"
+
+// notes are index.html's plain account, for a history too long to keep
+// whole (past maxWholeRecords records), of what covers the whole run and
+// what only windows or a sample of it; nil for a whole history.
+func (s *runScan) notes(sampledFences bool) []string {
+	if s.whole {
+		return nil
+	}
+	fences := "fencing.png draws every entry of the resource's log (or, without one, every write of the history), with the send times of the writes read around the anomalies."
+	if sampledFences {
+		fences = fmt.Sprintf("fencing.png draws a sample of the resource's log (or, without one, of the history's writes), every stale entry kept, its title says which: past %d entries.", maxFenceSample)
+	}
+	out := []string{
+		fmt.Sprintf("This history has %d records (%d client operations), more than the %d this report keeps whole: it read the history once, streamed, keeping each operation's times and outcome and each lease's, not the records.", s.records, s.ops.len(), maxWholeRecords),
+		"Whole run: the verdict and every checker's result, the coverage, latency-raw.png (crowded outcomes as density), latency-quantiles.png, rate.png, and the overview at the top of holders.png. " + fences,
+	}
+	if len(s.windows) == 0 {
+		out = append(out, "Windows: no anomaly names a record, so holders.png has no detailed window and no porcupine segment is drawn.")
+	} else {
+		w := fmt.Sprintf("Windows, not the whole run: the detailed windows of holders.png and the porcupine pages are drawn only from the records read around the first %d anomaly window(s)", len(s.windows))
+		for i, r := range s.read {
+			w += fmt.Sprintf("%s window %d: records %d..%d (%d read)", map[bool]string{true: ":", false: ";"}[i == 0], i+1, r.first, r.last, r.n)
+		}
+		w += fmt.Sprintf(". At most %d records are read per window, so a lease or operation begun before a window's first record is not drawn in it, and a porcupine segment is cut at the window's edges (its check may differ from the whole history's).", maxWindowRecords)
+		if s.windowsLeft > 0 {
+			w += fmt.Sprintf(" %d more anomaly windows are not drawn.", s.windowsLeft)
+		}
+		out = append(out, w)
+	}
+	return append(out, "Not drawn for a history this long: timeline.html (every operation as a box) and the client-pause stories; results.json and history.jsonl have it all.")
+}

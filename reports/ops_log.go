@@ -1,0 +1,183 @@
+package reports
+
+import (
+	"math"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// opLog is every client operation of a run, in invoke order, as the
+// latency and rate plots read them: its type, outcome, invoke and
+// completion times, exactly. It is what the report keeps per operation,
+// 10 bytes (50 MB for the 5M operations of a 10M-record run), so that
+// those plots are drawn exactly, whatever the run's length, from the one
+// pass over the history: an invoke time is kept as the step from the one
+// before (farCall when that does not fit 31 bits, a gap of seconds), a
+// completion as the latency (farDone when it does not fit 32 bits, 4.3
+// s, or is negative in a malformed history).
+type opLog struct {
+	types   []string       // operation types (F) by index, in order of appearance
+	typeOf  map[string]int // F -> index into types
+	step    chunks[int32]  // invoke time - the previous invoke's, ns; farStep: in farCall
+	lat     chunks[uint32] // completion - invoke, ns; farLat: in farDone
+	kind    chunks[uint16] // type index << 3 | outcome
+	farCall chunks[int64]  // the invoke times of the far steps, in order
+	farDone map[int]int64  // operation -> completion time, for the far latencies
+	last    int64          // the latest invoke time
+	open    map[int]openOp // process -> its open invoke
+}
+
+// openOp is an invoke not completed yet: its index and time (ns).
+type openOp struct {
+	i    int
+	call int64
+}
+
+// Escapes of opLog.step and opLog.lat.
+const (
+	farStep = math.MinInt32
+	farLat  = math.MaxUint32
+)
+
+// Outcomes of an opLog entry.
+const (
+	outOK    = iota
+	outFail  // completed fail
+	outInfo  // completed info (unknown outcome)
+	outOpen  // never completed (an info, drawn at a cap)
+	outOther // completed with a type that is none of those (a malformed record)
+)
+
+// maxOpTypes bounds the operation types an opLog tells apart (its kind
+// field's 13 bits); any further type is counted as the first one.
+const maxOpTypes = 1 << 13
+
+func newOpLog() *opLog {
+	return &opLog{typeOf: map[string]int{}, open: map[int]openOp{}, farDone: map[int]int64{}}
+}
+
+// add follows one record, pairing invokes and completions by process as
+// history.Pairs does: a process's next completion completes its open
+// invoke; an invoke while one is open leaves that one never completed.
+// Nemesis records and lost notices are not operations. It returns the
+// index of the operation an invoke opened, else -1.
+func (l *opLog) add(o *history.Op) int {
+	if o.IsNemesis() || o.F == history.FLost {
+		return -1
+	}
+	if o.Type == history.Invoke {
+		t, ok := l.typeOf[o.F]
+		if !ok && len(l.types) < maxOpTypes {
+			t = len(l.types)
+			l.typeOf[o.F] = t
+			l.types = append(l.types, o.F)
+		}
+		if d := o.Time - l.last; d > farStep && d <= math.MaxInt32 && l.kind.len() > 0 {
+			l.step.add(int32(d))
+		} else {
+			l.step.add(farStep)
+			l.farCall.add(o.Time)
+		}
+		l.last = o.Time
+		l.lat.add(0)
+		i := l.kind.add(uint16(t)<<3 | outOpen)
+		l.open[o.Process] = openOp{i, o.Time}
+		return i
+	}
+	if op, ok := l.open[o.Process]; ok {
+		i := op.i
+		if d := o.Time - op.call; d >= 0 && d < farLat {
+			*l.lat.at(i) = uint32(d)
+		} else {
+			*l.lat.at(i) = farLat
+			l.farDone[i] = o.Time
+		}
+		delete(l.open, o.Process)
+		k := l.kind.at(i)
+		*k = *k&^7 | outcomeOf(o.Type)
+	}
+	return -1
+}
+
+// outcomeOf is the outcome of a completion of type t.
+func outcomeOf(t history.Type) uint16 {
+	switch t {
+	case history.OK:
+		return outOK
+	case history.Fail:
+		return outFail
+	case history.Info:
+		return outInfo
+	}
+	return outOther
+}
+
+// len is the number of operations.
+func (l *opLog) len() int { return l.kind.len() }
+
+// each calls fn on every operation of type f (every type when f is ""),
+// only the completed ones when done is set, in invoke order, with its
+// index.
+func (l *opLog) each(f string, done bool, fn func(i int, s span)) {
+	t, ok := l.typeOf[f]
+	if f != "" && !ok {
+		return
+	}
+	call, far := int64(0), 0
+	for c, ks := range l.kind.cs {
+		for j, k := range ks {
+			i := c<<chunkBits | j
+			if st := *l.step.at(i); st == farStep {
+				call, far = *l.farCall.at(far), far+1
+			} else {
+				call += int64(st)
+			}
+			if f != "" && int(k>>3) != t || done && k&7 == outOpen {
+				continue
+			}
+			fn(i, l.span(i, call))
+		}
+	}
+}
+
+// span is operation i, invoked at call (ns), as a span (its record
+// indices and process aside).
+func (l *opLog) span(i int, call int64) span {
+	k := *l.kind.at(i)
+	s := span{F: l.types[k>>3], Call: call, Type: history.Info}
+	switch k & 7 {
+	case outOpen:
+		return s
+	case outOK:
+		s.Type = history.OK
+	case outFail:
+		s.Type = history.Fail
+	case outOther:
+		s.Type = "other"
+	}
+	s.Done, s.Completed = call+int64(*l.lat.at(i)), true
+	if *l.lat.at(i) == farLat {
+		s.Done = l.farDone[i]
+	}
+	return s
+}
+
+// present are the operation types with an operation (a completed one when
+// done is set), in opOrder.
+func (l *opLog) present(done bool) []string {
+	seen := make([]bool, len(l.types))
+	for _, ks := range l.kind.cs {
+		for _, k := range ks {
+			if !done || k&7 != outOpen {
+				seen[k>>3] = true
+			}
+		}
+	}
+	var out []string
+	for t, ok := range seen {
+		if ok {
+			out = append(out, l.types[t])
+		}
+	}
+	return orderTypes(out)
+}

@@ -1,0 +1,99 @@
+package reports
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/resource"
+)
+
+// resourceLog is the run's resource log, the resource's own account of
+// every write and fenced read it handled, in its order: the result's
+// Writes when it holds them, else writes.jsonl in the run folder, read
+// entry by entry. n is its number of entries (0: the run has none).
+type resourceLog struct {
+	mem  []resource.Write
+	path string
+	n    int
+}
+
+// runLog finds res's resource log.
+func runLog(res *harness.Result) (resourceLog, error) {
+	if len(res.Writes) > 0 {
+		return resourceLog{mem: res.Writes, n: len(res.Writes)}, nil
+	}
+	if res.Dir == "" {
+		return resourceLog{}, nil
+	}
+	path := filepath.Join(res.Dir, store.WritesFile)
+	n, err := history.CountLines(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return resourceLog{}, nil
+	}
+	if err != nil {
+		return resourceLog{}, fmt.Errorf("reports: %w", err)
+	}
+	return resourceLog{path: path, n: n}, nil
+}
+
+// each calls f on every entry in order.
+func (l resourceLog) each(f func(w *resource.Write)) error {
+	for i := range l.mem {
+		f(&l.mem[i])
+	}
+	if l.path == "" {
+		return nil
+	}
+	file, err := os.Open(l.path)
+	if err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	d := newWriteDecoder()
+	var w resource.Write
+	for line := 1; sc.Scan(); line++ {
+		if err := d.decode(sc.Bytes(), &w); err != nil {
+			return fmt.Errorf("reports: %s line %d: %v", store.WritesFile, line, err)
+		}
+		f(&w)
+	}
+	return sc.Err()
+}
+
+// readLog reads the resource log once for the report: the entries of the
+// window history (every one for a whole history, else those handled
+// during a window read, at most maxWindowRecords per window), for the
+// holders chart's marks and the pause stories; and fencing.png's points
+// (logFences).
+func (s *runScan) readLog(l resourceLog) (entries []resource.Write, f *logFences, err error) {
+	f = newLogFences(l.n)
+	n := make([]int, len(s.read))
+	err = l.each(func(w *resource.Write) {
+		f.add(w)
+		switch {
+		case s.whole && l.mem != nil:
+		case s.whole:
+			entries = append(entries, *w)
+		default:
+			for i, r := range s.read {
+				if w.Time >= r.from && w.Time <= r.to && n[i] < maxWindowRecords {
+					n[i]++
+					entries = append(entries, *w)
+					break
+				}
+			}
+		}
+	})
+	if s.whole && l.mem != nil {
+		entries = l.mem
+	}
+	return entries, f, err
+}
