@@ -95,8 +95,8 @@ func Test(t testing.TB, cfg Config) *Result {
 	return res
 }
 
-// Campaign is the outcome of repeated runs; see harness.Campaign.
-type Campaign = harness.Campaign
+// Campaign is the outcome of repeated runs; see analysis.Campaign.
+type Campaign = analysis.Campaign
 
 // Repeat runs cfg n times, run i with seed harness.RunSeed(cfg.Seed, i)
 // (run 1 with cfg.Seed itself; a base seed is drawn when cfg.Seed is 0),

@@ -37,63 +37,6 @@ func splitmix64(x uint64) uint64 {
 // [1, 2^53].
 func DrawSeed() int64 { return rand.Int64N(1<<53) + 1 }
 
-// Campaign is the outcome of repeated runs of one configuration.
-type Campaign struct {
-	// Base is the seed the runs' seeds derive from (RunSeed).
-	Base int64
-	// Planned is the number of runs asked for; Runs those that ran, in
-	// order (fewer after --until-invalid or an interrupt).
-	Planned int
-	Runs    []*analysis.Result
-	// Interrupted is true when ctx ended before the campaign finished:
-	// the run under way was stopped (and healed) and no further run
-	// started.
-	Interrupted bool
-	// StoppedEarly is true when UntilInvalid stopped the campaign at its
-	// first invalid run.
-	StoppedEarly bool
-	// Verdict is Aggregate over the runs.
-	Verdict checker.Validity
-	// Shard is the campaign's share when sharded (Hooks.Shard): Planned
-	// then counts the shard's runs, Total the whole campaign's, and
-	// Numbers the campaign run number (1-based) of each of Runs (nil: 1,
-	// 2, ...; see Number).
-	Shard   shard.Shard
-	Total   int
-	Numbers []int
-}
-
-// Count is how many runs had verdict v.
-func (c *Campaign) Count(v checker.Validity) int {
-	n := 0
-	for _, r := range c.Runs {
-		if r.Verdict.Valid == v {
-			n++
-		}
-	}
-	return n
-}
-
-// Aggregate is a campaign's verdict: invalid if any run is invalid, else
-// unknown if any run is unknown or the campaign was interrupted (or ran
-// no run at all), else valid. A campaign cut short is never valid.
-func Aggregate(verdicts []checker.Validity, interrupted bool) checker.Validity {
-	out := checker.Valid
-	if interrupted || len(verdicts) == 0 {
-		out = checker.Unknown
-	}
-	for _, v := range verdicts {
-		switch v {
-		case checker.Invalid:
-			return checker.Invalid
-		case checker.Valid:
-		default:
-			out = checker.Unknown
-		}
-	}
-	return out
-}
-
 // Hooks are called during a campaign (Repeat); nil ones are skipped.
 type Hooks struct {
 	// OnBase is called with the base seed (drawn when cfg.Seed is 0) once
@@ -116,7 +59,7 @@ type Hooks struct {
 // run interrupted during its setup is not in Runs. Any other error of a
 // run (setup, bad config) ends the campaign with that error and the runs
 // so far.
-func Repeat(ctx context.Context, cfg config.Config, n int, untilInvalid bool, hooks Hooks) (*Campaign, error) {
+func Repeat(ctx context.Context, cfg config.Config, n int, untilInvalid bool, hooks Hooks) (*analysis.Campaign, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("%w: --runs must be at least 1, got %d", config.ErrConfig, n)
 	}
@@ -127,14 +70,14 @@ func Repeat(ctx context.Context, cfg config.Config, n int, untilInvalid bool, ho
 	if err := checkShard(cfg, n, untilInvalid, hooks.Shard); err != nil {
 		return nil, err
 	}
-	c := &Campaign{Base: cfg.Seed, Planned: hooks.Shard.Count(n), Total: n, Shard: hooks.Shard}
+	c := &analysis.Campaign{Base: cfg.Seed, Planned: hooks.Shard.Count(n), Total: n, Shard: hooks.Shard}
 	if c.Base == 0 {
 		c.Base = DrawSeed()
 	}
 	if hooks.OnBase != nil {
 		hooks.OnBase(c.Base)
 	}
-	defer func() { c.Verdict = c.aggregate() }()
+	defer func() { c.Verdict = c.Aggregate() }()
 	for i := 1; i <= n; i++ {
 		if !hooks.Shard.Owns(i - 1) {
 			continue
@@ -173,12 +116,4 @@ func Repeat(ctx context.Context, cfg config.Config, n int, untilInvalid bool, ho
 		}
 	}
 	return c, nil
-}
-
-func (c *Campaign) aggregate() checker.Validity {
-	vs := make([]checker.Validity, len(c.Runs))
-	for i, r := range c.Runs {
-		vs[i] = r.Verdict.Valid
-	}
-	return Aggregate(vs, c.Interrupted)
 }

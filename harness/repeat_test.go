@@ -57,8 +57,8 @@ func TestAggregate(t *testing.T) {
 		{nil, false, U},
 		{nil, true, U},
 	} {
-		if got := Aggregate(tc.vs, tc.interrupted); got != tc.want {
-			t.Errorf("Aggregate(%v, interrupted %v) = %v, want %v", tc.vs, tc.interrupted, got, tc.want)
+		if got := analysis.Aggregate(tc.vs, tc.interrupted); got != tc.want {
+			t.Errorf("analysis.Aggregate(%v, interrupted %v) = %v, want %v", tc.vs, tc.interrupted, got, tc.want)
 		}
 	}
 }

@@ -356,7 +356,7 @@ func (r *run) startSlots(workCtx context.Context) error {
 
 // waitTimeLimit waits for the time limit, an interrupt (res.Interrupted)
 // or a failed history write (res.Incomplete), showing progress.
-func (r *run) waitTimeLimit(ctx context.Context, res *Result, tr *tracker, start time.Time) {
+func (r *run) waitTimeLimit(ctx context.Context, res *analysis.Result, tr *tracker, start time.Time) {
 	timer := time.NewTimer(r.cfg.TimeLimit)
 	defer timer.Stop()
 	tick := time.NewTicker(progressInterval)

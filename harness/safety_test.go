@@ -106,7 +106,7 @@ func TestSetupFailureKeepsLatest(t *testing.T) {
 	if err != nil || latest != filepath.Base(good.Dir) {
 		t.Errorf("latest -> %q (%v), want the good run %s", latest, err, filepath.Base(good.Dir))
 	}
-	runs, err := ListRuns(root)
+	runs, err := analysis.ListRuns(root)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("ListRuns: %d runs, %v", len(runs), err)
 	}

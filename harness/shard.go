@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/shard"
 )
@@ -31,14 +32,6 @@ func checkShard(cfg config.Config, n int, untilInvalid bool, s shard.Shard) erro
 	return nil
 }
 
-// Number is the campaign's run number (1-based) of c.Runs[j].
-func (c *Campaign) Number(j int) int {
-	if j < len(c.Numbers) {
-		return c.Numbers[j]
-	}
-	return j + 1
-}
-
 // CampaignKey is what the shards of one campaign agree on: the
 // configuration (seed set to the base seed, store left out) and the
 // number of runs.
@@ -50,7 +43,7 @@ type CampaignKey struct {
 
 // ShardManifest is the manifest of campaign c, shard c.Shard of a
 // campaign of cfg (filled) and c.Total runs, started at started.
-func ShardManifest(c *Campaign, cfg config.Config, started time.Time) (*shard.Manifest, error) {
+func ShardManifest(c *analysis.Campaign, cfg config.Config, started time.Time) (*shard.Manifest, error) {
 	key := cfg
 	key.Seed, key.Store = c.Base, ""
 	m := &shard.Manifest{Kind: shard.KindRun, Name: cfg.Name, K: c.Shard.K, N: c.Shard.N, Total: c.Total,

@@ -39,7 +39,7 @@ func TestCampaignShardRefusals(t *testing.T) {
 // Number is the campaign run number of a shard's runs, and 1, 2, ... of
 // a whole campaign's.
 func TestCampaignNumber(t *testing.T) {
-	c := &Campaign{Runs: make([]*analysis.Result, 2)}
+	c := &analysis.Campaign{Runs: make([]*analysis.Result, 2)}
 	if c.Number(0) != 1 || c.Number(1) != 2 {
 		t.Errorf("unsharded numbers %d, %d", c.Number(0), c.Number(1))
 	}

@@ -27,7 +27,7 @@ func mergeRuns(w *shard.Work, dirs []string, o Options, res *Result) error {
 	if err := json.Unmarshal(w.Key, &key); err != nil {
 		return fmt.Errorf("%w: campaign shards: unreadable key: %v", ErrMerge, err)
 	}
-	c := &harness.Campaign{Base: key.Base, Planned: w.Total, Total: w.Total, Interrupted: w.Interrupted || !w.Complete()}
+	c := &analysis.Campaign{Base: key.Base, Planned: w.Total, Total: w.Total, Interrupted: w.Interrupted || !w.Complete()}
 	var suites []reports.JUnitSuite
 	var verdicts []checker.Validity
 	for i, it := range w.Items {
@@ -41,7 +41,7 @@ func mergeRuns(w *shard.Work, dirs []string, o Options, res *Result) error {
 		s := reports.RunSuite(run)
 		suites = append(suites, s.Renamed(fmt.Sprintf("%s.run%d", s.Name, it.Index+1)))
 	}
-	c.Verdict = harness.Aggregate(verdicts, c.Interrupted)
+	c.Verdict = analysis.Aggregate(verdicts, c.Interrupted)
 	var summary strings.Builder
 	fmt.Fprintf(&summary, "campaign %s merged from %d shards\n", w.Name, w.N)
 	reports.RepeatSummary(&summary, c)

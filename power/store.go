@@ -2,6 +2,7 @@ package power
 
 import (
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -10,7 +11,6 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
@@ -26,7 +26,7 @@ import (
 // and anomalies come from its results.json, detection times from its
 // history.jsonl.
 func FromStore(store string, scenarios []Scenario, seeds int, t Targets) (*Report, error) {
-	runs, err := harness.ListRuns(store)
+	runs, err := analysis.ListRuns(store)
 	if err != nil {
 		return nil, bad("--from-store %s: %v", store, err)
 	}
@@ -110,7 +110,7 @@ func readOutcome(o *Outcome) error {
 
 // matchScenario is the index of ri's scenario, -1 for none: by test name,
 // else by configuration.
-func matchScenario(scenarios []Scenario, ri harness.RunInfo) int {
+func matchScenario(scenarios []Scenario, ri analysis.RunInfo) int {
 	for i, s := range scenarios {
 		if s.Name == ri.Test {
 			return i

@@ -2,6 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +31,7 @@ func lowerWhole(t *testing.T, n int64) {
 // storedResult is res as analysing its run folder leaves it: its history
 // read from history.jsonl (its Source the file) and the resource's log
 // from writes.jsonl.
-func storedResult(res *harness.Result) *harness.Result {
+func storedResult(res *analysis.Result) *analysis.Result {
 	out := *res
 	out.History, out.Writes, out.HistoryFile, out.Records = nil, nil, filepath.Join(res.Dir, store.HistoryFile), len(res.History)
 	return &out
@@ -44,7 +46,7 @@ func TestBigHistoryReportRealRun(t *testing.T) {
 	plan := nemesis.Scripted(1500*time.Millisecond,
 		nemesis.Step{At: 400 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}, Duration: 200 * time.Millisecond},
 		nemesis.Step{At: 900 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindPartition}, Duration: 200 * time.Millisecond})
-	res := storetest.Run(t, harness.Run, harness.Config{Lock: "single", Workload: "counter", Clients: 4, TTL: 200 * time.Millisecond,
+	res := storetest.Run(t, harness.Run, config.Config{Lock: "single", Workload: "counter", Clients: 4, TTL: 200 * time.Millisecond,
 		Workloads: workloads.Options{HoldMin: time.Millisecond, HoldMax: 2 * time.Millisecond, Think: time.Millisecond},
 		Plan:      &plan, TimeLimit: plan.End, MinCoverage: -1, Seed: 5, Store: t.TempDir()})
 	assertOccupancy(t, res.History, 4)
@@ -173,7 +175,7 @@ func TestSampleFences(t *testing.T) {
 	if err := store.WriteJSONL(filepath.Join(dir, store.WritesFile), ws); err != nil {
 		t.Fatal(err)
 	}
-	res := &harness.Result{Dir: dir}
+	res := &analysis.Result{Dir: dir}
 	want, _ := oldFencePoints(nil, ws)
 	_, _, f := passOfResult(t, res)
 	if len(f.pts) != len(want) || strings.Contains(f.title(), "sample") {
@@ -206,7 +208,7 @@ func TestSampleFences(t *testing.T) {
 // segments are drawn around its anomalies, listing their records read
 // from the file.
 func TestBigHistoryReportRealAnomalies(t *testing.T) {
-	res := storetest.Run(t, harness.Run, harness.Config{Lock: "unsafe-del", Workload: "counter", Clients: 4, TTL: 200 * time.Millisecond,
+	res := storetest.Run(t, harness.Run, config.Config{Lock: "unsafe-del", Workload: "counter", Clients: 4, TTL: 200 * time.Millisecond,
 		Nemesis: []string{"client-pause"}, FaultInterval: 500 * time.Millisecond, TimeLimit: 2 * time.Second, Seed: 5, Store: t.TempDir()})
 	var want []checker.Anomaly
 	for _, r := range res.Verdict.Results {

@@ -4,20 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"github.com/lockstorm/lockstorm/analysis"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // slottedPauseResult is pauseResult with client slots on its records (as
-// a run records them) and the pause aimed at c1, checked by harness.Check
+// a run records them) and the pause aimed at c1, checked by analysis.Check
 // so that it carries coverage: the pause hit c1 while it held the lock.
-func slottedPauseResult(t *testing.T) *harness.Result {
+func slottedPauseResult(t *testing.T) *analysis.Result {
 	t.Helper()
 	res := pauseResult(t.TempDir())
 	slots := map[int]string{0: "c1", 1: "c2", 2: "c3", 3: "c3"}
@@ -31,11 +31,11 @@ func slottedPauseResult(t *testing.T) *harness.Result {
 		}
 		o.Client = slots[o.Process]
 	}
-	if err := harness.Check(context.Background(), res); err != nil {
+	if err := analysis.Check(context.Background(), res); err != nil {
 		t.Fatal(err)
 	}
 	if res.Coverage == nil {
-		t.Fatal("harness.Check left no coverage for a run that requested client-pause")
+		t.Fatal("analysis.Check left no coverage for a run that requested client-pause")
 	}
 	return res
 }

@@ -2,12 +2,13 @@ package reports
 
 import (
 	"context"
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"math/rand/v2"
 	"strconv"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/resource"
 )
@@ -83,14 +84,14 @@ func sortByTime(h history.History) {
 
 // pauseResult is pauseHistory checked by the standard checkers, as the
 // harness would (final counter value 1 after two acknowledged increments).
-func pauseResult(dir string) *harness.Result {
+func pauseResult(dir string) *analysis.Result {
 	h, writes := pauseHistory()
-	cfg := harness.Config{Name: "hand-built-pause", Lock: "single", Workload: "counter", Nemesis: []string{"client-pause"},
+	cfg := config.Config{Name: "hand-built-pause", Lock: "single", Workload: "counter", Nemesis: []string{"client-pause"},
 		Nodes: 1, Clients: 3, TTL: 300 * time.Millisecond, TimeLimit: time.Second, Seed: 42, Persistence: "none",
 		FaultInterval: 3 * time.Second}
 	final := map[string]int64{"lockstorm": 1}
-	res := &harness.Result{Dir: dir, Config: cfg, History: h, Writes: writes, Final: final}
-	res.Verdict = harness.Checkers(res).Check(context.Background(), h)
+	res := &analysis.Result{Dir: dir, Config: cfg, History: h, Writes: writes, Final: final}
+	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 	return res
 }
 
@@ -160,9 +161,9 @@ func bigHistory(n, clients int, seed uint64) history.History {
 
 // bigResult wraps bigHistory in a result with a plain valid verdict (the
 // benchmark measures the report, not the checkers).
-func bigResult(dir string, n int) *harness.Result {
+func bigResult(dir string, n int) *analysis.Result {
 	h := bigHistory(n, 8, 1)
-	cfg := harness.Config{Name: "synthetic", Lock: "single", Workload: "counter", Clients: 8, Nodes: 1, TTL: 300 * time.Millisecond, Seed: 1}
-	return &harness.Result{Dir: dir, Config: cfg, History: h, Verdict: checker.Result{Name: "lockstorm", Valid: checker.Valid,
+	cfg := config.Config{Name: "synthetic", Lock: "single", Workload: "counter", Clients: 8, Nodes: 1, TTL: 300 * time.Millisecond, Seed: 1}
+	return &analysis.Result{Dir: dir, Config: cfg, History: h, Verdict: checker.Result{Name: "lockstorm", Valid: checker.Valid,
 		Results: []checker.Result{{Name: "lock", Valid: checker.Valid}, {Name: "resource", Valid: checker.Valid}}}}
 }

@@ -5,12 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"html/template"
 	"io"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -114,7 +115,7 @@ const maxRecordsShown = 16
 // history). figs are the rendered plots by file name; files the run
 // folder's files worth linking; sampledFences says fencing.png is a
 // sample of the resource's log.
-func buildPage(res *harness.Result, s *runScan, writes []resource.Write, figs []figure, files []fileLink, counterPage, sampledFences bool, porcNote string) pageData {
+func buildPage(res *analysis.Result, s *runScan, writes []resource.Write, figs []figure, files []fileLink, counterPage, sampledFences bool, porcNote string) pageData {
 	cfg := res.Config
 	d := pageData{Name: cfg.Name, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
 		Seed: cfg.Seed, Generated: time.Now().Format(time.RFC3339), Records: int(s.records), Ops: s.ops.len(),
@@ -144,7 +145,7 @@ func buildPage(res *harness.Result, s *runScan, writes []resource.Write, figs []
 	if b, err := json.MarshalIndent(cfg, "", "  "); err == nil {
 		d.Config = string(b)
 	}
-	d.Clients = harness.ClientsSummary(rcfg)
+	d.Clients = config.ClientsSummary(rcfg)
 	if s.whole {
 		d.PauseStories = runPauseStories(res, s.wh, writes)
 	}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
@@ -19,10 +19,10 @@ import (
 // and its timestamp when the run started; properties seed, lock,
 // workload, verdict, run_dir and the fault coverage; the replay command
 // and the report's path in <system-out>.
-func RunSuite(res *harness.Result) JUnitSuite { return runSuite(res, historyEnd(res)) }
+func RunSuite(res *analysis.Result) JUnitSuite { return runSuite(res, historyEnd(res)) }
 
 // runSuite is RunSuite of a run whose history ends at end (ns).
-func runSuite(res *harness.Result, end int64) JUnitSuite {
+func runSuite(res *analysis.Result, end int64) JUnitSuite {
 	cfg := res.Config
 	props := []JUnitProperty{
 		{"seed", fmt.Sprint(cfg.Seed)}, {"lock", cfg.Lock}, {"workload", cfg.Workload},
@@ -37,7 +37,7 @@ func runSuite(res *harness.Result, end int64) JUnitSuite {
 // the records in memory, or read from the end of its file (the records
 // are in time order, but for renewals recorded at their computed invoke
 // time, a little earlier); 0 when it cannot be read.
-func historyEnd(res *harness.Result) int64 {
+func historyEnd(res *analysis.Result) int64 {
 	src := res.Source()
 	if src.Path() != "" {
 		return lastRecordTime(src.Path())

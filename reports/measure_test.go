@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -8,7 +10,6 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/nemesis"
@@ -63,7 +64,7 @@ func TestMeasureWrite(t *testing.T) {
 // write's invoke and completion and, for the lock checker, the next
 // acquire's records (the ops of a synthetic anomaly; the history itself
 // is unchanged).
-func injectAnomalies(res *harness.Result, k int) {
+func injectAnomalies(res *analysis.Result, k int) {
 	h := res.History
 	for j := range k {
 		at := len(h) * (2*j + 1) / (2 * k)
@@ -109,8 +110,8 @@ func TestMeasureWriteFile(t *testing.T) {
 	if run := os.Getenv("LOCKSTORM_MEASURE_RUN"); run != "" {
 		// a run folder: its configuration and plan, its resource log
 		var tf struct {
-			Config harness.Config `json:"config"`
-			Plan   *nemesis.Plan  `json:"plan"`
+			Config config.Config `json:"config"`
+			Plan   *nemesis.Plan `json:"plan"`
 		}
 		if err := store.ReadJSON(filepath.Join(run, store.TestFile), &tf); err != nil {
 			t.Fatal(err)
@@ -140,7 +141,7 @@ func TestMeasureWriteFile(t *testing.T) {
 
 // injectAnomaliesEvery adds k made-up fatal anomalies to res's lock
 // checker, each naming two records (n records in all), spread evenly.
-func injectAnomaliesEvery(res *harness.Result, k, n int) {
+func injectAnomaliesEvery(res *analysis.Result, k, n int) {
 	part := &res.Verdict.Results[0]
 	for j := range k {
 		at := int64(n * (2*j + 1) / (2 * k))

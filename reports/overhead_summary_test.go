@@ -2,10 +2,9 @@ package reports
 
 import (
 	"bytes"
+	"github.com/lockstorm/lockstorm/analysis"
 	"strings"
 	"testing"
-
-	"github.com/lockstorm/lockstorm/harness"
 )
 
 // The terminal summary states the harness's own overhead: records per
@@ -14,7 +13,7 @@ import (
 // latency; a stored run without it (older
 // runs, analyze) prints no such line.
 func TestSummaryStatesOverhead(t *testing.T) {
-	res := &harness.Result{Overhead: &harness.Overhead{Records: 1234, RecordsPerSec: 617.4, Completions: 600, Unknown: 15,
+	res := &analysis.Result{Overhead: &analysis.Overhead{Records: 1234, RecordsPerSec: 617.4, Completions: 600, Unknown: 15,
 		DirectP50: 20, ProxiedP50: 62, ProxyAddedP50: 42, ProxyAddedP99: 71}}
 	var buf bytes.Buffer
 	Summary(&buf, res)
@@ -22,7 +21,7 @@ func TestSummaryStatesOverhead(t *testing.T) {
 		t.Errorf("summary lacks %q:\n%s", want, buf.String())
 	}
 	buf.Reset()
-	Summary(&buf, &harness.Result{})
+	Summary(&buf, &analysis.Result{})
 	if strings.Contains(buf.String(), "harness:") {
 		t.Errorf("summary without overhead:\n%s", buf.String())
 	}

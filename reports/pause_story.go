@@ -2,11 +2,11 @@ package reports
 
 import (
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"slices"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/nemesis"
@@ -21,7 +21,7 @@ const maxPauseStories = 20
 // its whole history h, its write log and its resource checker's lost
 // increments, the first maxPauseStories of them and a last line counting
 // the rest.
-func runPauseStories(res *harness.Result, h history.History, writes []resource.Write) []string {
+func runPauseStories(res *analysis.Result, h history.History, writes []resource.Write) []string {
 	out := pauseStories(h, writes, lostPairs(h, res.Verdict), res.Config.Clients)
 	if n := len(out) - maxPauseStories; n > 0 {
 		out = append(out[:maxPauseStories], fmt.Sprintf("… and %s, not told here (see the holders chart)", page.Count(n, "more client pause", "more client pauses")))

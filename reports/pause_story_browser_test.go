@@ -2,11 +2,12 @@ package reports
 
 import (
 	"context"
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
@@ -17,9 +18,9 @@ func TestBrowserPauseStory(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()
 	h, writes := fencedPauseHistory()
-	res := &harness.Result{Dir: dir, Config: harness.Config{Name: "fenced-pause", Lock: "fenced", Workload: "counter", Clients: 2, Fencing: true, Seed: 1},
+	res := &analysis.Result{Dir: dir, Config: config.Config{Name: "fenced-pause", Lock: "fenced", Workload: "counter", Clients: 2, Fencing: true, Seed: 1},
 		History: h, Writes: writes, Final: map[string]int64{"lockstorm": 1}}
-	res.Verdict = harness.Checkers(res).Check(context.Background(), h)
+	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 	if err := Write(res); err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,11 @@ package reports
 
 import (
 	"context"
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"strings"
 	"testing"
 
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
@@ -110,9 +111,9 @@ func TestPauseStoryUnknowns(t *testing.T) {
 func TestPauseStoryInReport(t *testing.T) {
 	dir := t.TempDir()
 	h, writes := fencedPauseHistory()
-	res := &harness.Result{Dir: dir, Config: harness.Config{Name: "fenced-pause", Lock: "fenced", Workload: "counter", Clients: 2, Fencing: true, Seed: 1},
+	res := &analysis.Result{Dir: dir, Config: config.Config{Name: "fenced-pause", Lock: "fenced", Workload: "counter", Clients: 2, Fencing: true, Seed: 1},
 		History: h, Writes: writes, Final: map[string]int64{"lockstorm": 1}}
-	res.Verdict = harness.Checkers(res).Check(context.Background(), h)
+	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 	if err := Write(res); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestPauseStoriesCapped(t *testing.T) {
 		}
 	}
 	b.add(history.Op{Time: 5000 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FAcquire, Key: "k"})
-	got := runPauseStories(&harness.Result{Config: harness.Config{Clients: 1}}, b.h, nil)
+	got := runPauseStories(&analysis.Result{Config: config.Config{Clients: 1}}, b.h, nil)
 	if len(got) != maxPauseStories+1 || got[maxPauseStories] != "… and 5 more client pauses, not told here (see the holders chart)" {
 		t.Errorf("%d lines, last %q", len(got), got[len(got)-1])
 	}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"image/color"
 	"math"
 
@@ -10,7 +11,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/resource"
 )
@@ -200,7 +200,7 @@ type holdersArgs struct {
 // holdersPNG draws holders.png of the run (drawHolders): from the whole
 // history, or for a longer one the overview of every lease and windows
 // drawn from the records read around the anomalies.
-func (s *runScan) holdersPNG(res *harness.Result, writes []resource.Write, end int64) ([]byte, error) {
+func (s *runScan) holdersPNG(res *analysis.Result, writes []resource.Write, end int64) ([]byte, error) {
 	a := holdersArgs{h: s.wh, writes: writes, lost: lostPairs(s.wh, s.windowVerdict(res.Verdict)), ws: s.windowFaults(), end: end,
 		clients: res.Config.Clients, anomalies: allAnomalies(res.Verdict), pad: windowPad(res.Config.TTL),
 		overview: func(end int64) *occupancy { return s.overview(res.Config.Clients, end) }}

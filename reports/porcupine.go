@@ -3,12 +3,12 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"html"
 	"os"
 	"path/filepath"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
@@ -23,7 +23,7 @@ import (
 // why instead, and note says so for index.html. Every page is titled
 // with the run, lock and verdict, and opens at the operation its
 // "#op=N" fragment names (decoratePorcupine).
-func writePorcupine(res *harness.Result, h history.History, opt Options) (note string, counter bool, err error) {
+func writePorcupine(res *analysis.Result, h history.History, opt Options) (note string, counter bool, err error) {
 	n := len(spans(h))
 	var reason string
 	switch {

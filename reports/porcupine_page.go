@@ -3,19 +3,18 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"html"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/lockstorm/lockstorm/harness"
 )
 
 // porcupineTitle is the title of a porcupine page of res: what the page
 // shows, the run (test name and run folder), the lock and the run's
 // verdict, e.g. "Lock check (porcupine) — single-counter
 // 20261203T104020.424, lock single: INVALID".
-func porcupineTitle(res *harness.Result, what string) string {
+func porcupineTitle(res *analysis.Result, what string) string {
 	cfg := res.Config
 	return fmt.Sprintf("%s — %s %s, lock %s: %s", what, cfg.Name, filepath.Base(res.Dir), cfg.Lock,
 		strings.ToUpper(res.Verdict.Valid.String()))

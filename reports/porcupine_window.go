@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"html"
 	"io"
 	"os"
@@ -12,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
@@ -380,7 +380,7 @@ func markNemesisPartner(h history.History, keep []bool, i int) {
 // porcupine-counter.html (...) for the resource checker's. With no
 // anomaly naming an operation, porcupine.html is a short page saying so.
 // note tells index.html which pages show which segment.
-func writeSegmentPages(res *harness.Result, h history.History, orig []int64, opt Options, n int) (note string, counter bool, err error) {
+func writeSegmentPages(res *analysis.Result, h history.History, orig []int64, opt Options, n int) (note string, counter bool, err error) {
 	pad := windowPad(res.Config.TTL)
 	counterRun := res.Config.Workload == "counter" && hasF(h, history.FWrite)
 	var lockAs, counterAs []checker.Anomaly
@@ -435,7 +435,7 @@ func writeSegmentPages(res *harness.Result, h history.History, orig []int64, opt
 // writeSegments writes one page per segment with draw (porcupine's
 // visualisation of the segment's records), titled with what and the
 // segment's number, noting which part of the history it shows.
-func writeSegments(res *harness.Result, opt Options, n int, segs []segment, left int, what string, draw func(io.Writer, history.History) error) error {
+func writeSegments(res *analysis.Result, opt Options, n int, segs []segment, left int, what string, draw func(io.Writer, history.History) error) error {
 	refs := make([]segmentRef, len(segs))
 	for i, s := range segs {
 		refs[i] = segmentRef{File: s.File, First: s.First, Last: s.Last}

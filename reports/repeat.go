@@ -2,17 +2,17 @@ package reports
 
 import (
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"io"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/page"
 )
 
 // RunHeader is the line printed before each run's summary in a campaign:
 // "run 2/5  seed 123".
-func RunHeader(w io.Writer, i, n int, res *harness.Result) {
+func RunHeader(w io.Writer, i, n int, res *analysis.Result) {
 	fmt.Fprintf(w, "\n== run %d/%d  seed %d ==\n", i, n, res.Config.Seed)
 }
 
@@ -20,7 +20,7 @@ func RunHeader(w io.Writer, i, n int, res *harness.Result) {
 // runs per verdict (N the runs asked for), why the campaign stopped early,
 // and for each run that was not valid its verdict, its replay line (its
 // own seed) and its folder.
-func RepeatSummary(w io.Writer, c *harness.Campaign) {
+func RepeatSummary(w io.Writer, c *analysis.Campaign) {
 	fmt.Fprintf(w, "\ncampaign: %s from base seed %d\n", page.Count(c.Planned, "run", "runs"), c.Base)
 	fmt.Fprintf(w, "verdict: %s  (invalid if any run is invalid, else unknown if any is unknown or the campaign was cut short)\n", verdictWord(c.Verdict))
 	var counts []string

@@ -1,23 +1,22 @@
 package reports
 
 import (
+	"github.com/lockstorm/lockstorm/config"
 	"strings"
 	"testing"
-
-	"github.com/lockstorm/lockstorm/harness"
 )
 
 // The replay line carries --target-holder and --min-coverage only when
 // they differ from the defaults; an explicit 0 (stored as -1) replays as 0.
 func TestReplayCommandAimAndCoverage(t *testing.T) {
-	base := harness.Config{Lock: "single", Workload: "counter", Nodes: 1, Clients: 3, Seed: 5, Persistence: "none"}
+	base := config.Config{Lock: "single", Workload: "counter", Nodes: 1, Clients: 3, Seed: 5, Persistence: "none"}
 	for _, tc := range []struct {
 		aim       float64
 		cover     int
 		want, not []string
 	}{
 		{0, 0, nil, []string{"--target-holder", "--min-coverage"}},
-		{harness.DefaultTargetHolder, harness.DefaultMinCoverage, nil, []string{"--target-holder", "--min-coverage"}},
+		{config.DefaultTargetHolder, config.DefaultMinCoverage, nil, []string{"--target-holder", "--min-coverage"}},
 		{-1, -1, []string{"--target-holder 0", "--min-coverage 0"}, nil},
 		{0.5, 3, []string{"--target-holder 0.5", "--min-coverage 3"}, nil},
 	} {

@@ -4,18 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/lockstorm/lockstorm/analysis"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // `lockstorm analyze` of a run folder whose test.json has an empty
-// config (harness.Analyze, then the report and the summary, as the
+// config (analysis.Analyze, then the report and the summary, as the
 // command does) prints no replay line full of ”: it says the replay is
 // unknown, in the summary, in junit.xml and on the report page.
 func TestAnalyzeEmptyConfigHasNoReplayLine(t *testing.T) {
@@ -32,7 +32,7 @@ func TestAnalyzeEmptyConfigHasNoReplayLine(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, store.TestFile), []byte(`{"config": {}, "completed": true, "records": `+strconv.Itoa(len(h))+`}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, _, err := harness.Analyze(context.Background(), dir)
+	res, _, err := analysis.Analyze(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@
 // inline), porcupine's own visualisation of the lock check, and JUnit XML.
 //
 // lockstorm.Run calls Write after harness.Run, and the CLI after
-// harness.Analyze. Everything is derived from the harness.Result and its
+// analysis.Analyze. Everything is derived from the analysis.Result and its
 // history, read once in a stream (res.Source(), see scanRun), so
 // re-analysing a stored run (even a partial history from a crashed run)
 // regenerates the whole report, in memory that grows with the history
@@ -15,13 +15,13 @@ package reports
 import (
 	"errors"
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/resource"
 )
@@ -58,12 +58,12 @@ func (o Options) withDefaults() Options {
 // junit.xml and index.html. It never touches the run's history, test.json or
 // results.json. A file that cannot be produced does not stop the others;
 // the errors are joined.
-func Write(res *harness.Result) error { return WriteWith(res, Options{}) }
+func Write(res *analysis.Result) error { return WriteWith(res, Options{}) }
 
 // WriteWith is Write with options. Every file is drawn from one pass
 // over the run's history (scanRun) and one over its resource log
 // (readLog).
-func WriteWith(res *harness.Result, opt Options) error {
+func WriteWith(res *analysis.Result, opt Options) error {
 	if res == nil || res.Dir == "" {
 		return &WriteError{ErrNoDir}
 	}
@@ -113,7 +113,7 @@ func WriteWith(res *harness.Result, opt Options) error {
 // plotFiles are the report's PNGs, drawn from the pass over the history
 // (s), the resource log's entries of its window history (writes) and
 // fencing.png's points of the log (fences), to the run's end (ns).
-func (s *runScan) plotFiles(res *harness.Result, writes []resource.Write, fences *logFences, end int64) []plotFile {
+func (s *runScan) plotFiles(res *analysis.Result, writes []resource.Write, fences *logFences, end int64) []plotFile {
 	ws := s.faults
 	holders, fencing := holdersCaption, fencingCaption
 	if !s.whole {
@@ -148,7 +148,7 @@ const (
 // writePorcupine writes the porcupine pages (writePorcupine) of the whole
 // history, or of the window history of a longer one, one page per failing
 // segment (writeSegmentPages).
-func (s *runScan) writePorcupine(res *harness.Result, opt Options) (note string, counter bool, err error) {
+func (s *runScan) writePorcupine(res *analysis.Result, opt Options) (note string, counter bool, err error) {
 	if s.whole {
 		return writePorcupine(res, s.wh, opt)
 	}

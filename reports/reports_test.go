@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"image"
 	"image/png"
 	"os"
@@ -12,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -22,7 +22,7 @@ var pngFiles = []string{store.HoldersFile, store.LatencyRawFile, store.LatencyQu
 // that decode and are not blank, an index.html with the verdict, every
 // plot inline and every anomaly's op indices, and a junit.xml with one
 // test case per checker whose outcome matches the checker's verdict.
-func checkReport(t *testing.T, res *harness.Result) (index string, doc JUnitSuites) {
+func checkReport(t *testing.T, res *analysis.Result) (index string, doc JUnitSuites) {
 	t.Helper()
 	for _, f := range append([]string{store.IndexFile, store.JUnitFile, store.PorcupineFile}, pngFiles...) {
 		if _, err := os.Stat(filepath.Join(res.Dir, f)); err != nil {
@@ -91,7 +91,7 @@ func checkReport(t *testing.T, res *harness.Result) (index string, doc JUnitSuit
 // checkJUnitCases asserts that suite has one test case per checker of
 // res whose outcome matches the checker's verdict, its failure naming
 // the fatal anomalies' op indices.
-func checkJUnitCases(t *testing.T, res *harness.Result, suite JUnitSuite) {
+func checkJUnitCases(t *testing.T, res *analysis.Result, suite JUnitSuite) {
 	t.Helper()
 	cases := map[string]JUnitCase{}
 	for _, c := range suite.Cases {

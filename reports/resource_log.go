@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"os"
 	"path/filepath"
 
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/resource"
@@ -24,7 +24,7 @@ type resourceLog struct {
 }
 
 // runLog finds res's resource log.
-func runLog(res *harness.Result) (resourceLog, error) {
+func runLog(res *analysis.Result) (resourceLog, error) {
 	if len(res.Writes) > 0 {
 		return resourceLog{mem: res.Writes, n: len(res.Writes)}, nil
 	}

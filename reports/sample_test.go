@@ -2,6 +2,8 @@ package reports
 
 import (
 	"context"
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,7 +27,7 @@ func TestSampleReports(t *testing.T) {
 	if dir == "" {
 		t.Skip("set LOCKSTORM_SAMPLE_DIR to write sample reports")
 	}
-	runs := []harness.Config{
+	runs := []config.Config{
 		{Name: "short-client-pause", Lock: "single", Workload: "counter", Clients: 3, TTL: 300 * time.Millisecond,
 			TimeLimit: 3 * time.Second, Nemesis: []string{"client-pause"}, Seed: 1},
 		{Name: "row4-client-pause", Lock: "single", Workload: "counter", TTL: 300 * time.Millisecond,
@@ -59,8 +61,8 @@ func TestSampleReports(t *testing.T) {
 	if err := os.MkdirAll(ed, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ecfg := harness.Config{Name: "empty-history", Lock: "single", Workload: "counter", Clients: 2, Seed: 5}
-	empty := &harness.Result{Dir: ed, Config: ecfg, Verdict: harness.Checkers(&harness.Result{Config: ecfg}).Check(context.Background(), nil)}
+	ecfg := config.Config{Name: "empty-history", Lock: "single", Workload: "counter", Clients: 2, Seed: 5}
+	empty := &analysis.Result{Dir: ed, Config: ecfg, Verdict: analysis.Checkers(&analysis.Result{Config: ecfg}).Check(context.Background(), nil)}
 	if err := Write(empty); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,7 @@ func TestRewriteReport(t *testing.T) {
 	if dir == "" {
 		t.Skip("set LOCKSTORM_REPORT_DIR to rewrite a stored run's report")
 	}
-	res, _, err := harness.Analyze(context.Background(), dir)
+	res, _, err := analysis.Analyze(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

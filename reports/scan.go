@@ -2,10 +2,10 @@ package reports
 
 import (
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/coverage"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -97,7 +97,7 @@ type checkpoint struct {
 // scanRun reads res's history in one pass (see above); keepFences keeps
 // the history's resource operations for fencing.png (a run without a
 // resource log).
-func scanRun(res *harness.Result, keepFences bool) (*runScan, error) {
+func scanRun(res *analysis.Result, keepFences bool) (*runScan, error) {
 	s := newScan(res, keepFences)
 	src := res.Source()
 	c, err := src.Open(history.Pos{})
@@ -122,7 +122,7 @@ func scanRun(res *harness.Result, keepFences bool) (*runScan, error) {
 
 // newScan prepares the pass over res's history; one of more than
 // maxWholeRecords records (res.Records, when known) is not kept whole.
-func newScan(res *harness.Result, keepFences bool) *runScan {
+func newScan(res *analysis.Result, keepFences bool) *runScan {
 	s := &runScan{ops: newOpLog(), slots: newSlotTracker(max(res.Config.Clients, 0)), keepFences: keepFences,
 		times: map[int64]int64{}, recs: map[int64]history.Op{}, whole: int64(res.Records) <= maxWholeRecords}
 	s.leases = newLeaseTracker(s.slots)
@@ -164,7 +164,7 @@ func (s *runScan) add(o *history.Op, c history.Cursor) {
 
 // finish closes the pass: the leases still held, the fault windows, and
 // for a history not kept whole the anomaly windows to read.
-func (s *runScan) finish(res *harness.Result) {
+func (s *runScan) finish(res *analysis.Result) {
 	s.leases.finish()
 	s.ops.open = nil
 	if s.records > 0 {
@@ -180,7 +180,7 @@ func (s *runScan) finish(res *harness.Result) {
 // wanted are the records whose times the pass keeps (the anomalies', at
 // most maxAnomalyOps) and the records the page lists (each anomaly's
 // first maxRecordsShown, the coverage's evidence).
-func wanted(res *harness.Result) (times, recs map[int64]bool) {
+func wanted(res *analysis.Result) (times, recs map[int64]bool) {
 	times, recs = map[int64]bool{}, map[int64]bool{}
 	for _, a := range allAnomalies(res.Verdict) {
 		for i, o := range a.Ops {

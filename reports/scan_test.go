@@ -3,13 +3,14 @@ package reports
 import (
 	"bytes"
 	"context"
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"math"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/resource"
 )
@@ -20,11 +21,11 @@ import (
 // points of the log.
 func passOf(t testing.TB, h history.History, writes []resource.Write, clients int) (*runScan, []resource.Write, *logFences) {
 	t.Helper()
-	return passOfResult(t, &harness.Result{History: h, Writes: writes, Config: harness.Config{Clients: clients}})
+	return passOfResult(t, &analysis.Result{History: h, Writes: writes, Config: config.Config{Clients: clients}})
 }
 
 // passOfResult is passOf of a result.
-func passOfResult(t testing.TB, res *harness.Result) (*runScan, []resource.Write, *logFences) {
+func passOfResult(t testing.TB, res *analysis.Result) (*runScan, []resource.Write, *logFences) {
 	t.Helper()
 	lg, err := runLog(res)
 	if err != nil {
@@ -44,7 +45,7 @@ func passOfResult(t testing.TB, res *harness.Result) (*runScan, []resource.Write
 // holdersPNG draws holders.png of the whole history h (drawHolders), its
 // overview from the report's pass.
 func holdersPNG(h history.History, writes []resource.Write, lost []lostPair, ws []checker.Window, end int64, clients int) ([]byte, error) {
-	s, err := scanRun(&harness.Result{History: h, Config: harness.Config{Clients: clients}}, false)
+	s, err := scanRun(&analysis.Result{History: h, Config: config.Config{Clients: clients}}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func TestPassDrawsTheInMemoryPlots(t *testing.T) {
 		}
 		writes := writesOf(h)
 		for _, src := range []string{"memory", "file"} {
-			res := &harness.Result{History: h, Writes: writes, Config: harness.Config{Clients: 3}}
+			res := &analysis.Result{History: h, Writes: writes, Config: config.Config{Clients: 3}}
 			if src == "file" {
 				res = fileResult(t, h)
 				res.Writes = writes
@@ -126,14 +127,14 @@ func writesOf(h history.History) []resource.Write {
 
 // fileResult is a result whose history h is in a file (its Source a
 // file), as a stored run's is.
-func fileResult(t testing.TB, h history.History) *harness.Result {
+func fileResult(t testing.TB, h history.History) *analysis.Result {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "history.jsonl")
 	if err := history.WriteFile(path, h); err != nil {
 		t.Fatal(err)
 	}
-	return &harness.Result{Dir: dir, HistoryFile: path, Records: len(h), Config: harness.Config{Clients: 3}}
+	return &analysis.Result{Dir: dir, HistoryFile: path, Records: len(h), Config: config.Config{Clients: 3}}
 }
 
 // The holders overview the pass draws from its leases is the one drawn
@@ -148,7 +149,7 @@ func TestPassOverviewEqualsInMemory(t *testing.T) {
 		assertOccupancy(t, h, 8)
 	}
 	res := pauseResult("")
-	res.Verdict = harness.Checkers(res).Check(context.Background(), res.History)
+	res.Verdict = analysis.Checkers(res).Check(context.Background(), res.History)
 	assertOccupancy(t, res.History, 3)
 }
 

@@ -2,11 +2,11 @@ package reports
 
 import (
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"html/template"
 	"net/http"
 	"path/filepath"
 
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/page"
 )
 
@@ -36,7 +36,7 @@ table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px solid #
 </table></body></html>
 `))
 
-func verdictText(r harness.RunInfo) string {
+func verdictText(r analysis.RunInfo) string {
 	if r.SetupError != "" {
 		return "setup failed"
 	}
@@ -46,7 +46,7 @@ func verdictText(r harness.RunInfo) string {
 	return verdictWord(r.Verdict)
 }
 
-func verdictClass(r harness.RunInfo) string {
+func verdictClass(r analysis.RunInfo) string {
 	if !r.Checked {
 		return "unknown"
 	}
@@ -60,14 +60,14 @@ func StoreHandler(root string) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/runs/", http.StripPrefix("/runs/", http.FileServer(http.Dir(filepath.Clean(root)))))
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
-		runs, err := harness.ListRuns(root)
+		runs, err := analysis.ListRuns(root)
 		if err != nil {
 			http.Error(w, fmt.Sprintf("store %s: %v", root, err), http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		page := struct {
-			Runs  []harness.RunInfo
+			Runs  []analysis.RunInfo
 			Pages []pageInfo
 		}{runs, comparisonPages(root)}
 		if err := t.Execute(w, page); err != nil {

@@ -2,13 +2,13 @@ package reports
 
 import (
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/coverage"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -19,7 +19,7 @@ const summaryAnomalies = 5
 // the verdict, each checker's verdict, the first anomalies with their op
 // indices, what the faults touched, how to replay, and where the report
 // is.
-func Summary(w io.Writer, res *harness.Result) {
+func Summary(w io.Writer, res *analysis.Result) {
 	v := res.Verdict
 	fmt.Fprintf(w, "verdict: %s\n", verdictWord(v.Valid))
 	if v.Error != "" {

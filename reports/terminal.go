@@ -2,12 +2,11 @@ package reports
 
 import (
 	"fmt"
+	"github.com/lockstorm/lockstorm/config"
 	"io"
 	"os"
 	"strings"
 	"sync"
-
-	"github.com/lockstorm/lockstorm/harness"
 )
 
 // Progress renders harness progress snapshots: a bar redrawn in place on a
@@ -45,7 +44,7 @@ const barWidth = 30
 const plainEvery = 10
 
 // Update draws one snapshot.
-func (p *Progress) Update(s harness.Progress) {
+func (p *Progress) Update(s config.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls++

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"html"
 	"html/template"
 	"io"
@@ -13,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -215,7 +215,7 @@ func opDetail(inv, c *history.Op) string {
 }
 
 // writeTimeline writes timeline.html of res's history h to w.
-func writeTimeline(w io.Writer, res *harness.Result, h history.History, ws []checker.Window, end int64) error {
+func writeTimeline(w io.Writer, res *analysis.Result, h history.History, ws []checker.Window, end int64) error {
 	d, total := buildTimeline(h, ws, end, res.Config.Clients, maxTimelineBoxes)
 	b, err := json.Marshal(d)
 	if err != nil {
@@ -243,7 +243,7 @@ func hexColour(c interface{ RGBA() (r, g, b, a uint32) }) string {
 // writeTimelineFile writes timeline.html into res.Dir: the whole
 // history's, or for a history too long to keep (s.whole false) a short
 // page saying why it is not drawn.
-func writeTimelineFile(res *harness.Result, s *runScan, ws []checker.Window, end int64) error {
+func writeTimelineFile(res *analysis.Result, s *runScan, ws []checker.Window, end int64) error {
 	var buf bytes.Buffer
 	if s.whole {
 		if err := writeTimeline(&buf, res, s.wh, ws, end); err != nil {

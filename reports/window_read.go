@@ -1,10 +1,10 @@
 package reports
 
 import (
+	"github.com/lockstorm/lockstorm/analysis"
 	"slices"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -16,7 +16,7 @@ const maxWindowRecords = 20000
 // readWindows reads the records of each anomaly window again from src,
 // starting at a checkpoint of the pass (windowStart), into the window
 // history.
-func (s *runScan) readWindows(src history.Source, res *harness.Result) error {
+func (s *runScan) readWindows(src history.Source, res *analysis.Result) error {
 	pad := windowPad(res.Config.TTL)
 	var ws []*windowRecords
 	for _, win := range s.windows {

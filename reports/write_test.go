@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +20,7 @@ import (
 // A real 3 s run (real redis-server, client pauses) gets a complete report
 // whose files agree with its verdict.
 func TestWriteRealRun(t *testing.T) {
-	res := storetest.Run(t, harness.Run, harness.Config{Lock: "single", Workload: "counter", Clients: 3,
+	res := storetest.Run(t, harness.Run, config.Config{Lock: "single", Workload: "counter", Clients: 3,
 		TTL: 300 * time.Millisecond, TimeLimit: 3 * time.Second, Nemesis: []string{"client-pause"}, Seed: 1, Store: t.TempDir()})
 	if err := Write(res); err != nil {
 		t.Fatal(err)
@@ -71,12 +73,12 @@ func TestWriteInvalid(t *testing.T) {
 // and its unknown verdict is a junit error, never a pass.
 func TestWriteEmptyUnknown(t *testing.T) {
 	dir := t.TempDir()
-	cfg := harness.Config{Name: "empty", Lock: "single", Workload: "counter", Clients: 2, Seed: 5}
-	v := harness.Checkers(&harness.Result{Config: cfg}).Check(context.Background(), nil)
+	cfg := config.Config{Name: "empty", Lock: "single", Workload: "counter", Clients: 2, Seed: 5}
+	v := analysis.Checkers(&analysis.Result{Config: cfg}).Check(context.Background(), nil)
 	if v.Valid != checker.Unknown {
 		t.Fatalf("empty history is %v, want unknown", v.Valid)
 	}
-	res := &harness.Result{Dir: dir, Config: cfg, Verdict: v}
+	res := &analysis.Result{Dir: dir, Config: cfg, Verdict: v}
 	if err := Write(res); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +115,7 @@ func TestJUnitVerdictCase(t *testing.T) {
 // Write refuses a result without a folder; its error is a report error,
 // which SplitError tells from a run's own error.
 func TestWriteNoDir(t *testing.T) {
-	err := Write(&harness.Result{})
+	err := Write(&analysis.Result{})
 	if !errors.Is(err, ErrNoDir) {
 		t.Fatalf("got %v, want ErrNoDir", err)
 	}

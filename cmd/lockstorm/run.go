@@ -196,7 +196,7 @@ func repeat(ctx context.Context, cfg config.Config, n int, untilInvalid bool, ju
 // writeCampaignManifest writes the shard manifest of campaign c, a shard
 // of `run --runs` of cfg (as given: the key every machine derives the
 // same), into cfg's store.
-func writeCampaignManifest(c *harness.Campaign, cfg config.Config, started time.Time) (string, error) {
+func writeCampaignManifest(c *analysis.Campaign, cfg config.Config, started time.Time) (string, error) {
 	key := cfg
 	key.OnProgress = nil
 	if filled, err := cfg.WithDefaults(); err == nil {
@@ -211,7 +211,7 @@ func writeCampaignManifest(c *harness.Campaign, cfg config.Config, started time.
 }
 
 // runNumbers lists the campaign run numbers of c's runs: "1, 3".
-func runNumbers(c *harness.Campaign) string {
+func runNumbers(c *analysis.Campaign) string {
 	var parts []string
 	for j := range c.Runs {
 		parts = append(parts, fmt.Sprint(c.Number(j)))

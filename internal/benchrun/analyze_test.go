@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/lockstorm/lockstorm/analysis"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -80,7 +80,7 @@ func TestBenchFoldersAnalyze(t *testing.T) {
 	if err := writeFolders(src, prefix); err != nil {
 		t.Fatal(err)
 	}
-	res, _, err := harness.Analyze(context.Background(), prefix+correctSuffix)
+	res, _, err := analysis.Analyze(context.Background(), prefix+correctSuffix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestBenchFoldersAnalyze(t *testing.T) {
 	if res.Verdict.Valid != checker.Valid {
 		t.Fatalf("correct folder: %v (%s), want valid", res.Verdict.Valid, res.Verdict.Error)
 	}
-	res, _, err = harness.Analyze(context.Background(), prefix+lostSuffix)
+	res, _, err = analysis.Analyze(context.Background(), prefix+lostSuffix)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package harness
+package analysis
 
 import (
 	"os"
@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -38,7 +37,7 @@ func ListRuns(root string) ([]RunInfo, error) {
 	for _, d := range dirs {
 		ri := RunInfo{Test: d.Test, Dir: d.Dir, Started: d.Started, Verdict: checker.Unknown}
 		dir := filepath.Join(root, ri.Dir)
-		var tf analysis.TestFile
+		var tf TestFile
 		if store.ReadJSON(filepath.Join(dir, store.TestFile), &tf) == nil {
 			ri.Config = tf.Config
 		}
