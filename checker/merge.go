@@ -119,10 +119,15 @@ type counterPiece struct {
 	err   string
 	byKey map[string]Anomaly
 	ops   map[string]int
+	// lin is the search, kept (keep) for drawing porcupine-counter.html
+	// when the history is this one segment
+	lin *Linearization
 }
 
-// counterPiece runs the counter search on one segment's sections.
-func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput) counterPiece {
+// counterPiece runs the counter search on one segment's sections; keep
+// keeps the search for drawing (the first segment's: see
+// ResourceDetails.Linearization).
+func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput, keep bool) counterPiece {
 	out := counterPiece{valid: Valid, ops: map[string]int{}}
 	pops := sectionOps(secs)
 	if len(pops) == 0 {
@@ -135,7 +140,13 @@ func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput) count
 	}
 	model := counterModel(true)
 	timeout := searchTimeout(ctx, r.Timeout)
-	switch porcupine.CheckOperationsTimeout(model, pops, timeout) {
+	verdict := porcupine.Unknown
+	if keep {
+		verdict, out.lin = search(model, pops, timeout, nil)
+	} else {
+		verdict = porcupine.CheckOperationsTimeout(model, pops, timeout)
+	}
+	switch verdict {
 	case porcupine.Unknown:
 		out.valid, out.err = Unknown, fmt.Sprintf("porcupine timed out after %s on the counter", timeout)
 	case porcupine.Illegal:

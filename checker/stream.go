@@ -443,7 +443,7 @@ func (st *stream) checkSeg(seg *streamSeg, h history.History, os []op, secs []*s
 			}
 		}
 		if st.res != nil {
-			seg.count = st.res.counterPiece(st.ctx, secs)
+			seg.count = st.res.counterPiece(st.ctx, secs, seg.start == 0)
 		}
 		if st.excl != nil {
 			seg.excl = st.excl.checkOps(h, os)
@@ -621,6 +621,9 @@ func (st *stream) resourceResult(r *Resource, getWhole func() history.History) R
 	}
 	d.Cron = st.cron.finish(r, &al)
 	st.terms.finish(r, &al, &d)
+	if len(st.closed) == 1 {
+		d.Linearization = st.closed[0].count.lin // drawn only for a history of one segment
+	}
 	r.finish(&res, &al, d, start)
 	return res
 }
