@@ -9,7 +9,7 @@ func (s *runScan) notes(sampledFences bool) []string {
 	if s.whole {
 		return nil
 	}
-	fences := "fencing.png draws every entry of the resource's log (or, without one, every write of the history), with the send times of the writes read around the anomalies."
+	fences := "fencing.png draws every entry of the resource's log, the send times of the writes read around the anomalies (without a log, every write of the history, send times unknown)."
 	if sampledFences {
 		fences = fmt.Sprintf("fencing.png draws a sample of the resource's log (or, without one, of the history's writes), every stale entry kept, its title says which: past %d entries.", maxFenceSample)
 	}
