@@ -234,12 +234,3 @@ func TestBigHistoryReportRealAnomalies(t *testing.T) {
 		t.Error("no porcupine page of a failing segment")
 	}
 }
-
-// kindsOps are the anomalies' kinds with their records.
-func kindsOps(as []checker.Anomaly) []string {
-	var out []string
-	for _, a := range as {
-		out = append(out, fmt.Sprint(a.Kind, a.Ops))
-	}
-	return out
-}

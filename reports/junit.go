@@ -191,11 +191,6 @@ func JUnitDocument(suites ...JUnitSuite) JUnitSuites {
 	return d
 }
 
-// buildJUnit makes the document for a composed verdict.
-func buildJUnit(suite string, v checker.Result, seconds float64, props []JUnitProperty, out string) JUnitSuites {
-	return JUnitDocument(verdictSuite(suite, v, seconds, time.Now(), props, out))
-}
-
 // WriteJUnitFile writes d to path (MarshalJUnit), creating its folder.
 func WriteJUnitFile(path string, d JUnitSuites) error {
 	b, err := MarshalJUnit(d)

@@ -9,12 +9,12 @@ func (s *runScan) notes(sampledFences bool) []string {
 	if s.whole {
 		return nil
 	}
-	fences := "fencing.png draws every entry of the resource's log (or, without one, every write of the history), with the send times of the writes read around the anomalies."
+	fences := "fencing.png draws every entry of the resource's log, the send times of the writes read around the anomalies (without a log, every write of the history, send times unknown)."
 	if sampledFences {
 		fences = fmt.Sprintf("fencing.png draws a sample of the resource's log (or, without one, of the history's writes), every stale entry kept, its title says which: past %d entries.", maxFenceSample)
 	}
 	out := []string{
-		fmt.Sprintf("This history has %d records (%d client operations), more than the %d this report keeps whole: it read the history once, streamed, keeping each operation's times and outcome and each lease's, not the records.", s.records, s.ops.len(), maxWholeRecords),
+		fmt.Sprintf("This history has %d records (%d client operations), more than the %d this report keeps whole: it read the history once, streamed, keeping each operation's times and outcome and each lease's, not the records, then read again only the records around the anomalies.", s.records, s.ops.len(), maxWholeRecords),
 		"Whole run: the verdict and every checker's result, the coverage, latency-raw.png (crowded outcomes as density), latency-quantiles.png, rate.png, and the overview at the top of holders.png. " + fences,
 	}
 	if len(s.windows) == 0 {

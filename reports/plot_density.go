@@ -107,17 +107,6 @@ func (hl *heatLayer) shade(n int32) color.NRGBA {
 	return alpha(hl.col, uint8(0x60+f*(0xff-0x60)))
 }
 
-// cells is how many cells hold at least one point.
-func (hl *heatLayer) cells() int {
-	k := 0
-	for _, n := range hl.counts {
-		if n > 0 {
-			k++
-		}
-	}
-	return k
-}
-
 // Plot fills the cells.
 func (hl *heatLayer) Plot(c draw.Canvas, p *plot.Plot) {
 	w := (hl.xmax - hl.xmin) / heatCols

@@ -96,3 +96,14 @@ func TestBucketsBounded(t *testing.T) {
 		}
 	}
 }
+
+// cells is how many cells hold at least one point.
+func (hl *heatLayer) cells() int {
+	k := 0
+	for _, n := range hl.counts {
+		if n > 0 {
+			k++
+		}
+	}
+	return k
+}

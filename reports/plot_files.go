@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"sync"
@@ -43,4 +44,15 @@ func drawnFigures(figs []figure) []figure {
 		}
 	}
 	return shown
+}
+
+// writeNotePage writes file into dir as a short page titled title that
+// says text: a page of the report that could not be drawn, and why.
+func writeNotePage(dir, file, title, text string) error {
+	t := html.EscapeString(title)
+	page := "<!DOCTYPE html><meta charset=\"utf-8\"><title>" + t + "</title><h1>" + t + "</h1><p>" + html.EscapeString(text) + "</p>\n"
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(page), 0o644); err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	return nil
 }

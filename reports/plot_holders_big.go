@@ -46,7 +46,6 @@ type occupancy struct {
 	windows    []timeWindow
 	anomalyAt  []float64 // s, anomaly marks
 	rows       int
-	rowOf      func(proc int) int
 }
 
 // emptyOccupancy is an overview of rows rows over [0, xmax] s without

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/lockstorm/lockstorm/analysis"
-	"html"
 	"os"
 	"path/filepath"
 
@@ -36,12 +35,7 @@ func writePorcupine(res *analysis.Result, h history.History, opt Options) (note 
 	}
 	path := filepath.Join(res.Dir, store.PorcupineFile)
 	if reason != "" {
-		title := html.EscapeString(porcupineTitle(res, "Lock check (porcupine): not built"))
-		page := "<!DOCTYPE html><meta charset=\"utf-8\"><title>" + title + "</title><h1>" + title + "</h1><p>" + html.EscapeString(reason) + "</p>\n"
-		if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
-			return reason, false, fmt.Errorf("reports: %w", err)
-		}
-		return reason, false, nil
+		return reason, false, writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built"), reason)
 	}
 	var buf bytes.Buffer
 	lock, counterKept := keptLinearizations(res.Verdict)

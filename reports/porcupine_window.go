@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/lockstorm/lockstorm/analysis"
-	"html"
 	"io"
 	"os"
 	"path/filepath"
@@ -406,10 +405,8 @@ func writeSegmentPages(res *analysis.Result, h history.History, orig []int64, op
 	mapSegments(lSegs, orig)
 	if len(lSegs) == 0 {
 		reason := fmt.Sprintf("porcupine.html shows no segment: the history has %d client operations, more than the %d porcupine's visualisation is built for, and no anomaly of the lock check (or of the checkers linking to its page) names an operation to draw a segment around; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
-		title := html.EscapeString(porcupineTitle(res, "Lock check (porcupine): not built"))
-		page := "<!DOCTYPE html><meta charset=\"utf-8\"><title>" + title + "</title><h1>" + title + "</h1><p>" + html.EscapeString(reason) + "</p>\n"
-		if err := os.WriteFile(filepath.Join(res.Dir, store.PorcupineFile), []byte(page), 0o644); err != nil {
-			return reason, false, fmt.Errorf("reports: %w", err)
+		if err := writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built"), reason); err != nil {
+			return reason, false, err
 		}
 		note = reason
 	} else if err := writeSegments(res, opt, n, lSegs, lLeft, "Lock check (porcupine)", func(w io.Writer, sub history.History) error {

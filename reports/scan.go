@@ -35,13 +35,15 @@ import (
 // to it the pass keeps every record, so that timeline.html, the
 // client-pause stories, the detailed holders chart and porcupine.html
 // show the whole run, as they always have. Drawing them from the whole
-// history costs about 1.5 KB a record (the records, and the leases, pairs,
-// slot map, arrivals and boxes derived from them): 150 MB at 100k
-// records, the memory the analysis of a 400k-record run may take in all.
-// And a run this long is already past what those pictures show whole
-// (timeline.html draws 20000 boxes, porcupine.html 20000 operations,
-// holders.png's chart 2000 leases), so past it the report draws them from
-// windows around the anomalies, and says so. Tests lower it.
+// history costs about 1 KB a record besides the rest of the report (the
+// records, and the leases, pairs, slot map, arrivals and boxes derived
+// from them; measured: 190 MB peak at 100k records, where a longer
+// history's report, drawn from windows, takes 95 MB), and a run this long
+// is already past what those pictures show whole (timeline.html draws
+// 20000 boxes, porcupine.html 20000 operations, holders.png's chart 2000
+// leases). So past it the report draws them from windows around the
+// anomalies, and says so, in memory that no longer grows with the
+// records but by 10 bytes an operation. Tests lower it.
 var maxWholeRecords int64 = 100_000
 
 // checkpointEvery is how many records apart the pass notes where it is in
@@ -127,6 +129,9 @@ func newScan(res *analysis.Result, keepFences bool) *runScan {
 		times: map[int64]int64{}, recs: map[int64]history.Op{}, whole: int64(res.Records) <= maxWholeRecords}
 	s.leases = newLeaseTracker(s.slots)
 	s.wantTime, s.wantRec = wanted(res)
+	if s.whole && res.Records > 0 {
+		s.wh = make(history.History, 0, res.Records)
+	}
 	return s
 }
 

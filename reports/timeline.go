@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/lockstorm/lockstorm/analysis"
-	"html"
 	"html/template"
 	"io"
 	"os"
@@ -244,15 +243,13 @@ func hexColour(c interface{ RGBA() (r, g, b, a uint32) }) string {
 // history's, or for a history too long to keep (s.whole false) a short
 // page saying why it is not drawn.
 func writeTimelineFile(res *analysis.Result, s *runScan, ws []checker.Window, end int64) error {
+	if !s.whole {
+		return writeNotePage(res.Dir, store.TimelineFile, fmt.Sprintf("Timeline — %s, lock %s: not drawn", res.Config.Name, res.Config.Lock),
+			fmt.Sprintf("This history has %d client operations in %d records, more than the %d records up to which the report keeps a history whole to draw this page; history.jsonl has them all, and index.html's plots cover them (holders.png draws the records around the anomalies in detail).", s.ops.len(), s.records, maxWholeRecords))
+	}
 	var buf bytes.Buffer
-	if s.whole {
-		if err := writeTimeline(&buf, res, s.wh, ws, end); err != nil {
-			return fmt.Errorf("reports: %s: %w", store.TimelineFile, err)
-		}
-	} else {
-		title := html.EscapeString(fmt.Sprintf("Timeline — %s, lock %s: not drawn", res.Config.Name, res.Config.Lock))
-		fmt.Fprintf(&buf, "<!DOCTYPE html><meta charset=\"utf-8\"><title>%s</title><h1>%s</h1><p>%s</p>\n", title, title,
-			html.EscapeString(fmt.Sprintf("This history has %d client operations in %d records, more than the %d records up to which the report keeps a history whole to draw this page; history.jsonl has them all, and index.html's plots cover them (holders.png draws the records around the anomalies in detail).", s.ops.len(), s.records, maxWholeRecords)))
+	if err := writeTimeline(&buf, res, s.wh, ws, end); err != nil {
+		return fmt.Errorf("reports: %s: %w", store.TimelineFile, err)
 	}
 	if err := os.WriteFile(filepath.Join(res.Dir, store.TimelineFile), buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("reports: %w", err)

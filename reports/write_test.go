@@ -189,3 +189,8 @@ func TestSlotMap(t *testing.T) {
 		t.Errorf("rows = %q", m.Rows)
 	}
 }
+
+// buildJUnit makes the document for a composed verdict.
+func buildJUnit(suite string, v checker.Result, seconds float64, props []JUnitProperty, out string) JUnitSuites {
+	return JUnitDocument(verdictSuite(suite, v, seconds, time.Now(), props, out))
+}
