@@ -33,9 +33,12 @@ var maxSegRecords = 1_000_000
 // time order (Liveness, Fencing, the token check). A record may arrive
 // that many records late: a renewal is recorded when it completes, at
 // its computed invoke time, so it lags by its own latency (about 2k
-// records at 20k records/s and 100 ms; 65k records cover 3 s). Its memory
-// is the records held, about 200 bytes each. Tests lower it.
-var reorderWindow = 1 << 16
+// records at 20k records/s and 100 ms; 32k records cover 1.6 s at that
+// rate, 6 s at a default run's 5k records/s). Later records make those
+// checks Unknown, never a verdict. Its memory is a ring of 32k records,
+// about 7 MB (65k records cost 29 MB of a 10M-record check). Tests lower
+// it.
+var reorderWindow = 1<<15 - 1
 
 // maxSeamRecords bounds the records checked together to resolve an
 // ambiguous seam; tests lower it.
