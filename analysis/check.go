@@ -71,12 +71,17 @@ func Check(ctx context.Context, res *Result) error {
 	if err != nil {
 		return err
 	}
-	v, _, err := checkersWith(res, log).CheckSource(ctx, res.Source()) // warnings: Load's and the run's own
+	c := checkersWith(res, log)
+	cov := newCoverage(res)
+	if cov != nil {
+		c.Also = cov.Add // the coverage rides on the check's read
+	}
+	v, _, err := c.CheckSource(ctx, res.Source()) // warnings: Load's and the run's own
 	if err != nil {
 		return fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	res.Verdict = v
-	if res.Coverage, err = computeCoverage(res); err != nil {
+	if res.Coverage, err = coverageOf(res, cov); err != nil {
 		return fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	return finishCheck(res)

@@ -25,16 +25,29 @@ func requestedKinds(cfg config.Config) []string {
 	return out
 }
 
-// computeCoverage works out what res's faults touched from its history
-// (res.Source: the records in memory, or a big history's file) in one
-// pass (coverage.Compute); nil for a run that neither planned nor
+// newCoverage starts the coverage of res's history, to be fed the
+// records as the check reads them; nil for a run that neither planned nor
 // requested any fault.
-func computeCoverage(res *Result) (*coverage.Report, error) {
+func newCoverage(res *Result) *coverage.Pass {
 	in, ok := coverageInput(res)
 	if !ok {
+		return nil
+	}
+	return coverage.NewPass(in)
+}
+
+// coverageOf ends the coverage pass (nil: no coverage). A pass that was
+// not handed every record (the check stopped early: an invalid history,
+// an interrupt) is computed again on its own read of the history.
+func coverageOf(res *Result, cov *coverage.Pass) (*coverage.Report, error) {
+	if cov == nil {
 		return nil, nil
 	}
-	return coverage.Compute(res.Source(), in)
+	if cov.Records() < int64(res.Records) || res.Records == 0 {
+		in, _ := coverageInput(res)
+		return coverage.Compute(res.Source(), in)
+	}
+	return cov.Report(res.Source())
 }
 
 // coverageInput is what coverage needs besides the history; false for a

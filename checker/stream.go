@@ -238,6 +238,9 @@ func (st *stream) run() (warns []history.Warning, err error) {
 			break // the verdict is Validate's (see result)
 		}
 		lastTime = max(lastTime, o.Time)
+		if st.c.Also != nil {
+			st.c.Also(&o)
+		}
 		st.add(&o, cur.Pos())
 	}
 	cur.Close()

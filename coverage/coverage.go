@@ -146,10 +146,53 @@ func Compute(src history.Source, in Input) (*Report, error) {
 
 // compute is Compute, also saying how many times it read src.
 func compute(src history.Source, in Input) (*Report, int, error) {
-	p := newPass(in, nil)
-	if err := p.read(src); err != nil {
+	p := NewPass(in)
+	if err := p.p.read(src); err != nil {
 		return nil, 1, fmt.Errorf("coverage: %w", err)
 	}
+	p.done = true
+	return p.report(src)
+}
+
+// Pass is Compute fed by another reader of the history: Add takes each
+// record in the history's order (the check's engine reads the history and
+// hands every record on, so the coverage costs no read of its own), and
+// Report ends it, reading src again only when the first read could not be
+// exact (see Compute).
+type Pass struct {
+	p    *pass
+	in   Input
+	n    int64 // records added
+	done bool  // the first read finished
+}
+
+// NewPass starts the coverage of a history.
+func NewPass(in Input) *Pass { return &Pass{p: newPass(in, nil), in: in} }
+
+// Add takes the next record of the history.
+func (c *Pass) Add(o *history.Op) {
+	c.p.add(o, c.n)
+	c.n++
+}
+
+// Records is how many records Add took.
+func (c *Pass) Records() int64 { return c.n }
+
+// Report ends the pass and gives the coverage of the records added; src
+// is the same history, read again if needed.
+func (c *Pass) Report(src history.Source) (*Report, error) {
+	if !c.done {
+		c.p.finish()
+		c.done = true
+	}
+	rep, _, err := c.report(src)
+	return rep, err
+}
+
+// report is the Report of a finished first read, and how many reads it
+// took.
+func (c *Pass) report(src history.Source) (*Report, int, error) {
+	p, in := c.p, c.in
 	rep := &Report{Requested: slices.Clone(in.Requested), Windows: p.windows()}
 	if rep.Requested == nil {
 		rep.Requested = []string{}

@@ -34,11 +34,20 @@ func coverPasses(t testing.TB, h history.History, in Input) (*Report, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fed := NewPass(in) // handed the records by another reader (the check)
+	for i := range h {
+		fed.Add(&h[i])
+	}
+	fromFed, err := fed.Report(history.Slice(h))
+	if err != nil {
+		t.Fatal(err)
+	}
 	g, _ := json.Marshal(got)
 	f, _ := json.Marshal(fromFile)
+	p, _ := json.Marshal(fromFed)
 	w, _ := json.Marshal(computeWhole(h, in))
-	if string(g) != string(w) || string(f) != string(w) || passes != filePasses {
-		t.Fatalf("Compute (%d passes):\n%s\nfrom the file (%d passes):\n%s\nthe whole history's:\n%s", passes, g, filePasses, f, w)
+	if string(g) != string(w) || string(f) != string(w) || string(p) != string(w) || passes != filePasses {
+		t.Fatalf("Compute (%d passes):\n%s\nfrom the file (%d passes):\n%s\nfed:\n%s\nthe whole history's:\n%s", passes, g, filePasses, f, p, w)
 	}
 	return got, passes
 }
