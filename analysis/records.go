@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -10,28 +8,11 @@ import (
 	"github.com/lockstorm/lockstorm/resource"
 )
 
-// EachRecord calls f with every record of the run's history in order:
-// from res.History, or, for a big history kept only on disk
-// (res.HistoryFile), read one record at a time, so that a reader of a
-// long run's records needs no memory for the whole history.
+// EachRecord calls f with every record of the run's history in order,
+// read through res.Source (a long run's history one record at a time from
+// its file, so that a reader needs no memory for the whole history).
 func (res *Result) EachRecord(f func(op *history.Op)) error {
-	if res.HistoryFile == "" {
-		for i := range res.History {
-			f(&res.History[i])
-		}
-		return nil
-	}
-	file, err := os.Open(res.HistoryFile)
-	if err != nil {
-		return fmt.Errorf("harness: %w", err)
-	}
-	defer file.Close()
-	sc := history.NewScanner(file)
-	for sc.Scan() {
-		op := sc.Op()
-		f(&op)
-	}
-	return sc.Err()
+	return history.Each(res.Source(), func(o *history.Op) bool { f(o); return true })
 }
 
 // AllWrites is the resource's log of writes and fenced reads: res.Writes,

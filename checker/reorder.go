@@ -20,6 +20,8 @@ type reorder struct {
 	lateIdx      int64 // the first late record's index
 }
 
+// before reports whether a record at time t with index i comes before
+// record b in time order (ties in index order).
 func before(t, i int64, b *history.Op) bool {
 	return t < b.Time || t == b.Time && i < b.Index
 }
@@ -29,7 +31,7 @@ func (r *reorder) at(i int) *history.Op { return &r.ring[(r.head+i)&(len(r.ring)
 // push takes record o and hands on, to f, those that can no longer be
 // preceded by a record within the window.
 func (r *reorder) push(o *history.Op, f func(*history.Op)) {
-	if r.handed && before(o.Time, o.Index, &history.Op{Time: r.lastT, Index: r.lastI}) {
+	if r.handed && (o.Time < r.lastT || o.Time == r.lastT && o.Index < r.lastI) {
 		if r.late == 0 {
 			r.lateIdx = o.Index
 		}
