@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -59,32 +57,12 @@ func serverLog(res *Result) ([]checker.ServerWrite, error) {
 		}
 		return log, nil
 	}
-	path := filepath.Join(res.Dir, store.WritesFile)
-	f, err := os.Open(path)
+	err := resource.EachLogged(filepath.Join(res.Dir, store.WritesFile), add)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", config.ErrConfig, err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	keys := map[string]string{} // the few keys, shared
-	for line := 1; sc.Scan(); line++ {
-		var w resource.Write
-		if err := json.Unmarshal(sc.Bytes(), &w); err != nil {
-			return nil, fmt.Errorf("%w: %s line %d: %v", config.ErrConfig, path, line, err)
-		}
-		if k, ok := keys[w.Key]; ok {
-			w.Key = k
-		} else if len(keys) < 1<<12 {
-			keys[w.Key] = w.Key
-		}
-		add(&w)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", config.ErrConfig, path, err)
 	}
 	return log, nil
 }

@@ -2,12 +2,12 @@ package power
 
 import (
 	"fmt"
-	"github.com/lockstorm/lockstorm/analysis"
 	"path/filepath"
 	"slices"
 	"sort"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/config"

@@ -2,15 +2,15 @@ package reports
 
 import (
 	"fmt"
-	"github.com/lockstorm/lockstorm/analysis"
-	"github.com/lockstorm/lockstorm/config"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
-	"github.com/lockstorm/lockstorm/analysis"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 )

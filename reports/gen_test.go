@@ -2,13 +2,13 @@ package reports
 
 import (
 	"context"
-	"github.com/lockstorm/lockstorm/analysis"
-	"github.com/lockstorm/lockstorm/config"
 	"math/rand/v2"
 	"strconv"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/resource"
 )

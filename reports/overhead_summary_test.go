@@ -2,9 +2,10 @@ package reports
 
 import (
 	"bytes"
-	"github.com/lockstorm/lockstorm/analysis"
 	"strings"
 	"testing"
+
+	"github.com/lockstorm/lockstorm/analysis"
 )
 
 // The terminal summary states the harness's own overhead: records per

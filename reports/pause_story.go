@@ -2,10 +2,10 @@ package reports
 
 import (
 	"fmt"
-	"github.com/lockstorm/lockstorm/analysis"
 	"slices"
 	"strings"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"

@@ -2,12 +2,12 @@ package reports
 
 import (
 	"context"
-	"github.com/lockstorm/lockstorm/analysis"
-	"github.com/lockstorm/lockstorm/config"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/internal/store"
 )

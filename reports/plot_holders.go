@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"github.com/lockstorm/lockstorm/analysis"
 	"image/color"
 	"math"
 
@@ -10,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/resource"

@@ -3,10 +3,10 @@ package reports
 import (
 	"bytes"
 	"fmt"
-	"github.com/lockstorm/lockstorm/analysis"
 	"os"
 	"path/filepath"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"

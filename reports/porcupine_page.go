@@ -3,11 +3,12 @@ package reports
 import (
 	"bytes"
 	"fmt"
-	"github.com/lockstorm/lockstorm/analysis"
 	"html"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/lockstorm/lockstorm/analysis"
 )
 
 // porcupineTitle is the title of a porcupine page of res: what the page

@@ -3,7 +3,6 @@ package reports
 import (
 	"bytes"
 	"fmt"
-	"github.com/lockstorm/lockstorm/analysis"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"

@@ -1,8 +1,9 @@
 package reports
 
 import (
-	"github.com/lockstorm/lockstorm/config"
 	"strings"
+
+	"github.com/lockstorm/lockstorm/config"
 )
 
 // ReplayCommand is the lockstorm run command line that replays cfg's

@@ -1,9 +1,10 @@
 package reports
 
 import (
-	"github.com/lockstorm/lockstorm/config"
 	"strings"
 	"testing"
+
+	"github.com/lockstorm/lockstorm/config"
 )
 
 // The replay line carries --target-holder and --min-coverage only when

@@ -1,9 +1,10 @@
 package reports
 
 import (
-	"github.com/lockstorm/lockstorm/config"
 	"strings"
 	"testing"
+
+	"github.com/lockstorm/lockstorm/config"
 )
 
 // The replay line passes --fencing only for locks that issue fencing

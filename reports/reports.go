@@ -15,12 +15,12 @@ package reports
 import (
 	"errors"
 	"fmt"
-	"github.com/lockstorm/lockstorm/analysis"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/resource"

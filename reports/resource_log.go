@@ -1,13 +1,12 @@
 package reports
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"github.com/lockstorm/lockstorm/analysis"
 	"os"
 	"path/filepath"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/resource"
@@ -50,22 +49,10 @@ func (l resourceLog) each(f func(w *resource.Write)) error {
 	if l.path == "" {
 		return nil
 	}
-	file, err := os.Open(l.path)
-	if err != nil {
+	if err := resource.EachLogged(l.path, f); err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}
-	defer file.Close()
-	sc := bufio.NewScanner(file)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	d := newWriteDecoder()
-	var w resource.Write
-	for line := 1; sc.Scan(); line++ {
-		if err := d.decode(sc.Bytes(), &w); err != nil {
-			return fmt.Errorf("reports: %s line %d: %v", store.WritesFile, line, err)
-		}
-		f(&w)
-	}
-	return sc.Err()
+	return nil
 }
 
 // readLog reads the resource log once for the report: the entries of the

@@ -2,8 +2,8 @@ package reports
 
 import (
 	"fmt"
-	"github.com/lockstorm/lockstorm/analysis"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"

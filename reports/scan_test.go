@@ -3,14 +3,14 @@ package reports
 import (
 	"bytes"
 	"context"
-	"github.com/lockstorm/lockstorm/analysis"
-	"github.com/lockstorm/lockstorm/config"
 	"math"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/resource"
 )

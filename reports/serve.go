@@ -2,11 +2,11 @@ package reports
 
 import (
 	"fmt"
-	"github.com/lockstorm/lockstorm/analysis"
 	"html/template"
 	"net/http"
 	"path/filepath"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/internal/page"
 )
 

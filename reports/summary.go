@@ -2,11 +2,11 @@ package reports
 
 import (
 	"fmt"
-	"github.com/lockstorm/lockstorm/analysis"
 	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/internal/store"

@@ -2,11 +2,12 @@ package reports
 
 import (
 	"fmt"
-	"github.com/lockstorm/lockstorm/config"
 	"io"
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/lockstorm/lockstorm/config"
 )
 
 // Progress renders harness progress snapshots: a bar redrawn in place on a

@@ -1,9 +1,9 @@
 package reports
 
 import (
-	"github.com/lockstorm/lockstorm/analysis"
 	"slices"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 )

@@ -1,10 +1,8 @@
-package reports
+package resource
 
 import (
 	"encoding/json"
 	"testing"
-
-	"github.com/lockstorm/lockstorm/resource"
 )
 
 // writes.jsonl's lines decode as encoding/json decodes them: the
@@ -22,14 +20,14 @@ func TestWriteDecoderIsEncodingJSON(t *testing.T) {
 	}
 	d := newWriteDecoder()
 	for _, l := range lines {
-		var got, want resource.Write
+		var got, want Write
 		err := d.decode([]byte(l), &got)
 		werr := json.Unmarshal([]byte(l), &want)
 		if (err == nil) != (werr == nil) || err == nil && got != want {
 			t.Errorf("%s: decoded %+v, %v; encoding/json %+v, %v", l, got, err, want, werr)
 		}
 	}
-	var w resource.Write
+	var w Write
 	if !d.fast([]byte(lines[0]), &w) || !d.fast([]byte(lines[1]), &w) {
 		t.Error("the resource's own lines were not decoded by hand")
 	}
