@@ -41,16 +41,12 @@ func scanNemesis(path string) (n int, nem history.History, warns []history.Warni
 // serverLog is the fencing checker's server log: the resource's writes
 // and fenced reads (not its api entries), from res.Writes, or read from
 // the run folder's writes.jsonl entry by entry for a big history (whose
-// Writes are not in memory). The log holds one entry per resource write
-// of the run (about 50 bytes each): it is read whole because the fencing
-// checker takes it whole.
-func serverLog(res *Result) ([]checker.ServerWrite, error) {
-	var log []checker.ServerWrite
-	add := func(w *resource.Write) {
-		if !w.Enter {
-			log = append(log, checker.ServerWrite{Key: w.Key, Value: w.Value, Fence: w.Fence, Accepted: w.Accepted, Read: w.Read, Time: w.Time})
-		}
-	}
+// Writes are not in memory). It is digested as it is read (see
+// checker.ServerLog): the log itself (a million entries at 10M records)
+// is never held.
+func serverLog(res *Result) (*checker.ServerLog, error) {
+	log := &checker.ServerLog{}
+	add := func(w *resource.Write) { addLogged(log, w) }
 	if res.HistoryFile == "" || res.Writes != nil || res.Dir == "" {
 		for i := range res.Writes {
 			add(&res.Writes[i])
@@ -59,10 +55,18 @@ func serverLog(res *Result) ([]checker.ServerWrite, error) {
 	}
 	err := resource.EachLogged(filepath.Join(res.Dir, store.WritesFile), add)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return &checker.ServerLog{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	return log, nil
+}
+
+// addLogged adds the resource's log entry w to the server log, unless it
+// is an api entry (the fencing checker reads writes and fenced reads).
+func addLogged(log *checker.ServerLog, w *resource.Write) {
+	if !w.Enter {
+		log.Add(&checker.ServerWrite{Key: w.Key, Value: w.Value, Fence: w.Fence, Accepted: w.Accepted, Read: w.Read, Time: w.Time})
+	}
 }

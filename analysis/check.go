@@ -17,17 +17,15 @@ import (
 // res.Writes (the resource's own log of writes and fenced reads) the
 // fencing checker.
 func Checkers(res *Result) *checker.Composite {
-	var log []checker.ServerWrite
-	for _, w := range res.Writes {
-		if !w.Enter {
-			log = append(log, checker.ServerWrite{Key: w.Key, Value: w.Value, Fence: w.Fence, Accepted: w.Accepted, Read: w.Read, Time: w.Time})
-		}
+	log := &checker.ServerLog{}
+	for i := range res.Writes {
+		addLogged(log, &res.Writes[i])
 	}
 	return checkersWith(res, log)
 }
 
 // checkersWith is Checkers with the fencing checker's server log given.
-func checkersWith(res *Result, log []checker.ServerWrite) *checker.Composite {
+func checkersWith(res *Result, log *checker.ServerLog) *checker.Composite {
 	cfg := res.Config
 	lv := &checker.Liveness{
 		Fair:            cfg.Fair || cfg.NewLock == nil && config.FIFOLock(cfg.Lock), // runs stored before Fair existed
@@ -35,11 +33,11 @@ func checkersWith(res *Result, log []checker.ServerWrite) *checker.Composite {
 		MaxWait:         cfg.MaxWait,
 	}
 	return checker.Standard(checker.Options{
-		Lock:      lockChecker(cfg),
-		Resource:  &checker.Resource{FinalValues: res.Final},
-		Liveness:  lv,
-		Fencing:   true, // valid and "not applicable" when the lock issues no tokens
-		ServerLog: log,
+		Lock:     lockChecker(cfg),
+		Resource: &checker.Resource{FinalValues: res.Final},
+		Liveness: lv,
+		Fencing:  true, // valid and "not applicable" when the lock issues no tokens
+		Server:   log,
 	})
 }
 

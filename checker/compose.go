@@ -103,6 +103,9 @@ type Options struct {
 	Fencing bool
 	// ServerLog is the resource's own write log, for the fencing checker.
 	ServerLog []ServerWrite
+	// Server is the same log digested as it was read (see ServerLog),
+	// used instead of ServerLog when set.
+	Server *ServerLog
 }
 
 // Standard is the composition a lockstorm run uses: lock, resource,
@@ -121,7 +124,7 @@ func Standard(o Options) *Composite {
 	// assumes the same drift as the lock checker
 	cs := []Checker{o.Lock, o.Resource, Exclusion{Drift: o.Lock.Drift, DriftFactor: o.Lock.DriftFactor}, o.Liveness}
 	if o.Fencing {
-		cs = append(cs, Fencing{Server: o.ServerLog})
+		cs = append(cs, Fencing{Server: o.ServerLog, Log: o.Server})
 	}
 	return Compose(cs...)
 }

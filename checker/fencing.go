@@ -49,6 +49,22 @@ func IsStale(err string) bool {
 // accepted whose order the history leaves open.
 type Fencing struct {
 	Server []ServerWrite
+	// Log, when set, is the resource's log digested as it was read (see
+	// ServerLog), so that nobody holds the log itself; Server is then
+	// ignored.
+	Log *ServerLog
+}
+
+// serverLog is the server log to check against, nil when there is none.
+func (f *Fencing) serverLog() *ServerLog {
+	l := f.Log
+	if l == nil && len(f.Server) > 0 {
+		l = NewServerLog(f.Server)
+	}
+	if l.empty() {
+		return nil
+	}
+	return l
 }
 
 // Name is "fencing".
@@ -340,19 +356,23 @@ func (v *FenceValidator) Result() Result {
 	return res
 }
 
-// fencingRun feeds records, in time order, to a FenceValidator; with
-// server set it also gathers the fenced ops the server log is matched to.
+// fencingRun feeds records, in time order, to a FenceValidator; with a
+// server log it also gathers the fenced ops that name the stale writes
+// the log shows (only those: see ServerLog.wanted).
 type fencingRun struct {
 	v      *FenceValidator
 	kinds  map[int]string // process -> F of its open invoke
 	open   map[int]history.Op
 	server *serverOps
+	log    *ServerLog
 }
 
-func newFencingRun(server bool) *fencingRun {
-	r := &fencingRun{v: NewFenceValidator(), kinds: map[int]string{}}
-	if server {
-		r.server, r.open = newServerOps(), map[int]history.Op{}
+// newFencingRun starts the fencing check; log is the server log, nil
+// when there is none.
+func newFencingRun(log *ServerLog) *fencingRun {
+	r := &fencingRun{v: NewFenceValidator(), kinds: map[int]string{}, log: log}
+	if log != nil {
+		r.server, r.open = newServerOps(log.wanted()), map[int]history.Op{}
 	}
 	return r
 }
@@ -410,8 +430,17 @@ func (r *fencingRun) feed(o *history.Op) {
 	}
 }
 
-// end completes the writes the history never completed.
+// end completes the writes the history never completed and adds what
+// the server log shows.
 func (r *fencingRun) end() {
+	r.endPending()
+	if r.server != nil {
+		r.server.check(r.v, r.log)
+	}
+}
+
+// endPending completes the writes the history never completed.
+func (r *fencingRun) endPending() {
 	for p, w := range r.v.pending {
 		if w.active { // never completed
 			r.v.CompleteWrite(p, WriteUnknown, 0, -1)

@@ -23,6 +23,93 @@ type ServerWrite struct {
 	Time int64 `json:"time"`
 }
 
+// ServerLog is what the fencing checker keeps of the resource's own log
+// (ServerWrite), read once in the log's order before the history: its
+// counts of stale writes and reads, and the stale writes it accepted
+// (each an anomaly, to be named by history ops). Its memory is the
+// accepted stale writes and the keys' highest tokens, not the log (a
+// 10M-record run logs a million writes: 50 MB held, and 150 MB of
+// history ops to match them, for the few stale writes a log shows).
+// Build it with Add; the zero value is an empty log.
+type ServerLog struct {
+	entries int64 // Add calls: a log of none is no log
+	stats   serverStats
+	stale   []staleWrite
+	max     map[string]int64 // key -> highest token accepted so far
+	byRead  map[string]bool  // the key's highest token was set by a read
+}
+
+// serverStats are the counts the log shows (see FencingStats).
+type serverStats struct {
+	applicable                      bool
+	staleAccepted, staleRejected    int64
+	staleReadAccepted, staleReadRej int64
+}
+
+// staleWrite is a write the resource accepted with a token below prev,
+// the highest it had accepted on the key (by a fenced read if byRead).
+type staleWrite struct {
+	key                string
+	fence, value, prev int64
+	time               int64
+	byRead             bool
+}
+
+// NewServerLog digests log (see ServerLog).
+func NewServerLog(log []ServerWrite) *ServerLog {
+	l := &ServerLog{}
+	for i := range log {
+		l.Add(&log[i])
+	}
+	return l
+}
+
+// Add takes the log's next entry.
+func (l *ServerLog) Add(w *ServerWrite) {
+	l.entries++
+	if w.Fence == 0 {
+		return
+	}
+	if l.max == nil {
+		l.max, l.byRead = map[string]int64{}, map[string]bool{}
+	}
+	l.stats.applicable = true
+	prev, seen := l.max[w.Key]
+	stale := seen && w.Fence < prev
+	switch {
+	case w.Read && stale && w.Accepted:
+		l.stats.staleReadAccepted++
+	case w.Read && stale:
+		l.stats.staleReadRej++
+	case w.Read:
+	case stale && w.Accepted:
+		l.stats.staleAccepted++
+		l.stale = append(l.stale, staleWrite{key: w.Key, fence: w.Fence, value: w.Value, prev: prev, time: w.Time, byRead: l.byRead[w.Key]})
+	case stale:
+		l.stats.staleRejected++
+	}
+	if w.Accepted && (!seen || w.Fence > prev) {
+		l.max[w.Key] = w.Fence
+		l.byRead[w.Key] = w.Read
+	}
+}
+
+// empty reports whether the log had no entry at all.
+func (l *ServerLog) empty() bool { return l == nil || l.entries == 0 }
+
+// wanted are the history's fenced writes and reads whose ops name the
+// stale writes accepted: those serverOps must gather.
+func (l *ServerLog) wanted() map[wkey]bool {
+	want := map[wkey]bool{}
+	for _, s := range l.stale {
+		want[wkey{s.key, s.fence, s.value}] = true
+		if s.byRead {
+			want[wkey{s.key, s.prev, 0}] = true
+		}
+	}
+	return want
+}
+
 // wkey names a write (or, with value 0, a fenced read) in the server log.
 type wkey struct {
 	key          string
@@ -30,26 +117,32 @@ type wkey struct {
 }
 
 // serverOps are the history's fenced writes and reads by key, token and
-// value: each op's invoke index followed by its completion's.
+// value: each op's invoke index followed by its completion's. With want
+// set, only those it names are kept (see ServerLog.wanted).
 type serverOps struct {
 	writes map[wkey][]int64 // -> invoke indices, in order
 	reads  map[wkey][]int64 // fenced reads by key and token (value 0)
+	want   map[wkey]bool    // nil: every op
 }
 
-func newServerOps() *serverOps {
-	return &serverOps{writes: map[wkey][]int64{}, reads: map[wkey][]int64{}}
+func newServerOps(want map[wkey]bool) *serverOps {
+	return &serverOps{writes: map[wkey][]int64{}, reads: map[wkey][]int64{}, want: want}
 }
 
 // keyOf is where invoke o goes; nil if it is neither a fenced read nor a
-// fenced write.
+// fenced write, or not wanted.
 func (m *serverOps) keyOf(o *history.Op) (map[wkey][]int64, wkey) {
-	if o.Fence != 0 && o.F == history.FRead {
-		return m.reads, wkey{o.Key, o.Fence, 0}
-	}
-	if o.Fence == 0 || (o.F != history.FWrite && o.F != history.FRun && o.F != history.FLead) {
+	mp, k := m.writes, wkey{o.Key, o.Fence, o.Value}
+	switch {
+	case o.Fence != 0 && o.F == history.FRead:
+		mp, k = m.reads, wkey{o.Key, o.Fence, 0}
+	case o.Fence == 0 || (o.F != history.FWrite && o.F != history.FRun && o.F != history.FLead):
 		return nil, wkey{}
 	}
-	return m.writes, wkey{o.Key, o.Fence, o.Value}
+	if m.want != nil && !m.want[k] {
+		return nil, wkey{}
+	}
+	return mp, k
 }
 
 func (m *serverOps) invoke(o *history.Op) {
@@ -73,49 +166,34 @@ func (m *serverOps) complete(inv *history.Op, c int64) {
 	}
 }
 
-// check adds what the server log shows (see checkServerLog) to v.
-func (m *serverOps) check(v *FenceValidator, log []ServerWrite) {
-	writes, reads := m.writes, m.reads
+// check adds what the server log shows to v: its counts, and each stale
+// write it accepted that the history's own check did not already name,
+// named by the history ops of that write (matched by key, value and
+// token) and of the read that set the higher token, if it was a read.
+func (m *serverOps) check(v *FenceValidator, l *ServerLog) {
 	known := map[string]bool{} // anomalies the history already showed
 	for _, a := range v.anomalies.list {
 		known[fmt.Sprint(a.Ops)] = true
 	}
-	max := map[string]int64{}
-	byRead := map[string]bool{} // the key's highest token was set by a read
-	for _, w := range log {
-		if w.Fence == 0 {
+	st := &v.Stats
+	st.Applicable = st.Applicable || l.stats.applicable
+	st.ServerStaleAccepted += l.stats.staleAccepted
+	st.ServerStaleRejected += l.stats.staleRejected
+	st.ServerStaleReadsAccepted += l.stats.staleReadAccepted
+	st.ServerStaleReadsRejected += l.stats.staleReadRej
+	for _, s := range l.stale {
+		ops := m.writes[wkey{s.key, s.fence, s.value}]
+		if known[fmt.Sprint(ops)] {
 			continue
 		}
-		v.Stats.Applicable = true
-		prev, seen := max[w.Key]
-		stale := seen && w.Fence < prev
-		switch {
-		case w.Read && stale && w.Accepted:
-			v.Stats.ServerStaleReadsAccepted++
-		case w.Read && stale:
-			v.Stats.ServerStaleReadsRejected++
-		case w.Read:
-		case stale && w.Accepted:
-			v.Stats.ServerStaleAccepted++
-			ops := writes[wkey{w.Key, w.Fence, w.Value}]
-			if known[fmt.Sprint(ops)] {
-				break
-			}
-			by := ""
-			if byRead[w.Key] {
-				by = " on a fenced read"
-				ops = append(slices.Clone(ops), reads[wkey{w.Key, prev, 0}]...)
-				slices.Sort(ops)
-			}
-			v.anomalies.add(Anomaly{Kind: "stale-write-accepted", Fatal: true, Ops: ops,
-				Text: fmt.Sprintf("key %q: the resource accepted token %d at %s after it had accepted token %d%s (its own log)",
-					w.Key, w.Fence, fmtDur(w.Time), prev, by)})
-		case stale:
-			v.Stats.ServerStaleRejected++
+		by := ""
+		if s.byRead {
+			by = " on a fenced read"
+			ops = append(slices.Clone(ops), m.reads[wkey{s.key, s.prev, 0}]...)
+			slices.Sort(ops)
 		}
-		if w.Accepted && (!seen || w.Fence > prev) {
-			max[w.Key] = w.Fence
-			byRead[w.Key] = w.Read
-		}
+		v.anomalies.add(Anomaly{Kind: "stale-write-accepted", Fatal: true, Ops: ops,
+			Text: fmt.Sprintf("key %q: the resource accepted token %d at %s after it had accepted token %d%s (its own log)",
+				s.key, s.fence, fmtDur(s.time), s.prev, by)})
 	}
 }

@@ -305,7 +305,7 @@ func wholeCheck(ctx context.Context, ch Checker, h history.History) Result {
 // memory.
 func (f Fencing) wholeFencing(ctx context.Context, h history.History) Result {
 	start := time.Now()
-	run := newFencingRun(false)
+	run := newFencingRun(nil)
 	for _, i := range timeOrder(h) {
 		if i&0xFFFF == 0 && ctx.Err() != nil {
 			return Result{Name: f.Name(), Valid: Unknown, Error: ctx.Err().Error()}
@@ -353,14 +353,14 @@ func timeOrder(h history.History) []int {
 // read that set the higher token, if it was a read. Stale reads are
 // counted, accepted or rejected.
 func checkServerLog(v *FenceValidator, log []ServerWrite, h history.History) {
-	m := newServerOps()
+	m := newServerOps(nil)
 	for _, p := range history.Pairs(h) {
 		m.invoke(&h[p.Invoke])
 		if p.Completion >= 0 {
 			m.complete(&h[p.Invoke], int64(p.Completion))
 		}
 	}
-	m.check(v, log)
+	m.check(v, NewServerLog(log))
 }
 
 // wholeResource runs every resource check that applies on the whole

@@ -210,7 +210,11 @@ func (st *stream) classify() {
 		lk = NewLock()
 	}
 	st.cut = newCutter(lk.Drift, lk.DriftFactor)
-	st.fence = newFencingRun(st.fenc != nil && len(st.fenc.Server) > 0)
+	var log *ServerLog
+	if st.fenc != nil {
+		log = st.fenc.serverLog()
+	}
+	st.fence = newFencingRun(log)
 	lv := st.live
 	if lv == nil {
 		lv = &Liveness{} // its stream feeds the token check
@@ -518,9 +522,6 @@ func (st *stream) result() Result {
 			r = live
 		case Fencing:
 			st.fence.end()
-			if st.fence.server != nil {
-				st.fence.server.check(st.fence.v, x.Server)
-			}
 			st.fence.v.Stats.ElapsedMS = time.Since(st.start).Milliseconds()
 			r = st.fence.v.Result()
 		default:
