@@ -9,15 +9,17 @@ import (
 
 // tokTable is what the streamed checks keep per lock key and token, in
 // one table: each token is looked up once per record that names it, and
-// costs about 80 bytes (a 16-byte hash in the index, a 48-byte row, no
-// pointers for the garbage collector to scan), whatever its length.
+// costs about 54 bytes (a 48-byte row holding its hash, and a 4-byte slot
+// of an open-addressed index at least a quarter empty; no pointers for
+// the garbage collector to scan), whatever its length. A Go map as the
+// index cost 50 bytes a token more (60 MB of a 10M-record check).
 //
 // Tokens are named by a 128-bit hash of key and token (two seeds): two
 // different pairs with the same hash are beyond any history's size to
 // happen (for 10^9 tokens, about 10^-21).
 type tokTable struct {
-	index map[tokHash]uint32 // -> row
-	rows  [][]tokRow         // chunks of tokChunk rows (no doubling to copy)
+	slots []uint32   // row + 1 (0: empty), at hash[0] mod len or after it (linear probing); len a power of 2
+	rows  [][]tokRow // chunks of tokChunk rows (no doubling to copy)
 	n     uint32
 	// rare holds the acquires a row has no room for: by 2·row its first
 	// acquire ok when its completion is too far from its invoke for
@@ -27,8 +29,9 @@ type tokTable struct {
 
 const tokChunk = 1 << 12
 
-// tokRow is one key and token (32 bytes).
+// tokRow is one key and token (48 bytes).
 type tokRow struct {
+	hash tokHash // its name, for the index
 	// first is the position + 1 of the first acquire record naming it (0:
 	// none), for refTracker.
 	first int64
@@ -62,7 +65,7 @@ func hashTok(key, token string) tokHash {
 }
 
 func newTokTable() *tokTable {
-	return &tokTable{index: map[tokHash]uint32{}, rare: map[uint32]tokenRef{}}
+	return &tokTable{slots: make([]uint32, 1<<10), rare: map[uint32]tokenRef{}}
 }
 
 // firstOK is the first acquire ok of row i, if any.
@@ -113,26 +116,62 @@ func (t *tokTable) setFirstInfo(i uint32, o *op) {
 // row is the row of key and token, added if new.
 func (t *tokTable) row(key, token string) (uint32, *tokRow) {
 	h := hashTok(key, token)
-	i, ok := t.index[h]
-	if !ok {
-		i = t.n
-		t.n++
-		t.index[h] = i
-		if int(i/tokChunk) == len(t.rows) {
-			t.rows = append(t.rows, make([]tokRow, tokChunk))
+	s, found := t.slot(h)
+	if found {
+		i := t.slots[s] - 1
+		return i, t.at(i)
+	}
+	if uint64(t.n+1)*4 > uint64(len(t.slots))*3 { // at most three quarters full
+		t.grow()
+		s, _ = t.slot(h)
+	}
+	i := t.n
+	t.n++
+	if int(i/tokChunk) == len(t.rows) {
+		t.rows = append(t.rows, make([]tokRow, tokChunk))
+	}
+	t.slots[s] = i + 1
+	r := t.at(i)
+	r.hash = h
+	return i, r
+}
+
+// slot is the index slot of hash h: the one holding its row (found), or
+// the empty one where it goes.
+func (t *tokTable) slot(h tokHash) (s uint64, found bool) {
+	mask := uint64(len(t.slots) - 1)
+	for s = h[0] & mask; ; s = (s + 1) & mask {
+		switch r := t.slots[s]; {
+		case r == 0:
+			return s, false
+		case t.at(r-1).hash == h:
+			return s, true
 		}
 	}
-	return i, t.at(i)
+}
+
+// grow doubles the index and places every row again.
+func (t *tokTable) grow() {
+	t.slots = make([]uint32, 2*len(t.slots))
+	mask := uint64(len(t.slots) - 1)
+	for i := uint32(0); i < t.n; i++ {
+		s := t.at(i).hash[0] & mask
+		for t.slots[s] != 0 {
+			s = (s + 1) & mask
+		}
+		t.slots[s] = i + 1
+	}
 }
 
 func (t *tokTable) at(i uint32) *tokRow { return &t.rows[i/tokChunk][i%tokChunk] }
 
 // find is the row of key and token, if any.
 func (t *tokTable) find(key, token string) (uint32, *tokRow, bool) {
-	i, ok := t.index[hashTok(key, token)]
-	if !ok {
+	s, found := t.slot(hashTok(key, token))
+	if !found {
 		return 0, nil, false
 	}
+	i := t.slots[s] - 1
 	return i, t.at(i), true
 }
 
