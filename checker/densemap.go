@@ -6,14 +6,36 @@ import "sort"
 // increasing runs of consecutive integers (counter values, fencing tokens
 // of one key): such a run costs one 24-byte entry and its values one slot
 // each, not a hash map entry. A key that arrives below the last run goes
-// to an ordinary map.
+// to an ordinary map. The values sit in chunks of denseChunk, so that a
+// growing map never copies them all to a slice twice their size (a
+// million counter writes are 16 MB of values).
 type denseMap[V any] struct {
-	runs []denseRun
-	vals []V
-	rest map[int64]V
+	runs  []denseRun
+	vals  [][]V // chunks of denseChunk values; the last may be shorter
+	nvals int
+	rest  map[int64]V
 }
 
-// denseRun holds keys [lo, lo+n) at vals[base:base+n].
+const denseChunk = 1 << 12
+
+// val is the slot of value i.
+func (m *denseMap[V]) val(i int) *V { return &m.vals[i/denseChunk][i%denseChunk] }
+
+// push appends value v.
+func (m *denseMap[V]) push(v V) {
+	if m.nvals == len(m.vals)*denseChunk {
+		var c []V // the first chunk grows by doubling (a small map stays small), later ones are made whole
+		if len(m.vals) > 0 {
+			c = make([]V, 0, denseChunk)
+		}
+		m.vals = append(m.vals, c)
+	}
+	last := &m.vals[len(m.vals)-1]
+	*last = append(*last, v)
+	m.nvals++
+}
+
+// denseRun holds keys [lo, lo+n) at values base to base+n-1.
 type denseRun struct {
 	lo   int64
 	n    int32
@@ -25,7 +47,7 @@ func (m *denseMap[V]) get(k int64) (V, bool) {
 	i := sort.Search(len(m.runs), func(i int) bool { return m.runs[i].lo+int64(m.runs[i].n) > k })
 	if i < len(m.runs) && m.runs[i].lo <= k {
 		r := m.runs[i]
-		return m.vals[int(r.base)+int(k-r.lo)], true
+		return *m.val(int(r.base) + int(k-r.lo)), true
 	}
 	v, ok := m.rest[k]
 	return v, ok
@@ -39,7 +61,7 @@ func (m *denseMap[V]) set(k int64, v V, had bool) {
 	}
 	i := sort.Search(len(m.runs), func(i int) bool { return m.runs[i].lo+int64(m.runs[i].n) > k })
 	if i < len(m.runs) && m.runs[i].lo <= k {
-		m.vals[int(m.runs[i].base)+int(k-m.runs[i].lo)] = v
+		*m.val(int(m.runs[i].base) + int(k-m.runs[i].lo)) = v
 		return
 	}
 	m.rest[k] = v
@@ -48,17 +70,17 @@ func (m *denseMap[V]) set(k int64, v V, had bool) {
 // add sets key k, which has no value yet, to v.
 func (m *denseMap[V]) add(k int64, v V) {
 	n := len(m.runs)
-	if n > 0 && len(m.vals) < 1<<31-1 {
+	if n > 0 && m.nvals < 1<<31-1 {
 		last := &m.runs[n-1]
 		if end := last.lo + int64(last.n); k == end && last.n < 1<<31-1 {
 			last.n++
-			m.vals = append(m.vals, v)
+			m.push(v)
 			return
 		}
 	}
-	if (n == 0 || k > m.runs[n-1].lo+int64(m.runs[n-1].n)) && len(m.vals) < 1<<31-1 {
-		m.runs = append(m.runs, denseRun{lo: k, n: 1, base: int32(len(m.vals))})
-		m.vals = append(m.vals, v)
+	if (n == 0 || k > m.runs[n-1].lo+int64(m.runs[n-1].n)) && m.nvals < 1<<31-1 {
+		m.runs = append(m.runs, denseRun{lo: k, n: 1, base: int32(m.nvals)})
+		m.push(v)
 		return
 	}
 	if m.rest == nil {
