@@ -22,7 +22,7 @@ func streamLiveness(l *Liveness, h history.History) Result {
 		v.add(i, &h[i])
 		s.add(&h[i])
 	}
-	windows, _ := faultWindowsOf(v.nem, v.end)
+	windows, _ := v.windows()
 	return s.result(windows)
 }
 

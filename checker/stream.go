@@ -500,7 +500,7 @@ func (st *stream) result() Result {
 			}
 		}
 	}
-	windows, _ := faultWindowsOf(st.v.nem, st.v.end)
+	windows, _ := st.v.windows()
 	t0 := time.Now()
 	live := st.liveness.result(windows) // first: it ends the token check too
 	live.Seconds = time.Since(t0).Seconds()

@@ -3,6 +3,7 @@ package checker
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -62,14 +63,14 @@ func Validate(h history.History) error {
 	return v.finish()
 }
 
-// validator is Validate one record at a time. It keeps the nemesis
-// records (for the fault windows), per process with an op in flight its
-// open invoke, and per dead process the index of its info completion.
+// validator is Validate one record at a time. It keeps the fault
+// windows, per process with an op in flight its open invoke, and per dead
+// process the index of its info completion.
 type validator struct {
 	probs []string
 	procs map[int]vproc // processes with an open invoke
 	dead  map[int]int
-	nem   []nemRec // start and stop records
+	win   windowPairer // the nemesis start and stop records, paired
 	end   int64
 }
 
@@ -110,7 +111,8 @@ func (v *validator) add(i int, o *history.Op) bool {
 			v.addf("op %d: nemesis record with f %q (want start, stop or heal)", i, o.F)
 		}
 		if o.F == history.FStart || o.F == history.FStop {
-			v.nem = append(v.nem, nemOf(o))
+			n := nemOf(o)
+			v.win.add(&n)
 		}
 		return true
 	}
@@ -156,7 +158,7 @@ func (v *validator) add(i int, o *history.Op) bool {
 func (v *validator) finish() error {
 	probs := v.probs
 	if len(probs) < maxProblems {
-		if _, err := faultWindowsOf(v.nem, v.end); err != nil {
+		if _, err := v.windows(); err != nil {
 			probs = append(probs, err.Error())
 		}
 	}
@@ -169,6 +171,10 @@ func (v *validator) finish() error {
 	}
 	return fmt.Errorf("%w: %s%s", ErrInvalidHistory, strings.Join(probs, "; "), more)
 }
+
+// windows are the fault windows of the records so far (see
+// FaultWindows), and the error that pairing them found.
+func (v *validator) windows() ([]Window, error) { return v.win.finish(v.end) }
 
 // tokenCheck is Tokens one op at a time (ops in invoke order). It keeps
 // the first acquire ok and info of each key and token, in a tokTable
@@ -319,64 +325,92 @@ func nemOf(o *history.Op) nemRec {
 // records h, named by their Index, in a history whose last record is at
 // time end.
 func faultWindowsOf(h []nemRec, end int64) ([]Window, error) {
-	type key struct{ f, fault string }
-	var (
-		windows []Window
-		open    = map[string][]int{} // fault -> indices into windows, oldest first
-		pending = map[key]int{}      // open nemesis invokes: (f, fault) -> record index
-		probs   []string
-	)
+	var p windowPairer
 	for j := range h {
-		o := &h[j]
-		i := int(o.Index)
-		k := key{o.F, o.Fault}
-		first := i
-		if o.Type == history.Invoke {
-			pending[k] = i
-		} else if p, ok := pending[k]; ok {
-			// the completion of an action already counted at its invoke
-			delete(pending, k)
-			if o.F == history.FStart {
-				if ws := open[o.Fault]; len(ws) > 0 && o.Detail != "" {
-					windows[ws[len(ws)-1]].Detail = o.Detail
-				}
-			} else {
-				for wi := len(windows) - 1; wi >= 0; wi-- {
-					if windows[wi].StopOp == int64(p) {
-						windows[wi].End = o.Time
-						windows[wi].StopOp = int64(i)
-						break
-					}
-				}
+		p.add(&h[j])
+	}
+	return p.finish(end)
+}
+
+// windowPairer is faultWindowsOf one nemesis start or stop record at a
+// time, so that a streamed check keeps the windows (one per fault, about
+// 100 bytes) and not the records (two to four per fault). The zero value
+// is ready.
+type windowPairer struct {
+	windows []Window
+	open    map[string][]int  // fault -> indices into windows, oldest first
+	pending map[nemInvoke]int // open nemesis invokes -> record index
+	probs   []string
+}
+
+// nemInvoke names a nemesis action in flight: its F and Fault.
+type nemInvoke struct{ f, fault string }
+
+// add takes the next nemesis start or stop record.
+func (p *windowPairer) add(o *nemRec) {
+	if p.open == nil {
+		p.open, p.pending = map[string][]int{}, map[nemInvoke]int{}
+	}
+	i := int(o.Index)
+	k := nemInvoke{o.F, o.Fault}
+	if o.Type == history.Invoke {
+		p.pending[k] = i
+	} else if inv, ok := p.pending[k]; ok {
+		// the completion of an action already counted at its invoke
+		delete(p.pending, k)
+		p.complete(o, inv)
+		return
+	}
+	switch o.F {
+	case history.FStart:
+		p.windows = append(p.windows, Window{Fault: o.Fault, Detail: o.Detail, Start: o.Time, StartOp: int64(i), StopOp: -1})
+		p.open[o.Fault] = append(p.open[o.Fault], len(p.windows)-1)
+	case history.FStop:
+		ws := p.open[o.Fault]
+		if len(ws) == 0 {
+			if len(p.probs) < maxProblems {
+				p.probs = append(p.probs, fmt.Sprintf("op %d: nemesis stop of %q without a start", i, o.Fault))
 			}
-			continue
+			return
 		}
-		switch o.F {
-		case history.FStart:
-			windows = append(windows, Window{Fault: o.Fault, Detail: o.Detail, Start: o.Time, StartOp: int64(first), StopOp: -1})
-			open[o.Fault] = append(open[o.Fault], len(windows)-1)
-		case history.FStop:
-			ws := open[o.Fault]
-			if len(ws) == 0 {
-				if len(probs) < maxProblems {
-					probs = append(probs, fmt.Sprintf("op %d: nemesis stop of %q without a start", i, o.Fault))
-				}
-				continue
-			}
-			w := &windows[ws[0]]
-			open[o.Fault] = ws[1:]
-			w.End = o.Time
-			w.StopOp = int64(i)
+		w := &p.windows[ws[0]]
+		p.open[o.Fault] = ws[1:]
+		w.End = o.Time
+		w.StopOp = int64(i)
+	}
+}
+
+// complete takes the completion o of the action invoked at record inv:
+// a start's completion may bring its detail, a stop's ends its window.
+func (p *windowPairer) complete(o *nemRec, inv int) {
+	if o.F == history.FStart {
+		if ws := p.open[o.Fault]; len(ws) > 0 && o.Detail != "" {
+			p.windows[ws[len(ws)-1]].Detail = o.Detail
+		}
+		return
+	}
+	for wi := len(p.windows) - 1; wi >= 0; wi-- {
+		if p.windows[wi].StopOp == int64(inv) {
+			p.windows[wi].End = o.Time
+			p.windows[wi].StopOp = int64(o.Index)
+			return
 		}
 	}
+}
+
+// finish is the windows of the records so far in a history whose last
+// record is at time end: those never stopped Unhealed, ending at end.
+// It changes nothing: it may be called again.
+func (p *windowPairer) finish(end int64) ([]Window, error) {
+	windows := slices.Clone(p.windows)
 	for i := range windows {
 		if windows[i].StopOp < 0 {
 			windows[i].Unhealed = true
 			windows[i].End = end
 		}
 	}
-	if len(probs) > 0 {
-		return windows, fmt.Errorf("%s", strings.Join(probs, "; "))
+	if len(p.probs) > 0 {
+		return windows, fmt.Errorf("%s", strings.Join(p.probs, "; "))
 	}
 	return windows, nil
 }
