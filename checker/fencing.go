@@ -361,8 +361,8 @@ func (v *FenceValidator) Result() Result {
 // the log shows (only those: see ServerLog.wanted).
 type fencingRun struct {
 	v      *FenceValidator
-	kinds  map[int]string // process -> F of its open invoke
-	open   map[int]history.Op
+	kinds  map[int]string      // process -> F of its open invoke
+	open   map[int]*history.Op // process -> its open invoke, if serverOps keeps it
 	server *serverOps
 	log    *ServerLog
 }
@@ -372,7 +372,7 @@ type fencingRun struct {
 func newFencingRun(log *ServerLog) *fencingRun {
 	r := &fencingRun{v: NewFenceValidator(), kinds: map[int]string{}, log: log}
 	if log != nil {
-		r.server, r.open = newServerOps(log.wanted()), map[int]history.Op{}
+		r.server, r.open = newServerOps(log.wanted()), map[int]*history.Op{}
 	}
 	return r
 }
@@ -384,11 +384,15 @@ func (r *fencingRun) feed(o *history.Op) {
 	}
 	if r.server != nil && o.F != history.FLost {
 		if o.Type == history.Invoke {
-			r.open[o.Process] = *o
-			r.server.invoke(o)
+			delete(r.open, o.Process)
+			if mp, _ := r.server.keyOf(o); mp != nil { // a copy of every invoke was 1 GB of garbage at 10M records
+				inv := *o
+				r.open[o.Process] = &inv
+				r.server.invoke(o)
+			}
 		} else if inv, ok := r.open[o.Process]; ok {
 			delete(r.open, o.Process)
-			r.server.complete(&inv, o.Index)
+			r.server.complete(inv, o.Index)
 		}
 	}
 	v := r.v

@@ -129,6 +129,7 @@ type stream struct {
 	fenc *Fencing
 
 	start   time.Time
+	rec     history.Op // the record being read (see run)
 	v       *validator
 	cut     *cutter
 	refs    *refTracker
@@ -237,15 +238,16 @@ func (st *stream) run() (warns []history.Warning, err error) {
 			st.cancelled = true // see result
 			break
 		}
-		o := *cur.Op()
-		if !st.v.add(int(st.n), &o) || o.Index != st.n {
+		st.rec = *cur.Op() // one copy reused: nothing keeps the pointer
+		o := &st.rec
+		if !st.v.add(int(st.n), o) || o.Index != st.n {
 			break // the verdict is Validate's (see result)
 		}
 		lastTime = max(lastTime, o.Time)
 		if st.c.Also != nil {
-			st.c.Also(&o)
+			st.c.Also(o)
 		}
-		st.add(&o, cur.Pos())
+		st.add(o, cur.Pos())
 	}
 	cur.Close()
 	if err := cur.Err(); err != nil {
