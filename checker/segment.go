@@ -200,7 +200,7 @@ func pick(a, b string) string {
 //     at that completion.
 type refTracker struct {
 	tab    *tokTable // the first acquire record of each key and token
-	curAcq map[procKey]int
+	curAcq procKeyPos // (process, key) -> its latest acquire ok
 	dead   map[int]int // process -> position of its info completion (may be the validator's)
 }
 
@@ -208,7 +208,7 @@ func newRefTracker(tab *tokTable, dead map[int]int) *refTracker {
 	if dead == nil {
 		dead = map[int]int{}
 	}
-	return &refTracker{tab: tab, curAcq: map[procKey]int{}, dead: dead}
+	return &refTracker{tab: tab, dead: dead}
 }
 
 // add takes record r at position i and returns the earliest position it
@@ -229,7 +229,7 @@ func (t *refTracker) add(i int, r *history.Op) int {
 			}
 		}
 		if r.Type == history.OK {
-			t.curAcq[procKey{r.Process, r.Key}] = i
+			t.curAcq.set(r.Process, r.Key, i)
 		}
 	case history.FRelease, history.FExtend, history.FLost:
 		var j int
@@ -239,7 +239,7 @@ func (t *refTracker) add(i int, r *history.Op) int {
 				j, ok = int(row.first-1), true
 			}
 		} else {
-			j, ok = t.curAcq[procKey{r.Process, r.Key}]
+			j, ok = t.curAcq.get(r.Process, r.Key)
 		}
 		if ok && (to < 0 || j < to) {
 			to = j
