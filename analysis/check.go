@@ -74,6 +74,9 @@ func Check(ctx context.Context, res *Result) error {
 	if cov != nil {
 		c.Also = cov.Add // the coverage rides on the check's read
 	}
+	if res.HistoryFile != "" && res.History == nil { // streamed
+		defer limitMemory(res.Records)()
+	}
 	v, _, err := c.CheckSource(ctx, res.Source()) // warnings: Load's and the run's own
 	if err != nil {
 		return fmt.Errorf("%w: %v", config.ErrConfig, err)
