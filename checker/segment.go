@@ -199,8 +199,8 @@ func pick(a, b string) string {
 //   - a record of a process after that process's info completion points
 //     at that completion.
 type refTracker struct {
-	tab    *tokTable // the first acquire record of each key and token
-	curAcq procKeyPos // (process, key) -> its latest acquire ok
+	tab    *tokTable   // the first acquire record of each key and token
+	curAcq procKeyPos  // (process, key) -> its latest acquire ok
 	dead   map[int]int // process -> position of its info completion (may be the validator's)
 }
 
