@@ -57,8 +57,7 @@ func SummarizeFile(path string) (FileSummary, error) {
 				}
 				last, lastLine, lastNem = append(last[:0], t...), line, false
 				if nemesisLine(t) {
-					var o Op
-					if json.Unmarshal(t, &o) == nil && o.IsNemesis() {
+					if o, ok := decodeNemesis(t); ok {
 						s.Nemesis, lastNem = append(s.Nemesis, o), true
 					}
 				}
@@ -85,13 +84,37 @@ func SummarizeFile(path string) (FileSummary, error) {
 	return s, nil
 }
 
+// decodeNemesis decodes line b (decodeFast, else encoding/json), false
+// if it does not parse or is not a nemesis record.
+func decodeNemesis(b []byte) (Op, bool) {
+	var o Op
+	if !decodeFast(b, &o, nil) {
+		o = Op{}
+		if json.Unmarshal(b, &o) != nil {
+			return Op{}, false
+		}
+	}
+	return o, o.IsNemesis()
+}
+
 // nemesisLine reports whether a JSONL record may be a nemesis record
 // ("process":-1); false positives are decoded and dropped.
 func nemesisLine(b []byte) bool {
-	i := bytes.Index(b, []byte(`"process":-1`))
-	if i < 0 {
-		return false
+	// look for the rare '-' (a byte search runs many times faster than a
+	// search for the whole pattern, whose '"' starts every field)
+	const field = `"process":`
+	for off := 0; ; {
+		j := bytes.IndexByte(b[off:], '-')
+		if j < 0 {
+			return false
+		}
+		i := off + j
+		off = i + 1
+		if !bytes.HasSuffix(b[:i], []byte(field)) || !bytes.HasPrefix(b[i:], []byte("-1")) {
+			continue
+		}
+		if rest := b[i+2:]; len(rest) == 0 || rest[0] == ',' || rest[0] == '}' || rest[0] == ' ' {
+			return true
+		}
 	}
-	rest := b[i+len(`"process":-1`):]
-	return len(rest) == 0 || rest[0] == ',' || rest[0] == '}' || rest[0] == ' '
 }
