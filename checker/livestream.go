@@ -191,14 +191,16 @@ func (s *liveStream) take(x *lop) {
 		return
 	}
 	o := x.op()
-	s.tokens.add(&o)
+	i, found := s.tokens.add(&o) // the row of x's key and token, if it has a token
 	if x.Token == "" {
 		x.Token = syntheticToken(&o)
 	}
 	var l *liveLease
 	if x.Type != history.Fail {
-		i, row := s.tab.row(x.Key, x.Token)
-		row.leased = true
+		if !found {
+			i, _ = s.tab.row(x.Key, x.Token)
+		}
+		s.tab.at(i).leased = true
 		l = &liveLease{key: x.Key, row: i, acqType: x.Type, acqCall: x.Call, acqReturn: x.Return,
 			acqDone: x.Done, ttl: x.TTL, token: x.Token}
 		s.leases[i] = l

@@ -203,9 +203,11 @@ func (r *opRef) indices() []int64 {
 
 func newTokenCheck(tab *tokTable) *tokenCheck { return &tokenCheck{tab: tab} }
 
-func (t *tokenCheck) add(o *op) {
+// add takes acquire o and returns the row of its key and token, false
+// if it has none (not an acquire, no token or failed).
+func (t *tokenCheck) add(o *op) (uint32, bool) {
 	if o.F != history.FAcquire || o.Token == "" || o.Type == history.Fail {
-		return
+		return 0, false
 	}
 	i, _ := t.tab.row(o.Key, o.Token)
 	ok, hasOK := t.tab.firstOK(i)
@@ -235,6 +237,7 @@ func (t *tokenCheck) add(o *op) {
 	case o.Type != history.OK && !hasInfo:
 		t.tab.setFirstInfo(i, o)
 	}
+	return i, true
 }
 
 func (t *tokenCheck) result() Result {
