@@ -61,12 +61,17 @@ func loadFile(dir, path string, tf TestFile) (*Result, []history.Warning, error)
 		Incomplete: storedIncomplete(tf, n, nem)}, warns, nil
 }
 
-// Analyze re-checks a stored run and rewrites its results.json.
+// Analyze re-checks a stored run and rewrites its results.json. Its
+// history is read streamed, under a soft memory limit (see limitMemory)
+// that Analyze leaves in place for what follows it in the process (the
+// report: `lockstorm analyze` ends there); a limit set before
+// (GOMEMLIMIT) is kept.
 func Analyze(ctx context.Context, dir string) (*Result, []history.Warning, error) {
 	res, warns, err := Load(dir)
 	if err != nil {
 		return nil, warns, err
 	}
+	limitMemory(res.Records) // not restored: Check's own limit is then this one
 	return res, warns, Check(ctx, res)
 }
 

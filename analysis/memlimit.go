@@ -20,7 +20,8 @@ const (
 
 // limitMemory sets a soft memory limit (runtime/debug.SetMemoryLimit) for
 // the check of a streamed history of n records, and returns what restores
-// the limit before it. Without one the collector lets the heap grow to
+// the limit before it (and gives the check's pages back); with a limit
+// already set, by the user or by Analyze, it does nothing. Without one the collector lets the heap grow to
 // twice what is live, and the check's live heap is mostly kept to its end
 // (a 10M-record check held about 300 MB and peaked at 790 MB RSS; under
 // 512 MiB it peaked at 540 MB for 5 to 10% more CPU). A limit the user
