@@ -257,7 +257,7 @@ func (r *run) finish(ctx context.Context, res *analysis.Result, err error) error
 	}
 	res.Overhead = &r.overhead
 	r.logf("recorded %d records, %.0f records/s", r.overhead.Records, r.overhead.RecordsPerSec)
-	tf := analysis.TestFile{Incomplete: res.Incomplete, Overhead: res.Overhead}
+	tf := analysis.TestFile{Incomplete: res.Incomplete, Overhead: res.Overhead, ClockEvents: res.ClockEvents}
 	if res.Incomplete == "" {
 		tf.Completed, tf.Records = true, r.rec.Len()
 	}
@@ -317,6 +317,8 @@ func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 	if r.plan != nil {
 		r.tgt = newTargeter(r)
 	}
+	stopClocks := r.watchClocks(workCtx)
+	defer func() { res.ClockEvents = stopClocks() }()
 	nemDone, nemFinish := make(chan error, 1), make(chan struct{})
 	go func() {
 		defer func() {
