@@ -316,6 +316,8 @@ func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 	}
 	if r.plan != nil {
 		r.tgt = newTargeter(r)
+		r.tgt.startKeyEvents(workCtx)
+		defer r.tgt.close()
 	}
 	stopClocks := r.watchClocks(workCtx)
 	defer func() { res.ClockEvents = stopClocks() }()
