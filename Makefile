@@ -11,8 +11,14 @@ deps:
 deps-test:
 	@./scripts/install-deps.sh --with-chromium
 
+# The commit --version prints, stamped from git (also when GOFLAGS has
+# -buildvcs=false, which keeps Go from recording it); empty outside a checkout.
+COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
+LDFLAGS := -X github.com/lockstorm/lockstorm/harness.commit=$(COMMIT)
+BUILD_OUT ?= bin/lockstorm
+
 build:
-	$(GO) build -o bin/lockstorm ./cmd/lockstorm
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BUILD_OUT) ./cmd/lockstorm
 
 DEMO_FLAGS ?= --lock redlock --workload counter --nemesis partition,latency,server-pause,crash \
 	--persistence aof-everysec --time-limit 20s --seed 1
