@@ -30,7 +30,7 @@ demo: deps build
 ## test: every test against real redis-server processes, then the quick catalogue
 test: deps-test build
 	$(GO) vet $(PKGS)
-	$(GO) test -short -p 1 -count=1 -timeout 40m $(PKGS)
+	LOCKSTORM_TEST_BIN=$(abspath $(BUILD_OUT)) $(GO) test -short -p 1 -count=1 -timeout 40m $(PKGS)
 	./bin/lockstorm catalog --quick --store $${TMPDIR:-/tmp}/lockstorm-catalog
 	./bin/lockstorm zoo --only redis-py-lock/client-crash --seeds 1 --time-limit 10s --store $${TMPDIR:-/tmp}/lockstorm-zoo
 
