@@ -31,7 +31,7 @@ type Composite struct {
 //     defect, added as an Invalid "tokens" result (present only when it
 //     found one, so the results of a clean history are the checkers');
 //     the checkers still run (they name leases by acquire, not token);
-//  3. runs every checker, streamed (see CheckFile); a panic anywhere in
+//  3. runs every checker, streamed (see CheckSource); a panic anywhere in
 //     the check yields Unknown with the panic text (and stack) instead of
 //     taking the run down;
 //  4. merges the verdicts: Invalid if any is Invalid, else Unknown if any
@@ -43,9 +43,6 @@ type Composite struct {
 func Compose(checkers ...Checker) *Composite {
 	return &Composite{Label: "lockstorm", Checkers: checkers}
 }
-
-// Name is the composite's label.
-func (c *Composite) Name() string { return c.Label }
 
 // Check runs the composition over h: CheckSource over the slice.
 func (c *Composite) Check(ctx context.Context, h history.History) Result {

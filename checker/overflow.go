@@ -7,7 +7,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// overflow is what CheckFile keeps of a segment it stopped buffering.
+// overflow is what the engine keeps of a segment it stopped buffering.
 type overflow struct {
 	pend  map[int]history.Op // process -> its open invoke
 	acq   LockDetails        // the acquires completed in it, by outcome
@@ -96,12 +96,11 @@ func (st *stream) closeOverflow(end, at, off int64, carry []*sectionInput) {
 	}
 	sort.Slice(next.moved, func(i, j int) bool { return next.moved[i].Index < next.moved[j].Index })
 	why := fmt.Sprintf("%d records from record %d without a quiescent point: not checkable in bounded memory (at most %d records a segment)", end-ov.since, ov.since, maxSegRecords)
-	seg.lock = lockPiece{r: Result{Valid: Unknown, Error: why, Details: ov.acq}}
-	seg.count = counterPiece{valid: Valid}
-	if ov.rw {
-		seg.count = counterPiece{valid: Unknown, err: why}
+	seg.unchecked(Unknown, why)
+	seg.lock.d = ov.acq
+	if !ov.rw {
+		seg.count = piece{keyedSearch: keyedSearch{valid: Valid}}
 	}
-	seg.excl = Result{Valid: Unknown, Error: why, Details: ExclusionDetails{}}
 	st.closed = append(st.closed, seg)
 	st.cur = next
 }
@@ -118,10 +117,9 @@ func (st *stream) mergeOverflow(k int) {
 	}
 	ov.since = first.start
 	for _, s := range st.closed[k:] {
-		d, _ := s.lock.r.Details.(LockDetails)
-		ov.acq.Acquire.OK += d.Acquire.OK
-		ov.acq.Acquire.Fail += d.Acquire.Fail
-		ov.acq.Acquire.Info += d.Acquire.Info
+		ov.acq.Acquire.OK += s.lock.d.Acquire.OK
+		ov.acq.Acquire.Fail += s.lock.d.Acquire.Fail
+		ov.acq.Acquire.Info += s.lock.d.Acquire.Info
 		ov.rw = ov.rw || s.nsecs > 0 || s.count.valid == Unknown
 	}
 	st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: first.moved, carry: first.carry, over: ov}

@@ -19,7 +19,11 @@ import (
 // record's index; tests make it panic.
 var segmentChecked = func(start int64) {}
 
-// CheckFile is CheckSource over the JSONL history at path.
+// CheckSource is the check of every history, small or big, in memory or
+// in a file. A panic anywhere in it (a checker's, a segment's, a failed
+// re-read of the file) makes the verdict Unknown with its message. The
+// error is the Source's: a file that cannot be opened or whose records
+// do not parse. Warnings are history.Read's.
 //
 // # How the engine reads a history
 //
@@ -68,16 +72,6 @@ var segmentChecked = func(start int64) {}
 // records is not buffered: the checks that need it end Unknown (see
 // maxSegRecords). A checker other than Lock, Resource, Exclusion,
 // Liveness and Fencing gets the whole history, read into memory.
-// Warnings are history.Read's.
-func (c *Composite) CheckFile(ctx context.Context, path string) (Result, []history.Warning, error) {
-	return c.CheckSource(ctx, history.File(path))
-}
-
-// CheckSource is the check of every history, small or big, in memory or
-// in a file (see CheckFile for how it reads and what it keeps). A panic
-// anywhere in it (a checker's, a segment's, a failed re-read of the
-// file) makes the verdict Unknown with its message. The error is the
-// Source's: a file that cannot be opened or whose records do not parse.
 func (c *Composite) CheckSource(ctx context.Context, src history.Source) (res Result, warns []history.Warning, err error) {
 	start := time.Now()
 	defer func() {
@@ -101,7 +95,7 @@ func panicked(name string, p any, start time.Time) Result {
 	return Result{Name: name, Valid: Unknown, Error: fmt.Sprintf("checker panicked: %v\n%s", p, debug.Stack()), Seconds: time.Since(start).Seconds()}
 }
 
-// StreamStats describe how CheckFile read a history.
+// StreamStats describe how CheckSource read a history.
 type StreamStats struct {
 	Records  int64
 	Segments int // checked separately
@@ -113,10 +107,10 @@ type StreamStats struct {
 	Overflowed int
 }
 
-// lastStream is the last CheckFile's stats, for tests and benchmarks.
+// lastStream is the last CheckSource's stats, for tests and benchmarks.
 var lastStream StreamStats
 
-// stream is one CheckFile in progress.
+// stream is one CheckSource in progress.
 type stream struct {
 	ctx context.Context
 	c   *Composite
@@ -173,9 +167,18 @@ type streamSeg struct {
 	nsecs      int             // counter sections
 	over       *overflow       // not buffered (see maxSegRecords), else nil
 
-	lock  lockPiece
-	count counterPiece
+	lock  piece
+	count piece
 	excl  Result
+}
+
+// unchecked gives the segment's checks verdict v and reason why without
+// checking them: Valid for a segment without records, Unknown for one
+// whose check panicked or that was not buffered.
+func (s *streamSeg) unchecked(v Validity, why string) {
+	s.lock = piece{keyedSearch: keyedSearch{valid: v, err: why}}
+	s.count = s.lock
+	s.excl = Result{Valid: v, Error: why, Details: ExclusionDetails{}}
 }
 
 func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
@@ -356,9 +359,7 @@ func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 	}
 	seg, h := st.detach(end, at, off, carry)
 	if len(h) == 0 {
-		seg.lock = emptyPiece()
-		seg.count = counterPiece{valid: Valid}
-		seg.excl = Result{Valid: Valid, Details: ExclusionDetails{}}
+		seg.unchecked(Valid, "")
 		st.closed = append(st.closed, seg)
 		return
 	}
@@ -421,11 +422,7 @@ func (st *stream) checkSeg(seg *streamSeg, h history.History, os []op, secs []*s
 		defer func() { <-st.sem; st.wg.Done() }()
 		defer func() {
 			if p := recover(); p != nil {
-				why := fmt.Sprintf("checker panicked on records %d to %d: %v\n%s", seg.start, seg.end, p, debug.Stack())
-				seg.lock = emptyPiece()
-				seg.lock.r.Valid, seg.lock.r.Error = Unknown, why
-				seg.count = counterPiece{valid: Unknown, err: why}
-				seg.excl = Result{Valid: Unknown, Error: why, Details: ExclusionDetails{}}
+				seg.unchecked(Unknown, fmt.Sprintf("checker panicked on records %d to %d: %v\n%s", seg.start, seg.end, p, debug.Stack()))
 			}
 		}()
 		defer func() {
@@ -440,10 +437,6 @@ func (st *stream) checkSeg(seg *streamSeg, h history.History, os []op, secs []*s
 		fillTokens(os) // after the summaries above, which read no token
 		if st.lock != nil {
 			seg.lock = st.lock.pieceAt(st.ctx, os, seam{start: seg.start, at: seg.at})
-			if d, ok := seg.lock.r.Details.(LockDetails); ok && seg.start > 0 {
-				d.Linearization = nil // drawn only for a history of one segment
-				seg.lock.r.Details = d
-			}
 		}
 		if st.res != nil {
 			seg.count = st.res.counterPiece(st.ctx, secs, seg.start == 0)
@@ -489,10 +482,12 @@ func (st *stream) result() Result {
 	var wholeOnce sync.Once
 	var h history.History
 	getWhole := func() history.History { wholeOnce.Do(func() { h = st.whole() }); return h }
-	explainLock := func(l *Lock) func(map[string]keyAnomaly) {
+	// the illegal keys are explained again on the whole history, read
+	// again, up to maxExplainWhole records (see mergePieces)
+	onWhole := func(explain func(context.Context, history.History, map[string]keyAnomaly)) func(map[string]keyAnomaly) {
 		return func(byKey map[string]keyAnomaly) {
 			if st.n <= maxExplainWhole {
-				l.explainWhole(st.ctx, getWhole(), byKey)
+				explain(st.ctx, getWhole(), byKey)
 			}
 		}
 	}
@@ -505,9 +500,9 @@ func (st *stream) result() Result {
 		var r Result
 		switch x := ch.(type) {
 		case *Lock:
-			r = x.merge(st.lockPieces(x), st.start, explainLock(x))
+			r = x.merge(st.lockPieces(x), st.start, onWhole(x.explainWhole))
 		case *Resource:
-			r = st.resourceResult(x, getWhole)
+			r = st.resourceResult(x, onWhole(x.explainWhole))
 		case Exclusion:
 			rs := make([]Result, len(st.closed))
 			for i, s := range st.closed {
@@ -559,8 +554,8 @@ func (st *stream) result() Result {
 
 // lockPieces are the segments' lock checks, their ambiguous seams
 // resolved (see resolveSeams), reading the joined segments again.
-func (st *stream) lockPieces(l *Lock) []lockPiece {
-	ps := make([]lockPiece, len(st.closed))
+func (st *stream) lockPieces(l *Lock) []piece {
+	ps := make([]piece, len(st.closed))
 	seams := make([]seam, len(st.closed))
 	for i, s := range st.closed {
 		ps[i], seams[i] = s.lock, seam{start: s.start, at: s.at}
@@ -591,7 +586,7 @@ func (st *stream) lockPieces(l *Lock) []lockPiece {
 
 // resourceResult is Resource.Check's result from the segments' counter
 // checks and the streamed lost updates and cron runs.
-func (st *stream) resourceResult(r *Resource, getWhole func() history.History) Result {
+func (st *stream) resourceResult(r *Resource, explain func(map[string]keyAnomaly)) Result {
 	start := time.Now()
 	res := Result{Name: r.Name(), Valid: Valid}
 	var d ResourceDetails
@@ -602,15 +597,15 @@ func (st *stream) resourceResult(r *Resource, getWhole func() history.History) R
 		unchecked = unchecked || s.count.valid == Unknown && s.over != nil
 	}
 	if d.Sections > 0 || unchecked {
-		ps := make([]counterPiece, len(st.closed))
+		ps := make([]piece, len(st.closed))
 		for i, s := range st.closed {
 			ps[i] = s.count
 		}
-		mergeCounter(ps, &res, &al, func(byKey map[string]keyAnomaly) {
-			if st.n <= maxExplainWhole {
-				r.explainSections(st.ctx, counterSections(ops(getWhole())), byKey)
-			}
-		})
+		valid, err, byKey, _ := mergePieces(ps, explain)
+		if res.Valid = valid; valid == Unknown {
+			res.Error = err
+		}
+		addByKey(byKey, &al)
 		// the duplicate writes found while streaming, then the totals
 		for _, a := range st.lostAl.list {
 			al.add(a)

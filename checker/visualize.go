@@ -32,7 +32,7 @@ func WritePorcupineHTML(w io.Writer, h history.History, l *Lock) error {
 		l = NewLock()
 	}
 	s := l.lockOps(h)
-	model := lockModel(true, s.tokens, 0)
+	model := lockModel(s.tokens, 0)
 	_, info := porcupine.CheckOperationsVerbose(model, s.ops, searchTimeout(context.Background(), l.Timeout))
 	z := Linearization{model: model, info: info, notes: infoNotes(s.infoAcq)}
 	return z.WriteHTML(w, h)
@@ -59,7 +59,7 @@ func infoNotes(infoAcq []*op) []porcupine.Annotation {
 // its search in ResourceDetails.Linearization.
 func WriteCounterHTML(w io.Writer, h history.History, timeout time.Duration) error {
 	pops := sectionOps(counterSections(ops(h)))
-	model := counterModel(true)
+	model := counterModel()
 	_, info := porcupine.CheckOperationsVerbose(model, pops, searchTimeout(context.Background(), timeout))
 	z := Linearization{model: model, info: info}
 	return z.WriteHTML(w, h)
