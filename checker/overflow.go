@@ -72,11 +72,7 @@ func (st *stream) overflowOp(x *op) {
 	case history.FRead, history.FWrite:
 		ov.rw = true
 	}
-	if st.feedOp(x) {
-		st.lost.add(x, &st.lostAl)
-		st.cron.add(x)
-		st.terms.add(x)
-	}
+	st.feedOp(x)
 }
 
 // closeOverflow ends the current segment, not buffered, before record

@@ -126,7 +126,6 @@ type stream struct {
 	v       *validator
 	cut     *cutter
 	refs    *refTracker
-	openAcq map[int]int64 // process -> index of its waiting acquire
 
 	cur    *streamSeg
 	closed []*streamSeg
@@ -135,7 +134,7 @@ type stream struct {
 	bufs   chan history.History // segment copies the checks are done with
 
 	// summaries across segments
-	fed      []uint64 // bitset of op invoke indices fed to the op checks
+	fedTo    int64 // the end of the segments closed so far (see feedOp)
 	tokens   *tokenCheck
 	liveness *liveStream // also feeds tokens, lock ops in invoke order
 	lost     *lostUpdateCheck
@@ -185,7 +184,7 @@ func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 	tab := newTokTable() // shared by the reference tracker, the token check and liveness
 	v := newValidator()
 	st := &stream{ctx: ctx, c: c, src: src, start: time.Now(),
-		v: v, refs: newRefTracker(tab, v.dead), openAcq: map[int]int64{}, // one map of the dead processes
+		v: v, refs: newRefTracker(tab, v.dead), // one map of the dead processes
 		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), bufs: make(chan history.History, 4), tokens: newTokenCheck(tab),
 		lost: newLostUpdateCheck(), cron: newCronCheck(), terms: newTermOps(), cur: &streamSeg{}}
 	return st
@@ -269,7 +268,6 @@ func (st *stream) add(o *history.Op, at history.Pos) {
 	if to >= 0 {
 		st.referTo(int64(to))
 	}
-	st.trackAcquire(o)
 	if st.cur.over != nil {
 		st.overflowAdd(o)
 	} else if st.cur.recs = append(st.cur.recs, *o); st.overflowing() {
@@ -277,22 +275,6 @@ func (st *stream) add(o *history.Op, at history.Pos) {
 	}
 	st.feedRecord(o)
 	st.n++
-}
-
-// trackAcquire follows the waiting acquires (they move to the segment
-// they complete in, see closeSeg).
-func (st *stream) trackAcquire(o *history.Op) {
-	if o.IsNemesis() || o.F == history.FLost {
-		return
-	}
-	if o.Type == history.Invoke {
-		delete(st.openAcq, o.Process)
-		if o.F == history.FAcquire {
-			st.openAcq[o.Process] = o.Index
-		}
-		return
-	}
-	delete(st.openAcq, o.Process)
 }
 
 // referTo merges the segments from the one holding record `to` into the
@@ -313,10 +295,7 @@ func (st *stream) referTo(to int64) {
 		st.mergeOverflow(k)
 		return
 	}
-	older, err := st.reread(first.offset, first.start, st.cur.start)
-	if err != nil {
-		panic(fmt.Sprintf("checker: reading the history again: %v", err))
-	}
+	older := st.reread(first.offset, first.start, st.cur.start)
 	moved := append([]history.Op(nil), first.moved...)
 	for _, m := range st.cur.moved {
 		if m.Index < first.start && !slices.ContainsFunc(moved, func(o history.Op) bool { return o.Index == m.Index }) {
@@ -329,9 +308,14 @@ func (st *stream) referTo(to int64) {
 	st.closed = st.closed[:k]
 }
 
-// reread reads records [from, to) again, from byte offset off.
-func (st *stream) reread(off, from, to int64) (history.History, error) {
-	return history.ReadRange(st.src, history.Pos{Index: from, Offset: off}, to)
+// reread reads records [from, to) again, from byte offset off. A
+// failure panics: CheckSource makes the verdict Unknown.
+func (st *stream) reread(off, from, to int64) history.History {
+	h, err := history.ReadRange(st.src, history.Pos{Index: from, Offset: off}, to)
+	if err != nil {
+		panic(fmt.Sprintf("checker: reading the history again: %v", err))
+	}
+	return h
 }
 
 // feedRecord gives a record to the record-level summaries: those that
@@ -365,12 +349,9 @@ func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 	}
 	os := ops(h)
 	for i := range os {
-		if st.feedOp(&os[i]) {
-			st.lost.add(&os[i], &st.lostAl)
-			st.cron.add(&os[i])
-			st.terms.add(&os[i])
-		}
+		st.feedOp(&os[i])
 	}
+	st.fedTo = end
 	secs := counterSections(os)
 	seg.nsecs = len(secs)
 	st.closed = append(st.closed, seg)
@@ -385,9 +366,9 @@ func (st *stream) detach(end, at, off int64, carry []*sectionInput) (seg *stream
 	seg.end = end
 	next := &streamSeg{start: end, at: at, offset: off, carry: carry}
 	drop := map[int64]bool{}
-	if off >= 0 {
-		for _, j := range st.openAcq {
-			drop[j] = true
+	for _, inv := range st.cut.open {
+		if off >= 0 && inv.F == history.FAcquire {
+			drop[inv.Index] = true
 		}
 	}
 	select {
@@ -447,27 +428,17 @@ func (st *stream) checkSeg(seg *streamSeg, h history.History, os []op, secs []*s
 	}()
 }
 
-// feedOp reports whether op o was not yet given to the op-level
-// summaries, and marks it given.
-func (st *stream) feedOp(o *op) bool {
-	w, b := o.Inv/64, uint64(1)<<(o.Inv%64)
-	for int64(len(st.fed)) <= w {
-		st.fed = append(st.fed, 0)
+// feedOp gives op o to the op-level summaries (lost updates, cron runs,
+// api and leader terms) once: when the segment holding its completion
+// first closes (a merged segment closes again), or as it completes in a
+// segment not buffered.
+func (st *stream) feedOp(o *op) {
+	if o.Ret >= 0 && o.Ret < st.fedTo {
+		return // fed when its segment first closed
 	}
-	if st.fed[w]&b != 0 {
-		return false
-	}
-	st.fed[w] |= b
-	return true
-}
-
-// whole reads the history again (to explain an illegal key).
-func (st *stream) whole() history.History {
-	h, err := st.reread(0, 0, st.n)
-	if err != nil {
-		panic(fmt.Sprintf("checker: reading the history again: %v", err))
-	}
-	return h
+	st.lost.add(o, &st.lostAl)
+	st.cron.add(o)
+	st.terms.add(o)
 }
 
 // result assembles the composed result.
@@ -481,7 +452,7 @@ func (st *stream) result() Result {
 	}
 	var wholeOnce sync.Once
 	var h history.History
-	getWhole := func() history.History { wholeOnce.Do(func() { h = st.whole() }); return h }
+	getWhole := func() history.History { wholeOnce.Do(func() { h = st.reread(0, 0, st.n) }); return h }
 	// the illegal keys are explained again on the whole history, read
 	// again, up to maxExplainWhole records (see mergePieces)
 	onWhole := func(explain func(context.Context, history.History, map[string]keyAnomaly)) func(map[string]keyAnomaly) {
@@ -573,10 +544,7 @@ func (st *stream) lockPieces(l *Lock) []piece {
 	}
 	l.resolveSeams(st.ctx, ps, seams, size, func(k, j int) []op {
 		first := st.closed[k]
-		recs, err := st.reread(first.offset, first.start, st.closed[j].end)
-		if err != nil {
-			panic(fmt.Sprintf("checker: reading the history again: %v", err))
-		}
+		recs := st.reread(first.offset, first.start, st.closed[j].end)
 		os := ops(joinRecords(first.moved, recs, j == len(st.closed)-1))
 		fillTokens(os)
 		return os
