@@ -122,10 +122,10 @@ type stream struct {
 	live *Liveness
 	fenc *Fencing
 
-	start   time.Time
-	v       *validator
-	cut     *cutter
-	refs    *refTracker
+	start time.Time
+	v     *validator
+	cut   *cutter
+	refs  *refTracker
 
 	cur    *streamSeg
 	closed []*streamSeg
