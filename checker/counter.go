@@ -52,6 +52,8 @@ type sectionInput struct {
 	carried bool
 	// carry is the set of values a carried section leaves.
 	carry counterSet
+	// first is the position of its first record (see counterCut).
+	first int
 }
 
 // counterSet is the set of values the counter may hold. any means every
