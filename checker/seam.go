@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/lockstorm/lockstorm/history"
 )
 
 // Seams: checking a segment whose first cut has one-node acquires waiting
@@ -134,35 +133,4 @@ func (l *Lock) resolveSeams(ctx context.Context, ps []piece, seams []seam, size 
 			break
 		}
 	}
-}
-
-// joinRecords is the history of joined segments: the acquire invokes
-// moved into the first (index order), then the records, without the
-// acquire invokes whose completion lies beyond them (their process has no
-// later record; kept when atEnd: the history ends there).
-func joinRecords(moved []history.Op, recs history.History, atEnd bool) history.History {
-	all := append(append(make(history.History, 0, len(moved)+len(recs)), moved...), recs...)
-	if atEnd {
-		return all
-	}
-	later := map[int]bool{}
-	keep := make([]bool, len(all))
-	for i := len(all) - 1; i >= 0; i-- {
-		r := &all[i]
-		keep[i] = true
-		if r.IsNemesis() || r.F == history.FLost {
-			continue
-		}
-		if r.Type == history.Invoke && r.F == history.FAcquire && !later[r.Process] {
-			keep[i] = false
-		}
-		later[r.Process] = true
-	}
-	out := all[:0]
-	for i := range all {
-		if keep[i] {
-			out = append(out, all[i])
-		}
-	}
-	return out
 }

@@ -270,8 +270,8 @@ func (st *stream) add(o *history.Op, at history.Pos) {
 	}
 	if st.cur.over != nil {
 		st.overflowAdd(o)
-	} else if st.cur.recs = append(st.cur.recs, *o); st.overflowing() {
-		st.startOverflow()
+	} else if st.cur.recs = append(st.cur.recs, *o); len(st.cur.recs)+len(st.cur.moved) > maxSegRecords {
+		st.overflowFrom(len(st.closed)) // see maxSegRecords
 	}
 	st.feedRecord(o)
 	st.n++
@@ -292,18 +292,13 @@ func (st *stream) referTo(to int64) {
 		over = over || s.over != nil
 	}
 	if over {
-		st.mergeOverflow(k)
+		st.overflowFrom(k)
 		return
 	}
+	// (the acquires waiting since before first waited at its start: they
+	// are first's moved ones)
 	older := st.reread(first.offset, first.start, st.cur.start)
-	moved := append([]history.Op(nil), first.moved...)
-	for _, m := range st.cur.moved {
-		if m.Index < first.start && !slices.ContainsFunc(moved, func(o history.Op) bool { return o.Index == m.Index }) {
-			moved = append(moved, m)
-		}
-	}
-	sort.Slice(moved, func(i, j int) bool { return moved[i].Index < moved[j].Index })
-	st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: moved,
+	st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: first.moved,
 		recs: append(older, st.cur.recs...), carry: first.carry}
 	st.closed = st.closed[:k]
 }
@@ -544,8 +539,13 @@ func (st *stream) lockPieces(l *Lock) []piece {
 	}
 	l.resolveSeams(st.ctx, ps, seams, size, func(k, j int) []op {
 		first := st.closed[k]
-		recs := st.reread(first.offset, first.start, st.closed[j].end)
-		os := ops(joinRecords(first.moved, recs, j == len(st.closed)-1))
+		h := append(slices.Clone(first.moved), st.reread(first.offset, first.start, st.closed[j].end)...)
+		if j+1 < len(st.closed) { // without the acquires still waiting: they moved on
+			h = slices.DeleteFunc(h, func(r history.Op) bool {
+				return slices.ContainsFunc(st.closed[j+1].moved, func(m history.Op) bool { return m.Index == r.Index })
+			})
+		}
+		os := ops(h)
 		fillTokens(os)
 		return os
 	})
