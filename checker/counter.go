@@ -233,21 +233,16 @@ func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput, keep 
 // explainCounter names the section porcupine could not place (see
 // unplaced).
 func explainCounter(part []porcupine.Operation, timeout time.Duration) (Anomaly, bool) {
-	model := counterModel()
-	longest, c, illegal := unplaced(model, part, timeout)
+	var last *sectionInput // the last acknowledged write placed
+	state, c, illegal := unplaced(counterModel(), part, timeout, func(in any) {
+		if si := in.(*sectionInput); si.hasW && si.out == outOK {
+			last = si
+		}
+	})
 	if !illegal {
 		return Anomaly{}, false
 	}
 	key := part[0].Input.(*sectionInput).key
-	state := model.Init()
-	var last *sectionInput
-	for _, o := range longest {
-		si := o.Input.(*sectionInput)
-		_, state = model.Step(state, si, o.Output)
-		if si.hasW && si.out == outOK {
-			last = si
-		}
-	}
 	var culprit *sectionInput
 	if c != nil {
 		culprit = c.Input.(*sectionInput)

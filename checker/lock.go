@@ -114,20 +114,16 @@ func (l *Lock) searchPiece(ctx context.Context, s lockSearch, keep bool) piece {
 // explainLock re-checks one key verbosely and names the op that could not
 // be linearized (see unplaced). It also names the holder at that point.
 func explainLock(model porcupine.Model, part []porcupine.Operation, timeout time.Duration, tokens []string) (Anomaly, bool) {
-	longest, c, illegal := unplaced(model, part, timeout)
+	holderAcq := map[int32]*lockInput{} // lease id -> its acquire
+	state, c, illegal := unplaced(model, part, timeout, func(in any) {
+		if li := in.(*lockInput); li.kind == lkAcquire {
+			holderAcq[li.lease] = li
+		}
+	})
 	if !illegal {
 		return Anomaly{}, false
 	}
 	key := part[0].Input.(*lockInput).key
-	state := model.Init()
-	holderAcq := map[int32]*lockInput{} // lease id -> its acquire
-	for _, o := range longest {
-		li := o.Input.(*lockInput)
-		_, state = model.Step(state, li, o.Output)
-		if li.kind == lkAcquire {
-			holderAcq[li.lease] = li
-		}
-	}
 	a := Anomaly{Kind: "nonlinearizable", Fatal: true}
 	if c == nil {
 		a.Text = fmt.Sprintf("key %q: lock history is not linearizable", key)
