@@ -16,7 +16,7 @@ import (
 //   - no client op is in flight but acquires: every other client invoke
 //     before r completed before r. An acquire still waiting at the cut
 //     (under contention there nearly always is one) belongs to the segment
-//     in which it completes: its invoke record moves there (see Segment).
+//     in which it completes: its invoke record moves there (see detach).
 //     That is the whole check's verdict too: at the cut every earlier
 //     lease is dead, so linearizing the acquire after the cut is never
 //     worse than before it. Except on a one-node lock (an acquire ok that
@@ -123,6 +123,9 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 	if ttl == 0 {
 		ttl = inv.TTL
 	}
+	if tok == "" && r.F != history.FAcquire {
+		tok = c.holding[procKey{p, key}]
+	}
 	switch r.F {
 	case history.FAcquire:
 		if r.Type == history.Fail {
@@ -136,9 +139,6 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 		}
 		c.extendAlive(tokKey{key, tok}, r.Time, ttl, r.Validity)
 	case history.FExtend:
-		if tok == "" {
-			tok = c.holding[procKey{p, key}]
-		}
 		if r.Type != history.Fail {
 			if ttl == 0 {
 				ttl = c.alive[tokKey{key, tok}].ttl
@@ -146,9 +146,6 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 			c.extendAlive(tokKey{key, tok}, r.Time, ttl, r.Validity)
 		}
 	case history.FRelease:
-		if tok == "" {
-			tok = c.holding[procKey{p, key}]
-		}
 		delete(c.holding, procKey{p, key})
 		if r.Type == history.OK {
 			delete(c.alive, tokKey{key, tok})

@@ -180,6 +180,9 @@ func (s *streamSeg) unchecked(v Validity, why string) {
 	s.excl = Result{Valid: v, Error: why, Details: ExclusionDetails{}}
 }
 
+// newStream starts a check of src: it finds the checkers the stream
+// feeds; any other checker gets the whole history, read into memory (see
+// result).
 func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 	tab := newTokTable() // shared by the reference tracker, the token check and liveness
 	v := newValidator()
@@ -187,12 +190,6 @@ func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 		v: v, refs: newRefTracker(tab, v.dead), // one map of the dead processes
 		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), bufs: make(chan history.History, 4), tokens: newTokenCheck(tab),
 		lost: newLostUpdateCheck(), cron: newCronCheck(), terms: newTermOps(), cur: &streamSeg{}}
-	return st
-}
-
-// classify finds the checkers the stream feeds; any other checker gets
-// the whole history, read into memory (see result).
-func (st *stream) classify() {
 	for _, ch := range st.c.Checkers {
 		switch x := ch.(type) {
 		case *Lock:
@@ -218,12 +215,12 @@ func (st *stream) classify() {
 		lv = &Liveness{} // its stream feeds the token check
 	}
 	st.liveness = newLiveStream(lv, st.tokens)
+	return st
 }
 
 // run reads the history. It stops early on a record Validate refuses to
 // read on from (a wrong index): the verdict is then Validate's.
 func (st *stream) run() (warns []history.Warning, err error) {
-	st.classify()
 	cur, err := st.src.Open(history.Pos{})
 	if err != nil {
 		return nil, err
