@@ -8,6 +8,7 @@ package coverage
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/lockstorm/lockstorm/checker"
@@ -262,14 +263,9 @@ func counts(rep *Report, planned map[string]int) []KindCount {
 	for _, w := range rep.Windows {
 		add(w.Kind)
 	}
-	var rest []string
-	for k := range planned {
-		if !slices.Contains(order, k) {
-			rest = append(rest, k)
-		}
+	for _, k := range slices.Sorted(maps.Keys(planned)) {
+		add(k)
 	}
-	slices.Sort(rest)
-	order = append(order, rest...)
 	out := make([]KindCount, len(order))
 	for i, k := range order {
 		c := KindCount{Kind: k, Planned: planned[k]}
