@@ -433,7 +433,9 @@ func (st *stream) feedOp(o *op) {
 	st.terms.add(o)
 }
 
-// result assembles the composed result.
+// result assembles the composed result. The illegal keys of the lock and
+// the counter are explained again on the whole history, read again, up
+// to maxExplainWhole records (see mergePieces).
 func (st *stream) result() Result {
 	res := Result{Name: st.c.Label}
 	if err := st.v.finish(); err != nil {
@@ -445,8 +447,6 @@ func (st *stream) result() Result {
 	var wholeOnce sync.Once
 	var h history.History
 	getWhole := func() history.History { wholeOnce.Do(func() { h = st.reread(0, 0, st.n) }); return h }
-	// the illegal keys are explained again on the whole history, read
-	// again, up to maxExplainWhole records (see mergePieces)
 	onWhole := func(explain func(context.Context, history.History, map[string]keyAnomaly)) func(map[string]keyAnomaly) {
 		return func(byKey map[string]keyAnomaly) {
 			if st.n <= maxExplainWhole {
