@@ -3,7 +3,6 @@ package checker
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -79,11 +78,7 @@ func safeCheck(ctx context.Context, ch Checker, h history.History) (r Result) {
 	defer func() { r.Seconds = time.Since(start).Seconds() }()
 	defer func() {
 		if p := recover(); p != nil {
-			name := fmt.Sprintf("%T", ch)
-			if n, ok := ch.(Named); ok {
-				name = n.Name()
-			}
-			r = Result{Name: name, Valid: Unknown, Error: fmt.Sprintf("checker panicked: %v\n%s", p, debug.Stack())}
+			r = panicked(nameOf(ch, fmt.Sprintf("%T", ch)), p, start)
 		}
 	}()
 	return ch.Check(ctx, h)
@@ -128,14 +123,19 @@ func Standard(o Options) *Composite {
 // refused).
 func checkPart(ctx context.Context, ch Checker, h history.History) Result {
 	res, _, _ := (&Composite{Label: "part", Checkers: []Checker{ch}}).CheckSource(ctx, history.Slice(h))
-	name := res.Name
-	if n, ok := ch.(Named); ok {
-		name = n.Name()
-	}
+	name := nameOf(ch, res.Name)
 	for _, r := range res.Results {
 		if r.Name == name {
 			return r
 		}
 	}
 	return Result{Name: name, Valid: Unknown, Error: res.Error}
+}
+
+// nameOf is ch's name, def if it does not know it (see Named).
+func nameOf(ch Checker, def string) string {
+	if n, ok := ch.(Named); ok {
+		return n.Name()
+	}
+	return def
 }
