@@ -5,7 +5,7 @@ import (
 )
 
 // liveStream is Liveness.Check fed one record at a time, records in time
-// order (CheckFile checks that), for CheckFile. It gives Check's details
+// order (CheckSource checks that), for CheckSource. It gives Check's details
 // and anomalies while keeping, instead of the history:
 //
 //   - the lock ops in flight, and those completed after the oldest lock op
