@@ -78,6 +78,7 @@ type runScan struct {
 	whOf  map[int64]int64
 	marks []checkpoint
 
+	sm          *slotMap     // wh's rows (slotMap)
 	windows     []timeWindow // anomaly windows read (their ops the history's indices)
 	windowsLeft int
 	read        []windowRead // what was read for each window
@@ -119,6 +120,8 @@ func scanRun(res *analysis.Result, keepFences bool) (*runScan, error) {
 			return nil, fmt.Errorf("reports: history: %w", err)
 		}
 	}
+	sm := s.slots.slotMap(s.wh)
+	s.sm = &sm
 	return s, nil
 }
 
@@ -229,15 +232,13 @@ func (s *runScan) recordAt(i int64) (history.Op, bool) {
 	return o, ok
 }
 
-// overview is the holders overview of the run's leases to end (ns): for
-// a whole history its leases (holds) on the rows of its client slots, as
-// its detailed chart has them; else the leases the pass followed
-// (leaseTracker) on the slots it followed (slotTracker).
-func (s *runScan) overview(clients int, end int64) *occupancy {
-	if s.whole {
-		hs := holds(s.wh)
-		sm := buildSlots(s.wh, clients)
-		return occupancyOf(leaseLogOf(hs, overlaps(hs)), len(sm.Rows), func(p int) (int, bool) { r, ok := sm.Row[p]; return r, ok }, xMax(end))
-	}
+// overview is the holders overview of the run's leases to end (ns): the
+// leases the pass followed (leaseTracker) on the slots it followed
+// (slotTracker).
+func (s *runScan) overview(end int64) *occupancy {
 	return occupancyOf(&s.leases.log, s.slots.clients, s.slots.slot, xMax(end))
 }
+
+// slotMap is the rows of the charts of wh, from the slots the pass
+// followed over the whole history (slotTracker.slotMap; made by close).
+func (s *runScan) slotMap() slotMap { return *s.sm }
