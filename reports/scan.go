@@ -11,15 +11,18 @@ import (
 
 // Every picture of the report is drawn from one pass over the run's
 // history, res.Source() (its file, or its records in memory), whatever its
-// length (scanRun). The pass keeps
+// length: riding on the check's read (Analyze), else a read of its own
+// (scanRun). The pass keeps
 //
 //   - per client operation its type, outcome and times (opLog): latency-raw.png,
 //     latency-quantiles.png and rate.png are drawn from them, exactly;
 //   - per lease its process and times (leaseLog): the holders overview and
 //     fencing.png's issued tokens;
-//   - the fault windows, the records index.html lists (each anomaly's first
+//   - the fault windows and where it was in the history every
+//     checkpointEvery records, from which, once the check has named the
+//     anomalies, the records index.html lists (each anomaly's first
 //     records, the coverage's evidence) and the times of the anomalies'
-//     records;
+//     records are read again (resolve);
 //   - the window history (wh), from which timeline.html, the client-pause
 //     stories, the detailed holders chart, the porcupine pages and
 //     fencing.png's send times are drawn: up to maxWholeRecords records the
