@@ -4,8 +4,8 @@
 // anomalies with their op indices and records, the fault plan, every plot
 // inline), porcupine's own visualisation of the lock check, and JUnit XML.
 //
-// lockstorm.Run calls Write after harness.Run; the CLI's analyze calls
-// Analyze, whose report's pass rides on the check's read. Everything is
+// lockstorm.Run calls Write after harness.Run, and the CLI's analyze
+// after analysis.Analyze. Everything is
 // derived from the analysis.Result and its history, read once in a
 // stream (res.Source(), see runScan), so
 // re-analysing a stored run (even a partial history from a crashed run)
