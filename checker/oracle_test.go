@@ -88,6 +88,11 @@ func (l *Liveness) wholeLiveness(h history.History) Result {
 	r.acquires(os)
 	r.availability()
 	r.recovery(r.progress())
+	w := NewStuckWatch(l.NeverFreedAfter)
+	for i := range h {
+		w.Add(&h[i])
+	}
+	r.stuck(w)
 	if l.Fair || l.RequireFIFO {
 		r.d.FIFOViolations = l.fifo(r.acq, r.end, &r.al)
 	}

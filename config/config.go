@@ -161,6 +161,12 @@ type Config struct {
 	// acquire again once faults are healed (and that no lock stays held
 	// forever). It is on by default.
 	SkipRecoveryCheck bool `json:"skip_recovery_check,omitempty"`
+	// StopAtViolation ends the run at the first violation the live
+	// counter finds (analysis.LiveCounter, checked every progress tick,
+	// 0.5 s), instead of at the time limit: --until-invalid. Every fault
+	// is healed and the history checked as at the time limit; the live
+	// counter's violations are ones the final check reports as fatal.
+	StopAtViolation bool `json:"stop_at_violation,omitempty"`
 	// OnProgress, when set, is called about twice a second during the run
 	// and once at its end.
 	OnProgress func(Progress) `json:"-"`

@@ -384,6 +384,10 @@ func (r *run) waitTimeLimit(ctx context.Context, res *analysis.Result, tr *track
 		case <-tick.C:
 			r.tgt.catchUp()
 			r.progress(tr, start, false)
+			if r.cfg.StopAtViolation && tr.live.Total() > 0 {
+				r.logf("stopping at the first violation (--until-invalid): %v", tr.live.Snapshot())
+				return
+			}
 		}
 	}
 }
