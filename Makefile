@@ -45,6 +45,14 @@ zoo: build
 	@./scripts/install-deps.sh --with-zoo
 	./bin/lockstorm zoo --seeds 1 --time-limit 12s
 
+## flake-check: make test FLAKE_RUNS times in a row (5) beside two busy loops
+## (`yes > /dev/null`), the load CI may add; stops at the first failure, and
+## always stops the loops. scripts/flake-check.sh prints each run's time.
+FLAKE_RUNS ?= 5
+.PHONY: flake-check
+flake-check:
+	FLAKE_RUNS=$(FLAKE_RUNS) ./scripts/flake-check.sh
+
 ## test-long: every test including the long catalogue runs (no -short)
 test-long: deps-test
 	$(GO) test -p 1 -count=1 -timeout 90m $(PKGS)
