@@ -60,6 +60,8 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"catalog", "--only", "99"}, "no catalogue row 99"},
 		{[]string{"serve", "--store", "/nonexistent"}, "is not a folder of runs"},
 		{[]string{"bogus"}, "unknown command"},
+		{[]string{"help", "nope"}, "unknown help topic"},
+		{[]string{"run", "extra"}, "unknown command"},
 	})
 }
 
