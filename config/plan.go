@@ -53,6 +53,9 @@ func CommandLine(flags Config, given func(name string) bool, planPath string) (C
 			}
 		}
 	}
+	if err := c.loadPlanFile(); err != nil {
+		return c, err
+	}
 	return c, c.CheckGiven(given)
 }
 

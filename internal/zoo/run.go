@@ -330,7 +330,7 @@ func runOne(ctx context.Context, o Options, c Cell, cfg config.Config) (r RunOut
 	r.Seconds = seconds(time.Since(start))
 	if res != nil {
 		r.Dir = res.Dir
-		r.Replay = reports.ReplayCommand(res.Config)
+		r.Replay = reports.ReplayCommand(reports.ReplayConfig(res))
 	}
 	if (res != nil && res.Interrupted) || (err != nil && ctx.Err() != nil) {
 		return r, true
