@@ -30,7 +30,7 @@ func JUnit(rows []Row, out []Outcome, seed int64, started time.Time) reports.JUn
 			continue
 		}
 		oc := out[i]
-		tc.Time = oc.Elapsed.Seconds()
+		tc.Time = reports.Seconds(oc.Elapsed.Seconds())
 		s.Time += tc.Time
 		msg := fmt.Sprintf("expected %s; observed %s; run %s", r.Expected, strings.Join(oc.Observed, "; "), runDir(oc))
 		switch {

@@ -25,7 +25,7 @@ func (c *Comparison) JUnit(runErr error) reports.JUnitSuites {
 	if started.IsZero() {
 		started = time.Now()
 	}
-	tc := reports.JUnitCase{Name: "fencing makes the difference", Classname: "lockstorm.compare", Time: c.Elapsed.Seconds()}
+	tc := reports.JUnitCase{Name: "fencing makes the difference", Classname: "lockstorm.compare", Time: reports.Seconds(c.Elapsed.Seconds())}
 	switch {
 	case runErr != nil:
 		tc.Error = &reports.JUnitProblem{Message: "the comparison did not finish: " + runErr.Error(), Type: "unknown", Text: runErr.Error()}
@@ -38,7 +38,7 @@ func (c *Comparison) JUnit(runErr error) reports.JUnitSuites {
 		tc.SystemOut = strings.Join(c.Findings(), "\n") + "\npage: " + c.Dir + "\n"
 	}
 	if tc.Time <= 0 {
-		tc.Time = time.Since(started).Seconds()
+		tc.Time = reports.Seconds(time.Since(started).Seconds())
 	}
 	suites = append(suites, reports.JUnitSuite{Name: "compare", Time: tc.Time, Timestamp: reports.JUnitTimestamp(started),
 		Properties: []reports.JUnitProperty{{Name: "lock", Value: c.Spec.Lock}, {Name: "ttl", Value: c.Spec.TTL.String()},

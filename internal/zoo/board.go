@@ -159,13 +159,13 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // expectation, fails on a finding, is an error when unknown and skipped
 // when the entry's runtime is missing.
 func JUnit(b *Board) reports.JUnitSuites {
-	s := reports.JUnitSuite{Name: "lockstorm zoo", Timestamp: reports.JUnitTimestamp(b.Started), Time: b.Seconds,
+	s := reports.JUnitSuite{Name: "lockstorm zoo", Timestamp: reports.JUnitTimestamp(b.Started), Time: reports.Seconds(b.Seconds),
 		Properties: []reports.JUnitProperty{{Name: "seeds", Value: fmt.Sprint(b.Seeds)}, {Name: "time-limit", Value: b.TimeLimit}}}
 	for _, e := range b.Entries {
 		for _, c := range e.Cells {
 			tc := reports.JUnitCase{Name: c.Column, Classname: "zoo." + e.Name}
 			for _, r := range c.Runs {
-				tc.Time += r.Seconds
+				tc.Time += reports.Seconds(r.Seconds)
 			}
 			msg := fmt.Sprintf("expected %s, observed %s", c.Cell.Expected(), cellText(c))
 			var replays []string
