@@ -129,7 +129,7 @@ func (c *Campaign) Check(given func(string) bool) error {
 	if c.Run.TimeLimit < 0 {
 		return fmt.Errorf("%w: --time-limit must be positive, got %v", ErrConfig, c.Run.TimeLimit)
 	}
-	return c.Run.CheckGiven(given)
+	return c.Run.CheckGiven(GivenAmong(given, "time-limit", "store"))
 }
 
 // TimeLimit is the length of each run.

@@ -92,6 +92,8 @@ func Merge(o Options) (*Result, error) {
 		err = mergeSweep(w, dirs, o, res)
 	case shard.KindRun:
 		err = mergeRuns(w, dirs, o, res)
+	case shard.KindCampaign:
+		err = mergeCampaign(w, dirs, o, res)
 	default:
 		err = fmt.Errorf("%w: shards of an unknown kind %q (from a newer lockstorm?)", ErrMerge, w.Kind)
 	}

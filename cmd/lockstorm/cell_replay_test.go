@@ -113,8 +113,11 @@ func TestCellReplayReproducesFaults(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
 	}
-	run("compare", "--ttl", "300ms", "--time-limit", "4s", "--seed", "3")
+	run("compare", "--ttl", "300ms", "--time-limit", "4s", "--seeds", "2", "--only", "unfenced", "--shard", "1/2")
 	cell := loadRun(t, filepath.Join(st, "compare-fenced-unfenced", "*", store.TestFile))
+	if cell.Config.Seed != 2 {
+		t.Errorf("shard 1/2 of seeds 1..2 ran seed %d, want 2", cell.Config.Seed)
+	}
 	sameFaults(t, cell, replayCell(t, bin, cell.Dir))
 
 	run("sweep", "--name", "r", "--ttl", "300ms", "--renew", "none", "--pause", "600ms", "--fencing", "on",
