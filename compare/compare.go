@@ -158,10 +158,14 @@ func (s Spec) Cells() []campaign.Cell {
 }
 
 // judgeUnfenced: the run without fencing lost updates or is invalid.
-func judgeUnfenced(res *analysis.Result) (checker.Validity, string) { return unfencedShows(sweep.MetricsOf(res)) }
+func judgeUnfenced(res *analysis.Result) (checker.Validity, string) {
+	return unfencedShows(sweep.MetricsOf(res))
+}
 
 // judgeFenced: the run with fencing is valid and rejected stale writes.
-func judgeFenced(res *analysis.Result) (checker.Validity, string) { return fencedShows(sweep.MetricsOf(res)) }
+func judgeFenced(res *analysis.Result) (checker.Validity, string) {
+	return fencedShows(sweep.MetricsOf(res))
+}
 
 // unfencedShows judges the unfenced claim on a run's metrics.
 func unfencedShows(m sweep.Metrics) (checker.Validity, string) {
