@@ -110,7 +110,7 @@ bench-analyze: build
 
 .PHONY: power
 ## power: detection power of each broken lock and false alarms of correct ones, 20 seeds x 20 s (~90 min)
-POWER_FLAGS ?=
+POWER_FLAGS ?= --seeds 20 --store store/power
 power: deps build
 	./bin/lockstorm power $(POWER_FLAGS)
 

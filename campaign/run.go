@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -34,6 +35,13 @@ type Options struct {
 	Runner harness.RunFunc
 	// Progress receives one line per finished run (ProgressLine).
 	Progress io.Writer
+	// OnResult, when set, is called with each finished run (from several
+	// goroutines when --parallel > 1) before its Result is let go: a
+	// command takes what it needs beyond the claims there.
+	OnResult func(o *Outcome, res *analysis.Result)
+	// KeepResults keeps each run's Result in its Outcome (a history in
+	// memory per run: for the few runs of a comparison, not for many).
+	KeepResults bool
 }
 
 // Report is a finished (or interrupted) campaign.
@@ -120,12 +128,22 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	}
 	rep.Planned = len(mine)
 	out := make([]*Outcome, len(mine))
-	var mu sync.Mutex
-	done := 0
+	var (
+		mu     sync.Mutex
+		done   int
+		cfgErr error
+	)
+	outer := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	workpool.Run(ctx, len(mine), max(spec.Flags.Parallel, 1), func(ctx context.Context, j int) {
-		o := runItem(ctx, mine[j], spec.Flags, opt.Runner)
+		o, err := runItem(ctx, mine[j], spec.Flags, opt)
 		mu.Lock()
 		defer mu.Unlock()
+		if err != nil && cfgErr == nil {
+			cfgErr = err
+			cancel()
+		}
 		if o == nil {
 			return
 		}
@@ -140,17 +158,22 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 			rep.Outcomes = append(rep.Outcomes, *o)
 		}
 	}
-	rep.Interrupted = len(rep.Outcomes) < rep.Planned || ctx.Err() != nil
+	if cfgErr != nil {
+		return nil, cfgErr
+	}
+	rep.Interrupted = len(rep.Outcomes) < rep.Planned || outer.Err() != nil
 	rep.Elapsed = time.Since(rep.Started)
 	return rep, rep.write(spec)
 }
 
-// runItem runs one item; nil when ctx ended before it got past setup.
-func runItem(ctx context.Context, it item, f config.Campaign, runner harness.RunFunc) *Outcome {
+// runItem runs one item; nil when ctx ended before the run finished (it
+// is not an outcome: the campaign is interrupted). A run the harness
+// refuses as badly configured is the error: every other would be too.
+func runItem(ctx context.Context, it item, f config.Campaign, opt Options) (*Outcome, error) {
 	o := &Outcome{Index: it.i, Cell: it.cell.Name, Seed: it.seed, Verdict: checker.Unknown}
 	if it.cell.Skip != "" {
 		o.Skipped = it.cell.Skip
-		return o
+		return o, nil
 	}
 	cfg := it.cell.Config
 	cfg.Seed = it.seed
@@ -158,24 +181,29 @@ func runItem(ctx context.Context, it item, f config.Campaign, runner harness.Run
 		cfg.Store = f.Store()
 	}
 	start := time.Now()
-	res, err := runner(ctx, cfg)
+	res, err := opt.Runner(ctx, cfg)
 	o.Elapsed = time.Since(start)
 	err, reportErr := reports.SplitError(err)
-	if err != nil && ctx.Err() != nil {
-		return nil
-	}
-	if err != nil {
-		o.Error = strings.SplitN(err.Error(), "\n", 2)[0]
-		return o
+	switch {
+	case (err != nil || res.Interrupted) && ctx.Err() != nil:
+		return nil, nil
+	case errors.Is(err, config.ErrConfig):
+		return nil, fmt.Errorf("%w: %s: %s", config.ErrConfig, it.cell.Name, strings.TrimPrefix(firstLine(err), config.ErrConfig.Error()+": "))
+	case err != nil:
+		o.Error = firstLine(err)
+		return o, nil
 	}
 	judge(o, it.cell, res)
 	if reportErr != nil {
-		o.Error = "report not written: " + reportErr.Error()
+		o.Error = "report not written: " + firstLine(reportErr)
 	}
-	if res.Interrupted {
-		o.Error = "interrupted"
+	if opt.OnResult != nil {
+		opt.OnResult(o, res)
 	}
-	return o
+	if !opt.KeepResults {
+		o.Result = nil
+	}
+	return o, nil
 }
 
 // judge fills o from the finished run res of cell c.
@@ -208,6 +236,12 @@ func (r *Report) Status() checker.Validity {
 		}
 	}
 	return out
+}
+
+// firstLine is err's message up to its first newline.
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
 }
 
 // relDir is dir relative to the store root when it is inside it.

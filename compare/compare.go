@@ -220,7 +220,7 @@ func Run(ctx context.Context, spec Spec, f config.Campaign, opt Options) (*Resul
 		return nil, err
 	}
 	rep, err := campaign.Run(ctx, campaign.Spec{Kind: "compare", Name: spec.Lock, Cells: spec.Cells(), Flags: f},
-		campaign.Options{Runner: opt.Runner, Progress: opt.Progress})
+		campaign.Options{Runner: opt.Runner, Progress: opt.Progress, KeepResults: true})
 	if err != nil || rep.Interrupted {
 		return &Result{Campaign: rep}, err
 	}

@@ -11,9 +11,9 @@ import (
 
 // finishCampaign ends every campaign command the same way: the summary
 // table, what the command adds (more, may be nil), the --junit file, the
-// campaign's folder and shard manifest, and the exit status: status maps
-// an Invalid or Valid outcome (nil: 1 and 0), an interrupted or unknown
-// campaign is 3.
+// campaign's folder and shard manifest, and the exit status: 3 when
+// interrupted, else status of the campaign's outcome (nil: 0 valid, 1
+// invalid, 3 unknown).
 func finishCampaign(rep *campaign.Report, f config.Campaign, more func(), status func(checker.Validity) error) error {
 	fmt.Println()
 	fmt.Print(rep.Markdown())
@@ -33,7 +33,7 @@ func finishCampaign(rep *campaign.Report, f config.Campaign, more func(), status
 	switch {
 	case rep.Interrupted:
 		return &exitError{code: exitUnknown, err: fmt.Errorf("interrupted after %d of %d runs; their results are kept", len(rep.Outcomes), rep.Planned)}
-	case status != nil && v != checker.Unknown:
+	case status != nil:
 		return status(v)
 	case v == checker.Invalid:
 		return &exitError{code: exitInvalid, err: fmt.Errorf("a claim does not hold: %s", rep.StatusLine())}

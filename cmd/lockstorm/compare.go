@@ -53,8 +53,11 @@ func compareCommand() *cobra.Command {
 					fmt.Printf("page: %s\n", filepath.Join(c.Dir, store.IndexFile))
 				}
 			}, func(v checker.Validity) error {
-				if v == checker.Invalid {
+				switch v {
+				case checker.Invalid:
 					return &exitError{code: exitInvalid, err: fmt.Errorf("the comparison does not show what fencing should change")}
+				case checker.Unknown:
+					return &exitError{code: exitUnknown, err: fmt.Errorf("a run could not say whether its claim holds")}
 				}
 				return nil
 			})
