@@ -28,9 +28,27 @@ type Cell struct {
 	Config config.Config
 	// Claims are judged on each run of the cell.
 	Claims []Claim
+	// CellClaims are judged once over all the cell's runs here (a zoo
+	// cell: "detected in some seed"); sharded, over each shard's runs.
+	CellClaims []CellClaim
 	// Skip, when set, says why the cell cannot run here (a missing
 	// runtime): its runs are shown as skipped, never as passed.
 	Skip string
+	// Broken, when set, says why the cell cannot run at all (its build
+	// failed): each of its runs is an error outcome.
+	Broken string
+}
+
+// CellClaim is something a cell's runs show together.
+type CellClaim struct {
+	Name  string
+	Judge func(runs []Outcome) (checker.Validity, string)
+}
+
+// CellJudged is a cell claim judged over the cell's runs.
+type CellJudged struct {
+	Cell string `json:"cell"`
+	Judged
 }
 
 // Claim is something a cell's run should show.

@@ -30,6 +30,9 @@ func (r *Report) JUnit() reports.JUnitSuites {
 	for _, o := range r.Outcomes {
 		s.Cases = append(s.Cases, outcomeCases(class, o)...)
 	}
+	for _, c := range r.Cells {
+		s.Cases = append(s.Cases, judgedCase(class, c.Cell+": "+c.Name, c.Judged, ""))
+	}
 	if r.Interrupted {
 		s.Cases = append(s.Cases, reports.JUnitCase{Name: "campaign finished", Classname: class,
 			Error: &reports.JUnitProblem{Type: "unknown", Message: fmt.Sprintf("interrupted after %d of %d runs", len(r.Outcomes), r.Planned)}})
@@ -50,21 +53,31 @@ func outcomeCases(class string, o Outcome) []reports.JUnitCase {
 	}
 	var cases []reports.JUnitCase
 	for _, c := range o.Claims {
-		tc := reports.JUnitCase{Name: o.Label() + ": " + c.Name, Classname: class, Time: t}
-		holds := c.Holds
-		if o.Error != "" && holds == checker.Valid {
-			holds = checker.Unknown
+		if o.Error != "" {
+			c.Seen = strings.TrimSpace(c.Seen + "; " + o.Error)
+			if c.Holds == checker.Valid {
+				c.Holds = checker.Unknown
+			}
 		}
-		why := strings.TrimSpace(c.Seen + "; " + o.Error)
-		switch holds {
-		case checker.Valid:
-			tc.SystemOut = c.Seen + "\n" + out
-		case checker.Invalid:
-			tc.Failure = &reports.JUnitProblem{Type: "claim", Message: "the claim does not hold: " + why, Text: out}
-		default:
-			tc.Error = &reports.JUnitProblem{Type: "unknown", Message: "the run cannot say: " + why, Text: out}
-		}
+		tc := judgedCase(class, o.Label()+": "+c.Name, c, out)
+		tc.Time = t
 		cases = append(cases, tc)
 	}
 	return cases
+}
+
+// judgedCase is the test case of a judged claim: passing when it holds,
+// a failure when it does not, an error when it cannot be judged; out
+// goes to its text.
+func judgedCase(class, name string, c Judged, out string) reports.JUnitCase {
+	tc := reports.JUnitCase{Name: name, Classname: class}
+	switch c.Holds {
+	case checker.Valid:
+		tc.SystemOut = c.Seen + "\n" + out
+	case checker.Invalid:
+		tc.Failure = &reports.JUnitProblem{Type: "claim", Message: "the claim does not hold: " + c.Seen, Text: out}
+	default:
+		tc.Error = &reports.JUnitProblem{Type: "unknown", Message: "cannot say: " + c.Seen, Text: out}
+	}
+	return tc
 }

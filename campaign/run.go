@@ -60,6 +60,8 @@ type Report struct {
 	Interrupted bool          `json:"interrupted,omitempty"`
 	Started     time.Time     `json:"started"`
 	Elapsed     time.Duration `json:"elapsed_ns"`
+	// Cells are the cell claims judged over each cell's runs.
+	Cells []CellJudged `json:"cells,omitempty"`
 	// Manifest is the shard manifest's path ("" when not sharded).
 	Manifest string `json:"-"`
 }
@@ -161,6 +163,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	if cfgErr != nil {
 		return nil, cfgErr
 	}
+	rep.judgeCells(cells)
 	rep.Interrupted = len(rep.Outcomes) < rep.Planned || outer.Err() != nil
 	rep.Elapsed = time.Since(rep.Started)
 	return rep, rep.write(spec)
@@ -171,8 +174,12 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 // refuses as badly configured is the error: every other would be too.
 func runItem(ctx context.Context, it item, f config.Campaign, opt Options) (*Outcome, error) {
 	o := &Outcome{Index: it.i, Cell: it.cell.Name, Seed: it.seed, Verdict: checker.Unknown}
-	if it.cell.Skip != "" {
+	switch {
+	case it.cell.Skip != "":
 		o.Skipped = it.cell.Skip
+		return o, nil
+	case it.cell.Broken != "":
+		o.Error = it.cell.Broken
 		return o, nil
 	}
 	cfg := it.cell.Config
@@ -216,6 +223,25 @@ func judge(o *Outcome, c *Cell, res *analysis.Result) {
 	}
 }
 
+// judgeCells judges every cell claim over the cell's finished runs.
+func (r *Report) judgeCells(cells []Cell) {
+	for _, c := range cells {
+		if len(c.CellClaims) == 0 || c.Skip != "" {
+			continue
+		}
+		var runs []Outcome
+		for _, o := range r.Outcomes {
+			if o.Cell == c.Name {
+				runs = append(runs, o)
+			}
+		}
+		for _, cl := range c.CellClaims {
+			holds, seen := cl.Judge(runs)
+			r.Cells = append(r.Cells, CellJudged{Cell: c.Name, Judged: Judged{Name: cl.Name, Holds: holds, Seen: seen}})
+		}
+	}
+}
+
 // Status is the campaign's outcome, which the exit status follows:
 // Invalid when a claim failed, else Unknown when one could not be judged,
 // a run did not finish or the campaign was interrupted, else Valid.
@@ -224,8 +250,16 @@ func (r *Report) Status() checker.Validity {
 	if r.Interrupted {
 		out = checker.Unknown
 	}
+	for _, c := range r.Cells {
+		switch c.Holds {
+		case checker.Invalid:
+			return checker.Invalid
+		case checker.Unknown:
+			out = checker.Unknown
+		}
+	}
 	for _, o := range r.Outcomes {
-		if o.Skipped != "" {
+		if o.Skipped != "" || (len(o.Claims) == 0 && o.Error == "") {
 			continue
 		}
 		switch o.Holds() {

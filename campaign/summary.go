@@ -29,9 +29,9 @@ func ProgressLine(done, total int, o Outcome) string {
 	case o.Error != "" && len(o.Claims) == 0:
 		return head + "error: " + o.Error
 	}
-	line := head + o.Verdict.String() + ", " + map[checker.Validity]string{checker.Valid: "claims hold", checker.Invalid: "a claim FAILS"}[o.Holds()]
-	if o.Holds() == checker.Unknown {
-		line += "a claim cannot be judged"
+	line := head + o.Verdict.String()
+	if len(o.Claims) > 0 {
+		line += ", " + map[checker.Validity]string{checker.Valid: "claims hold", checker.Invalid: "a claim FAILS", checker.Unknown: "a claim cannot be judged"}[o.Holds()]
 	}
 	var why []string
 	for _, c := range o.Claims {
@@ -66,27 +66,46 @@ func (r *Report) Markdown() string {
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", cell(o.Cell), o.Seed, o.Verdict, cell(c.Name), holdsWord(c.Holds), cell(c.Seen), cell(o.Dir))
 		}
 	}
+	if len(r.Cells) > 0 {
+		b.WriteString("\n| cell | claim over its runs | holds | seen |\n|---|---|---|---|\n")
+		for _, c := range r.Cells {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(c.Cell), cell(c.Name), holdsWord(c.Holds), cell(c.Seen))
+		}
+	}
 	fmt.Fprintf(&b, "\n%s\n", r.StatusLine())
 	return b.String()
 }
 
-// StatusLine says in one line how the campaign came out.
+// StatusLine says in one line how the campaign came out: runs done of
+// planned, and how many claims (of runs and of cells) hold, fail or
+// cannot be judged.
 func (r *Report) StatusLine() string {
 	n := map[checker.Validity]int{}
-	skipped := 0
+	skipped, failed := 0, 0
 	for _, o := range r.Outcomes {
-		if o.Skipped != "" {
+		switch {
+		case o.Skipped != "":
 			skipped++
-			continue
+		case o.Error != "" && len(o.Claims) == 0:
+			failed++
 		}
-		n[o.Holds()]++
+		for _, c := range o.Claims {
+			n[c.Holds]++
+		}
 	}
-	line := fmt.Sprintf("%s %s: %d of %d runs: claims hold in %d, fail in %d, unknown in %d", r.Kind, r.Name, len(r.Outcomes), r.Planned, n[checker.Valid], n[checker.Invalid], n[checker.Unknown])
-	if r.Name == "" {
-		line = strings.Replace(line, r.Kind+" :", r.Kind+":", 1)
+	for _, c := range r.Cells {
+		n[c.Holds]++
+	}
+	kind := r.Kind
+	if r.Name != "" {
+		kind += " " + r.Name
+	}
+	line := fmt.Sprintf("%s: %d of %d runs; claims hold %d, fail %d, cannot say %d", kind, len(r.Outcomes), r.Planned, n[checker.Valid], n[checker.Invalid], n[checker.Unknown])
+	if failed > 0 {
+		line += fmt.Sprintf("; %d runs did not finish", failed)
 	}
 	if skipped > 0 {
-		line += fmt.Sprintf(", skipped %d", skipped)
+		line += fmt.Sprintf("; %d skipped", skipped)
 	}
 	if r.Shard.Set() {
 		line += fmt.Sprintf(" (shard %s of a campaign of %d runs: lockstorm merge of every shard gives the whole)", r.Shard, r.Total)
