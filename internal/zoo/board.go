@@ -153,4 +153,3 @@ func cellAt(e EntryOutcome, column string) (CellOutcome, bool) {
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
