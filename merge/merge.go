@@ -86,8 +86,6 @@ func Merge(o Options) (*Result, error) {
 	}
 	res := &Result{Kind: w.Kind, Work: w}
 	switch w.Kind {
-	case shard.KindCatalog:
-		err = mergeCatalog(w, dirs, o, res)
 	case shard.KindSweep:
 		err = mergeSweep(w, dirs, o, res)
 	case shard.KindRun:

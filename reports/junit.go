@@ -75,14 +75,14 @@ type JUnitCase struct {
 	SystemOut string     `xml:"system-out,omitempty"`
 }
 
-// Seconds is a JUnit time attribute: seconds written as a decimal with
-// millisecond precision ("8.412", never "1e-05" or "1.2e+06"), which
-// every JUnit reader parses.
+// Seconds is a JUnit time attribute: seconds written as a plain decimal
+// ("8.412", "0.00001", never "1e-05" or "1.2e+06"), which every JUnit
+// reader parses.
 type Seconds float64
 
 // MarshalXMLAttr writes s as a plain decimal.
 func (s Seconds) MarshalXMLAttr(name xml.Name) (xml.Attr, error) {
-	return xml.Attr{Name: name, Value: strconv.FormatFloat(max(float64(s), 0), 'f', 3, 64)}, nil
+	return xml.Attr{Name: name, Value: strconv.FormatFloat(max(float64(s), 0), 'f', -1, 64)}, nil
 }
 
 // UnmarshalXMLAttr reads a decimal (or any float) back.

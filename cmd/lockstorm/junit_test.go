@@ -76,9 +76,9 @@ func TestRunJUnit(t *testing.T) {
 	}
 }
 
-// catalog --junit PATH: one document, a case per row; row 1 expects an
-// invalid verdict and observes one, so its case passes and the command
-// exits 0.
+// catalog --junit PATH: one document, a case per claim of each row; row 1
+// expects an invalid verdict (and resource invalid) and observes them, so
+// its cases pass and the command exits 0.
 func TestCatalogJUnitFile(t *testing.T) {
 	bin := binary(t)
 	junit := filepath.Join(t.TempDir(), "catalog.xml")
@@ -87,10 +87,10 @@ func TestCatalogJUnitFile(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	doc := readJUnit(t, junit)
-	if len(doc.Suites) != 1 || doc.Tests != 1 || doc.Failures+doc.Errors != 0 {
-		t.Fatalf("want one passing case: %+v", doc)
+	if len(doc.Suites) != 1 || doc.Tests != 2 || doc.Failures+doc.Errors != 0 {
+		t.Fatalf("want two passing cases: %+v", doc)
 	}
-	if c := doc.Suites[0].Cases[0]; !strings.HasPrefix(c.Name, "row 01 unsafe-del") || !strings.Contains(c.SystemOut, "expected invalid") {
+	if c := doc.Suites[0].Cases[0]; c.Name != "catalog-01-unsafe-del seed 1: expected verdict invalid" || !strings.Contains(c.SystemOut, "verdict invalid") {
 		t.Errorf("case %q, out %q", c.Name, c.SystemOut)
 	}
 }
