@@ -137,3 +137,23 @@ func (c *Campaign) TimeLimit() time.Duration { return c.Run.TimeLimit }
 
 // Store is the store's root folder.
 func (c *Campaign) Store() string { return c.Run.Store }
+
+// CampaignMarkdown is the README's table of the campaign flags: flag,
+// default, meaning, and the commands that take it.
+func CampaignMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| flag | default | meaning |\n|---|---|---|\n")
+	fs := pflag.NewFlagSet("campaign", pflag.ContinueOnError)
+	var c Campaign
+	AddCampaignFlags(fs, &c, "")
+	for _, s := range CampaignSettings() {
+		f := fs.Lookup(s.Name)
+		arg, usage := pflag.UnquoteUsage(f)
+		help := s.Help
+		if help == "" {
+			help = usage
+		}
+		fmt.Fprintf(&b, "| `--%s %s` | %s | %s |\n", s.Name, arg, cell(s.Default), cell(help))
+	}
+	return b.String()
+}
