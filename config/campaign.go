@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,8 @@ type Campaign struct {
 	Run Config
 
 	shardText, onlyText string
+	// only, when set, names the rows bound (AddCampaignFlags binds all).
+	only []string
 }
 
 // CampaignSetting is one row of the campaign flags' table.
@@ -96,7 +99,21 @@ func positive(name string, v func(*Campaign) int) func(*Campaign, bool) error {
 // numbers like 2,9,11"). --time-limit and --store are bound as run binds
 // them (AddFlags).
 func AddCampaignFlags(fs *pflag.FlagSet, c *Campaign, only string) {
+	addCampaignFlags(fs, c, only, nil)
+}
+
+// AddSomeCampaignFlags binds the campaign flags named only (run --runs
+// takes --shard and --junit); Check then judges those only.
+func AddSomeCampaignFlags(fs *pflag.FlagSet, c *Campaign, names ...string) {
+	c.only = names
+	addCampaignFlags(fs, c, "", names)
+}
+
+func addCampaignFlags(fs *pflag.FlagSet, c *Campaign, only string, names []string) {
 	for _, s := range CampaignSettings() {
+		if names != nil && !slices.Contains(names, s.Name) {
+			continue
+		}
 		if s.bind == nil {
 			st, _ := setting(s.Name)
 			st.value.bind(fs, &c.Run, s.Name, st.usage())
@@ -120,6 +137,9 @@ func AddCampaignFlags(fs *pflag.FlagSet, c *Campaign, only string) {
 // line naming the flag.
 func (c *Campaign) Check(given func(string) bool) error {
 	for _, s := range CampaignSettings() {
+		if c.only != nil && !slices.Contains(c.only, s.Name) {
+			continue
+		}
 		if s.check != nil {
 			if err := s.check(c, given(s.Name)); err != nil {
 				return err
@@ -128,6 +148,9 @@ func (c *Campaign) Check(given func(string) bool) error {
 	}
 	if c.Run.TimeLimit < 0 {
 		return fmt.Errorf("%w: --time-limit must be positive, got %v", ErrConfig, c.Run.TimeLimit)
+	}
+	if c.only != nil {
+		return nil
 	}
 	return c.Run.CheckGiven(GivenAmong(given, "time-limit", "store"))
 }
