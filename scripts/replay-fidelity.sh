@@ -2,7 +2,8 @@
 # replay-fidelity.sh: how far one `lockstorm run` command with one seed
 # repeats itself. Runs the command N times (each into its own store) and
 # prints, per run, a digest of its fault plan (test.json's plan: must be
-# the same every time), its verdict and its fatal anomaly kinds, then how
+# the same every time), its verdict, its fatal anomaly kinds and how many
+# fatal anomalies it had, then how
 # many runs share the most common set of anomaly kinds.
 #
 #   scripts/replay-fidelity.sh N lockstorm run --lock redlock --seed 7 ...
@@ -21,7 +22,8 @@ for i in $(seq 1 "$n"); do
 	plan=$(jq -cS .plan "$dir/test.json" | sha256sum | cut -c1-12)
 	verdict=$(jq -r .valid "$dir/results.json")
 	k=$(jq -r '[.. | objects | .anomalies? // empty | .[] | select(.fatal) | .kind] | unique | join(",")' "$dir/results.json")
-	echo "run $i: plan $plan  verdict $verdict  anomaly kinds [${k}]"
+	count=$(jq -r '[.. | objects | .anomalies? // empty | .[] | select(.fatal)] | length' "$dir/results.json")
+	echo "run $i: plan $plan  verdict $verdict  anomaly kinds [${k}]  fatal anomalies $count"
 	plans[$plan]=1
 	kinds[$k]=$((${kinds[$k]:-0} + 1))
 done
