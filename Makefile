@@ -37,7 +37,7 @@ catalog: deps build
 .PHONY: zoo
 zoo: build
 	@./scripts/install-deps.sh --with-zoo
-	./bin/lockstorm zoo --seeds 1 --time-limit 12s
+	./bin/lockstorm zoo --seeds 1 --time-limit 12s --parallel 2
 
 ## test-long: every test including the long catalogue runs (no -short)
 test-long: deps-test
