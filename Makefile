@@ -43,7 +43,7 @@ catalog: deps build
 .PHONY: zoo
 zoo: build
 	@./scripts/install-deps.sh --with-zoo
-	./bin/lockstorm zoo --seeds 1 --time-limit 12s
+	./bin/lockstorm zoo --seeds 1 --time-limit 12s --parallel 2
 
 ## flake-check: make test FLAKE_RUNS times in a row (5) beside two busy loops
 ## (`yes > /dev/null`), the load CI may add; stops at the first failure, and
@@ -124,7 +124,7 @@ bench-analyze: build
 
 .PHONY: power
 ## power: detection power of each broken lock and false alarms of correct ones, 20 seeds x 20 s (~90 min)
-POWER_FLAGS ?=
+POWER_FLAGS ?= --seeds 20 --store store/power
 power: deps build
 	./bin/lockstorm power $(POWER_FLAGS)
 

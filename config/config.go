@@ -148,6 +148,9 @@ type Config struct {
 	// Plan, when set, is the exact fault schedule (a scripted catalogue
 	// row); Nemesis is then ignored.
 	Plan *nemesis.Plan `json:"plan,omitempty"`
+	// PlanFile is the file the command line read Plan from (--fault-plan),
+	// or where a report wrote it for its replay command.
+	PlanFile string `json:"plan_file,omitempty"`
 	// Workloads tunes the workload; zero fields take defaults from the TTL.
 	Workloads workloads.Options `json:"workload_options"`
 	// ClientsStartAt delays the clients' first round to this time after the

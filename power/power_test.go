@@ -252,17 +252,20 @@ func TestSameSetupMatchesRenamedTests(t *testing.T) {
 
 func TestSpecRefusesBadInput(t *testing.T) {
 	sc, _ := Select([]string{"unsafe-del"})
-	for _, s := range []Spec{
-		{Scenarios: sc, Seeds: -1},
-		{Scenarios: sc, Parallel: -2},
-		{Scenarios: sc, TimeLimit: -time.Second},
-		{},
+	short := flags(1, 1, t.TempDir())
+	short.Run.TimeLimit = -time.Second
+	for _, c := range []struct {
+		s Spec
+		f config.Campaign
+	}{
+		{Spec{Scenarios: sc}, short},
+		{Spec{}, flags(1, 1, t.TempDir())},
 	} {
-		if _, err := Run(t.Context(), s, Options{Runner: func(context.Context, config.Config) (*analysis.Result, error) {
+		if _, _, err := Run(t.Context(), c.s, c.f, Options{Runner: func(context.Context, config.Config) (*analysis.Result, error) {
 			t.Fatal("ran despite bad input")
 			return nil, nil
 		}}); !errors.Is(err, config.ErrConfig) {
-			t.Errorf("Run(%+v) = %v; want ErrConfig", s, err)
+			t.Errorf("Run(%+v) = %v; want ErrConfig", c.s, err)
 		}
 	}
 }

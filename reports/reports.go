@@ -87,7 +87,8 @@ func WriteWith(res *analysis.Result, opt Options) error {
 	}
 	plots := s.plotFiles(res, writes, fences, end)
 	figs := make([]figure, len(plots))
-	errs := make([]error, len(plots)+4)
+	errs := make([]error, len(plots)+5)
+	errs[len(plots)+4] = writeFaultPlan(res)
 	var wg sync.WaitGroup
 	drawPlots(&wg, res.Dir, plots, figs, errs)
 	var porcNote string
