@@ -11,8 +11,14 @@ deps:
 deps-test:
 	@./scripts/install-deps.sh --with-chromium
 
+# The commit --version prints, stamped from git (also when GOFLAGS has
+# -buildvcs=false, which keeps Go from recording it); empty outside a checkout.
+COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
+LDFLAGS := -X github.com/lockstorm/lockstorm/harness.commit=$(COMMIT)
+BUILD_OUT ?= bin/lockstorm
+
 build:
-	$(GO) build -o bin/lockstorm ./cmd/lockstorm
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BUILD_OUT) ./cmd/lockstorm
 
 DEMO_FLAGS ?= --lock redlock --workload counter --nemesis partition,latency,server-pause,crash \
 	--persistence aof-everysec --time-limit 20s --seed 1
@@ -24,7 +30,7 @@ demo: deps build
 ## test: every test against real redis-server processes, then the quick catalogue
 test: deps-test build
 	$(GO) vet $(PKGS)
-	$(GO) test -short -p 1 -count=1 -timeout 40m $(PKGS)
+	LOCKSTORM_TEST_BIN=$(abspath $(BUILD_OUT)) $(GO) test -short -p 1 -count=1 -timeout 40m $(PKGS)
 	./bin/lockstorm catalog --quick --store $${TMPDIR:-/tmp}/lockstorm-catalog
 	./bin/lockstorm zoo --only redis-py-lock/client-crash --seeds 1 --time-limit 10s --store $${TMPDIR:-/tmp}/lockstorm-zoo
 
@@ -37,7 +43,15 @@ catalog: deps build
 .PHONY: zoo
 zoo: build
 	@./scripts/install-deps.sh --with-zoo
-	./bin/lockstorm zoo --seeds 1 --time-limit 12s
+	./bin/lockstorm zoo --seeds 1 --time-limit 12s --parallel 2
+
+## flake-check: make test FLAKE_RUNS times in a row (5) beside two busy loops
+## (`yes > /dev/null`), the load CI may add; stops at the first failure, and
+## always stops the loops. scripts/flake-check.sh prints each run's time.
+FLAKE_RUNS ?= 5
+.PHONY: flake-check
+flake-check:
+	FLAKE_RUNS=$(FLAKE_RUNS) ./scripts/flake-check.sh
 
 ## test-long: every test including the long catalogue runs (no -short)
 test-long: deps-test
@@ -110,7 +124,7 @@ bench-analyze: build
 
 .PHONY: power
 ## power: detection power of each broken lock and false alarms of correct ones, 20 seeds x 20 s (~90 min)
-POWER_FLAGS ?=
+POWER_FLAGS ?= --seeds 20 --store store/power
 power: deps build
 	./bin/lockstorm power $(POWER_FLAGS)
 

@@ -58,7 +58,7 @@ func loadFile(dir, path string, tf TestFile) (*Result, []history.Warning, error)
 		return nil, warns, fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	return &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, Records: n, HistoryFile: path,
-		Incomplete: storedIncomplete(tf, n, nem)}, warns, nil
+		Incomplete: storedIncomplete(tf, n, nem), ClockEvents: tf.ClockEvents}, warns, nil
 }
 
 // Analyze re-checks a stored run and rewrites its results.json. Its

@@ -15,7 +15,7 @@ import (
 
 // BigHistoryRecords is the number of records from which a history is not
 // held in memory, at the end of a run and by Analyze: the check reads
-// history.jsonl streamed (checker.Composite.CheckFile), the coverage is
+// history.jsonl streamed (checker.Composite.CheckSource), the coverage is
 // computed in one streamed pass (coverage.Compute), and the report is
 // drawn from streamed passes and windows read around the anomalies
 // (reports). Below it the history is loaded whole, as it always was.

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // Checkers returns the checker composition for a run: res.Config decides
@@ -39,6 +41,13 @@ func checkersWith(res *Result, log *checker.ServerLog) *checker.Composite {
 		Fencing:  true, // valid and "not applicable" when the lock issues no tokens
 		Server:   log,
 	})
+}
+
+// DriftAllowance is the run's clock-drift allowance for a lease of the
+// run's TTL, as the lock checker grants it.
+func DriftAllowance(cfg config.Config) time.Duration {
+	l := lockChecker(cfg)
+	return lease.Allowance(cfg.TTL, l.Drift, l.DriftFactor)
 }
 
 // lockChecker is the lock checker with the run's drift allowance
@@ -93,6 +102,7 @@ func Check(ctx context.Context, res *Result) error {
 func finishCheck(res *Result) error {
 	demoteIncomplete(res)
 	demoteUnexercised(res)
+	demoteClockEvents(res)
 	if res.Dir == "" {
 		return nil
 	}

@@ -47,6 +47,25 @@ func demoteIncomplete(res *Result) {
 	res.Verdict.Error = "incomplete run: " + res.Incomplete
 }
 
+// demoteClockEvents applies the rule that a run whose clocks stepped has
+// no verdict: Redis expires keys by a clock that moved by more than the
+// drift allowance within a TTL, so an anomaly may be the clock's doing
+// and a pass did not test the lock as configured. The verdict becomes
+// unknown, naming the first event; the anomalies stay listed.
+func demoteClockEvents(res *Result) {
+	if len(res.ClockEvents) == 0 {
+		return
+	}
+	why := "clock event: " + res.ClockEvents[0].String()
+	if n := len(res.ClockEvents) - 1; n > 0 {
+		why += fmt.Sprintf(" (and %d more)", n)
+	}
+	if res.Verdict.Valid == checker.Unknown && res.Verdict.Error != "" {
+		why += "; " + res.Verdict.Error
+	}
+	res.Verdict.Valid, res.Verdict.Error = checker.Unknown, why
+}
+
 // missingHeal says why a history of a run with a fault plan lacks its
 // final heal (the nemesis FHeal record pair: an invoke and its completion,
 // written by nemesis.Runner.Heal when the run ends or is interrupted), or

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/lease"
 
@@ -36,6 +37,13 @@ const (
 	// LiveAPIOverlap: two callers inside the rate-limited API at once
 	// (api workload; the resource's own count).
 	LiveAPIOverlap = "api-overlap"
+	// LiveStuck: the lock was not granted on a key for the span after its
+	// last lease ran out while acquires kept failing and no fault was in
+	// effect (lock never freed, or a stuck queue): checker.StuckWatch, the
+	// liveness checker's own rule, fed the same records, so counted at the
+	// record the final check names. Only when recovery is required
+	// (Config.SkipRecoveryCheck unset), where it is fatal.
+	LiveStuck = "lock-stuck"
 )
 
 // liveLease is one lease as its client saw it.
@@ -71,6 +79,7 @@ type LiveCounter struct {
 	late    map[int]bool            // process -> its open write was invoked outside its lease
 	acked   map[string]*ackedValues // key -> values of acknowledged writes
 	writes  int                     // resource log entries seen
+	stuck   *checker.StuckWatch     // nil when recovery is not required
 
 	counts map[string]int
 }
@@ -79,10 +88,14 @@ type LiveCounter struct {
 // recorded validity, as the exclusion checker does).
 func NewLiveCounter(cfg config.Config) *LiveCounter {
 	l := lockChecker(cfg)
-	return &LiveCounter{drift: l.Drift, driftFactor: l.DriftFactor,
+	c := &LiveCounter{drift: l.Drift, driftFactor: l.DriftFactor,
 		invoke: map[int]history.Op{}, byProc: map[int]*liveLease{}, byToken: map[string]*liveLease{},
 		byKey: map[string][]*liveLease{}, late: map[int]bool{}, acked: map[string]*ackedValues{},
 		counts: map[string]int{}}
+	if !cfg.SkipRecoveryCheck {
+		c.stuck = checker.NewStuckWatch(0) // as checkersWith's Liveness: NeverFreedAfter unset
+	}
+	return c
 }
 
 // Total is the number of violations counted so far.
@@ -123,6 +136,11 @@ func (c *LiveCounter) believedEnd(o history.Op, call int64, ttl int64) (int64, b
 // Add takes the next history record (records come in index order, their
 // times non-decreasing).
 func (c *LiveCounter) Add(op history.Op) {
+	if c.stuck != nil {
+		if _, found := c.stuck.Add(&op); found {
+			c.counts[LiveStuck]++
+		}
+	}
 	if op.IsNemesis() {
 		return
 	}

@@ -1,10 +1,12 @@
 package analysis
 
 import (
+	"context"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/resource"
@@ -112,4 +114,42 @@ func TestLiveCounterResourceLog(t *testing.T) {
 	if s := p.String(); s[len(s)-len("violations so far 2 (api-overlap 1, stale-write-accepted 1)"):] != "violations so far 2 (api-overlap 1, stale-write-accepted 1)" {
 		t.Errorf("String() = %q", s)
 	}
+}
+
+// A key that is not granted for three TTLs past its holder's lease, while
+// acquires keep failing and no fault is in effect, is counted stuck at the
+// record that proves it, and the liveness checker names the same record.
+func TestLiveCounterStuckAsTheChecker(t *testing.T) {
+	acq := func(p int, at int64) history.Op {
+		o := inv(p, history.FAcquire, at)
+		o.TTL = 100 * lms
+		return o
+	}
+	h := history.History{acq(1, 0), okAcq(1, 1, "a", 100)}
+	for i := int64(0); i < 4; i++ {
+		h = append(h, acq(int(2+i), 200+100*i), done(int(2+i), history.FAcquire, 210+100*i, history.Fail, 0))
+	}
+	for i := range h {
+		h[i].Index = int64(i)
+	}
+	c := NewLiveCounter(config.Config{})
+	provedAt := -1
+	for i, op := range h {
+		c.Add(op)
+		if provedAt < 0 && c.Snapshot()[LiveStuck] == 1 {
+			provedAt = i
+		}
+	}
+	// from = 1 + 100 ms; the third failure completes at 410 ms, 309 ms
+	// later: past 3 TTLs (300 ms)
+	if provedAt != 7 || c.Total() != 1 {
+		t.Fatalf("stuck counted at record %d (total %d), want 7 (once)", provedAt, c.Total())
+	}
+	r := (&checker.Liveness{RequireRecovery: true}).Check(context.Background(), h)
+	for _, a := range r.Anomalies {
+		if a.Kind == LiveStuck && a.Fatal && a.Ops[len(a.Ops)-1] == 7 {
+			return
+		}
+	}
+	t.Fatalf("the checker does not name record 7 lock-stuck: %s", r)
 }

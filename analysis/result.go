@@ -9,6 +9,7 @@ package analysis
 
 import (
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/clockwatch"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
@@ -61,6 +62,10 @@ type Result struct {
 	// Overhead is what the harness added: its record rate and the
 	// proxies' latency (also in test.json).
 	Overhead *Overhead
+	// ClockEvents are the steps of the machine's or a node's clock the
+	// run's clock watch saw (package clockwatch): a run with one has no
+	// verdict (unknown), naming it.
+	ClockEvents []clockwatch.Event
 }
 
 // Source is the run's history to read: its file for a big history

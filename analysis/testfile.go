@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"github.com/lockstorm/lockstorm/clockwatch"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
@@ -22,4 +23,6 @@ type TestFile struct {
 	// Overhead is what the harness added to the run (records/s, proxy
 	// latency), written with the completion mark.
 	Overhead *Overhead `json:"overhead,omitempty"`
+	// ClockEvents are the clock steps seen during the run (Result.ClockEvents).
+	ClockEvents []clockwatch.Event `json:"clock_events,omitempty"`
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/lockstorm/lockstorm/history"
 )
 
 // BenchmarkLockAndCounter100k checks a synthetic history of 100k
@@ -115,7 +117,7 @@ func BenchmarkCheckFile200k(b *testing.B) {
 	c := Standard(Options{Fencing: true})
 	b.ReportAllocs()
 	for b.Loop() {
-		r, _, err := c.CheckFile(context.Background(), path)
+		r, _, err := c.CheckSource(context.Background(), history.File(path))
 		if err != nil || r.Valid != Valid {
 			b.Fatalf("%v %v", r.Valid, err)
 		}

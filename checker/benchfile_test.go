@@ -143,7 +143,7 @@ func TestAnalyzeBenchHistory(t *testing.T) {
 		r = Standard(Options{Fencing: true}).Check(context.Background(), h)
 	default:
 		var err error
-		r, _, err = Standard(Options{Fencing: true}).CheckFile(context.Background(), path)
+		r, _, err = Standard(Options{Fencing: true}).CheckSource(context.Background(), history.File(path))
 		if err != nil {
 			t.Fatal(err)
 		}

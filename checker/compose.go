@@ -3,7 +3,6 @@ package checker
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -31,7 +30,7 @@ type Composite struct {
 //     defect, added as an Invalid "tokens" result (present only when it
 //     found one, so the results of a clean history are the checkers');
 //     the checkers still run (they name leases by acquire, not token);
-//  3. runs every checker, streamed (see CheckFile); a panic anywhere in
+//  3. runs every checker, streamed (see CheckSource); a panic anywhere in
 //     the check yields Unknown with the panic text (and stack) instead of
 //     taking the run down;
 //  4. merges the verdicts: Invalid if any is Invalid, else Unknown if any
@@ -43,9 +42,6 @@ type Composite struct {
 func Compose(checkers ...Checker) *Composite {
 	return &Composite{Label: "lockstorm", Checkers: checkers}
 }
-
-// Name is the composite's label.
-func (c *Composite) Name() string { return c.Label }
 
 // Check runs the composition over h: CheckSource over the slice.
 func (c *Composite) Check(ctx context.Context, h history.History) Result {
@@ -82,11 +78,7 @@ func safeCheck(ctx context.Context, ch Checker, h history.History) (r Result) {
 	defer func() { r.Seconds = time.Since(start).Seconds() }()
 	defer func() {
 		if p := recover(); p != nil {
-			name := fmt.Sprintf("%T", ch)
-			if n, ok := ch.(Named); ok {
-				name = n.Name()
-			}
-			r = Result{Name: name, Valid: Unknown, Error: fmt.Sprintf("checker panicked: %v\n%s", p, debug.Stack())}
+			r = panicked(nameOf(ch, fmt.Sprintf("%T", ch)), p, start)
 		}
 	}()
 	return ch.Check(ctx, h)
@@ -134,14 +126,19 @@ func Standard(o Options) *Composite {
 // refused).
 func checkPart(ctx context.Context, ch Checker, h history.History) Result {
 	res, _, _ := (&Composite{Label: "part", Checkers: []Checker{ch}}).CheckSource(ctx, history.Slice(h))
-	name := res.Name
-	if n, ok := ch.(Named); ok {
-		name = n.Name()
-	}
+	name := nameOf(ch, res.Name)
 	for _, r := range res.Results {
 		if r.Name == name {
 			return r
 		}
 	}
 	return Result{Name: name, Valid: Unknown, Error: res.Error}
+}
+
+// nameOf is ch's name, def if it does not know it (see Named).
+func nameOf(ch Checker, def string) string {
+	if n, ok := ch.(Named); ok {
+		return n.Name()
+	}
+	return def
 }

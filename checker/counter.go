@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -51,6 +52,8 @@ type sectionInput struct {
 	carried bool
 	// carry is the set of values a carried section leaves.
 	carry counterSet
+	// first is the position of its first record (see counterCut).
+	first int
 }
 
 // counterSet is the set of values the counter may hold. any means every
@@ -134,11 +137,13 @@ func counterHash(state any) uint64 {
 	return h
 }
 
-func counterModel(partition bool) porcupine.Model {
-	m := porcupine.Model{
-		Init: func() any { return counterSet{any: true} },
-		Step: counterStep,
-		Hash: counterHash,
+// counterModel is the counter's porcupine model, partitioned by key.
+func counterModel() porcupine.Model {
+	return porcupine.Model{
+		Partition: partitionByKey,
+		Init:      func() any { return counterSet{any: true} },
+		Step:      counterStep,
+		Hash:      counterHash,
 		DescribeOperation: func(input, _ any) string {
 			in := input.(*sectionInput)
 			var b strings.Builder
@@ -151,18 +156,9 @@ func counterModel(partition bool) porcupine.Model {
 			}
 			return b.String()
 		},
-		DescribeState: func(state any) string { return state.(counterSet).String() },
-		DescribeOperationMetadata: func(md any) string {
-			if md == nil {
-				return ""
-			}
-			return md.(string)
-		},
+		DescribeState:             func(state any) string { return state.(counterSet).String() },
+		DescribeOperationMetadata: describeMetadata,
 	}
-	if partition {
-		m.Partition = partitionByKey
-	}
-	return m
 }
 
 // counterSections builds the sections from the read and write ops.
@@ -187,15 +183,7 @@ func counterSections(os []op) []*sectionInput {
 				pending[o.Process] = o
 			}
 		case history.FWrite:
-			s := &sectionInput{key: o.Key, hasW: true, write: o.Value, process: o.Process, call: o.Call, ret: o.Return}
-			switch o.Type {
-			case history.OK:
-				s.out = outOK
-			case history.Fail:
-				s.out = outFail
-			default:
-				s.out = outInfo
-			}
+			s := &sectionInput{key: o.Key, hasW: true, write: o.Value, out: outOf(o.Type), process: o.Process, call: o.Call, ret: o.Return}
 			if r := pending[o.Process]; r != nil {
 				delete(pending, o.Process)
 				s.hasRead, s.read, s.call = true, r.Value, r.Call
@@ -226,23 +214,35 @@ func sectionOps(secs []*sectionInput) []porcupine.Operation {
 	return out
 }
 
+// counterPiece runs the counter search on one segment's sections; keep
+// keeps the search for drawing (the first segment's: see
+// ResourceDetails.Linearization).
+func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput, keep bool) piece {
+	p := piece{keyedSearch: keyedSearch{valid: Valid}, ops: map[string]int{}}
+	for _, s := range secs {
+		if !s.carried {
+			p.ops[s.key]++
+		}
+	}
+	if len(secs) > 0 {
+		p.keyedSearch = searchKeys(ctx, counterModel(), sectionOps(secs), r.Timeout, keep, nil, " on the counter", explainCounter)
+	}
+	return p
+}
+
 // explainCounter names the section porcupine could not place (see
 // unplaced).
-func explainCounter(model porcupine.Model, part []porcupine.Operation, timeout time.Duration) (Anomaly, bool) {
-	longest, c, illegal := unplaced(model, part, timeout)
+func explainCounter(part []porcupine.Operation, timeout time.Duration) (Anomaly, bool) {
+	var last *sectionInput // the last acknowledged write placed
+	state, c, illegal := unplaced(counterModel(), part, timeout, func(in any) {
+		if si := in.(*sectionInput); si.hasW && si.out == outOK {
+			last = si
+		}
+	})
 	if !illegal {
 		return Anomaly{}, false
 	}
 	key := part[0].Input.(*sectionInput).key
-	state := model.Init()
-	var last *sectionInput
-	for _, o := range longest {
-		si := o.Input.(*sectionInput)
-		_, state = model.Step(state, si, o.Output)
-		if si.hasW && si.out == outOK {
-			last = si
-		}
-	}
 	var culprit *sectionInput
 	if c != nil {
 		culprit = c.Input.(*sectionInput)

@@ -41,15 +41,18 @@ func search(model porcupine.Model, pops []porcupine.Operation, timeout time.Dura
 }
 
 // unplaced re-checks one key's ops verbosely. For a history that is not
-// linearizable it returns the longest partial linearization porcupine
-// found and, of the ops outside it, the one that returned first (ties:
-// invoked first; nil if none); illegal is false otherwise.
-func unplaced(model porcupine.Model, part []porcupine.Operation, timeout time.Duration) (longest []porcupine.Operation, culprit *porcupine.Operation, illegal bool) {
+// linearizable it steps the model through the longest partial
+// linearization porcupine found, calling visit with each input, and
+// returns the state reached and, of the ops outside it, the one that
+// returned first (ties: invoked first; nil if none); illegal is false
+// otherwise.
+func unplaced(model porcupine.Model, part []porcupine.Operation, timeout time.Duration, visit func(in any)) (state any, culprit *porcupine.Operation, illegal bool) {
 	model.Partition = nil
 	r, info := porcupine.CheckOperationsVerbose(model, part, timeout)
 	if r != porcupine.Illegal {
 		return nil, nil, false
 	}
+	var longest []porcupine.Operation
 	// porcupine returns the partial linearizations in map order: of the
 	// longest, take the least in linearizationLess, so that the
 	// explanation is the same on every run
@@ -60,9 +63,11 @@ func unplaced(model porcupine.Model, part []porcupine.Operation, timeout time.Du
 			}
 		}
 	}
-	in := map[any]bool{}
+	in, state := map[any]bool{}, model.Init()
 	for _, o := range longest {
 		in[o.Input] = true
+		_, state = model.Step(state, o.Input, o.Output)
+		visit(o.Input)
 	}
 	for i := range part {
 		o := &part[i]
@@ -73,7 +78,7 @@ func unplaced(model porcupine.Model, part []porcupine.Operation, timeout time.Du
 			culprit = o
 		}
 	}
-	return longest, culprit, true
+	return state, culprit, true
 }
 
 // linearizationLess orders two partial linearizations of equal length by

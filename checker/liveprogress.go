@@ -156,6 +156,7 @@ func (s *liveStream) result(windows []Window) Result {
 		prog[k] = &p.keyProgress
 	}
 	r.recovery(prog)
+	r.stuck(s.stuck)
 	if f := s.fifo; f != nil { // after recovery's, as Check adds them
 		r.d.FIFOViolations = f.n
 		list := f.list()

@@ -5,7 +5,7 @@ import (
 )
 
 // liveStream is Liveness.Check fed one record at a time, records in time
-// order (CheckFile checks that), for CheckFile. It gives Check's details
+// order (CheckSource checks that), for CheckSource. It gives Check's details
 // and anomalies while keeping, instead of the history:
 //
 //   - the lock ops in flight, and those completed after the oldest lock op
@@ -47,6 +47,7 @@ type liveStream struct {
 	win                    *windowStream
 	fifo                   *fifoStream
 	tokens                 *tokenCheck
+	stuck                  *StuckWatch
 }
 
 // lop is a lock op (acquire, release, extend) as liveStream keeps it;
@@ -85,6 +86,9 @@ func newLiveStream(l *Liveness, tokens *tokenCheck) *liveStream {
 		cur: map[procKey]*liveLease{}, keysOf: map[int][]string{}, queued: map[int]int{}, dead: map[int]bool{},
 		tab: tokens.tab, leases: map[uint32]*liveLease{}, dogs: map[dogKey]*liveLease{},
 		lastFail: map[int]int64{}, prog: map[string]*streamProgress{}, win: newWindowStream(), tokens: tokens}
+	if l != nil {
+		s.stuck = NewStuckWatch(l.NeverFreedAfter)
+	}
 	if l != nil && (l.Fair || l.RequireFIFO) {
 		s.fifo = newFifoStream(l)
 	}
@@ -94,6 +98,9 @@ func newLiveStream(l *Liveness, tokens *tokenCheck) *liveStream {
 // add takes the next record (in time order).
 func (s *liveStream) add(o *history.Op) {
 	s.r.end = max(s.r.end, o.Time)
+	if s.stuck != nil {
+		s.stuck.Add(o)
+	}
 	s.win.advance(o.Time)
 	if s.fifo != nil {
 		s.fifo.advance(o.Time)

@@ -142,7 +142,7 @@ func TestCheckFileStrictLiveness(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := Standard(o)
-	got, _, err := c.CheckFile(context.Background(), path)
+	got, _, err := c.CheckSource(context.Background(), history.File(path))
 	if err != nil {
 		t.Fatal(err)
 	}

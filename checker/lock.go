@@ -88,60 +88,42 @@ func searchTimeout(ctx context.Context, t time.Duration) time.Duration {
 // Check runs porcupine over every lock key in parallel. For a history of
 // at most VisualizeMaxOps lock operations it keeps the search in the
 // details (LockDetails.Linearization) for drawing.
-func (l *Lock) Check(ctx context.Context, h history.History) (res Result) {
-	return l.checkSearch(ctx, l.lockOps(h), time.Now())
+func (l *Lock) Check(ctx context.Context, h history.History) Result {
+	start := time.Now()
+	return l.merge([]piece{l.searchPiece(ctx, l.lockOps(h), true)}, start, nil)
 }
 
-// checkSearch is Check on the porcupine input s built from a history.
-func (l *Lock) checkSearch(ctx context.Context, s lockSearch, start time.Time) (res Result) {
-	res.Name = l.Name()
-	d := &s.d
-	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = *d }()
-	if d.Acquire.OK+d.Acquire.InfoKept == 0 {
-		res.Valid, res.Error = Unknown, "no acquire succeeded: nothing to check"
-		return res
+// searchPiece is the lock check of s, the porcupine input built from a
+// history or a segment; keep keeps the search for drawing (see search).
+func (l *Lock) searchPiece(ctx context.Context, s lockSearch, keep bool) piece {
+	p := piece{keyedSearch: keyedSearch{valid: Valid}, ops: map[string]int{}, d: s.d}
+	for _, o := range s.ops {
+		p.ops[o.Input.(*lockInput).key]++
 	}
-	timeout := searchTimeout(ctx, l.Timeout)
-	model := lockModel(true, s.tokens, s.now)
-	var r porcupine.CheckResult
-	r, d.Linearization = search(model, s.ops, timeout, infoNotes(s.infoAcq))
-	switch r {
-	case porcupine.Ok:
-		res.Valid = Valid
-	case porcupine.Unknown:
-		res.Valid, res.Error = Unknown, fmt.Sprintf("porcupine timed out after %s", timeout)
-	case porcupine.Illegal:
-		res.Valid = Invalid
-		var al anomalyList
-		for _, part := range partitionByKey(s.ops) {
-			a, illegal := explainLock(model, part, searchTimeout(ctx, l.Timeout), s.tokens)
-			if illegal {
-				d.IllegalKeys = append(d.IllegalKeys, part[0].Input.(*lockInput).key)
-				al.add(a)
-			}
-		}
-		res.Anomalies = al.list
+	if s.d.Acquire.OK+s.d.Acquire.InfoKept == 0 {
+		return p
 	}
-	return res
+	model := lockModel(s.tokens, s.now)
+	p.keyedSearch = searchKeys(ctx, model, s.ops, l.Timeout, keep, infoNotes(s.infoAcq), "",
+		func(part []porcupine.Operation, budget time.Duration) (Anomaly, bool) {
+			return explainLock(model, part, budget, s.tokens)
+		})
+	return p
 }
 
 // explainLock re-checks one key verbosely and names the op that could not
 // be linearized (see unplaced). It also names the holder at that point.
 func explainLock(model porcupine.Model, part []porcupine.Operation, timeout time.Duration, tokens []string) (Anomaly, bool) {
-	longest, c, illegal := unplaced(model, part, timeout)
+	holderAcq := map[int32]*lockInput{} // lease id -> its acquire
+	state, c, illegal := unplaced(model, part, timeout, func(in any) {
+		if li := in.(*lockInput); li.kind == lkAcquire {
+			holderAcq[li.lease] = li
+		}
+	})
 	if !illegal {
 		return Anomaly{}, false
 	}
 	key := part[0].Input.(*lockInput).key
-	state := model.Init()
-	holderAcq := map[int32]*lockInput{} // lease id -> its acquire
-	for _, o := range longest {
-		li := o.Input.(*lockInput)
-		_, state = model.Step(state, li, o.Output)
-		if li.kind == lkAcquire {
-			holderAcq[li.lease] = li
-		}
-	}
 	a := Anomaly{Kind: "nonlinearizable", Fatal: true}
 	if c == nil {
 		a.Text = fmt.Sprintf("key %q: lock history is not linearizable", key)

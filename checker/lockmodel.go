@@ -264,16 +264,16 @@ func lockHash(state any) uint64 {
 	return h ^ h>>29
 }
 
-// lockModel returns the porcupine model; partition by key when partition
-// is set. tokens[i] is the token of lease id i+1, for the state
-// description. now is the initial state's `now` (ns): 0 for a history
-// checked from its start, a cut's time for the strict check of a segment
-// after it (see seam.go).
-func lockModel(partition bool, tokens []string, now int64) porcupine.Model {
-	m := porcupine.Model{
-		Init: func() any { return lockState{now: now} },
-		Step: lockStep,
-		Hash: lockHash,
+// lockModel returns the porcupine model, partitioned by key. tokens[i]
+// is the token of lease id i+1, for the state description. now is the
+// initial state's `now` (ns): 0 for a history checked from its start, a
+// cut's time for the strict check of a segment after it (see seam.go).
+func lockModel(tokens []string, now int64) porcupine.Model {
+	return porcupine.Model{
+		Partition: partitionByKey,
+		Init:      func() any { return lockState{now: now} },
+		Step:      lockStep,
+		Hash:      lockHash,
 		DescribeOperation: func(input, output any) string {
 			in := input.(*lockInput)
 			var b strings.Builder
@@ -284,32 +284,32 @@ func lockModel(partition bool, tokens []string, now int64) porcupine.Model {
 			fmt.Fprintf(&b, " -> %s", in.out)
 			return b.String()
 		},
-		DescribeOperationMetadata: func(md any) string {
-			if md == nil {
-				return ""
+		DescribeOperationMetadata: describeMetadata,
+		DescribeState: func(state any) string {
+			s := state.(lockState)
+			now := ""
+			if s.now > 0 {
+				now = ", now≥" + fmtTime(s.now)
 			}
-			return md.(string)
+			if s.holder == 0 {
+				return "free" + now
+			}
+			tok := "#" + strconv.Itoa(int(s.holder))
+			if int(s.holder) >= 1 && int(s.holder) <= len(tokens) {
+				tok = tokens[s.holder-1]
+			}
+			return fmt.Sprintf("held by %s until ≥%s%s", tok, fmtTime(s.exp), now)
 		},
 	}
-	m.DescribeState = func(state any) string {
-		s := state.(lockState)
-		now := ""
-		if s.now > 0 {
-			now = ", now≥" + fmtTime(s.now)
-		}
-		if s.holder == 0 {
-			return "free" + now
-		}
-		tok := "#" + strconv.Itoa(int(s.holder))
-		if int(s.holder) >= 1 && int(s.holder) <= len(tokens) {
-			tok = tokens[s.holder-1]
-		}
-		return fmt.Sprintf("held by %s until ≥%s%s", tok, fmtTime(s.exp), now)
+}
+
+// describeMetadata is an operation's metadata (its record indices) for
+// the visualisation.
+func describeMetadata(md any) string {
+	if md == nil {
+		return ""
 	}
-	if partition {
-		m.Partition = partitionByKey
-	}
-	return m
+	return md.(string)
 }
 
 // partitionByKey splits lock (or resource) operations by key, keys sorted.

@@ -27,9 +27,8 @@ type lockSearch struct {
 type lockBuild struct {
 	l       *Lock
 	os      []op
-	used    map[int]bool    // acquires a later release or extend ok acted on
-	leaseID map[int]int32   // acquire index in os -> lease id
-	keys    map[string]bool // keys seen
+	used    map[int]bool  // acquires a later release or extend ok acted on
+	leaseID map[int]int32 // acquire index in os -> lease id
 	s       lockSearch
 }
 
@@ -43,14 +42,13 @@ func (l *Lock) lockOps(h history.History) lockSearch {
 
 // lockOpsOf is lockOps of a history's ops (fillTokens applied; read only).
 func (l *Lock) lockOpsOf(os []op) lockSearch {
-	b := &lockBuild{l: l, os: os, used: usedLater(os), leaseID: map[int]int32{}, keys: map[string]bool{}}
+	b := &lockBuild{l: l, os: os, used: usedLater(os), leaseID: map[int]int32{}}
 	for i := range os {
 		o := &os[i]
 		in := b.input(i)
 		if in == nil {
 			continue
 		}
-		b.keys[o.Key] = true
 		md := fmt.Sprintf("ops %d,%d", o.Inv, o.Ret)
 		if o.Ret < 0 {
 			md = fmt.Sprintf("op %d (never completed)", o.Inv)
@@ -59,7 +57,7 @@ func (l *Lock) lockOpsOf(os []op) lockSearch {
 			ClientId: max(o.Process, 0), Input: in, Output: in.out, Call: o.Call, Return: o.Return, Metadata: md,
 		})
 	}
-	b.s.d.Keys, b.s.d.Ops = len(b.keys), len(b.s.ops)
+	b.s.d.Ops = len(b.s.ops) // (Keys: see Lock.merge)
 	b.s.d.BoundedInfo = boundInfo(b.s.ops)
 	return b.s
 }

@@ -88,6 +88,11 @@ func (l *Liveness) wholeLiveness(h history.History) Result {
 	r.acquires(os)
 	r.availability()
 	r.recovery(r.progress())
+	w := NewStuckWatch(l.NeverFreedAfter)
+	for i := range h {
+		w.Add(&h[i])
+	}
+	r.stuck(w)
 	if l.Fair || l.RequireFIFO {
 		r.d.FIFOViolations = l.fifo(r.acq, r.end, &r.al)
 	}
@@ -399,7 +404,7 @@ func (r *Resource) checkRest(os []op, counter bool, al *anomalyList, d *Resource
 
 func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *anomalyList, d *ResourceDetails) (Validity, string) {
 	pops := sectionOps(secs)
-	model := counterModel(true)
+	model := counterModel()
 	timeout := searchTimeout(ctx, r.Timeout)
 	var res porcupine.CheckResult
 	res, d.Linearization = search(model, pops, timeout, nil)
@@ -410,7 +415,7 @@ func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *a
 		return Unknown, fmt.Sprintf("porcupine timed out after %s on the counter", timeout)
 	}
 	for _, part := range partitionByKey(pops) {
-		if a, ok := explainCounter(model, part, searchTimeout(ctx, r.Timeout)); ok {
+		if a, ok := explainCounter(part, searchTimeout(ctx, r.Timeout)); ok {
 			al.add(a)
 		}
 	}

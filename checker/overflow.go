@@ -7,31 +7,11 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// overflow is what CheckFile keeps of a segment it stopped buffering.
+// overflow is what the engine keeps of a segment it stopped buffering.
 type overflow struct {
-	pend  map[int]history.Op // process -> its open invoke
-	acq   LockDetails        // the acquires completed in it, by outcome
-	rw    bool               // a read or write seen: the counter is not checked
-	since int64              // record index the segment starts at
-}
-
-// overflowing reports whether the current segment must stop buffering.
-func (st *stream) overflowing() bool {
-	return st.cur.over == nil && len(st.cur.recs)+len(st.cur.moved) > maxSegRecords
-}
-
-// startOverflow stops buffering the current segment: its records so far
-// are fed op by op (see overflowAdd) and dropped.
-func (st *stream) startOverflow() {
-	seg := st.cur
-	seg.over = &overflow{pend: map[int]history.Op{}, since: seg.start}
-	st.overflowed++
-	for _, part := range [2][]history.Op{seg.moved, seg.recs} {
-		for i := range part {
-			st.overflowAdd(&part[i])
-		}
-	}
-	seg.recs = nil
+	pend map[int]history.Op // process -> its open invoke
+	acq  LockDetails        // the acquires completed in it, by outcome
+	rw   bool               // a read or write seen: the counter is not checked
 }
 
 // overflowAdd takes record o of a segment not buffered: it pairs invokes
@@ -72,11 +52,7 @@ func (st *stream) overflowOp(x *op) {
 	case history.FRead, history.FWrite:
 		ov.rw = true
 	}
-	if st.feedOp(x) {
-		st.lost.add(x, &st.lostAl)
-		st.cron.add(x)
-		st.terms.add(x)
-	}
+	st.feedOp(x)
 }
 
 // closeOverflow ends the current segment, not buffered, before record
@@ -95,42 +71,44 @@ func (st *stream) closeOverflow(end, at, off int64, carry []*sectionInput) {
 		st.overflowOp(&x)
 	}
 	sort.Slice(next.moved, func(i, j int) bool { return next.moved[i].Index < next.moved[j].Index })
-	why := fmt.Sprintf("%d records from record %d without a quiescent point: not checkable in bounded memory (at most %d records a segment)", end-ov.since, ov.since, maxSegRecords)
-	seg.lock = lockPiece{r: Result{Valid: Unknown, Error: why, Details: ov.acq}}
-	seg.count = counterPiece{valid: Valid}
-	if ov.rw {
-		seg.count = counterPiece{valid: Unknown, err: why}
+	why := fmt.Sprintf("%d records from record %d without a quiescent point: not checkable in bounded memory (at most %d records a segment)", end-seg.start, seg.start, maxSegRecords)
+	seg.unchecked(Unknown, why)
+	seg.lock.d = ov.acq
+	if !ov.rw {
+		seg.count = piece{keyedSearch: keyedSearch{valid: Valid}}
 	}
-	seg.excl = Result{Valid: Unknown, Error: why, Details: ExclusionDetails{}}
 	st.closed = append(st.closed, seg)
 	st.cur = next
 }
 
-// mergeOverflow makes the segments from closed[k] on and the current one
-// one segment not buffered (a later record refers back into one not
-// buffered, or their records are too many to read again).
-func (st *stream) mergeOverflow(k int) {
-	first, cur := st.closed[k], st.cur
-	ov := cur.over
-	if ov == nil {
-		ov = &overflow{pend: map[int]history.Op{}}
+// overflowFrom makes the segments from closed[k] on (none when k is
+// len(closed)) and the current one one segment not buffered: the current
+// one grew past maxSegRecords, or a later record refers back into a
+// segment not buffered, or their records are too many to read again.
+func (st *stream) overflowFrom(k int) {
+	cur, buffered := st.cur, st.cur.over == nil
+	if buffered {
+		cur.over = &overflow{pend: map[int]history.Op{}}
 		st.overflowed++
 	}
-	ov.since = first.start
-	for _, s := range st.closed[k:] {
-		d, _ := s.lock.r.Details.(LockDetails)
-		ov.acq.Acquire.OK += d.Acquire.OK
-		ov.acq.Acquire.Fail += d.Acquire.Fail
-		ov.acq.Acquire.Info += d.Acquire.Info
-		ov.rw = ov.rw || s.nsecs > 0 || s.count.valid == Unknown
+	if k < len(st.closed) {
+		first, ov := st.closed[k], cur.over
+		for _, s := range st.closed[k:] {
+			ov.acq.Acquire.OK += s.lock.d.Acquire.OK
+			ov.acq.Acquire.Fail += s.lock.d.Acquire.Fail
+			ov.acq.Acquire.Info += s.lock.d.Acquire.Info
+			ov.rw = ov.rw || s.nsecs > 0 || s.count.valid == Unknown
+		}
+		st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: first.moved, carry: first.carry, over: ov}
+		st.closed = st.closed[:k]
 	}
-	st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: first.moved, carry: first.carry, over: ov}
-	st.closed = st.closed[:k]
-	if cur.over == nil {
-		for _, part := range [2][]history.Op{cur.moved, cur.recs} {
-			for i := range part {
-				st.overflowAdd(&part[i])
-			}
+	if !buffered {
+		return // its records were fed as they came
+	}
+	for _, part := range [2][]history.Op{cur.moved, cur.recs} {
+		for i := range part {
+			st.overflowAdd(&part[i])
 		}
 	}
+	cur.recs = nil
 }

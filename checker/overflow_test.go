@@ -47,7 +47,7 @@ func TestCheckFileOverflow(t *testing.T) {
 			t.Fatal(err)
 		}
 		maxSegRecords, minSegment = 40, 1
-		str, _, err := c.CheckFile(context.Background(), path)
+		str, _, err := c.CheckSource(context.Background(), history.File(path))
 		maxSegRecords, minSegment = 1_000_000, 2000
 		if err != nil {
 			t.Fatal(err)

@@ -1,10 +1,13 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -254,12 +257,7 @@ func (c *cronCheck) finish(r *Resource, al *anomalyList) *CronSummary {
 	for k := range runs {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].key != keys[j].key {
-			return keys[i].key < keys[j].key
-		}
-		return keys[i].tick < keys[j].tick
-	})
+	slices.SortFunc(keys, func(a, b cronTick) int { return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.tick, b.tick)) })
 	for _, k := range keys {
 		rs := runs[k]
 		s.Ticks++

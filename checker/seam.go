@@ -3,10 +3,8 @@ package checker
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/lockstorm/lockstorm/history"
 )
 
 // Seams: checking a segment whose first cut has one-node acquires waiting
@@ -49,14 +47,6 @@ type seam struct {
 	at    int64 // ns
 }
 
-// seamOf is the seam of a segment whose first record is r (nil: none).
-func seamOf(r *history.Op) seam {
-	if r == nil {
-		return seam{}
-	}
-	return seam{start: r.Index, at: r.Time}
-}
-
 // waitsAcross reports whether an acquire ok of a one-node lease was
 // invoked before the seam (the only ops the strict and permissive checks
 // treat differently).
@@ -75,43 +65,31 @@ func waitsAcross(pops []porcupine.Operation, sm seam) bool {
 // pieceAt checks one segment's ops (fillTokens applied; read only) that
 // start at seam sm, with the strict and permissive checks when one-node
 // acquires wait across it. An ambiguous seam gives an Unknown piece marked
-// ambiguous (see resolveSeams).
-func (l *Lock) pieceAt(ctx context.Context, os []op, sm seam) lockPiece {
+// ambiguous (see resolveSeams). The first segment's search is kept for
+// drawing.
+func (l *Lock) pieceAt(ctx context.Context, os []op, sm seam) piece {
 	s := l.lockOpsOf(os)
-	counts := map[string]int{}
-	for _, o := range s.ops {
-		counts[o.Input.(*lockInput).key]++
-	}
-	if s.d.Acquire.OK+s.d.Acquire.InfoKept == 0 {
-		return lockPiece{r: Result{Valid: Valid, Details: s.d}, ops: counts}
-	}
 	if !waitsAcross(s.ops, sm) {
-		return lockPiece{r: l.checkSearch(ctx, s, time.Now()), ops: counts}
+		return l.searchPiece(ctx, s, sm.start == 0)
 	}
 	strict := s
 	strict.now = sm.at
-	r := l.checkSearch(ctx, strict, time.Now())
-	if r.Valid == Valid {
-		return lockPiece{r: r, ops: counts}
+	r := l.searchPiece(ctx, strict, false)
+	if r.valid == Valid {
+		return r
 	}
-	p := l.checkSearch(ctx, s, time.Now())
-	if p.Valid == Invalid || r.Valid == Unknown {
-		if p.Valid != Invalid {
-			p.Valid, p.Error = Unknown, r.Error // the strict check timed out
+	p := l.searchPiece(ctx, s, false)
+	if p.valid == Invalid || r.valid == Unknown {
+		if p.valid != Invalid {
+			p.valid, p.err = Unknown, r.err // the strict check timed out
 		}
-		return lockPiece{r: p, ops: counts}
+		return p
 	}
-	if p.Valid == Valid {
-		p.Valid, p.Error = Unknown, fmt.Sprintf("the cut before record %d (at %s) is ambiguous: one-node acquires waited across it, and the segment after it is valid if the lock was taken from the earliest instant, invalid from the cut's", sm.start, fmtTime(sm.at))
-		return lockPiece{r: p, ops: counts, ambiguous: true}
+	if p.valid == Valid {
+		p.valid, p.err = Unknown, fmt.Sprintf("the cut before record %d (at %s) is ambiguous: one-node acquires waited across it, and the segment after it is valid if the lock was taken from the earliest instant, invalid from the cut's", sm.start, fmtTime(sm.at))
+		p.ambiguous = true
 	}
-	return lockPiece{r: p, ops: counts} // the permissive check timed out
-}
-
-// emptyPiece stands for a segment whose ops a joined piece before it
-// checked.
-func emptyPiece() lockPiece {
-	return lockPiece{r: Result{Valid: Valid, Details: LockDetails{}}}
+	return p // else the permissive check timed out
 }
 
 // resolveSeams settles the ambiguous pieces of ps (segment i starting at
@@ -122,7 +100,7 @@ func emptyPiece() lockPiece {
 // records of segments k..j, joined(k, j) their ops (fillTokens applied).
 // A join of more than maxSeamRecords records is not tried: piece j stays
 // Unknown, its reason naming its cut.
-func (l *Lock) resolveSeams(ctx context.Context, ps []lockPiece, seams []seam, size func(k, j int) int, joined func(k, j int) []op) {
+func (l *Lock) resolveSeams(ctx context.Context, ps []piece, seams []seam, size func(k, j int) int, joined func(k, j int) []op) {
 	first := make([]int, len(ps)) // the first segment of the piece covering each segment
 	for i := range first {
 		first[i] = i
@@ -131,18 +109,18 @@ func (l *Lock) resolveSeams(ctx context.Context, ps []lockPiece, seams []seam, s
 		if !ps[j].ambiguous {
 			continue
 		}
-		why := ps[j].r.Error
+		why := ps[j].err
 		ps[j].ambiguous = false
 		for k := first[j-1]; ; k = first[k-1] {
 			if n := size(k, j); n > maxSeamRecords {
-				ps[j].r.Error = fmt.Sprintf("%s; the %d records around it are too many to check together (at most %d)", why, n, maxSeamRecords)
+				ps[j].err = fmt.Sprintf("%s; the %d records around it are too many to check together (at most %d)", why, n, maxSeamRecords)
 				break
 			}
 			p := l.pieceAt(ctx, joined(k, j), seams[k])
 			if p.ambiguous && k > 0 {
 				continue
 			}
-			if p.r.Valid == Valid && ps[k].r.Valid != Valid {
+			if p.valid == Valid && ps[k].valid != Valid {
 				// cannot happen (the joined check's restriction to segment
 				// k is a valid check of it); never let it turn a verdict
 				// into Valid
@@ -150,40 +128,9 @@ func (l *Lock) resolveSeams(ctx context.Context, ps []lockPiece, seams []seam, s
 			}
 			ps[k] = p
 			for m := k + 1; m <= j; m++ {
-				ps[m], first[m] = emptyPiece(), k
+				ps[m], first[m] = piece{keyedSearch: keyedSearch{valid: Valid}}, k
 			}
 			break
 		}
 	}
-}
-
-// joinRecords is the history of joined segments: the acquire invokes
-// moved into the first (index order), then the records, without the
-// acquire invokes whose completion lies beyond them (their process has no
-// later record; kept when atEnd: the history ends there).
-func joinRecords(moved []history.Op, recs history.History, atEnd bool) history.History {
-	all := append(append(make(history.History, 0, len(moved)+len(recs)), moved...), recs...)
-	if atEnd {
-		return all
-	}
-	later := map[int]bool{}
-	keep := make([]bool, len(all))
-	for i := len(all) - 1; i >= 0; i-- {
-		r := &all[i]
-		keep[i] = true
-		if r.IsNemesis() || r.F == history.FLost {
-			continue
-		}
-		if r.Type == history.Invoke && r.F == history.FAcquire && !later[r.Process] {
-			keep[i] = false
-		}
-		later[r.Process] = true
-	}
-	out := all[:0]
-	for i := range all {
-		if keep[i] {
-			out = append(out, all[i])
-		}
-	}
-	return out
 }

@@ -178,9 +178,9 @@ func TestSeamSandwich(t *testing.T) {
 		}
 		os := ops(last.History(h))
 		fillTokens(os)
-		p := NewLock().pieceAt(context.Background(), os, seamOf(&h[5]))
-		if p.ambiguous != tc.ambiguous || !tc.ambiguous && p.r.Valid != tc.want {
-			t.Errorf("second %d ms: segment %v ambiguous %v, want %v ambiguous %v", tc.second, p.r.Valid, p.ambiguous, tc.want, tc.ambiguous)
+		p := NewLock().pieceAt(context.Background(), os, seam{start: h[5].Index, at: h[5].Time})
+		if p.ambiguous != tc.ambiguous || !tc.ambiguous && p.valid != tc.want {
+			t.Errorf("second %d ms: segment %v ambiguous %v, want %v ambiguous %v", tc.second, p.valid, p.ambiguous, tc.want, tc.ambiguous)
 		}
 		_, whole := checkBoth(t, fmt.Sprintf("second %d ms", tc.second), h, Options{Lock: NewLock()})
 		if whole.Results[0].Valid != tc.want {

@@ -40,9 +40,10 @@ import (
 // refs). Otherwise neither can take effect after the cut in any
 // linearization that the segment after it would notice.
 type counterCut struct {
-	reads   map[int]cutRead     // process -> its read in flight
-	pending map[int]cutRead     // process -> read ok awaiting its write
-	writes  map[int]*cutSection // process -> its write in flight, as a section
+	// reads maps a process to its read in flight, or (hasRead) to its
+	// read ok awaiting its write, as a section
+	reads   map[int]*sectionInput
+	writes  map[int]*sectionInput // process -> its write in flight, as a section
 	keys    map[string]*keyTail
 	inexact int // keys whose carry is not exact
 	// the carry (see carry) of version, rebuilt when a tail changes
@@ -51,37 +52,11 @@ type counterCut struct {
 	changed          int64 // time of the record that last changed a tail
 }
 
-// cutRead is a read of the counter: invoked at call (record position
-// first, index inv), ok at ret (index ok) with the value read.
-type cutRead struct {
-	key       string
-	value     int64
-	call, ret int64
-	first     int
-	inv, ok   int64
-}
-
-// cutSection is one critical section (see sectionInput) as the cutter
-// keeps it.
-type cutSection struct {
-	key     string
-	hasRead bool
-	read    int64
-	hasW    bool // false for a read-only section
-	write   int64
-	out     outcome
-	call    int64
-	ret     int64 // Inf for an unknown outcome
-	first   int   // position of its first record
-	process int
-	ops     []int64
-}
-
 // keyTail is what one counter key's sections so far leave for a cut.
 type keyTail struct {
 	maxCall int64
-	last    []*cutSection // sections that may be linearized last (certain outcomes)
-	lastOK  *cutSection   // the latest-returning acknowledged write
+	last    []*sectionInput // sections that may be linearized last (certain outcomes)
+	lastOK  *sectionInput   // the latest-returning acknowledged write
 	// infoReads maps the read of each section with unknown outcome to the
 	// position of the earliest such section; blindWrites the value of each
 	// blind write with unknown outcome.
@@ -91,8 +66,7 @@ type keyTail struct {
 }
 
 func newCounterCut() *counterCut {
-	return &counterCut{reads: map[int]cutRead{}, pending: map[int]cutRead{}, writes: map[int]*cutSection{},
-		keys: map[string]*keyTail{}, builtAt: -1}
+	return &counterCut{reads: map[int]*sectionInput{}, writes: map[int]*sectionInput{}, keys: map[string]*keyTail{}, builtAt: -1}
 }
 
 // add takes record r at position i (nemesis and lost records excluded)
@@ -101,48 +75,40 @@ func newCounterCut() *counterCut {
 func (c *counterCut) add(i int, r *history.Op) int {
 	p := r.Process
 	if r.Type == history.Invoke {
+		s := &sectionInput{key: r.Key, process: p, call: r.Time, first: i, ops: []int64{r.Index}}
 		if r.F != history.FWrite {
 			c.flush(p, r.Time)
-			delete(c.reads, p)
 			if r.F == history.FRead {
-				c.reads[p] = cutRead{key: r.Key, call: r.Time, first: i, inv: r.Index}
+				c.reads[p] = s
 			}
 			return -1
 		}
-		s := &cutSection{key: r.Key, hasW: true, write: r.Value, call: r.Time, first: i, process: p, ops: []int64{r.Index}}
-		if rd, ok := c.pending[p]; ok {
-			delete(c.pending, p)
-			s.hasRead, s.read, s.call, s.first = true, rd.value, rd.call, rd.first
-			s.ops = []int64{rd.inv, rd.ok, r.Index}
-			if s.key == "" {
-				s.key = rd.key
-			}
+		s.hasW, s.write = true, r.Value
+		if rd := c.reads[p]; rd != nil { // its read ok: one section
+			delete(c.reads, p)
+			s.hasRead, s.read, s.call, s.first, s.ops = true, rd.read, rd.call, rd.first, append(rd.ops, r.Index)
+			s.key = pick(s.key, rd.key)
 		}
 		c.writes[p] = s
 		return -1
 	}
 	switch r.F {
 	case history.FRead:
-		rd, ok := c.reads[p]
-		delete(c.reads, p)
-		if !ok || r.Type != history.OK {
+		rd := c.reads[p]
+		if rd == nil || r.Type != history.OK {
+			delete(c.reads, p)
 			return -1
 		}
-		if r.Key != "" {
-			rd.key = r.Key
-		}
-		rd.value, rd.ret, rd.ok = r.Value, r.Time, r.Index
-		c.pending[p] = rd
-		return c.refers(rd.key, rd.value, true)
+		rd.key = pick(r.Key, rd.key)
+		rd.hasRead, rd.read, rd.ret, rd.ops = true, r.Value, r.Time, append(rd.ops, r.Index)
+		return c.refers(rd.key, rd.read, true)
 	case history.FWrite:
 		s := c.writes[p]
 		if s == nil {
 			return -1
 		}
 		delete(c.writes, p)
-		if r.Key != "" {
-			s.key = r.Key
-		}
+		s.key = pick(r.Key, s.key)
 		if r.Value != 0 {
 			s.write = r.Value
 		}
@@ -168,13 +134,11 @@ func (c *counterCut) add(i int, r *history.Op) int {
 
 // flush ends process p's read-only section, if any, at time t.
 func (c *counterCut) flush(p int, t int64) {
-	rd, ok := c.pending[p]
-	if !ok {
-		return
+	if rd := c.reads[p]; rd != nil && rd.hasRead {
+		delete(c.reads, p)
+		rd.out = outOK
+		c.addSection(rd, t)
 	}
-	delete(c.pending, p)
-	c.addSection(&cutSection{key: rd.key, hasRead: true, read: rd.value, out: outOK, call: rd.call, ret: rd.ret,
-		first: rd.first, process: p, ops: []int64{rd.inv, rd.ok}}, t)
 }
 
 // refers is the earliest position of an earlier section with unknown
@@ -197,7 +161,7 @@ func (c *counterCut) refers(key string, v int64, read bool) int {
 
 // addSection adds a finished section to its key's tail (t: the time of
 // the record that finished it).
-func (c *counterCut) addSection(s *cutSection, t int64) {
+func (c *counterCut) addSection(s *sectionInput, t int64) {
 	k := c.keys[s.key]
 	if k == nil {
 		k = &keyTail{infoReads: map[int64]int{}, blindWrites: map[int64]int{}}
@@ -217,7 +181,7 @@ func (c *counterCut) addSection(s *cutSection, t int64) {
 	c.changed = t
 }
 
-func (k *keyTail) add(s *cutSection) {
+func (k *keyTail) add(s *sectionInput) {
 	if s.out == outInfo {
 		if s.hasRead {
 			if _, ok := k.infoReads[s.read]; !ok {
@@ -236,7 +200,7 @@ func (k *keyTail) add(s *cutSection) {
 	}
 	if s.call > k.maxCall {
 		k.maxCall = s.call
-		k.last = slices.DeleteFunc(k.last, func(o *cutSection) bool { return o.ret < k.maxCall })
+		k.last = slices.DeleteFunc(k.last, func(o *sectionInput) bool { return o.ret < k.maxCall })
 	}
 	if s.ret >= k.maxCall {
 		k.last = append(k.last, s)
@@ -247,7 +211,7 @@ func (k *keyTail) add(s *cutSection) {
 }
 
 // value is the value the section leaves, if it determines one.
-func (s *cutSection) value() (int64, bool) {
+func (s *sectionInput) value() (int64, bool) {
 	switch {
 	case s.hasW && s.out == outOK:
 		return s.write, true
@@ -274,7 +238,7 @@ func (k *keyTail) isExact() bool {
 // exact reports whether every key's carry is exact and no section is
 // under way.
 func (c *counterCut) exact() bool {
-	return c.inexact == 0 && len(c.pending) == 0 && len(c.writes) == 0 && len(c.reads) == 0
+	return c.inexact == 0 && len(c.writes) == 0 && len(c.reads) == 0
 }
 
 // carry is the synthetic sections that start a segment after a cut now:

@@ -16,7 +16,7 @@ import (
 //   - no client op is in flight but acquires: every other client invoke
 //     before r completed before r. An acquire still waiting at the cut
 //     (under contention there nearly always is one) belongs to the segment
-//     in which it completes: its invoke record moves there (see Segment).
+//     in which it completes: its invoke record moves there (see detach).
 //     That is the whole check's verdict too: at the cut every earlier
 //     lease is dead, so linearizing the acquire after the cut is never
 //     worse than before it. Except on a one-node lock (an acquire ok that
@@ -58,9 +58,8 @@ type cutter struct {
 	waiting int            // open invokes that are acquires
 	alive   map[tokKey]aliveLease
 	holding map[procKey]string // (process, key) -> token held in its view
-	pending map[int]bool       // process -> read ok awaiting the write
 	maxTime int64
-	counter *counterCut
+	counter *counterCut // also the reads ok awaiting their write
 }
 
 // cutInv is what the cutter keeps of an open invoke.
@@ -77,13 +76,13 @@ type aliveLease struct {
 
 func newCutter(drift time.Duration, factor float64) *cutter {
 	return &cutter{drift: drift, factor: factor, open: map[int]cutInv{}, alive: map[tokKey]aliveLease{},
-		holding: map[procKey]string{}, pending: map[int]bool{}, counter: newCounterCut()}
+		holding: map[procKey]string{}, counter: newCounterCut()}
 }
 
 // canCut reports whether a cut before record r is quiescent (r not yet
 // added).
 func (c *cutter) canCut(r *history.Op) bool {
-	if len(c.open) > c.waiting || len(c.holding) > 0 || len(c.pending) > 0 || r.Time < c.maxTime || !c.counter.exact() {
+	if len(c.open) > c.waiting || len(c.holding) > 0 || r.Time < c.maxTime || !c.counter.exact() {
 		return false
 	}
 	for k, l := range c.alive {
@@ -110,7 +109,6 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 		if r.F == history.FAcquire {
 			c.waiting++
 		}
-		delete(c.pending, p) // any next op flushes a pending read
 		return to
 	}
 	inv, ok := c.open[p]
@@ -125,6 +123,9 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 	if ttl == 0 {
 		ttl = inv.TTL
 	}
+	if tok == "" && r.F != history.FAcquire {
+		tok = c.holding[procKey{p, key}]
+	}
 	switch r.F {
 	case history.FAcquire:
 		if r.Type == history.Fail {
@@ -138,9 +139,6 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 		}
 		c.extendAlive(tokKey{key, tok}, r.Time, ttl, r.Validity)
 	case history.FExtend:
-		if tok == "" {
-			tok = c.holding[procKey{p, key}]
-		}
 		if r.Type != history.Fail {
 			if ttl == 0 {
 				ttl = c.alive[tokKey{key, tok}].ttl
@@ -148,16 +146,9 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 			c.extendAlive(tokKey{key, tok}, r.Time, ttl, r.Validity)
 		}
 	case history.FRelease:
-		if tok == "" {
-			tok = c.holding[procKey{p, key}]
-		}
 		delete(c.holding, procKey{p, key})
 		if r.Type == history.OK {
 			delete(c.alive, tokKey{key, tok})
-		}
-	case history.FRead:
-		if r.Type == history.OK {
-			c.pending[p] = true
 		}
 	}
 	if r.Type == history.Info { // the process is dead: it holds nothing
@@ -166,7 +157,6 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 				delete(c.holding, k)
 			}
 		}
-		delete(c.pending, p)
 	}
 	return to
 }

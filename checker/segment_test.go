@@ -53,7 +53,7 @@ func checkBoth(t *testing.T, name string, h history.History, o Options) (int, Re
 	if err := history.WriteFile(path, h); err != nil {
 		t.Fatal(err)
 	}
-	str, _, err := c.CheckFile(context.Background(), path)
+	str, _, err := c.CheckSource(context.Background(), history.File(path))
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -392,7 +392,7 @@ func TestCheckFileTestdata(t *testing.T) {
 	defer smallSegments(1)() // cut wherever the check may
 	for _, f := range files {
 		h, wantWarns, wantErr := history.ReadFile(f)
-		got, warns, err := c.CheckFile(context.Background(), f)
+		got, warns, err := c.CheckSource(context.Background(), history.File(f))
 		if (err != nil) != (wantErr != nil) || len(warns) != len(wantWarns) {
 			t.Errorf("%s: CheckFile warnings %v error %v, ReadFile %v %v", f, warns, err, wantWarns, wantErr)
 			continue
@@ -416,7 +416,7 @@ func TestCheckFileCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	start := time.Now()
-	r, _, err := Standard(Options{Fencing: true}).CheckFile(ctx, path)
+	r, _, err := Standard(Options{Fencing: true}).CheckSource(ctx, history.File(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,7 @@ func TestCheckFileInvalidBounded(t *testing.T) {
 	}
 	c := Standard(Options{Fencing: true})
 	start := time.Now()
-	r, _, err := c.CheckFile(context.Background(), path)
+	r, _, err := c.CheckSource(context.Background(), history.File(path))
 	if err != nil {
 		t.Fatal(err)
 	}

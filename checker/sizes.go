@@ -19,7 +19,7 @@ var oneSegment = 20_000
 
 // maxSegRecords is the most records the engine buffers for one segment.
 // A segment that grows past it without a quiescent point (see cutter) is
-// not checkable in bounded memory: CheckFile stops buffering it, and the
+// not checkable in bounded memory: the engine stops buffering it, and the
 // checkers that need its records (the lock's and the counter's searches,
 // Exclusion) end Unknown, saying so; the checks streamed record by record
 // (Liveness, Fencing, the token check, the validator) and the op-level

@@ -21,7 +21,7 @@ func TestFileEqualsWhole(t *testing.T) {
 	}
 	c := Standard(Options{Fencing: true})
 	start := time.Now()
-	str, _, err := c.CheckFile(context.Background(), path)
+	str, _, err := c.CheckSource(context.Background(), history.File(path))
 	if err != nil {
 		t.Fatal(err)
 	}

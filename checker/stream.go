@@ -19,7 +19,11 @@ import (
 // record's index; tests make it panic.
 var segmentChecked = func(start int64) {}
 
-// CheckFile is CheckSource over the JSONL history at path.
+// CheckSource is the check of every history, small or big, in memory or
+// in a file. A panic anywhere in it (a checker's, a segment's, a failed
+// re-read of the file) makes the verdict Unknown with its message. The
+// error is the Source's: a file that cannot be opened or whose records
+// do not parse. Warnings are history.Read's.
 //
 // # How the engine reads a history
 //
@@ -70,16 +74,6 @@ var segmentChecked = func(start int64) {}
 // records is not buffered: the checks that need it end Unknown (see
 // maxSegRecords). A checker other than Lock, Resource, Exclusion,
 // Liveness and Fencing gets the whole history, read into memory.
-// Warnings are history.Read's.
-func (c *Composite) CheckFile(ctx context.Context, path string) (Result, []history.Warning, error) {
-	return c.CheckSource(ctx, history.File(path))
-}
-
-// CheckSource is the check of every history, small or big, in memory or
-// in a file (see CheckFile for how it reads and what it keeps). A panic
-// anywhere in it (a checker's, a segment's, a failed re-read of the
-// file) makes the verdict Unknown with its message. The error is the
-// Source's: a file that cannot be opened or whose records do not parse.
 func (c *Composite) CheckSource(ctx context.Context, src history.Source) (res Result, warns []history.Warning, err error) {
 	start := time.Now()
 	defer func() {
@@ -103,7 +97,7 @@ func panicked(name string, p any, start time.Time) Result {
 	return Result{Name: name, Valid: Unknown, Error: fmt.Sprintf("checker panicked: %v\n%s", p, debug.Stack()), Seconds: time.Since(start).Seconds()}
 }
 
-// StreamStats describe how CheckFile read a history.
+// StreamStats describe how CheckSource read a history.
 type StreamStats struct {
 	Records  int64
 	Segments int // checked separately
@@ -115,10 +109,10 @@ type StreamStats struct {
 	Overflowed int
 }
 
-// lastStream is the last CheckFile's stats, for tests and benchmarks.
+// lastStream is the last CheckSource's stats, for tests and benchmarks.
 var lastStream StreamStats
 
-// stream is one CheckFile in progress.
+// stream is one CheckSource in progress.
 type stream struct {
 	ctx context.Context
 	c   *Composite
@@ -130,12 +124,11 @@ type stream struct {
 	live *Liveness
 	fenc *Fencing
 
-	start   time.Time
-	rec     history.Op // the record being read (see run)
-	v       *validator
-	cut     *cutter
-	refs    *refTracker
-	openAcq map[int]int64 // process -> index of its waiting acquire
+	start time.Time
+	rec   history.Op // the record being read (see run)
+	v     *validator
+	cut   *cutter
+	refs  *refTracker
 
 	cur    *streamSeg
 	closed []*streamSeg
@@ -144,7 +137,7 @@ type stream struct {
 	bufs   chan history.History // segment copies the checks are done with
 
 	// summaries across segments
-	fed      []uint64 // bitset of op invoke indices fed to the op checks
+	fedTo    int64 // the end of the segments closed so far (see feedOp)
 	tokens   *tokenCheck
 	liveness *liveStream // also feeds tokens, lock ops in invoke order
 	lost     *lostUpdateCheck
@@ -176,24 +169,30 @@ type streamSeg struct {
 	nsecs      int             // counter sections
 	over       *overflow       // not buffered (see maxSegRecords), else nil
 
-	lock  lockPiece
-	count counterPiece
+	lock  piece
+	count piece
 	excl  Result
 }
 
+// unchecked gives the segment's checks verdict v and reason why without
+// checking them: Valid for a segment without records, Unknown for one
+// whose check panicked or that was not buffered.
+func (s *streamSeg) unchecked(v Validity, why string) {
+	s.lock = piece{keyedSearch: keyedSearch{valid: v, err: why}}
+	s.count = s.lock
+	s.excl = Result{Valid: v, Error: why, Details: ExclusionDetails{}}
+}
+
+// newStream starts a check of src: it finds the checkers the stream
+// feeds; any other checker gets the whole history, read into memory (see
+// result).
 func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 	tab := newTokTable() // shared by the reference tracker, the token check and liveness
 	v := newValidator()
 	st := &stream{ctx: ctx, c: c, src: src, start: time.Now(),
-		v: v, refs: newRefTracker(tab, v.dead), openAcq: map[int]int64{}, // one map of the dead processes
+		v: v, refs: newRefTracker(tab, v.dead), // one map of the dead processes
 		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), bufs: make(chan history.History, 4), tokens: newTokenCheck(tab),
 		lost: newLostUpdateCheck(), cron: newCronCheck(), terms: newTermOps(), cur: &streamSeg{}}
-	return st
-}
-
-// classify finds the checkers the stream feeds; any other checker gets
-// the whole history, read into memory (see result).
-func (st *stream) classify() {
 	for _, ch := range st.c.Checkers {
 		switch x := ch.(type) {
 		case *Lock:
@@ -223,12 +222,12 @@ func (st *stream) classify() {
 		lv = &Liveness{} // its stream feeds the token check
 	}
 	st.liveness = newLiveStream(lv, st.tokens)
+	return st
 }
 
 // run reads the history. It stops early on a record Validate refuses to
 // read on from (a wrong index): the verdict is then Validate's.
 func (st *stream) run() (warns []history.Warning, err error) {
-	st.classify()
 	cur, err := st.src.Open(history.Pos{})
 	if err != nil {
 		return nil, err
@@ -274,30 +273,13 @@ func (st *stream) add(o *history.Op, at history.Pos) {
 	if to >= 0 {
 		st.referTo(int64(to))
 	}
-	st.trackAcquire(o)
 	if st.cur.over != nil {
 		st.overflowAdd(o)
-	} else if st.cur.recs = append(st.cur.recs, *o); st.overflowing() {
-		st.startOverflow()
+	} else if st.cur.recs = append(st.cur.recs, *o); len(st.cur.recs)+len(st.cur.moved) > maxSegRecords {
+		st.overflowFrom(len(st.closed)) // see maxSegRecords
 	}
 	st.feedRecord(o)
 	st.n++
-}
-
-// trackAcquire follows the waiting acquires (they move to the segment
-// they complete in, see closeSeg).
-func (st *stream) trackAcquire(o *history.Op) {
-	if o.IsNemesis() || o.F == history.FLost {
-		return
-	}
-	if o.Type == history.Invoke {
-		delete(st.openAcq, o.Process)
-		if o.F == history.FAcquire {
-			st.openAcq[o.Process] = o.Index
-		}
-		return
-	}
-	delete(st.openAcq, o.Process)
 }
 
 // referTo merges the segments from the one holding record `to` into the
@@ -315,28 +297,25 @@ func (st *stream) referTo(to int64) {
 		over = over || s.over != nil
 	}
 	if over {
-		st.mergeOverflow(k)
+		st.overflowFrom(k)
 		return
 	}
-	older, err := st.reread(first.offset, first.start, st.cur.start)
-	if err != nil {
-		panic(fmt.Sprintf("checker: reading the history again: %v", err))
-	}
-	moved := append([]history.Op(nil), first.moved...)
-	for _, m := range st.cur.moved {
-		if m.Index < first.start && !slices.ContainsFunc(moved, func(o history.Op) bool { return o.Index == m.Index }) {
-			moved = append(moved, m)
-		}
-	}
-	sort.Slice(moved, func(i, j int) bool { return moved[i].Index < moved[j].Index })
-	st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: moved,
+	// (the acquires waiting since before first waited at its start: they
+	// are first's moved ones)
+	older := st.reread(first.offset, first.start, st.cur.start)
+	st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: first.moved,
 		recs: append(older, st.cur.recs...), carry: first.carry}
 	st.closed = st.closed[:k]
 }
 
-// reread reads records [from, to) again, from byte offset off.
-func (st *stream) reread(off, from, to int64) (history.History, error) {
-	return history.ReadRange(st.src, history.Pos{Index: from, Offset: off}, to)
+// reread reads records [from, to) again, from byte offset off. A
+// failure panics: CheckSource makes the verdict Unknown.
+func (st *stream) reread(off, from, to int64) history.History {
+	h, err := history.ReadRange(st.src, history.Pos{Index: from, Offset: off}, to)
+	if err != nil {
+		panic(fmt.Sprintf("checker: reading the history again: %v", err))
+	}
+	return h
 }
 
 // feedRecord gives a record to the record-level summaries: those that
@@ -364,20 +343,15 @@ func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 	}
 	seg, h := st.detach(end, at, off, carry)
 	if len(h) == 0 {
-		seg.lock = emptyPiece()
-		seg.count = counterPiece{valid: Valid}
-		seg.excl = Result{Valid: Valid, Details: ExclusionDetails{}}
+		seg.unchecked(Valid, "")
 		st.closed = append(st.closed, seg)
 		return
 	}
 	os := ops(h)
 	for i := range os {
-		if st.feedOp(&os[i]) {
-			st.lost.add(&os[i], &st.lostAl)
-			st.cron.add(&os[i])
-			st.terms.add(&os[i])
-		}
+		st.feedOp(&os[i])
 	}
+	st.fedTo = end
 	secs := counterSections(os)
 	seg.nsecs = len(secs)
 	st.closed = append(st.closed, seg)
@@ -392,9 +366,9 @@ func (st *stream) detach(end, at, off int64, carry []*sectionInput) (seg *stream
 	seg.end = end
 	next := &streamSeg{start: end, at: at, offset: off, carry: carry}
 	drop := map[int64]bool{}
-	if off >= 0 {
-		for _, j := range st.openAcq {
-			drop[j] = true
+	for _, inv := range st.cut.open {
+		if off >= 0 && inv.F == history.FAcquire {
+			drop[inv.Index] = true
 		}
 	}
 	select {
@@ -429,11 +403,7 @@ func (st *stream) checkSeg(seg *streamSeg, h history.History, os []op, secs []*s
 		defer func() { <-st.sem; st.wg.Done() }()
 		defer func() {
 			if p := recover(); p != nil {
-				why := fmt.Sprintf("checker panicked on records %d to %d: %v\n%s", seg.start, seg.end, p, debug.Stack())
-				seg.lock = emptyPiece()
-				seg.lock.r.Valid, seg.lock.r.Error = Unknown, why
-				seg.count = counterPiece{valid: Unknown, err: why}
-				seg.excl = Result{Valid: Unknown, Error: why, Details: ExclusionDetails{}}
+				seg.unchecked(Unknown, fmt.Sprintf("checker panicked on records %d to %d: %v\n%s", seg.start, seg.end, p, debug.Stack()))
 			}
 		}()
 		defer func() {
@@ -448,10 +418,6 @@ func (st *stream) checkSeg(seg *streamSeg, h history.History, os []op, secs []*s
 		fillTokens(os) // after the summaries above, which read no token
 		if st.lock != nil {
 			seg.lock = st.lock.pieceAt(st.ctx, os, seam{start: seg.start, at: seg.at})
-			if d, ok := seg.lock.r.Details.(LockDetails); ok && seg.start > 0 {
-				d.Linearization = nil // drawn only for a history of one segment
-				seg.lock.r.Details = d
-			}
 		}
 		if st.res != nil {
 			seg.count = st.res.counterPiece(st.ctx, secs, seg.start == 0)
@@ -462,30 +428,22 @@ func (st *stream) checkSeg(seg *streamSeg, h history.History, os []op, secs []*s
 	}()
 }
 
-// feedOp reports whether op o was not yet given to the op-level
-// summaries, and marks it given.
-func (st *stream) feedOp(o *op) bool {
-	w, b := o.Inv/64, uint64(1)<<(o.Inv%64)
-	for int64(len(st.fed)) <= w {
-		st.fed = append(st.fed, 0)
+// feedOp gives op o to the op-level summaries (lost updates, cron runs,
+// api and leader terms) once: when the segment holding its completion
+// first closes (a merged segment closes again), or as it completes in a
+// segment not buffered.
+func (st *stream) feedOp(o *op) {
+	if o.Ret >= 0 && o.Ret < st.fedTo {
+		return // fed when its segment first closed
 	}
-	if st.fed[w]&b != 0 {
-		return false
-	}
-	st.fed[w] |= b
-	return true
+	st.lost.add(o, &st.lostAl)
+	st.cron.add(o)
+	st.terms.add(o)
 }
 
-// whole reads the history again (to explain an illegal key).
-func (st *stream) whole() history.History {
-	h, err := st.reread(0, 0, st.n)
-	if err != nil {
-		panic(fmt.Sprintf("checker: reading the history again: %v", err))
-	}
-	return h
-}
-
-// result assembles the composed result.
+// result assembles the composed result. The illegal keys of the lock and
+// the counter are explained again on the whole history, read again, up
+// to maxExplainWhole records (see mergePieces).
 func (st *stream) result() Result {
 	res := Result{Name: st.c.Label}
 	if err := st.v.finish(); err != nil {
@@ -496,11 +454,11 @@ func (st *stream) result() Result {
 	}
 	var wholeOnce sync.Once
 	var h history.History
-	getWhole := func() history.History { wholeOnce.Do(func() { h = st.whole() }); return h }
-	explainLock := func(l *Lock) func(map[string]keyAnomaly) {
+	getWhole := func() history.History { wholeOnce.Do(func() { h = st.reread(0, 0, st.n) }); return h }
+	onWhole := func(explain func(context.Context, history.History, map[string]keyAnomaly)) func(map[string]keyAnomaly) {
 		return func(byKey map[string]keyAnomaly) {
 			if st.n <= maxExplainWhole {
-				l.explainWhole(st.ctx, getWhole(), byKey)
+				explain(st.ctx, getWhole(), byKey)
 			}
 		}
 	}
@@ -513,9 +471,9 @@ func (st *stream) result() Result {
 		var r Result
 		switch x := ch.(type) {
 		case *Lock:
-			r = x.merge(st.lockPieces(x), st.start, explainLock(x))
+			r = x.merge(st.lockPieces(x), st.start, onWhole(x.explainWhole))
 		case *Resource:
-			r = st.resourceResult(x, getWhole)
+			r = st.resourceResult(x, onWhole(x.explainWhole))
 		case Exclusion:
 			rs := make([]Result, len(st.closed))
 			for i, s := range st.closed {
@@ -564,8 +522,8 @@ func (st *stream) result() Result {
 
 // lockPieces are the segments' lock checks, their ambiguous seams
 // resolved (see resolveSeams), reading the joined segments again.
-func (st *stream) lockPieces(l *Lock) []lockPiece {
-	ps := make([]lockPiece, len(st.closed))
+func (st *stream) lockPieces(l *Lock) []piece {
+	ps := make([]piece, len(st.closed))
 	seams := make([]seam, len(st.closed))
 	for i, s := range st.closed {
 		ps[i], seams[i] = s.lock, seam{start: s.start, at: s.at}
@@ -583,11 +541,13 @@ func (st *stream) lockPieces(l *Lock) []lockPiece {
 	}
 	l.resolveSeams(st.ctx, ps, seams, size, func(k, j int) []op {
 		first := st.closed[k]
-		recs, err := st.reread(first.offset, first.start, st.closed[j].end)
-		if err != nil {
-			panic(fmt.Sprintf("checker: reading the history again: %v", err))
+		h := append(slices.Clone(first.moved), st.reread(first.offset, first.start, st.closed[j].end)...)
+		if j+1 < len(st.closed) { // without the acquires still waiting: they moved on
+			h = slices.DeleteFunc(h, func(r history.Op) bool {
+				return slices.ContainsFunc(st.closed[j+1].moved, func(m history.Op) bool { return m.Index == r.Index })
+			})
 		}
-		os := ops(joinRecords(first.moved, recs, j == len(st.closed)-1))
+		os := ops(h)
 		fillTokens(os)
 		return os
 	})
@@ -596,7 +556,7 @@ func (st *stream) lockPieces(l *Lock) []lockPiece {
 
 // resourceResult is Resource.Check's result from the segments' counter
 // checks and the streamed lost updates and cron runs.
-func (st *stream) resourceResult(r *Resource, getWhole func() history.History) Result {
+func (st *stream) resourceResult(r *Resource, explain func(map[string]keyAnomaly)) Result {
 	start := time.Now()
 	res := Result{Name: r.Name(), Valid: Valid}
 	var d ResourceDetails
@@ -607,15 +567,15 @@ func (st *stream) resourceResult(r *Resource, getWhole func() history.History) R
 		unchecked = unchecked || s.count.valid == Unknown && s.over != nil
 	}
 	if d.Sections > 0 || unchecked {
-		ps := make([]counterPiece, len(st.closed))
+		ps := make([]piece, len(st.closed))
 		for i, s := range st.closed {
 			ps[i] = s.count
 		}
-		mergeCounter(ps, &res, &al, func(byKey map[string]keyAnomaly) {
-			if st.n <= maxExplainWhole {
-				r.explainSections(st.ctx, counterSections(ops(getWhole())), byKey)
-			}
-		})
+		valid, err, byKey, _ := mergePieces(ps, explain)
+		if res.Valid = valid; valid == Unknown {
+			res.Error = err
+		}
+		addByKey(byKey, &al)
 		// the duplicate writes found while streaming, then the totals
 		for _, a := range st.lostAl.list {
 			al.add(a)

@@ -178,7 +178,7 @@ func (v *validator) windows() ([]Window, error) { return v.win.finish(v.end) }
 
 // tokenCheck is Tokens one op at a time (ops in invoke order). It keeps
 // the first acquire ok and info of each key and token, in a tokTable
-// (shared with the other streamed checks in CheckFile).
+// (shared with the other streamed checks in CheckSource).
 type tokenCheck struct {
 	tab    *tokTable
 	al     anomalyList

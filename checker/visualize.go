@@ -32,9 +32,14 @@ func WritePorcupineHTML(w io.Writer, h history.History, l *Lock) error {
 		l = NewLock()
 	}
 	s := l.lockOps(h)
-	model := lockModel(true, s.tokens, 0)
-	_, info := porcupine.CheckOperationsVerbose(model, s.ops, searchTimeout(context.Background(), l.Timeout))
-	z := Linearization{model: model, info: info, notes: infoNotes(s.infoAcq)}
+	return drawSearch(w, h, lockModel(s.tokens, 0), s.ops, l.Timeout, infoNotes(s.infoAcq))
+}
+
+// drawSearch writes the visualisation of porcupine's verbose search of
+// pops on h (see Linearization.WriteHTML).
+func drawSearch(w io.Writer, h history.History, model porcupine.Model, pops []porcupine.Operation, timeout time.Duration, notes []porcupine.Annotation) error {
+	_, info := porcupine.CheckOperationsVerbose(model, pops, searchTimeout(context.Background(), timeout))
+	z := Linearization{model: model, info: info, notes: notes}
 	return z.WriteHTML(w, h)
 }
 
@@ -58,11 +63,7 @@ func infoNotes(infoAcq []*op) []porcupine.Annotation {
 // sections (the resource checker's porcupine model); a fresh check keeps
 // its search in ResourceDetails.Linearization.
 func WriteCounterHTML(w io.Writer, h history.History, timeout time.Duration) error {
-	pops := sectionOps(counterSections(ops(h)))
-	model := counterModel(true)
-	_, info := porcupine.CheckOperationsVerbose(model, pops, searchTimeout(context.Background(), timeout))
-	z := Linearization{model: model, info: info}
-	return z.WriteHTML(w, h)
+	return drawSearch(w, h, counterModel(), sectionOps(counterSections(ops(h))), timeout, nil)
 }
 
 func faultAnnotations(h history.History) []porcupine.Annotation {

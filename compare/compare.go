@@ -1,45 +1,49 @@
-// Package compare runs the fencing comparison: one lock, one seed, one
-// schedule of pauses of the lock holder, run once with a resource that
-// ignores fencing tokens and once with one that rejects stale tokens, and
-// a side-by-side page of both (store/compare/<timestamp>/index.html).
+// Package compare runs the fencing comparison, a campaign (package
+// campaign) of two cells: one lock, one schedule of pauses of the lock
+// holder, run with a resource that ignores fencing tokens (claim: lost
+// updates or invalid) and with one that rejects stale tokens (claim:
+// valid, stale writes rejected), each seed of --seeds; and a side-by-side
+// page of each seed's two runs (store/compare/<timestamp>/index.html).
 package compare
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/campaign"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/lease"
 	"github.com/lockstorm/lockstorm/reports"
 	"github.com/lockstorm/lockstorm/sweep"
 )
 
-// Spec is a fencing comparison: one lock, one seed, one schedule of
+// Spec is a fencing comparison: one lock, one schedule of
 // holder-targeted client pauses, run once with a resource that ignores
-// fencing tokens and once with one that rejects stale tokens.
+// fencing tokens and once with one that rejects stale tokens. The
+// command line fills it from the settings table (--lock, --ttl,
+// --clients, --time-limit, --store mean there what they mean for run).
 type Spec struct {
 	// Lock must issue fencing tokens (config.IssuesFences), else the
 	// fenced run has nothing to reject; WithDefaults refuses others.
 	// Default "fenced".
 	Lock string
-	// TTL is the lease TTL. Default 500ms.
+	// TTL is the lease TTL. Default lease.DefaultTTL, as run's.
 	TTL time.Duration
 	// Pause is each client pause's length. Default 2 × TTL.
 	Pause time.Duration
-	// TimeLimit is each run's length. Default
-	// config.DefaultScheduleTimeLimit (8s), as a sweep's runs.
+	// TimeLimit is each run's length. Default config.DefaultTimeLimit,
+	// as run's.
 	TimeLimit time.Duration
-	// Seed is both runs' seed. Default 1.
-	Seed int64
 	// Clients is the number of client slots. Default
 	// config.DefaultClients (4), as run and sweep.
 	Clients int
@@ -63,7 +67,7 @@ func (s Spec) WithDefaults() (Spec, error) {
 		return s, bad("--lock must be a lock that issues fencing tokens (fenced, fenced-redlock), got %q: without tokens the fenced run has nothing to reject", s.Lock)
 	}
 	if s.TTL == 0 {
-		s.TTL = 500 * time.Millisecond
+		s.TTL = lease.DefaultTTL
 	}
 	if s.TTL < 10*time.Millisecond {
 		return s, bad("--ttl must be at least 10ms, got %v", s.TTL)
@@ -75,13 +79,10 @@ func (s Spec) WithDefaults() (Spec, error) {
 		return s, bad("--pause must be a positive duration, got %v", s.Pause)
 	}
 	if s.TimeLimit == 0 {
-		s.TimeLimit = config.DefaultScheduleTimeLimit
+		s.TimeLimit = config.DefaultTimeLimit
 	}
 	if need := sweep.FirstPauseAt + s.Pause + recovery; s.TimeLimit < need {
 		return s, bad("--time-limit %v leaves no room for a %v pause (needs at least %v)", s.TimeLimit, s.Pause, need)
-	}
-	if s.Seed == 0 {
-		s.Seed = 1
 	}
 	if s.Clients == 0 {
 		s.Clients = config.DefaultClients
@@ -117,7 +118,7 @@ func (s Spec) Config(fencing bool) config.Config {
 		name = "compare-" + s.Lock + "-fenced"
 	}
 	return config.Config{Name: name, Lock: s.Lock, Workload: "counter", Clients: s.Clients, TTL: s.TTL,
-		Fencing: fencing, TimeLimit: s.TimeLimit, Seed: s.Seed, Store: s.Store,
+		Fencing: fencing, TimeLimit: s.TimeLimit, Store: s.Store,
 		Plan: sweep.HolderPauses(s.PauseTimes(), s.Pause)}
 }
 
@@ -130,116 +131,175 @@ type Side struct {
 	Result  *analysis.Result `json:"-"`
 }
 
-// Comparison is a finished comparison.
+// Comparison is the two runs of one seed, side by side.
 type Comparison struct {
 	Spec Spec
-	// Dir is store/compare/<timestamp>.
+	// Seed is both runs' seed.
+	Seed int64
+	// Dir is store/compare/<timestamp>[-seed<S>], where its page is.
 	Dir              string
 	Unfenced, Fenced Side
-	Interrupted      bool
-	// Started is when the comparison started; Elapsed how long both runs
-	// and the page took.
-	Started              time.Time
-	Elapsed              time.Duration
-	unfencedOK, fencedOK bool
 }
 
-// Shows reports whether the comparison shows what it should: without
-// fencing lost updates or an invalid verdict; with fencing a valid
-// verdict and stale writes rejected.
-func (c *Comparison) Shows() bool { return c.unfencedOK && c.fencedOK }
+// Claims of the two cells: the comparison shows what fencing changes when
+// both hold.
+const (
+	unfencedClaim = "without fencing: lost updates or invalid"
+	fencedClaim   = "with fencing: valid, stale writes rejected"
+)
 
-// Findings are one line per side saying whether it shows its part.
-func (c *Comparison) Findings() []string {
-	mark := func(ok bool) string {
-		if ok {
-			return "as expected"
-		}
-		return "NOT as expected"
+// Cells are the comparison's two cells, "unfenced" and "fenced", each
+// with its claim.
+func (s Spec) Cells() []campaign.Cell {
+	return []campaign.Cell{
+		{Name: "unfenced", Config: s.Config(false), Claims: []campaign.Claim{{Name: unfencedClaim, Judge: judgeUnfenced}}},
+		{Name: "fenced", Config: s.Config(true), Claims: []campaign.Claim{{Name: fencedClaim, Judge: judgeFenced}}},
 	}
-	u, f := c.Unfenced.Metrics, c.Fenced.Metrics
-	return []string{
-		fmt.Sprintf("without fencing: %s, %s, %s accepted (%s: lost updates or invalid)",
-			u.Verdict, lostUpdates(u.LostUpdates), page.Count(u.StaleAccepted, "stale write", "stale writes"), mark(c.unfencedOK)),
-		fmt.Sprintf("with fencing:    %s, %s, %s rejected, %d accepted (%s: valid, stale writes rejected)",
-			f.Verdict, lostUpdates(f.LostUpdates), page.Count(f.StaleRejected, "stale write", "stale writes"), f.StaleAccepted, mark(c.fencedOK)),
+}
+
+// judgeUnfenced: the run without fencing lost updates or is invalid.
+func judgeUnfenced(res *analysis.Result) (checker.Validity, string) {
+	return unfencedShows(sweep.MetricsOf(res))
+}
+
+// judgeFenced: the run with fencing is valid and rejected stale writes.
+func judgeFenced(res *analysis.Result) (checker.Validity, string) {
+	return fencedShows(sweep.MetricsOf(res))
+}
+
+// unfencedShows judges the unfenced claim on a run's metrics.
+func unfencedShows(m sweep.Metrics) (checker.Validity, string) {
+	seen := fmt.Sprintf("%s, %s, %s accepted", m.Verdict, lostUpdates(m.LostUpdates), page.Count(m.StaleAccepted, "stale write", "stale writes"))
+	switch {
+	case m.LostUpdates > 0 || m.Verdict == checker.Invalid:
+		return checker.Valid, seen
+	case m.Verdict == checker.Unknown:
+		return checker.Unknown, seen
 	}
+	return checker.Invalid, seen
+}
+
+// fencedShows judges the fenced claim on a run's metrics.
+func fencedShows(m sweep.Metrics) (checker.Validity, string) {
+	seen := fmt.Sprintf("%s, %s, %s rejected, %d accepted", m.Verdict, lostUpdates(m.LostUpdates),
+		page.Count(m.StaleRejected, "stale write", "stale writes"), m.StaleAccepted)
+	switch {
+	case m.Verdict == checker.Valid && m.StaleRejected > 0:
+		return checker.Valid, seen
+	case m.Verdict == checker.Unknown:
+		return checker.Unknown, seen
+	}
+	return checker.Invalid, seen
+}
+
+// Result is a finished comparison campaign: the campaign's report and the
+// comparisons of the seeds whose two runs both ran here.
+type Result struct {
+	Campaign    *campaign.Report
+	Comparisons []*Comparison
 }
 
 // Options tune Run.
 type Options struct {
-	// Runner runs each side and writes its report. Default lockstorm.Run;
-	// the page shows the holders.png and fencing.png it leaves in each
-	// run folder.
+	// Runner runs each side and writes its report. Default lockstorm.Run.
 	Runner harness.RunFunc
-	// Progress, when set, receives each side's run progress.
-	Progress func(fencing bool, p config.Progress)
+	// Progress receives the campaign's progress lines.
+	Progress io.Writer
 }
 
 // dirLayout names comparison folders (not a run folder name, so the
 // store listing does not mistake it for a run).
 const dirLayout = "20060102-150405"
 
-// Run runs both sides one after the other and writes
-// store/compare/<timestamp>/index.html. When ctx ends it stops after the
-// current run healed; the page is then not written.
-func Run(ctx context.Context, spec Spec, opt Options) (*Comparison, error) {
-	start := time.Now()
+// Run runs the comparison's cells as a campaign (f: seeds, shard,
+// parallel, only, store) and writes, for each seed whose two runs ran
+// here, store/compare/<timestamp>[-seed<S>]/index.html and compare.json.
+func Run(ctx context.Context, spec Spec, f config.Campaign, opt Options) (*Result, error) {
 	spec, err := spec.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
-	if opt.Runner == nil {
-		opt.Runner = lockstorm.Run
+	rep, err := campaign.Run(ctx, campaign.Spec{Kind: "compare", Name: spec.Lock, Cells: spec.Cells(), Flags: f},
+		campaign.Options{Runner: opt.Runner, Progress: opt.Progress, KeepResults: true})
+	if err != nil || rep.Interrupted {
+		return &Result{Campaign: rep}, err
 	}
-	cmp := &Comparison{Spec: spec, Started: start}
-	for _, fencing := range []bool{false, true} {
-		cfg := spec.Config(fencing)
-		if opt.Progress != nil {
-			cfg.OnProgress = func(p config.Progress) { opt.Progress(fencing, p) }
-		}
-		res, err := opt.Runner(ctx, cfg)
-		err, reportErr := reports.SplitError(err)
-		if (res != nil && res.Interrupted) || (err != nil && ctx.Err() != nil) {
-			cmp.Interrupted, cmp.Elapsed = true, time.Since(start)
-			return cmp, nil
-		}
-		if err != nil {
-			cmp.Elapsed = time.Since(start)
-			return cmp, fmt.Errorf("%w: fencing %v: %w", sweep.ErrRun, fencing, err)
-		}
-		side := Side{Fencing: fencing, Metrics: sweep.MetricsOf(res), Result: res, Dir: res.Dir}
-		if rel, err := filepath.Rel(spec.Store, res.Dir); err == nil {
-			side.Dir = filepath.ToSlash(rel)
-		}
-		if reportErr != nil {
-			return cmp, fmt.Errorf("sweep: report of %s: %w", res.Dir, reportErr)
-		}
-		if fencing {
-			cmp.Fenced = side
-		} else {
-			cmp.Unfenced = side
+	out := &Result{Campaign: rep}
+	sides := map[int64]map[string]campaign.Outcome{}
+	for _, o := range rep.Outcomes {
+		if o.Result != nil && o.Error == "" {
+			if sides[o.Seed] == nil {
+				sides[o.Seed] = map[string]campaign.Outcome{}
+			}
+			sides[o.Seed][o.Cell] = o
 		}
 	}
-	u, f := cmp.Unfenced.Metrics, cmp.Fenced.Metrics
-	cmp.unfencedOK = u.LostUpdates > 0 || u.Verdict == checker.Invalid
-	cmp.fencedOK = f.Verdict == checker.Valid && f.StaleRejected > 0
-	cmp.Elapsed = time.Since(start)
+	for seed := int64(1); seed <= int64(max(f.Seeds, 1)); seed++ {
+		u, uok := sides[seed]["unfenced"]
+		fe, fok := sides[seed]["fenced"]
+		if !uok || !fok {
+			continue
+		}
+		cmp := &Comparison{Spec: spec, Seed: seed, Unfenced: side(spec, u), Fenced: side(spec, fe)}
+		name := rep.Started.Format(dirLayout)
+		if f.Seeds > 1 {
+			name += fmt.Sprintf("-seed%d", seed)
+		}
+		if err := cmp.write(name, u.Holds() == checker.Valid && fe.Holds() == checker.Valid); err != nil {
+			return out, err
+		}
+		out.Comparisons = append(out.Comparisons, cmp)
+	}
+	return out, nil
+}
 
-	dir, err := store.NewDir(filepath.Join(spec.Store, store.CompareFolder), time.Now().Format(dirLayout))
-	if err != nil {
-		return cmp, err
+// side is the Side of outcome o.
+func side(spec Spec, o campaign.Outcome) Side {
+	s := Side{Fencing: o.Result.Config.Fencing, Metrics: sweep.MetricsOf(o.Result), Result: o.Result, Dir: o.Dir}
+	if rel, err := filepath.Rel(spec.Store, o.Dir); err == nil {
+		s.Dir = filepath.ToSlash(rel)
 	}
-	cmp.Dir = dir
-	page, err := comparePage(cmp)
+	return s
+}
+
+// Shows reports whether the comparison shows what it should: both claims
+// hold.
+func (c *Comparison) Shows() bool {
+	u, _ := unfencedShows(c.Unfenced.Metrics)
+	f, _ := fencedShows(c.Fenced.Metrics)
+	return u == checker.Valid && f == checker.Valid
+}
+
+// Findings are one line per side saying whether it shows its part.
+func (c *Comparison) Findings() []string {
+	line := func(title string, judge func(sweep.Metrics) (checker.Validity, string), s Side, claim string) string {
+		holds, seen := judge(s.Metrics)
+		mark := "as expected"
+		if holds != checker.Valid {
+			mark = "NOT as expected"
+		}
+		return fmt.Sprintf("%s %s (%s: %s)", title, seen, mark, strings.TrimPrefix(strings.TrimPrefix(claim, "without fencing: "), "with fencing: "))
+	}
+	return []string{line("without fencing:", unfencedShows, c.Unfenced, unfencedClaim), line("with fencing:   ", fencedShows, c.Fenced, fencedClaim)}
+}
+
+// write writes the comparison's page and compare.json into
+// store/compare/name.
+func (c *Comparison) write(name string, shows bool) error {
+	dir, err := store.NewDir(filepath.Join(c.Spec.Store, store.CompareFolder), name)
 	if err != nil {
-		return cmp, err
+		return err
+	}
+	c.Dir = dir
+	page, err := comparePage(c)
+	if err != nil {
+		return err
 	}
 	if err := store.WriteJSON(filepath.Join(dir, reports.CompareVerdictFile), reports.CompareVerdict{
-		Shows: cmp.Shows(), Unfenced: u.Verdict, Fenced: f.Verdict}); err != nil {
-		return cmp, err
+		Shows: shows, Unfenced: c.Unfenced.Metrics.Verdict, Fenced: c.Fenced.Metrics.Verdict}); err != nil {
+		return err
 	}
-	return cmp, store.WriteFile(filepath.Join(dir, store.IndexFile), page)
+	return store.WriteFile(filepath.Join(dir, store.IndexFile), page)
 }
 
 // bad is a one-line error of a bad setting, naming the flag; it wraps

@@ -21,7 +21,7 @@ var compareTmpl = template.Must(template.New("compare").Funcs(page.Funcs).Parse(
 .side > div > * { margin: 0 0 .6em; } .side > div > h2, .side > div > h3 { margin-top: .8em; } .side > div > table { justify-self: start; }</style></head>
 <body>
 <h1>Fencing tokens: the same run without and with a fencing resource</h1>
-<p class="note">Both runs: lock <code>{{.Spec.Lock}}</code>, counter workload, {{.Spec.Clients}} clients, TTL {{dur .Spec.TTL}}, seed {{.Spec.Seed}}, {{dur .Spec.TimeLimit}}.
+<p class="note">Both runs: lock <code>{{.Spec.Lock}}</code>, counter workload, {{.Spec.Clients}} clients, TTL {{dur .Spec.TTL}}, seed {{.Seed}}, {{dur .Spec.TimeLimit}}.
 At {{.PauseTimes}} the client holding the lock is paused for {{dur .Spec.Pause}} (all its links frozen, as in a stop-the-world GC pause).
 Its lease expires meanwhile and another client takes the lock; the paused client's write, sent before or during the pause, reaches the resource afterwards.
 The only difference between the two runs: on the right the resource rejects a write whose fencing token is lower than one it already accepted.</p>

@@ -89,7 +89,7 @@ func handComparison(t *testing.T) (*Comparison, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Comparison{Spec: spec, Unfenced: handSide(t, st, false), Fenced: handSide(t, st, true), unfencedOK: true, fencedOK: true}
+	c := &Comparison{Spec: spec, Unfenced: handSide(t, st, false), Fenced: handSide(t, st, true), Seed: 1}
 	b, err := comparePage(c)
 	if err != nil {
 		t.Fatal(err)

@@ -148,6 +148,9 @@ type Config struct {
 	// Plan, when set, is the exact fault schedule (a scripted catalogue
 	// row); Nemesis is then ignored.
 	Plan *nemesis.Plan `json:"plan,omitempty"`
+	// PlanFile is the file the command line read Plan from (--fault-plan),
+	// or where a report wrote it for its replay command.
+	PlanFile string `json:"plan_file,omitempty"`
 	// Workloads tunes the workload; zero fields take defaults from the TTL.
 	Workloads workloads.Options `json:"workload_options"`
 	// ClientsStartAt delays the clients' first round to this time after the
@@ -161,6 +164,12 @@ type Config struct {
 	// acquire again once faults are healed (and that no lock stays held
 	// forever). It is on by default.
 	SkipRecoveryCheck bool `json:"skip_recovery_check,omitempty"`
+	// StopAtViolation ends the run at the first violation the live
+	// counter finds (analysis.LiveCounter, checked every progress tick,
+	// 0.5 s), instead of at the time limit: --until-invalid. Every fault
+	// is healed and the history checked as at the time limit; the live
+	// counter's violations are ones the final check reports as fatal.
+	StopAtViolation bool `json:"stop_at_violation,omitempty"`
 	// OnProgress, when set, is called about twice a second during the run
 	// and once at its end.
 	OnProgress func(Progress) `json:"-"`

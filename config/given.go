@@ -42,3 +42,10 @@ func (c Config) CheckGiven(given func(flag string) bool) error {
 	}
 	return nil
 }
+
+// GivenAmong is given restricted to the flags names: CheckGiven of a
+// Config that holds only some of a command's flags (the rest are bound
+// elsewhere) judges those only.
+func GivenAmong(given func(string) bool, names ...string) func(string) bool {
+	return func(n string) bool { return slices.Contains(names, n) && given(n) }
+}

@@ -21,6 +21,21 @@ func AddFlags(fs *pflag.FlagSet, c *Config) {
 	}
 }
 
+// AddSettingFlags binds the settings named (rows of Settings) as flags
+// of fs writing into c: a command that shares some of run's flags (compare's
+// --lock, --ttl, --clients) takes them from the one table, with run's
+// name, type, default and help. CheckGiven then refuses their explicit
+// zeros as run does.
+func AddSettingFlags(fs *pflag.FlagSet, c *Config, names ...string) {
+	for _, n := range names {
+		s, ok := setting(n)
+		if !ok {
+			panic("config: no setting " + n)
+		}
+		s.value.bind(fs, c, s.Name, s.usage())
+	}
+}
+
 // usage is the flag's help: the meaning, then a default that the flag's
 // own default value does not show.
 func (s Setting) usage() string {
@@ -52,6 +67,9 @@ func CommandLine(flags Config, given func(name string) bool, planPath string) (C
 				s.value.copy(&c, &flags)
 			}
 		}
+	}
+	if err := c.loadPlanFile(); err != nil {
+		return c, err
 	}
 	return c, c.CheckGiven(given)
 }

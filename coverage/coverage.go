@@ -8,6 +8,7 @@ package coverage
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/lockstorm/lockstorm/checker"
@@ -150,7 +151,6 @@ func compute(src history.Source, in Input) (*Report, int, error) {
 	if err := p.p.read(src); err != nil {
 		return nil, 1, fmt.Errorf("coverage: %w", err)
 	}
-	p.done = true
 	return p.report(src)
 }
 
@@ -160,10 +160,9 @@ func compute(src history.Source, in Input) (*Report, int, error) {
 // Report ends it, reading src again only when the first read could not be
 // exact (see Compute).
 type Pass struct {
-	p    *pass
-	in   Input
-	n    int64 // records added
-	done bool  // the first read finished
+	p  *pass
+	in Input
+	n  int64 // records added
 }
 
 // NewPass starts the coverage of a history.
@@ -181,18 +180,15 @@ func (c *Pass) Records() int64 { return c.n }
 // Report ends the pass and gives the coverage of the records added; src
 // is the same history, read again if needed.
 func (c *Pass) Report(src history.Source) (*Report, error) {
-	if !c.done {
-		c.p.finish()
-		c.done = true
-	}
 	rep, _, err := c.report(src)
 	return rep, err
 }
 
-// report is the Report of a finished first read, and how many reads it
+// report ends the first read and gives its Report, and how many reads it
 // took.
 func (c *Pass) report(src history.Source) (*Report, int, error) {
 	p, in := c.p, c.in
+	p.finish()
 	rep := &Report{Requested: slices.Clone(in.Requested), Windows: p.windows()}
 	if rep.Requested == nil {
 		rep.Requested = []string{}
@@ -209,6 +205,7 @@ func (c *Pass) report(src history.Source) (*Report, int, error) {
 			if err := p.read(src); err != nil {
 				return nil, passes, fmt.Errorf("coverage: %w", err)
 			}
+			p.finish()
 		}
 		p.m.setTouches(rep.Windows)
 	}
@@ -266,14 +263,9 @@ func counts(rep *Report, planned map[string]int) []KindCount {
 	for _, w := range rep.Windows {
 		add(w.Kind)
 	}
-	var rest []string
-	for k := range planned {
-		if !slices.Contains(order, k) {
-			rest = append(rest, k)
-		}
+	for _, k := range slices.Sorted(maps.Keys(planned)) {
+		add(k)
 	}
-	slices.Sort(rest)
-	order = append(order, rest...)
 	out := make([]KindCount, len(order))
 	for i, k := range order {
 		c := KindCount{Kind: k, Planned: planned[k]}

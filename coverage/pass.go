@@ -80,21 +80,14 @@ func newPass(in Input, ws []Window) *pass {
 	return p
 }
 
-// read reads src once, then closes what is still open at its end.
+// read reads src once (see finish for its end).
 func (p *pass) read(src history.Source) error {
-	c, err := src.Open(history.Pos{})
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	for c.Next() {
-		p.add(c.Op(), c.Pos().Index)
-	}
-	if err := c.Err(); err != nil {
-		return err
-	}
-	p.finish()
-	return nil
+	var i int64
+	return history.Each(src, func(o *history.Op) bool {
+		p.add(o, i)
+		i++
+		return true
+	})
 }
 
 // add follows record o, the i-th of the history.

@@ -144,6 +144,21 @@ func (s *slot) retire() {
 	s.run.logf("client %s: pid %d killed (SIGKILL)", s.name, pc.Pid())
 }
 
+// process is the slot's current process client (nil for a Go client).
+func (s *slot) process() *procclient.Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proc
+}
+
+// signalStop sends SIGSTOP to the slot's process at once (see
+// procclient.Client.SignalStop); false when the slot has no process or
+// the signal failed.
+func (s *slot) signalStop() bool {
+	pc := s.process()
+	return pc != nil && pc.SignalStop() == nil
+}
+
 // pause stops the slot's process (SIGSTOP) and every timeout of it.
 func (s *slot) pause() error {
 	s.clock.Pause()

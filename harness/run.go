@@ -257,7 +257,7 @@ func (r *run) finish(ctx context.Context, res *analysis.Result, err error) error
 	}
 	res.Overhead = &r.overhead
 	r.logf("recorded %d records, %.0f records/s", r.overhead.Records, r.overhead.RecordsPerSec)
-	tf := analysis.TestFile{Incomplete: res.Incomplete, Overhead: res.Overhead}
+	tf := analysis.TestFile{Incomplete: res.Incomplete, Overhead: res.Overhead, ClockEvents: res.ClockEvents}
 	if res.Incomplete == "" {
 		tf.Completed, tf.Records = true, r.rec.Len()
 	}
@@ -316,7 +316,11 @@ func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 	}
 	if r.plan != nil {
 		r.tgt = newTargeter(r)
+		r.tgt.startKeyEvents(workCtx)
+		defer r.tgt.close()
 	}
+	stopClocks := r.watchClocks(workCtx)
+	defer func() { res.ClockEvents = stopClocks() }()
 	nemDone, nemFinish := make(chan error, 1), make(chan struct{})
 	go func() {
 		defer func() {
@@ -380,6 +384,10 @@ func (r *run) waitTimeLimit(ctx context.Context, res *analysis.Result, tr *track
 		case <-tick.C:
 			r.tgt.catchUp()
 			r.progress(tr, start, false)
+			if r.cfg.StopAtViolation && tr.live.Total() > 0 {
+				r.logf("stopping at the first violation (--until-invalid): %v", tr.live.Snapshot())
+				return
+			}
 		}
 	}
 }

@@ -28,6 +28,10 @@ type targeter struct {
 	seen  int                // records read so far
 	procs map[int]*procState // by history process id
 	rand  *rand.Rand         // seeded choices among granted nodes
+	// keys follows the lock key's writes, to time waiter crashes of
+	// process clients to a key without expiry; nil when not needed or
+	// not possible (see aimNoExpiry).
+	keys *keyEvents
 }
 
 // newTargeter starts following lease state; the run's seed makes its
@@ -106,9 +110,14 @@ func (s *targeter) holders() []holder {
 }
 
 // waiter returns the client whose current process has waited longest in
-// acquire.
-func (s *targeter) waiter() (string, bool) {
+// acquire, while nobody holds the lock (a waiter that dies then is one
+// the lock must get past: the next in a queue, or one half-way through
+// taking the lock); with any, also while somebody holds it.
+func (s *targeter) waiter(any bool) (string, bool) {
 	r := s.r
+	if !any && len(s.holders()) > 0 {
+		return "", false
+	}
 	best, bestSince := "", int64(-1)
 	for _, sl := range r.slots {
 		p := s.procs[sl.worker.Process()]
@@ -151,6 +160,11 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 	fresh, freshWait := s.freshness()
 	start := time.Now()
 	deadline := s.deadline(start)
+	if wantWaiter && s.keys != nil {
+		if c, ok := s.aimNoExpiry(start, deadline); ok {
+			return crashAll(f, c)
+		}
+	}
 	var h *holder
 	waiter, found := "", false
 	for {
@@ -162,7 +176,7 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 			}
 		}
 		if wantWaiter {
-			waiter, found = s.waiter()
+			waiter, found = s.waiter(waited >= freshWait || late)
 		}
 		if found || late {
 			break

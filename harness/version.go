@@ -4,6 +4,12 @@ import (
 	"runtime/debug"
 )
 
+// commit is the commit the binary was built from, stamped by the
+// Makefile (-ldflags -X), for builds where Go did not record it
+// (GOFLAGS=-buildvcs=false, a tree without .git): "abc123def456" or
+// "abc123def456+dirty".
+var commit string
+
 // Version is lockstorm's version as the binary knows it: the module
 // version ("(devel)" when built from a checkout), then the commit it was
 // built from and "+dirty" when the checkout had changes, when Go recorded
@@ -24,11 +30,14 @@ func Version() string {
 			dirty = s.Value == "true"
 		}
 	}
-	if rev != "" {
+	switch {
+	case rev != "":
 		v += " " + rev[:min(12, len(rev))]
 		if dirty {
 			v += "+dirty"
 		}
+	case commit != "":
+		v += " " + commit
 	}
 	return v
 }

@@ -86,12 +86,12 @@ func Merge(o Options) (*Result, error) {
 	}
 	res := &Result{Kind: w.Kind, Work: w}
 	switch w.Kind {
-	case shard.KindCatalog:
-		err = mergeCatalog(w, dirs, o, res)
 	case shard.KindSweep:
 		err = mergeSweep(w, dirs, o, res)
 	case shard.KindRun:
 		err = mergeRuns(w, dirs, o, res)
+	case shard.KindCampaign:
+		err = mergeCampaign(w, dirs, o, res)
 	default:
 		err = fmt.Errorf("%w: shards of an unknown kind %q (from a newer lockstorm?)", ErrMerge, w.Kind)
 	}

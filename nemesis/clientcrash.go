@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 )
 
@@ -37,14 +38,23 @@ func (c *ClientCrash) Draw(r *rand.Rand, t Topology) Fault {
 	return Fault{Kind: KindClientCrash, Clients: []string{pick(r, t.Clients)}, Duration: t.ttl()}
 }
 
-// Start calls the crash hook, or returns ErrNoHook when there is none.
+// Start calls the crash hook on each of the fault's clients (a drawn
+// crash names one; a waiter crash timed to the lock key without expiry
+// names every client inside acquire at that moment), or returns
+// ErrNoHook when there is none.
 func (c *ClientCrash) Start(ctx context.Context, f Fault) error {
-	return onClient(ctx, f, func(ctx context.Context, cl string) error {
-		if c.Env.CrashClient == nil {
-			return ErrNoHook
+	if c.Env.CrashClient == nil {
+		return ErrNoHook
+	}
+	if len(f.Clients) == 0 {
+		return fmt.Errorf("%w: %s needs at least one client", ErrBadFault, f.Kind)
+	}
+	for _, cl := range f.Clients {
+		if err := c.Env.CrashClient(ctx, cl); err != nil {
+			return err
 		}
-		return c.Env.CrashClient(ctx, cl)
-	})
+	}
+	return nil
 }
 
 // Aim aims a client crash at the holder or (every other aimed crash) at a

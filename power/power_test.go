@@ -194,8 +194,8 @@ func TestAggregateCorrect(t *testing.T) {
 
 func TestScenarioTable(t *testing.T) {
 	all := Scenarios()
-	if len(all) != 12 {
-		t.Fatalf("%d scenarios, want 12", len(all))
+	if len(all) != 13 {
+		t.Fatalf("%d scenarios, want 13", len(all))
 	}
 	broken := 0
 	for _, s := range all {
@@ -211,8 +211,8 @@ func TestScenarioTable(t *testing.T) {
 			t.Errorf("%s: %v", s.Name, err)
 		}
 	}
-	if broken != 7 {
-		t.Errorf("%d broken scenarios, want 7", broken)
+	if broken != 8 {
+		t.Errorf("%d broken scenarios, want 8", broken)
 	}
 	got, err := Select([]string{"fenced-fencing", "unsafe-del"})
 	if err != nil || len(got) != 2 || got[0].Name != "unsafe-del" || got[1].Name != "fenced-fencing" {
@@ -252,17 +252,20 @@ func TestSameSetupMatchesRenamedTests(t *testing.T) {
 
 func TestSpecRefusesBadInput(t *testing.T) {
 	sc, _ := Select([]string{"unsafe-del"})
-	for _, s := range []Spec{
-		{Scenarios: sc, Seeds: -1},
-		{Scenarios: sc, Parallel: -2},
-		{Scenarios: sc, TimeLimit: -time.Second},
-		{},
+	short := flags(1, 1, t.TempDir())
+	short.Run.TimeLimit = -time.Second
+	for _, c := range []struct {
+		s Spec
+		f config.Campaign
+	}{
+		{Spec{Scenarios: sc}, short},
+		{Spec{}, flags(1, 1, t.TempDir())},
 	} {
-		if _, err := Run(t.Context(), s, Options{Runner: func(context.Context, config.Config) (*analysis.Result, error) {
+		if _, _, err := Run(t.Context(), c.s, c.f, Options{Runner: func(context.Context, config.Config) (*analysis.Result, error) {
 			t.Fatal("ran despite bad input")
 			return nil, nil
 		}}); !errors.Is(err, config.ErrConfig) {
-			t.Errorf("Run(%+v) = %v; want ErrConfig", s, err)
+			t.Errorf("Run(%+v) = %v; want ErrConfig", c.s, err)
 		}
 	}
 }

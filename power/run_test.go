@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -46,21 +47,45 @@ func (f *fakeRun) run(ctx context.Context, cfg config.Config) (*analysis.Result,
 	return res, nil
 }
 
+// flags are the campaign flags of a test: seeds 1..seeds, parallel runs
+// at once, into store.
+func flags(seeds, parallel int, store string) config.Campaign {
+	f := config.Campaign{Seeds: seeds, Parallel: parallel}
+	f.Run.Store, f.Run.TimeLimit = store, config.DefaultTimeLimit
+	return f
+}
+
+// lines counts the progress lines written to it and calls each with the
+// count.
+type lines struct {
+	n    int
+	each func(n int)
+}
+
+func (l *lines) Write(b []byte) (int, error) {
+	for range strings.Count(string(b), "\n") {
+		l.n++
+		if l.each != nil {
+			l.each(l.n)
+		}
+	}
+	return len(b), nil
+}
+
 func TestRunAggregatesInTableOrderAndBoundsParallelism(t *testing.T) {
 	sc, _ := Select([]string{"unsafe-del", "fenced-fencing"})
 	for _, p := range []int{1, 3} {
 		f := &fakeRun{}
-		var events []Event
-		rep, err := Run(t.Context(), Spec{Scenarios: sc, Seeds: 5, Parallel: p, Store: t.TempDir()},
-			Options{Runner: f.run, Progress: func(e Event) { events = append(events, e) }})
+		progress := &lines{}
+		rep, _, err := Run(t.Context(), Spec{Scenarios: sc}, flags(5, p, t.TempDir()), Options{Runner: f.run, Progress: progress})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if f.peak > p || (p > 1 && f.peak < 2) {
 			t.Errorf("parallel %d: %d runs at once", p, f.peak)
 		}
-		if len(events) != 10 || events[9].Done != 10 || events[9].Total != 10 {
-			t.Errorf("parallel %d: %d progress events, last %+v", p, len(events), events[len(events)-1])
+		if progress.n != 10 {
+			t.Errorf("parallel %d: %d progress lines, want 10", p, progress.n)
 		}
 		b, c := rep.Rows[0], rep.Rows[1]
 		if b.Name != "unsafe-del" || b.Invalid != 5 || b.Median != 3*time.Second || b.P90 != 5*time.Second || b.Mark != Pass {
@@ -84,12 +109,12 @@ func TestRunInterruptedKeepsFinishedRuns(t *testing.T) {
 	sc, _ := Select([]string{"unsafe-del"})
 	f := &fakeRun{}
 	ctx, cancel := context.WithCancel(t.Context())
-	n := 0
-	rep, err := Run(ctx, Spec{Scenarios: sc, Seeds: 20, Store: t.TempDir()}, Options{Runner: f.run, Progress: func(Event) {
-		if n++; n == 3 {
+	progress := &lines{each: func(n int) {
+		if n == 3 {
 			cancel()
 		}
-	}})
+	}}
+	rep, _, err := Run(ctx, Spec{Scenarios: sc}, flags(20, 1, t.TempDir()), Options{Runner: f.run, Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +126,7 @@ func TestRunInterruptedKeepsFinishedRuns(t *testing.T) {
 func TestRunStopsOnRefusedConfig(t *testing.T) {
 	sc, _ := Select([]string{"unsafe-del", "redislock"})
 	var calls atomic.Int32
-	_, err := Run(t.Context(), Spec{Scenarios: sc, Seeds: 10, Store: t.TempDir()}, Options{Runner: func(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
+	_, _, err := Run(t.Context(), Spec{Scenarios: sc}, flags(10, 1, t.TempDir()), Options{Runner: func(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
 		calls.Add(1)
 		return nil, fmt.Errorf("%w: --time-limit too short for client-pause", config.ErrConfig)
 	}})
@@ -112,7 +137,7 @@ func TestRunStopsOnRefusedConfig(t *testing.T) {
 
 func TestRunErrorIsAnErrorOutcome(t *testing.T) {
 	sc, _ := Select([]string{"unsafe-del"})
-	rep, err := Run(t.Context(), Spec{Scenarios: sc, Seeds: 2, Store: t.TempDir()}, Options{Runner: func(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
+	rep, _, err := Run(t.Context(), Spec{Scenarios: sc}, flags(2, 1, t.TempDir()), Options{Runner: func(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
 		return &analysis.Result{Dir: "x"}, errors.New("harness: start cluster: no redis-server\nmore")
 	}})
 	if err != nil {

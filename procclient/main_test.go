@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster/local"
+	"github.com/lockstorm/lockstorm/internal/lockstormbin"
 	"github.com/lockstorm/lockstorm/lease"
 	"github.com/lockstorm/lockstorm/procclient"
 	"github.com/lockstorm/lockstorm/protocol"
@@ -35,18 +35,12 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "procclient-test-")
-	if err != nil {
+	var err error
+	if lockstorm, err = lockstormbin.OnPath(); err != nil {
 		fmt.Fprintln(os.Stderr, "procclient tests:", err)
 		return 2
 	}
-	defer os.RemoveAll(dir)
-	lockstorm = filepath.Join(dir, "lockstorm")
-	build := exec.Command("go", "build", "-o", lockstorm, "../cmd/lockstorm")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "procclient tests: build lockstorm: %v\n%s", err, out)
-		return 2
-	}
+	defer lockstormbin.Cleanup()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	c, err := local.Start(ctx, local.Config{Nodes: 1, Clients: []string{"c1", "c2"}})
 	cancel()

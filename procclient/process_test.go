@@ -42,7 +42,7 @@ func TestPause(t *testing.T) {
 		}
 		res <- err
 	}()
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(1200 * time.Millisecond)
 	select {
 	case err := <-res:
 		t.Fatalf("acquire sent to a stopped client returned during the stop: %v", err)
@@ -84,8 +84,11 @@ func TestPause(t *testing.T) {
 
 // A request sent to a stopped client runs its timeout once the client
 // runs again: an acquire of a held key (300 ms timeout) sent during a
-// 500 ms stop answers fail 300 ms after Resume, well past its ctx's
-// deadline and a grace of 100 ms, and that is no reason to break.
+// 1.2 s stop answers fail 300 ms after Resume, well past its ctx's
+// deadline and a grace of 500 ms (timeout and grace end during the stop,
+// so a clock that ran during it would break the client), and that is no
+// reason to break. The grace leaves a loaded machine 500 ms to schedule
+// the resumed process (100 ms failed under two busy loops).
 func TestTimeoutRunsAfterResume(t *testing.T) {
 	holder, _ := start(t, lockstormConfig(t, "single", "c2", time.Second))
 	k := key(t)
@@ -93,7 +96,7 @@ func TestTimeoutRunsAfterResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := lockstormConfig(t, "single", "c1", time.Second)
-	cfg.Grace = 100 * time.Millisecond
+	cfg.Grace = 500 * time.Millisecond
 	c, _ := start(t, cfg)
 	if err := c.Pause(); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,11 @@ func (c *Client) Pause() error {
 	return nil
 }
 
+// SignalStop sends SIGSTOP to the client's process group and returns at
+// once: the fastest way to keep it from sending its next command. Pause
+// (which sends it again) then waits until it is stopped.
+func (c *Client) SignalStop() error { return c.signalGroup(syscall.SIGSTOP) }
+
 // Resume resumes Clock, then continues the client's process group with
 // SIGCONT.
 func (c *Client) Resume() error {

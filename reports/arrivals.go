@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -78,7 +79,7 @@ func arrivals(h history.History, writes []resource.Write) []arrival {
 		cands[k] = append(cands[k], i)
 	}
 	log := slices.Clone(writes)
-	slices.SortStableFunc(log, func(a, b resource.Write) int { return compareInt64(a.Time, b.Time) })
+	slices.SortStableFunc(log, func(a, b resource.Write) int { return cmp.Compare(a.Time, b.Time) })
 	highest := map[string]int64{}
 	for _, w := range log {
 		hi, seen := highest[w.Key]

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/lockstorm/lockstorm/checker"
@@ -51,7 +52,7 @@ func holds(h history.History) []hold {
 		out = append(out, hold{Proc: l.Process, Key: l.Key, Token: l.Token, Fence: l.Fence, Start: l.Start(), End: end,
 			Validity: l.Validity(), Ended: ended, AcqOp: ops[len(ops)-1], lease: l})
 	}
-	slices.SortStableFunc(out, func(a, b hold) int { return compareInt64(a.Start, b.Start) })
+	slices.SortStableFunc(out, func(a, b hold) int { return cmp.Compare(a.Start, b.Start) })
 	return out
 }
 
@@ -68,18 +69,8 @@ func overlaps(hs []hold) []overlap {
 	for _, o := range checker.HeldOverlaps(ls) {
 		out = append(out, overlap{Start: o.Start(), End: o.End(), A: idx[o.A.Lease], B: idx[o.B.Lease]})
 	}
-	slices.SortStableFunc(out, func(a, b overlap) int { return compareInt64(a.Start, b.Start) })
+	slices.SortStableFunc(out, func(a, b overlap) int { return cmp.Compare(a.Start, b.Start) })
 	return out
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // lostPair is one lost increment of the counter workload, as the resource

@@ -78,7 +78,7 @@ type pageData struct {
 	Checkers                         []checkerView
 	FatalCount                       int
 	Plan                             []planRow
-	HealAt, PlanEnd                  string
+	HealAt                           string
 	PlanOrigin                       string // "scripted" or "drawn from the seed before the run"
 	Windows                          []checker.Window
 	Coverage                         *coverageView // nil: no faults
@@ -127,7 +127,8 @@ func buildPage(res *analysis.Result, s *runScan, writes []resource.Write, figs [
 	if c, err := cfg.WithDefaults(); err == nil {
 		rcfg = c // a hand-made config: show the flags' real values
 	}
-	d.Replay, d.ReplayNote = ReplayCommand(rcfg), replayNote(cfg)
+	rcfg.PlanFile = ReplayConfig(res).PlanFile
+	d.Replay, d.ReplayNote = ReplayCommand(rcfg), replayNote(rcfg)
 	if configEmpty(cfg) {
 		d.Replay, d.ReplayNote = "", "Replay: "+unknownReplay+" (test.json records no settings), so no command line can repeat this run."
 	}
@@ -136,7 +137,7 @@ func buildPage(res *analysis.Result, s *runScan, writes []resource.Write, figs [
 		for _, st := range res.Plan.Steps {
 			d.Plan = append(d.Plan, planRow{At: st.At.String(), Kind: st.Fault.Kind, Fault: st.Fault.String(), Duration: st.Duration.String()})
 		}
-		d.HealAt, d.PlanEnd = res.Plan.HealAt.String(), res.Plan.End.String()
+		d.HealAt = res.Plan.HealAt.String()
 		d.PlanOrigin = "drawn from the seed before the run"
 		if res.Config.Plan != nil {
 			d.PlanOrigin = "scripted"

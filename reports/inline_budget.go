@@ -92,7 +92,7 @@ func trimPage(page *pageData) {
 func fitInline(figs []figure, budget int) int {
 	total := 0
 	for _, f := range figs {
-		total += len(f.Data) - len(f.File)
+		total += inlineBytes(f)
 	}
 	order := make([]int, len(figs))
 	for i := range order {
@@ -114,9 +114,17 @@ func fitInline(figs []figure, budget int) int {
 		if total <= budget {
 			break
 		}
-		total -= len(figs[i].Data) - len(figs[i].File)
+		total -= inlineBytes(figs[i])
 		figs[i].Data = template.URL(figs[i].File)
 		n++
 	}
 	return n
+}
+
+// inlineBytes is what inlining f adds to index.html over linking it: its
+// data as the template writes it into the attribute, where each '+' and
+// '=' of the base64 becomes a 5-byte character reference.
+func inlineBytes(f figure) int {
+	d := string(f.Data)
+	return len(d) + 4*(strings.Count(d, "+")+strings.Count(d, "=")) - len(f.File)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,7 +36,7 @@ type JUnitSuites struct {
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
-	Time     float64      `xml:"time,attr"`
+	Time     Seconds      `xml:"time,attr"`
 	Suites   []JUnitSuite `xml:"testsuite"`
 }
 
@@ -46,7 +47,7 @@ type JUnitSuite struct {
 	Failures int     `xml:"failures,attr"`
 	Errors   int     `xml:"errors,attr"`
 	Skipped  int     `xml:"skipped,attr"`
-	Time     float64 `xml:"time,attr"`
+	Time     Seconds `xml:"time,attr"`
 	// Timestamp is when the suite started, ISO 8601 in UTC without a zone
 	// suffix ("2006-01-02T15:04:05"), as the JUnit schema has it.
 	Timestamp  string          `xml:"timestamp,attr,omitempty"`
@@ -65,13 +66,30 @@ type JUnitProperty struct {
 type JUnitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
-	Time      float64       `xml:"time,attr"`
+	Time      Seconds       `xml:"time,attr"`
 	Failure   *JUnitProblem `xml:"failure,omitempty"`
 	Error     *JUnitProblem `xml:"error,omitempty"`
 	// Skipped marks a test case that did not apply (a checker with nothing
 	// to check): CI shows it as skipped, neither passed nor failed.
 	Skipped   *JUnitSkip `xml:"skipped,omitempty"`
 	SystemOut string     `xml:"system-out,omitempty"`
+}
+
+// Seconds is a JUnit time attribute: seconds written as a plain decimal
+// ("8.412", "0.00001", never "1e-05" or "1.2e+06"), which every JUnit
+// reader parses.
+type Seconds float64
+
+// MarshalXMLAttr writes s as a plain decimal.
+func (s Seconds) MarshalXMLAttr(name xml.Name) (xml.Attr, error) {
+	return xml.Attr{Name: name, Value: strconv.FormatFloat(max(float64(s), 0), 'f', -1, 64)}, nil
+}
+
+// UnmarshalXMLAttr reads a decimal (or any float) back.
+func (s *Seconds) UnmarshalXMLAttr(a xml.Attr) error {
+	f, err := strconv.ParseFloat(a.Value, 64)
+	*s = Seconds(f)
+	return err
 }
 
 // JUnitSkip is a test case's <skipped message="..."/>.
@@ -93,7 +111,7 @@ type JUnitProblem struct {
 // junitCase turns one checker result into a test case; its time is the
 // checker's own (checker.Result.Seconds).
 func junitCase(class string, r checker.Result) JUnitCase {
-	tc := JUnitCase{Name: r.Name, Classname: class, Time: r.Seconds}
+	tc := JUnitCase{Name: r.Name, Classname: class, Time: Seconds(r.Seconds)}
 	text := anomalyText(r.Anomalies)
 	switch r.Valid {
 	case checker.Invalid:
@@ -130,7 +148,7 @@ func junitCase(class string, r checker.Result) JUnitCase {
 // verdictSuite is the suite of a composed verdict: one case per checker,
 // plus a "verdict" case when the checkers' verdicts do not explain it.
 func verdictSuite(suite string, v checker.Result, seconds float64, started time.Time, props []JUnitProperty, out string) JUnitSuite {
-	s := JUnitSuite{Name: suite, Time: seconds, Timestamp: JUnitTimestamp(started), Properties: props, SystemOut: out}
+	s := JUnitSuite{Name: suite, Time: Seconds(seconds), Timestamp: JUnitTimestamp(started), Properties: props, SystemOut: out}
 	class := "lockstorm." + suite
 	parts := v.Results
 	if len(parts) == 0 {

@@ -29,7 +29,7 @@ func runSuite(res *analysis.Result, end int64) JUnitSuite {
 		{"verdict", res.Verdict.Valid.String()}, {"run_dir", res.Dir},
 	}
 	props = append(props, coverageProps(res.Coverage)...)
-	out := "replay: " + replayText(cfg) + "\nreport: " + filepath.Join(res.Dir, store.IndexFile) + "\n"
+	out := "replay: " + Replay(res) + "\nreport: " + filepath.Join(res.Dir, store.IndexFile) + "\n"
 	return verdictSuite(cfg.Name, res.Verdict, seconds(end), RunStarted(res.Dir), props, out)
 }
 

@@ -8,8 +8,7 @@ import (
 
 // leaseLog is every lease of a run as the holders overview and
 // fencing.png's issued tokens read them, in acquire order: filled record
-// by record by a leaseTracker (36 bytes a lease), or from the leases of a
-// history in memory (leaseLogOf).
+// by record by a leaseTracker (36 bytes a lease).
 type leaseLog struct {
 	proc                        chunks[int32]
 	start, end, validity, fence chunks[int64] // ns; fence 0: none
@@ -194,19 +193,6 @@ func (s *leaseTracker) finish() {
 	for _, l := range s.open {
 		s.end(l, l.last)
 	}
-}
-
-// leaseLogOf is the lease log of hs, the leases of a history in memory
-// (holds), and their overlaps ovs (overlaps).
-func leaseLogOf(hs []hold, ovs []overlap) *leaseLog {
-	l := &leaseLog{}
-	for _, h := range hs {
-		l.add(h.Proc, h.Start, h.End, h.Validity, h.Fence)
-	}
-	for _, o := range ovs {
-		l.clashes = append(l.clashes, clash{a: int32(o.A), b: int32(o.B), start: o.Start, end: o.End})
-	}
-	return l
 }
 
 // occupancyOf is the holders overview of the leases of log over [0,

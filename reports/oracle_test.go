@@ -115,7 +115,7 @@ func oldLatencyQuantiles(h history.History, ws []checker.Window, end int64) ([]b
 	legend := faultLegend(ws)
 	done := oldCompletedSpans(h)
 	if len(done) == 0 {
-		return emptyPanels(title, "latency (ms)", ws, end, legend)
+		return emptyPanels(title, "latency (ms)", noCompleted, ws, end, legend)
 	}
 	ps, err := oldTypePanels(done, func(f string, sp []span, last bool) (*plot.Plot, error) {
 		return oldQuantilePanel(f, sp, ws, end, width, last)
@@ -141,15 +141,7 @@ func oldQuantilePanel(f string, sp []span, ws []checker.Window, end, width int64
 		b := bucketOf(s.Call, width, int64(len(buckets)))
 		buckets[b] = append(buckets[b], math.Max(millis(s.Latency()), minLatencyMs))
 	}
-	for _, ls := range buckets {
-		slices.Sort(ls)
-	}
-	return drawQuantilePanel(fmt.Sprintf("%s (%d completed)", f, len(sp)), len(buckets), func(b int, q float64) (float64, bool) {
-		if len(buckets[b]) == 0 {
-			return 0, false
-		}
-		return quantile(buckets[b], q), true
-	}, ws, end, width, last)
+	return drawQuantiles(fmt.Sprintf("%s (%d completed)", f, len(sp)), buckets, ws, end, width, last)
 }
 
 // oldRate drew rate.png from the history in memory.
@@ -160,7 +152,7 @@ func oldRate(h history.History, ws []checker.Window, end int64) ([]byte, error) 
 	legend := faultLegend(ws)
 	done := oldCompletedSpans(h)
 	if len(done) == 0 {
-		return emptyPanels(title, "ops/s", ws, end, legend)
+		return emptyPanels(title, "ops/s", noCompleted, ws, end, legend)
 	}
 	ps, err := oldTypePanels(done, func(f string, sp []span, last bool) (*plot.Plot, error) {
 		return oldRatePanel(f, sp, ws, end, width, last)

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -104,7 +105,7 @@ func pauseStory(h history.History, w checker.Window, c string, row int, sm slotM
 		case b.At < 0:
 			return -1
 		}
-		return compareInt64(a.At, b.At)
+		return cmp.Compare(a.At, b.At)
 	})
 	parts := []string{head}
 	for _, st := range steps {

@@ -70,7 +70,7 @@ func latencyQuantiles(l *opLog, ws []checker.Window, end int64) ([]byte, error) 
 	legend := faultLegend(ws)
 	types := l.present(true)
 	if len(types) == 0 {
-		return emptyPanels(title, "latency (ms)", ws, end, legend)
+		return emptyPanels(title, "latency (ms)", noCompleted, ws, end, legend)
 	}
 	var ps []*plot.Plot
 	for i, f := range types {
@@ -90,8 +90,9 @@ func latencyQuantiles(l *opLog, ws []checker.Window, end int64) ([]byte, error) 
 	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
 }
 
-// quantilePanel is operation type f's panel of latency-quantiles.png,
-// from its completed operations' exact latencies, sorted per bucket.
+// quantilePanel is operation type f's panel of latency-quantiles.png:
+// the quantiles of its completed operations' exact latencies per bucket
+// of width ns.
 func quantilePanel(l *opLog, f string, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
 	buckets := make([][]float64, end/width+1)
 	n := 0
@@ -100,33 +101,25 @@ func quantilePanel(l *opLog, f string, ws []checker.Window, end, width int64, la
 		buckets[b] = append(buckets[b], latencyMs(s))
 		n++
 	})
-	for _, ls := range buckets {
-		slices.Sort(ls)
-	}
-	return drawQuantilePanel(fmt.Sprintf("%s (%d completed)", f, n), len(buckets), func(b int, q float64) (float64, bool) {
-		if len(buckets[b]) == 0 {
-			return 0, false
-		}
-		return quantile(buckets[b], q), true
-	}, ws, end, width, last)
+	return drawQuantiles(fmt.Sprintf("%s (%d completed)", f, n), buckets, ws, end, width, last)
 }
 
-// drawQuantilePanel draws a panel of latency-quantiles.png titled title
-// over n buckets of width ns, with at(b, q) the q-quantile of bucket b's
-// latencies (ms; false: an empty bucket).
-func drawQuantilePanel(title string, n int, at func(b int, q float64) (float64, bool), ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
+// drawQuantiles draws a panel of latency-quantiles.png titled title from
+// the latencies (ms) of each bucket of width ns.
+func drawQuantiles(title string, buckets [][]float64, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
 	p := newPanel(title, "", last)
 	p.X.Min, p.X.Max = 0, xMax(end)
 	p.Add(faultBands{ws}, lightGrid())
 	lines := make([]plotter.XYs, len(quantileLines))
 	lo, hi := math.Inf(1), 0.0
-	for b := range n {
-		if _, ok := at(b, 1); !ok {
+	for b, ls := range buckets {
+		if len(ls) == 0 {
 			continue
 		}
+		slices.Sort(ls)
 		x := seconds(int64(b)*width + width/2)
 		for i, q := range quantileLines {
-			v, _ := at(b, q.q)
+			v := quantile(ls, q.q)
 			lines[i] = append(lines[i], plotter.XY{X: x, Y: v})
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
@@ -182,7 +175,7 @@ func rate(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	legend := faultLegend(ws)
 	types := l.present(true)
 	if len(types) == 0 {
-		return emptyPanels(title, "ops/s", ws, end, legend)
+		return emptyPanels(title, "ops/s", noCompleted, ws, end, legend)
 	}
 	var ps []*plot.Plot
 	outcomes := map[history.Type]int{}
@@ -257,13 +250,17 @@ func drawRatePanel(title string, rc rateCounts, ws []checker.Window, end int64, 
 	return p, nil
 }
 
-// emptyPanels is a bucketed figure's single panel for a history without
-// completed operations.
-func emptyPanels(title, ylabel string, ws []checker.Window, end int64, legend []legendItem) ([]byte, error) {
+// noCompleted is the note of a bucketed figure without completed
+// operations.
+const noCompleted = "no completed operations in this history"
+
+// emptyPanels is a figure's single panel, saying note, for a history
+// with nothing to draw.
+func emptyPanels(title, ylabel, note string, ws []checker.Window, end int64, legend []legendItem) ([]byte, error) {
 	p := newPlot("", "time since start (s)", ylabel)
 	p.X.Min, p.X.Max = 0, xMax(end)
 	p.Add(faultBands{ws}, lightGrid())
 	p.Y.Min, p.Y.Max = 0, 1
-	p.Add(emptyNote{"no completed operations in this history"})
+	p.Add(emptyNote{note})
 	return renderPanels(title, []*plot.Plot{p}, legend, figWidth, figHeight)
 }

@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"image/color"
-	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -185,35 +184,35 @@ type holdersArgs struct {
 	anomalies []checker.Anomaly
 	pad       int64
 	overview  func(end int64) *occupancy
+	// slots are h's rows (zero: buildSlots of h).
+	slots slotMap
 
 	// For a history not kept whole, whose h holds only the records
 	// around its anomaly windows: the windows read (their ops are the
 	// history's indices, timeOf gives their times) and how many were
-	// left out, and notes appended to the overview's and each window's
-	// title. timeOf nil: the windows are picked from h.
+	// left out, the title's counts (the pass's), and notes appended to
+	// the overview's and each window's title. timeOf nil: the windows
+	// are picked from h.
 	windows                  []timeWindow
 	windowsLeft              int
 	timeOf                   func(i int64) (int64, bool)
+	title                    string
 	overviewNote, windowNote string
 }
 
-// holdersPNG draws holders.png of the run (drawHolders): from the whole
-// history, or for a longer one the overview of every lease and windows
-// drawn from the records read around the anomalies.
+// holdersPNG draws holders.png of the run (drawHolders) from the pass:
+// its window history (the whole history, or for a longer one the records
+// read around the anomalies) and the overview of every lease it followed.
 func (s *runScan) holdersPNG(res *analysis.Result, writes []resource.Write, end int64) ([]byte, error) {
 	a := holdersArgs{h: s.wh, writes: writes, lost: lostPairs(s.wh, s.windowVerdict(res.Verdict)), ws: s.windowFaults(), end: end,
-		clients: res.Config.Clients, anomalies: allAnomalies(res.Verdict), pad: windowPad(res.Config.TTL),
-		overview: func(end int64) *occupancy { return s.overview(res.Config.Clients, end) }}
-	if s.whole {
-		return drawHolders(a)
+		clients: res.Config.Clients, anomalies: allAnomalies(res.Verdict), pad: windowPad(res.Config.TTL), overview: s.overview, slots: s.slotMap()}
+	if !s.whole {
+		a.windows, a.windowsLeft, a.timeOf = s.windows, s.windowsLeft, s.timeOf()
+		a.title = holdersTitle(s.leases.leases(), s.leases.pairs, 0)
+		a.overviewNote = fmt.Sprintf(", streamed over all %d records", s.records)
+		a.windowNote = " (only the records read around it)"
 	}
-	a.clients = s.slots.clients
-	a.windows, a.windowsLeft, a.timeOf = s.windows, s.windowsLeft, s.timeOf()
-	a.overviewNote = fmt.Sprintf(", streamed over all %d records", s.records)
-	a.windowNote = " (only the records read around it)"
-	hs := holds(s.wh)
-	hc := holdersChart{hs: hs, ovs: overlaps(hs), slots: s.slots.slotMap(s.wh), h: s.wh, marks: arrivals(s.wh, writes), lost: a.lost}
-	return bigHolders(a, hc, holdersTitle(s.leases.leases(), s.leases.pairs, 0), end)
+	return drawHolders(a)
 }
 
 // holdersTitle is holders.png's title: the leases, the pairs of holders
@@ -238,54 +237,50 @@ func holdersTitle(leases, pairs, lost int) string {
 	return title
 }
 
-// drawHolders draws holders.png of a whole history: one row per client
-// slot (its successive processes share it), a bar for each lease from
-// acquire ok to release (blue while within the validity the client
-// computed, orange after it), the validity window as an outlined box,
-// overlaps of two different leases in red (on both rows and as a band),
-// resource operations as marks above the bars at the moment they reached
-// the resource (from writes, the resource's log; a thin line back to the
-// send), each lost increment (lost) ringed in red, and fault windows
-// shaded (a client fault on its client's row, lightly elsewhere); for a
-// run of more than maxDetailLeases leases an overview and windows around
-// its anomalies (bigHolders).
+// drawHolders draws holders.png: one row per client slot (its successive
+// processes share it), a bar for each lease from acquire ok to release
+// (blue while within the validity the client computed, orange after it),
+// the validity window as an outlined box, overlaps of two different
+// leases in red (on both rows and as a band), resource operations as
+// marks above the bars at the moment they reached the resource (from
+// writes, the resource's log; a thin line back to the send), each lost
+// increment ringed in red, and fault windows shaded (a client fault on
+// its client's row, lightly elsewhere). A history kept whole with at most
+// maxDetailLeases leases is drawn in one such chart, the whole run; any
+// other is drawn as its overview above one such chart per window around
+// its anomalies (windowedHolders).
 func drawHolders(a holdersArgs) ([]byte, error) {
-	h, writes, lost, ws, end, clients := a.h, a.writes, a.lost, a.ws, a.end, a.clients
-	hs := holds(h)
+	hs := holds(a.h)
 	ovs := overlaps(hs)
-	sm := buildSlots(h, clients)
-	title := holdersTitle(len(hs), len(ovs), len(lost))
-	marks := arrivals(h, writes)
-	for _, a := range marks {
-		end = max(end, a.At())
+	if a.slots.Row == nil {
+		a.slots = buildSlots(a.h, a.clients)
 	}
-	if len(hs) > maxDetailLeases {
-		return bigHolders(a, holdersChart{hs: hs, ovs: ovs, slots: sm, h: h, marks: marks, lost: lost}, title, end)
+	hc := holdersChart{hs: hs, ovs: ovs, slots: a.slots, h: a.h, marks: arrivals(a.h, a.writes), lost: a.lost}
+	title, end := a.title, a.end
+	if title == "" {
+		title = holdersTitle(len(hs), len(ovs), len(a.lost))
 	}
-	p := newPlot(title, "time since start (s)", "")
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(rowFaultBands{Windows: ws, Rows: clientRows(h, ws, sm)}, lightGrid())
-	rows := len(sm.Rows)
+	for _, m := range hc.marks {
+		end = max(end, m.At())
+	}
+	if a.timeOf != nil || len(hs) > maxDetailLeases {
+		return windowedHolders(a, hc, title, end)
+	}
+	p := rowsPlot(a, hc.slots, title, "time since start (s)", 0, xMax(end))
+	rows := len(hc.slots.Rows)
 	height := figHeight
 	if rows > 6 {
 		height = 2.4*vg.Inch + vg.Length(rows)*0.38*vg.Inch
 	}
-	p.Y.Min, p.Y.Max = -0.6, math.Max(float64(rows)-0.4, 0.4)
-	var ticks []plot.Tick
-	for i, l := range sm.Rows {
-		ticks = append(ticks, plot.Tick{Value: float64(i), Label: l})
-	}
-	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
 	if rows == 0 {
 		p.Add(emptyNote{"no client operations in this history"})
 	} else {
 		if len(hs) == 0 {
 			p.Add(emptyNote{"no acquire succeeded: nobody ever held the lock"})
 		}
-		p.Add(holdersChart{hs: hs, ovs: ovs, slots: sm, h: h, marks: marks, lost: lost})
+		p.Add(hc)
 	}
-	legend := append(holdersLegend(len(lost) > 0), faultLegend(ws)...)
-	return renderPNG(p, legend, figWidth, height)
+	return renderPNG(p, append(holdersLegend(len(a.lost) > 0), faultLegend(a.ws)...), figWidth, height)
 }
 
 // holdersLegend is the legend of the detailed holders chart; lost adds

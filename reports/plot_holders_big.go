@@ -182,8 +182,6 @@ func (hc holdersChart) window(from, to int64) holdersChart {
 // slot and the fault windows shaded.
 func rowsPlot(a holdersArgs, sm slotMap, title, xlabel string, x0, x1 float64) *plot.Plot {
 	p := newPlot(title, xlabel, "")
-	p.Title.TextStyle.Font = font.From(bold, 11.5)
-	p.Title.Padding = vg.Points(3)
 	p.X.Min, p.X.Max = x0, x1
 	p.Add(rowFaultBands{Windows: a.ws, Rows: clientRows(a.h, a.ws, sm)}, lightGrid())
 	rows := len(sm.Rows)
@@ -196,11 +194,18 @@ func rowsPlot(a holdersArgs, sm slotMap, title, xlabel string, x0, x1 float64) *
 	return p
 }
 
-// bigHolders draws holders.png for a long run: the overview, then one
-// detailed window per group of anomalies (at most maxHolderWindows; the
-// title says how many more there were). title is the small chart's title
-// (the counts); end the run's end, ns.
-func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte, error) {
+// smallTitle gives a plot of a stacked figure its smaller title.
+func smallTitle(p *plot.Plot) *plot.Plot {
+	p.Title.TextStyle.Font = font.From(bold, 11.5)
+	p.Title.Padding = vg.Points(3)
+	return p
+}
+
+// windowedHolders draws holders.png as the overview of the run's leases,
+// then one detailed window per group of anomalies (at most
+// maxHolderWindows; the title says how many more there were). title is
+// the counts; end the run's end, ns.
+func windowedHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte, error) {
 	timeOf, wins, left := a.timeOf, a.windows, a.windowsLeft
 	if timeOf == nil {
 		timeOf = timeIn(a.h)
@@ -228,7 +233,7 @@ func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte
 		}
 	}
 	xl := "time since start (s)"
-	ov := rowsPlot(a, hc.slots, fmt.Sprintf("Whole run: share of each of %d columns (%.3g s) each client held the lock", overviewCols, o.width)+a.overviewNote, xl, 0, xMax(end))
+	ov := smallTitle(rowsPlot(a, hc.slots, fmt.Sprintf("Whole run: share of each of %d columns (%.3g s) each client held the lock", overviewCols, o.width)+a.overviewNote, xl, 0, xMax(end)))
 	ov.Add(o)
 	ps := []*plot.Plot{ov}
 	rows := float64(len(hc.slots.Rows))
@@ -237,7 +242,7 @@ func bigHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte
 	weights := []float64{ovH}
 	height := vg.Length(ovH) * vg.Inch
 	for i, w := range wins {
-		p := rowsPlot(a, hc.slots, fmt.Sprintf("Window %d of %d — %s", i+1, len(wins), w.Label())+a.windowNote, xl, seconds(w.From), seconds(w.To))
+		p := smallTitle(rowsPlot(a, hc.slots, fmt.Sprintf("Window %d of %d — %s", i+1, len(wins), w.Label())+a.windowNote, xl, seconds(w.From), seconds(w.To)))
 		p.Add(hc.window(w.From, w.To), anomalyLines{timeOf, w.Ops})
 		ps = append(ps, p)
 		wh := 1.2 + rows*rowH

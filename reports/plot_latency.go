@@ -45,12 +45,7 @@ func latencyRaw(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	title := "Latency of every operation by type (at invoke time; each panel its own scale)"
 	legend := faultLegend(ws)
 	if l.len() == 0 {
-		p := newPlot("", "time since start (s)", "latency (ms)")
-		p.X.Min, p.X.Max = 0, xMax(end)
-		p.Add(faultBands{ws}, lightGrid())
-		p.Y.Min, p.Y.Max = 0, 1
-		p.Add(emptyNote{"no client operations in this history"})
-		return renderPanels("Latency of every operation", []*plot.Plot{p}, legend, figWidth, figHeight)
+		return emptyPanels("Latency of every operation", "latency (ms)", "no client operations in this history", ws, end, legend)
 	}
 	thin := dense(l.len())
 	if thin {

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -33,42 +34,43 @@ func writePorcupine(res *analysis.Result, h history.History, opt Options) (note 
 	case checker.Validate(h) != nil:
 		reason = "The history is not well-formed, so porcupine could not be run on it: " + checker.Validate(h).Error()
 	}
-	path := filepath.Join(res.Dir, store.PorcupineFile)
 	if reason != "" {
 		return reason, false, writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built"), reason)
 	}
-	var buf bytes.Buffer
 	lock, counterKept := keptLinearizations(res.Verdict)
-	if lock != nil {
-		err = lock.WriteHTML(&buf, h)
-	} else { // a result read back from disk, or a check without a search
-		l := checker.NewLock()
+	if err := writePorcupinePage(res, store.PorcupineFile, "Lock check (porcupine)", func(w io.Writer) error {
+		if lock != nil {
+			return lock.WriteHTML(w, h)
+		}
+		l := checker.NewLock() // a result read back from disk, or a check without a search
 		l.Timeout = opt.PorcupineTimeout
-		err = checker.WritePorcupineHTML(&buf, h, l)
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("reports: %s: %w", store.PorcupineFile, err)
-	}
-	if err := os.WriteFile(path, decoratePorcupine(buf.Bytes(), porcupineTitle(res, "Lock check (porcupine)")), 0o644); err != nil {
-		return "", false, fmt.Errorf("reports: %w", err)
+		return checker.WritePorcupineHTML(w, h, l)
+	}); err != nil {
+		return "", false, err
 	}
 	if res.Config.Workload != "counter" || !hasF(h, history.FWrite) {
 		return "", false, nil
 	}
-	buf.Reset()
-	if counterKept != nil {
-		err = counterKept.WriteHTML(&buf, h)
-	} else {
-		err = checker.WriteCounterHTML(&buf, h, opt.PorcupineTimeout)
+	err = writePorcupinePage(res, store.PorcupineCounterFile, "Counter's critical sections (porcupine)", func(w io.Writer) error {
+		if counterKept != nil {
+			return counterKept.WriteHTML(w, h)
+		}
+		return checker.WriteCounterHTML(w, h, opt.PorcupineTimeout)
+	})
+	return "", err == nil, err
+}
+
+// writePorcupinePage writes file into res.Dir: porcupine's page drawn by
+// draw, titled what (decoratePorcupine).
+func writePorcupinePage(res *analysis.Result, file, what string, draw func(w io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := draw(&buf); err != nil {
+		return fmt.Errorf("reports: %s: %w", file, err)
 	}
-	if err != nil {
-		return "", false, fmt.Errorf("reports: %s: %w", store.PorcupineCounterFile, err)
+	if err := os.WriteFile(filepath.Join(res.Dir, file), decoratePorcupine(buf.Bytes(), porcupineTitle(res, what)), 0o644); err != nil {
+		return fmt.Errorf("reports: %w", err)
 	}
-	page := decoratePorcupine(buf.Bytes(), porcupineTitle(res, "Counter's critical sections (porcupine)"))
-	if err := os.WriteFile(filepath.Join(res.Dir, store.PorcupineCounterFile), page, 0o644); err != nil {
-		return "", false, fmt.Errorf("reports: %w", err)
-	}
-	return "", true, nil
+	return nil
 }
 
 // keptLinearizations are the porcupine searches the lock and resource

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -74,10 +75,10 @@ func renumber(sub history.History, sm slotMap) []string {
 		return len(sm.Rows)
 	}
 	slices.SortFunc(procs, func(a, b int) int {
-		if c := compareInt64(int64(slot(a)), int64(slot(b))); c != 0 {
+		if c := cmp.Compare(int64(slot(a)), int64(slot(b))); c != 0 {
 			return c
 		}
-		return compareInt64(int64(a), int64(b))
+		return cmp.Compare(int64(a), int64(b))
 	})
 	id := map[int]int{}
 	names := make([]string, len(procs))
@@ -160,7 +161,7 @@ func busyBlocks(sp []span, hs []hold, end int64) []interval {
 	for _, ho := range hs {
 		iv = append(iv, interval{ho.Start, aliveUntil(ho)})
 	}
-	slices.SortFunc(iv, func(x, y interval) int { return compareInt64(x.a, y.a) })
+	slices.SortFunc(iv, func(x, y interval) int { return cmp.Compare(x.a, y.a) })
 	var out []interval
 	for _, v := range iv {
 		if n := len(out); n > 0 && v.a <= out[n-1].b {

@@ -46,11 +46,7 @@ func RepeatSummary(w io.Writer, c *analysis.Campaign) {
 			line += "  (incomplete: " + r.Incomplete + ")"
 		}
 		fmt.Fprintln(w, line)
-		if note := replayNote(r.Config); note != "" {
-			fmt.Fprintf(w, "  replay: %s\n", note)
-		} else {
-			fmt.Fprintf(w, "  replay: %s\n", replayText(r.Config))
-		}
+		fmt.Fprintf(w, "  replay: %s\n", Replay(r))
 		fmt.Fprintf(w, "  folder: %s\n", r.Dir)
 	}
 }

@@ -1,27 +1,61 @@
 package reports
 
 import (
+	"path/filepath"
 	"strings"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/config"
 )
 
 // ReplayCommand is the lockstorm run command line that replays cfg's
 // schedule with its seed: every setting that changed the run
-// (config.ReplayArgs).
+// (config.ReplayArgs), a scripted plan as --fault-plan cfg.PlanFile.
 func ReplayCommand(cfg config.Config) string {
 	return strings.Join(append([]string{"lockstorm run"}, config.ReplayArgs(cfg)...), " ")
 }
 
+// ReplayConfig is res's configuration as its replay command states it: a
+// scripted fault plan is read from the fault-plan.json next to its report
+// (config.FaultPlanFile, written by Write), since no flag can say its
+// steps.
+func ReplayConfig(res *analysis.Result) config.Config {
+	cfg := res.Config
+	if cfg.Plan != nil && res.Dir != "" {
+		cfg.PlanFile = filepath.Join(res.Dir, config.FaultPlanFile)
+	}
+	return cfg
+}
+
+// Replay is the replay command of res (ReplayConfig), or a sentence saying
+// why no command line can repeat it (replayNote).
+func Replay(res *analysis.Result) string {
+	cfg := ReplayConfig(res)
+	if note := replayNote(cfg); note != "" {
+		return note
+	}
+	return replayText(cfg)
+}
+
+// writeFaultPlan writes res's scripted fault plan next to its report, for
+// its replay command's --fault-plan; nothing when its faults were drawn
+// from the seed.
+func writeFaultPlan(res *analysis.Result) error {
+	if res.Config.Plan == nil {
+		return nil
+	}
+	return config.WriteFaultPlan(filepath.Join(res.Dir, config.FaultPlanFile), res.Config.Plan)
+}
+
 // replayNote explains when ReplayCommand's line cannot repeat a run from
 // flags alone: a lock supplied from Go code, or a scripted fault plan
-// rather than one drawn from the seed. Empty when the line is enough.
+// with no file to read it from. Empty when the line is enough.
 func replayNote(cfg config.Config) string {
 	switch {
 	case cfg.Lock == "custom" || cfg.NewLock != nil:
 		return "The lock under test was supplied from Go code (config.Config.NewLock): replay with the same Go test and seed."
-	case cfg.Plan != nil:
-		return "The faults were a scripted plan (see the fault plan below), not drawn from the seed: replay a catalogue row with lockstorm catalog --only N --seed S, or the same Go code."
+	case cfg.Plan != nil && cfg.PlanFile == "":
+		return "The faults were a scripted plan (see the fault plan below) and no fault-plan.json was written: replay with the same Go code and seed."
 	}
 	return ""
 }

@@ -4,9 +4,10 @@
 // anomalies with their op indices and records, the fault plan, every plot
 // inline), porcupine's own visualisation of the lock check, and JUnit XML.
 //
-// lockstorm.Run calls Write after harness.Run, and the CLI after
-// analysis.Analyze. Everything is derived from the analysis.Result and its
-// history, read once in a stream (res.Source(), see scanRun), so
+// lockstorm.Run calls Write after harness.Run, and the CLI's analyze
+// after analysis.Analyze. Everything is
+// derived from the analysis.Result and its history, read once in a
+// stream (res.Source(), see runScan), so
 // re-analysing a stored run (even a partial history from a crashed run)
 // regenerates the whole report, in memory that grows with the history
 // only by about 20 bytes per operation.
@@ -86,7 +87,8 @@ func WriteWith(res *analysis.Result, opt Options) error {
 	}
 	plots := s.plotFiles(res, writes, fences, end)
 	figs := make([]figure, len(plots))
-	errs := make([]error, len(plots)+4)
+	errs := make([]error, len(plots)+5)
+	errs[len(plots)+4] = writeFaultPlan(res)
 	var wg sync.WaitGroup
 	drawPlots(&wg, res.Dir, plots, figs, errs)
 	var porcNote string

@@ -11,15 +11,18 @@ import (
 
 // Every picture of the report is drawn from one pass over the run's
 // history, res.Source() (its file, or its records in memory), whatever its
-// length (scanRun). The pass keeps
+// length: riding on the check's read (Analyze), else a read of its own
+// (scanRun). The pass keeps
 //
 //   - per client operation its type, outcome and times (opLog): latency-raw.png,
 //     latency-quantiles.png and rate.png are drawn from them, exactly;
 //   - per lease its process and times (leaseLog): the holders overview and
 //     fencing.png's issued tokens;
-//   - the fault windows, the records index.html lists (each anomaly's first
+//   - the fault windows and where it was in the history every
+//     checkpointEvery records, from which, once the check has named the
+//     anomalies, the records index.html lists (each anomaly's first
 //     records, the coverage's evidence) and the times of the anomalies'
-//     records;
+//     records are read again (resolve);
 //   - the window history (wh), from which timeline.html, the client-pause
 //     stories, the detailed holders chart, the porcupine pages and
 //     fencing.png's send times are drawn: up to maxWholeRecords records the
@@ -78,6 +81,7 @@ type runScan struct {
 	whOf  map[int64]int64
 	marks []checkpoint
 
+	sm          *slotMap     // wh's rows (slotMap)
 	windows     []timeWindow // anomaly windows read (their ops the history's indices)
 	windowsLeft int
 	read        []windowRead // what was read for each window
@@ -119,6 +123,8 @@ func scanRun(res *analysis.Result, keepFences bool) (*runScan, error) {
 			return nil, fmt.Errorf("reports: history: %w", err)
 		}
 	}
+	sm := s.slots.slotMap(s.wh)
+	s.sm = &sm
 	return s, nil
 }
 
@@ -229,15 +235,13 @@ func (s *runScan) recordAt(i int64) (history.Op, bool) {
 	return o, ok
 }
 
-// overview is the holders overview of the run's leases to end (ns): for
-// a whole history its leases (holds) on the rows of its client slots, as
-// its detailed chart has them; else the leases the pass followed
-// (leaseTracker) on the slots it followed (slotTracker).
-func (s *runScan) overview(clients int, end int64) *occupancy {
-	if s.whole {
-		hs := holds(s.wh)
-		sm := buildSlots(s.wh, clients)
-		return occupancyOf(leaseLogOf(hs, overlaps(hs)), len(sm.Rows), func(p int) (int, bool) { r, ok := sm.Row[p]; return r, ok }, xMax(end))
-	}
+// overview is the holders overview of the run's leases to end (ns): the
+// leases the pass followed (leaseTracker) on the slots it followed
+// (slotTracker).
+func (s *runScan) overview(end int64) *occupancy {
 	return occupancyOf(&s.leases.log, s.slots.clients, s.slots.slot, xMax(end))
 }
+
+// slotMap is the rows of the charts of wh, from the slots the pass
+// followed over the whole history (slotTracker.slotMap; made by close).
+func (s *runScan) slotMap() slotMap { return *s.sm }

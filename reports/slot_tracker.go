@@ -2,18 +2,17 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/lockstorm/lockstorm/history"
 )
 
 // slotTracker places each process of a history in its client slot as
-// the pass reads the records (scanRun), as buildSlots does for a history
-// in memory:
-// by the records' Client, else (a history written before records carried
-// it) by replaying the harness's retirements of slot processes (an info
-// completion, a client-crash). Unlike buildSlots it does not move a
-// watchdog's process to its holder's row in an unlabelled history. Memory
-// is one entry per process. Slots named by records beyond the run's
+// the pass reads the records (runScan, buildSlots): by the records'
+// Client, else (a history written before records carried it) by
+// replaying the harness's retirements of slot processes (an info
+// completion, a client-crash; see slotMap). A watchdog's process joins
+// its holder's row in slotMap. Memory is one entry per process. Slots named by records beyond the run's
 // client count are added as they appear.
 type slotTracker struct {
 	clients int
@@ -21,10 +20,11 @@ type slotTracker struct {
 	cur     []int       // slot -> its current process (replay)
 	next    int
 	stats   []slotStat // per slot, for the row labels
+	seen    map[int]bool
 }
 
 func newSlotTracker(clients int) *slotTracker {
-	t := &slotTracker{clients: clients, slotOf: map[int]int{}, cur: make([]int, clients), next: clients, stats: make([]slotStat, clients)}
+	t := &slotTracker{clients: clients, slotOf: map[int]int{}, cur: make([]int, clients), next: clients, stats: make([]slotStat, clients), seen: map[int]bool{}}
 	for i := range clients {
 		t.slotOf[i], t.cur[i] = i, i
 	}
@@ -47,16 +47,24 @@ func (t *slotTracker) add(o *history.Op) {
 	if s := slotIndex(o.Client); s >= 0 {
 		t.grow(s + 1)
 		t.slotOf[o.Process] = s
-		t.stats[s].add(o.Process)
+		t.count(s, o.Process)
 		return
 	}
 	s, ok := t.slotOf[o.Process]
 	if !ok {
 		return
 	}
-	t.stats[s].add(o.Process)
+	t.count(s, o.Process)
 	if o.Type == history.Info && o.F != history.FLost && t.cur[s] == o.Process {
 		t.retire(s)
+	}
+}
+
+// count counts process p in slot s's label, once.
+func (t *slotTracker) count(s, p int) {
+	if !t.seen[p] {
+		t.seen[p] = true
+		t.stats[s].add(p)
 	}
 }
 
@@ -82,9 +90,13 @@ func (t *slotTracker) slot(p int) (int, bool) {
 	return s, ok
 }
 
-// slotMap is the rows of the holders chart of a history too long to keep
-// (its windows wh): one per slot, labelled with the slot's processes,
-// then one per process of wh that has no slot.
+// slotMap is the rows of the charts of wh (the history kept, or the
+// records read around its anomalies): one per slot, labelled with the
+// slot's processes, then one per process of wh that has no slot, in
+// order of id. A process of wh with no slot that uses tokens another
+// process acquired (a watchdog renewing its client's leases under an id
+// of its own, in a history written before records carried Client) joins
+// that process's row: rows are clients, not processes.
 func (t *slotTracker) slotMap(wh history.History) slotMap {
 	m := slotMap{Row: map[int]int{}}
 	for s := range t.clients {
@@ -94,50 +106,58 @@ func (t *slotTracker) slotMap(wh history.History) slotMap {
 			m.Rows = append(m.Rows, t.stats[s].label(s))
 		}
 	}
+	var loose []int
+	var owner map[int]int
 	for i := range wh {
 		o := &wh[i]
-		if o.IsNemesis() {
+		if _, done := m.Row[o.Process]; done || o.IsNemesis() {
 			continue
 		}
-		if _, done := m.Row[o.Process]; done {
-			continue
+		s, ok := t.slot(o.Process)
+		if !ok {
+			if owner == nil {
+				owner = tokenFollowers(wh)
+			}
+			s, ok = t.slot(owner[o.Process])
+			_, follows := owner[o.Process]
+			ok = ok && follows
 		}
-		if s, ok := t.slot(o.Process); ok {
+		if ok {
 			m.Row[o.Process] = s
 			continue
 		}
-		m.Row[o.Process] = len(m.Rows)
-		m.Rows = append(m.Rows, fmt.Sprintf("p%d", o.Process))
+		m.Row[o.Process] = -1
+		loose = append(loose, o.Process)
+	}
+	slices.Sort(loose)
+	for _, p := range loose {
+		m.Row[p] = len(m.Rows)
+		m.Rows = append(m.Rows, fmt.Sprintf("p%d", p))
 	}
 	return m
 }
 
 // slotStat is what the pass learns of a client slot's processes for its
-// row label: the first few, and how many (counted as the slot's process
-// id grows: the harness gives a slot ever larger ids).
+// row label: the four smallest ids, and how many.
 type slotStat struct {
 	first []int
 	n     int
-	top   int
 }
 
-// add counts process p of the slot.
+// add counts process p of the slot, once.
 func (s *slotStat) add(p int) {
-	if s.n > 0 && p <= s.top {
-		return
-	}
 	s.n++
-	s.top = p
-	if len(s.first) < 3 {
-		s.first = append(s.first, p)
+	i, _ := slices.BinarySearch(s.first, p)
+	if i < 4 {
+		s.first = slices.Insert(s.first, i, p)[:min(len(s.first)+1, 4)]
 	}
 }
 
-// label is the slot's row label, as slotLabel writes it.
+// label is the slot's row label (slotLabel).
 func (s *slotStat) label(slot int) string {
 	if s.n <= 4 {
-		return slotLabel(slot, s.first[:min(len(s.first), s.n)])
+		return slotLabel(slot, s.first)
 	}
-	l := slotLabel(slot, s.first)
+	l := slotLabel(slot, s.first[:3])
 	return l[:len(l)-1] + fmt.Sprintf(", … +%d)", s.n-3)
 }

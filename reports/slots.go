@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -35,108 +34,14 @@ type slotMap struct {
 	Row map[int]int
 }
 
-// buildSlots replays h's retirements for a run of clients slots.
+// buildSlots is the slot map of h, a run of clients slots: its records
+// followed by a slotTracker, as the report's pass follows them.
 func buildSlots(h history.History, clients int) slotMap {
-	labelled := map[int]int{} // process -> slot, from the records' Client
+	t := newSlotTracker(max(clients, 0))
 	for i := range h {
-		if r := &h[i]; !r.IsNemesis() && r.Client != "" {
-			if s := slotIndex(r.Client); s >= 0 {
-				labelled[r.Process] = s
-				clients = max(clients, s+1)
-			}
-		}
+		t.add(&h[i])
 	}
-	owner := tokenFollowers(h, labelled)
-	slotOf, order := replaySlots(h, max(clients, 0), labelled, owner)
-	for p, s := range labelled {
-		slotOf[p] = s
-	}
-	for p, o := range owner {
-		if s, ok := slotOf[o]; ok {
-			slotOf[p] = s
-		}
-	}
-	return slotRows(order, slotOf, max(clients, 0))
-}
-
-// replaySlots replays h's retirements of slot processes for a run of
-// clients slots (the processes labelled by their records' Client, and
-// those following another's tokens, retire none): it returns each
-// process's slot, and the processes in order of first appearance.
-func replaySlots(h history.History, clients int, labelled, owner map[int]int) (slotOf map[int]int, order []int) {
-	slotOf = map[int]int{}      // process -> slot
-	cur := make([]int, clients) // slot -> current process
-	for i := range cur {
-		slotOf[i], cur[i] = i, i
-	}
-	next := clients
-	retire := func(slot int) {
-		cur[slot] = next
-		slotOf[next] = slot
-		next++
-	}
-	seen := map[int]bool{}
-	for i := range h {
-		r := &h[i]
-		if r.IsNemesis() {
-			if clients > 0 && r.F == history.FStart && r.Type != history.Invoke && endsClients(r.Fault) {
-				for _, c := range faultClients(r) {
-					var n int
-					if _, err := fmt.Sscanf(c, "c%d", &n); err == nil && n >= 1 && n <= clients {
-						retire(n - 1)
-					}
-				}
-			}
-			continue
-		}
-		if !seen[r.Process] {
-			seen[r.Process] = true
-			order = append(order, r.Process)
-		}
-		if _, follows := owner[r.Process]; follows {
-			continue // a watchdog's info retires no slot
-		}
-		if _, ok := labelled[r.Process]; ok {
-			continue
-		}
-		if r.Type == history.Info && clients > 0 && r.F != history.FLost {
-			if s, ok := slotOf[r.Process]; ok && cur[s] == r.Process {
-				retire(s)
-			}
-		}
-	}
-	return slotOf, order
-}
-
-// slotRows lays the processes (order) out on rows: one per slot of
-// clients, labelled with its processes, then one per process in none.
-func slotRows(order []int, slotOf map[int]int, clients int) slotMap {
-	m := slotMap{Row: map[int]int{}}
-	procs := make([][]int, clients)
-	for _, p := range order {
-		if s, ok := slotOf[p]; ok {
-			procs[s] = append(procs[s], p)
-		}
-	}
-	for s, ps := range procs {
-		slices.Sort(ps)
-		for _, p := range ps {
-			m.Row[p] = s
-		}
-		m.Rows = append(m.Rows, slotLabel(s, ps))
-	}
-	var loose []int
-	for _, p := range order {
-		if _, ok := m.Row[p]; !ok {
-			loose = append(loose, p)
-		}
-	}
-	slices.Sort(loose)
-	for _, p := range loose {
-		m.Row[p] = len(m.Rows)
-		m.Rows = append(m.Rows, fmt.Sprintf("p%d", p))
-	}
-	return m
+	return t.slotMap(h)
 }
 
 // slotIndex is the slot of a record's Client ("c3" -> 2), -1 when it
@@ -158,9 +63,9 @@ func slotIndex(client string) int {
 	return n - 1
 }
 
-// tokenFollowers maps each unlabelled process that never invokes an
-// acquire but records a token another process acquired to that process.
-func tokenFollowers(h history.History, labelled map[int]int) map[int]int {
+// tokenFollowers maps each process of h that never invokes an acquire
+// but records a token another process acquired to that process.
+func tokenFollowers(h history.History) map[int]int {
 	acquirer := map[string]int{} // token -> process of its acquire ok
 	acquires := map[int]bool{}
 	for i := range h {
@@ -176,7 +81,7 @@ func tokenFollowers(h history.History, labelled map[int]int) map[int]int {
 	out := map[int]int{}
 	for i := range h {
 		r := &h[i]
-		if _, ok := labelled[r.Process]; ok || r.IsNemesis() || acquires[r.Process] || r.Token == "" {
+		if r.IsNemesis() || acquires[r.Process] || r.Token == "" {
 			continue
 		}
 		if o, ok := acquirer[r.Token]; ok && o != r.Process {

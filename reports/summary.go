@@ -65,10 +65,10 @@ func Summary(w io.Writer, res *analysis.Result) {
 	if v.Valid != checker.Valid {
 		if configEmpty(res.Config) {
 			fmt.Fprintf(w, "replay: %s\n", unknownReplay)
-		} else if note := replayNote(res.Config); note != "" {
+		} else if note := replayNote(ReplayConfig(res)); note != "" {
 			fmt.Fprintf(w, "seed: %d  (%s)\n", res.Config.Seed, note)
 		} else {
-			fmt.Fprintf(w, "seed: %d  (replay: %s)\n", res.Config.Seed, ReplayCommand(res.Config))
+			fmt.Fprintf(w, "seed: %d  (replay: %s)\n", res.Config.Seed, ReplayCommand(ReplayConfig(res)))
 		}
 	}
 	if res.Dir != "" {

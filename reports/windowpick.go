@@ -1,8 +1,10 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
@@ -37,18 +39,7 @@ func (w timeWindow) Label() string {
 	default:
 		ops = fmt.Sprintf(", ops %d..%d", w.Ops[0], w.Ops[len(w.Ops)-1])
 	}
-	return fmt.Sprintf("%s: %s%s, %.3f–%.3f s", joinKinds(w.Kinds), what, ops, seconds(w.From), seconds(w.To))
-}
-
-func joinKinds(ks []string) string {
-	s := ""
-	for i, k := range ks {
-		if i > 0 {
-			s += ", "
-		}
-		s += k
-	}
-	return s
+	return fmt.Sprintf("%s: %s%s, %.3f–%.3f s", strings.Join(w.Kinds, ", "), what, ops, seconds(w.From), seconds(w.To))
 }
 
 // allAnomalies are every anomaly of v's checkers (v's own when it has no
@@ -136,7 +127,7 @@ func anomalyWindowsBy(timeOf func(i int64) (int64, bool), as []checker.Anomaly, 
 
 // mergeWindows merges the overlapping windows of all, in time order.
 func mergeWindows(all []timeWindow) []timeWindow {
-	slices.SortStableFunc(all, func(a, b timeWindow) int { return compareInt64(a.From, b.From) })
+	slices.SortStableFunc(all, func(a, b timeWindow) int { return cmp.Compare(a.From, b.From) })
 	var merged []timeWindow
 	for _, w := range all {
 		if n := len(merged); n > 0 && w.From <= merged[n-1].To {

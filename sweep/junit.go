@@ -28,7 +28,7 @@ func JUnit(res *Result) ([]byte, error) {
 	spec := res.Spec
 	agg := Aggregate(spec.Grid, res.Cells)
 	suite := reports.JUnitSuite{Name: "sweep " + spec.Name, Timestamp: reports.JUnitTimestamp(res.Started),
-		Time: res.Elapsed.Seconds(), SystemOut: res.Recommendation.Text + "\n",
+		Time: reports.Seconds(res.Elapsed.Seconds()), SystemOut: res.Recommendation.Text + "\n",
 		Properties: []reports.JUnitProperty{
 			{Name: "runs", Value: fmt.Sprint(spec.Runs)},
 			{Name: "seed", Value: fmt.Sprint(spec.Seed)},
@@ -62,7 +62,7 @@ func pointCase(row PointRow, runs []CellResult, n int) reports.JUnitCase {
 	tc := reports.JUnitCase{Name: c.Label()}
 	var invalid, unknown, all []string
 	for _, r := range runs {
-		tc.Time += r.Elapsed.Seconds()
+		tc.Time += reports.Seconds(r.Elapsed.Seconds())
 		line := fmt.Sprintf("run %d: %s, %s", r.Run, r.Verdict, r.Dir)
 		all = append(all, line)
 		switch {

@@ -17,6 +17,7 @@ import sys
 # The locks: name -> module (each module's docstring says what it does).
 LOCKS = {
     "py-redispy": "lock_py_redispy",
+    "py-setnx-expire": "lock_py_setnx_expire",
     "py-seed-fair": "lock_seed_fair",
     "py-seed-fencing": "lock_seed_fencing",
     "py-seed-redlock": "lock_seed_redlock",

@@ -51,6 +51,7 @@ var locks = map[string]lock{
 	"py-seed-renewable": {about: "py-seed-single plus the seed's watchdog (every 30% of the TTL) that only logs a lost lease: the holder is never told"},
 	"py-seed-redlock":   {about: "the seed's Redlock in Python: sequential SET NX PX on each node, majority wins, validity never reduced by the acquire's time", multiNode: true},
 	"py-seed-fair":      {about: "the seed's FIFO lock in Python: a sorted-set queue where a waiter that dies blocks everyone behind it", fifo: true},
+	"py-setnx-expire":   {about: "broken on purpose: SETNX, then PEXPIRE in a second round trip; a client that dies between them leaves a key that never expires"},
 	"py-seed-fencing":   {about: "the seed's fenced lock in Python: SET NX PX, then INCR of the fence counter in a second, non-atomic round trip", fences: true},
 }
 

@@ -4,68 +4,78 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/lockstorm/lockstorm/campaign"
+	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/compare"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/store"
-	"github.com/lockstorm/lockstorm/reports"
 )
 
 func compareCommand() *cobra.Command {
 	var (
-		spec  compare.Spec
-		junit string
+		run   config.Config
+		pause time.Duration
+		f     config.Campaign
 	)
-	cmd := &cobra.Command{
-		Use:   "compare",
-		Short: "run the same seed and client pauses without and with a fencing resource; write a side-by-side page",
-		Long: `compare runs one counter test twice with the same lock, seed and schedule of pauses of the
-lock holder (default: lock fenced, TTL 500ms, pauses of 2 x TTL): first the resource ignores
-fencing tokens, then it rejects stale ones. It writes store/compare/TIMESTAMP/index.html with
-both holders plots, lost updates, stale writes accepted and rejected, and both verdicts.
-Exit status: 0 when the comparison shows it (without fencing: lost updates or invalid; with
-fencing: valid, stale writes rejected), 1 otherwise, 2 on bad input, 3 if interrupted.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := spec.WithDefaults()
+	cmd := newCommand("compare", "run the same seed and client pauses without and with a fencing resource; write a side-by-side page",
+		func(cmd *cobra.Command) error {
+			given := cmd.Flags().Changed
+			if err := f.Check(given); err != nil {
+				return setupError(err)
+			}
+			if err := run.CheckGiven(config.GivenAmong(given, "lock", "ttl", "clients")); err != nil {
+				return setupError(err)
+			}
+			if given("pause") && pause <= 0 {
+				return usage("--pause must be a positive duration, got %v", pause)
+			}
+			spec, err := compare.Spec{Lock: run.Lock, TTL: run.TTL, Pause: pause, TimeLimit: f.TimeLimit(), Clients: run.Clients, Store: f.Store()}.WithDefaults()
 			if err != nil {
 				return specError(err)
 			}
-			progress := reports.NewProgress(os.Stderr)
-			fmt.Printf("compare: lock %s, ttl %v, pauses of %v at %v, seed %d\n", s.Lock, s.TTL, s.Pause, s.PauseTimes(), s.Seed)
-			cmp, err := compare.Run(cmd.Context(), s, compare.Options{
-				Progress: func(_ bool, p config.Progress) { progress.Update(p) }})
-			if junit != "" && cmp != nil {
-				if jerr := reports.WriteJUnitFile(junit, cmp.JUnit(err)); jerr != nil {
-					return usage("%v", jerr)
+			if _, err := campaign.Select(spec.Cells(), f.Only); err != nil {
+				return setupError(err)
+			}
+			fmt.Printf("compare: lock %s, ttl %v, pauses of %v at %v, seeds 1..%d\n", spec.Lock, spec.TTL, spec.Pause, spec.PauseTimes(), f.Seeds)
+			res, err := compare.Run(cmd.Context(), spec, f, compare.Options{Progress: os.Stderr})
+			if err != nil {
+				return setupError(err)
+			}
+			return finishCampaign(res.Campaign, f, func() {
+				for _, c := range res.Comparisons {
+					for _, l := range c.Findings() {
+						fmt.Println(l)
+					}
+					fmt.Printf("page: %s\n", filepath.Join(c.Dir, store.IndexFile))
 				}
-			}
-			if err != nil {
-				return specError(err)
-			}
-			if cmp.Interrupted {
-				return &exitError{code: exitUnknown, err: fmt.Errorf("interrupted")}
-			}
-			for _, l := range cmp.Findings() {
-				fmt.Println(l)
-			}
-			fmt.Printf("page: %s\n", filepath.Join(cmp.Dir, store.IndexFile))
-			if !cmp.Shows() {
-				return &exitError{code: exitInvalid, err: fmt.Errorf("the comparison does not show what fencing should change")}
-			}
-			return nil
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&spec.Lock, "lock", "fenced", "lock under test (it must issue fencing tokens)")
-	f.DurationVar(&spec.TTL, "ttl", 0, "lease time-to-live (default 500ms)")
-	f.DurationVar(&spec.Pause, "pause", 0, "length of each pause of the holder (default 2 x ttl)")
-	f.DurationVar(&spec.TimeLimit, "time-limit", config.DefaultScheduleTimeLimit, "length of each run")
-	f.Int64Var(&spec.Seed, "seed", 1, "seed of both runs")
-	f.IntVar(&spec.Clients, "clients", config.DefaultClients, "concurrent clients, 2..64")
-	f.StringVar(&spec.Store, "store", "store", "folder of the run store")
-	f.StringVar(&junit, "junit", "", "write a JUnit XML file: both runs as suites, and a case for the comparison's claim")
+			}, func(v checker.Validity) error {
+				switch v {
+				case checker.Invalid:
+					return &exitError{code: exitInvalid, err: fmt.Errorf("the comparison does not show what fencing should change")}
+				case checker.Unknown:
+					return &exitError{code: exitUnknown, err: fmt.Errorf("a run could not say whether its claim holds")}
+				}
+				return nil
+			})
+		})
+	cmd.Long = `compare runs a campaign of two cells with the same lock and schedule of pauses of the
+lock holder (pauses of --pause, default 2 x ttl): "unfenced", where the resource ignores
+fencing tokens (claim: lost updates or an invalid verdict), and "fenced", where it rejects
+stale ones (claim: valid, stale writes rejected), each with seeds 1..--seeds. For each
+seed it writes store/compare/TIMESTAMP/index.html with both holders plots, lost updates,
+stale writes accepted and rejected, and both verdicts.
+Exit status: 0 when both claims hold for every seed, 1 when one does not, 2 on bad input,
+3 if interrupted or a claim could not be judged.`
+	fl := cmd.Flags()
+	config.AddSettingFlags(fl, &run, "lock", "ttl", "clients")
+	run.Lock = "fenced"
+	fl.Lookup("lock").DefValue = "fenced"
+	fl.Lookup("lock").Usage = "lock under test: it must issue fencing tokens (fenced, fenced-redlock)"
+	fl.DurationVar(&pause, "pause", 0, "length of each pause of the holder (default 2 x ttl; 0 is refused)")
+	config.AddCampaignFlags(fl, &f, "cells (unfenced, fenced)")
 	return cmd
 }

@@ -23,7 +23,7 @@ func TestClientsDefaultIsShared(t *testing.T) {
 		}
 	}
 	s, err := compare.Spec{}.WithDefaults()
-	if err != nil || s.Clients != config.DefaultClients || s.TimeLimit != config.DefaultScheduleTimeLimit {
+	if err != nil || s.Clients != config.DefaultClients || s.TimeLimit != config.DefaultTimeLimit {
 		t.Errorf("compare spec defaults: clients %d, time limit %v (%v)", s.Clients, s.TimeLimit, err)
 	}
 	c, err := config.Config{}.WithDefaults()

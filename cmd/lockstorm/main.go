@@ -69,6 +69,7 @@ func run() int {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(flagError)
+	root.SetHelpCommand(helpCommand(root))
 	root.AddCommand(runCommand(), analyzeCommand(), catalogCommand(), serveCommand(), sweepCommand(), mergeCommand(), compareCommand(), powerCommand(), clientCommand(), zooCommand())
 	err := root.ExecuteContext(ctx)
 	var ee *exitError

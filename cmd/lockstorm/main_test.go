@@ -11,16 +11,17 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/lockstormbin"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// binary builds lockstorm once per test run.
+// binary is the lockstorm binary, built once per test process (or the
+// one make test built: lockstormbin.Env).
 func binary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "lockstorm")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	bin, err := lockstormbin.OnPath()
 	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	return bin
 }
@@ -60,6 +61,13 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"catalog", "--only", "99"}, "no catalogue row 99"},
 		{[]string{"serve", "--store", "/nonexistent"}, "is not a folder of runs"},
 		{[]string{"bogus"}, "unknown command"},
+		{[]string{"help", "nope"}, "unknown help topic"},
+		{[]string{"compare", "--ttl", "0", "--store", store}, "--ttl must be a duration of at least 10ms, got 0"},
+		{[]string{"run", "--ttl", "0", "--store", store}, "--ttl must be a duration of at least 10ms, got 0"},
+		{[]string{"compare", "--pause", "0", "--store", store}, "--pause must be a positive duration"},
+		{[]string{"compare", "--seeds", "0", "--store", store}, "--seeds must be at least 1"},
+		{[]string{"compare", "--only", "nope", "--store", store}, "--only: no cell"},
+		{[]string{"run", "extra"}, "unknown command"},
 	})
 }
 

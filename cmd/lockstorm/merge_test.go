@@ -72,17 +72,13 @@ func caseOutcomes(doc reports.JUnitSuites) []string {
 	return out
 }
 
-// timingsAndDirs are the parts of a catalogue line that differ between
-// two runs of a row: its run time, detection time and folder.
-var timingsAndDirs = regexp.MustCompile(`ran [0-9.]+s|detected [0-9.]+s| \S+/catalog-\S+$`)
-
-// catalogRows are the table lines of catalog's (or merge's) output,
-// without timings and folders.
-func catalogRows(stdout string) []string {
-	var out []string
+// catalogRows are the rows of the campaign summary table in catalog's
+// (or merge's) output: cell, seed, verdict, claim, holds, seen, folder.
+func catalogRows(stdout string) [][]string {
+	var out [][]string
 	for _, l := range strings.Split(stdout, "\n") {
-		if regexp.MustCompile(`^\d+ +\S`).MatchString(l) {
-			out = append(out, timingsAndDirs.ReplaceAllString(l, ""))
+		if strings.HasPrefix(l, "| catalog-") {
+			out = append(out, strings.Split(strings.Trim(l, "| "), " | "))
 		}
 	}
 	return out
@@ -107,7 +103,7 @@ func TestMergeCatalogShards(t *testing.T) {
 			t.Fatalf("command %d: exit %d\n%s\n%s", i, r.code, r.stdout, r.stderr)
 		}
 	}
-	if n := len(catalogRows(rs[1].stdout)) + len(catalogRows(rs[2].stdout)); n != 2 {
+	if n := len(rowAgreements(catalogRows(rs[1].stdout))) + len(rowAgreements(catalogRows(rs[2].stdout))); n != 2 {
 		t.Fatalf("the shards ran %d rows, want 1 each\n%s\n%s", n, rs[1].stdout, rs[2].stdout)
 	}
 	code, stdout, stderr := exec1(t, bin, "merge", p("s1"), p("s0"), "--out", p("merged"), "--junit", p("merged.xml"))
@@ -121,13 +117,17 @@ func TestMergeCatalogShards(t *testing.T) {
 	if w, g := caseOutcomes(readJUnit(t, p("whole.xml"))), caseOutcomes(readJUnit(t, p("merged.xml"))); strings.Join(w, "\n") != strings.Join(g, "\n") {
 		t.Errorf("merged JUnit cases %v, want %v", g, w)
 	}
-	table, err := os.ReadFile(p("merged/catalog.txt"))
-	if err != nil || len(catalogRows(string(table))) != 2 {
-		t.Errorf("merged catalog.txt: %v\n%s", err, table)
+	tables, _ := filepath.Glob(p("merged/campaigns/catalog/*/summary.md"))
+	if len(tables) != 1 {
+		t.Fatalf("merged campaign tables: %v", tables)
+	}
+	table, _ := os.ReadFile(tables[0])
+	if len(catalogRows(string(table))) < 2 {
+		t.Errorf("merged summary.md:\n%s", table)
 	}
 	// The merged table's run folders were copied into the merged store.
-	for _, l := range strings.Split(strings.TrimSpace(string(table)), "\n") {
-		dir := l[strings.LastIndex(l, " ")+1:]
+	for _, r := range catalogRows(string(table)) {
+		dir := r[len(r)-1]
 		if _, err := os.Stat(filepath.Join(dir, "history.jsonl")); err != nil {
 			t.Errorf("merged row's folder %s: %v", dir, err)
 		}
@@ -358,18 +358,19 @@ func caseNames(doc reports.JUnitSuites) []string {
 	return out
 }
 
-// rowAgreements keeps of each catalogue line its row, lock, fault and
-// expectation, and whether it agreed: what must not depend on the
-// execution.
-func rowAgreements(rows []string) []string {
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		head, rest, _ := strings.Cut(r, "observed:")
-		agreed := "disagree"
-		if strings.Contains(rest, "[agree") {
-			agreed = "agree"
+// rowAgreements keeps of each catalogue row (one per cell and seed, its
+// claims joined) its cell, seed, verdict, claims and whether each held:
+// what must not depend on the execution.
+func rowAgreements(rows [][]string) []string {
+	var out []string
+	idx := map[string]int{}
+	for _, r := range rows {
+		key := r[0] + " seed " + r[1] + " " + r[2]
+		if _, ok := idx[key]; !ok {
+			idx[key] = len(out)
+			out = append(out, key)
 		}
-		out[i] = strings.TrimSpace(head) + " -> " + agreed
+		out[idx[key]] += "; " + r[3] + " -> " + r[4]
 	}
 	return out
 }

@@ -47,7 +47,7 @@ func TestErrorsInWords(t *testing.T) {
 		{run("--config", file("p9.yaml", "target-holder: [1]\n")), `target-holder must be a number, got a list`},
 		{[]string{"analyze", filepath.Dir(file("a1/test.json", `{"config":{"lock":5}}`))}, "config.lock must be a word, got a number"},
 		{[]string{"analyze", filepath.Dir(file("a2/test.json", `{"config":{"plan":"x"}}`))}, "config.plan must be a mapping"},
-		{[]string{"catalog", "--seed", "x"}, "--seed must be a whole number"},
+		{[]string{"catalog", "--seeds", "x"}, "--seeds must be a whole number"},
 		{[]string{"catalog", "--only", "x"}, "--only must be"},
 		{[]string{"serve", "--port", "x"}, "--port must be a whole number"},
 		{[]string{"sweep", "--store", st, "--clients", "abc"}, "--clients must be a whole number"},

@@ -18,10 +18,10 @@ func TestPowerFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"power", "--only", "unsafe-del,nope", "--store", store}, `--only takes names among`},
-		{[]string{"power", "--seeds", "0", "--store", store}, "--seeds must be positive"},
+		{[]string{"power", "--seeds", "0", "--store", store}, "--seeds must be at least 1"},
 		{[]string{"power", "--seeds", "x", "--store", store}, "--seeds"},
-		{[]string{"power", "--parallel", "-1", "--store", store}, "--parallel must be positive"},
-		{[]string{"power", "--time-limit", "0s", "--store", store}, "--time-limit must be positive"},
+		{[]string{"power", "--parallel", "-1", "--store", store}, "--parallel must be at least 1"},
+		{[]string{"power", "--time-limit", "0s", "--store", store}, "--time-limit must be a positive duration"},
 		{[]string{"power", "--time-limit", "soon", "--store", store}, "--time-limit"},
 		{[]string{"power", "--from-store", filepath.Join(store, "missing")}, "--from-store"},
 		{[]string{"power", "extra"}, "unknown command"},

@@ -24,23 +24,25 @@ import (
 func runCommand() *cobra.Command {
 	return runCommandWith(func(cmd *cobra.Command, cfg config.Config, o runOptions) error {
 		cfg.OnProgress = reports.NewProgress(os.Stderr).Update
-		sh, err := shard.Parse(o.shard)
-		if err != nil {
-			return usage("%v", err)
+		cfg.StopAtViolation = o.untilInvalid
+		if err := o.campaign.Check(cmd.Flags().Changed); err != nil {
+			return setupError(err)
 		}
+		sh := o.campaign.Shard
 		if o.runs == 1 && !sh.Set() {
-			return runOnce(cmd.Context(), cfg, o.junit)
+			return runOnce(cmd.Context(), cfg, o.campaign.JUnit)
 		}
-		return repeat(cmd.Context(), cfg, o.runs, o.untilInvalid, o.junit, sh)
+		return repeat(cmd.Context(), cfg, o.runs, o.untilInvalid, o.campaign.JUnit, sh)
 	})
 }
 
-// runOptions are run's flags that are not settings.
+// runOptions are run's flags that are not settings: --runs,
+// --until-invalid, and the campaign flags --shard and --junit (from the
+// campaign flags' table, as every campaign's).
 type runOptions struct {
 	runs         int
 	untilInvalid bool
-	junit        string
-	shard        string
+	campaign     config.Campaign
 }
 
 // runCommandWith is `lockstorm run` that hands the configuration its
@@ -63,9 +65,10 @@ func runCommandWith(do func(cmd *cobra.Command, cfg config.Config, o runOptions)
 	config.AddFlags(f, &flags)
 	f.StringVar(&plan, "config", "", "YAML test plan; flags given explicitly override it")
 	f.IntVar(&o.runs, "runs", 1, "run N seeded runs, each in its own folder: run 1 uses --seed, run i ≥ 2 the seed 1 + splitmix64(seed + i - 1) mod 2^53; without --seed a base seed is drawn and printed; exit status follows the aggregate (invalid if any run is, else unknown if any is)")
-	f.BoolVar(&o.untilInvalid, "until-invalid", false, "with --runs, stop at the first invalid run")
-	f.StringVar(&o.shard, "shard", "", "with --runs, run shard K of N (K counts from 0: 0/N ... N-1/N, like Kubernetes' JOB_COMPLETION_INDEX): run i runs on shard (i-1) mod N with its campaign seed; needs --seed; the store gets a manifest in shards/ for lockstorm merge")
-	f.StringVar(&o.junit, "junit", "", "also write the JUnit XML to this file (with --runs, one suite per run), besides junit.xml in the run folder")
+	f.BoolVar(&o.untilInvalid, "until-invalid", false, "stop each run at its first violation (the live counter's), and with --runs stop at the first invalid run")
+	config.AddSomeCampaignFlags(f, &o.campaign, "shard", "junit")
+	f.Lookup("shard").Usage += " (with --runs: needs --seed)"
+	f.Lookup("junit").Usage = "also write the JUnit XML to this file (with --runs, one suite per run), besides junit.xml in the run folder (default none)"
 	cmd.Long = `run starts Redis nodes (--provider), runs the workload's clients on the lock under the
 faults of --nemesis (or of a --config plan) for --time-limit, heals every fault, checks the
 history with every checker, and writes the run folder and its report to the store.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lockstorm/lockstorm/internal/shard"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/reports"
 	"github.com/lockstorm/lockstorm/sweep"
 )
@@ -18,9 +18,8 @@ func sweepCommand() *cobra.Command {
 	var (
 		raw   = sweep.DefaultRaw()
 		plan  string
-		junit string
 		fresh bool
-		share string
+		camp  config.Campaign
 	)
 	cmd := &cobra.Command{
 		Use:   "sweep",
@@ -40,6 +39,11 @@ Exit status: 0 when every cell ran (whatever the verdicts), 2 on bad input or a 
 could not start, 3 if interrupted (finished runs are kept).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := camp.Check(cmd.Flags().Changed); err != nil {
+				return setupError(err)
+			}
+			raw.Store = camp.Store()
+			junit, sh := camp.JUnit, camp.Shard
 			r := raw
 			if plan != "" {
 				fromFile, err := sweep.LoadRaw(plan)
@@ -57,10 +61,6 @@ could not start, 3 if interrupted (finished runs are kept).`,
 				if st, err := os.Stat(filepath.Dir(junit)); err != nil || !st.IsDir() {
 					return usage("--junit %s: no folder %s to write it in", junit, filepath.Dir(junit))
 				}
-			}
-			sh, err := shard.Parse(share)
-			if err != nil {
-				return usage("%v", err)
 			}
 			runs := len(spec.Grid.Cells(spec.Runs))
 			mine := sh.Count(runs)
@@ -110,15 +110,15 @@ could not start, 3 if interrupted (finished runs are kept).`,
 	f.IntVar(&raw.Runs, "runs", raw.Runs, "seeded runs per cell (run k uses seed+k-1); the page shows k/N invalid per cell")
 	f.Var((*durationText)(&raw.TimeLimit), "time-limit", "length of each run")
 	f.Int64Var(&raw.Seed, "seed", raw.Seed, "seed of run 1 of every cell (run k: seed+k-1)")
-	f.StringVar(&raw.Store, "store", raw.Store, "folder of the run store")
 	f.IntVar(&raw.Clients, "clients", raw.Clients, "concurrent clients")
 	f.Var((*durationText)(&raw.HoldMin), "hold-min", "shortest time a holder keeps the lock between read and write")
 	f.Var((*durationText)(&raw.HoldMax), "hold-max", "longest time a holder keeps the lock between read and write")
 	f.StringVar(&raw.Topology, "topology", raw.Topology, "standalone (one Redis node, process clients paused with SIGSTOP) or cluster (a 3-master Redis Cluster, in-process clients, links frozen)")
 	f.StringVar(&plan, "config", "", "YAML sweep plan with keys named like these flags; flags given explicitly override it")
 	f.BoolVar(&fresh, "fresh", false, "rerun every cell, even those finished before")
-	f.StringVar(&share, "shard", "", "run shard K of N (K counts from 0: 0/N ... N-1/N, like Kubernetes' JOB_COMPLETION_INDEX): (cell, run) pair i of the grid runs on shard i mod N; the store gets a manifest in shards/ for lockstorm merge")
-	f.StringVar(&junit, "junit", "", "write JUnit XML to this file: one test case per cell, failing when some of its runs were invalid")
+	config.AddSomeCampaignFlags(f, &camp, "shard", "store", "junit")
+	f.Lookup("shard").Usage += "; a sweep's runs are its (cell, run) pairs in grid order"
+	f.Lookup("junit").Usage = "write JUnit XML to this file: one test case per cell, failing when some of its runs were invalid (default none)"
 	return cmd
 }
 

@@ -4,21 +4,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/zoo"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
 func zooCommand() *cobra.Command {
 	var (
-		o     zoo.Options
-		dir   string
-		only  string
-		junit string
+		f   config.Campaign
+		dir string
 	)
 	cmd := &cobra.Command{
 		Use:   "zoo",
@@ -38,14 +35,13 @@ an expected failure that did not show: missed),
 An entry whose runtime is missing is skipped: shown as skipped, never as passed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.Check(cmd.Flags().Changed); err != nil {
+				return setupError(err)
+			}
+			o := zoo.Options{Only: f.Only, Seeds: f.Seeds, TimeLimit: f.TimeLimit(), Parallel: f.Parallel, Store: f.Store(), Shard: f.Shard}
 			entries, err := zoo.Load(dir)
 			if err != nil {
 				return usage("%v", err)
-			}
-			for _, s := range strings.Split(only, ",") {
-				if s = strings.TrimSpace(s); s != "" {
-					o.Only = append(o.Only, s)
-				}
 			}
 			if entries, err = zoo.Select(entries, o.Only); err != nil {
 				return usage("%v", err)
@@ -53,9 +49,9 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 			if err := zoo.Check(entries, o); err != nil {
 				return usage("%v", err)
 			}
-			if junit != "" {
-				if err := writable(junit); err != nil {
-					return usage("--junit %s: %v", junit, err)
+			if f.JUnit != "" {
+				if err := writable(f.JUnit); err != nil {
+					return usage("--junit %s: %v", f.JUnit, err)
 				}
 			}
 			o.Out = os.Stdout
@@ -64,18 +60,21 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 				cells += len(e.Cells)
 			}
 			fmt.Printf("zoo: %d entries, %d cells, %d seed(s) each, %v per run, %d at once\n", len(entries), cells, o.Seeds, o.TimeLimit, o.Parallel)
-			board, err := zoo.Run(cmd.Context(), entries, o)
+			board, rep, err := zoo.Run(cmd.Context(), entries, o)
 			if err != nil {
-				return usage("%v", err)
+				return setupError(err)
 			}
 			out, err := zoo.Write(board, o.Store)
 			if err != nil {
 				return setupError(err)
 			}
-			if junit != "" {
-				if err := reports.WriteJUnitFile(junit, zoo.JUnit(board)); err != nil {
+			if f.JUnit != "" {
+				if err := reports.WriteJUnitFile(f.JUnit, rep.JUnit()); err != nil {
 					return setupError(err)
 				}
+			}
+			if rep.Manifest != "" {
+				fmt.Printf("shard manifest: %s (lockstorm merge combines the shards)\n", rep.Manifest)
 			}
 			fmt.Println()
 			fmt.Print(zoo.Markdown(board))
@@ -96,14 +95,9 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&dir, "dir", "zoo", "folder of zoo entries (each a folder with a zoo.yaml), or one entry's folder")
-	f.StringVar(&only, "only", "", "comma-separated entry names to run, or single cells as NAME/COLUMN, e.g. redis-py-lock/client-crash")
-	f.IntVar(&o.Seeds, "seeds", 3, "seeds per cell (1..N)")
-	f.DurationVar(&o.TimeLimit, "time-limit", 20*time.Second, "length of each run")
-	f.IntVar(&o.Parallel, "parallel", 2, "runs at once (runs mostly wait on timers and the network: 2 fit 2 cores)")
-	f.StringVar(&o.Store, "store", "store", "folder of the run store")
-	f.StringVar(&junit, "junit", "", "write a JUnit XML file: one test case per cell, passing when it agrees with its expectation, skipped when its entry is")
+	fl := cmd.Flags()
+	fl.StringVar(&dir, "dir", "zoo", "folder of zoo entries (each a folder with a zoo.yaml), or one entry's folder")
+	config.AddCampaignFlags(fl, &f, "entry names, or single cells as NAME/COLUMN (e.g. redis-py-lock/client-crash),")
 	return cmd
 }
 

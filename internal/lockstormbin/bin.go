@@ -15,16 +15,33 @@ import (
 )
 
 var (
-	once sync.Once
-	dir  string
-	err  error
+	once  sync.Once
+	dir   string
+	built bool // dir is ours to remove
+	err   error
 )
 
+// Env names a lockstorm binary already built from this checkout (an
+// absolute path): `make test` builds bin/lockstorm once and sets it, so
+// that no test package builds its own. Unset, each test process builds
+// one.
+const Env = "LOCKSTORM_TEST_BIN"
+
 // OnPath builds ./cmd/lockstorm of this module into a temporary folder
-// (once per test process) and prepends that folder to PATH. It returns
-// the binary's path.
+// (once per test process), or takes the binary Env names, and prepends
+// its folder to PATH. It returns the binary's path.
 func OnPath() (string, error) {
 	once.Do(func() {
+		if bin := os.Getenv(Env); bin != "" {
+			if st, serr := os.Stat(bin); serr != nil || st.IsDir() || !filepath.IsAbs(bin) || filepath.Base(bin) != "lockstorm" {
+				err = fmt.Errorf("lockstormbin: %s=%q is not an absolute path to a lockstorm binary", Env, bin)
+				return
+			}
+			dir = filepath.Dir(bin)
+			err = os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+			return
+		}
+		built = true
 		dir, err = os.MkdirTemp("", "lockstorm-bin-")
 		if err != nil {
 			return
@@ -50,7 +67,7 @@ func OnPath() (string, error) {
 
 // Cleanup removes the built binary's folder.
 func Cleanup() {
-	if dir != "" {
+	if built && dir != "" {
 		os.RemoveAll(dir)
 	}
 }

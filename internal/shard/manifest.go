@@ -20,6 +20,9 @@ const (
 	KindCatalog = "catalog"
 	KindSweep   = "sweep"
 	KindRun     = "run"
+	// KindCampaign is a campaign of package campaign (compare, power,
+	// zoo...): its manifest's Name is "<command> <name>".
+	KindCampaign = "campaign"
 )
 
 // Manifest is what a shard did, written to <store>/shards/ when it

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/lockstorm/lockstorm/internal/store"
-	"github.com/lockstorm/lockstorm/reports"
 )
 
 // Files of a zoo run's folder (store/zoo/<time>/).
@@ -154,41 +153,3 @@ func cellAt(e EntryOutcome, column string) (CellOutcome, bool) {
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
-// JUnit is one test case per cell: it passes when the cell agrees with its
-// expectation, fails on a finding, is an error when unknown and skipped
-// when the entry's runtime is missing.
-func JUnit(b *Board) reports.JUnitSuites {
-	s := reports.JUnitSuite{Name: "lockstorm zoo", Timestamp: reports.JUnitTimestamp(b.Started), Time: b.Seconds,
-		Properties: []reports.JUnitProperty{{Name: "seeds", Value: fmt.Sprint(b.Seeds)}, {Name: "time-limit", Value: b.TimeLimit}}}
-	for _, e := range b.Entries {
-		for _, c := range e.Cells {
-			tc := reports.JUnitCase{Name: c.Column, Classname: "zoo." + e.Name}
-			for _, r := range c.Runs {
-				tc.Time += r.Seconds
-			}
-			msg := fmt.Sprintf("expected %s, observed %s", c.Cell.Expected(), cellText(c))
-			var replays []string
-			for _, r := range c.Runs {
-				replays = append(replays, fmt.Sprintf("seed %d: %s: %s %s", r.Seed, r.Verdict, r.Replay, r.First))
-			}
-			text := c.Cell.Why + "\n" + strings.Join(replays, "\n")
-			switch c.Status {
-			case Finding, Missed:
-				tc.Failure = &reports.JUnitProblem{Message: msg, Type: string(c.Status), Text: text}
-			case Unknown:
-				reason := msg
-				if e.BuildError != "" {
-					reason = "build failed: " + e.BuildError
-				}
-				tc.Error = &reports.JUnitProblem{Message: reason, Type: "unknown", Text: text}
-			case Skipped:
-				tc.Skipped = &reports.JUnitSkip{Message: c.Skipped}
-			default:
-				tc.SystemOut = msg + "\n" + text
-			}
-			s.Cases = append(s.Cases, tc)
-		}
-	}
-	return reports.JUnitDocument(s)
-}

@@ -12,9 +12,12 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/campaign"
+	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
-	"github.com/lockstorm/lockstorm/internal/workpool"
+	"github.com/lockstorm/lockstorm/internal/shard"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/power"
 	"github.com/lockstorm/lockstorm/reports"
@@ -25,13 +28,15 @@ type Options struct {
 	// Only selects entries by name, or single cells as NAME/COLUMN
 	// (redis-py-lock/client-crash); empty means all.
 	Only []string
-	// Seeds is how many seeds (1..Seeds) each cell runs. Default 3.
+	// Seeds is how many seeds (1..Seeds) each cell runs. Default 1.
 	Seeds int
-	// TimeLimit is each run's length. Default 20s.
+	// TimeLimit is each run's length. Default config.DefaultTimeLimit.
 	TimeLimit time.Duration
 	// Parallel is how many runs go on at once. Default 1.
 	Parallel int
 	Store    string
+	// Shard is the share of the runs to run here (--shard K/N).
+	Shard shard.Shard
 	// Runner runs one cell's seed and writes its report. Default lockstorm.Run.
 	Runner harness.RunFunc
 	// Out receives the commands before they run and a line per finished run.
@@ -83,13 +88,6 @@ func (b *Board) Count() map[string]int {
 		}
 	}
 	return n
-}
-
-// job is one seed of one cell.
-type job struct {
-	entry, cell int
-	c           Cell
-	cfg         config.Config
 }
 
 // Select keeps the entries and cells Only names, or an error naming an
@@ -174,10 +172,10 @@ func slug(s string) string {
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Seeds == 0 {
-		o.Seeds = 3
+		o.Seeds = 1
 	}
 	if o.TimeLimit == 0 {
-		o.TimeLimit = 20 * time.Second
+		o.TimeLimit = config.DefaultTimeLimit
 	}
 	if o.Parallel == 0 {
 		o.Parallel = 1
@@ -220,15 +218,14 @@ func Check(entries []Entry, o Options) error {
 // every seed, at most Parallel runs at once. It prints each entry's build
 // and client commands before it runs them. When ctx ends the runs in
 // progress heal and stop and the board holds what finished, Interrupted.
-func Run(ctx context.Context, entries []Entry, o Options) (*Board, error) {
+func Run(ctx context.Context, entries []Entry, o Options) (*Board, *campaign.Report, error) {
 	o, err := o.withDefaults()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	start := time.Now()
 	b := &Board{Started: start.UTC(), Seeds: o.Seeds, TimeLimit: o.TimeLimit.String()}
-	var jobs []job
-	for i, e := range entries {
+	for _, e := range entries {
 		eo := EntryOutcome{Name: e.Name, Dir: e.Dir, Language: e.Language, Library: e.Library, Version: e.Version,
 			Upstream: e.Upstream, Claims: e.Claims, Build: e.Build, Client: e.Client, Nodes: e.Nodes, TTL: e.TTL,
 			Renewal: e.Renewal, Fencing: e.Fencing}
@@ -262,10 +259,6 @@ func Run(ctx context.Context, entries []Entry, o Options) (*Board, error) {
 				eo.Cells[j].Status, eo.Cells[j].Skipped = Skipped, eo.Skipped
 			case eo.BuildError != "":
 				eo.Cells[j].Status = Unknown
-			default:
-				for s := 1; s <= o.Seeds; s++ {
-					jobs = append(jobs, job{entry: i, cell: j, c: c, cfg: e.Config(c, int64(s), o)})
-				}
 			}
 		}
 		if eo.Skipped != "" {
@@ -273,21 +266,18 @@ func Run(ctx context.Context, entries []Entry, o Options) (*Board, error) {
 		}
 		b.Entries = append(b.Entries, eo)
 	}
-	runs := make([][][]RunOutcome, len(entries))
-	for i := range entries {
-		runs[i] = make([][]RunOutcome, len(entries[i].Cells))
+	runs, rep, err := runCells(ctx, entries, b, o)
+	if err != nil {
+		return b, rep, err
 	}
-	b.Interrupted = runJobs(ctx, jobs, o, func(j job, r RunOutcome, done int) {
-		runs[j.entry][j.cell] = append(runs[j.entry][j.cell], r)
-		fmt.Fprintf(o.Out, "[%d/%d] %s\n", done, len(jobs), runLine(entries[j.entry], entries[j.entry].Cells[j.cell], r))
-	})
+	b.Interrupted = rep.Interrupted
 	for i := range b.Entries {
 		for j := range b.Entries[i].Cells {
 			co := &b.Entries[i].Cells[j]
 			if co.Status == Skipped || b.Entries[i].BuildError != "" {
 				continue
 			}
-			rs := runs[i][j]
+			rs := runs[cellName(entries[i], entries[i].Cells[j])]
 			slices.SortFunc(rs, func(x, y RunOutcome) int { return int(x.Seed - y.Seed) })
 			*co = judgeCell(co.Cell, rs)
 			if len(rs) < o.Seeds && co.Status == Agree && co.Cell.Expect == ExpectValid {
@@ -297,51 +287,73 @@ func Run(ctx context.Context, entries []Entry, o Options) (*Board, error) {
 	}
 	b.Columns = columns(b.Entries)
 	b.Seconds = seconds(time.Since(start))
-	return b, nil
+	return b, rep, nil
 }
 
-// runJobs runs the jobs on Parallel workers, calling done (serialised)
-// for each finished one; it reports whether ctx ended first.
-func runJobs(ctx context.Context, jobs []job, o Options, done func(job, RunOutcome, int)) (interrupted bool) {
+// cellName is a zoo cell's name in the campaign: NAME/COLUMN, as --only
+// names it.
+func cellName(e Entry, c Cell) string { return e.Name + "/" + c.Column() }
+
+// runCells runs the entries' cells as a campaign: each zoo cell a
+// campaign cell (skipped with its entry, broken when its build failed)
+// whose claim over its runs is its expectation (judgeCell); each run's
+// outcome (RunOutcome) by cell name.
+func runCells(ctx context.Context, entries []Entry, b *Board, o Options) (map[string][]RunOutcome, *campaign.Report, error) {
 	var (
-		mu sync.Mutex
-		n  int
+		mu    sync.Mutex
+		runs  = map[string][]RunOutcome{}
+		cells []campaign.Cell
 	)
-	workpool.Run(ctx, len(jobs), o.Parallel, func(ctx context.Context, i int) {
-		r, stopped := runOne(ctx, o, jobs[i].c, jobs[i].cfg)
-		mu.Lock()
-		defer mu.Unlock()
-		if stopped {
-			interrupted = true
-			return
+	for i, e := range entries {
+		for _, c := range e.Cells {
+			cell := campaign.Cell{Name: cellName(e, c), Config: e.Config(c, 0, o), Skip: b.Entries[i].Skipped}
+			if b.Entries[i].BuildError != "" {
+				cell.Broken = "build failed: " + b.Entries[i].BuildError
+			}
+			cell.CellClaims = []campaign.CellClaim{{Name: "expected " + c.Expected(), Judge: func([]campaign.Outcome) (checker.Validity, string) {
+				mu.Lock()
+				defer mu.Unlock()
+				co := judgeCell(c, runs[cell.Name])
+				return map[Status]checker.Validity{Agree: checker.Valid, Finding: checker.Invalid, Missed: checker.Invalid}[co.Status], cellText(co)
+			}}}
+			cells = append(cells, cell)
 		}
-		n++
-		done(jobs[i], r, n)
-	})
-	return interrupted || ctx.Err() != nil && n < len(jobs)
+	}
+	f := config.Campaign{Seeds: o.Seeds, Parallel: o.Parallel, Shard: o.Shard}
+	f.Run.TimeLimit, f.Run.Store = o.TimeLimit, o.Store
+	rep, err := campaign.Run(ctx, campaign.Spec{Kind: "zoo", Cells: cells, Flags: f}, campaign.Options{Runner: o.Runner, Progress: o.Out,
+		OnResult: func(co *campaign.Outcome, res *analysis.Result) {
+			r := runOutcome(cellOf(entries, co.Cell), res)
+			r.Seconds = seconds(co.Elapsed)
+			mu.Lock()
+			runs[co.Cell] = append(runs[co.Cell], r)
+			mu.Unlock()
+		}})
+	if rep != nil {
+		for _, co := range rep.Outcomes {
+			if co.Error != "" && co.Dir == "" && co.Skipped == "" {
+				runs[co.Cell] = append(runs[co.Cell], RunOutcome{Seed: co.Seed, Status: Unknown, Verdict: "unknown", Error: co.Error})
+			}
+		}
+	}
+	return runs, rep, err
 }
 
-// runOne runs one seed of a cell; stopped when ctx ended it.
-func runOne(ctx context.Context, o Options, c Cell, cfg config.Config) (r RunOutcome, stopped bool) {
-	start := time.Now()
-	r = RunOutcome{Seed: cfg.Seed, Replay: reports.ReplayCommand(cfg)}
-	res, err := o.Runner(ctx, cfg)
-	err, reportErr := reports.SplitError(err)
-	r.Seconds = seconds(time.Since(start))
-	if res != nil {
-		r.Dir = res.Dir
-		r.Replay = reports.ReplayCommand(res.Config)
+// cellOf is the zoo cell named name (NAME/COLUMN).
+func cellOf(entries []Entry, name string) Cell {
+	for _, e := range entries {
+		for _, c := range e.Cells {
+			if cellName(e, c) == name {
+				return c
+			}
+		}
 	}
-	if (res != nil && res.Interrupted) || (err != nil && ctx.Err() != nil) {
-		return r, true
-	}
-	if err != nil {
-		r.Status, r.Verdict, r.Error = Unknown, "unknown", oneLine(err.Error())
-		return r, false
-	}
-	if reportErr != nil {
-		r.Error = "report: " + oneLine(reportErr.Error())
-	}
+	return Cell{}
+}
+
+// runOutcome is what one finished run of cell c shows.
+func runOutcome(c Cell, res *analysis.Result) RunOutcome {
+	r := RunOutcome{Seed: res.Config.Seed, Dir: res.Dir, Replay: reports.ReplayCommand(reports.ReplayConfig(res))}
 	r.Verdict = res.Verdict.Valid.String()
 	r.Status, r.Flagged, r.First = judgeRun(c, res.Verdict)
 	r.Detected = detects(c, r.Flagged)
@@ -349,7 +361,7 @@ func runOne(ctx context.Context, o Options, c Cell, cfg config.Config) (r RunOut
 		s := seconds(d)
 		r.DetectedS = &s
 	}
-	return r, false
+	return r
 }
 
 func exists(dir, path string) bool {
@@ -358,22 +370,6 @@ func exists(dir, path string) bool {
 	}
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-// runLine is one finished run, for the progress output.
-func runLine(e Entry, c Cell, r RunOutcome) string {
-	s := fmt.Sprintf("%s %s seed %d: %s", e.Name, c.Column(), r.Seed, r.Verdict)
-	if len(r.Flagged) > 0 {
-		s += " (" + strings.Join(r.Flagged, ", ") + ")"
-	}
-	s += fmt.Sprintf(", expected %s: %s, %.1fs", c.Expected(), r.Status, r.Seconds)
-	if r.Error != "" {
-		s += ": " + r.Error
-	}
-	if r.Dir != "" {
-		s += "  " + r.Dir
-	}
-	return s
 }
 
 // columns are the cells' columns in a stable order: the usual faults

@@ -1,0 +1,287 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lockstorm/lockstorm"
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/shard"
+	"github.com/lockstorm/lockstorm/internal/workpool"
+	"github.com/lockstorm/lockstorm/reports"
+)
+
+// Spec is a campaign to run: its kind (the command: "compare", "zoo"...),
+// an optional name, its cells and the shared flags.
+type Spec struct {
+	Kind, Name string
+	Cells      []Cell
+	Flags      config.Campaign
+}
+
+// Options tune Run.
+type Options struct {
+	// Runner runs one run and writes its report. Default lockstorm.Run.
+	Runner harness.RunFunc
+	// Progress receives one line per finished run (ProgressLine).
+	Progress io.Writer
+	// OnResult, when set, is called with each finished run (from several
+	// goroutines when --parallel > 1) before its Result is let go: a
+	// command takes what it needs beyond the claims there.
+	OnResult func(o *Outcome, res *analysis.Result)
+	// KeepResults keeps each run's Result in its Outcome (a history in
+	// memory per run: for the few runs of a comparison, not for many).
+	KeepResults bool
+}
+
+// Report is a finished (or interrupted) campaign.
+type Report struct {
+	Kind string `json:"kind"`
+	Name string `json:"name,omitempty"`
+	// Dir is the campaign's folder in the store.
+	Dir string `json:"-"`
+	// Outcomes are the finished runs in the campaign's order.
+	Outcomes []Outcome `json:"outcomes"`
+	// Total counts the runs of the whole campaign, Planned this shard's.
+	Total   int         `json:"total"`
+	Planned int         `json:"planned"`
+	Shard   shard.Shard `json:"-"`
+	// Interrupted is set when ctx ended before every planned run ran.
+	Interrupted bool          `json:"interrupted,omitempty"`
+	Started     time.Time     `json:"started"`
+	Elapsed     time.Duration `json:"elapsed_ns"`
+	// Cells are the cell claims judged over each cell's runs.
+	Cells []CellJudged `json:"cells,omitempty"`
+	// Manifest is the shard manifest's path ("" when not sharded).
+	Manifest string `json:"-"`
+}
+
+// item is one run of the campaign: cell c with seed s, at index i of the
+// campaign's order.
+type item struct {
+	i    int
+	cell *Cell
+	seed int64
+}
+
+// Select keeps the cells named in only (all when empty); a name that is
+// no cell's is an error wrapping config.ErrConfig that lists the names.
+func Select(cells []Cell, only []string) ([]Cell, error) {
+	if len(only) == 0 {
+		return cells, nil
+	}
+	var names []string
+	for _, c := range cells {
+		names = append(names, c.Name)
+	}
+	var out []Cell
+	for _, n := range only {
+		i := slices.Index(names, n)
+		if i < 0 {
+			return nil, fmt.Errorf("%w: --only: no cell %q; the cells are %s", config.ErrConfig, n, strings.Join(names, ", "))
+		}
+		out = append(out, cells[i])
+	}
+	return out, nil
+}
+
+// Items is the campaign's order: every cell (in order) with seeds
+// 1..seeds.
+func items(cells []Cell, seeds int) []item {
+	var out []item
+	for c := range cells {
+		for s := 1; s <= seeds; s++ {
+			out = append(out, item{i: len(out), cell: &cells[c], seed: int64(s)})
+		}
+	}
+	return out
+}
+
+// Run runs the campaign: the cells --only keeps, each with seeds
+// 1..--seeds, this shard's share, --parallel at once. When ctx ends, the
+// runs under way stop and heal and no other starts. It writes the
+// campaign's folder (and, sharded, its manifest) before it returns.
+func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
+	cells, err := Select(spec.Cells, spec.Flags.Only)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Runner == nil {
+		opt.Runner = lockstorm.Run
+	}
+	all := items(cells, max(spec.Flags.Seeds, 1))
+	sh := spec.Flags.Shard
+	rep := &Report{Kind: spec.Kind, Name: spec.Name, Total: len(all), Shard: sh, Started: time.Now()}
+	var mine []item
+	for _, it := range all {
+		if sh.Owns(it.i) {
+			mine = append(mine, it)
+		}
+	}
+	rep.Planned = len(mine)
+	out := make([]*Outcome, len(mine))
+	var (
+		mu     sync.Mutex
+		done   int
+		cfgErr error
+	)
+	outer := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workpool.Run(ctx, len(mine), max(spec.Flags.Parallel, 1), func(ctx context.Context, j int) {
+		o, err := runItem(ctx, mine[j], spec.Flags, opt)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && cfgErr == nil {
+			cfgErr = err
+			cancel()
+		}
+		if o == nil {
+			return
+		}
+		out[j] = o
+		done++
+		if opt.Progress != nil {
+			fmt.Fprintln(opt.Progress, ProgressLine(done, len(mine), *o))
+		}
+	})
+	for _, o := range out {
+		if o != nil {
+			rep.Outcomes = append(rep.Outcomes, *o)
+		}
+	}
+	if cfgErr != nil {
+		return nil, cfgErr
+	}
+	rep.judgeCells(cells)
+	rep.Interrupted = len(rep.Outcomes) < rep.Planned || outer.Err() != nil
+	rep.Elapsed = time.Since(rep.Started)
+	return rep, rep.write(spec)
+}
+
+// runItem runs one item; nil when ctx ended before the run finished (it
+// is not an outcome: the campaign is interrupted). A run the harness
+// refuses as badly configured is the error: every other would be too.
+func runItem(ctx context.Context, it item, f config.Campaign, opt Options) (*Outcome, error) {
+	o := &Outcome{Index: it.i, Cell: it.cell.Name, Seed: it.seed, Verdict: checker.Unknown}
+	switch {
+	case it.cell.Skip != "":
+		o.Skipped = it.cell.Skip
+		return o, nil
+	case it.cell.Broken != "":
+		o.Error = it.cell.Broken
+		return o, nil
+	}
+	cfg := it.cell.Config
+	cfg.Seed = it.seed
+	if cfg.Store == "" {
+		cfg.Store = f.Store()
+	}
+	start := time.Now()
+	res, err := opt.Runner(ctx, cfg)
+	o.Elapsed = time.Since(start)
+	err, reportErr := reports.SplitError(err)
+	switch {
+	case (err != nil || res.Interrupted) && ctx.Err() != nil:
+		return nil, nil
+	case errors.Is(err, config.ErrConfig):
+		return nil, fmt.Errorf("%w: %s: %s", config.ErrConfig, it.cell.Name, strings.TrimPrefix(firstLine(err), config.ErrConfig.Error()+": "))
+	case err != nil:
+		o.Error = firstLine(err)
+		return o, nil
+	}
+	judge(o, it.cell, res)
+	if reportErr != nil {
+		o.Error = "report not written: " + firstLine(reportErr)
+	}
+	if opt.OnResult != nil {
+		opt.OnResult(o, res)
+	}
+	if !opt.KeepResults {
+		o.Result = nil
+	}
+	return o, nil
+}
+
+// judge fills o from the finished run res of cell c.
+func judge(o *Outcome, c *Cell, res *analysis.Result) {
+	o.Result, o.Verdict, o.Dir = res, res.Verdict.Valid, res.Dir
+	o.Replay = reports.Replay(res)
+	for _, cl := range c.Claims {
+		holds, seen := cl.Judge(res)
+		o.Claims = append(o.Claims, Judged{Name: cl.Name, Holds: holds, Seen: seen})
+	}
+}
+
+// judgeCells judges every cell claim over the cell's finished runs.
+func (r *Report) judgeCells(cells []Cell) {
+	for _, c := range cells {
+		if len(c.CellClaims) == 0 || c.Skip != "" {
+			continue
+		}
+		var runs []Outcome
+		for _, o := range r.Outcomes {
+			if o.Cell == c.Name {
+				runs = append(runs, o)
+			}
+		}
+		for _, cl := range c.CellClaims {
+			holds, seen := cl.Judge(runs)
+			r.Cells = append(r.Cells, CellJudged{Cell: c.Name, Judged: Judged{Name: cl.Name, Holds: holds, Seen: seen}})
+		}
+	}
+}
+
+// Status is the campaign's outcome, which the exit status follows:
+// Invalid when a claim failed, else Unknown when one could not be judged,
+// a run did not finish or the campaign was interrupted, else Valid.
+func (r *Report) Status() checker.Validity {
+	out := checker.Valid
+	if r.Interrupted {
+		out = checker.Unknown
+	}
+	for _, c := range r.Cells {
+		switch c.Holds {
+		case checker.Invalid:
+			return checker.Invalid
+		case checker.Unknown:
+			out = checker.Unknown
+		}
+	}
+	for _, o := range r.Outcomes {
+		if o.Skipped != "" || (len(o.Claims) == 0 && o.Error == "") {
+			continue
+		}
+		switch o.Holds() {
+		case checker.Invalid:
+			return checker.Invalid
+		case checker.Unknown:
+			out = checker.Unknown
+		}
+	}
+	return out
+}
+
+// firstLine is err's message up to its first newline.
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}
+
+// relDir is dir relative to the store root when it is inside it.
+func relDir(root, dir string) string {
+	if rel, err := filepath.Rel(root, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return dir
+}

@@ -1,0 +1,132 @@
+package campaign
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lockstorm/lockstorm/config"
+	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/shard"
+	"github.com/lockstorm/lockstorm/internal/store"
+)
+
+// The store layout of a campaign: its runs are ordinary run folders
+// (<store>/<test>/<time>/, each with its report and replay line); the
+// campaign's own folder is <store>/campaigns/<kind>[-<name>]/<time>/.
+const (
+	// Folder holds the campaigns' folders under the store root.
+	Folder = "campaigns"
+	// ReportFile is the campaign's Report as JSON.
+	ReportFile = "campaign.json"
+	// SummaryFile is its summary table (Markdown).
+	SummaryFile = "summary.md"
+	// dirLayout names a campaign's folder by its start time.
+	dirLayout = "20060102-150405"
+)
+
+// key is what the shards of one campaign agree on: kind, name, seeds and
+// every cell's configuration (seed and store left out) and claims.
+type key struct {
+	Kind  string    `json:"kind"`
+	Name  string    `json:"name,omitempty"`
+	Seeds int       `json:"seeds"`
+	Cells []keyCell `json:"cells"`
+}
+
+type keyCell struct {
+	Name   string        `json:"name"`
+	Config config.Config `json:"config"`
+	Claims []string      `json:"claims"`
+	Skip   string        `json:"skip,omitempty"`
+}
+
+func keyOf(spec Spec, cells []Cell) key {
+	k := key{Kind: spec.Kind, Name: spec.Name, Seeds: max(spec.Flags.Seeds, 1)}
+	for _, c := range cells {
+		cfg := c.Config
+		cfg.Seed, cfg.Store, cfg.OnProgress, cfg.Log = 0, "", nil, nil
+		kc := keyCell{Name: c.Name, Config: cfg, Skip: c.Skip}
+		for _, cl := range c.Claims {
+			kc.Claims = append(kc.Claims, cl.Name)
+		}
+		k.Cells = append(k.Cells, kc)
+	}
+	return k
+}
+
+// label is "<kind>[-<name>]", the campaign's folder and manifest name.
+func (r *Report) label() string {
+	if r.Name == "" {
+		return r.Kind
+	}
+	return r.Kind + "-" + r.Name
+}
+
+// write writes the campaign's folder and, sharded, its manifest.
+func (r *Report) write(spec Spec) error {
+	root := spec.Flags.Store()
+	dir, err := store.NewDir(filepath.Join(root, Folder, r.label()), r.Started.Format(dirLayout))
+	if err != nil {
+		return err
+	}
+	r.Dir = dir
+	if err := r.writeFiles(); err != nil {
+		return err
+	}
+	if !r.Shard.Set() {
+		return nil
+	}
+	cells, _ := Select(spec.Cells, spec.Flags.Only)
+	m := &shard.Manifest{Kind: shard.KindCampaign, Name: strings.TrimSpace(r.Kind + " " + r.Name), K: r.Shard.K, N: r.Shard.N,
+		Total: r.Total, Interrupted: r.Interrupted, Started: r.Started.UTC(), Elapsed: r.Elapsed, Version: harness.Version()}
+	if err := m.SetKey(keyOf(spec, cells)); err != nil {
+		return err
+	}
+	for _, o := range r.Outcomes {
+		o.Dir = relDir(root, o.Dir)
+		if err := m.Add(o.Index, o.Dir, o); err != nil {
+			return err
+		}
+	}
+	r.Manifest, err = shard.Write(root, m)
+	return err
+}
+
+// writeFiles writes campaign.json and summary.md into r.Dir.
+func (r *Report) writeFiles() error {
+	if err := store.WriteJSON(filepath.Join(r.Dir, ReportFile), r); err != nil {
+		return err
+	}
+	return store.WriteFile(filepath.Join(r.Dir, SummaryFile), []byte(r.Markdown()))
+}
+
+// Merged rebuilds the report of a campaign from the united shards w,
+// whose run folders were copied into the store root out (dirs: each
+// item's folder there), and writes its folder there.
+func Merged(w *shard.Work, dirs []string, out string) (*Report, error) {
+	var k key
+	if err := json.Unmarshal(w.Key, &k); err != nil {
+		return nil, fmt.Errorf("campaign shards: unreadable key: %v", err)
+	}
+	r := &Report{Kind: k.Kind, Name: k.Name, Total: w.Total, Planned: w.Total, Interrupted: w.Interrupted || !w.Complete(), Started: time.Now()}
+	for i, it := range w.Items {
+		var o Outcome
+		if err := json.Unmarshal(it.Data, &o); err != nil {
+			return nil, fmt.Errorf("%s: run %d: unreadable outcome: %v", w.Roots[i], it.Index, err)
+		}
+		if dirs[i] != "" {
+			o.Dir = filepath.Join(out, dirs[i])
+		}
+		r.Elapsed += o.Elapsed
+		r.Outcomes = append(r.Outcomes, o)
+	}
+	dir, err := store.NewDir(filepath.Join(out, Folder, r.label()), r.Started.Format(dirLayout))
+	if err != nil {
+		return nil, err
+	}
+	r.Dir = dir
+	return r, r.writeFiles()
+}

@@ -1,0 +1,228 @@
+package checker
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// StuckWatch finds, as a history's records arrive in time order, a key on
+// which the lock stopped being granted while clients kept asking and no
+// fault was in effect: "lock-stuck". At the completion of an acquire that
+// did not get the lock, on key k,
+//
+//   - no fault window is open (none started and not stopped, as
+//     FaultWindows pairs them), and q is when the last one closed (0 if
+//     none);
+//   - from = max(q, the Return of k's latest acquire ok + the longest TTL
+//     seen): by then that lease has run out, and nothing may hold k;
+//   - at least StuckFails acquires of k invoked after from have completed
+//     without the lock (fail or info), and the latest of them completed
+//     Span or more after from, with no acquire ok of k since.
+//
+// A lock that works grants the lock within a TTL and a retry once nothing
+// holds it, so this is provable at that moment: the live counter declares
+// it while the run goes on (and --until-invalid stops there), and the
+// checker reports it at the same record. Its text says whether the
+// latest holder released (then the queue or the key was left stuck by
+// someone else: a dead waiter, a key without expiry) or not ("never
+// freed"). One anomaly per key until an acquire of it succeeds or a fault
+// starts. It is fatal when recovery is required (Liveness.RequireRecovery).
+type StuckWatch struct {
+	// Span is how long a key must go ungranted past from: 0 means three
+	// times the longest TTL seen (3 s when no acquire had a TTL), as
+	// Liveness.NeverFreedAfter.
+	Span time.Duration
+
+	maxTTL  int64
+	open    int   // fault windows open
+	quietAt int64 // when the last one closed
+	calls   map[int]stuckCall
+	holds   map[int]stuckCall // release or extend in flight: its key, and its token in key
+	pending map[string]bool   // nemesis actions invoked, by F and Fault
+	keys    map[string]*stuckKey
+	found   []Anomaly
+}
+
+// stuck adds the watch's anomalies, fatal when recovery is required.
+func (r *livenessRun) stuck(w *StuckWatch) {
+	if w == nil {
+		return
+	}
+	for _, a := range w.Found() {
+		a.Fatal = r.l.RequireRecovery
+		r.al.add(a)
+	}
+}
+
+// StuckFails is how many ungranted acquires a stuck key needs.
+const StuckFails = 3
+
+// stuckCall is an acquire in flight.
+type stuckCall struct {
+	key  string
+	call int64
+	inv  int64
+}
+
+// stuckKey is one key's state since its latest acquire ok.
+type stuckKey struct {
+	okAt, okInv int64 // the latest acquire ok's Return and record (-1: none)
+	okProc      int
+	okToken     string
+	released    bool    // its holder's release ok was seen
+	fails       []int64 // invoke and completion records of acquires invoked after from, completed without the lock
+	declared    bool
+}
+
+// NewStuckWatch starts a watch.
+func NewStuckWatch(span time.Duration) *StuckWatch {
+	return &StuckWatch{Span: span, calls: map[int]stuckCall{}, holds: map[int]stuckCall{}, pending: map[string]bool{}, keys: map[string]*stuckKey{}}
+}
+
+// Add takes the next record; it returns the anomaly the record proves,
+// if any (also kept: Found).
+func (w *StuckWatch) Add(o *history.Op) (Anomaly, bool) {
+	if o.IsNemesis() {
+		w.nemesis(o)
+		return Anomaly{}, false
+	}
+	switch o.F {
+	case history.FAcquire:
+		return w.acquire(o)
+	case history.FRelease, history.FExtend:
+		w.release(o)
+	}
+	return Anomaly{}, false
+}
+
+// Found is every anomaly found so far, in the order found.
+func (w *StuckWatch) Found() []Anomaly { return w.found }
+
+// nemesis follows the fault windows as FaultWindows pairs them: a start
+// opens one at its first record (its invoke, or its only record), a stop
+// closes one at its last (its completion, or its only record).
+func (w *StuckWatch) nemesis(o *history.Op) {
+	k := o.F + "\x00" + o.Fault
+	invoked := w.pending[k]
+	if o.Type == history.Invoke {
+		w.pending[k] = true
+	} else {
+		delete(w.pending, k)
+	}
+	switch {
+	case o.F == history.FStart && (o.Type == history.Invoke || !invoked):
+		w.open++
+		for _, k := range w.keys {
+			k.fails, k.declared = k.fails[:0], false
+		}
+	case o.F == history.FStop && o.Type != history.Invoke && w.open > 0:
+		w.open--
+		if w.open == 0 {
+			w.quietAt = o.Time
+		}
+	}
+}
+
+func (w *StuckWatch) key(k string) *stuckKey {
+	s := w.keys[k]
+	if s == nil {
+		s = &stuckKey{okAt: -1, okInv: -1}
+		w.keys[k] = s
+	}
+	return s
+}
+
+// release follows the release and the extends of each key's latest
+// holder: an extend ok renews its lease (it holds the key legitimately
+// until the renewed lease runs out), a release ok frees it.
+func (w *StuckWatch) release(o *history.Op) {
+	if o.Type == history.Invoke {
+		w.holds[o.Process] = stuckCall{key: o.Key + "\x00" + o.Token}
+		return
+	}
+	c, ok := w.holds[o.Process]
+	delete(w.holds, o.Process)
+	key, tok, _ := strings.Cut(c.key, "\x00")
+	s := w.key(key)
+	if !ok || o.Type != history.OK || s.okInv < 0 || (tok != s.okToken && (tok != "" || o.Process != s.okProc)) {
+		return
+	}
+	if o.F == history.FRelease {
+		s.released = true
+		return
+	}
+	s.okAt = max(s.okAt, o.Time)
+	s.fails, s.declared = s.fails[:0], false
+}
+
+func (w *StuckWatch) acquire(o *history.Op) (Anomaly, bool) {
+	if o.Type == history.Invoke {
+		w.maxTTL = max(w.maxTTL, o.TTL)
+		w.calls[o.Process] = stuckCall{key: o.Key, call: o.Time, inv: o.Index}
+		return Anomaly{}, false
+	}
+	c, ok := w.calls[o.Process]
+	delete(w.calls, o.Process)
+	if !ok {
+		return Anomaly{}, false
+	}
+	key := c.key
+	if key == "" {
+		key = o.Key
+	}
+	s := w.key(key)
+	if o.Type == history.OK {
+		*s = stuckKey{okAt: o.Time, okInv: o.Index, okProc: o.Process, okToken: o.Token}
+		return Anomaly{}, false
+	}
+	from := w.quietAt
+	if s.okAt >= 0 {
+		from = max(from, s.okAt+w.maxTTL)
+	}
+	if w.open > 0 || c.call <= from {
+		return Anomaly{}, false
+	}
+	s.fails = append(s.fails, c.inv, o.Index)
+	if s.declared || len(s.fails) < 2*StuckFails || o.Time-from < w.span() {
+		return Anomaly{}, false
+	}
+	s.declared = true
+	a := Anomaly{Kind: "lock-stuck", Ops: w.ops(s), Text: w.text(key, s, from, o.Time)}
+	w.found = append(w.found, a)
+	return a, true
+}
+
+func (w *StuckWatch) span() int64 {
+	if w.Span > 0 {
+		return int64(w.Span)
+	}
+	if w.maxTTL > 0 {
+		return 3 * w.maxTTL
+	}
+	return int64(3 * time.Second)
+}
+
+// ops names the latest acquire ok (if any), the first ungranted acquire
+// and the completion that proved the key stuck.
+func (w *StuckWatch) ops(s *stuckKey) []int64 {
+	var ops []int64
+	if s.okInv >= 0 {
+		ops = append(ops, s.okInv)
+	}
+	return append(ops, s.fails[0], s.fails[len(s.fails)-1])
+}
+
+func (w *StuckWatch) text(key string, s *stuckKey, from, at int64) string {
+	who := "no acquire of it ever succeeded"
+	switch {
+	case s.okInv >= 0 && s.released:
+		who = fmt.Sprintf("process %d took it at %s and released it, and nobody got it since (a stuck queue or key)", s.okProc, fmtTime(s.okAt))
+	case s.okInv >= 0:
+		who = fmt.Sprintf("lock never freed: process %d took it at %s and did not release it", s.okProc, fmtTime(s.okAt))
+	}
+	return fmt.Sprintf("key %q: %s; %d acquires failed with no fault in effect over %s since %s, past its last lease (%s after it: the watch's span)",
+		key, who, len(s.fails)/2, fmtDur(at-from), fmtTime(from), fmtDur(w.span()))
+}

@@ -1,0 +1,56 @@
+package harness
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
+)
+
+// wallStepped is the machine's clocks with the wall clock stepped forward
+// by step from the monotonic time at on: what a virtual machine fork did
+// here, emulated without touching the machine's clock.
+type wallStepped struct {
+	origin   time.Time
+	at, step time.Duration
+}
+
+func (c wallStepped) Mono() time.Duration { return time.Since(c.origin) }
+
+func (c wallStepped) Wall() time.Time {
+	if c.Mono() >= c.at {
+		return time.Now().Round(0).Add(c.step)
+	}
+	return time.Now().Round(0)
+}
+
+// A run whose wall clock stepped has no verdict: unknown, naming the
+// step, and test.json keeps the event for analyze. A run without a step
+// has no event (the watch raises no false alarm on this machine).
+func TestClockStepMakesTheRunUnknown(t *testing.T) {
+	clockSource = wallStepped{origin: time.Now(), at: 500 * time.Millisecond, step: 630 * time.Millisecond}
+	t.Cleanup(func() { clockSource = nil })
+	res := shortRun(t, t.TempDir())
+	clockSource = nil
+	if res.Verdict.Valid != checker.Unknown || !strings.Contains(res.Verdict.Error, "wall clock moved 630ms ahead") {
+		t.Fatalf("verdict %s (%s), want unknown naming the 630ms step", res.Verdict.Valid, res.Verdict.Error)
+	}
+	var tf analysis.TestFile
+	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); len(tf.ClockEvents) != 1 || tf.ClockEvents[0].Clock != "wall" {
+		t.Fatalf("test.json clock events: %s", b)
+	}
+	again, _, err := analysis.Analyze(context.Background(), res.Dir)
+	if err != nil || again.Verdict.Valid != checker.Unknown {
+		t.Fatalf("analyze of the stored run: %v %v", again, err)
+	}
+
+	plain := shortRun(t, t.TempDir())
+	if len(plain.ClockEvents) != 0 || plain.Verdict.Valid != checker.Valid {
+		t.Fatalf("a run without a step: events %v, verdict %s", plain.ClockEvents, plain.Verdict.Valid)
+	}
+}

@@ -1,0 +1,177 @@
+package harness
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// keyEvents follows the writes of the lock key on every node through
+// Redis keyspace notifications (`notify-keyspace-events E$g`, set by the
+// harness on its own nodes), to time a waiter crash to the moment the
+// key exists without an expiry: a lock that sets its TTL in a second
+// round trip (SETNX, then PEXPIRE) keeps it so between the two, and a
+// client that dies there leaves a key that never expires. A SET with PX
+// publishes "set" and "expire" in one reply write, so they arrive
+// together; a "set" with no "expire" of the same key right behind it is
+// a key without expiry. Each node has one subscriber connection, opened
+// through its admin address (past the faults); a node that restarts
+// loses it, and that node is no longer followed.
+type keyEvents struct {
+	key    string // the workload's lock key: events of keys containing it count
+	events chan noExpiry
+	conns  []net.Conn
+	admin  map[string]*redis.Client // by node, for PTTL
+}
+
+// noExpiry is a key seen set without an expiry on a node, and when.
+type noExpiry struct {
+	node, key string
+	at        time.Time
+}
+
+// followKeys subscribes to every node's key events; the error says why
+// it could not (the nodes refuse CONFIG SET, say).
+func followKeys(ctx context.Context, r *run) (*keyEvents, error) {
+	k := &keyEvents{key: r.cfg.Workloads.Key, events: make(chan noExpiry, 64), admin: map[string]*redis.Client{}}
+	for _, n := range r.cluster.Nodes() {
+		addr, err := r.cluster.AdminAddr(n)
+		if err == nil {
+			err = k.follow(ctx, n, addr)
+		}
+		if err != nil {
+			k.close()
+			return nil, fmt.Errorf("node %s: %w", n, err)
+		}
+	}
+	return k, nil
+}
+
+// follow turns on the node's notifications and subscribes to them.
+func (k *keyEvents) follow(ctx context.Context, node, addr string) error {
+	rc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, PoolSize: 1})
+	k.admin[node] = rc
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := rc.ConfigSet(cctx, "notify-keyspace-events", "E$g").Err(); err != nil {
+		return err
+	}
+	var d net.Dialer
+	c, err := d.DialContext(cctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	k.conns = append(k.conns, c)
+	if _, err := c.Write([]byte("SUBSCRIBE __keyevent@0__:set __keyevent@0__:expire\r\n")); err != nil {
+		return err
+	}
+	go k.read(node, bufio.NewReader(c))
+	return nil
+}
+
+// read turns the node's messages into noExpiry events until its
+// connection ends. An event is dropped when nobody takes it in time.
+func (k *keyEvents) read(node string, br *bufio.Reader) {
+	var held []string // a message read ahead
+	next := func() ([]string, error) {
+		if held != nil {
+			m := held
+			held = nil
+			return m, nil
+		}
+		return readArray(br)
+	}
+	for {
+		m, err := next()
+		if err != nil {
+			return
+		}
+		if len(m) != 3 || m[0] != "message" || !strings.HasSuffix(m[1], ":set") || !strings.Contains(m[2], k.key) {
+			continue
+		}
+		if br.Buffered() > 0 { // the rest of the same reply: an expire of the key?
+			if held, err = readArray(br); err != nil {
+				return
+			}
+			if len(held) == 3 && strings.HasSuffix(held[1], ":expire") && held[2] == m[2] {
+				held = nil
+				continue
+			}
+		}
+		select {
+		case k.events <- noExpiry{node: node, key: m[2], at: time.Now()}:
+		default:
+		}
+	}
+}
+
+// readArray reads one RESP2 array of bulk strings and integers.
+func readArray(br *bufio.Reader) ([]string, error) {
+	line, err := br.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	if len(line) < 3 || line[0] != '*' {
+		return nil, errors.New("keyevents: not an array: " + strconv.Quote(line))
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(line[1:]))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, n)
+	for range n {
+		if line, err = br.ReadString('\n'); err != nil {
+			return nil, err
+		}
+		line = strings.TrimSpace(line)
+		if len(line) == 0 {
+			return nil, errors.New("keyevents: empty element")
+		}
+		switch line[0] {
+		case ':':
+			out = append(out, line[1:])
+		case '$':
+			size, err := strconv.Atoi(line[1:])
+			if err != nil || size < 0 {
+				return nil, fmt.Errorf("keyevents: bad bulk length %q", line)
+			}
+			b := make([]byte, size+2)
+			if _, err := io.ReadFull(br, b); err != nil {
+				return nil, err
+			}
+			out = append(out, string(b[:size]))
+		default:
+			return nil, fmt.Errorf("keyevents: unexpected element %q", line)
+		}
+	}
+	return out, nil
+}
+
+// noExpiryNow reports whether key still has no expiry on node (PTTL -1).
+func (k *keyEvents) noExpiryNow(ctx context.Context, node, key string) bool {
+	cctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	d, err := k.admin[node].PTTL(cctx, key).Result()
+	return err == nil && d == -1
+}
+
+// close ends every subscription.
+func (k *keyEvents) close() {
+	if k == nil {
+		return
+	}
+	for _, c := range k.conns {
+		c.Close()
+	}
+	for _, rc := range k.admin {
+		rc.Close()
+	}
+}
