@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/resource"
 )
 
 // hold is one lease as its holder believed it (a checker.Lease, as
@@ -114,3 +115,25 @@ func lostPairs(h history.History, v checker.Result) []lostPair {
 // paused holder that outlives its lease overlaps its successor even when
 // a fencing resource keeps that harmless.
 func HeldOverlaps(h history.History) int { return len(overlaps(holds(h))) }
+
+// detail is what the pictures drawn record by record share, derived once
+// per report from the window history h (the whole history, or the
+// records read around its anomalies): its rows, fault windows (h's
+// indices), leases and their overlaps, resource operations with their
+// arrivals, and lost increments.
+type detail struct {
+	h     history.History
+	sm    slotMap
+	ws    []checker.Window
+	hs    []hold
+	ovs   []overlap
+	marks []arrival
+	lost  []lostPair
+}
+
+// detailOf derives h's detail from its rows sm, fault windows ws, the
+// resource log's entries of h (writes) and its lost increments.
+func detailOf(h history.History, sm slotMap, ws []checker.Window, writes []resource.Write, lost []lostPair) *detail {
+	hs := holds(h)
+	return &detail{h: h, sm: sm, ws: ws, hs: hs, ovs: overlaps(hs), marks: arrivals(h, writes), lost: lost}
+}

@@ -6,12 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/nemesis"
-	"github.com/lockstorm/lockstorm/resource"
 )
 
 // maxPauseStories bounds the sentences index.html lists (a long run
@@ -19,11 +17,10 @@ import (
 const maxPauseStories = 20
 
 // runPauseStories are the sentences of a run's report: pauseStories over
-// its whole history h, its write log and its resource checker's lost
-// increments, the first maxPauseStories of them and a last line counting
-// the rest.
-func runPauseStories(res *analysis.Result, h history.History, writes []resource.Write) []string {
-	out := pauseStories(h, writes, lostPairs(h, res.Verdict), res.Config.Clients)
+// the detail of its whole history, the first maxPauseStories of them and
+// a last line counting the rest.
+func runPauseStories(d *detail) []string {
+	out := pauseStories(d)
 	if n := len(out) - maxPauseStories; n > 0 {
 		out = append(out[:maxPauseStories], fmt.Sprintf("… and %s, not told here (see the holders chart)", page.Count(n, "more client pause", "more client pauses")))
 	}
@@ -32,27 +29,23 @@ func runPauseStories(res *analysis.Result, h history.History, writes []resource.
 
 // pauseStories tells, in one sentence per paused client of each
 // client-pause window, what the pause did, measured from the history and
-// the resource's write log (writes; may be empty):
+// the resource's write log (d's arrivals; the log may be empty):
 //
 //	c2 paused at 1.00 s (until 2.01 s) → its lease ended 1.45 s → c1 acquired 1.52 s (fence 56) → c2's write arrived 2.01 s: rejected (fence 55 < 56)
 //
 // Each step is what the records show, or says it is unknown (no lease
 // end recorded, no write after the pause, no resource log to time the
-// write's arrival); nothing is inferred. lost are the resource checker's
-// lost increments (lostPairs); clients is the run's client count (for
-// the slot map, as holders.png uses it). Times are seconds since the run
+// write's arrival); nothing is inferred. A write of one of d's lost
+// increments is told as a lost update. Times are seconds since the run
 // started.
-func pauseStories(h history.History, writes []resource.Write, lost []lostPair, clients int) []string {
-	ws := checker.FaultWindows(h)
-	sm := buildSlots(h, clients)
-	hs := holds(h)
-	marks := arrivals(h, writes)
+func pauseStories(d *detail) []string {
+	h, sm := d.h, d.sm
 	inLost := map[int64]bool{}
-	for _, l := range lost {
+	for _, l := range d.lost {
 		inLost[l.A], inLost[l.B] = true, true
 	}
 	var out []string
-	for _, w := range ws {
+	for _, w := range d.ws {
 		if w.Fault != nemesis.KindClientPause || w.StartOp < 0 || w.StartOp >= int64(len(h)) {
 			continue
 		}
@@ -61,7 +54,7 @@ func pauseStories(h history.History, writes []resource.Write, lost []lostPair, c
 			if _, err := fmt.Sscanf(c, "c%d", &n); err != nil || n < 1 || n > len(sm.Rows) {
 				continue
 			}
-			out = append(out, pauseStory(h, w, c, n-1, sm, hs, marks, inLost))
+			out = append(out, pauseStory(h, w, c, n-1, sm, d.hs, d.marks, inLost))
 		}
 	}
 	return out

@@ -183,7 +183,7 @@ func (hc holdersChart) window(from, to int64) holdersChart {
 func rowsPlot(a holdersArgs, sm slotMap, title, xlabel string, x0, x1 float64) *plot.Plot {
 	p := newPlot(title, xlabel, "")
 	p.X.Min, p.X.Max = x0, x1
-	p.Add(rowFaultBands{Windows: a.ws, Rows: clientRows(a.h, a.ws, sm)}, lightGrid())
+	p.Add(rowFaultBands{Windows: a.d.ws, Rows: clientRows(a.d.h, a.d.ws, sm)}, lightGrid())
 	rows := len(sm.Rows)
 	p.Y.Min, p.Y.Max = -0.6, math.Max(float64(rows)-0.4, 0.4)
 	var ticks []plot.Tick
@@ -208,7 +208,7 @@ func smallTitle(p *plot.Plot) *plot.Plot {
 func windowedHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte, error) {
 	timeOf, wins, left := a.timeOf, a.windows, a.windowsLeft
 	if timeOf == nil {
-		timeOf = timeIn(a.h)
+		timeOf = timeIn(a.d.h)
 		wins, left = anomalyWindowsBy(timeOf, a.anomalies, a.pad, end, maxHolderWindows)
 	}
 	switch {
@@ -256,7 +256,7 @@ func windowedHolders(a holdersArgs, hc holdersChart, title string, end int64) ([
 		{"window drawn in detail below", swatch{Fill: alpha(colWindow, 0x60), Outline: colWindow}},
 		{"a window's anomaly records", lineThumb(anomalyLineStyle)},
 	}
-	legend = append(append(legend, holdersLegend(len(a.lost) > 0)...), faultLegend(a.ws)...)
+	legend = append(append(legend, holdersLegend(len(a.d.lost) > 0)...), faultLegend(a.d.ws)...)
 	return renderStack(title, ps, weights, legend, figWidth, height+1.2*vg.Inch)
 }
 

@@ -23,12 +23,13 @@ import (
 // why instead, and note says so for index.html. Every page is titled
 // with the run, lock and verdict, and opens at the operation its
 // "#op=N" fragment names (decoratePorcupine).
-func writePorcupine(res *analysis.Result, h history.History, opt Options) (note string, counter bool, err error) {
+func writePorcupine(res *analysis.Result, d *detail, opt Options) (note string, counter bool, err error) {
+	h := d.h
 	n := len(spans(h))
 	var reason string
 	switch {
 	case n > opt.PorcupineMaxOps && checker.Validate(h) == nil:
-		return writeSegmentPages(res, h, nil, opt, n)
+		return writeSegmentPages(res, d, nil, opt, n)
 	case n > opt.PorcupineMaxOps:
 		reason = fmt.Sprintf("The history has %d client operations, more than the %d porcupine's visualisation is built for; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
 	case checker.Validate(h) != nil:

@@ -200,9 +200,9 @@ type segmenter struct {
 	sm     slotMap
 }
 
-// newSegmenter prepares the cutting of h, a run of clients client slots.
-func newSegmenter(h history.History, clients int) *segmenter {
-	g := &segmenter{h: h, end: endTime(h), sp: spans(h), hs: holds(h), ws: checker.FaultWindows(h), sm: buildSlots(h, clients)}
+// newSegmenter prepares the cutting of d's history.
+func newSegmenter(d *detail) *segmenter {
+	g := &segmenter{h: d.h, end: endTime(d.h), sp: spans(d.h), hs: d.hs, ws: d.ws, sm: d.sm}
 	g.blocks = busyBlocks(g.sp, g.hs, g.end)
 	return g
 }
@@ -372,17 +372,17 @@ func markNemesisPartner(h history.History, keep []bool, i int) {
 }
 
 // writeSegmentPages writes the porcupine pages of a history of n client
-// operations, too many for one page, from h, its records (the whole
-// history, or its window history, whose records orig maps to the
-// history's indices; res.Verdict then names h's): porcupine.html
+// operations, too many for one page, from d, the detail of its records
+// (the whole history, or its window history, whose records orig maps to
+// the history's indices; res.Verdict then names d's): porcupine.html
 // (porcupine-2.html, ...) for the failing segments of every checker's
 // anomalies but the resource checker's, and for the counter workload
 // porcupine-counter.html (...) for the resource checker's. With no
 // anomaly naming an operation, porcupine.html is a short page saying so.
 // note tells index.html which pages show which segment.
-func writeSegmentPages(res *analysis.Result, h history.History, orig []int64, opt Options, n int) (note string, counter bool, err error) {
+func writeSegmentPages(res *analysis.Result, d *detail, orig []int64, opt Options, n int) (note string, counter bool, err error) {
 	pad := windowPad(res.Config.TTL)
-	counterRun := res.Config.Workload == "counter" && hasF(h, history.FWrite)
+	counterRun := res.Config.Workload == "counter" && hasF(d.h, history.FWrite)
 	var lockAs, counterAs []checker.Anomaly
 	parts := res.Verdict.Results
 	if len(parts) == 0 {
@@ -395,7 +395,7 @@ func writeSegmentPages(res *analysis.Result, h history.History, orig []int64, op
 			lockAs = append(lockAs, r.Anomalies...)
 		}
 	}
-	g := newSegmenter(h, res.Config.Clients)
+	g := newSegmenter(d)
 	cSegs, cLeft := g.segments(counterAs, pad, store.PorcupineCounterFile)
 	mapSegments(cSegs, orig)
 	counter = len(cSegs) > 0

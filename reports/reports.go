@@ -24,7 +24,6 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/internal/store"
-	"github.com/lockstorm/lockstorm/resource"
 )
 
 // ErrNoDir is returned when the result has no run folder to write into.
@@ -69,15 +68,7 @@ func WriteWith(res *analysis.Result, opt Options) error {
 		return &WriteError{ErrNoDir}
 	}
 	opt = opt.withDefaults()
-	lg, err := runLog(res)
-	if err != nil {
-		return &WriteError{err}
-	}
-	s, err := scanRun(res, lg.n == 0)
-	if err != nil {
-		return &WriteError{err}
-	}
-	writes, fences, err := s.readLog(lg)
+	s, err := scanRun(res)
 	if err != nil {
 		return &WriteError{err}
 	}
@@ -85,7 +76,7 @@ func WriteWith(res *analysis.Result, opt Options) error {
 	for _, w := range s.faults {
 		end = max(end, w.End)
 	}
-	plots := s.plotFiles(res, writes, fences, end)
+	plots := s.plotFiles(res, end)
 	figs := make([]figure, len(plots))
 	errs := make([]error, len(plots)+4)
 	var wg sync.WaitGroup
@@ -99,11 +90,11 @@ func WriteWith(res *analysis.Result, opt Options) error {
 	}()
 	go func() {
 		defer wg.Done()
-		errs[len(plots)+3] = writeTimelineFile(res, s, s.faults, end)
+		errs[len(plots)+3] = writeTimelineFile(res, s, end)
 	}()
 	wg.Wait()
 	errs[len(plots)+1] = WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(runSuite(res, end)))
-	page := buildPage(res, s, writes, drawnFigures(figs), runFiles(res.Dir), counterPage, s.fencesSampled(fences), porcNote)
+	page := buildPage(res, s, drawnFigures(figs), runFiles(res.Dir), counterPage, porcNote)
 	errs[len(plots)+2] = writeIndexFile(res.Dir, page)
 	if err := errors.Join(errs...); err != nil {
 		return &WriteError{err}
@@ -112,9 +103,8 @@ func WriteWith(res *analysis.Result, opt Options) error {
 }
 
 // plotFiles are the report's PNGs, drawn from the pass over the history
-// (s), the resource log's entries of its window history (writes) and
-// fencing.png's points of the log (fences), to the run's end (ns).
-func (s *runScan) plotFiles(res *analysis.Result, writes []resource.Write, fences *logFences, end int64) []plotFile {
+// and its resource log (s), to the run's end (ns).
+func (s *runScan) plotFiles(res *analysis.Result, end int64) []plotFile {
 	ws := s.faults
 	holders, fencing := holdersCaption, fencingCaption
 	if !s.whole {
@@ -122,7 +112,7 @@ func (s *runScan) plotFiles(res *analysis.Result, writes []resource.Write, fence
 	}
 	return []plotFile{
 		{store.HoldersFile, "Who held the lock", holders,
-			func() ([]byte, error) { return s.holdersPNG(res, writes, end) }},
+			func() ([]byte, error) { return s.holdersPNG(res, end) }},
 		{store.LatencyRawFile, "Latency of every operation",
 			"Each operation's latency (completion − invoke) at its invoke time, by outcome, on a log axis. Operations that never completed are drawn at the top. Shaded columns are fault windows.",
 			func() ([]byte, error) { return latencyRaw(s.ops, ws, end) }},
@@ -133,7 +123,7 @@ func (s *runScan) plotFiles(res *analysis.Result, writes []resource.Write, fence
 			"Completed operations per second by outcome.",
 			func() ([]byte, error) { return rate(s.ops, ws, end) }},
 		{store.FencingFile, "Fencing tokens", fencing,
-			func() ([]byte, error) { return s.fencingPNG(fences, writes, ws, end) }},
+			func() ([]byte, error) { return s.fencingPNG(ws, end) }},
 	}
 }
 
@@ -151,11 +141,11 @@ const (
 // segment (writeSegmentPages).
 func (s *runScan) writePorcupine(res *analysis.Result, opt Options) (note string, counter bool, err error) {
 	if s.whole {
-		return writePorcupine(res, s.wh, opt)
+		return writePorcupine(res, s.d, opt)
 	}
 	wres := *res
 	wres.Verdict = s.windowVerdict(res.Verdict)
-	return writeSegmentPages(&wres, s.wh, s.origIndex(), opt, s.ops.len())
+	return writeSegmentPages(&wres, s.d, s.origIndex(), opt, s.ops.len())
 }
 
 // WriteError is every error of Write: the run itself finished and was

@@ -81,7 +81,10 @@ type runScan struct {
 	whOf  map[int64]int64
 	marks []checkpoint
 
-	sm          *slotMap     // wh's rows (slotMap)
+	// d is wh's detail, with the resource log's entries of wh; fenceLog
+	// is fencing.png's points of the log (readLog).
+	d           *detail
+	fenceLog    *logFences
 	windows     []timeWindow // anomaly windows read (their ops the history's indices)
 	windowsLeft int
 	read        []windowRead // what was read for each window
@@ -100,11 +103,16 @@ type checkpoint struct {
 	time int64
 }
 
-// scanRun reads res's history in one pass (see above); keepFences keeps
-// the history's resource operations for fencing.png (a run without a
-// resource log).
-func scanRun(res *analysis.Result, keepFences bool) (*runScan, error) {
-	s := newScan(res, keepFences)
+// scanRun reads res's history in one pass (see above) and then its
+// resource log (readLog), and derives the window history's detail; a run
+// without a resource log keeps the history's resource operations for
+// fencing.png.
+func scanRun(res *analysis.Result) (*runScan, error) {
+	lg, err := runLog(res)
+	if err != nil {
+		return nil, err
+	}
+	s := newScan(res, lg.n == 0)
 	src := res.Source()
 	c, err := src.Open(history.Pos{})
 	if err != nil {
@@ -123,8 +131,11 @@ func scanRun(res *analysis.Result, keepFences bool) (*runScan, error) {
 			return nil, fmt.Errorf("reports: history: %w", err)
 		}
 	}
-	sm := s.slots.slotMap(s.wh)
-	s.sm = &sm
+	writes, err := s.readLog(lg)
+	if err != nil {
+		return nil, err
+	}
+	s.d = detailOf(s.wh, s.slots.slotMap(s.wh), s.windowFaults(), writes, lostPairs(s.wh, s.windowVerdict(res.Verdict)))
 	return s, nil
 }
 
@@ -241,7 +252,3 @@ func (s *runScan) recordAt(i int64) (history.Op, bool) {
 func (s *runScan) overview(end int64) *occupancy {
 	return occupancyOf(&s.leases.log, s.slots.clients, s.slots.slot, xMax(end))
 }
-
-// slotMap is the rows of the charts of wh, from the slots the pass
-// followed over the whole history (slotTracker.slotMap; made by close).
-func (s *runScan) slotMap() slotMap { return *s.sm }

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/lockstorm/lockstorm/analysis"
-	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -113,11 +112,11 @@ type tlPage struct {
 	Data                 template.JS
 }
 
-// buildTimeline lays out h: rows from the client slots (clients as in
-// the run's configuration), boxes from the operations (thinned above
-// maxBoxes), bands from the fault windows ws, the axis to end (ns).
-func buildTimeline(h history.History, ws []checker.Window, end int64, clients, maxBoxes int) (d tlData, total int) {
-	sm := buildSlots(h, clients)
+// buildTimeline lays out the history of dt: rows from its client slots,
+// boxes from its operations (thinned above maxBoxes), bands from its
+// fault windows, the axis to end (ns).
+func buildTimeline(dt *detail, end int64, maxBoxes int) (d tlData, total int) {
+	h, ws, sm := dt.h, dt.ws, dt.sm
 	d.Rows = sm.Rows
 	d.End = millis(end)
 	d.Colour = [4]string{hexColour(colOK), hexColour(colFail), hexColour(colInfo), hexColour(colInfo)}
@@ -213,9 +212,9 @@ func opDetail(inv, c *history.Op) string {
 	return strings.Join(parts, ", ")
 }
 
-// writeTimeline writes timeline.html of res's history h to w.
-func writeTimeline(w io.Writer, res *analysis.Result, h history.History, ws []checker.Window, end int64) error {
-	d, total := buildTimeline(h, ws, end, res.Config.Clients, maxTimelineBoxes)
+// writeTimeline writes timeline.html of res's history (dt's) to w.
+func writeTimeline(w io.Writer, res *analysis.Result, dt *detail, end int64) error {
+	d, total := buildTimeline(dt, end, maxTimelineBoxes)
 	b, err := json.Marshal(d)
 	if err != nil {
 		return err
@@ -242,13 +241,13 @@ func hexColour(c interface{ RGBA() (r, g, b, a uint32) }) string {
 // writeTimelineFile writes timeline.html into res.Dir: the whole
 // history's, or for a history too long to keep (s.whole false) a short
 // page saying why it is not drawn.
-func writeTimelineFile(res *analysis.Result, s *runScan, ws []checker.Window, end int64) error {
+func writeTimelineFile(res *analysis.Result, s *runScan, end int64) error {
 	if !s.whole {
 		return writeNotePage(res.Dir, store.TimelineFile, fmt.Sprintf("Timeline — %s, lock %s: not drawn", res.Config.Name, res.Config.Lock),
 			fmt.Sprintf("This history has %d client operations in %d records, more than the %d records up to which the report keeps a history whole to draw this page; history.jsonl has them all, and index.html's plots cover them (holders.png draws the records around the anomalies in detail).", s.ops.len(), s.records, maxWholeRecords))
 	}
 	var buf bytes.Buffer
-	if err := writeTimeline(&buf, res, s.wh, ws, end); err != nil {
+	if err := writeTimeline(&buf, res, s.d, end); err != nil {
 		return fmt.Errorf("reports: %s: %w", store.TimelineFile, err)
 	}
 	if err := os.WriteFile(filepath.Join(res.Dir, store.TimelineFile), buf.Bytes(), 0o644); err != nil {

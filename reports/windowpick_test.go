@@ -77,7 +77,7 @@ func TestAnomalyWindows(t *testing.T) {
 // holds only the leases reaching into it.
 func TestHoldersBigRun(t *testing.T) {
 	small, writes := pauseHistory()
-	b, err := drawHolders(holdersArgs{h: small, writes: writes, end: endTime(small), clients: 3, pad: windowPad(0),
+	b, err := drawHolders(holdersArgs{d: historyDetail(small, writes, nil, 3), end: endTime(small), pad: windowPad(0),
 		anomalies: []checker.Anomaly{{Kind: "x", Ops: []int64{3}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -93,12 +93,12 @@ func TestHoldersBigRun(t *testing.T) {
 	end := endTime(h)
 	mid := int64(len(h) / 2)
 	as := []checker.Anomaly{{Kind: "overlap", Ops: []int64{mid, mid + 3}, Fatal: true}, {Kind: "lost-update", Ops: []int64{mid / 4}}}
-	args := holdersArgs{h: h, end: end, clients: 8, pad: windowPad(300 * time.Millisecond), anomalies: as, overview: overviewOf(t, h, 8)}
+	args := holdersArgs{d: detailOf(h, buildSlots(h, 8), nil, nil, nil), end: end, pad: windowPad(300 * time.Millisecond), anomalies: as, overview: overviewOf(t, h, 8)}
 	b, err = drawHolders(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	none, err := drawHolders(holdersArgs{h: h, end: end, clients: 8, pad: args.pad, overview: args.overview})
+	none, err := drawHolders(holdersArgs{d: args.d, end: end, pad: args.pad, overview: args.overview})
 	if err != nil {
 		t.Fatal(err)
 	}
