@@ -1,12 +1,9 @@
 package reports
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -411,9 +408,7 @@ func writeSegmentPages(res *analysis.Result, d *detail, orig []int64, opt Option
 		}
 		note = reason
 	} else if err := writeSegments(res, opt, n, lSegs, lLeft, "Lock check (porcupine)", func(w io.Writer, sub history.History) error {
-		l := checker.NewLock()
-		l.Timeout = opt.PorcupineTimeout
-		return checker.WritePorcupineHTML(w, sub, l)
+		return drawLock(w, sub, opt)
 	}); err != nil {
 		return "", false, err
 	} else {
@@ -439,18 +434,14 @@ func writeSegments(res *analysis.Result, opt Options, n int, segs []segment, lef
 		refs[i] = segmentRef{File: s.File, First: s.First, Last: s.Last}
 	}
 	for i, s := range segs {
-		var buf bytes.Buffer
-		if err := draw(&buf, s.Sub); err != nil {
-			return fmt.Errorf("reports: %s: %w", s.File, err)
-		}
-		title := porcupineTitle(res, fmt.Sprintf("%s, failing segment %d of %d", what, i+1, len(segs)))
 		note := s.Note(n)
 		if left > 0 {
 			note += fmt.Sprintf(" %d more failing segments are not drawn.", left)
 		}
-		page := markSegment(decoratePorcupine(buf.Bytes(), title), note, s.File, refs)
-		if err := os.WriteFile(filepath.Join(res.Dir, s.File), page, 0o644); err != nil {
-			return fmt.Errorf("reports: %w", err)
+		title := porcupineTitle(res, fmt.Sprintf("%s, failing segment %d of %d", what, i+1, len(segs)))
+		if err := writePorcupinePage(res.Dir, s.File, title, func(w io.Writer) error { return draw(w, s.Sub) },
+			func(page []byte) []byte { return markSegment(page, note, s.File, refs) }); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -136,18 +136,6 @@ const (
 	fencingLogCaption     = "The fencing token each write carried when it reached the resource, from the resource's log read entry by entry: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued. Past 100000 entries the title says which sample is drawn (every stale write is kept); send times are drawn for the writes read around the anomalies (see the holders windows)."
 )
 
-// writePorcupine writes the porcupine pages (writePorcupine) of the whole
-// history, or of the window history of a longer one, one page per failing
-// segment (writeSegmentPages).
-func (s *runScan) writePorcupine(res *analysis.Result, opt Options) (note string, counter bool, err error) {
-	if s.whole {
-		return writePorcupine(res, s.d, opt)
-	}
-	wres := *res
-	wres.Verdict = s.windowVerdict(res.Verdict)
-	return writeSegmentPages(&wres, s.d, s.origIndex(), opt, s.ops.len())
-}
-
 // WriteError is every error of Write: the run itself finished and was
 // checked, only (part of) its report could not be written. Its message is
 // the underlying errors'.
