@@ -273,10 +273,10 @@ func oldFencingPlot(h history.History, writes []resource.Write, ws []checker.Win
 
 // oldNewOccupancy summed the leases of hc into overviewCols columns over
 // [0, xmax] s.
-func oldNewOccupancy(hc holdersChart, xmax float64) *occupancy {
-	o := emptyOccupancy(len(hc.slots.Rows), xmax)
+func oldNewOccupancy(hc *detail, xmax float64) *occupancy {
+	o := emptyOccupancy(len(hc.sm.Rows), xmax)
 	for _, ho := range hc.hs {
-		r, ok := hc.slots.Row[ho.Proc]
+		r, ok := hc.sm.Row[ho.Proc]
 		if !ok {
 			continue
 		}
@@ -285,7 +285,7 @@ func oldNewOccupancy(hc holdersChart, xmax float64) *occupancy {
 	for _, ov := range hc.ovs {
 		var rows []int
 		for _, i := range []int{ov.A, ov.B} {
-			if r, ok := hc.slots.Row[hc.hs[i].Proc]; ok {
+			if r, ok := hc.sm.Row[hc.hs[i].Proc]; ok {
 				rows = append(rows, r)
 			}
 		}

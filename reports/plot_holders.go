@@ -25,17 +25,6 @@ var (
 // are marked on the holder rows.
 var resourceOps = map[string]bool{history.FWrite: true, history.FEnter: true, history.FLead: true, history.FRun: true}
 
-// holdersChart draws the rows of holders.png.
-type holdersChart struct {
-	hs    []hold
-	ovs   []overlap
-	slots slotMap
-	h     history.History
-	// marks are the resource operations, drawn at their arrival.
-	marks []arrival
-	lost  []lostPair
-}
-
 // rect fills the data rectangle [x0,x1] x [y0,y1] (x in s, y in rows),
 // at least one point wide.
 func rect(c draw.Canvas, p *plot.Plot, x0, x1, y0, y1 float64, fill, edge color.Color) {
@@ -66,11 +55,11 @@ const (
 	rowMarks    = 0.40
 )
 
-// Plot draws, per row: validity lines, held bars (blue, orange past the
+// Plot draws the rows of holders.png from hc, per row: validity lines, held bars (blue, orange past the
 // validity), red overlap strips, resource marks and lost notices; and a
 // translucent red band over the whole height for each overlap.
-func (hc holdersChart) Plot(c draw.Canvas, p *plot.Plot) {
-	row := func(proc int) float64 { return float64(hc.slots.Row[proc]) }
+func (hc *detail) Plot(c draw.Canvas, p *plot.Plot) {
+	row := func(proc int) float64 { return float64(hc.sm.Row[proc]) }
 	trX, trY := p.Transforms(&c)
 	for _, o := range hc.ovs {
 		rect(c, p, seconds(o.Start), seconds(o.End), p.Y.Min, p.Y.Max, alpha(colOverlap, 0x20), nil)
@@ -242,19 +231,18 @@ func holdersTitle(leases, pairs, lost int) string {
 // its anomalies (windowedHolders).
 func drawHolders(a holdersArgs) ([]byte, error) {
 	d := a.d
-	hc := holdersChart{hs: d.hs, ovs: d.ovs, slots: d.sm, h: d.h, marks: d.marks, lost: d.lost}
 	hs, title, end := d.hs, a.title, a.end
 	if title == "" {
 		title = holdersTitle(len(hs), len(d.ovs), len(d.lost))
 	}
-	for _, m := range hc.marks {
+	for _, m := range d.marks {
 		end = max(end, m.At())
 	}
 	if a.timeOf != nil || len(hs) > maxDetailLeases {
-		return windowedHolders(a, hc, title, end)
+		return windowedHolders(a, title, end)
 	}
-	p := rowsPlot(a, hc.slots, title, "time since start (s)", 0, xMax(end))
-	rows := len(hc.slots.Rows)
+	p := rowsPlot(a, title, "time since start (s)", 0, xMax(end))
+	rows := len(d.sm.Rows)
 	height := figHeight
 	if rows > 6 {
 		height = 2.4*vg.Inch + vg.Length(rows)*0.38*vg.Inch
@@ -265,7 +253,7 @@ func drawHolders(a holdersArgs) ([]byte, error) {
 		if len(hs) == 0 {
 			p.Add(emptyNote{"no acquire succeeded: nobody ever held the lock"})
 		}
-		p.Add(hc)
+		p.Add(d)
 	}
 	return renderPNG(p, append(holdersLegend(len(d.lost) > 0), faultLegend(d.ws)...), figWidth, height)
 }

@@ -185,21 +185,18 @@ func widen(blocks []interval, lo, hi int64) (int64, int64) {
 	return lo, hi
 }
 
-// segmenter holds what cutting h into segments needs, computed once for
-// the lock and the counter pages.
+// segmenter holds what cutting a detail's history into segments needs,
+// computed once for the lock and the counter pages.
 type segmenter struct {
-	h      history.History
+	*detail
 	end    int64
 	sp     []span
-	hs     []hold
 	blocks []interval
-	ws     []checker.Window
-	sm     slotMap
 }
 
 // newSegmenter prepares the cutting of d's history.
 func newSegmenter(d *detail) *segmenter {
-	g := &segmenter{h: d.h, end: endTime(d.h), sp: spans(d.h), hs: d.hs, ws: d.ws, sm: d.sm}
+	g := &segmenter{detail: d, end: endTime(d.h), sp: spans(d.h)}
 	g.blocks = busyBlocks(g.sp, g.hs, g.end)
 	return g
 }

@@ -159,7 +159,7 @@ func assertOccupancy(t *testing.T, h history.History, clients int) {
 	hs := holds(h)
 	ovs := overlaps(hs)
 	sm := buildSlots(h, clients)
-	want := oldNewOccupancy(holdersChart{hs: hs, ovs: ovs, slots: sm, h: h}, xMax(end))
+	want := oldNewOccupancy(&detail{hs: hs, ovs: ovs, sm: sm, h: h}, xMax(end))
 	s := passOf(t, h, nil, clients)
 	got := s.overview(end)
 	if s.leases.leases() != len(hs) || s.leases.pairs != len(ovs) {

@@ -105,7 +105,7 @@ func TestHoldersBigRun(t *testing.T) {
 	if hb, hn := pngHeight(t, b), pngHeight(t, none); hb <= hn+300 {
 		t.Errorf("big run: %d px with two windows, %d px with none: want the windows below the overview", hb, hn)
 	}
-	hc := holdersChart{hs: hs, ovs: overlaps(hs), slots: buildSlots(h, 8), h: h, marks: arrivals(h, nil)}
+	hc := detailOf(h, buildSlots(h, 8), nil, nil, nil)
 	from, to := h[mid].Time-args.pad, h[mid].Time+args.pad
 	w := hc.window(from, to)
 	if len(w.hs) == 0 || len(w.hs) > len(hs)/10 {
