@@ -85,25 +85,19 @@ type lostPair struct{ A, B int64 }
 // anomaly (acknowledged increments against the final value) names no
 // such pair and is not a single increment: it is left out.
 func lostPairs(h history.History, v checker.Result) []lostPair {
-	parts := v.Results
-	if len(parts) == 0 {
-		parts = []checker.Result{v}
-	}
 	var out []lostPair
-	for _, r := range parts {
-		for _, a := range r.Anomalies {
-			if a.Kind != "lost-update" {
-				continue
+	for _, a := range allAnomalies(v) {
+		if a.Kind != "lost-update" {
+			continue
+		}
+		var ws []int64
+		for _, o := range a.Ops {
+			if o >= 0 && o < int64(len(h)) && h[o].Type == history.Invoke && h[o].F == history.FWrite {
+				ws = append(ws, o)
 			}
-			var ws []int64
-			for _, o := range a.Ops {
-				if o >= 0 && o < int64(len(h)) && h[o].Type == history.Invoke && h[o].F == history.FWrite {
-					ws = append(ws, o)
-				}
-			}
-			if len(ws) == 2 {
-				out = append(out, lostPair{ws[0], ws[1]})
-			}
+		}
+		if len(ws) == 2 {
+			out = append(out, lostPair{ws[0], ws[1]})
 		}
 	}
 	return out

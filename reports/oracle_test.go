@@ -30,7 +30,7 @@ func oldLatencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, e
 		p.Add(faultBands{ws}, lightGrid())
 		p.Y.Min, p.Y.Max = 0, 1
 		p.Add(emptyNote{"no client operations in this history"})
-		return renderPanels("Latency of every operation", []*plot.Plot{p}, legend, figWidth, figHeight)
+		return renderStack("Latency of every operation", []*plot.Plot{p}, nil, legend, figWidth, figHeight)
 	}
 	thin := dense(len(sp))
 	if thin {
@@ -57,7 +57,7 @@ func oldLatencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, e
 			}
 		}
 	}
-	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
+	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
 }
 
 // oldLatencyRawPanel drew one operation type's panel of oldLatencyRaw.
@@ -130,7 +130,7 @@ func oldLatencyQuantiles(h history.History, ws []checker.Window, end int64) ([]b
 		}
 		legend = append(legend, legendItem{Label: q.name, Thumb: lineThumb(draw.LineStyle{Color: q.col, Width: w})})
 	}
-	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
+	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
 }
 
 // oldQuantilePanel drew one operation type's panel of
@@ -172,7 +172,7 @@ func oldRate(h history.History, ws []checker.Window, end int64) ([]byte, error) 
 		}
 		legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", o.t, n), Thumb: lineThumb(draw.LineStyle{Color: o.col, Width: vg.Points(1.6)})})
 	}
-	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
+	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
 }
 
 // oldRatePanel drew one operation type's panel of oldRate.

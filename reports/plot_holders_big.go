@@ -211,7 +211,7 @@ func windowedHolders(a holdersArgs, title string, end int64) ([]byte, error) {
 	timeOf, wins, left := a.timeOf, a.windows, a.windowsLeft
 	if timeOf == nil {
 		timeOf = timeIn(a.d.h)
-		wins, left = anomalyWindowsBy(timeOf, a.anomalies, a.pad, end, maxHolderWindows)
+		wins, left = anomalyWindows(timeOf, a.anomalies, a.pad, end, maxHolderWindows)
 	}
 	switch {
 	case len(wins) == 0:

@@ -50,7 +50,7 @@ func (s *runScan) writePorcupine(res *analysis.Result, opt Options) (note string
 	}, nil); err != nil {
 		return "", false, err
 	}
-	if res.Config.Workload != "counter" || !hasF(h, history.FWrite) {
+	if !counterRun(res, h) {
 		return "", false, nil
 	}
 	err = writePorcupinePage(res.Dir, store.PorcupineCounterFile, porcupineTitle(res, "Counter's critical sections (porcupine)"), func(w io.Writer) error {
@@ -103,10 +103,12 @@ func keptLinearizations(v checker.Result) (lock, counter *checker.Linearization)
 	return lock, counter
 }
 
-func hasF(h history.History, f string) bool {
+// counterRun says res is a counter run whose history h has writes: the
+// counter's critical sections get porcupine pages of their own.
+func counterRun(res *analysis.Result, h history.History) bool {
 	for i := range h {
-		if h[i].F == f {
-			return true
+		if h[i].F == history.FWrite {
+			return res.Config.Workload == "counter"
 		}
 	}
 	return false

@@ -209,7 +209,7 @@ func newSegmenter(d *detail) *segmenter {
 // draws one row per process id from 0 up, and a long run's processes
 // number in the thousands.
 func (g *segmenter) segments(as []checker.Anomaly, pad int64, base string) (segs []segment, left int) {
-	wins, left := anomalyWindows(g.h, as, pad, g.end, maxPorcupineSegments)
+	wins, left := anomalyWindows(timeIn(g.h), as, pad, g.end, maxPorcupineSegments)
 	for i, w := range wins {
 		lo, hi := widen(g.blocks, w.From, w.To)
 		quiet := opsCalledIn(g.sp, lo, hi) <= maxSegmentOps
@@ -376,13 +376,9 @@ func markNemesisPartner(h history.History, keep []bool, i int) {
 // note tells index.html which pages show which segment.
 func writeSegmentPages(res *analysis.Result, d *detail, orig []int64, opt Options, n int) (note string, counter bool, err error) {
 	pad := windowPad(res.Config.TTL)
-	counterRun := res.Config.Workload == "counter" && hasF(d.h, history.FWrite)
+	counterRun := counterRun(res, d.h)
 	var lockAs, counterAs []checker.Anomaly
-	parts := res.Verdict.Results
-	if len(parts) == 0 {
-		parts = []checker.Result{res.Verdict}
-	}
-	for _, r := range parts {
+	for _, r := range checkerParts(res.Verdict) {
 		if r.Name == "resource" && counterRun {
 			counterAs = append(counterAs, r.Anomalies...)
 		} else {

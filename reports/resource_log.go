@@ -67,7 +67,6 @@ func (s *runScan) readLog(l resourceLog) (entries []resource.Write, err error) {
 	err = l.each(func(w *resource.Write) {
 		f.add(w)
 		switch {
-		case s.whole && l.mem != nil:
 		case s.whole:
 			entries = append(entries, *w)
 		default:
@@ -80,8 +79,5 @@ func (s *runScan) readLog(l resourceLog) (entries []resource.Write, err error) {
 			}
 		}
 	})
-	if s.whole && l.mem != nil {
-		entries = l.mem
-	}
 	return entries, err
 }

@@ -195,7 +195,7 @@ func (s *runScan) finish(res *analysis.Result) {
 	}
 	s.nem = nil
 	if !s.whole {
-		s.windows, s.windowsLeft = anomalyWindowsBy(s.timeOf(), allAnomalies(res.Verdict), windowPad(res.Config.TTL), s.end, maxHolderWindows)
+		s.windows, s.windowsLeft = anomalyWindows(s.timeOf(), allAnomalies(res.Verdict), windowPad(res.Config.TTL), s.end, maxHolderWindows)
 	}
 }
 

@@ -35,7 +35,7 @@ func TestAnomalyWindows(t *testing.T) {
 		{Kind: "summary", Ops: []int64{5, 99000}},              // spread: window at 99 s
 		{Kind: "nowhere", Ops: []int64{-1, int64(len(h)) + 5}}, // no window
 	}
-	ws, left := anomalyWindows(h, as, pad, endTime(h), 3)
+	ws, left := anomalyWindows(timeIn(h), as, pad, endTime(h), 3)
 	if len(ws) != 3 || left != 2 {
 		t.Fatalf("%d windows, %d left, want 3 and 2 (5 after merging a and b)", len(ws), left)
 	}
@@ -58,7 +58,7 @@ func TestAnomalyWindows(t *testing.T) {
 	if ws[0].Label() == "" || ws[0].Fatal != 1 {
 		t.Errorf("merged window: %+v", ws[0])
 	}
-	all, left := anomalyWindows(h, as, pad, endTime(h), 10)
+	all, left := anomalyWindows(timeIn(h), as, pad, endTime(h), 10)
 	if left != 0 || len(all) != 5 {
 		t.Fatalf("uncapped: %d windows, %d left", len(all), left)
 	}
@@ -66,7 +66,7 @@ func TestAnomalyWindows(t *testing.T) {
 	if last.Kinds[0] != "summary" || last.From > 99000*ms || last.To < 99000*ms || last.To-last.From > 4*pad {
 		t.Errorf("summary anomaly's window %+v, want a short one around 99 s", last)
 	}
-	if none, left := anomalyWindows(h, nil, pad, endTime(h), 3); len(none) != 0 || left != 0 {
+	if none, left := anomalyWindows(timeIn(h), nil, pad, endTime(h), 3); len(none) != 0 || left != 0 {
 		t.Errorf("no anomalies: %v, %d", none, left)
 	}
 }
