@@ -54,7 +54,7 @@ func pauseStories(d *detail) []string {
 			if _, err := fmt.Sscanf(c, "c%d", &n); err != nil || n < 1 || n > len(sm.Rows) {
 				continue
 			}
-			out = append(out, pauseStory(h, w, c, n-1, sm, d.hs, d.marks, inLost))
+			out = append(out, pauseStory(d, w, c, n-1, inLost))
 		}
 	}
 	return out
@@ -71,15 +71,15 @@ type step struct {
 // pause, then the lease's end, the next acquire by another client and
 // the arrival of the paused client's delayed write, in the order they
 // happened.
-func pauseStory(h history.History, w checker.Window, c string, row int, sm slotMap, hs []hold, marks []arrival, inLost map[int64]bool) string {
+func pauseStory(d *detail, w checker.Window, c string, row int, inLost map[int64]bool) string {
 	until := "until " + storySecs(w.End)
 	if w.Unhealed {
 		until = "never resumed before the history ended"
 	}
 	head := fmt.Sprintf("%s paused at %s (%s)", c, storySecs(w.Start), until)
 	var held *hold
-	for i := range hs {
-		if ho := &hs[i]; sm.Row[ho.Proc] == row && ho.Start <= w.Start && w.Start < ho.End {
+	for i := range d.hs {
+		if ho := &d.hs[i]; d.sm.Row[ho.Proc] == row && ho.Start <= w.Start && w.Start < ho.End {
 			held = ho
 			break
 		}
@@ -87,8 +87,8 @@ func pauseStory(h history.History, w checker.Window, c string, row int, sm slotM
 	if held == nil {
 		return head + " while holding no lock: no lease to outlive"
 	}
-	next := nextAcquire(h, held.Key, w.Start, row, sm)
-	steps := []step{leaseEndStep(c, held), acquireStep(next, sm), writeStep(c, w, row, held, next, sm, marks, inLost)}
+	next := nextAcquire(d, held.Key, w.Start, row)
+	steps := []step{leaseEndStep(c, held), acquireStep(next, d.sm), writeStep(d, c, w, row, held, next, inLost)}
 	slices.SortStableFunc(steps, func(a, b step) int {
 		switch {
 		case a.At < 0 && b.At < 0:
@@ -123,10 +123,10 @@ func leaseEndStep(c string, held *hold) step {
 
 // nextAcquire is the first acquire ok of key after t by a client on
 // another row than row, nil when none.
-func nextAcquire(h history.History, key string, t int64, row int, sm slotMap) *history.Op {
-	for i := range h {
-		r := &h[i]
-		if r.F == history.FAcquire && r.Type == history.OK && r.Key == key && r.Time > t && !r.IsNemesis() && sm.Row[r.Process] != row {
+func nextAcquire(d *detail, key string, t int64, row int) *history.Op {
+	for i := range d.h {
+		r := &d.h[i]
+		if r.F == history.FAcquire && r.Type == history.OK && r.Key == key && r.Time > t && !r.IsNemesis() && d.sm.Row[r.Process] != row {
 			return r
 		}
 	}
@@ -148,10 +148,10 @@ func acquireStep(next *history.Op, sm slotMap) step {
 // writeStep is the paused client's first resource operation of the
 // lease held that was still to arrive when the pause began, and what the
 // resource made of it.
-func writeStep(c string, w checker.Window, row int, held *hold, next *history.Op, sm slotMap, marks []arrival, inLost map[int64]bool) step {
+func writeStep(d *detail, c string, w checker.Window, row int, held *hold, next *history.Op, inLost map[int64]bool) step {
 	var wr *arrival
-	for i := range marks {
-		if a := &marks[i]; sm.Row[a.Proc] == row && a.Send >= held.Start && a.Send <= held.End && a.At() >= w.Start {
+	for i := range d.marks {
+		if a := &d.marks[i]; d.sm.Row[a.Proc] == row && a.Send >= held.Start && a.Send <= held.End && a.At() >= w.Start {
 			wr = a
 			break
 		}

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -100,11 +101,7 @@ func (t *slotTracker) slot(p int) (int, bool) {
 func (t *slotTracker) slotMap(wh history.History) slotMap {
 	m := slotMap{Row: map[int]int{}}
 	for s := range t.clients {
-		if t.stats[s].n == 0 {
-			m.Rows = append(m.Rows, fmt.Sprintf("c%d", s+1))
-		} else {
-			m.Rows = append(m.Rows, t.stats[s].label(s))
-		}
+		m.Rows = append(m.Rows, t.stats[s].label(s))
 	}
 	var loose []int
 	var owner map[int]int
@@ -153,11 +150,19 @@ func (s *slotStat) add(p int) {
 	}
 }
 
-// label is the slot's row label (slotLabel).
+// label is the slot's row label: "c2 (p1, p5)", past four processes
+// "c2 (p1, p5, p9, … +2)", "c2" with none.
 func (s *slotStat) label(slot int) string {
-	if s.n <= 4 {
-		return slotLabel(slot, s.first)
+	var ps []string
+	for i, p := range s.first {
+		if i == 3 && s.n > 4 {
+			ps = append(ps, fmt.Sprintf("… +%d", s.n-3))
+			break
+		}
+		ps = append(ps, fmt.Sprintf("p%d", p))
 	}
-	l := slotLabel(slot, s.first[:3])
-	return l[:len(l)-1] + fmt.Sprintf(", … +%d)", s.n-3)
+	if len(ps) == 0 {
+		return fmt.Sprintf("c%d", slot+1)
+	}
+	return fmt.Sprintf("c%d (%s)", slot+1, strings.Join(ps, ", "))
 }

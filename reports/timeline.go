@@ -52,15 +52,14 @@ const (
 // process, f, detail]. Times are ms since the history's zero; an
 // operation that never completed ends at the end of the history.
 type tlBox struct {
-	Row      int
-	Start    float64
-	End      float64
-	Outcome  int
-	Index    int64
-	Process  int
-	F        string
-	Detail   string
-	complete bool
+	Row     int
+	Start   float64
+	End     float64
+	Outcome int
+	Index   int64
+	Process int
+	F       string
+	Detail  string
 }
 
 // MarshalJSON encodes the box as an array.
@@ -145,7 +144,7 @@ func buildTimeline(dt *detail, end int64, maxBoxes int) (d tlData, total int) {
 		var c *history.Op
 		if p.Completion >= 0 {
 			c = &h[p.Completion]
-			b.End, b.complete = millis(c.Time), true
+			b.End = millis(c.Time)
 			switch c.Type {
 			case history.OK:
 				b.Outcome = tlOK
