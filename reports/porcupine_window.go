@@ -190,13 +190,14 @@ func widen(blocks []interval, lo, hi int64) (int64, int64) {
 type segmenter struct {
 	*detail
 	end    int64
+	pairs  []history.Pair
 	sp     []span
 	blocks []interval
 }
 
 // newSegmenter prepares the cutting of d's history.
 func newSegmenter(d *detail) *segmenter {
-	g := &segmenter{detail: d, end: endTime(d.h), sp: spans(d.h)}
+	g := &segmenter{detail: d, end: endTime(d.h), pairs: history.Pairs(d.h), sp: spans(d.h)}
 	g.blocks = busyBlocks(g.sp, g.hs, g.end)
 	return g
 }
@@ -216,7 +217,7 @@ func (g *segmenter) segments(as []checker.Anomaly, pad int64, base string) (segs
 		if !quiet {
 			lo, hi = w.From, w.To
 		}
-		sub, n := cutSegment(g.h, g.sp, g.hs, g.ws, lo, hi, g.end)
+		sub, n := g.cut(lo, hi)
 		rows := renumber(sub, g.sm)
 		w.From, w.To = lo, hi
 		s := segment{timeWindow: w, File: segmentFile(base, i), Sub: sub, Quiescent: quiet, OpCount: n, Rows: rows}
@@ -270,24 +271,27 @@ func opsCalledIn(sp []span, lo, hi int64) int {
 	return n
 }
 
-// cutSegment returns the records of h for the window [lo, hi] ns: every
-// client operation (invoke and completion) in flight during it, every
-// operation of a process between the acquire and the end of a lease
-// reaching into it (so that no release or extend is cut from its
-// acquire), and the nemesis records of the fault windows reaching into
-// it. Records keep their Index; n counts the client operations.
-func cutSegment(h history.History, sp []span, hs []hold, ws []checker.Window, lo, hi, end int64) (sub history.History, n int) {
+// cut returns the records of the segmenter's history for the window
+// [lo, hi] ns: every client operation (invoke and completion) in flight
+// during it, every operation of a process between the acquire and the
+// end of a lease reaching into it (so that no release or extend is cut
+// from its acquire), the acquires of those leases, and the nemesis
+// records of the fault windows reaching into it. Records keep their
+// Index; n counts the client operations.
+func (g *segmenter) cut(lo, hi int64) (sub history.History, n int) {
+	h := g.h
 	keep := make([]bool, len(h))
 	type rng struct{ a, b int64 }
 	leases := map[int][]rng{} // process -> lease stretches reaching into the window
-	for _, ho := range hs {
+	for _, ho := range g.hs {
 		if ho.Start <= hi && max(ho.End, ho.Validity) >= lo && ho.AcqOp >= 0 && ho.AcqOp < int64(len(h)) {
 			leases[ho.Proc] = append(leases[ho.Proc], rng{h[ho.AcqOp].Time, ho.End})
+			keep[ho.AcqOp] = true // with its invoke, below: the acquire started before its ok
 		}
 	}
-	for _, p := range history.Pairs(h) {
+	for _, p := range g.pairs {
 		r := &h[p.Invoke]
-		done := end
+		done := g.end
 		if p.Completion >= 0 {
 			done = h[p.Completion].Time
 		}
@@ -296,6 +300,7 @@ func cutSegment(h history.History, sp []span, hs []hold, ws []checker.Window, lo
 			in = in || r.Time >= l.a-int64(1) && r.Time <= l.b
 		}
 		if !in {
+			keep[p.Invoke] = keep[p.Invoke] || p.Completion >= 0 && keep[p.Completion] // a lease's acquire, not counted
 			continue
 		}
 		n++
@@ -304,14 +309,7 @@ func cutSegment(h history.History, sp []span, hs []hold, ws []checker.Window, lo
 			keep[p.Completion] = true
 		}
 	}
-	// The acquire invokes of the leases: a lease's acquire started before
-	// its ok (AcqOp), so include its whole pair.
-	for _, ho := range hs {
-		if _, ok := leases[ho.Proc]; ok && ho.Start <= hi && max(ho.End, ho.Validity) >= lo {
-			markPairOf(h, keep, ho.AcqOp)
-		}
-	}
-	for _, w := range ws {
+	for _, w := range g.ws {
 		if w.Start > hi || w.End < lo {
 			continue
 		}
@@ -328,24 +326,6 @@ func cutSegment(h history.History, sp []span, hs []hold, ws []checker.Window, lo
 		}
 	}
 	return sub, n
-}
-
-// markPairOf marks the invoke of the completion at record i (the same
-// process's latest invoke before it).
-func markPairOf(h history.History, keep []bool, i int64) {
-	if i < 0 || i >= int64(len(h)) {
-		return
-	}
-	keep[i] = true
-	if h[i].Type == history.Invoke {
-		return
-	}
-	for j := i - 1; j >= 0; j-- {
-		if h[j].Process == h[i].Process && h[j].Type == history.Invoke && !h[j].IsNemesis() && h[j].F != history.FLost {
-			keep[j] = true
-			return
-		}
-	}
 }
 
 // markNemesisPartner marks the other record of the nemesis action at
