@@ -75,10 +75,11 @@ type runScan struct {
 
 	// whole says wh is the whole history, its records' indices the
 	// history's; else wh is the records read around the anomaly windows,
-	// renumbered (whOf maps the history's indices to wh's).
+	// renumbered: wh's record j is the history's orig[j] (orig nil for a
+	// whole history).
 	whole bool
 	wh    history.History
-	whOf  map[int64]int64
+	orig  []int64
 	marks []checkpoint
 
 	// d is wh's detail, with the resource log's entries of wh; fenceLog
@@ -195,7 +196,7 @@ func (s *runScan) finish(res *analysis.Result) {
 	}
 	s.nem = nil
 	if !s.whole {
-		s.windows, s.windowsLeft = anomalyWindows(s.timeOf(), allAnomalies(res.Verdict), windowPad(res.Config.TTL), s.end, maxHolderWindows)
+		s.windows, s.windowsLeft = anomalyWindows(s.timeOf, allAnomalies(res.Verdict), windowPad(res.Config.TTL), s.end, maxHolderWindows)
 	}
 }
 
@@ -230,14 +231,11 @@ func wanted(res *analysis.Result) (times, recs map[int64]bool) {
 // place the windows and the overview's anomaly marks).
 const maxAnomalyOps = 50000
 
-// timeOf is the time of record i of the history, false when unknown: from
-// the whole history, or for a longer one from the anomaly records' times
-// the pass kept.
-func (s *runScan) timeOf() func(i int64) (int64, bool) {
-	if s.whole {
-		return timeIn(s.wh)
-	}
-	return func(i int64) (int64, bool) { t, ok := s.times[i]; return t, ok }
+// timeOf is the time of anomaly record i of a history not kept whole,
+// false when unknown: from the anomaly records' times the pass kept.
+func (s *runScan) timeOf(i int64) (int64, bool) {
+	t, ok := s.times[i]
+	return t, ok
 }
 
 // recordAt is record i of the history among those the page lists.

@@ -112,8 +112,8 @@ type windowRead struct {
 }
 
 // windowHistory builds wh: the windows' records and the history's last
-// record, in history order, renumbered; whOf maps the history's indices
-// to it.
+// record, in history order, renumbered; orig maps them back to the
+// history's indices.
 func (s *runScan) windowHistory(ws []*windowRecords) {
 	keep := map[int64]history.Op{}
 	for _, w := range ws {
@@ -135,27 +135,20 @@ func (s *runScan) windowHistory(ws []*windowRecords) {
 		idx = append(idx, i)
 	}
 	slices.Sort(idx)
-	s.whOf = make(map[int64]int64, len(idx))
+	s.orig = idx
 	s.wh = make(history.History, 0, len(idx))
 	for _, i := range idx {
 		o := keep[i]
-		s.whOf[i] = int64(len(s.wh))
 		o.Index = int64(len(s.wh))
 		s.wh = append(s.wh, o)
 	}
 }
 
-// origIndex maps the window history's indices to the history's (nil for
-// a whole history: the same).
-func (s *runScan) origIndex() []int64 {
-	if s.whole {
-		return nil
-	}
-	out := make([]int64, len(s.wh))
-	for i, j := range s.whOf {
-		out[j] = i
-	}
-	return out
+// inWindow is the index in wh of the history's record i, false when wh
+// lacks it (a history not kept whole).
+func (s *runScan) inWindow(i int64) (int64, bool) {
+	j, ok := slices.BinarySearch(s.orig, i)
+	return int64(j), ok
 }
 
 // windowFaults are the fault windows with their start and stop records'
@@ -168,7 +161,7 @@ func (s *runScan) windowFaults() []checker.Window {
 	out := make([]checker.Window, len(s.faults))
 	for i, w := range s.faults {
 		at := func(o int64) int64 {
-			if j, ok := s.whOf[o]; ok {
+			if j, ok := s.inWindow(o); ok {
 				return j
 			}
 			return -1
@@ -192,7 +185,7 @@ func (s *runScan) windowVerdict(v checker.Result) checker.Result {
 			had := len(a.Ops) > 0
 			var ops []int64
 			for _, o := range a.Ops {
-				if j, ok := s.whOf[o]; ok {
+				if j, ok := s.inWindow(o); ok {
 					ops = append(ops, j)
 				}
 			}
