@@ -39,22 +39,16 @@ func runPauseStories(d *detail) []string {
 // increments is told as a lost update. Times are seconds since the run
 // started.
 func pauseStories(d *detail) []string {
-	h, sm := d.h, d.sm
 	inLost := map[int64]bool{}
 	for _, l := range d.lost {
 		inLost[l.A], inLost[l.B] = true, true
 	}
 	var out []string
-	for _, w := range d.ws {
-		if w.Fault != nemesis.KindClientPause || w.StartOp < 0 || w.StartOp >= int64(len(h)) {
-			continue
-		}
-		for _, c := range faultClients(&h[w.StartOp]) {
-			var n int
-			if _, err := fmt.Sscanf(c, "c%d", &n); err != nil || n < 1 || n > len(sm.Rows) {
-				continue
+	for i, rows := range clientRows(d.h, d.ws, d.sm) {
+		for _, r := range rows {
+			if d.ws[i].Fault == nemesis.KindClientPause {
+				out = append(out, pauseStory(d, d.ws[i], fmt.Sprintf("c%d", r+1), r, inLost))
 			}
-			out = append(out, pauseStory(d, w, c, n-1, inLost))
 		}
 	}
 	return out

@@ -37,9 +37,8 @@ func (t *slotTracker) add(o *history.Op) {
 	if o.IsNemesis() {
 		if o.F == history.FStart && o.Type != history.Invoke && endsClients(o.Fault) {
 			for _, c := range faultClients(o) {
-				var n int
-				if _, err := fmt.Sscanf(c, "c%d", &n); err == nil && n >= 1 && n <= t.clients {
-					t.retire(n - 1)
+				if n := slotIndex(c); n >= 0 && n < t.clients {
+					t.retire(n)
 				}
 			}
 		}
