@@ -57,7 +57,6 @@ type leaseTracker struct {
 	byKey    map[string]map[int]*streamLease
 	slotProc map[int]int // slot -> its latest acquiring process
 	invoked  map[int]int64
-	pairs    int
 }
 
 // maxOpenPairs bounds the other leases one lease is remembered to
@@ -180,7 +179,6 @@ func (s *leaseTracker) end(l *streamLease, t int64) {
 		}
 		if a, b := max(l.start, other.start), min(l.end, other.end); b > a {
 			s.log.clashes = append(s.log.clashes, clash{a: int32(l.i), b: int32(other.i), start: a, end: b})
-			s.pairs++
 		}
 		other.with = slices.DeleteFunc(other.with, func(x *streamLease) bool { return x == l })
 	}

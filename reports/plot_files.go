@@ -51,7 +51,12 @@ func drawnFigures(figs []figure) []figure {
 func writeNotePage(dir, file, title, text string) error {
 	t := html.EscapeString(title)
 	page := "<!DOCTYPE html><meta charset=\"utf-8\"><title>" + t + "</title><h1>" + t + "</h1><p>" + html.EscapeString(text) + "</p>\n"
-	if err := os.WriteFile(filepath.Join(dir, file), []byte(page), 0o644); err != nil {
+	return writeFile(dir, file, []byte(page))
+}
+
+// writeFile writes b as file into dir.
+func writeFile(dir, file string, b []byte) error {
+	if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}
 	return nil

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
@@ -82,10 +80,7 @@ func writePorcupinePage(dir, file, title string, draw func(w io.Writer) error, m
 	if mark != nil {
 		page = mark(page)
 	}
-	if err := os.WriteFile(filepath.Join(dir, file), page, 0o644); err != nil {
-		return fmt.Errorf("reports: %w", err)
-	}
-	return nil
+	return writeFile(dir, file, page)
 }
 
 // keptLinearizations are the porcupine searches the lock and resource

@@ -15,8 +15,6 @@ package reports
 
 import (
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -175,8 +173,5 @@ func writeIndexFile(dir string, page pageData) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, store.IndexFile), b, 0o644); err != nil {
-		return fmt.Errorf("reports: %w", err)
-	}
-	return nil
+	return writeFile(dir, store.IndexFile, b)
 }

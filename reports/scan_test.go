@@ -162,8 +162,8 @@ func assertOccupancy(t *testing.T, h history.History, clients int) {
 	want := oldNewOccupancy(&detail{hs: hs, ovs: ovs, sm: sm, h: h}, xMax(end))
 	s := passOf(t, h, nil, clients)
 	got := s.overview(end)
-	if s.leases.leases() != len(hs) || s.leases.pairs != len(ovs) {
-		t.Errorf("%d records: the pass has %d leases, %d pairs at once; in memory %d, %d", len(h), s.leases.leases(), s.leases.pairs, len(hs), len(ovs))
+	if s.leases.leases() != len(hs) || len(s.leases.log.clashes) != len(ovs) {
+		t.Errorf("%d records: the pass has %d leases, %d pairs at once; in memory %d, %d", len(h), s.leases.leases(), len(s.leases.log.clashes), len(hs), len(ovs))
 	}
 	for r := range min(want.rows, got.rows) {
 		for c := range want.cols {

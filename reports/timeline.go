@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/analysis"
@@ -249,8 +247,5 @@ func writeTimelineFile(res *analysis.Result, s *runScan, end int64) error {
 	if err := writeTimeline(&buf, res, s.d, end); err != nil {
 		return fmt.Errorf("reports: %s: %w", store.TimelineFile, err)
 	}
-	if err := os.WriteFile(filepath.Join(res.Dir, store.TimelineFile), buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("reports: %w", err)
-	}
-	return nil
+	return writeFile(res.Dir, store.TimelineFile, buf.Bytes())
 }
