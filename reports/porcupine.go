@@ -28,9 +28,7 @@ func (s *runScan) writePorcupine(res *analysis.Result, opt Options) (note string
 	var reason string
 	switch {
 	case !s.whole || n > opt.PorcupineMaxOps && checker.Validate(h) == nil:
-		wres := *res
-		wres.Verdict = s.windowVerdict(res.Verdict)
-		return writeSegmentPages(&wres, s.d, s.orig, opt, n)
+		return writeSegmentPages(res, s.d, s.orig, opt, n)
 	case n > opt.PorcupineMaxOps:
 		reason = fmt.Sprintf("The history has %d client operations, more than the %d porcupine's visualisation is built for; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
 	case checker.Validate(h) != nil:

@@ -189,15 +189,18 @@ func widen(blocks []interval, lo, hi int64) (int64, int64) {
 // computed once for the lock and the counter pages.
 type segmenter struct {
 	*detail
+	// orig maps the detail's records to the history's indices when it is
+	// a window history (nil: the whole history).
+	orig   []int64
 	end    int64
 	pairs  []history.Pair
 	sp     []span
 	blocks []interval
 }
 
-// newSegmenter prepares the cutting of d's history.
-func newSegmenter(d *detail) *segmenter {
-	g := &segmenter{detail: d, end: endTime(d.h), pairs: history.Pairs(d.h), sp: spans(d.h)}
+// newSegmenter prepares the cutting of d's history (orig: see segmenter).
+func newSegmenter(d *detail, orig []int64) *segmenter {
+	g := &segmenter{detail: d, orig: orig, end: endTime(d.h), pairs: history.Pairs(d.h), sp: spans(d.h)}
 	g.blocks = busyBlocks(g.sp, g.hs, g.end)
 	return g
 }
@@ -208,9 +211,21 @@ func newSegmenter(d *detail) *segmenter {
 //
 // Each segment's processes are renumbered 0, 1, ... (renumber): porcupine
 // draws one row per process id from 0 up, and a long run's processes
-// number in the thousands.
+// number in the thousands. The anomalies' ops, and the segments' records,
+// are the history's indices; a window history's segments are cut
+// mid-activity (its windows' ends are no quiescent points of the whole
+// history).
 func (g *segmenter) segments(as []checker.Anomaly, pad int64, base string) (segs []segment, left int) {
-	wins, left := anomalyWindows(timeIn(g.h), as, pad, g.end, maxPorcupineSegments)
+	timeOf := timeIn(g.h)
+	if g.orig != nil {
+		timeOf = func(i int64) (int64, bool) {
+			if j, ok := slices.BinarySearch(g.orig, i); ok {
+				return g.h[j].Time, true
+			}
+			return 0, false
+		}
+	}
+	wins, left := anomalyWindows(timeOf, as, pad, g.end, maxPorcupineSegments)
 	for i, w := range wins {
 		lo, hi := widen(g.blocks, w.From, w.To)
 		quiet := opsCalledIn(g.sp, lo, hi) <= maxSegmentOps
@@ -218,6 +233,12 @@ func (g *segmenter) segments(as []checker.Anomaly, pad int64, base string) (segs
 			lo, hi = w.From, w.To
 		}
 		sub, n := g.cut(lo, hi)
+		if g.orig != nil {
+			quiet = false
+			for k := range sub {
+				sub[k].Index = g.orig[sub[k].Index]
+			}
+		}
 		rows := renumber(sub, g.sm)
 		w.From, w.To = lo, hi
 		s := segment{timeWindow: w, File: segmentFile(base, i), Sub: sub, Quiescent: quiet, OpCount: n, Rows: rows}
@@ -227,37 +248,6 @@ func (g *segmenter) segments(as []checker.Anomaly, pad int64, base string) (segs
 		segs = append(segs, s)
 	}
 	return segs, left
-}
-
-// mapSegments gives the segments of a long history's window history
-// (cut from records read around its anomalies, orig mapping them back to
-// the history's indices; nil: not one) the history's record indices, and
-// marks them cut mid-activity: a window's ends are no quiescent points of
-// the whole history.
-func mapSegments(segs []segment, orig []int64) {
-	if orig == nil {
-		return
-	}
-	at := func(i int64) int64 {
-		if i >= 0 && i < int64(len(orig)) {
-			return orig[i]
-		}
-		return i
-	}
-	for k := range segs {
-		s := &segs[k]
-		sub := slices.Clone(s.Sub)
-		for i := range sub {
-			sub[i].Index = at(sub[i].Index)
-		}
-		s.Sub = sub
-		ops := make([]int64, len(s.Ops))
-		for i, o := range s.Ops {
-			ops[i] = at(o)
-		}
-		s.Ops = ops
-		s.First, s.Last, s.Quiescent = at(s.First), at(s.Last), false
-	}
 }
 
 // opsCalledIn counts the operations invoked in [lo, hi].
@@ -348,7 +338,7 @@ func markNemesisPartner(h history.History, keep []bool, i int) {
 // writeSegmentPages writes the porcupine pages of a history of n client
 // operations, too many for one page, from d, the detail of its records
 // (the whole history, or its window history, whose records orig maps to
-// the history's indices; res.Verdict then names d's): porcupine.html
+// the history's indices, as res.Verdict's ops are): porcupine.html
 // (porcupine-2.html, ...) for the failing segments of every checker's
 // anomalies but the resource checker's, and for the counter workload
 // porcupine-counter.html (...) for the resource checker's. With no
@@ -365,15 +355,13 @@ func writeSegmentPages(res *analysis.Result, d *detail, orig []int64, opt Option
 			lockAs = append(lockAs, r.Anomalies...)
 		}
 	}
-	g := newSegmenter(d)
+	g := newSegmenter(d, orig)
 	cSegs, cLeft := g.segments(counterAs, pad, store.PorcupineCounterFile)
-	mapSegments(cSegs, orig)
 	counter = len(cSegs) > 0
 	if !counter {
 		lockAs = append(lockAs, counterAs...) // their links go to porcupine.html
 	}
 	lSegs, lLeft := g.segments(lockAs, pad, store.PorcupineFile)
-	mapSegments(lSegs, orig)
 	if len(lSegs) == 0 {
 		reason := fmt.Sprintf("porcupine.html shows no segment: the history has %d client operations, more than the %d porcupine's visualisation is built for, and no anomaly of the lock check (or of the checkers linking to its page) names an operation to draw a segment around; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
 		if err := writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built"), reason); err != nil {
