@@ -80,11 +80,13 @@ func overlaps(hs []hold) []overlap {
 // writes' invoke record indices.
 type lostPair struct{ A, B int64 }
 
-// lostPairs takes the lost increments from the resource checker's
-// "lost-update" anomalies that name two writes. The checker's summary
-// anomaly (acknowledged increments against the final value) names no
-// such pair and is not a single increment: it is left out.
-func lostPairs(h history.History, v checker.Result) []lostPair {
+// lostPairs takes the lost increments of h from the resource checker's
+// "lost-update" anomalies of v that name two writes of h (at maps the
+// history's record indices to h's; nil: h is the whole history). The
+// checker's summary anomaly (acknowledged increments against the final
+// value) names no such pair and is not a single increment: it is left
+// out.
+func lostPairs(h history.History, v checker.Result, at func(i int64) (int64, bool)) []lostPair {
 	var out []lostPair
 	for _, a := range allAnomalies(v) {
 		if a.Kind != "lost-update" {
@@ -92,6 +94,13 @@ func lostPairs(h history.History, v checker.Result) []lostPair {
 		}
 		var ws []int64
 		for _, o := range a.Ops {
+			if at != nil {
+				j, ok := at(o)
+				if !ok {
+					continue
+				}
+				o = j
+			}
 			if o >= 0 && o < int64(len(h)) && h[o].Type == history.Invoke && h[o].F == history.FWrite {
 				ws = append(ws, o)
 			}

@@ -19,7 +19,7 @@ import (
 // resource checker names.
 func TestPauseStoryLostUpdate(t *testing.T) {
 	res := pauseResult(t.TempDir())
-	got := pauseStories(historyDetail(res.History, res.Writes, lostPairs(res.History, res.Verdict), 3))
+	got := pauseStories(historyDetail(res.History, res.Writes, lostPairs(res.History, res.Verdict, nil), 3))
 	want := "c1 paused at 0.01 s (until 0.61 s) → its lease ended 0.29 s → c2 acquired 0.32 s → c1's write arrived 0.61 s (sent 0.61 s): accepted (lost update)"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("stories:\n%q\nwant\n%q", got, want)

@@ -136,7 +136,7 @@ func scanRun(res *analysis.Result) (*runScan, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.d = detailOf(s.wh, s.slots.slotMap(s.wh), s.windowFaults(), writes, lostPairs(s.wh, s.windowVerdict(res.Verdict)))
+	s.d = detailOf(s.wh, s.slots.slotMap(s.wh), s.windowFaults(), writes, lostPairs(s.wh, res.Verdict, s.inWindow))
 	return s, nil
 }
 

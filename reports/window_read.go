@@ -145,8 +145,11 @@ func (s *runScan) windowHistory(ws []*windowRecords) {
 }
 
 // inWindow is the index in wh of the history's record i, false when wh
-// lacks it (a history not kept whole).
+// lacks it.
 func (s *runScan) inWindow(i int64) (int64, bool) {
+	if s.orig == nil {
+		return i, i >= 0 && i < int64(len(s.wh))
+	}
 	j, ok := slices.BinarySearch(s.orig, i)
 	return int64(j), ok
 }
@@ -168,41 +171,6 @@ func (s *runScan) windowFaults() []checker.Window {
 		}
 		w.StartOp, w.StopOp = at(w.StartOp), at(w.StopOp)
 		out[i] = w
-	}
-	return out
-}
-
-// windowVerdict is v with every anomaly's ops mapped to the window
-// history's indices; ops outside it are dropped, and so are anomalies
-// left without ops that had some. v itself for a whole history.
-func (s *runScan) windowVerdict(v checker.Result) checker.Result {
-	if s.whole {
-		return v
-	}
-	mapAll := func(as []checker.Anomaly) []checker.Anomaly {
-		var out []checker.Anomaly
-		for _, a := range as {
-			had := len(a.Ops) > 0
-			var ops []int64
-			for _, o := range a.Ops {
-				if j, ok := s.inWindow(o); ok {
-					ops = append(ops, j)
-				}
-			}
-			if had && len(ops) == 0 {
-				continue
-			}
-			a.Ops = ops
-			out = append(out, a)
-		}
-		return out
-	}
-	out := v
-	out.Anomalies = mapAll(v.Anomalies)
-	out.Results = nil
-	for _, r := range v.Results {
-		r.Anomalies = mapAll(r.Anomalies)
-		out.Results = append(out.Results, r)
 	}
 	return out
 }
