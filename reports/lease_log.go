@@ -80,9 +80,6 @@ func newLeaseTracker(slots *slotTracker) *leaseTracker {
 		slotProc: map[int]int{}, invoked: map[int]int64{}}
 }
 
-// leases is how many leases were acquired.
-func (s *leaseTracker) leases() int { return s.log.start.len() }
-
 // add follows one record.
 func (s *leaseTracker) add(o *history.Op) {
 	if o.IsNemesis() {

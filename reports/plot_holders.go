@@ -188,7 +188,7 @@ func (s *runScan) holdersPNG(res *analysis.Result, end int64) ([]byte, error) {
 	a := holdersArgs{d: s.d, end: end, anomalies: allAnomalies(res.Verdict), pad: windowPad(res.Config.TTL), overview: s.overview}
 	if !s.whole {
 		a.windows, a.windowsLeft, a.timeOf = s.windows, s.windowsLeft, s.timeOf
-		a.title = holdersTitle(s.leases.leases(), len(s.leases.log.clashes), 0)
+		a.title = holdersTitle(s.leases.log.start.len(), len(s.leases.log.clashes), 0)
 		a.overviewNote = fmt.Sprintf(", streamed over all %d records", s.records)
 		a.windowNote = " (only the records read around it)"
 	}

@@ -33,6 +33,17 @@ func passOfResult(t testing.TB, res *analysis.Result) *runScan {
 	return s
 }
 
+// buildSlots is the slot map of a whole history h in memory, a run of
+// clients slots: its records followed by a slotTracker, as the report's
+// pass follows them (the report itself takes it from the pass).
+func buildSlots(h history.History, clients int) slotMap {
+	t := newSlotTracker(max(clients, 0))
+	for i := range h {
+		t.add(&h[i])
+	}
+	return t.slotMap(h)
+}
+
 // historyDetail is the detail of a whole history h of a run of clients
 // client slots, with the resource log writes and the lost increments
 // lost.
@@ -162,8 +173,8 @@ func assertOccupancy(t *testing.T, h history.History, clients int) {
 	want := oldNewOccupancy(&detail{hs: hs, ovs: ovs, sm: sm, h: h}, xMax(end))
 	s := passOf(t, h, nil, clients)
 	got := s.overview(end)
-	if s.leases.leases() != len(hs) || len(s.leases.log.clashes) != len(ovs) {
-		t.Errorf("%d records: the pass has %d leases, %d pairs at once; in memory %d, %d", len(h), s.leases.leases(), len(s.leases.log.clashes), len(hs), len(ovs))
+	if s.leases.log.start.len() != len(hs) || len(s.leases.log.clashes) != len(ovs) {
+		t.Errorf("%d records: the pass has %d leases, %d pairs at once; in memory %d, %d", len(h), s.leases.log.start.len(), len(s.leases.log.clashes), len(hs), len(ovs))
 	}
 	for r := range min(want.rows, got.rows) {
 		for c := range want.cols {

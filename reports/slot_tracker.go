@@ -9,7 +9,7 @@ import (
 )
 
 // slotTracker places each process of a history in its client slot as
-// the pass reads the records (runScan, buildSlots): by the records'
+// the pass reads the records (runScan): by the records'
 // Client, else (a history written before records carried it) by
 // replaying the harness's retirements of slot processes (an info
 // completion, a client-crash; see slotMap). A watchdog's process joins

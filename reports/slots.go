@@ -33,16 +33,6 @@ type slotMap struct {
 	Row map[int]int
 }
 
-// buildSlots is the slot map of h, a run of clients slots: its records
-// followed by a slotTracker, as the report's pass follows them.
-func buildSlots(h history.History, clients int) slotMap {
-	t := newSlotTracker(max(clients, 0))
-	for i := range h {
-		t.add(&h[i])
-	}
-	return t.slotMap(h)
-}
-
 // slotIndex is the slot of a record's Client ("c3" -> 2), -1 when it
 // names none (empty, or not c1..c4096).
 func slotIndex(client string) int {
