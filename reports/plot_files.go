@@ -19,9 +19,7 @@ type plotFile struct {
 // it into dir: figs[i] is plot i's figure, errs[i] its error.
 func drawPlots(wg *sync.WaitGroup, dir string, plots []plotFile, figs []figure, errs []error) {
 	for i, pl := range plots {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			png, err := pl.draw()
 			if err == nil {
 				err = os.WriteFile(filepath.Join(dir, pl.file), png, 0o644)
@@ -31,7 +29,7 @@ func drawPlots(wg *sync.WaitGroup, dir string, plots []plotFile, figs []figure, 
 				return
 			}
 			figs[i] = figure{File: pl.file, Title: pl.title, Caption: pl.caption, Data: pngURL(png)}
-		}()
+		})
 	}
 }
 

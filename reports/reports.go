@@ -81,15 +81,8 @@ func WriteWith(res *analysis.Result, opt Options) error {
 	drawPlots(&wg, res.Dir, plots, figs, errs)
 	var porcNote string
 	counterPage := false
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		porcNote, counterPage, errs[len(plots)] = s.writePorcupine(res, opt)
-	}()
-	go func() {
-		defer wg.Done()
-		errs[len(plots)+3] = writeTimelineFile(res, s, end)
-	}()
+	wg.Go(func() { porcNote, counterPage, errs[len(plots)] = s.writePorcupine(res, opt) })
+	wg.Go(func() { errs[len(plots)+3] = writeTimelineFile(res, s, end) })
 	wg.Wait()
 	errs[len(plots)+1] = WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(runSuite(res, end)))
 	page := buildPage(res, s, drawnFigures(figs), runFiles(res.Dir), counterPage, porcNote)
