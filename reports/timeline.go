@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"io"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/analysis"
@@ -209,26 +208,6 @@ func opDetail(inv, c *history.Op) string {
 	return strings.Join(parts, ", ")
 }
 
-// writeTimeline writes timeline.html of res's history (dt's) to w.
-func writeTimeline(w io.Writer, res *analysis.Result, dt *detail, end int64) error {
-	d, total := buildTimeline(dt, end, maxTimelineBoxes)
-	b, err := json.Marshal(d)
-	if err != nil {
-		return err
-	}
-	cfg := res.Config
-	p := tlPage{
-		Title:   fmt.Sprintf("Timeline — %s, lock %s", cfg.Name, cfg.Lock),
-		Verdict: strings.ToUpper(res.Verdict.Valid.String()),
-		Total:   total, Shown: len(d.Boxes), Data: template.JS(b),
-	}
-	if len(d.Boxes) < total {
-		p.Note = fmt.Sprintf("This history has %d operations; the timeline draws %d of them, above its limit of %d boxes: every fail and info operation (up to the limit) and an even sample of the ok ones. history.jsonl has them all.",
-			total, len(d.Boxes), maxTimelineBoxes)
-	}
-	return timelineTmpl.Execute(w, p)
-}
-
 // hexColour is c as CSS "#rrggbb".
 func hexColour(c interface{ RGBA() (r, g, b, a uint32) }) string {
 	r, g, b, _ := c.RGBA()
@@ -243,8 +222,23 @@ func writeTimelineFile(res *analysis.Result, s *runScan, end int64) error {
 		return writeNotePage(res.Dir, store.TimelineFile, fmt.Sprintf("Timeline — %s, lock %s: not drawn", res.Config.Name, res.Config.Lock),
 			fmt.Sprintf("This history has %d client operations in %d records, more than the %d records up to which the report keeps a history whole to draw this page; history.jsonl has them all, and index.html's plots cover them (holders.png draws the records around the anomalies in detail).", s.ops.len(), s.records, maxWholeRecords))
 	}
+	d, total := buildTimeline(s.d, end, maxTimelineBoxes)
+	b, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("reports: %s: %w", store.TimelineFile, err)
+	}
+	cfg := res.Config
+	p := tlPage{
+		Title:   fmt.Sprintf("Timeline — %s, lock %s", cfg.Name, cfg.Lock),
+		Verdict: strings.ToUpper(res.Verdict.Valid.String()),
+		Total:   total, Shown: len(d.Boxes), Data: template.JS(b),
+	}
+	if len(d.Boxes) < total {
+		p.Note = fmt.Sprintf("This history has %d operations; the timeline draws %d of them, above its limit of %d boxes: every fail and info operation (up to the limit) and an even sample of the ok ones. history.jsonl has them all.",
+			total, len(d.Boxes), maxTimelineBoxes)
+	}
 	var buf bytes.Buffer
-	if err := writeTimeline(&buf, res, s.d, end); err != nil {
+	if err := timelineTmpl.Execute(&buf, p); err != nil {
 		return fmt.Errorf("reports: %s: %w", store.TimelineFile, err)
 	}
 	return writeFile(res.Dir, store.TimelineFile, buf.Bytes())
