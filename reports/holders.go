@@ -121,11 +121,12 @@ func HeldOverlaps(h history.History) int { return len(overlaps(holds(h))) }
 
 // detail is what the pictures drawn record by record share, derived once
 // per report from the window history h (the whole history, or the
-// records read around its anomalies): its rows, fault windows (h's
-// indices), leases and their overlaps, resource operations with their
-// arrivals, and lost increments.
+// records read around its anomalies): its operations, rows, fault
+// windows (h's indices), leases and their overlaps, resource operations
+// with their arrivals, and lost increments.
 type detail struct {
 	h     history.History
+	sp    []span
 	sm    slotMap
 	ws    []checker.Window
 	hs    []hold
@@ -137,6 +138,6 @@ type detail struct {
 // detailOf derives h's detail from its rows sm, fault windows ws, the
 // resource log's entries of h (writes) and its lost increments.
 func detailOf(h history.History, sm slotMap, ws []checker.Window, writes []resource.Write, lost []lostPair) *detail {
-	hs := holds(h)
-	return &detail{h: h, sm: sm, ws: ws, hs: hs, ovs: overlaps(hs), marks: arrivals(h, writes), lost: lost}
+	hs, sp := holds(h), spans(h)
+	return &detail{h: h, sp: sp, sm: sm, ws: ws, hs: hs, ovs: overlaps(hs), marks: arrivals(h, sp, writes), lost: lost}
 }

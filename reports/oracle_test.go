@@ -218,7 +218,7 @@ func oldFencePoints(h history.History, writes []resource.Write) (pts []fencePoin
 			key      string
 		}
 		sent := map[wkey]int64{}
-		for _, a := range arrivals(h, writes) {
+		for _, a := range arrivals(h, spans(h), writes) {
 			if a.Known {
 				sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Send
 			}

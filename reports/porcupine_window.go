@@ -193,14 +193,12 @@ type segmenter struct {
 	// a window history (nil: the whole history).
 	orig   []int64
 	end    int64
-	pairs  []history.Pair
-	sp     []span
 	blocks []interval
 }
 
 // newSegmenter prepares the cutting of d's history (orig: see segmenter).
 func newSegmenter(d *detail, orig []int64) *segmenter {
-	g := &segmenter{detail: d, orig: orig, end: endTime(d.h), pairs: history.Pairs(d.h), sp: spans(d.h)}
+	g := &segmenter{detail: d, orig: orig, end: endTime(d.h)}
 	g.blocks = busyBlocks(g.sp, g.hs, g.end)
 	return g
 }
@@ -279,24 +277,23 @@ func (g *segmenter) cut(lo, hi int64) (sub history.History, n int) {
 			keep[ho.AcqOp] = true // with its invoke, below: the acquire started before its ok
 		}
 	}
-	for _, p := range g.pairs {
-		r := &h[p.Invoke]
+	for _, s := range g.sp {
 		done := g.end
-		if p.Completion >= 0 {
-			done = h[p.Completion].Time
+		if s.Completed {
+			done = s.Done
 		}
-		in := r.Time <= hi && done >= lo
-		for _, l := range leases[r.Process] {
-			in = in || r.Time >= l.a-int64(1) && r.Time <= l.b
+		in := s.Call <= hi && done >= lo
+		for _, l := range leases[s.Proc] {
+			in = in || s.Call >= l.a-int64(1) && s.Call <= l.b
 		}
 		if !in {
-			keep[p.Invoke] = keep[p.Invoke] || p.Completion >= 0 && keep[p.Completion] // a lease's acquire, not counted
+			keep[s.Inv] = keep[s.Inv] || s.Completed && keep[s.Comp] // a lease's acquire, not counted
 			continue
 		}
 		n++
-		keep[p.Invoke] = true
-		if p.Completion >= 0 {
-			keep[p.Completion] = true
+		keep[s.Inv] = true
+		if s.Completed {
+			keep[s.Comp] = true
 		}
 	}
 	for _, w := range g.ws {

@@ -117,13 +117,12 @@ func buildTimeline(dt *detail, end int64, maxBoxes int) (d tlData, total int) {
 	d.End = millis(end)
 	d.Colour = [4]string{hexColour(colOK), hexColour(colFail), hexColour(colInfo), hexColour(colInfo)}
 	d.Band, d.Light = tlBandOpacity, tlLightOpacity
-	pairs := history.Pairs(h)
-	total = len(pairs)
+	total = len(dt.sp)
 	keepOK := 1
 	if total > maxBoxes {
 		notOK := 0
-		for _, p := range pairs {
-			if p.Completion < 0 || h[p.Completion].Type != history.OK {
+		for _, s := range dt.sp {
+			if !s.Completed || s.Type != history.OK {
 				notOK++
 			}
 		}
@@ -134,13 +133,13 @@ func buildTimeline(dt *detail, end int64, maxBoxes int) (d tlData, total int) {
 		}
 	}
 	okSeen := 0
-	for _, p := range pairs {
-		inv := &h[p.Invoke]
+	for _, s := range dt.sp {
+		inv := &h[s.Inv]
 		b := tlBox{Row: sm.Row[inv.Process], Start: millis(inv.Time), End: d.End, Outcome: tlOpen,
 			Index: inv.Index, Process: inv.Process, F: inv.F}
 		var c *history.Op
-		if p.Completion >= 0 {
-			c = &h[p.Completion]
+		if s.Completed {
+			c = &h[s.Comp]
 			b.End = millis(c.Time)
 			switch c.Type {
 			case history.OK:
