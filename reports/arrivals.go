@@ -41,7 +41,8 @@ func (a arrival) At() int64 {
 	return a.Send
 }
 
-// arrivals pairs each resource operation of h with its entry in the
+// arrivals pairs each resource operation of h (among its operations sp,
+// spans of h) with its entry in the
 // resource's write log, in invoke order. A log entry matches an
 // operation of the same key, token and (for writes) value that was in
 // flight when the resource handled it (invoked at or before, and not
@@ -50,9 +51,9 @@ func (a arrival) At() int64 {
 // for entries that each fall in some candidate's window this places as
 // many as can be placed. Two identical requests in flight at once are
 // indistinguishable; either order is then drawn.
-func arrivals(h history.History, writes []resource.Write) []arrival {
+func arrivals(h history.History, sp []span, writes []resource.Write) []arrival {
 	var out []arrival
-	for _, s := range spans(h) {
+	for _, s := range sp {
 		if !resourceOps[s.F] {
 			continue
 		}

@@ -28,7 +28,7 @@ func TestArrivalsEarliestDeadline(t *testing.T) {
 		{Time: 2653 * ms, Key: "k", Value: 6, Accepted: true},
 		{Time: 1877*ms + 500_000, Key: "k", Value: 6, Accepted: true},
 	}
-	as := arrivals(b.h, writes)
+	as := arrivals(b.h, spans(b.h), writes)
 	if len(as) != 3 {
 		t.Fatalf("%d arrivals, want 3", len(as))
 	}
@@ -47,7 +47,7 @@ func TestArrivalsEarliestDeadline(t *testing.T) {
 // lost increment; its summary anomaly (naming one write) is not.
 func TestLostPairs(t *testing.T) {
 	res := pauseResult(t.TempDir())
-	lost := lostPairs(res.History, res.Verdict)
+	lost := lostPairs(res.History, res.Verdict, nil)
 	if len(lost) != 1 {
 		t.Fatalf("lost increments %+v, want the one pair of writes of 1", lost)
 	}
@@ -57,7 +57,7 @@ func TestLostPairs(t *testing.T) {
 		}
 	}
 	v := checker.Result{Name: "resource", Anomalies: []checker.Anomaly{{Kind: "lost-update", Ops: []int64{lost[0].A}}}}
-	if got := lostPairs(res.History, v); len(got) != 0 {
+	if got := lostPairs(res.History, v, nil); len(got) != 0 {
 		t.Errorf("a summary anomaly drawn as a lost increment: %+v", got)
 	}
 }

@@ -177,14 +177,14 @@ func TestSampleFences(t *testing.T) {
 	}
 	res := &analysis.Result{Dir: dir}
 	want, _ := oldFencePoints(nil, ws)
-	_, _, f := passOfResult(t, res)
+	f := passOfResult(t, res).fenceLog
 	if len(f.pts) != len(want) || strings.Contains(f.title(), "sample") {
 		t.Fatalf("under the bound: %d points (want %d), title %q", len(f.pts), len(want), f.title())
 	}
 	old := maxFenceSample
 	maxFenceSample = 1000
 	t.Cleanup(func() { maxFenceSample = old })
-	_, _, f = passOfResult(t, res)
+	f = passOfResult(t, res).fenceLog
 	if !strings.Contains(f.title(), "every 5th of 5000") {
 		t.Fatalf("title %q", f.title())
 	}

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"fmt"
 	"hash/fnv"
 	"image/color"
 	"math"
@@ -90,9 +89,8 @@ func clientRows(h history.History, ws []checker.Window, sm slotMap) [][]int {
 			continue
 		}
 		for _, c := range faultClients(&h[w.StartOp]) {
-			var n int
-			if _, err := fmt.Sscanf(c, "c%d", &n); err == nil && n >= 1 && n <= len(sm.Rows) && strings.HasPrefix(sm.Rows[n-1], c) {
-				out[i] = append(out[i], n-1)
+			if n := slotIndex(c); n >= 0 && n < len(sm.Rows) && strings.HasPrefix(sm.Rows[n], c) {
+				out[i] = append(out[i], n)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/resource"
 )
 
 // hold is one lease as its holder believed it (a checker.Lease, as
@@ -79,30 +80,33 @@ func overlaps(hs []hold) []overlap {
 // writes' invoke record indices.
 type lostPair struct{ A, B int64 }
 
-// lostPairs takes the lost increments from the resource checker's
-// "lost-update" anomalies that name two writes. The checker's summary
-// anomaly (acknowledged increments against the final value) names no
-// such pair and is not a single increment: it is left out.
-func lostPairs(h history.History, v checker.Result) []lostPair {
-	parts := v.Results
-	if len(parts) == 0 {
-		parts = []checker.Result{v}
-	}
+// lostPairs takes the lost increments of h from the resource checker's
+// "lost-update" anomalies of v that name two writes of h (at maps the
+// history's record indices to h's; nil: h is the whole history). The
+// checker's summary anomaly (acknowledged increments against the final
+// value) names no such pair and is not a single increment: it is left
+// out.
+func lostPairs(h history.History, v checker.Result, at func(i int64) (int64, bool)) []lostPair {
 	var out []lostPair
-	for _, r := range parts {
-		for _, a := range r.Anomalies {
-			if a.Kind != "lost-update" {
-				continue
-			}
-			var ws []int64
-			for _, o := range a.Ops {
-				if o >= 0 && o < int64(len(h)) && h[o].Type == history.Invoke && h[o].F == history.FWrite {
-					ws = append(ws, o)
+	for _, a := range allAnomalies(v) {
+		if a.Kind != "lost-update" {
+			continue
+		}
+		var ws []int64
+		for _, o := range a.Ops {
+			if at != nil {
+				j, ok := at(o)
+				if !ok {
+					continue
 				}
+				o = j
 			}
-			if len(ws) == 2 {
-				out = append(out, lostPair{ws[0], ws[1]})
+			if o >= 0 && o < int64(len(h)) && h[o].Type == history.Invoke && h[o].F == history.FWrite {
+				ws = append(ws, o)
 			}
+		}
+		if len(ws) == 2 {
+			out = append(out, lostPair{ws[0], ws[1]})
 		}
 	}
 	return out
@@ -114,3 +118,26 @@ func lostPairs(h history.History, v checker.Result) []lostPair {
 // paused holder that outlives its lease overlaps its successor even when
 // a fencing resource keeps that harmless.
 func HeldOverlaps(h history.History) int { return len(overlaps(holds(h))) }
+
+// detail is what the pictures drawn record by record share, derived once
+// per report from the window history h (the whole history, or the
+// records read around its anomalies): its operations, rows, fault
+// windows (h's indices), leases and their overlaps, resource operations
+// with their arrivals, and lost increments.
+type detail struct {
+	h     history.History
+	sp    []span
+	sm    slotMap
+	ws    []checker.Window
+	hs    []hold
+	ovs   []overlap
+	marks []arrival
+	lost  []lostPair
+}
+
+// detailOf derives h's detail from its rows sm, fault windows ws, the
+// resource log's entries of h (writes) and its lost increments.
+func detailOf(h history.History, sm slotMap, ws []checker.Window, writes []resource.Write, lost []lostPair) *detail {
+	hs, sp := holds(h), spans(h)
+	return &detail{h: h, sp: sp, sm: sm, ws: ws, hs: hs, ovs: overlaps(hs), marks: arrivals(h, sp, writes), lost: lost}
+}

@@ -15,7 +15,6 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
-	"github.com/lockstorm/lockstorm/resource"
 )
 
 //go:embed index.html.tmpl
@@ -111,18 +110,16 @@ type fileLink struct{ Name, About string }
 const maxRecordsShown = 16
 
 // buildPage gathers the page's data from res and the pass over its
-// history (s; writes are the resource log's entries of its window
-// history). figs are the rendered plots by file name; files the run
-// folder's files worth linking; sampledFences says fencing.png is a
-// sample of the resource's log.
-func buildPage(res *analysis.Result, s *runScan, writes []resource.Write, figs []figure, files []fileLink, counterPage, sampledFences bool, porcNote string) pageData {
+// history and its resource log (s). figs are the rendered plots by file
+// name; files the run folder's files worth linking.
+func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink, counterPage bool, porcNote string) pageData {
 	cfg := res.Config
 	d := pageData{Name: cfg.Name, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
 		Seed: cfg.Seed, Generated: time.Now().Format(time.RFC3339), Records: int(s.records), Ops: s.ops.len(),
 		Duration: time.Duration(s.end).Round(time.Millisecond).String(),
 		Faults:   len(s.faults), Windows: s.faults, Figures: figs, Files: files, Porcupine: porcNote,
 		Coverage:   coverageSection(res.Coverage, s.recordAt),
-		Incomplete: res.Incomplete, Interrupted: res.Interrupted, Big: s.notes(sampledFences)}
+		Incomplete: res.Incomplete, Interrupted: res.Interrupted, Big: s.notes(s.fencesSampled())}
 	rcfg := cfg
 	if c, err := cfg.WithDefaults(); err == nil {
 		rcfg = c // a hand-made config: show the flags' real values
@@ -148,7 +145,7 @@ func buildPage(res *analysis.Result, s *runScan, writes []resource.Write, figs [
 	}
 	d.Clients = config.ClientsSummary(rcfg)
 	if s.whole {
-		d.PauseStories = runPauseStories(res, s.wh, writes)
+		d.PauseStories = runPauseStories(s.d)
 	}
 	return d
 }

@@ -57,7 +57,6 @@ type leaseTracker struct {
 	byKey    map[string]map[int]*streamLease
 	slotProc map[int]int // slot -> its latest acquiring process
 	invoked  map[int]int64
-	pairs    int
 }
 
 // maxOpenPairs bounds the other leases one lease is remembered to
@@ -80,9 +79,6 @@ func newLeaseTracker(slots *slotTracker) *leaseTracker {
 	return &leaseTracker{slots: slots, open: map[int]*streamLease{}, byKey: map[string]map[int]*streamLease{},
 		slotProc: map[int]int{}, invoked: map[int]int64{}}
 }
-
-// leases is how many leases were acquired.
-func (s *leaseTracker) leases() int { return s.log.start.len() }
 
 // add follows one record.
 func (s *leaseTracker) add(o *history.Op) {
@@ -180,7 +176,6 @@ func (s *leaseTracker) end(l *streamLease, t int64) {
 		}
 		if a, b := max(l.start, other.start), min(l.end, other.end); b > a {
 			s.log.clashes = append(s.log.clashes, clash{a: int32(l.i), b: int32(other.i), start: a, end: b})
-			s.pairs++
 		}
 		other.with = slices.DeleteFunc(other.with, func(x *streamLease) bool { return x == l })
 	}

@@ -11,6 +11,7 @@ type span struct {
 	F    string
 	Proc int
 	Inv  int64 // record index of the invoke
+	Comp int64 // record index of the completion; meaningless when !Completed
 	Call int64 // invoke time
 	// Done is the completion time; meaningless when !Completed.
 	Done int64
@@ -33,7 +34,7 @@ func spans(h history.History) []span {
 		out[i] = span{F: r.F, Proc: r.Process, Inv: r.Index, Call: r.Time, Type: history.Info}
 		if p.Completion >= 0 {
 			c := &h[p.Completion]
-			out[i].Done, out[i].Type, out[i].Completed = c.Time, c.Type, true
+			out[i].Done, out[i].Type, out[i].Completed, out[i].Comp = c.Time, c.Type, true, c.Index
 		}
 	}
 	return out

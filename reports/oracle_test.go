@@ -30,7 +30,7 @@ func oldLatencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, e
 		p.Add(faultBands{ws}, lightGrid())
 		p.Y.Min, p.Y.Max = 0, 1
 		p.Add(emptyNote{"no client operations in this history"})
-		return renderPanels("Latency of every operation", []*plot.Plot{p}, legend, figWidth, figHeight)
+		return renderStack("Latency of every operation", []*plot.Plot{p}, nil, legend, figWidth, figHeight)
 	}
 	thin := dense(len(sp))
 	if thin {
@@ -57,7 +57,7 @@ func oldLatencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, e
 			}
 		}
 	}
-	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
+	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
 }
 
 // oldLatencyRawPanel drew one operation type's panel of oldLatencyRaw.
@@ -130,7 +130,7 @@ func oldLatencyQuantiles(h history.History, ws []checker.Window, end int64) ([]b
 		}
 		legend = append(legend, legendItem{Label: q.name, Thumb: lineThumb(draw.LineStyle{Color: q.col, Width: w})})
 	}
-	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
+	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
 }
 
 // oldQuantilePanel drew one operation type's panel of
@@ -172,7 +172,7 @@ func oldRate(h history.History, ws []checker.Window, end int64) ([]byte, error) 
 		}
 		legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", o.t, n), Thumb: lineThumb(draw.LineStyle{Color: o.col, Width: vg.Points(1.6)})})
 	}
-	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
+	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
 }
 
 // oldRatePanel drew one operation type's panel of oldRate.
@@ -218,7 +218,7 @@ func oldFencePoints(h history.History, writes []resource.Write) (pts []fencePoin
 			key      string
 		}
 		sent := map[wkey]int64{}
-		for _, a := range arrivals(h, writes) {
+		for _, a := range arrivals(h, spans(h), writes) {
 			if a.Known {
 				sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Send
 			}
@@ -273,10 +273,10 @@ func oldFencingPlot(h history.History, writes []resource.Write, ws []checker.Win
 
 // oldNewOccupancy summed the leases of hc into overviewCols columns over
 // [0, xmax] s.
-func oldNewOccupancy(hc holdersChart, xmax float64) *occupancy {
-	o := emptyOccupancy(len(hc.slots.Rows), xmax)
+func oldNewOccupancy(hc *detail, xmax float64) *occupancy {
+	o := emptyOccupancy(len(hc.sm.Rows), xmax)
 	for _, ho := range hc.hs {
-		r, ok := hc.slots.Row[ho.Proc]
+		r, ok := hc.sm.Row[ho.Proc]
 		if !ok {
 			continue
 		}
@@ -285,7 +285,7 @@ func oldNewOccupancy(hc holdersChart, xmax float64) *occupancy {
 	for _, ov := range hc.ovs {
 		var rows []int
 		for _, i := range []int{ov.A, ov.B} {
-			if r, ok := hc.slots.Row[hc.hs[i].Proc]; ok {
+			if r, ok := hc.sm.Row[hc.hs[i].Proc]; ok {
 				rows = append(rows, r)
 			}
 		}

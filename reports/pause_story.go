@@ -6,12 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/nemesis"
-	"github.com/lockstorm/lockstorm/resource"
 )
 
 // maxPauseStories bounds the sentences index.html lists (a long run
@@ -19,11 +17,10 @@ import (
 const maxPauseStories = 20
 
 // runPauseStories are the sentences of a run's report: pauseStories over
-// its whole history h, its write log and its resource checker's lost
-// increments, the first maxPauseStories of them and a last line counting
-// the rest.
-func runPauseStories(res *analysis.Result, h history.History, writes []resource.Write) []string {
-	out := pauseStories(h, writes, lostPairs(h, res.Verdict), res.Config.Clients)
+// the detail of its whole history, the first maxPauseStories of them and
+// a last line counting the rest.
+func runPauseStories(d *detail) []string {
+	out := pauseStories(d)
 	if n := len(out) - maxPauseStories; n > 0 {
 		out = append(out[:maxPauseStories], fmt.Sprintf("… and %s, not told here (see the holders chart)", page.Count(n, "more client pause", "more client pauses")))
 	}
@@ -32,36 +29,26 @@ func runPauseStories(res *analysis.Result, h history.History, writes []resource.
 
 // pauseStories tells, in one sentence per paused client of each
 // client-pause window, what the pause did, measured from the history and
-// the resource's write log (writes; may be empty):
+// the resource's write log (d's arrivals; the log may be empty):
 //
 //	c2 paused at 1.00 s (until 2.01 s) → its lease ended 1.45 s → c1 acquired 1.52 s (fence 56) → c2's write arrived 2.01 s: rejected (fence 55 < 56)
 //
 // Each step is what the records show, or says it is unknown (no lease
 // end recorded, no write after the pause, no resource log to time the
-// write's arrival); nothing is inferred. lost are the resource checker's
-// lost increments (lostPairs); clients is the run's client count (for
-// the slot map, as holders.png uses it). Times are seconds since the run
+// write's arrival); nothing is inferred. A write of one of d's lost
+// increments is told as a lost update. Times are seconds since the run
 // started.
-func pauseStories(h history.History, writes []resource.Write, lost []lostPair, clients int) []string {
-	ws := checker.FaultWindows(h)
-	sm := buildSlots(h, clients)
-	hs := holds(h)
-	marks := arrivals(h, writes)
+func pauseStories(d *detail) []string {
 	inLost := map[int64]bool{}
-	for _, l := range lost {
+	for _, l := range d.lost {
 		inLost[l.A], inLost[l.B] = true, true
 	}
 	var out []string
-	for _, w := range ws {
-		if w.Fault != nemesis.KindClientPause || w.StartOp < 0 || w.StartOp >= int64(len(h)) {
-			continue
-		}
-		for _, c := range faultClients(&h[w.StartOp]) {
-			var n int
-			if _, err := fmt.Sscanf(c, "c%d", &n); err != nil || n < 1 || n > len(sm.Rows) {
-				continue
+	for i, rows := range clientRows(d.h, d.ws, d.sm) {
+		for _, r := range rows {
+			if d.ws[i].Fault == nemesis.KindClientPause {
+				out = append(out, pauseStory(d, d.ws[i], fmt.Sprintf("c%d", r+1), r, inLost))
 			}
-			out = append(out, pauseStory(h, w, c, n-1, sm, hs, marks, inLost))
 		}
 	}
 	return out
@@ -78,15 +65,15 @@ type step struct {
 // pause, then the lease's end, the next acquire by another client and
 // the arrival of the paused client's delayed write, in the order they
 // happened.
-func pauseStory(h history.History, w checker.Window, c string, row int, sm slotMap, hs []hold, marks []arrival, inLost map[int64]bool) string {
+func pauseStory(d *detail, w checker.Window, c string, row int, inLost map[int64]bool) string {
 	until := "until " + storySecs(w.End)
 	if w.Unhealed {
 		until = "never resumed before the history ended"
 	}
 	head := fmt.Sprintf("%s paused at %s (%s)", c, storySecs(w.Start), until)
 	var held *hold
-	for i := range hs {
-		if ho := &hs[i]; sm.Row[ho.Proc] == row && ho.Start <= w.Start && w.Start < ho.End {
+	for i := range d.hs {
+		if ho := &d.hs[i]; d.sm.Row[ho.Proc] == row && ho.Start <= w.Start && w.Start < ho.End {
 			held = ho
 			break
 		}
@@ -94,8 +81,8 @@ func pauseStory(h history.History, w checker.Window, c string, row int, sm slotM
 	if held == nil {
 		return head + " while holding no lock: no lease to outlive"
 	}
-	next := nextAcquire(h, held.Key, w.Start, row, sm)
-	steps := []step{leaseEndStep(c, held), acquireStep(next, sm), writeStep(c, w, row, held, next, sm, marks, inLost)}
+	next := nextAcquire(d, held.Key, w.Start, row)
+	steps := []step{leaseEndStep(c, held), acquireStep(next, d.sm), writeStep(d, c, w, row, held, next, inLost)}
 	slices.SortStableFunc(steps, func(a, b step) int {
 		switch {
 		case a.At < 0 && b.At < 0:
@@ -130,10 +117,10 @@ func leaseEndStep(c string, held *hold) step {
 
 // nextAcquire is the first acquire ok of key after t by a client on
 // another row than row, nil when none.
-func nextAcquire(h history.History, key string, t int64, row int, sm slotMap) *history.Op {
-	for i := range h {
-		r := &h[i]
-		if r.F == history.FAcquire && r.Type == history.OK && r.Key == key && r.Time > t && !r.IsNemesis() && sm.Row[r.Process] != row {
+func nextAcquire(d *detail, key string, t int64, row int) *history.Op {
+	for i := range d.h {
+		r := &d.h[i]
+		if r.F == history.FAcquire && r.Type == history.OK && r.Key == key && r.Time > t && !r.IsNemesis() && d.sm.Row[r.Process] != row {
 			return r
 		}
 	}
@@ -155,10 +142,10 @@ func acquireStep(next *history.Op, sm slotMap) step {
 // writeStep is the paused client's first resource operation of the
 // lease held that was still to arrive when the pause began, and what the
 // resource made of it.
-func writeStep(c string, w checker.Window, row int, held *hold, next *history.Op, sm slotMap, marks []arrival, inLost map[int64]bool) step {
+func writeStep(d *detail, c string, w checker.Window, row int, held *hold, next *history.Op, inLost map[int64]bool) step {
 	var wr *arrival
-	for i := range marks {
-		if a := &marks[i]; sm.Row[a.Proc] == row && a.Send >= held.Start && a.Send <= held.End && a.At() >= w.Start {
+	for i := range d.marks {
+		if a := &d.marks[i]; d.sm.Row[a.Proc] == row && a.Send >= held.Start && a.Send <= held.End && a.At() >= w.Start {
 			wr = a
 			break
 		}

@@ -19,7 +19,7 @@ import (
 // resource checker names.
 func TestPauseStoryLostUpdate(t *testing.T) {
 	res := pauseResult(t.TempDir())
-	got := pauseStories(res.History, res.Writes, lostPairs(res.History, res.Verdict), 3)
+	got := pauseStories(historyDetail(res.History, res.Writes, lostPairs(res.History, res.Verdict, nil), 3))
 	want := "c1 paused at 0.01 s (until 0.61 s) → its lease ended 0.29 s → c2 acquired 0.32 s → c1's write arrived 0.61 s (sent 0.61 s): accepted (lost update)"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("stories:\n%q\nwant\n%q", got, want)
@@ -61,12 +61,12 @@ func fencedPauseHistory() (history.History, []resource.Write) {
 // lease).
 func TestPauseStoryRejected(t *testing.T) {
 	h, writes := fencedPauseHistory()
-	got := pauseStories(h, writes, nil, 2)
+	got := pauseStories(historyDetail(h, writes, nil, 2))
 	want := "c1 paused at 1.00 s (until 2.01 s) → its lease ended 1.45 s → c2 acquired 1.52 s (fence 56) → c1's write arrived 2.01 s (sent 1.10 s): rejected (fence 55 < 56)"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("stories:\n%q\nwant\n%q", got, want)
 	}
-	for _, a := range arrivals(h, writes) {
+	for _, a := range arrivals(h, spans(h), writes) {
 		if a.Proc == 0 && (!a.Known || a.At() != 2011*ms || a.Accepted || a.Highest != 56) {
 			t.Errorf("c1's write: %+v, want arrival 2.011 s, rejected below 56", a)
 		}
@@ -78,7 +78,7 @@ func TestPauseStoryRejected(t *testing.T) {
 // the pause there is none; a pause of a client holding nothing says so.
 func TestPauseStoryUnknowns(t *testing.T) {
 	h, _ := fencedPauseHistory()
-	got := pauseStories(h, nil, nil, 2)
+	got := pauseStories(historyDetail(h, nil, nil, 2))
 	if len(got) != 1 || !strings.HasSuffix(got[0], "c1's write was sent 1.10 s, its arrival unknown (not in the resource's log): rejected") {
 		t.Errorf("without a log: %q", got)
 	}
@@ -89,7 +89,7 @@ func TestPauseStoryUnknowns(t *testing.T) {
 		}
 	}
 	sortByTime(noWrite)
-	got = pauseStories(noWrite, nil, nil, 2)
+	got = pauseStories(historyDetail(noWrite, nil, nil, 2))
 	if len(got) != 1 || !strings.HasSuffix(got[0], "→ no write of c1's lease reached the resource after the pause began") {
 		t.Errorf("no write: %q", got)
 	}
@@ -100,7 +100,7 @@ func TestPauseStoryUnknowns(t *testing.T) {
 		}
 	}
 	sortByTime(idle)
-	got = pauseStories(idle, nil, nil, 2)
+	got = pauseStories(historyDetail(idle, nil, nil, 2))
 	if len(got) != 1 || got[0] != "c1 paused at 1.00 s (until 2.01 s) while holding no lock: no lease to outlive" {
 		t.Errorf("idle client: %q", got)
 	}
@@ -137,7 +137,7 @@ func TestPauseStoriesCapped(t *testing.T) {
 		}
 	}
 	b.add(history.Op{Time: 5000 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FAcquire, Key: "k"})
-	got := runPauseStories(&analysis.Result{Config: config.Config{Clients: 1}}, b.h, nil)
+	got := runPauseStories(historyDetail(b.h, nil, nil, 1))
 	if len(got) != maxPauseStories+1 || got[maxPauseStories] != "… and 5 more client pauses, not told here (see the holders chart)" {
 		t.Errorf("%d lines, last %q", len(got), got[len(got)-1])
 	}

@@ -87,7 +87,7 @@ func latencyQuantiles(l *opLog, ws []checker.Window, end int64) ([]byte, error) 
 		}
 		legend = append(legend, legendItem{Label: q.name, Thumb: lineThumb(draw.LineStyle{Color: q.col, Width: w})})
 	}
-	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
+	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
 }
 
 // quantilePanel is operation type f's panel of latency-quantiles.png:
@@ -197,7 +197,7 @@ func rate(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 			legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", o.t, n), Thumb: lineThumb(draw.LineStyle{Color: o.col, Width: vg.Points(1.6)})})
 		}
 	}
-	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
+	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
 }
 
 // rateCounts are one operation type's completions per outcome (ok,
@@ -262,5 +262,5 @@ func emptyPanels(title, ylabel, note string, ws []checker.Window, end int64, leg
 	p.Add(faultBands{ws}, lightGrid())
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Add(emptyNote{note})
-	return renderPanels(title, []*plot.Plot{p}, legend, figWidth, figHeight)
+	return renderStack(title, []*plot.Plot{p}, nil, legend, figWidth, figHeight)
 }

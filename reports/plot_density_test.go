@@ -23,7 +23,7 @@ func TestDensityThreshold(t *testing.T) {
 		dense bool
 	}{{"small", 5000, false}, {"big", 60000, true}} {
 		h := bigHistory(c.ops, 8, 3)
-		s, entries, f := passOf(t, h, nil, 8)
+		s := passOf(t, h, nil, 8)
 		sp := spans(h)
 		end := endTime(h)
 		var heated []string
@@ -34,7 +34,7 @@ func TestDensityThreshold(t *testing.T) {
 			}
 			heated = append(heated, hot...)
 		}
-		pts, title := s.fencePoints(f, entries)
+		pts, title := s.fencePoints()
 		_, _, fheated, err := fencingPlotFrom(title, pts, s.issued(), checker.FaultWindows(h), end)
 		if err != nil {
 			t.Fatal(err)

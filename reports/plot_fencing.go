@@ -34,25 +34,50 @@ type fencePoint struct {
 }
 
 // logFences builds fencing.png's points from the resource's log, read
-// entry by entry (add): every entry of a log of up to maxFenceSample
-// entries; past that an even sample, every k-th, and every stale entry
-// up to maxExactGroup of them, the title says so. Each point carries the
-// key's highest accepted token when it arrived, kept exactly for every
-// entry.
+// entry by entry (add) into a fenceSample (its rare points the stale
+// entries). Each point carries the key's highest accepted token when it
+// arrived, kept exactly for every entry.
 type logFences struct {
-	every, total, stale int
-	highest             map[string]int64
-	pts                 []fencePoint
+	fenceSample[fencePoint]
+	highest map[string]int64
 }
 
 // maxFenceSample bounds the points fencing.png keeps of the resource's
-// log, and of the tokens issued on acquire (see logFences). Tests lower
-// it.
+// log, of the history's writes and of the tokens issued on acquire (see
+// fenceSample). Tests lower it.
 var maxFenceSample = 100_000
+
+// fenceSample is the points fencing.png keeps of a sequence of n: every
+// one up to maxFenceSample; past that every every-th common one and
+// every rare one up to maxExactGroup of them (rare counts those), the
+// title says so. total counts the points offered.
+type fenceSample[T any] struct {
+	every, total, rare int
+	pts                []T
+}
+
+// newFenceSample samples a sequence of n points.
+func newFenceSample[T any](n int) fenceSample[T] {
+	return fenceSample[T]{every: max((n+maxFenceSample-1)/maxFenceSample, 1)}
+}
+
+// add offers the next point.
+func (f *fenceSample[T]) add(pt T, rare bool) {
+	switch {
+	case f.every == 1:
+		f.pts = append(f.pts, pt)
+	case rare && f.rare < maxExactGroup:
+		f.rare++
+		f.pts = append(f.pts, pt)
+	case !rare && f.total%f.every == 0:
+		f.pts = append(f.pts, pt)
+	}
+	f.total++
+}
 
 // newLogFences reads a log of n entries.
 func newLogFences(n int) *logFences {
-	return &logFences{every: max((n+maxFenceSample-1)/maxFenceSample, 1), highest: map[string]int64{}}
+	return &logFences{fenceSample: newFenceSample[fencePoint](n), highest: map[string]int64{}}
 }
 
 // add reads the next entry.
@@ -61,17 +86,7 @@ func (f *logFences) add(w *resource.Write) {
 	if !seen || w.Accepted && w.Fence > hi {
 		f.highest[w.Key] = w.Fence
 	}
-	pt := fencePoint{t: w.Time, fence: w.Fence, accepted: w.Accepted, stale: w.Stale, read: w.Read, highest: hi, send: -1, key: w.Key}
-	switch {
-	case f.every == 1:
-		f.pts = append(f.pts, pt)
-	case w.Stale && f.stale < maxExactGroup:
-		f.stale++
-		f.pts = append(f.pts, pt)
-	case f.total%f.every == 0 && !w.Stale:
-		f.pts = append(f.pts, pt)
-	}
-	f.total++
+	f.fenceSample.add(fencePoint{t: w.Time, fence: w.Fence, accepted: w.Accepted, stale: w.Stale, read: w.Read, highest: hi, send: -1, key: w.Key}, w.Stale)
 }
 
 // title is fencing.png's title.
@@ -80,7 +95,7 @@ func (f *logFences) title() string {
 		return fencingTitle(f.pts, "from the resource's log")
 	}
 	t := fmt.Sprintf("Fencing tokens at the resource — a sample: every %d%s of %d log entries and every stale one", f.every, ordinalSuffix(f.every), f.total)
-	if f.stale == maxExactGroup {
+	if f.rare == maxExactGroup {
 		t += fmt.Sprintf(" (the first %d)", maxExactGroup)
 	}
 	return t
@@ -102,11 +117,11 @@ func ordinalSuffix(n int) string {
 }
 
 // fencePoints are fencing.png's points and title: the resource log's
-// (f, when the run has one), each write with the send time arrivals gave
-// it among the window history's (entries: the log's entries during the
-// windows, all of them for a whole history); else the history's
-// (historyFences).
-func (s *runScan) fencePoints(f *logFences, entries []resource.Write) (pts []fencePoint, title string) {
+// (s.fenceLog, when the run has one), each write with the send time
+// arrivals gave it among the window history's (all of them for a whole
+// history); else the history's (historyFences).
+func (s *runScan) fencePoints() (pts []fencePoint, title string) {
+	f := s.fenceLog
 	if f.total == 0 {
 		return s.historyFences()
 	}
@@ -115,7 +130,7 @@ func (s *runScan) fencePoints(f *logFences, entries []resource.Write) (pts []fen
 		key      string
 	}
 	sent := map[wkey]int64{}
-	for _, a := range arrivals(s.wh, entries) {
+	for _, a := range s.d.marks {
 		if a.Known {
 			sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Send
 		}
@@ -131,41 +146,30 @@ func (s *runScan) fencePoints(f *logFences, entries []resource.Write) (pts []fen
 
 // historyFences are fencing.png's points from the history's writes and
 // fenced reads (ok = accepted; fail = rejected as stale; info = unknown;
-// staleness is then unknown too), for a run without a resource log:
-// every one up to maxFenceSample, past that every k-th accepted one and
-// every other one up to maxExactGroup of them, the title says so.
+// staleness is then unknown too), for a run without a resource log, a
+// fenceSample whose rare points are those not accepted.
 func (s *runScan) historyFences() (pts []fencePoint, title string) {
 	n := s.fences.len()
-	every := max((n+maxFenceSample-1)/maxFenceSample, 1)
-	k, rare := 0, 0
+	f := newFenceSample[fencePoint](n)
 	s.ops.each("", false, func(i int, sp span) {
-		if k == n || int(s.fences.at(k).op) != i {
-			return
+		if k := f.total; k < n && int(s.fences.at(k).op) == i {
+			f.add(fencePoint{t: sp.Call, fence: s.fences.at(k).fence, accepted: sp.Type == history.OK, stale: sp.Type == history.Fail,
+				unknown: sp.Type == history.Info, read: sp.F == history.FRead, send: -1}, sp.Type != history.OK)
 		}
-		pt := fencePoint{t: sp.Call, fence: s.fences.at(k).fence, accepted: sp.Type == history.OK, stale: sp.Type == history.Fail,
-			unknown: sp.Type == history.Info, read: sp.F == history.FRead, send: -1}
-		switch {
-		case every == 1, pt.accepted && k%every == 0:
-			pts = append(pts, pt)
-		case !pt.accepted && rare < maxExactGroup:
-			rare++
-			pts = append(pts, pt)
-		}
-		k++
 	})
-	if every == 1 {
-		return pts, fencingTitle(pts, "from the history: arrivals unknown")
+	if f.every == 1 {
+		return f.pts, fencingTitle(f.pts, "from the history: arrivals unknown")
 	}
-	return pts, fmt.Sprintf("Fencing tokens of the history's writes — a sample: every %d%s accepted one of %d and every other one (up to %d)", every, ordinalSuffix(every), n, maxExactGroup)
+	return f.pts, fmt.Sprintf("Fencing tokens of the history's writes — a sample: every %d%s accepted one of %d and every other one (up to %d)", f.every, ordinalSuffix(f.every), n, maxExactGroup)
 }
 
-// fencesSampled says fencing.png draws a sample (f: the log's points).
-func (s *runScan) fencesSampled(f *logFences) bool {
-	return f.every > 1 || f.total == 0 && s.fences.len() > maxFenceSample
+// fencesSampled says fencing.png draws a sample.
+func (s *runScan) fencesSampled() bool {
+	return s.fenceLog.every > 1 || s.fenceLog.total == 0 && s.fences.len() > maxFenceSample
 }
 
 // issued are the tokens issued on acquire (every lease's with a token),
-// for fencing.png: every one up to maxFenceSample, else every k-th.
+// for fencing.png: a fenceSample of them, none rare.
 func (s *runScan) issued() plotter.XYs {
 	log := &s.leases.log
 	n := 0
@@ -174,20 +178,13 @@ func (s *runScan) issued() plotter.XYs {
 			n++
 		}
 	}
-	every := max((n+maxFenceSample-1)/maxFenceSample, 1)
-	var out plotter.XYs
-	seen := 0
+	f := newFenceSample[plotter.XY](n)
 	for i := range log.fence.len() {
-		f := *log.fence.at(i)
-		if f == 0 {
-			continue
+		if fence := *log.fence.at(i); fence != 0 {
+			f.add(plotter.XY{X: seconds(*log.start.at(i)), Y: float64(fence)}, false)
 		}
-		if seen%every == 0 {
-			out = append(out, plotter.XY{X: seconds(*log.start.at(i)), Y: float64(f)})
-		}
-		seen++
 	}
-	return out
+	return f.pts
 }
 
 // Markers of stale writes on fencing.png: large, so that the difference
@@ -299,8 +296,8 @@ func (staleThumb) Thumbnail(c *draw.Canvas) {
 // title counts them. Past maxRawPoints points, a group of more than
 // maxExactGroup points is drawn as a density layer instead
 // (fencingPlotFrom).
-func (s *runScan) fencingPNG(f *logFences, entries []resource.Write, ws []checker.Window, end int64) ([]byte, error) {
-	pts, title := s.fencePoints(f, entries)
+func (s *runScan) fencingPNG(ws []checker.Window, end int64) ([]byte, error) {
+	pts, title := s.fencePoints()
 	p, legend, _, err := fencingPlotFrom(title, pts, s.issued(), ws, end)
 	if err != nil {
 		return nil, err

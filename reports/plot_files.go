@@ -19,9 +19,7 @@ type plotFile struct {
 // it into dir: figs[i] is plot i's figure, errs[i] its error.
 func drawPlots(wg *sync.WaitGroup, dir string, plots []plotFile, figs []figure, errs []error) {
 	for i, pl := range plots {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			png, err := pl.draw()
 			if err == nil {
 				err = os.WriteFile(filepath.Join(dir, pl.file), png, 0o644)
@@ -31,7 +29,7 @@ func drawPlots(wg *sync.WaitGroup, dir string, plots []plotFile, figs []figure, 
 				return
 			}
 			figs[i] = figure{File: pl.file, Title: pl.title, Caption: pl.caption, Data: pngURL(png)}
-		}()
+		})
 	}
 }
 
@@ -51,7 +49,12 @@ func drawnFigures(figs []figure) []figure {
 func writeNotePage(dir, file, title, text string) error {
 	t := html.EscapeString(title)
 	page := "<!DOCTYPE html><meta charset=\"utf-8\"><title>" + t + "</title><h1>" + t + "</h1><p>" + html.EscapeString(text) + "</p>\n"
-	if err := os.WriteFile(filepath.Join(dir, file), []byte(page), 0o644); err != nil {
+	return writeFile(dir, file, []byte(page))
+}
+
+// writeFile writes b as file into dir.
+func writeFile(dir, file string, b []byte) error {
+	if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}
 	return nil

@@ -11,7 +11,6 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
-	"github.com/lockstorm/lockstorm/resource"
 )
 
 // Colours of holders.png.
@@ -25,17 +24,6 @@ var (
 // resourceOps are the operations that touch the protected resource; they
 // are marked on the holder rows.
 var resourceOps = map[string]bool{history.FWrite: true, history.FEnter: true, history.FLead: true, history.FRun: true}
-
-// holdersChart draws the rows of holders.png.
-type holdersChart struct {
-	hs    []hold
-	ovs   []overlap
-	slots slotMap
-	h     history.History
-	// marks are the resource operations, drawn at their arrival.
-	marks []arrival
-	lost  []lostPair
-}
 
 // rect fills the data rectangle [x0,x1] x [y0,y1] (x in s, y in rows),
 // at least one point wide.
@@ -67,11 +55,11 @@ const (
 	rowMarks    = 0.40
 )
 
-// Plot draws, per row: validity lines, held bars (blue, orange past the
+// Plot draws the rows of holders.png from hc, per row: validity lines, held bars (blue, orange past the
 // validity), red overlap strips, resource marks and lost notices; and a
 // translucent red band over the whole height for each overlap.
-func (hc holdersChart) Plot(c draw.Canvas, p *plot.Plot) {
-	row := func(proc int) float64 { return float64(hc.slots.Row[proc]) }
+func (hc *detail) Plot(c draw.Canvas, p *plot.Plot) {
+	row := func(proc int) float64 { return float64(hc.sm.Row[proc]) }
 	trX, trY := p.Transforms(&c)
 	for _, o := range hc.ovs {
 		rect(c, p, seconds(o.Start), seconds(o.End), p.Y.Min, p.Y.Max, alpha(colOverlap, 0x20), nil)
@@ -168,31 +156,23 @@ func markGlyph(a arrival) draw.GlyphStyle {
 	return glyphWriteInfo
 }
 
-// holdersArgs is what holders.png is drawn from: the (window) history,
-// the resource's write log entries, the lost increments, the fault
-// windows, the run's end (ns) and client count, the anomalies to draw
-// windows around and how far each window reaches either side of them
-// (ns), and the overview of the run's leases to an end (ns; see
-// runScan.overview).
+// holdersArgs is what holders.png is drawn from: the (window) history's
+// detail, the run's end (ns), the anomalies to draw windows around and
+// how far each window reaches either side of them (ns), and the overview
+// of the run's leases to an end (ns; see runScan.overview).
 type holdersArgs struct {
-	h         history.History
-	writes    []resource.Write
-	lost      []lostPair
-	ws        []checker.Window
+	d         *detail
 	end       int64
-	clients   int
 	anomalies []checker.Anomaly
 	pad       int64
 	overview  func(end int64) *occupancy
-	// slots are h's rows (zero: buildSlots of h).
-	slots slotMap
 
-	// For a history not kept whole, whose h holds only the records
+	// For a history not kept whole, whose detail holds only the records
 	// around its anomaly windows: the windows read (their ops are the
 	// history's indices, timeOf gives their times) and how many were
 	// left out, the title's counts (the pass's), and notes appended to
 	// the overview's and each window's title. timeOf nil: the windows
-	// are picked from h.
+	// are picked from the detail's history.
 	windows                  []timeWindow
 	windowsLeft              int
 	timeOf                   func(i int64) (int64, bool)
@@ -201,14 +181,14 @@ type holdersArgs struct {
 }
 
 // holdersPNG draws holders.png of the run (drawHolders) from the pass:
-// its window history (the whole history, or for a longer one the records
-// read around the anomalies) and the overview of every lease it followed.
-func (s *runScan) holdersPNG(res *analysis.Result, writes []resource.Write, end int64) ([]byte, error) {
-	a := holdersArgs{h: s.wh, writes: writes, lost: lostPairs(s.wh, s.windowVerdict(res.Verdict)), ws: s.windowFaults(), end: end,
-		clients: res.Config.Clients, anomalies: allAnomalies(res.Verdict), pad: windowPad(res.Config.TTL), overview: s.overview, slots: s.slotMap()}
+// its window history's detail (the whole history, or for a longer one
+// the records read around the anomalies) and the overview of every lease
+// it followed.
+func (s *runScan) holdersPNG(res *analysis.Result, end int64) ([]byte, error) {
+	a := holdersArgs{d: s.d, end: end, anomalies: allAnomalies(res.Verdict), pad: windowPad(res.Config.TTL), overview: s.overview}
 	if !s.whole {
-		a.windows, a.windowsLeft, a.timeOf = s.windows, s.windowsLeft, s.timeOf()
-		a.title = holdersTitle(s.leases.leases(), s.leases.pairs, 0)
+		a.windows, a.windowsLeft, a.timeOf = s.windows, s.windowsLeft, s.timeOf
+		a.title = holdersTitle(s.leases.log.start.len(), len(s.leases.log.clashes), 0)
 		a.overviewNote = fmt.Sprintf(", streamed over all %d records", s.records)
 		a.windowNote = " (only the records read around it)"
 	}
@@ -250,24 +230,19 @@ func holdersTitle(leases, pairs, lost int) string {
 // other is drawn as its overview above one such chart per window around
 // its anomalies (windowedHolders).
 func drawHolders(a holdersArgs) ([]byte, error) {
-	hs := holds(a.h)
-	ovs := overlaps(hs)
-	if a.slots.Row == nil {
-		a.slots = buildSlots(a.h, a.clients)
-	}
-	hc := holdersChart{hs: hs, ovs: ovs, slots: a.slots, h: a.h, marks: arrivals(a.h, a.writes), lost: a.lost}
-	title, end := a.title, a.end
+	d := a.d
+	hs, title, end := d.hs, a.title, a.end
 	if title == "" {
-		title = holdersTitle(len(hs), len(ovs), len(a.lost))
+		title = holdersTitle(len(hs), len(d.ovs), len(d.lost))
 	}
-	for _, m := range hc.marks {
+	for _, m := range d.marks {
 		end = max(end, m.At())
 	}
 	if a.timeOf != nil || len(hs) > maxDetailLeases {
-		return windowedHolders(a, hc, title, end)
+		return windowedHolders(a, title, end)
 	}
-	p := rowsPlot(a, hc.slots, title, "time since start (s)", 0, xMax(end))
-	rows := len(hc.slots.Rows)
+	p := rowsPlot(a, title, "time since start (s)", 0, xMax(end))
+	rows := len(d.sm.Rows)
 	height := figHeight
 	if rows > 6 {
 		height = 2.4*vg.Inch + vg.Length(rows)*0.38*vg.Inch
@@ -278,9 +253,9 @@ func drawHolders(a holdersArgs) ([]byte, error) {
 		if len(hs) == 0 {
 			p.Add(emptyNote{"no acquire succeeded: nobody ever held the lock"})
 		}
-		p.Add(hc)
+		p.Add(d)
 	}
-	return renderPNG(p, append(holdersLegend(len(a.lost) > 0), faultLegend(a.ws)...), figWidth, height)
+	return renderPNG(p, append(holdersLegend(len(d.lost) > 0), faultLegend(d.ws)...), figWidth, height)
 }
 
 // holdersLegend is the legend of the detailed holders chart; lost adds

@@ -146,11 +146,11 @@ func (downTriangle) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) 
 	c.FillPolygon(sty.Color, []vg.Point{{X: pt.X - r, Y: pt.Y + r}, {X: pt.X + r, Y: pt.Y + r}, {X: pt.X, Y: pt.Y - r}})
 }
 
-// window returns the part of hc within [from, to] ns: the leases whose
-// belief or validity reaches into it, their overlaps, the resource
-// operations sent or arriving in it and the lost notices in it.
-func (hc holdersChart) window(from, to int64) holdersChart {
-	out := holdersChart{slots: hc.slots, lost: hc.lost}
+// window returns the part of hc to draw within [from, to] ns: the
+// leases whose belief or validity reaches into it, their overlaps, the
+// resource operations sent or arriving in it and the lost notices in it.
+func (hc *detail) window(from, to int64) *detail {
+	out := &detail{sm: hc.sm, lost: hc.lost}
 	idx := map[int]int{}
 	for i, ho := range hc.hs {
 		if ho.Start <= to && max(ho.End, ho.Validity) >= from {
@@ -180,10 +180,11 @@ func (hc holdersChart) window(from, to int64) holdersChart {
 
 // rowsPlot is a holders plot over [x0, x1] s with one labelled row per
 // slot and the fault windows shaded.
-func rowsPlot(a holdersArgs, sm slotMap, title, xlabel string, x0, x1 float64) *plot.Plot {
+func rowsPlot(a holdersArgs, title, xlabel string, x0, x1 float64) *plot.Plot {
+	sm := a.d.sm
 	p := newPlot(title, xlabel, "")
 	p.X.Min, p.X.Max = x0, x1
-	p.Add(rowFaultBands{Windows: a.ws, Rows: clientRows(a.h, a.ws, sm)}, lightGrid())
+	p.Add(rowFaultBands{Windows: a.d.ws, Rows: clientRows(a.d.h, a.d.ws, sm)}, lightGrid())
 	rows := len(sm.Rows)
 	p.Y.Min, p.Y.Max = -0.6, math.Max(float64(rows)-0.4, 0.4)
 	var ticks []plot.Tick
@@ -205,11 +206,12 @@ func smallTitle(p *plot.Plot) *plot.Plot {
 // then one detailed window per group of anomalies (at most
 // maxHolderWindows; the title says how many more there were). title is
 // the counts; end the run's end, ns.
-func windowedHolders(a holdersArgs, hc holdersChart, title string, end int64) ([]byte, error) {
+func windowedHolders(a holdersArgs, title string, end int64) ([]byte, error) {
+	hc := a.d
 	timeOf, wins, left := a.timeOf, a.windows, a.windowsLeft
 	if timeOf == nil {
-		timeOf = timeIn(a.h)
-		wins, left = anomalyWindowsBy(timeOf, a.anomalies, a.pad, end, maxHolderWindows)
+		timeOf = timeIn(a.d.h)
+		wins, left = anomalyWindows(timeOf, a.anomalies, a.pad, end, maxHolderWindows)
 	}
 	switch {
 	case len(wins) == 0:
@@ -233,16 +235,16 @@ func windowedHolders(a holdersArgs, hc holdersChart, title string, end int64) ([
 		}
 	}
 	xl := "time since start (s)"
-	ov := smallTitle(rowsPlot(a, hc.slots, fmt.Sprintf("Whole run: share of each of %d columns (%.3g s) each client held the lock", overviewCols, o.width)+a.overviewNote, xl, 0, xMax(end)))
+	ov := smallTitle(rowsPlot(a, fmt.Sprintf("Whole run: share of each of %d columns (%.3g s) each client held the lock", overviewCols, o.width)+a.overviewNote, xl, 0, xMax(end)))
 	ov.Add(o)
 	ps := []*plot.Plot{ov}
-	rows := float64(len(hc.slots.Rows))
+	rows := float64(len(hc.sm.Rows))
 	rowH := math.Max(0.12, math.Min(0.38, 6/math.Max(rows, 1))) // inches per row in a window
 	ovH := 1.0 + rows*math.Min(0.22, 3/math.Max(rows, 1))
 	weights := []float64{ovH}
 	height := vg.Length(ovH) * vg.Inch
 	for i, w := range wins {
-		p := smallTitle(rowsPlot(a, hc.slots, fmt.Sprintf("Window %d of %d — %s", i+1, len(wins), w.Label())+a.windowNote, xl, seconds(w.From), seconds(w.To)))
+		p := smallTitle(rowsPlot(a, fmt.Sprintf("Window %d of %d — %s", i+1, len(wins), w.Label())+a.windowNote, xl, seconds(w.From), seconds(w.To)))
 		p.Add(hc.window(w.From, w.To), anomalyLines{timeOf, w.Ops})
 		ps = append(ps, p)
 		wh := 1.2 + rows*rowH
@@ -256,7 +258,7 @@ func windowedHolders(a holdersArgs, hc holdersChart, title string, end int64) ([
 		{"window drawn in detail below", swatch{Fill: alpha(colWindow, 0x60), Outline: colWindow}},
 		{"a window's anomaly records", lineThumb(anomalyLineStyle)},
 	}
-	legend = append(append(legend, holdersLegend(len(a.lost) > 0)...), faultLegend(a.ws)...)
+	legend = append(append(legend, holdersLegend(len(a.d.lost) > 0)...), faultLegend(a.d.ws)...)
 	return renderStack(title, ps, weights, legend, figWidth, height+1.2*vg.Inch)
 }
 

@@ -74,7 +74,7 @@ func latencyRaw(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 			}
 		}
 	}
-	return renderPanels(title, ps, legend, figWidth, panelsHeight(len(ps)))
+	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
 }
 
 // rawPanelOf is the panel data of operation type f: when dense, an

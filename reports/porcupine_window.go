@@ -1,12 +1,9 @@
 package reports
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -188,21 +185,20 @@ func widen(blocks []interval, lo, hi int64) (int64, int64) {
 	return lo, hi
 }
 
-// segmenter holds what cutting h into segments needs, computed once for
-// the lock and the counter pages.
+// segmenter holds what cutting a detail's history into segments needs,
+// computed once for the lock and the counter pages.
 type segmenter struct {
-	h      history.History
+	*detail
+	// orig maps the detail's records to the history's indices when it is
+	// a window history (nil: the whole history).
+	orig   []int64
 	end    int64
-	sp     []span
-	hs     []hold
 	blocks []interval
-	ws     []checker.Window
-	sm     slotMap
 }
 
-// newSegmenter prepares the cutting of h, a run of clients client slots.
-func newSegmenter(h history.History, clients int) *segmenter {
-	g := &segmenter{h: h, end: endTime(h), sp: spans(h), hs: holds(h), ws: checker.FaultWindows(h), sm: buildSlots(h, clients)}
+// newSegmenter prepares the cutting of d's history (orig: see segmenter).
+func newSegmenter(d *detail, orig []int64) *segmenter {
+	g := &segmenter{detail: d, orig: orig, end: endTime(d.h)}
 	g.blocks = busyBlocks(g.sp, g.hs, g.end)
 	return g
 }
@@ -213,16 +209,34 @@ func newSegmenter(h history.History, clients int) *segmenter {
 //
 // Each segment's processes are renumbered 0, 1, ... (renumber): porcupine
 // draws one row per process id from 0 up, and a long run's processes
-// number in the thousands.
+// number in the thousands. The anomalies' ops, and the segments' records,
+// are the history's indices; a window history's segments are cut
+// mid-activity (its windows' ends are no quiescent points of the whole
+// history).
 func (g *segmenter) segments(as []checker.Anomaly, pad int64, base string) (segs []segment, left int) {
-	wins, left := anomalyWindows(g.h, as, pad, g.end, maxPorcupineSegments)
+	timeOf := timeIn(g.h)
+	if g.orig != nil {
+		timeOf = func(i int64) (int64, bool) {
+			if j, ok := slices.BinarySearch(g.orig, i); ok {
+				return g.h[j].Time, true
+			}
+			return 0, false
+		}
+	}
+	wins, left := anomalyWindows(timeOf, as, pad, g.end, maxPorcupineSegments)
 	for i, w := range wins {
 		lo, hi := widen(g.blocks, w.From, w.To)
 		quiet := opsCalledIn(g.sp, lo, hi) <= maxSegmentOps
 		if !quiet {
 			lo, hi = w.From, w.To
 		}
-		sub, n := cutSegment(g.h, g.sp, g.hs, g.ws, lo, hi, g.end)
+		sub, n := g.cut(lo, hi)
+		if g.orig != nil {
+			quiet = false
+			for k := range sub {
+				sub[k].Index = g.orig[sub[k].Index]
+			}
+		}
 		rows := renumber(sub, g.sm)
 		w.From, w.To = lo, hi
 		s := segment{timeWindow: w, File: segmentFile(base, i), Sub: sub, Quiescent: quiet, OpCount: n, Rows: rows}
@@ -232,37 +246,6 @@ func (g *segmenter) segments(as []checker.Anomaly, pad int64, base string) (segs
 		segs = append(segs, s)
 	}
 	return segs, left
-}
-
-// mapSegments gives the segments of a long history's window history
-// (cut from records read around its anomalies, orig mapping them back to
-// the history's indices; nil: not one) the history's record indices, and
-// marks them cut mid-activity: a window's ends are no quiescent points of
-// the whole history.
-func mapSegments(segs []segment, orig []int64) {
-	if orig == nil {
-		return
-	}
-	at := func(i int64) int64 {
-		if i >= 0 && i < int64(len(orig)) {
-			return orig[i]
-		}
-		return i
-	}
-	for k := range segs {
-		s := &segs[k]
-		sub := slices.Clone(s.Sub)
-		for i := range sub {
-			sub[i].Index = at(sub[i].Index)
-		}
-		s.Sub = sub
-		ops := make([]int64, len(s.Ops))
-		for i, o := range s.Ops {
-			ops[i] = at(o)
-		}
-		s.Ops = ops
-		s.First, s.Last, s.Quiescent = at(s.First), at(s.Last), false
-	}
 }
 
 // opsCalledIn counts the operations invoked in [lo, hi].
@@ -276,48 +259,44 @@ func opsCalledIn(sp []span, lo, hi int64) int {
 	return n
 }
 
-// cutSegment returns the records of h for the window [lo, hi] ns: every
-// client operation (invoke and completion) in flight during it, every
-// operation of a process between the acquire and the end of a lease
-// reaching into it (so that no release or extend is cut from its
-// acquire), and the nemesis records of the fault windows reaching into
-// it. Records keep their Index; n counts the client operations.
-func cutSegment(h history.History, sp []span, hs []hold, ws []checker.Window, lo, hi, end int64) (sub history.History, n int) {
+// cut returns the records of the segmenter's history for the window
+// [lo, hi] ns: every client operation (invoke and completion) in flight
+// during it, every operation of a process between the acquire and the
+// end of a lease reaching into it (so that no release or extend is cut
+// from its acquire), the acquires of those leases, and the nemesis
+// records of the fault windows reaching into it. Records keep their
+// Index; n counts the client operations.
+func (g *segmenter) cut(lo, hi int64) (sub history.History, n int) {
+	h := g.h
 	keep := make([]bool, len(h))
 	type rng struct{ a, b int64 }
 	leases := map[int][]rng{} // process -> lease stretches reaching into the window
-	for _, ho := range hs {
+	for _, ho := range g.hs {
 		if ho.Start <= hi && max(ho.End, ho.Validity) >= lo && ho.AcqOp >= 0 && ho.AcqOp < int64(len(h)) {
 			leases[ho.Proc] = append(leases[ho.Proc], rng{h[ho.AcqOp].Time, ho.End})
+			keep[ho.AcqOp] = true // with its invoke, below: the acquire started before its ok
 		}
 	}
-	for _, p := range history.Pairs(h) {
-		r := &h[p.Invoke]
-		done := end
-		if p.Completion >= 0 {
-			done = h[p.Completion].Time
+	for _, s := range g.sp {
+		done := g.end
+		if s.Completed {
+			done = s.Done
 		}
-		in := r.Time <= hi && done >= lo
-		for _, l := range leases[r.Process] {
-			in = in || r.Time >= l.a-int64(1) && r.Time <= l.b
+		in := s.Call <= hi && done >= lo
+		for _, l := range leases[s.Proc] {
+			in = in || s.Call >= l.a-int64(1) && s.Call <= l.b
 		}
 		if !in {
+			keep[s.Inv] = keep[s.Inv] || s.Completed && keep[s.Comp] // a lease's acquire, not counted
 			continue
 		}
 		n++
-		keep[p.Invoke] = true
-		if p.Completion >= 0 {
-			keep[p.Completion] = true
+		keep[s.Inv] = true
+		if s.Completed {
+			keep[s.Comp] = true
 		}
 	}
-	// The acquire invokes of the leases: a lease's acquire started before
-	// its ok (AcqOp), so include its whole pair.
-	for _, ho := range hs {
-		if _, ok := leases[ho.Proc]; ok && ho.Start <= hi && max(ho.End, ho.Validity) >= lo {
-			markPairOf(h, keep, ho.AcqOp)
-		}
-	}
-	for _, w := range ws {
+	for _, w := range g.ws {
 		if w.Start > hi || w.End < lo {
 			continue
 		}
@@ -334,24 +313,6 @@ func cutSegment(h history.History, sp []span, hs []hold, ws []checker.Window, lo
 		}
 	}
 	return sub, n
-}
-
-// markPairOf marks the invoke of the completion at record i (the same
-// process's latest invoke before it).
-func markPairOf(h history.History, keep []bool, i int64) {
-	if i < 0 || i >= int64(len(h)) {
-		return
-	}
-	keep[i] = true
-	if h[i].Type == history.Invoke {
-		return
-	}
-	for j := i - 1; j >= 0; j-- {
-		if h[j].Process == h[i].Process && h[j].Type == history.Invoke && !h[j].IsNemesis() && h[j].F != history.FLost {
-			keep[j] = true
-			return
-		}
-	}
 }
 
 // markNemesisPartner marks the other record of the nemesis action at
@@ -372,38 +333,32 @@ func markNemesisPartner(h history.History, keep []bool, i int) {
 }
 
 // writeSegmentPages writes the porcupine pages of a history of n client
-// operations, too many for one page, from h, its records (the whole
-// history, or its window history, whose records orig maps to the
-// history's indices; res.Verdict then names h's): porcupine.html
+// operations, too many for one page, from d, the detail of its records
+// (the whole history, or its window history, whose records orig maps to
+// the history's indices, as res.Verdict's ops are): porcupine.html
 // (porcupine-2.html, ...) for the failing segments of every checker's
 // anomalies but the resource checker's, and for the counter workload
 // porcupine-counter.html (...) for the resource checker's. With no
 // anomaly naming an operation, porcupine.html is a short page saying so.
 // note tells index.html which pages show which segment.
-func writeSegmentPages(res *analysis.Result, h history.History, orig []int64, opt Options, n int) (note string, counter bool, err error) {
+func writeSegmentPages(res *analysis.Result, d *detail, orig []int64, opt Options, n int) (note string, counter bool, err error) {
 	pad := windowPad(res.Config.TTL)
-	counterRun := res.Config.Workload == "counter" && hasF(h, history.FWrite)
+	counterRun := counterRun(res, d.h)
 	var lockAs, counterAs []checker.Anomaly
-	parts := res.Verdict.Results
-	if len(parts) == 0 {
-		parts = []checker.Result{res.Verdict}
-	}
-	for _, r := range parts {
+	for _, r := range checkerParts(res.Verdict) {
 		if r.Name == "resource" && counterRun {
 			counterAs = append(counterAs, r.Anomalies...)
 		} else {
 			lockAs = append(lockAs, r.Anomalies...)
 		}
 	}
-	g := newSegmenter(h, res.Config.Clients)
+	g := newSegmenter(d, orig)
 	cSegs, cLeft := g.segments(counterAs, pad, store.PorcupineCounterFile)
-	mapSegments(cSegs, orig)
 	counter = len(cSegs) > 0
 	if !counter {
 		lockAs = append(lockAs, counterAs...) // their links go to porcupine.html
 	}
 	lSegs, lLeft := g.segments(lockAs, pad, store.PorcupineFile)
-	mapSegments(lSegs, orig)
 	if len(lSegs) == 0 {
 		reason := fmt.Sprintf("porcupine.html shows no segment: the history has %d client operations, more than the %d porcupine's visualisation is built for, and no anomaly of the lock check (or of the checkers linking to its page) names an operation to draw a segment around; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
 		if err := writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built"), reason); err != nil {
@@ -411,9 +366,7 @@ func writeSegmentPages(res *analysis.Result, h history.History, orig []int64, op
 		}
 		note = reason
 	} else if err := writeSegments(res, opt, n, lSegs, lLeft, "Lock check (porcupine)", func(w io.Writer, sub history.History) error {
-		l := checker.NewLock()
-		l.Timeout = opt.PorcupineTimeout
-		return checker.WritePorcupineHTML(w, sub, l)
+		return drawLock(w, sub, opt)
 	}); err != nil {
 		return "", false, err
 	} else {
@@ -439,18 +392,14 @@ func writeSegments(res *analysis.Result, opt Options, n int, segs []segment, lef
 		refs[i] = segmentRef{File: s.File, First: s.First, Last: s.Last}
 	}
 	for i, s := range segs {
-		var buf bytes.Buffer
-		if err := draw(&buf, s.Sub); err != nil {
-			return fmt.Errorf("reports: %s: %w", s.File, err)
-		}
-		title := porcupineTitle(res, fmt.Sprintf("%s, failing segment %d of %d", what, i+1, len(segs)))
 		note := s.Note(n)
 		if left > 0 {
 			note += fmt.Sprintf(" %d more failing segments are not drawn.", left)
 		}
-		page := markSegment(decoratePorcupine(buf.Bytes(), title), note, s.File, refs)
-		if err := os.WriteFile(filepath.Join(res.Dir, s.File), page, 0o644); err != nil {
-			return fmt.Errorf("reports: %w", err)
+		title := porcupineTitle(res, fmt.Sprintf("%s, failing segment %d of %d", what, i+1, len(segs)))
+		if err := writePorcupinePage(res.Dir, s.File, title, func(w io.Writer) error { return draw(w, s.Sub) },
+			func(page []byte) []byte { return markSegment(page, note, s.File, refs) }); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -57,7 +57,7 @@ func TestSegmentsHoldFailingOp(t *testing.T) {
 		}
 		as = append(as, checker.Anomaly{Kind: "nonlinearizable", Ops: []int64{int64(at) - 1, int64(at)}, Fatal: true})
 	}
-	segs, left := newSegmenter(h, 8).segments(as, windowPad(300*time.Millisecond), store.PorcupineFile)
+	segs, left := newSegmenter(historyDetail(h, nil, nil, 8), nil).segments(as, windowPad(300*time.Millisecond), store.PorcupineFile)
 	if len(segs) != 3 || left != 0 {
 		t.Fatalf("%d segments, %d left; want 3, 0", len(segs), left)
 	}

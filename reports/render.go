@@ -140,7 +140,7 @@ const (
 // this undoes that. A plot whose y labels are wider than axisLeft keeps
 // its natural, wider margin (its labels are never cut off).
 //
-// Every time-axis renderer calls it (renderPNG and renderPanels do);
+// Every time-axis renderer calls it (renderPNG and renderStack do);
 // a renderer that draws a plot itself calls p.Draw(alignTimeAxis(p, c,
 // c.Min.X, c.Max.X)).
 func alignTimeAxis(p *plot.Plot, c draw.Canvas, imgMin, imgMax vg.Length) draw.Canvas {
@@ -158,23 +158,17 @@ func alignTimeAxis(p *plot.Plot, c draw.Canvas, imgMin, imgMax vg.Length) draw.C
 // many lines as the items need) and returns the PNG bytes. p's data area
 // is aligned with every other time-axis plot's (alignTimeAxis).
 func renderPNG(p *plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error) {
-	return renderPanels("", []*plot.Plot{p}, legend, w, h)
+	return renderStack("", []*plot.Plot{p}, nil, legend, w, h)
 }
 
 // figTitleFont is the face of a small-multiples figure's overall title.
 var figTitleFont = font.From(bold, 14)
 
-// renderPanels draws the plots ps one above the other, each in an equal
-// share of the height left by the title (if any, drawn across the top) and
-// the legend strip (along the bottom), each with its own y axis and its
-// data area aligned with every other time-axis plot's; it returns the PNG
-// bytes.
-func renderPanels(title string, ps []*plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error) {
-	return renderStack(title, ps, nil, legend, w, h)
-}
-
-// renderStack is renderPanels with each plot's share of the height in
-// proportion to its weight (nil weights: equal shares).
+// renderStack draws the plots ps one above the other, each in a share of
+// the height left by the title (if any, drawn across the top) and the
+// legend strip (along the bottom) in proportion to its weight (nil
+// weights: equal shares), each with its own y axis and its data area
+// aligned with every other time-axis plot's; it returns the PNG bytes.
 func renderStack(title string, ps []*plot.Plot, weights []float64, legend []legendItem, w, h vg.Length) ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
 	dc := draw.New(c)

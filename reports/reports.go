@@ -15,8 +15,6 @@ package reports
 
 import (
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -24,7 +22,6 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/internal/store"
-	"github.com/lockstorm/lockstorm/resource"
 )
 
 // ErrNoDir is returned when the result has no run folder to write into.
@@ -69,15 +66,7 @@ func WriteWith(res *analysis.Result, opt Options) error {
 		return &WriteError{ErrNoDir}
 	}
 	opt = opt.withDefaults()
-	lg, err := runLog(res)
-	if err != nil {
-		return &WriteError{err}
-	}
-	s, err := scanRun(res, lg.n == 0)
-	if err != nil {
-		return &WriteError{err}
-	}
-	writes, fences, err := s.readLog(lg)
+	s, err := scanRun(res)
 	if err != nil {
 		return &WriteError{err}
 	}
@@ -85,7 +74,7 @@ func WriteWith(res *analysis.Result, opt Options) error {
 	for _, w := range s.faults {
 		end = max(end, w.End)
 	}
-	plots := s.plotFiles(res, writes, fences, end)
+	plots := s.plotFiles(res, end)
 	figs := make([]figure, len(plots))
 	errs := make([]error, len(plots)+5)
 	errs[len(plots)+4] = writeFaultPlan(res)
@@ -93,18 +82,11 @@ func WriteWith(res *analysis.Result, opt Options) error {
 	drawPlots(&wg, res.Dir, plots, figs, errs)
 	var porcNote string
 	counterPage := false
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		porcNote, counterPage, errs[len(plots)] = s.writePorcupine(res, opt)
-	}()
-	go func() {
-		defer wg.Done()
-		errs[len(plots)+3] = writeTimelineFile(res, s, s.faults, end)
-	}()
+	wg.Go(func() { porcNote, counterPage, errs[len(plots)] = s.writePorcupine(res, opt) })
+	wg.Go(func() { errs[len(plots)+3] = writeTimelineFile(res, s, end) })
 	wg.Wait()
 	errs[len(plots)+1] = WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(runSuite(res, end)))
-	page := buildPage(res, s, writes, drawnFigures(figs), runFiles(res.Dir), counterPage, s.fencesSampled(fences), porcNote)
+	page := buildPage(res, s, drawnFigures(figs), runFiles(res.Dir), counterPage, porcNote)
 	errs[len(plots)+2] = writeIndexFile(res.Dir, page)
 	if err := errors.Join(errs...); err != nil {
 		return &WriteError{err}
@@ -113,9 +95,8 @@ func WriteWith(res *analysis.Result, opt Options) error {
 }
 
 // plotFiles are the report's PNGs, drawn from the pass over the history
-// (s), the resource log's entries of its window history (writes) and
-// fencing.png's points of the log (fences), to the run's end (ns).
-func (s *runScan) plotFiles(res *analysis.Result, writes []resource.Write, fences *logFences, end int64) []plotFile {
+// and its resource log (s), to the run's end (ns).
+func (s *runScan) plotFiles(res *analysis.Result, end int64) []plotFile {
 	ws := s.faults
 	holders, fencing := holdersCaption, fencingCaption
 	if !s.whole {
@@ -123,7 +104,7 @@ func (s *runScan) plotFiles(res *analysis.Result, writes []resource.Write, fence
 	}
 	return []plotFile{
 		{store.HoldersFile, "Who held the lock", holders,
-			func() ([]byte, error) { return s.holdersPNG(res, writes, end) }},
+			func() ([]byte, error) { return s.holdersPNG(res, end) }},
 		{store.LatencyRawFile, "Latency of every operation",
 			"Each operation's latency (completion − invoke) at its invoke time, by outcome, on a log axis. Operations that never completed are drawn at the top. Shaded columns are fault windows.",
 			func() ([]byte, error) { return latencyRaw(s.ops, ws, end) }},
@@ -134,7 +115,7 @@ func (s *runScan) plotFiles(res *analysis.Result, writes []resource.Write, fence
 			"Completed operations per second by outcome.",
 			func() ([]byte, error) { return rate(s.ops, ws, end) }},
 		{store.FencingFile, "Fencing tokens", fencing,
-			func() ([]byte, error) { return s.fencingPNG(fences, writes, ws, end) }},
+			func() ([]byte, error) { return s.fencingPNG(ws, end) }},
 	}
 }
 
@@ -146,18 +127,6 @@ const (
 	fencingCaption        = "The fencing token each write carried when it reached the resource: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued."
 	fencingLogCaption     = "The fencing token each write carried when it reached the resource, from the resource's log read entry by entry: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued. Past 100000 entries the title says which sample is drawn (every stale write is kept); send times are drawn for the writes read around the anomalies (see the holders windows)."
 )
-
-// writePorcupine writes the porcupine pages (writePorcupine) of the whole
-// history, or of the window history of a longer one, one page per failing
-// segment (writeSegmentPages).
-func (s *runScan) writePorcupine(res *analysis.Result, opt Options) (note string, counter bool, err error) {
-	if s.whole {
-		return writePorcupine(res, s.wh, opt)
-	}
-	wres := *res
-	wres.Verdict = s.windowVerdict(res.Verdict)
-	return writeSegmentPages(&wres, s.wh, s.origIndex(), opt, s.ops.len())
-}
 
 // WriteError is every error of Write: the run itself finished and was
 // checked, only (part of) its report could not be written. Its message is
@@ -198,8 +167,5 @@ func writeIndexFile(dir string, page pageData) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, store.IndexFile), b, 0o644); err != nil {
-		return fmt.Errorf("reports: %w", err)
-	}
-	return nil
+	return writeFile(dir, store.IndexFile, b)
 }

@@ -59,14 +59,14 @@ func (l resourceLog) each(f func(w *resource.Write)) error {
 // window history (every one for a whole history, else those handled
 // during a window read, at most maxWindowRecords per window), for the
 // holders chart's marks and the pause stories; and fencing.png's points
-// (logFences).
-func (s *runScan) readLog(l resourceLog) (entries []resource.Write, f *logFences, err error) {
-	f = newLogFences(l.n)
+// (logFences, into s.fenceLog).
+func (s *runScan) readLog(l resourceLog) (entries []resource.Write, err error) {
+	f := newLogFences(l.n)
+	s.fenceLog = f
 	n := make([]int, len(s.read))
 	err = l.each(func(w *resource.Write) {
 		f.add(w)
 		switch {
-		case s.whole && l.mem != nil:
 		case s.whole:
 			entries = append(entries, *w)
 		default:
@@ -79,8 +79,5 @@ func (s *runScan) readLog(l resourceLog) (entries []resource.Write, f *logFences
 			}
 		}
 	})
-	if s.whole && l.mem != nil {
-		entries = l.mem
-	}
-	return entries, f, err
+	return entries, err
 }

@@ -75,13 +75,17 @@ type runScan struct {
 
 	// whole says wh is the whole history, its records' indices the
 	// history's; else wh is the records read around the anomaly windows,
-	// renumbered (whOf maps the history's indices to wh's).
+	// renumbered: wh's record j is the history's orig[j] (orig nil for a
+	// whole history).
 	whole bool
 	wh    history.History
-	whOf  map[int64]int64
+	orig  []int64
 	marks []checkpoint
 
-	sm          *slotMap     // wh's rows (slotMap)
+	// d is wh's detail, with the resource log's entries of wh; fenceLog
+	// is fencing.png's points of the log (readLog).
+	d           *detail
+	fenceLog    *logFences
 	windows     []timeWindow // anomaly windows read (their ops the history's indices)
 	windowsLeft int
 	read        []windowRead // what was read for each window
@@ -100,11 +104,16 @@ type checkpoint struct {
 	time int64
 }
 
-// scanRun reads res's history in one pass (see above); keepFences keeps
-// the history's resource operations for fencing.png (a run without a
-// resource log).
-func scanRun(res *analysis.Result, keepFences bool) (*runScan, error) {
-	s := newScan(res, keepFences)
+// scanRun reads res's history in one pass (see above) and then its
+// resource log (readLog), and derives the window history's detail; a run
+// without a resource log keeps the history's resource operations for
+// fencing.png.
+func scanRun(res *analysis.Result) (*runScan, error) {
+	lg, err := runLog(res)
+	if err != nil {
+		return nil, err
+	}
+	s := newScan(res, lg.n == 0)
 	src := res.Source()
 	c, err := src.Open(history.Pos{})
 	if err != nil {
@@ -123,8 +132,11 @@ func scanRun(res *analysis.Result, keepFences bool) (*runScan, error) {
 			return nil, fmt.Errorf("reports: history: %w", err)
 		}
 	}
-	sm := s.slots.slotMap(s.wh)
-	s.sm = &sm
+	writes, err := s.readLog(lg)
+	if err != nil {
+		return nil, err
+	}
+	s.d = detailOf(s.wh, s.slots.slotMap(s.wh), s.windowFaults(), writes, lostPairs(s.wh, res.Verdict, s.inWindow))
 	return s, nil
 }
 
@@ -184,7 +196,7 @@ func (s *runScan) finish(res *analysis.Result) {
 	}
 	s.nem = nil
 	if !s.whole {
-		s.windows, s.windowsLeft = anomalyWindowsBy(s.timeOf(), allAnomalies(res.Verdict), windowPad(res.Config.TTL), s.end, maxHolderWindows)
+		s.windows, s.windowsLeft = anomalyWindows(s.timeOf, allAnomalies(res.Verdict), windowPad(res.Config.TTL), s.end, maxHolderWindows)
 	}
 }
 
@@ -219,14 +231,11 @@ func wanted(res *analysis.Result) (times, recs map[int64]bool) {
 // place the windows and the overview's anomaly marks).
 const maxAnomalyOps = 50000
 
-// timeOf is the time of record i of the history, false when unknown: from
-// the whole history, or for a longer one from the anomaly records' times
-// the pass kept.
-func (s *runScan) timeOf() func(i int64) (int64, bool) {
-	if s.whole {
-		return timeIn(s.wh)
-	}
-	return func(i int64) (int64, bool) { t, ok := s.times[i]; return t, ok }
+// timeOf is the time of anomaly record i of a history not kept whole,
+// false when unknown: from the anomaly records' times the pass kept.
+func (s *runScan) timeOf(i int64) (int64, bool) {
+	t, ok := s.times[i]
+	return t, ok
 }
 
 // recordAt is record i of the history among those the page lists.
@@ -241,7 +250,3 @@ func (s *runScan) recordAt(i int64) (history.Op, bool) {
 func (s *runScan) overview(end int64) *occupancy {
 	return occupancyOf(&s.leases.log, s.slots.clients, s.slots.slot, xMax(end))
 }
-
-// slotMap is the rows of the charts of wh, from the slots the pass
-// followed over the whole history (slotTracker.slotMap; made by close).
-func (s *runScan) slotMap() slotMap { return *s.sm }

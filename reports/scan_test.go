@@ -16,40 +16,49 @@ import (
 )
 
 // passOf runs the report's pass over h, a run of clients client slots
-// with the resource log writes (nil: none), as WriteWith does: the pass,
-// the resource log's entries of its window history and fencing.png's
-// points of the log.
-func passOf(t testing.TB, h history.History, writes []resource.Write, clients int) (*runScan, []resource.Write, *logFences) {
+// with the resource log writes (nil: none), as WriteWith does: the pass
+// over the history and its resource log.
+func passOf(t testing.TB, h history.History, writes []resource.Write, clients int) *runScan {
 	t.Helper()
 	return passOfResult(t, &analysis.Result{History: h, Writes: writes, Config: config.Config{Clients: clients}})
 }
 
 // passOfResult is passOf of a result.
-func passOfResult(t testing.TB, res *analysis.Result) (*runScan, []resource.Write, *logFences) {
+func passOfResult(t testing.TB, res *analysis.Result) *runScan {
 	t.Helper()
-	lg, err := runLog(res)
+	s, err := scanRun(res)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := scanRun(res, lg.n == 0)
-	if err != nil {
-		t.Fatal(err)
+	return s
+}
+
+// buildSlots is the slot map of a whole history h in memory, a run of
+// clients slots: its records followed by a slotTracker, as the report's
+// pass follows them (the report itself takes it from the pass).
+func buildSlots(h history.History, clients int) slotMap {
+	t := newSlotTracker(max(clients, 0))
+	for i := range h {
+		t.add(&h[i])
 	}
-	entries, f, err := s.readLog(lg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, entries, f
+	return t.slotMap(h)
+}
+
+// historyDetail is the detail of a whole history h of a run of clients
+// client slots, with the resource log writes and the lost increments
+// lost.
+func historyDetail(h history.History, writes []resource.Write, lost []lostPair, clients int) *detail {
+	return detailOf(h, buildSlots(h, clients), checker.FaultWindows(h), writes, lost)
 }
 
 // holdersPNG draws holders.png of the whole history h (drawHolders), its
 // overview from the report's pass.
 func holdersPNG(h history.History, writes []resource.Write, lost []lostPair, ws []checker.Window, end int64, clients int) ([]byte, error) {
-	s, err := scanRun(&analysis.Result{History: h, Config: config.Config{Clients: clients}}, false)
+	s, err := scanRun(&analysis.Result{History: h, Config: config.Config{Clients: clients}})
 	if err != nil {
 		return nil, err
 	}
-	return drawHolders(holdersArgs{h: h, writes: writes, lost: lost, ws: ws, end: end, clients: clients, pad: windowPad(0),
+	return drawHolders(holdersArgs{d: detailOf(h, buildSlots(h, clients), ws, writes, lost), end: end, pad: windowPad(0),
 		overview: s.overview})
 }
 
@@ -88,8 +97,8 @@ func TestPassDrawsTheInMemoryPlots(t *testing.T) {
 				res = fileResult(t, h)
 				res.Writes = writes
 			}
-			s, entries, f := passOfResult(t, res)
-			s0, entries0, f0 := passOf(t, h, nil, 3)
+			s := passOfResult(t, res)
+			s0 := passOf(t, h, nil, 3)
 			for _, c := range []struct {
 				plot     string
 				got, old func() ([]byte, error)
@@ -97,8 +106,8 @@ func TestPassDrawsTheInMemoryPlots(t *testing.T) {
 				{"latency-raw", func() ([]byte, error) { return latencyRaw(s.ops, ws, end) }, func() ([]byte, error) { return oldLatencyRaw(h, ws, end) }},
 				{"quantiles", func() ([]byte, error) { return latencyQuantiles(s.ops, ws, end) }, func() ([]byte, error) { return oldLatencyQuantiles(h, ws, end) }},
 				{"rate", func() ([]byte, error) { return rate(s.ops, ws, end) }, func() ([]byte, error) { return oldRate(h, ws, end) }},
-				{"fencing", func() ([]byte, error) { return s.fencingPNG(f, entries, ws, end) }, func() ([]byte, error) { return oldFencingPNG(h, writes, ws, end) }},
-				{"fencing-history", func() ([]byte, error) { return s0.fencingPNG(f0, entries0, ws, end) }, func() ([]byte, error) { return oldFencingPNG(h, nil, ws, end) }},
+				{"fencing", func() ([]byte, error) { return s.fencingPNG(ws, end) }, func() ([]byte, error) { return oldFencingPNG(h, writes, ws, end) }},
+				{"fencing-history", func() ([]byte, error) { return s0.fencingPNG(ws, end) }, func() ([]byte, error) { return oldFencingPNG(h, nil, ws, end) }},
 			} {
 				got, err := c.got()
 				old, oerr := c.old()
@@ -161,11 +170,11 @@ func assertOccupancy(t *testing.T, h history.History, clients int) {
 	hs := holds(h)
 	ovs := overlaps(hs)
 	sm := buildSlots(h, clients)
-	want := oldNewOccupancy(holdersChart{hs: hs, ovs: ovs, slots: sm, h: h}, xMax(end))
-	s, _, _ := passOf(t, h, nil, clients)
+	want := oldNewOccupancy(&detail{hs: hs, ovs: ovs, sm: sm, h: h}, xMax(end))
+	s := passOf(t, h, nil, clients)
 	got := s.overview(end)
-	if s.leases.leases() != len(hs) || s.leases.pairs != len(ovs) {
-		t.Errorf("%d records: the pass has %d leases, %d pairs at once; in memory %d, %d", len(h), s.leases.leases(), s.leases.pairs, len(hs), len(ovs))
+	if s.leases.log.start.len() != len(hs) || len(s.leases.log.clashes) != len(ovs) {
+		t.Errorf("%d records: the pass has %d leases, %d pairs at once; in memory %d, %d", len(h), s.leases.log.start.len(), len(s.leases.log.clashes), len(hs), len(ovs))
 	}
 	for r := range min(want.rows, got.rows) {
 		for c := range want.cols {
@@ -183,9 +192,9 @@ var _ = time.Second
 // (nil: none), from the report's pass, and what they are from.
 func fencePoints(t testing.TB, h history.History, writes []resource.Write) ([]fencePoint, string) {
 	t.Helper()
-	s, entries, f := passOf(t, h, writes, 0)
-	pts, _ := s.fencePoints(f, entries)
-	if f.total == 0 {
+	s := passOf(t, h, writes, 0)
+	pts, _ := s.fencePoints()
+	if s.fenceLog.total == 0 {
 		return pts, "from the history: arrivals unknown"
 	}
 	return pts, "from the resource's log"
@@ -195,15 +204,14 @@ func fencePoints(t testing.TB, h history.History, writes []resource.Write) ([]fe
 // none) from the report's pass.
 func fencingPNG(t testing.TB, h history.History, writes []resource.Write, ws []checker.Window, end int64) ([]byte, error) {
 	t.Helper()
-	s, entries, f := passOf(t, h, writes, 0)
-	return s.fencingPNG(f, entries, ws, end)
+	return passOf(t, h, writes, 0).fencingPNG(ws, end)
 }
 
 // overviewOf is the holders overview of the whole history h, for
 // drawHolders.
 func overviewOf(t testing.TB, h history.History, clients int) func(end int64) *occupancy {
 	t.Helper()
-	s, _, _ := passOf(t, h, nil, clients)
+	s := passOf(t, h, nil, clients)
 	return s.overview
 }
 

@@ -3,12 +3,13 @@ package reports
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/lockstorm/lockstorm/history"
 )
 
 // slotTracker places each process of a history in its client slot as
-// the pass reads the records (runScan, buildSlots): by the records'
+// the pass reads the records (runScan): by the records'
 // Client, else (a history written before records carried it) by
 // replaying the harness's retirements of slot processes (an info
 // completion, a client-crash; see slotMap). A watchdog's process joins
@@ -36,9 +37,8 @@ func (t *slotTracker) add(o *history.Op) {
 	if o.IsNemesis() {
 		if o.F == history.FStart && o.Type != history.Invoke && endsClients(o.Fault) {
 			for _, c := range faultClients(o) {
-				var n int
-				if _, err := fmt.Sscanf(c, "c%d", &n); err == nil && n >= 1 && n <= t.clients {
-					t.retire(n - 1)
+				if n := slotIndex(c); n >= 0 && n < t.clients {
+					t.retire(n)
 				}
 			}
 		}
@@ -100,11 +100,7 @@ func (t *slotTracker) slot(p int) (int, bool) {
 func (t *slotTracker) slotMap(wh history.History) slotMap {
 	m := slotMap{Row: map[int]int{}}
 	for s := range t.clients {
-		if t.stats[s].n == 0 {
-			m.Rows = append(m.Rows, fmt.Sprintf("c%d", s+1))
-		} else {
-			m.Rows = append(m.Rows, t.stats[s].label(s))
-		}
+		m.Rows = append(m.Rows, t.stats[s].label(s))
 	}
 	var loose []int
 	var owner map[int]int
@@ -153,11 +149,19 @@ func (s *slotStat) add(p int) {
 	}
 }
 
-// label is the slot's row label (slotLabel).
+// label is the slot's row label: "c2 (p1, p5)", past four processes
+// "c2 (p1, p5, p9, … +2)", "c2" with none.
 func (s *slotStat) label(slot int) string {
-	if s.n <= 4 {
-		return slotLabel(slot, s.first)
+	var ps []string
+	for i, p := range s.first {
+		if i == 3 && s.n > 4 {
+			ps = append(ps, fmt.Sprintf("… +%d", s.n-3))
+			break
+		}
+		ps = append(ps, fmt.Sprintf("p%d", p))
 	}
-	l := slotLabel(slot, s.first[:3])
-	return l[:len(l)-1] + fmt.Sprintf(", … +%d)", s.n-3)
+	if len(ps) == 0 {
+		return fmt.Sprintf("c%d", slot+1)
+	}
+	return fmt.Sprintf("c%d (%s)", slot+1, strings.Join(ps, ", "))
 }

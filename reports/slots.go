@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -32,16 +31,6 @@ type slotMap struct {
 	Rows []string
 	// Row maps a process id to its row index.
 	Row map[int]int
-}
-
-// buildSlots is the slot map of h, a run of clients slots: its records
-// followed by a slotTracker, as the report's pass follows them.
-func buildSlots(h history.History, clients int) slotMap {
-	t := newSlotTracker(max(clients, 0))
-	for i := range h {
-		t.add(&h[i])
-	}
-	return t.slotMap(h)
 }
 
 // slotIndex is the slot of a record's Client ("c3" -> 2), -1 when it
@@ -93,22 +82,6 @@ func tokenFollowers(h history.History) map[int]int {
 	return out
 }
 
-// slotLabel is "c2 (p1, p5)"; long process lists are shortened.
-func slotLabel(slot int, procs []int) string {
-	var ps []string
-	for i, p := range procs {
-		if i == 3 && len(procs) > 4 {
-			ps = append(ps, fmt.Sprintf("… +%d", len(procs)-3))
-			break
-		}
-		ps = append(ps, fmt.Sprintf("p%d", p))
-	}
-	if len(ps) == 0 {
-		return fmt.Sprintf("c%d", slot+1)
-	}
-	return fmt.Sprintf("c%d (%s)", slot+1, strings.Join(ps, ", "))
-}
-
 // endsClients reports whether a completed start of the fault kind ends
 // the processes of the clients it names (nemesis.Spec.EndsClients).
 func endsClients(kind string) bool {
@@ -123,13 +96,7 @@ func faultClients(r *history.Op) []string {
 	if len(r.Clients) > 0 {
 		return r.Clients
 	}
-	return detailClients(r.Detail)
-}
-
-// detailClients returns the clients a fault Detail names ("clients=c1,c2"):
-// the only place old histories kept them.
-func detailClients(detail string) []string {
-	for _, f := range strings.Fields(detail) {
+	for _, f := range strings.Fields(r.Detail) {
 		if v, ok := strings.CutPrefix(f, "clients="); ok {
 			return strings.Split(v, ",")
 		}

@@ -6,13 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/analysis"
-	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -53,15 +49,14 @@ const (
 // process, f, detail]. Times are ms since the history's zero; an
 // operation that never completed ends at the end of the history.
 type tlBox struct {
-	Row      int
-	Start    float64
-	End      float64
-	Outcome  int
-	Index    int64
-	Process  int
-	F        string
-	Detail   string
-	complete bool
+	Row     int
+	Start   float64
+	End     float64
+	Outcome int
+	Index   int64
+	Process int
+	F       string
+	Detail  string
 }
 
 // MarshalJSON encodes the box as an array.
@@ -113,22 +108,21 @@ type tlPage struct {
 	Data                 template.JS
 }
 
-// buildTimeline lays out h: rows from the client slots (clients as in
-// the run's configuration), boxes from the operations (thinned above
-// maxBoxes), bands from the fault windows ws, the axis to end (ns).
-func buildTimeline(h history.History, ws []checker.Window, end int64, clients, maxBoxes int) (d tlData, total int) {
-	sm := buildSlots(h, clients)
+// buildTimeline lays out the history of dt: rows from its client slots,
+// boxes from its operations (thinned above maxBoxes), bands from its
+// fault windows, the axis to end (ns).
+func buildTimeline(dt *detail, end int64, maxBoxes int) (d tlData, total int) {
+	h, ws, sm := dt.h, dt.ws, dt.sm
 	d.Rows = sm.Rows
 	d.End = millis(end)
 	d.Colour = [4]string{hexColour(colOK), hexColour(colFail), hexColour(colInfo), hexColour(colInfo)}
 	d.Band, d.Light = tlBandOpacity, tlLightOpacity
-	pairs := history.Pairs(h)
-	total = len(pairs)
+	total = len(dt.sp)
 	keepOK := 1
 	if total > maxBoxes {
 		notOK := 0
-		for _, p := range pairs {
-			if p.Completion < 0 || h[p.Completion].Type != history.OK {
+		for _, s := range dt.sp {
+			if !s.Completed || s.Type != history.OK {
 				notOK++
 			}
 		}
@@ -139,14 +133,14 @@ func buildTimeline(h history.History, ws []checker.Window, end int64, clients, m
 		}
 	}
 	okSeen := 0
-	for _, p := range pairs {
-		inv := &h[p.Invoke]
+	for _, s := range dt.sp {
+		inv := &h[s.Inv]
 		b := tlBox{Row: sm.Row[inv.Process], Start: millis(inv.Time), End: d.End, Outcome: tlOpen,
 			Index: inv.Index, Process: inv.Process, F: inv.F}
 		var c *history.Op
-		if p.Completion >= 0 {
-			c = &h[p.Completion]
-			b.End, b.complete = millis(c.Time), true
+		if s.Completed {
+			c = &h[s.Comp]
+			b.End = millis(c.Time)
 			switch c.Type {
 			case history.OK:
 				b.Outcome = tlOK
@@ -213,12 +207,24 @@ func opDetail(inv, c *history.Op) string {
 	return strings.Join(parts, ", ")
 }
 
-// writeTimeline writes timeline.html of res's history h to w.
-func writeTimeline(w io.Writer, res *analysis.Result, h history.History, ws []checker.Window, end int64) error {
-	d, total := buildTimeline(h, ws, end, res.Config.Clients, maxTimelineBoxes)
+// hexColour is c as CSS "#rrggbb".
+func hexColour(c interface{ RGBA() (r, g, b, a uint32) }) string {
+	r, g, b, _ := c.RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+}
+
+// writeTimelineFile writes timeline.html into res.Dir: the whole
+// history's, or for a history too long to keep (s.whole false) a short
+// page saying why it is not drawn.
+func writeTimelineFile(res *analysis.Result, s *runScan, end int64) error {
+	if !s.whole {
+		return writeNotePage(res.Dir, store.TimelineFile, fmt.Sprintf("Timeline — %s, lock %s: not drawn", res.Config.Name, res.Config.Lock),
+			fmt.Sprintf("This history has %d client operations in %d records, more than the %d records up to which the report keeps a history whole to draw this page; history.jsonl has them all, and index.html's plots cover them (holders.png draws the records around the anomalies in detail).", s.ops.len(), s.records, maxWholeRecords))
+	}
+	d, total := buildTimeline(s.d, end, maxTimelineBoxes)
 	b, err := json.Marshal(d)
 	if err != nil {
-		return err
+		return fmt.Errorf("reports: %s: %w", store.TimelineFile, err)
 	}
 	cfg := res.Config
 	p := tlPage{
@@ -230,29 +236,9 @@ func writeTimeline(w io.Writer, res *analysis.Result, h history.History, ws []ch
 		p.Note = fmt.Sprintf("This history has %d operations; the timeline draws %d of them, above its limit of %d boxes: every fail and info operation (up to the limit) and an even sample of the ok ones. history.jsonl has them all.",
 			total, len(d.Boxes), maxTimelineBoxes)
 	}
-	return timelineTmpl.Execute(w, p)
-}
-
-// hexColour is c as CSS "#rrggbb".
-func hexColour(c interface{ RGBA() (r, g, b, a uint32) }) string {
-	r, g, b, _ := c.RGBA()
-	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
-}
-
-// writeTimelineFile writes timeline.html into res.Dir: the whole
-// history's, or for a history too long to keep (s.whole false) a short
-// page saying why it is not drawn.
-func writeTimelineFile(res *analysis.Result, s *runScan, ws []checker.Window, end int64) error {
-	if !s.whole {
-		return writeNotePage(res.Dir, store.TimelineFile, fmt.Sprintf("Timeline — %s, lock %s: not drawn", res.Config.Name, res.Config.Lock),
-			fmt.Sprintf("This history has %d client operations in %d records, more than the %d records up to which the report keeps a history whole to draw this page; history.jsonl has them all, and index.html's plots cover them (holders.png draws the records around the anomalies in detail).", s.ops.len(), s.records, maxWholeRecords))
-	}
 	var buf bytes.Buffer
-	if err := writeTimeline(&buf, res, s.wh, ws, end); err != nil {
+	if err := timelineTmpl.Execute(&buf, p); err != nil {
 		return fmt.Errorf("reports: %s: %w", store.TimelineFile, err)
 	}
-	if err := os.WriteFile(filepath.Join(res.Dir, store.TimelineFile), buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("reports: %w", err)
-	}
-	return nil
+	return writeFile(res.Dir, store.TimelineFile, buf.Bytes())
 }

@@ -112,8 +112,8 @@ type windowRead struct {
 }
 
 // windowHistory builds wh: the windows' records and the history's last
-// record, in history order, renumbered; whOf maps the history's indices
-// to it.
+// record, in history order, renumbered; orig maps them back to the
+// history's indices.
 func (s *runScan) windowHistory(ws []*windowRecords) {
 	keep := map[int64]history.Op{}
 	for _, w := range ws {
@@ -135,27 +135,23 @@ func (s *runScan) windowHistory(ws []*windowRecords) {
 		idx = append(idx, i)
 	}
 	slices.Sort(idx)
-	s.whOf = make(map[int64]int64, len(idx))
+	s.orig = idx
 	s.wh = make(history.History, 0, len(idx))
 	for _, i := range idx {
 		o := keep[i]
-		s.whOf[i] = int64(len(s.wh))
 		o.Index = int64(len(s.wh))
 		s.wh = append(s.wh, o)
 	}
 }
 
-// origIndex maps the window history's indices to the history's (nil for
-// a whole history: the same).
-func (s *runScan) origIndex() []int64 {
-	if s.whole {
-		return nil
+// inWindow is the index in wh of the history's record i, false when wh
+// lacks it.
+func (s *runScan) inWindow(i int64) (int64, bool) {
+	if s.orig == nil {
+		return i, i >= 0 && i < int64(len(s.wh))
 	}
-	out := make([]int64, len(s.wh))
-	for i, j := range s.whOf {
-		out[j] = i
-	}
-	return out
+	j, ok := slices.BinarySearch(s.orig, i)
+	return int64(j), ok
 }
 
 // windowFaults are the fault windows with their start and stop records'
@@ -168,48 +164,13 @@ func (s *runScan) windowFaults() []checker.Window {
 	out := make([]checker.Window, len(s.faults))
 	for i, w := range s.faults {
 		at := func(o int64) int64 {
-			if j, ok := s.whOf[o]; ok {
+			if j, ok := s.inWindow(o); ok {
 				return j
 			}
 			return -1
 		}
 		w.StartOp, w.StopOp = at(w.StartOp), at(w.StopOp)
 		out[i] = w
-	}
-	return out
-}
-
-// windowVerdict is v with every anomaly's ops mapped to the window
-// history's indices; ops outside it are dropped, and so are anomalies
-// left without ops that had some. v itself for a whole history.
-func (s *runScan) windowVerdict(v checker.Result) checker.Result {
-	if s.whole {
-		return v
-	}
-	mapAll := func(as []checker.Anomaly) []checker.Anomaly {
-		var out []checker.Anomaly
-		for _, a := range as {
-			had := len(a.Ops) > 0
-			var ops []int64
-			for _, o := range a.Ops {
-				if j, ok := s.whOf[o]; ok {
-					ops = append(ops, j)
-				}
-			}
-			if had && len(ops) == 0 {
-				continue
-			}
-			a.Ops = ops
-			out = append(out, a)
-		}
-		return out
-	}
-	out := v
-	out.Anomalies = mapAll(v.Anomalies)
-	out.Results = nil
-	for _, r := range v.Results {
-		r.Anomalies = mapAll(r.Anomalies)
-		out.Results = append(out.Results, r)
 	}
 	return out
 }

@@ -45,15 +45,19 @@ func (w timeWindow) Label() string {
 // allAnomalies are every anomaly of v's checkers (v's own when it has no
 // parts), in the checkers' order.
 func allAnomalies(v checker.Result) []checker.Anomaly {
-	parts := v.Results
-	if len(parts) == 0 {
-		parts = []checker.Result{v}
-	}
 	var out []checker.Anomaly
-	for _, r := range parts {
+	for _, r := range checkerParts(v) {
 		out = append(out, r.Anomalies...)
 	}
 	return out
+}
+
+// checkerParts are v's checkers' results, v itself when it has none.
+func checkerParts(v checker.Result) []checker.Result {
+	if len(v.Results) == 0 {
+		return []checker.Result{v}
+	}
+	return v.Results
 }
 
 // windowPad is how far a detailed window reaches either side of its
@@ -61,17 +65,15 @@ func allAnomalies(v checker.Result) []checker.Anomaly {
 // whole), at least 200 ms.
 func windowPad(ttl time.Duration) int64 { return max(2*int64(ttl), int64(200*time.Millisecond)) }
 
-// anomalyWindows picks the windows to draw in detail around anomalies as:
-// each anomaly's ops' times padded by pad either side (an anomaly whose
+// anomalyWindows picks the windows to draw in detail around anomalies as
+// (the times of their records given by timeOf; false: no such record,
+// the op is ignored): each anomaly's ops' times padded by pad either side (an anomaly whose
 // ops spread over more than 10 pads, such as a summary over the whole
 // run, gets a window around its last op, where its links point), clamped
 // to [0, end]; overlapping windows merged; then at most maxN of them,
 // those holding fatal anomalies first, then the earliest, returned in
-// time order. left is how many windows were not picked. Ops outside h
-// are ignored; an anomaly without ops in h gets no window.
-func anomalyWindows(h history.History, as []checker.Anomaly, pad, end int64, maxN int) (ws []timeWindow, left int) {
-	return anomalyWindowsBy(timeIn(h), as, pad, end, maxN)
-}
+// time order. left is how many windows were not picked. An anomaly
+// without a record timeOf knows gets no window.
 
 // timeIn is the time of record i of h, false when h has no record i.
 func timeIn(h history.History) func(i int64) (int64, bool) {
@@ -83,10 +85,7 @@ func timeIn(h history.History) func(i int64) (int64, bool) {
 	}
 }
 
-// anomalyWindowsBy is anomalyWindows with the records' times given by
-// timeOf (false: no such record, the op is ignored), for a history that
-// is not in memory.
-func anomalyWindowsBy(timeOf func(i int64) (int64, bool), as []checker.Anomaly, pad, end int64, maxN int) (ws []timeWindow, left int) {
+func anomalyWindows(timeOf func(i int64) (int64, bool), as []checker.Anomaly, pad, end int64, maxN int) (ws []timeWindow, left int) {
 	var all []timeWindow
 	for _, a := range as {
 		var ops []int64

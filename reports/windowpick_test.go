@@ -35,7 +35,7 @@ func TestAnomalyWindows(t *testing.T) {
 		{Kind: "summary", Ops: []int64{5, 99000}},              // spread: window at 99 s
 		{Kind: "nowhere", Ops: []int64{-1, int64(len(h)) + 5}}, // no window
 	}
-	ws, left := anomalyWindows(h, as, pad, endTime(h), 3)
+	ws, left := anomalyWindows(timeIn(h), as, pad, endTime(h), 3)
 	if len(ws) != 3 || left != 2 {
 		t.Fatalf("%d windows, %d left, want 3 and 2 (5 after merging a and b)", len(ws), left)
 	}
@@ -58,7 +58,7 @@ func TestAnomalyWindows(t *testing.T) {
 	if ws[0].Label() == "" || ws[0].Fatal != 1 {
 		t.Errorf("merged window: %+v", ws[0])
 	}
-	all, left := anomalyWindows(h, as, pad, endTime(h), 10)
+	all, left := anomalyWindows(timeIn(h), as, pad, endTime(h), 10)
 	if left != 0 || len(all) != 5 {
 		t.Fatalf("uncapped: %d windows, %d left", len(all), left)
 	}
@@ -66,7 +66,7 @@ func TestAnomalyWindows(t *testing.T) {
 	if last.Kinds[0] != "summary" || last.From > 99000*ms || last.To < 99000*ms || last.To-last.From > 4*pad {
 		t.Errorf("summary anomaly's window %+v, want a short one around 99 s", last)
 	}
-	if none, left := anomalyWindows(h, nil, pad, endTime(h), 3); len(none) != 0 || left != 0 {
+	if none, left := anomalyWindows(timeIn(h), nil, pad, endTime(h), 3); len(none) != 0 || left != 0 {
 		t.Errorf("no anomalies: %v, %d", none, left)
 	}
 }
@@ -77,7 +77,7 @@ func TestAnomalyWindows(t *testing.T) {
 // holds only the leases reaching into it.
 func TestHoldersBigRun(t *testing.T) {
 	small, writes := pauseHistory()
-	b, err := drawHolders(holdersArgs{h: small, writes: writes, end: endTime(small), clients: 3, pad: windowPad(0),
+	b, err := drawHolders(holdersArgs{d: historyDetail(small, writes, nil, 3), end: endTime(small), pad: windowPad(0),
 		anomalies: []checker.Anomaly{{Kind: "x", Ops: []int64{3}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -93,19 +93,19 @@ func TestHoldersBigRun(t *testing.T) {
 	end := endTime(h)
 	mid := int64(len(h) / 2)
 	as := []checker.Anomaly{{Kind: "overlap", Ops: []int64{mid, mid + 3}, Fatal: true}, {Kind: "lost-update", Ops: []int64{mid / 4}}}
-	args := holdersArgs{h: h, end: end, clients: 8, pad: windowPad(300 * time.Millisecond), anomalies: as, overview: overviewOf(t, h, 8)}
+	args := holdersArgs{d: detailOf(h, buildSlots(h, 8), nil, nil, nil), end: end, pad: windowPad(300 * time.Millisecond), anomalies: as, overview: overviewOf(t, h, 8)}
 	b, err = drawHolders(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	none, err := drawHolders(holdersArgs{h: h, end: end, clients: 8, pad: args.pad, overview: args.overview})
+	none, err := drawHolders(holdersArgs{d: args.d, end: end, pad: args.pad, overview: args.overview})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if hb, hn := pngHeight(t, b), pngHeight(t, none); hb <= hn+300 {
 		t.Errorf("big run: %d px with two windows, %d px with none: want the windows below the overview", hb, hn)
 	}
-	hc := holdersChart{hs: hs, ovs: overlaps(hs), slots: buildSlots(h, 8), h: h, marks: arrivals(h, nil)}
+	hc := detailOf(h, buildSlots(h, 8), nil, nil, nil)
 	from, to := h[mid].Time-args.pad, h[mid].Time+args.pad
 	w := hc.window(from, to)
 	if len(w.hs) == 0 || len(w.hs) > len(hs)/10 {
