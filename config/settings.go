@@ -74,7 +74,7 @@ func workloadDefaults(c Config) workloads.Options {
 // Settings is the table of a run's settings, in the order of the replay
 // command (the help lists flags by name).
 func Settings() []Setting {
-	return []Setting{
+	return append([]Setting{
 		{Name: "name", Help: "test name in the store", Default: "<lock>-<workload>",
 			value: text(func(c *Config) *string { return &c.Name }, "")},
 		{Name: "lock", Help: "lock under test: " + strings.Join(lockimpl.Names(), ", ") +
@@ -143,6 +143,13 @@ func Settings() []Setting {
 			value: integer(func(c *Config) *int { return &c.MinCoverage }, DefaultMinCoverage, GivenMinCoverage)},
 		{Name: "store", Help: "folder of the run store",
 			value: text(func(c *Config) *string { return &c.Store }, "store")},
+	}, providerSettings()...)
+}
+
+// providerSettings are the settings of where Redis runs (the provider and
+// its endpoints), the last rows of Settings.
+func providerSettings() []Setting {
+	return []Setting{
 		{Name: "provider", Help: "where Redis runs: local (redis-server processes), docker (containers), external (given endpoints)", Replay: ReplayChanged,
 			value: text(func(c *Config) *string { return &c.Provider }, "local")},
 		{Name: "docker-image", Help: "Redis image of the docker provider", Default: docker.DefaultImage + "; make docker-image builds lockstorm/redis:7", Replay: ReplayChanged,
