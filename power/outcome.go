@@ -27,7 +27,7 @@ type Outcome struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Targets are the bars of issue 12.
+// Targets are the bars a scenario is marked against.
 type Targets struct {
 	// MinDetected is the least fraction of a broken lock's runs that must
 	// be invalid.

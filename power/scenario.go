@@ -39,7 +39,7 @@ func cfg(name, lock string, nodes, clients int, ttl time.Duration, kinds ...stri
 	return config.Config{Name: name, Lock: lock, Workload: "counter", Nodes: nodes, Clients: clients, TTL: ttl, Nemesis: kinds}
 }
 
-// Scenarios returns the table of issue 12, broken locks first, in a fixed
+// Scenarios returns the detection-power table, broken locks first, in a fixed
 // order: each broken lock and each Kleppmann scenario under random faults
 // of the kind its catalogue row names, then the correct locks under the
 // faults they claim to survive.

@@ -268,7 +268,11 @@ func oldFencingPlot(h history.History, writes []resource.Write, ws []checker.Win
 			issued = append(issued, plotter.XY{X: seconds(h[i].Time), Y: float64(h[i].Fence)})
 		}
 	}
-	return fencingPlotFrom(fencingTitle(pts, source), pts, issued, ws, end)
+	title := fencingTitle(pts, source)
+	if !anyToken(pts, issued) { // the rule both paths share (issue 27)
+		title = noTokensTitle
+	}
+	return fencingPlotFrom(title, pts, issued, ws, end)
 }
 
 // oldNewOccupancy summed the leases of hc into overviewCols columns over

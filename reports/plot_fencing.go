@@ -197,6 +197,24 @@ var (
 	staleLabelStyle = draw.TextStyle{Font: font.From(bold, 10), Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
 )
 
+// noTokensTitle is fencing.png's title for a run whose lock issued no
+// fencing token: the picture says nothing of stale writes then.
+const noTokensTitle = "Fencing tokens: not applicable — this lock issues no fencing tokens"
+
+// anyToken reports whether a write carried a fencing token or an acquire
+// issued one.
+func anyToken(pts []fencePoint, issued plotter.XYs) bool {
+	if len(issued) > 0 {
+		return true
+	}
+	for _, p := range pts {
+		if p.fence != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // fencingTitle says what the plot shows in numbers: how many stale writes
 // the resource rejected and how many it accepted.
 func fencingTitle(pts []fencePoint, source string) string {
@@ -298,7 +316,13 @@ func (staleThumb) Thumbnail(c *draw.Canvas) {
 // (fencingPlotFrom).
 func (s *runScan) fencingPNG(ws []checker.Window, end int64) ([]byte, error) {
 	pts, title := s.fencePoints()
-	p, legend, _, err := fencingPlotFrom(title, pts, s.issued(), ws, end)
+	issued := s.issued()
+	if !anyToken(pts, issued) {
+		// "no stale write reached the resource" would claim what a run
+		// without tokens cannot show: its stale writes carry no token
+		title = noTokensTitle
+	}
+	p, legend, _, err := fencingPlotFrom(title, pts, issued, ws, end)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/plotter"
+
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/resource"
 )
@@ -59,5 +61,17 @@ func TestFencingStaleWritesCountedAndTimed(t *testing.T) {
 	}
 	if png, err := fencingPNG(t, h, writes, nil, 2100*ms); err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Fatalf("fencing.png: %v", err)
+	}
+}
+
+// A run whose lock issues no fencing tokens is not told that no stale
+// write reached the resource: its picture says fencing does not apply.
+func TestFencingTitleWithoutTokens(t *testing.T) {
+	none := []fencePoint{{t: 1, accepted: true}, {t: 2, accepted: true}}
+	if anyToken(none, nil) {
+		t.Fatal("writes without tokens counted as tokens")
+	}
+	if !anyToken(append(none, fencePoint{t: 3, fence: 7, accepted: true}), nil) || !anyToken(none, plotter.XYs{{X: 1, Y: 3}}) {
+		t.Fatal("a token written or issued not seen")
 	}
 }

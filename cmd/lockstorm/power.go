@@ -53,7 +53,8 @@ func powerCommand() *cobra.Command {
 				return finishCampaign(camp, f, nil, func(checker.Validity) error { return nil })
 			})
 		})
-	cmd.Long = `power runs every scenario of issue 12's table under random faults as a campaign (each
+	cmd.Long = `power runs every scenario of the detection-power table (each broken lock under the faults its
+catalogue row names, each correct lock under the faults it claims to survive) under random faults as a campaign (each
 scenario a cell, seeds 1..--seeds), and prints for each broken lock the fraction of runs found
 invalid and the median and p90 time to detect (when the first fatal anomaly's evidence was
 complete), and for each correct lock its valid runs, false alarms (invalid) and unknown runs,
