@@ -99,8 +99,10 @@ type Outcome struct {
 	Claims  []Judged         `json:"claims"`
 	// Error says why the run did not run or finish; Skipped why it was
 	// not run.
-	Error   string        `json:"error,omitempty"`
-	Skipped string        `json:"skipped,omitempty"`
+	Error   string `json:"error,omitempty"`
+	Skipped string `json:"skipped,omitempty"`
+	// Resumed is set when the run finished before (Options.Resume).
+	Resumed bool          `json:"resumed,omitempty"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 	// Result is the run itself, in memory only.
 	Result *analysis.Result `json:"-"`

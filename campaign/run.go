@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,14 @@ type Spec struct {
 	Kind, Name string
 	Cells      []Cell
 	Flags      config.Campaign
+	// SeedOf, when set, is the seed of a cell's k-th run (k from 1):
+	// `run --runs` derives its seeds from --seed. Default k.
+	SeedOf func(k int) int64
+	// Extra is what the command needs besides the cells to rebuild its
+	// own outputs from merged shards (a sweep's grid): it goes into the
+	// shards' key, so shards of other extras are not merged, and comes
+	// back as Report.Extra.
+	Extra any
 }
 
 // Options tune Run.
@@ -42,6 +51,14 @@ type Options struct {
 	// KeepResults keeps each run's Result in its Outcome (a history in
 	// memory per run: for the few runs of a comparison, not for many).
 	KeepResults bool
+	// Resume, when set, gives the outcome of a run finished before (a
+	// sweep's cell file): the run is not run again, and its progress line
+	// says "done before".
+	Resume func(c *Cell, seed int64) (*Outcome, bool)
+	// StopAfter, when set, ends the campaign after a run it reports true
+	// for (`run --until-invalid`): no other run starts, and the report is
+	// Stopped, not Interrupted.
+	StopAfter func(o *Outcome) bool
 }
 
 // Report is a finished (or interrupted) campaign.
@@ -62,6 +79,11 @@ type Report struct {
 	Elapsed     time.Duration `json:"elapsed_ns"`
 	// Cells are the cell claims judged over each cell's runs.
 	Cells []CellJudged `json:"cells,omitempty"`
+	// Stopped says why the campaign ended before its last run though
+	// nothing interrupted it (Options.StopAfter).
+	Stopped string `json:"stopped,omitempty"`
+	// Extra is Spec.Extra as JSON.
+	Extra json.RawMessage `json:"extra,omitempty"`
 	// Manifest is the shard manifest's path ("" when not sharded).
 	Manifest string `json:"-"`
 }
@@ -96,12 +118,15 @@ func Select(cells []Cell, only []string) ([]Cell, error) {
 }
 
 // Items is the campaign's order: every cell (in order) with seeds
-// 1..seeds.
-func items(cells []Cell, seeds int) []item {
+// seedOf(1..seeds).
+func items(cells []Cell, seeds int, seedOf func(int) int64) []item {
+	if seedOf == nil {
+		seedOf = func(k int) int64 { return int64(k) }
+	}
 	var out []item
 	for c := range cells {
 		for s := 1; s <= seeds; s++ {
-			out = append(out, item{i: len(out), cell: &cells[c], seed: int64(s)})
+			out = append(out, item{i: len(out), cell: &cells[c], seed: seedOf(s)})
 		}
 	}
 	return out
@@ -119,9 +144,14 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	if opt.Runner == nil {
 		opt.Runner = lockstorm.Run
 	}
-	all := items(cells, max(spec.Flags.Seeds, 1))
+	all := items(cells, max(spec.Flags.Seeds, 1), spec.SeedOf)
 	sh := spec.Flags.Shard
 	rep := &Report{Kind: spec.Kind, Name: spec.Name, Total: len(all), Shard: sh, Started: time.Now()}
+	if spec.Extra != nil {
+		if rep.Extra, err = json.Marshal(spec.Extra); err != nil {
+			return nil, err
+		}
+	}
 	var mine []item
 	for _, it := range all {
 		if sh.Owns(it.i) {
@@ -139,7 +169,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	workpool.Run(ctx, len(mine), max(spec.Flags.Parallel, 1), func(ctx context.Context, j int) {
-		o, err := runItem(ctx, mine[j], spec.Flags, opt)
+		o, err := resumeOrRun(ctx, mine[j], spec.Flags, opt)
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil && cfgErr == nil {
@@ -154,6 +184,10 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 		if opt.Progress != nil {
 			fmt.Fprintln(opt.Progress, ProgressLine(done, len(mine), *o))
 		}
+		if opt.StopAfter != nil && rep.Stopped == "" && opt.StopAfter(o) {
+			rep.Stopped = "stopped after " + o.Label()
+			cancel()
+		}
 	})
 	for _, o := range out {
 		if o != nil {
@@ -164,9 +198,24 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 		return nil, cfgErr
 	}
 	rep.judgeCells(cells)
-	rep.Interrupted = len(rep.Outcomes) < rep.Planned || outer.Err() != nil
+	rep.Interrupted = (len(rep.Outcomes) < rep.Planned && rep.Stopped == "") || outer.Err() != nil
 	rep.Elapsed = time.Since(rep.Started)
 	return rep, rep.write(spec)
+}
+
+// resumeOrRun is the outcome of a run finished before (Options.Resume),
+// else runItem's.
+func resumeOrRun(ctx context.Context, it item, f config.Campaign, opt Options) (*Outcome, error) {
+	if opt.Resume != nil && it.cell.Skip == "" && it.cell.Broken == "" {
+		if o, ok := opt.Resume(it.cell, it.seed); ok {
+			o.Index, o.Cell, o.Seed, o.Resumed = it.i, it.cell.Name, it.seed, true
+			return o, nil
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, nil
+	}
+	return runItem(ctx, it, f, opt)
 }
 
 // runItem runs one item; nil when ctx ended before the run finished (it

@@ -3,7 +3,9 @@ package campaign
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -34,6 +36,8 @@ type key struct {
 	Name  string    `json:"name,omitempty"`
 	Seeds int       `json:"seeds"`
 	Cells []keyCell `json:"cells"`
+	// Extra is Spec.Extra.
+	Extra json.RawMessage `json:"extra,omitempty"`
 }
 
 type keyCell struct {
@@ -43,8 +47,8 @@ type keyCell struct {
 	Skip   string        `json:"skip,omitempty"`
 }
 
-func keyOf(spec Spec, cells []Cell) key {
-	k := key{Kind: spec.Kind, Name: spec.Name, Seeds: max(spec.Flags.Seeds, 1)}
+func keyOf(spec Spec, cells []Cell, extra json.RawMessage) key {
+	k := key{Kind: spec.Kind, Name: spec.Name, Seeds: max(spec.Flags.Seeds, 1), Extra: extra}
 	for _, c := range cells {
 		cfg := c.Config
 		cfg.Seed, cfg.Store, cfg.OnProgress, cfg.Log = 0, "", nil, nil
@@ -82,7 +86,7 @@ func (r *Report) write(spec Spec) error {
 	cells, _ := Select(spec.Cells, spec.Flags.Only)
 	m := &shard.Manifest{Kind: shard.KindCampaign, Name: strings.TrimSpace(r.Kind + " " + r.Name), K: r.Shard.K, N: r.Shard.N,
 		Total: r.Total, Interrupted: r.Interrupted, Started: r.Started.UTC(), Elapsed: r.Elapsed, Version: harness.Version()}
-	if err := m.SetKey(keyOf(spec, cells)); err != nil {
+	if err := m.SetKey(keyOf(spec, cells, r.Extra)); err != nil {
 		return err
 	}
 	for _, o := range r.Outcomes {
@@ -111,7 +115,7 @@ func Merged(w *shard.Work, dirs []string, out string) (*Report, error) {
 	if err := json.Unmarshal(w.Key, &k); err != nil {
 		return nil, fmt.Errorf("campaign shards: unreadable key: %v", err)
 	}
-	r := &Report{Kind: k.Kind, Name: k.Name, Total: w.Total, Planned: w.Total, Interrupted: w.Interrupted || !w.Complete(), Started: time.Now()}
+	r := &Report{Kind: k.Kind, Name: k.Name, Total: w.Total, Planned: w.Total, Interrupted: w.Interrupted || !w.Complete(), Started: time.Now(), Extra: k.Extra}
 	for i, it := range w.Items {
 		var o Outcome
 		if err := json.Unmarshal(it.Data, &o); err != nil {
@@ -119,6 +123,7 @@ func Merged(w *shard.Work, dirs []string, out string) (*Report, error) {
 		}
 		if dirs[i] != "" {
 			o.Dir = filepath.Join(out, dirs[i])
+			o.Replay = planIn(o.Replay, o.Dir)
 		}
 		r.Elapsed += o.Elapsed
 		r.Outcomes = append(r.Outcomes, o)
@@ -129,4 +134,20 @@ func Merged(w *shard.Work, dirs []string, out string) (*Report, error) {
 	}
 	r.Dir = dir
 	return r, r.writeFiles()
+}
+
+// planArg is the --fault-plan argument of a replay line (its value
+// quoted or not).
+var planArg = regexp.MustCompile(`--fault-plan (?:'[^']*'|"[^"]*"|[^ ]+)`)
+
+// planIn is a replay line whose --fault-plan names the fault-plan.json of
+// run folder dir, where a merged run's folder was copied: the shard's own
+// path is not in the merged store. A line without one, or a folder
+// without the file, is kept as it is.
+func planIn(replay, dir string) string {
+	plan := filepath.Join(dir, config.FaultPlanFile)
+	if _, err := os.Stat(plan); err != nil || !planArg.MatchString(replay) {
+		return replay
+	}
+	return planArg.ReplaceAllLiteralString(replay, "--fault-plan "+config.ShellWord(plan))
 }

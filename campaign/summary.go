@@ -23,6 +23,9 @@ func holdsWord(v checker.Validity) string {
 // 0 lost updates)  store/compare-fenced-unfenced/2026...".
 func ProgressLine(done, total int, o Outcome) string {
 	head := fmt.Sprintf("[%d/%d] %s: ", done, total, o.Label())
+	if o.Resumed {
+		head += "done before, "
+	}
 	switch {
 	case o.Skipped != "":
 		return head + "skipped: " + o.Skipped
@@ -109,6 +112,9 @@ func (r *Report) StatusLine() string {
 	}
 	if r.Shard.Set() {
 		line += fmt.Sprintf(" (shard %s of a campaign of %d runs: lockstorm merge of every shard gives the whole)", r.Shard, r.Total)
+	}
+	if r.Stopped != "" {
+		line += "; " + r.Stopped
 	}
 	if r.Interrupted {
 		line += "; interrupted"

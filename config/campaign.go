@@ -1,7 +1,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -63,7 +66,8 @@ func CampaignSettings() []CampaignSetting {
 			}},
 		{Name: "store", Help: runSettingHelp("store"), Default: "store"},
 		{Name: "junit", Help: "write JUnit XML to this file: one test case per claim of each cell run, passing when the claim holds", Default: "none",
-			bind: func(fs *pflag.FlagSet, c *Campaign) { fs.StringVar(&c.JUnit, "junit", "", "") }},
+			bind:  func(fs *pflag.FlagSet, c *Campaign) { fs.StringVar(&c.JUnit, "junit", "", "") },
+			check: func(c *Campaign, _ bool) error { return CheckJUnitPath(c.JUnit) }},
 		{Name: "only", Help: "comma-separated names of the cells to run", Default: "every cell",
 			bind: func(fs *pflag.FlagSet, c *Campaign) { fs.StringVar(&c.onlyText, "only", "", "") },
 			check: func(c *Campaign, _ bool) error {
@@ -76,6 +80,38 @@ func CampaignSettings() []CampaignSetting {
 				return nil
 			}},
 	}
+}
+
+// CheckJUnitPath refuses a --junit path that cannot be written (a folder,
+// a path under a file, a folder that cannot be made or written in)
+// before any run starts, so a campaign of minutes does not end in exit
+// 2: it makes the file's folder and opens the file for writing (a file
+// it made is removed again). "" (no --junit) is fine. The error wraps
+// ErrConfig, one line naming the flag.
+func CheckJUnitPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	bad := func(err error) error {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%w: --junit %s: cannot write there: %v", ErrConfig, path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return bad(err)
+	}
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return bad(err)
+	}
+	f.Close()
+	if os.IsNotExist(statErr) {
+		os.Remove(path)
+	}
+	return nil
 }
 
 // runSettingHelp is the help of the run setting name.

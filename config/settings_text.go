@@ -23,15 +23,15 @@ func ReplayArgs(c Config) []string {
 		case s.value.isFlag():
 			out = append(out, "--"+s.Name)
 		default:
-			out = append(out, "--"+s.Name, shellWord(arg))
+			out = append(out, "--"+s.Name, ShellWord(arg))
 		}
 	}
 	return out
 }
 
-// shellWord quotes s for a POSIX shell when it holds anything but
+// ShellWord quotes s for a POSIX shell when it holds anything but
 // letters, digits and -_.,:/@+=.
-func shellWord(s string) string {
+func ShellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/@+=") == "" {
 		return s
 	}

@@ -49,11 +49,6 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 			if err := zoo.Check(entries, o); err != nil {
 				return usage("%v", err)
 			}
-			if f.JUnit != "" {
-				if err := writable(f.JUnit); err != nil {
-					return usage("--junit %s: %v", f.JUnit, err)
-				}
-			}
 			o.Out = os.Stdout
 			cells := 0
 			for _, e := range entries {
@@ -99,22 +94,4 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 	fl.StringVar(&dir, "dir", "zoo", "folder of zoo entries (each a folder with a zoo.yaml), or one entry's folder")
 	config.AddCampaignFlags(fl, &f, "entry names, or single cells as NAME/COLUMN (e.g. redis-py-lock/client-crash),")
 	return cmd
-}
-
-// writable checks, before anything runs, that path can be written: its
-// folder exists or can be made, and the file can be created.
-func writable(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	f.Close()
-	if os.IsNotExist(statErr) {
-		os.Remove(path)
-	}
-	return nil
 }
