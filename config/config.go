@@ -284,8 +284,8 @@ func (c *Config) checkNodes() error {
 // checkTiming checks the TTL, the drift allowance and the renewal
 // interval.
 func (c *Config) checkTiming() error {
-	if c.TTL < 10*time.Millisecond {
-		return fmt.Errorf("--ttl must be at least 10ms, got %v", c.TTL)
+	if err := CheckTTL(c.TTL); err != nil {
+		return err
 	}
 	if c.DriftFactor >= 0.5 || c.Drift >= c.TTL/2 {
 		return fmt.Errorf("Drift + DriftFactor·TTL must leave most of the TTL (DriftFactor below 0.5, Drift below TTL/2), got %v and %v", c.Drift, c.DriftFactor)
