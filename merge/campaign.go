@@ -9,7 +9,7 @@ import (
 )
 
 // mergeCampaign rebuilds a campaign of package campaign (compare, power,
-// zoo...) from its shards: the outcomes their manifests hold, the run
+// zoo, sweep...) from its shards: the outcomes their manifests hold, the run
 // folders copied; it prints the summary table and makes the campaign's
 // JUnit document, as the unsharded command does.
 func mergeCampaign(w *shard.Work, dirs []string, o Options, res *Result) error {
@@ -20,6 +20,11 @@ func mergeCampaign(w *shard.Work, dirs []string, o Options, res *Result) error {
 	fmt.Fprintf(o.Stdout, "%s merged from %d shards\n\n", w.Name, w.N)
 	fmt.Fprint(o.Stdout, rep.Markdown())
 	res.Report = rep.Dir
+	if rep.Kind == "sweep" {
+		if res.Report, err = mergeSweep(rep, o); err != nil {
+			return err
+		}
+	}
 	if res.JUnit, err = reports.MarshalJUnit(rep.JUnit()); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}

@@ -87,7 +87,7 @@ func Merge(o Options) (*Result, error) {
 	res := &Result{Kind: w.Kind, Work: w}
 	switch w.Kind {
 	case shard.KindSweep:
-		err = mergeSweep(w, dirs, o, res)
+		err = fmt.Errorf("%w: these sweep shards were written by an older lockstorm, whose sweeps were not campaigns: run the shards again", ErrMerge)
 	case shard.KindRun:
 		err = mergeRuns(w, dirs, o, res)
 	case shard.KindCampaign:

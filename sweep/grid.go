@@ -13,10 +13,12 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/page"
 )
 
@@ -100,34 +102,31 @@ func ParseRenews(flag, s string) ([]Renew, error) {
 	return out, nil
 }
 
-// ParseDurations parses a comma-separated list of durations for flag.
-// allowZero admits 0 (written "0" or "none"); values must be distinct.
-func ParseDurations(flag, s string, allowZero bool) ([]time.Duration, error) {
+// ParseDurations parses the comma-separated list of the axis setting
+// flag (config.Axes: ttl, pause): each value a duration ("0" or "none"
+// for 0) that the axis's own rule admits, each at most once.
+func ParseDurations(flag, s string) ([]time.Duration, error) {
 	var out []time.Duration
-	what := "positive durations like 200ms or 1s"
-	if allowZero {
-		what = "durations like 0, 300ms or 1.5s"
-	}
+	axis := config.AxisOf(flag)
 	for _, part := range splitList(s) {
 		var d time.Duration
-		if allowZero && (part == "0" || strings.EqualFold(part, "none")) {
-			d = 0
-		} else {
+		if part != "0" && !strings.EqualFold(part, "none") {
 			v, err := time.ParseDuration(part)
-			if err != nil || v < 0 || (v == 0 && !allowZero) {
-				return nil, bad("--%s must be a comma-separated list of %s, got %q", flag, what, part)
+			if err != nil {
+				return nil, bad("--%s must be a comma-separated list of durations like 300ms or 1.5s, got %q", flag, part)
 			}
 			d = v
 		}
-		for _, o := range out {
-			if o == d {
-				return nil, bad("--%s lists %v twice", flag, d)
-			}
+		if err := axis.Check(d); err != nil {
+			return nil, bad("%v", err)
+		}
+		if slices.Contains(out, d) {
+			return nil, bad("--%s lists %v twice", flag, d)
 		}
 		out = append(out, d)
 	}
 	if len(out) == 0 {
-		return nil, bad("--%s needs at least one value (%s)", flag, what)
+		return nil, bad("--%s needs at least one value", flag)
 	}
 	return out, nil
 }

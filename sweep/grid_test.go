@@ -20,11 +20,11 @@ func TestDefaultSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Grid.Cells(s.Runs); len(got) != 36 {
-		t.Fatalf("default grid has %d cells, want 2 TTLs x (2 renewals + fenced) x 2 pauses x 3 runs = 36", len(got))
+	if got := s.Grid.Cells(s.Runs); len(got) != 12 {
+		t.Fatalf("default grid has %d cells, want 2 TTLs x (2 renewals + fenced) x 2 pauses x 1 seed = 12", len(got))
 	}
-	if s.Runs != 3 || s.Clients != 4 || !reflect.DeepEqual(s.Grid.Fencing, []bool{false, true}) {
-		t.Errorf("runs %d, clients %d, fencing %v; want 3, 4, [off on]", s.Runs, s.Clients, s.Grid.Fencing)
+	if s.Runs != 1 || s.Clients != 4 || s.TimeLimit != config.DefaultTimeLimit || !reflect.DeepEqual(s.Grid.Fencing, []bool{false, true}) {
+		t.Errorf("seeds %d, clients %d, time limit %v, fencing %v; want the campaign defaults 1 and %v, 4 clients, [off on]", s.Runs, s.Clients, s.TimeLimit, s.Grid.Fencing, config.DefaultTimeLimit)
 	}
 	want := []Setting{{Renew: "none"}, {Renew: "ttl/3"}, {Renew: "none", Fenced: true}}
 	if got := s.Grid.Settings(); !reflect.DeepEqual(got, want) {
@@ -36,8 +36,9 @@ func TestDefaultSpec(t *testing.T) {
 	if got, want := s.Grid.Pauses, []time.Duration{300 * ms, 1500 * ms}; !reflect.DeepEqual(got, want) {
 		t.Errorf("pauses %v, want %v", got, want)
 	}
-	// 8 s runs, longest pause 1.5 s, 2 s recovery: pauses at 1 s and 3.5 s.
-	if got, want := s.PauseTimes(), []time.Duration{time.Second, 3500 * ms}; !reflect.DeepEqual(got, want) {
+	// 20 s runs, longest pause 1.5 s, 2 s recovery: a pause every 2.5 s
+	// from 1 s to 16 s.
+	if got, want := s.PauseTimes(), []time.Duration{time.Second, 3500 * ms, 6 * time.Second, 8500 * ms, 11 * time.Second, 13500 * ms, 16 * time.Second}; !reflect.DeepEqual(got, want) {
 		t.Errorf("pause times %v, want %v", got, want)
 	}
 }
@@ -74,8 +75,8 @@ func TestCellConfig(t *testing.T) {
 			}
 			continue
 		}
-		if cfg.Plan == nil || len(cfg.Plan.Steps) != 2 {
-			t.Fatalf("%s: plan %+v, want 2 steps", c.Label(), cfg.Plan)
+		if cfg.Plan == nil || len(cfg.Plan.Steps) != len(s.PauseTimes()) {
+			t.Fatalf("%s: plan %+v, want %d steps", c.Label(), cfg.Plan, len(s.PauseTimes()))
 		}
 		for _, st := range cfg.Plan.Steps {
 			if st.Duration != c.Pause || st.Fault.Kind != nemesis.KindClientPause || st.Fault.Clients[0] != nemesis.TargetHolder {
@@ -151,16 +152,15 @@ func TestBadInput(t *testing.T) {
 		{"--renew", func(r *Raw) { r.Renew = "500ms" }}, // not below the 200ms TTL
 		{"--pause", func(r *Raw) { r.Pause = "-1s" }},
 		{"--pause", func(r *Raw) { r.Pause = "0,soon" }},
-		{"--runs", func(r *Raw) { r.Runs = 0 }},
+		{"--seeds", func(r *Raw) { r.Seeds = 0 }},
 		{"--time-limit", func(r *Raw) { r.TimeLimit = "eight" }},
 		{"--time-limit", func(r *Raw) { r.TimeLimit = "3s" }}, // no room for a 1.5 s pause
 		{"--hold-min", func(r *Raw) { r.HoldMin = "1s" }},
 		{"--clients", func(r *Raw) { r.Clients = 1 }},
-		{"--seed", func(r *Raw) { r.Seed = 0 }},
 		{"--name", func(r *Raw) { r.Name = "../escape" }},
-		{"--fencing", func(r *Raw) { r.Fencing = "maybe" }},
-		{"--fencing", func(r *Raw) { r.Fencing = "on,true" }},
-		{"--fencing", func(r *Raw) { r.Fencing = "," }},
+		{"--fencing-axis", func(r *Raw) { r.Fencing = "maybe" }},
+		{"--fencing-axis", func(r *Raw) { r.Fencing = "on,true" }},
+		{"--fencing-axis", func(r *Raw) { r.Fencing = "," }},
 	}
 	for _, c := range cases {
 		r := DefaultRaw()
@@ -179,15 +179,15 @@ func TestBadInput(t *testing.T) {
 func TestYAMLPlan(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sweep.yaml")
-	os.WriteFile(path, []byte("name: study\nttl: [100ms, 2s]\nrenew: none,ttl/4\npause:\n  - 0\n  - 500ms\ntime-limit: 9s\nfencing: [on]\n"), 0o644)
+	os.WriteFile(path, []byte("name: study\nttl: [100ms, 2s]\nrenew: none,ttl/4\npause:\n  - 0\n  - 500ms\ntime-limit: 9s\nfencing-axis: [on]\n"), 0o644)
 	r, err := LoadRaw(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	flags := DefaultRaw()
-	flags.Runs = 3
+	flags.Seeds = 3
 	flags.TTL = "999ms" // not given explicitly: must not override
-	r = r.Merge(flags, func(k string) bool { return k == "runs" }).FillDefaults()
+	r = r.Merge(flags, func(k string) bool { return k == "seeds" }).FillDefaults()
 	s, err := r.Spec()
 	if err != nil {
 		t.Fatal(err)
@@ -200,9 +200,9 @@ func TestYAMLPlan(t *testing.T) {
 		t.Fatalf("spec %+v", s)
 	}
 
-	// --topology and --fencing given explicitly override the plan too.
+	// --topology and --fencing-axis given explicitly override the plan too.
 	flags.Topology, flags.Fencing = config.TopologyCluster, "off"
-	r = r.Merge(flags, func(k string) bool { return k == "topology" || k == "fencing" })
+	r = r.Merge(flags, func(k string) bool { return k == "topology" || k == "fencing-axis" })
 	if s, err = r.Spec(); err != nil || s.Topology != config.TopologyCluster || !reflect.DeepEqual(s.Grid.Fencing, []bool{false}) {
 		t.Fatalf("topology %q, fencing %v, %v", s.Topology, s.Grid.Fencing, err)
 	}

@@ -15,7 +15,7 @@ var sweepTmpl = template.Must(template.New("sweep").Funcs(page.Funcs).Parse(`<!D
 <p>{{len .Cells}} of {{count .Total "cell" "cells"}} finished{{if .Interrupted}} — <b>interrupted</b>: rerun the same command to resume{{end}}.
 {{if .Elapsed}}This invocation ran {{.Ran}} and resumed {{.Skipped}} in {{secs .Elapsed}}.{{end}}</p>
 <p>The recommendation computed from these cells is <a href="#recommendation">at the end of this page</a>.</p>
-<p class="note">Grid: TTL {{.TTLs}} × renewal {{.Renews}} × fencing {{.Fencing}} × client pause {{.Pauses}}, {{.Spec.Runs}} run(s) per cell (run k with seed {{.Spec.Seed}}+k−1), {{dur .Spec.TimeLimit}} each.
+<p class="note">Grid: TTL {{.TTLs}} × renewal {{.Renews}} × fencing {{.Fencing}} × client pause {{.Pauses}}, {{.Spec.Runs}} run(s) per cell (seeds 1..{{.Spec.Runs}}), {{dur .Spec.TimeLimit}} each.
 Every run: the counter workload, {{.Spec.Clients}} clients, holders keep the lock {{dur .Spec.HoldMin}}–{{dur .Spec.HoldMax}} between read and write and
 act until their lock tells them it is lost (they ignore their own validity deadline, as code using a watchdog lock usually does).
 Lock <code>single</code> where renewal is none, <code>renewable</code> (watchdog) otherwise, without fencing; with fencing on, the <code>fenced</code> lock (no watchdog: one panel, whatever the renewal) against a resource that rejects a write or read whose fencing token is below one it has seen; {{if eq .Spec.Topology "cluster"}}on a 3-master Redis Cluster (key <code>lock:{lockstorm}</code>){{else}}one Redis node{{end}}.

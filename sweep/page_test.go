@@ -15,12 +15,12 @@ import (
 func handMade(t *testing.T, dir, topology string) *Result {
 	t.Helper()
 	r := DefaultRaw()
-	r.Topology = topology
+	r.Topology, r.Seeds = topology, 3
 	spec, err := r.Spec()
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &Result{Spec: spec, Dir: dir, Started: time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)}
+	res := &Result{Spec: spec, Dir: dir}
 	for _, c := range spec.Grid.Cells(spec.Runs) {
 		cr := CellResult{Cell: c, Dir: "sweep-default/run-" + c.ID(), Elapsed: 9 * time.Second,
 			Metrics: Metrics{Verdict: checker.Valid, Writes: 30, SuccessRate: 0.9}}

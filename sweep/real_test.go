@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 )
@@ -19,7 +20,7 @@ import (
 func TestRealSweepRunsAndFencing(t *testing.T) {
 	r := DefaultRaw()
 	r.Name, r.Store, r.TTL, r.Renew, r.Pause, r.TimeLimit = "real", t.TempDir(), "300ms", "none", "700ms", "3s"
-	r.HoldMin, r.HoldMax, r.Runs, r.Fencing = "100ms", "200ms", 2, "off,on"
+	r.HoldMin, r.HoldMax, r.Seeds, r.Fencing = "100ms", "200ms", 2, "off,on"
 	if testing.Short() {
 		t.Skipf("real runs: four of %s", r.TimeLimit)
 	}
@@ -27,7 +28,7 @@ func TestRealSweepRunsAndFencing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(t.Context(), spec, Options{})
+	res, err := Run(t.Context(), spec, config.Campaign{}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,19 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
-	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/campaign"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/page"
-	"github.com/lockstorm/lockstorm/internal/shard"
 	"github.com/lockstorm/lockstorm/internal/store"
-	"github.com/lockstorm/lockstorm/reports"
 )
 
 // Files of a sweep folder, store/sweeps/<name>/.
@@ -35,28 +37,8 @@ type Options struct {
 	// Runner runs each cell and writes its report. Default lockstorm.Run;
 	// a report it could not write is noted in the cell, not fatal.
 	Runner harness.RunFunc
-	// Progress, when set, is told when a cell starts, while it runs and
-	// when it ends.
-	Progress func(Event)
-	// Shard, when set, runs only the shard's share of the (cell, run)
-	// pairs (item i of Grid.Cells when i mod N is K) and writes a shard
-	// manifest for `lockstorm merge` (shard.go).
-	Shard shard.Shard
-}
-
-// Event is a progress report of a sweep.
-type Event struct {
-	// Index is the cell's position (0-based) among Total cells.
-	Index, Total int
-	Cell         Cell
-	// Run is the cell's run in progress (zero before it starts).
-	Run config.Progress
-	// Done is set once the cell finished (Result set) or was skipped.
-	Done    bool
-	Skipped bool
-	Result  *CellResult
-	// Elapsed is the time since the sweep started.
-	Elapsed time.Duration
+	// Progress receives the campaign's progress line of each run.
+	Progress io.Writer
 }
 
 // CellResult is one finished cell run, stored as cells/<id>.json.
@@ -82,29 +64,22 @@ type Result struct {
 	// Ran and Skipped count the cells run now and those resumed from
 	// their files.
 	Ran, Skipped int
-	// Total is the number of cells of the grid.
+	// Total is the number of runs this sweep (or shard) plans.
 	Total int
 	// Interrupted is set when ctx ended before every cell ran.
 	Interrupted bool
-	// Started is when this invocation started (the JUnit suite's
-	// timestamp); Elapsed how long it took.
-	Started time.Time
+	// Elapsed is how long this invocation took.
 	Elapsed time.Duration
 	// Recommendation is computed from the finished cells by
 	// WriteOutputs (Recommend).
 	Recommendation Recommendation
-	// Shard is the share of the grid this result holds (zero: all);
-	// Manifest the path of its shard manifest.
-	Shard    shard.Shard
-	Manifest string
+	// Campaign is the sweep as a campaign: its outcomes, summary, JUnit
+	// and (sharded) manifest.
+	Campaign *campaign.Report
 }
 
 // Complete reports whether every cell of the grid finished.
 func (r *Result) Complete() bool { return len(r.Cells) == r.Total }
-
-// ErrRun wraps a cell whose run failed to set up or crashed (not a
-// verdict: a run that found violations is a finished cell).
-var ErrRun = errors.New("sweep: run failed")
 
 // Dir is the folder of the sweep named name in store.
 func Dir(root, name string) string { return store.SweepDir(root, name) }
@@ -120,103 +95,159 @@ type storedSpec struct {
 	Runs   int      `json:"runs"`
 }
 
-// Run runs every cell of spec one after another, skipping cells whose file
-// exists (unless spec.Fresh), then writes the table, heat maps and
-// index.html. When ctx ends it stops after the current run has healed
-// (that cell is not kept) and still writes the outputs of the finished
-// cells. Errors: ErrSpec when the folder holds a sweep with other fixed
-// settings; ErrRun when a run could not be carried out.
-func Run(ctx context.Context, spec Spec, opt Options) (*Result, error) {
-	start := time.Now()
-	if opt.Runner == nil {
-		opt.Runner = lockstorm.Run
+// measuredClaim is a sweep run's claim: a sweep measures, so its claim is
+// that the run has a verdict; what it was (valid or invalid, lost
+// updates...) is what the run showed, and an invalid run is a finding of
+// the sweep, not a failure of it.
+const measuredClaim = "measured: the run ends with a verdict"
+
+// measured judges the claim on a run's metrics.
+func measured(m Metrics) (checker.Validity, string) {
+	lost := "?"
+	if m.LostUpdates >= 0 {
+		lost = fmt.Sprint(m.LostUpdates)
 	}
+	seen := fmt.Sprintf("%s, lost updates %s, acquire success %.0f%%, lock losses %d", m.Verdict, lost, 100*m.SuccessRate, m.LockLosses)
+	if m.Verdict == checker.Unknown {
+		return checker.Unknown, seen
+	}
+	return checker.Valid, seen
+}
+
+// CellName is the campaign cell of grid point c (its run left out):
+// "ttl-200ms_renew-ttl3_pause-1.5s", what --only takes.
+func CellName(c Cell) string {
+	c.Run = 0
+	return strings.TrimSuffix(c.ID(), "_run-0")
+}
+
+// Cells are the grid's points as campaign cells, in grid order: each
+// point's runs are the campaign's seeds.
+func (s Spec) Cells() []campaign.Cell {
+	var out []campaign.Cell
+	for _, c := range s.Grid.Cells(1) {
+		out = append(out, campaign.Cell{Name: CellName(c), Config: s.Config(c),
+			Claims: []campaign.Claim{{Name: measuredClaim, Judge: func(res *analysis.Result) (checker.Validity, string) {
+				return measured(MetricsOf(res))
+			}}}})
+	}
+	return out
+}
+
+// cellOf is the grid cell of the campaign cell named name and seed.
+func (s Spec) cellOf(name string, seed int64) (Cell, bool) {
+	for _, c := range s.Grid.Cells(1) {
+		if CellName(c) == name {
+			c.Run = int(seed)
+			return c, true
+		}
+	}
+	return Cell{}, false
+}
+
+// Run runs the sweep as a campaign (f: seeds, time limit, parallel,
+// shard, only, store; package campaign): every grid point a cell, each of
+// its runs a seed. A run whose cell file exists is resumed from it
+// (unless spec.Fresh); each finished run writes its cell file. It then
+// writes the table, heat maps and index.html of the finished cells,
+// interrupted or not. Errors: ErrSpec when the folder holds a sweep with
+// other fixed settings; config.ErrConfig when a run is refused as badly
+// configured.
+func Run(ctx context.Context, spec Spec, f config.Campaign, opt Options) (*Result, error) {
 	dir := Dir(spec.Store, spec.Name)
-	res := &Result{Spec: spec, Dir: dir, Started: start, Shard: opt.Shard}
+	res := &Result{Spec: spec, Dir: dir}
 	if err := prepare(dir, spec); err != nil {
 		return res, err
 	}
-	all := spec.Grid.Cells(spec.Runs)
-	var cells []Cell
-	for i, c := range all {
-		if opt.Shard.Owns(i) {
-			cells = append(cells, c)
-		}
+	f.Seeds, f.Run.TimeLimit, f.Run.Store = spec.Runs, spec.TimeLimit, spec.Store
+	var mu sync.Mutex
+	var cells []CellResult
+	rep, err := campaign.Run(ctx, campaign.Spec{Kind: "sweep", Name: spec.Name, Cells: spec.Cells(), Flags: f, Extra: spec.ToRaw()},
+		campaign.Options{Runner: opt.Runner, Progress: opt.Progress,
+			Resume: func(c *campaign.Cell, seed int64) (*campaign.Outcome, bool) {
+				cr, ok := spec.resume(c.Name, seed)
+				if !ok {
+					return nil, false
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				cells = append(cells, cr)
+				return outcomeOf(spec.Store, cr), true
+			},
+			OnResult: func(o *campaign.Outcome, run *analysis.Result) {
+				cr, ok := spec.cellResult(o, run)
+				if !ok {
+					return
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if err := store.WriteJSON(filepath.Join(dir, CellsDir, cr.ID()+".json"), cr); err != nil {
+					o.Error = "cell file not written: " + err.Error()
+				}
+				cells = append(cells, cr)
+			}})
+	if err != nil {
+		return res, err
 	}
-	res.Total = len(cells)
-	var runErr error
-	for i, c := range cells {
-		ev := Event{Index: i, Total: len(cells), Cell: c}
-		emit := func(e Event) {
-			if opt.Progress != nil {
-				e.Elapsed = time.Since(start)
-				opt.Progress(e)
-			}
-		}
-		path := filepath.Join(dir, CellsDir, c.ID()+".json")
-		if cr, ok := loadCell(path); ok {
-			cr.Cell = c
-			refresh(spec.Store, &cr)
-			res.Cells = append(res.Cells, cr)
+	res.Campaign, res.Total, res.Interrupted, res.Elapsed = rep, rep.Planned, rep.Interrupted, rep.Elapsed
+	for _, o := range rep.Outcomes {
+		if o.Resumed {
 			res.Skipped++
-			ev.Done, ev.Skipped, ev.Result = true, true, &cr
-			emit(ev)
-			continue
+		} else if o.Error == "" {
+			res.Ran++
 		}
-		if ctx.Err() != nil {
-			res.Interrupted = true
-			break
-		}
-		emit(ev)
-		cr, interrupted, err := runCell(ctx, spec, c, opt, func(p config.Progress) { e := ev; e.Run = p; emit(e) })
-		if interrupted {
-			res.Interrupted = true
-			break
-		}
-		if err != nil {
-			runErr = fmt.Errorf("%w: %s: %w", ErrRun, runLabel(c), err)
-			break
-		}
-		if err := store.WriteJSON(path, cr); err != nil {
-			runErr = err
-			break
-		}
-		res.Cells = append(res.Cells, cr)
-		res.Ran++
-		ev.Done, ev.Result = true, &cr
-		emit(ev)
 	}
-	res.Elapsed = time.Since(start)
-	werr := WriteOutputs(res)
-	if opt.Shard.Set() {
-		werr = errors.Join(werr, writeManifest(res))
-	}
-	return res, errors.Join(runErr, werr)
+	res.Cells = inGridOrder(spec, cells)
+	return res, WriteOutputs(res)
 }
 
-// runCell runs one cell and writes its report.
-func runCell(ctx context.Context, spec Spec, c Cell, opt Options, progress func(config.Progress)) (CellResult, bool, error) {
-	cfg := spec.Config(c)
-	cfg.OnProgress = progress
-	t0 := time.Now()
-	run, err := opt.Runner(ctx, cfg)
-	if run != nil && run.Interrupted {
-		return CellResult{}, true, nil
+// resume is the cell file of a run finished before, its metrics measured
+// again from its run folder; false when the run must run.
+func (s Spec) resume(name string, seed int64) (CellResult, bool) {
+	c, ok := s.cellOf(name, seed)
+	if !ok || s.Fresh {
+		return CellResult{}, false
 	}
-	err, reportErr := reports.SplitError(err)
-	if err != nil {
-		return CellResult{}, ctx.Err() != nil, err
+	cr, ok := loadCell(filepath.Join(Dir(s.Store, s.Name), CellsDir, c.ID()+".json"))
+	if !ok {
+		return CellResult{}, false
 	}
-	cr := CellResult{Cell: c, Metrics: MetricsOf(run), Elapsed: time.Since(t0), Finished: time.Now().UTC()}
-	if rel, err := filepath.Rel(spec.Store, run.Dir); err == nil {
+	cr.Cell = c
+	refresh(s.Store, &cr)
+	return cr, true
+}
+
+// cellResult is the cell file of a finished run.
+func (s Spec) cellResult(o *campaign.Outcome, run *analysis.Result) (CellResult, bool) {
+	c, ok := s.cellOf(o.Cell, o.Seed)
+	if !ok {
+		return CellResult{}, false
+	}
+	cr := CellResult{Cell: c, Metrics: MetricsOf(run), Elapsed: o.Elapsed, Finished: time.Now().UTC(), Dir: run.Dir}
+	if rel, err := filepath.Rel(s.Store, run.Dir); err == nil {
 		cr.Dir = filepath.ToSlash(rel)
-	} else {
-		cr.Dir = run.Dir
 	}
-	if reportErr != nil {
-		cr.ReportError = reportErr.Error()
+	if strings.HasPrefix(o.Error, "report not written") {
+		cr.ReportError = o.Error
 	}
-	return cr, false, nil
+	return cr, true
+}
+
+// outcomeOf is the campaign outcome of a resumed cell.
+func outcomeOf(root string, cr CellResult) *campaign.Outcome {
+	holds, seen := measured(cr.Metrics)
+	return &campaign.Outcome{Dir: filepath.Join(root, filepath.FromSlash(cr.Dir)), Verdict: cr.Verdict, Elapsed: cr.Elapsed,
+		Claims: []campaign.Judged{{Name: measuredClaim, Holds: holds, Seen: seen}}}
+}
+
+// inGridOrder sorts cells by their place in the grid.
+func inGridOrder(spec Spec, cells []CellResult) []CellResult {
+	index := map[string]int{}
+	for i, c := range spec.Grid.Cells(spec.Runs) {
+		index[c.ID()] = i
+	}
+	slices.SortFunc(cells, func(a, b CellResult) int { return index[a.ID()] - index[b.ID()] })
+	return cells
 }
 
 // prepare creates the folder, checks a stored sweep's fixed settings

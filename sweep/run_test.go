@@ -21,9 +21,10 @@ import (
 type fakeRunner struct {
 	mu    sync.Mutex
 	calls []config.Config
-	// interruptAt, when > 0, makes that call (1-based) return an
-	// interrupted result, as harness.Run does after Ctrl-C.
+	// interruptAt, when > 0, makes that call (1-based) cancel and return
+	// an interrupted result, as harness.Run does after Ctrl-C.
 	interruptAt int
+	cancel      context.CancelFunc
 }
 
 func (f *fakeRunner) run(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
@@ -37,6 +38,7 @@ func (f *fakeRunner) run(ctx context.Context, cfg config.Config) (*analysis.Resu
 	}
 	res := &analysis.Result{Dir: dir, Config: cfg}
 	if n == f.interruptAt {
+		f.cancel()
 		res.Interrupted = true
 		return res, nil
 	}
@@ -65,7 +67,7 @@ func smallSpec(t *testing.T, store string) Spec {
 	t.Helper()
 	r := DefaultRaw()
 	r.Name, r.Store, r.TTL, r.Renew, r.Pause, r.TimeLimit = "t", store, "200ms,1s", "none", "0,300ms", "4s"
-	r.Runs, r.Fencing = 1, "off"
+	r.Seeds, r.Fencing = 1, "off"
 	s, err := r.Spec()
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +87,7 @@ func TestResumeSkipsFinishedCells(t *testing.T) {
 	store := t.TempDir()
 	spec := smallSpec(t, store)
 	f := &fakeRunner{}
-	res, err := Run(context.Background(), spec, Options{Runner: f.run})
+	res, err := Run(context.Background(), spec, config.Campaign{}, Options{Runner: f.run})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func TestResumeSkipsFinishedCells(t *testing.T) {
 	}
 
 	f2 := &fakeRunner{}
-	res, err = Run(context.Background(), spec, Options{Runner: f2.run})
+	res, err = Run(context.Background(), spec, config.Campaign{}, Options{Runner: f2.run})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +121,7 @@ func TestResumeSkipsFinishedCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	f3 := &fakeRunner{}
-	if res, err = Run(context.Background(), spec, Options{Runner: f3.run}); err != nil {
+	if res, err = Run(context.Background(), spec, config.Campaign{}, Options{Runner: f3.run}); err != nil {
 		t.Fatal(err)
 	}
 	if len(f3.calls) != 1 || f3.calls[0].TTL != time.Second || f3.calls[0].Plan == nil || f3.calls[0].Plan.Steps[0].Duration != 300*time.Millisecond {
@@ -131,7 +133,7 @@ func TestResumeSkipsFinishedCells(t *testing.T) {
 
 	spec.Fresh = true
 	f4 := &fakeRunner{}
-	if _, err = Run(context.Background(), spec, Options{Runner: f4.run}); err != nil {
+	if _, err = Run(context.Background(), spec, config.Campaign{}, Options{Runner: f4.run}); err != nil {
 		t.Fatal(err)
 	}
 	if len(f4.calls) != 4 {
@@ -144,8 +146,10 @@ func TestResumeSkipsFinishedCells(t *testing.T) {
 func TestInterruptKeepsFinishedCells(t *testing.T) {
 	store := t.TempDir()
 	spec := smallSpec(t, store)
-	f := &fakeRunner{interruptAt: 2}
-	res, err := Run(context.Background(), spec, Options{Runner: f.run})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := &fakeRunner{interruptAt: 2, cancel: cancel}
+	res, err := Run(ctx, spec, config.Campaign{}, Options{Runner: f.run})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +164,7 @@ func TestInterruptKeepsFinishedCells(t *testing.T) {
 		t.Fatalf("partial table: %q %v", b, err)
 	}
 	f2 := &fakeRunner{}
-	res, err = Run(context.Background(), spec, Options{Runner: f2.run})
+	res, err = Run(context.Background(), spec, config.Campaign{}, Options{Runner: f2.run})
 	if err != nil || len(f2.calls) != 3 || !res.Complete() {
 		t.Fatalf("resume after interrupt: %d calls, complete %v, %v", len(f2.calls), res.Complete(), err)
 	}
@@ -169,25 +173,29 @@ func TestInterruptKeepsFinishedCells(t *testing.T) {
 	}
 }
 
-// A run that cannot start stops the sweep with ErrRun; its cell is not
-// kept. A cancelled context before a cell starts marks the sweep
+// A run that cannot start is a run without a verdict: its cell file is
+// not written, the campaign cannot judge its claim, and the sweep goes
+// on. A cancelled context before a cell starts marks the sweep
 // interrupted without running it.
 func TestRunErrorAndCancelledContext(t *testing.T) {
 	store := t.TempDir()
 	spec := smallSpec(t, store)
 	boom := errors.New("redis-server not found")
 	calls := 0
-	_, err := Run(context.Background(), spec, Options{Runner: func(context.Context, config.Config) (*analysis.Result, error) {
+	res, err := Run(context.Background(), spec, config.Campaign{}, Options{Runner: func(context.Context, config.Config) (*analysis.Result, error) {
 		calls++
 		return nil, boom
 	}})
-	if !errors.Is(err, ErrRun) || !errors.Is(err, boom) || calls != 1 {
-		t.Fatalf("err %v after %d calls", err, calls)
+	if err != nil || calls != 4 || len(res.Cells) != 0 || len(cellFiles(t, res.Dir)) != 0 {
+		t.Fatalf("err %v after %d calls, %d cells", err, calls, len(res.Cells))
+	}
+	if st := res.Campaign.Status(); st != checker.Unknown || !strings.Contains(res.Campaign.Outcomes[0].Error, boom.Error()) {
+		t.Fatalf("status %v, outcome %+v", st, res.Campaign.Outcomes[0])
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	f := &fakeRunner{}
-	res, err := Run(ctx, spec, Options{Runner: f.run})
+	res, err = Run(ctx, spec, config.Campaign{}, Options{Runner: f.run})
 	if err != nil || !res.Interrupted || len(f.calls) != 0 {
 		t.Fatalf("cancelled: %v interrupted=%v calls=%d", err, res.Interrupted, len(f.calls))
 	}
@@ -199,60 +207,56 @@ func TestResumeRefusesOtherSettings(t *testing.T) {
 	store := t.TempDir()
 	spec := smallSpec(t, store)
 	f := &fakeRunner{}
-	if _, err := Run(context.Background(), spec, Options{Runner: f.run}); err != nil {
+	if _, err := Run(context.Background(), spec, config.Campaign{}, Options{Runner: f.run}); err != nil {
 		t.Fatal(err)
 	}
-	spec.Seed = 42
-	_, err := Run(context.Background(), spec, Options{Runner: f.run})
-	if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "--seed") {
+	spec.TimeLimit = 5 * time.Second
+	_, err := Run(context.Background(), spec, config.Campaign{}, Options{Runner: f.run})
+	if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "--time-limit 5s, stored 4s") {
 		t.Fatalf("err %v", err)
 	}
 	// A sweep stored with the old default of 3 clients, resumed with 4.
-	spec.Seed, spec.Clients = smallSpec(t, store).Seed, 3
-	_, err = Run(context.Background(), spec, Options{Runner: f.run})
+	spec.TimeLimit, spec.Clients = smallSpec(t, store).TimeLimit, 3
+	_, err = Run(context.Background(), spec, config.Campaign{}, Options{Runner: f.run})
 	if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "--clients 3, stored 4") || !strings.Contains(err.Error(), "--fresh") {
 		t.Fatalf("err %v", err)
 	}
 }
 
-// Progress sees every cell start and finish, in order.
-func TestProgressEvents(t *testing.T) {
+// Each run prints the campaign's progress line, in grid order at
+// --parallel 1; a resumed run says it was done before.
+func TestProgressLines(t *testing.T) {
 	spec := smallSpec(t, t.TempDir())
-	f := &fakeRunner{}
-	var done []int
 	var b strings.Builder
-	bar := NewBar(&b, false)
-	_, err := Run(context.Background(), spec, Options{Runner: f.run, Progress: func(e Event) {
-		bar.Update(e)
-		if e.Done {
-			done = append(done, e.Index)
-		}
-	}})
-	if err != nil {
+	if _, err := Run(context.Background(), spec, config.Campaign{}, Options{Runner: (&fakeRunner{}).run, Progress: &b}); err != nil {
 		t.Fatal(err)
 	}
-	if len(done) != 4 || done[0] != 0 || done[3] != 3 {
-		t.Fatalf("done events %v", done)
-	}
-	if !strings.Contains(b.String(), "cell 4/4 ttl 1s, renew none, pause 300ms, run 1: invalid") &&
-		!strings.Contains(b.String(), "cell 4/4 ttl 1s, renew none, pause 300ms, run 1: valid") {
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[3], "[4/4] ttl-1s_renew-none_pause-300ms seed 1: valid, claims hold (") && !strings.HasPrefix(lines[3], "[4/4] ttl-1s_renew-none_pause-300ms seed 1: valid, claims hold  ") {
 		t.Fatalf("progress lines:\n%s", b.String())
+	}
+	b.Reset()
+	if _, err := Run(context.Background(), spec, config.Campaign{}, Options{Runner: (&fakeRunner{}).run, Progress: &b}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "[1/4] ttl-200ms_renew-none_pause-0 seed 1: done before, invalid, claims hold") {
+		t.Fatalf("resumed progress lines:\n%s", b.String())
 	}
 }
 
-// Two runs per cell with fencing off and on: every point runs twice with
-// seeds seed and seed+1, fenced cells run the fenced lock with a fencing
+// Two seeds per cell with fencing off and on: every point runs twice with
+// seeds 1 and 2, fenced cells run the fenced lock with a fencing
 // resource, and the page shows k/N per point and the recommendation.
 func TestRunsAndFencing(t *testing.T) {
 	r := DefaultRaw()
 	r.Name, r.Store, r.TTL, r.Renew, r.Pause, r.TimeLimit = "t", t.TempDir(), "200ms,1s", "none", "300ms", "5s"
-	r.Runs, r.Fencing, r.Seed = 2, "off,on", 7
+	r.Seeds, r.Fencing = 2, "off,on"
 	spec, err := r.Spec()
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &fakeRunner{}
-	res, err := Run(context.Background(), spec, Options{Runner: f.run})
+	res, err := Run(context.Background(), spec, config.Campaign{}, Options{Runner: f.run})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,8 +274,8 @@ func TestRunsAndFencing(t *testing.T) {
 			}
 		}
 	}
-	if seeds[7] != 4 || seeds[8] != 4 || fenced != 4 {
-		t.Errorf("seeds %v, %d fenced runs; want 4 runs each of seeds 7 and 8, 4 fenced", seeds, fenced)
+	if seeds[1] != 4 || seeds[2] != 4 || fenced != 4 {
+		t.Errorf("seeds %v, %d fenced runs; want 4 runs each of seeds 1 and 2, 4 fenced", seeds, fenced)
 	}
 	index, err := os.ReadFile(filepath.Join(res.Dir, IndexFile))
 	if err != nil {
@@ -294,7 +298,7 @@ func TestResumeOldStore(t *testing.T) {
 	spec := smallSpec(t, store)
 	dir := Dir(store, spec.Name)
 	f := &fakeRunner{}
-	if _, err := Run(context.Background(), spec, Options{Runner: f.run}); err != nil {
+	if _, err := Run(context.Background(), spec, config.Campaign{}, Options{Runner: f.run}); err != nil {
 		t.Fatal(err)
 	}
 	// Make the stored cells look old: drop the fields added since.
@@ -307,7 +311,7 @@ func TestResumeOldStore(t *testing.T) {
 	spec.Runs = 2
 	spec.Grid.Fencing = []bool{false, true}
 	f2 := &fakeRunner{}
-	res, err := Run(context.Background(), spec, Options{Runner: f2.run})
+	res, err := Run(context.Background(), spec, config.Campaign{}, Options{Runner: f2.run})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +320,7 @@ func TestResumeOldStore(t *testing.T) {
 		t.Fatalf("skipped %d, ran %d, complete %v", res.Skipped, len(f2.calls), res.Complete())
 	}
 	for _, c := range f2.calls {
-		if c.Seed == spec.Seed && !c.Fencing {
+		if c.Seed == 1 && !c.Fencing {
 			t.Errorf("run 1 of an unfenced cell ran again: %+v", c)
 		}
 	}

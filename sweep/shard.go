@@ -1,21 +1,21 @@
 package sweep
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/lockstorm/lockstorm/harness"
-	"github.com/lockstorm/lockstorm/internal/shard"
+	"github.com/lockstorm/lockstorm/campaign"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// A sharded sweep (Options.Shard) runs item i of the grid's (cell, run)
-// pairs, in Grid.Cells order, when i mod N is its K, and writes a shard
-// manifest (shards/sweep-<name>-<K>-of-<N>.json in the store) whose key is
-// the sweep's settings as a Raw: `lockstorm merge` rebuilds the Spec from
-// it and checks that every shard ran the same sweep.
+// A sharded sweep is a sharded campaign (--shard K/N): run i of the
+// grid's (cell, run) pairs, in Grid.Cells order, runs on shard i mod N.
+// Its manifest's key carries the sweep's settings as a Raw
+// (campaign.Spec.Extra): `lockstorm merge` rebuilds the Spec from it and
+// checks that every shard ran the same sweep.
 
 // ToRaw is s written back as a Raw (without the store): Raw.Spec of it,
 // with a store, gives s again.
@@ -38,75 +38,52 @@ func (s Spec) ToRaw() Raw {
 		fencing = []string{"off"}
 	}
 	return Raw{Name: s.Name, TTL: join(s.Grid.TTLs), Renew: List(strings.Join(renews, ",")), Pause: join(s.Grid.Pauses),
-		Fencing: List(strings.Join(fencing, ",")), Runs: s.Runs, TimeLimit: s.TimeLimit.String(), Seed: s.Seed,
+		Fencing: List(strings.Join(fencing, ",")), Seeds: s.Runs, TimeLimit: s.TimeLimit.String(),
 		Clients: s.Clients, HoldMin: s.HoldMin.String(), HoldMax: s.HoldMax.String(), Topology: s.Topology}
 }
 
-// planned is how many runs of grid point p the result is meant to hold:
-// spec.Runs, or for a shard the runs of p it owns (0: not its share).
-func (r *Result) planned(p Point) int {
-	if !r.Shard.Set() {
-		return r.Spec.Runs
+// Merged writes the sweep of a campaign merged from its shards (package
+// merge, campaign.Merged: rep's outcomes, their run folders copied into
+// the store root out) as an unsharded sweep would have: sweep.json,
+// cells/*.json, the table, heat maps, index.html and the
+// recommendation, into a fresh folder. Each run's metrics are measured
+// again from its copied folder.
+func Merged(rep *campaign.Report, out string) (*Result, error) {
+	var raw Raw
+	if err := json.Unmarshal(rep.Extra, &raw); err != nil {
+		return nil, fmt.Errorf("sweep shards: unreadable settings: %v", err)
 	}
-	n := 0
-	for i, c := range r.Spec.Grid.Cells(r.Spec.Runs) {
-		if c.Point() == p && r.Shard.Owns(i) {
-			n++
-		}
+	raw.Store = out
+	spec, err := raw.Spec()
+	if err != nil {
+		return nil, err
 	}
-	return n
-}
-
-// writeManifest writes the shard manifest of res (a sharded sweep).
-func writeManifest(res *Result) error {
-	s := res.Shard
-	cells := res.Spec.Grid.Cells(res.Spec.Runs)
-	index := map[string]int{}
-	for i, c := range cells {
-		index[c.ID()] = i
-	}
-	m := &shard.Manifest{Kind: shard.KindSweep, Name: res.Spec.Name, K: s.K, N: s.N, Total: len(cells),
-		Interrupted: !res.Complete(), Started: res.Started.UTC(), Elapsed: res.Elapsed, Version: harness.Version()}
-	if err := m.SetKey(res.Spec.ToRaw()); err != nil {
-		return err
-	}
-	for _, c := range res.Cells {
-		if err := m.Add(index[c.ID()], c.Dir, c); err != nil {
-			return err
-		}
-	}
-	path, err := shard.Write(res.Spec.Store, m)
-	res.Manifest = path
-	return err
-}
-
-// Merged writes the sweep of spec from cells gathered from its shards
-// (their Dir relative to spec.Store) as an unsharded sweep would have:
-// sweep.json, cells/*.json, the table, heat maps, index.html and the
-// recommendation, into a fresh folder. interrupted marks a sweep some of
-// whose shards stopped early.
-func Merged(spec Spec, cells []CellResult, started time.Time, elapsed time.Duration, interrupted bool) (*Result, error) {
 	spec.Fresh = true
 	dir := Dir(spec.Store, spec.Name)
-	res := &Result{Spec: spec, Dir: dir, Total: len(spec.Grid.Cells(spec.Runs)), Started: started, Elapsed: elapsed,
-		Interrupted: interrupted, Skipped: len(cells)}
+	res := &Result{Spec: spec, Dir: dir, Total: rep.Total, Elapsed: rep.Elapsed, Interrupted: rep.Interrupted, Skipped: len(rep.Outcomes), Campaign: rep}
 	if err := prepare(dir, spec); err != nil {
 		return res, err
 	}
-	byID := map[string]CellResult{}
-	for _, c := range cells {
-		byID[c.ID()] = c
-	}
-	for _, c := range spec.Grid.Cells(spec.Runs) {
-		cr, ok := byID[c.ID()]
-		if !ok {
+	for _, o := range rep.Outcomes {
+		c, ok := spec.cellOf(o.Cell, o.Seed)
+		if !ok || o.Dir == "" || o.Error != "" {
 			continue
 		}
-		cr.Cell = c
+		cr := CellResult{Cell: c, Metrics: Metrics{Verdict: o.Verdict, LostUpdates: -1}, Elapsed: o.Elapsed, Finished: time.Now().UTC(), Dir: relTo(out, o.Dir)}
+		refresh(out, &cr)
 		if err := store.WriteJSON(filepath.Join(dir, CellsDir, c.ID()+".json"), cr); err != nil {
 			return res, fmt.Errorf("sweep: %w", err)
 		}
 		res.Cells = append(res.Cells, cr)
 	}
+	res.Cells = inGridOrder(spec, res.Cells)
 	return res, WriteOutputs(res)
+}
+
+// relTo is dir relative to root, with slashes.
+func relTo(root, dir string) string {
+	if rel, err := filepath.Rel(root, dir); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return dir
 }

@@ -3,11 +3,14 @@ package sweep
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/campaign"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/shard"
 )
 
@@ -28,61 +31,59 @@ func TestToRawRoundTrip(t *testing.T) {
 }
 
 // Two shards of a sweep run disjoint halves of the (cell, run) pairs,
-// their JUnit lists only their points with the runs they own, and the
-// merged cells give the unsharded sweep's verdicts and recommendation.
+// each with a campaign manifest carrying the sweep's settings; the
+// campaign merged from them (campaign.Merged) gives the unsharded
+// sweep's verdicts and recommendation.
 func TestShardsUniteToTheWholeSweep(t *testing.T) {
 	root := t.TempDir()
-	whole, err := Run(context.Background(), smallSpec(t, filepath.Join(root, "whole")), Options{Runner: (&fakeRunner{}).run})
+	whole, err := Run(context.Background(), smallSpec(t, filepath.Join(root, "whole")), config.Campaign{}, Options{Runner: (&fakeRunner{}).run})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cells []CellResult
-	seen := map[int]int{}
+	var ms []*shard.Manifest
 	for k := 0; k < 2; k++ {
 		spec := smallSpec(t, filepath.Join(root, "s", string(rune('0'+k))))
-		res, err := Run(context.Background(), spec, Options{Runner: (&fakeRunner{}).run, Shard: shard.Shard{K: k, N: 2}})
-		if err != nil || !res.Complete() || res.Total != whole.Total/2 {
+		res, err := Run(context.Background(), spec, config.Campaign{Shard: shard.Shard{K: k, N: 2}}, Options{Runner: (&fakeRunner{}).run})
+		if err != nil || !res.Complete() || res.Total != len(whole.Cells)/2 {
 			t.Fatalf("shard %d: %d of %d cells, %v", k, len(res.Cells), res.Total, err)
 		}
-		ms, err := shard.Read(spec.Store)
-		if err != nil || len(ms) != 1 || ms[0].Kind != shard.KindSweep || ms[0].Total != whole.Total || len(ms[0].Items) != res.Total {
-			t.Fatalf("shard %d manifest %+v, %v", k, ms, err)
+		got, err := shard.Read(spec.Store)
+		if err != nil || len(got) != 1 || got[0].Kind != shard.KindCampaign || got[0].Total != len(whole.Cells) || len(got[0].Items) != res.Total {
+			t.Fatalf("shard %d manifest %+v, %v", k, got, err)
 		}
-		for _, it := range ms[0].Items {
-			seen[it.Index]++
-			var cr CellResult
-			if err := json.Unmarshal(it.Data, &cr); err != nil {
-				t.Fatal(err)
-			}
-			cells = append(cells, cr)
-		}
-		b, err := JUnit(res)
-		if err != nil || strings.Contains(string(b), "<error") || strings.Contains(string(b), "<skipped") {
-			t.Errorf("shard %d JUnit has errors or skipped points (another shard's share?):\n%s", k, b)
-		}
+		ms = append(ms, got...)
 	}
-	if len(seen) != whole.Total {
-		t.Fatalf("shards ran %d distinct pairs, want %d", len(seen), whole.Total)
+	w, err := shard.Combine(ms)
+	if err != nil || !w.Complete() {
+		t.Fatalf("combine: %v", err)
 	}
-	for i, n := range seen {
-		if n != 1 {
-			t.Errorf("pair %d ran %d times", i, n)
+	out := filepath.Join(root, "merged")
+	dirs := make([]string, len(w.Items))
+	for i, it := range w.Items {
+		var o campaign.Outcome
+		if err := json.Unmarshal(it.Data, &o); err != nil {
+			t.Fatal(err)
 		}
+		dirs[i] = filepath.Join("copied", strings.ReplaceAll(o.Dir, "/", "_"))
+		os.MkdirAll(filepath.Join(out, dirs[i]), 0o755)
 	}
-	spec := smallSpec(t, filepath.Join(root, "merged"))
-	merged, err := Merged(spec, cells, whole.Started, whole.Elapsed, false)
+	rep, err := campaign.Merged(w, dirs, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := Merged(rep, out)
 	if err != nil || !merged.Complete() {
 		t.Fatalf("Merged: %d of %d, %v", len(merged.Cells), merged.Total, err)
-	}
-	if merged.Recommendation.Text != whole.Recommendation.Text {
-		t.Errorf("merged recommendation %q, want %q", merged.Recommendation.Text, whole.Recommendation.Text)
 	}
 	for i := range whole.Cells {
 		if w, m := whole.Cells[i], merged.Cells[i]; w.ID() != m.ID() || w.Verdict != m.Verdict {
 			t.Errorf("cell %d: merged %s %v, want %s %v", i, m.ID(), m.Verdict, w.ID(), w.Verdict)
 		}
 	}
-	if len(cellFiles(t, merged.Dir)) != whole.Total {
-		t.Errorf("merged folder has %d cell files, want %d", len(cellFiles(t, merged.Dir)), whole.Total)
+	if merged.Recommendation.Text != whole.Recommendation.Text {
+		t.Errorf("merged recommendation %q, want %q", merged.Recommendation.Text, whole.Recommendation.Text)
+	}
+	if len(cellFiles(t, merged.Dir)) != len(whole.Cells) {
+		t.Errorf("merged folder has %d cell files, want %d", len(cellFiles(t, merged.Dir)), len(whole.Cells))
 	}
 }

@@ -20,11 +20,11 @@ type Spec struct {
 	// resumes.
 	Name string
 	Grid Grid
-	// Runs is the number of seeded runs per cell; run k uses Seed + k − 1.
+	// Runs is the number of seeded runs per cell (the campaign's
+	// --seeds): run k uses seed k, as every campaign's.
 	Runs int
 	// TimeLimit is each run's length.
 	TimeLimit time.Duration
-	Seed      int64
 	Store     string
 	// Clients is the number of concurrent client slots.
 	Clients int
@@ -58,18 +58,18 @@ const (
 //	ttl: [200ms, 1s]
 //	renew: [none, ttl/3]
 //	pause: [0, 300ms, 1.5s]
-//	fencing: [off, on]
-//	runs: 3
+//	fencing-axis: [off, on]
+//	seeds: 3
 //	time-limit: 8s
 type Raw struct {
 	Name      string `yaml:"name"`
 	TTL       List   `yaml:"ttl"`
 	Renew     List   `yaml:"renew"`
 	Pause     List   `yaml:"pause"`
-	Fencing   List   `yaml:"fencing"`
-	Runs      int    `yaml:"runs"`
+	// Fencing is the fencing axis, --fencing-axis.
+	Fencing   List   `yaml:"fencing-axis"`
+	Seeds     int    `yaml:"seeds"`
 	TimeLimit string `yaml:"time-limit"`
-	Seed      int64  `yaml:"seed"`
 	Store     string `yaml:"store"`
 	Clients   int    `yaml:"clients"`
 	HoldMin   string `yaml:"hold-min"`
@@ -81,14 +81,15 @@ type Raw struct {
 }
 
 // DefaultRaw is the default sweep: TTL 200ms and 1s × renewal none and
-// ttl/3, plus the fenced lock × holder pauses of 300ms and 1.5s, 3 runs
-// of 8 s per cell: 36 runs, about 6 minutes on two cores. It has no
-// pause-0 row, which would add 18 runs (3 minutes): the 300ms row
-// already shows a TTL shorter than the holders' work failing without
-// renewal, and the 1.5s row what only fencing survives.
+// ttl/3, plus the fenced lock × holder pauses of 300ms and 1.5s, one seed
+// and the run's time limit per cell (the campaign defaults: --seeds 1,
+// --time-limit 20s): 12 runs, about 4.5 minutes on two cores. It has no
+// pause-0 row, which would add 6 runs: the 300ms row already shows a TTL
+// shorter than the holders' work failing without renewal, and the 1.5s
+// row what only fencing survives.
 func DefaultRaw() Raw {
-	return Raw{Name: "default", TTL: "200ms,1s", Renew: "none,ttl/3", Pause: "300ms,1.5s", Fencing: "off,on", Runs: 3,
-		TimeLimit: config.DefaultScheduleTimeLimit.String(), Seed: 1, Store: "store", Clients: config.DefaultClients, HoldMin: "100ms", HoldMax: "400ms",
+	return Raw{Name: "default", TTL: "200ms,1s", Renew: "none,ttl/3", Pause: "300ms,1.5s", Fencing: "off,on", Seeds: 1,
+		TimeLimit: config.DefaultTimeLimit.String(), Store: "store", Clients: config.DefaultClients, HoldMin: "100ms", HoldMax: "400ms",
 		Topology: config.TopologyStandalone}
 }
 
@@ -128,10 +129,9 @@ func (r Raw) Merge(o Raw, set func(key string) bool) Raw {
 	pick("ttl", func() { r.TTL = o.TTL })
 	pick("renew", func() { r.Renew = o.Renew })
 	pick("pause", func() { r.Pause = o.Pause })
-	pick("fencing", func() { r.Fencing = o.Fencing })
-	pick("runs", func() { r.Runs = o.Runs })
+	pick("fencing-axis", func() { r.Fencing = o.Fencing })
+	pick("seeds", func() { r.Seeds = o.Seeds })
 	pick("time-limit", func() { r.TimeLimit = o.TimeLimit })
-	pick("seed", func() { r.Seed = o.Seed })
 	pick("store", func() { r.Store = o.Store })
 	pick("clients", func() { r.Clients = o.Clients })
 	pick("hold-min", func() { r.HoldMin = o.HoldMin })
@@ -159,11 +159,8 @@ func (r Raw) FillDefaults() Raw {
 	fill(&r.Store, d.Store)
 	fill(&r.HoldMin, d.HoldMin)
 	fill(&r.HoldMax, d.HoldMax)
-	if r.Runs == 0 {
-		r.Runs = d.Runs
-	}
-	if r.Seed == 0 {
-		r.Seed = d.Seed
+	if r.Seeds == 0 {
+		r.Seeds = d.Seeds
 	}
 	if r.Clients == 0 {
 		r.Clients = d.Clients
@@ -182,7 +179,7 @@ func (r Raw) Spec() (Spec, error) {
 }
 
 func (r Raw) spec() (Spec, error) {
-	s := Spec{Name: r.Name, Runs: r.Runs, Seed: r.Seed, Store: r.Store, Clients: r.Clients, Topology: r.Topology}
+	s := Spec{Name: r.Name, Runs: r.Seeds, Store: r.Store, Clients: r.Clients, Topology: r.Topology}
 	var err error
 	switch s.Topology {
 	case "":
@@ -194,13 +191,8 @@ func (r Raw) spec() (Spec, error) {
 	if !nameRE.MatchString(s.Name) {
 		return s, bad("--name must be letters, digits, '.', '_' or '-' (up to 64), got %q", s.Name)
 	}
-	if s.Grid.TTLs, err = ParseDurations("ttl", string(r.TTL), false); err != nil {
+	if s.Grid.TTLs, err = ParseDurations("ttl", string(r.TTL)); err != nil {
 		return s, err
-	}
-	for _, ttl := range s.Grid.TTLs {
-		if ttl < 10*time.Millisecond {
-			return s, bad("--ttl values must be at least 10ms, got %v", ttl)
-		}
 	}
 	if s.Grid.Renews, err = ParseRenews("renew", string(r.Renew)); err != nil {
 		return s, err
@@ -212,10 +204,10 @@ func (r Raw) spec() (Spec, error) {
 			}
 		}
 	}
-	if s.Grid.Pauses, err = ParseDurations("pause", string(r.Pause), true); err != nil {
+	if s.Grid.Pauses, err = ParseDurations("pause", string(r.Pause)); err != nil {
 		return s, err
 	}
-	if s.Grid.Fencing, err = ParseFencing("fencing", string(r.Fencing)); err != nil {
+	if s.Grid.Fencing, err = ParseFencing("fencing-axis", string(r.Fencing)); err != nil {
 		return s, err
 	}
 	if s.TimeLimit, err = parseDur("time-limit", r.TimeLimit); err != nil {
@@ -230,14 +222,11 @@ func (r Raw) spec() (Spec, error) {
 	if s.HoldMin > s.HoldMax {
 		return s, bad("--hold-min (%v) must not exceed --hold-max (%v)", s.HoldMin, s.HoldMax)
 	}
-	if s.Runs < 1 || s.Runs > 100 {
-		return s, bad("--runs must be between 1 and 100, got %d", s.Runs)
+	if s.Runs < 1 {
+		return s, bad("--seeds must be at least 1, got %d", s.Runs)
 	}
 	if s.Clients < 2 || s.Clients > 64 {
 		return s, bad("--clients must be between 2 and 64 (contention needs two), got %d", s.Clients)
-	}
-	if s.Seed == 0 {
-		return s, bad("--seed must not be 0 (a sweep's runs must be replayable)")
 	}
 	if strings.TrimSpace(s.Store) == "" {
 		return s, bad("--store must name a folder")
@@ -335,7 +324,7 @@ func (s Spec) Config(c Cell) config.Config {
 	return config.Config{
 		Name: "sweep-" + s.Name, Lock: lock, ClientCmd: cmd, PauseModel: s.PauseModel(), Topology: s.Topology,
 		Workload: "counter", Nodes: nodes, Clients: s.Clients,
-		TTL: c.TTL, RenewEvery: every, Fencing: c.Fenced, TimeLimit: s.TimeLimit, Seed: s.Seed + int64(c.Run) - 1,
+		TTL: c.TTL, RenewEvery: every, Fencing: c.Fenced, TimeLimit: s.TimeLimit, Seed: int64(c.Run),
 		Store: s.Store, Plan: HolderPauses(s.PauseTimes(), c.Pause),
 		Workloads: workloads.Options{
 			HoldMin: s.HoldMin, HoldMax: s.HoldMax, TrustLostSignal: true,
@@ -350,13 +339,18 @@ func (s Spec) Config(c Cell) config.Config {
 // key is what a resumed sweep must share with the stored one for its
 // cell files to be comparable.
 func (s Spec) key() specKey {
-	return specKey{TimeLimit: s.TimeLimit, Seed: s.Seed, Clients: s.Clients, HoldMin: s.HoldMin, HoldMax: s.HoldMax,
+	return specKey{TimeLimit: s.TimeLimit, Seed: firstSeed, Clients: s.Clients, HoldMin: s.HoldMin, HoldMax: s.HoldMax,
 		PauseTimes: s.PauseTimes(), PauseModel: s.PauseModel(), Topology: s.Topology}
 }
 
+// firstSeed is the seed of every cell's first run (sweeps stored before
+// they ran as campaigns chose it with --seed, 1 by default).
+const firstSeed = 1
+
 // specKey is stored in sweep.json.
 type specKey struct {
-	TimeLimit  time.Duration   `json:"time_limit_ns"`
+	TimeLimit time.Duration `json:"time_limit_ns"`
+	// Seed is the first run's seed.
 	Seed       int64           `json:"seed"`
 	Clients    int             `json:"clients"`
 	HoldMin    time.Duration   `json:"hold_min_ns"`
@@ -382,7 +376,7 @@ func (k specKey) diff(o specKey) string {
 	case k.TimeLimit != o.TimeLimit:
 		return fmt.Sprintf("--time-limit %v, stored %v", k.TimeLimit, o.TimeLimit)
 	case k.Seed != o.Seed:
-		return fmt.Sprintf("--seed %d, stored %d", k.Seed, o.Seed)
+		return fmt.Sprintf("first seed %d, stored %d", k.Seed, o.Seed)
 	case k.Clients != o.Clients:
 		return fmt.Sprintf("--clients %d, stored %d", k.Clients, o.Clients)
 	case k.HoldMin != o.HoldMin || k.HoldMax != o.HoldMax:

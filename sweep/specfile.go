@@ -25,13 +25,13 @@ type specFile struct {
 }
 
 // allowedKeys lists the keys of a spec file, for the unknown-key error.
-const allowedKeys = "name, ttl, renew, pause, fencing, runs, time-limit, seed, store, clients, hold-min, hold-max, topology"
+const allowedKeys = "name, ttl, renew, pause, fencing-axis, seeds, time-limit, store, clients, hold-min, hold-max, topology"
 
 // fields maps each key to the field of r it fills.
 func (r *Raw) fields() map[string]any {
 	return map[string]any{
-		"name": &r.Name, "ttl": &r.TTL, "renew": &r.Renew, "pause": &r.Pause, "fencing": &r.Fencing,
-		"runs": &r.Runs, "time-limit": &r.TimeLimit, "seed": &r.Seed, "store": &r.Store, "clients": &r.Clients,
+		"name": &r.Name, "ttl": &r.TTL, "renew": &r.Renew, "pause": &r.Pause, "fencing-axis": &r.Fencing,
+		"seeds": &r.Seeds, "time-limit": &r.TimeLimit, "store": &r.Store, "clients": &r.Clients,
 		"hold-min": &r.HoldMin, "hold-max": &r.HoldMax, "topology": &r.Topology,
 	}
 }

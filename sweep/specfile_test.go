@@ -41,17 +41,18 @@ func TestSpecFileErrorsNameTheKey(t *testing.T) {
 		set  []string
 		want string
 	}{
-		{"runs: x\n", nil, `sweep spec: runs: want a whole number, got "x" (line 1 of ` + path + ")"},
-		{"ttl: 1s\nruns: 3.5\n", nil, `sweep spec: runs: want a whole number, got "3.5" (line 2 of `},
+		{"seeds: x\n", nil, `sweep spec: seeds: want a whole number, got "x" (line 1 of ` + path + ")"},
+		{"ttl: 1s\nseeds: 3.5\n", nil, `sweep spec: seeds: want a whole number, got "3.5" (line 2 of `},
 		{"clients: [1]\n", nil, "sweep spec: clients: want a whole number, got a list (line 1 of "},
 		{"time-limit: [8s]\n", nil, "sweep spec: time-limit: want a single value, got a list"},
 		{"ttl: [1s, {a: b}]\n", nil, "sweep spec: ttl: want a list of plain values, got a mapping in it"},
-		{"ttl: abc\n", nil, `sweep spec: ttl: must be a comma-separated list of positive durations like 200ms or 1s, got "abc" (in ` + path + ")"},
-		{"runs: 500\n", nil, "sweep spec: runs: must be between 1 and 100, got 500"},
+		{"ttl: abc\n", nil, `sweep spec: ttl: must be a comma-separated list of durations like 300ms or 1.5s, got "abc" (in ` + path + ")"},
+		{"ttl: 5ms\n", nil, `sweep spec: ttl: must be at least 10ms, got 5ms (in ` + path + ")"},
+		{"seeds: -1\n", nil, "sweep spec: seeds: must be at least 1, got -1"},
 		{"hold-min: 1s\nhold-max: 500ms\n", nil, "sweep spec: hold-min (1s) must not exceed hold-max (500ms)"},
 		{"renw: none\n", nil, `sweep spec: unknown key renw (line 1 of ` + path + "; allowed keys: name, ttl"},
 		{"- ttl\n", nil, "sweep spec: want keys like"},
-		{"ttl: 1s\n", []string{"ttl"}, `--ttl must be a comma-separated list of positive durations like 200ms or 1s, got "abc"`},
+		{"ttl: 1s\n", []string{"ttl"}, `--ttl must be a comma-separated list of durations like 300ms or 1.5s, got "abc"`},
 	} {
 		err := load(c.yaml, c.set...)
 		if err == nil || !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
@@ -61,7 +62,7 @@ func TestSpecFileErrorsNameTheKey(t *testing.T) {
 			t.Errorf("%q: error shows a YAML tag: %v", c.yaml, err)
 		}
 	}
-	if err := load("runs: 2\nttl: [200ms, 1s]\nseed:\n"); err != nil {
+	if err := load("seeds: 2\nttl: [200ms, 1s]\n"); err != nil {
 		t.Errorf("a good file: %v", err)
 	}
 }

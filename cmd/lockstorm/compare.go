@@ -30,8 +30,13 @@ func compareCommand() *cobra.Command {
 			if err := run.CheckGiven(config.GivenAmong(given, "lock", "ttl", "clients")); err != nil {
 				return setupError(err)
 			}
-			if given("pause") && pause <= 0 {
-				return usage("--pause must be a positive duration, got %v", pause)
+			if given("pause") {
+				if err := config.AxisOf("pause").Check(pause); err != nil {
+					return usage("%v", err)
+				}
+				if pause == 0 {
+					return usage("--pause 0 means no pause, and a comparison needs the holder's pauses: give a positive length (default 2 x ttl)")
+				}
 			}
 			spec, err := compare.Spec{Lock: run.Lock, TTL: run.TTL, Pause: pause, TimeLimit: f.TimeLimit(), Clients: run.Clients, Store: f.Store()}.WithDefaults()
 			if err != nil {
@@ -63,7 +68,8 @@ func compareCommand() *cobra.Command {
 			})
 		})
 	cmd.Long = `compare runs a campaign of two cells with the same lock and schedule of pauses of the
-lock holder (pauses of --pause, default 2 x ttl): "unfenced", where the resource ignores
+lock holder (pauses of --pause, default 2 x ttl; --pause 0 means no pause, as in sweep, and is
+refused: without pauses there is nothing to compare): "unfenced", where the resource ignores
 fencing tokens (claim: lost updates or an invalid verdict), and "fenced", where it rejects
 stale ones (claim: valid, stale writes rejected), each with seeds 1..--seeds. For each
 seed it writes store/compare/TIMESTAMP/index.html with both holders plots, lost updates,
@@ -75,7 +81,7 @@ Exit status: 0 when both claims hold for every seed, 1 when one does not, 2 on b
 	run.Lock = "fenced"
 	fl.Lookup("lock").DefValue = "fenced"
 	fl.Lookup("lock").Usage = "lock under test: it must issue fencing tokens (fenced, fenced-redlock)"
-	fl.DurationVar(&pause, "pause", 0, "length of each pause of the holder (default 2 x ttl; 0 is refused)")
+	config.AddAxisFlag(fl, &pause, "pause", "2 x ttl; 0 is refused here, a comparison needs pauses")
 	config.AddCampaignFlags(fl, &f, "cells (unfenced, fenced)")
 	return cmd
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,129 +8,124 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lockstorm/lockstorm/campaign"
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/reports"
 	"github.com/lockstorm/lockstorm/sweep"
 )
 
 func sweepCommand() *cobra.Command {
 	var (
 		raw   = sweep.DefaultRaw()
+		run   config.Config
 		plan  string
 		fresh bool
 		camp  config.Campaign
 	)
-	cmd := &cobra.Command{
-		Use:   "sweep",
-		Short: "run a grid of TTL x renewal x fencing x client-pause settings; recommend a TTL and renewal from the measured cells",
-		Long: `sweep runs counter tests over a grid (TTL x renewal interval, plus the fenced lock
-with --fencing on, x length of client pauses of the lock holder), --runs seeded runs per
-cell, one after another, and writes store/sweeps/NAME/: table.md, table.csv,
-violations.png (k/N runs invalid per cell), availability.png and index.html linking every
-run's report. The page and the terminal end with one recommendation line computed from the
-cells: the smallest TTL and renewal with 0 of N invalid up to the longest pause any
-unfenced setting bore, and how far fencing went beyond it. Unknown runs count as neither
-valid nor invalid. A rerun with the same --name skips the runs already finished (--fresh
-reruns all). The default grid takes about 6 minutes.
---junit PATH writes one test case per cell: it fails when some of its runs were invalid.
-That is the point of a sweep: CI shows which settings break.
-Exit status: 0 when every cell ran (whatever the verdicts), 2 on bad input or a run that
-could not start, 3 if interrupted (finished runs are kept).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := camp.Check(cmd.Flags().Changed); err != nil {
-				return setupError(err)
-			}
-			raw.Store = camp.Store()
-			junit, sh := camp.JUnit, camp.Shard
-			r := raw
-			if plan != "" {
-				fromFile, err := sweep.LoadRaw(plan)
-				if err != nil {
-					return specError(err)
-				}
-				r = fromFile.Merge(raw, cmd.Flags().Changed).FillDefaults()
-			}
-			spec, err := r.Spec()
+	cmd := newCommand("sweep", "run a grid of TTL x renewal x fencing x client-pause settings; recommend a TTL and renewal from the measured cells",
+		func(cmd *cobra.Command) error {
+			spec, err := sweepSpec(cmd, raw, run, plan, &camp)
 			if err != nil {
-				return specError(err)
+				return err
 			}
 			spec.Fresh = fresh
-			if junit != "" {
-				if st, err := os.Stat(filepath.Dir(junit)); err != nil || !st.IsDir() {
-					return usage("--junit %s: no folder %s to write it in", junit, filepath.Dir(junit))
-				}
+			if _, err := campaign.Select(spec.Cells(), camp.Only); err != nil {
+				return setupError(err)
 			}
 			runs := len(spec.Grid.Cells(spec.Runs))
-			mine := sh.Count(runs)
+			mine, sh := camp.Shard.Count(runs), camp.Shard
 			part := ""
 			if sh.Set() {
 				part = fmt.Sprintf(", shard %s: %d of the %d runs", sh, mine, runs)
 			}
 			// About 1.5 s of set-up and checks per run on two cores.
-			fmt.Printf("sweep %s: %d cells x %d runs of %v each%s (about %.0f minutes), folder %s\n", spec.Name, runs/spec.Runs, spec.Runs,
-				spec.TimeLimit, part, float64(mine)*(spec.TimeLimit.Seconds()+1.5)/60, sweep.Dir(spec.Store, spec.Name))
-			bar := sweep.NewBar(os.Stderr, reports.IsTerminal(os.Stderr) && os.Getenv("CI") == "")
-			res, err := sweep.Run(cmd.Context(), spec, sweep.Options{Progress: bar.Update, Shard: sh})
-			if res != nil && res.Manifest != "" {
-				fmt.Printf("shard manifest: %s (lockstorm merge combines the shards)\n", res.Manifest)
+			fmt.Printf("sweep %s: %d cells x %d seeds of %v each%s (about %.0f minutes), folder %s\n", spec.Name, runs/spec.Runs, spec.Runs,
+				spec.TimeLimit, part, float64(mine)*(spec.TimeLimit.Seconds()+1.5)/60/float64(max(camp.Parallel, 1)), sweep.Dir(spec.Store, spec.Name))
+			res, err := sweep.Run(cmd.Context(), spec, camp, sweep.Options{Progress: os.Stderr})
+			if err != nil {
+				return specError(err)
 			}
-			if res != nil && len(res.Cells) > 0 {
+			return finishCampaign(res.Campaign, camp, func() {
+				if len(res.Cells) == 0 {
+					return
+				}
 				fmt.Println()
 				fmt.Print(sweep.PointsMarkdown(spec.Grid, spec.Runs, sweep.Aggregate(spec.Grid, res.Cells)))
 				fmt.Printf("\ntable: %s\nindex: %s\n", filepath.Join(res.Dir, sweep.TableMDFile), filepath.Join(res.Dir, sweep.IndexFile))
-			}
-			if res != nil && junit != "" {
-				if jerr := writeSweepJUnit(junit, res); jerr != nil {
-					err = errors.Join(err, jerr)
-				}
-			}
-			if res != nil && len(res.Cells) > 0 {
 				fmt.Printf("\nrecommendation: %s\n", res.Recommendation.Text)
 				if sh.Set() {
 					fmt.Printf("(shard %s holds %d of the %d runs: its table and recommendation cover its share only; lockstorm merge of every shard gives the sweep's)\n", sh, mine, runs)
 				}
-			}
-			switch {
-			case err != nil:
-				return specError(err)
-			case res.Interrupted || !res.Complete():
-				return &exitError{code: exitUnknown, err: fmt.Errorf("interrupted after %d of %d cells; rerun the same command to resume", len(res.Cells), res.Total)}
-			}
-			return nil
-		},
-	}
+			}, nil)
+		})
+	cmd.Long = `sweep runs counter tests over a grid (TTL x renewal interval, plus the fenced lock
+with --fencing-axis on, x length of client pauses of the lock holder) as a campaign: every grid
+point is a cell, named like ttl-200ms_renew-ttl3_pause-1.5s (what --only takes), run with seeds
+1..--seeds. It writes store/sweeps/NAME/: table.md, table.csv, violations.png (k/N runs invalid
+per cell), availability.png and index.html linking every run's report, beside the campaign's
+folder. The page and the terminal end with one recommendation line computed from the cells: the
+smallest TTL and renewal with 0 of N invalid up to the longest pause any unfenced setting bore,
+and how far fencing went beyond it. Unknown runs count as neither valid nor invalid. A rerun with
+the same --name skips the runs already finished (--fresh reruns all). The default grid takes
+about 4.5 minutes. --pause 0 means no pause (a cell without faults), as in compare.
+A sweep measures: each run's claim is that it ends with a verdict, valid or invalid, so an
+invalid run is a finding shown in the table, the heat maps and the JUnit case's output, not a
+failed claim; --junit writes one test case per run, an error when the run has no verdict.
+Exit status: 0 when every run has a verdict (whatever it is), 2 on bad input, 3 if interrupted
+(finished runs are kept: rerun the same command to resume) or a run has no verdict.`
 	f := cmd.Flags()
 	f.StringVar(&raw.Name, "name", raw.Name, "sweep name: folder store/sweeps/NAME (a rerun resumes it)")
-	f.StringVar((*string)(&raw.TTL), "ttl", string(raw.TTL), "comma-separated lease TTLs")
+	config.AddAxisListFlag(f, (*string)(&raw.TTL), "ttl", string(raw.TTL))
 	f.StringVar((*string)(&raw.Renew), "renew", string(raw.Renew), "comma-separated renewal intervals: none, ttl/N or durations")
-	f.StringVar((*string)(&raw.Pause), "pause", string(raw.Pause), "comma-separated client-pause lengths (0: no faults)")
-	f.StringVar((*string)(&raw.Fencing), "fencing", string(raw.Fencing), "comma-separated fencing values: off (the lock of each --renew value) and on (the fenced lock, no watchdog, stale writes rejected)")
-	f.IntVar(&raw.Runs, "runs", raw.Runs, "seeded runs per cell (run k uses seed+k-1); the page shows k/N invalid per cell")
-	f.Var((*durationText)(&raw.TimeLimit), "time-limit", "length of each run")
-	f.Int64Var(&raw.Seed, "seed", raw.Seed, "seed of run 1 of every cell (run k: seed+k-1)")
-	f.IntVar(&raw.Clients, "clients", raw.Clients, "concurrent clients")
+	config.AddAxisListFlag(f, (*string)(&raw.Pause), "pause", string(raw.Pause))
+	f.StringVar((*string)(&raw.Fencing), "fencing-axis", string(raw.Fencing), "comma-separated fencing values, one lock setting each: off (the lock of each --renew value, no fencing) and on (the fenced lock, no watchdog, against a resource that rejects stale writes)")
+	config.AddSettingFlags(f, &run, "fencing", "clients", "topology")
+	f.Lookup("fencing").Usage += "; in a sweep every cell runs so, the same as --fencing-axis on (--fencing=false: off)"
 	f.Var((*durationText)(&raw.HoldMin), "hold-min", "shortest time a holder keeps the lock between read and write")
 	f.Var((*durationText)(&raw.HoldMax), "hold-max", "longest time a holder keeps the lock between read and write")
-	f.StringVar(&raw.Topology, "topology", raw.Topology, "standalone (one Redis node, process clients paused with SIGSTOP) or cluster (a 3-master Redis Cluster, in-process clients, links frozen)")
 	f.StringVar(&plan, "config", "", "YAML sweep plan with keys named like these flags; flags given explicitly override it")
 	f.BoolVar(&fresh, "fresh", false, "rerun every cell, even those finished before")
-	config.AddSomeCampaignFlags(f, &camp, "shard", "store", "junit")
-	f.Lookup("shard").Usage += "; a sweep's runs are its (cell, run) pairs in grid order"
-	f.Lookup("junit").Usage = "write JUnit XML to this file: one test case per cell, failing when some of its runs were invalid (default none)"
+	config.AddCampaignFlags(f, &camp, "cells (grid points, named like ttl-200ms_renew-ttl3_pause-1.5s)")
+	f.Lookup("shard").Usage += "; a sweep's runs are its (cell, seed) pairs in grid order"
 	return cmd
 }
 
-// writeSweepJUnit writes the sweep's JUnit XML to path.
-func writeSweepJUnit(path string, res *sweep.Result) error {
-	b, err := sweep.JUnit(res)
-	if err == nil {
-		err = os.WriteFile(path, b, 0o644)
+// sweepSpec is the sweep the command line asks for: the campaign flags
+// and run's settings (--clients, --topology, --fencing) checked as every
+// command checks them, the flags over a --config plan. Errors are exit
+// status 2 with one line.
+func sweepSpec(cmd *cobra.Command, raw sweep.Raw, run config.Config, plan string, camp *config.Campaign) (sweep.Spec, error) {
+	given := cmd.Flags().Changed
+	if err := camp.Check(given); err != nil {
+		return sweep.Spec{}, setupError(err)
 	}
+	if err := run.CheckGiven(config.GivenAmong(given, "clients", "topology")); err != nil {
+		return sweep.Spec{}, setupError(err)
+	}
+	if given("fencing") && given("fencing-axis") {
+		return sweep.Spec{}, usage("--fencing and --fencing-axis both set the fencing axis: give one")
+	}
+	if given("fencing") {
+		raw.Fencing = "off"
+		if run.Fencing {
+			raw.Fencing = "on"
+		}
+	}
+	raw.Seeds, raw.TimeLimit, raw.Store = camp.Seeds, camp.TimeLimit().String(), camp.Store()
+	raw.Clients, raw.Topology = run.Clients, run.Topology
+	set := func(k string) bool { return given(k) || (k == "fencing-axis" && given("fencing")) }
+	r := raw
+	if plan != "" {
+		fromFile, err := sweep.LoadRaw(plan)
+		if err != nil {
+			return sweep.Spec{}, specError(err)
+		}
+		r = fromFile.Merge(raw, set).FillDefaults()
+	}
+	spec, err := r.Spec()
 	if err != nil {
-		return fmt.Errorf("--junit %s: %w", path, err)
+		return spec, specError(err)
 	}
-	return nil
+	return spec, nil
 }
 
 // specError maps a sweep error to exit status 2 with one line.
