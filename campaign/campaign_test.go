@@ -142,3 +142,26 @@ func TestShardsSplitTheRuns(t *testing.T) {
 		t.Errorf("an exponent in the JUnit times:\n%s", x)
 	}
 }
+
+// A merged run's replay line reads the fault plan copied with its folder;
+// a line without --fault-plan, or a folder without the file, is kept.
+func TestPlanInMergedStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "merged", "run")
+	line := "lockstorm run --lock single --fault-plan '/shard 0/run/fault-plan.json' --seed 2"
+	if got := planIn(line, dir); got != line {
+		t.Errorf("without the file: %q", got)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, config.FaultPlanFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "lockstorm run --lock single --fault-plan " + filepath.Join(dir, config.FaultPlanFile) + " --seed 2"
+	if got := planIn(line, dir); got != want {
+		t.Errorf("planIn = %q, want %q", got, want)
+	}
+	if plain := "lockstorm run --lock single --seed 2"; planIn(plain, dir) != plain {
+		t.Errorf("a line without a plan changed: %q", planIn(plain, dir))
+	}
+}

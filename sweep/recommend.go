@@ -186,9 +186,9 @@ func (rec Recommendation) text(pauses []time.Duration, haveUnfenced, haveFenced 
 	}
 	switch {
 	case !haveFenced && b != nil && b.Index < len(pauses)-1:
-		parts = append(parts, fmt.Sprintf("nothing measured held above %s; fencing was not measured (--fencing on)", page.Dur(pauses[b.Index])))
+		parts = append(parts, fmt.Sprintf("nothing measured held above %s; fencing was not measured (--fencing-axis on)", page.Dur(pauses[b.Index])))
 	case !haveFenced:
-		parts = append(parts, "fencing was not measured (--fencing on)")
+		parts = append(parts, "fencing was not measured (--fencing-axis on)")
 	case f == nil && !haveUnfenced:
 		parts = append(parts, fmt.Sprintf("the fenced lock did not stay at 0 of %d invalid at any TTL, not even %s", n, lowest))
 	case f == nil:

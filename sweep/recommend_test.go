@@ -70,7 +70,7 @@ func TestRecommend(t *testing.T) {
 		{"all invalid", grid3(false, true), func(Point) string { return "invalid" },
 			"no TTL or renewal measured stayed at 0 of 3 invalid, not even without pauses; the fenced lock did not stay at 0 of 3 invalid either, not even without pauses"},
 		{"no fencing column", grid3(false), realistic,
-			"smallest TTL with 0 of 3 invalid up to pauses of 300ms: 1s, without renewal; nothing measured held above 300ms; fencing was not measured (--fencing on)"},
+			"smallest TTL with 0 of 3 invalid up to pauses of 300ms: 1s, without renewal; nothing measured held above 300ms; fencing was not measured (--fencing-axis on)"},
 		{"only fencing valid", grid3(false, true), func(p Point) string {
 			if p.Fenced {
 				return "valid"
@@ -84,7 +84,7 @@ func TestRecommend(t *testing.T) {
 				return "invalid"
 			}
 			return "valid"
-		}, "smallest TTL with 0 of 3 invalid up to pauses of 1.5s, the longest measured: 200ms, with renewal every ttl/3; fencing was not measured (--fencing on)"},
+		}, "smallest TTL with 0 of 3 invalid up to pauses of 1.5s, the longest measured: 200ms, with renewal every ttl/3; fencing was not measured (--fencing-axis on)"},
 		{"nothing run", grid3(false, true), func(Point) string { return "" },
 			"no cell finished yet: nothing measured, nothing to recommend"},
 	}

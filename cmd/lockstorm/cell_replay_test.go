@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/config"
@@ -120,8 +121,11 @@ func TestCellReplayReproducesFaults(t *testing.T) {
 	}
 	sameFaults(t, cell, replayCell(t, bin, cell.Dir))
 
-	run("sweep", "--name", "r", "--ttl", "300ms", "--renew", "none", "--pause", "600ms", "--fencing", "on",
-		"--runs", "1", "--time-limit", "4s", "--seed", "5")
+	run("sweep", "--name", "r", "--ttl", "300ms", "--renew", "none", "--pause", "600ms", "--fencing",
+		"--seeds", "2", "--shard", "1/2", "--time-limit", "4s")
 	cell = loadRun(t, filepath.Join(st, "sweep-r", "*", store.TestFile))
+	if cell.Config.Seed != 2 || !cell.Config.Fencing || cell.Plan == nil || cell.Plan.Steps[0].Duration != 600*time.Millisecond {
+		t.Errorf("sweep shard 1/2 ran seed %d, fencing %v, plan %+v; want seed 2, fenced, 600ms pauses", cell.Config.Seed, cell.Config.Fencing, cell.Plan)
+	}
 	sameFaults(t, cell, replayCell(t, bin, cell.Dir))
 }
