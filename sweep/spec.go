@@ -62,10 +62,10 @@ const (
 //	seeds: 3
 //	time-limit: 8s
 type Raw struct {
-	Name      string `yaml:"name"`
-	TTL       List   `yaml:"ttl"`
-	Renew     List   `yaml:"renew"`
-	Pause     List   `yaml:"pause"`
+	Name  string `yaml:"name"`
+	TTL   List   `yaml:"ttl"`
+	Renew List   `yaml:"renew"`
+	Pause List   `yaml:"pause"`
 	// Fencing is the fencing axis, --fencing-axis.
 	Fencing   List   `yaml:"fencing-axis"`
 	Seeds     int    `yaml:"seeds"`
