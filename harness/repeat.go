@@ -67,7 +67,7 @@ func Repeat(ctx context.Context, cfg config.Config, n int, untilInvalid bool, ho
 	if err != nil {
 		return nil, err
 	}
-	if err := checkShard(cfg, n, untilInvalid, hooks.Shard); err != nil {
+	if err := CheckShard(cfg, n, untilInvalid, hooks.Shard); err != nil {
 		return nil, err
 	}
 	c := &analysis.Campaign{Base: cfg.Seed, Planned: hooks.Shard.Count(n), Total: n, Shard: hooks.Shard}

@@ -31,7 +31,7 @@ func TestCampaignShardRefusals(t *testing.T) {
 			t.Errorf("%+v: err %v, want %q", c, err, c.want)
 		}
 	}
-	if err := checkShard(config.Config{}, 3, true, shard.Shard{}); err != nil {
+	if err := CheckShard(config.Config{}, 3, true, shard.Shard{}); err != nil {
 		t.Errorf("unsharded campaign refused: %v", err)
 	}
 }

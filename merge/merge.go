@@ -89,7 +89,7 @@ func Merge(o Options) (*Result, error) {
 	case shard.KindSweep:
 		err = fmt.Errorf("%w: these sweep shards were written by an older lockstorm, whose sweeps were not campaigns: run the shards again", ErrMerge)
 	case shard.KindRun:
-		err = mergeRuns(w, dirs, o, res)
+		err = fmt.Errorf("%w: these run --runs shards were written by an older lockstorm, whose run --runs was not a campaign: run the shards again", ErrMerge)
 	case shard.KindCampaign:
 		err = mergeCampaign(w, dirs, o, res)
 	default:

@@ -6,16 +6,15 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/campaign"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
-	"github.com/lockstorm/lockstorm/internal/shard"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
@@ -28,11 +27,10 @@ func runCommand() *cobra.Command {
 		if err := o.campaign.Check(cmd.Flags().Changed); err != nil {
 			return setupError(err)
 		}
-		sh := o.campaign.Shard
-		if o.runs == 1 && !sh.Set() {
+		if o.runs == 1 && !o.campaign.Shard.Set() {
 			return runOnce(cmd.Context(), cfg, o.campaign.JUnit)
 		}
-		return repeat(cmd.Context(), cfg, o.runs, o.untilInvalid, o.campaign.JUnit, sh)
+		return repeat(cmd.Context(), cfg, o.runs, o.untilInvalid, o.campaign)
 	})
 }
 
@@ -64,11 +62,11 @@ func runCommandWith(do func(cmd *cobra.Command, cfg config.Config, o runOptions)
 	f := cmd.Flags()
 	config.AddFlags(f, &flags)
 	f.StringVar(&plan, "config", "", "YAML test plan; flags given explicitly override it")
-	f.IntVar(&o.runs, "runs", 1, "run N seeded runs, each in its own folder: run 1 uses --seed, run i ≥ 2 the seed 1 + splitmix64(seed + i - 1) mod 2^53; without --seed a base seed is drawn and printed; exit status follows the aggregate (invalid if any run is, else unknown if any is)")
+	f.IntVar(&o.runs, "runs", 1, "run N seeded runs as a campaign of one cell (progress line, summary table, --junit and --shard as every campaign's), each in its own folder: run 1 uses --seed, run i ≥ 2 the seed 1 + splitmix64(seed + i - 1) mod 2^53; without --seed a base seed is drawn and printed; exit status follows the aggregate (invalid if any run is, else unknown if any is)")
 	f.BoolVar(&o.untilInvalid, "until-invalid", false, "stop each run at its first violation (the live counter's), and with --runs stop at the first invalid run")
 	config.AddSomeCampaignFlags(f, &o.campaign, "shard", "junit")
 	f.Lookup("shard").Usage += " (with --runs: needs --seed)"
-	f.Lookup("junit").Usage = "also write the JUnit XML to this file (with --runs, one suite per run), besides junit.xml in the run folder (default none)"
+	f.Lookup("junit").Usage = "also write the JUnit XML to this file, besides junit.xml in the run folder: one run's checkers, or with --runs the campaign's, one test case per run passing when its verdict is valid (default none)"
 	cmd.Long = `run starts Redis nodes (--provider), runs the workload's clients on the lock under the
 faults of --nemesis (or of a --config plan) for --time-limit, heals every fault, checks the
 history with every checker, and writes the run folder and its report to the store.
@@ -155,72 +153,36 @@ func exitFor(v checker.Validity) error {
 	return &exitError{code: exitUnknown}
 }
 
-// repeat runs a campaign of n seeded runs with lockstorm.Repeat: each
-// run's summary is printed as it ends, then the campaign's; the exit
-// status follows the aggregate verdict. A campaign without --seed prints
-// its drawn base seed first.
-func repeat(ctx context.Context, cfg config.Config, n int, untilInvalid bool, junit string, sh shard.Shard) error {
-	drawn := cfg.Seed == 0
-	var suites []reports.JUnitSuite
-	started := time.Now()
-	c, err := lockstorm.Repeat(ctx, cfg, n, untilInvalid, lockstorm.InShard(sh.K, sh.N),
-		lockstorm.OnBaseSeed(func(base int64) {
-			if drawn {
-				fmt.Fprintf(os.Stderr, "lockstorm: base seed %d (run 1 uses it, run i a seed derived from it; replay the campaign with --seed %d)\n", base, base)
-			}
-		}),
-		lockstorm.OnRun(func(i int, res *analysis.Result, reportErr error) {
-			reports.RunHeader(os.Stdout, i, n, res)
-			if reportErr != nil {
-				fmt.Fprintf(os.Stderr, "lockstorm: run %d: report not written: %v\n", i, reportErr)
-			}
-			reports.Summary(os.Stdout, res)
-			s := reports.RunSuite(res)
-			suites = append(suites, s.Renamed(fmt.Sprintf("%s.run%d", s.Name, i)))
-		}))
-	if c != nil && len(c.Runs) > 0 {
-		reports.RepeatSummary(os.Stdout, c)
+// repeat runs `run --runs n` as a campaign (campaign.Repeat): each run's
+// summary is printed as it ends, besides the campaign's progress line,
+// then the campaign's summary table, --junit and (sharded) manifest; the
+// exit status follows the runs' claims (a valid verdict each). A
+// campaign without --seed prints its drawn base seed first.
+func repeat(ctx context.Context, cfg config.Config, n int, untilInvalid bool, f config.Campaign) error {
+	if n < 1 {
+		return usage("--runs must be at least 1, got %d", n)
 	}
-	var rerr *lockstorm.ReportError
-	if err != nil && !errors.As(err, &rerr) {
+	if _, err := cfg.WithDefaults(); err != nil {
 		return setupError(err)
 	}
-	if sh.Set() {
-		path, err := writeCampaignManifest(c, cfg, started)
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		fmt.Printf("shard %s of a campaign of %d runs: runs %s\n", sh, c.Total, runNumbers(c))
-		fmt.Printf("shard manifest: %s (lockstorm merge combines the shards)\n", path)
+	if err := harness.CheckShard(cfg, n, untilInvalid, f.Shard); err != nil {
+		return setupError(err)
 	}
-	return writeJUnit(junit, exitFor(c.Verdict), suites...)
-}
-
-// writeCampaignManifest writes the shard manifest of campaign c, a shard
-// of `run --runs` of cfg (as given: the key every machine derives the
-// same), into cfg's store.
-func writeCampaignManifest(c *analysis.Campaign, cfg config.Config, started time.Time) (string, error) {
-	key := cfg
-	key.OnProgress = nil
-	if filled, err := cfg.WithDefaults(); err == nil {
-		key.Name = filled.Name
-		key.Store = filled.Store
+	base := cfg.Seed
+	if base == 0 {
+		base = harness.DrawSeed()
+		fmt.Fprintf(os.Stderr, "lockstorm: base seed %d (run 1 uses it, run i a seed derived from it; replay the campaign with --seed %d)\n", base, base)
 	}
-	m, err := harness.ShardManifest(c, key, started)
+	opt := campaign.Options{Progress: os.Stderr, OnResult: func(o *campaign.Outcome, res *analysis.Result) {
+		reports.RunHeader(os.Stdout, o.Index+1, n, res)
+		reports.Summary(os.Stdout, res)
+	}}
+	if untilInvalid {
+		opt.StopAfter = campaign.UntilInvalid
+	}
+	rep, err := campaign.Run(ctx, campaign.Repeat(cfg, n, base, f), opt)
 	if err != nil {
-		return "", err
+		return setupError(err)
 	}
-	return shard.Write(key.Store, m)
-}
-
-// runNumbers lists the campaign run numbers of c's runs: "1, 3".
-func runNumbers(c *analysis.Campaign) string {
-	var parts []string
-	for j := range c.Runs {
-		parts = append(parts, fmt.Sprint(c.Number(j)))
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
+	return finishCampaign(rep, f, nil, nil)
 }

@@ -1,0 +1,28 @@
+package campaign
+
+import (
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
+	"github.com/lockstorm/lockstorm/harness"
+)
+
+// Repeat is `lockstorm run --runs n` as a campaign: one cell, cfg as the
+// command line gives it (its name and store filled, so every shard
+// names them alike), run n times, run k with seed
+// harness.RunSeed(base, k) (run 1 the base itself), each claiming a
+// valid verdict. f brings --shard and --junit; the base seed is part of
+// the shards' key.
+func Repeat(cfg config.Config, n int, base int64, f config.Campaign) Spec {
+	if filled, err := cfg.WithDefaults(); err == nil {
+		cfg.Name, cfg.Store = filled.Name, filled.Store
+	}
+	f.Seeds, f.Run.Store, f.Run.TimeLimit = n, cfg.Store, cfg.TimeLimit
+	return Spec{Kind: "run", Name: cfg.Name, Flags: f,
+		Cells:  []Cell{{Name: cfg.Name, Config: cfg, Claims: []Claim{Expect(checker.Valid)}}},
+		SeedOf: func(k int) int64 { return harness.RunSeed(base, k) },
+		Extra:  struct{ Base int64 }{base}}
+}
+
+// UntilInvalid is Options.StopAfter of `--until-invalid`: the campaign
+// stops after its first invalid run.
+func UntilInvalid(o *Outcome) bool { return o.Verdict == checker.Invalid }
