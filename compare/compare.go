@@ -69,14 +69,14 @@ func (s Spec) WithDefaults() (Spec, error) {
 	if s.TTL == 0 {
 		s.TTL = lease.DefaultTTL
 	}
-	if s.TTL < 10*time.Millisecond {
-		return s, bad("--ttl must be at least 10ms, got %v", s.TTL)
+	if err := config.CheckTTL(s.TTL); err != nil {
+		return s, bad("%v", err)
 	}
 	if s.Pause == 0 {
 		s.Pause = 2 * s.TTL
 	}
-	if s.Pause < 0 {
-		return s, bad("--pause must be a positive duration, got %v", s.Pause)
+	if err := config.AxisOf("pause").Check(s.Pause); err != nil {
+		return s, bad("%v", err)
 	}
 	if s.TimeLimit == 0 {
 		s.TimeLimit = config.DefaultTimeLimit

@@ -41,7 +41,7 @@ func Axes() []Axis {
 // command.
 func CheckTTL(d time.Duration) error {
 	if d < 10*time.Millisecond {
-		return fmt.Errorf("--ttl must be at least 10ms, got %v", d)
+		return fmt.Errorf("--ttl must be a duration of at least 10ms, got %v", d)
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ func TestSpecFileErrorsNameTheKey(t *testing.T) {
 		{"time-limit: [8s]\n", nil, "sweep spec: time-limit: want a single value, got a list"},
 		{"ttl: [1s, {a: b}]\n", nil, "sweep spec: ttl: want a list of plain values, got a mapping in it"},
 		{"ttl: abc\n", nil, `sweep spec: ttl: must be a comma-separated list of durations like 300ms or 1.5s, got "abc" (in ` + path + ")"},
-		{"ttl: 5ms\n", nil, `sweep spec: ttl: must be at least 10ms, got 5ms (in ` + path + ")"},
+		{"ttl: 5ms\n", nil, `sweep spec: ttl: must be a duration of at least 10ms, got 5ms (in ` + path + ")"},
 		{"seeds: -1\n", nil, "sweep spec: seeds: must be at least 1, got -1"},
 		{"hold-min: 1s\nhold-max: 500ms\n", nil, "sweep spec: hold-min (1s) must not exceed hold-max (500ms)"},
 		{"renw: none\n", nil, `sweep spec: unknown key renw (line 1 of ` + path + "; allowed keys: name, ttl"},

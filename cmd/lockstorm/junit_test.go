@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,4 +128,33 @@ func TestCompareJUnitFile(t *testing.T) {
 	if b, _ := os.ReadFile(m[0]); !strings.Contains(string(b), `"shows": true`) {
 		t.Errorf("%s: %s", m[0], b)
 	}
+}
+
+// Every command that takes --junit checks the path before any run
+// starts: a folder, or a path under a file, is exit 2 with one line naming
+// --junit, and the store stays empty (nothing ran for the run's time
+// limit first).
+func TestJUnitPathCheckedFirst(t *testing.T) {
+	bin := binary(t)
+	store := t.TempDir()
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commands := [][]string{
+		{"run", "--time-limit", "30s"},
+		{"run", "--runs", "2", "--seed", "1", "--time-limit", "30s"},
+		{"catalog", "--quick"},
+		{"compare", "--time-limit", "30s"},
+		{"sweep", "--time-limit", "30s"},
+		{"power", "--time-limit", "30s"},
+		{"zoo", "--time-limit", "30s"},
+	}
+	var cases []usageCase
+	for _, c := range commands {
+		for _, bad := range []string{t.TempDir(), filepath.Join(file, "junit.xml")} {
+			cases = append(cases, usageCase{append(slices.Clone(c), "--store", store, "--junit", bad), "--junit " + bad + ": cannot write there"})
+		}
+	}
+	wantUsageErrors(t, bin, store, cases)
 }

@@ -64,10 +64,26 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"help", "nope"}, "unknown help topic"},
 		{[]string{"compare", "--ttl", "0", "--store", store}, "--ttl must be a duration of at least 10ms, got 0"},
 		{[]string{"run", "--ttl", "0", "--store", store}, "--ttl must be a duration of at least 10ms, got 0"},
-		{[]string{"compare", "--pause", "0", "--store", store}, "--pause must be a positive duration"},
+		{[]string{"compare", "--pause", "0", "--store", store}, "--pause 0 means no pause, and a comparison needs"},
+		{[]string{"compare", "--pause", "-1s", "--store", store}, "--pause must not be negative"},
 		{[]string{"compare", "--seeds", "0", "--store", store}, "--seeds must be at least 1"},
 		{[]string{"compare", "--only", "nope", "--store", store}, "--only: no cell"},
 		{[]string{"run", "extra"}, "unknown command"},
+		// sweep and run --runs refuse bad values as every campaign does.
+		{[]string{"sweep", "--ttl", "0", "--store", store}, "--ttl must be a duration of at least 10ms"},
+		{[]string{"sweep", "--ttl", "200ms,5ms", "--store", store}, "--ttl must be a duration of at least 10ms, got 5ms"},
+		{[]string{"sweep", "--pause", "-1s", "--store", store}, "--pause must not be negative"},
+		{[]string{"sweep", "--seeds", "0", "--store", store}, "--seeds must be at least 1"},
+		{[]string{"sweep", "--parallel", "0", "--store", store}, "--parallel must be at least 1"},
+		{[]string{"sweep", "--time-limit", "0s", "--store", store}, "--time-limit must be a positive duration"},
+		{[]string{"sweep", "--clients", "0", "--store", store}, "--clients must be 1..64"},
+		{[]string{"sweep", "--shard", "2/2", "--store", store}, "K counts from 0"},
+		{[]string{"sweep", "--only", "nope", "--store", store}, "--only: no cell"},
+		{[]string{"sweep", "--fencing", "--fencing-axis", "on", "--store", store}, "--fencing and --fencing-axis both"},
+		{[]string{"run", "--runs", "0", "--store", store}, "--runs must be at least 1"},
+		{[]string{"run", "--runs", "2", "--ttl", "0", "--store", store}, "--ttl must be a duration of at least 10ms, got 0"},
+		{[]string{"run", "--runs", "2", "--time-limit", "0s", "--store", store}, "--time-limit must be a positive duration"},
+		{[]string{"run", "--runs", "2", "--seed", "1", "--shard", "2/2", "--store", store}, "K counts from 0"},
 	})
 }
 
