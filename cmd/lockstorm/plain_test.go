@@ -53,7 +53,7 @@ func TestErrorsInWords(t *testing.T) {
 		{[]string{"sweep", "--store", st, "--clients", "abc"}, "--clients must be a whole number"},
 		{[]string{"sweep", "--store", st, "--time-limit", "soon"}, "duration"},
 		{[]string{"sweep", "--store", st, "--config", file("s1.yaml", "clients: abc\n")}, `want a whole number, got "abc"`},
-		{[]string{"sweep", "--store", st, "--config", file("s2.yaml", "seed: [1]\n")}, "want a whole number, got a list"},
+		{[]string{"sweep", "--store", st, "--config", file("s2.yaml", "seeds: [1]\n")}, "want a whole number, got a list"},
 		{[]string{"sweep", "--store", st, "--config", file("s3.yaml", "bogus: 1\n")}, "unknown key bogus"},
 		{[]string{"compare", "--store", st, "--ttl", "soon"}, "--ttl must be a duration"},
 		{[]string{"compare", "--store", st, "--clients", "x"}, "--clients must be a whole number"},

@@ -80,6 +80,7 @@ Exit status: 0 when every run has a verdict (whatever it is), 2 on bad input, 3 
 	f.StringVar((*string)(&raw.Fencing), "fencing-axis", string(raw.Fencing), "comma-separated fencing values, one lock setting each: off (the lock of each --renew value, no fencing) and on (the fenced lock, no watchdog, against a resource that rejects stale writes)")
 	config.AddSettingFlags(f, &run, "fencing", "clients", "topology")
 	f.Lookup("fencing").Usage += "; in a sweep every cell runs so, the same as --fencing-axis on (--fencing=false: off)"
+	f.Lookup("topology").Usage += "; a sweep's cluster has 3 masters"
 	f.Var((*durationText)(&raw.HoldMin), "hold-min", "shortest time a holder keeps the lock between read and write")
 	f.Var((*durationText)(&raw.HoldMax), "hold-max", "longest time a holder keeps the lock between read and write")
 	f.StringVar(&plan, "config", "", "YAML sweep plan with keys named like these flags; flags given explicitly override it")
