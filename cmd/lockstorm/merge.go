@@ -23,16 +23,16 @@ func mergeCommand() *cobra.Command {
 		Short: "combine the stores of a campaign's shards (--shard K/N on many machines) into one report and one JUnit",
 		Long: `merge reads the shard manifests (shards/*.json) in the stores given (each DIR is a shard's
 --store, or a folder whose subfolders are: the layout of downloaded CI artifacts), checks that
-they are every shard 0/N ... N-1/N of one catalogue run, sweep or run --runs campaign, each
-once and with the same settings, copies their run folders into --out and writes the report the
-unsharded command writes there: the catalogue table (catalog.txt), the sweep folder with its
-table, heat maps, index.html and recommendation, or the campaign summary (campaign.txt). --junit PATH writes
-the JUnit XML the unsharded command's --junit would.
+they are every shard 0/N ... N-1/N of one campaign (catalog, compare, power, zoo, sweep or
+run --runs), each once and with the same settings, copies their run folders into --out and writes
+the report the unsharded command writes there: the campaign's folder and summary table, and for a
+sweep its folder with table, heat maps, index.html and recommendation; each run's replay line
+reads the fault plan copied into --out. --junit PATH writes the JUnit XML the unsharded command's
+--junit would.
 
-Exit status: as the unsharded command's (catalogue: 1 when a row disagrees; sweep: 0; campaign:
-its aggregate verdict, 1 invalid), 2 when the inputs cannot be merged (a shard missing or given
-twice, different settings: the merged verdict cannot be valid without every shard),
-3 when some shard was interrupted.`,
+Exit status: as the unsharded command's (1 when a claim does not hold), 2 when the inputs cannot
+be merged (a shard missing or given twice, different settings: the merged verdict cannot be valid
+without every shard), 3 when some shard was interrupted or a claim could not be judged.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
