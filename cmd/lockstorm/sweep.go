@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/lockstorm/lockstorm/campaign"
 	"github.com/lockstorm/lockstorm/config"
@@ -81,8 +83,9 @@ Exit status: 0 when every run has a verdict (whatever it is), 2 on bad input, 3 
 	config.AddSettingFlags(f, &run, "fencing", "clients", "topology")
 	f.Lookup("fencing").Usage += "; in a sweep every cell runs so, the same as --fencing-axis on (--fencing=false: off)"
 	f.Lookup("topology").Usage += "; a sweep's cluster has 3 masters"
-	f.Var((*durationText)(&raw.HoldMin), "hold-min", "shortest time a holder keeps the lock between read and write")
-	f.Var((*durationText)(&raw.HoldMax), "hold-max", "longest time a holder keeps the lock between read and write")
+	config.AddSettingFlags(f, &run, "hold-min", "hold-max")
+	sweepDefault(f, "hold-min", raw.HoldMin, &run.Workloads.HoldMin)
+	sweepDefault(f, "hold-max", raw.HoldMax, &run.Workloads.HoldMax)
 	f.StringVar(&plan, "config", "", "YAML sweep plan with keys named like these flags; flags given explicitly override it")
 	f.BoolVar(&fresh, "fresh", false, "rerun every cell, even those finished before")
 	config.AddCampaignFlags(f, &camp, "cells (grid points, named like ttl-200ms_renew-ttl3_pause-1.5s)")
@@ -117,6 +120,7 @@ func sweepSpec(cmd *cobra.Command, raw sweep.Raw, run config.Config, plan string
 	}
 	raw.Seeds, raw.TimeLimit, raw.Store = camp.Seeds, camp.TimeLimit().String(), camp.Store()
 	raw.Clients, raw.Topology = run.Clients, run.Topology
+	raw.HoldMin, raw.HoldMax = run.Workloads.HoldMin.String(), run.Workloads.HoldMax.String()
 	set := func(k string) bool { return given(k) || (k == "fencing-axis" && given("fencing")) }
 	r := raw
 	if plan != "" {
@@ -136,19 +140,13 @@ func sweepSpec(cmd *cobra.Command, raw sweep.Raw, run config.Config, plan string
 // specError maps a sweep error to exit status 2 with one line.
 func specError(err error) error { return oneLineUsage(err, sweep.ErrSpec) }
 
-// durationText is a duration flag kept as the text it was given (a sweep
-// plan's value is text too): Set refuses what is not a Go duration, so
-// --time-limit soon fails as any duration flag does, and the help says
-// "duration".
-type durationText string
-
-func (d *durationText) String() string { return string(*d) }
-func (d *durationText) Type() string   { return "duration" }
-
-func (d *durationText) Set(s string) error {
-	if _, err := time.ParseDuration(s); err != nil {
-		return fmt.Errorf("%q is not a duration like 8s or 300ms", s)
-	}
-	*d = durationText(s)
-	return nil
+// sweepDefault gives run's duration setting name a sweep's own default
+// def: a sweep's holds are absolute, not scaled by the TTL, so that a TTL
+// shorter than the holders' work shows.
+func sweepDefault(f *pflag.FlagSet, name, def string, p *time.Duration) {
+	d, _ := time.ParseDuration(def)
+	*p = d
+	fl := f.Lookup(name)
+	fl.DefValue = d.String()
+	fl.Usage = strings.Split(fl.Usage, " (default ")[0] + "; in a sweep an absolute duration, not scaled by the TTL"
 }
