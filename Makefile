@@ -27,11 +27,19 @@ DEMO_FLAGS ?= --lock redlock --workload counter --nemesis partition,latency,serv
 demo: deps build
 	./bin/lockstorm run $(DEMO_FLAGS)
 
-## test: every test against real redis-server processes, then the quick catalogue
-test: deps-test build
-	$(GO) vet $(PKGS)
-	LOCKSTORM_TEST_BIN=$(abspath $(BUILD_OUT)) $(GO) test -short -p 1 -count=1 -timeout 40m $(PKGS)
-	./bin/lockstorm catalog --quick --store $${TMPDIR:-/tmp}/lockstorm-catalog
+## test: every test against real redis-server processes, then the quick catalogue.
+## The installs (deps-test) run beside the build, go vet and the tests'
+## compilation; TEST_P packages are tested at once (2: their runs mostly wait
+## on timers and Redis, and every server takes a free port), the quick
+## catalogue runs CATALOG_PARALLEL rows at once.
+TEST_P ?= 2
+CATALOG_PARALLEL ?= 2
+test:
+	@./scripts/install-deps.sh --with-chromium & deps=$$!; \
+	$(MAKE) --no-print-directory build && $(GO) vet $(PKGS) && $(GO) test -short -count=1 -run '^$$' -exec /bin/true $(PKGS) > /dev/null; \
+	st=$$?; wait $$deps || exit 1; exit $$st
+	LOCKSTORM_TEST_BIN=$(abspath $(BUILD_OUT)) $(GO) test -short -p $(TEST_P) -count=1 -timeout 40m $(PKGS)
+	./bin/lockstorm catalog --quick --parallel $(CATALOG_PARALLEL) --store $${TMPDIR:-/tmp}/lockstorm-catalog
 	./bin/lockstorm zoo --only redis-py-lock/client-crash --seeds 1 --time-limit 10s --store $${TMPDIR:-/tmp}/lockstorm-zoo
 
 ## catalog: the whole anomaly catalogue (the README's table)
