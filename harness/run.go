@@ -40,6 +40,7 @@ type run struct {
 	cluster    cluster.Cluster
 	rec        *history.Recorder
 	tgt        *targeter         // aims targeted faults; nil without a fault plan
+	releases   *releaseStarts    // the workers' release starts, for faults aimed at them
 	overhead   analysis.Overhead // measured in setup and finish
 	ranFor     time.Duration
 	res        *resource.Server
@@ -350,6 +351,7 @@ func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 
 // startSlots starts one slot per client.
 func (r *run) startSlots(workCtx context.Context) error {
+	r.releases = newReleaseStarts()
 	procs := workloads.NewProcesses(r.cfg.Clients)
 	for i := 0; i < r.cfg.Clients; i++ {
 		s := newSlot(r, i, procs, r.cfg.Seed)

@@ -135,7 +135,8 @@ func (s *targeter) freshness() (fresh, freshWait time.Duration) {
 	return max(s.r.cfg.TTL/20, 5*time.Millisecond), max(s.r.cfg.TTL, 500*time.Millisecond)
 }
 
-// resolve aims a targeted fault when it starts. It replaces the client
+// resolve aims a targeted fault when it starts. It replaces
+// nemesis.TargetReleaser (see resolveReleaser), and the client
 // placeholders (nemesis.TargetHolder, nemesis.TargetWaiter) with the
 // client in that state now, and the node placeholder nemesis.TargetLease
 // with enough nodes, those that granted the holder's lease first, to break
@@ -149,6 +150,11 @@ func (s *targeter) freshness() (fresh, freshWait time.Duration) {
 // a lease on seeded nodes (its record names what it hit).
 func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 	r := s.r
+	if slices.Contains(f.Clients, nemesis.TargetReleaser) {
+		s.mu.Lock()
+		f = s.resolveReleaser(f, s.deadline(time.Now()))
+		s.mu.Unlock()
+	}
 	wantHolder := slices.Contains(f.Clients, nemesis.TargetHolder) || f.Target == nemesis.AimLease ||
 		slices.Contains(f.Nodes, nemesis.TargetLease)
 	wantWaiter := slices.Contains(f.Clients, nemesis.TargetWaiter)

@@ -106,6 +106,8 @@ func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 		f.Jitter = uniform(r, 0, f.Delay/50).Round(time.Millisecond)
 		f.Stream = cluster.Upstream
 	}
-	f.Duration = scaled(r, t.ttl(), 1, 3)
+	// 1.5 to 3.5 TTLs: a slowed holder's round (acquire, hold, release)
+	// takes about a TTL, and each is a chance for the straddle.
+	f.Duration = scaled(r, t.ttl(), 1.5, 3.5)
 	return f
 }
