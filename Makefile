@@ -38,6 +38,8 @@ test:
 	@./scripts/install-deps.sh --with-chromium & deps=$$!; \
 	$(MAKE) --no-print-directory build && $(GO) vet $(PKGS) && $(GO) test -short -count=1 -run '^$$' -exec /bin/true $(PKGS) > /dev/null; \
 	st=$$?; wait $$deps || exit 1; exit $$st
+	@# the docker tests' Redis image, once, before packages that use it run at once
+	@if docker info > /dev/null 2>&1; then ./docker/build-redis-image.sh; fi
 	LOCKSTORM_TEST_BIN=$(abspath $(BUILD_OUT)) $(GO) test -short -p $(TEST_P) -count=1 -timeout 40m $(PKGS)
 	./bin/lockstorm catalog --quick --parallel $(CATALOG_PARALLEL) --store $${TMPDIR:-/tmp}/lockstorm-catalog
 	./bin/lockstorm zoo --only redis-py-lock/client-crash --seeds 1 --time-limit 10s --store $${TMPDIR:-/tmp}/lockstorm-zoo
