@@ -166,7 +166,7 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 	fresh, freshWait := s.freshness()
 	start := time.Now()
 	deadline := s.deadline(start)
-	if wantWaiter && s.keys != nil {
+	if wantWaiter && !wantHolder && s.keys != nil {
 		if c, ok := s.aimNoExpiry(start, deadline); ok {
 			return crashAll(f, c)
 		}
@@ -181,13 +181,16 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 				h, found = &hs[0], true
 			}
 		}
-		if wantWaiter {
+		if wantWaiter && !wantHolder {
 			waiter, found = s.waiter(waited >= freshWait || late)
 		}
 		if found || late {
 			break
 		}
 		time.Sleep(targetPoll)
+	}
+	if wantWaiter && wantHolder {
+		waiter, _ = s.waiter(true) // beside the holder, when one waits
 	}
 	fallback := r.slots[0].name
 	out := make([]string, 0, len(f.Clients))
@@ -197,6 +200,8 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 			c = h.client
 		case c == nemesis.TargetWaiter && waiter != "":
 			c = waiter
+		case c == nemesis.TargetWaiter && wantHolder:
+			continue // no waiter beside the holder
 		case c == nemesis.TargetHolder, c == nemesis.TargetWaiter:
 			c = fallback
 		}
