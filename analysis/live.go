@@ -25,8 +25,10 @@ const (
 	LiveOverlap = "overlap"
 	// LiveWriteAfterValidity: a write the resource accepted that its
 	// process invoked outside its lease (after its validity, after it was
-	// released or signalled lost, or with no lease at all).
-	LiveWriteAfterValidity = "write-after-validity"
+	// released or signalled lost, or with no lease at all), and that
+	// checker.LateWriteFatal judges fatal (under fencing: a newer token
+	// had been returned to a client before the write's completion).
+	LiveWriteAfterValidity = checker.KindLateWrite
 	// LiveLostUpdate: two writes of the same value to the same key, both
 	// acknowledged: the counter workload writes read+1, so one increment
 	// is lost (as checker.Resource).
@@ -79,6 +81,8 @@ type LiveCounter struct {
 	late    map[int]bool            // process -> its open write was invoked outside its lease
 	acked   map[string]*ackedValues // key -> values of acknowledged writes
 	writes  int                     // resource log entries seen
+	fenced  bool                    // the resource enforces fencing (Config.Fencing)
+	newest  map[string]int64        // key -> highest fencing token an acquire ok returned so far
 	stuck   *checker.StuckWatch     // nil when recovery is not required
 
 	counts map[string]int
@@ -91,7 +95,7 @@ func NewLiveCounter(cfg config.Config) *LiveCounter {
 	c := &LiveCounter{drift: l.Drift, driftFactor: l.DriftFactor,
 		invoke: map[int]history.Op{}, byProc: map[int]*liveLease{}, byToken: map[string]*liveLease{},
 		byKey: map[string][]*liveLease{}, late: map[int]bool{}, acked: map[string]*ackedValues{},
-		counts: map[string]int{}}
+		counts: map[string]int{}, fenced: cfg.Fencing, newest: map[string]int64{}}
 	if !cfg.SkipRecoveryCheck {
 		c.stuck = checker.NewStuckWatch(0) // as checkersWith's Liveness: NeverFreedAfter unset
 	}
@@ -180,10 +184,14 @@ func (c *LiveCounter) Add(op history.Op) {
 		if op.Type != history.OK {
 			return
 		}
-		if late {
+		key, v := pick(op.Key, inv.Key), op.Value
+		fence := op.Fence
+		if fence == 0 {
+			fence = inv.Fence
+		}
+		if late && checker.LateWriteFatal(c.fenced, fence, c.newestFor(op.Process)) {
 			c.counts[LiveWriteAfterValidity]++
 		}
-		key, v := pick(op.Key, inv.Key), op.Value
 		if v == 0 {
 			v = inv.Value
 		}
@@ -209,6 +217,7 @@ func pick(a, b string) string {
 // process's lease on the key still held at this instant.
 func (c *LiveCounter) acquired(op, inv history.Op) {
 	key := pick(op.Key, inv.Key)
+	c.newest[key] = max(c.newest[key], op.Fence, inv.Fence)
 	l := &liveLease{key: key, token: pick(op.Token, inv.Token), process: op.Process}
 	end, known := c.endOf(op, inv)
 	l.end, l.noEnd = end, !known
@@ -301,6 +310,20 @@ func (c *LiveCounter) cutLease(op history.Op) {
 func (c *LiveCounter) holds(p int, t int64) bool {
 	l := c.byProc[p]
 	return l != nil && !l.cut && (l.noEnd || t <= l.end)
+}
+
+// newestFor is the highest fencing token an acquire ok returned so far on
+// the lock key of process p's latest lease (on any key when it has none),
+// as checker.LateWriteFatal wants it.
+func (c *LiveCounter) newestFor(p int) int64 {
+	if l := c.byProc[p]; l != nil {
+		return c.newest[l.key]
+	}
+	var m int64
+	for _, f := range c.newest {
+		m = max(m, f)
+	}
+	return m
 }
 
 // addWrites takes the resource's log (its whole log so far; only entries

@@ -46,6 +46,7 @@ func columns() []column {
 		col("writes", func(c CellResult) string { return fmt.Sprint(c.Writes) }),
 		col("overlaps", func(c CellResult) string { return fmt.Sprint(c.Overlaps) }),
 		col("late writes", func(c CellResult) string { return fmt.Sprint(c.LateWrites) }),
+		col("late in order", func(c CellResult) string { return fmt.Sprint(c.LateInOrder) }),
 		col("stale accepted", func(c CellResult) string { return fmt.Sprint(c.StaleAccepted) }),
 		{"acquire success", func(c CellResult) string { return fmt.Sprintf("%.1f%%", 100*c.SuccessRate) },
 			func(c CellResult) string { return fmt.Sprintf("%.4f", c.SuccessRate) }},
@@ -67,7 +68,7 @@ func columns() []column {
 // csvHeads are the CSV column names: units in the name, no spaces.
 var csvHeads = map[string]string{
 	"acquire success": "acquire_success_rate", "acquire p50": "acquire_p50_ms", "acquire p99": "acquire_p99_ms",
-	"acquires/s": "acquires_ok_per_s", "report": "run_dir",
+	"acquires/s": "acquires_ok_per_s", "report": "run_dir", "late in order": "late_writes_in_order",
 }
 
 // Markdown renders the cells as a Markdown table, one row per run.
