@@ -77,17 +77,17 @@ type pageData struct {
 	FatalCount                       int
 	// Anomalies are every checker's anomalies, fatal ones first
 	// (orderedAnomalies).
-	Anomalies []anomalyView
-	Plan                             []planRow
-	HealAt                           string
-	PlanOrigin                       string // "scripted" or "drawn from the seed before the run"
-	Windows                          []checker.Window
-	Coverage                         *coverageView // nil: no faults
-	Figures                          []figure
-	Config                           string
-	Clients                          string // what the clients were and the pause model
-	Files                            []fileLink
-	Porcupine                        string // note when porcupine.html was not built
+	Anomalies  []anomalyView
+	Plan       []planRow
+	HealAt     string
+	PlanOrigin string // "scripted" or "drawn from the seed before the run"
+	Windows    []checker.Window
+	Coverage   *coverageView // nil: no faults
+	Figures    []figure
+	Config     string
+	Clients    string // what the clients were and the pause model
+	Files      []fileLink
+	Porcupine  string // note when porcupine.html was not built
 	// PauseStories are one sentence per paused client (pauseStories),
 	// shown by the holders chart.
 	PauseStories []string
