@@ -26,8 +26,8 @@ const (
 	// LiveWriteAfterValidity: a write the resource accepted that its
 	// process invoked outside its lease (after its validity, after it was
 	// released or signalled lost, or with no lease at all), and that
-	// checker.LateWriteFatal judges fatal (under fencing: a newer token
-	// had been returned to a client before the write's completion).
+	// checker.LateWriteFatal judges fatal (under fencing: a fenced read or
+	// write with a newer token had returned ok before it was invoked).
 	LiveWriteAfterValidity = checker.KindLateWrite
 	// LiveLostUpdate: two writes of the same value to the same key, both
 	// acknowledged: the counter workload writes read+1, so one increment
@@ -82,7 +82,8 @@ type LiveCounter struct {
 	acked   map[string]*ackedValues // key -> values of acknowledged writes
 	writes  int                     // resource log entries seen
 	fenced  bool                    // the resource enforces fencing (Config.Fencing)
-	newest  map[string]int64        // key -> highest fencing token an acquire ok returned so far
+	fences  map[string]int64        // resource key -> highest token of a fenced read or write ok so far
+	before  map[int]int64           // process -> fences[key] when its open write was invoked
 	stuck   *checker.StuckWatch     // nil when recovery is not required
 
 	counts map[string]int
@@ -95,7 +96,7 @@ func NewLiveCounter(cfg config.Config) *LiveCounter {
 	c := &LiveCounter{drift: l.Drift, driftFactor: l.DriftFactor,
 		invoke: map[int]history.Op{}, byProc: map[int]*liveLease{}, byToken: map[string]*liveLease{},
 		byKey: map[string][]*liveLease{}, late: map[int]bool{}, acked: map[string]*ackedValues{},
-		counts: map[string]int{}, fenced: cfg.Fencing, newest: map[string]int64{}}
+		counts: map[string]int{}, fenced: cfg.Fencing, fences: map[string]int64{}, before: map[int]int64{}}
 	if !cfg.SkipRecoveryCheck {
 		c.stuck = checker.NewStuckWatch(0) // as checkersWith's Liveness: NeverFreedAfter unset
 	}
@@ -159,6 +160,7 @@ func (c *LiveCounter) Add(op history.Op) {
 		switch op.F {
 		case history.FWrite:
 			c.late[op.Process] = !c.holds(op.Process, op.Time)
+			c.before[op.Process] = c.fences[op.Key]
 		case history.FRelease:
 			c.cutLease(op)
 		}
@@ -168,6 +170,10 @@ func (c *LiveCounter) Add(op history.Op) {
 	delete(c.invoke, op.Process)
 	if !ok || inv.F != op.F {
 		inv = op // a completion without its invoke: use what it says
+	}
+	if fence := max(op.Fence, inv.Fence); op.Type == history.OK && fence != 0 && (op.F == history.FRead || op.F == history.FWrite) {
+		key := pick(op.Key, inv.Key)
+		c.fences[key] = max(c.fences[key], fence)
 	}
 	switch op.F {
 	case history.FAcquire:
@@ -179,8 +185,9 @@ func (c *LiveCounter) Add(op history.Op) {
 			c.extended(op, inv)
 		}
 	case history.FWrite:
-		late := c.late[op.Process]
+		late, before := c.late[op.Process], c.before[op.Process]
 		delete(c.late, op.Process)
+		delete(c.before, op.Process)
 		if op.Type != history.OK {
 			return
 		}
@@ -189,7 +196,7 @@ func (c *LiveCounter) Add(op history.Op) {
 		if fence == 0 {
 			fence = inv.Fence
 		}
-		if late && checker.LateWriteFatal(c.fenced, fence, c.newestFor(op.Process)) {
+		if late && checker.LateWriteFatal(c.fenced, fence, before) {
 			c.counts[LiveWriteAfterValidity]++
 		}
 		if v == 0 {
@@ -217,7 +224,6 @@ func pick(a, b string) string {
 // process's lease on the key still held at this instant.
 func (c *LiveCounter) acquired(op, inv history.Op) {
 	key := pick(op.Key, inv.Key)
-	c.newest[key] = max(c.newest[key], op.Fence, inv.Fence)
 	l := &liveLease{key: key, token: pick(op.Token, inv.Token), process: op.Process}
 	end, known := c.endOf(op, inv)
 	l.end, l.noEnd = end, !known
@@ -310,20 +316,6 @@ func (c *LiveCounter) cutLease(op history.Op) {
 func (c *LiveCounter) holds(p int, t int64) bool {
 	l := c.byProc[p]
 	return l != nil && !l.cut && (l.noEnd || t <= l.end)
-}
-
-// newestFor is the highest fencing token an acquire ok returned so far on
-// the lock key of process p's latest lease (on any key when it has none),
-// as checker.LateWriteFatal wants it.
-func (c *LiveCounter) newestFor(p int) int64 {
-	if l := c.byProc[p]; l != nil {
-		return c.newest[l.key]
-	}
-	var m int64
-	for _, f := range c.newest {
-		m = max(m, f)
-	}
-	return m
 }
 
 // addWrites takes the resource's log (its whole log so far; only entries

@@ -117,9 +117,10 @@ func Standard(o Options) *Composite {
 	}
 	// exclusion's fallback for a lease without a recorded validity
 	// assumes the same drift as the lock checker
-	cs := []Checker{o.Lock, o.Resource, Exclusion{Drift: o.Lock.Drift, DriftFactor: o.Lock.DriftFactor, Fenced: o.Fenced}, o.Liveness}
+	fencing := Fencing{Server: o.ServerLog, Log: o.Server}
+	cs := []Checker{o.Lock, o.Resource, Exclusion{Drift: o.Lock.Drift, DriftFactor: o.Lock.DriftFactor, Fenced: o.Fenced, Log: fencing.serverLog()}, o.Liveness}
 	if o.Fencing {
-		cs = append(cs, Fencing{Server: o.ServerLog, Log: o.Server})
+		cs = append(cs, Fencing{Server: o.ServerLog, Log: fencing.serverLog()})
 	}
 	return Compose(cs...)
 }

@@ -47,6 +47,9 @@ type Exclusion struct {
 	// below one it accepted (the run's --fencing): a write accepted late
 	// but in token order is then harmless (LateWriteFatal).
 	Fenced bool
+	// Log is the resource's own log, digested (nil: none): it shows
+	// which accepted writes came after a newer token (LateWriteFatal).
+	Log *ServerLog
 }
 
 // Name is "exclusion".
@@ -94,7 +97,7 @@ func (e Exclusion) checkOps(h history.History, os []op) Result {
 			Text: fmt.Sprintf("key %q: process %d (token %s) held the lock in its own view over [%s, %s] while process %d (token %s) did over [%s, %s]",
 				ov.Key, a.Lease.Process, a.Lease.Token, fmtTime(a.Start), fmtTime(a.End), c.Lease.Process, c.Lease.Token, fmtTime(c.Start), fmtTime(c.End))})
 	}
-	var newest newestFences // built on the first late write accepted under fencing
+	var acc acceptedFences // built on the first late write accepted under fencing
 	for i := range os {
 		if w := &os[i]; w.F == history.FWrite {
 			d.WritesChecked++
@@ -105,10 +108,10 @@ func (e Exclusion) checkOps(h history.History, os []op) Result {
 			}
 			fatal := true
 			if w.Type == history.OK && e.Fenced && w.Fence != 0 {
-				if newest == nil {
-					newest = newestFencesOf(os)
+				if acc == nil {
+					acc = acceptedFencesOf(os)
 				}
-				fatal = LateWriteFatal(e.Fenced, w.Fence, newest.newest(leaseKey(l), w.Return))
+				fatal = LateWriteFatal(e.Fenced, w.Fence, newestBefore(w, acc, e.Log))
 			}
 			writeAfterValidity(w, l, why, fatal, &d, &al)
 		}
@@ -163,7 +166,7 @@ func writeAfterValidity(w *op, l *Lease, why string, acceptedFatal bool, d *Excl
 	}
 	text := fmt.Sprintf("process %d wrote %d at %s %s; the resource %s it", w.Process, w.Value, fmtTime(w.Call), why, outcome)
 	if kind == KindLateWriteInOrder {
-		text = fmt.Sprintf("process %d wrote %d (token %d) at %s %s; the fencing resource accepted it in token order, before any client held a newer token: harmless",
+		text = fmt.Sprintf("process %d wrote %d (token %d) at %s %s; the fencing resource accepted it in token order, before any newer token reached it: harmless",
 			w.Process, w.Value, w.Fence, fmtTime(w.Call), why)
 	}
 	al.add(Anomaly{Kind: kind, Fatal: fatal, Ops: ops, Text: text})

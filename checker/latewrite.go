@@ -15,10 +15,9 @@ const (
 	// KindLateWrite: the resource accepted it, and it may have landed in a
 	// newer holder's critical section (LateWriteFatal). Fatal.
 	KindLateWrite = "write-after-validity"
-	// KindLateWriteInOrder: the resource accepted it in token order while
-	// no newer token had been handed to any client yet, so no newer
-	// holder could have acted between it and its predecessor: harmless
-	// (LateWriteFatal). Not fatal.
+	// KindLateWriteInOrder: a fencing resource accepted it in token order,
+	// before any newer token reached it, so no newer holder had acted on
+	// the resource yet: harmless (LateWriteFatal). Not fatal.
 	KindLateWriteInOrder = "write-after-validity-in-order"
 	// KindLateWriteRejected: the fencing resource rejected it (fencing at
 	// work). Not fatal.
@@ -34,44 +33,38 @@ const (
 // no fencing token (fence 0), it is fatal: nothing stops it from landing
 // in a newer holder's critical section.
 //
-// Under fencing it is fatal only when a newer token (newest > fence) had
-// already been handed to a client (an acquire ok on the same key had
-// returned) by the time the write returned: that newer holder may have
-// read the resource before the late write landed, and the late write is
-// then accepted because the newer holder had not written yet. Otherwise
-// no client held a newer lease while the write was in flight, the write
-// is in token order and harmless: once the next holder writes, the
-// resource rejects anything older.
+// Under fencing it is fatal only when it was out of token order: the
+// resource had already accepted a newer token on its key (newest >
+// fence) — a newer holder's fenced read or write came first, so the late
+// write landed inside that holder's critical section (the fencing
+// checker reports it too, as stale-write-accepted). Otherwise no newer
+// holder had touched the resource yet: the late write is in token order,
+// and harmless, since from the newer holder's first fenced read on the
+// resource rejects it.
 //
-// newest is the highest fencing token returned by an acquire ok on the
-// lock key of the writer's lease (any key if it held none) at or before
-// the write's return (0: none).
+// newest is the highest token the resource is known to have accepted on
+// the write's key before the write arrived: from its own log when there
+// is one, else what the history proves (a fenced read or write ok that
+// returned by the time the write was invoked); 0 for none.
 func LateWriteFatal(fenced bool, fence, newest int64) bool {
 	return !fenced || fence == 0 || newest > fence
 }
 
-// leaseKey is the lock key of lease l, "" (every key) for none.
-func leaseKey(l *Lease) string {
-	if l == nil {
-		return ""
-	}
-	return l.Key
-}
+// acceptedFences answers, per resource key, the highest fencing token the
+// resource had surely accepted before an instant: its fenced reads and
+// writes that returned ok, sorted by return time, with the running
+// maximum of their tokens.
+type acceptedFences map[string][]fenceAt
 
-// newestFences answers, per lock key, the highest fencing token an acquire ok
-// had returned by an instant (newest): the acquire oks of the history,
-// sorted by return time, with the running maximum of their tokens.
-type newestFences map[string][]fenceAt
-
-// fenceAt is one acquire ok: its return time (ns) and the highest token
-// returned on its key up to it.
+// fenceAt is one accepted op: its return time (ns) and the highest token
+// accepted on its key up to it.
 type fenceAt struct{ at, max int64 }
 
-// newestFencesOf indexes the acquire oks of os that carry a token.
-func newestFencesOf(os []op) newestFences {
-	n := newestFences{}
+// acceptedFencesOf indexes the fenced reads and writes ok of os.
+func acceptedFencesOf(os []op) acceptedFences {
+	n := acceptedFences{}
 	for i := range os {
-		if o := &os[i]; o.F == history.FAcquire && o.Type == history.OK && o.Fence != 0 {
+		if o := &os[i]; (o.F == history.FRead || o.F == history.FWrite) && o.Type == history.OK && o.Fence != 0 {
 			n[o.Key] = append(n[o.Key], fenceAt{at: o.Return, max: o.Fence})
 		}
 	}
@@ -84,20 +77,29 @@ func newestFencesOf(os []op) newestFences {
 	return n
 }
 
-// newest is the highest token returned on lock key at or before t (0:
-// none); over every key for key "" (a write made without any lease).
-func (n newestFences) newest(key string, t int64) int64 {
-	if key == "" {
-		var m int64
-		for k := range n {
-			m = max(m, n.newest(k, t))
-		}
-		return m
-	}
+// before is the highest token accepted on key by an op that returned at
+// or before t (0: none).
+func (n acceptedFences) before(key string, t int64) int64 {
 	fs := n[key]
 	i := sort.Search(len(fs), func(i int) bool { return fs[i].at > t })
 	if i == 0 {
 		return 0
 	}
 	return fs[i-1].max
+}
+
+// newestBefore is LateWriteFatal's newest for write w: the highest token
+// accepted on its key before it arrived, by the resource's log l (the
+// token it had accepted before, when w is one of the stale writes it
+// accepted; nil: no log) and by the history (acc).
+func newestBefore(w *op, acc acceptedFences, l *ServerLog) int64 {
+	n := acc.before(w.Key, w.Call)
+	if l != nil {
+		for _, s := range l.stale {
+			if s.key == w.Key && s.fence == w.Fence && s.value == w.Value {
+				n = max(n, s.prev)
+			}
+		}
+	}
+	return n
 }

@@ -23,7 +23,7 @@ type Metrics struct {
 	// lease validity had passed, and that checker.LateWriteFatal judges
 	// fatal (the exclusion checker). LateInOrder counts those it judges
 	// harmless: accepted by a fencing resource in token order, before any
-	// client held a newer token.
+	// newer token reached it.
 	LateWrites  int `json:"late_writes"`
 	LateInOrder int `json:"late_writes_in_order,omitempty"`
 	// StaleAccepted and StaleRejected count writes (and, rejected, fenced

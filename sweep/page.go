@@ -26,7 +26,7 @@ Faults: {{if .PauseTimes}}the client holding the lock is paused at {{.PauseTimes
 <img src="{{.Violations}}" alt="violations heat map">
 <p class="note">Per cell: how many of its runs the checkers found invalid (k/N invalid; green none, red some, dark red all; amber when none was invalid but some were unknown, which counts as neither), then the mean violations per run (lost updates, i.e. acknowledged increments minus the counter's final value, + overlapping holders + stale writes accepted) and the writes accepted after the writer's lease.
 Without renewal a TTL shorter than the slowest holder produces violations even without faults; renewal removes those, but a pause longer than the TTL still lets the lease expire while its holder is frozen, and its delayed write lands on someone else's lease. Fencing does not prevent that overlap; it makes it harmless: the resource rejects the delayed write, whose token is older than the new holder's.
-A write the resource accepted after its writer's lease had ended (“accepted late”) fails the exclusion checker, so a cell can be invalid with 0 violations, unless fencing makes it harmless: a fencing resource that accepted it in token order, before any client held a newer token, let no newer holder act between it and its predecessor (“late in order”: reported, not fatal; the same rule as the run's report and the comparison). The fenced lock has no watchdog, so with a TTL shorter than the holders' work its holders write late.
+A write the resource accepted after its writer's lease had ended (“accepted late”) fails the exclusion checker, so a cell can be invalid with 0 violations, unless fencing makes it harmless: a fencing resource that accepted it in token order, before any newer holder's token reached it, so no newer holder had read or written yet (“late in order”: reported, not fatal; the same rule as the run's report and the comparison). The fenced lock has no watchdog, so with a TTL shorter than the holders' work its holders write late.
 </p>
 
 <h2>Availability</h2>
@@ -52,7 +52,7 @@ A write the resource accepted after its writer's lease had ended (“accepted la
 <td class="num">{{ms .WaitP99}}</td><td class="num">{{printf "%.2f" .Throughput}}</td><td class="num">{{.LockLosses}}</td>
 <td>{{if .Dir}}<a href="{{link .Dir}}">report</a>{{end}}{{if .ReportError}} <span class="unknown" title="{{.ReportError}}">(report error)</span>{{end}}</td></tr>
 {{end}}</table>
-<p class="note">Late writes: writes the resource accepted after the writer's own lease validity had passed (fatal); late in order: such writes a fencing resource accepted in token order before any client held a newer token (harmless). Lock losses: times a holder's watchdog told it the lease was lost.
+<p class="note">Late writes: writes the resource accepted after the writer's own lease validity had passed (fatal); late in order: such writes a fencing resource accepted in token order before any newer token reached it (harmless). Lock losses: times a holder's watchdog told it the lease was lost.
 Also as <a href="table.md">table.md</a> and <a href="table.csv">table.csv</a>; each cell's numbers in <a href="cells/">cells/</a>.</p>
 
 <h2>Recommendation</h2>
