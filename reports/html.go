@@ -68,13 +68,16 @@ type checkerView struct {
 // pageData is everything index.html shows.
 type pageData struct {
 	Name, Dir, Verdict, VerdictError string
-	Seed                             int64
-	Replay, ReplayNote               string
-	Generated                        string
-	Duration                         string
-	Ops, Records, Faults             int
-	Checkers                         []checkerView
-	FatalCount                       int
+	// Proof is the banner's line under the verdict (bannerLine): what a
+	// valid run exercised, an invalid run's first fatal anomaly.
+	Proof                string
+	Seed                 int64
+	Replay, ReplayNote   string
+	Generated            string
+	Duration             string
+	Ops, Records, Faults int
+	Checkers             []checkerView
+	FatalCount           int
 	// Anomalies are every checker's anomalies, fatal ones first
 	// (orderedAnomalies).
 	Anomalies  []anomalyView
@@ -131,6 +134,7 @@ func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink
 	if configEmpty(cfg) {
 		d.Replay, d.ReplayNote = "", "Replay: "+unknownReplay+" (test.json records no settings), so no command line can repeat this run."
 	}
+	d.Proof = bannerLine(res)
 	d.Checkers, d.FatalCount = checkerViews(res.Verdict)
 	d.Anomalies = anomalyViews(res.Verdict, s.recordAt, counterPage)
 	if res.Plan != nil {

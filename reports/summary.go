@@ -22,6 +22,9 @@ const summaryAnomalies = 5
 func Summary(w io.Writer, res *analysis.Result) {
 	v := res.Verdict
 	fmt.Fprintf(w, "verdict: %s\n", verdictWord(v.Valid))
+	if line := bannerLine(res); line != "" {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
 	if v.Error != "" {
 		fmt.Fprintf(w, "  %s\n", v.Error)
 	}
