@@ -139,7 +139,7 @@ func drawQuantiles(title string, buckets [][]float64, ws []checker.Window, end, 
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = msLogTicks{}
 	p.Y.Min, p.Y.Max = lo/1.5, hi*1.5
-	return p, nil
+	return runAxis(p, end), nil
 }
 
 // lineThumb draws a line style as a legend thumbnail.
@@ -247,7 +247,7 @@ func drawRatePanel(title string, rc rateCounts, ws []checker.Window, end int64, 
 		l.LineStyle = draw.LineStyle{Color: o.col, Width: vg.Points(1.6)}
 		p.Add(l)
 	}
-	return p, nil
+	return runAxis(p, end), nil
 }
 
 // noCompleted is the note of a bucketed figure without completed
@@ -262,5 +262,5 @@ func emptyPanels(title, ylabel, note string, ws []checker.Window, end int64, leg
 	p.Add(faultBands{ws}, lightGrid())
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Add(emptyNote{note})
-	return renderStack(title, []*plot.Plot{p}, nil, legend, figWidth, figHeight)
+	return renderStack(title, []*plot.Plot{runAxis(p, end)}, nil, legend, figWidth, figHeight)
 }
