@@ -13,10 +13,12 @@ import (
 // bannerLine is the one line under the verdict that says what it rests
 // on. A valid run: what was exercised and checked, each part derived from
 // the coverage and the checkers' details and left out when unknown
-// ("3 of 3 faults hit a holder · 93 leases, 0 overlaps · counter exact
-// 93/93"). An invalid run: its first fatal anomaly (orderedAnomalies),
-// by kind, checker and ops. An unknown run: "" (its reason is the
-// verdict's error, shown anyway).
+// ("3 of 3 faults hit a holder · 93 leases, 0 overlaps within validity ·
+// counter exact 93/93"; overlaps as the exclusion checker counts them,
+// of the stretches in which each holder believed its lease valid). An
+// invalid run: its first fatal anomaly (orderedAnomalies), by kind,
+// checker and ops. An unknown run: "" (its reason is the verdict's
+// error, shown anyway).
 func bannerLine(res *analysis.Result) string {
 	switch res.Verdict.Valid {
 	case checker.Invalid:
@@ -39,7 +41,7 @@ func provenParts(res *analysis.Result) []string {
 	for _, r := range checkerParts(res.Verdict) {
 		switch d := r.Details.(type) {
 		case checker.ExclusionDetails:
-			leases = fmt.Sprintf("%s, %s", page.Count(d.Leases, "lease", "leases"), page.Count(d.Overlaps, "overlap", "overlaps"))
+			leases = fmt.Sprintf("%s, %s within validity", page.Count(d.Leases, "lease", "leases"), page.Count(d.Overlaps, "overlap", "overlaps"))
 		case checker.ResourceDetails:
 			counter = counterPart(d)
 		case checker.FencingStats:

@@ -105,7 +105,7 @@ func TestBannerValidSaysWhatWasExercised(t *testing.T) {
 	}
 	want := strings.Join([]string{
 		fmtInts("%d of %d faults hit a holder", holder, applied),
-		fmtInts("%d leases, 0 overlaps", leases),
+		fmtInts("%d leases, 0 overlaps within validity", leases),
 		fmtInts("counter exact %d/%d", acked, acked)}, " · ")
 	if got := bannerOf(t, res); got != want {
 		t.Errorf("banner:\n got %q\nwant %q", got, want)
