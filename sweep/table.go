@@ -149,6 +149,7 @@ type Agg struct {
 	SuccessRate float64
 	Writes      float64
 	LateWrites  float64
+	LateInOrder float64
 }
 
 // Aggregate groups finished cells by grid point.
@@ -169,6 +170,7 @@ func Aggregate(g Grid, cells []CellResult) map[Point]Agg {
 		a.SuccessRate += c.SuccessRate
 		a.Writes += float64(c.Writes)
 		a.LateWrites += float64(c.LateWrites)
+		a.LateInOrder += float64(c.LateInOrder)
 		out[p] = a
 	}
 	for p, a := range out {
@@ -178,6 +180,7 @@ func Aggregate(g Grid, cells []CellResult) map[Point]Agg {
 		a.SuccessRate /= n
 		a.Writes /= n
 		a.LateWrites /= n
+		a.LateInOrder /= n
 		out[p] = a
 	}
 	return out
