@@ -63,29 +63,34 @@ type checkerView struct {
 	NonFatal      int
 	Error         string
 	Details       string // indented JSON
-	Anomalies     []anomalyView
 }
 
 // pageData is everything index.html shows.
 type pageData struct {
 	Name, Dir, Verdict, VerdictError string
-	Seed                             int64
-	Replay, ReplayNote               string
-	Generated                        string
-	Duration                         string
-	Ops, Records, Faults             int
-	Checkers                         []checkerView
-	FatalCount                       int
-	Plan                             []planRow
-	HealAt                           string
-	PlanOrigin                       string // "scripted" or "drawn from the seed before the run"
-	Windows                          []checker.Window
-	Coverage                         *coverageView // nil: no faults
-	Figures                          []figure
-	Config                           string
-	Clients                          string // what the clients were and the pause model
-	Files                            []fileLink
-	Porcupine                        string // note when porcupine.html was not built
+	// Proof is the banner's line under the verdict (bannerLine): what a
+	// valid run exercised, an invalid run's first fatal anomaly.
+	Proof                string
+	Seed                 int64
+	Replay, ReplayNote   string
+	Generated            string
+	Duration             string
+	Ops, Records, Faults int
+	Checkers             []checkerView
+	FatalCount           int
+	// Anomalies are every checker's anomalies, fatal ones first
+	// (orderedAnomalies).
+	Anomalies  []anomalyView
+	Plan       []planRow
+	HealAt     string
+	PlanOrigin string // "scripted" or "drawn from the seed before the run"
+	Windows    []checker.Window
+	Coverage   *coverageView // nil: no faults
+	Figures    []figure
+	Config     string
+	Clients    string // what the clients were and the pause model
+	Files      []fileLink
+	Porcupine  string // note when porcupine.html was not built
 	// PauseStories are one sentence per paused client (pauseStories),
 	// shown by the holders chart.
 	PauseStories []string
@@ -129,7 +134,9 @@ func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink
 	if configEmpty(cfg) {
 		d.Replay, d.ReplayNote = "", "Replay: "+unknownReplay+" (test.json records no settings), so no command line can repeat this run."
 	}
-	d.Checkers, d.FatalCount = checkerViews(res.Verdict, s.recordAt, counterPage)
+	d.Proof = bannerLine(res)
+	d.Checkers, d.FatalCount = checkerViews(res.Verdict)
+	d.Anomalies = anomalyViews(res.Verdict, s.recordAt, counterPage)
 	if res.Plan != nil {
 		for _, st := range res.Plan.Steps {
 			d.Plan = append(d.Plan, planRow{At: st.At.String(), Kind: st.Fault.Kind, Fault: st.Fault.String(), Duration: st.Duration.String()})
@@ -150,11 +157,9 @@ func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink
 	return d
 }
 
-// checkerViews are the rows of v's checkers, each anomaly with its first
-// records (recordAt: false when not at hand), and the number of fatal
-// anomalies. counterPage says the resource checker's anomalies link to
-// porcupine-counter.html.
-func checkerViews(v checker.Result, recordAt func(i int64) (history.Op, bool), counterPage bool) (out []checkerView, fatal int) {
+// checkerViews are the rows of v's checkers and the number of fatal
+// anomalies.
+func checkerViews(v checker.Result) (out []checkerView, fatal int) {
 	parts := v.Results
 	if len(parts) == 0 && (v.Name != "" || len(v.Anomalies) > 0) {
 		parts = []checker.Result{v}
@@ -173,25 +178,36 @@ func checkerViews(v checker.Result, recordAt func(i int64) (history.Op, bool), c
 			} else {
 				cv.NonFatal++
 			}
-			link := store.PorcupineFile
-			if r.Name == "resource" && counterPage {
-				link = store.PorcupineCounterFile
-			}
-			av := anomalyView{Anomaly: a, Checker: r.Name, OpsText: indexList(a.Ops, 60), Link: link + opAnchor(a.Ops)}
-			for i, o := range a.Ops {
-				if i == maxRecordsShown {
-					av.More = len(a.Ops) - i
-					break
-				}
-				if op, ok := recordAt(o); ok {
-					av.Records = append(av.Records, recordRow{Op: op, Seconds: fmt.Sprintf("%.4f", seconds(op.Time)), Short: shortToken(op.Token)})
-				}
-			}
-			cv.Anomalies = append(cv.Anomalies, av)
 		}
 		out = append(out, cv)
 	}
 	return out, fatal
+}
+
+// anomalyViews are the anomaly cards of v in orderedAnomalies' order
+// (fatal first), each with its first records (recordAt: false when not
+// at hand). counterPage says the resource checker's anomalies link to
+// porcupine-counter.html.
+func anomalyViews(v checker.Result, recordAt func(i int64) (history.Op, bool), counterPage bool) []anomalyView {
+	var out []anomalyView
+	for _, a := range orderedAnomalies(v) {
+		link := store.PorcupineFile
+		if a.Checker == "resource" && counterPage {
+			link = store.PorcupineCounterFile
+		}
+		av := anomalyView{Anomaly: a.Anomaly, Checker: a.Checker, OpsText: indexList(a.Ops, 60), Link: link + opAnchor(a.Ops)}
+		for i, o := range a.Ops {
+			if i == maxRecordsShown {
+				av.More = len(a.Ops) - i
+				break
+			}
+			if op, ok := recordAt(o); ok {
+				av.Records = append(av.Records, recordRow{Op: op, Seconds: fmt.Sprintf("%.4f", seconds(op.Time)), Short: shortToken(op.Token)})
+			}
+		}
+		out = append(out, av)
+	}
+	return out
 }
 
 // shortToken keeps the first 10 characters of a token.

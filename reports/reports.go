@@ -109,7 +109,7 @@ func (s *runScan) plotFiles(res *analysis.Result, end int64) []plotFile {
 			"Each operation's latency (completion − invoke) at its invoke time, by outcome, on a log axis. Operations that never completed are drawn at the top. Shaded columns are fault windows.",
 			func() ([]byte, error) { return latencyRaw(s.ops, ws, end) }},
 		{store.LatencyQuantileFile, "Latency quantiles",
-			"p50 / p95 / p99 / max latency of completed operations per time bucket.",
+			"p50 / p95 / p99 / max latency of completed operations: each point summarises the next N operations of its type by invoke time (N in the panel's title), drawn at their middle. A quantile is drawn only where a point holds enough operations for it to differ from the max (p95 from 20, p99 from 100), and lines never cross a stretch without operations.",
 			func() ([]byte, error) { return latencyQuantiles(s.ops, ws, end) }},
 		{store.RateFile, "Throughput",
 			"Completed operations per second by outcome.",
