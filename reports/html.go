@@ -14,7 +14,6 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
-	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 //go:embed index.html.tmpl
@@ -46,7 +45,10 @@ type anomalyView struct {
 	checker.Anomaly
 	Checker string
 	OpsText string
-	Link    string // porcupine page to open, at the anomaly's last op ("porcupine.html#op=12")
+	// Link is the page to open at the anomaly, one that draws the op it
+	// names ("timeline.html#op=12", see opPages.link); "" when no page
+	// of the report draws any of its ops.
+	Link    string
 	Records []recordRow
 	More    int // records not shown
 }
@@ -112,7 +114,7 @@ const maxRecordsShown = 16
 // buildPage gathers the page's data from res and the pass over its
 // history and its resource log (s). figs are the rendered plots by file
 // name; files the run folder's files worth linking.
-func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink, counterPage bool, porcNote string) pageData {
+func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink, pages *opPages, porcNote string) pageData {
 	cfg := res.Config
 	d := pageData{Name: cfg.Name, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
 		Seed: cfg.Seed, Generated: time.Now().Format(time.RFC3339), Records: int(s.records), Ops: s.ops.len(),
@@ -129,7 +131,7 @@ func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink
 	if configEmpty(cfg) {
 		d.Replay, d.ReplayNote = "", "Replay: "+unknownReplay+" (test.json records no settings), so no command line can repeat this run."
 	}
-	d.Checkers, d.FatalCount = checkerViews(res.Verdict, s.recordAt, counterPage)
+	d.Checkers, d.FatalCount = checkerViews(res.Verdict, s.recordAt, pages)
 	if res.Plan != nil {
 		for _, st := range res.Plan.Steps {
 			d.Plan = append(d.Plan, planRow{At: st.At.String(), Kind: st.Fault.Kind, Fault: st.Fault.String(), Duration: st.Duration.String()})
@@ -152,9 +154,9 @@ func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink
 
 // checkerViews are the rows of v's checkers, each anomaly with its first
 // records (recordAt: false when not at hand), and the number of fatal
-// anomalies. counterPage says the resource checker's anomalies link to
-// porcupine-counter.html.
-func checkerViews(v checker.Result, recordAt func(i int64) (history.Op, bool), counterPage bool) (out []checkerView, fatal int) {
+// anomalies. pages are the report's pages the anomalies link to, with
+// the ops each draws.
+func checkerViews(v checker.Result, recordAt func(i int64) (history.Op, bool), pages *opPages) (out []checkerView, fatal int) {
 	parts := v.Results
 	if len(parts) == 0 && (v.Name != "" || len(v.Anomalies) > 0) {
 		parts = []checker.Result{v}
@@ -173,18 +175,14 @@ func checkerViews(v checker.Result, recordAt func(i int64) (history.Op, bool), c
 			} else {
 				cv.NonFatal++
 			}
-			link := store.PorcupineFile
-			if r.Name == "resource" && counterPage {
-				link = store.PorcupineCounterFile
-			}
-			av := anomalyView{Anomaly: a, Checker: r.Name, OpsText: indexList(a.Ops, 60), Link: link + opAnchor(a.Ops)}
+			av := anomalyView{Anomaly: a, Checker: r.Name, OpsText: indexList(a.Ops, 60), Link: pages.link(r.Name, a.Ops)}
 			for i, o := range a.Ops {
 				if i == maxRecordsShown {
 					av.More = len(a.Ops) - i
 					break
 				}
 				if op, ok := recordAt(o); ok {
-					av.Records = append(av.Records, recordRow{Op: op, Seconds: fmt.Sprintf("%.4f", seconds(op.Time)), Short: shortToken(op.Token)})
+					av.Records = append(av.Records, recordRow{Op: op, Seconds: fmt.Sprintf("%.4f", seconds(op.Time)), Short: page.ShortToken(op.Token)})
 				}
 			}
 			cv.Anomalies = append(cv.Anomalies, av)
@@ -192,14 +190,6 @@ func checkerViews(v checker.Result, recordAt func(i int64) (history.Op, bool), c
 		out = append(out, cv)
 	}
 	return out, fatal
-}
-
-// shortToken keeps the first 10 characters of a token.
-func shortToken(t string) string {
-	if len(t) <= 12 {
-		return t
-	}
-	return t[:10] + "…"
 }
 
 // pngURL embeds a PNG as a data URI.

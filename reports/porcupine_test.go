@@ -29,7 +29,7 @@ func TestPorcupinePagesFromKeptSearch(t *testing.T) {
 		}
 		return string(a), string(b)
 	}
-	if _, _, err := passOfResult(t, res).writePorcupine(res, Options{}.withDefaults()); err != nil {
+	if _, err := passOfResult(t, res).writePorcupine(res, Options{}.withDefaults(), nil); err != nil {
 		t.Fatal(err)
 	}
 	keptLock, keptCounter := read()
@@ -42,7 +42,7 @@ func TestPorcupinePagesFromKeptSearch(t *testing.T) {
 	if lock, counter := keptLinearizations(res.Verdict); lock != nil || counter != nil {
 		t.Fatal("a verdict read from JSON kept a search")
 	}
-	if _, _, err := passOfResult(t, res).writePorcupine(res, Options{}.withDefaults()); err != nil {
+	if _, err := passOfResult(t, res).writePorcupine(res, Options{}.withDefaults(), nil); err != nil {
 		t.Fatal(err)
 	}
 	againLock, againCounter := read()

@@ -21,7 +21,7 @@ import (
 func TestBuildTimelineBoxesAndBands(t *testing.T) {
 	h, _ := pauseHistory()
 	ws := checker.FaultWindows(h)
-	d, total := buildTimeline(detailOf(h, buildSlots(h, 3), ws, nil, nil), endTime(h), maxTimelineBoxes)
+	d, total := buildTimeline(detailOf(h, buildSlots(h, 3), ws, nil, nil), endTime(h), maxTimelineBoxes, nil)
 	if total != len(history.Pairs(h)) || len(d.Boxes) != total {
 		t.Fatalf("%d boxes of %d operations, want all %d", len(d.Boxes), total, len(history.Pairs(h)))
 	}
@@ -50,7 +50,7 @@ func TestBuildTimelineBoxesAndBands(t *testing.T) {
 // ones are thinned evenly, within the limit, and the page says so.
 func TestTimelineCapsBigHistories(t *testing.T) {
 	h := bigHistory(5000, 4, 2)
-	d, total := buildTimeline(detailOf(h, buildSlots(h, 4), nil, nil, nil), endTime(h), 1000)
+	d, total := buildTimeline(detailOf(h, buildSlots(h, 4), nil, nil, nil), endTime(h), 1000, nil)
 	if total < 5000 || len(d.Boxes) > 1000 || len(d.Boxes) < 500 {
 		t.Fatalf("%d boxes of %d operations, want at most 1000 and not far below", len(d.Boxes), total)
 	}
