@@ -141,7 +141,7 @@ func buildTimeline(dt *detail, end int64, maxBoxes int, marks map[int64]string) 
 	d.Colour = [4]string{hexColour(colOK), hexColour(colFail), hexColour(colInfo), hexColour(colInfo)}
 	d.Band, d.Light = tlBandOpacity, tlLightOpacity
 	total = len(dt.sp)
-	keepOK := okStride(dt, maxBoxes)
+	keepOK := okStride(dt, maxBoxes, marks)
 	okSeen := 0
 	for _, s := range dt.sp {
 		b := spanBox(h, s, sm, d.End, marks)
@@ -170,15 +170,16 @@ func buildTimeline(dt *detail, end int64, maxBoxes int, marks map[int64]string) 
 }
 
 // okStride is k when the timeline keeps one in k of dt's ok operations
-// to draw at most maxBoxes (1: all), 0 when only fail and info ones fit.
-func okStride(dt *detail, maxBoxes int) int {
+// that no anomaly names (marks) to draw at most maxBoxes (1: all), 0
+// when only the fail, info and marked ones fit.
+func okStride(dt *detail, maxBoxes int, marks map[int64]string) int {
 	total := len(dt.sp)
 	if total <= maxBoxes {
 		return 1
 	}
 	notOK := 0
 	for _, s := range dt.sp {
-		if !s.Completed || s.Type != history.OK {
+		if !s.Completed || s.Type != history.OK || marks[dt.h[s.Inv].Index] != "" || marks[dt.h[s.Comp].Index] != "" {
 			notOK++
 		}
 	}
