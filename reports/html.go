@@ -71,26 +71,23 @@ type checkerView struct {
 // pageData is everything index.html shows.
 type pageData struct {
 	Name, Dir, Verdict, VerdictError string
-	// Cell is the sweep or comparison cell the run is one of
-	// (config.Config.Cell), after the name in the title and heading.
-	Cell                 string
-	Seed                 int64
-	Replay, ReplayNote   string
-	Generated            string
-	Duration             string
-	Ops, Records, Faults int
-	Checkers             []checkerView
-	FatalCount           int
-	Plan                 []planRow
-	HealAt               string
-	PlanOrigin           string // "scripted" or "drawn from the seed before the run"
-	Windows              []checker.Window
-	Coverage             *coverageView // nil: no faults
-	Figures              []figure
-	Config               string
-	Clients              string // what the clients were and the pause model
-	Files                []fileLink
-	Porcupine            string // note when porcupine.html was not built
+	Seed                             int64
+	Replay, ReplayNote               string
+	Generated                        string
+	Duration                         string
+	Ops, Records, Faults             int
+	Checkers                         []checkerView
+	FatalCount                       int
+	Plan                             []planRow
+	HealAt                           string
+	PlanOrigin                       string // "scripted" or "drawn from the seed before the run"
+	Windows                          []checker.Window
+	Coverage                         *coverageView // nil: no faults
+	Figures                          []figure
+	Config                           string
+	Clients                          string // what the clients were and the pause model
+	Files                            []fileLink
+	Porcupine                        string // note when porcupine.html was not built
 	// PauseStories are one sentence per paused client (pauseStories),
 	// shown by the holders chart.
 	PauseStories []string
@@ -105,6 +102,9 @@ type pageData struct {
 	// Big says, for a history too long to keep whole, which parts of the
 	// report cover the whole run and which only windows of it (notes).
 	Big []string
+	// Cell is the sweep or comparison cell the run is one of
+	// (config.Config.Cell), after the name in the title and heading.
+	Cell string
 }
 
 type planRow struct{ At, Kind, Fault, Duration string }
