@@ -14,7 +14,6 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
-	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 //go:embed index.html.tmpl
@@ -46,7 +45,10 @@ type anomalyView struct {
 	checker.Anomaly
 	Checker string
 	OpsText string
-	Link    string // porcupine page to open, at the anomaly's last op ("porcupine.html#op=12")
+	// Link is the page to open at the anomaly, one that draws the op it
+	// names ("timeline.html#op=12", see opPages.link); "" when no page
+	// of the report draws any of its ops.
+	Link    string
 	Records []recordRow
 	More    int // records not shown
 }
@@ -105,6 +107,9 @@ type pageData struct {
 	// Big says, for a history too long to keep whole, which parts of the
 	// report cover the whole run and which only windows of it (notes).
 	Big []string
+	// Cell is the sweep or comparison cell the run is one of
+	// (config.Config.Cell), after the name in the title and heading.
+	Cell string
 }
 
 type planRow struct{ At, Kind, Fault, Duration string }
@@ -117,9 +122,9 @@ const maxRecordsShown = 16
 // buildPage gathers the page's data from res and the pass over its
 // history and its resource log (s). figs are the rendered plots by file
 // name; files the run folder's files worth linking.
-func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink, counterPage bool, porcNote string) pageData {
+func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink, pages *opPages, porcNote string) pageData {
 	cfg := res.Config
-	d := pageData{Name: cfg.Name, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
+	d := pageData{Name: cfg.Name, Cell: cfg.Cell, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
 		Seed: cfg.Seed, Generated: time.Now().Format(time.RFC3339), Records: int(s.records), Ops: s.ops.len(),
 		Duration: time.Duration(s.end).Round(time.Millisecond).String(),
 		Faults:   len(s.faults), Windows: s.faults, Figures: figs, Files: files, Porcupine: porcNote,
@@ -136,7 +141,7 @@ func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink
 	}
 	d.Proof = bannerLine(res)
 	d.Checkers, d.FatalCount = checkerViews(res.Verdict)
-	d.Anomalies = anomalyViews(res.Verdict, s.recordAt, counterPage)
+	d.Anomalies = anomalyViews(res.Verdict, s.recordAt, pages)
 	if res.Plan != nil {
 		for _, st := range res.Plan.Steps {
 			d.Plan = append(d.Plan, planRow{At: st.At.String(), Kind: st.Fault.Kind, Fault: st.Fault.String(), Duration: st.Duration.String()})
@@ -186,36 +191,24 @@ func checkerViews(v checker.Result) (out []checkerView, fatal int) {
 
 // anomalyViews are the anomaly cards of v in orderedAnomalies' order
 // (fatal first), each with its first records (recordAt: false when not
-// at hand). counterPage says the resource checker's anomalies link to
-// porcupine-counter.html.
-func anomalyViews(v checker.Result, recordAt func(i int64) (history.Op, bool), counterPage bool) []anomalyView {
+// at hand). pages are the report's pages the anomalies link to, with the
+// ops each draws.
+func anomalyViews(v checker.Result, recordAt func(i int64) (history.Op, bool), pages *opPages) []anomalyView {
 	var out []anomalyView
 	for _, a := range orderedAnomalies(v) {
-		link := store.PorcupineFile
-		if a.Checker == "resource" && counterPage {
-			link = store.PorcupineCounterFile
-		}
-		av := anomalyView{Anomaly: a.Anomaly, Checker: a.Checker, OpsText: indexList(a.Ops, 60), Link: link + opAnchor(a.Ops)}
+		av := anomalyView{Anomaly: a.Anomaly, Checker: a.Checker, OpsText: indexList(a.Ops, 60), Link: pages.link(a.Checker, a.Ops)}
 		for i, o := range a.Ops {
 			if i == maxRecordsShown {
 				av.More = len(a.Ops) - i
 				break
 			}
 			if op, ok := recordAt(o); ok {
-				av.Records = append(av.Records, recordRow{Op: op, Seconds: fmt.Sprintf("%.4f", seconds(op.Time)), Short: shortToken(op.Token)})
+				av.Records = append(av.Records, recordRow{Op: op, Seconds: fmt.Sprintf("%.4f", seconds(op.Time)), Short: page.ShortToken(op.Token)})
 			}
 		}
 		out = append(out, av)
 	}
 	return out
-}
-
-// shortToken keeps the first 10 characters of a token.
-func shortToken(t string) string {
-	if len(t) <= 12 {
-		return t
-	}
-	return t[:10] + "…"
 }
 
 // pngURL embeds a PNG as a data URI.

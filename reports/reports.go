@@ -81,12 +81,12 @@ func WriteWith(res *analysis.Result, opt Options) error {
 	var wg sync.WaitGroup
 	drawPlots(&wg, res.Dir, plots, figs, errs)
 	var porcNote string
-	counterPage := false
-	wg.Go(func() { porcNote, counterPage, errs[len(plots)] = s.writePorcupine(res, opt) })
-	wg.Go(func() { errs[len(plots)+3] = writeTimelineFile(res, s, end) })
+	pages := newOpPages(res.Verdict)
+	wg.Go(func() { porcNote, errs[len(plots)] = s.writePorcupine(res, opt, pages) })
+	wg.Go(func() { errs[len(plots)+3] = writeTimelineFile(res, s, end, pages) })
 	wg.Wait()
 	errs[len(plots)+1] = WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(runSuite(res, end)))
-	page := buildPage(res, s, drawnFigures(figs), runFiles(res.Dir), counterPage, porcNote)
+	page := buildPage(res, s, drawnFigures(figs), runFiles(res.Dir), pages, porcNote)
 	errs[len(plots)+2] = writeIndexFile(res.Dir, page)
 	if err := errors.Join(errs...); err != nil {
 		return &WriteError{err}
