@@ -36,6 +36,15 @@ copy_with_libs /bin/dash "$root" sh
 ln -s /usr/bin/sh "$root/bin/sh"
 copy_packages "$root" python3-minimal python3-redis
 ln -sf "$(basename "$(readlink -f /usr/bin/python3)")" "$root/usr/bin/python3"
+# The image carries its root filesystem's sha256 and is rebuilt only when
+# that changed (or FORCE=1 is set).
+sum=$( (cat "$here/Dockerfile" && tar -C "$root" --sort=name --mtime=@0 --owner=0 --group=0 -cf - .) | sha256sum | cut -d' ' -f1)
+have=$(docker image inspect -f '{{index .Config.Labels "lockstorm.rootfs-sha256"}}' "$IMAGE" 2>/dev/null || true)
+if [ "$have" = "$sum" ] && [ -z "${FORCE:-}" ]; then
+	echo "build-lockstorm-image: $IMAGE is up to date"
+	exit 0
+fi
 version=$(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)
-docker build -q -f "$here/Dockerfile" --label "lockstorm.version=$version" -t "$IMAGE" "$ctx" >/dev/null
+docker build -q -f "$here/Dockerfile" --label "lockstorm.version=$version" --label "lockstorm.rootfs-sha256=$sum" \
+	-t "$IMAGE" "$ctx" >/dev/null
 echo "build-lockstorm-image: built $IMAGE ($version)"

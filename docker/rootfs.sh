@@ -7,17 +7,19 @@ copy_with_libs() {
 	src=$(readlink -f "$1")
 	mkdir -p "$2/usr/bin"
 	cp "$src" "$2/usr/bin/${3:-$(basename "$1")}"
-	copy_libs "$src" "$2"
+	copy_libs "$2" "$src"
 }
 
-# copy_libs FILE ROOT: copies every shared library ldd lists for FILE, and
-# the dynamic loader, to their own paths under ROOT.
+# copy_libs ROOT FILE...: copies every shared library ldd lists for the
+# FILEs, and the dynamic loader, to their own paths under ROOT.
 copy_libs() {
-	ldd "$1" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' | sort -u |
+	root=$1
+	shift
+	ldd "$@" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\// && $i !~ /:$/) print $i }' | sort -u |
 		while read -r lib; do
-			[ -e "$2$lib" ] && continue
-			mkdir -p "$2$(dirname "$lib")"
-			cp -L "$lib" "$2$lib"
+			[ -e "$root$lib" ] && continue
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
 		done
 }
 
@@ -44,7 +46,7 @@ package_closure() {
 # copy_packages ROOT PKG...: copies the files of the installed Debian
 # packages PKG (and their Python dependencies, package_closure) to their
 # own paths under ROOT, documentation left out, with the shared libraries
-# of every ELF file among them. Fails when a package is not installed.
+# of their binaries and .so files. Fails when a package is not installed.
 copy_packages() {
 	root=$1
 	shift
@@ -52,15 +54,12 @@ copy_packages() {
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 			{ echo "rootfs: Debian package $p is not installed (apt-get install $p)" >&2; return 1; }
 	done
-	for p in $(package_closure "$@"); do
-		dpkg -L "$p" | while read -r f; do
-			case "$f" in /usr/share/doc/* | /usr/share/man/* | /usr/share/lintian/*) continue ;; esac
-			[ -f "$f" ] || [ -L "$f" ] || continue
-			mkdir -p "$root$(dirname "$f")"
-			cp -a "$f" "$root$f"
-			case "$(head -c 4 "$f" 2>/dev/null)" in "$(printf '\177ELF')") copy_libs "$f" "$root" ;; esac
-		done
-	done
+	for p in $(package_closure "$@"); do dpkg -L "$p"; done |
+		grep -v -e '^/usr/share/doc/' -e '^/usr/share/man/' -e '^/usr/share/lintian/' |
+		while read -r f; do if [ -f "$f" ] || [ -L "$f" ]; then echo "$f"; fi; done |
+		tar -cf - --no-recursion -T - 2>/dev/null | tar -C "$root" -xf -
+	# Debian's paths have no blanks: the list splits on them.
+	copy_libs "$root" $(find "$root" -type f \( -name '*.so*' -o -path '*/bin/*' \))
 }
 
 # base_dirs ROOT: the directories every image here has.
