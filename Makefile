@@ -18,7 +18,7 @@ LDFLAGS := -X github.com/lockstorm/lockstorm/harness.commit=$(COMMIT)
 BUILD_OUT ?= bin/lockstorm
 
 build:
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BUILD_OUT) ./cmd/lockstorm
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BUILD_OUT) ./cmd/lockstorm
 
 DEMO_FLAGS ?= --lock redlock --workload counter --nemesis partition,latency,server-pause,crash \
 	--persistence aof-everysec --time-limit 20s --seed 1

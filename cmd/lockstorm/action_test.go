@@ -76,7 +76,8 @@ func actionEnv(t *testing.T, with map[string]string, temp string) []string {
 
 // runAction runs scripts/action.sh for real in dir, as action.yml runs it
 // with these inputs, with the lockstorm under test (LOCKSTORM_BIN). It
-// returns the exit status and the outputs written to GITHUB_OUTPUT.
+// returns the exit status and the outputs written to GITHUB_OUTPUT, and
+// logs the end of the script's output.
 func runAction(t *testing.T, dir string, with map[string]string) (int, map[string]string) {
 	t.Helper()
 	script, err := filepath.Abs(actionScript)
@@ -100,7 +101,9 @@ func runAction(t *testing.T, dir string, with map[string]string) (int, map[strin
 			outputs[k] = v
 		}
 	}
-	t.Logf("scripts/action.sh %v: exit %d, outputs %v", with, code, outputs)
+	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	t.Logf("scripts/action.sh %v: exit %d, outputs %v; its output ends:\n%s", with, code, outputs,
+		strings.Join(lines[max(0, len(lines)-12):], "\n"))
 	return code, outputs
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,8 +56,9 @@ func TestImageRunsATest(t *testing.T) {
 }
 
 // checkImageRun: the run gave a verdict (exit 0, 1 or 3, not 2: bad input
-// or setup, e.g. no redis-server or no python3 in the image) and its report
-// is in the host's store, where the output says (/store is the mount).
+// or setup, e.g. no redis-server or no python3 in the image), its folder is
+// in the host's store, where the output says (/store is the mount), and its
+// clients acquired the lock (results.json, the lock checker's details).
 func checkImageRun(t *testing.T, store, name string, code int, out string) {
 	t.Helper()
 	if code != exitValid && code != exitInvalid && code != exitUnknown {
@@ -71,8 +73,29 @@ func checkImageRun(t *testing.T, store, name string, code int, out string) {
 	if report == "" || !strings.Contains(report, name) {
 		t.Fatalf("%s in the image printed no report under /store/%s:\n%s", name, name, out)
 	}
-	if _, err := os.Stat(report); err != nil {
-		t.Errorf("%s: the report is not in the mounted store: %v", name, err)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(report), "results.json"))
+	if err != nil {
+		t.Fatalf("%s: the run folder is not in the mounted store: %v", name, err)
 	}
-	t.Logf("%s in the image: exit %d, %s", name, code, report)
+	var res struct {
+		Results []struct {
+			Name    string `json:"name"`
+			Details struct {
+				Acquire struct{ OK int } `json:"acquire"`
+			} `json:"details"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	acquired := -1
+	for _, r := range res.Results {
+		if r.Name == "lock" {
+			acquired = r.Details.Acquire.OK
+		}
+	}
+	if acquired <= 0 {
+		t.Errorf("%s in the image: %d acquires succeeded, want some (the clients reached redis-server)", name, acquired)
+	}
+	t.Logf("%s in the image: exit %d, %d acquires, %s", name, code, acquired, report)
 }
