@@ -2,7 +2,7 @@
 GO      ?= go
 PKGS    := ./...
 
-.PHONY: deps deps-test demo test test-long catalog bench lint build report-screenshot report-samples docker-image docker-lockstorm-image
+.PHONY: deps deps-test demo test test-long catalog bench lint build report-screenshot report-samples docker-image image docker-lockstorm-image
 
 deps:
 	@./scripts/install-deps.sh
@@ -18,7 +18,7 @@ LDFLAGS := -X github.com/lockstorm/lockstorm/harness.commit=$(COMMIT)
 BUILD_OUT ?= bin/lockstorm
 
 build:
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BUILD_OUT) ./cmd/lockstorm
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BUILD_OUT) ./cmd/lockstorm
 
 DEMO_FLAGS ?= --lock redlock --workload counter --nemesis partition,latency,server-pause,crash \
 	--persistence aof-everysec --time-limit 20s --seed 1
@@ -84,9 +84,13 @@ report-samples:
 docker-image: deps
 	./docker/build-redis-image.sh
 
-## docker-lockstorm-image: build the lockstorm image (static binary on an imported base)
-docker-lockstorm-image: docker-image
+## image: build lockstorm/lockstorm:latest, nothing pulled: lockstorm, redis-server and
+## python3 with redis-py from this host's Debian packages, on an empty image
+image: deps
 	./docker/build-lockstorm-image.sh
+
+## docker-lockstorm-image: the old name of `make image`, also builds lockstorm/redis:7
+docker-lockstorm-image: docker-image image
 
 ## bench: benchmarks, numbers on stdout (bench-analyze and bench-overhead first)
 bench: deps bench-analyze bench-overhead
