@@ -2,7 +2,7 @@
 GO      ?= go
 PKGS    := ./...
 
-.PHONY: deps deps-test demo test test-long catalog bench lint build report-screenshot report-samples docker-image docker-lockstorm-image
+.PHONY: deps deps-test demo test test-long catalog bench lint build report-screenshot report-samples docker-image image docker-lockstorm-image
 
 deps:
 	@./scripts/install-deps.sh
@@ -18,7 +18,7 @@ LDFLAGS := -X github.com/lockstorm/lockstorm/harness.commit=$(COMMIT)
 BUILD_OUT ?= bin/lockstorm
 
 build:
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BUILD_OUT) ./cmd/lockstorm
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BUILD_OUT) ./cmd/lockstorm
 
 DEMO_FLAGS ?= --lock redlock --workload counter --nemesis partition,latency,server-pause,crash \
 	--persistence aof-everysec --time-limit 20s --seed 1
@@ -27,11 +27,21 @@ DEMO_FLAGS ?= --lock redlock --workload counter --nemesis partition,latency,serv
 demo: deps build
 	./bin/lockstorm run $(DEMO_FLAGS)
 
-## test: every test against real redis-server processes, then the quick catalogue
-test: deps-test build
-	$(GO) vet $(PKGS)
-	LOCKSTORM_TEST_BIN=$(abspath $(BUILD_OUT)) $(GO) test -short -p 1 -count=1 -timeout 40m $(PKGS)
-	./bin/lockstorm catalog --quick --store $${TMPDIR:-/tmp}/lockstorm-catalog
+## test: every test against real redis-server processes, then the quick catalogue.
+## The installs (deps-test) run beside the build, go vet and the tests'
+## compilation; TEST_P packages are tested at once (2: their runs mostly wait
+## on timers and Redis, and every server takes a free port), the quick
+## catalogue runs CATALOG_PARALLEL rows at once.
+TEST_P ?= 2
+CATALOG_PARALLEL ?= 2
+test:
+	@./scripts/install-deps.sh --with-chromium & deps=$$!; \
+	$(MAKE) --no-print-directory build && $(GO) vet $(PKGS) && $(GO) test -short -count=1 -run '^$$' -exec /bin/true $(PKGS) > /dev/null; \
+	st=$$?; wait $$deps || exit 1; exit $$st
+	@# the docker tests' Redis image, once, before packages that use it run at once
+	@if docker info > /dev/null 2>&1; then ./docker/build-redis-image.sh; fi
+	LOCKSTORM_TEST_BIN=$(abspath $(BUILD_OUT)) $(GO) test -short -p $(TEST_P) -count=1 -timeout 40m $(PKGS)
+	./bin/lockstorm catalog --quick --parallel $(CATALOG_PARALLEL) --store $${TMPDIR:-/tmp}/lockstorm-catalog
 	./bin/lockstorm zoo --only redis-py-lock/client-crash --seeds 1 --time-limit 10s --store $${TMPDIR:-/tmp}/lockstorm-zoo
 
 ## catalog: the whole anomaly catalogue (the README's table)
@@ -74,9 +84,13 @@ report-samples:
 docker-image: deps
 	./docker/build-redis-image.sh
 
-## docker-lockstorm-image: build the lockstorm image (static binary on an imported base)
-docker-lockstorm-image: docker-image
+## image: build lockstorm/lockstorm:latest, nothing pulled: lockstorm, redis-server and
+## python3 with redis-py from this host's Debian packages, on an empty image
+image: deps
 	./docker/build-lockstorm-image.sh
+
+## docker-lockstorm-image: the old name of `make image`, also builds lockstorm/redis:7
+docker-lockstorm-image: docker-image image
 
 ## bench: benchmarks, numbers on stdout (bench-analyze and bench-overhead first)
 bench: deps bench-analyze bench-overhead

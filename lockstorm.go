@@ -24,6 +24,7 @@ package lockstorm
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -58,14 +59,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // reports.Write is one.
 type ReportError = reports.WriteError
 
-// Test runs cfg inside a Go test. The store defaults to the test's temp
-// folder unless cfg.Store is set (set it, e.g. to "store", to keep the
-// reports). It fails t when the run cannot start, and when the verdict is
+// StoreEnv names the environment variable that gives Test a store folder
+// when the Config sets none: `LOCKSTORM_STORE=$PWD/store go test ./...`
+// keeps every run's folder and report (and its junit.xml) under store/.
+const StoreEnv = "LOCKSTORM_STORE"
+
+// Test runs cfg inside a Go test. The store is cfg.Store when set, else
+// the folder the environment variable StoreEnv names (CI sets it to keep
+// the reports as an artifact), else the test's temp folder. It fails t when the run cannot start, and when the verdict is
 // invalid or unknown, with the summary: each checker's verdict, the first
 // anomalies with their op indices, the seed and the report's path. It
 // skips t when redis-server is not installed and cannot be, saying so.
 func Test(t testing.TB, cfg Config) *Result {
 	t.Helper()
+	if cfg.Store == "" {
+		cfg.Store = os.Getenv(StoreEnv)
+	}
 	if cfg.Store == "" {
 		cfg.Store = t.TempDir()
 	}

@@ -39,6 +39,7 @@ func checkersWith(res *Result, log *checker.ServerLog) *checker.Composite {
 		Resource: &checker.Resource{FinalValues: res.Final},
 		Liveness: lv,
 		Fencing:  true, // valid and "not applicable" when the lock issues no tokens
+		Fenced:   cfg.Fencing,
 		Server:   log,
 	})
 }

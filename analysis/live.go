@@ -25,8 +25,10 @@ const (
 	LiveOverlap = "overlap"
 	// LiveWriteAfterValidity: a write the resource accepted that its
 	// process invoked outside its lease (after its validity, after it was
-	// released or signalled lost, or with no lease at all).
-	LiveWriteAfterValidity = "write-after-validity"
+	// released or signalled lost, or with no lease at all), and that
+	// checker.LateWriteFatal judges fatal (under fencing: a fenced read or
+	// write with a newer token had returned ok before it was invoked).
+	LiveWriteAfterValidity = checker.KindLateWrite
 	// LiveLostUpdate: two writes of the same value to the same key, both
 	// acknowledged: the counter workload writes read+1, so one increment
 	// is lost (as checker.Resource).
@@ -79,6 +81,9 @@ type LiveCounter struct {
 	late    map[int]bool            // process -> its open write was invoked outside its lease
 	acked   map[string]*ackedValues // key -> values of acknowledged writes
 	writes  int                     // resource log entries seen
+	fenced  bool                    // the resource enforces fencing (Config.Fencing)
+	fences  map[string]int64        // resource key -> highest token of a fenced read or write ok so far
+	before  map[int]int64           // process -> fences[key] when its open write was invoked
 	stuck   *checker.StuckWatch     // nil when recovery is not required
 
 	counts map[string]int
@@ -91,7 +96,7 @@ func NewLiveCounter(cfg config.Config) *LiveCounter {
 	c := &LiveCounter{drift: l.Drift, driftFactor: l.DriftFactor,
 		invoke: map[int]history.Op{}, byProc: map[int]*liveLease{}, byToken: map[string]*liveLease{},
 		byKey: map[string][]*liveLease{}, late: map[int]bool{}, acked: map[string]*ackedValues{},
-		counts: map[string]int{}}
+		counts: map[string]int{}, fenced: cfg.Fencing, fences: map[string]int64{}, before: map[int]int64{}}
 	if !cfg.SkipRecoveryCheck {
 		c.stuck = checker.NewStuckWatch(0) // as checkersWith's Liveness: NeverFreedAfter unset
 	}
@@ -155,6 +160,7 @@ func (c *LiveCounter) Add(op history.Op) {
 		switch op.F {
 		case history.FWrite:
 			c.late[op.Process] = !c.holds(op.Process, op.Time)
+			c.before[op.Process] = c.fences[op.Key]
 		case history.FRelease:
 			c.cutLease(op)
 		}
@@ -164,6 +170,10 @@ func (c *LiveCounter) Add(op history.Op) {
 	delete(c.invoke, op.Process)
 	if !ok || inv.F != op.F {
 		inv = op // a completion without its invoke: use what it says
+	}
+	if fence := max(op.Fence, inv.Fence); op.Type == history.OK && fence != 0 && (op.F == history.FRead || op.F == history.FWrite) {
+		key := pick(op.Key, inv.Key)
+		c.fences[key] = max(c.fences[key], fence)
 	}
 	switch op.F {
 	case history.FAcquire:
@@ -175,15 +185,20 @@ func (c *LiveCounter) Add(op history.Op) {
 			c.extended(op, inv)
 		}
 	case history.FWrite:
-		late := c.late[op.Process]
+		late, before := c.late[op.Process], c.before[op.Process]
 		delete(c.late, op.Process)
+		delete(c.before, op.Process)
 		if op.Type != history.OK {
 			return
 		}
-		if late {
+		key, v := pick(op.Key, inv.Key), op.Value
+		fence := op.Fence
+		if fence == 0 {
+			fence = inv.Fence
+		}
+		if late && checker.LateWriteFatal(c.fenced, fence, before) {
 			c.counts[LiveWriteAfterValidity]++
 		}
-		key, v := pick(op.Key, inv.Key), op.Value
 		if v == 0 {
 			v = inv.Value
 		}

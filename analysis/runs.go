@@ -25,6 +25,50 @@ type RunInfo struct {
 	// SetupError is the error of a run whose setup failed (its
 	// store.SetupFailedFile): it never ran, has no history and no verdict.
 	SetupError string
+	// Unknown says, for a checked run whose verdict is unknown, why
+	// (from results.json): UnknownInterrupted, UnknownIncomplete,
+	// UnknownCoverage, else UnknownOther; empty for another verdict.
+	Unknown string
+	// Error is the verdict's explanation (results.json's "error"): for
+	// an unknown verdict, the reason in full.
+	Error string
+}
+
+// Why an unknown verdict is unknown (RunInfo.Unknown), in the order
+// they are told apart: a run stopped by SIGINT or SIGTERM before its
+// time limit; a run otherwise cut short (a failed history write, a
+// history without its end); a run whose faults fell short of the
+// coverage bar (README, "What a green verdict proves"); anything else
+// (a clock event, a checker that could not decide).
+const (
+	UnknownInterrupted = "interrupted"
+	UnknownIncomplete  = "incomplete"
+	UnknownCoverage    = "coverage shortfall"
+	UnknownOther       = "undecided"
+)
+
+// storedResults is what ListRuns reads of results.json besides the
+// verdict: the fields resultsFile writes.
+type storedResults struct {
+	Interrupted bool   `json:"interrupted"`
+	Incomplete  string `json:"incomplete"`
+	Coverage    *struct {
+		Gaps []string `json:"shortfall"`
+	} `json:"coverage"`
+}
+
+// unknownWhy is why the run whose results.json holds r has an unknown
+// verdict (RunInfo.Unknown).
+func unknownWhy(r storedResults) string {
+	switch {
+	case r.Interrupted:
+		return UnknownInterrupted
+	case r.Incomplete != "":
+		return UnknownIncomplete
+	case r.Coverage != nil && len(r.Coverage.Gaps) > 0:
+		return UnknownCoverage
+	}
+	return UnknownOther
 }
 
 // ListRuns lists the runs of a store, newest first.
@@ -48,7 +92,11 @@ func ListRuns(root string) ([]RunInfo, error) {
 		}
 		var res checker.Result
 		if store.ReadJSON(filepath.Join(dir, store.ResultsFile), &res) == nil {
-			ri.Verdict, ri.Checked = res.Valid, true
+			ri.Verdict, ri.Checked, ri.Error = res.Valid, true, res.Error
+			var extra storedResults
+			if res.Valid == checker.Unknown && store.ReadJSON(filepath.Join(dir, store.ResultsFile), &extra) == nil {
+				ri.Unknown = unknownWhy(extra)
+			}
 		}
 		out = append(out, ri)
 	}

@@ -93,6 +93,9 @@ type Options struct {
 	// history with no fencing token is Valid (details: applicable false),
 	// so the harness always sets it.
 	Fencing bool
+	// Fenced says the resource enforces fencing (the run's --fencing):
+	// the exclusion checker then judges a late write by LateWriteFatal.
+	Fenced bool
 	// ServerLog is the resource's own write log, for the fencing checker.
 	ServerLog []ServerWrite
 	// Server is the same log digested as it was read (see ServerLog),
@@ -114,9 +117,10 @@ func Standard(o Options) *Composite {
 	}
 	// exclusion's fallback for a lease without a recorded validity
 	// assumes the same drift as the lock checker
-	cs := []Checker{o.Lock, o.Resource, Exclusion{Drift: o.Lock.Drift, DriftFactor: o.Lock.DriftFactor}, o.Liveness}
+	fencing := Fencing{Server: o.ServerLog, Log: o.Server}
+	cs := []Checker{o.Lock, o.Resource, Exclusion{Drift: o.Lock.Drift, DriftFactor: o.Lock.DriftFactor, Fenced: o.Fenced, Log: fencing.serverLog()}, o.Liveness}
 	if o.Fencing {
-		cs = append(cs, Fencing{Server: o.ServerLog, Log: o.Server})
+		cs = append(cs, Fencing{Server: o.ServerLog, Log: fencing.serverLog()})
 	}
 	return Compose(cs...)
 }

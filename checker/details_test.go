@@ -90,8 +90,8 @@ func TestKeptLinearizationDraws(t *testing.T) {
 	if err := z.WriteHTML(&kept, h); err != nil {
 		t.Fatal(err)
 	}
-	if err := WritePorcupineHTML(&again, h, exact()); err != nil {
-		t.Fatal(err)
+	if v, err := WritePorcupineHTML(&again, h, exact()); err != nil || v != z.Valid() || v != res.Valid {
+		t.Fatalf("second search: %v, %v; kept %v, check %v", v, err, z.Valid(), res.Valid)
 	}
 	if kept.String() != again.String() || !strings.Contains(kept.String(), "acquire info k") {
 		t.Errorf("kept search draws %d bytes, a second search %d", kept.Len(), again.Len())

@@ -25,9 +25,11 @@ import (
 //     the server let the previous lease go, which is after the client's
 //     validity (validity ≤ invoke + TTL − drift).
 //   - write-after-validity: a write invoked by a process after its lease's
-//     intervals had all ended (or with no lease at all). Fatal when the
-//     resource accepted it (ok); reported only when it was rejected
-//     (fencing at work) or its outcome is unknown.
+//     intervals had all ended (or with no lease at all). When the
+//     resource accepted it (ok), LateWriteFatal decides: fatal, or under
+//     fencing and in token order harmless (KindLateWriteInOrder);
+//     reported only when it was rejected (fencing at work) or its outcome
+//     is unknown.
 //
 // Workloads must record a write's invoke before their last validity
 // check, and complete it with fail (not send it) when that check fails;
@@ -41,6 +43,13 @@ type Exclusion struct {
 	// overlap. Standard sets them from its Lock checker.
 	Drift       time.Duration
 	DriftFactor float64
+	// Fenced says the resource rejects writes whose fencing token is
+	// below one it accepted (the run's --fencing): a write accepted late
+	// but in token order is then harmless (LateWriteFatal).
+	Fenced bool
+	// Log is the resource's own log, digested (nil: none): it shows
+	// which accepted writes came after a newer token (LateWriteFatal).
+	Log *ServerLog
 }
 
 // Name is "exclusion".
@@ -48,9 +57,13 @@ func (Exclusion) Name() string { return "exclusion" }
 
 // ExclusionDetails summarises an exclusion check.
 type ExclusionDetails struct {
-	Leases                  int            `json:"leases"`
-	Overlaps                int            `json:"overlaps"`
-	WritesAfterValidity     map[string]int `json:"writes_after_validity,omitempty"` // by outcome
+	Leases   int `json:"leases"`
+	Overlaps int `json:"overlaps"`
+	// WritesAfterValidity counts writes invoked outside their lease by
+	// outcome: "accepted" (fatal), "accepted-in-order" (accepted under
+	// fencing in token order: harmless, see LateWriteFatal), "rejected",
+	// "failed", "unknown".
+	WritesAfterValidity     map[string]int `json:"writes_after_validity,omitempty"`
 	WritesChecked           int            `json:"writes_checked"`
 	MaxOverlapNS            int64          `json:"max_overlap_ns"`
 	LeasesWithoutValidity   int            `json:"leases_without_validity"`
@@ -84,10 +97,23 @@ func (e Exclusion) checkOps(h history.History, os []op) Result {
 			Text: fmt.Sprintf("key %q: process %d (token %s) held the lock in its own view over [%s, %s] while process %d (token %s) did over [%s, %s]",
 				ov.Key, a.Lease.Process, a.Lease.Token, fmtTime(a.Start), fmtTime(a.End), c.Lease.Process, c.Lease.Token, fmtTime(c.Start), fmtTime(c.End))})
 	}
+	var acc acceptedFences // built on the first late write accepted under fencing
 	for i := range os {
 		if w := &os[i]; w.F == history.FWrite {
 			d.WritesChecked++
-			writeAfterValidity(w, leaseAt(set.byProc[w.Process], w.Call), &d, &al)
+			l := leaseAt(set.byProc[w.Process], w.Call)
+			why, late := lateWhy(w, l)
+			if !late {
+				continue
+			}
+			fatal := true
+			if w.Type == history.OK && e.Fenced && w.Fence != 0 {
+				if acc == nil {
+					acc = acceptedFencesOf(os)
+				}
+				fatal = LateWriteFatal(e.Fenced, w.Fence, newestBefore(w, acc, e.Log))
+			}
+			writeAfterValidity(w, l, why, fatal, &d, &al)
 		}
 	}
 	if len(d.WritesAfterValidity) == 0 {
@@ -96,34 +122,40 @@ func (e Exclusion) checkOps(h history.History, os []op) Result {
 	return Result{Name: e.Name(), Valid: al.verdict(Valid), Anomalies: al.list, Details: d}
 }
 
-// writeAfterValidity reports write w if its process invoked it outside
-// every stretch in which it believed its lease l (its current one, nil if
-// none) valid.
-func writeAfterValidity(w *op, l *Lease, d *ExclusionDetails, al *anomalyList) {
-	var why string
+// lateWhy says why write w lies outside every stretch in which its
+// process believed its lease l (its current one, nil if none) valid;
+// late is false when it lies inside one.
+func lateWhy(w *op, l *Lease) (why string, late bool) {
 	if l == nil {
-		why = "without holding any lease"
-	} else {
-		var last int64
-		for _, s := range l.Valid() {
-			if s[0] <= w.Call && w.Call <= s[1] {
-				return
-			}
-			if s[0] <= w.Call {
-				last = max(last, s[1])
-			}
+		return "without holding any lease", true
+	}
+	var last int64
+	for _, s := range l.Valid() {
+		if s[0] <= w.Call && w.Call <= s[1] {
+			return "", false
 		}
-		why = fmt.Sprintf("after its lease (token %s) was valid only until %s", l.Token, fmtTime(last))
-		if l.CutBy == "lost" && w.Call > l.Cut {
-			why = fmt.Sprintf("after its lease (token %s) was signalled lost at %s", l.Token, fmtTime(l.Cut))
+		if s[0] <= w.Call {
+			last = max(last, s[1])
 		}
 	}
+	if l.CutBy == "lost" && w.Call > l.Cut {
+		return fmt.Sprintf("after its lease (token %s) was signalled lost at %s", l.Token, fmtTime(l.Cut)), true
+	}
+	return fmt.Sprintf("after its lease (token %s) was valid only until %s", l.Token, fmtTime(last)), true
+}
+
+// writeAfterValidity reports write w, invoked outside its lease l (nil:
+// none) for reason why; acceptedFatal is LateWriteFatal's answer for it
+// if the resource accepted it.
+func writeAfterValidity(w *op, l *Lease, why string, acceptedFatal bool, d *ExclusionDetails, al *anomalyList) {
 	outcome, kind, fatal := "unknown", "write-after-validity-unknown", false
 	switch {
+	case w.Type == history.OK && acceptedFatal:
+		outcome, kind, fatal = "accepted", KindLateWrite, true
 	case w.Type == history.OK:
-		outcome, kind, fatal = "accepted", "write-after-validity", true
+		outcome, kind = "accepted-in-order", KindLateWriteInOrder
 	case w.Type == history.Fail && IsStale(w.Error):
-		outcome, kind = "rejected", "write-after-validity-rejected"
+		outcome, kind = "rejected", KindLateWriteRejected
 	case w.Type == history.Fail:
 		outcome, kind = "failed", "write-after-validity-failed"
 	}
@@ -132,6 +164,10 @@ func writeAfterValidity(w *op, l *Lease, d *ExclusionDetails, al *anomalyList) {
 	if l != nil {
 		ops = opIndices(l.acq, w)
 	}
-	al.add(Anomaly{Kind: kind, Fatal: fatal, Ops: ops,
-		Text: fmt.Sprintf("process %d wrote %d at %s %s; the resource %s it", w.Process, w.Value, fmtTime(w.Call), why, outcome)})
+	text := fmt.Sprintf("process %d wrote %d at %s %s; the resource %s it", w.Process, w.Value, fmtTime(w.Call), why, outcome)
+	if kind == KindLateWriteInOrder {
+		text = fmt.Sprintf("process %d wrote %d (token %d) at %s %s; the fencing resource accepted it in token order, before any newer token reached it: harmless",
+			w.Process, w.Value, w.Fence, fmtTime(w.Call), why)
+	}
+	al.add(Anomaly{Kind: kind, Fatal: fatal, Ops: ops, Text: text})
 }

@@ -17,6 +17,26 @@ type Linearization struct {
 	model porcupine.Model
 	info  porcupine.LinearizationInfo
 	notes []porcupine.Annotation
+	// valid is the search's own verdict: Valid when porcupine
+	// linearized every key, Invalid when it proved one cannot be,
+	// Unknown when it ran out of time.
+	valid Validity
+}
+
+// Valid is the verdict of this search alone (not the run's: other
+// checkers may find what it cannot see): the verdict the page drawn
+// from it shows.
+func (z *Linearization) Valid() Validity { return z.valid }
+
+// validityOf is porcupine's result as a verdict.
+func validityOf(r porcupine.CheckResult) Validity {
+	switch r {
+	case porcupine.Ok:
+		return Valid
+	case porcupine.Illegal:
+		return Invalid
+	}
+	return Unknown
 }
 
 // WriteHTML writes porcupine's visualisation of the search as a
@@ -37,7 +57,7 @@ func search(model porcupine.Model, pops []porcupine.Operation, timeout time.Dura
 		return porcupine.CheckOperationsTimeout(model, pops, timeout), nil
 	}
 	r, info := porcupine.CheckOperationsVerbose(model, pops, timeout)
-	return r, &Linearization{model: model, info: info, notes: notes}
+	return r, &Linearization{model: model, info: info, notes: notes, valid: validityOf(r)}
 }
 
 // unplaced re-checks one key's ops verbosely. For a history that is not

@@ -230,7 +230,8 @@ func (r *livenessRun) releasedAt(a *op) (int64, bool) {
 
 // neverFreed reports a key whose lock was never freed: at least three
 // acquires failed (or had unknown outcomes) after the last lease that can
-// hold it had run out, over at least freeAfter until the history ended.
+// hold it had run out, while no fault was in effect, over at least
+// freeAfter until the history ended.
 // The lease that can hold it is the last acquire ok's, unless that holder
 // released it (a release ok): then only an acquire with unknown outcome,
 // invoked before the last such failure and never released, can hold it,
@@ -284,6 +285,12 @@ func (r *livenessRun) neverFreed(k string, p *keyProgress, freeAfter int64, unhe
 		r.skip(k, fmt.Sprintf("never-freed not judged: faults %v still open when the history ended", unhealed))
 		return
 	}
+	// A failure while a fault was in effect may be the fault's (a crashed
+	// quorum refuses every acquire): only those invoked while none was
+	// count, as for lock-stuck (StuckWatch).
+	if fails = slices.DeleteFunc(fails, func(o *op) bool { return r.inFault(o.Call) }); len(fails) < 3 {
+		return
+	}
 	r.d.NeverFreed++
 	if len(holders) > 5 {
 		holders = holders[:5]
@@ -292,6 +299,11 @@ func (r *livenessRun) neverFreed(k string, p *keyProgress, freeAfter int64, unhe
 	r.al.add(Anomaly{Kind: "lock-never-freed", Fatal: r.l.RequireRecovery, Ops: ops,
 		Text: fmt.Sprintf("key %q: lock never freed: %s; %d acquires failed after its lease had run out, over the following %s until the history ended",
 			k, who, len(fails), fmtDur(r.end-since))})
+}
+
+// inFault reports whether a fault window was open at time t.
+func (r *livenessRun) inFault(t int64) bool {
+	return slices.ContainsFunc(r.windows, func(w Window) bool { return w.Contains(t) })
 }
 
 // lastCall is the latest invoke time of os (Inf if none).

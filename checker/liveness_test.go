@@ -107,6 +107,34 @@ func TestLivenessNeverFreedNotJudgedUnderOpenFault(t *testing.T) {
 	}
 }
 
+// Acquires that fail while a fault is in effect (a crashed quorum
+// refuses them all) do not make a lock "never freed", even when the fault
+// healed just before the history ended (a slow container restart): only
+// failures while no fault was in effect count.
+func TestLivenessNeverFreedIgnoresFailuresInAFault(t *testing.T) {
+	b := new(hb).
+		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).
+		add(50, history.Info, history.NemesisProcess, "start", "", "", partition)
+	for i := 0; i < 5; i++ {
+		b.op(int64(200+1000*i), int64(210+1000*i), history.Fail, 1+i, "acquire", "k", "", ttl(100))
+	}
+	b.add(4300, history.Info, history.NemesisProcess, "stop", "", "", partition)
+	b.op(4400, 4410, history.Fail, 9, "acquire", "k", "", ttl(100))
+	r := (&Liveness{RequireRecovery: true}).Check(context.Background(), b.sorted())
+	if kindsOf(r)["lock-never-freed"] != 0 {
+		t.Fatalf("failures inside the fault counted:\n%s", r)
+	}
+	// The same failures with no fault in effect: never freed.
+	c := new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100))
+	for i := 0; i < 5; i++ {
+		c.op(int64(200+1000*i), int64(210+1000*i), history.Fail, 1+i, "acquire", "k", "", ttl(100))
+	}
+	c.op(4400, 4410, history.Fail, 9, "acquire", "k", "", ttl(100))
+	if r := (&Liveness{RequireRecovery: true}).Check(context.Background(), c.sorted()); kindsOf(r)["lock-never-freed"] != 1 {
+		t.Fatalf("want lock-never-freed without faults:\n%s", r)
+	}
+}
+
 // Without a RetryInterval the grace is the longest TTL plus the longest
 // pause seen between a failed acquire and the same process's next one.
 func TestLivenessRecoveryGraceFromHistory(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/lockstorm/lockstorm/internal/page"
 )
 
 // The lease-aware mutex model that the Lock checker gives porcupine.
@@ -277,7 +278,7 @@ func lockModel(tokens []string, now int64) porcupine.Model {
 		DescribeOperation: func(input, output any) string {
 			in := input.(*lockInput)
 			var b strings.Builder
-			fmt.Fprintf(&b, "%s p%d %s", in.kind, in.process, in.tokStr)
+			fmt.Fprintf(&b, "%s p%d %s", in.kind, in.process, page.ShortToken(in.tokStr))
 			if in.kind != lkRelease && in.ttl > 0 {
 				fmt.Fprintf(&b, " ttl=%s lease≥%s", fmtDur(in.ttl), fmtTime(in.exp))
 			}
@@ -303,8 +304,14 @@ func lockModel(tokens []string, now int64) porcupine.Model {
 	}
 }
 
-// describeMetadata is an operation's metadata (its record indices) for
-// the visualisation.
+// MetadataSep separates, in an operation's metadata on porcupine's
+// pages, its record indices ("ops 12,15") from what else its tooltip
+// says (the whole token, "token …").
+const MetadataSep = " · "
+
+// describeMetadata is an operation's metadata (its record indices, then
+// after MetadataSep the whole token of a token the box shortens) for the
+// visualisation.
 func describeMetadata(md any) string {
 	if md == nil {
 		return ""

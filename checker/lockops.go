@@ -2,11 +2,13 @@ package checker
 
 import (
 	"fmt"
+	"html"
 	"sort"
 	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/lease"
 )
 
@@ -52,6 +54,11 @@ func (l *Lock) lockOpsOf(os []op) lockSearch {
 		md := fmt.Sprintf("ops %d,%d", o.Inv, o.Ret)
 		if o.Ret < 0 {
 			md = fmt.Sprintf("op %d (never completed)", o.Inv)
+		}
+		if short := page.ShortToken(o.Token); short != o.Token {
+			// the box shows the short token; the tooltip (the metadata)
+			// the whole one, after the ops the report's script reads
+			md += MetadataSep + "token " + html.EscapeString(o.Token)
 		}
 		b.s.ops = append(b.s.ops, porcupine.Operation{
 			ClientId: max(o.Process, 0), Input: in, Output: in.out, Call: o.Call, Return: o.Return, Metadata: md,

@@ -21,13 +21,14 @@ const (
 // partial ones) as a self-contained HTML page. Fault windows appear as
 // annotations on a "nemesis" row (unhealed ones say so), and acquires
 // with unknown outcome, which the check leaves out, as annotations on
-// their client's row. l may be nil (NewLock()).
+// their client's row. l may be nil (NewLock()). It returns the search's
+// own verdict (Linearization.Valid).
 //
 // It runs the search again: a fresh check keeps it instead
 // (LockDetails.Linearization; draw that with its WriteHTML). Porcupine's
 // visualisation is built for thousands of operations, not millions: the
 // report should call it only for histories of modest size.
-func WritePorcupineHTML(w io.Writer, h history.History, l *Lock) error {
+func WritePorcupineHTML(w io.Writer, h history.History, l *Lock) (Validity, error) {
 	if l == nil {
 		l = NewLock()
 	}
@@ -36,11 +37,11 @@ func WritePorcupineHTML(w io.Writer, h history.History, l *Lock) error {
 }
 
 // drawSearch writes the visualisation of porcupine's verbose search of
-// pops on h (see Linearization.WriteHTML).
-func drawSearch(w io.Writer, h history.History, model porcupine.Model, pops []porcupine.Operation, timeout time.Duration, notes []porcupine.Annotation) error {
-	_, info := porcupine.CheckOperationsVerbose(model, pops, searchTimeout(context.Background(), timeout))
-	z := Linearization{model: model, info: info, notes: notes}
-	return z.WriteHTML(w, h)
+// pops on h (see Linearization.WriteHTML) and returns its verdict.
+func drawSearch(w io.Writer, h history.History, model porcupine.Model, pops []porcupine.Operation, timeout time.Duration, notes []porcupine.Annotation) (Validity, error) {
+	r, info := porcupine.CheckOperationsVerbose(model, pops, searchTimeout(context.Background(), timeout))
+	z := Linearization{model: model, info: info, notes: notes, valid: validityOf(r)}
+	return z.valid, z.WriteHTML(w, h)
 }
 
 // infoNotes annotate the acquires with unknown outcome that the lock
@@ -62,7 +63,7 @@ func infoNotes(infoAcq []*op) []porcupine.Annotation {
 // WriteCounterHTML is WritePorcupineHTML for the counter's critical
 // sections (the resource checker's porcupine model); a fresh check keeps
 // its search in ResourceDetails.Linearization.
-func WriteCounterHTML(w io.Writer, h history.History, timeout time.Duration) error {
+func WriteCounterHTML(w io.Writer, h history.History, timeout time.Duration) (Validity, error) {
 	return drawSearch(w, h, counterModel(), sectionOps(counterSections(ops(h))), timeout, nil)
 }
 

@@ -109,7 +109,8 @@ func (s Spec) PauseTimes() []time.Duration {
 
 // Config is one side's harness configuration. Holders honour their own
 // validity deadline (correct client code): what goes wrong is a write
-// sent before the pause and delivered after the lease expired.
+// sent before the pause and delivered after the lease expired. Its Cell
+// ("lock fenced, ttl 1s, fencing on, pause 2s") titles the side's report.
 func (s Spec) Config(fencing bool) config.Config {
 	// Named after the lock: comparisons of different locks keep their
 	// own runs and their own `latest` in the store.
@@ -117,7 +118,12 @@ func (s Spec) Config(fencing bool) config.Config {
 	if fencing {
 		name = "compare-" + s.Lock + "-fenced"
 	}
-	return config.Config{Name: name, Lock: s.Lock, Workload: "counter", Clients: s.Clients, TTL: s.TTL,
+	fenced := "off"
+	if fencing {
+		fenced = "on"
+	}
+	cell := fmt.Sprintf("lock %s, ttl %s, fencing %s, pause %s", s.Lock, page.Dur(s.TTL), fenced, page.Dur(s.Pause))
+	return config.Config{Name: name, Cell: cell, Lock: s.Lock, Workload: "counter", Clients: s.Clients, TTL: s.TTL,
 		Fencing: fencing, TimeLimit: s.TimeLimit, Store: s.Store,
 		Plan: sweep.HolderPauses(s.PauseTimes(), s.Pause)}
 }

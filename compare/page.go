@@ -40,6 +40,7 @@ plots below the other side's. */}}
 <tr><th>stale writes accepted</th><td class="num">{{.M.StaleAccepted}}</td></tr>
 <tr><th>stale writes rejected</th><td class="num">{{.M.StaleRejected}}</td></tr>
 <tr><th>writes after the writer's validity, accepted</th><td class="num">{{.M.LateWrites}}</td></tr>
+<tr><th>the same, accepted in token order, before any newer token reached the resource (harmless)</th><td class="num">{{.M.LateInOrder}}</td></tr>
 <tr><th>acquire success</th><td class="num">{{pct .M.SuccessRate}}</td></tr>
 <tr><th>client pauses</th><td class="num">{{.M.Faults}}</td></tr>
 </table>

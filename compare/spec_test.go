@@ -3,6 +3,7 @@ package compare
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // compare refuses a lock without fencing tokens before anything runs.
@@ -28,5 +29,17 @@ func TestRunsNamedAfterTheLock(t *testing.T) {
 	}
 	if a, b := s.Config(false).Name, s.Config(true).Name; a != "compare-fenced-redlock-unfenced" || b != "compare-fenced-redlock-fenced" {
 		t.Fatalf("run names %q and %q", a, b)
+	}
+}
+
+// Each side's run carries its cell (lock, TTL, fencing, pause), which
+// titles its report.
+func TestSidesNameTheirCell(t *testing.T) {
+	s, err := (Spec{Lock: "fenced-redlock", TTL: time.Second, Pause: 2 * time.Second}).WithDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := s.Config(false).Cell, s.Config(true).Cell; a != "lock fenced-redlock, ttl 1s, fencing off, pause 2s" || b != "lock fenced-redlock, ttl 1s, fencing on, pause 2s" {
+		t.Fatalf("cells %q and %q", a, b)
 	}
 }

@@ -38,6 +38,11 @@ type NewLockFunc func(clients []redis.UniversalClient, opt lockimpl.Options) (lo
 type Config struct {
 	// Name is the test's name in the store.
 	Name string `json:"name"`
+	// Cell names the cell of a sweep or comparison the run is one of, by
+	// its settings ("lock renewable, ttl 200ms, renew ttl/3, pause 1.5s,
+	// run 2"): the report's title and heading say it after the name.
+	// Empty for a run of its own; no flag sets it.
+	Cell string `json:"cell,omitempty"`
 	// Lock names a lock of lockimpl (see lockimpl.Names). For a built-in
 	// lock the name also decides the default node count (5 for redlock,
 	// fenced-redlock and redsync, else 1) and whether the liveness checker

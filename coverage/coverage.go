@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
@@ -303,4 +304,31 @@ func (r *Report) Kind(k string) KindCount {
 		}
 	}
 	return KindCount{Kind: k}
+}
+
+// Column is one column of the coverage table (the report's and the run
+// summary's): its heading and what it counts.
+type Column struct{ Name, Meaning string }
+
+// Columns are the coverage table's columns, in the order the report and
+// the summary show them, each with its meaning: the legend of the report
+// page and of --help.
+var Columns = []Column{
+	{"planned", "fault steps of this kind in the plan"},
+	{"applied", "of them, faults that took effect (their start completed ok)"},
+	{"holder", "applied faults that hit a client holding the lock, at the fault's start or during it"},
+	{"holder at start", "of those, faults whose client held the lock when the fault started"},
+	{"waiter", "applied faults that hit a client waiting in acquire"},
+	{"write", "applied faults that hit a client with a resource operation in flight (a write, cron run, api call or leader term)"},
+	{"exercised", "applied faults that hit a holder or a waiter: what the bar (--min-coverage) counts"},
+}
+
+// Legend is Columns as text, one "name: meaning" line each, indented by
+// indent.
+func Legend(indent string) string {
+	var b strings.Builder
+	for _, c := range Columns {
+		b.WriteString(indent + c.Name + ": " + c.Meaning + "\n")
+	}
+	return b.String()
 }

@@ -40,6 +40,7 @@ type run struct {
 	cluster    cluster.Cluster
 	rec        *history.Recorder
 	tgt        *targeter         // aims targeted faults; nil without a fault plan
+	releases   *releaseStarts    // the workers' release starts, for faults aimed at them
 	overhead   analysis.Overhead // measured in setup and finish
 	ranFor     time.Duration
 	res        *resource.Server
@@ -332,11 +333,14 @@ func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 	}()
 	var tr tracker
 	start := time.Now()
-	r.waitTimeLimit(ctx, res, &tr, start)
-	r.ranFor = time.Since(start)
-	close(r.stopWork)
+	reached := r.waitTimeLimit(ctx, res, &tr, start)
 	// No fault starts after the time limit; the one in flight completes.
 	close(nemFinish)
+	if reached {
+		r.recoverAfterLateHeal(ctx, res, start, nemDone)
+	}
+	r.ranFor = time.Since(start)
+	close(r.stopWork)
 	nerr := r.windDown(ctx, cancelWork, nemDone)
 	r.progress(&tr, start, true)
 	if nerr != nil && !errors.Is(nerr, context.Canceled) {
@@ -347,6 +351,7 @@ func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 
 // startSlots starts one slot per client.
 func (r *run) startSlots(workCtx context.Context) error {
+	r.releases = newReleaseStarts()
 	procs := workloads.NewProcesses(r.cfg.Clients)
 	for i := 0; i < r.cfg.Clients; i++ {
 		s := newSlot(r, i, procs, r.cfg.Seed)
@@ -358,9 +363,11 @@ func (r *run) startSlots(workCtx context.Context) error {
 	return nil
 }
 
-// waitTimeLimit waits for the time limit, an interrupt (res.Interrupted)
-// or a failed history write (res.Incomplete), showing progress.
-func (r *run) waitTimeLimit(ctx context.Context, res *analysis.Result, tr *tracker, start time.Time) {
+// waitTimeLimit waits for the time limit, an interrupt (res.Interrupted),
+// a failed history write (res.Incomplete) or, with --until-invalid, the
+// first violation, showing progress. It reports whether the time limit
+// was reached.
+func (r *run) waitTimeLimit(ctx context.Context, res *analysis.Result, tr *tracker, start time.Time) bool {
 	timer := time.NewTimer(r.cfg.TimeLimit)
 	defer timer.Stop()
 	tick := time.NewTicker(progressInterval)
@@ -368,27 +375,66 @@ func (r *run) waitTimeLimit(ctx context.Context, res *analysis.Result, tr *track
 	for {
 		select {
 		case <-timer.C:
-			return
+			return true
 		case <-ctx.Done():
 			res.Interrupted = true
 			res.Incomplete = interruptedReason(ctx, time.Since(start), r.cfg.TimeLimit)
 			r.logf("%s", res.Incomplete)
-			return
+			return false
 		case <-r.rec.Failed():
 			// The history can no longer be stored: stop now, as on an
 			// interrupt, and check what is in memory.
 			res.Incomplete = "history write failed: " + r.rec.Err().Error()
 			r.logf("stopping: %s", res.Incomplete)
 			r.abort()
-			return
+			return false
 		case <-tick.C:
 			r.tgt.catchUp()
 			r.progress(tr, start, false)
 			if r.cfg.StopAtViolation && tr.live.Total() > 0 {
 				r.logf("stopping at the first violation (--until-invalid): %v", tr.live.Snapshot())
-				return
+				return false
 			}
 		}
+	}
+}
+
+// recoverAfterLateHeal gives a run whose final heal is still in flight
+// at the time limit (a slow Docker daemon can take seconds to restart a
+// container) the recovery phase it was planned to have: it waits for the
+// nemesis to finish (at most nemesisFinishTimeout, or an interrupt) and
+// then keeps the clients going for the recovery phase (see phases), so
+// that the liveness checker judges recovery after the real last heal
+// rather than on the few records before the run's end. The nemesis's
+// result is put back on nemDone for windDown.
+func (r *run) recoverAfterLateHeal(ctx context.Context, res *analysis.Result, start time.Time, nemDone chan error) {
+	interrupted := func() {
+		res.Interrupted = true
+		res.Incomplete = interruptedReason(ctx, time.Since(start), r.cfg.TimeLimit)
+		r.logf("%s", res.Incomplete)
+	}
+	select {
+	case err := <-nemDone:
+		nemDone <- err // healed in time: nothing to extend
+		return
+	default:
+	}
+	var err error
+	select {
+	case err = <-nemDone:
+	case <-ctx.Done():
+		interrupted()
+		return
+	case <-time.After(nemesisFinishTimeout):
+		return // windDown cuts it short
+	}
+	nemDone <- err
+	_, _, recovery := phases(r.cfg)
+	r.logf("the final heal came after the time limit: the clients run %v more, the recovery phase", recovery)
+	select {
+	case <-time.After(recovery):
+	case <-ctx.Done():
+		interrupted()
 	}
 }
 

@@ -135,7 +135,8 @@ func (s *targeter) freshness() (fresh, freshWait time.Duration) {
 	return max(s.r.cfg.TTL/20, 5*time.Millisecond), max(s.r.cfg.TTL, 500*time.Millisecond)
 }
 
-// resolve aims a targeted fault when it starts. It replaces the client
+// resolve aims a targeted fault when it starts. It replaces
+// nemesis.TargetReleaser (see resolveReleaser), and the client
 // placeholders (nemesis.TargetHolder, nemesis.TargetWaiter) with the
 // client in that state now, and the node placeholder nemesis.TargetLease
 // with enough nodes, those that granted the holder's lease first, to break
@@ -149,6 +150,11 @@ func (s *targeter) freshness() (fresh, freshWait time.Duration) {
 // a lease on seeded nodes (its record names what it hit).
 func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 	r := s.r
+	if slices.Contains(f.Clients, nemesis.TargetReleaser) {
+		s.mu.Lock()
+		f = s.resolveReleaser(f, s.deadline(time.Now()))
+		s.mu.Unlock()
+	}
 	wantHolder := slices.Contains(f.Clients, nemesis.TargetHolder) || f.Target == nemesis.AimLease ||
 		slices.Contains(f.Nodes, nemesis.TargetLease)
 	wantWaiter := slices.Contains(f.Clients, nemesis.TargetWaiter)
@@ -160,7 +166,7 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 	fresh, freshWait := s.freshness()
 	start := time.Now()
 	deadline := s.deadline(start)
-	if wantWaiter && s.keys != nil {
+	if wantWaiter && !wantHolder && s.keys != nil {
 		if c, ok := s.aimNoExpiry(start, deadline); ok {
 			return crashAll(f, c)
 		}
@@ -175,13 +181,16 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 				h, found = &hs[0], true
 			}
 		}
-		if wantWaiter {
+		if wantWaiter && !wantHolder {
 			waiter, found = s.waiter(waited >= freshWait || late)
 		}
 		if found || late {
 			break
 		}
 		time.Sleep(targetPoll)
+	}
+	if wantWaiter && wantHolder {
+		waiter, _ = s.waiter(true) // beside the holder, when one waits
 	}
 	fallback := r.slots[0].name
 	out := make([]string, 0, len(f.Clients))
@@ -191,6 +200,8 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 			c = h.client
 		case c == nemesis.TargetWaiter && waiter != "":
 			c = waiter
+		case c == nemesis.TargetWaiter && wantHolder:
+			continue // no waiter beside the holder
 		case c == nemesis.TargetHolder, c == nemesis.TargetWaiter:
 			c = fallback
 		}

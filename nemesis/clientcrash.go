@@ -61,10 +61,15 @@ func (c *ClientCrash) Start(ctx context.Context, f Fault) error {
 // waiter in the middle of its acquire: where a lock that sets its TTL in a
 // second round trip keeps a key without expiry, and where a fair lock
 // leaves a dead waiter in its queue. Alternating, rather than tossing a
-// coin, makes any two aimed crashes of a plan hit both.
+// coin, makes any two aimed crashes of a plan hit both. A crash aimed at
+// the holder also takes the client that has waited longest in acquire,
+// when one does: a fair lock's queue then has a dead waiter at its head
+// once the dead holder's lease runs out, from the first aimed crash on.
 func (c *ClientCrash) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	if nth%2 == 1 {
 		return aimClients(f, AimWaiter, TargetWaiter)
 	}
-	return aimClients(f, AimHolder, TargetHolder)
+	f = aimClients(f, AimHolder, TargetHolder)
+	f.Clients = append(f.Clients, TargetWaiter)
+	return f
 }

@@ -164,6 +164,12 @@ func aimLease(f Fault) Fault {
 const (
 	TargetHolder = "@holder" // the client holding the lock now
 	TargetWaiter = "@waiter" // a client waiting in acquire now
+	// TargetReleaser is a holder whose release has just begun: the fault
+	// starts within about a millisecond of the release's invoke, so the
+	// release may not yet have been sent, be half done (a two-step
+	// release) or be done without its reply. Only plans name it (a
+	// --config or --fault-plan file); random faults are not aimed there.
+	TargetReleaser = "@releaser"
 )
 
 // TargetLease is the node placeholder a fault aimed at a lease (AimLease)

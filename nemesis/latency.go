@@ -76,23 +76,38 @@ func (l *Latency) Stop(ctx context.Context, f Fault) error {
 	return l.Env.Cluster.RemoveLatency(ctx, links(l.Env.Cluster, f))
 }
 
-// Aim slows every link from the holder to the nodes (three times in
-// four), right after it acquired, by 0.2 to 0.45 node timeouts each way
-// (a round trip stays below the timeout: the commands succeed, late), so that its
-// release (and a two-step release's second step) straddles its expiry; or
-// a waiter's links, late in its acquire, so that its reply comes back
-// after much of the lease is gone. The resource link is left alone.
+// Aim slows the links from the holder to the nodes (three times in four),
+// right after it acquired, or a waiter's links, late in its acquire.
+//
+// The holder's links are slowed one way, client to node, by 0.5 to 0.8
+// TTLs, at most 0.9 node timeouts (a round trip stays below the timeout:
+// the commands succeed, late). A release that checks the key (GET) and
+// then deletes it (DEL) in two round trips then has its check land a
+// delay after the hold ends, and its delete a second delay later: a hold
+// h shorter than TTL - delay, with h + 2 x delay past the TTL, puts the
+// key's expiry between the two, where a waiter can take the lock and
+// lose it to the delete. (A delay both ways spends half of the timeout
+// on replies and lands the delete sooner.) With the default node timeout
+// of TTL/10 no delay can straddle a TTL: a longer --node-timeout lets it.
+// A waiter's links are slowed both ways by 0.2 to 0.45 node timeouts, so
+// that its reply comes back after much of the lease is gone. The
+// resource link is left alone.
 func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
-	if nth%4 == 3 {
-		f = aimClients(f, AimWaiter, TargetWaiter)
-	} else {
-		f = aimClients(f, AimHolder, TargetHolder)
-	}
 	f.Shape = LatencyLink
 	f.Nodes = append([]string(nil), t.Nodes...)
-	f.Delay = scaled(r, t.nodeTimeout(), 0.2, 0.45)
-	f.Jitter = uniform(r, 0, f.Delay/10).Round(time.Millisecond)
-	f.Stream = ""
-	f.Duration = scaled(r, t.ttl(), 1, 3)
+	if nth%4 == 3 {
+		f = aimClients(f, AimWaiter, TargetWaiter)
+		f.Delay = scaled(r, t.nodeTimeout(), 0.2, 0.45)
+		f.Jitter = uniform(r, 0, f.Delay/10).Round(time.Millisecond)
+		f.Stream = ""
+	} else {
+		f = aimClients(f, AimHolder, TargetHolder)
+		f.Delay = min(scaled(r, t.ttl(), 0.5, 0.8), (t.nodeTimeout() * 9 / 10).Round(time.Millisecond))
+		f.Jitter = uniform(r, 0, f.Delay/50).Round(time.Millisecond)
+		f.Stream = cluster.Upstream
+	}
+	// 1.5 to 3.5 TTLs: a slowed holder's round (acquire, hold, release)
+	// takes about a TTL, and each is a chance for the straddle.
+	f.Duration = scaled(r, t.ttl(), 1.5, 3.5)
 	return f
 }

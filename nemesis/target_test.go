@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockstorm/lockstorm/cluster"
 )
 
 // targetOpts is a plan over every kind with 5 nodes, 3 clients and a
@@ -159,7 +161,11 @@ func TestAimPerKind(t *testing.T) {
 			switch k {
 			case KindClientPause, KindClientCrash, KindLatency, KindPartition:
 				ph := map[string]string{AimHolder: TargetHolder, AimWaiter: TargetWaiter}[f.Target]
-				if ph == "" || !slices.Equal(f.Clients, []string{ph}) || f.Links != nil {
+				want := []string{ph}
+				if k == KindClientCrash && f.Target == AimHolder {
+					want = append(want, TargetWaiter) // and the longest waiter
+				}
+				if ph == "" || !slices.Equal(f.Clients, want) || f.Links != nil {
 					t.Fatalf("%s aimed %q at clients %v links %v", k, f.Target, f.Clients, f.Links)
 				}
 			case KindCrash, KindClockJump, KindServerPause:
@@ -178,7 +184,7 @@ func TestAimPerKind(t *testing.T) {
 				t.Errorf("an aimed crash restarts after %v, not within the lease", f.RestartDelay)
 			case k == KindClockJump && f.JumpBy <= 0:
 				t.Errorf("an aimed clock jump goes %v, not forward", f.JumpBy)
-			case k == KindLatency && (len(f.Nodes) != len(top.Nodes) || 2*f.Delay >= top.nodeTimeout() || f.Delay < top.nodeTimeout()/5):
+			case k == KindLatency && (len(f.Nodes) != len(top.Nodes) || roundTrip(f)+f.Jitter*2 >= top.nodeTimeout() || f.Delay < top.nodeTimeout()/5):
 				t.Errorf("an aimed latency slows %v by %v", f.Nodes, f.Delay)
 			case k == KindPartition && f.Shape == ShapeClientFromK && len(f.Nodes) != len(top.Nodes)/2+1:
 				t.Errorf("an aimed partition cuts %v, not a majority", f.Nodes)
@@ -207,4 +213,13 @@ func TestLeaseBreakers(t *testing.T) {
 			t.Errorf("LeaseBreakers(%d, %d) = %d, want %d", c.granted, c.n, got, c.want)
 		}
 	}
+}
+
+// roundTrip is what an aimed latency adds to a round trip: its delay
+// each way it slows.
+func roundTrip(f Fault) time.Duration {
+	if f.Stream == cluster.Upstream || f.Stream == cluster.Downstream {
+		return f.Delay
+	}
+	return 2 * f.Delay
 }

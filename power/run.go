@@ -43,8 +43,8 @@ const (
 )
 
 // Cells are the scenarios as campaign cells: each run with the flags'
-// time limit and store, a broken lock claiming detection, a correct one
-// no false alarm. Each configuration is checked (WithDefaults), so that
+// time limit and store, a broken lock claiming detection (its run stops
+// at its first live violation), a correct one no false alarm. Each configuration is checked (WithDefaults), so that
 // a bad time limit fails before anything runs.
 func (s Spec) Cells(f config.Campaign) ([]campaign.Cell, error) {
 	if len(s.Scenarios) == 0 {
@@ -54,6 +54,10 @@ func (s Spec) Cells(f config.Campaign) ([]campaign.Cell, error) {
 	for _, sc := range s.Scenarios {
 		c := sc.Config
 		c.Name, c.TimeLimit, c.Store = sc.Name, f.TimeLimit(), f.Store()
+		// A broken lock's run stops at its first live violation
+		// (--until-invalid): its time to detect is read from the history
+		// either way, and the rest of the run would prove nothing more.
+		c.StopAtViolation = sc.Broken
 		if _, err := c.WithDefaults(); err != nil {
 			return nil, bad("%s: %s", sc.Name, strings.TrimPrefix(err.Error(), config.ErrConfig.Error()+": "))
 		}

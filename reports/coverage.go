@@ -16,7 +16,9 @@ type coverageView struct {
 	Min       int
 	Unjudged  string
 	Kinds     []coverage.KindCount
-	Windows   []coverageWindow
+	// Legend says what each column counts (coverage.Columns).
+	Legend  []coverage.Column
+	Windows []coverageWindow
 	// WindowsLeft is how many windows are not listed (trimPage).
 	WindowsLeft int
 	Gaps        []string
@@ -37,7 +39,7 @@ func coverageSection(c *coverage.Report, recordAt func(i int64) (history.Op, boo
 		return nil
 	}
 	v := &coverageView{Requested: strings.Join(c.Requested, ", "), Min: c.Min, Unjudged: c.Unjudged,
-		Kinds: c.Kinds, Gaps: c.Gaps}
+		Kinds: c.Kinds, Gaps: c.Gaps, Legend: coverage.Columns}
 	for _, w := range c.Windows {
 		ops := fmt.Sprint(w.StartOp)
 		if w.StopOp >= 0 {
@@ -75,6 +77,7 @@ const coverageTemplate = `{{with .}}<h3 id="coverage">Coverage: what the faults 
 <tr><th>kind</th><th class="num">planned</th><th class="num">applied</th><th class="num">holder</th><th class="num">holder at start</th><th class="num">waiter</th><th class="num">write</th><th class="num">exercised</th></tr>
 {{range .Kinds}}<tr><td>{{.Kind}}</td><td class="num">{{.Planned}}</td><td class="num">{{.Applied}}</td><td class="num">{{.TouchedHolder}}</td><td class="num">{{.HolderAtStart}}</td><td class="num">{{.TouchedWaiter}}</td><td class="num">{{.TouchedWrite}}</td><td class="num">{{.Exercised}}</td></tr>{{end}}
 </table>
+<dl class="legend" id="coverage-legend">{{range .Legend}}<dt>{{.Name}}</dt><dd>{{.Meaning}}</dd>{{end}}</dl>
 {{if .Windows}}<table class="records">
 <tr><th>kind</th><th class="num">start (s)</th><th class="num">end (s)</th><th class="num">ops</th><th>applied</th><th>clients hit</th><th>nodes</th><th>holder</th><th>waiter</th><th>write</th></tr>
 {{range .Windows}}<tr><td class="mono" title="{{.Detail}}">{{.Kind}}</td><td class="num">{{.Start}}</td><td class="num">{{.End}}{{if .Unhealed}} (unhealed){{end}}</td><td class="num">{{.Ops}}</td><td>{{if .Applied}}yes{{else}}<b>no</b>{{end}}</td><td class="mono">{{.Clients}}</td><td class="mono">{{.Nodes}}</td><td class="mono">{{.Holder}}</td><td class="mono">{{.Waiter}}</td><td class="mono">{{.Write}}</td></tr>{{end}}

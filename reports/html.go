@@ -14,7 +14,6 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
-	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 //go:embed index.html.tmpl
@@ -46,7 +45,10 @@ type anomalyView struct {
 	checker.Anomaly
 	Checker string
 	OpsText string
-	Link    string // porcupine page to open, at the anomaly's last op ("porcupine.html#op=12")
+	// Link is the page to open at the anomaly, one that draws the op it
+	// names ("timeline.html#op=12", see opPages.link); "" when no page
+	// of the report draws any of its ops.
+	Link    string
 	Records []recordRow
 	More    int // records not shown
 }
@@ -63,29 +65,34 @@ type checkerView struct {
 	NonFatal      int
 	Error         string
 	Details       string // indented JSON
-	Anomalies     []anomalyView
 }
 
 // pageData is everything index.html shows.
 type pageData struct {
 	Name, Dir, Verdict, VerdictError string
-	Seed                             int64
-	Replay, ReplayNote               string
-	Generated                        string
-	Duration                         string
-	Ops, Records, Faults             int
-	Checkers                         []checkerView
-	FatalCount                       int
-	Plan                             []planRow
-	HealAt                           string
-	PlanOrigin                       string // "scripted" or "drawn from the seed before the run"
-	Windows                          []checker.Window
-	Coverage                         *coverageView // nil: no faults
-	Figures                          []figure
-	Config                           string
-	Clients                          string // what the clients were and the pause model
-	Files                            []fileLink
-	Porcupine                        string // note when porcupine.html was not built
+	// Proof is the banner's line under the verdict (bannerLine): what a
+	// valid run exercised, an invalid run's first fatal anomaly.
+	Proof                string
+	Seed                 int64
+	Replay, ReplayNote   string
+	Generated            string
+	Duration             string
+	Ops, Records, Faults int
+	Checkers             []checkerView
+	FatalCount           int
+	// Anomalies are every checker's anomalies, fatal ones first
+	// (orderedAnomalies).
+	Anomalies  []anomalyView
+	Plan       []planRow
+	HealAt     string
+	PlanOrigin string // "scripted" or "drawn from the seed before the run"
+	Windows    []checker.Window
+	Coverage   *coverageView // nil: no faults
+	Figures    []figure
+	Config     string
+	Clients    string // what the clients were and the pause model
+	Files      []fileLink
+	Porcupine  string // note when porcupine.html was not built
 	// PauseStories are one sentence per paused client (pauseStories),
 	// shown by the holders chart.
 	PauseStories []string
@@ -100,6 +107,9 @@ type pageData struct {
 	// Big says, for a history too long to keep whole, which parts of the
 	// report cover the whole run and which only windows of it (notes).
 	Big []string
+	// Cell is the sweep or comparison cell the run is one of
+	// (config.Config.Cell), after the name in the title and heading.
+	Cell string
 }
 
 type planRow struct{ At, Kind, Fault, Duration string }
@@ -112,9 +122,9 @@ const maxRecordsShown = 16
 // buildPage gathers the page's data from res and the pass over its
 // history and its resource log (s). figs are the rendered plots by file
 // name; files the run folder's files worth linking.
-func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink, counterPage bool, porcNote string) pageData {
+func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink, pages *opPages, porcNote string) pageData {
 	cfg := res.Config
-	d := pageData{Name: cfg.Name, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
+	d := pageData{Name: cfg.Name, Cell: cfg.Cell, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
 		Seed: cfg.Seed, Generated: time.Now().Format(time.RFC3339), Records: int(s.records), Ops: s.ops.len(),
 		Duration: time.Duration(s.end).Round(time.Millisecond).String(),
 		Faults:   len(s.faults), Windows: s.faults, Figures: figs, Files: files, Porcupine: porcNote,
@@ -129,7 +139,9 @@ func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink
 	if configEmpty(cfg) {
 		d.Replay, d.ReplayNote = "", "Replay: "+unknownReplay+" (test.json records no settings), so no command line can repeat this run."
 	}
-	d.Checkers, d.FatalCount = checkerViews(res.Verdict, s.recordAt, counterPage)
+	d.Proof = bannerLine(res)
+	d.Checkers, d.FatalCount = checkerViews(res.Verdict)
+	d.Anomalies = anomalyViews(res.Verdict, s.recordAt, pages)
 	if res.Plan != nil {
 		for _, st := range res.Plan.Steps {
 			d.Plan = append(d.Plan, planRow{At: st.At.String(), Kind: st.Fault.Kind, Fault: st.Fault.String(), Duration: st.Duration.String()})
@@ -150,11 +162,9 @@ func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink
 	return d
 }
 
-// checkerViews are the rows of v's checkers, each anomaly with its first
-// records (recordAt: false when not at hand), and the number of fatal
-// anomalies. counterPage says the resource checker's anomalies link to
-// porcupine-counter.html.
-func checkerViews(v checker.Result, recordAt func(i int64) (history.Op, bool), counterPage bool) (out []checkerView, fatal int) {
+// checkerViews are the rows of v's checkers and the number of fatal
+// anomalies.
+func checkerViews(v checker.Result) (out []checkerView, fatal int) {
 	parts := v.Results
 	if len(parts) == 0 && (v.Name != "" || len(v.Anomalies) > 0) {
 		parts = []checker.Result{v}
@@ -173,33 +183,32 @@ func checkerViews(v checker.Result, recordAt func(i int64) (history.Op, bool), c
 			} else {
 				cv.NonFatal++
 			}
-			link := store.PorcupineFile
-			if r.Name == "resource" && counterPage {
-				link = store.PorcupineCounterFile
-			}
-			av := anomalyView{Anomaly: a, Checker: r.Name, OpsText: indexList(a.Ops, 60), Link: link + opAnchor(a.Ops)}
-			for i, o := range a.Ops {
-				if i == maxRecordsShown {
-					av.More = len(a.Ops) - i
-					break
-				}
-				if op, ok := recordAt(o); ok {
-					av.Records = append(av.Records, recordRow{Op: op, Seconds: fmt.Sprintf("%.4f", seconds(op.Time)), Short: shortToken(op.Token)})
-				}
-			}
-			cv.Anomalies = append(cv.Anomalies, av)
 		}
 		out = append(out, cv)
 	}
 	return out, fatal
 }
 
-// shortToken keeps the first 10 characters of a token.
-func shortToken(t string) string {
-	if len(t) <= 12 {
-		return t
+// anomalyViews are the anomaly cards of v in orderedAnomalies' order
+// (fatal first), each with its first records (recordAt: false when not
+// at hand). pages are the report's pages the anomalies link to, with the
+// ops each draws.
+func anomalyViews(v checker.Result, recordAt func(i int64) (history.Op, bool), pages *opPages) []anomalyView {
+	var out []anomalyView
+	for _, a := range orderedAnomalies(v) {
+		av := anomalyView{Anomaly: a.Anomaly, Checker: a.Checker, OpsText: indexList(a.Ops, 60), Link: pages.link(a.Checker, a.Ops)}
+		for i, o := range a.Ops {
+			if i == maxRecordsShown {
+				av.More = len(a.Ops) - i
+				break
+			}
+			if op, ok := recordAt(o); ok {
+				av.Records = append(av.Records, recordRow{Op: op, Seconds: fmt.Sprintf("%.4f", seconds(op.Time)), Short: page.ShortToken(op.Token)})
+			}
+		}
+		out = append(out, av)
 	}
-	return t[:10] + "…"
+	return out
 }
 
 // pngURL embeds a PNG as a data URI.

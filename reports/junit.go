@@ -112,7 +112,7 @@ type JUnitProblem struct {
 // checker's own (checker.Result.Seconds).
 func junitCase(class string, r checker.Result) JUnitCase {
 	tc := JUnitCase{Name: r.Name, Classname: class, Time: Seconds(r.Seconds)}
-	text := anomalyText(r.Anomalies)
+	text := anomalyText(r)
 	switch r.Valid {
 	case checker.Invalid:
 		fatal := 0
@@ -125,8 +125,8 @@ func junitCase(class string, r checker.Result) JUnitCase {
 		if r.Error != "" {
 			msg += ": " + firstLine(r.Error)
 		}
-		if fatal > 0 {
-			msg += " (first: " + firstLine(firstFatal(r.Anomalies)) + ")"
+		if a, ok := firstFatalAnomaly(r); ok {
+			msg += " (first: " + firstLine(anomalyLine(a.Anomaly)) + ")"
 		}
 		tc.Failure = &JUnitProblem{Message: msg, Type: "invalid", Text: joinNonEmpty(r.Error, text)}
 	case checker.Unknown:
@@ -235,12 +235,13 @@ func MarshalJUnit(d JUnitSuites) ([]byte, error) {
 	return append([]byte(xml.Header), append(b, '\n')...), nil
 }
 
-// anomalyText lists anomalies one per line:
-// "[overlap] ops 12, 15, 40: text (faults: client-pause[c1])".
-func anomalyText(as []checker.Anomaly) string {
+// anomalyText lists r's anomalies one per line, fatal ones first
+// (orderedAnomalies): "[overlap] ops 12, 15, 40: text (faults:
+// client-pause[c1])".
+func anomalyText(r checker.Result) string {
 	var b strings.Builder
-	for _, a := range as {
-		b.WriteString(anomalyLine(a))
+	for _, a := range orderedAnomalies(r) {
+		b.WriteString(anomalyLine(a.Anomaly))
 		b.WriteByte('\n')
 	}
 	return b.String()
@@ -272,15 +273,6 @@ func indexList(ops []int64, n int) string {
 		parts = append(parts, fmt.Sprint(o))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func firstFatal(as []checker.Anomaly) string {
-	for _, a := range as {
-		if a.Fatal {
-			return anomalyLine(a)
-		}
-	}
-	return ""
 }
 
 func firstLine(s string) string {

@@ -110,38 +110,28 @@ func oldCountType(sp []span, t history.Type, open bool) int {
 // memory.
 func oldLatencyQuantiles(h history.History, ws []checker.Window, end int64) ([]byte, error) {
 	end = max(end, 0)
-	width := bucketWidth(end)
-	title := fmt.Sprintf("Latency quantiles per %v bucket, by operation type (completed ops, by invoke time)", time.Duration(width))
 	legend := faultLegend(ws)
 	done := oldCompletedSpans(h)
 	if len(done) == 0 {
-		return emptyPanels(title, "latency (ms)", noCompleted, ws, end, legend)
+		return emptyPanels(quantilesTitle, "latency (ms)", noCompleted, ws, end, legend)
 	}
+	drawn := make([]bool, len(quantileLines))
 	ps, err := oldTypePanels(done, func(f string, sp []span, last bool) (*plot.Plot, error) {
-		return oldQuantilePanel(f, sp, ws, end, width, last)
+		b := &quantileBucketer{per: perPoint(len(sp))}
+		for _, s := range sp {
+			b.add(s.Call, math.Max(millis(s.Latency()), minLatencyMs))
+		}
+		b.flush()
+		p, d, err := drawQuantiles(quantileTitle(f, len(sp), b.per), b.points, ws, end, bucketWidth(end), last)
+		for j := range d {
+			drawn[j] = drawn[j] || d[j]
+		}
+		return p, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, q := range quantileLines {
-		w := vg.Points(1.5)
-		if q.q == 1 {
-			w = vg.Points(4)
-		}
-		legend = append(legend, legendItem{Label: q.name, Thumb: lineThumb(draw.LineStyle{Color: q.col, Width: w})})
-	}
-	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
-}
-
-// oldQuantilePanel drew one operation type's panel of
-// oldLatencyQuantiles.
-func oldQuantilePanel(f string, sp []span, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
-	buckets := make([][]float64, end/width+1)
-	for _, s := range sp {
-		b := bucketOf(s.Call, width, int64(len(buckets)))
-		buckets[b] = append(buckets[b], math.Max(millis(s.Latency()), minLatencyMs))
-	}
-	return drawQuantiles(fmt.Sprintf("%s (%d completed)", f, len(sp)), buckets, ws, end, width, last)
+	return renderStack(quantilesTitle, ps, nil, quantilesLegend(legend, drawn), figWidth, panelsHeight(len(ps)))
 }
 
 // oldRate drew rate.png from the history in memory.

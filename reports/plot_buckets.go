@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"slices"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -46,100 +45,38 @@ func bucketOf(t, width, n int64) int64 {
 	return min(max(t/width, 0), n-1)
 }
 
-// quantileLines are latency-quantiles.png's lines, in drawing order.
-var quantileLines = []struct {
-	name string
-	q    float64
-	col  color.Color
-}{
-	{"max", 1, color.Gray{Y: 0xb0}}, // drawn first: p99 often equals it
-	{"p99", 0.99, colFail},
-	{"p95", 0.95, colInfo},
-	{"p50", 0.50, colOK},
-}
-
 // latencyQuantiles draws latency-quantiles.png from the run's
-// operations: p50, p95, p99 and max of the completed operations'
-// latencies per time bucket (by invoke time), one panel per operation
-// type present, each with its own log scale, so that the p99 of fast
-// operations is not hidden under lock waits.
+// operations: one panel per operation type present, each with its own
+// log scale (so that the p99 of fast operations is not hidden under lock
+// waits), whose points summarise consecutive completed operations (by
+// invoke time, perPoint of them): their p50, p95, p99 and max, each
+// series drawn where quantileDefined and joined only across stretches
+// with operations (quantileRuns).
 func latencyQuantiles(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	end = max(end, 0)
-	width := bucketWidth(end)
-	title := fmt.Sprintf("Latency quantiles per %v bucket, by operation type (completed ops, by invoke time)", time.Duration(width))
 	legend := faultLegend(ws)
 	types := l.present(true)
 	if len(types) == 0 {
-		return emptyPanels(title, "latency (ms)", noCompleted, ws, end, legend)
+		return emptyPanels(quantilesTitle, "latency (ms)", noCompleted, ws, end, legend)
 	}
 	var ps []*plot.Plot
+	drawn := make([]bool, len(quantileLines))
 	for i, f := range types {
-		p, err := quantilePanel(l, f, ws, end, width, i == len(types)-1)
+		n := 0
+		l.each(f, true, func(int, span) { n++ })
+		b := &quantileBucketer{per: perPoint(n)}
+		l.each(f, true, func(_ int, s span) { b.add(s.Call, latencyMs(s)) })
+		b.flush()
+		p, d, err := drawQuantiles(quantileTitle(f, n, b.per), b.points, ws, end, bucketWidth(end), i == len(types)-1)
 		if err != nil {
 			return nil, err
+		}
+		for j := range drawn {
+			drawn[j] = drawn[j] || d[j]
 		}
 		ps = append(ps, p)
 	}
-	for _, q := range quantileLines {
-		w := vg.Points(1.5)
-		if q.q == 1 {
-			w = vg.Points(4)
-		}
-		legend = append(legend, legendItem{Label: q.name, Thumb: lineThumb(draw.LineStyle{Color: q.col, Width: w})})
-	}
-	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
-}
-
-// quantilePanel is operation type f's panel of latency-quantiles.png:
-// the quantiles of its completed operations' exact latencies per bucket
-// of width ns.
-func quantilePanel(l *opLog, f string, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
-	buckets := make([][]float64, end/width+1)
-	n := 0
-	l.each(f, true, func(_ int, s span) {
-		b := bucketOf(s.Call, width, int64(len(buckets)))
-		buckets[b] = append(buckets[b], latencyMs(s))
-		n++
-	})
-	return drawQuantiles(fmt.Sprintf("%s (%d completed)", f, n), buckets, ws, end, width, last)
-}
-
-// drawQuantiles draws a panel of latency-quantiles.png titled title from
-// the latencies (ms) of each bucket of width ns.
-func drawQuantiles(title string, buckets [][]float64, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
-	p := newPanel(title, "", last)
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
-	lines := make([]plotter.XYs, len(quantileLines))
-	lo, hi := math.Inf(1), 0.0
-	for b, ls := range buckets {
-		if len(ls) == 0 {
-			continue
-		}
-		slices.Sort(ls)
-		x := seconds(int64(b)*width + width/2)
-		for i, q := range quantileLines {
-			v := quantile(ls, q.q)
-			lines[i] = append(lines[i], plotter.XY{X: x, Y: v})
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
-	for i, q := range quantileLines {
-		l, pts, err := plotter.NewLinePoints(lines[i])
-		if err != nil {
-			return nil, err
-		}
-		l.LineStyle = draw.LineStyle{Color: q.col, Width: vg.Points(1.5)}
-		if q.q == 1 {
-			l.LineStyle.Width = vg.Points(4)
-		}
-		pts.GlyphStyle = draw.GlyphStyle{Color: q.col, Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
-		p.Add(l, pts)
-	}
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = msLogTicks{}
-	p.Y.Min, p.Y.Max = lo/1.5, hi*1.5
-	return p, nil
+	return renderStack(quantilesTitle, ps, nil, quantilesLegend(legend, drawn), figWidth, panelsHeight(len(ps)))
 }
 
 // lineThumb draws a line style as a legend thumbnail.
@@ -247,7 +184,7 @@ func drawRatePanel(title string, rc rateCounts, ws []checker.Window, end int64, 
 		l.LineStyle = draw.LineStyle{Color: o.col, Width: vg.Points(1.6)}
 		p.Add(l)
 	}
-	return p, nil
+	return runAxis(p, end), nil
 }
 
 // noCompleted is the note of a bucketed figure without completed
@@ -262,5 +199,5 @@ func emptyPanels(title, ylabel, note string, ws []checker.Window, end int64, leg
 	p.Add(faultBands{ws}, lightGrid())
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Add(emptyNote{note})
-	return renderStack(title, []*plot.Plot{p}, nil, legend, figWidth, figHeight)
+	return renderStack(title, []*plot.Plot{runAxis(p, end)}, nil, legend, figWidth, figHeight)
 }

@@ -382,7 +382,7 @@ func fencingPlotFrom(title string, pts []fencePoint, issued plotter.XYs, ws []ch
 	case !anyFence:
 		p.Add(emptyNote{"this lock issues no fencing tokens: every write carried token 0"})
 	}
-	return p, legend, heated, nil
+	return runAxis(p, end), legend, heated, nil
 }
 
 // fenceGroups are fencing.png's groups of points, in drawing order: the

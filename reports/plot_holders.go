@@ -235,9 +235,6 @@ func drawHolders(a holdersArgs) ([]byte, error) {
 	if title == "" {
 		title = holdersTitle(len(hs), len(d.ovs), len(d.lost))
 	}
-	for _, m := range d.marks {
-		end = max(end, m.At())
-	}
 	if a.timeOf != nil || len(hs) > maxDetailLeases {
 		return windowedHolders(a, title, end)
 	}
@@ -255,7 +252,7 @@ func drawHolders(a holdersArgs) ([]byte, error) {
 		}
 		p.Add(d)
 	}
-	return renderPNG(p, append(holdersLegend(len(d.lost) > 0), faultLegend(d.ws)...), figWidth, height)
+	return renderPNG(runAxis(p, end), append(holdersLegend(len(d.lost) > 0), faultLegend(d.ws)...), figWidth, height)
 }
 
 // holdersLegend is the legend of the detailed holders chart; lost adds

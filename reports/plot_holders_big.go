@@ -237,7 +237,7 @@ func windowedHolders(a holdersArgs, title string, end int64) ([]byte, error) {
 	xl := "time since start (s)"
 	ov := smallTitle(rowsPlot(a, fmt.Sprintf("Whole run: share of each of %d columns (%.3g s) each client held the lock", overviewCols, o.width)+a.overviewNote, xl, 0, xMax(end)))
 	ov.Add(o)
-	ps := []*plot.Plot{ov}
+	ps := []*plot.Plot{runAxis(ov, end)}
 	rows := float64(len(hc.sm.Rows))
 	rowH := math.Max(0.12, math.Min(0.38, 6/math.Max(rows, 1))) // inches per row in a window
 	ovH := 1.0 + rows*math.Min(0.22, 3/math.Max(rows, 1))

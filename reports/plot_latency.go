@@ -192,7 +192,7 @@ func drawRawPanel(d rawPanel, ws []checker.Window, end int64, last bool) (p *plo
 	p.Add(points...)
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = msLogTicks{}
-	return p, heated, nil
+	return runAxis(p, end), heated, nil
 }
 
 // minLatencyMs is the floor of latencies on log axes (1 µs): a zero

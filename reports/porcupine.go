@@ -21,64 +21,68 @@ import (
 // and note says which pages show which records. For a history that does
 // not validate, porcupine.html is a short page saying why instead, and
 // note says so for index.html. Every page is titled with the run, lock
-// and verdict, and opens at the operation its "#op=N" fragment names
-// (decoratePorcupine).
-func (s *runScan) writePorcupine(res *analysis.Result, opt Options) (note string, counter bool, err error) {
+// and its own search's verdict, opens at the operation its "#op=N"
+// fragment names (decoratePorcupine), and records in pages the
+// anomalies' ops it draws.
+func (s *runScan) writePorcupine(res *analysis.Result, opt Options, pages *opPages) (note string, err error) {
 	h, n := s.d.h, s.ops.len()
 	var reason string
 	switch {
 	case !s.whole || n > opt.PorcupineMaxOps && checker.Validate(h) == nil:
-		return writeSegmentPages(res, s.d, s.orig, opt, n)
+		return writeSegmentPages(res, s.d, s.orig, opt, n, pages)
 	case n > opt.PorcupineMaxOps:
 		reason = fmt.Sprintf("The history has %d client operations, more than the %d porcupine's visualisation is built for; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
 	case checker.Validate(h) != nil:
 		reason = "The history is not well-formed, so porcupine could not be run on it: " + checker.Validate(h).Error()
 	}
 	if reason != "" {
-		return reason, false, writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built"), reason)
+		return reason, writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built", nil), reason)
 	}
 	lock, counterKept := keptLinearizations(res.Verdict)
-	if err := writePorcupinePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine)"), func(w io.Writer) error {
+	if err := writePorcupinePage(res, store.PorcupineFile, "Lock check (porcupine)", func(w io.Writer) (checker.Validity, error) {
 		if lock != nil {
-			return lock.WriteHTML(w, h)
+			return lock.Valid(), lock.WriteHTML(w, h)
 		}
 		return drawLock(w, h, opt) // a result read back from disk, or a check without a search
-	}, nil); err != nil {
-		return "", false, err
+	}, nil, pages); err != nil {
+		return "", err
 	}
 	if !counterRun(res, h) {
-		return "", false, nil
+		return "", nil
 	}
-	err = writePorcupinePage(res.Dir, store.PorcupineCounterFile, porcupineTitle(res, "Counter's critical sections (porcupine)"), func(w io.Writer) error {
+	return "", writePorcupinePage(res, store.PorcupineCounterFile, "Counter's critical sections (porcupine)", func(w io.Writer) (checker.Validity, error) {
 		if counterKept != nil {
-			return counterKept.WriteHTML(w, h)
+			return counterKept.Valid(), counterKept.WriteHTML(w, h)
 		}
 		return checker.WriteCounterHTML(w, h, opt.PorcupineTimeout)
-	}, nil)
-	return "", err == nil, err
+	}, nil, pages)
 }
 
 // drawLock writes porcupine's page of the lock check of h, searching
-// again (within opt.PorcupineTimeout).
-func drawLock(w io.Writer, h history.History, opt Options) error {
+// again (within opt.PorcupineTimeout), and returns the search's verdict.
+func drawLock(w io.Writer, h history.History, opt Options) (checker.Validity, error) {
 	l := checker.NewLock()
 	l.Timeout = opt.PorcupineTimeout
 	return checker.WritePorcupineHTML(w, h, l)
 }
 
-// writePorcupinePage writes file into dir: porcupine's page drawn by
-// draw, titled title (decoratePorcupine), then marked (when mark is not
-// nil) as one segment of the history (markSegment).
-func writePorcupinePage(dir, file, title string, draw func(w io.Writer) error, mark func(page []byte) []byte) error {
+// writePorcupinePage writes file into res.Dir: porcupine's page drawn by
+// draw, titled with what it shows and the verdict of draw's search
+// (porcupineTitle, decoratePorcupine), then marked (when mark is not
+// nil) as one segment of the history (markSegment); pages records the
+// anomalies' ops it draws.
+func writePorcupinePage(res *analysis.Result, file, what string, draw func(w io.Writer) (checker.Validity, error), mark func(page []byte) []byte, pages *opPages) error {
 	var buf bytes.Buffer
-	if err := draw(&buf); err != nil {
+	v, err := draw(&buf)
+	if err != nil {
 		return fmt.Errorf("reports: %s: %w", file, err)
 	}
-	page := decoratePorcupine(buf.Bytes(), title)
+	pages.addPorcupine(file, buf.Bytes())
+	page := decoratePorcupine(buf.Bytes(), porcupineTitle(res, what, &v))
 	if mark != nil {
 		page = mark(page)
 	}
-	return writeFile(dir, file, page)
+	return writeFile(res.Dir, file, page)
 }
 
 // keptLinearizations are the porcupine searches the lock and resource

@@ -27,9 +27,11 @@ func opener(t *testing.T, dir, target string) string {
 
 // The report's anomaly links carry the failing op ("porcupine.html#op=N"),
 // and the porcupine page opened through such a link, in Chromium, carries
-// the run's title (lock, run, verdict) instead of porcupine's default,
-// and has selected and outlined the operation holding op N after its
-// scripts ran.
+// the run's title (lock, run) and the verdict of its own check instead
+// of porcupine's default (the lock check of the hand-built pause run is
+// VALID though the run is INVALID; its counter's critical sections are
+// not linearizable), and has selected and outlined the operation
+// holding op N after its scripts ran.
 func TestBrowserPorcupineOpensAtFailingOp(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()
@@ -60,9 +62,16 @@ func TestBrowserPorcupineOpensAtFailingOp(t *testing.T) {
 		seen[l[1]] = true
 		dom := browsertest.DOM(t, opener(t, dir, l[1]))
 		title := regexp.MustCompile(`<title>([^<]*)</title>`).FindStringSubmatch(dom)
+		want := "this check VALID (linearizable)"
+		if strings.HasPrefix(l[1], store.PorcupineCounterFile) {
+			want = "this check INVALID (not linearizable)"
+		}
 		if title == nil || title[1] == "Porcupine" || !strings.Contains(title[1], "hand-built-pause") ||
-			!strings.Contains(title[1], "lock single") || !strings.Contains(title[1], "INVALID") {
-			t.Errorf("%s: title %q does not name the run, lock and verdict", l[1], title)
+			!strings.Contains(title[1], "lock single") || !strings.HasSuffix(title[1], want) {
+			t.Errorf("%s: title %q does not name the run, lock and its check's verdict %q", l[1], title, want)
+		}
+		if h1 := regexp.MustCompile(`<h1 id="lockstorm-title">([^<]*)</h1>`).FindStringSubmatch(dom); h1 == nil || h1[1] != title[1] {
+			t.Errorf("%s: heading %q, want the title", l[1], h1)
 		}
 		if !strings.Contains(dom, `data-lockstorm-op="`+l[2]+`"`) {
 			t.Errorf("%s: the script did not select op %s", l[1], l[2])

@@ -5,30 +5,37 @@ import (
 	"fmt"
 	"html"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/checker"
 )
 
 // porcupineTitle is the title of a porcupine page of res: what the page
-// shows, the run (test name and run folder), the lock and the run's
-// verdict, e.g. "Lock check (porcupine) — single-counter
-// 20261203T104020.424, lock single: INVALID".
-func porcupineTitle(res *analysis.Result, what string) string {
+// shows, the run (test name and run folder), the lock and the verdict of
+// the page's own search (not the run's: other checkers see what this
+// check cannot), e.g. "Lock check (porcupine) — single-counter
+// 20261203T104020.424, lock single: this check INVALID (not
+// linearizable)". A page without a search (a note) has no verdict: pass
+// nil.
+func porcupineTitle(res *analysis.Result, what string, v *checker.Validity) string {
 	cfg := res.Config
-	return fmt.Sprintf("%s — %s %s, lock %s: %s", what, cfg.Name, filepath.Base(res.Dir), cfg.Lock,
-		strings.ToUpper(res.Verdict.Valid.String()))
+	t := fmt.Sprintf("%s — %s %s, lock %s", what, cfg.Name, filepath.Base(res.Dir), cfg.Lock)
+	if v == nil {
+		return t
+	}
+	return t + ": this check " + searchVerdict(*v)
 }
 
-// opAnchor is the fragment of a link that opens a porcupine page at an
-// anomaly's failing operation: its last op (the record that completed
-// the anomaly), "#op=N"; empty for an anomaly without ops.
-func opAnchor(ops []int64) string {
-	if len(ops) == 0 {
-		return ""
+// searchVerdict says what a porcupine search's verdict v means.
+func searchVerdict(v checker.Validity) string {
+	switch v {
+	case checker.Valid:
+		return "VALID (linearizable)"
+	case checker.Invalid:
+		return "INVALID (not linearizable)"
 	}
-	return fmt.Sprintf("#op=%d", slices.Max(ops))
+	return "UNKNOWN (the search did not finish)"
 }
 
 // decoratePorcupine gives a page porcupine's Visualize wrote (v1.3.1:
@@ -91,9 +98,11 @@ const porcupineTargetScript = `<style>
           }
           data.Partitions.forEach(function (part, p) {
             part.History.forEach(function (el, i) {
-              (String(el.Metadata || '').match(/\d+/g) || []).forEach(function (s) {
+              // the record indices: the metadata up to its separator
+              var md = String(el.Metadata || '').split('` + checker.MetadataSep + `')[0]
+              ;(md.match(/\d+/g) || []).forEach(function (s) {
                 var d = Math.abs(Number(s) - want)
-                if (best === null || d < best.d) best = {d: d, p: p, i: i, md: el.Metadata}
+                if (best === null || d < best.d) best = {d: d, p: p, i: i, md: md}
               })
             })
           })

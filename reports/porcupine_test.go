@@ -1,11 +1,17 @@
 package reports
 
 import (
+	"context"
 	"encoding/json"
+	"html"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -29,7 +35,7 @@ func TestPorcupinePagesFromKeptSearch(t *testing.T) {
 		}
 		return string(a), string(b)
 	}
-	if _, _, err := passOfResult(t, res).writePorcupine(res, Options{}.withDefaults()); err != nil {
+	if _, err := passOfResult(t, res).writePorcupine(res, Options{}.withDefaults(), nil); err != nil {
 		t.Fatal(err)
 	}
 	keptLock, keptCounter := read()
@@ -42,7 +48,7 @@ func TestPorcupinePagesFromKeptSearch(t *testing.T) {
 	if lock, counter := keptLinearizations(res.Verdict); lock != nil || counter != nil {
 		t.Fatal("a verdict read from JSON kept a search")
 	}
-	if _, _, err := passOfResult(t, res).writePorcupine(res, Options{}.withDefaults()); err != nil {
+	if _, err := passOfResult(t, res).writePorcupine(res, Options{}.withDefaults(), nil); err != nil {
 		t.Fatal(err)
 	}
 	againLock, againCounter := read()
@@ -51,5 +57,48 @@ func TestPorcupinePagesFromKeptSearch(t *testing.T) {
 	}
 	if len(keptCounter) < 10_000 || len(againCounter) < 10_000 {
 		t.Errorf("porcupine-counter.html: %d and %d bytes", len(keptCounter), len(againCounter))
+	}
+}
+
+// Each porcupine page is titled, in its <title> and its heading, with
+// the verdict of its own search, not the run's: the hand-built pause
+// run is INVALID, its lock check linearizes (VALID), its counter's
+// critical sections do not (INVALID). A long token is shortened in its
+// boxes and given whole in the tooltip's metadata.
+func TestPorcupineTitledWithOwnVerdict(t *testing.T) {
+	dir := t.TempDir()
+	res := pauseResult(dir)
+	long := "25211190e7ff8fdbf03f87e5a8acb5fd"
+	for i := range res.History {
+		if res.History[i].Token == "tok-b" {
+			res.History[i].Token = long
+		}
+	}
+	res.Verdict = analysis.Checkers(res).Check(context.Background(), res.History)
+	if res.Verdict.Valid != checker.Invalid {
+		t.Fatalf("run verdict %v, want INVALID", res.Verdict.Valid)
+	}
+	if err := Write(res); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		store.PorcupineFile:        "this check VALID (linearizable)",
+		store.PorcupineCounterFile: "this check INVALID (not linearizable)",
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := html.UnescapeString(string(b))
+		title := regexp.MustCompile(`<title>([^<]*)</title>`).FindStringSubmatch(page)
+		if title == nil || !strings.HasSuffix(title[1], want) || !strings.Contains(page, `<h1 id="lockstorm-title">`+title[1]+`</h1>`) {
+			t.Errorf("%s: title %q, want it (and the heading) to end %q", file, title, want)
+		}
+		if file == store.PorcupineFile {
+			if !strings.Contains(page, "25211190…") || strings.Contains(page, "p1 "+long) ||
+				!strings.Contains(page, checker.MetadataSep+"token "+long) {
+				t.Errorf("%s: the token is not shortened in its boxes with the whole one in the tooltip", file)
+			}
+		}
 	}
 }

@@ -341,7 +341,7 @@ func markNemesisPartner(h history.History, keep []bool, i int) {
 // porcupine-counter.html (...) for the resource checker's. With no
 // anomaly naming an operation, porcupine.html is a short page saying so.
 // note tells index.html which pages show which segment.
-func writeSegmentPages(res *analysis.Result, d *detail, orig []int64, opt Options, n int) (note string, counter bool, err error) {
+func writeSegmentPages(res *analysis.Result, d *detail, orig []int64, opt Options, n int, pages *opPages) (note string, err error) {
 	pad := windowPad(res.Config.TTL)
 	counterRun := counterRun(res, d.h)
 	var lockAs, counterAs []checker.Anomaly
@@ -354,39 +354,41 @@ func writeSegmentPages(res *analysis.Result, d *detail, orig []int64, opt Option
 	}
 	g := newSegmenter(d, orig)
 	cSegs, cLeft := g.segments(counterAs, pad, store.PorcupineCounterFile)
-	counter = len(cSegs) > 0
+	counter := len(cSegs) > 0
 	if !counter {
 		lockAs = append(lockAs, counterAs...) // their links go to porcupine.html
 	}
 	lSegs, lLeft := g.segments(lockAs, pad, store.PorcupineFile)
 	if len(lSegs) == 0 {
 		reason := fmt.Sprintf("porcupine.html shows no segment: the history has %d client operations, more than the %d porcupine's visualisation is built for, and no anomaly of the lock check (or of the checkers linking to its page) names an operation to draw a segment around; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
-		if err := writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built"), reason); err != nil {
-			return reason, false, err
+		if err := writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built", nil), reason); err != nil {
+			return reason, err
 		}
 		note = reason
-	} else if err := writeSegments(res, opt, n, lSegs, lLeft, "Lock check (porcupine)", func(w io.Writer, sub history.History) error {
+	} else if err := writeSegments(res, n, lSegs, lLeft, "Lock check (porcupine)", func(w io.Writer, sub history.History) (checker.Validity, error) {
 		return drawLock(w, sub, opt)
-	}); err != nil {
-		return "", false, err
+	}, pages); err != nil {
+		return "", err
 	} else {
 		note = segmentsNote(n, lSegs, lLeft)
 	}
 	if counter {
-		if err := writeSegments(res, opt, n, cSegs, cLeft, "Counter's critical sections (porcupine)", func(w io.Writer, sub history.History) error {
+		if err := writeSegments(res, n, cSegs, cLeft, "Counter's critical sections (porcupine)", func(w io.Writer, sub history.History) (checker.Validity, error) {
 			return checker.WriteCounterHTML(w, sub, opt.PorcupineTimeout)
-		}); err != nil {
-			return note, false, err
+		}, pages); err != nil {
+			return note, err
 		}
 		note += " " + segmentsNote(0, cSegs, cLeft)
 	}
-	return note, counter, nil
+	return note, nil
 }
 
 // writeSegments writes one page per segment with draw (porcupine's
 // visualisation of the segment's records), titled with what and the
-// segment's number, noting which part of the history it shows.
-func writeSegments(res *analysis.Result, opt Options, n int, segs []segment, left int, what string, draw func(io.Writer, history.History) error) error {
+// segment's number and the verdict of the segment's own search, noting
+// which part of the history it shows; pages records the anomalies' ops
+// each draws.
+func writeSegments(res *analysis.Result, n int, segs []segment, left int, what string, draw func(io.Writer, history.History) (checker.Validity, error), pages *opPages) error {
 	refs := make([]segmentRef, len(segs))
 	for i, s := range segs {
 		refs[i] = segmentRef{File: s.File, First: s.First, Last: s.Last}
@@ -396,9 +398,9 @@ func writeSegments(res *analysis.Result, opt Options, n int, segs []segment, lef
 		if left > 0 {
 			note += fmt.Sprintf(" %d more failing segments are not drawn.", left)
 		}
-		title := porcupineTitle(res, fmt.Sprintf("%s, failing segment %d of %d", what, i+1, len(segs)))
-		if err := writePorcupinePage(res.Dir, s.File, title, func(w io.Writer) error { return draw(w, s.Sub) },
-			func(page []byte) []byte { return markSegment(page, note, s.File, refs) }); err != nil {
+		title := fmt.Sprintf("%s, failing segment %d of %d", what, i+1, len(segs))
+		if err := writePorcupinePage(res, s.File, title, func(w io.Writer) (checker.Validity, error) { return draw(w, s.Sub) },
+			func(page []byte) []byte { return markSegment(page, note, s.File, refs) }, pages); err != nil {
 			return err
 		}
 	}

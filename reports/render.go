@@ -137,21 +137,69 @@ const (
 // area spans [imgMin+axisLeft, imgMax-axisRight] horizontally, imgMin and
 // imgMax being the image's left and right edges. gonum/plot sizes the y
 // axis by its labels, so the natural data area moves from plot to plot;
-// this undoes that. A plot whose y labels are wider than axisLeft keeps
-// its natural, wider margin (its labels are never cut off).
+// this undoes that. Y tick labels too wide for axisLeft (a holders row
+// of many processes: "c2 (p1, p5, p9, … +2)") are shortened, ending in
+// "…", until they fit: p's y ticker is replaced then. So the data area
+// of every time plot starts at the same x, whatever its labels.
 //
 // Every time-axis renderer calls it (renderPNG and renderStack do);
 // a renderer that draws a plot itself calls p.Draw(alignTimeAxis(p, c,
 // c.Min.X, c.Max.X)).
 func alignTimeAxis(p *plot.Plot, c draw.Canvas, imgMin, imgMax vg.Length) draw.Canvas {
-	// The data area moves with the canvas edges almost one for one
-	// (glyph padding is the exception); two passes settle it.
-	for range 2 {
-		dc := p.DataCanvas(c)
-		c.Min.X = max(imgMin, c.Min.X+imgMin+axisLeft-dc.Min.X)
-		c.Max.X = min(imgMax, c.Max.X+imgMax-axisRight-dc.Max.X)
+	fit := func(c draw.Canvas) (draw.Canvas, bool) {
+		// The data area moves with the canvas edges almost one for one
+		// (glyph padding is the exception); two passes settle it.
+		for range 2 {
+			dc := p.DataCanvas(c)
+			c.Min.X = max(imgMin, c.Min.X+imgMin+axisLeft-dc.Min.X)
+			c.Max.X = min(imgMax, c.Max.X+imgMax-axisRight-dc.Max.X)
+		}
+		return c, p.DataCanvas(c).Min.X <= imgMin+axisLeft+vg.Points(0.5)
 	}
-	return c
+	out, ok := fit(c)
+	inner := p.Y.Tick.Marker
+	for n := longestLabel(inner.Ticks(p.Y.Min, p.Y.Max)) - 1; !ok && n >= 2; n-- {
+		p.Y.Tick.Marker = cutLabels{Ticker: inner, n: n}
+		out, ok = fit(c)
+	}
+	return out
+}
+
+// cutLabels is a ticker whose labels are cut to at most n runes, the
+// last one "…".
+type cutLabels struct {
+	plot.Ticker
+	n int
+}
+
+// Ticks returns the inner ticker's ticks with their labels cut.
+func (t cutLabels) Ticks(lo, hi float64) []plot.Tick {
+	ts := t.Ticker.Ticks(lo, hi)
+	for i := range ts {
+		if r := []rune(ts[i].Label); len(r) > t.n {
+			ts[i].Label = string(r[:t.n-1]) + "…"
+		}
+	}
+	return ts
+}
+
+// longestLabel is the length in runes of the longest tick label.
+func longestLabel(ts []plot.Tick) int {
+	n := 0
+	for _, t := range ts {
+		n = max(n, len([]rune(t.Label)))
+	}
+	return n
+}
+
+// runAxis sets p's x axis to the run's time axis, 0 s to xMax(end): the
+// one x range of every whole-run time plot of a report. Builders call it
+// after their last Add, because gonum's Add widens an axis to its
+// plotters' data (a rate step or a point past the end would stretch one
+// plot's axis and not the others').
+func runAxis(p *plot.Plot, end int64) *plot.Plot {
+	p.X.Min, p.X.Max = 0, xMax(end)
+	return p
 }
 
 // renderPNG draws p with a legend strip along the bottom (wrapping onto as

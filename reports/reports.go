@@ -81,12 +81,12 @@ func WriteWith(res *analysis.Result, opt Options) error {
 	var wg sync.WaitGroup
 	drawPlots(&wg, res.Dir, plots, figs, errs)
 	var porcNote string
-	counterPage := false
-	wg.Go(func() { porcNote, counterPage, errs[len(plots)] = s.writePorcupine(res, opt) })
-	wg.Go(func() { errs[len(plots)+3] = writeTimelineFile(res, s, end) })
+	pages := newOpPages(res.Verdict)
+	wg.Go(func() { porcNote, errs[len(plots)] = s.writePorcupine(res, opt, pages) })
+	wg.Go(func() { errs[len(plots)+3] = writeTimelineFile(res, s, end, pages) })
 	wg.Wait()
 	errs[len(plots)+1] = WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(runSuite(res, end)))
-	page := buildPage(res, s, drawnFigures(figs), runFiles(res.Dir), counterPage, porcNote)
+	page := buildPage(res, s, drawnFigures(figs), runFiles(res.Dir), pages, porcNote)
 	errs[len(plots)+2] = writeIndexFile(res.Dir, page)
 	if err := errors.Join(errs...); err != nil {
 		return &WriteError{err}
@@ -109,7 +109,7 @@ func (s *runScan) plotFiles(res *analysis.Result, end int64) []plotFile {
 			"Each operation's latency (completion − invoke) at its invoke time, by outcome, on a log axis. Operations that never completed are drawn at the top. Shaded columns are fault windows.",
 			func() ([]byte, error) { return latencyRaw(s.ops, ws, end) }},
 		{store.LatencyQuantileFile, "Latency quantiles",
-			"p50 / p95 / p99 / max latency of completed operations per time bucket.",
+			"p50 / p95 / p99 / max latency of completed operations: each point summarises the next N operations of its type by invoke time (N in the panel's title), drawn at their middle. A quantile is drawn only where a point holds enough operations for it to differ from the max (p95 from 20, p99 from 100), and lines never cross a stretch without operations.",
 			func() ([]byte, error) { return latencyQuantiles(s.ops, ws, end) }},
 		{store.RateFile, "Throughput",
 			"Completed operations per second by outcome.",

@@ -28,7 +28,7 @@ table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px solid #
 <table><tr><th>started</th><th>test</th><th>verdict</th><th>lock</th><th>workload</th><th>faults</th><th>seed</th><th>files</th></tr>
 {{range .Runs}}<tr>
 <td>{{.Started.Format "2006-01-02 15:04:05"}}</td><td>{{.Test}}</td>
-<td class="{{verdictClass .}}">{{verdictText .}}</td>
+<td class="{{verdictClass .}}"{{if .Unknown}} title="{{.Error}}"{{end}}>{{verdictText .}}</td>
 <td>{{.Config.Lock}}</td><td>{{.Config.Workload}}</td><td>{{range $i, $f := .Config.Nemesis}}{{if $i}}, {{end}}{{$f}}{{else}}{{if .Config.Plan}}scripted{{else}}none{{end}}{{end}}</td>
 <td>{{.Config.Seed}}</td>
 <td>{{if .SetupError}}<span title="{{.SetupError}}">no report</span>{{else}}<a href="/runs/{{.Dir}}/index.html">report</a>{{end}} · <a href="/runs/{{.Dir}}/">files</a></td>
@@ -36,12 +36,19 @@ table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px solid #
 </table></body></html>
 `))
 
+// verdictText is a run's verdict column: its verdict, and for an
+// unknown one why (interrupted, incomplete, coverage shortfall,
+// undecided: analysis.RunInfo.Unknown; the full reason is the cell's
+// tooltip), "setup failed" or "not checked".
 func verdictText(r analysis.RunInfo) string {
 	if r.SetupError != "" {
 		return "setup failed"
 	}
 	if !r.Checked {
 		return "not checked"
+	}
+	if r.Unknown != "" {
+		return verdictWord(r.Verdict) + " — " + r.Unknown
 	}
 	return verdictWord(r.Verdict)
 }

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 func TestStoreHandlerListsRunsNewestFirst(t *testing.T) {
@@ -74,5 +82,63 @@ func TestStoreHandlerShowsSetupFailed(t *testing.T) {
 	body := get(t, srv.URL+"/")
 	if !strings.Contains(body, "setup failed") || strings.Contains(body, "20261201T100000.000/index.html") {
 		t.Fatalf("setup-failed run not shown as such:\n%s", body)
+	}
+}
+
+// serve tells the unknowns apart: a run interrupted before its time
+// limit, and a valid run whose faults fell short of the coverage bar,
+// both checked by analysis.Check into results.json, are both unknown
+// but listed as "unknown — interrupted" and "unknown — coverage
+// shortfall", each with its full reason as the tooltip; a valid run
+// says only "valid".
+func TestStoreHandlerTellsUnknownsApart(t *testing.T) {
+	root := t.TempDir()
+	var b hb
+	b.add(history.Op{Time: 1 * ms, Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k", TTL: 300 * ms})
+	b.add(history.Op{Time: 2 * ms, Type: history.OK, Process: 0, F: history.FAcquire, Key: "k", Token: "a", TTL: 300 * ms, Validity: 290 * ms})
+	b.add(history.Op{Time: 3 * ms, Type: history.Invoke, Process: 0, F: history.FRelease, Key: "k", Token: "a"})
+	b.add(history.Op{Time: 4 * ms, Type: history.OK, Process: 0, F: history.FRelease, Key: "k", Token: "a"})
+	for _, r := range []struct {
+		dir         string
+		nemesis     []string
+		interrupted bool
+		want        checker.Validity
+	}{
+		{"stopped/20261201T100000.000", nil, true, checker.Unknown},
+		{"short/20261201T110000.000", []string{"client-pause"}, false, checker.Unknown},
+		{"fine/20261201T120000.000", nil, false, checker.Valid},
+	} {
+		dir := filepath.Join(root, r.dir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		res := &analysis.Result{Dir: dir, History: append(history.History(nil), b.h...), Config: config.Config{
+			Name: filepath.Dir(r.dir), Lock: "single", Workload: "api", Nodes: 1, Clients: 1, TTL: 300 * time.Millisecond,
+			TimeLimit: time.Second, Nemesis: r.nemesis, Seed: 1}}
+		if r.interrupted {
+			res.Interrupted, res.Incomplete = true, "interrupted by SIGINT at 0.4s of 1s"
+		}
+		if err := store.WriteJSON(filepath.Join(dir, store.TestFile), analysis.TestFile{Config: res.Config, Completed: true, Records: len(res.History)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := analysis.Check(context.Background(), res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict.Valid != r.want {
+			t.Fatalf("%s: verdict %v (%s), want %v", r.dir, res.Verdict.Valid, res.Verdict.Error, r.want)
+		}
+	}
+	srv := httptest.NewServer(StoreHandler(root))
+	defer srv.Close()
+	body := get(t, srv.URL+"/")
+	for _, want := range []string{
+		`title="incomplete run: interrupted by SIGINT at 0.4s of 1s">unknown — interrupted</td>`,
+		`title="faults did not exercise the lock: `,
+		`">unknown — coverage shortfall</td>`,
+		`<td class="valid">valid</td>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("listing lacks %q:\n%s", want, body)
+		}
 	}
 }

@@ -86,7 +86,7 @@ func TestRenderIndexBudget(t *testing.T) {
 	s := passOfResult(t, res)
 	huge := template.URL("data:image/png;base64," + strings.Repeat("A", 700_000))
 	figs := []figure{{File: "a.png", Data: huge}, {File: "b.png", Data: huge}, {File: "c.png", Data: huge}, {File: "d.png", Data: "data:image/png;base64,AAAA"}}
-	b, err := renderIndex(buildPage(res, s, figs, nil, false, ""))
+	b, err := renderIndex(buildPage(res, s, figs, nil, nil, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestRenderIndexBudget(t *testing.T) {
 		t.Errorf("%d figures inline, want 3 (two big ones and the small one)", n)
 	}
 	small := []figure{{File: "a.png", Data: "data:image/png;base64,AAAA"}, {File: "b.png", Data: "data:image/png;base64,BBBB"}}
-	b, err = renderIndex(buildPage(res, s, small, nil, false, ""))
+	b, err = renderIndex(buildPage(res, s, small, nil, nil, ""))
 	if err != nil {
 		t.Fatal(err)
 	}

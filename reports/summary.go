@@ -22,6 +22,9 @@ const summaryAnomalies = 5
 func Summary(w io.Writer, res *analysis.Result) {
 	v := res.Verdict
 	fmt.Fprintf(w, "verdict: %s\n", verdictWord(v.Valid))
+	if line := bannerLine(res); line != "" {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
 	if v.Error != "" {
 		fmt.Fprintf(w, "  %s\n", v.Error)
 	}
@@ -38,18 +41,14 @@ func Summary(w io.Writer, res *analysis.Result) {
 		}
 		fmt.Fprintln(w, line)
 	}
-	var shown int
-	for _, c := range v.Results {
-		for _, a := range c.Anomalies {
-			if !a.Fatal || shown == summaryAnomalies {
-				continue
-			}
-			if shown == 0 {
-				fmt.Fprintln(w, "anomalies:")
-			}
-			shown++
-			fmt.Fprintf(w, "  [%s] %s: %s (ops %s)%s\n", c.Name, a.Kind, a.Text, opList(a.Ops), faultNote(a.Faults))
+	for i, a := range orderedAnomalies(v) {
+		if !a.Fatal || i == summaryAnomalies {
+			break // fatal ones come first
 		}
+		if i == 0 {
+			fmt.Fprintln(w, "anomalies:")
+		}
+		fmt.Fprintf(w, "  [%s] %s: %s (ops %s)%s\n", a.Checker, a.Kind, a.Text, opList(a.Ops), faultNote(a.Faults))
 	}
 	coverageSummary(w, res.Coverage)
 	if o := res.Overhead; o != nil && o.Records > 0 {

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -20,10 +22,16 @@ import (
 // outcome (ok, fail, info; an operation that never completed runs on to
 // the end as a thin striped bar), with the fault windows as bands across
 // all rows (a client pause or crash shaded fully only on its clients'
-// rows, lightly across the others). Hovering a box shows its op index, type, process, times and
-// value. The page is self-contained: the operations are embedded as JSON
-// and drawn into an SVG by a small script (no network), which redraws it
-// when the reader zooms.
+// rows, lightly across the others). Each box is labelled with its
+// operation (f, then its value or its token shortened) where it is wide
+// enough; boxes of operations an anomaly names are outlined and marked
+// with ▼. Hovering a box shows its op index, type, process, times, value
+// and anomalies. Opened as timeline.html#op=N (the report's anomaly
+// links), the page scrolls to the box holding record N (its invoke or
+// completion; or the fault band it starts or ends) and highlights it, and
+// again whenever the fragment changes. The page is self-contained: the
+// operations are embedded as JSON and drawn into an SVG by a small script
+// (no network), which redraws it when the reader zooms.
 
 //go:embed timeline.html.tmpl
 var timelineSrc string
@@ -31,7 +39,8 @@ var timelineSrc string
 var timelineTmpl = template.Must(template.New("timeline").Funcs(template.FuncMap{"count": page.Count[int]}).Parse(timelineSrc))
 
 // maxTimelineBoxes is the most boxes timeline.html draws. Above it, every
-// fail and info operation is kept and the ok ones are thinned to one in k
+// fail and info operation and every operation an anomaly names is kept
+// and the other ok ones are thinned to one in k
 // (evenly through the run), and the page says so: a browser stays usable
 // with tens of thousands of SVG boxes, not millions.
 const maxTimelineBoxes = 20000
@@ -46,8 +55,9 @@ const (
 
 // tlBox is one operation on timeline.html, encoded as a JSON array to
 // keep big pages small: [row, start ms, end ms, outcome, op index,
-// process, f, detail]. Times are ms since the history's zero; an
-// operation that never completed ends at the end of the history.
+// process, f, detail, completion index, label, anomalies]. Times are ms
+// since the history's zero; an operation that never completed ends at
+// the end of the history.
 type tlBox struct {
 	Row     int
 	Start   float64
@@ -57,11 +67,18 @@ type tlBox struct {
 	Process int
 	F       string
 	Detail  string
+	// Comp is the completion record's index, -1 when it never completed.
+	Comp int64
+	// Label is what the box says: f, then the value or the short token.
+	Label string
+	// Anomalies names the anomalies of the operation's records ("" for
+	// none): the box is marked.
+	Anomalies string
 }
 
 // MarshalJSON encodes the box as an array.
 func (b tlBox) MarshalJSON() ([]byte, error) {
-	return json.Marshal([]any{b.Row, b.Start, b.End, b.Outcome, b.Index, b.Process, b.F, b.Detail})
+	return json.Marshal([]any{b.Row, b.Start, b.End, b.Outcome, b.Index, b.Process, b.F, b.Detail, b.Comp, b.Label, b.Anomalies})
 }
 
 // tlFault is one fault window's band.
@@ -73,6 +90,11 @@ type tlFault struct {
 	End      float64 `json:"end"`   // ms
 	Unhealed bool    `json:"unhealed,omitempty"`
 	Ops      string  `json:"ops"`
+	// StartOp and StopOp are the records that start and end the fault
+	// (StopOp -1 when never healed): a link "#op=N" to one lands on the
+	// band.
+	StartOp int64 `json:"start_op"`
+	StopOp  int64 `json:"stop_op"`
 	// Rows are the rows of the clients the fault touched (a client pause
 	// or crash, from its start record's Clients): the band is drawn
 	// fully on those rows and lightly (tlLightOpacity) across the
@@ -109,48 +131,21 @@ type tlPage struct {
 }
 
 // buildTimeline lays out the history of dt: rows from its client slots,
-// boxes from its operations (thinned above maxBoxes), bands from its
-// fault windows, the axis to end (ns).
-func buildTimeline(dt *detail, end int64, maxBoxes int) (d tlData, total int) {
+// boxes from its operations (thinned above maxBoxes, but never one whose
+// records an anomaly names: marks, record index -> the anomalies naming
+// it), bands from its fault windows, the axis to end (ns).
+func buildTimeline(dt *detail, end int64, maxBoxes int, marks map[int64]string) (d tlData, total int) {
 	h, ws, sm := dt.h, dt.ws, dt.sm
 	d.Rows = sm.Rows
 	d.End = millis(end)
 	d.Colour = [4]string{hexColour(colOK), hexColour(colFail), hexColour(colInfo), hexColour(colInfo)}
 	d.Band, d.Light = tlBandOpacity, tlLightOpacity
 	total = len(dt.sp)
-	keepOK := 1
-	if total > maxBoxes {
-		notOK := 0
-		for _, s := range dt.sp {
-			if !s.Completed || s.Type != history.OK {
-				notOK++
-			}
-		}
-		if room := maxBoxes - notOK; room > 0 {
-			keepOK = (total - notOK + room - 1) / room
-		} else {
-			keepOK = 0 // only fail and info fit (and even those are capped below)
-		}
-	}
+	keepOK := okStride(dt, maxBoxes, marks)
 	okSeen := 0
 	for _, s := range dt.sp {
-		inv := &h[s.Inv]
-		b := tlBox{Row: sm.Row[inv.Process], Start: millis(inv.Time), End: d.End, Outcome: tlOpen,
-			Index: inv.Index, Process: inv.Process, F: inv.F}
-		var c *history.Op
-		if s.Completed {
-			c = &h[s.Comp]
-			b.End = millis(c.Time)
-			switch c.Type {
-			case history.OK:
-				b.Outcome = tlOK
-			case history.Fail:
-				b.Outcome = tlFail
-			default:
-				b.Outcome = tlInfo
-			}
-		}
-		if b.Outcome == tlOK {
+		b := spanBox(h, s, sm, d.End, marks)
+		if b.Outcome == tlOK && b.Anomalies == "" {
 			okSeen++
 			if keepOK == 0 || (okSeen-1)%keepOK != 0 {
 				continue
@@ -159,7 +154,6 @@ func buildTimeline(dt *detail, end int64, maxBoxes int) (d tlData, total int) {
 		if len(d.Boxes) >= maxBoxes {
 			break
 		}
-		b.Detail = opDetail(inv, c)
 		d.Boxes = append(d.Boxes, b)
 	}
 	rows := clientRows(h, ws, sm)
@@ -169,9 +163,100 @@ func buildTimeline(dt *detail, end int64, maxBoxes int) (d tlData, total int) {
 			ops = fmt.Sprintf("op %d, never healed", w.StartOp)
 		}
 		d.Faults = append(d.Faults, tlFault{Label: w.Label(), Kind: w.Fault, Colour: hexColour(faultColour(w.Fault)),
-			Start: millis(w.Start), End: millis(w.End), Unhealed: w.Unhealed, Ops: ops, Rows: rows[i]})
+			Start: millis(w.Start), End: millis(w.End), Unhealed: w.Unhealed, Ops: ops, Rows: rows[i],
+			StartOp: w.StartOp, StopOp: w.StopOp})
 	}
 	return d, total
+}
+
+// okStride is k when the timeline keeps one in k of dt's ok operations
+// that no anomaly names (marks) to draw at most maxBoxes (1: all), 0
+// when only the fail, info and marked ones fit.
+func okStride(dt *detail, maxBoxes int, marks map[int64]string) int {
+	total := len(dt.sp)
+	if total <= maxBoxes {
+		return 1
+	}
+	notOK := 0
+	for _, s := range dt.sp {
+		if !s.Completed || s.Type != history.OK || marks[dt.h[s.Inv].Index] != "" || marks[dt.h[s.Comp].Index] != "" {
+			notOK++
+		}
+	}
+	if room := maxBoxes - notOK; room > 0 {
+		return (total - notOK + room - 1) / room
+	}
+	return 0 // only fail and info fit (and even those are capped)
+}
+
+// spanBox is the box of the operation s of h, on its client's row of sm,
+// an operation that never completed running on to end (ms); marked with
+// the anomalies marks names for its invoke or completion.
+func spanBox(h history.History, s span, sm slotMap, end float64, marks map[int64]string) tlBox {
+	inv := &h[s.Inv]
+	b := tlBox{Row: sm.Row[inv.Process], Start: millis(inv.Time), End: end, Outcome: tlOpen,
+		Index: inv.Index, Process: inv.Process, F: inv.F, Comp: -1}
+	var c *history.Op
+	if s.Completed {
+		c = &h[s.Comp]
+		b.End, b.Comp = millis(c.Time), c.Index
+		switch c.Type {
+		case history.OK:
+			b.Outcome = tlOK
+		case history.Fail:
+			b.Outcome = tlFail
+		default:
+			b.Outcome = tlInfo
+		}
+	}
+	b.Detail, b.Label = opDetail(inv, c), boxLabel(inv, c)
+	var as []string
+	for _, i := range []int64{b.Index, b.Comp} {
+		if m := marks[i]; m != "" && i >= 0 && !slices.Contains(as, m) {
+			as = append(as, m)
+		}
+	}
+	b.Anomalies = strings.Join(as, "; ")
+	return b
+}
+
+// boxLabel is what an operation's box says: its f, then its value (a
+// read or write) or its token shortened (page.ShortToken), from its
+// completion c when it has one.
+func boxLabel(inv, c *history.Op) string {
+	r := inv
+	if c != nil {
+		r = c
+	}
+	switch {
+	case r.F == history.FRead && c != nil && c.Type == history.OK, r.F == history.FWrite:
+		return fmt.Sprintf("%s %d", r.F, r.Value)
+	case r.Token != "":
+		return r.F + " " + page.ShortToken(r.Token)
+	}
+	return r.F
+}
+
+// anomalyMarks maps each record v's anomalies name to what the box
+// says of them: "exclusion write-after-validity (fatal)", joined by "; ".
+func anomalyMarks(v checker.Result) map[int64]string {
+	marks := map[int64]string{}
+	for _, r := range checkerParts(v) {
+		for _, a := range r.Anomalies {
+			what := r.Name + " " + a.Kind
+			if a.Fatal {
+				what += " (fatal)"
+			}
+			for _, o := range a.Ops {
+				if m := marks[o]; m == "" {
+					marks[o] = what
+				} else if !strings.Contains(m, what) {
+					marks[o] = m + "; " + what
+				}
+			}
+		}
+	}
+	return marks
 }
 
 // opDetail is what a box's hover says besides index, type and times: the
@@ -215,13 +300,22 @@ func hexColour(c interface{ RGBA() (r, g, b, a uint32) }) string {
 
 // writeTimelineFile writes timeline.html into res.Dir: the whole
 // history's, or for a history too long to keep (s.whole false) a short
-// page saying why it is not drawn.
-func writeTimelineFile(res *analysis.Result, s *runScan, end int64) error {
+// page saying why it is not drawn; pages records the anomalies' ops it
+// draws.
+func writeTimelineFile(res *analysis.Result, s *runScan, end int64, pages *opPages) error {
 	if !s.whole {
 		return writeNotePage(res.Dir, store.TimelineFile, fmt.Sprintf("Timeline — %s, lock %s: not drawn", res.Config.Name, res.Config.Lock),
 			fmt.Sprintf("This history has %d client operations in %d records, more than the %d records up to which the report keeps a history whole to draw this page; history.jsonl has them all, and index.html's plots cover them (holders.png draws the records around the anomalies in detail).", s.ops.len(), s.records, maxWholeRecords))
 	}
-	d, total := buildTimeline(s.d, end, maxTimelineBoxes)
+	d, total := buildTimeline(s.d, end, maxTimelineBoxes, anomalyMarks(res.Verdict))
+	for _, b := range d.Boxes {
+		pages.add(store.TimelineFile, b.Index)
+		pages.add(store.TimelineFile, b.Comp)
+	}
+	for _, f := range d.Faults {
+		pages.add(store.TimelineFile, f.StartOp)
+		pages.add(store.TimelineFile, f.StopOp)
+	}
 	b, err := json.Marshal(d)
 	if err != nil {
 		return fmt.Errorf("reports: %s: %w", store.TimelineFile, err)
@@ -233,7 +327,7 @@ func writeTimelineFile(res *analysis.Result, s *runScan, end int64) error {
 		Total:   total, Shown: len(d.Boxes), Data: template.JS(b),
 	}
 	if len(d.Boxes) < total {
-		p.Note = fmt.Sprintf("This history has %d operations; the timeline draws %d of them, above its limit of %d boxes: every fail and info operation (up to the limit) and an even sample of the ok ones. history.jsonl has them all.",
+		p.Note = fmt.Sprintf("This history has %d operations; the timeline draws %d of them, above its limit of %d boxes: every fail and info operation and every operation an anomaly names (up to the limit) and an even sample of the other ok ones. history.jsonl has them all.",
 			total, len(d.Boxes), maxTimelineBoxes)
 	}
 	var buf bytes.Buffer

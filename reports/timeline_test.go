@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"os"
@@ -21,7 +22,7 @@ import (
 func TestBuildTimelineBoxesAndBands(t *testing.T) {
 	h, _ := pauseHistory()
 	ws := checker.FaultWindows(h)
-	d, total := buildTimeline(detailOf(h, buildSlots(h, 3), ws, nil, nil), endTime(h), maxTimelineBoxes)
+	d, total := buildTimeline(detailOf(h, buildSlots(h, 3), ws, nil, nil), endTime(h), maxTimelineBoxes, nil)
 	if total != len(history.Pairs(h)) || len(d.Boxes) != total {
 		t.Fatalf("%d boxes of %d operations, want all %d", len(d.Boxes), total, len(history.Pairs(h)))
 	}
@@ -50,7 +51,7 @@ func TestBuildTimelineBoxesAndBands(t *testing.T) {
 // ones are thinned evenly, within the limit, and the page says so.
 func TestTimelineCapsBigHistories(t *testing.T) {
 	h := bigHistory(5000, 4, 2)
-	d, total := buildTimeline(detailOf(h, buildSlots(h, 4), nil, nil, nil), endTime(h), 1000)
+	d, total := buildTimeline(detailOf(h, buildSlots(h, 4), nil, nil, nil), endTime(h), 1000, nil)
 	if total < 5000 || len(d.Boxes) > 1000 || len(d.Boxes) < 500 {
 		t.Fatalf("%d boxes of %d operations, want at most 1000 and not far below", len(d.Boxes), total)
 	}
@@ -183,4 +184,120 @@ func bandLines(img image.Image, want color.RGBA, tol int) []int {
 		}
 	}
 	return ys
+}
+
+// Each box says its operation (f, then the value or the short token),
+// the boxes of the operations an anomaly names are marked, and thinning
+// a big history never drops a marked box.
+func TestTimelineBoxesLabelledAndMarked(t *testing.T) {
+	h, _ := pauseHistory()
+	long := "25211190e7ff8fdbf03f87e5a8acb5fd"
+	for i := range h {
+		if h[i].Token == "tok-c" {
+			h[i].Token = long
+		}
+	}
+	ws := checker.FaultWindows(h)
+	marks := map[int64]string{}
+	var write int64 = -1
+	for i := range h {
+		if h[i].F == history.FWrite && h[i].Process == 0 && h[i].Type == history.OK {
+			write = h[i].Index
+			marks[write] = "exclusion write-after-validity (fatal)"
+		}
+	}
+	d, _ := buildTimeline(detailOf(h, buildSlots(h, 3), ws, nil, nil), endTime(h), maxTimelineBoxes, marks)
+	labels := map[string]bool{}
+	marked := 0
+	for _, b := range d.Boxes {
+		labels[b.Label] = true
+		if b.Anomalies != "" {
+			marked++
+			if b.Comp != write || b.Anomalies != marks[write] || b.Label != "write 1" {
+				t.Errorf("marked box %+v, want only p0's write 1 (op %d)", b, write)
+			}
+		}
+	}
+	for _, want := range []string{"acquire tok-a", "read 0", "write 1", "release tok-b", "acquire 25211190…", "release 25211190…", "acquire"} {
+		if !labels[want] {
+			t.Errorf("no box says %q; labels %v", want, labels)
+		}
+	}
+	if marked != 1 {
+		t.Errorf("%d boxes marked, want 1", marked)
+	}
+	big := bigHistory(5000, 4, 2)
+	bigMarks := map[int64]string{}
+	for i := range big {
+		if big[i].Type == history.OK && !big[i].IsNemesis() && i%97 == 0 {
+			bigMarks[big[i].Index] = "made up"
+		}
+	}
+	bd, _ := buildTimeline(detailOf(big, buildSlots(big, 4), nil, nil, nil), endTime(big), 1000, bigMarks)
+	kept := map[int64]bool{}
+	for _, b := range bd.Boxes {
+		kept[b.Index], kept[b.Comp] = true, true
+	}
+	for op := range bigMarks {
+		if !kept[op] {
+			t.Errorf("marked op %d thinned out of a capped timeline", op)
+		}
+	}
+}
+
+// timeline.html#op=N in Chromium: the box of record N (here the paused
+// client's late write, far right of the run once zoomed to it) is
+// highlighted, the note names it, and it is scrolled into view: the
+// highlight column and the outlined box are on the screenshot. A
+// fragment changed after loading (hashchange) moves the highlight.
+func TestBrowserTimelineOpensAtOp(t *testing.T) {
+	browsertest.Require(t)
+	dir := t.TempDir()
+	res := pauseResult(dir)
+	if err := Write(res); err != nil {
+		t.Fatal(err)
+	}
+	var write, acquire int64 = -1, -1
+	for _, op := range res.History {
+		switch {
+		case op.F == history.FWrite && op.Process == 0 && op.Type == history.OK:
+			write = op.Index
+		case op.F == history.FAcquire && op.Process == 1 && op.Type == history.Invoke:
+			acquire = op.Index
+		}
+	}
+	link := fmt.Sprintf("%s#op=%d", store.TimelineFile, write)
+	dom := browsertest.DOM(t, opener(t, dir, link))
+	if !strings.Contains(dom, fmt.Sprintf(`data-target-op="%d"`, write)) {
+		t.Errorf("%s: the script did not take op %d as its target", link, write)
+	}
+	target := regexp.MustCompile(`<rect [^>]*class="box ok anomaly target"[^>]*data-comp="([0-9]+)"`).FindStringSubmatch(dom)
+	if target == nil || target[1] != fmt.Sprint(write) {
+		t.Errorf("%s: highlighted box %v, want the marked box completed by op %d", link, target, write)
+	}
+	if !regexp.MustCompile(fmt.Sprintf(`id="target-note">Op %d: op %d \(completed by op %d\), write ok on row c1`, write, write-1, write)).MatchString(dom) {
+		t.Errorf("%s: the note does not name the write", link)
+	}
+	img := browsertest.Screenshot(t, opener(t, dir, link), 400)
+	col := blend(color.NRGBA{0xff, 0xd3, 0x3d, 255}, 0.35)
+	if n := browsertest.CountNear(img, col, 6); n < 300 {
+		t.Errorf("%s: %d pixels of the highlight column on screen, want it scrolled into view", link, n)
+	}
+	if n := browsertest.CountNear(img, color.RGBA{0, 0, 0, 255}, 30); n < 100 {
+		t.Errorf("%s: %d black pixels, want the target box's outline on screen", link, n)
+	}
+	// hashchange: the same page, its fragment changed by a script after load
+	page, err := os.ReadFile(filepath.Join(dir, store.TimelineFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := strings.Replace(string(page), "</body>", fmt.Sprintf(`<script>setTimeout(function () { location.hash = 'op=%d' }, 200)</script></body>`, acquire), 1)
+	if err := os.WriteFile(filepath.Join(dir, "moved.html"), []byte(moved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom = browsertest.DOM(t, opener(t, dir, fmt.Sprintf("moved.html#op=%d", write)))
+	if !strings.Contains(dom, fmt.Sprintf(`data-target-op="%d"`, acquire)) ||
+		!regexp.MustCompile(fmt.Sprintf(`class="box ok target"[^>]*data-op="%d"`, acquire)).MatchString(dom) {
+		t.Errorf("after the fragment changed to op=%d the target did not move to p1's acquire", acquire)
+	}
 }

@@ -269,11 +269,26 @@ func (c Cell) ID() string {
 // Label is a short human description: "ttl 200ms, renew ttl/3, pause
 // 1.5s" or "ttl 200ms, fenced, pause 1.5s".
 func (c Cell) Label() string {
-	pause := "none"
+	return fmt.Sprintf("ttl %s, %s, pause %s", page.Dur(c.TTL), c.Setting().Name(), c.pauseText())
+}
+
+// pauseText is the cell's pause length, "none" for none.
+func (c Cell) pauseText() string {
 	if c.Pause > 0 {
-		pause = page.Dur(c.Pause)
+		return page.Dur(c.Pause)
 	}
-	return fmt.Sprintf("ttl %s, %s, pause %s", page.Dur(c.TTL), c.Setting().Name(), pause)
+	return "none"
+}
+
+// ReportTitle is what the report of the cell's run of lock says it is
+// (config.Config.Cell): "lock renewable, ttl 200ms, renew ttl/3,
+// fencing off, pause 1.5s, run 2".
+func (c Cell) ReportTitle(lock string) string {
+	renew, fencing := c.Setting().Name(), "off"
+	if c.Fenced {
+		renew, fencing = "renew none", "on"
+	}
+	return fmt.Sprintf("lock %s, ttl %s, %s, fencing %s, pause %s, run %d", lock, page.Dur(c.TTL), renew, fencing, c.pauseText(), c.Run)
 }
 
 // Cells lists the grid's cells, runs times each: TTL outermost, then

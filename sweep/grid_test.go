@@ -247,3 +247,32 @@ func TestCellConfigTopology(t *testing.T) {
 		t.Errorf("topology mesh: %v", err)
 	}
 }
+
+// Each cell's run carries the cell in its configuration, by lock, TTL,
+// renewal, fencing, pause and run, for its report's title; no two cells
+// share one.
+func TestCellConfigNamesTheCell(t *testing.T) {
+	s, err := DefaultRaw().Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, c := range s.Grid.Cells(2) {
+		cell := s.Config(c).Cell
+		if seen[cell] {
+			t.Errorf("two cells titled %q", cell)
+		}
+		seen[cell] = true
+		if c.TTL == 200*ms && c.Renew == "ttl/3" && !c.Fenced && c.Pause == 1500*ms && c.Run == 2 &&
+			cell != "lock renewable, ttl 200ms, renew ttl/3, fencing off, pause 1.5s, run 2" {
+			t.Errorf("cell %q", cell)
+		}
+		if c.Fenced && c.TTL == time.Second && c.Pause == 300*ms && c.Run == 1 &&
+			cell != "lock fenced, ttl 1s, renew none, fencing on, pause 300ms, run 1" {
+			t.Errorf("fenced cell %q", cell)
+		}
+	}
+	if len(seen) != len(s.Grid.Cells(2)) {
+		t.Errorf("%d distinct cell titles of %d cells", len(seen), len(s.Grid.Cells(2)))
+	}
+}

@@ -175,8 +175,11 @@ func (cp cellsPlotter) look(a Agg, ok bool) (color.Color, []string) {
 	if a.Unknown > 0 {
 		lines = append(lines, fmt.Sprintf("%d unknown", a.Unknown))
 	}
-	lines = append(lines, fmt.Sprintf("%s violations/run", trim1(a.Violations)),
-		fmt.Sprintf("%s of %s writes accepted late", trim1(a.LateWrites), trim1(a.Writes)))
+	late := fmt.Sprintf("%s of %s writes accepted late", trim1(a.LateWrites), trim1(a.Writes))
+	if a.LateInOrder > 0 {
+		late += fmt.Sprintf(" (+%s in token order)", trim1(a.LateInOrder))
+	}
+	lines = append(lines, fmt.Sprintf("%s violations/run", trim1(a.Violations)), late)
 	return invalidColour(a), lines
 }
 

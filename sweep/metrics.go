@@ -20,8 +20,12 @@ type Metrics struct {
 	// intersect (the exclusion checker).
 	Overlaps int `json:"overlaps"`
 	// LateWrites counts writes the resource accepted although the writer's
-	// lease validity had passed (the exclusion checker).
-	LateWrites int `json:"late_writes"`
+	// lease validity had passed, and that checker.LateWriteFatal judges
+	// fatal (the exclusion checker). LateInOrder counts those it judges
+	// harmless: accepted by a fencing resource in token order, before any
+	// newer token reached it.
+	LateWrites  int `json:"late_writes"`
+	LateInOrder int `json:"late_writes_in_order,omitempty"`
 	// StaleAccepted and StaleRejected count writes (and, rejected, fenced
 	// reads) whose fencing token was lower than one the resource had
 	// accepted before, by the resource's answer: from the resource's own write log when the run has one (it
@@ -65,6 +69,7 @@ func MetricsOf(res *analysis.Result) Metrics {
 		case checker.ExclusionDetails:
 			m.Overlaps = d.Overlaps
 			m.LateWrites = d.WritesAfterValidity["accepted"]
+			m.LateInOrder = d.WritesAfterValidity["accepted-in-order"]
 		case checker.FencingStats:
 			m.StaleAccepted, m.StaleRejected = d.StaleAccepted, d.Rejected+d.ReadsRejected
 		case checker.LivenessDetails:

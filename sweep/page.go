@@ -26,7 +26,7 @@ Faults: {{if .PauseTimes}}the client holding the lock is paused at {{.PauseTimes
 <img src="{{.Violations}}" alt="violations heat map">
 <p class="note">Per cell: how many of its runs the checkers found invalid (k/N invalid; green none, red some, dark red all; amber when none was invalid but some were unknown, which counts as neither), then the mean violations per run (lost updates, i.e. acknowledged increments minus the counter's final value, + overlapping holders + stale writes accepted) and the writes accepted after the writer's lease.
 Without renewal a TTL shorter than the slowest holder produces violations even without faults; renewal removes those, but a pause longer than the TTL still lets the lease expire while its holder is frozen, and its delayed write lands on someone else's lease. Fencing does not prevent that overlap; it makes it harmless: the resource rejects the delayed write, whose token is older than the new holder's.
-A cell can be invalid with 0 violations: a write the resource accepted after its writer's lease had ended (“accepted late”) is itself a failure of the exclusion checker, even when no newer holder had shown the resource a higher token yet; the fenced lock has no watchdog, so with a TTL shorter than the holders' work its holders write late.
+A write the resource accepted after its writer's lease had ended (“accepted late”) fails the exclusion checker, so a cell can be invalid with 0 violations, unless fencing made it harmless: the fencing resource accepted it in token order, before any newer holder's token reached it, so no newer holder had read or written yet (“late in order”: reported, not fatal; the same rule as the run's report and the comparison). The fenced lock has no watchdog, so with a TTL shorter than the holders' work its holders write late.
 </p>
 
 <h2>Availability</h2>
@@ -44,15 +44,15 @@ A cell can be invalid with 0 violations: a write the resource accepted after its
 
 <h2>Cells</h2>
 <table>
-<tr><th>ttl</th><th>renew</th><th>fencing</th><th>pause</th><th>run</th><th>verdict</th><th>lost updates</th><th>writes</th><th>overlaps</th><th>late writes</th><th>stale accepted</th>
+<tr><th>ttl</th><th>renew</th><th>fencing</th><th>pause</th><th>run</th><th>verdict</th><th>lost updates</th><th>writes</th><th>overlaps</th><th>late writes</th><th>late in order</th><th>stale accepted</th>
 <th>acquire success</th><th>acquire p50</th><th>acquire p99</th><th>acquires/s</th><th>lock losses</th><th>run</th></tr>
 {{range .Cells}}<tr><td>{{dur .TTL}}</td><td>{{.Renew}}</td><td>{{if .Fenced}}on{{else}}off{{end}}</td><td>{{dur .Pause}}</td><td class="num">{{.Run}}</td>
 <td class="{{.Verdict}}">{{.Verdict}}</td><td class="num">{{lost .LostUpdates}}</td><td class="num">{{.Writes}}</td><td class="num">{{.Overlaps}}</td>
-<td class="num">{{.LateWrites}}</td><td class="num">{{.StaleAccepted}}</td><td class="num">{{pct .SuccessRate}}</td><td class="num">{{ms .WaitP50}}</td>
+<td class="num">{{.LateWrites}}</td><td class="num">{{.LateInOrder}}</td><td class="num">{{.StaleAccepted}}</td><td class="num">{{pct .SuccessRate}}</td><td class="num">{{ms .WaitP50}}</td>
 <td class="num">{{ms .WaitP99}}</td><td class="num">{{printf "%.2f" .Throughput}}</td><td class="num">{{.LockLosses}}</td>
 <td>{{if .Dir}}<a href="{{link .Dir}}">report</a>{{end}}{{if .ReportError}} <span class="unknown" title="{{.ReportError}}">(report error)</span>{{end}}</td></tr>
 {{end}}</table>
-<p class="note">Late writes: writes the resource accepted after the writer's own lease validity had passed. Lock losses: times a holder's watchdog told it the lease was lost.
+<p class="note">Late writes: writes the resource accepted after the writer's own lease validity had passed (fatal); late in order: such writes a fencing resource accepted in token order before any newer token reached it (harmless). Lock losses: times a holder's watchdog told it the lease was lost.
 Also as <a href="table.md">table.md</a> and <a href="table.csv">table.csv</a>; each cell's numbers in <a href="cells/">cells/</a>.</p>
 
 <h2>Recommendation</h2>

@@ -322,7 +322,7 @@ func (s Spec) Config(c Cell) config.Config {
 		cmd, nodes = "", 3
 	}
 	return config.Config{
-		Name: "sweep-" + s.Name, Lock: lock, ClientCmd: cmd, PauseModel: s.PauseModel(), Topology: s.Topology,
+		Name: "sweep-" + s.Name, Cell: c.ReportTitle(lock), Lock: lock, ClientCmd: cmd, PauseModel: s.PauseModel(), Topology: s.Topology,
 		Workload: "counter", Nodes: nodes, Clients: s.Clients,
 		TTL: c.TTL, RenewEvery: every, Fencing: c.Fenced, TimeLimit: s.TimeLimit, Seed: int64(c.Run),
 		Store: s.Store, Plan: HolderPauses(s.PauseTimes(), c.Pause),

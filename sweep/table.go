@@ -46,6 +46,7 @@ func columns() []column {
 		col("writes", func(c CellResult) string { return fmt.Sprint(c.Writes) }),
 		col("overlaps", func(c CellResult) string { return fmt.Sprint(c.Overlaps) }),
 		col("late writes", func(c CellResult) string { return fmt.Sprint(c.LateWrites) }),
+		col("late in order", func(c CellResult) string { return fmt.Sprint(c.LateInOrder) }),
 		col("stale accepted", func(c CellResult) string { return fmt.Sprint(c.StaleAccepted) }),
 		{"acquire success", func(c CellResult) string { return fmt.Sprintf("%.1f%%", 100*c.SuccessRate) },
 			func(c CellResult) string { return fmt.Sprintf("%.4f", c.SuccessRate) }},
@@ -67,7 +68,7 @@ func columns() []column {
 // csvHeads are the CSV column names: units in the name, no spaces.
 var csvHeads = map[string]string{
 	"acquire success": "acquire_success_rate", "acquire p50": "acquire_p50_ms", "acquire p99": "acquire_p99_ms",
-	"acquires/s": "acquires_ok_per_s", "report": "run_dir",
+	"acquires/s": "acquires_ok_per_s", "report": "run_dir", "late in order": "late_writes_in_order",
 }
 
 // Markdown renders the cells as a Markdown table, one row per run.
@@ -148,6 +149,7 @@ type Agg struct {
 	SuccessRate float64
 	Writes      float64
 	LateWrites  float64
+	LateInOrder float64
 }
 
 // Aggregate groups finished cells by grid point.
@@ -168,6 +170,7 @@ func Aggregate(g Grid, cells []CellResult) map[Point]Agg {
 		a.SuccessRate += c.SuccessRate
 		a.Writes += float64(c.Writes)
 		a.LateWrites += float64(c.LateWrites)
+		a.LateInOrder += float64(c.LateInOrder)
 		out[p] = a
 	}
 	for p, a := range out {
@@ -177,6 +180,7 @@ func Aggregate(g Grid, cells []CellResult) map[Point]Agg {
 		a.SuccessRate /= n
 		a.Writes /= n
 		a.LateWrites /= n
+		a.LateInOrder /= n
 		out[p] = a
 	}
 	return out

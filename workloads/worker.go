@@ -62,6 +62,11 @@ type Worker struct {
 	// released), newest last: Write checks the writer's lease after
 	// recording the write's invoke.
 	held []*lockimpl.Lease
+	// OnRelease, when set, runs as each release of the current process
+	// begins: after its invoke is recorded, before the lock's release is
+	// sent. It must not block (the harness times faults aimed at a
+	// release that began with it: nemesis.TargetReleaser).
+	OnRelease func()
 	// beforeSend, when set (tests), runs at Write's validity check.
 	beforeSend func(l *lockimpl.Lease)
 	watches    map[*lockimpl.Lease]*leaseWatch
@@ -194,6 +199,9 @@ func (w *Worker) Release(ctx context.Context, l *lockimpl.Lease) error {
 		w.mu.Unlock()
 	}()
 	_, err := w.do(ctx, history.Op{F: history.FRelease, Key: l.Key, Token: l.Token, Fence: l.Fence}, func(ctx context.Context, op *history.Op) error {
+		if w.OnRelease != nil {
+			w.OnRelease()
+		}
 		return w.Lock.Release(ctx, l)
 	}, lockimpl.ErrNotHeld)
 	return err

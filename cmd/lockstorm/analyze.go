@@ -21,7 +21,7 @@ loaded: it is checked and reported in streamed passes over history.jsonl, in bou
 and index.html says which parts of the report cover the whole run and which only the
 records read around its first anomalies.
 
-Exit status: 0 valid, 1 invalid, 2 bad input (no such run, unreadable history), 3 unknown.`,
+Exit status: 0 valid, 1 invalid, 2 bad input (no such run, unreadable history), 3 unknown.` + coverageHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, warns, err := analysis.Analyze(cmd.Context(), args[0])

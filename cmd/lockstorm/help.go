@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/lockstorm/lockstorm/coverage"
 )
 
 // helpCommand is `lockstorm help [command]`: cobra's, except that an
@@ -23,3 +25,8 @@ func helpCommand(root *cobra.Command) *cobra.Command {
 		},
 	}
 }
+
+// coverageHelp ends the help of the commands that print a run's summary:
+// what each coverage column counts (coverage.Columns, the report page's
+// legend too).
+var coverageHelp = "\n\nThe coverage lines of the summary (and the coverage table of index.html) count, per fault kind:\n" + strings.TrimRight(coverage.Legend("  "), "\n")

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/lockstormbin"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -249,5 +250,22 @@ func TestSweepDurationFlags(t *testing.T) {
 	}
 	if code, _, errOut := exec1(t, bin, "sweep", "--hold-max", "long"); code != 2 || !strings.Contains(errOut, "--hold-max") {
 		t.Errorf("sweep --hold-max long: exit %d, %q", code, errOut)
+	}
+}
+
+// The commands that print a run's summary define its coverage columns in
+// their help, one line per column (coverage.Columns, the page's legend).
+func TestHelpDefinesCoverageColumns(t *testing.T) {
+	bin := binary(t)
+	for _, c := range []string{"run", "analyze"} {
+		_, out, _ := exec1(t, bin, c, "--help")
+		for _, col := range coverage.Columns {
+			if line := "  " + col.Name + ": " + col.Meaning + "\n"; !strings.Contains(out, line) {
+				t.Errorf("%s --help lacks %q", c, line)
+			}
+		}
+		if !strings.Contains(out, "  exercised: applied faults that hit a holder or a waiter") {
+			t.Errorf("%s --help does not define exercised:\n%s", c, out)
+		}
 	}
 }

@@ -72,7 +72,7 @@ faults of --nemesis (or of a --config plan) for --time-limit, heals every fault,
 history with every checker, and writes the run folder and its report to the store.
 
 Exit status: 0 valid, 1 invalid, 2 bad input or setup error (nothing left running),
-3 unknown (interrupted, cut short, or the faults proved nothing).`
+3 unknown (interrupted, cut short, or the faults proved nothing).` + coverageHelp
 	return cmd
 }
 

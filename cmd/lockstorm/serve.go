@@ -24,7 +24,10 @@ func serveCommand() *cobra.Command {
 		Use:   "serve",
 		Short: "browse the stored runs on http://127.0.0.1:PORT",
 		Long: `serve lists the runs, sweeps and comparisons of a store and serves their reports on
-http://127.0.0.1:PORT until interrupted.
+http://127.0.0.1:PORT until interrupted. A run whose verdict is unknown says why: interrupted
+(stopped before its time limit), incomplete (cut short otherwise), coverage shortfall (its
+faults did not exercise the lock enough to back a green verdict) or undecided (a clock event,
+a checker that could not decide); hover it for the full reason.
 
 Exit status: 0 after an interrupt, 2 on bad input (no such store, port in use).`,
 		Args: cobra.NoArgs,

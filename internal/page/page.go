@@ -91,3 +91,17 @@ func RunFile(dir, file string) string { return path.Join("..", "..", dir, file) 
 
 // ReportLink is the path from a page's folder to run dir's report.
 func ReportLink(dir string) string { return RunFile(dir, store.IndexFile) }
+
+// TokenChars is how many characters of a lock token ShortToken keeps.
+const TokenChars = 8
+
+// ShortToken is a lock token as boxes and tables show it: its first
+// TokenChars characters and "…" when it is longer (a 32-digit hex token
+// becomes "25211190…"); the page gives the whole token in a tooltip.
+func ShortToken(t string) string {
+	r := []rune(t)
+	if len(r) <= TokenChars+1 {
+		return t
+	}
+	return string(r[:TokenChars]) + "…"
+}

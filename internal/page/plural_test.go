@@ -13,3 +13,16 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestShortToken(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                 "",
+		"tok-a":                            "tok-a",
+		"123456789":                        "123456789",
+		"25211190e7ff8fdbf03f87e5a8acb5fd": "25211190…",
+	} {
+		if got := ShortToken(in); got != want {
+			t.Errorf("ShortToken(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,1 @@
+../../../clients/python/example_client.py

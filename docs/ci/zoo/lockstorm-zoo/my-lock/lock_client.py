@@ -1,0 +1,1 @@
+../../../client-cmd/lock_client.py

@@ -1,0 +1,133 @@
+package reports
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/internal/store"
+)
+
+// opPages records which of the ops the anomalies name each page of the
+// report draws, as the pages are written (porcupine's pages and
+// timeline.html, concurrently), so that index.html links every anomaly
+// to a page that draws the op the link names ("timeline.html#op=18"):
+// a write is on timeline.html but never on porcupine.html, which draws
+// only the lock's operations.
+type opPages struct {
+	mu    sync.Mutex
+	want  map[int64]bool            // every op an anomaly names
+	drawn map[string]map[int64]bool // page file -> the wanted ops it draws
+	files []string                  // the pages with a wanted op
+}
+
+// newOpPages is an empty record for the anomalies of v.
+func newOpPages(v checker.Result) *opPages {
+	p := &opPages{want: map[int64]bool{}, drawn: map[string]map[int64]bool{}}
+	for _, r := range checkerParts(v) {
+		for _, a := range r.Anomalies {
+			for _, o := range a.Ops {
+				p.want[o] = true
+			}
+		}
+	}
+	return p
+}
+
+// add records that file draws op (kept only when an anomaly names it).
+func (p *opPages) add(file string, op int64) {
+	if p == nil || !p.want[op] {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := p.drawn[file]
+	if m == nil {
+		m = map[int64]bool{}
+		p.drawn[file] = m
+		p.files = append(p.files, file)
+	}
+	m[op] = true
+}
+
+// porcupineOps matches an operation's metadata in the data of a page
+// porcupine's Visualize wrote: "Metadata":"ops 12,15 · token …" or
+// "Metadata":"op 7 (never completed)"; group 1 is the record indices.
+var porcupineOps = regexp.MustCompile(`"Metadata":"ops? ([0-9][0-9,]*)`)
+
+// addPorcupine records the ops the porcupine page file draws, read from
+// its data (each operation's metadata names its records).
+func (p *opPages) addPorcupine(file string, page []byte) {
+	if p == nil {
+		return
+	}
+	for _, m := range porcupineOps.FindAllSubmatch(page, -1) {
+		for _, s := range strings.Split(string(m[1]), ",") {
+			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+				p.add(file, i)
+			}
+		}
+	}
+}
+
+// pageGroups are the kinds of page an anomaly link may open, each the
+// files of its kind: porcupine's lock pages (porcupine.html and its
+// segments porcupine-2.html, ...), its counter pages, and the timeline.
+const (
+	groupLock = iota
+	groupCounter
+	groupTimeline
+)
+
+// pageKind is the kind of page file is.
+func pageKind(file string) int {
+	switch {
+	case file == store.TimelineFile:
+		return groupTimeline
+	case strings.HasPrefix(file, strings.TrimSuffix(store.PorcupineCounterFile, ".html")):
+		return groupCounter
+	}
+	return groupLock
+}
+
+// link is where index.html sends the reader of an anomaly of checker
+// name with ops: the first kind of page, in the checker's order, that
+// draws one of the ops (the lock checker's porcupine.html, the resource
+// checker's porcupine-counter.html, else timeline.html first), at the
+// last op it draws ("timeline.html#op=18"); "" when no page draws any.
+func (p *opPages) link(name string, ops []int64) string {
+	if p == nil {
+		return ""
+	}
+	order := []int{groupTimeline, groupLock, groupCounter}
+	switch name {
+	case "lock":
+		order = []int{groupLock, groupTimeline}
+	case "resource":
+		order = []int{groupCounter, groupTimeline, groupLock}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	files := slices.Sorted(slices.Values(p.files))
+	for _, g := range order {
+		for _, f := range files {
+			if pageKind(f) != g {
+				continue
+			}
+			last := int64(-1)
+			for _, o := range ops {
+				if p.drawn[f][o] {
+					last = max(last, o)
+				}
+			}
+			if last >= 0 {
+				return fmt.Sprintf("%s#op=%d", f, last)
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,176 @@
+package reports
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
+	"github.com/lockstorm/lockstorm/coverage"
+	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
+)
+
+// validFaultResult is a valid run of the single lock under client
+// pauses: turns of 3 clients (acquire, read v, write v+1, release), each
+// of 3 pauses hitting the client that holds the lock.
+func validFaultResult(t *testing.T) *analysis.Result {
+	t.Helper()
+	var b hb
+	const turns = 12
+	for i := range turns {
+		p, at := i%3, int64(i)*20*ms
+		c, tok := fmt.Sprintf("c%d", i%3+1), fmt.Sprintf("t%d", i)
+		op := func(dt int64, ty history.Type, f string, set func(*history.Op)) {
+			o := history.Op{Time: at + dt*ms, Type: ty, Process: p, Client: c, F: f, Key: "k"}
+			if set != nil {
+				set(&o)
+			}
+			b.add(o)
+		}
+		op(0, history.Invoke, history.FAcquire, func(o *history.Op) { o.TTL = 300 * ms })
+		op(1, history.OK, history.FAcquire, func(o *history.Op) { o.Token, o.TTL, o.Validity = tok, 300*ms, at+250*ms })
+		if i%4 == 1 {
+			fault := fmt.Sprintf("client-pause clients=%s duration=5ms", c)
+			b.add(history.Op{Time: at + 2*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: fault})
+			b.add(history.Op{Time: at + 2*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: fault})
+			b.add(history.Op{Time: at + 7*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
+			b.add(history.Op{Time: at + 7*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
+		}
+		op(8, history.Invoke, history.FRead, nil)
+		op(9, history.OK, history.FRead, func(o *history.Op) { o.Value = int64(i) })
+		op(10, history.Invoke, history.FWrite, func(o *history.Op) { o.Value = int64(i + 1) })
+		op(11, history.OK, history.FWrite, func(o *history.Op) { o.Value = int64(i + 1) })
+		op(12, history.Invoke, history.FRelease, func(o *history.Op) { o.Token = tok })
+		op(13, history.OK, history.FRelease, func(o *history.Op) { o.Token = tok })
+	}
+	cfg := config.Config{Name: "banner", Lock: "single", Workload: "counter", Clients: 3, Nodes: 1, TTL: 300 * time.Millisecond,
+		Seed: 1, Nemesis: []string{"client-pause"}, MinCoverage: 1}
+	res := &analysis.Result{Dir: t.TempDir(), Config: cfg, History: b.h, Final: map[string]int64{"k": turns}}
+	if err := analysis.Check(context.Background(), res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// bannerOf is the page's proof line, "" if none.
+func bannerOf(t *testing.T, res *analysis.Result) string {
+	t.Helper()
+	if err := Write(res); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`<div class="proof" id="proof">([^<]*)</div>`).FindStringSubmatch(string(b))
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(m[1])
+}
+
+// The banner's first line proves: a valid run's says what its faults hit,
+// how many leases it checked with how many overlaps, and that the
+// counter accounts for every acknowledged increment, with the numbers of
+// the coverage and the checkers; the terminal summary says the same.
+func TestBannerValidSaysWhatWasExercised(t *testing.T) {
+	res := validFaultResult(t)
+	if res.Verdict.Valid != checker.Valid {
+		t.Fatalf("verdict %v: %s", res.Verdict.Valid, res.Verdict.Error)
+	}
+	var applied, holder, leases, acked int
+	for _, k := range res.Coverage.Kinds {
+		applied, holder = applied+k.Applied, holder+k.TouchedHolder
+	}
+	for _, r := range res.Verdict.Results {
+		switch d := r.Details.(type) {
+		case checker.ExclusionDetails:
+			leases = d.Leases
+		case checker.ResourceDetails:
+			acked = d.Counter["k"].Acked
+		}
+	}
+	if applied == 0 || leases == 0 || acked == 0 {
+		t.Fatalf("nothing exercised: %d faults, %d leases, %d writes", applied, leases, acked)
+	}
+	want := strings.Join([]string{
+		fmtInts("%d of %d faults hit a holder", holder, applied),
+		fmtInts("%d leases, 0 overlaps within validity", leases),
+		fmtInts("counter exact %d/%d", acked, acked)}, " · ")
+	if got := bannerOf(t, res); got != want {
+		t.Errorf("banner:\n got %q\nwant %q", got, want)
+	}
+	var sum bytes.Buffer
+	Summary(&sum, res)
+	if !strings.HasPrefix(sum.String(), "verdict: valid\n  "+want+"\n") {
+		t.Errorf("summary does not open with the proof line:\n%s", sum.String())
+	}
+}
+
+// An invalid run's banner names its first fatal anomaly: kind, checker
+// and op indices.
+func TestBannerInvalidNamesFirstFatalAnomaly(t *testing.T) {
+	res := pauseResult(t.TempDir())
+	if res.Verdict.Valid != checker.Invalid {
+		t.Fatalf("verdict %v", res.Verdict.Valid)
+	}
+	a, ok := firstFatalAnomaly(res.Verdict)
+	if !ok {
+		t.Fatal("no fatal anomaly")
+	}
+	want := "first fatal anomaly: " + a.Kind + " (" + a.Checker + " checker) at ops " + indexList(a.Ops, 4)
+	if len(a.Ops) == 1 {
+		want = strings.Replace(want, " ops ", " op ", 1)
+	}
+	got := bannerOf(t, res)
+	if got != want || !regexp.MustCompile(`at ops? \d`).MatchString(got) {
+		t.Errorf("banner:\n got %q\nwant %q", got, want)
+	}
+}
+
+// The coverage table's columns are defined under it on the page, and in
+// run's --help (coverage.Legend, from the same coverage.Columns).
+func TestCoverageLegend(t *testing.T) {
+	res := validFaultResult(t)
+	if err := Write(res); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	legend := regexp.MustCompile(`(?s)<dl class="legend" id="coverage-legend">(.*?)</dl>`).FindStringSubmatch(string(b))
+	if legend == nil {
+		t.Fatal("index.html has no coverage legend")
+	}
+	for _, want := range []string{
+		"<dt>write</dt><dd>applied faults that hit a client with a resource operation in flight",
+		"<dt>exercised</dt><dd>applied faults that hit a holder or a waiter: what the bar (--min-coverage) counts</dd>",
+		"<dt>holder at start</dt>",
+	} {
+		if !strings.Contains(legend[1], want) {
+			t.Errorf("legend lacks %q:\n%s", want, legend[1])
+		}
+	}
+	if n := strings.Count(legend[1], "<dt>"); n != len(coverage.Columns) || n != 7 {
+		t.Errorf("legend defines %d columns, want the table's 7", n)
+	}
+}
+
+func fmtInts(format string, a ...int) string {
+	args := make([]any, len(a))
+	for i, v := range a {
+		args[i] = v
+	}
+	return fmt.Sprintf(format, args...)
+}
