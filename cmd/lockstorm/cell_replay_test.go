@@ -52,13 +52,13 @@ func replayCell(t *testing.T, bin, dir string) *analysis.Result {
 }
 
 // sameFaults fails t unless the replayed run had the cell's settings (but
-// for its name, store and plan file), its fault plan and as many fault
-// windows of each kind.
+// for its name, its cell label, store and plan file), its fault plan and
+// as many fault windows of each kind.
 func sameFaults(t *testing.T, cell, replay *analysis.Result) {
 	t.Helper()
 	a, b := cell.Config, replay.Config
 	for _, c := range []*config.Config{&a, &b} {
-		c.Name, c.Store, c.PlanFile = "", "", ""
+		c.Name, c.Cell, c.Store, c.PlanFile = "", "", "", ""
 	}
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("replayed settings differ:\ncell   %+v\nreplay %+v", a, b)
