@@ -92,16 +92,24 @@ func TestLivenessNeverFreedNamesTheRightHolder(t *testing.T) {
 	}
 }
 
-// Failures while a partition is still open at the end are the partition's
-// doing, not a lock never freed.
-func TestLivenessNeverFreedNotJudgedUnderOpenFault(t *testing.T) {
-	b := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).
-		add(50, history.Info, history.NemesisProcess, "start", "", "", partition)
+// heldThenRefused is a history in which process 0 takes key k with a
+// 100 ms TTL and 5 acquires fail over the next 5 s, a partition starting
+// at 50 ms when partitioned (it stays open).
+func heldThenRefused(partitioned bool) *hb {
+	b := new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100))
+	if partitioned {
+		b.add(50, history.Info, history.NemesisProcess, "start", "", "", partition)
+	}
 	for i := 0; i < 5; i++ {
 		b.op(int64(200+1000*i), int64(210+1000*i), history.Fail, 1+i, "acquire", "k", "", ttl(100))
 	}
-	r := (&Liveness{RequireRecovery: true}).Check(context.Background(), b.sorted())
+	return b
+}
+
+// Failures while a partition is still open at the end are the partition's
+// doing, not a lock never freed.
+func TestLivenessNeverFreedNotJudgedUnderOpenFault(t *testing.T) {
+	r := (&Liveness{RequireRecovery: true}).Check(context.Background(), heldThenRefused(true).sorted())
 	if kindsOf(r)["lock-never-freed"] != 0 || r.Valid != Unknown {
 		t.Fatalf("%s", r)
 	}
@@ -112,12 +120,7 @@ func TestLivenessNeverFreedNotJudgedUnderOpenFault(t *testing.T) {
 // healed just before the history ended (a slow container restart): only
 // failures while no fault was in effect count.
 func TestLivenessNeverFreedIgnoresFailuresInAFault(t *testing.T) {
-	b := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).
-		add(50, history.Info, history.NemesisProcess, "start", "", "", partition)
-	for i := 0; i < 5; i++ {
-		b.op(int64(200+1000*i), int64(210+1000*i), history.Fail, 1+i, "acquire", "k", "", ttl(100))
-	}
+	b := heldThenRefused(true)
 	b.add(4300, history.Info, history.NemesisProcess, "stop", "", "", partition)
 	b.op(4400, 4410, history.Fail, 9, "acquire", "k", "", ttl(100))
 	r := (&Liveness{RequireRecovery: true}).Check(context.Background(), b.sorted())
@@ -125,10 +128,7 @@ func TestLivenessNeverFreedIgnoresFailuresInAFault(t *testing.T) {
 		t.Fatalf("failures inside the fault counted:\n%s", r)
 	}
 	// The same failures with no fault in effect: never freed.
-	c := new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100))
-	for i := 0; i < 5; i++ {
-		c.op(int64(200+1000*i), int64(210+1000*i), history.Fail, 1+i, "acquire", "k", "", ttl(100))
-	}
+	c := heldThenRefused(false)
 	c.op(4400, 4410, history.Fail, 9, "acquire", "k", "", ttl(100))
 	if r := (&Liveness{RequireRecovery: true}).Check(context.Background(), c.sorted()); kindsOf(r)["lock-never-freed"] != 1 {
 		t.Fatalf("want lock-never-freed without faults:\n%s", r)

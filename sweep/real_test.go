@@ -21,17 +21,7 @@ func TestRealSweepRunsAndFencing(t *testing.T) {
 	r := DefaultRaw()
 	r.Name, r.Store, r.TTL, r.Renew, r.Pause, r.TimeLimit = "real", t.TempDir(), "300ms", "none", "700ms", "3s"
 	r.HoldMin, r.HoldMax, r.Seeds, r.Fencing = "100ms", "200ms", 2, "off,on"
-	if testing.Short() {
-		t.Skipf("real runs: four of %s", r.TimeLimit)
-	}
-	spec, err := r.Spec()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(t.Context(), spec, config.Campaign{}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec, res := runReal(t, r, "four")
 	if !res.Complete() || len(res.Cells) != 4 {
 		t.Fatalf("%d of %d cells", len(res.Cells), res.Total)
 	}
@@ -77,17 +67,7 @@ func TestRealSweepRunsAndFencing(t *testing.T) {
 func TestRealSweepFencedShortTTLNotRed(t *testing.T) {
 	r := DefaultRaw()
 	r.Name, r.Store, r.TTL, r.Pause, r.TimeLimit, r.Seeds, r.Fencing = "late", t.TempDir(), "200ms", "300ms", "4s", 2, "on"
-	if testing.Short() {
-		t.Skipf("real runs: two of %s", r.TimeLimit)
-	}
-	spec, err := r.Spec()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(t.Context(), spec, config.Campaign{}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, res := runReal(t, r, "two")
 	late := 0
 	for _, c := range res.Cells {
 		late += c.LateInOrder
@@ -96,4 +76,22 @@ func TestRealSweepFencedShortTTLNotRed(t *testing.T) {
 		}
 	}
 	t.Logf("%d runs, %d late writes accepted in token order", len(res.Cells), late)
+}
+
+// runReal runs the sweep r describes (n runs, for the skip message),
+// unless -short, and returns its spec and result.
+func runReal(t *testing.T, r Raw, n string) (Spec, *Result) {
+	t.Helper()
+	spec, err := r.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if testing.Short() {
+		t.Skipf("real runs: %s of %s", n, r.TimeLimit)
+	}
+	res, err := Run(t.Context(), spec, config.Campaign{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec, res
 }
