@@ -9,14 +9,18 @@ import (
 )
 
 // noExpiryWait bounds how long a waiter crash waits for the lock key to
-// exist without an expiry before it takes a waiter as usual: a TTL (a
-// lock that sets its TTL apart does so on every acquire, many times a
-// TTL), at least 200 ms.
-func noExpiryWait(ttl time.Duration) time.Duration { return max(ttl, 200*time.Millisecond) }
+// exist without an expiry before it takes a waiter as usual: two TTLs (a
+// lock that sets its TTL apart does so on every acquire, several times a
+// TTL, fewer on a loaded machine), at least 400 ms.
+func noExpiryWait(ttl time.Duration) time.Duration { return max(2*ttl, 400*time.Millisecond) }
 
 // staleKeyEvent is the age past which a key event is too old to act on:
-// the moment it announced has likely passed.
-const staleKeyEvent = 2 * time.Millisecond
+// the moment it announced has likely passed. The node is asked anyway
+// once the clients are stopped (noExpiryNow), so this only spares them a
+// needless stop; at 2 ms a loaded machine's goroutine hand-off made every
+// event stale and the crash was never timed (a flake of
+// TestWaiterCrashTimedToKeyWithoutExpiry beside two busy loops).
+const staleKeyEvent = 20 * time.Millisecond
 
 // aimNoExpiry times a waiter crash of process clients to the moment the
 // lock key exists without an expiry: on a key event (keyEvents) it stops

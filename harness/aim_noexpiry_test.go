@@ -18,7 +18,12 @@ import (
 // would leave a lock that recovers by its TTL.
 func TestWaiterCrashTimedToKeyWithoutExpiry(t *testing.T) {
 	ttl := 300 * time.Millisecond
-	p := nemesis.Scripted(4*time.Second, nemesis.Step{At: time.Second, Duration: ttl,
+	// A 1.5 s step: the crash may wait until half a TTL before the heal
+	// (1.35 s) for the moment, which a loaded machine often loses to the
+	// client's PEXPIRE (the node is asked after the clients stop); with
+	// a one-TTL step it had 150 ms, two tries, and missed beside two
+	// busy loops.
+	p := nemesis.Scripted(4*time.Second, nemesis.Step{At: time.Second, Duration: 5 * ttl,
 		Fault: nemesis.Fault{Kind: nemesis.KindClientCrash, Target: nemesis.AimWaiter, Clients: []string{nemesis.TargetWaiter}}})
 	res, err := Run(context.Background(), config.Config{Lock: "py-setnx-expire", Workload: "counter",
 		Nodes: 1, Clients: 3, TTL: ttl, TimeLimit: p.End, Seed: 5, Store: t.TempDir(), Plan: &p})
