@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,9 @@ func TestInterruptedRunIsUnknown(t *testing.T) {
 	if !res.Interrupted || res.Verdict.Valid != checker.Unknown {
 		t.Fatalf("interrupted=%v verdict=%v %q, want interrupted and unknown", res.Interrupted, res.Verdict.Valid, res.Verdict.Error)
 	}
-	if !strings.Contains(res.Incomplete, "interrupted by SIGINT at 1.") || !strings.Contains(res.Incomplete, "of 6s") {
+	// The run's clock starts after its setup, which a loaded machine
+	// stretches: the interrupt lands anywhere up to 1.5 s into the run.
+	if !regexp.MustCompile(`^interrupted by SIGINT at [01]\.[0-9]s of 6s$`).MatchString(res.Incomplete) {
 		t.Errorf("Incomplete = %q, want when and why", res.Incomplete)
 	}
 	var rf struct {
