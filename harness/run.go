@@ -100,6 +100,8 @@ func runChecked(ctx context.Context, cfg config.Config) (res *analysis.Result, e
 	}
 	defer r.log.close()
 	r.logf = r.log.logf
+	ctx, unlog := withRunLog(ctx, r.log)
+	defer unlog()
 	ctx, r.abort = context.WithCancel(ctx)
 	defer r.abort()
 	defer r.teardown(&err)
