@@ -105,6 +105,7 @@ func loadRun(t *testing.T, pattern string) *analysis.Result {
 // replay line each shows, reproduces the cell: its settings, its fault
 // plan and the fault windows it recorded.
 func TestCellReplayReproducesFaults(t *testing.T) {
+	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	bin := binary(t)
 	st := t.TempDir()
 	run := func(args ...string) {

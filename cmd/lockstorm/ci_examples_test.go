@@ -210,6 +210,7 @@ func checkJUnitPassed(t *testing.T, f string) {
 // The client-cmd example's workflow uses the lockstorm action: the test
 // runs scripts/action.sh with its with: inputs, as action.yml would.
 func TestCIExamples(t *testing.T) {
+	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	for _, name := range []string{"go-test", "client-cmd", "zoo"} {
 		t.Run(name, func(t *testing.T) {
 			src := ciDir + name

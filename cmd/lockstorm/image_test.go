@@ -37,6 +37,7 @@ func dockerRun(t *testing.T, store string, args ...string) (int, string) {
 // then runs in it too: python3 with redis-py is there. Skipped, saying so,
 // when no Docker daemon answers.
 func TestImageRunsATest(t *testing.T) {
+	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	if err := exec.Command("docker", "info").Run(); err != nil {
 		t.Skipf("no Docker daemon answers (docker info: %v): the image cannot be built here", err)
 	}

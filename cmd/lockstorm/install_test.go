@@ -107,6 +107,7 @@ func writeModuleProxy(t *testing.T, root, proxy string) {
 // uncommitted is in the zip, so a build that needs it fails here. The
 // installed binary then finds redis-server on PATH and runs a test.
 func TestGoInstallFromModuleProxy(t *testing.T) {
+	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}

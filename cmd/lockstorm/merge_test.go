@@ -90,6 +90,7 @@ func catalogRows(stdout string) [][]string {
 // were rejected, differ between executions)
 // and JUnit verdicts; merge refuses a missing, repeated or foreign shard.
 func TestMergeCatalogShards(t *testing.T) {
+	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	bin := shardBinary(t)
 	tmp := t.TempDir()
 	p := func(s string) string { return filepath.Join(tmp, s) }
@@ -184,6 +185,7 @@ func pointRows(stdout string) []string {
 // than the TTL loses an update in most runs, not in every one, so two
 // executions of the same seed may differ.)
 func TestMergeSweepShards(t *testing.T) {
+	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	bin := shardBinary(t)
 	tmp := t.TempDir()
 	p := func(s string) string { return filepath.Join(tmp, s) }

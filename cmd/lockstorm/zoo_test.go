@@ -17,6 +17,7 @@ import (
 // example client as an entry (built by its own build step, run by
 // --dir), beside an entry whose runtime is missing. No Go code changes.
 func TestZooRunsAnEntryOutsideTheRepository(t *testing.T) {
+	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	argv, err := python.Command("py-seed-single")
 	if err != nil {
 		t.Skipf("no python3 with redis-py (make deps installs python3-redis): %v", err)
