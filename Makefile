@@ -29,10 +29,11 @@ demo: deps build
 
 ## test: every test against real redis-server processes, then the quick catalogue.
 ## The installs (deps-test) run beside the build, go vet and the tests'
-## compilation; TEST_P packages are tested at once (2: their runs mostly wait
-## on timers and Redis, and every server takes a free port), the quick
+## compilation; TEST_P packages are tested at once (3: their runs mostly wait
+## on timers and Redis, and every server takes a free port; within a package
+## the long tests that share nothing run two at a time), the quick
 ## catalogue runs CATALOG_PARALLEL rows at once.
-TEST_P ?= 2
+TEST_P ?= 3
 CATALOG_PARALLEL ?= 2
 test:
 	@./scripts/install-deps.sh --with-chromium & deps=$$!; \
