@@ -34,6 +34,11 @@ demo: deps build
 ## the long tests that share nothing run two at a time), the quick
 ## catalogue runs CATALOG_PARALLEL rows at once.
 TEST_P ?= 3
+# go test starts packages in the order given: the longest first, so that
+# they do not start last and run alone at the end.
+MODULE    := github.com/lockstorm/lockstorm
+SLOW_PKGS := $(addprefix $(MODULE)/,cmd/lockstorm harness cluster reports nemesis cluster/rediscluster)
+TEST_PKGS  = $(SLOW_PKGS) $(filter-out $(SLOW_PKGS),$(shell $(GO) list $(PKGS)))
 CATALOG_PARALLEL ?= 2
 test:
 	@./scripts/install-deps.sh --with-chromium & deps=$$!; \
@@ -41,7 +46,7 @@ test:
 	st=$$?; wait $$deps || exit 1; exit $$st
 	@# the docker tests' Redis image, once, before packages that use it run at once
 	@if docker info > /dev/null 2>&1; then ./docker/build-redis-image.sh; fi
-	LOCKSTORM_TEST_BIN=$(abspath $(BUILD_OUT)) $(GO) test -short -p $(TEST_P) -count=1 -timeout 40m $(PKGS)
+	LOCKSTORM_TEST_BIN=$(abspath $(BUILD_OUT)) $(GO) test -short -p $(TEST_P) -count=1 -timeout 40m $(TEST_PKGS)
 	./bin/lockstorm catalog --quick --parallel $(CATALOG_PARALLEL) --store $${TMPDIR:-/tmp}/lockstorm-catalog
 	./bin/lockstorm zoo --only redis-py-lock/client-crash --seeds 1 --time-limit 10s --store $${TMPDIR:-/tmp}/lockstorm-zoo
 

@@ -2,12 +2,15 @@ package catalog
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // The pause a renewable lock "survives" in process is an artefact of the
@@ -31,7 +34,8 @@ func TestRealPauseFreezesTheWatchdog(t *testing.T) {
 				t.Fatal(err)
 			}
 			if res.Verdict.Valid != tc.want {
-				t.Fatalf("verdict %v, want %v:\n%s", res.Verdict.Valid, tc.want, res.Verdict)
+				log, _ := os.ReadFile(filepath.Join(res.Dir, store.LogFile))
+				t.Fatalf("verdict %v, want %v:\n%s\nlockstorm.log:\n%s", res.Verdict.Valid, tc.want, res.Verdict, log)
 			}
 			lost := 0
 			for _, op := range res.History {
