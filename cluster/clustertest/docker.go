@@ -5,12 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster/docker"
+	"github.com/lockstorm/lockstorm/internal/lockstormbin"
 )
 
 // RedisImage is the local Redis image the tests use, built from this
@@ -21,10 +21,14 @@ const RedisImage = "lockstorm/redis:7"
 // into a failure (for CI machines that must run the docker tests).
 const RequireDockerEnv = "LOCKSTORM_REQUIRE_DOCKER"
 
-// repoRoot is the repository root, found from this source file.
+// repoRoot is the repository root (lockstormbin.ModuleRoot); "." when
+// none is found, so that the command run there fails saying what it missed.
 func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	root, err := lockstormbin.ModuleRoot()
+	if err != nil {
+		return "."
+	}
+	return root
 }
 
 var image struct {

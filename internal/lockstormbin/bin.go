@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -46,7 +45,7 @@ func OnPath() (string, error) {
 		if err != nil {
 			return
 		}
-		root, rerr := moduleRoot()
+		root, rerr := ModuleRoot()
 		if rerr != nil {
 			err = rerr
 			return
@@ -72,21 +71,30 @@ func Cleanup() {
 	}
 }
 
-// moduleRoot is the folder of this module's go.mod, found from this
-// source file's place in it.
-func moduleRoot() (string, error) {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "", fmt.Errorf("lockstormbin: cannot find the module root")
+// Module is this module's path, the first line of its go.mod.
+const Module = "github.com/lockstorm/lockstorm"
+
+// ModuleRoot is the folder of this module's go.mod, found upwards from
+// the working folder (a test runs in its package's folder). It does not
+// ask the source file's own path (runtime.Caller), which -trimpath
+// removes: make test builds its tests with -trimpath, so that a new
+// clone's compiles hit the build cache.
+func ModuleRoot() (string, error) {
+	d, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("lockstormbin: %w", err)
 	}
-	d := filepath.Dir(file)
-	for !strings.HasSuffix(d, string(os.PathSeparator)) && d != "." {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+	for {
+		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && strings.HasPrefix(string(b), "module "+Module+"\n") {
 			return d, nil
 		}
-		d = filepath.Dir(d)
+		up := filepath.Dir(d)
+		if up == d {
+			return "", fmt.Errorf("lockstormbin: no go.mod of %s above the working folder", Module)
+		}
+		d = up
 	}
-	return "", fmt.Errorf("lockstormbin: no go.mod above %s", file)
 }
 
 // Main is a TestMain body for packages whose tests run process clients:
