@@ -19,7 +19,11 @@ import (
 // The campaign's JUnit has no failure: both claims hold (the unfenced
 // run's invalid verdict is what it claims, not a failure).
 func TestRealRun(t *testing.T) {
-	spec := compare.Spec{TTL: 300 * time.Millisecond, TimeLimit: 4 * time.Second, Store: t.TempDir()}
+	// 5 s: two holder pauses (1 s and 2.4 s). With 4 s and one pause, the
+	// pause landed after the holder's write on a loaded machine (the write
+	// comes 15-75 ms after the acquire) and the fenced run had nothing to
+	// reject.
+	spec := compare.Spec{TTL: 300 * time.Millisecond, TimeLimit: 5 * time.Second, Store: t.TempDir()}
 	f := config.Campaign{Seeds: 1, Parallel: 1}
 	f.Run.Store = spec.Store
 	res, err := compare.Run(t.Context(), spec, f, compare.Options{})
