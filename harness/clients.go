@@ -173,6 +173,11 @@ func (s *slot) start(ctx context.Context, warm bool) error {
 	go func() {
 		defer close(done)
 		defer s.run.recoverPanic("client " + s.name)
+		select {
+		case <-s.run.begin: // every client is ready
+		case <-pctx.Done():
+			return
+		}
 		if !workloads.Sleep(pctx, time.Until(s.run.rec.Start().Add(s.run.cfg.ClientsStartAt)), nil) && pctx.Err() != nil {
 			return
 		}

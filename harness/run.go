@@ -55,6 +55,9 @@ type run struct {
 
 	workCtx  context.Context // hard context of the workers
 	stopWork chan struct{}   // closed at the time limit: no new rounds
+	// begin is closed when every client is ready: their workloads start
+	// then, on the history's clock restarted at that moment.
+	begin chan struct{}
 
 	panicMu sync.Mutex
 	panics  []string
@@ -173,7 +176,6 @@ func (r *run) setup(ctx context.Context) error {
 	if r.rec, err = createHistory(filepath.Join(r.dir, store.HistoryFile)); err != nil {
 		return err
 	}
-	r.log.setZero(r.rec.Start()) // lockstorm.log now counts on the history's clock
 	r.rec.KeepLast(liveWindow)   // memory stays flat: the whole history is in the file
 	res, err := resource.Start(resource.Config{Fencing: cfg.Fencing, Clock: r.rec.Now})
 	if err != nil {
@@ -317,6 +319,7 @@ func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 		r.waitSlots()
 		return err
 	}
+	r.beginWork()
 	if r.plan != nil {
 		r.tgt = newTargeter(r)
 		r.tgt.startKeyEvents(workCtx)
@@ -351,18 +354,39 @@ func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 	return nil
 }
 
-// startSlots starts one slot per client.
+// startSlots starts one slot per client, all at once: a client process
+// (an interpreter) can take a second to start on a loaded machine, and
+// its workload waits for beginWork anyway.
 func (r *run) startSlots(workCtx context.Context) error {
 	r.releases = newReleaseStarts()
+	r.begin = make(chan struct{})
 	procs := workloads.NewProcesses(r.cfg.Clients)
 	for i := 0; i < r.cfg.Clients; i++ {
-		s := newSlot(r, i, procs, r.cfg.Seed)
-		r.slots = append(r.slots, s)
-		if err := s.start(workCtx, true); err != nil {
-			return err
-		}
+		r.slots = append(r.slots, newSlot(r, i, procs, r.cfg.Seed))
 	}
-	return nil
+	errs := make([]error, len(r.slots))
+	var wg sync.WaitGroup
+	for i, s := range r.slots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.start(workCtx, true)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// beginWork starts the clients' workloads, every client being ready. The
+// history's clock restarts now (nothing is recorded before), so the fault
+// plan, ClientsStartAt and the time limit count from here, however long
+// the clients took to start; lockstorm.log counts on that clock from now.
+func (r *run) beginWork() {
+	if !r.rec.Restart() {
+		r.logf("the history's clock could not restart: records came before the clients began")
+	}
+	r.log.setZero(r.rec.Start())
+	close(r.begin)
 }
 
 // waitTimeLimit waits for the time limit, an interrupt (res.Interrupted),
