@@ -110,7 +110,7 @@ func TestRunFailoverOnDockerProvider(t *testing.T) {
 	for _, r := range res.Verdict.Results {
 		if r.Name == "lock" {
 			if r.Valid != checker.Invalid {
-				t.Fatalf("lock checker %s, want invalid; verdict:\n%s", r.Valid, res.Verdict)
+				t.Fatalf("lock checker %s, want invalid; verdict:\n%s\nlockstorm.log:\n%s", r.Valid, res.Verdict, logOf(t, res))
 			}
 			return
 		}
