@@ -17,7 +17,6 @@ import (
 // (fenced lock and resource under the same pauses: stale writes rejected,
 // nothing lost) does not.
 func TestLiveCounterOnRealRuns(t *testing.T) {
-	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	kinds := map[string]bool{analysis.LiveOverlap: true, analysis.LiveWriteAfterValidity: true,
 		analysis.LiveLostUpdate: true, analysis.LiveStaleWrite: true, analysis.LiveAPIOverlap: true}
 	rows := catalog.Rows()

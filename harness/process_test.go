@@ -44,7 +44,6 @@ func logOf(t *testing.T, res *analysis.Result) string {
 // without fencing, invalid by the resource checker with the lock checker
 // valid (catalogue row 4), in both pause models' hands.
 func TestClientCmdSameVerdictsAsInProcess(t *testing.T) {
-	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	store := t.TempDir()
 	ttl := 500 * time.Millisecond
 	for _, tc := range []struct {

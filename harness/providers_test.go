@@ -64,7 +64,6 @@ func TestRunThroughExternalProvider(t *testing.T) {
 
 // A short run on the docker provider, with process faults.
 func TestRunOnDockerProvider(t *testing.T) {
-	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	clustertest.NeedDocker(t)
 	res, err := Run(context.Background(), config.Config{Provider: "docker", DockerImage: clustertest.RedisImage,
 		Lock: "redlock", Nodes: 3, Clients: 3, TTL: 300 * time.Millisecond,
@@ -86,7 +85,6 @@ func TestRunOnDockerProvider(t *testing.T) {
 // replica container promoted) loses a lock taken on the old master, and
 // the lock checker finds two holders.
 func TestRunFailoverOnDockerProvider(t *testing.T) {
-	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	clustertest.NeedDocker(t)
 	// As catalogue row 12: the first lease (5 s) outlasts detection and
 	// sentinel's promotion.

@@ -26,7 +26,6 @@ func count(h history.History, f string, t history.Type) int {
 // valid, and it leaves a well-formed history on disk that matches the one
 // in memory.
 func TestWorkloadsProduceWellFormedHistories(t *testing.T) {
-	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	store := t.TempDir()
 	for _, w := range []string{"counter", "cron", "api", "leader"} {
 		t.Run(w, func(t *testing.T) {

@@ -17,7 +17,6 @@ import (
 // under partitions and latency is valid, on the hash-tagged key, and its
 // leases name the cluster as their node.
 func TestClusterTopologyFencedValid(t *testing.T) {
-	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	res, err := Run(context.Background(), config.Config{Lock: "fenced", Fencing: true, Topology: config.TopologyCluster,
 		Workload: "counter", Clients: 3, TTL: 500 * time.Millisecond, Nemesis: []string{"partition", "latency"},
 		FaultInterval: time.Second, TimeLimit: 8 * time.Second, Seed: 4, Store: t.TempDir()})

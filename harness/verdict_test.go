@@ -17,7 +17,6 @@ import (
 // Each run must do its workload's work (runs, entries, heartbeats) so a
 // valid verdict is not a vacuous one.
 func TestCronAPILeaderValidUnderCorrectLock(t *testing.T) {
-	t.Parallel() // long, and shares no state with the package's other tests (issue 28)
 	store := t.TempDir()
 	work := map[string]string{"cron": history.FRun, "api": history.FEnter, "leader": history.FLead}
 	for _, tc := range []struct {
