@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,15 +15,22 @@ import (
 
 // wallStepped is the machine's clocks with the wall clock stepped forward
 // by step from the monotonic time at on: what a virtual machine fork did
-// here, emulated without touching the machine's clock.
+// here, emulated without touching the machine's clock. Its time counts
+// from the clock watch's first reading, not from the test's start: a
+// setup slower than at (beside busy loops) would otherwise put the step
+// before the watch's first sample, where no watch can see it.
 type wallStepped struct {
+	once     sync.Once
 	origin   time.Time
 	at, step time.Duration
 }
 
-func (c wallStepped) Mono() time.Duration { return time.Since(c.origin) }
+func (c *wallStepped) Mono() time.Duration {
+	c.once.Do(func() { c.origin = time.Now() })
+	return time.Since(c.origin)
+}
 
-func (c wallStepped) Wall() time.Time {
+func (c *wallStepped) Wall() time.Time {
 	if c.Mono() >= c.at {
 		return time.Now().Round(0).Add(c.step)
 	}
@@ -33,7 +41,7 @@ func (c wallStepped) Wall() time.Time {
 // step, and test.json keeps the event for analyze. A run without a step
 // has no event (the watch raises no false alarm on this machine).
 func TestClockStepMakesTheRunUnknown(t *testing.T) {
-	clockSource = wallStepped{origin: time.Now(), at: 500 * time.Millisecond, step: 630 * time.Millisecond}
+	clockSource = &wallStepped{at: 500 * time.Millisecond, step: 630 * time.Millisecond}
 	t.Cleanup(func() { clockSource = nil })
 	res := shortRun(t, t.TempDir())
 	clockSource = nil
