@@ -30,7 +30,7 @@ demo: deps build
 ## test: every test against real redis-server processes, then the quick catalogue.
 ## The installs (deps-test) run beside the build, go vet and the tests'
 ## compilation; TEST_P packages are tested at once (3: their runs mostly wait
-## on timers and Redis, and every server takes a free port; within a package
+## on timers and Redis, and every server takes a free port; in cmd/lockstorm
 ## the long tests that share nothing run two at a time), the quick
 ## catalogue runs CATALOG_PARALLEL rows at once. -trimpath keeps this
 ## checkout's folder out of the compiles, so that a new clone's builds, vet
