@@ -156,12 +156,16 @@ type keyProgress struct {
 	invokedAfter *op // the first acquire invoked after the last heal
 	okAfter      int // acquire oks returned after it
 	lastOK       *op // the latest-returning acquire ok
-	failsAfterOK []*op
-	unknown      []*op // acquires with unknown outcome, invoke order
+	// fails are the failed acquires (certain failures, not unknown
+	// outcomes) invoked after lastOK returned, or all of them if none
+	// did, in invoke order.
+	fails   []*op
+	unknown []*op // acquires with unknown outcome, invoke order
 }
 
 // recovery judges, per key (prog: see progress), recovery after the last
-// heal and a lock never freed.
+// heal and a lock never freed. Only failures no possible holder explains
+// count (see possibleHolders).
 func (r *livenessRun) recovery(prog map[string]*keyProgress) {
 	var unhealed []string
 	for _, w := range r.windows {
@@ -181,22 +185,37 @@ func (r *livenessRun) recovery(prog map[string]*keyProgress) {
 		retry = r.retryGap
 	}
 	r.d.RecoveryGraceNS = satAdd(r.maxTTL, retry)
-	healed := r.d.HealedAt
 	for _, k := range sortedKeys(prog) {
 		p := prog[k]
-		if p.invokedAfter != nil && p.okAfter == 0 {
-			switch {
-			case len(unhealed) > 0:
-				r.skip(k, fmt.Sprintf("recovery not judged: faults %v still open when the history ended", unhealed))
-			case r.end-healed < r.d.RecoveryGraceNS:
-				r.skip(k, fmt.Sprintf("recovery not judged: the history ended %s after the last heal, less than the recovery grace %s (longest TTL + retry interval)",
-					fmtDur(r.end-healed), fmtDur(r.d.RecoveryGraceNS)))
-			default:
-				r.al.add(Anomaly{Kind: "no-recovery", Fatal: r.l.RequireRecovery, Ops: p.invokedAfter.indices(),
-					Text: fmt.Sprintf("key %q: acquires were invoked after the faults healed at %s but none succeeded within %s", k, fmtTime(healed), fmtDur(r.end-healed))})
-			}
-		}
-		r.neverFreed(k, p, freeAfter, unhealed)
+		hs := r.possibleHolders(p)
+		fails := unexplained(p.fails, hs)
+		r.noRecovery(k, p, fails, unhealed)
+		r.neverFreed(k, p, hs, fails, freeAfter, unhealed)
+	}
+}
+
+// noRecovery judges recovery on key k after the last heal: acquires were
+// invoked after it and none succeeded. It is proven only by a failure
+// invoked after the heal that no possible holder explains (fails): a key
+// whose clients stopped asking for it while it may have been held (a cron
+// tick's lock, taken by an acquire with unknown outcome) shows nothing
+// either way, and is not judged for it.
+func (r *livenessRun) noRecovery(k string, p *keyProgress, fails []*op, unhealed []string) {
+	healed := r.d.HealedAt
+	if p.invokedAfter == nil || p.okAfter > 0 {
+		return
+	}
+	i := slices.IndexFunc(fails, func(f *op) bool { return f.Call > healed })
+	switch {
+	case len(unhealed) > 0:
+		r.skip(k, fmt.Sprintf("recovery not judged: faults %v still open when the history ended", unhealed))
+	case r.end-healed < r.d.RecoveryGraceNS:
+		r.skip(k, fmt.Sprintf("recovery not judged: the history ended %s after the last heal, less than the recovery grace %s (longest TTL + retry interval)",
+			fmtDur(r.end-healed), fmtDur(r.d.RecoveryGraceNS)))
+	case i >= 0:
+		r.al.add(Anomaly{Kind: "no-recovery", Fatal: r.l.RequireRecovery, Ops: opIndices(p.invokedAfter, fails[i]),
+			Text: fmt.Sprintf("key %q: acquires were invoked after the faults healed at %s but none succeeded within %s; op %d failed when nobody could hold the key",
+				k, fmtTime(healed), fmtDur(r.end-healed), fails[i].Inv)})
 	}
 }
 
@@ -229,55 +248,42 @@ func (r *livenessRun) releasedAt(a *op) (int64, bool) {
 }
 
 // neverFreed reports a key whose lock was never freed: at least three
-// acquires failed (or had unknown outcomes) after the last lease that can
-// hold it had run out, while no fault was in effect, over at least
-// freeAfter until the history ended.
-// The lease that can hold it is the last acquire ok's, unless that holder
-// released it (a release ok): then only an acquire with unknown outcome,
-// invoked before the last such failure and never released, can hold it,
-// and the anomaly names those ops; with none, the lock was freed. Not
-// judged while a fault is still open at the end (the failures may be the
-// fault's).
-func (r *livenessRun) neverFreed(k string, p *keyProgress, freeAfter int64, unhealed []string) {
-	fails, lastOK := p.failsAfterOK, p.lastOK
+// acquires failed, unexplained by any possible holder (fails; hs: the
+// holders), while no fault was in effect, over at least freeAfter until
+// the history ended. The lock is the last acquire ok's, unless that
+// holder released it (a release ok): then it is an acquire with unknown
+// outcome, invoked before the last failure, that never released it, and
+// the anomaly names those ops; with none, the lock was freed (a key left
+// stuck after that is StuckWatch's). Not judged while a fault is still
+// open at the end (the failures may be the fault's).
+func (r *livenessRun) neverFreed(k string, p *keyProgress, hs []holdSpan, fails []*op, freeAfter int64, unhealed []string) {
+	lastOK := p.lastOK
 	since := int64(0)
 	var holders []*op
 	who := "no acquire ever succeeded"
-	live := int64(-1) // failures invoked after this count
 	if lastOK != nil {
 		since = lastOK.Return
+		who = fmt.Sprintf("last taken by process %d (token %s) at %s", lastOK.Process, lastOK.Token, fmtTime(since))
 		if rel, ok := r.releasedAt(lastOK); ok {
-			// The holder freed it; only certain failures count, after
-			// every acquire with unknown outcome that may hold it now.
-			fails = slices.DeleteFunc(slices.Clone(fails), func(o *op) bool { return o.Type != history.Fail })
 			var names []string
-			for _, u := range p.unknown {
-				if _, freed := r.releasedAt(u); freed || u.Call >= lastCall(fails) {
+			for _, h := range hs {
+				if _, freed := r.releasedAt(h.o); freed || h.o == lastOK || h.o.Call >= lastCall(fails) {
 					continue
 				}
-				holders = append(holders, u)
-				live = max(live, r.leaseEnd(u, u.Done))
+				holders = append(holders, h.o)
 				if len(names) < 5 {
-					names = append(names, fmt.Sprintf("process %d (op %d)", u.Process, u.Inv))
+					names = append(names, fmt.Sprintf("process %d (op %d)", h.o.Process, h.o.Inv))
 				}
 			}
 			if len(holders) == 0 {
 				return // released, and nobody else can hold it
 			}
-			who = fmt.Sprintf("process %d released it at %s; it may since be held by acquires with unknown outcome: %s",
+			who = fmt.Sprintf("process %d released it at %s; it may since have been taken by acquires with unknown outcome: %s",
 				lastOK.Process, fmtTime(rel), strings.Join(names, ", "))
 		} else {
 			holders = []*op{lastOK}
-			// Only acquires that failed after the holder's lease (and
-			// any extension of it) had run out show the lock was never
-			// freed: failing against a live lease is the lock working.
-			if lastOK.TTL > 0 {
-				live = r.leaseEnd(lastOK, lastOK.Return)
-			}
-			who = fmt.Sprintf("last taken by process %d (token %s) at %s", lastOK.Process, lastOK.Token, fmtTime(since))
 		}
 	}
-	fails = slices.DeleteFunc(slices.Clone(fails), func(o *op) bool { return o.Call <= live })
 	if len(fails) < 3 || r.end-since < freeAfter {
 		return
 	}
@@ -297,7 +303,7 @@ func (r *livenessRun) neverFreed(k string, p *keyProgress, freeAfter int64, unhe
 	}
 	ops := opIndices(append(holders, fails[len(fails)-1])...)
 	r.al.add(Anomaly{Kind: "lock-never-freed", Fatal: r.l.RequireRecovery, Ops: ops,
-		Text: fmt.Sprintf("key %q: lock never freed: %s; %d acquires failed after its lease had run out, over the following %s until the history ended",
+		Text: fmt.Sprintf("key %q: lock never freed: %s; %d acquires failed when no lease could hold it, over the following %s until the history ended",
 			k, who, len(fails), fmtDur(r.end-since))})
 }
 

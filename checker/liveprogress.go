@@ -16,9 +16,6 @@ type streamProgress struct {
 	keyProgress
 	lastOKLease *liveLease
 	unknownL    []*liveLease
-	// before the key's first acquire ok, the failures are only counted
-	noOKFails int
-	noOKLast  *op
 }
 
 // acquire is livenessRun.acquires and progress for one acquire.
@@ -66,30 +63,19 @@ func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
 				s.retire(old)
 			}
 			p.lastOK, p.lastOKLease = heapOp(o), l
-			p.failsAfterOK = slices.DeleteFunc(p.failsAfterOK, func(f *op) bool { return f.Call <= x.Return })
-			p.noOKFails, p.noOKLast = 0, nil
+			p.fails = slices.DeleteFunc(p.fails, func(f *op) bool { return f.Call <= x.Return })
 		}
 	case history.Fail:
+		if p.lastOK == nil || x.Call > p.lastOK.Return {
+			p.fails = append(p.fails, heapOp(o))
+		}
 	default:
 		p.unknown = append(p.unknown, heapOp(o))
 		p.unknownL = append(p.unknownL, l)
 	}
-	if x.Type != history.OK {
-		switch {
-		case p.lastOK == nil:
-			p.noOKFails++
-			p.noOKLast = heapOp(o)
-		case x.Call > p.lastOK.Return:
-			p.failsAfterOK = append(p.failsAfterOK, heapOp(o))
-		}
-	}
 }
 
 func heapOp(o *op) *op { c := *o; return &c }
-
-// noOKFail stands for the failures before a key's first acquire ok but the
-// last (see result).
-var noOKFail = op{Ret: -1}
 
 // heal moves the last heal to end: recovery counts from it.
 func (s *liveStream) heal(end int64) {
@@ -137,15 +123,6 @@ func (s *liveStream) result(windows []Window) Result {
 	}
 	prog := map[string]*keyProgress{}
 	for k, p := range s.prog {
-		if p.lastOK == nil && p.noOKLast != nil {
-			// every failure counts (none is cut by a live lease), and
-			// only their number and the last are read
-			p.failsAfterOK = make([]*op, p.noOKFails)
-			for i := range p.failsAfterOK {
-				p.failsAfterOK[i] = &noOKFail
-			}
-			p.failsAfterOK[len(p.failsAfterOK)-1] = p.noOKLast
-		}
 		if p.lastOK != nil {
 			lease(p.lastOK, p.lastOKLease)
 		}

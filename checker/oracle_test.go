@@ -164,7 +164,7 @@ func (r *livenessRun) progress() map[string]*keyProgress {
 				r.d.OKAfterHeal++
 			}
 			if p.lastOK == nil || o.Return > p.lastOK.Return {
-				p.lastOK, p.failsAfterOK = o, nil
+				p.lastOK, p.fails = o, nil
 			}
 		case history.Fail:
 		default:
@@ -173,8 +173,8 @@ func (r *livenessRun) progress() map[string]*keyProgress {
 	}
 	for _, o := range r.acq {
 		p := prog[o.Key]
-		if o.Type != history.OK && (p.lastOK == nil || o.Call > p.lastOK.Return) {
-			p.failsAfterOK = append(p.failsAfterOK, o)
+		if o.Type == history.Fail && (p.lastOK == nil || o.Call > p.lastOK.Return) {
+			p.fails = append(p.fails, o)
 		}
 	}
 	return prog

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,10 +18,17 @@ import (
 //     FaultWindows pairs them), and q is when the last one closed (0 if
 //     none);
 //   - from = max(q, the Return of k's latest acquire ok + the longest TTL
-//     seen): by then that lease has run out, and nothing may hold k;
-//   - at least StuckFails acquires of k invoked after from have completed
-//     without the lock (fail or info), and the latest of them completed
-//     Span or more after from, with no acquire ok of k since.
+//     seen, the completion of each acquire of k with unknown outcome since
+//     + the longest TTL seen): by then those leases have run out, and
+//     nothing may hold k;
+//   - at least StuckFails acquires of k invoked after from have failed
+//     (a certain failure: an unknown outcome may have taken the lock),
+//     each one proven: no acquire of k that may have held the key met it
+//     (an acquire with unknown outcome invoked before it completed
+//     cancels it, and it waits until every acquire of k invoked before it
+//     completed has completed, as any may turn out to have held the key);
+//   - the latest of them completed Span or more after from, with no
+//     acquire ok of k since.
 //
 // A lock that works grants the lock within a TTL and a retry once nothing
 // holds it, so this is provable at that moment: the live counter declares
@@ -72,10 +80,17 @@ type stuckKey struct {
 	okAt, okInv int64 // the latest acquire ok's Return and record (-1: none)
 	okProc      int
 	okToken     string
-	released    bool    // its holder's release ok was seen
-	fails       []int64 // invoke and completion records of acquires invoked after from, completed without the lock
-	declared    bool
+	released    bool // its holder's release ok was seen
+	// unkEnd is when the possible leases of the acquires with unknown
+	// outcome since have run out (their completion + the longest TTL).
+	unkEnd   int64
+	fails    []stuckFail // acquires invoked after from that failed, completion order
+	declared bool
 }
+
+// stuckFail is a failed acquire: its invoke and completion times and
+// records.
+type stuckFail struct{ call, done, inv, idx int64 }
 
 // NewStuckWatch starts a watch.
 func NewStuckWatch(span time.Duration) *StuckWatch {
@@ -174,23 +189,53 @@ func (w *StuckWatch) acquire(o *history.Op) (Anomaly, bool) {
 		key = o.Key
 	}
 	s := w.key(key)
-	if o.Type == history.OK {
+	switch o.Type {
+	case history.OK:
 		*s = stuckKey{okAt: o.Time, okInv: o.Index, okProc: o.Process, okToken: o.Token}
 		return Anomaly{}, false
+	case history.Fail:
+		if w.open == 0 && c.call > w.from(s) {
+			s.fails = append(s.fails, stuckFail{call: c.call, done: o.Time, inv: c.inv, idx: o.Index})
+		}
+	default: // it may hold the key from its invoke until a lease from now runs out
+		s.unkEnd = max(s.unkEnd, o.Time+w.maxTTL)
+		s.fails = slices.DeleteFunc(s.fails, func(f stuckFail) bool { return f.done >= c.call })
 	}
-	from := w.quietAt
+	return w.judge(key, s, o.Time)
+}
+
+// from is when nothing may hold key s any more (see StuckWatch).
+func (w *StuckWatch) from(s *stuckKey) int64 {
+	from := max(w.quietAt, s.unkEnd)
 	if s.okAt >= 0 {
 		from = max(from, s.okAt+w.maxTTL)
 	}
-	if w.open > 0 || c.call <= from {
+	return from
+}
+
+// judge declares key s stuck at time now when its proven failures (those
+// completed before every acquire of it still in flight was invoked) are
+// enough (see StuckWatch).
+func (w *StuckWatch) judge(key string, s *stuckKey, now int64) (Anomaly, bool) {
+	if s.declared || w.open > 0 {
 		return Anomaly{}, false
 	}
-	s.fails = append(s.fails, c.inv, o.Index)
-	if s.declared || len(s.fails) < 2*StuckFails || o.Time-from < w.span() {
+	pending := Inf
+	for _, c := range w.calls {
+		if c.key == key || c.key == "" {
+			pending = min(pending, c.call)
+		}
+	}
+	n := slices.IndexFunc(s.fails, func(f stuckFail) bool { return f.done >= pending })
+	if n < 0 {
+		n = len(s.fails)
+	}
+	from := w.from(s)
+	if n < StuckFails || s.fails[n-1].done-from < w.span() {
 		return Anomaly{}, false
 	}
 	s.declared = true
-	a := Anomaly{Kind: "lock-stuck", Ops: w.ops(s), Text: w.text(key, s, from, o.Time)}
+	a := Anomaly{Kind: "lock-stuck", Ops: w.ops(s, n), Text: w.text(key, s, n, from, now)}
 	w.found = append(w.found, a)
 	return a, true
 }
@@ -205,17 +250,17 @@ func (w *StuckWatch) span() int64 {
 	return int64(3 * time.Second)
 }
 
-// ops names the latest acquire ok (if any), the first ungranted acquire
-// and the completion that proved the key stuck.
-func (w *StuckWatch) ops(s *stuckKey) []int64 {
+// ops names the latest acquire ok (if any), the first failed acquire and
+// the completion of the n-th, which proved the key stuck.
+func (w *StuckWatch) ops(s *stuckKey, n int) []int64 {
 	var ops []int64
 	if s.okInv >= 0 {
 		ops = append(ops, s.okInv)
 	}
-	return append(ops, s.fails[0], s.fails[len(s.fails)-1])
+	return append(ops, s.fails[0].inv, s.fails[n-1].idx)
 }
 
-func (w *StuckWatch) text(key string, s *stuckKey, from, at int64) string {
+func (w *StuckWatch) text(key string, s *stuckKey, n int, from, at int64) string {
 	who := "no acquire of it ever succeeded"
 	switch {
 	case s.okInv >= 0 && s.released:
@@ -223,6 +268,6 @@ func (w *StuckWatch) text(key string, s *stuckKey, from, at int64) string {
 	case s.okInv >= 0:
 		who = fmt.Sprintf("lock never freed: process %d took it at %s and did not release it", s.okProc, fmtTime(s.okAt))
 	}
-	return fmt.Sprintf("key %q: %s; %d acquires failed with no fault in effect over %s since %s, past its last lease (%s after it: the watch's span)",
-		key, who, len(s.fails)/2, fmtDur(at-from), fmtTime(from), fmtDur(w.span()))
+	return fmt.Sprintf("key %q: %s; %d acquires failed with no fault in effect and nobody able to hold it over %s since %s, past its last lease (%s after it: the watch's span)",
+		key, who, n, fmtDur(at-from), fmtTime(from), fmtDur(w.span()))
 }
