@@ -19,7 +19,7 @@ import (
 //     none);
 //   - from = max(q, the Return of k's latest acquire ok + the longest TTL
 //     seen, the completion of each acquire of k with unknown outcome since
-//     + the longest TTL seen): by then those leases have run out, and
+//   - the longest TTL seen): by then those leases have run out, and
 //     nothing may hold k;
 //   - at least StuckFails acquires of k invoked after from have failed
 //     (a certain failure: an unknown outcome may have taken the lock),
