@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -61,7 +62,7 @@ func must(t *testing.T, err error) {
 }
 
 // rtt measures the median of n PING round trips.
-func rtt(t *testing.T, rc *redis.Client, n int) time.Duration {
+func rtt(t *testing.T, rc *redis.Client, n int) (median, fastest time.Duration) {
 	t.Helper()
 	var ds []time.Duration
 	for i := 0; i < n; i++ {
@@ -69,12 +70,8 @@ func rtt(t *testing.T, rc *redis.Client, n int) time.Duration {
 		must(t, rc.Ping(context.Background()).Err())
 		ds = append(ds, time.Since(start))
 	}
-	for i := range ds { // insertion sort: n is tiny
-		for j := i; j > 0 && ds[j] < ds[j-1]; j-- {
-			ds[j], ds[j-1] = ds[j-1], ds[j]
-		}
-	}
-	return ds[len(ds)/2]
+	slices.Sort(ds)
+	return ds[len(ds)/2], ds[0]
 }
 
 // result is the outcome of a command run in the background.
