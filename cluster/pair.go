@@ -198,6 +198,7 @@ func attach(ctx context.Context, e PairEnds) error {
 // replica (by sentinel or REPLICAOF NO ONE) and retargets the clients'
 // proxies to it. See Replicated.Failover.
 func (ps *pairState) failover(ctx context.Context, ops pairOps, opt FailoverOptions) (FailoverResult, error) {
+	called := time.Now()
 	res := FailoverResult{Method: opt.Method, Promotion: ps.promotion}
 	e, err := ops.ends(ctx)
 	if err != nil {
@@ -224,6 +225,7 @@ func (ps *pairState) failover(ctx context.Context, ops pairOps, opt FailoverOpti
 	}
 	ps.dirty = true
 	start := time.Now()
+	res.Lost = start.Sub(called)
 	switch opt.Method {
 	case FailoverKill:
 		ps.killed = true

@@ -87,12 +87,16 @@ func TestRunOnDockerProvider(t *testing.T) {
 func TestRunFailoverOnDockerProvider(t *testing.T) {
 	clustertest.NeedDocker(t)
 	// As catalogue row 12: the first lease (5 s) outlasts detection and
-	// sentinel's promotion.
-	plan := nemesis.Scripted(6*time.Second, nemesis.Step{At: 300 * time.Millisecond,
+	// sentinel's promotion. It must be granted after the master was cut
+	// from its replica, or it replicates and the new master refuses the
+	// second client: the failover checks and arms the sentinels first,
+	// which took 250 ms at load 8 (the fault's outcome says "partition
+	// at +250ms"), so the clients start 1.2 s after the fault.
+	plan := nemesis.Scripted(7*time.Second, nemesis.Step{At: 300 * time.Millisecond,
 		Fault: nemesis.Fault{Kind: nemesis.KindFailover, Shape: string(cluster.FailoverPartition)}, Duration: time.Second})
 	res, err := Run(context.Background(), config.Config{Provider: "docker", DockerImage: clustertest.RedisImage,
 		Lock: "single", Workload: "counter", Nodes: 1, Clients: 2, TTL: 5 * time.Second,
-		ClientsStartAt: 500 * time.Millisecond, Workloads: workloads.Options{HoldMin: 4500 * time.Millisecond, HoldMax: 4500 * time.Millisecond},
+		ClientsStartAt: 1500 * time.Millisecond, Workloads: workloads.Options{HoldMin: 4500 * time.Millisecond, HoldMax: 4500 * time.Millisecond},
 		Plan: &plan, TimeLimit: plan.End, Seed: 1, Store: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -193,7 +193,7 @@ func (n *Failover) Last() cluster.FailoverResult {
 }
 
 // Outcome describes what the latest Start did (the runner adds it to the
-// fault's start record), e.g. "partition, promoted by sentinel in 2.1s".
+// fault's start record), e.g. "partition at +40ms, promoted by sentinel in 2.1s".
 func (n *Failover) Outcome(f Fault) string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
