@@ -20,9 +20,11 @@ import (
 //
 //   - RequireRecovery: after the last fault window closes (from the start
 //     if there were none), every key on which acquires were invoked must
-//     see an acquire succeed; and no key may end "never freed" (see
-//     NeverFreedAfter). This is the no-TTL deadlock and the fair lock's
-//     dead waiter. Recovery is judged only when it was given time: the
+//     see an acquire succeed, unless no acquire of it failed when nobody
+//     could hold it (clients that stop asking for a key an acquire with
+//     unknown outcome may hold show nothing); and no key may end "never
+//     freed" (see NeverFreedAfter). This is the no-TTL deadlock and the
+//     fair lock's dead waiter. Recovery is judged only when it was given time: the
 //     history must run at least the recovery grace (the longest TTL plus
 //     the retry interval, see RetryInterval) past the last heal, and no
 //     fault may still be open at the end. Otherwise it is not judged (the
@@ -35,9 +37,11 @@ import (
 type Liveness struct {
 	RequireRecovery bool
 	// NeverFreedAfter: a key whose last acquire ok is followed by at least
-	// three failed or unknown acquires and by this much time with no
-	// acquire ok until the history ends is "never freed". 0 means three
-	// times the longest TTL seen (3 s when no acquire had a TTL).
+	// three failed acquires that no possible holder explains (see
+	// possibleHolders: an acquire with unknown outcome may hold the key)
+	// and by this much time with no acquire ok until the history ends is
+	// "never freed". 0 means three times the longest TTL seen (3 s when no
+	// acquire had a TTL).
 	NeverFreedAfter time.Duration
 	MaxWait         time.Duration
 	// Fair counts FIFO violations: acquires A and B on one key, A invoked
