@@ -54,7 +54,8 @@ func TestUnknownAcquireMayHoldTheKey(t *testing.T) {
 // an acquire invoked before a failure completed is still in flight, it may
 // turn out to have held the key. A slow acquire ok (the lock granted at
 // once, the reply 2 s late) or one that ends unknown clears the failures
-// beside it; one that fails leaves them proven.
+// beside it; one that fails leaves them proven, and the anomaly names it:
+// the evidence is complete only at its completion.
 func TestStuckWaitsForAcquiresInFlight(t *testing.T) {
 	slow := func(outcome history.Type) history.History {
 		b := new(hb).add(0, history.Invoke, 1, "acquire", "k", "", ttl(100))
@@ -73,13 +74,15 @@ func TestStuckWaitsForAcquiresInFlight(t *testing.T) {
 		}
 	}
 	w := NewStuckWatch(0)
-	declared := int64(-1)
+	declared, ops := int64(-1), []int64(nil)
 	for _, o := range slow(history.Fail) {
-		if _, ok := w.Add(&o); ok {
-			declared = o.Index
+		if a, ok := w.Add(&o); ok {
+			declared, ops = o.Index, a.Ops
 		}
 	}
-	if declared != 13 {
-		t.Fatalf("acquire in flight that fails: declared at op %d, want 13 (its completion)", declared)
+	// the first failure's invoke (op 1), the last failure's completion
+	// (op 12) and the record that proved them (op 13)
+	if declared != 13 || !opsAre(ops, 1, 12, 13) {
+		t.Fatalf("acquire in flight that fails: declared at op %d naming ops %v, want 13 naming [1 12 13]", declared, ops)
 	}
 }

@@ -201,7 +201,7 @@ func (w *StuckWatch) acquire(o *history.Op) (Anomaly, bool) {
 		s.unkEnd = max(s.unkEnd, o.Time+w.maxTTL)
 		s.fails = slices.DeleteFunc(s.fails, func(f stuckFail) bool { return f.done >= c.call })
 	}
-	return w.judge(key, s, o.Time)
+	return w.judge(key, s, o)
 }
 
 // from is when nothing may hold key s any more (see StuckWatch).
@@ -213,10 +213,10 @@ func (w *StuckWatch) from(s *stuckKey) int64 {
 	return from
 }
 
-// judge declares key s stuck at time now when its proven failures (those
-// completed before every acquire of it still in flight was invoked) are
-// enough (see StuckWatch).
-func (w *StuckWatch) judge(key string, s *stuckKey, now int64) (Anomaly, bool) {
+// judge declares key s stuck at record now when its proven failures
+// (those completed before every acquire of it still in flight was
+// invoked) are enough (see StuckWatch).
+func (w *StuckWatch) judge(key string, s *stuckKey, now *history.Op) (Anomaly, bool) {
 	if s.declared || w.open > 0 {
 		return Anomaly{}, false
 	}
@@ -235,7 +235,7 @@ func (w *StuckWatch) judge(key string, s *stuckKey, now int64) (Anomaly, bool) {
 		return Anomaly{}, false
 	}
 	s.declared = true
-	a := Anomaly{Kind: "lock-stuck", Ops: w.ops(s, n), Text: w.text(key, s, n, from, now)}
+	a := Anomaly{Kind: "lock-stuck", Ops: w.ops(s, n, now.Index), Text: w.text(key, s, n, from, now.Time)}
 	w.found = append(w.found, a)
 	return a, true
 }
@@ -250,14 +250,20 @@ func (w *StuckWatch) span() int64 {
 	return int64(3 * time.Second)
 }
 
-// ops names the latest acquire ok (if any), the first failed acquire and
-// the completion of the n-th, which proved the key stuck.
-func (w *StuckWatch) ops(s *stuckKey, n int) []int64 {
+// ops names the latest acquire ok (if any), the first failed acquire, the
+// completion of the n-th and the record that proved it (the completion of
+// the last acquire in flight beside the failures, when it is not the n-th
+// failure's own).
+func (w *StuckWatch) ops(s *stuckKey, n int, proof int64) []int64 {
 	var ops []int64
 	if s.okInv >= 0 {
 		ops = append(ops, s.okInv)
 	}
-	return append(ops, s.fails[0].inv, s.fails[n-1].idx)
+	ops = append(ops, s.fails[0].inv, s.fails[n-1].idx)
+	if proof != s.fails[n-1].idx {
+		ops = append(ops, proof)
+	}
+	return ops
 }
 
 func (w *StuckWatch) text(key string, s *stuckKey, n int, from, at int64) string {
