@@ -81,8 +81,11 @@ func TestBigHistoryCheckedStreamed(t *testing.T) {
 	if log := storetest.Read(t, res.Dir, store.LogFile); !strings.Contains(log, "checked streamed") {
 		t.Errorf("log does not say the check was streamed:\n%s", log)
 	}
-	if res.Coverage == nil || len(res.Coverage.Windows) != 2 || res.Coverage.Windows[0].Holder == nil {
-		t.Fatalf("streamed coverage %+v: want 2 windows, the pause touching a holder", res.Coverage)
+	// The pause is aimed at a holder, but holds last 1-2 ms: on a loaded
+	// machine it can land just after the release, on a waiter (flake-check
+	// run 4). Either way the coverage compared below names a touched op.
+	if c := res.Coverage; c == nil || len(c.Windows) != 2 || (c.Windows[0].Holder == nil && c.Windows[0].Waiter == nil) {
+		t.Fatalf("streamed coverage %+v: want 2 windows, the pause touching a holder or a waiter", res.Coverage)
 	}
 	// the same history held in memory, checked by the same engine
 	h, _, err := history.ReadFile(res.HistoryFile)
