@@ -21,11 +21,12 @@ import (
 //   - RequireRecovery: after the last fault window closes (from the start
 //     if there were none), every key on which acquires were invoked must
 //     see an acquire succeed, unless no acquire of it failed when nobody
-//     could hold it (clients that stop asking for a key an acquire with
-//     unknown outcome may hold show nothing); and no key may end "never
-//     freed" (see NeverFreedAfter). This is the no-TTL deadlock and the
-//     fair lock's dead waiter. Recovery is judged only when it was given time: the
-//     history must run at least the recovery grace (the longest TTL plus
+//     could hold it (a key that clients stopped asking for while an
+//     acquire with unknown outcome may hold it shows nothing); and no key
+//     may end "never freed" (see NeverFreedAfter). This is the no-TTL
+//     deadlock and the fair lock's dead waiter. Recovery is judged only
+//     when it was given time: the history must run at least the recovery
+//     grace (the longest TTL plus
 //     the retry interval, see RetryInterval) past the last heal, and no
 //     fault may still be open at the end. Otherwise it is not judged (the
 //     details say so) and, when required, the verdict is Unknown: a run
@@ -194,7 +195,7 @@ func (r *livenessRun) recovery(prog map[string]*keyProgress) {
 		hs := r.possibleHolders(p)
 		fails := unexplained(p.fails, hs)
 		r.noRecovery(k, p, fails, unhealed)
-		r.neverFreed(k, p, hs, fails, freeAfter, unhealed)
+		r.neverFreed(k, p, fails, freeAfter, unhealed)
 	}
 }
 
@@ -252,15 +253,15 @@ func (r *livenessRun) releasedAt(a *op) (int64, bool) {
 }
 
 // neverFreed reports a key whose lock was never freed: at least three
-// acquires failed, unexplained by any possible holder (fails; hs: the
-// holders), while no fault was in effect, over at least freeAfter until
-// the history ended. The lock is the last acquire ok's, unless that
+// acquires failed, unexplained by any possible holder (fails), while no
+// fault was in effect, over at least freeAfter until the history ended.
+// The lock is the last acquire ok's, unless that
 // holder released it (a release ok): then it is an acquire with unknown
 // outcome, invoked before the last failure, that never released it, and
 // the anomaly names those ops; with none, the lock was freed (a key left
 // stuck after that is StuckWatch's). Not judged while a fault is still
 // open at the end (the failures may be the fault's).
-func (r *livenessRun) neverFreed(k string, p *keyProgress, hs []holdSpan, fails []*op, freeAfter int64, unhealed []string) {
+func (r *livenessRun) neverFreed(k string, p *keyProgress, fails []*op, freeAfter int64, unhealed []string) {
 	lastOK := p.lastOK
 	since := int64(0)
 	var holders []*op
@@ -270,13 +271,13 @@ func (r *livenessRun) neverFreed(k string, p *keyProgress, hs []holdSpan, fails 
 		who = fmt.Sprintf("last taken by process %d (token %s) at %s", lastOK.Process, lastOK.Token, fmtTime(since))
 		if rel, ok := r.releasedAt(lastOK); ok {
 			var names []string
-			for _, h := range hs {
-				if _, freed := r.releasedAt(h.o); freed || h.o == lastOK || h.o.Call >= lastCall(fails) {
+			for _, u := range p.unknown {
+				if _, freed := r.releasedAt(u); freed || u.Call >= lastCall(fails) {
 					continue
 				}
-				holders = append(holders, h.o)
+				holders = append(holders, u)
 				if len(names) < 5 {
-					names = append(names, fmt.Sprintf("process %d (op %d)", h.o.Process, h.o.Inv))
+					names = append(names, fmt.Sprintf("process %d (op %d)", u.Process, u.Inv))
 				}
 			}
 			if len(holders) == 0 {

@@ -17,10 +17,10 @@ import (
 //   - no fault window is open (none started and not stopped, as
 //     FaultWindows pairs them), and q is when the last one closed (0 if
 //     none);
-//   - from = max(q, the Return of k's latest acquire ok + the longest TTL
-//     seen, the completion of each acquire of k with unknown outcome since
-//   - the longest TTL seen): by then those leases have run out, and
-//     nothing may hold k;
+//   - from = max(q, the Return of k's latest acquire ok plus the longest
+//     TTL seen, the completion of each acquire of k with unknown outcome
+//     since plus the longest TTL seen): by then those leases have run
+//     out, and nothing may hold k;
 //   - at least StuckFails acquires of k invoked after from have failed
 //     (a certain failure: an unknown outcome may have taken the lock),
 //     each one proven: no acquire of k that may have held the key met it
