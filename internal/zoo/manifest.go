@@ -86,6 +86,13 @@ type Cell struct {
 	Clean    []string `yaml:"clean" json:"clean,omitempty"`
 	Why      string   `yaml:"why" json:"why"`
 	Ref      string   `yaml:"ref" json:"ref,omitempty"`
+	// Known is the upstream issue or PR of a bug this cell is expected to
+	// show (expect: invalid): the buggy half of a known-bug pair.
+	Known string `yaml:"known" json:"known,omitempty"`
+	// Fixed is the upstream issue or PR of a known bug whose fix this
+	// entry carries (expect: valid): the fixed twin of a known-bug cell,
+	// run with the same fault, workload, seeds and adapter.
+	Fixed string `yaml:"fixed" json:"fixed,omitempty"`
 }
 
 // DefaultClients is an entry's client slots when its manifest names none.
@@ -269,6 +276,17 @@ func (c *Cell) check(entryFences bool) error {
 	for _, n := range c.Clean {
 		if slices.Contains(c.Checkers, n) {
 			return fmt.Errorf("%s is in both checkers and clean", n)
+		}
+	}
+	if c.Known != "" && c.Expect != ExpectInvalid {
+		return errors.New("known: names a bug the cell must show: it needs expect: invalid")
+	}
+	if c.Fixed != "" && c.Expect != ExpectValid {
+		return errors.New("fixed: names a bug the entry's version fixed: the cell needs expect: valid")
+	}
+	for _, u := range []string{c.Known, c.Fixed} {
+		if u != "" && !strings.HasPrefix(u, "https://") {
+			return fmt.Errorf("known and fixed are upstream URLs (https://...), got %q", u)
 		}
 	}
 	if strings.TrimSpace(c.Why) == "" {
