@@ -42,6 +42,7 @@ MODULE    := github.com/lockstorm/lockstorm
 SLOW_PKGS := $(addprefix $(MODULE)/,cmd/lockstorm harness cluster reports nemesis cluster/rediscluster)
 TEST_PKGS  = $(SLOW_PKGS) $(filter-out $(SLOW_PKGS),$(shell $(GO) list $(PKGS)))
 CATALOG_PARALLEL ?= 2
+ZOO_PARALLEL ?= 2
 test:
 	@./scripts/install-deps.sh --with-chromium & deps=$$!; \
 	$(MAKE) --no-print-directory build && $(GO) vet -trimpath $(PKGS) && $(GO) test -trimpath -short -count=1 -run '^$$' -exec /bin/true $(PKGS) > /dev/null; \
@@ -57,11 +58,17 @@ catalog: deps build
 	./bin/lockstorm catalog
 
 ## zoo: every zoo entry (zoo/: real lock libraries) for one seed, 12 s per run;
-## installs php-cli, php-redis and php-malkusch-lock when missing
-.PHONY: zoo
+## installs the entries' runtimes (PHP, Python packages) when missing
+.PHONY: zoo zoo-known
 zoo: build
 	@./scripts/install-deps.sh --with-zoo
-	./bin/lockstorm zoo --seeds 1 --time-limit 12s --parallel 2
+	./bin/lockstorm zoo --seeds 1 --time-limit 12s --parallel $(ZOO_PARALLEL)
+
+## zoo-known: only the cells that name a known upstream bug (known:) and
+## their fixed twins (fixed:), 3 seeds each
+zoo-known: build
+	@./scripts/install-deps.sh --with-zoo
+	./bin/lockstorm zoo --known --seeds 3 --time-limit 12s --parallel $(ZOO_PARALLEL)
 
 ## flake-check: make test FLAKE_RUNS times in a row (5) beside two busy loops
 ## (`yes > /dev/null`), the load CI may add; stops at the first failure, and

@@ -4,8 +4,10 @@
 # (python3-redis) for the Python lock clients. Safe to run again.
 # With --with-chromium (make test), also Debian's chromium, which the
 # browser tests of the HTML pages render them in. With --with-zoo, also
-# what the zoo's PHP entries run on: php-cli, php-redis and
-# php-malkusch-lock (zoo/malkusch-*). The options combine.
+# what the zoo's entries run on: php-cli, php-redis, php-malkusch-lock,
+# php-symfony-lock, php-illuminate-cache and -redis, python3-rq,
+# python3-tooz, python3-django-redis and python3-dogpile.cache. The
+# options combine.
 set -eu
 
 browser=""
@@ -36,6 +38,13 @@ if [ -n "$zoo" ]; then
 	fi
 	# Debian's php-malkusch-lock installs under /usr/share/php (php's include_path).
 	[ -r /usr/share/php/Malkusch/Lock/autoload.php ] || missing="$missing php-malkusch-lock"
+	# The other zoo entries' libraries, Debian packages all (zoo/*/zoo.yaml
+	# says which entry runs on which).
+	if command -v dpkg-query >/dev/null 2>&1; then
+		for pkg in php-symfony-lock php-illuminate-cache php-illuminate-redis python3-rq python3-tooz python3-django-redis python3-dogpile.cache; do
+			dpkg-query -W -f '${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $pkg"
+		done
+	fi
 fi
 [ -z "$missing" ] && exit 0
 

@@ -14,8 +14,9 @@ import (
 
 func zooCommand() *cobra.Command {
 	var (
-		f   config.Campaign
-		dir string
+		f     config.Campaign
+		dir   string
+		known bool
 	)
 	cmd := &cobra.Command{
 		Use:   "zoo",
@@ -46,6 +47,11 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 			if entries, err = zoo.Select(entries, o.Only); err != nil {
 				return usage("%v", err)
 			}
+			if known {
+				if entries = zoo.KnownCells(entries); len(entries) == 0 {
+					return usage("--known: no cell of the selected entries carries known: or fixed:")
+				}
+			}
 			if err := zoo.Check(entries, o); err != nil {
 				return usage("%v", err)
 			}
@@ -73,7 +79,7 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 			}
 			fmt.Println()
 			fmt.Print(zoo.Markdown(board))
-			fmt.Printf("\nscoreboard: %s\n", filepath.Join(out, zoo.PageFile))
+			fmt.Printf("\n%s\nscoreboard: %s\n", zoo.SummaryLine(board.Summary), filepath.Join(out, zoo.PageFile))
 			n := board.Count()
 			if n[string(zoo.Skipped)] > 0 {
 				fmt.Println("skipped entries lack their runtime: scripts/install-deps.sh --with-zoo (make zoo runs it) installs python3-redis, php-cli, php-redis and php-malkusch-lock")
@@ -92,6 +98,7 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&dir, "dir", "zoo", "folder of zoo entries (each a folder with a zoo.yaml), or one entry's folder")
+	fl.BoolVar(&known, "known", false, "run only the cells that carry known: (an upstream bug the entry must show) or fixed: (its fixed twin)")
 	config.AddCampaignFlags(fl, &f, "entry names, or single cells as NAME/COLUMN (e.g. redis-py-lock/client-crash),")
 	return cmd
 }

@@ -41,22 +41,8 @@ func Write(b *Board, root string) (string, error) {
 	return dir, nil
 }
 
-// mark is a status as a short word for the tables.
-func mark(s Status) string {
-	switch s {
-	case Agree:
-		return "agrees"
-	case Finding:
-		return "FINDING"
-	case Missed:
-		return "MISSED (disagrees)"
-	case Skipped:
-		return "skipped"
-	}
-	return "unknown"
-}
-
-// cellText is a cell in a few words: "1/1 detected (resource), 6.1 s, agrees".
+// cellText is a cell in a few words: "2/3 detected (lock), 6.1 s, known
+// bug reproduced".
 func cellText(c CellOutcome) string {
 	if c.Status == Skipped {
 		return "skipped"
@@ -71,7 +57,17 @@ func cellText(c CellOutcome) string {
 	if c.MedianDetectS != nil {
 		s += fmt.Sprintf(", %.1f s", *c.MedianDetectS)
 	}
-	return s + ", " + mark(c.Status)
+	cl := c.Class
+	if cl == "" {
+		cl = classOf(c.Cell, c.Status)
+	}
+	return s + ", " + string(cl)
+}
+
+// SummaryLine is the board's counts in one sentence.
+func SummaryLine(s Summary) string {
+	return fmt.Sprintf("%d libraries, %d entries. Known bugs reproduced: %d of %d listed. Fixed twins clean: %d of %d. New findings: %d. Missed: %d. Unknown: %d.",
+		s.Libraries, s.Entries, s.KnownReproduced, s.KnownListed, s.FixedClean, s.FixedTwins, s.NewFindings, s.Missed, s.Unknown)
 }
 
 // Markdown is zoo.md: the scoreboard table (entries by faults), then every
@@ -79,9 +75,9 @@ func cellText(c CellOutcome) string {
 func Markdown(b *Board) string {
 	var w strings.Builder
 	n := b.Count()
-	fmt.Fprintf(&w, "# lockstorm zoo\n\n%d seeds per cell, %s per run, %.0f s in all. Cells: %d agree, %d findings, %d missed, %d unknown, %d skipped.\n\n",
-		b.Seeds, b.TimeLimit, b.Seconds, n[string(Agree)], n[string(Finding)], n[string(Missed)], n[string(Unknown)], n[string(Skipped)])
-	w.WriteString("A cell is k/N valid (expected valid) or k/N detected (expected invalid: the named checkers flagged it), the checkers that flagged any run, the median time to detect (seconds into the run), and whether it agrees with its expectation.\n\n")
+	fmt.Fprintf(&w, "# lockstorm zoo\n\n**%s**\n\n%d seeds per cell, %s per run, %.0f s in all. Cells: %d agree, %d findings, %d missed, %d unknown, %d skipped.\n\n",
+		SummaryLine(b.Summary), b.Seeds, b.TimeLimit, b.Seconds, n[string(Agree)], n[string(Finding)], n[string(Missed)], n[string(Unknown)], n[string(Skipped)])
+	w.WriteString("A cell is k/N valid (expected valid) or k/N detected (expected invalid: the named checkers flagged it), the checkers that flagged any run, the median time to detect (seconds into the run), and what the cell is: a known bug reproduced (the cell names the upstream bug), a fixed version clean (the twin carrying its fix), a new finding, missed, unknown, or agrees (the documented behaviour, as expected).\n\n")
 	w.WriteString("| entry | library | version | language |")
 	for _, c := range b.Columns {
 		w.WriteString(" " + c + " |")
@@ -99,6 +95,21 @@ func Markdown(b *Board) string {
 		}
 		w.WriteString("\n")
 	}
+	if len(b.Summary.KnownURLs) > 0 {
+		w.WriteString("\n## Known bugs\n\n")
+		for _, e := range b.Entries {
+			for _, c := range e.Cells {
+				if c.Cell.Known == "" && c.Cell.Fixed == "" {
+					continue
+				}
+				ref := c.Cell.Known
+				if ref == "" {
+					ref = c.Cell.Fixed
+				}
+				fmt.Fprintf(&w, "- %s · %s (%s): %s\n", e.Name, c.Column, ref, mdEscape(cellText(c)))
+			}
+		}
+	}
 	w.WriteString("\n## Claims\n\n")
 	for _, e := range b.Entries {
 		fmt.Fprintf(&w, "- **%s** (%s): %s\n", e.Name, e.Upstream, e.Claims)
@@ -110,7 +121,7 @@ func Markdown(b *Board) string {
 		}
 	}
 	for _, want := range []Status{Finding, Missed, Unknown} {
-		title := map[Status]string{Finding: "Findings (a checker flagged what the documentation promises)",
+		title := map[Status]string{Finding: "New findings (a checker flagged what the documentation promises, or a fixed version is not clean)",
 			Missed:  "Missed (the failure the documentation leads one to expect did not show: the library does better, or lockstorm's faults did not reach it)",
 			Unknown: "Unknown cells"}[want]
 		first := true

@@ -123,10 +123,13 @@ func firstFatal(v checker.Result) string {
 
 // CellOutcome is a cell over its seeds.
 type CellOutcome struct {
-	Cell   Cell         `json:"cell"`
-	Column string       `json:"column"`
-	Status Status       `json:"status"`
-	Runs   []RunOutcome `json:"runs,omitempty"`
+	Cell   Cell   `json:"cell"`
+	Column string `json:"column"`
+	Status Status `json:"status"`
+	// Class is what the cell means on the scoreboard (known bug
+	// reproduced, fixed version clean, new finding, missed, unknown).
+	Class Class        `json:"class"`
+	Runs  []RunOutcome `json:"runs,omitempty"`
 	// Summary is "k/N valid" (expect valid) or "k/N detected".
 	Summary string `json:"summary"`
 	// Flagged is every checker any run flagged.
@@ -144,6 +147,12 @@ type CellOutcome struct {
 // flagged, is a finding when a clean checker was flagged, and is missed
 // when no run was detected and none was unknown. Anything else is unknown.
 func judgeCell(c Cell, runs []RunOutcome) CellOutcome {
+	out := judgeRuns(c, runs)
+	out.Class = classOf(c, out.Status)
+	return out
+}
+
+func judgeRuns(c Cell, runs []RunOutcome) CellOutcome {
 	out := CellOutcome{Cell: c, Column: c.Column(), Runs: runs}
 	count := map[Status]int{}
 	var detect []float64

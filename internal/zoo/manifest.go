@@ -90,8 +90,9 @@ type Cell struct {
 	// show (expect: invalid): the buggy half of a known-bug pair.
 	Known string `yaml:"known" json:"known,omitempty"`
 	// Fixed is the upstream issue or PR of a known bug whose fix this
-	// entry carries (expect: valid): the fixed twin of a known-bug cell,
-	// run with the same fault, workload, seeds and adapter.
+	// entry carries: the fixed twin of a known-bug cell, run with the
+	// same fault, workload, seeds and adapter. Its cell expects valid, or
+	// invalid by other checkers with the ones the bug flags in clean.
 	Fixed string `yaml:"fixed" json:"fixed,omitempty"`
 }
 
@@ -281,8 +282,8 @@ func (c *Cell) check(entryFences bool) error {
 	if c.Known != "" && c.Expect != ExpectInvalid {
 		return errors.New("known: names a bug the cell must show: it needs expect: invalid")
 	}
-	if c.Fixed != "" && c.Expect != ExpectValid {
-		return errors.New("fixed: names a bug the entry's version fixed: the cell needs expect: valid")
+	if c.Fixed != "" && c.Expect == ExpectInvalid && len(c.Clean) == 0 {
+		return errors.New("fixed: on an expect: invalid cell needs clean: the checkers the fixed bug would flag")
 	}
 	for _, u := range []string{c.Known, c.Fixed} {
 		if u != "" && !strings.HasPrefix(u, "https://") {

@@ -77,6 +77,9 @@ type Board struct {
 	Entries   []EntryOutcome `json:"entries"`
 	// Interrupted: the run was stopped before every cell ran.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Summary is what the scoreboard starts with: libraries, entries,
+	// known bugs reproduced, fixed twins clean, new findings.
+	Summary Summary `json:"summary"`
 }
 
 // Count is how many cells have each status.
@@ -285,6 +288,13 @@ func Run(ctx context.Context, entries []Entry, o Options) (*Board, *campaign.Rep
 			}
 		}
 	}
+	for i := range b.Entries {
+		for j := range b.Entries[i].Cells {
+			co := &b.Entries[i].Cells[j]
+			co.Class = classOf(co.Cell, co.Status)
+		}
+	}
+	b.Summary = b.Summarize()
 	b.Columns = columns(b.Entries)
 	b.Seconds = seconds(time.Since(start))
 	return b, rep, nil

@@ -1,0 +1,149 @@
+package zoo
+
+import (
+	"sort"
+	"strings"
+)
+
+// Class is what a cell means on the scoreboard, beyond agreeing or not:
+// a known upstream bug reproduced, a fixed release shown clean, a new
+// finding, a miss, or an unknown. Ordinary cells that keep the library's
+// documented word (or show its documented limit) are ClassAgrees.
+type Class string
+
+const (
+	// ClassKnown: a cell with known: whose named checkers flagged the
+	// bug in at least one seed, and no clean checker was flagged.
+	ClassKnown Class = "known bug reproduced"
+	// ClassFixed: a cell with fixed: (the fixed twin of a known bug)
+	// that agrees: the checkers the bug would flag stayed clean.
+	ClassFixed Class = "fixed version clean"
+	// ClassFinding: a cell that disagrees because a checker flagged what
+	// the documentation promises (a fixed twin that is not clean too).
+	ClassFinding Class = "new finding"
+	// ClassMissed: the failure expected (a known bug included) did not
+	// show in any seed.
+	ClassMissed Class = "missed"
+	// ClassUnknown: the verdicts cannot decide.
+	ClassUnknown Class = "unknown"
+	// ClassAgrees: an ordinary cell that agrees with its expectation.
+	ClassAgrees Class = "agrees"
+	// ClassSkipped: the entry's runtime is missing.
+	ClassSkipped Class = "skipped"
+)
+
+// classOf is the class of a cell with status s.
+func classOf(c Cell, s Status) Class {
+	switch s {
+	case Agree:
+		switch {
+		case c.Known != "":
+			return ClassKnown
+		case c.Fixed != "":
+			return ClassFixed
+		}
+		return ClassAgrees
+	case Finding:
+		return ClassFinding
+	case Missed:
+		return ClassMissed
+	case Skipped:
+		return ClassSkipped
+	}
+	return ClassUnknown
+}
+
+// Summary is the count the scoreboard starts with.
+type Summary struct {
+	// Libraries are the distinct upstream libraries (by repository), the
+	// seed's own entries not counted.
+	Libraries int `json:"libraries"`
+	Entries   int `json:"entries"`
+	// KnownListed are the distinct known: URLs of the cells that ran or
+	// were skipped; KnownReproduced those shown by at least one cell.
+	KnownListed     int `json:"known_bugs_listed"`
+	KnownReproduced int `json:"known_bugs_reproduced"`
+	// FixedTwins are the cells with fixed:, FixedClean those that agree.
+	FixedTwins int `json:"fixed_twins"`
+	FixedClean int `json:"fixed_twins_clean"`
+	// NewFindings, Missed and Unknown count cells.
+	NewFindings int `json:"new_findings"`
+	Missed      int `json:"missed"`
+	Unknown     int `json:"unknown"`
+	// KnownURLs lists every known bug with whether it was reproduced.
+	KnownURLs map[string]bool `json:"known_bugs"`
+}
+
+// Summarize counts the board.
+func (b *Board) Summarize() Summary {
+	s := Summary{Entries: len(b.Entries), KnownURLs: map[string]bool{}}
+	libs := map[string]bool{}
+	for _, e := range b.Entries {
+		if repo := upstreamRepo(e.Upstream); !isSeed(repo) {
+			libs[repo] = true
+		}
+		for _, c := range e.Cells {
+			cl := classOf(c.Cell, c.Status)
+			if u := c.Cell.Known; u != "" {
+				s.KnownURLs[u] = s.KnownURLs[u] || cl == ClassKnown
+			}
+			if c.Cell.Fixed != "" {
+				s.FixedTwins++
+				if cl == ClassFixed {
+					s.FixedClean++
+				}
+			}
+			switch cl {
+			case ClassFinding:
+				s.NewFindings++
+			case ClassMissed:
+				s.Missed++
+			case ClassUnknown:
+				s.Unknown++
+			}
+		}
+	}
+	s.Libraries = len(libs)
+	s.KnownListed = len(s.KnownURLs)
+	for _, ok := range s.KnownURLs {
+		if ok {
+			s.KnownReproduced++
+		}
+	}
+	return s
+}
+
+// upstreamRepo is an upstream URL cut to its repository
+// (https://github.com/redis/rueidis/tree/main/rueidislock ->
+// github.com/redis/rueidis), so that entries of one library count once.
+func upstreamRepo(u string) string {
+	u = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://"), "/")
+	parts := strings.Split(u, "/")
+	if len(parts) > 3 {
+		parts = parts[:3]
+	}
+	return strings.ToLower(strings.Join(parts, "/"))
+}
+
+// isSeed reports whether repo is lockstorm's own (the seed's entries).
+func isSeed(repo string) bool { return strings.HasSuffix(repo, "lockstorm/lockstorm") }
+
+// KnownCells keeps the cells that carry known: or fixed: (a known bug
+// and its fixed twins), dropping entries left without a cell.
+func KnownCells(entries []Entry) []Entry {
+	var out []Entry
+	for _, e := range entries {
+		var cells []Cell
+		for _, c := range e.Cells {
+			if c.Known != "" || c.Fixed != "" {
+				cells = append(cells, c)
+			}
+		}
+		if len(cells) > 0 {
+			e.Cells = cells
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
