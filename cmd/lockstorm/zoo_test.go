@@ -132,5 +132,6 @@ func TestZooBadInput(t *testing.T) {
 		{[]string{"zoo", "--dir", "../../zoo", "--only", "nope"}, `no zoo entry "nope"`},
 		{[]string{"zoo", "--dir", "../../zoo", "--seeds", "-1"}, "--seeds must be at least 1"},
 		{[]string{"zoo", "--dir", "../../zoo", "--junit", "/proc/nope/zoo.xml"}, "--junit /proc/nope/zoo.xml"},
+		{[]string{"zoo", "--dir", "../../zoo", "--only", "seed-single", "--known"}, "--known: no cell of the selected entries carries known: or fixed:"},
 	})
 }

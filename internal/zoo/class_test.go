@@ -1,6 +1,8 @@
 package zoo
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -84,5 +86,32 @@ func TestKnownCells(t *testing.T) {
 	got := KnownCells(es)
 	if len(got) != 2 || got[0].Name != "a" || got[1].Name != "b" || len(got[1].Cells) != 1 || got[1].Cells[0].Nemesis != "latency" {
 		t.Errorf("KnownCells: %+v", got)
+	}
+}
+
+// The repository's own zoo loads, every entry has a README saying how its
+// adapter maps the library, and every known bug it lists is shown by an
+// entry whose version is named in its manifest.
+func TestRepositoryZoo(t *testing.T) {
+	es, err := Load("../../zoo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := 0
+	for _, e := range es {
+		if _, err := os.Stat(filepath.Join(e.Dir, "README.md")); err != nil {
+			t.Errorf("%s has no README.md", e.Name)
+		}
+		for _, c := range e.Cells {
+			if c.Known != "" {
+				known++
+			}
+		}
+	}
+	if known == 0 {
+		t.Error("no cell of zoo/ names a known bug")
+	}
+	if got := KnownCells(es); len(got) == 0 {
+		t.Error("KnownCells of zoo/ is empty")
 	}
 }
