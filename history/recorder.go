@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -100,8 +101,16 @@ func (r *Recorder) Record(op Op) Op {
 
 // RecordAt is Record with a time given by the caller (ns since start), for
 // events observed elsewhere. Times in a history need not be monotonic in
-// index order, but a completion must not precede its invoke.
+// index order, but a completion must not precede its invoke. A time
+// before the history's start (an observed renewal sent while the run's
+// clock was being started) is recorded at 0, its real offset appended to
+// the op's Detail: a history never holds a negative time, and nothing is
+// dropped.
 func (r *Recorder) RecordAt(op Op, t int64) Op {
+	if t < 0 {
+		op.Detail = strings.TrimSpace(op.Detail + fmt.Sprintf(" (began %s before the history's start; recorded at 0)", time.Duration(-t)))
+		t = 0
+	}
 	r.mu.Lock()
 	op.Time = t
 	r.appendLocked(&op)
