@@ -273,7 +273,8 @@ func newSlot(r *run, i int, procs *workloads.Processes, seed int64) *slot {
 	w.Rec, w.Procs, w.Opt, w.TTL, w.Stop = r.rec, procs, r.cfg.Workloads, r.cfg.TTL, r.stopWork
 	w.Rand = rand.New(rand.NewPCG(uint64(seed), uint64(i)+1))
 	s := &slot{name: name, index: i, run: r, worker: w, jitter: slotJitter(seed, i), clock: &pauseclock.Clock{}}
-	w.OnRelease = func() { r.releases.began(name) }
+	w.OnRelease = func() { r.releases.happened(name) }
+	w.OnRenewal = func() { r.renewals.happened(name) }
 	if r.cfg.PauseModel == config.PauseProcess {
 		w.Clock = s.clock // the worker is the process's application code
 	}

@@ -40,7 +40,8 @@ type run struct {
 	cluster    cluster.Cluster
 	rec        *history.Recorder
 	tgt        *targeter         // aims targeted faults; nil without a fault plan
-	releases   *releaseStarts    // the workers' release starts, for faults aimed at them
+	releases   *clientEvents     // the workers' release starts, for faults aimed at them
+	renewals   *clientEvents     // the workers' extensions that returned ok, likewise
 	overhead   analysis.Overhead // measured in setup and finish
 	ranFor     time.Duration
 	res        *resource.Server
@@ -358,7 +359,7 @@ func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 // (an interpreter) can take a second to start on a loaded machine, and
 // its workload waits for beginWork anyway.
 func (r *run) startSlots(workCtx context.Context) error {
-	r.releases = newReleaseStarts()
+	r.releases, r.renewals = newClientEvents(), newClientEvents()
 	r.begin = make(chan struct{})
 	procs := workloads.NewProcesses(r.cfg.Clients)
 	for i := 0; i < r.cfg.Clients; i++ {

@@ -136,7 +136,7 @@ func (s *targeter) freshness() (fresh, freshWait time.Duration) {
 }
 
 // resolve aims a targeted fault when it starts. It replaces
-// nemesis.TargetReleaser (see resolveReleaser), and the client
+// nemesis.TargetReleaser and nemesis.TargetRenewal (see resolveEvent), and the client
 // placeholders (nemesis.TargetHolder, nemesis.TargetWaiter) with the
 // client in that state now, and the node placeholder nemesis.TargetLease
 // with enough nodes, those that granted the holder's lease first, to break
@@ -152,7 +152,12 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 	r := s.r
 	if slices.Contains(f.Clients, nemesis.TargetReleaser) {
 		s.mu.Lock()
-		f = s.resolveReleaser(f, s.deadline(time.Now()))
+		f = s.resolveEvent(f, nemesis.TargetReleaser, r.releases, "its release began", s.deadline(time.Now()))
+		s.mu.Unlock()
+	}
+	if slices.Contains(f.Clients, nemesis.TargetRenewal) {
+		s.mu.Lock()
+		f = s.resolveEvent(f, nemesis.TargetRenewal, r.renewals, "an extension of its lease returned ok", s.deadline(time.Now()))
 		s.mu.Unlock()
 	}
 	wantHolder := slices.Contains(f.Clients, nemesis.TargetHolder) || f.Target == nemesis.AimLease ||

@@ -170,6 +170,13 @@ const (
 	// release) or be done without its reply. Only plans name it (a
 	// --config or --fault-plan file); random faults are not aimed there.
 	TargetReleaser = "@releaser"
+	// TargetRenewal is a holder one of whose extensions (a watchdog's
+	// renewal, a renewal the lock reported by itself, or an explicit
+	// extend) has just returned ok: the fault starts within a few
+	// milliseconds after it, so that the lease's next extension is the
+	// one the fault meets, a whole renewal interval later. Only plans
+	// name it (a --config or --fault-plan file).
+	TargetRenewal = "@renewal"
 )
 
 // TargetLease is the node placeholder a fault aimed at a lease (AimLease)

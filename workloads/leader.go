@@ -51,5 +51,8 @@ func (w *Worker) Extend(ctx context.Context, e lockimpl.Extender, l *lockimpl.Le
 		op.Validity = w.Rec.At(l.Validity())
 		return nil
 	}, lockimpl.ErrNotHeld)
+	if err == nil {
+		w.renewed()
+	}
 	return err
 }

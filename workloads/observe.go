@@ -94,6 +94,7 @@ func (w *Worker) observed(l *lockimpl.Lease, lw *leaseWatch, old, v time.Time) {
 	w.Rec.RecordAt(op, call)
 	op.Type, op.Validity = history.OK, w.Rec.At(v)
 	w.Rec.Record(op)
+	w.renewed()
 }
 
 // dogProcess is the process id under which l's renewals are recorded: one

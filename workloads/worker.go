@@ -67,6 +67,13 @@ type Worker struct {
 	// sent. It must not block (the harness times faults aimed at a
 	// release that began with it: nemesis.TargetReleaser).
 	OnRelease func()
+	// OnRenewal, when set, runs after each extension of one of the
+	// current process's leases returned ok and was recorded: a
+	// watchdog's renewal (RenewHook), a renewal the lock made by itself
+	// (Lease.SetValidity), or an explicit Extend. It must not block (the
+	// harness times faults aimed at a renewal with it:
+	// nemesis.TargetRenewal).
+	OnRenewal func()
 	// beforeSend, when set (tests), runs at Write's validity check.
 	beforeSend func(l *lockimpl.Lease)
 	watches    map[*lockimpl.Lease]*leaseWatch
@@ -227,11 +234,21 @@ func (w *Worker) RenewHook(l *lockimpl.Lease) func(error) {
 		}
 		w.Rec.Record(op)
 		w.explicit(l, -1)
+		if err == nil {
+			w.renewed()
+		}
 		if err != nil {
 			w.mu.Lock()
 			delete(w.dogs, l) // the watchdog stops after a failed renewal
 			w.mu.Unlock()
 		}
+	}
+}
+
+// renewed runs the OnRenewal hook.
+func (w *Worker) renewed() {
+	if w.OnRenewal != nil {
+		w.OnRenewal()
 	}
 }
 
