@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const pr = "https://github.com/example/lock/pull/1"
@@ -113,5 +114,37 @@ func TestRepositoryZoo(t *testing.T) {
 	}
 	if got := KnownCells(es); len(got) == 0 {
 		t.Error("KnownCells of zoo/ is empty")
+	}
+}
+
+// A cell may script its faults (plan: a fault-plan JSON in the entry's
+// folder): its run carries the plan and lasts until the plan's end, and
+// its column names the plan.
+func TestPlanCell(t *testing.T) {
+	root := t.TempDir()
+	m := strings.Replace(goodManifest, "why: the key has a TTL", "why: the key has a TTL\n    plan: plans/renewal.json", 1)
+	dir := writeEntry(t, root, "demo", m)
+	os.MkdirAll(filepath.Join(dir, "plans"), 0o755)
+	plan := `{"steps":[{"at_ns":1000000000,"duration_ns":500000000,"fault":{"kind":"partition","shape":"client-from-k","clients":["@renewal"],"nodes":["n1"]}}],"heal_at_ns":1500000000,"end_ns":5000000000}`
+	os.WriteFile(filepath.Join(dir, "plans", "renewal.json"), []byte(plan), 0o644)
+	es, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := es[0].Cells[1]
+	if c.Column() != "partition [renewal]" {
+		t.Errorf("column %q", c.Column())
+	}
+	cfg := es[0].Config(c, 3, Options{TimeLimit: 12 * time.Second})
+	if cfg.Plan == nil || len(cfg.Plan.Steps) != 1 || cfg.Plan.Steps[0].Fault.Clients[0] != "@renewal" || cfg.TimeLimit != 5*time.Second || cfg.PlanFile != filepath.Join(dir, "plans", "renewal.json") {
+		t.Errorf("config of a plan cell: plan %+v, time limit %v, file %q", cfg.Plan, cfg.TimeLimit, cfg.PlanFile)
+	}
+	os.WriteFile(filepath.Join(dir, "plans", "renewal.json"), []byte(strings.Replace(plan, `"partition"`, `"client-pause"`, 1)), 0o644)
+	if _, err := Load(root); err == nil || !strings.Contains(err.Error(), "does not name") {
+		t.Errorf("a plan step of a kind the cell does not name: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "plans", "renewal.json"))
+	if _, err := Load(root); err == nil || !strings.Contains(err.Error(), "plan:") {
+		t.Errorf("a missing plan file: %v", err)
 	}
 }

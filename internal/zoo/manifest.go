@@ -94,17 +94,30 @@ type Cell struct {
 	// same fault, workload, seeds and adapter. Its cell expects valid, or
 	// invalid by other checkers with the ones the bug flags in clean.
 	Fixed string `yaml:"fixed" json:"fixed,omitempty"`
+	// Plan is an optional scripted fault plan (the JSON of --fault-plan),
+	// a file in the entry's folder: the cell's faults are these steps at
+	// these times instead of random faults of its kinds, and the run lasts
+	// until the plan's end. Its steps may aim at @holder, @waiter,
+	// @releaser or @renewal.
+	Plan string `yaml:"plan" json:"plan,omitempty"`
+
+	plan     *nemesis.Plan
+	planPath string
 }
 
 // DefaultClients is an entry's client slots when its manifest names none.
 const DefaultClients = 4
 
 // Column is the cell's column on the scoreboard: its faults, "+fencing"
-// when the resource checks tokens, and its workload when not counter.
+// when the resource checks tokens, its plan's name ("[renewal]" for
+// renewal.json) when it has one, and its workload when not counter.
 func (c Cell) Column() string {
 	s := c.Nemesis
 	if c.Fencing {
 		s += "+fencing"
+	}
+	if c.Plan != "" {
+		s += " [" + strings.TrimSuffix(filepath.Base(c.Plan), ".json") + "]"
 	}
 	if c.Workload != "counter" {
 		s += " (" + c.Workload + ")"
@@ -183,7 +196,7 @@ func loadEntry(dir string) (Entry, error) {
 	if err := dec.Decode(&m); err != nil {
 		return Entry{}, fmt.Errorf("%s: %v", path, oneLine(err.Error()))
 	}
-	if err := m.check(); err != nil {
+	if err := m.check(dir); err != nil {
 		return Entry{}, fmt.Errorf("%s: %v", path, err)
 	}
 	return Entry{Manifest: m, Dir: dir}, nil
@@ -192,7 +205,7 @@ func loadEntry(dir string) (Entry, error) {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // check fills defaults and checks every key.
-func (m *Manifest) check() error {
+func (m *Manifest) check(dir string) error {
 	switch {
 	case !namePattern.MatchString(m.Name):
 		return fmt.Errorf("name must be lower-case letters, digits, '.', '_' or '-', got %q", m.Name)
@@ -230,7 +243,7 @@ func (m *Manifest) check() error {
 	columns := map[string]bool{}
 	for i := range m.Cells {
 		c := &m.Cells[i]
-		if err := c.check(m.Fencing); err != nil {
+		if err := c.check(m.Fencing, dir); err != nil {
 			return fmt.Errorf("cells[%d]: %v", i, err)
 		}
 		if columns[c.Column()] {
@@ -241,7 +254,7 @@ func (m *Manifest) check() error {
 	return nil
 }
 
-func (c *Cell) check(entryFences bool) error {
+func (c *Cell) check(entryFences bool, dir string) error {
 	if c.Workload == "" {
 		c.Workload = "counter"
 	}
@@ -289,6 +302,22 @@ func (c *Cell) check(entryFences bool) error {
 		if u != "" && !strings.HasPrefix(u, "https://") {
 			return fmt.Errorf("known and fixed are upstream URLs (https://...), got %q", u)
 		}
+	}
+	if c.Plan != "" {
+		if filepath.IsAbs(c.Plan) {
+			return fmt.Errorf("plan is a file in the entry's folder, got the absolute path %q", c.Plan)
+		}
+		c.planPath = filepath.Join(dir, c.Plan)
+		p, err := config.LoadFaultPlan(c.planPath)
+		if err != nil {
+			return fmt.Errorf("plan: %s", strings.TrimPrefix(err.Error(), config.ErrConfig.Error()+": "))
+		}
+		for i, st := range p.Steps {
+			if !slices.ContainsFunc(kinds, func(k string) bool { return strings.TrimSpace(k) == st.Fault.Kind }) {
+				return fmt.Errorf("plan %s: step %d is a %s, which the cell's nemesis (%s) does not name", c.Plan, i, st.Fault.Kind, c.Nemesis)
+			}
+		}
+		c.plan = p
 	}
 	if strings.TrimSpace(c.Why) == "" {
 		return errors.New("why is required: the documented promise or Redis semantics behind the expectation")

@@ -153,6 +153,11 @@ func (e Entry) Config(c Cell, seed int64, o Options) config.Config {
 		// power's redlock-no-persistence scenario does).
 		cfg.Workloads.HoldMin, cfg.Workloads.HoldMax = 3*e.TTLDuration()/5, 2*e.TTLDuration()/3
 	}
+	if c.plan != nil {
+		// A scripted cell: these faults at these times, for the plan's length.
+		p := *c.plan
+		cfg.Plan, cfg.PlanFile, cfg.TimeLimit = &p, c.planPath, p.End
+	}
 	if e.Renewal == RenewalWatchdog {
 		// The client renews every TTL/3 and says when a lease is lost;
 		// holds of one to two TTLs need the renewals, and holders trust
