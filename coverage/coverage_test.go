@@ -270,3 +270,19 @@ func TestExtendKeepsHolder(t *testing.T) {
 		t.Fatalf("holder = %+v, want at start (the extend ran the lease to 100 ms)", h)
 	}
 }
+
+// A watchdog's renewal is recorded under a process of its own (the
+// watchdog runs beside the holder): its extend ok still runs the
+// holder's lease, matched by token, so a fault aimed right after it
+// touches a holder.
+func TestWatchdogExtendKeepsHolder(t *testing.T) {
+	var b hb
+	b.acquired(10, 1, "c1", nil, 18)
+	b.add(history.Op{Time: 15, Process: 7, Client: "c1", Type: history.Invoke, F: history.FExtend, Key: "k", Token: "c1", Detail: "watchdog"})
+	b.add(history.Op{Time: 16, Process: 7, Client: "c1", Type: history.OK, F: history.FExtend, Key: "k", Token: "c1", Validity: 100, Detail: "watchdog"})
+	b.fault("partition", 20, history.OK, []string{"c1"}, nil)
+	b.stop("partition", 50)
+	if h := cover(t, b.h, in).Windows[0].Holder; h == nil || h.When != AtStart {
+		t.Fatalf("holder = %+v, want at start (the watchdog's extend ran the lease to 100 ms)", h)
+	}
+}

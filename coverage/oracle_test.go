@@ -139,7 +139,15 @@ func holders(h history.History, end int64) []interval {
 			open[o.Process] = &lease{interval: interval{client: o.Client, start: o.Time, op: int64(i),
 				nodes: slices.Clone(o.Nodes)}, token: o.Token, validity: o.Validity}
 		case o.F == history.FExtend && o.Type == history.OK:
-			if l := open[o.Process]; l != nil && o.Validity > 0 {
+			l := open[o.Process]
+			if l == nil && o.Token != "" { // a watchdog's renewal, under its own process
+				for _, x := range open {
+					if x.token == o.Token {
+						l = x
+					}
+				}
+			}
+			if l != nil && o.Validity > 0 {
 				l.validity = o.Validity
 			}
 		case o.F == history.FRelease && o.Type == history.Invoke:

@@ -135,7 +135,7 @@ func (p *pass) lease(o *history.Op, i int64) {
 		p.leases[o.Process] = &openLease{interval: interval{client: o.Client, start: o.Time, op: i,
 			nodes: slices.Clone(o.Nodes)}, token: o.Token, validity: o.Validity}
 	case o.F == history.FExtend && o.Type == history.OK:
-		if l := p.leases[o.Process]; l != nil && o.Validity > 0 {
+		if l := p.extended(o); l != nil && o.Validity > 0 {
 			l.validity = o.Validity
 		}
 	case o.F == history.FRelease && o.Type == history.Invoke:
@@ -145,6 +145,24 @@ func (p *pass) lease(o *history.Op, i int64) {
 			p.closeLease(o.Process, o.Time)
 		}
 	}
+}
+
+// extended is the lease an extend ok renewed: its own process's, or,
+// for a watchdog's renewal recorded under a process of its own (an
+// observed or watchdog extend), the open lease with the same token.
+func (p *pass) extended(o *history.Op) *openLease {
+	if l := p.leases[o.Process]; l != nil {
+		return l
+	}
+	if o.Token == "" {
+		return nil
+	}
+	for _, l := range p.leases {
+		if l.token == o.Token {
+			return l
+		}
+	}
+	return nil
 }
 
 // closeLease ends process pr's lease at t (or its validity, when earlier).

@@ -11,11 +11,18 @@ import (
 // leaderTerm is a round of "leader", a temporary single leader: the
 // holder acts as leader for a drawn term, publishing a heartbeat with its
 // fencing token every Options.Heartbeat while it believes it leads
-// (extending the lease when the lock can), then steps down. Two processes
+// (extending the lease when the lock can, unless it trusts the lock's own
+// watchdog: Options.TrustLostSignal), then steps down. Two processes
 // whose heartbeats interleave in time led at once.
 func leaderTerm(ctx context.Context, w *Worker, lease *lockimpl.Lease) {
 	end := time.Now().Add(w.Draw(2*w.Opt.HoldMax, 4*w.Opt.HoldMax))
 	ext, canExtend := w.Lock.(lockimpl.Extender)
+	// A leader on a watchdog lock leaves the renewals to the watchdog
+	// and leads until the lock says the lease is lost, as code on such
+	// a lock does; a second, hand-made extend beside the watchdog's is
+	// not how the lock is used (and a library without one answers it
+	// "not supported", which ended the term).
+	canExtend = canExtend && !w.Opt.TrustLostSignal
 	for beat := int64(1); time.Now().Before(end) && ctx.Err() == nil; beat++ {
 		if !w.Holds(lease) {
 			w.Lost(lease)
