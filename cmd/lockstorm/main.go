@@ -70,7 +70,7 @@ func run() int {
 	}
 	root.SetFlagErrorFunc(flagError)
 	root.SetHelpCommand(helpCommand(root))
-	root.AddCommand(runCommand(), analyzeCommand(), catalogCommand(), serveCommand(), sweepCommand(), mergeCommand(), compareCommand(), powerCommand(), clientCommand(), zooCommand())
+	root.AddCommand(runCommand(), analyzeCommand(), catalogCommand(), serveCommand(), sweepCommand(), mergeCommand(), compareCommand(), powerCommand(), clientCommand(), zooCommand(), shrinkCommand())
 	err := root.ExecuteContext(ctx)
 	var ee *exitError
 	switch {
