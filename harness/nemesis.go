@@ -41,7 +41,7 @@ func plan(cfg config.Config, set nemesis.Set, clients, nodes []string) (*nemesis
 		Kinds: cfg.Nemesis,
 		Topology: nemesis.Topology{Nodes: nodes, Clients: clients, TTL: cfg.TTL, Resource: resourceTarget,
 			NodeTimeout:  lockOptions(cfg).WithDefaults(len(nodes)).NodeTimeout,
-			RedisCluster: cfg.Topology == config.TopologyCluster},
+			RedisCluster: cfg.Topology == config.TopologyCluster, Renews: cfg.Workloads.TrustLostSignal},
 		WarmUp:       warm,
 		Faults:       faults,
 		Recovery:     recovery,

@@ -70,6 +70,10 @@ const (
 	// timed right after a lease was granted; it fires while the lease is
 	// held, soon after it was granted.
 	AimLease = "lease"
+	// AimRenewal: the fault hits a holder within a few milliseconds after
+	// an extension of its lease returned ok (Clients holds TargetRenewal),
+	// so that the lease's next extension meets it.
+	AimRenewal = "renewal"
 )
 
 // String describes the fault for the history's Detail field: the kind,
@@ -120,6 +124,11 @@ type Topology struct {
 	// cluster shapes (ClusterFailoverShapes) and a partition's
 	// ShapeMasterIsolated. False: never.
 	RedisCluster bool
+	// Renews says the lock renews its leases by itself and holders trust
+	// it to say when a lease is lost (a watchdog lock, --trust-lost):
+	// an aimed partition is then timed to a renewal part of the time
+	// (AimRenewal).
+	Renews bool
 }
 
 // DefaultTTL is the TTL assumed when a Topology gives none.

@@ -153,11 +153,17 @@ func (p *Partition) Stop(ctx context.Context, f Fault) error {
 // the holder from a seeded majority of the nodes (n/2+1), so it can
 // neither renew nor release, or (one time in three, when the resource is
 // behind the links) from the resource; a waiter from a majority, mid-
-// acquire.
+// acquire. On a lock that renews by itself (Topology.Renews) two of the
+// four holder cuts are timed to a renewal instead (AimRenewal), from the
+// nodes: the watchdog's next extension is the one cut off, a whole
+// renewal interval before the lease ends.
 func (p *Partition) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	aim, ph := AimHolder, TargetHolder
-	if nth%5 == 4 {
+	switch {
+	case nth%5 == 4:
 		aim, ph = AimWaiter, TargetWaiter
+	case t.Renews && nth%2 == 1:
+		aim, ph = AimRenewal, TargetRenewal
 	}
 	f = aimClients(f, aim, ph)
 	f.Shape = ShapeClientFromK

@@ -223,3 +223,31 @@ func roundTrip(f Fault) time.Duration {
 	}
 	return 2 * f.Delay
 }
+
+// On a lock that renews by itself (Topology.Renews), aimed partitions are
+// timed to a renewal part of the time, from the nodes only; on any other
+// lock never.
+func TestPartitionAimedAtRenewal(t *testing.T) {
+	p := &Partition{}
+	top := Topology{Nodes: []string{"n1"}, Clients: []string{"c1", "c2"}, TTL: time.Second, Resource: "res"}
+	r := NewRand(1)
+	count := func(top Topology) (renewal int) {
+		for nth := 0; nth < 10; nth++ {
+			f := p.Aim(r, Fault{Kind: KindPartition}, top, nth)
+			if f.Target == AimRenewal {
+				if !reflect.DeepEqual(f.Clients, []string{TargetRenewal}) || f.Shape != ShapeClientFromK || !reflect.DeepEqual(f.Nodes, []string{"n1"}) {
+					t.Errorf("nth %d: a renewal aim %+v, want @renewal cut from the node", nth, f)
+				}
+				renewal++
+			}
+		}
+		return renewal
+	}
+	if n := count(top); n != 0 {
+		t.Errorf("a lock without a watchdog: %d of 10 partitions timed to a renewal", n)
+	}
+	top.Renews = true
+	if n := count(top); n < 3 || n > 5 {
+		t.Errorf("a watchdog lock: %d of 10 partitions timed to a renewal, want part of them", n)
+	}
+}
