@@ -151,8 +151,9 @@ func (r *Result) report(about About, replay, src, anomaly string, ex []history.O
 	if about.Version != "" {
 		fmt.Fprintf(&w, "- %s %s\n", lib, about.Version)
 	}
-	fmt.Fprintf(&w, "- lockstorm %s\n", r.Base.Lock)
-	fmt.Fprintf(&w, "- %d Redis node(s), TTL %v, %s workload\n\n", r.Base.Nodes, r.Base.TTL, r.Base.Workload)
+	vs := versions(r.Run)
+	fmt.Fprintf(&w, "- Redis %s, lockstorm %s, %s\n", orUnknown(vs["redis"]), orUnknown(vs["lockstorm"]), orUnknown(vs["go"]))
+	fmt.Fprintf(&w, "- %d Redis node(s), TTL %v, the %s workload (lockstorm's lock name %s)\n\n", r.Base.Nodes, r.Base.TTL, r.Base.Workload, r.Base.Lock)
 	w.WriteString("## Steps to reproduce\n\n")
 	fmt.Fprintf(&w, "```sh\n%s\n```\n\n", replay)
 	fmt.Fprintf(&w, "%d client(s), %v in all. The faults (`fault-plan.json` beside this file; `@holder`, `@waiter`, `@releaser`, `@renewal` name a client by what it is doing when the fault starts):\n\n", r.Best.Clients, r.Best.Length())
@@ -163,10 +164,9 @@ func (r *Result) report(about About, replay, src, anomaly string, ex []history.O
 	fmt.Fprintf(&w, "\nMeasured: the anomaly showed in **%s** runs of this configuration (seeds %v). ", r.Best.Rate(), r.Best.Seeds)
 	fmt.Fprintf(&w, "The run it was shrunk from had %s and showed it in %s runs; the shrink measured %d candidates in %.0f s.\n\n", r.Before, r.Before.Rate(), r.Measured, r.Seconds)
 	w.WriteString("## Expected\n\n")
+	fmt.Fprintf(&w, "No %s anomaly from lockstorm's %s checker (%s).\n\n", r.Target.Kind, r.Target.Checker, checkerMeaning(r.Target.Checker))
 	if about.Expected != "" {
-		fmt.Fprintf(&w, "%s\n\n", about.Expected)
-	} else {
-		fmt.Fprintf(&w, "No %s anomaly: the %s checker valid.\n\n", r.Target.Kind, r.Target.Checker)
+		fmt.Fprintf(&w, "The zoo cell's expectation, committed before it first ran: %s\n\n", about.Expected)
 	}
 	w.WriteString("## Observed\n\n")
 	fmt.Fprintf(&w, "%s\n\nRun folder: `%s`\n\n", anomaly, src)
@@ -176,6 +176,39 @@ func (r *Result) report(about About, replay, src, anomaly string, ex []history.O
 		fmt.Fprintf(&w, "| %d | %.3f | %d | %s | %s | %s | %s | %s |\n", o.Index, float64(o.Time)/1e9, o.Process, o.Client, o.F, o.Type, opValue(o), mdCell(firstNonEmpty(o.Error, o.Detail)))
 	}
 	return w.String()
+}
+
+// checkerMeaning says in a few words what a checker's verdict rests on.
+func checkerMeaning(name string) string {
+	switch name {
+	case "lock":
+		return "an acquire may succeed only once every other lease has ended by the server's promise: its TTL from the acquire's call, or a release that succeeded; a release or extend answers ok only for a lease still held"
+	case "resource":
+		return "the protected counter: each critical section reads the value the previous one wrote, and no acknowledged increment is lost; for the leader workload, no two leaders' heartbeats interleave"
+	case "exclusion":
+		return "no two holders' leases overlap, and no holder writes after its own lease's validity"
+	case "liveness":
+		return "the lock frees again: a lease whose holder died ends by its TTL"
+	case "fencing", "tokens":
+		return "fencing tokens only grow"
+	}
+	return name
+}
+
+// versions is the versions map of dir's test.json.
+func versions(dir string) map[string]string {
+	var tf analysis.TestFile
+	if b, err := os.ReadFile(filepath.Join(dir, store.TestFile)); err == nil {
+		_ = json.Unmarshal(b, &tf)
+	}
+	return tf.Versions
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unknown)"
+	}
+	return s
 }
 
 func describe(f nemesis.Fault) string {

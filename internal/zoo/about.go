@@ -28,7 +28,7 @@ func About(cfg config.Config) (repro.About, bool) {
 	a := repro.About{Library: e.Library, Version: e.Version, Upstream: e.Upstream, Promise: e.Claims}
 	for _, c := range e.Cells {
 		if e.Config(c, 0, Options{}).Name == cfg.Name {
-			a.Expected = "Expected " + c.Expected() + ": " + c.Why
+			a.Expected = c.Expected() + ". " + c.Why
 			if c.Known != "" {
 				a.Expected += " Known upstream: <" + c.Known + ">."
 			}
