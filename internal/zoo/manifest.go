@@ -64,6 +64,12 @@ type Manifest struct {
 	TTL string `yaml:"ttl"`
 	// Clients is the number of client slots (default DefaultClients).
 	Clients int `yaml:"clients"`
+	// NodeTimeout is an optional Go duration: the library's bound on one
+	// command on one node, when it cannot be set to lockstorm's default
+	// (TTL/10), e.g. a socket timeout in whole seconds. The run's
+	// --node-timeout: the client gets it as LOCKSTORM_NODE_TIMEOUT_MS, and
+	// aimed latency is sized to it (succeeding late, not timing out).
+	NodeTimeout string `yaml:"node_timeout"`
 	// Renewal is RenewalNone or RenewalWatchdog.
 	Renewal string `yaml:"renewal"`
 	// Fencing is true when the library issues fencing tokens.
@@ -71,7 +77,7 @@ type Manifest struct {
 	Claims  string `yaml:"claims"`
 	Cells   []Cell `yaml:"cells"`
 
-	ttl time.Duration
+	ttl, nodeTimeout time.Duration
 }
 
 // Cell is one fault (or comma-separated faults) of an entry and what the
@@ -230,6 +236,13 @@ func (m *Manifest) check(dir string) error {
 		return fmt.Errorf("ttl must be a positive duration like 500ms, got %q", m.TTL)
 	}
 	m.ttl = ttl
+	if m.NodeTimeout != "" {
+		d, err := time.ParseDuration(m.NodeTimeout)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("node_timeout must be a positive duration like 1s, got %q", m.NodeTimeout)
+		}
+		m.nodeTimeout = d
+	}
 	if m.Clients == 0 {
 		m.Clients = DefaultClients
 	}
