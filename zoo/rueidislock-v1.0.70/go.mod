@@ -1,0 +1,17 @@
+module github.com/lockstorm/lockstorm/zoo/rueidislock-v1.0.70
+
+go 1.26.0
+
+require (
+	github.com/lockstorm/lockstorm v0.0.0
+	github.com/redis/rueidis v1.0.70
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/redis/go-redis/v9 v9.23.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)
+
+replace github.com/lockstorm/lockstorm => ../..
