@@ -106,8 +106,14 @@ type Cell struct {
 	// until the plan's end. Its steps may aim at @holder, @waiter,
 	// @releaser or @renewal.
 	Plan string `yaml:"plan" json:"plan,omitempty"`
+	// Hold is an optional range of hold times, "MIN-MAX" in Go durations
+	// (200ms-1s): how long a holder keeps the lock (for the leader
+	// workload a term is 2 to 4 times MAX). Default: lockstorm's (TTL/20
+	// to TTL/4; one to two TTLs on a watchdog entry).
+	Hold string `yaml:"hold" json:"hold,omitempty"`
 
-	plan     *nemesis.Plan
+	holdMin, holdMax time.Duration
+	plan             *nemesis.Plan
 	planPath string
 }
 
@@ -315,6 +321,15 @@ func (c *Cell) check(entryFences bool, dir string) error {
 		if u != "" && !strings.HasPrefix(u, "https://") {
 			return fmt.Errorf("known and fixed are upstream URLs (https://...), got %q", u)
 		}
+	}
+	if c.Hold != "" {
+		lo, hi, ok := strings.Cut(c.Hold, "-")
+		a, err1 := time.ParseDuration(strings.TrimSpace(lo))
+		b, err2 := time.ParseDuration(strings.TrimSpace(hi))
+		if !ok || err1 != nil || err2 != nil || a <= 0 || b < a {
+			return fmt.Errorf("hold must be MIN-MAX durations like 200ms-1s, got %q", c.Hold)
+		}
+		c.holdMin, c.holdMax = a, b
 	}
 	if c.Plan != "" {
 		if filepath.IsAbs(c.Plan) {

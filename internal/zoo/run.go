@@ -166,6 +166,9 @@ func (e Entry) Config(c Cell, seed int64, o Options) config.Config {
 		cfg.Workloads.HoldMin, cfg.Workloads.HoldMax = e.TTLDuration(), 2*e.TTLDuration()
 		cfg.Workloads.TrustLostSignal = true
 	}
+	if c.holdMax > 0 {
+		cfg.Workloads.HoldMin, cfg.Workloads.HoldMax = c.holdMin, c.holdMax
+	}
 	return cfg
 }
 
