@@ -106,7 +106,15 @@ func Markdown(b *Board) string {
 				if ref == "" {
 					ref = c.Cell.Fixed
 				}
-				fmt.Fprintf(&w, "- %s · %s (%s): %s\n", e.Name, c.Column, ref, mdEscape(cellText(c)))
+				fmt.Fprintf(&w, "- %s · %s (%s): %s", e.Name, c.Column, ref, mdEscape(cellText(c)))
+				if c.Cell.Known != "" {
+					if t := b.Twin(e, c); t != "" {
+						fmt.Fprintf(&w, "; fixed twin %s", mdEscape(t))
+					} else {
+						w.WriteString("; no fixed twin in the zoo (the fix is not in a release reachable here)")
+					}
+				}
+				w.WriteString("\n")
 			}
 		}
 	}

@@ -147,3 +147,23 @@ func KnownCells(entries []Entry) []Entry {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
+
+// Twin names the fixed twin of a known-bug cell on the board: the cell
+// with fixed: of an entry of the same upstream repository in the same
+// column, and what it showed; "" when the zoo has none.
+func (b *Board) Twin(e EntryOutcome, c CellOutcome) string {
+	if c.Cell.Known == "" {
+		return ""
+	}
+	for _, f := range b.Entries {
+		if f.Name == e.Name || upstreamRepo(f.Upstream) != upstreamRepo(e.Upstream) {
+			continue
+		}
+		for _, fc := range f.Cells {
+			if fc.Cell.Fixed != "" && fc.Column == c.Column {
+				return f.Name + " (" + f.Version + "): " + cellText(fc)
+			}
+		}
+	}
+	return ""
+}

@@ -71,7 +71,8 @@ func TestClassAndSummary(t *testing.T) {
 	}
 	b.Summary = s
 	md := Markdown(b)
-	for _, want := range []string{"**1 libraries, 3 entries.", "## Known bugs", "lock-v1 · partition (leader) (" + pr + "): 1/1 detected, known bug reproduced", "lock-v2 · partition (leader) (" + pr + "): 1/1 valid, fixed version clean"} {
+	for _, want := range []string{"**1 libraries, 3 entries.", "## Known bugs", "lock-v1 · partition (leader) (" + pr + "): 1/1 detected, known bug reproduced", "lock-v2 · partition (leader) (" + pr + "): 1/1 valid, fixed version clean",
+		"known bug reproduced; fixed twin lock-v2 (): 1/1 valid, fixed version clean", "latency (" + pr + "0): 0/1 detected, missed; no fixed twin in the zoo"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("zoo.md lacks %q:\n%s", want, md)
 		}
