@@ -114,7 +114,7 @@ type Cell struct {
 
 	holdMin, holdMax time.Duration
 	plan             *nemesis.Plan
-	planPath string
+	planPath         string
 }
 
 // DefaultClients is an entry's client slots when its manifest names none.

@@ -236,7 +236,8 @@ func Run(ctx context.Context, entries []Entry, o Options) (*Board, *campaign.Rep
 	}
 	start := time.Now()
 	b := &Board{Started: start.UTC(), Seeds: o.Seeds, TimeLimit: o.TimeLimit.String()}
-	for _, e := range entries {
+	prep := prepare(ctx, entries, o.Parallel)
+	for i, e := range entries {
 		eo := EntryOutcome{Name: e.Name, Dir: e.Dir, Language: e.Language, Library: e.Library, Version: e.Version,
 			Upstream: e.Upstream, Claims: e.Claims, Build: e.Build, Client: e.Client, Nodes: e.Nodes, TTL: e.TTL,
 			Renewal: e.Renewal, Fencing: e.Fencing}
@@ -244,15 +245,14 @@ func Run(ctx context.Context, entries []Entry, o Options) (*Board, *campaign.Rep
 		if e.Requires != "" {
 			fmt.Fprintf(o.Out, "  requires: %s\n", e.Requires)
 		}
-		eo.Skipped = SkipReason(ctx, e)
+		eo.Skipped = prep[i].skipped
 		if eo.Skipped == "" && e.Build != "" {
 			fmt.Fprintf(o.Out, "  build:    %s\n", e.Build)
-			built, err := Build(ctx, e)
 			switch {
-			case err != nil:
-				eo.BuildError = oneLine(err.Error())
+			case prep[i].err != nil:
+				eo.BuildError = oneLine(prep[i].err.Error())
 				fmt.Fprintf(o.Out, "  build failed: %s\n", eo.BuildError)
-			case !built:
+			case !prep[i].built:
 				fmt.Fprintf(o.Out, "  (built already: the folder is unchanged since its last build)\n")
 			}
 		}
@@ -306,6 +306,37 @@ func Run(ctx context.Context, entries []Entry, o Options) (*Board, *campaign.Rep
 	b.Columns = columns(b.Entries)
 	b.Seconds = seconds(time.Since(start))
 	return b, rep, nil
+}
+
+// prepared is an entry's check of its runtime (skipped says why it
+// cannot run) and its build.
+type prepared struct {
+	skipped string
+	built   bool
+	err     error
+}
+
+// prepare checks every entry's runtime and builds those that can run,
+// at most parallel at once: a fresh machine's Go builds spend most of
+// their time fetching modules.
+func prepare(ctx context.Context, entries []Entry, parallel int) []prepared {
+	out := make([]prepared, len(entries))
+	sem := make(chan struct{}, max(parallel, 1))
+	var wg sync.WaitGroup
+	for i, e := range entries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			p := &out[i]
+			if p.skipped = SkipReason(ctx, e); p.skipped == "" && e.Build != "" {
+				p.built, p.err = Build(ctx, e)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // cellName is a zoo cell's name in the campaign: NAME/COLUMN, as --only
