@@ -42,7 +42,7 @@ MODULE    := github.com/lockstorm/lockstorm
 SLOW_PKGS := $(addprefix $(MODULE)/,cmd/lockstorm harness cluster reports nemesis cluster/rediscluster)
 TEST_PKGS  = $(SLOW_PKGS) $(filter-out $(SLOW_PKGS),$(shell $(GO) list $(PKGS)))
 CATALOG_PARALLEL ?= 2
-ZOO_PARALLEL ?= 2
+ZOO_PARALLEL ?= 3
 test:
 	@./scripts/install-deps.sh --with-chromium & deps=$$!; \
 	$(MAKE) --no-print-directory build && $(GO) vet -trimpath $(PKGS) && $(GO) test -trimpath -short -count=1 -run '^$$' -exec /bin/true $(PKGS) > /dev/null; \

@@ -114,7 +114,11 @@ function lockstorm_serve($adapter): void
             }
         } catch (\Throwable $e) {
             // Nothing the adapter classified: the outcome is unknown.
-            $a = info(get_class($e) . ': ' . $e->getMessage());
+            $msg = get_class($e) . ': ' . $e->getMessage();
+            for ($p = $e->getPrevious(); $p !== null; $p = $p->getPrevious()) {
+                $msg .= ' <- ' . get_class($p) . ': ' . $p->getMessage();
+            }
+            $a = info($msg);
         }
         lockstorm_answer($id, $a);
     }
