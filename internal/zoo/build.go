@@ -59,6 +59,18 @@ func Hash(dir string) (string, error) {
 		if info.Mode()&fs.ModeSymlink != 0 {
 			target, _ := os.Readlink(path)
 			h.Write([]byte(target))
+			// A linked file (an adapter shared by the entries of one
+			// library's versions) counts by its content: a change to it
+			// rebuilds every entry that links it.
+			if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+				f, err := os.Open(path)
+				if err != nil {
+					return err
+				}
+				_, err = io.Copy(h, f)
+				f.Close()
+				return err
+			}
 		}
 		return nil
 	})

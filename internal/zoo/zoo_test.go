@@ -241,3 +241,21 @@ func TestSkipReason(t *testing.T) {
 		}
 	}
 }
+
+// A file linked from another folder (one adapter shared by a library's
+// version entries) counts by its content: changing it changes the hash.
+func TestHashFollowsLinkedFiles(t *testing.T) {
+	shared, dir := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(shared, "main.go"), []byte("v1"), 0o644)
+	if err := os.Symlink(filepath.Join(shared, "main.go"), filepath.Join(dir, "main.go")); err != nil {
+		t.Fatal(err)
+	}
+	h1, err := Hash(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(shared, "main.go"), []byte("v2"), 0o644)
+	if h2, _ := Hash(dir); h2 == h1 {
+		t.Error("the linked file changed and the folder's hash did not")
+	}
+}
