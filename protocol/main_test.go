@@ -182,3 +182,11 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A binary names the modules it was built with; one it was not built
+// with is unknown.
+func TestModuleVersion(t *testing.T) {
+	if v := protocol.ModuleVersion("github.com/no/such/module"); v != "(version unknown)" {
+		t.Errorf("ModuleVersion of a module not in the build: %q", v)
+	}
+}

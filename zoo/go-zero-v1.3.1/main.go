@@ -20,7 +20,6 @@ import (
 	"errors"
 	"flag"
 	"reflect"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -35,23 +34,7 @@ import (
 // name is the library and the go-zero release this client was built
 // with (its build information): every go-zero entry links this file, its
 // go.mod pins the release.
-var name = "go-zero RedisLock " + moduleVersion("github.com/zeromicro/go-zero")
-
-// moduleVersion is the version of module path this binary was built with,
-// after replacements.
-func moduleVersion(path string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == path {
-				if d.Replace != nil {
-					return d.Replace.Version
-				}
-				return d.Version
-			}
-		}
-	}
-	return "(version unknown)"
-}
+var name = "go-zero RedisLock " + protocol.ModuleVersion("github.com/zeromicro/go-zero")
 
 // retry is the wait between two Acquire tries of one acquire request.
 const retry = 20 * time.Millisecond

@@ -6,7 +6,9 @@
 // v4.0.3 is the last release before upstream PR #61 (in v4.0.4), which
 // fixed Unlock and Extend answering true for a lock that had expired or
 // was held by another (README.md). The adapter reports what the library
-// answers, bug included.
+// answers, bug included. zoo/redsync-v4.0.4, the twin of the fix, links
+// this same file: only its go.mod pin differs, and the client names the
+// release it was built with from its build information.
 //
 // The mapping (README.md): acquire is a loop of LockContext tries on a
 // mutex made by NewMutex(key, WithExpiry(ttl), WithTries(1)) — one try
@@ -37,7 +39,7 @@ import (
 	"github.com/lockstorm/lockstorm/protocol"
 )
 
-const name = "redsync v4.0.3"
+var name = "redsync " + protocol.ModuleVersion("github.com/go-redsync/redsync/v4")
 
 // The wait between two tries: drawn uniformly from redsync v4.18.1's
 // default (v4.0.3's own default is a fixed 500 ms), so that both redsync

@@ -28,7 +28,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -46,7 +45,7 @@ import (
 const redsyncModule = "github.com/go-redsync/redsync/v4"
 
 // name is "redsync vX.Y.Z", the release the entry's go.mod pins.
-var name = "redsync " + builtVersion()
+var name = "redsync " + protocol.ModuleVersion(redsyncModule)
 
 // The library's defaults this adapter relies on (redsync.go, NewMutex).
 const (
@@ -82,25 +81,6 @@ func main() {
 		}
 		return &adapter{rs: redsync.New(pools...), ttl: opt.TTL, n: len(pools)}, closeAll, nil
 	})
-}
-
-// builtVersion is the redsync release in the binary's build information
-// (the replacement's version when go.mod replaces it).
-func builtVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown version)"
-	}
-	for _, d := range bi.Deps {
-		if d.Path != redsyncModule {
-			continue
-		}
-		if d.Replace != nil {
-			return d.Replace.Version
-		}
-		return d.Version
-	}
-	return "(unknown version)"
 }
 
 // adapter is redsync behind lockimpl.Locker and lockimpl.Extender.

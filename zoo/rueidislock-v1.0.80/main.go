@@ -27,7 +27,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,23 +44,7 @@ import (
 // with (its build information): the entries of other releases link this
 // same file (rueidislock-v1.0.69, -v1.0.70), their go.mod pins the
 // release.
-var name = "rueidislock " + moduleVersion("github.com/redis/rueidis")
-
-// moduleVersion is the version of module path this binary was built with,
-// after replacements.
-func moduleVersion(path string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == path {
-				if d.Replace != nil {
-					return d.Replace.Version
-				}
-				return d.Version
-			}
-		}
-	}
-	return "(version unknown)"
-}
+var name = "rueidislock " + protocol.ModuleVersion("github.com/redis/rueidis")
 
 // The library's scripts (rueidislock/lock.go at v1.0.80, unexported), by
 // which the observer recognises the commands it reads: acquire (SET NX
