@@ -48,13 +48,7 @@ func Hash(dir string) (string, error) {
 		}
 		fmt.Fprintf(h, "%s\x00%o\x00", filepath.ToSlash(rel), info.Mode())
 		if info.Mode().IsRegular() {
-			f, err := os.Open(path)
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(h, f)
-			f.Close()
-			return err
+			return hashFile(h, path)
 		}
 		if info.Mode()&fs.ModeSymlink != 0 {
 			target, _ := os.Readlink(path)
@@ -63,18 +57,23 @@ func Hash(dir string) (string, error) {
 			// library's versions) counts by its content: a change to it
 			// rebuilds every entry that links it.
 			if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-				f, err := os.Open(path)
-				if err != nil {
-					return err
-				}
-				_, err = io.Copy(h, f)
-				f.Close()
-				return err
+				return hashFile(h, path)
 			}
 		}
 		return nil
 	})
 	return hex.EncodeToString(h.Sum(nil))[:16], err
+}
+
+// hashFile writes path's content to h.
+func hashFile(h io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(h, f)
+	return err
 }
 
 // SkipReason says why an entry cannot run here (its requires command failed,

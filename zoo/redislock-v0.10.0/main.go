@@ -34,7 +34,9 @@ import (
 	"github.com/lockstorm/lockstorm/protocol"
 )
 
-const name = "redislock v0.10.0"
+// name is the library and the release this client was built with: the
+// redislock-v0.9.4 entry links this same file, its go.mod pins v0.9.4.
+var name = "redislock " + protocol.ModuleVersion("github.com/bsm/redislock")
 
 // The retry strategy's bounds: ExponentialBackoff with the minimum the
 // library's documentation recommends (16 ms) and a cap of 64 ms.
@@ -107,6 +109,8 @@ func (a *adapter) Acquire(ctx context.Context, key string) (*lockimpl.Lease, err
 		// included). v0.10.0 answers a wait cut short by the context with
 		// errors.Join(ErrNotObtained, ctx.Err()): the case above, a
 		// certain failure, since Obtain's every command error is final.
+		// v0.9.4 returns ctx.Err() for a wait and a command cut short
+		// alike: unknown, here.
 		return nil, lockimpl.UnknownError(name, "acquire", key, err)
 	}
 	l := lockimpl.NewLease(key, lk.Token(), 0, a.opt.TTL, a.opt.ValidUntil(r.last))
