@@ -125,7 +125,7 @@ func (s Spec) Config(fencing bool) config.Config {
 	cell := fmt.Sprintf("lock %s, ttl %s, fencing %s, pause %s", s.Lock, page.Dur(s.TTL), fenced, page.Dur(s.Pause))
 	return config.Config{Name: name, Cell: cell, Lock: s.Lock, Workload: "counter", Clients: s.Clients, TTL: s.TTL,
 		Fencing: fencing, TimeLimit: s.TimeLimit, Store: s.Store,
-		Plan: sweep.HolderPauses(s.PauseTimes(), s.Pause)}
+		Plan: sweep.HolderFaults(s.PauseTimes(), s.Pause, sweep.NemesisClientPause, false, 1)}
 }
 
 // Side is one run of a comparison.

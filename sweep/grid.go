@@ -167,6 +167,26 @@ func ParseFencing(flag, s string) ([]bool, error) {
 	return out, nil
 }
 
+// ParseNemeses parses the fault axis for flag: a comma-separated list of
+// client-pause and partition, each at most once.
+func ParseNemeses(flag, s string) ([]string, error) {
+	var out []string
+	for _, part := range splitList(s) {
+		n := strings.ToLower(part)
+		if n != NemesisClientPause && n != NemesisPartition {
+			return nil, bad("--%s must be a comma-separated list of %s and %s, got %q", flag, NemesisClientPause, NemesisPartition, part)
+		}
+		if slices.Contains(out, n) {
+			return nil, bad("--%s lists %s twice", flag, n)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, bad("--%s needs at least one value (%s, %s)", flag, NemesisClientPause, NemesisPartition)
+	}
+	return out, nil
+}
+
 func onOff(b bool) string {
 	if b {
 		return "on"
@@ -186,6 +206,83 @@ type Grid struct {
 	// lock has no watchdog, so fencing on is one setting, not one per
 	// renewal value. Empty means off only.
 	Fencing []bool
+	// Nemeses are the faults each pause length is run with, the --nemesis
+	// axis: NemesisClientPause (a SIGSTOP of the holder) and
+	// NemesisPartition (the holder cut off from every node). Empty means
+	// client-pause only.
+	Nemeses []string
+	// Lock says what lock the grid runs: its names of the two settings
+	// and the label of a process client. Zero for lockstorm's own locks.
+	Lock Subject
+}
+
+// Subject is the lock a grid runs when it is not one of lockstorm's own:
+// a process client's label and the library's names of the two settings
+// the grid varies (a zoo entry's settings: map), so that titles and the
+// recommendation speak the library's language.
+type Subject struct {
+	// Label names the lock ("rueidislock-v1.0.80"); "" for lockstorm's
+	// own locks (single, renewable, fenced).
+	Label string `json:"label,omitempty"`
+	// TTL and Renew are the library's names for the lease TTL and the
+	// renewal interval ("KeyValidity", "ExtendInterval"); "" when not
+	// mapped.
+	TTL   string `json:"ttl,omitempty"`
+	Renew string `json:"renew,omitempty"`
+	// NoTokens is true for a lock known to issue no fencing tokens.
+	NoTokens bool `json:"no_tokens,omitempty"`
+}
+
+// ttlName is what the TTL is called: "TTL" or the library's name.
+func (s Subject) ttlName() string {
+	if s.TTL != "" {
+		return s.TTL
+	}
+	return "TTL"
+}
+
+// Name is a setting's short name in the library's words when the
+// subject maps them: "ExtendInterval ttl/3" for "renew ttl/3".
+func (s Subject) Name(st Setting) string {
+	name := st.Name()
+	if s.Renew != "" && !st.Fenced {
+		name = s.Renew + strings.TrimPrefix(name, "renew")
+	}
+	return name
+}
+
+// describe is a setting's lock as a heat map panel says it.
+func (s Subject) describe(st Setting) string {
+	if s.Label == "" {
+		switch {
+		case st.Fenced:
+			return "fenced lock, stale writes rejected"
+		case st.Renew != "none":
+			return "renewable lock, watchdog every " + st.Renew
+		}
+		return "single lock, no renewal"
+	}
+	switch {
+	case st.Fenced:
+		return s.Label + ", stale writes rejected"
+	case st.Renew == "none":
+		return s.Label + ", LOCKSTORM_RENEW_MS unset"
+	}
+	return s.Label + ", renewing every " + st.Renew
+}
+
+// The faults of the --nemesis axis.
+const (
+	NemesisClientPause = "client-pause"
+	NemesisPartition   = "partition"
+)
+
+// nemeses is g's fault axis, client-pause when empty.
+func (g Grid) nemeses() []string {
+	if len(g.Nemeses) == 0 {
+		return []string{NemesisClientPause}
+	}
+	return g.Nemeses
 }
 
 // Setting is one lock setting of the grid, one heat-map panel: a
@@ -193,20 +290,46 @@ type Grid struct {
 type Setting struct {
 	Renew  string
 	Fenced bool
+	// Nemesis is the fault of the setting's panel: "" for a client
+	// pause, else its name (NemesisPartition).
+	Nemesis string
 }
 
-// Name is the setting's short name: "renew ttl/3" or "fenced".
+// Name is the setting's short name: "renew ttl/3" or "fenced", with the
+// fault after a comma when it is not a client pause ("renew ttl/3,
+// partition").
 func (s Setting) Name() string {
+	name := "renew " + s.Renew
 	if s.Fenced {
-		return "fenced"
+		name = "fenced"
 	}
-	return "renew " + s.Renew
+	if s.Nemesis != "" && s.Nemesis != NemesisClientPause {
+		name += ", " + s.Nemesis
+	}
+	return name
 }
 
-// Settings lists the grid's lock settings: the renewal values (fencing
-// off), then the fenced lock (fencing on), in the order of the fencing
-// axis.
+// Lock is the setting without its fault: the lock setting the
+// recommendation speaks of.
+func (s Setting) Lock() Setting { s.Nemesis = ""; return s }
+
+// Settings lists the grid's panels: each fault of the nemesis axis,
+// and under it the lock settings (LockSettings).
 func (g Grid) Settings() []Setting {
+	var out []Setting
+	for _, n := range g.nemeses() {
+		for _, s := range g.LockSettings() {
+			s.Nemesis = faultKey(n)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// LockSettings lists the grid's lock settings: the renewal values
+// (fencing off), then the fenced lock (fencing on), in the order of the
+// fencing axis.
+func (g Grid) LockSettings() []Setting {
 	fencing := g.Fencing
 	if len(fencing) == 0 {
 		fencing = []bool{false}
@@ -232,6 +355,9 @@ type Cell struct {
 	// stored before fencing was an axis lack it: off.
 	Fenced bool          `json:"fenced,omitempty"`
 	Pause  time.Duration `json:"pause_ns"`
+	// Nemesis is the fault run for Pause: "" for a client pause (as in
+	// cells stored before the axis), else its name (NemesisPartition).
+	Nemesis string `json:"nemesis,omitempty"`
 	// Run numbers a cell's repeated runs from 1; run k uses seed + k − 1
 	// (the same seeds in every cell, so cells differ only by setting).
 	Run int `json:"run"`
@@ -240,11 +366,29 @@ type Cell struct {
 }
 
 // Setting is the cell's lock setting.
-func (c Cell) Setting() Setting { return Setting{Renew: c.Renew, Fenced: c.Fenced} }
+func (c Cell) Setting() Setting { return c.Point().Setting() }
 
 // Point is the cell's grid point (the cell without its run number).
 func (c Cell) Point() Point {
-	return Point{TTL: c.TTL, Renew: c.Renew, Pause: c.Pause, Fenced: c.Fenced}
+	return Point{TTL: c.TTL, Renew: c.Renew, Pause: c.Pause, Fenced: c.Fenced, Nemesis: faultKey(c.Nemesis)}
+}
+
+// nemesisOf is a fault's name, client-pause for "".
+func nemesisOf(n string) string {
+	if n == "" {
+		return NemesisClientPause
+	}
+	return n
+}
+
+// faultKey is how points, settings and cells keep a fault: "" for a
+// client pause (as every cell stored before the nemesis axis), else its
+// name.
+func faultKey(n string) string {
+	if n == NemesisClientPause {
+		return ""
+	}
+	return n
 }
 
 // RenewValue is the parsed renewal value.
@@ -255,21 +399,36 @@ func (c Cell) RenewValue() Renew {
 	return c.renew
 }
 
-// ID names the cell's file: ttl-200ms_renew-ttl3_pause-1.5s_run-1, or
-// ttl-200ms_fenced_pause-1.5s_run-1 (unfenced cells keep the names they
-// had before fencing was an axis, so older sweeps resume).
+// ID names the cell's file: ttl-200ms_renew-ttl3_pause-1.5s_run-1,
+// ttl-200ms_fenced_pause-1.5s_run-1, or with a partition in place of the
+// pause ttl-200ms_renew-ttl3_partition-1.5s_run-1 (client-pause cells
+// keep the names they had before the fencing and nemesis axes, so older
+// sweeps resume).
 func (c Cell) ID() string {
 	setting := "renew-" + strings.ReplaceAll(c.Renew, "/", "")
 	if c.Fenced {
 		setting = "fenced"
 	}
-	return fmt.Sprintf("ttl-%s_%s_pause-%s_run-%d", page.Dur(c.TTL), setting, page.Dur(c.Pause), c.Run)
+	fault := "pause"
+	if n := nemesisOf(c.Nemesis); n != NemesisClientPause {
+		fault = n
+	}
+	return fmt.Sprintf("ttl-%s_%s_%s-%s_run-%d", page.Dur(c.TTL), setting, fault, page.Dur(c.Pause), c.Run)
 }
 
 // Label is a short human description: "ttl 200ms, renew ttl/3, pause
-// 1.5s" or "ttl 200ms, fenced, pause 1.5s".
+// 1.5s", "ttl 200ms, fenced, pause 1.5s" or "ttl 200ms, renew ttl/3,
+// partition 1.5s".
 func (c Cell) Label() string {
-	return fmt.Sprintf("ttl %s, %s, pause %s", page.Dur(c.TTL), c.Setting().Name(), c.pauseText())
+	return fmt.Sprintf("ttl %s, %s, %s %s", page.Dur(c.TTL), c.Setting().Lock().Name(), c.faultWord(), c.pauseText())
+}
+
+// faultWord is "pause" for a client pause, else the fault's name.
+func (c Cell) faultWord() string {
+	if n := nemesisOf(c.Nemesis); n != NemesisClientPause {
+		return n
+	}
+	return "pause"
 }
 
 // pauseText is the cell's pause length, "none" for none.
@@ -284,15 +443,15 @@ func (c Cell) pauseText() string {
 // (config.Config.Cell): "lock renewable, ttl 200ms, renew ttl/3,
 // fencing off, pause 1.5s, run 2".
 func (c Cell) ReportTitle(lock string) string {
-	renew, fencing := c.Setting().Name(), "off"
+	renew, fencing := c.Setting().Lock().Name(), "off"
 	if c.Fenced {
 		renew, fencing = "renew none", "on"
 	}
-	return fmt.Sprintf("lock %s, ttl %s, %s, fencing %s, pause %s, run %d", lock, page.Dur(c.TTL), renew, fencing, c.pauseText(), c.Run)
+	return fmt.Sprintf("lock %s, ttl %s, %s, fencing %s, %s %s, run %d", lock, page.Dur(c.TTL), renew, fencing, c.faultWord(), c.pauseText(), c.Run)
 }
 
 // Cells lists the grid's cells, runs times each: TTL outermost, then
-// setting (Settings), then pause, then run.
+// setting (Settings: fault, then lock setting), then pause, then run.
 func (g Grid) Cells(runs int) []Cell {
 	renews := map[string]Renew{}
 	for _, r := range g.Renews {
@@ -307,7 +466,7 @@ func (g Grid) Cells(runs int) []Cell {
 			}
 			for _, p := range g.Pauses {
 				for k := 1; k <= runs; k++ {
-					out = append(out, Cell{TTL: ttl, Renew: s.Renew, Fenced: s.Fenced, Pause: p, Run: k, renew: r})
+					out = append(out, Cell{TTL: ttl, Renew: s.Renew, Fenced: s.Fenced, Pause: p, Nemesis: s.Nemesis, Run: k, renew: r})
 				}
 			}
 		}

@@ -83,17 +83,13 @@ func HeatMap(agg map[Point]Agg, g Grid, kind MapKind) ([]byte, error) {
 // panel is the heat map of one lock setting.
 func panel(agg map[Point]Agg, g Grid, st Setting, kind MapKind) *plot.Plot {
 	p := plot.New()
-	lock := "single lock, no renewal"
-	switch {
-	case st.Fenced:
-		lock = "fenced lock, stale writes rejected"
-	case st.Renew != "none":
-		lock = "renewable lock, watchdog every " + st.Renew
-	}
-	p.Title.Text = st.Name() + " (" + lock + ")"
+	p.Title.Text = g.Lock.Name(st) + " (" + g.Lock.describe(st) + ")"
 	p.Title.TextStyle.Font = font.From(bold, 12)
-	p.X.Label.Text = "TTL"
+	p.X.Label.Text = g.Lock.ttlName()
 	p.Y.Label.Text = "client pause of the holder"
+	if st.Nemesis == NemesisPartition {
+		p.Y.Label.Text = "partition of the holder from the nodes"
+	}
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = font.From(sans, 11)
 		a.Tick.Label.Font = font.From(sans, 11)
@@ -139,7 +135,7 @@ func (cp cellsPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 			x0, x1 := trX(float64(i)-0.5), trX(float64(i)+0.5)
 			y0, y1 := trY(float64(j)-0.5), trY(float64(j)+0.5)
 			pts := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
-			a, ok := cp.agg[Point{TTL: ttl, Renew: cp.setting.Renew, Pause: pause, Fenced: cp.setting.Fenced}]
+			a, ok := cp.agg[Point{TTL: ttl, Renew: cp.setting.Renew, Pause: pause, Fenced: cp.setting.Fenced, Nemesis: cp.setting.Nemesis}]
 			fill, lines := cp.look(a, ok)
 			c.FillPolygon(fill, pts)
 			c.StrokeLines(draw.LineStyle{Color: color.White, Width: vg.Points(3)}, append(pts, pts[0]))

@@ -93,8 +93,8 @@ func Recommend(g Grid, runs int, agg map[Point]Agg) Recommendation {
 	}
 	var unfenced, fenced []reach
 	for _, ttl := range ttls {
-		for _, st := range g.Settings() {
-			r := reachOf(agg, ttl, st, pauses, runs)
+		for _, st := range g.LockSettings() {
+			r := reachOf(agg, ttl, st, g.nemeses(), pauses, runs)
 			if st.Fenced {
 				fenced = append(fenced, r)
 			} else {
@@ -116,18 +116,21 @@ func Recommend(g Grid, runs int, agg map[Point]Agg) Recommendation {
 			}
 		}
 	}
-	rec.Text = rec.text(pauses, len(unfenced) > 0, len(fenced) > 0, agg)
+	rec.Text = rec.text(g, pauses, len(unfenced) > 0, len(fenced) > 0, agg)
 	return rec
 }
 
-// reachOf walks one setting at one TTL up the ascending pauses.
-func reachOf(agg map[Point]Agg, ttl time.Duration, st Setting, pauses []time.Duration, runs int) reach {
+// reachOf walks one lock setting at one TTL up the ascending pauses: at
+// each it must be clean under every fault of the nemesis axis.
+func reachOf(agg map[Point]Agg, ttl time.Duration, st Setting, nemeses []string, pauses []time.Duration, runs int) reach {
 	r := reach{TTL: ttl, Setting: st, Index: -1, Stop: clean}
 	for i, p := range pauses {
-		pt := Point{TTL: ttl, Renew: st.Renew, Pause: p, Fenced: st.Fenced}
-		if s := state(agg, pt, runs); s != clean {
-			r.Stop, r.StopAt = s, pt
-			return r
+		for _, n := range nemeses {
+			pt := Point{TTL: ttl, Renew: st.Renew, Pause: p, Fenced: st.Fenced, Nemesis: faultKey(n)}
+			if s := state(agg, pt, runs); s != clean {
+				r.Stop, r.StopAt = s, pt
+				return r
+			}
 		}
 		r.Index = i
 	}
@@ -146,49 +149,77 @@ func best(rs []reach) *reach {
 	return b
 }
 
+// faults is what the grid's fault lengths are lengths of: "pauses",
+// "partitions" or "pauses and partitions".
+func (g Grid) faults() string {
+	var words []string
+	for _, n := range g.nemeses() {
+		words = append(words, map[string]string{NemesisClientPause: "pauses", NemesisPartition: "partitions"}[n])
+	}
+	return strings.Join(words, " and ")
+}
+
 // upTo says how far a reach goes: "up to pauses of 300ms", "without
 // pauses" (only the 0 pause), with "(the longest measured)" at the top.
-func upTo(pauses []time.Duration, i int) string {
+func upTo(g Grid, pauses []time.Duration, i int) string {
 	if pauses[i] == 0 {
-		return "without pauses"
+		return "without " + g.faults()
 	}
-	s := "up to pauses of " + page.Dur(pauses[i])
+	s := "up to " + g.faults() + " of " + page.Dur(pauses[i])
 	if i == len(pauses)-1 {
 		s += ", the longest measured"
 	}
 	return s
 }
 
-// renewal is a setting's renewal as the line says it.
-func renewal(st Setting) string {
+// renewal is a setting's renewal as the line says it, in the library's
+// words when the subject maps them ("ExtendInterval ttl/3").
+func (s Subject) renewal(st Setting) string {
 	switch {
 	case st.Fenced:
+		if s.Label != "" {
+			return "with fencing (no renewal)"
+		}
 		return "the fenced lock (no renewal)"
+	case st.Renew == "none" && s.Renew != "":
+		return s.Renew + " unset"
 	case st.Renew == "none":
 		return "without renewal"
+	case s.Renew != "":
+		return s.Renew + " " + st.Renew
 	}
 	return "with renewal every " + st.Renew
 }
 
-func (rec Recommendation) text(pauses []time.Duration, haveUnfenced, haveFenced bool, agg map[Point]Agg) string {
+// noFencing is why the line has no fencing part.
+func (s Subject) noFencing() string {
+	if s.NoTokens {
+		return s.Label + " issues no fencing tokens"
+	}
+	return "fencing was not measured (--fencing-axis on)"
+}
+
+func (rec Recommendation) text(g Grid, pauses []time.Duration, haveUnfenced, haveFenced bool, agg map[Point]Agg) string {
 	n := rec.Runs
 	var parts []string
 	b, f := rec.Best, rec.Fenced
-	lowest := "at pauses of " + page.Dur(pauses[0])
+	upTo := func(pauses []time.Duration, i int) string { return upTo(g, pauses, i) }
+	lowest := "at " + g.faults() + " of " + page.Dur(pauses[0])
 	if pauses[0] == 0 {
-		lowest = "without pauses"
+		lowest = "without " + g.faults()
 	}
+	ttl := g.Lock.ttlName()
 	switch {
 	case haveUnfenced && b != nil:
-		parts = append(parts, fmt.Sprintf("smallest TTL with 0 of %d invalid %s: %s, %s", n, upTo(pauses, b.Index), page.Dur(b.TTL), renewal(b.Setting)))
+		parts = append(parts, fmt.Sprintf("smallest %s with 0 of %d invalid %s: %s, %s", ttl, n, upTo(pauses, b.Index), page.Dur(b.TTL), g.Lock.renewal(b.Setting)))
 	case haveUnfenced:
-		parts = append(parts, fmt.Sprintf("no TTL or renewal measured stayed at 0 of %d invalid, not even %s", n, lowest))
+		parts = append(parts, fmt.Sprintf("no %s or renewal measured stayed at 0 of %d invalid, not even %s", ttl, n, lowest))
 	}
 	switch {
 	case !haveFenced && b != nil && b.Index < len(pauses)-1:
-		parts = append(parts, fmt.Sprintf("nothing measured held above %s; fencing was not measured (--fencing-axis on)", page.Dur(pauses[b.Index])))
+		parts = append(parts, fmt.Sprintf("nothing measured held above %s; %s", page.Dur(pauses[b.Index]), g.Lock.noFencing()))
 	case !haveFenced:
-		parts = append(parts, "fencing was not measured (--fencing-axis on)")
+		parts = append(parts, g.Lock.noFencing())
 	case f == nil && !haveUnfenced:
 		parts = append(parts, fmt.Sprintf("the fenced lock did not stay at 0 of %d invalid at any TTL, not even %s", n, lowest))
 	case f == nil:
@@ -227,7 +258,7 @@ func insufficient(pts []Point, n int, agg map[Point]Agg) string {
 		case ok:
 			what = fmt.Sprintf("%d of %s finished", a.Runs, page.Count(n, "run", "runs"))
 		}
-		each = append(each, fmt.Sprintf("ttl %s, %s, pause %s: %s", page.Dur(p.TTL), p.Setting().Name(), pauseName(p.Pause), what))
+		each = append(each, fmt.Sprintf("ttl %s, %s, %s %s: %s", page.Dur(p.TTL), p.Setting().Lock().Name(), Cell{Nemesis: p.Nemesis}.faultWord(), pauseName(p.Pause), what))
 	}
 	return fmt.Sprintf("data insufficient: %s with unknown or missing runs may change this (%s)", page.Count(len(pts), "cell", "cells"), strings.Join(each, "; "))
 }

@@ -39,7 +39,8 @@ func (s Spec) ToRaw() Raw {
 	}
 	return Raw{Name: s.Name, TTL: join(s.Grid.TTLs), Renew: List(strings.Join(renews, ",")), Pause: join(s.Grid.Pauses),
 		Fencing: List(strings.Join(fencing, ",")), Seeds: s.Runs, TimeLimit: s.TimeLimit.String(),
-		Clients: s.Clients, HoldMin: s.HoldMin.String(), HoldMax: s.HoldMax.String(), Topology: s.Topology}
+		Clients: s.Clients, HoldMin: s.HoldMin.String(), HoldMax: s.HoldMax.String(), Topology: s.Topology,
+		Nemesis: List(strings.Join(s.Grid.nemeses(), ",")), Process: s.Process, Subject: s.Grid.Lock, HoldTTLs: s.HoldTTLs}
 }
 
 // Merged writes the sweep of a campaign merged from its shards (package

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -38,6 +39,12 @@ type Spec struct {
 	Topology string
 	// Fresh reruns every cell even when its file exists.
 	Fresh bool
+	// Process, when set, is the lock under test as process clients (a
+	// --client-cmd or a --zoo-entry); nil runs lockstorm's own locks.
+	Process *Process
+	// HoldTTLs, when set, are the holds in TTLs of each cell ([1, 2] for
+	// a watchdog entry: one to two TTLs), in place of HoldMin and HoldMax.
+	HoldTTLs [2]float64
 }
 
 // Fixed parts of every sweep run's workload and fault schedule.
@@ -75,6 +82,24 @@ type Raw struct {
 	HoldMin   string `yaml:"hold-min"`
 	HoldMax   string `yaml:"hold-max"`
 	Topology  string `yaml:"topology"`
+	// Nemesis is the fault axis: client-pause, partition or both.
+	Nemesis List `yaml:"nemesis"`
+	// ClientCmd, ClientDir and Lock run a process client (Lock its
+	// label); ZooEntry runs a zoo entry's.
+	ClientCmd string `yaml:"client-cmd"`
+	ClientDir string `yaml:"client-dir"`
+	Lock      string `yaml:"lock"`
+	ZooEntry  string `yaml:"zoo-entry"`
+	// Given says which flags the command line gave (see Resolve's
+	// defaults that depend on the lock under test); keys of a spec file
+	// count as given too.
+	Given func(key string) bool `yaml:"-" json:"-"`
+	// Process, Subject and HoldTTLs are a resolved lock under test
+	// (Resolve), carried by ToRaw so that a merge of a sweep's shards
+	// rebuilds the same Spec without building the entry again.
+	Process  *Process   `yaml:"-"`
+	Subject  Subject    `yaml:"-"`
+	HoldTTLs [2]float64 `yaml:"-"`
 	// file, set by LoadRaw, is the spec file and the keys it gave that
 	// no flag overrode: Spec's errors name those as keys of the file.
 	file *specFile
@@ -88,7 +113,7 @@ type Raw struct {
 // shorter than the holders' work failing without renewal, and the 1.5s
 // row what only fencing survives.
 func DefaultRaw() Raw {
-	return Raw{Name: "default", TTL: "200ms,1s", Renew: "none,ttl/3", Pause: "300ms,1.5s", Fencing: "off,on", Seeds: 1,
+	return Raw{Name: "default", TTL: "200ms,1s", Renew: "none,ttl/3", Pause: "300ms,1.5s", Fencing: "off,on", Nemesis: NemesisClientPause, Seeds: 1,
 		TimeLimit: config.DefaultTimeLimit.String(), Store: "store", Clients: config.DefaultClients, HoldMin: "100ms", HoldMax: "400ms",
 		Topology: config.TopologyStandalone}
 }
@@ -137,6 +162,11 @@ func (r Raw) Merge(o Raw, set func(key string) bool) Raw {
 	pick("hold-min", func() { r.HoldMin = o.HoldMin })
 	pick("hold-max", func() { r.HoldMax = o.HoldMax })
 	pick("topology", func() { r.Topology = o.Topology })
+	pick("nemesis", func() { r.Nemesis = o.Nemesis })
+	pick("client-cmd", func() { r.ClientCmd = o.ClientCmd })
+	pick("client-dir", func() { r.ClientDir = o.ClientDir })
+	pick("lock", func() { r.Lock = o.Lock })
+	pick("zoo-entry", func() { r.ZooEntry = o.ZooEntry })
 	r.file = r.file.without(set)
 	return r
 }
@@ -159,6 +189,7 @@ func (r Raw) FillDefaults() Raw {
 	fill(&r.Store, d.Store)
 	fill(&r.HoldMin, d.HoldMin)
 	fill(&r.HoldMax, d.HoldMax)
+	fill((*string)(&r.Nemesis), string(d.Nemesis))
 	if r.Seeds == 0 {
 		r.Seeds = d.Seeds
 	}
@@ -179,7 +210,8 @@ func (r Raw) Spec() (Spec, error) {
 }
 
 func (r Raw) spec() (Spec, error) {
-	s := Spec{Name: r.Name, Runs: r.Seeds, Store: r.Store, Clients: r.Clients, Topology: r.Topology}
+	s := Spec{Name: r.Name, Runs: r.Seeds, Store: r.Store, Clients: r.Clients, Topology: r.Topology, Process: r.Process, HoldTTLs: r.HoldTTLs}
+	s.Grid.Lock = r.Subject
 	var err error
 	switch s.Topology {
 	case "":
@@ -210,17 +242,14 @@ func (r Raw) spec() (Spec, error) {
 	if s.Grid.Fencing, err = ParseFencing("fencing-axis", string(r.Fencing)); err != nil {
 		return s, err
 	}
+	if s.Grid.Nemeses, err = ParseNemeses("nemesis", string(r.Nemesis)); err != nil {
+		return s, err
+	}
 	if s.TimeLimit, err = parseDur("time-limit", r.TimeLimit); err != nil {
 		return s, err
 	}
-	if s.HoldMin, err = parseDur("hold-min", r.HoldMin); err != nil {
+	if err := s.parseHolds(r.HoldMin, r.HoldMax); err != nil {
 		return s, err
-	}
-	if s.HoldMax, err = parseDur("hold-max", r.HoldMax); err != nil {
-		return s, err
-	}
-	if s.HoldMin > s.HoldMax {
-		return s, bad("--hold-min (%v) must not exceed --hold-max (%v)", s.HoldMin, s.HoldMax)
 	}
 	if s.Runs < 1 {
 		return s, bad("--seeds must be at least 1, got %d", s.Runs)
@@ -238,6 +267,61 @@ func (r Raw) spec() (Spec, error) {
 		}
 	}
 	return s, nil
+}
+
+// parseHolds parses the holds' bounds.
+func (s *Spec) parseHolds(lo, hi string) error {
+	var err error
+	if s.HoldMin, err = parseDur("hold-min", lo); err != nil {
+		return err
+	}
+	if s.HoldMax, err = parseDur("hold-max", hi); err != nil {
+		return err
+	}
+	if s.HoldMin > s.HoldMax {
+		return bad("--hold-min (%v) must not exceed --hold-max (%v)", s.HoldMin, s.HoldMax)
+	}
+	return nil
+}
+
+// Resolve is Spec with the lock under test made ready: a --zoo-entry's
+// requires check and build (ZooEntry), or a --client-cmd's process. A
+// watchdog entry's holders hold one to two TTLs unless the holds were
+// given, as in the zoo. Errors wrap ErrSpec.
+func (r Raw) Resolve(ctx context.Context) (Spec, error) {
+	s, err := r.Spec()
+	if err != nil {
+		return s, err
+	}
+	switch {
+	case r.ZooEntry != "" && (r.ClientCmd != "" || r.ClientDir != "" || r.Lock != ""):
+		return s, bad("--zoo-entry names the client, its folder and its lock: give it without --client-cmd, --client-dir or --lock")
+	case r.ZooEntry != "":
+		s.Process, s.Grid.Lock, err = ZooEntry(ctx, r.ZooEntry)
+	case r.ClientCmd != "":
+		s.Process, err = ClientProcess(r.ClientCmd, r.ClientDir, r.Lock)
+		if err == nil {
+			s.Grid.Lock = Subject{Label: s.Process.Label}
+		}
+	case r.ClientDir != "" || r.Lock != "":
+		return s, bad("--client-dir and --lock name a --client-cmd's folder and lock: give --client-cmd (or --zoo-entry)")
+	}
+	if err != nil || s.Process == nil {
+		return s, err
+	}
+	if s.Process.Watchdog && !r.given("hold-min") && !r.given("hold-max") {
+		s.HoldTTLs = [2]float64{1, 2}
+	}
+	if !s.Process.Fences && !s.Process.FencesUnknown && !r.given("fencing-axis") {
+		s.Grid.Fencing = []bool{false} // the default axis's "on" needs tokens
+	}
+	return s, s.Process.check(s)
+}
+
+// given reports whether key was given on the command line or in the
+// spec file.
+func (r Raw) given(key string) bool {
+	return (r.Given != nil && r.Given(key)) || (r.file != nil && r.file.keys[key])
 }
 
 func parseDur(flag, v string) (time.Duration, error) {
@@ -272,16 +356,31 @@ func (s Spec) PauseTimes() []time.Duration {
 	return out
 }
 
-// HolderPauses is the scripted plan of client pauses of length d at the
-// given times, each pausing whoever holds the lock at that moment.
-func HolderPauses(times []time.Duration, d time.Duration) *nemesis.Plan {
+// HolderFaults is the scripted plan of faults of kind (NemesisClientPause
+// or NemesisPartition) of length d at the given times, each aimed at
+// whoever holds the lock at that moment. A partition cuts the holder from
+// all of the nodes (n1..nodes); when the lock renews (renews), it starts
+// within milliseconds after one of the holder's extensions returned
+// (nemesis.TargetRenewal), so that the next extension meets it, the
+// moment a watchdog's promise is tested.
+func HolderFaults(times []time.Duration, d time.Duration, kind string, renews bool, nodes int) *nemesis.Plan {
 	if d <= 0 || len(times) == 0 {
 		return nil
 	}
+	f := nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}
+	if kind == NemesisPartition {
+		f = nemesis.Fault{Kind: nemesis.KindPartition, Shape: nemesis.ShapeClientFromK, Clients: []string{nemesis.TargetHolder},
+			Target: nemesis.AimHolder, Duration: d}
+		for i := 1; i <= nodes; i++ {
+			f.Nodes = append(f.Nodes, fmt.Sprintf("n%d", i))
+		}
+		if renews {
+			f.Clients, f.Target = []string{nemesis.TargetRenewal}, nemesis.AimRenewal
+		}
+	}
 	var steps []nemesis.Step
 	for _, at := range times {
-		steps = append(steps, nemesis.Step{At: at, Duration: d,
-			Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}})
+		steps = append(steps, nemesis.Step{At: at, Duration: d, Fault: f})
 	}
 	p := nemesis.Scripted(0, steps...)
 	return &p
@@ -302,13 +401,16 @@ func (s Spec) PauseModel() string {
 	return config.PauseProcess
 }
 
-// Config is the harness configuration of one cell: the `single` lock
-// without renewal, the `renewable` lock otherwise, the `fenced` lock
-// (no watchdog) with a fencing resource when the cell is fenced, each as
-// a process client paused for real (PauseModel); the counter workload
-// with holders trusting the lost-signal (so a holder without a watchdog
-// writes after its lease ran out); holder-targeted pauses of the cell's
-// length.
+// Config is the harness configuration of one cell. With lockstorm's own
+// locks: the `single` lock without renewal, the `renewable` lock
+// otherwise, the `fenced` lock (no watchdog) with a fencing resource when
+// the cell is fenced, each as a process client paused for real
+// (PauseModel). With a Process: its command in every cell, the cell's
+// renewal as its RenewEvery (LOCKSTORM_RENEW_MS; none for a fenced
+// cell). Always the counter workload with holders trusting the
+// lost-signal (so a holder without a watchdog writes after its lease ran
+// out), and holder-targeted faults of the cell's kind and length
+// (HolderFaults).
 func (s Spec) Config(c Cell) config.Config {
 	lock, every := "single", c.RenewValue().Interval(c.TTL)
 	switch {
@@ -317,17 +419,24 @@ func (s Spec) Config(c Cell) config.Config {
 	case every > 0:
 		lock = "renewable"
 	}
-	cmd, nodes := "lockstorm client --lock "+lock, 1
+	cmd, dir, nodes, nodeTimeout := "lockstorm client --lock "+lock, "", 1, time.Duration(0)
+	if p := s.Process; p != nil {
+		lock, cmd, dir, nodes, nodeTimeout = p.Label, p.Cmd, p.Dir, max(p.Nodes, 1), p.NodeTimeout
+	}
 	if s.Topology == config.TopologyCluster {
 		cmd, nodes = "", 3
 	}
+	holdMin, holdMax := s.HoldMin, s.HoldMax
+	if s.HoldTTLs[1] > 0 {
+		holdMin, holdMax = time.Duration(s.HoldTTLs[0]*float64(c.TTL)), time.Duration(s.HoldTTLs[1]*float64(c.TTL))
+	}
 	return config.Config{
-		Name: "sweep-" + s.Name, Cell: c.ReportTitle(lock), Lock: lock, ClientCmd: cmd, PauseModel: s.PauseModel(), Topology: s.Topology,
-		Workload: "counter", Nodes: nodes, Clients: s.Clients,
+		Name: "sweep-" + s.Name, Cell: c.ReportTitle(lock), Lock: lock, ClientCmd: cmd, ClientDir: dir, PauseModel: s.PauseModel(),
+		Topology: s.Topology, Workload: "counter", Nodes: nodes, Clients: s.Clients, NodeTimeout: nodeTimeout,
 		TTL: c.TTL, RenewEvery: every, Fencing: c.Fenced, TimeLimit: s.TimeLimit, Seed: int64(c.Run),
-		Store: s.Store, Plan: HolderPauses(s.PauseTimes(), c.Pause),
+		Store: s.Store, Plan: HolderFaults(s.PauseTimes(), c.Pause, nemesisOf(c.Nemesis), every > 0, nodes),
 		Workloads: workloads.Options{
-			HoldMin: s.HoldMin, HoldMax: s.HoldMax, TrustLostSignal: true,
+			HoldMin: holdMin, HoldMax: holdMax, TrustLostSignal: true,
 			AcquireTimeout: max(2*c.TTL, minAcquireTimeout),
 			// A paused client does not time out its own requests: its
 			// calls outlast the longest pause of the grid.
@@ -340,7 +449,7 @@ func (s Spec) Config(c Cell) config.Config {
 // cell files to be comparable.
 func (s Spec) key() specKey {
 	return specKey{TimeLimit: s.TimeLimit, Seed: firstSeed, Clients: s.Clients, HoldMin: s.HoldMin, HoldMax: s.HoldMax,
-		PauseTimes: s.PauseTimes(), PauseModel: s.PauseModel(), Topology: s.Topology}
+		HoldTTLs: s.HoldTTLs, PauseTimes: s.PauseTimes(), PauseModel: s.PauseModel(), Topology: s.Topology, Lock: s.Process.String()}
 }
 
 // firstSeed is the seed of every cell's first run (sweeps stored before
@@ -361,6 +470,11 @@ type specKey struct {
 	PauseModel string `json:"pause_model,omitempty"`
 	// Topology is "" in sweeps stored before topologies: standalone.
 	Topology string `json:"topology,omitempty"`
+	// HoldTTLs are holds in TTLs (Spec.HoldTTLs), zero when absolute.
+	HoldTTLs [2]float64 `json:"hold_ttls,omitempty"`
+	// Lock is the process client (Process.String), "" for lockstorm's
+	// own locks.
+	Lock string `json:"lock,omitempty"`
 }
 
 // topology is the key's topology, standalone when not stored.
@@ -379,6 +493,10 @@ func (k specKey) diff(o specKey) string {
 		return fmt.Sprintf("first seed %d, stored %d", k.Seed, o.Seed)
 	case k.Clients != o.Clients:
 		return fmt.Sprintf("--clients %d, stored %d", k.Clients, o.Clients)
+	case k.Lock != o.Lock:
+		return fmt.Sprintf("lock %q, stored %q", k.Lock, o.Lock)
+	case k.HoldTTLs != o.HoldTTLs:
+		return fmt.Sprintf("holds of %v TTLs, stored %v", k.HoldTTLs, o.HoldTTLs)
 	case k.HoldMin != o.HoldMin || k.HoldMax != o.HoldMax:
 		return fmt.Sprintf("--hold-min/--hold-max %v-%v, stored %v-%v", k.HoldMin, k.HoldMax, o.HoldMin, o.HoldMax)
 	case fmt.Sprint(k.PauseTimes) != fmt.Sprint(o.PauseTimes):

@@ -25,14 +25,15 @@ type specFile struct {
 }
 
 // allowedKeys lists the keys of a spec file, for the unknown-key error.
-const allowedKeys = "name, ttl, renew, pause, fencing-axis, seeds, time-limit, store, clients, hold-min, hold-max, topology"
+const allowedKeys = "name, ttl, renew, pause, fencing-axis, nemesis, seeds, time-limit, store, clients, hold-min, hold-max, topology, client-cmd, client-dir, lock, zoo-entry"
 
 // fields maps each key to the field of r it fills.
 func (r *Raw) fields() map[string]any {
 	return map[string]any{
 		"name": &r.Name, "ttl": &r.TTL, "renew": &r.Renew, "pause": &r.Pause, "fencing-axis": &r.Fencing,
 		"seeds": &r.Seeds, "time-limit": &r.TimeLimit, "store": &r.Store, "clients": &r.Clients,
-		"hold-min": &r.HoldMin, "hold-max": &r.HoldMax, "topology": &r.Topology,
+		"hold-min": &r.HoldMin, "hold-max": &r.HoldMax, "topology": &r.Topology, "nemesis": &r.Nemesis,
+		"client-cmd": &r.ClientCmd, "client-dir": &r.ClientDir, "lock": &r.Lock, "zoo-entry": &r.ZooEntry,
 	}
 }
 

@@ -34,6 +34,7 @@ func columns() []column {
 		col("ttl", func(c CellResult) string { return page.Dur(c.TTL) }),
 		col("renew", func(c CellResult) string { return c.Renew }),
 		col("fencing", func(c CellResult) string { return onOff(c.Fenced) }),
+		col("fault", func(c CellResult) string { return nemesisOf(c.Nemesis) }),
 		col("pause", func(c CellResult) string { return page.Dur(c.Pause) }),
 		col("run", func(c CellResult) string { return fmt.Sprint(c.Run) }),
 		{"verdict", func(c CellResult) string {
@@ -133,10 +134,12 @@ type Point struct {
 	Renew  string
 	Pause  time.Duration
 	Fenced bool
+	// Nemesis is the fault: "" for a client pause, else its name.
+	Nemesis string
 }
 
-// Setting is the point's lock setting.
-func (p Point) Setting() Setting { return Setting{Renew: p.Renew, Fenced: p.Fenced} }
+// Setting is the point's lock setting and fault.
+func (p Point) Setting() Setting { return Setting{Renew: p.Renew, Fenced: p.Fenced, Nemesis: p.Nemesis} }
 
 // Agg summarises a grid point's runs.
 type Agg struct {
@@ -227,13 +230,18 @@ func (r PointRow) InvalidOf(runs int) string {
 // valid or invalid).
 func PointsMarkdown(g Grid, runs int, agg map[Point]Agg) string {
 	var b strings.Builder
-	b.WriteString("| ttl | setting | pause | invalid | unknown | violations/run | acquire success |\n| --- | --- | --- | ---: | ---: | ---: | ---: |\n")
+	length := "pause"
+	if len(g.nemeses()) > 1 || g.nemeses()[0] != NemesisClientPause {
+		length = "fault length"
+	}
+	fmt.Fprintf(&b, "| %s | setting | %s | invalid | unknown | violations/run | acquire success |\n| --- | --- | --- | ---: | ---: | ---: | ---: |\n",
+		strings.Replace(g.Lock.ttlName(), "TTL", "ttl", 1), length)
 	for _, r := range Points(g, agg) {
 		if !r.Ran {
-			fmt.Fprintf(&b, "| %s | %s | %s | not run | | | |\n", page.Dur(r.TTL), r.Setting().Name(), pauseName(r.Pause))
+			fmt.Fprintf(&b, "| %s | %s | %s | not run | | | |\n", page.Dur(r.TTL), g.Lock.Name(r.Setting()), pauseName(r.Pause))
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %.1f%% |\n", page.Dur(r.TTL), r.Setting().Name(), pauseName(r.Pause),
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %.1f%% |\n", page.Dur(r.TTL), g.Lock.Name(r.Setting()), pauseName(r.Pause),
 			r.InvalidOf(runs), r.Unknown, trim1(r.Violations), 100*r.SuccessRate)
 	}
 	return b.String()

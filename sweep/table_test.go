@@ -18,7 +18,7 @@ func sampleCells() []CellResult {
 		{Cell: Cell{TTL: 200 * time.Millisecond, Renew: "none", Pause: 0, Run: 1}, Dir: "sweep-x/20260101T000000.000",
 			Metrics: Metrics{Verdict: checker.Invalid, LostUpdates: 16, Writes: 43, LateWrites: 34, LateInOrder: 5, SuccessRate: 0.977,
 				WaitP50: 210 * time.Millisecond, WaitP99: 1128 * time.Millisecond, Throughput: 5.375, LockLosses: 0}},
-		{Cell: Cell{TTL: time.Second, Renew: "ttl/3", Pause: 1500 * time.Millisecond, Run: 2},
+		{Cell: Cell{TTL: time.Second, Renew: "ttl/3", Pause: 1500 * time.Millisecond, Nemesis: NemesisPartition, Run: 2},
 			Metrics: Metrics{Verdict: checker.Unknown, LostUpdates: -1, Writes: 26, Overlaps: 1, StaleAccepted: 2,
 				SuccessRate: 1, WaitP50: 700 * time.Microsecond, WaitP99: 2 * time.Second, Throughput: 3.25, LockLosses: 3}},
 	}
@@ -31,8 +31,8 @@ func TestMarkdown(t *testing.T) {
 		t.Fatalf("%d lines:\n%s", len(lines), md)
 	}
 	want := []string{
-		"| 200ms | none | off | 0 | 1 | **invalid** | 16 | 43 | 0 | 34 | 5 | 0 | 97.7% | 210ms | 1128ms | 5.38 | 0 | [report](../../sweep-x/20260101T000000.000/index.html) |",
-		"| 1s | ttl/3 | off | 1.5s | 2 | unknown | ? | 26 | 1 | 0 | 0 | 2 | 100.0% | 0.7ms | 2000ms | 3.25 | 3 |  |",
+		"| 200ms | none | off | client-pause | 0 | 1 | **invalid** | 16 | 43 | 0 | 34 | 5 | 0 | 97.7% | 210ms | 1128ms | 5.38 | 0 | [report](../../sweep-x/20260101T000000.000/index.html) |",
+		"| 1s | ttl/3 | off | partition | 1.5s | 2 | unknown | ? | 26 | 1 | 0 | 0 | 2 | 100.0% | 0.7ms | 2000ms | 3.25 | 3 |  |",
 	}
 	for i, w := range want {
 		if lines[2+i] != w {
@@ -60,13 +60,13 @@ func TestCSV(t *testing.T) {
 		t.Fatalf("%d rows", len(rows))
 	}
 	head := strings.Join(rows[0], ",")
-	if head != "ttl,renew,fencing,pause,run,verdict,lost_updates,writes,overlaps,late_writes,late_writes_in_order,stale_accepted,acquire_success_rate,acquire_p50_ms,acquire_p99_ms,acquires_ok_per_s,lock_losses,run_dir" {
+	if head != "ttl,renew,fencing,fault,pause,run,verdict,lost_updates,writes,overlaps,late_writes,late_writes_in_order,stale_accepted,acquire_success_rate,acquire_p50_ms,acquire_p99_ms,acquires_ok_per_s,lock_losses,run_dir" {
 		t.Fatalf("header %s", head)
 	}
-	if got := strings.Join(rows[1], ","); got != "200ms,none,off,0,1,invalid,16,43,0,34,5,0,0.9770,210.0,1128.0,5.38,0,sweep-x/20260101T000000.000" {
+	if got := strings.Join(rows[1], ","); got != "200ms,none,off,client-pause,0,1,invalid,16,43,0,34,5,0,0.9770,210.0,1128.0,5.38,0,sweep-x/20260101T000000.000" {
 		t.Errorf("row 1: %s", got)
 	}
-	if got := strings.Join(rows[2], ","); got != "1s,ttl/3,off,1.5s,2,unknown,?,26,1,0,0,2,1.0000,0.7,2000.0,3.25,3," {
+	if got := strings.Join(rows[2], ","); got != "1s,ttl/3,off,partition,1.5s,2,unknown,?,26,1,0,0,2,1.0000,0.7,2000.0,3.25,3," {
 		t.Errorf("row 2: %s", got)
 	}
 }
@@ -82,7 +82,7 @@ func TestAggregate(t *testing.T) {
 	if p.Runs != 2 || p.Invalid != 1 || p.Violations != 10 || math.Abs(p.SuccessRate-(0.977+0.5)/2) > 1e-9 {
 		t.Fatalf("aggregate %+v", p)
 	}
-	q := agg[Point{TTL: time.Second, Renew: "ttl/3", Pause: 1500 * time.Millisecond}]
+	q := agg[Point{TTL: time.Second, Renew: "ttl/3", Pause: 1500 * time.Millisecond, Nemesis: NemesisPartition}]
 	if q.Runs != 1 || q.Unknown != 1 || q.Violations != 3 { // unknown lost counts 0; 1 overlap + 2 stale
 		t.Fatalf("aggregate %+v", q)
 	}
@@ -95,6 +95,13 @@ func TestAggregate(t *testing.T) {
 	agg = Aggregate(Grid{}, []CellResult{a, f})
 	if len(agg) != 2 || agg[Point{TTL: 200 * time.Millisecond, Renew: "none", Fenced: true}].Runs != 1 {
 		t.Errorf("fenced point: %+v", agg)
+	}
+	// So is a partition of the same setting and length.
+	n := a
+	n.Nemesis = NemesisPartition
+	agg = Aggregate(Grid{}, []CellResult{a, n})
+	if len(agg) != 2 || agg[Point{TTL: 200 * time.Millisecond, Renew: "none", Nemesis: NemesisPartition}].Runs != 1 {
+		t.Errorf("partition point: %+v", agg)
 	}
 }
 

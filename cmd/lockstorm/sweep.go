@@ -23,7 +23,7 @@ func sweepCommand() *cobra.Command {
 		fresh bool
 		camp  config.Campaign
 	)
-	cmd := newCommand("sweep", "run a grid of TTL x renewal x fencing x client-pause settings; recommend a TTL and renewal from the measured cells",
+	cmd := newCommand("sweep", "run a grid of TTL x renewal x fencing x fault-length settings, of lockstorm's locks or any process client or zoo entry; recommend a TTL and renewal from the measured cells",
 		func(cmd *cobra.Command) error {
 			spec, err := sweepSpec(cmd, raw, run, plan, &camp)
 			if err != nil {
@@ -69,6 +69,17 @@ smallest TTL and renewal with 0 of N invalid up to the longest pause any unfence
 and how far fencing went beyond it. Unknown runs count as neither valid nor invalid. A rerun with
 the same --name skips the runs already finished (--fresh reruns all). The default grid takes
 about 4.5 minutes. --pause 0 means no pause (a cell without faults), as in compare.
+--nemesis client-pause,partition runs every pause length both as a SIGSTOP of the holder and as a
+partition of the holder from every node (timed just after one of its extensions returned, when the
+cell renews), side by side: one heat-map panel per fault and setting, and the recommendation asks
+a setting to hold under every fault.
+Any lock: --client-cmd CMD (with --client-dir and --lock LABEL, as run) runs each cell's clients as
+processes of CMD; --zoo-entry DIR takes the client, build, nodes, node timeout and renewal from a
+zoo entry's zoo.yaml (and builds it). The cell's TTL reaches the client as LOCKSTORM_TTL_MS and its
+renewal as LOCKSTORM_RENEW_MS (unset for none): docs/client-protocol.md says how a client maps them
+onto its library's settings, and an entry's settings: map names them in the table and the
+recommendation (KeyValidity, ExtendInterval). A watchdog entry's holders hold one to two TTLs
+unless --hold-min/--hold-max are given.
 A sweep measures: each run's claim is that it ends with a verdict, valid or invalid, so an
 invalid run is a finding shown in the table, the heat maps and the JUnit case's output, not a
 failed claim; --junit writes one test case per run, an error when the run has no verdict.
@@ -86,6 +97,11 @@ Exit status: 0 when every run has a verdict (whatever it is), 2 on bad input, 3 
 	config.AddSettingFlags(f, &run, "hold-min", "hold-max")
 	sweepDefault(f, "hold-min", raw.HoldMin, &run.Workloads.HoldMin)
 	sweepDefault(f, "hold-max", raw.HoldMax, &run.Workloads.HoldMax)
+	f.StringVar((*string)(&raw.Nemesis), "nemesis", string(raw.Nemesis), "comma-separated faults each pause length is run with: client-pause (SIGSTOP of the holder) and partition (the holder cut from every node)")
+	f.StringVar(&raw.ClientCmd, "client-cmd", "", "run each client as a process of this command (docs/client-protocol.md) instead of lockstorm's own locks; it gets the cell's TTL and renewal as LOCKSTORM_TTL_MS and LOCKSTORM_RENEW_MS")
+	f.StringVar(&raw.ClientDir, "client-dir", "", "working directory of --client-cmd (a command starting with a relative path is found in it)")
+	f.StringVar(&raw.Lock, "lock", "", "the label of --client-cmd's lock in titles and the store (default client; a built-in lock's name also says whether it issues fencing tokens)")
+	f.StringVar(&raw.ZooEntry, "zoo-entry", "", "a zoo entry's folder (zoo/rueidislock-v1.0.80): its client, build, nodes, node timeout and renewal from its zoo.yaml")
 	f.StringVar(&plan, "config", "", "YAML sweep plan with keys named like these flags; flags given explicitly override it")
 	f.BoolVar(&fresh, "fresh", false, "rerun every cell, even those finished before")
 	config.AddCampaignFlags(f, &camp, "cells (grid points, named like ttl-200ms_renew-ttl3_pause-1.5s)")
@@ -123,14 +139,16 @@ func sweepSpec(cmd *cobra.Command, raw sweep.Raw, run config.Config, plan string
 	raw.HoldMin, raw.HoldMax = run.Workloads.HoldMin.String(), run.Workloads.HoldMax.String()
 	set := func(k string) bool { return given(k) || (k == "fencing-axis" && given("fencing")) }
 	r := raw
+	r.Given = set
 	if plan != "" {
 		fromFile, err := sweep.LoadRaw(plan)
 		if err != nil {
 			return sweep.Spec{}, specError(err)
 		}
 		r = fromFile.Merge(raw, set).FillDefaults()
+		r.Given = set
 	}
-	spec, err := r.Spec()
+	spec, err := r.Resolve(cmd.Context())
 	if err != nil {
 		return spec, specError(err)
 	}

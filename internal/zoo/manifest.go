@@ -75,7 +75,13 @@ type Manifest struct {
 	// Fencing is true when the library issues fencing tokens.
 	Fencing bool   `yaml:"fencing"`
 	Claims  string `yaml:"claims"`
-	Cells   []Cell `yaml:"cells"`
+	// Settings optionally maps lockstorm's settings onto the library's
+	// own names, for sweep's tables and recommendation: keys ttl and
+	// renew, values the library's names ("KeyValidity",
+	// "ExtendInterval"). The client receives the values as
+	// LOCKSTORM_TTL_MS and LOCKSTORM_RENEW_MS (docs/client-protocol.md).
+	Settings map[string]string `yaml:"settings"`
+	Cells    []Cell            `yaml:"cells"`
 
 	ttl, nodeTimeout time.Duration
 }
@@ -146,6 +152,13 @@ type Entry struct {
 
 // TTLDuration is the manifest's TTL, parsed.
 func (m Manifest) TTLDuration() time.Duration { return m.ttl }
+
+// NodeTimeoutDuration is the manifest's node_timeout, parsed; 0 when it
+// names none (lockstorm's default).
+func (m Manifest) NodeTimeoutDuration() time.Duration { return m.nodeTimeout }
+
+// SettingKeys are the keys a manifest's settings: map may name.
+var SettingKeys = []string{"ttl", "renew"}
 
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 
@@ -258,6 +271,11 @@ func (m *Manifest) check(dir string) error {
 	case RenewalNone, RenewalWatchdog:
 	default:
 		return fmt.Errorf("renewal must be %s or %s, got %q", RenewalNone, RenewalWatchdog, m.Renewal)
+	}
+	for k, v := range m.Settings {
+		if !slices.Contains(SettingKeys, k) || strings.TrimSpace(v) == "" {
+			return fmt.Errorf("settings maps %s to the library's names of those settings, got %s: %q", strings.Join(SettingKeys, " and "), k, v)
+		}
 	}
 	columns := map[string]bool{}
 	for i := range m.Cells {
