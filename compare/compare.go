@@ -49,6 +49,31 @@ type Spec struct {
 	Clients int
 	// Store is the store's root. Default "store".
 	Store string
+	// Process, when set, runs the lock under test as process clients (a
+	// --client-cmd or --zoo-entry, sweep.ResolveProcess); Lock is then its
+	// label.
+	Process *sweep.Process
+}
+
+// checkLock fills and checks the lock: it must issue fencing tokens.
+func (s *Spec) checkLock() error {
+	if p := s.Process; p != nil {
+		s.Lock = p.Label
+		if !p.Fences && !p.FencesUnknown {
+			return bad("%s issues no fencing tokens: the fenced run would have nothing to reject", p.Label)
+		}
+		return nil
+	}
+	if s.Lock == "" {
+		s.Lock = "fenced"
+	}
+	if !slices.Contains(config.LockNames(), s.Lock) {
+		return bad("--lock must be one of %s, got %q", strings.Join(config.LockNames(), ", "), s.Lock)
+	}
+	if !config.IssuesFences(s.Lock) {
+		return bad("--lock must be a lock that issues fencing tokens (fenced, fenced-redlock), got %q: without tokens the fenced run has nothing to reject", s.Lock)
+	}
+	return nil
 }
 
 // recovery is the fault-free time after the last pause.
@@ -57,14 +82,8 @@ const recovery = 2 * time.Second
 // WithDefaults fills zero fields and checks the rest; errors wrap ErrSpec
 // and name the flag.
 func (s Spec) WithDefaults() (Spec, error) {
-	if s.Lock == "" {
-		s.Lock = "fenced"
-	}
-	if !slices.Contains(config.LockNames(), s.Lock) {
-		return s, bad("--lock must be one of %s, got %q", strings.Join(config.LockNames(), ", "), s.Lock)
-	}
-	if !config.IssuesFences(s.Lock) {
-		return s, bad("--lock must be a lock that issues fencing tokens (fenced, fenced-redlock), got %q: without tokens the fenced run has nothing to reject", s.Lock)
+	if err := s.checkLock(); err != nil {
+		return s, err
 	}
 	if s.TTL == 0 {
 		s.TTL = lease.DefaultTTL
@@ -123,9 +142,14 @@ func (s Spec) Config(fencing bool) config.Config {
 		fenced = "on"
 	}
 	cell := fmt.Sprintf("lock %s, ttl %s, fencing %s, pause %s", s.Lock, page.Dur(s.TTL), fenced, page.Dur(s.Pause))
-	return config.Config{Name: name, Cell: cell, Lock: s.Lock, Workload: "counter", Clients: s.Clients, TTL: s.TTL,
+	cfg := config.Config{Name: name, Cell: cell, Lock: s.Lock, Workload: "counter", Clients: s.Clients, TTL: s.TTL,
 		Fencing: fencing, TimeLimit: s.TimeLimit, Store: s.Store,
 		Plan: sweep.HolderFaults(s.PauseTimes(), s.Pause, sweep.NemesisClientPause, false, 1)}
+	if p := s.Process; p != nil {
+		// A real pause of the client process (SIGSTOP), as in sweep.
+		cfg.ClientCmd, cfg.ClientDir, cfg.Nodes, cfg.NodeTimeout, cfg.PauseModel = p.Cmd, p.Dir, max(p.Nodes, 1), p.NodeTimeout, config.PauseProcess
+	}
+	return cfg
 }
 
 // Side is one run of a comparison.

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockstorm/lockstorm/config"
+	"github.com/lockstorm/lockstorm/sweep"
 )
 
 // compare refuses a lock without fencing tokens before anything runs.
@@ -41,5 +44,25 @@ func TestSidesNameTheirCell(t *testing.T) {
 	}
 	if a, b := s.Config(false).Cell, s.Config(true).Cell; a != "lock fenced-redlock, ttl 1s, fencing off, pause 2s" || b != "lock fenced-redlock, ttl 1s, fencing on, pause 2s" {
 		t.Fatalf("cells %q and %q", a, b)
+	}
+}
+
+// A process client runs as the lock under test, paused for real; one
+// known to issue no tokens is refused, one nothing is known of is run.
+func TestProcessClientSides(t *testing.T) {
+	p := &sweep.Process{Cmd: "bin/client", Dir: "/tmp", Label: "mylib", Nodes: 1, FencesUnknown: true}
+	s, err := (Spec{Process: p}).WithDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fenced := range []bool{false, true} {
+		c := s.Config(fenced)
+		if c.ClientCmd != "bin/client" || c.ClientDir != "/tmp" || c.Lock != "mylib" || c.PauseModel != config.PauseProcess || c.Fencing != fenced {
+			t.Errorf("side fenced=%v: %+v", fenced, c)
+		}
+	}
+	noTokens := &sweep.Process{Cmd: "bin/client", Label: "mylib"}
+	if _, err := (Spec{Process: noTokens}).WithDefaults(); err == nil || !strings.Contains(err.Error(), "issues no fencing tokens") {
+		t.Errorf("a lock without tokens: %v", err)
 	}
 }

@@ -40,6 +40,27 @@ type Process struct {
 	Watchdog bool `json:"watchdog,omitempty"`
 }
 
+// ResolveProcess is the lock under test that a command's --zoo-entry or
+// --client-cmd (with --client-dir and --lock) names, and its Subject; nil
+// when none is given (lockstorm's own locks). Errors wrap ErrSpec.
+func ResolveProcess(ctx context.Context, zooEntry, clientCmd, clientDir, lock string) (*Process, Subject, error) {
+	switch {
+	case zooEntry != "" && (clientCmd != "" || clientDir != "" || lock != ""):
+		return nil, Subject{}, bad("--zoo-entry names the client, its folder and its lock: give it without --client-cmd, --client-dir or --lock")
+	case zooEntry != "":
+		return ZooEntry(ctx, zooEntry)
+	case clientCmd != "":
+		p, err := ClientProcess(clientCmd, clientDir, lock)
+		if err != nil {
+			return nil, Subject{}, err
+		}
+		return p, Subject{Label: p.Label, NoTokens: !p.Fences && !p.FencesUnknown}, nil
+	case clientDir != "":
+		return nil, Subject{}, bad("--client-dir names a --client-cmd's folder: give --client-cmd (or --zoo-entry)")
+	}
+	return nil, Subject{}, nil
+}
+
 // ZooEntry reads the zoo entry in dir and prepares it to run: its
 // requires check, then its build (skipped while its folder is unchanged).
 // It returns the entry's process client and the library's names of the

@@ -293,19 +293,10 @@ func (r Raw) Resolve(ctx context.Context) (Spec, error) {
 	if err != nil {
 		return s, err
 	}
-	switch {
-	case r.ZooEntry != "" && (r.ClientCmd != "" || r.ClientDir != "" || r.Lock != ""):
-		return s, bad("--zoo-entry names the client, its folder and its lock: give it without --client-cmd, --client-dir or --lock")
-	case r.ZooEntry != "":
-		s.Process, s.Grid.Lock, err = ZooEntry(ctx, r.ZooEntry)
-	case r.ClientCmd != "":
-		s.Process, err = ClientProcess(r.ClientCmd, r.ClientDir, r.Lock)
-		if err == nil {
-			s.Grid.Lock = Subject{Label: s.Process.Label}
-		}
-	case r.ClientDir != "" || r.Lock != "":
-		return s, bad("--client-dir and --lock name a --client-cmd's folder and lock: give --client-cmd (or --zoo-entry)")
+	if r.Lock != "" && r.ClientCmd == "" && r.ZooEntry == "" {
+		return s, bad("--lock labels a --client-cmd's lock (a sweep picks lockstorm's own locks by cell): give --client-cmd")
 	}
+	s.Process, s.Grid.Lock, err = ResolveProcess(ctx, r.ZooEntry, r.ClientCmd, r.ClientDir, r.Lock)
 	if err != nil || s.Process == nil {
 		return s, err
 	}

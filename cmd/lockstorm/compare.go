@@ -13,13 +13,15 @@ import (
 	"github.com/lockstorm/lockstorm/compare"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/sweep"
 )
 
 func compareCommand() *cobra.Command {
 	var (
-		run   config.Config
-		pause time.Duration
-		f     config.Campaign
+		run                          config.Config
+		pause                        time.Duration
+		f                            config.Campaign
+		clientCmd, clientDir, zooDir string
 	)
 	cmd := newCommand("compare", "run the same seed and client pauses without and with a fencing resource; write a side-by-side page",
 		func(cmd *cobra.Command) error {
@@ -27,8 +29,20 @@ func compareCommand() *cobra.Command {
 			if err := f.Check(given); err != nil {
 				return setupError(err)
 			}
-			if err := run.CheckGiven(config.GivenAmong(given, "lock", "ttl", "clients")); err != nil {
+			settings := []string{"lock", "ttl", "clients"}
+			if given("client-cmd") {
+				settings = settings[1:] // --lock labels the command's lock
+			}
+			if err := run.CheckGiven(config.GivenAmong(given, settings...)); err != nil {
 				return setupError(err)
+			}
+			label := ""
+			if given("lock") {
+				label = run.Lock
+			}
+			proc, _, err := sweep.ResolveProcess(cmd.Context(), zooDir, clientCmd, clientDir, label)
+			if err != nil {
+				return specError(err)
 			}
 			if given("pause") {
 				if err := config.AxisOf("pause").Check(pause); err != nil {
@@ -38,7 +52,7 @@ func compareCommand() *cobra.Command {
 					return usage("--pause 0 means no pause, and a comparison needs the holder's pauses: give a positive length (default 2 x ttl)")
 				}
 			}
-			spec, err := compare.Spec{Lock: run.Lock, TTL: run.TTL, Pause: pause, TimeLimit: f.TimeLimit(), Clients: run.Clients, Store: f.Store()}.WithDefaults()
+			spec, err := compare.Spec{Lock: run.Lock, TTL: run.TTL, Pause: pause, TimeLimit: f.TimeLimit(), Clients: run.Clients, Store: f.Store(), Process: proc}.WithDefaults()
 			if err != nil {
 				return specError(err)
 			}
@@ -74,13 +88,19 @@ fencing tokens (claim: lost updates or an invalid verdict), and "fenced", where 
 stale ones (claim: valid, stale writes rejected), each with seeds 1..--seeds. For each
 seed it writes store/compare/TIMESTAMP/index.html with both holders plots, lost updates,
 stale writes accepted and rejected, and both verdicts.
+Any lock that issues fencing tokens: --client-cmd CMD (with --client-dir, and --lock as its
+label) runs the clients as processes of CMD, paused for real (SIGSTOP); --zoo-entry DIR takes
+them from a zoo entry's zoo.yaml (fencing: true) and builds it.
 Exit status: 0 when both claims hold for every seed, 1 when one does not, 2 on bad input,
 3 if interrupted or a claim could not be judged.`
 	fl := cmd.Flags()
 	config.AddSettingFlags(fl, &run, "lock", "ttl", "clients")
 	run.Lock = "fenced"
 	fl.Lookup("lock").DefValue = "fenced"
-	fl.Lookup("lock").Usage = "lock under test: it must issue fencing tokens (fenced, fenced-redlock)"
+	fl.Lookup("lock").Usage = "lock under test: it must issue fencing tokens (fenced, fenced-redlock); with --client-cmd, the command's lock's label"
+	fl.StringVar(&clientCmd, "client-cmd", "", "run each client as a process of this command (docs/client-protocol.md); it must hand out fencing tokens")
+	fl.StringVar(&clientDir, "client-dir", "", "working directory of --client-cmd")
+	fl.StringVar(&zooDir, "zoo-entry", "", "a zoo entry's folder whose lock issues fencing tokens (zoo/seed-fencing): its client, build and nodes from its zoo.yaml")
 	config.AddAxisFlag(fl, &pause, "pause", "2 x ttl; 0 is refused here, a comparison needs pauses")
 	config.AddCampaignFlags(fl, &f, "cells (unfenced, fenced)")
 	return cmd
