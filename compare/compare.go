@@ -60,7 +60,7 @@ func (s *Spec) checkLock() error {
 	if p := s.Process; p != nil {
 		s.Lock = p.Label
 		if !p.Fences && !p.FencesUnknown {
-			return bad("%s issues no fencing tokens: the fenced run would have nothing to reject", p.Label)
+			return bad("%s %s issues no fencing tokens: the fenced run would have nothing to reject", p.From, p.Label)
 		}
 		return nil
 	}

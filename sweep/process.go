@@ -34,6 +34,9 @@ type Process struct {
 	// NodeTimeout is the bound of one command on one node (the entry's
 	// node_timeout); 0 for lockstorm's default.
 	NodeTimeout time.Duration `json:"node_timeout_ns,omitempty"`
+	// From is the flag that named the process: --zoo-entry or
+	// --client-cmd (errors name it).
+	From string `json:"-"`
 	// Watchdog is true for a library that renews by itself (renewal:
 	// watchdog): by default its holders hold one to two TTLs, trusting the
 	// library to tell them of a lost lease.
@@ -82,7 +85,7 @@ func ZooEntry(ctx context.Context, dir string) (*Process, Subject, error) {
 		return nil, Subject{}, bad("--zoo-entry %s: %s", dir, oneLine(err.Error()))
 	}
 	p := &Process{Cmd: e.Client, Dir: e.Dir, Label: e.Name, Nodes: e.Nodes, Fences: e.Fencing,
-		NodeTimeout: e.NodeTimeoutDuration(), Watchdog: e.Renewal == zoo.RenewalWatchdog}
+		NodeTimeout: e.NodeTimeoutDuration(), Watchdog: e.Renewal == zoo.RenewalWatchdog, From: "--zoo-entry"}
 	return p, Subject{Label: e.Name, TTL: e.Settings["ttl"], Renew: e.Settings["renew"], NoTokens: !e.Fencing}, nil
 }
 
@@ -98,7 +101,7 @@ func ClientProcess(cmd, dir, label string) (*Process, error) {
 	if label == "" {
 		label = "client"
 	}
-	p := &Process{Cmd: cmd, Dir: dir, Label: label, Nodes: 1, FencesUnknown: true}
+	p := &Process{Cmd: cmd, Dir: dir, Label: label, Nodes: 1, FencesUnknown: true, From: "--client-cmd"}
 	if slices.Contains(config.LockNames(), label) {
 		p.Fences, p.FencesUnknown = config.IssuesFences(label), false
 	}
@@ -111,7 +114,7 @@ func (p *Process) check(s Spec) error {
 		return bad("--topology %s: process clients (--client-cmd, --zoo-entry) run on standalone nodes", s.Topology)
 	}
 	if slices.Contains(s.Grid.Fencing, true) && !p.Fences && !p.FencesUnknown {
-		return bad("--fencing-axis on needs a lock that issues fencing tokens: %s does not (its manifest says fencing: false)", p.Label)
+		return bad("--fencing-axis on needs a lock that issues fencing tokens: %s's %s does not", p.From, p.Label)
 	}
 	return nil
 }
