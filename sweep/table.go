@@ -139,7 +139,9 @@ type Point struct {
 }
 
 // Setting is the point's lock setting and fault.
-func (p Point) Setting() Setting { return Setting{Renew: p.Renew, Fenced: p.Fenced, Nemesis: p.Nemesis} }
+func (p Point) Setting() Setting {
+	return Setting{Renew: p.Renew, Fenced: p.Fenced, Nemesis: p.Nemesis}
+}
 
 // Agg summarises a grid point's runs.
 type Agg struct {
