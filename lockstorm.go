@@ -24,11 +24,13 @@ package lockstorm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/campaign"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/config"
@@ -46,13 +48,7 @@ type Result = analysis.Result
 // Run runs one test and writes its report into the store folder, as
 // `lockstorm run` does. A report that cannot be written is a
 // *ReportError, returned with the whole result.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
-	res, err := harness.Run(ctx, cfg)
-	if err != nil {
-		return res, err
-	}
-	return res, reports.Write(res)
-}
+func Run(ctx context.Context, cfg Config) (*Result, error) { return campaign.RunReported(ctx, cfg) }
 
 // ReportError is the error of a run that ran and was checked but whose
 // report could not be written, e.g. on a full disk: every error of
@@ -110,28 +106,69 @@ type Campaign = analysis.Campaign
 // Repeat runs cfg n times, run i with seed harness.RunSeed(cfg.Seed, i)
 // (run 1 with cfg.Seed itself; a base seed is drawn when cfg.Seed is 0),
 // each in its own store folder with its report, as `lockstorm run --runs
-// n` does; untilInvalid stops at the first invalid run. The campaign's
-// verdict is invalid if any run is invalid, else unknown if any is unknown
-// or ctx ended first, else valid. A report that cannot be written is
-// returned as the error after the campaign (a *ReportError).
+// n` does: it is that command's campaign (campaign.Repeat), run with
+// campaign.Run, whose folder it also writes. untilInvalid stops at the
+// first invalid run. The campaign's verdict is invalid if any run is
+// invalid, else unknown if any is unknown or ctx ended first, else valid.
+// A report that cannot be written is returned as the error after the
+// campaign (a *ReportError).
 func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, opts ...Option) (*Campaign, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	var werr error
-	c, err := harness.Repeat(ctx, cfg, n, untilInvalid, harness.Hooks{OnBase: o.onBase, Shard: o.shard, OnRun: func(i int, res *Result) {
-		e := reports.Write(res)
-		if e != nil && werr == nil {
-			werr = e
-		}
-		if o.onRun != nil {
-			o.onRun(i, res, e)
-		}
-	}})
+	if n < 1 {
+		return nil, fmt.Errorf("%w: --runs must be at least 1, got %d", config.ErrConfig, n)
+	}
+	filled, err := cfg.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := harness.CheckShard(filled, n, untilInvalid, o.shard); err != nil {
+		return nil, err
+	}
+	c := &Campaign{Base: filled.Seed, Planned: o.shard.Count(n), Total: n, Shard: o.shard}
+	if c.Base == 0 {
+		c.Base = harness.DrawSeed()
+	}
+	if o.onBase != nil {
+		o.onBase(c.Base)
+	}
+	// The runs go one at a time (no --parallel): the report error of
+	// the run that just finished is the one OnResult hands on.
+	var werr, last error
+	copt := campaign.Options{KeepResults: true,
+		Runner: func(ctx context.Context, cfg config.Config) (*Result, error) {
+			res, err := campaign.RunReported(ctx, cfg)
+			if _, last = reports.SplitError(err); last != nil && werr == nil {
+				werr = last
+			}
+			return res, err
+		},
+		OnResult: func(out *campaign.Outcome, res *Result) {
+			if o.onRun != nil {
+				o.onRun(out.Index+1, res, last)
+			}
+		}}
+	if untilInvalid {
+		copt.StopAfter = campaign.UntilInvalid
+	}
+	rep, err := campaign.Run(ctx, campaign.Repeat(cfg, n, c.Base, config.Campaign{Shard: o.shard}), copt)
 	if err != nil {
 		return c, err
 	}
+	for _, out := range rep.Outcomes {
+		if out.Result == nil {
+			continue // a run that failed to start: not a run of the campaign
+		}
+		c.Runs = append(c.Runs, out.Result)
+		if o.shard.Set() {
+			c.Numbers = append(c.Numbers, out.Index+1)
+		}
+	}
+	c.Interrupted = rep.Interrupted
+	c.StoppedEarly = rep.Stopped != "" && len(c.Runs) < c.Planned
+	c.Verdict = c.Aggregate()
 	return c, werr
 }
 

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
@@ -40,7 +39,8 @@ type Spec struct {
 
 // Options tune Run.
 type Options struct {
-	// Runner runs one run and writes its report. Default lockstorm.Run.
+	// Runner runs one run and writes its report. Default RunReported
+	// (what lockstorm.Run is).
 	Runner harness.RunFunc
 	// Progress receives one line per finished run (ProgressLine).
 	Progress io.Writer
@@ -142,7 +142,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 		return nil, err
 	}
 	if opt.Runner == nil {
-		opt.Runner = lockstorm.Run
+		opt.Runner = RunReported
 	}
 	all := items(cells, max(spec.Flags.Seeds, 1), spec.SeedOf)
 	sh := spec.Flags.Shard
@@ -201,6 +201,18 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	rep.Interrupted = (len(rep.Outcomes) < rep.Planned && rep.Stopped == "") || outer.Err() != nil
 	rep.Elapsed = time.Since(rep.Started)
 	return rep, rep.write(spec)
+}
+
+// RunReported runs cfg (harness.Run) and writes its report
+// (reports.Write): lockstorm.Run, the function users call, and every
+// campaign's default runner. A report that cannot be written is the error
+// (a *reports.WriteError) beside the result.
+func RunReported(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
+	res, err := harness.Run(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	return res, reports.Write(res)
 }
 
 // resumeOrRun is the outcome of a run finished before (Options.Resume),

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -26,7 +25,7 @@ func TestCampaignShardRefusals(t *testing.T) {
 		{1, 2, false, shard.Shard{K: 0, N: 3}, "nothing to do"},
 	} {
 		cfg.Seed = c.seed
-		_, err := Repeat(context.Background(), cfg, c.n, c.until, Hooks{Shard: c.s})
+		err := CheckShard(cfg, c.n, c.until, c.s)
 		if !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err %v, want %q", c, err, c.want)
 		}
