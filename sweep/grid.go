@@ -251,7 +251,8 @@ func (s Subject) Name(st Setting) string {
 	return name
 }
 
-// describe is a setting's lock as a heat map panel says it.
+// describe is a setting's lock as a heat map panel says it after the
+// setting's name, "" when the name says it all.
 func (s Subject) describe(st Setting) string {
 	if s.Label == "" {
 		switch {
@@ -262,13 +263,10 @@ func (s Subject) describe(st Setting) string {
 		}
 		return "single lock, no renewal"
 	}
-	switch {
-	case st.Fenced:
-		return s.Label + ", stale writes rejected"
-	case st.Renew == "none":
-		return s.Label + ", LOCKSTORM_RENEW_MS unset"
+	if st.Fenced {
+		return "stale writes rejected"
 	}
-	return s.Label + ", renewing every " + st.Renew
+	return "" // the page's title names the lock; the setting's name says the rest
 }
 
 // The faults of the --nemesis axis.

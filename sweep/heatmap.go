@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"github.com/lockstorm/lockstorm/internal/page"
 	xfont "golang.org/x/image/font"
@@ -60,6 +61,9 @@ func HeatMap(agg map[Point]Agg, g Grid, kind MapKind) ([]byte, error) {
 	}
 	hs := draw.TextStyle{Color: color.Black, Font: font.From(bold, 15), Handler: plot.DefaultTextHandler,
 		XAlign: draw.XCenter, YAlign: draw.YCenter}
+	if g.Lock.Label != "" {
+		title = g.Lock.Label + ": " + strings.ToLower(title[:1]) + title[1:]
+	}
 	dc.FillText(hs, vg.Point{X: w / 2, Y: h - headerH/2}, title)
 
 	plots := make([][]*plot.Plot, 1)
@@ -83,7 +87,10 @@ func HeatMap(agg map[Point]Agg, g Grid, kind MapKind) ([]byte, error) {
 // panel is the heat map of one lock setting.
 func panel(agg map[Point]Agg, g Grid, st Setting, kind MapKind) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = g.Lock.Name(st) + " (" + g.Lock.describe(st) + ")"
+	p.Title.Text = g.Lock.Name(st)
+	if d := g.Lock.describe(st); d != "" {
+		p.Title.Text += " (" + d + ")"
+	}
 	p.Title.TextStyle.Font = font.From(bold, 12)
 	p.X.Label.Text = g.Lock.ttlName()
 	p.Y.Label.Text = "client pause of the holder"
