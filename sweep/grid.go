@@ -364,11 +364,24 @@ type Cell struct {
 }
 
 // Setting is the cell's lock setting.
-func (c Cell) Setting() Setting { return c.Point().Setting() }
+func (c Cell) Setting() Setting {
+	return Setting{Renew: c.Renew, Fenced: c.Fenced, Nemesis: faultKey(c.Nemesis)}
+}
 
 // Point is the cell's grid point (the cell without its run number).
 func (c Cell) Point() Point {
-	return Point{TTL: c.TTL, Renew: c.Renew, Pause: c.Pause, Fenced: c.Fenced, Nemesis: faultKey(c.Nemesis)}
+	return pointOf(c.TTL, c.Setting(), c.Pause)
+}
+
+// pointOf is the grid point of a setting at a TTL and fault length. A
+// length of 0 is no fault at all, whatever the fault: one point (and one
+// cell, Grid.Cells) for every fault of the axis.
+func pointOf(ttl time.Duration, st Setting, pause time.Duration) Point {
+	p := Point{TTL: ttl, Renew: st.Renew, Pause: pause, Fenced: st.Fenced, Nemesis: faultKey(st.Nemesis)}
+	if pause == 0 {
+		p.Nemesis = ""
+	}
+	return p
 }
 
 // nemesisOf is a fault's name, client-pause for "".
@@ -463,6 +476,9 @@ func (g Grid) Cells(runs int) []Cell {
 				r = Renew{Spec: "none"}
 			}
 			for _, p := range g.Pauses {
+				if p == 0 && faultKey(s.Nemesis) != faultKey(g.nemeses()[0]) {
+					continue // no fault: the first fault's cell is this point's
+				}
 				for k := 1; k <= runs; k++ {
 					out = append(out, Cell{TTL: ttl, Renew: s.Renew, Fenced: s.Fenced, Pause: p, Nemesis: s.Nemesis, Run: k, renew: r})
 				}

@@ -142,7 +142,7 @@ func (cp cellsPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 			x0, x1 := trX(float64(i)-0.5), trX(float64(i)+0.5)
 			y0, y1 := trY(float64(j)-0.5), trY(float64(j)+0.5)
 			pts := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
-			a, ok := cp.agg[Point{TTL: ttl, Renew: cp.setting.Renew, Pause: pause, Fenced: cp.setting.Fenced, Nemesis: cp.setting.Nemesis}]
+			a, ok := cp.agg[pointOf(ttl, cp.setting, pause)]
 			fill, lines := cp.look(a, ok)
 			c.FillPolygon(fill, pts)
 			c.StrokeLines(draw.LineStyle{Color: color.White, Width: vg.Points(3)}, append(pts, pts[0]))

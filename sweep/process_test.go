@@ -128,3 +128,20 @@ func TestRecommendationSpeaksTheLibrarysWords(t *testing.T) {
 		t.Errorf("name %q", got)
 	}
 }
+
+// A fault length of 0 is no fault: one cell serves every fault's panel.
+func TestNoFaultIsOneCellForEveryFault(t *testing.T) {
+	g := Grid{TTLs: []time.Duration{time.Second}, Renews: []Renew{{Spec: "none"}}, Pauses: []time.Duration{0, time.Second},
+		Nemeses: []string{NemesisClientPause, NemesisPartition}}
+	cells := g.Cells(1)
+	var ids []string
+	for _, c := range cells {
+		ids = append(ids, c.ID())
+	}
+	if strings.Join(ids, " ") != "ttl-1s_renew-none_pause-0_run-1 ttl-1s_renew-none_pause-1s_run-1 ttl-1s_renew-none_partition-1s_run-1" {
+		t.Errorf("cells %v", ids)
+	}
+	if a, b := pointOf(time.Second, Setting{Renew: "none", Nemesis: NemesisPartition}, 0), cells[0].Point(); a != b {
+		t.Errorf("the partition panel's no-fault point %+v is not the cell's %+v", a, b)
+	}
+}

@@ -126,7 +126,7 @@ func reachOf(agg map[Point]Agg, ttl time.Duration, st Setting, nemeses []string,
 	r := reach{TTL: ttl, Setting: st, Index: -1, Stop: clean}
 	for i, p := range pauses {
 		for _, n := range nemeses {
-			pt := Point{TTL: ttl, Renew: st.Renew, Pause: p, Fenced: st.Fenced, Nemesis: faultKey(n)}
+			pt := pointOf(ttl, Setting{Renew: st.Renew, Fenced: st.Fenced, Nemesis: n}, p)
 			if s := state(agg, pt, runs); s != clean {
 				r.Stop, r.StopAt = s, pt
 				return r

@@ -96,11 +96,13 @@ func TestAggregate(t *testing.T) {
 	if len(agg) != 2 || agg[Point{TTL: 200 * time.Millisecond, Renew: "none", Fenced: true}].Runs != 1 {
 		t.Errorf("fenced point: %+v", agg)
 	}
-	// So is a partition of the same setting and length.
+	// So is a partition of the same setting and length (a length of 0 is
+	// no fault: the same point).
+	a.Pause = time.Second
 	n := a
 	n.Nemesis = NemesisPartition
 	agg = Aggregate(Grid{}, []CellResult{a, n})
-	if len(agg) != 2 || agg[Point{TTL: 200 * time.Millisecond, Renew: "none", Nemesis: NemesisPartition}].Runs != 1 {
+	if len(agg) != 2 || agg[Point{TTL: 200 * time.Millisecond, Renew: "none", Pause: time.Second, Nemesis: NemesisPartition}].Runs != 1 {
 		t.Errorf("partition point: %+v", agg)
 	}
 }
