@@ -245,7 +245,11 @@ func (s Subject) ttlName() string {
 // subject maps them: "ExtendInterval ttl/3" for "renew ttl/3".
 func (s Subject) Name(st Setting) string {
 	name := st.Name()
-	if s.Renew != "" && !st.Fenced {
+	switch {
+	case s.Renew == "" || st.Fenced:
+	case st.Renew == "none":
+		name = s.Renew + " unset" + strings.TrimPrefix(name, "renew none")
+	default:
 		name = s.Renew + strings.TrimPrefix(name, "renew")
 	}
 	return name
