@@ -1,7 +1,6 @@
 package repro
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -106,28 +105,15 @@ func excerpt(dir string, t Target) ([]history.Op, string, error) {
 		lo, hi = a.Ops[0], a.Ops[len(a.Ops)-1]
 	}
 	lo, hi = max(0, lo-excerptAround), hi+excerptAround
-	f, err := os.Open(filepath.Join(dir, store.HistoryFile))
-	if err != nil {
-		return nil, "", err
-	}
-	defer f.Close()
+	h, err := history.ReadRange(history.File(filepath.Join(dir, store.HistoryFile)), history.Pos{}, hi+1)
 	var out []history.Op
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for i := int64(0); sc.Scan(); i++ {
-		if i < lo {
-			continue
-		}
-		if i > hi {
-			break
-		}
-		var o history.Op
-		if err := json.Unmarshal(sc.Bytes(), &o); err == nil {
+	for _, o := range h {
+		if o.Index >= lo {
 			out = append(out, o)
 		}
 	}
 	text := fmt.Sprintf("%s: %s: %s (ops %v)", t.Checker, t.Kind, a.Text, a.Ops)
-	return out, text, sc.Err()
+	return out, text, err
 }
 
 // report is REPORT.md, in the form of an upstream bug report.
