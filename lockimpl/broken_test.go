@@ -143,3 +143,39 @@ func TestUnsafeNoTTLNeverExpires(t *testing.T) {
 		}
 	})
 }
+
+// TestUnsafeOverclaimCountsFromTheReply: with the reply from the node
+// delayed by 150 ms, unsafe-overclaim's lease claims a full TTL from the
+// reply, past the key's real expiry (the SET landed 150 ms earlier);
+// single counts from the send, minus drift, and claims less than the key
+// lives.
+func TestUnsafeOverclaimCountsFromTheReply(t *testing.T) {
+	locktest.ForEach(t, []string{"unsafe-overclaim", "single"}, func(t *testing.T, name, key string) {
+		ctx := context.Background()
+		ttl, delay := 500*time.Millisecond, 150*time.Millisecond
+		a := locktest.NewLock(t, name, "c1", lockimpl.Options{TTL: ttl, NodeTimeout: time.Second})
+		if err := locktest.Cluster.AddLatency(ctx, cluster.Links("c1", "n1"), cluster.Latency{Delay: delay, Stream: cluster.Downstream}); err != nil {
+			t.Fatal(err)
+		}
+		sent := time.Now()
+		l, err := a.Acquire(ctx, key)
+		if rerr := locktest.Cluster.RemoveLatency(ctx, cluster.Links("c1", "n1")); rerr != nil {
+			t.Fatal(rerr)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		claimed := l.Validity().Sub(sent)
+		switch name {
+		case "unsafe-overclaim":
+			if claimed < ttl+delay*2/3 {
+				t.Fatalf("unsafe-overclaim claims %v from the send, want about TTL + the reply's delay (%v)", claimed, ttl+delay)
+			}
+		case "single":
+			if claimed > ttl {
+				t.Fatalf("single claims %v from the send, more than the TTL %v", claimed, ttl)
+			}
+		}
+		_ = a.Release(ctx, l)
+	})
+}

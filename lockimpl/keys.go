@@ -17,6 +17,7 @@ var (
 	_ KeyLister = (*UnsafeGetDel)(nil)
 	_ KeyLister = (*UnsafeNoTTL)(nil)
 	_ KeyLister = (*UnsafeCrossSlot)(nil)
+	_ KeyLister = (*UnsafeOverclaim)(nil)
 )
 
 // Keys is the lock key alone.
@@ -54,6 +55,9 @@ func (u *UnsafeDel) Keys(key string) []string { return []string{key} }
 
 // Keys is the lock key alone.
 func (u *UnsafeGetDel) Keys(key string) []string { return []string{key} }
+
+// Keys is the lock's key alone.
+func (u *UnsafeOverclaim) Keys(key string) []string { return []string{key} }
 
 // Keys is the lock key alone.
 func (u *UnsafeNoTTL) Keys(key string) []string { return []string{key} }

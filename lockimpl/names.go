@@ -14,6 +14,8 @@ const (
 	nameUnsafeDel     = "unsafe-del"
 	nameUnsafeGetDel  = "unsafe-getdel"
 	nameUnsafeNoTTL   = "unsafe-nottl"
+	// nameUnsafeOverclaim counts validity from the acquire's reply.
+	nameUnsafeOverclaim = "unsafe-overclaim"
 	// nameUnsafeCrossSlot is fenced with its counter in another hash slot.
 	nameUnsafeCrossSlot = "unsafe-crossslot"
 )

@@ -32,6 +32,7 @@ var registry = map[string]entry{
 	nameUnsafeDel:       one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeDel(c, o) }),
 	nameUnsafeGetDel:    one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeGetDel(c, o) }),
 	nameUnsafeNoTTL:     one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeNoTTL(c, o) }),
+	nameUnsafeOverclaim: one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeOverclaim(c, o) }),
 	nameUnsafeCrossSlot: one(func(c redis.UniversalClient, o Options) Locker { return NewUnsafeCrossSlot(c, o) }),
 	nameRedlock: {multi: true, build: func(c []redis.UniversalClient, o Options) (Locker, error) {
 		return NewRedlock(c, o)
@@ -45,7 +46,7 @@ var registry = map[string]entry{
 // registered ones in registration order, then the broken ones.
 var (
 	builtinOrder = []string{nameSingle, nameSingleWait, nameRenewable, nameRedlock, nameFair, nameFairNaive, nameFenced, nameFencedRedlock}
-	brokenOrder  = []string{nameUnsafeDel, nameUnsafeGetDel, nameUnsafeNoTTL, nameUnsafeCrossSlot}
+	brokenOrder  = []string{nameUnsafeDel, nameUnsafeGetDel, nameUnsafeNoTTL, nameUnsafeCrossSlot, nameUnsafeOverclaim}
 	registered   []string
 )
 

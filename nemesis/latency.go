@@ -76,38 +76,66 @@ func (l *Latency) Stop(ctx context.Context, f Fault) error {
 	return l.Env.Cluster.RemoveLatency(ctx, links(l.Env.Cluster, f))
 }
 
-// Aim slows the links from the holder to the nodes (three times in four),
-// right after it acquired, or a waiter's links, late in its acquire.
+// Aim slows one client's links to every node: three times in four the
+// holder's, right after it acquired, else (the second of every four, so
+// that a run's first two aims include both) a waiter's, late in its
+// acquire.
+// The fault (and so the history's detail: "delay= stream=") records the
+// stream and delay drawn, because each bug class needs its own:
 //
-// The holder's links are slowed one way, client to node, by 0.5 to 0.8
-// TTLs, at most 0.9 node timeouts (a round trip stays below the timeout:
-// the commands succeed, late). A release that checks the key (GET) and
-// then deletes it (DEL) in two round trips then has its check land a
-// delay after the hold ends, and its delete a second delay later: a hold
-// h shorter than TTL - delay, with h + 2 x delay past the TTL, puts the
-// key's expiry between the two, where a waiter can take the lock and
-// lose it to the delete. (A delay both ways spends half of the timeout
-// on replies and lands the delete sooner.) With the default node timeout
-// of TTL/10 no delay can straddle a TTL: a longer --node-timeout lets it.
-// A waiter's links are slowed both ways by 0.2 to 0.45 node timeouts, so
-// that its reply comes back after much of the lease is gone. The
-// resource link is left alone.
+//   - A two-step release (GET, then DEL) breaks when the two land far
+//     apart: the holder's client-to-node stream is slowed by 0.5 to 0.8
+//     TTLs, at most 0.9 node timeouts, so the commands succeed late and
+//     the DEL can land past the key's expiry.
+//   - A lock that counts its validity from the reply rather than from the
+//     send over-claims by the reply's delay: a waiter's stream is drawn,
+//     node-to-client three times in four (its winning acquire's reply
+//     comes late; measured, both ways, whose delay is halved, missed
+//     it), else both ways or client-to-node, by 0.2 to 0.9 node timeouts
+//     one way (half of that both ways).
+//   - A watchdog whose renewal times out may stop silently: on a lock
+//     that renews by itself (Topology.Renews) one holder aim in three is
+//     1.2 to 2 node timeouts long, so its commands time out rather than
+//     succeed late.
+//
+// The resource link is left alone.
 func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	f.Shape = LatencyLink
 	f.Nodes = append([]string(nil), t.Nodes...)
-	if nth%4 == 3 {
+	nt := t.nodeTimeout()
+	if nth%4 == 1 {
 		f = aimClients(f, AimWaiter, TargetWaiter)
-		f.Delay = scaled(r, t.nodeTimeout(), 0.2, 0.45)
-		f.Jitter = uniform(r, 0, f.Delay/10).Round(time.Millisecond)
-		f.Stream = ""
+		f.Stream = cluster.Downstream
+		if r.IntN(4) == 0 {
+			f.Stream = []cluster.Stream{cluster.Both, cluster.Upstream}[r.IntN(2)]
+		}
+		f.Delay = oneWay(f.Stream, scaled(r, nt, 0.2, 0.9))
 	} else {
 		f = aimClients(f, AimHolder, TargetHolder)
-		f.Delay = min(scaled(r, t.ttl(), 0.5, 0.8), (t.nodeTimeout() * 9 / 10).Round(time.Millisecond))
-		f.Jitter = uniform(r, 0, f.Delay/50).Round(time.Millisecond)
+		// Upstream, long: the GET and DEL of a two-step release straddle
+		// the expiry only so. Measured on the unsafe-getdel power row (10
+		// seeds, two runs at once): drawing the holder's stream too (both
+		// ways or downstream a quarter of the time, or half) caught it in
+		// 6 and 3 of 10 seeds, against 9 of 10 with upstream only.
 		f.Stream = cluster.Upstream
+		f.Delay = min(scaled(r, t.ttl(), 0.5, 0.8), (nt * 9 / 10).Round(time.Millisecond))
+		if t.Renews && r.IntN(3) == 0 {
+			// Past the node timeout: a renewal times out.
+			f.Delay = scaled(r, nt, 1.2, 2)
+		}
 	}
+	f.Jitter = uniform(r, 0, f.Delay/50).Round(time.Millisecond)
 	// 1.5 to 3.5 TTLs: a slowed holder's round (acquire, hold, release)
 	// takes about a TTL, and each is a chance for the straddle.
 	f.Duration = scaled(r, t.ttl(), 1.5, 3.5)
 	return f
+}
+
+// oneWay is the delay d on one stream, halved when it acts both ways (a
+// round trip then pays it twice).
+func oneWay(s cluster.Stream, d time.Duration) time.Duration {
+	if s == cluster.Both {
+		d /= 2
+	}
+	return d.Round(time.Millisecond)
 }

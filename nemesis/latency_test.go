@@ -2,7 +2,9 @@ package nemesis
 
 import (
 	"context"
+	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +76,51 @@ func TestLatencyRoundTrip(t *testing.T) {
 		}
 		if got := c.Proxies().Faulty(); len(got) != 0 {
 			t.Errorf("faulty links after Stop: %v", got)
+		}
+	}
+}
+
+// Aimed latency draws what each bug class needs: holders upstream and
+// long (a two-step release straddles the expiry), waiters mostly
+// downstream (a reply's delay over-claims validity), both ways and
+// upstream too, long and short; a round trip stays below the node
+// timeout, except one holder aim in three on a lock that renews by
+// itself, which times a renewal out.
+func TestLatencyAimDirectionsAndSizes(t *testing.T) {
+	for _, renews := range []bool{false, true} {
+		tp := topo3("c1", "c2", "c3")
+		tp.TTL, tp.NodeTimeout, tp.Renews = time.Second, 500*time.Millisecond, renews
+		r := rand.New(rand.NewPCG(1, 2))
+		count := map[string]int{}
+		for nth := 0; nth < 400; nth++ {
+			f := (&Latency{}).Aim(r, Fault{Kind: KindLatency}, tp, nth)
+			who := f.Target
+			if !strings.Contains(f.String(), "stream="+string(f.Stream)) || !strings.Contains(f.String(), "delay=") {
+				t.Fatalf("detail %q does not say the stream and delay", f.String())
+			}
+			count[who+" "+string(f.Stream)]++
+			rt := roundTrip(f)
+			switch {
+			case rt >= tp.NodeTimeout && (!renews || who != AimHolder):
+				t.Fatalf("%s aim %s %v: round trip %v not below the node timeout", who, f.Stream, f.Delay, rt)
+			case rt >= tp.NodeTimeout:
+				count["timeout"]++
+			case f.Delay >= 200*time.Millisecond:
+				count[who+" long"]++
+			case f.Delay <= 150*time.Millisecond:
+				count[who+" short"]++
+			}
+		}
+		for _, k := range []string{"holder upstream", "waiter downstream", "waiter upstream", "waiter both", "holder long", "waiter long", "waiter short"} {
+			if count[k] == 0 {
+				t.Errorf("renews %v: never drew %s (%v)", renews, k, count)
+			}
+		}
+		if count["holder downstream"]+count["holder both"] > 0 || count["waiter downstream"] < count["waiter upstream"] {
+			t.Errorf("renews %v: main streams not the most frequent: %v", renews, count)
+		}
+		if (count["timeout"] > 0) != renews {
+			t.Errorf("renews %v: %d aims past the node timeout", renews, count["timeout"])
 		}
 	}
 }

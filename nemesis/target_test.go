@@ -184,7 +184,7 @@ func TestAimPerKind(t *testing.T) {
 				t.Errorf("an aimed crash restarts after %v, not within the lease", f.RestartDelay)
 			case k == KindClockJump && f.JumpBy <= 0:
 				t.Errorf("an aimed clock jump goes %v, not forward", f.JumpBy)
-			case k == KindLatency && (len(f.Nodes) != len(top.Nodes) || roundTrip(f)+f.Jitter*2 >= top.nodeTimeout() || f.Delay < top.nodeTimeout()/5):
+			case k == KindLatency && (len(f.Nodes) != len(top.Nodes) || roundTrip(f)+f.Jitter*2 >= top.nodeTimeout() || f.Delay < top.nodeTimeout()/20):
 				t.Errorf("an aimed latency slows %v by %v", f.Nodes, f.Delay)
 			case k == KindPartition && f.Shape == ShapeClientFromK && len(f.Nodes) != len(top.Nodes)/2+1:
 				t.Errorf("an aimed partition cuts %v, not a majority", f.Nodes)

@@ -194,8 +194,8 @@ func TestAggregateCorrect(t *testing.T) {
 
 func TestScenarioTable(t *testing.T) {
 	all := Scenarios()
-	if len(all) != 13 {
-		t.Fatalf("%d scenarios, want 13", len(all))
+	if len(all) != 14 {
+		t.Fatalf("%d scenarios, want 14", len(all))
 	}
 	broken := 0
 	for _, s := range all {
@@ -211,8 +211,8 @@ func TestScenarioTable(t *testing.T) {
 			t.Errorf("%s: %v", s.Name, err)
 		}
 	}
-	if broken != 8 {
-		t.Errorf("%d broken scenarios, want 8", broken)
+	if broken != 9 {
+		t.Errorf("%d broken scenarios, want 9", broken)
 	}
 	got, err := Select([]string{"fenced-fencing", "unsafe-del"})
 	if err != nil || len(got) != 2 || got[0].Name != "unsafe-del" || got[1].Name != "fenced-fencing" {

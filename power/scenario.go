@@ -63,6 +63,17 @@ func Scenarios() []Scenario {
 	// no delay that large.
 	getdel := cfg("unsafe-getdel", "unsafe-getdel", 1, 4, time.Second, nemesis.KindLatency)
 	getdel.NodeTimeout = 500 * ms
+	// unsafe-overclaim counts its validity from the acquire's reply: it
+	// over-claims by the reply's delay, which only a holder that uses
+	// nearly its whole validity turns into a write after the key expired
+	// (holds of 85-95% of the TTL, the row's own), and only a delay on the
+	// winning waiter's node-to-client stream of up to 0.9 node timeouts
+	// (hence --node-timeout 500ms, as for unsafe-getdel) makes large.
+	// Two clients: the slowed waiter is the next holder, and the other,
+	// not slowed, takes the lock as soon as the key expires.
+	overclaim := cfg("overclaim", "unsafe-overclaim", 1, 2, time.Second, nemesis.KindLatency)
+	overclaim.NodeTimeout = 500 * ms
+	overclaim.Workloads = workloads.Options{HoldMin: 850 * ms, HoldMax: 950 * ms}
 	return []Scenario{
 		{Name: "unsafe-del", Broken: true, Config: cfg("unsafe-del", "unsafe-del", 1, 3, 500*ms, nemesis.KindClientPause)},
 		{Name: "unsafe-getdel", Broken: true, Config: getdel},
@@ -75,6 +86,7 @@ func Scenarios() []Scenario {
 		// between the two, which an aimed waiter crash times to the key
 		// without expiry (harness: aimNoExpiry)
 		{Name: "setnx-expire", Broken: true, Config: cfg("setnx-expire", "py-setnx-expire", 1, 3, 500*ms, nemesis.KindClientCrash)},
+		{Name: "overclaim", Broken: true, Config: overclaim},
 		{Name: "fenced-fencing", Config: fenced},
 		{Name: "redlock-aof-always", Config: aof},
 		{Name: "renewable", Config: cfg("renewable", "renewable", 1, 3, 500*ms, nemesis.KindPartition)},

@@ -18,6 +18,7 @@ import sys
 LOCKS = {
     "py-redispy": "lock_py_redispy",
     "py-setnx-expire": "lock_py_setnx_expire",
+    "py-unsafe-overclaim": "lock_py_unsafe_overclaim",
     "py-seed-fair": "lock_seed_fair",
     "py-seed-fencing": "lock_seed_fencing",
     "py-seed-redlock": "lock_seed_redlock",

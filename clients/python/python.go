@@ -46,13 +46,14 @@ type lock struct {
 // locks are the Python locks by name; the names are those
 // lockstorm_client.py's LOCKS maps to modules.
 var locks = map[string]lock{
-	"py-redispy":        {about: "redis-py's own redis.lock.Lock (SET NX PX, Lua release and extend); a watchdog only when LOCKSTORM_RENEW_MS is set"},
-	"py-seed-single":    {about: "the seed's single-node lock in Python: SET NX PX, Lua compare-and-delete release, compare-and-pexpire extend"},
-	"py-seed-renewable": {about: "py-seed-single plus the seed's watchdog (every 30% of the TTL) that only logs a lost lease: the holder is never told"},
-	"py-seed-redlock":   {about: "the seed's Redlock in Python: sequential SET NX PX on each node, majority wins, validity never reduced by the acquire's time", multiNode: true},
-	"py-seed-fair":      {about: "the seed's FIFO lock in Python: a sorted-set queue where a waiter that dies blocks everyone behind it", fifo: true},
-	"py-setnx-expire":   {about: "broken on purpose: SETNX, then PEXPIRE in a second round trip; a client that dies between them leaves a key that never expires"},
-	"py-seed-fencing":   {about: "the seed's fenced lock in Python: SET NX PX, then INCR of the fence counter in a second, non-atomic round trip", fences: true},
+	"py-redispy":          {about: "redis-py's own redis.lock.Lock (SET NX PX, Lua release and extend); a watchdog only when LOCKSTORM_RENEW_MS is set"},
+	"py-seed-single":      {about: "the seed's single-node lock in Python: SET NX PX, Lua compare-and-delete release, compare-and-pexpire extend"},
+	"py-seed-renewable":   {about: "py-seed-single plus the seed's watchdog (every 30% of the TTL) that only logs a lost lease: the holder is never told"},
+	"py-seed-redlock":     {about: "the seed's Redlock in Python: sequential SET NX PX on each node, majority wins, validity never reduced by the acquire's time", multiNode: true},
+	"py-seed-fair":        {about: "the seed's FIFO lock in Python: a sorted-set queue where a waiter that dies blocks everyone behind it", fifo: true},
+	"py-setnx-expire":     {about: "broken on purpose: SETNX, then PEXPIRE in a second round trip; a client that dies between them leaves a key that never expires"},
+	"py-unsafe-overclaim": {about: "broken on purpose: py-seed-single whose validity counts a full TTL from the acquire's reply, however long the SET took (a slow reply over-claims)"},
+	"py-seed-fencing":     {about: "the seed's fenced lock in Python: SET NX PX, then INCR of the fence counter in a second, non-atomic round trip", fences: true},
 }
 
 // Locks lists the Python lock names (py-redispy, py-seed-single, ...), sorted.
