@@ -330,6 +330,7 @@ func (st *stream) feedRecord(o *history.Op) {
 // feedTimed gives a record, in time order, to the summaries that need it.
 func (st *stream) feedTimed(o *history.Op) {
 	st.fence.feed(o)
+	st.tokens.writes.feed(o)
 	st.liveness.add(o)
 }
 

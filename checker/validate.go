@@ -178,11 +178,15 @@ func (v *validator) windows() ([]Window, error) { return v.win.finish(v.end) }
 
 // tokenCheck is Tokens one op at a time (ops in invoke order). It keeps
 // the first acquire ok and info of each key and token, in a tokTable
-// (shared with the other streamed checks in CheckSource).
+// (shared with the other streamed checks in CheckSource), and checks the
+// fences of the resource's writes against their leases (writeFences).
 type tokenCheck struct {
 	tab    *tokTable
 	al     anomalyList
 	reused int
+	// writes checks the fences the resource's writes carry (see
+	// writeFences), records in time order.
+	writes *writeFences
 }
 
 // opRef is what an anomaly needs of an op kept for later.
@@ -201,7 +205,11 @@ func (r *opRef) indices() []int64 {
 	return []int64{r.Inv, r.Ret}
 }
 
-func newTokenCheck(tab *tokTable) *tokenCheck { return &tokenCheck{tab: tab} }
+func newTokenCheck(tab *tokTable) *tokenCheck {
+	t := &tokenCheck{tab: tab}
+	t.writes = newWriteFences(&t.al)
+	return t
+}
 
 // add takes acquire o and returns the row of its key and token, false
 // if it has none (not an acquire, no token or failed).

@@ -1,0 +1,93 @@
+package checker
+
+import (
+	"fmt"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// writeFences is the tokens check's view of the fences seen on the
+// resource's writes, for locks that put the fencing token on the writes
+// and not (or not only) on the acquire's answer: a write's fence is its
+// lease's fence. It reads records in time order and knows each process's
+// current lease per key: from its acquire ok (with the acquire's fence,
+// 0 when the answer carried none) until its release is invoked or it
+// learns the lease is lost. A write invoked by a process with no current
+// lease is a stale holder's, not this check's matter.
+//
+// Two anomalies, both fatal:
+//   - reused-fence: two leases with different lock tokens wrote with the
+//     same fence on one key: the fence no longer tells them apart, so a
+//     resource that rejects stale fences accepts the stale holder's
+//     write;
+//   - fence-changed: one lease wrote with two different fences (or with a
+//     fence other than its acquire's): its fence is not one value.
+type writeFences struct {
+	cur     map[procKey]*fencedLease  // a process's current lease per key
+	byFence map[keyFence]*fencedLease // the first lease that wrote each fence
+	al      *anomalyList
+}
+
+// fencedLease is a lease as writeFences knows it.
+type fencedLease struct {
+	token string
+	// acq is the record index of its acquire's ok.
+	acq int64
+	// fence is its fence: the acquire's, else its first write's (0 until
+	// then); at is the record that set it.
+	fence int64
+	at    int64
+}
+
+type keyFence struct {
+	key   string
+	fence int64
+}
+
+func newWriteFences(al *anomalyList) *writeFences {
+	return &writeFences{cur: map[procKey]*fencedLease{}, byFence: map[keyFence]*fencedLease{}, al: al}
+}
+
+// feed takes one record, in time order.
+func (w *writeFences) feed(o *history.Op) {
+	k := procKey{o.Process, o.Key}
+	switch {
+	case o.F == history.FAcquire && o.Type == history.OK:
+		l := &fencedLease{token: o.Token, acq: o.Index, fence: o.Fence}
+		if o.Fence != 0 {
+			l.at = o.Index
+		}
+		w.cur[k] = l
+	case (o.F == history.FRelease && o.Type == history.Invoke) || o.F == history.FLost:
+		delete(w.cur, k)
+	case o.F == history.FWrite && o.Type == history.Invoke && o.Fence != 0:
+		if l, ok := w.cur[k]; ok {
+			w.write(o, l)
+		}
+	}
+}
+
+// write checks write o of lease l.
+func (w *writeFences) write(o *history.Op, l *fencedLease) {
+	switch {
+	case l.fence == 0:
+		l.fence, l.at = o.Fence, o.Index
+	case l.fence != o.Fence:
+		w.al.add(Anomaly{Kind: "fence-changed", Fatal: true, Ops: []int64{l.acq, l.at, o.Index},
+			Text: fmt.Sprintf("key %q: the lease acquired at op %d (token %q) wrote with fence %d at op %d after fence %d (op %d): one lease, two fences",
+				o.Key, l.acq, l.token, o.Fence, o.Index, l.fence, l.at)})
+		return
+	}
+	kf := keyFence{o.Key, o.Fence}
+	first, ok := w.byFence[kf]
+	switch {
+	case !ok:
+		w.byFence[kf] = l
+	case first != l && first.token != l.token:
+		ops := []int64{first.acq, first.at, l.acq, o.Index}
+		sortInt64(ops)
+		w.al.add(Anomaly{Kind: "reused-fence", Fatal: true, Ops: ops,
+			Text: fmt.Sprintf("key %q: fence %d was written by the lease acquired at op %d (token %q, op %d) and by another lease, acquired at op %d (token %q, op %d): the fence does not tell the two holders apart",
+				o.Key, o.Fence, first.acq, first.token, first.at, l.acq, l.token, o.Index)})
+	}
+}
