@@ -113,6 +113,11 @@ type Topology struct {
 	// targeted partition may cut the holder from it); empty when clients
 	// reach the resource directly, not through the cluster's links.
 	Resource string
+	// AcquireTimeout is how long a client waits in one acquire before it
+	// gives up (workloads.Options.AcquireTimeout after defaults); zero:
+	// unknown. A partition aimed at a waiter lasts past it, so that the
+	// waiter gives up while cut off and its leave command is lost.
+	AcquireTimeout time.Duration
 	// NodeTimeout is how long the lock waits for one command on one node
 	// (lockimpl.Options.NodeTimeout after defaults); zero means TTL/10,
 	// lockimpl's default. An aimed latency stays below it: a slower link

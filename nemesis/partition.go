@@ -149,18 +149,23 @@ func (p *Partition) Stop(ctx context.Context, f Fault) error {
 	return p.Env.Cluster.Heal(ctx, links(p.Env.Cluster, f))
 }
 
-// Aim cuts the holder (four times in five) or a waiter, for 1 to 3 TTLs:
-// the holder from a seeded majority of the nodes (n/2+1), so it can
-// neither renew nor release, or (one time in three, when the resource is
-// behind the links) from the resource; a waiter from a majority, mid-
-// acquire. On a lock that renews by itself (Topology.Renews) two of the
-// four holder cuts are timed to a renewal instead (AimRenewal), from the
-// nodes: the watchdog's next extension is the one cut off, a whole
-// renewal interval before the lease ends.
+// Aim cuts the holder (four times in five) or a waiter (the second of
+// every five aims, so that a short run's first aims include one; see
+// waiterAim), for 1
+// to 3 TTLs: the holder from a seeded majority of the nodes (n/2+1), so
+// it can neither renew nor release, or (one time in three, when the
+// resource is behind the links) from the resource; a waiter from a
+// majority, mid-acquire, and for longer than its acquire may still wait
+// (Topology.AcquireTimeout and half a TTL): it gives up while cut off, so
+// the command that leaves a fair lock's queue is the one lost. On a lock
+// that renews by itself (Topology.Renews) two of the four holder cuts
+// are timed to a renewal instead (AimRenewal), from the nodes: the
+// watchdog's next extension is the one cut off, a whole renewal interval
+// before the lease ends.
 func (p *Partition) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	aim, ph := AimHolder, TargetHolder
 	switch {
-	case nth%5 == 4:
+	case nth%5 == waiterAim(t):
 		aim, ph = AimWaiter, TargetWaiter
 	case t.Renews && nth%2 == 1:
 		aim, ph = AimRenewal, TargetRenewal
@@ -174,7 +179,20 @@ func (p *Partition) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 		f.Nodes = sample(r, t.Nodes, len(t.Nodes)/2+1)
 	}
 	f.Duration = scaled(r, t.ttl(), 1, 3)
+	if aim == AimWaiter && t.AcquireTimeout > 0 {
+		f.Duration = max(f.Duration, t.AcquireTimeout+t.ttl()/2)
+	}
 	return f
+}
+
+// waiterAim is which of every five partition aims cuts a waiter: the
+// second, or on a lock that renews by itself the fifth, so that its
+// first aims are the holder cuts timed to a renewal.
+func waiterAim(t Topology) int {
+	if t.Renews {
+		return 4
+	}
+	return 1
 }
 
 // ShapeClientFromResource cuts one client from the protected resource
