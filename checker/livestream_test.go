@@ -108,10 +108,10 @@ func TestLivenessStreamEqualsCheck(t *testing.T) {
 	}
 }
 
-// TestCheckFileStrictLiveness: CheckFile with a liveness checker that
+// TestCheckSourceStrictLiveness: CheckSource with a liveness checker that
 // requires FIFO, recovery and bounded waits gives Check's verdicts and
 // anomalies (the streamed liveness inside the streamed composition).
-func TestCheckFileStrictLiveness(t *testing.T) {
+func TestCheckSourceStrictLiveness(t *testing.T) {
 	g := newGen(7, 8, 3)
 	g.run(8000, true)
 	end := g.recs[len(g.recs)-1].Time

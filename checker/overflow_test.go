@@ -11,13 +11,13 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// TestCheckFileOverflow: with segments bounded to a few dozen records,
+// TestCheckSourceOverflow: with segments bounded to a few dozen records,
 // CheckFile leaves the segments that grow past it unchecked: the lock,
 // counter and exclusion checks are Unknown (saying why) unless a checked
 // segment proves a violation, never Valid, never Invalid where the whole
 // check is not, also when a later record refers back into such a segment;
 // Liveness and Fencing stay the whole check's.
-func TestCheckFileOverflow(t *testing.T) {
+func TestCheckSourceOverflow(t *testing.T) {
 	defer func(n int) { maxSegRecords = n }(maxSegRecords)
 	defer smallSegments(minSegment)()
 	c := Standard(Options{Lock: NewLock(), Fencing: true})

@@ -105,10 +105,10 @@ func (g *gen) injectOp(t int64, f string, typ history.Type, key, token string, f
 	g.rec(o)
 }
 
-// TestSegmentedEqualsWhole: on generated histories, valid and with
+// TestCheckSourceEqualsWholeOracle: on generated histories, valid and with
 // injected violations, the segmented check gives the whole check's
 // verdicts, anomaly kinds and op indices.
-func TestSegmentedEqualsWhole(t *testing.T) {
+func TestCheckSourceEqualsWholeOracle(t *testing.T) {
 	n, seeds := 10_000, []uint64{1}
 	if !testing.Short() {
 		n, seeds = 30_000, []uint64{1, 2, 3}
@@ -267,9 +267,9 @@ func TestSegmentedEqualsWhole(t *testing.T) {
 	}
 }
 
-// TestSegmentedTestdata: every hand-written history checks the same
+// TestCheckSourceSegmentsTestdata: every hand-written history checks the same
 // segmented and whole.
-func TestSegmentedTestdata(t *testing.T) {
+func TestCheckSourceSegmentsTestdata(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.jsonl")
 	if len(files) == 0 {
 		t.Fatal("no testdata")
@@ -383,10 +383,10 @@ func TestCounterCutExact(t *testing.T) {
 	}
 }
 
-// TestCheckFileTestdata: CheckFile on each hand-written file as it is (a
+// TestCheckSourceFileTestdata: CheckSource on each hand-written file as it is (a
 // truncated last record, an invalid history, absurd times) gives
 // history.ReadFile's warnings and error and Check's result.
-func TestCheckFileTestdata(t *testing.T) {
+func TestCheckSourceFileTestdata(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.jsonl")
 	c := Standard(Options{Lock: NewLock(), Fencing: true})
 	defer smallSegments(1)() // cut wherever the check may
@@ -406,9 +406,9 @@ func TestCheckFileTestdata(t *testing.T) {
 	}
 }
 
-// TestCheckFileCancelled: a cancelled context ends CheckFile promptly,
+// TestCheckSourceCancelled: a cancelled context ends CheckSource promptly,
 // with an unknown verdict, not a wrong one.
-func TestCheckFileCancelled(t *testing.T) {
+func TestCheckSourceCancelled(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "h.jsonl")
 	if err := history.WriteFile(path, newGen(3, 8, 3).run(200_000, true)); err != nil {
 		t.Fatal(err)
@@ -426,12 +426,12 @@ func TestCheckFileCancelled(t *testing.T) {
 	t.Logf("cancelled: %v (%s) after %s", r.Valid, r.Error, time.Since(start))
 }
 
-// TestCheckFileInvalidBounded: on a 100k-record history with a lost update
+// TestCheckSourceInvalidBounded: on a 100k-record history with a lost update
 // two thirds in, the check of the file and of the slice explain the counter anomaly
 // on its segment, in well under a second, and agree. Explained on the
 // whole history (as Check does), the search backtracked over every write
 // with unknown outcome before it and took 6 GB in 30 s.
-func TestCheckFileInvalidBounded(t *testing.T) {
+func TestCheckSourceInvalidBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100k records")
 	}
