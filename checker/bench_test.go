@@ -100,7 +100,7 @@ func BenchmarkLockInvalid100k(b *testing.B) {
 }
 
 // BenchmarkCheckFile200k streams a 200k-record bench history from a file
-// (CheckFile: the standard composition with fencing, segments checked in
+// (CheckSource of the file: the standard composition with fencing, segments checked in
 // parallel); records/s = 200k / (ns/op) · 1e9. make bench-analyze measures
 // the same at 400k and 10M records with wall time and peak RSS.
 func BenchmarkCheckFile200k(b *testing.B) {

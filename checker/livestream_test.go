@@ -13,7 +13,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// streamLiveness runs the streamed liveness check (CheckFile's) over h,
+// streamLiveness runs the streamed liveness check (CheckSource's) over h,
 // whose records are in time order.
 func streamLiveness(l *Liveness, h history.History) Result {
 	s := newLiveStream(l, newTokenCheck(newTokTable()))

@@ -17,7 +17,7 @@ import (
 // check. The equivalence tests (checkBoth) hold the engine to it.
 
 // checkWhole runs the composition's checkers on the whole history, in
-// parallel: for a history the streamed check cannot cut (see CheckFile).
+// parallel: for a history the streamed check cannot cut (see CheckSource).
 // The composed result's Seconds is the whole check's time, each part's
 // its own checker's.
 func (c *Composite) checkWhole(ctx context.Context, h history.History) (res Result) {

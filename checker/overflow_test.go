@@ -12,7 +12,7 @@ import (
 )
 
 // TestCheckSourceOverflow: with segments bounded to a few dozen records,
-// CheckFile leaves the segments that grow past it unchecked: the lock,
+// CheckSource leaves the segments that grow past it unchecked: the lock,
 // counter and exclusion checks are Unknown (saying why) unless a checked
 // segment proves a violation, never Valid, never Invalid where the whole
 // check is not, also when a later record refers back into such a segment;

@@ -32,7 +32,7 @@ func signature(r Result) []string {
 // checkBoth checks h whole and segmented with the standard composition and
 // fails unless verdicts and anomalies are identical; it returns the
 // number of segments.
-// streamed is the stats of checkBoth's CheckFile.
+// streamed is the stats of checkBoth's CheckSource.
 var streamed StreamStats
 
 func checkBoth(t *testing.T, name string, h history.History, o Options) (int, Result) {
@@ -394,14 +394,14 @@ func TestCheckSourceFileTestdata(t *testing.T) {
 		h, wantWarns, wantErr := history.ReadFile(f)
 		got, warns, err := c.CheckSource(context.Background(), history.File(f))
 		if (err != nil) != (wantErr != nil) || len(warns) != len(wantWarns) {
-			t.Errorf("%s: CheckFile warnings %v error %v, ReadFile %v %v", f, warns, err, wantWarns, wantErr)
+			t.Errorf("%s: CheckSource warnings %v error %v, ReadFile %v %v", f, warns, err, wantWarns, wantErr)
 			continue
 		}
 		if err != nil {
 			continue
 		}
 		if ws, gs := signature(c.checkWhole(context.Background(), h)), signature(got); !slices.Equal(ws, gs) {
-			t.Errorf("%s: CheckFile differs\nwhole:\n%s\nstreamed:\n%s", f, join(ws), join(gs))
+			t.Errorf("%s: CheckSource differs\nwhole:\n%s\nstreamed:\n%s", f, join(ws), join(gs))
 		}
 	}
 }
@@ -449,7 +449,7 @@ func TestCheckSourceInvalidBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	if took := time.Since(start); took > 30*time.Second {
-		t.Errorf("CheckFile took %s", took)
+		t.Errorf("CheckSource took %s", took)
 	}
 	seg := c.Check(context.Background(), h)
 	if fs, ss := signature(r), signature(seg); !slices.Equal(fs, ss) {
