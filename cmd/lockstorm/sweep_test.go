@@ -29,10 +29,17 @@ func TestSweepFlags(t *testing.T) {
 		{"--ttl", "200ms,5ms"},
 		{"--junit", t.TempDir()},
 	} {
-		code, _, errOut := exec1(t, bin, append([]string{"sweep", "--store", t.TempDir()}, args...)...)
-		if code != 2 || !strings.Contains(errOut, args[0]) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
-			t.Errorf("sweep %v: exit %d, %q", args, code, errOut)
-		}
+		refusedNaming(t, bin, args[0], append([]string{"sweep", "--store", t.TempDir()}, args...)...)
+	}
+}
+
+// refusedNaming runs lockstorm with args and wants exit 2 with one line
+// of error naming flag.
+func refusedNaming(t *testing.T, bin, flag string, args ...string) {
+	t.Helper()
+	code, _, errOut := exec1(t, bin, args...)
+	if code != 2 || !strings.Contains(errOut, flag) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+		t.Errorf("%v: exit %d, %q", args, code, errOut)
 	}
 }
 
@@ -92,10 +99,7 @@ func TestSweepCompareAnyLockFlags(t *testing.T) {
 		{"sweep", "--zoo-entry", "../../zoo/seed-fencing", "--client-cmd", "x"},
 		{"compare", "--zoo-entry", "../../zoo/rueidislock-v1.0.80"},
 	} {
-		code, _, errOut := exec1(t, bin, append(args, "--store", t.TempDir())...)
-		if code != 2 || !strings.Contains(errOut, args[1]) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
-			t.Errorf("%v: exit %d, %q", args, code, errOut)
-		}
+		refusedNaming(t, bin, args[1], append(args, "--store", t.TempDir())...)
 	}
 }
 
