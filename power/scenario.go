@@ -63,6 +63,12 @@ func Scenarios() []Scenario {
 	// no delay that large.
 	getdel := cfg("unsafe-getdel", "unsafe-getdel", 1, 4, time.Second, nemesis.KindLatency)
 	getdel.NodeTimeout = 500 * ms
+	// Holds of 300-500 ms: the aimed latency lands on the holder some
+	// tens of milliseconds after its acquire (longer on a busy machine),
+	// which the default holds (TTL/20 to TTL/4) may not outlast, and a
+	// release after h with a delay d straddles the expiry when
+	// TTL-2d < h < TTL-d, 100-550 ms at the largest d.
+	getdel.Workloads = workloads.Options{HoldMin: 300 * ms, HoldMax: 500 * ms}
 	// unsafe-overclaim counts its validity from the acquire's reply: it
 	// over-claims by the reply's delay, which only a holder that uses
 	// nearly its whole validity turns into a write after the key expired
@@ -73,7 +79,10 @@ func Scenarios() []Scenario {
 	// not slowed, takes the lock as soon as the key expires.
 	overclaim := cfg("overclaim", "unsafe-overclaim", 1, 2, time.Second, nemesis.KindLatency)
 	overclaim.NodeTimeout = 500 * ms
-	overclaim.Workloads = workloads.Options{HoldMin: 850 * ms, HoldMax: 950 * ms}
+	// A think time of 300 ms after each release lets the waiter, slowed
+	// or not, win the next grant rather than the holder taking the lock
+	// again at once.
+	overclaim.Workloads = workloads.Options{HoldMin: 850 * ms, HoldMax: 950 * ms, Think: 300 * ms}
 	return []Scenario{
 		{Name: "unsafe-del", Broken: true, Config: cfg("unsafe-del", "unsafe-del", 1, 3, 500*ms, nemesis.KindClientPause)},
 		{Name: "unsafe-getdel", Broken: true, Config: getdel},
