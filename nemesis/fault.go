@@ -113,10 +113,6 @@ type Topology struct {
 	// targeted partition may cut the holder from it); empty when clients
 	// reach the resource directly, not through the cluster's links.
 	Resource string
-	// Queue says the lock queues its waiters (a FIFO lock, --fair): a
-	// waiter that gives up must leave the queue, so latency aimed at a
-	// waiter outlasts the node timeout and its give-up (Latency.Aim).
-	Queue bool
 	// AcquireTimeout is how long a client waits in one acquire before it
 	// gives up (workloads.Options.AcquireTimeout after defaults); zero:
 	// unknown. A partition aimed at a waiter lasts past it, so that the

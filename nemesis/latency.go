@@ -93,10 +93,6 @@ func (l *Latency) Stop(ctx context.Context, f Fault) error {
 //     comes late; measured, both ways, whose delay is halved, missed
 //     it), else both ways or client-to-node, by 0.2 to 0.9 node timeouts
 //     one way (half of that both ways).
-//   - A queue's waiter that gives up must leave the queue: on a FIFO
-//     lock (Topology.Queue) a waiter's links are slowed both ways by 1.2
-//     to 2 node timeouts, for longer than its acquire may still wait, so
-//     its leave command times out with the rest.
 //   - A watchdog whose renewal times out may stop silently: on a lock
 //     that renews by itself (Topology.Renews) one holder aim in three is
 //     1.2 to 2 node timeouts long, so its commands time out rather than
@@ -114,11 +110,6 @@ func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 			f.Stream = []cluster.Stream{cluster.Both, cluster.Upstream}[r.IntN(2)]
 		}
 		f.Delay = oneWay(f.Stream, scaled(r, nt, 0.2, 0.9))
-		if t.Queue {
-			// A queue's waiter: its commands time out until after it gave
-			// up, so the one that leaves the queue is lost.
-			f.Stream, f.Delay = cluster.Both, scaled(r, nt, 1.2, 2)
-		}
 	} else {
 		f = aimClients(f, AimHolder, TargetHolder)
 		// Upstream, long: the GET and DEL of a two-step release straddle
@@ -137,9 +128,6 @@ func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	// 1.5 to 3.5 TTLs: a slowed holder's round (acquire, hold, release)
 	// takes about a TTL, and each is a chance for the straddle.
 	f.Duration = scaled(r, t.ttl(), 1.5, 3.5)
-	if t.Queue && f.Target == AimWaiter && t.AcquireTimeout > 0 {
-		f.Duration = max(f.Duration, t.AcquireTimeout+t.ttl()/2)
-	}
 	return f
 }
 

@@ -123,11 +123,4 @@ func TestLatencyAimDirectionsAndSizes(t *testing.T) {
 			t.Errorf("renews %v: %d aims past the node timeout", renews, count["timeout"])
 		}
 	}
-	// A queue's waiter is slowed past the node timeout and its give-up.
-	tp := topo3("c1", "c2")
-	tp.TTL, tp.NodeTimeout, tp.AcquireTimeout, tp.Queue = time.Second, 100*time.Millisecond, 2*time.Second, true
-	f := (&Latency{}).Aim(rand.New(rand.NewPCG(1, 2)), Fault{Kind: KindLatency}, tp, 1)
-	if f.Target != AimWaiter || f.Delay < tp.NodeTimeout || f.Duration < tp.AcquireTimeout+tp.TTL/2 {
-		t.Errorf("a queue's waiter aim: %v", f)
-	}
 }

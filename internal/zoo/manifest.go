@@ -73,13 +73,8 @@ type Manifest struct {
 	// Renewal is RenewalNone or RenewalWatchdog.
 	Renewal string `yaml:"renewal"`
 	// Fencing is true when the library issues fencing tokens.
-	Fencing bool `yaml:"fencing"`
-	// FIFO is true when the library promises first-come, first-served
-	// grants (a queue of waiters): the run's --fair, so the liveness
-	// checker holds it to that, and a fault aimed at a waiter is timed to
-	// its giving up, when it must leave the queue.
-	FIFO   bool   `yaml:"fifo"`
-	Claims string `yaml:"claims"`
+	Fencing bool   `yaml:"fencing"`
+	Claims  string `yaml:"claims"`
 	// Settings optionally maps lockstorm's settings onto the library's
 	// own names, for sweep's tables and recommendation: keys ttl and
 	// renew, values the library's names ("KeyValidity",
