@@ -13,7 +13,7 @@ import (
 
 func TestLocksAreSortedAndDescribed(t *testing.T) {
 	locks := python.Locks()
-	want := []string{"py-redispy", "py-seed-fair", "py-seed-fencing", "py-seed-redlock", "py-seed-renewable", "py-seed-single", "py-setnx-expire"}
+	want := []string{"py-redispy", "py-seed-fair", "py-seed-fencing", "py-seed-redlock", "py-seed-renewable", "py-seed-single", "py-setnx-expire", "py-unsafe-overclaim"}
 	if !slices.Equal(locks, want) {
 		t.Fatalf("Locks() = %v, want %v", locks, want)
 	}

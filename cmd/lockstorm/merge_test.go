@@ -143,7 +143,7 @@ func TestMergeCatalogShards(t *testing.T) {
 	})
 }
 
-// sweepVerdicts are table.csv's (ttl, renew, fencing, pause, run,
+// sweepVerdicts are table.csv's (ttl, renew, fencing, fault, pause, run,
 // verdict) columns: what the heat maps count.
 func sweepVerdicts(t *testing.T, dir string) []string {
 	t.Helper()
@@ -154,7 +154,7 @@ func sweepVerdicts(t *testing.T, dir string) []string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
 		f := strings.Split(l, ",")
-		out = append(out, strings.Join(f[:6], ","))
+		out = append(out, strings.Join(f[:7], ",")) // ttl,renew,fencing,fault,pause,run,verdict
 	}
 	return out
 }
@@ -239,7 +239,7 @@ func TestMergeSweepShards(t *testing.T) {
 	for i, pause := range []string{"0", "700ms"} {
 		k := 0
 		for _, v := range merged {
-			if strings.Split(v, ",")[3] == pause && strings.HasSuffix(v, ",invalid") {
+			if strings.Split(v, ",")[4] == pause && strings.HasSuffix(v, ",invalid") {
 				k++
 			}
 		}

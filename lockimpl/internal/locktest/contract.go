@@ -183,7 +183,9 @@ func FencesIncrease(t *testing.T, names []string) {
 				t.Fatal(err)
 			}
 		}
-		opt := lockimpl.Options{TTL: 500 * time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond}
+		// A node timeout of 250 ms, not TTL/10: four contending clients on a
+		// loaded 2-core CI machine saw 50 ms i/o timeouts (unknown acquires).
+		opt := lockimpl.Options{TTL: 500 * time.Millisecond, NodeTimeout: 250 * time.Millisecond, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond}
 		const rounds = 16
 		var mu sync.Mutex
 		var fences []int64
