@@ -34,7 +34,6 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/shard"
 	"github.com/lockstorm/lockstorm/reports"
 )
@@ -120,17 +119,11 @@ func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, opts ...O
 	if n < 1 {
 		return nil, fmt.Errorf("%w: --runs must be at least 1, got %d", config.ErrConfig, n)
 	}
-	filled, err := cfg.WithDefaults()
+	base, _, err := campaign.RepeatBase(cfg, n, untilInvalid, o.shard)
 	if err != nil {
 		return nil, err
 	}
-	if err := harness.CheckShard(filled, n, untilInvalid, o.shard); err != nil {
-		return nil, err
-	}
-	c := &Campaign{Base: filled.Seed, Planned: o.shard.Count(n), Total: n, Shard: o.shard}
-	if c.Base == 0 {
-		c.Base = harness.DrawSeed()
-	}
+	c := &Campaign{Base: base, Planned: o.shard.Count(n), Total: n, Shard: o.shard}
 	if o.onBase != nil {
 		o.onBase(c.Base)
 	}

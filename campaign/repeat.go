@@ -4,6 +4,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/shard"
 )
 
 // Repeat is `lockstorm run --runs n` as a campaign: one cell, cfg as the
@@ -21,6 +22,24 @@ func Repeat(cfg config.Config, n int, base int64, f config.Campaign) Spec {
 		Cells:  []Cell{{Name: cfg.Name, Config: cfg, Claims: []Claim{Expect(checker.Valid)}}},
 		SeedOf: func(k int) int64 { return harness.RunSeed(base, k) },
 		Extra:  struct{ Base int64 }{base}}
+}
+
+// RepeatBase checks `run --runs n` before any run starts (cfg and its
+// defaults, the shard's rules: harness.CheckShard) and returns its base
+// seed: cfg.Seed, or one drawn when it is 0 (drawn is then true, for the
+// caller to say). Errors wrap config.ErrConfig.
+func RepeatBase(cfg config.Config, n int, untilInvalid bool, s shard.Shard) (base int64, drawn bool, err error) {
+	filled, err := cfg.WithDefaults()
+	if err != nil {
+		return 0, false, err
+	}
+	if err := harness.CheckShard(filled, n, untilInvalid, s); err != nil {
+		return 0, false, err
+	}
+	if filled.Seed != 0 {
+		return filled.Seed, false, nil
+	}
+	return harness.DrawSeed(), true, nil
 }
 
 // UntilInvalid is Options.StopAfter of `--until-invalid`: the campaign

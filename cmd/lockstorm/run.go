@@ -14,7 +14,6 @@ import (
 	"github.com/lockstorm/lockstorm/campaign"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
@@ -162,15 +161,11 @@ func repeat(ctx context.Context, cfg config.Config, n int, untilInvalid bool, f 
 	if n < 1 {
 		return usage("--runs must be at least 1, got %d", n)
 	}
-	if _, err := cfg.WithDefaults(); err != nil {
+	base, drawn, err := campaign.RepeatBase(cfg, n, untilInvalid, f.Shard)
+	if err != nil {
 		return setupError(err)
 	}
-	if err := harness.CheckShard(cfg, n, untilInvalid, f.Shard); err != nil {
-		return setupError(err)
-	}
-	base := cfg.Seed
-	if base == 0 {
-		base = harness.DrawSeed()
+	if drawn {
 		fmt.Fprintf(os.Stderr, "lockstorm: base seed %d (run 1 uses it, run i a seed derived from it; replay the campaign with --seed %d)\n", base, base)
 	}
 	opt := campaign.Options{Progress: os.Stderr, OnResult: func(o *campaign.Outcome, res *analysis.Result) {
