@@ -151,17 +151,16 @@ func (p *Partition) Stop(ctx context.Context, f Fault) error {
 
 // Aim cuts the holder (four times in five) or a waiter (the second of
 // every five aims, so that a short run's first aims include one; see
-// waiterAim), for 1
-// to 3 TTLs: the holder from a seeded majority of the nodes (n/2+1), so
-// it can neither renew nor release, or (one time in three, when the
-// resource is behind the links) from the resource; a waiter from a
-// majority, mid-acquire, and for longer than its acquire may still wait
-// (Topology.AcquireTimeout and half a TTL): it gives up while cut off, so
-// the command that leaves a fair lock's queue is the one lost. On a lock
-// that renews by itself (Topology.Renews) two of the four holder cuts
-// are timed to a renewal instead (AimRenewal), from the nodes: the
-// watchdog's next extension is the one cut off, a whole renewal interval
-// before the lease ends.
+// waiterAim), for 1 to 3 TTLs: the holder from a seeded majority of the
+// nodes (n/2+1), so it can neither renew nor release, or (one time in
+// three, when the resource is behind the links) from the resource; a
+// waiter from a majority, mid-acquire, and for longer than its acquire
+// may still wait (Topology.AcquireTimeout and half a TTL): it gives up
+// while cut off, so the command that leaves a fair lock's queue is the
+// one lost. On a lock that renews by itself (Topology.Renews) two of the
+// four holder cuts are timed to a renewal instead (AimRenewal), from the
+// nodes: the watchdog's next extension is the one cut off, a whole
+// renewal interval before the lease ends.
 func (p *Partition) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	aim, ph := AimHolder, TargetHolder
 	switch {
