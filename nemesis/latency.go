@@ -79,49 +79,54 @@ func (l *Latency) Stop(ctx context.Context, f Fault) error {
 // Aim slows one client's links to every node: three times in four the
 // holder's, right after it acquired, else (the second of every four, so
 // that a run's first two aims include both) a waiter's, late in its
-// acquire.
-// The fault (and so the history's detail: "delay= stream=") records the
-// stream and delay drawn, because each bug class needs its own:
+// acquire. Each aim draws its direction (client-to-node, node-to-client
+// or both) and its size (long: up to 0.9 node timeouts, enough to
+// straddle a lease; or short), except that a run's first aim of each
+// target takes the direction and size its bug class needs, so that one
+// short run reaches both classes. The fault (and so the history's detail:
+// "delay= stream=") records what was drawn, for coverage to count:
 //
 //   - A two-step release (GET, then DEL) breaks when the two land far
 //     apart: the holder's client-to-node stream is slowed by 0.5 to 0.8
 //     TTLs, at most 0.9 node timeouts, so the commands succeed late and
-//     the DEL can land past the key's expiry.
+//     the DEL can land past the key's expiry. The first holder aim, and
+//     half of the later ones, are this one.
 //   - A lock that counts its validity from the reply rather than from the
-//     send over-claims by the reply's delay: a waiter's stream is drawn,
-//     node-to-client three times in four (its winning acquire's reply
-//     comes late; measured, both ways, whose delay is halved, missed
-//     it), else both ways or client-to-node, by 0.2 to 0.9 node timeouts
-//     one way (half of that both ways).
+//     send over-claims by the reply's delay: the first waiter aim slows
+//     its node-to-client stream by 0.4 to 0.9 node timeouts (its winning
+//     acquire's reply comes late; measured, both ways, whose delay is
+//     halved, missed it). Later aims of either target draw it too: a
+//     holder's next acquire over-claims as well.
 //   - A watchdog whose renewal times out may stop silently: on a lock
-//     that renews by itself (Topology.Renews) one holder aim in three is
-//     1.2 to 2 node timeouts long, so its commands time out rather than
-//     succeed late.
+//     that renews by itself (Topology.Renews) one later holder aim in
+//     three is 1.2 to 2 node timeouts long, so its commands time out
+//     rather than succeed late.
 //
 // The resource link is left alone.
 func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	f.Shape = LatencyLink
 	f.Nodes = append([]string(nil), t.Nodes...)
 	nt := t.nodeTimeout()
-	if nth%4 == 1 {
+	long := min(scaled(r, t.ttl(), 0.5, 0.8), (nt * 9 / 10).Round(time.Millisecond))
+	switch {
+	case nth == 1:
 		f = aimClients(f, AimWaiter, TargetWaiter)
-		f.Stream = cluster.Downstream
-		if r.IntN(4) == 0 {
-			f.Stream = []cluster.Stream{cluster.Both, cluster.Upstream}[r.IntN(2)]
-		}
-		f.Delay = oneWay(f.Stream, scaled(r, nt, 0.2, 0.9))
-	} else {
+		f.Stream, f.Delay = cluster.Downstream, scaled(r, nt, 0.4, 0.9)
+	case nth%4 == 1:
+		f = aimClients(f, AimWaiter, TargetWaiter)
+		f.Stream, f.Delay = drawLatency(r, nt)
+	case nth == 0:
 		f = aimClients(f, AimHolder, TargetHolder)
-		// Upstream, long: the GET and DEL of a two-step release straddle
-		// the expiry only so. Measured on the unsafe-getdel power row (10
-		// seeds, two runs at once): drawing the holder's stream too (both
-		// ways or downstream a quarter of the time, or half) caught it in
-		// 6 and 3 of 10 seeds, against 9 of 10 with upstream only.
-		f.Stream = cluster.Upstream
-		f.Delay = min(scaled(r, t.ttl(), 0.5, 0.8), (nt * 9 / 10).Round(time.Millisecond))
+		f.Stream, f.Delay = cluster.Upstream, long
+	default:
+		f = aimClients(f, AimHolder, TargetHolder)
+		f.Stream, f.Delay = cluster.Upstream, long
+		if r.IntN(2) == 0 {
+			f.Stream, f.Delay = drawLatency(r, nt)
+		}
 		if t.Renews && r.IntN(3) == 0 {
 			// Past the node timeout: a renewal times out.
-			f.Delay = scaled(r, nt, 1.2, 2)
+			f.Stream, f.Delay = cluster.Upstream, scaled(r, nt, 1.2, 2)
 		}
 	}
 	f.Jitter = uniform(r, 0, f.Delay/50).Round(time.Millisecond)
@@ -129,6 +134,23 @@ func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	// takes about a TTL, and each is a chance for the straddle.
 	f.Duration = scaled(r, t.ttl(), 1.5, 3.5)
 	return f
+}
+
+// drawLatency draws an aimed latency's direction (node-to-client half the
+// time, else client-to-node or both) and one-way delay: three times in
+// four long, 0.4 to 0.9 node timeouts, else short, 0.05 to 0.2; halved
+// both ways, where a round trip pays it twice and must stay inside the
+// node timeout.
+func drawLatency(r *rand.Rand, nt time.Duration) (cluster.Stream, time.Duration) {
+	s := cluster.Downstream
+	if r.IntN(2) == 0 {
+		s = []cluster.Stream{cluster.Both, cluster.Upstream}[r.IntN(2)]
+	}
+	d := scaled(r, nt, 0.4, 0.9)
+	if r.IntN(4) == 0 {
+		d = scaled(r, nt, 0.05, 0.2)
+	}
+	return s, oneWay(s, d)
 }
 
 // oneWay is the delay d on one stream, halved when it acts both ways (a

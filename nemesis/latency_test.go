@@ -80,12 +80,13 @@ func TestLatencyRoundTrip(t *testing.T) {
 	}
 }
 
-// Aimed latency draws what each bug class needs: holders upstream and
-// long (a two-step release straddles the expiry), waiters mostly
-// downstream (a reply's delay over-claims validity), both ways and
-// upstream too, long and short; a round trip stays below the node
-// timeout, except one holder aim in three on a lock that renews by
-// itself, which times a renewal out.
+// Aimed latency draws what each bug class needs: holders mostly upstream
+// and long (a two-step release straddles the expiry), waiters mostly
+// downstream (a reply's delay over-claims validity), both draw each
+// direction and a long or short delay; a run's first holder aim is
+// upstream and long, its first waiter aim downstream and long; a round
+// trip stays below the node timeout, except one later holder aim in
+// three on a lock that renews by itself, which times a renewal out.
 func TestLatencyAimDirectionsAndSizes(t *testing.T) {
 	for _, renews := range []bool{false, true} {
 		tp := topo3("c1", "c2", "c3")
@@ -99,6 +100,10 @@ func TestLatencyAimDirectionsAndSizes(t *testing.T) {
 				t.Fatalf("detail %q does not say the stream and delay", f.String())
 			}
 			count[who+" "+string(f.Stream)]++
+			if nth == 0 && (who != AimHolder || f.Stream != cluster.Upstream || f.Delay < 250*time.Millisecond) ||
+				nth == 1 && (who != AimWaiter || f.Stream != cluster.Downstream || f.Delay < 200*time.Millisecond) {
+				t.Fatalf("aim %d: %s %s %v, not the first aim its class needs", nth, who, f.Stream, f.Delay)
+			}
 			rt := roundTrip(f)
 			switch {
 			case rt >= tp.NodeTimeout && (!renews || who != AimHolder):
@@ -111,12 +116,12 @@ func TestLatencyAimDirectionsAndSizes(t *testing.T) {
 				count[who+" short"]++
 			}
 		}
-		for _, k := range []string{"holder upstream", "waiter downstream", "waiter upstream", "waiter both", "holder long", "waiter long", "waiter short"} {
+		for _, k := range []string{"holder upstream", "holder downstream", "holder both", "waiter downstream", "waiter upstream", "waiter both", "holder long", "holder short", "waiter long", "waiter short"} {
 			if count[k] == 0 {
 				t.Errorf("renews %v: never drew %s (%v)", renews, k, count)
 			}
 		}
-		if count["holder downstream"]+count["holder both"] > 0 || count["waiter downstream"] < count["waiter upstream"] {
+		if count["holder upstream"] < count["holder downstream"]+count["holder both"] || count["waiter downstream"] < count["waiter upstream"] {
 			t.Errorf("renews %v: main streams not the most frequent: %v", renews, count)
 		}
 		if (count["timeout"] > 0) != renews {

@@ -79,14 +79,20 @@ func Scenarios() []Scenario {
 	// not slowed, takes the lock as soon as the key expires.
 	overclaim := cfg("overclaim", "unsafe-overclaim", 1, 2, time.Second, nemesis.KindLatency)
 	overclaim.NodeTimeout = 500 * ms
-	// A think time of 300 ms after each release lets the waiter, slowed
-	// or not, win the next grant rather than the holder taking the lock
-	// again at once.
-	overclaim.Workloads = workloads.Options{HoldMin: 850 * ms, HoldMax: 950 * ms, Think: 300 * ms}
+	// Think times drawn up to 1 s after each release let the slowed
+	// waiter win the next grant: its SETs land one reply delay apart, and
+	// with the default think (up to TTL/20) the holder, not slowed, took
+	// the lock again first (measured, 20 seeds: a waiter slowed by 415 ms
+	// lost every race for 2 s).
+	overclaim.Workloads = workloads.Options{HoldMin: 850 * ms, HoldMax: 950 * ms, Think: time.Second}
 	// Every fault aimed: the over-claim needs a waiter aim, the second of
-	// every four aimed latencies (measured on a quiet machine, 20 seeds:
-	// 15/20 detected, against 11/20 with the default 0.8).
+	// every four aimed latencies, or a later holder aim that draws the
+	// node-to-client stream.
 	overclaim.TargetHolder = 1
+	// Faults every 2.5 s rather than 5 s: the first waiter aim is the
+	// second fault, which at the default interval started about 7 s in
+	// (measured, 20 seeds: 20/20 detected, median 8.6 s).
+	overclaim.FaultInterval = 2500 * ms
 	return []Scenario{
 		{Name: "unsafe-del", Broken: true, Config: cfg("unsafe-del", "unsafe-del", 1, 3, 500*ms, nemesis.KindClientPause)},
 		{Name: "unsafe-getdel", Broken: true, Config: getdel},
