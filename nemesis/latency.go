@@ -89,8 +89,9 @@ func (l *Latency) Stop(ctx context.Context, f Fault) error {
 //   - A two-step release (GET, then DEL) breaks when the two land far
 //     apart: the holder's client-to-node stream is slowed by 0.5 to 0.8
 //     TTLs, at most 0.9 node timeouts, so the commands succeed late and
-//     the DEL can land past the key's expiry. The first holder aim, and
-//     half of the later ones, are this one.
+//     the DEL can land past the key's expiry. The first holder aim
+//     (unless the lock renews by itself), and half of the later ones,
+//     are this one.
 //   - A lock that counts its validity from the reply rather than from the
 //     send over-claims by the reply's delay: the first waiter aim slows
 //     its node-to-client stream by 0.4 to 0.9 node timeouts (its winning
@@ -98,9 +99,9 @@ func (l *Latency) Stop(ctx context.Context, f Fault) error {
 //     halved, missed it). Later aims of either target draw it too: a
 //     holder's next acquire over-claims as well.
 //   - A watchdog whose renewal times out may stop silently: on a lock
-//     that renews by itself (Topology.Renews) one later holder aim in
-//     three is 1.2 to 2 node timeouts long, so its commands time out
-//     rather than succeed late.
+//     that renews by itself (Topology.Renews) the first holder aim and
+//     one later holder aim in three are 1.2 to 2 node timeouts long, so
+//     its commands time out rather than succeed late.
 //
 // The resource link is left alone.
 func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
@@ -118,6 +119,9 @@ func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	case nth == 0:
 		f = aimClients(f, AimHolder, TargetHolder)
 		f.Stream, f.Delay = cluster.Upstream, long
+		if t.Renews {
+			f.Delay = scaled(r, nt, 1.2, 2)
+		}
 	default:
 		f = aimClients(f, AimHolder, TargetHolder)
 		f.Stream, f.Delay = cluster.Upstream, long

@@ -85,8 +85,9 @@ func TestLatencyRoundTrip(t *testing.T) {
 // downstream (a reply's delay over-claims validity), both draw each
 // direction and a long or short delay; a run's first holder aim is
 // upstream and long, its first waiter aim downstream and long; a round
-// trip stays below the node timeout, except one later holder aim in
-// three on a lock that renews by itself, which times a renewal out.
+// trip stays below the node timeout, except, on a lock that renews by
+// itself, the first holder aim and one later one in three, which time a
+// renewal out.
 func TestLatencyAimDirectionsAndSizes(t *testing.T) {
 	for _, renews := range []bool{false, true} {
 		tp := topo3("c1", "c2", "c3")

@@ -89,10 +89,6 @@ func Scenarios() []Scenario {
 	// every four aimed latencies, or a later holder aim that draws the
 	// node-to-client stream.
 	overclaim.TargetHolder = 1
-	// Faults every 2.5 s rather than 5 s: the first waiter aim is the
-	// second fault, which at the default interval started about 7 s in
-	// (measured, 20 seeds: 20/20 detected, median 8.6 s).
-	overclaim.FaultInterval = 2500 * ms
 	return []Scenario{
 		{Name: "unsafe-del", Broken: true, Config: cfg("unsafe-del", "unsafe-del", 1, 3, 500*ms, nemesis.KindClientPause)},
 		{Name: "unsafe-getdel", Broken: true, Config: getdel},
