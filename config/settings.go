@@ -122,6 +122,9 @@ func Settings() []Setting {
 			value: duration(func(c *Config) *time.Duration { return &c.ClientsStartAt }, 0)},
 		{Name: "trust-lost", Help: "holders keep working until the lock says the lease is lost (a watchdog's lost event) instead of stopping at their own validity deadline, as code on a watchdog lock does", Replay: ReplayChanged,
 			value: flag(func(c *Config) *bool { return &c.Workloads.TrustLostSignal })},
+		{Name: "fair", Help: "the lock queues its waiters and promises grants in arrival order: the liveness checker requires FIFO grants, and an aimed latency's first waiter aim times a waiter's leave out of order (set by itself for fair, fair-naive and the Python FIFO locks)", Replay: ReplayChanged,
+			replayIf: func(c Config) bool { return !FIFOLock(c.Lock) },
+			value:    flag(func(c *Config) *bool { return &c.Fair })},
 		{Name: "fencing", Help: "the resource rejects writes with stale fencing tokens (needs a lock that issues them: fenced, fenced-redlock)", Replay: ReplayChanged,
 			// Without tokens it changes nothing, and the command line refuses it.
 			replayIf: func(c Config) bool { return IssuesFences(c.Lock) || c.lockIsLabel() },

@@ -42,6 +42,7 @@ func plan(cfg config.Config, set nemesis.Set, clients, nodes []string) (*nemesis
 		Topology: nemesis.Topology{Nodes: nodes, Clients: clients, TTL: cfg.TTL, Resource: resourceTarget,
 			NodeTimeout:  lockOptions(cfg).WithDefaults(len(nodes)).NodeTimeout,
 			RedisCluster: cfg.Topology == config.TopologyCluster, Renews: cfg.Workloads.TrustLostSignal,
+			Queues:         cfg.Fair,
 			AcquireTimeout: cfg.Workloads.AcquireTimeout},
 		WarmUp:       warm,
 		Faults:       faults,

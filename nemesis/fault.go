@@ -134,6 +134,11 @@ type Topology struct {
 	// an aimed partition is then timed to a renewal part of the time
 	// (AimRenewal).
 	Renews bool
+	// Queues says the lock queues its waiters and each leaves the queue
+	// when it gives up (a fair lock, config.Fair): an aimed latency's
+	// first waiter aim then times the leave command out of order (see
+	// Latency.Aim).
+	Queues bool
 }
 
 // DefaultTTL is the TTL assumed when a Topology gives none.

@@ -98,6 +98,12 @@ func (l *Latency) Stop(ctx context.Context, f Fault) error {
 //     acquire's reply comes late; measured, both ways, whose delay is
 //     halved, missed it). Later aims of either target draw it too: a
 //     holder's next acquire over-claims as well.
+//   - A queue whose waiter leaves when it gives up (Topology.Queues)
+//     keeps a waiter that left when its leave lands before the join it
+//     gives up on: on such a lock the first waiter aim slows the waiter's
+//     client-to-node stream by 1 to 2 node timeouts with a jitter as
+//     large, so its commands time out and land out of order, for at
+//     least its acquire timeout and half a TTL.
 //   - A watchdog whose renewal times out may stop silently: on a lock
 //     that renews by itself (Topology.Renews) the first holder aim and
 //     one later holder aim in three are 1.2 to 2 node timeouts long, so
@@ -110,6 +116,17 @@ func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 	nt := t.nodeTimeout()
 	long := min(scaled(r, t.ttl(), 0.5, 0.8), (nt * 9 / 10).Round(time.Millisecond))
 	switch {
+	case nth == 1 && t.Queues:
+		f = aimClients(f, AimWaiter, TargetWaiter)
+		f.Stream, f.Delay = cluster.Upstream, scaled(r, nt, 1, 2)
+		// Jitter as large as the delay: each command lands 0 to 2 delays
+		// after it was sent, so a leave sent one node timeout after the
+		// join it gives up on may land first, and the join then queues a
+		// waiter that has left (measured on seed-fair: without jitter,
+		// every delayed leave landed after its join and cleaned up).
+		f.Jitter = f.Delay
+		f.Duration = max(scaled(r, t.ttl(), 1.5, 3.5), t.AcquireTimeout+t.ttl()/2)
+		return f
 	case nth == 1:
 		f = aimClients(f, AimWaiter, TargetWaiter)
 		f.Stream, f.Delay = cluster.Downstream, scaled(r, nt, 0.4, 0.9)

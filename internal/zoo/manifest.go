@@ -73,8 +73,13 @@ type Manifest struct {
 	// Renewal is RenewalNone or RenewalWatchdog.
 	Renewal string `yaml:"renewal"`
 	// Fencing is true when the library issues fencing tokens.
-	Fencing bool   `yaml:"fencing"`
-	Claims  string `yaml:"claims"`
+	Fencing bool `yaml:"fencing"`
+	// Fair is true when the library queues its waiters and promises
+	// grants in arrival order: the liveness checker then requires FIFO
+	// grants (config.Fair), and an aimed latency's first waiter aim
+	// times a waiter's leave out of order (nemesis.Topology.Queues).
+	Fair   bool   `yaml:"fair"`
+	Claims string `yaml:"claims"`
 	// Settings optionally maps lockstorm's settings onto the library's
 	// own names, for sweep's tables and recommendation: keys ttl and
 	// renew, values the library's names ("KeyValidity",

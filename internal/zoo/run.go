@@ -142,6 +142,7 @@ func (e Entry) Config(c Cell, seed int64, o Options) config.Config {
 		ClientCmd: e.Client, ClientDir: e.Dir,
 		Workload: c.Workload, Nemesis: strings.Split(strings.ReplaceAll(c.Nemesis, " ", ""), ","),
 		Nodes: e.Nodes, Clients: e.Clients, TTL: e.TTLDuration(), NodeTimeout: e.nodeTimeout, Fencing: c.Fencing,
+		Fair:      e.Fair,
 		TimeLimit: o.TimeLimit, Seed: seed, Store: o.Store,
 	}
 	if slices.ContainsFunc(cfg.Nemesis, func(k string) bool { return k == nemesis.KindCrash || k == nemesis.KindClockJump }) {
