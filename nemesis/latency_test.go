@@ -130,3 +130,26 @@ func TestLatencyAimDirectionsAndSizes(t *testing.T) {
 		}
 	}
 }
+
+// On a fair lock the first waiter aim times the waiter's commands out and
+// jitters them by as much as their delay, for longer than its acquire may
+// wait, so that a leave can land before the join it gives up on; on other
+// locks it is the over-claim's long reply delay.
+func TestLatencyAimQueueWaiter(t *testing.T) {
+	tp := topo3("c1", "c2", "c3")
+	tp.TTL, tp.NodeTimeout, tp.AcquireTimeout = 500*time.Millisecond, 50*time.Millisecond, time.Second
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := rand.New(rand.NewPCG(seed, 3))
+		tp.Queues = true
+		f := (&Latency{}).Aim(r, Fault{Kind: KindLatency}, tp, 1)
+		if f.Target != AimWaiter || f.Stream != cluster.Upstream || f.Delay < tp.NodeTimeout || f.Delay > 2*tp.NodeTimeout ||
+			f.Jitter != f.Delay || f.Duration < tp.AcquireTimeout+tp.TTL/2 {
+			t.Fatalf("fair lock, first waiter aim: %s", f)
+		}
+		tp.Queues = false
+		f = (&Latency{}).Aim(r, Fault{Kind: KindLatency}, tp, 1)
+		if f.Target != AimWaiter || f.Stream != cluster.Downstream || f.Delay >= tp.NodeTimeout || f.Jitter >= f.Delay/2 {
+			t.Fatalf("first waiter aim: %s", f)
+		}
+	}
+}
