@@ -103,10 +103,13 @@ type Cluster interface {
 	// Pause stops a node's process (SIGSTOP, docker pause); Resume continues it.
 	Pause(ctx context.Context, node string) error
 	Resume(ctx context.Context, node string) error
-	// Kill ends a node abruptly (SIGKILL); Restart starts it again on the
-	// same address with the same persistence mode and data directory.
-	Kill(ctx context.Context, node string) error
-	Restart(ctx context.Context, node string) error
+	// Kill ends nodes abruptly (SIGKILL); Restart starts them again on
+	// the same address with the same persistence mode and data directory.
+	// Several nodes go down (or come back) at once, not one after another:
+	// a lease's quorum is lost or regained within one process start,
+	// however busy the machine.
+	Kill(ctx context.Context, nodes ...string) error
+	Restart(ctx context.Context, nodes ...string) error
 
 	// HealAll removes every fault: cuts, latency, freezes, pauses, and
 	// restarts killed nodes.

@@ -186,19 +186,20 @@ func (c *Core[P]) Resume(ctx context.Context, name string) error {
 	return Control(c, name, func(n P) error { return n.Resume(ctx) })
 }
 
-// Kill ends the node with SIGKILL (even when paused) and waits until it is
-// gone. Its proxies then refuse connections. Killing a down node does
-// nothing.
-func (c *Core[P]) Kill(ctx context.Context, name string) error {
-	return Control(c, name, func(n P) error { return n.Kill(ctx) })
+// Kill ends the nodes with SIGKILL (even when paused), all at once, and
+// waits until they are gone. Their proxies then refuse connections.
+// Killing a down node does nothing.
+func (c *Core[P]) Kill(ctx context.Context, names ...string) error {
+	return c.controlAll(&c.mu, &c.stopped, names, func(n P) error { return n.Kill(ctx) })
 }
 
-// Restart starts a down node again on the same address, with the same
-// persistence: with PersistNone it comes back empty, with AOF it reloads
-// its append-only file. A running node is an error. When the node is the
-// primary of a replica, the replica follows it again (see FollowPrimary).
-func (c *Core[P]) Restart(ctx context.Context, name string) error {
-	return Control(c, name, func(n P) error {
+// Restart starts down nodes again, all at once, on the same address,
+// with the same persistence: with PersistNone a node comes back empty,
+// with AOF it reloads its append-only file. A running node is an error.
+// When a node is the primary of a replica, the replica follows it again
+// (see FollowPrimary).
+func (c *Core[P]) Restart(ctx context.Context, names ...string) error {
+	return c.controlAll(&c.mu, &c.stopped, names, func(n P) error {
 		if err := n.Restart(ctx); err != nil {
 			return err
 		}

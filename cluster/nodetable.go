@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -69,6 +70,31 @@ func (t nodeTable[N]) control(mu *sync.Mutex, stopped *bool, name string, f func
 		return ErrStopped
 	}
 	return f(n)
+}
+
+// controlAll runs f on each named node at once, while holding mu, unless
+// *stopped, and returns every error; an unknown name runs nothing.
+func (t nodeTable[N]) controlAll(mu *sync.Mutex, stopped *bool, names []string, f func(N) error) error {
+	ns := make([]N, len(names))
+	for i, name := range names {
+		n, err := t.node(name)
+		if err != nil {
+			return err
+		}
+		ns[i] = n
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if *stopped {
+		return ErrStopped
+	}
+	errs := make([]error, len(ns))
+	var wg sync.WaitGroup
+	for i, n := range ns {
+		wg.Go(func() { errs[i] = f(n) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // checkLoopbackUpstream refuses an extra upstream that is not on this

@@ -284,11 +284,13 @@ func (e *Cluster) Resume(ctx context.Context, node string) error {
 }
 
 // Kill is not supported.
-func (e *Cluster) Kill(ctx context.Context, node string) error { return e.unsupported("kill", node) }
+func (e *Cluster) Kill(ctx context.Context, nodes ...string) error {
+	return e.unsupported("kill", strings.Join(nodes, ","))
+}
 
 // Restart is not supported.
-func (e *Cluster) Restart(ctx context.Context, node string) error {
-	return e.unsupported("restart", node)
+func (e *Cluster) Restart(ctx context.Context, nodes ...string) error {
+	return e.unsupported("restart", strings.Join(nodes, ","))
 }
 
 // HealAll removes every toxic from every proxy lockstorm created.
