@@ -14,6 +14,12 @@ func init() {
 		Busy: crashStart, Squeeze: squeezeCrash, Colour: rgb(0x55, 0x55, 0x55), New: func(env Env) Nemesis { return &Crash{Env: env} }})
 }
 
+// A crash is aimed at a lease and has a shortest step.
+var (
+	_ Targeter   = (*Crash)(nil)
+	_ MinStepper = (*Crash)(nil)
+)
+
 // KindCrash is a node killed and restarted.
 const KindCrash = "crash"
 
@@ -115,3 +121,19 @@ func (c *Crash) mark(nodes []string, down bool) {
 		}
 	}
 }
+
+// Aim crashes the nodes that granted the holder's lease, enough of them
+// to break its quorum, soon after it was granted, and restarts them
+// within a tenth of a TTL (the shortest restart delay the nemesis allows
+// at least): a holder keeps the lock for a fraction of its TTL, and the
+// nodes must come back (empty without persistence) while it still holds.
+func (c *Crash) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
+	f = aimLease(f)
+	lo := ttls(t, c.least(0))
+	f.RestartDelay = uniform(r, lo, max(lo, t.ttl()/10)).Round(time.Millisecond)
+	return f
+}
+
+// MinStep is the shortest restart delay drawn (MinTTLs, default 0) plus
+// the half TTL a crash stays in the plan after its restart.
+func (c *Crash) MinStep(t Topology) time.Duration { return ttls(t, c.least(0)+0.5) }

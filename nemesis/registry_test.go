@@ -105,3 +105,19 @@ func TestRegisterRefusesMistakes(t *testing.T) {
 		t.Error("a refused kind was registered")
 	}
 }
+
+// Every random fault kind can be aimed (at a holder, a waiter or a
+// lease): a kind whose Aim went missing would still draw, unaimed, and
+// only the power table would notice.
+func TestEveryKindAims(t *testing.T) {
+	for _, kind := range []string{KindPartition, KindLatency, KindClientPause, KindClientCrash, KindServerPause,
+		KindCrash, KindClockJump, KindFailover, KindFlush, KindSlotMigrate} {
+		spec, ok := Lookup(kind)
+		if !ok {
+			t.Fatalf("%s not registered", kind)
+		}
+		if _, ok := spec.New(Env{}).(Targeter); !ok {
+			t.Errorf("%s cannot be aimed: no Aim", kind)
+		}
+	}
+}
