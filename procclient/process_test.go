@@ -90,7 +90,10 @@ func TestPause(t *testing.T) {
 // reason to break. The grace leaves a loaded machine 500 ms to schedule
 // the resumed process (100 ms failed under two busy loops).
 func TestTimeoutRunsAfterResume(t *testing.T) {
-	holder, _ := start(t, lockstormConfig(t, "single", "c2", time.Second))
+	// The holder's lease outlives the test however slowly the second
+	// client starts (with a 1 s TTL the key expired during a slow start on
+	// CI, and the acquire got it).
+	holder, _ := start(t, lockstormConfig(t, "single", "c2", 10*time.Second))
 	k := key(t)
 	if _, err := holder.Acquire(timeout(t, time.Second), k); err != nil {
 		t.Fatal(err)
