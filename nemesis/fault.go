@@ -176,6 +176,16 @@ func aimLease(f Fault) Fault {
 	return f
 }
 
+// pastGiveUp lengthens d, a fault aimed at a waiter, to outlast the
+// waiter's acquire (AcquireTimeout) and half a TTL, so that the waiter
+// gives up while the fault holds; an unknown acquire timeout leaves d.
+func (t Topology) pastGiveUp(d time.Duration) time.Duration {
+	if t.AcquireTimeout <= 0 {
+		return d
+	}
+	return max(d, t.AcquireTimeout+t.ttl()/2)
+}
+
 // Client placeholders a scripted fault may name in Clients; the Runner's
 // Resolve hook replaces them when the fault starts. They make a fault hit
 // the process that matters (Jepsen's targeted nemeses): pause the client

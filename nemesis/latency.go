@@ -125,7 +125,7 @@ func (l *Latency) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 		// waiter that has left (measured on seed-fair: without jitter,
 		// every delayed leave landed after its join and cleaned up).
 		f.Jitter = f.Delay
-		f.Duration = max(scaled(r, t.ttl(), 1.5, 3.5), t.AcquireTimeout+t.ttl()/2)
+		f.Duration = t.pastGiveUp(scaled(r, t.ttl(), 1.5, 3.5))
 		return f
 	case nth == 1:
 		f = aimClients(f, AimWaiter, TargetWaiter)

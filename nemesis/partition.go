@@ -178,8 +178,8 @@ func (p *Partition) Aim(r *rand.Rand, f Fault, t Topology, nth int) Fault {
 		f.Nodes = sample(r, t.Nodes, len(t.Nodes)/2+1)
 	}
 	f.Duration = scaled(r, t.ttl(), 1, 3)
-	if aim == AimWaiter && t.AcquireTimeout > 0 {
-		f.Duration = max(f.Duration, t.AcquireTimeout+t.ttl()/2)
+	if aim == AimWaiter {
+		f.Duration = t.pastGiveUp(f.Duration)
 	}
 	return f
 }
