@@ -112,97 +112,129 @@ func MinFaultPhase(set Set, o Options, kinds ...string) (time.Duration, error) {
 // Later faults are clipped to end by the end of the fault phase; a crash
 // whose restart would come after it is not scheduled.
 func Schedule(r *rand.Rand, set Set, o Options) (Plan, error) {
-	if o.Faults <= 0 {
-		return Plan{}, errors.New("nemesis: schedule needs a positive fault phase")
-	}
-	if len(o.Kinds) == 0 {
-		return Plan{}, errors.New("nemesis: schedule needs at least one fault kind")
-	}
-	if len(o.Topology.Nodes) == 0 || len(o.Topology.Clients) == 0 {
-		return Plan{}, errors.New("nemesis: schedule needs nodes and clients")
-	}
-	nems := map[string]Nemesis{}
-	minStep := map[string]time.Duration{}
-	for _, k := range o.Kinds {
-		n, err := set.Get(k)
-		if err != nil {
-			return Plan{}, err
-		}
-		nems[k], minStep[k] = n, MinStep(n, o.Topology)
-	}
-	lo, hi, err := o.intervals()
+	sc, err := newScheduler(r, set, o)
 	if err != nil {
 		return Plan{}, err
 	}
-	need, _ := MinFaultPhase(set, o, o.Kinds...)
-	if need > o.Faults {
-		return Plan{}, fmt.Errorf("%w: one fault of each of %v needs %v, the phase is %v", ErrTooShort, o.Kinds, need, o.Faults)
-	}
-	// needAfter is the time the first round's kinds not yet scheduled
-	// still need, gaps included: what the current step must leave free.
-	needAfter := func(rest []string) time.Duration {
-		d, _ := MinFaultPhase(set, o, rest...)
-		return d
-	}
 	healAt := o.WarmUp + o.Faults
 	p := Plan{HealAt: healAt, End: healAt + o.Recovery}
-	activeUntil := map[string]time.Duration{} // kind -> end of its latest step
-	var round []string                        // kinds of the current round not yet drawn
-	aimed := map[string]int{}                 // kind -> aimed faults so far
-	first := true                             // the first round, which must fit whole
 	for t := o.WarmUp; t < healAt; {
-		if len(round) == 0 {
+		if len(sc.round) == 0 {
 			if len(p.Steps) > 0 {
-				first = false
+				sc.first = false
 			}
 			for _, i := range r.Perm(len(o.Kinds)) {
-				round = append(round, o.Kinds[i])
+				sc.round = append(sc.round, o.Kinds[i])
 			}
 		}
-		pos := slices.IndexFunc(round, func(k string) bool { return activeUntil[k] <= t })
+		pos := slices.IndexFunc(sc.round, func(k string) bool { return sc.activeUntil[k] <= t })
 		if pos < 0 { // only with Overlap: every kind left in the round is active
-			t += uniform(r, lo, hi).Round(time.Millisecond)
+			t += uniform(r, sc.lo, sc.hi).Round(time.Millisecond)
 			continue
 		}
-		kind := round[pos]
-		round = slices.Delete(round, pos, pos+1)
-		nem := nems[kind]
-		f := nem.Draw(r, o.Topology).clone()
-		f.Kind = kind
-		if o.TargetHolder > 0 && r.Float64() < o.TargetHolder {
-			if tg, ok := nem.(Targeter); ok {
-				f = tg.Aim(r, f, o.Topology, aimed[kind]).clone()
-				aimed[kind]++
-				f.Kind = kind
-			}
-		}
-		s := Step{At: t, Fault: f, Duration: f.Duration}
-		limit := healAt // the latest end this step may have
-		if first {
-			if len(round) > 0 {
-				limit = healAt - needAfter(round) - lo
-			}
-			fit(&s, limit, minStep[kind])
-		} else if s.At+s.busy() >= healAt {
+		s, ok := sc.step(t, pos, healAt)
+		if !ok {
 			break
 		}
-		if s.end() > limit {
-			s.Duration = limit - s.At - s.busy()
-			s.Fault.Duration = s.Duration
-		}
 		p.Steps = append(p.Steps, s)
-		activeUntil[kind] = s.end()
-		gap := uniform(r, lo, hi).Round(time.Millisecond)
+		sc.activeUntil[s.Fault.Kind] = s.end()
+		gap := uniform(r, sc.lo, sc.hi).Round(time.Millisecond)
 		if o.Overlap {
 			t += gap
 		} else {
 			t = s.end() + gap
 		}
-		if first && len(round) > 0 {
-			t = min(t, healAt-needAfter(round))
+		if sc.first && len(sc.round) > 0 {
+			t = min(t, healAt-sc.needAfter(sc.round))
 		}
 	}
 	return p, nil
+}
+
+// scheduler is Schedule's state while it draws a plan.
+type scheduler struct {
+	r           *rand.Rand
+	set         Set
+	o           Options
+	nems        map[string]Nemesis
+	minStep     map[string]time.Duration
+	lo, hi      time.Duration            // the interval between faults
+	activeUntil map[string]time.Duration // kind -> end of its latest step
+	round       []string                 // kinds of the current round not yet drawn
+	aimed       map[string]int           // kind -> aimed faults so far
+	first       bool                     // the first round, which must fit whole
+}
+
+// newScheduler checks o and looks up its kinds.
+func newScheduler(r *rand.Rand, set Set, o Options) (*scheduler, error) {
+	if o.Faults <= 0 {
+		return nil, errors.New("nemesis: schedule needs a positive fault phase")
+	}
+	if len(o.Kinds) == 0 {
+		return nil, errors.New("nemesis: schedule needs at least one fault kind")
+	}
+	if len(o.Topology.Nodes) == 0 || len(o.Topology.Clients) == 0 {
+		return nil, errors.New("nemesis: schedule needs nodes and clients")
+	}
+	sc := &scheduler{r: r, set: set, o: o, nems: map[string]Nemesis{}, minStep: map[string]time.Duration{},
+		activeUntil: map[string]time.Duration{}, aimed: map[string]int{}, first: true}
+	for _, k := range o.Kinds {
+		n, err := set.Get(k)
+		if err != nil {
+			return nil, err
+		}
+		sc.nems[k], sc.minStep[k] = n, MinStep(n, o.Topology)
+	}
+	var err error
+	if sc.lo, sc.hi, err = o.intervals(); err != nil {
+		return nil, err
+	}
+	need, _ := MinFaultPhase(set, o, o.Kinds...)
+	if need > o.Faults {
+		return nil, fmt.Errorf("%w: one fault of each of %v needs %v, the phase is %v", ErrTooShort, o.Kinds, need, o.Faults)
+	}
+	return sc, nil
+}
+
+// needAfter is the time the first round's kinds not yet scheduled still
+// need, gaps included: what the current step must leave free.
+func (sc *scheduler) needAfter(rest []string) time.Duration {
+	d, _ := MinFaultPhase(sc.set, sc.o, rest...)
+	return d
+}
+
+// step draws the fault of the round's kind at pos, starting at t, aimed
+// or not, and fits it before healAt; false when a later round's fault
+// would not start before the heal.
+func (sc *scheduler) step(t time.Duration, pos int, healAt time.Duration) (Step, bool) {
+	r, o := sc.r, sc.o
+	kind := sc.round[pos]
+	sc.round = slices.Delete(sc.round, pos, pos+1)
+	nem := sc.nems[kind]
+	f := nem.Draw(r, o.Topology).clone()
+	f.Kind = kind
+	if o.TargetHolder > 0 && r.Float64() < o.TargetHolder {
+		if tg, ok := nem.(Targeter); ok {
+			f = tg.Aim(r, f, o.Topology, sc.aimed[kind]).clone()
+			sc.aimed[kind]++
+			f.Kind = kind
+		}
+	}
+	s := Step{At: t, Fault: f, Duration: f.Duration}
+	limit := healAt // the latest end this step may have
+	if sc.first {
+		if len(sc.round) > 0 {
+			limit = healAt - sc.needAfter(sc.round) - sc.lo
+		}
+		fit(&s, limit, sc.minStep[kind])
+	} else if s.At+s.busy() >= healAt {
+		return s, false
+	}
+	if s.end() > limit {
+		s.Duration = limit - s.At - s.busy()
+		s.Fault.Duration = s.Duration
+	}
+	return s, true
 }
 
 // fit shortens a step's start (Spec.Squeeze: a crash's restart delay) so
