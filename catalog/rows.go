@@ -83,10 +83,23 @@ func kleppmann(lock string, p cluster.Persistence, f nemesis.Fault, faultAt time
 
 // Rows returns the catalogue.
 func Rows() []Row {
-	ttl := 500 * ms
-	counter := func(lock string) config.Config {
-		return config.Config{Lock: lock, Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl}
-	}
+	rows := append(singleNodeRows(), redlockRows()...)
+	rows = append(rows, clusterRows()...)
+	return append(rows, processRows()...)
+}
+
+// catalogTTL is the TTL of the rows that do not say otherwise.
+const catalogTTL = 500 * ms
+
+// counter is a counter run of lock on one node with three clients.
+func counter(lock string) config.Config {
+	return config.Config{Lock: lock, Workload: "counter", Nodes: 1, Clients: 3, TTL: catalogTTL}
+}
+
+// singleNodeRows are rows 1 to 6: one node, the unsafe locks, client
+// pauses with and without fencing, and the watchdog.
+func singleNodeRows() []Row {
+	ttl := catalogTTL
 	pauseNoFence := scripted(counter("single"), 2*time.Second, holderPauses(ttl, 2)...)
 	// Row 5 pauses 1.1 x TTL, not row 4's 2 x: long enough for the lease
 	// to run out and the next holder to read, too short for it to write
@@ -117,6 +130,28 @@ func Rows() []Row {
 		step(time.Second, nemesis.Fault{Kind: nemesis.KindPartition, Clients: []string{nemesis.TargetHolder}, Nodes: []string{"n1"}}, 3*ttl),
 		step(3*time.Second, nemesis.Fault{Kind: nemesis.KindPartition, Clients: []string{nemesis.TargetHolder}, Nodes: []string{"n1"}}, 3*ttl))
 
+	invalid, valid := checker.Invalid, checker.Valid
+	return []Row{
+		{N: 1, Lock: "unsafe-del", Fault: "client pause near TTL", Expected: "invalid (resource)", Quick: true,
+			Config: scripted(counter("unsafe-del"), 2*time.Second, holderPauses(ttl, 1.3)...),
+			Expect: []Expectation{verdict(invalid), checkerIs("resource", invalid)}},
+		{N: 2, Lock: "unsafe-getdel", Fault: "latency", Expected: "invalid", Quick: true,
+			Config: getdel, Expect: []Expectation{verdict(invalid)}},
+		{N: 3, Lock: "unsafe-nottl", Fault: "client crash while holding", Expected: "liveness failure: lock never freed", Quick: true,
+			Config: nottl, Expect: []Expectation{anomaly("liveness", "lock-never-freed", "no-recovery"), checkerIs("liveness", invalid)}},
+		{N: 4, Lock: "single", Fault: "client pause > TTL, no fencing", Expected: "invalid (resource), lock checker valid", Quick: true,
+			Config: pauseNoFence, Expect: []Expectation{verdict(invalid), checkerIs("resource", invalid), checkerIs("lock", valid)}},
+		{N: 5, Lock: "fenced", Fault: "client pause > TTL (1.1 x TTL), fencing resource", Expected: "valid: stale reads and writes rejected, none lost", Quick: true,
+			Config: pauseFence, Expect: []Expectation{verdict(valid), staleRejected()}},
+		{N: 6, Lock: "renewable", Fault: "partition of the holder > TTL", Expected: "watchdog reports loss; holder stops; valid with fencing",
+			Config: renew, Expect: []Expectation{verdict(valid), records(history.FLost, history.OK, 1, "lost-lease records")}},
+	}
+}
+
+// redlockRows are rows 7 to 13: Redlock under partitions, crashes and
+// clock jumps, a failover, and the fair queues.
+func redlockRows() []Row {
+	ttl := catalogTTL
 	redlock := config.Config{Lock: "redlock", Workload: "counter", Nodes: 5, Clients: 4, TTL: ttl}
 	minority := scripted(redlock, 2*time.Second,
 		step(time.Second, nemesis.Fault{Kind: nemesis.KindPartition, Nodes: []string{"n4", "n5"}}, 2*time.Second),
@@ -146,20 +181,7 @@ func Rows() []Row {
 	}
 
 	invalid, valid := checker.Invalid, checker.Valid
-	rows := []Row{
-		{N: 1, Lock: "unsafe-del", Fault: "client pause near TTL", Expected: "invalid (resource)", Quick: true,
-			Config: scripted(counter("unsafe-del"), 2*time.Second, holderPauses(ttl, 1.3)...),
-			Expect: []Expectation{verdict(invalid), checkerIs("resource", invalid)}},
-		{N: 2, Lock: "unsafe-getdel", Fault: "latency", Expected: "invalid", Quick: true,
-			Config: getdel, Expect: []Expectation{verdict(invalid)}},
-		{N: 3, Lock: "unsafe-nottl", Fault: "client crash while holding", Expected: "liveness failure: lock never freed", Quick: true,
-			Config: nottl, Expect: []Expectation{anomaly("liveness", "lock-never-freed", "no-recovery"), checkerIs("liveness", invalid)}},
-		{N: 4, Lock: "single", Fault: "client pause > TTL, no fencing", Expected: "invalid (resource), lock checker valid", Quick: true,
-			Config: pauseNoFence, Expect: []Expectation{verdict(invalid), checkerIs("resource", invalid), checkerIs("lock", valid)}},
-		{N: 5, Lock: "fenced", Fault: "client pause > TTL (1.1 x TTL), fencing resource", Expected: "valid: stale reads and writes rejected, none lost", Quick: true,
-			Config: pauseFence, Expect: []Expectation{verdict(valid), staleRejected()}},
-		{N: 6, Lock: "renewable", Fault: "partition of the holder > TTL", Expected: "watchdog reports loss; holder stops; valid with fencing",
-			Config: renew, Expect: []Expectation{verdict(valid), records(history.FLost, history.OK, 1, "lost-lease records")}},
+	return []Row{
 		{N: 7, Lock: "redlock", Fault: "partition / crash of a minority", Expected: "valid and available", Quick: true,
 			Config: minority, Expect: []Expectation{verdict(valid), acquiresDuring(nemesis.KindPartition, true, 0)}},
 		{N: 8, Lock: "redlock", Fault: "partition of a majority", Expected: "valid, unavailable during the fault",
@@ -179,6 +201,4 @@ func Rows() []Row {
 		{N: 13, Lock: "fair", Fault: "waiter crashes in queue (fixed version)", Expected: "valid",
 			Config: fairCrash("fair"), Expect: []Expectation{verdict(valid)}},
 	}
-	rows = append(rows, clusterRows()...)
-	return append(rows, processRows()...)
 }
