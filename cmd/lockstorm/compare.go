@@ -81,18 +81,7 @@ func compareCommand() *cobra.Command {
 				return nil
 			})
 		})
-	cmd.Long = `compare runs a campaign of two cells with the same lock and schedule of pauses of the
-lock holder (pauses of --pause, default 2 x ttl; --pause 0 means no pause, as in sweep, and is
-refused: without pauses there is nothing to compare): "unfenced", where the resource ignores
-fencing tokens (claim: lost updates or an invalid verdict), and "fenced", where it rejects
-stale ones (claim: valid, stale writes rejected), each with seeds 1..--seeds. For each
-seed it writes store/compare/TIMESTAMP/index.html with both holders plots, lost updates,
-stale writes accepted and rejected, and both verdicts.
-Any lock that issues fencing tokens: --client-cmd CMD (with --client-dir, and --lock as its
-label) runs the clients as processes of CMD, paused for real (SIGSTOP); --zoo-entry DIR takes
-them from a zoo entry's zoo.yaml (fencing: true) and builds it.
-Exit status: 0 when both claims hold for every seed, 1 when one does not, 2 on bad input,
-3 if interrupted or a claim could not be judged.`
+	cmd.Long = compareLong
 	fl := cmd.Flags()
 	config.AddSettingFlags(fl, &run, "lock", "ttl", "clients")
 	run.Lock = "fenced"
@@ -105,3 +94,16 @@ Exit status: 0 when both claims hold for every seed, 1 when one does not, 2 on b
 	config.AddCampaignFlags(fl, &f, "cells (unfenced, fenced)")
 	return cmd
 }
+
+const compareLong = `compare runs a campaign of two cells with the same lock and schedule of pauses of the
+lock holder (pauses of --pause, default 2 x ttl; --pause 0 means no pause, as in sweep, and is
+refused: without pauses there is nothing to compare): "unfenced", where the resource ignores
+fencing tokens (claim: lost updates or an invalid verdict), and "fenced", where it rejects
+stale ones (claim: valid, stale writes rejected), each with seeds 1..--seeds. For each
+seed it writes store/compare/TIMESTAMP/index.html with both holders plots, lost updates,
+stale writes accepted and rejected, and both verdicts.
+Any lock that issues fencing tokens: --client-cmd CMD (with --client-dir, and --lock as its
+label) runs the clients as processes of CMD, paused for real (SIGSTOP); --zoo-entry DIR takes
+them from a zoo entry's zoo.yaml (fencing: true) and builds it.
+Exit status: 0 when both claims hold for every seed, 1 when one does not, 2 on bad input,
+3 if interrupted or a claim could not be judged.`

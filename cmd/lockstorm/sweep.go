@@ -59,32 +59,7 @@ func sweepCommand() *cobra.Command {
 				}
 			}, nil)
 		})
-	cmd.Long = `sweep runs counter tests over a grid (TTL x renewal interval, plus the fenced lock
-with --fencing-axis on, x length of client pauses of the lock holder) as a campaign: every grid
-point is a cell, named like ttl-200ms_renew-ttl3_pause-1.5s (what --only takes), run with seeds
-1..--seeds. It writes store/sweeps/NAME/: table.md, table.csv, violations.png (k/N runs invalid
-per cell), availability.png and index.html linking every run's report, beside the campaign's
-folder. The page and the terminal end with one recommendation line computed from the cells: the
-smallest TTL and renewal with 0 of N invalid up to the longest pause any unfenced setting bore,
-and how far fencing went beyond it. Unknown runs count as neither valid nor invalid. A rerun with
-the same --name skips the runs already finished (--fresh reruns all). The default grid takes
-about 4.5 minutes. --pause 0 means no pause (a cell without faults), as in compare.
---nemesis client-pause,partition runs every pause length both as a SIGSTOP of the holder and as a
-partition of the holder from every node (timed just after one of its extensions returned, when the
-cell renews), side by side: one heat-map panel per fault and setting, and the recommendation asks
-a setting to hold under every fault.
-Any lock: --client-cmd CMD (with --client-dir and --lock LABEL, as run) runs each cell's clients as
-processes of CMD; --zoo-entry DIR takes the client, build, nodes, node timeout and renewal from a
-zoo entry's zoo.yaml (and builds it). The cell's TTL reaches the client as LOCKSTORM_TTL_MS and its
-renewal as LOCKSTORM_RENEW_MS (unset for none): docs/client-protocol.md says how a client maps them
-onto its library's settings, and an entry's settings: map names them in the table and the
-recommendation (KeyValidity, ExtendInterval). A watchdog entry's holders hold one to two TTLs
-unless --hold-min/--hold-max are given.
-A sweep measures: each run's claim is that it ends with a verdict, valid or invalid, so an
-invalid run is a finding shown in the table, the heat maps and the JUnit case's output, not a
-failed claim; --junit writes one test case per run, an error when the run has no verdict.
-Exit status: 0 when every run has a verdict (whatever it is), 2 on bad input, 3 if interrupted
-(finished runs are kept: rerun the same command to resume) or a run has no verdict.`
+	cmd.Long = sweepLong
 	f := cmd.Flags()
 	f.StringVar(&raw.Name, "name", raw.Name, "sweep name: folder store/sweeps/NAME (a rerun resumes it)")
 	config.AddAxisListFlag(f, (*string)(&raw.TTL), "ttl", string(raw.TTL))
@@ -168,3 +143,30 @@ func sweepDefault(f *pflag.FlagSet, name, def string, p *time.Duration) {
 	fl.DefValue = d.String()
 	fl.Usage = strings.Split(fl.Usage, " (default ")[0] + "; in a sweep an absolute duration, not scaled by the TTL"
 }
+
+const sweepLong = `sweep runs counter tests over a grid (TTL x renewal interval, plus the fenced lock
+with --fencing-axis on, x length of client pauses of the lock holder) as a campaign: every grid
+point is a cell, named like ttl-200ms_renew-ttl3_pause-1.5s (what --only takes), run with seeds
+1..--seeds. It writes store/sweeps/NAME/: table.md, table.csv, violations.png (k/N runs invalid
+per cell), availability.png and index.html linking every run's report, beside the campaign's
+folder. The page and the terminal end with one recommendation line computed from the cells: the
+smallest TTL and renewal with 0 of N invalid up to the longest pause any unfenced setting bore,
+and how far fencing went beyond it. Unknown runs count as neither valid nor invalid. A rerun with
+the same --name skips the runs already finished (--fresh reruns all). The default grid takes
+about 4.5 minutes. --pause 0 means no pause (a cell without faults), as in compare.
+--nemesis client-pause,partition runs every pause length both as a SIGSTOP of the holder and as a
+partition of the holder from every node (timed just after one of its extensions returned, when the
+cell renews), side by side: one heat-map panel per fault and setting, and the recommendation asks
+a setting to hold under every fault.
+Any lock: --client-cmd CMD (with --client-dir and --lock LABEL, as run) runs each cell's clients as
+processes of CMD; --zoo-entry DIR takes the client, build, nodes, node timeout and renewal from a
+zoo entry's zoo.yaml (and builds it). The cell's TTL reaches the client as LOCKSTORM_TTL_MS and its
+renewal as LOCKSTORM_RENEW_MS (unset for none): docs/client-protocol.md says how a client maps them
+onto its library's settings, and an entry's settings: map names them in the table and the
+recommendation (KeyValidity, ExtendInterval). A watchdog entry's holders hold one to two TTLs
+unless --hold-min/--hold-max are given.
+A sweep measures: each run's claim is that it ends with a verdict, valid or invalid, so an
+invalid run is a finding shown in the table, the heat maps and the JUnit case's output, not a
+failed claim; --junit writes one test case per run, an error when the run has no verdict.
+Exit status: 0 when every run has a verdict (whatever it is), 2 on bad input, 3 if interrupted
+(finished runs are kept: rerun the same command to resume) or a run has no verdict.`
