@@ -250,6 +250,23 @@ func TestMergeSweepShards(t *testing.T) {
 	if w, g := caseNames(readJUnit(t, p("whole.xml"))), caseNames(readJUnit(t, p("merged.xml"))); !slices.Equal(w, g) {
 		t.Errorf("merged JUnit cases %v, want %v", g, w)
 	}
+	checkMergedSweepFiles(t, p)
+	// A shard of another sweep is refused, naming the setting.
+	other := append(slices.Clone(grid), "--store", p("o1"), "--shard", "1/2", "--hold-max", "60ms")
+	if r := parallel(t, bin, other); r[0].code != 0 {
+		t.Fatalf("other sweep: exit %d\n%s", r[0].code, r[0].stderr)
+	}
+	wantUsageErrors(t, bin, t.TempDir(), []usageCase{
+		{[]string{"merge", filepath.Join(art, "store-s0"), p("o1"), "--out", p("m2")}, "ran with different settings"},
+		{[]string{"sweep", "--shard", "0/0"}, "N must be between 1"},
+	})
+}
+
+// checkMergedSweepFiles checks a merged sweep's store (under p("merged")):
+// its replay lines read fault plans copied into it, and its page's files
+// and run links exist.
+func checkMergedSweepFiles(t *testing.T, p func(string) string) {
+	t.Helper()
 	// The merged runs' replay lines read the fault plans copied into the
 	// merged store, not the shards' own.
 	plans := regexp.MustCompile(`--fault-plan (\S+)`).FindAllStringSubmatch(readFile(t, p("merged.xml")), -1)
@@ -276,15 +293,6 @@ func TestMergeSweepShards(t *testing.T) {
 			t.Errorf("merged page's link %s: %v", l[1], err)
 		}
 	}
-	// A shard of another sweep is refused, naming the setting.
-	other := append(slices.Clone(grid), "--store", p("o1"), "--shard", "1/2", "--hold-max", "60ms")
-	if r := parallel(t, bin, other); r[0].code != 0 {
-		t.Fatalf("other sweep: exit %d\n%s", r[0].code, r[0].stderr)
-	}
-	wantUsageErrors(t, bin, t.TempDir(), []usageCase{
-		{[]string{"merge", filepath.Join(art, "store-s0"), p("o1"), "--out", p("m2")}, "ran with different settings"},
-		{[]string{"sweep", "--shard", "0/0"}, "N must be between 1"},
-	})
 }
 
 // runSeeds maps each run folder's seed to its verdict, over a store's
