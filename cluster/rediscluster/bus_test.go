@@ -75,7 +75,15 @@ func TestIsolateBusFailsTheMasterOver(t *testing.T) {
 		t.Errorf("ROLE on the isolated n1: %v, %v; want master", role, err)
 	}
 
-	begin = time.Now()
+	healBusAndCheck(t, ctx, c, k, lost)
+}
+
+// healBusAndCheck heals n1's bus and replication after
+// TestIsolateBusFailsTheMasterOver: n1 rejoins as a replica of n1r, k holds
+// n1r's value and lost, written on the isolated n1 only, is gone.
+func healBusAndCheck(t *testing.T, ctx context.Context, c *rediscluster.Cluster, k, lost string) {
+	t.Helper()
+	begin := time.Now()
 	if err := c.HealBus(ctx, "n1"); err != nil {
 		t.Fatal(err)
 	}
