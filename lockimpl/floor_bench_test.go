@@ -55,9 +55,38 @@ type floorSide struct {
 // asserted: the numbers depend on the machine and its load.
 func BenchmarkSingleVsFloor(b *testing.B) {
 	c := locktest.Direct(b, 1)[0]
-	ctx := context.Background()
 	opt := lockimpl.Options{TTL: 10 * time.Second}
-	single := lockimpl.NewSingle(c, opt)
+	sides := floorSides(b, c, lockimpl.NewSingle(c, opt), opt)
+	took := make([]time.Duration, len(sides))
+	cpu := make([]time.Duration, len(sides))
+	rounds := 0
+	for b.Loop() {
+		for k := range sides {
+			i := (rounds + k) % len(sides) // rotate which side goes first
+			c0 := processCPU(b)
+			d, err := floorRoundOf(b.Name(), i, sides[i].cycle)
+			if err != nil {
+				b.Fatal(err)
+			}
+			took[i] += d
+			cpu[i] += processCPU(b) - c0
+		}
+		rounds++
+	}
+	cycles := float64(rounds * floorWorkers * floorRound)
+	rate := func(i int) float64 { return cycles / took[i].Seconds() }
+	for i, s := range sides {
+		b.ReportMetric(rate(i), s.name+"-cycles/s")
+		b.ReportMetric(float64(cpu[i].Nanoseconds())/1e3/cycles, s.name+"-cpu-µs/cycle")
+	}
+	b.ReportMetric(rate(len(sides)-1)/rate(0), "single/floor")
+	b.ReportMetric(0, "ns/op")
+}
+
+// floorSides are BenchmarkSingleVsFloor's sides on client c: the floor,
+// get, get-deadline and single, each one acquire+release cycle on a key.
+func floorSides(b *testing.B, c redis.UniversalClient, single *lockimpl.Single, opt lockimpl.Options) []floorSide {
+	ctx := context.Background()
 	timeout := opt.WithDefaults(1).NodeTimeout
 	sha := loadRelease(b, c)
 	release := func(ctx context.Context, key, token string) error {
@@ -74,7 +103,7 @@ func BenchmarkSingleVsFloor(b *testing.B) {
 		}
 		return nil
 	}
-	sides := []floorSide{
+	return []floorSide{
 		{"floor", func(key string) error {
 			token := lockimpl.NewToken()
 			ok, err := c.SetNX(ctx, key, token, opt.TTL).Result()
@@ -110,30 +139,6 @@ func BenchmarkSingleVsFloor(b *testing.B) {
 			return single.Release(ctx, l)
 		}},
 	}
-	took := make([]time.Duration, len(sides))
-	cpu := make([]time.Duration, len(sides))
-	rounds := 0
-	for b.Loop() {
-		for k := range sides {
-			i := (rounds + k) % len(sides) // rotate which side goes first
-			c0 := processCPU(b)
-			d, err := floorRoundOf(b.Name(), i, sides[i].cycle)
-			if err != nil {
-				b.Fatal(err)
-			}
-			took[i] += d
-			cpu[i] += processCPU(b) - c0
-		}
-		rounds++
-	}
-	cycles := float64(rounds * floorWorkers * floorRound)
-	rate := func(i int) float64 { return cycles / took[i].Seconds() }
-	for i, s := range sides {
-		b.ReportMetric(rate(i), s.name+"-cycles/s")
-		b.ReportMetric(float64(cpu[i].Nanoseconds())/1e3/cycles, s.name+"-cpu-µs/cycle")
-	}
-	b.ReportMetric(rate(len(sides)-1)/rate(0), "single/floor")
-	b.ReportMetric(0, "ns/op")
 }
 
 // processCPU is the CPU time (user + system) this process has used so
