@@ -2,8 +2,9 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/lockstorm/lockstorm/config"
 	"time"
+
+	"github.com/lockstorm/lockstorm/config"
 )
 
 // key is what a resumed sweep must share with the stored one for its
