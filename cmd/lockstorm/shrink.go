@@ -11,7 +11,7 @@ import (
 
 	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/internal/zoo"
+	"github.com/lockstorm/lockstorm/zoo"
 	"github.com/lockstorm/lockstorm/repro"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/internal/zoo"
+	"github.com/lockstorm/lockstorm/zoo"
 	"github.com/lockstorm/lockstorm/reports"
 )
 

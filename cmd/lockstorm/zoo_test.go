@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/clients/python"
-	"github.com/lockstorm/lockstorm/internal/zoo"
+	"github.com/lockstorm/lockstorm/zoo"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
