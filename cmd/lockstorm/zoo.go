@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/zoo"
 	"github.com/lockstorm/lockstorm/reports"
+	"github.com/lockstorm/lockstorm/zoo"
 )
 
 func zooCommand() *cobra.Command {

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/clients/python"
-	"github.com/lockstorm/lockstorm/zoo"
 	"github.com/lockstorm/lockstorm/reports"
+	"github.com/lockstorm/lockstorm/zoo"
 )
 
 // A user's zoo folder outside the repository: the protocol document's
