@@ -151,3 +151,29 @@ func moduleImports(root string) (map[string][]string, error) {
 	})
 	return out, err
 }
+
+// TestWhatIsWhereNamesEveryTopLevelPackage: the README's "What is where"
+// table has a row for every top-level folder holding a package of the
+// module, and for the root package's files.
+func TestWhatIsWhereNamesEveryTopLevelPackage(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "\n## What is where\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	imports, err := moduleImports(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range imports {
+		top, _, _ := strings.Cut(p, "/")
+		name := top + "/"
+		if p == "." {
+			name = "lockstorm.go"
+		}
+		if !strings.Contains(section, "`"+name) {
+			t.Errorf("README's What is where names no %s (package %s): add a row", name, p)
+		}
+	}
+}
