@@ -14,10 +14,7 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/pauseclock"
 	"github.com/lockstorm/lockstorm/lockimpl"
-	// The adapters register "redsync" and "redislock" with lockimpl, so
-	// every entry point that runs a test (CLI, Go API, catalog, sweep)
-	// builds them by --lock name.
-	_ "github.com/lockstorm/lockstorm/lockimpl/adapters"
+	_ "github.com/lockstorm/lockstorm/lockimpl/adapters" // registers --lock redsync and redislock for every entry point
 	"github.com/lockstorm/lockstorm/procclient"
 	"github.com/lockstorm/lockstorm/resource"
 	"github.com/lockstorm/lockstorm/workloads"
