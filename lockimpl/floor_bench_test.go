@@ -55,7 +55,37 @@ type floorSide struct {
 // asserted: the numbers depend on the machine and its load.
 func BenchmarkSingleVsFloor(b *testing.B) {
 	c := locktest.Direct(b, 1)[0]
-	ctx := context.Background()
+	sides := singleVsFloorSides(context.Background(), b, c)
+	took := make([]time.Duration, len(sides))
+	cpu := make([]time.Duration, len(sides))
+	rounds := 0
+	for b.Loop() {
+		for k := range sides {
+			i := (rounds + k) % len(sides) // rotate which side goes first
+			c0 := processCPU(b)
+			d, err := floorRoundOf(b.Name(), i, sides[i].cycle)
+			if err != nil {
+				b.Fatal(err)
+			}
+			took[i] += d
+			cpu[i] += processCPU(b) - c0
+		}
+		rounds++
+	}
+	cycles := float64(rounds * floorWorkers * floorRound)
+	rate := func(i int) float64 { return cycles / took[i].Seconds() }
+	for i, s := range sides {
+		b.ReportMetric(rate(i), s.name+"-cycles/s")
+		b.ReportMetric(float64(cpu[i].Nanoseconds())/1e3/cycles, s.name+"-cpu-µs/cycle")
+	}
+	b.ReportMetric(rate(len(sides)-1)/rate(0), "single/floor")
+	b.ReportMetric(0, "ns/op")
+}
+
+// singleVsFloorSides are the sides BenchmarkSingleVsFloor times on c: the
+// floor (SET NX PX and the scripted release), the same with GET, with GET
+// and the single lock's deadlines, and the single lock itself.
+func singleVsFloorSides(ctx context.Context, b *testing.B, c redis.UniversalClient) []floorSide {
 	opt := lockimpl.Options{TTL: 10 * time.Second}
 	single := lockimpl.NewSingle(c, opt)
 	timeout := opt.WithDefaults(1).NodeTimeout
@@ -74,7 +104,7 @@ func BenchmarkSingleVsFloor(b *testing.B) {
 		}
 		return nil
 	}
-	sides := []floorSide{
+	return []floorSide{
 		{"floor", func(key string) error {
 			token := lockimpl.NewToken()
 			ok, err := c.SetNX(ctx, key, token, opt.TTL).Result()
@@ -110,30 +140,6 @@ func BenchmarkSingleVsFloor(b *testing.B) {
 			return single.Release(ctx, l)
 		}},
 	}
-	took := make([]time.Duration, len(sides))
-	cpu := make([]time.Duration, len(sides))
-	rounds := 0
-	for b.Loop() {
-		for k := range sides {
-			i := (rounds + k) % len(sides) // rotate which side goes first
-			c0 := processCPU(b)
-			d, err := floorRoundOf(b.Name(), i, sides[i].cycle)
-			if err != nil {
-				b.Fatal(err)
-			}
-			took[i] += d
-			cpu[i] += processCPU(b) - c0
-		}
-		rounds++
-	}
-	cycles := float64(rounds * floorWorkers * floorRound)
-	rate := func(i int) float64 { return cycles / took[i].Seconds() }
-	for i, s := range sides {
-		b.ReportMetric(rate(i), s.name+"-cycles/s")
-		b.ReportMetric(float64(cpu[i].Nanoseconds())/1e3/cycles, s.name+"-cpu-µs/cycle")
-	}
-	b.ReportMetric(rate(len(sides)-1)/rate(0), "single/floor")
-	b.ReportMetric(0, "ns/op")
 }
 
 // processCPU is the CPU time (user + system) this process has used so
