@@ -32,6 +32,13 @@ func ParsePersistence(s string) (Persistence, error) {
 
 func quote(s string) string { return "\"" + s + "\"" }
 
+// DefaultDockerImage is the Redis image of the docker provider
+// (cluster/docker) when none is given. Where no registry is reachable,
+// build lockstorm/redis:7 with docker/build-redis-image.sh and use that
+// instead. It is named here so that config can name it without linking
+// the Docker client.
+const DefaultDockerImage = "redis:7"
+
 // Stream selects the direction of a link a toxic acts on.
 type Stream string
 

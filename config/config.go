@@ -129,7 +129,7 @@ type Config struct {
 	// Provider is local, docker or external.
 	Provider string `json:"provider"`
 	// DockerImage is the Redis image of the docker provider (empty:
-	// docker.DefaultImage).
+	// cluster.DefaultDockerImage).
 	DockerImage string `json:"docker_image,omitempty"`
 	// External holds the external provider's endpoints.
 	External External `json:"external,omitempty"`

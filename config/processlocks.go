@@ -9,9 +9,6 @@ import (
 
 	"github.com/lockstorm/lockstorm/clients/python"
 	"github.com/lockstorm/lockstorm/lockimpl"
-	// The adapters register "redsync" and "redislock" with lockimpl, so
-	// every entry point's --lock (CLI, Go API, catalog, sweep) knows them.
-	_ "github.com/lockstorm/lockstorm/lockimpl/adapters"
 )
 
 // Pause models (Config.PauseModel).
@@ -23,8 +20,10 @@ const (
 	PauseLinks = "links"
 )
 
-// LockNames lists every --lock name: the built-in Go locks (lockimpl),
-// then the process locks (the Python clients), each sorted.
+// LockNames lists every --lock name: the Go locks lockimpl builds (its
+// own and those registered with it: the adapters, once a program links
+// them, as every program linking the harness does), then the process locks
+// (the Python clients).
 func LockNames() []string {
 	return append(slices.Clone(lockimpl.Names()), python.Locks()...)
 }

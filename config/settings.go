@@ -6,7 +6,6 @@ import (
 
 	"github.com/lockstorm/lockstorm/clients/python"
 	"github.com/lockstorm/lockstorm/cluster"
-	"github.com/lockstorm/lockstorm/cluster/docker"
 	"github.com/lockstorm/lockstorm/lease"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/nemesis"
@@ -155,7 +154,7 @@ func providerSettings() []Setting {
 	return []Setting{
 		{Name: "provider", Help: "where Redis runs: local (redis-server processes), docker (containers), external (given endpoints)", Replay: ReplayChanged,
 			value: text(func(c *Config) *string { return &c.Provider }, "local")},
-		{Name: "docker-image", Help: "Redis image of the docker provider", Default: docker.DefaultImage + "; make docker-image builds lockstorm/redis:7", Replay: ReplayChanged,
+		{Name: "docker-image", Help: "Redis image of the docker provider", Default: cluster.DefaultDockerImage + "; make docker-image builds lockstorm/redis:7", Replay: ReplayChanged,
 			value: text(func(c *Config) *string { return &c.DockerImage }, "")},
 		{Name: "keep", Help: "keep the nodes' data folders (local) or containers (docker) after the run",
 			value: flag(func(c *Config) *bool { return &c.KeepClusterDir })},

@@ -14,6 +14,7 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/pauseclock"
 	"github.com/lockstorm/lockstorm/lockimpl"
+	_ "github.com/lockstorm/lockstorm/lockimpl/adapters" // registers --lock redsync and redislock for every entry point
 	"github.com/lockstorm/lockstorm/procclient"
 	"github.com/lockstorm/lockstorm/resource"
 	"github.com/lockstorm/lockstorm/workloads"

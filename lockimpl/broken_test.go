@@ -8,8 +8,8 @@ import (
 
 	"github.com/lockstorm/lockstorm/cluster"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
-	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
 // TestUnsafeDelDeletesOthersKey: A's lease expires, B takes the lock, A

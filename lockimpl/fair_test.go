@@ -10,8 +10,8 @@ import (
 
 	"github.com/lockstorm/lockstorm/cluster"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
-	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
 // waitQueue waits until the fair lock's queue for key has n waiters.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/lockstorm/lockstorm/cluster"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
-	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
 // TestWatchdog: the renewable lock's watchdog keeps a lease alive for 5x

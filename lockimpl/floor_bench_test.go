@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/lockimpl"
-	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
+	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 )
 
 // floorWorkers is the concurrency issue 17's target is stated at.

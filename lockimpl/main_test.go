@@ -3,7 +3,7 @@ package lockimpl_test
 import (
 	"testing"
 
-	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
+	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 )
 
 // One local cluster for the whole package (see locktest).

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
-	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
 // TestRegistry: every name builds a lock; an unknown name is an error

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
-	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
 // On a master without a replica no WAIT 1 is ever acknowledged: single-wait

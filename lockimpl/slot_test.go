@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
-	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
 // HashSlot against values Redis documents (the cluster specification's

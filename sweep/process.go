@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/internal/zoo"
+	"github.com/lockstorm/lockstorm/zoo"
 )
 
 // Process is a lock under test that runs as process clients (the client

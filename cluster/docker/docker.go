@@ -16,11 +16,6 @@ import (
 	"github.com/lockstorm/lockstorm/cluster"
 )
 
-// DefaultImage is the Redis image used when Config.Image is empty. Where
-// no registry is reachable, build lockstorm/redis:7 with
-// docker/build-redis-image.sh and use that instead.
-const DefaultImage = "redis:7"
-
 // Config describes a cluster of Redis containers.
 type Config struct {
 	// Nodes is the number of Redis containers, named n1..nN; at least 1.
@@ -30,10 +25,10 @@ type Config struct {
 	Clients []string
 	// Persistence is every node's persistence mode; empty means PersistNone.
 	Persistence cluster.Persistence
-	// Image is the Redis image; empty means DefaultImage. Its entrypoint
-	// must accept redis-server options as arguments (the official image
-	// and lockstorm/redis:7 both do). It is pulled only if it is not
-	// present locally.
+	// Image is the Redis image; empty means cluster.DefaultDockerImage.
+	// Its entrypoint must accept redis-server options as arguments (the
+	// official image and lockstorm/redis:7 both do). It is pulled only if
+	// it is not present locally.
 	Image string
 	// Network names the run's private network, on which the nodes reach
 	// each other by their names (n1, n2, ...); empty means
@@ -94,7 +89,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	cfg.Clients = slices.Clone(cfg.Clients)
 	if cfg.Image == "" {
-		cfg.Image = DefaultImage
+		cfg.Image = cluster.DefaultDockerImage
 	}
 	if err := checkReplica(&cfg); err != nil {
 		return nil, err

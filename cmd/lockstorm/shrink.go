@@ -11,8 +11,8 @@ import (
 
 	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/internal/zoo"
 	"github.com/lockstorm/lockstorm/repro"
+	"github.com/lockstorm/lockstorm/zoo"
 )
 
 func shrinkCommand() *cobra.Command {

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm/config"
-	"github.com/lockstorm/lockstorm/internal/zoo"
 	"github.com/lockstorm/lockstorm/reports"
+	"github.com/lockstorm/lockstorm/zoo"
 )
 
 func zooCommand() *cobra.Command {
@@ -40,20 +40,9 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 				return setupError(err)
 			}
 			o := zoo.Options{Only: f.Only, Seeds: f.Seeds, TimeLimit: f.TimeLimit(), Parallel: f.Parallel, Store: f.Store(), Shard: f.Shard}
-			entries, err := zoo.Load(dir)
+			entries, err := zooEntries(dir, known, o)
 			if err != nil {
-				return usage("%v", err)
-			}
-			if entries, err = zoo.Select(entries, o.Only); err != nil {
-				return usage("%v", err)
-			}
-			if known {
-				if entries = zoo.KnownCells(entries); len(entries) == 0 {
-					return usage("--known: no cell of the selected entries carries known: or fixed:")
-				}
-			}
-			if err := zoo.Check(entries, o); err != nil {
-				return usage("%v", err)
+				return err
 			}
 			o.Out = os.Stdout
 			cells := 0
@@ -80,20 +69,7 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 			fmt.Println()
 			fmt.Print(zoo.Markdown(board))
 			fmt.Printf("\n%s\nscoreboard: %s\n", zoo.SummaryLine(board.Summary), filepath.Join(out, zoo.PageFile))
-			n := board.Count()
-			if n[string(zoo.Skipped)] > 0 {
-				fmt.Println("skipped entries lack their runtime: scripts/install-deps.sh --with-zoo (make zoo runs it) installs python3-redis, php-cli, php-redis and php-malkusch-lock")
-			}
-			switch {
-			case n[string(zoo.Finding)]+n[string(zoo.Missed)] > 0:
-				return &exitError{code: exitInvalid, err: fmt.Errorf("%d zoo cells disagree with their expectation (%d findings, %d missed)", n[string(zoo.Finding)]+n[string(zoo.Missed)], n[string(zoo.Finding)], n[string(zoo.Missed)])}
-			case board.Interrupted:
-				return &exitError{code: exitUnknown, err: fmt.Errorf("interrupted before every cell ran")}
-			case n[string(zoo.Unknown)] > 0:
-				return &exitError{code: exitUnknown, err: fmt.Errorf("%d zoo cells are unknown", n[string(zoo.Unknown)])}
-			}
-			fmt.Printf("every cell that ran agrees (%d agree, %d skipped)\n", n[string(zoo.Agree)], n[string(zoo.Skipped)])
-			return nil
+			return zooExit(board)
 		},
 	}
 	fl := cmd.Flags()
@@ -101,4 +77,46 @@ An entry whose runtime is missing is skipped: shown as skipped, never as passed.
 	fl.BoolVar(&known, "known", false, "run only the cells that carry known: (an upstream bug the entry must show) or fixed: (its fixed twin)")
 	config.AddCampaignFlags(fl, &f, "entry names, or single cells as NAME/COLUMN (e.g. redis-py-lock/client-crash),")
 	return cmd
+}
+
+// zooEntries loads the entries of dir, keeps those o.Only selects (and
+// with known only their cells that carry known: or fixed:) and checks
+// them against o; an error is a usage error.
+func zooEntries(dir string, known bool, o zoo.Options) ([]zoo.Entry, error) {
+	entries, err := zoo.Load(dir)
+	if err != nil {
+		return nil, usage("%v", err)
+	}
+	if entries, err = zoo.Select(entries, o.Only); err != nil {
+		return nil, usage("%v", err)
+	}
+	if known {
+		if entries = zoo.KnownCells(entries); len(entries) == 0 {
+			return nil, usage("--known: no cell of the selected entries carries known: or fixed:")
+		}
+	}
+	if err := zoo.Check(entries, o); err != nil {
+		return nil, usage("%v", err)
+	}
+	return entries, nil
+}
+
+// zooExit is the zoo command's outcome on its board: exit 1 when a cell
+// disagrees, 3 when the run was interrupted or a cell is unknown, else
+// nil after a line saying every cell that ran agrees.
+func zooExit(board *zoo.Board) error {
+	n := board.Count()
+	if n[string(zoo.Skipped)] > 0 {
+		fmt.Println("skipped entries lack their runtime: scripts/install-deps.sh --with-zoo (make zoo runs it) installs python3-redis, php-cli, php-redis and php-malkusch-lock")
+	}
+	switch {
+	case n[string(zoo.Finding)]+n[string(zoo.Missed)] > 0:
+		return &exitError{code: exitInvalid, err: fmt.Errorf("%d zoo cells disagree with their expectation (%d findings, %d missed)", n[string(zoo.Finding)]+n[string(zoo.Missed)], n[string(zoo.Finding)], n[string(zoo.Missed)])}
+	case board.Interrupted:
+		return &exitError{code: exitUnknown, err: fmt.Errorf("interrupted before every cell ran")}
+	case n[string(zoo.Unknown)] > 0:
+		return &exitError{code: exitUnknown, err: fmt.Errorf("%d zoo cells are unknown", n[string(zoo.Unknown)])}
+	}
+	fmt.Printf("every cell that ran agrees (%d agree, %d skipped)\n", n[string(zoo.Agree)], n[string(zoo.Skipped)])
+	return nil
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/clients/python"
-	"github.com/lockstorm/lockstorm/internal/zoo"
 	"github.com/lockstorm/lockstorm/reports"
+	"github.com/lockstorm/lockstorm/zoo"
 )
 
 // A user's zoo folder outside the repository: the protocol document's
@@ -27,43 +27,7 @@ func TestZooRunsAnEntryOutsideTheRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := binary(t)
-	root := t.TempDir()
-	dir := filepath.Join(root, "example-client")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "client.py"), example, 0o644)
-	os.WriteFile(filepath.Join(dir, zoo.ManifestFile), []byte(`name: example-client
-language: python
-library: docs/client-protocol.md's example client
-version: "1"
-upstream: https://github.com/lockstorm/lockstorm/blob/main/docs/client-protocol.md
-build: mkdir -p bin && cp client.py bin/client.py
-client: `+argv[0]+` -B bin/client.py
-nodes: 1
-ttl: 500ms
-renewal: none
-fencing: false
-claims: SET NX PX with a compare-and-delete release
-cells:
-  - nemesis: client-crash
-    expect: valid
-    why: a crashed holder's key expires after its TTL
-`), 0o644)
-	php := filepath.Join(root, "needs-a-runtime")
-	os.MkdirAll(php, 0o755)
-	os.WriteFile(filepath.Join(php, zoo.ManifestFile), []byte(`name: needs-a-runtime
-language: cobol
-library: none
-version: "0"
-upstream: https://example.invalid
-client: no-such-runtime-zz adapter.cbl
-nodes: 1
-ttl: 500ms
-claims: nothing
-cells:
-  - nemesis: partition
-    expect: valid
-    why: nothing runs
-`), 0o644)
+	root, dir := writeTwoEntries(t, example, argv[0])
 	store, junit := t.TempDir(), filepath.Join(t.TempDir(), "zoo.xml")
 	// 10 s: about three crashes, so that one touches a holder or a waiter
 	// (else the verdict is unknown: no fault exercised the lock).
@@ -109,6 +73,50 @@ cells:
 	if code == 2 || !strings.Contains(stdout, "built already") {
 		t.Errorf("second run: exit %d, want it to run without building:\n%s", code, stdout)
 	}
+}
+
+// writeTwoEntries writes a zoo of two entries in a fresh folder, root: the
+// example client (client.py, run by interpreter, in dir), and one whose runtime
+// no machine has (needs-a-runtime).
+func writeTwoEntries(t *testing.T, example []byte, interpreter string) (root, dir string) {
+	root = t.TempDir()
+	dir = filepath.Join(root, "example-client")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "client.py"), example, 0o644)
+	os.WriteFile(filepath.Join(dir, zoo.ManifestFile), []byte(`name: example-client
+language: python
+library: docs/client-protocol.md's example client
+version: "1"
+upstream: https://github.com/lockstorm/lockstorm/blob/main/docs/client-protocol.md
+build: mkdir -p bin && cp client.py bin/client.py
+client: `+interpreter+` -B bin/client.py
+nodes: 1
+ttl: 500ms
+renewal: none
+fencing: false
+claims: SET NX PX with a compare-and-delete release
+cells:
+  - nemesis: client-crash
+    expect: valid
+    why: a crashed holder's key expires after its TTL
+`), 0o644)
+	php := filepath.Join(root, "needs-a-runtime")
+	os.MkdirAll(php, 0o755)
+	os.WriteFile(filepath.Join(php, zoo.ManifestFile), []byte(`name: needs-a-runtime
+language: cobol
+library: none
+version: "0"
+upstream: https://example.invalid
+client: no-such-runtime-zz adapter.cbl
+nodes: 1
+ttl: 500ms
+claims: nothing
+cells:
+  - nemesis: partition
+    expect: valid
+    why: nothing runs
+`), 0o644)
+	return root, dir
 }
 
 func readFile(t *testing.T, path string) string {

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/lockimpl/adapters"
-	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
 // Benchmarks talk to the nodes directly (locktest.Direct, no toxiproxy) for

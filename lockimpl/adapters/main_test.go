@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
-	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
 )
 
 // One local cluster for the whole package (see locktest).

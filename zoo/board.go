@@ -70,8 +70,9 @@ func SummaryLine(s Summary) string {
 		s.Libraries, s.Entries, s.KnownReproduced, s.KnownListed, s.FixedClean, s.FixedTwins, s.NewFindings, s.Missed, s.Unknown)
 }
 
-// Markdown is zoo.md: the scoreboard table (entries by faults), then every
-// finding and unknown cell with its runs' replay lines.
+// Markdown is zoo.md: the scoreboard table (entries by faults), the known
+// bugs, each entry's claims, then every finding, missed and unknown cell
+// with its runs' replay lines.
 func Markdown(b *Board) string {
 	var w strings.Builder
 	n := b.Count()
@@ -96,27 +97,7 @@ func Markdown(b *Board) string {
 		w.WriteString("\n")
 	}
 	if len(b.Summary.KnownURLs) > 0 {
-		w.WriteString("\n## Known bugs\n\n")
-		for _, e := range b.Entries {
-			for _, c := range e.Cells {
-				if c.Cell.Known == "" && c.Cell.Fixed == "" {
-					continue
-				}
-				ref := c.Cell.Known
-				if ref == "" {
-					ref = c.Cell.Fixed
-				}
-				fmt.Fprintf(&w, "- %s · %s (%s): %s", e.Name, c.Column, ref, mdEscape(cellText(c)))
-				if c.Cell.Known != "" {
-					if t := b.Twin(e, c); t != "" {
-						fmt.Fprintf(&w, "; fixed twin %s", mdEscape(t))
-					} else {
-						w.WriteString("; no fixed twin in the zoo (the fix is not in a release reachable here)")
-					}
-				}
-				w.WriteString("\n")
-			}
-		}
+		writeKnownBugs(&w, b)
 	}
 	w.WriteString("\n## Claims\n\n")
 	for _, e := range b.Entries {
@@ -129,37 +110,70 @@ func Markdown(b *Board) string {
 		}
 	}
 	for _, want := range []Status{Finding, Missed, Unknown} {
-		title := map[Status]string{Finding: "New findings (a checker flagged what the documentation promises, or a fixed version is not clean)",
-			Missed:  "Missed (the failure the documentation leads one to expect did not show: the library does better, or lockstorm's faults did not reach it)",
-			Unknown: "Unknown cells"}[want]
-		first := true
-		for _, e := range b.Entries {
-			for _, c := range e.Cells {
-				if c.Status != want {
-					continue
+		writeStatusSection(&w, b, want)
+	}
+	return w.String()
+}
+
+// writeKnownBugs writes zoo.md's section of the cells that name an
+// upstream bug (known:) or its fix (fixed:), with each known bug's twin.
+func writeKnownBugs(w *strings.Builder, b *Board) {
+	w.WriteString("\n## Known bugs\n\n")
+	for _, e := range b.Entries {
+		for _, c := range e.Cells {
+			if c.Cell.Known == "" && c.Cell.Fixed == "" {
+				continue
+			}
+			ref := c.Cell.Known
+			if ref == "" {
+				ref = c.Cell.Fixed
+			}
+			fmt.Fprintf(w, "- %s · %s (%s): %s", e.Name, c.Column, ref, mdEscape(cellText(c)))
+			if c.Cell.Known != "" {
+				if t := b.Twin(e, c); t != "" {
+					fmt.Fprintf(w, "; fixed twin %s", mdEscape(t))
+				} else {
+					w.WriteString("; no fixed twin in the zoo (the fix is not in a release reachable here)")
 				}
-				if first {
-					fmt.Fprintf(&w, "\n## %s\n", title)
-					first = false
+			}
+			w.WriteString("\n")
+		}
+	}
+}
+
+// writeStatusSection writes zoo.md's section of the cells of status want
+// (findings, missed or unknown cells), each with its runs' replay lines;
+// nothing when no cell has it.
+func writeStatusSection(w *strings.Builder, b *Board, want Status) {
+	title := map[Status]string{Finding: "New findings (a checker flagged what the documentation promises, or a fixed version is not clean)",
+		Missed:  "Missed (the failure the documentation leads one to expect did not show: the library does better, or lockstorm's faults did not reach it)",
+		Unknown: "Unknown cells"}[want]
+	first := true
+	for _, e := range b.Entries {
+		for _, c := range e.Cells {
+			if c.Status != want {
+				continue
+			}
+			if first {
+				fmt.Fprintf(w, "\n## %s\n", title)
+				first = false
+			}
+			fmt.Fprintf(w, "\n### %s · %s: expected %s, observed %s\n\n%s\n\n", e.Name, c.Column, c.Cell.Expected(), c.Summary, c.Cell.Why)
+			for _, r := range c.Runs {
+				fmt.Fprintf(w, "- seed %d: %s, %s", r.Seed, r.Verdict, r.Status)
+				if len(r.Flagged) > 0 {
+					fmt.Fprintf(w, " (%s)", strings.Join(r.Flagged, ", "))
 				}
-				fmt.Fprintf(&w, "\n### %s · %s: expected %s, observed %s\n\n%s\n\n", e.Name, c.Column, c.Cell.Expected(), c.Summary, c.Cell.Why)
-				for _, r := range c.Runs {
-					fmt.Fprintf(&w, "- seed %d: %s, %s", r.Seed, r.Verdict, r.Status)
-					if len(r.Flagged) > 0 {
-						fmt.Fprintf(&w, " (%s)", strings.Join(r.Flagged, ", "))
-					}
-					if r.First != "" {
-						fmt.Fprintf(&w, "; first anomaly: %s", r.First)
-					}
-					if r.Error != "" {
-						fmt.Fprintf(&w, "; %s", r.Error)
-					}
-					fmt.Fprintf(&w, "\n  - `%s`\n  - %s\n", r.Replay, r.Dir)
+				if r.First != "" {
+					fmt.Fprintf(w, "; first anomaly: %s", r.First)
 				}
+				if r.Error != "" {
+					fmt.Fprintf(w, "; %s", r.Error)
+				}
+				fmt.Fprintf(w, "\n  - `%s`\n  - %s\n", r.Replay, r.Dir)
 			}
 		}
 	}
-	return w.String()
 }
 
 func cellAt(e EntryOutcome, column string) (CellOutcome, bool) {

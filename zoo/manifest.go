@@ -3,8 +3,9 @@
 // the client line protocol (docs/client-protocol.md). Every cell of an
 // entry (a fault, a workload and the expected verdict, written from the
 // library's documentation) runs for every seed; each run is judged
-// against the expectation, and the cells make a scoreboard. zoo/README.md
-// is the manifest's contract.
+// against the expectation, and the cells make a scoreboard. zoo/README.md,
+// beside the entry folders (a Go entry is a module of its own), is the
+// manifest's contract.
 package zoo
 
 import (

@@ -95,7 +95,7 @@ func TestKnownCells(t *testing.T) {
 // adapter maps the library, and every known bug it lists is shown by an
 // entry whose version is named in its manifest.
 func TestRepositoryZoo(t *testing.T) {
-	es, err := Load("../../zoo")
+	es, err := Load(".")
 	if err != nil {
 		t.Fatal(err)
 	}
