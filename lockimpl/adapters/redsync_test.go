@@ -149,7 +149,9 @@ func TestRedsyncReleaseClassification(t *testing.T) {
 		want  string
 	}{
 		{"quorum not ours", 5, func(t *testing.T, key string, _ []redis.UniversalClient) { takeOn(t, key, "n1", "n2", "n3") }, "fail"},
-		{"expired everywhere", 5, func(t *testing.T, key string, _ []redis.UniversalClient) { dropOn(t, key, "n1", "n2", "n3", "n4", "n5") }, "fail"},
+		{"expired everywhere", 5, func(t *testing.T, key string, _ []redis.UniversalClient) {
+			dropOn(t, key, "n1", "n2", "n3", "n4", "n5")
+		}, "fail"},
 		{"expired on two, never sent to three", 5, func(t *testing.T, key string, c []redis.UniversalClient) {
 			dropOn(t, key, "n1", "n2")
 			for _, cl := range c[2:] {
