@@ -21,27 +21,45 @@ import (
 // is an unknown outcome), and compute the lease's validity from the
 // moment before the attempt was sent.
 //
-// The retry loop is ours (one redislock Obtain per attempt, each with its
-// own NodeTimeout), because redislock's own retry returns ctx.Err() both
-// when the context ends between attempts (certain failure) and during a
-// command (unknown outcome), which a history must tell apart. The token
-// is chosen here so that an unknown attempt can be cleaned up by token.
+// The retry loop is ours (lockimpl.AcquireLoop: one Obtain per attempt,
+// with the library's default NoRetry, each under its own NodeTimeout),
+// because redislock's own retry returns ctx.Err() both when the context
+// ends between attempts (certain failure) and during a command (unknown
+// outcome), which a history must tell apart. The token is chosen here so
+// that an unknown attempt can be cleaned up by token. An extend that
+// Refresh granted after the validity it would give is unknown: the key
+// was extended. The in-process "redislock" lock and the zoo's redislock
+// entries are this type (the zoo's with a watchdog: NewRedislockRenewed).
 type Redislock struct {
 	c     redis.UniversalClient
 	rl    *redislock.Client
 	opt   lockimpl.Options
-	locks sync.Map // *lockimpl.Lease -> *redislock.Lock
+	name  string             // in errors
+	dog   *lockimpl.Watchdog // nil: no renewals by itself
+	locks sync.Map           // *lockimpl.Lease -> *redislock.Lock
 }
 
 // NewRedislock wraps bsm/redislock on one node.
 func NewRedislock(c redis.UniversalClient, opt lockimpl.Options) *Redislock {
-	return &Redislock{c: c, rl: redislock.New(c), opt: opt.WithDefaults(1)}
+	return &Redislock{c: c, rl: redislock.New(c), opt: opt.WithDefaults(1), name: nameRedislock}
 }
 
-// Acquire obtains the lock, retrying with jittered backoff until ctx ends.
+// NewRedislockRenewed is NewRedislock with a watchdog (lockimpl.Watchdog)
+// that calls Refresh every opt.RenewEvery, the usage redislock's README
+// shows to keep a lock ("external watchdog"): the first failed refresh
+// marks the lease lost. name names the lock in errors.
+func NewRedislockRenewed(c redis.UniversalClient, opt lockimpl.Options, name string) *Redislock {
+	a := NewRedislock(c, opt)
+	a.name = name
+	a.dog = lockimpl.NewWatchdog(a.opt, name, a.refresh)
+	return a
+}
+
+// Acquire obtains the lock, retrying with jittered backoff until ctx ends,
+// and starts the lease's watchdog if there is one.
 func (a *Redislock) Acquire(ctx context.Context, key string) (*lockimpl.Lease, error) {
 	var got *redislock.Lock
-	l, err := lockimpl.AcquireLoop(ctx, &a.opt, nameRedislock, a.opt.NodeNames[0], key,
+	l, err := lockimpl.AcquireLoop(ctx, &a.opt, a.name, a.opt.NodeNames[0], key,
 		func(ctx context.Context, token string) (bool, int64, error) {
 			lk, err := a.rl.Obtain(ctx, key, a.opt.TTL, &redislock.Options{Token: token})
 			switch {
@@ -58,14 +76,21 @@ func (a *Redislock) Acquire(ctx context.Context, key string) (*lockimpl.Lease, e
 		return nil, err
 	}
 	a.locks.Store(l, got)
+	if a.dog != nil {
+		a.dog.Start(ctx, l)
+	}
 	return l, nil
 }
 
-// Release releases through redislock.
+// Release stops the lease's watchdog (waiting for it), then releases
+// through redislock.
 func (a *Redislock) Release(ctx context.Context, l *lockimpl.Lease) error {
+	if a.dog != nil {
+		a.dog.Stop(l)
+	}
 	v, ok := a.locks.LoadAndDelete(l)
 	if !ok {
-		return lockimpl.NotHeldError(nameRedislock, "release (unknown lease)", l.Key)
+		return lockimpl.NotHeldError(a.name, "release (unknown lease)", l.Key)
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.opt.NodeTimeout)
 	defer cancel()
@@ -73,32 +98,38 @@ func (a *Redislock) Release(ctx context.Context, l *lockimpl.Lease) error {
 	l.MarkLost(lockimpl.ErrReleased)
 	switch {
 	case errors.Is(err, redislock.ErrLockNotHeld):
-		return lockimpl.NotHeldError(nameRedislock, "release", l.Key)
+		return lockimpl.NotHeldError(a.name, "release", l.Key)
 	case err != nil:
-		return lockimpl.UnknownError(nameRedislock, "release", l.Key, err)
+		return lockimpl.UnknownError(a.name, "release", l.Key, err)
 	}
 	return nil
 }
 
-// Extend refreshes the TTL through redislock.
+// Extend refreshes the TTL through redislock, under NodeTimeout.
 func (a *Redislock) Extend(ctx context.Context, l *lockimpl.Lease) error {
-	v, ok := a.locks.Load(l)
-	if !ok {
-		return lockimpl.NotHeldError(nameRedislock, "extend (unknown lease)", l.Key)
-	}
-	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, a.opt.NodeTimeout)
 	defer cancel()
+	return a.refresh(ctx, l)
+}
+
+// refresh is one Refresh (no retry) that moves the validity to TTL −
+// drift from before the call.
+func (a *Redislock) refresh(ctx context.Context, l *lockimpl.Lease) error {
+	v, ok := a.locks.Load(l)
+	if !ok {
+		return lockimpl.NotHeldError(a.name, "extend (unknown lease)", l.Key)
+	}
+	start := time.Now()
 	err := v.(*redislock.Lock).Refresh(ctx, a.opt.TTL, nil)
 	switch {
 	case errors.Is(err, redislock.ErrNotObtained):
-		return lockimpl.NotHeldError(nameRedislock, "extend", l.Key)
+		return lockimpl.NotHeldError(a.name, "extend", l.Key)
 	case err != nil:
-		return lockimpl.UnknownError(nameRedislock, "extend", l.Key, err)
+		return lockimpl.UnknownError(a.name, "extend", l.Key, err)
 	}
 	valid := a.opt.ValidUntil(start)
 	if !time.Now().Before(valid) {
-		return lockimpl.NotHeldError(nameRedislock, "extend (validity elapsed)", l.Key)
+		return lockimpl.UnknownError(a.name, "extend", l.Key, errors.New("refreshed after the validity it would give"))
 	}
 	l.SetValidity(valid)
 	return nil

@@ -16,3 +16,7 @@ require (
 )
 
 replace github.com/lockstorm/lockstorm => ../..
+
+// The adapter is the repository root's (lockimpl/adapters), which pins
+// this release today; the replace keeps the entry on it if the root moves.
+replace github.com/go-redsync/redsync/v4 => github.com/go-redsync/redsync/v4 v4.18.1
