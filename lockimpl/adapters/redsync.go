@@ -26,7 +26,7 @@ import (
 // its validity redsync's own Until().
 //
 // Failures are classified from the nodes' answers in redsync's error
-// (redsyncCertain): an acquire or extend fails (ErrNotObtained,
+// (RedsyncCertain): an acquire or extend fails (ErrNotObtained,
 // ErrNotHeld) only when the nodes that may have acted cannot make a
 // quorum, a release only when a quorum answered "not ours" or no node
 // may have acted; anything else is ErrOutcomeUnknown. The in-process
@@ -107,7 +107,7 @@ func (a *Redsync) Acquire(ctx context.Context, key string) (*lockimpl.Lease, err
 			a.leases.Store(l, m)
 			return l, nil
 		}
-		if !redsyncCertain(err, a.n, false) {
+		if !RedsyncCertain(err, a.n, false, lockimpl.WalkErrors) {
 			return nil, lockimpl.UnknownError(a.name, "acquire", key, err)
 		}
 	}
@@ -124,7 +124,7 @@ func (a *Redsync) Release(ctx context.Context, l *lockimpl.Lease) error {
 	switch {
 	case ok:
 		return nil
-	case redsyncCertain(err, a.n, true):
+	case RedsyncCertain(err, a.n, true, lockimpl.WalkErrors):
 		return lockimpl.NotHeldError(a.name, fmt.Sprintf("release (%v)", err), l.Key)
 	}
 	return lockimpl.UnknownError(a.name, "release", l.Key, err)
@@ -143,15 +143,17 @@ func (a *Redsync) Extend(ctx context.Context, l *lockimpl.Lease) error {
 	case ok:
 		l.SetValidity(m.Until())
 		return nil
-	case redsyncCertain(err, a.n, false):
+	case RedsyncCertain(err, a.n, false, lockimpl.WalkErrors):
 		return lockimpl.NotHeldError(a.name, fmt.Sprintf("extend (%v)", err), l.Key)
 	}
 	return lockimpl.UnknownError(a.name, "extend", l.Key, err)
 }
 
-// redsyncCertain reports whether a failed redsync call over n nodes (a
+// RedsyncCertain reports whether a failed redsync call over n nodes (a
 // release when release is set, else an acquire or an extend) certainly
-// did not take effect, from the nodes' answers in its error. A node
+// did not take effect, from the nodes' answers in its error; walk calls
+// visit on err and on every error it holds (lockimpl.WalkErrors for
+// v4.18.1's errors.Join; the zoo's v4.12 entries walk go-multierror's). A node
 // certainly did not act when it answered "not ours" (ErrNodeTaken,
 // ErrLockAlreadyExpired, a node of ErrTaken) or the command never left
 // (lockimpl.NotSent); any other node (granted, or an error after sending)
@@ -163,9 +165,9 @@ func (a *Redsync) Extend(ctx context.Context, l *lockimpl.Lease) error {
 // no effect when a quorum answered "not ours" (the lock was not held), or
 // when no node may have deleted our value: one that deleted it on fewer
 // than a quorum may still have freed the lock.
-func redsyncCertain(err error, n int, release bool) bool {
+func RedsyncCertain(err error, n int, release bool, walk func(err error, visit func(error))) bool {
 	notOurs, notSent := 0, 0
-	lockimpl.WalkErrors(err, func(e error) {
+	walk(err, func(e error) {
 		switch e := e.(type) {
 		case *redsync.ErrTaken:
 			notOurs += len(e.Nodes)

@@ -1,4 +1,4 @@
-package adapters
+package adapters_test
 
 import (
 	"errors"
@@ -8,9 +8,12 @@ import (
 
 	"github.com/go-redsync/redsync/v4"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/lockimpl/adapters"
 )
 
-// redsyncCertain on the errors redsync v4.18.1 builds (actOnPoolsAsync
+// RedsyncCertain on the errors redsync v4.18.1 builds (actOnPoolsAsync
 // joins one per node), over 5 nodes (quorum 3): the rule the tests on real
 // nodes (redsync_test.go) pin case by case.
 func TestRedsyncCertain(t *testing.T) {
@@ -36,10 +39,10 @@ func TestRedsyncCertain(t *testing.T) {
 		{"wrapped", fmt.Errorf("redsync: %w", errors.Join(taken(0), taken(1), taken(2))), true, true},
 	}
 	for _, c := range cases {
-		if got := redsyncCertain(c.err, 5, false); got != c.acquire {
+		if got := adapters.RedsyncCertain(c.err, 5, false, lockimpl.WalkErrors); got != c.acquire {
 			t.Errorf("%s: certain as an acquire = %v, want %v", c.name, got, c.acquire)
 		}
-		if got := redsyncCertain(c.err, 5, true); got != c.release {
+		if got := adapters.RedsyncCertain(c.err, 5, true, lockimpl.WalkErrors); got != c.release {
 			t.Errorf("%s: certain as a release = %v, want %v", c.name, got, c.release)
 		}
 	}
