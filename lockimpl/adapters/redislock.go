@@ -34,24 +34,22 @@ type Redislock struct {
 	c     redis.UniversalClient
 	rl    *redislock.Client
 	opt   lockimpl.Options
-	name  string             // in errors
 	dog   *lockimpl.Watchdog // nil: no renewals by itself
 	locks sync.Map           // *lockimpl.Lease -> *redislock.Lock
 }
 
 // NewRedislock wraps bsm/redislock on one node.
 func NewRedislock(c redis.UniversalClient, opt lockimpl.Options) *Redislock {
-	return &Redislock{c: c, rl: redislock.New(c), opt: opt.WithDefaults(1), name: nameRedislock}
+	return &Redislock{c: c, rl: redislock.New(c), opt: opt.WithDefaults(1)}
 }
 
 // NewRedislockRenewed is NewRedislock with a watchdog (lockimpl.Watchdog)
 // that calls Refresh every opt.RenewEvery, the usage redislock's README
 // shows to keep a lock ("external watchdog"): the first failed refresh
-// marks the lease lost. name names the lock in errors.
-func NewRedislockRenewed(c redis.UniversalClient, opt lockimpl.Options, name string) *Redislock {
+// marks the lease lost.
+func NewRedislockRenewed(c redis.UniversalClient, opt lockimpl.Options) *Redislock {
 	a := NewRedislock(c, opt)
-	a.name = name
-	a.dog = lockimpl.NewWatchdog(a.opt, name, a.refresh)
+	a.dog = lockimpl.NewWatchdog(a.opt, nameRedislock, a.refresh)
 	return a
 }
 
@@ -59,7 +57,7 @@ func NewRedislockRenewed(c redis.UniversalClient, opt lockimpl.Options, name str
 // and starts the lease's watchdog if there is one.
 func (a *Redislock) Acquire(ctx context.Context, key string) (*lockimpl.Lease, error) {
 	var got *redislock.Lock
-	l, err := lockimpl.AcquireLoop(ctx, &a.opt, a.name, a.opt.NodeNames[0], key,
+	l, err := lockimpl.AcquireLoop(ctx, &a.opt, nameRedislock, a.opt.NodeNames[0], key,
 		func(ctx context.Context, token string) (bool, int64, error) {
 			lk, err := a.rl.Obtain(ctx, key, a.opt.TTL, &redislock.Options{Token: token})
 			switch {
@@ -90,7 +88,7 @@ func (a *Redislock) Release(ctx context.Context, l *lockimpl.Lease) error {
 	}
 	v, ok := a.locks.LoadAndDelete(l)
 	if !ok {
-		return lockimpl.NotHeldError(a.name, "release (unknown lease)", l.Key)
+		return lockimpl.NotHeldError(nameRedislock, "release (unknown lease)", l.Key)
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.opt.NodeTimeout)
 	defer cancel()
@@ -98,9 +96,9 @@ func (a *Redislock) Release(ctx context.Context, l *lockimpl.Lease) error {
 	l.MarkLost(lockimpl.ErrReleased)
 	switch {
 	case errors.Is(err, redislock.ErrLockNotHeld):
-		return lockimpl.NotHeldError(a.name, "release", l.Key)
+		return lockimpl.NotHeldError(nameRedislock, "release", l.Key)
 	case err != nil:
-		return lockimpl.UnknownError(a.name, "release", l.Key, err)
+		return lockimpl.UnknownError(nameRedislock, "release", l.Key, err)
 	}
 	return nil
 }
@@ -117,19 +115,19 @@ func (a *Redislock) Extend(ctx context.Context, l *lockimpl.Lease) error {
 func (a *Redislock) refresh(ctx context.Context, l *lockimpl.Lease) error {
 	v, ok := a.locks.Load(l)
 	if !ok {
-		return lockimpl.NotHeldError(a.name, "extend (unknown lease)", l.Key)
+		return lockimpl.NotHeldError(nameRedislock, "extend (unknown lease)", l.Key)
 	}
 	start := time.Now()
 	err := v.(*redislock.Lock).Refresh(ctx, a.opt.TTL, nil)
 	switch {
 	case errors.Is(err, redislock.ErrNotObtained):
-		return lockimpl.NotHeldError(a.name, "extend", l.Key)
+		return lockimpl.NotHeldError(nameRedislock, "extend", l.Key)
 	case err != nil:
-		return lockimpl.UnknownError(a.name, "extend", l.Key, err)
+		return lockimpl.UnknownError(nameRedislock, "extend", l.Key, err)
 	}
 	valid := a.opt.ValidUntil(start)
 	if !time.Now().Before(valid) {
-		return lockimpl.UnknownError(a.name, "extend", l.Key, errors.New("refreshed after the validity it would give"))
+		return lockimpl.UnknownError(nameRedislock, "extend", l.Key, errors.New("refreshed after the validity it would give"))
 	}
 	l.SetValidity(valid)
 	return nil

@@ -72,7 +72,7 @@ func TestRedislockClassification(t *testing.T) {
 // first failed refresh as lost, and renews no more once released.
 func TestRedislockRenewed(t *testing.T) {
 	opt := lockimpl.Options{TTL: 300 * time.Millisecond, NodeTimeout: locktest.LoadedNodeTimeout}
-	lk := adapters.NewRedislockRenewed(locktest.Proxied(t, "c1", 1)[0], opt, "redislock vX")
+	lk := adapters.NewRedislockRenewed(locktest.Proxied(t, "c1", 1)[0], opt)
 	key := locktest.Key(t)
 	l := mustAcquire(t, lk, key)
 	first := l.Validity()

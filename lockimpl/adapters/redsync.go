@@ -3,7 +3,6 @@ package adapters
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -33,82 +32,52 @@ import (
 // "redsync" lock and the zoo's redsync-v4.18.1 entry are this type.
 type Redsync struct {
 	rs     *redsync.Redsync
-	name   string // in errors
-	ttl    time.Duration
+	opt    lockimpl.Options
 	n      int
-	mutex  []redsync.Option          // NewMutex options
-	try    time.Duration             // the least time an attempt needs: its SETs and its give-back
-	delay  func(i int) time.Duration // wait before attempt i+1
-	leases sync.Map                  // *lockimpl.Lease -> *redsync.Mutex
+	leases sync.Map // *lockimpl.Lease -> *redsync.Mutex
 }
 
-// The defaults of redsync v4.18.1's NewMutex this package relies on.
-const (
-	// redsyncTimeoutFactor bounds one round of node commands (the SETs of
-	// an attempt, the give-back after a failed one) to this share of the
-	// expiry.
-	redsyncTimeoutFactor = 0.05
-	// redsyncMinDelay and redsyncMaxDelay: Lock's wait between two tries,
-	// drawn uniformly.
-	redsyncMinDelay = 50 * time.Millisecond
-	redsyncMaxDelay = 250 * time.Millisecond
-)
-
-// NewRedsync wraps redsync over the given nodes (one client each), tuned
-// as lockstorm's own locks: each round of node commands bounded by
+// NewRedsync wraps redsync over the given nodes (one client each): each
+// round of node commands (an attempt's SETs, its give-back) bounded by
 // opt.NodeTimeout, drift opt.DriftFactor, opt.Backoff between attempts.
+// The zoo's entry sets these as redsync's defaults are.
 func NewRedsync(nodes []redis.UniversalClient, opt lockimpl.Options) (*Redsync, error) {
-	o := opt.WithDefaults(len(nodes))
-	return newRedsync(nodes, nameRedsync, o.TTL, o.NodeTimeout, o.Backoff,
-		redsync.WithDriftFactor(max(o.DriftFactor, 0)),
-		redsync.WithTimeoutFactor(float64(o.NodeTimeout)/float64(o.TTL)))
-}
-
-// NewRedsyncAtDefaults wraps redsync as its README uses it:
-// NewMutex(key, WithExpiry(ttl)) with every other option at the library's
-// default (5% of the expiry per round of node commands, 1% drift), and
-// between attempts the wait of the library's Lock (50-250 ms, uniform).
-// name names the lock in errors.
-func NewRedsyncAtDefaults(nodes []redis.UniversalClient, ttl time.Duration, name string) (*Redsync, error) {
-	delay := func(int) time.Duration { return redsyncMinDelay + rand.N(redsyncMaxDelay-redsyncMinDelay) }
-	return newRedsync(nodes, name, ttl, time.Duration(float64(ttl)*redsyncTimeoutFactor), delay)
-}
-
-func newRedsync(nodes []redis.UniversalClient, name string, ttl, round time.Duration, delay func(int) time.Duration, mutex ...redsync.Option) (*Redsync, error) {
 	if len(nodes) == 0 {
-		return nil, fmt.Errorf("%w: %s needs at least one node", lockimpl.ErrNoClients, name)
+		return nil, fmt.Errorf("%w: %s needs at least one node", lockimpl.ErrNoClients, nameRedsync)
 	}
 	pools := make([]redsyncredis.Pool, len(nodes))
 	for i, c := range nodes {
 		pools[i] = goredis.NewPool(c)
 	}
-	return &Redsync{rs: redsync.New(pools...), name: name, ttl: ttl, n: len(nodes),
-		mutex: append([]redsync.Option{redsync.WithExpiry(ttl)}, mutex...), try: 2 * round, delay: delay}, nil
+	return &Redsync{rs: redsync.New(pools...), opt: opt.WithDefaults(len(nodes)), n: len(nodes)}, nil
 }
 
 // Acquire locks the mutex named key, attempting until one attempt takes
 // it, one's outcome is unknown, or ctx leaves too little time for another
 // (a certain failure).
 func (a *Redsync) Acquire(ctx context.Context, key string) (*lockimpl.Lease, error) {
-	m := a.rs.NewMutex(key, a.mutex...)
+	m := a.rs.NewMutex(key, redsync.WithExpiry(a.opt.TTL),
+		redsync.WithDriftFactor(max(a.opt.DriftFactor, 0)),
+		redsync.WithTimeoutFactor(float64(a.opt.NodeTimeout)/float64(a.opt.TTL)))
 	for i := 0; ; i++ {
-		if i > 0 && !ctxtime.Sleep(ctx, a.delay(i-1), nil) {
-			return nil, lockimpl.NotObtainedError(a.name, key, ctx.Err())
+		if i > 0 && !ctxtime.Sleep(ctx, a.opt.Backoff(i-1), nil) {
+			return nil, lockimpl.NotObtainedError(nameRedsync, key, ctx.Err())
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < a.try {
-			return nil, lockimpl.NotObtainedError(a.name, key, context.DeadlineExceeded)
+		// An attempt needs two rounds: its SETs, its give-back.
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 2*a.opt.NodeTimeout {
+			return nil, lockimpl.NotObtainedError(nameRedsync, key, context.DeadlineExceeded)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, lockimpl.NotObtainedError(a.name, key, err)
+			return nil, lockimpl.NotObtainedError(nameRedsync, key, err)
 		}
 		err := m.TryLockContext(ctx)
 		if err == nil {
-			l := lockimpl.NewLease(key, m.Value(), 0, a.ttl, m.Until())
+			l := lockimpl.NewLease(key, m.Value(), 0, a.opt.TTL, m.Until())
 			a.leases.Store(l, m)
 			return l, nil
 		}
 		if !RedsyncCertain(err, a.n, false, lockimpl.WalkErrors) {
-			return nil, lockimpl.UnknownError(a.name, "acquire", key, err)
+			return nil, lockimpl.UnknownError(nameRedsync, "acquire", key, err)
 		}
 	}
 }
@@ -117,7 +86,7 @@ func (a *Redsync) Acquire(ctx context.Context, key string) (*lockimpl.Lease, err
 func (a *Redsync) Release(ctx context.Context, l *lockimpl.Lease) error {
 	v, ok := a.leases.LoadAndDelete(l)
 	if !ok {
-		return lockimpl.NotHeldError(a.name, "release (unknown lease)", l.Key)
+		return lockimpl.NotHeldError(nameRedsync, "release (unknown lease)", l.Key)
 	}
 	ok, err := v.(*redsync.Mutex).UnlockContext(ctx)
 	l.MarkLost(lockimpl.ErrReleased)
@@ -125,9 +94,9 @@ func (a *Redsync) Release(ctx context.Context, l *lockimpl.Lease) error {
 	case ok:
 		return nil
 	case RedsyncCertain(err, a.n, true, lockimpl.WalkErrors):
-		return lockimpl.NotHeldError(a.name, fmt.Sprintf("release (%v)", err), l.Key)
+		return lockimpl.NotHeldError(nameRedsync, fmt.Sprintf("release (%v)", err), l.Key)
 	}
-	return lockimpl.UnknownError(a.name, "release", l.Key, err)
+	return lockimpl.UnknownError(nameRedsync, "release", l.Key, err)
 }
 
 // Extend extends on a quorum through redsync; the new validity is
@@ -135,7 +104,7 @@ func (a *Redsync) Release(ctx context.Context, l *lockimpl.Lease) error {
 func (a *Redsync) Extend(ctx context.Context, l *lockimpl.Lease) error {
 	v, ok := a.leases.Load(l)
 	if !ok {
-		return lockimpl.NotHeldError(a.name, "extend (unknown lease)", l.Key)
+		return lockimpl.NotHeldError(nameRedsync, "extend (unknown lease)", l.Key)
 	}
 	m := v.(*redsync.Mutex)
 	ok, err := m.ExtendContext(ctx)
@@ -144,9 +113,9 @@ func (a *Redsync) Extend(ctx context.Context, l *lockimpl.Lease) error {
 		l.SetValidity(m.Until())
 		return nil
 	case RedsyncCertain(err, a.n, false, lockimpl.WalkErrors):
-		return lockimpl.NotHeldError(a.name, fmt.Sprintf("extend (%v)", err), l.Key)
+		return lockimpl.NotHeldError(nameRedsync, fmt.Sprintf("extend (%v)", err), l.Key)
 	}
-	return lockimpl.UnknownError(a.name, "extend", l.Key, err)
+	return lockimpl.UnknownError(nameRedsync, "extend", l.Key, err)
 }
 
 // RedsyncCertain reports whether a failed redsync call over n nodes (a

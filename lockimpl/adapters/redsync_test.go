@@ -207,25 +207,9 @@ func TestRedsyncExtendClassification(t *testing.T) {
 	}
 }
 
-// The zoo's build, at redsync's defaults, keeps the contract and names
-// itself in its errors.
-func TestRedsyncAtDefaults(t *testing.T) {
-	key := locktest.Key(t)
-	lk, err := adapters.NewRedsyncAtDefaults(locktest.Proxied(t, "c1", 5), time.Second, "redsync vX")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := mustAcquire(t, lk, key)
-	if err := lk.Extend(context.Background(), l); err != nil {
-		t.Fatalf("extend: %v", err)
-	}
-	if err := lk.Release(context.Background(), l); err != nil {
-		t.Fatalf("release: %v", err)
-	}
-	if err := lk.Release(context.Background(), l); outcome(err) != "fail" || !errors.Is(err, lockimpl.ErrNotHeld) {
-		t.Fatalf("second release: %v, want ErrNotHeld", err)
-	}
-	if _, err := adapters.NewRedsyncAtDefaults(nil, time.Second, "redsync vX"); !errors.Is(err, lockimpl.ErrNoClients) {
+// Redsync needs nodes.
+func TestRedsyncNoNodes(t *testing.T) {
+	if _, err := adapters.NewRedsync(nil, lockimpl.Options{}); !errors.Is(err, lockimpl.ErrNoClients) {
 		t.Fatalf("no nodes: %v, want ErrNoClients", err)
 	}
 }

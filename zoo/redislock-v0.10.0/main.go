@@ -32,6 +32,6 @@ func main() {
 		// Between attempts: exponential backoff from 16 ms (the least the
 		// library's doc recommends for its ExponentialBackoff) to 64 ms.
 		opt.RetryMin, opt.RetryMax = 16*time.Millisecond, 64*time.Millisecond
-		return adapters.NewRedislockRenewed(c, opt, name), func() { c.Close() }, nil
+		return adapters.NewRedislockRenewed(c, opt), func() { c.Close() }, nil
 	})
 }

@@ -5,13 +5,15 @@
 // LOCKSTORM_NODES proxy.
 //
 // The adapter is lockimpl/adapters' Redsync, the one the in-process
-// --lock redsync runs, built as redsync's README uses the library
-// (adapters.NewRedsyncAtDefaults): NewMutex(key, WithExpiry(ttl)) with
-// the library's defaults, the wait of its Lock between tries. README.md
-// has the mapping and the failure classification.
+// --lock redsync runs, with redsync's defaults where the README leaves
+// them: each round of node commands bounded by 5% of the expiry (its
+// timeout factor), 1% drift, and between tries about its Lock's wait
+// (50-250 ms). README.md has the mapping and the failure classification.
 package main
 
 import (
+	"time"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/lockimpl"
@@ -34,7 +36,9 @@ func main() {
 				c.Close()
 			}
 		}
-		lock, err := adapters.NewRedsyncAtDefaults(clients, opt.TTL, name)
+		opt.NodeTimeout = opt.TTL / 20
+		opt.RetryMin, opt.RetryMax = 50*time.Millisecond, 250*time.Millisecond
+		lock, err := adapters.NewRedsync(clients, opt)
 		return lock, closeAll, err
 	})
 }
