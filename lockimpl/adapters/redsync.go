@@ -22,13 +22,8 @@ import (
 // gives back what it got when the attempt failed) with a fresh random
 // value, so a node that answers "taken" certainly holds someone else's;
 // the retry loop is ours. The lease's token is the mutex's Value() and
-// its validity redsync's own Until().
-//
-// Failures are classified from the nodes' answers in redsync's error
-// (RedsyncCertain): an acquire or extend fails (ErrNotObtained,
-// ErrNotHeld) only when the nodes that may have acted cannot make a
-// quorum, a release only when a quorum answered "not ours" or no node
-// may have acted; anything else is ErrOutcomeUnknown. The in-process
+// its validity redsync's own Until(). RedsyncCertain tells a failure
+// (ErrNotObtained, ErrNotHeld) from an unknown outcome. The in-process
 // "redsync" lock and the zoo's redsync-v4.18.1 entry are this type.
 type Redsync struct {
 	rs     *redsync.Redsync
@@ -121,19 +116,16 @@ func (a *Redsync) Extend(ctx context.Context, l *lockimpl.Lease) error {
 // RedsyncCertain reports whether a failed redsync call over n nodes (a
 // release when release is set, else an acquire or an extend) certainly
 // did not take effect, from the nodes' answers in its error; walk calls
-// visit on err and on every error it holds (lockimpl.WalkErrors for
-// v4.18.1's errors.Join; the zoo's v4.12 entries walk go-multierror's). A node
-// certainly did not act when it answered "not ours" (ErrNodeTaken,
-// ErrLockAlreadyExpired, a node of ErrTaken) or the command never left
-// (lockimpl.NotSent); any other node (granted, or an error after sending)
-// may have. An acquire or extend took no effect when the nodes that may
-// have acted cannot make a quorum: so a quorum granted too late
-// (ErrFailed, or node answers that leave a quorum) is unknown, since
-// redsync drops the outcome of the give-back, and so is ErrExtendFailed
-// (a quorum extended after the validity it would give). A release took
-// no effect when a quorum answered "not ours" (the lock was not held), or
-// when no node may have deleted our value: one that deleted it on fewer
-// than a quorum may still have freed the lock.
+// visit on err and every error it holds (lockimpl.WalkErrors for
+// v4.18.1's errors.Join). A node did not act when it answered "not ours"
+// (ErrNodeTaken, ErrLockAlreadyExpired, a node of ErrTaken) or the
+// command never left (lockimpl.NotSent); any other node may have. An
+// acquire or extend took no effect when the nodes that may have acted
+// cannot make a quorum: a quorum granted too late (ErrFailed) is unknown,
+// since redsync drops the outcome of its give-back, and so is
+// ErrExtendFailed. A release took no effect when a quorum answered "not
+// ours", or no node may have deleted our value: deleting it on fewer than
+// a quorum may still have freed the lock.
 func RedsyncCertain(err error, n int, release bool, walk func(err error, visit func(error))) bool {
 	notOurs, notSent := 0, 0
 	walk(err, func(e error) {
