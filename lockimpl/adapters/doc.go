@@ -2,6 +2,10 @@
 // and lockimpl.Extender: go-redsync/redsync (Redlock, "redsync") and
 // bsm/redislock (single instance, "redislock"). They live apart from
 // lockimpl so that importing the core locks does not pull either library.
+// The zoo's Go entries of the same library versions (zoo/redsync-v4.18.1,
+// zoo/redislock-v0.9.4 and -v0.10.0) are short mains over these adapters,
+// and the redsync v4.12 entries classify failures by RedsyncCertain: one
+// failure classification per library.
 //
 // Importing the package registers both with lockimpl.Register, so
 // lockimpl.New (and the harness's --lock) builds them by name; the harness

@@ -21,16 +21,21 @@ import (
 // is an unknown outcome), and compute the lease's validity from the
 // moment before the attempt was sent.
 //
-// The retry loop is ours (one redislock Obtain per attempt, each with its
-// own NodeTimeout), because redislock's own retry returns ctx.Err() both
-// when the context ends between attempts (certain failure) and during a
-// command (unknown outcome), which a history must tell apart. The token
-// is chosen here so that an unknown attempt can be cleaned up by token.
+// The retry loop is ours (lockimpl.AcquireLoop: one Obtain per attempt,
+// with the library's default NoRetry, each under its own NodeTimeout),
+// because redislock's own retry returns ctx.Err() both when the context
+// ends between attempts (certain failure) and during a command (unknown
+// outcome), which a history must tell apart. The token is chosen here so
+// that an unknown attempt can be cleaned up by token. An extend that
+// Refresh granted after the validity it would give is unknown: the key
+// was extended. The in-process "redislock" lock and the zoo's redislock
+// entries are this type (the zoo's with a watchdog: NewRedislockRenewed).
 type Redislock struct {
 	c     redis.UniversalClient
 	rl    *redislock.Client
 	opt   lockimpl.Options
-	locks sync.Map // *lockimpl.Lease -> *redislock.Lock
+	dog   *lockimpl.Watchdog // nil: no renewals by itself
+	locks sync.Map           // *lockimpl.Lease -> *redislock.Lock
 }
 
 // NewRedislock wraps bsm/redislock on one node.
@@ -38,7 +43,18 @@ func NewRedislock(c redis.UniversalClient, opt lockimpl.Options) *Redislock {
 	return &Redislock{c: c, rl: redislock.New(c), opt: opt.WithDefaults(1)}
 }
 
-// Acquire obtains the lock, retrying with jittered backoff until ctx ends.
+// NewRedislockRenewed is NewRedislock with a watchdog (lockimpl.Watchdog)
+// that calls Refresh every opt.RenewEvery, the usage redislock's README
+// shows to keep a lock ("external watchdog"): the first failed refresh
+// marks the lease lost.
+func NewRedislockRenewed(c redis.UniversalClient, opt lockimpl.Options) *Redislock {
+	a := NewRedislock(c, opt)
+	a.dog = lockimpl.NewWatchdog(a.opt, nameRedislock, a.refresh)
+	return a
+}
+
+// Acquire obtains the lock, retrying with jittered backoff until ctx ends,
+// and starts the lease's watchdog if there is one.
 func (a *Redislock) Acquire(ctx context.Context, key string) (*lockimpl.Lease, error) {
 	var got *redislock.Lock
 	l, err := lockimpl.AcquireLoop(ctx, &a.opt, nameRedislock, a.opt.NodeNames[0], key,
@@ -58,11 +74,18 @@ func (a *Redislock) Acquire(ctx context.Context, key string) (*lockimpl.Lease, e
 		return nil, err
 	}
 	a.locks.Store(l, got)
+	if a.dog != nil {
+		a.dog.Start(ctx, l)
+	}
 	return l, nil
 }
 
-// Release releases through redislock.
+// Release stops the lease's watchdog (waiting for it), then releases
+// through redislock.
 func (a *Redislock) Release(ctx context.Context, l *lockimpl.Lease) error {
+	if a.dog != nil {
+		a.dog.Stop(l)
+	}
 	v, ok := a.locks.LoadAndDelete(l)
 	if !ok {
 		return lockimpl.NotHeldError(nameRedislock, "release (unknown lease)", l.Key)
@@ -80,15 +103,21 @@ func (a *Redislock) Release(ctx context.Context, l *lockimpl.Lease) error {
 	return nil
 }
 
-// Extend refreshes the TTL through redislock.
+// Extend refreshes the TTL through redislock, under NodeTimeout.
 func (a *Redislock) Extend(ctx context.Context, l *lockimpl.Lease) error {
+	ctx, cancel := context.WithTimeout(ctx, a.opt.NodeTimeout)
+	defer cancel()
+	return a.refresh(ctx, l)
+}
+
+// refresh is one Refresh (no retry) that moves the validity to TTL −
+// drift from before the call.
+func (a *Redislock) refresh(ctx context.Context, l *lockimpl.Lease) error {
 	v, ok := a.locks.Load(l)
 	if !ok {
 		return lockimpl.NotHeldError(nameRedislock, "extend (unknown lease)", l.Key)
 	}
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, a.opt.NodeTimeout)
-	defer cancel()
 	err := v.(*redislock.Lock).Refresh(ctx, a.opt.TTL, nil)
 	switch {
 	case errors.Is(err, redislock.ErrNotObtained):
@@ -98,7 +127,7 @@ func (a *Redislock) Extend(ctx context.Context, l *lockimpl.Lease) error {
 	}
 	valid := a.opt.ValidUntil(start)
 	if !time.Now().Before(valid) {
-		return lockimpl.NotHeldError(nameRedislock, "extend (validity elapsed)", l.Key)
+		return lockimpl.UnknownError(nameRedislock, "extend", l.Key, errors.New("refreshed after the validity it would give"))
 	}
 	l.SetValidity(valid)
 	return nil

@@ -2,9 +2,9 @@ package adapters
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-redsync/redsync/v4"
 	redsyncredis "github.com/go-redsync/redsync/v4/redis"
@@ -17,22 +17,25 @@ import (
 
 // Redsync adapts github.com/go-redsync/redsync/v4 (a Redlock written by
 // others, with its go-redis v9 pool) to Locker and Extender; see
-// Redislock for the adapter pattern. Each attempt is one TryLockContext
-// (redsync asks every node, waits for all of them, and releases on
-// failure); the retry loop and its jittered backoff are ours.
-//
-// Error translation: redsync's ErrTaken (a quorum holds someone else's
-// key) and ErrFailed without node errors are certain failures; node
-// errors (RedisError: timeouts, resets) make the attempt's outcome
-// unknown. The lease validity is redsync's own Until().
+// Redislock for the adapter pattern. Each acquire attempt is one
+// TryLockContext (redsync asks every node, waits for all of them, and
+// gives back what it got when the attempt failed) with a fresh random
+// value, so a node that answers "taken" certainly holds someone else's;
+// the retry loop is ours. The lease's token is the mutex's Value() and
+// its validity redsync's own Until(). RedsyncCertain tells a failure
+// (ErrNotObtained, ErrNotHeld) from an unknown outcome. The in-process
+// "redsync" lock and the zoo's redsync-v4.18.1 entry are this type.
 type Redsync struct {
-	rs      *redsync.Redsync
-	opt     lockimpl.Options
-	n       int
-	mutexes sync.Map // *lockimpl.Lease -> *redsync.Mutex
+	rs     *redsync.Redsync
+	opt    lockimpl.Options
+	n      int
+	leases sync.Map // *lockimpl.Lease -> *redsync.Mutex
 }
 
-// NewRedsync wraps redsync over the given nodes (one client each).
+// NewRedsync wraps redsync over the given nodes (one client each): each
+// round of node commands (an attempt's SETs, its give-back) bounded by
+// opt.NodeTimeout, drift opt.DriftFactor, opt.Backoff between attempts.
+// The zoo's entry sets these as redsync's defaults are.
 func NewRedsync(nodes []redis.UniversalClient, opt lockimpl.Options) (*Redsync, error) {
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("%w: %s needs at least one node", lockimpl.ErrNoClients, nameRedsync)
@@ -41,42 +44,42 @@ func NewRedsync(nodes []redis.UniversalClient, opt lockimpl.Options) (*Redsync, 
 	for i, c := range nodes {
 		pools[i] = goredis.NewPool(c)
 	}
-	o := opt.WithDefaults(len(nodes))
-	return &Redsync{rs: redsync.New(pools...), opt: o, n: len(nodes)}, nil
+	return &Redsync{rs: redsync.New(pools...), opt: opt.WithDefaults(len(nodes)), n: len(nodes)}, nil
 }
 
-// Acquire locks the mutex named key, retrying until ctx ends.
+// Acquire locks the mutex named key, attempting until one attempt takes
+// it, one's outcome is unknown, or ctx leaves too little time for another
+// (a certain failure).
 func (a *Redsync) Acquire(ctx context.Context, key string) (*lockimpl.Lease, error) {
-	token := lockimpl.NewToken()
-	m := a.rs.NewMutex(key,
-		redsync.WithExpiry(a.opt.TTL),
-		redsync.WithTries(1),
+	m := a.rs.NewMutex(key, redsync.WithExpiry(a.opt.TTL),
 		redsync.WithDriftFactor(max(a.opt.DriftFactor, 0)),
-		redsync.WithTimeoutFactor(float64(a.opt.NodeTimeout)/float64(a.opt.TTL)),
-		redsync.WithGenValueFunc(func() (string, error) { return token, nil }),
-	)
+		redsync.WithTimeoutFactor(float64(a.opt.NodeTimeout)/float64(a.opt.TTL)))
 	for i := 0; ; i++ {
+		if i > 0 && !ctxtime.Sleep(ctx, a.opt.Backoff(i-1), nil) {
+			return nil, lockimpl.NotObtainedError(nameRedsync, key, ctx.Err())
+		}
+		// An attempt needs two rounds: its SETs, its give-back.
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 2*a.opt.NodeTimeout {
+			return nil, lockimpl.NotObtainedError(nameRedsync, key, context.DeadlineExceeded)
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, lockimpl.NotObtainedError(nameRedsync, key, err)
 		}
 		err := m.TryLockContext(ctx)
 		if err == nil {
 			l := lockimpl.NewLease(key, m.Value(), 0, a.opt.TTL, m.Until())
-			a.mutexes.Store(l, m)
+			a.leases.Store(l, m)
 			return l, nil
 		}
-		if !a.certainFailure(err) {
+		if !RedsyncCertain(err, a.n, false, lockimpl.WalkErrors) {
 			return nil, lockimpl.UnknownError(nameRedsync, "acquire", key, err)
-		}
-		if !ctxtime.Sleep(ctx, a.opt.Backoff(i), nil) {
-			return nil, lockimpl.NotObtainedError(nameRedsync, key, ctx.Err())
 		}
 	}
 }
 
 // Release unlocks on every node through redsync.
 func (a *Redsync) Release(ctx context.Context, l *lockimpl.Lease) error {
-	v, ok := a.mutexes.LoadAndDelete(l)
+	v, ok := a.leases.LoadAndDelete(l)
 	if !ok {
 		return lockimpl.NotHeldError(nameRedsync, "release (unknown lease)", l.Key)
 	}
@@ -85,17 +88,16 @@ func (a *Redsync) Release(ctx context.Context, l *lockimpl.Lease) error {
 	switch {
 	case ok:
 		return nil
-	case hasRedisError(err):
-		return lockimpl.UnknownError(nameRedsync, "release", l.Key, err)
+	case RedsyncCertain(err, a.n, true, lockimpl.WalkErrors):
+		return lockimpl.NotHeldError(nameRedsync, fmt.Sprintf("release (%v)", err), l.Key)
 	}
-	// ErrTaken, ErrNodeTaken, ErrLockAlreadyExpired: every node answered
-	// and too few held our token.
-	return lockimpl.NotHeldError(nameRedsync, "release", l.Key)
+	return lockimpl.UnknownError(nameRedsync, "release", l.Key, err)
 }
 
-// Extend extends on a quorum through redsync.
+// Extend extends on a quorum through redsync; the new validity is
+// Until().
 func (a *Redsync) Extend(ctx context.Context, l *lockimpl.Lease) error {
-	v, ok := a.mutexes.Load(l)
+	v, ok := a.leases.Load(l)
 	if !ok {
 		return lockimpl.NotHeldError(nameRedsync, "extend (unknown lease)", l.Key)
 	}
@@ -105,37 +107,45 @@ func (a *Redsync) Extend(ctx context.Context, l *lockimpl.Lease) error {
 	case ok:
 		l.SetValidity(m.Until())
 		return nil
-	case hasRedisError(err):
-		return lockimpl.UnknownError(nameRedsync, "extend", l.Key, err)
+	case RedsyncCertain(err, a.n, false, lockimpl.WalkErrors):
+		return lockimpl.NotHeldError(nameRedsync, fmt.Sprintf("extend (%v)", err), l.Key)
 	}
-	return lockimpl.NotHeldError(nameRedsync, "extend", l.Key)
+	return lockimpl.UnknownError(nameRedsync, "extend", l.Key, err)
 }
 
-// certainFailure reports whether a failed redsync attempt certainly left
-// no quorum holding our token: a quorum answered "taken", or too few nodes
-// had errors after sending to make a quorum.
-func (a *Redsync) certainFailure(err error) bool {
-	var taken *redsync.ErrTaken
-	if errors.As(err, &taken) {
-		return true
-	}
-	takenN, unknownN := 0, 0
-	lockimpl.WalkErrors(err, func(e error) {
+// RedsyncCertain reports whether a failed redsync call over n nodes (a
+// release when release is set, else an acquire or an extend) certainly
+// did not take effect, from the nodes' answers in its error; walk calls
+// visit on err and every error it holds (lockimpl.WalkErrors for
+// v4.18.1's errors.Join). A node did not act when it answered "not ours"
+// (ErrNodeTaken, ErrLockAlreadyExpired, a node of ErrTaken) or the
+// command never left (lockimpl.NotSent); any other node may have. An
+// acquire or extend took no effect when the nodes that may have acted
+// cannot make a quorum: a quorum granted too late (ErrFailed) is unknown,
+// since redsync drops the outcome of its give-back, and so is
+// ErrExtendFailed. A release took no effect when a quorum answered "not
+// ours", or no node may have deleted our value: deleting it on fewer than
+// a quorum may still have freed the lock.
+func RedsyncCertain(err error, n int, release bool, walk func(err error, visit func(error))) bool {
+	notOurs, notSent := 0, 0
+	walk(err, func(e error) {
 		switch e := e.(type) {
+		case *redsync.ErrTaken:
+			notOurs += len(e.Nodes)
 		case *redsync.ErrNodeTaken:
-			takenN++
+			notOurs++
 		case *redsync.RedisError:
-			if !lockimpl.NotSent(e.Err) {
-				unknownN++
+			if lockimpl.NotSent(e.Err) {
+				notSent++
 			}
 		}
+		if e == redsync.ErrLockAlreadyExpired {
+			notOurs++
+		}
 	})
-	quorum := a.n/2 + 1
-	return unknownN == 0 || takenN > a.n-quorum
-}
-
-// hasRedisError reports whether a redsync error includes a node error.
-func hasRedisError(err error) bool {
-	var nodeErr *redsync.RedisError
-	return errors.As(err, &nodeErr)
+	quorum := n/2 + 1
+	if release {
+		return notOurs >= quorum || notOurs+notSent == n
+	}
+	return n-notOurs-notSent < quorum
 }

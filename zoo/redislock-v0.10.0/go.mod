@@ -3,13 +3,14 @@ module github.com/lockstorm/lockstorm/zoo/redislock-v0.10.0
 go 1.26.0
 
 require (
-	github.com/bsm/redislock v0.10.0
 	github.com/lockstorm/lockstorm v0.0.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
 require (
+	github.com/bsm/redislock v0.10.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-redsync/redsync/v4 v4.18.1 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )

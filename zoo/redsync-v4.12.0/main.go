@@ -38,6 +38,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/lockimpl"
+	"github.com/lockstorm/lockstorm/lockimpl/adapters"
 	"github.com/lockstorm/lockstorm/protocol"
 )
 
@@ -123,7 +124,7 @@ func (a *adapter) Acquire(ctx context.Context, key string) (*lockimpl.Lease, err
 			a.mutexes.Store(l, m)
 			return l, nil
 		}
-		if !a.certainlyNot(err) {
+		if !a.certainlyNot(err, false) {
 			return nil, lockimpl.UnknownError(name, "acquire", key, err)
 		}
 	}
@@ -140,7 +141,7 @@ func (a *adapter) Release(ctx context.Context, l *lockimpl.Lease) error {
 	switch {
 	case ok:
 		return nil
-	case a.certainlyNot(err):
+	case a.certainlyNot(err, true):
 		return lockimpl.NotHeldError(name, fmt.Sprintf("release (%v)", err), l.Key)
 	}
 	return lockimpl.UnknownError(name, "release", l.Key, err)
@@ -158,46 +159,16 @@ func (a *adapter) Extend(ctx context.Context, l *lockimpl.Lease) error {
 	case ok:
 		l.SetValidity(m.Until())
 		return nil
-	case errors.Is(err, redsync.ErrExtendFailed):
-		// A quorum extended, but after the validity it would give: the
-		// library declines it, yet the nodes did extend. Unknown.
-		return lockimpl.UnknownError(name, "extend", l.Key, err)
-	case a.certainlyNot(err):
+	case a.certainlyNot(err, false):
 		return lockimpl.NotHeldError(name, fmt.Sprintf("extend (%v)", err), l.Key)
 	}
 	return lockimpl.UnknownError(name, "extend", l.Key, err)
 }
 
-// certainlyNot reports whether a failed redsync call certainly did not
-// act on a quorum: a quorum answered "taken" (ErrTaken), or every node
-// either answered or was never reached, or so many nodes answered "not
-// ours" (ErrNodeTaken, ErrLockAlreadyExpired) or were never reached that
-// the nodes in doubt cannot make a quorum. The failure the library
-// returns with no node error (ErrFailed: granted too late, given back)
-// is certain too.
-func (a *adapter) certainlyNot(err error) bool {
-	var taken *redsync.ErrTaken
-	if errors.As(err, &taken) {
-		return true
-	}
-	notDone, unknown := 0, 0
-	walkNodeErrors(err, func(e error) {
-		switch e := e.(type) {
-		case *redsync.ErrNodeTaken:
-			notDone++
-		case *redsync.RedisError:
-			if lockimpl.NotSent(e.Err) {
-				notDone++
-			} else {
-				unknown++
-			}
-		}
-		if e == redsync.ErrLockAlreadyExpired {
-			notDone++
-		}
-	})
-	quorum := a.n/2 + 1
-	return unknown == 0 || notDone > a.n-quorum
+// certainlyNot is the classification of lockimpl/adapters' redsync
+// adapter (adapters.RedsyncCertain) on this release's errors.
+func (a *adapter) certainlyNot(err error, release bool) bool {
+	return adapters.RedsyncCertain(err, a.n, release, walkNodeErrors)
 }
 
 // walkNodeErrors calls f on err and everything it wraps. v4.12 collects

@@ -10,6 +10,7 @@ require (
 )
 
 require (
+	github.com/bsm/redislock v0.9.4 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/hashicorp/errwrap v1.1.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
