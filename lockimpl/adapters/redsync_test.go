@@ -11,7 +11,7 @@ import (
 	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/lockimpl/adapters"
-	"github.com/lockstorm/lockstorm/lockimpl/internal/locktest"
+	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 )
 
 // The failure classification of the redsync adapter (in-process "redsync"
