@@ -2,8 +2,6 @@ package reports
 
 import (
 	"context"
-	"math/rand/v2"
-	"strconv"
 	"time"
 
 	"github.com/lockstorm/lockstorm/analysis"
@@ -65,68 +63,10 @@ func pauseResult(dir string) *analysis.Result {
 	return res
 }
 
-// bigHistory synthesises a counter-like history of about n client
-// operations over clients slots: rounds of acquire, read, write, release
-// taking turns, some acquires failing, an occasional info that retires a
-// process, and a fault window every few seconds.
+// bigHistory is a generated lock run (historytest.Gen) of at least n
+// client operations over clients slots on one lock, with faults.
 func bigHistory(n, clients int, seed uint64) history.History {
-	r := rand.New(rand.NewPCG(seed, 1))
-	b := historytest.New()
-	t := int64(0)
-	proc := make([]int, clients)
-	for i := range proc {
-		proc[i] = i
-	}
-	next := clients
-	fence := int64(0)
-	value := int64(0)
-	ops := 0
-	faultOpen := false
-	for ops < n {
-		c := r.IntN(clients)
-		p := proc[c]
-		t += int64(r.IntN(2000)) * 1000
-		if t/(3*int64(time.Second)) != (t-2*ms)/(3*int64(time.Second)) || r.IntN(400) == 0 {
-			if faultOpen {
-				b.Append(history.Op{Time: t, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStop, Fault: "partition"})
-				b.Append(history.Op{Time: t + ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStop, Fault: "partition"})
-			} else {
-				b.Append(history.Op{Time: t, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "partition", Detail: "partition nodes=n1"})
-				b.Append(history.Op{Time: t + ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "partition", Detail: "partition nodes=n1"})
-			}
-			faultOpen = !faultOpen
-			t += ms
-		}
-		// one acquire attempt
-		b.Append(history.Op{Time: t, Type: history.Invoke, Process: p, F: history.FAcquire, Key: "k", TTL: 300 * ms})
-		t += int64(r.ExpFloat64() * float64(ms))
-		ops++
-		switch x := r.IntN(100); {
-		case x < 25:
-			b.Append(history.Op{Time: t, Type: history.Fail, Process: p, F: history.FAcquire, Key: "k", Error: "not obtained"})
-			continue
-		case x < 26:
-			b.Append(history.Op{Time: t, Type: history.Info, Process: p, F: history.FAcquire, Key: "k", Error: "timeout"})
-			proc[c] = next
-			next++
-			continue
-		}
-		fence++
-		tok := "t" + strconv.FormatInt(fence, 10)
-		b.Append(history.Op{Time: t, Type: history.OK, Process: p, F: history.FAcquire, Key: "k", Token: tok, Fence: fence, TTL: 300 * ms, Validity: t + 290*ms})
-		for _, f := range []string{history.FRead, history.FWrite} {
-			b.Append(history.Op{Time: t + 100_000, Type: history.Invoke, Process: p, F: f, Key: "k", Fence: fence, Value: value + 1})
-			t += 200_000 + int64(r.IntN(500))*1000
-			b.Append(history.Op{Time: t, Type: history.OK, Process: p, F: f, Key: "k", Fence: fence, Value: value + 1})
-			ops++
-		}
-		value++
-		b.Append(history.Op{Time: t + 10_000, Type: history.Invoke, Process: p, F: history.FRelease, Key: "k", Token: tok})
-		t += 300_000
-		b.Append(history.Op{Time: t, Type: history.OK, Process: p, F: history.FRelease, Key: "k", Token: tok})
-		ops++
-	}
-	return b.History()
+	return historytest.NewGen(seed, clients, 1).Run(2*n+n/4, true)
 }
 
 // bigResult wraps bigHistory in a result with a plain valid verdict (the
