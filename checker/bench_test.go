@@ -99,11 +99,11 @@ func BenchmarkLockInvalid100k(b *testing.B) {
 	}
 }
 
-// BenchmarkCheckFile200k streams a 200k-record bench history from a file
+// BenchmarkCheckSourceFile200k streams a 200k-record bench history from a file
 // (CheckSource of the file: the standard composition with fencing, segments checked in
 // parallel); records/s = 200k / (ns/op) · 1e9. make bench-analyze measures
 // the same at 400k and 10M records with wall time and peak RSS.
-func BenchmarkCheckFile200k(b *testing.B) {
+func BenchmarkCheckSourceFile200k(b *testing.B) {
 	const n = 200_000
 	path := filepath.Join(b.TempDir(), "bench.jsonl")
 	f, err := os.Create(path)
