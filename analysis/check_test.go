@@ -11,6 +11,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // turnsHistory is n lock turns of 4 clients on one key: acquire, read,
@@ -18,31 +19,22 @@ import (
 // on the lock during some turns. With lose set, one turn writes the value
 // the previous turn wrote (a lost update).
 func turnsHistory(n int, lose int) history.History {
-	var h history.History
-	add := func(o history.Op) {
-		o.Index = int64(len(h))
-		h = append(h, o)
-	}
-	const ms = int64(time.Millisecond)
-	t, v := int64(0), int64(0)
-	for i := 0; i < n; i++ {
-		p, tok := i%4, fmt.Sprintf("t%d", i)
-		add(history.Op{Time: t, Type: history.Invoke, Process: p, F: history.FAcquire, Key: "k", TTL: 100 * ms})
-		add(history.Op{Time: t + ms, Type: history.OK, Process: p, F: history.FAcquire, Key: "k", Token: tok, Fence: int64(i + 1), TTL: 100 * ms, Validity: t + 90*ms})
-		add(history.Op{Time: t + 2*ms, Type: history.Invoke, Process: p, F: history.FRead, Key: "c"})
-		add(history.Op{Time: t + 3*ms, Type: history.OK, Process: p, F: history.FRead, Key: "c", Value: v})
-		w := v + 1
+	b := historytest.New()
+	v := int64(0)
+	for i := range n {
+		p, tok, t, w := i%4, fmt.Sprintf("t%d", i), int64(10*i), v+1
 		if i == lose {
 			w = v // two turns write the same value
 		}
-		add(history.Op{Time: t + 4*ms, Type: history.Invoke, Process: p, F: history.FWrite, Key: "c", Value: w, Fence: int64(i + 1)})
-		add(history.Op{Time: t + 5*ms, Type: history.OK, Process: p, F: history.FWrite, Key: "c", Value: w, Fence: int64(i + 1)})
+		fence := historytest.Fence(int64(i + 1))
+		b.Add(t, history.Invoke, p, history.FAcquire, "k", "", historytest.TTL(100))
+		b.Add(t+1, history.OK, p, history.FAcquire, "k", tok, fence, historytest.TTL(100), historytest.Validity(t+90))
+		b.Op(t+2, t+3, history.OK, p, history.FRead, "c", "", historytest.Value(v))
+		b.Op(t+4, t+5, history.OK, p, history.FWrite, "c", "", historytest.Value(w), fence)
+		b.Op(t+6, t+7, history.OK, p, history.FRelease, "k", tok)
 		v = w
-		add(history.Op{Time: t + 6*ms, Type: history.Invoke, Process: p, F: history.FRelease, Key: "k", Token: tok})
-		add(history.Op{Time: t + 7*ms, Type: history.OK, Process: p, F: history.FRelease, Key: "k", Token: tok})
-		t += 10 * ms
 	}
-	return h
+	return b.History()
 }
 
 // TestCheckSameFromFileAndMemory: Check of a history held in memory and

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // availabilityNaive is the quadratic definition availability must match.
@@ -43,7 +44,7 @@ func availabilityNaive(r *livenessRun) []WindowAvailability {
 // TestAvailabilityMatchesNaive: the binary-search availability equals the
 // quadratic definition, with disjoint windows and with overlapping ones.
 func TestAvailabilityMatchesNaive(t *testing.T) {
-	h := newGen(7, 8, 3).run(20_000, true)
+	h := historytest.NewGen(7, 8, 3).Run(20_000, true)
 	// overlapping windows: one long fault across many short ones, and one
 	// never healed
 	n := int64(len(h))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // BenchmarkLockAndCounter100k checks a synthetic history of 100k
@@ -14,7 +15,7 @@ import (
 // past the TTL, extends, info ops and fault windows; lock and counter
 // porcupine checks both. Target: < 10 s per op.
 func BenchmarkLockAndCounter100k(b *testing.B) {
-	h := newGen(42, 8, 3).run(200_000, true)
+	h := historytest.NewGen(42, 8, 3).Run(200_000, true)
 	if err := Validate(h); err != nil {
 		b.Fatal(err)
 	}
@@ -69,13 +70,12 @@ func BenchmarkFencing10M(b *testing.B) {
 // BenchmarkFencingHistory1M runs the Fencing checker on a history of 1M
 // writes (2M records), including the history walk.
 func BenchmarkFencingHistory1M(b *testing.B) {
-	g := &gen{}
+	b1 := historytest.New()
 	for w := int64(0); w < 1_000_000; w++ {
-		p := int(w % 8)
-		g.rec(historyWrite(p, w, 2*w, false))
-		g.rec(historyWrite(p, w, 2*w+1, true))
+		b1.Append(history.Op{Type: history.Invoke, Process: int(w % 8), F: history.FWrite, Key: "c", Fence: w + 1, Value: w + 1, Time: 2 * w})
+		b1.Append(history.Op{Type: history.OK, Process: int(w % 8), F: history.FWrite, Key: "c", Fence: w + 1, Value: w + 1, Time: 2*w + 1})
 	}
-	h := g.history()
+	h := b1.History()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if r := (Fencing{}).Check(context.Background(), h); r.Valid != Valid {
@@ -88,9 +88,9 @@ func BenchmarkFencingHistory1M(b *testing.B) {
 // with one acquire injected inside a live lease near the end: the time to
 // prove it invalid and name the ops.
 func BenchmarkLockInvalid100k(b *testing.B) {
-	g := newGen(42, 8, 3)
-	g.run(200_000, true)
-	h := g.injectOverlap(len(g.leases) - 10)
+	g := historytest.NewGen(42, 8, 3)
+	g.Run(200_000, true)
+	h := g.InjectOverlap(len(g.Leases) - 10)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if r := NewLock().Check(context.Background(), h); r.Valid != Invalid || len(r.Anomalies) != 1 {
@@ -99,11 +99,11 @@ func BenchmarkLockInvalid100k(b *testing.B) {
 	}
 }
 
-// BenchmarkCheckFile200k streams a 200k-record bench history from a file
+// BenchmarkCheckSourceFile200k streams a 200k-record bench history from a file
 // (CheckSource of the file: the standard composition with fencing, segments checked in
 // parallel); records/s = 200k / (ns/op) · 1e9. make bench-analyze measures
 // the same at 400k and 10M records with wall time and peak RSS.
-func BenchmarkCheckFile200k(b *testing.B) {
+func BenchmarkCheckSourceFile200k(b *testing.B) {
 	const n = 200_000
 	path := filepath.Join(b.TempDir(), "bench.jsonl")
 	f, err := os.Create(path)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // TestWriteBenchHistory writes a generated history of
@@ -50,7 +51,7 @@ func TestWriteBenchHistory(t *testing.T) {
 // what it writes must bump BENCH_HISTORY_VERSION in the Makefile, whose
 // bench-analyze keeps the files it wrote.
 func writeBenchHistory(out io.Writer, records, genMax int) error {
-	h := newGen(42, 8, 3).run(min(records, genMax), true)
+	h := historytest.NewGen(42, 8, 3).Run(min(records, genMax), true)
 	w := bufio.NewWriterSize(out, 1<<20)
 	var end, maxFence int64
 	maxProc := 0

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 func kindsOf(r Result) map[string]int {
@@ -36,7 +37,7 @@ func TestValidityJSON(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	ok := new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a").sorted()
+	ok := historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a").Sorted()
 	if err := Validate(ok); err != nil {
 		t.Fatal(err)
 	}
@@ -46,18 +47,18 @@ func TestValidate(t *testing.T) {
 		want string
 	}{
 		{"bad index", history.History{{Index: 3, Type: history.Invoke, F: "acquire"}}, "record 0 carries index 3"},
-		{"completion without invoke", new(hb).add(0, history.OK, 0, "acquire", "k", "").h, "op 0: ok completion of acquire by process 0 has no open invoke"},
-		{"two in flight", new(hb).add(0, history.Invoke, 0, "acquire", "k", "").add(1, history.Invoke, 0, "read", "c", "").h,
+		{"completion without invoke", historytest.New().Add(0, history.OK, 0, "acquire", "k", "").History(), "op 0: ok completion of acquire by process 0 has no open invoke"},
+		{"two in flight", historytest.New().Add(0, history.Invoke, 0, "acquire", "k", "").Add(1, history.Invoke, 0, "read", "c", "").History(),
 			"op 1: process 0 invokes read while op 0 (acquire) is still in flight"},
-		{"wrong f", new(hb).add(0, history.Invoke, 0, "acquire", "k", "").add(1, history.OK, 0, "release", "k", "").h,
+		{"wrong f", historytest.New().Add(0, history.Invoke, 0, "acquire", "k", "").Add(1, history.OK, 0, "release", "k", "").History(),
 			"does not match its open invoke op 0 (acquire)"},
-		{"invoke after info", new(hb).op(0, 1, history.Info, 0, "acquire", "k", "").add(2, history.Invoke, 0, "acquire", "k", "").h,
+		{"invoke after info", historytest.New().Op(0, 1, history.Info, 0, "acquire", "k", "").Add(2, history.Invoke, 0, "acquire", "k", "").History(),
 			"op 2: process 0 invokes acquire after its info completion at op 1"},
-		{"completion before invoke", new(hb).add(5, history.Invoke, 0, "acquire", "k", "").add(1, history.OK, 0, "acquire", "k", "").h,
+		{"completion before invoke", historytest.New().Add(5, history.Invoke, 0, "acquire", "k", "").Add(1, history.OK, 0, "acquire", "k", "").History(),
 			"op 1: completes at"},
-		{"stop without start", new(hb).add(0, history.Info, history.NemesisProcess, "stop", "", "", func(o *history.Op) { o.Fault = "pause" }).h,
+		{"stop without start", historytest.New().Nemesis(0, history.Info, "stop", "pause").History(),
 			`op 0: nemesis stop of "pause" without a start`},
-		{"bad nemesis f", new(hb).add(0, history.Info, history.NemesisProcess, "acquire", "", "").h, "nemesis record with f"},
+		{"bad nemesis f", historytest.New().Add(0, history.Info, history.NemesisProcess, "acquire", "", "").History(), "nemesis record with f"},
 	}
 	for _, tc := range cases {
 		err := Validate(tc.h)
@@ -66,11 +67,11 @@ func TestValidate(t *testing.T) {
 		}
 	}
 	// allowed: an invoke never completed, a lost notification, an unhealed fault
-	h := new(hb).
-		add(0, history.Info, history.NemesisProcess, "start", "", "", func(o *history.Op) { o.Fault = "partition"; o.Detail = "n1" }).
-		op(1, 2, history.OK, 0, "acquire", "k", "a").
-		add(3, history.Info, 0, history.FLost, "k", "a").
-		add(4, history.Invoke, 0, "release", "k", "a").h
+	h := historytest.New().
+		Nemesis(0, history.Info, "start", "partition", historytest.Detail("n1")).
+		Op(1, 2, history.OK, 0, "acquire", "k", "a").
+		Add(3, history.Info, 0, history.FLost, "k", "a").
+		Add(4, history.Invoke, 0, "release", "k", "a").History()
 	if err := Validate(h); err != nil {
 		t.Fatalf("allowed history refused: %v", err)
 	}
@@ -81,16 +82,13 @@ func TestValidate(t *testing.T) {
 }
 
 func TestFaultWindowsPairing(t *testing.T) {
-	nem := func(fault string) func(*history.Op) {
-		return func(o *history.Op) { o.Fault = fault }
-	}
-	h := new(hb).
-		add(0, history.Invoke, history.NemesisProcess, "start", "", "", nem("latency")).
-		add(1, history.OK, history.NemesisProcess, "start", "", "", func(o *history.Op) { o.Fault = "latency"; o.Detail = "n2 50ms" }).
-		add(2, history.Info, history.NemesisProcess, "start", "", "", nem("latency")).
-		add(3, history.Invoke, history.NemesisProcess, "stop", "", "", nem("latency")).
-		add(4, history.OK, history.NemesisProcess, "stop", "", "", nem("latency")).
-		add(5, history.Info, history.NemesisProcess, "stop", "", "", nem("latency")).h
+	h := historytest.New().
+		Nemesis(0, history.Invoke, "start", "latency").
+		Nemesis(1, history.OK, "start", "latency", historytest.Detail("n2 50ms")).
+		Nemesis(2, history.Info, "start", "latency").
+		Nemesis(3, history.Invoke, "stop", "latency").
+		Nemesis(4, history.OK, "stop", "latency").
+		Nemesis(5, history.Info, "stop", "latency").History()
 	if err := Validate(h); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +116,7 @@ func (f fixed) Check(context.Context, history.History) Result {
 }
 
 func TestCompose(t *testing.T) {
-	h := new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a").sorted()
+	h := historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a").Sorted()
 	ctx := context.Background()
 	if r := Compose(fixed(Valid), fixed(Valid)).Check(ctx, h); r.Valid != Valid || len(r.Results) != 2 {
 		t.Errorf("valid+valid: %s", r)
@@ -133,22 +131,22 @@ func TestCompose(t *testing.T) {
 	if r.Valid != Unknown || r.Results[1].Name != "panicky" || !strings.Contains(r.Results[1].Error, "boom") {
 		t.Errorf("panic: %s", r)
 	}
-	noAcq := new(hb).op(0, 1, history.Fail, 0, "acquire", "k", "").sorted()
+	noAcq := historytest.New().Op(0, 1, history.Fail, 0, "acquire", "k", "").Sorted()
 	if r := Compose(fixed(Valid)).Check(ctx, noAcq); r.Valid != Unknown || !strings.Contains(r.Error, "no acquire succeeded") {
 		t.Errorf("no acquire: %s", r)
 	}
-	bad := new(hb).add(0, history.OK, 0, "acquire", "k", "a").h
+	bad := historytest.New().Add(0, history.OK, 0, "acquire", "k", "a").History()
 	if r := Compose(fixed(Valid)).Check(ctx, bad); r.Valid != Unknown || !strings.Contains(r.Error, "no open invoke") {
 		t.Errorf("invalid history: %s", r)
 	}
 }
 
 func TestComposeLabelsFaults(t *testing.T) {
-	h := new(hb).
-		add(0, history.Info, history.NemesisProcess, "start", "", "", func(o *history.Op) { o.Fault = "clock-jump"; o.Detail = "n3 +5s" }).
-		op(1, 2, history.OK, 0, "acquire", "k", "a", ttl(1000)).
-		op(3, 4, history.OK, 1, "acquire", "k", "b", ttl(1000)).
-		add(5, history.Info, history.NemesisProcess, "stop", "", "", func(o *history.Op) { o.Fault = "clock-jump" }).h
+	h := historytest.New().
+		Nemesis(0, history.Info, "start", "clock-jump", historytest.Detail("n3 +5s")).
+		Op(1, 2, history.OK, 0, "acquire", "k", "a", historytest.TTL(1000)).
+		Op(3, 4, history.OK, 1, "acquire", "k", "b", historytest.TTL(1000)).
+		Nemesis(5, history.Info, "stop", "clock-jump").History()
 	r := Compose(NewLock()).Check(context.Background(), h)
 	if r.Valid != Invalid || len(r.Results[0].Anomalies) == 0 {
 		t.Fatalf("%s", r)
@@ -161,47 +159,47 @@ func TestComposeLabelsFaults(t *testing.T) {
 func TestExclusion(t *testing.T) {
 	ctx := context.Background()
 	// extends keep the interval alive; a later holder after validity is fine
-	h := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), validity(97)).
-		op(80, 81, history.OK, 9, "extend", "k", "a", ttl(100), validity(177)).
-		op(150, 151, history.OK, 0, "write", "c", "", val(1)).
-		op(178, 179, history.OK, 1, "acquire", "k", "b", ttl(100), validity(275)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Validity(97)).
+		Op(80, 81, history.OK, 9, "extend", "k", "a", historytest.TTL(100), historytest.Validity(177)).
+		Op(150, 151, history.OK, 0, "write", "c", "", historytest.Value(1)).
+		Op(178, 179, history.OK, 1, "acquire", "k", "b", historytest.TTL(100), historytest.Validity(275)).Sorted()
 	if r := (Exclusion{}).Check(ctx, h); r.Valid != Valid {
 		t.Errorf("extended lease: %s", r)
 	}
 	// without the extend the write at 150 is after validity
-	h = new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), validity(97)).
-		op(150, 151, history.OK, 0, "write", "c", "", val(1)).sorted()
+	h = historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Validity(97)).
+		Op(150, 151, history.OK, 0, "write", "c", "", historytest.Value(1)).Sorted()
 	if r := (Exclusion{}).Check(ctx, h); r.Valid != Invalid || kindsOf(r)["write-after-validity"] != 1 {
 		t.Errorf("write after validity: %s", r)
 	}
 	// a lost signal ends the interval even before validity
-	h = new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), validity(97)).
-		add(10, history.Info, 0, history.FLost, "k", "a").
-		op(20, 21, history.Info, 0, "write", "c", "", val(1)).sorted()
+	h = historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Validity(97)).
+		Add(10, history.Info, 0, history.FLost, "k", "a").
+		Op(20, 21, history.Info, 0, "write", "c", "", historytest.Value(1)).Sorted()
 	r := (Exclusion{}).Check(ctx, h)
 	if r.Valid != Valid || kindsOf(r)["write-after-validity-unknown"] != 1 || !strings.Contains(r.Anomalies[0].Text, "signalled lost") {
 		t.Errorf("lost signal: %s", r)
 	}
 	// overlap in the clients' view; the validity cuts the first interval
-	h = new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), validity(50)).
-		op(40, 41, history.OK, 1, "acquire", "k", "b", ttl(100), validity(140)).sorted()
+	h = historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Validity(50)).
+		Op(40, 41, history.OK, 1, "acquire", "k", "b", historytest.TTL(100), historytest.Validity(140)).Sorted()
 	if r := (Exclusion{}).Check(ctx, h); r.Valid != Invalid || kindsOf(r)["overlap"] != 1 {
 		t.Errorf("overlap: %s", r)
 	}
-	h = new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), validity(50)).
-		op(60, 61, history.OK, 1, "acquire", "k", "b", ttl(100), validity(140)).sorted()
+	h = historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Validity(50)).
+		Op(60, 61, history.OK, 1, "acquire", "k", "b", historytest.TTL(100), historytest.Validity(140)).Sorted()
 	if r := (Exclusion{}).Check(ctx, h); r.Valid != Valid {
 		t.Errorf("no overlap after validity: %s", r)
 	}
 	// a write with no lease at all
-	h = new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).
-		op(2, 3, history.OK, 0, "release", "k", "a").
-		op(4, 5, history.OK, 0, "write", "c", "", val(1)).sorted()
+	h = historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).
+		Op(2, 3, history.OK, 0, "release", "k", "a").
+		Op(4, 5, history.OK, 0, "write", "c", "", historytest.Value(1)).Sorted()
 	if r := (Exclusion{}).Check(ctx, h); r.Valid != Invalid || !strings.Contains(r.Anomalies[0].Text, "without holding any lease") {
 		t.Errorf("write without lease: %s", r)
 	}
@@ -209,11 +207,11 @@ func TestExclusion(t *testing.T) {
 
 func TestResourceAPIAndLeader(t *testing.T) {
 	ctx := context.Background()
-	api := new(hb).
-		op(0, 1, history.OK, 0, "enter", "api", "").
-		op(5, 6, history.OK, 1, "enter", "api", "").
-		op(10, 11, history.OK, 0, "leave", "api", "").
-		op(12, 13, history.OK, 1, "leave", "api", "").sorted()
+	api := historytest.New().
+		Op(0, 1, history.OK, 0, "enter", "api", "").
+		Op(5, 6, history.OK, 1, "enter", "api", "").
+		Op(10, 11, history.OK, 0, "leave", "api", "").
+		Op(12, 13, history.OK, 1, "leave", "api", "").Sorted()
 	r := (&Resource{}).Check(ctx, api)
 	if r.Valid != Invalid || kindsOf(r)["api-overlap"] != 1 || r.Details.(ResourceDetails).API.MaxConcurrent != 2 {
 		t.Errorf("api overlap: %s", r)
@@ -222,26 +220,26 @@ func TestResourceAPIAndLeader(t *testing.T) {
 		t.Errorf("api within limit 2: %s", r)
 	}
 	// touching but not overlapping (enter ok after the other's leave invoke)
-	seq := new(hb).
-		op(0, 1, history.OK, 0, "enter", "api", "").
-		op(2, 4, history.OK, 1, "enter", "api", "").
-		op(3, 5, history.OK, 0, "leave", "api", "").
-		op(6, 7, history.OK, 1, "leave", "api", "").sorted()
+	seq := historytest.New().
+		Op(0, 1, history.OK, 0, "enter", "api", "").
+		Op(2, 4, history.OK, 1, "enter", "api", "").
+		Op(3, 5, history.OK, 0, "leave", "api", "").
+		Op(6, 7, history.OK, 1, "leave", "api", "").Sorted()
 	if r := (&Resource{}).Check(ctx, seq); r.Valid != Valid {
 		t.Errorf("api sequential: %s", r)
 	}
 	// beats adds leader heartbeats of process p with token f at the ms given
-	beats := func(b *hb, p int, f int64, at ...int64) *hb {
+	beats := func(b *historytest.Builder, p int, f int64, at ...int64) *historytest.Builder {
 		for _, t := range at {
-			b.op(t, t+1, history.OK, p, "lead", "L", "", fence(f))
+			b.Op(t, t+1, history.OK, p, "lead", "L", "", historytest.Fence(f))
 		}
 		return b
 	}
-	lead := beats(beats(new(hb), 0, 1, 0, 10, 20), 1, 2, 12).sorted()
+	lead := beats(beats(historytest.New(), 0, 1, 0, 10, 20), 1, 2, 12).Sorted()
 	if r := (&Resource{}).Check(ctx, lead); r.Valid != Invalid || kindsOf(r)["leader-overlap"] != 1 {
 		t.Errorf("leader overlap: %s", r)
 	}
-	handover := beats(beats(new(hb), 0, 1, 0, 10), 1, 2, 12, 20).sorted()
+	handover := beats(beats(historytest.New(), 0, 1, 0, 10), 1, 2, 12, 20).Sorted()
 	if r := (&Resource{}).Check(ctx, handover); r.Valid != Valid {
 		t.Errorf("leader handover: %s", r)
 	}
@@ -257,11 +255,11 @@ func TestResourceAPIAndLeader(t *testing.T) {
 
 func TestResourceCronMissed(t *testing.T) {
 	// ticks 1 to 3 by processes 0, 1, 0; tick 2's run failed
-	b := new(hb)
+	b := historytest.New()
 	for i, typ := range []history.Type{history.OK, history.Fail, history.OK} {
-		b.op(int64(2*i), int64(2*i+1), typ, i%2, "run", "job", "", val(int64(i+1)))
+		b.Op(int64(2*i), int64(2*i+1), typ, i%2, "run", "job", "", historytest.Value(int64(i+1)))
 	}
-	h := b.sorted()
+	h := b.Sorted()
 	r := (&Resource{}).Check(context.Background(), h)
 	if r.Valid != Valid || kindsOf(r)["cron-missed"] != 1 {
 		t.Errorf("missed tick reported, not fatal: %s", r)
@@ -275,29 +273,29 @@ func TestResourceCounter(t *testing.T) {
 	ctx := context.Background()
 	// info write: may or may not have landed; both continuations are valid
 	for _, next := range []int64{5, 6} {
-		h := new(hb).
-			op(0, 1, history.OK, 0, "read", "c", "", val(5)).
-			op(2, 3, history.Info, 0, "write", "c", "", val(6)).
-			op(10, 11, history.OK, 1, "read", "c", "", val(next)).
-			op(12, 13, history.OK, 1, "write", "c", "", val(next+1)).sorted()
+		h := historytest.New().
+			Op(0, 1, history.OK, 0, "read", "c", "", historytest.Value(5)).
+			Op(2, 3, history.Info, 0, "write", "c", "", historytest.Value(6)).
+			Op(10, 11, history.OK, 1, "read", "c", "", historytest.Value(next)).
+			Op(12, 13, history.OK, 1, "write", "c", "", historytest.Value(next+1)).Sorted()
 		if r := (&Resource{}).Check(ctx, h); r.Valid != Valid {
 			t.Errorf("after info write, read %d: %s", next, r)
 		}
 	}
 	// a stale read: the value went backwards
-	h := new(hb).
-		op(0, 1, history.OK, 0, "read", "c", "", val(5)).
-		op(2, 3, history.OK, 0, "write", "c", "", val(6)).
-		op(10, 11, history.OK, 1, "read", "c", "", val(5)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "read", "c", "", historytest.Value(5)).
+		Op(2, 3, history.OK, 0, "write", "c", "", historytest.Value(6)).
+		Op(10, 11, history.OK, 1, "read", "c", "", historytest.Value(5)).Sorted()
 	if r := (&Resource{}).Check(ctx, h); r.Valid != Invalid || kindsOf(r)["nonlinearizable"] != 1 {
 		t.Errorf("stale read: %s", r)
 	}
 	// lost updates from a given final value
-	h = new(hb).
-		op(0, 1, history.OK, 0, "read", "c", "", val(0)).
-		op(2, 3, history.OK, 0, "write", "c", "", val(1)).
-		op(4, 5, history.OK, 1, "read", "c", "", val(1)).
-		op(6, 7, history.OK, 1, "write", "c", "", val(2)).sorted()
+	h = historytest.New().
+		Op(0, 1, history.OK, 0, "read", "c", "", historytest.Value(0)).
+		Op(2, 3, history.OK, 0, "write", "c", "", historytest.Value(1)).
+		Op(4, 5, history.OK, 1, "read", "c", "", historytest.Value(1)).
+		Op(6, 7, history.OK, 1, "write", "c", "", historytest.Value(2)).Sorted()
 	r := (&Resource{FinalValues: map[string]int64{"c": 1}}).Check(ctx, h)
 	if r.Valid != Invalid || r.Details.(ResourceDetails).Counter["c"].Lost != 1 {
 		t.Errorf("lost from final value: %s", r)
@@ -307,29 +305,29 @@ func TestResourceCounter(t *testing.T) {
 func TestFencingValidator(t *testing.T) {
 	ctx := context.Background()
 	// issued tokens going backwards, and a duplicate
-	h := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", fence(5)).
-		op(2, 3, history.OK, 1, "acquire", "k", "b", fence(4)).
-		op(4, 5, history.OK, 2, "acquire", "k", "c", fence(5)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.Fence(5)).
+		Op(2, 3, history.OK, 1, "acquire", "k", "b", historytest.Fence(4)).
+		Op(4, 5, history.OK, 2, "acquire", "k", "c", historytest.Fence(5)).Sorted()
 	r := Fencing{}.Check(ctx, h)
 	if r.Valid != Invalid || kindsOf(r)["fence-not-increasing"] != 1 || kindsOf(r)["fence-duplicate"] != 1 {
 		t.Errorf("issued: %s", r)
 	}
 	// concurrent writes are not ordered; equal tokens are fine
-	h = new(hb).
-		op(0, 10, history.OK, 0, "write", "c", "", fence(2)).
-		op(1, 5, history.OK, 1, "write", "c", "", fence(1)).
-		op(11, 12, history.OK, 0, "write", "c", "", fence(2)).
-		op(13, 14, history.Fail, 1, "write", "c", "", fence(1), errText("stale")).sorted()
+	h = historytest.New().
+		Op(0, 10, history.OK, 0, "write", "c", "", historytest.Fence(2)).
+		Op(1, 5, history.OK, 1, "write", "c", "", historytest.Fence(1)).
+		Op(11, 12, history.OK, 0, "write", "c", "", historytest.Fence(2)).
+		Op(13, 14, history.Fail, 1, "write", "c", "", historytest.Fence(1), historytest.Err("stale")).Sorted()
 	r = Fencing{}.Check(ctx, h)
 	st := r.Details.(FencingStats)
 	if r.Valid != Valid || st.Accepted != 3 || st.Rejected != 1 || st.StaleAccepted != 0 {
 		t.Errorf("concurrent: %s", r)
 	}
 	// out-of-order records (RecordAt) are sorted by time first
-	h = new(hb).
-		op(5, 6, history.OK, 1, "write", "c", "", fence(1)).
-		op(0, 1, history.OK, 0, "write", "c", "", fence(2)).h
+	h = historytest.New().
+		Op(5, 6, history.OK, 1, "write", "c", "", historytest.Fence(1)).
+		Op(0, 1, history.OK, 0, "write", "c", "", historytest.Fence(2)).History()
 	for i := range h {
 		h[i].Index = int64(i)
 	}
@@ -340,16 +338,15 @@ func TestFencingValidator(t *testing.T) {
 
 func TestLiveness(t *testing.T) {
 	ctx := context.Background()
-	start := func(o *history.Op) { o.Fault = "partition" }
 	// a holder crashes with a no-TTL lock: nobody gets it again
-	b := new(hb).
-		add(0, history.Info, history.NemesisProcess, "start", "", "", start).
-		op(1, 2, history.OK, 0, "acquire", "k", "a").
-		add(3, history.Info, history.NemesisProcess, "stop", "", "", start)
+	b := historytest.New().
+		Nemesis(0, history.Info, "start", "partition").
+		Op(1, 2, history.OK, 0, "acquire", "k", "a").
+		Nemesis(3, history.Info, "stop", "partition")
 	for i := 0; i < 5; i++ {
-		b.op(int64(10+1000*i), int64(900+1000*i), history.Fail, 1+i, "acquire", "k", "")
+		b.Op(int64(10+1000*i), int64(900+1000*i), history.Fail, 1+i, "acquire", "k", "")
 	}
-	h := b.sorted()
+	h := b.Sorted()
 	r := (&Liveness{}).Check(ctx, h)
 	if r.Valid != Valid || kindsOf(r)["lock-never-freed"] != 1 || kindsOf(r)["no-recovery"] != 1 {
 		t.Errorf("not required: %s", r)
@@ -363,10 +360,10 @@ func TestLiveness(t *testing.T) {
 		t.Errorf("details %+v", d)
 	}
 	// FIFO: a waits from 0, b invoked at 10 gets it at 20 while a waits on
-	h = new(hb).
-		op(0, 50, history.OK, 0, "acquire", "k", "a").
-		op(10, 20, history.OK, 1, "acquire", "k", "b").
-		op(21, 22, history.OK, 1, "release", "k", "b").sorted()
+	h = historytest.New().
+		Op(0, 50, history.OK, 0, "acquire", "k", "a").
+		Op(10, 20, history.OK, 1, "acquire", "k", "b").
+		Op(21, 22, history.OK, 1, "release", "k", "b").Sorted()
 	if r := (&Liveness{}).Check(ctx, h); r.Details.(LivenessDetails).FIFOViolations != 0 {
 		t.Errorf("fifo counted without Fair")
 	}
@@ -390,11 +387,11 @@ func TestLiveness(t *testing.T) {
 // The resource's own log shows a stale write accepted that the history
 // cannot order: the delayed write overlaps the newer one in time.
 func TestFencingServerLog(t *testing.T) {
-	h := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", fence(1)).
-		op(2, 50, history.OK, 0, "write", "k", "", fence(1), val(1)).
-		op(10, 11, history.OK, 1, "acquire", "k", "b", fence(2)).
-		op(12, 13, history.OK, 1, "write", "k", "", fence(2), val(1)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.Fence(1)).
+		Op(2, 50, history.OK, 0, "write", "k", "", historytest.Fence(1), historytest.Value(1)).
+		Op(10, 11, history.OK, 1, "acquire", "k", "b", historytest.Fence(2)).
+		Op(12, 13, history.OK, 1, "write", "k", "", historytest.Fence(2), historytest.Value(1)).Sorted()
 	if r := (Fencing{}).Check(context.Background(), h); r.Valid != Valid {
 		t.Fatalf("history alone cannot order the writes, got %v", r.Valid)
 	}
@@ -414,29 +411,29 @@ func TestFencingServerLog(t *testing.T) {
 // taken once and left to expire, and nobody tries again.
 func TestNeverFreedNeedsFailuresAfterTheLease(t *testing.T) {
 	ctx := context.Background()
-	live := new(hb).op(0, 1, history.OK, 0, "acquire", "tick-1", "a", ttl(100))
+	live := historytest.New().Op(0, 1, history.OK, 0, "acquire", "tick-1", "a", historytest.TTL(100))
 	for i := 0; i < 4; i++ {
-		live.op(int64(10+20*i), int64(20+20*i), history.Fail, 1+i, "acquire", "tick-1", "", ttl(100))
+		live.Op(int64(10+20*i), int64(20+20*i), history.Fail, 1+i, "acquire", "tick-1", "", historytest.TTL(100))
 	}
-	live.op(990, 1000, history.OK, 9, "acquire", "tick-2", "z", ttl(100))
-	if r := (&Liveness{RequireRecovery: true}).Check(ctx, live.sorted()); kindsOf(r)["lock-never-freed"] != 0 {
+	live.Op(990, 1000, history.OK, 9, "acquire", "tick-2", "z", historytest.TTL(100))
+	if r := (&Liveness{RequireRecovery: true}).Check(ctx, live.Sorted()); kindsOf(r)["lock-never-freed"] != 0 {
 		t.Errorf("failures inside the lease counted: %s", r)
 	}
-	extended := new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).
-		op(90, 91, history.OK, 7, "extend", "k", "a", ttl(1000))
+	extended := historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).
+		Op(90, 91, history.OK, 7, "extend", "k", "a", historytest.TTL(1000))
 	for i := 0; i < 4; i++ {
-		extended.op(int64(200+100*i), int64(210+100*i), history.Fail, 1+i, "acquire", "k", "", ttl(100))
+		extended.Op(int64(200+100*i), int64(210+100*i), history.Fail, 1+i, "acquire", "k", "", historytest.TTL(100))
 	}
-	extended.op(1500, 1501, history.OK, 9, "acquire", "other", "z", ttl(100))
-	if r := (&Liveness{RequireRecovery: true}).Check(ctx, extended.sorted()); kindsOf(r)["lock-never-freed"] != 0 {
+	extended.Op(1500, 1501, history.OK, 9, "acquire", "other", "z", historytest.TTL(100))
+	if r := (&Liveness{RequireRecovery: true}).Check(ctx, extended.Sorted()); kindsOf(r)["lock-never-freed"] != 0 {
 		t.Errorf("failures inside an extended lease counted: %s", r)
 	}
-	dead := new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100))
+	dead := historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100))
 	for i := 0; i < 4; i++ {
-		dead.op(int64(200+100*i), int64(210+100*i), history.Fail, 1+i, "acquire", "k", "", ttl(100))
+		dead.Op(int64(200+100*i), int64(210+100*i), history.Fail, 1+i, "acquire", "k", "", historytest.TTL(100))
 	}
-	dead.op(1500, 1501, history.OK, 9, "acquire", "other", "z", ttl(100))
-	if r := (&Liveness{RequireRecovery: true}).Check(ctx, dead.sorted()); kindsOf(r)["lock-never-freed"] != 1 || r.Valid != Invalid {
+	dead.Op(1500, 1501, history.OK, 9, "acquire", "other", "z", historytest.TTL(100))
+	if r := (&Liveness{RequireRecovery: true}).Check(ctx, dead.Sorted()); kindsOf(r)["lock-never-freed"] != 1 || r.Valid != Invalid {
 		t.Errorf("failures after the lease ran out not counted: %s", r)
 	}
 }

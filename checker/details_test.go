@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // A composed result read back from its JSON has the same typed details
 // as the fresh one, and encodes to the same bytes; the kept porcupine
 // search is not part of it.
 func TestResultJSONKeepsTypedDetails(t *testing.T) {
-	h := newGen(3, 8, 2).run(600, true)
+	h := historytest.NewGen(3, 8, 2).Run(600, true)
 	fresh := Standard(Options{Fencing: true}).Check(context.Background(), h)
 	b, err := json.Marshal(fresh)
 	if err != nil {
@@ -76,11 +77,11 @@ func TestResultJSONOtherDetails(t *testing.T) {
 
 // The search the lock check keeps draws the same page as a second search.
 func TestKeptLinearizationDraws(t *testing.T) {
-	h := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).
-		op(5, 6, history.OK, 0, "release", "k", "a").
-		op(2, 50, history.Info, 1, "acquire", "k", "", ttl(100)).
-		op(7, 8, history.OK, 2, "acquire", "k", "b", ttl(100)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).
+		Op(5, 6, history.OK, 0, "release", "k", "a").
+		Op(2, 50, history.Info, 1, "acquire", "k", "", historytest.TTL(100)).
+		Op(7, 8, history.OK, 2, "acquire", "k", "b", historytest.TTL(100)).Sorted()
 	res := exact().Check(context.Background(), h)
 	z := res.Details.(LockDetails).Linearization
 	if res.Valid != Valid || z == nil {

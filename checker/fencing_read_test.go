@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // A fenced read accepted with token 2 raises the mark: a write with token
@@ -15,11 +16,11 @@ import (
 // was accepted before it.
 func TestFencingReadRaisesMark(t *testing.T) {
 	ctx := context.Background()
-	h := new(hb).
-		op(0, 1, history.OK, 0, "read", "c", "", fence(1), val(0)).
-		op(2, 3, history.OK, 1, "read", "c", "", fence(2), val(0)).
-		op(4, 5, history.OK, 0, "write", "c", "", fence(1), val(1)).
-		op(6, 7, history.OK, 1, "write", "c", "", fence(2), val(1)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "read", "c", "", historytest.Fence(1), historytest.Value(0)).
+		Op(2, 3, history.OK, 1, "read", "c", "", historytest.Fence(2), historytest.Value(0)).
+		Op(4, 5, history.OK, 0, "write", "c", "", historytest.Fence(1), historytest.Value(1)).
+		Op(6, 7, history.OK, 1, "write", "c", "", historytest.Fence(2), historytest.Value(1)).Sorted()
 	r := Fencing{}.Check(ctx, h)
 	st := r.Details.(FencingStats)
 	if r.Valid != Invalid || kindsOf(r)["stale-write-accepted"] != 1 || st.ReadsAccepted != 2 {
@@ -40,12 +41,12 @@ func TestFencingReadRaisesMark(t *testing.T) {
 // fatal; reads of unknown outcome raise nothing.
 func TestFencingRejectedAndUnknownReads(t *testing.T) {
 	ctx := context.Background()
-	h := new(hb).
-		op(0, 1, history.OK, 1, "read", "c", "", fence(2), val(0)).
-		op(2, 3, history.Fail, 0, "read", "c", "", fence(1), errText(StaleError)).
-		op(4, 5, history.OK, 2, "read", "c", "", fence(1), val(0)).
-		op(6, 7, history.Info, 3, "read", "c", "", fence(9)).
-		op(8, 9, history.OK, 1, "write", "c", "", fence(2), val(1)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 1, "read", "c", "", historytest.Fence(2), historytest.Value(0)).
+		Op(2, 3, history.Fail, 0, "read", "c", "", historytest.Fence(1), historytest.Err(StaleError)).
+		Op(4, 5, history.OK, 2, "read", "c", "", historytest.Fence(1), historytest.Value(0)).
+		Op(6, 7, history.Info, 3, "read", "c", "", historytest.Fence(9)).
+		Op(8, 9, history.OK, 1, "write", "c", "", historytest.Fence(2), historytest.Value(1)).Sorted()
 	r := Fencing{}.Check(ctx, h)
 	st := r.Details.(FencingStats)
 	if r.Valid != Valid || st.ReadsRejected != 1 || st.ReadsAccepted != 2 || st.StaleReadsAccepted != 1 || st.StaleAccepted != 0 {
@@ -61,11 +62,11 @@ func TestFencingRejectedAndUnknownReads(t *testing.T) {
 // write accepted, naming the write's and the read's ops; rejected reads
 // are counted.
 func TestFencingServerLogReads(t *testing.T) {
-	h := new(hb).
-		op(0, 1, history.OK, 0, "read", "k", "", fence(1), val(0)).
-		op(2, 50, history.OK, 0, "write", "k", "", fence(1), val(1)).
-		op(10, 11, history.OK, 1, "read", "k", "", fence(2), val(0)).
-		op(12, 13, history.OK, 1, "write", "k", "", fence(2), val(1)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "read", "k", "", historytest.Fence(1), historytest.Value(0)).
+		Op(2, 50, history.OK, 0, "write", "k", "", historytest.Fence(1), historytest.Value(1)).
+		Op(10, 11, history.OK, 1, "read", "k", "", historytest.Fence(2), historytest.Value(0)).
+		Op(12, 13, history.OK, 1, "write", "k", "", historytest.Fence(2), historytest.Value(1)).Sorted()
 	log := []ServerWrite{
 		{Key: "k", Fence: 1, Accepted: true, Read: true, Time: 1 * ms},
 		{Key: "k", Fence: 2, Accepted: true, Read: true, Time: 11 * ms},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/verdicts.golden")
@@ -34,13 +35,13 @@ func goldenCases(t *testing.T) []goldenCase {
 		out = append(out, goldenCase{filepath.Base(f), h})
 	}
 	for seed := uint64(1); seed <= 4; seed++ {
-		g := newGen(seed, 6, 2)
-		h := g.run(3000, seed%2 == 0)
+		g := historytest.NewGen(seed, 6, 2)
+		h := g.Run(3000, seed%2 == 0)
 		out = append(out, goldenCase{fmt.Sprintf("gen-%d", seed), h})
-		out = append(out, goldenCase{fmt.Sprintf("gen-%d-overlap", seed), g.injectOverlap(len(g.leases) / 2)})
-		g2 := newGen(seed, 6, 2)
-		g2.run(3000, seed%2 == 1)
-		out = append(out, goldenCase{fmt.Sprintf("gen-%d-lost-update", seed), g2.injectLostUpdate(len(g2.leases) / 3)})
+		out = append(out, goldenCase{fmt.Sprintf("gen-%d-overlap", seed), g.InjectOverlap(len(g.Leases) / 2)})
+		g2 := historytest.NewGen(seed, 6, 2)
+		g2.Run(3000, seed%2 == 1)
+		out = append(out, goldenCase{fmt.Sprintf("gen-%d-lost-update", seed), g2.InjectLostUpdate(len(g2.Leases) / 3)})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // livenessKinds is Liveness (recovery required) on h: its verdict and the
@@ -24,15 +25,15 @@ func livenessKinds(t *testing.T, h history.History) (Validity, [3]int) {
 // 2 and 3, which fail; afterwards only key "k-2" is asked for, with
 // success, until 4 s.
 func cronKey(first history.Type) history.History {
-	b := new(hb).op(10, 150, first, 1, "acquire", "k-1", "a", ttl(300))
+	b := historytest.New().Op(10, 150, first, 1, "acquire", "k-1", "a", historytest.TTL(300))
 	for i := int64(0); i < 4; i++ {
-		b.op(20+30*i, 40+30*i, history.Fail, 2+int(i%2), "acquire", "k-1", "", ttl(300))
+		b.Op(20+30*i, 40+30*i, history.Fail, 2+int(i%2), "acquire", "k-1", "", historytest.TTL(300))
 	}
 	for i := int64(1); i <= 4; i++ {
-		b.op(1000*i, 1000*i+5, history.OK, 4, "acquire", "k-2", "x", ttl(300))
-		b.op(1000*i+10, 1000*i+15, history.OK, 4, "release", "k-2", "x")
+		b.Op(1000*i, 1000*i+5, history.OK, 4, "acquire", "k-2", "x", historytest.TTL(300))
+		b.Op(1000*i+10, 1000*i+15, history.OK, 4, "release", "k-2", "x")
 	}
-	return b.sorted()
+	return b.Sorted()
 }
 
 // An acquire with unknown outcome may have set the key: the acquires that
@@ -58,12 +59,12 @@ func TestUnknownAcquireMayHoldTheKey(t *testing.T) {
 // the evidence is complete only at its completion.
 func TestStuckWaitsForAcquiresInFlight(t *testing.T) {
 	slow := func(outcome history.Type) history.History {
-		b := new(hb).add(0, history.Invoke, 1, "acquire", "k", "", ttl(100))
+		b := historytest.New().Add(0, history.Invoke, 1, "acquire", "k", "", historytest.TTL(100))
 		for i := int64(0); i < 6; i++ {
-			b.op(10+300*i, 20+300*i, history.Fail, 2+int(i%2), "acquire", "k", "", ttl(100))
+			b.Op(10+300*i, 20+300*i, history.Fail, 2+int(i%2), "acquire", "k", "", historytest.TTL(100))
 		}
-		b.add(2000, outcome, 1, "acquire", "k", "a", ttl(100))
-		return b.sorted()
+		b.Add(2000, outcome, 1, "acquire", "k", "a", historytest.TTL(100))
+		return b.Sorted()
 	}
 	for _, typ := range []history.Type{history.OK, history.Info} {
 		w := NewStuckWatch(0)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // LateWriteFatal under fencing, with the resource's log: process 0's
@@ -15,11 +16,11 @@ import (
 // token 2 accepted first, it is out of order (fatal); with a log showing
 // it first, in order. Without fencing it is fatal whatever the log.
 func TestLateWriteFatalByTheResourceLog(t *testing.T) {
-	h := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), validity(90), fence(1)).
-		op(119, 120, history.OK, 1, "acquire", "k", "b", ttl(100), validity(210), fence(2)).
-		op(145, 155, history.OK, 1, "read", "c", "", fence(2), val(0)).
-		op(150, 151, history.OK, 0, "write", "c", "", fence(1), val(1)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Validity(90), historytest.Fence(1)).
+		Op(119, 120, history.OK, 1, "acquire", "k", "b", historytest.TTL(100), historytest.Validity(210), historytest.Fence(2)).
+		Op(145, 155, history.OK, 1, "read", "c", "", historytest.Fence(2), historytest.Value(0)).
+		Op(150, 151, history.OK, 0, "write", "c", "", historytest.Fence(1), historytest.Value(1)).Sorted()
 	read := ServerWrite{Key: "c", Fence: 2, Accepted: true, Read: true, Time: 148 * ms}
 	write := ServerWrite{Key: "c", Fence: 1, Value: 1, Accepted: true, Time: 152 * ms}
 	readFirst, writeFirst := NewServerLog([]ServerWrite{read, write}), NewServerLog([]ServerWrite{write, read})

@@ -7,17 +7,15 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
-
-// nodes sets the nodes that answered a record.
-func nodes(ns ...string) func(*history.Op) { return func(o *history.Op) { o.Nodes = ns } }
 
 // A lock that gives every client the same token (a host name): the second
 // acquire inside a live lease is another holder, not the first one again.
 func TestLockReusedTokenIsAnotherHolder(t *testing.T) {
-	h := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
-		op(50, 51, history.OK, 1, "acquire", "k", "host", ttl(100)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "host", historytest.TTL(100)).
+		Op(50, 51, history.OK, 1, "acquire", "k", "host", historytest.TTL(100)).Sorted()
 	res := checkLock(t, exact(), h)
 	if res.Valid != Invalid {
 		t.Fatalf("a second grant of a live lease with the same token passed\n%s", res)
@@ -26,11 +24,11 @@ func TestLockReusedTokenIsAnotherHolder(t *testing.T) {
 		t.Errorf("anomaly does not name both acquires: %+v", a)
 	}
 	// the same ops after a release are a legal handover for the lock model
-	h = new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
-		op(10, 11, history.OK, 0, "release", "k", "host").
-		op(50, 51, history.OK, 1, "acquire", "k", "host", ttl(100)).
-		op(60, 61, history.OK, 1, "release", "k", "host").sorted()
+	h = historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "host", historytest.TTL(100)).
+		Op(10, 11, history.OK, 0, "release", "k", "host").
+		Op(50, 51, history.OK, 1, "acquire", "k", "host", historytest.TTL(100)).
+		Op(60, 61, history.OK, 1, "release", "k", "host").Sorted()
 	if res := checkLock(t, exact(), h); res.Valid != Valid {
 		t.Fatalf("handover with a reused token: %s", res)
 	}
@@ -39,10 +37,10 @@ func TestLockReusedTokenIsAnotherHolder(t *testing.T) {
 // With a shared token, one holder's release must cut its own lease in
 // exclusion, not the other holder's.
 func TestExclusionReusedTokenReleaseCutsOwnLease(t *testing.T) {
-	h := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100), validity(100)).
-		op(2, 3, history.OK, 1, "acquire", "k", "host", ttl(100), validity(103)).
-		op(50, 51, history.OK, 0, "release", "k", "host").sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "host", historytest.TTL(100), historytest.Validity(100)).
+		Op(2, 3, history.OK, 1, "acquire", "k", "host", historytest.TTL(100), historytest.Validity(103)).
+		Op(50, 51, history.OK, 0, "release", "k", "host").Sorted()
 	res := Exclusion{}.Check(context.Background(), h)
 	if res.Valid != Invalid || len(res.Anomalies) != 1 {
 		t.Fatalf("%s", res)
@@ -58,24 +56,24 @@ func TestExclusionReusedTokenReleaseCutsOwnLease(t *testing.T) {
 // acquires builds an acquire by process 0 on key k0 at 0 ms and one by
 // process 1 on k1 at 200 ms, both given token tok, with the outcomes
 // first and second.
-func acquires(first, second history.Type, k0, k1, tok string) *hb {
-	return new(hb).
-		op(0, 1, first, 0, "acquire", k0, tok, ttl(100)).
-		op(200, 201, second, 1, "acquire", k1, tok, ttl(100))
+func acquires(first, second history.Type, k0, k1, tok string) *historytest.Builder {
+	return historytest.New().
+		Op(0, 1, first, 0, "acquire", k0, tok, historytest.TTL(100)).
+		Op(200, 201, second, 1, "acquire", k1, tok, historytest.TTL(100))
 }
 
 func TestTokensReused(t *testing.T) {
 	ok, info, fail := history.OK, history.Info, history.Fail
 	cases := []struct {
 		name string
-		h    *hb
+		h    *historytest.Builder
 		ops  []int64 // nil: no reuse
 	}{
 		{"two processes", acquires(ok, ok, "k", "k", "host"), []int64{0, 1, 2, 3}},
-		{"same process after its release", new(hb).
-			op(0, 1, ok, 0, "acquire", "k", "host", ttl(100)).
-			op(2, 3, ok, 0, "release", "k", "host").
-			op(4, 5, ok, 0, "acquire", "k", "host", ttl(100)), []int64{0, 1, 4, 5}},
+		{"same process after its release", historytest.New().
+			Op(0, 1, ok, 0, "acquire", "k", "host", historytest.TTL(100)).
+			Op(2, 3, ok, 0, "release", "k", "host").
+			Op(4, 5, ok, 0, "acquire", "k", "host", historytest.TTL(100)), []int64{0, 1, 4, 5}},
 		{"an unknown acquire then an ok with its token", acquires(info, ok, "k", "k", "host"), []int64{0, 1, 2, 3}},
 		{"an ok then an unknown acquire with its token", acquires(ok, info, "k", "k", "host"), []int64{0, 1, 2, 3}},
 		{"a failed acquire does not count", acquires(fail, ok, "k", "k", "host"), nil},
@@ -85,7 +83,7 @@ func TestTokensReused(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := tc.h.sorted()
+			h := tc.h.Sorted()
 			r := Tokens(h)
 			if tc.ops == nil {
 				if r.Valid != Valid {
@@ -109,19 +107,19 @@ func TestTokensReused(t *testing.T) {
 // extended took effect: the extend ok is the holder's, and it keeps the
 // lock from others.
 func TestLockInfoAcquireUsedByExtend(t *testing.T) {
-	base := func() *hb {
-		return new(hb).
-			op(0, 50, history.Info, 0, "acquire", "k", "a", ttl(100)).
-			op(60, 61, history.OK, 7, "extend", "k", "a", ttl(100))
+	base := func() *historytest.Builder {
+		return historytest.New().
+			Op(0, 50, history.Info, 0, "acquire", "k", "a", historytest.TTL(100)).
+			Op(60, 61, history.OK, 7, "extend", "k", "a", historytest.TTL(100))
 	}
-	if res := checkLock(t, exact(), base().sorted()); res.Valid != Valid {
+	if res := checkLock(t, exact(), base().Sorted()); res.Valid != Valid {
 		t.Fatalf("extend ok of an unknown acquire's lease: %s", res)
 	}
-	if res := checkLock(t, exact(), base().op(62, 63, history.OK, 7, "release", "k", "a").op(70, 71, history.OK, 1, "acquire", "k", "b", ttl(100)).sorted()); res.Valid != Valid {
+	if res := checkLock(t, exact(), base().Op(62, 63, history.OK, 7, "release", "k", "a").Op(70, 71, history.OK, 1, "acquire", "k", "b", historytest.TTL(100)).Sorted()); res.Valid != Valid {
 		t.Fatalf("handover after the watchdog's release: %s", res)
 	}
 	// the extended lease lasts until 160: a grant at 70..71 breaks it
-	h := base().op(70, 71, history.OK, 1, "acquire", "k", "b", ttl(100)).sorted()
+	h := base().Op(70, 71, history.OK, 1, "acquire", "k", "b", historytest.TTL(100)).Sorted()
 	if res := checkLock(t, exact(), h); res.Valid != Invalid {
 		t.Fatalf("a grant inside the extended lease passed: %s", res)
 	}
@@ -138,18 +136,18 @@ func TestLockBoundInfoReusedToken(t *testing.T) {
 	// p0's extend (unknown) may have taken effect at 40, keeping p0's lease
 	// until 140; p1's acquire at 150 is then legal; p2's acquire at 151
 	// inside p1's lease is not, whatever the token.
-	h := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
-		op(40, 41, history.Info, 0, "extend", "k", "host", ttl(100)).
-		op(150, 151, history.OK, 1, "acquire", "k", "host", ttl(100)).
-		op(152, 153, history.OK, 2, "acquire", "k", "host", ttl(100)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "host", historytest.TTL(100)).
+		Op(40, 41, history.Info, 0, "extend", "k", "host", historytest.TTL(100)).
+		Op(150, 151, history.OK, 1, "acquire", "k", "host", historytest.TTL(100)).
+		Op(152, 153, history.OK, 2, "acquire", "k", "host", historytest.TTL(100)).Sorted()
 	if res := checkLock(t, exact(), h); res.Valid != Invalid {
 		t.Fatalf("%s", res)
 	}
-	h = new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "host", ttl(100)).
-		op(40, 41, history.Info, 0, "extend", "k", "host", ttl(100)).
-		op(150, 151, history.OK, 1, "acquire", "k", "host", ttl(100)).sorted()
+	h = historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "host", historytest.TTL(100)).
+		Op(40, 41, history.Info, 0, "extend", "k", "host", historytest.TTL(100)).
+		Op(150, 151, history.OK, 1, "acquire", "k", "host", historytest.TTL(100)).Sorted()
 	if res := checkLock(t, exact(), h); res.Valid != Valid {
 		t.Fatalf("%s", res)
 	}
@@ -161,10 +159,10 @@ func TestLockBoundInfoReusedToken(t *testing.T) {
 // Redlock (several nodes) keeps the bound from b's invoke.
 func TestLockOneNodeTakeoverBound(t *testing.T) {
 	mk := func(ns ...string) history.History {
-		return new(hb).
-			op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), nodes(ns...)).
-			op(2, 101, history.OK, 1, "acquire", "k", "b", ttl(100), nodes(ns...)).
-			op(105, 106, history.OK, 2, "acquire", "k", "c", ttl(100), nodes(ns...)).sorted()
+		return historytest.New().
+			Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Nodes(ns...)).
+			Op(2, 101, history.OK, 1, "acquire", "k", "b", historytest.TTL(100), historytest.Nodes(ns...)).
+			Op(105, 106, history.OK, 2, "acquire", "k", "c", historytest.TTL(100), historytest.Nodes(ns...)).Sorted()
 	}
 	if res := checkLock(t, exact(), mk("n1")); res.Valid != Invalid {
 		t.Fatalf("one node: second grant after a takeover passed\n%s", res)
@@ -176,11 +174,11 @@ func TestLockOneNodeTakeoverBound(t *testing.T) {
 	}
 	// after a release: b's key is written after a's release (invoked at 80)
 	rel := func(ns ...string) history.History {
-		return new(hb).
-			op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), nodes(ns...)).
-			op(2, 82, history.OK, 1, "acquire", "k", "b", ttl(100), nodes(ns...)).
-			op(80, 81, history.OK, 0, "release", "k", "a").
-			op(105, 106, history.OK, 2, "acquire", "k", "c", ttl(100), nodes(ns...)).sorted()
+		return historytest.New().
+			Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Nodes(ns...)).
+			Op(2, 82, history.OK, 1, "acquire", "k", "b", historytest.TTL(100), historytest.Nodes(ns...)).
+			Op(80, 81, history.OK, 0, "release", "k", "a").
+			Op(105, 106, history.OK, 2, "acquire", "k", "c", historytest.TTL(100), historytest.Nodes(ns...)).Sorted()
 	}
 	if res := checkLock(t, exact(), rel("n1")); res.Valid != Invalid {
 		t.Fatalf("one node: grant inside a lease taken after a release passed\n%s", res)
@@ -189,10 +187,10 @@ func TestLockOneNodeTakeoverBound(t *testing.T) {
 		t.Fatalf("redlock: %s", res)
 	}
 	// c after b's lease from the takeover (200) is fine
-	h := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), nodes("n1")).
-		op(2, 101, history.OK, 1, "acquire", "k", "b", ttl(100), nodes("n1")).
-		op(199, 201, history.OK, 2, "acquire", "k", "c", ttl(100), nodes("n1")).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Nodes("n1")).
+		Op(2, 101, history.OK, 1, "acquire", "k", "b", historytest.TTL(100), historytest.Nodes("n1")).
+		Op(199, 201, history.OK, 2, "acquire", "k", "c", historytest.TTL(100), historytest.Nodes("n1")).Sorted()
 	if res := checkLock(t, exact(), h); res.Valid != Valid {
 		t.Fatalf("%s", res)
 	}
@@ -202,8 +200,8 @@ func TestLockOneNodeTakeoverBound(t *testing.T) {
 // server still check valid when their acquires name the node.
 func TestLockOneNodeRandomHistoriesStayValid(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
-		g := newGen(seed, 8, 1+int(seed%3))
-		h := g.run(600, seed%2 == 0)
+		g := historytest.NewGen(seed, 8, 1+int(seed%3))
+		h := g.Run(600, seed%2 == 0)
 		for i := range h {
 			if h[i].F == history.FAcquire && h[i].Type == history.OK {
 				h[i].Nodes = []string{"n1"}
@@ -222,9 +220,9 @@ func TestLockOneNodeRandomHistoriesStayValid(t *testing.T) {
 // exclusion's fallback for a lease without validity must not call it an
 // overlap.
 func TestExclusionFallbackSubtractsDrift(t *testing.T) {
-	h := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).
-		op(90, 99, history.OK, 1, "acquire", "k", "b", ttl(100)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).
+		Op(90, 99, history.OK, 1, "acquire", "k", "b", historytest.TTL(100)).Sorted()
 	if res := checkLock(t, NewLock(), h); res.Valid != Valid {
 		t.Fatalf("lock: %s", res)
 	}

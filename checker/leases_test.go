@@ -4,19 +4,20 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // A holder paused past its validity while another process takes the
 // lock: both act as holder at once (HeldOverlaps), but their validities
 // never overlap (ValidOverlaps), so exclusion finds no overlap.
 func TestLeasesHeldAndValidOverlaps(t *testing.T) {
-	h := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100), validity(95)).
-		op(110, 111, history.OK, 1, "acquire", "k", "b", ttl(100), validity(205)).
-		op(150, 151, history.OK, 1, "release", "k", "b").
-		op(180, 181, history.Fail, 0, "release", "k", "a").
-		op(300, 301, history.OK, 2, "acquire", "k", "c", ttl(100)).
-		op(302, 303, history.OK, 2, "extend", "k", "c", ttl(100), validity(390)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Validity(95)).
+		Op(110, 111, history.OK, 1, "acquire", "k", "b", historytest.TTL(100), historytest.Validity(205)).
+		Op(150, 151, history.OK, 1, "release", "k", "b").
+		Op(180, 181, history.Fail, 0, "release", "k", "a").
+		Op(300, 301, history.OK, 2, "acquire", "k", "c", historytest.TTL(100)).
+		Op(302, 303, history.OK, 2, "extend", "k", "c", historytest.TTL(100), historytest.Validity(390)).Sorted()
 	ls := Leases(h, 0, 0)
 	if len(ls) != 3 {
 		t.Fatalf("%d leases, want 3", len(ls))

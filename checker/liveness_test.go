@@ -6,24 +6,23 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
-
-func partition(o *history.Op) { o.Fault = "partition" }
 
 // A history that ends shortly after the last heal gave the lock no time to
 // recover (the holder's TTL has not even run out): recovery is not judged.
 func TestLivenessCutShortAfterHealIsNotJudged(t *testing.T) {
 	ctx := context.Background()
 	mk := func(endMs int64) history.History {
-		b := new(hb).
-			add(0, history.Info, history.NemesisProcess, "start", "", "", partition).
-			op(1, 2, history.OK, 0, "acquire", "k", "a", ttl(1000)).
-			add(100, history.Info, history.NemesisProcess, "stop", "", "", partition)
+		b := historytest.New().
+			Nemesis(0, history.Info, "start", "partition").
+			Op(1, 2, history.OK, 0, "acquire", "k", "a", historytest.TTL(1000)).
+			Nemesis(100, history.Info, "stop", "partition")
 		for t := int64(150); t < endMs; t += 100 {
 			p := int(1 + t/100)
-			b.op(t, t+10, history.Fail, p, "acquire", "k", "", ttl(1000))
+			b.Op(t, t+10, history.Fail, p, "acquire", "k", "", historytest.TTL(1000))
 		}
-		return b.sorted()
+		return b.Sorted()
 	}
 	short := mk(400)
 	r := (&Liveness{RequireRecovery: true}).Check(ctx, short)
@@ -52,15 +51,15 @@ func TestLivenessCutShortAfterHealIsNotJudged(t *testing.T) {
 // never freed.
 func TestLivenessNeverFreedNamesTheRightHolder(t *testing.T) {
 	ctx := context.Background()
-	fails := func(b *hb) *hb {
+	fails := func(b *historytest.Builder) *historytest.Builder {
 		for i := 0; i < 5; i++ {
-			b.op(int64(1000+1000*i), int64(1900+1000*i), history.Fail, 10+i, "acquire", "k", "")
+			b.Op(int64(1000+1000*i), int64(1900+1000*i), history.Fail, 10+i, "acquire", "k", "")
 		}
 		return b
 	}
-	released := fails(new(hb).
-		op(0, 1, history.OK, 2, "acquire", "k", "a").
-		op(5, 6, history.OK, 2, "release", "k", "a")).sorted()
+	released := fails(historytest.New().
+		Op(0, 1, history.OK, 2, "acquire", "k", "a").
+		Op(5, 6, history.OK, 2, "release", "k", "a")).Sorted()
 	r := (&Liveness{RequireRecovery: true}).Check(ctx, released)
 	if kindsOf(r)["lock-never-freed"] != 0 || kindsOf(r)["lock-stuck"] != 1 || r.Valid != Invalid {
 		t.Fatalf("released lock called never freed, or not stuck: %s", r)
@@ -74,10 +73,10 @@ func TestLivenessNeverFreedNamesTheRightHolder(t *testing.T) {
 		}
 	}
 	// process 3's acquire (ops 4,5) had an unknown outcome: it holds it
-	h := fails(new(hb).
-		op(0, 1, history.OK, 2, "acquire", "k", "a").
-		op(5, 6, history.OK, 2, "release", "k", "a").
-		op(7, 8, history.Info, 3, "acquire", "k", "b")).sorted()
+	h := fails(historytest.New().
+		Op(0, 1, history.OK, 2, "acquire", "k", "a").
+		Op(5, 6, history.OK, 2, "release", "k", "a").
+		Op(7, 8, history.Info, 3, "acquire", "k", "b")).Sorted()
 	r = (&Liveness{RequireRecovery: true}).Check(ctx, h)
 	if r.Valid != Invalid || kindsOf(r)["lock-never-freed"] != 1 {
 		t.Fatalf("%s", r)
@@ -95,13 +94,13 @@ func TestLivenessNeverFreedNamesTheRightHolder(t *testing.T) {
 // heldThenRefused is a history in which process 0 takes key k with a
 // 100 ms TTL and 5 acquires fail over the next 5 s, a partition starting
 // at 50 ms when partitioned (it stays open).
-func heldThenRefused(partitioned bool) *hb {
-	b := new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100))
+func heldThenRefused(partitioned bool) *historytest.Builder {
+	b := historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100))
 	if partitioned {
-		b.add(50, history.Info, history.NemesisProcess, "start", "", "", partition)
+		b.Nemesis(50, history.Info, "start", "partition")
 	}
 	for i := 0; i < 5; i++ {
-		b.op(int64(200+1000*i), int64(210+1000*i), history.Fail, 1+i, "acquire", "k", "", ttl(100))
+		b.Op(int64(200+1000*i), int64(210+1000*i), history.Fail, 1+i, "acquire", "k", "", historytest.TTL(100))
 	}
 	return b
 }
@@ -109,7 +108,7 @@ func heldThenRefused(partitioned bool) *hb {
 // Failures while a partition is still open at the end are the partition's
 // doing, not a lock never freed.
 func TestLivenessNeverFreedNotJudgedUnderOpenFault(t *testing.T) {
-	r := (&Liveness{RequireRecovery: true}).Check(context.Background(), heldThenRefused(true).sorted())
+	r := (&Liveness{RequireRecovery: true}).Check(context.Background(), heldThenRefused(true).Sorted())
 	if kindsOf(r)["lock-never-freed"] != 0 || r.Valid != Unknown {
 		t.Fatalf("%s", r)
 	}
@@ -121,16 +120,16 @@ func TestLivenessNeverFreedNotJudgedUnderOpenFault(t *testing.T) {
 // failures while no fault was in effect count.
 func TestLivenessNeverFreedIgnoresFailuresInAFault(t *testing.T) {
 	b := heldThenRefused(true)
-	b.add(4300, history.Info, history.NemesisProcess, "stop", "", "", partition)
-	b.op(4400, 4410, history.Fail, 9, "acquire", "k", "", ttl(100))
-	r := (&Liveness{RequireRecovery: true}).Check(context.Background(), b.sorted())
+	b.Nemesis(4300, history.Info, "stop", "partition")
+	b.Op(4400, 4410, history.Fail, 9, "acquire", "k", "", historytest.TTL(100))
+	r := (&Liveness{RequireRecovery: true}).Check(context.Background(), b.Sorted())
 	if kindsOf(r)["lock-never-freed"] != 0 {
 		t.Fatalf("failures inside the fault counted:\n%s", r)
 	}
 	// The same failures with no fault in effect: never freed.
 	c := heldThenRefused(false)
-	c.op(4400, 4410, history.Fail, 9, "acquire", "k", "", ttl(100))
-	if r := (&Liveness{RequireRecovery: true}).Check(context.Background(), c.sorted()); kindsOf(r)["lock-never-freed"] != 1 {
+	c.Op(4400, 4410, history.Fail, 9, "acquire", "k", "", historytest.TTL(100))
+	if r := (&Liveness{RequireRecovery: true}).Check(context.Background(), c.Sorted()); kindsOf(r)["lock-never-freed"] != 1 {
 		t.Fatalf("want lock-never-freed without faults:\n%s", r)
 	}
 }
@@ -138,10 +137,10 @@ func TestLivenessNeverFreedIgnoresFailuresInAFault(t *testing.T) {
 // Without a RetryInterval the grace is the longest TTL plus the longest
 // pause seen between a failed acquire and the same process's next one.
 func TestLivenessRecoveryGraceFromHistory(t *testing.T) {
-	h := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).
-		op(2, 3, history.Fail, 1, "acquire", "k", "", ttl(100)).
-		op(303, 304, history.Fail, 1, "acquire", "k", "", ttl(100)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).
+		Op(2, 3, history.Fail, 1, "acquire", "k", "", historytest.TTL(100)).
+		Op(303, 304, history.Fail, 1, "acquire", "k", "", historytest.TTL(100)).Sorted()
 	d := (&Liveness{}).Check(context.Background(), h).Details.(LivenessDetails)
 	if d.RecoveryGraceNS != 400*ms {
 		t.Fatalf("grace %d ns, want 400 ms", d.RecoveryGraceNS)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // streamLiveness runs the streamed liveness check (CheckSource's) over h,
@@ -59,37 +60,37 @@ func TestLivenessStreamEqualsCheck(t *testing.T) {
 	}
 	hs := map[string]history.History{}
 	for _, seed := range []uint64{1, 2} {
-		g := newGen(seed, 8, 3)
-		hs[fmt.Sprintf("seed %d", seed)] = g.run(6000, seed == 1)
+		g := historytest.NewGen(seed, 8, 3)
+		hs[fmt.Sprintf("seed %d", seed)] = g.Run(6000, seed == 1)
 		// a holder dies holding lock0 (no TTL) and the others keep
 		// failing until the end
-		end := g.recs[len(g.recs)-1].Time
+		end := g.Recs[len(g.Recs)-1].Time
 		for i := 0; i < 8; i++ {
-			g.injectOp(end+int64(i)*50*ms, history.FAcquire, history.Fail, "lock0", "", 0, 0)
+			g.InjectOp(end+int64(i)*50*ms, history.FAcquire, history.Fail, "lock0", "", 0, 0)
 		}
-		hs[fmt.Sprintf("seed %d never freed", seed)] = g.history()
+		hs[fmt.Sprintf("seed %d never freed", seed)] = g.History()
 	}
 	// fault actions as invoke and completion, acquires ok inside their
 	// span, and a fault never healed
-	g := newGen(3, 8, 3)
-	g.run(6000, true)
-	n := len(g.recs)
-	for _, r := range slices.Clone(g.recs) {
+	g := historytest.NewGen(3, 8, 3)
+	g.Run(6000, true)
+	n := len(g.Recs)
+	for _, r := range slices.Clone(g.Recs) {
 		if r.IsNemesis() {
 			c := r
 			c.Time += 700 * us
-			g.rec(c)
-			g.injectOp(r.Time+100*us, history.FAcquire, history.OK, "lock2", "", 0, 0)
+			g.Rec(c)
+			g.InjectOp(r.Time+100*us, history.FAcquire, history.OK, "lock2", "", 0, 0)
 		}
 	}
-	for i := range g.recs[:n] {
-		if g.recs[i].IsNemesis() {
-			g.recs[i].Type = history.Invoke
+	for i := range g.Recs[:n] {
+		if g.Recs[i].IsNemesis() {
+			g.Recs[i].Type = history.Invoke
 		}
 	}
-	last := g.recs[len(g.recs)-1].Time
-	g.rec(history.Op{Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "pause", Time: last - 300*ms})
-	hs["paired faults, one unhealed"] = g.history()
+	last := g.Recs[len(g.Recs)-1].Time
+	g.Rec(history.Op{Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "pause", Time: last - 300*ms})
+	hs["paired faults, one unhealed"] = g.History()
 	files, _ := filepath.Glob("testdata/*.jsonl")
 	for _, f := range files {
 		h, _, err := history.ReadFile(f)
@@ -112,13 +113,13 @@ func TestLivenessStreamEqualsCheck(t *testing.T) {
 // requires FIFO, recovery and bounded waits gives Check's verdicts and
 // anomalies (the streamed liveness inside the streamed composition).
 func TestCheckSourceStrictLiveness(t *testing.T) {
-	g := newGen(7, 8, 3)
-	g.run(8000, true)
-	end := g.recs[len(g.recs)-1].Time
+	g := historytest.NewGen(7, 8, 3)
+	g.Run(8000, true)
+	end := g.Recs[len(g.Recs)-1].Time
 	for i := 0; i < 6; i++ {
-		g.injectOp(end+int64(i)*80*ms, history.FAcquire, history.Fail, "lock1", "", 0, 0)
+		g.InjectOp(end+int64(i)*80*ms, history.FAcquire, history.Fail, "lock1", "", 0, 0)
 	}
-	h := g.history()
+	h := g.History()
 	o := Options{Lock: NewLock(), Fencing: true, Liveness: &Liveness{Fair: true, RequireFIFO: true, MaxWait: 20 * time.Millisecond,
 		RequireRecovery: true, NeverFreedAfter: 100 * time.Millisecond}}
 	_, whole := checkBoth(t, "strict liveness", h, o)
@@ -129,13 +130,12 @@ func TestCheckSourceStrictLiveness(t *testing.T) {
 	// overtaken on that key while it waited: the streamed FIFO judges it
 	// again when it completes (fifoStream.moved)
 	t0 := h[len(h)/2].Time
-	a, b := g.nextProc, g.nextProc+1
-	g.nextProc += 2
-	g.rec(history.Op{Type: history.Invoke, Process: a, F: history.FAcquire, Key: "lockZ", TTL: g.ttl, Time: t0})
-	g.rec(history.Op{Type: history.Invoke, Process: b, F: history.FAcquire, Key: "lockW", TTL: g.ttl, Time: t0 + 2*ms})
-	g.rec(history.Op{Type: history.OK, Process: b, F: history.FAcquire, Key: "lockW", Token: "b", TTL: g.ttl, Time: t0 + 3*ms})
-	g.rec(history.Op{Type: history.OK, Process: a, F: history.FAcquire, Key: "lockW", Token: "a", TTL: g.ttl, Time: t0 + 4*ms})
-	h = g.history()
+	a, b := g.NewProcess(), g.NewProcess()
+	g.Rec(history.Op{Type: history.Invoke, Process: a, F: history.FAcquire, Key: "lockZ", TTL: g.TTL, Time: t0})
+	g.Rec(history.Op{Type: history.Invoke, Process: b, F: history.FAcquire, Key: "lockW", TTL: g.TTL, Time: t0 + 2*ms})
+	g.Rec(history.Op{Type: history.OK, Process: b, F: history.FAcquire, Key: "lockW", Token: "b", TTL: g.TTL, Time: t0 + 3*ms})
+	g.Rec(history.Op{Type: history.OK, Process: a, F: history.FAcquire, Key: "lockW", Token: "a", TTL: g.TTL, Time: t0 + 4*ms})
+	h = g.History()
 	checkBoth(t, "strict liveness, key moved", h, o)
 	path := filepath.Join(t.TempDir(), "moved.jsonl")
 	if err := history.WriteFile(path, h); err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // A checker with nothing to check says so (NotApplicable) and keeps its
@@ -13,18 +14,18 @@ import (
 // NotApplicable stays empty. Compose times each part (Seconds).
 func TestNotApplicable(t *testing.T) {
 	ctx := context.Background()
-	unfenced := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "t1").
-		op(2, 3, history.OK, 0, "release", "k", "t1").sorted()
+	unfenced := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "t1").
+		Op(2, 3, history.OK, 0, "release", "k", "t1").Sorted()
 	if r := (Fencing{}).Check(ctx, unfenced); r.Valid != Valid || r.NotApplicable == "" {
 		t.Errorf("fencing without tokens: valid %v, not applicable %q; want valid and a reason", r.Valid, r.NotApplicable)
 	}
 	if r := (&Resource{}).Check(ctx, unfenced); r.Valid != Valid || r.NotApplicable == "" {
 		t.Errorf("resource without resource ops: valid %v, not applicable %q; want valid and a reason", r.Valid, r.NotApplicable)
 	}
-	fenced := new(hb).
-		op(0, 1, history.OK, 0, "read", "c", "", fence(1), val(0)).
-		op(2, 3, history.OK, 0, "write", "c", "", fence(1), val(1)).sorted()
+	fenced := historytest.New().
+		Op(0, 1, history.OK, 0, "read", "c", "", historytest.Fence(1), historytest.Value(0)).
+		Op(2, 3, history.OK, 0, "write", "c", "", historytest.Fence(1), historytest.Value(1)).Sorted()
 	if r := (Fencing{}).Check(ctx, fenced); r.NotApplicable != "" {
 		t.Errorf("fencing with tokens says it does not apply: %q", r.NotApplicable)
 	}

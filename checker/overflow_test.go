@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // TestCheckSourceOverflow: with segments bounded to a few dozen records,
@@ -24,22 +25,22 @@ func TestCheckSourceOverflow(t *testing.T) {
 	merges := 0
 	for _, tc := range []struct {
 		name   string
-		inject func(g *gen) history.History
+		inject func(g *historytest.Gen) history.History
 	}{
-		{"valid", func(g *gen) history.History { return g.history() }},
-		{"double-grant", func(g *gen) history.History { return g.injectOverlap(len(g.leases) / 2) }},
-		{"stale-fence-accepted", func(g *gen) history.History {
-			g.injectOp(g.leases[len(g.leases)/2].ok, history.FWrite, history.OK, "counter0", "", 1, -7)
-			return g.history()
+		{"valid", func(g *historytest.Gen) history.History { return g.History() }},
+		{"double-grant", func(g *historytest.Gen) history.History { return g.InjectOverlap(len(g.Leases) / 2) }},
+		{"stale-fence-accepted", func(g *historytest.Gen) history.History {
+			g.InjectOp(g.Leases[len(g.Leases)/2].OK, history.FWrite, history.OK, "counter0", "", 1, -7)
+			return g.History()
 		}},
-		{"release-ok-after-expiry", func(g *gen) history.History {
-			l := g.leases[len(g.leases)/4]
-			g.injectOp(l.relAt+2*g.ttl, history.FRelease, history.OK, l.key, "t"+fmt.Sprint(len(g.leases)/4), 0, 0)
-			return g.history()
+		{"release-ok-after-expiry", func(g *historytest.Gen) history.History {
+			l := g.Leases[len(g.Leases)/4]
+			g.InjectOp(l.RelAt+2*g.TTL, history.FRelease, history.OK, l.Key, "t"+fmt.Sprint(len(g.Leases)/4), 0, 0)
+			return g.History()
 		}},
 	} {
-		g := newGen(5, 8, 1)
-		g.run(5000, true)
+		g := historytest.NewGen(5, 8, 1)
+		g.Run(5000, true)
 		h := tc.inject(g)
 		whole := c.Check(context.Background(), h)
 		path := filepath.Join(t.TempDir(), "h.jsonl")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // lateRecords moves some invokes of h later, past records of other
@@ -45,9 +46,9 @@ func lateRecords(h history.History, seed uint64, every, by int) (history.History
 // later than the buffer's window make liveness, fencing and tokens
 // Unknown, never a verdict.
 func TestRecordsOutOfTimeOrder(t *testing.T) {
-	g := newGen(5, 8, 3)
-	g.run(6000, true)
-	h, moved := lateRecords(g.history(), 5, 12, 12)
+	g := historytest.NewGen(5, 8, 3)
+	g.Run(6000, true)
+	h, moved := lateRecords(g.History(), 5, 12, 12)
 	if moved < 50 || Validate(h) != nil {
 		t.Fatalf("%d records moved, Validate: %v", moved, Validate(h))
 	}
@@ -72,7 +73,7 @@ func TestRecordsOutOfTimeOrder(t *testing.T) {
 // goroutine of its own, makes the verdict Unknown with its message; the
 // process goes on.
 func TestPanicInSegmentIsUnknown(t *testing.T) {
-	h := newGen(3, 4, 2).run(3000, true)
+	h := historytest.NewGen(3, 4, 2).Run(3000, true)
 	defer smallSegments(100)()
 	defer func(f func(int64)) { segmentChecked = f }(segmentChecked)
 	segmentChecked = func(start int64) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // Histories with absurd times are malformed: the composition refuses them
@@ -20,17 +21,17 @@ func TestValidateRefusesAbsurdTimes(t *testing.T) {
 		h    history.History
 		want string
 	}{
-		{"negative time", new(hb).op(-5, 1, history.OK, 0, "acquire", "k", "a", ttl(100)).h, "op 0: time -5000000 ns is outside"},
+		{"negative time", historytest.New().Op(-5, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).History(), "op 0: time -5000000 ns is outside"},
 		{"beyond 100 years", history.History{
 			{Index: 0, Time: 0, Type: history.Invoke, F: "acquire", Key: "k"},
 			{Index: 1, Time: MaxTime + 1, Type: history.OK, F: "acquire", Key: "k", Token: "a"}}, "op 1: time"},
 		{"near the int64 limit", history.History{
 			{Index: 0, Time: math.MaxInt64 - 10, Type: history.Invoke, F: "acquire", Key: "k"},
 			{Index: 1, Time: math.MaxInt64, Type: history.OK, F: "acquire", Key: "k", Token: "a"}}, "beyond 100 years"},
-		{"ttl near the int64 limit", new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.TTL = math.MaxInt64 }).h, "op 0: ttl"},
-		{"validity beyond 200 years", new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.Validity = MaxValidity + 1 }).h, "op 0: validity"},
-		{"negative validity", new(hb).op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.Validity = -1 }).h, "validity -1 ns"},
-		{"completion before invoke", new(hb).add(5, history.Invoke, 0, "acquire", "k", "").add(1, history.OK, 0, "acquire", "k", "a").h, "before its invoke"},
+		{"ttl near the int64 limit", historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.TTL = math.MaxInt64 }).History(), "op 0: ttl"},
+		{"validity beyond 200 years", historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.Validity = MaxValidity + 1 }).History(), "op 0: validity"},
+		{"negative validity", historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.Validity = -1 }).History(), "validity -1 ns"},
+		{"completion before invoke", historytest.New().Add(5, history.Invoke, 0, "acquire", "k", "").Add(1, history.OK, 0, "acquire", "k", "a").History(), "before its invoke"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,7 +47,7 @@ func TestValidateRefusesAbsurdTimes(t *testing.T) {
 		})
 	}
 	// times need not be monotonic in index order (RecordAt)
-	h := new(hb).op(10, 11, history.OK, 0, "acquire", "k", "a", ttl(100)).add(5, history.Info, 1, history.FLost, "k", "a").h
+	h := historytest.New().Op(10, 11, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).Add(5, history.Info, 1, history.FLost, "k", "a").History()
 	if err := Validate(h); err != nil {
 		t.Fatalf("non-monotonic record times refused: %v", err)
 	}
@@ -84,13 +85,13 @@ func TestLockSaturatesNearInt64Limit(t *testing.T) {
 // the same float64.
 func TestFencesAbove2to53AreExact(t *testing.T) {
 	const f = int64(1) << 60
-	h := new(hb).
-		op(0, 1, history.OK, 0, "acquire", "k", "a", fence(f+1), ttl(100)).
-		op(2, 3, history.OK, 0, "write", "c", "", fence(f+1), val(1)).
-		op(4, 5, history.OK, 0, "release", "k", "a").
-		op(6, 7, history.OK, 1, "acquire", "k", "b", fence(f+2), ttl(100)).
-		op(8, 9, history.OK, 1, "release", "k", "b").
-		op(10, 11, history.OK, 2, "write", "c", "", fence(f), val(2)).sorted()
+	h := historytest.New().
+		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.Fence(f+1), historytest.TTL(100)).
+		Op(2, 3, history.OK, 0, "write", "c", "", historytest.Fence(f+1), historytest.Value(1)).
+		Op(4, 5, history.OK, 0, "release", "k", "a").
+		Op(6, 7, history.OK, 1, "acquire", "k", "b", historytest.Fence(f+2), historytest.TTL(100)).
+		Op(8, 9, history.OK, 1, "release", "k", "b").
+		Op(10, 11, history.OK, 2, "write", "c", "", historytest.Fence(f), historytest.Value(2)).Sorted()
 	path := filepath.Join(t.TempDir(), "h.jsonl")
 	if err := history.WriteFile(path, h); err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func TestFencesAbove2to53AreExact(t *testing.T) {
 // A lock without expiry (unsafe-nottl) claims a validity of now + 100
 // years: a legitimate history, checked, not refused (catalogue row 3).
 func TestValidateAcceptsNoExpiryValidity(t *testing.T) {
-	h := new(hb).op(1, 2, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.Validity = 2_000_000 + MaxTime }).h
+	h := historytest.New().Op(1, 2, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.Validity = 2_000_000 + MaxTime }).History()
 	if err := Validate(h); err != nil {
 		t.Fatalf("a no-expiry lease was refused: %v", err)
 	}

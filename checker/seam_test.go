@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // oneNode names one node in every acquire ok of h.
@@ -37,9 +38,9 @@ func next(h history.History, i, p int) int {
 // A's own release, if ok after that, becomes a fail (else the intruder
 // would be caught anyway). It
 // returns false if the history has no such acquire.
-func injectAfterLongWait(g *gen) (history.History, bool) {
-	h := oneNode(g.history())
-	life := NewLock().expiry(0, g.ttl)
+func injectAfterLongWait(g *historytest.Gen) (history.History, bool) {
+	h := oneNode(g.History())
+	life := NewLock().expiry(0, g.TTL)
 	segs := Segments(h, DefaultDrift, DefaultDriftFactor)
 	for _, s := range segs[len(segs)/3:] {
 		for _, mi := range s.Moved {
@@ -79,16 +80,15 @@ func injectAfterLongWait(g *gen) (history.History, bool) {
 			if bad {
 				continue
 			}
-			for i := range g.recs {
-				if r := &g.recs[i]; r.Process == a.Process && r.Time == h[arDone].Time && r.F == history.FRelease && r.Type == history.OK {
+			for i := range g.Recs {
+				if r := &g.Recs[i]; r.Process == a.Process && r.Time == h[arDone].Time && r.F == history.FRelease && r.Type == history.OK {
 					r.Type, r.Error = history.Fail, "lockimpl: lock not held"
 				}
 			}
-			p := g.nextProc
-			g.nextProc++
-			g.rec(history.Op{Type: history.Invoke, Process: p, F: history.FAcquire, Key: a.Key, TTL: 3 * ms, Time: t - us})
-			g.rec(history.Op{Type: history.OK, Process: p, F: history.FAcquire, Key: a.Key, Token: "intruder", TTL: 3 * ms, Time: t})
-			return oneNode(g.history()), true
+			p := g.NewProcess()
+			g.Rec(history.Op{Type: history.Invoke, Process: p, F: history.FAcquire, Key: a.Key, TTL: 3 * ms, Time: t - us})
+			g.Rec(history.Op{Type: history.OK, Process: p, F: history.FAcquire, Key: a.Key, Token: "intruder", TTL: 3 * ms, Time: t})
+			return oneNode(g.History()), true
 		}
 	}
 	return h, false
@@ -105,9 +105,9 @@ func TestOneNodeSeams(t *testing.T) {
 	testMinSegment = 1 // the stream cuts where Segments does
 	ambiguous, injected, unknown := 0, 0, 0
 	for seed := uint64(1); seed <= 4; seed++ {
-		g := newGen(seed, 8, 1)
-		g.run(6000, true)
-		segs, whole := checkBoth(t, fmt.Sprintf("seed %d valid", seed), oneNode(g.history()), Options{Lock: NewLock(), Fencing: true})
+		g := historytest.NewGen(seed, 8, 1)
+		g.Run(6000, true)
+		segs, whole := checkBoth(t, fmt.Sprintf("seed %d valid", seed), oneNode(g.History()), Options{Lock: NewLock(), Fencing: true})
 		if whole.Valid != Valid || segs < 10 {
 			t.Errorf("seed %d valid: %v, %d segments", seed, whole.Valid, segs)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // signature is a result's verdicts and anomalies (kind and op indices),
@@ -84,25 +85,12 @@ func join(s []string) string {
 }
 
 func TestSegmentsOfGeneratedHistory(t *testing.T) {
-	h := newGen(42, 8, 3).run(20_000, true)
+	h := historytest.NewGen(42, 8, 3).Run(20_000, true)
 	segs := Segments(h, DefaultDrift, DefaultDriftFactor)
 	if len(segs) < 30 {
 		t.Fatalf("only %d segments in %d records", len(segs), len(h))
 	}
 	t.Logf("%d segments, mean %d records", len(segs), len(h)/len(segs))
-}
-
-// injectAt adds records of a fresh process at time t: f with the given
-// type, key, token and fence, invoked at t and completed 1 µs later.
-func (g *gen) injectOp(t int64, f string, typ history.Type, key, token string, fence, value int64) {
-	p := g.nextProc
-	g.nextProc++
-	g.rec(history.Op{Type: history.Invoke, Process: p, F: f, Key: key, Token: token, Fence: fence, Value: value, TTL: g.ttl, Time: t})
-	o := history.Op{Type: typ, Process: p, F: f, Key: key, Token: token, Fence: fence, Value: value, Time: t + us}
-	if f == history.FAcquire && typ == history.OK {
-		o.TTL, o.Validity = g.ttl, g.validity(t)
-	}
-	g.rec(o)
 }
 
 // TestCheckSourceEqualsWholeOracle: on generated histories, valid and with
@@ -114,38 +102,38 @@ func TestCheckSourceEqualsWholeOracle(t *testing.T) {
 		n, seeds = 30_000, []uint64{1, 2, 3}
 	}
 	opts := func() Options { return Options{Lock: NewLock(), Fencing: true} }
-	mid := func(g *gen) int64 { return g.leases[len(g.leases)/2].ok }
+	mid := func(g *historytest.Gen) int64 { return g.Leases[len(g.Leases)/2].OK }
 	cases := []struct {
 		name   string
 		want   string // a part that must be invalid, "" for a valid history
-		inject func(g *gen) history.History
+		inject func(g *historytest.Gen) history.History
 	}{
-		{"valid", "", func(g *gen) history.History { return g.history() }},
-		{"double-grant", "lock", func(g *gen) history.History { return g.injectOverlap(len(g.leases) / 2) }},
-		{"double-grant-late", "lock", func(g *gen) history.History { return g.injectOverlap(len(g.leases) - 5) }},
-		{"lost-update", "resource", func(g *gen) history.History { return g.injectLostUpdate(len(g.leases) / 3) }},
-		{"stale-fence-accepted", "fencing", func(g *gen) history.History {
-			g.injectOp(mid(g), history.FWrite, history.OK, "counter0", "", 1, -7)
-			return g.history()
+		{"valid", "", func(g *historytest.Gen) history.History { return g.History() }},
+		{"double-grant", "lock", func(g *historytest.Gen) history.History { return g.InjectOverlap(len(g.Leases) / 2) }},
+		{"double-grant-late", "lock", func(g *historytest.Gen) history.History { return g.InjectOverlap(len(g.Leases) - 5) }},
+		{"lost-update", "resource", func(g *historytest.Gen) history.History { return g.InjectLostUpdate(len(g.Leases) / 3) }},
+		{"stale-fence-accepted", "fencing", func(g *historytest.Gen) history.History {
+			g.InjectOp(mid(g), history.FWrite, history.OK, "counter0", "", 1, -7)
+			return g.History()
 		}},
-		{"token-reuse", "tokens", func(g *gen) history.History {
-			l := g.leases[len(g.leases)-3]
+		{"token-reuse", "tokens", func(g *historytest.Gen) history.History {
+			l := g.Leases[len(g.Leases)-3]
 			tok := ""
-			for _, r := range g.history() {
-				if r.F == history.FAcquire && r.Type == history.OK && r.Key == l.key && r.Token != "" {
+			for _, r := range g.History() {
+				if r.F == history.FAcquire && r.Type == history.OK && r.Key == l.Key && r.Token != "" {
 					tok = r.Token
 					break
 				}
 			}
-			g.injectOp(l.relAt+50*ms, history.FAcquire, history.OK, l.key, tok, 0, 0)
-			return g.history()
+			g.InjectOp(l.RelAt+50*ms, history.FAcquire, history.OK, l.Key, tok, 0, 0)
+			return g.History()
 		}},
-		{"write-after-validity", "exclusion", func(g *gen) history.History {
-			g.injectOp(mid(g)+3*ms, history.FWrite, history.OK, "counter1", "", 0, 12345)
-			return g.history()
+		{"write-after-validity", "exclusion", func(g *historytest.Gen) history.History {
+			g.InjectOp(mid(g)+3*ms, history.FWrite, history.OK, "counter1", "", 0, 12345)
+			return g.History()
 		}},
-		{"info-straddles-cut", "", func(g *gen) history.History {
-			h := g.history()
+		{"info-straddles-cut", "", func(g *historytest.Gen) history.History {
+			h := g.History()
 			segs := Segments(h, DefaultDrift, DefaultDriftFactor)
 			for _, s := range segs[len(segs)/3 : len(segs)/3+3] {
 				c := s.Start
@@ -154,18 +142,18 @@ func TestCheckSourceEqualsWholeOracle(t *testing.T) {
 				before := h[c-1]
 				for j := c - 1; j >= 0; j-- {
 					if h[j].F == history.FAcquire && h[j].Type == history.OK {
-						g.injectOp(h[c].Time, history.FExtend, history.Info, h[j].Key, h[j].Token, 0, 0)
+						g.InjectOp(h[c].Time, history.FExtend, history.Info, h[j].Key, h[j].Token, 0, 0)
 						break
 					}
 				}
-				g.injectOp(before.Time, history.FAcquire, history.Info, "lock0", "", 0, 0)
+				g.InjectOp(before.Time, history.FAcquire, history.Info, "lock0", "", 0, 0)
 			}
-			return g.history()
+			return g.History()
 		}},
-		{"one-node", "?", func(g *gen) history.History {
+		{"one-node", "?", func(g *historytest.Gen) history.History {
 			// every grant names one node: a takeover bounds the lease from
 			// the model's now, so waiting acquires pin the cuts
-			h := g.history()
+			h := g.History()
 			for i := range h {
 				if h[i].F == history.FAcquire && h[i].Type == history.OK {
 					h[i].Nodes = []string{"n1"}
@@ -173,14 +161,14 @@ func TestCheckSourceEqualsWholeOracle(t *testing.T) {
 			}
 			return h
 		}},
-		{"sections-overlap-before-cut", "resource", func(g *gen) history.History {
+		{"sections-overlap-before-cut", "resource", func(g *historytest.Gen) history.History {
 			// a paused holder's section (its write rejected) overlaps the
 			// last section before a cut, so the value at the cut is only
 			// known to be v+1 from the order of the two; a section that
 			// reads v and writes v+1 right after the cut is an anomaly the
 			// segments must not miss (a carried value set {v, v+1} missed
 			// it: both that section and the next holder's fit it)
-			h := g.history()
+			h := g.History()
 			segs := Segments(h, DefaultDrift, DefaultDriftFactor)
 			c := segs[len(segs)/2].Start
 			for j := c - 1; j >= 0; j-- {
@@ -193,28 +181,26 @@ func TestCheckSourceEqualsWholeOracle(t *testing.T) {
 					read = h[int(read.Index)-1]
 				}
 				v, T := read.Value, h[c].Time
-				p := g.nextProc
-				g.nextProc++
-				g.rec(history.Op{Type: history.Invoke, Process: p, F: history.FRead, Key: w.Key, Time: read.Time - 2*us})
-				g.rec(history.Op{Type: history.OK, Process: p, F: history.FRead, Key: w.Key, Value: v, Time: read.Time - us})
-				g.rec(history.Op{Type: history.Invoke, Process: p, F: history.FWrite, Key: w.Key, Value: v + 1, Fence: 1, Time: T - 2*us})
-				g.rec(history.Op{Type: history.Fail, Process: p, F: history.FWrite, Key: w.Key, Value: v + 1, Fence: 1, Time: T - us, Error: StaleError})
-				q := g.nextProc
-				g.nextProc++
-				g.rec(history.Op{Type: history.Invoke, Process: q, F: history.FRead, Key: w.Key, Time: T + us})
-				g.rec(history.Op{Type: history.OK, Process: q, F: history.FRead, Key: w.Key, Value: v, Time: T + 2*us})
-				g.rec(history.Op{Type: history.Invoke, Process: q, F: history.FWrite, Key: w.Key, Value: v + 1, Time: T + 3*us})
-				g.rec(history.Op{Type: history.OK, Process: q, F: history.FWrite, Key: w.Key, Value: v + 1, Time: T + 4*us})
-				return g.history()
+				p := g.NewProcess()
+				g.Rec(history.Op{Type: history.Invoke, Process: p, F: history.FRead, Key: w.Key, Time: read.Time - 2*us})
+				g.Rec(history.Op{Type: history.OK, Process: p, F: history.FRead, Key: w.Key, Value: v, Time: read.Time - us})
+				g.Rec(history.Op{Type: history.Invoke, Process: p, F: history.FWrite, Key: w.Key, Value: v + 1, Fence: 1, Time: T - 2*us})
+				g.Rec(history.Op{Type: history.Fail, Process: p, F: history.FWrite, Key: w.Key, Value: v + 1, Fence: 1, Time: T - us, Error: StaleError})
+				q := g.NewProcess()
+				g.Rec(history.Op{Type: history.Invoke, Process: q, F: history.FRead, Key: w.Key, Time: T + us})
+				g.Rec(history.Op{Type: history.OK, Process: q, F: history.FRead, Key: w.Key, Value: v, Time: T + 2*us})
+				g.Rec(history.Op{Type: history.Invoke, Process: q, F: history.FWrite, Key: w.Key, Value: v + 1, Time: T + 3*us})
+				g.Rec(history.Op{Type: history.OK, Process: q, F: history.FWrite, Key: w.Key, Value: v + 1, Time: T + 4*us})
+				return g.History()
 			}
 			t.Fatal("no write before the cut")
 			return nil
 		}},
-		{"unknown-write-read-again", "?", func(g *gen) history.History {
+		{"unknown-write-read-again", "?", func(g *historytest.Gen) history.History {
 			// a section reads, after a cut, the value an earlier section
 			// with unknown outcome read before it: that section may be
 			// linearized after the cut, so no cut may separate them
-			h := g.history()
+			h := g.History()
 			segs := Segments(h, DefaultDrift, DefaultDriftFactor)
 			for _, r := range h[:len(h)/2] {
 				if r.F != history.FWrite || r.Type != history.Info {
@@ -222,25 +208,24 @@ func TestCheckSourceEqualsWholeOracle(t *testing.T) {
 				}
 				for _, sg := range segs {
 					if sg.Start > int(r.Index)+100 {
-						T, p := h[sg.Start].Time, g.nextProc
-						g.nextProc++
-						g.rec(history.Op{Type: history.Invoke, Process: p, F: history.FRead, Key: r.Key, Time: T + us})
-						g.rec(history.Op{Type: history.OK, Process: p, F: history.FRead, Key: r.Key, Value: r.Value - 1, Time: T + 2*us})
-						g.rec(history.Op{Type: history.Invoke, Process: p, F: history.FWrite, Key: r.Key, Value: r.Value, Time: T + 3*us})
-						g.rec(history.Op{Type: history.Fail, Process: p, F: history.FWrite, Key: r.Key, Value: r.Value, Time: T + 4*us, Error: StaleError})
-						return g.history()
+						T, p := h[sg.Start].Time, g.NewProcess()
+						g.Rec(history.Op{Type: history.Invoke, Process: p, F: history.FRead, Key: r.Key, Time: T + us})
+						g.Rec(history.Op{Type: history.OK, Process: p, F: history.FRead, Key: r.Key, Value: r.Value - 1, Time: T + 2*us})
+						g.Rec(history.Op{Type: history.Invoke, Process: p, F: history.FWrite, Key: r.Key, Value: r.Value, Time: T + 3*us})
+						g.Rec(history.Op{Type: history.Fail, Process: p, F: history.FWrite, Key: r.Key, Value: r.Value, Time: T + 4*us, Error: StaleError})
+						return g.History()
 					}
 				}
 			}
 			t.Fatal("no write with unknown outcome")
 			return nil
 		}},
-		{"release-ok-after-expiry", "lock", func(g *gen) history.History {
+		{"release-ok-after-expiry", "lock", func(g *historytest.Gen) history.History {
 			// a late release ok of an old lease: the lock still held it
 			// unless someone took it over (a cross-cut reference)
-			l := g.leases[len(g.leases)/4]
-			g.injectOp(l.relAt+2*g.ttl, history.FRelease, history.OK, l.key, "t"+fmt.Sprint(len(g.leases)/4), 0, 0)
-			return g.history()
+			l := g.Leases[len(g.Leases)/4]
+			g.InjectOp(l.RelAt+2*g.TTL, history.FRelease, history.OK, l.Key, "t"+fmt.Sprint(len(g.Leases)/4), 0, 0)
+			return g.History()
 		}},
 	}
 	merges := 0
@@ -251,8 +236,8 @@ func TestCheckSourceEqualsWholeOracle(t *testing.T) {
 	}()
 	for _, seed := range seeds {
 		for _, tc := range cases {
-			g := newGen(seed, 8, 3)
-			g.run(n, true)
+			g := historytest.NewGen(seed, 8, 3)
+			g.Run(n, true)
 			h := tc.inject(g)
 			segs, whole := checkBoth(t, fmt.Sprintf("seed %d %s", seed, tc.name), h, opts())
 			if segs < 3 || streamed.Segments < 3 {
@@ -410,7 +395,7 @@ func TestCheckSourceFileTestdata(t *testing.T) {
 // with an unknown verdict, not a wrong one.
 func TestCheckSourceCancelled(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "h.jsonl")
-	if err := history.WriteFile(path, newGen(3, 8, 3).run(200_000, true)); err != nil {
+	if err := history.WriteFile(path, historytest.NewGen(3, 8, 3).Run(200_000, true)); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -435,9 +420,9 @@ func TestCheckSourceInvalidBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100k records")
 	}
-	g := newGen(11, 8, 3)
-	g.run(100_000, true)
-	h := g.injectLostUpdate(len(g.leases) * 2 / 3)
+	g := historytest.NewGen(11, 8, 3)
+	g.Run(100_000, true)
+	h := g.InjectLostUpdate(len(g.Leases) * 2 / 3)
 	path := filepath.Join(t.TempDir(), "h.jsonl")
 	if err := history.WriteFile(path, h); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // tokensOf is the tokens checker's result of the engine's verdict on h
@@ -33,43 +34,43 @@ func tokensOf(t *testing.T, h history.History) Result {
 // per lease, are valid.
 func TestTokensFencesSeenOnWrites(t *testing.T) {
 	ok := history.OK
-	twoLeases := func(f0, f1 int64) *hb {
-		return new(hb).
-			op(0, 1, ok, 0, "acquire", "k", "a", ttl(100)).
-			op(10, 11, ok, 0, "write", "k", "", fence(f0), val(1)).
-			op(20, 21, ok, 0, "release", "k", "a").
-			op(30, 31, ok, 1, "acquire", "k", "b", ttl(100)).
-			op(40, 41, ok, 1, "write", "k", "", fence(f1), val(2)).
-			op(50, 51, ok, 1, "release", "k", "b")
+	twoLeases := func(f0, f1 int64) *historytest.Builder {
+		return historytest.New().
+			Op(0, 1, ok, 0, "acquire", "k", "a", historytest.TTL(100)).
+			Op(10, 11, ok, 0, "write", "k", "", historytest.Fence(f0), historytest.Value(1)).
+			Op(20, 21, ok, 0, "release", "k", "a").
+			Op(30, 31, ok, 1, "acquire", "k", "b", historytest.TTL(100)).
+			Op(40, 41, ok, 1, "write", "k", "", historytest.Fence(f1), historytest.Value(2)).
+			Op(50, 51, ok, 1, "release", "k", "b")
 	}
 	cases := []struct {
 		name string
-		h    *hb
+		h    *historytest.Builder
 		kind string
 		ops  []int64 // nil: valid
 	}{
 		{"two leases, one fence", twoLeases(7, 7), "reused-fence", []int64{1, 2, 7, 8}},
 		{"two leases, two fences", twoLeases(7, 8), "", nil},
-		{"one lease, two fences", new(hb).
-			op(0, 1, ok, 0, "acquire", "k", "a", ttl(100)).
-			op(10, 11, ok, 0, "write", "k", "", fence(7), val(1)).
-			op(20, 21, ok, 0, "write", "k", "", fence(8), val(2)).
-			op(30, 31, ok, 0, "release", "k", "a"), "fence-changed", []int64{1, 2, 4}},
-		{"a write's fence other than the acquire's", new(hb).
-			op(0, 1, ok, 0, "acquire", "k", "a", ttl(100), fence(5)).
-			op(10, 11, ok, 0, "write", "k", "", fence(6), val(1)).
-			op(20, 21, ok, 0, "release", "k", "a"), "fence-changed", []int64{1, 1, 2}},
-		{"a stale write after the release is not the lease's", new(hb).
-			op(0, 1, ok, 0, "acquire", "k", "a", ttl(100)).
-			op(10, 11, ok, 0, "write", "k", "", fence(7), val(1)).
-			op(20, 21, ok, 0, "release", "k", "a").
-			op(30, 31, ok, 1, "acquire", "k", "b", ttl(100)).
-			op(40, 41, ok, 1, "write", "k", "", fence(8), val(2)).
-			op(45, 46, ok, 0, "write", "k", "", fence(7), val(3)), "", nil},
+		{"one lease, two fences", historytest.New().
+			Op(0, 1, ok, 0, "acquire", "k", "a", historytest.TTL(100)).
+			Op(10, 11, ok, 0, "write", "k", "", historytest.Fence(7), historytest.Value(1)).
+			Op(20, 21, ok, 0, "write", "k", "", historytest.Fence(8), historytest.Value(2)).
+			Op(30, 31, ok, 0, "release", "k", "a"), "fence-changed", []int64{1, 2, 4}},
+		{"a write's fence other than the acquire's", historytest.New().
+			Op(0, 1, ok, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Fence(5)).
+			Op(10, 11, ok, 0, "write", "k", "", historytest.Fence(6), historytest.Value(1)).
+			Op(20, 21, ok, 0, "release", "k", "a"), "fence-changed", []int64{1, 1, 2}},
+		{"a stale write after the release is not the lease's", historytest.New().
+			Op(0, 1, ok, 0, "acquire", "k", "a", historytest.TTL(100)).
+			Op(10, 11, ok, 0, "write", "k", "", historytest.Fence(7), historytest.Value(1)).
+			Op(20, 21, ok, 0, "release", "k", "a").
+			Op(30, 31, ok, 1, "acquire", "k", "b", historytest.TTL(100)).
+			Op(40, 41, ok, 1, "write", "k", "", historytest.Fence(8), historytest.Value(2)).
+			Op(45, 46, ok, 0, "write", "k", "", historytest.Fence(7), historytest.Value(3)), "", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := tokensOf(t, tc.h.sorted())
+			r := tokensOf(t, tc.h.Sorted())
 			if tc.ops == nil {
 				if r.Valid != Valid {
 					t.Fatalf("want valid:\n%s", r)

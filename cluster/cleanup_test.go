@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/local"
 )
 
@@ -14,7 +16,7 @@ import (
 // parent, and stops it when the test ends.
 func startIn(t *testing.T, parent string, keep bool) *local.Cluster {
 	t.Helper()
-	c, err := local.Start(ctxT(t), local.Config{Nodes: 1, Dir: parent, KeepDir: keep})
+	c, err := local.Start(clustertest.Context(t, 20*time.Second), local.Config{Nodes: 1, Dir: parent, KeepDir: keep})
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	return c

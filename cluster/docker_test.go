@@ -24,7 +24,7 @@ import (
 func dockerAPI(t *testing.T) *testcontainers.DockerClient {
 	t.Helper()
 	clustertest.NeedDocker(t)
-	cli, err := testcontainers.NewDockerClientWithOpts(ctxT(t))
+	cli, err := testcontainers.NewDockerClientWithOpts(clustertest.Context(t, 20*time.Second))
 	must(t, err)
 	t.Cleanup(func() { _ = cli.Close() })
 	return cli
@@ -34,7 +34,7 @@ func dockerAPI(t *testing.T) *testcontainers.DockerClient {
 // (key or key=value).
 func labelled(t *testing.T, cli *testcontainers.DockerClient, label string) []string {
 	t.Helper()
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	f := client.Filters{}.Add("label", label)
 	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
 	must(t, err)
@@ -66,8 +66,8 @@ func waitFor(d time.Duration, cond func() bool) bool {
 // reconnecting (here by HealAll) lets replication catch up.
 func TestDockerDisconnectNode(t *testing.T) {
 	c := clustertest.StartDocker(t, clustertest.Options{Nodes: 2})
-	ctx := ctxT(t)
-	master, replica := admin(t, c, "n1"), admin(t, c, "n2")
+	ctx := clustertest.Context(t, 20*time.Second)
+	master, replica := clustertest.Admin(t, c, "n1", 2*time.Second), clustertest.Admin(t, c, "n2", 2*time.Second)
 	for _, rc := range []*redis.Client{master, replica} {
 		must(t, rc.ConfigSet(ctx, "repl-timeout", "2").Err())
 	}
@@ -97,7 +97,7 @@ func TestDockerDisconnectNode(t *testing.T) {
 
 	must(t, c.DisconnectNode(ctx, "n1"))
 	must(t, c.DisconnectNode(ctx, "n1")) // idempotent
-	must(t, dial(t, c, "c1", "n1", time.Second).Set(ctx, "b", "2", 0).Err())
+	must(t, clustertest.Dial(t, c, "c1", "n1", time.Second).Set(ctx, "b", "2", 0).Err())
 	if waitFor(time.Second, has("b", "2")) {
 		t.Fatal("a write reached the replica while the master was disconnected")
 	}
@@ -112,7 +112,7 @@ func TestDockerDisconnectNode(t *testing.T) {
 // containerIP is a node's address on a network, from docker inspect.
 func containerIP(t *testing.T, c *docker.Cluster, node, network string) string {
 	t.Helper()
-	res, err := dockerAPI(t).ContainerInspect(ctxT(t), c.ContainerID(node), client.ContainerInspectOptions{})
+	res, err := dockerAPI(t).ContainerInspect(clustertest.Context(t, 20*time.Second), c.ContainerID(node), client.ContainerInspectOptions{})
 	must(t, err)
 	ep, ok := res.Container.NetworkSettings.Networks[network]
 	if !ok || !ep.IPAddress.IsValid() {
@@ -126,7 +126,7 @@ func containerIP(t *testing.T, c *docker.Cluster, node, network string) string {
 // with ErrStopped.
 func TestDockerStopCleansUp(t *testing.T) {
 	cli := dockerAPI(t)
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	c, err := docker.Start(ctx, docker.Config{Nodes: 2, Image: clustertest.RedisImage})
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
@@ -142,7 +142,7 @@ func TestDockerStopCleansUp(t *testing.T) {
 	if got := labelled(t, cli, label); len(got) != 0 {
 		t.Fatalf("left behind after Stop: %v", got)
 	}
-	if err := newClient(t, addr, 200*time.Millisecond).Ping(ctx).Err(); err == nil {
+	if err := clustertest.Client(t, addr, 200*time.Millisecond).Ping(ctx).Err(); err == nil {
 		t.Fatal("a proxy still answers after Stop")
 	}
 	for what, err := range map[string]error{
@@ -160,7 +160,7 @@ func TestDockerStopCleansUp(t *testing.T) {
 // StopAll (the path of Ctrl-C and of a failed check) removes a docker run.
 func TestDockerStopAll(t *testing.T) {
 	cli := dockerAPI(t)
-	c, err := docker.Start(ctxT(t), docker.Config{Nodes: 1, Image: clustertest.RedisImage})
+	c, err := docker.Start(clustertest.Context(t, 20*time.Second), docker.Config{Nodes: 1, Image: clustertest.RedisImage})
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	must(t, cluster.StopAll())
@@ -173,7 +173,7 @@ func TestDockerStopAll(t *testing.T) {
 // live processes and KeepContainers runs own.
 func TestDockerSweepsDeadRuns(t *testing.T) {
 	cli := dockerAPI(t)
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	dead := exec.Command("true")
 	must(t, dead.Run())
 	host, _ := os.Hostname()
@@ -237,7 +237,7 @@ func TestDockerKeepContainers(t *testing.T) {
 // Bad input gives clear errors and leaves nothing behind.
 func TestDockerBadInput(t *testing.T) {
 	cli := dockerAPI(t)
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	taken := "lockstorm-test-taken-" + fmt.Sprint(os.Getpid())
 	_, err := cli.NetworkCreate(ctx, taken, client.NetworkCreateOptions{Driver: "bridge"})
 	must(t, err)
@@ -298,11 +298,11 @@ func checkDockerGone(t *testing.T, c *docker.Cluster) {
 // removes every container and network.
 func TestDockerFailoverManual(t *testing.T) {
 	c := startDockerReplicated(t, docker.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}, Clients: []string{"c1", "c2"}})
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	if _, err := cluster.ReplicationOf(c); err != nil {
 		t.Fatal(err)
 	}
-	c1 := dial(t, c, "c1", "n1", time.Second)
+	c1 := clustertest.Dial(t, c, "c1", "n1", time.Second)
 	rep := replicaClient(t, c)
 
 	must(t, c1.Set(ctx, "k1", "v1", 0).Err())
@@ -337,7 +337,7 @@ func TestDockerFailoverManual(t *testing.T) {
 // sentinel container with the rest.
 func TestDockerFailoverBySentinel(t *testing.T) {
 	c := startDockerReplicated(t, docker.Config{})
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	if c.Promotion() != cluster.PromoteSentinel || len(c.SentinelAddrs()) != 1 {
 		t.Fatalf("promotion %q, sentinels %v: want auto to mean one sentinel", c.Promotion(), c.SentinelAddrs())
 	}

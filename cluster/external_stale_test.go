@@ -13,6 +13,7 @@ import (
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/external"
 )
 
@@ -70,7 +71,7 @@ func TestExternalRemovesStaleProxies(t *testing.T) {
 		must(t, err)
 	}
 
-	c, err := external.Start(ctxT(t), cfg)
+	c, err := external.Start(clustertest.Context(t, 20*time.Second), cfg)
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	now := serverProxies(t, cfg.ToxiproxyAPI)

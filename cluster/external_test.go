@@ -40,7 +40,7 @@ func serverProxies(t *testing.T, api string) []string {
 // Stop deletes them all; process faults are refused as unsupported.
 func TestExternalLifecycle(t *testing.T) {
 	cfg := externalConfig(t, 2, "c1", "c2")
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	c, err := external.Start(ctx, cfg)
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
@@ -54,14 +54,14 @@ func TestExternalLifecycle(t *testing.T) {
 	}
 	addr, err := c.Addr("c1", "n1")
 	must(t, err)
-	must(t, newClient(t, addr, time.Second).Ping(ctx).Err())
+	must(t, clustertest.Client(t, addr, time.Second).Ping(ctx).Err())
 	must(t, c.Cut(ctx, cluster.Links("c1", "n1")))
 	must(t, c.Stop())
 	must(t, c.Stop())
 	if got := serverProxies(t, cfg.ToxiproxyAPI); len(got) != 0 {
 		t.Fatalf("proxies left on the server after Stop: %v", got)
 	}
-	if err := newClient(t, addr, 200*time.Millisecond).Ping(ctx).Err(); err == nil {
+	if err := clustertest.Client(t, addr, 200*time.Millisecond).Ping(ctx).Err(); err == nil {
 		t.Fatal("a proxy still answers after Stop")
 	}
 	if err := c.HealAll(ctx); !errors.Is(err, cluster.ErrStopped) {
@@ -73,7 +73,7 @@ func TestExternalLifecycle(t *testing.T) {
 // contacted; a missing password variable and a silent server are errors.
 func TestExternalRefuses(t *testing.T) {
 	cfg := externalConfig(t, 1)
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	t.Setenv("LOCKSTORM_TEST_EMPTY", "")
 	for _, tc := range []struct {
 		name string

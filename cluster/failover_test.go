@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/redis/go-redis/v9"
 )
@@ -33,8 +34,8 @@ func startReplicated(t *testing.T, cfg local.Config) *local.Cluster {
 // and it arrives once the link heals.
 func TestReplicaReplicatesThroughLink(t *testing.T) {
 	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}})
-	ctx := ctxT(t)
-	rc := dial(t, c, "c1", "n1", time.Second)
+	ctx := clustertest.Context(t, 20*time.Second)
+	rc := clustertest.Dial(t, c, "c1", "n1", time.Second)
 	rep := replicaClient(t, c)
 
 	info, err := rep.Info(ctx, "replication").Result()
@@ -71,11 +72,11 @@ func TestReplicaReplicatesThroughLink(t *testing.T) {
 // new master's writes, and a second failover works.
 func TestFailoverLosesLockManual(t *testing.T) {
 	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}, Clients: []string{"c1", "c2"}})
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	if c.Promotion() != cluster.PromoteManual {
 		t.Fatalf("promotion %q", c.Promotion())
 	}
-	c1 := dial(t, c, "c1", "n1", time.Second)
+	c1 := clustertest.Dial(t, c, "c1", "n1", time.Second)
 	rep := replicaClient(t, c)
 	lockLostInFailover(t, c, ctx, c1, rep)
 	must(t, c.HealAll(ctx))
@@ -89,7 +90,7 @@ func TestFailoverLosesLockManual(t *testing.T) {
 // second failover (by partition) goes through them too.
 func TestFailoverBySentinel(t *testing.T) {
 	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel}})
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	if len(c.SentinelAddrs()) != 1 {
 		t.Fatalf("sentinels %v, want 1", c.SentinelAddrs())
 	}
@@ -127,14 +128,14 @@ func TestFailoverBySentinel(t *testing.T) {
 // Three sentinels with a quorum of two agree on the failover.
 func TestFailoverThreeSentinels(t *testing.T) {
 	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel, Sentinels: 3}})
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	if len(c.SentinelAddrs()) != 3 {
 		t.Fatalf("sentinels %v, want 3", c.SentinelAddrs())
 	}
 	res, err := c.Failover(ctx, cluster.FailoverOptions{})
 	must(t, err)
 	t.Logf("3-sentinel failover: %v", res)
-	c1 := dial(t, c, "c1", "n1", time.Second)
+	c1 := clustertest.Dial(t, c, "c1", "n1", time.Second)
 	eventually(t, 2*time.Second, "write through the proxy", func() error { return c1.Set(ctx, "k", "v", 0).Err() })
 	replica, _ := c.ReplicaAddr()
 	for _, a := range c.SentinelAddrs() {
@@ -199,7 +200,7 @@ func TestReplicaStopCleansUp(t *testing.T) {
 
 // A cluster without a replica says so; bad settings are refused.
 func TestReplicaUnsupportedAndBadInput(t *testing.T) {
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	c, err := local.Start(ctx, local.Config{Nodes: 1})
 	must(t, err)
 	defer c.Stop()

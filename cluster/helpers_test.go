@@ -6,52 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/redis/go-redis/v9"
 )
-
-// dial returns a go-redis client for a client's proxy to a target, with the
-// given read/write timeout and no retries, closed when the test ends.
-func dial(t *testing.T, c cluster.Cluster, client, target string, timeout time.Duration) *redis.Client {
-	t.Helper()
-	addr, err := c.Addr(client, target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newClient(t, addr, timeout)
-}
-
-// admin returns a client that bypasses the proxies.
-func admin(t *testing.T, c cluster.Cluster, node string) *redis.Client {
-	t.Helper()
-	addr, err := c.AdminAddr(node)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newClient(t, addr, 2*time.Second)
-}
-
-func newClient(t *testing.T, addr string, timeout time.Duration) *redis.Client {
-	rc := redis.NewClient(&redis.Options{
-		Addr:            addr,
-		DialTimeout:     timeout,
-		ReadTimeout:     timeout,
-		WriteTimeout:    timeout,
-		MaxRetries:      -1,
-		PoolSize:        2,
-		DisableIdentity: true,
-		Protocol:        2,
-	})
-	t.Cleanup(func() { _ = rc.Close() })
-	return rc
-}
-
-// ctxT is a context bounded well above any timeout the tests use.
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // must fails the test on err.
 func must(t *testing.T, err error) {

@@ -15,13 +15,13 @@ import (
 // Cutting a node from everyone (NodeLinks) isolates it from every client.
 func TestCutNodeFromEveryone(t *testing.T) {
 	c := clustertest.Start(t, 2, "a", "b")
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	must(t, c.Cut(ctx, cluster.NodeLinks(c, "n2")))
 	for _, cl := range c.Clients() {
-		if err := dial(t, c, cl, "n2", 200*time.Millisecond).Ping(ctx).Err(); err == nil {
+		if err := clustertest.Dial(t, c, cl, "n2", 200*time.Millisecond).Ping(ctx).Err(); err == nil {
 			t.Fatalf("%s reached the isolated node", cl)
 		}
-		must(t, dial(t, c, cl, "n1", time.Second).Ping(ctx).Err())
+		must(t, clustertest.Dial(t, c, cl, "n1", time.Second).Ping(ctx).Err())
 	}
 	if got := c.Proxies().Faulty(); len(got) != 2 {
 		t.Fatalf("faulty links %v, want the 2 links to n2", got)
@@ -31,12 +31,12 @@ func TestCutNodeFromEveryone(t *testing.T) {
 // A frozen client stays frozen on an upstream added during the freeze.
 func TestAddUpstreamWhileFrozen(t *testing.T) {
 	c := clustertest.Start(t, 1, "c1")
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	res := clustertest.Start(t, 1) // a second cluster plays the resource
 	resAddr, _ := res.AdminAddr("n1")
 	must(t, c.Freeze(ctx, "c1"))
 	must(t, c.AddUpstream(ctx, "res", resAddr))
-	rc := dial(t, c, "c1", "res", 5*time.Second)
+	rc := clustertest.Dial(t, c, "c1", "res", 5*time.Second)
 	ping := async(func() (string, error) { return rc.Ping(ctx).Result() })
 	stalls(t, ping, 300*time.Millisecond, "PING to an upstream added while frozen")
 	must(t, c.Thaw(ctx, "c1"))
@@ -51,7 +51,7 @@ func TestAddUpstreamWhileFrozen(t *testing.T) {
 // Stop kills every redis-server, removes the run directory, is idempotent,
 // and makes later operations fail with ErrStopped.
 func TestStopCleansUp(t *testing.T) {
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	c, err := local.Start(ctx, local.Config{Nodes: 2, Clients: []string{"c1"}})
 	must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
@@ -73,7 +73,7 @@ func TestStopCleansUp(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("run directory %s remains after Stop (%v)", dir, err)
 	}
-	if err := newClient(t, addr, 200*time.Millisecond).Ping(ctx).Err(); err == nil {
+	if err := clustertest.Client(t, addr, 200*time.Millisecond).Ping(ctx).Err(); err == nil {
 		t.Fatal("a proxy still answers after Stop")
 	}
 	if err := c.Cut(ctx, cluster.Links("c1", "n1")); !errors.Is(err, cluster.ErrStopped) {
@@ -99,7 +99,7 @@ func TestKeepDir(t *testing.T) {
 
 // Bad input gives clear errors and starts nothing.
 func TestBadInput(t *testing.T) {
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	for _, tc := range []struct {
 		name string
 		cfg  local.Config

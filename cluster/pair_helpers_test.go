@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/internal/redisadmin"
 	"github.com/redis/go-redis/v9"
 )
@@ -46,7 +47,7 @@ func replicaClient(t *testing.T, c replicatedCluster) *redis.Client {
 	t.Helper()
 	addr, err := c.ReplicaAddr()
 	must(t, err)
-	return newClient(t, addr, 2*time.Second)
+	return clustertest.Client(t, addr, 2*time.Second)
 }
 
 // eventually polls f every 20 ms until it returns nil, failing after d.
@@ -120,7 +121,7 @@ func lockLostInFailover(t *testing.T, c replicatedCluster, ctx context.Context, 
 	}
 
 	// c2 reaches the new master through the usual address: the lock is free.
-	c2 := dial(t, c, "c2", "n1", time.Second)
+	c2 := clustertest.Dial(t, c, "c2", "n1", time.Second)
 	if ok, err := c2.SetNX(ctx, "lock", "tok2", 30*time.Second).Result(); err != nil || !ok {
 		t.Fatalf("c2 acquire after the failover: %v, %v; want the lock lost and taken", ok, err)
 	}
@@ -128,7 +129,7 @@ func lockLostInFailover(t *testing.T, c replicatedCluster, ctx context.Context, 
 	// sees c2's token.
 	eventually(t, 2*time.Second, "c1 sees tok2", func() error { return hasValue(ctx, c1, "lock", "tok2") })
 	// The partitioned old master is alive and still holds c1's lock.
-	if err := hasValue(ctx, admin(t, c, "n1"), "lock", "tok1"); err != nil {
+	if err := hasValue(ctx, clustertest.Admin(t, c, "n1", 2*time.Second), "lock", "tok1"); err != nil {
 		t.Fatalf("old master: %v", err)
 	}
 
@@ -169,13 +170,13 @@ func checkRestored(t *testing.T, c replicatedCluster, ctx context.Context, key, 
 	if r := role(t, replica); r != "slave" {
 		t.Fatalf("replica is %s after failback", r)
 	}
-	if err := hasValue(ctx, admin(t, c, "n1"), key, val); err != nil {
+	if err := hasValue(ctx, clustertest.Admin(t, c, "n1", 2*time.Second), key, val); err != nil {
 		t.Fatalf("n1 after failback lost the new master's write: %v", err)
 	}
 	if c.ReplicationFaulty() || len(c.Proxies().Faulty()) != 0 {
 		t.Fatal("faults left after failback")
 	}
-	rc := dial(t, c, c.Clients()[0], "n1", time.Second)
+	rc := clustertest.Dial(t, c, c.Clients()[0], "n1", time.Second)
 	eventually(t, 2*time.Second, "write through the proxy after failback", func() error {
 		return rc.Set(ctx, "after-failback", "1", 0).Err()
 	})
@@ -196,7 +197,7 @@ type sentinelChecks struct{ afterKill, afterFailback, afterPartition func() }
 // alive, and a HealAll that restores the pair again.
 func sentinelRoundTrip(t *testing.T, c replicatedCluster, ctx context.Context, n1Alive func() bool, checks sentinelChecks) {
 	t.Helper()
-	c1 := dial(t, c, "c1", "n1", time.Second)
+	c1 := clustertest.Dial(t, c, "c1", "n1", time.Second)
 	rep := replicaClient(t, c)
 	must(t, c1.Set(ctx, "k1", "v1", 0).Err())
 	eventually(t, 3*time.Second, "k1 replicated", func() error { return hasValue(ctx, rep, "k1", "v1") })

@@ -46,7 +46,7 @@ func eachProvider(t *testing.T, process bool, f func(t *testing.T, p provider)) 
 // context.
 func eachCluster(t *testing.T, process bool, nodes int, f func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context)) {
 	eachProvider(t, process, func(t *testing.T, p provider) {
-		f(t, p, p.start(t, clustertest.Options{Nodes: nodes, Clients: []string{"c1", "c2"}}), ctxT(t))
+		f(t, p, p.start(t, clustertest.Options{Nodes: nodes, Clients: []string{"c1", "c2"}}), clustertest.Context(t, 20*time.Second))
 	})
 }
 
@@ -64,7 +64,7 @@ func faulty(t *testing.T, c cluster.Cluster) []cluster.Link {
 
 // answers reports whether a node answers PING on its admin address.
 func answers(t *testing.T, c cluster.Cluster, node string) bool {
-	return newClient(t, adminAddr(t, c, node), 300*time.Millisecond).Ping(ctxT(t)).Err() == nil
+	return clustertest.Client(t, adminAddr(t, c, node), 300*time.Millisecond).Ping(clustertest.Context(t, 20*time.Second)).Err() == nil
 }
 
 func adminAddr(t *testing.T, c cluster.Cluster, node string) string {
@@ -80,12 +80,12 @@ func adminAddr(t *testing.T, c cluster.Cluster, node string) string {
 func TestProvidersCutHeal(t *testing.T) {
 	eachCluster(t, false, 2, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
 		const timeout = 300 * time.Millisecond
-		c1n1 := dial(t, c, "c1", "n1", timeout)
+		c1n1 := clustertest.Dial(t, c, "c1", "n1", timeout)
 		must(t, c1n1.Set(ctx, "k", "v1", 0).Err())
-		if got, err := admin(t, c, "n1").Get(ctx, "k").Result(); err != nil || got != "v1" {
+		if got, err := clustertest.Admin(t, c, "n1", 2*time.Second).Get(ctx, "k").Result(); err != nil || got != "v1" {
 			t.Fatalf("n1 has k=%q (%v), want v1", got, err)
 		}
-		if n, _ := admin(t, c, "n2").Exists(ctx, "k").Result(); n != 0 {
+		if n, _ := clustertest.Admin(t, c, "n2", 2*time.Second).Exists(ctx, "k").Result(); n != 0 {
 			t.Fatal("k leaked to n2")
 		}
 
@@ -95,22 +95,22 @@ func TestProvidersCutHeal(t *testing.T) {
 		if err := c1n1.Set(ctx, "k", "v2", 0).Err(); err == nil {
 			t.Fatal("SET through a cut link succeeded")
 		}
-		if err := dial(t, c, "c1", "n1", timeout).Ping(ctx).Err(); err == nil {
+		if err := clustertest.Dial(t, c, "c1", "n1", timeout).Ping(ctx).Err(); err == nil {
 			t.Fatal("PING on a new connection through a cut link succeeded")
 		}
-		must(t, dial(t, c, "c2", "n1", timeout).Ping(ctx).Err())
-		must(t, dial(t, c, "c1", "n2", timeout).Ping(ctx).Err())
+		must(t, clustertest.Dial(t, c, "c2", "n1", timeout).Ping(ctx).Err())
+		must(t, clustertest.Dial(t, c, "c1", "n2", timeout).Ping(ctx).Err())
 		if f := faulty(t, c); len(f) != 1 || f[0] != link[0] {
 			t.Fatalf("faulty links %v, want %v", f, link)
 		}
-		if got, _ := admin(t, c, "n1").Get(ctx, "k").Result(); got != "v1" {
+		if got, _ := clustertest.Admin(t, c, "n1", 2*time.Second).Get(ctx, "k").Result(); got != "v1" {
 			t.Fatalf("k=%q after a dropped SET, want v1", got)
 		}
 
 		must(t, c.Heal(ctx, link))
 		must(t, c.Heal(ctx, link)) // idempotent
 		must(t, c1n1.Set(ctx, "k", "v3", 0).Err())
-		if got, _ := admin(t, c, "n1").Get(ctx, "k").Result(); got != "v3" {
+		if got, _ := clustertest.Admin(t, c, "n1", 2*time.Second).Get(ctx, "k").Result(); got != "v3" {
 			t.Fatalf("k=%q after heal, want v3", got)
 		}
 		if f := faulty(t, c); len(f) != 0 {
@@ -123,8 +123,8 @@ func TestProvidersCutHeal(t *testing.T) {
 // only, and goes away when removed.
 func TestProvidersLatency(t *testing.T) {
 	eachCluster(t, false, 1, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
-		rc := dial(t, c, "c1", "n1", 3*time.Second)
-		other := dial(t, c, "c2", "n1", 3*time.Second)
+		rc := clustertest.Dial(t, c, "c1", "n1", 3*time.Second)
+		other := clustertest.Dial(t, c, "c2", "n1", 3*time.Second)
 		// A latency toxic delays every request on its link, so the
 		// fastest of a few round trips shows whether a link has it,
 		// however loaded the machine (one slow sample proves nothing).
@@ -159,8 +159,8 @@ func TestProvidersLatency(t *testing.T) {
 // and without touching other clients; a thaw delivers everything.
 func TestProvidersFreezeThaw(t *testing.T) {
 	eachCluster(t, false, 1, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
-		rc := dial(t, c, "c1", "n1", 10*time.Second)
-		adm := admin(t, c, "n1")
+		rc := clustertest.Dial(t, c, "c1", "n1", 10*time.Second)
+		adm := clustertest.Admin(t, c, "n1", 2*time.Second)
 		must(t, rc.Ping(ctx).Err()) // open the pooled connection first
 
 		big := strings.Repeat("0123456789abcdef", 1<<14) // 256 KiB
@@ -171,7 +171,7 @@ func TestProvidersFreezeThaw(t *testing.T) {
 		if n, _ := adm.Exists(ctx, "big").Result(); n != 0 {
 			t.Fatal("the frozen SET reached the node")
 		}
-		must(t, dial(t, c, "c2", "n1", time.Second).Ping(ctx).Err())
+		must(t, clustertest.Dial(t, c, "c2", "n1", time.Second).Ping(ctx).Err())
 		thawAt := time.Now()
 		must(t, c.Thaw(ctx, "c1"))
 		r := completes(t, set, 5*time.Second, "SET after thaw")
@@ -204,7 +204,7 @@ func TestProvidersFreezeThaw(t *testing.T) {
 // A command to a paused node waits until the node resumes, then succeeds.
 func TestProvidersPauseResume(t *testing.T) {
 	eachCluster(t, true, 1, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
-		rc := dial(t, c, "c1", "n1", 10*time.Second)
+		rc := clustertest.Dial(t, c, "c1", "n1", 10*time.Second)
 		must(t, rc.Ping(ctx).Err())
 		must(t, c.Pause(ctx, "n1"))
 		must(t, c.Pause(ctx, "n1")) // idempotent
@@ -231,16 +231,16 @@ func TestProvidersKillRestart(t *testing.T) {
 		}{{cluster.PersistNone, false}, {cluster.PersistAOFAlways, true}} {
 			t.Run(string(tc.p), func(t *testing.T) {
 				c := p.start(t, clustertest.Options{Nodes: 1, Persistence: tc.p})
-				ctx := ctxT(t)
+				ctx := clustertest.Context(t, 20*time.Second)
 				addr := adminAddr(t, c, "n1")
-				must(t, dial(t, c, "c1", "n1", time.Second).Set(ctx, "k", "v", 0).Err())
+				must(t, clustertest.Dial(t, c, "c1", "n1", time.Second).Set(ctx, "k", "v", 0).Err())
 
 				must(t, c.Kill(ctx, "n1"))
 				must(t, c.Kill(ctx, "n1")) // idempotent
 				if answers(t, c, "n1") {
 					t.Fatal("a killed node answers")
 				}
-				if err := dial(t, c, "c1", "n1", 300*time.Millisecond).Ping(ctx).Err(); err == nil {
+				if err := clustertest.Dial(t, c, "c1", "n1", 300*time.Millisecond).Ping(ctx).Err(); err == nil {
 					t.Fatal("PING through the proxy to a killed node succeeded")
 				}
 				if err := c.Pause(ctx, "n1"); err == nil {
@@ -254,7 +254,7 @@ func TestProvidersKillRestart(t *testing.T) {
 				if a := adminAddr(t, c, "n1"); a != addr {
 					t.Fatalf("restarted on %s, want %s", a, addr)
 				}
-				got, err := dial(t, c, "c1", "n1", time.Second).Get(ctx, "k").Result()
+				got, err := clustertest.Dial(t, c, "c1", "n1", time.Second).Get(ctx, "k").Result()
 				switch {
 				case tc.survives && (err != nil || got != "v"):
 					t.Fatalf("GET k after restart = %q, %v; want v", got, err)
@@ -272,7 +272,7 @@ func TestProvidersHealAll(t *testing.T) {
 	eachCluster(t, false, 3, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
 		must(t, c.Cut(ctx, cluster.Links("c1", "n1", "n2")))
 		must(t, c.AddLatency(ctx, cluster.Links("c2", "n2"), cluster.Latency{Delay: 300 * time.Millisecond}))
-		frozen := dial(t, c, "c2", "n1", 5*time.Second)
+		frozen := clustertest.Dial(t, c, "c2", "n1", 5*time.Second)
 		must(t, frozen.Ping(ctx).Err())
 		must(t, c.Freeze(ctx, "c2"))
 		if p.process {
@@ -291,7 +291,7 @@ func TestProvidersHealAll(t *testing.T) {
 		}
 		for _, n := range c.Nodes() {
 			for _, cl := range c.Clients() {
-				rc := dial(t, c, cl, n, 2*time.Second)
+				rc := clustertest.Dial(t, c, cl, n, 2*time.Second)
 				start := time.Now()
 				must(t, rc.Ping(ctx).Err())
 				if d := time.Since(start); d > 250*time.Millisecond {
@@ -308,15 +308,15 @@ func TestProvidersAddUpstream(t *testing.T) {
 		res := clustertest.Start(t, 1) // a local redis-server plays the resource
 		resAddr := adminAddr(t, res, "n1")
 		must(t, c.AddUpstream(ctx, "res", resAddr))
-		must(t, dial(t, c, "c1", "res", time.Second).Set(ctx, "r", "1", 0).Err())
-		if got, _ := admin(t, res, "n1").Get(ctx, "r").Result(); got != "1" {
+		must(t, clustertest.Dial(t, c, "c1", "res", time.Second).Set(ctx, "r", "1", 0).Err())
+		if got, _ := clustertest.Admin(t, res, "n1", 2*time.Second).Get(ctx, "r").Result(); got != "1" {
 			t.Fatalf("resource has r=%q, want 1", got)
 		}
 		must(t, c.Cut(ctx, cluster.Links("c1", "res")))
-		if err := dial(t, c, "c1", "res", 200*time.Millisecond).Ping(ctx).Err(); err == nil {
+		if err := clustertest.Dial(t, c, "c1", "res", 200*time.Millisecond).Ping(ctx).Err(); err == nil {
 			t.Fatal("PING through a cut upstream link succeeded")
 		}
-		must(t, dial(t, c, "c2", "res", time.Second).Ping(ctx).Err())
+		must(t, clustertest.Dial(t, c, "c2", "res", time.Second).Ping(ctx).Err())
 		for _, bad := range [][2]string{{"x", "10.1.2.3:80"}, {"n1", resAddr}, {"res", resAddr}} {
 			if err := c.AddUpstream(ctx, bad[0], bad[1]); err == nil {
 				t.Errorf("AddUpstream(%s, %s) succeeded", bad[0], bad[1])

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/local"
 )
 
@@ -99,7 +100,7 @@ func TestKilledHarnessLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("expected the killed harness to leave %s: %v", dir, err)
 	}
-	c, err := local.Start(ctxT(t), local.Config{Nodes: 1, Dir: parent})
+	c, err := local.Start(clustertest.Context(t, 20*time.Second), local.Config{Nodes: 1, Dir: parent})
 	must(t, err)
 	defer c.Stop()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {

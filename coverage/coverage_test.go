@@ -6,46 +6,15 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
-
-// hb builds a history by hand; times are milliseconds.
-type hb struct{ h history.History }
-
-func (b *hb) add(o history.Op) int64 {
-	o.Index = int64(len(b.h))
-	o.Time *= 1e6
-	o.Validity *= 1e6
-	b.h = append(b.h, o)
-	return o.Index
-}
-
-func (b *hb) client(ms int64, p int, slot string, t history.Type, f string) int64 {
-	return b.add(history.Op{Time: ms, Process: p, Client: slot, Type: t, F: f, Key: "k"})
-}
-
-func (b *hb) acquired(ms int64, p int, slot string, nodes []string, validityMS int64) int64 {
-	return b.add(history.Op{Time: ms, Process: p, Client: slot, Type: history.OK, F: history.FAcquire, Key: "k", Token: slot, Nodes: nodes, Validity: validityMS})
-}
-
-// fault records a start (invoke + completion of type startType) and, if
-// stopMS >= 0, a stop pair.
-func (b *hb) fault(kind string, ms int64, startType history.Type, clients, nodes []string) {
-	b.add(history.Op{Time: ms, Process: history.NemesisProcess, Type: history.Invoke, F: history.FStart, Fault: kind, Clients: clients, Nodes: nodes})
-	b.add(history.Op{Time: ms + 1, Process: history.NemesisProcess, Type: startType, F: history.FStart, Fault: kind, Clients: clients, Nodes: nodes})
-}
-
-func (b *hb) stop(kind string, ms int64) {
-	b.add(history.Op{Time: ms, Process: history.NemesisProcess, Type: history.Invoke, F: history.FStop, Fault: kind})
-	b.add(history.Op{Time: ms + 1, Process: history.NemesisProcess, Type: history.OK, F: history.FStop, Fault: kind})
-}
 
 // heldThenPaused records slot's process p acquiring at 0-10 ms and a
 // pause of c1 from 20 to 50 ms; it returns the acquire's ok.
-func (b *hb) heldThenPaused(p int, slot string) int64 {
-	b.client(0, p, slot, history.Invoke, history.FAcquire)
-	ok := b.acquired(10, p, slot, nil, 0)
-	b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
-	b.stop("client-pause", 50)
+func heldThenPaused(b *historytest.Builder, p int, slot string) int64 {
+	ok := b.Add(0, history.Invoke, p, history.FAcquire, "k", "", historytest.Client(slot)).
+		Add(10, history.OK, p, history.FAcquire, "k", slot, historytest.Client(slot)).Last()
+	b.Start(20, history.OK, "client-pause", historytest.Clients("c1")).Stop(50, "client-pause")
 	return ok
 }
 
@@ -53,22 +22,21 @@ func (b *hb) heldThenPaused(p int, slot string) int64 {
 // a lease granted at 10 ms (the first record) and a pause of c1 from 20
 // to 50 ms starts with a completion of startType.
 func grantThenPause(t *testing.T, startType history.Type) *Report {
-	var b hb
-	b.acquired(10, 1, "c1", nil, 0)
-	b.fault("client-pause", 20, startType, []string{"c1"}, nil)
-	b.stop("client-pause", 50)
-	return cover(t, b.h, in)
+	b := historytest.New()
+	b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"))
+	b.Start(20, startType, "client-pause", historytest.Clients("c1")).Stop(50, "client-pause")
+	return cover(t, b.History(), in)
 }
 
 var in = Input{Clients: []string{"c1", "c2"}, Nodes: []string{"n1", "n2", "n3"},
 	Requested: []string{"client-pause"}, Planned: map[string]int{"client-pause": 1}}
 
 func TestHolderAtStart(t *testing.T) {
-	var b hb
-	ok := b.heldThenPaused(1, "c1")
-	b.client(60, 1, "c1", history.Invoke, history.FRelease)
-	b.client(61, 1, "c1", history.OK, history.FRelease)
-	r := cover(t, b.h, in)
+	b := historytest.New()
+	ok := heldThenPaused(b, 1, "c1")
+	b.Add(60, history.Invoke, 1, history.FRelease, "k", "", historytest.Client("c1"))
+	b.Add(61, history.OK, 1, history.FRelease, "k", "", historytest.Client("c1"))
+	r := cover(t, b.History(), in)
 	w := r.Windows[0]
 	if w.Holder == nil || w.Holder.When != AtStart || w.Holder.Op != ok || w.Holder.Client != "c1" {
 		t.Fatalf("holder = %+v, want at start, op %d", w.Holder, ok)
@@ -86,14 +54,14 @@ func TestHolderAtStart(t *testing.T) {
 }
 
 func TestHolderDuringWaiterWrite(t *testing.T) {
-	var b hb
-	b.fault("client-pause", 5, history.OK, []string{"c1"}, nil)
-	wInv := b.client(10, 1, "c1", history.Invoke, history.FAcquire) // waiter during
-	ok := b.acquired(20, 1, "c1", nil, 0)                           // holder during
-	wr := b.client(25, 1, "c1", history.Invoke, history.FWrite)     // write during
-	b.client(30, 1, "c1", history.OK, history.FWrite)
-	b.stop("client-pause", 40)
-	w := cover(t, b.h, in).Windows[0]
+	b := historytest.New()
+	b.Start(5, history.OK, "client-pause", historytest.Clients("c1"))
+	wInv := b.Add(10, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1")).Last() // waiter during
+	ok := b.Add(20, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1")).Last()     // holder during
+	wr := b.Add(25, history.Invoke, 1, history.FWrite, "k", "", historytest.Client("c1")).Last()     // write during
+	b.Add(30, history.OK, 1, history.FWrite, "k", "", historytest.Client("c1"))
+	b.Stop(40, "client-pause")
+	w := cover(t, b.History(), in).Windows[0]
 	for name, got := range map[string]*Touch{"holder": w.Holder, "waiter": w.Waiter, "write": w.Write} {
 		if got == nil || got.When != During {
 			t.Fatalf("%s = %+v, want during", name, got)
@@ -107,23 +75,24 @@ func TestHolderDuringWaiterWrite(t *testing.T) {
 func TestHolderEndsAtReleaseLostOrValidity(t *testing.T) {
 	cases := map[string]struct {
 		validityMS int64
-		end        func(b *hb)
+		end        func(b *historytest.Builder)
 	}{
-		"release": {0, func(b *hb) { b.client(15, 1, "c1", history.Invoke, history.FRelease) }},
-		"lost": {0, func(b *hb) {
-			b.add(history.Op{Time: 15, Process: 1, Client: "c1", Type: history.Info, F: history.FLost, Token: "c1"})
+		"release": {0, func(b *historytest.Builder) {
+			b.Add(15, history.Invoke, 1, history.FRelease, "k", "", historytest.Client("c1"))
 		}},
-		"validity": {18, func(*hb) {}},
+		"lost": {0, func(b *historytest.Builder) {
+			b.Add(15, history.Info, 1, history.FLost, "", "c1", historytest.Client("c1"))
+		}},
+		"validity": {18, func(*historytest.Builder) {}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			var b hb
-			b.client(0, 1, "c1", history.Invoke, history.FAcquire)
-			b.acquired(10, 1, "c1", nil, tc.validityMS)
-			tc.end(&b)
-			b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
-			b.stop("client-pause", 50)
-			r := cover(t, b.h, in)
+			b := historytest.New()
+			b.Add(0, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
+			b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"), historytest.Validity(tc.validityMS))
+			tc.end(b)
+			b.Start(20, history.OK, "client-pause", historytest.Clients("c1")).Stop(50, "client-pause")
+			r := cover(t, b.History(), in)
 			if r.Windows[0].Holder != nil {
 				t.Fatalf("holder = %+v: the lease ended before the fault", r.Windows[0].Holder)
 			}
@@ -135,23 +104,21 @@ func TestHolderEndsAtReleaseLostOrValidity(t *testing.T) {
 }
 
 func TestOtherClientNotHit(t *testing.T) {
-	var b hb
-	b.heldThenPaused(2, "c2")
-	w := cover(t, b.h, in).Windows[0]
+	b := historytest.New()
+	heldThenPaused(b, 2, "c2")
+	w := cover(t, b.History(), in).Windows[0]
 	if w.Holder != nil || w.Waiter != nil {
 		t.Fatalf("a pause of c1 touched c2: %+v %+v", w.Holder, w.Waiter)
 	}
 }
 
 func TestNodeFaultLeaseNodes(t *testing.T) {
-	var b hb
-	b.client(0, 1, "c1", history.Invoke, history.FAcquire)
-	b.acquired(10, 1, "c1", []string{"n1", "n2"}, 0)
-	b.fault("crash", 20, history.OK, nil, []string{"n3"}) // not in the lease
-	b.stop("crash", 30)
-	b.fault("crash", 40, history.OK, nil, []string{"n2"}) // in the lease
-	b.stop("crash", 50)
-	r := cover(t, b.h, Input{Clients: in.Clients, Nodes: in.Nodes, Requested: []string{"crash"}})
+	b := historytest.New()
+	b.Add(0, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
+	b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"), historytest.Nodes("n1", "n2"))
+	b.Start(20, history.OK, "crash", historytest.Nodes("n3")).Stop(30, "crash") // not in the lease
+	b.Start(40, history.OK, "crash", historytest.Nodes("n2")).Stop(50, "crash") // in the lease
+	r := cover(t, b.History(), Input{Clients: in.Clients, Nodes: in.Nodes, Requested: []string{"crash"}})
 	if r.Windows[0].Holder != nil {
 		t.Fatalf("crash of n3 touched a lease on n1,n2: %+v", r.Windows[0].Holder)
 	}
@@ -162,11 +129,10 @@ func TestNodeFaultLeaseNodes(t *testing.T) {
 		t.Fatalf("node fault hits %v (nodes only %v), want every client", r.Windows[0].Clients, r.Windows[0].NodesOnly)
 	}
 	// A lease without recorded nodes involves every node.
-	var b2 hb
-	b2.acquired(10, 1, "c2", nil, 0)
-	b2.fault("crash", 20, history.OK, nil, []string{"n3"})
-	b2.stop("crash", 30)
-	if h := cover(t, b2.h, in).Windows[0].Holder; h == nil {
+	b2 := historytest.New()
+	b2.Add(10, history.OK, 1, history.FAcquire, "k", "c2", historytest.Client("c2"))
+	b2.Start(20, history.OK, "crash", historytest.Nodes("n3")).Stop(30, "crash")
+	if h := cover(t, b2.History(), in).Windows[0].Holder; h == nil {
 		t.Fatal("a lease with no recorded nodes was not touched by a node fault")
 	}
 }
@@ -186,11 +152,11 @@ func TestInfoStartNotApplied(t *testing.T) {
 }
 
 func TestUnhealedWindow(t *testing.T) {
-	var b hb
-	b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
-	b.client(100, 1, "c1", history.Invoke, history.FAcquire)
-	b.acquired(110, 1, "c1", nil, 0)
-	r := cover(t, b.h, in)
+	b := historytest.New()
+	b.Start(20, history.OK, "client-pause", historytest.Clients("c1"))
+	b.Add(100, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
+	b.Add(110, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"))
+	r := cover(t, b.History(), in)
 	w := r.Windows[0]
 	if !w.Unhealed || w.End != 110e6 || w.StopOp != -1 {
 		t.Fatalf("window = %+v, want unhealed to the end", w)
@@ -201,9 +167,9 @@ func TestUnhealedWindow(t *testing.T) {
 }
 
 func TestOldHistory(t *testing.T) {
-	var b hb
-	b.heldThenPaused(1, "")
-	r := cover(t, b.h, in)
+	b := historytest.New()
+	heldThenPaused(b, 1, "")
+	r := cover(t, b.History(), in)
 	if r.Unjudged == "" || r.Windows[0].Holder != nil {
 		t.Fatalf("unjudged = %q holder = %+v", r.Unjudged, r.Windows[0].Holder)
 	}
@@ -217,12 +183,11 @@ func TestOldHistory(t *testing.T) {
 }
 
 func TestShortfallLines(t *testing.T) {
-	var b hb
+	b := historytest.New()
 	for i := int64(0); i < 3; i++ {
-		b.fault("client-pause", 100*i, history.OK, []string{"c1"}, nil)
-		b.stop("client-pause", 100*i+50)
+		b.Start(100*i, history.OK, "client-pause", historytest.Clients("c1")).Stop(100*i+50, "client-pause")
 	}
-	r := cover(t, b.h, Input{Clients: in.Clients, Requested: []string{"client-pause", "client-crash"},
+	r := cover(t, b.History(), Input{Clients: in.Clients, Requested: []string{"client-pause", "client-crash"},
 		Planned: map[string]int{"client-pause": 3}})
 	got := r.Judge(1)
 	want := []string{
@@ -238,7 +203,7 @@ func TestShortfallLines(t *testing.T) {
 	if s := r.Shortfall(0); len(s) != 1 {
 		t.Fatalf("shortfall(0) = %q, want only the unapplied kind", s)
 	}
-	if s := cover(t, b.h, Input{}).Shortfall(1); len(s) != 0 {
+	if s := cover(t, b.History(), Input{}).Shortfall(1); len(s) != 0 {
 		t.Fatalf("no kind requested, shortfall = %q", s)
 	}
 }
@@ -260,13 +225,12 @@ func TestJSONShape(t *testing.T) {
 // An extend moves the lease's end: the holder still holds past the
 // acquire's validity.
 func TestExtendKeepsHolder(t *testing.T) {
-	var b hb
-	b.acquired(10, 1, "c1", nil, 18)
-	b.client(15, 1, "c1", history.Invoke, history.FExtend)
-	b.add(history.Op{Time: 16, Process: 1, Client: "c1", Type: history.OK, F: history.FExtend, Key: "k", Validity: 100})
-	b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
-	b.stop("client-pause", 50)
-	if h := cover(t, b.h, in).Windows[0].Holder; h == nil || h.When != AtStart {
+	b := historytest.New()
+	b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"), historytest.Validity(18))
+	b.Add(15, history.Invoke, 1, history.FExtend, "k", "", historytest.Client("c1"))
+	b.Add(16, history.OK, 1, history.FExtend, "k", "", historytest.Client("c1"), historytest.Validity(100))
+	b.Start(20, history.OK, "client-pause", historytest.Clients("c1")).Stop(50, "client-pause")
+	if h := cover(t, b.History(), in).Windows[0].Holder; h == nil || h.When != AtStart {
 		t.Fatalf("holder = %+v, want at start (the extend ran the lease to 100 ms)", h)
 	}
 }
@@ -276,13 +240,12 @@ func TestExtendKeepsHolder(t *testing.T) {
 // holder's lease, matched by token, so a fault aimed right after it
 // touches a holder.
 func TestWatchdogExtendKeepsHolder(t *testing.T) {
-	var b hb
-	b.acquired(10, 1, "c1", nil, 18)
-	b.add(history.Op{Time: 15, Process: 7, Client: "c1", Type: history.Invoke, F: history.FExtend, Key: "k", Token: "c1", Detail: "watchdog"})
-	b.add(history.Op{Time: 16, Process: 7, Client: "c1", Type: history.OK, F: history.FExtend, Key: "k", Token: "c1", Validity: 100, Detail: "watchdog"})
-	b.fault("partition", 20, history.OK, []string{"c1"}, nil)
-	b.stop("partition", 50)
-	if h := cover(t, b.h, in).Windows[0].Holder; h == nil || h.When != AtStart {
+	b := historytest.New()
+	b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"), historytest.Validity(18))
+	b.Add(15, history.Invoke, 7, history.FExtend, "k", "c1", historytest.Client("c1"), historytest.Detail("watchdog"))
+	b.Add(16, history.OK, 7, history.FExtend, "k", "c1", historytest.Client("c1"), historytest.Validity(100), historytest.Detail("watchdog"))
+	b.Start(20, history.OK, "partition", historytest.Clients("c1")).Stop(50, "partition")
+	if h := cover(t, b.History(), in).Windows[0].Holder; h == nil || h.When != AtStart {
 		t.Fatalf("holder = %+v, want at start (the watchdog's extend ran the lease to 100 ms)", h)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // cover is Compute of h, held in memory; it fails the test unless Compute
@@ -58,67 +59,63 @@ func coverPasses(t testing.TB, h history.History, in Input) (*Report, int) {
 // their validity, a node fault and the lease's nodes, an unapplied
 // start, an unhealed window, a history without client slots.
 func TestComputeEqualsWhole(t *testing.T) {
-	cases := map[string]func(b *hb){
-		"held then paused": func(b *hb) { b.heldThenPaused(1, "c1") },
-		"other client":     func(b *hb) { b.heldThenPaused(2, "c2") },
-		"waiter and write during": func(b *hb) {
-			b.fault("client-pause", 5, history.OK, []string{"c1"}, nil)
-			b.client(10, 1, "c1", history.Invoke, history.FAcquire)
-			b.acquired(12, 1, "c1", nil, 0)
-			b.client(14, 1, "c1", history.Invoke, history.FWrite)
-			b.client(16, 1, "c1", history.OK, history.FWrite)
-			b.client(18, 1, "c1", history.Invoke, history.FRelease)
-			b.client(19, 1, "c1", history.OK, history.FRelease)
-			b.client(20, 1, "c1", history.Invoke, history.FAcquire) // never completes
-			b.stop("client-pause", 50)
+	cases := map[string]func(b *historytest.Builder){
+		"held then paused": func(b *historytest.Builder) { heldThenPaused(b, 1, "c1") },
+		"other client":     func(b *historytest.Builder) { heldThenPaused(b, 2, "c2") },
+		"waiter and write during": func(b *historytest.Builder) {
+			b.Start(5, history.OK, "client-pause", historytest.Clients("c1"))
+			b.Add(10, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
+			b.Add(12, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"))
+			b.Add(14, history.Invoke, 1, history.FWrite, "k", "", historytest.Client("c1"))
+			b.Add(16, history.OK, 1, history.FWrite, "k", "", historytest.Client("c1"))
+			b.Add(18, history.Invoke, 1, history.FRelease, "k", "", historytest.Client("c1"))
+			b.Add(19, history.OK, 1, history.FRelease, "k", "", historytest.Client("c1"))
+			b.Add(20, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1")) // never completes
+			b.Stop(50, "client-pause")
 		},
-		"release lost validity": func(b *hb) {
-			b.acquired(1, 1, "c1", nil, 0)
-			b.client(3, 1, "c1", history.Invoke, history.FRelease)
-			b.acquired(4, 2, "c2", nil, 0)
-			b.add(history.Op{Time: 6, Process: 2, Client: "c2", Type: history.Info, F: history.FLost, Token: "c2"})
-			b.acquired(7, 3, "c1", nil, 9)
-			b.fault("client-pause", 8, history.OK, []string{"c1", "c2"}, nil)
-			b.stop("client-pause", 12)
+		"release lost validity": func(b *historytest.Builder) {
+			b.Add(1, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"))
+			b.Add(3, history.Invoke, 1, history.FRelease, "k", "", historytest.Client("c1"))
+			b.Add(4, history.OK, 2, history.FAcquire, "k", "c2", historytest.Client("c2"))
+			b.Add(6, history.Info, 2, history.FLost, "", "c2", historytest.Client("c2"))
+			b.Add(7, history.OK, 3, history.FAcquire, "k", "c1", historytest.Client("c1"), historytest.Validity(9))
+			b.Start(8, history.OK, "client-pause", historytest.Clients("c1", "c2")).Stop(12, "client-pause")
 		},
-		"node faults": func(b *hb) {
-			b.client(0, 1, "c1", history.Invoke, history.FAcquire)
-			b.acquired(10, 1, "c1", []string{"n1", "n2"}, 0)
-			b.fault("crash", 20, history.OK, nil, []string{"n3"})
-			b.stop("crash", 30)
-			b.fault("crash", 40, history.OK, nil, []string{"n2"})
-			b.stop("crash", 50)
+		"node faults": func(b *historytest.Builder) {
+			b.Add(0, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
+			b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"), historytest.Nodes("n1", "n2"))
+			b.Start(20, history.OK, "crash", historytest.Nodes("n3")).Stop(30, "crash")
+			b.Start(40, history.OK, "crash", historytest.Nodes("n2")).Stop(50, "crash")
 		},
-		"info start": func(b *hb) {
-			b.acquired(10, 1, "c1", nil, 0)
-			b.fault("client-pause", 20, history.Info, []string{"c1"}, nil)
-			b.stop("client-pause", 50)
+		"info start": func(b *historytest.Builder) {
+			b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"))
+			b.Start(20, history.Info, "client-pause", historytest.Clients("c1")).Stop(50, "client-pause")
 		},
-		"unhealed": func(b *hb) {
-			b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
-			b.client(100, 1, "c1", history.Invoke, history.FAcquire)
-			b.acquired(110, 1, "c1", nil, 0)
+		"unhealed": func(b *historytest.Builder) {
+			b.Start(20, history.OK, "client-pause", historytest.Clients("c1"))
+			b.Add(100, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
+			b.Add(110, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"))
 		},
-		"no slots": func(b *hb) {
-			b.add(history.Op{Time: 1, Process: 1, Type: history.Invoke, F: history.FAcquire, Key: "k"})
-			b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
-			b.stop("client-pause", 50)
+		"no slots": func(b *historytest.Builder) {
+			b.Add(1, history.Invoke, 1, history.FAcquire, "k", "")
+			b.Start(20, history.OK, "client-pause", historytest.Clients("c1")).Stop(50, "client-pause")
 		},
-		"no faults": func(b *hb) { b.acquired(10, 1, "c1", nil, 0) },
-		"invoked again": func(b *hb) { // the first acquire never completes
-			b.client(10, 1, "c1", history.Invoke, history.FAcquire)
-			b.client(30, 1, "c1", history.Invoke, history.FAcquire)
-			b.client(31, 1, "c1", history.Fail, history.FAcquire)
-			b.fault("client-pause", 20, history.OK, []string{"c1"}, nil)
-			b.stop("client-pause", 25)
+		"no faults": func(b *historytest.Builder) {
+			b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"))
+		},
+		"invoked again": func(b *historytest.Builder) { // the first acquire never completes
+			b.Add(10, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
+			b.Add(30, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
+			b.Add(31, history.Fail, 1, history.FAcquire, "k", "", historytest.Client("c1"))
+			b.Start(20, history.OK, "client-pause", historytest.Clients("c1")).Stop(25, "client-pause")
 		},
 	}
 	for name, build := range cases {
 		t.Run(name, func(t *testing.T) {
-			var b hb
-			build(&b)
+			b := historytest.New()
+			build(b)
 			for _, in := range []Input{in, {Clients: in.Clients, Nodes: in.Nodes, Requested: []string{"crash"}}} {
-				cover(t, b.h, in)
+				cover(t, b.History(), in)
 			}
 		})
 	}
@@ -171,14 +168,14 @@ func TestComputeEqualsWholeBench(t *testing.T) {
 
 // randomHistory is a random history of n records or so of 6 processes
 // on slots c1 to c3 (process 5 without a slot), a fault action now and
-// then; times in ms, increasing unless !ordered.
+// then; times whole ms, increasing unless !ordered.
 func randomHistory(rng *rand.Rand, n int, ordered bool) history.History {
-	var b hb
+	b := historytest.New()
 	var t int64
 	pending := map[int]string{} // process -> F of its invoke in flight
 	tokens := map[int]string{}
 	var later []history.Op // nemesis completions to record a few records on
-	for len(b.h) < n {
+	for b.Len() < n {
 		t += 1 + rng.Int64N(4)
 		at := t
 		if !ordered && rng.IntN(6) == 0 {
@@ -186,16 +183,16 @@ func randomHistory(rng *rand.Rand, n int, ordered bool) history.History {
 		}
 		if len(later) > 0 && rng.IntN(3) == 0 {
 			o := later[0]
-			later, o.Time = later[1:], at
-			b.add(o)
+			later, o.Time = later[1:], at*historytest.MS
+			b.Append(o)
 			continue
 		}
 		if rng.IntN(12) == 0 {
-			later = append(later, nemesisAction(&b, rng, at)...)
+			later = append(later, nemesisAction(b, rng, at)...)
 			continue
 		}
 		p := rng.IntN(6)
-		o := history.Op{Time: at, Process: p, Client: []string{"c1", "c1", "c2", "c2", "c3", ""}[p], Key: "k"}
+		o := history.Op{Time: at * historytest.MS, Process: p, Client: []string{"c1", "c1", "c2", "c2", "c3", ""}[p], Key: "k"}
 		f, inFlight := pending[p]
 		switch {
 		case inFlight && rng.IntN(5) > 0:
@@ -212,22 +209,22 @@ func randomHistory(rng *rand.Rand, n int, ordered bool) history.History {
 			pending[p] = o.F
 		}
 		if o.Type == history.OK && (o.F == history.FAcquire || o.F == history.FExtend) {
-			tokens[p] = fmt.Sprintf("t%d", len(b.h))
+			tokens[p] = fmt.Sprintf("t%d", b.Len())
 			o.Token, o.Nodes = tokens[p], [][]string{nil, {"n1"}, {"n2", "n3"}}[rng.IntN(3)]
 			if rng.IntN(2) == 0 {
-				o.Validity = at + rng.Int64N(60) - 5
+				o.Validity = (at + rng.Int64N(60) - 5) * historytest.MS
 			}
 		}
-		b.add(o)
+		b.Append(o)
 	}
-	return b.h
+	return b.History()
 }
 
 // nemesisAction records the first record of a fault's start or stop,
 // and returns its completion (to be recorded later; none for an action
-// of one record or one never completed). Times are in ms.
-func nemesisAction(b *hb, rng *rand.Rand, at int64) []history.Op {
-	o := history.Op{Time: at, Process: history.NemesisProcess, Fault: []string{"client-pause", "partition", "crash"}[rng.IntN(3)],
+// of one record or one never completed). at is in ms.
+func nemesisAction(b *historytest.Builder, rng *rand.Rand, at int64) []history.Op {
+	o := history.Op{Time: at * historytest.MS, Process: history.NemesisProcess, Fault: []string{"client-pause", "partition", "crash"}[rng.IntN(3)],
 		F: history.FStart, Type: history.Invoke}
 	if rng.IntN(2) == 0 {
 		o.F = history.FStop
@@ -239,13 +236,13 @@ func nemesisAction(b *hb, rng *rand.Rand, at int64) []history.Op {
 	switch rng.IntN(5) {
 	case 0: // one record
 		o.Type = []history.Type{history.OK, history.Info}[rng.IntN(2)]
-		b.add(o)
+		b.Append(o)
 		return nil
 	case 1: // never completed
-		b.add(o)
+		b.Append(o)
 		return nil
 	}
-	b.add(o)
+	b.Append(o)
 	o.Type = []history.Type{history.OK, history.OK, history.Info, history.Fail}[rng.IntN(4)]
 	return []history.Op{o}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 )
 
 func TestClientPauseDraw(t *testing.T) {
@@ -24,10 +26,10 @@ func TestClientPauseDraw(t *testing.T) {
 // another client works; after Stop it completes and took effect.
 func TestClientPauseStallsThenCompletes(t *testing.T) {
 	c := startCluster(t, 3, "c1", "c2")
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	p := &ClientPause{Env: Env{Cluster: c}}
 	f := Fault{Kind: KindClientPause, Clients: []string{"c1"}}
-	rdb := newRedisSlow(t, c, "c1", "n3")
+	rdb := clustertest.Dial(t, c, "c1", "n3", 10*time.Second)
 	if err := rdb.Ping(ctx).Err(); err != nil { // connect before the pause
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestClientPauseStallsThenCompletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	completes(t, done, "SET by a thawed client")
-	if v, err := admin(t, c, "n3").Get(context.Background(), "paused").Result(); err != nil || v != "v" {
+	if v, err := clustertest.Admin(t, c, "n3", opTimeout).Get(context.Background(), "paused").Result(); err != nil || v != "v" {
 		t.Errorf("key after thaw = %q, %v", v, err)
 	}
 }

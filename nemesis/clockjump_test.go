@@ -3,6 +3,8 @@ package nemesis
 import (
 	"testing"
 	"time"
+
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 )
 
 func TestClockJumpDraw(t *testing.T) {
@@ -28,8 +30,8 @@ func TestClockJumpDraw(t *testing.T) {
 // backward jump lengthens PTTL.
 func TestClockJumpExpiry(t *testing.T) {
 	c := startCluster(t, 3, "c1")
-	ctx := ctxT(t)
-	n1, n2 := admin(t, c, "n1"), admin(t, c, "n2")
+	ctx := clustertest.Context(t, 20*time.Second)
+	n1, n2 := clustertest.Admin(t, c, "n1", opTimeout), clustertest.Admin(t, c, "n2", opTimeout)
 	ttl := 2 * time.Second
 	must := func(err error) {
 		t.Helper()

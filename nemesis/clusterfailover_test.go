@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 )
 
@@ -61,7 +62,7 @@ func TestClusterFailoverUnreplicatedLosesWrite(t *testing.T) {
 	cc := clusterClient(t, c, "c1")
 	master, replica := keyRoles(t, ctx, c)
 	must(t, cc.Set(ctx, testKey, "replicated", 0).Err())
-	if n, err := admin(t, c, master).Do(ctx, "WAIT", 1, 2000).Int(); err != nil || n != 1 {
+	if n, err := clustertest.Admin(t, c, master, opTimeout).Do(ctx, "WAIT", 1, 2000).Int(); err != nil || n != 1 {
 		t.Fatalf("WAIT for the replica: %d, %v", n, err)
 	}
 
@@ -71,7 +72,7 @@ func TestClusterFailoverUnreplicatedLosesWrite(t *testing.T) {
 	begin := time.Now()
 	go func() { done <- nem.Start(ctx, f) }()
 	waitInternalFault(t, ctx, c, master+": replication cut")
-	if err := client(t, c, "c1", master).Set(ctx, testKey, "acknowledged", 0).Err(); err != nil {
+	if err := clustertest.Dial(t, c, "c1", master, opTimeout).Set(ctx, testKey, "acknowledged", 0).Err(); err != nil {
 		t.Fatalf("SET on %s with its replication cut: %v, want it acknowledged", master, err)
 	}
 	select {
@@ -89,7 +90,7 @@ func TestClusterFailoverUnreplicatedLosesWrite(t *testing.T) {
 	// The new master never received the write. (A cluster client may
 	// still read it from the old master for the few milliseconds until
 	// that hears of the promotion.)
-	if got, err := admin(t, c, replica).Get(ctx, testKey).Result(); err != nil || got != "replicated" {
+	if got, err := clustertest.Admin(t, c, replica, opTimeout).Get(ctx, testKey).Result(); err != nil || got != "replicated" {
 		t.Errorf("GET on the promoted %s = %q, %v; want the acknowledged write lost", replica, got, err)
 	}
 
@@ -113,7 +114,7 @@ func TestClusterFailoverUnreplicatedLosesWrite(t *testing.T) {
 // does not wait, a standalone shape, and no lock key.
 func TestClusterFailoverRefusesBadFaults(t *testing.T) {
 	c := startRedisCluster(t, "c1")
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	nem := &Failover{Env: clusterEnv(c)}
 	_, replica := keyRoles(t, ctx, c)
 	for _, f := range []Fault{

@@ -4,13 +4,15 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 )
 
 // After a crash with persistence none the node is back, and empty.
 func TestCrashRestartsEmpty(t *testing.T) {
 	c := startCluster(t, 3, "c1")
-	ctx := ctxT(t)
-	adm := admin(t, c, "n1")
+	ctx := clustertest.Context(t, 20*time.Second)
+	adm := clustertest.Admin(t, c, "n1", opTimeout)
 	if err := adm.Set(ctx, "lock", "tok", time.Minute).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +47,7 @@ func TestCrashCancelledThenStopRestarts(t *testing.T) {
 	if reachable(t, c, "c1", "n2") {
 		t.Fatal("n2 reachable during its crash")
 	}
-	if err := cr.Stop(ctxT(t), f); err != nil {
+	if err := cr.Stop(clustertest.Context(t, 20*time.Second), f); err != nil {
 		t.Fatal(err)
 	}
 	if !reachable(t, c, "c1", "n2") {
@@ -57,9 +59,9 @@ func TestCrashCancelledThenStopRestarts(t *testing.T) {
 // all come back, empty.
 func TestCrashSeveralNodes(t *testing.T) {
 	c := startCluster(t, 3, "c1")
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	for _, n := range []string{"n1", "n2"} {
-		if err := admin(t, c, n).Set(ctx, "lock", "tok", time.Minute).Err(); err != nil {
+		if err := clustertest.Admin(t, c, n, opTimeout).Set(ctx, "lock", "tok", time.Minute).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,7 +79,7 @@ func TestCrashSeveralNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"n1", "n2"} {
-		if k, err := admin(t, c, n).DBSize(ctx).Result(); err != nil || k != 0 {
+		if k, err := clustertest.Admin(t, c, n, opTimeout).DBSize(ctx).Result(); err != nil || k != 0 {
 			t.Errorf("%s: DBSIZE after crash = %d, %v; want 0 keys", n, k, err)
 		}
 		if !reachable(t, c, "c1", n) {

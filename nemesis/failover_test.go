@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -45,14 +46,14 @@ func startReplicated(t *testing.T, prom cluster.Promotion, nodes int, clients ..
 // Stop fails back to n1, which keeps c2's lock.
 func TestFailoverLockLost(t *testing.T) {
 	c := startReplicated(t, cluster.PromoteManual, 1, "c1", "c2")
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	nem := &Failover{Env: Env{Cluster: c}, Detect: 500 * time.Millisecond}
 	f := Fault{Kind: KindFailover, Shape: "partition/manual", Nodes: []string{"n1"}}
 
 	done := make(chan error, 1)
 	go func() { done <- nem.Start(ctx, f) }()
 	time.Sleep(100 * time.Millisecond) // the link is cut; promotion 400 ms away
-	c1 := client(t, c, "c1", "n1")
+	c1 := clustertest.Dial(t, c, "c1", "n1", opTimeout)
 	if ok, err := c1.SetNX(ctx, "lock", "tok1", 30*time.Second).Result(); err != nil || !ok {
 		t.Fatalf("c1 acquire on the partitioned master: %v, %v", ok, err)
 	}
@@ -65,7 +66,7 @@ func TestFailoverLockLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("failover: %v", nem.Last())
-	c2 := client(t, c, "c2", "n1")
+	c2 := clustertest.Dial(t, c, "c2", "n1", opTimeout)
 	if ok, err := c2.SetNX(ctx, "lock", "tok2", 30*time.Second).Result(); err != nil || !ok {
 		t.Fatalf("c2 acquire after failover: %v, %v; want the lock lost and granted again", ok, err)
 	}
@@ -78,7 +79,7 @@ func TestFailoverLockLost(t *testing.T) {
 	if err := nem.Stop(ctx, f); err != nil { // idempotent
 		t.Fatal(err)
 	}
-	if got, err := admin(t, c, "n1").Get(ctx, "lock").Result(); err != nil || got != "tok2" {
+	if got, err := clustertest.Admin(t, c, "n1", opTimeout).Get(ctx, "lock").Result(); err != nil || got != "tok2" {
 		t.Fatalf("n1 after failback holds %q, %v; want the new master's tok2", got, err)
 	}
 	if m, _ := c.MasterAddr(); m != mustAddr(t, c) {
@@ -110,7 +111,7 @@ func TestFailoverSentinelRecorded(t *testing.T) {
 	run := &Runner{Set: set, Cluster: c, Rec: rec}
 	p := Scripted(0, Step{At: 0, Duration: 300 * time.Millisecond, Fault: f})
 	start := time.Now()
-	if err := run.Run(ctxT(t), p); err != nil {
+	if err := run.Run(clustertest.Context(t, 20*time.Second), p); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("failover %q, then failback and heal, in %v; promotion took %v",
@@ -142,11 +143,11 @@ func TestFailoverUnsupported(t *testing.T) {
 	if strings.Contains(f.Shape, "/") {
 		t.Fatalf("shape %q names a promotion without a replica", f.Shape)
 	}
-	err := nem.Start(ctxT(t), f)
+	err := nem.Start(clustertest.Context(t, 20*time.Second), f)
 	if !errors.Is(err, ErrUnsupported) || !errors.Is(err, cluster.ErrUnsupported) {
 		t.Fatalf("Start = %v, want ErrUnsupported", err)
 	}
-	if err := nem.Stop(ctxT(t), f); err != nil {
+	if err := nem.Stop(clustertest.Context(t, 20*time.Second), f); err != nil {
 		t.Fatalf("Stop after unsupported Start: %v", err)
 	}
 	for _, s := range []string{"melt", "kill/oracle"} {
@@ -164,7 +165,7 @@ func TestFailoverUnsupported(t *testing.T) {
 func TestFailoverPromotionMismatch(t *testing.T) {
 	c := startReplicated(t, cluster.PromoteManual, 1, "c1")
 	nem := &Failover{Env: Env{Cluster: c}}
-	err := nem.Start(ctxT(t), Fault{Kind: KindFailover, Shape: "kill/sentinel", Nodes: []string{"n1"}})
+	err := nem.Start(clustertest.Context(t, 20*time.Second), Fault{Kind: KindFailover, Shape: "kill/sentinel", Nodes: []string{"n1"}})
 	if !errors.Is(err, ErrBadFault) {
 		t.Fatalf("Start = %v, want ErrBadFault", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -33,12 +34,12 @@ func TestFlushDraw(t *testing.T) {
 // nothing and leaves the node serving.
 func TestFlushLosesKeysWithoutDowntime(t *testing.T) {
 	c := startCluster(t, 3, "c1")
-	ctx := ctxT(t)
-	n1, n2 := admin(t, c, "n1"), admin(t, c, "n2")
+	ctx := clustertest.Context(t, 20*time.Second)
+	n1, n2 := clustertest.Admin(t, c, "n1", opTimeout), clustertest.Admin(t, c, "n2", opTimeout)
 	must(t, n1.Set(ctx, "lock", "tok", time.Minute).Err())
 	must(t, n1.Set(ctx, "fence", 7, 0).Err())
 	must(t, n2.Set(ctx, "lock", "tok", time.Minute).Err())
-	conn := client(t, c, "c1", "n1")
+	conn := clustertest.Dial(t, c, "c1", "n1", opTimeout)
 	must(t, conn.Ping(ctx).Err()) // a connection open before the flush
 
 	rec := history.NewRecorder(nil)
@@ -84,16 +85,16 @@ func TestFlushLosesKeysWithoutDowntime(t *testing.T) {
 // there fails without touching the others.
 func TestFlushRefusesBadTargets(t *testing.T) {
 	c := startCluster(t, 1, "c1")
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	fl := &Flush{Env: Env{Cluster: c}}
 	if err := fl.Start(ctx, Fault{Kind: KindFlush}); err == nil || !strings.Contains(err.Error(), "at least one node") {
 		t.Errorf("flush of no node: %v", err)
 	}
-	must(t, admin(t, c, "n1").Set(ctx, "k", "v", 0).Err())
+	must(t, clustertest.Admin(t, c, "n1", opTimeout).Set(ctx, "k", "v", 0).Err())
 	if err := fl.Start(ctx, Fault{Kind: KindFlush, Nodes: []string{"n9"}}); err == nil {
 		t.Error("flush of n9 in a one-node cluster succeeded")
 	}
-	if n, _ := admin(t, c, "n1").DBSize(ctx).Result(); n != 1 {
+	if n, _ := clustertest.Admin(t, c, "n1", opTimeout).DBSize(ctx).Result(); n != 1 {
 		t.Errorf("n1 holds %d keys after a failed flush of n9, want 1", n)
 	}
 }

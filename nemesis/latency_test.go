@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -49,7 +50,7 @@ func rtt(t *testing.T, rdb *redis.Client) time.Duration {
 // add up; one stream adds once), and only that link carries a toxic.
 func TestLatencyRoundTrip(t *testing.T) {
 	c := startCluster(t, 3, "c1", "c2")
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	addr, _ := c.Addr("c1", "n1")
 	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, PoolSize: 1, DisableIdentity: true,
 		ReadTimeout: 5 * time.Second})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 )
 
@@ -25,7 +26,7 @@ func TestMasterIsolatedPromotesReplica(t *testing.T) {
 	defer cancel()
 	lost := "lost:{lockstorm}" // in the lock key's slot
 	master, replica := keyRoles(t, ctx, c)
-	c1, c2 := client(t, c, "c1", master), client(t, c, "c2", master)
+	c1, c2 := clustertest.Dial(t, c, "c1", master, opTimeout), clustertest.Dial(t, c, "c2", master, opTimeout)
 
 	p := &Partition{Env: clusterEnv(c)}
 	f := Fault{Kind: KindPartition, Shape: ShapeMasterIsolated, Clients: []string{"c2"}}

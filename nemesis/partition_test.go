@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 )
 
 // cutSet indexes a fault's links.
@@ -108,7 +109,7 @@ func TestPartitionBridgeFallsBack(t *testing.T) {
 // works; after Stop, n2 is reachable again.
 func TestPartitionOneNode(t *testing.T) {
 	c := startCluster(t, 3, "c1", "c2")
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	p := &Partition{Env: Env{Cluster: c}}
 	f := Fault{Kind: KindPartition, Shape: ShapeOneNode, Nodes: []string{"n2"}}
 	if err := p.Start(ctx, f); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -184,7 +185,7 @@ func TestRedisClusterScheduleFits(t *testing.T) {
 // start with ErrUnsupported, and their Stop does nothing.
 func TestRedisClusterFaultsUnsupported(t *testing.T) {
 	c := startCluster(t, 1, "c1")
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	env := Env{Cluster: c, Key: testKey}
 	for _, x := range []struct {
 		nem Nemesis

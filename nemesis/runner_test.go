@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/local"
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -146,7 +147,7 @@ func TestRunnerRandomPlan(t *testing.T) {
 	defer rec.Close()
 	var logged []string
 	run := &Runner{Set: set, Cluster: c, Rec: rec, Logf: func(f string, a ...any) { logged = append(logged, f) }}
-	if err := run.Run(ctxT(t), p); err != nil {
+	if err := run.Run(clustertest.Context(t, 20*time.Second), p); err != nil {
 		t.Fatal(err)
 	}
 	ops := checkNemesisRecords(t, rec.History())
@@ -186,7 +187,7 @@ func TestRunnerPanicHeals(t *testing.T) {
 		Step{At: 0, Duration: time.Minute, Fault: Fault{Kind: KindPartition, Nodes: []string{"n1"}}},
 		Step{At: 100 * time.Millisecond, Fault: Fault{Kind: "boom"}},
 	)
-	err := run.Run(ctxT(t), p)
+	err := run.Run(clustertest.Context(t, 20*time.Second), p)
 	if err == nil || !strings.Contains(err.Error(), "panic: boom") {
 		t.Fatalf("Run = %v, want the panic", err)
 	}
@@ -217,7 +218,7 @@ func TestRunnerResolveKeepsDuration(t *testing.T) {
 		f.Clients = []string{"c2"}
 		return f
 	}}
-	if err := run.Run(ctxT(t), p); err != nil {
+	if err := run.Run(clustertest.Context(t, 20*time.Second), p); err != nil {
 		t.Fatal(err)
 	}
 	var startAt, stopAt time.Duration
@@ -274,7 +275,7 @@ func TestRunnerFinishLetsTheOpInFlightComplete(t *testing.T) {
 	)
 	go func() { <-slow.started; close(finish) }()
 	t0 := time.Now()
-	if err := run.Run(ctxT(t), p); err != nil {
+	if err := run.Run(clustertest.Context(t, 20*time.Second), p); err != nil {
 		t.Fatalf("Run = %v, want nil after Finish", err)
 	}
 	if d := time.Since(t0); d > 900*time.Millisecond {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 )
 
@@ -67,7 +68,7 @@ func TestSlotMigrateMovesTheKeyWithItsTTL(t *testing.T) {
 		if o := nem.Outcome(f); !strings.Contains(o, "from "+from+" to "+x.want) {
 			t.Errorf("outcome %q", o)
 		}
-		on := admin(t, c, x.want)
+		on := clustertest.Admin(t, c, x.want, opTimeout)
 		if ttl, err := on.PTTL(ctx, testKey).Result(); err != nil || ttl <= 0 || ttl > 30*time.Second {
 			t.Errorf("%s on %s: PTTL %v, %v; want the TTL kept", testKey, x.want, ttl, err)
 		}
@@ -85,7 +86,7 @@ func TestSlotMigrateMovesTheKeyWithItsTTL(t *testing.T) {
 // the slot stays where it is.
 func TestSlotMigrateRefusesBadFaults(t *testing.T) {
 	c := startRedisCluster(t, "c1")
-	ctx := ctxT(t)
+	ctx := clustertest.Context(t, 20*time.Second)
 	owner, _ := keyRoles(t, ctx, c)
 	keyless := &SlotMigrate{Env: Env{Cluster: c}}
 	if err := keyless.Start(ctx, Fault{Kind: KindSlotMigrate}); !errors.Is(err, errNoKey) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/resource"
 )
@@ -17,18 +18,18 @@ import (
 // answered at 1.88 s. The log entry at 1.88 s is c2's (the earliest
 // deadline), the one at 2.65 s c3's, as in a real single-lock run.
 func TestArrivalsEarliestDeadline(t *testing.T) {
-	var b hb
-	b.add(history.Op{Time: 846 * ms, Type: history.Invoke, Process: 2, Client: "c3", F: history.FWrite, Key: "k", Value: 6})
-	b.add(history.Op{Time: 1877 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FWrite, Key: "k", Value: 6})
-	b.add(history.Op{Time: 1878 * ms, Type: history.OK, Process: 1, Client: "c2", F: history.FWrite, Key: "k", Value: 6})
-	b.add(history.Op{Time: 2654 * ms, Type: history.OK, Process: 2, Client: "c3", F: history.FWrite, Key: "k", Value: 6})
-	b.add(history.Op{Time: 2700 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FWrite, Key: "k", Value: 7})
-	b.add(history.Op{Time: 2800 * ms, Type: history.Info, Process: 1, Client: "c2", F: history.FWrite, Key: "k", Value: 7})
+	b := historytest.New()
+	b.Append(history.Op{Time: 846 * ms, Type: history.Invoke, Process: 2, Client: "c3", F: history.FWrite, Key: "k", Value: 6})
+	b.Append(history.Op{Time: 1877 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FWrite, Key: "k", Value: 6})
+	b.Append(history.Op{Time: 1878 * ms, Type: history.OK, Process: 1, Client: "c2", F: history.FWrite, Key: "k", Value: 6})
+	b.Append(history.Op{Time: 2654 * ms, Type: history.OK, Process: 2, Client: "c3", F: history.FWrite, Key: "k", Value: 6})
+	b.Append(history.Op{Time: 2700 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FWrite, Key: "k", Value: 7})
+	b.Append(history.Op{Time: 2800 * ms, Type: history.Info, Process: 1, Client: "c2", F: history.FWrite, Key: "k", Value: 7})
 	writes := []resource.Write{
 		{Time: 2653 * ms, Key: "k", Value: 6, Accepted: true},
 		{Time: 1877*ms + 500_000, Key: "k", Value: 6, Accepted: true},
 	}
-	as := arrivals(b.h, spans(b.h), writes)
+	as := arrivals(b.History(), spans(b.History()), writes)
 	if len(as) != 3 {
 		t.Fatalf("%d arrivals, want 3", len(as))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // churnResult is a counter run of 3 client slots whose every turn is a
@@ -21,7 +22,7 @@ import (
 // labels, with a client pause in the middle. Its last record is at end.
 func churnResult(t *testing.T) (res *analysis.Result, end int64) {
 	t.Helper()
-	var b hb
+	b := historytest.New()
 	const turns = 30
 	for i := range turns {
 		at := int64(i) * 37 * ms
@@ -32,15 +33,15 @@ func churnResult(t *testing.T) (res *analysis.Result, end int64) {
 				set(&o)
 			}
 			end = max(end, o.Time)
-			b.add(o)
+			b.Append(o)
 		}
 		op(0, history.Invoke, history.FAcquire, func(o *history.Op) { o.TTL, o.Fence = 300*ms, 0 })
 		op(1, history.OK, history.FAcquire, func(o *history.Op) { o.Token, o.TTL, o.Validity = tok, 300*ms, at+250*ms })
 		if i == 10 {
-			b.add(history.Op{Time: at + 2*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: "client-pause clients=" + c})
-			b.add(history.Op{Time: at + 2*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: "client-pause clients=" + c})
-			b.add(history.Op{Time: at + 9*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
-			b.add(history.Op{Time: at + 9*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
+			b.Append(history.Op{Time: at + 2*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: "client-pause clients=" + c})
+			b.Append(history.Op{Time: at + 2*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: "client-pause clients=" + c})
+			b.Append(history.Op{Time: at + 9*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
+			b.Append(history.Op{Time: at + 9*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
 		}
 		op(3+int64(i%5), history.Invoke, history.FRead, nil)
 		op(10, history.OK, history.FRead, func(o *history.Op) { o.Value = int64(i) })
@@ -51,7 +52,7 @@ func churnResult(t *testing.T) (res *analysis.Result, end int64) {
 	}
 	cfg := config.Config{Name: "axes", Lock: "fenced", Workload: "counter", Clients: 3, Nodes: 1, TTL: 300 * time.Millisecond,
 		Seed: 1, Nemesis: []string{"client-pause"}, Fencing: true}
-	res = &analysis.Result{Dir: t.TempDir(), Config: cfg, History: b.h, Final: map[string]int64{"k": turns}}
+	res = &analysis.Result{Dir: t.TempDir(), Config: cfg, History: b.History(), Final: map[string]int64{"k": turns}}
 	if err := analysis.Check(context.Background(), res); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -25,7 +26,7 @@ import (
 // of 3 pauses hitting the client that holds the lock.
 func validFaultResult(t *testing.T) *analysis.Result {
 	t.Helper()
-	var b hb
+	b := historytest.New()
 	const turns = 12
 	for i := range turns {
 		p, at := i%3, int64(i)*20*ms
@@ -35,16 +36,16 @@ func validFaultResult(t *testing.T) *analysis.Result {
 			if set != nil {
 				set(&o)
 			}
-			b.add(o)
+			b.Append(o)
 		}
 		op(0, history.Invoke, history.FAcquire, func(o *history.Op) { o.TTL = 300 * ms })
 		op(1, history.OK, history.FAcquire, func(o *history.Op) { o.Token, o.TTL, o.Validity = tok, 300*ms, at+250*ms })
 		if i%4 == 1 {
 			fault := fmt.Sprintf("client-pause clients=%s duration=5ms", c)
-			b.add(history.Op{Time: at + 2*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: fault})
-			b.add(history.Op{Time: at + 2*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: fault})
-			b.add(history.Op{Time: at + 7*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
-			b.add(history.Op{Time: at + 7*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
+			b.Append(history.Op{Time: at + 2*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: fault})
+			b.Append(history.Op{Time: at + 2*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: fault})
+			b.Append(history.Op{Time: at + 7*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
+			b.Append(history.Op{Time: at + 7*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
 		}
 		op(8, history.Invoke, history.FRead, nil)
 		op(9, history.OK, history.FRead, func(o *history.Op) { o.Value = int64(i) })
@@ -55,7 +56,7 @@ func validFaultResult(t *testing.T) *analysis.Result {
 	}
 	cfg := config.Config{Name: "banner", Lock: "single", Workload: "counter", Clients: 3, Nodes: 1, TTL: 300 * time.Millisecond,
 		Seed: 1, Nemesis: []string{"client-pause"}, MinCoverage: 1}
-	res := &analysis.Result{Dir: t.TempDir(), Config: cfg, History: b.h, Final: map[string]int64{"k": turns}}
+	res := &analysis.Result{Dir: t.TempDir(), Config: cfg, History: b.History(), Final: map[string]int64{"k": turns}}
 	if err := analysis.Check(context.Background(), res); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/resource"
@@ -30,29 +31,29 @@ func TestPauseStoryLostUpdate(t *testing.T) {
 // resource: c1 (fence 55) sends its write during the pause; it reaches the
 // resource at 2.01 s, after c2 (fence 56) wrote, and is rejected.
 func fencedPauseHistory() (history.History, []resource.Write) {
-	var b hb
+	b := historytest.New()
 	k := "lockstorm"
-	b.add(history.Op{Time: 100 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FAcquire, Key: k, TTL: 450 * ms})
-	b.add(history.Op{Time: 101 * ms, Type: history.OK, Process: 0, Client: "c1", F: history.FAcquire, Key: k, Token: "a", Fence: 55, TTL: 450 * ms, Validity: 1450 * ms})
-	b.add(history.Op{Time: 1000 * ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Clients: []string{"c1"}})
-	b.add(history.Op{Time: 1000 * ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Clients: []string{"c1"}})
-	b.add(history.Op{Time: 1100 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FWrite, Key: k, Value: 1, Fence: 55})
-	b.add(history.Op{Time: 1200 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FAcquire, Key: k, TTL: 450 * ms})
-	b.add(history.Op{Time: 1520 * ms, Type: history.OK, Process: 1, Client: "c2", F: history.FAcquire, Key: k, Token: "b", Fence: 56, TTL: 450 * ms, Validity: 1900 * ms})
-	b.add(history.Op{Time: 1530 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FWrite, Key: k, Value: 1, Fence: 56})
-	b.add(history.Op{Time: 1531 * ms, Type: history.OK, Process: 1, Client: "c2", F: history.FWrite, Key: k, Value: 1, Fence: 56})
-	b.add(history.Op{Time: 1540 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FRelease, Key: k, Token: "b"})
-	b.add(history.Op{Time: 1541 * ms, Type: history.OK, Process: 1, Client: "c2", F: history.FRelease, Key: k, Token: "b"})
-	b.add(history.Op{Time: 2010 * ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause", Clients: []string{"c1"}})
-	b.add(history.Op{Time: 2010 * ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause", Clients: []string{"c1"}})
-	b.add(history.Op{Time: 2012 * ms, Type: history.Fail, Process: 0, Client: "c1", F: history.FWrite, Key: k, Value: 1, Fence: 55, Error: "stale"})
-	b.add(history.Op{Time: 2013 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FRelease, Key: k, Token: "a"})
-	b.add(history.Op{Time: 2014 * ms, Type: history.Fail, Process: 0, Client: "c1", F: history.FRelease, Key: k, Token: "a", Error: "not held"})
+	b.Append(history.Op{Time: 100 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FAcquire, Key: k, TTL: 450 * ms})
+	b.Append(history.Op{Time: 101 * ms, Type: history.OK, Process: 0, Client: "c1", F: history.FAcquire, Key: k, Token: "a", Fence: 55, TTL: 450 * ms, Validity: 1450 * ms})
+	b.Append(history.Op{Time: 1000 * ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Clients: []string{"c1"}})
+	b.Append(history.Op{Time: 1000 * ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Clients: []string{"c1"}})
+	b.Append(history.Op{Time: 1100 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FWrite, Key: k, Value: 1, Fence: 55})
+	b.Append(history.Op{Time: 1200 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FAcquire, Key: k, TTL: 450 * ms})
+	b.Append(history.Op{Time: 1520 * ms, Type: history.OK, Process: 1, Client: "c2", F: history.FAcquire, Key: k, Token: "b", Fence: 56, TTL: 450 * ms, Validity: 1900 * ms})
+	b.Append(history.Op{Time: 1530 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FWrite, Key: k, Value: 1, Fence: 56})
+	b.Append(history.Op{Time: 1531 * ms, Type: history.OK, Process: 1, Client: "c2", F: history.FWrite, Key: k, Value: 1, Fence: 56})
+	b.Append(history.Op{Time: 1540 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FRelease, Key: k, Token: "b"})
+	b.Append(history.Op{Time: 1541 * ms, Type: history.OK, Process: 1, Client: "c2", F: history.FRelease, Key: k, Token: "b"})
+	b.Append(history.Op{Time: 2010 * ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause", Clients: []string{"c1"}})
+	b.Append(history.Op{Time: 2010 * ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause", Clients: []string{"c1"}})
+	b.Append(history.Op{Time: 2012 * ms, Type: history.Fail, Process: 0, Client: "c1", F: history.FWrite, Key: k, Value: 1, Fence: 55, Error: "stale"})
+	b.Append(history.Op{Time: 2013 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FRelease, Key: k, Token: "a"})
+	b.Append(history.Op{Time: 2014 * ms, Type: history.Fail, Process: 0, Client: "c1", F: history.FRelease, Key: k, Token: "a", Error: "not held"})
 	writes := []resource.Write{
 		{Time: 1530*ms + 500_000, Key: k, Value: 1, Fence: 56, Accepted: true},
 		{Time: 2011 * ms, Key: k, Value: 1, Fence: 55, Stale: true},
 	}
-	return b.h, writes
+	return b.History(), writes
 }
 
 // With fencing, the story ends in the rejection and names both tokens;
@@ -88,7 +89,7 @@ func TestPauseStoryUnknowns(t *testing.T) {
 			noWrite = append(noWrite, r)
 		}
 	}
-	sortByTime(noWrite)
+	noWrite = historytest.Sorted(noWrite)
 	got = pauseStories(historyDetail(noWrite, nil, nil, 2))
 	if len(got) != 1 || !strings.HasSuffix(got[0], "→ no write of c1's lease reached the resource after the pause began") {
 		t.Errorf("no write: %q", got)
@@ -99,7 +100,7 @@ func TestPauseStoryUnknowns(t *testing.T) {
 			idle = append(idle, r)
 		}
 	}
-	sortByTime(idle)
+	idle = historytest.Sorted(idle)
 	got = pauseStories(historyDetail(idle, nil, nil, 2))
 	if len(got) != 1 || got[0] != "c1 paused at 1.00 s (until 2.01 s) while holding no lock: no lease to outlive" {
 		t.Errorf("idle client: %q", got)
@@ -128,16 +129,16 @@ func TestPauseStoryInReport(t *testing.T) {
 // A run with many pauses lists the first maxPauseStories and counts the
 // rest.
 func TestPauseStoriesCapped(t *testing.T) {
-	var b hb
+	b := historytest.New()
 	for i := range maxPauseStories + 5 {
 		at := int64(i) * 100 * ms
 		for _, f := range []string{history.FStart, history.FStop} {
-			b.add(history.Op{Time: at, Type: history.Info, Process: history.NemesisProcess, F: f, Fault: "client-pause", Clients: []string{"c1"}})
+			b.Append(history.Op{Time: at, Type: history.Info, Process: history.NemesisProcess, F: f, Fault: "client-pause", Clients: []string{"c1"}})
 			at += 10 * ms
 		}
 	}
-	b.add(history.Op{Time: 5000 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FAcquire, Key: "k"})
-	got := runPauseStories(historyDetail(b.h, nil, nil, 1))
+	b.Append(history.Op{Time: 5000 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FAcquire, Key: "k"})
+	got := runPauseStories(historyDetail(b.History(), nil, nil, 1))
 	if len(got) != maxPauseStories+1 || got[maxPauseStories] != "… and 5 more client pauses, not told here (see the holders chart)" {
 		t.Errorf("%d lines, last %q", len(got), got[len(got)-1])
 	}

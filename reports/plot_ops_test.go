@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -23,15 +24,15 @@ func TestOpTypesOnlyPresentInOrder(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("present = %v, want %v", got, want)
 	}
-	var b hb
+	b := historytest.New()
 	for i, f := range []string{"zz", "extend", "aa", "acquire"} {
-		b.add(history.Op{Time: int64(i), Type: history.Invoke, Process: i, F: f})
+		b.Append(history.Op{Time: int64(i), Type: history.Invoke, Process: i, F: f})
 	}
-	b.add(history.Op{Time: 9, Type: history.OK, Process: 1, F: "extend"})
-	if got := logOf(b.h).present(false); !slices.Equal(got, []string{"acquire", "extend", "aa", "zz"}) {
+	b.Append(history.Op{Time: 9, Type: history.OK, Process: 1, F: "extend"})
+	if got := logOf(b.History()).present(false); !slices.Equal(got, []string{"acquire", "extend", "aa", "zz"}) {
 		t.Errorf("present with unknown types = %v", got)
 	}
-	if got := logOf(b.h).present(true); !slices.Equal(got, []string{"extend"}) {
+	if got := logOf(b.History()).present(true); !slices.Equal(got, []string{"extend"}) {
 		t.Errorf("present among completed = %v, want extend", got)
 	}
 }

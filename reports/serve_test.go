@@ -15,6 +15,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -93,11 +94,11 @@ func TestStoreHandlerShowsSetupFailed(t *testing.T) {
 // says only "valid".
 func TestStoreHandlerTellsUnknownsApart(t *testing.T) {
 	root := t.TempDir()
-	var b hb
-	b.add(history.Op{Time: 1 * ms, Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k", TTL: 300 * ms})
-	b.add(history.Op{Time: 2 * ms, Type: history.OK, Process: 0, F: history.FAcquire, Key: "k", Token: "a", TTL: 300 * ms, Validity: 290 * ms})
-	b.add(history.Op{Time: 3 * ms, Type: history.Invoke, Process: 0, F: history.FRelease, Key: "k", Token: "a"})
-	b.add(history.Op{Time: 4 * ms, Type: history.OK, Process: 0, F: history.FRelease, Key: "k", Token: "a"})
+	b := historytest.New()
+	b.Append(history.Op{Time: 1 * ms, Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k", TTL: 300 * ms})
+	b.Append(history.Op{Time: 2 * ms, Type: history.OK, Process: 0, F: history.FAcquire, Key: "k", Token: "a", TTL: 300 * ms, Validity: 290 * ms})
+	b.Append(history.Op{Time: 3 * ms, Type: history.Invoke, Process: 0, F: history.FRelease, Key: "k", Token: "a"})
+	b.Append(history.Op{Time: 4 * ms, Type: history.OK, Process: 0, F: history.FRelease, Key: "k", Token: "a"})
 	for _, r := range []struct {
 		dir         string
 		nemesis     []string
@@ -112,7 +113,7 @@ func TestStoreHandlerTellsUnknownsApart(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		res := &analysis.Result{Dir: dir, History: append(history.History(nil), b.h...), Config: config.Config{
+		res := &analysis.Result{Dir: dir, History: append(history.History(nil), b.History()...), Config: config.Config{
 			Name: filepath.Dir(r.dir), Lock: "single", Workload: "api", Nodes: 1, Clients: 1, TTL: 300 * time.Millisecond,
 			TimeLimit: time.Second, Nemesis: r.nemesis, Seed: 1}}
 		if r.interrupted {

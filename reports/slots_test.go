@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -12,9 +13,9 @@ import (
 // names in the Clients field, whatever its Detail says; a fault that does
 // not end clients (client-pause) retires none, even when it names them.
 func TestSlotMapReadsClientsField(t *testing.T) {
-	var b hb
+	b := historytest.New()
 	nem := func(typ history.Type, kind string, clients ...string) {
-		b.add(history.Op{Type: typ, Process: history.NemesisProcess, F: history.FStart, Fault: kind,
+		b.Append(history.Op{Type: typ, Process: history.NemesisProcess, F: history.FStart, Fault: kind,
 			Clients: clients, Detail: kind + " duration=1s"})
 	}
 	nem(history.Invoke, nemesis.KindClientPause, "c1")
@@ -22,9 +23,9 @@ func TestSlotMapReadsClientsField(t *testing.T) {
 	nem(history.Invoke, nemesis.KindClientCrash, "c2")
 	nem(history.OK, nemesis.KindClientCrash, "c2") // c2 -> p2
 	for _, p := range []int{0, 1, 2} {
-		b.add(history.Op{Type: history.Invoke, Process: p, F: history.FAcquire})
+		b.Append(history.Op{Type: history.Invoke, Process: p, F: history.FAcquire})
 	}
-	m := buildSlots(b.h, 2)
+	m := buildSlots(b.History(), 2)
 	if want := []string{"c1 (p0)", "c2 (p1, p2)"}; !slices.Equal(m.Rows, want) {
 		t.Errorf("rows = %q, want %q", m.Rows, want)
 	}
@@ -59,7 +60,7 @@ func TestFaultColoursAreRegistered(t *testing.T) {
 // history of 3 clients whose renewals come from 40 processes has 3 rows.
 func TestSlotMapWatchdogRenewalsJoinTheirClient(t *testing.T) {
 	for _, withClient := range []bool{true, false} {
-		var b hb
+		b := historytest.New()
 		watchdog := 3
 		for round := range 20 {
 			for c := range 3 {
@@ -68,18 +69,18 @@ func TestSlotMapWatchdogRenewalsJoinTheirClient(t *testing.T) {
 					client = "c" + string(rune('1'+c))
 				}
 				tok := "t" + string(rune('a'+c)) + string(rune('a'+round))
-				b.add(history.Op{Type: history.Invoke, Process: c, Client: client, F: history.FAcquire, Key: "k"})
-				b.add(history.Op{Type: history.OK, Process: c, Client: client, F: history.FAcquire, Key: "k", Token: tok})
+				b.Append(history.Op{Type: history.Invoke, Process: c, Client: client, F: history.FAcquire, Key: "k"})
+				b.Append(history.Op{Type: history.OK, Process: c, Client: client, F: history.FAcquire, Key: "k", Token: tok})
 				if c < 2 {
-					b.add(history.Op{Type: history.Invoke, Process: watchdog, Client: client, F: history.FExtend, Key: "k", Token: tok, Detail: "watchdog"})
-					b.add(history.Op{Type: history.Info, Process: watchdog, Client: client, F: history.FExtend, Key: "k", Token: tok, Detail: "watchdog"})
+					b.Append(history.Op{Type: history.Invoke, Process: watchdog, Client: client, F: history.FExtend, Key: "k", Token: tok, Detail: "watchdog"})
+					b.Append(history.Op{Type: history.Info, Process: watchdog, Client: client, F: history.FExtend, Key: "k", Token: tok, Detail: "watchdog"})
 					watchdog++
 				}
-				b.add(history.Op{Type: history.Invoke, Process: c, Client: client, F: history.FRelease, Key: "k", Token: tok})
-				b.add(history.Op{Type: history.OK, Process: c, Client: client, F: history.FRelease, Key: "k", Token: tok})
+				b.Append(history.Op{Type: history.Invoke, Process: c, Client: client, F: history.FRelease, Key: "k", Token: tok})
+				b.Append(history.Op{Type: history.OK, Process: c, Client: client, F: history.FRelease, Key: "k", Token: tok})
 			}
 		}
-		m := buildSlots(b.h, 3)
+		m := buildSlots(b.History(), 3)
 		if len(m.Rows) != 3 {
 			t.Fatalf("client field %v: %d rows, want 3: %q", withClient, len(m.Rows), m.Rows)
 		}

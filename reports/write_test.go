@@ -13,6 +13,7 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 )
@@ -146,15 +147,15 @@ func TestHoldsAndOverlaps(t *testing.T) {
 	}
 	// A lost notice ends the belief; a holder that stops recording ends
 	// at its last record.
-	var b hb
-	b.add(history.Op{Time: 0, Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k"})
-	b.add(history.Op{Time: 1, Type: history.OK, Process: 0, F: history.FAcquire, Key: "k", Token: "x", TTL: 100})
-	b.add(history.Op{Time: 50, Type: history.Invoke, Process: 0, F: history.FLost, Key: "k", Token: "x"})
-	b.add(history.Op{Time: 50, Type: history.OK, Process: 0, F: history.FLost, Key: "k", Token: "x"})
-	b.add(history.Op{Time: 60, Type: history.Invoke, Process: 1, F: history.FAcquire, Key: "k"})
-	b.add(history.Op{Time: 61, Type: history.OK, Process: 1, F: history.FAcquire, Key: "k", Token: "y"})
-	b.add(history.Op{Time: 70, Type: history.Invoke, Process: 1, F: history.FRead, Key: "k"})
-	hs = holds(b.h)
+	b := historytest.New()
+	b.Append(history.Op{Time: 0, Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k"})
+	b.Append(history.Op{Time: 1, Type: history.OK, Process: 0, F: history.FAcquire, Key: "k", Token: "x", TTL: 100})
+	b.Append(history.Op{Time: 50, Type: history.Invoke, Process: 0, F: history.FLost, Key: "k", Token: "x"})
+	b.Append(history.Op{Time: 50, Type: history.OK, Process: 0, F: history.FLost, Key: "k", Token: "x"})
+	b.Append(history.Op{Time: 60, Type: history.Invoke, Process: 1, F: history.FAcquire, Key: "k"})
+	b.Append(history.Op{Time: 61, Type: history.OK, Process: 1, F: history.FAcquire, Key: "k", Token: "y"})
+	b.Append(history.Op{Time: 70, Type: history.Invoke, Process: 1, F: history.FRead, Key: "k"})
+	hs = holds(b.History())
 	if len(hs) != 2 || hs[0].End != 50 || hs[0].Ended != "lost" || hs[0].Validity != 100 {
 		t.Errorf("lost lease = %+v (validity falls back to invoke + TTL)", hs[0])
 	}
@@ -169,16 +170,16 @@ func TestHoldsAndOverlaps(t *testing.T) {
 // Replacement processes land on the slot whose process retired: after an
 // info, and after a client-crash naming the client.
 func TestSlotMap(t *testing.T) {
-	var b hb
-	b.add(history.Op{Time: 1, Type: history.Invoke, Process: 1, F: history.FAcquire})
-	b.add(history.Op{Time: 2, Type: history.Info, Process: 1, F: history.FAcquire}) // c2 -> p3
-	b.add(history.Op{Time: 3, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "client-crash"})
-	b.add(history.Op{Time: 4, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "client-crash", Detail: "client-crash clients=c1 duration=1s"}) // c1 -> p4
-	b.add(history.Op{Time: 5, Type: history.Invoke, Process: 4, F: history.FAcquire})
-	b.add(history.Op{Time: 6, Type: history.Invoke, Process: 3, F: history.FAcquire})
-	b.add(history.Op{Time: 7, Type: history.Invoke, Process: 0, F: history.FAcquire})
-	b.add(history.Op{Time: 8, Type: history.Invoke, Process: 9, F: history.FAcquire}) // unplaceable
-	m := buildSlots(b.h, 3)
+	b := historytest.New()
+	b.Append(history.Op{Time: 1, Type: history.Invoke, Process: 1, F: history.FAcquire})
+	b.Append(history.Op{Time: 2, Type: history.Info, Process: 1, F: history.FAcquire}) // c2 -> p3
+	b.Append(history.Op{Time: 3, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "client-crash"})
+	b.Append(history.Op{Time: 4, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "client-crash", Detail: "client-crash clients=c1 duration=1s"}) // c1 -> p4
+	b.Append(history.Op{Time: 5, Type: history.Invoke, Process: 4, F: history.FAcquire})
+	b.Append(history.Op{Time: 6, Type: history.Invoke, Process: 3, F: history.FAcquire})
+	b.Append(history.Op{Time: 7, Type: history.Invoke, Process: 0, F: history.FAcquire})
+	b.Append(history.Op{Time: 8, Type: history.Invoke, Process: 9, F: history.FAcquire}) // unplaceable
+	m := buildSlots(b.History(), 3)
 	want := map[int]int{0: 0, 4: 0, 1: 1, 3: 1, 9: 3}
 	for p, row := range want {
 		if m.Row[p] != row {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 )
 
@@ -17,8 +18,8 @@ import (
 // replica did not receive (replication cut too) are lost. HealBus: it
 // rejoins as a replica of its promoted replica.
 func TestIsolateBusFailsTheMasterOver(t *testing.T) {
-	c := start(t, rediscluster.Config{Clients: []string{"c1"}})
-	ctx := ctxT(t, 30*time.Second)
+	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}})
+	ctx := clustertest.Context(t, 30*time.Second)
 	k, lost := keyOn(t, c, "n1", "iso"), keyOn(t, c, "n1", "lost")
 	old, promoted := proxyClient(t, c, "c1", "n1"), proxyClient(t, c, "c1", "n1r")
 
@@ -71,7 +72,7 @@ func TestIsolateBusFailsTheMasterOver(t *testing.T) {
 	if err := old.Set(ctx, k, "late", 0).Err(); err == nil || !isRedirect(err, "CLUSTERDOWN") {
 		t.Errorf("write on the isolated n1 after its cluster_state:fail: %v, want CLUSTERDOWN", err)
 	}
-	if role, err := admin(t, c, "n1").Do(ctx, "ROLE").Slice(); err != nil || role[0] != "master" {
+	if role, err := clustertest.Admin(t, c, "n1", 3*time.Second).Do(ctx, "ROLE").Slice(); err != nil || role[0] != "master" {
 		t.Errorf("ROLE on the isolated n1: %v, %v; want master", role, err)
 	}
 
@@ -107,8 +108,8 @@ func healBusAndCheck(t *testing.T, ctx context.Context, c *rediscluster.Cluster,
 }
 
 func TestIsolateBusOneNodeAtATime(t *testing.T) {
-	c := start(t, rediscluster.Config{Clients: []string{"c1"}})
-	ctx := ctxT(t, 20*time.Second)
+	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}})
+	ctx := clustertest.Context(t, 20*time.Second)
 	must(t, c.IsolateBus(ctx, "n2"))
 	must(t, c.IsolateBus(ctx, "n2")) // again: nothing to do
 	if err := c.IsolateBus(ctx, "n3"); !errors.Is(err, rediscluster.ErrBusIsolated) {

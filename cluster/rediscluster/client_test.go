@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 )
 
@@ -25,21 +26,10 @@ func clusterClient(t *testing.T, c *rediscluster.Cluster, client string) *redis.
 }
 
 // admin is a plain client of a node's own address, closed when the test ends.
-func admin(t *testing.T, c *rediscluster.Cluster, name string) *redis.Client {
-	t.Helper()
-	addr, err := c.AdminAddr(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DisableIdentity: true, Protocol: 2})
-	t.Cleanup(func() { rc.Close() })
-	return rc
-}
-
 // keyOn finds a key (prefix plus a number) whose slot the master owns.
 func keyOn(t *testing.T, c *rediscluster.Cluster, master, prefix string) string {
 	t.Helper()
-	s, err := c.State(ctxT(t, 5*time.Second))
+	s, err := c.State(clustertest.Context(t, 5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +44,8 @@ func keyOn(t *testing.T, c *rediscluster.Cluster, master, prefix string) string 
 }
 
 func TestClientReachesEveryMasterThroughItsProxies(t *testing.T) {
-	c := start(t, rediscluster.Config{})
-	ctx := ctxT(t, 20*time.Second)
+	c := clustertest.StartRedisCluster(t, rediscluster.Config{})
+	ctx := clustertest.Context(t, 20*time.Second)
 	rc := clusterClient(t, c, "c1")
 	masters, err := c.Masters(ctx)
 	if err != nil {
@@ -66,7 +56,7 @@ func TestClientReachesEveryMasterThroughItsProxies(t *testing.T) {
 		if err := rc.Set(ctx, k, "v-"+m, 0).Err(); err != nil {
 			t.Fatalf("SET %s (on %s): %v", k, m, err)
 		}
-		if got, err := admin(t, c, m).Get(ctx, k).Result(); err != nil || got != "v-"+m {
+		if got, err := clustertest.Admin(t, c, m, 3*time.Second).Get(ctx, k).Result(); err != nil || got != "v-"+m {
 			t.Errorf("%s holds %s = %q, %v; want %q", m, k, got, err, "v-"+m)
 		}
 		if got, err := rc.Get(ctx, k).Result(); err != nil || got != "v-"+m {
@@ -82,7 +72,7 @@ func TestClientReachesEveryMasterThroughItsProxies(t *testing.T) {
 		t.Fatalf("MSET of one hash tag: %v", err)
 	}
 	for _, k := range []string{a, b, "plain-key", "{}", "a{}b{c}"} {
-		got, err := admin(t, c, "n1").ClusterKeySlot(ctx, k).Result()
+		got, err := clustertest.Admin(t, c, "n1", 3*time.Second).ClusterKeySlot(ctx, k).Result()
 		if err != nil || int(got) != rediscluster.SlotOf(k) {
 			t.Errorf("CLUSTER KEYSLOT %q = %d, %v; SlotOf = %d", k, got, err, rediscluster.SlotOf(k))
 		}
@@ -100,8 +90,8 @@ func TestClientReachesEveryMasterThroughItsProxies(t *testing.T) {
 }
 
 func TestClientFollowsAskAndMovedAcrossAMigration(t *testing.T) {
-	c := start(t, rediscluster.Config{})
-	ctx := ctxT(t, 20*time.Second)
+	c := clustertest.StartRedisCluster(t, rediscluster.Config{})
+	ctx := clustertest.Context(t, 20*time.Second)
 	rc := clusterClient(t, c, "c1")
 	moved, stays := "{m}a", "{m}b"
 	slot := rediscluster.SlotOf(moved)
@@ -118,7 +108,7 @@ func TestClientFollowsAskAndMovedAcrossAMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	src, dst := admin(t, c, from), admin(t, c, to)
+	src, dst := clustertest.Admin(t, c, from, 3*time.Second), clustertest.Admin(t, c, to, 3*time.Second)
 	srcID, _ := src.ClusterMyID(ctx).Result()
 	dstID, _ := dst.ClusterMyID(ctx).Result()
 
@@ -162,8 +152,8 @@ func TestClientFollowsAskAndMovedAcrossAMigration(t *testing.T) {
 }
 
 func TestCutClientLinkFailsOnlyThatClient(t *testing.T) {
-	c := start(t, rediscluster.Config{})
-	ctx := ctxT(t, 20*time.Second)
+	c := clustertest.StartRedisCluster(t, rediscluster.Config{})
+	ctx := clustertest.Context(t, 20*time.Second)
 	c1, c2 := clusterClient(t, c, "c1"), clusterClient(t, c, "c2")
 	k := keyOn(t, c, "n1", "cut")
 	must(t, c1.Set(ctx, k, "before", 0).Err())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 )
 
@@ -25,8 +26,8 @@ func roles(t *testing.T, c *rediscluster.Cluster, ctx context.Context, slot int,
 }
 
 func TestFailoverSwapsRoles(t *testing.T) {
-	c := start(t, rediscluster.Config{Clients: []string{"c1"}})
-	ctx := ctxT(t, 30*time.Second)
+	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}})
+	ctx := clustertest.Context(t, 30*time.Second)
 	slot := 0 // n1's
 	for _, f := range []struct{ replica, mode, master string }{
 		{"n1r", rediscluster.FailoverCoordinated, "n1"},
@@ -53,8 +54,8 @@ func TestFailoverSwapsRoles(t *testing.T) {
 // Row 14's mechanism: a write acknowledged by the master but cut off from
 // its replica is lost when the replica is promoted.
 func TestCutReplicationThenForcedFailoverLosesTheWrite(t *testing.T) {
-	c := start(t, rediscluster.Config{Clients: []string{"c1"}})
-	ctx := ctxT(t, 30*time.Second)
+	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}})
+	ctx := clustertest.Context(t, 30*time.Second)
 	rc := clusterClient(t, c, "c1")
 	k := keyOn(t, c, "n1", "lost")
 	must(t, rc.Set(ctx, k, "replicated", 0).Err())
@@ -106,8 +107,8 @@ func waitValue(t *testing.T, ctx context.Context, rc *redis.Client, k, want stri
 // port, same nodes.conf, empty with persistence none) it rejoins as a
 // replica of its promoted replica.
 func TestKillAndRestartRejoinsAsReplica(t *testing.T) {
-	c := start(t, rediscluster.Config{Clients: []string{"c1"}})
-	ctx := ctxT(t, 30*time.Second)
+	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}})
+	ctx := clustertest.Context(t, 30*time.Second)
 	slot := rediscluster.Slots - 1 // n3's
 	begin := time.Now()
 	must(t, c.Kill(ctx, "n3"))

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 )
 
@@ -18,8 +19,8 @@ import (
 // timeout (MaxRedirects also bounds network retries), first to the same
 // node, then to another.
 func TestTimedOutCommandIsNotSentAgain(t *testing.T) {
-	c := start(t, rediscluster.Config{Clients: []string{"c1"}})
-	ctx := ctxT(t, 20*time.Second)
+	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}})
+	ctx := clustertest.Context(t, 20*time.Second)
 	o, err := c.ClusterOptions("c1")
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 var _ cluster.Cluster = (*rediscluster.Cluster)(nil)
 
 func TestStartFormsAHealthyCluster(t *testing.T) {
-	c := start(t, rediscluster.Config{})
+	c := clustertest.StartRedisCluster(t, rediscluster.Config{})
 	// Its CutReplication and Failover are a Redis Cluster's, not those of
 	// the local provider's master-replica pair.
 	if _, err := cluster.ReplicationOf(c); !errors.Is(err, cluster.ErrUnsupported) {
@@ -27,7 +27,7 @@ func TestStartFormsAHealthyCluster(t *testing.T) {
 	if got := c.Nodes(); !equal(got, want) {
 		t.Fatalf("Nodes() = %v, want %v", got, want)
 	}
-	s, err := c.State(ctxT(t, 5*time.Second))
+	s, err := c.State(clustertest.Context(t, 5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestStartRefusesFewerThanThreeMasters(t *testing.T) {
 }
 
 func TestStopLeavesNothing(t *testing.T) {
-	c := start(t, rediscluster.Config{Clients: []string{"c1"}})
+	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}})
 	dir := c.Dir()
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("run directory: %v", err)
@@ -90,7 +90,7 @@ func equal(a, b []string) bool {
 }
 
 func TestStopKeepsTheDirectoryWhenAsked(t *testing.T) {
-	c := start(t, rediscluster.Config{Clients: []string{"c1"}, Keep: true, Dir: t.TempDir()})
+	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}, Keep: true, Dir: t.TempDir()})
 	if err := c.Stop(); err != nil {
 		t.Fatal(err)
 	}
