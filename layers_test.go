@@ -39,7 +39,7 @@ var layers = []layer{
 		"internal/soak", "cluster/internal/host"}},
 	{"internal helpers", []string{"internal/page", "internal/shard", "cluster/internal/redisadmin"}},
 	{"leaf helpers", []string{"history", "lease", "hashslot", "resource", "clockwatch", "clients/python"}},
-	{"cores: locks, cluster links, checkers", []string{"lockimpl", "cluster", "checker"}},
+	{"cores: locks, cluster links, checkers, the history test kit", []string{"lockimpl", "cluster", "checker", "history/historytest"}},
 	{"over the cores", []string{"protocol", "workloads", "coverage", "cluster/local", "cluster/external"}},
 	{"process clients, Redis Cluster", []string{"procclient", "cluster/rediscluster"}},
 	{"faults", []string{"nemesis"}},
