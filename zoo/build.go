@@ -17,8 +17,8 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 )
 
-// stampFile, in an entry's folder, holds the folder's hash after its last
-// successful build: while the folder hashes the same, the build is skipped.
+// stampFile, in an entry's folder, holds its BuildHash after its last
+// successful build: while the entry hashes the same, the build is skipped.
 const stampFile = ".lockstorm-build"
 
 // buildTimeout bounds one entry's build (a first Go build downloads modules).
@@ -107,14 +107,15 @@ func SkipReason(ctx context.Context, e Entry) string {
 	return ""
 }
 
-// Build runs the entry's build command in its folder unless the folder
-// still hashes as it did after its last successful build. It returns
+// Build runs the entry's build command in its folder unless the entry
+// still hashes (BuildHash: its folder and the local modules its go.mod
+// replaces) as it did after its last successful build. It returns
 // whether it built, and the build's output on failure.
 func Build(ctx context.Context, e Entry) (built bool, err error) {
 	if e.Build == "" {
 		return false, nil
 	}
-	h, err := Hash(e.Dir)
+	h, err := BuildHash(e.Dir)
 	if err != nil {
 		return false, err
 	}
@@ -125,7 +126,7 @@ func Build(ctx context.Context, e Entry) (built bool, err error) {
 	if err != nil {
 		return true, fmt.Errorf("build `%s` failed: %v: %s", e.Build, err, lastLine(out))
 	}
-	h, err = Hash(e.Dir)
+	h, err = BuildHash(e.Dir)
 	if err != nil {
 		return true, err
 	}

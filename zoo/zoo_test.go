@@ -259,3 +259,32 @@ func TestHashFollowsLinkedFiles(t *testing.T) {
 		t.Error("the linked file changed and the folder's hash did not")
 	}
 }
+
+// A Go entry built on lockstorm's own packages (go.mod replaces the
+// module with a local folder) is built again when a source of that folder
+// changes: a change to a shared adapter reaches the entries that link it.
+// A test file, or a folder outside the module's build, does not count.
+func TestBuildHashFollowsLocalReplaces(t *testing.T) {
+	root := t.TempDir()
+	entry := filepath.Join(root, "zoo", "demo")
+	os.MkdirAll(entry, 0o755)
+	os.MkdirAll(filepath.Join(root, "adapters"), 0o755)
+	os.WriteFile(filepath.Join(entry, "go.mod"), []byte("module demo\n\nreplace example.com/root => ../..\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "adapters", "a.go"), []byte("package adapters // v1"), 0o644)
+	h1, err := BuildHash(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "adapters", "a_test.go"), []byte("package adapters"), 0o644)
+	os.WriteFile(filepath.Join(root, "zoo", "other.go"), []byte("package zoo"), 0o644)
+	if h, _ := BuildHash(entry); h != h1 {
+		t.Error("a test file or a file under zoo/ changed the build hash")
+	}
+	os.WriteFile(filepath.Join(root, "adapters", "a.go"), []byte("package adapters // v2"), 0o644)
+	if h, _ := BuildHash(entry); h == h1 {
+		t.Error("the replaced module's source changed and the build hash did not")
+	}
+	if own, _ := Hash(entry); own == h1 {
+		t.Error("the build hash of an entry with a local replace is its folder's hash alone")
+	}
+}

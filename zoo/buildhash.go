@@ -1,0 +1,91 @@
+package zoo
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// BuildHash is what decides whether an entry must be built again: the
+// hash of its folder (Hash) and, for a Go entry whose go.mod replaces a
+// module with a local folder (the entries built on lockstorm's own
+// lockimpl, protocol and adapters replace lockstorm with ../..), the Go
+// sources of that folder too, so that a change to the adapter an entry
+// links rebuilds the entry.
+func BuildHash(dir string) (string, error) {
+	own, err := Hash(dir)
+	if err != nil {
+		return "", err
+	}
+	locals, err := localReplaces(filepath.Join(dir, "go.mod"))
+	if err != nil || len(locals) == 0 {
+		return own, err
+	}
+	h := sha256.New()
+	h.Write([]byte(own))
+	for _, rel := range locals {
+		if err := hashGoSources(h, filepath.Join(dir, rel)); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// localReplaces are the folders go.mod's replace directives point at
+// (targets starting with ./ or ../), in file order; none without a go.mod.
+func localReplaces(gomod string) ([]string, error) {
+	f, err := os.Open(gomod)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(sc.Text()), "replace"))
+		_, target, ok := strings.Cut(line, "=>")
+		if !ok {
+			continue
+		}
+		if t := strings.Fields(target); len(t) == 1 && (strings.HasPrefix(t[0], "./") || strings.HasPrefix(t[0], "../")) {
+			out = append(out, t[0])
+		}
+	}
+	return out, sc.Err()
+}
+
+// hashGoSources writes to h the name and content of every non-test .go
+// file, go.mod and go.sum under root, except the folders that are not
+// part of its module's build (the zoo's entries, version control, stores,
+// binaries, testdata).
+func hashGoSources(h interface{ Write([]byte) (int, error) }, root string) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "zoo", "store", "bin", "testdata", "node_modules":
+				if path != root {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		name := d.Name()
+		if (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) || name == "go.mod" || name == "go.sum" {
+			rel, _ := filepath.Rel(root, path)
+			fmt.Fprintf(h, "%s\x00", filepath.ToSlash(rel))
+			return hashFile(h, path)
+		}
+		return nil
+	})
+}
