@@ -24,8 +24,9 @@ import (
 //     records, the coverage's evidence) and the times of the anomalies'
 //     records are read again (resolve);
 //   - the window history (wh), from which timeline.html, the client-pause
-//     stories, the detailed holders chart, the porcupine pages and
-//     fencing.png's send times are drawn: up to maxWholeRecords records the
+//     stories, the detailed holders chart and fencing.png's send times
+//     are drawn (the porcupine pages are the check's own searches, see
+//     writePorcupine): up to maxWholeRecords records the
 //     whole history, every record kept; past that, the records read again
 //     around the anomalies (at most maxHolderWindows windows of at most
 //     maxWindowRecords records), from positions the pass noted, and the
@@ -36,15 +37,14 @@ import (
 
 // maxWholeRecords is the longest history whose report is drawn whole: up
 // to it the pass keeps every record, so that timeline.html, the
-// client-pause stories, the detailed holders chart and porcupine.html
-// show the whole run, as they always have. Drawing them from the whole
+// client-pause stories and the detailed holders chart show the whole
+// run, as they always have. Drawing them from the whole
 // history costs about 1 KB a record besides the rest of the report (the
 // records, and the leases, pairs, slot map, arrivals and boxes derived
 // from them; measured: 190 MB peak at 100k records, where a longer
 // history's report, drawn from windows, takes 95 MB), and a run this long
 // is already past what those pictures show whole (timeline.html draws
-// 20000 boxes, porcupine.html 20000 operations, holders.png's chart 2000
-// leases). So past it the report draws them from windows around the
+// 20000 boxes, holders.png's chart 2000 leases). So past it the report draws them from windows around the
 // anomalies, and says so, in memory that no longer grows with the
 // records but by 10 bytes an operation. Tests lower it.
 var maxWholeRecords int64 = 100_000
