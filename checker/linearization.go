@@ -22,8 +22,8 @@ type Linearization struct {
 	// linearized every key, Invalid when it proved one cannot be,
 	// Unknown when it ran out of time.
 	valid Validity
-	// from and to are the earliest call and the latest return of its
-	// operations (ns).
+	// from and to are the earliest call and the latest return (or call,
+	// of an operation that never returned) of its operations (ns).
 	from, to int64
 	// First and Last are the smallest and largest index of the records
 	// of the segment searched (the whole history's: 0 and its last).
@@ -105,10 +105,17 @@ func search(model porcupine.Model, pops []porcupine.Operation, timeout time.Dura
 func newLinearization(model porcupine.Model, info porcupine.LinearizationInfo, notes []porcupine.Annotation, r porcupine.CheckResult, pops []porcupine.Operation, procs []int) *Linearization {
 	z := &Linearization{model: model, info: info, notes: notes, valid: validityOf(r), Processes: procs, from: Inf}
 	for _, o := range pops {
-		z.from, z.to = min(z.from, o.Call), max(z.to, o.Return)
+		z.from, z.to = min(z.from, o.Call), max(z.to, o.Call)
+		if o.Return < Inf {
+			z.to = max(z.to, o.Return)
+		}
 	}
 	return z
 }
+
+// Span is the time its operations span (ns): the earliest call to the
+// latest return.
+func (z *Linearization) Span() (from, to int64) { return z.from, z.to }
 
 // renumbered are pops and notes with their processes renumbered 0, 1,
 // ... in process order, and the process of each new number.

@@ -234,10 +234,11 @@ func (st *stream) run() (warns []history.Warning, err error) {
 			break // the verdict is Validate's (see result)
 		}
 		lastTime = max(lastTime, o.Time)
+		at := cur.Pos()
 		if st.c.Also != nil {
-			st.c.Also(o)
+			st.c.Also(o, at)
 		}
-		st.add(o, cur.Pos())
+		st.add(o, at)
 	}
 	cur.Close()
 	if err := cur.Err(); err != nil {

@@ -34,11 +34,17 @@ var ErrNoDir = errors.New("reports: result has no run folder")
 // Every file is drawn from one pass over the run's history (scanRun) and
 // one over its resource log (readLog), and the porcupine pages from the
 // searches the check kept.
-func Write(res *analysis.Result) error {
+func Write(res *analysis.Result) error { return WriteFrom(res, nil) }
+
+// WriteFrom is Write from the pass p that rode on the check's read of the
+// history (NewPass, analysis.AnalyzeWith), so that the history is read
+// once; without p, or when the check did not hand p every record (it
+// stopped early), the report reads the history itself.
+func WriteFrom(res *analysis.Result, p *Pass) error {
 	if res == nil || res.Dir == "" {
 		return &WriteError{ErrNoDir}
 	}
-	s, err := scanRun(res)
+	s, err := p.scan(res)
 	if err != nil {
 		return &WriteError{err}
 	}
