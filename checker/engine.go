@@ -6,13 +6,10 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// The engine (CheckSource) runs two kinds of checker, each through a
-// small interface that the checker implements in its own file; a checker
-// implementing neither gets the whole history, read into memory.
-
-// segmentChecker is a checker the engine runs on each segment, segments
-// in parallel, and whose segment parts it merges into its result: Lock,
-// Resource, Exclusion.
+// segmentChecker is a checker the engine (CheckSource) runs on each
+// segment, in parallel, merging the segments' parts into its result:
+// Lock, Resource, Exclusion. (A checker that is neither a segmentChecker
+// nor a recordChecker gets the whole history, read into memory.)
 type segmentChecker interface {
 	Checker
 	// checkSegment checks one segment, on the segment's goroutine.
@@ -30,8 +27,8 @@ type segmentChecker interface {
 	mergeSegments(st *stream, parts []segmentPart) Result
 }
 
-// segmentPart is what a segmentChecker found in one segment (its own
-// type: a piece, a Result).
+// segmentPart is what a segmentChecker found in one segment, of its own
+// type (a piece, a Result).
 type segmentPart any
 
 // segmentInput is one segment as its checks read it.

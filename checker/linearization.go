@@ -22,9 +22,9 @@ type Linearization struct {
 	// linearized every key, Invalid when it proved one cannot be,
 	// Unknown when it ran out of time.
 	valid Validity
-	// from and to are the earliest call and the latest return (or call,
+	// From and To are the earliest call and the latest return (or call,
 	// of an operation that never returned) of its operations (ns).
-	from, to int64
+	From, To int64
 	// First and Last are the smallest and largest index of the records
 	// of the segment searched (the whole history's: 0 and its last).
 	First, Last int64
@@ -57,7 +57,7 @@ func validityOf(r porcupine.CheckResult) Validity {
 // span (unhealed ones say so).
 func (z *Linearization) WriteHTML(w io.Writer, faults []Window) error {
 	info := z.info // AddAnnotations appends: keep z's own unchanged
-	info.AddAnnotations(append(faultAnnotations(faults, z.from, z.to), z.notes...))
+	info.AddAnnotations(append(faultAnnotations(faults, z.From, z.To), z.notes...))
 	return porcupine.Visualize(z.model, info, w)
 }
 
@@ -103,19 +103,15 @@ func search(model porcupine.Model, pops []porcupine.Operation, timeout time.Dura
 
 // newLinearization is the search of pops that gave r and info.
 func newLinearization(model porcupine.Model, info porcupine.LinearizationInfo, notes []porcupine.Annotation, r porcupine.CheckResult, pops []porcupine.Operation, procs []int) *Linearization {
-	z := &Linearization{model: model, info: info, notes: notes, valid: validityOf(r), Processes: procs, from: Inf}
+	z := &Linearization{model: model, info: info, notes: notes, valid: validityOf(r), Processes: procs, From: Inf}
 	for _, o := range pops {
-		z.from, z.to = min(z.from, o.Call), max(z.to, o.Call)
+		z.From, z.To = min(z.From, o.Call), max(z.To, o.Call)
 		if o.Return < Inf {
-			z.to = max(z.to, o.Return)
+			z.To = max(z.To, o.Return)
 		}
 	}
 	return z
 }
-
-// Span is the time its operations span (ns): the earliest call to the
-// latest return.
-func (z *Linearization) Span() (from, to int64) { return z.from, z.to }
 
 // renumbered are pops and notes with their processes renumbered 0, 1,
 // ... in process order, and the process of each new number.

@@ -98,9 +98,8 @@ func (s *runScan) segmentNote(z *checker.Linearization) string {
 			fmt.Fprintf(&rows, " (c%d)", c+1)
 		}
 	}
-	from, to := z.Span()
 	return fmt.Sprintf("This page shows one failing segment of a history of %d client operations: records %d..%d (%.3f–%.3f s), as the check cut it at quiescent points (no operation in flight, no lease alive) and searched it. Rows and p numbers here renumber the processes: %s.",
-		s.ops.len(), z.First, z.Last, seconds(from), seconds(to), rows.String())
+		s.ops.len(), z.First, z.Last, seconds(z.From), seconds(z.To), rows.String())
 }
 
 // segmentFile is the file of the i-th (0-based) segment page of base
