@@ -189,7 +189,6 @@ func newScan(res *analysis.Result, keepFences bool) *runScan {
 	s := &runScan{ops: newOpLog(), slots: newSlotTracker(max(res.Config.Clients, 0)), keepFences: keepFences,
 		times: map[int64]int64{}, recs: map[int64]history.Op{}, whole: int64(res.Records) <= maxWholeRecords}
 	s.leases = newLeaseTracker(s.slots)
-	s.wantTime, s.wantRec = wanted(res)
 	if s.whole && res.Records > 0 {
 		s.wh = make(history.History, 0, res.Records)
 	}
@@ -210,9 +209,6 @@ func (s *runScan) add(o *history.Op, at history.Pos) {
 		} else {
 			s.wh = append(s.wh, *o)
 		}
-	}
-	if len(s.wantTime) > 0 || len(s.wantRec) > 0 {
-		s.keepWanted(o)
 	}
 	s.slots.add(o)
 	if o.IsNemesis() {
@@ -301,35 +297,29 @@ func (s *runScan) keepWanted(o *history.Op) {
 	}
 }
 
-// resolve keeps what the page wants (wanted) of the records the pass did
-// not keep it of, the verdict not known as it read them (a pass riding
-// on the check): from the window history of a history kept whole, else
-// reading them again from the pass's checkpoints (readAt).
+// resolve keeps what the page wants of the records (wanted), once the
+// verdict is known (a pass riding on the check reads before it is): from
+// the window history of a history kept whole, else reading them again
+// from the pass's checkpoints (readAt).
 func (s *runScan) resolve(src history.Source, res *analysis.Result) error {
 	s.wantTime, s.wantRec = wanted(res)
-	var missing []int64
-	for i := range s.wantTime {
-		if _, ok := s.times[i]; !ok && i >= 0 && i < s.records {
-			missing = append(missing, i)
+	var idx []int64
+	for _, want := range []map[int64]bool{s.wantTime, s.wantRec} {
+		for i := range want {
+			if i >= 0 && i < s.records {
+				idx = append(idx, i)
+			}
 		}
 	}
-	for i := range s.wantRec {
-		if _, ok := s.recs[i]; !ok && i >= 0 && i < s.records {
-			missing = append(missing, i)
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	slices.Sort(missing)
-	missing = slices.Compact(missing)
+	slices.Sort(idx)
+	idx = slices.Compact(idx)
 	if s.whole {
-		for _, i := range missing {
+		for _, i := range idx {
 			s.keepWanted(&s.wh[i])
 		}
 		return nil
 	}
-	return s.readAt(src, missing, s.keepWanted)
+	return s.readAt(src, idx, s.keepWanted)
 }
 
 // readAt reads the records idx (ascending) of src again, each from the
