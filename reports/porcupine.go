@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/analysis"
@@ -28,17 +29,42 @@ import (
 func (s *runScan) writePorcupine(res *analysis.Result, pages *opPages) (note string, err error) {
 	lock, counter := keptSearches(res.Verdict)
 	if len(lock) == 0 {
-		reason := noSearchReason(res, s.ops.len())
-		return reason, writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built", nil), reason)
+		note = noSearchReason(res, s.ops.len())
+		err = writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built", nil), note)
+	} else {
+		note, err = s.writeSearches(res, lock, store.PorcupineFile, "Lock check (porcupine)", pages)
 	}
-	if note, err = s.writeSearches(res, lock, store.PorcupineFile, "Lock check (porcupine)", pages); err != nil {
-		return "", err
+	if err != nil || counterRefused(res.Verdict) {
+		return note, err
 	}
-	if len(counter) == 0 || res.Config.Workload != "counter" {
+	if res.Config.Workload != "counter" {
 		return note, nil
+	}
+	if len(counter) == 0 {
+		if !counterFailed(res.Verdict) {
+			return note, nil
+		}
+		reason := fmt.Sprintf("porcupine-counter.html shows no search: the counter's critical sections are not linearizable, in a segment of more than the %d operations porcupine's visualisation is built for (or in a verdict read back from results.json); the anomaly's records are listed on this page.", checker.VisualizeMaxOps)
+		return strings.TrimSpace(note + " " + reason), writeNotePage(res.Dir, store.PorcupineCounterFile, porcupineTitle(res, "Counter's critical sections (porcupine): not built", nil), reason)
 	}
 	more, err := s.writeSearches(res, counter, store.PorcupineCounterFile, "Counter's critical sections (porcupine)", pages)
 	return strings.TrimSpace(note + " " + more), err
+}
+
+// counterFailed says the counter's search found v's critical sections
+// not linearizable.
+func counterFailed(v checker.Result) bool {
+	for _, r := range v.Results {
+		if r.Name == "resource" && slices.ContainsFunc(r.Anomalies, func(a checker.Anomaly) bool { return a.Kind == "nonlinearizable" }) {
+			return true
+		}
+	}
+	return false
+}
+
+// counterRefused says the history did not validate: no search ran.
+func counterRefused(v checker.Result) bool {
+	return slices.ContainsFunc(v.Results, func(r checker.Result) bool { return r.Name == "validate" })
 }
 
 // noSearchReason says why the lock check kept no search to draw, for a

@@ -144,7 +144,8 @@ func injectStaleRead(h history.History, at int) history.History {
 
 // invalidHistories are the testdata histories the checks find invalid
 // and generated counter histories, one checked as one segment and one cut
-// into many, with a double grant and a stale read injected.
+// into many, with a double grant and a stale read injected, and one cut
+// into many whose lock check passes.
 func invalidHistories(t *testing.T) map[string]history.History {
 	out := map[string]history.History{}
 	files, _ := filepath.Glob("../checker/testdata/*.jsonl")
@@ -159,6 +160,7 @@ func invalidHistories(t *testing.T) map[string]history.History {
 		h = injectDoubleGrant(h, len(h)/3)
 		out[fmt.Sprintf("generated-%d", n)] = injectStaleRead(h, len(h)*2/3)
 	}
+	out["generated-40000-counter-only"] = injectStaleRead(bigHistory(40_000, 8, 4), 60_000)
 	return out
 }
 
