@@ -67,12 +67,24 @@ func loadFile(dir, path string, tf TestFile) (*Result, []history.Warning, error)
 // report: `lockstorm analyze` ends there); a limit set before
 // (GOMEMLIMIT) is kept.
 func Analyze(ctx context.Context, dir string) (*Result, []history.Warning, error) {
+	return AnalyzeWith(ctx, dir, nil)
+}
+
+// AnalyzeWith is Analyze with another pass over the history riding on the
+// check's read (the report's, see reports.NewPass): ride, when not nil,
+// is given the loaded run before the check and returns the function to
+// hand every record the check reads (see checker.Composite.Also).
+func AnalyzeWith(ctx context.Context, dir string, ride func(res *Result) func(o *history.Op, at history.Pos)) (*Result, []history.Warning, error) {
 	res, warns, err := Load(dir)
 	if err != nil {
 		return nil, warns, err
 	}
 	limitMemory(res.Records) // not restored: Check's own limit is then this one
-	return res, warns, Check(ctx, res)
+	var also func(o *history.Op, at history.Pos)
+	if ride != nil {
+		also = ride(res)
+	}
+	return res, warns, checkAlso(ctx, res, also)
 }
 
 func ReadWrites(path string) ([]resource.Write, error) {

@@ -52,7 +52,7 @@ func profileAtEnd(t *testing.T, res *Result, path string) {
 	c := checkersWith(res, log)
 	cov := newCoverage(res)
 	last := int64(res.Records - 1)
-	c.Also = func(o *history.Op) {
+	c.Also = func(o *history.Op, _ history.Pos) {
 		if cov != nil {
 			cov.Add(o)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/coverage"
+	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/lease"
 )
@@ -71,7 +72,11 @@ func lockChecker(cfg config.Config) *checker.Lock {
 // set). The verdict of an incomplete run (res.Incomplete) is at best
 // unknown, and so is the verdict of a run whose faults fell short of the
 // coverage bar (res.Coverage, see demoteUnexercised).
-func Check(ctx context.Context, res *Result) error {
+func Check(ctx context.Context, res *Result) error { return checkAlso(ctx, res, nil) }
+
+// checkAlso is Check handing every record it reads to also (nil: none),
+// besides the coverage (see checker.Composite.Also).
+func checkAlso(ctx context.Context, res *Result, also func(o *history.Op, at history.Pos)) error {
 	if len(res.History) > 0 {
 		res.Records = len(res.History)
 	}
@@ -81,8 +86,15 @@ func Check(ctx context.Context, res *Result) error {
 	}
 	c := checkersWith(res, log)
 	cov := newCoverage(res)
-	if cov != nil {
-		c.Also = cov.Add // the coverage rides on the check's read
+	if cov != nil || also != nil {
+		c.Also = func(o *history.Op, at history.Pos) { // they ride on the check's read
+			if cov != nil {
+				cov.Add(o)
+			}
+			if also != nil {
+				also(o, at)
+			}
+		}
 	}
 	if res.HistoryFile != "" && res.History == nil { // streamed
 		defer limitMemory(res.Records)()

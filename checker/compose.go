@@ -13,13 +13,14 @@ type Composite struct {
 	// Label is the composed result's Name ("lockstorm" by default).
 	Label    string
 	Checkers []Checker
-	// Also, when set, is handed every record the check reads, in the
-	// history's order, as it reads it: another pass over the history
-	// (the coverage) rides on the check's read instead of reading the
-	// history again. The record is valid during the call only. A check
-	// that stops early (an invalid history, a cancelled context) hands
-	// on fewer records than the history holds.
-	Also func(o *history.Op)
+	// Also, when set, is handed every record the check reads, with its
+	// position in the history, in the history's order, as it reads it:
+	// other passes over the history (the coverage, the report's) ride on
+	// the check's read instead of reading the history again. The record
+	// is valid during the call only. A check that stops early (an invalid
+	// history, a cancelled context) hands on fewer records than the
+	// history holds.
+	Also func(o *history.Op, at history.Pos)
 }
 
 // Compose returns a checker that, on a history:

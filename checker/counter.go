@@ -214,10 +214,9 @@ func sectionOps(secs []*sectionInput) []porcupine.Operation {
 	return out
 }
 
-// counterPiece runs the counter search on one segment's sections; keep
-// keeps the search for drawing (the first segment's: see
-// ResourceDetails.Linearization).
-func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput, keep bool) piece {
+// counterPiece runs the counter search on one segment's sections,
+// keeping it for drawing as keep says (see ResourceDetails).
+func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput, keep keepMode) piece {
 	p := piece{keyedSearch: keyedSearch{valid: Valid}, ops: map[string]int{}}
 	for _, s := range secs {
 		if !s.carried {

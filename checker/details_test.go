@@ -75,7 +75,8 @@ func TestResultJSONOtherDetails(t *testing.T) {
 	}
 }
 
-// The search the lock check keeps draws the same page as a second search.
+// The search the lock check keeps draws its page the same each time,
+// the acquire with unknown outcome annotated on its row.
 func TestKeptLinearizationDraws(t *testing.T) {
 	h := historytest.New().
 		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).
@@ -84,21 +85,17 @@ func TestKeptLinearizationDraws(t *testing.T) {
 		Op(7, 8, history.OK, 2, "acquire", "k", "b", historytest.TTL(100)).Sorted()
 	res := exact().Check(context.Background(), h)
 	z := res.Details.(LockDetails).Linearization
-	if res.Valid != Valid || z == nil {
+	if res.Valid != Valid || z == nil || z.Valid() != Valid {
 		t.Fatalf("%v, kept %v", res.Valid, z)
 	}
-	var kept, again bytes.Buffer
-	if err := z.WriteHTML(&kept, h); err != nil {
+	var kept, twice bytes.Buffer
+	if err := z.WriteHTML(&kept, FaultWindows(h)); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := WritePorcupineHTML(&again, h, exact()); err != nil || v != z.Valid() || v != res.Valid {
-		t.Fatalf("second search: %v, %v; kept %v, check %v", v, err, z.Valid(), res.Valid)
+	if !strings.Contains(kept.String(), "acquire info k") {
+		t.Errorf("the info acquire is not annotated (%d bytes)", kept.Len())
 	}
-	if kept.String() != again.String() || !strings.Contains(kept.String(), "acquire info k") {
-		t.Errorf("kept search draws %d bytes, a second search %d", kept.Len(), again.Len())
-	}
-	var twice bytes.Buffer
-	if z.WriteHTML(&twice, h); twice.String() != kept.String() {
+	if z.WriteHTML(&twice, FaultWindows(h)); twice.String() != kept.String() {
 		t.Error("drawing twice adds the annotations twice")
 	}
 }

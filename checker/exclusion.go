@@ -171,3 +171,55 @@ func writeAfterValidity(w *op, l *Lease, why string, acceptedFatal bool, d *Excl
 	}
 	al.add(Anomaly{Kind: kind, Fatal: fatal, Ops: ops, Text: text})
 }
+
+// checkSegment is the exclusion check of one segment.
+func (e Exclusion) checkSegment(ctx context.Context, in *segmentInput) segmentPart {
+	return e.checkOps(in.h, in.os)
+}
+
+// uncheckedSegment is the result of a segment not checked.
+func (e Exclusion) uncheckedSegment(v Validity, why string, ov *overflow) segmentPart {
+	return Result{Valid: v, Error: why, Details: ExclusionDetails{}}
+}
+
+// foldOverflow counts nothing: Exclusion's result of a segment not
+// buffered is Unknown whatever it held.
+func (e Exclusion) foldOverflow(ov *overflow, part segmentPart) {}
+
+// mergeSegments combines the segments' exclusion checks: overlaps
+// first, then writes after validity, in segment order.
+func (e Exclusion) mergeSegments(st *stream, parts []segmentPart) Result {
+	d := ExclusionDetails{WritesAfterValidity: map[string]int{}}
+	var al anomalyList
+	for _, overlaps := range []bool{true, false} {
+		for _, p := range parts {
+			for _, a := range p.(Result).Anomalies {
+				if (a.Kind == "overlap") == overlaps {
+					al.add(a)
+				}
+			}
+		}
+	}
+	res := Result{Name: e.Name(), Valid: al.verdict(Valid), Anomalies: al.list}
+	for _, p := range parts {
+		r := p.(Result)
+		sd := r.Details.(ExclusionDetails)
+		d.Leases += sd.Leases
+		d.Overlaps += sd.Overlaps
+		d.WritesChecked += sd.WritesChecked
+		d.MaxOverlapNS = max(d.MaxOverlapNS, sd.MaxOverlapNS)
+		d.LeasesWithoutValidity += sd.LeasesWithoutValidity
+		d.LeasesEndedByLostSignal += sd.LeasesEndedByLostSignal
+		for k, n := range sd.WritesAfterValidity {
+			d.WritesAfterValidity[k] += n
+		}
+		if r.Valid == Unknown && res.Valid == Valid {
+			res.Valid, res.Error = Unknown, r.Error // a segment not checked
+		}
+	}
+	if len(d.WritesAfterValidity) == 0 {
+		d.WritesAfterValidity = nil
+	}
+	res.Details = d
+	return res
+}

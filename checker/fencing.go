@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -465,3 +466,13 @@ func (r *fencingRun) endPending() {
 // Check is the fencing check of h: the engine over the slice with this
 // checker alone (see checkPart).
 func (f Fencing) Check(ctx context.Context, h history.History) Result { return checkPart(ctx, f, h) }
+
+// startStream gives the engine's fencing summary the server's log.
+func (f Fencing) startStream(st *stream) { st.fence = newFencingRun(f.serverLog()) }
+
+// streamResult is the fencing summary's verdict.
+func (f Fencing) streamResult(st *stream) Result {
+	st.fence.end()
+	st.fence.v.Stats.ElapsedMS = time.Since(st.start).Milliseconds()
+	return st.fence.v.Result()
+}

@@ -2,10 +2,11 @@ package checker
 
 import (
 	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/lockstorm/lockstorm/history"
 )
 
 // Linearization is a porcupine search kept for drawing porcupine's
@@ -21,6 +22,17 @@ type Linearization struct {
 	// linearized every key, Invalid when it proved one cannot be,
 	// Unknown when it ran out of time.
 	valid Validity
+	// From and To are the earliest call and the latest return (or call,
+	// of an operation that never returned) of its operations (ns).
+	From, To int64
+	// First and Last are the smallest and largest index of the records
+	// of the segment searched (the whole history's: 0 and its last).
+	First, Last int64
+	// Processes are the process each row of the drawing stands for, when
+	// the search renumbered them 0, 1, ... (a segment of a long history,
+	// whose process ids run into the thousands: porcupine draws a row
+	// per id from 0); nil when the rows are the process ids.
+	Processes []int
 }
 
 // Valid is the verdict of this search alone (not the run's: other
@@ -40,24 +52,90 @@ func validityOf(r porcupine.CheckResult) Validity {
 }
 
 // WriteHTML writes porcupine's visualisation of the search as a
-// self-contained HTML page, with h's fault windows as annotations on a
-// "nemesis" row (unhealed ones say so).
-func (z *Linearization) WriteHTML(w io.Writer, h history.History) error {
+// self-contained HTML page, with the fault windows that reach into its
+// operations' time span as annotations on a "nemesis" row, cut to that
+// span (unhealed ones say so).
+func (z *Linearization) WriteHTML(w io.Writer, faults []Window) error {
 	info := z.info // AddAnnotations appends: keep z's own unchanged
-	info.AddAnnotations(append(faultAnnotations(h), z.notes...))
+	info.AddAnnotations(append(faultAnnotations(faults, z.From, z.To), z.notes...))
 	return porcupine.Visualize(z.model, info, w)
 }
 
-// search runs porcupine on pops within timeout. For at most
-// VisualizeMaxOps pops it runs the verbose search and returns it as a
-// Linearization (notes annotating it), else nil. Both searches give the
-// same verdict.
-func search(model porcupine.Model, pops []porcupine.Operation, timeout time.Duration, notes []porcupine.Annotation) (porcupine.CheckResult, *Linearization) {
-	if len(pops) > VisualizeMaxOps {
-		return porcupine.CheckOperationsTimeout(model, pops, timeout), nil
+// setRecords says which records the search is of: first to last (z may
+// be nil: nothing kept).
+func (z *Linearization) setRecords(first, last int64) {
+	if z != nil {
+		z.First, z.Last = first, last
 	}
-	r, info := porcupine.CheckOperationsVerbose(model, pops, timeout)
-	return r, &Linearization{model: model, info: info, notes: notes, valid: validityOf(r)}
+}
+
+// keepMode is which porcupine searches a check keeps for drawing (at
+// most VisualizeMaxOps operations each).
+type keepMode int
+
+const (
+	keepNone keepMode = iota
+	// keepFailing keeps a search that proves a key not linearizable,
+	// searching again verbosely with its rows renumbered: a segment of a
+	// history cut into several.
+	keepFailing
+	// keepWhole keeps the search whatever its verdict, run verbosely
+	// from the start: the whole history's.
+	keepWhole
+)
+
+// search runs porcupine on pops within timeout and keeps the search as
+// keep says (notes annotating it), else returns nil. The verdict is the
+// first search's.
+func search(model porcupine.Model, pops []porcupine.Operation, timeout time.Duration, notes []porcupine.Annotation, keep keepMode) (porcupine.CheckResult, *Linearization) {
+	if keep == keepWhole && len(pops) <= VisualizeMaxOps {
+		r, info := porcupine.CheckOperationsVerbose(model, pops, timeout)
+		return r, newLinearization(model, info, notes, r, pops, nil)
+	}
+	r := porcupine.CheckOperationsTimeout(model, pops, timeout)
+	if keep != keepFailing || r != porcupine.Illegal || len(pops) > VisualizeMaxOps {
+		return r, nil
+	}
+	rows, notes, procs := renumbered(pops, notes)
+	again, info := porcupine.CheckOperationsVerbose(model, rows, timeout)
+	return r, newLinearization(model, info, notes, again, rows, procs)
+}
+
+// newLinearization is the search of pops that gave r and info.
+func newLinearization(model porcupine.Model, info porcupine.LinearizationInfo, notes []porcupine.Annotation, r porcupine.CheckResult, pops []porcupine.Operation, procs []int) *Linearization {
+	z := &Linearization{model: model, info: info, notes: notes, valid: validityOf(r), Processes: procs, From: Inf}
+	for _, o := range pops {
+		z.From, z.To = min(z.From, o.Call), max(z.To, o.Call)
+		if o.Return < Inf {
+			z.To = max(z.To, o.Return)
+		}
+	}
+	return z
+}
+
+// renumbered are pops and notes with their processes renumbered 0, 1,
+// ... in process order, and the process of each new number.
+func renumbered(pops []porcupine.Operation, notes []porcupine.Annotation) ([]porcupine.Operation, []porcupine.Annotation, []int) {
+	row := map[int]int{}
+	for _, o := range pops {
+		row[o.ClientId] = 0
+	}
+	for _, n := range notes {
+		row[n.ClientId] = 0
+	}
+	procs := slices.Sorted(maps.Keys(row))
+	for i, p := range procs {
+		row[p] = i
+	}
+	out := slices.Clone(pops)
+	for i := range out {
+		out[i].ClientId = row[out[i].ClientId]
+	}
+	ns := slices.Clone(notes)
+	for i := range ns {
+		ns[i].ClientId = row[ns[i].ClientId]
+	}
+	return out, ns, procs
 }
 
 // unplaced re-checks one key's ops verbosely. For a history that is not

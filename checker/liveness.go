@@ -144,6 +144,14 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 	return checkPart(ctx, l, h)
 }
 
+// startStream sets the engine's liveness summary to this checker's
+// requirements.
+func (l *Liveness) startStream(st *stream) { st.liveness = newLiveStream(l, st.tokens) }
+
+// streamResult is the liveness summary's result (see stream.result,
+// which ends it first).
+func (l *Liveness) streamResult(st *stream) Result { return st.live }
+
 // result is the check's result from its details and anomalies.
 func (r *livenessRun) result() Result {
 	l := r.l

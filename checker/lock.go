@@ -66,10 +66,16 @@ type LockDetails struct {
 	// IllegalKeys are the keys whose history is not linearizable.
 	IllegalKeys []string `json:"illegal_keys,omitempty"`
 	ElapsedMS   int64    `json:"elapsed_ms"`
-	// Linearization is the search, kept for drawing porcupine.html when
-	// the check gave porcupine at most VisualizeMaxOps operations; nil
-	// otherwise and in a result read back from results.json.
+	// Linearization is the search of a history checked as one segment,
+	// kept for drawing porcupine.html when the check gave porcupine at
+	// most VisualizeMaxOps operations; nil otherwise and in a result read
+	// back from results.json.
 	Linearization *Linearization `json:"-"`
+	// Failing are the searches of the failing segments of a history
+	// checked in several (at most maxDrawnSegments, earliest first, each
+	// of at most VisualizeMaxOps operations), kept for drawing one page
+	// each; nil in a result read back from results.json.
+	Failing []*Linearization `json:"-"`
 }
 
 // searchTimeout is the porcupine budget given ctx.
@@ -90,12 +96,12 @@ func searchTimeout(ctx context.Context, t time.Duration) time.Duration {
 // details (LockDetails.Linearization) for drawing.
 func (l *Lock) Check(ctx context.Context, h history.History) Result {
 	start := time.Now()
-	return l.merge([]piece{l.searchPiece(ctx, l.lockOps(h), true)}, start, nil)
+	return l.merge([]piece{l.searchPiece(ctx, l.lockOps(h), keepWhole)}, start)
 }
 
 // searchPiece is the lock check of s, the porcupine input built from a
-// history or a segment; keep keeps the search for drawing (see search).
-func (l *Lock) searchPiece(ctx context.Context, s lockSearch, keep bool) piece {
+// history or a segment, keeping its search as keep says (see search).
+func (l *Lock) searchPiece(ctx context.Context, s lockSearch, keep keepMode) piece {
 	p := piece{keyedSearch: keyedSearch{valid: Valid}, ops: map[string]int{}, d: s.d}
 	for _, o := range s.ops {
 		p.ops[o.Input.(*lockInput).key]++

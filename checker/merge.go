@@ -3,10 +3,10 @@ package checker
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/lockstorm/lockstorm/history"
 )
 
 // keyedSearch is a porcupine check partitioned by key (the lock's or the
@@ -20,19 +20,15 @@ type keyedSearch struct {
 }
 
 // searchKeys runs porcupine on pops (model partitioned by key) within
-// timeout (see searchTimeout); keep keeps the search for drawing (see
-// search). Each illegal key is explained by explain, given its ops and
-// a budget; what names the check in a timeout's reason.
-func searchKeys(ctx context.Context, model porcupine.Model, pops []porcupine.Operation, timeout time.Duration, keep bool,
+// timeout (see searchTimeout), keeping the search for drawing as keep
+// says (see search). Each illegal key is explained by explain, given its
+// ops and a budget; what names the check in a timeout's reason.
+func searchKeys(ctx context.Context, model porcupine.Model, pops []porcupine.Operation, timeout time.Duration, keep keepMode,
 	notes []porcupine.Annotation, what string, explain func(part []porcupine.Operation, budget time.Duration) (Anomaly, bool)) keyedSearch {
 	budget := searchTimeout(ctx, timeout)
 	var verdict porcupine.CheckResult
 	out := keyedSearch{valid: Valid}
-	if keep {
-		verdict, out.lin = search(model, pops, budget, notes)
-	} else {
-		verdict = porcupine.CheckOperationsTimeout(model, pops, budget)
-	}
+	verdict, out.lin = search(model, pops, budget, notes, keep)
 	switch verdict {
 	case porcupine.Unknown:
 		out.valid, out.err = Unknown, fmt.Sprintf("porcupine timed out after %s%s", budget, what)
@@ -45,25 +41,6 @@ func searchKeys(ctx context.Context, model porcupine.Model, pops []porcupine.Ope
 		}
 	}
 	return out
-}
-
-// explainKeys explains again the illegal keys of byKey on pops, the
-// whole history's, so that the anomaly names the ops the whole check
-// names: which op porcupine leaves unplaced depends on the ops around it
-// (an op with unknown outcome from an earlier segment may still be
-// placed late). It costs a whole-key search (at most explainBudget), but
-// only for a key already proved illegal.
-func explainKeys(ctx context.Context, pops []porcupine.Operation, timeout time.Duration, byKey map[string]keyAnomaly,
-	explain func(part []porcupine.Operation, budget time.Duration) (Anomaly, bool)) {
-	for _, part := range partitionByKey(pops) {
-		k := inputKey(part[0].Input)
-		if _, ok := byKey[k]; !ok {
-			continue
-		}
-		if a, ok := explain(part, min(searchTimeout(ctx, timeout), explainBudget)); ok {
-			byKey[k] = keyAnomaly{byKey[k].seg, a}
-		}
-	}
 }
 
 // piece is one segment's porcupine check, the lock's or the counter's,
@@ -85,9 +62,8 @@ type keyAnomaly struct {
 
 // mergePieces combines the segments' pieces: the verdict (with the first
 // Unknown's reason), the ops per key, and per illegal key the anomaly of
-// the earliest segment, explained again by explain on the whole history
-// when the key has at most maxExplainOps ops.
-func mergePieces(ps []piece, explain func(map[string]keyAnomaly)) (valid Validity, err string, byKey map[string]keyAnomaly, counts map[string]int) {
+// the earliest segment that proves it illegal.
+func mergePieces(ps []piece) (valid Validity, err string, byKey map[string]keyAnomaly, counts map[string]int) {
 	valid, byKey, counts = Valid, map[string]keyAnomaly{}, map[string]int{}
 	for i, p := range ps {
 		for k, n := range p.ops {
@@ -103,19 +79,19 @@ func mergePieces(ps []piece, explain func(map[string]keyAnomaly)) (valid Validit
 			}
 		}
 	}
-	sub := map[string]keyAnomaly{}
-	for k, a := range byKey {
-		if counts[k] <= maxExplainOps {
-			sub[k] = a
-		}
-	}
-	if len(sub) > 0 && explain != nil {
-		explain(sub)
-		for k, a := range sub {
-			byKey[k] = a
-		}
-	}
 	return valid, err, byKey, counts
+}
+
+// failingSearches are the searches kept of the pieces that failed (see
+// keepFailing), at most maxDrawnSegments, earliest first.
+func failingSearches(ps []piece) []*Linearization {
+	var out []*Linearization
+	for _, p := range ps {
+		if p.valid == Invalid && p.lin != nil && len(out) < maxDrawnSegments {
+			out = append(out, p.lin)
+		}
+	}
+	return out
 }
 
 // addByKey adds the per-key anomalies in key order, as the whole checks do.
@@ -127,10 +103,8 @@ func addByKey(m map[string]keyAnomaly, al *anomalyList) []string {
 	return keys
 }
 
-// merge combines the segments' lock checks (see CheckSource); explain
-// explains the illegal keys again on the whole history (see
-// mergePieces).
-func (l *Lock) merge(ps []piece, start time.Time, explain func(map[string]keyAnomaly)) (res Result) {
+// merge combines the segments' lock checks (see CheckSource).
+func (l *Lock) merge(ps []piece, start time.Time) (res Result) {
 	res.Name = l.Name()
 	var d LockDetails
 	for _, p := range ps {
@@ -143,9 +117,11 @@ func (l *Lock) merge(ps []piece, start time.Time, explain func(map[string]keyAno
 	}
 	if len(ps) == 1 {
 		d.Linearization = ps[0].lin
+	} else {
+		d.Failing = failingSearches(ps)
 	}
 	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = d }()
-	valid, err, byKey, counts := mergePieces(ps, explain)
+	valid, err, byKey, counts := mergePieces(ps)
 	d.Keys = len(counts)
 	if d.Acquire.OK+d.Acquire.InfoKept == 0 {
 		res.Valid, res.Error = Unknown, "no acquire succeeded: nothing to check"
@@ -160,55 +136,54 @@ func (l *Lock) merge(ps []piece, start time.Time, explain func(map[string]keyAno
 	return res
 }
 
-// explainWhole explains the illegal keys of byKey again on the whole
-// history h (see explainKeys).
-func (l *Lock) explainWhole(ctx context.Context, h history.History, byKey map[string]keyAnomaly) {
-	s := l.lockOps(h)
-	model := lockModel(s.tokens, 0)
-	explainKeys(ctx, s.ops, l.Timeout, byKey, func(part []porcupine.Operation, budget time.Duration) (Anomaly, bool) {
-		return explainLock(model, part, budget, s.tokens)
-	})
+// checkSegment is the lock check of one segment (see pieceAt).
+func (l *Lock) checkSegment(ctx context.Context, in *segmentInput) segmentPart {
+	p := l.pieceAt(ctx, in.os, in.seam(), in.keep())
+	p.lin.setRecords(in.seg.firstRecord(), in.seg.end-1)
+	return p
 }
 
-// explainWhole explains the illegal keys of byKey again on the whole
-// history h (see explainKeys).
-func (r *Resource) explainWhole(ctx context.Context, h history.History, byKey map[string]keyAnomaly) {
-	explainKeys(ctx, sectionOps(counterSections(ops(h))), r.Timeout, byKey, explainCounter)
+// uncheckedSegment is the lock piece of a segment not checked, with the
+// acquires counted in it when it was not buffered.
+func (l *Lock) uncheckedSegment(v Validity, why string, ov *overflow) segmentPart {
+	p := piece{keyedSearch: keyedSearch{valid: v, err: why}}
+	if ov != nil {
+		p.d = ov.acq
+	}
+	return p
 }
 
-// merge combines the segments' exclusion checks.
-func (e Exclusion) merge(rs []Result) Result {
-	d := ExclusionDetails{WritesAfterValidity: map[string]int{}}
-	var al anomalyList
-	for _, overlaps := range []bool{true, false} {
-		for _, r := range rs {
-			for _, a := range r.Anomalies {
-				if (a.Kind == "overlap") == overlaps {
-					al.add(a)
-				}
+// foldOverflow counts the acquires of a checked segment into ov.
+func (l *Lock) foldOverflow(ov *overflow, part segmentPart) {
+	d := part.(piece).d
+	ov.acq.Acquire.OK += d.Acquire.OK
+	ov.acq.Acquire.Fail += d.Acquire.Fail
+	ov.acq.Acquire.Info += d.Acquire.Info
+}
+
+// mergeSegments merges the segments' lock pieces, their ambiguous seams
+// resolved (see resolveSeams) on the joined segments, read again.
+func (l *Lock) mergeSegments(st *stream, parts []segmentPart) Result {
+	ps := make([]piece, len(parts))
+	for i, p := range parts {
+		ps[i] = p.(piece)
+		if ps[i].ambiguous {
+			st.ambiguous++
+		}
+	}
+	size := func(k, j int) int {
+		for _, s := range st.closed[k : j+1] {
+			if s.over != nil {
+				return math.MaxInt // not read again
 			}
 		}
+		return int(st.closed[j].end - st.closed[k].start)
 	}
-	for _, r := range rs {
-		sd := r.Details.(ExclusionDetails)
-		d.Leases += sd.Leases
-		d.Overlaps += sd.Overlaps
-		d.WritesChecked += sd.WritesChecked
-		d.MaxOverlapNS = max(d.MaxOverlapNS, sd.MaxOverlapNS)
-		d.LeasesWithoutValidity += sd.LeasesWithoutValidity
-		d.LeasesEndedByLostSignal += sd.LeasesEndedByLostSignal
-		for k, n := range sd.WritesAfterValidity {
-			d.WritesAfterValidity[k] += n
-		}
-	}
-	if len(d.WritesAfterValidity) == 0 {
-		d.WritesAfterValidity = nil
-	}
-	res := Result{Name: e.Name(), Valid: al.verdict(Valid), Anomalies: al.list, Details: d}
-	for _, r := range rs {
-		if r.Valid == Unknown && res.Valid == Valid {
-			res.Valid, res.Error = Unknown, r.Error // a segment not checked
-		}
-	}
-	return res
+	l.resolveSeams(ps, size, func(k, j int) piece {
+		first, last := st.closed[k], st.closed[j]
+		p := l.pieceAt(st.ctx, st.joinedOps(k, j), seam{start: first.start, at: first.at}, keepFailing)
+		p.lin.setRecords(first.firstRecord(), last.end-1)
+		return p
+	})
+	return l.merge(ps, st.start)
 }

@@ -407,7 +407,7 @@ func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *a
 	model := counterModel()
 	timeout := searchTimeout(ctx, r.Timeout)
 	var res porcupine.CheckResult
-	res, d.Linearization = search(model, pops, timeout, nil)
+	res, d.Linearization = search(model, pops, timeout, nil, keepWhole)
 	switch res {
 	case porcupine.Ok:
 		return Valid, ""

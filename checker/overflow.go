@@ -72,11 +72,7 @@ func (st *stream) closeOverflow(end, at, off int64, carry []*sectionInput) {
 	}
 	sort.Slice(next.moved, func(i, j int) bool { return next.moved[i].Index < next.moved[j].Index })
 	why := fmt.Sprintf("%d records from record %d without a quiescent point: not checkable in bounded memory (at most %d records a segment)", end-seg.start, seg.start, maxSegRecords)
-	seg.unchecked(Unknown, why)
-	seg.lock.d = ov.acq
-	if !ov.rw {
-		seg.count = piece{keyedSearch: keyedSearch{valid: Valid}}
-	}
+	st.unchecked(seg, Unknown, why, ov)
 	st.closed = append(st.closed, seg)
 	st.cur = next
 }
@@ -94,11 +90,12 @@ func (st *stream) overflowFrom(k int) {
 	if k < len(st.closed) {
 		first, ov := st.closed[k], cur.over
 		for _, s := range st.closed[k:] {
-			ov.acq.Acquire.OK += s.lock.d.Acquire.OK
-			ov.acq.Acquire.Fail += s.lock.d.Acquire.Fail
-			ov.acq.Acquire.Info += s.lock.d.Acquire.Info
-			ov.rw = ov.rw || s.nsecs > 0 || s.count.valid == Unknown
+			for i, c := range st.segs {
+				c.foldOverflow(ov, s.parts[i])
+			}
+			ov.rw = ov.rw || s.nsecs > 0
 		}
+		st.keep.drop(first.start)
 		st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: first.moved, carry: first.carry, over: ov}
 		st.closed = st.closed[:k]
 	}

@@ -49,9 +49,10 @@ type ResourceDetails struct {
 	// Counts is the number of anomalies of each kind (beyond those listed).
 	Counts    map[string]int `json:"counts,omitempty"`
 	ElapsedMS int64          `json:"elapsed_ms"`
-	// Linearization is the counter's search, kept for drawing
-	// porcupine-counter.html as LockDetails.Linearization is.
-	Linearization *Linearization `json:"-"`
+	// Linearization and Failing are the counter's searches, kept for
+	// drawing porcupine-counter.html as LockDetails' are.
+	Linearization *Linearization   `json:"-"`
+	Failing       []*Linearization `json:"-"`
 }
 
 // CounterSummary is one counter's lost-update arithmetic.

@@ -65,20 +65,20 @@ func waitsAcross(pops []porcupine.Operation, sm seam) bool {
 // pieceAt checks one segment's ops (fillTokens applied; read only) that
 // start at seam sm, with the strict and permissive checks when one-node
 // acquires wait across it. An ambiguous seam gives an Unknown piece marked
-// ambiguous (see resolveSeams). The first segment's search is kept for
-// drawing.
-func (l *Lock) pieceAt(ctx context.Context, os []op, sm seam) piece {
+// ambiguous (see resolveSeams). The search that decides is kept for
+// drawing as keep says.
+func (l *Lock) pieceAt(ctx context.Context, os []op, sm seam, keep keepMode) piece {
 	s := l.lockOpsOf(os)
 	if !waitsAcross(s.ops, sm) {
-		return l.searchPiece(ctx, s, sm.start == 0)
+		return l.searchPiece(ctx, s, keep)
 	}
 	strict := s
 	strict.now = sm.at
-	r := l.searchPiece(ctx, strict, false)
+	r := l.searchPiece(ctx, strict, keepNone)
 	if r.valid == Valid {
 		return r
 	}
-	p := l.searchPiece(ctx, s, false)
+	p := l.searchPiece(ctx, s, keep)
 	if p.valid == Invalid || r.valid == Unknown {
 		if p.valid != Invalid {
 			p.valid, p.err = Unknown, r.err // the strict check timed out
@@ -97,10 +97,10 @@ func (l *Lock) pieceAt(ctx context.Context, os []op, sm seam) piece {
 // from the first segment k of the piece before it, going back while the
 // joined check is ambiguous at k's own seam; the joined piece replaces
 // piece k and pieces k+1..j become empty. size(k, j) is the number of
-// records of segments k..j, joined(k, j) their ops (fillTokens applied).
-// A join of more than maxSeamRecords records is not tried: piece j stays
-// Unknown, its reason naming its cut.
-func (l *Lock) resolveSeams(ctx context.Context, ps []piece, seams []seam, size func(k, j int) int, joined func(k, j int) []op) {
+// records of segments k..j, check(k, j) the lock check of them joined
+// (pieceAt at segment k's seam). A join of more than maxSeamRecords
+// records is not tried: piece j stays Unknown, its reason naming its cut.
+func (l *Lock) resolveSeams(ps []piece, size func(k, j int) int, check func(k, j int) piece) {
 	first := make([]int, len(ps)) // the first segment of the piece covering each segment
 	for i := range first {
 		first[i] = i
@@ -116,7 +116,7 @@ func (l *Lock) resolveSeams(ctx context.Context, ps []piece, seams []seam, size 
 				ps[j].err = fmt.Sprintf("%s; the %d records around it are too many to check together (at most %d)", why, n, maxSeamRecords)
 				break
 			}
-			p := l.pieceAt(ctx, joined(k, j), seams[k])
+			p := check(k, j)
 			if p.ambiguous && k > 0 {
 				continue
 			}

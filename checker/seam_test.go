@@ -178,7 +178,7 @@ func TestSeamSandwich(t *testing.T) {
 		}
 		os := ops(last.History(h))
 		fillTokens(os)
-		p := NewLock().pieceAt(context.Background(), os, seam{start: h[5].Index, at: h[5].Time})
+		p := NewLock().pieceAt(context.Background(), os, seam{start: h[5].Index, at: h[5].Time}, keepNone)
 		if p.ambiguous != tc.ambiguous || !tc.ambiguous && p.valid != tc.want {
 			t.Errorf("second %d ms: segment %v ambiguous %v, want %v ambiguous %v", tc.second, p.valid, p.ambiguous, tc.want, tc.ambiguous)
 		}

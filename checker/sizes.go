@@ -1,7 +1,5 @@
 package checker
 
-import "time"
-
 // The sizes the check engine works with, in one place, each with its
 // reason. Tests lower the variables.
 
@@ -47,30 +45,12 @@ var maxSeamRecords = 200_000
 // maxBuf is the largest segment buffer (records) the engine reuses.
 const maxBuf = 1 << 16
 
-// maxExplainWhole is the largest history (records) cut into segments
-// whose illegal keys (of at most maxExplainOps ops) the engine explains
-// again on the whole history, read again, so that the ops they name are
-// those a search of the whole history names (a history of at most
-// oneSegment records is one segment: its explanation is the whole
-// history's anyway). Beyond it the explanation is the earliest illegal
-// segment's (same verdict and kind; the ops may differ): the search that explains an
-// illegal key on a whole history backtracks over every write with
-// unknown outcome before the anomaly, and its memory grows with them (a
-// 100k-record counter history took 6 GB in 30 s).
-const maxExplainWhole = 50_000
-
-// maxExplainOps is the most porcupine ops an illegal key may have in the
-// whole history for the engine to explain it on the whole history (see
-// maxExplainWhole): the verbose search that
-// explains keeps up to ops²/2 indices (a key of 33k counter sections took
-// 6 GB). Beyond it, the earliest illegal segment's explanation stands:
-// the same kind, and maybe other ops.
-const maxExplainOps = 5000
-
-// explainBudget bounds the search that re-explains an illegal key on the
-// whole history (see maxExplainWhole); when it runs out, the segment's
-// explanation stands.
-const explainBudget = 10 * time.Second
+// maxDrawnSegments is the most failing segments of a history checked in
+// several whose searches a check keeps for drawing, per search (the
+// lock's, the counter's): the earliest ones. The other failing segments'
+// verbose searches are dropped as the check goes (see keeper), so a
+// history failing everywhere keeps a few.
+const maxDrawnSegments = 3
 
 // VisualizeMaxOps is the most porcupine operations for which a check
 // keeps its search (a Linearization in its details) for drawing:

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"math"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -53,10 +51,8 @@ var segmentChecked = func(start int64) {}
 //     takes them in invoke order);
 //   - the api and leader ops (termOps), none for other workloads;
 //   - up to reorderWindow records held for time order;
-//   - a history of at most maxExplainWhole records proved invalid by the
-//     lock or counter search: its illegal keys of at most maxExplainOps
-//     ops are explained on the whole history, read again; other keys keep
-//     their earliest illegal segment's explanation.
+//   - the verbose searches of the earliest failing segments, for drawing
+//     (see maxDrawnSegments).
 //
 // The 10M-record bench history (1.15M tokens) holds about 190 MB at its
 // end and peaks at about 480 MB RSS: the per-token rows, the latencies,
@@ -72,8 +68,9 @@ var segmentChecked = func(start int64) {}
 // (see seam.go); where they disagree it is checked again joined with the
 // segments before it, read again. A segment of more than maxSegRecords
 // records is not buffered: the checks that need it end Unknown (see
-// maxSegRecords). A checker other than Lock, Resource, Exclusion,
-// Liveness and Fencing gets the whole history, read into memory.
+// maxSegRecords). The checkers are segment checkers (Lock, Resource,
+// Exclusion) or record checkers (Liveness, Fencing), see engine.go; any
+// other checker gets the whole history, read into memory.
 func (c *Composite) CheckSource(ctx context.Context, src history.Source) (res Result, warns []history.Warning, err error) {
 	start := time.Now()
 	defer func() {
@@ -118,11 +115,8 @@ type stream struct {
 	c   *Composite
 	src history.Source
 
-	lock *Lock
-	res  *Resource
-	excl *Exclusion
-	live *Liveness
-	fenc *Fencing
+	segs []segmentChecker // the composition's, in its order
+	keep keeper           // the failing segments' searches kept
 
 	start time.Time
 	rec   history.Op // the record being read (see run)
@@ -156,6 +150,7 @@ type stream struct {
 	ambiguous int
 	// cancelled: the context ended before the last record was read
 	cancelled bool
+	live      Result // Liveness's (see result)
 }
 
 // streamSeg is a segment being read or checked.
@@ -169,23 +164,31 @@ type streamSeg struct {
 	nsecs      int             // counter sections
 	over       *overflow       // not buffered (see maxSegRecords), else nil
 
-	lock  piece
-	count piece
-	excl  Result
+	parts []segmentPart // per segment checker (stream.segs), its part
 }
 
-// unchecked gives the segment's checks verdict v and reason why without
-// checking them: Valid for a segment without records, Unknown for one
-// whose check panicked or that was not buffered.
-func (s *streamSeg) unchecked(v Validity, why string) {
-	s.lock = piece{keyedSearch: keyedSearch{valid: v, err: why}}
-	s.count = s.lock
-	s.excl = Result{Valid: v, Error: why, Details: ExclusionDetails{}}
+// firstRecord is the smallest index of the segment's records: its first,
+// or an acquire waiting since before it.
+func (s *streamSeg) firstRecord() int64 {
+	if len(s.moved) > 0 {
+		return min(s.start, s.moved[0].Index)
+	}
+	return s.start
 }
 
-// newStream starts a check of src: it finds the checkers the stream
-// feeds; any other checker gets the whole history, read into memory (see
-// result).
+// unchecked gives seg's checks verdict v and reason why without checking
+// them: Valid for a segment without records, Unknown for one whose check
+// panicked or that was not buffered (ov: what was counted of it).
+func (st *stream) unchecked(seg *streamSeg, v Validity, why string, ov *overflow) {
+	seg.parts = make([]segmentPart, len(st.segs))
+	for i, c := range st.segs {
+		seg.parts[i] = c.uncheckedSegment(v, why, ov)
+	}
+}
+
+// newStream starts a check of src: it sets the summaries up (the record
+// checkers' options) and finds the segment checkers; any other checker
+// gets the whole history, read into memory (see result).
 func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 	tab := newTokTable() // shared by the reference tracker, the token check and liveness
 	v := newValidator()
@@ -193,35 +196,21 @@ func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 		v: v, refs: newRefTracker(tab, v.dead), // one map of the dead processes
 		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), bufs: make(chan history.History, 4), tokens: newTokenCheck(tab),
 		lost: newLostUpdateCheck(), cron: newCronCheck(), terms: newTermOps(), cur: &streamSeg{}}
+	st.fence = newFencingRun(nil)
+	st.liveness = newLiveStream(&Liveness{}, st.tokens) // it feeds the token check
+	lk := NewLock()
 	for _, ch := range st.c.Checkers {
 		switch x := ch.(type) {
-		case *Lock:
-			st.lock = x
-		case *Resource:
-			st.res = x
-		case Exclusion:
-			st.excl = &x
-		case *Liveness:
-			st.live = x
-		case Fencing:
-			st.fenc = &x
+		case segmentChecker:
+			st.segs = append(st.segs, x)
+		case recordChecker:
+			x.startStream(st)
+		}
+		if l, ok := ch.(*Lock); ok {
+			lk = l // the cut's lease rule is the lock's
 		}
 	}
-	lk := st.lock
-	if lk == nil {
-		lk = NewLock()
-	}
 	st.cut = newCutter(lk.Drift, lk.DriftFactor)
-	var log *ServerLog
-	if st.fenc != nil {
-		log = st.fenc.serverLog()
-	}
-	st.fence = newFencingRun(log)
-	lv := st.live
-	if lv == nil {
-		lv = &Liveness{} // its stream feeds the token check
-	}
-	st.liveness = newLiveStream(lv, st.tokens)
 	return st
 }
 
@@ -245,10 +234,11 @@ func (st *stream) run() (warns []history.Warning, err error) {
 			break // the verdict is Validate's (see result)
 		}
 		lastTime = max(lastTime, o.Time)
+		at := cur.Pos()
 		if st.c.Also != nil {
-			st.c.Also(o)
+			st.c.Also(o, at)
 		}
-		st.add(o, cur.Pos())
+		st.add(o, at)
 	}
 	cur.Close()
 	if err := cur.Err(); err != nil {
@@ -290,6 +280,7 @@ func (st *stream) referTo(to int64) {
 	}
 	k := sort.Search(len(st.closed), func(i int) bool { return st.closed[i].end > to })
 	st.wg.Wait() // their checks are dropped
+	st.keep.drop(st.closed[k].start)
 	st.merges += len(st.closed) - k
 	first := st.closed[k]
 	over := st.cur.over != nil || st.cur.start-first.start+int64(len(st.cur.recs)) > int64(maxSegRecords)
@@ -344,7 +335,7 @@ func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 	}
 	seg, h := st.detach(end, at, off, carry)
 	if len(h) == 0 {
-		seg.unchecked(Valid, "")
+		st.unchecked(seg, Valid, "", nil)
 		st.closed = append(st.closed, seg)
 		return
 	}
@@ -356,7 +347,8 @@ func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 	secs := counterSections(os)
 	seg.nsecs = len(secs)
 	st.closed = append(st.closed, seg)
-	st.checkSeg(seg, h, os, append(append([]*sectionInput(nil), seg.carry...), secs...))
+	secs = append(append([]*sectionInput(nil), seg.carry...), secs...)
+	st.checkSeg(&segmentInput{seg: seg, h: h, os: os, secs: secs, whole: seg.start == 0 && off < 0})
 }
 
 // detach ends the current segment before record end and starts the next
@@ -394,17 +386,18 @@ func (st *stream) detach(end, at, off int64, carry []*sectionInput) (seg *stream
 	return seg, h
 }
 
-// checkSeg starts the segment's checks (lock, counter, exclusion) on a
+// checkSeg starts the segment checkers on the segment in, on a
 // goroutine of its own, at most GOMAXPROCS at once. A panic in them makes
-// the segment's pieces Unknown with its message.
-func (st *stream) checkSeg(seg *streamSeg, h history.History, os []op, secs []*sectionInput) {
+// the segment's parts Unknown with its message.
+func (st *stream) checkSeg(in *segmentInput) {
+	seg, h := in.seg, in.h
 	st.wg.Add(1)
 	st.sem <- struct{}{}
 	go func() {
 		defer func() { <-st.sem; st.wg.Done() }()
 		defer func() {
 			if p := recover(); p != nil {
-				seg.unchecked(Unknown, fmt.Sprintf("checker panicked on records %d to %d: %v\n%s", seg.start, seg.end, p, debug.Stack()))
+				st.unchecked(seg, Unknown, fmt.Sprintf("checker panicked on records %d to %d: %v\n%s", seg.start, seg.end, p, debug.Stack()), nil)
 			}
 		}()
 		defer func() {
@@ -416,16 +409,13 @@ func (st *stream) checkSeg(seg *streamSeg, h history.History, os []op, secs []*s
 			}
 		}()
 		segmentChecked(seg.start)
-		fillTokens(os) // after the summaries above, which read no token
-		if st.lock != nil {
-			seg.lock = st.lock.pieceAt(st.ctx, os, seam{start: seg.start, at: seg.at})
+		fillTokens(in.os) // after the summaries above, which read no token
+		parts := make([]segmentPart, len(st.segs))
+		for i, c := range st.segs {
+			parts[i] = c.checkSegment(st.ctx, in)
 		}
-		if st.res != nil {
-			seg.count = st.res.counterPiece(st.ctx, secs, seg.start == 0)
-		}
-		if st.excl != nil {
-			seg.excl = st.excl.checkOps(h, os)
-		}
+		seg.parts = parts
+		st.keep.add(seg)
 	}()
 }
 
@@ -440,183 +430,4 @@ func (st *stream) feedOp(o *op) {
 	st.lost.add(o, &st.lostAl)
 	st.cron.add(o)
 	st.terms.add(o)
-}
-
-// result assembles the composed result. The illegal keys of the lock and
-// the counter are explained again on the whole history, read again, up
-// to maxExplainWhole records (see mergePieces).
-func (st *stream) result() Result {
-	res := Result{Name: st.c.Label}
-	if err := st.v.finish(); err != nil {
-		res.Valid, res.Error = Unknown, err.Error()
-		res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error(), Seconds: time.Since(st.start).Seconds()}}
-		res.Seconds = time.Since(st.start).Seconds()
-		return res
-	}
-	var wholeOnce sync.Once
-	var h history.History
-	getWhole := func() history.History { wholeOnce.Do(func() { h = st.reread(0, 0, st.n) }); return h }
-	onWhole := func(explain func(context.Context, history.History, map[string]keyAnomaly)) func(map[string]keyAnomaly) {
-		return func(byKey map[string]keyAnomaly) {
-			if st.n <= maxExplainWhole {
-				explain(st.ctx, getWhole(), byKey)
-			}
-		}
-	}
-	windows, _ := st.v.windows()
-	t0 := time.Now()
-	live := st.liveness.result(windows) // first: it ends the token check too
-	live.Seconds = time.Since(t0).Seconds()
-	for _, ch := range st.c.Checkers {
-		t0 := time.Now()
-		var r Result
-		switch x := ch.(type) {
-		case *Lock:
-			r = x.merge(st.lockPieces(x), st.start, onWhole(x.explainWhole))
-		case *Resource:
-			r = st.resourceResult(x, onWhole(x.explainWhole))
-		case Exclusion:
-			rs := make([]Result, len(st.closed))
-			for i, s := range st.closed {
-				rs[i] = s.excl
-			}
-			r = x.merge(rs)
-		case *Liveness:
-			r = live
-		case Fencing:
-			st.fence.end()
-			st.fence.v.Stats.ElapsedMS = time.Since(st.start).Milliseconds()
-			r = st.fence.v.Result()
-		default:
-			r = safeCheck(st.ctx, ch, getWhole())
-		}
-		if r.Seconds == 0 {
-			r.Seconds = time.Since(t0).Seconds()
-		}
-		res.Results = append(res.Results, r)
-	}
-	times := st.anomalyTimes(res.Results)
-	tr := st.tokens.result()
-	if why := st.order.lateError(); why != "" {
-		tr = Result{Name: tr.Name, Valid: Unknown, Error: why}
-		for i := range res.Results {
-			if n := res.Results[i].Name; n == "liveness" || n == "fencing" {
-				res.Results[i].Valid, res.Results[i].Error = Unknown, why
-			}
-		}
-	}
-	finishWith(&res, tr, st.anyOK, windows, st.n, func(i int64) int64 { return times[i] })
-	if st.cancelled {
-		// a part of the history proves nothing of the whole (a lock
-		// never freed in it may be freed later)
-		why := fmt.Sprintf("check cancelled after %d records: %v", st.n, st.ctx.Err())
-		res.Valid, res.Error = Unknown, why
-		for i := range res.Results {
-			if res.Results[i].Valid != Unknown {
-				res.Results[i].Valid, res.Results[i].Error = Unknown, why
-			}
-		}
-	}
-	res.Seconds = time.Since(st.start).Seconds()
-	return res
-}
-
-// lockPieces are the segments' lock checks, their ambiguous seams
-// resolved (see resolveSeams), reading the joined segments again.
-func (st *stream) lockPieces(l *Lock) []piece {
-	ps := make([]piece, len(st.closed))
-	seams := make([]seam, len(st.closed))
-	for i, s := range st.closed {
-		ps[i], seams[i] = s.lock, seam{start: s.start, at: s.at}
-		if s.lock.ambiguous {
-			st.ambiguous++
-		}
-	}
-	size := func(k, j int) int {
-		for _, s := range st.closed[k : j+1] {
-			if s.over != nil {
-				return math.MaxInt // not read again
-			}
-		}
-		return int(st.closed[j].end - st.closed[k].start)
-	}
-	l.resolveSeams(st.ctx, ps, seams, size, func(k, j int) []op {
-		first := st.closed[k]
-		h := append(slices.Clone(first.moved), st.reread(first.offset, first.start, st.closed[j].end)...)
-		if j+1 < len(st.closed) { // without the acquires still waiting: they moved on
-			h = slices.DeleteFunc(h, func(r history.Op) bool {
-				return slices.ContainsFunc(st.closed[j+1].moved, func(m history.Op) bool { return m.Index == r.Index })
-			})
-		}
-		os := ops(h)
-		fillTokens(os)
-		return os
-	})
-	return ps
-}
-
-// resourceResult is Resource.Check's result from the segments' counter
-// checks and the streamed lost updates and cron runs.
-func (st *stream) resourceResult(r *Resource, explain func(map[string]keyAnomaly)) Result {
-	start := time.Now()
-	res := Result{Name: r.Name(), Valid: Valid}
-	var d ResourceDetails
-	var al anomalyList
-	unchecked := false // a segment with counter ops not checked (see maxSegRecords)
-	for _, s := range st.closed {
-		d.Sections += s.nsecs
-		unchecked = unchecked || s.count.valid == Unknown && s.over != nil
-	}
-	if d.Sections > 0 || unchecked {
-		ps := make([]piece, len(st.closed))
-		for i, s := range st.closed {
-			ps[i] = s.count
-		}
-		valid, err, byKey, _ := mergePieces(ps, explain)
-		if res.Valid = valid; valid == Unknown {
-			res.Error = err
-		}
-		addByKey(byKey, &al)
-		// the duplicate writes found while streaming, then the totals
-		for _, a := range st.lostAl.list {
-			al.add(a)
-		}
-		for k, n := range st.lostAl.counts {
-			if kept := min(n, MaxAnomalies); n > kept {
-				al.counts[k] += n - kept
-			}
-		}
-		d.Counter = st.lost.finish(r, &al)
-	}
-	d.Cron = st.cron.finish(r, &al)
-	st.terms.finish(r, &al, &d)
-	if len(st.closed) == 1 {
-		d.Linearization = st.closed[0].count.lin // drawn only for a history of one segment
-	}
-	r.finish(&res, &al, d, start)
-	return res
-}
-
-// anomalyTimes reads the times of the records that anomalies start with
-// (for their fault labels), reading the history again.
-func (st *stream) anomalyTimes(rs []Result) map[int64]int64 {
-	want := map[int64]bool{}
-	for _, r := range rs {
-		for _, a := range r.Anomalies {
-			if len(a.Ops) > 0 && a.Faults == nil && a.Ops[0] >= 0 && a.Ops[0] < st.n {
-				want[a.Ops[0]] = true
-			}
-		}
-	}
-	times := map[int64]int64{}
-	if len(want) == 0 {
-		return times
-	}
-	history.Each(st.src, func(o *history.Op) bool {
-		if want[o.Index] {
-			times[o.Index] = o.Time
-		}
-		return len(times) < len(want)
-	})
-	return times
 }

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,24 +10,35 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
+// lockPage is porcupine's page of the lock check's search of h, kept
+// whole, and the search's own verdict.
+func lockPage(t *testing.T, h history.History) (Validity, string) {
+	t.Helper()
+	z := NewLock().Check(context.Background(), h).Details.(LockDetails).Linearization
+	if z == nil {
+		t.Fatal("the lock check kept no search")
+	}
+	var buf bytes.Buffer
+	if err := z.WriteHTML(&buf, FaultWindows(h)); err != nil {
+		t.Fatal(err)
+	}
+	return z.Valid(), buf.String()
+}
+
 // The page of each history, and the search's own verdict: the
-// handover linearizes, the overlap does not.
-func TestWritePorcupineHTML(t *testing.T) {
+// handover linearizes, the overlap does not; the counter's search is
+// kept too.
+func TestLinearizationWriteHTML(t *testing.T) {
 	want := map[string]Validity{"valid-handover.jsonl": Valid, "overlap.jsonl": Invalid}
 	for _, f := range []string{"valid-handover.jsonl", "overlap.jsonl", "info-acquire.jsonl"} {
 		h, _, err := history.ReadFile(filepath.Join("testdata", f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		v, err := WritePorcupineHTML(&buf, h, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+		v, out := lockPage(t, h)
 		if w, ok := want[f]; ok && v != w {
 			t.Errorf("%s: search verdict %v, want %v", f, v, w)
 		}
-		out := buf.String()
 		if !strings.Contains(out, "<html") || !strings.Contains(out, "acquire p0 a") {
 			t.Errorf("%s: not a porcupine page with our ops (%d bytes)", f, len(out))
 		}
@@ -36,9 +48,8 @@ func TestWritePorcupineHTML(t *testing.T) {
 		if f == "info-acquire.jsonl" && !strings.Contains(out, "acquire info lock") {
 			t.Errorf("%s: info acquire not annotated", f)
 		}
-		buf.Reset()
-		if _, err := WriteCounterHTML(&buf, h, 0); err != nil {
-			t.Fatalf("%s counter: %v", f, err)
+		if d := (&Resource{}).Check(context.Background(), h).Details.(ResourceDetails); d.Sections > 0 && d.Linearization == nil {
+			t.Errorf("%s: the counter check kept no search", f)
 		}
 	}
 }
@@ -53,11 +64,10 @@ func TestPorcupineBoxesShortenTokens(t *testing.T) {
 		{Index: 2, Time: 3, Type: history.Invoke, Process: 0, F: history.FRelease, Key: "k", Token: tok},
 		{Index: 3, Time: 4, Type: history.OK, Process: 0, F: history.FRelease, Key: "k", Token: tok},
 	}
-	var buf bytes.Buffer
-	if v, err := WritePorcupineHTML(&buf, h, nil); err != nil || v != Valid {
-		t.Fatalf("%v, %v", v, err)
+	v, out := lockPage(t, h)
+	if v != Valid {
+		t.Fatalf("search verdict %v", v)
 	}
-	out := buf.String()
 	for _, want := range []string{`"acquire p0 25211190…`, `"release p0 25211190… -\u003e ok"`, `"ops 0,1` + MetadataSep + `token ` + tok + `"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("page lacks %q", want)

@@ -92,7 +92,7 @@ func TestAnomalyLinksDrawTheirOp(t *testing.T) {
 	if err := Write(res); err != nil {
 		t.Fatal(err)
 	}
-	big, _ := segmentResult(t)
+	big, _, _ := segmentResult(t)
 	for _, dir := range []string{small, big} {
 		links := anomalyLinks(t, dir)
 		if len(links) == 0 {

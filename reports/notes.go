@@ -18,13 +18,13 @@ func (s *runScan) notes(sampledFences bool) []string {
 		"Whole run: the verdict and every checker's result, the coverage, latency-raw.png (crowded outcomes as density), latency-quantiles.png, rate.png, and the overview at the top of holders.png. " + fences,
 	}
 	if len(s.windows) == 0 {
-		out = append(out, "Windows: no anomaly names a record, so holders.png has no detailed window and no porcupine segment is drawn.")
+		out = append(out, "Windows: no anomaly names a record, so holders.png has no detailed window.")
 	} else {
-		w := fmt.Sprintf("Windows, not the whole run: the detailed windows of holders.png and the porcupine pages are drawn only from the records read around the first %d anomaly window(s)", len(s.windows))
+		w := fmt.Sprintf("Windows, not the whole run: the detailed windows of holders.png are drawn only from the records read around the first %d anomaly window(s)", len(s.windows))
 		for i, r := range s.read {
 			w += fmt.Sprintf("%s window %d: records %d..%d (%d read)", map[bool]string{true: ":", false: ";"}[i == 0], i+1, r.first, r.last, r.n)
 		}
-		w += fmt.Sprintf(". At most %d records are read per window, so a lease or operation begun before a window's first record is not drawn in it, and a porcupine segment is cut at the window's edges (its check may differ from the whole history's).", maxWindowRecords)
+		w += fmt.Sprintf(". At most %d records are read per window, so a lease or operation begun before a window's first record is not drawn in it. The porcupine pages are the check's own searches of its first failing segments.", maxWindowRecords)
 		if s.windowsLeft > 0 {
 			w += fmt.Sprintf(" %d more anomaly windows are not drawn.", s.windowsLeft)
 		}

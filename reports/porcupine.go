@@ -4,66 +4,152 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // writePorcupine writes porcupine.html (the lock check) and, for the
 // counter workload, porcupine-counter.html (the counter's critical
-// sections) of res's history from the pass s: of a whole history of at
-// most opt.PorcupineMaxOps client operations, one page each, from the
-// searches the checks kept (see keptLinearizations), else by searching
-// again; of a longer one (or of the window history of one not kept
-// whole), only the failing segments, one page each (writeSegmentPages),
-// and note says which pages show which records. For a history that does
-// not validate, porcupine.html is a short page saying why instead, and
+// sections) from the porcupine searches the check kept (keptSearches): of
+// a history the check read as one segment, its whole search, one page
+// each; of one it cut into several, the failing segments' searches, one
+// page each (porcupine.html, porcupine-2.html, ...), and note says which
+// pages show which records. Without a lock search to draw (a history
+// that does not validate, a valid history cut into segments, a failing
+// segment of more operations than porcupine draws, a verdict read back
+// from results.json), porcupine.html is a short page saying why, and
 // note says so for index.html. Every page is titled with the run, lock
 // and its own search's verdict, opens at the operation its "#op=N"
 // fragment names (decoratePorcupine), and records in pages the
 // anomalies' ops it draws.
-func (s *runScan) writePorcupine(res *analysis.Result, opt Options, pages *opPages) (note string, err error) {
-	h, n := s.d.h, s.ops.len()
-	var reason string
-	switch {
-	case !s.whole || n > opt.PorcupineMaxOps && checker.Validate(h) == nil:
-		return writeSegmentPages(res, s.d, s.orig, opt, n, pages)
-	case n > opt.PorcupineMaxOps:
-		reason = fmt.Sprintf("The history has %d client operations, more than the %d porcupine's visualisation is built for; the lock check itself ran on all of them (see results.json).", n, opt.PorcupineMaxOps)
-	case checker.Validate(h) != nil:
-		reason = "The history is not well-formed, so porcupine could not be run on it: " + checker.Validate(h).Error()
+func (s *runScan) writePorcupine(res *analysis.Result, pages *opPages) (note string, err error) {
+	lock, counter := keptSearches(res.Verdict)
+	if len(lock) == 0 {
+		note = noSearchReason(res, s.ops.len())
+		err = writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built", nil), note)
+	} else {
+		note, err = s.writeSearches(res, lock, store.PorcupineFile, "Lock check (porcupine)", pages)
 	}
-	if reason != "" {
-		return reason, writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built", nil), reason)
+	if err != nil || counterRefused(res.Verdict) {
+		return note, err
 	}
-	lock, counterKept := keptLinearizations(res.Verdict)
-	if err := writePorcupinePage(res, store.PorcupineFile, "Lock check (porcupine)", func(w io.Writer) (checker.Validity, error) {
-		if lock != nil {
-			return lock.Valid(), lock.WriteHTML(w, h)
+	if res.Config.Workload != "counter" {
+		return note, nil
+	}
+	if len(counter) == 0 {
+		if !counterFailed(res.Verdict) {
+			return note, nil
 		}
-		return drawLock(w, h, opt) // a result read back from disk, or a check without a search
-	}, nil, pages); err != nil {
-		return "", err
+		reason := fmt.Sprintf("porcupine-counter.html shows no search: the counter's critical sections are not linearizable, in a segment of more than the %d operations porcupine's visualisation is built for (or in a verdict read back from results.json); the anomaly's records are listed on this page.", checker.VisualizeMaxOps)
+		return strings.TrimSpace(note + " " + reason), writeNotePage(res.Dir, store.PorcupineCounterFile, porcupineTitle(res, "Counter's critical sections (porcupine): not built", nil), reason)
 	}
-	if !counterRun(res, h) {
-		return "", nil
-	}
-	return "", writePorcupinePage(res, store.PorcupineCounterFile, "Counter's critical sections (porcupine)", func(w io.Writer) (checker.Validity, error) {
-		if counterKept != nil {
-			return counterKept.Valid(), counterKept.WriteHTML(w, h)
-		}
-		return checker.WriteCounterHTML(w, h, opt.PorcupineTimeout)
-	}, nil, pages)
+	more, err := s.writeSearches(res, counter, store.PorcupineCounterFile, "Counter's critical sections (porcupine)", pages)
+	return strings.TrimSpace(note + " " + more), err
 }
 
-// drawLock writes porcupine's page of the lock check of h, searching
-// again (within opt.PorcupineTimeout), and returns the search's verdict.
-func drawLock(w io.Writer, h history.History, opt Options) (checker.Validity, error) {
-	l := checker.NewLock()
-	l.Timeout = opt.PorcupineTimeout
-	return checker.WritePorcupineHTML(w, h, l)
+// counterFailed says the counter's search found v's critical sections
+// not linearizable.
+func counterFailed(v checker.Result) bool {
+	for _, r := range v.Results {
+		if r.Name == "resource" && slices.ContainsFunc(r.Anomalies, func(a checker.Anomaly) bool { return a.Kind == "nonlinearizable" }) {
+			return true
+		}
+	}
+	return false
+}
+
+// counterRefused says the history did not validate: no search ran.
+func counterRefused(v checker.Result) bool {
+	return slices.ContainsFunc(v.Results, func(r checker.Result) bool { return r.Name == "validate" })
+}
+
+// noSearchReason says why the lock check kept no search to draw, for a
+// history of n client operations.
+func noSearchReason(res *analysis.Result, n int) string {
+	for _, r := range res.Verdict.Results {
+		if r.Name == "validate" {
+			return "The history is not well-formed, so porcupine could not be run on it: " + r.Error
+		}
+	}
+	return fmt.Sprintf("porcupine.html shows no search: the check of this history of %d client operations kept none to draw (it keeps the search of a history it reads as one segment, else those of its first failing segments, each of at most %d operations; a verdict read back from results.json keeps none); the lock check itself ran on all of them (see results.json).",
+		n, checker.VisualizeMaxOps)
+}
+
+// writeSearches writes one page per search of zs into res.Dir: the
+// first is base, the next base-2.html and so on; a segment's page says
+// which records it shows (segmentNote, markSegment). note is index.html's
+// sentence on segment pages ("" for a whole history's page).
+func (s *runScan) writeSearches(res *analysis.Result, zs []*checker.Linearization, base, what string, pages *opPages) (note string, err error) {
+	if zs[0].Processes == nil { // the whole history's
+		return "", writePorcupinePage(res, base, what, func(w io.Writer) (checker.Validity, error) {
+			return zs[0].Valid(), zs[0].WriteHTML(w, s.faults)
+		}, nil, pages)
+	}
+	refs := make([]segmentRef, len(zs))
+	for i, z := range zs {
+		refs[i] = segmentRef{File: segmentFile(base, i), First: z.First, Last: z.Last}
+	}
+	for i, z := range zs {
+		seg := s.segmentNote(z)
+		title := fmt.Sprintf("%s, failing segment %d of %d", what, i+1, len(zs))
+		if err := writePorcupinePage(res, refs[i].File, title, func(w io.Writer) (checker.Validity, error) { return z.Valid(), z.WriteHTML(w, s.faults) },
+			func(page []byte) []byte { return markSegment(page, seg, refs[i].File, refs) }, pages); err != nil {
+			return "", err
+		}
+	}
+	return segmentsNote(s.ops.len(), refs), nil
+}
+
+// maxRowNames bounds the rows a segment's note names.
+const maxRowNames = 24
+
+// segmentNote is a segment page's sentence saying what part of the
+// history it shows and which process each row is.
+func (s *runScan) segmentNote(z *checker.Linearization) string {
+	var rows strings.Builder
+	for i, p := range z.Processes {
+		if i == maxRowNames {
+			rows.WriteString(", …")
+			break
+		}
+		if i > 0 {
+			rows.WriteString(", ")
+		}
+		fmt.Fprintf(&rows, "%d = p%d", i, p)
+		if c, ok := s.slots.slot(p); ok {
+			fmt.Fprintf(&rows, " (c%d)", c+1)
+		}
+	}
+	return fmt.Sprintf("This page shows one failing segment of a history of %d client operations: records %d..%d (%.3f–%.3f s), as the check cut it at quiescent points (no operation in flight, no lease alive) and searched it. Rows and p numbers here renumber the processes: %s.",
+		s.ops.len(), z.First, z.Last, seconds(z.From), seconds(z.To), rows.String())
+}
+
+// segmentFile is the file of the i-th (0-based) segment page of base
+// ("porcupine.html" -> "porcupine.html", "porcupine-2.html", ...).
+func segmentFile(base string, i int) string {
+	if i == 0 {
+		return base
+	}
+	return fmt.Sprintf("%s-%d.html", base[:len(base)-len(".html")], i+1)
+}
+
+// segmentsNote is index.html's sentence on the segment pages refs of a
+// history of n client operations.
+func segmentsNote(n int, refs []segmentRef) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The history has %d client operations, checked in segments: ", n)
+	for i, r := range refs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s shows the failing segment of records %d..%d", r.File, r.First, r.Last)
+	}
+	b.WriteString(".")
+	return b.String()
 }
 
 // writePorcupinePage writes file into res.Dir: porcupine's page drawn by
@@ -85,28 +171,25 @@ func writePorcupinePage(res *analysis.Result, file, what string, draw func(w io.
 	return writeFile(res.Dir, file, page)
 }
 
-// keptLinearizations are the porcupine searches the lock and resource
-// checkers kept in v's details; nil where none was kept (a result read
-// back from results.json keeps none, and is searched again).
-func keptLinearizations(v checker.Result) (lock, counter *checker.Linearization) {
+// keptSearches are the porcupine searches the lock and resource checkers
+// kept in v's details: the whole history's, or the failing segments';
+// none in a result read back from results.json.
+func keptSearches(v checker.Result) (lock, counter []*checker.Linearization) {
 	for _, r := range v.Results {
 		switch d := r.Details.(type) {
 		case checker.LockDetails:
-			lock = d.Linearization
+			lock = searchesOf(d.Linearization, d.Failing)
 		case checker.ResourceDetails:
-			counter = d.Linearization
+			counter = searchesOf(d.Linearization, d.Failing)
 		}
 	}
 	return lock, counter
 }
 
-// counterRun says res is a counter run whose history h has writes: the
-// counter's critical sections get porcupine pages of their own.
-func counterRun(res *analysis.Result, h history.History) bool {
-	for i := range h {
-		if h[i].F == history.FWrite {
-			return res.Config.Workload == "counter"
-		}
+// searchesOf is whole alone when kept, else failing.
+func searchesOf(whole *checker.Linearization, failing []*checker.Linearization) []*checker.Linearization {
+	if whole != nil {
+		return []*checker.Linearization{whole}
 	}
-	return false
+	return failing
 }

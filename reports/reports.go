@@ -17,56 +17,34 @@ import (
 	"errors"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/lockstorm/lockstorm/analysis"
-	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 // ErrNoDir is returned when the result has no run folder to write into.
 var ErrNoDir = errors.New("reports: result has no run folder")
 
-// Options tune Write. The zero value is what Write uses.
-type Options struct {
-	// PorcupineMaxOps is the largest number of client operations for
-	// which porcupine's visualisations show the whole history (they are
-	// made for thousands of operations, not millions); above it they
-	// show only the failing segments. Default checker.VisualizeMaxOps,
-	// up to which the checks keep their search.
-	PorcupineMaxOps int
-	// PorcupineTimeout bounds each porcupine search behind a
-	// visualisation when the check kept none (a result read back from
-	// results.json). Default 10s.
-	PorcupineTimeout time.Duration
-}
-
-func (o Options) withDefaults() Options {
-	if o.PorcupineMaxOps <= 0 {
-		o.PorcupineMaxOps = checker.VisualizeMaxOps
-	}
-	if o.PorcupineTimeout <= 0 {
-		o.PorcupineTimeout = 10 * time.Second
-	}
-	return o
-}
-
 // Write writes the report of res into res.Dir: the plots, porcupine.html
 // (and porcupine-counter.html for the counter workload), timeline.html,
 // junit.xml and index.html. It never touches the run's history, test.json or
 // results.json. A file that cannot be produced does not stop the others;
 // the errors are joined.
-func Write(res *analysis.Result) error { return WriteWith(res, Options{}) }
+//
+// Every file is drawn from one pass over the run's history (scanRun) and
+// one over its resource log (readLog), and the porcupine pages from the
+// searches the check kept.
+func Write(res *analysis.Result) error { return WriteFrom(res, nil) }
 
-// WriteWith is Write with options. Every file is drawn from one pass
-// over the run's history (scanRun) and one over its resource log
-// (readLog).
-func WriteWith(res *analysis.Result, opt Options) error {
+// WriteFrom is Write from the pass p that rode on the check's read of the
+// history (NewPass, analysis.AnalyzeWith), so that the history is read
+// once; without p, or when the check did not hand p every record (it
+// stopped early), the report reads the history itself.
+func WriteFrom(res *analysis.Result, p *Pass) error {
 	if res == nil || res.Dir == "" {
 		return &WriteError{ErrNoDir}
 	}
-	opt = opt.withDefaults()
-	s, err := scanRun(res)
+	s, err := p.scan(res)
 	if err != nil {
 		return &WriteError{err}
 	}
@@ -82,7 +60,7 @@ func WriteWith(res *analysis.Result, opt Options) error {
 	drawPlots(&wg, res.Dir, plots, figs, errs)
 	var porcNote string
 	pages := newOpPages(res.Verdict)
-	wg.Go(func() { porcNote, errs[len(plots)] = s.writePorcupine(res, opt, pages) })
+	wg.Go(func() { porcNote, errs[len(plots)] = s.writePorcupine(res, pages) })
 	wg.Go(func() { errs[len(plots)+3] = writeTimelineFile(res, s, end, pages) })
 	wg.Wait()
 	errs[len(plots)+1] = WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(runSuite(res, end)))

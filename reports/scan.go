@@ -2,6 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
@@ -24,8 +26,9 @@ import (
 //     records, the coverage's evidence) and the times of the anomalies'
 //     records are read again (resolve);
 //   - the window history (wh), from which timeline.html, the client-pause
-//     stories, the detailed holders chart, the porcupine pages and
-//     fencing.png's send times are drawn: up to maxWholeRecords records the
+//     stories, the detailed holders chart and fencing.png's send times
+//     are drawn (the porcupine pages are the check's own searches, see
+//     writePorcupine): up to maxWholeRecords records the
 //     whole history, every record kept; past that, the records read again
 //     around the anomalies (at most maxHolderWindows windows of at most
 //     maxWindowRecords records), from positions the pass noted, and the
@@ -36,15 +39,14 @@ import (
 
 // maxWholeRecords is the longest history whose report is drawn whole: up
 // to it the pass keeps every record, so that timeline.html, the
-// client-pause stories, the detailed holders chart and porcupine.html
-// show the whole run, as they always have. Drawing them from the whole
+// client-pause stories and the detailed holders chart show the whole
+// run, as they always have. Drawing them from the whole
 // history costs about 1 KB a record besides the rest of the report (the
 // records, and the leases, pairs, slot map, arrivals and boxes derived
 // from them; measured: 190 MB peak at 100k records, where a longer
 // history's report, drawn from windows, takes 95 MB), and a run this long
 // is already past what those pictures show whole (timeline.html draws
-// 20000 boxes, porcupine.html 20000 operations, holders.png's chart 2000
-// leases). So past it the report draws them from windows around the
+// 20000 boxes, holders.png's chart 2000 leases). So past it the report draws them from windows around the
 // anomalies, and says so, in memory that no longer grows with the
 // records but by 10 bytes an operation. Tests lower it.
 var maxWholeRecords int64 = 100_000
@@ -104,40 +106,81 @@ type checkpoint struct {
 	time int64
 }
 
-// scanRun reads res's history in one pass (see above) and then its
-// resource log (readLog), and derives the window history's detail; a run
-// without a resource log keeps the history's resource operations for
-// fencing.png.
-func scanRun(res *analysis.Result) (*runScan, error) {
+// Pass is the report's pass over a run's history riding on its check's
+// read (analysis.AnalyzeWith): the history is read once for both. Start
+// it with NewPass before the check, hand it every record (Add), then
+// write the report with WriteFrom.
+type Pass struct {
+	s   *runScan
+	lg  resourceLog
+	err error
+}
+
+// NewPass starts the report's pass over res's history, to be handed the
+// records as the check reads them.
+func NewPass(res *analysis.Result) *Pass {
 	lg, err := runLog(res)
-	if err != nil {
-		return nil, err
+	return &Pass{s: newScan(res, lg.n == 0), lg: lg, err: err}
+}
+
+// Add follows one record at position at.
+func (p *Pass) Add(o *history.Op, at history.Pos) { p.s.add(o, at) }
+
+// scan is p's pass completed, or a pass of its own (scanRun) without p or
+// when p was not handed every record.
+func (p *Pass) scan(res *analysis.Result) (*runScan, error) {
+	if p == nil || res.Records == 0 || p.s.records < int64(res.Records) {
+		return scanRun(res)
 	}
-	s := newScan(res, lg.n == 0)
-	src := res.Source()
-	c, err := src.Open(history.Pos{})
+	if p.err != nil {
+		return nil, p.err
+	}
+	return p.s, p.s.complete(res, p.lg)
+}
+
+// scanRun reads res's history in one pass (see above) and completes it
+// (complete); a run without a resource log keeps the history's resource
+// operations for fencing.png.
+func scanRun(res *analysis.Result) (*runScan, error) {
+	p := NewPass(res)
+	if p.err != nil {
+		return nil, p.err
+	}
+	c, err := res.Source().Open(history.Pos{})
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
 	defer c.Close()
 	for c.Next() {
-		s.add(c.Op(), c)
+		p.s.add(c.Op(), c.Pos())
 	}
 	if err := c.Err(); err != nil {
 		return nil, fmt.Errorf("reports: history: %w", err)
 	}
+	return p.s, p.s.complete(res, p.lg)
+}
+
+// complete ends the pass once res's verdict is known: it reads the
+// records the page lists and the anomalies' times it lacks (resolve),
+// the anomaly windows of a history not kept whole (readWindows) and the
+// resource log lg (readLog), and derives the window history's detail.
+func (s *runScan) complete(res *analysis.Result, lg resourceLog) error {
+	src := res.Source()
+	if err := s.resolve(src, res); err != nil {
+		return fmt.Errorf("reports: history: %w", err)
+	}
 	s.finish(res)
 	if !s.whole {
 		if err := s.readWindows(src, res); err != nil {
-			return nil, fmt.Errorf("reports: history: %w", err)
+			return fmt.Errorf("reports: history: %w", err)
 		}
 	}
 	writes, err := s.readLog(lg)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.d = detailOf(s.wh, s.slots.slotMap(s.wh), s.windowFaults(), writes, lostPairs(s.wh, res.Verdict, s.inWindow))
-	return s, nil
+	return nil
 }
 
 // newScan prepares the pass over res's history; one of more than
@@ -146,17 +189,16 @@ func newScan(res *analysis.Result, keepFences bool) *runScan {
 	s := &runScan{ops: newOpLog(), slots: newSlotTracker(max(res.Config.Clients, 0)), keepFences: keepFences,
 		times: map[int64]int64{}, recs: map[int64]history.Op{}, whole: int64(res.Records) <= maxWholeRecords}
 	s.leases = newLeaseTracker(s.slots)
-	s.wantTime, s.wantRec = wanted(res)
 	if s.whole && res.Records > 0 {
 		s.wh = make(history.History, 0, res.Records)
 	}
 	return s
 }
 
-// add follows one record; c is the cursor that read it.
-func (s *runScan) add(o *history.Op, c history.Cursor) {
+// add follows one record, read at position at.
+func (s *runScan) add(o *history.Op, at history.Pos) {
 	if s.records%checkpointEvery == 0 {
-		s.marks = append(s.marks, checkpoint{c.Pos(), o.Time})
+		s.marks = append(s.marks, checkpoint{at, o.Time})
 	}
 	s.records++
 	s.end = max(s.end, o.Time)
@@ -167,12 +209,6 @@ func (s *runScan) add(o *history.Op, c history.Cursor) {
 		} else {
 			s.wh = append(s.wh, *o)
 		}
-	}
-	if len(s.wantTime) > 0 && s.wantTime[o.Index] {
-		s.times[o.Index] = o.Time
-	}
-	if len(s.wantRec) > 0 && s.wantRec[o.Index] {
-		s.recs[o.Index] = *o
 	}
 	s.slots.add(o)
 	if o.IsNemesis() {
@@ -249,4 +285,75 @@ func (s *runScan) recordAt(i int64) (history.Op, bool) {
 // (slotTracker).
 func (s *runScan) overview(end int64) *occupancy {
 	return occupancyOf(&s.leases.log, s.slots.clients, s.slots.slot, xMax(end))
+}
+
+// keepWanted keeps what the page wants of record o: its time, the record.
+func (s *runScan) keepWanted(o *history.Op) {
+	if s.wantTime[o.Index] {
+		s.times[o.Index] = o.Time
+	}
+	if s.wantRec[o.Index] {
+		s.recs[o.Index] = *o
+	}
+}
+
+// resolve keeps what the page wants of the records (wanted), once the
+// verdict is known (a pass riding on the check reads before it is): from
+// the window history of a history kept whole, else reading them again
+// from the pass's checkpoints (readAt).
+func (s *runScan) resolve(src history.Source, res *analysis.Result) error {
+	s.wantTime, s.wantRec = wanted(res)
+	var idx []int64
+	for _, want := range []map[int64]bool{s.wantTime, s.wantRec} {
+		for i := range want {
+			if i >= 0 && i < s.records {
+				idx = append(idx, i)
+			}
+		}
+	}
+	slices.Sort(idx)
+	idx = slices.Compact(idx)
+	if s.whole {
+		for _, i := range idx {
+			s.keepWanted(&s.wh[i])
+		}
+		return nil
+	}
+	return s.readAt(src, idx, s.keepWanted)
+}
+
+// readAt reads the records idx (ascending) of src again, each from the
+// pass's checkpoint before it, and calls f on each.
+func (s *runScan) readAt(src history.Source, idx []int64, f func(o *history.Op)) error {
+	for len(idx) > 0 {
+		k := sort.Search(len(s.marks), func(k int) bool { return s.marks[k].pos.Index > idx[0] }) - 1
+		c, err := src.Open(s.marks[max(k, 0)].pos)
+		if err != nil {
+			return err
+		}
+		end := true
+		for c.Next() {
+			o := c.Op()
+			for len(idx) > 0 && idx[0] < o.Index {
+				idx = idx[1:] // not in the history
+			}
+			if len(idx) > 0 && o.Index == idx[0] {
+				f(o)
+				idx = idx[1:]
+			}
+			if len(idx) == 0 || idx[0]-o.Index > checkpointEvery {
+				end = false
+				break // the next from its own checkpoint
+			}
+		}
+		err = c.Err()
+		c.Close()
+		if err != nil {
+			return err
+		}
+		if end {
+			return nil
+		}
+	}
+	return nil
 }

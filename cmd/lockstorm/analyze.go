@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm/analysis"
+	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/reports"
 )
 
 func analyzeCommand() *cobra.Command {
@@ -24,14 +26,18 @@ records read around its first anomalies.
 Exit status: 0 valid, 1 invalid, 2 bad input (no such run, unreadable history), 3 unknown.` + coverageHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, warns, err := analysis.Analyze(cmd.Context(), args[0])
+			var pass *reports.Pass // the report's pass rides on the check's read
+			res, warns, err := analysis.AnalyzeWith(cmd.Context(), args[0], func(res *analysis.Result) func(*history.Op, history.Pos) {
+				pass = reports.NewPass(res)
+				return pass.Add
+			})
 			for _, w := range warns {
 				fmt.Fprintf(os.Stderr, "lockstorm: warning: %s: %s\n", store.HistoryFile, plain(fmt.Sprint(w)))
 			}
 			if err != nil {
 				return setupError(err)
 			}
-			return finish(res)
+			return summarize(res, reports.WriteFrom(res, pass))
 		},
 	}
 }

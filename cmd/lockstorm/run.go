@@ -122,10 +122,6 @@ func writeJUnit(path string, status error, suites ...reports.JUnitSuite) error {
 	return status
 }
 
-// finish writes res's report, prints the summary and picks the exit
-// status (analyze).
-func finish(res *analysis.Result) error { return summarize(res, reports.Write(res)) }
-
 // summarize prints the summary of res, whose report was written unless
 // reportErr says why not, and picks the exit status. The verdict of a run
 // cut short (a full disk) is printed even when its report cannot be

@@ -1,0 +1,70 @@
+package checker
+
+import (
+	"context"
+	"time"
+)
+
+// checkSegment is the counter check of one segment's critical sections.
+func (r *Resource) checkSegment(ctx context.Context, in *segmentInput) segmentPart {
+	p := r.counterPiece(ctx, in.secs, in.keep())
+	p.lin.setRecords(in.seg.firstRecord(), in.seg.end-1)
+	return p
+}
+
+// uncheckedSegment is the counter piece of a segment not checked: Valid
+// for one not buffered that held no read or write.
+func (r *Resource) uncheckedSegment(v Validity, why string, ov *overflow) segmentPart {
+	if ov != nil && !ov.rw {
+		v, why = Valid, ""
+	}
+	return piece{keyedSearch: keyedSearch{valid: v, err: why}}
+}
+
+// foldOverflow notes in ov a checked segment whose counter check did not
+// finish.
+func (r *Resource) foldOverflow(ov *overflow, part segmentPart) {
+	ov.rw = ov.rw || part.(piece).valid == Unknown
+}
+
+// mergeSegments is Resource.Check's result from the segments' counter
+// checks and the streamed lost updates and cron runs.
+func (r *Resource) mergeSegments(st *stream, parts []segmentPart) Result {
+	start := time.Now()
+	res := Result{Name: r.Name(), Valid: Valid}
+	var d ResourceDetails
+	var al anomalyList
+	unchecked := false // a segment with counter ops not checked (see maxSegRecords)
+	ps := make([]piece, len(parts))
+	for i, s := range st.closed {
+		ps[i] = parts[i].(piece)
+		d.Sections += s.nsecs
+		unchecked = unchecked || ps[i].valid == Unknown && s.over != nil
+	}
+	if d.Sections > 0 || unchecked {
+		valid, err, byKey, _ := mergePieces(ps)
+		if res.Valid = valid; valid == Unknown {
+			res.Error = err
+		}
+		addByKey(byKey, &al)
+		// the duplicate writes found while streaming, then the totals
+		for _, a := range st.lostAl.list {
+			al.add(a)
+		}
+		for k, n := range st.lostAl.counts {
+			if kept := min(n, MaxAnomalies); n > kept {
+				al.counts[k] += n - kept
+			}
+		}
+		d.Counter = st.lost.finish(r, &al)
+	}
+	d.Cron = st.cron.finish(r, &al)
+	st.terms.finish(r, &al, &d)
+	if len(ps) == 1 {
+		d.Linearization = ps[0].lin
+	} else {
+		d.Failing = failingSearches(ps)
+	}
+	r.finish(&res, &al, d, start)
+	return res
+}
