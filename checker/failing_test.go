@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // A history cut into segments, failing the lock check in many of them,
@@ -14,20 +15,19 @@ import (
 // records, renumbers its rows and is Invalid on its own, and the
 // earliest holds the lock's first anomaly.
 func TestFailingSegmentsKeepTheirSearch(t *testing.T) {
-	g := newGen(7, 6, 2)
-	g.run(40_000, false)
+	g := historytest.NewGen(7, 6, 2)
+	g.Run(40_000, false)
 	var n int
-	for i := len(g.leases) * 3 / 5; i < len(g.leases); i += len(g.leases) / 12 {
-		l, p, tok := g.leases[i], g.nextProc, fmt.Sprintf("intruder%d", i)
-		g.nextProc++
-		c := l.ok + (l.relInv-l.ok)/3
-		g.rec(history.Op{Type: history.Invoke, Process: p, F: history.FAcquire, Key: l.key, TTL: g.ttl, Time: c})
-		g.rec(history.Op{Type: history.OK, Process: p, F: history.FAcquire, Key: l.key, Token: tok, TTL: g.ttl, Validity: g.validity(c), Time: c + us})
-		g.rec(history.Op{Type: history.Invoke, Process: p, F: history.FRelease, Key: l.key, Token: tok, Time: c + 2*us})
-		g.rec(history.Op{Type: history.OK, Process: p, F: history.FRelease, Key: l.key, Token: tok, Time: c + 3*us})
+	for i := len(g.Leases) * 3 / 5; i < len(g.Leases); i += len(g.Leases) / 12 {
+		l, p, tok := g.Leases[i], g.NewProcess(), fmt.Sprintf("intruder%d", i)
+		c := l.OK + (l.RelInv-l.OK)/3
+		g.Rec(history.Op{Type: history.Invoke, Process: p, F: history.FAcquire, Key: l.Key, TTL: g.TTL, Time: c})
+		g.Rec(history.Op{Type: history.OK, Process: p, F: history.FAcquire, Key: l.Key, Token: tok, TTL: g.TTL, Validity: g.Validity(c), Time: c + historytest.US})
+		g.Rec(history.Op{Type: history.Invoke, Process: p, F: history.FRelease, Key: l.Key, Token: tok, Time: c + 2*historytest.US})
+		g.Rec(history.Op{Type: history.OK, Process: p, F: history.FRelease, Key: l.Key, Token: tok, Time: c + 3*historytest.US})
 		n++
 	}
-	h := g.history()
+	h := g.History()
 	res := Standard(Options{}).Check(context.Background(), h)
 	var lock Result
 	for _, r := range res.Results {

@@ -17,6 +17,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -126,8 +127,7 @@ func injectDoubleGrant(h history.History, at int) history.History {
 	}
 	out := append(slices.Clone(h[:at+1]), add...)
 	out = append(out, h[at+1:]...)
-	sortByTime(out)
-	return out
+	return historytest.Sorted(out)
 }
 
 // injectStaleRead makes the first read ok at or after record at of a
