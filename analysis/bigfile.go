@@ -13,19 +13,6 @@ import (
 	"github.com/lockstorm/lockstorm/resource"
 )
 
-// BigHistoryRecords is the number of records from which a history is not
-// held in memory, at the end of a run and by Analyze: the check reads
-// history.jsonl streamed (checker.Composite.CheckSource), the coverage is
-// computed in one streamed pass (coverage.Compute), and the report is
-// drawn from streamed passes and windows read around the anomalies
-// (reports). Below it the history is loaded whole, as it always was.
-// Tests lower it.
-var BigHistoryRecords = 1_000_000
-
-// Streamed reports whether a history of n records is left in its file,
-// not loaded: from BigHistoryRecords records.
-func Streamed(n int) bool { return n >= BigHistoryRecords }
-
 // scanNemesis counts the records of the history at path and decodes
 // only its nemesis records (history.SummarizeFile), so that a history
 // of millions of records is scanned in seconds; a damaged record is left
@@ -40,14 +27,14 @@ func scanNemesis(path string) (n int, nem history.History, warns []history.Warni
 
 // serverLog is the fencing checker's server log: the resource's writes
 // and fenced reads (not its api entries), from res.Writes, or read from
-// the run folder's writes.jsonl entry by entry for a big history (whose
-// Writes are not in memory). It is digested as it is read (see
+// the run folder's writes.jsonl entry by entry when they are not in
+// memory (see Result.Writes). It is digested as it is read (see
 // checker.ServerLog): the log itself (a million entries at 10M records)
 // is never held.
 func serverLog(res *Result) (*checker.ServerLog, error) {
 	log := &checker.ServerLog{}
 	add := func(w *resource.Write) { addLogged(log, w) }
-	if res.HistoryFile == "" || res.Writes != nil || res.Dir == "" {
+	if res.Writes != nil || res.Dir == "" {
 		for i := range res.Writes {
 			add(&res.Writes[i])
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/coverage"
+	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/lease"
 )
@@ -64,16 +65,19 @@ func lockChecker(cfg config.Config) *checker.Lock {
 	return l
 }
 
-// Check runs the checkers over the run's history (res.Source(): the
-// records in memory, or history.jsonl read streamed for a big history;
-// one engine either way, see checker.Composite.CheckSource), computes the
+// Check runs the checkers over the run's history (res.History: the
+// records in memory, or history.jsonl read streamed; one engine either
+// way, see checker.Composite.CheckSource), computes the
 // coverage, sets res.Verdict, and writes results.json into res.Dir (when
 // set). The verdict of an incomplete run (res.Incomplete) is at best
 // unknown, and so is the verdict of a run whose faults fell short of the
 // coverage bar (res.Coverage, see demoteUnexercised).
 func Check(ctx context.Context, res *Result) error {
-	if len(res.History) > 0 {
-		res.Records = len(res.History)
+	if res.History == nil {
+		res.History = history.Slice(nil)
+	}
+	if res.Records == 0 { // a result built in memory: count its records
+		_ = history.Each(res.History, func(*history.Op) bool { res.Records++; return true })
 	}
 	log, err := serverLog(res)
 	if err != nil {
@@ -84,10 +88,10 @@ func Check(ctx context.Context, res *Result) error {
 	if cov != nil {
 		c.Also = cov.Add // the coverage rides on the check's read
 	}
-	if res.HistoryFile != "" && res.History == nil { // streamed
+	if res.History.Path() != "" { // streamed
 		defer limitMemory(res.Records)()
 	}
-	v, _, err := c.CheckSource(ctx, res.Source()) // warnings: Load's and the run's own
+	v, _, err := c.CheckSource(ctx, res.History) // warnings: Load's and the run's own
 	if err != nil {
 		return fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}

@@ -23,11 +23,11 @@ func TestEachRecordMemoryAndFile(t *testing.T) {
 		}
 		return idx
 	}
-	mem, file := collect(&Result{History: h}), collect(&Result{HistoryFile: path, Records: len(h)})
+	mem, file := collect(&Result{History: history.Slice(h)}), collect(&Result{History: history.File(path), Records: len(h)})
 	if len(mem) != len(h) || !slices.Equal(mem, file) {
 		t.Fatalf("memory gave %d records, the file %d; equal %v", len(mem), len(file), slices.Equal(mem, file))
 	}
-	if err := (&Result{HistoryFile: filepath.Join(t.TempDir(), "missing.jsonl")}).EachRecord(func(*history.Op) {}); err == nil {
+	if err := (&Result{History: history.File(filepath.Join(t.TempDir(), "missing.jsonl"))}).EachRecord(func(*history.Op) {}); err == nil {
 		t.Fatal("a missing history file gave no error")
 	}
 }

@@ -62,10 +62,12 @@ func anomaly(name string, kinds ...string) Expectation {
 func records(f string, t history.Type, n int, what string) Expectation {
 	return Expectation{Desc: fmt.Sprintf("at least %d %s", n, what), Check: func(res *analysis.Result) (bool, string) {
 		c := 0
-		for _, op := range res.History {
+		if err := res.EachRecord(func(op *history.Op) {
 			if op.F == f && op.Type == t {
 				c++
 			}
+		}); err != nil {
+			return false, err.Error()
 		}
 		return c >= n, fmt.Sprintf("%d %s", c, what)
 	}}
@@ -75,8 +77,12 @@ func records(f string, t history.Type, n int, what string) Expectation {
 // fenced reads and accepted none.
 func staleRejected() Expectation {
 	return Expectation{Desc: "stale writes or reads rejected, none accepted", Check: func(res *analysis.Result) (bool, string) {
+		ws, err := res.AllWrites()
+		if err != nil {
+			return false, err.Error()
+		}
 		rej, acc := 0, 0
-		for _, w := range res.Writes {
+		for _, w := range ws {
 			switch {
 			case w.Stale && w.Accepted:
 				acc++
@@ -97,14 +103,18 @@ func acquiresDuring(fault string, want bool, marginNS int64) Expectation {
 		desc = "acquires succeed during " + fault
 	}
 	return Expectation{Desc: desc, Check: func(res *analysis.Result) (bool, string) {
-		ws := checker.FaultWindows(res.History)
+		h, err := history.ReadAll(res.History) // a catalogue run is short
+		if err != nil {
+			return false, err.Error()
+		}
+		ws := checker.FaultWindows(h)
 		n := 0
-		for _, p := range history.Pairs(res.History) {
-			inv := res.History[p.Invoke]
-			if inv.F != history.FAcquire || p.Completion < 0 || res.History[p.Completion].Type != history.OK {
+		for _, p := range history.Pairs(h) {
+			inv := h[p.Invoke]
+			if inv.F != history.FAcquire || p.Completion < 0 || h[p.Completion].Type != history.OK {
 				continue
 			}
-			done := res.History[p.Completion].Time
+			done := h[p.Completion].Time
 			if slices.ContainsFunc(ws, func(w checker.Window) bool {
 				return w.Fault == fault && inv.Time >= w.Start+marginNS && done <= w.End
 			}) {

@@ -56,8 +56,12 @@ func verdictText(res *analysis.Result) string {
 
 // staleCounts counts the resource's log entries with a stale token, by
 // whether the resource accepted them.
-func staleCounts(res *analysis.Result) (accepted, rejected int) {
-	for _, w := range res.Writes {
+func staleCounts(t *testing.T, res *analysis.Result) (accepted, rejected int) {
+	ws, err := res.AllWrites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
 		switch {
 		case w.Stale && w.Accepted:
 			accepted++
@@ -74,20 +78,21 @@ func staleCounts(res *analysis.Result) (accepted, rejected int) {
 // next holder's section interleaved with the stale write it accepted.
 func TestFencedReadModifyWrite(t *testing.T) {
 	res := runOnce(t, fencedRMW(), 5)
-	acc, rej := staleCounts(res)
+	acc, rej := staleCounts(t, res)
+	ws, _ := res.AllWrites()
 	reads := 0
-	for _, w := range res.Writes {
+	for _, w := range ws {
 		if w.Read && w.Stale && !w.Accepted {
 			reads++
 		}
 	}
 	// every rejection the resource logged is a fail "stale" in the history
 	fails := 0
-	for _, op := range res.History {
+	_ = res.EachRecord(func(op *history.Op) {
 		if op.Type == history.Fail && checker.IsStale(op.Error) && (op.F == history.FRead || op.F == history.FWrite) {
 			fails++
 		}
-	}
+	})
 	t.Logf("%s; stale ops: %d accepted, %d rejected (%d of them reads); %d stale fails in the history",
 		verdictText(res), acc, rej, reads, fails)
 	if res.Verdict.Valid != checker.Valid {

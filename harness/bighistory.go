@@ -24,36 +24,24 @@ func (r *run) spillWrites() error {
 // liveWindow is how many recent records a run keeps in memory for its
 // live readers (progress, fault targeting), which read new records every
 // progress tick (0.5 s). Older records are only in history.jsonl, so the
-// run's memory stays flat however long it lasts. A run that recorded more
-// reads its history back from the file for the check (reloadHistory).
+// run's memory stays flat however long it lasts. The check and the report
+// of a run that recorded more read its history from the file, streamed
+// (keepHistory).
 var liveWindow = 1 << 16
 
-// reloadHistory replaces res.History and res.Writes, of which the run kept
-// only the last records in memory, with the whole history and resource log
-// read back from history.jsonl and writes.jsonl, for a history that fits
-// in memory (see analysis.Streamed; the others are checked streamed).
-func (r *run) reloadHistory(res *analysis.Result) error {
-	h, warns, err := history.ReadFile(filepath.Join(r.dir, store.HistoryFile))
-	for _, w := range warns {
-		r.logf("history: %v", w)
+// keepHistory hands the run's history and resource log to res: the
+// records in memory for a run within its live window, else history.jsonl
+// (read streamed by the check and the report, never loaded whole); the
+// resource's entries when it kept them all, else writes.jsonl (Writes
+// nil).
+func (r *run) keepHistory(res *analysis.Result) {
+	if r.rec.Whole() && r.rec.Len() <= liveWindow {
+		res.History = history.Slice(r.rec.History())
+	} else {
+		res.History = history.File(filepath.Join(r.dir, store.HistoryFile))
+		r.logf("history of %d records (more than the %d kept in memory): read streamed from %s", r.rec.Len(), liveWindow, store.HistoryFile)
 	}
-	if err != nil {
-		return err
+	if ws := r.res.Writes(); r.res.Whole() { // whole then, whole before
+		res.Writes = ws
 	}
-	if res.Writes, err = analysis.ReadWrites(filepath.Join(r.dir, store.WritesFile)); err != nil {
-		return err
-	}
-	res.History = h
-	r.logf("history of %d records and %d resource log entries read back from %s and %s for the check",
-		len(h), len(res.Writes), store.HistoryFile, store.WritesFile)
-	return nil
-}
-
-// streamHistory makes res a big history's result: History and Writes
-// (the run's last records only) are dropped, HistoryFile names
-// history.jsonl.
-func (r *run) streamHistory(res *analysis.Result) {
-	res.History, res.Writes = nil, nil
-	res.HistoryFile = filepath.Join(r.dir, store.HistoryFile)
-	r.logf("history of %d records: checked streamed from %s, not loaded (from %d records)", res.Records, store.HistoryFile, analysis.BigHistoryRecords)
 }

@@ -231,12 +231,10 @@ func (r *run) finish(ctx context.Context, res *analysis.Result, err error) error
 	if cerr := r.rec.Close(); cerr != nil && res.Incomplete == "" {
 		res.Incomplete = "history write failed: " + cerr.Error()
 	}
-	res.History = r.rec.History()
-	res.Writes = r.res.Writes()
+	r.keepHistory(res)
 	if werr := r.res.CloseSpill(); werr != nil && res.Incomplete == "" {
 		res.Incomplete = "resource log write failed: " + werr.Error()
 	}
-	bigHistory := !r.rec.Whole() || !r.res.Whole()
 	storeErr := func(werr error) {
 		if werr == nil {
 			return
@@ -277,11 +275,6 @@ func (r *run) finish(ctx context.Context, res *analysis.Result, err error) error
 		return err
 	}
 	res.Records = r.rec.Len()
-	if analysis.Streamed(res.Records) {
-		r.streamHistory(res)
-	} else if bigHistory {
-		storeErr(r.reloadHistory(res))
-	}
 	storeErr(analysis.Check(context.WithoutCancel(ctx), res))
 	r.logf("verdict: %s", res.Verdict.Valid)
 	if res.Incomplete != "" {

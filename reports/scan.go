@@ -10,7 +10,7 @@ import (
 )
 
 // Every picture of the report is drawn from one pass over the run's
-// history, res.Source() (its file, or its records in memory), whatever its
+// history, res.History (its file, or its records in memory), whatever its
 // length: riding on the check's read (Analyze), else a read of its own
 // (scanRun). The pass keeps
 //
@@ -114,7 +114,10 @@ func scanRun(res *analysis.Result) (*runScan, error) {
 		return nil, err
 	}
 	s := newScan(res, lg.n == 0)
-	src := res.Source()
+	src := res.History
+	if src == nil {
+		src = history.Slice(nil)
+	}
 	c, err := src.Open(history.Pos{})
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
