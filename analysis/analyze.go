@@ -12,7 +12,6 @@ import (
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
-	"github.com/lockstorm/lockstorm/resource"
 )
 
 // Load reads a stored run: its configuration, plan, history (a truncated
@@ -27,7 +26,7 @@ import (
 // and decodes only its nemesis records (scanNemesis), and sets
 // Result.History to the file, for Check, the coverage and the report to
 // read it streamed (one engine for every size); Writes stays nil
-// (AllWrites and the check read writes.jsonl).
+// (EachWrite and the check read writes.jsonl).
 func Load(dir string) (*Result, []history.Warning, error) {
 	var tf TestFile
 	b, err := os.ReadFile(filepath.Join(dir, store.TestFile))
@@ -73,14 +72,6 @@ func Analyze(ctx context.Context, dir string) (*Result, []history.Warning, error
 	}
 	limitMemory(res.Records) // not restored: Check's own limit is then this one
 	return res, warns, Check(ctx, res)
-}
-
-func ReadWrites(path string) ([]resource.Write, error) {
-	ws, err := store.ReadJSONL[resource.Write](path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", config.ErrConfig, err)
-	}
-	return ws, nil
 }
 
 // LoadChecked reads a checked run folder back as the Result its run

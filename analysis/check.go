@@ -12,6 +12,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/lease"
+	"github.com/lockstorm/lockstorm/resource"
 )
 
 // Checkers returns the checker composition for a run: res.Config decides
@@ -127,4 +128,24 @@ type resultsFile struct {
 	Incomplete string `json:"incomplete,omitempty"`
 	// Coverage is what the run's faults touched.
 	Coverage *coverage.Report `json:"coverage,omitempty"`
+}
+
+// serverLog is the fencing checker's server log: the resource's writes
+// and fenced reads (not its api entries), read with res.EachWrite and
+// digested as they are read (see checker.ServerLog): the log itself (a
+// million entries at 10M records) is never held.
+func serverLog(res *Result) (*checker.ServerLog, error) {
+	log := &checker.ServerLog{}
+	if err := res.EachWrite(func(w *resource.Write) { addLogged(log, w) }); err != nil {
+		return nil, err
+	}
+	return log, nil
+}
+
+// addLogged adds the resource's log entry w to the server log, unless it
+// is an api entry (the fencing checker reads writes and fenced reads).
+func addLogged(log *checker.ServerLog, w *resource.Write) {
+	if !w.Enter {
+		log.Add(&checker.ServerWrite{Key: w.Key, Value: w.Value, Fence: w.Fence, Accepted: w.Accepted, Read: w.Read, Time: w.Time})
+	}
 }

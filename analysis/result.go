@@ -31,8 +31,7 @@ type Result struct {
 	History history.Source
 	// Writes is the resource's own log of writes and fenced reads when it
 	// is held in memory; nil when it is left in the run folder's
-	// writes.jsonl (a stored run, a long run), which AllWrites and the
-	// check read.
+	// writes.jsonl (a stored run, a long run), which EachWrite reads.
 	Writes []resource.Write
 	// Records is the number of records in the history (Check counts them
 	// when it is not given).

@@ -7,6 +7,7 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/resource"
 )
 
 // Expectation is one thing a row expects of its run. Check returns whether
@@ -77,18 +78,16 @@ func records(f string, t history.Type, n int, what string) Expectation {
 // fenced reads and accepted none.
 func staleRejected() Expectation {
 	return Expectation{Desc: "stale writes or reads rejected, none accepted", Check: func(res *analysis.Result) (bool, string) {
-		ws, err := res.AllWrites()
-		if err != nil {
-			return false, err.Error()
-		}
 		rej, acc := 0, 0
-		for _, w := range ws {
+		if err := res.EachWrite(func(w *resource.Write) {
 			switch {
 			case w.Stale && w.Accepted:
 				acc++
 			case w.Stale:
 				rej++
 			}
+		}); err != nil {
+			return false, err.Error()
 		}
 		return rej > 0 && acc == 0, fmt.Sprintf("stale writes and reads: %d rejected, %d accepted", rej, acc)
 	}}

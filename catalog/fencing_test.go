@@ -13,6 +13,7 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/resource"
 )
 
 // fencedRMW is the scripted plan of TestFencedReadModifyWrite: row 5's
@@ -54,14 +55,19 @@ func verdictText(res *analysis.Result) string {
 	return b.String()
 }
 
+// writesOf is res's resource log read into memory (a test run is short).
+func writesOf(t *testing.T, res *analysis.Result) []resource.Write {
+	var ws []resource.Write
+	if err := res.EachWrite(func(w *resource.Write) { ws = append(ws, *w) }); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
 // staleCounts counts the resource's log entries with a stale token, by
 // whether the resource accepted them.
 func staleCounts(t *testing.T, res *analysis.Result) (accepted, rejected int) {
-	ws, err := res.AllWrites()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range ws {
+	for _, w := range writesOf(t, res) {
 		switch {
 		case w.Stale && w.Accepted:
 			accepted++
@@ -79,9 +85,8 @@ func staleCounts(t *testing.T, res *analysis.Result) (accepted, rejected int) {
 func TestFencedReadModifyWrite(t *testing.T) {
 	res := runOnce(t, fencedRMW(), 5)
 	acc, rej := staleCounts(t, res)
-	ws, _ := res.AllWrites()
 	reads := 0
-	for _, w := range ws {
+	for _, w := range writesOf(t, res) {
 		if w.Read && w.Stale && !w.Accepted {
 			reads++
 		}

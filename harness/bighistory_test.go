@@ -3,9 +3,6 @@ package harness
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
-
-	"github.com/lockstorm/lockstorm/history"
 	"strings"
 	"testing"
 	"time"
@@ -13,9 +10,11 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
+	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/resource"
 	"github.com/lockstorm/lockstorm/workloads"
 )
 
@@ -90,8 +89,8 @@ func TestBigHistoryCheckedStreamed(t *testing.T) {
 	}
 	// the same history held in memory, checked by the same engine
 	h := recordsOf(t, res)
-	ws, err := analysis.ReadWrites(filepath.Join(res.Dir, store.WritesFile))
-	if err != nil {
+	var ws []resource.Write
+	if err := res.EachWrite(func(w *resource.Write) { ws = append(ws, *w) }); err != nil {
 		t.Fatal(err)
 	}
 	whole := &analysis.Result{Config: res.Config, Plan: res.Plan, Final: res.Final, History: history.Slice(h), Writes: ws}
