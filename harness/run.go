@@ -222,67 +222,6 @@ func (r *run) teardown(err *error) {
 	}
 }
 
-// finish closes the history after execute (which returned err), stores
-// the resource's writes, the completion mark and the final counter, and
-// checks the history. After a failed history write the store is likely
-// full: later store writes may fail too, and must not keep the verdict
-// from the user.
-func (r *run) finish(ctx context.Context, res *analysis.Result, err error) error {
-	if cerr := r.rec.Close(); cerr != nil && res.Incomplete == "" {
-		res.Incomplete = "history write failed: " + cerr.Error()
-	}
-	r.keepHistory(res)
-	if werr := r.res.CloseSpill(); werr != nil && res.Incomplete == "" {
-		res.Incomplete = "resource log write failed: " + werr.Error()
-	}
-	storeErr := func(werr error) {
-		if werr == nil {
-			return
-		}
-		if res.Incomplete != "" {
-			r.logf("store: %v", werr)
-		} else if err == nil {
-			err = werr
-		}
-	}
-	if r.res.Whole() { // else writes.jsonl is whole as streamed
-		storeErr(store.WriteJSONL(filepath.Join(r.dir, store.WritesFile), res.Writes))
-	}
-	if len(r.panics) > 0 && err == nil {
-		err = fmt.Errorf("harness: panic: %s", r.panics[0])
-	}
-	if err != nil {
-		return err
-	}
-	r.overhead.Records = r.rec.Len()
-	r.overhead.Completions, r.overhead.Unknown = r.rec.Completions()
-	if r.ranFor > 0 {
-		r.overhead.RecordsPerSec = float64(r.overhead.Records) / r.ranFor.Seconds()
-	}
-	res.Overhead = &r.overhead
-	r.logf("recorded %d records, %.0f records/s", r.overhead.Records, r.overhead.RecordsPerSec)
-	tf := analysis.TestFile{Incomplete: res.Incomplete, Overhead: res.Overhead, ClockEvents: res.ClockEvents}
-	if res.Incomplete == "" {
-		tf.Completed, tf.Records = true, r.rec.Len()
-	}
-	storeErr(r.writeTestFile(tf))
-	if r.cfg.Workload == "counter" {
-		key := r.cfg.Workloads.Key
-		res.Final = map[string]int64{key: r.res.Value(key)}
-		storeErr(store.WriteJSON(filepath.Join(r.dir, store.FinalFile), res.Final))
-	}
-	if err != nil {
-		return err
-	}
-	res.Records = r.rec.Len()
-	storeErr(analysis.Check(context.WithoutCancel(ctx), res))
-	r.logf("verdict: %s", res.Verdict.Valid)
-	if res.Incomplete != "" {
-		r.logf("incomplete: %s", res.Incomplete)
-	}
-	return err
-}
-
 // nemesisFinishTimeout bounds the wait, after the time limit and the
 // clients' last rounds, for the nemesis to complete its op in flight and
 // heal.
