@@ -115,8 +115,8 @@ type Campaign struct {
 	StoppedEarly bool
 	// Verdict is the campaign's status (campaign.Report.Status), the one
 	// `lockstorm run --runs` exits with: invalid if a run is invalid,
-	// else unknown if a run is unknown, did not finish, or ctx ended
-	// first, else valid.
+	// else unknown if a run is unknown, failed to start or to write its
+	// report, or ctx ended first, else valid.
 	Verdict checker.Validity
 }
 
