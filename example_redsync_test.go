@@ -28,5 +28,5 @@ func TestRedsyncUnderPartitions(t *testing.T) {
 		TimeLimit:     6 * time.Second,
 		Seed:          7,
 	})
-	t.Logf("%d operations; report in %s", len(res.History), res.Dir)
+	t.Logf("%d records; report in %s", res.Records, res.Dir)
 }

@@ -99,17 +99,33 @@ func Test(t testing.TB, cfg Config) *Result {
 	return res
 }
 
-// Campaign is the outcome of repeated runs; see analysis.Campaign.
-type Campaign = analysis.Campaign
+// Campaign is Repeat's outcome: the campaign's report (campaign.Report,
+// the one result of every campaign: its outcomes, Planned, Total, Shard,
+// Interrupted) with what a repeat's caller reads besides.
+type Campaign struct {
+	*campaign.Report
+	// Base is the seed the runs' seeds derive from (harness.RunSeed).
+	Base int64
+	// Runs are the results of the runs that ran, in order (fewer than
+	// Planned after untilInvalid or an interrupt; a run that failed to
+	// start is an outcome with its Error, not a run).
+	Runs []*Result
+	// StoppedEarly is true when untilInvalid stopped the campaign at an
+	// invalid run before its last.
+	StoppedEarly bool
+	// Verdict is the campaign's status (campaign.Report.Status), the one
+	// `lockstorm run --runs` exits with: invalid if a run is invalid,
+	// else unknown if a run is unknown, failed to start or to write its
+	// report, or ctx ended first, else valid.
+	Verdict checker.Validity
+}
 
 // Repeat runs cfg n times, run i with seed harness.RunSeed(cfg.Seed, i)
 // (run 1 with cfg.Seed itself; a base seed is drawn when cfg.Seed is 0),
-// each in its own store folder with its report, as `lockstorm run --runs
-// n` does: it is that command's campaign (campaign.Repeat), run with
-// campaign.Run, whose folder it also writes. untilInvalid stops at the
-// first invalid run. The campaign's verdict is invalid if any run is
-// invalid, else unknown if any is unknown or ctx ended first, else valid.
-// A report that cannot be written is returned as the error after the
+// each in its own store folder with its report: it is `lockstorm run
+// --runs n`'s campaign (campaign.Repeat) run by campaign.Run, whose
+// folder it also writes. untilInvalid stops at the first invalid run. A
+// report that cannot be written is returned as the error after the
 // campaign (a *ReportError).
 func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, opts ...Option) (*Campaign, error) {
 	var o options
@@ -123,9 +139,8 @@ func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, opts ...O
 	if err != nil {
 		return nil, err
 	}
-	c := &Campaign{Base: base, Planned: o.shard.Count(n), Total: n, Shard: o.shard}
 	if o.onBase != nil {
-		o.onBase(c.Base)
+		o.onBase(base)
 	}
 	// The runs go one at a time (no --parallel): the report error of
 	// the run that just finished is the one OnResult hands on.
@@ -146,22 +161,20 @@ func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, opts ...O
 	if untilInvalid {
 		copt.StopAfter = campaign.UntilInvalid
 	}
-	rep, err := campaign.Run(ctx, campaign.Repeat(cfg, n, c.Base, config.Campaign{Shard: o.shard}), copt)
-	if err != nil {
+	rep, err := campaign.Run(ctx, campaign.Repeat(cfg, n, base, config.Campaign{Shard: o.shard}), copt)
+	if rep == nil {
+		return nil, err
+	}
+	c := &Campaign{Report: rep, Base: base, Verdict: rep.Status()}
+	for _, out := range rep.Outcomes {
+		if out.Result != nil {
+			c.Runs = append(c.Runs, out.Result)
+		}
+	}
+	c.StoppedEarly = rep.Stopped != "" && len(c.Runs) < rep.Planned
+	if err != nil { // the campaign's folder not written
 		return c, err
 	}
-	for _, out := range rep.Outcomes {
-		if out.Result == nil {
-			continue // a run that failed to start: not a run of the campaign
-		}
-		c.Runs = append(c.Runs, out.Result)
-		if o.shard.Set() {
-			c.Numbers = append(c.Numbers, out.Index+1)
-		}
-	}
-	c.Interrupted = rep.Interrupted
-	c.StoppedEarly = rep.Stopped != "" && len(c.Runs) < c.Planned
-	c.Verdict = c.Aggregate()
 	return c, werr
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
-	"github.com/lockstorm/lockstorm/resource"
 )
 
 // Load reads a stored run: its configuration, plan, history (a truncated
@@ -25,9 +24,9 @@ import (
 //
 // The history is not loaded, whatever its size: Load counts its records
 // and decodes only its nemesis records (scanNemesis), and sets
-// Result.HistoryFile, for Check, the coverage and the report to read it
-// streamed through Result.Source (one engine for every size); History and
-// Writes stay empty (Result.EachRecord and AllWrites read them).
+// Result.History to the file, for Check, the coverage and the report to
+// read it streamed (one engine for every size); Writes stays nil
+// (EachWrite and the check read writes.jsonl).
 func Load(dir string) (*Result, []history.Warning, error) {
 	var tf TestFile
 	b, err := os.ReadFile(filepath.Join(dir, store.TestFile))
@@ -57,7 +56,7 @@ func loadFile(dir, path string, tf TestFile) (*Result, []history.Warning, error)
 	if err != nil {
 		return nil, warns, fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
-	return &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, Records: n, HistoryFile: path,
+	return &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, Records: n, History: history.File(path),
 		Incomplete: storedIncomplete(tf, n, nem), ClockEvents: tf.ClockEvents}, warns, nil
 }
 
@@ -85,14 +84,6 @@ func AnalyzeWith(ctx context.Context, dir string, ride func(res *Result) func(o 
 		also = ride(res)
 	}
 	return res, warns, checkAlso(ctx, res, also)
-}
-
-func ReadWrites(path string) ([]resource.Write, error) {
-	ws, err := store.ReadJSONL[resource.Write](path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", config.ErrConfig, err)
-	}
-	return ws, nil
 }
 
 // LoadChecked reads a checked run folder back as the Result its run

@@ -69,7 +69,7 @@ func profileAtEnd(t *testing.T, res *Result, path string) {
 			f.Close()
 		}
 	}
-	v, _, err := c.CheckSource(context.Background(), res.Source())
+	v, _, err := c.CheckSource(context.Background(), res.History)
 	if err != nil {
 		t.Fatal(err)
 	}

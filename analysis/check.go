@@ -12,6 +12,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/lease"
+	"github.com/lockstorm/lockstorm/resource"
 )
 
 // Checkers returns the checker composition for a run: res.Config decides
@@ -65,9 +66,9 @@ func lockChecker(cfg config.Config) *checker.Lock {
 	return l
 }
 
-// Check runs the checkers over the run's history (res.Source(): the
-// records in memory, or history.jsonl read streamed for a big history;
-// one engine either way, see checker.Composite.CheckSource), computes the
+// Check runs the checkers over the run's history (res.History: the
+// records in memory, or history.jsonl read streamed; one engine either
+// way, see checker.Composite.CheckSource), computes the
 // coverage, sets res.Verdict, and writes results.json into res.Dir (when
 // set). The verdict of an incomplete run (res.Incomplete) is at best
 // unknown, and so is the verdict of a run whose faults fell short of the
@@ -77,8 +78,11 @@ func Check(ctx context.Context, res *Result) error { return checkAlso(ctx, res, 
 // checkAlso is Check handing every record it reads to also (nil: none),
 // besides the coverage (see checker.Composite.Also).
 func checkAlso(ctx context.Context, res *Result, also func(o *history.Op, at history.Pos)) error {
-	if len(res.History) > 0 {
-		res.Records = len(res.History)
+	if res.History == nil {
+		res.History = history.Slice(nil)
+	}
+	if res.Records == 0 { // a result built in memory: count its records
+		_ = history.Each(res.History, func(*history.Op) bool { res.Records++; return true })
 	}
 	log, err := serverLog(res)
 	if err != nil {
@@ -96,10 +100,10 @@ func checkAlso(ctx context.Context, res *Result, also func(o *history.Op, at his
 			}
 		}
 	}
-	if res.HistoryFile != "" && res.History == nil { // streamed
+	if res.History.Path() != "" { // streamed
 		defer limitMemory(res.Records)()
 	}
-	v, _, err := c.CheckSource(ctx, res.Source()) // warnings: Load's and the run's own
+	v, _, err := c.CheckSource(ctx, res.History) // warnings: Load's and the run's own
 	if err != nil {
 		return fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
@@ -135,4 +139,24 @@ type resultsFile struct {
 	Incomplete string `json:"incomplete,omitempty"`
 	// Coverage is what the run's faults touched.
 	Coverage *coverage.Report `json:"coverage,omitempty"`
+}
+
+// serverLog is the fencing checker's server log: the resource's writes
+// and fenced reads (not its api entries), read with res.EachWrite and
+// digested as they are read (see checker.ServerLog): the log itself (a
+// million entries at 10M records) is never held.
+func serverLog(res *Result) (*checker.ServerLog, error) {
+	log := &checker.ServerLog{}
+	if err := res.EachWrite(func(w *resource.Write) { addLogged(log, w) }); err != nil {
+		return nil, err
+	}
+	return log, nil
+}
+
+// addLogged adds the resource's log entry w to the server log, unless it
+// is an api entry (the fencing checker reads writes and fenced reads).
+func addLogged(log *checker.ServerLog, w *resource.Write) {
+	if !w.Enter {
+		log.Add(&checker.ServerWrite{Key: w.Key, Value: w.Value, Fence: w.Fence, Accepted: w.Accepted, Read: w.Read, Time: w.Time})
+	}
 }

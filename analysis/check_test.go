@@ -43,7 +43,7 @@ func turnsHistory(n int, lose int) history.History {
 func TestCheckSameFromFileAndMemory(t *testing.T) {
 	for _, lose := range []int{-1, 150} {
 		h := turnsHistory(400, lose)
-		mem := &Result{Config: config.Config{Lock: "single", Workload: "counter"}, History: h}
+		mem := &Result{Config: config.Config{Lock: "single", Workload: "counter"}, History: history.Slice(h)}
 		if err := Check(context.Background(), mem); err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestCheckSameFromFileAndMemory(t *testing.T) {
 		if err := history.WriteFile(path, h); err != nil {
 			t.Fatal(err)
 		}
-		file := &Result{Config: mem.Config, HistoryFile: path, Records: len(h)}
+		file := &Result{Config: mem.Config, History: history.File(path), Records: len(h)}
 		if err := Check(context.Background(), file); err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestDriftReachesLockChecker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := Checkers(&Result{Config: cfg, History: h}).Check(context.Background(), h)
+		v := Checkers(&Result{Config: cfg, History: history.Slice(h)}).Check(context.Background(), h)
 		for _, r := range v.Results {
 			if r.Name == "lock" {
 				return r.Valid

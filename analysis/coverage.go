@@ -45,9 +45,9 @@ func coverageOf(res *Result, cov *coverage.Pass) (*coverage.Report, error) {
 	}
 	if cov.Records() < int64(res.Records) || res.Records == 0 {
 		in, _ := coverageInput(res)
-		return coverage.Compute(res.Source(), in)
+		return coverage.Compute(res.History, in)
 	}
-	return cov.Report(res.Source())
+	return cov.Report(res.History)
 }
 
 // coverageInput is what coverage needs besides the history; false for a

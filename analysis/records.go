@@ -1,26 +1,50 @@
 package analysis
 
 import (
+	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/resource"
 )
 
 // EachRecord calls f with every record of the run's history in order,
-// read through res.Source (a long run's history one record at a time from
-// its file, so that a reader needs no memory for the whole history).
+// read through res.History (a long run's history one record at a time
+// from its file, so that a reader needs no memory for the whole history).
 func (res *Result) EachRecord(f func(op *history.Op)) error {
-	return history.Each(res.Source(), func(o *history.Op) bool { f(o); return true })
+	return history.Each(res.History, func(o *history.Op) bool { f(o); return true })
 }
 
-// AllWrites is the resource's log of writes and fenced reads: res.Writes,
-// or, for a big history (whose result keeps neither in memory), the run
-// folder's writes.jsonl read back.
-func (res *Result) AllWrites() ([]resource.Write, error) {
-	if res.HistoryFile == "" || len(res.Writes) > 0 || res.Dir == "" {
-		return res.Writes, nil
+// EachWrite calls f with every entry of the resource's log (its writes,
+// fenced reads and api entries) in order: res.Writes, or, when the result
+// does not hold them, the run folder's writes.jsonl read one entry at a
+// time (none without the file). The entry is valid during the call only.
+func (res *Result) EachWrite(f func(w *resource.Write)) error {
+	if len(res.Writes) > 0 || res.Dir == "" {
+		for i := range res.Writes {
+			f(&res.Writes[i])
+		}
+		return nil
 	}
-	return ReadWrites(filepath.Join(res.Dir, store.WritesFile))
+	err := resource.EachLogged(filepath.Join(res.Dir, store.WritesFile), f)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w: %v", config.ErrConfig, err)
+	}
+	return nil
+}
+
+// scanNemesis counts the records of the history at path and decodes
+// only its nemesis records (history.SummarizeFile), so that a history
+// of millions of records is scanned in seconds; a damaged record is left
+// for the check, which reads every record and fails on it.
+func scanNemesis(path string) (n int, nem history.History, warns []history.Warning, err error) {
+	s, err := history.SummarizeFile(path)
+	if err != nil {
+		return 0, nil, s.Warnings, fmt.Errorf("history: %w", err)
+	}
+	return s.Records, s.Nemesis, s.Warnings, nil
 }

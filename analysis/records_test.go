@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -23,11 +24,41 @@ func TestEachRecordMemoryAndFile(t *testing.T) {
 		}
 		return idx
 	}
-	mem, file := collect(&Result{History: h}), collect(&Result{HistoryFile: path, Records: len(h)})
+	mem, file := collect(&Result{History: history.Slice(h)}), collect(&Result{History: history.File(path), Records: len(h)})
 	if len(mem) != len(h) || !slices.Equal(mem, file) {
 		t.Fatalf("memory gave %d records, the file %d; equal %v", len(mem), len(file), slices.Equal(mem, file))
 	}
-	if err := (&Result{HistoryFile: filepath.Join(t.TempDir(), "missing.jsonl")}).EachRecord(func(*history.Op) {}); err == nil {
+	if err := (&Result{History: history.File(filepath.Join(t.TempDir(), "missing.jsonl"))}).EachRecord(func(*history.Op) {}); err == nil {
 		t.Fatal("a missing history file gave no error")
+	}
+}
+
+// scanNemesis counts a history's records and keeps its nemesis records,
+// as history.Read would find them, and skips a truncated last record
+// with Read's warning.
+func TestScanNemesis(t *testing.T) {
+	h := history.History{
+		{Index: 0, Time: 1, Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k"},
+		{Index: 1, Time: 2, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "partition", Detail: `a "process":-1 in a detail`},
+		{Index: 2, Time: 3, Type: history.OK, Process: -10, F: history.FAcquire, Key: "k"},
+		{Index: 3, Time: 4, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "partition"},
+		{Index: 4, Time: 5, Type: history.OK, Process: 0, F: history.FAcquire, Key: "k"},
+	}
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	if err := history.WriteFile(path, h); err != nil {
+		t.Fatal(err)
+	}
+	n, nem, warns, err := scanNemesis(path)
+	if err != nil || n != 5 || len(nem) != 2 || nem[0].Index != 1 || nem[1].Index != 3 || len(warns) != 0 {
+		t.Fatalf("scanNemesis = %d records, nemesis %v, warnings %v, %v; want 5, records 1 and 3", n, nem, warns, err)
+	}
+	b, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, append(b, `{"index":5,"time":6,"ty`...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, rwarns, rerr := history.ReadFile(path)
+	n, nem, warns, err = scanNemesis(path)
+	if err != nil || rerr != nil || n != 5 || len(nem) != 2 || len(warns) != 1 || len(rwarns) != 1 || warns[0] != rwarns[0] {
+		t.Fatalf("truncated: %d records, %d nemesis, warnings %v (Read's %v), %v", n, len(nem), warns, rwarns, err)
 	}
 }

@@ -1,7 +1,7 @@
 // Package analysis judges what a lockstorm run recorded: Result (a run's
-// outcome: its history, in memory or in its file, and its verdict), Load
+// outcome: its history, read through a history.Source, and its verdict), Load
 // and Analyze of a stored run, Check (the checkers, one streaming engine
-// over the run's history.Source, the coverage glue and the rules that make
+// over the run's history, the coverage glue and the rules that make
 // an incomplete or unexercised run's verdict unknown), and the live
 // counter that spots violations while a run goes on. It runs nothing:
 // package harness runs a config.Config and hands its history here.
@@ -23,20 +23,18 @@ type Result struct {
 	Dir string
 	// Config is the configuration after defaults, with the seed used.
 	Config config.Config
-	// History is every record of the run; empty for a big history (see
-	// HistoryFile).
-	History history.History
-	// Writes is the resource's own log of every write it received; empty
-	// for a big history (the check reads writes.jsonl).
+	// History is every record of the run, read through a history.Source:
+	// its history.jsonl (history.File) for a stored run or a run longer
+	// than the harness's live window, which every reader reads streamed,
+	// or the records in memory (history.Slice) for a short run or one
+	// built in memory. nil reads as no record.
+	History history.Source
+	// Writes is the resource's own log of writes and fenced reads when it
+	// is held in memory; nil when it is left in the run folder's
+	// writes.jsonl (a stored run, a long run), which EachWrite reads.
 	Writes []resource.Write
-	// HistoryFile is set for a big history (BigHistoryRecords records or
-	// more, or too many for the available memory, see Streamed): the path
-	// of its history.jsonl, which the check, the coverage and the report
-	// read in streamed passes instead of holding the history (and the
-	// resource's log) in memory. Empty otherwise.
-	HistoryFile string
-	// Records is the number of records in the history (len(History) when
-	// it is in memory).
+	// Records is the number of records in the history (Check counts them
+	// when it is not given).
 	Records int
 	// Plan is the fault schedule that was executed (nil: no faults).
 	Plan *nemesis.Plan
@@ -66,13 +64,4 @@ type Result struct {
 	// run's clock watch saw (package clockwatch): a run with one has no
 	// verdict (unknown), naming it.
 	ClockEvents []clockwatch.Event
-}
-
-// Source is the run's history to read: its file for a big history
-// (HistoryFile, History not held), else the records in memory.
-func (r *Result) Source() history.Source {
-	if r.HistoryFile != "" && r.History == nil {
-		return history.File(r.HistoryFile)
-	}
-	return history.Slice(r.History)
 }

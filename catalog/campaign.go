@@ -43,8 +43,10 @@ func Cells(rows []Row, timeLimit time.Duration) []campaign.Cell {
 func judge(e Expectation, timed bool) func(*analysis.Result) (checker.Validity, string) {
 	return func(res *analysis.Result) (checker.Validity, string) {
 		ok, seen := e.Check(res)
-		if d := detection(res); timed && d >= 0 {
-			seen += fmt.Sprintf(", detected %.1fs after the first fault", d.Seconds())
+		if timed {
+			if d := detection(res); d >= 0 {
+				seen += fmt.Sprintf(", detected %.1fs after the first fault", d.Seconds())
+			}
 		}
 		if ok {
 			return checker.Valid, seen

@@ -7,6 +7,7 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/resource"
 )
 
 // Expectation is one thing a row expects of its run. Check returns whether
@@ -62,10 +63,12 @@ func anomaly(name string, kinds ...string) Expectation {
 func records(f string, t history.Type, n int, what string) Expectation {
 	return Expectation{Desc: fmt.Sprintf("at least %d %s", n, what), Check: func(res *analysis.Result) (bool, string) {
 		c := 0
-		for _, op := range res.History {
+		if err := res.EachRecord(func(op *history.Op) {
 			if op.F == f && op.Type == t {
 				c++
 			}
+		}); err != nil {
+			return false, err.Error()
 		}
 		return c >= n, fmt.Sprintf("%d %s", c, what)
 	}}
@@ -76,13 +79,15 @@ func records(f string, t history.Type, n int, what string) Expectation {
 func staleRejected() Expectation {
 	return Expectation{Desc: "stale writes or reads rejected, none accepted", Check: func(res *analysis.Result) (bool, string) {
 		rej, acc := 0, 0
-		for _, w := range res.Writes {
+		if err := res.EachWrite(func(w *resource.Write) {
 			switch {
 			case w.Stale && w.Accepted:
 				acc++
 			case w.Stale:
 				rej++
 			}
+		}); err != nil {
+			return false, err.Error()
 		}
 		return rej > 0 && acc == 0, fmt.Sprintf("stale writes and reads: %d rejected, %d accepted", rej, acc)
 	}}
@@ -97,14 +102,18 @@ func acquiresDuring(fault string, want bool, marginNS int64) Expectation {
 		desc = "acquires succeed during " + fault
 	}
 	return Expectation{Desc: desc, Check: func(res *analysis.Result) (bool, string) {
-		ws := checker.FaultWindows(res.History)
+		h, err := history.ReadAll(res.History) // a catalogue run is short
+		if err != nil {
+			return false, err.Error()
+		}
+		ws := checker.FaultWindows(h)
 		n := 0
-		for _, p := range history.Pairs(res.History) {
-			inv := res.History[p.Invoke]
-			if inv.F != history.FAcquire || p.Completion < 0 || res.History[p.Completion].Type != history.OK {
+		for _, p := range history.Pairs(h) {
+			inv := h[p.Invoke]
+			if inv.F != history.FAcquire || p.Completion < 0 || h[p.Completion].Type != history.OK {
 				continue
 			}
-			done := res.History[p.Completion].Time
+			done := h[p.Completion].Time
 			if slices.ContainsFunc(ws, func(w checker.Window) bool {
 				return w.Fault == fault && inv.Time >= w.Start+marginNS && done <= w.End
 			}) {

@@ -13,6 +13,7 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/resource"
 )
 
 // fencedRMW is the scripted plan of TestFencedReadModifyWrite: row 5's
@@ -54,10 +55,19 @@ func verdictText(res *analysis.Result) string {
 	return b.String()
 }
 
+// writesOf is res's resource log read into memory (a test run is short).
+func writesOf(t *testing.T, res *analysis.Result) []resource.Write {
+	var ws []resource.Write
+	if err := res.EachWrite(func(w *resource.Write) { ws = append(ws, *w) }); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
 // staleCounts counts the resource's log entries with a stale token, by
 // whether the resource accepted them.
-func staleCounts(res *analysis.Result) (accepted, rejected int) {
-	for _, w := range res.Writes {
+func staleCounts(t *testing.T, res *analysis.Result) (accepted, rejected int) {
+	for _, w := range writesOf(t, res) {
 		switch {
 		case w.Stale && w.Accepted:
 			accepted++
@@ -74,20 +84,20 @@ func staleCounts(res *analysis.Result) (accepted, rejected int) {
 // next holder's section interleaved with the stale write it accepted.
 func TestFencedReadModifyWrite(t *testing.T) {
 	res := runOnce(t, fencedRMW(), 5)
-	acc, rej := staleCounts(res)
+	acc, rej := staleCounts(t, res)
 	reads := 0
-	for _, w := range res.Writes {
+	for _, w := range writesOf(t, res) {
 		if w.Read && w.Stale && !w.Accepted {
 			reads++
 		}
 	}
 	// every rejection the resource logged is a fail "stale" in the history
 	fails := 0
-	for _, op := range res.History {
+	_ = res.EachRecord(func(op *history.Op) {
 		if op.Type == history.Fail && checker.IsStale(op.Error) && (op.F == history.FRead || op.F == history.FWrite) {
 			fails++
 		}
-	}
+	})
 	t.Logf("%s; stale ops: %d accepted, %d rejected (%d of them reads); %d stale fails in the history",
 		verdictText(res), acc, rej, reads, fails)
 	if res.Verdict.Valid != checker.Valid {

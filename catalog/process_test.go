@@ -38,11 +38,11 @@ func TestRealPauseFreezesTheWatchdog(t *testing.T) {
 				t.Fatalf("verdict %v, want %v:\n%s\nlockstorm.log:\n%s", res.Verdict.Valid, tc.want, res.Verdict, log)
 			}
 			lost := 0
-			for _, op := range res.History {
+			_ = res.EachRecord(func(op *history.Op) {
 				if op.F == history.FLost && op.Type == history.OK {
 					lost++
 				}
-			}
+			})
 			// In process the watchdog tells the holder; a frozen one cannot.
 			if tc.want == checker.Valid && lost == 0 {
 				t.Error("valid, but no holder was told of its loss: the pauses did not bite")

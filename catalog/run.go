@@ -8,38 +8,26 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/power"
 )
 
-// detection is how long after the first fault the first fatal anomaly was complete (-1: none).
+// detection is how long after the first fault the run's violation became
+// detectable (power.DetectionTime; -1: none, or not known). The history
+// is read streamed, up to the first fault and the anomalies' records.
 func detection(res *analysis.Result) time.Duration {
-	var faultAt int64 = -1
-	for _, op := range res.History {
-		if op.IsNemesis() && op.F == history.FStart {
-			faultAt = op.Time
-			break
-		}
-	}
-	best := int64(-1)
-	for _, r := range res.Verdict.Results {
-		for _, a := range r.Anomalies {
-			if !a.Fatal || len(a.Ops) == 0 {
-				continue
-			}
-			var last int64
-			for _, i := range a.Ops {
-				if i >= 0 && int(i) < len(res.History) {
-					last = max(last, res.History[i].Time)
-				}
-			}
-			if best < 0 || last < best {
-				best = last
-			}
-		}
-	}
-	if best < 0 {
+	at, ok := power.DetectionTime(res.Verdict, res.History)
+	if !ok {
 		return -1
 	}
-	return time.Duration(best - max(faultAt, 0))
+	var faultAt int64
+	_ = history.Each(res.History, func(op *history.Op) bool {
+		if op.IsNemesis() && op.F == history.FStart {
+			faultAt = op.Time
+			return false
+		}
+		return true
+	})
+	return at - time.Duration(faultAt)
 }
 
 // Options select catalogue rows (Select).

@@ -95,7 +95,7 @@ func TestLateWriteInTokenOrderOneRule(t *testing.T) {
 	} {
 		h := lateWriteHistory(tc.newerFirst)
 		cfg := config.Config{Name: "late", Lock: "fenced", Workload: "counter", Clients: 2, TTL: 100 * time.Millisecond, Fencing: tc.fence}
-		res := &analysis.Result{Config: cfg, History: h, Final: map[string]int64{"c": map[bool]int64{true: 1, false: 2}[tc.newerFirst]}}
+		res := &analysis.Result{Config: cfg, History: history.Slice(h), Final: map[string]int64{"c": map[bool]int64{true: 1, false: 2}[tc.newerFirst]}}
 		if err := analysis.Check(context.Background(), res); err != nil {
 			t.Fatal(err)
 		}

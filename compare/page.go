@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/reports"
@@ -108,7 +109,8 @@ func comparePage(c *Comparison) ([]byte, error) {
 func fencingWhy(s Side) string {
 	why := "Fencing does not prevent the overlap"
 	if s.Result != nil {
-		if n := reports.HeldOverlaps(s.Result.History); n > 0 {
+		h, err := history.ReadAll(s.Result.History) // a comparison's runs are short
+		if n := reports.HeldOverlaps(h); err == nil && n > 0 {
 			why += fmt.Sprintf(" (the red in the holders plot: %d %s of leases believed held at once)", n, page.Plural(n, "pair", "pairs"))
 		}
 	}

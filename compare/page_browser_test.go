@@ -72,7 +72,7 @@ func handSide(t *testing.T, st string, fencing bool) Side {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	res := &analysis.Result{Dir: dir, Config: cfg, History: h, Writes: writes, Final: map[string]int64{k: 1}}
+	res := &analysis.Result{Dir: dir, Config: cfg, History: history.Slice(h), Writes: writes, Final: map[string]int64{k: 1}}
 	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 	if err := reports.Write(res); err != nil {
 		t.Fatal(err)
@@ -111,6 +111,20 @@ func TestFencingWhy(t *testing.T) {
 	want := "Fencing does not prevent the overlap (the red in the holders plot: 1 pair of leases believed held at once): it makes the overlap harmless, because the stale write is rejected. Here the resource rejected 1 stale write and accepted none."
 	if got := fencingWhy(c.Fenced); got != want {
 		t.Errorf("caption\n%q\nwant\n%q", got, want)
+	}
+	// the same run left in its history file (a stored or long run's
+	// Result) gives the same caption, not one without overlaps
+	h, _ := history.ReadAll(c.Fenced.Result.History)
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	if err := history.WriteFile(path, h); err != nil {
+		t.Fatal(err)
+	}
+	fileRes := *c.Fenced.Result
+	fileRes.History, fileRes.Writes = history.File(path), nil
+	fileSide := c.Fenced
+	fileSide.Result = &fileRes
+	if got := fencingWhy(fileSide); got != want {
+		t.Errorf("file-backed caption\n%q\nwant\n%q", got, want)
 	}
 	s := c.Fenced
 	s.Metrics.StaleRejected, s.Result = 0, nil

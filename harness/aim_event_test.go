@@ -27,15 +27,15 @@ func TestFaultsTimedToAReleaseThatBegan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hit := 0
-	for i, op := range res.History {
+	hit, h := 0, recordsOf(t, res)
+	for i, op := range h {
 		if !op.IsNemesis() || op.F != history.FStart || op.Type != history.Invoke {
 			continue
 		}
 		if len(op.Clients) != 1 {
 			t.Fatalf("op %d: %s hit clients %v, want one", i, op.Fault, op.Clients)
 		}
-		last := lastOfClient(res.History[:i], op.Clients[0])
+		last := lastOfClient(h[:i], op.Clients[0])
 		if last == nil || last.F != history.FRelease {
 			t.Fatalf("op %d: %s hit %s, whose latest record before it is %+v, not a release", i, op.Fault, op.Clients[0], last)
 		}
@@ -76,8 +76,8 @@ func TestFaultsTimedToARenewal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hit := 0
-	for i, op := range res.History {
+	hit, h := 0, recordsOf(t, res)
+	for i, op := range h {
 		if !op.IsNemesis() || op.F != history.FStart || op.Type != history.Invoke {
 			continue
 		}
@@ -86,9 +86,9 @@ func TestFaultsTimedToARenewal(t *testing.T) {
 		}
 		var ext *history.Op
 		for j := i - 1; j >= 0; j-- {
-			o := res.History[j]
+			o := h[j]
 			if !o.IsNemesis() && o.Client == op.Clients[0] && o.F == history.FExtend && o.Type == history.OK {
-				ext = &res.History[j]
+				ext = &h[j]
 				break
 			}
 		}

@@ -3,9 +3,6 @@ package harness
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
-
-	"github.com/lockstorm/lockstorm/history"
 	"strings"
 	"testing"
 	"time"
@@ -13,16 +10,18 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
+	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
+	"github.com/lockstorm/lockstorm/resource"
 	"github.com/lockstorm/lockstorm/workloads"
 )
 
 // A run that records more than its live window keeps only recent records
-// in memory, reads the whole history back from history.jsonl for the
-// check, and still aims its faults at holders (the targeter catches up on
-// every progress tick).
+// in memory, hands the check and the report its history.jsonl to read
+// streamed (every record, none loaded whole), and still aims its faults
+// at holders (the targeter catches up on every progress tick).
 func TestRunBeyondLiveWindowChecksWholeFile(t *testing.T) {
 	old := liveWindow
 	liveWindow = 1 // one chunk of records stays in memory
@@ -36,18 +35,22 @@ func TestRunBeyondLiveWindowChecksWholeFile(t *testing.T) {
 		Nemesis:   []string{"partition"}, FaultInterval: 300 * time.Millisecond, MinCoverage: -1,
 		TimeLimit: 5 * time.Second, Seed: 3, Store: t.TempDir()})
 	log := storetest.Read(t, res.Dir, store.LogFile)
-	if !strings.Contains(log, "read back from history.jsonl") {
-		t.Skipf("the run recorded only %d records, within its window: nothing to read back", len(res.History))
+	if !strings.Contains(log, "read streamed from history.jsonl") {
+		t.Skipf("the run recorded only %d records, within its window: nothing left in the file", res.Records)
 	}
-	for i, op := range res.History {
+	if res.History.Path() == "" {
+		t.Fatalf("a run beyond its live window hands over its records in memory")
+	}
+	h := recordsOf(t, res)
+	for i, op := range h {
 		if op.Index != int64(i) {
 			t.Fatalf("record %d has index %d", i, op.Index)
 		}
 	}
 	var tf analysis.TestFile
 	storetest.ReadJSON(t, res.Dir, store.TestFile, &tf)
-	if tf.Records != len(res.History) || !tf.Completed {
-		t.Errorf("test.json: %d records, completed %v; the check read %d", tf.Records, tf.Completed, len(res.History))
+	if tf.Records != len(h) || tf.Records != res.Records || !tf.Completed {
+		t.Errorf("test.json: %d records, completed %v; the result counts %d, its file has %d", tf.Records, tf.Completed, res.Records, len(h))
 	}
 	if res.Verdict.Valid != checker.Valid {
 		t.Errorf("verdict %v:\n%s", res.Verdict.Valid, res.Verdict)
@@ -57,29 +60,26 @@ func TestRunBeyondLiveWindowChecksWholeFile(t *testing.T) {
 	}
 }
 
-// A real run of more than BigHistoryRecords records (lowered here) is
-// checked streamed from its file at its end, without the history in
-// memory; checking the same history held in memory gives the same
-// verdict, anomalies and coverage, and analyze of the folder (which never
-// loads a history) gives them again.
+// A real run of more records than its live window (lowered here) is
+// checked streamed from its files at its end, without its history or
+// resource log in memory; checking the same history held in memory gives
+// the same verdict, anomalies and coverage, and analyze of the folder
+// gives them again.
 func TestBigHistoryCheckedStreamed(t *testing.T) {
-	old := analysis.BigHistoryRecords
-	analysis.BigHistoryRecords = 500
-	t.Cleanup(func() { analysis.BigHistoryRecords = old })
+	old := liveWindow
+	liveWindow = 1
+	t.Cleanup(func() { liveWindow = old })
 	plan := nemesis.Scripted(1500*time.Millisecond,
 		nemesis.Step{At: 400 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}, Duration: 200 * time.Millisecond},
 		nemesis.Step{At: 900 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindPartition}, Duration: 200 * time.Millisecond})
 	res := storetest.Run(t, Run, config.Config{Lock: "single", Clients: 4, TTL: 200 * time.Millisecond, Workload: "counter",
 		Workloads: workloads.Options{HoldMin: time.Millisecond, HoldMax: 2 * time.Millisecond, Think: time.Millisecond},
 		Plan:      &plan, TimeLimit: plan.End, MinCoverage: -1, Seed: 5, Store: t.TempDir()})
-	if res.Records < analysis.BigHistoryRecords {
-		t.Skipf("the run recorded %d records, fewer than %d", res.Records, analysis.BigHistoryRecords)
+	if log := storetest.Read(t, res.Dir, store.LogFile); !strings.Contains(log, "read streamed") {
+		t.Skipf("the run recorded only %d records, within its window: nothing left in the file", res.Records)
 	}
-	if res.HistoryFile == "" || res.History != nil || res.Writes != nil {
-		t.Fatalf("a %d-record history was not left in its file: file %q, %d records, %d writes in memory", res.Records, res.HistoryFile, len(res.History), len(res.Writes))
-	}
-	if log := storetest.Read(t, res.Dir, store.LogFile); !strings.Contains(log, "checked streamed") {
-		t.Errorf("log does not say the check was streamed:\n%s", log)
+	if res.History.Path() == "" || res.Writes != nil {
+		t.Fatalf("a %d-record history was not left in its files: source %q, %d writes in memory", res.Records, res.History.Path(), len(res.Writes))
 	}
 	// The pause is aimed at a holder, but holds last 1-2 ms: on a loaded
 	// machine it can land just after the release, on a waiter (flake-check
@@ -88,15 +88,12 @@ func TestBigHistoryCheckedStreamed(t *testing.T) {
 		t.Fatalf("streamed coverage %+v: want 2 windows, the pause touching a holder or a waiter", res.Coverage)
 	}
 	// the same history held in memory, checked by the same engine
-	h, _, err := history.ReadFile(res.HistoryFile)
-	if err != nil {
+	h := recordsOf(t, res)
+	var ws []resource.Write
+	if err := res.EachWrite(func(w *resource.Write) { ws = append(ws, *w) }); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := analysis.ReadWrites(filepath.Join(res.Dir, store.WritesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole := &analysis.Result{Config: res.Config, Plan: res.Plan, Final: res.Final, History: h, Writes: ws}
+	whole := &analysis.Result{Config: res.Config, Plan: res.Plan, Final: res.Final, History: history.Slice(h), Writes: ws}
 	if err := analysis.Check(context.Background(), whole); err != nil {
 		t.Fatal(err)
 	}
@@ -106,8 +103,8 @@ func TestBigHistoryCheckedStreamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.HistoryFile == "" || again.History != nil || again.Records != res.Records {
-		t.Fatalf("analyze: file %q, %d records in memory, %d counted; want left in its file, %d", again.HistoryFile, len(again.History), again.Records, res.Records)
+	if again.History.Path() == "" || again.Records != res.Records {
+		t.Fatalf("analyze: source %q, %d records counted; want left in its file, %d", again.History.Path(), again.Records, res.Records)
 	}
 	assertSameCheck(t, "analyze, streamed", again, whole)
 }

@@ -50,9 +50,10 @@ func TestCoverageHolderPause(t *testing.T) {
 	if len(rf.Coverage.Kinds) != 1 || rf.Coverage.Kinds[0].TouchedHolder != c.TouchedHolder || len(rf.Coverage.Windows) != 2 {
 		t.Fatalf("results.json coverage does not match: %s", b)
 	}
+	h := recordsOf(t, res)
 	for _, w := range rf.Coverage.Windows {
-		if w.Holder != nil && res.History[w.Holder.Op].F != "acquire" {
-			t.Fatalf("holder evidence op %d is %+v, not an acquire", w.Holder.Op, res.History[w.Holder.Op])
+		if w.Holder != nil && h[w.Holder.Op].F != "acquire" {
+			t.Fatalf("holder evidence op %d is %+v, not an acquire", w.Holder.Op, h[w.Holder.Op])
 		}
 	}
 }

@@ -70,8 +70,8 @@ func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
 	if err != nil || got.Verdict.Valid != checker.Valid {
 		t.Fatalf("analyze of the whole run: %v %q %v", got.Verdict.Valid, got.Verdict.Error, err)
 	}
-	cut := -1
-	for i, op := range res.History {
+	cut, h := -1, recordsOf(t, res)
+	for i, op := range h {
 		if op.IsNemesis() && op.F == nemesis.FHeal {
 			cut = i
 			break
@@ -80,7 +80,7 @@ func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
 	if cut < 0 {
 		t.Fatal("no heal record in the run's history")
 	}
-	if err := history.WriteFile(store.Path(res.Dir, store.HistoryFile), res.History[:cut]); err != nil {
+	if err := history.WriteFile(store.Path(res.Dir, store.HistoryFile), h[:cut]); err != nil {
 		t.Fatal(err)
 	}
 	var tf analysis.TestFile

@@ -38,7 +38,7 @@ func TestInterruptMidFaultHealsAndCleansUp(t *testing.T) {
 		t.Error("result not marked interrupted")
 	}
 	heals := 0
-	for _, op := range res.History {
+	for _, op := range recordsOf(t, res) {
 		if op.IsNemesis() && op.F == history.FHeal && op.Type == history.OK {
 			heals++
 		}

@@ -101,7 +101,7 @@ func TestRunLogMatchesHistoryTimes(t *testing.T) {
 	}
 	var last int64
 	matched := 0
-	for _, op := range res.History {
+	for _, op := range recordsOf(t, res) {
 		last = max(last, op.Time)
 		if !op.IsNemesis() || op.Type == history.Invoke || op.Fault != nemesis.KindClientPause {
 			continue

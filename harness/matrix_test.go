@@ -81,16 +81,17 @@ func TestWorkloadFaultMatrix(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := checker.Validate(res.History); err != nil {
+				h := recordsOf(t, res)
+				if err := checker.Validate(h); err != nil {
 					t.Fatalf("history not well-formed: %v", err)
 				}
-				checkFaults(t, res.History)
+				checkFaults(t, h)
 				for _, r := range res.Verdict.Results {
-					if why := checkerFailure(r, res.History); why != "" {
+					if why := checkerFailure(r, h); why != "" {
 						t.Error(why)
 					}
 				}
-				t.Log(fmt.Sprintf("%s: %d records, verdict %s", res.Dir, len(res.History), res.Verdict.Valid))
+				t.Log(fmt.Sprintf("%s: %d records, verdict %s", res.Dir, len(h), res.Verdict.Valid))
 			})
 		}
 	}

@@ -13,8 +13,8 @@ import (
 func TestRunStatesOverhead(t *testing.T) {
 	res := shortRun(t, t.TempDir())
 	o := res.Overhead
-	if o == nil || o.Records != len(res.History) || o.RecordsPerSec <= 0 {
-		t.Fatalf("overhead %+v for %d records", o, len(res.History))
+	if n := len(recordsOf(t, res)); o == nil || o.Records != n || o.RecordsPerSec <= 0 {
+		t.Fatalf("overhead %+v for %d records", o, n)
 	}
 	if o.DirectP50 <= 0 || o.ProxiedP50 <= 0 || o.ProxyAddedP50 != max(o.ProxiedP50-o.DirectP50, 0) {
 		t.Errorf("proxy latency not measured: %+v", o)

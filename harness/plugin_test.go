@@ -143,7 +143,8 @@ func TestWatchdogLockRenewingBySetValidityIsValid(t *testing.T) {
 	if res.Verdict.Valid != checker.Valid {
 		t.Fatalf("a correct watchdog lock was judged %v:\n%s", res.Verdict.Valid, res.Verdict)
 	}
-	writes, observed := count(res.History, history.FWrite, history.OK), countDetail(res.History, "observed")
+	h := recordsOf(t, res)
+	writes, observed := count(h, history.FWrite, history.OK), countDetail(h, "observed")
 	if writes < 2 || observed < 2*writes {
 		t.Fatalf("%d writes ok, %d observed renewals: the run did not exercise renewals", writes, observed)
 	}
@@ -161,10 +162,10 @@ func TestRecordedRenewalsAreNotDoubled(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := countDetail(res.History, "observed"); n != 0 {
+			if n := countDetail(recordsOf(t, res), "observed"); n != 0 {
 				t.Errorf("%d renewals recorded twice (observed beside the lock's own record)", n)
 			}
-			if n := count(res.History, history.FExtend, history.OK); n == 0 {
+			if n := count(recordsOf(t, res), history.FExtend, history.OK); n == 0 {
 				t.Errorf("no extends recorded at all")
 			}
 			if res.Verdict.Valid != checker.Valid {

@@ -62,7 +62,7 @@ func TestClientCmdSameVerdictsAsInProcess(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if n := count(res.History, history.FWrite, history.OK); n < 3 {
+				if n := count(recordsOf(t, res), history.FWrite, history.OK); n < 3 {
 					t.Fatalf("only %d writes: the run did no work to judge", n)
 				}
 				if res.Verdict.Valid != tc.want {
@@ -110,7 +110,7 @@ func TestProcessClientCrash(t *testing.T) {
 		t.Fatalf("c1 started %d processes, want a second after the crash:\n%s", n, log)
 	}
 	procs := map[int]bool{}
-	for _, op := range res.History {
+	for _, op := range recordsOf(t, res) {
 		if op.Client == "c1" && op.F == history.FAcquire && op.Type == history.OK {
 			procs[op.Process] = true
 		}
@@ -142,8 +142,8 @@ func TestBrokenProcessClientReplaced(t *testing.T) {
 	if el := time.Since(start); el > 30*time.Second {
 		t.Fatalf("run took %v", el)
 	}
-	if count(res.History, history.FRelease, history.Info)+count(res.History, history.FRead, history.Info)+
-		count(res.History, history.FAcquire, history.Info) == 0 {
+	if h := recordsOf(t, res); count(h, history.FRelease, history.Info)+count(h, history.FRead, history.Info)+
+		count(h, history.FAcquire, history.Info) == 0 {
 		t.Fatal("no op of the broken client was recorded as unknown (info)")
 	}
 	log := logOf(t, res)

@@ -20,11 +20,11 @@ import (
 // and acquired the lock.
 func checkProviderRun(t *testing.T, res *analysis.Result) {
 	t.Helper()
-	if err := checker.Validate(res.History); err != nil {
+	if err := checker.Validate(recordsOf(t, res)); err != nil {
 		t.Fatalf("history not well-formed: %v", err)
 	}
 	faults := 0
-	for _, op := range res.History {
+	for _, op := range recordsOf(t, res) {
 		if op.IsNemesis() && op.F == history.FStart && op.Type == history.OK {
 			faults++
 		}
@@ -35,7 +35,7 @@ func checkProviderRun(t *testing.T, res *analysis.Result) {
 	if faults == 0 {
 		t.Error("no fault started")
 	}
-	if count(res.History, history.FAcquire, history.OK) == 0 {
+	if count(recordsOf(t, res), history.FAcquire, history.OK) == 0 {
 		t.Error("no acquire succeeded")
 	}
 	if res.Verdict.Valid != checker.Valid {
@@ -101,10 +101,10 @@ func TestRunFailoverOnDockerProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checker.Validate(res.History); err != nil {
+	if err := checker.Validate(recordsOf(t, res)); err != nil {
 		t.Fatalf("history not well-formed: %v", err)
 	}
-	for _, op := range res.History {
+	for _, op := range recordsOf(t, res) {
 		if op.IsNemesis() && op.Type == history.Info {
 			t.Fatalf("fault %s %s failed: %s", op.F, op.Fault, op.Error)
 		}

@@ -46,7 +46,7 @@ func TestHistoryWriteFailureStopsRun(t *testing.T) {
 	if res.Verdict.Valid == checker.Valid {
 		t.Errorf("a cut-short run was judged valid")
 	}
-	if len(res.History) == 0 {
+	if len(recordsOf(t, res)) == 0 {
 		t.Error("no history in memory")
 	}
 	if left := clustertest.Leftovers(); left != "" {

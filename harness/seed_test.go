@@ -2,9 +2,6 @@ package harness
 
 import (
 	"testing"
-
-	"github.com/lockstorm/lockstorm/analysis"
-	"github.com/lockstorm/lockstorm/checker"
 )
 
 // Run 1 keeps the base seed; the others are fixed, distinct, non-zero
@@ -34,27 +31,5 @@ func TestRunSeed(t *testing.T) {
 	}
 	if RunSeed(9, 2) != 1990934411096011 {
 		t.Errorf("RunSeed(9, 2) = %d: the documented derivation changed (stored campaigns no longer replay)", RunSeed(9, 2))
-	}
-}
-
-func TestAggregate(t *testing.T) {
-	V, I, U := checker.Valid, checker.Invalid, checker.Unknown
-	for _, tc := range []struct {
-		vs          []checker.Validity
-		interrupted bool
-		want        checker.Validity
-	}{
-		{[]checker.Validity{V, V, V}, false, V},
-		{[]checker.Validity{V, U, V}, false, U},
-		{[]checker.Validity{V, U, I}, false, I},
-		{[]checker.Validity{I, V}, false, I},
-		{[]checker.Validity{V, V}, true, U},
-		{[]checker.Validity{V, I}, true, I},
-		{nil, false, U},
-		{nil, true, U},
-	} {
-		if got := analysis.Aggregate(tc.vs, tc.interrupted); got != tc.want {
-			t.Errorf("analysis.Aggregate(%v, interrupted %v) = %v, want %v", tc.vs, tc.interrupted, got, tc.want)
-		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/shard"
 )
@@ -32,18 +31,5 @@ func TestCampaignShardRefusals(t *testing.T) {
 	}
 	if err := CheckShard(config.Config{}, 3, true, shard.Shard{}); err != nil {
 		t.Errorf("unsharded campaign refused: %v", err)
-	}
-}
-
-// Number is the campaign run number of a shard's runs, and 1, 2, ... of
-// a whole campaign's.
-func TestCampaignNumber(t *testing.T) {
-	c := &analysis.Campaign{Runs: make([]*analysis.Result, 2)}
-	if c.Number(0) != 1 || c.Number(1) != 2 {
-		t.Errorf("unsharded numbers %d, %d", c.Number(0), c.Number(1))
-	}
-	c.Numbers = []int{2, 4}
-	if c.Number(0) != 2 || c.Number(1) != 4 {
-		t.Errorf("shard numbers %d, %d", c.Number(0), c.Number(1))
 	}
 }

@@ -33,7 +33,7 @@ func TestSlowClientStartTakesNoTimeFromTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first, fault int64 = -1, -1
-	for _, op := range res.History {
+	for _, op := range recordsOf(t, res) {
 		if first < 0 && op.F == history.FAcquire && op.Type == history.OK {
 			first = op.Time
 		}

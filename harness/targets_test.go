@@ -101,7 +101,7 @@ func TestTargetedPauseHitsHolder(t *testing.T) {
 	}
 	slots := map[string]*state{}
 	holderHits, waiterHits := 0, 0
-	for _, op := range res.History {
+	for _, op := range recordsOf(t, res) {
 		if !op.IsNemesis() {
 			s := slots[op.Client]
 			if s == nil || s.process != op.Process {
@@ -171,7 +171,7 @@ func TestTargetedCrashHitsLease(t *testing.T) {
 	}
 	held := map[string]*lease{} // client -> its lease in its critical section
 	hits := 0
-	for _, op := range res.History {
+	for _, op := range recordsOf(t, res) {
 		if !op.IsNemesis() {
 			switch {
 			case op.F == history.FAcquire && op.Type == history.OK:
@@ -236,7 +236,7 @@ func TestFaultFlushRunsFromItsRegistration(t *testing.T) {
 		t.Fatal(err)
 	}
 	starts := 0
-	for _, op := range res.History {
+	for _, op := range recordsOf(t, res) {
 		if op.IsNemesis() && op.F == history.FStart && op.Type == history.OK {
 			if op.Fault != nemesis.KindFlush || !slices.Equal(op.Nodes, []string{"n1"}) || !strings.Contains(op.Detail, "n1 lost") {
 				t.Errorf("flush start %+v: want Nodes [n1] and the keys lost in Detail", op)

@@ -27,7 +27,7 @@ func TestClusterTopologyFencedValid(t *testing.T) {
 		t.Fatalf("verdict %v:\n%s", res.Verdict.Valid, res.Verdict)
 	}
 	acquired := 0
-	for _, op := range res.History {
+	for _, op := range recordsOf(t, res) {
 		if op.F == history.FAcquire && op.Type == history.OK {
 			acquired++
 			if op.Key != config.ClusterKey || len(op.Nodes) != 1 || op.Nodes[0] != clusterNode {

@@ -32,11 +32,11 @@ func TestCronAPILeaderValidUnderCorrectLock(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if n := count(res.History, work[w], history.OK); n < 2 {
+				if n := count(recordsOf(t, res), work[w], history.OK); n < 2 {
 					t.Fatalf("only %d successful %s: the run did no work to judge", n, work[w])
 				}
 				if tc.nemesis != nil {
-					checkFaults(t, res.History)
+					checkFaults(t, recordsOf(t, res))
 				}
 				if res.Verdict.Valid != checker.Valid {
 					t.Fatalf("%s under %s %v: verdict %v:\n%s", w, tc.lock, tc.nemesis, res.Verdict.Valid, res.Verdict)

@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 )
@@ -56,8 +57,12 @@ func Slice(h History) Source { return sliceSource(h) }
 // goroutine of its own.
 func File(path string) Source { return fileSource(path) }
 
-// ReadRange reads the records [from.Index, to) of src, starting at from.
+// ReadRange reads the records [from.Index, to) of src, starting at from;
+// a nil src has none.
 func ReadRange(src Source, from Pos, to int64) (History, error) {
+	if src == nil {
+		return nil, nil
+	}
 	c, err := src.Open(from)
 	if err != nil {
 		return nil, err
@@ -70,9 +75,16 @@ func ReadRange(src Source, from Pos, to int64) (History, error) {
 	return h, c.Err()
 }
 
+// ReadAll reads every record of src into memory: for a caller that
+// needs the whole history at once and knows it is short.
+func ReadAll(src Source) (History, error) { return ReadRange(src, Pos{}, math.MaxInt64) }
+
 // Each calls f on every record of src in order, stopping early when f
-// returns false.
+// returns false; a nil src has no record.
 func Each(src Source, f func(o *Op) bool) error {
+	if src == nil {
+		return nil
+	}
 	c, err := src.Open(Pos{})
 	if err != nil {
 		return err

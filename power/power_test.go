@@ -3,6 +3,7 @@ package power
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,9 +24,27 @@ func hist(times ...int64) history.History {
 	return h
 }
 
+// sources are h in memory and in a history file: DetectionTime reads
+// both alike.
+func sources(t *testing.T, h history.History) map[string]history.Source {
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	if err := history.WriteFile(path, h); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]history.Source{"memory": history.Slice(h), "file": history.File(path)}
+}
+
 func TestDetectionTimeIsEarliestCompleteFatalAnomaly(t *testing.T) {
-	//            0   1    2    3    4    5     6
-	h := hist(100, 200, 900, 400, 500, 3000, 2500)
+	//                                 0   1    2    3    4    5     6
+	for src, h := range sources(t, hist(100, 200, 900, 400, 500, 3000, 2500)) {
+		t.Run(src, func(t *testing.T) { testDetectionTime(t, h) })
+	}
+	if d, ok := DetectionTime(checker.Result{Anomalies: []checker.Anomaly{{Kind: "x", Fatal: true, Ops: []int64{0}}}}, nil); ok {
+		t.Errorf("no history: DetectionTime = %v, true; want not known", d)
+	}
+}
+
+func testDetectionTime(t *testing.T, h history.Source) {
 	r := checker.Result{Name: "all", Valid: checker.Invalid, Results: []checker.Result{
 		{Name: "resource", Valid: checker.Invalid, Anomalies: []checker.Anomaly{
 			// complete at 3000 ms (its latest op), although it starts at 100
@@ -63,7 +82,7 @@ func TestDetectionTimeIsEarliestCompleteFatalAnomaly(t *testing.T) {
 		shifted[i].Index += 5
 	}
 	r2 := checker.Result{Anomalies: []checker.Anomaly{{Kind: "x", Fatal: true, Ops: []int64{5, 6}}}}
-	if d, ok := DetectionTime(r2, shifted); !ok || d != 20*time.Millisecond {
+	if d, ok := DetectionTime(r2, history.Slice(shifted)); !ok || d != 20*time.Millisecond {
 		t.Errorf("shifted history: DetectionTime = %v, %v; want 20ms", d, ok)
 	}
 }

@@ -90,7 +90,7 @@ func FromStore(store string, scenarios []Scenario, seeds int, t Targets) (*Repor
 }
 
 // readOutcome fills o's verdict from its results.json and, for an invalid
-// run, its detection time from its history.
+// run, its detection time from its history (read streamed).
 func readOutcome(o *Outcome) error {
 	var res checker.Result
 	if err := store.ReadJSON(filepath.Join(o.Dir, store.ResultsFile), &res); err != nil {
@@ -100,11 +100,8 @@ func readOutcome(o *Outcome) error {
 	if o.Verdict != checker.Invalid {
 		return nil
 	}
-	h, _, err := history.ReadFile(filepath.Join(o.Dir, store.HistoryFile))
-	if err != nil {
-		return nil // the verdict stands; the time is not known
-	}
-	o.Detect, o.DetectKnown = DetectionTime(res, h)
+	// a history that cannot be read leaves the time unknown; the verdict stands
+	o.Detect, o.DetectKnown = DetectionTime(res, history.File(filepath.Join(o.Dir, store.HistoryFile)))
 	return nil
 }
 

@@ -115,7 +115,7 @@ func TestAnomalyLinksDrawTheirOp(t *testing.T) {
 		t.Fatal("the hand-built pause run has no exclusion anomaly")
 	}
 	write := excl.Ops[len(excl.Ops)-1]
-	if f := res.History[write].F; f != history.FWrite {
+	if f := historyOf(res)[write].F; f != history.FWrite {
 		t.Fatalf("exclusion anomaly ends at a %s, want the write", f)
 	}
 	if pageDraws(t, small, store.PorcupineFile, write) {

@@ -48,17 +48,17 @@ func TestArrivalsEarliestDeadline(t *testing.T) {
 // lost increment; its summary anomaly (naming one write) is not.
 func TestLostPairs(t *testing.T) {
 	res := pauseResult(t.TempDir())
-	lost := lostPairs(res.History, res.Verdict, nil)
+	lost := lostPairs(historyOf(res), res.Verdict, nil)
 	if len(lost) != 1 {
 		t.Fatalf("lost increments %+v, want the one pair of writes of 1", lost)
 	}
 	for _, i := range []int64{lost[0].A, lost[0].B} {
-		if r := res.History[i]; r.F != history.FWrite || r.Type != history.Invoke || r.Value != 1 {
+		if r := historyOf(res)[i]; r.F != history.FWrite || r.Type != history.Invoke || r.Value != 1 {
 			t.Errorf("op %d is %+v, not a write of 1", i, r)
 		}
 	}
 	v := checker.Result{Name: "resource", Anomalies: []checker.Anomaly{{Kind: "lost-update", Ops: []int64{lost[0].A}}}}
-	if got := lostPairs(res.History, v, nil); len(got) != 0 {
+	if got := lostPairs(historyOf(res), v, nil); len(got) != 0 {
 		t.Errorf("a summary anomaly drawn as a lost increment: %+v", got)
 	}
 }

@@ -33,10 +33,11 @@ func BenchmarkWrite10k(b *testing.B) {
 // shapes.
 func BenchmarkHolders100k(b *testing.B) {
 	res := bigResult(b.TempDir(), 100_000)
-	end := endTime(res.History)
+	h := historyOf(res)
+	end := endTime(h)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := holdersPNG(res.History, nil, nil, nil, end, 8); err != nil {
+		if _, err := holdersPNG(h, nil, nil, nil, end, 8); err != nil {
 			b.Fatal(err)
 		}
 	}

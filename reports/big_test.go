@@ -33,7 +33,7 @@ func lowerWhole(t *testing.T, n int64) {
 // from writes.jsonl.
 func storedResult(res *analysis.Result) *analysis.Result {
 	out := *res
-	out.History, out.Writes, out.HistoryFile, out.Records = nil, nil, filepath.Join(res.Dir, store.HistoryFile), len(res.History)
+	out.History, out.Writes, out.Records = history.File(filepath.Join(res.Dir, store.HistoryFile)), nil, len(historyOf(res))
 	return &out
 }
 
@@ -49,8 +49,8 @@ func TestBigHistoryReportRealRun(t *testing.T) {
 	res := storetest.Run(t, harness.Run, config.Config{Lock: "single", Workload: "counter", Clients: 4, TTL: 200 * time.Millisecond,
 		Workloads: workloads.Options{HoldMin: time.Millisecond, HoldMax: 2 * time.Millisecond, Think: time.Millisecond},
 		Plan:      &plan, TimeLimit: plan.End, MinCoverage: -1, Seed: 5, Store: t.TempDir()})
-	assertOccupancy(t, res.History, 4)
-	lowerWhole(t, int64(len(res.History)/2))
+	assertOccupancy(t, historyOf(res), 4)
+	lowerWhole(t, int64(res.Records/2))
 	big := storedResult(res)
 	if err := Write(big); err != nil {
 		t.Fatal(err)
@@ -101,10 +101,10 @@ func assertBigReport(t *testing.T, dir string) string {
 func TestBigHistoryReportWindows(t *testing.T) {
 	res := bigResult(t.TempDir(), 40_000)
 	injectAnomalies(res, 3)
-	if err := history.WriteFile(filepath.Join(res.Dir, store.HistoryFile), res.History); err != nil {
+	want := historyOf(res)
+	if err := history.WriteFile(filepath.Join(res.Dir, store.HistoryFile), want); err != nil {
 		t.Fatal(err)
 	}
-	want := res.History
 	mem := *res
 	mem.Dir = t.TempDir()
 	if err := Write(&mem); err != nil {
@@ -217,7 +217,7 @@ func TestBigHistoryReportRealAnomalies(t *testing.T) {
 	if len(want) == 0 {
 		t.Skipf("the run found no anomaly to draw windows around (verdict %v)", res.Verdict.Valid)
 	}
-	lowerWhole(t, int64(len(res.History)/2))
+	lowerWhole(t, int64(res.Records/2))
 	big := storedResult(res)
 	if err := Write(big); err != nil {
 		t.Fatal(err)

@@ -21,8 +21,9 @@ func slottedPauseResult(t *testing.T) *analysis.Result {
 	t.Helper()
 	res := pauseResult(t.TempDir())
 	slots := map[int]string{0: "c1", 1: "c2", 2: "c3", 3: "c3"}
-	for i := range res.History {
-		o := &res.History[i]
+	h := historyOf(res)
+	for i := range h {
+		o := &h[i]
 		if o.IsNemesis() {
 			if o.F == history.FStart {
 				o.Clients = []string{"c1"}
@@ -31,6 +32,7 @@ func slottedPauseResult(t *testing.T) *analysis.Result {
 		}
 		o.Client = slots[o.Process]
 	}
+	res.History = history.Slice(h)
 	if err := analysis.Check(context.Background(), res); err != nil {
 		t.Fatal(err)
 	}

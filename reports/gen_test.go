@@ -50,6 +50,16 @@ func pauseHistory() (history.History, []resource.Write) {
 	return h, writes
 }
 
+// historyOf is res's history read into memory (a test's history is
+// short, or held in memory already).
+func historyOf(res *analysis.Result) history.History {
+	h, err := history.ReadAll(res.History)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
 // pauseResult is pauseHistory checked by the standard checkers, as the
 // harness would (final counter value 1 after two acknowledged increments).
 func pauseResult(dir string) *analysis.Result {
@@ -58,7 +68,7 @@ func pauseResult(dir string) *analysis.Result {
 		Nodes: 1, Clients: 3, TTL: 300 * time.Millisecond, TimeLimit: time.Second, Seed: 42, Persistence: "none",
 		FaultInterval: 3 * time.Second}
 	final := map[string]int64{"lockstorm": 1}
-	res := &analysis.Result{Dir: dir, Config: cfg, History: h, Writes: writes, Final: final}
+	res := &analysis.Result{Dir: dir, Config: cfg, History: history.Slice(h), Writes: writes, Final: final}
 	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 	return res
 }
@@ -74,6 +84,6 @@ func bigHistory(n, clients int, seed uint64) history.History {
 func bigResult(dir string, n int) *analysis.Result {
 	h := bigHistory(n, 8, 1)
 	cfg := config.Config{Name: "synthetic", Lock: "single", Workload: "counter", Clients: 8, Nodes: 1, TTL: 300 * time.Millisecond, Seed: 1}
-	return &analysis.Result{Dir: dir, Config: cfg, History: h, Verdict: checker.Result{Name: "lockstorm", Valid: checker.Valid,
+	return &analysis.Result{Dir: dir, Config: cfg, History: history.Slice(h), Verdict: checker.Result{Name: "lockstorm", Valid: checker.Valid,
 		Results: []checker.Result{{Name: "lock", Valid: checker.Valid}, {Name: "resource", Valid: checker.Valid}}}}
 }

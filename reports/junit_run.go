@@ -38,7 +38,10 @@ func runSuite(res *analysis.Result, end int64) JUnitSuite {
 // are in time order, but for renewals recorded at their computed invoke
 // time, a little earlier); 0 when it cannot be read.
 func historyEnd(res *analysis.Result) int64 {
-	src := res.Source()
+	src := res.History
+	if src == nil {
+		return 0
+	}
 	if src.Path() != "" {
 		return lastRecordTime(src.Path())
 	}

@@ -56,7 +56,7 @@ func TestMeasureWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("records %d: write %v, index.html %d bytes, folder %d bytes", len(res.History), took, fi.Size(), total)
+	t.Logf("records %d: write %v, index.html %d bytes, folder %d bytes", res.Records, took, fi.Size(), total)
 }
 
 // injectAnomalies adds k made-up fatal anomalies to res's lock and
@@ -65,7 +65,7 @@ func TestMeasureWrite(t *testing.T) {
 // acquire's records (the ops of a synthetic anomaly; the history itself
 // is unchanged).
 func injectAnomalies(res *analysis.Result, k int) {
-	h := res.History
+	h := historyOf(res)
 	for j := range k {
 		at := len(h) * (2*j + 1) / (2 * k)
 		var ops []int64
@@ -105,7 +105,7 @@ func TestMeasureWriteFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := bigResult(t.TempDir(), 0)
-	res.History, res.HistoryFile, res.Records = nil, path, n
+	res.History, res.Records = history.File(path), n
 	res.Config.TTL = 100 * time.Millisecond
 	if run := os.Getenv("LOCKSTORM_MEASURE_RUN"); run != "" {
 		// a run folder: its configuration and plan, its resource log
@@ -124,10 +124,11 @@ func TestMeasureWriteFile(t *testing.T) {
 		}
 	}
 	if os.Getenv("LOCKSTORM_MEASURE_MODE") == "memory" {
-		if res.History, _, err = history.ReadFile(path); err != nil {
+		h, _, err := history.ReadFile(path)
+		if err != nil {
 			t.Fatal(err)
 		}
-		res.HistoryFile = ""
+		res.History = history.Slice(h)
 	}
 	if k, _ := strconv.Atoi(os.Getenv("LOCKSTORM_MEASURE_ANOMALIES")); k > 0 {
 		injectAnomaliesEvery(res, k, n)

@@ -28,7 +28,7 @@ func TestReportRidingOnTheCheck(t *testing.T) {
 		p := NewPass(rode)
 		c := analysis.Checkers(rode)
 		c.Also = p.Add
-		v, _, err := c.CheckSource(context.Background(), rode.Source())
+		v, _, err := c.CheckSource(context.Background(), rode.History)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,8 +41,9 @@ func TestReportRidingOnTheCheck(t *testing.T) {
 		if err := os.Mkdir(read.Dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		read.HistoryFile = filepath.Join(read.Dir, store.HistoryFile)
-		if err := history.WriteFile(read.HistoryFile, h); err != nil {
+		path := filepath.Join(read.Dir, store.HistoryFile)
+		read.History = history.File(path)
+		if err := history.WriteFile(path, h); err != nil {
 			t.Fatal(err)
 		}
 		if err := Write(&read); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/config"
+	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
@@ -19,7 +20,7 @@ func TestBrowserPauseStory(t *testing.T) {
 	dir := t.TempDir()
 	h, writes := fencedPauseHistory()
 	res := &analysis.Result{Dir: dir, Config: config.Config{Name: "fenced-pause", Lock: "fenced", Workload: "counter", Clients: 2, Fencing: true, Seed: 1},
-		History: h, Writes: writes, Final: map[string]int64{"lockstorm": 1}}
+		History: history.Slice(h), Writes: writes, Final: map[string]int64{"lockstorm": 1}}
 	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 	if err := Write(res); err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 // resource checker names.
 func TestPauseStoryLostUpdate(t *testing.T) {
 	res := pauseResult(t.TempDir())
-	got := pauseStories(historyDetail(res.History, res.Writes, lostPairs(res.History, res.Verdict, nil), 3))
+	got := pauseStories(historyDetail(historyOf(res), res.Writes, lostPairs(historyOf(res), res.Verdict, nil), 3))
 	want := "c1 paused at 0.01 s (until 0.61 s) → its lease ended 0.29 s → c2 acquired 0.32 s → c1's write arrived 0.61 s (sent 0.61 s): accepted (lost update)"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("stories:\n%q\nwant\n%q", got, want)
@@ -113,7 +113,7 @@ func TestPauseStoryInReport(t *testing.T) {
 	dir := t.TempDir()
 	h, writes := fencedPauseHistory()
 	res := &analysis.Result{Dir: dir, Config: config.Config{Name: "fenced-pause", Lock: "fenced", Workload: "counter", Clients: 2, Fencing: true, Seed: 1},
-		History: h, Writes: writes, Final: map[string]int64{"lockstorm": 1}}
+		History: history.Slice(h), Writes: writes, Final: map[string]int64{"lockstorm": 1}}
 	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 	if err := Write(res); err != nil {
 		t.Fatal(err)

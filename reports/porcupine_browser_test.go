@@ -48,7 +48,7 @@ func TestBrowserPorcupineOpensAtFailingOp(t *testing.T) {
 		t.Fatal("index.html has no anomaly link with #op=N into a porcupine page")
 	}
 	// And the lock check's page, at the second client's acquire.
-	for _, op := range res.History {
+	for _, op := range historyOf(res) {
 		if op.F == "acquire" && op.Type == "ok" && op.Process == 1 {
 			links = append(links, []string{"", fmt.Sprintf("%s#op=%d", store.PorcupineFile, op.Index), fmt.Sprint(op.Index)})
 			break

@@ -174,7 +174,7 @@ func TestPorcupinePagesShowTheCheckAnomalies(t *testing.T) {
 	for name, h := range invalidHistories(t) {
 		dir := t.TempDir()
 		cfg := config.Config{Name: name, Lock: "single", Workload: "counter", Clients: 8, Nodes: 1, TTL: 300 * time.Millisecond}
-		res := &analysis.Result{Dir: dir, Config: cfg, History: h}
+		res := &analysis.Result{Dir: dir, Config: cfg, History: history.Slice(h)}
 		res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 		if err := Write(res); err != nil {
 			t.Fatalf("%s: %v", name, err)

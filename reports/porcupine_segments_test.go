@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
@@ -21,10 +22,15 @@ func segmentResult(t *testing.T) (dir string, res *analysis.Result, links []stri
 	t.Helper()
 	dir = t.TempDir()
 	res = bigResult(dir, 16_000)
-	for _, at := range []int{7, 8, 9} {
-		res.History = injectDoubleGrant(res.History, len(res.History)*at/10)
+	h, err := history.ReadAll(res.History)
+	if err != nil {
+		t.Fatal(err)
 	}
-	res.Verdict = analysis.Checkers(res).Check(context.Background(), res.History)
+	for _, at := range []int{7, 8, 9} {
+		h = injectDoubleGrant(h, len(h)*at/10)
+	}
+	res.History = history.Slice(h)
+	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 	if err := Write(res); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -63,12 +64,14 @@ func TestPorcupineTitledWithOwnVerdict(t *testing.T) {
 	dir := t.TempDir()
 	res := pauseResult(dir)
 	long := "25211190e7ff8fdbf03f87e5a8acb5fd"
-	for i := range res.History {
-		if res.History[i].Token == "tok-b" {
-			res.History[i].Token = long
+	h := historyOf(res)
+	for i := range h {
+		if h[i].Token == "tok-b" {
+			h[i].Token = long
 		}
 	}
-	res.Verdict = analysis.Checkers(res).Check(context.Background(), res.History)
+	res.History = history.Slice(h)
+	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 	if res.Verdict.Valid != checker.Invalid {
 		t.Fatalf("run verdict %v, want INVALID", res.Verdict.Valid)
 	}

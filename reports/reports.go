@@ -7,7 +7,7 @@
 // lockstorm.Run calls Write after harness.Run, and the CLI's analyze
 // after analysis.Analyze. Everything is
 // derived from the analysis.Result and its history, read once in a
-// stream (res.Source(), see runScan), so
+// stream (res.History, see runScan), so
 // re-analysing a stored run (even a partial history from a crashed run)
 // regenerates the whole report, in memory that grows with the history
 // only by about 20 bytes per operation.

@@ -13,43 +13,32 @@ import (
 )
 
 // resourceLog is the run's resource log, the resource's own account of
-// every write and fenced read it handled, in its order: the result's
-// Writes when it holds them, else writes.jsonl in the run folder, read
-// entry by entry. n is its number of entries (0: the run has none).
+// every write and fenced read it handled, in its order, read with
+// Result.EachWrite (the result's Writes, or writes.jsonl entry by entry).
+// n is its number of entries (0: the run has none).
 type resourceLog struct {
-	mem  []resource.Write
-	path string
-	n    int
+	res *analysis.Result
+	n   int
 }
 
 // runLog finds res's resource log.
 func runLog(res *analysis.Result) (resourceLog, error) {
-	if len(res.Writes) > 0 {
-		return resourceLog{mem: res.Writes, n: len(res.Writes)}, nil
+	if len(res.Writes) > 0 || res.Dir == "" {
+		return resourceLog{res, len(res.Writes)}, nil
 	}
-	if res.Dir == "" {
-		return resourceLog{}, nil
-	}
-	path := filepath.Join(res.Dir, store.WritesFile)
-	n, err := history.CountLines(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return resourceLog{}, nil
-	}
-	if err != nil {
+	n, err := history.CountLines(filepath.Join(res.Dir, store.WritesFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return resourceLog{}, fmt.Errorf("reports: %w", err)
 	}
-	return resourceLog{path: path, n: n}, nil
+	return resourceLog{res, n}, nil
 }
 
 // each calls f on every entry in order.
 func (l resourceLog) each(f func(w *resource.Write)) error {
-	for i := range l.mem {
-		f(&l.mem[i])
-	}
-	if l.path == "" {
+	if l.n == 0 {
 		return nil
 	}
-	if err := resource.EachLogged(l.path, f); err != nil {
+	if err := l.res.EachWrite(f); err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}
 	return nil

@@ -12,7 +12,7 @@ import (
 )
 
 // Every picture of the report is drawn from one pass over the run's
-// history, res.Source() (its file, or its records in memory), whatever its
+// history, res.History (its file, or its records in memory), whatever its
 // length: riding on the check's read (Analyze), else a read of its own
 // (scanRun). The pass keeps
 //
@@ -146,7 +146,11 @@ func scanRun(res *analysis.Result) (*runScan, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	c, err := res.Source().Open(history.Pos{})
+	src := res.History
+	if src == nil {
+		src = history.Slice(nil)
+	}
+	c, err := src.Open(history.Pos{})
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
@@ -165,7 +169,10 @@ func scanRun(res *analysis.Result) (*runScan, error) {
 // the anomaly windows of a history not kept whole (readWindows) and the
 // resource log lg (readLog), and derives the window history's detail.
 func (s *runScan) complete(res *analysis.Result, lg resourceLog) error {
-	src := res.Source()
+	src := res.History
+	if src == nil {
+		src = history.Slice(nil)
+	}
 	if err := s.resolve(src, res); err != nil {
 		return fmt.Errorf("reports: history: %w", err)
 	}

@@ -20,7 +20,7 @@ import (
 // over the history and its resource log.
 func passOf(t testing.TB, h history.History, writes []resource.Write, clients int) *runScan {
 	t.Helper()
-	return passOfResult(t, &analysis.Result{History: h, Writes: writes, Config: config.Config{Clients: clients}})
+	return passOfResult(t, &analysis.Result{History: history.Slice(h), Writes: writes, Config: config.Config{Clients: clients}})
 }
 
 // passOfResult is passOf of a result.
@@ -54,7 +54,7 @@ func historyDetail(h history.History, writes []resource.Write, lost []lostPair, 
 // holdersPNG draws holders.png of the whole history h (drawHolders), its
 // overview from the report's pass.
 func holdersPNG(h history.History, writes []resource.Write, lost []lostPair, ws []checker.Window, end int64, clients int) ([]byte, error) {
-	s, err := scanRun(&analysis.Result{History: h, Config: config.Config{Clients: clients}})
+	s, err := scanRun(&analysis.Result{History: history.Slice(h), Config: config.Config{Clients: clients}})
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func TestPassDrawsTheInMemoryPlots(t *testing.T) {
 		}
 		writes := writesOf(h)
 		for _, src := range []string{"memory", "file"} {
-			res := &analysis.Result{History: h, Writes: writes, Config: config.Config{Clients: 3}}
+			res := &analysis.Result{History: history.Slice(h), Writes: writes, Config: config.Config{Clients: 3}}
 			if src == "file" {
 				res = fileResult(t, h)
 				res.Writes = writes
@@ -143,7 +143,7 @@ func fileResult(t testing.TB, h history.History) *analysis.Result {
 	if err := history.WriteFile(path, h); err != nil {
 		t.Fatal(err)
 	}
-	return &analysis.Result{Dir: dir, HistoryFile: path, Records: len(h), Config: config.Config{Clients: 3}}
+	return &analysis.Result{Dir: dir, History: history.File(path), Records: len(h), Config: config.Config{Clients: 3}}
 }
 
 // The holders overview the pass draws from its leases is the one drawn
@@ -158,8 +158,8 @@ func TestPassOverviewEqualsInMemory(t *testing.T) {
 		assertOccupancy(t, h, 8)
 	}
 	res := pauseResult("")
-	res.Verdict = analysis.Checkers(res).Check(context.Background(), res.History)
-	assertOccupancy(t, res.History, 3)
+	res.Verdict = analysis.Checkers(res).Check(context.Background(), historyOf(res))
+	assertOccupancy(t, historyOf(res), 3)
 }
 
 // assertOccupancy fails unless the overview of h from the pass equals

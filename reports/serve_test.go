@@ -113,13 +113,13 @@ func TestStoreHandlerTellsUnknownsApart(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		res := &analysis.Result{Dir: dir, History: append(history.History(nil), b.History()...), Config: config.Config{
+		res := &analysis.Result{Dir: dir, History: history.Slice(append(history.History(nil), b.History()...)), Config: config.Config{
 			Name: filepath.Dir(r.dir), Lock: "single", Workload: "api", Nodes: 1, Clients: 1, TTL: 300 * time.Millisecond,
 			TimeLimit: time.Second, Nemesis: r.nemesis, Seed: 1}}
 		if r.interrupted {
 			res.Interrupted, res.Incomplete = true, "interrupted by SIGINT at 0.4s of 1s"
 		}
-		if err := store.WriteJSON(filepath.Join(dir, store.TestFile), analysis.TestFile{Config: res.Config, Completed: true, Records: len(res.History)}); err != nil {
+		if err := store.WriteJSON(filepath.Join(dir, store.TestFile), analysis.TestFile{Config: res.Config, Completed: true, Records: b.Len()}); err != nil {
 			t.Fatal(err)
 		}
 		if err := analysis.Check(context.Background(), res); err != nil {

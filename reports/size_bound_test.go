@@ -53,7 +53,7 @@ func TestBrowserIndexSizeBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d records: index.html %d bytes", len(res.History), fi.Size())
+	t.Logf("%d records: index.html %d bytes", len(historyOf(res)), fi.Size())
 	if fi.Size() >= maxIndexBytes {
 		t.Errorf("index.html is %d bytes, want under %d", fi.Size(), maxIndexBytes)
 	}

@@ -156,7 +156,7 @@ func TestScreenshotTimeline(t *testing.T) {
 		t.Errorf("light band: %d lines above the strong one, %d below; want the strong band on the top row (c1) and light across the two rows under it", above, below)
 	}
 	dom := browsertest.DOM(t, page)
-	if n := strings.Count(dom, `class="box `); n != len(history.Pairs(pauseResult(dir).History)) {
+	if n := strings.Count(dom, `class="box `); n != len(history.Pairs(historyOf(pauseResult(dir)))) {
 		t.Errorf("%d boxes in the DOM", n)
 	}
 	if !regexp.MustCompile(`<title>op 6: acquire ok, process 1, 0\.0200 s → 0\.3200 s \(300\.000 ms\)`).MatchString(dom) {
@@ -258,7 +258,7 @@ func TestBrowserTimelineOpensAtOp(t *testing.T) {
 		t.Fatal(err)
 	}
 	var write, acquire int64 = -1, -1
-	for _, op := range res.History {
+	for _, op := range historyOf(res) {
 		switch {
 		case op.F == history.FWrite && op.Process == 0 && op.Type == history.OK:
 			write = op.Index

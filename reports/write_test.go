@@ -27,7 +27,7 @@ func TestWriteRealRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	index, _ := checkReport(t, res)
-	if len(checker.FaultWindows(res.History)) > 0 && !strings.Contains(index, "client-pause") {
+	if len(checker.FaultWindows(historyOf(res))) > 0 && !strings.Contains(index, "client-pause") {
 		t.Error("index.html does not list the client-pause faults")
 	}
 	for _, f := range []string{store.HistoryFile, store.TestFile, store.ResultsFile, store.PorcupineCounterFile} {

@@ -6,6 +6,7 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/resource"
 )
 
 // Metrics are the numbers of one run that a sweep or comparison shows.
@@ -79,19 +80,21 @@ func MetricsOf(res *analysis.Result) Metrics {
 			m.WaitP50, m.WaitP99 = time.Duration(d.Wait.P50), time.Duration(d.Wait.P99)
 		}
 	}
-	writes, werr := res.AllWrites()
-	if werr == nil && len(writes) > 0 {
-		m.StaleAccepted, m.StaleRejected = 0, 0
-		for _, w := range writes {
-			switch {
-			case w.Stale && w.Accepted && w.Read:
-				// a read served to a stale holder changes nothing itself
-			case w.Stale && w.Accepted:
-				m.StaleAccepted++
-			case w.Stale:
-				m.StaleRejected++
-			}
+	var logged int
+	var accepted, rejected int64
+	err := res.EachWrite(func(w *resource.Write) {
+		logged++
+		switch {
+		case w.Stale && w.Accepted && w.Read:
+			// a read served to a stale holder changes nothing itself
+		case w.Stale && w.Accepted:
+			accepted++
+		case w.Stale:
+			rejected++
 		}
+	})
+	if err == nil && logged > 0 {
+		m.StaleAccepted, m.StaleRejected = accepted, rejected
 	}
 	_ = res.EachRecord(func(op *history.Op) { // a history cut short counts what was read
 		switch {

@@ -91,10 +91,12 @@ func TestBenchFoldersAnalyze(t *testing.T) {
 	if k := res.Coverage.Kind("partition"); k.Applied != 2 || k.Exercised != 2 {
 		t.Errorf("partitions applied %d, exercised %d; want 2 and 2", k.Applied, k.Exercised)
 	}
-	for _, o := range res.History {
+	if err := res.EachRecord(func(o *history.Op) {
 		if !o.IsNemesis() && o.Client == "" {
 			t.Fatalf("record %d of process %d has no client slot", o.Index, o.Process)
 		}
+	}); err != nil {
+		t.Fatal(err)
 	}
 	if res.Verdict.Valid != checker.Valid {
 		t.Fatalf("correct folder: %v (%s), want valid", res.Verdict.Valid, res.Verdict.Error)
