@@ -17,7 +17,8 @@ import (
 
 // segmentResult is a synthetic counter run of 16000 operations, longer
 // than the check reads as one segment, with two holders at once
-// injected in three places past its first segment, checked.
+// injected in three places past its first segment and a stale read,
+// checked.
 func segmentResult(t *testing.T) (dir string, res *analysis.Result, links []string) {
 	t.Helper()
 	dir = t.TempDir()
@@ -29,6 +30,7 @@ func segmentResult(t *testing.T) (dir string, res *analysis.Result, links []stri
 	for _, at := range []int{7, 8, 9} {
 		h = injectDoubleGrant(h, len(h)*at/10)
 	}
+	h = injectStaleRead(h, len(h)*8/10) // the counter's critical sections fail too
 	res.History = history.Slice(h)
 	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 	if err := Write(res); err != nil {
