@@ -88,7 +88,8 @@ func (s *liveStream) heal(end int64) {
 // result ends the stream (end: the last record's time; windows: the
 // history's fault windows) and gives Check's result.
 func (s *liveStream) result(windows []Window) Result {
-	for _, x := range s.open {
+	for _, p := range s.ops.Flush() {
+		x := s.queue[p.Seq-s.base]
 		x.done = true // never completed: info, done at the end
 		x.Done = s.r.end
 		if x.F == history.FAcquire && s.fifo != nil {

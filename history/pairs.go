@@ -2,6 +2,7 @@ package history
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 )
 
@@ -89,6 +90,17 @@ func (p *Pairer) copyOf(r *Op, at int64) *openInvoke {
 
 // Open is the number of operations in flight.
 func (p *Pairer) Open() int { return len(p.open) }
+
+// Invokes are the invokes of the operations in flight, in no order.
+func (p *Pairer) Invokes() iter.Seq[*Op] {
+	return func(yield func(*Op) bool) {
+		for _, c := range p.open {
+			if !yield(&c.op) {
+				return
+			}
+		}
+	}
+}
 
 // Flush returns the operations still in flight, never completed, in
 // invoke order, and forgets them.
