@@ -74,7 +74,7 @@ type LiveCounter struct {
 	drift       time.Duration // the lock checker's drift allowance
 	driftFactor float64
 
-	invoke  map[int]history.Op      // each process's open invoke
+	ops     history.Pairer          // the open invokes
 	byProc  map[int]*liveLease      // each process's latest lease
 	byToken map[string]*liveLease   // key + "\x00" + token -> latest lease, until cut
 	byKey   map[string][]*liveLease // leases possibly still held, per key
@@ -94,7 +94,7 @@ type LiveCounter struct {
 func NewLiveCounter(cfg config.Config) *LiveCounter {
 	l := lockChecker(cfg)
 	c := &LiveCounter{drift: l.Drift, driftFactor: l.DriftFactor,
-		invoke: map[int]history.Op{}, byProc: map[int]*liveLease{}, byToken: map[string]*liveLease{},
+		byProc: map[int]*liveLease{}, byToken: map[string]*liveLease{},
 		byKey: map[string][]*liveLease{}, late: map[int]bool{}, acked: map[string]*ackedValues{},
 		counts: map[string]int{}, fenced: cfg.Fencing, fences: map[string]int64{}, before: map[int]int64{}}
 	if !cfg.SkipRecoveryCheck {
@@ -155,8 +155,8 @@ func (c *LiveCounter) Add(op history.Op) {
 		}
 		return
 	}
+	paired, ok := c.ops.Add(&op)
 	if op.Type == history.Invoke {
-		c.invoke[op.Process] = op
 		switch op.F {
 		case history.FWrite:
 			c.late[op.Process] = !c.holds(op.Process, op.Time)
@@ -166,10 +166,9 @@ func (c *LiveCounter) Add(op history.Op) {
 		}
 		return
 	}
-	inv, ok := c.invoke[op.Process]
-	delete(c.invoke, op.Process)
-	if !ok || inv.F != op.F {
-		inv = op // a completion without its invoke: use what it says
+	inv := op // a completion without its invoke: use what it says
+	if ok && paired.Completion != nil && paired.Invoke.F == op.F {
+		inv = *paired.Invoke
 	}
 	if fence := max(op.Fence, inv.Fence); op.Type == history.OK && fence != 0 && (op.F == history.FRead || op.F == history.FWrite) {
 		key := pick(op.Key, inv.Key)

@@ -45,7 +45,7 @@ type pass struct {
 	clientRecs, slotted int   // client records, and those carrying a slot
 	nem                 history.History
 	leases              map[int]*openLease
-	pending             map[int]invoke // process -> its invoke in flight
+	ops                 history.Pairer // the invokes in flight
 	orphans             []invoke       // invokes never completed: open to the end
 	m                   *matcher
 	find                *finder // nil when the windows were given
@@ -72,7 +72,7 @@ type invoke struct {
 // newPass returns a pass over a history whose windows are ws (with their
 // End), or, when ws is nil, whose windows it finds as it reads.
 func newPass(in Input, ws []Window) *pass {
-	p := &pass{in: in, leases: map[int]*openLease{}, pending: map[int]invoke{}, closedEnd: -1 << 63}
+	p := &pass{in: in, leases: map[int]*openLease{}, closedEnd: -1 << 63}
 	p.m = newMatcher(ws)
 	if ws == nil {
 		p.find = newFinder(p.m)
@@ -93,6 +93,7 @@ func (p *pass) read(src history.Source) error {
 // add follows record o, the i-th of the history.
 func (p *pass) add(o *history.Op, i int64) {
 	p.end = max(p.end, o.Time)
+	op, paired := p.ops.Add(o) // fed every record: an invoke's InvokeAt is its i
 	if o.IsNemesis() {
 		if o.F == history.FStart || o.F == history.FStop {
 			n := *o
@@ -109,20 +110,20 @@ func (p *pass) add(o *history.Op, i int64) {
 		p.slotted++
 		p.lease(o, i)
 	}
-	if o.F == history.FLost {
-		return
-	}
-	if o.Type == history.Invoke {
-		if prev, ok := p.pending[o.Process]; ok && prev.client != "" {
-			p.orphans = append(p.orphans, prev) // never completed (history.Pairs leaves it open)
+	switch {
+	case !paired:
+	case op.Completion == nil: // never completed: open to the end
+		if inv := invokeOf(op); inv.client != "" {
+			p.orphans = append(p.orphans, inv)
 		}
-		p.pending[o.Process] = invoke{client: o.Client, f: o.F, time: o.Time, op: i}
-		return
+	default:
+		p.closeOp(invokeOf(op), o.Time)
 	}
-	if inv, ok := p.pending[o.Process]; ok {
-		delete(p.pending, o.Process)
-		p.closeOp(inv, o.Time)
-	}
+}
+
+// invokeOf is what a state interval needs of op's invoke.
+func invokeOf(op history.Operation) invoke {
+	return invoke{client: op.Invoke.Client, f: op.Invoke.F, time: op.Invoke.Time, op: op.InvokeAt}
 }
 
 // lease follows the lease of o's process: held from an acquire's ok until
@@ -210,9 +211,8 @@ func (p *pass) finish() {
 	for pr := range p.leases {
 		p.closeLease(pr, p.end)
 	}
-	for pr, inv := range p.pending {
-		delete(p.pending, pr)
-		p.closeOp(inv, p.end)
+	for _, op := range p.ops.Flush() {
+		p.closeOp(invokeOf(op), p.end)
 	}
 	for _, inv := range p.orphans {
 		p.closeOp(inv, p.end)

@@ -189,7 +189,7 @@ func (s *runScan) add(o *history.Op, c history.Cursor) {
 // for a history not kept whole the anomaly windows to read.
 func (s *runScan) finish(res *analysis.Result) {
 	s.leases.finish()
-	s.ops.open = nil
+	s.ops.ops = history.Pairer{} // the operations never completed stay open
 	if s.records > 0 {
 		end := history.Op{Index: s.records, Time: s.end} // ends the unhealed windows
 		s.faults = checker.FaultWindows(append(s.nem, end))
