@@ -10,8 +10,8 @@ import (
 // overflow is what the engine keeps of a segment it stopped buffering.
 type overflow struct {
 	pend history.Pairer // the open invokes
-	acq  LockDetails        // the acquires completed in it, by outcome
-	rw   bool               // a read or write seen: the counter is not checked
+	acq  LockDetails    // the acquires completed in it, by outcome
+	rw   bool           // a read or write seen: the counter is not checked
 }
 
 // overflowAdd takes record o of a segment not buffered: it pairs invokes
