@@ -53,7 +53,7 @@ func TestAvailabilityMatchesNaive(t *testing.T) {
 		history.Op{Index: n + 2, Time: h[9000].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "crash"})
 	os := ops(h)
 	fillTokens(os)
-	r := &livenessRun{l: &Liveness{}, leases: extractLeases(h, os, 0, 0), windows: FaultWindows(h)}
+	r := &livenessRun{l: &Liveness{}, leases: serverLeases(os), windows: FaultWindows(h)}
 	for i := range h {
 		r.end = max(r.end, h[i].Time)
 	}
