@@ -129,7 +129,7 @@ type livenessRun struct {
 	d       LivenessDetails
 	al      anomalyList
 	leases  map[int]*liveLease // op.Lease -> the server's side of it (see liveLease)
-	acq     []*op // acquires, invoke order
+	acq     []*op              // acquires, invoke order
 	windows []Window
 	// end is the last record's time; maxTTL the longest TTL asked;
 	// retryGap the longest gap between a failed acquire's completion and
