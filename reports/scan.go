@@ -62,7 +62,7 @@ type runScan struct {
 	faults  []checker.Window // fault windows (the history's indices)
 
 	ops    *opLog
-	leases *leaseTracker
+	leases *leaseFollower
 	slots  *slotTracker
 	// fences are the history's resource operations (their index in ops
 	// and their token), for fencing.png when the run has no resource log.
@@ -136,7 +136,7 @@ func scanRun(res *analysis.Result) (*runScan, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.d = detailOf(s.wh, s.slots.slotMap(s.wh), s.windowFaults(), writes, lostPairs(s.wh, res.Verdict, s.inWindow))
+	s.d = detailOf(s.wh, s.slots.slotMap(s.wh), s.windowFaults(), writes, lostPairs(s.wh, res.Verdict, s.inWindow), analysis.LeaseOptions(res.Config))
 	return s, nil
 }
 
@@ -145,7 +145,7 @@ func scanRun(res *analysis.Result) (*runScan, error) {
 func newScan(res *analysis.Result, keepFences bool) *runScan {
 	s := &runScan{ops: newOpLog(), slots: newSlotTracker(max(res.Config.Clients, 0)), keepFences: keepFences,
 		times: map[int64]int64{}, recs: map[int64]history.Op{}, whole: int64(res.Records) <= maxWholeRecords}
-	s.leases = newLeaseTracker(s.slots)
+	s.leases = newLeaseFollower(analysis.LeaseOptions(res.Config))
 	s.wantTime, s.wantRec = wanted(res)
 	if s.whole && res.Records > 0 {
 		s.wh = make(history.History, 0, res.Records)
@@ -245,7 +245,7 @@ func (s *runScan) recordAt(i int64) (history.Op, bool) {
 }
 
 // overview is the holders overview of the run's leases to end (ns): the
-// leases the pass followed (leaseTracker) on the slots it followed
+// leases the pass followed (leaseFollower) on the slots it followed
 // (slotTracker).
 func (s *runScan) overview(end int64) *occupancy {
 	return occupancyOf(&s.leases.log, s.slots.clients, s.slots.slot, xMax(end))

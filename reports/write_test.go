@@ -13,6 +13,7 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lease"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 )
@@ -132,7 +133,7 @@ func TestWriteNoDir(t *testing.T) {
 // record; two different leases believed held at once are an overlap.
 func TestHoldsAndOverlaps(t *testing.T) {
 	h, _ := pauseHistory()
-	hs := holds(h)
+	hs := holds(h, runLeases)
 	if len(hs) != 3 {
 		t.Fatalf("got %d leases, want 3: %+v", len(hs), hs)
 	}
@@ -154,9 +155,9 @@ func TestHoldsAndOverlaps(t *testing.T) {
 	b.add(history.Op{Time: 60, Type: history.Invoke, Process: 1, F: history.FAcquire, Key: "k"})
 	b.add(history.Op{Time: 61, Type: history.OK, Process: 1, F: history.FAcquire, Key: "k", Token: "y"})
 	b.add(history.Op{Time: 70, Type: history.Invoke, Process: 1, F: history.FRead, Key: "k"})
-	hs = holds(b.h)
+	hs = holds(b.h, lease.Options{})
 	if len(hs) != 2 || hs[0].End != 50 || hs[0].Ended != "lost" || hs[0].Validity != 100 {
-		t.Errorf("lost lease = %+v (validity falls back to invoke + TTL)", hs[0])
+		t.Errorf("lost lease = %+v (validity falls back to invoke + TTL, no drift allowance)", hs[0])
 	}
 	if hs[1].End != 70 || hs[1].Ended != "gone" || hs[1].Validity != 0 {
 		t.Errorf("abandoned lease = %+v", hs[1])
