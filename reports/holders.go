@@ -126,17 +126,17 @@ func HeldOverlaps(h history.History) int { return len(overlaps(holds(h, lease.Op
 // windows (h's indices), leases and their overlaps, resource operations
 // with their arrivals, and lost increments.
 type detail struct {
-	h     history.History
-	sp    []span
-	sm    slotMap
-	ws    []checker.Window
-	hs    []hold
-	ovs   []overlap
+	h   history.History
+	sp  []span
+	sm  slotMap
+	ws  []checker.Window
+	hs  []hold
+	ovs []overlap
 	// within counts the pairs of leases overlapping within validity, as
 	// the exclusion checker's overlaps (checker.ValidOverlaps)
 	within int
 	marks  []arrival
-	lost  []lostPair
+	lost   []lostPair
 }
 
 // detailOf derives h's detail from its rows sm, fault windows ws, the

@@ -13,9 +13,9 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
-	"github.com/lockstorm/lockstorm/lease"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // A real 3 s run (real redis-server, client pauses) gets a complete report
