@@ -23,8 +23,23 @@ func (b *hb) client(ms int64, p int, slot string, t history.Type, f string) int6
 	return b.add(history.Op{Time: ms, Process: p, Client: slot, Type: t, F: f, Key: "k"})
 }
 
+// acquired records an acquire ok of process p, and its invoke at the same
+// time unless p's last record is one.
 func (b *hb) acquired(ms int64, p int, slot string, nodes []string, validityMS int64) int64 {
+	if !b.invoking(p) {
+		b.client(ms, p, slot, history.Invoke, history.FAcquire)
+	}
 	return b.add(history.Op{Time: ms, Process: p, Client: slot, Type: history.OK, F: history.FAcquire, Key: "k", Token: slot, Nodes: nodes, Validity: validityMS})
+}
+
+// invoking reports whether process p's last record is an acquire invoke.
+func (b *hb) invoking(p int) bool {
+	for i := len(b.h) - 1; i >= 0; i-- {
+		if o := b.h[i]; o.Process == p {
+			return o.Type == history.Invoke && o.F == history.FAcquire
+		}
+	}
+	return false
 }
 
 // fault records a start (invoke + completion of type startType) and, if
@@ -111,7 +126,7 @@ func TestHolderEndsAtReleaseLostOrValidity(t *testing.T) {
 	}{
 		"release": {0, func(b *hb) { b.client(15, 1, "c1", history.Invoke, history.FRelease) }},
 		"lost": {0, func(b *hb) {
-			b.add(history.Op{Time: 15, Process: 1, Client: "c1", Type: history.Info, F: history.FLost, Token: "c1"})
+			b.add(history.Op{Time: 15, Process: 1, Client: "c1", Type: history.Info, F: history.FLost, Key: "k", Token: "c1"})
 		}},
 		"validity": {18, func(*hb) {}},
 	}
@@ -250,7 +265,7 @@ func TestJSONShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"requested":["client-pause"]`, `"min":1`, `"kinds":[{"kind":"client-pause","planned":1,"applied":1,"touched_holder":1,"holder_at_start":1,"touched_waiter":0,"touched_write":0,"exercised":1}]`, `"holder":{"when":"start","client":"c1","op":0}`} {
+	for _, want := range []string{`"requested":["client-pause"]`, `"min":1`, `"kinds":[{"kind":"client-pause","planned":1,"applied":1,"touched_holder":1,"holder_at_start":1,"touched_waiter":0,"touched_write":0,"exercised":1}]`, `"holder":{"when":"start","client":"c1","op":1}`} {
 		if !strings.Contains(string(js), want) {
 			t.Errorf("JSON %s lacks %s", js, want)
 		}

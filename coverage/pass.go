@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // state is what a client can be doing that a fault may disturb.
@@ -44,23 +45,16 @@ type pass struct {
 	end                 int64 // the latest record time so far
 	clientRecs, slotted int   // client records, and those carrying a slot
 	nem                 history.History
-	leases              map[int]*openLease
-	ops                 history.Pairer // the invokes in flight
-	orphans             []invoke       // invokes never completed: open to the end
+	leases              *lease.Tracker
+	holders             map[*lease.Lease]interval // leases held by a client slot, not yet ended
+	ops                 history.Pairer            // the invokes in flight
+	orphans             []invoke                  // invokes never completed: open to the end
 	m                   *matcher
 	find                *finder // nil when the windows were given
 	// closedEnd is the latest end of an interval matched so far; early is
 	// set when a window started at or before it (see exact).
 	closedEnd int64
 	early     bool
-}
-
-// openLease is a lease being held: the interval so far, its token and
-// its validity (the latest the acquire or an extend reported, 0 unknown).
-type openLease struct {
-	interval
-	token    string
-	validity int64
 }
 
 // invoke is what a state interval needs of an invoke record.
@@ -72,7 +66,7 @@ type invoke struct {
 // newPass returns a pass over a history whose windows are ws (with their
 // End), or, when ws is nil, whose windows it finds as it reads.
 func newPass(in Input, ws []Window) *pass {
-	p := &pass{in: in, leases: map[int]*openLease{}, closedEnd: -1 << 63}
+	p := &pass{in: in, leases: lease.NewTracker(lease.Options{Forget: true}), holders: map[*lease.Lease]interval{}, closedEnd: -1 << 63}
 	p.m = newMatcher(ws)
 	if ws == nil {
 		p.find = newFinder(p.m)
@@ -108,8 +102,8 @@ func (p *pass) add(o *history.Op, i int64) {
 	p.clientRecs++
 	if o.Client != "" {
 		p.slotted++
-		p.lease(o, i)
 	}
+	p.follow(p.leases.Add(o), o, i)
 	switch {
 	case !paired:
 	case op.Completion == nil: // never completed: open to the end
@@ -126,59 +120,30 @@ func invokeOf(op history.Operation) invoke {
 	return invoke{client: op.Invoke.Client, f: op.Invoke.F, time: op.Invoke.Time, op: op.InvokeAt}
 }
 
-// lease follows the lease of o's process: held from an acquire's ok until
-// the earliest of the process's release invoke, a lost notice of the
-// lease, the lease's validity and the end of the history.
-func (p *pass) lease(o *history.Op, i int64) {
-	switch {
-	case o.F == history.FAcquire && o.Type == history.OK:
-		p.closeLease(o.Process, o.Time)
-		p.leases[o.Process] = &openLease{interval: interval{client: o.Client, start: o.Time, op: i,
-			nodes: slices.Clone(o.Nodes)}, token: o.Token, validity: o.Validity}
-	case o.F == history.FExtend && o.Type == history.OK:
-		if l := p.extended(o); l != nil && o.Validity > 0 {
-			l.validity = o.Validity
+// follow takes the lease events of record o, the i-th of the history
+// (nil at its end): a lease is a holder's interval from its start (when
+// o has a client slot) to its end, its process gone at the end of the
+// history, each cut at the lease's validity (see lease.Tracker; no drift
+// allowance: the server's expiry).
+func (p *pass) follow(evs []lease.Event, o *history.Op, i int64) {
+	for _, e := range evs {
+		switch {
+		case e.Kind == lease.Started && o.Client != "":
+			p.holders[e.Lease] = interval{client: o.Client, start: e.At, op: i, nodes: slices.Clone(o.Nodes)}
+		case e.Kind == lease.Ended:
+			iv, ok := p.holders[e.Lease]
+			delete(p.holders, e.Lease)
+			end := e.At
+			if e.Lease.CutBy == "" {
+				end = p.end
+			}
+			if v := e.Lease.Validity(); v > 0 {
+				end = min(end, v)
+			}
+			if iv.end = end; ok && end >= iv.start {
+				p.closed(stateHolder, iv)
+			}
 		}
-	case o.F == history.FRelease && o.Type == history.Invoke:
-		p.closeLease(o.Process, o.Time)
-	case o.F == history.FLost:
-		if l := p.leases[o.Process]; l != nil && (o.Token == "" || l.token == "" || o.Token == l.token) {
-			p.closeLease(o.Process, o.Time)
-		}
-	}
-}
-
-// extended is the lease an extend ok renewed: its own process's, or,
-// for a watchdog's renewal recorded under a process of its own (an
-// observed or watchdog extend), the open lease with the same token.
-func (p *pass) extended(o *history.Op) *openLease {
-	if l := p.leases[o.Process]; l != nil {
-		return l
-	}
-	if o.Token == "" {
-		return nil
-	}
-	for _, l := range p.leases {
-		if l.token == o.Token {
-			return l
-		}
-	}
-	return nil
-}
-
-// closeLease ends process pr's lease at t (or its validity, when earlier).
-func (p *pass) closeLease(pr int, t int64) {
-	l := p.leases[pr]
-	if l == nil {
-		return
-	}
-	delete(p.leases, pr)
-	if l.validity > 0 && l.validity < t {
-		t = l.validity
-	}
-	if t >= l.start {
-		l.end = t
-		p.closed(stateHolder, l.interval)
 	}
 }
 
@@ -208,9 +173,7 @@ func (p *pass) finish() {
 	if p.find != nil {
 		p.find.finish(p.end)
 	}
-	for pr := range p.leases {
-		p.closeLease(pr, p.end)
-	}
+	p.follow(p.leases.Finish(), nil, -1)
 	for _, op := range p.ops.Flush() {
 		p.closeOp(invokeOf(op), p.end)
 	}

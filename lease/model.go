@@ -37,6 +37,9 @@ type Lease struct {
 	// when its outcome is unknown.
 	Invoke, Completion int64
 	Return             int64
+	// StartOp is the index of the record that started the lease: its
+	// acquire's ok, or the extend ok that renewed an unknown acquire.
+	StartOp int64
 	// Cut is when the holder stopped holding: its first release's invoke
 	// or a lost notice, whichever came first; Inf if neither. CutBy is
 	// EndRelease, EndLost or "".

@@ -182,6 +182,7 @@ func (t *Tracker) acquire(inv, c *history.Op) {
 	end, ok := t.believedEnd(inv, c)
 	l.NoExpiry = !ok
 	t.hold(l, c.Time)
+	l.StartOp = c.Index
 	l.Segments = append(l.Segments, [2]int64{c.Time, end})
 	t.events = append(t.events, Event{Started, l, c.Time})
 }
@@ -199,6 +200,7 @@ func (t *Tracker) extend(inv, c *history.Op) {
 		return
 	case !l.held:
 		t.hold(l, c.Time)
+		l.StartOp = c.Index
 		t.events = append(t.events, Event{Started, l, c.Time})
 	default:
 		t.events = append(t.events, Event{Extended, l, c.Time})
