@@ -475,28 +475,3 @@ func Tokens(h history.History) Result {
 	}
 	return t.result()
 }
-
-// serverLeases is the server's side of each lease of os (fillTokens
-// applied), by acquire index: the latest extend ok's return + TTL and the
-// invoke of the first release ok, as liveStream keeps them.
-func serverLeases(os []op) map[int]*liveLease {
-	out := map[int]*liveLease{}
-	for i := range os {
-		o := &os[i]
-		if o.Type != history.OK || o.Lease < 0 || o.F != history.FExtend && o.F != history.FRelease {
-			continue
-		}
-		l := out[o.Lease]
-		if l == nil {
-			l = &liveLease{}
-			out[o.Lease] = l
-		}
-		switch {
-		case o.F == history.FExtend && o.TTL > 0:
-			l.extendedTo = max(l.extendedTo, satAdd(o.Return, o.TTL))
-		case o.F == history.FRelease && !l.released:
-			l.releasedAt, l.released = o.Call, true
-		}
-	}
-	return out
-}
