@@ -74,7 +74,7 @@ type Options struct {
 // at their completion.
 type Tracker struct {
 	opt    Options
-	ops    history.Pairer
+	ops    history.Pairer     // the acquires and extends in flight
 	cur    map[procKey]*Lease // (process, key) -> its latest acquire ok
 	byTok  map[tokKey]*Lease  // (key, token) -> its latest acquire ok or unknown
 	dogs   map[dogKey]*Lease  // (process, key, token) -> the lease it matched before
@@ -117,6 +117,9 @@ func (t *Tracker) Add(r *history.Op) []Event {
 		t.lost(r)
 	case r.F == history.FRelease && r.Type == history.Invoke:
 		t.release(r)
+	}
+	if r.F != history.FAcquire && r.F != history.FExtend {
+		return t.events // only acquires and extends are paired: a process is single-threaded
 	}
 	op, ok := t.ops.Add(r)
 	switch {
