@@ -21,12 +21,13 @@ const (
 
 // interval is a time (ns since the run started, closed) during which a
 // client slot was in a state, and the record that opens it (op: the
-// acquire's ok for a holder, the invoke for a waiter or a write).
+// record that started the lease for a holder, the invoke for a waiter or
+// a write).
 type interval struct {
 	client     string
 	start, end int64
 	op         int64
-	// nodes are the nodes a lease involves (the acquire ok's Nodes); empty
+	// nodes are the nodes a lease involves (its start record's Nodes); empty
 	// means every node.
 	nodes []string
 }

@@ -11,15 +11,16 @@ import (
 )
 
 // hold is one lease as its holder believed it (a checker.Lease, as
-// holders.png draws it): from the acquire's ok to the release's invoke,
-// the holder learning the lease was lost, or (when neither happened) the
-// holder process's last record. Times are ns.
+// holders.png draws it): from its start (the acquire's ok, or the extend
+// ok that renewed an acquire with unknown outcome) to the first release
+// invoke naming it, the holder learning the lease was lost, or (when
+// neither happened) the holder process's last record. Times are ns.
 type hold struct {
 	Proc  int
 	Key   string
 	Token string
 	Fence int64
-	Start int64 // acquire ok time
+	Start int64 // when the lease started
 	End   int64 // end of the belief
 	// Validity is the lease's end as the client computed it (the latest
 	// of the acquire's and its extends' Validity up to End). When the
