@@ -53,6 +53,13 @@ func DriftAllowance(cfg config.Config) time.Duration {
 	return lease.Allowance(cfg.TTL, l.Drift, l.DriftFactor)
 }
 
+// LeaseOptions are the lease model's options of the run's checkers: the
+// lock checker's drift allowance (see lease.Tracker).
+func LeaseOptions(cfg config.Config) lease.Options {
+	l := lockChecker(cfg)
+	return lease.Options{Drift: l.Drift, DriftFactor: l.DriftFactor}
+}
+
 // lockChecker is the lock checker with the run's drift allowance
 // (Config.Drift, Config.DriftFactor; zero is the default, negative none).
 func lockChecker(cfg config.Config) *checker.Lock {

@@ -5,8 +5,6 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/lease"
 
-	"time"
-
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/resource"
 )
@@ -48,54 +46,33 @@ const (
 	LiveStuck = "lock-stuck"
 )
 
-// liveLease is one lease as its client saw it.
-type liveLease struct {
-	key, token string
-	process    int
-	// end is the latest end of its client's belief (ns since the run's
-	// start) over the segments seen so far: the acquire's and each
-	// extend's validity; noEnd when the lease has no known end.
-	end   int64
-	noEnd bool
-	// cut is set by a release invoke or a lost signal: from then on the
-	// client no longer believes it holds the lease.
-	cut bool
-	// listed is true while the lease is in LiveCounter.byKey.
-	listed bool
-}
-
-// heldAt reports whether the client believed it held l at t.
-func (l *liveLease) heldAt(t int64) bool { return !l.cut && (l.noEnd || l.end > t) }
-
 // LiveCounter counts violations incrementally, one history record (and
 // one resource log entry) at a time: each record costs time proportional
 // to the leases live on its key, never a re-check of the history.
 type LiveCounter struct {
-	drift       time.Duration // the lock checker's drift allowance
-	driftFactor float64
-
-	invoke  map[int]history.Op      // each process's open invoke
-	byProc  map[int]*liveLease      // each process's latest lease
-	byToken map[string]*liveLease   // key + "\x00" + token -> latest lease, until cut
-	byKey   map[string][]*liveLease // leases possibly still held, per key
-	late    map[int]bool            // process -> its open write was invoked outside its lease
-	acked   map[string]*ackedValues // key -> values of acknowledged writes
-	writes  int                     // resource log entries seen
-	fenced  bool                    // the resource enforces fencing (Config.Fencing)
-	fences  map[string]int64        // resource key -> highest token of a fenced read or write ok so far
-	before  map[int]int64           // process -> fences[key] when its open write was invoked
-	stuck   *checker.StuckWatch     // nil when recovery is not required
+	ops    history.Pairer            // the open invokes
+	leases *lease.Tracker            // the checkers' lease model, forgetting ended leases
+	byKey  map[string][]*lease.Lease // leases possibly still held, per key
+	listed map[*lease.Lease]bool     // the leases in byKey
+	late   map[int]bool              // process -> its open write was invoked outside its lease
+	acked  map[string]*ackedValues   // key -> values of acknowledged writes
+	writes int                       // resource log entries seen
+	fenced bool                      // the resource enforces fencing (Config.Fencing)
+	fences map[string]int64          // resource key -> highest token of a fenced read or write ok so far
+	before map[int]int64             // process -> fences[key] when its open write was invoked
+	stuck  *checker.StuckWatch       // nil when recovery is not required
 
 	counts map[string]int
 }
 
-// NewLiveCounter counts with cfg's drift allowance (for leases without a
-// recorded validity, as the exclusion checker does).
+// NewLiveCounter counts with cfg's lease options (LeaseOptions: the drift
+// allowance for leases without a recorded validity, as the exclusion
+// checker does).
 func NewLiveCounter(cfg config.Config) *LiveCounter {
-	l := lockChecker(cfg)
-	c := &LiveCounter{drift: l.Drift, driftFactor: l.DriftFactor,
-		invoke: map[int]history.Op{}, byProc: map[int]*liveLease{}, byToken: map[string]*liveLease{},
-		byKey: map[string][]*liveLease{}, late: map[int]bool{}, acked: map[string]*ackedValues{},
+	opt := LeaseOptions(cfg)
+	opt.Forget = true
+	c := &LiveCounter{leases: lease.NewTracker(opt), byKey: map[string][]*lease.Lease{}, listed: map[*lease.Lease]bool{},
+		late: map[int]bool{}, acked: map[string]*ackedValues{},
 		counts: map[string]int{}, fenced: cfg.Fencing, fences: map[string]int64{}, before: map[int]int64{}}
 	if !cfg.SkipRecoveryCheck {
 		c.stuck = checker.NewStuckWatch(0) // as checkersWith's Liveness: NeverFreedAfter unset
@@ -124,20 +101,6 @@ func (c *LiveCounter) Snapshot() map[string]int {
 	return out
 }
 
-// believedEnd is the end of the client's belief for a segment begun by
-// the ok record o of an op invoked at call: its Validity, else call + TTL
-// minus the drift allowance, else no end (as checker.Exclusion).
-func (c *LiveCounter) believedEnd(o history.Op, call int64, ttl int64) (int64, bool) {
-	switch {
-	case o.Validity != 0:
-		return o.Validity, true
-	case ttl > 0:
-		allow := int64(lease.Allowance(time.Duration(ttl), c.drift, c.driftFactor))
-		return max(call+ttl-allow, call), true
-	}
-	return 0, false
-}
-
 // Add takes the next history record (records come in index order, their
 // times non-decreasing).
 func (c *LiveCounter) Add(op history.Op) {
@@ -149,42 +112,29 @@ func (c *LiveCounter) Add(op history.Op) {
 	if op.IsNemesis() {
 		return
 	}
+	for _, e := range c.leases.Add(&op) {
+		c.leaseEvent(e)
+	}
+	paired, ok := c.ops.Add(&op)
 	if op.F == history.FLost {
-		if op.Type == history.Invoke {
-			c.cutLease(op)
-		}
 		return
 	}
 	if op.Type == history.Invoke {
-		c.invoke[op.Process] = op
-		switch op.F {
-		case history.FWrite:
+		if op.F == history.FWrite {
 			c.late[op.Process] = !c.holds(op.Process, op.Time)
 			c.before[op.Process] = c.fences[op.Key]
-		case history.FRelease:
-			c.cutLease(op)
 		}
 		return
 	}
-	inv, ok := c.invoke[op.Process]
-	delete(c.invoke, op.Process)
-	if !ok || inv.F != op.F {
-		inv = op // a completion without its invoke: use what it says
+	inv := op // a completion without its invoke: use what it says
+	if ok && paired.Completion != nil && paired.Invoke.F == op.F {
+		inv = *paired.Invoke
 	}
 	if fence := max(op.Fence, inv.Fence); op.Type == history.OK && fence != 0 && (op.F == history.FRead || op.F == history.FWrite) {
 		key := pick(op.Key, inv.Key)
 		c.fences[key] = max(c.fences[key], fence)
 	}
-	switch op.F {
-	case history.FAcquire:
-		if op.Type == history.OK {
-			c.acquired(op, inv)
-		}
-	case history.FExtend:
-		if op.Type == history.OK {
-			c.extended(op, inv)
-		}
-	case history.FWrite:
+	if op.F == history.FWrite {
 		late, before := c.late[op.Process], c.before[op.Process]
 		delete(c.late, op.Process)
 		delete(c.before, op.Process)
@@ -220,102 +170,66 @@ func pick(a, b string) string {
 	return b
 }
 
-// acquired adds a new lease, counting an overlap with each other
-// process's lease on the key still held at this instant.
-func (c *LiveCounter) acquired(op, inv history.Op) {
-	key := pick(op.Key, inv.Key)
-	l := &liveLease{key: key, token: pick(op.Token, inv.Token), process: op.Process}
-	end, known := c.endOf(op, inv)
-	l.end, l.noEnd = end, !known
-	c.overlaps(l, op.Time)
-	c.byProc[op.Process] = l
-	if l.token != "" {
-		c.byToken[key+"\x00"+l.token] = l
-	}
-	l.listed = true
-	c.byKey[key] = append(c.byKey[key], l)
-}
-
-func (c *LiveCounter) endOf(op, inv history.Op) (int64, bool) {
-	ttl := op.TTL
-	if ttl == 0 {
-		ttl = inv.TTL
-	}
-	return c.believedEnd(op, inv.Time, ttl)
-}
-
-// extended adds an extend's segment to its lease (found by token, else the
-// process's own). A segment that starts after the lease's belief had
-// ended starts a new interval: it may overlap another holder.
-func (c *LiveCounter) extended(op, inv history.Op) {
-	key, token := pick(op.Key, inv.Key), pick(op.Token, inv.Token)
-	l := c.byToken[key+"\x00"+token]
-	if l == nil {
-		if l = c.byProc[op.Process]; l == nil || l.key != key || token != "" && l.token != token {
-			return
+// leaseEvent counts, when a lease starts or an extend renews it after its
+// belief had ended, an overlap with each other process's lease on its key
+// held at that instant.
+func (c *LiveCounter) leaseEvent(e lease.Event) {
+	l := e.Lease
+	switch e.Kind {
+	case lease.Started:
+		c.overlaps(l, e.At)
+	case lease.Extended:
+		if !heldAt(l, l.Segments[:len(l.Segments)-1], e.At) {
+			c.overlaps(l, e.At)
 		}
-	}
-	if l.cut {
+	default:
 		return
 	}
-	end, known := c.endOf(op, inv)
-	if !l.heldAt(op.Time) {
-		c.overlaps(l, op.Time)
+	if !c.listed[l] {
+		c.listed[l] = true
+		c.byKey[l.Key] = append(c.byKey[l.Key], l)
 	}
-	if !known {
-		l.noEnd = true
-	} else if end > l.end {
-		l.end = end
+}
+
+// heldAt reports whether the holder of l believed it held l at t by its
+// segments segs: not cut, and a segment ends after t.
+func heldAt(l *lease.Lease, segs [][2]int64, t int64) bool {
+	if l.CutBy != "" {
+		return false
 	}
-	if !l.listed {
-		l.listed = true
-		c.byKey[key] = append(c.byKey[key], l)
+	for _, s := range segs {
+		if s[1] > t {
+			return true
+		}
 	}
+	return false
 }
 
 // overlaps counts the other processes' leases on l's key held at t, and
 // drops from the key's list the leases no longer held.
-func (c *LiveCounter) overlaps(l *liveLease, t int64) {
-	list := c.byKey[l.key]
+func (c *LiveCounter) overlaps(l *lease.Lease, t int64) {
+	list := c.byKey[l.Key]
 	kept := list[:0]
 	for _, o := range list {
-		if !o.heldAt(t) {
-			o.listed = false
+		if !heldAt(o, o.Segments, t) {
+			delete(c.listed, o)
 			continue
 		}
 		kept = append(kept, o)
-		if o != l && o.process != l.process {
+		if o != l && o.Process != l.Process {
 			c.counts[LiveOverlap]++
 		}
 	}
 	clear(list[len(kept):])
-	c.byKey[l.key] = kept
-}
-
-// cutLease ends the lease a release invoke or lost signal names: by key
-// and token, else the process's own latest lease.
-func (c *LiveCounter) cutLease(op history.Op) {
-	var l *liveLease
-	if op.Token != "" {
-		l = c.byToken[op.Key+"\x00"+op.Token]
-	}
-	if l == nil {
-		if l = c.byProc[op.Process]; l == nil || op.Token != "" && l.token != op.Token {
-			return
-		}
-	}
-	l.cut = true
-	if c.byToken[l.key+"\x00"+l.token] == l {
-		delete(c.byToken, l.key+"\x00"+l.token)
-	}
+	c.byKey[l.Key] = kept
 }
 
 // holds reports whether process p believed it held its latest lease at t
 // (its validity's last instant included, as the exclusion checker's
 // write check).
 func (c *LiveCounter) holds(p int, t int64) bool {
-	l := c.byProc[p]
-	return l != nil && !l.cut && (l.noEnd || t <= l.end)
+	ls := c.leases.Of(p)
+	return len(ls) > 0 && heldAt(ls[len(ls)-1], ls[len(ls)-1].Segments, t-1)
 }
 
 // addWrites takes the resource's log (its whole log so far; only entries

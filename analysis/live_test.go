@@ -69,6 +69,17 @@ func TestLiveCounter(t *testing.T) {
 			withTok(inv(1, history.FExtend, 200), "a"),
 			{Type: history.OK, Process: 1, F: history.FExtend, Key: "k", Token: "a", Time: 201 * lms, Validity: 700 * lms},
 		}, map[string]int{LiveOverlap: 1}},
+		{"a watchdog's extend of an unknown acquire holds it", []history.Op{
+			withTok(inv(1, history.FAcquire, 0), "a"), withTok(done(1, history.FAcquire, 50, history.Info, 0), "a"),
+			withTok(inv(9, history.FExtend, 60), "a"),
+			{Type: history.OK, Process: 9, F: history.FExtend, Key: "k", Token: "a", Time: 61 * lms, Validity: 700 * lms},
+			inv(2, history.FAcquire, 100), okAcq(2, 101, "b", 600),
+		}, map[string]int{LiveOverlap: 1}},
+		{"a release by another process ends the lease", []history.Op{
+			inv(1, history.FAcquire, 0), okAcq(1, 1, "a", 500),
+			withTok(inv(9, history.FRelease, 50), "a"),
+			inv(2, history.FAcquire, 100), okAcq(2, 101, "b", 600),
+		}, nil},
 		{"accepted write after validity", []history.Op{
 			inv(1, history.FAcquire, 0), okAcq(1, 1, "a", 500),
 			inv(1, history.FWrite, 700), done(1, history.FWrite, 701, history.OK, 1),

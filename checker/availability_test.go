@@ -54,7 +54,7 @@ func TestAvailabilityMatchesNaive(t *testing.T) {
 		history.Op{Index: n + 2, Time: h[9000].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "crash"})
 	os := ops(h)
 	fillTokens(os)
-	r := &livenessRun{l: &Liveness{}, leases: extractLeases(h, os, 0, 0), windows: FaultWindows(h)}
+	r := &livenessRun{l: &Liveness{}, leases: serverLeases(os), windows: FaultWindows(h)}
 	for i := range h {
 		r.end = max(r.end, h[i].Time)
 	}
@@ -75,4 +75,29 @@ func TestAvailabilityMatchesNaive(t *testing.T) {
 		}
 		t.Fatal("windows differ")
 	}
+}
+
+// serverLeases is the server's side of each lease of os (fillTokens
+// applied), by acquire index: the latest extend ok's return + TTL and the
+// invoke of the first release ok, as liveStream keeps them.
+func serverLeases(os []op) map[int]*liveLease {
+	out := map[int]*liveLease{}
+	for i := range os {
+		o := &os[i]
+		if o.Type != history.OK || o.Lease < 0 || o.F != history.FExtend && o.F != history.FRelease {
+			continue
+		}
+		l := out[o.Lease]
+		if l == nil {
+			l = &liveLease{}
+			out[o.Lease] = l
+		}
+		switch {
+		case o.F == history.FExtend && o.TTL > 0:
+			l.extendedTo = max(l.extendedTo, satAdd(o.Return, o.TTL))
+		case o.F == history.FRelease && !l.released:
+			l.releasedAt, l.released = o.Call, true
+		}
+	}
+	return out
 }

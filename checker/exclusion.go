@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // Exclusion checks mutual exclusion as the clients saw it.
@@ -81,19 +82,19 @@ func (e Exclusion) Check(ctx context.Context, h history.History) Result {
 func (e Exclusion) checkOps(h history.History, os []op) Result {
 	d := ExclusionDetails{WritesAfterValidity: map[string]int{}}
 	var al anomalyList
-	set := extractLeases(h, os, e.Drift, e.DriftFactor)
+	set := leasesOf(h, e.Drift, e.DriftFactor)
 	d.Leases = len(set.held)
 	for _, l := range set.held {
 		if l.NoExpiry {
 			d.LeasesWithoutValidity++
 		}
-		d.LeasesEndedByLostSignal += l.lostSignals
+		d.LeasesEndedByLostSignal += l.LostSignals
 	}
 	for _, ov := range ValidOverlaps(set.held) {
 		a, c := ov.A, ov.B
 		d.Overlaps++
 		d.MaxOverlapNS = max(d.MaxOverlapNS, ov.End()-ov.Start())
-		al.add(Anomaly{Kind: "overlap", Fatal: true, Ops: opIndices(a.Lease.acq, c.Lease.acq),
+		al.add(Anomaly{Kind: "overlap", Fatal: true, Ops: sortedIndices(a.Lease.AcquireOps(), c.Lease.AcquireOps()),
 			Text: fmt.Sprintf("key %q: process %d (token %s) held the lock in its own view over [%s, %s] while process %d (token %s) did over [%s, %s]",
 				ov.Key, a.Lease.Process, a.Lease.Token, fmtTime(a.Start), fmtTime(a.End), c.Lease.Process, c.Lease.Token, fmtTime(c.Start), fmtTime(c.End))})
 	}
@@ -101,7 +102,7 @@ func (e Exclusion) checkOps(h history.History, os []op) Result {
 	for i := range os {
 		if w := &os[i]; w.F == history.FWrite {
 			d.WritesChecked++
-			l := leaseAt(set.byProc[w.Process], w.Call)
+			l := lease.At(set.t.Of(w.Process), w.Call)
 			why, late := lateWhy(w, l)
 			if !late {
 				continue
@@ -162,7 +163,7 @@ func writeAfterValidity(w *op, l *Lease, why string, acceptedFatal bool, d *Excl
 	d.WritesAfterValidity[outcome]++
 	ops := w.indices()
 	if l != nil {
-		ops = opIndices(l.acq, w)
+		ops = sortedIndices(l.AcquireOps(), ops)
 	}
 	text := fmt.Sprintf("process %d wrote %d at %s %s; the resource %s it", w.Process, w.Value, fmtTime(w.Call), why, outcome)
 	if kind == KindLateWriteInOrder {
@@ -222,4 +223,11 @@ func (e Exclusion) mergeSegments(st *stream, parts []segmentPart) Result {
 	}
 	res.Details = d
 	return res
+}
+
+// sortedIndices are the record indices of a and b, in order.
+func sortedIndices(a, b []int64) []int64 {
+	out := append(append([]int64(nil), a...), b...)
+	sortInt64(out)
+	return out
 }

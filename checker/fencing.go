@@ -362,8 +362,7 @@ func (v *FenceValidator) Result() Result {
 // the log shows (only those: see ServerLog.wanted).
 type fencingRun struct {
 	v      *FenceValidator
-	kinds  map[int]string      // process -> F of its open invoke
-	open   map[int]*history.Op // process -> its open invoke, if serverOps keeps it
+	ops    history.Pairer // the open invokes
 	server *serverOps
 	log    *ServerLog
 }
@@ -371,9 +370,9 @@ type fencingRun struct {
 // newFencingRun starts the fencing check; log is the server log, nil
 // when there is none.
 func newFencingRun(log *ServerLog) *fencingRun {
-	r := &fencingRun{v: NewFenceValidator(), kinds: map[int]string{}, log: log}
+	r := &fencingRun{v: NewFenceValidator(), log: log}
 	if log != nil {
-		r.server, r.open = newServerOps(log.wanted()), map[int]*history.Op{}
+		r.server = newServerOps(log.wanted())
 	}
 	return r
 }
@@ -383,21 +382,12 @@ func (r *fencingRun) feed(o *history.Op) {
 	if o.IsNemesis() {
 		return
 	}
-	if r.server != nil && o.F != history.FLost {
-		if o.Type == history.Invoke {
-			delete(r.open, o.Process)
-			if mp, _ := r.server.keyOf(o); mp != nil { // a copy of every invoke was 1 GB of garbage at 10M records
-				inv := *o
-				r.open[o.Process] = &inv
-				r.server.invoke(o)
-			}
-		} else if inv, ok := r.open[o.Process]; ok {
-			delete(r.open, o.Process)
-			r.server.complete(inv, o.Index)
-		}
-	}
+	p, paired := r.ops.Add(o)
 	v := r.v
 	if o.Type == history.Invoke {
+		if r.server != nil {
+			r.server.invoke(o)
+		}
 		switch o.F {
 		case history.FWrite:
 			v.InvokeWrite(o.Process, o.Key, o.Fence, o.Time, o.Index)
@@ -405,17 +395,18 @@ func (r *fencingRun) feed(o *history.Op) {
 			v.InvokeRead(o.Process, o.Key, o.Fence, o.Time, o.Index)
 		case history.FAcquire:
 			v.InvokeAcquire(o.Process, o.Key, o.Time, o.Index)
-		default:
-			return
 		}
-		r.kinds[o.Process] = o.F
 		return
 	}
-	f, ok := r.kinds[o.Process]
-	if !ok || f != o.F {
+	if !paired || p.Completion == nil {
 		return
 	}
-	delete(r.kinds, o.Process)
+	if r.server != nil {
+		r.server.complete(p.Invoke, o.Index)
+	}
+	if p.Invoke.F != o.F {
+		return
+	}
 	switch o.F {
 	case history.FWrite, history.FRead:
 		out := WriteUnknown

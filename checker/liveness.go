@@ -128,8 +128,8 @@ type livenessRun struct {
 	l       *Liveness
 	d       LivenessDetails
 	al      anomalyList
-	leases  *leaseSet
-	acq     []*op // acquires, invoke order
+	leases  map[int]*liveLease // op.Lease -> the server's side of it (see liveLease)
+	acq     []*op              // acquires, invoke order
 	windows []Window
 	// end is the last record's time; maxTTL the longest TTL asked;
 	// retryGap the longest gap between a failed acquire's completion and
@@ -246,7 +246,7 @@ func (r *livenessRun) leaseEnd(a *op, from int64) int64 {
 		return from
 	}
 	end := satAdd(from, a.TTL)
-	if l := r.leases.byAcq[a.Lease]; l != nil {
+	if l := r.leases[a.Lease]; l != nil {
 		end = max(end, l.extendedTo)
 	}
 	return end
@@ -254,7 +254,7 @@ func (r *livenessRun) leaseEnd(a *op, from int64) int64 {
 
 // releasedAt is the invoke of the first release ok of acquire a's lease.
 func (r *livenessRun) releasedAt(a *op) (int64, bool) {
-	if l := r.leases.byAcq[a.Lease]; l != nil && l.released {
+	if l := r.leases[a.Lease]; l != nil && l.released {
 		return l.releasedAt, true
 	}
 	return 0, false

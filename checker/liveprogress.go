@@ -88,7 +88,8 @@ func (s *liveStream) heal(end int64) {
 // result ends the stream (end: the last record's time; windows: the
 // history's fault windows) and gives Check's result.
 func (s *liveStream) result(windows []Window) Result {
-	for _, x := range s.open {
+	for _, p := range s.ops.Flush() {
+		x := s.queue[p.Seq-s.base]
 		x.done = true // never completed: info, done at the end
 		x.Done = s.r.end
 		if x.F == history.FAcquire && s.fifo != nil {
@@ -112,14 +113,14 @@ func (s *liveStream) result(windows []Window) Result {
 	}
 	r.d.Wait, r.d.WaitAny, r.d.Hold = s.waits.percentiles(), s.waitsAny.percentiles(), s.holds.percentiles()
 	r.d.Windows = s.win.availability(windows, r.end)
-	// recovery reads the leases of the ops it keeps through leaseSet
-	r.leases = &leaseSet{byAcq: map[int]*Lease{}}
+	// recovery reads the leases of the ops it keeps by their op.Lease
+	r.leases = map[int]*liveLease{}
 	lease := func(o *op, l *liveLease) {
 		if l == nil {
 			return
 		}
-		o.Lease = len(r.leases.byAcq)
-		r.leases.byAcq[o.Lease] = &Lease{extendedTo: l.extendedTo, releasedAt: l.releasedAt, released: l.released}
+		o.Lease = len(r.leases)
+		r.leases[o.Lease] = l
 	}
 	prog := map[string]*keyProgress{}
 	for k, p := range s.prog {

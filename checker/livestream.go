@@ -26,9 +26,10 @@ type liveStream struct {
 	l *Liveness
 	r livenessRun
 
-	open  map[int]*lop // process -> its lock op in flight
-	queue []*lop       // lock ops from the oldest in flight, invoke order
+	ops   history.Pairer // the lock ops in flight; an op's Seq is its place in the queue, plus base
+	queue []*lop         // lock ops from the oldest in flight, invoke order
 	head  int
+	base  int // lock ops dropped from the queue's front
 
 	// fillTokens' maps: cur (of the living processes), byTok (the token
 	// table's rows, and the leases still read by row: leases), dogs
@@ -82,7 +83,7 @@ type liveLease struct {
 }
 
 func newLiveStream(l *Liveness, tokens *tokenCheck) *liveStream {
-	s := &liveStream{l: l, r: livenessRun{l: l}, open: map[int]*lop{},
+	s := &liveStream{l: l, r: livenessRun{l: l},
 		cur: map[procKey]*liveLease{}, keysOf: map[int][]string{}, queued: map[int]int{}, dead: map[int]bool{},
 		tab: tokens.tab, leases: map[uint32]*liveLease{}, dogs: map[dogKey]*liveLease{},
 		lastFail: map[int]int64{}, prog: map[string]*streamProgress{}, win: newWindowStream(), tokens: tokens}
@@ -129,7 +130,7 @@ func (s *liveStream) add(o *history.Op) {
 		s.queued[o.Process]++
 		x := &lop{F: o.F, Type: history.Info, Process: o.Process, Inv: o.Index, Ret: -1, Call: o.Time, Return: Inf,
 			Key: o.Key, Token: o.Token, TTL: o.TTL}
-		s.open[o.Process] = x
+		s.ops.Add(o) // an op left open before stays in flight to the end, as Validate refuses
 		s.queue = append(s.queue, x)
 		if o.F == history.FAcquire {
 			s.win.call()
@@ -139,11 +140,11 @@ func (s *liveStream) add(o *history.Op) {
 		}
 		return
 	}
-	x := s.open[o.Process]
-	if x == nil || x.F != o.F {
+	p, ok := s.ops.Add(o)
+	if !ok || p.Invoke.F != o.F {
 		return // Validate refuses such a history
 	}
-	delete(s.open, o.Process)
+	x := s.queue[p.Seq-s.base]
 	x.Ret, x.Type, x.Done, x.done = o.Index, o.Type, o.Time, true
 	if o.Type != history.Info {
 		x.Return = o.Time
@@ -186,6 +187,7 @@ func (s *liveStream) deliver() {
 	}
 	if s.head > 1024 && s.head*2 > len(s.queue) {
 		s.queue = append(s.queue[:0], s.queue[s.head:]...)
+		s.base += s.head
 		s.head = 0
 	}
 }

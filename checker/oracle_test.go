@@ -78,7 +78,7 @@ func anyAcquireOK(h history.History) bool {
 func (l *Liveness) wholeLiveness(h history.History) Result {
 	os := ops(h)
 	fillTokens(os)
-	r := &livenessRun{l: l, leases: extractLeases(h, os, 0, 0), windows: FaultWindows(h)}
+	r := &livenessRun{l: l, leases: serverLeases(os), windows: FaultWindows(h)}
 	for i := range h {
 		r.end = max(r.end, h[i].Time)
 	}
@@ -134,9 +134,13 @@ func (r *livenessRun) acquires(os []op) {
 				Text: fmt.Sprintf("key %q: process %d waited %s for the lock (%s), more than %s", o.Key, o.Process, fmtDur(o.Done-o.Call), o.Type, mw)})
 		}
 	}
-	for _, ls := range r.leases.byAcq {
-		if ls.hasHoldEnd {
-			holds = append(holds, ls.holdEnd-ls.acq.Return)
+	measured := map[int]bool{} // acquire ok -> its hold measured: to its first release invoked after it returned
+	for i := range os {
+		if o := &os[i]; o.F == history.FRelease && o.Lease >= 0 && !measured[o.Lease] {
+			if a := &os[o.Lease]; a.Type == history.OK && o.Call >= a.Return {
+				measured[o.Lease] = true
+				holds = append(holds, o.Call-a.Return)
+			}
 		}
 	}
 	if n := r.d.Acquires.OK + r.d.Acquires.Fail + r.d.Acquires.Info; n > 0 {

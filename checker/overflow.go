@@ -9,29 +9,20 @@ import (
 
 // overflow is what the engine keeps of a segment it stopped buffering.
 type overflow struct {
-	pend map[int]history.Op // process -> its open invoke
-	acq  LockDetails        // the acquires completed in it, by outcome
-	rw   bool               // a read or write seen: the counter is not checked
+	pend history.Pairer // the open invokes
+	acq  LockDetails    // the acquires completed in it, by outcome
+	rw   bool           // a read or write seen: the counter is not checked
 }
 
 // overflowAdd takes record o of a segment not buffered: it pairs invokes
 // with completions and feeds the ops to the op-level summaries (each
 // once, see feedOp), counting the acquires.
 func (st *stream) overflowAdd(o *history.Op) {
-	ov := st.cur.over
-	if o.IsNemesis() || o.F == history.FLost {
-		return
+	p, ok := st.cur.over.pend.Add(o)
+	if !ok || p.Completion == nil {
+		return // Validate refuses a history with an invoke never completed before the next
 	}
-	if o.Type == history.Invoke {
-		ov.pend[o.Process] = *o
-		return
-	}
-	inv, ok := ov.pend[o.Process]
-	if !ok {
-		return // Validate refuses such a history
-	}
-	delete(ov.pend, o.Process)
-	x := opOf(&inv, o.Time)
+	x := opOf(p.Invoke, o.Time)
 	x.complete(o)
 	st.overflowOp(&x)
 }
@@ -62,12 +53,12 @@ func (st *stream) closeOverflow(end, at, off int64, carry []*sectionInput) {
 	seg, ov := st.cur, st.cur.over
 	seg.end = end
 	next := &streamSeg{start: end, at: at, offset: off, carry: carry}
-	for _, r := range ov.pend {
+	for r := range ov.pend.Invokes() {
 		if off >= 0 {
-			next.moved = append(next.moved, r) // only acquires wait at a cut
+			next.moved = append(next.moved, *r) // only acquires wait at a cut
 			continue
 		}
-		x := opOf(&r, at) // never completed
+		x := opOf(r, at) // never completed
 		st.overflowOp(&x)
 	}
 	sort.Slice(next.moved, func(i, j int) bool { return next.moved[i].Index < next.moved[j].Index })
@@ -84,7 +75,7 @@ func (st *stream) closeOverflow(end, at, off int64, carry []*sectionInput) {
 func (st *stream) overflowFrom(k int) {
 	cur, buffered := st.cur, st.cur.over == nil
 	if buffered {
-		cur.over = &overflow{pend: map[int]history.Op{}}
+		cur.over = &overflow{}
 		st.overflowed++
 	}
 	if k < len(st.closed) {

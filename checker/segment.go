@@ -54,18 +54,12 @@ import (
 type cutter struct {
 	drift   time.Duration
 	factor  float64
-	open    map[int]cutInv // client process -> its open invoke
+	ops     history.Pairer // the open invokes
 	waiting int            // open invokes that are acquires
 	alive   map[tokKey]aliveLease
 	holding map[procKey]string // (process, key) -> token held in its view
 	maxTime int64
 	counter *counterCut // also the reads ok awaiting their write
-}
-
-// cutInv is what the cutter keeps of an open invoke.
-type cutInv struct {
-	F, Key, Token string
-	TTL, Index    int64
 }
 
 // aliveLease is a lease the server may still hold: until exp (ns), with
@@ -75,14 +69,14 @@ type aliveLease struct {
 }
 
 func newCutter(drift time.Duration, factor float64) *cutter {
-	return &cutter{drift: drift, factor: factor, open: map[int]cutInv{}, alive: map[tokKey]aliveLease{},
+	return &cutter{drift: drift, factor: factor, alive: map[tokKey]aliveLease{},
 		holding: map[procKey]string{}, counter: newCounterCut()}
 }
 
 // canCut reports whether a cut before record r is quiescent (r not yet
 // added).
 func (c *cutter) canCut(r *history.Op) bool {
-	if len(c.open) > c.waiting || len(c.holding) > 0 || r.Time < c.maxTime || !c.counter.exact() {
+	if c.ops.Open() > c.waiting || len(c.holding) > 0 || r.Time < c.maxTime || !c.counter.exact() {
 		return false
 	}
 	for k, l := range c.alive {
@@ -104,18 +98,20 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 	}
 	to = c.counter.add(i, r)
 	p := r.Process
+	o, ok := c.ops.Add(r)
 	if r.Type == history.Invoke {
-		c.open[p] = cutInv{F: r.F, Key: r.Key, Token: r.Token, TTL: r.TTL, Index: r.Index}
 		if r.F == history.FAcquire {
 			c.waiting++
 		}
+		if ok && o.Invoke.F == history.FAcquire { // never completed (Validate refuses such a history)
+			c.waiting--
+		}
 		return to
 	}
-	inv, ok := c.open[p]
 	if !ok {
 		return to // Validate refuses such a history
 	}
-	delete(c.open, p)
+	inv := o.Invoke
 	if inv.F == history.FAcquire {
 		c.waiting--
 	}

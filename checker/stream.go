@@ -359,7 +359,7 @@ func (st *stream) detach(end, at, off int64, carry []*sectionInput) (seg *stream
 	seg.end = end
 	next := &streamSeg{start: end, at: at, offset: off, carry: carry}
 	drop := map[int64]bool{}
-	for _, inv := range st.cut.open {
+	for inv := range st.cut.ops.Invokes() {
 		if off >= 0 && inv.F == history.FAcquire {
 			drop[inv.Index] = true
 		}

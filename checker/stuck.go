@@ -3,7 +3,6 @@ package checker
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -45,11 +44,10 @@ type StuckWatch struct {
 	Span time.Duration
 
 	maxTTL  int64
-	open    int   // fault windows open
-	quietAt int64 // when the last one closed
-	calls   map[int]stuckCall
-	holds   map[int]stuckCall // release or extend in flight: its key, and its token in key
-	pending map[string]bool   // nemesis actions invoked, by F and Fault
+	open    int             // fault windows open
+	quietAt int64           // when the last one closed
+	flight  history.Pairer  // the lock ops in flight
+	pending map[string]bool // nemesis actions invoked, by F and Fault
 	keys    map[string]*stuckKey
 	found   []Anomaly
 }
@@ -67,13 +65,6 @@ func (r *livenessRun) stuck(w *StuckWatch) {
 
 // StuckFails is how many ungranted acquires a stuck key needs.
 const StuckFails = 3
-
-// stuckCall is an acquire in flight.
-type stuckCall struct {
-	key  string
-	call int64
-	inv  int64
-}
 
 // stuckKey is one key's state since its latest acquire ok.
 type stuckKey struct {
@@ -94,7 +85,7 @@ type stuckFail struct{ call, done, inv, idx int64 }
 
 // NewStuckWatch starts a watch.
 func NewStuckWatch(span time.Duration) *StuckWatch {
-	return &StuckWatch{Span: span, calls: map[int]stuckCall{}, holds: map[int]stuckCall{}, pending: map[string]bool{}, keys: map[string]*stuckKey{}}
+	return &StuckWatch{Span: span, pending: map[string]bool{}, keys: map[string]*stuckKey{}}
 }
 
 // Add takes the next record; it returns the anomaly the record proves,
@@ -105,10 +96,21 @@ func (w *StuckWatch) Add(o *history.Op) (Anomaly, bool) {
 		return Anomaly{}, false
 	}
 	switch o.F {
-	case history.FAcquire:
-		return w.acquire(o)
-	case history.FRelease, history.FExtend:
-		w.release(o)
+	case history.FAcquire, history.FRelease, history.FExtend:
+	default:
+		return Anomaly{}, false
+	}
+	p, ok := w.flight.Add(o)
+	switch {
+	case o.Type == history.Invoke:
+		if o.F == history.FAcquire {
+			w.maxTTL = max(w.maxTTL, o.TTL)
+		}
+	case !ok || p.Invoke.F != o.F && (o.F == history.FAcquire || p.Invoke.F == history.FAcquire):
+	case o.F == history.FAcquire:
+		return w.acquire(p.Invoke, o)
+	default:
+		w.release(p.Invoke, o)
 	}
 	return Anomaly{}, false
 }
@@ -153,16 +155,9 @@ func (w *StuckWatch) key(k string) *stuckKey {
 // release follows the release and the extends of each key's latest
 // holder: an extend ok renews its lease (it holds the key legitimately
 // until the renewed lease runs out), a release ok frees it.
-func (w *StuckWatch) release(o *history.Op) {
-	if o.Type == history.Invoke {
-		w.holds[o.Process] = stuckCall{key: o.Key + "\x00" + o.Token}
-		return
-	}
-	c, ok := w.holds[o.Process]
-	delete(w.holds, o.Process)
-	key, tok, _ := strings.Cut(c.key, "\x00")
-	s := w.key(key)
-	if !ok || o.Type != history.OK || s.okInv < 0 || (tok != s.okToken && (tok != "" || o.Process != s.okProc)) {
+func (w *StuckWatch) release(inv, o *history.Op) {
+	s := w.key(inv.Key)
+	if o.Type != history.OK || s.okInv < 0 || (inv.Token != s.okToken && (inv.Token != "" || o.Process != s.okProc)) {
 		return
 	}
 	if o.F == history.FRelease {
@@ -173,18 +168,9 @@ func (w *StuckWatch) release(o *history.Op) {
 	s.fails, s.declared = s.fails[:0], false
 }
 
-func (w *StuckWatch) acquire(o *history.Op) (Anomaly, bool) {
-	if o.Type == history.Invoke {
-		w.maxTTL = max(w.maxTTL, o.TTL)
-		w.calls[o.Process] = stuckCall{key: o.Key, call: o.Time, inv: o.Index}
-		return Anomaly{}, false
-	}
-	c, ok := w.calls[o.Process]
-	delete(w.calls, o.Process)
-	if !ok {
-		return Anomaly{}, false
-	}
-	key := c.key
+// acquire follows acquire o, completing inv.
+func (w *StuckWatch) acquire(inv, o *history.Op) (Anomaly, bool) {
+	key := inv.Key
 	if key == "" {
 		key = o.Key
 	}
@@ -194,12 +180,12 @@ func (w *StuckWatch) acquire(o *history.Op) (Anomaly, bool) {
 		*s = stuckKey{okAt: o.Time, okInv: o.Index, okProc: o.Process, okToken: o.Token}
 		return Anomaly{}, false
 	case history.Fail:
-		if w.open == 0 && c.call > w.from(s) {
-			s.fails = append(s.fails, stuckFail{call: c.call, done: o.Time, inv: c.inv, idx: o.Index})
+		if w.open == 0 && inv.Time > w.from(s) {
+			s.fails = append(s.fails, stuckFail{call: inv.Time, done: o.Time, inv: inv.Index, idx: o.Index})
 		}
 	default: // it may hold the key from its invoke until a lease from now runs out
 		s.unkEnd = max(s.unkEnd, o.Time+w.maxTTL)
-		s.fails = slices.DeleteFunc(s.fails, func(f stuckFail) bool { return f.done >= c.call })
+		s.fails = slices.DeleteFunc(s.fails, func(f stuckFail) bool { return f.done >= inv.Time })
 	}
 	return w.judge(key, s, o)
 }
@@ -221,9 +207,9 @@ func (w *StuckWatch) judge(key string, s *stuckKey, now *history.Op) (Anomaly, b
 		return Anomaly{}, false
 	}
 	pending := Inf
-	for _, c := range w.calls {
-		if c.key == key || c.key == "" {
-			pending = min(pending, c.call)
+	for c := range w.flight.Invokes() {
+		if c.F == history.FAcquire && (c.Key == key || c.Key == "") {
+			pending = min(pending, c.Time)
 		}
 	}
 	n := slices.IndexFunc(s.fails, func(f stuckFail) bool { return f.done >= pending })

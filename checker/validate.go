@@ -64,23 +64,17 @@ func Validate(h history.History) error {
 }
 
 // validator is Validate one record at a time. It keeps the fault
-// windows, per process with an op in flight its open invoke, and per dead
+// windows, per process with an op in flight its open invoke (a Pairer), and per dead
 // process the index of its info completion.
 type validator struct {
 	probs []string
-	procs map[int]vproc // processes with an open invoke
+	ops   history.Pairer // the open invokes
 	dead  map[int]int
 	win   windowPairer // the nemesis start and stop records, paired
 	end   int64
 }
 
-type vproc struct {
-	open  int // index of the open invoke, -1 if none
-	openF string
-	openT int64
-}
-
-func newValidator() *validator { return &validator{procs: map[int]vproc{}, dead: map[int]int{}} }
+func newValidator() *validator { return &validator{dead: map[int]int{}} }
 
 func (v *validator) addf(format string, args ...any) {
 	v.probs = append(v.probs, fmt.Sprintf(format, args...))
@@ -119,32 +113,26 @@ func (v *validator) add(i int, o *history.Op) bool {
 	if o.F == history.FLost {
 		return true
 	}
-	p, ok := v.procs[o.Process]
-	if !ok {
-		p = vproc{open: -1}
-	}
 	switch o.Type {
 	case history.Invoke:
 		if d, dead := v.dead[o.Process]; dead {
 			v.addf("op %d: process %d invokes %s after its info completion at op %d", i, o.Process, o.F, d)
 		}
-		if p.open >= 0 {
-			v.addf("op %d: process %d invokes %s while op %d (%s) is still in flight", i, o.Process, o.F, p.open, p.openF)
+		if p, ok := v.ops.Add(o); ok {
+			v.addf("op %d: process %d invokes %s while op %d (%s) is still in flight", i, o.Process, o.F, p.Invoke.Index, p.Invoke.F)
 		}
-		p.open, p.openF, p.openT = i, o.F, o.Time
-		v.procs[o.Process] = p
 	case history.OK, history.Fail, history.Info:
-		if p.open < 0 {
+		p, ok := v.ops.Add(o)
+		if !ok {
 			v.addf("op %d: %s completion of %s by process %d has no open invoke", i, o.Type, o.F, o.Process)
 			return true
 		}
-		if p.openF != o.F {
-			v.addf("op %d: %s completion of %s by process %d does not match its open invoke op %d (%s)", i, o.Type, o.F, o.Process, p.open, p.openF)
+		if inv := p.Invoke; inv.F != o.F {
+			v.addf("op %d: %s completion of %s by process %d does not match its open invoke op %d (%s)", i, o.Type, o.F, o.Process, inv.Index, inv.F)
 		}
-		if o.Time < p.openT {
-			v.addf("op %d: completes at %d ns, before its invoke op %d at %d ns", i, o.Time, p.open, p.openT)
+		if inv := p.Invoke; o.Time < inv.Time {
+			v.addf("op %d: completes at %d ns, before its invoke op %d at %d ns", i, o.Time, inv.Index, inv.Time)
 		}
-		delete(v.procs, o.Process) // nothing open: as absent
 		if o.Type == history.Info {
 			v.dead[o.Process] = i
 		}

@@ -115,8 +115,10 @@ type Touch struct {
 	When string `json:"when"`
 	// Client is the slot that was in the state.
 	Client string `json:"client"`
-	// Op is the record that shows it: the acquire's ok for a holder, the
-	// acquire's invoke for a waiter, the write's invoke for a write.
+	// Op is the record that shows it: the record that started the lease
+	// for a holder (its acquire's ok, or the extend ok that renewed an
+	// acquire with unknown outcome), the acquire's invoke for a waiter,
+	// the write's invoke for a write.
 	Op int64 `json:"op"`
 }
 

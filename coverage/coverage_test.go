@@ -81,7 +81,7 @@ func TestHolderEndsAtReleaseLostOrValidity(t *testing.T) {
 			b.Add(15, history.Invoke, 1, history.FRelease, "k", "", historytest.Client("c1"))
 		}},
 		"lost": {0, func(b *historytest.Builder) {
-			b.Add(15, history.Info, 1, history.FLost, "", "c1", historytest.Client("c1"))
+			b.Add(15, history.Info, 1, history.FLost, "k", "c1", historytest.Client("c1"))
 		}},
 		"validity": {18, func(*historytest.Builder) {}},
 	}
@@ -215,7 +215,7 @@ func TestJSONShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"requested":["client-pause"]`, `"min":1`, `"kinds":[{"kind":"client-pause","planned":1,"applied":1,"touched_holder":1,"holder_at_start":1,"touched_waiter":0,"touched_write":0,"exercised":1}]`, `"holder":{"when":"start","client":"c1","op":0}`} {
+	for _, want := range []string{`"requested":["client-pause"]`, `"min":1`, `"kinds":[{"kind":"client-pause","planned":1,"applied":1,"touched_holder":1,"holder_at_start":1,"touched_waiter":0,"touched_write":0,"exercised":1}]`, `"holder":{"when":"start","client":"c1","op":1}`} {
 		if !strings.Contains(string(js), want) {
 			t.Errorf("JSON %s lacks %s", js, want)
 		}

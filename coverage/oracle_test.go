@@ -5,6 +5,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // computeWhole is the in-memory Compute this package had before its one
@@ -102,69 +103,26 @@ func intervals(h history.History) (ivs [nStates][]interval, judged bool) {
 	return ivs, true
 }
 
-// holders lists the lease intervals: from an acquire's ok until the
-// earliest of the process's release invoke, a lost notice of the lease,
-// the lease's validity (the latest the acquire or an extend reported,
-// when known) and the end of the history.
+// holders lists the lease intervals of the whole history (checker.Leases,
+// no drift allowance): from a lease's start until it ended (its process
+// gone: the end of the history), cut at its validity.
 func holders(h history.History, end int64) []interval {
-	type lease struct {
-		interval
-		token    string
-		validity int64
-	}
 	var out []interval
-	open := map[int]*lease{} // process -> lease held
-	closeAt := func(p int, t int64) {
-		l := open[p]
-		if l == nil {
-			return
-		}
-		delete(open, p)
-		e := t
-		if l.validity > 0 && l.validity < e {
-			e = l.validity
-		}
-		if e >= l.start {
-			l.end = e
-			out = append(out, l.interval)
-		}
-	}
-	for i, o := range h {
-		if o.IsNemesis() || o.Client == "" {
+	for _, l := range checker.Leases(h, 0, 0) {
+		o := &h[l.StartOp]
+		if o.Client == "" {
 			continue
 		}
-		switch {
-		case o.F == history.FAcquire && o.Type == history.OK:
-			closeAt(o.Process, o.Time)
-			open[o.Process] = &lease{interval: interval{client: o.Client, start: o.Time, op: int64(i),
-				nodes: slices.Clone(o.Nodes)}, token: o.Token, validity: o.Validity}
-		case o.F == history.FExtend && o.Type == history.OK:
-			l := open[o.Process]
-			if l == nil && o.Token != "" { // a watchdog's renewal, under its own process
-				for _, x := range open {
-					if x.token == o.Token {
-						l = x
-					}
-				}
-			}
-			if l != nil && o.Validity > 0 {
-				l.validity = o.Validity
-			}
-		case o.F == history.FRelease && o.Type == history.Invoke:
-			closeAt(o.Process, o.Time)
-		case o.F == history.FLost:
-			if l := open[o.Process]; l != nil && (o.Token == "" || l.token == "" || o.Token == l.token) {
-				closeAt(o.Process, o.Time)
-			}
+		e, by := l.HeldUntil()
+		if by == lease.EndGone {
+			e = end
 		}
-	}
-	ps := make([]int, 0, len(open))
-	for p := range open {
-		ps = append(ps, p)
-	}
-	slices.Sort(ps)
-	for _, p := range ps {
-		closeAt(p, end)
+		if v := l.Validity(); v > 0 {
+			e = min(e, v)
+		}
+		if e >= l.Start() {
+			out = append(out, interval{client: o.Client, start: l.Start(), end: e, op: l.StartOp, nodes: slices.Clone(o.Nodes)})
+		}
 	}
 	slices.SortFunc(out, func(a, b interval) int { return int(a.op - b.op) })
 	return out

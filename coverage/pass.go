@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // state is what a client can be doing that a fault may disturb.
@@ -20,12 +21,13 @@ const (
 
 // interval is a time (ns since the run started, closed) during which a
 // client slot was in a state, and the record that opens it (op: the
-// acquire's ok for a holder, the invoke for a waiter or a write).
+// record that started the lease for a holder, the invoke for a waiter or
+// a write).
 type interval struct {
 	client     string
 	start, end int64
 	op         int64
-	// nodes are the nodes a lease involves (the acquire ok's Nodes); empty
+	// nodes are the nodes a lease involves (its start record's Nodes); empty
 	// means every node.
 	nodes []string
 }
@@ -44,23 +46,16 @@ type pass struct {
 	end                 int64 // the latest record time so far
 	clientRecs, slotted int   // client records, and those carrying a slot
 	nem                 history.History
-	leases              map[int]*openLease
-	pending             map[int]invoke // process -> its invoke in flight
-	orphans             []invoke       // invokes never completed: open to the end
+	leases              *lease.Tracker
+	holders             map[*lease.Lease]interval // leases held by a client slot, not yet ended
+	ops                 history.Pairer            // the invokes in flight
+	orphans             []invoke                  // invokes never completed: open to the end
 	m                   *matcher
 	find                *finder // nil when the windows were given
 	// closedEnd is the latest end of an interval matched so far; early is
 	// set when a window started at or before it (see exact).
 	closedEnd int64
 	early     bool
-}
-
-// openLease is a lease being held: the interval so far, its token and
-// its validity (the latest the acquire or an extend reported, 0 unknown).
-type openLease struct {
-	interval
-	token    string
-	validity int64
 }
 
 // invoke is what a state interval needs of an invoke record.
@@ -72,7 +67,7 @@ type invoke struct {
 // newPass returns a pass over a history whose windows are ws (with their
 // End), or, when ws is nil, whose windows it finds as it reads.
 func newPass(in Input, ws []Window) *pass {
-	p := &pass{in: in, leases: map[int]*openLease{}, pending: map[int]invoke{}, closedEnd: -1 << 63}
+	p := &pass{in: in, leases: lease.NewTracker(lease.Options{Forget: true}), holders: map[*lease.Lease]interval{}, closedEnd: -1 << 63}
 	p.m = newMatcher(ws)
 	if ws == nil {
 		p.find = newFinder(p.m)
@@ -93,6 +88,7 @@ func (p *pass) read(src history.Source) error {
 // add follows record o, the i-th of the history.
 func (p *pass) add(o *history.Op, i int64) {
 	p.end = max(p.end, o.Time)
+	op, paired := p.ops.Add(o) // fed every record: an invoke's InvokeAt is its i
 	if o.IsNemesis() {
 		if o.F == history.FStart || o.F == history.FStop {
 			n := *o
@@ -107,77 +103,48 @@ func (p *pass) add(o *history.Op, i int64) {
 	p.clientRecs++
 	if o.Client != "" {
 		p.slotted++
-		p.lease(o, i)
 	}
-	if o.F == history.FLost {
-		return
-	}
-	if o.Type == history.Invoke {
-		if prev, ok := p.pending[o.Process]; ok && prev.client != "" {
-			p.orphans = append(p.orphans, prev) // never completed (history.Pairs leaves it open)
-		}
-		p.pending[o.Process] = invoke{client: o.Client, f: o.F, time: o.Time, op: i}
-		return
-	}
-	if inv, ok := p.pending[o.Process]; ok {
-		delete(p.pending, o.Process)
-		p.closeOp(inv, o.Time)
-	}
-}
-
-// lease follows the lease of o's process: held from an acquire's ok until
-// the earliest of the process's release invoke, a lost notice of the
-// lease, the lease's validity and the end of the history.
-func (p *pass) lease(o *history.Op, i int64) {
+	p.follow(p.leases.Add(o), o, i)
 	switch {
-	case o.F == history.FAcquire && o.Type == history.OK:
-		p.closeLease(o.Process, o.Time)
-		p.leases[o.Process] = &openLease{interval: interval{client: o.Client, start: o.Time, op: i,
-			nodes: slices.Clone(o.Nodes)}, token: o.Token, validity: o.Validity}
-	case o.F == history.FExtend && o.Type == history.OK:
-		if l := p.extended(o); l != nil && o.Validity > 0 {
-			l.validity = o.Validity
+	case !paired:
+	case op.Completion == nil: // never completed: open to the end
+		if inv := invokeOf(op); inv.client != "" {
+			p.orphans = append(p.orphans, inv)
 		}
-	case o.F == history.FRelease && o.Type == history.Invoke:
-		p.closeLease(o.Process, o.Time)
-	case o.F == history.FLost:
-		if l := p.leases[o.Process]; l != nil && (o.Token == "" || l.token == "" || o.Token == l.token) {
-			p.closeLease(o.Process, o.Time)
-		}
+	default:
+		p.closeOp(invokeOf(op), o.Time)
 	}
 }
 
-// extended is the lease an extend ok renewed: its own process's, or,
-// for a watchdog's renewal recorded under a process of its own (an
-// observed or watchdog extend), the open lease with the same token.
-func (p *pass) extended(o *history.Op) *openLease {
-	if l := p.leases[o.Process]; l != nil {
-		return l
-	}
-	if o.Token == "" {
-		return nil
-	}
-	for _, l := range p.leases {
-		if l.token == o.Token {
-			return l
-		}
-	}
-	return nil
+// invokeOf is what a state interval needs of op's invoke.
+func invokeOf(op history.Operation) invoke {
+	return invoke{client: op.Invoke.Client, f: op.Invoke.F, time: op.Invoke.Time, op: op.InvokeAt}
 }
 
-// closeLease ends process pr's lease at t (or its validity, when earlier).
-func (p *pass) closeLease(pr int, t int64) {
-	l := p.leases[pr]
-	if l == nil {
-		return
-	}
-	delete(p.leases, pr)
-	if l.validity > 0 && l.validity < t {
-		t = l.validity
-	}
-	if t >= l.start {
-		l.end = t
-		p.closed(stateHolder, l.interval)
+// follow takes the lease events of record o, the i-th of the history
+// (nil at its end): a lease is a holder's interval from its start (when
+// o has a client slot) to its end, its process gone at the end of the
+// history, each cut at the lease's validity (see lease.Tracker; no drift
+// allowance: the server's expiry).
+func (p *pass) follow(evs []lease.Event, o *history.Op, i int64) {
+	for _, e := range evs {
+		switch {
+		case e.Kind == lease.Started && o.Client != "":
+			p.holders[e.Lease] = interval{client: o.Client, start: e.At, op: i, nodes: slices.Clone(o.Nodes)}
+		case e.Kind == lease.Ended:
+			iv, ok := p.holders[e.Lease]
+			delete(p.holders, e.Lease)
+			end := e.At
+			if e.Lease.CutBy == "" {
+				end = p.end
+			}
+			if v := e.Lease.Validity(); v > 0 {
+				end = min(end, v)
+			}
+			if iv.end = end; ok && end >= iv.start {
+				p.closed(stateHolder, iv)
+			}
+		}
 	}
 }
 
@@ -207,12 +174,9 @@ func (p *pass) finish() {
 	if p.find != nil {
 		p.find.finish(p.end)
 	}
-	for pr := range p.leases {
-		p.closeLease(pr, p.end)
-	}
-	for pr, inv := range p.pending {
-		delete(p.pending, pr)
-		p.closeOp(inv, p.end)
+	p.follow(p.leases.Finish(), nil, -1)
+	for _, op := range p.ops.Flush() {
+		p.closeOp(invokeOf(op), p.end)
 	}
 	for _, inv := range p.orphans {
 		p.closeOp(inv, p.end)

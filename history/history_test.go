@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -202,6 +203,30 @@ func TestPairs(t *testing.T) {
 	want := []Pair{{0, 6}, {1, 3}, {7, -1}}
 	if got := Pairs(h); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Pairs = %v, want %v", got, want)
+	}
+}
+
+// The Pairer yields each completed operation at its completion, and an
+// invoke its process left open when the process invokes again.
+func TestPairerYields(t *testing.T) {
+	h := History{
+		{Index: 0, Type: Invoke, Process: 0, F: FAcquire},
+		{Index: 1, Type: Invoke, Process: 0, F: FRelease},
+		{Index: 2, Type: OK, Process: 0, F: FRelease},
+		{Index: 3, Type: Invoke, Process: 1, F: FRead},
+	}
+	var p Pairer
+	var got []string
+	for i := range h {
+		if o, ok := p.Add(&h[i]); ok {
+			got = append(got, fmt.Sprintf("%d:%d->%v", o.Seq, o.Invoke.Index, o.Completion != nil))
+		}
+	}
+	if want := []string{"0:0->false", "1:1->true"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("yields %v, want %v", got, want)
+	}
+	if fl := p.Flush(); len(fl) != 1 || fl[0].Invoke.Index != 3 || fl[0].InvokeAt != 3 || p.Open() != 0 {
+		t.Fatalf("Flush = %+v", fl)
 	}
 }
 

@@ -1,32 +1,147 @@
 package history
 
+import (
+	"cmp"
+	"iter"
+	"slices"
+)
+
+// Operation is one client operation as a Pairer yields it: its invoke
+// record and its completion record (nil for an invoke the history never
+// completed). Both pointers are valid until the Pairer's next Add: the
+// invoke is the Pairer's copy, the completion the record given to Add.
+type Operation struct {
+	Invoke, Completion *Op
+	// Seq is the invoke's rank among the invokes the Pairer took (0 for
+	// the first): sorting by it puts operations in invoke order.
+	Seq int
+	// InvokeAt is the invoke's position among the records added (0 for
+	// the first record given to Add).
+	InvokeAt int64
+}
+
+// Pairer pairs client invokes with their completions as records arrive,
+// by the rule of a history: a process is single-threaded, so its next
+// completion completes its open invoke. Nemesis records and FLost notices
+// are not operations; a completion with no open invoke (a malformed
+// history) completes nothing; an invoke while its process's previous one
+// is still open leaves that one never completed. The zero Pairer is ready
+// to use. It keeps one invoke per process with an operation in flight.
+type Pairer struct {
+	open   map[int]*openInvoke // process -> its open invoke
+	free   []*openInvoke       // copies to reuse
+	given  *openInvoke         // the invoke the last Add returned, freed at the next
+	n      int64               // records added
+	invSeq int                 // invokes taken
+}
+
+type openInvoke struct {
+	op  Op
+	seq int
+	at  int64
+}
+
+// Add takes the next record r. When r completes its process's open
+// invoke, it returns that operation; when r is an invoke while its
+// process's previous invoke is still open, it returns that previous
+// operation, never completed (Completion nil). ok is false otherwise.
+func (p *Pairer) Add(r *Op) (o Operation, ok bool) {
+	if p.given != nil {
+		p.free = append(p.free, p.given)
+		p.given = nil
+	}
+	at := p.n
+	p.n++
+	if r.IsNemesis() || r.F == FLost {
+		return Operation{}, false
+	}
+	if p.open == nil {
+		p.open = map[int]*openInvoke{}
+	}
+	prev := p.open[r.Process]
+	if r.Type == Invoke {
+		p.open[r.Process] = p.copyOf(r, at)
+		if prev == nil {
+			return Operation{}, false
+		}
+		p.given = prev
+		return Operation{Invoke: &prev.op, Seq: prev.seq, InvokeAt: prev.at}, true
+	}
+	if prev == nil {
+		return Operation{}, false
+	}
+	delete(p.open, r.Process)
+	p.given = prev
+	return Operation{Invoke: &prev.op, Completion: r, Seq: prev.seq, InvokeAt: prev.at}, true
+}
+
+// copyOf is a copy of invoke r at position at, reusing a freed one.
+func (p *Pairer) copyOf(r *Op, at int64) *openInvoke {
+	var c *openInvoke
+	if n := len(p.free); n > 0 {
+		c, p.free = p.free[n-1], p.free[:n-1]
+	} else {
+		c = &openInvoke{}
+	}
+	c.op, c.seq, c.at = *r, p.invSeq, at
+	p.invSeq++
+	return c
+}
+
+// Open is the number of operations in flight.
+func (p *Pairer) Open() int { return len(p.open) }
+
+// Invokes are the invokes of the operations in flight, in no order.
+func (p *Pairer) Invokes() iter.Seq[*Op] {
+	return func(yield func(*Op) bool) {
+		for _, c := range p.open {
+			if !yield(&c.op) {
+				return
+			}
+		}
+	}
+}
+
+// Flush returns the operations still in flight, never completed, in
+// invoke order, and forgets them.
+func (p *Pairer) Flush() []Operation {
+	out := make([]Operation, 0, len(p.open))
+	for pr, c := range p.open {
+		out = append(out, Operation{Invoke: &c.op, Seq: c.seq, InvokeAt: c.at})
+		delete(p.open, pr)
+	}
+	slices.SortFunc(out, func(a, b Operation) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out
+}
+
 // Pair is one client operation: the record index of its invoke and of its
 // completion (-1 when the history never completed it).
 type Pair struct {
 	Invoke, Completion int
 }
 
-// Pairs matches each client invoke with its completion, in invoke order: a
-// process is single-threaded, so its next completion completes its open
-// invoke. Nemesis records and FLost notices are not operations and are
-// skipped, as is a completion with no open invoke (a malformed history).
+// Pairs matches each client invoke with its completion (see Pairer), in
+// invoke order. Indices are positions in h.
 func Pairs(h History) []Pair {
 	out := make([]Pair, 0, len(h)/2)
-	open := map[int]int{} // process -> index into out
+	put := func(o Operation, completion int) {
+		for len(out) <= o.Seq {
+			out = append(out, Pair{})
+		}
+		out[o.Seq] = Pair{Invoke: int(o.InvokeAt), Completion: completion}
+	}
+	var p Pairer
 	for i := range h {
-		r := &h[i]
-		if r.IsNemesis() || r.F == FLost {
-			continue
+		if o, ok := p.Add(&h[i]); ok {
+			c := -1
+			if o.Completion != nil {
+				c = i
+			}
+			put(o, c)
 		}
-		if r.Type == Invoke {
-			open[r.Process] = len(out)
-			out = append(out, Pair{Invoke: i, Completion: -1})
-			continue
-		}
-		if j, ok := open[r.Process]; ok {
-			delete(open, r.Process)
-			out[j].Completion = i
-		}
+	}
+	for _, o := range p.Flush() {
+		put(o, -1)
 	}
 	return out
 }

@@ -1,8 +1,10 @@
-// Package lease is the one home of the timing facts that the locks, the
-// checkers, the nemesis and the harness share about a lease: the default
-// time-to-live and the clock-drift allowance a lease's validity must
-// leave (Redlock's rule: 2 ms plus 1% of the TTL). Change a default here
-// and every part of lockstorm follows.
+// Package lease is the one home of what the locks, the checkers, the
+// nemesis, the harness and the report share about a lease: the default
+// time-to-live, the clock-drift allowance a lease's validity must leave
+// (Redlock's rule: 2 ms plus 1% of the TTL), and the lease model (Lease,
+// followed record by record by a Tracker). Change a rule here and every
+// part of lockstorm follows. It uses history and the standard library
+// only.
 package lease
 
 import (

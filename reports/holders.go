@@ -6,24 +6,26 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lease"
 	"github.com/lockstorm/lockstorm/resource"
 )
 
 // hold is one lease as its holder believed it (a checker.Lease, as
-// holders.png draws it): from the acquire's ok to the release's invoke,
-// the holder learning the lease was lost, or (when neither happened) the
-// holder process's last record. Times are ns.
+// holders.png draws it): from its start (the acquire's ok, or the extend
+// ok that renewed an acquire with unknown outcome) to the first release
+// invoke naming it, the holder learning the lease was lost, or (when
+// neither happened) the holder process's last record. Times are ns.
 type hold struct {
 	Proc  int
 	Key   string
 	Token string
 	Fence int64
-	Start int64 // acquire ok time
+	Start int64 // when the lease started
 	End   int64 // end of the belief
 	// Validity is the lease's end as the client computed it (the latest
 	// of the acquire's and its extends' Validity up to End). When the
 	// client recorded none, it is the invoke time plus the TTL asked for
-	// (the server's expiry, no drift allowance); 0 when the lease never
+	// less the lock checker's drift allowance; 0 when the lease never
 	// expires (no TTL).
 	Validity int64
 	// Ended says how the belief ended: "release", "lost" or "gone" (the
@@ -42,12 +44,12 @@ type overlap struct {
 	A, B       int // indices into the holds slice
 }
 
-// holds extracts every lease from h (checker.Leases with no drift
-// allowance: the validity drawn is the client's, else the server's
-// expiry), ordered by Start.
-func holds(h history.History) []hold {
+// holds extracts every lease from h as the checkers see it under opt
+// (checker.Leases: the validity drawn is the client's, else the lock
+// checker's invoke + TTL − drift allowance), ordered by Start.
+func holds(h history.History, opt lease.Options) []hold {
 	var out []hold
-	for _, l := range checker.Leases(h, 0, 0) {
+	for _, l := range checker.Leases(h, opt.Drift, opt.DriftFactor) {
 		end, ended := l.HeldUntil()
 		ops := l.AcquireOps()
 		out = append(out, hold{Proc: l.Process, Key: l.Key, Token: l.Token, Fence: l.Fence, Start: l.Start(), End: end,
@@ -113,11 +115,11 @@ func lostPairs(h history.History, v checker.Result, at func(i int64) (int64, boo
 }
 
 // HeldOverlaps counts the pairs of leases of different clients believed
-// held at once in h: the red of holders.png, whose title gives the same
-// number. It counts beliefs (acquire ok to release), not validity, so a
-// paused holder that outlives its lease overlaps its successor even when
-// a fencing resource keeps that harmless.
-func HeldOverlaps(h history.History) int { return len(overlaps(holds(h))) }
+// held at once in h: the red of holders.png. It counts beliefs (acquire
+// ok to release), not validity, so a paused holder that outlives its
+// lease overlaps its successor even when a fencing resource keeps that
+// harmless (holders.png's title counts the overlaps within validity).
+func HeldOverlaps(h history.History) int { return len(overlaps(holds(h, lease.Options{}))) }
 
 // detail is what the pictures drawn record by record share, derived once
 // per report from the window history h (the whole history, or the
@@ -125,19 +127,28 @@ func HeldOverlaps(h history.History) int { return len(overlaps(holds(h))) }
 // windows (h's indices), leases and their overlaps, resource operations
 // with their arrivals, and lost increments.
 type detail struct {
-	h     history.History
-	sp    []span
-	sm    slotMap
-	ws    []checker.Window
-	hs    []hold
-	ovs   []overlap
-	marks []arrival
-	lost  []lostPair
+	h   history.History
+	sp  []span
+	sm  slotMap
+	ws  []checker.Window
+	hs  []hold
+	ovs []overlap
+	// within counts the pairs of leases overlapping within validity, as
+	// the exclusion checker's overlaps (checker.ValidOverlaps)
+	within int
+	marks  []arrival
+	lost   []lostPair
 }
 
 // detailOf derives h's detail from its rows sm, fault windows ws, the
-// resource log's entries of h (writes) and its lost increments.
-func detailOf(h history.History, sm slotMap, ws []checker.Window, writes []resource.Write, lost []lostPair) *detail {
-	hs, sp := holds(h), spans(h)
-	return &detail{h: h, sp: sp, sm: sm, ws: ws, hs: hs, ovs: overlaps(hs), marks: arrivals(h, sp, writes), lost: lost}
+// resource log's entries of h (writes), its lost increments and the
+// run's lease options.
+func detailOf(h history.History, sm slotMap, ws []checker.Window, writes []resource.Write, lost []lostPair, opt lease.Options) *detail {
+	hs, sp := holds(h, opt), spans(h)
+	ls := make([]*checker.Lease, len(hs))
+	for i := range hs {
+		ls[i] = hs[i].lease
+	}
+	return &detail{h: h, sp: sp, sm: sm, ws: ws, hs: hs, ovs: overlaps(hs), within: len(checker.ValidOverlaps(ls)),
+		marks: arrivals(h, sp, writes), lost: lost}
 }

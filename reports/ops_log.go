@@ -24,13 +24,7 @@ type opLog struct {
 	farCall chunks[int64]  // the invoke times of the far steps, in order
 	farDone map[int]int64  // operation -> completion time, for the far latencies
 	last    int64          // the latest invoke time
-	open    map[int]openOp // process -> its open invoke
-}
-
-// openOp is an invoke not completed yet: its index and time (ns).
-type openOp struct {
-	i    int
-	call int64
+	ops     history.Pairer // the open invokes; an operation's Seq is its index
 }
 
 // Escapes of opLog.step and opLog.lat.
@@ -53,15 +47,14 @@ const (
 const maxOpTypes = 1 << 13
 
 func newOpLog() *opLog {
-	return &opLog{typeOf: map[string]int{}, open: map[int]openOp{}, farDone: map[int]int64{}}
+	return &opLog{typeOf: map[string]int{}, farDone: map[int]int64{}}
 }
 
-// add follows one record, pairing invokes and completions by process as
-// history.Pairs does: a process's next completion completes its open
-// invoke; an invoke while one is open leaves that one never completed.
-// Nemesis records and lost notices are not operations. It returns the
-// index of the operation an invoke opened, else -1.
+// add follows one record, pairing invokes and completions with a
+// history.Pairer. It returns the index of the operation an invoke opened,
+// else -1.
 func (l *opLog) add(o *history.Op) int {
+	op, paired := l.ops.Add(o)
 	if o.IsNemesis() || o.F == history.FLost {
 		return -1
 	}
@@ -80,19 +73,16 @@ func (l *opLog) add(o *history.Op) int {
 		}
 		l.last = o.Time
 		l.lat.add(0)
-		i := l.kind.add(uint16(t)<<3 | outOpen)
-		l.open[o.Process] = openOp{i, o.Time}
-		return i
+		return l.kind.add(uint16(t)<<3 | outOpen)
 	}
-	if op, ok := l.open[o.Process]; ok {
-		i := op.i
-		if d := o.Time - op.call; d >= 0 && d < farLat {
+	if paired {
+		i := op.Seq
+		if d := o.Time - op.Invoke.Time; d >= 0 && d < farLat {
 			*l.lat.at(i) = uint32(d)
 		} else {
 			*l.lat.at(i) = farLat
 			l.farDone[i] = o.Time
 		}
-		delete(l.open, o.Process)
 		k := l.kind.at(i)
 		*k = *k&^7 | outcomeOf(o.Type)
 	}

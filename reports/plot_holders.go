@@ -11,6 +11,7 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/page"
 )
 
 // Colours of holders.png.
@@ -188,24 +189,24 @@ func (s *runScan) holdersPNG(res *analysis.Result, end int64) ([]byte, error) {
 	a := holdersArgs{d: s.d, end: end, anomalies: allAnomalies(res.Verdict), pad: windowPad(res.Config.TTL), overview: s.overview}
 	if !s.whole {
 		a.windows, a.windowsLeft, a.timeOf = s.windows, s.windowsLeft, s.timeOf
-		a.title = holdersTitle(s.leases.log.start.len(), len(s.leases.log.clashes), 0)
+		a.title = holdersTitle(s.leases.log.start.len(), s.leases.within, len(s.leases.log.clashes), 0)
 		a.overviewNote = fmt.Sprintf(", streamed over all %d records", s.records)
 		a.windowNote = " (only the records read around it)"
 	}
 	return drawHolders(a)
 }
 
-// holdersTitle is holders.png's title: the leases, the pairs of holders
-// at once and the lost increments.
-func holdersTitle(leases, pairs, lost int) string {
-	title := fmt.Sprintf("Lock holders: %d leases, %d pairs of holders at once", leases, pairs)
+// holdersTitle is holders.png's title: the leases, the pairs of leases
+// overlapping within validity (what the banner and the exclusion checker
+// count), the pairs of holders at once the chart draws in red (held past
+// a validity, or within it), and the lost increments.
+func holdersTitle(leases, within, pairs, lost int) string {
+	title := fmt.Sprintf("Lock holders: %d leases, %s within validity", leases, page.Count(within, "overlap", "overlaps"))
 	switch {
 	case leases == 0:
 		title = "Lock holders: nobody held the lock"
-	case pairs == 0:
-		title = fmt.Sprintf("Lock holders: %d leases, never two holders at once", leases)
-	case pairs == 1:
-		title = fmt.Sprintf("Lock holders: %d leases, one pair of holders at once", leases)
+	case pairs > 0:
+		title += fmt.Sprintf(" (red: %s held at once)", page.Count(pairs, "pair", "pairs"))
 	}
 	switch lost {
 	case 0:
@@ -233,7 +234,7 @@ func drawHolders(a holdersArgs) ([]byte, error) {
 	d := a.d
 	hs, title, end := d.hs, a.title, a.end
 	if title == "" {
-		title = holdersTitle(len(hs), len(d.ovs), len(d.lost))
+		title = holdersTitle(len(hs), d.within, len(d.ovs), len(d.lost))
 	}
 	if a.timeOf != nil || len(hs) > maxDetailLeases {
 		return windowedHolders(a, title, end)

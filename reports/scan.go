@@ -64,7 +64,7 @@ type runScan struct {
 	faults  []checker.Window // fault windows (the history's indices)
 
 	ops    *opLog
-	leases *leaseTracker
+	leases *leaseFollower
 	slots  *slotTracker
 	// fences are the history's resource operations (their index in ops
 	// and their token), for fencing.png when the run has no resource log.
@@ -186,7 +186,7 @@ func (s *runScan) complete(res *analysis.Result, lg resourceLog) error {
 	if err != nil {
 		return err
 	}
-	s.d = detailOf(s.wh, s.slots.slotMap(s.wh), s.windowFaults(), writes, lostPairs(s.wh, res.Verdict, s.inWindow))
+	s.d = detailOf(s.wh, s.slots.slotMap(s.wh), s.windowFaults(), writes, lostPairs(s.wh, res.Verdict, s.inWindow), analysis.LeaseOptions(res.Config))
 	return nil
 }
 
@@ -195,7 +195,7 @@ func (s *runScan) complete(res *analysis.Result, lg resourceLog) error {
 func newScan(res *analysis.Result, keepFences bool) *runScan {
 	s := &runScan{ops: newOpLog(), slots: newSlotTracker(max(res.Config.Clients, 0)), keepFences: keepFences,
 		times: map[int64]int64{}, recs: map[int64]history.Op{}, whole: int64(res.Records) <= maxWholeRecords}
-	s.leases = newLeaseTracker(s.slots)
+	s.leases = newLeaseFollower(analysis.LeaseOptions(res.Config))
 	if s.whole && res.Records > 0 {
 		s.wh = make(history.History, 0, res.Records)
 	}
@@ -232,7 +232,7 @@ func (s *runScan) add(o *history.Op, at history.Pos) {
 // for a history not kept whole the anomaly windows to read.
 func (s *runScan) finish(res *analysis.Result) {
 	s.leases.finish()
-	s.ops.open = nil
+	s.ops.ops = history.Pairer{} // the operations never completed stay open
 	if s.records > 0 {
 		end := history.Op{Index: s.records, Time: s.end} // ends the unhealed windows
 		s.faults = checker.FaultWindows(append(s.nem, end))
@@ -288,7 +288,7 @@ func (s *runScan) recordAt(i int64) (history.Op, bool) {
 }
 
 // overview is the holders overview of the run's leases to end (ns): the
-// leases the pass followed (leaseTracker) on the slots it followed
+// leases the pass followed (leaseFollower) on the slots it followed
 // (slotTracker).
 func (s *runScan) overview(end int64) *occupancy {
 	return occupancyOf(&s.leases.log, s.slots.clients, s.slots.slot, xMax(end))

@@ -22,7 +22,7 @@ import (
 func TestBuildTimelineBoxesAndBands(t *testing.T) {
 	h, _ := pauseHistory()
 	ws := checker.FaultWindows(h)
-	d, total := buildTimeline(detailOf(h, buildSlots(h, 3), ws, nil, nil), endTime(h), maxTimelineBoxes, nil)
+	d, total := buildTimeline(detailOf(h, buildSlots(h, 3), ws, nil, nil, runLeases), endTime(h), maxTimelineBoxes, nil)
 	if total != len(history.Pairs(h)) || len(d.Boxes) != total {
 		t.Fatalf("%d boxes of %d operations, want all %d", len(d.Boxes), total, len(history.Pairs(h)))
 	}
@@ -51,7 +51,7 @@ func TestBuildTimelineBoxesAndBands(t *testing.T) {
 // ones are thinned evenly, within the limit, and the page says so.
 func TestTimelineCapsBigHistories(t *testing.T) {
 	h := bigHistory(5000, 4, 2)
-	d, total := buildTimeline(detailOf(h, buildSlots(h, 4), nil, nil, nil), endTime(h), 1000, nil)
+	d, total := buildTimeline(detailOf(h, buildSlots(h, 4), nil, nil, nil, runLeases), endTime(h), 1000, nil)
 	if total < 5000 || len(d.Boxes) > 1000 || len(d.Boxes) < 500 {
 		t.Fatalf("%d boxes of %d operations, want at most 1000 and not far below", len(d.Boxes), total)
 	}
@@ -206,7 +206,7 @@ func TestTimelineBoxesLabelledAndMarked(t *testing.T) {
 			marks[write] = "exclusion write-after-validity (fatal)"
 		}
 	}
-	d, _ := buildTimeline(detailOf(h, buildSlots(h, 3), ws, nil, nil), endTime(h), maxTimelineBoxes, marks)
+	d, _ := buildTimeline(detailOf(h, buildSlots(h, 3), ws, nil, nil, runLeases), endTime(h), maxTimelineBoxes, marks)
 	labels := map[string]bool{}
 	marked := 0
 	for _, b := range d.Boxes {
@@ -233,7 +233,7 @@ func TestTimelineBoxesLabelledAndMarked(t *testing.T) {
 			bigMarks[big[i].Index] = "made up"
 		}
 	}
-	bd, _ := buildTimeline(detailOf(big, buildSlots(big, 4), nil, nil, nil), endTime(big), 1000, bigMarks)
+	bd, _ := buildTimeline(detailOf(big, buildSlots(big, 4), nil, nil, nil, runLeases), endTime(big), 1000, bigMarks)
 	kept := map[int64]bool{}
 	for _, b := range bd.Boxes {
 		kept[b.Index], kept[b.Comp] = true, true

@@ -86,14 +86,14 @@ func TestHoldersBigRun(t *testing.T) {
 		t.Errorf("small run: holders.png %d px tall, want the fixed %v px", hgt, figHeight.Dots(figDPI))
 	}
 	h := bigHistory(30000, 8, 2)
-	hs := holds(h)
+	hs := holds(h, runLeases)
 	if len(hs) <= maxDetailLeases {
 		t.Fatalf("only %d leases: not a big run", len(hs))
 	}
 	end := endTime(h)
 	mid := int64(len(h) / 2)
 	as := []checker.Anomaly{{Kind: "overlap", Ops: []int64{mid, mid + 3}, Fatal: true}, {Kind: "lost-update", Ops: []int64{mid / 4}}}
-	args := holdersArgs{d: detailOf(h, buildSlots(h, 8), nil, nil, nil), end: end, pad: windowPad(300 * time.Millisecond), anomalies: as, overview: overviewOf(t, h, 8)}
+	args := holdersArgs{d: detailOf(h, buildSlots(h, 8), nil, nil, nil, runLeases), end: end, pad: windowPad(300 * time.Millisecond), anomalies: as, overview: overviewOf(t, h, 8)}
 	b, err = drawHolders(args)
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func TestHoldersBigRun(t *testing.T) {
 	if hb, hn := pngHeight(t, b), pngHeight(t, none); hb <= hn+300 {
 		t.Errorf("big run: %d px with two windows, %d px with none: want the windows below the overview", hb, hn)
 	}
-	hc := detailOf(h, buildSlots(h, 8), nil, nil, nil)
+	hc := detailOf(h, buildSlots(h, 8), nil, nil, nil, runLeases)
 	from, to := h[mid].Time-args.pad, h[mid].Time+args.pad
 	w := hc.window(from, to)
 	if len(w.hs) == 0 || len(w.hs) > len(hs)/10 {

@@ -16,6 +16,7 @@ import (
 	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // A real 3 s run (real redis-server, client pauses) gets a complete report
@@ -133,7 +134,7 @@ func TestWriteNoDir(t *testing.T) {
 // record; two different leases believed held at once are an overlap.
 func TestHoldsAndOverlaps(t *testing.T) {
 	h, _ := pauseHistory()
-	hs := holds(h)
+	hs := holds(h, runLeases)
 	if len(hs) != 3 {
 		t.Fatalf("got %d leases, want 3: %+v", len(hs), hs)
 	}
@@ -155,9 +156,9 @@ func TestHoldsAndOverlaps(t *testing.T) {
 	b.Append(history.Op{Time: 60, Type: history.Invoke, Process: 1, F: history.FAcquire, Key: "k"})
 	b.Append(history.Op{Time: 61, Type: history.OK, Process: 1, F: history.FAcquire, Key: "k", Token: "y"})
 	b.Append(history.Op{Time: 70, Type: history.Invoke, Process: 1, F: history.FRead, Key: "k"})
-	hs = holds(b.History())
+	hs = holds(b.History(), lease.Options{})
 	if len(hs) != 2 || hs[0].End != 50 || hs[0].Ended != "lost" || hs[0].Validity != 100 {
-		t.Errorf("lost lease = %+v (validity falls back to invoke + TTL)", hs[0])
+		t.Errorf("lost lease = %+v (validity falls back to invoke + TTL, no drift allowance)", hs[0])
 	}
 	if hs[1].End != 70 || hs[1].Ended != "gone" || hs[1].Validity != 0 {
 		t.Errorf("abandoned lease = %+v", hs[1])

@@ -1,0 +1,363 @@
+package lease
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// EventKind says what happened to a lease.
+type EventKind int
+
+// The events a Tracker yields.
+const (
+	// Started: the lease came to be held (its acquire ok, or the extend ok
+	// that renewed an acquire with unknown outcome), at At.
+	Started EventKind = iota
+	// Extended: an extend ok renewed the held lease, at At (its return);
+	// its segment is the lease's last.
+	Extended
+	// Ended: the holder stopped holding it, at At (see Lease.HeldUntil):
+	// cut by a release invoke or a lost notice as they come, gone at
+	// Finish.
+	Ended
+)
+
+// Event is one thing that happened to a lease.
+type Event struct {
+	Kind  EventKind
+	Lease *Lease
+	At    int64
+}
+
+// Options are what a Tracker's consumer chooses.
+type Options struct {
+	// Drift and DriftFactor are the clock-drift allowance (Allowance)
+	// subtracted from invoke + TTL for a segment whose holder recorded no
+	// validity; zero believes the TTL in full.
+	Drift       time.Duration
+	DriftFactor float64
+	// Forget drops a lease from the tracker once it ended, so that memory
+	// is the leases not yet ended: a release, extend or lost notice that
+	// names an ended lease then matches nothing, or an older lease of the
+	// same key and token (only a lock that hands one token to two
+	// acquires tells the difference). Without it every lease is kept.
+	Forget bool
+}
+
+// Tracker follows the leases of a history record by record, under one
+// rule set:
+//
+//   - an acquire ok starts a lease; an acquire with unknown outcome is a
+//     lease not held, which an extend ok naming it starts (a watchdog's
+//     renewal proves the acquire took effect); a failed acquire is none;
+//   - a release, extend or lost notice acts on a lease as the checkers
+//     match it: by its process's latest acquire ok on the key when that
+//     carries the record's token (a record without a token takes it),
+//     else on the lease its process matched before for the key and
+//     token, else on the latest acquire ok or unknown of the key with
+//     that token, whoever records it (a watchdog under a process of its
+//     own, another process's release);
+//   - each acquire or extend ok adds a segment of belief from its return
+//     to the validity it recorded, else its invoke + TTL − the drift
+//     allowance, else no end;
+//   - the holder stops holding at the first release invoke, or the first
+//     lost notice naming the lease (the process's latest lease at the
+//     notice's time with its key and token, else any process's; without
+//     a token the process's current lease), whichever comes first (a
+//     release wins a tie); failing both, its process's last record
+//     (gone: a crash, or the end of the run), known at Finish.
+//
+// Releases and lost notices act at their record; acquires and extends
+// at their completion.
+type Tracker struct {
+	opt    Options
+	ops    history.Pairer     // the acquires and extends in flight
+	cur    map[procKey]*Lease // (process, key) -> its latest acquire ok
+	byTok  map[tokKey]*Lease  // (key, token) -> its latest acquire ok or unknown
+	dogs   map[dogKey]*Lease  // (process, key, token) -> the lease it matched before
+	byProc map[int][]*Lease   // held leases by acquiring process, in the order held
+	held   map[tokKey][]*Lease
+	open   map[*Lease]bool // held and not ended
+	last   map[int]int64   // process -> its latest record's time
+	nHeld  int
+	events []Event
+}
+
+type procKey struct {
+	p   int
+	key string
+}
+
+type tokKey struct{ key, token string }
+
+type dogKey struct {
+	p          int
+	key, token string
+}
+
+// NewTracker starts following leases.
+func NewTracker(opt Options) *Tracker {
+	return &Tracker{opt: opt, cur: map[procKey]*Lease{}, byTok: map[tokKey]*Lease{}, dogs: map[dogKey]*Lease{},
+		byProc: map[int][]*Lease{}, held: map[tokKey][]*Lease{}, open: map[*Lease]bool{}, last: map[int]int64{}}
+}
+
+// Add takes the next record and returns what it did to leases, valid
+// until the next Add or Finish.
+func (t *Tracker) Add(r *history.Op) []Event {
+	t.events = t.events[:0]
+	if r.IsNemesis() {
+		return nil
+	}
+	t.last[r.Process] = r.Time
+	switch {
+	case r.F == history.FLost:
+		t.lost(r)
+	case r.F == history.FRelease && r.Type == history.Invoke:
+		t.release(r)
+	}
+	if r.F != history.FAcquire && r.F != history.FExtend {
+		return t.events // only acquires and extends are paired: a process is single-threaded
+	}
+	op, ok := t.ops.Add(r)
+	switch {
+	case !ok:
+	case op.Completion == nil && op.Invoke.F == history.FAcquire: // never completed: its outcome is unknown
+		t.acquire(op.Invoke, &history.Op{Type: history.Info, Index: -1})
+	case op.Completion == nil || op.Invoke.F != r.F:
+	case r.F == history.FAcquire:
+		t.acquire(op.Invoke, r)
+	case r.F == history.FExtend:
+		t.extend(op.Invoke, r)
+	}
+	return t.events
+}
+
+// Finish ends the leases still held, gone at their processes' last
+// records, in the order they came to be held.
+func (t *Tracker) Finish() []Event {
+	t.events = t.events[:0]
+	ls := make([]*Lease, 0, len(t.open))
+	for l := range t.open {
+		ls = append(ls, l)
+	}
+	slices.SortFunc(ls, func(a, b *Lease) int { return a.heldAt - b.heldAt })
+	for _, l := range ls {
+		l.Last = t.last[l.Process]
+		end, _ := l.HeldUntil()
+		t.end(l, end)
+	}
+	if !t.opt.Forget {
+		for _, ls := range t.byProc {
+			for _, l := range ls {
+				l.Last = t.last[l.Process]
+			}
+		}
+	}
+	return t.events
+}
+
+// Of is process p's held leases, in the order they came to be held (with
+// Forget, those not ended and the latest ended).
+func (t *Tracker) Of(p int) []*Lease { return t.byProc[p] }
+
+// acquire takes acquire invoke inv completed by c.
+func (t *Tracker) acquire(inv, c *history.Op) {
+	if c.Type == history.Fail {
+		return
+	}
+	l := &Lease{Key: pick(c.Key, inv.Key), Token: pick(c.Token, inv.Token), Process: inv.Process, Fence: inv.Fence,
+		Invoke: inv.Index, Completion: c.Index, Return: Inf, Cut: Inf}
+	if c.Fence != 0 {
+		l.Fence = c.Fence
+	}
+	if l.Token == "" {
+		l.Token = "op#" + strconv.FormatInt(inv.Index, 10)
+	}
+	t.byTok[tokKey{l.Key, l.Token}] = l
+	if c.Type != history.OK {
+		return
+	}
+	l.Return = c.Time
+	t.cur[procKey{l.Process, l.Key}] = l
+	end, ok := t.believedEnd(inv, c)
+	l.NoExpiry = !ok
+	t.hold(l, c.Time)
+	l.StartOp = c.Index
+	l.Segments = append(l.Segments, [2]int64{c.Time, end})
+	t.events = append(t.events, Event{Started, l, c.Time})
+}
+
+// extend takes extend invoke inv completed by c.
+func (t *Tracker) extend(inv, c *history.Op) {
+	l := t.match(inv.Process, pick(c.Key, inv.Key), pick(c.Token, inv.Token))
+	if l == nil || c.Type != history.OK {
+		return
+	}
+	end, _ := t.believedEnd(inv, c)
+	l.Segments = append(l.Segments, [2]int64{c.Time, end})
+	switch {
+	case l.ended: // after its holder stopped holding: outside Valid
+		return
+	case !l.held:
+		t.hold(l, c.Time)
+		l.StartOp = c.Index
+		t.events = append(t.events, Event{Started, l, c.Time})
+	default:
+		t.events = append(t.events, Event{Extended, l, c.Time})
+	}
+}
+
+// release takes release invoke r: the first cuts a held lease.
+func (t *Tracker) release(r *history.Op) {
+	l := t.match(r.Process, r.Key, r.Token)
+	if l == nil || !l.held {
+		return
+	}
+	switch {
+	case r.Time < l.Cut:
+	case r.Time == l.Cut && l.CutBy == EndLost:
+		l.LostSignals--
+	default:
+		return
+	}
+	l.Cut, l.CutBy = r.Time, EndRelease
+	t.end(l, r.Time)
+}
+
+// lost takes lost notice r.
+func (t *Tracker) lost(r *history.Op) {
+	l := t.lostLease(r)
+	if l == nil || r.Time >= l.Cut {
+		return
+	}
+	l.Cut, l.CutBy = r.Time, EndLost
+	l.LostSignals++
+	t.end(l, r.Time)
+}
+
+// lostLease is the lease lost notice r names: the process's latest lease
+// acquired by r's time with r's key and token, else any process's (a
+// watchdog may report the loss), else, when r has no token, the
+// process's current lease (At).
+func (t *Tracker) lostLease(r *history.Op) *Lease {
+	if r.Token == "" {
+		return At(t.byProc[r.Process], r.Time)
+	}
+	all := t.held[tokKey{r.Key, r.Token}]
+	for _, own := range []bool{true, false} {
+		var best *Lease
+		for _, l := range all {
+			if (!own || l.Process == r.Process) && l.Return <= r.Time && (best == nil || l.Return > best.Return) {
+				best = l
+			}
+		}
+		if best != nil {
+			return best
+		}
+	}
+	return nil
+}
+
+// match is the lease a release or extend by process p on key naming
+// token acts on (see Tracker); nil if none.
+func (t *Tracker) match(p int, key, token string) *Lease {
+	c := t.cur[procKey{p, key}]
+	if token == "" && c != nil {
+		token = c.Token
+	}
+	dk := dogKey{p, key, token}
+	if c != nil && c.Token == token {
+		return c
+	}
+	if l, ok := t.dogs[dk]; ok {
+		return l
+	}
+	l := t.byTok[tokKey{key, token}]
+	if l != nil {
+		t.dogs[dk] = l
+		l.dogs = append(l.dogs, dk)
+	}
+	return l
+}
+
+// hold marks l held at t.
+func (t *Tracker) hold(l *Lease, at int64) {
+	l.held, l.heldAt, l.Last = true, t.nHeld, max(t.last[l.Process], at)
+	t.nHeld++
+	t.open[l] = true
+	own := t.byProc[l.Process]
+	if t.opt.Forget {
+		own = slices.DeleteFunc(own, func(x *Lease) bool { return x.ended })
+	}
+	t.byProc[l.Process] = append(own, l)
+	k := tokKey{l.Key, l.Token}
+	t.held[k] = append(t.held[k], l)
+}
+
+// end yields l's end at at, once; with Forget it drops l.
+func (t *Tracker) end(l *Lease, at int64) {
+	delete(t.open, l)
+	if l.ended {
+		return
+	}
+	l.ended, l.Last = true, max(l.Last, t.last[l.Process])
+	t.events = append(t.events, Event{Ended, l, at})
+	if !t.opt.Forget {
+		return
+	}
+	k := tokKey{l.Key, l.Token}
+	if t.byTok[k] == l {
+		delete(t.byTok, k)
+	}
+	if pk := (procKey{l.Process, l.Key}); t.cur[pk] == l {
+		delete(t.cur, pk)
+	}
+	for _, dk := range l.dogs {
+		if t.dogs[dk] == l {
+			delete(t.dogs, dk)
+		}
+	}
+	l.dogs = nil
+	drop := func(x *Lease) bool { return x == l }
+	if t.held[k] = slices.DeleteFunc(t.held[k], drop); len(t.held[k]) == 0 {
+		delete(t.held, k)
+	}
+}
+
+// believedEnd is the end of the client's validity for a segment begun by
+// the acquire or extend ok c of invoke inv: its Validity, else its invoke
+// + TTL − the drift allowance (saturated), else no end (ok false).
+func (t *Tracker) believedEnd(inv, c *history.Op) (int64, bool) {
+	validity, ttl := c.Validity, c.TTL
+	if validity == 0 {
+		validity = inv.Validity
+	}
+	if ttl == 0 {
+		ttl = inv.TTL
+	}
+	switch {
+	case validity != 0:
+		return validity, true
+	case ttl > 0:
+		allow := int64(Allowance(time.Duration(ttl), t.opt.Drift, t.opt.DriftFactor))
+		return max(satAdd(inv.Time, ttl-allow), inv.Time), true
+	}
+	return Inf, false
+}
+
+func satAdd(a, b int64) int64 {
+	if a > 0 && b > Inf-a {
+		return Inf
+	}
+	return a + b
+}
+
+func pick(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
