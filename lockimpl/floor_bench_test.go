@@ -11,8 +11,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
+	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
 // floorWorkers is the concurrency issue 17's target is stated at.

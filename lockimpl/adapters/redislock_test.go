@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/lockimpl/adapters"
-	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 )
 
 // The failure classification of the redislock adapter (in-process

@@ -9,9 +9,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/lockimpl/adapters"
-	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 )
 
 // The failure classification of the redsync adapter (in-process "redsync"
