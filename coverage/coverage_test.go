@@ -23,6 +23,7 @@ func heldThenPaused(b *historytest.Builder, p int, slot string) int64 {
 // to 50 ms starts with a completion of startType.
 func grantThenPause(t *testing.T, startType history.Type) *Report {
 	b := historytest.New()
+	b.Add(10, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
 	b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"))
 	b.Start(20, startType, "client-pause", historytest.Clients("c1")).Stop(50, "client-pause")
 	return cover(t, b.History(), in)
@@ -130,6 +131,7 @@ func TestNodeFaultLeaseNodes(t *testing.T) {
 	}
 	// A lease without recorded nodes involves every node.
 	b2 := historytest.New()
+	b2.Add(10, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c2"))
 	b2.Add(10, history.OK, 1, history.FAcquire, "k", "c2", historytest.Client("c2"))
 	b2.Start(20, history.OK, "crash", historytest.Nodes("n3")).Stop(30, "crash")
 	if h := cover(t, b2.History(), in).Windows[0].Holder; h == nil {
@@ -226,6 +228,7 @@ func TestJSONShape(t *testing.T) {
 // acquire's validity.
 func TestExtendKeepsHolder(t *testing.T) {
 	b := historytest.New()
+	b.Add(10, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
 	b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"), historytest.Validity(18))
 	b.Add(15, history.Invoke, 1, history.FExtend, "k", "", historytest.Client("c1"))
 	b.Add(16, history.OK, 1, history.FExtend, "k", "", historytest.Client("c1"), historytest.Validity(100))
@@ -241,6 +244,7 @@ func TestExtendKeepsHolder(t *testing.T) {
 // touches a holder.
 func TestWatchdogExtendKeepsHolder(t *testing.T) {
 	b := historytest.New()
+	b.Add(10, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
 	b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"), historytest.Validity(18))
 	b.Add(15, history.Invoke, 7, history.FExtend, "k", "c1", historytest.Client("c1"), historytest.Detail("watchdog"))
 	b.Add(16, history.OK, 7, history.FExtend, "k", "c1", historytest.Client("c1"), historytest.Validity(100), historytest.Detail("watchdog"))
