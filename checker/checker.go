@@ -1,8 +1,8 @@
 // Package checker decides whether a lockstorm history is valid. Each checker
-// reads a whole history and returns a Result with a three-valued verdict:
-// Valid, Invalid (a definite violation, with the op indices that show it) or
-// Unknown (nothing could be proved: a timeout, a malformed history, a run in
-// which no lock was ever taken).
+// returns a Result with a three-valued verdict: Valid, Invalid (a definite
+// violation, with the op indices that show it) or Unknown (nothing could be
+// proved: a timeout, a malformed history, a run in which no lock was ever
+// taken).
 //
 // The checkers:
 //
@@ -18,10 +18,16 @@
 //   - Liveness: success rate, latencies, availability around faults,
 //     starvation, FIFO order, a lock never freed.
 //
-// Compose runs checkers in parallel on a validated history and merges their
-// verdicts: Invalid beats Unknown beats Valid.
+// One engine decides every verdict: Composite.CheckSource reads a history
+// once, record by record, validating it as it goes; it cuts it at
+// quiescent points into segments that the segment checkers (Lock,
+// Resource, Exclusion) check in parallel, feeds every record to the
+// record checkers (Liveness, Fencing), and merges the verdicts: Invalid
+// beats Unknown beats Valid (engine.go holds the two interfaces). For a
+// failing segment it keeps the verbose search the report draws. Leases are
+// followed by package lease's Tracker, invokes paired by history.Pairer.
 //
-// Every checker except Compose assumes its history passed Validate.
+// Every checker's own Check assumes its history passed Validate.
 //
 // # What the checkers expect of a history
 //

@@ -18,7 +18,10 @@ type streamProgress struct {
 	unknownL    []*liveLease
 }
 
-// acquire is livenessRun.acquires and progress for one acquire.
+// acquire follows one completed acquire x (op o, lease l when it
+// succeeded) for the liveness check: the longest TTL and retry gap seen,
+// and its key's progress (the latest ok, the failures since, the
+// acquires with unknown outcome) that recovery and never-freed judge.
 func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
 	r := &s.r
 	r.maxTTL = max(r.maxTTL, x.TTL)

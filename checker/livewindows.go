@@ -4,8 +4,8 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// windowStream is livenessRun.availability fed one record at a time, in
-// time order: the fault windows as they open and close (paired as
+// windowStream measures the liveness check's availability per fault
+// window, fed one record at a time in time order: the fault windows as they open and close (paired as
 // faultWindowsOf pairs them), and per window the running counts of
 // acquire invokes and acquire oks taken when its bounds pass, instead of
 // every invoke and ok time.

@@ -18,8 +18,9 @@ import (
 //
 //   - per client operation its type, outcome and times (opLog): latency-raw.png,
 //     latency-quantiles.png and rate.png are drawn from them, exactly;
-//   - per lease its process and times (leaseLog): the holders overview and
-//     fencing.png's issued tokens;
+//   - per lease its process and times (leaseLog), followed by lease.Tracker
+//     under the checker's own rules: the holders overview and fencing.png's
+//     issued tokens;
 //   - the fault windows and where it was in the history every
 //     checkpointEvery records, from which, once the check has named the
 //     anomalies, the records index.html lists (each anomaly's first
