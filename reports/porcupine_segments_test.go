@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -97,7 +98,19 @@ func TestWriteSegmentPages(t *testing.T) {
 // goes on to that page.
 func TestBrowserSegmentLinks(t *testing.T) {
 	browsertest.Require(t)
-	dir, _, links := segmentResult(t)
+	dir, res, links := segmentResult(t)
+	// The check names one lock anomaly (its first failing segment); the
+	// overlaps in later segments link to the timeline. A link to
+	// porcupine.html at an op a later segment's page draws must go on to
+	// that page.
+	second := res.Verdict.Results[0].Details.(checker.LockDetails).Failing[1]
+	for _, r := range res.Verdict.Results {
+		for _, a := range r.Anomalies {
+			if last := a.Ops[len(a.Ops)-1]; r.Name == "exclusion" && last >= second.First && last <= second.Last {
+				links = append(links, fmt.Sprintf("%s#op=%d", store.PorcupineFile, last))
+			}
+		}
+	}
 	redirected := false
 	for _, l := range links {
 		if strings.HasPrefix(l, store.TimelineFile) {
