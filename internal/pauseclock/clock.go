@@ -97,9 +97,11 @@ type timeout struct {
 	d     time.Duration
 }
 
-// left is the running time left before the timeout fires.
+// left is the running time left before the timeout fires, at most d:
+// the clock's paused time is read after the time since start, so during
+// a pause it can exceed it by the microseconds between the two reads.
 func (t *timeout) left() time.Duration {
-	return t.d - (time.Since(t.start) - (t.clock.Paused() - t.base))
+	return min(t.d, t.d-(time.Since(t.start)-(t.clock.Paused()-t.base)))
 }
 
 type timeoutKey struct{}
