@@ -2,6 +2,7 @@ package checker
 
 import (
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // liveStream is Liveness.Check fed one record at a time, records in time
@@ -31,15 +32,14 @@ type liveStream struct {
 	head  int
 	base  int // lock ops dropped from the queue's front
 
-	// fillTokens' maps: cur (of the living processes), byTok (the token
-	// table's rows, and the leases still read by row: leases), dogs
-	cur    map[procKey]*liveLease
-	keysOf map[int][]string // process -> the keys it has a cur entry for
+	// fillTokens' matcher (current leases of the living processes only),
+	// over the token table's rows and the leases still read by row
+	match  *lease.Matcher[*liveLease]
+	keysOf map[int][]string // process -> the keys it has a current lease on
 	queued map[int]int      // process -> its lock ops not yet taken
 	dead   map[int]bool     // processes dead with lock ops not yet taken
 	tab    *tokTable
 	leases map[uint32]*liveLease
-	dogs   map[dogKey]*liveLease
 
 	waits, waitsAny, holds latencies
 	lastFail               map[int]int64
@@ -84,9 +84,10 @@ type liveLease struct {
 
 func newLiveStream(l *Liveness, tokens *tokenCheck) *liveStream {
 	s := &liveStream{l: l, r: livenessRun{l: l},
-		cur: map[procKey]*liveLease{}, keysOf: map[int][]string{}, queued: map[int]int{}, dead: map[int]bool{},
-		tab: tokens.tab, leases: map[uint32]*liveLease{}, dogs: map[dogKey]*liveLease{},
+		keysOf: map[int][]string{}, queued: map[int]int{}, dead: map[int]bool{},
+		tab: tokens.tab, leases: map[uint32]*liveLease{},
 		lastFail: map[int]int64{}, prog: map[string]*streamProgress{}, win: newWindowStream(), tokens: tokens}
+	s.match = lease.NewMatcher(s.byToken)
 	if l != nil {
 		s.stuck = NewStuckWatch(l.NeverFreedAfter)
 	}
@@ -214,11 +215,10 @@ func (s *liveStream) take(x *lop) {
 			acqDone: x.Done, ttl: x.TTL, token: x.Token}
 		s.leases[i] = l
 		if x.Type == history.OK {
-			k := procKey{x.Process, x.Key}
-			if _, ok := s.cur[k]; !ok {
+			if _, ok := s.match.Current(x.Process, x.Key); !ok {
 				s.keysOf[x.Process] = append(s.keysOf[x.Process], x.Key)
 			}
-			s.cur[k] = l
+			s.match.Acquired(x.Process, x.Key, x.Token, l)
 		}
 	}
 	s.acquire(x, &o, l)
@@ -232,24 +232,8 @@ func (x *lop) op() op {
 // leaseOp matches a release or extend to its lease (see fillTokens) and
 // applies it (see leaseSet.extend and release).
 func (s *liveStream) leaseOp(x *lop) {
-	c, hasCur := s.cur[procKey{x.Process, x.Key}]
-	if x.Token == "" && hasCur {
-		x.Token = c.token
-	}
-	var l *liveLease
-	dk := dogKey{x.Process, x.Key, x.Token}
-	if d, ok := s.dogs[dk]; hasCur && c.token == x.Token {
-		l = c
-	} else if ok {
-		l = d
-	} else if i, row, ok := s.tab.find(x.Key, x.Token); ok && row.leased {
-		l = s.leases[i]
-		if l == nil {
-			l = retiredLease
-		}
-		s.dogs[dk] = l
-	}
-	if l == nil {
+	l, tok, ok := s.match.Match(x.Process, x.Key, x.Token)
+	if x.Token = tok; !ok {
 		return
 	}
 	if x.F == history.FExtend {
@@ -268,6 +252,19 @@ func (s *liveStream) leaseOp(x *lop) {
 			s.retire(l)
 		}
 	}
+}
+
+// byToken is the latest acquire ok or unknown of key with token (the
+// token table's leased row), retiredLease when retire dropped it.
+func (s *liveStream) byToken(key, token string) (*liveLease, bool) {
+	i, row, ok := s.tab.find(key, token)
+	if !ok || !row.leased {
+		return nil, false
+	}
+	if l := s.leases[i]; l != nil {
+		return l, true
+	}
+	return retiredLease, true
 }
 
 // retiredLease stands for the leases retire dropped: releases and extends
@@ -289,7 +286,7 @@ func (s *liveStream) retire(l *liveLease) {
 // them.
 func (s *liveStream) died(p int) {
 	for _, k := range s.keysOf[p] {
-		delete(s.cur, procKey{p, k})
+		s.match.Drop(p, k)
 	}
 	delete(s.keysOf, p)
 	delete(s.lastFail, p)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // op is one client operation: an invoke and its completion, merged. Fields
@@ -118,27 +119,21 @@ func opIndices(os ...*op) []int64 {
 
 func sortInt64(s []int64) { slices.Sort(s) }
 
-// fillTokens gives lock ops without a Token the token of their process's
-// current lease on the same key, and acquires without one a unique
-// synthetic token; then it names each lock op's lease (op.Lease), the
-// acquire it acts on:
-//
-//   - an acquire (any outcome) is its own lease;
-//   - a release or extend by a process whose current lease on the key (its
-//     latest acquire ok there) carries the op's token acts on that lease;
-//   - otherwise (a watchdog recording extends under a process of its own,
-//     or an acquire whose outcome was unknown) it acts on the lease the
-//     same process matched last for this key and token, else on the latest
-//     acquire ok or info of the key, invoked before the op, with that
-//     token; -1 if there is none.
+// fillTokens gives acquires without a Token a unique synthetic token,
+// then names each lock op's lease (op.Lease), the acquire it acts on: an
+// acquire (any outcome) is its own; a release or extend acts on the lease
+// lease.Matcher names among the acquires ok or unknown invoked before it
+// (-1 if none), and takes its token when it has none.
 //
 // Tokens alone cannot name a lease: a lock that hands the same token to
 // two acquires (a host name, a constant) would merge two holders into one.
 // Validate's token check reports such a lock.
 func fillTokens(os []op) {
-	cur := map[procKey]int{}  // (process, key) -> its latest acquire ok
 	byTok := map[tokKey]int{} // (key, token) -> latest acquire ok/info invoked so far
-	dogs := map[dogKey]int{}  // (process, key, token) -> lease matched before
+	m := lease.NewMatcher(func(key, token string) (int, bool) {
+		l, ok := byTok[tokKey{key, token}]
+		return l, ok
+	})
 	for i := range os {
 		o := &os[i]
 		switch o.F {
@@ -148,26 +143,15 @@ func fillTokens(os []op) {
 			}
 			o.Lease = i
 			if o.Type == history.OK {
-				cur[procKey{o.Process, o.Key}] = i
+				m.Acquired(o.Process, o.Key, o.Token, i)
 			}
 			if o.Type != history.Fail {
 				byTok[tokKey{o.Key, o.Token}] = i
 			}
 		case history.FRelease, history.FExtend:
-			c, hasCur := cur[procKey{o.Process, o.Key}]
-			if o.Token == "" && hasCur {
-				o.Token = os[c].Token
-			}
-			switch l, ok := dogs[dogKey{o.Process, o.Key, o.Token}]; {
-			case hasCur && os[c].Token == o.Token:
-				o.Lease = c
-			case ok:
+			l, tok, ok := m.Match(o.Process, o.Key, o.Token)
+			if o.Token = tok; ok {
 				o.Lease = l
-			default:
-				if l, ok := byTok[tokKey{o.Key, o.Token}]; ok {
-					o.Lease = l
-					dogs[dogKey{o.Process, o.Key, o.Token}] = l
-				}
 			}
 		}
 	}
@@ -179,11 +163,6 @@ type procKey struct {
 }
 
 type tokKey struct{ key, token string }
-
-type dogKey struct {
-	p          int
-	key, token string
-}
 
 func syntheticToken(o *op) string {
 	return "op#" + strconv.FormatInt(o.Inv, 10)

@@ -59,7 +59,6 @@ type Lease struct {
 	held   bool
 	ended  bool // Ended was yielded
 	heldAt int  // rank among the leases held
-	dogs   []dogKey
 }
 
 // Held reports whether the lease was ever held.

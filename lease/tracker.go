@@ -75,9 +75,8 @@ type Options struct {
 type Tracker struct {
 	opt    Options
 	ops    history.Pairer     // the acquires and extends in flight
-	cur    map[procKey]*Lease // (process, key) -> its latest acquire ok
-	byTok  map[tokKey]*Lease  // (key, token) -> its latest acquire ok or unknown
-	dogs   map[dogKey]*Lease  // (process, key, token) -> the lease it matched before
+	match  *Matcher[*Lease]
+	byTok  map[tokKey]*Lease // (key, token) -> its latest acquire ok or unknown
 	byProc map[int][]*Lease   // held leases by acquiring process, in the order held
 	held   map[tokKey][]*Lease
 	open   map[*Lease]bool // held and not ended
@@ -86,22 +85,15 @@ type Tracker struct {
 	events []Event
 }
 
-type procKey struct {
-	p   int
-	key string
-}
-
-type tokKey struct{ key, token string }
-
-type dogKey struct {
-	p          int
-	key, token string
-}
-
 // NewTracker starts following leases.
 func NewTracker(opt Options) *Tracker {
-	return &Tracker{opt: opt, cur: map[procKey]*Lease{}, byTok: map[tokKey]*Lease{}, dogs: map[dogKey]*Lease{},
+	t := &Tracker{opt: opt, byTok: map[tokKey]*Lease{},
 		byProc: map[int][]*Lease{}, held: map[tokKey][]*Lease{}, open: map[*Lease]bool{}, last: map[int]int64{}}
+	t.match = NewMatcher(func(key, token string) (*Lease, bool) {
+		l, ok := t.byTok[tokKey{key, token}]
+		return l, ok
+	})
+	return t
 }
 
 // Add takes the next record and returns what it did to leases, valid
@@ -181,7 +173,7 @@ func (t *Tracker) acquire(inv, c *history.Op) {
 		return
 	}
 	l.Return = c.Time
-	t.cur[procKey{l.Process, l.Key}] = l
+	t.match.Acquired(l.Process, l.Key, l.Token, l)
 	end, ok := t.believedEnd(inv, c)
 	l.NoExpiry = !ok
 	t.hold(l, c.Time)
@@ -192,7 +184,7 @@ func (t *Tracker) acquire(inv, c *history.Op) {
 
 // extend takes extend invoke inv completed by c.
 func (t *Tracker) extend(inv, c *history.Op) {
-	l := t.match(inv.Process, pick(c.Key, inv.Key), pick(c.Token, inv.Token))
+	l, _, _ := t.match.Match(inv.Process, pick(c.Key, inv.Key), pick(c.Token, inv.Token))
 	if l == nil || c.Type != history.OK {
 		return
 	}
@@ -212,7 +204,7 @@ func (t *Tracker) extend(inv, c *history.Op) {
 
 // release takes release invoke r: the first cuts a held lease.
 func (t *Tracker) release(r *history.Op) {
-	l := t.match(r.Process, r.Key, r.Token)
+	l, _, _ := t.match.Match(r.Process, r.Key, r.Token)
 	if l == nil || !l.held {
 		return
 	}
@@ -261,28 +253,6 @@ func (t *Tracker) lostLease(r *history.Op) *Lease {
 	return nil
 }
 
-// match is the lease a release or extend by process p on key naming
-// token acts on (see Tracker); nil if none.
-func (t *Tracker) match(p int, key, token string) *Lease {
-	c := t.cur[procKey{p, key}]
-	if token == "" && c != nil {
-		token = c.Token
-	}
-	dk := dogKey{p, key, token}
-	if c != nil && c.Token == token {
-		return c
-	}
-	if l, ok := t.dogs[dk]; ok {
-		return l
-	}
-	l := t.byTok[tokKey{key, token}]
-	if l != nil {
-		t.dogs[dk] = l
-		l.dogs = append(l.dogs, dk)
-	}
-	return l
-}
-
 // hold marks l held at t.
 func (t *Tracker) hold(l *Lease, at int64) {
 	l.held, l.heldAt, l.Last = true, t.nHeld, max(t.last[l.Process], at)
@@ -312,15 +282,7 @@ func (t *Tracker) end(l *Lease, at int64) {
 	if t.byTok[k] == l {
 		delete(t.byTok, k)
 	}
-	if pk := (procKey{l.Process, l.Key}); t.cur[pk] == l {
-		delete(t.cur, pk)
-	}
-	for _, dk := range l.dogs {
-		if t.dogs[dk] == l {
-			delete(t.dogs, dk)
-		}
-	}
-	l.dogs = nil
+	t.match.Forget(l.Process, l.Key, l)
 	drop := func(x *Lease) bool { return x == l }
 	if t.held[k] = slices.DeleteFunc(t.held[k], drop); len(t.held[k]) == 0 {
 		delete(t.held, k)
