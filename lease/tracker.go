@@ -74,10 +74,10 @@ type Options struct {
 // at their completion.
 type Tracker struct {
 	opt    Options
-	ops    history.Pairer     // the acquires and extends in flight
+	ops    history.Pairer // the acquires and extends in flight
 	match  *Matcher[*Lease]
 	byTok  map[tokKey]*Lease // (key, token) -> its latest acquire ok or unknown
-	byProc map[int][]*Lease   // held leases by acquiring process, in the order held
+	byProc map[int][]*Lease  // held leases by acquiring process, in the order held
 	held   map[tokKey][]*Lease
 	open   map[*Lease]bool // held and not ended
 	last   map[int]int64   // process -> its latest record's time
