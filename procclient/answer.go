@@ -21,7 +21,7 @@ func (c *Client) read() {
 	defer close(c.readerDone)
 	for {
 		line, req, err := c.conn.Recv()
-		recv := time.Now()
+		recv := receiptNow()
 		switch {
 		case err == io.EOF:
 			c.stdoutClosed()
@@ -56,7 +56,7 @@ const exitReportDelay = 200 * time.Millisecond
 
 // settle maps answer a to req's outcome and hands it to its caller; an
 // answer whose caller stopped waiting goes to late.
-func (c *Client) settle(req protocol.Request, a protocol.Answer, recv time.Time) {
+func (c *Client) settle(req protocol.Request, a protocol.Answer, recv receipt) {
 	c.mu.Lock()
 	k := c.calls[req.ID]
 	delete(c.calls, req.ID)
@@ -78,7 +78,7 @@ func (c *Client) settle(req protocol.Request, a protocol.Answer, recv time.Time)
 // lease for an acquire), fail wraps ErrNotObtained (acquire) or
 // ErrNotHeld (release, extend; ErrUnsupported for an extend the client
 // cannot do), info is unknown.
-func (c *Client) outcome(k *call, a protocol.Answer, recv time.Time) result {
+func (c *Client) outcome(k *call, a protocol.Answer, recv receipt) result {
 	op, key := k.req.Op, k.req.Key
 	switch a.Type {
 	case protocol.TypeInfo:
@@ -97,22 +97,23 @@ func (c *Client) outcome(k *call, a protocol.Answer, recv time.Time) result {
 	case protocol.OpAcquire:
 		// An acquire retries until it gets the lock: its successful
 		// command went out at some time up to the answer, not at the
-		// request's send, so only the receipt bounds it.
-		l := lockimpl.NewLease(key, a.Token, a.Fence, c.cfg.TTL, c.validUntil(recv, recv, a.ValidityMillis))
+		// request's send, so only the answer's time bounds it.
+		at := recv.measured(a.MonoNS, k.sent)
+		l := lockimpl.NewLease(key, a.Token, a.Fence, c.cfg.TTL, c.validUntil(at, at, a.ValidityMillis))
 		l.Nodes = a.Nodes
 		c.hold(l)
 		return result{lease: l}
 	case protocol.OpExtend:
-		k.lease.SetValidity(c.validUntil(k.sent, recv, a.ValidityMillis))
+		k.lease.SetValidity(c.validUntil(k.sent, recv.measured(a.MonoNS, k.sent), a.ValidityMillis))
 	}
 	return result{}
 }
 
 // validUntil is the validity of a lease the client says is valid for ms
-// milliseconds at recv, for a command sent no earlier than sent: never
-// more than the server could grant, sent + TTL − drift allowance.
-func (c *Client) validUntil(sent, recv time.Time, ms int64) time.Time {
-	v := recv.Add(time.Duration(ms) * time.Millisecond)
+// milliseconds at at, for a command sent no later than sent: never more
+// than the server could grant, sent + TTL − drift allowance.
+func (c *Client) validUntil(sent, at time.Time, ms int64) time.Time {
+	v := at.Add(time.Duration(ms) * time.Millisecond)
 	if limit := sent.Add(c.maxValid); limit.Before(v) {
 		return limit
 	}

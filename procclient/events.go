@@ -2,7 +2,6 @@ package procclient
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/protocol"
@@ -23,11 +22,11 @@ func (c *Client) hold(l *lockimpl.Lease) {
 }
 
 // event applies an event the client sent unasked: renewed moves a live
-// lease's validity to min(recv + validity_ms, recv + TTL − drift
-// allowance) (the renewal was sent before recv, so the client cannot
-// claim more); lost marks it lost. An event for a token of no live lease
+// lease's validity to min(at + validity_ms, at + TTL − drift allowance),
+// at the event's measurement (receipt.measured; the renewal was sent
+// before it, so the client cannot claim more); lost marks it lost. An event for a token of no live lease
 // (one just released, say) is logged and ignored.
-func (c *Client) event(e protocol.Event, recv time.Time) {
+func (c *Client) event(e protocol.Event, recv receipt) {
 	c.mu.Lock()
 	l := c.leases[e.Token]
 	if l != nil && e.Event == protocol.EventLost {
@@ -43,7 +42,8 @@ func (c *Client) event(e protocol.Event, recv time.Time) {
 		select {
 		case <-l.Done():
 		default:
-			l.SetValidity(c.validUntil(recv, recv, e.ValidityMillis))
+			at := recv.measured(e.MonoNS, recv.at.Add(-c.maxValid))
+			l.SetValidity(c.validUntil(at, at, e.ValidityMillis))
 		}
 	case protocol.EventLost:
 		l.MarkLost(fmt.Errorf("%w: %s says: %s", lockimpl.ErrLost, c.who(), e.Error))

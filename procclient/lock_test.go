@@ -157,6 +157,35 @@ func TestValidityCapped(t *testing.T) {
 	}
 }
 
+// A validity is dated when the client measured it (mono_ns), not when the
+// harness read the answer: a client that writes its answer 300 ms after
+// measuring 1 s of validity gets a lease ending about 700 ms after the
+// answer is read, not 1 s. A mono_ns of another clock is kept within the
+// request's send and the receipt.
+func TestValidityDatedAtItsMeasurement(t *testing.T) {
+	const ttl = 5 * time.Second
+	for _, c := range []struct {
+		mode     string
+		min, max time.Duration // the validity's bounds, from the send and from the receipt
+	}{
+		{"slow", 1000 * time.Millisecond, 800 * time.Millisecond},
+		{"farclock", 1000 * time.Millisecond, 1000 * time.Millisecond}, // dated at the send
+	} {
+		cl, _ := start(t, procclient.Config{Argv: script("answers.py", c.mode), TTL: ttl})
+		sent := time.Now()
+		l, err := cl.Acquire(timeout(t, 2*time.Second), key(t))
+		recv := time.Now()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := l.Validity()
+		if v.Before(sent.Add(c.min)) || v.After(recv.Add(c.max)) {
+			t.Errorf("%s: validity %v after the send, %v after the receipt; want at least %v and at most %v",
+				c.mode, v.Sub(sent), v.Sub(recv), c.min, c.max)
+		}
+	}
+}
+
 // A cancelled acquire returns at once, unknown, and the client stays
 // usable; when the client then takes the lock after all, its late lease
 // is released (the renewable lock's watchdog would otherwise hold the key

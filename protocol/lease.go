@@ -35,7 +35,8 @@ func (s *server) acquire(ctx context.Context, req Request) Answer {
 	s.mu.Unlock()
 	l.ObserveValidity(func(old, v time.Time) { s.renewed(h, old, v) })
 	go s.watchLost(h)
-	a.Token, a.Fence, a.Nodes, a.ValidityMillis = l.Token, l.Fence, l.Nodes, remaining(l)
+	a.Token, a.Fence, a.Nodes = l.Token, l.Fence, l.Nodes
+	a.ValidityMillis, a.MonoNS = remaining(l)
 	return a
 }
 
@@ -72,7 +73,7 @@ func (s *server) extend(ctx context.Context, req Request) Answer {
 	h.count(-1)
 	a := outcome(req.ID, err, lockimpl.ErrNotHeld)
 	if err == nil {
-		a.ValidityMillis = remaining(h.lease)
+		a.ValidityMillis, a.MonoNS = remaining(h.lease)
 	}
 	return a
 }
@@ -97,7 +98,8 @@ func (s *server) renewed(h *held, old, v time.Time) {
 	if explicit > 0 || !v.After(old) {
 		return
 	}
-	s.send(Event{Event: EventRenewed, Key: h.lease.Key, Token: h.lease.Token, ValidityMillis: max(time.Until(v).Milliseconds(), 0)})
+	ms, mono := until(v)
+	s.send(Event{Event: EventRenewed, Key: h.lease.Key, Token: h.lease.Token, ValidityMillis: ms, MonoNS: mono})
 }
 
 // watchLost sends a lost event when the lease's Done closes before its

@@ -60,6 +60,11 @@ type Answer struct {
 	// ValidityMillis is the lease's validity remaining at the answer, in
 	// milliseconds (ok acquire, ok extend).
 	ValidityMillis int64 `json:"validity_ms,omitempty"`
+	// MonoNS is CLOCK_MONOTONIC (ns) when ValidityMillis was measured
+	// (optional). The harness reads an answer some time after it was
+	// written; with MonoNS it dates the validity at the measurement, not
+	// at its receipt, so a busy harness does not stretch a lease.
+	MonoNS int64 `json:"mono_ns,omitempty"`
 	// Nodes names the nodes that granted the lease (ok acquire; optional).
 	Nodes []string `json:"nodes,omitempty"`
 	// Error says why (fail, info).
@@ -74,6 +79,7 @@ type Event struct {
 	Key            string `json:"key"`
 	Token          string `json:"token"`
 	ValidityMillis int64  `json:"validity_ms,omitempty"`
+	MonoNS         int64  `json:"mono_ns,omitempty"` // as in Answer
 	Error          string `json:"error,omitempty"`
 }
 
@@ -168,6 +174,8 @@ func (a Answer) Validate() error {
 		problem = fmt.Sprintf("answer %d: unknown type %q (ok, fail, info)", a.ID, a.Type)
 	} else if a.ValidityMillis < 0 {
 		problem = fmt.Sprintf("answer %d: negative validity_ms", a.ID)
+	} else if a.MonoNS < 0 {
+		problem = fmt.Sprintf("answer %d: negative mono_ns", a.ID)
 	} else {
 		return nil
 	}

@@ -169,6 +169,11 @@ func outcome(id int64, err, certain error) Answer {
 }
 
 // remaining is the validity left on l, in whole milliseconds (0 when past).
-func remaining(l *lockimpl.Lease) int64 {
-	return max(time.Until(l.Validity()).Milliseconds(), 0)
+func remaining(l *lockimpl.Lease) (ms, mono int64) { return until(l.Validity()) }
+
+// until is the time left to v in whole ms (never negative), and
+// CLOCK_MONOTONIC when it was measured (Answer.MonoNS).
+func until(v time.Time) (ms, mono int64) {
+	mono = MonoNow()
+	return max(time.Until(v).Milliseconds(), 0), mono
 }

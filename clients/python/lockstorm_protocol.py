@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import threading
+import time
 import traceback
 
 import redis
@@ -75,9 +76,11 @@ class Server:
 
     def _write(self, obj, deadline=None):
         """Writes obj as one flushed line; validity_ms, when deadline is
-        given, is computed under the write lock, just before the write."""
+        given, is computed under the write lock, just before the write,
+        with mono_ns (CLOCK_MONOTONIC) when it was measured."""
         with self._wmu:
             if deadline is not None:
+                obj["mono_ns"] = time.monotonic_ns()
                 obj["validity_ms"] = remaining_ms(deadline)
             try:
                 self.out.write(json.dumps(obj, separators=(",", ":")) + "\n")

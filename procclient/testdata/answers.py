@@ -3,7 +3,10 @@ liar: ok to everything, claiming 100 s of validity, and a renewed event
   after each extend; duplicate: answers each request twice; unknown:
   answers an id never sent; notoken: an ok acquire without a token;
   closeout: closes stdout at the first request and keeps running; echo:
-  answers fail with the request, as received, for its error."""
+  answers fail with the request, as received, for its error; slow: an
+  ok acquire claiming 1 s of validity, measured (mono_ns) 300 ms before
+  it is written; farclock: an ok acquire with a mono_ns of another clock
+  (1 ns)."""
 import json
 import os
 import sys
@@ -35,6 +38,12 @@ for line in sys.stdin:
         send({"id": q["id"], "type": "ok", "validity_ms": 100})
     elif mode == "echo":
         send({"id": q["id"], "type": "fail", "error": json.dumps(q)})
+    elif mode == "slow":
+        mono = time.monotonic_ns()
+        time.sleep(0.3)
+        send({"id": q["id"], "type": "ok", "token": "t", "validity_ms": 1000, "mono_ns": mono})
+    elif mode == "farclock":
+        send({"id": q["id"], "type": "ok", "token": "t", "validity_ms": 1000, "mono_ns": 1})
     elif mode == "closeout":
         os.close(1)
         time.sleep(100)

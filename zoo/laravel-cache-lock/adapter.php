@@ -96,8 +96,9 @@ final class LaravelAdapter
         }
         $this->held[$lock->owner()] = $lock;
         // The key lives `seconds` from its SET, sent no earlier than start.
+        $mono = hrtime(true);
         $validity = (int) floor($this->seconds * 1000 - (lockstorm_now() - $start) * 1000);
-        return ok(['token' => $lock->owner(), 'validity_ms' => max(0, $validity)]);
+        return ok(['token' => $lock->owner(), 'validity_ms' => max(0, $validity), 'mono_ns' => $mono]);
     }
 
     public function extend(string $name, string $token, int $timeoutMs): array

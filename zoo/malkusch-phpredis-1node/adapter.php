@@ -335,6 +335,7 @@ function acquire(array $q): bool
             $mutex->synchronized(function () use ($mutex, $q, $key, $timeoutS, $names, &$entered, &$releaseId, &$eof, $conns) {
                 $entered = true;
                 $token = $mutex->token();
+                $mono = hrtime(true);
                 $validity = ($mutex->acquiredAt() + $timeoutS - microtime(true)) * 1000;
                 $granted = [];
                 foreach ($mutex->set[$token] ?? [] as $i => $s) {
@@ -342,7 +343,7 @@ function acquire(array $q): bool
                         $granted[] = $names[$i];
                     }
                 }
-                answer($q['id'], ['type' => 'ok', 'token' => $token, 'fence' => 0, 'validity_ms' => max((int) floor($validity), 0), 'nodes' => $granted]);
+                answer($q['id'], ['type' => 'ok', 'token' => $token, 'fence' => 0, 'validity_ms' => max((int) floor($validity), 0), 'mono_ns' => $mono, 'nodes' => $granted]);
                 while (($r = read_request()) !== null) {
                     if ($r['op'] === 'release' && $r['key'] === $key && ($r['token'] ?? null) === $token) {
                         $releaseId = $r['id'];

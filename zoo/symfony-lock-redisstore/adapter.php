@@ -122,7 +122,7 @@ final class SymfonyAdapter
                 if ($lock->acquire(false)) {
                     $token = $key->getState(RedisStore::class);
                     $this->held[$token] = [$lock, $key];
-                    return ok(['token' => $token, 'validity_ms' => $this->validity($lock)]);
+                    return ok(['token' => $token, 'mono_ns' => hrtime(true), 'validity_ms' => $this->validity($lock)]);
                 }
             } catch (LockExpiredException $e) {
                 // Stored, but its lifetime ran out before the call returned;
@@ -147,7 +147,7 @@ final class SymfonyAdapter
         $this->conns->ready();
         try {
             $lock->refresh();
-            return ok(['validity_ms' => $this->validity($lock)]);
+            return ok(['mono_ns' => hrtime(true), 'validity_ms' => $this->validity($lock)]);
         } catch (LockConflictedException $e) {
             return fail('not held: ' . $e->getMessage());
         } catch (LockExpiredException $e) {
