@@ -16,8 +16,9 @@ def handle(q):
         while True:
             start = time.monotonic()
             if r.set(q["key"], token, nx=True, px=TTL):
-                left = TTL - (time.monotonic() - start) * 1000 - TTL * 0.01 - 2
-                return {"type": "ok", "token": token, "validity_ms": max(int(left), 0)}
+                mono = time.monotonic_ns()  # when the validity is measured
+                left = TTL - (mono / 1e9 - start) * 1000 - TTL * 0.01 - 2
+                return {"type": "ok", "token": token, "validity_ms": max(int(left), 0), "mono_ns": mono}
             if time.monotonic() > deadline:
                 return {"type": "fail", "error": "not obtained"}
             time.sleep(0.005)
@@ -25,8 +26,9 @@ def handle(q):
     script = RELEASE if q["op"] == "release" else EXTEND
     if not script(keys=[q["key"]], args=[q["token"], TTL]):
         return {"type": "fail", "error": "not held"}
-    left = TTL - (time.monotonic() - start) * 1000 - TTL * 0.01 - 2
-    return {"type": "ok", "validity_ms": max(int(left), 0)} if q["op"] == "extend" else {"type": "ok"}
+    mono = time.monotonic_ns()
+    left = TTL - (mono / 1e9 - start) * 1000 - TTL * 0.01 - 2
+    return {"type": "ok", "validity_ms": max(int(left), 0), "mono_ns": mono} if q["op"] == "extend" else {"type": "ok"}
 
 for line in sys.stdin:
     q = json.loads(line)
