@@ -68,3 +68,37 @@ func TestResolveStopsWaitingBeforeHeal(t *testing.T) {
 		t.Errorf("fallback %v target %q, want c1 and the aim kept", f.Clients, f.Target)
 	}
 }
+
+// A waiter aim takes a waiter while nobody holds the lock (it dies
+// half-way through taking it), except on a lock that queues its waiters:
+// there it waits for a holder, so that the waiter dies queued behind it
+// rather than granted in the same instant.
+func TestResolveWaiterOfAQueue(t *testing.T) {
+	for _, fair := range []bool{false, true} {
+		r := fakeRun(t, time.Minute)
+		r.cfg.Fair = fair
+		tg := newTargeter(r)
+		rec := func(proc int, f string, typ history.Type) {
+			r.rec.Record(history.Op{Process: proc, Client: config.ClientName(proc), F: f, Type: typ})
+		}
+		rec(0, history.FAcquire, history.Invoke) // c1 waits longest; nobody holds
+		rec(2, history.FAcquire, history.Invoke)
+		held := make(chan time.Time, 1)
+		go func() {
+			time.Sleep(100 * time.Millisecond)
+			held <- time.Now()
+			rec(1, history.FAcquire, history.Invoke)
+			rec(1, history.FAcquire, history.OK) // c2 holds
+		}()
+		crash := nemesis.Fault{Kind: nemesis.KindClientCrash, Clients: []string{nemesis.TargetWaiter}, Target: nemesis.AimWaiter}
+		got := tg.resolve(crash).Clients
+		at := time.Now()
+		if got[0] != "c1" {
+			t.Errorf("fair %v: waiter resolved to %v, want c1 (waiting longest)", fair, got)
+		}
+		heldAt := <-held
+		if afterHolder := at.After(heldAt); afterHolder != fair {
+			t.Errorf("fair %v: resolved after a holder appeared: %v, want %v", fair, afterHolder, fair)
+		}
+	}
+}
