@@ -4,15 +4,15 @@ import (
 	"context"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/resource"
 )
 
-const lms = int64(time.Millisecond)
+const lms = historytest.MS
 
 // rec builds records for the live counter's tests: times in ms.
 func inv(p int, f string, at int64) history.Op {
@@ -131,18 +131,12 @@ func TestLiveCounterResourceLog(t *testing.T) {
 // acquires keep failing and no fault is in effect, is counted stuck at the
 // record that proves it, and the liveness checker names the same record.
 func TestLiveCounterStuckAsTheChecker(t *testing.T) {
-	acq := func(p int, at int64) history.Op {
-		o := inv(p, history.FAcquire, at)
-		o.TTL = 100 * lms
-		return o
-	}
-	h := history.History{acq(1, 0), okAcq(1, 1, "a", 100)}
+	ttl := historytest.TTL(100)
+	b := historytest.New().Add(0, history.Invoke, 1, history.FAcquire, "k", "", ttl).Append(okAcq(1, 1, "a", 100))
 	for i := int64(0); i < 4; i++ {
-		h = append(h, acq(int(2+i), 200+100*i), done(int(2+i), history.FAcquire, 210+100*i, history.Fail, 0))
+		b.Add(200+100*i, history.Invoke, int(2+i), history.FAcquire, "k", "", ttl).Add(210+100*i, history.Fail, int(2+i), history.FAcquire, "k", "")
 	}
-	for i := range h {
-		h[i].Index = int64(i)
-	}
+	h := b.History()
 	c := NewLiveCounter(config.Config{})
 	provedAt := -1
 	for i, op := range h {

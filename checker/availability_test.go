@@ -47,11 +47,10 @@ func TestAvailabilityMatchesNaive(t *testing.T) {
 	h := historytest.NewGen(7, 8, 3).Run(20_000, true)
 	// overlapping windows: one long fault across many short ones, and one
 	// never healed
-	n := int64(len(h))
-	h = append(h,
-		history.Op{Index: n, Time: h[100].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "pause"},
-		history.Op{Index: n + 1, Time: h[5000].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStop, Fault: "pause"},
-		history.Op{Index: n + 2, Time: h[9000].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "crash"})
+	h = historytest.New().Append(h...).Append(
+		history.Op{Time: h[100].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "pause"},
+		history.Op{Time: h[5000].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStop, Fault: "pause"},
+		history.Op{Time: h[9000].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "crash"}).History()
 	os := ops(h)
 	fillTokens(os)
 	r := &livenessRun{l: &Liveness{}, leases: serverLeases(os), windows: FaultWindows(h)}

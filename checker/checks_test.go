@@ -328,9 +328,6 @@ func TestFencingValidator(t *testing.T) {
 	h = historytest.New().
 		Op(5, 6, history.OK, 1, "write", "c", "", historytest.Fence(1)).
 		Op(0, 1, history.OK, 0, "write", "c", "", historytest.Fence(2)).History()
-	for i := range h {
-		h[i].Index = int64(i)
-	}
 	if r := (Fencing{}).Check(ctx, h); r.Valid != Invalid || kindsOf(r)["stale-write-accepted"] != 1 {
 		t.Errorf("unsorted: %s", r)
 	}

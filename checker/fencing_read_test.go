@@ -118,17 +118,13 @@ func TestFencedReadRejectedHistory(t *testing.T) {
 // are checked as small ones are, without a slot for every smaller id.
 func TestFencingHugeProcessIDs(t *testing.T) {
 	mk := func(big int) history.History {
-		var h history.History
-		add := func(o history.Op) {
-			o.Index = int64(len(h))
-			h = append(h, o)
-		}
-		add(history.Op{Time: 1, Type: history.Invoke, Process: 3, F: history.FWrite, Key: "c", Fence: 5, Value: 1})
-		add(history.Op{Time: 2, Type: history.OK, Process: 3, F: history.FWrite, Key: "c", Fence: 5, Value: 1})
-		add(history.Op{Time: 3, Type: history.Invoke, Process: big, F: history.FWrite, Key: "c", Fence: 4, Value: 2})
-		add(history.Op{Time: 4, Type: history.OK, Process: big, F: history.FWrite, Key: "c", Fence: 4, Value: 2})
-		add(history.Op{Time: 5, Type: history.Invoke, Process: big, F: history.FWrite, Key: "c", Fence: 6, Value: 3})
-		return h
+		return historytest.New().Append(history.History{
+			{Time: 1, Type: history.Invoke, Process: 3, F: history.FWrite, Key: "c", Fence: 5, Value: 1},
+			{Time: 2, Type: history.OK, Process: 3, F: history.FWrite, Key: "c", Fence: 5, Value: 1},
+			{Time: 3, Type: history.Invoke, Process: big, F: history.FWrite, Key: "c", Fence: 4, Value: 2},
+			{Time: 4, Type: history.OK, Process: big, F: history.FWrite, Key: "c", Fence: 4, Value: 2},
+			{Time: 5, Type: history.Invoke, Process: big, F: history.FWrite, Key: "c", Fence: 6, Value: 3},
+		}...).History()
 	}
 	small := Fencing{}.Check(context.Background(), mk(4))
 	huge := Fencing{}.Check(context.Background(), mk(1<<40))

@@ -34,10 +34,7 @@ func lateRecords(h history.History, seed uint64, every, by int) (history.History
 			moved++
 		}
 	}
-	for i := range out {
-		out[i].Index = int64(i)
-	}
-	return out, moved
+	return historytest.New().Append(out...).History(), moved
 }
 
 // TestRecordsOutOfTimeOrder: records arriving late (out of time order)

@@ -154,7 +154,7 @@ func TestSeamSandwich(t *testing.T) {
 		ambiguous bool
 	}{{111, Invalid, true}, {160, Valid, false}, {90, Invalid, false}} {
 		n1 := []string{"n1"}
-		h := history.History{
+		h := historytest.New().Append(history.History{
 			{Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k", TTL: 100 * ms, Time: 0},
 			{Type: history.OK, Process: 0, F: history.FAcquire, Key: "k", Token: "a", TTL: 100 * ms, Nodes: n1, Time: 1 * ms},
 			{Type: history.Invoke, Process: 1, F: history.FAcquire, Key: "k", TTL: 100 * ms, Time: 2 * ms},
@@ -167,10 +167,7 @@ func TestSeamSandwich(t *testing.T) {
 			{Type: history.OK, Process: 2, F: history.FRelease, Key: "k", Token: "c", Time: tc.second*ms + 2*ms},
 			{Type: history.Invoke, Process: 1, F: history.FRelease, Key: "k", Token: "b", Time: 200 * ms},
 			{Type: history.Fail, Process: 1, F: history.FRelease, Key: "k", Token: "b", Time: 201 * ms},
-		}
-		for i := range h {
-			h[i].Index = int64(i)
-		}
+		}...).History()
 		segs := Segments(h, DefaultDrift, DefaultDriftFactor)
 		last := segs[len(segs)-1]
 		if last.Start != 5 {

@@ -1,76 +1,64 @@
 package coverage
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // benchRecords is the size of the benchmarks' history: past the 1M
 // records from which a run's history stays in its file.
 const benchRecords = 1_200_000
 
-// benchGen writes a lock run's history record by record: 8 client slots
-// acquiring (on 3 nodes, with a validity), writing, now and then
+// benchGen generates a lock run's history record by record: 8 client
+// slots acquiring (on 3 nodes, with a validity), writing, now and then
 // extending, releasing or losing their lease, with a fault every few
 // thousand records (a pause of one client or a partition of one node,
 // healed about a thousand records later; the last one left unhealed).
 type benchGen struct {
 	rng   *rand.Rand
-	n     int64
+	b     *historytest.Builder
 	t     int64
 	step  [8]int // each slot's place in its round
 	fault int64  // index of the open fault's start, -1 none
 	kind  string
-	enc   *json.Encoder
 }
 
 // writeBench writes a generated history of n records to path.
 func writeBench(path string, n int64) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+	g := &benchGen{rng: rand.New(rand.NewPCG(1, 2)), b: historytest.New(), fault: -1}
+	for int64(g.b.Len()) < n {
+		g.next(n)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	g := &benchGen{rng: rand.New(rand.NewPCG(1, 2)), fault: -1, enc: json.NewEncoder(w)}
-	for g.n < n {
-		if err := g.next(n); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return history.WriteFile(path, g.b.History())
 }
 
-// next writes the next record (or a fault's two).
-func (g *benchGen) next(n int64) error {
+// next appends the next record (or a fault's two).
+func (g *benchGen) next(n int64) {
 	g.t += g.rng.Int64N(1e6)
+	i := int64(g.b.Len())
 	switch {
-	case g.fault < 0 && g.n%5000 == 4000 && g.n+2 < n:
+	case g.fault < 0 && i%5000 == 4000 && i+2 < n:
 		g.kind = "client-pause"
 		o := history.Op{Process: history.NemesisProcess, F: history.FStart, Fault: g.kind, Clients: []string{fmt.Sprintf("c%d", g.rng.IntN(8)+1)}}
 		if g.rng.IntN(2) == 0 {
 			g.kind = "partition"
 			o.Fault, o.Clients, o.Nodes = g.kind, nil, []string{fmt.Sprintf("n%d", g.rng.IntN(3)+1)}
 		}
-		g.fault = g.n
-		return g.pair(o)
-	case g.fault >= 0 && g.n-g.fault > 1000 && g.n+2 < n-5000:
+		g.fault = i
+		g.pair(o)
+		return
+	case g.fault >= 0 && i-g.fault > 1000 && i+2 < n-5000:
 		g.fault = -1
-		return g.pair(history.Op{Process: history.NemesisProcess, F: history.FStop, Fault: g.kind})
+		g.pair(history.Op{Process: history.NemesisProcess, F: history.FStop, Fault: g.kind})
+		return
 	}
 	p := g.rng.IntN(8)
-	o := history.Op{Process: p, Client: fmt.Sprintf("c%d", p+1), Key: "k"}
+	o := history.Op{Time: g.t, Process: p, Client: fmt.Sprintf("c%d", p+1), Key: "k"}
 	rounds := []struct {
 		t history.Type
 		f string
@@ -80,30 +68,22 @@ func (g *benchGen) next(n int64) error {
 	r := rounds[g.step[p]]
 	o.Type, o.F = r.t, r.f
 	if r.t == history.OK && (r.f == history.FAcquire || r.f == history.FExtend) {
-		o.Token, o.Validity, o.Nodes = fmt.Sprintf("t%d", g.n), g.t+2e9, []string{"n1", "n2", "n3"}
+		o.Token, o.Validity, o.Nodes = fmt.Sprintf("t%d", i), g.t+2e9, []string{"n1", "n2", "n3"}
 	}
 	g.step[p] = (g.step[p] + 1) % len(rounds)
 	if g.step[p] == 6 && g.rng.IntN(20) == 0 { // now and then the lease is lost instead
-		o = history.Op{Process: p, Client: o.Client, Type: history.Info, F: history.FLost, Key: "k"}
+		o = history.Op{Time: g.t, Process: p, Client: o.Client, Type: history.Info, F: history.FLost, Key: "k"}
 		g.step[p] = 0
 	}
-	return g.emit(o)
+	g.b.Append(o)
 }
 
-// pair writes a nemesis action: its invoke and its ok.
-func (g *benchGen) pair(o history.Op) error {
-	o.Type = history.Invoke
-	if err := g.emit(o); err != nil {
-		return err
-	}
+// pair appends a nemesis action: its invoke and its ok.
+func (g *benchGen) pair(o history.Op) {
+	o.Time, o.Type = g.t, history.Invoke
+	g.b.Append(o)
 	o.Type = history.OK
-	return g.emit(o)
-}
-
-func (g *benchGen) emit(o history.Op) error {
-	o.Index, o.Time = g.n, g.t
-	g.n++
-	return g.enc.Encode(o)
+	g.b.Append(o)
 }
 
 // benchFile writes the benchmarks' history to a temporary file.

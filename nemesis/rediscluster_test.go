@@ -11,7 +11,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockstorm/lockstorm/cluster"
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 	"github.com/lockstorm/lockstorm/history"
@@ -28,21 +27,7 @@ const testKey = "lock:{lockstorm}"
 // it skips when redis-server is missing.
 func startRedisCluster(t *testing.T, clients ...string) *rediscluster.Cluster {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := rediscluster.Start(ctx, rediscluster.Config{Clients: clients})
-	if errors.Is(err, cluster.ErrNoRedis) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	return c
+	return clustertest.StartRedisCluster(t, rediscluster.Config{Clients: clients})
 }
 
 // clusterEnv is the Env of a Redis Cluster whose lock key is testKey.

@@ -12,17 +12,9 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
-
-// hist is a history of n records, record i at time times[i] (ms).
-func hist(times ...int64) history.History {
-	h := make(history.History, len(times))
-	for i, t := range times {
-		h[i] = history.Op{Index: int64(i), Time: t * int64(time.Millisecond), Type: history.OK, F: history.FWrite}
-	}
-	return h
-}
 
 // sources are h in memory and in a history file: DetectionTime reads
 // both alike.
@@ -36,7 +28,7 @@ func sources(t *testing.T, h history.History) map[string]history.Source {
 
 func TestDetectionTimeIsEarliestCompleteFatalAnomaly(t *testing.T) {
 	//                                 0   1    2    3    4    5     6
-	for src, h := range sources(t, hist(100, 200, 900, 400, 500, 3000, 2500)) {
+	for src, h := range sources(t, historytest.At(100, 200, 900, 400, 500, 3000, 2500)) {
 		t.Run(src, func(t *testing.T) { testDetectionTime(t, h) })
 	}
 	if d, ok := DetectionTime(checker.Result{Anomalies: []checker.Anomaly{{Kind: "x", Fatal: true, Ops: []int64{0}}}}, nil); ok {
@@ -77,7 +69,7 @@ func testDetectionTime(t *testing.T, h history.Source) {
 	}
 
 	// A history numbered from elsewhere is looked up by Index.
-	shifted := hist(10, 20, 30)
+	shifted := historytest.At(10, 20, 30)
 	for i := range shifted {
 		shifted[i].Index += 5
 	}

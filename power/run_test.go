@@ -14,6 +14,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
 // fakeRun is a test double of harness.Run: seed s of a broken scenario is
@@ -40,7 +41,7 @@ func (f *fakeRun) run(ctx context.Context, cfg config.Config) (*analysis.Result,
 	res := &analysis.Result{Config: cfg, Dir: fmt.Sprintf("%s/%s/seed%d", cfg.Store, cfg.Name, cfg.Seed)}
 	switch {
 	case cfg.Lock == "unsafe-del":
-		res.History = history.Slice(hist(0, cfg.Seed*1000))
+		res.History = history.Slice(historytest.At(0, cfg.Seed*1000))
 		res.Verdict = checker.Result{Valid: checker.Invalid, Anomalies: []checker.Anomaly{{Kind: "lost-update", Fatal: true, Ops: []int64{0, 1}}}}
 	case cfg.Seed%2 == 1:
 		res.Verdict.Valid = checker.Valid

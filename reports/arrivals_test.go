@@ -73,8 +73,7 @@ func TestClientFaultRows(t *testing.T) {
 	if len(rows) != 1 || len(rows[0]) != 1 || rows[0][0] != 0 {
 		t.Errorf("client-pause rows %v, want [[0]]", rows)
 	}
-	part := append(h[:len(h):len(h)],
-		history.Op{Index: int64(len(h)), Time: 2100 * ms, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "partition"})
+	part := historytest.New().Append(h...).Nemesis(2100, history.Info, history.FStart, "partition").History()
 	ws = checker.FaultWindows(part)
 	if rows := clientRows(part, ws, buildSlots(part, 2)); len(rows) != 2 || rows[1] != nil {
 		t.Errorf("partition rows %v, want none", rows)

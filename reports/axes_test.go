@@ -19,44 +19,33 @@ import (
 // churnResult is a counter run of 3 client slots whose every turn is a
 // new process (client c1 runs p0, p3, p6, …), so that holders.png's row
 // labels ("c1 (p0, p3, p6, … +7)") are wider than any other plot's y
-// labels, with a client pause in the middle. Its last record is at end.
-func churnResult(t *testing.T) (res *analysis.Result, end int64) {
+// labels, with a client pause in the middle.
+func churnResult(t *testing.T) *analysis.Result {
 	t.Helper()
 	b := historytest.New()
-	const turns = 30
+	const turns, pause = 30, "client-pause"
 	for i := range turns {
-		at := int64(i) * 37 * ms
-		c, tok := fmt.Sprintf("c%d", i%3+1), fmt.Sprintf("t%d", i)
-		op := func(dt int64, ty history.Type, f string, set func(*history.Op)) {
-			o := history.Op{Time: at + dt*ms, Type: ty, Process: i, Client: c, F: f, Key: "k", Fence: int64(i + 1)}
-			if set != nil {
-				set(&o)
-			}
-			end = max(end, o.Time)
-			b.Append(o)
-		}
-		op(0, history.Invoke, history.FAcquire, func(o *history.Op) { o.TTL, o.Fence = 300*ms, 0 })
-		op(1, history.OK, history.FAcquire, func(o *history.Op) { o.Token, o.TTL, o.Validity = tok, 300*ms, at+250*ms })
+		at, slot, tok := int64(i)*37, fmt.Sprintf("c%d", i%3+1), fmt.Sprintf("t%d", i)
+		c, f, ttl := historytest.Client(slot), historytest.Fence(int64(i+1)), historytest.TTL(300)
+		b.Add(at, history.Invoke, i, history.FAcquire, "k", "", c, ttl)
+		b.Add(at+1, history.OK, i, history.FAcquire, "k", tok, c, f, ttl, historytest.Validity(at+250))
 		if i == 10 {
-			b.Append(history.Op{Time: at + 2*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: "client-pause clients=" + c})
-			b.Append(history.Op{Time: at + 2*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: "client-pause clients=" + c})
-			b.Append(history.Op{Time: at + 9*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
-			b.Append(history.Op{Time: at + 9*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
+			d := historytest.Detail("client-pause clients=" + slot)
+			b.Nemesis(at+2, history.Invoke, history.FStart, pause, d).Nemesis(at+2, history.OK, history.FStart, pause, d)
+			b.Nemesis(at+9, history.Invoke, history.FStop, pause).Nemesis(at+9, history.OK, history.FStop, pause)
 		}
-		op(3+int64(i%5), history.Invoke, history.FRead, nil)
-		op(10, history.OK, history.FRead, func(o *history.Op) { o.Value = int64(i) })
-		op(11, history.Invoke, history.FWrite, func(o *history.Op) { o.Value = int64(i + 1) })
-		op(12+int64(i%7), history.OK, history.FWrite, func(o *history.Op) { o.Value = int64(i + 1) })
-		op(20, history.Invoke, history.FRelease, func(o *history.Op) { o.Token = tok })
-		op(21, history.OK, history.FRelease, func(o *history.Op) { o.Token = tok })
+		b.Add(at+3+int64(i%5), history.Invoke, i, history.FRead, "k", "", c, f)
+		b.Add(at+10, history.OK, i, history.FRead, "k", "", c, f, historytest.Value(int64(i)))
+		b.Op(at+11, at+12+int64(i%7), history.OK, i, history.FWrite, "k", "", c, f, historytest.Value(int64(i+1)))
+		b.Op(at+20, at+21, history.OK, i, history.FRelease, "k", tok, c, f)
 	}
 	cfg := config.Config{Name: "axes", Lock: "fenced", Workload: "counter", Clients: 3, Nodes: 1, TTL: 300 * time.Millisecond,
 		Seed: 1, Nemesis: []string{"client-pause"}, Fencing: true}
-	res = &analysis.Result{Dir: t.TempDir(), Config: cfg, History: history.Slice(b.History()), Final: map[string]int64{"k": turns}}
+	res := &analysis.Result{Dir: t.TempDir(), Config: cfg, History: history.Slice(b.History()), Final: map[string]int64{"k": turns}}
 	if err := analysis.Check(context.Background(), res); err != nil {
 		t.Fatal(err)
 	}
-	return res, end
+	return res
 }
 
 // timeAxis is what a PNG shows of its bottom time axis: the x axis
@@ -112,7 +101,7 @@ func bottomAxis(img image.Image) (timeAxis, bool) {
 // its ticks' x positions, equal to the pixel) of a run whose holders
 // rows carry long labels (many processes per client).
 func TestTimeAxesLineUpInEveryPNG(t *testing.T) {
-	res, _ := churnResult(t)
+	res := churnResult(t)
 	if err := Write(res); err != nil {
 		t.Fatal(err)
 	}

@@ -27,32 +27,22 @@ import (
 func validFaultResult(t *testing.T) *analysis.Result {
 	t.Helper()
 	b := historytest.New()
-	const turns = 12
+	const turns, pause = 12, "client-pause"
 	for i := range turns {
-		p, at := i%3, int64(i)*20*ms
-		c, tok := fmt.Sprintf("c%d", i%3+1), fmt.Sprintf("t%d", i)
-		op := func(dt int64, ty history.Type, f string, set func(*history.Op)) {
-			o := history.Op{Time: at + dt*ms, Type: ty, Process: p, Client: c, F: f, Key: "k"}
-			if set != nil {
-				set(&o)
-			}
-			b.Append(o)
-		}
-		op(0, history.Invoke, history.FAcquire, func(o *history.Op) { o.TTL = 300 * ms })
-		op(1, history.OK, history.FAcquire, func(o *history.Op) { o.Token, o.TTL, o.Validity = tok, 300*ms, at+250*ms })
+		p, at := i%3, int64(i)*20
+		slot, tok := fmt.Sprintf("c%d", i%3+1), fmt.Sprintf("t%d", i)
+		c, ttl := historytest.Client(slot), historytest.TTL(300)
+		b.Add(at, history.Invoke, p, history.FAcquire, "k", "", c, ttl)
+		b.Add(at+1, history.OK, p, history.FAcquire, "k", tok, c, ttl, historytest.Validity(at+250))
 		if i%4 == 1 {
-			fault := fmt.Sprintf("client-pause clients=%s duration=5ms", c)
-			b.Append(history.Op{Time: at + 2*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: fault})
-			b.Append(history.Op{Time: at + 2*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Detail: fault})
-			b.Append(history.Op{Time: at + 7*ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
-			b.Append(history.Op{Time: at + 7*ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause"})
+			d := historytest.Detail(fmt.Sprintf("client-pause clients=%s duration=5ms", slot))
+			b.Nemesis(at+2, history.Invoke, history.FStart, pause, d).Nemesis(at+2, history.OK, history.FStart, pause, d)
+			b.Nemesis(at+7, history.Invoke, history.FStop, pause).Nemesis(at+7, history.OK, history.FStop, pause)
 		}
-		op(8, history.Invoke, history.FRead, nil)
-		op(9, history.OK, history.FRead, func(o *history.Op) { o.Value = int64(i) })
-		op(10, history.Invoke, history.FWrite, func(o *history.Op) { o.Value = int64(i + 1) })
-		op(11, history.OK, history.FWrite, func(o *history.Op) { o.Value = int64(i + 1) })
-		op(12, history.Invoke, history.FRelease, func(o *history.Op) { o.Token = tok })
-		op(13, history.OK, history.FRelease, func(o *history.Op) { o.Token = tok })
+		b.Add(at+8, history.Invoke, p, history.FRead, "k", "", c)
+		b.Add(at+9, history.OK, p, history.FRead, "k", "", c, historytest.Value(int64(i)))
+		b.Op(at+10, at+11, history.OK, p, history.FWrite, "k", "", c, historytest.Value(int64(i+1)))
+		b.Op(at+12, at+13, history.OK, p, history.FRelease, "k", tok, c)
 	}
 	cfg := config.Config{Name: "banner", Lock: "single", Workload: "counter", Clients: 3, Nodes: 1, TTL: 300 * time.Millisecond,
 		Seed: 1, Nemesis: []string{"client-pause"}, MinCoverage: 1}

@@ -7,24 +7,19 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
-
-// timedHistory is n records, record i at i ms.
-func timedHistory(n int) history.History {
-	h := make(history.History, n)
-	for i := range h {
-		h[i] = history.Op{Index: int64(i), Time: int64(i) * ms, Process: 0, Type: history.Invoke, F: history.FRead}
-	}
-	return h
-}
 
 // Windows around anomalies: each covers its anomaly's records padded
 // either side, overlapping ones merge, fatal anomalies are picked first
 // when there are more than the cap, the rest are counted, and a summary
 // anomaly spread over the whole run gets a window around its last record.
 func TestAnomalyWindows(t *testing.T) {
-	h := timedHistory(100000) // 100 s
+	times := make([]int64, 100000) // record i at i ms: 100 s
+	for i := range times {
+		times[i] = int64(i)
+	}
+	h := historytest.At(times...)
 	pad := int64(200 * ms)
 	as := []checker.Anomaly{
 		{Kind: "a", Ops: []int64{1000, 1100}},                  // 1.0–1.1 s

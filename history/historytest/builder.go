@@ -115,6 +115,16 @@ func (b *Builder) History() history.History { return b.h }
 // Sorted is a copy of the records ordered by time and renumbered.
 func (b *Builder) Sorted() history.History { return Sorted(b.h) }
 
+// At is a history of one record per time in ms, record i at times[i]:
+// an ok write of process 0, for tests that read records' times by index.
+func At(times ...int64) history.History {
+	b := New()
+	for _, t := range times {
+		b.Add(t, history.OK, 0, history.FWrite, "", "")
+	}
+	return b.History()
+}
+
 // Sorted is a copy of h ordered by time (records at the same time keep
 // their order) and renumbered.
 func Sorted(h history.History) history.History {

@@ -8,14 +8,12 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/history/historytest"
 )
-
-const ms = int64(time.Millisecond)
 
 // smallHistory is a history in the generator's format: 300 leases of
 // lock0, one after another, each a counter section on counter0; every
@@ -23,34 +21,29 @@ const ms = int64(time.Millisecond)
 // info start and stop records at 1 s, 2 s and 5 s (the last less than
 // healMargin before the end).
 func smallHistory() history.History {
-	var h history.History
-	add := func(o history.Op) { h = append(h, o) }
+	b := historytest.New()
+	ttl := historytest.TTL(100)
 	p, next := 0, 1
 	for i := range int64(300) {
-		t, tok := i*20*ms+ms, fmt.Sprintf("t%d", i)
-		add(history.Op{Type: history.Invoke, Process: p, F: history.FAcquire, Key: "lock0", TTL: 100 * ms, Time: t})
-		add(history.Op{Type: history.OK, Process: p, F: history.FAcquire, Key: "lock0", Token: tok, Fence: i + 1, TTL: 100 * ms, Validity: t + 97*ms, Time: t + ms})
-		add(history.Op{Type: history.Invoke, Process: p, F: history.FRead, Key: "counter0", Time: t + 2*ms})
-		add(history.Op{Type: history.OK, Process: p, F: history.FRead, Key: "counter0", Value: i, Time: t + 3*ms})
-		add(history.Op{Type: history.Invoke, Process: p, F: history.FWrite, Key: "counter0", Value: i + 1, Fence: i + 1, Time: t + 4*ms})
-		add(history.Op{Type: history.OK, Process: p, F: history.FWrite, Key: "counter0", Value: i + 1, Fence: i + 1, Time: t + 5*ms})
-		add(history.Op{Type: history.Invoke, Process: p, F: history.FRelease, Key: "lock0", Token: tok, Time: t + 6*ms})
-		rel := history.Op{Type: history.OK, Process: p, F: history.FRelease, Key: "lock0", Token: tok, Time: t + 7*ms}
+		t, tok, fence := i*20+1, fmt.Sprintf("t%d", i), historytest.Fence(i+1)
+		b.Add(t, history.Invoke, p, history.FAcquire, "lock0", "", ttl)
+		b.Add(t+1, history.OK, p, history.FAcquire, "lock0", tok, fence, ttl, historytest.Validity(t+97))
+		b.Add(t+2, history.Invoke, p, history.FRead, "counter0", "")
+		b.Add(t+3, history.OK, p, history.FRead, "counter0", "", historytest.Value(i))
+		b.Op(t+4, t+5, history.OK, p, history.FWrite, "counter0", "", historytest.Value(i+1), fence)
+		b.Add(t+6, history.Invoke, p, history.FRelease, "lock0", tok)
 		if i%50 == 49 {
-			rel.Type, rel.Error = history.Info, "i/o timeout"
+			b.Add(t+7, history.Info, p, history.FRelease, "lock0", tok, historytest.Err("i/o timeout"))
 			p, next = next, next+1
+		} else {
+			b.Add(t+7, history.OK, p, history.FRelease, "lock0", tok)
 		}
-		add(rel)
 	}
-	for _, w := range [][2]int64{{1000, 1200}, {2000, 2300}, {5000, 5500}} {
-		add(history.Op{Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "partition", Detail: "n1", Time: w[0]*ms + ms/2})
-		add(history.Op{Type: history.Info, Process: history.NemesisProcess, F: history.FStop, Fault: "partition", Time: w[1]*ms + ms/2})
+	for _, w := range [][2]int64{{1000, 1200}, {2000, 2300}, {5000, 5500}} { // at w + 0.5 ms
+		b.Append(history.Op{Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "partition", Detail: "n1", Time: w[0]*historytest.MS + historytest.MS/2})
+		b.Append(history.Op{Type: history.Info, Process: history.NemesisProcess, F: history.FStop, Fault: "partition", Time: w[1]*historytest.MS + historytest.MS/2})
 	}
-	slices.SortStableFunc(h, func(a, b history.Op) int { return int(a.Time - b.Time) })
-	for i := range h {
-		h[i].Index = int64(i)
-	}
-	return h
+	return b.Sorted()
 }
 
 func writeJSONL(t *testing.T, path string, h history.History) {
