@@ -38,7 +38,7 @@
 //     lease end, ns since start; 0 = unknown). The invoke may carry TTL
 //     and Token instead. Nodes are the nodes that granted it: exactly one
 //     lets the lock checker bound the lease from the takeover instant
-//     (see lockmodel.go). Every acquire must get a fresh token (Tokens).
+//     (see lockmodel.go). Every acquire must get a fresh token (the "tokens" check).
 //     A lease is named by its acquire op, never by key+token.
 //   - release / extend: carry Key and Token. A record without a Token is
 //     matched to its process's current lease on the key, so an extend

@@ -27,7 +27,7 @@ type Composite struct {
 //
 //  1. validates it (Validate, record by record as it reads); an invalid
 //     history is refused: the verdict is Unknown with Validate's message;
-//  2. checks tokens (Tokens): a token handed to two acquires is the lock's
+//  2. checks tokens (tokenCheck): a token handed to two acquires is the lock's
 //     defect, added as an Invalid "tokens" result (present only when it
 //     found one, so the results of a clean history are the checkers');
 //     the checkers still run (they name leases by acquire, not token);

@@ -18,7 +18,7 @@ import (
 // would be; else no end), each extend ok adding one, all cut at the
 // holder's release invoke and at a FLost record for the lease. Leases are
 // named by their acquire op, not their token (a lock may reuse tokens;
-// see Tokens).
+// see tokenCheck).
 //
 //   - overlap: two intervals of different processes on the same key
 //     intersect (strictly): ValidOverlaps. A correct lock with clients that honour their

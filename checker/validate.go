@@ -164,7 +164,8 @@ func (v *validator) finish() error {
 // FaultWindows), and the error that pairing them found.
 func (v *validator) windows() ([]Window, error) { return v.win.finish(v.end) }
 
-// tokenCheck is Tokens one op at a time (ops in invoke order). It keeps
+// tokenCheck is the "tokens" check, one op at a time (ops in invoke
+// order): no token handed to two acquires of a key. It keeps
 // the first acquire ok and info of each key and token, in a tokTable
 // (shared with the other streamed checks in CheckSource), and checks the
 // fences of the resource's writes against their leases (writeFences).
