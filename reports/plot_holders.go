@@ -18,7 +18,7 @@ import (
 var (
 	colHeld    = rgb(0x1f, 0x77, 0xb4) // held, within validity
 	colExpired = rgb(0xff, 0x9f, 0x1c) // held after validity ended
-	colValEdge = rgb(0x6b, 0x9b, 0xc8) // validity window outline
+	colValEdge = rgb(0x6b, 0x9b, 0xc8) // validity line and its deadline tick
 	colOverlap = rgb(0xe0, 0x00, 0x00)
 )
 
@@ -221,15 +221,15 @@ func holdersTitle(leases, within, pairs, lost int) string {
 // drawHolders draws holders.png: one row per client slot (its successive
 // processes share it), a bar for each lease from acquire ok to release
 // (blue while within the validity the client computed, orange after it),
-// the validity window as an outlined box, overlaps of two different
-// leases in red (on both rows and as a band), resource operations as
-// marks above the bars at the moment they reached the resource (from
-// writes, the resource's log; a thin line back to the send), each lost
-// increment ringed in red, and fault windows shaded (a client fault on
-// its client's row, lightly elsewhere). A history kept whole with at most
-// maxDetailLeases leases is drawn in one such chart, the whole run; any
-// other is drawn as its overview above one such chart per span around
-// its anomalies (holdersWithSpans).
+// its validity as a thin line above it ending in a tick at the deadline,
+// overlaps of two different leases in red (on both rows and as a band),
+// resource operations as marks above the bars at the moment they reached
+// the resource (from writes, the resource's log; a thin line back to the
+// send), each lost increment ringed in red, and fault windows shaded (a
+// client fault on its client's row, lightly elsewhere). A history kept
+// whole with at most maxDetailLeases leases is drawn in one such chart,
+// the whole run; any other is drawn as its overview above one such chart
+// per span around its anomalies (holdersWithSpans).
 func drawHolders(a holdersArgs) ([]byte, error) {
 	d := a.d
 	hs, title, end := d.hs, a.title, a.end
