@@ -25,9 +25,10 @@ type Result struct {
 	Config config.Config
 	// History is every record of the run, read through a history.Source:
 	// its history.jsonl (history.File) for a stored run or a run longer
-	// than the harness's live window, which every reader reads streamed,
-	// or the records in memory (history.Slice) for a short run or one
-	// built in memory. nil reads as no record.
+	// than the harness's live tail (the recent records it keeps in
+	// memory), which every reader reads streamed, or the records in memory
+	// (history.Slice) for a short run or one built in memory. nil reads as
+	// no record.
 	History history.Source
 	// Writes is the resource's own log of writes and fenced reads when it
 	// is held in memory; nil when it is left in the run folder's

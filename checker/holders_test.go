@@ -20,8 +20,8 @@ func livenessKinds(t *testing.T, h history.History) (Validity, [3]int) {
 	return r.Valid, [3]int{k["no-recovery"], k["lock-never-freed"], k["lock-stuck"]}
 }
 
-// cronKey is a cron tick's key "k-1" (TTL 300 ms) tried in a 150 ms
-// window, first by process 1 (outcome first), then 4 times by processes
+// cronKey is a cron tick's key "k-1" (TTL 300 ms) tried for 150 ms,
+// first by process 1 (outcome first), then 4 times by processes
 // 2 and 3, which fail; afterwards only key "k-2" is asked for, with
 // success, until 4 s.
 func cronKey(first history.Type) history.History {
@@ -39,7 +39,7 @@ func cronKey(first history.Type) history.History {
 // An acquire with unknown outcome may have set the key: the acquires that
 // failed beside it failed against its possible lease, which is the lock
 // working. When the clients then stop asking for the key (a cron tick's
-// lock under load: every acquire ended at the window's deadline), nothing
+// lock under load: every acquire ended at the tick's deadline), nothing
 // shows the lock stuck, never freed or unrecovered. The same failures with
 // nobody who could hold the key prove it never freed.
 func TestUnknownAcquireMayHoldTheKey(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 )
 
 // reorder hands records on in time order (ties in index order), up to
-// reorderWindow records late, for the summaries fed one record at a time.
+// reorderDepth records late, for the summaries fed one record at a time.
 // A record later than that is not handed on: it is counted (late), and
 // the summaries' results become Unknown (see lateError). The records wait
 // in a ring, so that a history in time order costs one copy per record.
@@ -29,7 +29,7 @@ func before(t, i int64, b *history.Op) bool {
 func (r *reorder) at(i int) *history.Op { return &r.ring[(r.head+i)&(len(r.ring)-1)] }
 
 // push takes record o and hands on, to f, those that can no longer be
-// preceded by a record within the window.
+// preceded by a record at most reorderDepth records late.
 func (r *reorder) push(o *history.Op, f func(*history.Op)) {
 	if r.handed && (o.Time < r.lastT || o.Time == r.lastT && o.Index < r.lastI) {
 		if r.late == 0 {
@@ -47,7 +47,7 @@ func (r *reorder) push(o *history.Op, f func(*history.Op)) {
 	}
 	*r.at(i) = *o
 	r.n++
-	for r.n > reorderWindow {
+	for r.n > reorderDepth {
 		r.handOn(f)
 	}
 }
@@ -83,5 +83,5 @@ func (r *reorder) lateError() string {
 		return ""
 	}
 	return fmt.Sprintf("%d records arrived more than %d records after records later in time (the first: op %d): the liveness, fencing and token checks read records in time order and were not run on them",
-		r.late, reorderWindow, r.lateIdx)
+		r.late, reorderDepth, r.lateIdx)
 }

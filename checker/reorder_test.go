@@ -40,7 +40,7 @@ func lateRecords(h history.History, seed uint64, every, by int) (history.History
 // TestRecordsOutOfTimeOrder: records arriving late (out of time order)
 // go through the reorder buffer: the streamed check, cut in small
 // segments, gives the whole check's verdicts and op indices; records
-// later than the buffer's window make liveness, fencing and tokens
+// later than the buffer's depth make liveness, fencing and tokens
 // Unknown, never a verdict.
 func TestRecordsOutOfTimeOrder(t *testing.T) {
 	g := historytest.NewGen(5, 8, 3)
@@ -53,11 +53,11 @@ func TestRecordsOutOfTimeOrder(t *testing.T) {
 	if whole.Valid != Valid {
 		t.Errorf("late records: %v %v", whole.Valid, invalidParts(whole))
 	}
-	defer func(n int) { reorderWindow = n }(reorderWindow)
-	reorderWindow = 2
+	defer func(n int) { reorderDepth = n }(reorderDepth)
+	reorderDepth = 2
 	r := Standard(Options{Lock: NewLock(), Fencing: true}).Check(context.Background(), h)
 	if r.Valid != Unknown {
-		t.Fatalf("records later than the window: %v", r.Valid)
+		t.Fatalf("records later than the buffer's depth: %v", r.Valid)
 	}
 	for _, p := range r.Results {
 		if (p.Name == "liveness" || p.Name == "fencing" || p.Name == "tokens") != (p.Valid == Unknown && strings.Contains(p.Error, "time order")) {

@@ -26,7 +26,7 @@ var oneSegment = 20_000
 // still makes the verdict Invalid. Tests lower it.
 var maxSegRecords = 1_000_000
 
-// reorderWindow is how many records the reorder buffer holds back
+// reorderDepth is how many records the reorder buffer holds back
 // before it gives the earliest to the summaries that read records in
 // time order (Liveness, Fencing, the token check). A record may arrive
 // that many records late: a renewal is recorded when it completes, at
@@ -36,7 +36,7 @@ var maxSegRecords = 1_000_000
 // checks Unknown, never a verdict. Its memory is a ring of 32k records,
 // about 7 MB (65k records cost 29 MB of a 10M-record check). Tests lower
 // it.
-var reorderWindow = 1<<15 - 1
+var reorderDepth = 1<<15 - 1
 
 // maxSeamRecords bounds the records checked together to resolve an
 // ambiguous seam; tests lower it.

@@ -50,7 +50,7 @@ var segmentChecked = func(start int64) {}
 //   - the lock ops completed after the oldest lock op in flight (Liveness
 //     takes them in invoke order);
 //   - the api and leader ops (termOps), none for other workloads;
-//   - up to reorderWindow records held for time order;
+//   - up to reorderDepth records held for time order;
 //   - the verbose searches of the earliest failing segments, for drawing
 //     (see maxDrawnSegments).
 //

@@ -42,17 +42,18 @@ type Options struct {
 	Nodes map[string]NodeClock
 	// Every is the time between two samples (default 50 ms).
 	Every time.Duration
-	// Window is how long a change must build up over to be tolerated
-	// whatever its size: the TTL (a lease's validity rests on the clock
-	// over no more than that). Required.
-	Window time.Duration
-	// Allowance is the largest change of an offset within Window that is
+	// Lookback is how far back a sample is compared with earlier ones: how
+	// long a change must build up over to be tolerated whatever its size,
+	// the TTL (a lease's validity rests on the clock over no more than
+	// that). Required.
+	Lookback time.Duration
+	// Allowance is the largest change of an offset within Lookback that is
 	// not an event: the run's drift allowance. Required.
 	Allowance time.Duration
 }
 
 // Event is a change of a clock's offset from the monotonic clock larger
-// than the allowance within one window.
+// than the allowance within Options.Lookback.
 type Event struct {
 	// Clock is "wall" (the machine's wall clock) or a node's name.
 	Clock string `json:"clock"`
@@ -62,7 +63,7 @@ type Event struct {
 	// ahead of the monotonic clock (keys expire early), ns.
 	Step time.Duration `json:"step_ns"`
 	// Over is the monotonic time the change built up over (at most the
-	// window), ns.
+	// lookback), ns.
 	Over time.Duration `json:"over_ns"`
 	// Allowance is the run's drift allowance the step exceeded, ns.
 	Allowance time.Duration `json:"allowance_ns"`

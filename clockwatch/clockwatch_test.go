@@ -81,7 +81,7 @@ func TestWatchSeesAWallStepAndANodeStep(t *testing.T) {
 		return time.Now(), nil
 	}
 	steady := func(context.Context) (time.Time, error) { return time.Now(), nil }
-	w, err := Start(context.Background(), Options{Source: src, Every: 10 * time.Millisecond, Window: 500 * time.Millisecond,
+	w, err := Start(context.Background(), Options{Source: src, Every: 10 * time.Millisecond, Lookback: 500 * time.Millisecond,
 		Allowance: 7 * time.Millisecond, Nodes: map[string]NodeClock{"n1": node, "n2": steady}})
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func TestWatchSeesAWallStepAndANodeStep(t *testing.T) {
 }
 
 func TestStartRefusesNoAllowance(t *testing.T) {
-	if _, err := Start(context.Background(), Options{Window: time.Second}); err == nil {
+	if _, err := Start(context.Background(), Options{Lookback: time.Second}); err == nil {
 		t.Fatal("no allowance accepted")
 	}
 }

@@ -8,21 +8,21 @@ type sample struct {
 	mono, off, err time.Duration
 }
 
-// track is one clock's samples of the last window.
+// track is one clock's samples within the lookback (Options.Lookback).
 type track struct {
 	name   string
 	recent []sample
 }
 
 // add takes a sample and says whether the clock's offset moved by more
-// than the allowance (plus the samples' uncertainty) from any sample of
-// the last window: an event, its largest such move (over the shortest
+// than the allowance (plus the samples' uncertainty) from any sample
+// within the lookback: an event, its largest such move (over the shortest
 // time, among equal moves). After an event the
 // new offset is the clock's baseline, so one step is one event.
-func (t *track) add(s sample, window, allowance time.Duration) (Event, bool) {
+func (t *track) add(s sample, lookback, allowance time.Duration) (Event, bool) {
 	keep := t.recent[:0]
 	for _, r := range t.recent {
-		if s.mono-r.mono <= window {
+		if s.mono-r.mono <= lookback {
 			keep = append(keep, r)
 		}
 	}

@@ -24,8 +24,8 @@ type Watch struct {
 
 // Start starts a watch; Stop ends it and returns its events.
 func Start(ctx context.Context, o Options) (*Watch, error) {
-	if o.Window <= 0 || o.Allowance <= 0 {
-		return nil, errors.New("clockwatch: a window and an allowance are required")
+	if o.Lookback <= 0 || o.Allowance <= 0 {
+		return nil, errors.New("clockwatch: a lookback and an allowance are required")
 	}
 	if o.Source == nil {
 		o.Source = System
@@ -95,7 +95,7 @@ func offsetOf(t time.Time, m0, m1 time.Duration) sample {
 }
 
 func (w *Watch) add(clock string, s sample) {
-	e, ok := w.tracks[clock].add(s, w.opt.Window, w.opt.Allowance)
+	e, ok := w.tracks[clock].add(s, w.opt.Lookback, w.opt.Allowance)
 	if !ok {
 		return
 	}

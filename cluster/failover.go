@@ -29,7 +29,8 @@ type FailoverMethod string
 // cuts the master from its replica and the sentinels (the replication
 // link) while it stays alive and clients still reach it: writes it
 // acknowledges after the cut never reach the replica, and are lost when
-// the promotion moves the clients (the split-brain window).
+// the promotion moves the clients (the split brain, from the cut to the
+// promotion).
 const (
 	FailoverKill      FailoverMethod = "kill"
 	FailoverPartition FailoverMethod = "partition"

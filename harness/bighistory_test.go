@@ -18,14 +18,14 @@ import (
 	"github.com/lockstorm/lockstorm/workloads"
 )
 
-// A run that records more than its live window keeps only recent records
+// A run that records more than its live tail keeps only recent records
 // in memory, hands the check and the report its history.jsonl to read
 // streamed (every record, none loaded whole), and still aims its faults
 // at holders (the targeter catches up on every progress tick).
-func TestRunBeyondLiveWindowChecksWholeFile(t *testing.T) {
-	old := liveWindow
-	liveWindow = 1 // one chunk of records stays in memory
-	t.Cleanup(func() { liveWindow = old })
+func TestRunBeyondLiveTailChecksWholeFile(t *testing.T) {
+	old := liveTail
+	liveTail = 1 // one chunk of records stays in memory
+	t.Cleanup(func() { liveTail = old })
 	// TTL 200 ms, holds of 1 ms: many records, and room for a loaded
 	// machine's scheduling delays (at a 20 ms TTL a holder's write
 	// delayed by the load landed after its lease: a true stale write of
@@ -36,10 +36,10 @@ func TestRunBeyondLiveWindowChecksWholeFile(t *testing.T) {
 		TimeLimit: 5 * time.Second, Seed: 3, Store: t.TempDir()})
 	log := storetest.Read(t, res.Dir, store.LogFile)
 	if !strings.Contains(log, "read streamed from history.jsonl") {
-		t.Skipf("the run recorded only %d records, within its window: nothing left in the file", res.Records)
+		t.Skipf("the run recorded only %d records, within its live tail: nothing left in the file", res.Records)
 	}
 	if res.History.Path() == "" {
-		t.Fatalf("a run beyond its live window hands over its records in memory")
+		t.Fatalf("a run beyond its live tail hands over its records in memory")
 	}
 	h := recordsOf(t, res)
 	for i, op := range h {
@@ -60,15 +60,15 @@ func TestRunBeyondLiveWindowChecksWholeFile(t *testing.T) {
 	}
 }
 
-// A real run of more records than its live window (lowered here) is
+// A real run of more records than its live tail (lowered here) is
 // checked streamed from its files at its end, without its history or
 // resource log in memory; checking the same history held in memory gives
 // the same verdict, anomalies and coverage, and analyze of the folder
 // gives them again.
 func TestBigHistoryCheckedStreamed(t *testing.T) {
-	old := liveWindow
-	liveWindow = 1
-	t.Cleanup(func() { liveWindow = old })
+	old := liveTail
+	liveTail = 1
+	t.Cleanup(func() { liveTail = old })
 	plan := nemesis.Scripted(1500*time.Millisecond,
 		nemesis.Step{At: 400 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}, Duration: 200 * time.Millisecond},
 		nemesis.Step{At: 900 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindPartition}, Duration: 200 * time.Millisecond})
@@ -76,7 +76,7 @@ func TestBigHistoryCheckedStreamed(t *testing.T) {
 		Workloads: workloads.Options{HoldMin: time.Millisecond, HoldMax: 2 * time.Millisecond, Think: time.Millisecond},
 		Plan:      &plan, TimeLimit: plan.End, MinCoverage: -1, Seed: 5, Store: t.TempDir()})
 	if log := storetest.Read(t, res.Dir, store.LogFile); !strings.Contains(log, "read streamed") {
-		t.Skipf("the run recorded only %d records, within its window: nothing left in the file", res.Records)
+		t.Skipf("the run recorded only %d records, within its live tail: nothing left in the file", res.Records)
 	}
 	if res.History.Path() == "" || res.Writes != nil {
 		t.Fatalf("a %d-record history was not left in its files: source %q, %d writes in memory", res.Records, res.History.Path(), len(res.Writes))

@@ -32,9 +32,9 @@ func (r *run) watchClocks(ctx context.Context) (stop func() []clockwatch.Event) 
 	}
 	every := min(max(r.cfg.TTL/10, 10*time.Millisecond), 50*time.Millisecond)
 	w, err := clockwatch.Start(ctx, clockwatch.Options{Source: clockSource, Nodes: nodes, Every: every,
-		Window: r.cfg.TTL, Allowance: allowance})
+		Lookback: r.cfg.TTL, Allowance: allowance})
 	if err != nil {
-		panic(err) // the window and allowance are set above
+		panic(err) // the lookback and allowance are set above
 	}
 	return func() []clockwatch.Event {
 		events, dropped := w.Stop()

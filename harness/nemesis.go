@@ -133,7 +133,7 @@ func fitsTimeLimit(cfg config.Config, set nemesis.Set, o nemesis.Options) error 
 
 // FailoverDetect is how long a failover waits, once the master is cut or
 // killed, before the replica is promoted (sentinel's down-after, or the
-// delay before a manual promotion): the window in which a lock the old
+// delay before a manual promotion): the time in which a lock the old
 // master grants is not replicated.
 const FailoverDetect = time.Second
 

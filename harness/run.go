@@ -177,7 +177,7 @@ func (r *run) setup(ctx context.Context) error {
 	if r.rec, err = createHistory(filepath.Join(r.dir, store.HistoryFile)); err != nil {
 		return err
 	}
-	r.rec.KeepLast(liveWindow) // memory stays flat: the whole history is in the file
+	r.rec.KeepLast(liveTail) // memory stays flat: the whole history is in the file
 	res, err := resource.Start(resource.Config{Fencing: cfg.Fencing, Clock: r.rec.Now})
 	if err != nil {
 		r.rec.Close()

@@ -79,7 +79,7 @@ func (s *targeter) update() {
 // catchUp reads the records added since the last look, unless a fault
 // is being aimed (resolve holds the lock and reads them itself). The run
 // calls it on each progress tick, so that the targeter keeps up with a
-// recorder that keeps only recent records in memory (liveWindow).
+// recorder that keeps only recent records in memory (liveTail).
 func (s *targeter) catchUp() {
 	if s == nil || !s.mu.TryLock() {
 		return

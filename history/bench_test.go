@@ -41,9 +41,9 @@ func BenchmarkRecordParallel(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
 
-// BenchmarkRecordWindow records to a real file keeping only a window of
+// BenchmarkRecordKeepLast records to a real file keeping only the last
 // 64k records in memory, as lockstorm run does (KeepLast).
-func BenchmarkRecordWindow(b *testing.B) {
+func BenchmarkRecordKeepLast(b *testing.B) {
 	f, err := os.Create(filepath.Join(b.TempDir(), "h.jsonl"))
 	if err != nil {
 		b.Fatal(err)

@@ -15,8 +15,8 @@ import (
 // attempt counts only when a replica acknowledged the SET within a quarter
 // of a node timeout (the rest is the round trip's). An attempt that no
 // replica acknowledged deletes its key (compare-and-delete) and retries: a lock that exists on the master alone
-// is one failover away from being lost. WAIT narrows the window in which
-// a failover can lose a granted lock; it does not close it (a replica may
+// is one failover away from being lost. WAIT shortens the time in which
+// a failover can lose a granted lock, but not to nothing (a replica may
 // acknowledge and still lose the race to be promoted, and a partitioned
 // master keeps granting until it notices). Release and Extend are
 // Single's.

@@ -115,7 +115,7 @@ func (c *Client) await(ctx context.Context, k *call) result {
 	if !pauseclock.Expired(ctx) {
 		return c.gaveUp(k, ctx.Err())
 	}
-	grace, cancel := c.cfg.Clock.WithTimeout(context.Background(), c.answerWindow(k))
+	grace, cancel := c.cfg.Clock.WithTimeout(context.Background(), c.answerTimeLeft(k))
 	defer cancel()
 	select {
 	case r := <-k.done:
@@ -130,9 +130,9 @@ func (c *Client) await(ctx context.Context, k *call) result {
 	return c.gaveUp(k, c.Err())
 }
 
-// answerWindow is the running time left before the client must have
+// answerTimeLeft is the running time left before the client must have
 // answered k: its timeout_ms plus Grace after the request was sent.
-func (c *Client) answerWindow(k *call) time.Duration {
+func (c *Client) answerTimeLeft(k *call) time.Duration {
 	running := time.Since(k.sent) - (c.cfg.Clock.Paused() - k.paused)
 	return time.Duration(k.req.TimeoutMillis)*time.Millisecond + c.cfg.Grace - running
 }

@@ -66,7 +66,7 @@
 // request was sent, counted on Config.Clock: the time the process spent
 // stopped (Pause) does not count, as a stopped process cannot act on a
 // request, and the answer read after Resume is the outcome. A client that
-// does not answer in that window is "not answering": the Client logs it,
+// does not answer in that time is "not answering": the Client logs it,
 // breaks and kills it. An ok acquire answered after its caller gave up is
 // released (nobody else would release it, and a watchdog would keep it).
 //

@@ -40,7 +40,7 @@ func storedResult(res *analysis.Result) *analysis.Result {
 // A real short run (real redis-server, a holder pause and a partition)
 // whose history is longer than the report keeps whole gets a report
 // drawn from its stored files: index.html under 2 MB saying plainly what
-// covers the whole run and what is a window, holders, latency, rate and
+// covers the whole run and what is an anomaly span, holders, latency, rate and
 // fencing plots.
 func TestBigHistoryReportRealRun(t *testing.T) {
 	plan := nemesis.Scripted(1500*time.Millisecond,
@@ -57,7 +57,7 @@ func TestBigHistoryReportRealRun(t *testing.T) {
 	}
 	index := assertBigReport(t, big.Dir)
 	if !strings.Contains(index, "no anomaly names a record") && !strings.Contains(index, "Windows, not the whole run") {
-		t.Error("index.html does not say whether holders.png has windows")
+		t.Error("index.html does not say whether holders.png has anomaly spans")
 	}
 	if b := storetest.Read(t, big.Dir, store.JUnitFile); !strings.Contains(b, big.Verdict.Valid.String()) {
 		t.Errorf("junit.xml does not carry the verdict %v", big.Verdict.Valid)
@@ -93,12 +93,12 @@ func assertBigReport(t *testing.T, dir string) string {
 }
 
 // A generated history longer than the report keeps whole, with
-// anomalies spread over it, gets from its file holders windows and
+// anomalies spread over it, gets from its file holders spans and
 // a porcupine page saying its made-up verdict kept no search, the anomalies' records listed
-// from the file, and a page that names the records each window read; its
+// from the file, and a page that names the records each span read; its
 // latency and rate plots, drawn from the one pass, are those of its
 // report drawn whole.
-func TestBigHistoryReportWindows(t *testing.T) {
+func TestBigHistoryReportSpans(t *testing.T) {
 	res := bigResult(t.TempDir(), 40_000)
 	injectAnomalies(res, 3)
 	want := historyOf(res)
@@ -117,7 +117,7 @@ func TestBigHistoryReportWindows(t *testing.T) {
 	}
 	index := assertBigReport(t, res.Dir)
 	if !strings.Contains(index, "Windows, not the whole run") || !strings.Contains(index, "window 1: records ") {
-		t.Error("index.html does not name the records read for the windows")
+		t.Error("index.html does not name the records read for the anomaly spans")
 	}
 	a := res.Verdict.Results[0].Anomalies[0]
 	if r := want[a.Ops[0]]; !strings.Contains(index, r.Token) && r.Token != "" {
@@ -204,7 +204,7 @@ func TestSampleFences(t *testing.T) {
 
 // A real short run of a lock that breaks under a holder pause
 // (unsafe-del), its history longer than the report keeps whole, gets a
-// report from its stored files whose holders windows are drawn around
+// report from its stored files whose holders spans are drawn around
 // its anomalies, listing their records read from the file, and whose
 // porcupine page is the check's own search (the history is one segment).
 func TestBigHistoryReportRealAnomalies(t *testing.T) {
@@ -215,7 +215,7 @@ func TestBigHistoryReportRealAnomalies(t *testing.T) {
 		want = append(want, r.Anomalies...)
 	}
 	if len(want) == 0 {
-		t.Skipf("the run found no anomaly to draw windows around (verdict %v)", res.Verdict.Valid)
+		t.Skipf("the run found no anomaly to draw spans around (verdict %v)", res.Verdict.Valid)
 	}
 	lowerWhole(t, int64(res.Records/2))
 	big := storedResult(res)
@@ -224,7 +224,7 @@ func TestBigHistoryReportRealAnomalies(t *testing.T) {
 	}
 	index := assertBigReport(t, big.Dir)
 	if !strings.Contains(index, "window 1: records ") {
-		t.Error("index.html names no window of records read around the anomalies")
+		t.Error("index.html names no span of records read around the anomalies")
 	}
 	op := want[0].Ops[0]
 	if !strings.Contains(index, fmt.Sprintf(`<tr class="mono"><td class="num">%d</td>`, op)) {

@@ -122,7 +122,7 @@ func lostPairs(h history.History, v checker.Result, at func(i int64) (int64, boo
 func HeldOverlaps(h history.History) int { return len(overlaps(holds(h, lease.Options{}))) }
 
 // detail is what the pictures drawn record by record share, derived once
-// per report from the window history h (the whole history, or the
+// per report from the kept history h (the whole history, or the
 // records read around its anomalies): its operations, rows, fault
 // windows (h's indices), leases and their overlaps, resource operations
 // with their arrivals, and lost increments.

@@ -105,7 +105,8 @@ type pageData struct {
 	// windows not listed (trimPage).
 	PlanLeft, WindowsLeft int
 	// Big says, for a history too long to keep whole, which parts of the
-	// report cover the whole run and which only windows of it (notes).
+	// report cover the whole run and which only anomaly spans of it
+	// (notes).
 	Big []string
 	// Cell is the sweep or comparison cell the run is one of
 	// (config.Config.Cell), after the name in the title and heading.

@@ -23,7 +23,7 @@ import (
 //	LOCKSTORM_MEASURE_RECORDS=1000000 LOCKSTORM_MEASURE_DIR=/tmp/m go test -run MeasureWrite ./reports
 //
 // LOCKSTORM_MEASURE_ANOMALIES=k names k made-up anomalies spread over the
-// run (injectAnomalies), to see the windows drawn around them.
+// run (injectAnomalies), to see the spans drawn around them.
 //
 // Run the test binary under /usr/bin/time -v for its peak RSS.
 func TestMeasureWrite(t *testing.T) {

@@ -4,7 +4,8 @@ import "fmt"
 
 // notes are index.html's plain account, for a history too long to keep
 // whole (past maxWholeRecords records), of what covers the whole run and
-// what only windows or a sample of it; nil for a whole history.
+// what only anomaly spans (its text: windows) or a sample of it; nil
+// for a whole history.
 func (s *runScan) notes(sampledFences bool) []string {
 	if s.whole {
 		return nil
@@ -17,16 +18,16 @@ func (s *runScan) notes(sampledFences bool) []string {
 		fmt.Sprintf("This history has %d records (%d client operations), more than the %d this report keeps whole: it read the history once, streamed, keeping each operation's times and outcome and each lease's, not the records, then read again only the records around the anomalies.", s.records, s.ops.len(), maxWholeRecords),
 		"Whole run: the verdict and every checker's result, the coverage, latency-raw.png (crowded outcomes as density), latency-quantiles.png, rate.png, and the overview at the top of holders.png. " + fences,
 	}
-	if len(s.windows) == 0 {
+	if len(s.spans) == 0 {
 		out = append(out, "Windows: no anomaly names a record, so holders.png has no detailed window.")
 	} else {
-		w := fmt.Sprintf("Windows, not the whole run: the detailed windows of holders.png are drawn only from the records read around the first %d anomaly window(s)", len(s.windows))
+		w := fmt.Sprintf("Windows, not the whole run: the detailed windows of holders.png are drawn only from the records read around the first %d anomaly window(s)", len(s.spans))
 		for i, r := range s.read {
 			w += fmt.Sprintf("%s window %d: records %d..%d (%d read)", map[bool]string{true: ":", false: ";"}[i == 0], i+1, r.first, r.last, r.n)
 		}
-		w += fmt.Sprintf(". At most %d records are read per window, so a lease or operation begun before a window's first record is not drawn in it. The porcupine pages are the check's own searches of its first failing segments.", maxWindowRecords)
-		if s.windowsLeft > 0 {
-			w += fmt.Sprintf(" %d more anomaly windows are not drawn.", s.windowsLeft)
+		w += fmt.Sprintf(". At most %d records are read per window, so a lease or operation begun before a window's first record is not drawn in it. The porcupine pages are the check's own searches of its first failing segments.", maxSpanRecords)
+		if s.spansLeft > 0 {
+			w += fmt.Sprintf(" %d more anomaly windows are not drawn.", s.spansLeft)
 		}
 		out = append(out, w)
 	}

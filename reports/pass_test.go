@@ -15,7 +15,7 @@ import (
 
 // A report whose pass rode on the check's read of the history file
 // (WriteFrom) is the report that reads the file itself (Write), for a
-// history kept whole and for one drawn from windows: the same page and
+// history kept whole and for one drawn from anomaly spans: the same page and
 // pictures.
 func TestReportRidingOnTheCheck(t *testing.T) {
 	for _, whole := range []bool{true, false} {

@@ -118,7 +118,7 @@ func ordinalSuffix(n int) string {
 
 // fencePoints are fencing.png's points and title: the resource log's
 // (s.fenceLog, when the run has one), each write with the send time
-// arrivals gave it among the window history's (all of them for a whole
+// arrivals gave it among the kept history's (all of them for a whole
 // history); else the history's (historyFences).
 func (s *runScan) fencePoints() (pts []fencePoint, title string) {
 	f := s.fenceLog

@@ -18,7 +18,7 @@ import (
 var (
 	colHeld    = rgb(0x1f, 0x77, 0xb4) // held, within validity
 	colExpired = rgb(0xff, 0x9f, 0x1c) // held after validity ended
-	colValEdge = rgb(0x6b, 0x9b, 0xc8) // validity window outline
+	colValEdge = rgb(0x6b, 0x9b, 0xc8) // validity line and its deadline tick
 	colOverlap = rgb(0xe0, 0x00, 0x00)
 )
 
@@ -157,9 +157,9 @@ func markGlyph(a arrival) draw.GlyphStyle {
 	return glyphWriteInfo
 }
 
-// holdersArgs is what holders.png is drawn from: the (window) history's
-// detail, the run's end (ns), the anomalies to draw windows around and
-// how far each window reaches either side of them (ns), and the overview
+// holdersArgs is what holders.png is drawn from: the kept history's
+// detail, the run's end (ns), the anomalies to draw spans around and
+// how far each span reaches either side of them (ns), and the overview
 // of the run's leases to an end (ns; see runScan.overview).
 type holdersArgs struct {
 	d         *detail
@@ -169,29 +169,29 @@ type holdersArgs struct {
 	overview  func(end int64) *occupancy
 
 	// For a history not kept whole, whose detail holds only the records
-	// around its anomaly windows: the windows read (their ops are the
+	// around its anomaly spans: the spans read (their ops are the
 	// history's indices, timeOf gives their times) and how many were
 	// left out, the title's counts (the pass's), and notes appended to
-	// the overview's and each window's title. timeOf nil: the windows
-	// are picked from the detail's history.
-	windows                  []timeWindow
-	windowsLeft              int
-	timeOf                   func(i int64) (int64, bool)
-	title                    string
-	overviewNote, windowNote string
+	// the overview's and each span's title. timeOf nil: the spans are
+	// picked from the detail's history.
+	spans                  []anomalySpan
+	spansLeft              int
+	timeOf                 func(i int64) (int64, bool)
+	title                  string
+	overviewNote, spanNote string
 }
 
 // holdersPNG draws holders.png of the run (drawHolders) from the pass:
-// its window history's detail (the whole history, or for a longer one
+// its kept history's detail (the whole history, or for a longer one
 // the records read around the anomalies) and the overview of every lease
 // it followed.
 func (s *runScan) holdersPNG(res *analysis.Result, end int64) ([]byte, error) {
-	a := holdersArgs{d: s.d, end: end, anomalies: allAnomalies(res.Verdict), pad: windowPad(res.Config.TTL), overview: s.overview}
+	a := holdersArgs{d: s.d, end: end, anomalies: allAnomalies(res.Verdict), pad: spanPad(res.Config.TTL), overview: s.overview}
 	if !s.whole {
-		a.windows, a.windowsLeft, a.timeOf = s.windows, s.windowsLeft, s.timeOf
+		a.spans, a.spansLeft, a.timeOf = s.spans, s.spansLeft, s.timeOf
 		a.title = holdersTitle(s.leases.log.start.len(), s.leases.within, len(s.leases.log.clashes), 0)
 		a.overviewNote = fmt.Sprintf(", streamed over all %d records", s.records)
-		a.windowNote = " (only the records read around it)"
+		a.spanNote = " (only the records read around it)"
 	}
 	return drawHolders(a)
 }
@@ -221,15 +221,15 @@ func holdersTitle(leases, within, pairs, lost int) string {
 // drawHolders draws holders.png: one row per client slot (its successive
 // processes share it), a bar for each lease from acquire ok to release
 // (blue while within the validity the client computed, orange after it),
-// the validity window as an outlined box, overlaps of two different
-// leases in red (on both rows and as a band), resource operations as
-// marks above the bars at the moment they reached the resource (from
-// writes, the resource's log; a thin line back to the send), each lost
-// increment ringed in red, and fault windows shaded (a client fault on
-// its client's row, lightly elsewhere). A history kept whole with at most
-// maxDetailLeases leases is drawn in one such chart, the whole run; any
-// other is drawn as its overview above one such chart per window around
-// its anomalies (windowedHolders).
+// its validity as a thin line above it ending in a tick at the deadline,
+// overlaps of two different leases in red (on both rows and as a band),
+// resource operations as marks above the bars at the moment they reached
+// the resource (from writes, the resource's log; a thin line back to the
+// send), each lost increment ringed in red, and fault windows shaded (a
+// client fault on its client's row, lightly elsewhere). A history kept
+// whole with at most maxDetailLeases leases is drawn in one such chart,
+// the whole run; any other is drawn as its overview above one such chart
+// per span around its anomalies (holdersWithSpans).
 func drawHolders(a holdersArgs) ([]byte, error) {
 	d := a.d
 	hs, title, end := d.hs, a.title, a.end
@@ -237,7 +237,7 @@ func drawHolders(a holdersArgs) ([]byte, error) {
 		title = holdersTitle(len(hs), d.within, len(d.ovs), len(d.lost))
 	}
 	if a.timeOf != nil || len(hs) > maxDetailLeases {
-		return windowedHolders(a, title, end)
+		return holdersWithSpans(a, title, end)
 	}
 	p := rowsPlot(a, title, "time since start (s)", 0, xMax(end))
 	rows := len(d.sm.Rows)

@@ -16,21 +16,21 @@ import (
 // Long runs' holders.png: above maxDetailLeases leases one bar per lease
 // is a solid block, so the chart becomes an overview of the whole run (per
 // client, how much of each time column it held the lock; anomalies
-// marked) above one detailed window (the small-run chart, cut to a stretch
-// of time) around each of at most maxHolderWindows groups of anomalies.
+// marked) above one detailed chart (the small-run chart, cut to an
+// anomaly span) around each of at most maxHolderSpans groups of anomalies.
 const (
-	maxDetailLeases  = 2000
-	maxHolderWindows = 4
+	maxDetailLeases = 2000
+	maxHolderSpans  = 4
 	// overviewCols is the overview's time columns.
 	overviewCols = 400
 	// maxAnomalyTicks bounds the anomaly marks along the overview's top.
 	maxAnomalyTicks = 500
 )
 
-// Colours of the overview's windows and anomaly marks.
+// Colours of the overview's anomaly spans and anomaly marks.
 var (
-	colWindow  = rgb(0xff, 0xd7, 0x00)
-	windowFont = font.From(bold, 11)
+	colSpan  = rgb(0xff, 0xd7, 0x00)
+	spanFont = font.From(bold, 11)
 )
 
 // occupancy is the overview's data: per row and time column, the share
@@ -43,7 +43,7 @@ type occupancy struct {
 	held, late [][]float64
 	clash      [][]bool
 	anyClash   []bool // per column: an overlap on some row
-	windows    []timeWindow
+	spans      []anomalySpan
 	anomalyAt  []float64 // s, anomaly marks
 	rows       int
 }
@@ -90,14 +90,14 @@ func (o *occupancy) addClash(rows []int, start, end int64) {
 	}
 }
 
-// Plot draws the windows (numbered yellow columns), the occupancy strips
+// Plot draws the anomaly spans (numbered yellow columns), the occupancy strips
 // (the opacity of a cell is its held share relative to the fullest
 // cell's), the overlaps and the anomaly marks.
 func (o *occupancy) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	for i, w := range o.windows {
-		rect(c, p, seconds(w.From), seconds(w.To), p.Y.Min, p.Y.Max, alpha(colWindow, 0x60), colWindow)
-		sty := draw.TextStyle{Color: color.Black, Font: windowFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+	for i, w := range o.spans {
+		rect(c, p, seconds(w.From), seconds(w.To), p.Y.Min, p.Y.Max, alpha(colSpan, 0x60), colSpan)
+		sty := draw.TextStyle{Color: color.Black, Font: spanFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
 		pt := vg.Point{X: trX(seconds(w.From+w.To) / 2), Y: c.Max.Y - vg.Points(1)}
 		c.FillText(sty, pt, fmt.Sprint(i+1))
 	}
@@ -146,10 +146,10 @@ func (downTriangle) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) 
 	c.FillPolygon(sty.Color, []vg.Point{{X: pt.X - r, Y: pt.Y + r}, {X: pt.X + r, Y: pt.Y + r}, {X: pt.X, Y: pt.Y - r}})
 }
 
-// window returns the part of hc to draw within [from, to] ns: the
+// between returns the part of hc to draw within [from, to] ns: the
 // leases whose belief or validity reaches into it, their overlaps, the
 // resource operations sent or arriving in it and the lost notices in it.
-func (hc *detail) window(from, to int64) *detail {
+func (hc *detail) between(from, to int64) *detail {
 	out := &detail{sm: hc.sm, lost: hc.lost}
 	idx := map[int]int{}
 	for i, ho := range hc.hs {
@@ -202,27 +202,27 @@ func smallTitle(p *plot.Plot) *plot.Plot {
 	return p
 }
 
-// windowedHolders draws holders.png as the overview of the run's leases,
-// then one detailed window per group of anomalies (at most
-// maxHolderWindows; the title says how many more there were). title is
-// the counts; end the run's end, ns.
-func windowedHolders(a holdersArgs, title string, end int64) ([]byte, error) {
+// holdersWithSpans draws holders.png as the overview of the run's leases,
+// then one detailed chart per anomaly span (a group of anomalies; at
+// most maxHolderSpans, the title says how many more there were). title
+// is the counts; end the run's end, ns.
+func holdersWithSpans(a holdersArgs, title string, end int64) ([]byte, error) {
 	hc := a.d
-	timeOf, wins, left := a.timeOf, a.windows, a.windowsLeft
+	timeOf, spans, left := a.timeOf, a.spans, a.spansLeft
 	if timeOf == nil {
 		timeOf = timeIn(a.d.h)
-		wins, left = anomalyWindows(timeOf, a.anomalies, a.pad, end, maxHolderWindows)
+		spans, left = anomalySpans(timeOf, a.anomalies, a.pad, end, maxHolderSpans)
 	}
 	switch {
-	case len(wins) == 0:
+	case len(spans) == 0:
 		title += "; overview, no anomaly to window"
 	case left > 0:
-		title += fmt.Sprintf("; %d anomaly windows (%d more not drawn)", len(wins), left)
+		title += fmt.Sprintf("; %d anomaly windows (%d more not drawn)", len(spans), left)
 	default:
-		title += fmt.Sprintf("; %d anomaly window(s)", len(wins))
+		title += fmt.Sprintf("; %d anomaly window(s)", len(spans))
 	}
 	o := a.overview(end)
-	o.windows = wins
+	o.spans = spans
 	o.anomalyAt = nil
 	for _, an := range a.anomalies {
 		if len(o.anomalyAt) == maxAnomalyTicks {
@@ -239,37 +239,37 @@ func windowedHolders(a holdersArgs, title string, end int64) ([]byte, error) {
 	ov.Add(o)
 	ps := []*plot.Plot{runAxis(ov, end)}
 	rows := float64(len(hc.sm.Rows))
-	rowH := math.Max(0.12, math.Min(0.38, 6/math.Max(rows, 1))) // inches per row in a window
+	rowH := math.Max(0.12, math.Min(0.38, 6/math.Max(rows, 1))) // inches per row in a span's chart
 	ovH := 1.0 + rows*math.Min(0.22, 3/math.Max(rows, 1))
 	weights := []float64{ovH}
 	height := vg.Length(ovH) * vg.Inch
-	for i, w := range wins {
-		p := smallTitle(rowsPlot(a, fmt.Sprintf("Window %d of %d — %s", i+1, len(wins), w.Label())+a.windowNote, xl, seconds(w.From), seconds(w.To)))
-		p.Add(hc.window(w.From, w.To), anomalyLines{timeOf, w.Ops})
+	for i, w := range spans {
+		p := smallTitle(rowsPlot(a, fmt.Sprintf("Window %d of %d — %s", i+1, len(spans), w.Label())+a.spanNote, xl, seconds(w.From), seconds(w.To)))
+		p.Add(hc.between(w.From, w.To), anomalyLines{timeOf, w.Ops})
 		ps = append(ps, p)
-		wh := 1.2 + rows*rowH
-		weights = append(weights, wh)
-		height += vg.Length(wh) * vg.Inch
+		spanH := 1.2 + rows*rowH
+		weights = append(weights, spanH)
+		height += vg.Length(spanH) * vg.Inch
 	}
 	legend := []legendItem{
 		{"overview: share of the column held (darker = longer)", heatThumb{colHeld}},
 		{"overview: held past validity", swatch{Fill: colExpired}},
 		{"anomaly (its last op)", glyphThumb(draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(3), Shape: downTriangle{}})},
-		{"window drawn in detail below", swatch{Fill: alpha(colWindow, 0x60), Outline: colWindow}},
+		{"window drawn in detail below", swatch{Fill: alpha(colSpan, 0x60), Outline: colSpan}},
 		{"a window's anomaly records", lineThumb(anomalyLineStyle)},
 	}
 	legend = append(append(legend, holdersLegend(len(a.d.lost) > 0)...), faultLegend(a.d.ws)...)
 	return renderStack(title, ps, weights, legend, figWidth, height+1.2*vg.Inch)
 }
 
-// anomalyLines marks, in a detailed window, the times of its anomalies'
+// anomalyLines marks, in a span's chart, the times of its anomalies'
 // records (at most maxAnomalyLines) with dashed red lines.
 type anomalyLines struct {
 	timeOf func(i int64) (int64, bool)
 	ops    []int64
 }
 
-// maxAnomalyLines bounds the lines of one window.
+// maxAnomalyLines bounds the lines of one span's chart.
 const maxAnomalyLines = 40
 
 // anomalyLineStyle is the dashed line at an anomaly's record.

@@ -78,7 +78,7 @@ func (s *runScan) plotFiles(res *analysis.Result, end int64) []plotFile {
 	ws := s.faults
 	holders, fencing := holdersCaption, fencingCaption
 	if !s.whole {
-		holders, fencing = holdersWindowsCaption, fencingLogCaption
+		holders, fencing = holdersSpansCaption, fencingLogCaption
 	}
 	return []plotFile{
 		{store.HoldersFile, "Who held the lock", holders,
@@ -98,12 +98,12 @@ func (s *runScan) plotFiles(res *analysis.Result, end int64) []plotFile {
 }
 
 // Captions of holders.png and fencing.png: a whole history's, and a
-// longer one's (windows, a sampled log).
+// longer one's (anomaly spans, a sampled log).
 const (
-	holdersCaption        = "One row per client (its process ids in brackets, a watchdog's included). Blue bar: the client believed it held the lock (acquire ok to release); orange: it still believed so after the validity it computed had passed; thin line above a bar: the validity window, ending in a tick at the deadline; red strip under two rows and a pale red column: two different leases believed held at once. Marks above a bar are resource writes where they reached the resource (▲ accepted, ✕ rejected, ■ unknown), with a thin line back to when they were sent; a red ring is a lost increment (a write of a value already written, dashed line to the first); a black ring is the holder learning its lease was lost. Shaded columns are fault windows; a client pause is shaded on the paused client's row, lightly across the others."
-	holdersWindowsCaption = "Top: the whole run, streamed from the history: per client, the share of each time column it believed it held the lock (darker = longer; orange: past the validity it computed), red where two holders overlapped, ▼ at anomalies. Below: each anomaly window drawn in detail from the records read around it (see the note above: only those records). In a window, blue bar: the client believed it held the lock; orange: past its validity; thin line above: the validity window; red strip: two leases believed held at once; marks above a bar: resource writes where they reached the resource (▲ accepted, ✕ rejected, ■ unknown). Shaded columns are fault windows."
-	fencingCaption        = "The fencing token each write carried when it reached the resource: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued."
-	fencingLogCaption     = "The fencing token each write carried when it reached the resource, from the resource's log read entry by entry: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued. Past 100000 entries the title says which sample is drawn (every stale write is kept); send times are drawn for the writes read around the anomalies (see the holders windows)."
+	holdersCaption      = "One row per client (its process ids in brackets, a watchdog's included). Blue bar: the client believed it held the lock (acquire ok to release); orange: it still believed so after the validity it computed had passed; thin line above a bar: the validity window, ending in a tick at the deadline; red strip under two rows and a pale red column: two different leases believed held at once. Marks above a bar are resource writes where they reached the resource (▲ accepted, ✕ rejected, ■ unknown), with a thin line back to when they were sent; a red ring is a lost increment (a write of a value already written, dashed line to the first); a black ring is the holder learning its lease was lost. Shaded columns are fault windows; a client pause is shaded on the paused client's row, lightly across the others."
+	holdersSpansCaption = "Top: the whole run, streamed from the history: per client, the share of each time column it believed it held the lock (darker = longer; orange: past the validity it computed), red where two holders overlapped, ▼ at anomalies. Below: each anomaly window drawn in detail from the records read around it (see the note above: only those records). In a window, blue bar: the client believed it held the lock; orange: past its validity; thin line above: the validity window; red strip: two leases believed held at once; marks above a bar: resource writes where they reached the resource (▲ accepted, ✕ rejected, ■ unknown). Shaded columns are fault windows."
+	fencingCaption      = "The fencing token each write carried when it reached the resource: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued."
+	fencingLogCaption   = "The fencing token each write carried when it reached the resource, from the resource's log read entry by entry: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued. Past 100000 entries the title says which sample is drawn (every stale write is kept); send times are drawn for the writes read around the anomalies (see the holders windows)."
 )
 
 // WriteError is every error of Write: the run itself finished and was

@@ -45,8 +45,8 @@ func (l resourceLog) each(f func(w *resource.Write)) error {
 }
 
 // readLog reads the resource log once for the report: the entries of the
-// window history (every one for a whole history, else those handled
-// during a window read, at most maxWindowRecords per window), for the
+// kept history (every one for a whole history, else those handled
+// during an anomaly span's read, at most maxSpanRecords per span), for the
 // holders chart's marks and the pause stories; and fencing.png's points
 // (logFences, into s.fenceLog).
 func (s *runScan) readLog(l resourceLog) (entries []resource.Write, err error) {
@@ -60,7 +60,7 @@ func (s *runScan) readLog(l resourceLog) (entries []resource.Write, err error) {
 			entries = append(entries, *w)
 		default:
 			for i, r := range s.read {
-				if w.Time >= r.from && w.Time <= r.to && n[i] < maxWindowRecords {
+				if w.Time >= r.from && w.Time <= r.to && n[i] < maxSpanRecords {
 					n[i]++
 					entries = append(entries, *w)
 					break

@@ -26,16 +26,16 @@ import (
 //     anomalies, the records index.html lists (each anomaly's first
 //     records, the coverage's evidence) and the times of the anomalies'
 //     records are read again (resolve);
-//   - the window history (wh), from which timeline.html, the client-pause
+//   - the kept history (kept), from which timeline.html, the client-pause
 //     stories, the detailed holders chart and fencing.png's send times
 //     are drawn (the porcupine pages are the check's own searches, see
 //     writePorcupine): up to maxWholeRecords records the
 //     whole history, every record kept; past that, the records read again
-//     around the anomalies (at most maxHolderWindows windows of at most
-//     maxWindowRecords records), from positions the pass noted, and the
-//     page says which pictures are windows or samples (notes).
+//     around the anomalies (at most maxHolderSpans anomaly spans of at
+//     most maxSpanRecords records), from positions the pass noted, and
+//     the page says which pictures are spans or samples (notes).
 //
-// Its memory is the window history and about 20 bytes per client
+// Its memory is the kept history and about 20 bytes per client
 // operation (opLog, leaseLog).
 
 // maxWholeRecords is the longest history whose report is drawn whole: up
@@ -45,15 +45,15 @@ import (
 // history costs about 1 KB a record besides the rest of the report (the
 // records, and the leases, pairs, slot map, arrivals and boxes derived
 // from them; measured: 190 MB peak at 100k records, where a longer
-// history's report, drawn from windows, takes 95 MB), and a run this long
+// history's report, drawn from anomaly spans, takes 95 MB), and a run this long
 // is already past what those pictures show whole (timeline.html draws
-// 20000 boxes, holders.png's chart 2000 leases). So past it the report draws them from windows around the
+// 20000 boxes, holders.png's chart 2000 leases). So past it the report draws them from spans around the
 // anomalies, and says so, in memory that no longer grows with the
 // records but by 10 bytes an operation. Tests lower it.
 var maxWholeRecords int64 = 100_000
 
 // checkpointEvery is how many records apart the pass notes where it is in
-// the history, for the anomaly windows to be read again from there.
+// the history, for the anomaly spans to be read again from there.
 const checkpointEvery = 4096
 
 // runScan is what the pass over a run's history keeps (see above).
@@ -76,22 +76,22 @@ type runScan struct {
 	times             map[int64]int64      // anomaly records' times
 	recs              map[int64]history.Op // records the page lists
 
-	// whole says wh is the whole history, its records' indices the
-	// history's; else wh is the records read around the anomaly windows,
-	// renumbered: wh's record j is the history's orig[j] (orig nil for a
-	// whole history).
+	// whole says kept is the whole history, its records' indices the
+	// history's; else kept is the records read around the anomaly spans,
+	// renumbered: kept's record j is the history's orig[j] (orig nil for
+	// a whole history).
 	whole bool
-	wh    history.History
+	kept  history.History
 	orig  []int64
 	marks []checkpoint
 
-	// d is wh's detail, with the resource log's entries of wh; fenceLog
+	// d is kept's detail, with the resource log's entries of kept; fenceLog
 	// is fencing.png's points of the log (readLog).
-	d           *detail
-	fenceLog    *logFences
-	windows     []timeWindow // anomaly windows read (their ops the history's indices)
-	windowsLeft int
-	read        []windowRead // what was read for each window
+	d         *detail
+	fenceLog  *logFences
+	spans     []anomalySpan // anomaly spans read (their ops the history's indices)
+	spansLeft int
+	read      []spanRead // what was read for each span
 }
 
 // histFence is a resource operation of the history: its index in the
@@ -167,8 +167,8 @@ func scanRun(res *analysis.Result) (*runScan, error) {
 
 // complete ends the pass once res's verdict is known: it reads the
 // records the page lists and the anomalies' times it lacks (resolve),
-// the anomaly windows of a history not kept whole (readWindows) and the
-// resource log lg (readLog), and derives the window history's detail.
+// the anomaly spans of a history not kept whole (readSpans) and the
+// resource log lg (readLog), and derives the kept history's detail.
 func (s *runScan) complete(res *analysis.Result, lg resourceLog) error {
 	src := res.History
 	if src == nil {
@@ -179,7 +179,7 @@ func (s *runScan) complete(res *analysis.Result, lg resourceLog) error {
 	}
 	s.finish(res)
 	if !s.whole {
-		if err := s.readWindows(src, res); err != nil {
+		if err := s.readSpans(src, res); err != nil {
 			return fmt.Errorf("reports: history: %w", err)
 		}
 	}
@@ -187,7 +187,7 @@ func (s *runScan) complete(res *analysis.Result, lg resourceLog) error {
 	if err != nil {
 		return err
 	}
-	s.d = detailOf(s.wh, s.slots.slotMap(s.wh), s.windowFaults(), writes, lostPairs(s.wh, res.Verdict, s.inWindow), analysis.LeaseOptions(res.Config))
+	s.d = detailOf(s.kept, s.slots.slotMap(s.kept), s.keptFaults(), writes, lostPairs(s.kept, res.Verdict, s.inKept), analysis.LeaseOptions(res.Config))
 	return nil
 }
 
@@ -198,7 +198,7 @@ func newScan(res *analysis.Result, keepFences bool) *runScan {
 		times: map[int64]int64{}, recs: map[int64]history.Op{}, whole: int64(res.Records) <= maxWholeRecords}
 	s.leases = newLeaseFollower(analysis.LeaseOptions(res.Config))
 	if s.whole && res.Records > 0 {
-		s.wh = make(history.History, 0, res.Records)
+		s.kept = make(history.History, 0, res.Records)
 	}
 	return s
 }
@@ -213,9 +213,9 @@ func (s *runScan) add(o *history.Op, at history.Pos) {
 	s.last = *o
 	if s.whole {
 		if s.records > maxWholeRecords {
-			s.whole, s.wh = false, nil
+			s.whole, s.kept = false, nil
 		} else {
-			s.wh = append(s.wh, *o)
+			s.kept = append(s.kept, *o)
 		}
 	}
 	s.slots.add(o)
@@ -230,7 +230,7 @@ func (s *runScan) add(o *history.Op, at history.Pos) {
 }
 
 // finish closes the pass: the leases still held, the fault windows, and
-// for a history not kept whole the anomaly windows to read.
+// for a history not kept whole the anomaly spans to read.
 func (s *runScan) finish(res *analysis.Result) {
 	s.leases.finish()
 	s.ops.ops = history.Pairer{} // the operations never completed stay open
@@ -240,7 +240,7 @@ func (s *runScan) finish(res *analysis.Result) {
 	}
 	s.nem = nil
 	if !s.whole {
-		s.windows, s.windowsLeft = anomalyWindows(s.timeOf, allAnomalies(res.Verdict), windowPad(res.Config.TTL), s.end, maxHolderWindows)
+		s.spans, s.spansLeft = anomalySpans(s.timeOf, allAnomalies(res.Verdict), spanPad(res.Config.TTL), s.end, maxHolderSpans)
 	}
 }
 
@@ -272,7 +272,7 @@ func wanted(res *analysis.Result) (times, recs map[int64]bool) {
 }
 
 // maxAnomalyOps bounds the anomaly records whose times the pass keeps (to
-// place the windows and the overview's anomaly marks).
+// place the anomaly spans and the overview's anomaly marks).
 const maxAnomalyOps = 50000
 
 // timeOf is the time of anomaly record i of a history not kept whole,
@@ -307,8 +307,8 @@ func (s *runScan) keepWanted(o *history.Op) {
 
 // resolve keeps what the page wants of the records (wanted), once the
 // verdict is known (a pass riding on the check reads before it is): from
-// the window history of a history kept whole, else reading them again
-// from the pass's checkpoints (readAt).
+// kept when it is the whole history, else reading them again from the
+// pass's checkpoints (readAt).
 func (s *runScan) resolve(src history.Source, res *analysis.Result) error {
 	s.wantTime, s.wantRec = wanted(res)
 	var idx []int64
@@ -323,7 +323,7 @@ func (s *runScan) resolve(src history.Source, res *analysis.Result) error {
 	idx = slices.Compact(idx)
 	if s.whole {
 		for _, i := range idx {
-			s.keepWanted(&s.wh[i])
+			s.keepWanted(&s.kept[i])
 		}
 		return nil
 	}

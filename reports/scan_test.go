@@ -62,7 +62,7 @@ func holdersPNG(h history.History, writes []resource.Write, lost []lostPair, ws 
 	if err != nil {
 		return nil, err
 	}
-	return drawHolders(holdersArgs{d: detailOf(h, buildSlots(h, clients), ws, writes, lost, runLeases), end: end, pad: windowPad(0),
+	return drawHolders(holdersArgs{d: detailOf(h, buildSlots(h, clients), ws, writes, lost, runLeases), end: end, pad: spanPad(0),
 		overview: s.overview})
 }
 

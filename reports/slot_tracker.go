@@ -90,29 +90,30 @@ func (t *slotTracker) slot(p int) (int, bool) {
 	return s, ok
 }
 
-// slotMap is the rows of the charts of wh (the history kept, or the
-// records read around its anomalies): one per slot, labelled with the
-// slot's processes, then one per process of wh that has no slot, in
-// order of id. A process of wh with no slot that uses tokens another
-// process acquired (a watchdog renewing its client's leases under an id
-// of its own, in a history written before records carried Client) joins
-// that process's row: rows are clients, not processes.
-func (t *slotTracker) slotMap(wh history.History) slotMap {
+// slotMap is the rows of the charts of kept (the kept history: the whole
+// history, or the records read around its anomalies): one per slot,
+// labelled with the slot's processes, then one per process of kept that
+// has no slot, in order of id. A process of kept with no slot that uses
+// tokens another process acquired (a watchdog renewing its client's
+// leases under an id of its own, in a history written before records
+// carried Client) joins that process's row: rows are clients, not
+// processes.
+func (t *slotTracker) slotMap(kept history.History) slotMap {
 	m := slotMap{Row: map[int]int{}}
 	for s := range t.clients {
 		m.Rows = append(m.Rows, t.stats[s].label(s))
 	}
 	var loose []int
 	var owner map[int]int
-	for i := range wh {
-		o := &wh[i]
+	for i := range kept {
+		o := &kept[i]
 		if _, done := m.Row[o.Process]; done || o.IsNemesis() {
 			continue
 		}
 		s, ok := t.slot(o.Process)
 		if !ok {
 			if owner == nil {
-				owner = tokenFollowers(wh)
+				owner = tokenFollowers(kept)
 			}
 			s, ok = t.slot(owner[o.Process])
 			_, follows := owner[o.Process]

@@ -69,7 +69,7 @@ func (s *Server) Logged() int {
 }
 
 // WritesSince returns a copy of the log entries from the i-th (counting
-// from 0) still in memory: a reader that fell behind the kept window gets
+// from 0) still in memory: a reader that fell behind the kept tail gets
 // the oldest kept entry first. The second result is the count of entries
 // before the first returned one.
 func (s *Server) WritesSince(i int) ([]Write, int) {

@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// Spill streams every log entry to the file and keeps a bounded window in
-// memory; WritesSince from behind the window starts at its oldest entry.
-func TestSpillKeepsWindowAndStreamsAll(t *testing.T) {
+// Spill streams every log entry to the file and keeps a bounded tail in
+// memory; WritesSince from before the tail starts at its oldest entry.
+func TestSpillKeepsTailAndStreamsAll(t *testing.T) {
 	s, c := start(t, false)
 	path := filepath.Join(t.TempDir(), "writes.jsonl")
 	f, err := os.Create(path)

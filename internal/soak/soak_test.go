@@ -18,9 +18,9 @@ func TestMain(m *testing.M) { os.Exit(lockstormbin.Main(m, clustertest.Main)) }
 
 // soakGrowthMB is the most the run's resident memory may grow from the
 // second minute to the end of the run, in MB. The run keeps a bounded
-// window of records in memory (history.Recorder.KeepLast, the resource's
+// tail of records in memory (history.Recorder.KeepLast, the resource's
 // Spill): what grows past it is a leak. The Go heap swings by some MB
-// between collections, hence the peaks over a window are compared.
+// between collections, hence the peaks over a minute are compared.
 const soakGrowthMB = 32
 
 // rssKB is the resident memory of process pid (VmRSS), in kB, or -1.

@@ -11,9 +11,10 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// timeWindow is a stretch of a run, [From, To] in ns since the start,
-// drawn in detail around one or more anomalies.
-type timeWindow struct {
+// anomalySpan is a stretch of a run, [From, To] in ns since the start,
+// drawn in detail around one or more anomalies (holders.png's detailed
+// charts; its text calls them windows).
+type anomalySpan struct {
 	From, To int64
 	// Kinds are the kinds of the anomalies it holds, each once, in order.
 	Kinds []string
@@ -26,7 +27,7 @@ type timeWindow struct {
 
 // Label is a one-line description: "overlap, lost-update: 3 anomalies,
 // ops 120..4410, 12.300–13.100 s".
-func (w timeWindow) Label() string {
+func (w anomalySpan) Label() string {
 	what := "1 anomaly"
 	if w.Anomalies != 1 {
 		what = fmt.Sprintf("%d anomalies", w.Anomalies)
@@ -60,20 +61,20 @@ func checkerParts(v checker.Result) []checker.Result {
 	return v.Results
 }
 
-// windowPad is how far a detailed window reaches either side of its
+// spanPad is how far an anomaly span reaches either side of its
 // anomaly's operations: two lease TTLs (so the leases around it show
 // whole), at least 200 ms.
-func windowPad(ttl time.Duration) int64 { return max(2*int64(ttl), int64(200*time.Millisecond)) }
+func spanPad(ttl time.Duration) int64 { return max(2*int64(ttl), int64(200*time.Millisecond)) }
 
-// anomalyWindows picks the windows to draw in detail around anomalies as
+// anomalySpans picks the spans to draw in detail around anomalies as
 // (the times of their records given by timeOf; false: no such record,
 // the op is ignored): each anomaly's ops' times padded by pad either side (an anomaly whose
 // ops spread over more than 10 pads, such as a summary over the whole
-// run, gets a window around its last op, where its links point), clamped
-// to [0, end]; overlapping windows merged; then at most maxN of them,
+// run, gets a span around its last op, where its links point), clamped
+// to [0, end]; overlapping spans merged; then at most maxN of them,
 // those holding fatal anomalies first, then the earliest, returned in
-// time order. left is how many windows were not picked. An anomaly
-// without a record timeOf knows gets no window.
+// time order. left is how many spans were not picked. An anomaly
+// without a record timeOf knows gets no span.
 
 // timeIn is the time of record i of h, false when h has no record i.
 func timeIn(h history.History) func(i int64) (int64, bool) {
@@ -85,8 +86,8 @@ func timeIn(h history.History) func(i int64) (int64, bool) {
 	}
 }
 
-func anomalyWindows(timeOf func(i int64) (int64, bool), as []checker.Anomaly, pad, end int64, maxN int) (ws []timeWindow, left int) {
-	var all []timeWindow
+func anomalySpans(timeOf func(i int64) (int64, bool), as []checker.Anomaly, pad, end int64, maxN int) (ws []anomalySpan, left int) {
+	var all []anomalySpan
 	for _, a := range as {
 		var ops []int64
 		lo, hi := int64(-1), int64(-1)
@@ -115,19 +116,19 @@ func anomalyWindows(timeOf func(i int64) (int64, bool), as []checker.Anomaly, pa
 			}
 			ops = near
 		}
-		w := timeWindow{From: max(lo-pad, 0), To: min(hi+pad, max(end, hi)), Kinds: []string{a.Kind}, Ops: ops, Anomalies: 1}
+		w := anomalySpan{From: max(lo-pad, 0), To: min(hi+pad, max(end, hi)), Kinds: []string{a.Kind}, Ops: ops, Anomalies: 1}
 		if a.Fatal {
 			w.Fatal = 1
 		}
 		all = append(all, w)
 	}
-	return pickWindows(mergeWindows(all), maxN)
+	return pickSpans(mergeSpans(all), maxN)
 }
 
-// mergeWindows merges the overlapping windows of all, in time order.
-func mergeWindows(all []timeWindow) []timeWindow {
-	slices.SortStableFunc(all, func(a, b timeWindow) int { return cmp.Compare(a.From, b.From) })
-	var merged []timeWindow
+// mergeSpans merges the overlapping spans of all, in time order.
+func mergeSpans(all []anomalySpan) []anomalySpan {
+	slices.SortStableFunc(all, func(a, b anomalySpan) int { return cmp.Compare(a.From, b.From) })
+	var merged []anomalySpan
 	for _, w := range all {
 		if n := len(merged); n > 0 && w.From <= merged[n-1].To {
 			m := &merged[n-1]
@@ -151,10 +152,10 @@ func mergeWindows(all []timeWindow) []timeWindow {
 	return merged
 }
 
-// pickWindows picks at most maxN of the windows merged, those holding
+// pickSpans picks at most maxN of the spans merged, those holding
 // fatal anomalies first, then the earliest, in time order; left is how
 // many were not picked.
-func pickWindows(merged []timeWindow, maxN int) (ws []timeWindow, left int) {
+func pickSpans(merged []anomalySpan, maxN int) (ws []anomalySpan, left int) {
 	order := make([]int, len(merged))
 	for i := range order {
 		order[i] = i

@@ -10,11 +10,11 @@ import (
 	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
-// Windows around anomalies: each covers its anomaly's records padded
+// Spans around anomalies: each covers its anomaly's records padded
 // either side, overlapping ones merge, fatal anomalies are picked first
 // when there are more than the cap, the rest are counted, and a summary
-// anomaly spread over the whole run gets a window around its last record.
-func TestAnomalyWindows(t *testing.T) {
+// anomaly spread over the whole run gets a span around its last record.
+func TestAnomalySpans(t *testing.T) {
 	times := make([]int64, 100000) // record i at i ms: 100 s
 	for i := range times {
 		times[i] = int64(i)
@@ -23,16 +23,16 @@ func TestAnomalyWindows(t *testing.T) {
 	pad := int64(200 * ms)
 	as := []checker.Anomaly{
 		{Kind: "a", Ops: []int64{1000, 1100}},                  // 1.0–1.1 s
-		{Kind: "b", Ops: []int64{1250}, Fatal: true},           // overlaps a's window once padded
+		{Kind: "b", Ops: []int64{1250}, Fatal: true},           // overlaps a's span once padded
 		{Kind: "c", Ops: []int64{50000}},                       // 50 s
 		{Kind: "d", Ops: []int64{70000}, Fatal: true},          // 70 s
 		{Kind: "e", Ops: []int64{90000, 90010}},                // 90 s
-		{Kind: "summary", Ops: []int64{5, 99000}},              // spread: window at 99 s
-		{Kind: "nowhere", Ops: []int64{-1, int64(len(h)) + 5}}, // no window
+		{Kind: "summary", Ops: []int64{5, 99000}},              // spread: span at 99 s
+		{Kind: "nowhere", Ops: []int64{-1, int64(len(h)) + 5}}, // no span
 	}
-	ws, left := anomalyWindows(timeIn(h), as, pad, endTime(h), 3)
+	ws, left := anomalySpans(timeIn(h), as, pad, endTime(h), 3)
 	if len(ws) != 3 || left != 2 {
-		t.Fatalf("%d windows, %d left, want 3 and 2 (5 after merging a and b)", len(ws), left)
+		t.Fatalf("%d spans, %d left, want 3 and 2 (5 after merging a and b)", len(ws), left)
 	}
 	// fatal first: a+b (fatal b) and d; then the earliest other: c.
 	want := []struct {
@@ -42,37 +42,37 @@ func TestAnomalyWindows(t *testing.T) {
 	for i, w := range want {
 		got := ws[i]
 		if got.From != w.from || got.To != w.to || got.Anomalies != w.anomalies {
-			t.Errorf("window %d: %v–%v holding %d, want %v–%v holding %d", i, got.From, got.To, got.Anomalies, w.from, w.to, w.anomalies)
+			t.Errorf("span %d: %v–%v holding %d, want %v–%v holding %d", i, got.From, got.To, got.Anomalies, w.from, w.to, w.anomalies)
 		}
 		for _, o := range got.Ops {
 			if tm := h[o].Time; tm < got.From || tm > got.To {
-				t.Errorf("window %d: op %d at %d outside it", i, o, tm)
+				t.Errorf("span %d: op %d at %d outside it", i, o, tm)
 			}
 		}
 	}
 	if ws[0].Label() == "" || ws[0].Fatal != 1 {
-		t.Errorf("merged window: %+v", ws[0])
+		t.Errorf("merged span: %+v", ws[0])
 	}
-	all, left := anomalyWindows(timeIn(h), as, pad, endTime(h), 10)
+	all, left := anomalySpans(timeIn(h), as, pad, endTime(h), 10)
 	if left != 0 || len(all) != 5 {
-		t.Fatalf("uncapped: %d windows, %d left", len(all), left)
+		t.Fatalf("uncapped: %d spans, %d left", len(all), left)
 	}
 	last := all[len(all)-1]
 	if last.Kinds[0] != "summary" || last.From > 99000*ms || last.To < 99000*ms || last.To-last.From > 4*pad {
-		t.Errorf("summary anomaly's window %+v, want a short one around 99 s", last)
+		t.Errorf("summary anomaly's span %+v, want a short one around 99 s", last)
 	}
-	if none, left := anomalyWindows(timeIn(h), nil, pad, endTime(h), 3); len(none) != 0 || left != 0 {
+	if none, left := anomalySpans(timeIn(h), nil, pad, endTime(h), 3); len(none) != 0 || left != 0 {
 		t.Errorf("no anomalies: %v, %d", none, left)
 	}
 }
 
 // holders.png of a small run is today's chart (its height depends on the
 // rows only); past maxDetailLeases leases it is the overview plus one
-// window per anomaly group, taller, and the detailed part of each window
+// chart per anomaly span, taller, and the detailed part of each span
 // holds only the leases reaching into it.
 func TestHoldersBigRun(t *testing.T) {
 	small, writes := pauseHistory()
-	b, err := drawHolders(holdersArgs{d: historyDetail(small, writes, nil, 3), end: endTime(small), pad: windowPad(0),
+	b, err := drawHolders(holdersArgs{d: historyDetail(small, writes, nil, 3), end: endTime(small), pad: spanPad(0),
 		anomalies: []checker.Anomaly{{Kind: "x", Ops: []int64{3}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestHoldersBigRun(t *testing.T) {
 	end := endTime(h)
 	mid := int64(len(h) / 2)
 	as := []checker.Anomaly{{Kind: "overlap", Ops: []int64{mid, mid + 3}, Fatal: true}, {Kind: "lost-update", Ops: []int64{mid / 4}}}
-	args := holdersArgs{d: detailOf(h, buildSlots(h, 8), nil, nil, nil, runLeases), end: end, pad: windowPad(300 * time.Millisecond), anomalies: as, overview: overviewOf(t, h, 8)}
+	args := holdersArgs{d: detailOf(h, buildSlots(h, 8), nil, nil, nil, runLeases), end: end, pad: spanPad(300 * time.Millisecond), anomalies: as, overview: overviewOf(t, h, 8)}
 	b, err = drawHolders(args)
 	if err != nil {
 		t.Fatal(err)
@@ -98,13 +98,13 @@ func TestHoldersBigRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	if hb, hn := pngHeight(t, b), pngHeight(t, none); hb <= hn+300 {
-		t.Errorf("big run: %d px with two windows, %d px with none: want the windows below the overview", hb, hn)
+		t.Errorf("big run: %d px with two anomaly spans, %d px with none: want the spans' charts below the overview", hb, hn)
 	}
 	hc := detailOf(h, buildSlots(h, 8), nil, nil, nil, runLeases)
 	from, to := h[mid].Time-args.pad, h[mid].Time+args.pad
-	w := hc.window(from, to)
+	w := hc.between(from, to)
 	if len(w.hs) == 0 || len(w.hs) > len(hs)/10 {
-		t.Fatalf("window kept %d of %d leases", len(w.hs), len(hs))
+		t.Fatalf("the span kept %d of %d leases", len(w.hs), len(hs))
 	}
 	for _, ho := range w.hs {
 		if ho.Start > to || max(ho.End, ho.Validity) < from {

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// With KeepLast, memory holds a bounded window of the newest records while
-// the file gets every record; Since from behind the window starts at the
+// With KeepLast, memory holds a bounded tail of the newest records while
+// the file gets every record; Since from before the tail starts at the
 // oldest kept record.
 func TestKeepLastBoundsMemory(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "h.jsonl")

@@ -2,7 +2,7 @@ package history
 
 // A recorder normally keeps every record in memory, for Recorder.History.
 // A long run cannot: at 10k records/s an hour is 36 M records, gigabytes
-// of memory. KeepLast bounds the memory to a window of recent records,
+// of memory. KeepLast bounds the memory to a tail of recent records,
 // enough for the live readers (progress, fault targeting) that call Since
 // every fraction of a second; the whole history is then only in the file.
 
