@@ -14,7 +14,7 @@ import (
 // only after the pause: Send and Arrive then lie far apart. Times are ns
 // since the run started.
 type arrival struct {
-	span
+	clientOp
 	Key          string
 	Value, Fence int64
 	// Send is the invoke time: when the client sent the request.
@@ -42,7 +42,7 @@ func (a arrival) At() int64 {
 }
 
 // arrivals pairs each resource operation of h (among its operations sp,
-// spans of h) with its entry in the resource's write log, in invoke
+// clientOps of h) with its entry in the resource's write log, in invoke
 // order. A log entry matches an operation of the same key, token and
 // (for writes) value that was in flight when the resource handled it
 // (invoked at or before, and not completed before). Log entries are taken
@@ -51,14 +51,14 @@ func (a arrival) At() int64 {
 // candidate is in flight this places as many as can be placed. Two
 // identical requests in flight at once are indistinguishable; either
 // order is then drawn.
-func arrivals(h history.History, sp []span, writes []resource.Write) []arrival {
+func arrivals(h history.History, sp []clientOp, writes []resource.Write) []arrival {
 	var out []arrival
 	for _, s := range sp {
 		if !resourceOps[s.F] {
 			continue
 		}
 		r := &h[s.Inv]
-		out = append(out, arrival{span: s, Key: r.Key, Value: r.Value, Fence: r.Fence, Send: s.Call})
+		out = append(out, arrival{clientOp: s, Key: r.Key, Value: r.Value, Fence: r.Fence, Send: s.Call})
 	}
 	type mkey struct {
 		key          string

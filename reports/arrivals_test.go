@@ -29,7 +29,7 @@ func TestArrivalsEarliestDeadline(t *testing.T) {
 		{Time: 2653 * ms, Key: "k", Value: 6, Accepted: true},
 		{Time: 1877*ms + 500_000, Key: "k", Value: 6, Accepted: true},
 	}
-	as := arrivals(b.History(), spans(b.History()), writes)
+	as := arrivals(b.History(), clientOps(b.History()), writes)
 	if len(as) != 3 {
 		t.Fatalf("%d arrivals, want 3", len(as))
 	}

@@ -128,7 +128,7 @@ func HeldOverlaps(h history.History) int { return len(overlaps(holds(h, lease.Op
 // with their arrivals, and lost increments.
 type detail struct {
 	h   history.History
-	sp  []span
+	sp  []clientOp
 	sm  slotMap
 	ws  []checker.Window
 	hs  []hold
@@ -144,7 +144,7 @@ type detail struct {
 // resource log's entries of h (writes), its lost increments and the
 // run's lease options.
 func detailOf(h history.History, sm slotMap, ws []checker.Window, writes []resource.Write, lost []lostPair, opt lease.Options) *detail {
-	hs, sp := holds(h, opt), spans(h)
+	hs, sp := holds(h, opt), clientOps(h)
 	ls := make([]*checker.Lease, len(hs))
 	for i := range hs {
 		ls[i] = hs[i].lease

@@ -4,10 +4,10 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// span is one client operation: its invoke paired with its completion by
+// clientOp is one client operation: its invoke paired with its completion by
 // process (a process is single-threaded, so its next completion completes
 // its open invoke). Times are ns since the run started.
-type span struct {
+type clientOp struct {
 	F    string
 	Proc int
 	Inv  int64 // record index of the invoke
@@ -21,17 +21,17 @@ type span struct {
 }
 
 // Latency is Done-Call in ns (only meaningful when Completed).
-func (s span) Latency() int64 { return s.Done - s.Call }
+func (s clientOp) Latency() int64 { return s.Done - s.Call }
 
-// spans pairs h's client records into operations, in invoke order.
+// clientOps pairs h's client records into operations, in invoke order.
 // Nemesis records and lost notifications are skipped. A completion with no
 // open invoke (a malformed history) is ignored.
-func spans(h history.History) []span {
+func clientOps(h history.History) []clientOp {
 	pairs := history.Pairs(h)
-	out := make([]span, len(pairs))
+	out := make([]clientOp, len(pairs))
 	for i, p := range pairs {
 		r := &h[p.Invoke]
-		out[i] = span{F: r.F, Proc: r.Process, Inv: r.Index, Call: r.Time, Type: history.Info}
+		out[i] = clientOp{F: r.F, Proc: r.Process, Inv: r.Index, Call: r.Time, Type: history.Info}
 		if p.Completion >= 0 {
 			c := &h[p.Completion]
 			out[i].Done, out[i].Type, out[i].Completed, out[i].Comp = c.Time, c.Type, true, c.Index

@@ -108,7 +108,7 @@ func (l *opLog) len() int { return l.kind.len() }
 // each calls fn on every operation of type f (every type when f is ""),
 // only the completed ones when done is set, in invoke order, with its
 // index.
-func (l *opLog) each(f string, done bool, fn func(i int, s span)) {
+func (l *opLog) each(f string, done bool, fn func(i int, s clientOp)) {
 	t, ok := l.typeOf[f]
 	if f != "" && !ok {
 		return
@@ -125,16 +125,16 @@ func (l *opLog) each(f string, done bool, fn func(i int, s span)) {
 			if f != "" && int(k>>3) != t || done && k&7 == outOpen {
 				continue
 			}
-			fn(i, l.span(i, call))
+			fn(i, l.clientOp(i, call))
 		}
 	}
 }
 
-// span is operation i, invoked at call (ns), as a span (its record
+// clientOp is operation i, invoked at call (ns) (its record
 // indices and process aside).
-func (l *opLog) span(i int, call int64) span {
+func (l *opLog) clientOp(i int, call int64) clientOp {
 	k := *l.kind.at(i)
-	s := span{F: l.types[k>>3], Call: call, Type: history.Info}
+	s := clientOp{F: l.types[k>>3], Call: call, Type: history.Info}
 	switch k & 7 {
 	case outOpen:
 		return s

@@ -21,7 +21,7 @@ import (
 
 // oldLatencyRaw drew latency-raw.png from the history in memory.
 func oldLatencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, error) {
-	sp := spans(h)
+	sp := clientOps(h)
 	title := "Latency of every operation by type (at invoke time; each panel its own scale)"
 	legend := faultLegend(ws)
 	if len(sp) == 0 {
@@ -61,7 +61,7 @@ func oldLatencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, e
 }
 
 // oldLatencyRawPanel drew one operation type's panel of oldLatencyRaw.
-func oldLatencyRawPanel(f string, sp []span, ws []checker.Window, end int64, dense, last bool) (p *plot.Plot, heated []string, err error) {
+func oldLatencyRawPanel(f string, sp []clientOp, ws []checker.Window, end int64, dense, last bool) (p *plot.Plot, heated []string, err error) {
 	var lo, hi float64 = math.Inf(1), 0
 	for _, s := range sp {
 		if s.Completed {
@@ -96,7 +96,7 @@ func oldLatencyRawPanel(f string, sp []span, ws []checker.Window, end int64, den
 
 // oldCountType counted the spans of one outcome; open selects the ones
 // that never completed.
-func oldCountType(sp []span, t history.Type, open bool) int {
+func oldCountType(sp []clientOp, t history.Type, open bool) int {
 	n := 0
 	for _, s := range sp {
 		if s.Type == t && s.Completed != open {
@@ -116,7 +116,7 @@ func oldLatencyQuantiles(h history.History, ws []checker.Window, end int64) ([]b
 		return emptyPanels(quantilesTitle, "latency (ms)", noCompleted, ws, end, legend)
 	}
 	drawn := make([]bool, len(quantileLines))
-	ps, err := oldTypePanels(done, func(f string, sp []span, last bool) (*plot.Plot, error) {
+	ps, err := oldTypePanels(done, func(f string, sp []clientOp, last bool) (*plot.Plot, error) {
 		b := &quantileBucketer{per: perPoint(len(sp))}
 		for _, s := range sp {
 			b.add(s.Call, math.Max(millis(s.Latency()), minLatencyMs))
@@ -144,7 +144,7 @@ func oldRate(h history.History, ws []checker.Window, end int64) ([]byte, error) 
 	if len(done) == 0 {
 		return emptyPanels(title, "ops/s", noCompleted, ws, end, legend)
 	}
-	ps, err := oldTypePanels(done, func(f string, sp []span, last bool) (*plot.Plot, error) {
+	ps, err := oldTypePanels(done, func(f string, sp []clientOp, last bool) (*plot.Plot, error) {
 		return oldRatePanel(f, sp, ws, end, width, last)
 	})
 	if err != nil {
@@ -166,7 +166,7 @@ func oldRate(h history.History, ws []checker.Window, end int64) ([]byte, error) 
 }
 
 // oldRatePanel drew one operation type's panel of oldRate.
-func oldRatePanel(f string, sp []span, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
+func oldRatePanel(f string, sp []clientOp, ws []checker.Window, end, width int64, last bool) (*plot.Plot, error) {
 	counts := newRateCounts(end, width)
 	for _, s := range sp {
 		counts.add(s.Type, s.Done)
@@ -175,9 +175,9 @@ func oldRatePanel(f string, sp []span, ws []checker.Window, end, width int64, la
 }
 
 // oldCompletedSpans are the history's operations that completed.
-func oldCompletedSpans(h history.History) []span {
-	var done []span
-	for _, s := range spans(h) {
+func oldCompletedSpans(h history.History) []clientOp {
+	var done []clientOp
+	for _, s := range clientOps(h) {
 		if s.Completed {
 			done = append(done, s)
 		}
@@ -186,7 +186,7 @@ func oldCompletedSpans(h history.History) []span {
 }
 
 // oldTypePanels drew one panel per operation type present in done.
-func oldTypePanels(done []span, panel func(f string, sp []span, last bool) (*plot.Plot, error)) ([]*plot.Plot, error) {
+func oldTypePanels(done []clientOp, panel func(f string, sp []clientOp, last bool) (*plot.Plot, error)) ([]*plot.Plot, error) {
 	types, groups := opTypes(done), byOp(done)
 	ps := make([]*plot.Plot, 0, len(types))
 	for i, f := range types {
@@ -208,7 +208,7 @@ func oldFencePoints(h history.History, writes []resource.Write) (pts []fencePoin
 			key      string
 		}
 		sent := map[wkey]int64{}
-		for _, a := range arrivals(h, spans(h), writes) {
+		for _, a := range arrivals(h, clientOps(h), writes) {
 			if a.Known {
 				sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Send
 			}
@@ -227,7 +227,7 @@ func oldFencePoints(h history.History, writes []resource.Write) (pts []fencePoin
 		}
 		return pts, "from the resource's log"
 	}
-	for _, s := range spans(h) {
+	for _, s := range clientOps(h) {
 		r := h[s.Inv]
 		read := s.F == history.FRead && r.Fence != 0
 		if s.F != history.FWrite && s.F != history.FEnter && !read {
@@ -290,7 +290,7 @@ func oldNewOccupancy(hc *detail, xmax float64) *occupancy {
 
 // opTypes returns the operation types (F) present among the spans, in
 // opOrder: one panel each, so a type that never ran gets none.
-func opTypes(sp []span) []string {
+func opTypes(sp []clientOp) []string {
 	var out []string
 	for _, s := range sp {
 		if !slices.Contains(out, s.F) {
@@ -301,8 +301,8 @@ func opTypes(sp []span) []string {
 }
 
 // byOp groups the spans by operation type.
-func byOp(sp []span) map[string][]span {
-	m := map[string][]span{}
+func byOp(sp []clientOp) map[string][]clientOp {
+	m := map[string][]clientOp{}
 	for _, s := range sp {
 		m[s.F] = append(m[s.F], s)
 	}

@@ -67,7 +67,7 @@ func TestPauseStoryRejected(t *testing.T) {
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("stories:\n%q\nwant\n%q", got, want)
 	}
-	for _, a := range arrivals(h, spans(h), writes) {
+	for _, a := range arrivals(h, clientOps(h), writes) {
 		if a.Proc == 0 && (!a.Known || a.At() != 2011*ms || a.Accepted || a.Highest != 56) {
 			t.Errorf("c1's write: %+v, want arrival 2.011 s, rejected below 56", a)
 		}

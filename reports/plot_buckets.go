@@ -63,9 +63,9 @@ func latencyQuantiles(l *opLog, ws []checker.Window, end int64) ([]byte, error) 
 	drawn := make([]bool, len(quantileLines))
 	for i, f := range types {
 		n := 0
-		l.each(f, true, func(int, span) { n++ })
+		l.each(f, true, func(int, clientOp) { n++ })
 		b := &quantileBucketer{per: perPoint(n)}
-		l.each(f, true, func(_ int, s span) { b.add(s.Call, latencyMs(s)) })
+		l.each(f, true, func(_ int, s clientOp) { b.add(s.Call, latencyMs(s)) })
 		b.flush()
 		p, d, err := drawQuantiles(quantileTitle(f, n, b.per), b.points, ws, end, bucketWidth(end), i == len(types)-1)
 		if err != nil {
@@ -118,7 +118,7 @@ func rate(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	outcomes := map[history.Type]int{}
 	for i, f := range types {
 		counts, n := newRateCounts(end, width), 0
-		l.each(f, true, func(_ int, s span) {
+		l.each(f, true, func(_ int, s clientOp) {
 			counts.add(s.Type, s.Done)
 			outcomes[s.Type]++
 			n++

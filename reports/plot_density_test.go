@@ -24,7 +24,7 @@ func TestDensityThreshold(t *testing.T) {
 	}{{"small", 5000, false}, {"big", 60000, true}} {
 		h := bigHistory(c.ops, 8, 3)
 		s := passOf(t, h, nil, 8)
-		sp := spans(h)
+		sp := clientOps(h)
 		end := endTime(h)
 		var heated []string
 		for _, f := range s.ops.present(false) {

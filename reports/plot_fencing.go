@@ -151,7 +151,7 @@ func (s *runScan) fencePoints() (pts []fencePoint, title string) {
 func (s *runScan) historyFences() (pts []fencePoint, title string) {
 	n := s.fences.len()
 	f := newFenceSample[fencePoint](n)
-	s.ops.each("", false, func(i int, sp span) {
+	s.ops.each("", false, func(i int, sp clientOp) {
 		if k := f.total; k < n && int(s.fences.at(k).op) == i {
 			f.add(fencePoint{t: sp.Call, fence: s.fences.at(k).fence, accepted: sp.Type == history.OK, stale: sp.Type == history.Fail,
 				unknown: sp.Type == history.Info, read: sp.F == history.FRead, send: -1}, sp.Type != history.OK)

@@ -84,7 +84,7 @@ func latencyRaw(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 func rawPanelOf(l *opLog, f string, end int64, dense bool, counts []int) rawPanel {
 	d := rawPanel{f: f, lo: math.Inf(1), groups: make([]rawLayer, len(rawGroups))}
 	n := make([]int, len(rawGroups))
-	l.each(f, false, func(_ int, s span) {
+	l.each(f, false, func(_ int, s clientOp) {
 		d.ops++
 		if g := groupOf(s); g >= 0 {
 			n[g]++
@@ -103,7 +103,7 @@ func rawPanelOf(l *opLog, f string, end int64, dense bool, counts []int) rawPane
 			d.groups[g].xys = make(plotter.XYs, 0, k)
 		}
 	}
-	l.each(f, false, func(_ int, s span) {
+	l.each(f, false, func(_ int, s clientOp) {
 		g := groupOf(s)
 		if g < 0 {
 			return
@@ -121,8 +121,8 @@ func rawPanelOf(l *opLog, f string, end int64, dense bool, counts []int) rawPane
 	return d
 }
 
-// groupOf is the index into rawGroups of a span's outcome, -1 for none.
-func groupOf(s span) int {
+// groupOf is the index into rawGroups of a clientOp's outcome, -1 for none.
+func groupOf(s clientOp) int {
 	for i, g := range rawGroups {
 		if s.Type == g.typ && s.Completed != g.open {
 			return i
@@ -131,8 +131,8 @@ func groupOf(s span) int {
 	return -1
 }
 
-// latencyMs is a completed span's latency on the plots' log axes, ms.
-func latencyMs(s span) float64 { return max(millis(s.Latency()), minLatencyMs) }
+// latencyMs is a completed clientOp's latency on the plots' log axes, ms.
+func latencyMs(s clientOp) float64 { return max(millis(s.Latency()), minLatencyMs) }
 
 // rawPanel is one operation type's panel of latency-raw.png as data:
 // its operation count, the range of its completed latencies (ms; hi 0:

@@ -94,13 +94,13 @@ type timeTicks struct{}
 
 // Ticks returns the ticks for [lo, hi].
 func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
-	span := hi - lo
-	if span <= 0 {
+	clientOp := hi - lo
+	if clientOp <= 0 {
 		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'f', -1, 64)}}
 	}
-	step := math.Pow10(int(math.Floor(math.Log10(span / 10))))
+	step := math.Pow10(int(math.Floor(math.Log10(clientOp / 10))))
 	for _, m := range []float64{1, 2, 5, 10} {
-		if span/(step*m) <= 12 {
+		if clientOp/(step*m) <= 12 {
 			step *= m
 			break
 		}

@@ -127,7 +127,7 @@ func TestPassDrawsTheInMemoryPlots(t *testing.T) {
 // at the middle of its operation; every rejected one, stale.
 func writesOf(h history.History) []resource.Write {
 	var out []resource.Write
-	for _, sp := range spans(h) {
+	for _, sp := range clientOps(h) {
 		if sp.F != history.FWrite || !sp.Completed || sp.Type == history.Info {
 			continue
 		}

@@ -192,7 +192,7 @@ func okStride(dt *detail, maxBoxes int, marks map[int64]string) int {
 // spanBox is the box of the operation s of h, on its client's row of sm,
 // an operation that never completed running on to end (ms); marked with
 // the anomalies marks names for its invoke or completion.
-func spanBox(h history.History, s span, sm slotMap, end float64, marks map[int64]string) tlBox {
+func spanBox(h history.History, s clientOp, sm slotMap, end float64, marks map[int64]string) tlBox {
 	inv := &h[s.Inv]
 	b := tlBox{Row: sm.Row[inv.Process], Start: millis(inv.Time), End: end, Outcome: tlOpen,
 		Index: inv.Index, Process: inv.Process, F: inv.F, Comp: -1}
