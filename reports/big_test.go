@@ -56,7 +56,7 @@ func TestBigHistoryReportRealRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	index := assertBigReport(t, big.Dir)
-	if !strings.Contains(index, "no anomaly names a record") && !strings.Contains(index, "Windows, not the whole run") {
+	if !strings.Contains(index, "no anomaly names a record") && !strings.Contains(index, "Spans, not the whole run") {
 		t.Error("index.html does not say whether holders.png has anomaly spans")
 	}
 	if b := storetest.Read(t, big.Dir, store.JUnitFile); !strings.Contains(b, big.Verdict.Valid.String()) {
@@ -116,7 +116,7 @@ func TestBigHistoryReportSpans(t *testing.T) {
 		t.Fatal(err)
 	}
 	index := assertBigReport(t, res.Dir)
-	if !strings.Contains(index, "Windows, not the whole run") || !strings.Contains(index, "window 1: records ") {
+	if !strings.Contains(index, "Spans, not the whole run") || !strings.Contains(index, "span 1: records ") {
 		t.Error("index.html does not name the records read for the anomaly spans")
 	}
 	a := res.Verdict.Results[0].Anomalies[0]
@@ -223,7 +223,7 @@ func TestBigHistoryReportRealAnomalies(t *testing.T) {
 		t.Fatal(err)
 	}
 	index := assertBigReport(t, big.Dir)
-	if !strings.Contains(index, "window 1: records ") {
+	if !strings.Contains(index, "span 1: records ") {
 		t.Error("index.html names no span of records read around the anomalies")
 	}
 	op := want[0].Ops[0]

@@ -19,15 +19,15 @@ func (s *runScan) notes(sampledFences bool) []string {
 		"Whole run: the verdict and every checker's result, the coverage, latency-raw.png (crowded outcomes as density), latency-quantiles.png, rate.png, and the overview at the top of holders.png. " + fences,
 	}
 	if len(s.spans) == 0 {
-		out = append(out, "Windows: no anomaly names a record, so holders.png has no detailed window.")
+		out = append(out, "Spans: no anomaly names a record, so holders.png has no detailed span.")
 	} else {
-		w := fmt.Sprintf("Windows, not the whole run: the detailed windows of holders.png are drawn only from the records read around the first %d anomaly window(s)", len(s.spans))
+		w := fmt.Sprintf("Spans, not the whole run: the detailed spans of holders.png are drawn only from the records read around the first %d anomaly span(s)", len(s.spans))
 		for i, r := range s.read {
-			w += fmt.Sprintf("%s window %d: records %d..%d (%d read)", map[bool]string{true: ":", false: ";"}[i == 0], i+1, r.first, r.last, r.n)
+			w += fmt.Sprintf("%s span %d: records %d..%d (%d read)", map[bool]string{true: ":", false: ";"}[i == 0], i+1, r.first, r.last, r.n)
 		}
-		w += fmt.Sprintf(". At most %d records are read per window, so a lease or operation begun before a window's first record is not drawn in it. The porcupine pages are the check's own searches of its first failing segments.", maxSpanRecords)
+		w += fmt.Sprintf(". At most %d records are read per span, so a lease or operation begun before a span's first record is not drawn in it. The porcupine pages are the check's own searches of its first failing segments.", maxSpanRecords)
 		if s.spansLeft > 0 {
-			w += fmt.Sprintf(" %d more anomaly windows are not drawn.", s.spansLeft)
+			w += fmt.Sprintf(" %d more anomaly spans are not drawn.", s.spansLeft)
 		}
 		out = append(out, w)
 	}

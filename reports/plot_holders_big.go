@@ -215,11 +215,11 @@ func holdersWithSpans(a holdersArgs, title string, end int64) ([]byte, error) {
 	}
 	switch {
 	case len(spans) == 0:
-		title += "; overview, no anomaly to window"
+		title += "; overview, no anomaly to draw a span around"
 	case left > 0:
-		title += fmt.Sprintf("; %d anomaly windows (%d more not drawn)", len(spans), left)
+		title += fmt.Sprintf("; %d anomaly spans (%d more not drawn)", len(spans), left)
 	default:
-		title += fmt.Sprintf("; %d anomaly window(s)", len(spans))
+		title += fmt.Sprintf("; %d anomaly span(s)", len(spans))
 	}
 	o := a.overview(end)
 	o.spans = spans
@@ -244,7 +244,7 @@ func holdersWithSpans(a holdersArgs, title string, end int64) ([]byte, error) {
 	weights := []float64{ovH}
 	height := vg.Length(ovH) * vg.Inch
 	for i, w := range spans {
-		p := smallTitle(rowsPlot(a, fmt.Sprintf("Window %d of %d — %s", i+1, len(spans), w.Label())+a.spanNote, xl, seconds(w.From), seconds(w.To)))
+		p := smallTitle(rowsPlot(a, fmt.Sprintf("Span %d of %d — %s", i+1, len(spans), w.Label())+a.spanNote, xl, seconds(w.From), seconds(w.To)))
 		p.Add(hc.between(w.From, w.To), anomalyLines{timeOf, w.Ops})
 		ps = append(ps, p)
 		spanH := 1.2 + rows*rowH
@@ -255,8 +255,8 @@ func holdersWithSpans(a holdersArgs, title string, end int64) ([]byte, error) {
 		{"overview: share of the column held (darker = longer)", heatThumb{colHeld}},
 		{"overview: held past validity", swatch{Fill: colExpired}},
 		{"anomaly (its last op)", glyphThumb(draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(3), Shape: downTriangle{}})},
-		{"window drawn in detail below", swatch{Fill: alpha(colSpan, 0x60), Outline: colSpan}},
-		{"a window's anomaly records", lineThumb(anomalyLineStyle)},
+		{"span drawn in detail below", swatch{Fill: alpha(colSpan, 0x60), Outline: colSpan}},
+		{"a span's anomaly records", lineThumb(anomalyLineStyle)},
 	}
 	legend = append(append(legend, holdersLegend(len(a.d.lost) > 0)...), faultLegend(a.d.ws)...)
 	return renderStack(title, ps, weights, legend, figWidth, height+1.2*vg.Inch)
