@@ -161,6 +161,5 @@ func (f *fifoStream) list() []Anomaly {
 
 // fifoOps is opIndices of two acquires.
 func fifoOps(a, b *lop) []int64 {
-	ao, bo := a.op(), b.op()
-	return opIndices(&ao, &bo)
+	return opIndices(&a.op, &b.op)
 }

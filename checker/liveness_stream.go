@@ -51,18 +51,13 @@ type liveStream struct {
 	stuck                  *StuckWatch
 }
 
-// lop is a lock op (acquire, release, extend) as liveStream keeps it;
-// fields as in op.
+// lop is a lock op (acquire, release, extend) as liveStream keeps it
+// while it is in flight: its op, merged from its records as ops merges
+// them (opOf, op.complete).
 type lop struct {
-	F                  string
-	Type               history.Type
-	Process            int
-	Inv, Ret           int64
-	Call, Return, Done int64
-	Key, Token         string
-	TTL                int64
-	done               bool
-	waitKey            string // the key FIFO reads it waiting on (see fifoStream.moved)
+	op
+	done    bool
+	waitKey string // the key FIFO reads it waiting on (see fifoStream.moved)
 }
 
 // liveLease is what Liveness reads of a lease (see Lease): the server's
@@ -129,8 +124,7 @@ func (s *liveStream) add(o *history.Op) {
 	}
 	if o.Type == history.Invoke {
 		s.queued[o.Process]++
-		x := &lop{F: o.F, Type: history.Info, Process: o.Process, Inv: o.Index, Ret: -1, Call: o.Time, Return: Inf,
-			Key: o.Key, Token: o.Token, TTL: o.TTL}
+		x := &lop{op: opOf(o, 0)}
 		s.ops.Add(o) // an op left open before stays in flight to the end, as Validate refuses
 		s.queue = append(s.queue, x)
 		if o.F == history.FAcquire {
@@ -146,19 +140,8 @@ func (s *liveStream) add(o *history.Op) {
 		return // Validate refuses such a history
 	}
 	x := s.queue[p.Seq-s.base]
-	x.Ret, x.Type, x.Done, x.done = o.Index, o.Type, o.Time, true
-	if o.Type != history.Info {
-		x.Return = o.Time
-	}
-	if o.Key != "" {
-		x.Key = o.Key
-	}
-	if o.Token != "" {
-		x.Token = o.Token
-	}
-	if o.TTL != 0 {
-		x.TTL = o.TTL
-	}
+	x.complete(o)
+	x.done = true
 	if x.F == history.FAcquire {
 		if o.Type == history.OK {
 			s.win.ok(o.Time)
@@ -200,7 +183,7 @@ func (s *liveStream) take(x *lop) {
 		s.leaseOp(x)
 		return
 	}
-	o := x.op()
+	o := x.op
 	i, found := s.tokens.add(&o) // the row of x's key and token, if it has a token
 	if x.Token == "" {
 		x.Token = syntheticToken(&o)
@@ -222,11 +205,6 @@ func (s *liveStream) take(x *lop) {
 		}
 	}
 	s.acquire(x, &o, l)
-}
-
-func (x *lop) op() op {
-	return op{F: x.F, Process: x.Process, Inv: x.Inv, Ret: x.Ret, Call: x.Call, Return: x.Return, Done: x.Done,
-		Type: x.Type, Key: x.Key, Token: x.Token, TTL: x.TTL, Lease: -1}
 }
 
 // leaseOp matches a release or extend to its lease (see fillTokens) and
