@@ -58,6 +58,8 @@ final class LaravelAdapter
     private $conn;
     private $connect;
     private $seconds;
+    /** @var bool the connection threw: replace it before the next request */
+    private $broken = false;
     /** @var array<string, RedisLock> owner => lock */
     private $held = [];
 
@@ -69,11 +71,18 @@ final class LaravelAdapter
         $this->seconds = $seconds;
     }
 
-    /** ready replaces a broken phpredis connection before a request. */
+    /**
+     * ready replaces a broken phpredis connection before a request: one
+     * that threw. phpredis 5.3.7 keeps a connection open after a read
+     * timeout (isConnected() stays true) and the next command on it reads
+     * the reply of the one that timed out, and Laravel's connection
+     * reconnects only when the server "went away".
+     */
     private function ready(): void
     {
-        if (!$this->conn->client()->isConnected()) {
+        if ($this->broken) {
             $this->conn = new PhpRedisConnection(($this->connect)(), $this->connect);
+            $this->broken = false;
         }
     }
 
@@ -89,6 +98,7 @@ final class LaravelAdapter
         } catch (LockTimeoutException $e) {
             return fail('lock not obtained: block() timed out');
         } catch (RedisException $e) {
+            $this->broken = true;
             return info('acquire: ' . $e->getMessage());
         }
         if (!$got) {
@@ -118,6 +128,7 @@ final class LaravelAdapter
         try {
             return $lock->release() ? ok() : fail('not held: release() answered false');
         } catch (RedisException $e) {
+            $this->broken = true;
             return info('release: ' . $e->getMessage());
         }
     }

@@ -49,11 +49,19 @@ if (!$combined && count($nodes) !== 1) {
     lockstorm_usage_exit(WHO, 'a RedisStore alone uses one node; give --combined for ' . count($nodes));
 }
 
-/** Connections: one phpredis object per node, reconnected when broken. */
+/**
+ * Connections: one phpredis object per node, reconnected after an error.
+ * phpredis 5.3.7 keeps a connection open after a read timeout (and
+ * isConnected() stays true, even after close()): the next command on it
+ * reads the reply of the one that timed out. So a connection is
+ * reconnected when the adapter saw an exception, not when it looks closed.
+ */
 final class Conns
 {
     /** @var Redis[] */
     public $redis = [];
+    /** @var bool[] node => its connection must be (re)made */
+    private $broken = [];
     private $addrs;
     private $timeoutS;
 
@@ -63,25 +71,53 @@ final class Conns
         $this->timeoutS = $timeoutS;
         foreach ($addrs as $i => $_) {
             $this->redis[$i] = new Redis();
+            $this->broken[$i] = true;
         }
         $this->ready();
     }
 
-    /** ready connects every node whose connection is closed or broken. */
+    /** ready connects every node whose connection is unmade or broken. */
     public function ready(): void
     {
         foreach ($this->redis as $i => $r) {
-            if ($r->isConnected()) {
+            if (!$this->broken[$i]) {
                 continue;
             }
             [$host, $port] = $this->addrs[$i];
             try {
-                $r->connect($host, $port, $this->timeoutS);
+                $r->connect($host, $port, $this->timeoutS); // closes the old stream
                 $r->setOption(Redis::OPT_READ_TIMEOUT, $this->timeoutS);
+                $this->broken[$i] = false;
             } catch (RedisException $e) {
                 lockstorm_log("node $i: connect: " . $e->getMessage());
             }
         }
+    }
+
+    /** reset marks every connection broken: the adapter saw an exception. */
+    public function reset(): void
+    {
+        foreach ($this->broken as $i => $_) {
+            $this->broken[$i] = true;
+        }
+    }
+}
+
+/**
+ * StderrLogger writes the store errors the CombinedStore swallows (other
+ * than a store that answered "held by another") to stderr, so that the
+ * run's log shows them.
+ */
+final class StderrLogger extends Psr\Log\AbstractLogger
+{
+    public function log($level, $message, array $context = []): void
+    {
+        $e = $context['exception'] ?? null;
+        if (!$e instanceof \Throwable || $e instanceof LockConflictedException) {
+            return;
+        }
+        $msg = str_replace('{resource}', (string) ($context['resource'] ?? ''), (string) $message);
+        lockstorm_log("CombinedStore $level: $msg" . ': ' . get_class($e) . ' ' . $e->getMessage());
     }
 }
 
@@ -101,7 +137,13 @@ final class SymfonyAdapter
         foreach ($conns->redis as $r) {
             $stores[] = new RedisStore($r); // as the docs show: the default initial TTL
         }
-        $store = $combined ? new CombinedStore($stores, new ConsensusStrategy()) : $stores[0];
+        $store = $stores[0];
+        if ($combined) {
+            // As an application would: the combined store's own handling
+            // of a store's error (swallowed), logged to stderr.
+            $store = new CombinedStore($stores, new ConsensusStrategy());
+            $store->setLogger(new StderrLogger());
+        }
         $this->factory = new LockFactory($store);
     }
 
@@ -112,6 +154,46 @@ final class SymfonyAdapter
     }
 
     public function acquire(string $name, int $ttlMs, int $timeoutMs): array
+    {
+        return $this->guarded(function () use ($name, $timeoutMs) {
+            return $this->tryAcquire($name, $timeoutMs);
+        });
+    }
+
+    public function extend(string $name, string $token, int $timeoutMs): array
+    {
+        return $this->guarded(function () use ($token) {
+            return $this->refresh($token);
+        });
+    }
+
+    public function release(string $name, string $token, int $timeoutMs): array
+    {
+        return $this->guarded(function () use ($token) {
+            return $this->releaseHeld($token);
+        });
+    }
+
+    /**
+     * guarded runs one request; when it throws or answers info (a command
+     * failed: its outcome is unknown), the connections are reconnected
+     * before the next request (see Conns).
+     */
+    private function guarded(callable $request): array
+    {
+        try {
+            $a = $request();
+        } catch (\Throwable $e) {
+            $this->conns->reset();
+            throw $e;
+        }
+        if ($a['type'] === 'info') {
+            $this->conns->reset();
+        }
+        return $a;
+    }
+
+    private function tryAcquire(string $name, int $timeoutMs): array
     {
         $deadline = lockstorm_now() + $timeoutMs / 1000;
         while (true) {
@@ -137,8 +219,8 @@ final class SymfonyAdapter
         }
     }
 
-    /** extend is Lock::refresh(), which the docs recommend for long tasks. */
-    public function extend(string $name, string $token, int $timeoutMs): array
+    /** refresh is Lock::refresh(), which the docs recommend for long tasks. */
+    private function refresh(string $token): array
     {
         if (!isset($this->held[$token])) {
             return fail('not held: unknown token');
@@ -156,13 +238,13 @@ final class SymfonyAdapter
     }
 
     /**
-     * release is Lock::release(). It says nothing of whether the lock was
+     * releaseHeld is Lock::release(). It says nothing of whether the lock was
      * still held (the store's delete ignores a token it does not find):
      * when the lock's own lifetime had run out before the call, the
      * adapter answers fail (not held) after releasing, as the library's
      * own state says; else ok.
      */
-    public function release(string $name, string $token, int $timeoutMs): array
+    private function releaseHeld(string $token): array
     {
         if (!isset($this->held[$token])) {
             return fail('not held: unknown token');
