@@ -105,8 +105,7 @@ func (v *validator) add(i int, o *history.Op) bool {
 			v.addf("op %d: nemesis record with f %q (want start, stop or heal)", i, o.F)
 		}
 		if o.F == history.FStart || o.F == history.FStop {
-			n := nemOf(o)
-			v.win.add(&n)
+			v.win.add(o)
 		}
 		return true
 	}
@@ -294,48 +293,20 @@ func (w Window) Contains(t int64) bool { return t >= w.Start && t <= w.End }
 // stopped gives a window with Unhealed set that ends at the history's last
 // record time.
 func FaultWindows(h history.History) []Window {
-	ws, _ := faultWindows(h)
-	return ws
-}
-
-func faultWindows(h history.History) ([]Window, error) {
 	var end int64
-	var nem []nemRec
+	var p windowPairer
 	for i := range h {
 		end = max(end, h[i].Time)
 		if o := &h[i]; o.IsNemesis() && (o.F == history.FStart || o.F == history.FStop) {
-			nem = append(nem, nemOf(o))
+			p.add(o)
 		}
 	}
-	return faultWindowsOf(nem, end)
+	ws, _ := p.finish(end)
+	return ws
 }
 
-// nemRec is what faultWindowsOf reads of a nemesis start or stop record.
-type nemRec struct {
-	Index, Time      int64
-	Type             history.Type
-	F, Fault, Detail string
-}
-
-func nemOf(o *history.Op) nemRec {
-	return nemRec{Index: o.Index, Time: o.Time, Type: o.Type, F: o.F, Fault: o.Fault, Detail: o.Detail}
-}
-
-// faultWindowsOf is faultWindows of a history's nemesis start and stop
-// records h, named by their Index, in a history whose last record is at
-// time end.
-func faultWindowsOf(h []nemRec, end int64) ([]Window, error) {
-	var p windowPairer
-	for j := range h {
-		p.add(&h[j])
-	}
-	return p.finish(end)
-}
-
-// windowPairer is faultWindowsOf one nemesis start or stop record at a
-// time, so that a streamed check keeps the windows (one per fault, about
-// 100 bytes) and not the records (two to four per fault). The zero value
-// is ready.
+// windowPairer is FaultWindows one nemesis start or stop record at a
+// time, keeping the windows and not the records. The zero value is ready.
 type windowPairer struct {
 	windows []Window
 	open    map[string][]int  // fault -> indices into windows, oldest first
@@ -347,7 +318,7 @@ type windowPairer struct {
 type nemInvoke struct{ f, fault string }
 
 // add takes the next nemesis start or stop record.
-func (p *windowPairer) add(o *nemRec) {
+func (p *windowPairer) add(o *history.Op) {
 	if p.open == nil {
 		p.open, p.pending = map[string][]int{}, map[nemInvoke]int{}
 	}
@@ -382,7 +353,7 @@ func (p *windowPairer) add(o *nemRec) {
 
 // complete takes the completion o of the action invoked at record inv:
 // a start's completion may bring its detail, a stop's ends its window.
-func (p *windowPairer) complete(o *nemRec, inv int) {
+func (p *windowPairer) complete(o *history.Op, inv int) {
 	if o.F == history.FStart {
 		if ws := p.open[o.Fault]; len(ws) > 0 && o.Detail != "" {
 			p.windows[ws[len(ws)-1]].Detail = o.Detail
