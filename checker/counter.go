@@ -257,7 +257,7 @@ func explainCounter(part []porcupine.Operation, timeout time.Duration) (Anomaly,
 		a.Ops = append(a.Ops, last.ops...)
 		by = fmt.Sprintf(" (last written %d by process %d)", last.write, last.process)
 	}
-	sortInt64(a.Ops)
+	slices.Sort(a.Ops)
 	a.Ops = slices.Compact(a.Ops)
 	a.Text = fmt.Sprintf("counter %q: critical section of process %d read %d, but the counter held %s%s: another holder's section interleaved with it",
 		key, culprit.process, culprit.read, state.(counterSet), by)

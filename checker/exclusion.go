@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -228,6 +229,6 @@ func (e Exclusion) mergeSegments(st *stream, parts []segmentPart) Result {
 // sortedIndices are the record indices of a and b, in order.
 func sortedIndices(a, b []int64) []int64 {
 	out := append(append([]int64(nil), a...), b...)
-	sortInt64(out)
+	slices.Sort(out)
 	return out
 }

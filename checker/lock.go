@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -149,7 +150,7 @@ func explainLock(model porcupine.Model, part []porcupine.Operation, timeout time
 			a.Ops = append(a.Ops, ha.inv, ha.retIdx)
 		}
 	}
-	sortInt64(a.Ops)
+	slices.Sort(a.Ops)
 	switch {
 	case culprit.ret < s.now:
 		a.Text = fmt.Sprintf("key %q: %s %s by process %d returned at %s, but it must follow an acquire that could only take the lock at %s or later",

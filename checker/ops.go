@@ -100,12 +100,7 @@ func (o *op) complete(r *history.Op) {
 }
 
 // indices returns the op's record indices (invoke, and completion if any).
-func (o *op) indices() []int64 {
-	if o.Ret < 0 {
-		return []int64{o.Inv}
-	}
-	return []int64{o.Inv, o.Ret}
-}
+func (o *op) indices() []int64 { return refOf(o).indices() }
 
 // opIndices concatenates and sorts the indices of several ops.
 func opIndices(os ...*op) []int64 {
@@ -113,11 +108,9 @@ func opIndices(os ...*op) []int64 {
 	for _, o := range os {
 		out = append(out, o.indices()...)
 	}
-	sortInt64(out)
+	slices.Sort(out)
 	return out
 }
-
-func sortInt64(s []int64) { slices.Sort(s) }
 
 // fillTokens gives acquires without a Token a unique synthetic token,
 // then names each lock op's lease (op.Lease), the acquire it acts on: an

@@ -119,7 +119,7 @@ type valueRef struct {
 }
 
 func valueOf(o *op) *valueRef {
-	return &valueRef{opRef{o.Type, o.Process, o.Inv, o.Ret}, o.Value, o.Call}
+	return &valueRef{*refOf(o), o.Value, o.Call}
 }
 
 func newLostUpdateCheck() *lostUpdateCheck { return &lostUpdateCheck{keys: map[string]*lostKey{}} }
@@ -149,7 +149,7 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 			}
 			if prev, ok := s.byValue.get(o.Value); ok {
 				ops := append(prev.ref().indices(), o.indices()...)
-				sortInt64(ops)
+				slices.Sort(ops)
 				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: ops,
 					Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
 			} else {
@@ -271,7 +271,7 @@ func (c *cronCheck) finish(r *Resource, al *anomalyList) *CronSummary {
 				procs[i] = o.Process
 				ops = append(ops, o.indices()...)
 			}
-			sortInt64(ops)
+			slices.Sort(ops)
 			al.add(Anomaly{Kind: "cron-duplicate", Fatal: true, Ops: ops,
 				Text: fmt.Sprintf("cron %q: tick %d ran %d times (processes %v)", k.key, k.tick, len(rs), procs)})
 		}

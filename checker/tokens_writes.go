@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -85,7 +86,7 @@ func (w *writeFences) write(o *history.Op, l *fencedLease) {
 		w.byFence[kf] = l
 	case first != l && first.token != l.token:
 		ops := []int64{first.acq, first.at, l.acq, o.Index}
-		sortInt64(ops)
+		slices.Sort(ops)
 		w.al.add(Anomaly{Kind: "reused-fence", Fatal: true, Ops: ops,
 			Text: fmt.Sprintf("key %q: fence %d was written by the lease acquired at op %d (token %q, op %d) and by another lease, acquired at op %d (token %q, op %d): the fence does not tell the two holders apart",
 				o.Key, o.Fence, first.acq, first.token, first.at, l.acq, l.token, o.Index)})

@@ -145,7 +145,7 @@ func (v *validator) add(i int, o *history.Op) bool {
 func (v *validator) finish() error {
 	probs := v.probs
 	if len(probs) < maxProblems {
-		if _, err := v.windows(); err != nil {
+		if _, err := v.win.finish(v.end); err != nil {
 			probs = append(probs, err.Error())
 		}
 	}
@@ -158,10 +158,6 @@ func (v *validator) finish() error {
 	}
 	return fmt.Errorf("%w: %s%s", ErrInvalidHistory, strings.Join(probs, "; "), more)
 }
-
-// windows are the fault windows of the records so far (see
-// FaultWindows), and the error that pairing them found.
-func (v *validator) windows() ([]Window, error) { return v.win.finish(v.end) }
 
 // tokenCheck is the "tokens" check, one op at a time (ops in invoke
 // order): no token handed to two acquires of a key. It keeps
@@ -222,7 +218,7 @@ func (t *tokenCheck) add(o *op) (uint32, bool) {
 			who = "the same process"
 		}
 		ops := append(prev.indices(), o.indices()...)
-		sortInt64(ops)
+		slices.Sort(ops)
 		t.al.add(Anomaly{Kind: "reused-token", Fatal: true, Ops: ops,
 			Text: fmt.Sprintf("key %q: the lock handed token %q to acquire %s by process %d (op %d) and to acquire %s by %s (op %d): holders sharing a token can release or extend each other's lease",
 				o.Key, o.Token, prev.Type, prev.Process, prev.Inv, o.Type, who, o.Inv)})
