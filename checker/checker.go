@@ -19,15 +19,11 @@
 //     starvation, FIFO order, a lock never freed.
 //
 // One engine decides every verdict: Composite.CheckSource reads a history
-// once, record by record, validating it as it goes; it cuts it at
-// quiescent points into segments that the segment checkers (Lock,
-// Resource, Exclusion) check in parallel, feeds every record to the
-// record checkers (Liveness, Fencing), and merges the verdicts: Invalid
-// beats Unknown beats Valid (engine.go holds the two interfaces). For a
-// failing segment it keeps the verbose search the report draws. Leases are
-// followed by package lease's Tracker, invokes paired by history.Pairer.
-//
-// Every checker's own Check assumes its history passed Validate.
+// once, validating it as it goes, cuts it at quiescent points into
+// segments that the segment checkers (Lock, Resource, Exclusion) check in
+// parallel, feeds every record to the record checkers (Liveness,
+// Fencing), and merges the verdicts: Invalid beats Unknown beats Valid
+// (see engine.go). Every checker's own Check assumes a valid history.
 //
 // # What the checkers expect of a history
 //
@@ -35,23 +31,23 @@
 //
 //   - acquire: the ok completion carries Key, Token, TTL (ns asked of the
 //     server; 0 = no expiry), Fence (0 = none) and Validity (the client's
-//     lease end, ns since start; 0 = unknown). The invoke may carry TTL
-//     and Token instead. Nodes are the nodes that granted it: exactly one
-//     lets the lock checker bound the lease from the takeover instant
-//     (see lockmodel.go). Every acquire must get a fresh token (the "tokens" check).
-//     A lease is named by its acquire op, never by key+token.
-//   - release / extend: carry Key and Token. A record without a Token is
-//     matched to its process's current lease on the key, so an extend
-//     recorded by a watchdog under another process must carry the Token.
-//     An extend ok carries the new Validity. A release or extend returns
-//     ok only if it released/extended the caller's own lease (a quorum of
-//     it for Redlock); otherwise fail (ErrNotHeld) or info.
+//     lease end, ns since start; 0 = unknown); the invoke may carry TTL
+//     and Token instead. Nodes are the nodes that granted it (exactly one
+//     tightens the lock checker's bound, see lockmodel.go). Every acquire
+//     must get a fresh token (the "tokens" check); a lease is named by
+//     its acquire op, never by key+token.
+//   - release / extend: carry Key and Token; without a Token a record is
+//     matched to its process's current lease on the key, so a watchdog's
+//     extend under another process must carry it. An extend ok carries
+//     the new Validity. Ok only if it released/extended the caller's own
+//     lease (a quorum of it for Redlock); otherwise fail (ErrNotHeld) or
+//     info.
 //   - read / write (counter): the holder reads v (Value on the ok) then
-//     writes v+1 (Value on the invoke and ok, Fence = its token). The
-//     resource's fencing rejection is a fail with Error StaleError
-//     ("stale"). Record the write's invoke before the final validity
-//     check and complete it with fail if the check fails, so a write
-//     "after validity" is one that really went out late.
+//     writes v+1 (Value on the invoke and ok, Fence = its token). A
+//     fencing rejection is a fail with Error StaleError ("stale"). The
+//     write's invoke is recorded before the final validity check and
+//     completed with fail if it fails, so a write "after validity" really
+//     went out late.
 //   - history.FLost: a holder learned its lease is lost; Key and Token
 //     name the lease (or the process's current one if Token is empty).
 //   - run (cron): Value = tick; enter/leave (api); lead (leader): Fence =

@@ -25,52 +25,44 @@ var segmentChecked = func(start int64) {}
 //
 // # How the engine reads a history
 //
-// Every check, small or big, is one engine: CheckSource reads the
-// history once, record by record (a file is decoded on a goroutine of
-// its own, see history.File), cuts it at quiescent points as it goes
-// (see cutter; only where the counter's value is exact, see counterCut;
-// never before oneSegment records, so a small history is one segment and
-// its porcupine searches are the whole history's) and checks each
-// finished segment in parallel (at most GOMAXPROCS segments at once),
-// keeping only their results and small summaries. Records out of time
-// order reach the summaries that read them in time order through a
-// bounded reorder buffer (see reorder). Its memory is the segments being
-// checked plus, per record kind, compact state:
+// CheckSource reads the history once, record by record (a file is
+// decoded on its own goroutine, see history.File), cuts it at quiescent
+// points (see cutter; only where the counter's value is exact, see
+// counterCut; never before oneSegment records, so a small history is one
+// segment whose searches are the whole history's) and checks each
+// finished segment in parallel (at most GOMAXPROCS at once), keeping only
+// results and small summaries. Records out of time order reach the
+// time-ordered summaries through a bounded reorder buffer (see reorder).
+// Its memory is the segments being checked plus:
 //
 //   - per lock key and token, a 48-byte row and an 8-byte index slot
 //     (tokTable: the token check, the references that merge segments,
-//     Liveness's lease matching), and per lease still read by Liveness
-//     (not yet released, or its key's latest, or with unknown outcome) a
-//     small struct;
-//   - per acquire, three latencies for Liveness's percentiles (12 bytes);
+//     Liveness's lease matching), and a small struct per lease Liveness
+//     still reads (not yet released, its key's latest, or unknown);
+//   - per acquire, three latencies for Liveness (12 bytes);
 //   - per acknowledged counter write and issued fence, a slot in a
 //     run-encoded map (lost updates, duplicate fences);
-//   - per dead process, its info completion (Validate and the references);
-//   - per fault window, its bounds and counts (not its records);
+//   - per dead process, its info completion; per fault window, its
+//     bounds and counts;
 //   - the lock ops completed after the oldest lock op in flight (Liveness
-//     takes them in invoke order);
-//   - the api and leader ops (termOps), none for other workloads;
+//     takes them in invoke order), the api and leader ops (termOps);
 //   - up to reorderDepth records held for time order;
 //   - the verbose searches of the earliest failing segments, for drawing
 //     (see maxDrawnSegments).
 //
-// The 10M-record bench history (1.15M tokens) holds about 190 MB at its
-// end and peaks at about 480 MB RSS: the per-token rows, the latencies,
-// the counter writes, and the garbage collector's headroom over them
-// (analysis runs a streamed check under a soft memory limit). The
-// fencing checker's server log is digested before the read (ServerLog).
+// The fencing checker's server log is digested before the read
+// (ServerLog).
 //
-// A segment that a later record refers to (a lease's token,
-// a revived process, a section touching the read of an earlier section
-// with unknown outcome) is merged with the segments after it and checked
-// again, reading the file again from its start. A segment after a cut
-// that one-node acquires waited across is checked between two bounds
-// (see seam.go); where they disagree it is checked again joined with the
-// segments before it, read again. A segment of more than maxSegRecords
-// records is not buffered: the checks that need it end Unknown (see
-// maxSegRecords). The checkers are segment checkers (Lock, Resource,
-// Exclusion) or record checkers (Liveness, Fencing), see engine.go; any
-// other checker gets the whole history, read into memory.
+// A segment a later record refers to (a lease's token, a revived process,
+// a section touching the read of an earlier section with unknown outcome)
+// is merged with the segments after it and checked again, reading the
+// file again. A segment after a cut that one-node acquires waited across
+// is checked between two bounds (see seam.go); where they disagree it is
+// checked again joined with the segments before it. A segment of more
+// than maxSegRecords records is not buffered: the checks that need it end
+// Unknown. The checkers are segment checkers (Lock, Resource, Exclusion)
+// or record checkers (Liveness, Fencing), see engine.go; any other gets
+// the whole history, read into memory.
 func (c *Composite) CheckSource(ctx context.Context, src history.Source) (res Result, warns []history.Warning, err error) {
 	start := time.Now()
 	defer func() {
