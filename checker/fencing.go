@@ -224,41 +224,29 @@ func (v *FenceValidator) pendingOf(p int) *fencePending {
 // InvokeWrite records a write's invoke: process p sends fence on key at t
 // (record index idx).
 func (v *FenceValidator) InvokeWrite(p int, key string, fence, t, idx int64) {
+	v.invoke(p, key, fence, t, idx, false)
+}
+
+// invoke records a write's or (read) a fenced read's invoke (see
+// InvokeWrite). Unfenced ops (fence 0) are not tracked.
+func (v *FenceValidator) invoke(p int, key string, fence, t, idx int64, read bool) {
 	if p < 0 {
 		return
 	}
 	if fence == 0 {
-		v.Stats.Unfenced++
+		if !read {
+			v.Stats.Unfenced++
+		}
 		*v.slot(p) = fencePending{}
 		return
 	}
 	k := v.key(key)
-	*v.slot(p) = fencePending{active: true, key: k, fence: fence, idx: idx, prior: v.writes[k].before(t)}
-}
-
-// InvokeRead records a read's invoke: process p reads key carrying fence
-// at t (record index idx). Unfenced reads (fence 0) are not tracked.
-func (v *FenceValidator) InvokeRead(p int, key string, fence, t, idx int64) {
-	if p < 0 {
-		return
-	}
-	if fence == 0 {
-		*v.slot(p) = fencePending{}
-		return
-	}
-	k := v.key(key)
-	*v.slot(p) = fencePending{active: true, read: true, key: k, fence: fence, idx: idx, prior: v.writes[k].before(t)}
-}
-
-// CompleteRead records the completion of p's fenced read at t (record
-// index idx). WriteStale is a read the resource rejected; an accepted read
-// raises the key's accepted token like a write.
-func (v *FenceValidator) CompleteRead(p int, out WriteOutcome, t, idx int64) {
-	v.CompleteWrite(p, out, t, idx)
+	*v.slot(p) = fencePending{active: true, read: read, key: k, fence: fence, idx: idx, prior: v.writes[k].before(t)}
 }
 
 // CompleteWrite records the completion of p's write (or fenced read) at t
-// (record index idx).
+// (record index idx). WriteStale is an op the resource rejected; an
+// accepted read raises the key's accepted token like a write.
 func (v *FenceValidator) CompleteWrite(p int, out WriteOutcome, t, idx int64) {
 	w := v.pendingOf(p)
 	if w == nil || !w.active {
@@ -389,10 +377,8 @@ func (r *fencingRun) feed(o *history.Op) {
 			r.server.invoke(o)
 		}
 		switch o.F {
-		case history.FWrite:
-			v.InvokeWrite(o.Process, o.Key, o.Fence, o.Time, o.Index)
-		case history.FRead:
-			v.InvokeRead(o.Process, o.Key, o.Fence, o.Time, o.Index)
+		case history.FWrite, history.FRead:
+			v.invoke(o.Process, o.Key, o.Fence, o.Time, o.Index, o.F == history.FRead)
 		case history.FAcquire:
 			v.InvokeAcquire(o.Process, o.Key, o.Time, o.Index)
 		}
@@ -429,14 +415,6 @@ func (r *fencingRun) feed(o *history.Op) {
 // end completes the writes the history never completed and adds what
 // the server log shows.
 func (r *fencingRun) end() {
-	r.endPending()
-	if r.server != nil {
-		r.server.check(r.v, r.log)
-	}
-}
-
-// endPending completes the writes the history never completed.
-func (r *fencingRun) endPending() {
 	for p, w := range r.v.pending {
 		if w.active { // never completed
 			r.v.CompleteWrite(p, WriteUnknown, 0, -1)
@@ -451,6 +429,9 @@ func (r *fencingRun) endPending() {
 		if r.v.far[p].active {
 			r.v.CompleteWrite(p, WriteUnknown, 0, -1)
 		}
+	}
+	if r.server != nil {
+		r.server.check(r.v, r.log)
 	}
 }
 
