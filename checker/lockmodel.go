@@ -2,7 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -306,11 +305,7 @@ func partitionByKey(hist []porcupine.Operation) [][]porcupine.Operation {
 		k := inputKey(o.Input)
 		by[k] = append(by[k], o)
 	}
-	keys := make([]string, 0, len(by))
-	for k := range by {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(by)
 	out := make([][]porcupine.Operation, len(keys))
 	for i, k := range keys {
 		out[i] = by[k]

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -254,11 +255,7 @@ func (c *cronCheck) finish(r *Resource, al *anomalyList) *CronSummary {
 	}
 	runs, attempted := c.runs, c.attempted
 	var s CronSummary
-	keys := make([]cronTick, 0, len(runs))
-	for k := range runs {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b cronTick) int { return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.tick, b.tick)) })
+	keys := slices.SortedFunc(maps.Keys(runs), func(a, b cronTick) int { return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.tick, b.tick)) })
 	for _, k := range keys {
 		rs := runs[k]
 		s.Ticks++

@@ -2,7 +2,6 @@ package checker
 
 import (
 	"slices"
-	"sort"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -249,11 +248,7 @@ func (c *counterCut) carry() []*sectionInput {
 	if c.builtAt == c.version {
 		return c.built
 	}
-	keys := make([]string, 0, len(c.keys))
-	for k := range c.keys {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(c.keys)
 	t0 := c.changed - 1 // before every record after the cut
 	out := make([]*sectionInput, 0, len(keys))
 	for _, key := range keys {
