@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"github.com/anishathalye/porcupine"
@@ -274,28 +275,13 @@ func (f Fencing) wholeFencing(ctx context.Context, h history.History) Result {
 }
 
 // timeOrder returns the record indices of h ordered by time (stable, so
-// equal times keep index order). Recorder histories are already in time
-// order and cost one pass.
+// equal times keep index order).
 func timeOrder(h history.History) []int {
 	idx := make([]int, len(h))
-	sorted := true
 	for i := range h {
 		idx[i] = i
-		if i > 0 && h[i].Time < h[i-1].Time {
-			sorted = false
-		}
 	}
-	if !sorted {
-		slices.SortStableFunc(idx, func(a, b int) int {
-			switch {
-			case h[a].Time < h[b].Time:
-				return -1
-			case h[a].Time > h[b].Time:
-				return 1
-			}
-			return 0
-		})
-	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(h[a].Time, h[b].Time) })
 	return idx
 }
 
@@ -334,20 +320,22 @@ func (r *Resource) wholeResource(ctx context.Context, h history.History) Result 
 			res.Error = err
 		}
 	}
-	r.checkRest(os, len(secs) > 0, &al, &d)
+	// lost updates (when there are counter sections), cron, api, leader
+	lost, cron := newLostUpdateCheck(), newCronCheck()
+	for i := range os {
+		if len(secs) > 0 {
+			lost.add(&os[i], &al)
+		}
+		cron.add(&os[i])
+	}
+	if len(secs) > 0 {
+		d.Counter = lost.finish(r, &al)
+	}
+	d.Cron = cron.finish(r, &al)
+	d.API = r.checkAPI(os, &al)
+	d.Leader = checkLeader(os, &al)
 	r.finish(&res, &al, d, start)
 	return res
-}
-
-// checkRest runs the checks that read the whole history in one pass: lost
-// updates (when there are counter sections), cron, api, leader.
-func (r *Resource) checkRest(os []op, counter bool, al *anomalyList, d *ResourceDetails) {
-	if counter {
-		d.Counter = r.lostUpdates(os, al)
-	}
-	d.Cron = r.checkCron(os, al)
-	d.API = r.checkAPI(os, al)
-	d.Leader = checkLeader(os, al)
 }
 
 func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *anomalyList, d *ResourceDetails) (Validity, string) {
@@ -370,47 +358,9 @@ func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *a
 	return Invalid, ""
 }
 
-// lostUpdates counts acknowledged increments missing from the final value,
-// and names pairs of acknowledged writes of the same value (two
-// increments from the same read: one of them is lost).
-func (r *Resource) lostUpdates(os []op, al *anomalyList) map[string]CounterSummary {
-	c := newLostUpdateCheck()
-	for i := range os {
-		c.add(&os[i], al)
-	}
-	return c.finish(r, al)
-}
-
-// checkCron: every tick (Value of FRun) must run (ok) at most once per key;
-// ticks never run are reported (fatal only with RequireEveryTick).
-func (r *Resource) checkCron(os []op, al *anomalyList) *CronSummary {
-	c := newCronCheck()
-	for i := range os {
-		c.add(&os[i])
-	}
-	return c.finish(r, al)
-}
-
-// Tokens checks what Validate cannot call malformed but no checker can
-// see past: a token handed to two acquires of one key. A lock's token is
-// the only thing that tells its holders apart at the server (release and
-// extend compare it); a lock that gives the same token to two acquires (a
-// host name, a constant) lets one holder release or extend another's
-// lease. That is a defect of the lock, reported as a fatal "reused-token"
-// anomaly naming both acquires' ops:
-//
-//   - two acquires ok of the same key with the same token, by different
-//     processes or by the same process after it released (a re-acquire
-//     must still get a fresh token: a late release or a watchdog's extend
-//     of the old lease would act on the new one);
-//   - an acquire ok and an acquire with unknown outcome (info, or never
-//     completed) that carries the same token: the lock chose that token
-//     for both attempts, and the unknown one may have taken effect.
-//
-// Failed acquires never took effect and are not counted; two acquires that
-// both have unknown outcomes prove nothing. Synthetic tokens (acquires
-// that record none) are not compared. The result is named "tokens":
-// Invalid with the anomalies, else Valid. h must have passed Validate.
+// Tokens is the token check (tokenCheck: no token handed to two acquires
+// of a key, a fatal "reused-token") of the whole history, as its own
+// "tokens" result. h must have passed Validate.
 func Tokens(h history.History) Result {
 	t := newTokenCheck(newTokTable())
 	os := ops(h)
