@@ -23,18 +23,14 @@ func IsStale(err string) bool {
 
 // Fencing checks fencing tokens:
 //
-//   - accepted: the tokens the resource accepted on one key never go down.
-//     A fenced read (a read carrying a token) counts as accepting its
-//     token, as a write does: the resource fences reads too, so that a
-//     holder's read-modify-write cannot interleave with a stale holder's.
-//     A write accepted (ok) whose token is lower than that of a write or
-//     fenced read accepted on the same key before it was invoked is a stale
-//     write accepted — the resource did not enforce fencing, or it broke.
-//     A read accepted so is a stale read accepted: reported, not fatal (a
-//     read changes nothing; a write built on it is judged by itself and by
-//     the resource checker). Ops that overlap in time are not compared
-//     (their order at the resource is unknown); equal tokens are fine (one
-//     lease, several ops). Reads of unknown outcome (info) raise nothing.
+//   - accepted: the tokens the resource accepted on one key never go down;
+//     a fenced read (a read carrying a token) accepts its token as a write
+//     does. A write accepted (ok) with a token lower than a write's or
+//     fenced read's accepted on the key before it was invoked is a stale
+//     write accepted (fencing not enforced, or broken); a read so is a
+//     stale read accepted, reported but not fatal (a read changes
+//     nothing). Ops overlapping in time are not compared; equal tokens are
+//     fine (one lease, several ops); reads of unknown outcome raise nothing.
 //   - rejected: writes and reads failed with StaleError are counted:
 //     fencing at work, a stale holder kept out, not a failure.
 //   - issued: the tokens the lock issued on one key (acquire ok Fence)

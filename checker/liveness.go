@@ -19,18 +19,13 @@ import (
 // wrong to be unavailable during a majority partition:
 //
 //   - RequireRecovery: after the last fault window closes (from the start
-//     if there were none), every key on which acquires were invoked must
-//     see an acquire succeed, unless no acquire of it failed when nobody
-//     could hold it (a key that clients stopped asking for while an
-//     acquire with unknown outcome may hold it shows nothing); and no key
-//     may end "never freed" (see NeverFreedAfter). This is the no-TTL
-//     deadlock and the fair lock's dead waiter. Recovery is judged only
-//     when it was given time: the history must run at least the recovery
-//     grace (the longest TTL plus
-//     the retry interval, see RetryInterval) past the last heal, and no
-//     fault may still be open at the end. Otherwise it is not judged (the
-//     details say so) and, when required, the verdict is Unknown: a run
-//     cut short proves neither recovery nor its absence.
+//     if none), every key on which acquires were invoked must see one
+//     succeed, unless none of them failed when nobody could hold the key;
+//     and no key may end "never freed" (see NeverFreedAfter): the no-TTL
+//     deadlock, the fair lock's dead waiter. It is judged only when the
+//     history runs the recovery grace (longest TTL + RetryInterval) past
+//     the last heal with no fault open at the end; otherwise the details
+//     say so and, when required, the verdict is Unknown.
 //   - MaxWait > 0: an acquire that waited longer (ok, or failed after
 //     waiting) is starvation.
 //   - RequireFIFO: FIFO violations (counted whenever Fair is set) are

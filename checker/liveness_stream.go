@@ -5,24 +5,14 @@ import (
 	"github.com/lockstorm/lockstorm/lease"
 )
 
-// liveStream is Liveness.Check fed one record at a time, records in time
-// order (CheckSource checks that), for CheckSource. It gives Check's details
-// and anomalies while keeping, instead of the history:
-//
-//   - the lock ops in flight, and those completed after the oldest lock op
-//     still in flight (lock ops are taken in invoke order, as Check takes
-//     them);
-//   - per lease still read (see liveLease, retire), what Check reads of
-//     it; per token a row of the token table (see tokTable), for matching
-//     releases and extends to leases as fillTokens does; per living
-//     process its latest acquire ok per key;
-//   - three latencies per acquire (wait, wait of any outcome, hold) for the
-//     percentiles: 12 bytes per acquire (see latencies);
-//   - per key the acquires recovery and never-freed judge (see
-//     keyProgress): the latest acquire ok, the failed acquires since, the
-//     acquires with unknown outcome;
-//   - per fault window a few counters (see windowStream), and for FIFO the
-//     acquires waiting.
+// liveStream is the liveness check fed records in time order. Instead of
+// the history it keeps the lock ops from the oldest in flight (taken in
+// invoke order), per lease still read what the check reads of it (see
+// liveLease, retire), the token table's rows for matching releases and
+// extends as fillTokens does, per living process its current leases,
+// three latencies per acquire (see latencies), per key the acquires
+// recovery and never-freed judge (see keyProgress), per fault window a
+// few counters (see windowStream) and for FIFO the acquires waiting.
 type liveStream struct {
 	l *Liveness
 	r livenessRun

@@ -29,14 +29,12 @@ import (
 //   - the latest of them completed Span or more after from, with no
 //     acquire ok of k since.
 //
-// A lock that works grants the lock within a TTL and a retry once nothing
-// holds it, so this is provable at that moment: the live counter declares
-// it while the run goes on (and --until-invalid stops there), and the
-// checker reports it at the same record. Its text says whether the
-// latest holder released (then the queue or the key was left stuck by
-// someone else: a dead waiter, a key without expiry) or not ("never
-// freed"). One anomaly per key until an acquire of it succeeds or a fault
-// starts. It is fatal when recovery is required (Liveness.RequireRecovery).
+// A working lock grants within a TTL and a retry once nothing holds it, so
+// this is provable at that record: the live counter declares it (and
+// --until-invalid stops there) where the checker reports it. The text says
+// whether the latest holder released (a stuck queue or key: a dead waiter,
+// no expiry) or not ("never freed"). One anomaly per key until an acquire
+// of it succeeds or a fault starts; fatal when Liveness.RequireRecovery.
 type StuckWatch struct {
 	// Span is how long a key must go ungranted past from: 0 means three
 	// times the longest TTL seen (3 s when no acquire had a TTL), as

@@ -26,30 +26,22 @@ const MaxTime int64 = 100 * 365 * 24 * 3600 * 1_000_000_000
 // subtract from them, never add to them, so this cannot overflow.
 const MaxValidity = 2 * MaxTime
 
-// Validate checks that h is a well-formed history, as etcd's robustness
-// tests do before checking linearizability. The rules:
+// Validate checks that h is a well-formed history. The rules:
 //
 //   - Records carry the indices 0..n-1 in order.
-//   - A client record is an invoke or a completion (ok, fail, info); a
-//     completion's time is not before its invoke's.
-//   - Times are sane: every record's Time and TTL lies in [0, MaxTime]
-//     (100 years of ns) and its Validity in [0, MaxValidity], so that no checker's arithmetic
-//     (invoke + TTL, validity − drift) can overflow and no report has to
-//     draw an absurd axis. Record times need not be monotonic in index
-//     order (the recorder may record an event observed earlier).
-//   - A process is single-threaded: it never has two invokes in flight, and
-//     every completion matches the open invoke of the same process and the
-//     same F (so every invoke has at most one completion).
-//   - After an info completion a process never invokes again.
-//   - An invoke with no completion when the history ends is allowed: the
-//     run ended (or crashed) with the op in flight; checkers treat it as
-//     info.
-//   - Records with F = history.FLost are notifications, not operations: they
-//     may appear at any time (any type) and are outside these rules.
-//   - Nemesis records pair up: every "stop" closes an earlier "start" of the
-//     same Fault (see FaultWindows). A start never stopped is allowed — the
-//     window is flagged Unhealed — because a crashed run may end mid-fault.
-//     A nemesis record whose F is not start, stop or heal is an error.
+//   - A client record is an invoke or a completion (ok, fail, info), not
+//     before its invoke.
+//   - Every Time and TTL lies in [0, MaxTime] and every Validity in [0,
+//     MaxValidity], so no checker's arithmetic overflows. Times need not
+//     be monotonic in index order (a recorder may record an earlier event).
+//   - A process never has two invokes in flight, and every completion
+//     matches the open invoke of its process and F; after an info
+//     completion the process never invokes again.
+//   - An invoke never completed is allowed (checkers treat it as info).
+//   - Records with F = history.FLost are notifications, outside these rules.
+//   - Every nemesis "stop" closes an earlier "start" of its Fault (see
+//     FaultWindows); a start never stopped is allowed (Unhealed). A nemesis
+//     F other than start, stop or heal is an error.
 //
 // The error wraps ErrInvalidHistory and names the op indices of (at most
 // ten) problems.
@@ -272,22 +264,14 @@ func (w Window) Label() string {
 func (w Window) Contains(t int64) bool { return t >= w.Start && t <= w.End }
 
 // FaultWindows pairs the nemesis records of h into windows, ordered by
-// start. The conventions (the nemesis must follow them):
-//
-//   - A nemesis action is either one record (any type) or an invoke record
-//     followed by one completion record with the same F and Fault.
-//   - An action with F "start" opens a window for its Fault; one with F
-//     "stop" closes the oldest open window of the same Fault. Several
-//     windows of one fault may be open at once (e.g. two latency toxics).
-//   - A window covers the whole of both actions: from the first record of
-//     the start to the last record of the stop. A failed start still opens
-//     a window (the fault may be partly in effect).
-//   - Detail is taken from the start action (its completion if it has one
-//     with a Detail, else its first record).
-//
-// A stop with no open start is an error (see Validate); a start never
-// stopped gives a window with Unhealed set that ends at the history's last
-// record time.
+// start. A nemesis action is one record (any type) or an invoke and one
+// completion with the same F and Fault. A "start" opens a window for its
+// Fault (even a failed one), a "stop" closes the oldest open window of its
+// Fault; several may be open at once. A window runs from the first record
+// of the start to the last of the stop; Detail is the start's (its
+// completion's if it has one). A stop with no open start is an error (see
+// Validate); a start never stopped is Unhealed and ends at the last
+// record's time.
 func FaultWindows(h history.History) []Window {
 	var end int64
 	var p windowPairer
