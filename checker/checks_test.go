@@ -393,12 +393,12 @@ func TestFencingServerLog(t *testing.T) {
 		t.Fatalf("history alone cannot order the writes, got %v", r.Valid)
 	}
 	log := []ServerWrite{{Key: "k", Value: 1, Fence: 2, Accepted: true, Time: 13 * ms}, {Key: "k", Value: 1, Fence: 1, Accepted: true, Time: 49 * ms}}
-	r := Fencing{Server: log}.Check(context.Background(), h)
+	r := Fencing{Log: NewServerLog(log)}.Check(context.Background(), h)
 	if r.Valid != Invalid || len(r.Anomalies) != 1 || len(r.Anomalies[0].Ops) != 2 {
 		t.Fatalf("server log: got %v\n%s", r.Valid, r)
 	}
 	log[1].Accepted = false
-	if r := (Fencing{Server: log}).Check(context.Background(), h); r.Valid != Valid || r.Details.(FencingStats).ServerStaleRejected != 1 {
+	if r := (Fencing{Log: NewServerLog(log)}).Check(context.Background(), h); r.Valid != Valid || r.Details.(FencingStats).ServerStaleRejected != 1 {
 		t.Fatalf("a rejected stale write is fencing at work: %v %+v", r.Valid, r.Details)
 	}
 }

@@ -97,10 +97,8 @@ type Options struct {
 	// Fenced says the resource enforces fencing (the run's --fencing):
 	// the exclusion checker then judges a late write by LateWriteFatal.
 	Fenced bool
-	// ServerLog is the resource's own write log, for the fencing checker.
-	ServerLog []ServerWrite
-	// Server is the same log digested as it was read (see ServerLog),
-	// used instead of ServerLog when set.
+	// Server is the resource's own write log, digested as it was read
+	// (see ServerLog), for the fencing and exclusion checkers.
 	Server *ServerLog
 }
 
@@ -118,10 +116,10 @@ func Standard(o Options) *Composite {
 	}
 	// exclusion's fallback for a lease without a recorded validity
 	// assumes the same drift as the lock checker
-	fencing := Fencing{Server: o.ServerLog, Log: o.Server}
-	cs := []Checker{o.Lock, o.Resource, Exclusion{Drift: o.Lock.Drift, DriftFactor: o.Lock.DriftFactor, Fenced: o.Fenced, Log: fencing.serverLog()}, o.Liveness}
+	log := Fencing{Log: o.Server}.serverLog()
+	cs := []Checker{o.Lock, o.Resource, Exclusion{Drift: o.Lock.Drift, DriftFactor: o.Lock.DriftFactor, Fenced: o.Fenced, Log: log}, o.Liveness}
 	if o.Fencing {
-		cs = append(cs, Fencing{Server: o.ServerLog, Log: fencing.serverLog()})
+		cs = append(cs, Fencing{Log: log})
 	}
 	return Compose(cs...)
 }

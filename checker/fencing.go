@@ -41,27 +41,19 @@ func IsStale(err string) bool {
 // history with no token at all is Valid with Applicable false in the
 // details.
 //
-// When Server holds the resource's own write log, the checker also reads
-// the accepted order from it (see ServerWrite): that catches stale writes
-// accepted whose order the history leaves open.
+// When Log holds the resource's own write log (digested as it was read,
+// see ServerLog), the checker also reads the accepted order from it: that
+// catches stale writes accepted whose order the history leaves open.
 type Fencing struct {
-	Server []ServerWrite
-	// Log, when set, is the resource's log digested as it was read (see
-	// ServerLog), so that nobody holds the log itself; Server is then
-	// ignored.
 	Log *ServerLog
 }
 
 // serverLog is the server log to check against, nil when there is none.
-func (f *Fencing) serverLog() *ServerLog {
-	l := f.Log
-	if l == nil && len(f.Server) > 0 {
-		l = NewServerLog(f.Server)
-	}
-	if l.empty() {
+func (f Fencing) serverLog() *ServerLog {
+	if f.Log.empty() {
 		return nil
 	}
-	return l
+	return f.Log
 }
 
 // Name is "fencing".

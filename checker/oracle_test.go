@@ -267,8 +267,8 @@ func (f Fencing) wholeFencing(ctx context.Context, h history.History) Result {
 		run.feed(&h[i])
 	}
 	run.end()
-	if len(f.Server) > 0 {
-		checkServerLog(run.v, f.Server, h)
+	if log := f.serverLog(); log != nil {
+		checkServerLog(run.v, log, h)
 	}
 	run.v.Stats.ElapsedMS = time.Since(start).Milliseconds()
 	return run.v.Result()
@@ -291,7 +291,7 @@ func timeOrder(h history.History) []int {
 // history ops of that write (matched by key, value and token) and of the
 // read that set the higher token, if it was a read. Stale reads are
 // counted, accepted or rejected.
-func checkServerLog(v *FenceValidator, log []ServerWrite, h history.History) {
+func checkServerLog(v *FenceValidator, log *ServerLog, h history.History) {
 	m := newServerOps(nil)
 	for _, p := range history.Pairs(h) {
 		m.invoke(&h[p.Invoke])
@@ -299,7 +299,7 @@ func checkServerLog(v *FenceValidator, log []ServerWrite, h history.History) {
 			m.complete(&h[p.Invoke], int64(p.Completion))
 		}
 	}
-	m.check(v, NewServerLog(log))
+	m.check(v, log)
 }
 
 // wholeResource runs every resource check that applies on the whole
