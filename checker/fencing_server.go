@@ -24,13 +24,11 @@ type ServerWrite struct {
 }
 
 // ServerLog is what the fencing checker keeps of the resource's own log
-// (ServerWrite), read once in the log's order before the history: its
-// counts of stale writes and reads, and the stale writes it accepted
-// (each an anomaly, to be named by history ops). Its memory is the
-// accepted stale writes and the keys' highest tokens, not the log (a
-// 10M-record run logs a million writes: 50 MB held, and 150 MB of
-// history ops to match them, for the few stale writes a log shows).
-// Build it with Add; the zero value is an empty log.
+// (ServerWrite), read once in order before the history: its counts of
+// stale writes and reads, and the stale writes it accepted (each an
+// anomaly, to be named by history ops). Its memory is those and the keys'
+// highest tokens, not the log. Build it with Add; the zero value is an
+// empty log.
 type ServerLog struct {
 	entries int64 // Add calls: a log of none is no log
 	stats   serverStats

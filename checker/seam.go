@@ -11,20 +11,17 @@ import (
 // across it.
 //
 // A one-node acquire's lease lasts until max(c, now) + life (see "One
-// node" in lockmodel.go), where `now` is the model's state carried from
-// before the cut. A segment checked from the model's initial state does
-// not know that `now`, but it is bounded. At a quiescent cut at time T
-// (see cutter) every lease the model may still hold has exp <= T (the
-// cutter's bound done + ttl + allowance is no earlier than the model's
-// c + ttl − allowance or now + life with now <= done), and `now` has
-// only risen to such an exp or to a freeing release's or extend's call,
-// both <= T. So in the whole check the state at the cut is (free, or a
-// holder with exp <= T; now <= T), and every op after the cut returns at
-// or after T. The model's steps are monotone: a state with the same holder
-// and an earlier or equal exp and now allows every step a later one allows,
-// and leads to such a state again (until the first acquire after the cut
-// the holder differs, but only that acquire can step differently, and it
-// may take over an exp <= T <= its return). Hence:
+// node" in lockmodel.go), `now` being carried from before the cut, which
+// a segment's check does not know but can bound. At a quiescent cut at T
+// (see cutter) every lease the model may hold has exp <= T (the cutter's
+// done + ttl + allowance is no earlier than c + ttl − allowance or
+// now + life with now <= done), and `now` rose only to such an exp or a
+// freeing release's or extend's call, <= T. So the whole check's state at
+// the cut is (free, or exp <= T; now <= T), and every later op returns at
+// or after T. Steps are monotone: a state with the same holder and no
+// later exp and now allows every step a later one allows and leads to
+// such a state again (the first acquire after the cut may take over an
+// exp <= T <= its return). Hence:
 //
 //   - strict: the segment checked from now = T is valid => the whole is
 //     valid at this cut (the segments before it being valid);

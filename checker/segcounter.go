@@ -11,12 +11,11 @@ import (
 // is exact, and finds the later sections that must share a segment with
 // an earlier section of unknown outcome.
 //
-// A segment after a cut starts from one value per key: the value the
-// section that was surely last before the cut left (every other section
-// returned before it was called). The whole check is in that state at the
-// cut unless a section with unknown outcome (an info or never-completed
-// write, Return Inf) is linearized after the last section. A cut is
-// exact for a key when:
+// A segment after a cut starts from one value per key: the one left by
+// the section surely last before the cut (every other returned before its
+// call). The whole check is in that state unless a section with unknown
+// outcome (Return Inf) is linearized after it. A cut is exact for a key
+// when:
 //
 //   - exactly one section may be linearized last, and it determines the
 //     value: its acknowledged write, else its read (a failed write or a
