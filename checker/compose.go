@@ -25,20 +25,16 @@ type Composite struct {
 
 // Compose returns a checker that, on a history:
 //
-//  1. validates it (Validate, record by record as it reads); an invalid
-//     history is refused: the verdict is Unknown with Validate's message;
-//  2. checks tokens (tokenCheck): a token handed to two acquires is the lock's
-//     defect, added as an Invalid "tokens" result (present only when it
-//     found one, so the results of a clean history are the checkers');
-//     the checkers still run (they name leases by acquire, not token);
-//  3. runs every checker, streamed (see CheckSource); a panic anywhere in
-//     the check yields Unknown with the panic text (and stack) instead of
-//     taking the run down;
-//  4. merges the verdicts: Invalid if any is Invalid, else Unknown if any
-//     is Unknown, else Valid;
-//  5. makes a Valid verdict Unknown when no acquire succeeded in the whole
-//     history: such a run proved nothing (a definite violation found
-//     anyway still counts);
+//  1. validates it as it reads (Validate); an invalid history is refused:
+//     Unknown with Validate's message;
+//  2. checks tokens (tokenCheck): a token handed to two acquires is the
+//     lock's defect, an Invalid "tokens" result (present only then); the
+//     checkers still run (they name leases by acquire, not token);
+//  3. runs every checker, streamed (see CheckSource); a panic yields
+//     Unknown with its text and stack;
+//  4. merges the verdicts: Invalid beats Unknown beats Valid;
+//  5. makes Valid Unknown when no acquire succeeded in the whole history
+//     (the run proved nothing);
 //  6. labels each anomaly with the fault windows active at its first op.
 func Compose(checkers ...Checker) *Composite {
 	return &Composite{Label: "lockstorm", Checkers: checkers}

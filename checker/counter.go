@@ -15,14 +15,13 @@ import (
 // The counter model: the application's view of a lock-protected counter.
 //
 // A critical section is a read ok followed by a write by the same process
-// (the counter workload reads v then writes v+1 while holding the lock).
-// Porcupine checks the sections as atomic read-modify-write operations on
-// a register, each over [read invoke, write return]: a section may take
-// effect only if the counter holds the value it read, and then sets it to
-// the value it wrote. Two holders interleaving read-read-write-write
-// cannot be linearized, which is exactly a broken mutual exclusion — also
-// the legitimate-but-fatal kind where the lock kept its promise but a
-// paused client wrote after its lease ran out.
+// (the workload reads v, then writes v+1 holding the lock). Porcupine
+// checks sections as atomic read-modify-writes on a register, each over
+// [read invoke, write return]: a section takes effect only if the counter
+// holds the value it read, and sets it to the value it wrote. Two holders
+// interleaving read-read-write-write cannot be linearized: broken mutual
+// exclusion, whether the lock broke its promise or a paused client wrote
+// after its lease.
 //
 // Outcomes of the write:
 //   - ok: the resource took it: value := written.

@@ -258,12 +258,10 @@ func (r *livenessRun) releasedAt(a *op) (int64, bool) {
 // neverFreed reports a key whose lock was never freed: at least three
 // acquires failed, unexplained by any possible holder (fails), while no
 // fault was in effect, over at least freeAfter until the history ended.
-// The lock is the last acquire ok's, unless that
-// holder released it (a release ok): then it is an acquire with unknown
-// outcome, invoked before the last failure, that never released it, and
-// the anomaly names those ops; with none, the lock was freed (a key left
-// stuck after that is StuckWatch's). Not judged while a fault is still
-// open at the end (the failures may be the fault's).
+// The holder is the last acquire ok, or if it released, the unknown
+// acquires invoked before the last failure that never released (named;
+// with none the lock was freed: StuckWatch's matter). Not judged while a
+// fault is open at the end.
 func (r *livenessRun) neverFreed(k string, p *keyProgress, fails []*op, freeAfter int64, unhealed []string) {
 	lastOK := p.lastOK
 	since := int64(0)

@@ -86,7 +86,7 @@ func (f *fifoStream) advance(t int64) {
 	f.prune()
 	for _, x := range f.rets {
 		for _, p := range f.patch[x] {
-			al.list[p.idx].Ops = fifoOps(p.a, p.b)
+			al.list[p.idx].Ops = opIndices(&p.a.op, &p.b.op)
 		}
 		delete(f.patch, x)
 	}
@@ -98,7 +98,7 @@ func (f *fifoStream) advance(t int64) {
 func (f *fifoStream) overtaken(a, e *lop) {
 	al := &f.al
 	f.n++
-	al.add(Anomaly{Kind: "fifo-violation", Fatal: f.l.RequireFIFO, Ops: fifoOps(a, e),
+	al.add(Anomaly{Kind: "fifo-violation", Fatal: f.l.RequireFIFO, Ops: opIndices(&a.op, &e.op),
 		Text: fmt.Sprintf("key %q: process %d (invoked %s) got the lock at %s while process %d, waiting since %s, was still waiting",
 			e.Key, e.Process, fmtTime(e.Call), fmtTime(e.Return), a.Process, fmtTime(a.Call))})
 	at := -1
@@ -157,9 +157,4 @@ func (f *fifoStream) prune() {
 // list is the anomalies, without those withdrawn (see moved).
 func (f *fifoStream) list() []Anomaly {
 	return slices.DeleteFunc(f.al.list, func(a Anomaly) bool { return a.Kind == "" })
-}
-
-// fifoOps is opIndices of two acquires.
-func fifoOps(a, b *lop) []int64 {
-	return opIndices(&a.op, &b.op)
 }

@@ -113,14 +113,11 @@ func opIndices(os ...*op) []int64 {
 }
 
 // fillTokens gives acquires without a Token a unique synthetic token,
-// then names each lock op's lease (op.Lease), the acquire it acts on: an
-// acquire (any outcome) is its own; a release or extend acts on the lease
-// lease.Matcher names among the acquires ok or unknown invoked before it
-// (-1 if none), and takes its token when it has none.
-//
-// Tokens alone cannot name a lease: a lock that hands the same token to
-// two acquires (a host name, a constant) would merge two holders into one.
-// Validate's token check reports such a lock.
+// then names each lock op's lease (op.Lease): an acquire (any outcome) is
+// its own; a release or extend acts on the lease lease.Matcher names among
+// the acquires ok or unknown invoked before it (-1 if none), and takes its
+// token when it has none. Tokens alone cannot name a lease: a lock may
+// hand one token to two acquires.
 func fillTokens(os []op) {
 	byTok := map[tokKey]int{} // (key, token) -> latest acquire ok/info invoked so far
 	m := lease.NewMatcher(func(key, token string) (int, bool) {

@@ -8,24 +8,20 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// StuckWatch finds, as a history's records arrive in time order, a key on
-// which the lock stopped being granted while clients kept asking and no
-// fault was in effect: "lock-stuck". At the completion of an acquire that
-// did not get the lock, on key k,
+// StuckWatch finds, from records in time order, a key on which the lock
+// stopped being granted while clients kept asking and no fault was in
+// effect: "lock-stuck". It is declared at the completion of a failed
+// acquire on key k when:
 //
-//   - no fault window is open (none started and not stopped, as
-//     FaultWindows pairs them), and q is when the last one closed (0 if
-//     none);
-//   - from = max(q, the Return of k's latest acquire ok plus the longest
-//     TTL seen, the completion of each acquire of k with unknown outcome
-//     since plus the longest TTL seen): by then those leases have run
-//     out, and nothing may hold k;
-//   - at least StuckFails acquires of k invoked after from have failed
-//     (a certain failure: an unknown outcome may have taken the lock),
-//     each one proven: no acquire of k that may have held the key met it
-//     (an acquire with unknown outcome invoked before it completed
-//     cancels it, and it waits until every acquire of k invoked before it
-//     completed has completed, as any may turn out to have held the key);
+//   - no fault window is open (as FaultWindows pairs them); q is when the
+//     last one closed (0 if none);
+//   - from = max(q, k's latest acquire ok's Return + the longest TTL seen,
+//     the completion of each unknown acquire of k since + that TTL): by
+//     then nothing may hold k;
+//   - at least StuckFails acquires of k invoked after from failed, each
+//     proven: an unknown acquire invoked before its completion cancels
+//     it, and it waits until every acquire of k invoked before it
+//     completed has completed (any may turn out to have held the key);
 //   - the latest of them completed Span or more after from, with no
 //     acquire ok of k since.
 //
