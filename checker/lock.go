@@ -97,7 +97,9 @@ func searchTimeout(ctx context.Context, t time.Duration) time.Duration {
 // details (LockDetails.Linearization) for drawing.
 func (l *Lock) Check(ctx context.Context, h history.History) Result {
 	start := time.Now()
-	return l.merge([]piece{l.searchPiece(ctx, l.lockOps(h), keepWhole)}, start)
+	os := ops(h)
+	fillTokens(os)
+	return l.merge([]piece{l.searchPiece(ctx, l.lockOpsOf(os), keepWhole)}, start)
 }
 
 // searchPiece is the lock check of s, the porcupine input built from a

@@ -97,15 +97,7 @@ const (
 	lkExtend
 )
 
-func (k lockKind) String() string {
-	switch k {
-	case lkAcquire:
-		return "acquire"
-	case lkRelease:
-		return "release"
-	}
-	return "extend"
-}
+func (k lockKind) String() string { return [...]string{"acquire", "release", "extend"}[k] }
 
 type outcome uint8
 
@@ -115,33 +107,23 @@ const (
 	outFail
 )
 
-func (o outcome) String() string {
-	switch o {
-	case outOK:
-		return "ok"
-	case outInfo:
-		return "info"
-	}
-	return "fail"
-}
+func (o outcome) String() string { return [...]string{"ok", "info", "fail"}[o] }
 
-// lockInput is one operation as the model sees it. Inputs are pointers so
-// that porcupine copies a word, not the struct.
+// lockInput is one operation as the model sees it (a pointer, so that
+// porcupine copies a word).
 type lockInput struct {
 	kind lockKind
 	out  outcome
 	// lease is the id of the lease the op acts on, from 1, unique across
-	// keys: one per acquire (never per token: a lock may reuse tokens), and
-	// a fresh one that never holds for a release or extend that matches no
-	// acquire.
+	// keys: one per acquire, and a fresh one that never holds for a release
+	// or extend that matches no acquire.
 	lease int32
 	call  int64
 	ret   int64 // Inf for info
 	exp   int64 // acquire/extend: call + ttl - allowance, Inf if no ttl
-	// life is ttl − allowance for ops on a one-node lock (0 otherwise): the
-	// key is then written at a single instant no earlier than the model's
-	// `now` after the step, so the lease lasts at least until now + life
-	// (see "One node" above).
+	// life is ttl − allowance on a one-node lock (else 0): the lease lasts
+	// at least until the model's `now` after the step + life (see "One
+	// node" above).
 	life int64
 	// single marks ops on a lease granted by one node.
 	single bool

@@ -34,15 +34,9 @@ type lockBuild struct {
 	s       lockSearch
 }
 
-// lockOps turns the history into porcupine operations, with the token of
-// each lease and the info acquires left out.
-func (l *Lock) lockOps(h history.History) lockSearch {
-	os := ops(h)
-	fillTokens(os)
-	return l.lockOpsOf(os)
-}
-
-// lockOpsOf is lockOps of a history's ops (fillTokens applied; read only).
+// lockOpsOf turns a history's ops (fillTokens applied; read only) into
+// porcupine operations, with the token of each lease and the info
+// acquires left out.
 func (l *Lock) lockOpsOf(os []op) lockSearch {
 	b := &lockBuild{l: l, os: os, used: usedLater(os), leaseID: map[int]int32{}}
 	for i := range os {
