@@ -125,23 +125,20 @@ func Merge(a, b Validity) Validity {
 	return Valid
 }
 
-// Anomaly is one thing a checker found. Ops are the history indices of the
-// records involved (invokes and completions), so a reader can find them in
-// the history and the plots.
+// Anomaly is one thing a checker found.
 type Anomaly struct {
-	// Kind is a short stable name, e.g. "nonlinearizable", "overlap",
-	// "stale-write-accepted", "lost-update".
+	// Kind is a short stable name, e.g. "nonlinearizable", "lost-update".
 	Kind string `json:"kind"`
-	// Ops are record indices, ascending.
+	// Ops are the indices of the records involved (invokes and
+	// completions), ascending.
 	Ops []int64 `json:"ops"`
 	// Text explains the anomaly in one or two sentences.
 	Text string `json:"text"`
-	// Faults names the fault windows active at the anomaly's first op, if
-	// any (e.g. "partition[n1]"), so reports can say what was going on.
+	// Faults names the fault windows active at the first op, if any (e.g.
+	// "partition[n1]").
 	Faults []string `json:"faults,omitempty"`
-	// Fatal is false for anomalies that are reported but do not make the
-	// result invalid (a stale write the resource rejected, a liveness
-	// problem nobody required to be absent).
+	// Fatal is false for anomalies reported without making the result
+	// invalid (a stale write rejected, a liveness problem not required).
 	Fatal bool `json:"fatal"`
 }
 
@@ -153,24 +150,19 @@ type Result struct {
 	// Valid is the verdict.
 	Valid Validity `json:"valid"`
 	// Anomalies are what the checker found; only Fatal ones count for the
-	// verdict. At most MaxAnomalies are kept per kind; counts live in
-	// Details.
+	// verdict. At most MaxAnomalies are kept per kind.
 	Anomalies []Anomaly `json:"anomalies,omitempty"`
-	// Details is the checker's own summary (counts, percentiles, per-key
-	// outcomes): one of the typed details structs (see Details), also
-	// when the result was read back from results.json.
+	// Details is the checker's own typed summary (see Details), also when
+	// read back from results.json.
 	Details Details `json:"details,omitempty"`
 	// Error explains an Unknown verdict: timeout, invalid history, panic.
 	Error string `json:"error,omitempty"`
 	// Results are the parts of a composed result, one per checker.
 	Results []Result `json:"results,omitempty"`
-	// NotApplicable, when set, says why the checker had nothing to check
-	// in this history (a lock that issues no fencing tokens, a workload
-	// with no resource ops). The verdict stays what it is (Valid: nothing
-	// was violated); reports show such a result as skipped, not passed.
+	// NotApplicable says why the checker had nothing to check (no fencing
+	// tokens, no resource ops); the verdict stays, reports show it skipped.
 	NotApplicable string `json:"not_applicable,omitempty"`
-	// Seconds is how long the checker took, wall clock, in seconds (set
-	// by Compose for each part; 0 when not measured).
+	// Seconds is the checker's wall-clock time (0 when not measured).
 	Seconds float64 `json:"seconds,omitempty"`
 }
 

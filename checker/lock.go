@@ -67,16 +67,12 @@ type LockDetails struct {
 	// IllegalKeys are the keys whose history is not linearizable.
 	IllegalKeys []string `json:"illegal_keys,omitempty"`
 	ElapsedMS   int64    `json:"elapsed_ms"`
-	// Linearization is the search of a history checked as one segment,
-	// kept for drawing porcupine.html when the check gave porcupine at
-	// most VisualizeMaxOps operations; nil otherwise and in a result read
-	// back from results.json.
-	Linearization *Linearization `json:"-"`
-	// Failing are the searches of the failing segments of a history
-	// checked in several (at most maxDrawnSegments, earliest first, each
-	// of at most VisualizeMaxOps operations), kept for drawing one page
-	// each; nil in a result read back from results.json.
-	Failing []*Linearization `json:"-"`
+	// Linearization is the search of a history checked as one segment
+	// (at most VisualizeMaxOps operations), kept for drawing; Failing
+	// those of the earliest failing segments of a history checked in
+	// several (at most maxDrawnSegments). Neither is in results.json.
+	Linearization *Linearization   `json:"-"`
+	Failing       []*Linearization `json:"-"`
 }
 
 // searchTimeout is the porcupine budget given ctx.
