@@ -19,9 +19,8 @@ type streamProgress struct {
 }
 
 // acquire follows one completed acquire x (op o, lease l when it
-// succeeded) for the liveness check: the longest TTL and retry gap seen,
-// and its key's progress (the latest ok, the failures since, the
-// acquires with unknown outcome) that recovery and never-freed judge.
+// succeeded): the longest TTL and retry gap, the counts and latencies,
+// and its key's progress that recovery and never-freed judge.
 func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
 	r := &s.r
 	r.maxTTL = max(r.maxTTL, x.TTL)

@@ -41,19 +41,16 @@ type liveStream struct {
 	stuck                  *StuckWatch
 }
 
-// lop is a lock op (acquire, release, extend) as liveStream keeps it
-// while it is in flight: its op, merged from its records as ops merges
-// them (opOf, op.complete).
+// lop is a lock op as liveStream keeps it in flight, merged as ops merges
+// (opOf, op.complete).
 type lop struct {
 	op
 	done    bool
 	waitKey string // the key FIFO reads it waiting on (see fifoStream.moved)
 }
 
-// liveLease is what Liveness reads of a lease (see Lease): the server's
-// side and the holder's first release. A lease nothing will read again
-// (its hold measured, and not its key's latest acquire ok) is dropped (see
-// retire).
+// liveLease is what Liveness reads of a lease: the server's side and the
+// holder's first release (dropped once nothing reads it, see retire).
 type liveLease struct {
 	key                string
 	row                uint32 // in the token table
@@ -236,8 +233,7 @@ func (s *liveStream) byToken(key, token string) (*liveLease, bool) {
 }
 
 // retiredLease stands for the leases retire dropped: releases and extends
-// still match it (as fillTokens matches them) and change nothing anyone
-// reads.
+// still match it, changing nothing anyone reads.
 var retiredLease = &liveLease{}
 
 // retire drops lease l, whose hold is measured and which is not its key's
@@ -249,9 +245,8 @@ func (s *liveStream) retire(l *liveLease) {
 	}
 }
 
-// died forgets the current leases of process p, which completed an op
-// with info: it never invokes again (Validate), so fillTokens never reads
-// them.
+// died forgets the current leases of process p, dead after an info
+// completion (it never invokes again).
 func (s *liveStream) died(p int) {
 	for _, k := range s.keysOf[p] {
 		s.match.Drop(p, k)

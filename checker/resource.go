@@ -14,10 +14,10 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// Resource checks the application's view of mutual exclusion, whatever the
-// lock claims: counter critical sections (porcupine, see counter.go) and
-// lost updates, cron exactly-once per tick, api concurrency, leader
-// overlap. Parts whose ops are absent from the history are skipped.
+// Resource checks the application's view of mutual exclusion: counter
+// critical sections (porcupine, see counter.go) and lost updates, cron
+// exactly-once per tick, api concurrency, leader overlap, each when its
+// ops are in the history.
 type Resource struct {
 	// Timeout bounds the porcupine search (0 = DefaultTimeout); when it
 	// runs out the verdict is Unknown.
@@ -362,10 +362,9 @@ type LeaderSummary struct {
 }
 
 // checkLeader: a term is a run of consecutive ok heartbeats (FLead) of one
-// process on one key with the same Fence, ended by any other op of that
-// process. The process certainly claimed leadership from its first
-// heartbeat's Return to its last heartbeat's Call. A heartbeat of another
-// process on the same key that lies wholly inside that span is a
+// process on one key with one Fence, ended by any other op of it; it
+// certainly led from its first heartbeat's Return to its last's Call.
+// Another process's heartbeat on the key wholly inside that is a
 // simultaneous leader.
 func checkLeader(os []op, al *anomalyList) *LeaderSummary {
 	type term struct {
