@@ -33,25 +33,13 @@ var segmentChecked = func(start int64) {}
 // finished segment in parallel (at most GOMAXPROCS at once), keeping only
 // results and small summaries. Records out of time order reach the
 // time-ordered summaries through a bounded reorder buffer (see reorder).
-// Its memory is the segments being checked plus:
-//
-//   - per lock key and token, a 48-byte row and an 8-byte index slot
-//     (tokTable: the token check, the references that merge segments,
-//     Liveness's lease matching), and a small struct per lease Liveness
-//     still reads (not yet released, its key's latest, or unknown);
-//   - per acquire, three latencies for Liveness (12 bytes);
-//   - per acknowledged counter write and issued fence, a slot in a
-//     run-encoded map (lost updates, duplicate fences);
-//   - per dead process, its info completion; per fault window, its
-//     bounds and counts;
-//   - the lock ops completed after the oldest lock op in flight (Liveness
-//     takes them in invoke order), the api and leader ops (termOps);
-//   - up to reorderDepth records held for time order;
-//   - the verbose searches of the earliest failing segments, for drawing
-//     (see maxDrawnSegments).
-//
-// The fencing checker's server log is digested before the read
-// (ServerLog).
+// Its memory is the segments being checked plus: per lock key and token a
+// tokTable row, per lease Liveness still reads a small struct, per
+// acquire three latencies, per acknowledged counter write and issued
+// fence a denseMap slot, per dead process and fault window a few words,
+// the lock ops completed after the oldest in flight, the api and leader
+// ops (termOps), up to reorderDepth records, and the searches of the
+// earliest failing segments (maxDrawnSegments).
 //
 // A segment a later record refers to (a lease's token, a revived process,
 // a section touching the read of an earlier section with unknown outcome)
@@ -131,7 +119,6 @@ type stream struct {
 	cron     *cronCheck
 	terms    *termOps
 	order    reorder // the records fed in time order (feedTimed)
-	sections int
 	fence    *fencingRun
 	n        int64
 	anyOK    bool
