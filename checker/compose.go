@@ -14,12 +14,9 @@ type Composite struct {
 	Label    string
 	Checkers []Checker
 	// Also, when set, is handed every record the check reads, with its
-	// position in the history, in the history's order, as it reads it:
-	// other passes over the history (the coverage, the report's) ride on
-	// the check's read instead of reading the history again. The record
-	// is valid during the call only. A check that stops early (an invalid
-	// history, a cancelled context) hands on fewer records than the
-	// history holds.
+	// position, in order, so that other passes (coverage, the report's)
+	// ride on the check's read. The record is valid during the call only;
+	// a check that stops early hands on fewer records.
 	Also func(o *history.Op, at history.Pos)
 }
 

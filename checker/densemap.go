@@ -2,13 +2,11 @@ package checker
 
 import "sort"
 
-// denseMap maps int64 keys to values, made for keys that mostly arrive in
-// increasing runs of consecutive integers (counter values, fencing tokens
-// of one key): such a run costs one 24-byte entry and its values one slot
-// each, not a hash map entry. A key that arrives below the last run goes
-// to an ordinary map. The values sit in chunks of denseChunk, so that a
-// growing map never copies them all to a slice twice their size (a
-// million counter writes are 16 MB of values).
+// denseMap maps int64 keys to values, for keys that mostly arrive in
+// increasing runs of consecutive integers (counter values, fencing
+// tokens): a run costs one entry and its values one slot each. A key
+// below the last run goes to an ordinary map. Values sit in chunks of
+// denseChunk, so a growing map never copies them all.
 type denseMap[V any] struct {
 	runs  []denseRun
 	vals  [][]V // chunks of denseChunk values; the last may be shorter

@@ -13,9 +13,7 @@ import (
 
 // Lock checks the lock's own promise: porcupine linearizability of
 // acquire / release / extend per lock key against the lease-aware mutex
-// model documented in lockmodel.go. It does not look at the resource: a
-// client that outlives its lease (a pause) is not the lock's fault and
-// does not make this checker invalid.
+// model of lockmodel.go. A client outliving its lease is not its matter.
 type Lock struct {
 	// Drift and DriftFactor are the clock-drift allowance the algorithm
 	// assumes: a lease with TTL ttl invoked at c lasts at least until
@@ -26,10 +24,9 @@ type Lock struct {
 	// Unknown, never Valid. 0 means DefaultTimeout. A context deadline, if
 	// sooner, wins.
 	Timeout time.Duration
-	// StrictNotHeld makes a failed release or extend of the holder's token
-	// a claim that the lock was not held: allowed only once the lease may
-	// have expired. Set it only for locks whose release/extend fail means
-	// exactly "not held" (ErrNotHeld) and never a network problem.
+	// StrictNotHeld makes a failed release or extend of the holder a claim
+	// that the lock was not held, allowed only once the lease may have
+	// expired: for locks whose fail means exactly ErrNotHeld.
 	StrictNotHeld bool
 }
 

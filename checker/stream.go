@@ -174,7 +174,7 @@ func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 	st := &stream{ctx: ctx, c: c, src: src, start: time.Now(),
 		v: v, refs: newRefTracker(tab, v.dead), // one map of the dead processes
 		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), bufs: make(chan history.History, 4), tokens: newTokenCheck(tab),
-		lost: newLostUpdateCheck(), cron: newCronCheck(), terms: newTermOps(), cur: &streamSeg{}}
+		lost: newLostUpdateCheck(), cron: newCronCheck(), terms: &termOps{leaders: map[int]bool{}}, cur: &streamSeg{}}
 	st.fence = newFencingRun(nil)
 	st.liveness = newLiveStream(&Liveness{}, st.tokens) // it feeds the token check
 	lk := NewLock()
