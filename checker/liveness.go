@@ -33,26 +33,21 @@ import (
 type Liveness struct {
 	RequireRecovery bool
 	// NeverFreedAfter: a key whose last acquire ok is followed by at least
-	// three failed acquires that no possible holder explains (see
-	// possibleHolders: an acquire with unknown outcome may hold the key)
-	// and by this much time with no acquire ok until the history ends is
-	// "never freed". 0 means three times the longest TTL seen (3 s when no
-	// acquire had a TTL).
+	// three failed acquires no possible holder explains (see
+	// possibleHolders) and this long without an acquire ok until the end
+	// is "never freed". 0 means 3 × the longest TTL (3 s without TTLs).
 	NeverFreedAfter time.Duration
 	MaxWait         time.Duration
 	// Fair counts FIFO violations: acquires A and B on one key, A invoked
-	// at least FIFOMargin before B, B returned ok while A was still
-	// waiting (A completed later, with any outcome, or never). The margin
-	// allows for A's request reaching the server after B's.
+	// at least FIFOMargin (for A reaching the server later) before B, B
+	// returned ok while A still waited (completed later, or never).
 	Fair        bool
 	RequireFIFO bool
 	FIFOMargin  time.Duration
-	// RetryInterval is how long a client may wait between two attempts to
-	// take the lock (the lock's retry delay, or the workload's pause after
-	// a failed acquire). Recovery after the last heal is judged only once
-	// the history has run the longest TTL plus this much past it. 0 means
-	// the longest gap seen between a failed acquire's completion and the
-	// same process's next acquire.
+	// RetryInterval is how long a client may wait between two attempts
+	// (the lock's retry delay, the workload's pause after a failure): part
+	// of the recovery grace (see RequireRecovery). 0 means the longest gap
+	// seen between a failed acquire's completion and its process's next.
 	RetryInterval time.Duration
 }
 

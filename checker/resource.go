@@ -149,9 +149,7 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 				*s.lastAckOp = *valueOf(o)
 			}
 			if prev, ok := s.byValue.get(o.Value); ok {
-				ops := append(prev.ref().indices(), o.indices()...)
-				slices.Sort(ops)
-				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: ops,
+				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: sortedIndices(prev.ref().indices(), o.indices()),
 					Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
 			} else {
 				// (a write acknowledged 2^31 records after its invoke is named

@@ -209,9 +209,7 @@ func (t *tokenCheck) add(o *op) (uint32, bool) {
 		if o.Process == prev.Process {
 			who = "the same process"
 		}
-		ops := append(prev.indices(), o.indices()...)
-		slices.Sort(ops)
-		t.al.add(Anomaly{Kind: "reused-token", Fatal: true, Ops: ops,
+		t.al.add(Anomaly{Kind: "reused-token", Fatal: true, Ops: sortedIndices(prev.indices(), o.indices()),
 			Text: fmt.Sprintf("key %q: the lock handed token %q to acquire %s by process %d (op %d) and to acquire %s by %s (op %d): holders sharing a token can release or extend each other's lease",
 				o.Key, o.Token, prev.Type, prev.Process, prev.Inv, o.Type, who, o.Inv)})
 	}
