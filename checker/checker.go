@@ -60,6 +60,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -89,13 +90,10 @@ func (v Validity) String() string {
 
 // MarshalJSON encodes Valid as true, Invalid as false, Unknown as "unknown".
 func (v Validity) MarshalJSON() ([]byte, error) {
-	switch v {
-	case Valid:
-		return []byte("true"), nil
-	case Invalid:
-		return []byte("false"), nil
+	if v != Valid && v != Invalid {
+		return []byte(`"unknown"`), nil
 	}
-	return []byte(`"unknown"`), nil
+	return []byte(strconv.FormatBool(v == Valid)), nil
 }
 
 // UnmarshalJSON accepts true, false and "unknown".

@@ -64,15 +64,18 @@ type Percentiles struct {
 }
 
 func percentiles(xs []int64) Percentiles {
-	if len(xs) == 0 {
+	slices.Sort(xs)
+	return percentilesOf(len(xs), func(i int) int64 { return xs[i] })
+}
+
+// percentilesOf are the percentiles of n sorted latencies, the i-th
+// smallest at(i).
+func percentilesOf(n int, at func(i int) int64) Percentiles {
+	if n == 0 {
 		return Percentiles{}
 	}
-	slices.Sort(xs)
-	q := func(p float64) int64 {
-		i := int(p*float64(len(xs))+0.5) - 1
-		return xs[min(max(i, 0), len(xs)-1)]
-	}
-	return Percentiles{N: len(xs), P50: q(0.50), P95: q(0.95), P99: q(0.99), Max: xs[len(xs)-1]}
+	q := func(p float64) int64 { return at(min(max(int(p*float64(n)+0.5)-1, 0), n-1)) }
+	return Percentiles{N: n, P50: q(0.50), P95: q(0.95), P99: q(0.99), Max: at(n - 1)}
 }
 
 // WindowAvailability is acquire progress during one fault window and in the
@@ -176,13 +179,7 @@ func (r *livenessRun) recovery(prog map[string]*keyProgress) {
 			unhealed = append(unhealed, w.Label())
 		}
 	}
-	freeAfter := int64(r.l.NeverFreedAfter)
-	if freeAfter <= 0 {
-		freeAfter = 3 * r.maxTTL
-		if freeAfter == 0 {
-			freeAfter = int64(3 * time.Second)
-		}
-	}
+	freeAfter := spanOr(r.l.NeverFreedAfter, r.maxTTL)
 	retry := int64(r.l.RetryInterval)
 	if retry <= 0 {
 		retry = r.retryGap

@@ -174,21 +174,12 @@ func (l *latencies) percentiles() Percentiles {
 		}
 		return percentiles(all)
 	}
-	n := len(l.small) + len(l.big)
-	if n == 0 {
-		return Percentiles{}
-	}
 	slices.Sort(l.small)
 	slices.Sort(l.big)
-	at := func(i int) int64 { // the i-th smallest: every small one is below every big one
+	return percentilesOf(len(l.small)+len(l.big), func(i int) int64 { // every small one is below every big one
 		if i < len(l.small) {
 			return int64(l.small[i])
 		}
 		return l.big[i-len(l.small)]
-	}
-	q := func(p float64) int64 {
-		i := int(p*float64(n)+0.5) - 1
-		return at(min(max(i, 0), n-1))
-	}
-	return Percentiles{N: n, P50: q(0.50), P95: q(0.95), P99: q(0.99), Max: at(n - 1)}
+	})
 }

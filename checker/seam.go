@@ -29,14 +29,12 @@ import (
 //     is invalid (a whole linearization, restricted to the segment, is one
 //     from a state at least as constrained as now = 0).
 //
-// The checks differ only through a one-node acquire invoked before T, so a
-// segment without one is checked once (from now = 0, exact). With one, the
-// strict check runs first; if it is invalid the permissive one decides;
-// if they disagree the seam is ambiguous and is resolved exactly by
-// checking the segment joined with the one before it (whose own first cut
-// is then the seam, checked the same way, going further back while that is
-// ambiguous too), up to maxSeamRecords records; beyond it the lock's
-// verdict is Unknown, naming the cut.
+// They differ only through a one-node acquire invoked before T: a segment
+// without one is checked once (from now = 0, exact). With one, the strict
+// check runs first, and if invalid the permissive one; if they disagree
+// the seam is ambiguous and resolved by checking the segment joined with
+// those before it (see resolveSeams), up to maxSeamRecords records, else
+// the lock's verdict is Unknown, naming the cut.
 
 // seam is the cut a segment starts at: its first record's index and time.
 type seam struct {
@@ -89,14 +87,12 @@ func (l *Lock) pieceAt(ctx context.Context, os []op, sm seam, keep keepMode) pie
 	return p // else the permissive check timed out
 }
 
-// resolveSeams settles the ambiguous pieces of ps (segment i starting at
-// seams[i]): piece j is checked again joined with the segments before it,
-// from the first segment k of the piece before it, going back while the
-// joined check is ambiguous at k's own seam; the joined piece replaces
-// piece k and pieces k+1..j become empty. size(k, j) is the number of
-// records of segments k..j, check(k, j) the lock check of them joined
-// (pieceAt at segment k's seam). A join of more than maxSeamRecords
-// records is not tried: piece j stays Unknown, its reason naming its cut.
+// resolveSeams settles the ambiguous pieces of ps: piece j is checked
+// again joined with the segments from k, the first of the piece before
+// it, going back while the joined check is ambiguous at k's seam; the
+// joined piece replaces piece k, pieces k+1..j become empty. size(k, j)
+// is the records of segments k..j, check(k, j) their joined lock check.
+// Beyond maxSeamRecords records piece j stays Unknown, naming its cut.
 func (l *Lock) resolveSeams(ps []piece, size func(k, j int) int, check func(k, j int) piece) {
 	first := make([]int, len(ps)) // the first segment of the piece covering each segment
 	for i := range first {

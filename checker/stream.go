@@ -398,10 +398,9 @@ func (st *stream) checkSeg(in *segmentInput) {
 	}()
 }
 
-// feedOp gives op o to the op-level summaries (lost updates, cron runs,
-// api and leader terms) once: when the segment holding its completion
-// first closes (a merged segment closes again), or as it completes in a
-// segment not buffered.
+// feedOp gives op o to the op-level summaries (lost updates, cron, api
+// and leader terms) once: when the segment of its completion first
+// closes, or as it completes in a segment not buffered.
 func (st *stream) feedOp(o *op) {
 	if o.Ret >= 0 && o.Ret < st.fedTo {
 		return // fed when its segment first closed

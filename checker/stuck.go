@@ -220,12 +220,16 @@ func (w *StuckWatch) judge(key string, s *stuckKey, now *history.Op) (Anomaly, b
 	return a, true
 }
 
-func (w *StuckWatch) span() int64 {
-	if w.Span > 0 {
-		return int64(w.Span)
-	}
-	if w.maxTTL > 0 {
-		return 3 * w.maxTTL
+func (w *StuckWatch) span() int64 { return spanOr(w.Span, w.maxTTL) }
+
+// spanOr is d in ns, or when d is not positive three times the longest
+// TTL maxTTL (3 s when no acquire had a TTL).
+func spanOr(d time.Duration, maxTTL int64) int64 {
+	switch {
+	case d > 0:
+		return int64(d)
+	case maxTTL > 0:
+		return 3 * maxTTL
 	}
 	return int64(3 * time.Second)
 }
