@@ -37,9 +37,8 @@ func IsStale(err string) bool {
 //     strictly increase: an acquire invoked after another completed must get
 //     a higher token, and no two acquires get the same one.
 //
-// Writes and acquires with Fence 0 carry no token and are skipped. A
-// history with no token at all is Valid with Applicable false in the
-// details.
+// Ops with Fence 0 carry no token and are skipped; a history with none is
+// Valid with Applicable false.
 //
 // When Log holds the resource's own write log (digested as it was read,
 // see ServerLog), the checker also reads the accepted order from it: that
@@ -102,10 +101,9 @@ const (
 	WriteUnknown                      // info
 )
 
-// FenceValidator is the streaming core of the Fencing checker. Feed it
-// events in time order (non-decreasing times); invokes and completions of
-// one process alternate. It keeps O(keys + processes) memory, so it can
-// also run live beside a recorder. Not safe for concurrent use.
+// FenceValidator is the streaming core of the Fencing checker, fed events
+// in time order (a process's invokes and completions alternating), in
+// O(keys + processes) memory. Not safe for concurrent use.
 type FenceValidator struct {
 	Stats     FencingStats
 	anomalies anomalyList

@@ -8,9 +8,8 @@ import (
 )
 
 // ServerWrite is one write or fenced read as the resource itself logged
-// it, in the order it handled them: the authoritative account of what it
-// accepted. The history alone cannot always order a write delayed in
-// flight (a paused client's) against others; the resource's log can.
+// it, in the order it handled them: it orders what the history cannot (a
+// write delayed in flight against others).
 type ServerWrite struct {
 	Key      string `json:"key"`
 	Value    int64  `json:"value"`
@@ -165,9 +164,9 @@ func (m *serverOps) complete(inv *history.Op, c int64) {
 }
 
 // check adds what the server log shows to v: its counts, and each stale
-// write it accepted that the history's own check did not already name,
-// named by the history ops of that write (matched by key, value and
-// token) and of the read that set the higher token, if it was a read.
+// write accepted that the history's check did not name, named by its
+// history ops (matched by key, value and token) and those of the read
+// that set the higher token, if any.
 func (m *serverOps) check(v *FenceValidator, l *ServerLog) {
 	known := map[string]bool{} // anomalies the history already showed
 	for _, a := range v.anomalies.list {

@@ -295,10 +295,7 @@ type APISummary struct {
 // callers certainly inside at once is a violation; each entrant that
 // exceeds the limit is one anomaly naming the enters of those inside.
 func (r *Resource) checkAPI(os []op, al *anomalyList) *APISummary {
-	limit := r.APILimit
-	if limit <= 0 {
-		limit = 1
-	}
+	limit := max(r.APILimit, 1)
 	type call struct {
 		enter      *op
 		start, end int64

@@ -16,14 +16,12 @@ var ErrInvalidHistory = errors.New("checker: invalid history")
 const maxProblems = 10
 
 // MaxTime is the largest time (and TTL) a valid history may carry: 100
-// years in ns. Twice it is still far below the int64 limit, so sums of two
-// such values cannot overflow.
+// years in ns, so that the sum of two cannot overflow.
 const MaxTime int64 = 100 * 365 * 24 * 3600 * 1_000_000_000
 
-// MaxValidity is the largest validity a valid history may carry: 2·MaxTime.
-// A lock without expiry (unsafe-nottl) claims a validity of "now + 100
-// years", which is legitimate; checkers only compare validities and
-// subtract from them, never add to them, so this cannot overflow.
+// MaxValidity is the largest validity a valid history may carry: a lock
+// without expiry claims "now + 100 years" (checkers never add to a
+// validity).
 const MaxValidity = 2 * MaxTime
 
 // Validate checks that h is a well-formed history. The rules:
@@ -55,9 +53,8 @@ func Validate(h history.History) error {
 	return v.finish()
 }
 
-// validator is Validate one record at a time. It keeps the fault
-// windows, per process with an op in flight its open invoke (a Pairer), and per dead
-// process the index of its info completion.
+// validator is Validate one record at a time: it keeps the fault windows,
+// the open invokes and per dead process its info completion's index.
 type validator struct {
 	probs []string
 	ops   history.Pairer // the open invokes
