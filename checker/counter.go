@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -186,9 +187,7 @@ func counterSections(os []op) []*sectionInput {
 			if r := pending[o.Process]; r != nil {
 				delete(pending, o.Process)
 				s.hasRead, s.read, s.call = true, r.Value, r.Call
-				if s.key == "" {
-					s.key = r.Key
-				}
+				s.key = cmp.Or(s.key, r.Key)
 				s.ops = opIndices(r, o)
 			} else {
 				s.ops = o.indices()

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"sort"
@@ -106,9 +107,7 @@ func (b *lockBuild) input(i int) *lockInput {
 		a := &b.os[o.Lease]
 		in.lease, in.leaseRet = b.idOf(o.Lease), a.Return
 		in.single = a.Nodes == 1
-		if in.ttl == 0 {
-			in.ttl = a.TTL
-		}
+		in.ttl = cmp.Or(in.ttl, a.TTL)
 	} else {
 		in.lease = b.newID(o.Token)
 	}

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 
@@ -76,24 +77,11 @@ func (o *op) complete(r *history.Op) {
 	if r.Type != history.Info {
 		o.Return = r.Time
 	}
-	if r.Key != "" {
-		o.Key = r.Key
-	}
-	if r.Token != "" {
-		o.Token = r.Token
-	}
-	if r.Fence != 0 {
-		o.Fence = r.Fence
-	}
+	o.Key, o.Token, o.Fence = cmp.Or(r.Key, o.Key), cmp.Or(r.Token, o.Token), cmp.Or(r.Fence, o.Fence)
 	if r.Value != 0 || r.Type == history.OK && r.F == history.FRead {
 		o.Value = r.Value
 	}
-	if r.TTL != 0 {
-		o.TTL = r.TTL
-	}
-	if r.Validity != 0 {
-		o.Validity = r.Validity
-	}
+	o.TTL, o.Validity = cmp.Or(r.TTL, o.TTL), cmp.Or(r.Validity, o.Validity)
 	if len(r.Nodes) > 0 {
 		o.Nodes = len(r.Nodes)
 	}

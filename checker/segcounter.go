@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -85,7 +86,7 @@ func (c *counterCut) add(i int, r *history.Op) int {
 		if rd := c.reads[p]; rd != nil { // its read ok: one section
 			delete(c.reads, p)
 			s.hasRead, s.read, s.call, s.first, s.ops = true, rd.read, rd.call, rd.first, append(rd.ops, r.Index)
-			s.key = pick(s.key, rd.key)
+			s.key = cmp.Or(s.key, rd.key)
 		}
 		c.writes[p] = s
 		return -1
@@ -97,7 +98,7 @@ func (c *counterCut) add(i int, r *history.Op) int {
 			delete(c.reads, p)
 			return -1
 		}
-		rd.key = pick(r.Key, rd.key)
+		rd.key = cmp.Or(r.Key, rd.key)
 		rd.hasRead, rd.read, rd.ret, rd.ops = true, r.Value, r.Time, append(rd.ops, r.Index)
 		return c.refers(rd.key, rd.read, true)
 	case history.FWrite:
@@ -106,10 +107,8 @@ func (c *counterCut) add(i int, r *history.Op) int {
 			return -1
 		}
 		delete(c.writes, p)
-		s.key = pick(r.Key, s.key)
-		if r.Value != 0 {
-			s.write = r.Value
-		}
+		s.key = cmp.Or(r.Key, s.key)
+		s.write = cmp.Or(r.Value, s.write)
 		s.ops = append(s.ops, r.Index)
 		s.ret, s.out = r.Time, outOf(r.Type)
 		if s.out == outInfo {

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"strconv"
 	"time"
 
@@ -102,10 +103,7 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 	if inv.F == history.FAcquire {
 		c.waiting--
 	}
-	key, tok, ttl := pick(r.Key, inv.Key), pick(r.Token, inv.Token), r.TTL
-	if ttl == 0 {
-		ttl = inv.TTL
-	}
+	key, tok, ttl := cmp.Or(r.Key, inv.Key), cmp.Or(r.Token, inv.Token), cmp.Or(r.TTL, inv.TTL)
 	if tok == "" && r.F != history.FAcquire {
 		tok = c.holding[procKey{p, key}]
 	}
@@ -123,9 +121,7 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 		c.extendAlive(tokKey{key, tok}, r.Time, ttl, r.Validity)
 	case history.FExtend:
 		if r.Type != history.Fail {
-			if ttl == 0 {
-				ttl = c.alive[tokKey{key, tok}].ttl
-			}
+			ttl = cmp.Or(ttl, c.alive[tokKey{key, tok}].ttl)
 			c.extendAlive(tokKey{key, tok}, r.Time, ttl, r.Validity)
 		}
 	case history.FRelease:
@@ -153,13 +149,6 @@ func (c *cutter) extendAlive(k tokKey, done, ttl, validity int64) {
 	}
 	l := c.alive[k]
 	c.alive[k] = aliveLease{exp: max(l.exp, exp), ttl: max(ttl, l.ttl)}
-}
-
-func pick(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // refs finds the references from a record to an earlier one that no cut

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -164,10 +165,7 @@ func (w *StuckWatch) release(inv, o *history.Op) {
 
 // acquire follows acquire o, completing inv.
 func (w *StuckWatch) acquire(inv, o *history.Op) (Anomaly, bool) {
-	key := inv.Key
-	if key == "" {
-		key = o.Key
-	}
+	key := cmp.Or(inv.Key, o.Key)
 	s := w.key(key)
 	switch o.Type {
 	case history.OK:
