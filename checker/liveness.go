@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -315,9 +316,5 @@ func lastCall(os []*op) int64 {
 	if len(os) == 0 {
 		return Inf
 	}
-	t := os[0].Call
-	for _, o := range os {
-		t = max(t, o.Call)
-	}
-	return t
+	return slices.MaxFunc(os, func(a, b *op) int { return cmp.Compare(a.Call, b.Call) }).Call
 }

@@ -159,9 +159,7 @@ func lockStep(state, input, _ any) (bool, any) {
 			if s.exp > in.ret {
 				return false, s
 			}
-			if s.exp > s.now {
-				s.now = s.exp
-			}
+			s.now = max(s.now, s.exp)
 		}
 		s.holder, s.exp = in.lease, in.exp
 		if in.life > 0 {
@@ -183,9 +181,7 @@ func lockStep(state, input, _ any) (bool, any) {
 				if s.exp > in.ret {
 					return false, s
 				}
-				if s.exp > s.now {
-					s.now = s.exp
-				}
+				s.now = max(s.now, s.exp)
 			}
 		}
 	}
@@ -197,8 +193,8 @@ func lockStep(state, input, _ any) (bool, any) {
 // op's call, so `now` may rise to it: the next acquire's key is written
 // after the release, an extend's new TTL counts from after its call.
 func applyHeld(s lockState, in *lockInput) lockState {
-	if in.single && in.call > s.now {
-		s.now = in.call
+	if in.single {
+		s.now = max(s.now, in.call)
 	}
 	if in.kind == lkRelease {
 		s.holder, s.exp = 0, 0
