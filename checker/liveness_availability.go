@@ -63,9 +63,6 @@ func (s *windowStream) advance(t int64) {
 	s.now, s.before = t, [2]int64{s.calls, s.oks}
 }
 
-// call counts an acquire invoked now.
-func (s *windowStream) call() { s.calls++ }
-
 // ok counts an acquire ok returned at t (now).
 func (s *windowStream) ok(t int64) {
 	s.oks++

@@ -115,7 +115,7 @@ func (s *liveStream) add(o *history.Op) {
 		s.ops.Add(o) // an op left open before stays in flight to the end, as Validate refuses
 		s.queue = append(s.queue, x)
 		if o.F == history.FAcquire {
-			s.win.call()
+			s.win.calls++
 			if s.fifo != nil {
 				s.fifo.call(x)
 			}

@@ -247,7 +247,9 @@ func (st *stream) add(o *history.Op, at history.Pos) {
 	} else if st.cur.recs = append(st.cur.recs, *o); len(st.cur.recs)+len(st.cur.moved) > maxSegRecords {
 		st.overflowFrom(len(st.closed)) // see maxSegRecords
 	}
-	st.feedRecord(o)
+	// the record-level summaries read records in time order (reorder)
+	st.anyOK = st.anyOK || o.F == history.FAcquire && o.Type == history.OK
+	st.order.push(o, st.feedTimed)
 	st.n++
 }
 
@@ -286,15 +288,6 @@ func (st *stream) reread(off, from, to int64) history.History {
 		panic(fmt.Sprintf("checker: reading the history again: %v", err))
 	}
 	return h
-}
-
-// feedRecord gives a record to the record-level summaries: those that
-// read records in time order through the reorder buffer.
-func (st *stream) feedRecord(o *history.Op) {
-	if o.F == history.FAcquire && o.Type == history.OK {
-		st.anyOK = true
-	}
-	st.order.push(o, st.feedTimed)
 }
 
 // feedTimed gives a record, in time order, to the summaries that need it.

@@ -20,9 +20,8 @@ type tokTable struct {
 	n     uint32
 	// scratch holds key, 0, token while they are hashed
 	scratch []byte
-	// rare holds the acquires a row has no room for: by 2·row its first
-	// acquire ok when its completion is too far from its invoke for
-	// okDRet, by 2·row+1 its first acquire with unknown outcome
+	// rare holds what a row has no room for: by 2·row its first acquire ok
+	// when okDRet cannot hold it, by 2·row+1 its first unknown acquire
 	rare map[uint32]tokenRef
 }
 
@@ -34,9 +33,9 @@ type tokRow struct {
 	// first is the position + 1 of the first acquire record naming it (0:
 	// none), for refTracker.
 	first int64
-	// ok is its first acquire ok, for tokenCheck: invoke index + 1 (0:
-	// none), completion index - invoke index, process; and its first
-	// acquire with unknown outcome is in tokTable.rare (hasInfo).
+	// its first acquire ok, for tokenCheck: invoke index + 1 (0: none),
+	// completion − invoke index, process; its first unknown acquire is in
+	// tokTable.rare (hasInfo).
 	okInv1  int64
 	okDRet  int32
 	okProc  int32
