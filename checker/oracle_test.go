@@ -66,12 +66,7 @@ func (c *Composite) finish(res *Result, h history.History) {
 
 // anyAcquireOK reports whether some acquire in h completed ok.
 func anyAcquireOK(h history.History) bool {
-	for i := range h {
-		if h[i].F == history.FAcquire && h[i].Type == history.OK {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(h, func(o history.Op) bool { return o.F == history.FAcquire && o.Type == history.OK })
 }
 
 // wholeLiveness is the liveness check of the whole history in memory, as

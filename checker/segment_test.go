@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,13 +77,7 @@ func smallSegments(min int) (restore func()) {
 // testMinSegment is checkBoth's minSegment for a generated history.
 var testMinSegment = 50
 
-func join(s []string) string {
-	out := ""
-	for _, x := range s {
-		out += x + "\n"
-	}
-	return out
-}
+func join(s []string) string { return strings.Join(s, "\n") + "\n" }
 
 func TestSegmentsOfGeneratedHistory(t *testing.T) {
 	h := historytest.NewGen(42, 8, 3).Run(20_000, true)
