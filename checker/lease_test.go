@@ -194,12 +194,7 @@ func TestLockOneNodeTakeoverBound(t *testing.T) {
 func TestLockOneNodeRandomHistoriesStayValid(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		g := historytest.NewGen(seed, 8, 1+int(seed%3))
-		h := g.Run(600, seed%2 == 0)
-		for i := range h {
-			if h[i].F == history.FAcquire && h[i].Type == history.OK {
-				h[i].Nodes = []string{"n1"}
-			}
-		}
+		h := oneNode(g.Run(600, seed%2 == 0))
 		if res := checkLock(t, NewLock(), h); res.Valid != Valid {
 			t.Fatalf("seed %d: %s", seed, res)
 		}
