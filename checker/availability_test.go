@@ -51,17 +51,7 @@ func TestAvailabilityMatchesNaive(t *testing.T) {
 		history.Op{Time: h[100].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "pause"},
 		history.Op{Time: h[5000].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStop, Fault: "pause"},
 		history.Op{Time: h[9000].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "crash"}).History())
-	os := ops(h)
-	fillTokens(os)
-	r := &livenessRun{l: &Liveness{}, leases: serverLeases(os), windows: FaultWindows(h)}
-	for i := range h {
-		r.end = max(r.end, h[i].Time)
-	}
-	for i := range os {
-		if os[i].F == history.FAcquire {
-			r.acq = append(r.acq, &os[i])
-		}
-	}
+	r := wholeRun(&Liveness{}, h)
 	if len(r.windows) < 20 {
 		t.Fatalf("only %d windows", len(r.windows))
 	}

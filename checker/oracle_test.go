@@ -72,16 +72,7 @@ func anyAcquireOK(h history.History) bool {
 // wholeLiveness is the liveness check of the whole history in memory, as
 // it ran before the streamed engine (liveStream) was the only one.
 func (l *Liveness) wholeLiveness(h history.History) Result {
-	os := ops(h)
-	fillTokens(os)
-	r := &livenessRun{l: l, leases: serverLeases(os), windows: FaultWindows(h)}
-	for i := range h {
-		r.end = max(r.end, h[i].Time)
-	}
-	for _, w := range r.windows {
-		r.d.HealedAt = max(r.d.HealedAt, w.End)
-	}
-	r.acquires(os)
+	r := wholeRun(l, h)
 	r.d.Windows = availabilityNaive(r)
 	r.recovery(r.progress())
 	w := NewStuckWatch(l.NeverFreedAfter)
@@ -93,6 +84,22 @@ func (l *Liveness) wholeLiveness(h history.History) Result {
 		r.d.FIFOViolations = l.fifo(r.acq, r.end, &r.al)
 	}
 	return r.result()
+}
+
+// wholeRun is the liveness check of h in memory up to its acquires (see
+// acquires): its leases, fault windows, end, heal and acquires.
+func wholeRun(l *Liveness, h history.History) *livenessRun {
+	os := ops(h)
+	fillTokens(os)
+	r := &livenessRun{l: l, leases: serverLeases(os), windows: FaultWindows(h)}
+	for i := range h {
+		r.end = max(r.end, h[i].Time)
+	}
+	for _, w := range r.windows {
+		r.d.HealedAt = max(r.d.HealedAt, w.End)
+	}
+	r.acquires(os)
+	return r
 }
 
 // acquires counts the acquires by outcome, reports starvation, and takes
