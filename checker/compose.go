@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -98,15 +99,7 @@ type Options struct {
 // Standard is the composition a lockstorm run uses: lock, resource,
 // exclusion, liveness, and fencing when asked for.
 func Standard(o Options) *Composite {
-	if o.Lock == nil {
-		o.Lock = NewLock()
-	}
-	if o.Resource == nil {
-		o.Resource = &Resource{}
-	}
-	if o.Liveness == nil {
-		o.Liveness = &Liveness{}
-	}
+	o.Lock, o.Resource, o.Liveness = cmp.Or(o.Lock, NewLock()), cmp.Or(o.Resource, &Resource{}), cmp.Or(o.Liveness, &Liveness{})
 	// exclusion's fallback for a lease without a recorded validity
 	// assumes the same drift as the lock checker
 	log := Fencing{Log: o.Server}.serverLog()

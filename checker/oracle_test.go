@@ -287,12 +287,8 @@ func timeOrder(h history.History) []int {
 	return idx
 }
 
-// checkServerLog adds what the resource's own log shows to v: every write
-// it accepted with a token lower than one it had accepted before on the
-// key (by a write or a fenced read) is a stale write accepted, named by the
-// history ops of that write (matched by key, value and token) and of the
-// read that set the higher token, if it was a read. Stale reads are
-// counted, accepted or rejected.
+// checkServerLog adds what the resource's own log shows to v (see
+// serverOps.check), matching the whole history's ops.
 func checkServerLog(v *FenceValidator, log *ServerLog, h history.History) {
 	m := newServerOps(nil)
 	for _, p := range history.Pairs(h) {
