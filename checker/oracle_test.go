@@ -25,7 +25,9 @@ func (c *Composite) checkWhole(ctx context.Context, h history.History) (res Resu
 	start := time.Now()
 	res = Result{Name: c.Label}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
-	if refused(&res, h, start) {
+	if err := Validate(h); err != nil { // refused: Unknown, with Validate's message as an Invalid part
+		res.Valid, res.Error = Unknown, err.Error()
+		res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error(), Seconds: time.Since(start).Seconds()}}
 		return res
 	}
 	res.Results = make([]Result, len(c.Checkers))
@@ -38,35 +40,14 @@ func (c *Composite) checkWhole(ctx context.Context, h history.History) (res Resu
 		}()
 	}
 	wg.Wait()
-	c.finish(&res, h)
-	return res
-}
-
-// refused validates h; when Validate refuses it, res becomes Unknown with
-// Validate's message (as an Invalid "validate" part) and no checker runs.
-func refused(res *Result, h history.History, start time.Time) bool {
-	err := Validate(h)
-	if err == nil {
-		return false
-	}
-	res.Valid, res.Error = Unknown, err.Error()
-	res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error(), Seconds: time.Since(start).Seconds()}}
-	return true
-}
-
-// finish adds the token check to res's parts, merges their verdicts,
-// demotes a run in which no acquire succeeded, and labels the anomalies
-// with the fault windows (steps 2, 4, 5 and 6 of Compose).
-func (c *Composite) finish(res *Result, h history.History) {
+	// the token check, merged verdicts, no acquire ok, fault labels
+	// (steps 2, 4, 5 and 6 of Compose)
 	t0 := time.Now()
 	tr := Tokens(h)
 	tr.Seconds = time.Since(t0).Seconds()
-	finishWith(res, tr, anyAcquireOK(h), FaultWindows(h), int64(len(h)), func(i int64) int64 { return h[i].Time })
-}
-
-// anyAcquireOK reports whether some acquire in h completed ok.
-func anyAcquireOK(h history.History) bool {
-	return slices.ContainsFunc(h, func(o history.Op) bool { return o.F == history.FAcquire && o.Type == history.OK })
+	anyOK := slices.ContainsFunc(h, func(o history.Op) bool { return o.F == history.FAcquire && o.Type == history.OK })
+	finishWith(&res, tr, anyOK, FaultWindows(h), int64(len(h)), func(i int64) int64 { return h[i].Time })
+	return res
 }
 
 // wholeLiveness is the liveness check of the whole history in memory, as
