@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/anishathalye/porcupine"
 	"slices"
 	"sort"
 	"sync"
@@ -292,11 +291,11 @@ func (r *Resource) wholeResource(ctx context.Context, h history.History) Result 
 
 	secs := counterSections(os)
 	d.Sections = len(secs)
-	if len(secs) > 0 {
-		v, err := r.checkCounter(ctx, secs, &al, &d)
-		res.Valid = Merge(res.Valid, v)
-		if err != "" {
-			res.Error = err
+	if len(secs) > 0 { // the counter's search of the whole history
+		p := r.counterPiece(ctx, secs, keepWhole)
+		res.Valid, res.Error, d.Linearization = p.valid, p.err, p.lin
+		for _, k := range sortedKeys(p.byKey) {
+			al.add(p.byKey[k])
 		}
 	}
 	// lost updates (when there are counter sections), cron, api, leader
@@ -315,26 +314,6 @@ func (r *Resource) wholeResource(ctx context.Context, h history.History) Result 
 	d.Leader = checkLeader(os, &al)
 	r.finish(&res, &al, d, start)
 	return res
-}
-
-func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *anomalyList, d *ResourceDetails) (Validity, string) {
-	pops := sectionOps(secs)
-	model := counterModel()
-	timeout := searchTimeout(ctx, r.Timeout)
-	var res porcupine.CheckResult
-	res, d.Linearization = search(model, pops, timeout, nil, keepWhole)
-	switch res {
-	case porcupine.Ok:
-		return Valid, ""
-	case porcupine.Unknown:
-		return Unknown, fmt.Sprintf("porcupine timed out after %s on the counter", timeout)
-	}
-	for _, part := range partitionByKey(pops) {
-		if a, ok := explainCounter(part, searchTimeout(ctx, r.Timeout)); ok {
-			al.add(a)
-		}
-	}
-	return Invalid, ""
 }
 
 // Tokens is the token check (tokenCheck: no token handed to two acquires
