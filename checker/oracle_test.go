@@ -241,7 +241,7 @@ func wholeCheck(ctx context.Context, ch Checker, h history.History) Result {
 // memory.
 func (f Fencing) wholeFencing(ctx context.Context, h history.History) Result {
 	start := time.Now()
-	run := newFencingRun(nil)
+	run := newFencingRun(f.serverLog())
 	for _, i := range timeOrder(h) {
 		if i&0xFFFF == 0 && ctx.Err() != nil {
 			return Result{Name: f.Name(), Valid: Unknown, Error: ctx.Err().Error()}
@@ -249,9 +249,6 @@ func (f Fencing) wholeFencing(ctx context.Context, h history.History) Result {
 		run.feed(&h[i])
 	}
 	run.end()
-	if log := f.serverLog(); log != nil {
-		checkServerLog(run.v, log, h)
-	}
 	run.v.Stats.ElapsedMS = time.Since(start).Milliseconds()
 	return run.v.Result()
 }
@@ -265,19 +262,6 @@ func timeOrder(h history.History) []int {
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(h[a].Time, h[b].Time) })
 	return idx
-}
-
-// checkServerLog adds what the resource's own log shows to v (see
-// serverOps.check), matching the whole history's ops.
-func checkServerLog(v *FenceValidator, log *ServerLog, h history.History) {
-	m := newServerOps(nil)
-	for _, p := range history.Pairs(h) {
-		m.invoke(&h[p.Invoke])
-		if p.Completion >= 0 {
-			m.complete(&h[p.Invoke], int64(p.Completion))
-		}
-	}
-	m.check(v, log)
 }
 
 // wholeResource runs every resource check that applies on the whole
