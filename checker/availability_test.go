@@ -41,35 +41,25 @@ func availabilityNaive(r *livenessRun) []WindowAvailability {
 	return out
 }
 
-// TestAvailabilityMatchesNaive: the binary-search availability equals the
+// TestAvailabilityMatchesNaive: the streamed availability equals the
 // quadratic definition, with disjoint windows and with overlapping ones.
 func TestAvailabilityMatchesNaive(t *testing.T) {
 	h := historytest.NewGen(7, 8, 3).Run(20_000, true)
 	// overlapping windows: one long fault across many short ones, and one
 	// never healed
-	h = historytest.New().Append(h...).Append(
+	h = historytest.Sorted(historytest.New().Append(h...).Append(
 		history.Op{Time: h[100].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "pause"},
 		history.Op{Time: h[5000].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStop, Fault: "pause"},
-		history.Op{Time: h[9000].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "crash"}).History()
-	os := ops(h)
-	fillTokens(os)
-	r := &livenessRun{l: &Liveness{}, leases: serverLeases(os), windows: FaultWindows(h)}
-	for i := range h {
-		r.end = max(r.end, h[i].Time)
-	}
-	for i := range os {
-		if os[i].F == history.FAcquire {
-			r.acq = append(r.acq, &os[i])
-		}
-	}
+		history.Op{Time: h[9000].Time, Type: history.Info, Process: history.NemesisProcess, F: history.FStart, Fault: "crash"}).History())
+	r := wholeRun(&Liveness{}, h)
 	if len(r.windows) < 20 {
 		t.Fatalf("only %d windows", len(r.windows))
 	}
-	r.availability()
-	if want := availabilityNaive(r); !reflect.DeepEqual(r.d.Windows, want) {
+	got := streamLiveness(&Liveness{}, h).Details.(LivenessDetails).Windows
+	if want := availabilityNaive(r); !reflect.DeepEqual(got, want) {
 		for i := range want {
-			if r.d.Windows[i] != want[i] {
-				t.Fatalf("window %d: got %+v want %+v", i, r.d.Windows[i], want[i])
+			if got[i] != want[i] {
+				t.Fatalf("window %d: got %+v want %+v", i, got[i], want[i])
 			}
 		}
 		t.Fatal("windows differ")

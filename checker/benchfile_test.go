@@ -99,9 +99,7 @@ func writeBenchHistory(out io.Writer, records, genMax int) error {
 }
 
 // TestBenchHistoryCopiesValid: the bench history stays valid across its
-// copies (a copy whose validities were not shifted read as writes after
-// validity, and the 2M-record bench came back invalid), whole and
-// streamed.
+// copies (validities shifted too), whole and streamed.
 func TestBenchHistoryCopiesValid(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bench.jsonl")
 	f, err := os.Create(path)

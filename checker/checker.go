@@ -19,15 +19,11 @@
 //     starvation, FIFO order, a lock never freed.
 //
 // One engine decides every verdict: Composite.CheckSource reads a history
-// once, record by record, validating it as it goes; it cuts it at
-// quiescent points into segments that the segment checkers (Lock,
-// Resource, Exclusion) check in parallel, feeds every record to the
-// record checkers (Liveness, Fencing), and merges the verdicts: Invalid
-// beats Unknown beats Valid (engine.go holds the two interfaces). For a
-// failing segment it keeps the verbose search the report draws. Leases are
-// followed by package lease's Tracker, invokes paired by history.Pairer.
-//
-// Every checker's own Check assumes its history passed Validate.
+// once, validating it as it goes, cuts it at quiescent points into
+// segments that the segment checkers (Lock, Resource, Exclusion) check in
+// parallel, feeds every record to the record checkers (Liveness,
+// Fencing), and merges the verdicts: Invalid beats Unknown beats Valid
+// (see engine.go). Every checker's own Check assumes a valid history.
 //
 // # What the checkers expect of a history
 //
@@ -35,23 +31,23 @@
 //
 //   - acquire: the ok completion carries Key, Token, TTL (ns asked of the
 //     server; 0 = no expiry), Fence (0 = none) and Validity (the client's
-//     lease end, ns since start; 0 = unknown). The invoke may carry TTL
-//     and Token instead. Nodes are the nodes that granted it: exactly one
-//     lets the lock checker bound the lease from the takeover instant
-//     (see lockmodel.go). Every acquire must get a fresh token (the "tokens" check).
-//     A lease is named by its acquire op, never by key+token.
-//   - release / extend: carry Key and Token. A record without a Token is
-//     matched to its process's current lease on the key, so an extend
-//     recorded by a watchdog under another process must carry the Token.
-//     An extend ok carries the new Validity. A release or extend returns
-//     ok only if it released/extended the caller's own lease (a quorum of
-//     it for Redlock); otherwise fail (ErrNotHeld) or info.
+//     lease end, ns since start; 0 = unknown); the invoke may carry TTL
+//     and Token instead. Nodes are the nodes that granted it (exactly one
+//     tightens the lock checker's bound, see lockmodel.go). Every acquire
+//     must get a fresh token (the "tokens" check); a lease is named by
+//     its acquire op, never by key+token.
+//   - release / extend: carry Key and Token; without a Token a record is
+//     matched to its process's current lease on the key, so a watchdog's
+//     extend under another process must carry it. An extend ok carries
+//     the new Validity. Ok only if it released/extended the caller's own
+//     lease (a quorum of it for Redlock); otherwise fail (ErrNotHeld) or
+//     info.
 //   - read / write (counter): the holder reads v (Value on the ok) then
-//     writes v+1 (Value on the invoke and ok, Fence = its token). The
-//     resource's fencing rejection is a fail with Error StaleError
-//     ("stale"). Record the write's invoke before the final validity
-//     check and complete it with fail if the check fails, so a write
-//     "after validity" is one that really went out late.
+//     writes v+1 (Value on the invoke and ok, Fence = its token). A
+//     fencing rejection is a fail with Error StaleError ("stale"). The
+//     write's invoke is recorded before the final validity check and
+//     completed with fail if it fails, so a write "after validity" really
+//     went out late.
 //   - history.FLost: a holder learned its lease is lost; Key and Token
 //     name the lease (or the process's current one if Token is empty).
 //   - run (cron): Value = tick; enter/leave (api); lead (leader): Fence =
@@ -64,6 +60,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -93,13 +90,10 @@ func (v Validity) String() string {
 
 // MarshalJSON encodes Valid as true, Invalid as false, Unknown as "unknown".
 func (v Validity) MarshalJSON() ([]byte, error) {
-	switch v {
-	case Valid:
-		return []byte("true"), nil
-	case Invalid:
-		return []byte("false"), nil
+	if v != Valid && v != Invalid {
+		return []byte(`"unknown"`), nil
 	}
-	return []byte(`"unknown"`), nil
+	return []byte(strconv.FormatBool(v == Valid)), nil
 }
 
 // UnmarshalJSON accepts true, false and "unknown".
@@ -129,23 +123,20 @@ func Merge(a, b Validity) Validity {
 	return Valid
 }
 
-// Anomaly is one thing a checker found. Ops are the history indices of the
-// records involved (invokes and completions), so a reader can find them in
-// the history and the plots.
+// Anomaly is one thing a checker found.
 type Anomaly struct {
-	// Kind is a short stable name, e.g. "nonlinearizable", "overlap",
-	// "stale-write-accepted", "lost-update".
+	// Kind is a short stable name, e.g. "nonlinearizable", "lost-update".
 	Kind string `json:"kind"`
-	// Ops are record indices, ascending.
+	// Ops are the indices of the records involved (invokes and
+	// completions), ascending.
 	Ops []int64 `json:"ops"`
 	// Text explains the anomaly in one or two sentences.
 	Text string `json:"text"`
-	// Faults names the fault windows active at the anomaly's first op, if
-	// any (e.g. "partition[n1]"), so reports can say what was going on.
+	// Faults names the fault windows active at the first op, if any (e.g.
+	// "partition[n1]").
 	Faults []string `json:"faults,omitempty"`
-	// Fatal is false for anomalies that are reported but do not make the
-	// result invalid (a stale write the resource rejected, a liveness
-	// problem nobody required to be absent).
+	// Fatal is false for anomalies reported without making the result
+	// invalid (a stale write rejected, a liveness problem not required).
 	Fatal bool `json:"fatal"`
 }
 
@@ -157,24 +148,19 @@ type Result struct {
 	// Valid is the verdict.
 	Valid Validity `json:"valid"`
 	// Anomalies are what the checker found; only Fatal ones count for the
-	// verdict. At most MaxAnomalies are kept per kind; counts live in
-	// Details.
+	// verdict. At most MaxAnomalies are kept per kind.
 	Anomalies []Anomaly `json:"anomalies,omitempty"`
-	// Details is the checker's own summary (counts, percentiles, per-key
-	// outcomes): one of the typed details structs (see Details), also
-	// when the result was read back from results.json.
+	// Details is the checker's own typed summary (see Details), also when
+	// read back from results.json.
 	Details Details `json:"details,omitempty"`
 	// Error explains an Unknown verdict: timeout, invalid history, panic.
 	Error string `json:"error,omitempty"`
 	// Results are the parts of a composed result, one per checker.
 	Results []Result `json:"results,omitempty"`
-	// NotApplicable, when set, says why the checker had nothing to check
-	// in this history (a lock that issues no fencing tokens, a workload
-	// with no resource ops). The verdict stays what it is (Valid: nothing
-	// was violated); reports show such a result as skipped, not passed.
+	// NotApplicable says why the checker had nothing to check (no fencing
+	// tokens, no resource ops); the verdict stays, reports show it skipped.
 	NotApplicable string `json:"not_applicable,omitempty"`
-	// Seconds is how long the checker took, wall clock, in seconds (set
-	// by Compose for each part; 0 when not measured).
+	// Seconds is the checker's wall-clock time (0 when not measured).
 	Seconds float64 `json:"seconds,omitempty"`
 }
 

@@ -157,51 +157,38 @@ func TestComposeLabelsFaults(t *testing.T) {
 }
 
 func TestExclusion(t *testing.T) {
-	ctx := context.Background()
-	// extends keep the interval alive; a later holder after validity is fine
-	h := historytest.New().
-		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Validity(97)).
-		Op(80, 81, history.OK, 9, "extend", "k", "a", historytest.TTL(100), historytest.Validity(177)).
-		Op(150, 151, history.OK, 0, "write", "c", "", historytest.Value(1)).
-		Op(178, 179, history.OK, 1, "acquire", "k", "b", historytest.TTL(100), historytest.Validity(275)).Sorted()
-	if r := (Exclusion{}).Check(ctx, h); r.Valid != Valid {
-		t.Errorf("extended lease: %s", r)
+	acq := func(b *historytest.Builder, t0, p int, tok string, validity int64) *historytest.Builder {
+		return b.Op(int64(t0), int64(t0+1), history.OK, p, "acquire", "k", tok, historytest.TTL(100), historytest.Validity(validity))
 	}
-	// without the extend the write at 150 is after validity
-	h = historytest.New().
-		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Validity(97)).
-		Op(150, 151, history.OK, 0, "write", "c", "", historytest.Value(1)).Sorted()
-	if r := (Exclusion{}).Check(ctx, h); r.Valid != Invalid || kindsOf(r)["write-after-validity"] != 1 {
-		t.Errorf("write after validity: %s", r)
+	write := func(b *historytest.Builder, t0 int64, typ history.Type) *historytest.Builder {
+		return b.Op(t0, t0+1, typ, 0, "write", "c", "", historytest.Value(1))
 	}
-	// a lost signal ends the interval even before validity
-	h = historytest.New().
-		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Validity(97)).
-		Add(10, history.Info, 0, history.FLost, "k", "a").
-		Op(20, 21, history.Info, 0, "write", "c", "", historytest.Value(1)).Sorted()
-	r := (Exclusion{}).Check(ctx, h)
-	if r.Valid != Valid || kindsOf(r)["write-after-validity-unknown"] != 1 || !strings.Contains(r.Anomalies[0].Text, "signalled lost") {
-		t.Errorf("lost signal: %s", r)
+	cases := []struct {
+		name string
+		h    *historytest.Builder
+		want Validity
+		kind string // an anomaly kind it must report once, if set
+		text string // the first anomaly's text must hold it, if set
+	}{
+		// extends keep the interval alive; a later holder after validity is fine
+		{"extended lease", acq(write(acq(historytest.New(), 0, 0, "a", 97).
+			Op(80, 81, history.OK, 9, "extend", "k", "a", historytest.TTL(100), historytest.Validity(177)), 150, history.OK), 178, 1, "b", 275), Valid, "", ""},
+		// without the extend the write at 150 is after validity
+		{"write after validity", write(acq(historytest.New(), 0, 0, "a", 97), 150, history.OK), Invalid, "write-after-validity", ""},
+		// a lost signal ends the interval even before validity
+		{"lost signal", write(acq(historytest.New(), 0, 0, "a", 97).Add(10, history.Info, 0, history.FLost, "k", "a"), 20, history.Info),
+			Valid, "write-after-validity-unknown", "signalled lost"},
+		// overlap in the clients' view; the validity cuts the first interval
+		{"overlap", acq(acq(historytest.New(), 0, 0, "a", 50), 40, 1, "b", 140), Invalid, "overlap", ""},
+		{"no overlap after validity", acq(acq(historytest.New(), 0, 0, "a", 50), 60, 1, "b", 140), Valid, "", ""},
+		{"write without lease", write(historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).
+			Op(2, 3, history.OK, 0, "release", "k", "a"), 4, history.OK), Invalid, "", "without holding any lease"},
 	}
-	// overlap in the clients' view; the validity cuts the first interval
-	h = historytest.New().
-		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Validity(50)).
-		Op(40, 41, history.OK, 1, "acquire", "k", "b", historytest.TTL(100), historytest.Validity(140)).Sorted()
-	if r := (Exclusion{}).Check(ctx, h); r.Valid != Invalid || kindsOf(r)["overlap"] != 1 {
-		t.Errorf("overlap: %s", r)
-	}
-	h = historytest.New().
-		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Validity(50)).
-		Op(60, 61, history.OK, 1, "acquire", "k", "b", historytest.TTL(100), historytest.Validity(140)).Sorted()
-	if r := (Exclusion{}).Check(ctx, h); r.Valid != Valid {
-		t.Errorf("no overlap after validity: %s", r)
-	}
-	// a write with no lease at all
-	h = historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).
-		Op(2, 3, history.OK, 0, "release", "k", "a").
-		Op(4, 5, history.OK, 0, "write", "c", "", historytest.Value(1)).Sorted()
-	if r := (Exclusion{}).Check(ctx, h); r.Valid != Invalid || !strings.Contains(r.Anomalies[0].Text, "without holding any lease") {
-		t.Errorf("write without lease: %s", r)
+	for _, tc := range cases {
+		r := (Exclusion{}).Check(context.Background(), tc.h.Sorted())
+		if r.Valid != tc.want || tc.kind != "" && kindsOf(r)[tc.kind] != 1 || tc.text != "" && !strings.Contains(r.Anomalies[0].Text, tc.text) {
+			t.Errorf("%s: %s", tc.name, r)
+		}
 	}
 }
 
@@ -393,12 +380,12 @@ func TestFencingServerLog(t *testing.T) {
 		t.Fatalf("history alone cannot order the writes, got %v", r.Valid)
 	}
 	log := []ServerWrite{{Key: "k", Value: 1, Fence: 2, Accepted: true, Time: 13 * ms}, {Key: "k", Value: 1, Fence: 1, Accepted: true, Time: 49 * ms}}
-	r := Fencing{Server: log}.Check(context.Background(), h)
+	r := Fencing{Log: NewServerLog(log)}.Check(context.Background(), h)
 	if r.Valid != Invalid || len(r.Anomalies) != 1 || len(r.Anomalies[0].Ops) != 2 {
 		t.Fatalf("server log: got %v\n%s", r.Valid, r)
 	}
 	log[1].Accepted = false
-	if r := (Fencing{Server: log}).Check(context.Background(), h); r.Valid != Valid || r.Details.(FencingStats).ServerStaleRejected != 1 {
+	if r := (Fencing{Log: NewServerLog(log)}).Check(context.Background(), h); r.Valid != Valid || r.Details.(FencingStats).ServerStaleRejected != 1 {
 		t.Fatalf("a rejected stale write is fencing at work: %v %+v", r.Valid, r.Details)
 	}
 }

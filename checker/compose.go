@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -14,31 +15,24 @@ type Composite struct {
 	Label    string
 	Checkers []Checker
 	// Also, when set, is handed every record the check reads, with its
-	// position in the history, in the history's order, as it reads it:
-	// other passes over the history (the coverage, the report's) ride on
-	// the check's read instead of reading the history again. The record
-	// is valid during the call only. A check that stops early (an invalid
-	// history, a cancelled context) hands on fewer records than the
-	// history holds.
+	// position, in order, so that other passes (coverage, the report's)
+	// ride on the check's read. The record is valid during the call only;
+	// a check that stops early hands on fewer records.
 	Also func(o *history.Op, at history.Pos)
 }
 
 // Compose returns a checker that, on a history:
 //
-//  1. validates it (Validate, record by record as it reads); an invalid
-//     history is refused: the verdict is Unknown with Validate's message;
-//  2. checks tokens (tokenCheck): a token handed to two acquires is the lock's
-//     defect, added as an Invalid "tokens" result (present only when it
-//     found one, so the results of a clean history are the checkers');
-//     the checkers still run (they name leases by acquire, not token);
-//  3. runs every checker, streamed (see CheckSource); a panic anywhere in
-//     the check yields Unknown with the panic text (and stack) instead of
-//     taking the run down;
-//  4. merges the verdicts: Invalid if any is Invalid, else Unknown if any
-//     is Unknown, else Valid;
-//  5. makes a Valid verdict Unknown when no acquire succeeded in the whole
-//     history: such a run proved nothing (a definite violation found
-//     anyway still counts);
+//  1. validates it as it reads (Validate); an invalid history is refused:
+//     Unknown with Validate's message;
+//  2. checks tokens (tokenCheck): a token handed to two acquires is the
+//     lock's defect, an Invalid "tokens" result (present only then); the
+//     checkers still run (they name leases by acquire, not token);
+//  3. runs every checker, streamed (see CheckSource); a panic yields
+//     Unknown with its text and stack;
+//  4. merges the verdicts: Invalid beats Unknown beats Valid;
+//  5. makes Valid Unknown when no acquire succeeded in the whole history
+//     (the run proved nothing);
 //  6. labels each anomaly with the fault windows active at its first op.
 func Compose(checkers ...Checker) *Composite {
 	return &Composite{Label: "lockstorm", Checkers: checkers}
@@ -97,31 +91,21 @@ type Options struct {
 	// Fenced says the resource enforces fencing (the run's --fencing):
 	// the exclusion checker then judges a late write by LateWriteFatal.
 	Fenced bool
-	// ServerLog is the resource's own write log, for the fencing checker.
-	ServerLog []ServerWrite
-	// Server is the same log digested as it was read (see ServerLog),
-	// used instead of ServerLog when set.
+	// Server is the resource's own write log, digested as it was read
+	// (see ServerLog), for the fencing and exclusion checkers.
 	Server *ServerLog
 }
 
 // Standard is the composition a lockstorm run uses: lock, resource,
 // exclusion, liveness, and fencing when asked for.
 func Standard(o Options) *Composite {
-	if o.Lock == nil {
-		o.Lock = NewLock()
-	}
-	if o.Resource == nil {
-		o.Resource = &Resource{}
-	}
-	if o.Liveness == nil {
-		o.Liveness = &Liveness{}
-	}
+	o.Lock, o.Resource, o.Liveness = cmp.Or(o.Lock, NewLock()), cmp.Or(o.Resource, &Resource{}), cmp.Or(o.Liveness, &Liveness{})
 	// exclusion's fallback for a lease without a recorded validity
 	// assumes the same drift as the lock checker
-	fencing := Fencing{Server: o.ServerLog, Log: o.Server}
-	cs := []Checker{o.Lock, o.Resource, Exclusion{Drift: o.Lock.Drift, DriftFactor: o.Lock.DriftFactor, Fenced: o.Fenced, Log: fencing.serverLog()}, o.Liveness}
+	log := Fencing{Log: o.Server}.serverLog()
+	cs := []Checker{o.Lock, o.Resource, Exclusion{Drift: o.Lock.Drift, DriftFactor: o.Lock.DriftFactor, Fenced: o.Fenced, Log: log}, o.Liveness}
 	if o.Fencing {
-		cs = append(cs, Fencing{Server: o.ServerLog, Log: fencing.serverLog()})
+		cs = append(cs, Fencing{Log: log})
 	}
 	return Compose(cs...)
 }

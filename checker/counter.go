@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -15,14 +16,13 @@ import (
 // The counter model: the application's view of a lock-protected counter.
 //
 // A critical section is a read ok followed by a write by the same process
-// (the counter workload reads v then writes v+1 while holding the lock).
-// Porcupine checks the sections as atomic read-modify-write operations on
-// a register, each over [read invoke, write return]: a section may take
-// effect only if the counter holds the value it read, and then sets it to
-// the value it wrote. Two holders interleaving read-read-write-write
-// cannot be linearized, which is exactly a broken mutual exclusion — also
-// the legitimate-but-fatal kind where the lock kept its promise but a
-// paused client wrote after its lease ran out.
+// (the workload reads v, then writes v+1 holding the lock). Porcupine
+// checks sections as atomic read-modify-writes on a register, each over
+// [read invoke, write return]: a section takes effect only if the counter
+// holds the value it read, and sets it to the value it wrote. Two holders
+// interleaving read-read-write-write cannot be linearized: broken mutual
+// exclusion, whether the lock broke its promise or a paused client wrote
+// after its lease.
 //
 // Outcomes of the write:
 //   - ok: the resource took it: value := written.
@@ -187,9 +187,7 @@ func counterSections(os []op) []*sectionInput {
 			if r := pending[o.Process]; r != nil {
 				delete(pending, o.Process)
 				s.hasRead, s.read, s.call = true, r.Value, r.Call
-				if s.key == "" {
-					s.key = r.Key
-				}
+				s.key = cmp.Or(s.key, r.Key)
 				s.ops = opIndices(r, o)
 			} else {
 				s.ops = o.indices()
@@ -257,7 +255,7 @@ func explainCounter(part []porcupine.Operation, timeout time.Duration) (Anomaly,
 		a.Ops = append(a.Ops, last.ops...)
 		by = fmt.Sprintf(" (last written %d by process %d)", last.write, last.process)
 	}
-	sortInt64(a.Ops)
+	slices.Sort(a.Ops)
 	a.Ops = slices.Compact(a.Ops)
 	a.Text = fmt.Sprintf("counter %q: critical section of process %d read %d, but the counter held %s%s: another holder's section interleaved with it",
 		key, culprit.process, culprit.read, state.(counterSet), by)

@@ -2,13 +2,11 @@ package checker
 
 import "sort"
 
-// denseMap maps int64 keys to values, made for keys that mostly arrive in
-// increasing runs of consecutive integers (counter values, fencing tokens
-// of one key): such a run costs one 24-byte entry and its values one slot
-// each, not a hash map entry. A key that arrives below the last run goes
-// to an ordinary map. The values sit in chunks of denseChunk, so that a
-// growing map never copies them all to a slice twice their size (a
-// million counter writes are 16 MB of values).
+// denseMap maps int64 keys to values, for keys that mostly arrive in
+// increasing runs of consecutive integers (counter values, fencing
+// tokens): a run costs one entry and its values one slot each. A key
+// below the last run goes to an ordinary map. Values sit in chunks of
+// denseChunk, so a growing map never copies them all.
 type denseMap[V any] struct {
 	runs  []denseRun
 	vals  [][]V // chunks of denseChunk values; the last may be shorter
@@ -42,12 +40,19 @@ type denseRun struct {
 	base int32
 }
 
-// get is the value of key k.
-func (m *denseMap[V]) get(k int64) (V, bool) {
+// slot is the slot of key k's value in a run, nil if k is in none.
+func (m *denseMap[V]) slot(k int64) *V {
 	i := sort.Search(len(m.runs), func(i int) bool { return m.runs[i].lo+int64(m.runs[i].n) > k })
 	if i < len(m.runs) && m.runs[i].lo <= k {
-		r := m.runs[i]
-		return *m.val(int(r.base) + int(k-r.lo)), true
+		return m.val(int(m.runs[i].base) + int(k-m.runs[i].lo))
+	}
+	return nil
+}
+
+// get is the value of key k.
+func (m *denseMap[V]) get(k int64) (V, bool) {
+	if p := m.slot(k); p != nil {
+		return *p, true
 	}
 	v, ok := m.rest[k]
 	return v, ok
@@ -57,14 +62,11 @@ func (m *denseMap[V]) get(k int64) (V, bool) {
 func (m *denseMap[V]) set(k int64, v V, had bool) {
 	if !had {
 		m.add(k, v)
-		return
+	} else if p := m.slot(k); p != nil {
+		*p = v
+	} else {
+		m.rest[k] = v
 	}
-	i := sort.Search(len(m.runs), func(i int) bool { return m.runs[i].lo+int64(m.runs[i].n) > k })
-	if i < len(m.runs) && m.runs[i].lo <= k {
-		*m.val(int(m.runs[i].base) + int(k-m.runs[i].lo)) = v
-		return
-	}
-	m.rest[k] = v
 }
 
 // add sets key k, which has no value yet, to v.

@@ -7,9 +7,8 @@ import (
 )
 
 // segmentChecker is a checker the engine (CheckSource) runs on each
-// segment, in parallel, merging the segments' parts into its result:
-// Lock, Resource, Exclusion. (A checker that is neither a segmentChecker
-// nor a recordChecker gets the whole history, read into memory.)
+// segment in parallel, merging the segments' parts into its result: Lock,
+// Resource, Exclusion.
 type segmentChecker interface {
 	Checker
 	// checkSegment checks one segment, on the segment's goroutine.
@@ -54,9 +53,8 @@ func (in *segmentInput) keep() keepMode {
 }
 
 // recordChecker is a checker whose result the engine's record-by-record
-// summaries give (Liveness, Fencing): startStream sets the summaries up
-// from the checker's options before the first record, streamResult reads
-// the checker's result once the last record is read.
+// summaries give (Liveness, Fencing): startStream sets them up before the
+// first record, streamResult reads the result after the last.
 type recordChecker interface {
 	Checker
 	startStream(st *stream)

@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -11,31 +12,24 @@ import (
 
 // Exclusion checks mutual exclusion as the clients saw it.
 //
-// A holder's interval is where its client believed it held the lock: its
-// lease's Valid stretches (see Lease, and Leases for the extraction):
-// from its acquire ok to the validity it computed (else the acquire's
-// invoke time + TTL minus the drift allowance, as the lock's own validity
-// would be; else no end), each extend ok adding one, all cut at the
-// holder's release invoke and at a FLost record for the lease. Leases are
-// named by their acquire op, not their token (a lock may reuse tokens;
-// see tokenCheck).
+// A holder's intervals are where its client believed it held the lock: its
+// lease's Valid stretches (see Lease and Leases): from its acquire ok to
+// the validity it computed (else invoke + TTL − drift allowance; else no
+// end), one more per extend ok, all cut at the holder's release invoke
+// and at a FLost record for the lease. Leases are named by their acquire
+// op, not their token.
 //
-//   - overlap: two intervals of different processes on the same key
-//     intersect (strictly): ValidOverlaps. A correct lock with clients that honour their
-//     validity never does this: the next acquire can only succeed after
-//     the server let the previous lease go, which is after the client's
-//     validity (validity ≤ invoke + TTL − drift).
-//   - write-after-validity: a write invoked by a process after its lease's
-//     intervals had all ended (or with no lease at all). When the
-//     resource accepted it (ok), LateWriteFatal decides: fatal, or under
-//     fencing and in token order harmless (KindLateWriteInOrder);
-//     reported only when it was rejected (fencing at work) or its outcome
-//     is unknown.
+//   - overlap: intervals of different processes on one key intersect
+//     (ValidOverlaps). A correct lock whose clients honour their validity
+//     never does this (validity ≤ invoke + TTL − drift).
+//   - write-after-validity: a write invoked after its process's lease
+//     intervals all ended (or with no lease). Accepted (ok), LateWriteFatal
+//     decides: fatal, or harmless under fencing in token order
+//     (KindLateWriteInOrder); rejected or unknown, only reported.
 //
-// Workloads must record a write's invoke before their last validity
-// check, and complete it with fail (not send it) when that check fails;
-// otherwise the microseconds between check and record read as a write
-// after validity.
+// Workloads must record a write's invoke before their last validity check
+// and complete it with fail when that check fails; otherwise the gap
+// between check and record reads as a write after validity.
 type Exclusion struct {
 	// Drift and DriftFactor are the clock-drift allowance of the lock
 	// (see Lock): a lease with no recorded validity is believed to last
@@ -228,6 +222,6 @@ func (e Exclusion) mergeSegments(st *stream, parts []segmentPart) Result {
 // sortedIndices are the record indices of a and b, in order.
 func sortedIndices(a, b []int64) []int64 {
 	out := append(append([]int64(nil), a...), b...)
-	sortInt64(out)
+	slices.Sort(out)
 	return out
 }

@@ -23,49 +23,36 @@ func IsStale(err string) bool {
 
 // Fencing checks fencing tokens:
 //
-//   - accepted: the tokens the resource accepted on one key never go down.
-//     A fenced read (a read carrying a token) counts as accepting its
-//     token, as a write does: the resource fences reads too, so that a
-//     holder's read-modify-write cannot interleave with a stale holder's.
-//     A write accepted (ok) whose token is lower than that of a write or
-//     fenced read accepted on the same key before it was invoked is a stale
-//     write accepted — the resource did not enforce fencing, or it broke.
-//     A read accepted so is a stale read accepted: reported, not fatal (a
-//     read changes nothing; a write built on it is judged by itself and by
-//     the resource checker). Ops that overlap in time are not compared
-//     (their order at the resource is unknown); equal tokens are fine (one
-//     lease, several ops). Reads of unknown outcome (info) raise nothing.
+//   - accepted: the tokens the resource accepted on one key never go down;
+//     a fenced read (a read carrying a token) accepts its token as a write
+//     does. A write accepted (ok) with a token lower than a write's or
+//     fenced read's accepted on the key before it was invoked is a stale
+//     write accepted (fencing not enforced, or broken); a read so is a
+//     stale read accepted, reported but not fatal (a read changes
+//     nothing). Ops overlapping in time are not compared; equal tokens are
+//     fine (one lease, several ops); reads of unknown outcome raise nothing.
 //   - rejected: writes and reads failed with StaleError are counted:
 //     fencing at work, a stale holder kept out, not a failure.
 //   - issued: the tokens the lock issued on one key (acquire ok Fence)
 //     strictly increase: an acquire invoked after another completed must get
 //     a higher token, and no two acquires get the same one.
 //
-// Writes and acquires with Fence 0 carry no token and are skipped. A
-// history with no token at all is Valid with Applicable false in the
-// details.
+// Ops with Fence 0 carry no token and are skipped; a history with none is
+// Valid with Applicable false.
 //
-// When Server holds the resource's own write log, the checker also reads
-// the accepted order from it (see ServerWrite): that catches stale writes
-// accepted whose order the history leaves open.
+// When Log holds the resource's own write log (digested as it was read,
+// see ServerLog), the checker also reads the accepted order from it: that
+// catches stale writes accepted whose order the history leaves open.
 type Fencing struct {
-	Server []ServerWrite
-	// Log, when set, is the resource's log digested as it was read (see
-	// ServerLog), so that nobody holds the log itself; Server is then
-	// ignored.
 	Log *ServerLog
 }
 
 // serverLog is the server log to check against, nil when there is none.
-func (f *Fencing) serverLog() *ServerLog {
-	l := f.Log
-	if l == nil && len(f.Server) > 0 {
-		l = NewServerLog(f.Server)
-	}
-	if l.empty() {
+func (f Fencing) serverLog() *ServerLog {
+	if f.Log.empty() {
 		return nil
 	}
-	return l
+	return f.Log
 }
 
 // Name is "fencing".
@@ -114,10 +101,9 @@ const (
 	WriteUnknown                      // info
 )
 
-// FenceValidator is the streaming core of the Fencing checker. Feed it
-// events in time order (non-decreasing times); invokes and completions of
-// one process alternate. It keeps O(keys + processes) memory, so it can
-// also run live beside a recorder. Not safe for concurrent use.
+// FenceValidator is the streaming core of the Fencing checker, fed events
+// in time order (a process's invokes and completions alternating), in
+// O(keys + processes) memory. Not safe for concurrent use.
 type FenceValidator struct {
 	Stats     FencingStats
 	anomalies anomalyList
@@ -224,41 +210,29 @@ func (v *FenceValidator) pendingOf(p int) *fencePending {
 // InvokeWrite records a write's invoke: process p sends fence on key at t
 // (record index idx).
 func (v *FenceValidator) InvokeWrite(p int, key string, fence, t, idx int64) {
+	v.invoke(p, key, fence, t, idx, false)
+}
+
+// invoke records a write's or (read) a fenced read's invoke (see
+// InvokeWrite). Unfenced ops (fence 0) are not tracked.
+func (v *FenceValidator) invoke(p int, key string, fence, t, idx int64, read bool) {
 	if p < 0 {
 		return
 	}
 	if fence == 0 {
-		v.Stats.Unfenced++
+		if !read {
+			v.Stats.Unfenced++
+		}
 		*v.slot(p) = fencePending{}
 		return
 	}
 	k := v.key(key)
-	*v.slot(p) = fencePending{active: true, key: k, fence: fence, idx: idx, prior: v.writes[k].before(t)}
-}
-
-// InvokeRead records a read's invoke: process p reads key carrying fence
-// at t (record index idx). Unfenced reads (fence 0) are not tracked.
-func (v *FenceValidator) InvokeRead(p int, key string, fence, t, idx int64) {
-	if p < 0 {
-		return
-	}
-	if fence == 0 {
-		*v.slot(p) = fencePending{}
-		return
-	}
-	k := v.key(key)
-	*v.slot(p) = fencePending{active: true, read: true, key: k, fence: fence, idx: idx, prior: v.writes[k].before(t)}
-}
-
-// CompleteRead records the completion of p's fenced read at t (record
-// index idx). WriteStale is a read the resource rejected; an accepted read
-// raises the key's accepted token like a write.
-func (v *FenceValidator) CompleteRead(p int, out WriteOutcome, t, idx int64) {
-	v.CompleteWrite(p, out, t, idx)
+	*v.slot(p) = fencePending{active: true, read: read, key: k, fence: fence, idx: idx, prior: v.writes[k].before(t)}
 }
 
 // CompleteWrite records the completion of p's write (or fenced read) at t
-// (record index idx).
+// (record index idx). WriteStale is an op the resource rejected; an
+// accepted read raises the key's accepted token like a write.
 func (v *FenceValidator) CompleteWrite(p int, out WriteOutcome, t, idx int64) {
 	w := v.pendingOf(p)
 	if w == nil || !w.active {
@@ -389,10 +363,8 @@ func (r *fencingRun) feed(o *history.Op) {
 			r.server.invoke(o)
 		}
 		switch o.F {
-		case history.FWrite:
-			v.InvokeWrite(o.Process, o.Key, o.Fence, o.Time, o.Index)
-		case history.FRead:
-			v.InvokeRead(o.Process, o.Key, o.Fence, o.Time, o.Index)
+		case history.FWrite, history.FRead:
+			v.invoke(o.Process, o.Key, o.Fence, o.Time, o.Index, o.F == history.FRead)
 		case history.FAcquire:
 			v.InvokeAcquire(o.Process, o.Key, o.Time, o.Index)
 		}
@@ -429,14 +401,6 @@ func (r *fencingRun) feed(o *history.Op) {
 // end completes the writes the history never completed and adds what
 // the server log shows.
 func (r *fencingRun) end() {
-	r.endPending()
-	if r.server != nil {
-		r.server.check(r.v, r.log)
-	}
-}
-
-// endPending completes the writes the history never completed.
-func (r *fencingRun) endPending() {
 	for p, w := range r.v.pending {
 		if w.active { // never completed
 			r.v.CompleteWrite(p, WriteUnknown, 0, -1)
@@ -451,6 +415,9 @@ func (r *fencingRun) endPending() {
 		if r.v.far[p].active {
 			r.v.CompleteWrite(p, WriteUnknown, 0, -1)
 		}
+	}
+	if r.server != nil {
+		r.server.check(r.v, r.log)
 	}
 }
 

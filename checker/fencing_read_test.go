@@ -73,7 +73,7 @@ func TestFencingServerLogReads(t *testing.T) {
 		{Key: "k", Value: 1, Fence: 1, Accepted: true, Time: 12 * ms},
 		{Key: "k", Value: 1, Fence: 2, Accepted: true, Time: 13 * ms},
 	}
-	r := Fencing{Server: log}.Check(context.Background(), h)
+	r := Fencing{Log: NewServerLog(log)}.Check(context.Background(), h)
 	if r.Valid != Invalid || len(r.Anomalies) != 1 {
 		t.Fatalf("server log: %s", r)
 	}
@@ -82,11 +82,11 @@ func TestFencingServerLogReads(t *testing.T) {
 		t.Fatalf("anomaly should name the write by 1 (ops 2, 7) and the read by 2 (ops 3, 4): %v", ops)
 	}
 	log[2].Accepted = false
-	if r := (Fencing{Server: log}).Check(context.Background(), h); r.Valid != Valid || r.Details.(FencingStats).ServerStaleRejected != 1 {
+	if r := (Fencing{Log: NewServerLog(log)}).Check(context.Background(), h); r.Valid != Valid || r.Details.(FencingStats).ServerStaleRejected != 1 {
 		t.Fatalf("write rejected after the read: %s", r)
 	}
 	log = append(log[:2:2], ServerWrite{Key: "k", Fence: 1, Read: true, Time: 12 * ms})
-	st := (Fencing{Server: log}).Check(context.Background(), h).Details.(FencingStats)
+	st := (Fencing{Log: NewServerLog(log)}).Check(context.Background(), h).Details.(FencingStats)
 	if st.ServerStaleReadsRejected != 1 {
 		t.Fatalf("rejected read not counted: %+v", st)
 	}

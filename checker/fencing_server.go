@@ -8,9 +8,8 @@ import (
 )
 
 // ServerWrite is one write or fenced read as the resource itself logged
-// it, in the order it handled them: the authoritative account of what it
-// accepted. The history alone cannot always order a write delayed in
-// flight (a paused client's) against others; the resource's log can.
+// it, in the order it handled them: it orders what the history cannot (a
+// write delayed in flight against others).
 type ServerWrite struct {
 	Key      string `json:"key"`
 	Value    int64  `json:"value"`
@@ -24,13 +23,11 @@ type ServerWrite struct {
 }
 
 // ServerLog is what the fencing checker keeps of the resource's own log
-// (ServerWrite), read once in the log's order before the history: its
-// counts of stale writes and reads, and the stale writes it accepted
-// (each an anomaly, to be named by history ops). Its memory is the
-// accepted stale writes and the keys' highest tokens, not the log (a
-// 10M-record run logs a million writes: 50 MB held, and 150 MB of
-// history ops to match them, for the few stale writes a log shows).
-// Build it with Add; the zero value is an empty log.
+// (ServerWrite), read once in order before the history: its counts of
+// stale writes and reads, and the stale writes it accepted (each an
+// anomaly, to be named by history ops). Its memory is those and the keys'
+// highest tokens, not the log. Build it with Add; the zero value is an
+// empty log.
 type ServerLog struct {
 	entries int64 // Add calls: a log of none is no log
 	stats   serverStats
@@ -167,9 +164,9 @@ func (m *serverOps) complete(inv *history.Op, c int64) {
 }
 
 // check adds what the server log shows to v: its counts, and each stale
-// write it accepted that the history's own check did not already name,
-// named by the history ops of that write (matched by key, value and
-// token) and of the read that set the higher token, if it was a read.
+// write accepted that the history's check did not name, named by its
+// history ops (matched by key, value and token) and those of the read
+// that set the higher token, if any.
 func (m *serverOps) check(v *FenceValidator, l *ServerLog) {
 	known := map[string]bool{} // anomalies the history already showed
 	for _, a := range v.anomalies.list {

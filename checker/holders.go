@@ -6,22 +6,14 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// A failed acquire is evidence that a lock was not freed only when nobody
-// could hold the key at the time. The possible holders of a key, as
-// recovery and never-freed judge it:
-//
-//   - its latest acquire ok, from its invoke until its lease ran out (TTL
-//     and extends from its return) or its holder released it;
-//   - every acquire of it with unknown outcome (info, or never completed):
-//     it may have set the key at any moment until it completed, so it may
-//     hold the key from its invoke until a lease from its completion ran
-//     out, or until a release of that lease succeeded.
-//
-// A failure is explained when its own span (invoke to completion) meets a
-// possible holder's: the lock may have refused it because that holder had
-// the key, which is the lock working. Only unexplained failures count. An
-// acquire asked with no TTL holds nothing past its grant: failures after
-// it count, as nothing would free that lock.
+// A failed acquire shows a lock not freed only when nobody could hold the
+// key then. The possible holders of a key (for recovery and never-freed):
+// its latest acquire ok, from its invoke until its lease ran out (TTL and
+// extends from its return) or it was released; and every acquire with
+// unknown outcome, from its invoke until a lease from its completion ran
+// out or was released. A failure whose span (invoke to completion) meets a
+// possible holder's is explained (the lock working); only unexplained
+// ones count. An acquire with no TTL holds nothing past its grant.
 
 // holdSpan is when a possible holder may have held the key, in ns.
 type holdSpan struct {

@@ -24,28 +24,21 @@ const (
 	KindLateWriteRejected = "write-after-validity-rejected"
 )
 
-// LateWriteFatal is the one rule for a write the resource accepted
-// although its process invoked it outside its lease: whether it makes
-// the run invalid. The exclusion checker, the live violation count and,
-// through the verdict, every report (run, compare, sweep) follow it.
-//
-// Without a fencing resource (fenced false), or for a write that carries
-// no fencing token (fence 0), it is fatal: nothing stops it from landing
-// in a newer holder's critical section.
-//
-// Under fencing it is fatal only when it was out of token order: the
-// resource had already accepted a newer token on its key (newest >
-// fence) — a newer holder's fenced read or write came first, so the late
-// write landed inside that holder's critical section (the fencing
-// checker reports it too, as stale-write-accepted). Otherwise no newer
-// holder had touched the resource yet: the late write is in token order,
-// and harmless, since from the newer holder's first fenced read on the
-// resource rejects it.
+// LateWriteFatal is the one rule (followed by the exclusion checker, the
+// live violation count and every report) for whether a write the
+// resource accepted although its process invoked it outside its lease
+// makes the run invalid. Without fencing (fenced false) or a token (fence
+// 0) it is fatal: nothing stops it landing in a newer holder's critical
+// section. Under fencing it is fatal only out of token order: the
+// resource had accepted a newer token on its key first (newest > fence),
+// so it landed in that holder's section (the fencing checker reports it
+// as stale-write-accepted too); in token order it is harmless, as the
+// resource rejects it from the newer holder's first fenced op on.
 //
 // newest is the highest token the resource is known to have accepted on
-// the write's key before the write arrived: from its own log when there
-// is one, else what the history proves (a fenced read or write ok that
-// returned by the time the write was invoked); 0 for none.
+// the key before the write arrived: from its own log when there is one,
+// else what the history proves (a fenced read or write ok returned by the
+// write's invoke); 0 for none.
 func LateWriteFatal(fenced bool, fence, newest int64) bool {
 	return !fenced || fence == 0 || newest > fence
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/history/historytest"
@@ -136,19 +135,16 @@ func TestLockBoundInfoReusedToken(t *testing.T) {
 	// p0's extend (unknown) may have taken effect at 40, keeping p0's lease
 	// until 140; p1's acquire at 150 is then legal; p2's acquire at 151
 	// inside p1's lease is not, whatever the token.
-	h := historytest.New().
-		Op(0, 1, history.OK, 0, "acquire", "k", "host", historytest.TTL(100)).
-		Op(40, 41, history.Info, 0, "extend", "k", "host", historytest.TTL(100)).
-		Op(150, 151, history.OK, 1, "acquire", "k", "host", historytest.TTL(100)).
-		Op(152, 153, history.OK, 2, "acquire", "k", "host", historytest.TTL(100)).Sorted()
-	if res := checkLock(t, exact(), h); res.Valid != Invalid {
+	base := func() *historytest.Builder {
+		return historytest.New().
+			Op(0, 1, history.OK, 0, "acquire", "k", "host", historytest.TTL(100)).
+			Op(40, 41, history.Info, 0, "extend", "k", "host", historytest.TTL(100)).
+			Op(150, 151, history.OK, 1, "acquire", "k", "host", historytest.TTL(100))
+	}
+	if res := checkLock(t, exact(), base().Op(152, 153, history.OK, 2, "acquire", "k", "host", historytest.TTL(100)).Sorted()); res.Valid != Invalid {
 		t.Fatalf("%s", res)
 	}
-	h = historytest.New().
-		Op(0, 1, history.OK, 0, "acquire", "k", "host", historytest.TTL(100)).
-		Op(40, 41, history.Info, 0, "extend", "k", "host", historytest.TTL(100)).
-		Op(150, 151, history.OK, 1, "acquire", "k", "host", historytest.TTL(100)).Sorted()
-	if res := checkLock(t, exact(), h); res.Valid != Valid {
+	if res := checkLock(t, exact(), base().Sorted()); res.Valid != Valid {
 		t.Fatalf("%s", res)
 	}
 }
@@ -158,17 +154,18 @@ func TestLockBoundInfoReusedToken(t *testing.T) {
 // than 100, so its lease lasts until 200. c's grant at 105..106 breaks it.
 // Redlock (several nodes) keeps the bound from b's invoke.
 func TestLockOneNodeTakeoverBound(t *testing.T) {
-	mk := func(ns ...string) history.History {
+	// c's grant at c0..c1 ms
+	mk := func(c0, c1 int64, ns ...string) history.History {
 		return historytest.New().
 			Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Nodes(ns...)).
 			Op(2, 101, history.OK, 1, "acquire", "k", "b", historytest.TTL(100), historytest.Nodes(ns...)).
-			Op(105, 106, history.OK, 2, "acquire", "k", "c", historytest.TTL(100), historytest.Nodes(ns...)).Sorted()
+			Op(c0, c1, history.OK, 2, "acquire", "k", "c", historytest.TTL(100), historytest.Nodes(ns...)).Sorted()
 	}
-	if res := checkLock(t, exact(), mk("n1")); res.Valid != Invalid {
+	if res := checkLock(t, exact(), mk(105, 106, "n1")); res.Valid != Invalid {
 		t.Fatalf("one node: second grant after a takeover passed\n%s", res)
 	}
 	for _, ns := range [][]string{{"n1", "n2", "n3"}, nil} {
-		if res := checkLock(t, exact(), mk(ns...)); res.Valid != Valid {
+		if res := checkLock(t, exact(), mk(105, 106, ns...)); res.Valid != Valid {
 			t.Fatalf("nodes %v: %s", ns, res)
 		}
 	}
@@ -187,11 +184,7 @@ func TestLockOneNodeTakeoverBound(t *testing.T) {
 		t.Fatalf("redlock: %s", res)
 	}
 	// c after b's lease from the takeover (200) is fine
-	h := historytest.New().
-		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100), historytest.Nodes("n1")).
-		Op(2, 101, history.OK, 1, "acquire", "k", "b", historytest.TTL(100), historytest.Nodes("n1")).
-		Op(199, 201, history.OK, 2, "acquire", "k", "c", historytest.TTL(100), historytest.Nodes("n1")).Sorted()
-	if res := checkLock(t, exact(), h); res.Valid != Valid {
+	if res := checkLock(t, exact(), mk(199, 201, "n1")); res.Valid != Valid {
 		t.Fatalf("%s", res)
 	}
 }
@@ -201,12 +194,7 @@ func TestLockOneNodeTakeoverBound(t *testing.T) {
 func TestLockOneNodeRandomHistoriesStayValid(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		g := historytest.NewGen(seed, 8, 1+int(seed%3))
-		h := g.Run(600, seed%2 == 0)
-		for i := range h {
-			if h[i].F == history.FAcquire && h[i].Type == history.OK {
-				h[i].Nodes = []string{"n1"}
-			}
-		}
+		h := oneNode(g.Run(600, seed%2 == 0))
 		if res := checkLock(t, NewLock(), h); res.Valid != Valid {
 			t.Fatalf("seed %d: %s", seed, res)
 		}
@@ -236,5 +224,4 @@ func TestExclusionFallbackSubtractsDrift(t *testing.T) {
 	if res := (Exclusion{}).Check(context.Background(), h); res.Valid != Invalid {
 		t.Fatalf("exclusion without drift: %s", res)
 	}
-	_ = time.Second
 }

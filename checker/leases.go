@@ -2,6 +2,7 @@ package checker
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -117,11 +118,4 @@ func overlapsOf(ls []*Lease, span func(*Lease) [][2]int64) []Overlap {
 }
 
 // sortedKeys are m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

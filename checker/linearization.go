@@ -10,10 +10,8 @@ import (
 )
 
 // Linearization is a porcupine search kept for drawing porcupine's
-// visualisation: the model, and what porcupine found (the linearization
-// of every key, or the longest partial ones), with annotations for ops
-// the check left out. It lives in memory only: results.json does not
-// hold it, so a result read back from disk has none.
+// visualisation: the model, what porcupine found, and annotations for
+// ops the check left out. It is never in results.json.
 type Linearization struct {
 	model porcupine.Model
 	info  porcupine.LinearizationInfo
@@ -28,10 +26,9 @@ type Linearization struct {
 	// First and Last are the smallest and largest index of the records
 	// of the segment searched (the whole history's: 0 and its last).
 	First, Last int64
-	// Processes are the process each row of the drawing stands for, when
-	// the search renumbered them 0, 1, ... (a segment of a long history,
-	// whose process ids run into the thousands: porcupine draws a row
-	// per id from 0); nil when the rows are the process ids.
+	// Processes are the process of each row of the drawing when the
+	// search renumbered them 0, 1, ... (porcupine draws a row per id from
+	// 0); nil when the rows are the process ids.
 	Processes []int
 }
 

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -19,18 +20,13 @@ import (
 // wrong to be unavailable during a majority partition:
 //
 //   - RequireRecovery: after the last fault window closes (from the start
-//     if there were none), every key on which acquires were invoked must
-//     see an acquire succeed, unless no acquire of it failed when nobody
-//     could hold it (a key that clients stopped asking for while an
-//     acquire with unknown outcome may hold it shows nothing); and no key
-//     may end "never freed" (see NeverFreedAfter). This is the no-TTL
-//     deadlock and the fair lock's dead waiter. Recovery is judged only
-//     when it was given time: the history must run at least the recovery
-//     grace (the longest TTL plus
-//     the retry interval, see RetryInterval) past the last heal, and no
-//     fault may still be open at the end. Otherwise it is not judged (the
-//     details say so) and, when required, the verdict is Unknown: a run
-//     cut short proves neither recovery nor its absence.
+//     if none), every key on which acquires were invoked must see one
+//     succeed, unless none of them failed when nobody could hold the key;
+//     and no key may end "never freed" (see NeverFreedAfter): the no-TTL
+//     deadlock, the fair lock's dead waiter. It is judged only when the
+//     history runs the recovery grace (longest TTL + RetryInterval) past
+//     the last heal with no fault open at the end; otherwise the details
+//     say so and, when required, the verdict is Unknown.
 //   - MaxWait > 0: an acquire that waited longer (ok, or failed after
 //     waiting) is starvation.
 //   - RequireFIFO: FIFO violations (counted whenever Fair is set) are
@@ -38,26 +34,21 @@ import (
 type Liveness struct {
 	RequireRecovery bool
 	// NeverFreedAfter: a key whose last acquire ok is followed by at least
-	// three failed acquires that no possible holder explains (see
-	// possibleHolders: an acquire with unknown outcome may hold the key)
-	// and by this much time with no acquire ok until the history ends is
-	// "never freed". 0 means three times the longest TTL seen (3 s when no
-	// acquire had a TTL).
+	// three failed acquires no possible holder explains (see
+	// possibleHolders) and this long without an acquire ok until the end
+	// is "never freed". 0 means 3 × the longest TTL (3 s without TTLs).
 	NeverFreedAfter time.Duration
 	MaxWait         time.Duration
 	// Fair counts FIFO violations: acquires A and B on one key, A invoked
-	// at least FIFOMargin before B, B returned ok while A was still
-	// waiting (A completed later, with any outcome, or never). The margin
-	// allows for A's request reaching the server after B's.
+	// at least FIFOMargin (for A reaching the server later) before B, B
+	// returned ok while A still waited (completed later, or never).
 	Fair        bool
 	RequireFIFO bool
 	FIFOMargin  time.Duration
-	// RetryInterval is how long a client may wait between two attempts to
-	// take the lock (the lock's retry delay, or the workload's pause after
-	// a failed acquire). Recovery after the last heal is judged only once
-	// the history has run the longest TTL plus this much past it. 0 means
-	// the longest gap seen between a failed acquire's completion and the
-	// same process's next acquire.
+	// RetryInterval is how long a client may wait between two attempts
+	// (the lock's retry delay, the workload's pause after a failure): part
+	// of the recovery grace (see RequireRecovery). 0 means the longest gap
+	// seen between a failed acquire's completion and its process's next.
 	RetryInterval time.Duration
 }
 
@@ -74,15 +65,18 @@ type Percentiles struct {
 }
 
 func percentiles(xs []int64) Percentiles {
-	if len(xs) == 0 {
+	slices.Sort(xs)
+	return percentilesOf(len(xs), func(i int) int64 { return xs[i] })
+}
+
+// percentilesOf are the percentiles of n sorted latencies, the i-th
+// smallest at(i).
+func percentilesOf(n int, at func(i int) int64) Percentiles {
+	if n == 0 {
 		return Percentiles{}
 	}
-	slices.Sort(xs)
-	q := func(p float64) int64 {
-		i := int(p*float64(len(xs))+0.5) - 1
-		return xs[min(max(i, 0), len(xs)-1)]
-	}
-	return Percentiles{N: len(xs), P50: q(0.50), P95: q(0.95), P99: q(0.99), Max: xs[len(xs)-1]}
+	q := func(p float64) int64 { return at(min(max(int(p*float64(n)+0.5)-1, 0), n-1)) }
+	return Percentiles{N: n, P50: q(0.50), P95: q(0.95), P99: q(0.99), Max: at(n - 1)}
 }
 
 // WindowAvailability is acquire progress during one fault window and in the
@@ -186,13 +180,7 @@ func (r *livenessRun) recovery(prog map[string]*keyProgress) {
 			unhealed = append(unhealed, w.Label())
 		}
 	}
-	freeAfter := int64(r.l.NeverFreedAfter)
-	if freeAfter <= 0 {
-		freeAfter = 3 * r.maxTTL
-		if freeAfter == 0 {
-			freeAfter = int64(3 * time.Second)
-		}
-	}
+	freeAfter := spanOr(r.l.NeverFreedAfter, r.maxTTL)
 	retry := int64(r.l.RetryInterval)
 	if retry <= 0 {
 		retry = r.retryGap
@@ -263,12 +251,10 @@ func (r *livenessRun) releasedAt(a *op) (int64, bool) {
 // neverFreed reports a key whose lock was never freed: at least three
 // acquires failed, unexplained by any possible holder (fails), while no
 // fault was in effect, over at least freeAfter until the history ended.
-// The lock is the last acquire ok's, unless that
-// holder released it (a release ok): then it is an acquire with unknown
-// outcome, invoked before the last failure, that never released it, and
-// the anomaly names those ops; with none, the lock was freed (a key left
-// stuck after that is StuckWatch's). Not judged while a fault is still
-// open at the end (the failures may be the fault's).
+// The holder is the last acquire ok, or if it released, the unknown
+// acquires invoked before the last failure that never released (named;
+// with none the lock was freed: StuckWatch's matter). Not judged while a
+// fault is open at the end.
 func (r *livenessRun) neverFreed(k string, p *keyProgress, fails []*op, freeAfter int64, unhealed []string) {
 	lastOK := p.lastOK
 	since := int64(0)
@@ -330,9 +316,5 @@ func lastCall(os []*op) int64 {
 	if len(os) == 0 {
 		return Inf
 	}
-	t := os[0].Call
-	for _, o := range os {
-		t = max(t, o.Call)
-	}
-	return t
+	return slices.MaxFunc(os, func(a, b *op) int { return cmp.Compare(a.Call, b.Call) }).Call
 }

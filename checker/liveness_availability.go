@@ -4,16 +4,12 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// windowStream measures the liveness check's availability per fault
-// window, fed one record at a time in time order: the fault windows as they open and close (paired as
-// faultWindowsOf pairs them), and per window the running counts of
-// acquire invokes and acquire oks taken when its bounds pass, instead of
-// every invoke and ok time.
-//
-// A window's counts are differences of running counts: acquires invoked
-// in [Start, End] are those invoked up to End minus those invoked before
-// Start. A count "up to t" is taken when the time moves past t, so that
-// records at t after the one that set the bound still count.
+// windowStream measures availability per fault window, fed records in
+// time order: the windows (paired as FaultWindows pairs them) and the
+// running counts of acquire invokes and oks taken as their bounds pass.
+// A window's counts are differences of running counts (invoked in
+// [Start, End] = invoked up to End − invoked before Start); a count "up
+// to t" is taken when the time moves past t, so records at t still count.
 type windowStream struct {
 	ws      []*windowCounts
 	open    map[string][]*windowCounts  // fault -> open windows, oldest first
@@ -66,9 +62,6 @@ func (s *windowStream) advance(t int64) {
 	s.due = s.due[:0]
 	s.now, s.before = t, [2]int64{s.calls, s.oks}
 }
-
-// call counts an acquire invoked now.
-func (s *windowStream) call() { s.calls++ }
 
 // ok counts an acquire ok returned at t (now).
 func (s *windowStream) ok(t int64) {
@@ -147,7 +140,7 @@ func (s *windowStream) setEnd(w *windowCounts, t int64) {
 
 // availability is the windows' WindowAvailability at the end of the
 // history (end: its last record's time); windows are the history's fault
-// windows (faultWindowsOf), which are this stream's.
+// windows (FaultWindows), which are this stream's.
 func (s *windowStream) availability(windows []Window, end int64) []WindowAvailability {
 	s.advance(Inf) // take the counts due at the last time
 	var out []WindowAvailability

@@ -8,10 +8,10 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// fifoStream is Liveness.fifo fed one record at a time, in time order:
-// the acquires waiting per key, and the events of the current time, taken
+// fifoStream counts FIFO violations from records in time order: the
+// acquires waiting per key, and the events of the current time, taken
 // when the time moves on (invokes first, then completions in invoke
-// order, as fifo sorts them).
+// order).
 type fifoStream struct {
 	l       *Liveness
 	now     int64
@@ -20,14 +20,13 @@ type fifoStream struct {
 	waiting map[string][]*lop
 	n       int
 	al      anomalyList
-	// anomalies naming an acquire still waiting: its completion index is
-	// filled in when it completes
+	// anomalies naming an acquire still waiting, completed when it does
 	patch map[*lop][]fifoPatch
-	// asWaiter is, per acquire still waiting, how many anomalies name it
-	// as the one overtaken, and the list entries among them (see moved)
+	// asWaiter is, per acquire still waiting, the anomalies naming it
+	// overtaken (list entries, -1 if not listed; see moved)
 	asWaiter map[*lop][]int
-	// recent are the acquire oks per key that a waiter may have been
-	// overtaken by (see moved), oldest first; recentN counts them
+	// recent are the acquire oks per key a waiter may have been overtaken
+	// by (see moved), oldest first; recentN counts them
 	recent  map[string][]*lop
 	recentN int
 }
@@ -86,7 +85,7 @@ func (f *fifoStream) advance(t int64) {
 	f.prune()
 	for _, x := range f.rets {
 		for _, p := range f.patch[x] {
-			al.list[p.idx].Ops = fifoOps(p.a, p.b)
+			al.list[p.idx].Ops = opIndices(&p.a.op, &p.b.op)
 		}
 		delete(f.patch, x)
 	}
@@ -98,7 +97,7 @@ func (f *fifoStream) advance(t int64) {
 func (f *fifoStream) overtaken(a, e *lop) {
 	al := &f.al
 	f.n++
-	al.add(Anomaly{Kind: "fifo-violation", Fatal: f.l.RequireFIFO, Ops: fifoOps(a, e),
+	al.add(Anomaly{Kind: "fifo-violation", Fatal: f.l.RequireFIFO, Ops: opIndices(&a.op, &e.op),
 		Text: fmt.Sprintf("key %q: process %d (invoked %s) got the lock at %s while process %d, waiting since %s, was still waiting",
 			e.Key, e.Process, fmtTime(e.Call), fmtTime(e.Return), a.Process, fmtTime(a.Call))})
 	at := -1
@@ -110,10 +109,9 @@ func (f *fifoStream) overtaken(a, e *lop) {
 }
 
 // moved judges acquire a again, whose completion names another key
-// (a.Key) than its invoke (a.waitKey): fifo reads it as waiting on a.Key
-// from its invoke. The anomalies that named it overtaken on a.waitKey
-// are withdrawn (their list entries emptied, see fifoStream.list), and
-// the acquire oks on a.Key it waited through are judged now.
+// (a.Key) than its invoke (a.waitKey), as waiting on a.Key from its
+// invoke: the anomalies naming it overtaken on a.waitKey are withdrawn
+// (see list), and the acquire oks on a.Key it waited through judged.
 func (f *fifoStream) moved(a *lop) {
 	for _, at := range f.asWaiter[a] {
 		f.n--
@@ -157,9 +155,4 @@ func (f *fifoStream) prune() {
 // list is the anomalies, without those withdrawn (see moved).
 func (f *fifoStream) list() []Anomaly {
 	return slices.DeleteFunc(f.al.list, func(a Anomaly) bool { return a.Kind == "" })
-}
-
-// fifoOps is opIndices of two acquires.
-func fifoOps(a, b *lop) []int64 {
-	return opIndices(&a.op, &b.op)
 }

@@ -19,9 +19,8 @@ type streamProgress struct {
 }
 
 // acquire follows one completed acquire x (op o, lease l when it
-// succeeded) for the liveness check: the longest TTL and retry gap seen,
-// and its key's progress (the latest ok, the failures since, the
-// acquires with unknown outcome) that recovery and never-freed judge.
+// succeeded): the longest TTL and retry gap, the counts and latencies,
+// and its key's progress that recovery and never-freed judge.
 func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
 	r := &s.r
 	r.maxTTL = max(r.maxTTL, x.TTL)
@@ -175,21 +174,12 @@ func (l *latencies) percentiles() Percentiles {
 		}
 		return percentiles(all)
 	}
-	n := len(l.small) + len(l.big)
-	if n == 0 {
-		return Percentiles{}
-	}
 	slices.Sort(l.small)
 	slices.Sort(l.big)
-	at := func(i int) int64 { // the i-th smallest: every small one is below every big one
+	return percentilesOf(len(l.small)+len(l.big), func(i int) int64 { // every small one is below every big one
 		if i < len(l.small) {
 			return int64(l.small[i])
 		}
 		return l.big[i-len(l.small)]
-	}
-	q := func(p float64) int64 {
-		i := int(p*float64(n)+0.5) - 1
-		return at(min(max(i, 0), n-1))
-	}
-	return Percentiles{N: n, P50: q(0.50), P95: q(0.95), P99: q(0.99), Max: at(n - 1)}
+	})
 }

@@ -5,24 +5,14 @@ import (
 	"github.com/lockstorm/lockstorm/lease"
 )
 
-// liveStream is Liveness.Check fed one record at a time, records in time
-// order (CheckSource checks that), for CheckSource. It gives Check's details
-// and anomalies while keeping, instead of the history:
-//
-//   - the lock ops in flight, and those completed after the oldest lock op
-//     still in flight (lock ops are taken in invoke order, as Check takes
-//     them);
-//   - per lease still read (see liveLease, retire), what Check reads of
-//     it; per token a row of the token table (see tokTable), for matching
-//     releases and extends to leases as fillTokens does; per living
-//     process its latest acquire ok per key;
-//   - three latencies per acquire (wait, wait of any outcome, hold) for the
-//     percentiles: 12 bytes per acquire (see latencies);
-//   - per key the acquires recovery and never-freed judge (see
-//     keyProgress): the latest acquire ok, the failed acquires since, the
-//     acquires with unknown outcome;
-//   - per fault window a few counters (see windowStream), and for FIFO the
-//     acquires waiting.
+// liveStream is the liveness check fed records in time order. Instead of
+// the history it keeps the lock ops from the oldest in flight (taken in
+// invoke order), per lease still read what the check reads of it (see
+// liveLease, retire), the token table's rows for matching releases and
+// extends as fillTokens does, per living process its current leases,
+// three latencies per acquire (see latencies), per key the acquires
+// recovery and never-freed judge (see keyProgress), per fault window a
+// few counters (see windowStream) and for FIFO the acquires waiting.
 type liveStream struct {
 	l *Liveness
 	r livenessRun
@@ -51,19 +41,16 @@ type liveStream struct {
 	stuck                  *StuckWatch
 }
 
-// lop is a lock op (acquire, release, extend) as liveStream keeps it
-// while it is in flight: its op, merged from its records as ops merges
-// them (opOf, op.complete).
+// lop is a lock op as liveStream keeps it in flight, merged as ops merges
+// (opOf, op.complete).
 type lop struct {
 	op
 	done    bool
 	waitKey string // the key FIFO reads it waiting on (see fifoStream.moved)
 }
 
-// liveLease is what Liveness reads of a lease (see Lease): the server's
-// side and the holder's first release. A lease nothing will read again
-// (its hold measured, and not its key's latest acquire ok) is dropped (see
-// retire).
+// liveLease is what Liveness reads of a lease: the server's side and the
+// holder's first release (dropped once nothing reads it, see retire).
 type liveLease struct {
 	key                string
 	row                uint32 // in the token table
@@ -128,7 +115,7 @@ func (s *liveStream) add(o *history.Op) {
 		s.ops.Add(o) // an op left open before stays in flight to the end, as Validate refuses
 		s.queue = append(s.queue, x)
 		if o.F == history.FAcquire {
-			s.win.call()
+			s.win.calls++
 			if s.fifo != nil {
 				s.fifo.call(x)
 			}
@@ -246,8 +233,7 @@ func (s *liveStream) byToken(key, token string) (*liveLease, bool) {
 }
 
 // retiredLease stands for the leases retire dropped: releases and extends
-// still match it (as fillTokens matches them) and change nothing anyone
-// reads.
+// still match it, changing nothing anyone reads.
 var retiredLease = &liveLease{}
 
 // retire drops lease l, whose hold is measured and which is not its key's
@@ -259,9 +245,8 @@ func (s *liveStream) retire(l *liveLease) {
 	}
 }
 
-// died forgets the current leases of process p, which completed an op
-// with info: it never invokes again (Validate), so fillTokens never reads
-// them.
+// died forgets the current leases of process p, dead after an info
+// completion (it never invokes again).
 func (s *liveStream) died(p int) {
 	for _, k := range s.keysOf[p] {
 		s.match.Drop(p, k)

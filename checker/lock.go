@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -12,9 +13,7 @@ import (
 
 // Lock checks the lock's own promise: porcupine linearizability of
 // acquire / release / extend per lock key against the lease-aware mutex
-// model documented in lockmodel.go. It does not look at the resource: a
-// client that outlives its lease (a pause) is not the lock's fault and
-// does not make this checker invalid.
+// model of lockmodel.go. A client outliving its lease is not its matter.
 type Lock struct {
 	// Drift and DriftFactor are the clock-drift allowance the algorithm
 	// assumes: a lease with TTL ttl invoked at c lasts at least until
@@ -25,10 +24,9 @@ type Lock struct {
 	// Unknown, never Valid. 0 means DefaultTimeout. A context deadline, if
 	// sooner, wins.
 	Timeout time.Duration
-	// StrictNotHeld makes a failed release or extend of the holder's token
-	// a claim that the lock was not held: allowed only once the lease may
-	// have expired. Set it only for locks whose release/extend fail means
-	// exactly "not held" (ErrNotHeld) and never a network problem.
+	// StrictNotHeld makes a failed release or extend of the holder a claim
+	// that the lock was not held, allowed only once the lease may have
+	// expired: for locks whose fail means exactly ErrNotHeld.
 	StrictNotHeld bool
 }
 
@@ -66,16 +64,12 @@ type LockDetails struct {
 	// IllegalKeys are the keys whose history is not linearizable.
 	IllegalKeys []string `json:"illegal_keys,omitempty"`
 	ElapsedMS   int64    `json:"elapsed_ms"`
-	// Linearization is the search of a history checked as one segment,
-	// kept for drawing porcupine.html when the check gave porcupine at
-	// most VisualizeMaxOps operations; nil otherwise and in a result read
-	// back from results.json.
-	Linearization *Linearization `json:"-"`
-	// Failing are the searches of the failing segments of a history
-	// checked in several (at most maxDrawnSegments, earliest first, each
-	// of at most VisualizeMaxOps operations), kept for drawing one page
-	// each; nil in a result read back from results.json.
-	Failing []*Linearization `json:"-"`
+	// Linearization is the search of a history checked as one segment
+	// (at most VisualizeMaxOps operations), kept for drawing; Failing
+	// those of the earliest failing segments of a history checked in
+	// several (at most maxDrawnSegments). Neither is in results.json.
+	Linearization *Linearization   `json:"-"`
+	Failing       []*Linearization `json:"-"`
 }
 
 // searchTimeout is the porcupine budget given ctx.
@@ -96,7 +90,9 @@ func searchTimeout(ctx context.Context, t time.Duration) time.Duration {
 // details (LockDetails.Linearization) for drawing.
 func (l *Lock) Check(ctx context.Context, h history.History) Result {
 	start := time.Now()
-	return l.merge([]piece{l.searchPiece(ctx, l.lockOps(h), keepWhole)}, start)
+	os := ops(h)
+	fillTokens(os)
+	return l.merge([]piece{l.searchPiece(ctx, l.lockOpsOf(os), keepWhole)}, start)
 }
 
 // searchPiece is the lock check of s, the porcupine input built from a
@@ -149,7 +145,7 @@ func explainLock(model porcupine.Model, part []porcupine.Operation, timeout time
 			a.Ops = append(a.Ops, ha.inv, ha.retIdx)
 		}
 	}
-	sortInt64(a.Ops)
+	slices.Sort(a.Ops)
 	switch {
 	case culprit.ret < s.now:
 		a.Text = fmt.Sprintf("key %q: %s %s by process %d returned at %s, but it must follow an acquire that could only take the lock at %s or later",

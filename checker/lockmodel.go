@@ -2,7 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -14,102 +13,82 @@ import (
 //
 // # Time in a model without a clock
 //
-// Porcupine linearizes each operation at some instant of its [Call, Return]
-// interval but tells the model nothing about that instant. The model
-// therefore carries time itself: every input holds its op's call and return
-// times, and the state holds `now`, a lower bound on the instant of the
-// last linearization point. Stepping an op requires that the op can take
+// Porcupine linearizes each op at some instant of its [Call, Return] but
+// does not tell the model which. So every input carries its call and
+// return times and the state carries `now`, a lower bound on the instant
+// of the last linearization point. An op may step only if it can take
 // effect no earlier than `now` (now <= Return) and, for an acquire that
-// displaces a holder, no earlier than the instant the holder's lease must
-// have expired; `now` then moves to that instant. Choosing the earliest
-// admissible instant is optimal: every constraint in the model is a lower
-// bound on later linearization points, so an earlier `now` never rules out
-// anything a later one allows.
-//
-// `now` is raised only by expiry takeovers, never to an op's call time:
-// porcupine already orders an op after every op that returned before it
-// was called, so call times add no constraint — and leaving them out keeps
-// the states few (better caching).
+// displaces a holder, no earlier than the holder's lease must have
+// expired; `now` then moves to that instant. The earliest admissible
+// instant is optimal: every constraint is a lower bound on later points.
+// `now` is raised only by expiry takeovers, never to a call time:
+// porcupine already orders an op after every op that returned before its
+// call, and fewer states cache better.
 //
 // # The server's promise
 //
-// A lease taken by an acquire invoked at time c with TTL ttl lives, by the
-// server's promise, at least until exp = c + ttl − allowance(ttl), where
-// the allowance is the clock drift the algorithm assumes (Lock.Drift +
-// Lock.DriftFactor·ttl). The key is written at or after c, so it cannot
-// expire before c + ttl on a server whose clock runs true; the allowance
-// absorbs bounded drift and the millisecond rounding of PX. An extend ok
-// invoked at c sets exp = c + ttl − allowance likewise. A TTL of 0 means no
-// expiry (exp = Inf).
+// A lease taken by an acquire invoked at c with TTL ttl lives at least
+// until exp = c + ttl − allowance(ttl), the allowance being the drift the
+// algorithm assumes (Lock.Drift + Lock.DriftFactor·ttl): the key is
+// written at or after c, and the allowance absorbs bounded drift and PX's
+// millisecond rounding. An extend ok invoked at c sets exp likewise. TTL 0
+// means no expiry (exp = Inf).
 //
 // # One node
 //
-// A lock whose acquire ok names exactly one answering node (history
-// Op.Nodes) writes its key at one instant. That instant follows the
-// previous holder's end: SET NX succeeds only on an absent key, so the
-// key was written after the previous lease expired (the model's `now`
-// after a takeover is a lower bound of that) or after the release that
-// freed it (the release's DEL happened no earlier than its call, so on
-// one node `now` rises to a freeing release's call). The lease therefore
-// lasts at least until max(c, now) + ttl − allowance, which catches a
-// second grant right after a long wait that the bound from c alone misses.
-// With several nodes (Redlock) the quorum's keys are written at different
-// instants, some possibly before the takeover, so only c counts there.
-// A segment of a history cut while such an acquire waits does not know
-// the `now` carried across the cut: it is checked between two bounds of
-// it (see seam.go).
+// An acquire ok naming exactly one answering node (history Op.Nodes)
+// writes its key at one instant, after the previous holder's end: SET NX
+// succeeds only on an absent key, so after the previous lease expired
+// (`now` after a takeover bounds that) or after the release that freed it
+// (whose DEL came no earlier than its call, so `now` rises to a freeing
+// release's call). The lease so lasts at least until max(c, now) + ttl −
+// allowance, which catches a second grant right after a long wait. With
+// several nodes (Redlock) the quorum's keys are written at different
+// instants, some maybe before the takeover, so only c counts. A segment
+// cut while such an acquire waits is checked between two bounds of the
+// `now` carried across the cut (see seam.go).
 //
 // # Leases, not tokens
 //
-// The model names a lease by its acquire op, never by its token: a lock
-// that hands two clients the same token (a host name) must not have the
-// second acquire taken for the first holder. A release or extend acts on
-// the lease fillTokens matched it to (see ops.go). The reuse itself is
-// reported by Validate's token check as a defect of the lock.
+// A lease is named by its acquire op, never its token: a lock that hands
+// two clients one token (a host name) must not have the second acquire
+// taken for the first holder. A release or extend acts on the lease
+// fillTokens matched it to (see ops.go); the token check reports reuse.
 //
 // # Soundness: a correct lock is never called invalid
 //
-// In a run of a lock that keeps its promise, take each op's linearization
-// point to be the instant its effect happened (the SET NX / quorum that
-// granted an acquire, the DEL of a release, the PEXPIRE of an extend). An
-// acquire then only succeeds when the key is absent: released (an earlier
-// release ok/info in that order frees it in the model) or expired, which
-// the promise puts at or after exp, so the model's `exp <= instant`
-// requirement holds with `now` at most the true instant. A release or
-// extend ok is only answered ok when the key still holds the caller's token,
-// as the model requires. So the true order is accepted and porcupine
-// reports Ok.
+// Take each op's linearization point at the instant its effect happened
+// (the SET NX or quorum of an acquire, the DEL of a release, the PEXPIRE
+// of an extend). An acquire then succeeds only on an absent key: released
+// (an earlier release ok/info in that order frees it in the model) or
+// expired, which the promise puts at or after exp, so `exp <= instant`
+// holds with `now` at most the true instant. A release or extend is ok
+// only while the key holds the caller's token, as the model requires. So
+// the true order is accepted.
 //
 // # Completeness: what is caught
 //
-// An acquire that returned ok while another token's lease must still have
-// been alive (its Return is before the holder's exp, or before the instant
-// an earlier takeover forced) cannot be linearized, nor can a release or
-// extend ok of a token that no longer holds the lock. These are the
-// violations of the server's promise: a crash without persistence, a clock
-// jump, a failover that loses the key, a broken lock.
+// An acquire ok while another lease must still have been alive (its
+// Return before the holder's exp, or before an earlier takeover's
+// instant), and a release or extend ok of a token no longer holding the
+// lock: the server breaking its promise (a crash without persistence, a
+// clock jump, a failover that loses the key, a broken lock).
 //
 // # Outcomes
 //
 //   - ok: took effect, between Call and Return.
-//   - fail: did not take effect. Failed acquires carry no constraint and are
-//     left out. Failed releases and extends are left out too, unless
-//     Lock.StrictNotHeld is set: then a fail by the holder is allowed only
-//     once its lease may have expired (a "not held" answer while the lease
-//     must be alive is the server losing the key).
+//   - fail: did not take effect. Failed acquires are left out, and so are
+//     failed releases and extends unless Lock.StrictNotHeld: then a fail
+//     by the holder is allowed only once its lease may have expired.
 //   - info (or no completion): may take effect at any instant after Call,
-//     or never; Return is Inf. A release or extend with info takes effect if
-//     its token holds the lock at the chosen instant, else does nothing;
-//     linearizing it last stands for "never". Its Return is then bounded by
-//     the first acquire that must displace its token (see boundInfo), which
-//     keeps the search small and changes no verdict. An acquire with info
-//     whose lease a later release or extend ok acts on took effect, so it
-//     is kept (with Return Inf). Any other acquire with info is left
-//     out of the check altogether, which changes no verdict: placed last,
-//     it could always be linearized (its Return is Inf), and taking it out
-//     of any linearization only removes a holder and a takeover, which
-//     constrains nothing that follows. It is shown in the visualisation as
-//     an annotation.
+//     or never; Return is Inf. A release or extend with info takes effect
+//     if its lease holds the lock then, else does nothing; placing it last
+//     stands for "never". boundInfo bounds its Return by the first acquire
+//     that must displace its lease, changing no verdict. An info acquire
+//     whose lease a later release or extend ok acts on took effect and is
+//     kept (Return Inf); any other is left out, which changes no verdict
+//     (placed last it always linearizes, and removing it only removes a
+//     holder and a takeover), and is drawn as an annotation.
 type lockKind uint8
 
 const (
@@ -118,15 +97,7 @@ const (
 	lkExtend
 )
 
-func (k lockKind) String() string {
-	switch k {
-	case lkAcquire:
-		return "acquire"
-	case lkRelease:
-		return "release"
-	}
-	return "extend"
-}
+func (k lockKind) String() string { return [...]string{"acquire", "release", "extend"}[k] }
 
 type outcome uint8
 
@@ -136,33 +107,23 @@ const (
 	outFail
 )
 
-func (o outcome) String() string {
-	switch o {
-	case outOK:
-		return "ok"
-	case outInfo:
-		return "info"
-	}
-	return "fail"
-}
+func (o outcome) String() string { return [...]string{"ok", "info", "fail"}[o] }
 
-// lockInput is one operation as the model sees it. Inputs are pointers so
-// that porcupine copies a word, not the struct.
+// lockInput is one operation as the model sees it (a pointer, so that
+// porcupine copies a word).
 type lockInput struct {
 	kind lockKind
 	out  outcome
 	// lease is the id of the lease the op acts on, from 1, unique across
-	// keys: one per acquire (never per token: a lock may reuse tokens), and
-	// a fresh one that never holds for a release or extend that matches no
-	// acquire.
+	// keys: one per acquire, and a fresh one that never holds for a release
+	// or extend that matches no acquire.
 	lease int32
 	call  int64
 	ret   int64 // Inf for info
 	exp   int64 // acquire/extend: call + ttl - allowance, Inf if no ttl
-	// life is ttl − allowance for ops on a one-node lock (0 otherwise): the
-	// key is then written at a single instant no earlier than the model's
-	// `now` after the step, so the lease lasts at least until now + life
-	// (see "One node" above).
+	// life is ttl − allowance on a one-node lock (else 0): the lease lasts
+	// at least until the model's `now` after the step + life (see "One
+	// node" above).
 	life int64
 	// single marks ops on a lease granted by one node.
 	single bool
@@ -198,9 +159,7 @@ func lockStep(state, input, _ any) (bool, any) {
 			if s.exp > in.ret {
 				return false, s
 			}
-			if s.exp > s.now {
-				s.now = s.exp
-			}
+			s.now = max(s.now, s.exp)
 		}
 		s.holder, s.exp = in.lease, in.exp
 		if in.life > 0 {
@@ -222,9 +181,7 @@ func lockStep(state, input, _ any) (bool, any) {
 				if s.exp > in.ret {
 					return false, s
 				}
-				if s.exp > s.now {
-					s.now = s.exp
-				}
+				s.now = max(s.now, s.exp)
 			}
 		}
 	}
@@ -236,8 +193,8 @@ func lockStep(state, input, _ any) (bool, any) {
 // op's call, so `now` may rise to it: the next acquire's key is written
 // after the release, an extend's new TTL counts from after its call.
 func applyHeld(s lockState, in *lockInput) lockState {
-	if in.single && in.call > s.now {
-		s.now = in.call
+	if in.single {
+		s.now = max(s.now, in.call)
 	}
 	if in.kind == lkRelease {
 		s.holder, s.exp = 0, 0
@@ -326,11 +283,7 @@ func partitionByKey(hist []porcupine.Operation) [][]porcupine.Operation {
 		k := inputKey(o.Input)
 		by[k] = append(by[k], o)
 	}
-	keys := make([]string, 0, len(by))
-	for k := range by {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(by)
 	out := make([][]porcupine.Operation, len(keys))
 	for i, k := range keys {
 		out[i] = by[k]

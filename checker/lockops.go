@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"sort"
@@ -34,15 +35,9 @@ type lockBuild struct {
 	s       lockSearch
 }
 
-// lockOps turns the history into porcupine operations, with the token of
-// each lease and the info acquires left out.
-func (l *Lock) lockOps(h history.History) lockSearch {
-	os := ops(h)
-	fillTokens(os)
-	return l.lockOpsOf(os)
-}
-
-// lockOpsOf is lockOps of a history's ops (fillTokens applied; read only).
+// lockOpsOf turns a history's ops (fillTokens applied; read only) into
+// porcupine operations, with the token of each lease and the info
+// acquires left out.
 func (l *Lock) lockOpsOf(os []op) lockSearch {
 	b := &lockBuild{l: l, os: os, used: usedLater(os), leaseID: map[int]int32{}}
 	for i := range os {
@@ -112,9 +107,7 @@ func (b *lockBuild) input(i int) *lockInput {
 		a := &b.os[o.Lease]
 		in.lease, in.leaseRet = b.idOf(o.Lease), a.Return
 		in.single = a.Nodes == 1
-		if in.ttl == 0 {
-			in.ttl = a.TTL
-		}
+		in.ttl = cmp.Or(in.ttl, a.TTL)
 	} else {
 		in.lease = b.newID(o.Token)
 	}
@@ -175,18 +168,15 @@ func (l *Lock) bound(in *lockInput, o *op) {
 }
 
 // boundInfo gives release and extend ops with unknown outcome a finite
-// return time where it changes no verdict, so that porcupine need not try
-// them at every later point: the Return of the earliest-returning acquire
-// ok on the same key invoked at or after the op's call. That acquire is
-// another lease (a lease is named by its acquire, and the op's own acquire
-// returned before the op's call — ops whose lease acquire did not are left
-// alone), and a lease never holds again once displaced, so once that
-// acquire is linearized the op would be a no-op from then on; a no-op
-// placed later can be moved to just after that acquire (its call precedes
-// the acquire's, and `now` is no later than the acquire's return there),
-// so the bound keeps every linearization the Inf return allowed. Repeated
-// tokens do not matter: leases are compared, not tokens. It returns how
-// many ops it bounded.
+// return where it changes no verdict, so porcupine need not try them at
+// every later point: the Return of the earliest-returning acquire ok on
+// the key invoked at or after the op's call. That acquire is another
+// lease (the op's own acquire returned before the op's call; other ops
+// are left alone), and a displaced lease never holds again, so after that
+// acquire the op is a no-op, and a no-op placed later can move to just
+// after it (its call precedes the acquire's, `now` is no later than the
+// acquire's return): every linearization stays. It returns how many ops
+// it bounded.
 func boundInfo(ops []porcupine.Operation) int {
 	type acq struct {
 		call, ret int64 // ret: the least return from here on

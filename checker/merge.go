@@ -20,9 +20,8 @@ type keyedSearch struct {
 }
 
 // searchKeys runs porcupine on pops (model partitioned by key) within
-// timeout (see searchTimeout), keeping the search for drawing as keep
-// says (see search). Each illegal key is explained by explain, given its
-// ops and a budget; what names the check in a timeout's reason.
+// timeout, keeping the search as keep says (see search); explain explains
+// each illegal key; what names the check in a timeout's reason.
 func searchKeys(ctx context.Context, model porcupine.Model, pops []porcupine.Operation, timeout time.Duration, keep keepMode,
 	notes []porcupine.Annotation, what string, explain func(part []porcupine.Operation, budget time.Duration) (Anomaly, bool)) keyedSearch {
 	budget := searchTimeout(ctx, timeout)

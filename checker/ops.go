@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 
@@ -76,36 +77,18 @@ func (o *op) complete(r *history.Op) {
 	if r.Type != history.Info {
 		o.Return = r.Time
 	}
-	if r.Key != "" {
-		o.Key = r.Key
-	}
-	if r.Token != "" {
-		o.Token = r.Token
-	}
-	if r.Fence != 0 {
-		o.Fence = r.Fence
-	}
+	o.Key, o.Token, o.Fence = cmp.Or(r.Key, o.Key), cmp.Or(r.Token, o.Token), cmp.Or(r.Fence, o.Fence)
 	if r.Value != 0 || r.Type == history.OK && r.F == history.FRead {
 		o.Value = r.Value
 	}
-	if r.TTL != 0 {
-		o.TTL = r.TTL
-	}
-	if r.Validity != 0 {
-		o.Validity = r.Validity
-	}
+	o.TTL, o.Validity = cmp.Or(r.TTL, o.TTL), cmp.Or(r.Validity, o.Validity)
 	if len(r.Nodes) > 0 {
 		o.Nodes = len(r.Nodes)
 	}
 }
 
 // indices returns the op's record indices (invoke, and completion if any).
-func (o *op) indices() []int64 {
-	if o.Ret < 0 {
-		return []int64{o.Inv}
-	}
-	return []int64{o.Inv, o.Ret}
-}
+func (o *op) indices() []int64 { return refOf(o).indices() }
 
 // opIndices concatenates and sorts the indices of several ops.
 func opIndices(os ...*op) []int64 {
@@ -113,21 +96,16 @@ func opIndices(os ...*op) []int64 {
 	for _, o := range os {
 		out = append(out, o.indices()...)
 	}
-	sortInt64(out)
+	slices.Sort(out)
 	return out
 }
 
-func sortInt64(s []int64) { slices.Sort(s) }
-
 // fillTokens gives acquires without a Token a unique synthetic token,
-// then names each lock op's lease (op.Lease), the acquire it acts on: an
-// acquire (any outcome) is its own; a release or extend acts on the lease
-// lease.Matcher names among the acquires ok or unknown invoked before it
-// (-1 if none), and takes its token when it has none.
-//
-// Tokens alone cannot name a lease: a lock that hands the same token to
-// two acquires (a host name, a constant) would merge two holders into one.
-// Validate's token check reports such a lock.
+// then names each lock op's lease (op.Lease): an acquire (any outcome) is
+// its own; a release or extend acts on the lease lease.Matcher names among
+// the acquires ok or unknown invoked before it (-1 if none), and takes its
+// token when it has none. Tokens alone cannot name a lease: a lock may
+// hand one token to two acquires.
 func fillTokens(os []op) {
 	byTok := map[tokKey]int{} // (key, token) -> latest acquire ok/info invoked so far
 	m := lease.NewMatcher(func(key, token string) (int, bool) {

@@ -79,13 +79,7 @@ func cutOracleCases(t *testing.T) []oracleCase {
 		{"one-node", "?", func(g *historytest.Gen) history.History {
 			// every grant names one node: a takeover bounds the lease from
 			// the model's now, so waiting acquires pin the cuts
-			h := g.History()
-			for i := range h {
-				if h[i].F == history.FAcquire && h[i].Type == history.OK {
-					h[i].Nodes = []string{"n1"}
-				}
-			}
-			return h
+			return oneNode(g.History())
 		}},
 	}
 }

@@ -1,9 +1,9 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"github.com/anishathalye/porcupine"
 	"slices"
 	"sort"
 	"sync"
@@ -24,7 +24,9 @@ func (c *Composite) checkWhole(ctx context.Context, h history.History) (res Resu
 	start := time.Now()
 	res = Result{Name: c.Label}
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
-	if refused(&res, h, start) {
+	if err := Validate(h); err != nil { // refused: Unknown, with Validate's message as an Invalid part
+		res.Valid, res.Error = Unknown, err.Error()
+		res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error(), Seconds: time.Since(start).Seconds()}}
 		return res
 	}
 	res.Results = make([]Result, len(c.Checkers))
@@ -37,56 +39,21 @@ func (c *Composite) checkWhole(ctx context.Context, h history.History) (res Resu
 		}()
 	}
 	wg.Wait()
-	c.finish(&res, h)
-	return res
-}
-
-// refused validates h; when Validate refuses it, res becomes Unknown with
-// Validate's message (as an Invalid "validate" part) and no checker runs.
-func refused(res *Result, h history.History, start time.Time) bool {
-	err := Validate(h)
-	if err == nil {
-		return false
-	}
-	res.Valid, res.Error = Unknown, err.Error()
-	res.Results = []Result{{Name: "validate", Valid: Invalid, Error: err.Error(), Seconds: time.Since(start).Seconds()}}
-	return true
-}
-
-// finish adds the token check to res's parts, merges their verdicts,
-// demotes a run in which no acquire succeeded, and labels the anomalies
-// with the fault windows (steps 2, 4, 5 and 6 of Compose).
-func (c *Composite) finish(res *Result, h history.History) {
+	// the token check, merged verdicts, no acquire ok, fault labels
+	// (steps 2, 4, 5 and 6 of Compose)
 	t0 := time.Now()
 	tr := Tokens(h)
 	tr.Seconds = time.Since(t0).Seconds()
-	finishWith(res, tr, anyAcquireOK(h), FaultWindows(h), int64(len(h)), func(i int64) int64 { return h[i].Time })
-}
-
-// anyAcquireOK reports whether some acquire in h completed ok.
-func anyAcquireOK(h history.History) bool {
-	for i := range h {
-		if h[i].F == history.FAcquire && h[i].Type == history.OK {
-			return true
-		}
-	}
-	return false
+	anyOK := slices.ContainsFunc(h, func(o history.Op) bool { return o.F == history.FAcquire && o.Type == history.OK })
+	finishWith(&res, tr, anyOK, FaultWindows(h), int64(len(h)), func(i int64) int64 { return h[i].Time })
+	return res
 }
 
 // wholeLiveness is the liveness check of the whole history in memory, as
 // it ran before the streamed engine (liveStream) was the only one.
 func (l *Liveness) wholeLiveness(h history.History) Result {
-	os := ops(h)
-	fillTokens(os)
-	r := &livenessRun{l: l, leases: serverLeases(os), windows: FaultWindows(h)}
-	for i := range h {
-		r.end = max(r.end, h[i].Time)
-	}
-	for _, w := range r.windows {
-		r.d.HealedAt = max(r.d.HealedAt, w.End)
-	}
-	r.acquires(os)
-	r.availability()
+	r := wholeRun(l, h)
+	r.d.Windows = availabilityNaive(r)
 	r.recovery(r.progress())
 	w := NewStuckWatch(l.NeverFreedAfter)
 	for i := range h {
@@ -97,6 +64,22 @@ func (l *Liveness) wholeLiveness(h history.History) Result {
 		r.d.FIFOViolations = l.fifo(r.acq, r.end, &r.al)
 	}
 	return r.result()
+}
+
+// wholeRun is the liveness check of h in memory up to its acquires (see
+// acquires): its leases, fault windows, end, heal and acquires.
+func wholeRun(l *Liveness, h history.History) *livenessRun {
+	os := ops(h)
+	fillTokens(os)
+	r := &livenessRun{l: l, leases: serverLeases(os), windows: FaultWindows(h)}
+	for i := range h {
+		r.end = max(r.end, h[i].Time)
+	}
+	for _, w := range r.windows {
+		r.d.HealedAt = max(r.d.HealedAt, w.End)
+	}
+	r.acquires(os)
+	return r
 }
 
 // acquires counts the acquires by outcome, reports starvation, and takes
@@ -234,62 +217,6 @@ func (l *Liveness) fifo(acq []*op, end int64, al *anomalyList) int {
 	return n
 }
 
-// availability is acquire progress per fault window: acquires invoked in
-// it, acquire oks returned in it and in the quiet period after it (until
-// the next window that starts after it ends, or the history's end), and
-// the time to the first acquire ok after it. It sorts the invoke times and
-// the ok return times once and counts by binary search, so its cost is
-// O((windows + acquires) · log acquires) rather than their product.
-func (r *livenessRun) availability() {
-	if len(r.windows) == 0 {
-		return
-	}
-	calls := make([]int64, 0, len(r.acq))
-	var rets []int64 // Returns of acquire oks
-	for _, o := range r.acq {
-		calls = append(calls, o.Call)
-		if o.Type == history.OK {
-			rets = append(rets, o.Return)
-		}
-	}
-	slices.Sort(calls)
-	slices.Sort(rets)
-	// atMost and below count the sorted xs that are <= t and < t.
-	atMost := func(xs []int64, t int64) int { return sort.Search(len(xs), func(i int) bool { return xs[i] > t }) }
-	below := func(xs []int64, t int64) int { return sort.Search(len(xs), func(i int) bool { return xs[i] >= t }) }
-	// sufMin[i] is the least Start of the windows after i.
-	sufMin := make([]int64, len(r.windows)+1)
-	sufMin[len(r.windows)] = Inf
-	for i := len(r.windows) - 1; i >= 0; i-- {
-		sufMin[i] = min(sufMin[i+1], r.windows[i].Start)
-	}
-	for i, w := range r.windows {
-		wa := WindowAvailability{Window: w, RecoveryNS: -1}
-		next := r.end
-		if sufMin[i+1] > w.End {
-			next = min(next, sufMin[i+1])
-		} else { // a later window starts before this one ends: scan
-			for _, w2 := range r.windows[i+1:] {
-				if w2.Start > w.End {
-					next = min(next, w2.Start)
-				}
-			}
-		}
-		if w.End >= w.Start {
-			wa.Invoked = atMost(calls, w.End) - below(calls, w.Start)
-			wa.OK = atMost(rets, w.End) - below(rets, w.Start)
-		}
-		after := atMost(rets, w.End) // first ok returned after the window
-		if next > w.End {
-			wa.AfterOK = atMost(rets, next) - after
-		}
-		if after < len(rets) {
-			wa.RecoveryNS = rets[after] - w.End
-		}
-		r.d.Windows = append(r.d.Windows, wa)
-	}
-}
-
 // wholeCheck is ch's check of the whole history in memory: the oracle's
 // own liveness, every other checker's Check.
 func wholeCheck(ctx context.Context, ch Checker, h history.History) Result {
@@ -314,7 +241,7 @@ func wholeCheck(ctx context.Context, ch Checker, h history.History) Result {
 // memory.
 func (f Fencing) wholeFencing(ctx context.Context, h history.History) Result {
 	start := time.Now()
-	run := newFencingRun(nil)
+	run := newFencingRun(f.serverLog())
 	for _, i := range timeOrder(h) {
 		if i&0xFFFF == 0 && ctx.Err() != nil {
 			return Result{Name: f.Name(), Valid: Unknown, Error: ctx.Err().Error()}
@@ -322,54 +249,19 @@ func (f Fencing) wholeFencing(ctx context.Context, h history.History) Result {
 		run.feed(&h[i])
 	}
 	run.end()
-	if len(f.Server) > 0 {
-		checkServerLog(run.v, f.Server, h)
-	}
 	run.v.Stats.ElapsedMS = time.Since(start).Milliseconds()
 	return run.v.Result()
 }
 
 // timeOrder returns the record indices of h ordered by time (stable, so
-// equal times keep index order). Recorder histories are already in time
-// order and cost one pass.
+// equal times keep index order).
 func timeOrder(h history.History) []int {
 	idx := make([]int, len(h))
-	sorted := true
 	for i := range h {
 		idx[i] = i
-		if i > 0 && h[i].Time < h[i-1].Time {
-			sorted = false
-		}
 	}
-	if !sorted {
-		slices.SortStableFunc(idx, func(a, b int) int {
-			switch {
-			case h[a].Time < h[b].Time:
-				return -1
-			case h[a].Time > h[b].Time:
-				return 1
-			}
-			return 0
-		})
-	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(h[a].Time, h[b].Time) })
 	return idx
-}
-
-// checkServerLog adds what the resource's own log shows to v: every write
-// it accepted with a token lower than one it had accepted before on the
-// key (by a write or a fenced read) is a stale write accepted, named by the
-// history ops of that write (matched by key, value and token) and of the
-// read that set the higher token, if it was a read. Stale reads are
-// counted, accepted or rejected.
-func checkServerLog(v *FenceValidator, log []ServerWrite, h history.History) {
-	m := newServerOps(nil)
-	for _, p := range history.Pairs(h) {
-		m.invoke(&h[p.Invoke])
-		if p.Completion >= 0 {
-			m.complete(&h[p.Invoke], int64(p.Completion))
-		}
-	}
-	m.check(v, NewServerLog(log))
 }
 
 // wholeResource runs every resource check that applies on the whole
@@ -383,90 +275,34 @@ func (r *Resource) wholeResource(ctx context.Context, h history.History) Result 
 
 	secs := counterSections(os)
 	d.Sections = len(secs)
-	if len(secs) > 0 {
-		v, err := r.checkCounter(ctx, secs, &al, &d)
-		res.Valid = Merge(res.Valid, v)
-		if err != "" {
-			res.Error = err
+	if len(secs) > 0 { // the counter's search of the whole history
+		p := r.counterPiece(ctx, secs, keepWhole)
+		res.Valid, res.Error, d.Linearization = p.valid, p.err, p.lin
+		for _, k := range sortedKeys(p.byKey) {
+			al.add(p.byKey[k])
 		}
 	}
-	r.checkRest(os, len(secs) > 0, &al, &d)
+	// lost updates (when there are counter sections), cron, api, leader
+	lost, cron := newLostUpdateCheck(), newCronCheck()
+	for i := range os {
+		if len(secs) > 0 {
+			lost.add(&os[i], &al)
+		}
+		cron.add(&os[i])
+	}
+	if len(secs) > 0 {
+		d.Counter = lost.finish(r, &al)
+	}
+	d.Cron = cron.finish(r, &al)
+	d.API = r.checkAPI(os, &al)
+	d.Leader = checkLeader(os, &al)
 	r.finish(&res, &al, d, start)
 	return res
 }
 
-// checkRest runs the checks that read the whole history in one pass: lost
-// updates (when there are counter sections), cron, api, leader.
-func (r *Resource) checkRest(os []op, counter bool, al *anomalyList, d *ResourceDetails) {
-	if counter {
-		d.Counter = r.lostUpdates(os, al)
-	}
-	d.Cron = r.checkCron(os, al)
-	d.API = r.checkAPI(os, al)
-	d.Leader = checkLeader(os, al)
-}
-
-func (r *Resource) checkCounter(ctx context.Context, secs []*sectionInput, al *anomalyList, d *ResourceDetails) (Validity, string) {
-	pops := sectionOps(secs)
-	model := counterModel()
-	timeout := searchTimeout(ctx, r.Timeout)
-	var res porcupine.CheckResult
-	res, d.Linearization = search(model, pops, timeout, nil, keepWhole)
-	switch res {
-	case porcupine.Ok:
-		return Valid, ""
-	case porcupine.Unknown:
-		return Unknown, fmt.Sprintf("porcupine timed out after %s on the counter", timeout)
-	}
-	for _, part := range partitionByKey(pops) {
-		if a, ok := explainCounter(part, searchTimeout(ctx, r.Timeout)); ok {
-			al.add(a)
-		}
-	}
-	return Invalid, ""
-}
-
-// lostUpdates counts acknowledged increments missing from the final value,
-// and names pairs of acknowledged writes of the same value (two
-// increments from the same read: one of them is lost).
-func (r *Resource) lostUpdates(os []op, al *anomalyList) map[string]CounterSummary {
-	c := newLostUpdateCheck()
-	for i := range os {
-		c.add(&os[i], al)
-	}
-	return c.finish(r, al)
-}
-
-// checkCron: every tick (Value of FRun) must run (ok) at most once per key;
-// ticks never run are reported (fatal only with RequireEveryTick).
-func (r *Resource) checkCron(os []op, al *anomalyList) *CronSummary {
-	c := newCronCheck()
-	for i := range os {
-		c.add(&os[i])
-	}
-	return c.finish(r, al)
-}
-
-// Tokens checks what Validate cannot call malformed but no checker can
-// see past: a token handed to two acquires of one key. A lock's token is
-// the only thing that tells its holders apart at the server (release and
-// extend compare it); a lock that gives the same token to two acquires (a
-// host name, a constant) lets one holder release or extend another's
-// lease. That is a defect of the lock, reported as a fatal "reused-token"
-// anomaly naming both acquires' ops:
-//
-//   - two acquires ok of the same key with the same token, by different
-//     processes or by the same process after it released (a re-acquire
-//     must still get a fresh token: a late release or a watchdog's extend
-//     of the old lease would act on the new one);
-//   - an acquire ok and an acquire with unknown outcome (info, or never
-//     completed) that carries the same token: the lock chose that token
-//     for both attempts, and the unknown one may have taken effect.
-//
-// Failed acquires never took effect and are not counted; two acquires that
-// both have unknown outcomes prove nothing. Synthetic tokens (acquires
-// that record none) are not compared. The result is named "tokens":
-// Invalid with the anomalies, else Valid. h must have passed Validate.
+// Tokens is the token check (tokenCheck: no token handed to two acquires
+// of a key, a fatal "reused-token") of the whole history, as its own
+// "tokens" result. h must have passed Validate.
 func Tokens(h history.History) Result {
 	t := newTokenCheck(newTokTable())
 	os := ops(h)

@@ -68,10 +68,9 @@ func (st *stream) closeOverflow(end, at, off int64, carry []*sectionInput) {
 	st.cur = next
 }
 
-// overflowFrom makes the segments from closed[k] on (none when k is
-// len(closed)) and the current one one segment not buffered: the current
-// one grew past maxSegRecords, or a later record refers back into a
-// segment not buffered, or their records are too many to read again.
+// overflowFrom makes closed[k:] and the current segment one segment not
+// buffered: it grew past maxSegRecords, or a later record refers back
+// into one not buffered, or too many records to read again.
 func (st *stream) overflowFrom(k int) {
 	cur, buffered := st.cur, st.cur.over == nil
 	if buffered {

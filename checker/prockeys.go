@@ -1,11 +1,9 @@
 package checker
 
-// procKeyPos maps a process and a key to a record position, in about 23
-// bytes an entry where a map keyed by procKey takes about 50: a process
-// in [0, 2^40) and one of the first 2^24 keys are packed into one uint64
-// (the refTracker's latest acquire ok per process and key: 460k entries,
-// 25 MB, at 10M records). Other processes and keys go to an ordinary map.
-// The zero value is ready.
+// procKeyPos maps a process and a key to a record position, packing a
+// process in [0, 2^40) and one of the first 2^24 keys into one uint64 key
+// (half a procKey map's memory); others go to an ordinary map. The zero
+// value is ready.
 type procKeyPos struct {
 	ids    map[string]uint64 // key -> its id
 	packed map[uint64]int    // process<<24 | key id -> position

@@ -7,10 +7,8 @@ import (
 )
 
 // reorder hands records on in time order (ties in index order), up to
-// reorderDepth records late, for the summaries fed one record at a time.
-// A record later than that is not handed on: it is counted (late), and
-// the summaries' results become Unknown (see lateError). The records wait
-// in a ring, so that a history in time order costs one copy per record.
+// reorderDepth records late; a later record is only counted, and makes
+// the summaries Unknown (see lateError). Records wait in a ring.
 type reorder struct {
 	ring         []history.Op // len a power of two; n records from head, in order
 	head, n      int

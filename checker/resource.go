@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -13,10 +14,10 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// Resource checks the application's view of mutual exclusion, whatever the
-// lock claims: counter critical sections (porcupine, see counter.go) and
-// lost updates, cron exactly-once per tick, api concurrency, leader
-// overlap. Parts whose ops are absent from the history are skipped.
+// Resource checks the application's view of mutual exclusion: counter
+// critical sections (porcupine, see counter.go) and lost updates, cron
+// exactly-once per tick, api concurrency, leader overlap, each when its
+// ops are in the history.
 type Resource struct {
 	// Timeout bounds the porcupine search (0 = DefaultTimeout); when it
 	// runs out the verdict is Unknown.
@@ -119,7 +120,7 @@ type valueRef struct {
 }
 
 func valueOf(o *op) *valueRef {
-	return &valueRef{opRef{o.Type, o.Process, o.Inv, o.Ret}, o.Value, o.Call}
+	return &valueRef{*refOf(o), o.Value, o.Call}
 }
 
 func newLostUpdateCheck() *lostUpdateCheck { return &lostUpdateCheck{keys: map[string]*lostKey{}} }
@@ -148,9 +149,7 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 				*s.lastAckOp = *valueOf(o)
 			}
 			if prev, ok := s.byValue.get(o.Value); ok {
-				ops := append(prev.ref().indices(), o.indices()...)
-				sortInt64(ops)
-				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: ops,
+				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: sortedIndices(prev.ref().indices(), o.indices()),
 					Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
 			} else {
 				// (a write acknowledged 2^31 records after its invoke is named
@@ -254,11 +253,7 @@ func (c *cronCheck) finish(r *Resource, al *anomalyList) *CronSummary {
 	}
 	runs, attempted := c.runs, c.attempted
 	var s CronSummary
-	keys := make([]cronTick, 0, len(runs))
-	for k := range runs {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b cronTick) int { return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.tick, b.tick)) })
+	keys := slices.SortedFunc(maps.Keys(runs), func(a, b cronTick) int { return cmp.Or(strings.Compare(a.key, b.key), cmp.Compare(a.tick, b.tick)) })
 	for _, k := range keys {
 		rs := runs[k]
 		s.Ticks++
@@ -271,7 +266,7 @@ func (c *cronCheck) finish(r *Resource, al *anomalyList) *CronSummary {
 				procs[i] = o.Process
 				ops = append(ops, o.indices()...)
 			}
-			sortInt64(ops)
+			slices.Sort(ops)
 			al.add(Anomaly{Kind: "cron-duplicate", Fatal: true, Ops: ops,
 				Text: fmt.Sprintf("cron %q: tick %d ran %d times (processes %v)", k.key, k.tick, len(rs), procs)})
 		}
@@ -300,10 +295,7 @@ type APISummary struct {
 // callers certainly inside at once is a violation; each entrant that
 // exceeds the limit is one anomaly naming the enters of those inside.
 func (r *Resource) checkAPI(os []op, al *anomalyList) *APISummary {
-	limit := r.APILimit
-	if limit <= 0 {
-		limit = 1
-	}
+	limit := max(r.APILimit, 1)
 	type call struct {
 		enter      *op
 		start, end int64
@@ -365,10 +357,9 @@ type LeaderSummary struct {
 }
 
 // checkLeader: a term is a run of consecutive ok heartbeats (FLead) of one
-// process on one key with the same Fence, ended by any other op of that
-// process. The process certainly claimed leadership from its first
-// heartbeat's Return to its last heartbeat's Call. A heartbeat of another
-// process on the same key that lies wholly inside that span is a
+// process on one key with one Fence, ended by any other op of it; it
+// certainly led from its first heartbeat's Return to its last's Call.
+// Another process's heartbeat on the key wholly inside that is a
 // simultaneous leader.
 func checkLeader(os []op, al *anomalyList) *LeaderSummary {
 	type term struct {

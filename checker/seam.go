@@ -11,20 +11,17 @@ import (
 // across it.
 //
 // A one-node acquire's lease lasts until max(c, now) + life (see "One
-// node" in lockmodel.go), where `now` is the model's state carried from
-// before the cut. A segment checked from the model's initial state does
-// not know that `now`, but it is bounded. At a quiescent cut at time T
-// (see cutter) every lease the model may still hold has exp <= T (the
-// cutter's bound done + ttl + allowance is no earlier than the model's
-// c + ttl − allowance or now + life with now <= done), and `now` has
-// only risen to such an exp or to a freeing release's or extend's call,
-// both <= T. So in the whole check the state at the cut is (free, or a
-// holder with exp <= T; now <= T), and every op after the cut returns at
-// or after T. The model's steps are monotone: a state with the same holder
-// and an earlier or equal exp and now allows every step a later one allows,
-// and leads to such a state again (until the first acquire after the cut
-// the holder differs, but only that acquire can step differently, and it
-// may take over an exp <= T <= its return). Hence:
+// node" in lockmodel.go), `now` being carried from before the cut, which
+// a segment's check does not know but can bound. At a quiescent cut at T
+// (see cutter) every lease the model may hold has exp <= T (the cutter's
+// done + ttl + allowance is no earlier than c + ttl − allowance or
+// now + life with now <= done), and `now` rose only to such an exp or a
+// freeing release's or extend's call, <= T. So the whole check's state at
+// the cut is (free, or exp <= T; now <= T), and every later op returns at
+// or after T. Steps are monotone: a state with the same holder and no
+// later exp and now allows every step a later one allows and leads to
+// such a state again (the first acquire after the cut may take over an
+// exp <= T <= its return). Hence:
 //
 //   - strict: the segment checked from now = T is valid => the whole is
 //     valid at this cut (the segments before it being valid);
@@ -32,14 +29,12 @@ import (
 //     is invalid (a whole linearization, restricted to the segment, is one
 //     from a state at least as constrained as now = 0).
 //
-// The checks differ only through a one-node acquire invoked before T, so a
-// segment without one is checked once (from now = 0, exact). With one, the
-// strict check runs first; if it is invalid the permissive one decides;
-// if they disagree the seam is ambiguous and is resolved exactly by
-// checking the segment joined with the one before it (whose own first cut
-// is then the seam, checked the same way, going further back while that is
-// ambiguous too), up to maxSeamRecords records; beyond it the lock's
-// verdict is Unknown, naming the cut.
+// They differ only through a one-node acquire invoked before T: a segment
+// without one is checked once (from now = 0, exact). With one, the strict
+// check runs first, and if invalid the permissive one; if they disagree
+// the seam is ambiguous and resolved by checking the segment joined with
+// those before it (see resolveSeams), up to maxSeamRecords records, else
+// the lock's verdict is Unknown, naming the cut.
 
 // seam is the cut a segment starts at: its first record's index and time.
 type seam struct {
@@ -92,14 +87,12 @@ func (l *Lock) pieceAt(ctx context.Context, os []op, sm seam, keep keepMode) pie
 	return p // else the permissive check timed out
 }
 
-// resolveSeams settles the ambiguous pieces of ps (segment i starting at
-// seams[i]): piece j is checked again joined with the segments before it,
-// from the first segment k of the piece before it, going back while the
-// joined check is ambiguous at k's own seam; the joined piece replaces
-// piece k and pieces k+1..j become empty. size(k, j) is the number of
-// records of segments k..j, check(k, j) the lock check of them joined
-// (pieceAt at segment k's seam). A join of more than maxSeamRecords
-// records is not tried: piece j stays Unknown, its reason naming its cut.
+// resolveSeams settles the ambiguous pieces of ps: piece j is checked
+// again joined with the segments from k, the first of the piece before
+// it, going back while the joined check is ambiguous at k's seam; the
+// joined piece replaces piece k, pieces k+1..j become empty. size(k, j)
+// is the records of segments k..j, check(k, j) their joined lock check.
+// Beyond maxSeamRecords records piece j stays Unknown, naming its cut.
 func (l *Lock) resolveSeams(ps []piece, size func(k, j int) int, check func(k, j int) piece) {
 	first := make([]int, len(ps)) // the first segment of the piece covering each segment
 	for i := range first {

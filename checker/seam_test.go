@@ -36,8 +36,7 @@ func next(h history.History, i, p int) int {
 // its invoke has run out but while the lease counted from that release
 // still runs: only the model's `now` carried across the cut catches it.
 // A's own release, if ok after that, becomes a fail (else the intruder
-// would be caught anyway). It
-// returns false if the history has no such acquire.
+// would be caught anyway). It returns false if there is no such acquire.
 func injectAfterLongWait(g *historytest.Gen) (history.History, bool) {
 	h := oneNode(g.History())
 	life := NewLock().expiry(0, g.TTL)
@@ -153,21 +152,17 @@ func TestSeamSandwich(t *testing.T) {
 		want      Validity
 		ambiguous bool
 	}{{111, Invalid, true}, {160, Valid, false}, {90, Invalid, false}} {
-		n1 := []string{"n1"}
-		h := historytest.New().Append(history.History{
-			{Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k", TTL: 100 * ms, Time: 0},
-			{Type: history.OK, Process: 0, F: history.FAcquire, Key: "k", Token: "a", TTL: 100 * ms, Nodes: n1, Time: 1 * ms},
-			{Type: history.Invoke, Process: 1, F: history.FAcquire, Key: "k", TTL: 100 * ms, Time: 2 * ms},
-			{Type: history.Invoke, Process: 0, F: history.FRelease, Key: "k", Token: "a", Time: 50 * ms},
-			{Type: history.OK, Process: 0, F: history.FRelease, Key: "k", Token: "a", Time: 51 * ms},
-			{Type: history.OK, Process: 1, F: history.FAcquire, Key: "k", Token: "b", TTL: 100 * ms, Nodes: n1, Time: 52 * ms},
-			{Type: history.Invoke, Process: 2, F: history.FAcquire, Key: "k", TTL: 100 * ms, Time: tc.second*ms - us},
-			{Type: history.OK, Process: 2, F: history.FAcquire, Key: "k", Token: "c", TTL: 100 * ms, Nodes: n1, Time: tc.second * ms},
-			{Type: history.Invoke, Process: 2, F: history.FRelease, Key: "k", Token: "c", Time: tc.second*ms + ms},
-			{Type: history.OK, Process: 2, F: history.FRelease, Key: "k", Token: "c", Time: tc.second*ms + 2*ms},
-			{Type: history.Invoke, Process: 1, F: history.FRelease, Key: "k", Token: "b", Time: 200 * ms},
-			{Type: history.Fail, Process: 1, F: history.FRelease, Key: "k", Token: "b", Time: 201 * ms},
-		}...).History()
+		ttl, n1 := historytest.TTL(100), historytest.Nodes("n1")
+		h := historytest.New().
+			Add(0, history.Invoke, 0, history.FAcquire, "k", "", ttl).
+			Add(1, history.OK, 0, history.FAcquire, "k", "a", ttl, n1).
+			Add(2, history.Invoke, 1, history.FAcquire, "k", "", ttl).
+			Op(50, 51, history.OK, 0, history.FRelease, "k", "a").
+			Add(52, history.OK, 1, history.FAcquire, "k", "b", ttl, n1).
+			Add(tc.second, history.Invoke, 2, history.FAcquire, "k", "", ttl, func(o *history.Op) { o.Time -= us }).
+			Add(tc.second, history.OK, 2, history.FAcquire, "k", "c", ttl, n1).
+			Op(tc.second+1, tc.second+2, history.OK, 2, history.FRelease, "k", "c").
+			Op(200, 201, history.Fail, 1, history.FRelease, "k", "b").History()
 		segs := Segments(h, DefaultDrift, DefaultDriftFactor)
 		last := segs[len(segs)-1]
 		if last.Start != 5 {

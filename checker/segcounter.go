@@ -1,8 +1,8 @@
 package checker
 
 import (
+	"cmp"
 	"slices"
-	"sort"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -12,12 +12,11 @@ import (
 // is exact, and finds the later sections that must share a segment with
 // an earlier section of unknown outcome.
 //
-// A segment after a cut starts from one value per key: the value the
-// section that was surely last before the cut left (every other section
-// returned before it was called). The whole check is in that state at the
-// cut unless a section with unknown outcome (an info or never-completed
-// write, Return Inf) is linearized after the last section. A cut is
-// exact for a key when:
+// A segment after a cut starts from one value per key: the one left by
+// the section surely last before the cut (every other returned before its
+// call). The whole check is in that state unless a section with unknown
+// outcome (Return Inf) is linearized after it. A cut is exact for a key
+// when:
 //
 //   - exactly one section may be linearized last, and it determines the
 //     value: its acknowledged write, else its read (a failed write or a
@@ -87,7 +86,7 @@ func (c *counterCut) add(i int, r *history.Op) int {
 		if rd := c.reads[p]; rd != nil { // its read ok: one section
 			delete(c.reads, p)
 			s.hasRead, s.read, s.call, s.first, s.ops = true, rd.read, rd.call, rd.first, append(rd.ops, r.Index)
-			s.key = pick(s.key, rd.key)
+			s.key = cmp.Or(s.key, rd.key)
 		}
 		c.writes[p] = s
 		return -1
@@ -99,7 +98,7 @@ func (c *counterCut) add(i int, r *history.Op) int {
 			delete(c.reads, p)
 			return -1
 		}
-		rd.key = pick(r.Key, rd.key)
+		rd.key = cmp.Or(r.Key, rd.key)
 		rd.hasRead, rd.read, rd.ret, rd.ops = true, r.Value, r.Time, append(rd.ops, r.Index)
 		return c.refers(rd.key, rd.read, true)
 	case history.FWrite:
@@ -108,10 +107,8 @@ func (c *counterCut) add(i int, r *history.Op) int {
 			return -1
 		}
 		delete(c.writes, p)
-		s.key = pick(r.Key, s.key)
-		if r.Value != 0 {
-			s.write = r.Value
-		}
+		s.key = cmp.Or(r.Key, s.key)
+		s.write = cmp.Or(r.Value, s.write)
 		s.ops = append(s.ops, r.Index)
 		s.ret, s.out = r.Time, outOf(r.Type)
 		if s.out == outInfo {
@@ -249,11 +246,7 @@ func (c *counterCut) carry() []*sectionInput {
 	if c.builtAt == c.version {
 		return c.built
 	}
-	keys := make([]string, 0, len(c.keys))
-	for k := range c.keys {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(c.keys)
 	t0 := c.changed - 1 // before every record after the cut
 	out := make([]*sectionInput, 0, len(keys))
 	for _, key := range keys {

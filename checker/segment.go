@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"strconv"
 	"time"
 
@@ -13,43 +14,30 @@ import (
 //
 // A cut before record r (at time T = r.Time) is quiescent when:
 //
-//   - no client op is in flight but acquires: every other client invoke
-//     before r completed before r. An acquire still waiting at the cut
-//     (under contention there nearly always is one) belongs to the segment
-//     in which it completes: its invoke record moves there (see detach).
-//     That is the whole check's verdict too: at the cut every earlier
-//     lease is dead, so linearizing the acquire after the cut is never
-//     worse than before it. Except on a one-node lock (an acquire ok that
-//     names one node): there its lease is bounded from the model's `now`
-//     at the takeover, which the whole check carries from before the cut;
-//     the segment after such a cut is checked between two bounds of that
-//     `now` (see seam.go);
-//   - no lease that may still be alive: every acquire or extend ok or info
-//     completed at d with TTL ttl has either been released ok, or surely
-//     expired by T: d + ttl + allowance(ttl) <= T, and the client's
-//     recorded validity (which Exclusion believes) is <= T too. A lease
-//     without a TTL blocks every cut until it is released ok;
-//   - no process holds a lease in its own view: after an acquire ok the
-//     process holds the key until it completes a release of it (any
-//     outcome) or dies (an info completion: lockstorm gives the slot a
-//     fresh process). A holder paused past its lease may still write, and
-//     that write must be judged against its lease;
-//   - no process has a read ok awaiting its write (a counter section),
-//     and the counter's value at the cut is exact for every key (see
-//     counterCut): the segment after it starts from that value;
-//   - records are in time order up to r (T is no earlier than any time
-//     before it), so everything after the cut happens at or after T;
-//   - no api (enter/leave) or leader (lead) op was seen: their spans
-//     (inside the api, a leader term) are not tracked across cuts, so
-//     such histories are checked whole.
+//   - no client op but acquires is in flight. An acquire waiting at the
+//     cut belongs to the segment in which it completes (its invoke moves
+//     there, see detach): every earlier lease is dead at the cut, so
+//     linearizing it after the cut is never worse. Except on a one-node
+//     lock, whose lease is bounded from the `now` carried across the cut:
+//     that segment is checked between two bounds of it (see seam.go);
+//   - no lease may still be alive: every acquire or extend ok or info,
+//     completed at d with TTL ttl, was released ok or surely expired by T
+//     (d + ttl + allowance(ttl) <= T, and its recorded validity <= T). A
+//     lease without a TTL blocks every cut until released ok;
+//   - no process holds a lease in its own view: from an acquire ok until
+//     it completes a release (any outcome) or dies (an info completion).
+//     A paused holder may still write, judged against its lease;
+//   - no read ok awaits its write (a counter section), and the counter's
+//     value at the cut is exact for every key (see counterCut);
+//   - records are in time order up to r, so all after the cut is at or
+//     after T;
+//   - no api (enter/leave) or leader (lead) op was seen: their spans are
+//     not tracked across cuts, so such histories are checked whole.
 //
-// Nemesis records never block a cut: fault windows are taken from the
-// whole history when anomalies are labelled, so a fault active across a
-// cut still labels the anomalies on both sides.
-//
-// Even then, a later op can refer to a lease from before the cut by its
-// token (a watchdog's extend, a release ok after the lease ran out, a lost
-// notice), or a dead process can reappear. Such references (see refs)
+// Nemesis records never block a cut: anomalies are labelled with the
+// whole history's fault windows. A later op may still refer to a lease
+// from before the cut by its token (a watchdog's extend, a late release, a
+// lost notice), or a dead process reappear: such references (see refs)
 // forbid every cut between the two records.
 type cutter struct {
 	drift   time.Duration
@@ -115,10 +103,7 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 	if inv.F == history.FAcquire {
 		c.waiting--
 	}
-	key, tok, ttl := pick(r.Key, inv.Key), pick(r.Token, inv.Token), r.TTL
-	if ttl == 0 {
-		ttl = inv.TTL
-	}
+	key, tok, ttl := cmp.Or(r.Key, inv.Key), cmp.Or(r.Token, inv.Token), cmp.Or(r.TTL, inv.TTL)
 	if tok == "" && r.F != history.FAcquire {
 		tok = c.holding[procKey{p, key}]
 	}
@@ -136,9 +121,7 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 		c.extendAlive(tokKey{key, tok}, r.Time, ttl, r.Validity)
 	case history.FExtend:
 		if r.Type != history.Fail {
-			if ttl == 0 {
-				ttl = c.alive[tokKey{key, tok}].ttl
-			}
+			ttl = cmp.Or(ttl, c.alive[tokKey{key, tok}].ttl)
 			c.extendAlive(tokKey{key, tok}, r.Time, ttl, r.Validity)
 		}
 	case history.FRelease:
@@ -166,13 +149,6 @@ func (c *cutter) extendAlive(k tokKey, done, ttl, validity int64) {
 	}
 	l := c.alive[k]
 	c.alive[k] = aliveLease{exp: max(l.exp, exp), ttl: max(ttl, l.ttl)}
-}
-
-func pick(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // refs finds the references from a record to an earlier one that no cut

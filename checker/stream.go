@@ -25,52 +25,32 @@ var segmentChecked = func(start int64) {}
 //
 // # How the engine reads a history
 //
-// Every check, small or big, is one engine: CheckSource reads the
-// history once, record by record (a file is decoded on a goroutine of
-// its own, see history.File), cuts it at quiescent points as it goes
-// (see cutter; only where the counter's value is exact, see counterCut;
-// never before oneSegment records, so a small history is one segment and
-// its porcupine searches are the whole history's) and checks each
-// finished segment in parallel (at most GOMAXPROCS segments at once),
-// keeping only their results and small summaries. Records out of time
-// order reach the summaries that read them in time order through a
-// bounded reorder buffer (see reorder). Its memory is the segments being
-// checked plus, per record kind, compact state:
+// CheckSource reads the history once, record by record (a file is
+// decoded on its own goroutine, see history.File), cuts it at quiescent
+// points (see cutter; only where the counter's value is exact, see
+// counterCut; never before oneSegment records, so a small history is one
+// segment whose searches are the whole history's) and checks each
+// finished segment in parallel (at most GOMAXPROCS at once), keeping only
+// results and small summaries. Records out of time order reach the
+// time-ordered summaries through a bounded reorder buffer (see reorder).
+// Its memory is the segments being checked plus: per lock key and token a
+// tokTable row, per lease Liveness still reads a small struct, per
+// acquire three latencies, per acknowledged counter write and issued
+// fence a denseMap slot, per dead process and fault window a few words,
+// the lock ops completed after the oldest in flight, the api and leader
+// ops (termOps), up to reorderDepth records, and the searches of the
+// earliest failing segments (maxDrawnSegments).
 //
-//   - per lock key and token, a 48-byte row and an 8-byte index slot
-//     (tokTable: the token check, the references that merge segments,
-//     Liveness's lease matching), and per lease still read by Liveness
-//     (not yet released, or its key's latest, or with unknown outcome) a
-//     small struct;
-//   - per acquire, three latencies for Liveness's percentiles (12 bytes);
-//   - per acknowledged counter write and issued fence, a slot in a
-//     run-encoded map (lost updates, duplicate fences);
-//   - per dead process, its info completion (Validate and the references);
-//   - per fault window, its bounds and counts (not its records);
-//   - the lock ops completed after the oldest lock op in flight (Liveness
-//     takes them in invoke order);
-//   - the api and leader ops (termOps), none for other workloads;
-//   - up to reorderDepth records held for time order;
-//   - the verbose searches of the earliest failing segments, for drawing
-//     (see maxDrawnSegments).
-//
-// The 10M-record bench history (1.15M tokens) holds about 190 MB at its
-// end and peaks at about 480 MB RSS: the per-token rows, the latencies,
-// the counter writes, and the garbage collector's headroom over them
-// (analysis runs a streamed check under a soft memory limit). The
-// fencing checker's server log is digested before the read (ServerLog).
-//
-// A segment that a later record refers to (a lease's token,
-// a revived process, a section touching the read of an earlier section
-// with unknown outcome) is merged with the segments after it and checked
-// again, reading the file again from its start. A segment after a cut
-// that one-node acquires waited across is checked between two bounds
-// (see seam.go); where they disagree it is checked again joined with the
-// segments before it, read again. A segment of more than maxSegRecords
-// records is not buffered: the checks that need it end Unknown (see
-// maxSegRecords). The checkers are segment checkers (Lock, Resource,
-// Exclusion) or record checkers (Liveness, Fencing), see engine.go; any
-// other checker gets the whole history, read into memory.
+// A segment a later record refers to (a lease's token, a revived process,
+// a section touching the read of an earlier section with unknown outcome)
+// is merged with the segments after it and checked again, reading the
+// file again. A segment after a cut that one-node acquires waited across
+// is checked between two bounds (see seam.go); where they disagree it is
+// checked again joined with the segments before it. A segment of more
+// than maxSegRecords records is not buffered: the checks that need it end
+// Unknown. The checkers are segment checkers (Lock, Resource, Exclusion)
+// or record checkers (Liveness, Fencing), see engine.go; any other gets
+// the whole history, read into memory.
 func (c *Composite) CheckSource(ctx context.Context, src history.Source) (res Result, warns []history.Warning, err error) {
 	start := time.Now()
 	defer func() {
@@ -139,7 +119,6 @@ type stream struct {
 	cron     *cronCheck
 	terms    *termOps
 	order    reorder // the records fed in time order (feedTimed)
-	sections int
 	fence    *fencingRun
 	n        int64
 	anyOK    bool
@@ -195,7 +174,7 @@ func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 	st := &stream{ctx: ctx, c: c, src: src, start: time.Now(),
 		v: v, refs: newRefTracker(tab, v.dead), // one map of the dead processes
 		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), bufs: make(chan history.History, 4), tokens: newTokenCheck(tab),
-		lost: newLostUpdateCheck(), cron: newCronCheck(), terms: newTermOps(), cur: &streamSeg{}}
+		lost: newLostUpdateCheck(), cron: newCronCheck(), terms: &termOps{leaders: map[int]bool{}}, cur: &streamSeg{}}
 	st.fence = newFencingRun(nil)
 	st.liveness = newLiveStream(&Liveness{}, st.tokens) // it feeds the token check
 	lk := NewLock()
@@ -268,7 +247,9 @@ func (st *stream) add(o *history.Op, at history.Pos) {
 	} else if st.cur.recs = append(st.cur.recs, *o); len(st.cur.recs)+len(st.cur.moved) > maxSegRecords {
 		st.overflowFrom(len(st.closed)) // see maxSegRecords
 	}
-	st.feedRecord(o)
+	// the record-level summaries read records in time order (reorder)
+	st.anyOK = st.anyOK || o.F == history.FAcquire && o.Type == history.OK
+	st.order.push(o, st.feedTimed)
 	st.n++
 }
 
@@ -307,15 +288,6 @@ func (st *stream) reread(off, from, to int64) history.History {
 		panic(fmt.Sprintf("checker: reading the history again: %v", err))
 	}
 	return h
-}
-
-// feedRecord gives a record to the record-level summaries: those that
-// read records in time order through the reorder buffer.
-func (st *stream) feedRecord(o *history.Op) {
-	if o.F == history.FAcquire && o.Type == history.OK {
-		st.anyOK = true
-	}
-	st.order.push(o, st.feedTimed)
 }
 
 // feedTimed gives a record, in time order, to the summaries that need it.
@@ -419,10 +391,9 @@ func (st *stream) checkSeg(in *segmentInput) {
 	}()
 }
 
-// feedOp gives op o to the op-level summaries (lost updates, cron runs,
-// api and leader terms) once: when the segment holding its completion
-// first closes (a merged segment closes again), or as it completes in a
-// segment not buffered.
+// feedOp gives op o to the op-level summaries (lost updates, cron, api
+// and leader terms) once: when the segment of its completion first
+// closes, or as it completes in a segment not buffered.
 func (st *stream) feedOp(o *op) {
 	if o.Ret >= 0 && o.Ret < st.fedTo {
 		return // fed when its segment first closed

@@ -21,7 +21,7 @@ func (st *stream) result() Result {
 		res.Seconds = time.Since(st.start).Seconds()
 		return res
 	}
-	windows, _ := st.v.windows()
+	windows, _ := st.v.win.finish(st.v.end)
 	t0 := time.Now()
 	st.live = st.liveness.result(windows) // first: it ends the token check too
 	st.live.Seconds = time.Since(t0).Seconds()
@@ -119,10 +119,9 @@ func (st *stream) anomalyTimes(rs []Result) map[int64]int64 {
 	return times
 }
 
-// keeper bounds the searches the segments' checks keep for drawing (see
-// keepMode): as each segment's check ends, of each segment checker only
-// the maxDrawnSegments earliest segments keep theirs, whatever order the
-// checks end in.
+// keeper bounds the searches kept for drawing (see keepMode): per segment
+// checker only the maxDrawnSegments earliest segments keep theirs,
+// whatever order their checks end in.
 type keeper struct {
 	mu   sync.Mutex
 	segs []*streamSeg // checked segments that keep a search, by start

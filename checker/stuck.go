@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -8,35 +9,29 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// StuckWatch finds, as a history's records arrive in time order, a key on
-// which the lock stopped being granted while clients kept asking and no
-// fault was in effect: "lock-stuck". At the completion of an acquire that
-// did not get the lock, on key k,
+// StuckWatch finds, from records in time order, a key on which the lock
+// stopped being granted while clients kept asking and no fault was in
+// effect: "lock-stuck". It is declared at the completion of a failed
+// acquire on key k when:
 //
-//   - no fault window is open (none started and not stopped, as
-//     FaultWindows pairs them), and q is when the last one closed (0 if
-//     none);
-//   - from = max(q, the Return of k's latest acquire ok plus the longest
-//     TTL seen, the completion of each acquire of k with unknown outcome
-//     since plus the longest TTL seen): by then those leases have run
-//     out, and nothing may hold k;
-//   - at least StuckFails acquires of k invoked after from have failed
-//     (a certain failure: an unknown outcome may have taken the lock),
-//     each one proven: no acquire of k that may have held the key met it
-//     (an acquire with unknown outcome invoked before it completed
-//     cancels it, and it waits until every acquire of k invoked before it
-//     completed has completed, as any may turn out to have held the key);
+//   - no fault window is open (as FaultWindows pairs them); q is when the
+//     last one closed (0 if none);
+//   - from = max(q, k's latest acquire ok's Return + the longest TTL seen,
+//     the completion of each unknown acquire of k since + that TTL): by
+//     then nothing may hold k;
+//   - at least StuckFails acquires of k invoked after from failed, each
+//     proven: an unknown acquire invoked before its completion cancels
+//     it, and it waits until every acquire of k invoked before it
+//     completed has completed (any may turn out to have held the key);
 //   - the latest of them completed Span or more after from, with no
 //     acquire ok of k since.
 //
-// A lock that works grants the lock within a TTL and a retry once nothing
-// holds it, so this is provable at that moment: the live counter declares
-// it while the run goes on (and --until-invalid stops there), and the
-// checker reports it at the same record. Its text says whether the
-// latest holder released (then the queue or the key was left stuck by
-// someone else: a dead waiter, a key without expiry) or not ("never
-// freed"). One anomaly per key until an acquire of it succeeds or a fault
-// starts. It is fatal when recovery is required (Liveness.RequireRecovery).
+// A working lock grants within a TTL and a retry once nothing holds it, so
+// this is provable at that record: the live counter declares it (and
+// --until-invalid stops there) where the checker reports it. The text says
+// whether the latest holder released (a stuck queue or key: a dead waiter,
+// no expiry) or not ("never freed"). One anomaly per key until an acquire
+// of it succeeds or a fault starts; fatal when Liveness.RequireRecovery.
 type StuckWatch struct {
 	// Span is how long a key must go ungranted past from: 0 means three
 	// times the longest TTL seen (3 s when no acquire had a TTL), as
@@ -170,10 +165,7 @@ func (w *StuckWatch) release(inv, o *history.Op) {
 
 // acquire follows acquire o, completing inv.
 func (w *StuckWatch) acquire(inv, o *history.Op) (Anomaly, bool) {
-	key := inv.Key
-	if key == "" {
-		key = o.Key
-	}
+	key := cmp.Or(inv.Key, o.Key)
 	s := w.key(key)
 	switch o.Type {
 	case history.OK:
@@ -226,12 +218,16 @@ func (w *StuckWatch) judge(key string, s *stuckKey, now *history.Op) (Anomaly, b
 	return a, true
 }
 
-func (w *StuckWatch) span() int64 {
-	if w.Span > 0 {
-		return int64(w.Span)
-	}
-	if w.maxTTL > 0 {
-		return 3 * w.maxTTL
+func (w *StuckWatch) span() int64 { return spanOr(w.Span, w.maxTTL) }
+
+// spanOr is d in ns, or when d is not positive three times the longest
+// TTL maxTTL (3 s when no acquire had a TTL).
+func spanOr(d time.Duration, maxTTL int64) int64 {
+	switch {
+	case d > 0:
+		return int64(d)
+	case maxTTL > 0:
+		return 3 * maxTTL
 	}
 	return int64(3 * time.Second)
 }

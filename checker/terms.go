@@ -9,15 +9,11 @@ import (
 
 // termOps collects, as the streamed check feeds it ops, what the api and
 // leader checks read: every enter, leave and heartbeat, and every op of a
-// process after its first heartbeat (any other op ends its term; see
-// checkLeader). Its memory is those ops only: none for a counter or cron
-// history.
+// process after its first heartbeat (any other op ends its term).
 type termOps struct {
 	ops     []op
 	leaders map[int]bool
 }
-
-func newTermOps() *termOps { return &termOps{leaders: map[int]bool{}} }
 
 // add takes op o (its tokens not needed).
 func (t *termOps) add(o *op) {

@@ -2,26 +2,21 @@ package checker
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// writeFences is the tokens check's view of the fences seen on the
-// resource's writes, for locks that put the fencing token on the writes
-// and not (or not only) on the acquire's answer: a write's fence is its
-// lease's fence. It reads records in time order and knows each process's
-// current lease per key: from its acquire ok (with the acquire's fence,
-// 0 when the answer carried none) until its release is invoked or it
-// learns the lease is lost. A write invoked by a process with no current
-// lease is a stale holder's, not this check's matter.
-//
-// Two anomalies, both fatal:
-//   - reused-fence: two leases with different lock tokens wrote with the
-//     same fence on one key: the fence no longer tells them apart, so a
-//     resource that rejects stale fences accepts the stale holder's
-//     write;
-//   - fence-changed: one lease wrote with two different fences (or with a
-//     fence other than its acquire's): its fence is not one value.
+// writeFences is the tokens check of the fences on the resource's writes
+// (a write's fence is its lease's), for locks that put the token on the
+// writes. Reading records in time order, it knows each process's current
+// lease per key, from its acquire ok (with its fence, or 0) until its
+// release is invoked or it is lost; writes with no current lease are not
+// its matter. Two fatal anomalies:
+//   - reused-fence: leases with different lock tokens wrote the same fence
+//     on one key, so a fencing resource accepts the stale holder's write;
+//   - fence-changed: one lease wrote two different fences (or one other
+//     than its acquire's).
 type writeFences struct {
 	cur     map[procKey]*fencedLease  // a process's current lease per key
 	byFence map[keyFence]*fencedLease // the first lease that wrote each fence
@@ -85,7 +80,7 @@ func (w *writeFences) write(o *history.Op, l *fencedLease) {
 		w.byFence[kf] = l
 	case first != l && first.token != l.token:
 		ops := []int64{first.acq, first.at, l.acq, o.Index}
-		sortInt64(ops)
+		slices.Sort(ops)
 		w.al.add(Anomaly{Kind: "reused-fence", Fatal: true, Ops: ops,
 			Text: fmt.Sprintf("key %q: fence %d was written by the lease acquired at op %d (token %q, op %d) and by another lease, acquired at op %d (token %q, op %d): the fence does not tell the two holders apart",
 				o.Key, o.Fence, first.acq, first.token, first.at, l.acq, l.token, o.Index)})

@@ -8,26 +8,20 @@ import (
 )
 
 // tokTable is what the streamed checks keep per lock key and token, in
-// one table: each token is looked up once per record that names it, and
-// costs about 60 bytes (a 48-byte row holding its hash, and an 8-byte
-// slot of an open-addressed index at least a quarter empty; no pointers
-// for the garbage collector to scan), whatever its length. A Go map as
-// the index cost 45 bytes a token more (60 MB of a 10M-record check). A
-// slot holds 32 bits of the hash besides its row, so that probing past
-// other tokens' slots reads no row (a cache miss each).
-//
-// Tokens are named by a 128-bit hash of key and token (two seeds): two
-// different pairs with the same hash are beyond any history's size to
-// happen (for 10^9 tokens, about 10^-21).
+// one table: about 60 bytes a token whatever its length (a 48-byte row
+// holding its hash, an 8-byte slot of an open-addressed index at least a
+// quarter empty; no pointers to scan). A slot holds 32 bits of the hash
+// besides its row, so probing past other slots reads no row. Tokens are
+// named by a 128-bit hash of key and token (two seeds): a collision is
+// beyond any history's size (about 10^-21 for 10^9 tokens).
 type tokTable struct {
 	slots []uint64   // fingerprint<<32 | row + 1 (0: empty), at hash[0] mod len or after it (linear probing); len a power of 2
 	rows  [][]tokRow // chunks of tokChunk rows (no doubling to copy)
 	n     uint32
 	// scratch holds key, 0, token while they are hashed
 	scratch []byte
-	// rare holds the acquires a row has no room for: by 2·row its first
-	// acquire ok when its completion is too far from its invoke for
-	// okDRet, by 2·row+1 its first acquire with unknown outcome
+	// rare holds what a row has no room for: by 2·row its first acquire ok
+	// when okDRet cannot hold it, by 2·row+1 its first unknown acquire
 	rare map[uint32]tokenRef
 }
 
@@ -39,9 +33,9 @@ type tokRow struct {
 	// first is the position + 1 of the first acquire record naming it (0:
 	// none), for refTracker.
 	first int64
-	// ok is its first acquire ok, for tokenCheck: invoke index + 1 (0:
-	// none), completion index - invoke index, process; and its first
-	// acquire with unknown outcome is in tokTable.rare (hasInfo).
+	// its first acquire ok, for tokenCheck: invoke index + 1 (0: none),
+	// completion − invoke index, process; its first unknown acquire is in
+	// tokTable.rare (hasInfo).
 	okInv1  int64
 	okDRet  int32
 	okProc  int32

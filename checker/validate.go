@@ -16,40 +16,30 @@ var ErrInvalidHistory = errors.New("checker: invalid history")
 const maxProblems = 10
 
 // MaxTime is the largest time (and TTL) a valid history may carry: 100
-// years in ns. Twice it is still far below the int64 limit, so sums of two
-// such values cannot overflow.
+// years in ns, so that the sum of two cannot overflow.
 const MaxTime int64 = 100 * 365 * 24 * 3600 * 1_000_000_000
 
-// MaxValidity is the largest validity a valid history may carry: 2·MaxTime.
-// A lock without expiry (unsafe-nottl) claims a validity of "now + 100
-// years", which is legitimate; checkers only compare validities and
-// subtract from them, never add to them, so this cannot overflow.
+// MaxValidity is the largest validity a valid history may carry: a lock
+// without expiry claims "now + 100 years" (checkers never add to a
+// validity).
 const MaxValidity = 2 * MaxTime
 
-// Validate checks that h is a well-formed history, as etcd's robustness
-// tests do before checking linearizability. The rules:
+// Validate checks that h is a well-formed history. The rules:
 //
 //   - Records carry the indices 0..n-1 in order.
-//   - A client record is an invoke or a completion (ok, fail, info); a
-//     completion's time is not before its invoke's.
-//   - Times are sane: every record's Time and TTL lies in [0, MaxTime]
-//     (100 years of ns) and its Validity in [0, MaxValidity], so that no checker's arithmetic
-//     (invoke + TTL, validity − drift) can overflow and no report has to
-//     draw an absurd axis. Record times need not be monotonic in index
-//     order (the recorder may record an event observed earlier).
-//   - A process is single-threaded: it never has two invokes in flight, and
-//     every completion matches the open invoke of the same process and the
-//     same F (so every invoke has at most one completion).
-//   - After an info completion a process never invokes again.
-//   - An invoke with no completion when the history ends is allowed: the
-//     run ended (or crashed) with the op in flight; checkers treat it as
-//     info.
-//   - Records with F = history.FLost are notifications, not operations: they
-//     may appear at any time (any type) and are outside these rules.
-//   - Nemesis records pair up: every "stop" closes an earlier "start" of the
-//     same Fault (see FaultWindows). A start never stopped is allowed — the
-//     window is flagged Unhealed — because a crashed run may end mid-fault.
-//     A nemesis record whose F is not start, stop or heal is an error.
+//   - A client record is an invoke or a completion (ok, fail, info), not
+//     before its invoke.
+//   - Every Time and TTL lies in [0, MaxTime] and every Validity in [0,
+//     MaxValidity], so no checker's arithmetic overflows. Times need not
+//     be monotonic in index order (a recorder may record an earlier event).
+//   - A process never has two invokes in flight, and every completion
+//     matches the open invoke of its process and F; after an info
+//     completion the process never invokes again.
+//   - An invoke never completed is allowed (checkers treat it as info).
+//   - Records with F = history.FLost are notifications, outside these rules.
+//   - Every nemesis "stop" closes an earlier "start" of its Fault (see
+//     FaultWindows); a start never stopped is allowed (Unhealed). A nemesis
+//     F other than start, stop or heal is an error.
 //
 // The error wraps ErrInvalidHistory and names the op indices of (at most
 // ten) problems.
@@ -63,9 +53,8 @@ func Validate(h history.History) error {
 	return v.finish()
 }
 
-// validator is Validate one record at a time. It keeps the fault
-// windows, per process with an op in flight its open invoke (a Pairer), and per dead
-// process the index of its info completion.
+// validator is Validate one record at a time: it keeps the fault windows,
+// the open invokes and per dead process its info completion's index.
 type validator struct {
 	probs []string
 	ops   history.Pairer // the open invokes
@@ -105,8 +94,7 @@ func (v *validator) add(i int, o *history.Op) bool {
 			v.addf("op %d: nemesis record with f %q (want start, stop or heal)", i, o.F)
 		}
 		if o.F == history.FStart || o.F == history.FStop {
-			n := nemOf(o)
-			v.win.add(&n)
+			v.win.add(o)
 		}
 		return true
 	}
@@ -146,7 +134,7 @@ func (v *validator) add(i int, o *history.Op) bool {
 func (v *validator) finish() error {
 	probs := v.probs
 	if len(probs) < maxProblems {
-		if _, err := v.windows(); err != nil {
+		if _, err := v.win.finish(v.end); err != nil {
 			probs = append(probs, err.Error())
 		}
 	}
@@ -159,10 +147,6 @@ func (v *validator) finish() error {
 	}
 	return fmt.Errorf("%w: %s%s", ErrInvalidHistory, strings.Join(probs, "; "), more)
 }
-
-// windows are the fault windows of the records so far (see
-// FaultWindows), and the error that pairing them found.
-func (v *validator) windows() ([]Window, error) { return v.win.finish(v.end) }
 
 // tokenCheck is the "tokens" check, one op at a time (ops in invoke
 // order): no token handed to two acquires of a key. It keeps
@@ -222,9 +206,7 @@ func (t *tokenCheck) add(o *op) (uint32, bool) {
 		if o.Process == prev.Process {
 			who = "the same process"
 		}
-		ops := append(prev.indices(), o.indices()...)
-		sortInt64(ops)
-		t.al.add(Anomaly{Kind: "reused-token", Fatal: true, Ops: ops,
+		t.al.add(Anomaly{Kind: "reused-token", Fatal: true, Ops: sortedIndices(prev.indices(), o.indices()),
 			Text: fmt.Sprintf("key %q: the lock handed token %q to acquire %s by process %d (op %d) and to acquire %s by %s (op %d): holders sharing a token can release or extend each other's lease",
 				o.Key, o.Token, prev.Type, prev.Process, prev.Inv, o.Type, who, o.Inv)})
 	}
@@ -277,65 +259,29 @@ func (w Window) Label() string {
 func (w Window) Contains(t int64) bool { return t >= w.Start && t <= w.End }
 
 // FaultWindows pairs the nemesis records of h into windows, ordered by
-// start. The conventions (the nemesis must follow them):
-//
-//   - A nemesis action is either one record (any type) or an invoke record
-//     followed by one completion record with the same F and Fault.
-//   - An action with F "start" opens a window for its Fault; one with F
-//     "stop" closes the oldest open window of the same Fault. Several
-//     windows of one fault may be open at once (e.g. two latency toxics).
-//   - A window covers the whole of both actions: from the first record of
-//     the start to the last record of the stop. A failed start still opens
-//     a window (the fault may be partly in effect).
-//   - Detail is taken from the start action (its completion if it has one
-//     with a Detail, else its first record).
-//
-// A stop with no open start is an error (see Validate); a start never
-// stopped gives a window with Unhealed set that ends at the history's last
-// record time.
+// start. A nemesis action is one record (any type) or an invoke and one
+// completion with the same F and Fault. A "start" opens a window for its
+// Fault (even a failed one), a "stop" closes the oldest open window of its
+// Fault; several may be open at once. A window runs from the first record
+// of the start to the last of the stop; Detail is the start's (its
+// completion's if it has one). A stop with no open start is an error (see
+// Validate); a start never stopped is Unhealed and ends at the last
+// record's time.
 func FaultWindows(h history.History) []Window {
-	ws, _ := faultWindows(h)
-	return ws
-}
-
-func faultWindows(h history.History) ([]Window, error) {
 	var end int64
-	var nem []nemRec
+	var p windowPairer
 	for i := range h {
 		end = max(end, h[i].Time)
 		if o := &h[i]; o.IsNemesis() && (o.F == history.FStart || o.F == history.FStop) {
-			nem = append(nem, nemOf(o))
+			p.add(o)
 		}
 	}
-	return faultWindowsOf(nem, end)
+	ws, _ := p.finish(end)
+	return ws
 }
 
-// nemRec is what faultWindowsOf reads of a nemesis start or stop record.
-type nemRec struct {
-	Index, Time      int64
-	Type             history.Type
-	F, Fault, Detail string
-}
-
-func nemOf(o *history.Op) nemRec {
-	return nemRec{Index: o.Index, Time: o.Time, Type: o.Type, F: o.F, Fault: o.Fault, Detail: o.Detail}
-}
-
-// faultWindowsOf is faultWindows of a history's nemesis start and stop
-// records h, named by their Index, in a history whose last record is at
-// time end.
-func faultWindowsOf(h []nemRec, end int64) ([]Window, error) {
-	var p windowPairer
-	for j := range h {
-		p.add(&h[j])
-	}
-	return p.finish(end)
-}
-
-// windowPairer is faultWindowsOf one nemesis start or stop record at a
-// time, so that a streamed check keeps the windows (one per fault, about
-// 100 bytes) and not the records (two to four per fault). The zero value
-// is ready.
+// windowPairer is FaultWindows one nemesis start or stop record at a
+// time, keeping the windows and not the records. The zero value is ready.
 type windowPairer struct {
 	windows []Window
 	open    map[string][]int  // fault -> indices into windows, oldest first
@@ -347,7 +293,7 @@ type windowPairer struct {
 type nemInvoke struct{ f, fault string }
 
 // add takes the next nemesis start or stop record.
-func (p *windowPairer) add(o *nemRec) {
+func (p *windowPairer) add(o *history.Op) {
 	if p.open == nil {
 		p.open, p.pending = map[string][]int{}, map[nemInvoke]int{}
 	}
@@ -382,7 +328,7 @@ func (p *windowPairer) add(o *nemRec) {
 
 // complete takes the completion o of the action invoked at record inv:
 // a start's completion may bring its detail, a stop's ends its window.
-func (p *windowPairer) complete(o *nemRec, inv int) {
+func (p *windowPairer) complete(o *history.Op, inv int) {
 	if o.F == history.FStart {
 		if ws := p.open[o.Fault]; len(ws) > 0 && o.Detail != "" {
 			p.windows[ws[len(ws)-1]].Detail = o.Detail
