@@ -232,10 +232,6 @@ func (c *LiveCounter) holds(p int, t int64) bool {
 	return len(ls) > 0 && heldAt(ls[len(ls)-1], ls[len(ls)-1].Segments, t-1)
 }
 
-// addWrites takes the resource's log (its whole log so far; only entries
-// not seen before are counted).
-func (c *LiveCounter) addWrites(ws []resource.Write) { c.AddLogged(ws, 0) }
-
 // Writes is the number of resource log entries counted so far: the
 // entry number from which the next AddLogged needs the log.
 func (c *LiveCounter) Writes() int { return c.writes }
