@@ -87,12 +87,11 @@ func Markdown(b *Board) string {
 	for _, e := range b.Entries {
 		fmt.Fprintf(&w, "| %s | %s | %s | %s |", e.Name, mdEscape(e.Library), mdEscape(e.Version), e.Language)
 		for _, col := range b.Columns {
-			c, ok := cellAt(e, col)
-			if !ok {
+			if c := cellAt(e, col); c == nil {
 				w.WriteString(" — |")
-				continue
+			} else {
+				w.WriteString(" " + mdEscape(cellText(*c)) + " |")
 			}
-			w.WriteString(" " + mdEscape(cellText(c)) + " |")
 		}
 		w.WriteString("\n")
 	}
@@ -176,13 +175,14 @@ func writeStatusSection(w *strings.Builder, b *Board, want Status) {
 	}
 }
 
-func cellAt(e EntryOutcome, column string) (CellOutcome, bool) {
-	for _, c := range e.Cells {
-		if c.Column == column {
-			return c, true
+// cellAt is the entry's cell in column, nil when it has none.
+func cellAt(e EntryOutcome, column string) *CellOutcome {
+	for i := range e.Cells {
+		if e.Cells[i].Column == column {
+			return &e.Cells[i]
 		}
 	}
-	return CellOutcome{}, false
+	return nil
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -147,12 +147,6 @@ type CellOutcome struct {
 // flagged, is a finding when a clean checker was flagged, and is missed
 // when no run was detected and none was unknown. Anything else is unknown.
 func judgeCell(c Cell, runs []RunOutcome) CellOutcome {
-	out := judgeRuns(c, runs)
-	out.Class = classOf(c, out.Status)
-	return out
-}
-
-func judgeRuns(c Cell, runs []RunOutcome) CellOutcome {
 	out := CellOutcome{Cell: c, Column: c.Column(), Runs: runs}
 	count := map[Status]int{}
 	var detect []float64
@@ -176,19 +170,7 @@ func judgeRuns(c Cell, runs []RunOutcome) CellOutcome {
 		}
 		out.MedianDetectS = &m
 	}
-	n := len(runs)
-	if c.Expect == ExpectValid {
-		out.Summary = fmt.Sprintf("%d/%d valid", count[Agree], n)
-		switch {
-		case count[Finding] > 0:
-			out.Status = Finding
-		case n > 0 && count[Agree] == n:
-			out.Status = Agree
-		default:
-			out.Status = Unknown
-		}
-		return out
-	}
+	n, valid := len(runs), c.Expect == ExpectValid
 	detected := 0
 	for _, r := range runs {
 		if r.Detected || r.Status == Agree {
@@ -196,16 +178,20 @@ func judgeRuns(c Cell, runs []RunOutcome) CellOutcome {
 		}
 	}
 	out.Summary = fmt.Sprintf("%d/%d detected", detected, n)
+	if valid {
+		out.Summary = fmt.Sprintf("%d/%d valid", count[Agree], n)
+	}
 	switch {
 	case count[Finding] > 0:
 		out.Status = Finding
-	case count[Agree] > 0:
+	case valid && n > 0 && count[Agree] == n, !valid && count[Agree] > 0:
 		out.Status = Agree
-	case n > 0 && count[Missed] == n:
+	case !valid && n > 0 && count[Missed] == n:
 		out.Status = Missed
 	default:
 		out.Status = Unknown
 	}
+	out.Class = classOf(c, out.Status)
 	return out
 }
 

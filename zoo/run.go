@@ -286,20 +286,14 @@ func Run(ctx context.Context, entries []Entry, o Options) (*Board, *campaign.Rep
 	for i := range b.Entries {
 		for j := range b.Entries[i].Cells {
 			co := &b.Entries[i].Cells[j]
-			if co.Status == Skipped || b.Entries[i].BuildError != "" {
-				continue
+			if co.Status != Skipped && b.Entries[i].BuildError == "" {
+				rs := runs[cellName(entries[i], entries[i].Cells[j])]
+				slices.SortFunc(rs, func(x, y RunOutcome) int { return int(x.Seed - y.Seed) })
+				*co = judgeCell(co.Cell, rs)
+				if len(rs) < o.Seeds && co.Status == Agree && co.Cell.Expect == ExpectValid {
+					co.Status = Unknown // not every seed ran
+				}
 			}
-			rs := runs[cellName(entries[i], entries[i].Cells[j])]
-			slices.SortFunc(rs, func(x, y RunOutcome) int { return int(x.Seed - y.Seed) })
-			*co = judgeCell(co.Cell, rs)
-			if len(rs) < o.Seeds && co.Status == Agree && co.Cell.Expect == ExpectValid {
-				co.Status = Unknown // not every seed ran
-			}
-		}
-	}
-	for i := range b.Entries {
-		for j := range b.Entries[i].Cells {
-			co := &b.Entries[i].Cells[j]
 			co.Class = classOf(co.Cell, co.Status)
 		}
 	}
