@@ -170,10 +170,6 @@ type stopping struct {
 	time int64
 }
 
-func newFinder(m *matcher) *finder {
-	return &finder{m: m, open: map[string][]int{}, pending: map[[2]string]int64{}, stopping: map[int64]stopping{}}
-}
-
 // add reads the nemesis start or stop record o; true when it is the
 // first record of a start (a window begins).
 func (f *finder) add(o *history.Op, in Input) bool {
