@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/campaign"
 	"github.com/lockstorm/lockstorm/checker"
@@ -37,7 +36,8 @@ type Options struct {
 	Store    string
 	// Shard is the share of the runs to run here (--shard K/N).
 	Shard shard.Shard
-	// Runner runs one cell's seed and writes its report. Default lockstorm.Run.
+	// Runner runs one cell's seed and writes its report. Default
+	// lockstorm.Run (campaign.RunReported).
 	Runner harness.RunFunc
 	// Out receives the commands before they run and a line per finished run.
 	Out io.Writer
@@ -199,9 +199,6 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("--parallel must be positive, got %d", o.Parallel)
 	case o.TimeLimit < 0:
 		return o, fmt.Errorf("--time-limit must be positive, got %v", o.TimeLimit)
-	}
-	if o.Runner == nil {
-		o.Runner = lockstorm.Run
 	}
 	if o.Out == nil {
 		o.Out = io.Discard
