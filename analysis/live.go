@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"maps"
+
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/lease"
@@ -94,11 +96,7 @@ func (c *LiveCounter) Snapshot() map[string]int {
 	if len(c.counts) == 0 {
 		return nil
 	}
-	out := make(map[string]int, len(c.counts))
-	for k, n := range c.counts {
-		out[k] = n
-	}
-	return out
+	return maps.Clone(c.counts)
 }
 
 // Add takes the next history record (records come in index order, their
