@@ -89,12 +89,6 @@ func (s *targeter) stopInAcquire(ev noExpiry) []string {
 	return names
 }
 
-// crashAll is f, a waiter crash, resolved to every client in cs.
-func crashAll(f nemesis.Fault, cs []string) nemesis.Fault {
-	f.Clients, f.Links = slices.Clone(cs), nil
-	return f
-}
-
 // startKeyEvents follows the lock key for waiter crashes of process
 // clients (see aimNoExpiry), when the plan has any; a run whose nodes
 // refuse it logs why and aims its waiter crashes as before.

@@ -178,7 +178,8 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 	deadline := s.deadline(start)
 	if wantWaiter && !wantHolder && s.keys != nil {
 		if c, ok := s.aimNoExpiry(start, deadline); ok {
-			return crashAll(f, c)
+			f.Clients, f.Links = c, nil // the waiter crash takes every one
+			return f
 		}
 	}
 	var h *holder
