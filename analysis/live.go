@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"maps"
 
 	"github.com/lockstorm/lockstorm/checker"
@@ -129,7 +130,7 @@ func (c *LiveCounter) Add(op history.Op) {
 		inv = *paired.Invoke
 	}
 	if fence := max(op.Fence, inv.Fence); op.Type == history.OK && fence != 0 && (op.F == history.FRead || op.F == history.FWrite) {
-		key := pick(op.Key, inv.Key)
+		key := cmp.Or(op.Key, inv.Key)
 		c.fences[key] = max(c.fences[key], fence)
 	}
 	if op.F == history.FWrite {
@@ -139,16 +140,9 @@ func (c *LiveCounter) Add(op history.Op) {
 		if op.Type != history.OK {
 			return
 		}
-		key, v := pick(op.Key, inv.Key), op.Value
-		fence := op.Fence
-		if fence == 0 {
-			fence = inv.Fence
-		}
+		key, v, fence := cmp.Or(op.Key, inv.Key), cmp.Or(op.Value, inv.Value), cmp.Or(op.Fence, inv.Fence)
 		if late && checker.LateWriteFatal(c.fenced, fence, before) {
 			c.counts[LiveWriteAfterValidity]++
-		}
-		if v == 0 {
-			v = inv.Value
 		}
 		seen := c.acked[key]
 		if seen == nil {
@@ -159,13 +153,6 @@ func (c *LiveCounter) Add(op history.Op) {
 			c.counts[LiveLostUpdate]++
 		}
 	}
-}
-
-func pick(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // leaseEvent counts, when a lease starts or an extend renews it after its

@@ -1,6 +1,7 @@
 package zoo
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,11 +58,7 @@ func cellText(c CellOutcome) string {
 	if c.MedianDetectS != nil {
 		s += fmt.Sprintf(", %.1f s", *c.MedianDetectS)
 	}
-	cl := c.Class
-	if cl == "" {
-		cl = classOf(c.Cell, c.Status)
-	}
-	return s + ", " + string(cl)
+	return s + ", " + string(cmp.Or(c.Class, classOf(c.Cell, c.Status)))
 }
 
 // SummaryLine is the board's counts in one sentence.
@@ -123,11 +120,7 @@ func writeKnownBugs(w *strings.Builder, b *Board) {
 			if c.Cell.Known == "" && c.Cell.Fixed == "" {
 				continue
 			}
-			ref := c.Cell.Known
-			if ref == "" {
-				ref = c.Cell.Fixed
-			}
-			fmt.Fprintf(w, "- %s · %s (%s): %s", e.Name, c.Column, ref, mdEscape(cellText(c)))
+			fmt.Fprintf(w, "- %s · %s (%s): %s", e.Name, c.Column, cmp.Or(c.Cell.Known, c.Cell.Fixed), mdEscape(cellText(c)))
 			if c.Cell.Known != "" {
 				if t := b.Twin(e, c); t != "" {
 					fmt.Fprintf(w, "; fixed twin %s", mdEscape(t))
