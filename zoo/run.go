@@ -1,6 +1,7 @@
 package zoo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -183,15 +184,7 @@ func slug(s string) string {
 }
 
 func (o Options) withDefaults() (Options, error) {
-	if o.Seeds == 0 {
-		o.Seeds = 1
-	}
-	if o.TimeLimit == 0 {
-		o.TimeLimit = config.DefaultTimeLimit
-	}
-	if o.Parallel == 0 {
-		o.Parallel = 1
-	}
+	o.Seeds, o.TimeLimit, o.Parallel = cmp.Or(o.Seeds, 1), cmp.Or(o.TimeLimit, config.DefaultTimeLimit), cmp.Or(o.Parallel, 1)
 	switch {
 	case o.Seeds < 0:
 		return o, fmt.Errorf("--seeds must be positive, got %d", o.Seeds)
