@@ -2,6 +2,7 @@ package lease
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -132,11 +133,7 @@ func (t *Tracker) Add(r *history.Op) []Event {
 // records, in the order they came to be held.
 func (t *Tracker) Finish() []Event {
 	t.events = t.events[:0]
-	ls := make([]*Lease, 0, len(t.open))
-	for l := range t.open {
-		ls = append(ls, l)
-	}
-	slices.SortFunc(ls, func(a, b *Lease) int { return a.heldAt - b.heldAt })
+	ls := slices.SortedFunc(maps.Keys(t.open), func(a, b *Lease) int { return a.heldAt - b.heldAt })
 	for _, l := range ls {
 		l.Last = t.last[l.Process]
 		end, _ := l.HeldUntil()
