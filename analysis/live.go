@@ -3,6 +3,7 @@ package analysis
 import (
 	"cmp"
 	"maps"
+	"slices"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
@@ -179,15 +180,7 @@ func (c *LiveCounter) leaseEvent(e lease.Event) {
 // heldAt reports whether the holder of l believed it held l at t by its
 // segments segs: not cut, and a segment ends after t.
 func heldAt(l *lease.Lease, segs [][2]int64, t int64) bool {
-	if l.CutBy != "" {
-		return false
-	}
-	for _, s := range segs {
-		if s[1] > t {
-			return true
-		}
-	}
-	return false
+	return l.CutBy == "" && slices.ContainsFunc(segs, func(s [2]int64) bool { return s[1] > t })
 }
 
 // overlaps counts the other processes' leases on l's key held at t, and

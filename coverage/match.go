@@ -143,15 +143,8 @@ func (e *evidence) touch(end int64) *Touch {
 // involves reports whether a lease on leaseNodes (empty: every node)
 // involves one of faultNodes (empty: every node).
 func involves(leaseNodes, faultNodes []string) bool {
-	if len(leaseNodes) == 0 || len(faultNodes) == 0 {
-		return true
-	}
-	for _, n := range leaseNodes {
-		if slices.Contains(faultNodes, n) {
-			return true
-		}
-	}
-	return false
+	return len(leaseNodes) == 0 || len(faultNodes) == 0 ||
+		slices.ContainsFunc(leaseNodes, func(n string) bool { return slices.Contains(faultNodes, n) })
 }
 
 // finder finds the fault windows as their records are read, by

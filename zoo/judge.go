@@ -57,15 +57,7 @@ type RunOutcome struct {
 // detects reports whether every checker an invalid cell names flagged
 // the run.
 func detects(c Cell, flagged []string) bool {
-	if c.Expect != ExpectInvalid {
-		return false
-	}
-	for _, n := range c.Checkers {
-		if !slices.Contains(flagged, n) {
-			return false
-		}
-	}
-	return true
+	return c.Expect == ExpectInvalid && !slices.ContainsFunc(c.Checkers, func(n string) bool { return !slices.Contains(flagged, n) })
 }
 
 // judgeRun decides one run against the cell: its status, flagged
