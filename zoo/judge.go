@@ -144,16 +144,13 @@ func judgeCell(c Cell, runs []RunOutcome) CellOutcome {
 	var detect []float64
 	for _, r := range runs {
 		count[r.Status]++
-		for _, f := range r.Flagged {
-			if !slices.Contains(out.Flagged, f) {
-				out.Flagged = append(out.Flagged, f)
-			}
-		}
+		out.Flagged = append(out.Flagged, r.Flagged...)
 		if r.DetectedS != nil {
 			detect = append(detect, *r.DetectedS)
 		}
 	}
-	sort.Strings(out.Flagged)
+	slices.Sort(out.Flagged)
+	out.Flagged = slices.Compact(out.Flagged)
 	if len(detect) > 0 {
 		sort.Float64s(detect)
 		m := detect[len(detect)/2]
