@@ -22,6 +22,7 @@
 package lockstorm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,15 +68,11 @@ const StoreEnv = "LOCKSTORM_STORE"
 // skips t when redis-server is not installed and cannot be, saying so.
 func Test(t testing.TB, cfg Config) *Result {
 	t.Helper()
-	if cfg.Store == "" {
-		cfg.Store = os.Getenv(StoreEnv)
-	}
+	cfg.Store = cmp.Or(cfg.Store, os.Getenv(StoreEnv))
 	if cfg.Store == "" {
 		cfg.Store = t.TempDir()
 	}
-	if cfg.Name == "" {
-		cfg.Name = strings.ReplaceAll(t.Name(), "/", "_")
-	}
+	cfg.Name = cmp.Or(cfg.Name, strings.ReplaceAll(t.Name(), "/", "_"))
 	ctx := context.Background()
 	if d, ok := t.(interface{ Context() context.Context }); ok {
 		ctx = d.Context()

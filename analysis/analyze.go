@@ -23,7 +23,7 @@ import (
 // check; Analyze checks what was recorded.
 //
 // The history is not loaded, whatever its size: Load counts its records
-// and decodes only its nemesis records (scanNemesis), and sets
+// and decodes only its nemesis records (history.SummarizeFile), and sets
 // Result.History to the file, for Check, the coverage and the report to
 // read it streamed (one engine for every size); Writes stays nil
 // (EachWrite and the check read writes.jsonl).
@@ -36,28 +36,19 @@ func Load(dir string) (*Result, []history.Warning, error) {
 	if err := json.Unmarshal(b, &tf); err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: %v", config.ErrConfig, filepath.Join(dir, store.TestFile), err)
 	}
-	res, warns, err := loadFile(dir, filepath.Join(dir, store.HistoryFile), tf)
+	path := filepath.Join(dir, store.HistoryFile)
+	sum, err := history.SummarizeFile(path)
 	if err != nil {
-		return nil, warns, err
+		return nil, sum.Warnings, fmt.Errorf("%w: history: %v", config.ErrConfig, err)
 	}
+	res := &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, Records: sum.Records, History: history.File(path),
+		Incomplete: storedIncomplete(tf, sum.Records, sum.Nemesis), ClockEvents: tf.ClockEvents}
 	if b, err := os.ReadFile(filepath.Join(dir, store.FinalFile)); err == nil {
 		if err := json.Unmarshal(b, &res.Final); err != nil {
-			return nil, warns, fmt.Errorf("%w: %s: %v", config.ErrConfig, store.FinalFile, err)
+			return nil, sum.Warnings, fmt.Errorf("%w: %s: %v", config.ErrConfig, store.FinalFile, err)
 		}
 	}
-	return res, warns, nil
-}
-
-// loadFile is Load of the history at path: its length and nemesis
-// records (enough for storedIncomplete), the history itself left in the
-// file.
-func loadFile(dir, path string, tf TestFile) (*Result, []history.Warning, error) {
-	n, nem, warns, err := scanNemesis(path)
-	if err != nil {
-		return nil, warns, fmt.Errorf("%w: %v", config.ErrConfig, err)
-	}
-	return &Result{Dir: dir, Config: tf.Config, Plan: tf.Plan, Records: n, History: history.File(path),
-		Incomplete: storedIncomplete(tf, n, nem), ClockEvents: tf.ClockEvents}, warns, nil
+	return res, sum.Warnings, nil
 }
 
 // Analyze re-checks a stored run and rewrites its results.json. Its
@@ -94,26 +85,40 @@ func LoadChecked(dir string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, store.ResultsFile)
-	b, err := os.ReadFile(path)
+	v, extra, err := readResults(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s has no verdict: %v", config.ErrConfig, dir, err)
-	}
-	var extra struct {
-		Interrupted bool             `json:"interrupted"`
-		Incomplete  string           `json:"incomplete"`
-		Coverage    *coverage.Report `json:"coverage"`
-	}
-	var v checker.Result
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", config.ErrConfig, path, err)
-	}
-	if err := json.Unmarshal(b, &extra); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", config.ErrConfig, path, err)
+		return nil, err
 	}
 	res.Verdict, res.Coverage, res.Interrupted = v, extra.Coverage, extra.Interrupted
 	if extra.Incomplete != "" {
 		res.Incomplete = extra.Incomplete
 	}
 	return res, nil
+}
+
+// storedResults is what results.json holds besides the verdict: the
+// fields resultsFile writes.
+type storedResults struct {
+	Interrupted bool             `json:"interrupted"`
+	Incomplete  string           `json:"incomplete"`
+	Coverage    *coverage.Report `json:"coverage"`
+}
+
+// readResults reads run folder dir's results.json: the verdict and the
+// rest.
+func readResults(dir string) (checker.Result, storedResults, error) {
+	var v checker.Result
+	var extra storedResults
+	path := filepath.Join(dir, store.ResultsFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return v, extra, fmt.Errorf("%w: %s has no verdict: %v", config.ErrConfig, dir, err)
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return v, extra, fmt.Errorf("%w: %s: %v", config.ErrConfig, path, err)
+	}
+	if err := json.Unmarshal(b, &extra); err != nil {
+		return v, extra, fmt.Errorf("%w: %s: %v", config.ErrConfig, path, err)
+	}
+	return v, extra, nil
 }

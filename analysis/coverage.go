@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -78,10 +79,7 @@ func nodeName(i int) string { return fmt.Sprintf("n%d", i+1) }
 // minCoverage is the bar of cfg: Config.MinCoverage, 0 (a run stored
 // before the field existed) meaning DefaultMinCoverage, negative no bar.
 func minCoverage(cfg config.Config) int {
-	if cfg.MinCoverage == 0 {
-		return config.DefaultMinCoverage
-	}
-	return cfg.MinCoverage
+	return cmp.Or(cfg.MinCoverage, config.DefaultMinCoverage)
 }
 
 // demoteUnexercised applies the rule that a green verdict needs its

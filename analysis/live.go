@@ -1,6 +1,10 @@
 package analysis
 
 import (
+	"cmp"
+	"maps"
+	"slices"
+
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/lease"
@@ -94,11 +98,7 @@ func (c *LiveCounter) Snapshot() map[string]int {
 	if len(c.counts) == 0 {
 		return nil
 	}
-	out := make(map[string]int, len(c.counts))
-	for k, n := range c.counts {
-		out[k] = n
-	}
-	return out
+	return maps.Clone(c.counts)
 }
 
 // Add takes the next history record (records come in index order, their
@@ -131,7 +131,7 @@ func (c *LiveCounter) Add(op history.Op) {
 		inv = *paired.Invoke
 	}
 	if fence := max(op.Fence, inv.Fence); op.Type == history.OK && fence != 0 && (op.F == history.FRead || op.F == history.FWrite) {
-		key := pick(op.Key, inv.Key)
+		key := cmp.Or(op.Key, inv.Key)
 		c.fences[key] = max(c.fences[key], fence)
 	}
 	if op.F == history.FWrite {
@@ -141,16 +141,9 @@ func (c *LiveCounter) Add(op history.Op) {
 		if op.Type != history.OK {
 			return
 		}
-		key, v := pick(op.Key, inv.Key), op.Value
-		fence := op.Fence
-		if fence == 0 {
-			fence = inv.Fence
-		}
+		key, v, fence := cmp.Or(op.Key, inv.Key), cmp.Or(op.Value, inv.Value), cmp.Or(op.Fence, inv.Fence)
 		if late && checker.LateWriteFatal(c.fenced, fence, before) {
 			c.counts[LiveWriteAfterValidity]++
-		}
-		if v == 0 {
-			v = inv.Value
 		}
 		seen := c.acked[key]
 		if seen == nil {
@@ -161,13 +154,6 @@ func (c *LiveCounter) Add(op history.Op) {
 			c.counts[LiveLostUpdate]++
 		}
 	}
-}
-
-func pick(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // leaseEvent counts, when a lease starts or an extend renews it after its
@@ -194,15 +180,7 @@ func (c *LiveCounter) leaseEvent(e lease.Event) {
 // heldAt reports whether the holder of l believed it held l at t by its
 // segments segs: not cut, and a segment ends after t.
 func heldAt(l *lease.Lease, segs [][2]int64, t int64) bool {
-	if l.CutBy != "" {
-		return false
-	}
-	for _, s := range segs {
-		if s[1] > t {
-			return true
-		}
-	}
-	return false
+	return l.CutBy == "" && slices.ContainsFunc(segs, func(s [2]int64) bool { return s[1] > t })
 }
 
 // overlaps counts the other processes' leases on l's key held at t, and
@@ -231,10 +209,6 @@ func (c *LiveCounter) holds(p int, t int64) bool {
 	ls := c.leases.Of(p)
 	return len(ls) > 0 && heldAt(ls[len(ls)-1], ls[len(ls)-1].Segments, t-1)
 }
-
-// addWrites takes the resource's log (its whole log so far; only entries
-// not seen before are counted).
-func (c *LiveCounter) addWrites(ws []resource.Write) { c.AddLogged(ws, 0) }
 
 // Writes is the number of resource log entries counted so far: the
 // entry number from which the next AddLogged needs the log.

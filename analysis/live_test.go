@@ -113,10 +113,10 @@ func TestLiveCounterResourceLog(t *testing.T) {
 		{Key: "k", Fence: 1, Accepted: true, Stale: true},
 		{Key: "k", Fence: 1, Accepted: false, Stale: true},
 	}
-	c.addWrites(ws[:2])
-	c.addWrites(ws)
+	c.AddLogged(ws[:2], 0)
+	c.AddLogged(ws, 0)
 	ws = append(ws, resource.Write{Enter: true, Callers: 2}, resource.Write{Key: "k", Fence: 1, Read: true, Accepted: true, Stale: true})
-	c.addWrites(ws)
+	c.AddLogged(ws, 0)
 	want := map[string]int{LiveStaleWrite: 1, LiveAPIOverlap: 1}
 	if got := c.Snapshot(); !reflect.DeepEqual(got, want) || c.Total() != 2 {
 		t.Errorf("%v (total %d), want %v", got, c.Total(), want)

@@ -36,15 +36,3 @@ func (res *Result) EachWrite(f func(w *resource.Write)) error {
 	}
 	return nil
 }
-
-// scanNemesis counts the records of the history at path and decodes
-// only its nemesis records (history.SummarizeFile), so that a history
-// of millions of records is scanned in seconds; a damaged record is left
-// for the check, which reads every record and fails on it.
-func scanNemesis(path string) (n int, nem history.History, warns []history.Warning, err error) {
-	s, err := history.SummarizeFile(path)
-	if err != nil {
-		return 0, nil, s.Warnings, fmt.Errorf("history: %w", err)
-	}
-	return s.Records, s.Nemesis, s.Warnings, nil
-}

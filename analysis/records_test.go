@@ -33,10 +33,10 @@ func TestEachRecordMemoryAndFile(t *testing.T) {
 	}
 }
 
-// scanNemesis counts a history's records and keeps its nemesis records,
-// as history.Read would find them, and skips a truncated last record
-// with Read's warning.
-func TestScanNemesis(t *testing.T) {
+// history.SummarizeFile, as Load reads a history, counts its records and
+// keeps its nemesis records, as history.Read would find them, and skips a
+// truncated last record with Read's warning.
+func TestSummarizeFileForLoad(t *testing.T) {
 	h := history.History{
 		{Index: 0, Time: 1, Type: history.Invoke, Process: 0, F: history.FAcquire, Key: "k"},
 		{Index: 1, Time: 2, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "partition", Detail: `a "process":-1 in a detail`},
@@ -48,17 +48,17 @@ func TestScanNemesis(t *testing.T) {
 	if err := history.WriteFile(path, h); err != nil {
 		t.Fatal(err)
 	}
-	n, nem, warns, err := scanNemesis(path)
-	if err != nil || n != 5 || len(nem) != 2 || nem[0].Index != 1 || nem[1].Index != 3 || len(warns) != 0 {
-		t.Fatalf("scanNemesis = %d records, nemesis %v, warnings %v, %v; want 5, records 1 and 3", n, nem, warns, err)
+	s, err := history.SummarizeFile(path)
+	if err != nil || s.Records != 5 || len(s.Nemesis) != 2 || s.Nemesis[0].Index != 1 || s.Nemesis[1].Index != 3 || len(s.Warnings) != 0 {
+		t.Fatalf("SummarizeFile = %d records, nemesis %v, warnings %v, %v; want 5, records 1 and 3", s.Records, s.Nemesis, s.Warnings, err)
 	}
 	b, _ := os.ReadFile(path)
 	if err := os.WriteFile(path, append(b, `{"index":5,"time":6,"ty`...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, rwarns, rerr := history.ReadFile(path)
-	n, nem, warns, err = scanNemesis(path)
-	if err != nil || rerr != nil || n != 5 || len(nem) != 2 || len(warns) != 1 || len(rwarns) != 1 || warns[0] != rwarns[0] {
-		t.Fatalf("truncated: %d records, %d nemesis, warnings %v (Read's %v), %v", n, len(nem), warns, rwarns, err)
+	s, err = history.SummarizeFile(path)
+	if err != nil || rerr != nil || s.Records != 5 || len(s.Nemesis) != 2 || len(s.Warnings) != 1 || len(rwarns) != 1 || s.Warnings[0] != rwarns[0] {
+		t.Fatalf("truncated: %d records, %d nemesis, warnings %v (Read's %v), %v", s.Records, len(s.Nemesis), s.Warnings, rwarns, err)
 	}
 }

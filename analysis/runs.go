@@ -47,16 +47,6 @@ const (
 	UnknownOther       = "undecided"
 )
 
-// storedResults is what ListRuns reads of results.json besides the
-// verdict: the fields resultsFile writes.
-type storedResults struct {
-	Interrupted bool   `json:"interrupted"`
-	Incomplete  string `json:"incomplete"`
-	Coverage    *struct {
-		Gaps []string `json:"shortfall"`
-	} `json:"coverage"`
-}
-
 // unknownWhy is why the run whose results.json holds r has an unknown
 // verdict (RunInfo.Unknown).
 func unknownWhy(r storedResults) string {
@@ -90,11 +80,9 @@ func ListRuns(root string) ([]RunInfo, error) {
 			out = append(out, ri)
 			continue
 		}
-		var res checker.Result
-		if store.ReadJSON(filepath.Join(dir, store.ResultsFile), &res) == nil {
+		if res, extra, err := readResults(dir); err == nil {
 			ri.Verdict, ri.Checked, ri.Error = res.Valid, true, res.Error
-			var extra storedResults
-			if res.Valid == checker.Unknown && store.ReadJSON(filepath.Join(dir, store.ResultsFile), &extra) == nil {
+			if res.Valid == checker.Unknown {
 				ri.Unknown = unknownWhy(extra)
 			}
 		}

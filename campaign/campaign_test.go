@@ -14,6 +14,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/internal/shard"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/reports"
 )
 
@@ -154,9 +155,7 @@ func TestPlanInMergedStore(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, config.FaultPlanFile), []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Write(t, dir, config.FaultPlanFile, "{}")
 	want := "lockstorm run --lock single --fault-plan " + filepath.Join(dir, config.FaultPlanFile) + " --seed 2"
 	if got := planIn(line, dir); got != want {
 		t.Errorf("planIn = %q, want %q", got, want)

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -245,9 +246,7 @@ func runItem(ctx context.Context, it item, f config.Campaign, opt Options) (*Out
 	}
 	cfg := it.cell.Config
 	cfg.Seed = it.seed
-	if cfg.Store == "" {
-		cfg.Store = f.Store()
-	}
+	cfg.Store = cmp.Or(cfg.Store, f.Store())
 	start := time.Now()
 	res, err := opt.Runner(ctx, cfg)
 	o.Elapsed = time.Since(start)

@@ -99,11 +99,7 @@ func (r *Report) StatusLine() string {
 	for _, c := range r.Cells {
 		n[c.Holds]++
 	}
-	kind := r.Kind
-	if r.Name != "" {
-		kind += " " + r.Name
-	}
-	line := fmt.Sprintf("%s: %d of %d runs; claims hold %d, fail %d, cannot say %d", kind, len(r.Outcomes), r.Planned, n[checker.Valid], n[checker.Invalid], n[checker.Unknown])
+	line := fmt.Sprintf("%s: %d of %d runs; claims hold %d, fail %d, cannot say %d", strings.TrimSpace(r.Kind+" "+r.Name), len(r.Outcomes), r.Planned, n[checker.Valid], n[checker.Invalid], n[checker.Unknown])
 	if failed > 0 {
 		line += fmt.Sprintf("; %d runs did not finish", failed)
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -208,10 +209,7 @@ func CampaignMarkdown() string {
 	for _, s := range CampaignSettings() {
 		f := fs.Lookup(s.Name)
 		arg, usage := pflag.UnquoteUsage(f)
-		help := s.Help
-		if help == "" {
-			help = usage
-		}
+		help := cmp.Or(s.Help, usage)
 		fmt.Fprintf(&b, "| `--%s %s` | %s | %s |\n", s.Name, arg, cell(s.Default), cell(help))
 	}
 	return b.String()

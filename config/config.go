@@ -7,6 +7,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -210,9 +211,7 @@ func (c Config) WithDefaults() (Config, error) {
 			return c, fmt.Errorf("%w: %v", ErrConfig, err)
 		}
 	}
-	if c.Name == "" {
-		c.Name = c.Lock + "-" + c.Workload
-	}
+	c.Name = cmp.Or(c.Name, c.Lock+"-"+c.Workload)
 	c.Workloads = c.Workloads.WithDefaults(c.TTL)
 	return c, nil
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -147,11 +148,7 @@ func ClientsSummary(c Config) string {
 	case processLock(c.Lock):
 		what = "process clients (" + c.Lock + ")"
 	}
-	model := c.PauseModel
-	if model == "" {
-		model = defaultPauseModel(c)
-	}
-	if model == PauseProcess {
+	if cmp.Or(c.PauseModel, defaultPauseModel(c)) == PauseProcess {
 		return what + "; client-pause stops the whole process (SIGSTOP, renewal thread included) and freezes its links: pause model process"
 	}
 	return what + "; client-pause freezes the client's links while its goroutines keep running: pause model links"

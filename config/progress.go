@@ -2,7 +2,8 @@ package config
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -43,11 +44,7 @@ func (p Progress) KindsText() string {
 	if len(p.ViolationKinds) == 0 {
 		return ""
 	}
-	kinds := make([]string, 0, len(p.ViolationKinds))
-	for k := range p.ViolationKinds {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
+	kinds := slices.Sorted(maps.Keys(p.ViolationKinds))
 	for i, k := range kinds {
 		kinds[i] = fmt.Sprintf("%s %d", k, p.ViolationKinds[k])
 	}

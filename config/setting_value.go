@@ -53,20 +53,15 @@ func (v typed[T]) bind(fs *pflag.FlagSet, c *Config, name, usage string) {
 }
 
 func (v typed[T]) decode(n *yaml.Node, c *Config, name string) error {
-	p := v.field(c)
-	if v.parse == nil {
-		x, err := parseScalar[T](n, name)
-		if err != nil {
-			return err
-		}
-		*p = x
-	} else {
-		x, err := v.parse(n, name)
-		if err != nil {
-			return err
-		}
-		*p = x
+	parse := v.parse
+	if parse == nil {
+		parse = parseScalar[T]
 	}
+	x, err := parse(n, name)
+	if err != nil {
+		return err
+	}
+	*v.field(c) = x
 	v.given(c)
 	return nil
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"strings"
 	"time"
 
@@ -213,9 +214,4 @@ func GivenMinCoverage(v int) int {
 
 // GivenTargetHolder maps a --target-holder value given explicitly to
 // Config.TargetHolder, where 0 means the default: a given 0 means never.
-func GivenTargetHolder(v float64) float64 {
-	if v == 0 {
-		return -1
-	}
-	return v
-}
+func GivenTargetHolder(v float64) float64 { return cmp.Or(v, -1) }

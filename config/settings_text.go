@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -57,11 +58,7 @@ func FlagsMarkdown(fs *pflag.FlagSet) string {
 	seen := map[string]bool{}
 	for _, s := range Settings() {
 		if f := fs.Lookup(s.Name); f != nil {
-			def := s.Default
-			if def == "" {
-				def = code(s.value.def())
-			}
-			row(f, def, code(s.Name), s.Replay.String(), s.Help)
+			row(f, cmp.Or(s.Default, code(s.value.def())), code(s.Name), s.Replay.String(), s.Help)
 			seen[s.Name] = true
 		}
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -45,8 +46,6 @@ func (c *Config) checkTopology() error {
 	if c.Nodes < 3 {
 		return fmt.Errorf("--nodes must be at least 3 on --topology cluster (masters; a cluster fails a master over only with a majority of masters), got %d", c.Nodes)
 	}
-	if c.Workloads.Key == "" {
-		c.Workloads.Key = ClusterKey
-	}
+	c.Workloads.Key = cmp.Or(c.Workloads.Key, ClusterKey)
 	return nil
 }

@@ -154,7 +154,8 @@ func compute(src history.Source, in Input) (*Report, int, error) {
 	if err := p.p.read(src); err != nil {
 		return nil, 1, fmt.Errorf("coverage: %w", err)
 	}
-	return p.report(src)
+	rep, err := p.Report(src)
+	return rep, p.passes, err
 }
 
 // Pass is Compute fed by another reader of the history: Add takes each
@@ -166,6 +167,9 @@ type Pass struct {
 	p  *pass
 	in Input
 	n  int64 // records added
+	// passes is how many times Report read the history (the first read
+	// being Add's).
+	passes int
 }
 
 // NewPass starts the coverage of a history.
@@ -183,37 +187,30 @@ func (c *Pass) Records() int64 { return c.n }
 // Report ends the pass and gives the coverage of the records added; src
 // is the same history, read again if needed.
 func (c *Pass) Report(src history.Source) (*Report, error) {
-	rep, _, err := c.report(src)
-	return rep, err
-}
-
-// report ends the first read and gives its Report, and how many reads it
-// took.
-func (c *Pass) report(src history.Source) (*Report, int, error) {
 	p, in := c.p, c.in
 	p.finish()
 	rep := &Report{Requested: slices.Clone(in.Requested), Windows: p.windows()}
 	if rep.Requested == nil {
 		rep.Requested = []string{}
 	}
-	passes := 1
+	c.passes = 1
 	judged := p.clientRecs == 0 || p.slotted > 0
 	if !judged {
 		rep.Unjudged = noSlots
 	}
 	if judged && len(rep.Windows) > 0 {
 		if !p.exact(rep.Windows) {
-			passes = 2
+			c.passes = 2
 			p = newPass(in, rep.Windows)
 			if err := p.read(src); err != nil {
-				return nil, passes, fmt.Errorf("coverage: %w", err)
+				return nil, fmt.Errorf("coverage: %w", err)
 			}
 			p.finish()
 		}
 		p.m.setTouches(rep.Windows)
 	}
 	rep.Kinds = counts(rep, in.Planned)
-	return rep, passes, nil
+	return rep, nil
 }
 
 // window is the report's window of fw, without what it touched: nem are

@@ -225,31 +225,27 @@ func TestJSONShape(t *testing.T) {
 }
 
 // An extend moves the lease's end: the holder still holds past the
-// acquire's validity.
-func TestExtendKeepsHolder(t *testing.T) {
-	b := historytest.New()
-	b.Add(10, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
-	b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"), historytest.Validity(18))
-	b.Add(15, history.Invoke, 1, history.FExtend, "k", "", historytest.Client("c1"))
-	b.Add(16, history.OK, 1, history.FExtend, "k", "", historytest.Client("c1"), historytest.Validity(100))
-	b.Start(20, history.OK, "client-pause", historytest.Clients("c1")).Stop(50, "client-pause")
-	if h := cover(t, b.History(), in).Windows[0].Holder; h == nil || h.When != AtStart {
-		t.Fatalf("holder = %+v, want at start (the extend ran the lease to 100 ms)", h)
-	}
-}
-
-// A watchdog's renewal is recorded under a process of its own (the
-// watchdog runs beside the holder): its extend ok still runs the
-// holder's lease, matched by token, so a fault aimed right after it
+// acquire's validity. A watchdog's renewal is recorded under a process of
+// its own (the watchdog runs beside the holder): its extend ok still runs
+// the holder's lease, matched by token, so a fault aimed right after it
 // touches a holder.
-func TestWatchdogExtendKeepsHolder(t *testing.T) {
-	b := historytest.New()
-	b.Add(10, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
-	b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"), historytest.Validity(18))
-	b.Add(15, history.Invoke, 7, history.FExtend, "k", "c1", historytest.Client("c1"), historytest.Detail("watchdog"))
-	b.Add(16, history.OK, 7, history.FExtend, "k", "c1", historytest.Client("c1"), historytest.Validity(100), historytest.Detail("watchdog"))
-	b.Start(20, history.OK, "partition", historytest.Clients("c1")).Stop(50, "partition")
-	if h := cover(t, b.History(), in).Windows[0].Holder; h == nil || h.When != AtStart {
-		t.Fatalf("holder = %+v, want at start (the watchdog's extend ran the lease to 100 ms)", h)
+func TestExtendKeepsHolder(t *testing.T) {
+	for _, tc := range []struct {
+		name, token, fault string
+		p                  int
+		mods               []historytest.Mod
+	}{
+		{"extend", "", "client-pause", 1, nil},
+		{"watchdog's extend", "c1", "partition", 7, []historytest.Mod{historytest.Detail("watchdog")}},
+	} {
+		b := historytest.New()
+		b.Add(10, history.Invoke, 1, history.FAcquire, "k", "", historytest.Client("c1"))
+		b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", historytest.Client("c1"), historytest.Validity(18))
+		b.Add(15, history.Invoke, tc.p, history.FExtend, "k", tc.token, append(tc.mods, historytest.Client("c1"))...)
+		b.Add(16, history.OK, tc.p, history.FExtend, "k", tc.token, append(tc.mods, historytest.Client("c1"), historytest.Validity(100))...)
+		b.Start(20, history.OK, tc.fault, historytest.Clients("c1")).Stop(50, tc.fault)
+		if h := cover(t, b.History(), in).Windows[0].Holder; h == nil || h.When != AtStart {
+			t.Fatalf("holder = %+v, want at start (the %s ran the lease to 100 ms)", h, tc.name)
+		}
 	}
 }

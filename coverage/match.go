@@ -143,15 +143,8 @@ func (e *evidence) touch(end int64) *Touch {
 // involves reports whether a lease on leaseNodes (empty: every node)
 // involves one of faultNodes (empty: every node).
 func involves(leaseNodes, faultNodes []string) bool {
-	if len(leaseNodes) == 0 || len(faultNodes) == 0 {
-		return true
-	}
-	for _, n := range leaseNodes {
-		if slices.Contains(faultNodes, n) {
-			return true
-		}
-	}
-	return false
+	return len(leaseNodes) == 0 || len(faultNodes) == 0 ||
+		slices.ContainsFunc(leaseNodes, func(n string) bool { return slices.Contains(faultNodes, n) })
 }
 
 // finder finds the fault windows as their records are read, by
@@ -168,10 +161,6 @@ type finder struct {
 type stopping struct {
 	w    int
 	time int64
-}
-
-func newFinder(m *matcher) *finder {
-	return &finder{m: m, open: map[string][]int{}, pending: map[[2]string]int64{}, stopping: map[int64]stopping{}}
 }
 
 // add reads the nemesis start or stop record o; true when it is the

@@ -70,7 +70,7 @@ func newPass(in Input, ws []Window) *pass {
 	p := &pass{in: in, leases: lease.NewTracker(lease.Options{Forget: true}), holders: map[*lease.Lease]interval{}, closedEnd: -1 << 63}
 	p.m = newMatcher(ws)
 	if ws == nil {
-		p.find = newFinder(p.m)
+		p.find = &finder{m: p.m, open: map[string][]int{}, pending: map[[2]string]int64{}, stopping: map[int64]stopping{}}
 	}
 	return p
 }

@@ -1,12 +1,12 @@
 package harness
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -22,11 +22,8 @@ func TestFaultsTimedToAReleaseThatBegan(t *testing.T) {
 			Fault: nemesis.Fault{Kind: nemesis.KindClientCrash, Clients: []string{nemesis.TargetReleaser}}},
 		nemesis.Step{At: 2 * time.Second, Duration: ttl,
 			Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetReleaser}}})
-	res, err := Run(context.Background(), config.Config{Lock: "single", Workload: "counter",
+	res := storetest.Run(t, Run, config.Config{Lock: "single", Workload: "counter",
 		Nodes: 1, Clients: 3, TTL: ttl, TimeLimit: p.End, Seed: 7, Store: t.TempDir(), Plan: &p})
-	if err != nil {
-		t.Fatal(err)
-	}
 	hit, h := 0, recordsOf(t, res)
 	for i, op := range h {
 		if !op.IsNemesis() || op.F != history.FStart || op.Type != history.Invoke {
@@ -72,10 +69,7 @@ func TestFaultsTimedToARenewal(t *testing.T) {
 			Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetRenewal}}})
 	cfg := config.Config{Lock: "renewable", Workload: "counter", Nodes: 1, Clients: 3, TTL: ttl, TimeLimit: p.End, Seed: 7, Store: t.TempDir(), Plan: &p}
 	cfg.Workloads.HoldMin, cfg.Workloads.HoldMax = ttl, 2*ttl
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := storetest.Run(t, Run, cfg)
 	hit, h := 0, recordsOf(t, res)
 	for i, op := range h {
 		if !op.IsNemesis() || op.F != history.FStart || op.Type != history.Invoke {

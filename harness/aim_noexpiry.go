@@ -17,9 +17,7 @@ func noExpiryWait(ttl time.Duration) time.Duration { return max(2*ttl, 400*time.
 // staleKeyEvent is the age past which a key event is too old to act on:
 // the moment it announced has likely passed. The node is asked anyway
 // once the clients are stopped (noExpiryNow), so this only spares them a
-// needless stop; at 2 ms a loaded machine's goroutine hand-off made every
-// event stale and the crash was never timed (a flake of
-// TestWaiterCrashTimedToKeyWithoutExpiry beside two busy loops).
+// needless stop; it must outlast a loaded machine's goroutine hand-off.
 const staleKeyEvent = 20 * time.Millisecond
 
 // aimNoExpiry times a waiter crash of process clients to the moment the
@@ -87,12 +85,6 @@ func (s *targeter) stopInAcquire(ev noExpiry) []string {
 		})
 	}
 	return names
-}
-
-// crashAll is f, a waiter crash, resolved to every client in cs.
-func crashAll(f nemesis.Fault, cs []string) nemesis.Fault {
-	f.Clients, f.Links = slices.Clone(cs), nil
-	return f
 }
 
 // startKeyEvents follows the lock key for waiter crashes of process

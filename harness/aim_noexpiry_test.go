@@ -1,13 +1,13 @@
 package harness
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -25,11 +25,8 @@ func TestWaiterCrashTimedToKeyWithoutExpiry(t *testing.T) {
 	// busy loops.
 	p := nemesis.Scripted(4*time.Second, nemesis.Step{At: time.Second, Duration: 5 * ttl,
 		Fault: nemesis.Fault{Kind: nemesis.KindClientCrash, Target: nemesis.AimWaiter, Clients: []string{nemesis.TargetWaiter}}})
-	res, err := Run(context.Background(), config.Config{Lock: "py-setnx-expire", Workload: "counter",
+	res := storetest.Run(t, Run, config.Config{Lock: "py-setnx-expire", Workload: "counter",
 		Nodes: 1, Clients: 3, TTL: ttl, TimeLimit: p.End, Seed: 5, Store: t.TempDir(), Plan: &p})
-	if err != nil {
-		t.Fatal(err)
-	}
 	log := logOf(t, res)
 	if !strings.Contains(log, "without expiry on n1") {
 		t.Fatalf("the waiter crash was not timed to the key without expiry:\n%s", log)

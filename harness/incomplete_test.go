@@ -88,9 +88,7 @@ func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
 		t.Fatalf("test.json: %s, want the completion mark", b)
 	}
 	tf.Records = cut
-	if err := store.WriteJSON(store.Path(res.Dir, store.TestFile), tf); err != nil {
-		t.Fatal(err)
-	}
+	storetest.WriteJSON(t, res.Dir, store.TestFile, tf)
 	got, _, err = analysis.Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid != checker.Unknown || !strings.Contains(got.Verdict.Error, "heal") {
 		t.Fatalf("analyze without the heal: %v %q %v, want unknown naming the heal", got.Verdict.Valid, got.Verdict.Error, err)

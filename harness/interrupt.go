@@ -4,16 +4,20 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/lockstorm/lockstorm/analysis"
 )
 
-// interruptedReason is analysis.Result.Incomplete for a run whose ctx
-// ended at elapsed of its time limit: "interrupted by SIGINT at 4.0s of
-// 12s". The cause is context.Cause(ctx) (the CLI cancels with the signal's
-// name); a plain cancel reads "interrupted (context canceled)".
-func interruptedReason(ctx context.Context, elapsed, limit time.Duration) string {
+// interrupt marks res as a run whose ctx ended, started at start, and
+// logs why (res.Incomplete): "interrupted by SIGINT at 4.0s of 12s". The
+// cause is context.Cause(ctx) (the CLI cancels with the signal's name); a
+// plain cancel reads "interrupted (context canceled)".
+func (r *run) interrupt(ctx context.Context, res *analysis.Result, start time.Time) {
 	by := "(context canceled)"
 	if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
 		by = "by " + cause.Error()
 	}
-	return fmt.Sprintf("interrupted %s at %.1fs of %v", by, elapsed.Seconds(), limit)
+	res.Interrupted = true
+	res.Incomplete = fmt.Sprintf("interrupted %s at %.1fs of %v", by, time.Since(start).Seconds(), r.cfg.TimeLimit)
+	r.logf("%s", res.Incomplete)
 }

@@ -1,7 +1,6 @@
 package harness_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/lockstorm/lockstorm/analysis"
@@ -9,6 +8,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // On real runs the live counter's final count is > 0 exactly when the
@@ -25,10 +25,7 @@ func TestLiveCounterOnRealRuns(t *testing.T) {
 		cfg.Seed, cfg.MinCoverage, cfg.Store = 1, -1, t.TempDir()
 		var last config.Progress
 		cfg.OnProgress = func(p config.Progress) { last = p }
-		res, err := harness.Run(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := storetest.Run(t, harness.Run, cfg)
 		found := 0
 		for _, r := range res.Verdict.Results {
 			for _, a := range r.Anomalies {

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -68,20 +68,14 @@ func TestRunLogStampsHistoryClock(t *testing.T) {
 func TestRunLogMatchesHistoryTimes(t *testing.T) {
 	plan := nemesis.Scripted(2*time.Second,
 		nemesis.Step{At: 700 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{"c1"}}, Duration: 400 * time.Millisecond})
-	res, err := Run(context.Background(), config.Config{Lock: "single", Nodes: 1, Clients: 2, TTL: 300 * time.Millisecond,
+	res := storetest.Run(t, Run, config.Config{Lock: "single", Nodes: 1, Clients: 2, TTL: 300 * time.Millisecond,
 		Plan: &plan, TimeLimit: 2 * time.Second, Seed: 7, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, store.LogFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := storetest.Read(t, res.Dir, store.LogFile)
 	t.Logf("lockstorm.log:\n%s", b)
 	stamps := map[string]float64{} // message -> history time (s)
 	setup := 0
 	var verdictAt float64 = -1
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(b), "\n") {
 		m := logLine.FindStringSubmatch(line)
 		if m == nil {
 			t.Fatalf("line %q does not parse", line)

@@ -10,6 +10,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -75,12 +76,9 @@ func TestWorkloadFaultMatrix(t *testing.T) {
 				case nemesis.KindPartition, nemesis.KindLatency, nemesis.KindServerPause, nemesis.KindCrash:
 					lock, nodes = "redlock", 3
 				}
-				res, err := Run(context.Background(), config.Config{Lock: lock, Nodes: nodes, Workload: w, Clients: 3,
+				res := storetest.Run(t, Run, config.Config{Lock: lock, Nodes: nodes, Workload: w, Clients: 3,
 					TTL: 300 * time.Millisecond, Nemesis: []string{k}, FaultInterval: 600 * time.Millisecond,
 					Fencing: true, Persistence: "aof-always", TimeLimit: limit, Seed: 9, Store: store})
-				if err != nil {
-					t.Fatal(err)
-				}
 				h := recordsOf(t, res)
 				if err := checker.Validate(h); err != nil {
 					t.Fatalf("history not well-formed: %v", err)

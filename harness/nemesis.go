@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -74,28 +75,20 @@ func MinTimeLimit(cfg config.Config, set nemesis.Set, o nemesis.Options, kinds .
 	}
 	// The fault phase grows with the time limit: search the smallest
 	// limit, in milliseconds, whose phase is long enough.
-	fits := func(ms int64) bool {
+	fits := func(ms int) bool {
 		c := cfg
 		c.TimeLimit = time.Duration(ms) * time.Millisecond
 		_, f, _ := phases(c)
 		return f >= need && f > 0
 	}
-	lo, hi := int64(1), int64(1)
+	hi := 1
 	for !fits(hi) {
-		lo, hi = hi+1, hi*2
-		if hi > int64(1e9) { // 11 days: nothing fits
+		if hi *= 2; hi > 1e9 { // 11 days: nothing fits
 			return 0, fmt.Errorf("%w: no time limit holds %v of faults", config.ErrConfig, need)
 		}
 	}
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if fits(mid) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return time.Duration(hi) * time.Millisecond, nil
+	ms := sort.Search(hi, func(i int) bool { return fits(i + 1) }) + 1
+	return time.Duration(ms) * time.Millisecond, nil
 }
 
 // fitsTimeLimit refuses a time limit whose fault phase cannot hold one

@@ -8,6 +8,7 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/workloads"
 )
 
@@ -57,10 +58,7 @@ func BenchmarkRunRecordRate(b *testing.B) {
 			var rate, p50, p99, tail, info float64
 			n := 0
 			for b.Loop() {
-				res, err := Run(context.Background(), c.cfg(b, 5*time.Second))
-				if err != nil {
-					b.Fatal(err)
-				}
+				res := storetest.Run(b, Run, c.cfg(b, 5*time.Second))
 				rate += res.Overhead.RecordsPerSec
 				p50 += res.Overhead.ProxyAddedP50
 				p99 += res.Overhead.ProxyAddedP99
@@ -98,10 +96,7 @@ func unknownShare(h history.History) float64 {
 // 64 clients (Checkers(res).Check, what a run does at its end) and
 // reports the check's cost per record.
 func BenchmarkCheckPerRecord(b *testing.B) {
-	res, err := Run(context.Background(), rateConfig(b, 3*time.Second))
-	if err != nil {
-		b.Fatal(err)
-	}
+	res := storetest.Run(b, Run, rateConfig(b, 3*time.Second))
 	ctx, h := context.Background(), recordsOf(b, res)
 	b.ResetTimer()
 	for b.Loop() {

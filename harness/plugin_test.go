@@ -16,6 +16,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/workloads"
 )
@@ -126,7 +127,7 @@ func countDetail(h history.History, detail string) int {
 func TestWatchdogLockRenewingBySetValidityIsValid(t *testing.T) {
 	ttl := 200 * time.Millisecond
 	var got lockimpl.Options
-	res, err := Run(context.Background(), config.Config{
+	res := storetest.Run(t, Run, config.Config{
 		NewLock: func(c []redis.UniversalClient, opt lockimpl.Options) (lockimpl.Locker, error) {
 			got = opt
 			return &watchdogLock{c: c[0], opt: opt, dogs: map[*lockimpl.Lease]func(){}}, nil
@@ -134,9 +135,6 @@ func TestWatchdogLockRenewingBySetValidityIsValid(t *testing.T) {
 		Nodes: 1, Clients: 3, TTL: ttl, TimeLimit: 3 * time.Second, Seed: 3, Store: t.TempDir(),
 		Workloads: workloads.Options{HoldMin: 3 * ttl, HoldMax: 3 * ttl},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got.NodeTimeout == 0 || got.RetryMax == 0 || got.DriftFactor == 0 || got.RenewEvery == 0 {
 		t.Errorf("NewLock got options without defaults: %+v", got)
 	}
@@ -156,12 +154,9 @@ func TestRecordedRenewalsAreNotDoubled(t *testing.T) {
 	ttl := 200 * time.Millisecond
 	for _, tc := range []struct{ lock, workload string }{{"renewable", "counter"}, {"single", "leader"}} {
 		t.Run(tc.lock+"/"+tc.workload, func(t *testing.T) {
-			res, err := Run(context.Background(), config.Config{Lock: tc.lock, Workload: tc.workload, Clients: 2, TTL: ttl,
+			res := storetest.Run(t, Run, config.Config{Lock: tc.lock, Workload: tc.workload, Clients: 2, TTL: ttl,
 				TimeLimit: 2 * time.Second, Seed: 3, Store: t.TempDir(),
 				Workloads: workloads.Options{HoldMin: 3 * ttl, HoldMax: 3 * ttl}})
-			if err != nil {
-				t.Fatal(err)
-			}
 			if n := countDetail(recordsOf(t, res), "observed"); n != 0 {
 				t.Errorf("%d renewals recorded twice (observed beside the lock's own record)", n)
 			}

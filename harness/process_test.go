@@ -14,6 +14,7 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -32,11 +33,7 @@ func holderPauses(ttl, d time.Duration) *nemesis.Plan {
 // logOf is the run's lockstorm.log.
 func logOf(t *testing.T, res *analysis.Result) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(res.Dir, store.LogFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return storetest.Read(t, res.Dir, store.LogFile)
 }
 
 // `--client-cmd "lockstorm client --lock single"` gives the verdicts of
@@ -58,10 +55,7 @@ func TestClientCmdSameVerdictsAsInProcess(t *testing.T) {
 				if tc.plan != nil {
 					cfg.TimeLimit = tc.plan.End
 				}
-				res, err := Run(context.Background(), cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
+				res := storetest.Run(t, Run, cfg)
 				if n := count(recordsOf(t, res), history.FWrite, history.OK); n < 3 {
 					t.Fatalf("only %d writes: the run did no work to judge", n)
 				}
@@ -97,11 +91,8 @@ func TestProcessClientCrash(t *testing.T) {
 	ttl := 400 * time.Millisecond
 	p := nemesis.Scripted(2*time.Second, nemesis.Step{At: time.Second, Duration: ttl,
 		Fault: nemesis.Fault{Kind: nemesis.KindClientCrash, Clients: []string{"c1"}}})
-	res, err := Run(context.Background(), config.Config{Lock: "single", ClientCmd: "lockstorm client --lock single", Workload: "counter",
+	res := storetest.Run(t, Run, config.Config{Lock: "single", ClientCmd: "lockstorm client --lock single", Workload: "counter",
 		Nodes: 1, Clients: 2, TTL: ttl, TimeLimit: p.End, Seed: 3, Store: t.TempDir(), Plan: &p})
-	if err != nil {
-		t.Fatal(err)
-	}
 	log := logOf(t, res)
 	if !strings.Contains(log, "client c1: pid") || !strings.Contains(log, "killed (SIGKILL)") {
 		t.Fatalf("log does not show c1's process killed:\n%s", log)
@@ -134,11 +125,8 @@ func TestBrokenProcessClientReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	res, err := Run(context.Background(), config.Config{Lock: "single", ClientCmd: "/bin/sh " + script, Workload: "counter",
+	res := storetest.Run(t, Run, config.Config{Lock: "single", ClientCmd: "/bin/sh " + script, Workload: "counter",
 		Nodes: 1, Clients: 1, TTL: 300 * time.Millisecond, TimeLimit: 2 * time.Second, Seed: 9, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if el := time.Since(start); el > 30*time.Second {
 		t.Fatalf("run took %v", el)
 	}

@@ -3,9 +3,10 @@ package harness
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,11 +50,7 @@ func (t *tracker) snapshot(r *run, start time.Time) config.Progress {
 	if len(ops) > 0 {
 		t.seen = int(ops[len(ops)-1].Index) + 1
 	}
-	p := config.Progress{Elapsed: time.Since(start), TimeLimit: r.cfg.TimeLimit, Ops: t.seen}
-	for f := range t.active {
-		p.Faults = append(p.Faults, f)
-	}
-	sort.Strings(p.Faults)
+	p := config.Progress{Elapsed: time.Since(start), TimeLimit: r.cfg.TimeLimit, Ops: t.seen, Faults: slices.Sorted(maps.Keys(t.active))}
 	t.live.AddLogged(r.res.WritesSince(t.live.Writes()))
 	p.Violations, p.ViolationKinds = t.live.Total(), t.live.Snapshot()
 	return p

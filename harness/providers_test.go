@@ -11,6 +11,7 @@ import (
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/workloads"
 )
@@ -53,12 +54,9 @@ func TestRunThroughExternalProvider(t *testing.T) {
 		a, _ := nodes.AdminAddr(n)
 		addrs = append(addrs, a)
 	}
-	res, err := Run(context.Background(), config.Config{Provider: "external", External: config.External{RedisAddrs: addrs, Toxiproxy: api},
+	res := storetest.Run(t, Run, config.Config{Provider: "external", External: config.External{RedisAddrs: addrs, Toxiproxy: api},
 		Lock: "redlock", Clients: 3, TTL: 300 * time.Millisecond, Nemesis: []string{"partition", "latency"},
 		FaultInterval: 500 * time.Millisecond, TimeLimit: 4 * time.Second, Seed: 5, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	checkProviderRun(t, res)
 }
 
@@ -94,13 +92,10 @@ func TestRunFailoverOnDockerProvider(t *testing.T) {
 	// at +250ms"), so the clients start 1.2 s after the fault.
 	plan := nemesis.Scripted(7*time.Second, nemesis.Step{At: 300 * time.Millisecond,
 		Fault: nemesis.Fault{Kind: nemesis.KindFailover, Shape: string(cluster.FailoverPartition)}, Duration: time.Second})
-	res, err := Run(context.Background(), config.Config{Provider: "docker", DockerImage: clustertest.RedisImage,
+	res := storetest.Run(t, Run, config.Config{Provider: "docker", DockerImage: clustertest.RedisImage,
 		Lock: "single", Workload: "counter", Nodes: 1, Clients: 2, TTL: 5 * time.Second,
 		ClientsStartAt: 1500 * time.Millisecond, Workloads: workloads.Options{HoldMin: 4500 * time.Millisecond, HoldMax: 4500 * time.Millisecond},
 		Plan: &plan, TimeLimit: plan.End, Seed: 1, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := checker.Validate(recordsOf(t, res)); err != nil {
 		t.Fatalf("history not well-formed: %v", err)
 	}

@@ -3,14 +3,13 @@ package harness
 import (
 	"context"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // A go-redis client that cannot dial logs "failed to dial" (on a context
@@ -36,11 +35,8 @@ func TestGoRedisLinesGoToTheRunLog(t *testing.T) {
 	}
 	unlog()
 	l.close()
-	b, err := os.ReadFile(filepath.Join(dir, store.LogFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), "go-redis: connection pool: failed to dial") {
+	b := storetest.Read(t, dir, store.LogFile)
+	if !strings.Contains(b, "go-redis: connection pool: failed to dial") {
 		t.Fatalf("lockstorm.log has no go-redis line:\n%s", b)
 	}
 }

@@ -336,9 +336,7 @@ func (r *run) waitTimeLimit(ctx context.Context, res *analysis.Result, tr *track
 		case <-timer.C:
 			return true
 		case <-ctx.Done():
-			res.Interrupted = true
-			res.Incomplete = interruptedReason(ctx, time.Since(start), r.cfg.TimeLimit)
-			r.logf("%s", res.Incomplete)
+			r.interrupt(ctx, res, start)
 			return false
 		case <-r.rec.Failed():
 			// The history can no longer be stored: stop now, as on an
@@ -367,11 +365,6 @@ func (r *run) waitTimeLimit(ctx context.Context, res *analysis.Result, tr *track
 // rather than on the few records before the run's end. The nemesis's
 // result is put back on nemDone for windDown.
 func (r *run) recoverAfterLateHeal(ctx context.Context, res *analysis.Result, start time.Time, nemDone chan error) {
-	interrupted := func() {
-		res.Interrupted = true
-		res.Incomplete = interruptedReason(ctx, time.Since(start), r.cfg.TimeLimit)
-		r.logf("%s", res.Incomplete)
-	}
 	select {
 	case err := <-nemDone:
 		nemDone <- err // healed in time: nothing to extend
@@ -382,7 +375,7 @@ func (r *run) recoverAfterLateHeal(ctx context.Context, res *analysis.Result, st
 	select {
 	case err = <-nemDone:
 	case <-ctx.Done():
-		interrupted()
+		r.interrupt(ctx, res, start)
 		return
 	case <-time.After(nemesisFinishTimeout):
 		return // windDown cuts it short
@@ -393,7 +386,7 @@ func (r *run) recoverAfterLateHeal(ctx context.Context, res *analysis.Result, st
 	select {
 	case <-time.After(recovery):
 	case <-ctx.Done():
-		interrupted()
+		r.interrupt(ctx, res, start)
 	}
 }
 

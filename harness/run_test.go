@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // recordsOf is res's whole history read into memory (a test run is
@@ -41,11 +41,8 @@ func TestWorkloadsProduceWellFormedHistories(t *testing.T) {
 	store := t.TempDir()
 	for _, w := range []string{"counter", "cron", "api", "leader"} {
 		t.Run(w, func(t *testing.T) {
-			res, err := Run(context.Background(), config.Config{Lock: "single", Workload: w, Clients: 3,
+			res := storetest.Run(t, Run, config.Config{Lock: "single", Workload: w, Clients: 3,
 				TTL: 300 * time.Millisecond, TimeLimit: 3 * time.Second, Seed: 7, Store: store})
-			if err != nil {
-				t.Fatal(err)
-			}
 			h := recordsOf(t, res)
 			if err := checker.Validate(h); err != nil {
 				t.Fatalf("history not well-formed: %v", err)

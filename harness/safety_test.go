@@ -82,9 +82,7 @@ func TestAnalyzeIncompleteRunIsNotValid(t *testing.T) {
 
 	// Killed: no completion mark.
 	tf.Completed, tf.Records = false, 0
-	if err := store.WriteJSON(store.Path(res.Dir, store.TestFile), tf); err != nil {
-		t.Fatal(err)
-	}
+	storetest.WriteJSON(t, res.Dir, store.TestFile, tf)
 	got, _, err = analysis.Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid != checker.Unknown || !strings.Contains(got.Verdict.Error, "did not complete") {
 		t.Errorf("analyze of a run without completion mark: %v %q %v, want unknown", got.Verdict.Valid, got.Verdict.Error, err)

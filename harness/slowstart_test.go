@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -27,11 +27,8 @@ func TestSlowClientStartTakesNoTimeFromTheRun(t *testing.T) {
 	ttl := 300 * time.Millisecond
 	p := nemesis.Scripted(time.Second, nemesis.Step{At: 600 * time.Millisecond, Duration: ttl,
 		Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}})
-	res, err := Run(context.Background(), config.Config{Lock: "single", ClientCmd: script, Workload: "counter",
+	res := storetest.Run(t, Run, config.Config{Lock: "single", ClientCmd: script, Workload: "counter",
 		Nodes: 1, Clients: 3, TTL: ttl, TimeLimit: p.End, Seed: 2, Store: t.TempDir(), Plan: &p})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var first, fault int64 = -1, -1
 	for _, op := range recordsOf(t, res) {
 		if first < 0 && op.F == history.FAcquire && op.Type == history.OK {

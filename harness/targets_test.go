@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
@@ -87,12 +88,9 @@ func TestTimeLimitTooShortRefused(t *testing.T) {
 // history is the judge: the client's own records before the fault's start.
 func TestTargetedPauseHitsHolder(t *testing.T) {
 	ttl := 500 * time.Millisecond
-	res, err := Run(context.Background(), config.Config{Lock: "single", Clients: 3, TTL: ttl,
+	res := storetest.Run(t, Run, config.Config{Lock: "single", Clients: 3, TTL: ttl,
 		Nemesis: []string{nemesis.KindClientPause}, TargetHolder: 1, FaultInterval: time.Second,
 		TimeLimit: 7 * time.Second, Seed: 4, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	type state struct {
 		process          int
 		holds, waiting   bool
@@ -159,12 +157,9 @@ func TestTargetedPauseHitsHolder(t *testing.T) {
 // did not record did (2 of 3), taken from the nodes that granted it.
 func TestTargetedCrashHitsLease(t *testing.T) {
 	ttl := 500 * time.Millisecond
-	res, err := Run(context.Background(), config.Config{Lock: "redlock", Nodes: 3, Clients: 3, TTL: ttl,
+	res := storetest.Run(t, Run, config.Config{Lock: "redlock", Nodes: 3, Clients: 3, TTL: ttl,
 		Nemesis: []string{nemesis.KindCrash}, TargetHolder: 1, FaultInterval: time.Second,
 		Persistence: "aof-always", TimeLimit: 6 * time.Second, Seed: 2, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	type lease struct {
 		nodes []string
 		at    int64
@@ -230,11 +225,8 @@ func standaloneKinds() []string {
 // from --nemesis: the provider check passes, the plan holds it, its
 // records name the flushed node as a field, and coverage counts it.
 func TestFaultFlushRunsFromItsRegistration(t *testing.T) {
-	res, err := Run(context.Background(), config.Config{Lock: "single", Clients: 2, TTL: 500 * time.Millisecond,
+	res := storetest.Run(t, Run, config.Config{Lock: "single", Clients: 2, TTL: 500 * time.Millisecond,
 		Nemesis: []string{nemesis.KindFlush}, TimeLimit: 4 * time.Second, Seed: 5, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	starts := 0
 	for _, op := range recordsOf(t, res) {
 		if op.IsNemesis() && op.F == history.FStart && op.Type == history.OK {

@@ -10,6 +10,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
@@ -17,12 +18,9 @@ import (
 // under partitions and latency is valid, on the hash-tagged key, and its
 // leases name the cluster as their node.
 func TestClusterTopologyFencedValid(t *testing.T) {
-	res, err := Run(context.Background(), config.Config{Lock: "fenced", Fencing: true, Topology: config.TopologyCluster,
+	res := storetest.Run(t, Run, config.Config{Lock: "fenced", Fencing: true, Topology: config.TopologyCluster,
 		Workload: "counter", Clients: 3, TTL: 500 * time.Millisecond, Nemesis: []string{"partition", "latency"},
 		FaultInterval: time.Second, TimeLimit: 8 * time.Second, Seed: 4, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Verdict.Valid != checker.Valid {
 		t.Fatalf("verdict %v:\n%s", res.Verdict.Valid, res.Verdict)
 	}

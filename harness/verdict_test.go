@@ -1,13 +1,13 @@
 package harness
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // Under a correct lock the cron, api and leader workloads get a valid
@@ -26,12 +26,9 @@ func TestCronAPILeaderValidUnderCorrectLock(t *testing.T) {
 	}{{"single", 1, nil}, {"redlock", 3, []string{"partition"}}} {
 		for _, w := range []string{"cron", "api", "leader"} {
 			t.Run(w+"/"+tc.lock, func(t *testing.T) {
-				res, err := Run(context.Background(), config.Config{Lock: tc.lock, Nodes: tc.nodes, Workload: w, Clients: 3,
+				res := storetest.Run(t, Run, config.Config{Lock: tc.lock, Nodes: tc.nodes, Workload: w, Clients: 3,
 					TTL: 300 * time.Millisecond, Nemesis: tc.nemesis, FaultInterval: 700 * time.Millisecond,
 					TimeLimit: 4 * time.Second, Seed: 11, Store: store})
-				if err != nil {
-					t.Fatal(err)
-				}
 				if n := count(recordsOf(t, res), work[w], history.OK); n < 2 {
 					t.Fatalf("only %d successful %s: the run did no work to judge", n, work[w])
 				}

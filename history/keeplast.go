@@ -20,10 +20,6 @@ func (r *Recorder) KeepLast(n int) {
 // History returns the whole history.
 func (r *Recorder) Whole() bool { return locked(&r.mu, func() bool { return r.first == 0 }) }
 
-// First is the index of the oldest record still in memory (0 unless
-// KeepLast dropped records).
-func (r *Recorder) First() int { return locked(&r.mu, func() int { return r.first }) }
-
 // dropLocked drops the oldest chunks while the full chunks alone hold at
 // least keep records; the last dropped chunk is kept as the spare.
 func (r *Recorder) dropLocked() {

@@ -65,3 +65,7 @@ func TestKeepAllIsWhole(t *testing.T) {
 		t.Fatalf("Whole %v First %d len %d", r.Whole(), r.First(), len(r.History()))
 	}
 }
+
+// First is the index of the oldest record still in memory (0 unless
+// KeepLast dropped records).
+func (r *Recorder) First() int { return locked(&r.mu, func() int { return r.first }) }

@@ -86,8 +86,5 @@ type Op struct {
 // IsNemesis reports whether the record belongs to the nemesis.
 func (o Op) IsNemesis() bool { return o.Process == NemesisProcess }
 
-// IsCompletion reports whether the record completes an invoke.
-func (o Op) IsCompletion() bool { return o.Type == OK || o.Type == Fail || o.Type == Info }
-
 // History is a run's records in index order.
 type History []Op

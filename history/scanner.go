@@ -150,6 +150,3 @@ func (s *Scanner) Err() error { return s.err }
 
 // Warnings are the problems tolerated so far (a truncated last record).
 func (s *Scanner) Warnings() []Warning { return s.warns }
-
-// Records is how many records Scan returned.
-func (s *Scanner) Records() int64 { return s.n }

@@ -61,9 +61,6 @@ type Lease struct {
 	heldAt int  // rank among the leases held
 }
 
-// Held reports whether the lease was ever held.
-func (l *Lease) Held() bool { return l.held }
-
 // Start is when the holder came to hold the lease (its first segment's
 // start); Inf for a lease never held.
 func (l *Lease) Start() int64 {

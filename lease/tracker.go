@@ -1,6 +1,8 @@
 package lease
 
 import (
+	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -131,11 +133,7 @@ func (t *Tracker) Add(r *history.Op) []Event {
 // records, in the order they came to be held.
 func (t *Tracker) Finish() []Event {
 	t.events = t.events[:0]
-	ls := make([]*Lease, 0, len(t.open))
-	for l := range t.open {
-		ls = append(ls, l)
-	}
-	slices.SortFunc(ls, func(a, b *Lease) int { return a.heldAt - b.heldAt })
+	ls := slices.SortedFunc(maps.Keys(t.open), func(a, b *Lease) int { return a.heldAt - b.heldAt })
 	for _, l := range ls {
 		l.Last = t.last[l.Process]
 		end, _ := l.HeldUntil()
@@ -160,14 +158,8 @@ func (t *Tracker) acquire(inv, c *history.Op) {
 	if c.Type == history.Fail {
 		return
 	}
-	l := &Lease{Key: pick(c.Key, inv.Key), Token: pick(c.Token, inv.Token), Process: inv.Process, Fence: inv.Fence,
-		Invoke: inv.Index, Completion: c.Index, Return: Inf, Cut: Inf}
-	if c.Fence != 0 {
-		l.Fence = c.Fence
-	}
-	if l.Token == "" {
-		l.Token = "op#" + strconv.FormatInt(inv.Index, 10)
-	}
+	l := &Lease{Key: cmp.Or(c.Key, inv.Key), Token: cmp.Or(c.Token, inv.Token, "op#"+strconv.FormatInt(inv.Index, 10)),
+		Process: inv.Process, Fence: cmp.Or(c.Fence, inv.Fence), Invoke: inv.Index, Completion: c.Index, Return: Inf, Cut: Inf}
 	t.byTok[tokKey{l.Key, l.Token}] = l
 	if c.Type != history.OK {
 		return
@@ -184,7 +176,7 @@ func (t *Tracker) acquire(inv, c *history.Op) {
 
 // extend takes extend invoke inv completed by c.
 func (t *Tracker) extend(inv, c *history.Op) {
-	l, _, _ := t.match.Match(inv.Process, pick(c.Key, inv.Key), pick(c.Token, inv.Token))
+	l, _, _ := t.match.Match(inv.Process, cmp.Or(c.Key, inv.Key), cmp.Or(c.Token, inv.Token))
 	if l == nil || c.Type != history.OK {
 		return
 	}
@@ -293,13 +285,7 @@ func (t *Tracker) end(l *Lease, at int64) {
 // the acquire or extend ok c of invoke inv: its Validity, else its invoke
 // + TTL − the drift allowance (saturated), else no end (ok false).
 func (t *Tracker) believedEnd(inv, c *history.Op) (int64, bool) {
-	validity, ttl := c.Validity, c.TTL
-	if validity == 0 {
-		validity = inv.Validity
-	}
-	if ttl == 0 {
-		ttl = inv.TTL
-	}
+	validity, ttl := cmp.Or(c.Validity, inv.Validity), cmp.Or(c.TTL, inv.TTL)
 	switch {
 	case validity != 0:
 		return validity, true
@@ -315,11 +301,4 @@ func satAdd(a, b int64) int64 {
 		return Inf
 	}
 	return a + b
-}
-
-func pick(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

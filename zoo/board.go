@@ -1,6 +1,7 @@
 package zoo
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,11 +58,7 @@ func cellText(c CellOutcome) string {
 	if c.MedianDetectS != nil {
 		s += fmt.Sprintf(", %.1f s", *c.MedianDetectS)
 	}
-	cl := c.Class
-	if cl == "" {
-		cl = classOf(c.Cell, c.Status)
-	}
-	return s + ", " + string(cl)
+	return s + ", " + string(cmp.Or(c.Class, classOf(c.Cell, c.Status)))
 }
 
 // SummaryLine is the board's counts in one sentence.
@@ -87,12 +84,11 @@ func Markdown(b *Board) string {
 	for _, e := range b.Entries {
 		fmt.Fprintf(&w, "| %s | %s | %s | %s |", e.Name, mdEscape(e.Library), mdEscape(e.Version), e.Language)
 		for _, col := range b.Columns {
-			c, ok := cellAt(e, col)
-			if !ok {
+			if c := cellAt(e, col); c == nil {
 				w.WriteString(" — |")
-				continue
+			} else {
+				w.WriteString(" " + mdEscape(cellText(*c)) + " |")
 			}
-			w.WriteString(" " + mdEscape(cellText(c)) + " |")
 		}
 		w.WriteString("\n")
 	}
@@ -124,11 +120,7 @@ func writeKnownBugs(w *strings.Builder, b *Board) {
 			if c.Cell.Known == "" && c.Cell.Fixed == "" {
 				continue
 			}
-			ref := c.Cell.Known
-			if ref == "" {
-				ref = c.Cell.Fixed
-			}
-			fmt.Fprintf(w, "- %s · %s (%s): %s", e.Name, c.Column, ref, mdEscape(cellText(c)))
+			fmt.Fprintf(w, "- %s · %s (%s): %s", e.Name, c.Column, cmp.Or(c.Cell.Known, c.Cell.Fixed), mdEscape(cellText(c)))
 			if c.Cell.Known != "" {
 				if t := b.Twin(e, c); t != "" {
 					fmt.Fprintf(w, "; fixed twin %s", mdEscape(t))
@@ -176,13 +168,14 @@ func writeStatusSection(w *strings.Builder, b *Board, want Status) {
 	}
 }
 
-func cellAt(e EntryOutcome, column string) (CellOutcome, bool) {
-	for _, c := range e.Cells {
-		if c.Column == column {
-			return c, true
+// cellAt is the entry's cell in column, nil when it has none.
+func cellAt(e EntryOutcome, column string) *CellOutcome {
+	for i := range e.Cells {
+		if e.Cells[i].Column == column {
+			return &e.Cells[i]
 		}
 	}
-	return CellOutcome{}, false
+	return nil
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -2,6 +2,7 @@ package zoo
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -82,11 +83,7 @@ func SkipReason(ctx context.Context, e Entry) string {
 	if e.Requires != "" {
 		out, err := shell(ctx, e.Dir, e.Requires, time.Minute)
 		if err != nil {
-			why := lastLine(out)
-			if why == "" {
-				why = err.Error()
-			}
-			return "requires `" + e.Requires + "` failed: " + why
+			return "requires `" + e.Requires + "` failed: " + cmp.Or(lastLine(out), err.Error())
 		}
 		return ""
 	}

@@ -79,7 +79,7 @@ func (b *Board) Summarize() Summary {
 	s := Summary{Entries: len(b.Entries), KnownURLs: map[string]bool{}}
 	libs := map[string]bool{}
 	for _, e := range b.Entries {
-		if repo := upstreamRepo(e.Upstream); !isSeed(repo) {
+		if repo := upstreamRepo(e.Upstream); !strings.HasSuffix(repo, "lockstorm/lockstorm") { // not the seed's own
 			libs[repo] = true
 		}
 		for _, c := range e.Cells {
@@ -124,9 +124,6 @@ func upstreamRepo(u string) string {
 	}
 	return strings.ToLower(strings.Join(parts, "/"))
 }
-
-// isSeed reports whether repo is lockstorm's own (the seed's entries).
-func isSeed(repo string) bool { return strings.HasSuffix(repo, "lockstorm/lockstorm") }
 
 // KnownCells keeps the cells that carry known: or fixed: (a known bug
 // and its fixed twins), dropping entries left without a cell.

@@ -57,15 +57,7 @@ type RunOutcome struct {
 // detects reports whether every checker an invalid cell names flagged
 // the run.
 func detects(c Cell, flagged []string) bool {
-	if c.Expect != ExpectInvalid {
-		return false
-	}
-	for _, n := range c.Checkers {
-		if !slices.Contains(flagged, n) {
-			return false
-		}
-	}
-	return true
+	return c.Expect == ExpectInvalid && !slices.ContainsFunc(c.Checkers, func(n string) bool { return !slices.Contains(flagged, n) })
 }
 
 // judgeRun decides one run against the cell: its status, flagged
@@ -147,27 +139,18 @@ type CellOutcome struct {
 // flagged, is a finding when a clean checker was flagged, and is missed
 // when no run was detected and none was unknown. Anything else is unknown.
 func judgeCell(c Cell, runs []RunOutcome) CellOutcome {
-	out := judgeRuns(c, runs)
-	out.Class = classOf(c, out.Status)
-	return out
-}
-
-func judgeRuns(c Cell, runs []RunOutcome) CellOutcome {
 	out := CellOutcome{Cell: c, Column: c.Column(), Runs: runs}
 	count := map[Status]int{}
 	var detect []float64
 	for _, r := range runs {
 		count[r.Status]++
-		for _, f := range r.Flagged {
-			if !slices.Contains(out.Flagged, f) {
-				out.Flagged = append(out.Flagged, f)
-			}
-		}
+		out.Flagged = append(out.Flagged, r.Flagged...)
 		if r.DetectedS != nil {
 			detect = append(detect, *r.DetectedS)
 		}
 	}
-	sort.Strings(out.Flagged)
+	slices.Sort(out.Flagged)
+	out.Flagged = slices.Compact(out.Flagged)
 	if len(detect) > 0 {
 		sort.Float64s(detect)
 		m := detect[len(detect)/2]
@@ -176,19 +159,7 @@ func judgeRuns(c Cell, runs []RunOutcome) CellOutcome {
 		}
 		out.MedianDetectS = &m
 	}
-	n := len(runs)
-	if c.Expect == ExpectValid {
-		out.Summary = fmt.Sprintf("%d/%d valid", count[Agree], n)
-		switch {
-		case count[Finding] > 0:
-			out.Status = Finding
-		case n > 0 && count[Agree] == n:
-			out.Status = Agree
-		default:
-			out.Status = Unknown
-		}
-		return out
-	}
+	n, valid := len(runs), c.Expect == ExpectValid
 	detected := 0
 	for _, r := range runs {
 		if r.Detected || r.Status == Agree {
@@ -196,16 +167,20 @@ func judgeRuns(c Cell, runs []RunOutcome) CellOutcome {
 		}
 	}
 	out.Summary = fmt.Sprintf("%d/%d detected", detected, n)
+	if valid {
+		out.Summary = fmt.Sprintf("%d/%d valid", count[Agree], n)
+	}
 	switch {
 	case count[Finding] > 0:
 		out.Status = Finding
-	case count[Agree] > 0:
+	case valid && n > 0 && count[Agree] == n, !valid && count[Agree] > 0:
 		out.Status = Agree
-	case n > 0 && count[Missed] == n:
+	case !valid && n > 0 && count[Missed] == n:
 		out.Status = Missed
 	default:
 		out.Status = Unknown
 	}
+	out.Class = classOf(c, out.Status)
 	return out
 }
 

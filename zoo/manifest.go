@@ -10,6 +10,7 @@ package zoo
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -268,9 +269,7 @@ func (m *Manifest) check(dir string) error {
 		}
 		m.nodeTimeout = d
 	}
-	if m.Clients == 0 {
-		m.Clients = DefaultClients
-	}
+	m.Clients = cmp.Or(m.Clients, DefaultClients)
 	switch m.Renewal {
 	case "":
 		m.Renewal = RenewalNone
@@ -298,9 +297,7 @@ func (m *Manifest) check(dir string) error {
 }
 
 func (c *Cell) check(entryFences bool, dir string) error {
-	if c.Workload == "" {
-		c.Workload = "counter"
-	}
+	c.Workload = cmp.Or(c.Workload, "counter")
 	if !slices.Contains(workloads.Names(), c.Workload) {
 		return fmt.Errorf("workload must be one of %s, got %q", strings.Join(workloads.Names(), ", "), c.Workload)
 	}

@@ -12,7 +12,7 @@ import (
 // that flagged it, the median time to detect and its agreement, and links
 // to its runs with each run's replay line.
 var pageTemplate = template.Must(template.New("zoo").Funcs(template.FuncMap{
-	"cellAt": cellPtr, "cellText": cellText, "link": runLink, "summary": SummaryLine,
+	"cellAt": cellAt, "cellText": cellText, "link": runLink, "summary": SummaryLine,
 }).Parse(`<!doctype html>
 <html><head><meta charset="utf-8"><title>lockstorm zoo</title>
 <style>
@@ -37,14 +37,6 @@ th{background:#f4f4f4;text-align:left}.agree{background:#e5f5e0}.finding{backgro
 {{else}}<td>—</td>{{end}}{{end}}</tr>
 {{end}}</table></body></html>
 `))
-
-// cellPtr is cellAt for the template: nil when the entry has no such cell.
-func cellPtr(e EntryOutcome, column string) *CellOutcome {
-	if c, ok := cellAt(e, column); ok {
-		return &c
-	}
-	return nil
-}
 
 // Page is the scoreboard page, index.html of the zoo run's folder.
 func Page(b *Board) ([]byte, error) {

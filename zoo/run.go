@@ -1,6 +1,7 @@
 package zoo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -11,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lockstorm/lockstorm"
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/campaign"
 	"github.com/lockstorm/lockstorm/checker"
@@ -37,7 +37,8 @@ type Options struct {
 	Store    string
 	// Shard is the share of the runs to run here (--shard K/N).
 	Shard shard.Shard
-	// Runner runs one cell's seed and writes its report. Default lockstorm.Run.
+	// Runner runs one cell's seed and writes its report. Default
+	// lockstorm.Run (campaign.RunReported).
 	Runner harness.RunFunc
 	// Out receives the commands before they run and a line per finished run.
 	Out io.Writer
@@ -183,15 +184,7 @@ func slug(s string) string {
 }
 
 func (o Options) withDefaults() (Options, error) {
-	if o.Seeds == 0 {
-		o.Seeds = 1
-	}
-	if o.TimeLimit == 0 {
-		o.TimeLimit = config.DefaultTimeLimit
-	}
-	if o.Parallel == 0 {
-		o.Parallel = 1
-	}
+	o.Seeds, o.TimeLimit, o.Parallel = cmp.Or(o.Seeds, 1), cmp.Or(o.TimeLimit, config.DefaultTimeLimit), cmp.Or(o.Parallel, 1)
 	switch {
 	case o.Seeds < 0:
 		return o, fmt.Errorf("--seeds must be positive, got %d", o.Seeds)
@@ -199,9 +192,6 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("--parallel must be positive, got %d", o.Parallel)
 	case o.TimeLimit < 0:
 		return o, fmt.Errorf("--time-limit must be positive, got %v", o.TimeLimit)
-	}
-	if o.Runner == nil {
-		o.Runner = lockstorm.Run
 	}
 	if o.Out == nil {
 		o.Out = io.Discard
@@ -286,20 +276,14 @@ func Run(ctx context.Context, entries []Entry, o Options) (*Board, *campaign.Rep
 	for i := range b.Entries {
 		for j := range b.Entries[i].Cells {
 			co := &b.Entries[i].Cells[j]
-			if co.Status == Skipped || b.Entries[i].BuildError != "" {
-				continue
+			if co.Status != Skipped && b.Entries[i].BuildError == "" {
+				rs := runs[cellName(entries[i], entries[i].Cells[j])]
+				slices.SortFunc(rs, func(x, y RunOutcome) int { return int(x.Seed - y.Seed) })
+				*co = judgeCell(co.Cell, rs)
+				if len(rs) < o.Seeds && co.Status == Agree && co.Cell.Expect == ExpectValid {
+					co.Status = Unknown // not every seed ran
+				}
 			}
-			rs := runs[cellName(entries[i], entries[i].Cells[j])]
-			slices.SortFunc(rs, func(x, y RunOutcome) int { return int(x.Seed - y.Seed) })
-			*co = judgeCell(co.Cell, rs)
-			if len(rs) < o.Seeds && co.Status == Agree && co.Cell.Expect == ExpectValid {
-				co.Status = Unknown // not every seed ran
-			}
-		}
-	}
-	for i := range b.Entries {
-		for j := range b.Entries[i].Cells {
-			co := &b.Entries[i].Cells[j]
 			co.Class = classOf(co.Cell, co.Status)
 		}
 	}

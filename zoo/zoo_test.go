@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 const goodManifest = `name: demo
@@ -36,9 +37,7 @@ func writeEntry(t *testing.T, root, name, manifest string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ManifestFile), []byte(manifest), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Write(t, dir, ManifestFile, manifest)
 	return dir
 }
 
