@@ -29,7 +29,7 @@ func checkNemesisRecords(t *testing.T, h history.History) []history.Op {
 		case op.Type == history.Invoke && open == nil:
 			o := op
 			open = &o
-		case op.IsCompletion() && open != nil && op.F == open.F && op.Fault == open.Fault:
+		case op.Type != history.Invoke && open != nil && op.F == open.F && op.Fault == open.Fault:
 			done = append(done, op)
 			open = nil
 		default:
