@@ -28,11 +28,9 @@ type opPages struct {
 // newOpPages is an empty record for the anomalies of v.
 func newOpPages(v checker.Result) *opPages {
 	p := &opPages{want: map[int64]bool{}, drawn: map[string]map[int64]bool{}}
-	for _, r := range checkerParts(v) {
-		for _, a := range r.Anomalies {
-			for _, o := range a.Ops {
-				p.want[o] = true
-			}
+	for _, a := range allAnomalies(v) {
+		for _, o := range a.Ops {
+			p.want[o] = true
 		}
 	}
 	return p

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"slices"
@@ -25,24 +26,24 @@ func renderIndex(page pageData) ([]byte, error) {
 	for i := range linked {
 		linked[i].Data = template.URL(linked[i].File)
 	}
-	bare := page
-	bare.Figures = linked
 	var buf bytes.Buffer
-	if err := writeIndex(&buf, bare); err != nil {
+	render := func(figs []figure) error {
+		p := page
+		p.Figures = figs
+		buf.Reset()
+		return writeIndex(&buf, p)
+	}
+	if err := render(linked); err != nil {
 		return nil, err
 	}
 	if buf.Len() > maxIndexBytes/2 {
 		trimPage(&page)
-		bare = page
-		bare.Figures = linked
-		buf.Reset()
-		if err := writeIndex(&buf, bare); err != nil {
+		if err := render(linked); err != nil {
 			return nil, err
 		}
 	}
 	fitInline(page.Figures, maxIndexBytes-buf.Len())
-	buf.Reset()
-	if err := writeIndex(&buf, page); err != nil {
+	if err := render(page.Figures); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -98,16 +99,9 @@ func fitInline(figs []figure, budget int) int {
 	for i := range order {
 		order[i] = i
 	}
+	holders := func(i int) int { return oneIf(figs[i].File == store.HoldersFile) } // the main figure, linked last
 	slices.SortStableFunc(order, func(a, b int) int {
-		// holders.png, the report's main figure, is linked last
-		ha, hb := figs[a].File == store.HoldersFile, figs[b].File == store.HoldersFile
-		switch {
-		case ha && !hb:
-			return 1
-		case hb && !ha:
-			return -1
-		}
-		return len(figs[b].Data) - len(figs[a].Data)
+		return cmp.Or(holders(a)-holders(b), len(figs[b].Data)-len(figs[a].Data))
 	})
 	n := 0
 	for _, i := range order {

@@ -40,15 +40,6 @@ func clientOps(h history.History) []clientOp {
 	return out
 }
 
-// endTime is the time of h's last record (0 for an empty history).
-func endTime(h history.History) int64 {
-	var end int64
-	for i := range h {
-		end = max(end, h[i].Time)
-	}
-	return end
-}
-
 // seconds converts ns to s for plot axes.
 func seconds(ns int64) float64 { return float64(ns) / 1e9 }
 

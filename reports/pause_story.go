@@ -73,7 +73,7 @@ func pauseStory(d *detail, w checker.Window, c string, row int, inLost map[int64
 	head := fmt.Sprintf("%s paused at %s (%s)", c, storySecs(w.Start), until)
 	var held *hold
 	for i := range d.hs {
-		if ho := &d.hs[i]; d.sm.Row[ho.Proc] == row && ho.Start <= w.Start && w.Start < ho.End {
+		if ho := &d.hs[i]; d.sm.Row[ho.Process] == row && ho.Start <= w.Start && w.Start < ho.End {
 			held = ho
 			break
 		}
@@ -83,17 +83,8 @@ func pauseStory(d *detail, w checker.Window, c string, row int, inLost map[int64
 	}
 	next := nextAcquire(d, held.Key, w.Start, row)
 	steps := []step{leaseEndStep(c, held), acquireStep(next, d.sm), writeStep(d, c, w, row, held, next, inLost)}
-	slices.SortStableFunc(steps, func(a, b step) int {
-		switch {
-		case a.At < 0 && b.At < 0:
-			return 0
-		case a.At < 0:
-			return 1 // unknown last
-		case b.At < 0:
-			return -1
-		}
-		return cmp.Compare(a.At, b.At)
-	})
+	at := func(s step) uint64 { return uint64(s.At) } // unknown (< 0) last
+	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Compare(at(a), at(b)) })
 	parts := []string{head}
 	for _, st := range steps {
 		parts = append(parts, st.Text)

@@ -293,17 +293,6 @@ func (s staleMarks) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// staleThumb is the legend's send line of a stale write.
-type staleThumb struct{}
-
-// Thumbnail draws the line with its send tick.
-func (staleThumb) Thumbnail(c *draw.Canvas) {
-	sty := draw.LineStyle{Color: colGrey, Width: vg.Points(1)}
-	y := c.Center().Y
-	c.StrokeLine2(sty, c.Min.X, y, c.Max.X, y)
-	c.StrokeLine2(sty, c.Min.X, c.Min.Y, c.Min.X, c.Max.Y)
-}
-
 // fencingPNG draws fencing.png: the fencing token of every write over time
 // (accepted, accepted although stale, rejected), of every stale fenced read
 // (rejected, or served by a resource that does not fence), and the tokens
@@ -332,9 +321,8 @@ func (s *runScan) fencingPNG(ws []checker.Window, end int64) ([]byte, error) {
 // fencingPlotFrom builds fencing.png's plot titled title from its points
 // and the tokens issued on acquire.
 func fencingPlotFrom(title string, pts []fencePoint, issued plotter.XYs, ws []checker.Window, end int64) (p *plot.Plot, legend []legendItem, heated []string, err error) {
-	p = newPlot(title, "time since start (s)", "fencing token")
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid(), staleMarks{pts})
+	p = timePlot(newPlot(title, "time since start (s)", "fencing token"), ws, end)
+	p.Add(staleMarks{pts})
 	legend = faultLegend(ws)
 	groups := fenceGroups
 	sets, lo, hi, anyFence, total := fenceSets(pts, issued)
@@ -371,7 +359,7 @@ func fencingPlotFrom(title string, pts []fencePoint, issued plotter.XYs, ws []ch
 	p.Add(glyphs...)
 	for _, f := range pts {
 		if f.stale && f.send >= 0 {
-			legend = append(legend, legendItem{"a stale write's flight, from its send (tick); dotted: up to the highest token accepted before it", staleThumb{}})
+			legend = append(legend, legendItem{"a stale write's flight, from its send (tick); dotted: up to the highest token accepted before it", tickThumb{line: draw.LineStyle{Color: colGrey, Width: vg.Points(1)}}})
 			break
 		}
 	}

@@ -65,18 +65,17 @@ func (hc *detail) Plot(c draw.Canvas, p *plot.Plot) {
 	for _, o := range hc.ovs {
 		rect(c, p, seconds(o.Start), seconds(o.End), p.Y.Min, p.Y.Max, alpha(colOverlap, 0x20), nil)
 	}
-	valStyle := draw.LineStyle{Color: colValEdge, Width: vg.Points(1.6)}
 	for _, ho := range hc.hs {
 		if ho.Validity <= 0 {
 			continue
 		}
-		y := row(ho.Proc) + rowValidity
+		y := row(ho.Process) + rowValidity
 		x0, x1 := trX(seconds(ho.Start)), trX(seconds(ho.Validity))
-		c.StrokeLines(valStyle, c.ClipLinesXY([]vg.Point{{X: x0, Y: trY(y)}, {X: x1, Y: trY(y)}})...)
-		c.StrokeLines(valStyle, c.ClipLinesXY([]vg.Point{{X: x1, Y: trY(y - 0.06)}, {X: x1, Y: trY(y + 0.06)}})...)
+		c.StrokeLines(validityStyle, c.ClipLinesXY([]vg.Point{{X: x0, Y: trY(y)}, {X: x1, Y: trY(y)}})...)
+		c.StrokeLines(validityStyle, c.ClipLinesXY([]vg.Point{{X: x1, Y: trY(y - 0.06)}, {X: x1, Y: trY(y + 0.06)}})...)
 	}
 	for _, ho := range hc.hs {
-		y := row(ho.Proc)
+		y := row(ho.Process)
 		end := ho.End
 		if ho.Validity > 0 && ho.Validity < end {
 			end = max(ho.Validity, ho.Start)
@@ -86,7 +85,7 @@ func (hc *detail) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	for _, o := range hc.ovs {
 		for _, i := range []int{o.A, o.B} {
-			y := row(hc.hs[i].Proc)
+			y := row(hc.hs[i].Process)
 			rect(c, p, seconds(o.Start), seconds(o.End), y+rowOverlapA, y+rowOverlapB, colOverlap, nil)
 		}
 	}
@@ -140,6 +139,7 @@ var (
 	glyphWriteInfo  = draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.BoxGlyph{}}
 	lostGlyph       = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.RingGlyph{}}
 	lostIncGlyph    = draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(6.5), Shape: draw.RingGlyph{}}
+	validityStyle   = draw.LineStyle{Color: colValEdge, Width: vg.Points(1.6)}
 	flightStyle     = draw.LineStyle{Color: alpha(colGrey, 0xb0), Width: vg.Points(0.7)}
 	lostLinkStyle   = draw.LineStyle{Color: alpha(colOverlap, 0xc0), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
 )
@@ -262,29 +262,17 @@ func holdersLegend(lost bool) []legendItem {
 	legend := []legendItem{
 		{"held (acquire ok → release)", swatch{Fill: colHeld}},
 		{"held after its validity ended", swatch{Fill: colExpired}},
-		{"validity (acquire ok → the lease end the client computed)", validityThumb{}},
+		{"validity (acquire ok → the lease end the client computed)", tickThumb{line: validityStyle, atEnd: true}},
 		{"two holders at once (both rows)", swatch{Fill: colOverlap}},
 		{"write ok", glyphThumb(glyphWriteOK)},
 		{"write rejected", glyphThumb(glyphWriteStale)},
 		{"write unknown", glyphThumb(glyphWriteInfo)},
-		{"sent → reached the resource", flightThumb{}},
+		{"sent → reached the resource", tickThumb{line: flightStyle, glyph: &glyphWriteOK}},
 	}
 	if lost {
 		legend = append(legend, legendItem{"lost increment: a write of a value already written (dashed line to the first)", glyphThumb(lostIncGlyph)})
 	}
 	return append(legend, legendItem{"lease lost notice", glyphThumb(lostGlyph)})
-}
-
-// flightThumb is the legend's send-to-arrival line: a tick at the send,
-// the mark at the arrival.
-type flightThumb struct{}
-
-// Thumbnail draws the line, the tick and a write mark.
-func (flightThumb) Thumbnail(c *draw.Canvas) {
-	y := c.Center().Y
-	c.StrokeLine2(flightStyle, c.Min.X, y, c.Max.X, y)
-	c.StrokeLine2(flightStyle, c.Min.X, c.Min.Y, c.Min.X, c.Max.Y)
-	c.DrawGlyph(glyphWriteOK, vg.Point{X: c.Max.X, Y: y})
 }
 
 // glyphThumb draws a glyph as a legend thumbnail.
@@ -293,13 +281,23 @@ type glyphThumb draw.GlyphStyle
 // Thumbnail draws the glyph in the middle of c.
 func (g glyphThumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(draw.GlyphStyle(g), c.Center()) }
 
-// validityThumb is the legend's validity line with its end tick.
-type validityThumb struct{}
+// tickThumb is a legend line with a tick across its start (across its
+// end when atEnd) and, if set, a glyph at its end.
+type tickThumb struct {
+	line  draw.LineStyle
+	atEnd bool
+	glyph *draw.GlyphStyle
+}
 
-// Thumbnail draws the line.
-func (validityThumb) Thumbnail(c *draw.Canvas) {
-	sty := draw.LineStyle{Color: colValEdge, Width: vg.Points(1.6)}
-	y := c.Center().Y
-	c.StrokeLine2(sty, c.Min.X, y, c.Max.X, y)
-	c.StrokeLine2(sty, c.Max.X, c.Min.Y, c.Max.X, c.Max.Y)
+// Thumbnail draws the line, the tick and the glyph.
+func (t tickThumb) Thumbnail(c *draw.Canvas) {
+	y, x := c.Center().Y, c.Min.X
+	if t.atEnd {
+		x = c.Max.X
+	}
+	c.StrokeLine2(t.line, c.Min.X, y, c.Max.X, y)
+	c.StrokeLine2(t.line, x, c.Min.Y, x, c.Max.Y)
+	if t.glyph != nil {
+		c.DrawGlyph(*t.glyph, vg.Point{X: c.Max.X, Y: y})
+	}
 }

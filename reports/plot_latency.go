@@ -165,9 +165,7 @@ func (d rawPanel) yRange() (ymin, ymax, capMs float64) {
 // drawRawPanel draws a panel of latency-raw.png from its data; heated
 // names the outcomes drawn as density.
 func drawRawPanel(d rawPanel, ws []checker.Window, end int64, last bool) (p *plot.Plot, heated []string, err error) {
-	p = newPanel(fmt.Sprintf("%s (%d ops)", d.f, d.ops), "", last)
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
+	p = timePlot(newPanel(fmt.Sprintf("%s (%d ops)", d.f, d.ops), "", last), ws, end)
 	p.Y.Min, p.Y.Max, _ = d.yRange()
 	var points []plot.Plotter // exact glyphs, drawn over every density layer
 	for i, g := range rawGroups {

@@ -1,12 +1,13 @@
 package reports
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -27,18 +28,7 @@ func orderTypes(out []string) []string {
 		}
 		return len(opOrder)
 	}
-	slices.SortFunc(out, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		if a < b {
-			return -1
-		}
-		if a > b {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(rank(a)-rank(b), strings.Compare(a, b)) })
 	return out
 }
 
@@ -61,10 +51,7 @@ func newPanel(title, ylabel string, last bool) *plot.Plot {
 	if last {
 		xl = "time since start (s)"
 	}
-	p := newPlot(title, xl, ylabel)
-	p.Title.TextStyle.Font = font.From(bold, 11.5)
-	p.Title.Padding = vg.Points(3)
-	return p
+	return smallTitle(newPlot(title, xl, ylabel))
 }
 
 // msLogTicks labels a log axis of milliseconds at the powers of ten, and

@@ -143,9 +143,7 @@ func quantileRuns(points []quantilePoint, i int, width int64) []plotter.XYs {
 // run (quantileRuns, gaps of width ns break them). drawn reports which
 // series (by index) have a point.
 func drawQuantiles(title string, points []quantilePoint, ws []checker.Window, end, width int64, last bool) (p *plot.Plot, drawn []bool, err error) {
-	p = newPanel(title, "", last)
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
+	p = timePlot(newPanel(title, "", last), ws, end)
 	drawn = make([]bool, len(quantileLines))
 	lo, hi := math.Inf(1), 0.0
 	for i, q := range quantileLines {

@@ -12,44 +12,26 @@ import (
 )
 
 // Every picture of the report is drawn from one pass over the run's
-// history, res.History (its file, or its records in memory), whatever its
-// length: riding on the check's read (Analyze), else a read of its own
-// (scanRun). The pass keeps
+// history, res.History, whatever its length: riding on the check's read
+// (Analyze), else a read of its own (scanRun). The pass keeps
 //
-//   - per client operation its type, outcome and times (opLog): latency-raw.png,
-//     latency-quantiles.png and rate.png are drawn from them, exactly;
-//   - per lease its process and times (leaseLog), followed by lease.Tracker
-//     under the checker's own rules: the holders overview and fencing.png's
-//     issued tokens;
-//   - the fault windows and where it was in the history every
-//     checkpointEvery records, from which, once the check has named the
-//     anomalies, the records index.html lists (each anomaly's first
-//     records, the coverage's evidence) and the times of the anomalies'
-//     records are read again (resolve);
-//   - the kept history (kept), from which timeline.html, the client-pause
-//     stories, the detailed holders chart and fencing.png's send times
-//     are drawn (the porcupine pages are the check's own searches, see
-//     writePorcupine): up to maxWholeRecords records the
-//     whole history, every record kept; past that, the records read again
-//     around the anomalies (at most maxHolderSpans anomaly spans of at
-//     most maxSpanRecords records), from positions the pass noted, and
-//     the page says which pictures are spans or samples (notes).
+//   - per client operation its type, outcome and times (opLog): the
+//     latency and rate plots are drawn from them, exactly;
+//   - per lease its process and times (leaseLog), followed under the
+//     checker's own rules: the holders overview, fencing.png's tokens;
+//   - the fault windows, and a checkpoint every checkpointEvery records
+//     from which the records index.html lists and the anomalies' times
+//     are read again once the verdict is known (resolve);
+//   - the kept history: the whole history up to maxWholeRecords records,
+//     else the records read again around the anomaly spans (notes says
+//     which pictures are spans). timeline.html, the pause stories, the
+//     detailed holders chart and fencing.png's send times come from it.
 //
-// Its memory is the kept history and about 20 bytes per client
-// operation (opLog, leaseLog).
+// Its memory is the kept history and about 20 bytes per client operation.
 
-// maxWholeRecords is the longest history whose report is drawn whole: up
-// to it the pass keeps every record, so that timeline.html, the
-// client-pause stories and the detailed holders chart show the whole
-// run, as they always have. Drawing them from the whole
-// history costs about 1 KB a record besides the rest of the report (the
-// records, and the leases, pairs, slot map, arrivals and boxes derived
-// from them; measured: 190 MB peak at 100k records, where a longer
-// history's report, drawn from anomaly spans, takes 95 MB), and a run this long
-// is already past what those pictures show whole (timeline.html draws
-// 20000 boxes, holders.png's chart 2000 leases). So past it the report draws them from spans around the
-// anomalies, and says so, in memory that no longer grows with the
-// records but by 10 bytes an operation. Tests lower it.
+// maxWholeRecords is the longest history kept whole (about 1 KB of
+// memory a record); past it the report draws spans around the anomalies
+// and says so. Tests lower it.
 var maxWholeRecords int64 = 100_000
 
 // checkpointEvery is how many records apart the pass notes where it is in

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -36,20 +37,13 @@ type slotMap struct {
 // slotIndex is the slot of a record's Client ("c3" -> 2), -1 when it
 // names none (empty, or not c1..c4096).
 func slotIndex(client string) int {
-	if len(client) < 2 || client[0] != 'c' {
+	if len(client) < 2 || client[0] != 'c' || client[1] < '0' || client[1] > '9' {
 		return -1
 	}
-	n := 0
-	for i := 1; i < len(client); i++ {
-		c := client[i]
-		if c < '0' || c > '9' {
-			return -1
-		}
-		if n = n*10 + int(c-'0'); n > 4096 {
-			return -1
-		}
+	if n, err := strconv.Atoi(client[1:]); err == nil && n <= 4096 {
+		return n - 1
 	}
-	return n - 1
+	return -1
 }
 
 // tokenFollowers maps each process of h that never invokes an acquire

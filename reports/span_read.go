@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/lockstorm/lockstorm/analysis"
@@ -130,11 +131,7 @@ func (s *runScan) keepSpans(ws []*spanRecords) {
 	if s.records > 0 {
 		keep[s.last.Index] = s.last
 	}
-	idx := make([]int64, 0, len(keep))
-	for i := range keep {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
+	idx := slices.Sorted(maps.Keys(keep))
 	s.orig = idx
 	s.kept = make(history.History, 0, len(idx))
 	for _, i := range idx {

@@ -16,22 +16,12 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// timeline.html, like Jepsen's timeline: one row per client slot (its
-// successive processes share it, as on holders.png), each operation a box
-// from its invoke to its completion on a shared time axis, coloured by
-// outcome (ok, fail, info; an operation that never completed runs on to
-// the end as a thin striped bar), with the fault windows as bands across
-// all rows (a client pause or crash shaded fully only on its clients'
-// rows, lightly across the others). Each box is labelled with its
-// operation (f, then its value or its token shortened) where it is wide
-// enough; boxes of operations an anomaly names are outlined and marked
-// with ▼. Hovering a box shows its op index, type, process, times, value
-// and anomalies. Opened as timeline.html#op=N (the report's anomaly
-// links), the page scrolls to the box holding record N (its invoke or
-// completion; or the fault band it starts or ends) and highlights it, and
-// again whenever the fragment changes. The page is self-contained: the
-// operations are embedded as JSON and drawn into an SVG by a small script
-// (no network), which redraws it when the reader zooms.
+// timeline.html, like Jepsen's timeline: one row per client slot, each
+// operation a box from invoke to completion coloured by outcome (one that
+// never completed runs on to the end), fault windows as bands, boxes an
+// anomaly names outlined and marked ▼. timeline.html#op=N scrolls to and
+// highlights the box (or fault band) holding record N. The operations are
+// embedded as JSON and drawn into an SVG by a small script (no network).
 
 //go:embed timeline.html.tmpl
 var timelineSrc string
@@ -39,10 +29,8 @@ var timelineSrc string
 var timelineTmpl = template.Must(template.New("timeline").Funcs(template.FuncMap{"count": page.Count[int]}).Parse(timelineSrc))
 
 // maxTimelineBoxes is the most boxes timeline.html draws. Above it, every
-// fail and info operation and every operation an anomaly names is kept
-// and the other ok ones are thinned to one in k
-// (evenly through the run), and the page says so: a browser stays usable
-// with tens of thousands of SVG boxes, not millions.
+// fail and info operation and every one an anomaly names is kept and the
+// other ok ones are thinned to one in k, and the page says so.
 const maxTimelineBoxes = 20000
 
 // Outcome codes of timeline boxes (tlBox.Outcome).
