@@ -102,16 +102,11 @@ func bottomAxis(img image.Image) (timeAxis, bool) {
 // rows carry long labels (many processes per client).
 func TestTimeAxesLineUpInEveryPNG(t *testing.T) {
 	res := churnResult(t)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	files := []string{"holders.png", "latency-raw.png", "latency-quantiles.png", "rate.png", "fencing.png"}
 	axes := map[string]timeAxis{}
 	for _, f := range files {
-		fh, err := os.Open(filepath.Join(res.Dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		fh := must[*os.File](t)(os.Open(filepath.Join(res.Dir, f)))
 		img, err := png.Decode(fh)
 		fh.Close()
 		if err != nil {

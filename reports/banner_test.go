@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"html"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -56,13 +54,8 @@ func validFaultResult(t *testing.T) *analysis.Result {
 // bannerOf is the page's proof line, "" if none.
 func bannerOf(t *testing.T, res *analysis.Result) string {
 	t.Helper()
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	b := readRunFile(t, res.Dir, store.IndexFile)
 	m := regexp.MustCompile(`<div class="proof" id="proof">([^<]*)</div>`).FindStringSubmatch(string(b))
 	if m == nil {
 		return ""
@@ -133,13 +126,8 @@ func TestBannerInvalidNamesFirstFatalAnomaly(t *testing.T) {
 // run's --help (coverage.Legend, from the same coverage.Columns).
 func TestCoverageLegend(t *testing.T) {
 	res := validFaultResult(t)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	b := readRunFile(t, res.Dir, store.IndexFile)
 	legend := regexp.MustCompile(`(?s)<dl class="legend" id="coverage-legend">(.*?)</dl>`).FindStringSubmatch(string(b))
 	if legend == nil {
 		t.Fatal("index.html has no coverage legend")

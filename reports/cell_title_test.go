@@ -1,8 +1,6 @@
 package reports
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,13 +18,8 @@ func TestIndexTitledWithCell(t *testing.T) {
 		dir := t.TempDir()
 		res := pauseResult(dir)
 		res.Config.Cell = c.cell
-		if err := Write(res); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, store.IndexFile))
-		if err != nil {
-			t.Fatal(err)
-		}
+		mustWrite(t, res)
+		b := readRunFile(t, dir, store.IndexFile)
 		page := string(b)
 		if !strings.Contains(page, c.title) || !strings.Contains(page, c.heading) {
 			t.Errorf("cell %q: index.html lacks %q or %q", c.cell, c.title, c.heading)

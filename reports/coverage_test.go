@@ -52,13 +52,8 @@ func TestCoverageShown(t *testing.T) {
 	if !strings.Contains(buf.String(), want) {
 		t.Fatalf("summary lacks %q:\n%s", want, buf.String())
 	}
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	b := readRunFile(t, res.Dir, store.IndexFile)
 	index := string(b)
 	for _, w := range []string{`id="coverage"`, "c1 at start: op 1 (acquire ok at 0.003 s)", "<td>client-pause</td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">1</td>"} {
 		if !strings.Contains(index, w) {

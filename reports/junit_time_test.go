@@ -10,10 +10,7 @@ import (
 // they read back.
 func TestJUnitTimesAreDecimals(t *testing.T) {
 	d := JUnitDocument(JUnitSuite{Name: "s", Time: 1234567.891, Cases: []JUnitCase{{Name: "tiny", Time: 0.00001}, {Name: "big", Time: 2e7}}})
-	b, err := MarshalJUnit(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := must[[]byte](t)(MarshalJUnit(d))
 	out := string(b)
 	for _, want := range []string{`time="1234567.891"`, `time="0.00001"`, `time="20000000"`} {
 		if !strings.Contains(out, want) {

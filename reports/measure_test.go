@@ -40,9 +40,7 @@ func TestMeasureWrite(t *testing.T) {
 	k, _ := strconv.Atoi(os.Getenv("LOCKSTORM_MEASURE_ANOMALIES"))
 	injectAnomalies(res, k)
 	start := time.Now()
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	took := time.Since(start)
 	var total int64
 	ents, _ := os.ReadDir(dir)
@@ -52,10 +50,7 @@ func TestMeasureWrite(t *testing.T) {
 			t.Logf("  %-28s %10d", e.Name(), fi.Size())
 		}
 	}
-	fi, err := os.Stat(filepath.Join(dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	fi := must[os.FileInfo](t)(os.Stat(filepath.Join(dir, store.IndexFile)))
 	t.Logf("records %d: write %v, index.html %d bytes, folder %d bytes", res.Records, took, fi.Size(), total)
 }
 
@@ -100,10 +95,7 @@ func TestMeasureWriteFile(t *testing.T) {
 	if path == "" {
 		t.Skip("set LOCKSTORM_MEASURE_HISTORY")
 	}
-	n, err := history.CountLines(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := must[int](t)(history.CountLines(path))
 	res := bigResult(t.TempDir(), 0)
 	res.History, res.Records = history.File(path), n
 	res.Config.TTL = 100 * time.Millisecond
@@ -134,9 +126,7 @@ func TestMeasureWriteFile(t *testing.T) {
 		injectAnomaliesEvery(res, k, n)
 	}
 	start := time.Now()
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	t.Logf("records %d: write %v", n, time.Since(start))
 }
 

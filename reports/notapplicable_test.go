@@ -2,8 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -34,13 +32,8 @@ func TestNotApplicableShown(t *testing.T) {
 	if strings.Contains(buf.String(), "  fencing    valid") {
 		t.Errorf("summary calls the inapplicable fencing checker valid:\n%s", buf.String())
 	}
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	b := readRunFile(t, res.Dir, store.IndexFile)
 	row := regexp.MustCompile(`(?s)<td><b>fencing</b></td>.*?</tr>`).FindString(string(b))
 	if row == "" {
 		t.Fatal("index.html has no fencing row")

@@ -46,9 +46,7 @@ func TestReportRidingOnTheCheck(t *testing.T) {
 		if err := history.WriteFile(path, h); err != nil {
 			t.Fatal(err)
 		}
-		if err := Write(&read); err != nil {
-			t.Fatal(err)
-		}
+		mustWrite(t, &read)
 		for _, f := range []string{store.IndexFile, store.HoldersFile, store.LatencyRawFile, store.RateFile, store.FencingFile, store.PorcupineFile, store.TimelineFile} {
 			if withoutFacts(storetest.Read(t, rode.Dir, f)) != withoutFacts(storetest.Read(t, read.Dir, f)) {
 				t.Errorf("whole %v: %s differs between the pass that rode on the check and the report's own read", whole, f)

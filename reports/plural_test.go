@@ -1,8 +1,6 @@
 package reports
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,13 +14,8 @@ import (
 // anomaly fails in junit.xml with "1 anomaly".
 func TestReportCountsPluralise(t *testing.T) {
 	res := pauseResult(t.TempDir())
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	b := readRunFile(t, res.Dir, store.IndexFile)
 	sub := regexp.MustCompile(`(?s)<div class="sub">seed.*?</div>`).FindString(string(b))
 	if !strings.Contains(sub, " · 1 fault window ·") || regexp.MustCompile(`\b1 (fault windows|fatal anomalies|operations)\b`).MatchString(sub) {
 		t.Errorf("banner line: %q", sub)

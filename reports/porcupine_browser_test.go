@@ -36,13 +36,8 @@ func TestBrowserPorcupineOpensAtFailingOp(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()
 	res := pauseResult(dir)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	index, err := os.ReadFile(filepath.Join(dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	index := readRunFile(t, dir, store.IndexFile)
 	links := regexp.MustCompile(`href="(porcupine(?:-counter)?\.html#op=([0-9]+))"`).FindAllStringSubmatch(string(index), -1)
 	if len(links) == 0 {
 		t.Fatal("index.html has no anomaly link with #op=N into a porcupine page")

@@ -36,9 +36,7 @@ func TestAnalyzeEmptyConfigHasNoReplayLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	var sum bytes.Buffer
 	Summary(&sum, res)
 	if !strings.Contains(sum.String(), "replay: unknown, the stored configuration is empty\n") || strings.Contains(sum.String(), "''") || strings.Contains(sum.String(), "lockstorm run") {

@@ -6,7 +6,6 @@ import (
 	"math"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
@@ -26,10 +25,7 @@ func passOf(t testing.TB, h history.History, writes []resource.Write, clients in
 // passOfResult is passOf of a result.
 func passOfResult(t testing.TB, res *analysis.Result) *runScan {
 	t.Helper()
-	s, err := scanRun(res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := must[*runScan](t)(scanRun(res))
 	return s
 }
 
@@ -189,8 +185,6 @@ func assertOccupancy(t *testing.T, h history.History, clients int) {
 		}
 	}
 }
-
-var _ = time.Second
 
 // fencePoints are fencing.png's points of h with the resource log writes
 // (nil: none), from the report's pass, and what they are from.

@@ -57,15 +57,9 @@ func TestStoreHandlerListsRunsNewestFirst(t *testing.T) {
 
 func get(t *testing.T, url string) string {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := must[*http.Response](t)(http.Get(url))
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := must[[]byte](t)(io.ReadAll(resp.Body))
 	return string(b)
 }
 

@@ -24,9 +24,7 @@ import (
 func TestWriteRealRun(t *testing.T) {
 	res := storetest.Run(t, harness.Run, config.Config{Lock: "single", Workload: "counter", Clients: 3,
 		TTL: 300 * time.Millisecond, TimeLimit: 3 * time.Second, Nemesis: []string{"client-pause"}, Seed: 1, Store: t.TempDir()})
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	index, _ := checkReport(t, res)
 	if len(checker.FaultWindows(historyOf(res))) > 0 && !strings.Contains(index, "client-pause") {
 		t.Error("index.html does not list the client-pause faults")
@@ -50,9 +48,7 @@ func TestWriteInvalid(t *testing.T) {
 	if res.Verdict.Valid != checker.Invalid {
 		t.Fatalf("hand-built pause history is %v, want invalid:\n%v", res.Verdict.Valid, res.Verdict)
 	}
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	index, doc := checkReport(t, res)
 	failed := 0
 	for _, c := range doc.Suites[0].Cases {
@@ -81,9 +77,7 @@ func TestWriteEmptyUnknown(t *testing.T) {
 		t.Fatalf("empty history is %v, want unknown", v.Valid)
 	}
 	res := &analysis.Result{Dir: dir, Config: cfg, Verdict: v}
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	_, doc := checkReport(t, res)
 	var errored int
 	for _, c := range doc.Suites[0].Cases {
