@@ -44,13 +44,9 @@ func (a arrival) At() int64 {
 // arrivals pairs each resource operation of h (among its operations sp,
 // clientOps of h) with its entry in the resource's write log, in invoke
 // order. A log entry matches an operation of the same key, token and
-// (for writes) value that was in flight when the resource handled it
-// (invoked at or before, and not completed before). Log entries are taken
-// in time order, each by the open candidate whose completion comes first
-// (the earliest deadline): for entries that each fall while some
-// candidate is in flight this places as many as can be placed. Two
-// identical requests in flight at once are indistinguishable; either
-// order is then drawn.
+// (for writes) value in flight when the resource handled it; entries are
+// taken in time order, each by the candidate completing first (earliest
+// deadline), which places as many as can be placed.
 func arrivals(h history.History, sp []clientOp, writes []resource.Write) []arrival {
 	var out []arrival
 	for _, s := range sp {

@@ -10,15 +10,10 @@ import (
 	"github.com/lockstorm/lockstorm/internal/page"
 )
 
-// bannerLine is the one line under the verdict that says what it rests
-// on. A valid run: what was exercised and checked, each part derived from
-// the coverage and the checkers' details and left out when unknown
-// ("3 of 3 faults hit a holder · 93 leases, 0 overlaps within validity ·
-// counter exact 93/93"; overlaps as the exclusion checker counts them,
-// of the stretches in which each holder believed its lease valid). An
-// invalid run: its first fatal anomaly (orderedAnomalies), by kind,
-// checker and ops. An unknown run: "" (its reason is the verdict's
-// error, shown anyway).
+// bannerLine is the line under the verdict saying what it rests on: for
+// a valid run what was exercised ("3 of 3 faults hit a holder · 93
+// leases, 0 overlaps within validity · counter exact 93/93"), for an
+// invalid one its first fatal anomaly, for an unknown one "".
 func bannerLine(res *analysis.Result) string {
 	switch res.Verdict.Valid {
 	case checker.Invalid:

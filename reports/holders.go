@@ -72,12 +72,10 @@ func overlaps(hs []hold) []overlap {
 // writes' invoke record indices.
 type lostPair struct{ A, B int64 }
 
-// lostPairs takes the lost increments of h from the resource checker's
-// "lost-update" anomalies of v that name two writes of h (at maps the
-// history's record indices to h's; nil: h is the whole history). The
-// checker's summary anomaly (acknowledged increments against the final
-// value) names no such pair and is not a single increment: it is left
-// out.
+// lostPairs takes the lost increments of h from v's "lost-update"
+// anomalies that name two writes of h (at maps the history's record
+// indices to h's; nil: h is the whole history); the checker's summary
+// anomaly names no such pair.
 func lostPairs(h history.History, v checker.Result, at func(i int64) (int64, bool)) []lostPair {
 	var out []lostPair
 	for _, a := range allAnomalies(v) {

@@ -6,15 +6,11 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// opLog is every client operation of a run, in invoke order, as the
-// latency and rate plots read them: its type, outcome, invoke and
-// completion times, exactly. It is what the report keeps per operation,
-// 10 bytes (50 MB for the 5M operations of a 10M-record run), so that
-// those plots are drawn exactly, whatever the run's length, from the one
-// pass over the history: an invoke time is kept as the step from the one
-// before (farCall when that does not fit 31 bits, a gap of seconds), a
-// completion as the latency (farDone when it does not fit 32 bits, 4.3
-// s, or is negative in a malformed history).
+// opLog is every client operation of a run in invoke order, as the
+// latency and rate plots read them: type, outcome, invoke and completion
+// times, exactly, in 10 bytes an operation: an invoke time as the step
+// from the one before (else in farCall), a completion as the latency
+// (else in farDone).
 type opLog struct {
 	types   []string       // operation types (F) by index, in order of appearance
 	typeOf  map[string]int // F -> index into types

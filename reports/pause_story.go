@@ -28,16 +28,10 @@ func runPauseStories(d *detail) []string {
 }
 
 // pauseStories tells, in one sentence per paused client of each
-// client-pause window, what the pause did, measured from the history and
-// the resource's write log (d's arrivals; the log may be empty):
+// client-pause window, what the pause did, from the history and the
+// resource's log (d's arrivals), saying unknown where they do not show it:
 //
 //	c2 paused at 1.00 s (until 2.01 s) → its lease ended 1.45 s → c1 acquired 1.52 s (fence 56) → c2's write arrived 2.01 s: rejected (fence 55 < 56)
-//
-// Each step is what the records show, or says it is unknown (no lease
-// end recorded, no write after the pause, no resource log to time the
-// write's arrival); nothing is inferred. A write of one of d's lost
-// increments is told as a lost update. Times are seconds since the run
-// started.
 func pauseStories(d *detail) []string {
 	inLost := map[int64]bool{}
 	for _, l := range d.lost {

@@ -10,12 +10,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Density plots: above maxRawPoints client operations in a run, the
-// per-op scatter plots (latency-raw.png, fencing.png) stop drawing one
-// glyph per point for their crowded groups and draw a 2-D histogram
-// instead. A group with at most maxExactGroup points (the rare outcomes:
-// failures, unknown outcomes, stale writes) keeps its exact glyphs on top,
-// so that nothing rare is hidden in a cell's shade.
+// Density plots: above maxRawPoints client operations, latency-raw.png
+// and fencing.png draw their groups of more than maxExactGroup points as
+// a 2-D histogram; smaller (rare) groups keep their glyphs, on top.
 const (
 	// maxExactGroup is the largest group of points a dense plot still
 	// draws point by point.

@@ -293,16 +293,10 @@ func (s staleMarks) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// fencingPNG draws fencing.png: the fencing token of every write over time
-// (accepted, accepted although stale, rejected), of every stale fenced read
-// (rejected, or served by a resource that does not fence), and the tokens
-// the lock issued on each successful acquire. Accepted fresh reads are
-// left out: they would double the points and show nothing new. Stale
-// writes are drawn large, labelled with their token against the highest
-// accepted before them, with a line back to when they were sent; the
-// title counts them. Past maxRawPoints points, a group of more than
-// maxExactGroup points is drawn as a density layer instead
-// (fencingPlotFrom).
+// fencingPNG draws fencing.png: the token of every write and stale fenced
+// read over time by outcome (fenceGroups; accepted fresh reads left out),
+// and the tokens issued on acquire; stale writes large and labelled
+// (staleMarks); crowded groups as density (fencingPlotFrom).
 func (s *runScan) fencingPNG(ws []checker.Window, end int64) ([]byte, error) {
 	pts, title := s.fencePoints()
 	issued := s.issued()

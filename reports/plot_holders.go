@@ -218,18 +218,10 @@ func holdersTitle(leases, within, pairs, lost int) string {
 	return title
 }
 
-// drawHolders draws holders.png: one row per client slot (its successive
-// processes share it), a bar for each lease from acquire ok to release
-// (blue while within the validity the client computed, orange after it),
-// its validity as a thin line above it ending in a tick at the deadline,
-// overlaps of two different leases in red (on both rows and as a band),
-// resource operations as marks above the bars at the moment they reached
-// the resource (from writes, the resource's log; a thin line back to the
-// send), each lost increment ringed in red, and fault windows shaded (a
-// client fault on its client's row, lightly elsewhere). A history kept
-// whole with at most maxDetailLeases leases is drawn in one such chart,
-// the whole run; any other is drawn as its overview above one such chart
-// per span around its anomalies (holdersWithSpans).
+// drawHolders draws holders.png: one row per client slot, drawn by
+// detail.Plot over the fault windows. A history kept whole with at most
+// maxDetailLeases leases is drawn in one such chart; any other as its
+// overview above one chart per anomaly span (holdersWithSpans).
 func drawHolders(a holdersArgs) ([]byte, error) {
 	d := a.d
 	hs, title, end := d.hs, a.title, a.end

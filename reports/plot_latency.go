@@ -34,13 +34,10 @@ var rawGroups = []rawGroup{
 	{"info, never completed (drawn at cap)", history.Info, true, draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.PyramidGlyph{}}},
 }
 
-// latencyRaw draws latency-raw.png from the run's operations: every
-// operation's latency against its invoke time, by outcome, on a log axis,
-// with fault windows shaded; one panel per operation type present
-// (acquire, release, extend, read, write, ...), each with its own y
-// range, so that fast operations are not squashed under slow lock waits.
-// Operations that never completed are drawn at a cap above their type's
-// slowest completed one.
+// latencyRaw draws latency-raw.png: every operation's latency at its
+// invoke time by outcome on a log axis, one panel per operation type with
+// its own y range; one that never completed at a cap above its type's
+// slowest.
 func latencyRaw(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	title := "Latency of every operation by type (at invoke time; each panel its own scale)"
 	legend := faultLegend(ws)

@@ -13,19 +13,11 @@ import (
 )
 
 // writePorcupine writes porcupine.html (the lock check) and, for the
-// counter workload, porcupine-counter.html (the counter's critical
-// sections) from the porcupine searches the check kept (keptSearches): of
-// a history the check read as one segment, its whole search, one page
-// each; of one it cut into several, the failing segments' searches, one
-// page each (porcupine.html, porcupine-2.html, ...), and note says which
-// pages show which records. Without a lock search to draw (a history
-// that does not validate, a valid history cut into segments, a failing
-// segment of more operations than porcupine draws, a verdict read back
-// from results.json), porcupine.html is a short page saying why, and
-// note says so for index.html. Every page is titled with the run, lock
-// and its own search's verdict, opens at the operation its "#op=N"
-// fragment names (decoratePorcupine), and records in pages the
-// anomalies' ops it draws.
+// counter workload, porcupine-counter.html from the searches the check
+// kept (keptSearches): the whole history's, or one page per failing
+// segment (porcupine-2.html, ...). Without a search to draw the page says
+// why. note is index.html's sentence on the pages; pages records the
+// anomalies' ops each draws.
 func (s *runScan) writePorcupine(res *analysis.Result, pages *opPages) (note string, err error) {
 	lock, counter := keptSearches(res.Verdict)
 	if len(lock) == 0 {

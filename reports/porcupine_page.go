@@ -38,20 +38,14 @@ func searchVerdict(v checker.Validity) string {
 	return "UNKNOWN (the search did not finish)"
 }
 
-// decoratePorcupine gives a page porcupine's Visualize wrote (v1.3.1:
-// "<title>Porcupine</title>", the data in a global const data whose
-// history elements carry our metadata "ops 12,15", one target rect per
-// element with data-partition and data-index) a real title, a heading
-// saying the same, and a script that, when the page is opened with
-// "#op=N", selects the operation whose records include op N (else the
-// nearest one), as a click on it would, outlines it and scrolls it into
-// view. Pages of another shape are returned with only the title added.
+// decoratePorcupine gives a page porcupine's Visualize (v1.3.1) wrote a
+// title, a heading, and a script that, when opened with "#op=N", selects
+// the operation whose records (its metadata "ops 12,15") include op N,
+// else the nearest one, as a click would, outlines it and scrolls to it.
 func decoratePorcupine(page []byte, title string) []byte {
 	esc := html.EscapeString(title)
 	page = bytes.Replace(page, []byte("<title>Porcupine</title>"), []byte("<title>"+esc+"</title>"), 1)
-	// The heading stays at the top left as porcupine's legend does (both
-	// are fixed, the page scrolls sideways); the legend and the canvas
-	// move down to make room.
+	// The fixed heading pushes the legend and the canvas down.
 	head := `<body>
     <style>
       #lockstorm-head { position: fixed; left: 0; top: 0; right: 0; z-index: 2; background: #fff;

@@ -1,16 +1,9 @@
 // Package reports turns a finished lockstorm run into files a person and a
-// CI system can read: PNG plots (gonum/plot), a self-contained index.html
-// (verdict, configuration and replay line, each checker's result, the
-// anomalies with their op indices and records, the fault plan, every plot
-// inline), porcupine's own visualisation of the lock check, and JUnit XML.
-//
-// lockstorm.Run calls Write after harness.Run, and the CLI's analyze
-// after analysis.Analyze. Everything is
-// derived from the analysis.Result and its history, read once in a
-// stream (res.History, see runScan), so
-// re-analysing a stored run (even a partial history from a crashed run)
-// regenerates the whole report, in memory that grows with the history
-// only by about 20 bytes per operation.
+// CI system can read: PNG plots, a self-contained index.html (verdict,
+// replay line, checkers, anomalies with their records, fault plan, plots),
+// porcupine's visualisation, timeline.html and JUnit XML. Everything is
+// derived from the analysis.Result and its history read once in a stream
+// (runScan), so re-analysing a stored run regenerates the whole report.
 package reports
 
 import (
@@ -25,15 +18,10 @@ import (
 // ErrNoDir is returned when the result has no run folder to write into.
 var ErrNoDir = errors.New("reports: result has no run folder")
 
-// Write writes the report of res into res.Dir: the plots, porcupine.html
-// (and porcupine-counter.html for the counter workload), timeline.html,
-// junit.xml and index.html. It never touches the run's history, test.json or
-// results.json. A file that cannot be produced does not stop the others;
-// the errors are joined.
-//
-// Every file is drawn from one pass over the run's history (scanRun) and
-// one over its resource log (readLog), and the porcupine pages from the
-// searches the check kept.
+// Write writes the report of res into res.Dir: the plots, the porcupine
+// pages, timeline.html, junit.xml and index.html, never touching the
+// run's own files. A file that cannot be produced does not stop the
+// others; the errors are joined.
 func Write(res *analysis.Result) error { return WriteFrom(res, nil) }
 
 // WriteFrom is Write from the pass p that rode on the check's read of the

@@ -58,17 +58,16 @@ type runScan struct {
 	times             map[int64]int64      // anomaly records' times
 	recs              map[int64]history.Op // records the page lists
 
-	// whole says kept is the whole history, its records' indices the
-	// history's; else kept is the records read around the anomaly spans,
-	// renumbered: kept's record j is the history's orig[j] (orig nil for
-	// a whole history).
+	// whole says kept is the whole history; else kept is the records
+	// read around the anomaly spans, renumbered: kept[j] is the history's
+	// orig[j].
 	whole bool
 	kept  history.History
 	orig  []int64
 	marks []checkpoint
 
-	// d is kept's detail, with the resource log's entries of kept; fenceLog
-	// is fencing.png's points of the log (readLog).
+	// d is kept's detail; fenceLog fencing.png's points of the resource
+	// log (readLog).
 	d         *detail
 	fenceLog  *logFences
 	spans     []anomalySpan // anomaly spans read (their ops the history's indices)
@@ -89,10 +88,9 @@ type checkpoint struct {
 	time int64
 }
 
-// Pass is the report's pass over a run's history riding on its check's
-// read (analysis.AnalyzeWith): the history is read once for both. Start
-// it with NewPass before the check, hand it every record (Add), then
-// write the report with WriteFrom.
+// Pass is the report's pass riding on the check's read of the history
+// (analysis.AnalyzeWith): NewPass before the check, Add every record,
+// then WriteFrom.
 type Pass struct {
 	s   *runScan
 	lg  resourceLog
@@ -121,9 +119,7 @@ func (p *Pass) scan(res *analysis.Result) (*runScan, error) {
 	return p.s, p.s.complete(res, p.lg)
 }
 
-// scanRun reads res's history in one pass (see above) and completes it
-// (complete); a run without a resource log keeps the history's resource
-// operations for fencing.png.
+// scanRun reads res's history in one pass and completes it.
 func scanRun(res *analysis.Result) (*runScan, error) {
 	p := NewPass(res)
 	if p.err != nil {
@@ -147,10 +143,8 @@ func scanRun(res *analysis.Result) (*runScan, error) {
 	return p.s, p.s.complete(res, p.lg)
 }
 
-// complete ends the pass once res's verdict is known: it reads the
-// records the page lists and the anomalies' times it lacks (resolve),
-// the anomaly spans of a history not kept whole (readSpans) and the
-// resource log lg (readLog), and derives the kept history's detail.
+// complete ends the pass once res's verdict is known: resolve, the
+// anomaly spans (readSpans), the resource log lg (readLog), the detail.
 func (s *runScan) complete(res *analysis.Result, lg resourceLog) error {
 	src := res.History
 	if src == nil {
@@ -287,10 +281,8 @@ func (s *runScan) keepWanted(o *history.Op) {
 	}
 }
 
-// resolve keeps what the page wants of the records (wanted), once the
-// verdict is known (a pass riding on the check reads before it is): from
-// kept when it is the whole history, else reading them again from the
-// pass's checkpoints (readAt).
+// resolve keeps what the page wants of the records (wanted): from kept
+// when it is the whole history, else read again (readAt).
 func (s *runScan) resolve(src history.Source, res *analysis.Result) error {
 	s.wantTime, s.wantRec = wanted(res)
 	var idx []int64
