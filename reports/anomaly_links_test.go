@@ -40,9 +40,7 @@ func timelineData(t *testing.T, dir string) (d struct {
 	if m == nil {
 		t.Fatal("timeline.html embeds no data")
 	}
-	if err := json.Unmarshal(m[1], &d); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, json.Unmarshal(m[1], &d))
 	return d
 }
 

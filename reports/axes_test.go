@@ -42,9 +42,7 @@ func churnResult(t *testing.T) *analysis.Result {
 	cfg := config.Config{Name: "axes", Lock: "fenced", Workload: "counter", Clients: 3, Nodes: 1, TTL: 300 * time.Millisecond,
 		Seed: 1, Nemesis: []string{"client-pause"}, Fencing: true}
 	res := &analysis.Result{Dir: t.TempDir(), Config: cfg, History: history.Slice(b.History()), Final: map[string]int64{"k": turns}}
-	if err := analysis.Check(context.Background(), res); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, analysis.Check(context.Background(), res))
 	return res
 }
 

@@ -45,9 +45,7 @@ func validFaultResult(t *testing.T) *analysis.Result {
 	cfg := config.Config{Name: "banner", Lock: "single", Workload: "counter", Clients: 3, Nodes: 1, TTL: 300 * time.Millisecond,
 		Seed: 1, Nemesis: []string{"client-pause"}, MinCoverage: 1}
 	res := &analysis.Result{Dir: t.TempDir(), Config: cfg, History: history.Slice(b.History()), Final: map[string]int64{"k": turns}}
-	if err := analysis.Check(context.Background(), res); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, analysis.Check(context.Background(), res))
 	return res
 }
 

@@ -97,9 +97,7 @@ func TestBigHistoryReportSpans(t *testing.T) {
 	res := bigResult(t.TempDir(), 40_000)
 	injectAnomalies(res, 3)
 	want := historyOf(res)
-	if err := history.WriteFile(filepath.Join(res.Dir, store.HistoryFile), want); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, history.WriteFile(filepath.Join(res.Dir, store.HistoryFile), want))
 	mem := *res
 	mem.Dir = t.TempDir()
 	mustWrite(t, &mem)
@@ -160,9 +158,7 @@ func TestSampleFences(t *testing.T) {
 		ws = append(ws, w)
 	}
 	dir := t.TempDir()
-	if err := store.WriteJSONL(filepath.Join(dir, store.WritesFile), ws); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, store.WriteJSONL(filepath.Join(dir, store.WritesFile), ws))
 	res := &analysis.Result{Dir: dir}
 	want, _ := oldFencePoints(nil, ws)
 	f := passOfResult(t, res).fenceLog

@@ -33,9 +33,7 @@ func slottedPauseResult(t *testing.T) *analysis.Result {
 		o.Client = slots[o.Process]
 	}
 	res.History = history.Slice(h)
-	if err := analysis.Check(context.Background(), res); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, analysis.Check(context.Background(), res))
 	if res.Coverage == nil {
 		t.Fatal("analysis.Check left no coverage for a run that requested client-pause")
 	}
@@ -62,9 +60,7 @@ func TestCoverageShown(t *testing.T) {
 	}
 	var doc JUnitSuites
 	b, _ = os.ReadFile(filepath.Join(res.Dir, store.JUnitFile))
-	if err := xml.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, xml.Unmarshal(b, &doc))
 	props := map[string]string{}
 	for _, p := range doc.Suites[0].Properties {
 		props[p.Name] = p.Value

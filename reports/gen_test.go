@@ -103,7 +103,13 @@ func endTime(h history.History) int64 {
 // mustWrite writes res's report, failing t on an error.
 func mustWrite(t testing.TB, res *analysis.Result) {
 	t.Helper()
-	if err := Write(res); err != nil {
+	noErr(t, Write(res))
+}
+
+// noErr fails t on a non-nil err.
+func noErr(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
 		t.Fatal(err)
 	}
 }

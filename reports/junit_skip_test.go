@@ -21,9 +21,7 @@ func TestJUnitNotApplicableIsSkipped(t *testing.T) {
 	doc := JUnitDocument(verdictSuite("t", v, 2, started, nil, ""))
 	b := must[[]byte](t)(MarshalJUnit(doc))
 	var back JUnitSuites
-	if err := xml.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, xml.Unmarshal(b, &back))
 	s := back.Suites[0]
 	if s.Skipped != 1 || s.Tests != 2 || s.Failures != 0 || s.Errors != 0 {
 		t.Errorf("suite counts tests %d skipped %d failures %d errors %d, want 2 1 0 0", s.Tests, s.Skipped, s.Failures, s.Errors)

@@ -32,9 +32,7 @@ func TestMeasureWrite(t *testing.T) {
 	if n <= 0 || dir == "" {
 		t.Skip("set LOCKSTORM_MEASURE_RECORDS and LOCKSTORM_MEASURE_DIR")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.MkdirAll(dir, 0o755))
 	res := bigResult(dir, n/2)
 	res.Verdict.Valid, res.Verdict.Error = checker.Unknown, "synthetic history; not checked"
 	k, _ := strconv.Atoi(os.Getenv("LOCKSTORM_MEASURE_ANOMALIES"))
@@ -105,14 +103,10 @@ func TestMeasureWriteFile(t *testing.T) {
 			Config config.Config `json:"config"`
 			Plan   *nemesis.Plan `json:"plan"`
 		}
-		if err := store.ReadJSON(filepath.Join(run, store.TestFile), &tf); err != nil {
-			t.Fatal(err)
-		}
+		noErr(t, store.ReadJSON(filepath.Join(run, store.TestFile), &tf))
 		res.Config, res.Plan = tf.Config, tf.Plan
 		for _, f := range []string{store.WritesFile} {
-			if err := os.Link(filepath.Join(run, f), filepath.Join(res.Dir, f)); err != nil {
-				t.Fatal(err)
-			}
+			noErr(t, os.Link(filepath.Join(run, f), filepath.Join(res.Dir, f)))
 		}
 	}
 	if os.Getenv("LOCKSTORM_MEASURE_MODE") == "memory" {

@@ -19,9 +19,7 @@ func opener(t *testing.T, dir, target string) string {
 	t.Helper()
 	p := filepath.Join(dir, "open-"+strings.NewReplacer("#", "_", "=", "_").Replace(target)+".html")
 	page := `<!DOCTYPE html><meta charset="utf-8"><script>location.replace(` + "'" + target + "'" + `)</script>`
-	if err := os.WriteFile(p, []byte(page), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.WriteFile(p, []byte(page), 0o644))
 	return p
 }
 

@@ -35,9 +35,7 @@ func TestPorcupinePagesFromKeptSearch(t *testing.T) {
 	}
 	b, _ := json.Marshal(res.Verdict)
 	res.Verdict.Results = nil
-	if err := json.Unmarshal(b, &res.Verdict); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, json.Unmarshal(b, &res.Verdict))
 	if lock, counter := keptSearches(res.Verdict); lock != nil || counter != nil {
 		t.Fatal("a verdict read from JSON kept a search")
 	}

@@ -26,12 +26,8 @@ func TestAnalyzeEmptyConfigHasNoReplayLine(t *testing.T) {
 		b, _ := json.Marshal(op)
 		hist.Write(append(b, '\n'))
 	}
-	if err := os.WriteFile(filepath.Join(dir, store.HistoryFile), hist.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, store.TestFile), []byte(`{"config": {}, "completed": true, "records": `+strconv.Itoa(len(h))+`}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.WriteFile(filepath.Join(dir, store.HistoryFile), hist.Bytes(), 0o644))
+	noErr(t, os.WriteFile(filepath.Join(dir, store.TestFile), []byte(`{"config": {}, "completed": true, "records": `+strconv.Itoa(len(h))+`}`), 0o644))
 	res, _, err := analysis.Analyze(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)

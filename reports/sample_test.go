@@ -43,26 +43,20 @@ func TestSampleReports(t *testing.T) {
 		}
 	}
 	hd := filepath.Join(dir, "hand-built-pause")
-	if err := os.MkdirAll(hd, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.MkdirAll(hd, 0o755))
 	res := pauseResult(hd)
 	mustWrite(t, res)
 	t.Logf("hand-built: %v, %s", res.Verdict.Valid, filepath.Join(hd, store.IndexFile))
 	// An empty history (a run that died at once): unknown, empty plots.
 	ed := filepath.Join(dir, "empty-history")
-	if err := os.MkdirAll(ed, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.MkdirAll(ed, 0o755))
 	ecfg := config.Config{Name: "empty-history", Lock: "single", Workload: "counter", Clients: 2, Seed: 5}
 	empty := &analysis.Result{Dir: ed, Config: ecfg, Verdict: analysis.Checkers(&analysis.Result{Config: ecfg}).Check(context.Background(), nil)}
 	mustWrite(t, empty)
 	// The benchmark's synthetic 100k-operation history, to see how the
 	// plots look at that size (its verdict is not checked: unknown).
 	bd := filepath.Join(dir, "synthetic-100k")
-	if err := os.MkdirAll(bd, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.MkdirAll(bd, 0o755))
 	big := bigResult(bd, 100_000)
 	big.Verdict.Valid, big.Verdict.Error = checker.Unknown, "synthetic history written for the report benchmark; not checked"
 	mustWrite(t, big)

@@ -140,9 +140,7 @@ func fileResult(t testing.TB, h history.History) *analysis.Result {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "history.jsonl")
-	if err := history.WriteFile(path, h); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, history.WriteFile(path, h))
 	return &analysis.Result{Dir: dir, History: history.File(path), Records: len(h), Config: config.Config{Clients: 3}}
 }
 

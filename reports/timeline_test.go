@@ -278,9 +278,7 @@ func TestBrowserTimelineOpensAtOp(t *testing.T) {
 	// hashchange: the same page, its fragment changed by a script after load
 	page := readRunFile(t, dir, store.TimelineFile)
 	moved := strings.Replace(string(page), "</body>", fmt.Sprintf(`<script>setTimeout(function () { location.hash = 'op=%d' }, 200)</script></body>`, acquire), 1)
-	if err := os.WriteFile(filepath.Join(dir, "moved.html"), []byte(moved), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.WriteFile(filepath.Join(dir, "moved.html"), []byte(moved), 0o644))
 	dom = browsertest.DOM(t, opener(t, dir, fmt.Sprintf("moved.html#op=%d", write)))
 	if !strings.Contains(dom, fmt.Sprintf(`data-target-op="%d"`, acquire)) ||
 		!regexp.MustCompile(fmt.Sprintf(`class="box ok target"[^>]*data-op="%d"`, acquire)).MatchString(dom) {
