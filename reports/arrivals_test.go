@@ -34,7 +34,7 @@ func TestArrivalsEarliestDeadline(t *testing.T) {
 	if len(as) != 3 {
 		t.Fatalf("%d arrivals, want 3", len(as))
 	}
-	if a := as[0]; a.Proc != 2 || !a.Known || a.Arrive != 2653*ms || a.Send != 846*ms {
+	if a := as[0]; a.Proc != 2 || !a.Known || a.Arrive != 2653*ms || a.Call != 846*ms {
 		t.Errorf("c3's write: %+v", a)
 	}
 	if a := as[1]; a.Proc != 1 || !a.Known || a.Arrive != 1877*ms+500_000 {

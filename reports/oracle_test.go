@@ -208,7 +208,7 @@ func oldFencePoints(h history.History, writes []resource.Write) (pts []fencePoin
 		sent := map[wkey]int64{}
 		for _, a := range arrivals(h, clientOps(h), writes) {
 			if a.Known {
-				sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Send
+				sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Call
 			}
 		}
 		highest := map[string]int64{}

@@ -130,7 +130,7 @@ func acquireStep(next *history.Op, sm slotMap) step {
 func writeStep(d *detail, c string, w checker.Window, row int, held *hold, next *history.Op, inLost map[int64]bool) step {
 	var wr *arrival
 	for i := range d.marks {
-		if a := &d.marks[i]; d.sm.Row[a.Proc] == row && a.Send >= held.Start && a.Send <= held.End && a.At() >= w.Start {
+		if a := &d.marks[i]; d.sm.Row[a.Proc] == row && a.Call >= held.Start && a.Call <= held.End && a.At() >= w.Start {
 			wr = a
 			break
 		}
@@ -140,7 +140,7 @@ func writeStep(d *detail, c string, w checker.Window, row int, held *hold, next 
 		return step{-1, fmt.Sprintf("no write of %s's lease reached the resource after the pause began", c)}
 	case !wr.Known:
 		return step{-1, fmt.Sprintf("%s's %s was sent %s, its arrival unknown (not in the resource's log): %s",
-			c, opName(*wr), storySecs(wr.Send), historyOutcome(*wr))}
+			c, opName(*wr), storySecs(wr.Call), historyOutcome(*wr))}
 	}
 	outcome := "accepted"
 	switch {
@@ -153,7 +153,7 @@ func writeStep(d *detail, c string, w checker.Window, row int, held *hold, next 
 	case held.Validity > 0 && wr.Arrive <= held.Validity && (next == nil || wr.Arrive < next.Time):
 		outcome = "accepted, its lease still valid"
 	}
-	return step{wr.Arrive, fmt.Sprintf("%s's %s arrived %s (sent %s): %s", c, opName(*wr), storySecs(wr.Arrive), storySecs(wr.Send), outcome)}
+	return step{wr.Arrive, fmt.Sprintf("%s's %s arrived %s (sent %s): %s", c, opName(*wr), storySecs(wr.Arrive), storySecs(wr.Call), outcome)}
 }
 
 // opName names a resource operation in a story: "write", or its F.

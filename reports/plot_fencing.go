@@ -132,7 +132,7 @@ func (s *runScan) fencePoints() (pts []fencePoint, title string) {
 	sent := map[wkey]int64{}
 	for _, a := range s.d.marks {
 		if a.Known {
-			sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Send
+			sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Call
 		}
 	}
 	pts = f.pts

@@ -96,7 +96,7 @@ func (hc *detail) Plot(c draw.Canvas, p *plot.Plot) {
 		at[m.Inv] = pt
 		if m.Known {
 			// the flight: a thin line from the send (a short tick) to the arrival
-			x0 := trX(seconds(m.Send))
+			x0 := trX(seconds(m.Call))
 			c.StrokeLines(flightStyle, c.ClipLinesXY([]vg.Point{{X: x0, Y: y}, pt})...)
 			c.StrokeLines(flightStyle, c.ClipLinesXY([]vg.Point{{X: x0, Y: y - vg.Points(3)}, {X: x0, Y: y + vg.Points(3)}})...)
 		}

@@ -166,7 +166,7 @@ func (hc *detail) between(from, to int64) *detail {
 		}
 	}
 	for _, m := range hc.marks {
-		if min(m.Send, m.At()) <= to && max(m.Send, m.At()) >= from {
+		if min(m.Call, m.At()) <= to && max(m.Call, m.At()) >= from {
 			out.marks = append(out.marks, m)
 		}
 	}

@@ -31,10 +31,13 @@ func ReplayConfig(res *analysis.Result) config.Config {
 // why no command line can repeat it (replayNote).
 func Replay(res *analysis.Result) string {
 	cfg := ReplayConfig(res)
-	if note := replayNote(cfg); note != "" {
+	switch note := replayNote(cfg); {
+	case note != "":
 		return note
+	case configEmpty(cfg):
+		return unknownReplay
 	}
-	return replayText(cfg)
+	return ReplayCommand(cfg)
 }
 
 // writeFaultPlan writes res's scripted fault plan next to its report, for
@@ -70,13 +73,4 @@ const unknownReplay = "unknown, the stored configuration is empty"
 // and ReplayCommand's would be a row of empty quoted values.
 func configEmpty(cfg config.Config) bool {
 	return cfg.Lock == "" && cfg.Workload == "" && cfg.Nodes == 0 && cfg.Clients == 0 && cfg.TimeLimit == 0 && cfg.NewLock == nil
-}
-
-// replayText is ReplayCommand's line, or unknownReplay for an empty
-// configuration.
-func replayText(cfg config.Config) string {
-	if configEmpty(cfg) {
-		return unknownReplay
-	}
-	return ReplayCommand(cfg)
 }

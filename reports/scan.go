@@ -125,11 +125,7 @@ func scanRun(res *analysis.Result) (*runScan, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	src := res.History
-	if src == nil {
-		src = history.Slice(nil)
-	}
-	c, err := src.Open(history.Pos{})
+	c, err := sourceOf(res).Open(history.Pos{})
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
@@ -146,10 +142,7 @@ func scanRun(res *analysis.Result) (*runScan, error) {
 // complete ends the pass once res's verdict is known: resolve, the
 // anomaly spans (readSpans), the resource log lg (readLog), the detail.
 func (s *runScan) complete(res *analysis.Result, lg resourceLog) error {
-	src := res.History
-	if src == nil {
-		src = history.Slice(nil)
-	}
+	src := sourceOf(res)
 	if err := s.resolve(src, res); err != nil {
 		return fmt.Errorf("reports: history: %w", err)
 	}
@@ -165,6 +158,14 @@ func (s *runScan) complete(res *analysis.Result, lg resourceLog) error {
 	}
 	s.d = detailOf(s.kept, s.slots.slotMap(s.kept), s.keptFaults(), writes, lostPairs(s.kept, res.Verdict, s.inKept), analysis.LeaseOptions(res.Config))
 	return nil
+}
+
+// sourceOf is res's history, an empty one when it has none.
+func sourceOf(res *analysis.Result) history.Source {
+	if res.History == nil {
+		return history.Slice(nil)
+	}
+	return res.History
 }
 
 // newScan prepares the pass over res's history; one of more than
