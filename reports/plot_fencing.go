@@ -33,10 +33,8 @@ type fencePoint struct {
 	key  string // the resource key (log entries only)
 }
 
-// logFences builds fencing.png's points from the resource's log, read
-// entry by entry (add) into a fenceSample (its rare points the stale
-// entries). Each point carries the key's highest accepted token when it
-// arrived, kept exactly for every entry.
+// logFences builds fencing.png's points from the resource's log, entry
+// by entry, into a fenceSample whose rare points are the stale entries.
 type logFences struct {
 	fenceSample[fencePoint]
 	highest map[string]int64
@@ -47,10 +45,9 @@ type logFences struct {
 // fenceSample). Tests lower it.
 var maxFenceSample = 100_000
 
-// fenceSample is the points fencing.png keeps of a sequence of n: every
-// one up to maxFenceSample; past that every every-th common one and
-// every rare one up to maxExactGroup of them (rare counts those), the
-// title says so. total counts the points offered.
+// fenceSample is the points fencing.png keeps of a sequence of n: all up
+// to maxFenceSample, else every every-th common one and the first
+// maxExactGroup rare ones (rare counts them). total counts the offered.
 type fenceSample[T any] struct {
 	every, total, rare int
 	pts                []T
@@ -116,10 +113,9 @@ func ordinalSuffix(n int) string {
 	return "th"
 }
 
-// fencePoints are fencing.png's points and title: the resource log's
-// (s.fenceLog, when the run has one), each write with the send time
-// arrivals gave it among the kept history's (all of them for a whole
-// history); else the history's (historyFences).
+// fencePoints are fencing.png's points and title: the resource log's,
+// each write with the send time arrivals gave it in the kept history;
+// without a log the history's (historyFences).
 func (s *runScan) fencePoints() (pts []fencePoint, title string) {
 	f := s.fenceLog
 	if f.total == 0 {
@@ -245,10 +241,9 @@ func fencingTitle(pts []fencePoint, source string) string {
 // staleWrites is "1 stale write" or "3 stale writes".
 func staleWrites(n int) string { return page.Count(n, "stale write", "stale writes") }
 
-// staleMarks draws, for each stale write of the resource's log, a dotted
-// line from its token up to the highest token accepted before it, a
-// thin line back to when it was sent, and (for up to maxStaleLabels
-// writes) a label "rejected 55 < 56" or "ACCEPTED 55 < 56" beside it.
+// staleMarks draws, for each stale write, a dotted line up to the highest
+// token accepted before it, a line back to its send, and (for the first
+// maxStaleLabels) a label "rejected 55 < 56" or "ACCEPTED 55 < 56".
 type staleMarks struct{ pts []fencePoint }
 
 // Plot draws the lines and labels.

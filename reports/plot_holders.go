@@ -158,9 +158,8 @@ func markGlyph(a arrival) draw.GlyphStyle {
 }
 
 // holdersArgs is what holders.png is drawn from: the kept history's
-// detail, the run's end (ns), the anomalies to draw spans around and
-// how far each span reaches either side of them (ns), and the overview
-// of the run's leases to an end (ns; see runScan.overview).
+// detail, the run's end, the anomalies, the spans' pad and the overview
+// of the run's leases to an end (runScan.overview); times in ns.
 type holdersArgs struct {
 	d         *detail
 	end       int64
@@ -168,12 +167,10 @@ type holdersArgs struct {
 	pad       int64
 	overview  func(end int64) *occupancy
 
-	// For a history not kept whole, whose detail holds only the records
-	// around its anomaly spans: the spans read (their ops are the
-	// history's indices, timeOf gives their times) and how many were
-	// left out, the title's counts (the pass's), and notes appended to
-	// the overview's and each span's title. timeOf nil: the spans are
-	// picked from the detail's history.
+	// For a history not kept whole: the spans read, how many were left
+	// out, the anomaly records' times, the title, notes for the
+	// overview's and each span's title. timeOf nil: spans are picked
+	// from the detail's history.
 	spans                  []anomalySpan
 	spansLeft              int
 	timeOf                 func(i int64) (int64, bool)
@@ -181,10 +178,7 @@ type holdersArgs struct {
 	overviewNote, spanNote string
 }
 
-// holdersPNG draws holders.png of the run (drawHolders) from the pass:
-// its kept history's detail (the whole history, or for a longer one
-// the records read around the anomalies) and the overview of every lease
-// it followed.
+// holdersPNG draws holders.png of the run from the pass (drawHolders).
 func (s *runScan) holdersPNG(res *analysis.Result, end int64) ([]byte, error) {
 	a := holdersArgs{d: s.d, end: end, anomalies: allAnomalies(res.Verdict), pad: spanPad(res.Config.TTL), overview: s.overview}
 	if !s.whole {
@@ -196,10 +190,9 @@ func (s *runScan) holdersPNG(res *analysis.Result, end int64) ([]byte, error) {
 	return drawHolders(a)
 }
 
-// holdersTitle is holders.png's title: the leases, the pairs of leases
-// overlapping within validity (what the banner and the exclusion checker
-// count), the pairs of holders at once the chart draws in red (held past
-// a validity, or within it), and the lost increments.
+// holdersTitle is holders.png's title: the leases, the pairs overlapping
+// within validity (as the exclusion checker counts), the pairs held at
+// once drawn in red, and the lost increments.
 func holdersTitle(leases, within, pairs, lost int) string {
 	title := fmt.Sprintf("Lock holders: %d leases, %s within validity", leases, page.Count(within, "overlap", "overlaps"))
 	switch {

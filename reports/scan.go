@@ -46,37 +46,32 @@ type runScan struct {
 	nem     history.History  // nemesis records
 	faults  []checker.Window // fault windows (the history's indices)
 
-	ops    *opLog
-	leases *leaseFollower
-	slots  *slotTracker
-	// fences are the history's resource operations (their index in ops
-	// and their token), for fencing.png when the run has no resource log.
-	fences     chunks[histFence]
+	ops        *opLog
+	leases     *leaseFollower
+	slots      *slotTracker
+	fences     chunks[histFence] // for fencing.png without a resource log
 	keepFences bool
 
 	wantTime, wantRec map[int64]bool
 	times             map[int64]int64      // anomaly records' times
 	recs              map[int64]history.Op // records the page lists
 
-	// whole says kept is the whole history; else kept is the records
-	// read around the anomaly spans, renumbered: kept[j] is the history's
-	// orig[j].
+	// whole: kept is the whole history; else the records read around the
+	// anomaly spans, renumbered: kept[j] is the history's orig[j].
 	whole bool
 	kept  history.History
 	orig  []int64
 	marks []checkpoint
 
-	// d is kept's detail; fenceLog fencing.png's points of the resource
-	// log (readLog).
-	d         *detail
+	d         *detail // kept's
 	fenceLog  *logFences
 	spans     []anomalySpan // anomaly spans read (their ops the history's indices)
 	spansLeft int
 	read      []spanRead // what was read for each span
 }
 
-// histFence is a resource operation of the history: its index in the
-// opLog and the fencing token it carried.
+// histFence is a resource operation of the history: its opLog index and
+// its fencing token.
 type histFence struct {
 	op    int32
 	fence int64

@@ -79,20 +79,16 @@ type tlFault struct {
 	Unhealed bool    `json:"unhealed,omitempty"`
 	Ops      string  `json:"ops"`
 	// StartOp and StopOp are the records that start and end the fault
-	// (StopOp -1 when never healed): a link "#op=N" to one lands on the
-	// band.
+	// (StopOp -1 when never healed): "#op=N" to one lands on the band.
 	StartOp int64 `json:"start_op"`
 	StopOp  int64 `json:"stop_op"`
-	// Rows are the rows of the clients the fault touched (a client pause
-	// or crash, from its start record's Clients): the band is drawn
-	// fully on those rows and lightly (tlLightOpacity) across the
-	// others. Empty: the band covers every row fully.
+	// Rows are the rows of the clients the fault touched (clientRows),
+	// shaded fully, the others lightly; empty: every row fully.
 	Rows []int `json:"rows,omitempty"`
 }
 
-// Opacities of timeline.html's fault bands: a band's full shade, and the
-// light shade a client fault's band has across the rows of the clients
-// it did not touch (the holders chart shades the same way).
+// Opacities of timeline.html's fault bands: full, and light across the
+// rows of the clients a client fault did not touch.
 const (
 	tlBandOpacity  = 0.35
 	tlLightOpacity = 0.07
@@ -105,10 +101,8 @@ type tlData struct {
 	Boxes  []tlBox   `json:"boxes"`
 	Faults []tlFault `json:"faults"`
 	Colour [4]string `json:"colour"` // by outcome code
-	// Band and Light are the fault bands' opacities (tlBandOpacity,
-	// tlLightOpacity).
-	Band  float64 `json:"band"`
-	Light float64 `json:"light"`
+	Band   float64   `json:"band"`   // tlBandOpacity
+	Light  float64   `json:"light"`  // tlLightOpacity
 }
 
 // tlPage is the template's data.
@@ -286,10 +280,8 @@ func hexColour(c interface{ RGBA() (r, g, b, a uint32) }) string {
 	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
 }
 
-// writeTimelineFile writes timeline.html into res.Dir: the whole
-// history's, or for a history too long to keep (s.whole false) a short
-// page saying why it is not drawn; pages records the anomalies' ops it
-// draws.
+// writeTimelineFile writes timeline.html into res.Dir, or a note page for
+// a history not kept whole; pages records the anomalies' ops it draws.
 func writeTimelineFile(res *analysis.Result, s *runScan, end int64, pages *opPages) error {
 	if !s.whole {
 		return writeNotePage(res.Dir, store.TimelineFile, fmt.Sprintf("Timeline — %s, lock %s: not drawn", res.Config.Name, res.Config.Lock),
