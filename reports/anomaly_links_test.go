@@ -13,13 +13,14 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // anomalyLinks are the anomaly links of the report in dir: each card's
 // "open in" link, as page file and op.
 func anomalyLinks(t *testing.T, dir string) (links [][2]string) {
 	t.Helper()
-	index := readRunFile(t, dir, store.IndexFile)
+	index := storetest.Read(t, dir, store.IndexFile)
 	for _, m := range regexp.MustCompile(`<a href="([a-z0-9-]+\.html)#op=([0-9]+)">open in`).FindAllStringSubmatch(string(index), -1) {
 		links = append(links, [2]string{m[1], m[2]})
 	}
@@ -35,7 +36,7 @@ func timelineData(t *testing.T, dir string) (d struct {
 	} `json:"faults"`
 }) {
 	t.Helper()
-	b := readRunFile(t, dir, store.TimelineFile)
+	b := []byte(storetest.Read(t, dir, store.TimelineFile))
 	m := regexp.MustCompile(`(?m)^const TL = (.*);$`).FindSubmatch(b)
 	if m == nil {
 		t.Fatal("timeline.html embeds no data")
@@ -64,7 +65,7 @@ func pageDraws(t *testing.T, dir, file string, op int64) bool {
 		}
 		return false
 	}
-	b := readRunFile(t, dir, file)
+	b := []byte(storetest.Read(t, dir, file))
 	n := strconv.FormatInt(op, 10)
 	return regexp.MustCompile(`"Metadata":"ops? (?:[0-9]+,)*` + n + `(?:[^0-9]|$)`).Match(b)
 }

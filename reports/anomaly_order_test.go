@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // Every report lists fatal anomalies before the others, by one function
@@ -37,7 +38,7 @@ func TestAnomaliesFatalFirst(t *testing.T) {
 	}
 
 	mustWrite(t, res)
-	b := readRunFile(t, res.Dir, store.IndexFile)
+	b := storetest.Read(t, res.Dir, store.IndexFile)
 	var cards []string
 	for _, m := range regexp.MustCompile(`<span class="kind">([^<]+)</span>`).FindAllStringSubmatch(string(b), -1) {
 		cards = append(cards, m[1])

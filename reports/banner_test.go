@@ -17,6 +17,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // validFaultResult is a valid run of the single lock under client
@@ -53,7 +54,7 @@ func validFaultResult(t *testing.T) *analysis.Result {
 func bannerOf(t *testing.T, res *analysis.Result) string {
 	t.Helper()
 	mustWrite(t, res)
-	b := readRunFile(t, res.Dir, store.IndexFile)
+	b := storetest.Read(t, res.Dir, store.IndexFile)
 	m := regexp.MustCompile(`<div class="proof" id="proof">([^<]*)</div>`).FindStringSubmatch(string(b))
 	if m == nil {
 		return ""
@@ -125,7 +126,7 @@ func TestBannerInvalidNamesFirstFatalAnomaly(t *testing.T) {
 func TestCoverageLegend(t *testing.T) {
 	res := validFaultResult(t)
 	mustWrite(t, res)
-	b := readRunFile(t, res.Dir, store.IndexFile)
+	b := storetest.Read(t, res.Dir, store.IndexFile)
 	legend := regexp.MustCompile(`(?s)<dl class="legend" id="coverage-legend">(.*?)</dl>`).FindStringSubmatch(string(b))
 	if legend == nil {
 		t.Fatal("index.html has no coverage legend")

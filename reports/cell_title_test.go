@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // A sweep or comparison cell's report is titled with its cell, in
@@ -19,7 +20,7 @@ func TestIndexTitledWithCell(t *testing.T) {
 		res := pauseResult(dir)
 		res.Config.Cell = c.cell
 		mustWrite(t, res)
-		b := readRunFile(t, dir, store.IndexFile)
+		b := storetest.Read(t, dir, store.IndexFile)
 		page := string(b)
 		if !strings.Contains(page, c.title) || !strings.Contains(page, c.heading) {
 			t.Errorf("cell %q: index.html lacks %q or %q", c.cell, c.title, c.heading)

@@ -12,6 +12,7 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // slottedPauseResult is pauseResult with client slots on its records (as
@@ -51,7 +52,7 @@ func TestCoverageShown(t *testing.T) {
 		t.Fatalf("summary lacks %q:\n%s", want, buf.String())
 	}
 	mustWrite(t, res)
-	b := readRunFile(t, res.Dir, store.IndexFile)
+	b := []byte(storetest.Read(t, res.Dir, store.IndexFile))
 	index := string(b)
 	for _, w := range []string{`id="coverage"`, "c1 at start: op 1 (acquire ok at 0.003 s)", "<td>client-pause</td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">1</td>"} {
 		if !strings.Contains(index, w) {

@@ -2,8 +2,6 @@ package reports
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -112,17 +110,6 @@ func noErr(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// readRunFile is the file name of the run folder dir, failing t when it
-// cannot be read.
-func readRunFile(t testing.TB, dir, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // must returns a function that fails t on a non-nil error, else returns

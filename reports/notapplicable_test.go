@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // A checker that does not apply (fencing on a run without tokens) is
@@ -33,7 +34,7 @@ func TestNotApplicableShown(t *testing.T) {
 		t.Errorf("summary calls the inapplicable fencing checker valid:\n%s", buf.String())
 	}
 	mustWrite(t, res)
-	b := readRunFile(t, res.Dir, store.IndexFile)
+	b := storetest.Read(t, res.Dir, store.IndexFile)
 	row := regexp.MustCompile(`(?s)<td><b>fencing</b></td>.*?</tr>`).FindString(string(b))
 	if row == "" {
 		t.Fatal("index.html has no fencing row")

@@ -10,6 +10,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // The per-operation panels follow the lock's operations first and list
@@ -91,7 +92,7 @@ func TestTimeAxesLineUp(t *testing.T) {
 	mustWrite(t, pauseResult(dir))
 	want := -1
 	for _, f := range []string{store.HoldersFile, store.LatencyRawFile, store.LatencyQuantileFile, store.RateFile, store.FencingFile} {
-		b := readRunFile(t, dir, f)
+		b := []byte(storetest.Read(t, dir, f))
 		img := must[image.Image](t)(png.Decode(bytes.NewReader(b)))
 		x := axisColumn(img)
 		t.Logf("%s: y axis at x=%d px, %v", f, x, img.Bounds().Size())

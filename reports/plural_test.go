@@ -7,6 +7,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // Counts of one take the singular: the hand-built pause run has one fault
@@ -15,7 +16,7 @@ import (
 func TestReportCountsPluralise(t *testing.T) {
 	res := pauseResult(t.TempDir())
 	mustWrite(t, res)
-	b := readRunFile(t, res.Dir, store.IndexFile)
+	b := storetest.Read(t, res.Dir, store.IndexFile)
 	sub := regexp.MustCompile(`(?s)<div class="sub">seed.*?</div>`).FindString(string(b))
 	if !strings.Contains(sub, " · 1 fault window ·") || regexp.MustCompile(`\b1 (fault windows|fatal anomalies|operations)\b`).MatchString(sub) {
 		t.Errorf("banner line: %q", sub)

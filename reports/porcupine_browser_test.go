@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // opener writes a page into dir that opens target (a file of dir, with a
@@ -35,7 +36,7 @@ func TestBrowserPorcupineOpensAtFailingOp(t *testing.T) {
 	dir := t.TempDir()
 	res := pauseResult(dir)
 	mustWrite(t, res)
-	index := readRunFile(t, dir, store.IndexFile)
+	index := storetest.Read(t, dir, store.IndexFile)
 	links := regexp.MustCompile(`href="(porcupine(?:-counter)?\.html#op=([0-9]+))"`).FindAllStringSubmatch(string(index), -1)
 	if len(links) == 0 {
 		t.Fatal("index.html has no anomaly link with #op=N into a porcupine page")

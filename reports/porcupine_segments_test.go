@@ -14,6 +14,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // segmentResult is a synthetic counter run of 16000 operations, longer
@@ -32,7 +33,7 @@ func segmentResult(t *testing.T) (dir string, res *analysis.Result, links []stri
 	res.History = history.Slice(h)
 	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 	mustWrite(t, res)
-	index := readRunFile(t, dir, store.IndexFile)
+	index := storetest.Read(t, dir, store.IndexFile)
 	for _, m := range regexp.MustCompile(`href="((?:porcupine[a-z0-9-]*|timeline)\.html#op=[0-9]+)"`).FindAllStringSubmatch(string(index), -1) {
 		links = append(links, m[1])
 	}
@@ -49,7 +50,7 @@ func TestWriteSegmentPages(t *testing.T) {
 	small := t.TempDir()
 	mustWrite(t, pauseResult(small))
 	for _, f := range []string{store.PorcupineFile, store.PorcupineCounterFile} {
-		b := readRunFile(t, small, f)
+		b := storetest.Read(t, small, f)
 		if strings.Contains(string(b), "lockstormSegments = [") || strings.Contains(string(b), "failing segment") {
 			t.Errorf("small history: %s is drawn as a segment", f)
 		}
@@ -68,7 +69,7 @@ func TestWriteSegmentPages(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"porcupine.html", "porcupine-2.html", "porcupine-3.html", "porcupine-counter.html"} {
-		b := readRunFile(t, dir, f)
+		b := storetest.Read(t, dir, f)
 		if !strings.Contains(string(b), "failing segment") || !strings.Contains(string(b), `id="lockstorm-segment">This page shows one failing segment`) ||
 			!strings.Contains(string(b), "lockstormSegments = [") {
 			t.Errorf("%s: not a segment page", f)

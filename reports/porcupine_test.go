@@ -12,6 +12,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // porcupine.html and porcupine-counter.html are drawn from the searches
@@ -24,7 +25,7 @@ func TestPorcupinePagesFromKeptSearch(t *testing.T) {
 		t.Fatalf("kept searches: lock %v, counter %v", lock, counter)
 	}
 	read := func(f string) string {
-		b := readRunFile(t, res.Dir, f)
+		b := storetest.Read(t, res.Dir, f)
 		return string(b)
 	}
 	if _, err := passOfResult(t, res).writePorcupine(res, nil); err != nil {
@@ -70,7 +71,7 @@ func TestPorcupineTitledWithOwnVerdict(t *testing.T) {
 		store.PorcupineFile:        "this check VALID (linearizable)",
 		store.PorcupineCounterFile: "this check INVALID (not linearizable)",
 	} {
-		b := readRunFile(t, dir, file)
+		b := storetest.Read(t, dir, file)
 		page := html.UnescapeString(string(b))
 		title := regexp.MustCompile(`<title>([^<]*)</title>`).FindStringSubmatch(page)
 		if title == nil || !strings.HasSuffix(title[1], want) || !strings.Contains(page, `<h1 id="lockstorm-title">`+title[1]+`</h1>`) {

@@ -14,6 +14,7 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 var pngFiles = []string{store.HoldersFile, store.LatencyRawFile, store.LatencyQuantileFile, store.RateFile, store.FencingFile}
@@ -46,7 +47,7 @@ func checkReport(t *testing.T, res *analysis.Result) (index string, doc JUnitSui
 			t.Errorf("%s has %d distinct colours: looks blank", f, colours)
 		}
 	}
-	b := readRunFile(t, res.Dir, store.IndexFile)
+	b := storetest.Read(t, res.Dir, store.IndexFile)
 	index = string(b)
 	want := map[checker.Validity]string{checker.Valid: "VALID", checker.Invalid: "INVALID", checker.Unknown: "UNKNOWN"}[res.Verdict.Valid]
 	if !strings.Contains(index, `<div class="big">`+want+`</div>`) {
@@ -71,7 +72,7 @@ func checkReport(t *testing.T, res *analysis.Result) (index string, doc JUnitSui
 			}
 		}
 	}
-	jb := readRunFile(t, res.Dir, store.JUnitFile)
+	jb := []byte(storetest.Read(t, res.Dir, store.JUnitFile))
 	if err := xml.Unmarshal(jb, &doc); err != nil {
 		t.Fatalf("junit.xml does not parse: %v", err)
 	}

@@ -203,14 +203,6 @@ func fencingPNG(t testing.TB, h history.History, writes []resource.Write, ws []c
 	return passOf(t, h, writes, 0).fencingPNG(ws, end)
 }
 
-// overviewOf is the holders overview of the whole history h, for
-// drawHolders.
-func overviewOf(t testing.TB, h history.History, clients int) func(end int64) *occupancy {
-	t.Helper()
-	s := passOf(t, h, nil, clients)
-	return s.overview
-}
-
 // logOf is the opLog of a history in memory.
 func logOf(h history.History) *opLog {
 	l := newOpLog()

@@ -89,7 +89,7 @@ func TestHoldersBigRun(t *testing.T) {
 	end := endTime(h)
 	mid := int64(len(h) / 2)
 	as := []checker.Anomaly{{Kind: "overlap", Ops: []int64{mid, mid + 3}, Fatal: true}, {Kind: "lost-update", Ops: []int64{mid / 4}}}
-	args := holdersArgs{d: detailOf(h, buildSlots(h, 8), nil, nil, nil, runLeases), end: end, pad: spanPad(300 * time.Millisecond), anomalies: as, overview: overviewOf(t, h, 8)}
+	args := holdersArgs{d: detailOf(h, buildSlots(h, 8), nil, nil, nil, runLeases), end: end, pad: spanPad(300 * time.Millisecond), anomalies: as, overview: passOf(t, h, nil, 8).overview}
 	b = must[[]byte](t)(drawHolders(args))
 	none := must[[]byte](t)(drawHolders(holdersArgs{d: args.d, end: end, pad: args.pad, overview: args.overview}))
 	if hb, hn := pngHeight(t, b), pngHeight(t, none); hb <= hn+300 {

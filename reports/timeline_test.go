@@ -14,6 +14,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // The hand-built pause history on the timeline: one row per client slot,
@@ -73,7 +74,7 @@ func TestTimelineCapsBigHistories(t *testing.T) {
 	dir := t.TempDir()
 	res := bigResult(dir, 30000)
 	mustWrite(t, res)
-	page := readRunFile(t, dir, store.TimelineFile)
+	page := storetest.Read(t, dir, store.TimelineFile)
 	if !strings.Contains(string(page), "above its limit of 20000 boxes") {
 		t.Error("timeline.html of a 30000-op history does not say it is capped")
 	}
@@ -276,7 +277,7 @@ func TestBrowserTimelineOpensAtOp(t *testing.T) {
 		t.Errorf("%s: %d black pixels, want the target box's outline on screen", link, n)
 	}
 	// hashchange: the same page, its fragment changed by a script after load
-	page := readRunFile(t, dir, store.TimelineFile)
+	page := storetest.Read(t, dir, store.TimelineFile)
 	moved := strings.Replace(string(page), "</body>", fmt.Sprintf(`<script>setTimeout(function () { location.hash = 'op=%d' }, 200)</script></body>`, acquire), 1)
 	noErr(t, os.WriteFile(filepath.Join(dir, "moved.html"), []byte(moved), 0o644))
 	dom = browsertest.DOM(t, opener(t, dir, fmt.Sprintf("moved.html#op=%d", write)))

@@ -98,7 +98,7 @@ func TestWriteEmptyUnknown(t *testing.T) {
 func TestJUnitVerdictCase(t *testing.T) {
 	v := checker.Result{Name: "lockstorm", Valid: checker.Unknown, Error: "no acquire succeeded in the whole history: the run proved nothing",
 		Results: []checker.Result{{Name: "lock", Valid: checker.Valid}, {Name: "resource", Valid: checker.Valid}}}
-	doc := buildJUnit("t", v, 1, nil, "")
+	doc := JUnitDocument(verdictSuite("t", v, 1, time.Now(), nil, ""))
 	s := doc.Suites[0]
 	if s.Tests != 3 || s.Errors != 1 || s.Cases[2].Name != "verdict" || s.Cases[2].Error == nil {
 		t.Fatalf("want lock, resource and an erroring verdict case; got %+v", s)
@@ -184,9 +184,4 @@ func TestSlotMap(t *testing.T) {
 	if m.Rows[0] != "c1 (p0, p4)" || m.Rows[1] != "c2 (p1, p3)" || m.Rows[2] != "c3" || m.Rows[3] != "p9" {
 		t.Errorf("rows = %q", m.Rows)
 	}
-}
-
-// buildJUnit makes the document for a composed verdict.
-func buildJUnit(suite string, v checker.Result, seconds float64, props []JUnitProperty, out string) JUnitSuites {
-	return JUnitDocument(verdictSuite(suite, v, seconds, time.Now(), props, out))
 }
