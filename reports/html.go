@@ -2,11 +2,9 @@ package reports
 
 import (
 	_ "embed"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"io"
 	"time"
 
 	"github.com/lockstorm/lockstorm/analysis"
@@ -200,17 +198,4 @@ func anomalyViews(v checker.Result, recordAt func(i int64) (history.Op, bool), p
 		out = append(out, av)
 	}
 	return out
-}
-
-// pngURL embeds a PNG as a data URI.
-func pngURL(b []byte) template.URL {
-	return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
-}
-
-// writeIndex renders index.html.
-func writeIndex(w io.Writer, d pageData) error {
-	if err := indexTmpl.Execute(w, d); err != nil {
-		return fmt.Errorf("reports: index.html: %w", err)
-	}
-	return nil
 }

@@ -31,7 +31,10 @@ func renderIndex(page pageData) ([]byte, error) {
 		p := page
 		p.Figures = figs
 		buf.Reset()
-		return writeIndex(&buf, p)
+		if err := indexTmpl.Execute(&buf, p); err != nil {
+			return fmt.Errorf("reports: index.html: %w", err)
+		}
+		return nil
 	}
 	if err := render(linked); err != nil {
 		return nil, err

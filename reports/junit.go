@@ -102,7 +102,10 @@ type JUnitProblem struct {
 // checker's own (checker.Result.Seconds).
 func junitCase(class string, r checker.Result) JUnitCase {
 	tc := JUnitCase{Name: r.Name, Classname: class, Time: Seconds(r.Seconds)}
-	text := anomalyText(r)
+	text, why := anomalyText(r), ""
+	if r.Error != "" {
+		why = ": " + firstLine(r.Error)
+	}
 	switch r.Valid {
 	case checker.Invalid:
 		fatal := 0
@@ -111,20 +114,13 @@ func junitCase(class string, r checker.Result) JUnitCase {
 				fatal++
 			}
 		}
-		msg := fmt.Sprintf("%s: invalid, %s", r.Name, page.Count(fatal, "anomaly", "anomalies"))
-		if r.Error != "" {
-			msg += ": " + firstLine(r.Error)
-		}
+		msg := fmt.Sprintf("%s: invalid, %s", r.Name, page.Count(fatal, "anomaly", "anomalies")) + why
 		if a, ok := firstFatalAnomaly(r); ok {
 			msg += " (first: " + firstLine(anomalyLine(a.Anomaly)) + ")"
 		}
 		tc.Failure = &JUnitProblem{Message: msg, Type: "invalid", Text: joinNonEmpty(r.Error, text)}
 	case checker.Unknown:
-		msg := r.Name + ": unknown"
-		if r.Error != "" {
-			msg += ": " + firstLine(r.Error)
-		}
-		tc.Error = &JUnitProblem{Message: msg, Type: "unknown", Text: joinNonEmpty(r.Error, text)}
+		tc.Error = &JUnitProblem{Message: r.Name + ": unknown" + why, Type: "unknown", Text: joinNonEmpty(r.Error, text)}
 	default:
 		if r.NotApplicable != "" {
 			// nothing to check is not a pass: CI shows it as skipped

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"math"
+	"slices"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -85,15 +86,13 @@ func (l *opLog) add(o *history.Op) int {
 	return -1
 }
 
+// outTypes are the clientOp types of the outcomes.
+var outTypes = [...]history.Type{outOK: history.OK, outFail: history.Fail, outInfo: history.Info, outOpen: history.Info, outOther: "other"}
+
 // outcomeOf is the outcome of a completion of type t.
 func outcomeOf(t history.Type) uint16 {
-	switch t {
-	case history.OK:
-		return outOK
-	case history.Fail:
-		return outFail
-	case history.Info:
-		return outInfo
+	if i := slices.Index(outTypes[:outOpen], t); i >= 0 {
+		return uint16(i)
 	}
 	return outOther
 }
@@ -130,16 +129,9 @@ func (l *opLog) each(f string, done bool, fn func(i int, s clientOp)) {
 // indices and process aside).
 func (l *opLog) clientOp(i int, call int64) clientOp {
 	k := *l.kind.at(i)
-	s := clientOp{F: l.types[k>>3], Call: call, Type: history.Info}
-	switch k & 7 {
-	case outOpen:
+	s := clientOp{F: l.types[k>>3], Call: call, Type: outTypes[k&7]}
+	if k&7 == outOpen {
 		return s
-	case outOK:
-		s.Type = history.OK
-	case outFail:
-		s.Type = history.Fail
-	case outOther:
-		s.Type = "other"
 	}
 	s.Done, s.Completed = call+int64(*l.lat.at(i)), true
 	if *l.lat.at(i) == farLat {

@@ -30,11 +30,9 @@ const (
 // rather than one glyph per operation.
 func dense(n int) bool { return n > maxRawPoints }
 
-// heatLayer is a 2-D histogram of points, drawn as cells of one colour:
-// the data range [xmin,xmax] x [ymin,ymax] is cut into heatCols x rows
-// cells (log-spaced up the y axis when logY), and each cell
-// holding points is filled with col at an opacity growing with the log of
-// its count, from light but visible (one point) to opaque (the fullest cell).
+// heatLayer is a 2-D histogram of points over [xmin,xmax] x [ymin,ymax]
+// in heatCols x rows cells (log-spaced up y when logY), each filled with
+// col at an opacity growing with the log of its count.
 type heatLayer struct {
 	counts                 []int32 // rows rows of heatCols, row 0 at ymin
 	rows                   int

@@ -201,12 +201,8 @@ func holdersTitle(leases, within, pairs, lost int) string {
 	case pairs > 0:
 		title += fmt.Sprintf(" (red: %s held at once)", page.Count(pairs, "pair", "pairs"))
 	}
-	switch lost {
-	case 0:
-	case 1:
-		title += ", 1 lost increment"
-	default:
-		title += fmt.Sprintf(", %d lost increments", lost)
+	if lost > 0 {
+		title += ", " + page.Count(lost, "lost increment", "lost increments")
 	}
 	return title
 }

@@ -54,12 +54,10 @@ func newPanel(title, ylabel string, last bool) *plot.Plot {
 	return smallTitle(newPlot(title, xl, ylabel))
 }
 
-// msLogTicks labels a log axis of milliseconds at the powers of ten, and
-// at 2 and 5 times them, or every multiple, when the range holds too few
-// of those (a fast operation's panel may span less than a decade); each label
-// carries its unit ("0.1 ms", "1000 ms"). The panels carry no y label:
-// gonum/plot centres it on the linear middle of the range, which on a log
-// axis sits near the top and pushes the data area down.
+// msLogTicks labels a log axis of milliseconds ("0.1 ms", "1000 ms") at
+// the powers of ten, and at 2 and 5 times them, or every multiple, when
+// the range holds too few of those. (The panels carry no y label: gonum
+// centres it on the linear middle of a log axis.)
 type msLogTicks struct{}
 
 // Ticks returns the ticks for [lo, hi]: 1..9 times each power of ten

@@ -30,12 +30,9 @@ var quantileLines = []struct {
 	{"p50", 0.50, colOK, draw.CircleGlyph{}, vg.Points(2)},
 }
 
-// Operations per point of latency-quantiles.png: a point summarises
-// consecutive completed operations of one type (by invoke time): at
-// least p99PerPoint when the panel has enough for minQuantilePoints such
-// points (its p99 then differs from its max in rank), else at least
-// minPerPoint (p95 does); more when the panel would have more than
-// maxQuantilePoints points.
+// Operations per point of latency-quantiles.png (perPoint): at least
+// p99PerPoint when the panel has enough for minQuantilePoints such
+// points, else minPerPoint; more past maxQuantilePoints points.
 const (
 	minPerPoint       = 20
 	p99PerPoint       = 100
@@ -53,10 +50,8 @@ func perPoint(n int) int {
 }
 
 // quantileDefined reports whether the q-quantile of n values differs in
-// rank from their maximum (nearest rank), so that it says something of
-// its own: the median and the max always, p95 from 20 values, p99 from
-// 100. A point of fewer operations leaves the others out: drawn, they
-// would only repeat the max.
+// rank from their maximum (nearest rank), so is worth drawing: the
+// median and the max always, p95 from 20 values, p99 from 100.
 func quantileDefined(q float64, n int) bool {
 	return q == 1 || q == 0.5 || int(math.Ceil(q*float64(n))) < n
 }

@@ -11,13 +11,10 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 )
 
-// porcupineTitle is the title of a porcupine page of res: what the page
-// shows, the run (test name and run folder), the lock and the verdict of
-// the page's own search (not the run's: other checkers see what this
-// check cannot), e.g. "Lock check (porcupine) — single-counter
-// 20261203T104020.424, lock single: this check INVALID (not
-// linearizable)". A page without a search (a note) has no verdict: pass
-// nil.
+// porcupineTitle is the title of a porcupine page of res: what it shows,
+// the run, the lock and the verdict v of the page's own search (nil for a
+// note page), e.g. "Lock check (porcupine) — single-counter
+// 20261203T104020.424, lock single: this check INVALID (not linearizable)".
 func porcupineTitle(res *analysis.Result, what string, v *checker.Validity) string {
 	cfg := res.Config
 	t := fmt.Sprintf("%s — %s %s, lock %s", what, cfg.Name, filepath.Base(res.Dir), cfg.Lock)
@@ -139,15 +136,11 @@ type segmentRef struct {
 // and the list of every segment page of its kind (all), so that a link
 // "#op=N" to an op of another segment's page goes there.
 func markSegment(page []byte, note, here string, all []segmentRef) []byte {
-	var js strings.Builder
-	js.WriteString("var lockstormSegments = [")
+	segs := make([]string, len(all))
 	for i, r := range all {
-		if i > 0 {
-			js.WriteString(", ")
-		}
-		fmt.Fprintf(&js, "{file: %q, first: %d, last: %d}", r.File, r.First, r.Last)
+		segs[i] = fmt.Sprintf("{file: %q, first: %d, last: %d}", r.File, r.First, r.Last)
 	}
-	fmt.Fprintf(&js, "]\n      var lockstormHere = %q", here)
+	js := fmt.Sprintf("var lockstormSegments = [%s]\n      var lockstormHere = %q", strings.Join(segs, ", "), here)
 	add := `<p id="lockstorm-segment">` + html.EscapeString(note) + `</p><p id="lockstorm-target-note"></p></div>
     <style>
       #lockstorm-head p#lockstorm-segment { color: #333; max-width: 1100px; }
@@ -155,7 +148,7 @@ func markSegment(page []byte, note, here string, all []segmentRef) []byte {
       #canvas { margin-top: 140px; }
     </style>
     <script>
-      ` + js.String() + `
+      ` + js + `
       // the note may wrap onto several lines: move the legend and the
       // canvas below the heading, whatever its height
       document.addEventListener('DOMContentLoaded', function () {

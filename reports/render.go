@@ -77,12 +77,11 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p.Title.Text = title
 	p.Title.TextStyle.Font = font.From(bold, 14)
 	p.Title.Padding = vg.Points(8)
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = ylabel
-	p.X.Label.TextStyle.Font = font.From(sans, 11)
-	p.Y.Label.TextStyle.Font = font.From(sans, 11)
-	p.X.Tick.Label.Font = font.From(sans, 10)
-	p.Y.Tick.Label.Font = font.From(sans, 10)
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(sans, 11)
+		a.Tick.Label.Font = font.From(sans, 10)
+	}
 	p.X.Tick.Marker = timeTicks{}
 	return p
 }
@@ -210,11 +209,9 @@ func renderPNG(p *plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error
 // figTitleFont is the face of a small-multiples figure's overall title.
 var figTitleFont = font.From(bold, 14)
 
-// renderStack draws the plots ps one above the other, each in a share of
-// the height left by the title (if any, drawn across the top) and the
-// legend strip (along the bottom) in proportion to its weight (nil
-// weights: equal shares), each with its own y axis and its data area
-// aligned with every other time-axis plot's; it returns the PNG bytes.
+// renderStack draws the plots ps one above the other under title, over
+// the legend strip, each a share of the height by its weight (nil: equal)
+// and aligned (alignTimeAxis); it returns the PNG bytes.
 func renderStack(title string, ps []*plot.Plot, weights []float64, legend []legendItem, w, h vg.Length) ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
 	dc := draw.New(c)

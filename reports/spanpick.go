@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/page"
 )
 
 // anomalySpan is a stretch of a run, [From, To] in ns since the start,
@@ -28,11 +29,7 @@ type anomalySpan struct {
 // Label is a one-line description: "overlap, lost-update: 3 anomalies,
 // ops 120..4410, 12.300–13.100 s".
 func (w anomalySpan) Label() string {
-	what := "1 anomaly"
-	if w.Anomalies != 1 {
-		what = fmt.Sprintf("%d anomalies", w.Anomalies)
-	}
-	ops := ""
+	what, ops := page.Count(w.Anomalies, "anomaly", "anomalies"), ""
 	switch len(w.Ops) {
 	case 0:
 	case 1:
