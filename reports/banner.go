@@ -76,10 +76,9 @@ func faultsPart(c *coverage.Report) string {
 	return s
 }
 
-// counterPart is "counter exact 93/93": the counters' final values
-// account for every acknowledged increment (the acknowledged increments
-// minus the updates lost, over the acknowledged); "" without a counter
-// or when a final value is unknown.
+// counterPart is "counter exact 93/93" (acknowledged increments less the
+// updates lost, over the acknowledged); "" without a counter or when a
+// final value is unknown.
 func counterPart(d checker.ResourceDetails) string {
 	if len(d.Counter) == 0 {
 		return ""

@@ -47,13 +47,11 @@ func (f faultBands) Plot(c draw.Canvas, p *plot.Plot) { manyBands(f.Windows, nil
 func faultLegend(ws []checker.Window) []legendItem {
 	var kinds []string
 	for _, w := range ws {
-		if !slices.Contains(kinds, w.Fault) {
-			kinds = append(kinds, w.Fault)
-		}
+		kinds = append(kinds, w.Fault)
 	}
 	slices.Sort(kinds)
 	var out []legendItem
-	for _, k := range kinds {
+	for _, k := range slices.Compact(kinds) {
 		out = append(out, legendItem{Label: "fault: " + k, Thumb: swatch{Fill: alpha(faultColour(k), faultAlpha*2)}})
 	}
 	return out

@@ -66,10 +66,8 @@ func overlaps(hs []hold) []overlap {
 	return out
 }
 
-// lostPair is one lost increment of the counter workload, as the resource
-// checker names it: two acknowledged writes of the same value (both
-// incremented the same read, so one increment is lost). A and B are the
-// writes' invoke record indices.
+// lostPair is one lost increment of the counter workload: two
+// acknowledged writes of the same value, by their invoke record indices.
 type lostPair struct{ A, B int64 }
 
 // lostPairs takes the lost increments of h from v's "lost-update"

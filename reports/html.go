@@ -178,10 +178,8 @@ func checkerViews(v checker.Result) (out []checkerView, fatal int) {
 	return out, fatal
 }
 
-// anomalyViews are the anomaly cards of v in orderedAnomalies' order
-// (fatal first), each with its first records (recordAt: false when not
-// at hand). pages are the report's pages the anomalies link to, with the
-// ops each draws.
+// anomalyViews are the anomaly cards of v in orderedAnomalies' order,
+// each with its first records (recordAt) and its link (pages).
 func anomalyViews(v checker.Result, recordAt func(i int64) (history.Op, bool), pages *opPages) []anomalyView {
 	var out []anomalyView
 	for _, a := range orderedAnomalies(v) {

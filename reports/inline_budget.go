@@ -11,16 +11,12 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// maxIndexBytes is the size index.html keeps under whatever the history's
-// size (2 MB with room to spare): the plots are bounded in pixels, but a
-// noisy PNG compresses badly, so past this the largest figures are linked
-// from the run folder instead of inlined (renderIndex).
+// maxIndexBytes is the size index.html keeps under (renderIndex links the
+// largest figures instead of inlining them past it).
 const maxIndexBytes = 1_900_000
 
 // renderIndex renders index.html from page, inlining as many of its
-// figures as fit under maxIndexBytes beside the rest of the page (which
-// it measures by rendering the page with every figure linked) and
-// linking the others.
+// figures as fit under maxIndexBytes (fitInline) and linking the others.
 func renderIndex(page pageData) ([]byte, error) {
 	linked := slices.Clone(page.Figures)
 	for i := range linked {
@@ -89,10 +85,9 @@ func trimPage(page *pageData) {
 	page.Checkers = checkers
 }
 
-// fitInline keeps the figures' inline data within budget bytes: it turns
-// the largest ones, one by one, into links to their PNG files beside
-// index.html, holders.png (the main figure) last. It reports how many it
-// turned.
+// fitInline keeps the figures' inline data within budget bytes, turning
+// the largest into links to their PNG files, holders.png last, and
+// reports how many it turned.
 func fitInline(figs []figure, budget int) int {
 	total := 0
 	for _, f := range figs {

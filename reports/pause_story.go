@@ -56,9 +56,8 @@ type step struct {
 }
 
 // pauseStory is the sentence of client c (slot row) in window w: the
-// pause, then the lease's end, the next acquire by another client and
-// the arrival of the paused client's delayed write, in the order they
-// happened.
+// pause, then in time order the lease's end, the next acquire by another
+// client and the arrival of c's delayed write.
 func pauseStory(d *detail, w checker.Window, c string, row int, inLost map[int64]bool) string {
 	until := "until " + storySecs(w.End)
 	if w.Unhealed {

@@ -141,8 +141,7 @@ func (s *runScan) fencePoints() (pts []fencePoint, title string) {
 }
 
 // historyFences are fencing.png's points from the history's writes and
-// fenced reads (ok = accepted; fail = rejected as stale; info = unknown;
-// staleness is then unknown too), for a run without a resource log, a
+// fenced reads (ok accepted, fail rejected as stale, info unknown), a
 // fenceSample whose rare points are those not accepted.
 func (s *runScan) historyFences() (pts []fencePoint, title string) {
 	n := s.fences.len()

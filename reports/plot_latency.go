@@ -74,10 +74,9 @@ func latencyRaw(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
 }
 
-// rawPanelOf is the panel data of operation type f: when dense, an
-// outcome with more than maxExactGroup operations becomes a density layer,
-// the others stay point by point. counts gains the panel's operations
-// per rawGroups entry.
+// rawPanelOf is the panel data of operation type f, an outcome of more
+// than maxExactGroup operations as density when dense; counts gains the
+// panel's operations per rawGroups entry.
 func rawPanelOf(l *opLog, f string, end int64, dense bool, counts []int) rawPanel {
 	d := rawPanel{f: f, lo: math.Inf(1), groups: make([]rawLayer, len(rawGroups))}
 	n := make([]int, len(rawGroups))

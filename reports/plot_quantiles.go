@@ -108,10 +108,8 @@ func (b *quantileBucketer) flush() {
 	b.ms = b.ms[:0]
 }
 
-// quantileRuns are the polylines of series i over points: consecutive
-// points are joined only when no gap of width ns or more without an
-// invoke lies between them (a line never crosses a stretch without
-// operations), and a point where the series is not defined breaks it.
+// quantileRuns are the polylines of series i over points, broken by a gap
+// of width ns or more without an invoke and where the series is undefined.
 func quantileRuns(points []quantilePoint, i int, width int64) []plotter.XYs {
 	var runs []plotter.XYs
 	var cur plotter.XYs
@@ -133,10 +131,9 @@ func quantileRuns(points []quantilePoint, i int, width int64) []plotter.XYs {
 	return runs
 }
 
-// drawQuantiles draws a panel of latency-quantiles.png titled title from
-// its points: each series as its glyphs, joined by a thin line within a
-// run (quantileRuns, gaps of width ns break them). drawn reports which
-// series (by index) have a point.
+// drawQuantiles draws a panel of latency-quantiles.png from its points,
+// each series as glyphs joined within its quantileRuns; drawn reports
+// which series (by index) have a point.
 func drawQuantiles(title string, points []quantilePoint, ws []checker.Window, end, width int64, last bool) (p *plot.Plot, drawn []bool, err error) {
 	p = timePlot(newPanel(title, "", last), ws, end)
 	drawn = make([]bool, len(quantileLines))

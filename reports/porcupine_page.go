@@ -131,10 +131,9 @@ type segmentRef struct {
 	First, Last int64
 }
 
-// markSegment adds to a decorated porcupine page (decoratePorcupine) of
-// one failing segment the note saying which part of the history it shows,
-// and the list of every segment page of its kind (all), so that a link
-// "#op=N" to an op of another segment's page goes there.
+// markSegment adds to a decorated page of one failing segment its note
+// and every segment page of its kind (all), so that "#op=N" of another
+// segment's op goes to its page.
 func markSegment(page []byte, note, here string, all []segmentRef) []byte {
 	segs := make([]string, len(all))
 	for i, r := range all {

@@ -25,9 +25,8 @@ var ErrNoDir = errors.New("reports: result has no run folder")
 func Write(res *analysis.Result) error { return WriteFrom(res, nil) }
 
 // WriteFrom is Write from the pass p that rode on the check's read of the
-// history (NewPass, analysis.AnalyzeWith), so that the history is read
-// once; without p, or when the check did not hand p every record (it
-// stopped early), the report reads the history itself.
+// history (NewPass); without p, or when p missed records, the report
+// reads the history itself.
 func WriteFrom(res *analysis.Result, p *Pass) error {
 	if res == nil || res.Dir == "" {
 		return &WriteError{ErrNoDir}
@@ -102,10 +101,8 @@ type WriteError struct{ Err error }
 func (e *WriteError) Error() string { return e.Err.Error() }
 func (e *WriteError) Unwrap() error { return e.Err }
 
-// SplitError splits the error of a run function that writes the report
-// too (lockstorm.Run) into the run's own error (it did not run, or did
-// not finish) and the report's (the run finished; its report, or part of
-// it, is missing).
+// SplitError splits the error of a run that writes its report too
+// (lockstorm.Run) into the run's own error and the report's.
 func SplitError(err error) (runErr, reportErr error) {
 	var we *WriteError
 	if errors.As(err, &we) {

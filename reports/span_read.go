@@ -52,10 +52,9 @@ func (s *runScan) readSpan(src history.Source, w *spanRecords, pad int64) error 
 	return c.Err()
 }
 
-// spanCheckpoint is the checkpoint to read w from: the latest one at least
-// maxSpanRecords/2 records before its first anomaly record (the most
-// the span keeps before it) or, when later, the latest one before the
-// span's start time.
+// spanCheckpoint is the checkpoint to read w from: the latest at least
+// maxSpanRecords/2 records before its first anomaly record or, when
+// later, the latest before the span's start time.
 func (s *runScan) spanCheckpoint(w *spanRecords) history.Pos {
 	var at history.Pos
 	for _, m := range s.marks {
