@@ -8,15 +8,12 @@ import (
 	"github.com/lockstorm/lockstorm/lease"
 )
 
-// leaseLog is every lease of a run as the holders overview and
-// fencing.png's issued tokens read them, in the order they came to be
-// held: filled record by record by a leaseFollower (36 bytes a lease).
+// leaseLog is every lease of a run in the order they came to be held, as
+// the holders overview and fencing.png read them (36 bytes a lease).
 type leaseLog struct {
 	proc                        chunks[int32]
 	start, end, validity, fence chunks[int64] // ns; fence 0: none
-	// clashes are the pairs of leases (indices) of different processes
-	// on one key believed held at once, and when.
-	clashes []clash
+	clashes                     []clash       // pairs of leases believed held at once
 }
 
 // add logs a lease of process proc held from start to end (ns), valid

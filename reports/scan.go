@@ -243,12 +243,11 @@ func wanted(res *analysis.Result) (times, recs map[int64]bool) {
 	return times, recs
 }
 
-// maxAnomalyOps bounds the anomaly records whose times the pass keeps (to
-// place the anomaly spans and the overview's anomaly marks).
+// maxAnomalyOps bounds the anomaly records whose times the pass keeps.
 const maxAnomalyOps = 50000
 
-// timeOf is the time of anomaly record i of a history not kept whole,
-// false when unknown: from the anomaly records' times the pass kept.
+// timeOf is the time of anomaly record i as the pass kept it, false when
+// unknown.
 func (s *runScan) timeOf(i int64) (int64, bool) {
 	t, ok := s.times[i]
 	return t, ok
