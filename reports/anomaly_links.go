@@ -13,11 +13,8 @@ import (
 )
 
 // opPages records which of the ops the anomalies name each page of the
-// report draws, as the pages are written (porcupine's pages and
-// timeline.html, concurrently), so that index.html links every anomaly
-// to a page that draws the op the link names ("timeline.html#op=18"):
-// a write is on timeline.html but never on porcupine.html, which draws
-// only the lock's operations.
+// report draws, as the pages are written concurrently, so that index.html
+// links every anomaly to a page drawing the op ("timeline.html#op=18").
 type opPages struct {
 	mu    sync.Mutex
 	want  map[int64]bool            // every op an anomaly names
@@ -28,11 +25,9 @@ type opPages struct {
 // newOpPages is an empty record for the anomalies of v.
 func newOpPages(v checker.Result) *opPages {
 	p := &opPages{want: map[int64]bool{}, drawn: map[string]map[int64]bool{}}
-	for _, r := range checkerParts(v) {
-		for _, a := range r.Anomalies {
-			for _, o := range a.Ops {
-				p.want[o] = true
-			}
+	for _, a := range allAnomalies(v) {
+		for _, o := range a.Ops {
+			p.want[o] = true
 		}
 	}
 	return p
@@ -74,9 +69,8 @@ func (p *opPages) addPorcupine(file string, page []byte) {
 	}
 }
 
-// pageGroups are the kinds of page an anomaly link may open, each the
-// files of its kind: porcupine's lock pages (porcupine.html and its
-// segments porcupine-2.html, ...), its counter pages, and the timeline.
+// The kinds of page an anomaly link may open: porcupine's lock pages
+// (and their segments), its counter pages, the timeline.
 const (
 	groupLock = iota
 	groupCounter
@@ -95,10 +89,8 @@ func pageKind(file string) int {
 }
 
 // link is where index.html sends the reader of an anomaly of checker
-// name with ops: the first kind of page, in the checker's order, that
-// draws one of the ops (the lock checker's porcupine.html, the resource
-// checker's porcupine-counter.html, else timeline.html first), at the
-// last op it draws ("timeline.html#op=18"); "" when no page draws any.
+// name with ops: the first page, by kind in the checker's order, drawing
+// one of them, at the last it draws ("timeline.html#op=18"); "" for none.
 func (p *opPages) link(name string, ops []int64) string {
 	if p == nil {
 		return ""

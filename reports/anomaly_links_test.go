@@ -13,16 +13,14 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // anomalyLinks are the anomaly links of the report in dir: each card's
 // "open in" link, as page file and op.
 func anomalyLinks(t *testing.T, dir string) (links [][2]string) {
 	t.Helper()
-	index, err := os.ReadFile(filepath.Join(dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	index := storetest.Read(t, dir, store.IndexFile)
 	for _, m := range regexp.MustCompile(`<a href="([a-z0-9-]+\.html)#op=([0-9]+)">open in`).FindAllStringSubmatch(string(index), -1) {
 		links = append(links, [2]string{m[1], m[2]})
 	}
@@ -38,17 +36,12 @@ func timelineData(t *testing.T, dir string) (d struct {
 	} `json:"faults"`
 }) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, store.TimelineFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := []byte(storetest.Read(t, dir, store.TimelineFile))
 	m := regexp.MustCompile(`(?m)^const TL = (.*);$`).FindSubmatch(b)
 	if m == nil {
 		t.Fatal("timeline.html embeds no data")
 	}
-	if err := json.Unmarshal(m[1], &d); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, json.Unmarshal(m[1], &d))
 	return d
 }
 
@@ -72,10 +65,7 @@ func pageDraws(t *testing.T, dir, file string, op int64) bool {
 		}
 		return false
 	}
-	b, err := os.ReadFile(filepath.Join(dir, file))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := []byte(storetest.Read(t, dir, file))
 	n := strconv.FormatInt(op, 10)
 	return regexp.MustCompile(`"Metadata":"ops? (?:[0-9]+,)*` + n + `(?:[^0-9]|$)`).Match(b)
 }
@@ -89,9 +79,7 @@ func pageDraws(t *testing.T, dir, file string, op int64) bool {
 func TestAnomalyLinksDrawTheirOp(t *testing.T) {
 	small := t.TempDir()
 	res := pauseResult(small)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	big, _, _ := segmentResult(t)
 	for _, dir := range []string{small, big} {
 		links := anomalyLinks(t, dir)

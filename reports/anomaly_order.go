@@ -24,22 +24,16 @@ func orderedAnomalies(v checker.Result) []checkedAnomaly {
 			out = append(out, checkedAnomaly{Checker: r.Name, Anomaly: a})
 		}
 	}
-	fatalFirst(out, func(a checkedAnomaly) bool { return a.Fatal })
+	slices.SortStableFunc(out, func(a, b checkedAnomaly) int { return oneIf(b.Fatal) - oneIf(a.Fatal) })
 	return out
 }
 
-// fatalFirst moves the fatal elements of xs before the others, keeping
-// the order within each group.
-func fatalFirst[T any](xs []T, fatal func(T) bool) {
-	slices.SortStableFunc(xs, func(a, b T) int {
-		switch fa, fb := fatal(a), fatal(b); {
-		case fa && !fb:
-			return -1
-		case fb && !fa:
-			return 1
-		}
-		return 0
-	})
+// oneIf is 1 when cond holds, else 0 (to sort by a condition).
+func oneIf(cond bool) int {
+	if cond {
+		return 1
+	}
+	return 0
 }
 
 // firstFatalAnomaly is the first fatal anomaly of v in that order; ok is

@@ -2,14 +2,13 @@ package reports
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // Every report lists fatal anomalies before the others, by one function
@@ -38,13 +37,8 @@ func TestAnomaliesFatalFirst(t *testing.T) {
 		t.Errorf("order:\n got %s\nwant %s", got, want)
 	}
 
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	b := storetest.Read(t, res.Dir, store.IndexFile)
 	var cards []string
 	for _, m := range regexp.MustCompile(`<span class="kind">([^<]+)</span>`).FindAllStringSubmatch(string(b), -1) {
 		cards = append(cards, m[1])

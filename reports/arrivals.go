@@ -10,15 +10,12 @@ import (
 
 // arrival is one resource operation of the history (write, enter, lead,
 // run) with, when the resource's own log has it, the moment the resource
-// handled it. A write sent before a client pause reaches the resource
-// only after the pause: Send and Arrive then lie far apart. Times are ns
-// since the run started.
+// handled it: a write sent (Call) before a client pause arrives after it.
+// Times are ns since the run started.
 type arrival struct {
 	clientOp
 	Key          string
 	Value, Fence int64
-	// Send is the invoke time: when the client sent the request.
-	Send int64
 	// Arrive is when the resource handled it (its write log's Time);
 	// Known is false when the log holds no matching entry (no log, an
 	// operation the resource does not log, a request that never arrived
@@ -38,19 +35,15 @@ func (a arrival) At() int64 {
 	if a.Known {
 		return a.Arrive
 	}
-	return a.Send
+	return a.Call
 }
 
 // arrivals pairs each resource operation of h (among its operations sp,
 // clientOps of h) with its entry in the resource's write log, in invoke
 // order. A log entry matches an operation of the same key, token and
-// (for writes) value that was in flight when the resource handled it
-// (invoked at or before, and not completed before). Log entries are taken
-// in time order, each by the open candidate whose completion comes first
-// (the earliest deadline): for entries that each fall while some
-// candidate is in flight this places as many as can be placed. Two
-// identical requests in flight at once are indistinguishable; either
-// order is then drawn.
+// (for writes) value in flight when the resource handled it; entries are
+// taken in time order, each by the candidate completing first (earliest
+// deadline), which places as many as can be placed.
 func arrivals(h history.History, sp []clientOp, writes []resource.Write) []arrival {
 	var out []arrival
 	for _, s := range sp {
@@ -58,7 +51,7 @@ func arrivals(h history.History, sp []clientOp, writes []resource.Write) []arriv
 			continue
 		}
 		r := &h[s.Inv]
-		out = append(out, arrival{clientOp: s, Key: r.Key, Value: r.Value, Fence: r.Fence, Send: s.Call})
+		out = append(out, arrival{clientOp: s, Key: r.Key, Value: r.Value, Fence: r.Fence})
 	}
 	type mkey struct {
 		key          string
@@ -99,7 +92,7 @@ func arrivals(h history.History, sp []clientOp, writes []resource.Write) []arriv
 		best := -1
 		for _, i := range cs {
 			a := &out[i]
-			if a.Send > w.Time {
+			if a.Call > w.Time {
 				break // invoke order: every later candidate was sent later still
 			}
 			if a.Known || a.Completed && a.Done < w.Time {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"image"
 	"image/color"
 	"image/png"
 	"testing"
@@ -33,7 +34,7 @@ func TestArrivalsEarliestDeadline(t *testing.T) {
 	if len(as) != 3 {
 		t.Fatalf("%d arrivals, want 3", len(as))
 	}
-	if a := as[0]; a.Proc != 2 || !a.Known || a.Arrive != 2653*ms || a.Send != 846*ms {
+	if a := as[0]; a.Proc != 2 || !a.Known || a.Arrive != 2653*ms || a.Call != 846*ms {
 		t.Errorf("c3's write: %+v", a)
 	}
 	if a := as[1]; a.Proc != 1 || !a.Known || a.Arrive != 1877*ms+500_000 {
@@ -90,14 +91,8 @@ func TestClientFaultRows(t *testing.T) {
 // pixel of the chart's ✕ above the legend lies in the rightmost tenth.
 func TestHoldersWriteAtArrival(t *testing.T) {
 	h, writes := fencedPauseHistory()
-	b, err := holdersPNG(h, writes, nil, checker.FaultWindows(h), 2014*ms, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := must[[]byte](t)(holdersPNG(h, writes, nil, checker.FaultWindows(h), 2014*ms, 2))
+	img := must[image.Image](t)(png.Decode(bytes.NewReader(b)))
 	bd := img.Bounds()
 	red := color.RGBA{colFail.R, colFail.G, colFail.B, 0xff}
 	n := 0

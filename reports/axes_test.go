@@ -42,9 +42,7 @@ func churnResult(t *testing.T) *analysis.Result {
 	cfg := config.Config{Name: "axes", Lock: "fenced", Workload: "counter", Clients: 3, Nodes: 1, TTL: 300 * time.Millisecond,
 		Seed: 1, Nemesis: []string{"client-pause"}, Fencing: true}
 	res := &analysis.Result{Dir: t.TempDir(), Config: cfg, History: history.Slice(b.History()), Final: map[string]int64{"k": turns}}
-	if err := analysis.Check(context.Background(), res); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, analysis.Check(context.Background(), res))
 	return res
 }
 
@@ -102,16 +100,11 @@ func bottomAxis(img image.Image) (timeAxis, bool) {
 // rows carry long labels (many processes per client).
 func TestTimeAxesLineUpInEveryPNG(t *testing.T) {
 	res := churnResult(t)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	files := []string{"holders.png", "latency-raw.png", "latency-quantiles.png", "rate.png", "fencing.png"}
 	axes := map[string]timeAxis{}
 	for _, f := range files {
-		fh, err := os.Open(filepath.Join(res.Dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		fh := must[*os.File](t)(os.Open(filepath.Join(res.Dir, f)))
 		img, err := png.Decode(fh)
 		fh.Close()
 		if err != nil {

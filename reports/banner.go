@@ -10,15 +10,10 @@ import (
 	"github.com/lockstorm/lockstorm/internal/page"
 )
 
-// bannerLine is the one line under the verdict that says what it rests
-// on. A valid run: what was exercised and checked, each part derived from
-// the coverage and the checkers' details and left out when unknown
-// ("3 of 3 faults hit a holder · 93 leases, 0 overlaps within validity ·
-// counter exact 93/93"; overlaps as the exclusion checker counts them,
-// of the stretches in which each holder believed its lease valid). An
-// invalid run: its first fatal anomaly (orderedAnomalies), by kind,
-// checker and ops. An unknown run: "" (its reason is the verdict's
-// error, shown anyway).
+// bannerLine is the line under the verdict saying what it rests on: for
+// a valid run what was exercised ("3 of 3 faults hit a holder · 93
+// leases, 0 overlaps within validity · counter exact 93/93"), for an
+// invalid one its first fatal anomaly, for an unknown one "".
 func bannerLine(res *analysis.Result) string {
 	switch res.Verdict.Valid {
 	case checker.Invalid:
@@ -81,10 +76,9 @@ func faultsPart(c *coverage.Report) string {
 	return s
 }
 
-// counterPart is "counter exact 93/93": the counters' final values
-// account for every acknowledged increment (the acknowledged increments
-// minus the updates lost, over the acknowledged); "" without a counter
-// or when a final value is unknown.
+// counterPart is "counter exact 93/93" (acknowledged increments less the
+// updates lost, over the acknowledged); "" without a counter or when a
+// final value is unknown.
 func counterPart(d checker.ResourceDetails) string {
 	if len(d.Counter) == 0 {
 		return ""

@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"html"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,6 +17,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // validFaultResult is a valid run of the single lock under client
@@ -47,22 +46,15 @@ func validFaultResult(t *testing.T) *analysis.Result {
 	cfg := config.Config{Name: "banner", Lock: "single", Workload: "counter", Clients: 3, Nodes: 1, TTL: 300 * time.Millisecond,
 		Seed: 1, Nemesis: []string{"client-pause"}, MinCoverage: 1}
 	res := &analysis.Result{Dir: t.TempDir(), Config: cfg, History: history.Slice(b.History()), Final: map[string]int64{"k": turns}}
-	if err := analysis.Check(context.Background(), res); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, analysis.Check(context.Background(), res))
 	return res
 }
 
 // bannerOf is the page's proof line, "" if none.
 func bannerOf(t *testing.T, res *analysis.Result) string {
 	t.Helper()
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	b := storetest.Read(t, res.Dir, store.IndexFile)
 	m := regexp.MustCompile(`<div class="proof" id="proof">([^<]*)</div>`).FindStringSubmatch(string(b))
 	if m == nil {
 		return ""
@@ -133,13 +125,8 @@ func TestBannerInvalidNamesFirstFatalAnomaly(t *testing.T) {
 // run's --help (coverage.Legend, from the same coverage.Columns).
 func TestCoverageLegend(t *testing.T) {
 	res := validFaultResult(t)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	b := storetest.Read(t, res.Dir, store.IndexFile)
 	legend := regexp.MustCompile(`(?s)<dl class="legend" id="coverage-legend">(.*?)</dl>`).FindStringSubmatch(string(b))
 	if legend == nil {
 		t.Fatal("index.html has no coverage legend")

@@ -52,9 +52,7 @@ func TestBigHistoryReportRealRun(t *testing.T) {
 	assertOccupancy(t, historyOf(res), 4)
 	lowerWhole(t, int64(res.Records/2))
 	big := storedResult(res)
-	if err := Write(big); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, big)
 	index := assertBigReport(t, big.Dir)
 	if !strings.Contains(index, "no anomaly names a record") && !strings.Contains(index, "Spans, not the whole run") {
 		t.Error("index.html does not say whether holders.png has anomaly spans")
@@ -68,10 +66,7 @@ func TestBigHistoryReportRealRun(t *testing.T) {
 // report keeps whole and returns its index.html.
 func assertBigReport(t *testing.T, dir string) string {
 	t.Helper()
-	fi, err := os.Stat(filepath.Join(dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	fi := must[os.FileInfo](t)(os.Stat(filepath.Join(dir, store.IndexFile)))
 	if fi.Size() >= maxIndexBytes {
 		t.Errorf("index.html is %d bytes, want under %d", fi.Size(), maxIndexBytes)
 	}
@@ -102,19 +97,13 @@ func TestBigHistoryReportSpans(t *testing.T) {
 	res := bigResult(t.TempDir(), 40_000)
 	injectAnomalies(res, 3)
 	want := historyOf(res)
-	if err := history.WriteFile(filepath.Join(res.Dir, store.HistoryFile), want); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, history.WriteFile(filepath.Join(res.Dir, store.HistoryFile), want))
 	mem := *res
 	mem.Dir = t.TempDir()
-	if err := Write(&mem); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, &mem)
 	lowerWhole(t, 1000)
 	res = storedResult(res)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	index := assertBigReport(t, res.Dir)
 	if !strings.Contains(index, "Spans, not the whole run") || !strings.Contains(index, "span 1: records ") {
 		t.Error("index.html does not name the records read for the anomaly spans")
@@ -145,10 +134,7 @@ func TestTrimPageOfManyWindows(t *testing.T) {
 		page.Plan = append(page.Plan, planRow{At: fmt.Sprint(i), Kind: "partition", Fault: "partition n1", Duration: "500ms"})
 	}
 	page.Checkers = []checkerView{{Name: "liveness", Verdict: "valid", Details: strings.Repeat("{\"window\": 12345678},\n", 100_000)}}
-	b, err := renderIndex(page)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := must[[]byte](t)(renderIndex(page))
 	s := string(b)
 	if len(b) >= maxIndexBytes || !strings.Contains(s, "4800 more fault windows") || !strings.Contains(s, "4800 more steps") || !strings.Contains(s, "cut here") {
 		t.Errorf("page of %d bytes does not say what it cut", len(b))
@@ -172,9 +158,7 @@ func TestSampleFences(t *testing.T) {
 		ws = append(ws, w)
 	}
 	dir := t.TempDir()
-	if err := store.WriteJSONL(filepath.Join(dir, store.WritesFile), ws); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, store.WriteJSONL(filepath.Join(dir, store.WritesFile), ws))
 	res := &analysis.Result{Dir: dir}
 	want, _ := oldFencePoints(nil, ws)
 	f := passOfResult(t, res).fenceLog
@@ -219,9 +203,7 @@ func TestBigHistoryReportRealAnomalies(t *testing.T) {
 	}
 	lowerWhole(t, int64(res.Records/2))
 	big := storedResult(res)
-	if err := Write(big); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, big)
 	index := assertBigReport(t, big.Dir)
 	if !strings.Contains(index, "span 1: records ") {
 		t.Error("index.html names no span of records read around the anomalies")

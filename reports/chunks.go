@@ -1,10 +1,7 @@
 package reports
 
 // chunks is an append-only sequence of T kept in chunks of chunkLen: it
-// grows without copying what it holds and with at most one chunk of room
-// to spare, so that the logs the pass keeps per operation and per lease
-// (opLog, leaseLog) take what they hold and no more, whatever the run's
-// length.
+// grows without copying and with at most one chunk of room to spare.
 type chunks[T any] struct {
 	cs [][]T
 	n  int

@@ -12,6 +12,7 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // slottedPauseResult is pauseResult with client slots on its records (as
@@ -33,9 +34,7 @@ func slottedPauseResult(t *testing.T) *analysis.Result {
 		o.Client = slots[o.Process]
 	}
 	res.History = history.Slice(h)
-	if err := analysis.Check(context.Background(), res); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, analysis.Check(context.Background(), res))
 	if res.Coverage == nil {
 		t.Fatal("analysis.Check left no coverage for a run that requested client-pause")
 	}
@@ -52,13 +51,8 @@ func TestCoverageShown(t *testing.T) {
 	if !strings.Contains(buf.String(), want) {
 		t.Fatalf("summary lacks %q:\n%s", want, buf.String())
 	}
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	b := []byte(storetest.Read(t, res.Dir, store.IndexFile))
 	index := string(b)
 	for _, w := range []string{`id="coverage"`, "c1 at start: op 1 (acquire ok at 0.003 s)", "<td>client-pause</td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">1</td>"} {
 		if !strings.Contains(index, w) {
@@ -67,9 +61,7 @@ func TestCoverageShown(t *testing.T) {
 	}
 	var doc JUnitSuites
 	b, _ = os.ReadFile(filepath.Join(res.Dir, store.JUnitFile))
-	if err := xml.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, xml.Unmarshal(b, &doc))
 	props := map[string]string{}
 	for _, p := range doc.Suites[0].Properties {
 		props[p.Name] = p.Value

@@ -34,10 +34,7 @@ func faultColour(kind string) color.NRGBA {
 const faultAlpha = 0x38
 
 // faultBands shades each fault window over the whole height of the data
-// area. Add it to a plot first, so data is drawn on top. The windows are
-// composed per pixel column (bandLayer): a long run with faults every
-// fraction of a second has tens of thousands, more than a plot has pixel
-// columns, and shading each one by one took most of its report's time.
+// area, composed per pixel column (bandLayer). Add it to a plot first.
 type faultBands struct {
 	Windows []checker.Window
 }
@@ -50,13 +47,11 @@ func (f faultBands) Plot(c draw.Canvas, p *plot.Plot) { manyBands(f.Windows, nil
 func faultLegend(ws []checker.Window) []legendItem {
 	var kinds []string
 	for _, w := range ws {
-		if !slices.Contains(kinds, w.Fault) {
-			kinds = append(kinds, w.Fault)
-		}
+		kinds = append(kinds, w.Fault)
 	}
 	slices.Sort(kinds)
 	var out []legendItem
-	for _, k := range kinds {
+	for _, k := range slices.Compact(kinds) {
 		out = append(out, legendItem{Label: "fault: " + k, Thumb: swatch{Fill: alpha(faultColour(k), faultAlpha*2)}})
 	}
 	return out
@@ -67,11 +62,9 @@ func faultLegend(ws []checker.Window) []legendItem {
 const faultBandsLight = 0x12
 
 // rowFaultBands shades fault windows on a chart with one row per client
-// (holders.png, rows at y = 0, 1, ... in data units): a window whose
-// start record names clients (a client pause, a client crash) is shaded
-// fully only on those clients' rows and lightly across the others, so the
-// paused client reads at a glance; any other window (a partition, a
-// server pause) is shaded over the whole height as faultBands does.
+// (rows at y = 0, 1, ...): a window whose start record names clients is
+// shaded fully on their rows and lightly across the others; any other
+// over the whole height, as faultBands does.
 type rowFaultBands struct {
 	Windows []checker.Window
 	// Rows are, per window, the rows of the clients its start record
@@ -104,12 +97,9 @@ func (f rowFaultBands) Plot(c draw.Canvas, p *plot.Plot) { manyBands(f.Windows, 
 const pixel = vg.Length(72.0 / figDPI)
 
 // bandLayer is the fault bands of a plot composed per pixel column and
-// horizontal slab (the rows a client fault shades apart), in the order
-// they would be drawn: the bands are the first layer over the white
-// background, so that drawing the composed layer shows what drawing the
-// bands one over the other shows. A column covered for a fraction f by a
-// shade of opacity a is composed with opacity a·f, as the anti-aliased
-// edge of a band is.
+// horizontal slab (the rows a client fault shades apart), in drawing
+// order, so that drawing it shows what drawing each band would; a shade
+// of opacity a covering a fraction f of a column composes as a·f.
 type bandLayer struct {
 	c     draw.Canvas
 	first int         // the canvas's first pixel column

@@ -71,14 +71,8 @@ func bandsImage(t *testing.T, bands func(p *plot.Plot)) image.Image {
 	p := newPlot("", "", "")
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 5, -0.5, 1.5
 	bands(p)
-	b, err := renderPNG(p, nil, figWidth, figHeight)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := must[[]byte](t)(renderPNG(p, nil, figWidth, figHeight))
+	img := must[image.Image](t)(png.Decode(bytes.NewReader(b)))
 	return img
 }
 

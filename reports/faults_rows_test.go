@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"image"
 	"image/color"
 	"image/png"
 	"testing"
@@ -20,14 +21,8 @@ func TestRowFaultBandsShadeThePausedRow(t *testing.T) {
 		p := newPlot("", "", "")
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, -0.5, 1.5
 		p.Add(rowFaultBands{Windows: ws, Rows: rows})
-		b, err := renderPNG(p, nil, figWidth, figHeight)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := must[[]byte](t)(renderPNG(p, nil, figWidth, figHeight))
+		img := must[image.Image](t)(png.Decode(bytes.NewReader(b)))
 		col := faultColour(ws[0].Fault)
 		shadeCol := over(col, a)
 		if rows != nil { // drawn over the light band

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/analysis"
@@ -86,4 +87,40 @@ func bigResult(dir string, n int) *analysis.Result {
 	cfg := config.Config{Name: "synthetic", Lock: "single", Workload: "counter", Clients: 8, Nodes: 1, TTL: 300 * time.Millisecond, Seed: 1}
 	return &analysis.Result{Dir: dir, Config: cfg, History: history.Slice(h), Verdict: checker.Result{Name: "lockstorm", Valid: checker.Valid,
 		Results: []checker.Result{{Name: "lock", Valid: checker.Valid}, {Name: "resource", Valid: checker.Valid}}}}
+}
+
+// endTime is the time of h's last record (0 for an empty history).
+func endTime(h history.History) int64 {
+	var end int64
+	for i := range h {
+		end = max(end, h[i].Time)
+	}
+	return end
+}
+
+// mustWrite writes res's report, failing t on an error.
+func mustWrite(t testing.TB, res *analysis.Result) {
+	t.Helper()
+	noErr(t, Write(res))
+}
+
+// noErr fails t on a non-nil err.
+func noErr(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// must returns a function that fails t on a non-nil error, else returns
+// the value: must[[]byte](t)(f()).
+func must[T any](t testing.TB) func(T, error) T {
+	t.Helper()
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
 }

@@ -10,31 +10,23 @@ import (
 	"github.com/lockstorm/lockstorm/resource"
 )
 
-// hold is one lease as its holder believed it (a checker.Lease, as
-// holders.png draws it): from its start (the acquire's ok, or the extend
-// ok that renewed an acquire with unknown outcome) to the first release
-// invoke naming it, the holder learning the lease was lost, or (when
-// neither happened) the holder process's last record. Times are ns.
+// hold is one lease (the embedded checker.Lease) as its holder believed
+// it, as holders.png draws it: from Start (the acquire's ok, or the
+// extend ok that renewed an acquire with unknown outcome) to End, the
+// first release invoke naming it, the holder learning the lease was lost,
+// or (when neither happened) the holder process's last record. Times are
+// ns.
 type hold struct {
-	Proc  int
-	Key   string
-	Token string
-	Fence int64
-	Start int64 // when the lease started
-	End   int64 // end of the belief
-	// Validity is the lease's end as the client computed it (the latest
-	// of the acquire's and its extends' Validity up to End). When the
-	// client recorded none, it is the invoke time plus the TTL asked for
-	// less the lock checker's drift allowance; 0 when the lease never
-	// expires (no TTL).
+	*checker.Lease
+	Start, End int64
+	// Validity is the lease's end as the client computed it
+	// (checker.Lease.Validity): the invoke time plus the TTL less the
+	// lock checker's drift allowance when the client recorded none; 0
+	// when the lease never expires (no TTL).
 	Validity int64
 	// Ended says how the belief ended: "release", "lost" or "gone" (the
 	// process stopped recording, e.g. it crashed or the run ended).
 	Ended string
-	// AcqOp is the acquire's last record index.
-	AcqOp int64
-
-	lease *checker.Lease
 }
 
 // overlap is a stretch of time in which two leases of different processes
@@ -51,9 +43,7 @@ func holds(h history.History, opt lease.Options) []hold {
 	var out []hold
 	for _, l := range checker.Leases(h, opt.Drift, opt.DriftFactor) {
 		end, ended := l.HeldUntil()
-		ops := l.AcquireOps()
-		out = append(out, hold{Proc: l.Process, Key: l.Key, Token: l.Token, Fence: l.Fence, Start: l.Start(), End: end,
-			Validity: l.Validity(), Ended: ended, AcqOp: ops[len(ops)-1], lease: l})
+		out = append(out, hold{Lease: l, Start: l.Start(), End: end, Validity: l.Validity(), Ended: ended})
 	}
 	slices.SortStableFunc(out, func(a, b hold) int { return cmp.Compare(a.Start, b.Start) })
 	return out
@@ -66,7 +56,7 @@ func overlaps(hs []hold) []overlap {
 	idx := map[*checker.Lease]int{}
 	ls := make([]*checker.Lease, len(hs))
 	for i := range hs {
-		idx[hs[i].lease], ls[i] = i, hs[i].lease
+		idx[hs[i].Lease], ls[i] = i, hs[i].Lease
 	}
 	var out []overlap
 	for _, o := range checker.HeldOverlaps(ls) {
@@ -76,18 +66,14 @@ func overlaps(hs []hold) []overlap {
 	return out
 }
 
-// lostPair is one lost increment of the counter workload, as the resource
-// checker names it: two acknowledged writes of the same value (both
-// incremented the same read, so one increment is lost). A and B are the
-// writes' invoke record indices.
+// lostPair is one lost increment of the counter workload: two
+// acknowledged writes of the same value, by their invoke record indices.
 type lostPair struct{ A, B int64 }
 
-// lostPairs takes the lost increments of h from the resource checker's
-// "lost-update" anomalies of v that name two writes of h (at maps the
-// history's record indices to h's; nil: h is the whole history). The
-// checker's summary anomaly (acknowledged increments against the final
-// value) names no such pair and is not a single increment: it is left
-// out.
+// lostPairs takes the lost increments of h from v's "lost-update"
+// anomalies that name two writes of h (at maps the history's record
+// indices to h's; nil: h is the whole history); the checker's summary
+// anomaly names no such pair.
 func lostPairs(h history.History, v checker.Result, at func(i int64) (int64, bool)) []lostPair {
 	var out []lostPair
 	for _, a := range allAnomalies(v) {
@@ -147,7 +133,7 @@ func detailOf(h history.History, sm slotMap, ws []checker.Window, writes []resou
 	hs, sp := holds(h, opt), clientOps(h)
 	ls := make([]*checker.Lease, len(hs))
 	for i := range hs {
-		ls[i] = hs[i].lease
+		ls[i] = hs[i].Lease
 	}
 	return &detail{h: h, sp: sp, sm: sm, ws: ws, hs: hs, ovs: overlaps(hs), within: len(checker.ValidOverlaps(ls)),
 		marks: arrivals(h, sp, writes), lost: lost}

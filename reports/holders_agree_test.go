@@ -62,10 +62,7 @@ func TestHoldersAgreeWithChecker(t *testing.T) {
 // the pair held at once it draws in red apart.
 func TestHoldersTitleCountsWhatTheBannerCounts(t *testing.T) {
 	res := pauseResult("")
-	h, err := history.ReadAll(res.History)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := must[history.History](t)(history.ReadAll(res.History))
 	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
 	d := passOfResult(t, res).d
 	title := holdersTitle(len(d.hs), d.within, len(d.ovs), len(d.lost))

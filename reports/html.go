@@ -2,11 +2,9 @@ package reports
 
 import (
 	_ "embed"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"io"
 	"time"
 
 	"github.com/lockstorm/lockstorm/analysis"
@@ -45,9 +43,7 @@ type anomalyView struct {
 	checker.Anomaly
 	Checker string
 	OpsText string
-	// Link is the page to open at the anomaly, one that draws the op it
-	// names ("timeline.html#op=12", see opPages.link); "" when no page
-	// of the report draws any of its ops.
+	// Link is a page drawing one of its ops (opPages.link), or "".
 	Link    string
 	Records []recordRow
 	More    int // records not shown
@@ -57,9 +53,8 @@ type anomalyView struct {
 type checkerView struct {
 	Name    string
 	Verdict string
-	// NotApplicable says why the checker had nothing to check (fencing
-	// without tokens, resource without resource ops); the page shows
-	// "not applicable" and the reason instead of its verdict.
+	// NotApplicable says why the checker had nothing to check; the page
+	// shows it instead of the verdict.
 	NotApplicable string
 	Fatal         int
 	NonFatal      int
@@ -70,8 +65,7 @@ type checkerView struct {
 // pageData is everything index.html shows.
 type pageData struct {
 	Name, Dir, Verdict, VerdictError string
-	// Proof is the banner's line under the verdict (bannerLine): what a
-	// valid run exercised, an invalid run's first fatal anomaly.
+	// Proof is the banner's line under the verdict (bannerLine).
 	Proof                string
 	Seed                 int64
 	Replay, ReplayNote   string
@@ -80,8 +74,7 @@ type pageData struct {
 	Ops, Records, Faults int
 	Checkers             []checkerView
 	FatalCount           int
-	// Anomalies are every checker's anomalies, fatal ones first
-	// (orderedAnomalies).
+	// Anomalies are in orderedAnomalies' order.
 	Anomalies  []anomalyView
 	Plan       []planRow
 	HealAt     string
@@ -93,23 +86,18 @@ type pageData struct {
 	Clients    string // what the clients were and the pause model
 	Files      []fileLink
 	Porcupine  string // note when porcupine.html was not built
-	// PauseStories are one sentence per paused client (pauseStories),
-	// shown by the holders chart.
+	// PauseStories are pauseStories' sentences, by the holders chart.
 	PauseStories []string
-	// Incomplete says why the run was cut short (interrupted, a failed
-	// history write, a stored history without its end): the page shows a
-	// banner saying its verdict is at best unknown.
+	// Incomplete says why the run was cut short: its verdict is at best
+	// unknown.
 	Incomplete  string
 	Interrupted bool
 	// PlanLeft and WindowsLeft are the fault plan's steps and the fault
 	// windows not listed (trimPage).
 	PlanLeft, WindowsLeft int
-	// Big says, for a history too long to keep whole, which parts of the
-	// report cover the whole run and which only anomaly spans of it
-	// (notes).
+	// Big is notes' account of a history too long to keep whole.
 	Big []string
-	// Cell is the sweep or comparison cell the run is one of
-	// (config.Config.Cell), after the name in the title and heading.
+	// Cell is the sweep or comparison cell of the run (config.Config.Cell).
 	Cell string
 }
 
@@ -190,10 +178,8 @@ func checkerViews(v checker.Result) (out []checkerView, fatal int) {
 	return out, fatal
 }
 
-// anomalyViews are the anomaly cards of v in orderedAnomalies' order
-// (fatal first), each with its first records (recordAt: false when not
-// at hand). pages are the report's pages the anomalies link to, with the
-// ops each draws.
+// anomalyViews are the anomaly cards of v in orderedAnomalies' order,
+// each with its first records (recordAt) and its link (pages).
 func anomalyViews(v checker.Result, recordAt func(i int64) (history.Op, bool), pages *opPages) []anomalyView {
 	var out []anomalyView
 	for _, a := range orderedAnomalies(v) {
@@ -210,17 +196,4 @@ func anomalyViews(v checker.Result, recordAt func(i int64) (history.Op, bool), p
 		out = append(out, av)
 	}
 	return out
-}
-
-// pngURL embeds a PNG as a data URI.
-func pngURL(b []byte) template.URL {
-	return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
-}
-
-// writeIndex renders index.html.
-func writeIndex(w io.Writer, d pageData) error {
-	if err := indexTmpl.Execute(w, d); err != nil {
-		return fmt.Errorf("reports: index.html: %w", err)
-	}
-	return nil
 }

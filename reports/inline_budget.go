@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"slices"
@@ -10,39 +11,38 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// maxIndexBytes is the size index.html keeps under whatever the history's
-// size (2 MB with room to spare): the plots are bounded in pixels, but a
-// noisy PNG compresses badly, so past this the largest figures are linked
-// from the run folder instead of inlined (renderIndex).
+// maxIndexBytes is the size index.html keeps under (renderIndex links the
+// largest figures instead of inlining them past it).
 const maxIndexBytes = 1_900_000
 
 // renderIndex renders index.html from page, inlining as many of its
-// figures as fit under maxIndexBytes beside the rest of the page (which
-// it measures by rendering the page with every figure linked) and
-// linking the others.
+// figures as fit under maxIndexBytes (fitInline) and linking the others.
 func renderIndex(page pageData) ([]byte, error) {
 	linked := slices.Clone(page.Figures)
 	for i := range linked {
 		linked[i].Data = template.URL(linked[i].File)
 	}
-	bare := page
-	bare.Figures = linked
 	var buf bytes.Buffer
-	if err := writeIndex(&buf, bare); err != nil {
+	render := func(figs []figure) error {
+		p := page
+		p.Figures = figs
+		buf.Reset()
+		if err := indexTmpl.Execute(&buf, p); err != nil {
+			return fmt.Errorf("reports: index.html: %w", err)
+		}
+		return nil
+	}
+	if err := render(linked); err != nil {
 		return nil, err
 	}
 	if buf.Len() > maxIndexBytes/2 {
 		trimPage(&page)
-		bare = page
-		bare.Figures = linked
-		buf.Reset()
-		if err := writeIndex(&buf, bare); err != nil {
+		if err := render(linked); err != nil {
 			return nil, err
 		}
 	}
 	fitInline(page.Figures, maxIndexBytes-buf.Len())
-	buf.Reset()
-	if err := writeIndex(&buf, page); err != nil {
+	if err := render(page.Figures); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -85,10 +85,9 @@ func trimPage(page *pageData) {
 	page.Checkers = checkers
 }
 
-// fitInline keeps the figures' inline data within budget bytes: it turns
-// the largest ones, one by one, into links to their PNG files beside
-// index.html, holders.png (the main figure) last. It reports how many it
-// turned.
+// fitInline keeps the figures' inline data within budget bytes, turning
+// the largest into links to their PNG files, holders.png last, and
+// reports how many it turned.
 func fitInline(figs []figure, budget int) int {
 	total := 0
 	for _, f := range figs {
@@ -98,16 +97,9 @@ func fitInline(figs []figure, budget int) int {
 	for i := range order {
 		order[i] = i
 	}
+	holders := func(i int) int { return oneIf(figs[i].File == store.HoldersFile) } // the main figure, linked last
 	slices.SortStableFunc(order, func(a, b int) int {
-		// holders.png, the report's main figure, is linked last
-		ha, hb := figs[a].File == store.HoldersFile, figs[b].File == store.HoldersFile
-		switch {
-		case ha && !hb:
-			return 1
-		case hb && !ha:
-			return -1
-		}
-		return len(figs[b].Data) - len(figs[a].Data)
+		return cmp.Or(holders(a)-holders(b), len(figs[b].Data)-len(figs[a].Data))
 	})
 	n := 0
 	for _, i := range order {

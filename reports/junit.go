@@ -14,20 +14,12 @@ import (
 	"github.com/lockstorm/lockstorm/internal/page"
 )
 
-// JUnit XML, the dialect Jenkins, GitLab and GitHub test reporters read:
-// one <testsuite> for the run, one <testcase> per checker.
-//
-//   - valid:   a passing test case (non-fatal anomalies in <system-out>);
-//   - invalid: a <failure type="invalid"> whose text lists every anomaly
-//     with its op indices and the faults active then;
-//   - unknown: an <error type="unknown">, not <skipped>: CI systems show a
-//     skipped test as not-failing, and an unknown verdict proved nothing,
-//     so it must stand out. (lockstorm's exit status is 3 for it.)
-//
-// When the composed verdict is not explained by the checkers' own (a run
-// in which no acquire succeeded is unknown even if every checker passed; a
-// malformed history is refused before any checker runs), an extra test
-// case named "verdict" carries it.
+// JUnit XML as Jenkins, GitLab and GitHub read it: one <testsuite> for
+// the run, one <testcase> per checker: valid passes (non-fatal anomalies
+// in <system-out>), invalid is a <failure type="invalid"> listing every
+// anomaly, unknown an <error type="unknown"> (a skipped test would read as
+// not failing). A composed verdict the checkers' own do not explain (no
+// acquire succeeded) gets an extra case named "verdict".
 
 // JUnitSuites is the document's root.
 type JUnitSuites struct {
@@ -48,8 +40,8 @@ type JUnitSuite struct {
 	Errors   int     `xml:"errors,attr"`
 	Skipped  int     `xml:"skipped,attr"`
 	Time     Seconds `xml:"time,attr"`
-	// Timestamp is when the suite started, ISO 8601 in UTC without a zone
-	// suffix ("2006-01-02T15:04:05"), as the JUnit schema has it.
+	// Timestamp is when the suite started, UTC without a zone suffix
+	// (JUnitTimestamp).
 	Timestamp  string          `xml:"timestamp,attr,omitempty"`
 	Properties []JUnitProperty `xml:"properties>property"`
 	Cases      []JUnitCase     `xml:"testcase"`
@@ -69,15 +61,13 @@ type JUnitCase struct {
 	Time      Seconds       `xml:"time,attr"`
 	Failure   *JUnitProblem `xml:"failure,omitempty"`
 	Error     *JUnitProblem `xml:"error,omitempty"`
-	// Skipped marks a test case that did not apply (a checker with nothing
-	// to check): CI shows it as skipped, neither passed nor failed.
+	// Skipped marks a checker with nothing to check.
 	Skipped   *JUnitSkip `xml:"skipped,omitempty"`
 	SystemOut string     `xml:"system-out,omitempty"`
 }
 
-// Seconds is a JUnit time attribute: seconds written as a plain decimal
-// ("8.412", "0.00001", never "1e-05" or "1.2e+06"), which every JUnit
-// reader parses.
+// Seconds is a JUnit time attribute, written as a plain decimal
+// ("0.00001", never "1e-05"), which every JUnit reader parses.
 type Seconds float64
 
 // MarshalXMLAttr writes s as a plain decimal.
@@ -112,7 +102,10 @@ type JUnitProblem struct {
 // checker's own (checker.Result.Seconds).
 func junitCase(class string, r checker.Result) JUnitCase {
 	tc := JUnitCase{Name: r.Name, Classname: class, Time: Seconds(r.Seconds)}
-	text := anomalyText(r)
+	text, why := anomalyText(r), ""
+	if r.Error != "" {
+		why = ": " + firstLine(r.Error)
+	}
 	switch r.Valid {
 	case checker.Invalid:
 		fatal := 0
@@ -121,20 +114,13 @@ func junitCase(class string, r checker.Result) JUnitCase {
 				fatal++
 			}
 		}
-		msg := fmt.Sprintf("%s: invalid, %s", r.Name, page.Count(fatal, "anomaly", "anomalies"))
-		if r.Error != "" {
-			msg += ": " + firstLine(r.Error)
-		}
+		msg := fmt.Sprintf("%s: invalid, %s", r.Name, page.Count(fatal, "anomaly", "anomalies")) + why
 		if a, ok := firstFatalAnomaly(r); ok {
 			msg += " (first: " + firstLine(anomalyLine(a.Anomaly)) + ")"
 		}
 		tc.Failure = &JUnitProblem{Message: msg, Type: "invalid", Text: joinNonEmpty(r.Error, text)}
 	case checker.Unknown:
-		msg := r.Name + ": unknown"
-		if r.Error != "" {
-			msg += ": " + firstLine(r.Error)
-		}
-		tc.Error = &JUnitProblem{Message: msg, Type: "unknown", Text: joinNonEmpty(r.Error, text)}
+		tc.Error = &JUnitProblem{Message: r.Name + ": unknown" + why, Type: "unknown", Text: joinNonEmpty(r.Error, text)}
 	default:
 		if r.NotApplicable != "" {
 			// nothing to check is not a pass: CI shows it as skipped

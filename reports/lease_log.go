@@ -8,15 +8,12 @@ import (
 	"github.com/lockstorm/lockstorm/lease"
 )
 
-// leaseLog is every lease of a run as the holders overview and
-// fencing.png's issued tokens read them, in the order they came to be
-// held: filled record by record by a leaseFollower (36 bytes a lease).
+// leaseLog is every lease of a run in the order they came to be held, as
+// the holders overview and fencing.png read them (36 bytes a lease).
 type leaseLog struct {
 	proc                        chunks[int32]
 	start, end, validity, fence chunks[int64] // ns; fence 0: none
-	// clashes are the pairs of leases (indices) of different processes
-	// on one key believed held at once, and when.
-	clashes []clash
+	clashes                     []clash       // pairs of leases believed held at once
 }
 
 // add logs a lease of process proc held from start to end (ns), valid
@@ -36,15 +33,11 @@ type clash struct {
 	start, end int64
 }
 
-// leaseFollower follows the leases of a history record by record, as
-// the checkers do (a lease.Tracker with the run's options, forgetting
-// each lease once it ended), into a leaseLog: each lease from its start
-// to its end (lease.Lease.HeldUntil), valid to the latest validity its
-// holder believed in. Two leases of different processes on one key
-// believed held at once are a clash; the pairs whose stretches of
-// validity intersect (as the exclusion checker's overlaps) are counted.
-// Memory besides the log is the leases not yet ended, and the open pairs
-// of leases held at once (at most maxOpenPairs per lease).
+// leaseFollower follows the leases of a history record by record as the
+// checkers do (a lease.Tracker) into a leaseLog, each from its start to
+// lease.Lease.HeldUntil. Two leases of different processes on one key
+// held at once are a clash; within counts the pairs overlapping within
+// validity. It remembers only the leases not yet ended.
 type leaseFollower struct {
 	log    leaseLog
 	t      *lease.Tracker

@@ -32,17 +32,13 @@ func TestMeasureWrite(t *testing.T) {
 	if n <= 0 || dir == "" {
 		t.Skip("set LOCKSTORM_MEASURE_RECORDS and LOCKSTORM_MEASURE_DIR")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.MkdirAll(dir, 0o755))
 	res := bigResult(dir, n/2)
 	res.Verdict.Valid, res.Verdict.Error = checker.Unknown, "synthetic history; not checked"
 	k, _ := strconv.Atoi(os.Getenv("LOCKSTORM_MEASURE_ANOMALIES"))
 	injectAnomalies(res, k)
 	start := time.Now()
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	took := time.Since(start)
 	var total int64
 	ents, _ := os.ReadDir(dir)
@@ -52,10 +48,7 @@ func TestMeasureWrite(t *testing.T) {
 			t.Logf("  %-28s %10d", e.Name(), fi.Size())
 		}
 	}
-	fi, err := os.Stat(filepath.Join(dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	fi := must[os.FileInfo](t)(os.Stat(filepath.Join(dir, store.IndexFile)))
 	t.Logf("records %d: write %v, index.html %d bytes, folder %d bytes", res.Records, took, fi.Size(), total)
 }
 
@@ -100,10 +93,7 @@ func TestMeasureWriteFile(t *testing.T) {
 	if path == "" {
 		t.Skip("set LOCKSTORM_MEASURE_HISTORY")
 	}
-	n, err := history.CountLines(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := must[int](t)(history.CountLines(path))
 	res := bigResult(t.TempDir(), 0)
 	res.History, res.Records = history.File(path), n
 	res.Config.TTL = 100 * time.Millisecond
@@ -113,14 +103,10 @@ func TestMeasureWriteFile(t *testing.T) {
 			Config config.Config `json:"config"`
 			Plan   *nemesis.Plan `json:"plan"`
 		}
-		if err := store.ReadJSON(filepath.Join(run, store.TestFile), &tf); err != nil {
-			t.Fatal(err)
-		}
+		noErr(t, store.ReadJSON(filepath.Join(run, store.TestFile), &tf))
 		res.Config, res.Plan = tf.Config, tf.Plan
 		for _, f := range []string{store.WritesFile} {
-			if err := os.Link(filepath.Join(run, f), filepath.Join(res.Dir, f)); err != nil {
-				t.Fatal(err)
-			}
+			noErr(t, os.Link(filepath.Join(run, f), filepath.Join(res.Dir, f)))
 		}
 	}
 	if os.Getenv("LOCKSTORM_MEASURE_MODE") == "memory" {
@@ -134,9 +120,7 @@ func TestMeasureWriteFile(t *testing.T) {
 		injectAnomaliesEvery(res, k, n)
 	}
 	start := time.Now()
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	t.Logf("records %d: write %v", n, time.Since(start))
 }
 

@@ -2,10 +2,8 @@ package reports
 
 import "fmt"
 
-// notes are index.html's plain account, for a history too long to keep
-// whole (past maxWholeRecords records), of what covers the whole run and
-// what only anomaly spans (its text: windows) or a sample of it; nil
-// for a whole history.
+// notes are index.html's account, for a history not kept whole, of what
+// covers the whole run and what only anomaly spans or a sample of it.
 func (s *runScan) notes(sampledFences bool) []string {
 	if s.whole {
 		return nil

@@ -23,9 +23,8 @@ type clientOp struct {
 // Latency is Done-Call in ns (only meaningful when Completed).
 func (s clientOp) Latency() int64 { return s.Done - s.Call }
 
-// clientOps pairs h's client records into operations, in invoke order.
-// Nemesis records and lost notifications are skipped. A completion with no
-// open invoke (a malformed history) is ignored.
+// clientOps pairs h's client records into operations, in invoke order,
+// skipping nemesis records, lost notifications and unpaired completions.
 func clientOps(h history.History) []clientOp {
 	pairs := history.Pairs(h)
 	out := make([]clientOp, len(pairs))
@@ -38,15 +37,6 @@ func clientOps(h history.History) []clientOp {
 		}
 	}
 	return out
-}
-
-// endTime is the time of h's last record (0 for an empty history).
-func endTime(h history.History) int64 {
-	var end int64
-	for i := range h {
-		end = max(end, h[i].Time)
-	}
-	return end
 }
 
 // seconds converts ns to s for plot axes.

@@ -2,19 +2,16 @@ package reports
 
 import (
 	"math"
+	"slices"
 
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// opLog is every client operation of a run, in invoke order, as the
-// latency and rate plots read them: its type, outcome, invoke and
-// completion times, exactly. It is what the report keeps per operation,
-// 10 bytes (50 MB for the 5M operations of a 10M-record run), so that
-// those plots are drawn exactly, whatever the run's length, from the one
-// pass over the history: an invoke time is kept as the step from the one
-// before (farCall when that does not fit 31 bits, a gap of seconds), a
-// completion as the latency (farDone when it does not fit 32 bits, 4.3
-// s, or is negative in a malformed history).
+// opLog is every client operation of a run in invoke order, as the
+// latency and rate plots read them: type, outcome, invoke and completion
+// times, exactly, in 10 bytes an operation: an invoke time as the step
+// from the one before (else in farCall), a completion as the latency
+// (else in farDone).
 type opLog struct {
 	types   []string       // operation types (F) by index, in order of appearance
 	typeOf  map[string]int // F -> index into types
@@ -89,15 +86,13 @@ func (l *opLog) add(o *history.Op) int {
 	return -1
 }
 
+// outTypes are the clientOp types of the outcomes.
+var outTypes = [...]history.Type{outOK: history.OK, outFail: history.Fail, outInfo: history.Info, outOpen: history.Info, outOther: "other"}
+
 // outcomeOf is the outcome of a completion of type t.
 func outcomeOf(t history.Type) uint16 {
-	switch t {
-	case history.OK:
-		return outOK
-	case history.Fail:
-		return outFail
-	case history.Info:
-		return outInfo
+	if i := slices.Index(outTypes[:outOpen], t); i >= 0 {
+		return uint16(i)
 	}
 	return outOther
 }
@@ -134,16 +129,9 @@ func (l *opLog) each(f string, done bool, fn func(i int, s clientOp)) {
 // indices and process aside).
 func (l *opLog) clientOp(i int, call int64) clientOp {
 	k := *l.kind.at(i)
-	s := clientOp{F: l.types[k>>3], Call: call, Type: history.Info}
-	switch k & 7 {
-	case outOpen:
+	s := clientOp{F: l.types[k>>3], Call: call, Type: outTypes[k&7]}
+	if k&7 == outOpen {
 		return s
-	case outOK:
-		s.Type = history.OK
-	case outFail:
-		s.Type = history.Fail
-	case outOther:
-		s.Type = "other"
 	}
 	s.Done, s.Completed = call+int64(*l.lat.at(i)), true
 	if *l.lat.at(i) == farLat {

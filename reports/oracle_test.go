@@ -25,9 +25,7 @@ func oldLatencyRaw(h history.History, ws []checker.Window, end int64) ([]byte, e
 	title := "Latency of every operation by type (at invoke time; each panel its own scale)"
 	legend := faultLegend(ws)
 	if len(sp) == 0 {
-		p := newPlot("", "time since start (s)", "latency (ms)")
-		p.X.Min, p.X.Max = 0, xMax(end)
-		p.Add(faultBands{ws}, lightGrid())
+		p := timePlot(newPlot("", "time since start (s)", "latency (ms)"), ws, end)
 		p.Y.Min, p.Y.Max = 0, 1
 		p.Add(emptyNote{"no client operations in this history"})
 		return renderStack("Latency of every operation", []*plot.Plot{p}, nil, legend, figWidth, figHeight)
@@ -210,7 +208,7 @@ func oldFencePoints(h history.History, writes []resource.Write) (pts []fencePoin
 		sent := map[wkey]int64{}
 		for _, a := range arrivals(h, clientOps(h), writes) {
 			if a.Known {
-				sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Send
+				sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Call
 			}
 		}
 		highest := map[string]int64{}
@@ -270,7 +268,7 @@ func oldFencingPlot(h history.History, writes []resource.Write, ws []checker.Win
 func oldNewOccupancy(hc *detail, xmax float64) *occupancy {
 	o := emptyOccupancy(len(hc.sm.Rows), xmax)
 	for _, ho := range hc.hs {
-		r, ok := hc.sm.Row[ho.Proc]
+		r, ok := hc.sm.Row[ho.Process]
 		if !ok {
 			continue
 		}
@@ -279,7 +277,7 @@ func oldNewOccupancy(hc *detail, xmax float64) *occupancy {
 	for _, ov := range hc.ovs {
 		var rows []int
 		for _, i := range []int{ov.A, ov.B} {
-			if r, ok := hc.sm.Row[hc.hs[i].Proc]; ok {
+			if r, ok := hc.sm.Row[hc.hs[i].Process]; ok {
 				rows = append(rows, r)
 			}
 		}

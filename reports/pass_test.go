@@ -33,22 +33,14 @@ func TestReportRidingOnTheCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		rode.Verdict = v
-		if err := WriteFrom(rode, p); err != nil {
-			t.Fatal(err)
-		}
+		noErr(t, WriteFrom(rode, p))
 		read := *rode
 		read.Dir = filepath.Join(t.TempDir(), filepath.Base(rode.Dir)) // the same name: the titles say it
-		if err := os.Mkdir(read.Dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		noErr(t, os.Mkdir(read.Dir, 0o755))
 		path := filepath.Join(read.Dir, store.HistoryFile)
 		read.History = history.File(path)
-		if err := history.WriteFile(path, h); err != nil {
-			t.Fatal(err)
-		}
-		if err := Write(&read); err != nil {
-			t.Fatal(err)
-		}
+		noErr(t, history.WriteFile(path, h))
+		mustWrite(t, &read)
 		for _, f := range []string{store.IndexFile, store.HoldersFile, store.LatencyRawFile, store.RateFile, store.FencingFile, store.PorcupineFile, store.TimelineFile} {
 			if withoutFacts(storetest.Read(t, rode.Dir, f)) != withoutFacts(storetest.Read(t, read.Dir, f)) {
 				t.Errorf("whole %v: %s differs between the pass that rode on the check and the report's own read", whole, f)

@@ -28,16 +28,10 @@ func runPauseStories(d *detail) []string {
 }
 
 // pauseStories tells, in one sentence per paused client of each
-// client-pause window, what the pause did, measured from the history and
-// the resource's write log (d's arrivals; the log may be empty):
+// client-pause window, what the pause did, from the history and the
+// resource's log (d's arrivals), saying unknown where they do not show it:
 //
 //	c2 paused at 1.00 s (until 2.01 s) → its lease ended 1.45 s → c1 acquired 1.52 s (fence 56) → c2's write arrived 2.01 s: rejected (fence 55 < 56)
-//
-// Each step is what the records show, or says it is unknown (no lease
-// end recorded, no write after the pause, no resource log to time the
-// write's arrival); nothing is inferred. A write of one of d's lost
-// increments is told as a lost update. Times are seconds since the run
-// started.
 func pauseStories(d *detail) []string {
 	inLost := map[int64]bool{}
 	for _, l := range d.lost {
@@ -62,9 +56,8 @@ type step struct {
 }
 
 // pauseStory is the sentence of client c (slot row) in window w: the
-// pause, then the lease's end, the next acquire by another client and
-// the arrival of the paused client's delayed write, in the order they
-// happened.
+// pause, then in time order the lease's end, the next acquire by another
+// client and the arrival of c's delayed write.
 func pauseStory(d *detail, w checker.Window, c string, row int, inLost map[int64]bool) string {
 	until := "until " + storySecs(w.End)
 	if w.Unhealed {
@@ -73,7 +66,7 @@ func pauseStory(d *detail, w checker.Window, c string, row int, inLost map[int64
 	head := fmt.Sprintf("%s paused at %s (%s)", c, storySecs(w.Start), until)
 	var held *hold
 	for i := range d.hs {
-		if ho := &d.hs[i]; d.sm.Row[ho.Proc] == row && ho.Start <= w.Start && w.Start < ho.End {
+		if ho := &d.hs[i]; d.sm.Row[ho.Process] == row && ho.Start <= w.Start && w.Start < ho.End {
 			held = ho
 			break
 		}
@@ -83,17 +76,8 @@ func pauseStory(d *detail, w checker.Window, c string, row int, inLost map[int64
 	}
 	next := nextAcquire(d, held.Key, w.Start, row)
 	steps := []step{leaseEndStep(c, held), acquireStep(next, d.sm), writeStep(d, c, w, row, held, next, inLost)}
-	slices.SortStableFunc(steps, func(a, b step) int {
-		switch {
-		case a.At < 0 && b.At < 0:
-			return 0
-		case a.At < 0:
-			return 1 // unknown last
-		case b.At < 0:
-			return -1
-		}
-		return cmp.Compare(a.At, b.At)
-	})
+	at := func(s step) uint64 { return uint64(s.At) } // unknown (< 0) last
+	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Compare(at(a), at(b)) })
 	parts := []string{head}
 	for _, st := range steps {
 		parts = append(parts, st.Text)
@@ -145,7 +129,7 @@ func acquireStep(next *history.Op, sm slotMap) step {
 func writeStep(d *detail, c string, w checker.Window, row int, held *hold, next *history.Op, inLost map[int64]bool) step {
 	var wr *arrival
 	for i := range d.marks {
-		if a := &d.marks[i]; d.sm.Row[a.Proc] == row && a.Send >= held.Start && a.Send <= held.End && a.At() >= w.Start {
+		if a := &d.marks[i]; d.sm.Row[a.Proc] == row && a.Call >= held.Start && a.Call <= held.End && a.At() >= w.Start {
 			wr = a
 			break
 		}
@@ -155,7 +139,7 @@ func writeStep(d *detail, c string, w checker.Window, row int, held *hold, next 
 		return step{-1, fmt.Sprintf("no write of %s's lease reached the resource after the pause began", c)}
 	case !wr.Known:
 		return step{-1, fmt.Sprintf("%s's %s was sent %s, its arrival unknown (not in the resource's log): %s",
-			c, opName(*wr), storySecs(wr.Send), historyOutcome(*wr))}
+			c, opName(*wr), storySecs(wr.Call), historyOutcome(*wr))}
 	}
 	outcome := "accepted"
 	switch {
@@ -168,7 +152,7 @@ func writeStep(d *detail, c string, w checker.Window, row int, held *hold, next 
 	case held.Validity > 0 && wr.Arrive <= held.Validity && (next == nil || wr.Arrive < next.Time):
 		outcome = "accepted, its lease still valid"
 	}
-	return step{wr.Arrive, fmt.Sprintf("%s's %s arrived %s (sent %s): %s", c, opName(*wr), storySecs(wr.Arrive), storySecs(wr.Send), outcome)}
+	return step{wr.Arrive, fmt.Sprintf("%s's %s arrived %s (sent %s): %s", c, opName(*wr), storySecs(wr.Arrive), storySecs(wr.Call), outcome)}
 }
 
 // opName names a resource operation in a story: "write", or its F.

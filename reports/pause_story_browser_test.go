@@ -22,9 +22,7 @@ func TestBrowserPauseStory(t *testing.T) {
 	res := &analysis.Result{Dir: dir, Config: config.Config{Name: "fenced-pause", Lock: "fenced", Workload: "counter", Clients: 2, Fencing: true, Seed: 1},
 		History: history.Slice(h), Writes: writes, Final: map[string]int64{"lockstorm": 1}}
 	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	page := filepath.Join(dir, store.IndexFile)
 	dom := browsertest.DOM(t, page)
 	story := strings.Index(dom, "c1 paused at 1.00 s (until 2.01 s) → its lease ended 1.45 s → c2 acquired 1.52 s (fence 56) → c1's write arrived 2.01 s (sent 1.10 s): rejected (fence 55 &lt; 56)")

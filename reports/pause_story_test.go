@@ -115,9 +115,7 @@ func TestPauseStoryInReport(t *testing.T) {
 	res := &analysis.Result{Dir: dir, Config: config.Config{Name: "fenced-pause", Lock: "fenced", Workload: "counter", Clients: 2, Fencing: true, Seed: 1},
 		History: history.Slice(h), Writes: writes, Final: map[string]int64{"lockstorm": 1}}
 	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	page := storetest.Read(t, dir, store.IndexFile)
 	story := strings.Index(page, `id="pause-stories"`)
 	holders := strings.Index(page, `<figure id="holders.png"`)

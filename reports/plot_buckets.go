@@ -159,9 +159,7 @@ func (rc rateCounts) add(t history.Type, done int64) {
 
 // drawRatePanel draws a panel of rate.png titled title from its counts.
 func drawRatePanel(title string, rc rateCounts, ws []checker.Window, end int64, last bool) (*plot.Plot, error) {
-	p := newPanel(title, "ops/s", last)
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
+	p := timePlot(newPanel(title, "ops/s", last), ws, end)
 	counts, width, n := rc.by, rc.width, rc.n
 	p.Y.Min = 0
 	perSec := 1e9 / float64(width)
@@ -194,9 +192,7 @@ const noCompleted = "no completed operations in this history"
 // emptyPanels is a figure's single panel, saying note, for a history
 // with nothing to draw.
 func emptyPanels(title, ylabel, note string, ws []checker.Window, end int64, legend []legendItem) ([]byte, error) {
-	p := newPlot("", "time since start (s)", ylabel)
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
+	p := timePlot(newPlot("", "time since start (s)", ylabel), ws, end)
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Add(emptyNote{note})
 	return renderStack(title, []*plot.Plot{runAxis(p, end)}, nil, legend, figWidth, figHeight)

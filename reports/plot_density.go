@@ -10,12 +10,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Density plots: above maxRawPoints client operations in a run, the
-// per-op scatter plots (latency-raw.png, fencing.png) stop drawing one
-// glyph per point for their crowded groups and draw a 2-D histogram
-// instead. A group with at most maxExactGroup points (the rare outcomes:
-// failures, unknown outcomes, stale writes) keeps its exact glyphs on top,
-// so that nothing rare is hidden in a cell's shade.
+// Density plots: above maxRawPoints client operations, latency-raw.png
+// and fencing.png draw their groups of more than maxExactGroup points as
+// a 2-D histogram; smaller (rare) groups keep their glyphs, on top.
 const (
 	// maxExactGroup is the largest group of points a dense plot still
 	// draws point by point.
@@ -33,11 +30,9 @@ const (
 // rather than one glyph per operation.
 func dense(n int) bool { return n > maxRawPoints }
 
-// heatLayer is a 2-D histogram of points, drawn as cells of one colour:
-// the data range [xmin,xmax] x [ymin,ymax] is cut into heatCols x rows
-// cells (log-spaced up the y axis when logY), and each cell
-// holding points is filled with col at an opacity growing with the log of
-// its count, from light but visible (one point) to opaque (the fullest cell).
+// heatLayer is a 2-D histogram of points over [xmin,xmax] x [ymin,ymax]
+// in heatCols x rows cells (log-spaced up y when logY), each filled with
+// col at an opacity growing with the log of its count.
 type heatLayer struct {
 	counts                 []int32 // rows rows of heatCols, row 0 at ymin
 	rows                   int

@@ -33,10 +33,8 @@ type fencePoint struct {
 	key  string // the resource key (log entries only)
 }
 
-// logFences builds fencing.png's points from the resource's log, read
-// entry by entry (add) into a fenceSample (its rare points the stale
-// entries). Each point carries the key's highest accepted token when it
-// arrived, kept exactly for every entry.
+// logFences builds fencing.png's points from the resource's log, entry
+// by entry, into a fenceSample whose rare points are the stale entries.
 type logFences struct {
 	fenceSample[fencePoint]
 	highest map[string]int64
@@ -47,10 +45,9 @@ type logFences struct {
 // fenceSample). Tests lower it.
 var maxFenceSample = 100_000
 
-// fenceSample is the points fencing.png keeps of a sequence of n: every
-// one up to maxFenceSample; past that every every-th common one and
-// every rare one up to maxExactGroup of them (rare counts those), the
-// title says so. total counts the points offered.
+// fenceSample is the points fencing.png keeps of a sequence of n: all up
+// to maxFenceSample, else every every-th common one and the first
+// maxExactGroup rare ones (rare counts them). total counts the offered.
 type fenceSample[T any] struct {
 	every, total, rare int
 	pts                []T
@@ -116,10 +113,9 @@ func ordinalSuffix(n int) string {
 	return "th"
 }
 
-// fencePoints are fencing.png's points and title: the resource log's
-// (s.fenceLog, when the run has one), each write with the send time
-// arrivals gave it among the kept history's (all of them for a whole
-// history); else the history's (historyFences).
+// fencePoints are fencing.png's points and title: the resource log's,
+// each write with the send time arrivals gave it in the kept history;
+// without a log the history's (historyFences).
 func (s *runScan) fencePoints() (pts []fencePoint, title string) {
 	f := s.fenceLog
 	if f.total == 0 {
@@ -132,7 +128,7 @@ func (s *runScan) fencePoints() (pts []fencePoint, title string) {
 	sent := map[wkey]int64{}
 	for _, a := range s.d.marks {
 		if a.Known {
-			sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Send
+			sent[wkey{a.Arrive, a.Fence, a.Key}] = a.Call
 		}
 	}
 	pts = f.pts
@@ -145,8 +141,7 @@ func (s *runScan) fencePoints() (pts []fencePoint, title string) {
 }
 
 // historyFences are fencing.png's points from the history's writes and
-// fenced reads (ok = accepted; fail = rejected as stale; info = unknown;
-// staleness is then unknown too), for a run without a resource log, a
+// fenced reads (ok accepted, fail rejected as stale, info unknown), a
 // fenceSample whose rare points are those not accepted.
 func (s *runScan) historyFences() (pts []fencePoint, title string) {
 	n := s.fences.len()
@@ -245,10 +240,9 @@ func fencingTitle(pts []fencePoint, source string) string {
 // staleWrites is "1 stale write" or "3 stale writes".
 func staleWrites(n int) string { return page.Count(n, "stale write", "stale writes") }
 
-// staleMarks draws, for each stale write of the resource's log, a dotted
-// line from its token up to the highest token accepted before it, a
-// thin line back to when it was sent, and (for up to maxStaleLabels
-// writes) a label "rejected 55 < 56" or "ACCEPTED 55 < 56" beside it.
+// staleMarks draws, for each stale write, a dotted line up to the highest
+// token accepted before it, a line back to its send, and (for the first
+// maxStaleLabels) a label "rejected 55 < 56" or "ACCEPTED 55 < 56".
 type staleMarks struct{ pts []fencePoint }
 
 // Plot draws the lines and labels.
@@ -293,27 +287,10 @@ func (s staleMarks) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// staleThumb is the legend's send line of a stale write.
-type staleThumb struct{}
-
-// Thumbnail draws the line with its send tick.
-func (staleThumb) Thumbnail(c *draw.Canvas) {
-	sty := draw.LineStyle{Color: colGrey, Width: vg.Points(1)}
-	y := c.Center().Y
-	c.StrokeLine2(sty, c.Min.X, y, c.Max.X, y)
-	c.StrokeLine2(sty, c.Min.X, c.Min.Y, c.Min.X, c.Max.Y)
-}
-
-// fencingPNG draws fencing.png: the fencing token of every write over time
-// (accepted, accepted although stale, rejected), of every stale fenced read
-// (rejected, or served by a resource that does not fence), and the tokens
-// the lock issued on each successful acquire. Accepted fresh reads are
-// left out: they would double the points and show nothing new. Stale
-// writes are drawn large, labelled with their token against the highest
-// accepted before them, with a line back to when they were sent; the
-// title counts them. Past maxRawPoints points, a group of more than
-// maxExactGroup points is drawn as a density layer instead
-// (fencingPlotFrom).
+// fencingPNG draws fencing.png: the token of every write and stale fenced
+// read over time by outcome (fenceGroups; accepted fresh reads left out),
+// and the tokens issued on acquire; stale writes large and labelled
+// (staleMarks); crowded groups as density (fencingPlotFrom).
 func (s *runScan) fencingPNG(ws []checker.Window, end int64) ([]byte, error) {
 	pts, title := s.fencePoints()
 	issued := s.issued()
@@ -332,9 +309,8 @@ func (s *runScan) fencingPNG(ws []checker.Window, end int64) ([]byte, error) {
 // fencingPlotFrom builds fencing.png's plot titled title from its points
 // and the tokens issued on acquire.
 func fencingPlotFrom(title string, pts []fencePoint, issued plotter.XYs, ws []checker.Window, end int64) (p *plot.Plot, legend []legendItem, heated []string, err error) {
-	p = newPlot(title, "time since start (s)", "fencing token")
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid(), staleMarks{pts})
+	p = timePlot(newPlot(title, "time since start (s)", "fencing token"), ws, end)
+	p.Add(staleMarks{pts})
 	legend = faultLegend(ws)
 	groups := fenceGroups
 	sets, lo, hi, anyFence, total := fenceSets(pts, issued)
@@ -371,7 +347,7 @@ func fencingPlotFrom(title string, pts []fencePoint, issued plotter.XYs, ws []ch
 	p.Add(glyphs...)
 	for _, f := range pts {
 		if f.stale && f.send >= 0 {
-			legend = append(legend, legendItem{"a stale write's flight, from its send (tick); dotted: up to the highest token accepted before it", staleThumb{}})
+			legend = append(legend, legendItem{"a stale write's flight, from its send (tick); dotted: up to the highest token accepted before it", tickThumb{line: draw.LineStyle{Color: colGrey, Width: vg.Points(1)}}})
 			break
 		}
 	}

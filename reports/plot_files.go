@@ -1,8 +1,10 @@
 package reports
 
 import (
+	"encoding/base64"
 	"fmt"
 	"html"
+	"html/template"
 	"os"
 	"path/filepath"
 	"sync"
@@ -28,7 +30,7 @@ func drawPlots(wg *sync.WaitGroup, dir string, plots []plotFile, figs []figure, 
 				errs[i] = fmt.Errorf("reports: %s: %w", pl.file, err)
 				return
 			}
-			figs[i] = figure{File: pl.file, Title: pl.title, Caption: pl.caption, Data: pngURL(png)}
+			figs[i] = figure{File: pl.file, Title: pl.title, Caption: pl.caption, Data: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))}
 		})
 	}
 }

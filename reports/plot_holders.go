@@ -65,18 +65,17 @@ func (hc *detail) Plot(c draw.Canvas, p *plot.Plot) {
 	for _, o := range hc.ovs {
 		rect(c, p, seconds(o.Start), seconds(o.End), p.Y.Min, p.Y.Max, alpha(colOverlap, 0x20), nil)
 	}
-	valStyle := draw.LineStyle{Color: colValEdge, Width: vg.Points(1.6)}
 	for _, ho := range hc.hs {
 		if ho.Validity <= 0 {
 			continue
 		}
-		y := row(ho.Proc) + rowValidity
+		y := row(ho.Process) + rowValidity
 		x0, x1 := trX(seconds(ho.Start)), trX(seconds(ho.Validity))
-		c.StrokeLines(valStyle, c.ClipLinesXY([]vg.Point{{X: x0, Y: trY(y)}, {X: x1, Y: trY(y)}})...)
-		c.StrokeLines(valStyle, c.ClipLinesXY([]vg.Point{{X: x1, Y: trY(y - 0.06)}, {X: x1, Y: trY(y + 0.06)}})...)
+		c.StrokeLines(validityStyle, c.ClipLinesXY([]vg.Point{{X: x0, Y: trY(y)}, {X: x1, Y: trY(y)}})...)
+		c.StrokeLines(validityStyle, c.ClipLinesXY([]vg.Point{{X: x1, Y: trY(y - 0.06)}, {X: x1, Y: trY(y + 0.06)}})...)
 	}
 	for _, ho := range hc.hs {
-		y := row(ho.Proc)
+		y := row(ho.Process)
 		end := ho.End
 		if ho.Validity > 0 && ho.Validity < end {
 			end = max(ho.Validity, ho.Start)
@@ -86,7 +85,7 @@ func (hc *detail) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	for _, o := range hc.ovs {
 		for _, i := range []int{o.A, o.B} {
-			y := row(hc.hs[i].Proc)
+			y := row(hc.hs[i].Process)
 			rect(c, p, seconds(o.Start), seconds(o.End), y+rowOverlapA, y+rowOverlapB, colOverlap, nil)
 		}
 	}
@@ -97,7 +96,7 @@ func (hc *detail) Plot(c draw.Canvas, p *plot.Plot) {
 		at[m.Inv] = pt
 		if m.Known {
 			// the flight: a thin line from the send (a short tick) to the arrival
-			x0 := trX(seconds(m.Send))
+			x0 := trX(seconds(m.Call))
 			c.StrokeLines(flightStyle, c.ClipLinesXY([]vg.Point{{X: x0, Y: y}, pt})...)
 			c.StrokeLines(flightStyle, c.ClipLinesXY([]vg.Point{{X: x0, Y: y - vg.Points(3)}, {X: x0, Y: y + vg.Points(3)}})...)
 		}
@@ -140,6 +139,7 @@ var (
 	glyphWriteInfo  = draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.BoxGlyph{}}
 	lostGlyph       = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.RingGlyph{}}
 	lostIncGlyph    = draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(6.5), Shape: draw.RingGlyph{}}
+	validityStyle   = draw.LineStyle{Color: colValEdge, Width: vg.Points(1.6)}
 	flightStyle     = draw.LineStyle{Color: alpha(colGrey, 0xb0), Width: vg.Points(0.7)}
 	lostLinkStyle   = draw.LineStyle{Color: alpha(colOverlap, 0xc0), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
 )
@@ -158,9 +158,8 @@ func markGlyph(a arrival) draw.GlyphStyle {
 }
 
 // holdersArgs is what holders.png is drawn from: the kept history's
-// detail, the run's end (ns), the anomalies to draw spans around and
-// how far each span reaches either side of them (ns), and the overview
-// of the run's leases to an end (ns; see runScan.overview).
+// detail, the run's end, the anomalies, the spans' pad and the overview
+// of the run's leases to an end (runScan.overview); times in ns.
 type holdersArgs struct {
 	d         *detail
 	end       int64
@@ -168,12 +167,10 @@ type holdersArgs struct {
 	pad       int64
 	overview  func(end int64) *occupancy
 
-	// For a history not kept whole, whose detail holds only the records
-	// around its anomaly spans: the spans read (their ops are the
-	// history's indices, timeOf gives their times) and how many were
-	// left out, the title's counts (the pass's), and notes appended to
-	// the overview's and each span's title. timeOf nil: the spans are
-	// picked from the detail's history.
+	// For a history not kept whole: the spans read, how many were left
+	// out, the anomaly records' times, the title, notes for the
+	// overview's and each span's title. timeOf nil: spans are picked
+	// from the detail's history.
 	spans                  []anomalySpan
 	spansLeft              int
 	timeOf                 func(i int64) (int64, bool)
@@ -181,10 +178,7 @@ type holdersArgs struct {
 	overviewNote, spanNote string
 }
 
-// holdersPNG draws holders.png of the run (drawHolders) from the pass:
-// its kept history's detail (the whole history, or for a longer one
-// the records read around the anomalies) and the overview of every lease
-// it followed.
+// holdersPNG draws holders.png of the run from the pass (drawHolders).
 func (s *runScan) holdersPNG(res *analysis.Result, end int64) ([]byte, error) {
 	a := holdersArgs{d: s.d, end: end, anomalies: allAnomalies(res.Verdict), pad: spanPad(res.Config.TTL), overview: s.overview}
 	if !s.whole {
@@ -196,10 +190,9 @@ func (s *runScan) holdersPNG(res *analysis.Result, end int64) ([]byte, error) {
 	return drawHolders(a)
 }
 
-// holdersTitle is holders.png's title: the leases, the pairs of leases
-// overlapping within validity (what the banner and the exclusion checker
-// count), the pairs of holders at once the chart draws in red (held past
-// a validity, or within it), and the lost increments.
+// holdersTitle is holders.png's title: the leases, the pairs overlapping
+// within validity (as the exclusion checker counts), the pairs held at
+// once drawn in red, and the lost increments.
 func holdersTitle(leases, within, pairs, lost int) string {
 	title := fmt.Sprintf("Lock holders: %d leases, %s within validity", leases, page.Count(within, "overlap", "overlaps"))
 	switch {
@@ -208,28 +201,16 @@ func holdersTitle(leases, within, pairs, lost int) string {
 	case pairs > 0:
 		title += fmt.Sprintf(" (red: %s held at once)", page.Count(pairs, "pair", "pairs"))
 	}
-	switch lost {
-	case 0:
-	case 1:
-		title += ", 1 lost increment"
-	default:
-		title += fmt.Sprintf(", %d lost increments", lost)
+	if lost > 0 {
+		title += ", " + page.Count(lost, "lost increment", "lost increments")
 	}
 	return title
 }
 
-// drawHolders draws holders.png: one row per client slot (its successive
-// processes share it), a bar for each lease from acquire ok to release
-// (blue while within the validity the client computed, orange after it),
-// its validity as a thin line above it ending in a tick at the deadline,
-// overlaps of two different leases in red (on both rows and as a band),
-// resource operations as marks above the bars at the moment they reached
-// the resource (from writes, the resource's log; a thin line back to the
-// send), each lost increment ringed in red, and fault windows shaded (a
-// client fault on its client's row, lightly elsewhere). A history kept
-// whole with at most maxDetailLeases leases is drawn in one such chart,
-// the whole run; any other is drawn as its overview above one such chart
-// per span around its anomalies (holdersWithSpans).
+// drawHolders draws holders.png: one row per client slot, drawn by
+// detail.Plot over the fault windows. A history kept whole with at most
+// maxDetailLeases leases is drawn in one such chart; any other as its
+// overview above one chart per anomaly span (holdersWithSpans).
 func drawHolders(a holdersArgs) ([]byte, error) {
 	d := a.d
 	hs, title, end := d.hs, a.title, a.end
@@ -262,29 +243,17 @@ func holdersLegend(lost bool) []legendItem {
 	legend := []legendItem{
 		{"held (acquire ok → release)", swatch{Fill: colHeld}},
 		{"held after its validity ended", swatch{Fill: colExpired}},
-		{"validity (acquire ok → the lease end the client computed)", validityThumb{}},
+		{"validity (acquire ok → the lease end the client computed)", tickThumb{line: validityStyle, atEnd: true}},
 		{"two holders at once (both rows)", swatch{Fill: colOverlap}},
 		{"write ok", glyphThumb(glyphWriteOK)},
 		{"write rejected", glyphThumb(glyphWriteStale)},
 		{"write unknown", glyphThumb(glyphWriteInfo)},
-		{"sent → reached the resource", flightThumb{}},
+		{"sent → reached the resource", tickThumb{line: flightStyle, glyph: &glyphWriteOK}},
 	}
 	if lost {
 		legend = append(legend, legendItem{"lost increment: a write of a value already written (dashed line to the first)", glyphThumb(lostIncGlyph)})
 	}
 	return append(legend, legendItem{"lease lost notice", glyphThumb(lostGlyph)})
-}
-
-// flightThumb is the legend's send-to-arrival line: a tick at the send,
-// the mark at the arrival.
-type flightThumb struct{}
-
-// Thumbnail draws the line, the tick and a write mark.
-func (flightThumb) Thumbnail(c *draw.Canvas) {
-	y := c.Center().Y
-	c.StrokeLine2(flightStyle, c.Min.X, y, c.Max.X, y)
-	c.StrokeLine2(flightStyle, c.Min.X, c.Min.Y, c.Min.X, c.Max.Y)
-	c.DrawGlyph(glyphWriteOK, vg.Point{X: c.Max.X, Y: y})
 }
 
 // glyphThumb draws a glyph as a legend thumbnail.
@@ -293,13 +262,23 @@ type glyphThumb draw.GlyphStyle
 // Thumbnail draws the glyph in the middle of c.
 func (g glyphThumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(draw.GlyphStyle(g), c.Center()) }
 
-// validityThumb is the legend's validity line with its end tick.
-type validityThumb struct{}
+// tickThumb is a legend line with a tick across its start (across its
+// end when atEnd) and, if set, a glyph at its end.
+type tickThumb struct {
+	line  draw.LineStyle
+	atEnd bool
+	glyph *draw.GlyphStyle
+}
 
-// Thumbnail draws the line.
-func (validityThumb) Thumbnail(c *draw.Canvas) {
-	sty := draw.LineStyle{Color: colValEdge, Width: vg.Points(1.6)}
-	y := c.Center().Y
-	c.StrokeLine2(sty, c.Min.X, y, c.Max.X, y)
-	c.StrokeLine2(sty, c.Max.X, c.Min.Y, c.Max.X, c.Max.Y)
+// Thumbnail draws the line, the tick and the glyph.
+func (t tickThumb) Thumbnail(c *draw.Canvas) {
+	y, x := c.Center().Y, c.Min.X
+	if t.atEnd {
+		x = c.Max.X
+	}
+	c.StrokeLine2(t.line, c.Min.X, y, c.Max.X, y)
+	c.StrokeLine2(t.line, x, c.Min.Y, x, c.Max.Y)
+	if t.glyph != nil {
+		c.DrawGlyph(*t.glyph, vg.Point{X: c.Max.X, Y: y})
+	}
 }

@@ -13,11 +13,8 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// Long runs' holders.png: above maxDetailLeases leases one bar per lease
-// is a solid block, so the chart becomes an overview of the whole run (per
-// client, how much of each time column it held the lock; anomalies
-// marked) above one detailed chart (the small-run chart, cut to an
-// anomaly span) around each of at most maxHolderSpans groups of anomalies.
+// Long runs' holders.png: an overview of the whole run (occupancy) above
+// a detailed chart of each of at most maxHolderSpans anomaly spans.
 const (
 	maxDetailLeases = 2000
 	maxHolderSpans  = 4
@@ -34,9 +31,8 @@ var (
 )
 
 // occupancy is the overview's data: per row and time column, the share
-// of the column a lease of that row was believed held within its
-// validity (held) and past it (late), and whether two holders overlapped
-// on that row (clash).
+// of the column held within validity (held) and past it (late), and
+// whether two holders overlapped there (clash).
 type occupancy struct {
 	cols       int
 	width      float64 // column width, s
@@ -146,9 +142,7 @@ func (downTriangle) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) 
 	c.FillPolygon(sty.Color, []vg.Point{{X: pt.X - r, Y: pt.Y + r}, {X: pt.X + r, Y: pt.Y + r}, {X: pt.X, Y: pt.Y - r}})
 }
 
-// between returns the part of hc to draw within [from, to] ns: the
-// leases whose belief or validity reaches into it, their overlaps, the
-// resource operations sent or arriving in it and the lost notices in it.
+// between is the part of hc to draw within [from, to] ns.
 func (hc *detail) between(from, to int64) *detail {
 	out := &detail{sm: hc.sm, lost: hc.lost}
 	idx := map[int]int{}
@@ -166,7 +160,7 @@ func (hc *detail) between(from, to int64) *detail {
 		}
 	}
 	for _, m := range hc.marks {
-		if min(m.Send, m.At()) <= to && max(m.Send, m.At()) >= from {
+		if min(m.Call, m.At()) <= to && max(m.Call, m.At()) >= from {
 			out.marks = append(out.marks, m)
 		}
 	}
@@ -202,10 +196,8 @@ func smallTitle(p *plot.Plot) *plot.Plot {
 	return p
 }
 
-// holdersWithSpans draws holders.png as the overview of the run's leases,
-// then one detailed chart per anomaly span (a group of anomalies; at
-// most maxHolderSpans, the title says how many more there were). title
-// is the counts; end the run's end, ns.
+// holdersWithSpans draws holders.png as the overview of the run's leases
+// above one detailed chart per anomaly span. end is the run's end, ns.
 func holdersWithSpans(a holdersArgs, title string, end int64) ([]byte, error) {
 	hc := a.d
 	timeOf, spans, left := a.timeOf, a.spans, a.spansLeft

@@ -34,13 +34,10 @@ var rawGroups = []rawGroup{
 	{"info, never completed (drawn at cap)", history.Info, true, draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.PyramidGlyph{}}},
 }
 
-// latencyRaw draws latency-raw.png from the run's operations: every
-// operation's latency against its invoke time, by outcome, on a log axis,
-// with fault windows shaded; one panel per operation type present
-// (acquire, release, extend, read, write, ...), each with its own y
-// range, so that fast operations are not squashed under slow lock waits.
-// Operations that never completed are drawn at a cap above their type's
-// slowest completed one.
+// latencyRaw draws latency-raw.png: every operation's latency at its
+// invoke time by outcome on a log axis, one panel per operation type with
+// its own y range; one that never completed at a cap above its type's
+// slowest.
 func latencyRaw(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	title := "Latency of every operation by type (at invoke time; each panel its own scale)"
 	legend := faultLegend(ws)
@@ -77,10 +74,9 @@ func latencyRaw(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
 }
 
-// rawPanelOf is the panel data of operation type f: when dense, an
-// outcome with more than maxExactGroup operations becomes a density layer,
-// the others stay point by point. counts gains the panel's operations
-// per rawGroups entry.
+// rawPanelOf is the panel data of operation type f, an outcome of more
+// than maxExactGroup operations as density when dense; counts gains the
+// panel's operations per rawGroups entry.
 func rawPanelOf(l *opLog, f string, end int64, dense bool, counts []int) rawPanel {
 	d := rawPanel{f: f, lo: math.Inf(1), groups: make([]rawLayer, len(rawGroups))}
 	n := make([]int, len(rawGroups))
@@ -165,9 +161,7 @@ func (d rawPanel) yRange() (ymin, ymax, capMs float64) {
 // drawRawPanel draws a panel of latency-raw.png from its data; heated
 // names the outcomes drawn as density.
 func drawRawPanel(d rawPanel, ws []checker.Window, end int64, last bool) (p *plot.Plot, heated []string, err error) {
-	p = newPanel(fmt.Sprintf("%s (%d ops)", d.f, d.ops), "", last)
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
+	p = timePlot(newPanel(fmt.Sprintf("%s (%d ops)", d.f, d.ops), "", last), ws, end)
 	p.Y.Min, p.Y.Max, _ = d.yRange()
 	var points []plot.Plotter // exact glyphs, drawn over every density layer
 	for i, g := range rawGroups {

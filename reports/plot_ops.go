@@ -1,12 +1,13 @@
 package reports
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -27,18 +28,7 @@ func orderTypes(out []string) []string {
 		}
 		return len(opOrder)
 	}
-	slices.SortFunc(out, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		if a < b {
-			return -1
-		}
-		if a > b {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(rank(a)-rank(b), strings.Compare(a, b)) })
 	return out
 }
 
@@ -61,18 +51,13 @@ func newPanel(title, ylabel string, last bool) *plot.Plot {
 	if last {
 		xl = "time since start (s)"
 	}
-	p := newPlot(title, xl, ylabel)
-	p.Title.TextStyle.Font = font.From(bold, 11.5)
-	p.Title.Padding = vg.Points(3)
-	return p
+	return smallTitle(newPlot(title, xl, ylabel))
 }
 
-// msLogTicks labels a log axis of milliseconds at the powers of ten, and
-// at 2 and 5 times them, or every multiple, when the range holds too few
-// of those (a fast operation's panel may span less than a decade); each label
-// carries its unit ("0.1 ms", "1000 ms"). The panels carry no y label:
-// gonum/plot centres it on the linear middle of the range, which on a log
-// axis sits near the top and pushes the data area down.
+// msLogTicks labels a log axis of milliseconds ("0.1 ms", "1000 ms") at
+// the powers of ten, and at 2 and 5 times them, or every multiple, when
+// the range holds too few of those. (The panels carry no y label: gonum
+// centres it on the linear middle of a log axis.)
 type msLogTicks struct{}
 
 // Ticks returns the ticks for [lo, hi]: 1..9 times each power of ten

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"image"
 	"image/png"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // The per-operation panels follow the lock's operations first and list
@@ -90,19 +89,11 @@ func axisColumn(img image.Image) int {
 // latency-raw PNG is taller than one plot).
 func TestTimeAxesLineUp(t *testing.T) {
 	dir := t.TempDir()
-	if err := Write(pauseResult(dir)); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, pauseResult(dir))
 	want := -1
 	for _, f := range []string{store.HoldersFile, store.LatencyRawFile, store.LatencyQuantileFile, store.RateFile, store.FencingFile} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := []byte(storetest.Read(t, dir, f))
+		img := must[image.Image](t)(png.Decode(bytes.NewReader(b)))
 		x := axisColumn(img)
 		t.Logf("%s: y axis at x=%d px, %v", f, x, img.Bounds().Size())
 		if x < 0 {

@@ -30,12 +30,9 @@ var quantileLines = []struct {
 	{"p50", 0.50, colOK, draw.CircleGlyph{}, vg.Points(2)},
 }
 
-// Operations per point of latency-quantiles.png: a point summarises
-// consecutive completed operations of one type (by invoke time): at
-// least p99PerPoint when the panel has enough for minQuantilePoints such
-// points (its p99 then differs from its max in rank), else at least
-// minPerPoint (p95 does); more when the panel would have more than
-// maxQuantilePoints points.
+// Operations per point of latency-quantiles.png (perPoint): at least
+// p99PerPoint when the panel has enough for minQuantilePoints such
+// points, else minPerPoint; more past maxQuantilePoints points.
 const (
 	minPerPoint       = 20
 	p99PerPoint       = 100
@@ -53,10 +50,8 @@ func perPoint(n int) int {
 }
 
 // quantileDefined reports whether the q-quantile of n values differs in
-// rank from their maximum (nearest rank), so that it says something of
-// its own: the median and the max always, p95 from 20 values, p99 from
-// 100. A point of fewer operations leaves the others out: drawn, they
-// would only repeat the max.
+// rank from their maximum (nearest rank), so is worth drawing: the
+// median and the max always, p95 from 20 values, p99 from 100.
 func quantileDefined(q float64, n int) bool {
 	return q == 1 || q == 0.5 || int(math.Ceil(q*float64(n))) < n
 }
@@ -113,10 +108,8 @@ func (b *quantileBucketer) flush() {
 	b.ms = b.ms[:0]
 }
 
-// quantileRuns are the polylines of series i over points: consecutive
-// points are joined only when no gap of width ns or more without an
-// invoke lies between them (a line never crosses a stretch without
-// operations), and a point where the series is not defined breaks it.
+// quantileRuns are the polylines of series i over points, broken by a gap
+// of width ns or more without an invoke and where the series is undefined.
 func quantileRuns(points []quantilePoint, i int, width int64) []plotter.XYs {
 	var runs []plotter.XYs
 	var cur plotter.XYs
@@ -138,14 +131,11 @@ func quantileRuns(points []quantilePoint, i int, width int64) []plotter.XYs {
 	return runs
 }
 
-// drawQuantiles draws a panel of latency-quantiles.png titled title from
-// its points: each series as its glyphs, joined by a thin line within a
-// run (quantileRuns, gaps of width ns break them). drawn reports which
-// series (by index) have a point.
+// drawQuantiles draws a panel of latency-quantiles.png from its points,
+// each series as glyphs joined within its quantileRuns; drawn reports
+// which series (by index) have a point.
 func drawQuantiles(title string, points []quantilePoint, ws []checker.Window, end, width int64, last bool) (p *plot.Plot, drawn []bool, err error) {
-	p = newPanel(title, "", last)
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
+	p = timePlot(newPanel(title, "", last), ws, end)
 	drawn = make([]bool, len(quantileLines))
 	lo, hi := math.Inf(1), 0.0
 	for i, q := range quantileLines {

@@ -13,19 +13,11 @@ import (
 )
 
 // writePorcupine writes porcupine.html (the lock check) and, for the
-// counter workload, porcupine-counter.html (the counter's critical
-// sections) from the porcupine searches the check kept (keptSearches): of
-// a history the check read as one segment, its whole search, one page
-// each; of one it cut into several, the failing segments' searches, one
-// page each (porcupine.html, porcupine-2.html, ...), and note says which
-// pages show which records. Without a lock search to draw (a history
-// that does not validate, a valid history cut into segments, a failing
-// segment of more operations than porcupine draws, a verdict read back
-// from results.json), porcupine.html is a short page saying why, and
-// note says so for index.html. Every page is titled with the run, lock
-// and its own search's verdict, opens at the operation its "#op=N"
-// fragment names (decoratePorcupine), and records in pages the
-// anomalies' ops it draws.
+// counter workload, porcupine-counter.html from the searches the check
+// kept (keptSearches): the whole history's, or one page per failing
+// segment (porcupine-2.html, ...). Without a search to draw the page says
+// why. note is index.html's sentence on the pages; pages records the
+// anomalies' ops each draws.
 func (s *runScan) writePorcupine(res *analysis.Result, pages *opPages) (note string, err error) {
 	lock, counter := keptSearches(res.Verdict)
 	if len(lock) == 0 {
@@ -110,22 +102,20 @@ const maxRowNames = 24
 // segmentNote is a segment page's sentence saying what part of the
 // history it shows and which process each row is.
 func (s *runScan) segmentNote(z *checker.Linearization) string {
-	var rows strings.Builder
+	var rows []string
 	for i, p := range z.Processes {
 		if i == maxRowNames {
-			rows.WriteString(", …")
+			rows = append(rows, "…")
 			break
 		}
-		if i > 0 {
-			rows.WriteString(", ")
-		}
-		fmt.Fprintf(&rows, "%d = p%d", i, p)
+		row := fmt.Sprintf("%d = p%d", i, p)
 		if c, ok := s.slots.slot(p); ok {
-			fmt.Fprintf(&rows, " (c%d)", c+1)
+			row += fmt.Sprintf(" (c%d)", c+1)
 		}
+		rows = append(rows, row)
 	}
 	return fmt.Sprintf("This page shows one failing segment of a history of %d client operations: records %d..%d (%.3f–%.3f s), as the check cut it at quiescent points (no operation in flight, no lease alive) and searched it. Rows and p numbers here renumber the processes: %s.",
-		s.ops.len(), z.First, z.Last, seconds(z.From), seconds(z.To), rows.String())
+		s.ops.len(), z.First, z.Last, seconds(z.From), seconds(z.To), strings.Join(rows, ", "))
 }
 
 // segmentFile is the file of the i-th (0-based) segment page of base
@@ -140,16 +130,11 @@ func segmentFile(base string, i int) string {
 // segmentsNote is index.html's sentence on the segment pages refs of a
 // history of n client operations.
 func segmentsNote(n int, refs []segmentRef) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "The history has %d client operations, checked in segments: ", n)
+	parts := make([]string, len(refs))
 	for i, r := range refs {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		fmt.Fprintf(&b, "%s shows the failing segment of records %d..%d", r.File, r.First, r.Last)
+		parts[i] = fmt.Sprintf("%s shows the failing segment of records %d..%d", r.File, r.First, r.Last)
 	}
-	b.WriteString(".")
-	return b.String()
+	return fmt.Sprintf("The history has %d client operations, checked in segments: %s.", n, strings.Join(parts, "; "))
 }
 
 // writePorcupinePage writes file into res.Dir: porcupine's page drawn by

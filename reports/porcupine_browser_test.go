@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // opener writes a page into dir that opens target (a file of dir, with a
@@ -19,9 +20,7 @@ func opener(t *testing.T, dir, target string) string {
 	t.Helper()
 	p := filepath.Join(dir, "open-"+strings.NewReplacer("#", "_", "=", "_").Replace(target)+".html")
 	page := `<!DOCTYPE html><meta charset="utf-8"><script>location.replace(` + "'" + target + "'" + `)</script>`
-	if err := os.WriteFile(p, []byte(page), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.WriteFile(p, []byte(page), 0o644))
 	return p
 }
 
@@ -36,13 +35,8 @@ func TestBrowserPorcupineOpensAtFailingOp(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()
 	res := pauseResult(dir)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	index, err := os.ReadFile(filepath.Join(dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	index := storetest.Read(t, dir, store.IndexFile)
 	links := regexp.MustCompile(`href="(porcupine(?:-counter)?\.html#op=([0-9]+))"`).FindAllStringSubmatch(string(index), -1)
 	if len(links) == 0 {
 		t.Fatal("index.html has no anomaly link with #op=N into a porcupine page")

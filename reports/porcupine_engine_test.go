@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -19,6 +18,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // porcupinePage is the data a porcupine page embeds (see
@@ -38,10 +38,7 @@ type porcupinePage struct {
 // readPorcupinePage reads the porcupine page file of dir.
 func readPorcupinePage(t *testing.T, dir, file string) (p porcupinePage) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, file))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := []byte(storetest.Read(t, dir, file))
 	m := regexp.MustCompile(`(?m)^\s*const data = (.*)$`).FindSubmatch(b)
 	if m == nil {
 		t.Fatalf("%s embeds no data", file)

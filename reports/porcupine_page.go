@@ -11,13 +11,10 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 )
 
-// porcupineTitle is the title of a porcupine page of res: what the page
-// shows, the run (test name and run folder), the lock and the verdict of
-// the page's own search (not the run's: other checkers see what this
-// check cannot), e.g. "Lock check (porcupine) — single-counter
-// 20261203T104020.424, lock single: this check INVALID (not
-// linearizable)". A page without a search (a note) has no verdict: pass
-// nil.
+// porcupineTitle is the title of a porcupine page of res: what it shows,
+// the run, the lock and the verdict v of the page's own search (nil for a
+// note page), e.g. "Lock check (porcupine) — single-counter
+// 20261203T104020.424, lock single: this check INVALID (not linearizable)".
 func porcupineTitle(res *analysis.Result, what string, v *checker.Validity) string {
 	cfg := res.Config
 	t := fmt.Sprintf("%s — %s %s, lock %s", what, cfg.Name, filepath.Base(res.Dir), cfg.Lock)
@@ -38,20 +35,14 @@ func searchVerdict(v checker.Validity) string {
 	return "UNKNOWN (the search did not finish)"
 }
 
-// decoratePorcupine gives a page porcupine's Visualize wrote (v1.3.1:
-// "<title>Porcupine</title>", the data in a global const data whose
-// history elements carry our metadata "ops 12,15", one target rect per
-// element with data-partition and data-index) a real title, a heading
-// saying the same, and a script that, when the page is opened with
-// "#op=N", selects the operation whose records include op N (else the
-// nearest one), as a click on it would, outlines it and scrolls it into
-// view. Pages of another shape are returned with only the title added.
+// decoratePorcupine gives a page porcupine's Visualize (v1.3.1) wrote a
+// title, a heading, and a script that, when opened with "#op=N", selects
+// the operation whose records (its metadata "ops 12,15") include op N,
+// else the nearest one, as a click would, outlines it and scrolls to it.
 func decoratePorcupine(page []byte, title string) []byte {
 	esc := html.EscapeString(title)
 	page = bytes.Replace(page, []byte("<title>Porcupine</title>"), []byte("<title>"+esc+"</title>"), 1)
-	// The heading stays at the top left as porcupine's legend does (both
-	// are fixed, the page scrolls sideways); the legend and the canvas
-	// move down to make room.
+	// The fixed heading pushes the legend and the canvas down.
 	head := `<body>
     <style>
       #lockstorm-head { position: fixed; left: 0; top: 0; right: 0; z-index: 2; background: #fff;
@@ -140,20 +131,15 @@ type segmentRef struct {
 	First, Last int64
 }
 
-// markSegment adds to a decorated porcupine page (decoratePorcupine) of
-// one failing segment the note saying which part of the history it shows,
-// and the list of every segment page of its kind (all), so that a link
-// "#op=N" to an op of another segment's page goes there.
+// markSegment adds to a decorated page of one failing segment its note
+// and every segment page of its kind (all), so that "#op=N" of another
+// segment's op goes to its page.
 func markSegment(page []byte, note, here string, all []segmentRef) []byte {
-	var js strings.Builder
-	js.WriteString("var lockstormSegments = [")
+	segs := make([]string, len(all))
 	for i, r := range all {
-		if i > 0 {
-			js.WriteString(", ")
-		}
-		fmt.Fprintf(&js, "{file: %q, first: %d, last: %d}", r.File, r.First, r.Last)
+		segs[i] = fmt.Sprintf("{file: %q, first: %d, last: %d}", r.File, r.First, r.Last)
 	}
-	fmt.Fprintf(&js, "]\n      var lockstormHere = %q", here)
+	js := fmt.Sprintf("var lockstormSegments = [%s]\n      var lockstormHere = %q", strings.Join(segs, ", "), here)
 	add := `<p id="lockstorm-segment">` + html.EscapeString(note) + `</p><p id="lockstorm-target-note"></p></div>
     <style>
       #lockstorm-head p#lockstorm-segment { color: #333; max-width: 1100px; }
@@ -161,7 +147,7 @@ func markSegment(page []byte, note, here string, all []segmentRef) []byte {
       #canvas { margin-top: 140px; }
     </style>
     <script>
-      ` + js.String() + `
+      ` + js + `
       // the note may wrap onto several lines: move the legend and the
       // canvas below the heading, whatever its height
       document.addEventListener('DOMContentLoaded', function () {

@@ -14,6 +14,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // segmentResult is a synthetic counter run of 16000 operations, longer
@@ -24,23 +25,15 @@ func segmentResult(t *testing.T) (dir string, res *analysis.Result, links []stri
 	t.Helper()
 	dir = t.TempDir()
 	res = bigResult(dir, 16_000)
-	h, err := history.ReadAll(res.History)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := must[history.History](t)(history.ReadAll(res.History))
 	for _, at := range []int{7, 8, 9} {
 		h = injectDoubleGrant(h, len(h)*at/10)
 	}
 	h = injectStaleRead(h, len(h)*8/10) // the counter's critical sections fail too
 	res.History = history.Slice(h)
 	res.Verdict = analysis.Checkers(res).Check(context.Background(), h)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	index, err := os.ReadFile(filepath.Join(dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	index := storetest.Read(t, dir, store.IndexFile)
 	for _, m := range regexp.MustCompile(`href="((?:porcupine[a-z0-9-]*|timeline)\.html#op=[0-9]+)"`).FindAllStringSubmatch(string(index), -1) {
 		links = append(links, m[1])
 	}
@@ -55,14 +48,9 @@ func segmentResult(t *testing.T) (dir string, res *analysis.Result, links []stri
 // whole pages.
 func TestWriteSegmentPages(t *testing.T) {
 	small := t.TempDir()
-	if err := Write(pauseResult(small)); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, pauseResult(small))
 	for _, f := range []string{store.PorcupineFile, store.PorcupineCounterFile} {
-		b, err := os.ReadFile(filepath.Join(small, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := storetest.Read(t, small, f)
 		if strings.Contains(string(b), "lockstormSegments = [") || strings.Contains(string(b), "failing segment") {
 			t.Errorf("small history: %s is drawn as a segment", f)
 		}
@@ -81,10 +69,7 @@ func TestWriteSegmentPages(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"porcupine.html", "porcupine-2.html", "porcupine-3.html", "porcupine-counter.html"} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := storetest.Read(t, dir, f)
 		if !strings.Contains(string(b), "failing segment") || !strings.Contains(string(b), `id="lockstorm-segment">This page shows one failing segment`) ||
 			!strings.Contains(string(b), "lockstormSegments = [") {
 			t.Errorf("%s: not a segment page", f)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"html"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // porcupine.html and porcupine-counter.html are drawn from the searches
@@ -26,10 +25,7 @@ func TestPorcupinePagesFromKeptSearch(t *testing.T) {
 		t.Fatalf("kept searches: lock %v, counter %v", lock, counter)
 	}
 	read := func(f string) string {
-		b, err := os.ReadFile(filepath.Join(res.Dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := storetest.Read(t, res.Dir, f)
 		return string(b)
 	}
 	if _, err := passOfResult(t, res).writePorcupine(res, nil); err != nil {
@@ -40,16 +36,11 @@ func TestPorcupinePagesFromKeptSearch(t *testing.T) {
 	}
 	b, _ := json.Marshal(res.Verdict)
 	res.Verdict.Results = nil
-	if err := json.Unmarshal(b, &res.Verdict); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, json.Unmarshal(b, &res.Verdict))
 	if lock, counter := keptSearches(res.Verdict); lock != nil || counter != nil {
 		t.Fatal("a verdict read from JSON kept a search")
 	}
-	note, err := passOfResult(t, res).writePorcupine(res, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	note := must[string](t)(passOfResult(t, res).writePorcupine(res, nil))
 	if !strings.Contains(note, "kept none to draw") || !strings.Contains(read(store.PorcupineFile), "kept none to draw") {
 		t.Errorf("porcupine.html of a verdict read back does not say it has no search: %q", note)
 	}
@@ -75,17 +66,12 @@ func TestPorcupineTitledWithOwnVerdict(t *testing.T) {
 	if res.Verdict.Valid != checker.Invalid {
 		t.Fatalf("run verdict %v, want INVALID", res.Verdict.Valid)
 	}
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	for file, want := range map[string]string{
 		store.PorcupineFile:        "this check VALID (linearizable)",
 		store.PorcupineCounterFile: "this check INVALID (not linearizable)",
 	} {
-		b, err := os.ReadFile(filepath.Join(dir, file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := storetest.Read(t, dir, file)
 		page := html.UnescapeString(string(b))
 		title := regexp.MustCompile(`<title>([^<]*)</title>`).FindStringSubmatch(page)
 		if title == nil || !strings.HasSuffix(title[1], want) || !strings.Contains(page, `<h1 id="lockstorm-title">`+title[1]+`</h1>`) {

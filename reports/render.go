@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/lockstorm/lockstorm/checker"
 )
 
 // Image geometry: every plot is figWidth x figHeight at figDPI, so the
@@ -75,12 +77,11 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p.Title.Text = title
 	p.Title.TextStyle.Font = font.From(bold, 14)
 	p.Title.Padding = vg.Points(8)
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = ylabel
-	p.X.Label.TextStyle.Font = font.From(sans, 11)
-	p.Y.Label.TextStyle.Font = font.From(sans, 11)
-	p.X.Tick.Label.Font = font.From(sans, 10)
-	p.Y.Tick.Label.Font = font.From(sans, 10)
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(sans, 11)
+		a.Tick.Label.Font = font.From(sans, 10)
+	}
 	p.X.Tick.Marker = timeTicks{}
 	return p
 }
@@ -94,13 +95,13 @@ type timeTicks struct{}
 
 // Ticks returns the ticks for [lo, hi].
 func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
-	clientOp := hi - lo
-	if clientOp <= 0 {
+	span := hi - lo
+	if span <= 0 {
 		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'f', -1, 64)}}
 	}
-	step := math.Pow10(int(math.Floor(math.Log10(clientOp / 10))))
+	step := math.Pow10(int(math.Floor(math.Log10(span / 10))))
 	for _, m := range []float64{1, 2, 5, 10} {
-		if clientOp/(step*m) <= 12 {
+		if span/(step*m) <= 12 {
 			step *= m
 			break
 		}
@@ -122,29 +123,19 @@ func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// Every time-axis plot of the report puts its data area at the same place
-// across the image, so that the time axes of the PNGs line up when the
-// page shows them one above the other (they are all figWidth wide):
-// axisLeft from the image's left edge to the data area (room for the y
-// tick labels and the y label) and axisRight from its right end to the
-// right edge. In points (1/72 inch; at figDPI 96 a point is 4/3 px).
+// Every time-axis plot puts its data area axisLeft from the image's left
+// edge and axisRight from its right edge (points), so that the time axes
+// of the PNGs line up on the page.
 const (
 	axisLeft  = vg.Length(96)
 	axisRight = vg.Length(18)
 )
 
 // alignTimeAxis returns the part of c to draw p into so that p's data
-// area spans [imgMin+axisLeft, imgMax-axisRight] horizontally, imgMin and
-// imgMax being the image's left and right edges. gonum/plot sizes the y
-// axis by its labels, so the natural data area moves from plot to plot;
-// this undoes that. Y tick labels too wide for axisLeft (a holders row
-// of many processes: "c2 (p1, p5, p9, … +2)") are shortened, ending in
-// "…", until they fit: p's y ticker is replaced then. So the data area
-// of every time plot starts at the same x, whatever its labels.
-//
-// Every time-axis renderer calls it (renderPNG and renderStack do);
-// a renderer that draws a plot itself calls p.Draw(alignTimeAxis(p, c,
-// c.Min.X, c.Max.X)).
+// area spans [imgMin+axisLeft, imgMax-axisRight], imgMin and imgMax being
+// the image's edges (gonum/plot sizes the y axis by its labels). Y tick
+// labels too wide for axisLeft are cut, ending in "…", until they fit:
+// p's y ticker is replaced then.
 func alignTimeAxis(p *plot.Plot, c draw.Canvas, imgMin, imgMax vg.Length) draw.Canvas {
 	fit := func(c draw.Canvas) (draw.Canvas, bool) {
 		// The data area moves with the canvas edges almost one for one
@@ -192,13 +183,19 @@ func longestLabel(ts []plot.Tick) int {
 	return n
 }
 
-// runAxis sets p's x axis to the run's time axis, 0 s to xMax(end): the
-// one x range of every whole-run time plot of a report. Builders call it
-// after their last Add, because gonum's Add widens an axis to its
-// plotters' data (a rate step or a point past the end would stretch one
-// plot's axis and not the others').
+// runAxis sets p's x axis to the run's time axis, 0 s to xMax(end).
+// Builders call it after their last Add, which widens an axis to its
+// plotters' data.
 func runAxis(p *plot.Plot, end int64) *plot.Plot {
 	p.X.Min, p.X.Max = 0, xMax(end)
+	return p
+}
+
+// timePlot gives p the run's time axis, 0 s to xMax(end), with the fault
+// windows ws shaded over a light grid.
+func timePlot(p *plot.Plot, ws []checker.Window, end int64) *plot.Plot {
+	p.X.Min, p.X.Max = 0, xMax(end)
+	p.Add(faultBands{ws}, lightGrid())
 	return p
 }
 
@@ -212,11 +209,9 @@ func renderPNG(p *plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error
 // figTitleFont is the face of a small-multiples figure's overall title.
 var figTitleFont = font.From(bold, 14)
 
-// renderStack draws the plots ps one above the other, each in a share of
-// the height left by the title (if any, drawn across the top) and the
-// legend strip (along the bottom) in proportion to its weight (nil
-// weights: equal shares), each with its own y axis and its data area
-// aligned with every other time-axis plot's; it returns the PNG bytes.
+// renderStack draws the plots ps one above the other under title, over
+// the legend strip, each a share of the height by its weight (nil: equal)
+// and aligned (alignTimeAxis); it returns the PNG bytes.
 func renderStack(title string, ps []*plot.Plot, weights []float64, legend []legendItem, w, h vg.Length) ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
 	dc := draw.New(c)

@@ -16,9 +16,7 @@ func ReplayCommand(cfg config.Config) string {
 }
 
 // ReplayConfig is res's configuration as its replay command states it: a
-// scripted fault plan is read from the fault-plan.json next to its report
-// (config.FaultPlanFile, written by Write), since no flag can say its
-// steps.
+// scripted fault plan read from config.FaultPlanFile next to its report.
 func ReplayConfig(res *analysis.Result) config.Config {
 	cfg := res.Config
 	if cfg.Plan != nil && res.Dir != "" {
@@ -31,10 +29,13 @@ func ReplayConfig(res *analysis.Result) config.Config {
 // why no command line can repeat it (replayNote).
 func Replay(res *analysis.Result) string {
 	cfg := ReplayConfig(res)
-	if note := replayNote(cfg); note != "" {
+	switch note := replayNote(cfg); {
+	case note != "":
 		return note
+	case configEmpty(cfg):
+		return unknownReplay
 	}
-	return replayText(cfg)
+	return ReplayCommand(cfg)
 }
 
 // writeFaultPlan writes res's scripted fault plan next to its report, for
@@ -65,18 +66,8 @@ func replayNote(cfg config.Config) string {
 const unknownReplay = "unknown, the stored configuration is empty"
 
 // configEmpty reports whether cfg names none of the settings a replay
-// needs (no lock, workload, nodes, clients or time limit): a test.json
-// whose config is {} or missing. No command line can repeat such a run,
-// and ReplayCommand's would be a row of empty quoted values.
+// needs (a test.json whose config is {} or missing): no command line can
+// repeat such a run.
 func configEmpty(cfg config.Config) bool {
 	return cfg.Lock == "" && cfg.Workload == "" && cfg.Nodes == 0 && cfg.Clients == 0 && cfg.TimeLimit == 0 && cfg.NewLock == nil
-}
-
-// replayText is ReplayCommand's line, or unknownReplay for an empty
-// configuration.
-func replayText(cfg config.Config) string {
-	if configEmpty(cfg) {
-		return unknownReplay
-	}
-	return ReplayCommand(cfg)
 }

@@ -1,16 +1,9 @@
 // Package reports turns a finished lockstorm run into files a person and a
-// CI system can read: PNG plots (gonum/plot), a self-contained index.html
-// (verdict, configuration and replay line, each checker's result, the
-// anomalies with their op indices and records, the fault plan, every plot
-// inline), porcupine's own visualisation of the lock check, and JUnit XML.
-//
-// lockstorm.Run calls Write after harness.Run, and the CLI's analyze
-// after analysis.Analyze. Everything is
-// derived from the analysis.Result and its history, read once in a
-// stream (res.History, see runScan), so
-// re-analysing a stored run (even a partial history from a crashed run)
-// regenerates the whole report, in memory that grows with the history
-// only by about 20 bytes per operation.
+// CI system can read: PNG plots, a self-contained index.html (verdict,
+// replay line, checkers, anomalies with their records, fault plan, plots),
+// porcupine's visualisation, timeline.html and JUnit XML. Everything is
+// derived from the analysis.Result and its history read once in a stream
+// (runScan), so re-analysing a stored run regenerates the whole report.
 package reports
 
 import (
@@ -25,21 +18,15 @@ import (
 // ErrNoDir is returned when the result has no run folder to write into.
 var ErrNoDir = errors.New("reports: result has no run folder")
 
-// Write writes the report of res into res.Dir: the plots, porcupine.html
-// (and porcupine-counter.html for the counter workload), timeline.html,
-// junit.xml and index.html. It never touches the run's history, test.json or
-// results.json. A file that cannot be produced does not stop the others;
-// the errors are joined.
-//
-// Every file is drawn from one pass over the run's history (scanRun) and
-// one over its resource log (readLog), and the porcupine pages from the
-// searches the check kept.
+// Write writes the report of res into res.Dir: the plots, the porcupine
+// pages, timeline.html, junit.xml and index.html, never touching the
+// run's own files. A file that cannot be produced does not stop the
+// others; the errors are joined.
 func Write(res *analysis.Result) error { return WriteFrom(res, nil) }
 
 // WriteFrom is Write from the pass p that rode on the check's read of the
-// history (NewPass, analysis.AnalyzeWith), so that the history is read
-// once; without p, or when the check did not hand p every record (it
-// stopped early), the report reads the history itself.
+// history (NewPass); without p, or when p missed records, the report
+// reads the history itself.
 func WriteFrom(res *analysis.Result, p *Pass) error {
 	if res == nil || res.Dir == "" {
 		return &WriteError{ErrNoDir}
@@ -114,10 +101,8 @@ type WriteError struct{ Err error }
 func (e *WriteError) Error() string { return e.Err.Error() }
 func (e *WriteError) Unwrap() error { return e.Err }
 
-// SplitError splits the error of a run function that writes the report
-// too (lockstorm.Run) into the run's own error (it did not run, or did
-// not finish) and the report's (the run finished; its report, or part of
-// it, is missing).
+// SplitError splits the error of a run that writes its report too
+// (lockstorm.Run) into the run's own error and the report's.
 func SplitError(err error) (runErr, reportErr error) {
 	var we *WriteError
 	if errors.As(err, &we) {

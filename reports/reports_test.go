@@ -14,6 +14,7 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 var pngFiles = []string{store.HoldersFile, store.LatencyRawFile, store.LatencyQuantileFile, store.RateFile, store.FencingFile}
@@ -46,10 +47,7 @@ func checkReport(t *testing.T, res *analysis.Result) (index string, doc JUnitSui
 			t.Errorf("%s has %d distinct colours: looks blank", f, colours)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := storetest.Read(t, res.Dir, store.IndexFile)
 	index = string(b)
 	want := map[checker.Validity]string{checker.Valid: "VALID", checker.Invalid: "INVALID", checker.Unknown: "UNKNOWN"}[res.Verdict.Valid]
 	if !strings.Contains(index, `<div class="big">`+want+`</div>`) {
@@ -74,10 +72,7 @@ func checkReport(t *testing.T, res *analysis.Result) (index string, doc JUnitSui
 			}
 		}
 	}
-	jb, err := os.ReadFile(filepath.Join(res.Dir, store.JUnitFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	jb := []byte(storetest.Read(t, res.Dir, store.JUnitFile))
 	if err := xml.Unmarshal(jb, &doc); err != nil {
 		t.Fatalf("junit.xml does not parse: %v", err)
 	}

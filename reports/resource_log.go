@@ -12,10 +12,9 @@ import (
 	"github.com/lockstorm/lockstorm/resource"
 )
 
-// resourceLog is the run's resource log, the resource's own account of
-// every write and fenced read it handled, in its order, read with
-// Result.EachWrite (the result's Writes, or writes.jsonl entry by entry).
-// n is its number of entries (0: the run has none).
+// resourceLog is the run's resource log (Result.EachWrite), the
+// resource's own account of every write and fenced read it handled; n is
+// its number of entries (0: none).
 type resourceLog struct {
 	res *analysis.Result
 	n   int
@@ -44,11 +43,9 @@ func (l resourceLog) each(f func(w *resource.Write)) error {
 	return nil
 }
 
-// readLog reads the resource log once for the report: the entries of the
-// kept history (every one for a whole history, else those handled
-// during an anomaly span's read, at most maxSpanRecords per span), for the
-// holders chart's marks and the pause stories; and fencing.png's points
-// (logFences, into s.fenceLog).
+// readLog reads the resource log once: the entries of the kept history
+// (those within an anomaly span's read, at most maxSpanRecords each, for
+// a history not kept whole), and fencing.png's points into s.fenceLog.
 func (s *runScan) readLog(l resourceLog) (entries []resource.Write, err error) {
 	f := newLogFences(l.n)
 	s.fenceLog = f

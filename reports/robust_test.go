@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -89,5 +88,4 @@ func TestPlotsSurviveMalformedTimes(t *testing.T) {
 			}
 		})
 	}
-	_ = fmt.Sprint
 }

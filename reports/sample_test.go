@@ -35,48 +35,31 @@ func TestSampleReports(t *testing.T) {
 	}
 	for _, cfg := range runs {
 		cfg.Store = dir
-		res, err := harness.Run(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := Write(res); err != nil {
-			t.Fatal(err)
-		}
+		res := must[*analysis.Result](t)(harness.Run(context.Background(), cfg))
+		mustWrite(t, res)
 		t.Logf("%s: %v, %s", cfg.Name, res.Verdict.Valid, filepath.Join(res.Dir, store.IndexFile))
 		for _, r := range res.Verdict.Results {
 			t.Logf("  %s: %v (%d anomalies) %s", r.Name, r.Valid, len(r.Anomalies), r.Error)
 		}
 	}
 	hd := filepath.Join(dir, "hand-built-pause")
-	if err := os.MkdirAll(hd, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.MkdirAll(hd, 0o755))
 	res := pauseResult(hd)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	t.Logf("hand-built: %v, %s", res.Verdict.Valid, filepath.Join(hd, store.IndexFile))
 	// An empty history (a run that died at once): unknown, empty plots.
 	ed := filepath.Join(dir, "empty-history")
-	if err := os.MkdirAll(ed, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.MkdirAll(ed, 0o755))
 	ecfg := config.Config{Name: "empty-history", Lock: "single", Workload: "counter", Clients: 2, Seed: 5}
 	empty := &analysis.Result{Dir: ed, Config: ecfg, Verdict: analysis.Checkers(&analysis.Result{Config: ecfg}).Check(context.Background(), nil)}
-	if err := Write(empty); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, empty)
 	// The benchmark's synthetic 100k-operation history, to see how the
 	// plots look at that size (its verdict is not checked: unknown).
 	bd := filepath.Join(dir, "synthetic-100k")
-	if err := os.MkdirAll(bd, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.MkdirAll(bd, 0o755))
 	big := bigResult(bd, 100_000)
 	big.Verdict.Valid, big.Verdict.Error = checker.Unknown, "synthetic history written for the report benchmark; not checked"
-	if err := Write(big); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, big)
 }
 
 // TestRewriteReport re-analyses a stored run and rewrites its report, only
@@ -93,8 +76,6 @@ func TestRewriteReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	t.Logf("%v: %s", res.Verdict.Valid, filepath.Join(dir, store.IndexFile))
 }

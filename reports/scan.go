@@ -12,44 +12,26 @@ import (
 )
 
 // Every picture of the report is drawn from one pass over the run's
-// history, res.History (its file, or its records in memory), whatever its
-// length: riding on the check's read (Analyze), else a read of its own
-// (scanRun). The pass keeps
+// history, res.History, whatever its length: riding on the check's read
+// (Analyze), else a read of its own (scanRun). The pass keeps
 //
-//   - per client operation its type, outcome and times (opLog): latency-raw.png,
-//     latency-quantiles.png and rate.png are drawn from them, exactly;
-//   - per lease its process and times (leaseLog), followed by lease.Tracker
-//     under the checker's own rules: the holders overview and fencing.png's
-//     issued tokens;
-//   - the fault windows and where it was in the history every
-//     checkpointEvery records, from which, once the check has named the
-//     anomalies, the records index.html lists (each anomaly's first
-//     records, the coverage's evidence) and the times of the anomalies'
-//     records are read again (resolve);
-//   - the kept history (kept), from which timeline.html, the client-pause
-//     stories, the detailed holders chart and fencing.png's send times
-//     are drawn (the porcupine pages are the check's own searches, see
-//     writePorcupine): up to maxWholeRecords records the
-//     whole history, every record kept; past that, the records read again
-//     around the anomalies (at most maxHolderSpans anomaly spans of at
-//     most maxSpanRecords records), from positions the pass noted, and
-//     the page says which pictures are spans or samples (notes).
+//   - per client operation its type, outcome and times (opLog): the
+//     latency and rate plots are drawn from them, exactly;
+//   - per lease its process and times (leaseLog), followed under the
+//     checker's own rules: the holders overview, fencing.png's tokens;
+//   - the fault windows, and a checkpoint every checkpointEvery records
+//     from which the records index.html lists and the anomalies' times
+//     are read again once the verdict is known (resolve);
+//   - the kept history: the whole history up to maxWholeRecords records,
+//     else the records read again around the anomaly spans (notes says
+//     which pictures are spans). timeline.html, the pause stories, the
+//     detailed holders chart and fencing.png's send times come from it.
 //
-// Its memory is the kept history and about 20 bytes per client
-// operation (opLog, leaseLog).
+// Its memory is the kept history and about 20 bytes per client operation.
 
-// maxWholeRecords is the longest history whose report is drawn whole: up
-// to it the pass keeps every record, so that timeline.html, the
-// client-pause stories and the detailed holders chart show the whole
-// run, as they always have. Drawing them from the whole
-// history costs about 1 KB a record besides the rest of the report (the
-// records, and the leases, pairs, slot map, arrivals and boxes derived
-// from them; measured: 190 MB peak at 100k records, where a longer
-// history's report, drawn from anomaly spans, takes 95 MB), and a run this long
-// is already past what those pictures show whole (timeline.html draws
-// 20000 boxes, holders.png's chart 2000 leases). So past it the report draws them from spans around the
-// anomalies, and says so, in memory that no longer grows with the
-// records but by 10 bytes an operation. Tests lower it.
+// maxWholeRecords is the longest history kept whole (about 1 KB of
+// memory a record); past it the report draws spans around the anomalies
+// and says so. Tests lower it.
 var maxWholeRecords int64 = 100_000
 
 // checkpointEvery is how many records apart the pass notes where it is in
@@ -64,38 +46,32 @@ type runScan struct {
 	nem     history.History  // nemesis records
 	faults  []checker.Window // fault windows (the history's indices)
 
-	ops    *opLog
-	leases *leaseFollower
-	slots  *slotTracker
-	// fences are the history's resource operations (their index in ops
-	// and their token), for fencing.png when the run has no resource log.
-	fences     chunks[histFence]
+	ops        *opLog
+	leases     *leaseFollower
+	slots      *slotTracker
+	fences     chunks[histFence] // for fencing.png without a resource log
 	keepFences bool
 
 	wantTime, wantRec map[int64]bool
 	times             map[int64]int64      // anomaly records' times
 	recs              map[int64]history.Op // records the page lists
 
-	// whole says kept is the whole history, its records' indices the
-	// history's; else kept is the records read around the anomaly spans,
-	// renumbered: kept's record j is the history's orig[j] (orig nil for
-	// a whole history).
+	// whole: kept is the whole history; else the records read around the
+	// anomaly spans, renumbered: kept[j] is the history's orig[j].
 	whole bool
 	kept  history.History
 	orig  []int64
 	marks []checkpoint
 
-	// d is kept's detail, with the resource log's entries of kept; fenceLog
-	// is fencing.png's points of the log (readLog).
-	d         *detail
+	d         *detail // kept's
 	fenceLog  *logFences
 	spans     []anomalySpan // anomaly spans read (their ops the history's indices)
 	spansLeft int
 	read      []spanRead // what was read for each span
 }
 
-// histFence is a resource operation of the history: its index in the
-// opLog and the fencing token it carried.
+// histFence is a resource operation of the history: its opLog index and
+// its fencing token.
 type histFence struct {
 	op    int32
 	fence int64
@@ -107,10 +83,9 @@ type checkpoint struct {
 	time int64
 }
 
-// Pass is the report's pass over a run's history riding on its check's
-// read (analysis.AnalyzeWith): the history is read once for both. Start
-// it with NewPass before the check, hand it every record (Add), then
-// write the report with WriteFrom.
+// Pass is the report's pass riding on the check's read of the history
+// (analysis.AnalyzeWith): NewPass before the check, Add every record,
+// then WriteFrom.
 type Pass struct {
 	s   *runScan
 	lg  resourceLog
@@ -139,19 +114,13 @@ func (p *Pass) scan(res *analysis.Result) (*runScan, error) {
 	return p.s, p.s.complete(res, p.lg)
 }
 
-// scanRun reads res's history in one pass (see above) and completes it
-// (complete); a run without a resource log keeps the history's resource
-// operations for fencing.png.
+// scanRun reads res's history in one pass and completes it.
 func scanRun(res *analysis.Result) (*runScan, error) {
 	p := NewPass(res)
 	if p.err != nil {
 		return nil, p.err
 	}
-	src := res.History
-	if src == nil {
-		src = history.Slice(nil)
-	}
-	c, err := src.Open(history.Pos{})
+	c, err := sourceOf(res).Open(history.Pos{})
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
@@ -165,15 +134,10 @@ func scanRun(res *analysis.Result) (*runScan, error) {
 	return p.s, p.s.complete(res, p.lg)
 }
 
-// complete ends the pass once res's verdict is known: it reads the
-// records the page lists and the anomalies' times it lacks (resolve),
-// the anomaly spans of a history not kept whole (readSpans) and the
-// resource log lg (readLog), and derives the kept history's detail.
+// complete ends the pass once res's verdict is known: resolve, the
+// anomaly spans (readSpans), the resource log lg (readLog), the detail.
 func (s *runScan) complete(res *analysis.Result, lg resourceLog) error {
-	src := res.History
-	if src == nil {
-		src = history.Slice(nil)
-	}
+	src := sourceOf(res)
 	if err := s.resolve(src, res); err != nil {
 		return fmt.Errorf("reports: history: %w", err)
 	}
@@ -189,6 +153,14 @@ func (s *runScan) complete(res *analysis.Result, lg resourceLog) error {
 	}
 	s.d = detailOf(s.kept, s.slots.slotMap(s.kept), s.keptFaults(), writes, lostPairs(s.kept, res.Verdict, s.inKept), analysis.LeaseOptions(res.Config))
 	return nil
+}
+
+// sourceOf is res's history, an empty one when it has none.
+func sourceOf(res *analysis.Result) history.Source {
+	if res.History == nil {
+		return history.Slice(nil)
+	}
+	return res.History
 }
 
 // newScan prepares the pass over res's history; one of more than
@@ -271,12 +243,11 @@ func wanted(res *analysis.Result) (times, recs map[int64]bool) {
 	return times, recs
 }
 
-// maxAnomalyOps bounds the anomaly records whose times the pass keeps (to
-// place the anomaly spans and the overview's anomaly marks).
+// maxAnomalyOps bounds the anomaly records whose times the pass keeps.
 const maxAnomalyOps = 50000
 
-// timeOf is the time of anomaly record i of a history not kept whole,
-// false when unknown: from the anomaly records' times the pass kept.
+// timeOf is the time of anomaly record i as the pass kept it, false when
+// unknown.
 func (s *runScan) timeOf(i int64) (int64, bool) {
 	t, ok := s.times[i]
 	return t, ok
@@ -305,10 +276,8 @@ func (s *runScan) keepWanted(o *history.Op) {
 	}
 }
 
-// resolve keeps what the page wants of the records (wanted), once the
-// verdict is known (a pass riding on the check reads before it is): from
-// kept when it is the whole history, else reading them again from the
-// pass's checkpoints (readAt).
+// resolve keeps what the page wants of the records (wanted): from kept
+// when it is the whole history, else read again (readAt).
 func (s *runScan) resolve(src history.Source, res *analysis.Result) error {
 	s.wantTime, s.wantRec = wanted(res)
 	var idx []int64

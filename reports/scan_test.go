@@ -6,7 +6,6 @@ import (
 	"math"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
@@ -26,10 +25,7 @@ func passOf(t testing.TB, h history.History, writes []resource.Write, clients in
 // passOfResult is passOf of a result.
 func passOfResult(t testing.TB, res *analysis.Result) *runScan {
 	t.Helper()
-	s, err := scanRun(res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := must[*runScan](t)(scanRun(res))
 	return s
 }
 
@@ -144,9 +140,7 @@ func fileResult(t testing.TB, h history.History) *analysis.Result {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "history.jsonl")
-	if err := history.WriteFile(path, h); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, history.WriteFile(path, h))
 	return &analysis.Result{Dir: dir, History: history.File(path), Records: len(h), Config: config.Config{Clients: 3}}
 }
 
@@ -190,8 +184,6 @@ func assertOccupancy(t *testing.T, h history.History, clients int) {
 	}
 }
 
-var _ = time.Second
-
 // fencePoints are fencing.png's points of h with the resource log writes
 // (nil: none), from the report's pass, and what they are from.
 func fencePoints(t testing.TB, h history.History, writes []resource.Write) ([]fencePoint, string) {
@@ -209,14 +201,6 @@ func fencePoints(t testing.TB, h history.History, writes []resource.Write) ([]fe
 func fencingPNG(t testing.TB, h history.History, writes []resource.Write, ws []checker.Window, end int64) ([]byte, error) {
 	t.Helper()
 	return passOf(t, h, writes, 0).fencingPNG(ws, end)
-}
-
-// overviewOf is the holders overview of the whole history h, for
-// drawHolders.
-func overviewOf(t testing.TB, h history.History, clients int) func(end int64) *occupancy {
-	t.Helper()
-	s := passOf(t, h, nil, clients)
-	return s.overview
 }
 
 // logOf is the opLog of a history in memory.

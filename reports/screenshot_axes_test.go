@@ -43,9 +43,7 @@ func verticalRuns(img image.Image, maxX, minRun int) [][2]int {
 func TestScreenshotReportAxesLineUp(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()
-	if err := Write(pauseResult(dir)); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, pauseResult(dir))
 	img := browsertest.Screenshot(t, filepath.Join(dir, "index.html"), 7000)
 	runs := verticalRuns(img, 400, 60)
 	xs := map[int]int{}

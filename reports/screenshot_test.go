@@ -16,9 +16,7 @@ func TestScreenshot(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()
 	res := pauseResult(dir)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	img := browsertest.Screenshot(t, filepath.Join(dir, "index.html"), 3000)
 	// The banner: the invalid red (#c62828) near the top left.
 	r, g, b, _ := img.At(40, 20).RGBA()

@@ -36,10 +36,8 @@ table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px solid #
 </table></body></html>
 `))
 
-// verdictText is a run's verdict column: its verdict, and for an
-// unknown one why (interrupted, incomplete, coverage shortfall,
-// undecided: analysis.RunInfo.Unknown; the full reason is the cell's
-// tooltip), "setup failed" or "not checked".
+// verdictText is a run's verdict column: its verdict and, for an unknown
+// one, why (analysis.RunInfo.Unknown); "setup failed" or "not checked".
 func verdictText(r analysis.RunInfo) string {
 	if r.SetupError != "" {
 		return "setup failed"

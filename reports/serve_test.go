@@ -27,9 +27,7 @@ func TestStoreHandlerListsRunsNewestFirst(t *testing.T) {
 		{"b/20261202T110000.000", ""},
 	} {
 		d := filepath.Join(store, r.dir)
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		noErr(t, os.MkdirAll(d, 0o755))
 		os.WriteFile(filepath.Join(d, "test.json"), []byte(`{"config":{"lock":"single","workload":"counter","seed":9}}`), 0o644)
 		if r.results != "" {
 			os.WriteFile(filepath.Join(d, "results.json"), []byte(r.results), 0o644)
@@ -57,15 +55,9 @@ func TestStoreHandlerListsRunsNewestFirst(t *testing.T) {
 
 func get(t *testing.T, url string) string {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := must[*http.Response](t)(http.Get(url))
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := must[[]byte](t)(io.ReadAll(resp.Body))
 	return string(b)
 }
 
@@ -73,9 +65,7 @@ func get(t *testing.T, url string) string {
 func TestStoreHandlerShowsSetupFailed(t *testing.T) {
 	store := t.TempDir()
 	d := filepath.Join(store, "a", "20261201T100000.000")
-	if err := os.MkdirAll(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.MkdirAll(d, 0o755))
 	os.WriteFile(filepath.Join(d, "test.json"), []byte(`{"config":{"lock":"single","workload":"counter","seed":9}}`), 0o644)
 	os.WriteFile(filepath.Join(d, "setup-failed.txt"), []byte("cluster: redis-server not found\n"), 0o644)
 	srv := httptest.NewServer(StoreHandler(store))
@@ -110,21 +100,15 @@ func TestStoreHandlerTellsUnknownsApart(t *testing.T) {
 		{"fine/20261201T120000.000", nil, false, checker.Valid},
 	} {
 		dir := filepath.Join(root, r.dir)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		noErr(t, os.MkdirAll(dir, 0o755))
 		res := &analysis.Result{Dir: dir, History: history.Slice(append(history.History(nil), b.History()...)), Config: config.Config{
 			Name: filepath.Dir(r.dir), Lock: "single", Workload: "api", Nodes: 1, Clients: 1, TTL: 300 * time.Millisecond,
 			TimeLimit: time.Second, Nemesis: r.nemesis, Seed: 1}}
 		if r.interrupted {
 			res.Interrupted, res.Incomplete = true, "interrupted by SIGINT at 0.4s of 1s"
 		}
-		if err := store.WriteJSON(filepath.Join(dir, store.TestFile), analysis.TestFile{Config: res.Config, Completed: true, Records: b.Len()}); err != nil {
-			t.Fatal(err)
-		}
-		if err := analysis.Check(context.Background(), res); err != nil {
-			t.Fatal(err)
-		}
+		noErr(t, store.WriteJSON(filepath.Join(dir, store.TestFile), analysis.TestFile{Config: res.Config, Completed: true, Records: b.Len()}))
+		noErr(t, analysis.Check(context.Background(), res))
 		if res.Verdict.Valid != r.want {
 			t.Fatalf("%s: verdict %v (%s), want %v", r.dir, res.Verdict.Valid, res.Verdict.Error, r.want)
 		}

@@ -45,14 +45,9 @@ func TestBrowserIndexSizeBound(t *testing.T) {
 	dir := t.TempDir()
 	res := bigResult(dir, records/2)
 	injectAnomalies(res, 6)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	page := filepath.Join(dir, store.IndexFile)
-	fi, err := os.Stat(page)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fi := must[os.FileInfo](t)(os.Stat(page))
 	t.Logf("%d records: index.html %d bytes", len(historyOf(res)), fi.Size())
 	if fi.Size() >= maxIndexBytes {
 		t.Errorf("index.html is %d bytes, want under %d", fi.Size(), maxIndexBytes)
@@ -86,10 +81,7 @@ func TestRenderIndexBudget(t *testing.T) {
 	s := passOfResult(t, res)
 	huge := template.URL("data:image/png;base64," + strings.Repeat("A", 700_000))
 	figs := []figure{{File: "a.png", Data: huge}, {File: "b.png", Data: huge}, {File: "c.png", Data: huge}, {File: "d.png", Data: "data:image/png;base64,AAAA"}}
-	b, err := renderIndex(buildPage(res, s, figs, nil, nil, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := must[[]byte](t)(renderIndex(buildPage(res, s, figs, nil, nil, "")))
 	if len(b) >= maxIndexBytes {
 		t.Errorf("index.html is %d bytes, want under %d", len(b), maxIndexBytes)
 	}
@@ -97,10 +89,7 @@ func TestRenderIndexBudget(t *testing.T) {
 		t.Errorf("%d figures inline, want 3 (two big ones and the small one)", n)
 	}
 	small := []figure{{File: "a.png", Data: "data:image/png;base64,AAAA"}, {File: "b.png", Data: "data:image/png;base64,BBBB"}}
-	b, err = renderIndex(buildPage(res, s, small, nil, nil, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b = must[[]byte](t)(renderIndex(buildPage(res, s, small, nil, nil, "")))
 	if n := strings.Count(string(b), `src="data:`); n != 2 {
 		t.Errorf("small page: %d figures inline, want both", n)
 	}

@@ -8,13 +8,12 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// slotTracker places each process of a history in its client slot as
-// the pass reads the records (runScan): by the records'
-// Client, else (a history written before records carried it) by
-// replaying the harness's retirements of slot processes (an info
-// completion, a client-crash; see slotMap). A watchdog's process joins
-// its holder's row in slotMap. Memory is one entry per process. Slots named by records beyond the run's
-// client count are added as they appear.
+// slotTracker places each process of a history in its client slot as the
+// pass reads the records: by the records' Client, else by replaying the
+// harness's retirements of slot processes: slot i starts as process i
+// and takes the next unused id after an info completion or a completed
+// client-crash naming it (endsClients). Slots beyond the run's client
+// count are added as records name them.
 type slotTracker struct {
 	clients int
 	slotOf  map[int]int // process -> slot
@@ -90,14 +89,10 @@ func (t *slotTracker) slot(p int) (int, bool) {
 	return s, ok
 }
 
-// slotMap is the rows of the charts of kept (the kept history: the whole
-// history, or the records read around its anomalies): one per slot,
-// labelled with the slot's processes, then one per process of kept that
-// has no slot, in order of id. A process of kept with no slot that uses
-// tokens another process acquired (a watchdog renewing its client's
-// leases under an id of its own, in a history written before records
-// carried Client) joins that process's row: rows are clients, not
-// processes.
+// slotMap is the rows of the charts of the kept history: one per slot,
+// labelled with its processes, then one per process of kept without a
+// slot, in order of id, unless it uses the tokens of a process with one
+// (a watchdog; tokenFollowers): it joins that process's row.
 func (t *slotTracker) slotMap(kept history.History) slotMap {
 	m := slotMap{Row: map[int]int{}}
 	for s := range t.clients {

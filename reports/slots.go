@@ -1,31 +1,18 @@
 package reports
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// slotMap assigns each client process of a history to its client slot.
-//
-// The harness starts slot i as process i and gives a slot a fresh process
-// id, the next unused one past the slots, whenever its process retires:
-// after an info completion (Jepsen's rule) and when the nemesis ends the
-// client's process (a completed start of a kind that registered
-// EndsClients, client-crash, whose record names the client in Clients).
-// Replaying those retirements in record order recovers which slot each
-// replacement id went to. Two slots retiring within the same instant may
-// swap ids; the map is a best effort for the picture, not for checking.
-//
-// A record's Client field ("c2"), when present, places its process
-// directly; the replay only serves histories written before records
-// carried it. A process that never acquires but uses tokens another
-// process acquired (a watchdog renewing its client's leases under an id
-// of its own) joins that process's row: rows are clients, not processes.
-//
-// With clients <= 0, or for a process none of this can place, the row is
-// the process itself.
+// slotMap assigns each client process of a history to its client slot:
+// by the records' Client field ("c2"), else (older histories) by
+// replaying the harness's retirements (slotTracker), a best effort for the
+// picture. A watchdog process joins the row of the process whose tokens
+// it uses; a process none of this places is a row of its own.
 type slotMap struct {
 	// Rows are the row labels, bottom to top: "c1 (p0, p4)", or "p7".
 	Rows []string
@@ -36,20 +23,13 @@ type slotMap struct {
 // slotIndex is the slot of a record's Client ("c3" -> 2), -1 when it
 // names none (empty, or not c1..c4096).
 func slotIndex(client string) int {
-	if len(client) < 2 || client[0] != 'c' {
+	if len(client) < 2 || client[0] != 'c' || client[1] < '0' || client[1] > '9' {
 		return -1
 	}
-	n := 0
-	for i := 1; i < len(client); i++ {
-		c := client[i]
-		if c < '0' || c > '9' {
-			return -1
-		}
-		if n = n*10 + int(c-'0'); n > 4096 {
-			return -1
-		}
+	if n, err := strconv.Atoi(client[1:]); err == nil && n <= 4096 {
+		return n - 1
 	}
-	return n - 1
+	return -1
 }
 
 // tokenFollowers maps each process of h that never invokes an acquire

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/lockstorm/lockstorm/analysis"
@@ -51,10 +52,9 @@ func (s *runScan) readSpan(src history.Source, w *spanRecords, pad int64) error 
 	return c.Err()
 }
 
-// spanCheckpoint is the checkpoint to read w from: the latest one at least
-// maxSpanRecords/2 records before its first anomaly record (the most
-// the span keeps before it) or, when later, the latest one before the
-// span's start time.
+// spanCheckpoint is the checkpoint to read w from: the latest at least
+// maxSpanRecords/2 records before its first anomaly record or, when
+// later, the latest before the span's start time.
 func (s *runScan) spanCheckpoint(w *spanRecords) history.Pos {
 	var at history.Pos
 	for _, m := range s.marks {
@@ -130,11 +130,7 @@ func (s *runScan) keepSpans(ws []*spanRecords) {
 	if s.records > 0 {
 		keep[s.last.Index] = s.last
 	}
-	idx := make([]int64, 0, len(keep))
-	for i := range keep {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
+	idx := slices.Sorted(maps.Keys(keep))
 	s.orig = idx
 	s.kept = make(history.History, 0, len(idx))
 	for _, i := range idx {

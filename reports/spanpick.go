@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/page"
 )
 
 // anomalySpan is a stretch of a run, [From, To] in ns since the start,
@@ -28,11 +29,7 @@ type anomalySpan struct {
 // Label is a one-line description: "overlap, lost-update: 3 anomalies,
 // ops 120..4410, 12.300–13.100 s".
 func (w anomalySpan) Label() string {
-	what := "1 anomaly"
-	if w.Anomalies != 1 {
-		what = fmt.Sprintf("%d anomalies", w.Anomalies)
-	}
-	ops := ""
+	what, ops := page.Count(w.Anomalies, "anomaly", "anomalies"), ""
 	switch len(w.Ops) {
 	case 0:
 	case 1:
@@ -66,16 +63,6 @@ func checkerParts(v checker.Result) []checker.Result {
 // whole), at least 200 ms.
 func spanPad(ttl time.Duration) int64 { return max(2*int64(ttl), int64(200*time.Millisecond)) }
 
-// anomalySpans picks the spans to draw in detail around anomalies as
-// (the times of their records given by timeOf; false: no such record,
-// the op is ignored): each anomaly's ops' times padded by pad either side (an anomaly whose
-// ops spread over more than 10 pads, such as a summary over the whole
-// run, gets a span around its last op, where its links point), clamped
-// to [0, end]; overlapping spans merged; then at most maxN of them,
-// those holding fatal anomalies first, then the earliest, returned in
-// time order. left is how many spans were not picked. An anomaly
-// without a record timeOf knows gets no span.
-
 // timeIn is the time of record i of h, false when h has no record i.
 func timeIn(h history.History) func(i int64) (int64, bool) {
 	return func(i int64) (int64, bool) {
@@ -86,6 +73,11 @@ func timeIn(h history.History) func(i int64) (int64, bool) {
 	}
 }
 
+// anomalySpans picks the spans to draw in detail around anomalies as
+// (their records' times given by timeOf; an op it does not know is
+// ignored): each anomaly's ops' times padded by pad either side (ops
+// spread over more than 10 pads get a span around the last op, where the
+// links point), clamped to [0, end], merged, then picked (pickSpans).
 func anomalySpans(timeOf func(i int64) (int64, bool), as []checker.Anomaly, pad, end int64, maxN int) (ws []anomalySpan, left int) {
 	var all []anomalySpan
 	for _, a := range as {
@@ -160,16 +152,7 @@ func pickSpans(merged []anomalySpan, maxN int) (ws []anomalySpan, left int) {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		fa, fb := merged[a].Fatal > 0, merged[b].Fatal > 0
-		switch {
-		case fa && !fb:
-			return -1
-		case fb && !fa:
-			return 1
-		}
-		return a - b
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return oneIf(merged[b].Fatal > 0) - oneIf(merged[a].Fatal > 0) })
 	if len(order) > maxN {
 		left = len(order) - maxN
 		order = order[:maxN]

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"image"
 	"image/png"
 	"testing"
 	"time"
@@ -88,15 +89,9 @@ func TestHoldersBigRun(t *testing.T) {
 	end := endTime(h)
 	mid := int64(len(h) / 2)
 	as := []checker.Anomaly{{Kind: "overlap", Ops: []int64{mid, mid + 3}, Fatal: true}, {Kind: "lost-update", Ops: []int64{mid / 4}}}
-	args := holdersArgs{d: detailOf(h, buildSlots(h, 8), nil, nil, nil, runLeases), end: end, pad: spanPad(300 * time.Millisecond), anomalies: as, overview: overviewOf(t, h, 8)}
-	b, err = drawHolders(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	none, err := drawHolders(holdersArgs{d: args.d, end: end, pad: args.pad, overview: args.overview})
-	if err != nil {
-		t.Fatal(err)
-	}
+	args := holdersArgs{d: detailOf(h, buildSlots(h, 8), nil, nil, nil, runLeases), end: end, pad: spanPad(300 * time.Millisecond), anomalies: as, overview: passOf(t, h, nil, 8).overview}
+	b = must[[]byte](t)(drawHolders(args))
+	none := must[[]byte](t)(drawHolders(holdersArgs{d: args.d, end: end, pad: args.pad, overview: args.overview}))
 	if hb, hn := pngHeight(t, b), pngHeight(t, none); hb <= hn+300 {
 		t.Errorf("big run: %d px with two anomaly spans, %d px with none: want the spans' charts below the overview", hb, hn)
 	}
@@ -115,9 +110,6 @@ func TestHoldersBigRun(t *testing.T) {
 
 func pngHeight(t *testing.T, b []byte) int {
 	t.Helper()
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := must[image.Image](t)(png.Decode(bytes.NewReader(b)))
 	return img.Bounds().Dy()
 }

@@ -15,10 +15,8 @@ import (
 // summaryAnomalies is how many anomalies the summary lists.
 const summaryAnomalies = 5
 
-// Summary writes the short verdict summary printed at the end of a run:
-// the verdict, each checker's verdict, the first anomalies with their op
-// indices, what the faults touched, how to replay, and where the report
-// is.
+// Summary writes the verdict summary printed at the end of a run: the
+// verdicts, the first anomalies, the coverage, the replay, the report.
 func Summary(w io.Writer, res *analysis.Result) {
 	v := res.Verdict
 	fmt.Fprintf(w, "verdict: %s\n", verdictWord(v.Valid))

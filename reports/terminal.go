@@ -10,10 +10,9 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 )
 
-// Progress renders harness progress snapshots: a bar redrawn in place on a
-// terminal, or a plain line every few seconds and whenever the active
-// faults change when output is not a terminal or the CI environment
-// variable is set.
+// Progress renders harness progress snapshots: a bar redrawn in place on
+// a terminal, else (or under CI) a plain line every few seconds and when
+// the active faults change.
 type Progress struct {
 	w      io.Writer
 	tty    bool

@@ -16,22 +16,12 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// timeline.html, like Jepsen's timeline: one row per client slot (its
-// successive processes share it, as on holders.png), each operation a box
-// from its invoke to its completion on a shared time axis, coloured by
-// outcome (ok, fail, info; an operation that never completed runs on to
-// the end as a thin striped bar), with the fault windows as bands across
-// all rows (a client pause or crash shaded fully only on its clients'
-// rows, lightly across the others). Each box is labelled with its
-// operation (f, then its value or its token shortened) where it is wide
-// enough; boxes of operations an anomaly names are outlined and marked
-// with ▼. Hovering a box shows its op index, type, process, times, value
-// and anomalies. Opened as timeline.html#op=N (the report's anomaly
-// links), the page scrolls to the box holding record N (its invoke or
-// completion; or the fault band it starts or ends) and highlights it, and
-// again whenever the fragment changes. The page is self-contained: the
-// operations are embedded as JSON and drawn into an SVG by a small script
-// (no network), which redraws it when the reader zooms.
+// timeline.html, like Jepsen's timeline: one row per client slot, each
+// operation a box from invoke to completion coloured by outcome (one that
+// never completed runs on to the end), fault windows as bands, boxes an
+// anomaly names outlined and marked ▼. timeline.html#op=N scrolls to and
+// highlights the box (or fault band) holding record N. The operations are
+// embedded as JSON and drawn into an SVG by a small script (no network).
 
 //go:embed timeline.html.tmpl
 var timelineSrc string
@@ -39,10 +29,8 @@ var timelineSrc string
 var timelineTmpl = template.Must(template.New("timeline").Funcs(template.FuncMap{"count": page.Count[int]}).Parse(timelineSrc))
 
 // maxTimelineBoxes is the most boxes timeline.html draws. Above it, every
-// fail and info operation and every operation an anomaly names is kept
-// and the other ok ones are thinned to one in k
-// (evenly through the run), and the page says so: a browser stays usable
-// with tens of thousands of SVG boxes, not millions.
+// fail and info operation and every one an anomaly names is kept and the
+// other ok ones are thinned to one in k, and the page says so.
 const maxTimelineBoxes = 20000
 
 // Outcome codes of timeline boxes (tlBox.Outcome).
@@ -91,20 +79,16 @@ type tlFault struct {
 	Unhealed bool    `json:"unhealed,omitempty"`
 	Ops      string  `json:"ops"`
 	// StartOp and StopOp are the records that start and end the fault
-	// (StopOp -1 when never healed): a link "#op=N" to one lands on the
-	// band.
+	// (StopOp -1 when never healed): "#op=N" to one lands on the band.
 	StartOp int64 `json:"start_op"`
 	StopOp  int64 `json:"stop_op"`
-	// Rows are the rows of the clients the fault touched (a client pause
-	// or crash, from its start record's Clients): the band is drawn
-	// fully on those rows and lightly (tlLightOpacity) across the
-	// others. Empty: the band covers every row fully.
+	// Rows are the rows of the clients the fault touched (clientRows),
+	// shaded fully, the others lightly; empty: every row fully.
 	Rows []int `json:"rows,omitempty"`
 }
 
-// Opacities of timeline.html's fault bands: a band's full shade, and the
-// light shade a client fault's band has across the rows of the clients
-// it did not touch (the holders chart shades the same way).
+// Opacities of timeline.html's fault bands: full, and light across the
+// rows of the clients a client fault did not touch.
 const (
 	tlBandOpacity  = 0.35
 	tlLightOpacity = 0.07
@@ -117,10 +101,8 @@ type tlData struct {
 	Boxes  []tlBox   `json:"boxes"`
 	Faults []tlFault `json:"faults"`
 	Colour [4]string `json:"colour"` // by outcome code
-	// Band and Light are the fault bands' opacities (tlBandOpacity,
-	// tlLightOpacity).
-	Band  float64 `json:"band"`
-	Light float64 `json:"light"`
+	Band   float64   `json:"band"`   // tlBandOpacity
+	Light  float64   `json:"light"`  // tlLightOpacity
 }
 
 // tlPage is the template's data.
@@ -298,10 +280,8 @@ func hexColour(c interface{ RGBA() (r, g, b, a uint32) }) string {
 	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
 }
 
-// writeTimelineFile writes timeline.html into res.Dir: the whole
-// history's, or for a history too long to keep (s.whole false) a short
-// page saying why it is not drawn; pages records the anomalies' ops it
-// draws.
+// writeTimelineFile writes timeline.html into res.Dir, or a note page for
+// a history not kept whole; pages records the anomalies' ops it draws.
 func writeTimelineFile(res *analysis.Result, s *runScan, end int64, pages *opPages) error {
 	if !s.whole {
 		return writeNotePage(res.Dir, store.TimelineFile, fmt.Sprintf("Timeline — %s, lock %s: not drawn", res.Config.Name, res.Config.Lock),

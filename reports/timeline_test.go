@@ -14,6 +14,7 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // The hand-built pause history on the timeline: one row per client slot,
@@ -72,13 +73,8 @@ func TestTimelineCapsBigHistories(t *testing.T) {
 	}
 	dir := t.TempDir()
 	res := bigResult(dir, 30000)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(filepath.Join(dir, store.TimelineFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	page := storetest.Read(t, dir, store.TimelineFile)
 	if !strings.Contains(string(page), "above its limit of 20000 boxes") {
 		t.Error("timeline.html of a 30000-op history does not say it is capped")
 	}
@@ -88,9 +84,7 @@ func TestTimelineCapsBigHistories(t *testing.T) {
 // file table lists it.
 func TestTimelineWrittenAndLinked(t *testing.T) {
 	dir := t.TempDir()
-	if err := Write(pauseResult(dir)); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, pauseResult(dir))
 	if !store.Exists(dir, store.TimelineFile) {
 		t.Fatal("no timeline.html")
 	}
@@ -114,9 +108,7 @@ func blend(c color.NRGBA, a float64) color.RGBA {
 func TestScreenshotTimeline(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()
-	if err := Write(pauseResult(dir)); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, pauseResult(dir))
 	page := filepath.Join(dir, store.TimelineFile)
 	img := browsertest.Screenshot(t, page, 500)
 	for _, c := range []struct {
@@ -254,9 +246,7 @@ func TestBrowserTimelineOpensAtOp(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()
 	res := pauseResult(dir)
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	var write, acquire int64 = -1, -1
 	for _, op := range historyOf(res) {
 		switch {
@@ -287,14 +277,9 @@ func TestBrowserTimelineOpensAtOp(t *testing.T) {
 		t.Errorf("%s: %d black pixels, want the target box's outline on screen", link, n)
 	}
 	// hashchange: the same page, its fragment changed by a script after load
-	page, err := os.ReadFile(filepath.Join(dir, store.TimelineFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := storetest.Read(t, dir, store.TimelineFile)
 	moved := strings.Replace(string(page), "</body>", fmt.Sprintf(`<script>setTimeout(function () { location.hash = 'op=%d' }, 200)</script></body>`, acquire), 1)
-	if err := os.WriteFile(filepath.Join(dir, "moved.html"), []byte(moved), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, os.WriteFile(filepath.Join(dir, "moved.html"), []byte(moved), 0o644))
 	dom = browsertest.DOM(t, opener(t, dir, fmt.Sprintf("moved.html#op=%d", write)))
 	if !strings.Contains(dom, fmt.Sprintf(`data-target-op="%d"`, acquire)) ||
 		!regexp.MustCompile(fmt.Sprintf(`class="box ok target"[^>]*data-op="%d"`, acquire)).MatchString(dom) {

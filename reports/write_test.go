@@ -24,9 +24,7 @@ import (
 func TestWriteRealRun(t *testing.T) {
 	res := storetest.Run(t, harness.Run, config.Config{Lock: "single", Workload: "counter", Clients: 3,
 		TTL: 300 * time.Millisecond, TimeLimit: 3 * time.Second, Nemesis: []string{"client-pause"}, Seed: 1, Store: t.TempDir()})
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	index, _ := checkReport(t, res)
 	if len(checker.FaultWindows(historyOf(res))) > 0 && !strings.Contains(index, "client-pause") {
 		t.Error("index.html does not list the client-pause faults")
@@ -50,9 +48,7 @@ func TestWriteInvalid(t *testing.T) {
 	if res.Verdict.Valid != checker.Invalid {
 		t.Fatalf("hand-built pause history is %v, want invalid:\n%v", res.Verdict.Valid, res.Verdict)
 	}
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	index, doc := checkReport(t, res)
 	failed := 0
 	for _, c := range doc.Suites[0].Cases {
@@ -81,9 +77,7 @@ func TestWriteEmptyUnknown(t *testing.T) {
 		t.Fatalf("empty history is %v, want unknown", v.Valid)
 	}
 	res := &analysis.Result{Dir: dir, Config: cfg, Verdict: v}
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
 	_, doc := checkReport(t, res)
 	var errored int
 	for _, c := range doc.Suites[0].Cases {
@@ -104,7 +98,7 @@ func TestWriteEmptyUnknown(t *testing.T) {
 func TestJUnitVerdictCase(t *testing.T) {
 	v := checker.Result{Name: "lockstorm", Valid: checker.Unknown, Error: "no acquire succeeded in the whole history: the run proved nothing",
 		Results: []checker.Result{{Name: "lock", Valid: checker.Valid}, {Name: "resource", Valid: checker.Valid}}}
-	doc := buildJUnit("t", v, 1, nil, "")
+	doc := JUnitDocument(verdictSuite("t", v, 1, time.Now(), nil, ""))
 	s := doc.Suites[0]
 	if s.Tests != 3 || s.Errors != 1 || s.Cases[2].Name != "verdict" || s.Cases[2].Error == nil {
 		t.Fatalf("want lock, resource and an erroring verdict case; got %+v", s)
@@ -190,9 +184,4 @@ func TestSlotMap(t *testing.T) {
 	if m.Rows[0] != "c1 (p0, p4)" || m.Rows[1] != "c2 (p1, p3)" || m.Rows[2] != "c3" || m.Rows[3] != "p9" {
 		t.Errorf("rows = %q", m.Rows)
 	}
-}
-
-// buildJUnit makes the document for a composed verdict.
-func buildJUnit(suite string, v checker.Result, seconds float64, props []JUnitProperty, out string) JUnitSuites {
-	return JUnitDocument(verdictSuite(suite, v, seconds, time.Now(), props, out))
 }

@@ -2,13 +2,13 @@ package reports
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
 // A checker that does not apply (fencing on a run without tokens) is
@@ -34,13 +34,8 @@ func TestNotApplicableShown(t *testing.T) {
 	if strings.Contains(buf.String(), "  fencing    valid") {
 		t.Errorf("summary calls the inapplicable fencing checker valid:\n%s", buf.String())
 	}
-	if err := Write(res); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(res.Dir, store.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustWrite(t, res)
+	b := storetest.Read(t, res.Dir, store.IndexFile)
 	row := regexp.MustCompile(`(?s)<td><b>fencing</b></td>.*?</tr>`).FindString(string(b))
 	if row == "" {
 		t.Fatal("index.html has no fencing row")
@@ -50,5 +45,25 @@ func TestNotApplicableShown(t *testing.T) {
 	}
 	if strings.Contains(row, "badge valid") {
 		t.Errorf("fencing row shows a valid badge:\n%s", row)
+	}
+}
+
+// The terminal summary states the harness's own overhead: records per
+// second, the share of completions whose outcome is unknown (a run that
+// overloads itself records fast and proves little) and the proxies' added
+// latency; a stored run without it (older
+// runs, analyze) prints no such line.
+func TestSummaryStatesOverhead(t *testing.T) {
+	res := &analysis.Result{Overhead: &analysis.Overhead{Records: 1234, RecordsPerSec: 617.4, Completions: 600, Unknown: 15,
+		DirectP50: 20, ProxiedP50: 62, ProxyAddedP50: 42, ProxyAddedP99: 71}}
+	var buf bytes.Buffer
+	Summary(&buf, res)
+	if want := "harness: 1234 records, 617 records/s, 2.5% of completions unknown; proxies added p50 42 µs, p99 71 µs per op\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, buf.String())
+	}
+	buf.Reset()
+	Summary(&buf, &analysis.Result{})
+	if strings.Contains(buf.String(), "harness:") {
+		t.Errorf("summary without overhead:\n%s", buf.String())
 	}
 }

@@ -19,14 +19,9 @@ func TestJUnitNotApplicableIsSkipped(t *testing.T) {
 	}}
 	started := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	doc := JUnitDocument(verdictSuite("t", v, 2, started, nil, ""))
-	b, err := MarshalJUnit(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := must[[]byte](t)(MarshalJUnit(doc))
 	var back JUnitSuites
-	if err := xml.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	noErr(t, xml.Unmarshal(b, &back))
 	s := back.Suites[0]
 	if s.Skipped != 1 || s.Tests != 2 || s.Failures != 0 || s.Errors != 0 {
 		t.Errorf("suite counts tests %d skipped %d failures %d errors %d, want 2 1 0 0", s.Tests, s.Skipped, s.Failures, s.Errors)
@@ -44,5 +39,25 @@ func TestJUnitNotApplicableIsSkipped(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `<skipped message="fencing does not apply: no fencing tokens">`) {
 		t.Errorf("no skipped element with its reason:\n%s", b)
+	}
+}
+
+// JUnit times are plain decimals: no exponent, whatever the size, and
+// they read back.
+func TestJUnitTimesAreDecimals(t *testing.T) {
+	d := JUnitDocument(JUnitSuite{Name: "s", Time: 1234567.891, Cases: []JUnitCase{{Name: "tiny", Time: 0.00001}, {Name: "big", Time: 2e7}}})
+	b := must[[]byte](t)(MarshalJUnit(d))
+	out := string(b)
+	for _, want := range []string{`time="1234567.891"`, `time="0.00001"`, `time="20000000"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in\n%s", want, out)
+		}
+	}
+	if strings.ContainsAny(out, "eE+") && strings.Contains(out, "e+") {
+		t.Errorf("an exponent in\n%s", out)
+	}
+	var back JUnitSuites
+	if err := xml.Unmarshal(b, &back); err != nil || back.Suites[0].Cases[1].Time != 2e7 {
+		t.Errorf("read back %v: %+v", err, back)
 	}
 }
