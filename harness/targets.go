@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -114,23 +115,34 @@ func (s *targeter) holders() []holder {
 // the lock must get past: one half-way through taking the lock); with
 // any, also while somebody holds it. On a lock that queues its waiters
 // (queued) it is the other way round: the waiter is taken while somebody
-// holds the lock, so that it dies queued behind the holder and then heads
-// the queue. Crashed while nobody held, the head of the queue was
-// granted the lock in the same instant and died a holder, whose lease
-// just expires.
+// holds the lock, and it is the one that has waited least (the queue's
+// tail) when two or more wait, so that it dies queued and later heads the
+// queue. The head can be granted the lock by the holder's release in the
+// few ms between this choice and the kill, and die a holder, whose lease
+// just expires (catalogue row 19 missed so with 65-110 ms holds).
 func (s *targeter) waiter(any, queued bool) (string, bool) {
 	r := s.r
 	if held := len(s.holders()) > 0; !any && held != queued {
 		return "", false
 	}
-	best, bestSince := "", int64(-1)
+	type waiting struct {
+		name  string
+		since int64
+	}
+	var ws []waiting
 	for _, sl := range r.slots {
-		p := s.procs[sl.worker.Process()]
-		if p != nil && p.waiting && (bestSince < 0 || p.waitSince < bestSince) {
-			best, bestSince = sl.name, p.waitSince
+		if p := s.procs[sl.worker.Process()]; p != nil && p.waiting {
+			ws = append(ws, waiting{sl.name, p.waitSince})
 		}
 	}
-	return best, best != ""
+	if len(ws) == 0 {
+		return "", false
+	}
+	slices.SortStableFunc(ws, func(a, b waiting) int { return cmp.Compare(a.since, b.since) })
+	if queued {
+		return ws[len(ws)-1].name, true
+	}
+	return ws[0].name, true
 }
 
 // freshness is how recent an acquire must be for a fault aimed at the
