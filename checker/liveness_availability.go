@@ -74,9 +74,6 @@ func (s *windowStream) ok(t int64) {
 // nemesis takes a nemesis record; it returns the end of the window it
 // closed or moved, if any.
 func (s *windowStream) nemesis(o *history.Op) (end int64, changed bool) {
-	if o.F != history.FStart && o.F != history.FStop {
-		return 0, false
-	}
 	switch wi, ev := s.pair.add(o); ev {
 	case winOpened:
 		w := &windowCounts{start: o.Time, beforeStart: s.before, recovery: -1}

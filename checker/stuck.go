@@ -117,9 +117,6 @@ func (w *StuckWatch) Found() []Anomaly { return w.found }
 // opens one at its first record (its invoke, or its only record), a stop
 // closes one at its last (its completion, or its only record: winStopped).
 func (w *StuckWatch) nemesis(o *history.Op) {
-	if o.F != history.FStart && o.F != history.FStop {
-		return
-	}
 	switch _, ev := w.win.add(o); ev {
 	case winOpened:
 		w.open++

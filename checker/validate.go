@@ -93,9 +93,7 @@ func (v *validator) add(i int, o *history.Op) bool {
 		if o.F != history.FStart && o.F != history.FStop && o.F != history.FHeal {
 			v.addf("op %d: nemesis record with f %q (want start, stop or heal)", i, o.F)
 		}
-		if o.F == history.FStart || o.F == history.FStop {
-			v.win.add(o)
-		}
+		v.win.add(o)
 		return true
 	}
 	if o.F == history.FLost {
@@ -272,7 +270,7 @@ func FaultWindows(h history.History) []Window {
 	var p windowPairer
 	for i := range h {
 		end = max(end, h[i].Time)
-		if o := &h[i]; o.IsNemesis() && (o.F == history.FStart || o.F == history.FStop) {
+		if o := &h[i]; o.IsNemesis() {
 			p.add(o)
 		}
 	}
@@ -302,15 +300,17 @@ const (
 	winStopped          // a stop's last record (its completion, or its only record) ended the window
 )
 
-// add takes the next nemesis start or stop record; it returns the window
-// the record opened or ended, if any (wi: its index into windows). A stop
-// action ends its window at its invoke (winEnded) and again at its
-// completion (winStopped): the availability counts follow the window's
-// end as it moves, while the lock-stuck watch holds the fault in effect
-// until the stop's last record, when the window ends for good (the fault
-// may not be healed before its stop completed; one never completed leaves
-// it in effect to the end).
+// add takes the next nemesis record (one whose F is neither start nor
+// stop changes nothing); it returns the window the record opened or ended, if any (wi: its
+// index into windows). A stop action ends its window at its invoke
+// (winEnded) and again at its completion (winStopped): windowStream
+// follows the end as it moves, StuckWatch holds the fault in effect until
+// the stop's last record (before its stop completed it may not be healed;
+// a stop never completed leaves it in effect to the end).
 func (p *windowPairer) add(o *history.Op) (wi int, ev winEvent) {
+	if o.F != history.FStart && o.F != history.FStop {
+		return -1, winNone
+	}
 	if p.open == nil {
 		p.open, p.pending = map[string][]int{}, map[nemInvoke]int{}
 	}
@@ -323,29 +323,26 @@ func (p *windowPairer) add(o *history.Op) (wi int, ev winEvent) {
 		delete(p.pending, k)
 		return p.complete(o, inv)
 	}
-	switch o.F {
-	case history.FStart:
+	if o.F == history.FStart {
 		p.windows = append(p.windows, Window{Fault: o.Fault, Detail: o.Detail, Start: o.Time, StartOp: int64(i), StopOp: -1})
 		p.open[o.Fault] = append(p.open[o.Fault], len(p.windows)-1)
 		return len(p.windows) - 1, winOpened
-	case history.FStop:
-		ws := p.open[o.Fault]
-		if len(ws) == 0 {
-			if len(p.probs) < maxProblems {
-				p.probs = append(p.probs, fmt.Sprintf("op %d: nemesis stop of %q without a start", i, o.Fault))
-			}
-			return -1, winNone
-		}
-		w := &p.windows[ws[0]]
-		p.open[o.Fault] = ws[1:]
-		w.End = o.Time
-		w.StopOp = int64(i)
-		if o.Type == history.Invoke {
-			return ws[0], winEnded
-		}
-		return ws[0], winStopped
 	}
-	return -1, winNone
+	ws := p.open[o.Fault]
+	if len(ws) == 0 {
+		if len(p.probs) < maxProblems {
+			p.probs = append(p.probs, fmt.Sprintf("op %d: nemesis stop of %q without a start", i, o.Fault))
+		}
+		return -1, winNone
+	}
+	w := &p.windows[ws[0]]
+	p.open[o.Fault] = ws[1:]
+	w.End = o.Time
+	w.StopOp = int64(i)
+	if o.Type == history.Invoke {
+		return ws[0], winEnded
+	}
+	return ws[0], winStopped
 }
 
 // complete takes the completion o of the action invoked at record inv:
