@@ -87,3 +87,23 @@ func TestStuckWaitsForAcquiresInFlight(t *testing.T) {
 		t.Fatalf("acquire in flight that fails: declared at op %d naming ops %v, want 13 naming [1 12 13]", declared, ops)
 	}
 }
+
+// A fault is in effect until its stop's last record (see windowPairer.add):
+// acquires that failed between the stop's invoke and its completion prove
+// no stuck lock, the same ones after the completion do.
+func TestStuckWaitsForTheStopToComplete(t *testing.T) {
+	for _, done := range []int64{1000, 2} {
+		b := historytest.New().Nemesis(0, history.Info, history.FStart, "partition").
+			Nemesis(1, history.Invoke, history.FStop, "partition").Nemesis(done, history.OK, history.FStop, "partition")
+		for i := int64(1); i <= 6; i++ {
+			b.Op(100*i, 100*i+10, history.Fail, 1, "acquire", "k", "", historytest.TTL(100))
+		}
+		w := NewStuckWatch(0)
+		for _, o := range b.Sorted() {
+			w.Add(&o)
+		}
+		if found := len(w.Found()); found != map[int64]int{1000: 0, 2: 1}[done] {
+			t.Errorf("stop completed at %d ms: %d lock-stuck anomalies", done, found)
+		}
+	}
+}

@@ -11,18 +11,16 @@ import (
 // [Start, End] = invoked up to End − invoked before Start); a count "up
 // to t" is taken when the time moves past t, so records at t still count.
 type windowStream struct {
-	ws      []*windowCounts
-	open    map[string][]*windowCounts  // fault -> open windows, oldest first
-	pending map[[2]string]*windowCounts // (f, fault) -> the window an open nemesis invoke acts on
-	stopInv map[*windowCounts]bool      // windows whose stop invoke awaits its completion
-	due     []*windowCounts             // counts to take when the time moves on
-	await   map[*windowCounts]bool      // windows with an end and no next window yet
-	recov   map[*windowCounts]bool      // windows with an end and no acquire ok after it yet
-	byStart map[int64]*windowCounts     // start record index -> window
-	now     int64                       // the current time
-	calls   int64                       // acquire invokes so far
-	oks     int64                       // acquire oks so far
-	before  [2]int64                    // calls and oks before now
+	pair    windowPairer            // the windows
+	ws      []*windowCounts         // pair's windows' counts, by index
+	due     []*windowCounts         // counts to take when the time moves on
+	await   map[*windowCounts]bool  // windows with an end and no next window yet
+	recov   map[*windowCounts]bool  // windows with an end and no acquire ok after it yet
+	byStart map[int64]*windowCounts // start record index -> window
+	now     int64                   // the current time
+	calls   int64                   // acquire invokes so far
+	oks     int64                   // acquire oks so far
+	before  [2]int64                // calls and oks before now
 }
 
 // windowCounts is one window's bounds and counts.
@@ -40,8 +38,7 @@ type windowCounts struct {
 }
 
 func newWindowStream() *windowStream {
-	return &windowStream{open: map[string][]*windowCounts{}, pending: map[[2]string]*windowCounts{},
-		stopInv: map[*windowCounts]bool{}, await: map[*windowCounts]bool{}, recov: map[*windowCounts]bool{},
+	return &windowStream{await: map[*windowCounts]bool{}, recov: map[*windowCounts]bool{},
 		byStart: map[int64]*windowCounts{}, now: -1}
 }
 
@@ -77,28 +74,11 @@ func (s *windowStream) ok(t int64) {
 // nemesis takes a nemesis record; it returns the end of the window it
 // closed or moved, if any.
 func (s *windowStream) nemesis(o *history.Op) (end int64, changed bool) {
-	if o.F != history.FStart && o.F != history.FStop {
-		return 0, false
-	}
-	k := [2]string{o.F, o.Fault}
-	if o.Type != history.Invoke {
-		if w, ok := s.pending[k]; ok {
-			// the completion of an action counted at its invoke
-			delete(s.pending, k)
-			if o.F == history.FStop && w != nil {
-				delete(s.stopInv, w)
-				s.setEnd(w, o.Time)
-				return o.Time, true
-			}
-			return 0, false
-		}
-	}
-	switch o.F {
-	case history.FStart:
+	switch wi, ev := s.pair.add(o); ev {
+	case winOpened:
 		w := &windowCounts{start: o.Time, beforeStart: s.before, recovery: -1}
 		s.ws = append(s.ws, w)
 		s.byStart[o.Index] = w
-		s.open[o.Fault] = append(s.open[o.Fault], w)
 		for a := range s.await {
 			if w.start > a.end {
 				a.next, a.hasNext, a.nextDue = w.start, true, true
@@ -106,24 +86,8 @@ func (s *windowStream) nemesis(o *history.Op) (end int64, changed bool) {
 				delete(s.await, a)
 			}
 		}
-		if o.Type == history.Invoke {
-			s.pending[k] = nil
-		}
-	case history.FStop:
-		ws := s.open[o.Fault]
-		if len(ws) == 0 {
-			if o.Type == history.Invoke {
-				s.pending[k] = nil
-			}
-			return 0, false // Validate refuses such a history
-		}
-		w := ws[0]
-		s.open[o.Fault] = ws[1:]
-		s.setEnd(w, o.Time)
-		if o.Type == history.Invoke {
-			s.pending[k] = w
-			s.stopInv[w] = true
-		}
+	case winEnded, winStopped:
+		s.setEnd(s.ws[wi], o.Time)
 		return o.Time, true
 	}
 	return 0, false

@@ -39,10 +39,10 @@ type StuckWatch struct {
 	Span time.Duration
 
 	maxTTL  int64
-	open    int             // fault windows open
-	quietAt int64           // when the last one closed
-	flight  history.Pairer  // the lock ops in flight
-	pending map[string]bool // nemesis actions invoked, by F and Fault
+	win     windowPairer   // the fault windows
+	open    int            // fault windows whose stop's last record has not come
+	quietAt int64          // when the last one closed
+	flight  history.Pairer // the lock ops in flight
 	keys    map[string]*stuckKey
 	found   []Anomaly
 }
@@ -80,7 +80,7 @@ type stuckFail struct{ call, done, inv, idx int64 }
 
 // NewStuckWatch starts a watch.
 func NewStuckWatch(span time.Duration) *StuckWatch {
-	return &StuckWatch{Span: span, pending: map[string]bool{}, keys: map[string]*stuckKey{}}
+	return &StuckWatch{Span: span, keys: map[string]*stuckKey{}}
 }
 
 // Add takes the next record; it returns the anomaly the record proves,
@@ -115,22 +115,15 @@ func (w *StuckWatch) Found() []Anomaly { return w.found }
 
 // nemesis follows the fault windows as FaultWindows pairs them: a start
 // opens one at its first record (its invoke, or its only record), a stop
-// closes one at its last (its completion, or its only record).
+// closes one at its last (its completion, or its only record: winStopped).
 func (w *StuckWatch) nemesis(o *history.Op) {
-	k := o.F + "\x00" + o.Fault
-	invoked := w.pending[k]
-	if o.Type == history.Invoke {
-		w.pending[k] = true
-	} else {
-		delete(w.pending, k)
-	}
-	switch {
-	case o.F == history.FStart && (o.Type == history.Invoke || !invoked):
+	switch _, ev := w.win.add(o); ev {
+	case winOpened:
 		w.open++
 		for _, k := range w.keys {
 			k.fails, k.declared = k.fails[:0], false
 		}
-	case o.F == history.FStop && o.Type != history.Invoke && w.open > 0:
+	case winStopped:
 		w.open--
 		if w.open == 0 {
 			w.quietAt = o.Time

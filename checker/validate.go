@@ -93,9 +93,7 @@ func (v *validator) add(i int, o *history.Op) bool {
 		if o.F != history.FStart && o.F != history.FStop && o.F != history.FHeal {
 			v.addf("op %d: nemesis record with f %q (want start, stop or heal)", i, o.F)
 		}
-		if o.F == history.FStart || o.F == history.FStop {
-			v.win.add(o)
-		}
+		v.win.add(o)
 		return true
 	}
 	if o.F == history.FLost {
@@ -272,7 +270,7 @@ func FaultWindows(h history.History) []Window {
 	var p windowPairer
 	for i := range h {
 		end = max(end, h[i].Time)
-		if o := &h[i]; o.IsNemesis() && (o.F == history.FStart || o.F == history.FStop) {
+		if o := &h[i]; o.IsNemesis() {
 			p.add(o)
 		}
 	}
@@ -292,8 +290,27 @@ type windowPairer struct {
 // nemInvoke names a nemesis action in flight: its F and Fault.
 type nemInvoke struct{ f, fault string }
 
-// add takes the next nemesis start or stop record.
-func (p *windowPairer) add(o *history.Op) {
+// winEvent is what one nemesis record did to the windows (see add).
+type winEvent int
+
+const (
+	winNone    winEvent = iota
+	winOpened           // a start opened the window
+	winEnded            // a stop's invoke ended the window, for now: its completion moves the end
+	winStopped          // a stop's last record (its completion, or its only record) ended the window
+)
+
+// add takes the next nemesis record (one whose F is neither start nor
+// stop changes nothing); it returns the window the record opened or ended, if any (wi: its
+// index into windows). A stop action ends its window at its invoke
+// (winEnded) and again at its completion (winStopped): windowStream
+// follows the end as it moves, StuckWatch holds the fault in effect until
+// the stop's last record (before its stop completed it may not be healed;
+// a stop never completed leaves it in effect to the end).
+func (p *windowPairer) add(o *history.Op) (wi int, ev winEvent) {
+	if o.F != history.FStart && o.F != history.FStop {
+		return -1, winNone
+	}
 	if p.open == nil {
 		p.open, p.pending = map[string][]int{}, map[nemInvoke]int{}
 	}
@@ -304,44 +321,47 @@ func (p *windowPairer) add(o *history.Op) {
 	} else if inv, ok := p.pending[k]; ok {
 		// the completion of an action already counted at its invoke
 		delete(p.pending, k)
-		p.complete(o, inv)
-		return
+		return p.complete(o, inv)
 	}
-	switch o.F {
-	case history.FStart:
+	if o.F == history.FStart {
 		p.windows = append(p.windows, Window{Fault: o.Fault, Detail: o.Detail, Start: o.Time, StartOp: int64(i), StopOp: -1})
 		p.open[o.Fault] = append(p.open[o.Fault], len(p.windows)-1)
-	case history.FStop:
-		ws := p.open[o.Fault]
-		if len(ws) == 0 {
-			if len(p.probs) < maxProblems {
-				p.probs = append(p.probs, fmt.Sprintf("op %d: nemesis stop of %q without a start", i, o.Fault))
-			}
-			return
-		}
-		w := &p.windows[ws[0]]
-		p.open[o.Fault] = ws[1:]
-		w.End = o.Time
-		w.StopOp = int64(i)
+		return len(p.windows) - 1, winOpened
 	}
+	ws := p.open[o.Fault]
+	if len(ws) == 0 {
+		if len(p.probs) < maxProblems {
+			p.probs = append(p.probs, fmt.Sprintf("op %d: nemesis stop of %q without a start", i, o.Fault))
+		}
+		return -1, winNone
+	}
+	w := &p.windows[ws[0]]
+	p.open[o.Fault] = ws[1:]
+	w.End = o.Time
+	w.StopOp = int64(i)
+	if o.Type == history.Invoke {
+		return ws[0], winEnded
+	}
+	return ws[0], winStopped
 }
 
 // complete takes the completion o of the action invoked at record inv:
 // a start's completion may bring its detail, a stop's ends its window.
-func (p *windowPairer) complete(o *history.Op, inv int) {
+func (p *windowPairer) complete(o *history.Op, inv int) (wi int, ev winEvent) {
 	if o.F == history.FStart {
 		if ws := p.open[o.Fault]; len(ws) > 0 && o.Detail != "" {
 			p.windows[ws[len(ws)-1]].Detail = o.Detail
 		}
-		return
+		return -1, winNone
 	}
 	for wi := len(p.windows) - 1; wi >= 0; wi-- {
 		if p.windows[wi].StopOp == int64(inv) {
 			p.windows[wi].End = o.Time
 			p.windows[wi].StopOp = int64(o.Index)
-			return
+			return wi, winStopped
 		}
 	}
+	return -1, winNone
 }
 
 // finish is the windows of the records so far in a history whose last
