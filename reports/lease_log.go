@@ -3,7 +3,6 @@ package reports
 import (
 	"slices"
 
-	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/lease"
 )
@@ -38,12 +37,23 @@ type clash struct {
 // lease.Lease.HeldUntil. Two leases of different processes on one key
 // held at once are a clash; within counts the pairs overlapping within
 // validity. It remembers only the leases not yet ended.
+//
+// A lease whose process is gone (it completed an op with info, so it
+// never invokes again) is held, as the tracker ends it at Finish, to that
+// record. Once a new lease of its key starts after both that and the
+// lease's validity, it can overlap no later lease: it leaves byKey
+// (dormant), so that starting a lease costs the leases that can still
+// overlap it, not every lease of a crashed holder since the run began.
+// An extend or end of a dormant lease (another process renewing or
+// reporting it) brings it back, paired with the leases open then.
 type leaseFollower struct {
-	log    leaseLog
-	t      *lease.Tracker
-	open   map[*lease.Lease]*streamLease
-	byKey  map[string][]*streamLease // leases not yet ended, per key
-	within int                       // pairs overlapping within validity
+	log     leaseLog
+	t       *lease.Tracker
+	open    map[*lease.Lease]*streamLease
+	byKey   map[string][]*streamLease // leases not yet ended that a new lease can overlap, per key
+	dormant map[*lease.Lease]*streamLease
+	gone    map[int]int64 // process -> the time of its info completion
+	within  int           // pairs overlapping within validity
 }
 
 // maxOpenPairs bounds the other leases one lease is remembered to
@@ -55,16 +65,23 @@ type streamLease struct {
 	i     int // index in the log
 	l     *lease.Lease
 	ended bool
+	valid [][2]int64     // l.Valid() once it ended (an ended lease no longer changes)
 	with  []*streamLease // leases held at once, not both ended
 }
 
 func newLeaseFollower(opt lease.Options) *leaseFollower {
 	opt.Forget = true
-	return &leaseFollower{t: lease.NewTracker(opt), open: map[*lease.Lease]*streamLease{}, byKey: map[string][]*streamLease{}}
+	return &leaseFollower{t: lease.NewTracker(opt), open: map[*lease.Lease]*streamLease{}, byKey: map[string][]*streamLease{},
+		dormant: map[*lease.Lease]*streamLease{}, gone: map[int]int64{}}
 }
 
 // add follows one record.
-func (s *leaseFollower) add(o *history.Op) { s.take(s.t.Add(o)) }
+func (s *leaseFollower) add(o *history.Op) {
+	s.take(s.t.Add(o))
+	if o.Type == history.Info && !o.IsNemesis() && o.F != history.FLost {
+		s.gone[o.Process] = o.Time
+	}
+}
 
 // finish ends the leases still held at the end of the history.
 func (s *leaseFollower) finish() { s.take(s.t.Finish()) }
@@ -77,8 +94,10 @@ func (s *leaseFollower) take(evs []lease.Event) {
 		case lease.Started:
 			s.started(l)
 		case lease.Extended:
+			s.wake(l)
 			*s.log.validity.at(s.open[l].i) = l.Validity()
 		case lease.Ended:
+			s.wake(l)
 			s.ended(s.open[l])
 		}
 	}
@@ -88,14 +107,39 @@ func (s *leaseFollower) take(evs []lease.Event) {
 // held on its key.
 func (s *leaseFollower) started(l *lease.Lease) {
 	n := &streamLease{i: s.log.add(l.Process, l.Start(), l.Start(), l.Validity(), l.Fence), l: l}
+	s.open[l] = n
+	kept := s.byKey[l.Key][:0]
 	for _, other := range s.byKey[l.Key] {
-		if other.l.Process != l.Process && len(other.with) < maxOpenPairs {
+		if at, gone := s.gone[other.l.Process]; gone && max(at, other.l.Validity()) < l.Start() {
+			s.dormant[other.l] = other
+			continue
+		}
+		kept = append(kept, other)
+	}
+	s.byKey[l.Key] = kept
+	s.join(n)
+}
+
+// join pairs n with the leases of other processes open on its key (those
+// it is not paired with already: a lease woken from dormant), and opens it
+// there.
+func (s *leaseFollower) join(n *streamLease) {
+	woken := len(n.with) > 0
+	for _, other := range s.byKey[n.l.Key] {
+		if other.l.Process != n.l.Process && len(other.with) < maxOpenPairs && !(woken && slices.Contains(n.with, other)) {
 			other.with = append(other.with, n)
 			n.with = append(n.with, other)
 		}
 	}
-	s.byKey[l.Key] = append(s.byKey[l.Key], n)
-	s.open[l] = n
+	s.byKey[n.l.Key] = append(s.byKey[n.l.Key], n)
+}
+
+// wake brings lease l back from dormant, before an extend or end.
+func (s *leaseFollower) wake(l *lease.Lease) {
+	if n := s.dormant[l]; n != nil {
+		delete(s.dormant, l)
+		s.join(n)
+	}
 }
 
 // ended logs the end of lease n, and its clashes with the leases held at
@@ -103,9 +147,10 @@ func (s *leaseFollower) started(l *lease.Lease) {
 func (s *leaseFollower) ended(n *streamLease) {
 	l := n.l
 	end, _ := l.HeldUntil()
-	n.ended = true
+	n.ended, n.valid = true, l.Valid()
 	*s.log.end.at(n.i), *s.log.validity.at(n.i) = end, l.Validity()
 	delete(s.open, l)
+	delete(s.dormant, l)
 	drop := func(x *streamLease) bool { return x == n }
 	if s.byKey[l.Key] = slices.DeleteFunc(s.byKey[l.Key], drop); len(s.byKey[l.Key]) == 0 {
 		delete(s.byKey, l.Key)
@@ -118,10 +163,24 @@ func (s *leaseFollower) ended(n *streamLease) {
 		if a, b := max(l.Start(), other.l.Start()), min(end, oend); b > a {
 			s.log.clashes = append(s.log.clashes, clash{a: int32(n.i), b: int32(other.i), start: a, end: b})
 		}
-		s.within += len(checker.ValidOverlaps([]*lease.Lease{l, other.l}))
+		s.within += validPairs(n.valid, other.valid)
 		other.with = slices.DeleteFunc(other.with, drop)
 	}
 	n.with = nil
+}
+
+// validPairs is checker.ValidOverlaps of two leases of one key and of
+// different processes, from their validity stretches a and b: the pairs
+// of stretches that overlap for a positive time.
+func validPairs(a, b [][2]int64) (n int) {
+	for _, x := range a {
+		for _, y := range b {
+			if min(x[1], y[1]) > max(x[0], y[0]) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // occupancyOf is the holders overview of the leases of log over [0,
