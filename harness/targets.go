@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"cmp"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -125,24 +124,24 @@ func (s *targeter) waiter(any, queued bool) (string, bool) {
 	if held := len(s.holders()) > 0; !any && held != queued {
 		return "", false
 	}
-	type waiting struct {
-		name  string
-		since int64
-	}
-	var ws []waiting
+	var first, last string // the longest and the shortest waiter
+	var firstSince, lastSince int64
 	for _, sl := range r.slots {
-		if p := s.procs[sl.worker.Process()]; p != nil && p.waiting {
-			ws = append(ws, waiting{sl.name, p.waitSince})
+		p := s.procs[sl.worker.Process()]
+		if p == nil || !p.waiting {
+			continue
+		}
+		if first == "" || p.waitSince < firstSince {
+			first, firstSince = sl.name, p.waitSince
+		}
+		if last == "" || p.waitSince >= lastSince {
+			last, lastSince = sl.name, p.waitSince
 		}
 	}
-	if len(ws) == 0 {
-		return "", false
-	}
-	slices.SortStableFunc(ws, func(a, b waiting) int { return cmp.Compare(a.since, b.since) })
 	if queued {
-		return ws[len(ws)-1].name, true
+		return last, last != ""
 	}
-	return ws[0].name, true
+	return first, first != ""
 }
 
 // freshness is how recent an acquire must be for a fault aimed at the

@@ -150,7 +150,6 @@ func (s *leaseFollower) ended(n *streamLease) {
 	n.ended, n.valid = true, l.Valid()
 	*s.log.end.at(n.i), *s.log.validity.at(n.i) = end, l.Validity()
 	delete(s.open, l)
-	delete(s.dormant, l)
 	drop := func(x *streamLease) bool { return x == n }
 	if s.byKey[l.Key] = slices.DeleteFunc(s.byKey[l.Key], drop); len(s.byKey[l.Key]) == 0 {
 		delete(s.byKey, l.Key)
