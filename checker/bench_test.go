@@ -32,37 +32,32 @@ func BenchmarkLockAndCounter100k(b *testing.B) {
 	b.ReportMetric(float64(len(h)/2), "ops")
 }
 
-// BenchmarkFencing10M streams 10M fenced writes (20M events: 8 clients,
+// BenchmarkFencing10M streams 10M fenced writes (20M records: 8 clients,
 // 4 keys, overlapping in time, some rejected as stale) through the
-// fencing validator. Target: < 2 s per op.
+// fencing check. Target: < 2 s per op.
 func BenchmarkFencing10M(b *testing.B) {
 	const writes = 10_000_000
 	keys := []string{"c0", "c1", "c2", "c3"}
 	for i := 0; i < b.N; i++ {
-		v := NewFenceValidator()
-		var t, idx int64
+		r := newFencingRun(nil)
+		var o history.Op
 		fences := [4]int64{1, 1, 1, 1}
 		for w := 0; w < writes; w += 8 {
 			k := (w / 8) % 4
 			fences[k]++
 			// 8 clients invoke, then complete, concurrently
-			for p := 0; p < 8; p++ {
-				t++
-				v.InvokeWrite(p, keys[k], fences[k]-int64(p&1), t, idx)
-				idx++
-			}
-			for p := 0; p < 8; p++ {
-				t++
-				out := WriteAccepted
-				if p&1 == 1 {
-					out = WriteStale
+			for _, typ := range []history.Type{history.Invoke, history.OK} {
+				for p := 0; p < 8; p++ {
+					o = history.Op{Index: o.Index + 1, Time: o.Time + 1, Type: typ, Process: p, F: history.FWrite, Key: keys[k], Fence: fences[k] - int64(p&1)}
+					if typ == history.OK && p&1 == 1 {
+						o.Type, o.Error = history.Fail, StaleError
+					}
+					r.feed(&o)
 				}
-				v.CompleteWrite(p, out, t, idx)
-				idx++
 			}
 		}
-		if v.Stats.Accepted+v.Stats.Rejected != writes || v.Stats.StaleAccepted != 0 {
-			b.Fatalf("stats %+v", v.Stats)
+		if st := r.v.Stats; st.Accepted+st.Rejected != writes || st.StaleAccepted != 0 {
+			b.Fatalf("stats %+v", st)
 		}
 	}
 }

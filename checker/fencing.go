@@ -3,7 +3,6 @@ package checker
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -90,32 +89,21 @@ type FencingStats struct {
 	ElapsedMS                int64 `json:"elapsed_ms"`
 }
 
-// WriteOutcome is how the resource answered a write.
-type WriteOutcome uint8
-
-// Write outcomes for FenceValidator.CompleteWrite.
-const (
-	WriteAccepted WriteOutcome = iota // ok
-	WriteStale                        // fail with StaleError
-	WriteFailed                       // fail, other reason
-	WriteUnknown                      // info
-)
-
-// FenceValidator is the streaming core of the Fencing checker, fed events
-// in time order (a process's invokes and completions alternating), in
-// O(keys + processes) memory. Not safe for concurrent use.
-type FenceValidator struct {
+// fenceValidator is the streaming core of the Fencing checker, fed
+// records in time order, in O(keys + processes) memory.
+type fenceValidator struct {
 	Stats     FencingStats
 	anomalies anomalyList
+	keys      map[string]*fenceKey
+	pending   map[int]fencePending // process -> its fenced op or acquire in flight
+}
 
-	keyIDs    map[string]int32
-	lastKey   string
-	lastKeyID int32
-	writes    []fenceMax            // by key id: accepted tokens (writes and fenced reads)
-	issued    []fenceMax            // by key id: issued tokens
-	seen      []*denseMap[int64]    // by key id: issued token -> its acquire's index
-	pending   []fencePending        // by process, for processes below maxDenseProc
-	far       map[int]*fencePending // the other processes
+// fenceKey is one key's accepted tokens (writes and fenced reads), issued
+// tokens, and each issued token's acquire index.
+type fenceKey struct {
+	name           string
+	writes, issued fenceMax
+	seen           denseMap[int64]
 }
 
 // fenceMax tracks the highest token among events strictly before a time:
@@ -140,190 +128,117 @@ func (f *fenceMax) add(t, fence int64) {
 	}
 }
 
+// fencePending is an op in flight: prior is the highest token completed
+// on its key before its invoke (accepted for a write or read, issued for
+// an acquire).
 type fencePending struct {
-	active bool
-	read   bool // a fenced read, not a write
-	key    int32
-	fence  int64
-	idx    int64
-	prior  int64 // highest token completed on the key before the invoke
+	acquire, read     bool
+	key               *fenceKey
+	fence, idx, prior int64
 }
 
-// NewFenceValidator returns an empty validator.
-func NewFenceValidator() *FenceValidator {
-	return &FenceValidator{keyIDs: map[string]int32{}, lastKeyID: -1}
+func (v *fenceValidator) key(k string) *fenceKey {
+	fk := v.keys[k]
+	if fk == nil {
+		fk = &fenceKey{name: k, writes: fenceMax{curT: -1 << 62}, issued: fenceMax{curT: -1 << 62}}
+		v.keys[k] = fk
+	}
+	return fk
 }
 
-func (v *FenceValidator) key(k string) int32 {
-	if v.lastKeyID >= 0 && k == v.lastKey {
-		return v.lastKeyID
-	}
-	id, ok := v.keyIDs[k]
-	if !ok {
-		id = int32(len(v.writes))
-		v.keyIDs[k] = id
-		v.writes = append(v.writes, fenceMax{curT: -1 << 62})
-		v.issued = append(v.issued, fenceMax{curT: -1 << 62})
-		v.seen = append(v.seen, nil)
-	}
-	v.lastKey, v.lastKeyID = k, id
-	return id
-}
-
-// maxDenseProc bounds the processes whose pending op lives in a slice
-// indexed by process: a history with huge process ids (pids, random ids)
-// must not allocate a slot for every id below them.
-const maxDenseProc = 1 << 20
-
-// slot is process p's pending op, made on first use.
-func (v *FenceValidator) slot(p int) *fencePending {
-	if p >= maxDenseProc {
-		if v.far == nil {
-			v.far = map[int]*fencePending{}
-		}
-		w := v.far[p]
-		if w == nil {
-			w = &fencePending{}
-			v.far[p] = w
-		}
-		return w
-	}
-	if p >= len(v.pending) {
-		v.pending = append(v.pending, make([]fencePending, p+1-len(v.pending))...)
-	}
-	return &v.pending[p]
-}
-
-// pendingOf is process p's pending op, nil if it never had one.
-func (v *FenceValidator) pendingOf(p int) *fencePending {
+// invoke takes a client invoke: a write's or fenced read's (fence 0 is
+// not tracked), or an acquire's.
+func (v *fenceValidator) invoke(o *history.Op) {
+	p := o.Process
 	switch {
-	case p < 0:
-		return nil
-	case p < len(v.pending):
-		return &v.pending[p]
-	case p >= maxDenseProc:
-		return v.far[p]
-	}
-	return nil
-}
-
-// InvokeWrite records a write's invoke: process p sends fence on key at t
-// (record index idx).
-func (v *FenceValidator) InvokeWrite(p int, key string, fence, t, idx int64) {
-	v.invoke(p, key, fence, t, idx, false)
-}
-
-// invoke records a write's or (read) a fenced read's invoke (see
-// InvokeWrite). Unfenced ops (fence 0) are not tracked.
-func (v *FenceValidator) invoke(p int, key string, fence, t, idx int64, read bool) {
-	if p < 0 {
-		return
-	}
-	if fence == 0 {
-		if !read {
+	case p < 0 || o.F != history.FWrite && o.F != history.FRead && o.F != history.FAcquire:
+	case o.F == history.FAcquire:
+		k := v.key(o.Key)
+		v.pending[p] = fencePending{acquire: true, key: k, idx: o.Index, prior: k.issued.before(o.Time)}
+	case o.Fence == 0:
+		if o.F == history.FWrite {
 			v.Stats.Unfenced++
 		}
-		*v.slot(p) = fencePending{}
-		return
-	}
-	k := v.key(key)
-	*v.slot(p) = fencePending{active: true, read: read, key: k, fence: fence, idx: idx, prior: v.writes[k].before(t)}
-}
-
-// CompleteWrite records the completion of p's write (or fenced read) at t
-// (record index idx). WriteStale is an op the resource rejected; an
-// accepted read raises the key's accepted token like a write.
-func (v *FenceValidator) CompleteWrite(p int, out WriteOutcome, t, idx int64) {
-	w := v.pendingOf(p)
-	if w == nil || !w.active {
-		return
-	}
-	w.active = false
-	v.Stats.Applicable = true
-	if w.read {
-		v.completeRead(w, out, t, idx)
-		return
-	}
-	switch out {
-	case WriteAccepted:
-		v.Stats.Accepted++
-		if w.fence < w.prior {
-			v.Stats.StaleAccepted++
-			v.anomalies.add(Anomaly{Kind: "stale-write-accepted", Fatal: true, Ops: []int64{w.idx, idx},
-				Text: fmt.Sprintf("key %q: the resource accepted a write with token %d after it had accepted token %d (by a write or a fenced read)", v.keyName(w.key), w.fence, w.prior)})
-		}
-		v.writes[w.key].add(t, w.fence)
-	case WriteStale:
-		v.Stats.Rejected++
-	case WriteFailed:
-		v.Stats.Failed++
+		delete(v.pending, p)
 	default:
-		v.Stats.Unknown++
+		k := v.key(o.Key)
+		v.pending[p] = fencePending{read: o.F == history.FRead, key: k, fence: o.Fence, idx: o.Index, prior: k.writes.before(o.Time)}
 	}
 }
 
-func (v *FenceValidator) completeRead(w *fencePending, out WriteOutcome, t, idx int64) {
-	switch out {
-	case WriteAccepted:
-		v.Stats.ReadsAccepted++
-		if w.fence < w.prior {
-			v.Stats.StaleReadsAccepted++
-			v.anomalies.add(Anomaly{Kind: "stale-read-accepted", Ops: []int64{w.idx, idx},
-				Text: fmt.Sprintf("key %q: the resource served a read with token %d after it had accepted token %d: it does not fence reads", v.keyName(w.key), w.fence, w.prior)})
+// complete takes the completion o of process o.Process's write or fenced
+// read (o nil: never completed): a fail with StaleError is an op the
+// resource rejected; an accepted read raises the key's token like a
+// write.
+func (v *fenceValidator) complete(p int, o *history.Op) {
+	w, ok := v.pending[p]
+	if !ok || w.acquire {
+		return
+	}
+	delete(v.pending, p)
+	v.Stats.Applicable = true
+	typ, idx, t := history.Info, int64(-1), int64(0)
+	if o != nil {
+		typ, idx, t = o.Type, o.Index, o.Time
+	}
+	st := &v.Stats
+	stale := typ == history.Fail && IsStale(o.Error)
+	switch {
+	case typ == history.OK && w.fence < w.prior && w.read:
+		st.StaleReadsAccepted++
+		v.anomalies.add(Anomaly{Kind: "stale-read-accepted", Ops: []int64{w.idx, idx},
+			Text: fmt.Sprintf("key %q: the resource served a read with token %d after it had accepted token %d: it does not fence reads", w.key.name, w.fence, w.prior)})
+	case typ == history.OK && w.fence < w.prior:
+		st.StaleAccepted++
+		v.anomalies.add(Anomaly{Kind: "stale-write-accepted", Fatal: true, Ops: []int64{w.idx, idx},
+			Text: fmt.Sprintf("key %q: the resource accepted a write with token %d after it had accepted token %d (by a write or a fenced read)", w.key.name, w.fence, w.prior)})
+	}
+	switch {
+	case typ == history.OK:
+		w.key.writes.add(t, w.fence)
+		if w.read {
+			st.ReadsAccepted++
+		} else {
+			st.Accepted++
 		}
-		v.writes[w.key].add(t, w.fence)
-	case WriteStale:
-		v.Stats.ReadsRejected++
+	case stale && w.read:
+		st.ReadsRejected++
+	case w.read:
+	case stale:
+		st.Rejected++
+	case typ == history.Fail:
+		st.Failed++
+	default:
+		st.Unknown++
 	}
 }
 
-// InvokeAcquire records an acquire's invoke by p on key at t.
-func (v *FenceValidator) InvokeAcquire(p int, key string, t, idx int64) {
-	if p < 0 {
+// completeAcquire takes acquire ok o of process p.
+func (v *fenceValidator) completeAcquire(p int, o *history.Op) {
+	w, ok := v.pending[p]
+	if !ok || !w.acquire || o.Fence == 0 {
 		return
 	}
-	k := v.key(key)
-	*v.slot(p) = fencePending{key: k, idx: idx, prior: v.issued[k].before(t)}
-}
-
-// CompleteAcquire records an acquire ok by p that returned fence at t.
-// Failed and info acquires need no call.
-func (v *FenceValidator) CompleteAcquire(p int, fence, t, idx int64) {
-	w := v.pendingOf(p)
-	if w == nil || fence == 0 {
-		return
-	}
+	delete(v.pending, p)
 	v.Stats.Applicable = true
 	v.Stats.Issued++
-	k := w.key
-	if v.seen[k] == nil {
-		v.seen[k] = &denseMap[int64]{}
-	}
-	prev, dup := v.seen[k].get(fence)
+	k, fence := w.key, o.Fence
+	prev, dup := k.seen.get(fence)
 	if dup {
 		v.Stats.IssuedNotIncreasing++
-		v.anomalies.add(Anomaly{Kind: "fence-duplicate", Fatal: true, Ops: []int64{prev, w.idx, idx},
-			Text: fmt.Sprintf("key %q: token %d was issued to two acquires", v.keyName(k), fence)})
+		v.anomalies.add(Anomaly{Kind: "fence-duplicate", Fatal: true, Ops: []int64{prev, w.idx, o.Index},
+			Text: fmt.Sprintf("key %q: token %d was issued to two acquires", k.name, fence)})
 	} else if fence <= w.prior {
 		v.Stats.IssuedNotIncreasing++
-		v.anomalies.add(Anomaly{Kind: "fence-not-increasing", Fatal: true, Ops: []int64{w.idx, idx},
-			Text: fmt.Sprintf("key %q: acquire got token %d although token %d had been issued before it was invoked", v.keyName(k), fence, w.prior)})
+		v.anomalies.add(Anomaly{Kind: "fence-not-increasing", Fatal: true, Ops: []int64{w.idx, o.Index},
+			Text: fmt.Sprintf("key %q: acquire got token %d although token %d had been issued before it was invoked", k.name, fence, w.prior)})
 	}
-	v.seen[k].set(fence, idx, dup)
-	v.issued[k].add(t, fence)
-}
-
-func (v *FenceValidator) keyName(id int32) string {
-	for k, i := range v.keyIDs {
-		if i == id {
-			return k
-		}
-	}
-	return "?"
+	k.seen.set(fence, o.Index, dup)
+	k.issued.add(o.Time, fence)
 }
 
 // Result is the verdict so far.
-func (v *FenceValidator) Result() Result {
+func (v *fenceValidator) Result() Result {
 	res := Result{Name: "fencing", Valid: v.anomalies.verdict(Valid), Anomalies: v.anomalies.list, Details: v.Stats}
 	if !v.Stats.Applicable {
 		res.NotApplicable = "no fencing tokens: the lock issued none and no write or read carried one"
@@ -331,11 +246,11 @@ func (v *FenceValidator) Result() Result {
 	return res
 }
 
-// fencingRun feeds records, in time order, to a FenceValidator; with a
+// fencingRun feeds records, in time order, to a fenceValidator; with a
 // server log it also gathers the fenced ops that name the stale writes
 // the log shows (only those: see ServerLog.wanted).
 type fencingRun struct {
-	v      *FenceValidator
+	v      *fenceValidator
 	ops    history.Pairer // the open invokes
 	server *serverOps
 	log    *ServerLog
@@ -344,7 +259,7 @@ type fencingRun struct {
 // newFencingRun starts the fencing check; log is the server log, nil
 // when there is none.
 func newFencingRun(log *ServerLog) *fencingRun {
-	r := &fencingRun{v: NewFenceValidator(), log: log}
+	r := &fencingRun{v: &fenceValidator{keys: map[string]*fenceKey{}, pending: map[int]fencePending{}}, log: log}
 	if log != nil {
 		r.server = newServerOps(log.wanted())
 	}
@@ -357,17 +272,11 @@ func (r *fencingRun) feed(o *history.Op) {
 		return
 	}
 	p, paired := r.ops.Add(o)
-	v := r.v
 	if o.Type == history.Invoke {
 		if r.server != nil {
 			r.server.invoke(o)
 		}
-		switch o.F {
-		case history.FWrite, history.FRead:
-			v.invoke(o.Process, o.Key, o.Fence, o.Time, o.Index, o.F == history.FRead)
-		case history.FAcquire:
-			v.InvokeAcquire(o.Process, o.Key, o.Time, o.Index)
-		}
+		r.v.invoke(o)
 		return
 	}
 	if !paired || p.Completion == nil {
@@ -376,45 +285,20 @@ func (r *fencingRun) feed(o *history.Op) {
 	if r.server != nil {
 		r.server.complete(p.Invoke, o.Index)
 	}
-	if p.Invoke.F != o.F {
-		return
-	}
-	switch o.F {
-	case history.FWrite, history.FRead:
-		out := WriteUnknown
-		switch {
-		case o.Type == history.OK:
-			out = WriteAccepted
-		case o.Type == history.Fail && IsStale(o.Error):
-			out = WriteStale
-		case o.Type == history.Fail:
-			out = WriteFailed
-		}
-		v.CompleteWrite(o.Process, out, o.Time, o.Index)
-	case history.FAcquire:
-		if o.Type == history.OK {
-			v.CompleteAcquire(o.Process, o.Fence, o.Time, o.Index)
-		}
+	switch {
+	case p.Invoke.F != o.F:
+	case o.F == history.FWrite || o.F == history.FRead:
+		r.v.complete(o.Process, o)
+	case o.F == history.FAcquire && o.Type == history.OK:
+		r.v.completeAcquire(o.Process, o)
 	}
 }
 
 // end completes the writes the history never completed and adds what
 // the server log shows.
 func (r *fencingRun) end() {
-	for p, w := range r.v.pending {
-		if w.active { // never completed
-			r.v.CompleteWrite(p, WriteUnknown, 0, -1)
-		}
-	}
-	far := make([]int, 0, len(r.v.far))
-	for p := range r.v.far {
-		far = append(far, p)
-	}
-	slices.Sort(far) // in process order, as the slice
-	for _, p := range far {
-		if r.v.far[p].active {
-			r.v.CompleteWrite(p, WriteUnknown, 0, -1)
-		}
+	for p := range r.v.pending {
+		r.v.complete(p, nil)
 	}
 	if r.server != nil {
 		r.server.check(r.v, r.log)

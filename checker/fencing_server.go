@@ -167,7 +167,7 @@ func (m *serverOps) complete(inv *history.Op, c int64) {
 // write accepted that the history's check did not name, named by its
 // history ops (matched by key, value and token) and those of the read
 // that set the higher token, if any.
-func (m *serverOps) check(v *FenceValidator, l *ServerLog) {
+func (m *serverOps) check(v *fenceValidator, l *ServerLog) {
 	known := map[string]bool{} // anomalies the history already showed
 	for _, a := range v.anomalies.list {
 		known[fmt.Sprint(a.Ops)] = true
