@@ -1,29 +1,20 @@
 // Package checker decides whether a lockstorm history is valid. Each checker
 // returns a Result with a three-valued verdict: Valid, Invalid (a definite
-// violation, with the op indices that show it) or Unknown (nothing could be
-// proved: a timeout, a malformed history, a run in which no lock was ever
-// taken).
+// violation, with the op indices that show it) or Unknown (nothing proved:
+// a timeout, a malformed history, no lock ever taken).
 //
-// The checkers:
-//
-//   - Lock: porcupine over acquire/release/extend per lock key against a
-//     lease-aware mutex model (the server's promise).
-//   - Resource: the application's view: counter critical sections as atomic
-//     read-modify-write ops checked by porcupine, lost updates, cron
-//     exactly-once, api concurrency, leader overlap.
-//   - Fencing: tokens accepted by the resource and issued by the lock
-//     increase per key.
-//   - Exclusion: client-side holder intervals overlap; writes after the
-//     writer's own validity deadline.
-//   - Liveness: success rate, latencies, availability around faults,
-//     starvation, FIFO order, a lock never freed.
+// The checkers: Lock (porcupine over acquire/release/extend per key against
+// a lease-aware mutex model), Resource (counter sections as atomic
+// read-modify-writes, lost updates, cron exactly-once, api concurrency,
+// leader overlap), Fencing (accepted and issued tokens increase per key),
+// Exclusion (holders' own intervals overlap; writes after validity) and
+// Liveness (success rate, latencies, availability, starvation, FIFO, a lock
+// never freed).
 //
 // One engine decides every verdict: Composite.CheckSource reads a history
-// once, validating it as it goes, cuts it at quiescent points into
-// segments that the segment checkers (Lock, Resource, Exclusion) check in
-// parallel, feeds every record to the record checkers (Liveness,
-// Fencing), and merges the verdicts: Invalid beats Unknown beats Valid
-// (see engine.go). Every checker's own Check assumes a valid history.
+// once, validating it, cuts it at quiescent points into segments that the
+// segment checkers check in parallel, feeds every record to the record
+// checkers and merges the verdicts (see engine.go).
 //
 // # What the checkers expect of a history
 //
@@ -34,20 +25,15 @@
 //     lease end, ns since start; 0 = unknown); the invoke may carry TTL
 //     and Token instead. Nodes are the nodes that granted it (exactly one
 //     tightens the lock checker's bound, see lockmodel.go). Every acquire
-//     must get a fresh token (the "tokens" check); a lease is named by
-//     its acquire op, never by key+token.
+//     must get a fresh token; a lease is named by its acquire op.
 //   - release / extend: carry Key and Token; without a Token a record is
-//     matched to its process's current lease on the key, so a watchdog's
-//     extend under another process must carry it. An extend ok carries
-//     the new Validity. Ok only if it released/extended the caller's own
-//     lease (a quorum of it for Redlock); otherwise fail (ErrNotHeld) or
-//     info.
+//     matched to its process's current lease on the key. An extend ok
+//     carries the new Validity. Ok only if it released/extended the
+//     caller's own lease; otherwise fail (ErrNotHeld) or info.
 //   - read / write (counter): the holder reads v (Value on the ok) then
 //     writes v+1 (Value on the invoke and ok, Fence = its token). A
-//     fencing rejection is a fail with Error StaleError ("stale"). The
-//     write's invoke is recorded before the final validity check and
-//     completed with fail if it fails, so a write "after validity" really
-//     went out late.
+//     fencing rejection is a fail with Error StaleError. The write's
+//     invoke is recorded before the final validity check.
 //   - history.FLost: a holder learned its lease is lost; Key and Token
 //     name the lease (or the process's current one if Token is empty).
 //   - run (cron): Value = tick; enter/leave (api); lead (leader): Fence =

@@ -15,25 +15,17 @@ type Composite struct {
 	Label    string
 	Checkers []Checker
 	// Also, when set, is handed every record the check reads, with its
-	// position, in order, so that other passes (coverage, the report's)
-	// ride on the check's read. The record is valid during the call only;
-	// a check that stops early hands on fewer records.
+	// position, in order (valid during the call only), so that other
+	// passes ride on the check's read.
 	Also func(o *history.Op, at history.Pos)
 }
 
-// Compose returns a checker that, on a history:
-//
-//  1. validates it as it reads (Validate); an invalid history is refused:
-//     Unknown with Validate's message;
-//  2. checks tokens (tokenCheck): a token handed to two acquires is the
-//     lock's defect, an Invalid "tokens" result (present only then); the
-//     checkers still run (they name leases by acquire, not token);
-//  3. runs every checker, streamed (see CheckSource); a panic yields
-//     Unknown with its text and stack;
-//  4. merges the verdicts: Invalid beats Unknown beats Valid;
-//  5. makes Valid Unknown when no acquire succeeded in the whole history
-//     (the run proved nothing);
-//  6. labels each anomaly with the fault windows active at its first op.
+// Compose returns a checker that validates a history as it reads it (an
+// invalid one is Unknown with Validate's message), adds a "tokens" result
+// when a token was handed to two acquires, runs every checker (a panic is
+// Unknown), merges the verdicts (Invalid beats Unknown beats Valid), makes
+// Valid Unknown when no acquire succeeded, and labels each anomaly with
+// the fault windows active at its first op.
 func Compose(checkers ...Checker) *Composite {
 	return &Composite{Label: "lockstorm", Checkers: checkers}
 }
@@ -44,9 +36,8 @@ func (c *Composite) Check(ctx context.Context, h history.History) Result {
 	return res
 }
 
-// finishWith is finish given the token check's result, whether any
-// acquire succeeded, the fault windows, the number of records n and the
-// time of record i.
+// finishWith adds the token check's result tr, merges the verdicts and
+// labels the anomalies (n records, timeOf(i) the time of record i).
 func finishWith(res *Result, tr Result, anyOK bool, windows []Window, n int64, timeOf func(i int64) int64) {
 	if tr.Valid != Valid {
 		res.Results = append([]Result{tr}, res.Results...)
@@ -84,15 +75,12 @@ type Options struct {
 	Lock     *Lock     // nil: NewLock()
 	Resource *Resource // nil: &Resource{}
 	Liveness *Liveness // nil: &Liveness{}
-	// Fencing adds the fencing checker. It is safe for every run: a
-	// history with no fencing token is Valid (details: applicable false),
-	// so the harness always sets it.
+	// Fencing adds the fencing checker (a history without tokens is Valid).
 	Fencing bool
-	// Fenced says the resource enforces fencing (the run's --fencing):
-	// the exclusion checker then judges a late write by LateWriteFatal.
+	// Fenced says the resource enforces fencing (the run's --fencing), for
+	// the exclusion checker (LateWriteFatal).
 	Fenced bool
-	// Server is the resource's own write log, digested as it was read
-	// (see ServerLog), for the fencing and exclusion checkers.
+	// Server is the resource's own write log, for fencing and exclusion.
 	Server *ServerLog
 }
 
@@ -100,8 +88,6 @@ type Options struct {
 // exclusion, liveness, and fencing when asked for.
 func Standard(o Options) *Composite {
 	o.Lock, o.Resource, o.Liveness = cmp.Or(o.Lock, NewLock()), cmp.Or(o.Resource, &Resource{}), cmp.Or(o.Liveness, &Liveness{})
-	// exclusion's fallback for a lease without a recorded validity
-	// assumes the same drift as the lock checker
 	log := Fencing{Log: o.Server}.serverLog()
 	cs := []Checker{o.Lock, o.Resource, Exclusion{Drift: o.Lock.Drift, DriftFactor: o.Lock.DriftFactor, Fenced: o.Fenced, Log: log}, o.Liveness}
 	if o.Fencing {
@@ -110,9 +96,8 @@ func Standard(o Options) *Composite {
 	return Compose(cs...)
 }
 
-// checkPart is ch's Check of h: the engine over the slice with ch alone,
-// and ch's part of its result (Validate's verdict, Unknown, when h is
-// refused).
+// checkPart is ch's Check of h: ch's part of the engine's result with ch
+// alone (Unknown when h is refused).
 func checkPart(ctx context.Context, ch Checker, h history.History) Result {
 	res, _, _ := (&Composite{Label: "part", Checkers: []Checker{ch}}).CheckSource(ctx, history.Slice(h))
 	name := nameOf(ch, res.Name)

@@ -6,39 +6,30 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// segmentChecker is a checker the engine (CheckSource) runs on each
-// segment in parallel, merging the segments' parts into its result: Lock,
-// Resource, Exclusion.
+// segmentChecker is a checker the engine runs on each segment in
+// parallel (Lock, Resource, Exclusion): checkSegment checks one;
+// uncheckedSegment is the part of one not checked (verdict v, reason why;
+// ov what was counted of one not buffered, else nil); foldOverflow adds
+// to ov a checked part joined to one not buffered; mergeSegments is the
+// result from the parts (parts[i] is st.closed[i]'s).
 type segmentChecker interface {
 	Checker
-	// checkSegment checks one segment, on the segment's goroutine.
 	checkSegment(ctx context.Context, in *segmentInput) segmentPart
-	// uncheckedSegment is the part of a segment not checked: Valid (a
-	// segment without records) or Unknown with reason why (its check
-	// panicked, or it was not buffered: then ov says what was counted of
-	// its records, else ov is nil).
 	uncheckedSegment(v Validity, why string, ov *overflow) segmentPart
-	// foldOverflow adds to ov what part counted of a checked segment that
-	// is joined to a segment not buffered (see overflowFrom).
 	foldOverflow(ov *overflow, part segmentPart)
-	// mergeSegments is the checker's result from the parts of the
-	// segments (parts[i] is st.closed[i]'s).
 	mergeSegments(st *stream, parts []segmentPart) Result
 }
 
-// segmentPart is what a segmentChecker found in one segment, of its own
-// type (a piece, a Result).
+// segmentPart is a segmentChecker's own result of one segment.
 type segmentPart any
 
 // segmentInput is one segment as its checks read it.
 type segmentInput struct {
-	seg  *streamSeg
-	h    history.History // its records, the acquires still waiting at its end moved on
-	os   []op            // h's ops (fillTokens applied; read only)
-	secs []*sectionInput // its counter sections, those carried in first
-	// whole says the segment is the whole history: its searches are kept
-	// for drawing, else only those that fail (see keepMode).
-	whole bool
+	seg   *streamSeg
+	h     history.History // its records, the acquires still waiting at its end moved on
+	os    []op            // h's ops (fillTokens applied; read only)
+	secs  []*sectionInput // its counter sections, those carried in first
+	whole bool            // the whole history: every search is kept for drawing, else failing ones
 }
 
 // seam is the cut the segment starts at (see seam.go).
@@ -52,9 +43,9 @@ func (in *segmentInput) keep() keepMode {
 	return keepFailing
 }
 
-// recordChecker is a checker whose result the engine's record-by-record
-// summaries give (Liveness, Fencing): startStream sets them up before the
-// first record, streamResult reads the result after the last.
+// recordChecker is a checker the engine's record-by-record summaries
+// answer (Liveness, Fencing): startStream sets them up, streamResult
+// reads the result.
 type recordChecker interface {
 	Checker
 	startStream(st *stream)

@@ -11,84 +11,48 @@ import (
 
 // The lease-aware mutex model that the Lock checker gives porcupine.
 //
-// # Time in a model without a clock
+// Time: porcupine linearizes each op at some instant of [Call, Return]
+// without telling the model which, so inputs carry their call and return
+// and the state carries `now`, a lower bound on the last linearization
+// point. An op steps only if now <= Return and, for an acquire displacing
+// a holder, once the holder's lease must have expired; `now` then moves to
+// that instant (the earliest admissible one is optimal). `now` is raised
+// only by takeovers, never to a call time: porcupine already orders an op
+// after those that returned before its call, and fewer states cache
+// better.
 //
-// Porcupine linearizes each op at some instant of its [Call, Return] but
-// does not tell the model which. So every input carries its call and
-// return times and the state carries `now`, a lower bound on the instant
-// of the last linearization point. An op may step only if it can take
-// effect no earlier than `now` (now <= Return) and, for an acquire that
-// displaces a holder, no earlier than the holder's lease must have
-// expired; `now` then moves to that instant. The earliest admissible
-// instant is optimal: every constraint is a lower bound on later points.
-// `now` is raised only by expiry takeovers, never to a call time:
-// porcupine already orders an op after every op that returned before its
-// call, and fewer states cache better.
+// The server's promise: a lease taken by an acquire (or renewed by an
+// extend ok) invoked at c with TTL ttl lives at least until exp = c + ttl
+// − allowance(ttl) (Lock.Drift + Lock.DriftFactor·ttl, which also absorbs
+// PX's ms rounding). TTL 0 means no expiry.
 //
-// # The server's promise
+// One node: an acquire ok naming exactly one answering node writes its
+// key after the previous holder's end (its expiry, or the call of the
+// release that freed it), so its lease lasts at least until max(c, now) +
+// ttl − allowance, which catches a second grant right after a long wait.
+// With several nodes (Redlock) only c counts. See seam.go for segments cut
+// while such an acquire waits.
 //
-// A lease taken by an acquire invoked at c with TTL ttl lives at least
-// until exp = c + ttl − allowance(ttl), the allowance being the drift the
-// algorithm assumes (Lock.Drift + Lock.DriftFactor·ttl): the key is
-// written at or after c, and the allowance absorbs bounded drift and PX's
-// millisecond rounding. An extend ok invoked at c sets exp likewise. TTL 0
-// means no expiry (exp = Inf).
+// Leases, not tokens: a lease is named by its acquire op, never its token
+// (a lock may hand two clients one token); releases and extends act on
+// the lease fillTokens matched them to.
 //
-// # One node
+// Soundness: with each op linearized at the instant its effect happened,
+// an acquire succeeds only on a released or expired key (expiry being at
+// or after exp), and a release or extend is ok only while the key holds
+// the caller's token, so the true order is accepted. Caught: an acquire ok
+// while another lease must still have been alive, and a release or extend
+// ok of a token no longer holding the lock.
 //
-// An acquire ok naming exactly one answering node (history Op.Nodes)
-// writes its key at one instant, after the previous holder's end: SET NX
-// succeeds only on an absent key, so after the previous lease expired
-// (`now` after a takeover bounds that) or after the release that freed it
-// (whose DEL came no earlier than its call, so `now` rises to a freeing
-// release's call). The lease so lasts at least until max(c, now) + ttl −
-// allowance, which catches a second grant right after a long wait. With
-// several nodes (Redlock) the quorum's keys are written at different
-// instants, some maybe before the takeover, so only c counts. A segment
-// cut while such an acquire waits is checked between two bounds of the
-// `now` carried across the cut (see seam.go).
-//
-// # Leases, not tokens
-//
-// A lease is named by its acquire op, never its token: a lock that hands
-// two clients one token (a host name) must not have the second acquire
-// taken for the first holder. A release or extend acts on the lease
-// fillTokens matched it to (see ops.go); the token check reports reuse.
-//
-// # Soundness: a correct lock is never called invalid
-//
-// Take each op's linearization point at the instant its effect happened
-// (the SET NX or quorum of an acquire, the DEL of a release, the PEXPIRE
-// of an extend). An acquire then succeeds only on an absent key: released
-// (an earlier release ok/info in that order frees it in the model) or
-// expired, which the promise puts at or after exp, so `exp <= instant`
-// holds with `now` at most the true instant. A release or extend is ok
-// only while the key holds the caller's token, as the model requires. So
-// the true order is accepted.
-//
-// # Completeness: what is caught
-//
-// An acquire ok while another lease must still have been alive (its
-// Return before the holder's exp, or before an earlier takeover's
-// instant), and a release or extend ok of a token no longer holding the
-// lock: the server breaking its promise (a crash without persistence, a
-// clock jump, a failover that loses the key, a broken lock).
-//
-// # Outcomes
-//
-//   - ok: took effect, between Call and Return.
-//   - fail: did not take effect. Failed acquires are left out, and so are
-//     failed releases and extends unless Lock.StrictNotHeld: then a fail
-//     by the holder is allowed only once its lease may have expired.
-//   - info (or no completion): may take effect at any instant after Call,
-//     or never; Return is Inf. A release or extend with info takes effect
-//     if its lease holds the lock then, else does nothing; placing it last
-//     stands for "never". boundInfo bounds its Return by the first acquire
-//     that must displace its lease, changing no verdict. An info acquire
-//     whose lease a later release or extend ok acts on took effect and is
-//     kept (Return Inf); any other is left out, which changes no verdict
-//     (placed last it always linearizes, and removing it only removes a
-//     holder and a takeover), and is drawn as an annotation.
+// Outcomes: ok took effect within [Call, Return]; fail did not (failed
+// acquires are left out, and failed releases and extends unless
+// Lock.StrictNotHeld: then a fail by the holder is allowed only once its
+// lease may have expired); info (or no completion) may take effect at any
+// instant after Call, or never (Return Inf). An info release or extend
+// acts only if its lease holds the lock then (boundInfo bounds its
+// Return). An info acquire whose lease a later release or extend ok acts
+// on is kept; any other is left out (placed last it always linearizes)
+// and drawn as an annotation.
 type lockKind uint8
 
 const (
@@ -109,27 +73,21 @@ const (
 
 func (o outcome) String() string { return [...]string{"ok", "info", "fail"}[o] }
 
-// lockInput is one operation as the model sees it (a pointer, so that
-// porcupine copies a word).
+// lockInput is one operation as the model sees it.
 type lockInput struct {
 	kind lockKind
 	out  outcome
-	// lease is the id of the lease the op acts on, from 1, unique across
-	// keys: one per acquire, and a fresh one that never holds for a release
-	// or extend that matches no acquire.
+	// lease is the id of the lease the op acts on, from 1: one per
+	// acquire, a fresh one for a release or extend that matches none.
 	lease int32
 	call  int64
 	ret   int64 // Inf for info
 	exp   int64 // acquire/extend: call + ttl - allowance, Inf if no ttl
 	// life is ttl − allowance on a one-node lock (else 0): the lease lasts
-	// at least until the model's `now` after the step + life (see "One
-	// node" above).
-	life int64
-	// single marks ops on a lease granted by one node.
-	single bool
-	// leaseRet is the Return of the lease's acquire (Inf if unknown), for
-	// boundInfo.
-	leaseRet int64
+	// until at least `now` after the step + life.
+	life     int64
+	single   bool  // the lease was granted by one node
+	leaseRet int64 // the Return of the lease's acquire (Inf if unknown), for boundInfo
 	key      string
 	tokStr   string
 	process  int
@@ -138,9 +96,8 @@ type lockInput struct {
 	ttl      int64
 }
 
-// lockState is the model's state: the lease holding the lock (0 = free),
-// the instant it must have lasted until, and the lower bound on the
-// current linearization instant. A comparable value, so == is equality.
+// lockState is the lease holding the lock (0 = free), the instant it must
+// last until, and the lower bound on the current linearization instant.
 type lockState struct {
 	holder int32
 	exp    int64
@@ -189,9 +146,8 @@ func lockStep(state, input, _ any) (bool, any) {
 }
 
 // applyHeld applies a release or extend that found its lease holding the
-// lock. On a one-node lock the DEL or PEXPIRE happened no earlier than the
-// op's call, so `now` may rise to it: the next acquire's key is written
-// after the release, an extend's new TTL counts from after its call.
+// lock; on a one-node lock `now` rises to its call (the DEL or PEXPIRE
+// came no earlier).
 func applyHeld(s lockState, in *lockInput) lockState {
 	if in.single {
 		s.now = max(s.now, in.call)
@@ -207,8 +163,7 @@ func applyHeld(s lockState, in *lockInput) lockState {
 	return s
 }
 
-// satAdd is a + b saturated to [0, Inf] for b >= 0 (times near the int64
-// limit must not wrap around and accept a double grant).
+// satAdd is a + b saturated to [0, Inf] for b >= 0.
 func satAdd(a, b int64) int64 {
 	if a > 0 && b > Inf-a {
 		return Inf
@@ -223,9 +178,7 @@ func lockHash(state any) uint64 {
 }
 
 // lockModel returns the porcupine model, partitioned by key. tokens[i]
-// is the token of lease id i+1, for the state description. now is the
-// initial state's `now` (ns): 0 for a history checked from its start, a
-// cut's time for the strict check of a segment after it (see seam.go).
+// is the token of lease id i+1; now is the initial `now` (ns, see seam.go).
 func lockModel(tokens []string, now int64) porcupine.Model {
 	return porcupine.Model{
 		Partition: partitionByKey,
@@ -262,13 +215,10 @@ func lockModel(tokens []string, now int64) porcupine.Model {
 }
 
 // MetadataSep separates, in an operation's metadata on porcupine's
-// pages, its record indices ("ops 12,15") from what else its tooltip
-// says (the whole token, "token …").
+// pages, its record indices ("ops 12,15") from the rest of its tooltip.
 const MetadataSep = " · "
 
-// describeMetadata is an operation's metadata (its record indices, then
-// after MetadataSep the whole token of a token the box shortens) for the
-// visualisation.
+// describeMetadata is an operation's metadata for the visualisation.
 func describeMetadata(md any) string {
 	if md == nil {
 		return ""

@@ -13,44 +13,25 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// segmentChecked is called as each segment's check starts, with its first
-// record's index; tests make it panic.
+// segmentChecked is called as each segment's check starts (tests make it panic).
 var segmentChecked = func(start int64) {}
 
 // CheckSource is the check of every history, small or big, in memory or
-// in a file. A panic anywhere in it (a checker's, a segment's, a failed
-// re-read of the file) makes the verdict Unknown with its message. The
-// error is the Source's: a file that cannot be opened or whose records
-// do not parse. Warnings are history.Read's.
+// in a file. A panic anywhere in it makes the verdict Unknown with its
+// message. The error is the Source's (a file that cannot be opened or
+// whose records do not parse); warnings are history.Read's.
 //
-// # How the engine reads a history
-//
-// CheckSource reads the history once, record by record (a file is
-// decoded on its own goroutine, see history.File), cuts it at quiescent
-// points (see cutter; only where the counter's value is exact, see
-// counterCut; never before oneSegment records, so a small history is one
-// segment whose searches are the whole history's) and checks each
-// finished segment in parallel (at most GOMAXPROCS at once), keeping only
-// results and small summaries. Records out of time order reach the
-// time-ordered summaries through a bounded reorder buffer (see reorder).
-// Its memory is the segments being checked plus: per lock key and token a
-// tokTable row, per lease Liveness still reads a small struct, per
-// acquire three latencies, per acknowledged counter write and issued
-// fence a denseMap slot, per dead process and fault window a few words,
-// the lock ops completed after the oldest in flight, the api and leader
-// ops (termOps), up to reorderDepth records, and the searches of the
-// earliest failing segments (maxDrawnSegments).
-//
-// A segment a later record refers to (a lease's token, a revived process,
-// a section touching the read of an earlier section with unknown outcome)
-// is merged with the segments after it and checked again, reading the
-// file again. A segment after a cut that one-node acquires waited across
-// is checked between two bounds (see seam.go); where they disagree it is
-// checked again joined with the segments before it. A segment of more
-// than maxSegRecords records is not buffered: the checks that need it end
-// Unknown. The checkers are segment checkers (Lock, Resource, Exclusion)
-// or record checkers (Liveness, Fencing), see engine.go; any other gets
-// the whole history, read into memory.
+// It reads the history once, cuts it at quiescent points (see cutter;
+// never before oneSegment records, so a small history is one segment) and
+// checks each finished segment in parallel (at most GOMAXPROCS at once),
+// keeping only results and small summaries; records out of time order
+// reach the time-ordered summaries through a bounded reorder buffer. A
+// segment a later record refers to (a lease's token, a revived process, a
+// counter section, see counterCut) is merged with those after it and
+// checked again, reading the file again; an ambiguous seam is resolved
+// likewise (see seam.go). A segment of more than maxSegRecords records is
+// not buffered: the checks that need it end Unknown. Checkers that are
+// neither segment nor record checkers (engine.go) get the whole history.
 func (c *Composite) CheckSource(ctx context.Context, src history.Source) (res Result, warns []history.Warning, err error) {
 	start := time.Now()
 	defer func() {
@@ -74,16 +55,11 @@ func panicked(name string, p any, start time.Time) Result {
 	return Result{Name: name, Valid: Unknown, Error: fmt.Sprintf("checker panicked: %v\n%s", p, debug.Stack()), Seconds: time.Since(start).Seconds()}
 }
 
-// StreamStats describe how CheckSource read a history.
+// StreamStats describe how CheckSource read a history: its segments, those
+// merged back, the ambiguous seams (see seam.go), those not buffered.
 type StreamStats struct {
-	Records  int64
-	Segments int // checked separately
-	Merges   int // segments merged back because a later record referred to them
-	// Ambiguous counts the seams the lock's strict and permissive checks
-	// disagreed on (see seam.go), resolved on joined segments or Unknown.
-	Ambiguous int
-	// Overflowed counts the segments too long to check (see maxSegRecords).
-	Overflowed int
+	Records                                 int64
+	Segments, Merges, Ambiguous, Overflowed int
 }
 
 // lastStream is the last CheckSource's stats, for tests and benchmarks.
@@ -122,28 +98,23 @@ type stream struct {
 	fence    *fencingRun
 	n        int64
 	anyOK    bool
-	merges   int
-	// overflowed counts the segments not buffered (see maxSegRecords)
-	overflowed int
-	// ambiguous counts the seams resolveSeams had to settle
-	ambiguous int
-	// cancelled: the context ended before the last record was read
-	cancelled bool
-	live      Result // Liveness's (see result)
+	// segments merged back, not buffered, ambiguous seams settled
+	merges, overflowed, ambiguous int
+	cancelled                     bool   // the context ended before the last record was read
+	live                          Result // Liveness's (see result)
 }
 
 // streamSeg is a segment being read or checked.
 type streamSeg struct {
-	start, end int64        // record indices [start, end)
-	at         int64        // time of record start (ns): its seam's
-	offset     int64        // byte offset of record start
-	moved      []history.Op // waiting acquires invoked before start (kept after close for merges)
-	recs       []history.Op
+	start, end int64           // record indices [start, end)
+	at         int64           // time of record start (ns): its seam's
+	offset     int64           // byte offset of record start
+	moved      []history.Op    // waiting acquires invoked before start (kept after close for merges)
+	recs       []history.Op    // its records
 	carry      []*sectionInput // the counter values carried in (see counterCut)
 	nsecs      int             // counter sections
 	over       *overflow       // not buffered (see maxSegRecords), else nil
-
-	parts []segmentPart // per segment checker (stream.segs), its part
+	parts      []segmentPart   // per segment checker (stream.segs), its part
 }
 
 // firstRecord is the smallest index of the segment's records: its first,
@@ -156,8 +127,7 @@ func (s *streamSeg) firstRecord() int64 {
 }
 
 // unchecked gives seg's checks verdict v and reason why without checking
-// them: Valid for a segment without records, Unknown for one whose check
-// panicked or that was not buffered (ov: what was counted of it).
+// them (ov: what was counted of a segment not buffered).
 func (st *stream) unchecked(seg *streamSeg, v Validity, why string, ov *overflow) {
 	seg.parts = make([]segmentPart, len(st.segs))
 	for i, c := range st.segs {
@@ -165,9 +135,8 @@ func (st *stream) unchecked(seg *streamSeg, v Validity, why string, ov *overflow
 	}
 }
 
-// newStream starts a check of src: it sets the summaries up (the record
-// checkers' options) and finds the segment checkers; any other checker
-// gets the whole history, read into memory (see result).
+// newStream starts a check of src: the summaries (with the record
+// checkers' options) and the segment checkers.
 func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 	tab := newTokTable() // shared by the reference tracker, the token check and liveness
 	v := newValidator()
@@ -193,8 +162,8 @@ func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 	return st
 }
 
-// run reads the history. It stops early on a record Validate refuses to
-// read on from (a wrong index): the verdict is then Validate's.
+// run reads the history, stopping at a record with a wrong index (the
+// verdict is then Validate's).
 func (st *stream) run() (warns []history.Warning, err error) {
 	cur, err := st.src.Open(history.Pos{})
 	if err != nil {
@@ -253,8 +222,8 @@ func (st *stream) add(o *history.Op, at history.Pos) {
 	st.n++
 }
 
-// referTo merges the segments from the one holding record `to` into the
-// current one, when `to` lies before it.
+// referTo merges the segments from the one holding record `to` on into
+// the current one.
 func (st *stream) referTo(to int64) {
 	if to >= st.cur.start || len(st.closed) == 0 {
 		return
@@ -280,8 +249,8 @@ func (st *stream) referTo(to int64) {
 	st.closed = st.closed[:k]
 }
 
-// reread reads records [from, to) again, from byte offset off. A
-// failure panics: CheckSource makes the verdict Unknown.
+// reread reads records [from, to) again, from byte offset off; a failure
+// panics (Unknown).
 func (st *stream) reread(off, from, to int64) history.History {
 	h, err := history.ReadRange(st.src, history.Pos{Index: from, Offset: off}, to)
 	if err != nil {
@@ -298,8 +267,8 @@ func (st *stream) feedTimed(o *history.Op) {
 }
 
 // closeSeg ends the current segment before record index end (at time at
-// and byte offset off; -1 at the end of the history) and starts its check;
-// carry starts the counter of the next segment (see counterCut).
+// and byte offset off; -1 at the end) and starts its check; carry starts
+// the next segment's counter.
 func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 	if st.cur.over != nil {
 		st.closeOverflow(end, at, off, carry)
@@ -323,9 +292,9 @@ func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 	st.checkSeg(&segmentInput{seg: seg, h: h, os: os, secs: secs, whole: seg.start == 0 && off < 0})
 }
 
-// detach ends the current segment before record end and starts the next
-// (see closeSeg); h is the ended segment's records, its acquires still
-// waiting moved to the next segment (except at the end: off < 0).
+// detach ends the current segment (see closeSeg) and starts the next; h
+// is the ended segment's records, those still waiting moved on (unless at
+// the end).
 func (st *stream) detach(end, at, off int64, carry []*sectionInput) (seg *streamSeg, h history.History) {
 	seg = st.cur
 	seg.end = end
@@ -358,9 +327,8 @@ func (st *stream) detach(end, at, off int64, carry []*sectionInput) (seg *stream
 	return seg, h
 }
 
-// checkSeg starts the segment checkers on the segment in, on a
-// goroutine of its own, at most GOMAXPROCS at once. A panic in them makes
-// the segment's parts Unknown with its message.
+// checkSeg runs the segment checkers on in, on a goroutine of its own
+// (at most GOMAXPROCS at once); a panic makes its parts Unknown.
 func (st *stream) checkSeg(in *segmentInput) {
 	seg, h := in.seg, in.h
 	st.wg.Add(1)
@@ -392,8 +360,8 @@ func (st *stream) checkSeg(in *segmentInput) {
 }
 
 // feedOp gives op o to the op-level summaries (lost updates, cron, api
-// and leader terms) once: when the segment of its completion first
-// closes, or as it completes in a segment not buffered.
+// and leader terms) once: when its segment first closes (or as it
+// completes, not buffered).
 func (st *stream) feedOp(o *op) {
 	if o.Ret >= 0 && o.Ret < st.fedTo {
 		return // fed when its segment first closed
