@@ -13,42 +13,33 @@ import (
 
 // Liveness measures progress: acquire success rate, wait and hold latency
 // percentiles, availability during and after fault windows, starvation,
-// FIFO order, a lock never freed.
+// FIFO order, a lock never freed. Problems are always reported, but fatal
+// only for the checks the options ask for (a lock may be unavailable
+// during a majority partition):
 //
-// Liveness problems are always reported as anomalies, but they make the
-// result Invalid only for the checks the options ask for — a lock is not
-// wrong to be unavailable during a majority partition:
-//
-//   - RequireRecovery: after the last fault window closes (from the start
-//     if none), every key on which acquires were invoked must see one
-//     succeed, unless none of them failed when nobody could hold the key;
-//     and no key may end "never freed" (see NeverFreedAfter): the no-TTL
-//     deadlock, the fair lock's dead waiter. It is judged only when the
+//   - RequireRecovery: after the last heal, every key on which acquires
+//     were invoked sees one succeed (unless none failed when nobody could
+//     hold it), and no key ends "never freed". Judged only when the
 //     history runs the recovery grace (longest TTL + RetryInterval) past
-//     the last heal with no fault open at the end; otherwise the details
-//     say so and, when required, the verdict is Unknown.
-//   - MaxWait > 0: an acquire that waited longer (ok, or failed after
-//     waiting) is starvation.
-//   - RequireFIFO: FIFO violations (counted whenever Fair is set) are
-//     fatal.
+//     the last heal with no fault open; otherwise Unknown.
+//   - MaxWait > 0: an acquire that waited longer is starvation.
+//   - RequireFIFO: FIFO violations (counted whenever Fair) are fatal.
 type Liveness struct {
 	RequireRecovery bool
 	// NeverFreedAfter: a key whose last acquire ok is followed by at least
-	// three failed acquires no possible holder explains (see
-	// possibleHolders) and this long without an acquire ok until the end
-	// is "never freed". 0 means 3 × the longest TTL (3 s without TTLs).
+	// three failed acquires no possible holder explains and this long
+	// without an acquire ok until the end is "never freed". 0 means 3 ×
+	// the longest TTL (3 s without TTLs).
 	NeverFreedAfter time.Duration
 	MaxWait         time.Duration
-	// Fair counts FIFO violations: acquires A and B on one key, A invoked
-	// at least FIFOMargin (for A reaching the server later) before B, B
-	// returned ok while A still waited (completed later, or never).
+	// Fair counts FIFO violations: B, invoked more than FIFOMargin after A
+	// on one key, returned ok while A still waited.
 	Fair        bool
 	RequireFIFO bool
 	FIFOMargin  time.Duration
-	// RetryInterval is how long a client may wait between two attempts
-	// (the lock's retry delay, the workload's pause after a failure): part
-	// of the recovery grace (see RequireRecovery). 0 means the longest gap
-	// seen between a failed acquire's completion and its process's next.
+	// RetryInterval is how long a client may wait between two attempts;
+	// 0 means the longest gap seen between a failed acquire's completion
+	// and its process's next.
 	RetryInterval time.Duration
 }
 
@@ -69,8 +60,7 @@ func percentiles(xs []int64) Percentiles {
 	return percentilesOf(len(xs), func(i int) int64 { return xs[i] })
 }
 
-// percentilesOf are the percentiles of n sorted latencies, the i-th
-// smallest at(i).
+// percentilesOf are the percentiles of n sorted latencies, at(i) the i-th.
 func percentilesOf(n int, at func(i int) int64) Percentiles {
 	if n == 0 {
 		return Percentiles{}
@@ -79,15 +69,14 @@ func percentilesOf(n int, at func(i int) int64) Percentiles {
 	return Percentiles{N: n, P50: q(0.50), P95: q(0.95), P99: q(0.99), Max: at(n - 1)}
 }
 
-// WindowAvailability is acquire progress during one fault window and in the
-// quiet period after it (until the next window starts or the history ends).
+// WindowAvailability is acquire progress during one fault window and after
+// it until the next starts (AfterOK). RecoveryNS is the time from its end
+// to the first acquire ok after it; -1 if none.
 type WindowAvailability struct {
 	Window
-	Invoked int `json:"invoked"` // acquires invoked during the window
-	OK      int `json:"ok"`      // acquires that returned ok during it
-	AfterOK int `json:"after_ok"`
-	// RecoveryNS is the time from the window's end to the first acquire ok
-	// after it; -1 if none.
+	Invoked    int   `json:"invoked"` // acquires invoked during the window
+	OK         int   `json:"ok"`      // acquires that returned ok during it
+	AfterOK    int   `json:"after_ok"`
 	RecoveryNS int64 `json:"recovery_ns"`
 }
 
@@ -103,17 +92,15 @@ type LivenessDetails struct {
 	WaitAny     Percentiles          `json:"wait_any"` // every completed acquire
 	Hold        Percentiles          `json:"hold"`     // acquire Return to release Call
 	Windows     []WindowAvailability `json:"windows,omitempty"`
-	// HealedAt is when the last fault window closed (0 if none).
-	HealedAt       int64 `json:"healed_at"`
-	OKAfterHeal    int   `json:"ok_after_heal"`
-	FIFOViolations int   `json:"fifo_violations"`
-	NeverFreed     int   `json:"never_freed"`
-	Starved        int   `json:"starved"`
-	// RecoveryGraceNS is the time after the last heal that recovery was
-	// given (longest TTL + retry interval).
-	RecoveryGraceNS int64 `json:"recovery_grace_ns"`
+	HealedAt    int64                `json:"healed_at"` // when the last fault window closed (0 if none)
+	OKAfterHeal int                  `json:"ok_after_heal"`
+	// FIFO violations, never-freed keys, starved acquires
+	FIFOViolations  int   `json:"fifo_violations"`
+	NeverFreed      int   `json:"never_freed"`
+	Starved         int   `json:"starved"`
+	RecoveryGraceNS int64 `json:"recovery_grace_ns"` // longest TTL + retry interval
 	// NotJudged explains, per key, a recovery or never-freed check that
-	// could not be judged (history cut short, fault still open).
+	// could not be judged.
 	NotJudged []string `json:"not_judged,omitempty"`
 }
 
@@ -125,9 +112,8 @@ type livenessRun struct {
 	leases  map[int]*liveLease // op.Lease -> the server's side of it (see liveLease)
 	acq     []*op              // acquires, invoke order
 	windows []Window
-	// end is the last record's time; maxTTL the longest TTL asked;
-	// retryGap the longest gap between a failed acquire's completion and
-	// its process's next acquire.
+	// the last record's time, the longest TTL asked, the longest gap
+	// between a failed acquire's completion and its process's next
 	end, maxTTL, retryGap int64
 	notJudged             bool
 }
@@ -138,12 +124,10 @@ func (l *Liveness) Check(ctx context.Context, h history.History) Result {
 	return checkPart(ctx, l, h)
 }
 
-// startStream sets the engine's liveness summary to this checker's
-// requirements.
+// startStream sets the engine's liveness summary to these options.
 func (l *Liveness) startStream(st *stream) { st.liveness = newLiveStream(l, st.tokens) }
 
-// streamResult is the liveness summary's result (see stream.result,
-// which ends it first).
+// streamResult is the liveness summary's result (stream.result ends it first).
 func (l *Liveness) streamResult(st *stream) Result { return st.live }
 
 // result is the check's result from its details and anomalies.
@@ -160,19 +144,15 @@ func (r *livenessRun) result() Result {
 
 // keyProgress is one key's acquires as recovery sees them.
 type keyProgress struct {
-	invokedAfter *op // the first acquire invoked after the last heal
-	okAfter      int // acquire oks returned after it
-	lastOK       *op // the latest-returning acquire ok
-	// fails are the failed acquires (certain failures, not unknown
-	// outcomes) invoked after lastOK returned, or all of them if none
-	// did, in invoke order.
-	fails   []*op
-	unknown []*op // acquires with unknown outcome, invoke order
+	invokedAfter *op   // the first acquire invoked after the last heal
+	okAfter      int   // acquire oks returned after it
+	lastOK       *op   // the latest-returning acquire ok
+	fails        []*op // failed acquires invoked after lastOK returned, invoke order
+	unknown      []*op // acquires with unknown outcome, invoke order
 }
 
-// recovery judges, per key (prog: see progress), recovery after the last
-// heal and a lock never freed. Only failures no possible holder explains
-// count (see possibleHolders).
+// recovery judges, per key, recovery after the last heal and a lock
+// never freed, from the failures no possible holder explains.
 func (r *livenessRun) recovery(prog map[string]*keyProgress) {
 	var unhealed []string
 	for _, w := range r.windows {
@@ -195,12 +175,9 @@ func (r *livenessRun) recovery(prog map[string]*keyProgress) {
 	}
 }
 
-// noRecovery judges recovery on key k after the last heal: acquires were
-// invoked after it and none succeeded. It is proven only by a failure
-// invoked after the heal that no possible holder explains (fails): a key
-// whose clients stopped asking for it while it may have been held (a cron
-// tick's lock, taken by an acquire with unknown outcome) shows nothing
-// either way, and is not judged for it.
+// noRecovery judges recovery on key k: acquires invoked after the last
+// heal and none succeeded, proven by an unexplained failure invoked after
+// the heal (fails).
 func (r *livenessRun) noRecovery(k string, p *keyProgress, fails []*op, unhealed []string) {
 	healed := r.d.HealedAt
 	if p.invokedAfter == nil || p.okAfter > 0 {
@@ -226,9 +203,8 @@ func (r *livenessRun) skip(k, why string) {
 	r.d.NotJudged = append(r.d.NotJudged, fmt.Sprintf("key %q: %s", k, why))
 }
 
-// leaseEnd is the instant after which the lease of acquire a, granted by
-// from, must have run out by its TTL and extends; from itself without a
-// TTL (failures after it count: nothing frees the lock).
+// leaseEnd is when the lease of acquire a, granted at from, ran out by
+// its TTL and extends; from itself without a TTL.
 func (r *livenessRun) leaseEnd(a *op, from int64) int64 {
 	if a.TTL <= 0 {
 		return from
@@ -249,12 +225,10 @@ func (r *livenessRun) releasedAt(a *op) (int64, bool) {
 }
 
 // neverFreed reports a key whose lock was never freed: at least three
-// acquires failed, unexplained by any possible holder (fails), while no
-// fault was in effect, over at least freeAfter until the history ended.
-// The holder is the last acquire ok, or if it released, the unknown
-// acquires invoked before the last failure that never released (named;
-// with none the lock was freed: StuckWatch's matter). Not judged while a
-// fault is open at the end.
+// unexplained failures (fails) while no fault was in effect, over at least
+// freeAfter until the end. The holder is the last acquire ok, or if it
+// released, the unknown acquires invoked before the last failure that
+// never released (none: the lock was freed, StuckWatch's matter).
 func (r *livenessRun) neverFreed(k string, p *keyProgress, fails []*op, freeAfter int64, unhealed []string) {
 	lastOK := p.lastOK
 	since := int64(0)
@@ -290,9 +264,7 @@ func (r *livenessRun) neverFreed(k string, p *keyProgress, fails []*op, freeAfte
 		r.skip(k, fmt.Sprintf("never-freed not judged: faults %v still open when the history ended", unhealed))
 		return
 	}
-	// A failure while a fault was in effect may be the fault's (a crashed
-	// quorum refuses every acquire): only those invoked while none was
-	// count, as for lock-stuck (StuckWatch).
+	// a failure during a fault may be the fault's
 	if fails = slices.DeleteFunc(fails, func(o *op) bool { return r.inFault(o.Call) }); len(fails) < 3 {
 		return
 	}

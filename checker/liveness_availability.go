@@ -5,11 +5,9 @@ import (
 )
 
 // windowStream measures availability per fault window, fed records in
-// time order: the windows (paired as FaultWindows pairs them) and the
-// running counts of acquire invokes and oks taken as their bounds pass.
-// A window's counts are differences of running counts (invoked in
-// [Start, End] = invoked up to End − invoked before Start); a count "up
-// to t" is taken when the time moves past t, so records at t still count.
+// time order: a window's counts are differences of the running counts of
+// acquire invokes and oks, a count "up to t" taken when the time moves
+// past t.
 type windowStream struct {
 	pair    windowPairer            // the windows
 	ws      []*windowCounts         // pair's windows' counts, by index
@@ -42,8 +40,7 @@ func newWindowStream() *windowStream {
 		byStart: map[int64]*windowCounts{}, now: -1}
 }
 
-// advance moves the time to t (no earlier than now): counts due at now
-// are taken.
+// advance moves the time to t, taking the counts due at now.
 func (s *windowStream) advance(t int64) {
 	if t <= s.now {
 		return
@@ -72,7 +69,7 @@ func (s *windowStream) ok(t int64) {
 }
 
 // nemesis takes a nemesis record; it returns the end of the window it
-// closed or moved, if any.
+// ended, if any.
 func (s *windowStream) nemesis(o *history.Op) (end int64, changed bool) {
 	switch wi, ev := s.pair.add(o); ev {
 	case winOpened:
@@ -103,8 +100,7 @@ func (s *windowStream) setEnd(w *windowCounts, t int64) {
 }
 
 // availability is the windows' WindowAvailability at the end of the
-// history (end: its last record's time); windows are the history's fault
-// windows (FaultWindows), which are this stream's.
+// history (end: its last record's time).
 func (s *windowStream) availability(windows []Window, end int64) []WindowAvailability {
 	s.advance(Inf) // take the counts due at the last time
 	var out []WindowAvailability

@@ -8,27 +8,21 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// fifoStream counts FIFO violations from records in time order: the
-// acquires waiting per key, and the events of the current time, taken
-// when the time moves on (invokes first, then completions in invoke
-// order).
+// fifoStream counts FIFO violations from records in time order; the
+// events of one time are taken when the time moves on (invokes first,
+// then completions in invoke order).
 type fifoStream struct {
-	l       *Liveness
-	now     int64
-	calls   []*lop
-	rets    []*lop
-	waiting map[string][]*lop
-	n       int
-	al      anomalyList
-	// anomalies naming an acquire still waiting, completed when it does
-	patch map[*lop][]fifoPatch
-	// asWaiter is, per acquire still waiting, the anomalies naming it
-	// overtaken (list entries, -1 if not listed; see moved)
-	asWaiter map[*lop][]int
-	// recent are the acquire oks per key a waiter may have been overtaken
-	// by (see moved), oldest first; recentN counts them
-	recent  map[string][]*lop
-	recentN int
+	l        *Liveness
+	now      int64
+	calls    []*lop
+	rets     []*lop
+	waiting  map[string][]*lop
+	n        int
+	al       anomalyList
+	patch    map[*lop][]fifoPatch // anomalies naming an acquire still waiting, completed when it does
+	asWaiter map[*lop][]int       // per waiter, the anomalies naming it overtaken (-1: not listed)
+	recent   map[string][]*lop    // acquire oks per key a waiter may have been overtaken by
+	recentN  int
 }
 
 type fifoPatch struct {
@@ -44,8 +38,7 @@ func newFifoStream(l *Liveness) *fifoStream {
 func (f *fifoStream) call(x *lop) { x.waitKey = x.Key; f.calls = append(f.calls, x) }
 func (f *fifoStream) ret(x *lop)  { f.rets = append(f.rets, x) }
 
-// advance takes the events of the current time when the time moves past
-// it.
+// advance takes the events of the current time when the time moves on.
 func (f *fifoStream) advance(t int64) {
 	al := &f.al
 	if t <= f.now {
@@ -75,8 +68,6 @@ func (f *fifoStream) advance(t int64) {
 		f.recent[e.Key] = append(f.recent[e.Key], e)
 		f.recentN++
 		for _, a := range f.waiting[e.Key] {
-			// a completes later than now (a.Done > e.Return) unless it
-			// completes at this time too
 			if a.Call+int64(f.l.FIFOMargin) < e.Call && !doneNow[a] {
 				f.overtaken(a, e)
 			}
@@ -108,10 +99,9 @@ func (f *fifoStream) overtaken(a, e *lop) {
 	f.asWaiter[a] = append(f.asWaiter[a], at)
 }
 
-// moved judges acquire a again, whose completion names another key
-// (a.Key) than its invoke (a.waitKey), as waiting on a.Key from its
-// invoke: the anomalies naming it overtaken on a.waitKey are withdrawn
-// (see list), and the acquire oks on a.Key it waited through judged.
+// moved judges acquire a, whose completion names another key than its
+// invoke (waitKey), again as waiting on a.Key: its anomalies on waitKey
+// are withdrawn.
 func (f *fifoStream) moved(a *lop) {
 	for _, at := range f.asWaiter[a] {
 		f.n--
@@ -128,8 +118,7 @@ func (f *fifoStream) moved(a *lop) {
 	}
 }
 
-// prune drops the acquire oks no waiter can have been overtaken by: those
-// invoked no later than the oldest waiter's invoke.
+// prune drops the acquire oks invoked no later than the oldest waiter.
 func (f *fifoStream) prune() {
 	if f.recentN < 1024 {
 		return

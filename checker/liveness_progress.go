@@ -7,9 +7,6 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// The streamed liveness check's acquires: counts, latencies, per-key
-// progress for recovery and never-freed, and the result.
-
 // streamProgress is keyProgress built one acquire at a time, with the
 // leases recovery reads.
 type streamProgress struct {
@@ -18,9 +15,8 @@ type streamProgress struct {
 	unknownL    []*liveLease
 }
 
-// acquire follows one completed acquire x (op o, lease l when it
-// succeeded): the longest TTL and retry gap, the counts and latencies,
-// and its key's progress that recovery and never-freed judge.
+// acquire follows one completed acquire x (op o, lease l unless it
+// failed).
 func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
 	r := &s.r
 	r.maxTTL = max(r.maxTTL, x.TTL)
@@ -87,8 +83,8 @@ func (s *liveStream) heal(end int64) {
 	}
 }
 
-// result ends the stream (end: the last record's time; windows: the
-// history's fault windows) and gives Check's result.
+// result ends the stream (windows: the history's fault windows) and
+// gives Check's result.
 func (s *liveStream) result(windows []Window) Result {
 	for _, p := range s.ops.Flush() {
 		x := s.queue[p.Seq-s.base]
@@ -150,11 +146,10 @@ func (s *liveStream) result(windows []Window) Result {
 	return r.result()
 }
 
-// latencies is a sample of latencies (ns) for percentiles, 4 bytes a
-// latency below 4.3 s (nearly all), 8 above.
+// latencies is a sample of latencies (ns), 4 bytes a latency below 4.3 s.
 type latencies struct {
 	small []uint32
-	big   []int64 // >= 1<<32, or negative (Validate refuses those)
+	big   []int64 // >= 1<<32, or negative
 }
 
 func (l *latencies) add(v int64) {

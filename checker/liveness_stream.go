@@ -5,14 +5,12 @@ import (
 	"github.com/lockstorm/lockstorm/lease"
 )
 
-// liveStream is the liveness check fed records in time order. Instead of
-// the history it keeps the lock ops from the oldest in flight (taken in
-// invoke order), per lease still read what the check reads of it (see
-// liveLease, retire), the token table's rows for matching releases and
-// extends as fillTokens does, per living process its current leases,
-// three latencies per acquire (see latencies), per key the acquires
-// recovery and never-freed judge (see keyProgress), per fault window a
-// few counters (see windowStream) and for FIFO the acquires waiting.
+// liveStream is the liveness check fed records in time order. It keeps
+// the lock ops from the oldest in flight (taken in invoke order), the
+// leases still read (see retire), the current leases of the living
+// processes (matched as fillTokens does), three latencies per acquire, per
+// key what recovery judges, per fault window a few counters and for FIFO
+// the acquires waiting.
 type liveStream struct {
 	l *Liveness
 	r livenessRun
@@ -22,12 +20,10 @@ type liveStream struct {
 	head  int
 	base  int // lock ops dropped from the queue's front
 
-	// fillTokens' matcher (current leases of the living processes only),
-	// over the token table's rows and the leases still read by row
-	match  *lease.Matcher[*liveLease]
-	keysOf map[int][]string // process -> the keys it has a current lease on
-	queued map[int]int      // process -> its lock ops not yet taken
-	dead   map[int]bool     // processes dead with lock ops not yet taken
+	match  *lease.Matcher[*liveLease] // fillTokens' matcher, living processes only
+	keysOf map[int][]string           // process -> the keys it has a current lease on
+	queued map[int]int                // process -> its lock ops not yet taken
+	dead   map[int]bool               // processes dead with lock ops not yet taken
 	tab    *tokTable
 	leases map[uint32]*liveLease
 
@@ -41,16 +37,15 @@ type liveStream struct {
 	stuck                  *StuckWatch
 }
 
-// lop is a lock op as liveStream keeps it in flight, merged as ops merges
-// (opOf, op.complete).
+// lop is a lock op as liveStream keeps it in flight.
 type lop struct {
 	op
 	done    bool
 	waitKey string // the key FIFO reads it waiting on (see fifoStream.moved)
 }
 
-// liveLease is what Liveness reads of a lease: the server's side and the
-// holder's first release (dropped once nothing reads it, see retire).
+// liveLease is what Liveness reads of a lease (dropped once nothing reads
+// it, see retire).
 type liveLease struct {
 	key                string
 	row                uint32 // in the token table
@@ -163,8 +158,7 @@ func (s *liveStream) deliver() {
 	}
 }
 
-// take is one lock op, in invoke order: fillTokens, extractLeases and
-// acquires, one op at a time.
+// take is one lock op, in invoke order.
 func (s *liveStream) take(x *lop) {
 	if x.F != history.FAcquire {
 		s.leaseOp(x)
@@ -194,8 +188,7 @@ func (s *liveStream) take(x *lop) {
 	s.acquire(x, &o, l)
 }
 
-// leaseOp matches a release or extend to its lease (see fillTokens) and
-// applies it (see leaseSet.extend and release).
+// leaseOp matches a release or extend to its lease and applies it.
 func (s *liveStream) leaseOp(x *lop) {
 	l, tok, ok := s.match.Match(x.Process, x.Key, x.Token)
 	if x.Token = tok; !ok {
@@ -219,8 +212,8 @@ func (s *liveStream) leaseOp(x *lop) {
 	}
 }
 
-// byToken is the latest acquire ok or unknown of key with token (the
-// token table's leased row), retiredLease when retire dropped it.
+// byToken is the latest acquire ok or unknown of key with token,
+// retiredLease when retire dropped it.
 func (s *liveStream) byToken(key, token string) (*liveLease, bool) {
 	i, row, ok := s.tab.find(key, token)
 	if !ok || !row.leased {
@@ -232,13 +225,11 @@ func (s *liveStream) byToken(key, token string) (*liveLease, bool) {
 	return retiredLease, true
 }
 
-// retiredLease stands for the leases retire dropped: releases and extends
-// still match it, changing nothing anyone reads.
+// retiredLease stands for the leases retire dropped.
 var retiredLease = &liveLease{}
 
 // retire drops lease l, whose hold is measured and which is not its key's
-// latest acquire ok (so recovery never reads it): only its token's row
-// stays (leased), and releases of it match retiredLease.
+// latest acquire ok (recovery never reads it).
 func (s *liveStream) retire(l *liveLease) {
 	if s.leases[l.row] == l {
 		delete(s.leases, l.row)
@@ -246,7 +237,7 @@ func (s *liveStream) retire(l *liveLease) {
 }
 
 // died forgets the current leases of process p, dead after an info
-// completion (it never invokes again).
+// completion.
 func (s *liveStream) died(p int) {
 	for _, k := range s.keysOf[p] {
 		s.match.Drop(p, k)

@@ -19,30 +19,20 @@ const maxProblems = 10
 // years in ns, so that the sum of two cannot overflow.
 const MaxTime int64 = 100 * 365 * 24 * 3600 * 1_000_000_000
 
-// MaxValidity is the largest validity a valid history may carry: a lock
-// without expiry claims "now + 100 years" (checkers never add to a
-// validity).
+// MaxValidity is the largest validity a valid history may carry (a lock
+// without expiry claims "now + 100 years").
 const MaxValidity = 2 * MaxTime
 
-// Validate checks that h is a well-formed history. The rules:
-//
-//   - Records carry the indices 0..n-1 in order.
-//   - A client record is an invoke or a completion (ok, fail, info), not
-//     before its invoke.
-//   - Every Time and TTL lies in [0, MaxTime] and every Validity in [0,
-//     MaxValidity], so no checker's arithmetic overflows. Times need not
-//     be monotonic in index order (a recorder may record an earlier event).
-//   - A process never has two invokes in flight, and every completion
-//     matches the open invoke of its process and F; after an info
-//     completion the process never invokes again.
-//   - An invoke never completed is allowed (checkers treat it as info).
-//   - Records with F = history.FLost are notifications, outside these rules.
-//   - Every nemesis "stop" closes an earlier "start" of its Fault (see
-//     FaultWindows); a start never stopped is allowed (Unhealed). A nemesis
-//     F other than start, stop or heal is an error.
-//
-// The error wraps ErrInvalidHistory and names the op indices of (at most
-// ten) problems.
+// Validate checks that h is a well-formed history: records carry the
+// indices 0..n-1 in order; a client record is an invoke or a completion
+// (ok, fail, info) matching its process's open invoke and F, not before
+// it; a process never has two invokes in flight nor invokes after an info
+// completion (an invoke never completed is allowed); every Time and TTL
+// lies in [0, MaxTime] and every Validity in [0, MaxValidity] (times need
+// not be monotonic); FLost records are outside these rules; every nemesis
+// stop closes an earlier start of its Fault, and a nemesis F is start,
+// stop or heal. The error wraps ErrInvalidHistory and names (at most ten)
+// problems.
 func Validate(h history.History) error {
 	v := newValidator()
 	for i := range h {
@@ -53,13 +43,12 @@ func Validate(h history.History) error {
 	return v.finish()
 }
 
-// validator is Validate one record at a time: it keeps the fault windows,
-// the open invokes and per dead process its info completion's index.
+// validator is Validate one record at a time.
 type validator struct {
 	probs []string
 	ops   history.Pairer // the open invokes
-	dead  map[int]int
-	win   windowPairer // the nemesis start and stop records, paired
+	dead  map[int]int    // process -> its info completion's index
+	win   windowPairer   // the nemesis start and stop records, paired
 	end   int64
 }
 
@@ -69,8 +58,7 @@ func (v *validator) addf(format string, args ...any) {
 	v.probs = append(v.probs, fmt.Sprintf(format, args...))
 }
 
-// add checks record o at position i; false once it has seen enough
-// problems to stop.
+// add checks record o at position i; false once it has seen enough.
 func (v *validator) add(i int, o *history.Op) bool {
 	if len(v.probs) >= maxProblems {
 		return false
@@ -146,17 +134,14 @@ func (v *validator) finish() error {
 	return fmt.Errorf("%w: %s%s", ErrInvalidHistory, strings.Join(probs, "; "), more)
 }
 
-// tokenCheck is the "tokens" check, one op at a time (ops in invoke
-// order): no token handed to two acquires of a key. It keeps
-// the first acquire ok and info of each key and token, in a tokTable
-// (shared with the other streamed checks in CheckSource), and checks the
-// fences of the resource's writes against their leases (writeFences).
+// tokenCheck is the "tokens" check, ops in invoke order: no token handed
+// to two acquires of a key (the first acquire ok and info of each key and
+// token are kept in the shared tokTable); writes checks the fences of the
+// resource's writes, records in time order.
 type tokenCheck struct {
 	tab    *tokTable
 	al     anomalyList
 	reused int
-	// writes checks the fences the resource's writes carry (see
-	// writeFences), records in time order.
 	writes *writeFences
 }
 
@@ -182,8 +167,8 @@ func newTokenCheck(tab *tokTable) *tokenCheck {
 	return t
 }
 
-// add takes acquire o and returns the row of its key and token, false
-// if it has none (not an acquire, no token or failed).
+// add takes acquire o and returns the row of its key and token, if it
+// has one (no token or failed: none).
 func (t *tokenCheck) add(o *op) (uint32, bool) {
 	if o.F != history.FAcquire || o.Token == "" || o.Type == history.Fail {
 		return 0, false
@@ -221,28 +206,24 @@ func (t *tokenCheck) result() Result {
 	return Result{Name: "tokens", Valid: t.al.verdict(Valid), Anomalies: t.al.list, Details: TokensDetails{ReusedTokens: t.reused}}
 }
 
-// TokensDetails summarises a token check.
+// TokensDetails summarises a token check: acquires handed a token another
+// acquire on the key already had.
 type TokensDetails struct {
-	// ReusedTokens counts acquires handed a token another acquire on the
-	// key already had.
 	ReusedTokens int `json:"reused_tokens"`
 }
 
-// Window is one fault's window: from its start record to its stop record.
-// Times are ns since the run started.
+// Window is one fault's window, from the first record of its start action
+// to the last of its stop action (ns since the run started; End is the
+// history's end if Unhealed: it ended before the fault stopped). StartOp
+// and StopOp are record indices; StopOp is -1 if Unhealed.
 type Window struct {
-	Fault  string `json:"fault"`
-	Detail string `json:"detail,omitempty"`
-	// Start is the time of the first record of the start action, End the
-	// time of the last record of the stop action (the end of the history
-	// if Unhealed).
-	Start int64 `json:"start"`
-	End   int64 `json:"end"`
-	// StartOp and StopOp are record indices; StopOp is -1 if Unhealed.
-	StartOp int64 `json:"start_op"`
-	StopOp  int64 `json:"stop_op"`
-	// Unhealed is set when the history ends before the fault stopped.
-	Unhealed bool `json:"unhealed,omitempty"`
+	Fault    string `json:"fault"`
+	Detail   string `json:"detail,omitempty"`
+	Start    int64  `json:"start"`
+	End      int64  `json:"end"`
+	StartOp  int64  `json:"start_op"`
+	StopOp   int64  `json:"stop_op"`
+	Unhealed bool   `json:"unhealed,omitempty"`
 }
 
 // Label is "fault[detail]" or "fault".
@@ -257,14 +238,10 @@ func (w Window) Label() string {
 func (w Window) Contains(t int64) bool { return t >= w.Start && t <= w.End }
 
 // FaultWindows pairs the nemesis records of h into windows, ordered by
-// start. A nemesis action is one record (any type) or an invoke and one
-// completion with the same F and Fault. A "start" opens a window for its
-// Fault (even a failed one), a "stop" closes the oldest open window of its
-// Fault; several may be open at once. A window runs from the first record
-// of the start to the last of the stop; Detail is the start's (its
-// completion's if it has one). A stop with no open start is an error (see
-// Validate); a start never stopped is Unhealed and ends at the last
-// record's time.
+// start. A nemesis action is one record or an invoke and its completion
+// (same F and Fault). A start opens a window for its Fault (even a failed
+// one), a stop closes the oldest open one of its Fault. Detail is the
+// start's (its completion's if any). A start never stopped is Unhealed.
 func FaultWindows(h history.History) []Window {
 	var end int64
 	var p windowPairer
@@ -278,8 +255,8 @@ func FaultWindows(h history.History) []Window {
 	return ws
 }
 
-// windowPairer is FaultWindows one nemesis start or stop record at a
-// time, keeping the windows and not the records. The zero value is ready.
+// windowPairer is FaultWindows one nemesis record at a time. The zero
+// value is ready.
 type windowPairer struct {
 	windows []Window
 	open    map[string][]int  // fault -> indices into windows, oldest first
@@ -300,13 +277,9 @@ const (
 	winStopped          // a stop's last record (its completion, or its only record) ended the window
 )
 
-// add takes the next nemesis record (one whose F is neither start nor
-// stop changes nothing); it returns the window the record opened or ended, if any (wi: its
-// index into windows). A stop action ends its window at its invoke
-// (winEnded) and again at its completion (winStopped): windowStream
-// follows the end as it moves, StuckWatch holds the fault in effect until
-// the stop's last record (before its stop completed it may not be healed;
-// a stop never completed leaves it in effect to the end).
+// add takes the next nemesis record; it returns the window (its index)
+// the record opened or ended, if any. A stop action ends its window at
+// its invoke (winEnded) and again at its completion (winStopped).
 func (p *windowPairer) add(o *history.Op) (wi int, ev winEvent) {
 	if o.F != history.FStart && o.F != history.FStop {
 		return -1, winNone
@@ -345,8 +318,7 @@ func (p *windowPairer) add(o *history.Op) (wi int, ev winEvent) {
 	return ws[0], winStopped
 }
 
-// complete takes the completion o of the action invoked at record inv:
-// a start's completion may bring its detail, a stop's ends its window.
+// complete takes the completion o of the action invoked at record inv.
 func (p *windowPairer) complete(o *history.Op, inv int) (wi int, ev winEvent) {
 	if o.F == history.FStart {
 		if ws := p.open[o.Fault]; len(ws) > 0 && o.Detail != "" {
@@ -364,9 +336,8 @@ func (p *windowPairer) complete(o *history.Op, inv int) (wi int, ev winEvent) {
 	return -1, winNone
 }
 
-// finish is the windows of the records so far in a history whose last
-// record is at time end: those never stopped Unhealed, ending at end.
-// It changes nothing: it may be called again.
+// finish is the windows so far, those never stopped Unhealed, ending at
+// end (the last record's time). It may be called again.
 func (p *windowPairer) finish(end int64) ([]Window, error) {
 	windows := slices.Clone(p.windows)
 	for i := range windows {
