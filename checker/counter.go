@@ -13,28 +13,13 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// The counter model: the application's view of a lock-protected counter.
-//
-// A critical section is a read ok followed by a write by the same process
-// (the workload reads v, then writes v+1 holding the lock). Porcupine
-// checks sections as atomic read-modify-writes on a register, each over
-// [read invoke, write return]: a section takes effect only if the counter
-// holds the value it read, and sets it to the value it wrote. Two holders
-// interleaving read-read-write-write cannot be linearized: broken mutual
-// exclusion, whether the lock broke its promise or a paused client wrote
-// after its lease.
-//
-// Outcomes of the write:
-//   - ok: the resource took it: value := written.
-//   - fail (incl. a fencing rejection, Error "stale"): the section read
-//     the value and wrote nothing: value must equal the read, unchanged.
-//   - info: the value is the read or the written one from then on; Return
-//     is Inf, so the section may also be linearized later.
-//
-// A read not followed by a write is a read-only section; a write not
-// preceded by a read is a blind write. The state is the set of values the
-// counter may hold (usually one); it starts as "any value", so a seeded
-// counter needs no configuration.
+// The counter model: a critical section is a read ok followed by a write
+// by the same process, checked as an atomic read-modify-write over [read
+// invoke, write return]: it takes effect only if the counter holds the
+// value read. A write ok sets the value, a failed one leaves the read, an
+// info one leaves the read or the written one (Return Inf). A read alone
+// is a read-only section, a write alone a blind write. The state is the
+// set of values the counter may hold, "any value" at first.
 type sectionInput struct {
 	key     string
 	hasRead bool
@@ -46,35 +31,22 @@ type sectionInput struct {
 	call    int64
 	ret     int64
 	ops     []int64 // record indices
-	// carried marks the synthetic write that starts a segment with the
-	// value the sections before it left (see counterCut); its ops and
-	// process are those of the last acknowledged write before it.
+	// carried marks the synthetic write starting a segment (see
+	// counterCut.carry), which leaves carry
 	carried bool
-	// carry is the set of values a carried section leaves.
-	carry counterSet
-	// first is the position of its first record (see counterCut).
-	first int
+	carry   counterSet
+	first   int // the position of its first record (see counterCut)
 }
 
-// counterSet is the set of values the counter may hold. any means every
-// value; beyond len(v) possibilities the set widens to any (permissive).
+// counterSet is the set of values the counter may hold; beyond len(v)
+// it widens to any.
 type counterSet struct {
 	any bool
 	n   uint8
 	v   [4]int64
 }
 
-func (s counterSet) has(x int64) bool {
-	if s.any {
-		return true
-	}
-	for i := 0; i < int(s.n); i++ {
-		if s.v[i] == x {
-			return true
-		}
-	}
-	return false
-}
+func (s counterSet) has(x int64) bool { return s.any || slices.Contains(s.v[:s.n], x) }
 
 func single(x int64) counterSet { return counterSet{n: 1, v: [4]int64{x}} }
 
@@ -95,11 +67,7 @@ func (s counterSet) String() string {
 	if s.any {
 		return "any"
 	}
-	parts := make([]string, s.n)
-	for i := range parts {
-		parts[i] = fmt.Sprint(s.v[i])
-	}
-	return "{" + strings.Join(parts, ",") + "}"
+	return "{" + joinInts(s.v[:s.n]) + "}"
 }
 
 func counterStep(state, input, _ any) (bool, any) {
@@ -212,8 +180,7 @@ func sectionOps(secs []*sectionInput) []porcupine.Operation {
 	return out
 }
 
-// counterPiece runs the counter search on one segment's sections,
-// keeping it for drawing as keep says (see ResourceDetails).
+// counterPiece runs the counter search on one segment's sections.
 func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput, keep keepMode) piece {
 	p := piece{keyedSearch: keyedSearch{valid: Valid}, ops: map[string]int{}}
 	for _, s := range secs {
@@ -227,8 +194,7 @@ func (r *Resource) counterPiece(ctx context.Context, secs []*sectionInput, keep 
 	return p
 }
 
-// explainCounter names the section porcupine could not place (see
-// unplaced).
+// explainCounter names the section porcupine could not place.
 func explainCounter(part []porcupine.Operation, timeout time.Duration) (Anomaly, bool) {
 	var last *sectionInput // the last acknowledged write placed
 	state, c, illegal := unplaced(counterModel(), part, timeout, func(in any) {

@@ -8,33 +8,21 @@ import (
 )
 
 // Seams: checking a segment whose first cut has one-node acquires waiting
-// across it.
+// across it. Their leases last until max(c, now) + life (see lockmodel.go),
+// `now` being carried from before the cut: unknown to the segment's check,
+// but at a quiescent cut at T every lease the model may hold has exp <= T
+// and now <= T. Steps are monotone in (exp, now), hence:
 //
-// A one-node acquire's lease lasts until max(c, now) + life (see "One
-// node" in lockmodel.go), `now` being carried from before the cut, which
-// a segment's check does not know but can bound. At a quiescent cut at T
-// (see cutter) every lease the model may hold has exp <= T (the cutter's
-// done + ttl + allowance is no earlier than c + ttl − allowance or
-// now + life with now <= done), and `now` rose only to such an exp or a
-// freeing release's or extend's call, <= T. So the whole check's state at
-// the cut is (free, or exp <= T; now <= T), and every later op returns at
-// or after T. Steps are monotone: a state with the same holder and no
-// later exp and now allows every step a later one allows and leads to
-// such a state again (the first acquire after the cut may take over an
-// exp <= T <= its return). Hence:
+//   - strict: the segment checked from now = T valid => the whole is valid
+//     at this cut;
+//   - permissive: the segment checked from now = 0 invalid => the whole is
+//     invalid.
 //
-//   - strict: the segment checked from now = T is valid => the whole is
-//     valid at this cut (the segments before it being valid);
-//   - permissive: the segment checked from now = 0 is invalid => the whole
-//     is invalid (a whole linearization, restricted to the segment, is one
-//     from a state at least as constrained as now = 0).
-//
-// They differ only through a one-node acquire invoked before T: a segment
-// without one is checked once (from now = 0, exact). With one, the strict
-// check runs first, and if invalid the permissive one; if they disagree
-// the seam is ambiguous and resolved by checking the segment joined with
-// those before it (see resolveSeams), up to maxSeamRecords records, else
-// the lock's verdict is Unknown, naming the cut.
+// A segment without such an acquire is checked once (from now = 0,
+// exact). With one, the strict check runs first, then the permissive; if
+// they disagree the seam is ambiguous and resolved by checking the segment
+// joined with those before it (see resolveSeams), up to maxSeamRecords
+// records, else the lock's verdict is Unknown.
 
 // seam is the cut a segment starts at: its first record's index and time.
 type seam struct {
@@ -43,8 +31,7 @@ type seam struct {
 }
 
 // waitsAcross reports whether an acquire ok of a one-node lease was
-// invoked before the seam (the only ops the strict and permissive checks
-// treat differently).
+// invoked before the seam.
 func waitsAcross(pops []porcupine.Operation, sm seam) bool {
 	if sm.start == 0 {
 		return false
@@ -57,11 +44,8 @@ func waitsAcross(pops []porcupine.Operation, sm seam) bool {
 	return false
 }
 
-// pieceAt checks one segment's ops (fillTokens applied; read only) that
-// start at seam sm, with the strict and permissive checks when one-node
-// acquires wait across it. An ambiguous seam gives an Unknown piece marked
-// ambiguous (see resolveSeams). The search that decides is kept for
-// drawing as keep says.
+// pieceAt checks one segment's ops (fillTokens applied) that start at seam
+// sm; an ambiguous seam gives an Unknown piece marked ambiguous.
 func (l *Lock) pieceAt(ctx context.Context, os []op, sm seam, keep keepMode) piece {
 	s := l.lockOpsOf(os)
 	if !waitsAcross(s.ops, sm) {
@@ -88,11 +72,10 @@ func (l *Lock) pieceAt(ctx context.Context, os []op, sm seam, keep keepMode) pie
 }
 
 // resolveSeams settles the ambiguous pieces of ps: piece j is checked
-// again joined with the segments from k, the first of the piece before
-// it, going back while the joined check is ambiguous at k's seam; the
-// joined piece replaces piece k, pieces k+1..j become empty. size(k, j)
-// is the records of segments k..j, check(k, j) their joined lock check.
-// Beyond maxSeamRecords records piece j stays Unknown, naming its cut.
+// again joined with the segments from k, going back while the joined check
+// is ambiguous at k's seam; the joined piece replaces piece k, pieces
+// k+1..j become empty. size(k, j) is the records of segments k..j,
+// check(k, j) their joined lock check.
 func (l *Lock) resolveSeams(ps []piece, size func(k, j int) int, check func(k, j int) piece) {
 	first := make([]int, len(ps)) // the first segment of the piece covering each segment
 	for i := range first {
@@ -114,9 +97,7 @@ func (l *Lock) resolveSeams(ps []piece, size func(k, j int) int, check func(k, j
 				continue
 			}
 			if p.valid == Valid && ps[k].valid != Valid {
-				// cannot happen (the joined check's restriction to segment
-				// k is a valid check of it); never let it turn a verdict
-				// into Valid
+				// cannot happen; never let it turn a verdict into Valid
 				break
 			}
 			ps[k] = p

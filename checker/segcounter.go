@@ -12,40 +12,25 @@ import (
 // is exact, and finds the later sections that must share a segment with
 // an earlier section of unknown outcome.
 //
-// A segment after a cut starts from one value per key: the one left by
-// the section surely last before the cut (every other returned before its
-// call). The whole check is in that state unless a section with unknown
-// outcome (Return Inf) is linearized after it. A cut is exact for a key
-// when:
+// A segment after a cut starts from one value per key, the one left by
+// the section surely last before the cut. A cut is exact for a key when
+// exactly one section may be linearized last and it determines the value
+// (its acknowledged write, else its read), no section with unknown
+// outcome read that value, and no blind write with unknown outcome wrote
+// a value that such a section read. A key without sections carries "any
+// value", as in the whole check.
 //
-//   - exactly one section may be linearized last, and it determines the
-//     value: its acknowledged write, else its read (a failed write or a
-//     read-only section);
-//   - no section with unknown outcome read that value (it could take
-//     effect at the cut, leaving {read, write});
-//   - no blind write with unknown outcome wrote a value that such a
-//     section read (a chain that could take effect at the cut).
-//
-// A key with sections but none of them certain (only unknown outcomes) is
-// not exact either. A key without sections carries nothing ("any value",
-// as in the whole check).
-//
-// Even then a section with unknown outcome could be linearized later,
-// after the counter came back to the value it read; and a blind write with
-// unknown outcome could supply its value to any later read. So a later
-// section that reads or writes (ok or unknown) the read of an earlier
-// section with unknown outcome, or reads the value of an earlier blind
-// write with unknown outcome, refers to it: no cut may separate them (see
-// refs). Otherwise neither can take effect after the cut in any
-// linearization that the segment after it would notice.
+// A section with unknown outcome may still be linearized later, once the
+// counter is back at the value it read, and a blind write with unknown
+// outcome may supply its value to any later read: a later section that
+// reads or writes the read of the one, or reads the value of the other,
+// must share its segment (see refers).
 type counterCut struct {
-	// reads maps a process to its read in flight, or (hasRead) to its
-	// read ok awaiting its write, as a section
-	reads   map[int]*sectionInput
-	writes  map[int]*sectionInput // process -> its write in flight, as a section
+	reads   map[int]*sectionInput // process -> its read in flight or read ok awaiting its write (hasRead)
+	writes  map[int]*sectionInput // process -> its write in flight
 	keys    map[string]*keyTail
 	inexact int // keys whose carry is not exact
-	// the carry (see carry) of version, rebuilt when a tail changes
+	// the carry of version, rebuilt when a tail changes
 	version, builtAt int
 	built            []*sectionInput
 	changed          int64 // time of the record that last changed a tail
@@ -56,9 +41,8 @@ type keyTail struct {
 	maxCall int64
 	last    []*sectionInput // sections that may be linearized last (certain outcomes)
 	lastOK  *sectionInput   // the latest-returning acknowledged write
-	// infoReads maps the read of each section with unknown outcome to the
-	// position of the earliest such section; blindWrites the value of each
-	// blind write with unknown outcome.
+	// the read of each section, the value of each blind write, with
+	// unknown outcome -> the position of the earliest
 	infoReads, blindWrites map[int64]int
 	chain                  bool // a blind unknown write wrote a value an unknown section read
 	exact                  bool
@@ -68,9 +52,8 @@ func newCounterCut() *counterCut {
 	return &counterCut{reads: map[int]*sectionInput{}, writes: map[int]*sectionInput{}, keys: map[string]*keyTail{}, builtAt: -1}
 }
 
-// add takes record r at position i (nemesis and lost records excluded)
-// and returns the earliest position an earlier section it must share a
-// segment with starts at, or -1.
+// add takes client record r at position i and returns the earliest
+// position of an earlier section it must share a segment with, or -1.
 func (c *counterCut) add(i int, r *history.Op) int {
 	p := r.Process
 	if r.Type == history.Invoke {
@@ -139,8 +122,7 @@ func (c *counterCut) flush(p int, t int64) {
 }
 
 // refers is the earliest position of an earlier section with unknown
-// outcome that a read (read true) or write of value v on key must share a
-// segment with; -1 if none.
+// outcome that a read (or write) of v on key must share a segment with.
 func (c *counterCut) refers(key string, v int64, read bool) int {
 	t := c.keys[key]
 	if t == nil {
@@ -156,8 +138,7 @@ func (c *counterCut) refers(key string, v int64, read bool) int {
 	return to
 }
 
-// addSection adds a finished section to its key's tail (t: the time of
-// the record that finished it).
+// addSection adds a section finished at t to its key's tail.
 func (c *counterCut) addSection(s *sectionInput, t int64) {
 	k := c.keys[s.key]
 	if k == nil {
@@ -218,8 +199,7 @@ func (s *sectionInput) value() (int64, bool) {
 	return 0, false
 }
 
-// isExact reports whether the key's value at a cut now is exact (see
-// counterCut).
+// isExact reports whether the key's value at a cut now is exact.
 func (k *keyTail) isExact() bool {
 	if k.chain || len(k.last) != 1 {
 		return false
@@ -238,10 +218,9 @@ func (c *counterCut) exact() bool {
 	return c.inexact == 0 && len(c.writes) == 0 && len(c.reads) == 0
 }
 
-// carry is the synthetic sections that start a segment after a cut now:
-// one per key seen so far, in key order, that sets the key's counter to
-// its exact value (its ops and process are those of the key's last
-// acknowledged write, for the explanations). Valid only when exact.
+// carry is the synthetic sections that start a segment after a cut now,
+// one per key in key order, setting its exact value (with the ops and
+// process of its last acknowledged write). Valid only when exact.
 func (c *counterCut) carry() []*sectionInput {
 	if c.builtAt == c.version {
 		return c.built

@@ -9,36 +9,23 @@ import (
 	"github.com/lockstorm/lockstorm/lease"
 )
 
-// Segmentation: where a history may be cut so that the segments can be
-// checked independently and give the whole history's verdict.
+// cutter finds where a history may be cut so that the segments, checked
+// independently, give the whole history's verdict. A cut before record r
+// (at time T) is quiescent when:
 //
-// A cut before record r (at time T = r.Time) is quiescent when:
+//   - no client op but acquires is in flight (a waiting acquire moves to
+//     the segment it completes in, see detach; on a one-node lock that
+//     segment is checked between two bounds, see seam.go);
+//   - every lease is released ok or surely expired by T (done + ttl +
+//     allowance(ttl) <= T and its validity <= T; no TTL: never);
+//   - no process holds a lease in its own view (from an acquire ok until
+//     it completes a release or dies);
+//   - the counter's value is exact for every key (see counterCut);
+//   - records are in time order up to r.
 //
-//   - no client op but acquires is in flight. An acquire waiting at the
-//     cut belongs to the segment in which it completes (its invoke moves
-//     there, see detach): every earlier lease is dead at the cut, so
-//     linearizing it after the cut is never worse. Except on a one-node
-//     lock, whose lease is bounded from the `now` carried across the cut:
-//     that segment is checked between two bounds of it (see seam.go);
-//   - no lease may still be alive: every acquire or extend ok or info,
-//     completed at d with TTL ttl, was released ok or surely expired by T
-//     (d + ttl + allowance(ttl) <= T, and its recorded validity <= T). A
-//     lease without a TTL blocks every cut until released ok;
-//   - no process holds a lease in its own view: from an acquire ok until
-//     it completes a release (any outcome) or dies (an info completion).
-//     A paused holder may still write, judged against its lease;
-//   - no read ok awaits its write (a counter section), and the counter's
-//     value at the cut is exact for every key (see counterCut);
-//   - records are in time order up to r, so all after the cut is at or
-//     after T;
-//   - no api (enter/leave) or leader (lead) op was seen: their spans are
-//     not tracked across cuts, so such histories are checked whole.
-//
-// Nemesis records never block a cut: anomalies are labelled with the
-// whole history's fault windows. A later op may still refer to a lease
-// from before the cut by its token (a watchdog's extend, a late release, a
-// lost notice), or a dead process reappear: such references (see refs)
-// forbid every cut between the two records.
+// A later record that refers to a lease from before the cut by its token,
+// or a dead process reappearing, forbids every cut between the two (see
+// refTracker).
 type cutter struct {
 	drift   time.Duration
 	factor  float64
@@ -50,8 +37,7 @@ type cutter struct {
 	counter *counterCut // also the reads ok awaiting their write
 }
 
-// aliveLease is a lease the server may still hold: until exp (ns), with
-// the TTL it was asked for.
+// aliveLease is a lease the server may hold until exp (ns), asked for ttl.
 type aliveLease struct {
 	exp, ttl int64
 }
@@ -76,9 +62,8 @@ func (c *cutter) canCut(r *history.Op) bool {
 	return true
 }
 
-// add takes record r at position i into the state and returns the
-// earliest position of an earlier record that no cut may separate from it
-// for the counter (see counterCut), or -1.
+// add takes record r at position i and returns the earliest position of
+// an earlier record no cut may separate from it for the counter, or -1.
 func (c *cutter) add(i int, r *history.Op) (to int) {
 	c.maxTime = max(c.maxTime, r.Time)
 	if r.IsNemesis() || r.F == history.FLost {
@@ -151,15 +136,11 @@ func (c *cutter) extendAlive(k tokKey, done, ttl, validity int64) {
 	c.alive[k] = aliveLease{exp: max(l.exp, exp), ttl: max(ttl, l.ttl)}
 }
 
-// refs finds the references from a record to an earlier one that no cut
-// may separate, and calls ref(from, to) with their positions (from > to):
-//
-//   - a release, extend or lost notice naming a token points at the first
-//     acquire record of that key and token;
-//   - one naming no token points at its process's latest acquire ok on
-//     the key (fillTokens and lostLease resolve it so);
-//   - a record of a process after that process's info completion points
-//     at that completion.
+// refTracker finds the references from a record to an earlier one that
+// no cut may separate: a release, extend or lost notice to the first
+// acquire record of its key and token (without a token: its process's
+// latest acquire ok on the key); a record of a dead process to its info
+// completion.
 type refTracker struct {
 	tab    *tokTable   // the first acquire record of each key and token
 	curAcq procKeyPos  // (process, key) -> its latest acquire ok

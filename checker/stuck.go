@@ -11,31 +11,18 @@ import (
 
 // StuckWatch finds, from records in time order, a key on which the lock
 // stopped being granted while clients kept asking and no fault was in
-// effect: "lock-stuck". It is declared at the completion of a failed
-// acquire on key k when:
-//
-//   - no fault window is open (as FaultWindows pairs them); q is when the
-//     last one closed (0 if none);
-//   - from = max(q, k's latest acquire ok's Return + the longest TTL seen,
-//     the completion of each unknown acquire of k since + that TTL): by
-//     then nothing may hold k;
-//   - at least StuckFails acquires of k invoked after from failed, each
-//     proven: an unknown acquire invoked before its completion cancels
-//     it, and it waits until every acquire of k invoked before it
-//     completed has completed (any may turn out to have held the key);
-//   - the latest of them completed Span or more after from, with no
-//     acquire ok of k since.
-//
-// A working lock grants within a TTL and a retry once nothing holds it, so
-// this is provable at that record: the live counter declares it (and
-// --until-invalid stops there) where the checker reports it. The text says
-// whether the latest holder released (a stuck queue or key: a dead waiter,
-// no expiry) or not ("never freed"). One anomaly per key until an acquire
-// of it succeeds or a fault starts; fatal when Liveness.RequireRecovery.
+// effect: "lock-stuck", declared at the completion of a failed acquire on
+// key k when no fault window is open and at least StuckFails acquires of
+// k invoked after `from` failed (each proven: not cancelled by an unknown
+// acquire invoked before its completion, and every acquire of k invoked
+// before it completed), the latest Span or more after `from`. `from` is
+// when nothing may hold k: the last heal, k's latest acquire ok's Return
+// and each unknown acquire's completion since, + the longest TTL. One
+// anomaly per key until an acquire of it succeeds or a fault starts;
+// fatal when Liveness.RequireRecovery.
 type StuckWatch struct {
-	// Span is how long a key must go ungranted past from: 0 means three
-	// times the longest TTL seen (3 s when no acquire had a TTL), as
-	// Liveness.NeverFreedAfter.
+	// Span is how long a key must go ungranted past from (0: as
+	// Liveness.NeverFreedAfter).
 	Span time.Duration
 
 	maxTTL  int64
@@ -66,16 +53,13 @@ type stuckKey struct {
 	okAt, okInv int64 // the latest acquire ok's Return and record (-1: none)
 	okProc      int
 	okToken     string
-	released    bool // its holder's release ok was seen
-	// unkEnd is when the possible leases of the acquires with unknown
-	// outcome since have run out (their completion + the longest TTL).
-	unkEnd   int64
-	fails    []stuckFail // acquires invoked after from that failed, completion order
-	declared bool
+	released    bool        // its holder's release ok was seen
+	unkEnd      int64       // when the leases of the unknown acquires since ran out
+	fails       []stuckFail // acquires invoked after from that failed, completion order
+	declared    bool
 }
 
-// stuckFail is a failed acquire: its invoke and completion times and
-// records.
+// stuckFail is a failed acquire: its invoke and completion times and records.
 type stuckFail struct{ call, done, inv, idx int64 }
 
 // NewStuckWatch starts a watch.
@@ -113,9 +97,7 @@ func (w *StuckWatch) Add(o *history.Op) (Anomaly, bool) {
 // Found is every anomaly found so far, in the order found.
 func (w *StuckWatch) Found() []Anomaly { return w.found }
 
-// nemesis follows the fault windows as FaultWindows pairs them: a start
-// opens one at its first record (its invoke, or its only record), a stop
-// closes one at its last (its completion, or its only record: winStopped).
+// nemesis follows the fault windows, open until the stop's last record.
 func (w *StuckWatch) nemesis(o *history.Op) {
 	switch _, ev := w.win.add(o); ev {
 	case winOpened:
@@ -140,9 +122,7 @@ func (w *StuckWatch) key(k string) *stuckKey {
 	return s
 }
 
-// release follows the release and the extends of each key's latest
-// holder: an extend ok renews its lease (it holds the key legitimately
-// until the renewed lease runs out), a release ok frees it.
+// release follows the releases and extends ok of each key's latest holder.
 func (w *StuckWatch) release(inv, o *history.Op) {
 	s := w.key(inv.Key)
 	if o.Type != history.OK || s.okInv < 0 || (inv.Token != s.okToken && (inv.Token != "" || o.Process != s.okProc)) {
@@ -184,9 +164,8 @@ func (w *StuckWatch) from(s *stuckKey) int64 {
 	return from
 }
 
-// judge declares key s stuck at record now when its proven failures
-// (those completed before every acquire of it still in flight was
-// invoked) are enough (see StuckWatch).
+// judge declares key s stuck at record now when its proven failures are
+// enough.
 func (w *StuckWatch) judge(key string, s *stuckKey, now *history.Op) (Anomaly, bool) {
 	if s.declared || w.open > 0 {
 		return Anomaly{}, false
@@ -213,8 +192,7 @@ func (w *StuckWatch) judge(key string, s *stuckKey, now *history.Op) (Anomaly, b
 
 func (w *StuckWatch) span() int64 { return spanOr(w.Span, w.maxTTL) }
 
-// spanOr is d in ns, or when d is not positive three times the longest
-// TTL maxTTL (3 s when no acquire had a TTL).
+// spanOr is d in ns, or if not positive 3 × maxTTL (3 s without TTLs).
 func spanOr(d time.Duration, maxTTL int64) int64 {
 	switch {
 	case d > 0:
@@ -226,9 +204,7 @@ func spanOr(d time.Duration, maxTTL int64) int64 {
 }
 
 // ops names the latest acquire ok (if any), the first failed acquire, the
-// completion of the n-th and the record that proved it (the completion of
-// the last acquire in flight beside the failures, when it is not the n-th
-// failure's own).
+// completion of the n-th and the record that proved it.
 func (w *StuckWatch) ops(s *stuckKey, n int, proof int64) []int64 {
 	var ops []int64
 	if s.okInv >= 0 {
