@@ -10,40 +10,24 @@ import (
 	"github.com/lockstorm/lockstorm/lease"
 )
 
-// Exclusion checks mutual exclusion as the clients saw it.
+// Exclusion checks mutual exclusion as the clients saw it, over each
+// lease's Valid stretches (see Lease): where its holder believed it held
+// the lock.
 //
-// A holder's intervals are where its client believed it held the lock: its
-// lease's Valid stretches (see Lease and Leases): from its acquire ok to
-// the validity it computed (else invoke + TTL − drift allowance; else no
-// end), one more per extend ok, all cut at the holder's release invoke
-// and at a FLost record for the lease. Leases are named by their acquire
-// op, not their token.
-//
-//   - overlap: intervals of different processes on one key intersect
-//     (ValidOverlaps). A correct lock whose clients honour their validity
-//     never does this (validity ≤ invoke + TTL − drift).
-//   - write-after-validity: a write invoked after its process's lease
-//     intervals all ended (or with no lease). Accepted (ok), LateWriteFatal
-//     decides: fatal, or harmless under fencing in token order
-//     (KindLateWriteInOrder); rejected or unknown, only reported.
-//
-// Workloads must record a write's invoke before their last validity check
-// and complete it with fail when that check fails; otherwise the gap
-// between check and record reads as a write after validity.
+//   - overlap: stretches of different processes on one key intersect
+//     (ValidOverlaps).
+//   - write-after-validity: a write invoked outside its process's
+//     stretches (or with no lease). Accepted, LateWriteFatal decides;
+//     rejected or unknown, only reported.
 type Exclusion struct {
-	// Drift and DriftFactor are the clock-drift allowance of the lock
-	// (see Lock): a lease with no recorded validity is believed to last
-	// until invoke + TTL − (Drift + DriftFactor·TTL), not invoke + TTL, so
-	// a takeover the lock checker allows inside the allowance is no
-	// overlap. Standard sets them from its Lock checker.
+	// Drift and DriftFactor are the lock's drift allowance (see Lock),
+	// subtracted from invoke + TTL for a lease with no recorded validity.
 	Drift       time.Duration
 	DriftFactor float64
-	// Fenced says the resource rejects writes whose fencing token is
-	// below one it accepted (the run's --fencing): a write accepted late
-	// but in token order is then harmless (LateWriteFatal).
+	// Fenced says the resource rejects stale tokens (the run's
+	// --fencing), for LateWriteFatal.
 	Fenced bool
-	// Log is the resource's own log, digested (nil: none): it shows
-	// which accepted writes came after a newer token (LateWriteFatal).
+	// Log is the resource's own log (nil: none), for LateWriteFatal.
 	Log *ServerLog
 }
 
@@ -55,9 +39,8 @@ type ExclusionDetails struct {
 	Leases   int `json:"leases"`
 	Overlaps int `json:"overlaps"`
 	// WritesAfterValidity counts writes invoked outside their lease by
-	// outcome: "accepted" (fatal), "accepted-in-order" (accepted under
-	// fencing in token order: harmless, see LateWriteFatal), "rejected",
-	// "failed", "unknown".
+	// outcome: "accepted", "accepted-in-order", "rejected", "failed",
+	// "unknown".
 	WritesAfterValidity     map[string]int `json:"writes_after_validity,omitempty"`
 	WritesChecked           int            `json:"writes_checked"`
 	MaxOverlapNS            int64          `json:"max_overlap_ns"`
@@ -117,9 +100,8 @@ func (e Exclusion) checkOps(h history.History, os []op) Result {
 	return Result{Name: e.Name(), Valid: al.verdict(Valid), Anomalies: al.list, Details: d}
 }
 
-// lateWhy says why write w lies outside every stretch in which its
-// process believed its lease l (its current one, nil if none) valid;
-// late is false when it lies inside one.
+// lateWhy says why write w lies outside every Valid stretch of its
+// process's current lease l (nil if none); late is false if inside one.
 func lateWhy(w *op, l *Lease) (why string, late bool) {
 	if l == nil {
 		return "without holding any lease", true
@@ -140,8 +122,7 @@ func lateWhy(w *op, l *Lease) (why string, late bool) {
 }
 
 // writeAfterValidity reports write w, invoked outside its lease l (nil:
-// none) for reason why; acceptedFatal is LateWriteFatal's answer for it
-// if the resource accepted it.
+// none) for reason why; acceptedFatal is LateWriteFatal's answer.
 func writeAfterValidity(w *op, l *Lease, why string, acceptedFatal bool, d *ExclusionDetails, al *anomalyList) {
 	outcome, kind, fatal := "unknown", "write-after-validity-unknown", false
 	switch {
@@ -172,17 +153,14 @@ func (e Exclusion) checkSegment(ctx context.Context, in *segmentInput) segmentPa
 	return e.checkOps(in.h, in.os)
 }
 
-// uncheckedSegment is the result of a segment not checked.
 func (e Exclusion) uncheckedSegment(v Validity, why string, ov *overflow) segmentPart {
 	return Result{Valid: v, Error: why, Details: ExclusionDetails{}}
 }
 
-// foldOverflow counts nothing: Exclusion's result of a segment not
-// buffered is Unknown whatever it held.
 func (e Exclusion) foldOverflow(ov *overflow, part segmentPart) {}
 
-// mergeSegments combines the segments' exclusion checks: overlaps
-// first, then writes after validity, in segment order.
+// mergeSegments combines the segments' checks: overlaps first, then
+// writes after validity, in segment order.
 func (e Exclusion) mergeSegments(st *stream, parts []segmentPart) Result {
 	d := ExclusionDetails{WritesAfterValidity: map[string]int{}}
 	var al anomalyList

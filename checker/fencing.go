@@ -9,10 +9,8 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// StaleError is the Error of a write or fenced read the resource rejected
-// because its fencing token was lower than one it had accepted. A fail
-// whose Error is StaleError or starts with StaleError+":" counts as such a
-// rejection: the op certainly took no effect.
+// StaleError is the Error (alone or before ":") of a write or fenced read
+// the resource rejected for a token lower than one it had accepted.
 const StaleError = "stale"
 
 // IsStale reports whether a write's error text is a fencing rejection.
@@ -20,28 +18,17 @@ func IsStale(err string) bool {
 	return err == StaleError || strings.HasPrefix(err, StaleError+":")
 }
 
-// Fencing checks fencing tokens:
+// Fencing checks fencing tokens (Fence 0: none):
 //
-//   - accepted: the tokens the resource accepted on one key never go down;
-//     a fenced read (a read carrying a token) accepts its token as a write
-//     does. A write accepted (ok) with a token lower than a write's or
-//     fenced read's accepted on the key before it was invoked is a stale
-//     write accepted (fencing not enforced, or broken); a read so is a
-//     stale read accepted, reported but not fatal (a read changes
-//     nothing). Ops overlapping in time are not compared; equal tokens are
-//     fine (one lease, several ops); reads of unknown outcome raise nothing.
-//   - rejected: writes and reads failed with StaleError are counted:
-//     fencing at work, a stale holder kept out, not a failure.
-//   - issued: the tokens the lock issued on one key (acquire ok Fence)
-//     strictly increase: an acquire invoked after another completed must get
-//     a higher token, and no two acquires get the same one.
+//   - accepted: a write accepted with a token lower than one a write or
+//     fenced read had accepted on the key before it was invoked is a stale
+//     write accepted; a read so is a stale read accepted (not fatal). Ops
+//     overlapping in time are not compared; equal tokens are fine.
+//   - rejected: ops failed with StaleError are counted (fencing at work).
+//   - issued: an acquire invoked after another completed gets a higher
+//     token, and no two acquires get the same one.
 //
-// Ops with Fence 0 carry no token and are skipped; a history with none is
-// Valid with Applicable false.
-//
-// When Log holds the resource's own write log (digested as it was read,
-// see ServerLog), the checker also reads the accepted order from it: that
-// catches stale writes accepted whose order the history leaves open.
+// Log, the resource's own write log, orders what the history leaves open.
 type Fencing struct {
 	Log *ServerLog
 }
@@ -57,33 +44,27 @@ func (f Fencing) serverLog() *ServerLog {
 // Name is "fencing".
 func (Fencing) Name() string { return "fencing" }
 
-// FencingStats are the fencing checker's counts.
+// FencingStats are the fencing checker's counts: writes with a token by
+// outcome (rejected: failed with StaleError; unknown: info or never
+// completed) and those stale accepted; fenced reads likewise; acquires
+// that returned a token and those not above every token issued on the key
+// before they were invoked (or repeating one); writes without a token;
+// and the stale writes and reads the resource's own log shows.
 type FencingStats struct {
-	Applicable bool `json:"applicable"`
-	// Writes with a token, by outcome at the resource.
-	Accepted int64 `json:"accepted"`
-	Rejected int64 `json:"rejected"` // failed with StaleError
-	Failed   int64 `json:"failed"`   // failed otherwise
-	Unknown  int64 `json:"unknown"`  // info or never completed
-	// StaleAccepted: accepted with a token lower than one accepted before.
-	StaleAccepted int64 `json:"stale_accepted"`
-	// Reads with a token (fenced reads), by outcome: accepted (ok),
-	// rejected (failed with StaleError), and accepted although their
-	// token was lower than one accepted before (no fencing).
-	ReadsAccepted      int64 `json:"reads_accepted"`
-	ReadsRejected      int64 `json:"reads_rejected"`
-	StaleReadsAccepted int64 `json:"stale_reads_accepted"`
-	// Issued is the number of acquires that returned a token;
-	// IssuedNotIncreasing those whose token was not above every token
-	// issued on that key before they were invoked, or repeated one.
-	Issued              int64 `json:"issued"`
-	IssuedNotIncreasing int64 `json:"issued_not_increasing"`
-	Unfenced            int64 `json:"unfenced"` // writes without a token
-	// From the resource's own log, when given: stale writes it accepted
-	// and stale writes it rejected.
-	ServerStaleAccepted int64 `json:"server_stale_accepted"`
-	ServerStaleRejected int64 `json:"server_stale_rejected"`
-	// The same for fenced reads in the resource's log.
+	Applicable               bool  `json:"applicable"`
+	Accepted                 int64 `json:"accepted"`
+	Rejected                 int64 `json:"rejected"`
+	Failed                   int64 `json:"failed"`
+	Unknown                  int64 `json:"unknown"`
+	StaleAccepted            int64 `json:"stale_accepted"`
+	ReadsAccepted            int64 `json:"reads_accepted"`
+	ReadsRejected            int64 `json:"reads_rejected"`
+	StaleReadsAccepted       int64 `json:"stale_reads_accepted"`
+	Issued                   int64 `json:"issued"`
+	IssuedNotIncreasing      int64 `json:"issued_not_increasing"`
+	Unfenced                 int64 `json:"unfenced"`
+	ServerStaleAccepted      int64 `json:"server_stale_accepted"`
+	ServerStaleRejected      int64 `json:"server_stale_rejected"`
 	ServerStaleReadsAccepted int64 `json:"server_stale_reads_accepted"`
 	ServerStaleReadsRejected int64 `json:"server_stale_reads_rejected"`
 	ElapsedMS                int64 `json:"elapsed_ms"`
@@ -166,10 +147,8 @@ func (v *fenceValidator) invoke(o *history.Op) {
 	}
 }
 
-// complete takes the completion o of process o.Process's write or fenced
-// read (o nil: never completed): a fail with StaleError is an op the
-// resource rejected; an accepted read raises the key's token like a
-// write.
+// complete takes the completion o of process p's write or fenced read
+// (nil: never completed); an accepted read raises the key's token too.
 func (v *fenceValidator) complete(p int, o *history.Op) {
 	w, ok := v.pending[p]
 	if !ok || w.acquire {
@@ -246,9 +225,8 @@ func (v *fenceValidator) Result() Result {
 	return res
 }
 
-// fencingRun feeds records, in time order, to a fenceValidator; with a
-// server log it also gathers the fenced ops that name the stale writes
-// the log shows (only those: see ServerLog.wanted).
+// fencingRun feeds records, in time order, to a fenceValidator and
+// gathers the ops that name the stale writes the server log shows.
 type fencingRun struct {
 	v      *fenceValidator
 	ops    history.Pairer // the open invokes
@@ -305,8 +283,7 @@ func (r *fencingRun) end() {
 	}
 }
 
-// Check is the fencing check of h: the engine over the slice with this
-// checker alone (see checkPart).
+// Check is the fencing check of h (see checkPart).
 func (f Fencing) Check(ctx context.Context, h history.History) Result { return checkPart(ctx, f, h) }
 
 // startStream gives the engine's fencing summary the server's log.

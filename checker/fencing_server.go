@@ -7,27 +7,21 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// ServerWrite is one write or fenced read as the resource itself logged
-// it, in the order it handled them: it orders what the history cannot (a
-// write delayed in flight against others).
+// ServerWrite is one write or fenced read (Read; Value is then the value
+// read) as the resource itself logged it, in the order it handled them, at
+// Time (ns since the run started).
 type ServerWrite struct {
 	Key      string `json:"key"`
 	Value    int64  `json:"value"`
 	Fence    int64  `json:"fence"`
 	Accepted bool   `json:"accepted"`
-	// Read marks a fenced read; accepted, it raised the key's highest
-	// token like a write (Value is then the value read).
-	Read bool `json:"read,omitempty"`
-	// Time is when the resource handled it, ns since the run started.
-	Time int64 `json:"time"`
+	Read     bool   `json:"read,omitempty"`
+	Time     int64  `json:"time"`
 }
 
-// ServerLog is what the fencing checker keeps of the resource's own log
-// (ServerWrite), read once in order before the history: its counts of
-// stale writes and reads, and the stale writes it accepted (each an
-// anomaly, to be named by history ops). Its memory is those and the keys'
-// highest tokens, not the log. Build it with Add; the zero value is an
-// empty log.
+// ServerLog is what the fencing checker keeps of the resource's own log,
+// read in order: its counts of stale writes and reads, the stale writes it
+// accepted, and the keys' highest tokens. The zero value is an empty log.
 type ServerLog struct {
 	entries int64 // Add calls: a log of none is no log
 	stats   serverStats
@@ -43,8 +37,8 @@ type serverStats struct {
 	staleReadAccepted, staleReadRej int64
 }
 
-// staleWrite is a write the resource accepted with a token below prev,
-// the highest it had accepted on the key (by a fenced read if byRead).
+// staleWrite is a write the resource accepted with a token below prev
+// (set by a fenced read if byRead).
 type staleWrite struct {
 	key                string
 	fence, value, prev int64
@@ -94,8 +88,8 @@ func (l *ServerLog) Add(w *ServerWrite) {
 // empty reports whether the log had no entry at all.
 func (l *ServerLog) empty() bool { return l == nil || l.entries == 0 }
 
-// wanted are the history's fenced writes and reads whose ops name the
-// stale writes accepted: those serverOps must gather.
+// wanted are the fenced writes and reads that name the stale writes
+// accepted.
 func (l *ServerLog) wanted() map[wkey]bool {
 	want := map[wkey]bool{}
 	for _, s := range l.stale {
@@ -113,9 +107,9 @@ type wkey struct {
 	fence, value int64
 }
 
-// serverOps are the history's fenced writes and reads by key, token and
-// value: each op's invoke index followed by its completion's. With want
-// set, only those it names are kept (see ServerLog.wanted).
+// serverOps are the history's fenced writes and reads (only those in
+// want, if set) by key, token and value: each op's invoke index followed
+// by its completion's.
 type serverOps struct {
 	writes map[wkey][]int64 // -> invoke indices, in order
 	reads  map[wkey][]int64 // fenced reads by key and token (value 0)
@@ -126,8 +120,7 @@ func newServerOps(want map[wkey]bool) *serverOps {
 	return &serverOps{writes: map[wkey][]int64{}, reads: map[wkey][]int64{}, want: want}
 }
 
-// keyOf is where invoke o goes; nil if it is neither a fenced read nor a
-// fenced write, or not wanted.
+// keyOf is where invoke o goes; nil if not a fenced op or not wanted.
 func (m *serverOps) keyOf(o *history.Op) (map[wkey][]int64, wkey) {
 	mp, k := m.writes, wkey{o.Key, o.Fence, o.Value}
 	switch {
@@ -164,9 +157,8 @@ func (m *serverOps) complete(inv *history.Op, c int64) {
 }
 
 // check adds what the server log shows to v: its counts, and each stale
-// write accepted that the history's check did not name, named by its
-// history ops (matched by key, value and token) and those of the read
-// that set the higher token, if any.
+// write accepted that the history did not show, named by its ops (and
+// those of the read that set the higher token).
 func (m *serverOps) check(v *fenceValidator, l *ServerLog) {
 	known := map[string]bool{} // anomalies the history already showed
 	for _, a := range v.anomalies.list {

@@ -19,20 +19,13 @@ import (
 // exactly-once per tick, api concurrency, leader overlap, each when its
 // ops are in the history.
 type Resource struct {
-	// Timeout bounds the porcupine search (0 = DefaultTimeout); when it
-	// runs out the verdict is Unknown.
-	Timeout time.Duration
-	// InitialValue is the counters' value before the run (for the lost
-	// update count; the porcupine check needs none).
-	InitialValue int64
-	// FinalValues, if set, are the counters' values read after the run,
-	// by key; otherwise the last read of the history is used when it
-	// follows every acknowledged write.
+	Timeout      time.Duration // bounds the porcupine search (0 = DefaultTimeout)
+	InitialValue int64         // the counters' value before the run, for lost updates
+	// FinalValues are the counters' values read after the run, by key;
+	// else the last read of the history, if after every acknowledged write.
 	FinalValues map[string]int64
-	// APILimit is how many callers the api allows at once; 0 means 1.
-	APILimit int
-	// RequireEveryTick makes a cron tick that no run completed (between
-	// the first and last tick seen) invalid; otherwise it is reported.
+	APILimit    int // how many callers the api allows at once; 0 means 1
+	// RequireEveryTick makes a cron tick no run completed invalid.
 	RequireEveryTick bool
 }
 
@@ -41,36 +34,29 @@ func (r *Resource) Name() string { return "resource" }
 
 // ResourceDetails summarises a resource check.
 type ResourceDetails struct {
-	Counter map[string]CounterSummary `json:"counter,omitempty"`
-	// Sections is how many critical sections porcupine checked.
-	Sections int            `json:"sections"`
-	Cron     *CronSummary   `json:"cron,omitempty"`
-	API      *APISummary    `json:"api,omitempty"`
-	Leader   *LeaderSummary `json:"leader,omitempty"`
-	// Counts is the number of anomalies of each kind (beyond those listed).
-	Counts    map[string]int `json:"counts,omitempty"`
-	ElapsedMS int64          `json:"elapsed_ms"`
-	// Linearization and Failing are the counter's searches, kept for
-	// drawing porcupine-counter.html as LockDetails' are.
+	Counter   map[string]CounterSummary `json:"counter,omitempty"`
+	Sections  int                       `json:"sections"` // critical sections checked
+	Cron      *CronSummary              `json:"cron,omitempty"`
+	API       *APISummary               `json:"api,omitempty"`
+	Leader    *LeaderSummary            `json:"leader,omitempty"`
+	Counts    map[string]int            `json:"counts,omitempty"` // anomalies of each kind
+	ElapsedMS int64                     `json:"elapsed_ms"`
+	// the counter's searches, kept for drawing as LockDetails' are
 	Linearization *Linearization   `json:"-"`
 	Failing       []*Linearization `json:"-"`
 }
 
-// CounterSummary is one counter's lost-update arithmetic.
+// CounterSummary is one counter's lost-update arithmetic: writes acked
+// (ok), failed and info; the final value and where it came from ("given",
+// "read op N", "" if none); Lost = Acked − (Final − InitialValue), at
+// least 0 (a lower bound), -1 if unknown.
 type CounterSummary struct {
-	// Acked is the number of writes the resource acknowledged (ok).
-	Acked int `json:"acked"`
-	// Rejected counts writes that failed; Unknown those with info.
-	Rejected int `json:"rejected"`
-	Unknown  int `json:"unknown"`
-	// Final is the value the lost-update count uses, and FinalFrom where
-	// it came from ("given", "read op N") or "" if none was usable.
+	Acked     int    `json:"acked"`
+	Rejected  int    `json:"rejected"`
+	Unknown   int    `json:"unknown"`
 	Final     int64  `json:"final"`
 	FinalFrom string `json:"final_from,omitempty"`
-	// Lost is Acked − (Final − InitialValue), at least 0; -1 if unknown.
-	// Info writes that took effect can only hide losses, never invent
-	// them, so Lost is a lower bound.
-	Lost int64 `json:"lost"`
+	Lost      int64  `json:"lost"`
 }
 
 // finish sets res's verdict, anomalies and details from al and d.
@@ -85,9 +71,7 @@ func (r *Resource) finish(res *Result, al *anomalyList, d ResourceDetails, start
 	}
 }
 
-// lostUpdateCheck is lostUpdates one op at a time (ops in invoke order):
-// per counter its sums, its latest acknowledged write and read, and the
-// acknowledged writes by value.
+// lostUpdateCheck finds lost updates one op at a time (invoke order).
 type lostUpdateCheck struct {
 	keys map[string]*lostKey
 }
@@ -100,8 +84,8 @@ type lostKey struct {
 	byValue   denseMap[ackRef] // acknowledged write by value (about 24 bytes a write)
 }
 
-// ackRef is an acknowledged write lostUpdates keeps by its value: its
-// invoke index, its completion's distance from it, its process.
+// ackRef is an acknowledged write: its invoke index, its completion's
+// distance from it, its process.
 type ackRef struct {
 	Inv     int64
 	DRet    int32
@@ -113,7 +97,7 @@ func (a ackRef) ref() *opRef {
 	return &opRef{history.OK, int(a.Process), a.Inv, a.Inv + int64(a.DRet)}
 }
 
-// valueRef is what lostUpdates keeps of a write or read.
+// valueRef is what lostUpdateCheck keeps of a write or read.
 type valueRef struct {
 	opRef
 	Value, Call int64
@@ -152,8 +136,6 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: sortedIndices(prev.ref().indices(), o.indices()),
 					Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
 			} else {
-				// (a write acknowledged 2^31 records after its invoke is named
-				// by its invoke and the record 2^31 - 1 after it)
 				s.byValue.add(o.Value, ackRef{o.Inv, int32(min(o.Ret-o.Inv, math.MaxInt32)), int32(o.Process)})
 			}
 		case history.Fail:
@@ -193,8 +175,6 @@ func (c *lostUpdateCheck) finish(r *Resource, al *anomalyList) map[string]Counte
 				if s.lastRead != nil && sum.FinalFrom != "given" {
 					a.Ops = s.lastRead.indices()
 				} else if s.lastAckOp != nil {
-					// The final value came from the resource: point at the
-					// last acknowledged write, which should have left it.
 					a.Ops = s.lastAckOp.indices()
 					a.Text += fmt.Sprintf("; the last acknowledged write wrote %d", s.lastAckOp.Value)
 				}
@@ -206,12 +186,13 @@ func (c *lostUpdateCheck) finish(r *Resource, al *anomalyList) map[string]Counte
 	return out
 }
 
-// CronSummary counts cron runs.
+// CronSummary counts cron ticks with an ok run, ok runs, ticks run more
+// than once, and ticks between the first and last never run.
 type CronSummary struct {
-	Ticks      int `json:"ticks"`      // distinct ticks with at least one ok run
-	Runs       int `json:"runs"`       // ok runs
-	Duplicates int `json:"duplicates"` // ticks run more than once
-	Missed     int `json:"missed"`     // ticks between the first and last never run
+	Ticks      int `json:"ticks"`
+	Runs       int `json:"runs"`
+	Duplicates int `json:"duplicates"`
+	Missed     int `json:"missed"`
 }
 
 // cronTick is one tick of one cron key.
@@ -220,8 +201,8 @@ type cronTick struct {
 	tick int64
 }
 
-// cronCheck is checkCron one op at a time: the ok runs of each tick and
-// the range of ticks invoked per key.
+// cronCheck keeps the ok runs of each tick and the range of ticks invoked
+// per key.
 type cronCheck struct {
 	runs      map[cronTick][]*opRef
 	attempted map[string][2]int64 // key -> min, max tick invoked
@@ -290,10 +271,9 @@ type APISummary struct {
 	Limit         int `json:"limit"`
 }
 
-// checkAPI: a caller is certainly inside the api from its enter's ok
-// (Return) until its next leave's invoke (Call). More than APILimit
-// callers certainly inside at once is a violation; each entrant that
-// exceeds the limit is one anomaly naming the enters of those inside.
+// checkAPI: a caller is certainly inside the api from its enter's Return
+// to its next leave's Call; each entrant past APILimit is an anomaly
+// naming the enters of those inside.
 func (r *Resource) checkAPI(os []op, al *anomalyList) *APISummary {
 	limit := max(r.APILimit, 1)
 	type call struct {
@@ -356,11 +336,10 @@ type LeaderSummary struct {
 	Overlaps   int `json:"overlaps"`
 }
 
-// checkLeader: a term is a run of consecutive ok heartbeats (FLead) of one
-// process on one key with one Fence, ended by any other op of it; it
-// certainly led from its first heartbeat's Return to its last's Call.
-// Another process's heartbeat on the key wholly inside that is a
-// simultaneous leader.
+// checkLeader: a term is a run of consecutive ok heartbeats of one
+// process on one key with one Fence; it certainly led from its first
+// heartbeat's Return to its last's Call. Another process's heartbeat on
+// the key wholly inside that is a simultaneous leader.
 func checkLeader(os []op, al *anomalyList) *LeaderSummary {
 	type term struct {
 		first, last *op
@@ -419,6 +398,5 @@ func checkLeader(os []op, al *anomalyList) *LeaderSummary {
 	return s
 }
 
-// Check runs every resource check that applies: the engine over the slice
-// with this checker alone (see checkPart).
+// Check runs every resource check that applies (see checkPart).
 func (r *Resource) Check(ctx context.Context, h history.History) Result { return checkPart(ctx, r, h) }
