@@ -6,23 +6,16 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// A failed acquire shows a lock not freed only when nobody could hold the
-// key then. The possible holders of a key (for recovery and never-freed):
-// its latest acquire ok, from its invoke until its lease ran out (TTL and
-// extends from its return) or it was released; and every acquire with
-// unknown outcome, from its invoke until a lease from its completion ran
-// out or was released. A failure whose span (invoke to completion) meets a
-// possible holder's is explained (the lock working); only unexplained
-// ones count. An acquire with no TTL holds nothing past its grant.
-
 // holdSpan is when a possible holder may have held the key, in ns.
 type holdSpan struct {
 	o        *op
 	from, to int64
 }
 
-// possibleHolders are the possible holders of a key (see above): its
-// latest acquire ok (nil if none) and its acquires with unknown outcome.
+// possibleHolders are the possible holders of a key, from their invoke
+// until released or their lease ran out (from the return, or completion
+// of one with unknown outcome): its latest acquire ok and its acquires
+// with unknown outcome. A failure whose span meets one is explained.
 func (r *livenessRun) possibleHolders(p *keyProgress) []holdSpan {
 	var hs []holdSpan
 	add := func(o *op, granted int64) {

@@ -11,8 +11,7 @@ import (
 	"github.com/lockstorm/lockstorm/lease"
 )
 
-// Lease is what a history says about one lease, as its holder saw it (see
-// lease.Lease, and lease.Tracker for the rules that follow it).
+// Lease is what a history says about one lease, as its holder saw it.
 type Lease = lease.Lease
 
 // leaseSet is every lease of a history that was ever held.
@@ -22,9 +21,8 @@ type leaseSet struct {
 }
 
 // Leases extracts the leases of h that were ever held, in the order their
-// acquires were invoked. drift and factor are the clock-drift allowance
-// (see lease.Allowance) subtracted from invoke + TTL for a lease whose
-// holder recorded no validity; zero allowance believes the TTL in full.
+// acquires were invoked; drift and factor are subtracted from invoke + TTL
+// for a lease without a recorded validity (see lease.Allowance).
 func Leases(h history.History, drift time.Duration, factor float64) []*Lease {
 	return leasesOf(h, drift, factor).held
 }
@@ -54,10 +52,8 @@ type Interval struct {
 	Start, End int64
 }
 
-// Overlap is a stretch of time in which two leases of different processes
-// on one key were both held, in the sense of the intervals compared (see
-// ValidOverlaps and HeldOverlaps). A started no later than B; the
-// intersection is [B.Start, min(A.End, B.End)] and is never empty.
+// Overlap is two intervals of leases of different processes on one key
+// that intersect; A started no later than B.
 type Overlap struct {
 	Key  string
 	A, B Interval
@@ -70,20 +66,14 @@ func (o Overlap) Start() int64 { return o.B.Start }
 func (o Overlap) End() int64 { return min(o.A.End, o.B.End) }
 
 // ValidOverlaps finds every pair of leases of different processes on one
-// key whose Valid stretches intersect (for a positive time): two clients
-// that each believed, by their own validity, that they held the lock.
-// A correct lock with clients that honour their validity never shows one;
-// this is the exclusion checker's "overlap". Keys are in order; within a
-// key, pairs come in the order their later stretch starts.
+// key whose Valid stretches intersect for a positive time (the exclusion
+// checker's "overlap"), by key, then by the later stretch's start.
 func ValidOverlaps(ls []*Lease) []Overlap {
 	return overlapsOf(ls, func(l *Lease) [][2]int64 { return l.Valid() })
 }
 
 // HeldOverlaps is ValidOverlaps over the stretches [Start, HeldUntil]:
-// two clients acting as holder at once, whatever their validity said. A
-// holder paused past its validity shows here and not in ValidOverlaps;
-// holders.png draws these, so that the picture shows the pause (the
-// verdict's overlaps are ValidOverlaps).
+// two clients acting as holder at once, whatever their validity said.
 func HeldOverlaps(ls []*Lease) []Overlap {
 	return overlapsOf(ls, func(l *Lease) [][2]int64 {
 		end, _ := l.HeldUntil()

@@ -10,31 +10,22 @@ import (
 )
 
 // Linearization is a porcupine search kept for drawing porcupine's
-// visualisation: the model, what porcupine found, and annotations for
-// ops the check left out. It is never in results.json.
+// visualisation, with annotations for ops the check left out.
 type Linearization struct {
 	model porcupine.Model
 	info  porcupine.LinearizationInfo
 	notes []porcupine.Annotation
-	// valid is the search's own verdict: Valid when porcupine
-	// linearized every key, Invalid when it proved one cannot be,
-	// Unknown when it ran out of time.
 	valid Validity
-	// From and To are the earliest call and the latest return (or call,
-	// of an operation that never returned) of its operations (ns).
-	From, To int64
-	// First and Last are the smallest and largest index of the records
-	// of the segment searched (the whole history's: 0 and its last).
-	First, Last int64
-	// Processes are the process of each row of the drawing when the
-	// search renumbered them 0, 1, ... (porcupine draws a row per id from
-	// 0); nil when the rows are the process ids.
+	// From and To are the earliest call and latest return (or call) of its
+	// operations (ns); First and Last the smallest and largest record
+	// index of the segment searched.
+	From, To, First, Last int64
+	// Processes are the process of each row when the search renumbered
+	// them 0, 1, ...; nil when the rows are the process ids.
 	Processes []int
 }
 
-// Valid is the verdict of this search alone (not the run's: other
-// checkers may find what it cannot see): the verdict the page drawn
-// from it shows.
+// Valid is the verdict of this search alone (not the run's).
 func (z *Linearization) Valid() Validity { return z.valid }
 
 // validityOf is porcupine's result as a verdict.
@@ -48,18 +39,15 @@ func validityOf(r porcupine.CheckResult) Validity {
 	return Unknown
 }
 
-// WriteHTML writes porcupine's visualisation of the search as a
-// self-contained HTML page, with the fault windows that reach into its
-// operations' time span as annotations on a "nemesis" row, cut to that
-// span (unhealed ones say so).
+// WriteHTML writes porcupine's visualisation of the search as an HTML
+// page, with the fault windows within its time span on a "nemesis" row.
 func (z *Linearization) WriteHTML(w io.Writer, faults []Window) error {
 	info := z.info // AddAnnotations appends: keep z's own unchanged
 	info.AddAnnotations(append(faultAnnotations(faults, z.From, z.To), z.notes...))
 	return porcupine.Visualize(z.model, info, w)
 }
 
-// setRecords says which records the search is of: first to last (z may
-// be nil: nothing kept).
+// setRecords says which records the search is of (z may be nil).
 func (z *Linearization) setRecords(first, last int64) {
 	if z != nil {
 		z.First, z.Last = first, last
@@ -67,23 +55,19 @@ func (z *Linearization) setRecords(first, last int64) {
 }
 
 // keepMode is which porcupine searches a check keeps for drawing (at
-// most VisualizeMaxOps operations each).
+// most VisualizeMaxOps operations each): none, one that fails (searched
+// again verbosely, rows renumbered: a segment's), or any (the whole
+// history's).
 type keepMode int
 
 const (
 	keepNone keepMode = iota
-	// keepFailing keeps a search that proves a key not linearizable,
-	// searching again verbosely with its rows renumbered: a segment of a
-	// history cut into several.
 	keepFailing
-	// keepWhole keeps the search whatever its verdict, run verbosely
-	// from the start: the whole history's.
 	keepWhole
 )
 
 // search runs porcupine on pops within timeout and keeps the search as
-// keep says (notes annotating it), else returns nil. The verdict is the
-// first search's.
+// keep says (notes annotating it), else returns nil.
 func search(model porcupine.Model, pops []porcupine.Operation, timeout time.Duration, notes []porcupine.Annotation, keep keepMode) (porcupine.CheckResult, *Linearization) {
 	if keep == keepWhole && len(pops) <= VisualizeMaxOps {
 		r, info := porcupine.CheckOperationsVerbose(model, pops, timeout)
@@ -135,12 +119,10 @@ func renumbered(pops []porcupine.Operation, notes []porcupine.Annotation) ([]por
 	return out, ns, procs
 }
 
-// unplaced re-checks one key's ops verbosely. For a history that is not
-// linearizable it steps the model through the longest partial
-// linearization porcupine found, calling visit with each input, and
-// returns the state reached and, of the ops outside it, the one that
-// returned first (ties: invoked first; nil if none); illegal is false
-// otherwise.
+// unplaced re-checks one key's ops verbosely. If not linearizable it
+// steps the model through the longest partial linearization, calling visit
+// with each input, and returns the state reached and, of the ops outside
+// it, the one that returned first (ties: invoked first).
 func unplaced(model porcupine.Model, part []porcupine.Operation, timeout time.Duration, visit func(in any)) (state any, culprit *porcupine.Operation, illegal bool) {
 	model.Partition = nil
 	r, info := porcupine.CheckOperationsVerbose(model, part, timeout)
@@ -148,9 +130,7 @@ func unplaced(model porcupine.Model, part []porcupine.Operation, timeout time.Du
 		return nil, nil, false
 	}
 	var longest []porcupine.Operation
-	// porcupine returns the partial linearizations in map order: of the
-	// longest, take the least in linearizationLess, so that the
-	// explanation is the same on every run
+	// porcupine returns them in map order: take the least of the longest
 	for _, lin := range info.PartialLinearizationsOperations() {
 		for _, l := range lin {
 			if len(l) > len(longest) || len(l) == len(longest) && linearizationLess(l, longest) {
@@ -176,8 +156,7 @@ func unplaced(model porcupine.Model, part []porcupine.Operation, timeout time.Du
 	return state, culprit, true
 }
 
-// linearizationLess orders two partial linearizations of equal length by
-// their ops' (Call, Return), first difference first.
+// linearizationLess orders partial linearizations by their ops' (Call, Return).
 func linearizationLess(a, b []porcupine.Operation) bool {
 	for i := range min(len(a), len(b)) {
 		if a[i].Call != b[i].Call {

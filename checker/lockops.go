@@ -15,15 +15,11 @@ import (
 
 // lockSearch is what porcupine gets for one history's lock check.
 type lockSearch struct {
-	ops []porcupine.Operation
-	// tokens[i] is the token of lease id i+1.
-	tokens []string
-	// infoAcq are the acquires with unknown outcome left out of the search.
-	infoAcq []*op
+	ops     []porcupine.Operation
+	tokens  []string // tokens[i] is the token of lease id i+1
+	infoAcq []*op    // acquires with unknown outcome left out of the search
 	d       LockDetails
-	// now is the model's initial `now` (ns): 0, or a cut's time for the
-	// strict check of a segment after it (see seam.go).
-	now int64
+	now     int64 // the model's initial `now` (see seam.go)
 }
 
 // lockBuild turns a history's ops into a lockSearch.
@@ -35,9 +31,8 @@ type lockBuild struct {
 	s       lockSearch
 }
 
-// lockOpsOf turns a history's ops (fillTokens applied; read only) into
-// porcupine operations, with the token of each lease and the info
-// acquires left out.
+// lockOpsOf turns a history's ops (fillTokens applied) into porcupine
+// operations.
 func (l *Lock) lockOpsOf(os []op) lockSearch {
 	b := &lockBuild{l: l, os: os, used: usedLater(os), leaseID: map[int]int32{}}
 	for i := range os {
@@ -51,8 +46,7 @@ func (l *Lock) lockOpsOf(os []op) lockSearch {
 			md = fmt.Sprintf("op %d (never completed)", o.Inv)
 		}
 		if short := page.ShortToken(o.Token); short != o.Token {
-			// the box shows the short token; the tooltip (the metadata)
-			// the whole one, after the ops the report's script reads
+			// the box shows the short token, the tooltip the whole one
 			md += MetadataSep + "token " + html.EscapeString(o.Token)
 		}
 		b.s.ops = append(b.s.ops, porcupine.Operation{
@@ -81,8 +75,7 @@ func (b *lockBuild) idOf(i int) int32 {
 }
 
 // input is the model input of lock op i, counted in the details; nil for
-// ops the search leaves out (not a lock op, a failed acquire, an info
-// acquire nothing used, a failed release or extend unless StrictNotHeld).
+// ops the search leaves out.
 func (b *lockBuild) input(i int) *lockInput {
 	o := &b.os[i]
 	var kind lockKind
@@ -153,12 +146,8 @@ func (b *lockBuild) countAcquire(i int, out outcome) bool {
 // the server promised and, for a lease granted by one node, its life.
 func (l *Lock) bound(in *lockInput, o *op) {
 	in.exp = l.expiry(o.Call, in.ttl)
-	// A validity the client recorded tightens the bound: a lock computes
-	// it from the start of its final attempt (after the invoke, before
-	// the server acted), so it is the same promise seen from a later
-	// instant. It is capped by what the history alone allows (the server
-	// acted before the return), so a lock that overstates its validity is
-	// held to no more.
+	// a recorded validity (the promise seen from the final attempt)
+	// tightens it, up to what the return allows
 	if in.out == outOK && o.Validity > in.exp {
 		in.exp = min(o.Validity, l.expiry(o.Return, in.ttl))
 	}
@@ -167,16 +156,11 @@ func (l *Lock) bound(in *lockInput, o *op) {
 	}
 }
 
-// boundInfo gives release and extend ops with unknown outcome a finite
-// return where it changes no verdict, so porcupine need not try them at
-// every later point: the Return of the earliest-returning acquire ok on
-// the key invoked at or after the op's call. That acquire is another
-// lease (the op's own acquire returned before the op's call; other ops
-// are left alone), and a displaced lease never holds again, so after that
-// acquire the op is a no-op, and a no-op placed later can move to just
-// after it (its call precedes the acquire's, `now` is no later than the
-// acquire's return): every linearization stays. It returns how many ops
-// it bounded.
+// boundInfo gives release and extend ops with unknown outcome (whose own
+// acquire returned before their call) the Return of the earliest-returning
+// acquire ok of another lease on the key invoked at or after their call:
+// after it the op is a no-op, so no linearization is lost. It returns how
+// many ops it bounded.
 func boundInfo(ops []porcupine.Operation) int {
 	type acq struct {
 		call, ret int64 // ret: the least return from here on
@@ -215,8 +199,7 @@ func boundInfo(ops []porcupine.Operation) int {
 	return n
 }
 
-// expiry is the instant a lease invoked at call with ttl must last until,
-// saturated at Inf.
+// expiry is the instant a lease invoked at call with ttl must last until.
 func (l *Lock) expiry(call, ttl int64) int64 {
 	if ttl <= 0 {
 		return Inf

@@ -9,22 +9,19 @@ import (
 	"github.com/lockstorm/lockstorm/lease"
 )
 
-// op is one client operation: an invoke and its completion, merged. Fields
-// that either record may carry (Key, Token, Fence, Value, TTL, Validity) are
-// taken from the completion when it has them, else from the invoke.
+// op is one client operation: an invoke and its completion, merged (the
+// completion's fields when it has them, else the invoke's).
 type op struct {
 	F       string
 	Process int
 	Inv     int64 // record index of the invoke
 	Ret     int64 // record index of the completion, -1 if none
 	Call    int64 // invoke time, ns
-	// Return is the completion time, or Inf for info and for invokes the
-	// history never completed.
-	Return int64
-	// Done is the completion time even for info (the instant the client
-	// gave up waiting), or the last record time if never completed.
+	Return  int64 // completion time; Inf for info and never completed
+	// Done is the completion time even for info, or the last record's
+	// time if never completed.
 	Done     int64
-	Type     history.Type // ok, fail or info (info also when never completed)
+	Type     history.Type // ok, fail or info (also when never completed)
 	Key      string
 	Token    string
 	Fence    int64
@@ -32,19 +29,13 @@ type op struct {
 	TTL      int64
 	Validity int64
 	Error    string
-	// Nodes is how many nodes answered (len of the record's Nodes; 0 when
-	// the record names none).
-	Nodes int
+	Nodes    int // how many nodes answered (0: none named)
 	// Lease is the index (into the ops slice) of the acquire whose lease
-	// this op acts on: an acquire's own index, a release's or extend's
-	// matched acquire (see fillTokens), -1 for other ops and for releases
-	// and extends that match no acquire. A lease is named by its acquire,
-	// never by key+token: a lock may hand the same token to two acquires.
+	// this op acts on (see fillTokens), -1 if none.
 	Lease int
 }
 
-// ops returns h's client operations in invoke order. Nemesis records and
-// FLost notifications are skipped; h must have passed Validate.
+// ops returns h's client operations in invoke order (h valid).
 func ops(h history.History) []op {
 	var end int64
 	for i := range h {
@@ -61,8 +52,8 @@ func ops(h history.History) []op {
 	return out
 }
 
-// opOf is the op of invoke record r, not (yet) completed; end is the
-// history's last record time.
+// opOf is the op of invoke record r, not completed; end is the last
+// record's time.
 func opOf(r *history.Op, end int64) op {
 	return op{
 		F: r.F, Process: r.Process, Inv: r.Index, Ret: -1, Call: r.Time, Return: Inf, Done: end,
@@ -100,12 +91,10 @@ func opIndices(os ...*op) []int64 {
 	return out
 }
 
-// fillTokens gives acquires without a Token a unique synthetic token,
-// then names each lock op's lease (op.Lease): an acquire (any outcome) is
-// its own; a release or extend acts on the lease lease.Matcher names among
-// the acquires ok or unknown invoked before it (-1 if none), and takes its
-// token when it has none. Tokens alone cannot name a lease: a lock may
-// hand one token to two acquires.
+// fillTokens gives acquires without a Token a unique synthetic token and
+// names each lock op's lease (op.Lease): an acquire's own, or for a
+// release or extend the one lease.Matcher names among the acquires ok or
+// unknown before it (whose token it takes when it has none).
 func fillTokens(os []op) {
 	byTok := map[tokKey]int{} // (key, token) -> latest acquire ok/info invoked so far
 	m := lease.NewMatcher(func(key, token string) (int, bool) {
@@ -147,8 +136,7 @@ func syntheticToken(o *op) string {
 }
 
 // usedLater reports, per acquire index, whether a release or extend ok
-// acted on its lease: proof that the acquire took effect even when its own
-// outcome is unknown.
+// acted on its lease (proof that it took effect).
 func usedLater(os []op) map[int]bool {
 	used := map[int]bool{}
 	for i := range os {

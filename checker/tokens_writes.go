@@ -7,31 +7,22 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// writeFences is the tokens check of the fences on the resource's writes
-// (a write's fence is its lease's), for locks that put the token on the
-// writes. Reading records in time order, it knows each process's current
-// lease per key, from its acquire ok (with its fence, or 0) until its
-// release is invoked or it is lost; writes with no current lease are not
-// its matter. Two fatal anomalies:
-//   - reused-fence: leases with different lock tokens wrote the same fence
-//     on one key, so a fencing resource accepts the stale holder's write;
-//   - fence-changed: one lease wrote two different fences (or one other
-//     than its acquire's).
+// writeFences checks the fences on the resource's writes against their
+// leases (a process's current one on the key, from its acquire ok until
+// its release invoke or loss), records in time order: "reused-fence" when
+// leases with different tokens wrote one fence on a key, "fence-changed"
+// when one lease wrote two fences (or one other than its acquire's).
 type writeFences struct {
 	cur     map[procKey]*fencedLease  // a process's current lease per key
 	byFence map[keyFence]*fencedLease // the first lease that wrote each fence
 	al      *anomalyList
 }
 
-// fencedLease is a lease as writeFences knows it.
+// fencedLease is a lease: its token, its acquire ok's record, its fence
+// (the acquire's, else its first write's) and the record that set it.
 type fencedLease struct {
-	token string
-	// acq is the record index of its acquire's ok.
-	acq int64
-	// fence is its fence: the acquire's, else its first write's (0 until
-	// then); at is the record that set it.
-	fence int64
-	at    int64
+	token          string
+	acq, fence, at int64
 }
 
 type keyFence struct {

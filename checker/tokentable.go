@@ -7,21 +7,16 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// tokTable is what the streamed checks keep per lock key and token, in
-// one table: about 60 bytes a token whatever its length (a 48-byte row
-// holding its hash, an 8-byte slot of an open-addressed index at least a
-// quarter empty; no pointers to scan). A slot holds 32 bits of the hash
-// besides its row, so probing past other slots reads no row. Tokens are
-// named by a 128-bit hash of key and token (two seeds): a collision is
-// beyond any history's size (about 10^-21 for 10^9 tokens).
+// tokTable is what the streamed checks keep per lock key and token: a
+// 48-byte row and an 8-byte slot of an open-addressed index, no pointers.
+// A key and token are named by a 128-bit hash (two seeds).
 type tokTable struct {
-	slots []uint64   // fingerprint<<32 | row + 1 (0: empty), at hash[0] mod len or after it (linear probing); len a power of 2
-	rows  [][]tokRow // chunks of tokChunk rows (no doubling to copy)
-	n     uint32
-	// scratch holds key, 0, token while they are hashed
-	scratch []byte
-	// rare holds what a row has no room for: by 2·row its first acquire ok
-	// when okDRet cannot hold it, by 2·row+1 its first unknown acquire
+	slots   []uint64   // fingerprint<<32 | row + 1 (0: empty), linear probing from hash[0]; len a power of 2
+	rows    [][]tokRow // chunks of tokChunk rows
+	n       uint32
+	scratch []byte // key, 0, token while they are hashed
+	// rare holds, by 2·row, a first acquire ok okDRet cannot hold, by
+	// 2·row+1 the first unknown acquire
 	rare map[uint32]tokenRef
 }
 
@@ -29,19 +24,15 @@ const tokChunk = 1 << 12
 
 // tokRow is one key and token (48 bytes).
 type tokRow struct {
-	hash tokHash // its name, for the index
-	// first is the position + 1 of the first acquire record naming it (0:
-	// none), for refTracker.
-	first int64
+	hash  tokHash
+	first int64 // the position + 1 of the first acquire record naming it (0: none), for refTracker
 	// its first acquire ok, for tokenCheck: invoke index + 1 (0: none),
-	// completion − invoke index, process; its first unknown acquire is in
-	// tokTable.rare (hasInfo).
+	// completion − invoke index, process
 	okInv1  int64
 	okDRet  int32
 	okProc  int32
-	hasInfo bool
-	// leased is set once a non-failed acquire took it, for liveStream.
-	leased bool
+	hasInfo bool // its first unknown acquire is in rare
+	leased  bool // a non-failed acquire took it, for liveStream
 }
 
 // tokHash names a key and token.
@@ -49,9 +40,7 @@ type tokHash [2]uint64
 
 var tokSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
-// hash is the name of key and token, hashed from scratch bytes (one
-// call of the runtime's hash per seed: a maphash.Hash fed piece by piece
-// cost twice as much).
+// hash is the name of key and token.
 func (t *tokTable) hash(key, token string) tokHash {
 	b := append(append(append(t.scratch[:0], key...), 0), token...)
 	t.scratch = b
@@ -130,8 +119,7 @@ func (t *tokTable) row(key, token string) (uint32, *tokRow) {
 	return i, r
 }
 
-// slot is the index slot of hash h: the one holding its row (found), or
-// the empty one where it goes.
+// slot is the index slot holding hash h's row (found), or where it goes.
 func (t *tokTable) slot(h tokHash) (s uint64, found bool) {
 	mask := uint64(len(t.slots) - 1)
 	fp := slotOf(h, 0) &^ (1<<32 - 1)
