@@ -3,10 +3,8 @@ package checker
 import "sort"
 
 // denseMap maps int64 keys to values, for keys that mostly arrive in
-// increasing runs of consecutive integers (counter values, fencing
-// tokens): a run costs one entry and its values one slot each. A key
-// below the last run goes to an ordinary map. Values sit in chunks of
-// denseChunk, so a growing map never copies them all.
+// increasing runs of consecutive integers: a run costs one entry, its
+// values one slot each in chunks; a key below the last run goes to a map.
 type denseMap[V any] struct {
 	runs  []denseRun
 	vals  [][]V // chunks of denseChunk values; the last may be shorter
@@ -22,7 +20,7 @@ func (m *denseMap[V]) val(i int) *V { return &m.vals[i/denseChunk][i%denseChunk]
 // push appends value v.
 func (m *denseMap[V]) push(v V) {
 	if m.nvals == len(m.vals)*denseChunk {
-		var c []V // the first chunk grows by doubling (a small map stays small), later ones are made whole
+		var c []V // the first chunk grows by doubling, later ones are made whole
 		if len(m.vals) > 0 {
 			c = make([]V, 0, denseChunk)
 		}

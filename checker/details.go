@@ -5,15 +5,10 @@ import (
 	"fmt"
 )
 
-// Details is a checker's own summary in a Result. Each checker has its
-// type: LockDetails ("lock"), ResourceDetails ("resource"),
-// ExclusionDetails ("exclusion"), LivenessDetails ("liveness"),
-// FencingStats ("fencing") and TokensDetails ("tokens"). A Result read
-// from JSON gets the type its Name names (see Result.UnmarshalJSON); the
-// details of a checker this version does not know stay RawDetails.
+// Details is a checker's own summary in a Result, of its type (a Result
+// read from JSON gets the type its Name names; an unknown one RawDetails).
 type Details interface {
-	// CheckerName is the name of the checker these details come from.
-	CheckerName() string
+	CheckerName() string // the checker these details come from
 }
 
 // CheckerName is "lock".
@@ -35,7 +30,7 @@ func (FencingStats) CheckerName() string { return "fencing" }
 func (TokensDetails) CheckerName() string { return "tokens" }
 
 // RawDetails are the details, as stored, of a result whose checker this
-// version does not know. They encode back unchanged.
+// version does not know.
 type RawDetails struct {
 	Name string
 	JSON json.RawMessage
@@ -63,10 +58,7 @@ func decodeDetails[T Details](b []byte) (Details, error) {
 	return d, err
 }
 
-// UnmarshalJSON reads a Result as MarshalJSON wrote it, giving Details
-// the type of the checker its Name names (RawDetails for one this version
-// does not know), so that results loaded from a run folder read like
-// fresh ones. Fields it does not know are ignored.
+// UnmarshalJSON reads a Result, giving Details the type its Name names.
 func (r *Result) UnmarshalJSON(b []byte) error {
 	type plain Result // Result without its methods
 	var v struct {

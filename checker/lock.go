@@ -17,16 +17,14 @@ import (
 type Lock struct {
 	// Drift and DriftFactor are the clock-drift allowance the algorithm
 	// assumes: a lease with TTL ttl invoked at c lasts at least until
-	// c + ttl − (Drift + DriftFactor·ttl). Larger is more permissive.
+	// c + ttl − (Drift + DriftFactor·ttl).
 	Drift       time.Duration
 	DriftFactor float64
-	// Timeout bounds the porcupine search; when it runs out the verdict is
-	// Unknown, never Valid. 0 means DefaultTimeout. A context deadline, if
-	// sooner, wins.
+	// Timeout bounds the porcupine search (Unknown when it runs out; 0:
+	// DefaultTimeout; a sooner context deadline wins).
 	Timeout time.Duration
 	// StrictNotHeld makes a failed release or extend of the holder a claim
-	// that the lock was not held, allowed only once the lease may have
-	// expired: for locks whose fail means exactly ErrNotHeld.
+	// that the lock was not held (for locks whose fail means ErrNotHeld).
 	StrictNotHeld bool
 }
 
@@ -51,23 +49,16 @@ type LockDetails struct {
 	Keys    int `json:"keys"`
 	Ops     int `json:"ops"` // operations given to porcupine
 	Acquire struct {
-		OK   int `json:"ok"`
-		Fail int `json:"fail"`
-		Info int `json:"info"` // unknown outcome (see lockmodel.go)
-		// InfoKept are info acquires kept in the search because a later
-		// release or extend ok acted on their lease; the rest are left out.
-		InfoKept int `json:"info_kept,omitempty"`
+		OK       int `json:"ok"`
+		Fail     int `json:"fail"`
+		Info     int `json:"info"`                // unknown outcome
+		InfoKept int `json:"info_kept,omitempty"` // kept: a later release or extend ok acted on their lease
 	} `json:"acquire"`
-	// BoundedInfo counts releases and extends with unknown outcome whose
-	// return time was bounded by a later acquire (see boundInfo).
-	BoundedInfo int `json:"bounded_info"`
-	// IllegalKeys are the keys whose history is not linearizable.
+	BoundedInfo int      `json:"bounded_info"` // see boundInfo
 	IllegalKeys []string `json:"illegal_keys,omitempty"`
 	ElapsedMS   int64    `json:"elapsed_ms"`
-	// Linearization is the search of a history checked as one segment
-	// (at most VisualizeMaxOps operations), kept for drawing; Failing
-	// those of the earliest failing segments of a history checked in
-	// several (at most maxDrawnSegments). Neither is in results.json.
+	// Linearization is the search of a history checked as one segment,
+	// Failing those of the earliest failing segments, kept for drawing.
 	Linearization *Linearization   `json:"-"`
 	Failing       []*Linearization `json:"-"`
 }
@@ -85,9 +76,8 @@ func searchTimeout(ctx context.Context, t time.Duration) time.Duration {
 	return t
 }
 
-// Check runs porcupine over every lock key in parallel. For a history of
-// at most VisualizeMaxOps lock operations it keeps the search in the
-// details (LockDetails.Linearization) for drawing.
+// Check runs porcupine over every lock key, keeping the search for
+// drawing (LockDetails.Linearization).
 func (l *Lock) Check(ctx context.Context, h history.History) Result {
 	start := time.Now()
 	os := ops(h)
@@ -95,8 +85,7 @@ func (l *Lock) Check(ctx context.Context, h history.History) Result {
 	return l.merge([]piece{l.searchPiece(ctx, l.lockOpsOf(os), keepWhole)}, start)
 }
 
-// searchPiece is the lock check of s, the porcupine input built from a
-// history or a segment, keeping its search as keep says (see search).
+// searchPiece is the lock check of s, a history's or a segment's.
 func (l *Lock) searchPiece(ctx context.Context, s lockSearch, keep keepMode) piece {
 	p := piece{keyedSearch: keyedSearch{valid: Valid}, ops: map[string]int{}, d: s.d}
 	for _, o := range s.ops {
@@ -113,8 +102,8 @@ func (l *Lock) searchPiece(ctx context.Context, s lockSearch, keep keepMode) pie
 	return p
 }
 
-// explainLock re-checks one key verbosely and names the op that could not
-// be linearized (see unplaced). It also names the holder at that point.
+// explainLock names the op of one key that could not be linearized, and
+// the holder at that point.
 func explainLock(model porcupine.Model, part []porcupine.Operation, timeout time.Duration, tokens []string) (Anomaly, bool) {
 	holderAcq := map[int32]*lockInput{} // lease id -> its acquire
 	state, c, illegal := unplaced(model, part, timeout, func(in any) {

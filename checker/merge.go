@@ -9,9 +9,9 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// keyedSearch is a porcupine check partitioned by key (the lock's or the
-// counter's): its verdict, the reason of an Unknown one, each illegal
-// key's explanation, and the search kept for drawing (nil unless kept).
+// keyedSearch is a porcupine check partitioned by key: its verdict, the
+// reason of an Unknown one, each illegal key's explanation, and the
+// search kept for drawing (nil unless kept).
 type keyedSearch struct {
 	valid Validity
 	err   string
@@ -19,9 +19,8 @@ type keyedSearch struct {
 	lin   *Linearization
 }
 
-// searchKeys runs porcupine on pops (model partitioned by key) within
-// timeout, keeping the search as keep says (see search); explain explains
-// each illegal key; what names the check in a timeout's reason.
+// searchKeys runs porcupine on pops within timeout; explain explains each
+// illegal key; what names the check in a timeout's reason.
 func searchKeys(ctx context.Context, model porcupine.Model, pops []porcupine.Operation, timeout time.Duration, keep keepMode,
 	notes []porcupine.Annotation, what string, explain func(part []porcupine.Operation, budget time.Duration) (Anomaly, bool)) keyedSearch {
 	budget := searchTimeout(ctx, timeout)
@@ -42,15 +41,12 @@ func searchKeys(ctx context.Context, model porcupine.Model, pops []porcupine.Ope
 	return out
 }
 
-// piece is one segment's porcupine check, the lock's or the counter's,
-// and its porcupine ops per key.
+// piece is one segment's porcupine check and its ops per key.
 type piece struct {
 	keyedSearch
-	ops map[string]int
-	d   LockDetails // the lock's counts
-	// ambiguous marks an Unknown lock piece whose seam resolveSeams
-	// settles.
-	ambiguous bool
+	ops       map[string]int
+	d         LockDetails // the lock's counts
+	ambiguous bool        // an Unknown lock piece whose seam resolveSeams settles
 }
 
 // keyAnomaly is a per-key anomaly and the segment it came from.
@@ -60,8 +56,8 @@ type keyAnomaly struct {
 }
 
 // mergePieces combines the segments' pieces: the verdict (with the first
-// Unknown's reason), the ops per key, and per illegal key the anomaly of
-// the earliest segment that proves it illegal.
+// Unknown's reason), the ops per key, and per illegal key the earliest
+// segment's anomaly.
 func mergePieces(ps []piece) (valid Validity, err string, byKey map[string]keyAnomaly, counts map[string]int) {
 	valid, byKey, counts = Valid, map[string]keyAnomaly{}, map[string]int{}
 	for i, p := range ps {
@@ -81,8 +77,8 @@ func mergePieces(ps []piece) (valid Validity, err string, byKey map[string]keyAn
 	return valid, err, byKey, counts
 }
 
-// failingSearches are the searches kept of the pieces that failed (see
-// keepFailing), at most maxDrawnSegments, earliest first.
+// failingSearches are the searches kept of the pieces that failed, at
+// most maxDrawnSegments, earliest first.
 func failingSearches(ps []piece) []*Linearization {
 	var out []*Linearization
 	for _, p := range ps {
@@ -135,7 +131,7 @@ func (l *Lock) merge(ps []piece, start time.Time) (res Result) {
 	return res
 }
 
-// checkSegment is the lock check of one segment (see pieceAt).
+// checkSegment is the lock check of one segment.
 func (l *Lock) checkSegment(ctx context.Context, in *segmentInput) segmentPart {
 	p := l.pieceAt(ctx, in.os, in.seam(), in.keep())
 	p.lin.setRecords(in.seg.firstRecord(), in.seg.end-1)
@@ -160,8 +156,8 @@ func (l *Lock) foldOverflow(ov *overflow, part segmentPart) {
 	ov.acq.Acquire.Info += d.Acquire.Info
 }
 
-// mergeSegments merges the segments' lock pieces, their ambiguous seams
-// resolved (see resolveSeams) on the joined segments, read again.
+// mergeSegments merges the segments' lock pieces, ambiguous seams
+// resolved on the joined segments, read again.
 func (l *Lock) mergeSegments(st *stream, parts []segmentPart) Result {
 	ps := make([]piece, len(parts))
 	for i, p := range parts {

@@ -14,9 +14,7 @@ type overflow struct {
 	rw   bool           // a read or write seen: the counter is not checked
 }
 
-// overflowAdd takes record o of a segment not buffered: it pairs invokes
-// with completions and feeds the ops to the op-level summaries (each
-// once, see feedOp), counting the acquires.
+// overflowAdd takes record o of a segment not buffered.
 func (st *stream) overflowAdd(o *history.Op) {
 	p, ok := st.cur.over.pend.Add(o)
 	if !ok || p.Completion == nil {
@@ -46,9 +44,8 @@ func (st *stream) overflowOp(x *op) {
 	st.feedOp(x)
 }
 
-// closeOverflow ends the current segment, not buffered, before record
-// index end (at time at, byte offset off; -1 at the end of the history):
-// its waiting acquires move to the next segment, its pieces are Unknown.
+// closeOverflow ends the current segment, not buffered (see closeSeg):
+// its waiting acquires move on, its pieces are Unknown.
 func (st *stream) closeOverflow(end, at, off int64, carry []*sectionInput) {
 	seg, ov := st.cur, st.cur.over
 	seg.end = end
@@ -69,8 +66,7 @@ func (st *stream) closeOverflow(end, at, off int64, carry []*sectionInput) {
 }
 
 // overflowFrom makes closed[k:] and the current segment one segment not
-// buffered: it grew past maxSegRecords, or a later record refers back
-// into one not buffered, or too many records to read again.
+// buffered.
 func (st *stream) overflowFrom(k int) {
 	cur, buffered := st.cur, st.cur.over == nil
 	if buffered {

@@ -1,9 +1,8 @@
 package checker
 
 // procKeyPos maps a process and a key to a record position, packing a
-// process in [0, 2^40) and one of the first 2^24 keys into one uint64 key
-// (half a procKey map's memory); others go to an ordinary map. The zero
-// value is ready.
+// process in [0, 2^40) and one of the first 2^24 keys into a uint64;
+// others go to an ordinary map. The zero value is ready.
 type procKeyPos struct {
 	ids    map[string]uint64 // key -> its id
 	packed map[uint64]int    // process<<24 | key id -> position
@@ -15,8 +14,8 @@ const (
 	pkProcBits = 40
 )
 
-// pack is the packed name of process p and key k, false if they do not
-// fit (or, with add false, k has no id yet).
+// pack is the packed name of process p and key k, if they fit (and k has
+// an id, or add).
 func (m *procKeyPos) pack(p int, k string, add bool) (uint64, bool) {
 	if p < 0 || p >= 1<<pkProcBits {
 		return 0, false

@@ -7,8 +7,7 @@ import (
 )
 
 // reorder hands records on in time order (ties in index order), up to
-// reorderDepth records late; a later record is only counted, and makes
-// the summaries Unknown (see lateError). Records wait in a ring.
+// reorderDepth records late; a later one is only counted (see lateError).
 type reorder struct {
 	ring         []history.Op // len a power of two; n records from head, in order
 	head, n      int
@@ -18,16 +17,14 @@ type reorder struct {
 	lateIdx      int64 // the first late record's index
 }
 
-// before reports whether a record at time t with index i comes before
-// record b in time order (ties in index order).
+// before reports whether a record at time t with index i comes before b.
 func before(t, i int64, b *history.Op) bool {
 	return t < b.Time || t == b.Time && i < b.Index
 }
 
 func (r *reorder) at(i int) *history.Op { return &r.ring[(r.head+i)&(len(r.ring)-1)] }
 
-// push takes record o and hands on, to f, those that can no longer be
-// preceded by a record at most reorderDepth records late.
+// push takes record o and hands on to f those no later record may precede.
 func (r *reorder) push(o *history.Op, f func(*history.Op)) {
 	if r.handed && (o.Time < r.lastT || o.Time == r.lastT && o.Index < r.lastI) {
 		if r.late == 0 {

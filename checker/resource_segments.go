@@ -12,8 +12,8 @@ func (r *Resource) checkSegment(ctx context.Context, in *segmentInput) segmentPa
 	return p
 }
 
-// uncheckedSegment is the counter piece of a segment not checked: Valid
-// for one not buffered that held no read or write.
+// uncheckedSegment is the counter piece of a segment not checked (Valid
+// if not buffered and without reads or writes).
 func (r *Resource) uncheckedSegment(v Validity, why string, ov *overflow) segmentPart {
 	if ov != nil && !ov.rw {
 		v, why = Valid, ""
@@ -27,8 +27,8 @@ func (r *Resource) foldOverflow(ov *overflow, part segmentPart) {
 	ov.rw = ov.rw || part.(piece).valid == Unknown
 }
 
-// mergeSegments is Resource.Check's result from the segments' counter
-// checks and the streamed lost updates and cron runs.
+// mergeSegments is the result from the segments' counter checks and the
+// streamed summaries.
 func (r *Resource) mergeSegments(st *stream, parts []segmentPart) Result {
 	start := time.Now()
 	res := Result{Name: r.Name(), Valid: Valid}

@@ -10,9 +10,8 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// result assembles the composed result: each segment checker merges its
-// segments' parts, each record checker reads its summary, any other
-// checker checks the whole history, read again.
+// result assembles the composed result; any checker but the segment and
+// record checkers checks the whole history, read again.
 func (st *stream) result() Result {
 	res := Result{Name: st.c.Label}
 	if err := st.v.finish(); err != nil {
@@ -51,9 +50,8 @@ func (st *stream) result() Result {
 	return res
 }
 
-// finish adds the token check and the fault labels to res, and makes
-// every verdict Unknown when the check was cancelled or records came too
-// late for the time-ordered summaries.
+// finish adds the token check and the fault labels to res, making the
+// verdicts Unknown if cancelled or if records came too late.
 func (st *stream) finish(res *Result, windows []Window) {
 	times := st.anomalyTimes(res.Results)
 	tr := st.tokens.result()
@@ -67,8 +65,6 @@ func (st *stream) finish(res *Result, windows []Window) {
 	}
 	finishWith(res, tr, st.anyOK, windows, st.n, func(i int64) int64 { return times[i] })
 	if st.cancelled {
-		// a part of the history proves nothing of the whole (a lock
-		// never freed in it may be freed later)
 		why := fmt.Sprintf("check cancelled after %d records: %v", st.n, st.ctx.Err())
 		res.Valid, res.Error = Unknown, why
 		for i := range res.Results {
@@ -95,8 +91,7 @@ func (st *stream) joinedOps(k, j int) []op {
 	return os
 }
 
-// anomalyTimes reads the times of the records that anomalies start with
-// (for their fault labels), reading the history again.
+// anomalyTimes reads the times of the records anomalies start with.
 func (st *stream) anomalyTimes(rs []Result) map[int64]int64 {
 	want := map[int64]bool{}
 	for _, r := range rs {
@@ -119,9 +114,8 @@ func (st *stream) anomalyTimes(rs []Result) map[int64]int64 {
 	return times
 }
 
-// keeper bounds the searches kept for drawing (see keepMode): per segment
-// checker only the maxDrawnSegments earliest segments keep theirs,
-// whatever order their checks end in.
+// keeper keeps, per segment checker, the searches of only the
+// maxDrawnSegments earliest segments.
 type keeper struct {
 	mu   sync.Mutex
 	segs []*streamSeg // checked segments that keep a search, by start
