@@ -99,55 +99,31 @@ func (v *Validity) UnmarshalJSON(b []byte) error {
 
 // Merge combines two verdicts: Invalid if either is, else Unknown if either
 // is, else Valid.
-func Merge(a, b Validity) Validity {
-	if a == Invalid || b == Invalid {
-		return Invalid
-	}
-	if a == Unknown || b == Unknown {
-		return Unknown
-	}
-	return Valid
-}
+func Merge(a, b Validity) Validity { return min(a, b) }
 
-// Anomaly is one thing a checker found.
+// Anomaly is one thing a checker found: a short stable Kind, the indices
+// of the records involved (ascending), a one or two sentence Text, the
+// fault windows active at the first op, and whether it makes the result
+// invalid.
 type Anomaly struct {
-	// Kind is a short stable name, e.g. "nonlinearizable", "lost-update".
-	Kind string `json:"kind"`
-	// Ops are the indices of the records involved (invokes and
-	// completions), ascending.
-	Ops []int64 `json:"ops"`
-	// Text explains the anomaly in one or two sentences.
-	Text string `json:"text"`
-	// Faults names the fault windows active at the first op, if any (e.g.
-	// "partition[n1]").
+	Kind   string   `json:"kind"`
+	Ops    []int64  `json:"ops"`
+	Text   string   `json:"text"`
 	Faults []string `json:"faults,omitempty"`
-	// Fatal is false for anomalies reported without making the result
-	// invalid (a stale write rejected, a liveness problem not required).
-	Fatal bool `json:"fatal"`
+	Fatal  bool     `json:"fatal"`
 }
 
 // Result is one checker's verdict on one history.
 type Result struct {
-	// Name is the checker: "lock", "resource", "fencing", "exclusion",
-	// "liveness", "validate", or the composition's name.
-	Name string `json:"name"`
-	// Valid is the verdict.
-	Valid Validity `json:"valid"`
-	// Anomalies are what the checker found; only Fatal ones count for the
-	// verdict. At most MaxAnomalies are kept per kind.
-	Anomalies []Anomaly `json:"anomalies,omitempty"`
-	// Details is the checker's own typed summary (see Details), also when
-	// read back from results.json.
-	Details Details `json:"details,omitempty"`
-	// Error explains an Unknown verdict: timeout, invalid history, panic.
-	Error string `json:"error,omitempty"`
-	// Results are the parts of a composed result, one per checker.
-	Results []Result `json:"results,omitempty"`
-	// NotApplicable says why the checker had nothing to check (no fencing
-	// tokens, no resource ops); the verdict stays, reports show it skipped.
-	NotApplicable string `json:"not_applicable,omitempty"`
-	// Seconds is the checker's wall-clock time (0 when not measured).
-	Seconds float64 `json:"seconds,omitempty"`
+	Name      string    `json:"name"` // the checker's, or the composition's
+	Valid     Validity  `json:"valid"`
+	Anomalies []Anomaly `json:"anomalies,omitempty"` // at most MaxAnomalies per kind
+	Details   Details   `json:"details,omitempty"`   // the checker's own summary
+	Error     string    `json:"error,omitempty"`     // why Unknown
+	Results   []Result  `json:"results,omitempty"`   // a composed result's parts
+	// NotApplicable says why the checker had nothing to check.
+	NotApplicable string  `json:"not_applicable,omitempty"`
+	Seconds       float64 `json:"seconds,omitempty"` // wall-clock time (0: not measured)
 }
 
 // MaxAnomalies is how many anomalies of one kind a checker keeps; the rest
@@ -161,15 +137,12 @@ type Checker interface {
 	Check(ctx context.Context, h history.History) Result
 }
 
-// Named is implemented by checkers that know their name; Compose uses it
-// to label a checker that panicked.
+// Named is implemented by checkers that know their name.
 type Named interface {
 	Name() string
 }
 
-// Inf is the return time of an operation whose outcome is unknown (info, or
-// no completion before the history ended): it may take effect at any later
-// instant.
+// Inf is the return time of an operation whose outcome is unknown.
 const Inf int64 = math.MaxInt64
 
 // String renders the result as indented JSON, for logs and test failures.
