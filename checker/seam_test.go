@@ -168,7 +168,11 @@ func TestSeamSandwich(t *testing.T) {
 		if last.Start != 5 {
 			t.Fatalf("second %d ms: segments %+v, want a cut before record 5", tc.second, segs)
 		}
-		os := ops(last.History(h))
+		var sh history.History
+		for _, i := range last.Moved {
+			sh = append(sh, h[i])
+		}
+		os := ops(append(sh, h[last.Start:]...))
 		fillTokens(os)
 		p := NewLock().pieceAt(context.Background(), os, seam{start: h[5].Index, at: h[5].Time}, keepNone)
 		if p.ambiguous != tc.ambiguous || !tc.ambiguous && p.valid != tc.want {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -314,133 +313,31 @@ func TestCheckSourceInvalidBounded(t *testing.T) {
 	}
 }
 
-// The whole-history cut, kept as the tests' view of where the streamed
-// check may cut (the engine cuts as it reads, see stream.add).
-
-// Segment is a part of a history that can be checked on its own: the
-// records at positions [Start, End), without the acquire invokes at
-// positions Drop (still waiting at the segment's end: they belong to a
-// later segment), with the acquire invokes at positions Moved (invoked in
-// an earlier segment, completed in this one) before them.
+// Segment is a part of a history as the engine checks it: the records at
+// positions [Start, End), and before them the acquire invokes at positions
+// Moved (invoked in an earlier segment, completed in this one).
 type Segment struct {
-	Start, End  int
-	Moved, Drop []int
-	// carry starts the counter's sections after the cut from their
-	// exact values (see counterCut); nil for the first segment.
-	carry []*sectionInput
+	Start, End int
+	Moved      []int
 }
 
-// History is the segment's records (a sub-slice of h when nothing moves).
-func (s Segment) History(h history.History) history.History {
-	if len(s.Moved) == 0 && len(s.Drop) == 0 {
-		return h[s.Start:s.End]
-	}
-	out := make(history.History, 0, s.End-s.Start+len(s.Moved))
-	for _, i := range s.Moved {
-		out = append(out, h[i])
-	}
-	d := 0
-	for i := s.Start; i < s.End; i++ {
-		if d < len(s.Drop) && s.Drop[d] == i {
-			d++
-			continue
-		}
-		out = append(out, h[i])
-	}
-	return out
-}
-
-// Segments cuts h at quiescent points (see cutter) into segments that can
-// be checked independently; drift and factor are the lock checker's
-// allowance. It returns one segment (the whole history) when h cannot be
-// cut.
+// Segments cuts h as the engine does when it may cut at every quiescent
+// point (see smallSegments), the lock's drift allowance being drift and
+// factor; it checks nothing.
 func Segments(h history.History, drift time.Duration, factor float64) []Segment {
-	whole := []Segment{{Start: 0, End: len(h)}}
-	c := newCutter(drift, factor)
-	t := newRefTracker(newTokTable(), nil)
-	// the running sum of span at i counts the references spanning the
-	// cut before i
-	span := make([]int32, len(h)+1)
-	var cand []int
-	var candCarry [][]*sectionInput // the counter's carry at each candidate
-	var last int64
-	openAcq := map[int]int{} // process -> position of its waiting acquire
-	var acqs []acquireSpan
-	for i := range h {
-		r := &h[i]
-		if r.Time < last {
-			return whole // not in time order: check it whole
-		}
-		last = r.Time
-		if i > 0 && c.canCut(r) {
-			cand = append(cand, i)
-			candCarry = append(candCarry, c.counter.carry())
-		}
-		refer := func(to int) {
-			span[to+1]++
-			span[i+1]--
-		}
-		if to := c.add(i, r); to >= 0 && to < i {
-			refer(to)
-		}
-		if to := t.add(i, r); to >= 0 && to < i {
-			refer(to)
-		}
-		if r.IsNemesis() || r.F == history.FLost {
-			continue
-		}
-		if r.Type == history.Invoke {
-			delete(openAcq, r.Process)
-			if r.F == history.FAcquire {
-				openAcq[r.Process] = i
-			}
-			continue
-		}
-		if j, ok := openAcq[r.Process]; ok {
-			delete(openAcq, r.Process)
-			acqs = append(acqs, acquireSpan{j, i})
-		}
+	defer smallSegments(1)()
+	st := newStream(context.Background(), Compose(&Lock{Drift: drift, DriftFactor: factor}), history.Slice(h))
+	st.segs = nil
+	if _, err := st.run(); err != nil {
+		panic(err)
 	}
-	for _, j := range openAcq {
-		acqs = append(acqs, acquireSpan{j, len(h)})
-	}
-	segs := []Segment{{Start: 0}}
-	run, ci := int32(0), 0
-	for i := 0; i <= len(h) && ci < len(cand); i++ {
-		run += span[i]
-		if cand[ci] == i {
-			if run == 0 {
-				segs[len(segs)-1].End = i
-				segs = append(segs, Segment{Start: i, carry: candCarry[ci]})
-			}
-			ci++
+	var segs []Segment
+	for _, s := range st.closed {
+		sg := Segment{Start: int(s.start), End: int(s.end)}
+		for _, m := range s.moved {
+			sg.Moved = append(sg.Moved, int(m.Index))
 		}
+		segs = append(segs, sg)
 	}
-	if len(segs) == 1 {
-		return whole
-	}
-	segs[len(segs)-1].End = len(h)
-	moveWaitingAcquires(segs, acqs)
 	return segs
-}
-
-// acquireSpan is an acquire's invoke and completion positions.
-type acquireSpan struct{ inv, done int }
-
-// moveWaitingAcquires records, for each acquire waiting across a cut,
-// that its segment of invoke drops it and its segment of completion
-// holds it (Segment.Drop, Segment.Moved).
-func moveWaitingAcquires(segs []Segment, acqs []acquireSpan) {
-	segOf := func(pos int) int { return sort.Search(len(segs), func(i int) bool { return segs[i].End > pos }) }
-	for _, a := range acqs {
-		from, to := segOf(a.inv), min(segOf(a.done), len(segs)-1)
-		if from != to {
-			segs[from].Drop = append(segs[from].Drop, a.inv)
-			segs[to].Moved = append(segs[to].Moved, a.inv)
-		}
-	}
-	for i := range segs {
-		slices.Sort(segs[i].Drop)
-		slices.Sort(segs[i].Moved)
-	}
 }
