@@ -183,6 +183,10 @@ func TestExclusion(t *testing.T) {
 		{"no overlap after validity", acq(acq(historytest.New(), 0, 0, "a", 50), 60, 1, "b", 140), Valid, "", ""},
 		{"write without lease", write(historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).
 			Op(2, 3, history.OK, 0, "release", "k", "a"), 4, history.OK), Invalid, "", "without holding any lease"},
+		// an unknown acquire's lease extended by a watchdog is held
+		{"watchdog's lease", historytest.New().Op(0, 50, history.Info, 0, "acquire", "k", "a", historytest.TTL(100)).
+			Op(60, 61, history.OK, 7, "extend", "k", "a", historytest.TTL(100)).
+			Op(70, 71, history.OK, 1, "acquire", "k", "b", historytest.TTL(100)), Invalid, "", ""},
 	}
 	for _, tc := range cases {
 		r := (Exclusion{}).Check(context.Background(), tc.h.Sorted())

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -43,8 +44,26 @@ func aWaited(mods ...historytest.Mod) *historytest.Builder {
 }
 
 func TestLockModel(t *testing.T) {
-	K := "k"
+	K, ttl := "k", historytest.TTL(100)
 	ok, info, fail, invoke := history.OK, history.Info, history.Fail, history.Invoke
+	host := func() *historytest.Builder { return historytest.New().Op(0, 1, ok, 0, "acquire", K, "host", ttl) }
+	watchdog := func() *historytest.Builder {
+		return historytest.New().Op(0, 50, info, 0, "acquire", K, "a", ttl).Op(60, 61, ok, 7, "extend", K, "a", ttl)
+	}
+	infoExtend := func() *historytest.Builder {
+		return host().Op(40, 41, info, 0, "extend", K, "host", ttl).Op(150, 151, ok, 1, "acquire", K, "host", ttl)
+	}
+	takeover := func(c0, c1 int64, ns ...string) *historytest.Builder {
+		return historytest.New().Op(0, 1, ok, 0, "acquire", K, "a", ttl, historytest.Nodes(ns...)).
+			Op(2, 101, ok, 1, "acquire", K, "b", ttl, historytest.Nodes(ns...)).
+			Op(c0, c1, ok, 2, "acquire", K, "c", ttl, historytest.Nodes(ns...))
+	}
+	afterRelease := func(ns ...string) *historytest.Builder {
+		return historytest.New().Op(0, 1, ok, 0, "acquire", K, "a", ttl, historytest.Nodes(ns...)).
+			Op(2, 82, ok, 1, "acquire", K, "b", ttl, historytest.Nodes(ns...)).
+			Op(80, 81, ok, 0, "release", K, "a").
+			Op(105, 106, ok, 2, "acquire", K, "c", ttl, historytest.Nodes(ns...))
+	}
 	cases := []struct {
 		name string
 		l    *Lock
@@ -102,6 +121,30 @@ func TestLockModel(t *testing.T) {
 		{"not held while the lease is alive, not strict", exact(), aHolds(100).Op(5, 6, fail, 0, "release", K, "a"), Valid},
 		{"not held while the lease is alive, strict", &Lock{StrictNotHeld: true}, aHolds(100).Op(5, 6, fail, 0, "release", K, "a"), Invalid},
 		{"not held after the lease may have expired, strict", &Lock{StrictNotHeld: true}, aHolds(100).Op(99, 120, fail, 0, "release", K, "a"), Valid},
+		// a lock that gives every client the same token (a host name): the
+		// second acquire inside a live lease is another holder
+		{"a reused token is another holder", exact(), host().Op(50, 51, ok, 1, "acquire", K, "host", ttl), Invalid},
+		{"a reused token after a release is a handover", exact(), host().Op(10, 11, ok, 0, "release", K, "host").
+			Op(50, 51, ok, 1, "acquire", K, "host", ttl).Op(60, 61, ok, 1, "release", K, "host"), Valid},
+		// an acquire with unknown outcome whose lease a watchdog then
+		// extended took effect: the extended lease lasts until 160
+		{"extend ok of an unknown acquire's lease", exact(), watchdog(), Valid},
+		{"handover after the watchdog's release", exact(), watchdog().Op(62, 63, ok, 7, "release", K, "a").Op(70, 71, ok, 1, "acquire", K, "b", ttl), Valid},
+		{"a grant inside the watchdog's extended lease", exact(), watchdog().Op(70, 71, ok, 1, "acquire", K, "b", ttl), Invalid},
+		// boundInfo with a reused token: p0's unknown extend may keep its
+		// lease until 140, so p1's grant at 150 is legal, p2's at 152 not
+		{"unknown extend, reused token", exact(), infoExtend(), Valid},
+		{"unknown extend, reused token, grant in the next lease", exact(), infoExtend().Op(152, 153, ok, 2, "acquire", K, "host", ttl), Invalid},
+		// a one-node lock: b waited from 2 until a's lease ended (100), so
+		// its key was written no earlier than 100 and lasts until 200;
+		// after a release (at 80) no earlier than 80. Redlock keeps the
+		// bound from b's invoke.
+		{"one node: a grant after a takeover", exact(), takeover(105, 106, "n1"), Invalid},
+		{"redlock: a grant after a takeover", exact(), takeover(105, 106, "n1", "n2", "n3"), Valid},
+		{"no nodes: a grant after a takeover", exact(), takeover(105, 106), Valid},
+		{"one node: a grant after the takeover's lease", exact(), takeover(199, 201, "n1"), Valid},
+		{"one node: a grant inside a lease taken after a release", exact(), afterRelease("n1"), Invalid},
+		{"redlock: a grant after a lease taken after a release", exact(), afterRelease("n1", "n2", "n3"), Valid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,25 +159,29 @@ func TestLockModel(t *testing.T) {
 	}
 }
 
+// The anomaly names the culprit and the holder, also when both have one
+// token (a host name).
 func TestLockAnomalyNamesCulpritAndHolder(t *testing.T) {
-	h := historytest.New().
-		Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).
-		Op(50, 60, history.OK, 1, "acquire", "k", "b", historytest.TTL(100)).Sorted()
-	res := checkLock(t, exact(), h)
-	if res.Valid != Invalid || len(res.Anomalies) != 1 {
-		t.Fatalf("%s", res)
-	}
-	a := res.Anomalies[0]
-	if !opsAre(a.Ops, 0, 1, 2, 3) {
-		t.Errorf("ops %v, want [0 1 2 3]", a.Ops)
-	}
-	for _, s := range []string{"process 1", "held by a (process 0", "0.100s"} {
-		if !strings.Contains(a.Text, s) {
-			t.Errorf("text %q lacks %q", a.Text, s)
+	for _, tok := range []string{"", "host"} {
+		h := historytest.New().
+			Op(0, 1, history.OK, 0, "acquire", "k", cmp.Or(tok, "a"), historytest.TTL(100)).
+			Op(50, 60, history.OK, 1, "acquire", "k", cmp.Or(tok, "b"), historytest.TTL(100)).Sorted()
+		res := checkLock(t, exact(), h)
+		if res.Valid != Invalid || len(res.Anomalies) != 1 {
+			t.Fatalf("%s", res)
 		}
-	}
-	if d := res.Details.(LockDetails); len(d.IllegalKeys) != 1 || d.IllegalKeys[0] != "k" {
-		t.Errorf("illegal keys %v", d.IllegalKeys)
+		a := res.Anomalies[0]
+		if !opsAre(a.Ops, 0, 1, 2, 3) {
+			t.Errorf("ops %v, want [0 1 2 3]", a.Ops)
+		}
+		for _, s := range []string{"process 1", "held by " + cmp.Or(tok, "a") + " (process 0", "0.100s"} {
+			if !strings.Contains(a.Text, s) {
+				t.Errorf("text %q lacks %q", a.Text, s)
+			}
+		}
+		if d := res.Details.(LockDetails); len(d.IllegalKeys) != 1 || d.IllegalKeys[0] != "k" {
+			t.Errorf("illegal keys %v", d.IllegalKeys)
+		}
 	}
 }
 
