@@ -324,54 +324,6 @@ func TestFencingValidator(t *testing.T) {
 	}
 }
 
-func TestLiveness(t *testing.T) {
-	ctx := context.Background()
-	// a holder crashes with a no-TTL lock: nobody gets it again
-	b := historytest.New().
-		Nemesis(0, history.Info, "start", "partition").
-		Op(1, 2, history.OK, 0, "acquire", "k", "a").
-		Nemesis(3, history.Info, "stop", "partition")
-	for i := 0; i < 5; i++ {
-		b.Op(int64(10+1000*i), int64(900+1000*i), history.Fail, 1+i, "acquire", "k", "")
-	}
-	h := b.Sorted()
-	r := (&Liveness{}).Check(ctx, h)
-	if r.Valid != Valid || kindsOf(r)["lock-never-freed"] != 1 || kindsOf(r)["no-recovery"] != 1 {
-		t.Errorf("not required: %s", r)
-	}
-	r = (&Liveness{RequireRecovery: true}).Check(ctx, h)
-	if r.Valid != Invalid {
-		t.Errorf("required: %s", r)
-	}
-	d := r.Details.(LivenessDetails)
-	if d.Acquires.OK != 1 || d.Acquires.Fail != 5 || d.SuccessRate != 1.0/6 || len(d.Windows) != 1 || d.Windows[0].OK != 1 {
-		t.Errorf("details %+v", d)
-	}
-	// FIFO: a waits from 0, b invoked at 10 gets it at 20 while a waits on
-	h = historytest.New().
-		Op(0, 50, history.OK, 0, "acquire", "k", "a").
-		Op(10, 20, history.OK, 1, "acquire", "k", "b").
-		Op(21, 22, history.OK, 1, "release", "k", "b").Sorted()
-	if r := (&Liveness{}).Check(ctx, h); r.Details.(LivenessDetails).FIFOViolations != 0 {
-		t.Errorf("fifo counted without Fair")
-	}
-	if r := (&Liveness{Fair: true}).Check(ctx, h); r.Valid != Valid || r.Details.(LivenessDetails).FIFOViolations != 1 {
-		t.Errorf("fair: %s", r)
-	}
-	if r := (&Liveness{RequireFIFO: true}).Check(ctx, h); r.Valid != Invalid {
-		t.Errorf("fifo required: %s", r)
-	}
-	if r := (&Liveness{RequireFIFO: true, FIFOMargin: 20 * 1_000_000}).Check(ctx, h); r.Valid != Valid {
-		t.Errorf("fifo within margin: %s", r)
-	}
-	if r := (&Liveness{MaxWait: 40 * 1_000_000}).Check(ctx, h); r.Valid != Invalid || kindsOf(r)["starvation"] != 1 {
-		t.Errorf("starvation: %s", r)
-	}
-	if p := (&Liveness{}).Check(ctx, h).Details.(LivenessDetails).Wait; p.N != 2 || p.Max != 50*ms || p.P50 != 10*ms {
-		t.Errorf("wait percentiles %+v", p)
-	}
-}
-
 // The resource's own log shows a stale write accepted that the history
 // cannot order: the delayed write overlaps the newer one in time.
 func TestFencingServerLog(t *testing.T) {
@@ -391,37 +343,5 @@ func TestFencingServerLog(t *testing.T) {
 	log[1].Accepted = false
 	if r := (Fencing{Log: NewServerLog(log)}).Check(context.Background(), h); r.Valid != Valid || r.Details.(FencingStats).ServerStaleRejected != 1 {
 		t.Fatalf("a rejected stale write is fencing at work: %v %+v", r.Valid, r.Details)
-	}
-}
-
-// Acquires that fail while the holder's lease (or its extension) is alive
-// are the lock working, not a lock never freed: a cron tick's lock is
-// taken once and left to expire, and nobody tries again.
-func TestNeverFreedNeedsFailuresAfterTheLease(t *testing.T) {
-	ctx := context.Background()
-	live := historytest.New().Op(0, 1, history.OK, 0, "acquire", "tick-1", "a", historytest.TTL(100))
-	for i := 0; i < 4; i++ {
-		live.Op(int64(10+20*i), int64(20+20*i), history.Fail, 1+i, "acquire", "tick-1", "", historytest.TTL(100))
-	}
-	live.Op(990, 1000, history.OK, 9, "acquire", "tick-2", "z", historytest.TTL(100))
-	if r := (&Liveness{RequireRecovery: true}).Check(ctx, live.Sorted()); kindsOf(r)["lock-never-freed"] != 0 {
-		t.Errorf("failures inside the lease counted: %s", r)
-	}
-	extended := historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).
-		Op(90, 91, history.OK, 7, "extend", "k", "a", historytest.TTL(1000))
-	for i := 0; i < 4; i++ {
-		extended.Op(int64(200+100*i), int64(210+100*i), history.Fail, 1+i, "acquire", "k", "", historytest.TTL(100))
-	}
-	extended.Op(1500, 1501, history.OK, 9, "acquire", "other", "z", historytest.TTL(100))
-	if r := (&Liveness{RequireRecovery: true}).Check(ctx, extended.Sorted()); kindsOf(r)["lock-never-freed"] != 0 {
-		t.Errorf("failures inside an extended lease counted: %s", r)
-	}
-	dead := historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100))
-	for i := 0; i < 4; i++ {
-		dead.Op(int64(200+100*i), int64(210+100*i), history.Fail, 1+i, "acquire", "k", "", historytest.TTL(100))
-	}
-	dead.Op(1500, 1501, history.OK, 9, "acquire", "other", "z", historytest.TTL(100))
-	if r := (&Liveness{RequireRecovery: true}).Check(ctx, dead.Sorted()); kindsOf(r)["lock-never-freed"] != 1 || r.Valid != Invalid {
-		t.Errorf("failures after the lease ran out not counted: %s", r)
 	}
 }

@@ -1,55 +1,11 @@
 package checker
 
 import (
-	"context"
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/history/historytest"
 )
-
-// livenessKinds is Liveness (recovery required) on h: its verdict and the
-// counts of the recovery anomalies.
-func livenessKinds(t *testing.T, h history.History) (Validity, [3]int) {
-	t.Helper()
-	if err := Validate(h); err != nil {
-		t.Fatalf("test history invalid: %v", err)
-	}
-	r := (&Liveness{RequireRecovery: true}).Check(context.Background(), h)
-	k := kindsOf(r)
-	return r.Valid, [3]int{k["no-recovery"], k["lock-never-freed"], k["lock-stuck"]}
-}
-
-// cronKey is a cron tick's key "k-1" (TTL 300 ms) tried for 150 ms,
-// first by process 1 (outcome first), then 4 times by processes
-// 2 and 3, which fail; afterwards only key "k-2" is asked for, with
-// success, until 4 s.
-func cronKey(first history.Type) history.History {
-	b := historytest.New().Op(10, 150, first, 1, "acquire", "k-1", "a", historytest.TTL(300))
-	for i := int64(0); i < 4; i++ {
-		b.Op(20+30*i, 40+30*i, history.Fail, 2+int(i%2), "acquire", "k-1", "", historytest.TTL(300))
-	}
-	for i := int64(1); i <= 4; i++ {
-		b.Op(1000*i, 1000*i+5, history.OK, 4, "acquire", "k-2", "x", historytest.TTL(300))
-		b.Op(1000*i+10, 1000*i+15, history.OK, 4, "release", "k-2", "x")
-	}
-	return b.Sorted()
-}
-
-// An acquire with unknown outcome may have set the key: the acquires that
-// failed beside it failed against its possible lease, which is the lock
-// working. When the clients then stop asking for the key (a cron tick's
-// lock under load: every acquire ended at the tick's deadline), nothing
-// shows the lock stuck, never freed or unrecovered. The same failures with
-// nobody who could hold the key prove it never freed.
-func TestUnknownAcquireMayHoldTheKey(t *testing.T) {
-	if v, k := livenessKinds(t, cronKey(history.Info)); v != Valid || k != [3]int{} {
-		t.Fatalf("unknown acquire beside the failures: verdict %v, no-recovery/never-freed/stuck %v", v, k)
-	}
-	if v, k := livenessKinds(t, cronKey(history.Fail)); v != Invalid || k[0] != 1 || k[1] != 1 {
-		t.Fatalf("nobody could hold the key: verdict %v, no-recovery/never-freed/stuck %v", v, k)
-	}
-}
 
 // The live watch declares a key stuck only on failures it can prove: while
 // an acquire invoked before a failure completed is still in flight, it may
