@@ -4,91 +4,98 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
-// A fenced read accepted with token 2 raises the mark: a write with token
-// 1 invoked after it completed and accepted is a stale write accepted (the
-// lost-update race of read-modify-write), although no write with token 2
-// was accepted before it.
-func TestFencingReadRaisesMark(t *testing.T) {
-	ctx := context.Background()
-	h := historytest.New().
-		Op(0, 1, history.OK, 0, "read", "c", "", historytest.Fence(1), historytest.Value(0)).
-		Op(2, 3, history.OK, 1, "read", "c", "", historytest.Fence(2), historytest.Value(0)).
-		Op(4, 5, history.OK, 0, "write", "c", "", historytest.Fence(1), historytest.Value(1)).
-		Op(6, 7, history.OK, 1, "write", "c", "", historytest.Fence(2), historytest.Value(1)).Sorted()
-	r := Fencing{}.Check(ctx, h)
-	st := r.Details.(FencingStats)
-	if r.Valid != Invalid || kindsOf(r)["stale-write-accepted"] != 1 || st.ReadsAccepted != 2 {
-		t.Fatalf("write 1 after read 2: %s", r)
+// TestFencingCases: issued tokens, accepted and rejected writes and fenced
+// reads, and what the resource's own log adds.
+func TestFencingCases(t *testing.T) {
+	w := func(b *historytest.Builder, t0, t1 int64, typ history.Type, p int, op string, fence, value int64, mods ...historytest.Mod) *historytest.Builder {
+		return b.Op(t0, t1, typ, p, op, "c", "", append(mods, historytest.Fence(fence), historytest.Value(value))...)
 	}
-	if a := r.Anomalies[0]; len(a.Ops) != 2 || a.Ops[0] != 4 || a.Ops[1] != 5 {
-		t.Fatalf("anomaly should name the stale write (ops 4, 5): %+v", a)
+	// the resource's log shows a stale write accepted that the history
+	// cannot order: the delayed write overlaps the newer one in time
+	delayed := w(w(historytest.New().Op(0, 1, history.OK, 0, "acquire", "c", "a", historytest.Fence(1)), 2, 50, history.OK, 0, "write", 1, 1).
+		Op(10, 11, history.OK, 1, "acquire", "c", "b", historytest.Fence(2)), 12, 13, history.OK, 1, "write", 2, 1)
+	// a fenced read accepted with token 2 raises the mark: write 1 after it
+	// is stale (the lost-update race of read-modify-write)
+	raised := func(last history.Type, mods ...historytest.Mod) history.History {
+		b := w(w(historytest.New(), 0, 1, history.OK, 0, "read", 1, 0), 2, 3, history.OK, 1, "read", 2, 0)
+		return w(w(b, 4, 5, last, 0, "write", 1, 1, mods...), 6, 7, history.OK, 1, "write", 2, 1).Sorted()
 	}
-	// the same with the stale write rejected: fencing at work
-	h[5].Type, h[5].Error = history.Fail, StaleError
-	if r := (Fencing{}).Check(ctx, h); r.Valid != Valid || r.Details.(FencingStats).Rejected != 1 {
-		t.Fatalf("stale write rejected: %s", r)
+	// the log orders a fenced read before a write the history leaves
+	// concurrent with it
+	readThenWrite := w(w(w(w(historytest.New(), 0, 1, history.OK, 0, "read", 1, 0), 2, 50, history.OK, 0, "write", 1, 1),
+		10, 11, history.OK, 1, "read", 2, 0), 12, 13, history.OK, 1, "write", 2, 1).Sorted()
+	reads := []ServerWrite{{Key: "c", Fence: 1, Accepted: true, Read: true, Time: 1 * ms}, {Key: "c", Fence: 2, Accepted: true, Read: true, Time: 11 * ms}}
+	stats := func(r Result) FencingStats { return r.Details.(FencingStats) }
+	cases := []struct {
+		name  string
+		h     history.History
+		log   []ServerWrite
+		want  Validity
+		kinds map[string]int
+		check func(Result) bool
+	}{
+		{"issued tokens going backwards, and a duplicate", historytest.New().
+			Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.Fence(5)).
+			Op(2, 3, history.OK, 1, "acquire", "k", "b", historytest.Fence(4)).
+			Op(4, 5, history.OK, 2, "acquire", "k", "c", historytest.Fence(5)).Sorted(), nil, Invalid,
+			map[string]int{"fence-not-increasing": 1, "fence-duplicate": 1}, nil},
+		// concurrent writes are not ordered; equal tokens are fine
+		{"concurrent writes", w(w(w(w(historytest.New(), 0, 10, history.OK, 0, "write", 2, 0), 1, 5, history.OK, 1, "write", 1, 0),
+			11, 12, history.OK, 0, "write", 2, 0), 13, 14, history.Fail, 1, "write", 1, 0, historytest.Err("stale")).Sorted(), nil, Valid, nil,
+			func(r Result) bool {
+				st := stats(r)
+				return st.Accepted == 3 && st.Rejected == 1 && st.StaleAccepted == 0
+			}},
+		// records out of time order are taken in time order
+		{"unsorted", w(w(historytest.New(), 5, 6, history.OK, 1, "write", 1, 0), 0, 1, history.OK, 0, "write", 2, 0).History(), nil, Invalid,
+			map[string]int{"stale-write-accepted": 1}, nil},
+		{"delayed write, no log", delayed.Sorted(), nil, Valid, nil, nil},
+		{"delayed write, log", delayed.Sorted(), []ServerWrite{{Key: "c", Value: 1, Fence: 2, Accepted: true, Time: 13 * ms}, {Key: "c", Value: 1, Fence: 1, Accepted: true, Time: 49 * ms}},
+			Invalid, nil, func(r Result) bool { return len(r.Anomalies) == 1 && len(r.Anomalies[0].Ops) == 2 }},
+		{"delayed write rejected, log", delayed.Sorted(), []ServerWrite{{Key: "c", Value: 1, Fence: 2, Accepted: true, Time: 13 * ms}, {Key: "c", Value: 1, Fence: 1, Time: 49 * ms}},
+			Valid, nil, func(r Result) bool { return stats(r).ServerStaleRejected == 1 }},
+		{"write 1 after read 2", raised(history.OK), nil, Invalid, map[string]int{"stale-write-accepted": 1},
+			func(r Result) bool { return stats(r).ReadsAccepted == 2 && opsAre(r.Anomalies[0].Ops, 4, 5) }},
+		{"write 1 after read 2 rejected", raised(history.Fail, historytest.Err(StaleError)), nil, Valid, nil, func(r Result) bool { return stats(r).Rejected == 1 }},
+		// a read rejected for its token is counted; one served with a lower
+		// token is reported, not fatal; reads of unknown outcome raise nothing
+		{"rejected and unknown reads", w(w(w(w(w(historytest.New(), 0, 1, history.OK, 1, "read", 2, 0),
+			2, 3, history.Fail, 0, "read", 1, 0, historytest.Err(StaleError)), 4, 5, history.OK, 2, "read", 1, 0),
+			6, 7, history.Info, 3, "read", 9, 0), 8, 9, history.OK, 1, "write", 2, 1).Sorted(), nil, Valid, nil, func(r Result) bool {
+			st, a := stats(r), r.Anomalies
+			return st.ReadsRejected == 1 && st.ReadsAccepted == 2 && st.StaleReadsAccepted == 1 && st.StaleAccepted == 0 &&
+				len(a) == 1 && a[0].Kind == "stale-read-accepted" && !a[0].Fatal && len(a[0].Ops) == 2
+		}},
+		// records by time: write by 1 = ops 2 and 7, read by 2 = ops 3 and 4
+		{"the log's read before a write", readThenWrite, append(slices.Clone(reads),
+			ServerWrite{Key: "c", Value: 1, Fence: 1, Accepted: true, Time: 12 * ms}, ServerWrite{Key: "c", Value: 1, Fence: 2, Accepted: true, Time: 13 * ms}),
+			Invalid, nil, func(r Result) bool { return len(r.Anomalies) == 1 && opsAre(r.Anomalies[0].Ops, 2, 3, 4, 7) }},
+		{"the log's write rejected after the read", readThenWrite, append(slices.Clone(reads),
+			ServerWrite{Key: "c", Value: 1, Fence: 1, Time: 12 * ms}, ServerWrite{Key: "c", Value: 1, Fence: 2, Accepted: true, Time: 13 * ms}),
+			Valid, nil, func(r Result) bool { return stats(r).ServerStaleRejected == 1 }},
+		{"the log's read rejected", readThenWrite, append(slices.Clone(reads), ServerWrite{Key: "c", Fence: 1, Read: true, Time: 12 * ms}),
+			anyVerdict, nil, func(r Result) bool { return stats(r).ServerStaleReadsRejected == 1 }},
 	}
-}
-
-// A read rejected for its token is counted and is no anomaly; a read
-// served with a lower token (no fencing of reads) is reported but not
-// fatal; reads of unknown outcome raise nothing.
-func TestFencingRejectedAndUnknownReads(t *testing.T) {
-	ctx := context.Background()
-	h := historytest.New().
-		Op(0, 1, history.OK, 1, "read", "c", "", historytest.Fence(2), historytest.Value(0)).
-		Op(2, 3, history.Fail, 0, "read", "c", "", historytest.Fence(1), historytest.Err(StaleError)).
-		Op(4, 5, history.OK, 2, "read", "c", "", historytest.Fence(1), historytest.Value(0)).
-		Op(6, 7, history.Info, 3, "read", "c", "", historytest.Fence(9)).
-		Op(8, 9, history.OK, 1, "write", "c", "", historytest.Fence(2), historytest.Value(1)).Sorted()
-	r := Fencing{}.Check(ctx, h)
-	st := r.Details.(FencingStats)
-	if r.Valid != Valid || st.ReadsRejected != 1 || st.ReadsAccepted != 2 || st.StaleReadsAccepted != 1 || st.StaleAccepted != 0 {
-		t.Fatalf("reads: %s %+v", r, st)
-	}
-	if a := r.Anomalies; len(a) != 1 || a[0].Kind != "stale-read-accepted" || a[0].Fatal || len(a[0].Ops) != 2 {
-		t.Fatalf("want one non-fatal stale-read-accepted naming its ops: %+v", a)
-	}
-}
-
-// The resource's own log orders a fenced read before a write the history
-// leaves concurrent with it: write 1 accepted after read 2 is a stale
-// write accepted, naming the write's and the read's ops; rejected reads
-// are counted.
-func TestFencingServerLogReads(t *testing.T) {
-	h := historytest.New().
-		Op(0, 1, history.OK, 0, "read", "k", "", historytest.Fence(1), historytest.Value(0)).
-		Op(2, 50, history.OK, 0, "write", "k", "", historytest.Fence(1), historytest.Value(1)).
-		Op(10, 11, history.OK, 1, "read", "k", "", historytest.Fence(2), historytest.Value(0)).
-		Op(12, 13, history.OK, 1, "write", "k", "", historytest.Fence(2), historytest.Value(1)).Sorted()
-	log := []ServerWrite{
-		{Key: "k", Fence: 1, Accepted: true, Read: true, Time: 1 * ms},
-		{Key: "k", Fence: 2, Accepted: true, Read: true, Time: 11 * ms},
-		{Key: "k", Value: 1, Fence: 1, Accepted: true, Time: 12 * ms},
-		{Key: "k", Value: 1, Fence: 2, Accepted: true, Time: 13 * ms},
-	}
-	r := Fencing{Log: NewServerLog(log)}.Check(context.Background(), h)
-	if r.Valid != Invalid || len(r.Anomalies) != 1 {
-		t.Fatalf("server log: %s", r)
-	}
-	// records by time: write by 1 = ops 2 and 7, read by 2 = ops 3 and 4
-	if ops := r.Anomalies[0].Ops; len(ops) != 4 || ops[0] != 2 || ops[1] != 3 || ops[2] != 4 || ops[3] != 7 {
-		t.Fatalf("anomaly should name the write by 1 (ops 2, 7) and the read by 2 (ops 3, 4): %v", ops)
-	}
-	log[2].Accepted = false
-	if r := (Fencing{Log: NewServerLog(log)}).Check(context.Background(), h); r.Valid != Valid || r.Details.(FencingStats).ServerStaleRejected != 1 {
-		t.Fatalf("write rejected after the read: %s", r)
-	}
-	log = append(log[:2:2], ServerWrite{Key: "k", Fence: 1, Read: true, Time: 12 * ms})
-	st := (Fencing{Log: NewServerLog(log)}).Check(context.Background(), h).Details.(FencingStats)
-	if st.ServerStaleReadsRejected != 1 {
-		t.Fatalf("rejected read not counted: %+v", st)
+	for _, tc := range cases {
+		f := Fencing{}
+		if tc.log != nil {
+			f.Log = NewServerLog(tc.log)
+		}
+		r := f.Check(context.Background(), tc.h)
+		bad := tc.want != anyVerdict && r.Valid != tc.want || tc.check != nil && !tc.check(r)
+		for k, n := range tc.kinds {
+			bad = bad || kindsOf(r)[k] != n
+		}
+		if bad {
+			t.Errorf("%s: %s", tc.name, r)
+		}
 	}
 }
 
