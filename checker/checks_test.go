@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -36,10 +37,14 @@ func TestValidityJSON(t *testing.T) {
 	}
 }
 
+// TestValidate: malformed histories (absurd times among them) are refused
+// with an error naming the problem, and the composition refuses them with
+// an Unknown verdict saying why, never running a checker.
 func TestValidate(t *testing.T) {
-	ok := historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a").Sorted()
-	if err := Validate(ok); err != nil {
-		t.Fatal(err)
+	at := func(ns int64) historytest.Mod { return func(o *history.Op) { o.Time = ns } }
+	set := func(f func(o *history.Op)) historytest.Mod { return f }
+	acq := func(mods ...historytest.Mod) history.History {
+		return historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", mods...).History()
 	}
 	cases := []struct {
 		name string
@@ -59,21 +64,44 @@ func TestValidate(t *testing.T) {
 		{"stop without start", historytest.New().Nemesis(0, history.Info, "stop", "pause").History(),
 			`op 0: nemesis stop of "pause" without a start`},
 		{"bad nemesis f", historytest.New().Add(0, history.Info, history.NemesisProcess, "acquire", "", "").History(), "nemesis record with f"},
+		{"negative time", historytest.New().Op(-5, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).History(), "op 0: time -5000000 ns is outside"},
+		{"beyond 100 years", historytest.New().Add(0, history.Invoke, 0, "acquire", "k", "").Add(0, history.OK, 0, "acquire", "k", "a", at(MaxTime+1)).History(), "op 1: time"},
+		{"near the int64 limit", historytest.New().Add(0, history.Invoke, 0, "acquire", "k", "", at(math.MaxInt64-10)).Add(0, history.OK, 0, "acquire", "k", "a", at(math.MaxInt64)).History(), "beyond 100 years"},
+		{"ttl near the int64 limit", acq(set(func(o *history.Op) { o.TTL = math.MaxInt64 })), "op 0: ttl"},
+		{"validity beyond 200 years", acq(set(func(o *history.Op) { o.Validity = MaxValidity + 1 })), "op 0: validity"},
+		{"negative validity", acq(set(func(o *history.Op) { o.Validity = -1 })), "validity -1 ns"},
 	}
 	for _, tc := range cases {
 		err := Validate(tc.h)
 		if err == nil || !errors.Is(err, ErrInvalidHistory) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
 		}
+		res := Standard(Options{Fencing: true}).Check(context.Background(), tc.h)
+		if res.Valid != Unknown || !strings.Contains(res.Error, tc.want) || !strings.Contains(res.Error, "invalid history") {
+			t.Errorf("%s: composition %v (%s), want unknown with %q", tc.name, res.Valid, res.Error, tc.want)
+		}
+		for _, r := range res.Results {
+			if r.Name != "validate" {
+				t.Errorf("%s: checker %s ran on a refused history", tc.name, r.Name)
+			}
+		}
 	}
-	// allowed: an invoke never completed, a lost notification, an unhealed fault
+	// allowed: an invoke never completed, a lost notification, an unhealed
+	// fault; times not monotonic in index order (RecordAt); a lock without
+	// expiry claiming a validity of now + 100 years
 	h := historytest.New().
 		Nemesis(0, history.Info, "start", "partition", historytest.Detail("n1")).
 		Op(1, 2, history.OK, 0, "acquire", "k", "a").
 		Add(3, history.Info, 0, history.FLost, "k", "a").
 		Add(4, history.Invoke, 0, "release", "k", "a").History()
-	if err := Validate(h); err != nil {
-		t.Fatalf("allowed history refused: %v", err)
+	for name, h := range map[string]history.History{
+		"unfinished":                 h,
+		"non-monotonic record times": historytest.New().Op(10, 11, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).Add(5, history.Info, 1, history.FLost, "k", "a").History(),
+		"a no-expiry lease":          acq(set(func(o *history.Op) { o.Validity = 2_000_000 + MaxTime })),
+	} {
+		if err := Validate(h); err != nil {
+			t.Errorf("%s refused: %v", name, err)
+		}
 	}
 	ws := FaultWindows(h)
 	if len(ws) != 1 || !ws[0].Unhealed || ws[0].End != 4*ms || ws[0].Label() != "partition[n1]" {

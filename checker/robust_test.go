@@ -4,57 +4,12 @@ import (
 	"context"
 	"math"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/history/historytest"
 )
-
-// Histories with absurd times are malformed: the composition refuses them
-// with an Unknown verdict that says why, never Valid and never blaming the
-// lock.
-func TestValidateRefusesAbsurdTimes(t *testing.T) {
-	at := func(ns int64) historytest.Mod { return func(o *history.Op) { o.Time = ns } }
-	cases := []struct {
-		name string
-		h    history.History
-		want string
-	}{
-		{"negative time", historytest.New().Op(-5, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).History(), "op 0: time -5000000 ns is outside"},
-		{"beyond 100 years", historytest.New().Add(0, history.Invoke, 0, "acquire", "k", "").Add(0, history.OK, 0, "acquire", "k", "a", at(MaxTime+1)).History(), "op 1: time"},
-		{"near the int64 limit", historytest.New().Add(0, history.Invoke, 0, "acquire", "k", "", at(math.MaxInt64-10)).Add(0, history.OK, 0, "acquire", "k", "a", at(math.MaxInt64)).History(), "beyond 100 years"},
-		{"ttl near the int64 limit", historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.TTL = math.MaxInt64 }).History(), "op 0: ttl"},
-		{"validity beyond 200 years", historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.Validity = MaxValidity + 1 }).History(), "op 0: validity"},
-		{"negative validity", historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.Validity = -1 }).History(), "validity -1 ns"},
-		{"completion before invoke", historytest.New().Add(5, history.Invoke, 0, "acquire", "k", "").Add(1, history.OK, 0, "acquire", "k", "a").History(), "before its invoke"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			res := Standard(Options{Fencing: true}).Check(context.Background(), tc.h)
-			if res.Valid != Unknown || !strings.Contains(res.Error, tc.want) || !strings.Contains(res.Error, "invalid history") {
-				t.Fatalf("got %v (%s), want unknown with %q", res.Valid, res.Error, tc.want)
-			}
-			for _, r := range res.Results {
-				if r.Name != "validate" {
-					t.Errorf("checker %s ran on a refused history", r.Name)
-				}
-			}
-		})
-	}
-	// accepted: times not monotonic in index order (RecordAt), and a lock
-	// without expiry (unsafe-nottl) claiming a validity of now + 100 years
-	// (catalogue row 3)
-	for name, h := range map[string]history.History{
-		"non-monotonic record times": historytest.New().Op(10, 11, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).Add(5, history.Info, 1, history.FLost, "k", "a").History(),
-		"a no-expiry lease":          historytest.New().Op(1, 2, history.OK, 0, "acquire", "k", "a", func(o *history.Op) { o.Validity = 2_000_000 + MaxTime }).History(),
-	} {
-		if err := Validate(h); err != nil {
-			t.Errorf("%s refused: %v", name, err)
-		}
-	}
-}
 
 // A checker run on a history Validate would refuse (as Lock.Check alone
 // can be) must not wrap around: invoke + TTL near the int64 limit
