@@ -28,56 +28,6 @@ func TestExclusionReusedTokenReleaseCutsOwnLease(t *testing.T) {
 	}
 }
 
-// acquires builds an acquire by process 0 on key k0 at 0 ms and one by
-// process 1 on k1 at 200 ms, both given token tok, with the outcomes
-// first and second.
-func acquires(first, second history.Type, k0, k1, tok string) *historytest.Builder {
-	return historytest.New().
-		Op(0, 1, first, 0, "acquire", k0, tok, historytest.TTL(100)).
-		Op(200, 201, second, 1, "acquire", k1, tok, historytest.TTL(100))
-}
-
-func TestTokensReused(t *testing.T) {
-	ok, info, fail := history.OK, history.Info, history.Fail
-	cases := []struct {
-		name string
-		h    *historytest.Builder
-		ops  []int64 // nil: no reuse
-	}{
-		{"two processes", acquires(ok, ok, "k", "k", "host"), []int64{0, 1, 2, 3}},
-		{"same process after its release", historytest.New().
-			Op(0, 1, ok, 0, "acquire", "k", "host", historytest.TTL(100)).
-			Op(2, 3, ok, 0, "release", "k", "host").
-			Op(4, 5, ok, 0, "acquire", "k", "host", historytest.TTL(100)), []int64{0, 1, 4, 5}},
-		{"an unknown acquire then an ok with its token", acquires(info, ok, "k", "k", "host"), []int64{0, 1, 2, 3}},
-		{"an ok then an unknown acquire with its token", acquires(ok, info, "k", "k", "host"), []int64{0, 1, 2, 3}},
-		{"a failed acquire does not count", acquires(fail, ok, "k", "k", "host"), nil},
-		{"two unknown acquires prove nothing", acquires(info, info, "k", "k", "host"), nil},
-		{"other keys", acquires(ok, ok, "x", "y", "host"), nil},
-		{"no token recorded", acquires(ok, ok, "k", "k", ""), nil},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			h := tc.h.Sorted()
-			r := Tokens(h)
-			if tc.ops == nil {
-				if r.Valid != Valid {
-					t.Fatalf("%s", r)
-				}
-				return
-			}
-			if r.Valid != Invalid || len(r.Anomalies) != 1 || !opsAre(r.Anomalies[0].Ops, tc.ops...) || r.Anomalies[0].Kind != "reused-token" {
-				t.Fatalf("want reused-token on ops %v:\n%s", tc.ops, r)
-			}
-			// the composition blames the lock
-			c := Standard(Options{}).Check(context.Background(), h)
-			if c.Valid != Invalid || c.Results[0].Name != "tokens" || c.Results[0].Valid != Invalid {
-				t.Fatalf("composition: %s", c)
-			}
-		})
-	}
-}
-
 // The one-node bound is sound: random histories of a correct one-node
 // server still check valid when their acquires name the node.
 func TestLockOneNodeRandomHistoriesStayValid(t *testing.T) {
