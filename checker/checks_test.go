@@ -224,29 +224,15 @@ func TestExclusion(t *testing.T) {
 	}
 }
 
-func TestResourceAPIAndLeader(t *testing.T) {
+// TestResourceCases: api concurrency, leader terms, cron ticks and the
+// counter; the streamed check, cut wherever it may, finds the same.
+func TestResourceCases(t *testing.T) {
 	ctx := context.Background()
 	api := historytest.New().
 		Op(0, 1, history.OK, 0, "enter", "api", "").
 		Op(5, 6, history.OK, 1, "enter", "api", "").
 		Op(10, 11, history.OK, 0, "leave", "api", "").
 		Op(12, 13, history.OK, 1, "leave", "api", "").Sorted()
-	r := (&Resource{}).Check(ctx, api)
-	if r.Valid != Invalid || kindsOf(r)["api-overlap"] != 1 || r.Details.(ResourceDetails).API.MaxConcurrent != 2 {
-		t.Errorf("api overlap: %s", r)
-	}
-	if r := (&Resource{APILimit: 2}).Check(ctx, api); r.Valid != Valid {
-		t.Errorf("api within limit 2: %s", r)
-	}
-	// touching but not overlapping (enter ok after the other's leave invoke)
-	seq := historytest.New().
-		Op(0, 1, history.OK, 0, "enter", "api", "").
-		Op(2, 4, history.OK, 1, "enter", "api", "").
-		Op(3, 5, history.OK, 0, "leave", "api", "").
-		Op(6, 7, history.OK, 1, "leave", "api", "").Sorted()
-	if r := (&Resource{}).Check(ctx, seq); r.Valid != Valid {
-		t.Errorf("api sequential: %s", r)
-	}
 	// beats adds leader heartbeats of process p with token f at the ms given
 	beats := func(b *historytest.Builder, p int, f int64, at ...int64) *historytest.Builder {
 		for _, t := range at {
@@ -254,69 +240,65 @@ func TestResourceAPIAndLeader(t *testing.T) {
 		}
 		return b
 	}
-	lead := beats(beats(historytest.New(), 0, 1, 0, 10, 20), 1, 2, 12).Sorted()
-	if r := (&Resource{}).Check(ctx, lead); r.Valid != Invalid || kindsOf(r)["leader-overlap"] != 1 {
-		t.Errorf("leader overlap: %s", r)
-	}
-	handover := beats(beats(historytest.New(), 0, 1, 0, 10), 1, 2, 12, 20).Sorted()
-	if r := (&Resource{}).Check(ctx, handover); r.Valid != Valid {
-		t.Errorf("leader handover: %s", r)
-	}
-	// the streamed check, cut wherever it may, finds the same
-	defer smallSegments(1)()
-	for name, h := range map[string]history.History{"api": api, "seq": seq, "lead": lead, "handover": handover} {
-		c := Compose(&Resource{})
-		if ws, ss := signature(c.checkWhole(ctx, h)), signature(c.Check(ctx, h)); !slices.Equal(ws, ss) {
-			t.Errorf("%s: the streamed check differs\nwhole:\n%s\nstreamed:\n%s", name, join(ws), join(ss))
-		}
-	}
-}
-
-func TestResourceCronMissed(t *testing.T) {
 	// ticks 1 to 3 by processes 0, 1, 0; tick 2's run failed
-	b := historytest.New()
+	cron := historytest.New()
 	for i, typ := range []history.Type{history.OK, history.Fail, history.OK} {
-		b.Op(int64(2*i), int64(2*i+1), typ, i%2, "run", "job", "", historytest.Value(int64(i+1)))
+		cron.Op(int64(2*i), int64(2*i+1), typ, i%2, "run", "job", "", historytest.Value(int64(i+1)))
 	}
-	h := b.Sorted()
-	r := (&Resource{}).Check(context.Background(), h)
-	if r.Valid != Valid || kindsOf(r)["cron-missed"] != 1 {
-		t.Errorf("missed tick reported, not fatal: %s", r)
-	}
-	if r := (&Resource{RequireEveryTick: true}).Check(context.Background(), h); r.Valid != Invalid {
-		t.Errorf("missed tick required: %s", r)
-	}
-}
-
-func TestResourceCounter(t *testing.T) {
-	ctx := context.Background()
-	// info write: may or may not have landed; both continuations are valid
-	for _, next := range []int64{5, 6} {
-		h := historytest.New().
+	// a counter section read 5, wrote 6 with an unknown outcome, then
+	// another read next and wrote next+1
+	afterInfo := func(next int64) history.History {
+		return historytest.New().
 			Op(0, 1, history.OK, 0, "read", "c", "", historytest.Value(5)).
 			Op(2, 3, history.Info, 0, "write", "c", "", historytest.Value(6)).
 			Op(10, 11, history.OK, 1, "read", "c", "", historytest.Value(next)).
 			Op(12, 13, history.OK, 1, "write", "c", "", historytest.Value(next+1)).Sorted()
-		if r := (&Resource{}).Check(ctx, h); r.Valid != Valid {
-			t.Errorf("after info write, read %d: %s", next, r)
-		}
 	}
-	// a stale read: the value went backwards
-	h := historytest.New().
-		Op(0, 1, history.OK, 0, "read", "c", "", historytest.Value(5)).
-		Op(2, 3, history.OK, 0, "write", "c", "", historytest.Value(6)).
-		Op(10, 11, history.OK, 1, "read", "c", "", historytest.Value(5)).Sorted()
-	if r := (&Resource{}).Check(ctx, h); r.Valid != Invalid || kindsOf(r)["nonlinearizable"] != 1 {
-		t.Errorf("stale read: %s", r)
-	}
-	// lost updates from a given final value
-	h = historytest.New().
+	twoSections := historytest.New().
 		Op(0, 1, history.OK, 0, "read", "c", "", historytest.Value(0)).
 		Op(2, 3, history.OK, 0, "write", "c", "", historytest.Value(1)).
 		Op(4, 5, history.OK, 1, "read", "c", "", historytest.Value(1)).
 		Op(6, 7, history.OK, 1, "write", "c", "", historytest.Value(2)).Sorted()
-	r := (&Resource{FinalValues: map[string]int64{"c": 1}}).Check(ctx, h)
-	if r.Valid != Invalid || r.Details.(ResourceDetails).Counter["c"].Lost != 1 {
-		t.Errorf("lost from final value: %s", r)
+	details := func(r Result) ResourceDetails { return r.Details.(ResourceDetails) }
+	for _, tc := range []struct {
+		name  string
+		r     *Resource
+		h     history.History
+		want  Validity
+		kind  string // reported once, if set
+		check func(Result) bool
+	}{
+		{"api overlap", &Resource{}, api, Invalid, "api-overlap", func(r Result) bool { return details(r).API.MaxConcurrent == 2 }},
+		{"api within limit 2", &Resource{APILimit: 2}, api, Valid, "", nil},
+		// touching but not overlapping (enter ok after the other's leave invoke)
+		{"api sequential", &Resource{}, historytest.New().
+			Op(0, 1, history.OK, 0, "enter", "api", "").
+			Op(2, 4, history.OK, 1, "enter", "api", "").
+			Op(3, 5, history.OK, 0, "leave", "api", "").
+			Op(6, 7, history.OK, 1, "leave", "api", "").Sorted(), Valid, "", nil},
+		{"leader overlap", &Resource{}, beats(beats(historytest.New(), 0, 1, 0, 10, 20), 1, 2, 12).Sorted(), Invalid, "leader-overlap", nil},
+		{"leader handover", &Resource{}, beats(beats(historytest.New(), 0, 1, 0, 10), 1, 2, 12, 20).Sorted(), Valid, "", nil},
+		{"missed tick reported", &Resource{}, cron.Sorted(), Valid, "cron-missed", nil},
+		{"missed tick required", &Resource{RequireEveryTick: true}, cron.Sorted(), Invalid, "", nil},
+		// an info write may or may not have landed: both continuations are valid
+		{"after an info write, read 5", &Resource{}, afterInfo(5), Valid, "", nil},
+		{"after an info write, read 6", &Resource{}, afterInfo(6), Valid, "", nil},
+		{"a stale read", &Resource{}, historytest.New().
+			Op(0, 1, history.OK, 0, "read", "c", "", historytest.Value(5)).
+			Op(2, 3, history.OK, 0, "write", "c", "", historytest.Value(6)).
+			Op(10, 11, history.OK, 1, "read", "c", "", historytest.Value(5)).Sorted(), Invalid, "nonlinearizable", nil},
+		{"lost from the final value", &Resource{FinalValues: map[string]int64{"c": 1}}, twoSections, Invalid, "",
+			func(r Result) bool { return details(r).Counter["c"].Lost == 1 }},
+	} {
+		r := tc.r.Check(ctx, tc.h)
+		if r.Valid != tc.want || tc.kind != "" && kindsOf(r)[tc.kind] != 1 || tc.check != nil && !tc.check(r) {
+			t.Errorf("%s: %s", tc.name, r)
+		}
+		restore := smallSegments(1)
+		c := Compose(tc.r)
+		if ws, ss := signature(c.checkWhole(ctx, tc.h)), signature(c.Check(ctx, tc.h)); !slices.Equal(ws, ss) {
+			t.Errorf("%s: the streamed check differs\nwhole:\n%s\nstreamed:\n%s", tc.name, join(ws), join(ss))
+		}
+		restore()
 	}
 }
