@@ -88,15 +88,20 @@ func TestFencingCases(t *testing.T) {
 		if tc.log != nil {
 			f.Log = NewServerLog(tc.log)
 		}
-		r := f.Check(context.Background(), tc.h)
-		bad := tc.want != anyVerdict && r.Valid != tc.want || tc.check != nil && !tc.check(r)
-		for k, n := range tc.kinds {
-			bad = bad || kindsOf(r)[k] != n
-		}
-		if bad {
+		if r := f.Check(context.Background(), tc.h); !resultIs(r, tc.want, tc.kinds, tc.check) {
 			t.Errorf("%s: %s", tc.name, r)
 		}
 	}
+}
+
+// resultIs reports whether r has verdict want (anyVerdict: any), exactly
+// the counts of kinds, and passes check (if set).
+func resultIs(r Result, want Validity, kinds map[string]int, check func(Result) bool) bool {
+	ok := (want == anyVerdict || r.Valid == want) && (check == nil || check(r))
+	for k, n := range kinds {
+		ok = ok && kindsOf(r)[k] == n
+	}
+	return ok
 }
 
 // A paused holder's fenced read lands after the next holder's section and

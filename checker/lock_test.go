@@ -43,33 +43,32 @@ func aWaited(mods ...historytest.Mod) *historytest.Builder {
 	return historytest.New().Op(0, 500, history.OK, 0, "acquire", "k", "a", append([]historytest.Mod{historytest.TTL(100)}, mods...)...)
 }
 
+// lockCase is a history and the lock check's verdict on it.
+type lockCase struct {
+	name string
+	l    *Lock
+	h    *historytest.Builder
+	want Validity
+}
+
+func checkLockCases(t *testing.T, cases []lockCase) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := checkLock(t, tc.l, tc.h.Sorted())
+			if res.Valid != tc.want {
+				t.Fatalf("got %v, want %v\n%s", res.Valid, tc.want, res)
+			}
+			if tc.want == Invalid && (len(res.Anomalies) == 0 || len(res.Anomalies[0].Ops) < 2) {
+				t.Fatalf("invalid without an anomaly naming ops\n%s", res)
+			}
+		})
+	}
+}
+
 func TestLockModel(t *testing.T) {
-	K, ttl := "k", historytest.TTL(100)
+	K := "k"
 	ok, info, fail, invoke := history.OK, history.Info, history.Fail, history.Invoke
-	host := func() *historytest.Builder { return historytest.New().Op(0, 1, ok, 0, "acquire", K, "host", ttl) }
-	watchdog := func() *historytest.Builder {
-		return historytest.New().Op(0, 50, info, 0, "acquire", K, "a", ttl).Op(60, 61, ok, 7, "extend", K, "a", ttl)
-	}
-	infoExtend := func() *historytest.Builder {
-		return host().Op(40, 41, info, 0, "extend", K, "host", ttl).Op(150, 151, ok, 1, "acquire", K, "host", ttl)
-	}
-	takeover := func(c0, c1 int64, ns ...string) *historytest.Builder {
-		return historytest.New().Op(0, 1, ok, 0, "acquire", K, "a", ttl, historytest.Nodes(ns...)).
-			Op(2, 101, ok, 1, "acquire", K, "b", ttl, historytest.Nodes(ns...)).
-			Op(c0, c1, ok, 2, "acquire", K, "c", ttl, historytest.Nodes(ns...))
-	}
-	afterRelease := func(ns ...string) *historytest.Builder {
-		return historytest.New().Op(0, 1, ok, 0, "acquire", K, "a", ttl, historytest.Nodes(ns...)).
-			Op(2, 82, ok, 1, "acquire", K, "b", ttl, historytest.Nodes(ns...)).
-			Op(80, 81, ok, 0, "release", K, "a").
-			Op(105, 106, ok, 2, "acquire", K, "c", ttl, historytest.Nodes(ns...))
-	}
-	cases := []struct {
-		name string
-		l    *Lock
-		h    *historytest.Builder
-		want Validity
-	}{
+	checkLockCases(t, []lockCase{
 		{"handover after release", exact(), aHolds(100).
 			Op(5, 6, ok, 0, "release", K, "a").
 			Op(2, 7, ok, 1, "acquire", K, "b", historytest.TTL(100)), Valid},
@@ -121,6 +120,31 @@ func TestLockModel(t *testing.T) {
 		{"not held while the lease is alive, not strict", exact(), aHolds(100).Op(5, 6, fail, 0, "release", K, "a"), Valid},
 		{"not held while the lease is alive, strict", &Lock{StrictNotHeld: true}, aHolds(100).Op(5, 6, fail, 0, "release", K, "a"), Invalid},
 		{"not held after the lease may have expired, strict", &Lock{StrictNotHeld: true}, aHolds(100).Op(99, 120, fail, 0, "release", K, "a"), Valid},
+	})
+}
+
+// Shared tokens, watchdog extends, unknown extends and one-node takeovers.
+func TestLockModelLeases(t *testing.T) {
+	K, ttl, ok, info := "k", historytest.TTL(100), history.OK, history.Info
+	host := func() *historytest.Builder { return historytest.New().Op(0, 1, ok, 0, "acquire", K, "host", ttl) }
+	watchdog := func() *historytest.Builder {
+		return historytest.New().Op(0, 50, info, 0, "acquire", K, "a", ttl).Op(60, 61, ok, 7, "extend", K, "a", ttl)
+	}
+	infoExtend := func() *historytest.Builder {
+		return host().Op(40, 41, info, 0, "extend", K, "host", ttl).Op(150, 151, ok, 1, "acquire", K, "host", ttl)
+	}
+	takeover := func(c0, c1 int64, ns ...string) *historytest.Builder {
+		return historytest.New().Op(0, 1, ok, 0, "acquire", K, "a", ttl, historytest.Nodes(ns...)).
+			Op(2, 101, ok, 1, "acquire", K, "b", ttl, historytest.Nodes(ns...)).
+			Op(c0, c1, ok, 2, "acquire", K, "c", ttl, historytest.Nodes(ns...))
+	}
+	afterRelease := func(ns ...string) *historytest.Builder {
+		return historytest.New().Op(0, 1, ok, 0, "acquire", K, "a", ttl, historytest.Nodes(ns...)).
+			Op(2, 82, ok, 1, "acquire", K, "b", ttl, historytest.Nodes(ns...)).
+			Op(80, 81, ok, 0, "release", K, "a").
+			Op(105, 106, ok, 2, "acquire", K, "c", ttl, historytest.Nodes(ns...))
+	}
+	checkLockCases(t, []lockCase{
 		// a lock that gives every client the same token (a host name): the
 		// second acquire inside a live lease is another holder
 		{"a reused token is another holder", exact(), host().Op(50, 51, ok, 1, "acquire", K, "host", ttl), Invalid},
@@ -145,18 +169,7 @@ func TestLockModel(t *testing.T) {
 		{"one node: a grant after the takeover's lease", exact(), takeover(199, 201, "n1"), Valid},
 		{"one node: a grant inside a lease taken after a release", exact(), afterRelease("n1"), Invalid},
 		{"redlock: a grant after a lease taken after a release", exact(), afterRelease("n1", "n2", "n3"), Valid},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			res := checkLock(t, tc.l, tc.h.Sorted())
-			if res.Valid != tc.want {
-				t.Fatalf("got %v, want %v\n%s", res.Valid, tc.want, res)
-			}
-			if tc.want == Invalid && (len(res.Anomalies) == 0 || len(res.Anomalies[0].Ops) < 2) {
-				t.Fatalf("invalid without an anomaly naming ops\n%s", res)
-			}
-		})
-	}
+	})
 }
 
 // The anomaly names the culprit and the holder, also when both have one
