@@ -211,6 +211,12 @@ func TestExclusion(t *testing.T) {
 		{"no overlap after validity", acq(acq(historytest.New(), 0, 0, "a", 50), 60, 1, "b", 140), Valid, "", ""},
 		{"write without lease", write(historytest.New().Op(0, 1, history.OK, 0, "acquire", "k", "a", historytest.TTL(100)).
 			Op(2, 3, history.OK, 0, "release", "k", "a"), 4, history.OK), Invalid, "", "without holding any lease"},
+		// with a shared token, one holder's release cuts its own lease
+		{"reused token", historytest.New().
+			Op(0, 1, history.OK, 0, "acquire", "k", "host", historytest.TTL(100), historytest.Validity(100)).
+			Op(2, 3, history.OK, 1, "acquire", "k", "host", historytest.TTL(100), historytest.Validity(103)).
+			Op(50, 51, history.OK, 0, "release", "k", "host"), Invalid, "overlap",
+			"process 0 (token host) held the lock in its own view over [0.001s, 0.050s] while process 1 (token host) did over [0.003s, 0.103s]"},
 		// an unknown acquire's lease extended by a watchdog is held
 		{"watchdog's lease", historytest.New().Op(0, 50, history.Info, 0, "acquire", "k", "a", historytest.TTL(100)).
 			Op(60, 61, history.OK, 7, "extend", "k", "a", historytest.TTL(100)).

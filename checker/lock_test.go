@@ -217,7 +217,8 @@ func TestLockTimeoutIsUnknown(t *testing.T) {
 }
 
 // Random valid histories (a correct lease server, correct clients, with
-// waits, pauses past the TTL, extends, info ops) must check valid; the
+// waits, pauses past the TTL, extends, info ops) must check valid, also
+// with their acquires naming one node; the
 // same history with one counter section repeated by another process must
 // fail the resource check, and with one acquire injected inside a live
 // lease must fail the lock and exclusion checks.
@@ -232,6 +233,13 @@ func TestLockRandomHistories(t *testing.T) {
 		for _, r := range res.Results {
 			if r.Valid != Valid {
 				t.Fatalf("seed %d: %s is %v on a valid history\n%s", seed, r.Name, r.Valid, r)
+			}
+		}
+		// the one-node bound is sound: the same history, its acquires
+		// naming the node, still checks valid
+		for _, l := range []*Lock{NewLock(), exact()} {
+			if r := checkLock(t, l, oneNode(slices.Clone(h))); r.Valid != Valid {
+				t.Fatalf("seed %d, one node, drift %v: %s", seed, l.Drift, r)
 			}
 		}
 		if len(g.Leases) == 0 {
