@@ -365,6 +365,13 @@ func newPanel(title, ylabel string, last bool) *plot.Plot {
 	return smallTitle(newPlot(title, xl, ylabel))
 }
 
+// smallTitle gives a plot of a stacked figure its smaller title.
+func smallTitle(p *plot.Plot) *plot.Plot {
+	p.Title.TextStyle.Font = font.From(bold, 11.5)
+	p.Title.Padding = vg.Points(3)
+	return p
+}
+
 // msLogTicks labels a log axis of milliseconds ("0.1 ms", "1000 ms") at
 // the powers of ten, and at 2 and 5 times them, or every multiple, when
 // the range holds too few of those. (The panels carry no y label: gonum
