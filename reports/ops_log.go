@@ -121,22 +121,18 @@ func (l *opLog) add(o *history.Op) int {
 			*l.lat.at(i) = farLat
 			l.farDone[i] = o.Time
 		}
+		out := outOther
+		if j := slices.Index(outTypes[:outOpen], o.Type); j >= 0 {
+			out = j
+		}
 		k := l.kind.at(i)
-		*k = *k&^7 | outcomeOf(o.Type)
+		*k = *k&^7 | uint16(out)
 	}
 	return -1
 }
 
 // outTypes are the clientOp types of the outcomes.
 var outTypes = [...]history.Type{outOK: history.OK, outFail: history.Fail, outInfo: history.Info, outOpen: history.Info, outOther: "other"}
-
-// outcomeOf is the outcome of a completion of type t.
-func outcomeOf(t history.Type) uint16 {
-	if i := slices.Index(outTypes[:outOpen], t); i >= 0 {
-		return uint16(i)
-	}
-	return outOther
-}
 
 // len is the number of operations.
 func (l *opLog) len() int { return l.kind.len() }

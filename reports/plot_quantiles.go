@@ -177,12 +177,6 @@ func quantilesLegend(legend []legendItem, drawn []bool) []legendItem {
 // quantilesTitle is latency-quantiles.png's title.
 const quantilesTitle = "Latency quantiles by operation type: each point summarises consecutive completed operations (by invoke time)"
 
-// quantileTitle is a panel's title: the operation type, its completed
-// operations and how many a point summarises.
-func quantileTitle(f string, n, per int) string {
-	return fmt.Sprintf("%s (%d completed, %d per point)", f, n, per)
-}
-
 // maxBuckets bounds the number of time buckets of a plot, whatever the
 // history's times (a malformed history may span centuries).
 const maxBuckets = 600
@@ -204,13 +198,6 @@ func bucketWidth(end int64) int64 {
 		}
 	}
 	return int64(steps[len(steps)-1])
-}
-
-// bucketOf is the bucket of time t among n buckets of width width; times
-// outside the run (negative, or past its end in a malformed history) go
-// to the first or last bucket.
-func bucketOf(t, width, n int64) int64 {
-	return min(max(t/width, 0), n-1)
 }
 
 // latencyQuantiles draws latency-quantiles.png from the run's
@@ -235,7 +222,7 @@ func latencyQuantiles(l *opLog, ws []checker.Window, end int64) ([]byte, error) 
 		b := &quantileBucketer{per: perPoint(n)}
 		l.each(f, true, func(_ int, s clientOp) { b.add(s.Call, latencyMs(s)) })
 		b.flush()
-		p, d, err := drawQuantiles(quantileTitle(f, n, b.per), b.points, ws, end, bucketWidth(end), i == len(types)-1)
+		p, d, err := drawQuantiles(fmt.Sprintf("%s (%d completed, %d per point)", f, n, b.per), b.points, ws, end, bucketWidth(end), i == len(types)-1)
 		if err != nil {
 			return nil, err
 		}
@@ -318,10 +305,12 @@ func newRateCounts(end, width int64) rateCounts {
 	return rateCounts{width: width, n: n, by: map[history.Type][]float64{history.OK: make([]float64, n), history.Fail: make([]float64, n), history.Info: make([]float64, n)}}
 }
 
-// add counts a completion of type t at time done (ns).
+// add counts a completion of type t at time done (ns); a time outside
+// the run (negative, or past its end in a malformed history) in the first
+// or last bucket.
 func (rc rateCounts) add(t history.Type, done int64) {
 	if c := rc.by[t]; c != nil {
-		c[bucketOf(done, rc.width, rc.n)]++
+		c[min(max(done/rc.width, 0), rc.n-1)]++
 	}
 }
 

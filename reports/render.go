@@ -198,7 +198,7 @@ func runAxis(p *plot.Plot, end int64) *plot.Plot {
 // windows ws shaded over a light grid.
 func timePlot(p *plot.Plot, ws []checker.Window, end int64) *plot.Plot {
 	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(faultBands{ws}, lightGrid())
+	p.Add(rowFaultBands{Windows: ws}, lightGrid())
 	return p
 }
 

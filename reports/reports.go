@@ -14,6 +14,7 @@ import (
 	"html/template"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/lockstorm/lockstorm/analysis"
@@ -56,7 +57,7 @@ func WriteFrom(res *analysis.Result, p *Pass) error {
 	wg.Go(func() { errs[len(plots)+3] = writeTimelineFile(res, s, end, pages) })
 	wg.Wait()
 	errs[len(plots)+1] = WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(runSuite(res, end)))
-	page := buildPage(res, s, drawnFigures(figs), runFiles(res.Dir), pages, porcNote)
+	page := buildPage(res, s, slices.DeleteFunc(figs, func(f figure) bool { return f.File == "" }), runFiles(res.Dir), pages, porcNote)
 	errs[len(plots)+2] = writeIndexFile(res.Dir, page)
 	if err := errors.Join(errs...); err != nil {
 		return &WriteError{err}
@@ -161,17 +162,6 @@ func drawPlots(wg *sync.WaitGroup, dir string, plots []plotFile, figs []figure, 
 			figs[i] = figure{File: pl.file, Title: pl.title, Caption: pl.caption, Data: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))}
 		})
 	}
-}
-
-// drawnFigures are the figures that were drawn, in order.
-func drawnFigures(figs []figure) []figure {
-	var shown []figure
-	for _, f := range figs {
-		if f.File != "" {
-			shown = append(shown, f)
-		}
-	}
-	return shown
 }
 
 // writeNotePage writes file into dir as a short page titled title that

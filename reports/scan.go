@@ -360,38 +360,32 @@ func runLog(res *analysis.Result) (resourceLog, error) {
 	return resourceLog{res, n}, nil
 }
 
-// each calls f on every entry in order.
-func (l resourceLog) each(f func(w *resource.Write)) error {
-	if l.n == 0 {
-		return nil
-	}
-	if err := l.res.EachWrite(f); err != nil {
-		return fmt.Errorf("reports: %w", err)
-	}
-	return nil
-}
-
 // readLog reads the resource log once: the entries of the kept history
 // (those within an anomaly span's read, at most maxSpanRecords each, for
 // a history not kept whole), and fencing.png's points into s.fenceLog.
 func (s *runScan) readLog(l resourceLog) (entries []resource.Write, err error) {
-	f := newLogFences(l.n)
+	f := &logFences{fenceSample: newFenceSample[fencePoint](l.n), highest: map[string]int64{}}
 	s.fenceLog = f
+	if l.n == 0 {
+		return nil, nil
+	}
 	n := make([]int, len(s.read))
-	err = l.each(func(w *resource.Write) {
+	err = l.res.EachWrite(func(w *resource.Write) {
 		f.add(w)
-		switch {
-		case s.whole:
+		if s.whole {
 			entries = append(entries, *w)
-		default:
-			for i, r := range s.read {
-				if w.Time >= r.from && w.Time <= r.to && n[i] < maxSpanRecords {
-					n[i]++
-					entries = append(entries, *w)
-					break
-				}
+			return
+		}
+		for i, r := range s.read {
+			if w.Time >= r.from && w.Time <= r.to && n[i] < maxSpanRecords {
+				n[i]++
+				entries = append(entries, *w)
+				break
 			}
 		}
 	})
-	return entries, err
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	return entries, nil
 }

@@ -64,13 +64,6 @@ func tokenFollowers(h history.History) map[int]int {
 	return out
 }
 
-// endsClients reports whether a completed start of the fault kind ends
-// the processes of the clients it names (nemesis.Spec.EndsClients).
-func endsClients(kind string) bool {
-	s, ok := nemesis.Lookup(kind)
-	return ok && s.EndsClients
-}
-
 // faultClients returns the clients a nemesis record names: its Clients
 // field, or, for a history written before records carried it (before
 // lockstorm recorded client slots), the "clients=c1,c2" of its Detail.
@@ -112,7 +105,8 @@ func newSlotTracker(clients int) *slotTracker {
 // add follows one record.
 func (t *slotTracker) add(o *history.Op) {
 	if o.IsNemesis() {
-		if o.F == history.FStart && o.Type != history.Invoke && endsClients(o.Fault) {
+		// a completed start of a fault that ends the processes of the clients it names
+		if s, ok := nemesis.Lookup(o.Fault); ok && s.EndsClients && o.F == history.FStart && o.Type != history.Invoke {
 			for _, c := range faultClients(o) {
 				if n := slotIndex(c); n >= 0 && n < t.clients {
 					t.retire(n)
@@ -122,7 +116,10 @@ func (t *slotTracker) add(o *history.Op) {
 		return
 	}
 	if s := slotIndex(o.Client); s >= 0 {
-		t.grow(s + 1)
+		for t.clients <= s { // a slot beyond the run's client count
+			t.cur, t.stats = append(t.cur, -1), append(t.stats, slotStat{})
+			t.clients++
+		}
 		t.slotOf[o.Process] = s
 		t.count(s, o.Process)
 		return
@@ -142,15 +139,6 @@ func (t *slotTracker) count(s, p int) {
 	if !t.seen[p] {
 		t.seen[p] = true
 		t.stats[s].add(p)
-	}
-}
-
-// grow makes room for n slots.
-func (t *slotTracker) grow(n int) {
-	for t.clients < n {
-		t.cur = append(t.cur, -1)
-		t.stats = append(t.stats, slotStat{})
-		t.clients++
 	}
 }
 
