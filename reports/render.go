@@ -151,8 +151,11 @@ func alignTimeAxis(p *plot.Plot, c draw.Canvas, imgMin, imgMax vg.Length) draw.C
 		return c, p.DataCanvas(c).Min.X <= imgMin+axisLeft+vg.Points(0.5)
 	}
 	out, ok := fit(c)
-	inner := p.Y.Tick.Marker
-	for n := longestLabel(inner.Ticks(p.Y.Min, p.Y.Max)) - 1; !ok && n >= 2; n-- {
+	inner, longest := p.Y.Tick.Marker, 0
+	for _, t := range inner.Ticks(p.Y.Min, p.Y.Max) {
+		longest = max(longest, len([]rune(t.Label)))
+	}
+	for n := longest - 1; !ok && n >= 2; n-- {
 		p.Y.Tick.Marker = cutLabels{Ticker: inner, n: n}
 		out, ok = fit(c)
 	}
@@ -175,15 +178,6 @@ func (t cutLabels) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ts
-}
-
-// longestLabel is the length in runes of the longest tick label.
-func longestLabel(ts []plot.Tick) int {
-	n := 0
-	for _, t := range ts {
-		n = max(n, len([]rune(t.Label)))
-	}
-	return n
 }
 
 // runAxis sets p's x axis to the run's time axis, 0 s to xMax(end).

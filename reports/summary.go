@@ -50,7 +50,11 @@ func Summary(w io.Writer, res *analysis.Result) {
 		if i == 0 {
 			fmt.Fprintln(w, "anomalies:")
 		}
-		fmt.Fprintf(w, "  [%s] %s: %s (ops %s)%s\n", a.Checker, a.Kind, a.Text, opList(a.Ops), faultNote(a.Faults))
+		during := ""
+		if len(a.Faults) > 0 {
+			during = " during " + strings.Join(a.Faults, ", ")
+		}
+		fmt.Fprintf(w, "  [%s] %s: %s (ops %s)%s\n", a.Checker, a.Kind, a.Text, opList(a.Ops), during)
 	}
 	coverageSummary(w, res.Coverage)
 	if o := res.Overhead; o != nil && o.Records > 0 {
@@ -97,13 +101,6 @@ func opList(ops []int64) string {
 		parts = append(parts, fmt.Sprint(o))
 	}
 	return strings.Join(parts, ",")
-}
-
-func faultNote(f []string) string {
-	if len(f) == 0 {
-		return ""
-	}
-	return " during " + strings.Join(f, ", ")
 }
 
 // coverageSummary writes the coverage block: one line per fault kind,
