@@ -93,11 +93,14 @@ func bottomAxis(img image.Image) (timeAxis, bool) {
 	return timeAxis{}, false
 }
 
-// Every time plot of a report puts its data area at the same place and
-// spans the same time, run start to run end, whatever the width of its
-// labels: measured in the PNGs (the bottom time axis line's ends and
-// its ticks' x positions, equal to the pixel) of a run whose holders
-// rows carry long labels (many processes per client).
+// Every time plot of a report puts its data area at the same place
+// (starting at axisLeft) and spans the same time, run start to run end,
+// whatever the width of its labels, so the axes line up down the page:
+// measured in the PNGs (the bottom time axis line's ends and its ticks'
+// x positions, equal to the pixel) of a run whose holders rows carry
+// long labels (many processes per client). The latency plots are split
+// into one panel per operation type (latency-raw.png is taller than one
+// plot).
 func TestTimeAxesLineUpInEveryPNG(t *testing.T) {
 	res := churnResult(t)
 	mustWrite(t, res)
@@ -116,8 +119,14 @@ func TestTimeAxesLineUpInEveryPNG(t *testing.T) {
 		}
 		axes[f] = a
 		t.Logf("%s: axis x %d..%d, ticks %v", f, a.x0, a.x1, a.ticks)
+		if h := img.Bounds().Dy(); f == "latency-raw.png" && h < 4*int(panelHeight.Dots(figDPI)) {
+			t.Errorf("latency-raw.png is %d px high: not one panel per operation type (4 types)", h)
+		}
 	}
 	ref := axes[files[0]]
+	if d := ref.x0 - int(axisLeft.Dots(figDPI)); d < -1 || d > 1 {
+		t.Errorf("holders.png's data area starts at x=%d px, want axisLeft = %d px", ref.x0, int(axisLeft.Dots(figDPI)))
+	}
 	for _, f := range files[1:] {
 		a := axes[f]
 		if a.x0 != ref.x0 || a.x1 != ref.x1 {

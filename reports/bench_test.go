@@ -1,31 +1,25 @@
 package reports
 
 import (
+	"fmt"
 	"testing"
 )
 
-// BenchmarkWrite100k writes the whole report of a synthetic history of
-// 100k client operations (porcupine.html is then the short "too large"
-// page, as Write decides above 20k operations).
-func BenchmarkWrite100k(b *testing.B) {
-	res := bigResult(b.TempDir(), 100_000)
-	b.ResetTimer()
-	for b.Loop() {
-		if err := Write(res); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkWrite10k is the same at 10k operations, porcupine pages
-// included.
-func BenchmarkWrite10k(b *testing.B) {
-	res := bigResult(b.TempDir(), 10_000)
-	b.ResetTimer()
-	for b.Loop() {
-		if err := Write(res); err != nil {
-			b.Fatal(err)
-		}
+// BenchmarkWrite writes the whole report of a synthetic history of 10k
+// client operations, porcupine pages included, and of 100k (porcupine.html
+// is then the short "too large" page, as Write decides above 20k
+// operations).
+func BenchmarkWrite(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			res := bigResult(b.TempDir(), n)
+			b.ResetTimer()
+			for b.Loop() {
+				if err := Write(res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

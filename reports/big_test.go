@@ -160,7 +160,7 @@ func TestSampleFences(t *testing.T) {
 	dir := t.TempDir()
 	noErr(t, store.WriteJSONL(filepath.Join(dir, store.WritesFile), ws))
 	res := &analysis.Result{Dir: dir}
-	want, _ := oldFencePoints(nil, ws)
+	want := oldFencePoints(nil, ws)
 	f := passOfResult(t, res).fenceLog
 	if len(f.pts) != len(want) || strings.Contains(f.title(), "sample") {
 		t.Fatalf("under the bound: %d points (want %d), title %q", len(f.pts), len(want), f.title())

@@ -33,15 +33,6 @@ func faultColour(kind string) color.NRGBA {
 // through, and two overlapping faults still read as darker.
 const faultAlpha = 0x38
 
-// faultBands shades each fault window over the whole height of the data
-// area, composed per pixel column (bandLayer). Add it to a plot first.
-type faultBands struct {
-	Windows []checker.Window
-}
-
-// Plot shades the windows (manyBands).
-func (f faultBands) Plot(c draw.Canvas, p *plot.Plot) { manyBands(f.Windows, nil, c, p) }
-
 // faultLegend returns one legend entry per fault kind present, in a fixed
 // order.
 func faultLegend(ws []checker.Window) []legendItem {
@@ -61,10 +52,11 @@ func faultLegend(ws []checker.Window) []legendItem {
 // of the clients it did not touch.
 const faultBandsLight = 0x12
 
-// rowFaultBands shades fault windows on a chart with one row per client
-// (rows at y = 0, 1, ...): a window whose start record names clients is
-// shaded fully on their rows and lightly across the others; any other
-// over the whole height, as faultBands does.
+// rowFaultBands shades fault windows, composed per pixel column
+// (manyBands; add it to a plot first): on a chart with one row per
+// client (rows at y = 0, 1, ...) a window whose start record names
+// clients fully on their rows and lightly across the others; any other
+// (and every window without Rows) over the whole height.
 type rowFaultBands struct {
 	Windows []checker.Window
 	// Rows are, per window, the rows of the clients its start record
@@ -179,7 +171,7 @@ func (l *bandLayer) draw() {
 	}
 }
 
-// manyBands shades fault windows as faultBands and rowFaultBands do, in
+// manyBands shades fault windows as rowFaultBands does, in
 // one composed layer (bandLayer); rows are, per window, the rows its
 // start record names (nil: the whole height).
 func manyBands(ws []checker.Window, rows [][]int, c draw.Canvas, p *plot.Plot) {

@@ -1,17 +1,23 @@
 package reports
 
 import (
+	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
+	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/page"
+	"github.com/lockstorm/lockstorm/internal/store"
 )
 
 //go:embed index.html.tmpl
@@ -197,3 +203,191 @@ func anomalyViews(v checker.Result, recordAt func(i int64) (history.Op, bool), p
 	}
 	return out
 }
+
+// maxIndexBytes is the size index.html keeps under (renderIndex links the
+// largest figures instead of inlining them past it).
+const maxIndexBytes = 1_900_000
+
+// renderIndex renders index.html from page, inlining as many of its
+// figures as fit under maxIndexBytes (fitInline) and linking the others.
+func renderIndex(page pageData) ([]byte, error) {
+	linked := slices.Clone(page.Figures)
+	for i := range linked {
+		linked[i].Data = template.URL(linked[i].File)
+	}
+	var buf bytes.Buffer
+	render := func(figs []figure) error {
+		p := page
+		p.Figures = figs
+		buf.Reset()
+		if err := indexTmpl.Execute(&buf, p); err != nil {
+			return fmt.Errorf("reports: index.html: %w", err)
+		}
+		return nil
+	}
+	if err := render(linked); err != nil {
+		return nil, err
+	}
+	if buf.Len() > maxIndexBytes/2 {
+		trimPage(&page)
+		if err := render(linked); err != nil {
+			return nil, err
+		}
+	}
+	fitInline(page.Figures, maxIndexBytes-buf.Len())
+	if err := render(page.Figures); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Bounds of a page whose text alone would take more than half of
+// maxIndexBytes (a long run's thousands of fault windows, a checker's
+// details listing each of them): trimPage cuts its long tables to their
+// first maxPageRows rows and each checker's details to maxDetailsBytes,
+// saying so. A page that fits is left whole.
+const (
+	maxPageRows     = 200
+	maxDetailsBytes = 16 << 10
+)
+
+// trimPage cuts page's fault plan, fault windows, coverage windows and
+// checker details to the bounds above.
+func trimPage(page *pageData) {
+	if n := len(page.Plan); n > maxPageRows {
+		page.Plan, page.PlanLeft = page.Plan[:maxPageRows], n-maxPageRows
+	}
+	if n := len(page.Windows); n > maxPageRows {
+		page.Windows, page.WindowsLeft = page.Windows[:maxPageRows], n-maxPageRows
+	}
+	if c := page.Coverage; c != nil && len(c.Windows) > maxPageRows {
+		cut := *c
+		cut.Windows, cut.WindowsLeft = c.Windows[:maxPageRows], len(c.Windows)-maxPageRows
+		page.Coverage = &cut
+	}
+	checkers := slices.Clone(page.Checkers)
+	for i, c := range checkers {
+		if len(c.Details) > maxDetailsBytes {
+			cut := c.Details[:maxDetailsBytes]
+			if j := strings.LastIndexByte(cut, '\n'); j > 0 {
+				cut = cut[:j] // whole lines
+			}
+			checkers[i].Details = cut + fmt.Sprintf("\n… cut here: %d more bytes; results.json has the whole details", len(c.Details)-len(cut))
+		}
+	}
+	page.Checkers = checkers
+}
+
+// fitInline keeps the figures' inline data within budget bytes, turning
+// the largest into links to their PNG files, holders.png last, and
+// reports how many it turned.
+func fitInline(figs []figure, budget int) int {
+	total := 0
+	for _, f := range figs {
+		total += inlineBytes(f)
+	}
+	order := make([]int, len(figs))
+	for i := range order {
+		order[i] = i
+	}
+	holders := func(i int) int { return oneIf(figs[i].File == store.HoldersFile) } // the main figure, linked last
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(holders(a)-holders(b), len(figs[b].Data)-len(figs[a].Data))
+	})
+	n := 0
+	for _, i := range order {
+		if total <= budget {
+			break
+		}
+		total -= inlineBytes(figs[i])
+		figs[i].Data = template.URL(figs[i].File)
+		n++
+	}
+	return n
+}
+
+// inlineBytes is what inlining f adds to index.html over linking it: its
+// data as the template writes it into the attribute, where each '+' and
+// '=' of the base64 becomes a 5-byte character reference.
+func inlineBytes(f figure) int {
+	d := string(f.Data)
+	return len(d) + 4*(strings.Count(d, "+")+strings.Count(d, "=")) - len(f.File)
+}
+
+// coverageView is the report's coverage section: what the run's faults
+// touched, per kind and per window, and why it falls short of the bar.
+type coverageView struct {
+	Requested string
+	Min       int
+	Unjudged  string
+	Kinds     []coverage.KindCount
+	// Legend says what each column counts (coverage.Columns).
+	Legend  []coverage.Column
+	Windows []coverageWindow
+	// WindowsLeft is how many windows are not listed (trimPage).
+	WindowsLeft int
+	Gaps        []string
+}
+
+// coverageWindow is one fault window's row.
+type coverageWindow struct {
+	Kind, Detail          string
+	Start, End, Ops       string
+	Applied, Unhealed     bool
+	Clients, Nodes        string
+	Holder, Waiter, Write string
+}
+
+// coverageSection builds the section from res's coverage (nil: no faults).
+func coverageSection(c *coverage.Report, recordAt func(i int64) (history.Op, bool)) *coverageView {
+	if c == nil {
+		return nil
+	}
+	v := &coverageView{Requested: strings.Join(c.Requested, ", "), Min: c.Min, Unjudged: c.Unjudged,
+		Kinds: c.Kinds, Gaps: c.Gaps, Legend: coverage.Columns}
+	for _, w := range c.Windows {
+		ops := fmt.Sprint(w.StartOp)
+		if w.StopOp >= 0 {
+			ops += ".." + fmt.Sprint(w.StopOp)
+		}
+		v.Windows = append(v.Windows, coverageWindow{Kind: w.Kind, Detail: w.Detail,
+			Start: fmt.Sprintf("%.3f", seconds(w.Start)), End: fmt.Sprintf("%.3f", seconds(w.End)), Ops: ops,
+			Applied: w.Applied, Unhealed: w.Unhealed,
+			Clients: strings.Join(w.Clients, ","), Nodes: strings.Join(w.Nodes, ","),
+			Holder: touchText(w.Holder, recordAt), Waiter: touchText(w.Waiter, recordAt), Write: touchText(w.Write, recordAt)})
+	}
+	return v
+}
+
+// touchText is "c1 at start: op 12 (acquire ok at 1.234 s)", or "" when
+// the window touched no client in that state.
+func touchText(t *coverage.Touch, recordAt func(i int64) (history.Op, bool)) string {
+	if t == nil {
+		return ""
+	}
+	s := fmt.Sprintf("%s %s: op %d", t.Client, map[string]string{coverage.AtStart: "at start", coverage.During: "during"}[t.When], t.Op)
+	if o, ok := recordAt(t.Op); ok {
+		s += fmt.Sprintf(" (%s %s at %.3f s)", o.F, o.Type, seconds(o.Time))
+	}
+	return s
+}
+
+// coverageTemplate renders the section; index.html.tmpl includes it with
+// {{template "coverage" .Coverage}}.
+const coverageTemplate = `{{with .}}<h3 id="coverage">Coverage: what the faults touched</h3>
+<p class="muted">requested: {{if .Requested}}{{.Requested}}{{else}}none{{end}} · bar: {{if gt .Min 0}}at least {{.Min}} fault(s) of each requested kind touching a lock holder or waiter{{else}}none (--min-coverage 0){{end}}</p>
+{{with .Unjudged}}<p><b>{{.}}</b></p>{{end}}
+{{if .Gaps}}<ul>{{range .Gaps}}<li><b>{{.}}</b></li>{{end}}</ul>{{end}}
+<table>
+<tr><th>kind</th><th class="num">planned</th><th class="num">applied</th><th class="num">holder</th><th class="num">holder at start</th><th class="num">waiter</th><th class="num">write</th><th class="num">exercised</th></tr>
+{{range .Kinds}}<tr><td>{{.Kind}}</td><td class="num">{{.Planned}}</td><td class="num">{{.Applied}}</td><td class="num">{{.TouchedHolder}}</td><td class="num">{{.HolderAtStart}}</td><td class="num">{{.TouchedWaiter}}</td><td class="num">{{.TouchedWrite}}</td><td class="num">{{.Exercised}}</td></tr>{{end}}
+</table>
+<dl class="legend" id="coverage-legend">{{range .Legend}}<dt>{{.Name}}</dt><dd>{{.Meaning}}</dd>{{end}}</dl>
+{{if .Windows}}<table class="records">
+<tr><th>kind</th><th class="num">start (s)</th><th class="num">end (s)</th><th class="num">ops</th><th>applied</th><th>clients hit</th><th>nodes</th><th>holder</th><th>waiter</th><th>write</th></tr>
+{{range .Windows}}<tr><td class="mono" title="{{.Detail}}">{{.Kind}}</td><td class="num">{{.Start}}</td><td class="num">{{.End}}{{if .Unhealed}} (unhealed){{end}}</td><td class="num">{{.Ops}}</td><td>{{if .Applied}}yes{{else}}<b>no</b>{{end}}</td><td class="mono">{{.Clients}}</td><td class="mono">{{.Nodes}}</td><td class="mono">{{.Holder}}</td><td class="mono">{{.Waiter}}</td><td class="mono">{{.Write}}</td></tr>{{end}}
+</table>{{end}}
+{{with .WindowsLeft}}<p class="muted">… and {{count . "more fault window" "more fault windows"}}, not listed here: results.json has them all.</p>{{end}}
+{{end}}`
+
+var _ = template.Must(indexTmpl.New("coverage").Parse(coverageTemplate))

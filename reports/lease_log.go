@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"math"
 	"slices"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -206,4 +207,60 @@ func occupancyOf(log *leaseLog, rows int, rowOf func(proc int) (int, bool), xmax
 		o.addClash(rs, c.start, c.end)
 	}
 	return o
+}
+
+// occupancy is the overview's data: per row and time column, the share
+// of the column held within validity (held) and past it (late), and
+// whether two holders overlapped there (clash).
+type occupancy struct {
+	cols       int
+	width      float64 // column width, s
+	held, late [][]float64
+	clash      [][]bool
+	anyClash   []bool // per column: an overlap on some row
+	spans      []anomalySpan
+	anomalyAt  []float64 // s, anomaly marks
+	rows       int
+}
+
+// emptyOccupancy is an overview of rows rows over [0, xmax] s without
+// any lease yet.
+func emptyOccupancy(rows int, xmax float64) *occupancy {
+	o := &occupancy{cols: overviewCols, width: xmax / overviewCols, rows: rows}
+	o.held, o.late, o.clash = make([][]float64, o.rows), make([][]float64, o.rows), make([][]bool, o.rows)
+	for r := range o.rows {
+		o.held[r], o.late[r], o.clash[r] = make([]float64, o.cols), make([]float64, o.cols), make([]bool, o.cols)
+	}
+	o.anyClash = make([]bool, o.cols)
+	return o
+}
+
+// addHold adds a lease of row r believed held from start to end (ns),
+// past its validity (ns; 0: none) after it.
+func (o *occupancy) addHold(r int, start, end, validity int64) {
+	add := func(dst []float64, a, b float64) {
+		for c := max(int(a/o.width), 0); c < o.cols && float64(c)*o.width < b; c++ {
+			lo, hi := math.Max(a, float64(c)*o.width), math.Min(b, float64(c+1)*o.width)
+			if hi > lo {
+				dst[c] += (hi - lo) / o.width
+			}
+		}
+	}
+	if validity > 0 && validity < end {
+		e := max(validity, start)
+		add(o.late[r], seconds(e), seconds(end))
+		end = e
+	}
+	add(o.held[r], seconds(start), seconds(end))
+}
+
+// addClash marks two holders at once on rows from start to end (ns).
+func (o *occupancy) addClash(rows []int, start, end int64) {
+	c0, c1 := int(seconds(start)/o.width), int(seconds(end)/o.width)
+	for c := max(c0, 0); c <= min(c1, o.cols-1); c++ {
+		o.anyClash[c] = true
+		for _, r := range rows {
+			o.clash[r][c] = true
+		}
+	}
 }

@@ -7,6 +7,47 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
+// clientOp is one client operation: its invoke paired with its completion by
+// process (a process is single-threaded, so its next completion completes
+// its open invoke). Times are ns since the run started.
+type clientOp struct {
+	F    string
+	Proc int
+	Inv  int64 // record index of the invoke
+	Comp int64 // record index of the completion; meaningless when !Completed
+	Call int64 // invoke time
+	// Done is the completion time; meaningless when !Completed.
+	Done int64
+	// Type is the completion's type; Info also when never completed.
+	Type      history.Type
+	Completed bool
+}
+
+// Latency is Done-Call in ns (only meaningful when Completed).
+func (s clientOp) Latency() int64 { return s.Done - s.Call }
+
+// clientOps pairs h's client records into operations, in invoke order,
+// skipping nemesis records, lost notifications and unpaired completions.
+func clientOps(h history.History) []clientOp {
+	pairs := history.Pairs(h)
+	out := make([]clientOp, len(pairs))
+	for i, p := range pairs {
+		r := &h[p.Invoke]
+		out[i] = clientOp{F: r.F, Proc: r.Process, Inv: r.Index, Call: r.Time, Type: history.Info}
+		if p.Completion >= 0 {
+			c := &h[p.Completion]
+			out[i].Done, out[i].Type, out[i].Completed, out[i].Comp = c.Time, c.Type, true, c.Index
+		}
+	}
+	return out
+}
+
+// seconds converts ns to s for plot axes.
+func seconds(ns int64) float64 { return float64(ns) / 1e9 }
+
+// millis converts ns to ms for plot axes.
+func millis(ns int64) float64 { return float64(ns) / 1e6 }
+
 // opLog is every client operation of a run in invoke order, as the
 // latency and rate plots read them: type, outcome, invoke and completion
 // times, exactly, in 10 bytes an operation: an invoke time as the step
@@ -80,22 +121,18 @@ func (l *opLog) add(o *history.Op) int {
 			*l.lat.at(i) = farLat
 			l.farDone[i] = o.Time
 		}
+		out := outOther
+		if j := slices.Index(outTypes[:outOpen], o.Type); j >= 0 {
+			out = j
+		}
 		k := l.kind.at(i)
-		*k = *k&^7 | outcomeOf(o.Type)
+		*k = *k&^7 | uint16(out)
 	}
 	return -1
 }
 
 // outTypes are the clientOp types of the outcomes.
 var outTypes = [...]history.Type{outOK: history.OK, outFail: history.Fail, outInfo: history.Info, outOpen: history.Info, outOther: "other"}
-
-// outcomeOf is the outcome of a completion of type t.
-func outcomeOf(t history.Type) uint16 {
-	if i := slices.Index(outTypes[:outOpen], t); i >= 0 {
-		return uint16(i)
-	}
-	return outOther
-}
 
 // len is the number of operations.
 func (l *opLog) len() int { return l.kind.len() }
@@ -159,3 +196,37 @@ func (l *opLog) present(done bool) []string {
 	}
 	return orderTypes(out)
 }
+
+// chunks is an append-only sequence of T kept in chunks of chunkLen: it
+// grows without copying and with at most one chunk of room to spare.
+type chunks[T any] struct {
+	cs [][]T
+	n  int
+}
+
+// chunkBits sets chunkLen, the entries of a chunk.
+const (
+	chunkBits = 16
+	chunkLen  = 1 << chunkBits
+)
+
+// add appends v and returns its index.
+func (c *chunks[T]) add(v T) int {
+	if k := len(c.cs); k == 0 || len(c.cs[k-1]) == chunkLen {
+		size := chunkLen
+		if k == 0 {
+			size = 0 // the first chunk grows as a slice does: a short run takes little
+		}
+		c.cs = append(c.cs, make([]T, 0, size))
+	}
+	last := &c.cs[len(c.cs)-1]
+	*last = append(*last, v)
+	c.n++
+	return c.n - 1
+}
+
+// at is entry i.
+func (c *chunks[T]) at(i int) *T { return &c.cs[i>>chunkBits][i&(chunkLen-1)] }
+
+// len is the number of entries.
+func (c *chunks[T]) len() int { return c.n }

@@ -72,11 +72,6 @@ func (f *fenceSample[T]) add(pt T, rare bool) {
 	f.total++
 }
 
-// newLogFences reads a log of n entries.
-func newLogFences(n int) *logFences {
-	return &logFences{fenceSample: newFenceSample[fencePoint](n), highest: map[string]int64{}}
-}
-
 // add reads the next entry.
 func (f *logFences) add(w *resource.Write) {
 	hi, seen := f.highest[w.Key]

@@ -7,8 +7,14 @@
 package reports
 
 import (
+	"encoding/base64"
 	"errors"
+	"fmt"
+	"html"
+	"html/template"
+	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/lockstorm/lockstorm/analysis"
@@ -51,7 +57,7 @@ func WriteFrom(res *analysis.Result, p *Pass) error {
 	wg.Go(func() { errs[len(plots)+3] = writeTimelineFile(res, s, end, pages) })
 	wg.Wait()
 	errs[len(plots)+1] = WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(runSuite(res, end)))
-	page := buildPage(res, s, drawnFigures(figs), runFiles(res.Dir), pages, porcNote)
+	page := buildPage(res, s, slices.DeleteFunc(figs, func(f figure) bool { return f.File == "" }), runFiles(res.Dir), pages, porcNote)
 	errs[len(plots)+2] = writeIndexFile(res.Dir, page)
 	if err := errors.Join(errs...); err != nil {
 		return &WriteError{err}
@@ -131,4 +137,75 @@ func writeIndexFile(dir string, page pageData) error {
 		return err
 	}
 	return writeFile(dir, store.IndexFile, b)
+}
+
+// plotFile is one PNG of the report: its file name, its title and caption
+// on the page, and how to draw it.
+type plotFile struct {
+	file, title, caption string
+	draw                 func() ([]byte, error)
+}
+
+// drawPlots draws each plot on its own goroutine (added to wg) and writes
+// it into dir: figs[i] is plot i's figure, errs[i] its error.
+func drawPlots(wg *sync.WaitGroup, dir string, plots []plotFile, figs []figure, errs []error) {
+	for i, pl := range plots {
+		wg.Go(func() {
+			png, err := pl.draw()
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, pl.file), png, 0o644)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("reports: %s: %w", pl.file, err)
+				return
+			}
+			figs[i] = figure{File: pl.file, Title: pl.title, Caption: pl.caption, Data: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))}
+		})
+	}
+}
+
+// writeNotePage writes file into dir as a short page titled title that
+// says text: a page of the report that could not be drawn, and why.
+func writeNotePage(dir, file, title, text string) error {
+	t := html.EscapeString(title)
+	page := "<!DOCTYPE html><meta charset=\"utf-8\"><title>" + t + "</title><h1>" + t + "</h1><p>" + html.EscapeString(text) + "</p>\n"
+	return writeFile(dir, file, []byte(page))
+}
+
+// writeFile writes b as file into dir.
+func writeFile(dir, file string, b []byte) error {
+	if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	return nil
+}
+
+// notes are index.html's account, for a history not kept whole, of what
+// covers the whole run and what only anomaly spans or a sample of it.
+func (s *runScan) notes(sampledFences bool) []string {
+	if s.whole {
+		return nil
+	}
+	fences := "fencing.png draws every entry of the resource's log, the send times of the writes read around the anomalies (without a log, every write of the history, send times unknown)."
+	if sampledFences {
+		fences = fmt.Sprintf("fencing.png draws a sample of the resource's log (or, without one, of the history's writes), every stale entry kept, its title says which: past %d entries.", maxFenceSample)
+	}
+	out := []string{
+		fmt.Sprintf("This history has %d records (%d client operations), more than the %d this report keeps whole: it read the history once, streamed, keeping each operation's times and outcome and each lease's, not the records, then read again only the records around the anomalies.", s.records, s.ops.len(), maxWholeRecords),
+		"Whole run: the verdict and every checker's result, the coverage, latency-raw.png (crowded outcomes as density), latency-quantiles.png, rate.png, and the overview at the top of holders.png. " + fences,
+	}
+	if len(s.spans) == 0 {
+		out = append(out, "Spans: no anomaly names a record, so holders.png has no detailed span.")
+	} else {
+		w := fmt.Sprintf("Spans, not the whole run: the detailed spans of holders.png are drawn only from the records read around the first %d anomaly span(s)", len(s.spans))
+		for i, r := range s.read {
+			w += fmt.Sprintf("%s span %d: records %d..%d (%d read)", map[bool]string{true: ":", false: ";"}[i == 0], i+1, r.first, r.last, r.n)
+		}
+		w += fmt.Sprintf(". At most %d records are read per span, so a lease or operation begun before a span's first record is not drawn in it. The porcupine pages are the check's own searches of its first failing segments.", maxSpanRecords)
+		if s.spansLeft > 0 {
+			w += fmt.Sprintf(" %d more anomaly spans are not drawn.", s.spansLeft)
+		}
+		out = append(out, w)
+	}
+	return append(out, "Not drawn for a history this long: timeline.html (every operation as a box) and the client-pause stories; results.json and history.jsonl have it all.")
 }

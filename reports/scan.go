@@ -1,7 +1,10 @@
 package reports
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 
@@ -9,6 +12,8 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/resource"
 )
 
 // Every picture of the report is drawn from one pass over the run's
@@ -333,4 +338,54 @@ func (s *runScan) readAt(src history.Source, idx []int64, f func(o *history.Op))
 		}
 	}
 	return nil
+}
+
+// resourceLog is the run's resource log (Result.EachWrite), the
+// resource's own account of every write and fenced read it handled; n is
+// its number of entries (0: none).
+type resourceLog struct {
+	res *analysis.Result
+	n   int
+}
+
+// runLog finds res's resource log.
+func runLog(res *analysis.Result) (resourceLog, error) {
+	if len(res.Writes) > 0 || res.Dir == "" {
+		return resourceLog{res, len(res.Writes)}, nil
+	}
+	n, err := history.CountLines(filepath.Join(res.Dir, store.WritesFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return resourceLog{}, fmt.Errorf("reports: %w", err)
+	}
+	return resourceLog{res, n}, nil
+}
+
+// readLog reads the resource log once: the entries of the kept history
+// (those within an anomaly span's read, at most maxSpanRecords each, for
+// a history not kept whole), and fencing.png's points into s.fenceLog.
+func (s *runScan) readLog(l resourceLog) (entries []resource.Write, err error) {
+	f := &logFences{fenceSample: newFenceSample[fencePoint](l.n), highest: map[string]int64{}}
+	s.fenceLog = f
+	if l.n == 0 {
+		return nil, nil
+	}
+	n := make([]int, len(s.read))
+	err = l.res.EachWrite(func(w *resource.Write) {
+		f.add(w)
+		if s.whole {
+			entries = append(entries, *w)
+			return
+		}
+		for i, r := range s.read {
+			if w.Time >= r.from && w.Time <= r.to && n[i] < maxSpanRecords {
+				n[i]++
+				entries = append(entries, *w)
+				break
+			}
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	return entries, nil
 }

@@ -1,10 +1,10 @@
 package reports
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/lockstorm/lockstorm/analysis"
@@ -79,17 +79,14 @@ func oracleHistories(t *testing.T) map[string]history.History {
 	return hs
 }
 
-// latency-raw.png, latency-quantiles.png, rate.png and fencing.png drawn
-// from the pass (with and without a resource log) are, byte for byte,
-// the ones the in-memory code drew, for histories in memory and in a
-// file alike.
-func TestPassDrawsTheInMemoryPlots(t *testing.T) {
+// The pass keeps the data latency-raw.png, latency-quantiles.png,
+// rate.png and fencing.png are drawn from as the in-memory code took it,
+// for histories in memory and in a file alike: per operation type, in
+// invoke order, every operation's type, outcome and times (clientOps),
+// only the completed ones when asked; fencing.png's points with and
+// without a resource log, and the tokens issued on acquire.
+func TestPassKeepsTheInMemoryData(t *testing.T) {
 	for name, h := range oracleHistories(t) {
-		ws := checker.FaultWindows(h)
-		end := endTime(h)
-		for _, w := range ws {
-			end = max(end, w.End)
-		}
 		writes := writesOf(h)
 		for _, src := range []string{"memory", "file"} {
 			res := &analysis.Result{History: history.Slice(h), Writes: writes, Config: config.Config{Clients: 3}}
@@ -98,21 +95,43 @@ func TestPassDrawsTheInMemoryPlots(t *testing.T) {
 				res.Writes = writes
 			}
 			s := passOfResult(t, res)
-			s0 := passOf(t, h, nil, 3)
+			for _, done := range []bool{false, true} {
+				byType := map[string][]clientOp{}
+				var types []string
+				for _, op := range clientOps(h) {
+					if done && !op.Completed {
+						continue
+					}
+					if !slices.Contains(types, op.F) {
+						types = append(types, op.F)
+					}
+					if !slices.Contains([]history.Type{history.OK, history.Fail, history.Info}, op.Type) {
+						op.Type = "other"
+					}
+					op.Proc, op.Inv, op.Comp = 0, 0, 0
+					byType[op.F] = append(byType[op.F], op)
+				}
+				if got := s.ops.present(done); !slices.Equal(got, orderTypes(types)) {
+					t.Errorf("%s (%s, done %v): types %v, in memory %v", name, src, done, got, types)
+				}
+				for _, f := range types {
+					var got []clientOp
+					s.ops.each(f, done, func(_ int, op clientOp) { got = append(got, op) })
+					if !slices.Equal(got, byType[f]) {
+						t.Errorf("%s (%s, done %v): %s operations differ from the in-memory ones", name, src, done, f)
+					}
+				}
+			}
 			for _, c := range []struct {
-				plot     string
-				got, old func() ([]byte, error)
-			}{
-				{"latency-raw", func() ([]byte, error) { return latencyRaw(s.ops, ws, end) }, func() ([]byte, error) { return oldLatencyRaw(h, ws, end) }},
-				{"quantiles", func() ([]byte, error) { return latencyQuantiles(s.ops, ws, end) }, func() ([]byte, error) { return oldLatencyQuantiles(h, ws, end) }},
-				{"rate", func() ([]byte, error) { return rate(s.ops, ws, end) }, func() ([]byte, error) { return oldRate(h, ws, end) }},
-				{"fencing", func() ([]byte, error) { return s.fencingPNG(ws, end) }, func() ([]byte, error) { return oldFencingPNG(h, writes, ws, end) }},
-				{"fencing-history", func() ([]byte, error) { return s0.fencingPNG(ws, end) }, func() ([]byte, error) { return oldFencingPNG(h, nil, ws, end) }},
-			} {
-				got, err := c.got()
-				old, oerr := c.old()
-				if (err == nil) != (oerr == nil) || !bytes.Equal(got, old) {
-					t.Errorf("%s (%s): %s differs from the in-memory one (%d bytes, %v; in memory %d bytes, %v)", name, src, c.plot, len(got), err, len(old), oerr)
+				s      *runScan
+				writes []resource.Write
+			}{{s, writes}, {passOf(t, h, nil, 3), nil}} {
+				pts, _ := c.s.fencePoints()
+				for i := range pts {
+					pts[i].key = ""
+				}
+				if !slices.Equal(pts, oldFencePoints(h, c.writes)) || !slices.Equal(c.s.issued(), oldIssued(h)) {
+					t.Errorf("%s (%s, %d log entries): fencing.png's points or tokens issued differ from the in-memory ones", name, src, len(c.writes))
 				}
 			}
 		}

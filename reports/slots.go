@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -62,13 +64,6 @@ func tokenFollowers(h history.History) map[int]int {
 	return out
 }
 
-// endsClients reports whether a completed start of the fault kind ends
-// the processes of the clients it names (nemesis.Spec.EndsClients).
-func endsClients(kind string) bool {
-	s, ok := nemesis.Lookup(kind)
-	return ok && s.EndsClients
-}
-
 // faultClients returns the clients a nemesis record names: its Clients
 // field, or, for a history written before records carried it (before
 // lockstorm recorded client slots), the "clients=c1,c2" of its Detail.
@@ -82,4 +77,153 @@ func faultClients(r *history.Op) []string {
 		}
 	}
 	return nil
+}
+
+// slotTracker places each process of a history in its client slot as the
+// pass reads the records: by the records' Client, else by replaying the
+// harness's retirements of slot processes: slot i starts as process i
+// and takes the next unused id after an info completion or a completed
+// client-crash naming it (endsClients). Slots beyond the run's client
+// count are added as records name them.
+type slotTracker struct {
+	clients int
+	slotOf  map[int]int // process -> slot
+	cur     []int       // slot -> its current process (replay)
+	next    int
+	stats   []slotStat // per slot, for the row labels
+	seen    map[int]bool
+}
+
+func newSlotTracker(clients int) *slotTracker {
+	t := &slotTracker{clients: clients, slotOf: map[int]int{}, cur: make([]int, clients), next: clients, stats: make([]slotStat, clients), seen: map[int]bool{}}
+	for i := range clients {
+		t.slotOf[i], t.cur[i] = i, i
+	}
+	return t
+}
+
+// add follows one record.
+func (t *slotTracker) add(o *history.Op) {
+	if o.IsNemesis() {
+		// a completed start of a fault that ends the processes of the clients it names
+		if s, ok := nemesis.Lookup(o.Fault); ok && s.EndsClients && o.F == history.FStart && o.Type != history.Invoke {
+			for _, c := range faultClients(o) {
+				if n := slotIndex(c); n >= 0 && n < t.clients {
+					t.retire(n)
+				}
+			}
+		}
+		return
+	}
+	if s := slotIndex(o.Client); s >= 0 {
+		for t.clients <= s { // a slot beyond the run's client count
+			t.cur, t.stats = append(t.cur, -1), append(t.stats, slotStat{})
+			t.clients++
+		}
+		t.slotOf[o.Process] = s
+		t.count(s, o.Process)
+		return
+	}
+	s, ok := t.slotOf[o.Process]
+	if !ok {
+		return
+	}
+	t.count(s, o.Process)
+	if o.Type == history.Info && o.F != history.FLost && t.cur[s] == o.Process {
+		t.retire(s)
+	}
+}
+
+// count counts process p in slot s's label, once.
+func (t *slotTracker) count(s, p int) {
+	if !t.seen[p] {
+		t.seen[p] = true
+		t.stats[s].add(p)
+	}
+}
+
+// retire gives slot s the next process id.
+func (t *slotTracker) retire(s int) {
+	t.cur[s] = t.next
+	t.slotOf[t.next] = s
+	t.next++
+}
+
+// slot is process p's slot, false when it has none.
+func (t *slotTracker) slot(p int) (int, bool) {
+	s, ok := t.slotOf[p]
+	return s, ok
+}
+
+// slotMap is the rows of the charts of the kept history: one per slot,
+// labelled with its processes, then one per process of kept without a
+// slot, in order of id, unless it uses the tokens of a process with one
+// (a watchdog; tokenFollowers): it joins that process's row.
+func (t *slotTracker) slotMap(kept history.History) slotMap {
+	m := slotMap{Row: map[int]int{}}
+	for s := range t.clients {
+		m.Rows = append(m.Rows, t.stats[s].label(s))
+	}
+	var loose []int
+	var owner map[int]int
+	for i := range kept {
+		o := &kept[i]
+		if _, done := m.Row[o.Process]; done || o.IsNemesis() {
+			continue
+		}
+		s, ok := t.slot(o.Process)
+		if !ok {
+			if owner == nil {
+				owner = tokenFollowers(kept)
+			}
+			s, ok = t.slot(owner[o.Process])
+			_, follows := owner[o.Process]
+			ok = ok && follows
+		}
+		if ok {
+			m.Row[o.Process] = s
+			continue
+		}
+		m.Row[o.Process] = -1
+		loose = append(loose, o.Process)
+	}
+	slices.Sort(loose)
+	for _, p := range loose {
+		m.Row[p] = len(m.Rows)
+		m.Rows = append(m.Rows, fmt.Sprintf("p%d", p))
+	}
+	return m
+}
+
+// slotStat is what the pass learns of a client slot's processes for its
+// row label: the four smallest ids, and how many.
+type slotStat struct {
+	first []int
+	n     int
+}
+
+// add counts process p of the slot, once.
+func (s *slotStat) add(p int) {
+	s.n++
+	i, _ := slices.BinarySearch(s.first, p)
+	if i < 4 {
+		s.first = slices.Insert(s.first, i, p)[:min(len(s.first)+1, 4)]
+	}
+}
+
+// label is the slot's row label: "c2 (p1, p5)", past four processes
+// "c2 (p1, p5, p9, … +2)", "c2" with none.
+func (s *slotStat) label(slot int) string {
+	var ps []string
+	for i, p := range s.first {
+		if i == 3 && s.n > 4 {
+			ps = append(ps, fmt.Sprintf("… +%d", s.n-3))
+			break
+		}
+		ps = append(ps, fmt.Sprintf("p%d", p))
+	}
+	if len(ps) == 0 {
+		return fmt.Sprintf("c%d", slot+1)
+	}
+	return fmt.Sprintf("c%d (%s)", slot+1, strings.Join(ps, ", "))
 }

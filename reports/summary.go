@@ -3,12 +3,16 @@ package reports
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/coverage"
+	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
@@ -46,7 +50,11 @@ func Summary(w io.Writer, res *analysis.Result) {
 		if i == 0 {
 			fmt.Fprintln(w, "anomalies:")
 		}
-		fmt.Fprintf(w, "  [%s] %s: %s (ops %s)%s\n", a.Checker, a.Kind, a.Text, opList(a.Ops), faultNote(a.Faults))
+		during := ""
+		if len(a.Faults) > 0 {
+			during = " during " + strings.Join(a.Faults, ", ")
+		}
+		fmt.Fprintf(w, "  [%s] %s: %s (ops %s)%s\n", a.Checker, a.Kind, a.Text, opList(a.Ops), during)
 	}
 	coverageSummary(w, res.Coverage)
 	if o := res.Overhead; o != nil && o.Records > 0 {
@@ -95,13 +103,6 @@ func opList(ops []int64) string {
 	return strings.Join(parts, ",")
 }
 
-func faultNote(f []string) string {
-	if len(f) == 0 {
-		return ""
-	}
-	return " during " + strings.Join(f, ", ")
-}
-
 // coverageSummary writes the coverage block: one line per fault kind,
 // then the shortfall lines. Nothing for a run without faults.
 func coverageSummary(w io.Writer, c *coverage.Report) {
@@ -123,4 +124,226 @@ func coverageSummary(w io.Writer, c *coverage.Report) {
 	for _, g := range c.Gaps {
 		fmt.Fprintf(w, "  shortfall: %s\n", g)
 	}
+}
+
+// bannerLine is the line under the verdict saying what it rests on: for
+// a valid run what was exercised ("3 of 3 faults hit a holder · 93
+// leases, 0 overlaps within validity · counter exact 93/93"), for an
+// invalid one its first fatal anomaly, for an unknown one "".
+func bannerLine(res *analysis.Result) string {
+	switch res.Verdict.Valid {
+	case checker.Invalid:
+		a, ok := firstFatalAnomaly(res.Verdict)
+		if !ok {
+			return ""
+		}
+		return fmt.Sprintf("first fatal anomaly: %s (%s checker) at %s %s", a.Kind, a.Checker,
+			page.Plural(len(a.Ops), "op", "ops"), indexList(a.Ops, 4))
+	case checker.Valid:
+		return strings.Join(provenParts(res), " · ")
+	}
+	return ""
+}
+
+// provenParts are the parts of a valid run's banner line, in this order:
+// the faults, the leases, the counter, the stale writes rejected.
+func provenParts(res *analysis.Result) []string {
+	var leases, counter, fenced string
+	for _, r := range checkerParts(res.Verdict) {
+		switch d := r.Details.(type) {
+		case checker.ExclusionDetails:
+			leases = fmt.Sprintf("%s, %s within validity", page.Count(d.Leases, "lease", "leases"), page.Count(d.Overlaps, "overlap", "overlaps"))
+		case checker.ResourceDetails:
+			counter = counterPart(d)
+		case checker.FencingStats:
+			if n := d.Rejected + d.ReadsRejected; r.NotApplicable == "" && n > 0 {
+				fenced = page.Count(n, "stale write rejected", "stale writes rejected")
+			}
+		}
+	}
+	var parts []string
+	for _, p := range []string{faultsPart(res.Coverage), leases, counter, fenced} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return parts
+}
+
+// faultsPart is "3 of 3 faults hit a holder" ("no faults" for a run
+// without any; "" when the coverage cannot say).
+func faultsPart(c *coverage.Report) string {
+	if c == nil {
+		return "no faults"
+	}
+	if c.Unjudged != "" {
+		return ""
+	}
+	var applied, holder, waiter int
+	for _, k := range c.Kinds {
+		applied += k.Applied
+		holder += k.TouchedHolder
+		waiter += k.Exercised - k.TouchedHolder
+	}
+	s := fmt.Sprintf("%d of %s hit a holder", holder, page.Count(applied, "fault", "faults"))
+	if waiter > 0 {
+		s += fmt.Sprintf(", %d more a waiter", waiter)
+	}
+	return s
+}
+
+// counterPart is "counter exact 93/93" (acknowledged increments less the
+// updates lost, over the acknowledged); "" without a counter or when a
+// final value is unknown.
+func counterPart(d checker.ResourceDetails) string {
+	if len(d.Counter) == 0 {
+		return ""
+	}
+	var acked int
+	var lost int64
+	for _, c := range d.Counter {
+		if c.Lost < 0 {
+			return ""
+		}
+		acked += c.Acked
+		lost += c.Lost
+	}
+	word := "exact"
+	if lost > 0 {
+		word = "lost updates"
+	}
+	return fmt.Sprintf("counter %s %d/%d", word, int64(acked)-lost, acked)
+}
+
+// ReplayCommand is the lockstorm run command line that replays cfg's
+// schedule with its seed: every setting that changed the run
+// (config.ReplayArgs), a scripted plan as --fault-plan cfg.PlanFile.
+func ReplayCommand(cfg config.Config) string {
+	return strings.Join(append([]string{"lockstorm run"}, config.ReplayArgs(cfg)...), " ")
+}
+
+// ReplayConfig is res's configuration as its replay command states it: a
+// scripted fault plan read from config.FaultPlanFile next to its report.
+func ReplayConfig(res *analysis.Result) config.Config {
+	cfg := res.Config
+	if cfg.Plan != nil && res.Dir != "" {
+		cfg.PlanFile = filepath.Join(res.Dir, config.FaultPlanFile)
+	}
+	return cfg
+}
+
+// Replay is the replay command of res (ReplayConfig), or a sentence saying
+// why no command line can repeat it (replayNote).
+func Replay(res *analysis.Result) string {
+	cfg := ReplayConfig(res)
+	switch note := replayNote(cfg); {
+	case note != "":
+		return note
+	case configEmpty(cfg):
+		return unknownReplay
+	}
+	return ReplayCommand(cfg)
+}
+
+// writeFaultPlan writes res's scripted fault plan next to its report, for
+// its replay command's --fault-plan; nothing when its faults were drawn
+// from the seed.
+func writeFaultPlan(res *analysis.Result) error {
+	if res.Config.Plan == nil {
+		return nil
+	}
+	return config.WriteFaultPlan(filepath.Join(res.Dir, config.FaultPlanFile), res.Config.Plan)
+}
+
+// replayNote explains when ReplayCommand's line cannot repeat a run from
+// flags alone: a lock supplied from Go code, or a scripted fault plan
+// with no file to read it from. Empty when the line is enough.
+func replayNote(cfg config.Config) string {
+	switch {
+	case cfg.Lock == "custom" || cfg.NewLock != nil:
+		return "The lock under test was supplied from Go code (config.Config.NewLock): replay with the same Go test and seed."
+	case cfg.Plan != nil && cfg.PlanFile == "":
+		return "The faults were a scripted plan (see the fault plan below) and no fault-plan.json was written: replay with the same Go code and seed."
+	}
+	return ""
+}
+
+// unknownReplay is said instead of a replay line when the stored
+// configuration is empty (configEmpty).
+const unknownReplay = "unknown, the stored configuration is empty"
+
+// configEmpty reports whether cfg names none of the settings a replay
+// needs (a test.json whose config is {} or missing): no command line can
+// repeat such a run.
+func configEmpty(cfg config.Config) bool {
+	return cfg.Lock == "" && cfg.Workload == "" && cfg.Nodes == 0 && cfg.Clients == 0 && cfg.TimeLimit == 0 && cfg.NewLock == nil
+}
+
+// Progress renders harness progress snapshots: a bar redrawn in place on
+// a terminal, else (or under CI) a plain line every few seconds and when
+// the active faults change.
+type Progress struct {
+	w      io.Writer
+	tty    bool
+	mu     sync.Mutex
+	calls  int
+	faults string // the active faults of the last snapshot
+}
+
+// NewProgress returns a renderer writing to w (normally os.Stderr).
+func NewProgress(w io.Writer) *Progress {
+	return &Progress{w: w, tty: IsTerminal(w) && os.Getenv("CI") == ""}
+}
+
+// IsTerminal reports whether w is a character device (a terminal).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// barWidth is the bar's width in characters.
+const barWidth = 30
+
+// plainEvery is how many snapshots (at ~2 per second) pass between two
+// plain log lines.
+const plainEvery = 10
+
+// Update draws one snapshot.
+func (p *Progress) Update(s config.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls++
+	faults := strings.Join(s.Faults, ",")
+	changed := faults != p.faults
+	p.faults = faults
+	if !p.tty {
+		if s.Done || changed || p.calls%plainEvery == 1 {
+			fmt.Fprintf(p.w, "lockstorm: %s\n", s)
+		}
+		return
+	}
+	frac := 0.0
+	if s.TimeLimit > 0 {
+		frac = min(1, float64(s.Elapsed)/float64(s.TimeLimit))
+	}
+	n := int(frac * barWidth)
+	bar := strings.Repeat("=", n) + strings.Repeat(" ", barWidth-n)
+	if faults == "" {
+		faults = "-"
+	}
+	fmt.Fprintf(p.w, "\r\033[K[%s] %5.1fs/%v  ops %d  faults %s  violations %d%s",
+		bar, s.Elapsed.Seconds(), s.TimeLimit, s.Ops, faults, s.Violations, s.KindsText())
+	if s.Done {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// RunHeader is the line printed before each run's summary in a campaign:
+// "run 2/5  seed 123".
+func RunHeader(w io.Writer, i, n int, res *analysis.Result) {
+	fmt.Fprintf(w, "\n== run %d/%d  seed %d ==\n", i, n, res.Config.Seed)
 }
