@@ -113,32 +113,26 @@ func (s *Scanner) fail(err error) bool {
 }
 
 // internStrings shares the few distinct values of the repetitive string
-// fields (f, type, key, client, fault) between records, so that a history
-// held in memory does not keep one copy per record.
+// fields (f, type, key, client, fault) between records (see internBytes).
 func (s *Scanner) internStrings(op *Op) {
 	for _, p := range []*string{&op.F, &op.Key, &op.Client, &op.Fault, (*string)(&op.Type)} {
-		if *p == "" {
-			continue
-		}
-		if v, ok := s.intern[*p]; ok {
-			*p = v
-		} else if len(s.intern) < 1<<16 {
-			s.intern[*p] = *p
+		if *p != "" {
+			*p = s.internBytes([]byte(*p))
 		}
 	}
 }
 
-// internBytes is the shared string of b (see internStrings), "" when the
-// table is full and b is not in it.
+// internBytes is the shared string of b, so that a history held in
+// memory does not keep one copy per record; the table holds at most 1<<16
+// strings.
 func (s *Scanner) internBytes(b []byte) string {
 	if v, ok := s.intern[string(b)]; ok {
 		return v
 	}
-	if len(s.intern) >= 1<<16 {
-		return ""
-	}
 	v := string(b)
-	s.intern[v] = v
+	if len(s.intern) < 1<<16 {
+		s.intern[v] = v
+	}
 	return v
 }
 
