@@ -32,7 +32,7 @@ func (s *targeter) aimNoExpiry(start, deadline time.Time) ([]string, bool) {
 	for len(s.keys.events) > 0 {
 		<-s.keys.events // events from before the fault
 	}
-	timer := time.NewTimer(time.Until(minTime(start.Add(noExpiryWait(s.r.cfg.TTL)), deadline)))
+	timer := time.NewTimer(min(time.Until(start.Add(noExpiryWait(s.r.cfg.TTL))), time.Until(deadline)))
 	defer timer.Stop()
 	for {
 		select {

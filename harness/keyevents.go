@@ -14,17 +14,13 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// keyEvents follows the writes of the lock key on every node through
-// Redis keyspace notifications (`notify-keyspace-events E$g`, set by the
-// harness on its own nodes), to time a waiter crash to the moment the
-// key exists without an expiry: a lock that sets its TTL in a second
-// round trip (SETNX, then PEXPIRE) keeps it so between the two, and a
-// client that dies there leaves a key that never expires. A SET with PX
-// publishes "set" and "expire" in one reply write, so they arrive
-// together; a "set" with no "expire" of the same key right behind it is
-// a key without expiry. Each node has one subscriber connection, opened
-// through its admin address (past the faults); a node that restarts
-// loses it, and that node is no longer followed.
+// keyEvents follows the lock key's writes on every node through keyspace
+// notifications (E$g), to time a waiter crash to the moment the key exists
+// without an expiry (between a SETNX and its PEXPIRE: a client that dies
+// there leaves a key that never expires). A SET with PX publishes "set"
+// and "expire" in one reply, so a "set" without its "expire" right behind
+// is a key without expiry. One subscriber connection per node, on its
+// admin address; a node that restarts is no longer followed.
 type keyEvents struct {
 	key    string // the workload's lock key: events of keys containing it count
 	events chan noExpiry

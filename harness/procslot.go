@@ -61,9 +61,7 @@ func (s *slot) startProcess(ctx context.Context) (lockimpl.Locker, error) {
 // clients invoked together reach the servers in the order invoked. The
 // request is not part of the history.
 func (s *slot) warmProcess(ctx context.Context) error {
-	s.mu.Lock()
-	pc := s.proc
-	s.mu.Unlock()
+	pc := s.process()
 	if pc == nil {
 		return nil
 	}
@@ -162,9 +160,7 @@ func (s *slot) signalStop() bool {
 // pause stops the slot's process (SIGSTOP) and every timeout of it.
 func (s *slot) pause() error {
 	s.clock.Pause()
-	s.mu.Lock()
-	pc := s.proc
-	s.mu.Unlock()
+	pc := s.process()
 	if pc == nil {
 		return nil
 	}
@@ -178,9 +174,7 @@ func (s *slot) pause() error {
 // resume continues the slot's process (SIGCONT) and its timeouts.
 func (s *slot) resume() error {
 	defer s.clock.Resume()
-	s.mu.Lock()
-	pc := s.proc
-	s.mu.Unlock()
+	pc := s.process()
 	if pc == nil {
 		return nil
 	}

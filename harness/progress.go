@@ -57,17 +57,10 @@ func (t *tracker) snapshot(r *run, start time.Time) config.Progress {
 }
 
 // runLog writes lockstorm.log in the run folder and, optionally, a copy
-// to another writer.
-//
-// Each line is "<wall clock, UTC, RFC 3339> <history time> <message>".
-// The history time is on the history's clock: seconds since the
-// history's zero (history.Recorder.Start), the clock of every op's time
-// in history.jsonl and in the report, so that a fault at 1.202 s in the
-// history is logged at 1.202 s. Lines written before the history exists
-// (setup: starting nodes and the resource) have no history time yet and
-// carry "setup" in its place. Nemesis records are logged with their own
-// record's time, which may be earlier than the line before them (they are
-// logged at the next progress tick, up to progressInterval later).
+// to another writer. Each line is "<wall clock, UTC, RFC 3339> <history
+// time> <message>": seconds on the history's clock (the time of its ops),
+// or "setup" before the history starts. Nemesis records carry their own
+// time, which may precede the line before (logged at the next tick).
 type runLog struct {
 	mu    sync.Mutex
 	f     *os.File

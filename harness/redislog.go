@@ -9,14 +9,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// redisLog takes go-redis's own log lines (a connection pool that cannot
-// dial a node the nemesis killed, say), which go-redis would print on the
-// terminal in the middle of the progress lines, into lockstorm.log. The
-// line goes to the log of the run whose context made the call; go-redis
-// often dials on a context of its own, and then the line goes to the log
-// of every run this process has going, marked as such when there are
-// several. With no run going it is dropped: each failed command is in its
-// run's history anyway.
+// redisLog takes go-redis's own log lines (a pool that cannot dial a
+// killed node, say) off the terminal into lockstorm.log: the log of the
+// run whose context made the call, else of every run going (marked so
+// when there are several). With no run going it is dropped.
 type redisLog struct{}
 
 // runLogKey is the context key under which Run keeps its *runLog.

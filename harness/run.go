@@ -356,14 +356,11 @@ func (r *run) waitTimeLimit(ctx context.Context, res *analysis.Result, tr *track
 	}
 }
 
-// recoverAfterLateHeal gives a run whose final heal is still in flight
-// at the time limit (a slow Docker daemon can take seconds to restart a
-// container) the recovery phase it was planned to have: it waits for the
-// nemesis to finish (at most nemesisFinishTimeout, or an interrupt) and
-// then keeps the clients going for the recovery phase (see phases), so
-// that the liveness checker judges recovery after the real last heal
-// rather than on the few records before the run's end. The nemesis's
-// result is put back on nemDone for windDown.
+// recoverAfterLateHeal gives a run whose final heal is still in flight at
+// the time limit (a slow Docker restart) its recovery phase: it waits for
+// the nemesis (at most nemesisFinishTimeout) and then keeps the clients
+// going for the recovery phase, so liveness is judged after the real last
+// heal. The nemesis's result is put back on nemDone for windDown.
 func (r *run) recoverAfterLateHeal(ctx context.Context, res *analysis.Result, start time.Time, nemDone chan error) {
 	select {
 	case err := <-nemDone:

@@ -7,15 +7,11 @@ import (
 	"github.com/lockstorm/lockstorm/internal/shard"
 )
 
-// A sharded campaign (Hooks.Shard) runs run i (1-based) of the n when
-// (i − 1) mod N is its K, with the seed RunSeed(base, i) the unsharded
-// campaign gives it, so the union of the shards is the unsharded campaign.
-// Its base seed must be given (a drawn one would differ per machine) and
-// it cannot stop at the first invalid run (the other machines would not
-// know).
-
 // CheckShard refuses a shard of a campaign of n runs that could not be
-// merged (`run --runs n --shard K/N`); errors wrap config.ErrConfig.
+// merged (`run --runs n --shard K/N`): shard K runs run i when (i − 1) mod
+// N is K, with the unsharded seed RunSeed(base, i), so the base seed must
+// be given and no shard may stop at the first invalid run. Errors wrap
+// config.ErrConfig.
 func CheckShard(cfg config.Config, n int, untilInvalid bool, s shard.Shard) error {
 	switch {
 	case !s.Set():

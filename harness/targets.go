@@ -110,15 +110,11 @@ func (s *targeter) holders() []holder {
 }
 
 // waiter returns the client whose current process has waited longest in
-// acquire, while nobody holds the lock (a waiter that dies then is one
-// the lock must get past: one half-way through taking the lock); with
-// any, also while somebody holds it. On a lock that queues its waiters
-// (queued) it is the other way round: the waiter is taken while somebody
-// holds the lock, and it is the one that has waited least (the queue's
-// tail) when two or more wait, so that it dies queued and later heads the
-// queue. The head can be granted the lock by the holder's release in the
-// few ms between this choice and the kill, and die a holder, whose lease
-// just expires (catalogue row 19 missed so with 65-110 ms holds).
+// acquire, while nobody holds the lock (one half-way through taking it);
+// with any, also while somebody holds it. On a lock that queues its
+// waiters (queued) the waiter is taken while somebody holds the lock, and
+// it is the queue's tail: it dies queued and later heads the queue (the
+// head could be granted the lock before the kill and die a holder).
 func (s *targeter) waiter(any, queued bool) (string, bool) {
 	r := s.r
 	if held := len(s.holders()) > 0; !any && held != queued {
@@ -151,19 +147,14 @@ func (s *targeter) freshness() (fresh, freshWait time.Duration) {
 	return max(s.r.cfg.TTL/20, 5*time.Millisecond), max(s.r.cfg.TTL, 500*time.Millisecond)
 }
 
-// resolve aims a targeted fault when it starts. It replaces
-// nemesis.TargetReleaser and nemesis.TargetRenewal (see resolveEvent), and the client
-// placeholders (nemesis.TargetHolder, nemesis.TargetWaiter) with the
-// client in that state now, and the node placeholder nemesis.TargetLease
-// with enough nodes, those that granted the holder's lease first, to break
-// its quorum (see leaseNodes); a fault aimed at a lease without a placeholder (a failover) is
-// only timed. A holder is a client in its critical section (acquired, not
-// yet releasing); the fault waits for one that acquired just now (within
-// TTL/20), and after a TTL takes any holder. A waiter is the client that
-// has waited longest in acquire. When no client is in the wanted state
-// within targetWait (and by half a TTL before the final heal: see
-// deadline) the fault still happens: on the first client, and for
-// a lease on seeded nodes (its record names what it hit).
+// resolve aims a targeted fault when it starts: it replaces
+// nemesis.TargetReleaser and TargetRenewal (resolveEvent), TargetHolder and
+// TargetWaiter with the client in that state now, and TargetLease with
+// enough nodes to break the holder's quorum (leaseNodes); a lease fault
+// without a placeholder (a failover) is only timed. It waits for a holder
+// that acquired within freshness, after freshWait for any holder. With no
+// client in the wanted state by the deadline the fault still happens, on
+// the first client and seeded nodes (its record names what it hit).
 func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 	r := s.r
 	if slices.Contains(f.Clients, nemesis.TargetReleaser) {
@@ -246,28 +237,17 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 // the heal, which the runner does after it) into the recovery phase.
 func (s *targeter) deadline(start time.Time) time.Time {
 	d := start.Add(targetWait)
-	if p := s.r.plan; p != nil {
-		d = minTime(d, s.r.rec.Start().Add(p.HealAt-s.r.cfg.TTL/2))
+	if p := s.r.plan; p != nil && s.r.rec.Start().Add(p.HealAt-s.r.cfg.TTL/2).Before(d) {
+		d = s.r.rec.Start().Add(p.HealAt - s.r.cfg.TTL/2)
 	}
 	return d
 }
 
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
 // leaseNodes picks the nodes a fault aimed at h's lease hits: enough to
-// break its quorum whatever the nodes that were not recorded did. An
-// acquire's Nodes are the nodes that granted it by the time it returned,
-// and a quorum lock returns at the first quorum while its SETs to the
-// other nodes still land, so a holder may hold every node: breaking its
-// quorum for certain takes nemesis.LeaseBreakers(n, n) = n − (n/2+1) + 1
-// nodes (1 of 1, 2 of 3, 3 of 5). The granted nodes come first (they
-// certainly hold the lease), then the others, each group in an order
-// drawn from the run's seeded source; with no holder, any nodes.
+// break its quorum even if it holds every node (a quorum lock's late SETs
+// still land), nemesis.LeaseBreakers(n, n) = n − (n/2+1) + 1 (2 of 3). The
+// nodes that granted it come first, then the others, each group in a
+// seeded order; with no holder, any nodes.
 func (s *targeter) leaseNodes(h *holder) []string {
 	all := s.r.cluster.Nodes()
 	var granted []string

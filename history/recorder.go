@@ -256,15 +256,10 @@ func (r *Recorder) Since(i int) History {
 	if i >= r.n {
 		return nil
 	}
-	h := make(History, 0, r.n-i)
 	at := i - r.first
-	for c := at / chunkSize; c < len(r.chunks); c++ {
-		chunk := r.chunks[c]
-		from := 0
-		if c == at/chunkSize {
-			from = at % chunkSize
-		}
-		h = append(h, chunk[from:]...)
+	h := append(make(History, 0, r.n-i), r.chunks[at/chunkSize][at%chunkSize:]...)
+	for _, c := range r.chunks[at/chunkSize+1:] {
+		h = append(h, c...)
 	}
 	return h
 }

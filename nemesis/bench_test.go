@@ -16,7 +16,7 @@ func BenchmarkSchedule(b *testing.B) {
 	o := scheduleOpts()
 	o.Faults = 10 * time.Minute
 	for b.Loop() {
-		if _, err := Schedule(seeded(1), set, o); err != nil {
+		if _, err := Schedule(NewRand(1), set, o); err != nil {
 			b.Fatal(err)
 		}
 	}

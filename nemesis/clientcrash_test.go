@@ -15,7 +15,7 @@ func TestClientCrashCallsHook(t *testing.T) {
 		return nil
 	}}
 	cc := &ClientCrash{Env: env}
-	f := cc.Draw(seeded(5), topo3("c1", "c2", "c3"))
+	f := cc.Draw(NewRand(5), topo3("c1", "c2", "c3"))
 	if err := cc.Start(context.Background(), f); err != nil {
 		t.Fatal(err)
 	}

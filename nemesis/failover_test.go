@@ -1,9 +1,7 @@
 package nemesis
 
 import (
-	"context"
 	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -18,18 +16,10 @@ import (
 // replica promoted by prom, stopped when the test ends.
 func startReplicated(t *testing.T, prom cluster.Promotion, nodes int, clients ...string) *local.Cluster {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
+	c, err := local.Start(clustertest.Context(t, 20*time.Second), local.Config{Nodes: nodes, Clients: clients, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Promotion: prom}})
+	if errors.Is(err, cluster.ErrNoRedis) || errors.Is(err, cluster.ErrNoSentinel) {
 		t.Skip(err)
-	}
-	if prom == cluster.PromoteSentinel {
-		if _, err := exec.LookPath("redis-sentinel"); err != nil {
-			t.Skip(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	c, err := local.Start(ctx, local.Config{Nodes: nodes, Clients: clients, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Promotion: prom}})
-	if err != nil {
+	} else if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -102,7 +92,7 @@ func TestFailoverSentinelRecorded(t *testing.T) {
 	c := startReplicated(t, cluster.PromoteSentinel, 3, "c1")
 	set := New(Env{Cluster: c})
 	nem := set[KindFailover].(*Failover)
-	f := nem.Draw(seeded(3), Env{Cluster: c}.Topology(time.Second))
+	f := nem.Draw(NewRand(3), Env{Cluster: c}.Topology(time.Second))
 	if !strings.HasSuffix(f.Shape, "/sentinel") || len(f.Nodes) != 1 || f.Nodes[0] != "n1" {
 		t.Fatalf("drawn fault %v", f)
 	}
@@ -139,7 +129,7 @@ func TestFailoverSentinelRecorded(t *testing.T) {
 func TestFailoverUnsupported(t *testing.T) {
 	c := startCluster(t, 1, "c1")
 	nem := &Failover{Env: Env{Cluster: c}}
-	f := nem.Draw(seeded(1), Env{Cluster: c}.Topology(time.Second))
+	f := nem.Draw(NewRand(1), Env{Cluster: c}.Topology(time.Second))
 	if strings.Contains(f.Shape, "/") {
 		t.Fatalf("shape %q names a promotion without a replica", f.Shape)
 	}

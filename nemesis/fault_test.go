@@ -53,7 +53,7 @@ func TestDrawDeterministic(t *testing.T) {
 	set := New(Env{})
 	tp := Topology{Nodes: []string{"n1", "n2", "n3", "n4", "n5"}, Clients: []string{"c1", "c2", "c3", "c4"}, TTL: 2 * time.Second}
 	for _, k := range Kinds {
-		a, b := seeded(7), seeded(7)
+		a, b := NewRand(7), NewRand(7)
 		for i := 0; i < 50; i++ {
 			fa, fb := set[k].Draw(a, tp), set[k].Draw(b, tp)
 			if !reflect.DeepEqual(fa, fb) {

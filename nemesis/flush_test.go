@@ -22,7 +22,7 @@ func TestFlushDraw(t *testing.T) {
 	if len(hit) != 3 {
 		t.Errorf("50 flushes hit nodes %v, want all 3", hit)
 	}
-	if a := (&Flush{}).Aim(seeded(8), Fault{Kind: KindFlush, Nodes: []string{"n2"}}, tp, 0); !slices.Equal(a.Nodes, []string{TargetLease}) || a.Target != AimLease {
+	if a := (&Flush{}).Aim(NewRand(8), Fault{Kind: KindFlush, Nodes: []string{"n2"}}, tp, 0); !slices.Equal(a.Nodes, []string{TargetLease}) || a.Target != AimLease {
 		t.Errorf("aimed flush %v: want the lease's nodes", a)
 	}
 }

@@ -2,7 +2,6 @@ package nemesis
 
 import (
 	"context"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -35,15 +34,13 @@ func reachable(t *testing.T, c cluster.Cluster, cl, node string) bool {
 	return set(clustertest.Dial(t, c, cl, node, opTimeout), "probe") == nil
 }
 
-func seeded(seed uint64) *rand.Rand { return NewRand(seed) }
-
 func topo3(clients ...string) Topology {
 	return Topology{Nodes: []string{"n1", "n2", "n3"}, Clients: clients, TTL: time.Second}
 }
 
 // draws draws count faults from n, with the source a seed stands for.
 func draws(n Nemesis, seed uint64, tp Topology, count int) []Fault {
-	r := seeded(seed)
+	r := NewRand(seed)
 	out := make([]Fault, count)
 	for i := range out {
 		out[i] = n.Draw(r, tp)

@@ -21,7 +21,7 @@ func cutSet(f Fault) map[cluster.Link]bool {
 
 func TestPartitionShapes(t *testing.T) {
 	tp := Topology{Nodes: []string{"n1", "n2", "n3", "n4", "n5"}, Clients: []string{"c1", "c2", "c3", "c4"}, TTL: time.Second}
-	r := seeded(1)
+	r := NewRand(1)
 	for _, shape := range PartitionShapes {
 		p := &Partition{Shapes: []string{shape}}
 		for i := 0; i < 30; i++ {
@@ -99,7 +99,7 @@ func checkBridge(t *testing.T, tp Topology, f Fault) {
 }
 
 func TestPartitionBridgeFallsBack(t *testing.T) {
-	f := (&Partition{Shapes: []string{ShapeBridge}}).Draw(seeded(3), topo3("c1"))
+	f := (&Partition{Shapes: []string{ShapeBridge}}).Draw(NewRand(3), topo3("c1"))
 	if f.Shape != ShapeOneNode || len(f.Nodes) != 1 {
 		t.Errorf("bridge with one client: %v, want one-node", f)
 	}

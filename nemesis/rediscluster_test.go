@@ -80,7 +80,7 @@ func clusterTopo() Topology {
 // never draws a cluster shape.
 func TestRedisClusterDraws(t *testing.T) {
 	set, tp := New(Env{}), clusterTopo()
-	r := seeded(5)
+	r := NewRand(5)
 	shapes := map[string]int{}
 	for i := 0; i < 300; i++ {
 		for _, k := range []string{KindFailover, KindPartition, KindSlotMigrate} {
@@ -146,7 +146,7 @@ func TestRedisClusterScheduleFits(t *testing.T) {
 			for _, extra := range []time.Duration{0, 20 * time.Second} {
 				o.Faults = need + extra
 				for seed := uint64(1); seed <= 100; seed++ {
-					p, err := Schedule(seeded(seed), set, o)
+					p, err := Schedule(NewRand(seed), set, o)
 					if err != nil {
 						t.Fatalf("%v seed %d: %v", ks, seed, err)
 					}
@@ -215,7 +215,7 @@ func TestRedisClusterRandomPlan(t *testing.T) {
 	o.Faults = least + 100*time.Millisecond
 	var p Plan
 	for seed := uint64(1); ; seed++ {
-		p, err = Schedule(seeded(seed), set, o)
+		p, err = Schedule(NewRand(seed), set, o)
 		must(t, err)
 		shapes := map[string]bool{}
 		for _, s := range p.Steps {

@@ -41,7 +41,7 @@ func TestRegisteredParamsCoverDraws(t *testing.T) {
 	set := New(Env{})
 	tp := Topology{Nodes: []string{"n1", "n2", "n3", "n4", "n5"}, Clients: []string{"c1", "c2", "c3"},
 		TTL: time.Second, Resource: "resource"}
-	r := seeded(3)
+	r := NewRand(3)
 	for _, k := range Kinds {
 		for i := 0; i < 50; i++ {
 			f := set[k].Draw(r, tp)

@@ -134,7 +134,7 @@ func TestRunnerRandomPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Faults = least + 100*time.Millisecond
-	p, err := Schedule(seeded(11), set, o)
+	p, err := Schedule(NewRand(11), set, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,15 +19,15 @@ func scheduleOpts() Options {
 
 func TestScheduleSameSeedSamePlan(t *testing.T) {
 	set := New(Env{})
-	a, err := Schedule(seeded(42), set, scheduleOpts())
+	a, err := Schedule(NewRand(42), set, scheduleOpts())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Schedule(seeded(42), set, scheduleOpts())
+	b, _ := Schedule(NewRand(42), set, scheduleOpts())
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("same seed gave different plans")
 	}
-	c, _ := Schedule(seeded(43), set, scheduleOpts())
+	c, _ := Schedule(NewRand(43), set, scheduleOpts())
 	if reflect.DeepEqual(a, c) {
 		t.Fatal("different seeds gave the same plan")
 	}
@@ -44,7 +44,7 @@ func TestScheduleSameSeedSamePlan(t *testing.T) {
 
 func TestScheduleShape(t *testing.T) {
 	o := scheduleOpts()
-	p, err := Schedule(seeded(1), New(Env{}), o)
+	p, err := Schedule(NewRand(1), New(Env{}), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestScheduleOverlap(t *testing.T) {
 	o := scheduleOpts()
 	o.Overlap = true
 	o.Kinds = []string{KindPartition, KindLatency, KindClientPause}
-	p, err := Schedule(seeded(9), New(Env{}), o)
+	p, err := Schedule(NewRand(9), New(Env{}), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,12 +102,12 @@ func TestScheduleErrors(t *testing.T) {
 	set := New(Env{})
 	o := scheduleOpts()
 	o.Kinds = []string{"meteor"}
-	if _, err := Schedule(seeded(1), set, o); err == nil {
+	if _, err := Schedule(NewRand(1), set, o); err == nil {
 		t.Error("unknown kind accepted")
 	}
 	o = scheduleOpts()
 	o.Faults = 0
-	if _, err := Schedule(seeded(1), set, o); err == nil {
+	if _, err := Schedule(NewRand(1), set, o); err == nil {
 		t.Error("zero fault phase accepted")
 	}
 }

@@ -24,7 +24,7 @@ func TestSlotMigrateDraw(t *testing.T) {
 	if len(hit) != len(tp.Nodes) {
 		t.Errorf("50 migrations target %v, want every node's shard", hit)
 	}
-	if a := (&SlotMigrate{}).Aim(seeded(4), Fault{Kind: KindSlotMigrate, Nodes: []string{"n2"}}, tp, 0); a.Target != AimLease || !slices.Equal(a.Nodes, []string{"n2"}) {
+	if a := (&SlotMigrate{}).Aim(NewRand(4), Fault{Kind: KindSlotMigrate, Nodes: []string{"n2"}}, tp, 0); a.Target != AimLease || !slices.Equal(a.Nodes, []string{"n2"}) {
 		t.Errorf("aimed slot-migrate %v: want it timed on a lease, its target kept", a)
 	}
 }

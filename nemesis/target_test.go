@@ -40,12 +40,12 @@ func TestScheduleEveryKindAtMinimum(t *testing.T) {
 				t.Fatalf("%v: MinFaultPhase = %v, %v", kinds, need, err)
 			}
 			o.Faults = need - time.Millisecond
-			if _, err := Schedule(seeded(1), set, o); !errors.Is(err, ErrTooShort) {
+			if _, err := Schedule(NewRand(1), set, o); !errors.Is(err, ErrTooShort) {
 				t.Errorf("%v: phase %v (1ms below the minimum) accepted: %v", kinds, o.Faults, err)
 			}
 			o.Faults = need
 			for seed := uint64(1); seed <= 300; seed++ {
-				p, err := Schedule(seeded(seed), set, o)
+				p, err := Schedule(NewRand(seed), set, o)
 				if err != nil {
 					t.Fatalf("%v seed %d: %v", kinds, seed, err)
 				}
@@ -76,7 +76,7 @@ func TestScheduleRounds(t *testing.T) {
 	o.Faults = 5 * time.Minute
 	orders := map[string]bool{}
 	for seed := uint64(1); seed <= 20; seed++ {
-		p, err := Schedule(seeded(seed), set, o)
+		p, err := Schedule(NewRand(seed), set, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,11 +113,11 @@ func TestScheduleTargetedReplayable(t *testing.T) {
 	o := targetOpts()
 	o.TargetHolder = 0.8
 	o.Faults = 5 * time.Minute
-	a, err := Schedule(seeded(7), set, o)
+	a, err := Schedule(NewRand(7), set, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Schedule(seeded(7), set, o)
+	b, _ := Schedule(NewRand(7), set, o)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("same seed gave different targeted plans")
 	}
@@ -134,7 +134,7 @@ func TestScheduleTargetedReplayable(t *testing.T) {
 		t.Errorf("%d of %d faults aimed (%.2f), want about 0.8", aimed, len(a.Steps), frac)
 	}
 	o.TargetHolder = -1
-	c, _ := Schedule(seeded(7), set, o)
+	c, _ := Schedule(NewRand(7), set, o)
 	for _, s := range c.Steps {
 		if s.Fault.Target != "" || slices.Contains(s.Fault.Clients, TargetHolder) || slices.Contains(s.Fault.Nodes, TargetLease) {
 			t.Fatalf("TargetHolder -1 aimed a fault: %+v", s.Fault)
@@ -151,7 +151,7 @@ func TestAimPerKind(t *testing.T) {
 	for seed := uint64(1); seed <= 200; seed++ {
 		for _, k := range Kinds {
 			n, _ := set.Get(k)
-			r := seeded(seed)
+			r := NewRand(seed)
 			f := n.(Targeter).Aim(r, n.Draw(r, top), top, int(seed))
 			if seen[k] == nil {
 				seen[k] = map[string]bool{}

@@ -3,7 +3,6 @@ package zoo
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -64,40 +63,34 @@ func detects(c Cell, flagged []string) bool {
 // checkers and first fatal anomaly.
 func judgeRun(c Cell, v checker.Result) (Status, []string, string) {
 	flagged := invalidCheckers(v)
-	first := firstFatal(v)
-	if c.Expect == ExpectValid {
-		switch v.Valid {
-		case checker.Valid:
-			return Agree, flagged, first
-		case checker.Invalid:
-			return Finding, flagged, first
-		}
-		return Unknown, flagged, first
-	}
-	for _, n := range c.Clean {
-		if slices.Contains(flagged, n) {
-			return Finding, flagged, first
-		}
-	}
+	status := Missed
 	switch {
+	case c.Expect == ExpectValid && v.Valid == checker.Valid:
+		status = Agree
+	case c.Expect == ExpectValid && v.Valid == checker.Invalid:
+		status = Finding
+	case c.Expect == ExpectValid:
+		status = Unknown
+	case slices.ContainsFunc(c.Clean, func(n string) bool { return slices.Contains(flagged, n) }):
+		status = Finding
 	case detects(c, flagged):
-		return Agree, flagged, first
+		status = Agree
 	case v.Valid == checker.Unknown:
-		return Unknown, flagged, first
+		status = Unknown
 	}
-	return Missed, flagged, first
+	return status, flagged, firstFatal(v)
 }
 
 // invalidCheckers names the checkers whose verdict is invalid, sorted.
 func invalidCheckers(v checker.Result) []string {
 	var out []string
 	for _, r := range v.Results {
-		if r.Valid == checker.Invalid && !slices.Contains(out, r.Name) {
+		if r.Valid == checker.Invalid {
 			out = append(out, r.Name)
 		}
 	}
-	sort.Strings(out)
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // firstFatal is the text of the first fatal anomaly, with its checker
@@ -142,17 +135,21 @@ func judgeCell(c Cell, runs []RunOutcome) CellOutcome {
 	out := CellOutcome{Cell: c, Column: c.Column(), Runs: runs}
 	count := map[Status]int{}
 	var detect []float64
+	detected := 0
 	for _, r := range runs {
 		count[r.Status]++
 		out.Flagged = append(out.Flagged, r.Flagged...)
 		if r.DetectedS != nil {
 			detect = append(detect, *r.DetectedS)
 		}
+		if r.Detected || r.Status == Agree {
+			detected++
+		}
 	}
 	slices.Sort(out.Flagged)
 	out.Flagged = slices.Compact(out.Flagged)
 	if len(detect) > 0 {
-		sort.Float64s(detect)
+		slices.Sort(detect)
 		m := detect[len(detect)/2]
 		if len(detect)%2 == 0 {
 			m = (detect[len(detect)/2-1] + m) / 2
@@ -160,12 +157,6 @@ func judgeCell(c Cell, runs []RunOutcome) CellOutcome {
 		out.MedianDetectS = &m
 	}
 	n, valid := len(runs), c.Expect == ExpectValid
-	detected := 0
-	for _, r := range runs {
-		if r.Detected || r.Status == Agree {
-			detected++
-		}
-	}
 	out.Summary = fmt.Sprintf("%d/%d detected", detected, n)
 	if valid {
 		out.Summary = fmt.Sprintf("%d/%d valid", count[Agree], n)

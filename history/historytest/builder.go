@@ -5,6 +5,7 @@
 package historytest
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -129,15 +130,7 @@ func At(times ...int64) history.History {
 // their order) and renumbered.
 func Sorted(h history.History) history.History {
 	h = slices.Clone(h)
-	slices.SortStableFunc(h, func(a, b history.Op) int {
-		switch {
-		case a.Time < b.Time:
-			return -1
-		case a.Time > b.Time:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(h, func(a, b history.Op) int { return cmp.Compare(a.Time, b.Time) })
 	for i := range h {
 		h[i].Index = int64(i)
 	}

@@ -2,9 +2,7 @@ package benchrun
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -46,21 +44,6 @@ func smallHistory() history.History {
 	return b.Sorted()
 }
 
-func writeJSONL(t *testing.T, path string, h history.History) {
-	t.Helper()
-	var b []byte
-	for _, o := range h {
-		line, err := json.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b = append(append(b, line...), '\n')
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // The folders load as complete runs of the configuration, with their
 // faults planned, applied and healed and every client record in a slot;
 // the correct one analyzes valid with its faults exercising the lock, the
@@ -68,7 +51,9 @@ func writeJSONL(t *testing.T, path string, h history.History) {
 func TestBenchFoldersAnalyze(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "generated.jsonl")
-	writeJSONL(t, src, smallHistory())
+	if err := history.WriteFile(src, smallHistory()); err != nil {
+		t.Fatal(err)
+	}
 	prefix := filepath.Join(dir, "run")
 	if err := writeFolders(src, prefix); err != nil {
 		t.Fatal(err)

@@ -1,11 +1,8 @@
 package benchrun
 
 import (
-	"bufio"
 	"cmp"
-	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -44,25 +41,14 @@ type window struct {
 }
 
 // eachRecord calls fn with every record of the JSONL history at path and
-// its line number from 0.
+// its index.
 func eachRecord(path string, fn func(i int, o *history.Op) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(bufio.NewReaderSize(f, 1<<20))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for i := 0; sc.Scan(); i++ {
-		var o history.Op // a fresh one: absent fields must read as zero
-		if err := json.Unmarshal(sc.Bytes(), &o); err != nil {
-			return fmt.Errorf("%s line %d: %v", path, i+1, err)
-		}
-		if err := fn(i, &o); err != nil {
-			return fmt.Errorf("%s line %d: %v", path, i+1, err)
-		}
-	}
-	return sc.Err()
+	var ferr error
+	err := history.Each(history.File(path), func(o *history.Op) bool {
+		ferr = fn(int(o.Index), o)
+		return ferr == nil
+	})
+	return cmp.Or(ferr, err)
 }
 
 // scanHistory is the first pass over the generated history at path.

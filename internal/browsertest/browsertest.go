@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -72,7 +73,8 @@ func run(t testing.TB, page string, extra ...string) []byte {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium on %s: %v\n%s", page, err, tail(stderr.Bytes()))
+		b := stderr.Bytes()
+		t.Fatalf("chromium on %s: %v\n%s", page, err, b[max(0, len(b)-2000):])
 	}
 	return stdout.Bytes()
 }
@@ -154,18 +156,10 @@ func Near(c color.Color, want color.RGBA, tol int) bool {
 }
 
 func sanitize(name string) string {
-	b := []byte(name)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			b[i] = '_'
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
 		}
-	}
-	return string(b)
-}
-
-func tail(b []byte) []byte {
-	if len(b) > 2000 {
-		return b[len(b)-2000:]
-	}
-	return b
+		return '_'
+	}, name)
 }

@@ -37,24 +37,21 @@ func OnPath() (string, error) {
 				return
 			}
 			dir = filepath.Dir(bin)
-			err = os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-			return
-		}
-		built = true
-		dir, err = os.MkdirTemp("", "lockstorm-bin-")
-		if err != nil {
-			return
-		}
-		root, rerr := ModuleRoot()
-		if rerr != nil {
-			err = rerr
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "lockstorm"), "./cmd/lockstorm")
-		cmd.Dir = root
-		if out, berr := cmd.CombinedOutput(); berr != nil {
-			err = fmt.Errorf("lockstormbin: go build ./cmd/lockstorm: %v\n%s", berr, out)
-			return
+		} else {
+			built = true
+			var root string
+			if dir, err = os.MkdirTemp("", "lockstorm-bin-"); err == nil {
+				root, err = ModuleRoot()
+			}
+			if err != nil {
+				return
+			}
+			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "lockstorm"), "./cmd/lockstorm")
+			cmd.Dir = root
+			if out, berr := cmd.CombinedOutput(); berr != nil {
+				err = fmt.Errorf("lockstormbin: go build ./cmd/lockstorm: %v\n%s", berr, out)
+				return
+			}
 		}
 		err = os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	})

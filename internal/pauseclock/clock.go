@@ -53,10 +53,6 @@ func (c *Clock) Resume() {
 func (c *Clock) Paused() time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.pausedLocked()
-}
-
-func (c *Clock) pausedLocked() time.Duration {
 	if c.paused {
 		return c.total + time.Since(c.since)
 	}

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // diffJSON names the first top-level field of two JSON objects whose
@@ -14,41 +15,28 @@ func diffJSON(a, b []byte) string {
 	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
 		return "settings differ"
 	}
-	keys := map[string]bool{}
-	for k := range ma {
-		keys[k] = true
-	}
-	for k := range mb {
-		keys[k] = true
-	}
-	var names []string
-	for k := range keys {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		if !jsonEqual(ma[k], mb[k]) {
-			return fmt.Sprintf("%s %s and %s", k, short(ma[k]), short(mb[k]))
+	names := slices.AppendSeq(slices.Collect(maps.Keys(ma)), maps.Keys(mb))
+	slices.Sort(names)
+	for _, k := range slices.Compact(names) {
+		if x, y := compact(ma[k]), compact(mb[k]); x != y {
+			return fmt.Sprintf("%s %s and %s", k, short(x), short(y))
 		}
 	}
 	return "settings differ"
 }
 
-func jsonEqual(a, b json.RawMessage) bool {
-	var x, y bytes.Buffer
-	_ = json.Compact(&x, a)
-	_ = json.Compact(&y, b)
-	return bytes.Equal(x.Bytes(), y.Bytes())
-}
-
-// short is a JSON value cut to 60 characters ("none" when absent).
-func short(v json.RawMessage) string {
-	if len(v) == 0 {
-		return "none"
-	}
+// compact is JSON value v without insignificant spaces ("" when absent).
+func compact(v json.RawMessage) string {
 	var b bytes.Buffer
 	_ = json.Compact(&b, v)
-	s := b.String()
+	return b.String()
+}
+
+// short is a compact JSON value cut to 60 characters ("none" when absent).
+func short(s string) string {
+	if s == "" {
+		return "none"
+	}
 	if len(s) > 60 {
 		s = s[:57] + "..."
 	}

@@ -2,11 +2,12 @@ package shard
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -151,15 +152,8 @@ func Read(root string) ([]*Manifest, error) {
 		m.Root = root
 		out = append(out, m)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		if a.Name != b.Name {
-			return a.Name < b.Name
-		}
-		return a.K < b.K
+	slices.SortStableFunc(out, func(a, b *Manifest) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name), cmp.Compare(a.K, b.K))
 	})
 	return out, nil
 }

@@ -63,11 +63,8 @@ func (s Shard) Owns(i int) bool { return !s.Set() || i%s.N == s.K }
 
 // Count is how many of total items the shard owns.
 func (s Shard) Count(total int) int {
-	n := 0
-	for i := 0; i < total; i++ {
-		if s.Owns(i) {
-			n++
-		}
+	if !s.Set() {
+		return total
 	}
-	return n
+	return (total + s.N - 1 - s.K) / s.N
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 )
@@ -13,11 +12,11 @@ import (
 // leaves the previous content whole and never a half-written file.
 func WriteFile(path string, b []byte) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("store: %w", err)
+	err := os.WriteFile(tmp, b, 0o644)
+	if err == nil {
+		err = os.Rename(tmp, path)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("store: %w", err)
 	}
@@ -66,31 +65,4 @@ func ReadJSON(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
-}
-
-// ReadJSONL reads a file of one JSON object a line, as WriteJSONL writes
-// it. A file that is not there is empty (nil, nil): a run that crashed
-// before writing it. A line that does not decode is an error naming the
-// path and line.
-func ReadJSONL[T any](path string) ([]T, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	line := 0
-	for sc.Scan() {
-		line++
-		var x T
-		if err := json.Unmarshal(sc.Bytes(), &x); err != nil {
-			return nil, fmt.Errorf("%s line %d: %v", path, line, err)
-		}
-		out = append(out, x)
-	}
-	return out, sc.Err()
 }

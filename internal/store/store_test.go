@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -79,18 +78,8 @@ func TestJSONFiles(t *testing.T) {
 	if err := WriteJSONL(lines, []rec{{1}, {2}}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadJSONL[rec](lines)
-	if err != nil || len(got) != 2 || got[1].N != 2 {
-		t.Fatalf("ReadJSONL: %v %v", got, err)
-	}
-	if got, err := ReadJSONL[rec](filepath.Join(dir, "none.jsonl")); got != nil || err != nil {
-		t.Errorf("missing JSONL: %v %v, want nothing", got, err)
-	}
-	if err := os.WriteFile(lines, []byte("{\"N\":1}\n{bad\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ReadJSONL[rec](lines); err == nil || !strings.Contains(err.Error(), "line 2") {
-		t.Errorf("bad line: %v, want it named", err)
+	if b, err := os.ReadFile(lines); err != nil || string(b) != "{\"N\":1}\n{\"N\":2}\n" {
+		t.Fatalf("WriteJSONL wrote %q, %v", b, err)
 	}
 }
 

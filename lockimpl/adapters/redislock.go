@@ -12,24 +12,17 @@ import (
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
-// Redislock adapts github.com/bsm/redislock (a single-instance lock
-// written by others) to Locker and Extender. It is also the pattern for
-// plugging in a lock of your own: keep the library's lock object per
-// lockimpl.Lease (here in a sync.Map), translate its errors to lockimpl's
-// sentinels (lockimpl.ErrNotObtained only when the lock certainly was not taken,
-// lockimpl.ErrNotHeld when a release or extend found the lock gone, anything else
-// is an unknown outcome), and compute the lease's validity from the
-// moment before the attempt was sent.
-//
-// The retry loop is ours (lockimpl.AcquireLoop: one Obtain per attempt,
-// with the library's default NoRetry, each under its own NodeTimeout),
-// because redislock's own retry returns ctx.Err() both when the context
-// ends between attempts (certain failure) and during a command (unknown
-// outcome), which a history must tell apart. The token is chosen here so
-// that an unknown attempt can be cleaned up by token. An extend that
-// Refresh granted after the validity it would give is unknown: the key
-// was extended. The in-process "redislock" lock and the zoo's redislock
-// entries are this type (the zoo's with a watchdog: NewRedislockRenewed).
+// Redislock adapts github.com/bsm/redislock (a single-instance lock) to
+// Locker and Extender, and is the pattern for a lock of your own: keep the
+// library's lock per lockimpl.Lease, map its errors to lockimpl's sentinels
+// (ErrNotObtained only when certainly not taken, ErrNotHeld when the lock
+// was gone, anything else unknown), and date the validity from before the
+// attempt was sent. The retry loop is ours (lockimpl.AcquireLoop, one
+// Obtain per attempt): redislock's own returns ctx.Err() both between
+// attempts (certain) and during a command (unknown). The token is ours, so
+// an unknown attempt can be cleaned up by it. An extend granted after the
+// validity it would give is unknown. The in-process "redislock" lock and
+// the zoo's redislock entries (with NewRedislockRenewed) are this type.
 type Redislock struct {
 	c     redis.UniversalClient
 	rl    *redislock.Client

@@ -15,15 +15,12 @@ import (
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
-// Redsync adapts github.com/go-redsync/redsync/v4 (a Redlock written by
-// others, with its go-redis v9 pool) to Locker and Extender; see
-// Redislock for the adapter pattern. Each acquire attempt is one
-// TryLockContext (redsync asks every node, waits for all of them, and
-// gives back what it got when the attempt failed) with a fresh random
-// value, so a node that answers "taken" certainly holds someone else's;
-// the retry loop is ours. The lease's token is the mutex's Value() and
-// its validity redsync's own Until(). RedsyncCertain tells a failure
-// (ErrNotObtained, ErrNotHeld) from an unknown outcome. The in-process
+// Redsync adapts github.com/go-redsync/redsync/v4 (a Redlock, over its
+// go-redis v9 pool) to Locker and Extender (see Redislock for the
+// pattern). Each attempt is one TryLockContext with a fresh random value,
+// so a node answering "taken" holds someone else's; the retry loop is
+// ours. Token and validity are the mutex's Value() and Until();
+// RedsyncCertain tells a failure from an unknown outcome. The in-process
 // "redsync" lock and the zoo's redsync-v4.18.1 entry are this type.
 type Redsync struct {
 	rs     *redsync.Redsync
@@ -114,18 +111,13 @@ func (a *Redsync) Extend(ctx context.Context, l *lockimpl.Lease) error {
 }
 
 // RedsyncCertain reports whether a failed redsync call over n nodes (a
-// release when release is set, else an acquire or an extend) certainly
-// did not take effect, from the nodes' answers in its error; walk calls
-// visit on err and every error it holds (lockimpl.WalkErrors for
-// v4.18.1's errors.Join). A node did not act when it answered "not ours"
-// (ErrNodeTaken, ErrLockAlreadyExpired, a node of ErrTaken) or the
-// command never left (lockimpl.NotSent); any other node may have. An
+// release, else an acquire or extend) certainly took no effect, from the
+// nodes' answers in err (walk visits every error it holds). A node did not
+// act when it answered "not ours" (ErrNodeTaken, ErrLockAlreadyExpired, a
+// node of ErrTaken) or the command never left (lockimpl.NotSent). An
 // acquire or extend took no effect when the nodes that may have acted
-// cannot make a quorum: a quorum granted too late (ErrFailed) is unknown,
-// since redsync drops the outcome of its give-back, and so is
-// ErrExtendFailed. A release took no effect when a quorum answered "not
-// ours", or no node may have deleted our value: deleting it on fewer than
-// a quorum may still have freed the lock.
+// cannot make a quorum (ErrFailed and ErrExtendFailed are unknown); a
+// release, when a quorum answered "not ours" or no node may have acted.
 func RedsyncCertain(err error, n int, release bool, walk func(err error, visit func(error))) bool {
 	notOurs, notSent := 0, 0
 	walk(err, func(e error) {

@@ -96,29 +96,74 @@ func slowReplies(t *testing.T, d time.Duration) {
 
 var fast = lockimpl.Options{TTL: 2 * time.Second, NodeTimeout: 150 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 20 * time.Millisecond}
 
-// Acquire: fail only when the nodes that may have granted cannot make a
-// quorum; a quorum granted too late (ErrFailed) is unknown, since redsync
-// drops the outcome of its give-back.
-func TestRedsyncAcquireClassification(t *testing.T) {
+// takeCut is a classification case's setup: another client's value on
+// the nodes taken, c1's links to the nodes cutNodes.
+func takeCut(taken []string, cutNodes ...string) func(*testing.T, string, []redis.UniversalClient) {
+	return func(t *testing.T, key string, _ []redis.UniversalClient) {
+		takeOn(t, key, taken...)
+		if len(cutNodes) > 0 {
+			cut(t, cutNodes...)
+		}
+	}
+}
+
+// Acquire and extend fail only when the nodes that may have acted cannot
+// make a quorum; a quorum that acted too late (ErrFailed, ErrExtendFailed)
+// is unknown, since redsync drops the outcome of its give-back. Release
+// fails when a quorum answered "not ours" or no node may have deleted our
+// value; deleting it on some nodes, or not ours on fewer than a quorum,
+// may have freed the lock: unknown.
+func TestRedsyncClassification(t *testing.T) {
+	late := func(t *testing.T, _ string, _ []redis.UniversalClient) { slowReplies(t, 300*time.Millisecond) }
+	short := lockimpl.Options{TTL: 250 * time.Millisecond, NodeTimeout: 100 * time.Millisecond}
+	n := []string{"n1", "n2", "n3", "n4", "n5"}
 	cases := []struct {
-		name  string
-		setup func(t *testing.T, key string)
-		opt   lockimpl.Options
-		want  string
+		op, name string
+		nodes    int
+		opt      lockimpl.Options
+		setup    func(t *testing.T, key string, clients []redis.UniversalClient)
+		want     string
 	}{
-		{"quorum taken, the rest cut", func(t *testing.T, key string) { takeOn(t, key, "n1", "n2", "n3"); cut(t, "n4", "n5") }, fast, "fail"},
-		{"minority taken, two cut", func(t *testing.T, key string) { takeOn(t, key, "n1", "n2"); cut(t, "n3", "n4") }, fast, "info"},
-		{"granted too late", func(t *testing.T, key string) { slowReplies(t, 300*time.Millisecond) },
-			lockimpl.Options{TTL: 200 * time.Millisecond, NodeTimeout: time.Second}, "info"},
+		{"acquire", "quorum taken, the rest cut", 5, fast, takeCut(n[:3], "n4", "n5"), "fail"},
+		{"acquire", "minority taken, two cut", 5, fast, takeCut(n[:2], "n3", "n4"), "info"},
+		{"acquire", "granted too late", 5, lockimpl.Options{TTL: 200 * time.Millisecond, NodeTimeout: time.Second}, late, "info"},
+		{"release", "quorum not ours", 5, fast, takeCut(n[:3]), "fail"},
+		{"release", "expired everywhere", 5, fast, func(t *testing.T, key string, _ []redis.UniversalClient) { dropOn(t, key, n...) }, "fail"},
+		{"release", "expired on two, never sent to three", 5, fast, func(t *testing.T, key string, c []redis.UniversalClient) {
+			dropOn(t, key, "n1", "n2")
+			for _, cl := range c[2:] {
+				cl.Close()
+			}
+		}, "fail"},
+		{"release", "not ours on one, two cut", 5, fast, takeCut(n[:1], "n2", "n3"), "info"},
+		{"release", "not ours on two of four", 4, fast, takeCut(n[:2]), "info"},
+		{"extend", "quorum not ours, the rest cut", 5, short, takeCut(n[:3], "n4", "n5"), "fail"},
+		{"extend", "not ours on two, two cut", 5, short, takeCut(n[:2], "n3", "n4"), "info"},
+		{"extend", "extended too late", 5, short, late, "info"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.op+": "+c.name, func(t *testing.T) {
 			locktest.Heal(t)
 			key := locktest.Key(t)
-			c.setup(t, key)
-			_, err := acquire(t, redsyncOver(t, locktest.Proxied(t, "c1", 5), c.opt), key, 2500*time.Millisecond)
+			clients := locktest.Proxied(t, "c1", c.nodes)
+			lk := redsyncOver(t, clients, c.opt)
+			var err error
+			if c.op == "acquire" {
+				c.setup(t, key, clients)
+				_, err = acquire(t, lk, key, 2500*time.Millisecond)
+			} else {
+				l := mustAcquire(t, lk, key)
+				c.setup(t, key, clients)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				defer cancel()
+				if c.op == "release" {
+					err = lk.Release(ctx, l)
+				} else {
+					err = lk.Extend(ctx, l)
+				}
+			}
 			if got := outcome(err); got != c.want {
-				t.Fatalf("acquire: %s (%v), want %s", got, err, c.want)
+				t.Fatalf("%s: %s (%v), want %s", c.op, got, err, c.want)
 			}
 		})
 	}
@@ -134,76 +179,6 @@ func TestRedsyncAcquireNoTimeForAnAttempt(t *testing.T) {
 	}
 	if v := locktest.Get(t, "n1", key); v != "" {
 		t.Fatalf("n1 holds %q: the attempt was sent", v)
-	}
-}
-
-// Release: fail when a quorum answered "not ours" or no node may have
-// deleted our value; a release that deleted it on some nodes while the
-// others are in doubt, or not ours on fewer than a quorum, may have freed
-// the lock: unknown.
-func TestRedsyncReleaseClassification(t *testing.T) {
-	cases := []struct {
-		name  string
-		nodes int
-		setup func(t *testing.T, key string, clients []redis.UniversalClient)
-		want  string
-	}{
-		{"quorum not ours", 5, func(t *testing.T, key string, _ []redis.UniversalClient) { takeOn(t, key, "n1", "n2", "n3") }, "fail"},
-		{"expired everywhere", 5, func(t *testing.T, key string, _ []redis.UniversalClient) {
-			dropOn(t, key, "n1", "n2", "n3", "n4", "n5")
-		}, "fail"},
-		{"expired on two, never sent to three", 5, func(t *testing.T, key string, c []redis.UniversalClient) {
-			dropOn(t, key, "n1", "n2")
-			for _, cl := range c[2:] {
-				cl.Close()
-			}
-		}, "fail"},
-		{"not ours on one, two cut", 5, func(t *testing.T, key string, _ []redis.UniversalClient) { takeOn(t, key, "n1"); cut(t, "n2", "n3") }, "info"},
-		{"not ours on two of four", 4, func(t *testing.T, key string, _ []redis.UniversalClient) { takeOn(t, key, "n1", "n2") }, "info"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			locktest.Heal(t)
-			key := locktest.Key(t)
-			clients := locktest.Proxied(t, "c1", c.nodes)
-			lk := redsyncOver(t, clients, fast)
-			l := mustAcquire(t, lk, key)
-			c.setup(t, key, clients)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			if err := lk.Release(ctx, l); outcome(err) != c.want {
-				t.Fatalf("release: %s (%v), want %s", outcome(err), err, c.want)
-			}
-		})
-	}
-}
-
-// Extend: fail when the nodes that may have extended cannot make a
-// quorum; a quorum extended after the validity it would give
-// (ErrExtendFailed) is unknown: the nodes did extend.
-func TestRedsyncExtendClassification(t *testing.T) {
-	cases := []struct {
-		name  string
-		setup func(t *testing.T, key string)
-		want  string
-	}{
-		{"quorum not ours, the rest cut", func(t *testing.T, key string) { takeOn(t, key, "n1", "n2", "n3"); cut(t, "n4", "n5") }, "fail"},
-		{"not ours on two, two cut", func(t *testing.T, key string) { takeOn(t, key, "n1", "n2"); cut(t, "n3", "n4") }, "info"},
-		{"extended too late", func(t *testing.T, key string) { slowReplies(t, 300*time.Millisecond) }, "info"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			locktest.Heal(t)
-			key := locktest.Key(t)
-			lk := redsyncOver(t, locktest.Proxied(t, "c1", 5), lockimpl.Options{TTL: 250 * time.Millisecond, NodeTimeout: 100 * time.Millisecond})
-			l := mustAcquire(t, lk, key)
-			c.setup(t, key)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			if err := lk.Extend(ctx, l); outcome(err) != c.want {
-				t.Fatalf("extend: %s (%v), want %s", outcome(err), err, c.want)
-			}
-		})
 	}
 }
 
