@@ -69,11 +69,12 @@ func AnalyzeWith(ctx context.Context, dir string, ride func(res *Result) func(o 
 	if err != nil {
 		return nil, warns, err
 	}
-	limitMemory(res.Records) // not restored: Check's own limit is then this one
 	var also func(o *history.Op, at history.Pos)
+	per := int64(checkBytesPerRecord)
 	if ride != nil {
-		also = ride(res)
+		also, per = ride(res), per+rideBytesPerRecord
 	}
+	limitMemory(res.Records, per) // not restored: Check's own limit is then this one
 	return res, warns, checkAlso(ctx, res, also)
 }
 

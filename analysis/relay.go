@@ -1,0 +1,61 @@
+package analysis
+
+import (
+	"sync"
+
+	"github.com/lockstorm/lockstorm/history"
+)
+
+// relay hands the records the check reads to passes riding on its read
+// (coverage, the report's) in a goroutine of their own, in batches, so
+// that they run beside the check instead of after each record of it.
+// The passes see every record once, in order, as the check read it.
+type relay struct {
+	pass  func(o *history.Op, at history.Pos)
+	batch []relayed
+	ch    chan []relayed
+	done  sync.WaitGroup
+}
+
+type relayed struct {
+	op history.Op
+	at history.Pos
+}
+
+// relayBatch is records per batch; relayDepth batches may wait.
+const (
+	relayBatch = 4096
+	relayDepth = 4
+)
+
+func newRelay(pass func(o *history.Op, at history.Pos)) *relay {
+	r := &relay{pass: pass, ch: make(chan []relayed, relayDepth)}
+	r.done.Go(func() {
+		for b := range r.ch {
+			for i := range b {
+				r.pass(&b[i].op, b[i].at)
+			}
+		}
+	})
+	return r
+}
+
+// add copies o (valid during the call only) into the current batch.
+func (r *relay) add(o *history.Op, at history.Pos) {
+	if r.batch == nil {
+		r.batch = make([]relayed, 0, relayBatch)
+	}
+	if r.batch = append(r.batch, relayed{*o, at}); len(r.batch) == relayBatch {
+		r.ch <- r.batch
+		r.batch = nil
+	}
+}
+
+// wait hands on the last batch and returns when every record is passed.
+func (r *relay) wait() {
+	if len(r.batch) > 0 {
+		r.ch <- r.batch
+	}
+	close(r.ch)
+	r.done.Wait()
+}
