@@ -12,10 +12,8 @@ import (
 	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
-// cover is Compute of h, held in memory; it fails the test unless Compute
-// of h's file and the whole-history oracle (computeWhole) give the same
-// report, field for field. It returns the report and how many times
-// Compute read the history.
+// cover is Compute of h in memory; it fails the test unless Compute of
+// h's file, a fed Pass and the oracle (computeWhole) give the same report.
 func cover(t testing.TB, h history.History, in Input) *Report {
 	t.Helper()
 	r, _ := coverPasses(t, h, in)
@@ -207,13 +205,8 @@ func TestWindowTouches(t *testing.T) {
 	}
 }
 
-// Compute gives the oracle's report on random histories: leases with
-// nodes, validities, extends and lost notices, operations never
-// completed or completed twice, overlapping faults of one kind, starts
-// and stops of one record or two (some never completed, some without a
-// start), faults naming clients, nodes or neither. A history in time
-// order is read once; one with records out of time order may be read
-// twice, and some are.
+// Compute gives the oracle's report on random histories; one in time
+// order is read once, one out of order may be read twice (some are).
 func TestComputeEqualsWholeRandom(t *testing.T) {
 	in := Input{Requested: []string{"client-pause", "partition"}, Planned: map[string]int{"crash": 2},
 		Clients: []string{"c1", "c2", "c3"}, Nodes: []string{"n1", "n2", "n3"}}
