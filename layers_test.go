@@ -24,15 +24,11 @@ type layer struct {
 	pkgs []string // paths relative to the module root; "." is the root
 }
 
-// layers are the module's floors, lowest first. Every package of the
-// module is on exactly one. A package may import packages of strictly
-// lower floors, and packages under its own folder; packages under an
-// internal/ folder may import only packages under internal/ folders.
-// cluster/docker and lockimpl/adapters sit above config: config names
-// the Docker image and the adapters' locks without importing them, so a
-// program that only reads runs links neither the Docker client nor
-// redsync. The test-only packages (internal/benchrun, internal/soak,
-// docs/ci/go-test) have no non-test imports.
+// layers are the module's floors, lowest first, each package on exactly
+// one. A package may import packages of lower floors and under its own
+// folder; packages under internal/ only packages under internal/.
+// config names cluster/docker and lockimpl/adapters without importing
+// them, so a program that only reads runs links neither.
 var layers = []layer{
 	{"internal floor", []string{"internal/browsertest", "internal/child", "internal/ctxtime", "internal/lockstormbin",
 		"internal/pauseclock", "internal/store", "internal/storetest", "internal/workpool", "internal/benchrun",

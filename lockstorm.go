@@ -12,13 +12,9 @@
 //		})
 //	}
 //
-// Test starts real redis-server processes behind toxiproxy (the local
-// provider), runs the workload and the faults, checks the history, writes
-// the same store folder and report as `lockstorm run`, and fails the test
-// with the anomalies (and the seed to replay) when the verdict is not
-// valid. A lock plugs in through lockimpl.Locker (and optionally
-// lockimpl.Extender): see the Redsync and Redislock adapters in
-// package lockimpl/adapters.
+// Test runs the test as `lockstorm run` does (real redis-server processes
+// behind toxiproxy) and fails it when the verdict is not valid. A lock
+// plugs in through lockimpl.Locker: see package lockimpl/adapters.
 package lockstorm
 
 import (
@@ -45,27 +41,21 @@ type Config = config.Config
 // Result is what a run leaves behind; see analysis.Result.
 type Result = analysis.Result
 
-// Run runs one test and writes its report into the store folder, as
-// `lockstorm run` does. A report that cannot be written is a
-// *ReportError, returned with the whole result.
+// Run runs one test and writes its report, as `lockstorm run` does; a
+// report not written is a *ReportError beside the result.
 func Run(ctx context.Context, cfg Config) (*Result, error) { return campaign.RunReported(ctx, cfg) }
 
-// ReportError is the error of a run that ran and was checked but whose
-// report could not be written, e.g. on a full disk: every error of
-// reports.Write is one.
+// ReportError is the error of a run whose report could not be written.
 type ReportError = reports.WriteError
 
 // StoreEnv names the environment variable that gives Test a store folder
-// when the Config sets none: `LOCKSTORM_STORE=$PWD/store go test ./...`
-// keeps every run's folder and report (and its junit.xml) under store/.
+// when the Config sets none.
 const StoreEnv = "LOCKSTORM_STORE"
 
-// Test runs cfg inside a Go test. The store is cfg.Store when set, else
-// the folder the environment variable StoreEnv names (CI sets it to keep
-// the reports as an artifact), else the test's temp folder. It fails t when the run cannot start, and when the verdict is
-// invalid or unknown, with the summary: each checker's verdict, the first
-// anomalies with their op indices, the seed and the report's path. It
-// skips t when redis-server is not installed and cannot be, saying so.
+// Test runs cfg inside a Go test, storing in cfg.Store, else StoreEnv's
+// folder, else a temp folder. It fails t, with the run's summary, when the
+// run cannot start or its verdict is not valid, and skips t without
+// redis-server.
 func Test(t testing.TB, cfg Config) *Result {
 	t.Helper()
 	cfg.Store = cmp.Or(cfg.Store, os.Getenv(StoreEnv))
@@ -96,33 +86,25 @@ func Test(t testing.TB, cfg Config) *Result {
 	return res
 }
 
-// Campaign is Repeat's outcome: the campaign's report (campaign.Report,
-// the one result of every campaign: its outcomes, Planned, Total, Shard,
-// Interrupted) with what a repeat's caller reads besides.
+// Campaign is Repeat's outcome: the campaign's report with what a
+// repeat's caller reads besides.
 type Campaign struct {
 	*campaign.Report
-	// Base is the seed the runs' seeds derive from (harness.RunSeed).
-	Base int64
-	// Runs are the results of the runs that ran, in order (fewer than
-	// Planned after untilInvalid or an interrupt; a run that failed to
-	// start is an outcome with its Error, not a run).
+	Base int64 // the seed the runs' seeds derive from (harness.RunSeed)
+	// Runs are the results of the runs that ran, in order (a run that
+	// failed to start is an outcome with its Error, not a run).
 	Runs []*Result
-	// StoppedEarly is true when untilInvalid stopped the campaign at an
-	// invalid run before its last.
+	// StoppedEarly is true when untilInvalid stopped the campaign before
+	// its last run.
 	StoppedEarly bool
 	// Verdict is the campaign's status (campaign.Report.Status), the one
-	// `lockstorm run --runs` exits with: invalid if a run is invalid,
-	// else unknown if a run is unknown, failed to start or to write its
-	// report, or ctx ended first, else valid.
+	// `lockstorm run --runs` exits with.
 	Verdict checker.Validity
 }
 
-// Repeat runs cfg n times, run i with seed harness.RunSeed(cfg.Seed, i)
-// (run 1 with cfg.Seed itself; a base seed is drawn when cfg.Seed is 0),
-// each in its own store folder with its report: it is `lockstorm run
-// --runs n`'s campaign (campaign.Repeat) run by campaign.Run, whose
-// folder it also writes. untilInvalid stops at the first invalid run. A
-// report that cannot be written is returned as the error after the
+// Repeat is `lockstorm run --runs n` (campaign.Repeat): run i with seed
+// harness.RunSeed(base, i), base cfg.Seed or drawn. untilInvalid stops at
+// the first invalid run. A report not written is the error after the
 // campaign (a *ReportError).
 func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, opts ...Option) (*Campaign, error) {
 	var o options
@@ -184,17 +166,14 @@ type options struct {
 	shard  shard.Shard
 }
 
-// InShard has Repeat run only shard k of n of the campaign (k counts from
-// 0): run i when (i − 1) mod n is k, with the seed the whole campaign
-// gives it (`lockstorm run --runs --shard k/n`). It needs a base seed.
+// InShard has Repeat run only shard k of n of the campaign (`--shard
+// k/n`, k from 0); it needs a base seed.
 func InShard(k, n int) Option { return func(o *options) { o.shard = shard.Shard{K: k, N: n} } }
 
-// OnBaseSeed has Repeat call f with the campaign's base seed (drawn when
-// cfg.Seed is 0) once the configuration is checked, before the first run.
+// OnBaseSeed has Repeat call f with the base seed before the first run.
 func OnBaseSeed(f func(base int64)) Option { return func(o *options) { o.onBase = f } }
 
-// OnRun has Repeat call f after run i (1-based), once its report is
-// written (reportErr says why it could not be), before the next run.
+// OnRun has Repeat call f after run i (1-based) and its report.
 func OnRun(f func(i int, res *Result, reportErr error)) Option {
 	return func(o *options) { o.onRun = f }
 }

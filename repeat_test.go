@@ -58,11 +58,9 @@ func holderPausePlan(ttl time.Duration) *nemesis.Plan {
 	return &p
 }
 
-// --until-invalid stops at the first invalid run: a broken lock
-// (unsafe-del) under holder pauses is invalid within a run or two, and no
-// run starts after it. Each run's last progress snapshot counts
-// violations exactly when the checkers found one of the kinds counted
-// online.
+// --until-invalid stops at the first invalid run of a broken lock under
+// holder pauses; each run's last progress snapshot counts violations
+// exactly when the checkers found one of the kinds counted online.
 func TestRepeatUntilInvalid(t *testing.T) {
 	ttl := 500 * time.Millisecond
 	var last []lockstorm.Progress

@@ -14,19 +14,10 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// Load reads a stored run: its configuration, plan, history (a truncated
-// last line from a crashed run is tolerated; the warnings say so), the
-// resource's write log and final values when present. A run that did not
-// complete (no completion mark in test.json, fewer records than it wrote,
-// cut short, or a fault plan without its final heal record) gets
-// Result.Incomplete, so its check is at best unknown. Load does not
-// check; Analyze checks what was recorded.
-//
-// The history is not loaded, whatever its size: Load counts its records
-// and decodes only its nemesis records (history.SummarizeFile), and sets
-// Result.History to the file, for Check, the coverage and the report to
-// read it streamed (one engine for every size); Writes stays nil
-// (EachWrite and the check read writes.jsonl).
+// Load reads a stored run without checking it: its configuration, plan
+// and final values, and its history as a file to read streamed (only its
+// records counted and its nemesis records decoded; a truncated last line
+// is a warning). A run that did not complete gets Result.Incomplete.
 func Load(dir string) (*Result, []history.Warning, error) {
 	var tf TestFile
 	b, err := os.ReadFile(filepath.Join(dir, store.TestFile))
@@ -51,19 +42,15 @@ func Load(dir string) (*Result, []history.Warning, error) {
 	return res, sum.Warnings, nil
 }
 
-// Analyze re-checks a stored run and rewrites its results.json. Its
-// history is read streamed, under a soft memory limit (see limitMemory)
-// that Analyze leaves in place for what follows it in the process (the
-// report: `lockstorm analyze` ends there); a limit set before
-// (GOMEMLIMIT) is kept.
+// Analyze re-checks a stored run and rewrites its results.json, under a
+// soft memory limit (limitMemory) left in place for the report after it.
 func Analyze(ctx context.Context, dir string) (*Result, []history.Warning, error) {
 	return AnalyzeWith(ctx, dir, nil)
 }
 
-// AnalyzeWith is Analyze with another pass over the history riding on the
-// check's read (the report's, see reports.NewPass): ride, when not nil,
-// is given the loaded run before the check and returns the function to
-// hand every record the check reads (see checker.Composite.Also).
+// AnalyzeWith is Analyze with another pass riding on the check's read:
+// ride, when not nil, is given the loaded run and returns the function
+// handed every record (checker.Composite.Also).
 func AnalyzeWith(ctx context.Context, dir string, ride func(res *Result) func(o *history.Op, at history.Pos)) (*Result, []history.Warning, error) {
 	res, warns, err := Load(dir)
 	if err != nil {
@@ -78,9 +65,8 @@ func AnalyzeWith(ctx context.Context, dir string, ride func(res *Result) func(o 
 	return res, warns, checkAlso(ctx, res, also)
 }
 
-// LoadChecked reads a checked run folder back as the Result its run
-// returned: Load, then the verdict, coverage and interruption from
-// results.json (without checking again).
+// LoadChecked is Load with the verdict, coverage and interruption read
+// back from results.json.
 func LoadChecked(dir string) (*Result, error) {
 	res, _, err := Load(dir)
 	if err != nil {
@@ -97,16 +83,14 @@ func LoadChecked(dir string) (*Result, error) {
 	return res, nil
 }
 
-// storedResults is what results.json holds besides the verdict: the
-// fields resultsFile writes.
+// storedResults is what results.json holds besides the verdict.
 type storedResults struct {
 	Interrupted bool             `json:"interrupted"`
 	Incomplete  string           `json:"incomplete"`
 	Coverage    *coverage.Report `json:"coverage"`
 }
 
-// readResults reads run folder dir's results.json: the verdict and the
-// rest.
+// readResults reads run folder dir's results.json.
 func readResults(dir string) (checker.Result, storedResults, error) {
 	var v checker.Result
 	var extra storedResults

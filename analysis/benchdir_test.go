@@ -11,13 +11,10 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// TestCheckBenchDir runs Load and Check (the check and the coverage, not
-// the report) on the run folder LOCKSTORM_BENCH_DIR and logs the time;
-// run it under /usr/bin/time for the peak RSS, with -test.cpuprofile to
-// see where the time goes. With LOCKSTORM_BENCH_ENDPROFILE set it writes
-// a heap profile there as the last record is read (see profileAtEnd)
-// and writes no results.json; otherwise Check writes results.json into
-// the folder: give it a copy. Skipped unless LOCKSTORM_BENCH_DIR is set.
+// TestCheckBenchDir times Load and Check of the run folder
+// LOCKSTORM_BENCH_DIR (give it a copy: Check writes results.json), or,
+// with LOCKSTORM_BENCH_ENDPROFILE set, writes a heap profile there as the
+// last record is read. Skipped unless LOCKSTORM_BENCH_DIR is set.
 func TestCheckBenchDir(t *testing.T) {
 	dir := os.Getenv("LOCKSTORM_BENCH_DIR")
 	if dir == "" {
@@ -41,9 +38,8 @@ func TestCheckBenchDir(t *testing.T) {
 	}
 }
 
-// profileAtEnd is Check's check and coverage with a heap profile written
-// to path as the last record is read, after a collection: what the
-// engine and the coverage hold at the end of their read.
+// profileAtEnd is Check's read with a heap profile written to path, after
+// a collection, as the last record is read.
 func profileAtEnd(t *testing.T, res *Result, path string) {
 	log, err := serverLog(res)
 	if err != nil {

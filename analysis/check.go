@@ -15,11 +15,8 @@ import (
 	"github.com/lockstorm/lockstorm/resource"
 )
 
-// Checkers returns the checker composition for a run: res.Config decides
-// the liveness requirements, res.Final (the resource's counter values
-// after the run, nil when unknown) feeds the lost-update count, and
-// res.Writes (the resource's own log of writes and fenced reads) the
-// fencing checker.
+// Checkers returns the checker composition for a run, its fencing
+// checker fed res.Writes.
 func Checkers(res *Result) *checker.Composite {
 	log := &checker.ServerLog{}
 	for i := range res.Writes {
@@ -46,22 +43,20 @@ func checkersWith(res *Result, log *checker.ServerLog) *checker.Composite {
 	})
 }
 
-// DriftAllowance is the run's clock-drift allowance for a lease of the
-// run's TTL, as the lock checker grants it.
+// DriftAllowance is the lock checker's drift allowance for the run's TTL.
 func DriftAllowance(cfg config.Config) time.Duration {
 	l := lockChecker(cfg)
 	return lease.Allowance(cfg.TTL, l.Drift, l.DriftFactor)
 }
 
-// LeaseOptions are the lease model's options of the run's checkers: the
-// lock checker's drift allowance (see lease.Tracker).
+// LeaseOptions are the lease model's options: the lock checker's drift.
 func LeaseOptions(cfg config.Config) lease.Options {
 	l := lockChecker(cfg)
 	return lease.Options{Drift: l.Drift, DriftFactor: l.DriftFactor}
 }
 
-// lockChecker is the lock checker with the run's drift allowance
-// (Config.Drift, Config.DriftFactor; zero is the default, negative none).
+// lockChecker is the lock checker with the run's drift (zero the
+// default, negative none).
 func lockChecker(cfg config.Config) *checker.Lock {
 	l := checker.NewLock()
 	if cfg.Drift != 0 {
@@ -73,17 +68,12 @@ func lockChecker(cfg config.Config) *checker.Lock {
 	return l
 }
 
-// Check runs the checkers over the run's history (res.History: the
-// records in memory, or history.jsonl read streamed; one engine either
-// way, see checker.Composite.CheckSource), computes the
-// coverage, sets res.Verdict, and writes results.json into res.Dir (when
-// set). The verdict of an incomplete run (res.Incomplete) is at best
-// unknown, and so is the verdict of a run whose faults fell short of the
-// coverage bar (res.Coverage, see demoteUnexercised).
+// Check runs the checkers and the coverage over res.History, sets
+// res.Verdict (at best unknown for an incomplete or unexercised run) and
+// writes results.json into res.Dir when set.
 func Check(ctx context.Context, res *Result) error { return checkAlso(ctx, res, nil) }
 
-// checkAlso is Check handing every record it reads to also (nil: none),
-// besides the coverage (see checker.Composite.Also).
+// checkAlso is Check handing every record it reads to also (may be nil).
 func checkAlso(ctx context.Context, res *Result, also func(o *history.Op, at history.Pos)) error {
 	if res.History == nil {
 		res.History = history.Slice(nil)
@@ -126,8 +116,7 @@ func checkAlso(ctx context.Context, res *Result, also func(o *history.Op, at his
 	return finishCheck(res)
 }
 
-// finishCheck demotes the verdict of an incomplete or unexercised run and
-// writes results.json.
+// finishCheck applies the demotions and writes results.json.
 func finishCheck(res *Result) error {
 	demoteIncomplete(res)
 	demoteUnexercised(res)
@@ -139,24 +128,17 @@ func finishCheck(res *Result) error {
 		Interrupted: res.Interrupted, Incomplete: res.Incomplete, Coverage: res.Coverage})
 }
 
-// resultsFile is results.json: the checkers' verdict (its fields at the
-// top level), whether the run was cut short, and what its faults touched.
-// It is only written: read results.json into a checker.Result, whose
-// UnmarshalJSON (promoted here) would leave the other fields unread.
+// resultsFile is results.json, only written (checker.Result's promoted
+// UnmarshalJSON would leave the other fields unread: see readResults).
 type resultsFile struct {
 	checker.Result
-	// Interrupted is true for a run stopped by SIGINT or SIGTERM.
-	Interrupted bool `json:"interrupted,omitempty"`
-	// Incomplete says why the run's history cannot be trusted to be whole.
-	Incomplete string `json:"incomplete,omitempty"`
-	// Coverage is what the run's faults touched.
-	Coverage *coverage.Report `json:"coverage,omitempty"`
+	Interrupted bool             `json:"interrupted,omitempty"`
+	Incomplete  string           `json:"incomplete,omitempty"`
+	Coverage    *coverage.Report `json:"coverage,omitempty"`
 }
 
-// serverLog is the fencing checker's server log: the resource's writes
-// and fenced reads (not its api entries), read with res.EachWrite and
-// digested as they are read (see checker.ServerLog): the log itself (a
-// million entries at 10M records) is never held.
+// serverLog is the fencing checker's server log, digested as
+// res.EachWrite reads it (the log itself is never held).
 func serverLog(res *Result) (*checker.ServerLog, error) {
 	log := &checker.ServerLog{}
 	if err := res.EachWrite(func(w *resource.Write) { addLogged(log, w) }); err != nil {
@@ -165,8 +147,7 @@ func serverLog(res *Result) (*checker.ServerLog, error) {
 	return log, nil
 }
 
-// addLogged adds the resource's log entry w to the server log, unless it
-// is an api entry (the fencing checker reads writes and fenced reads).
+// addLogged adds the resource's log entry w unless it is an api entry.
 func addLogged(log *checker.ServerLog, w *resource.Write) {
 	if !w.Enter {
 		log.Add(&checker.ServerWrite{Key: w.Key, Value: w.Value, Fence: w.Fence, Accepted: w.Accepted, Read: w.Read, Time: w.Time})

@@ -14,10 +14,8 @@ import (
 	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
-// turnsHistory is n lock turns of 4 clients on one key: acquire, read,
-// write v+1, release, with a pause between turns; a second client waits
-// on the lock during some turns. With lose set, one turn writes the value
-// the previous turn wrote (a lost update).
+// turnsHistory is n lock turns of 4 clients on one key (acquire, read,
+// write v+1, release); turn lose writes the previous turn's value.
 func turnsHistory(n int, lose int) history.History {
 	b := historytest.New()
 	v := int64(0)
@@ -37,9 +35,8 @@ func turnsHistory(n int, lose int) history.History {
 	return b.History()
 }
 
-// TestCheckSameFromFileAndMemory: Check of a history held in memory and
-// of the same history left in its file give the same verdict and
-// anomalies (one engine: checker.Composite.CheckSource).
+// Check of a history in memory and in its file give the same verdict and
+// anomalies.
 func TestCheckSameFromFileAndMemory(t *testing.T) {
 	for _, lose := range []int{-1, 150} {
 		h := turnsHistory(400, lose)

@@ -10,16 +10,10 @@ import (
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// notCompleted is the reason given for a stored run whose test.json has no
-// completion mark.
 const notCompleted = "the run did not complete (test.json has no completion mark: it was killed, crashed or is still running)"
 
-// storedIncomplete says why a stored run (its test.json, the number n of
-// records read from its history, and h, those records or at least their
-// nemesis records) cannot be trusted to be whole, or "" when it can: cut
-// short (test.json says why), never marked completed, fewer records than
-// the run wrote, or, for a run with a fault plan, no final heal record
-// pair (missingHeal).
+// storedIncomplete says why a stored run (n records read, h at least its
+// nemesis records) cannot be trusted to be whole, or "" when it can.
 func storedIncomplete(tf TestFile, n int, h history.History) string {
 	var why []string
 	switch {
@@ -36,9 +30,7 @@ func storedIncomplete(tf TestFile, n int, h history.History) string {
 	return strings.Join(why, "; ")
 }
 
-// demoteIncomplete applies the rule that a run cut short never passes: a
-// valid verdict of an incomplete run becomes unknown, saying why. An
-// invalid verdict stays invalid: the violation happened.
+// demoteIncomplete makes a valid verdict of an incomplete run unknown.
 func demoteIncomplete(res *Result) {
 	if res.Incomplete == "" || res.Verdict.Valid != checker.Valid {
 		return
@@ -47,11 +39,8 @@ func demoteIncomplete(res *Result) {
 	res.Verdict.Error = "incomplete run: " + res.Incomplete
 }
 
-// demoteClockEvents applies the rule that a run whose clocks stepped has
-// no verdict: Redis expires keys by a clock that moved by more than the
-// drift allowance within a TTL, so an anomaly may be the clock's doing
-// and a pass did not test the lock as configured. The verdict becomes
-// unknown, naming the first event; the anomalies stay listed.
+// demoteClockEvents makes the verdict of a run whose clocks stepped
+// unknown, naming the first event: an anomaly may be the clock's doing.
 func demoteClockEvents(res *Result) {
 	if len(res.ClockEvents) == 0 {
 		return
@@ -66,12 +55,8 @@ func demoteClockEvents(res *Result) {
 	res.Verdict.Valid, res.Verdict.Error = checker.Unknown, why
 }
 
-// missingHeal says why a history of a run with a fault plan lacks its
-// final heal (the nemesis FHeal record pair: an invoke and its completion,
-// written by nemesis.Runner.Heal when the run ends or is interrupted), or
-// "" when the pair is there or the run had no plan. Without it the faults
-// may still have been in place when the history ends: the history was cut
-// before the run finished.
+// missingHeal says why the history of a run with a fault plan lacks its
+// final heal record pair (invoke and completion), or "".
 func missingHeal(plan *nemesis.Plan, h history.History) string {
 	if plan == nil {
 		return ""

@@ -11,8 +11,7 @@ import (
 	"github.com/lockstorm/lockstorm/coverage"
 )
 
-// requestedKinds are the fault kinds a run asked for: the kinds of its
-// scripted plan's steps, else Config.Nemesis.
+// requestedKinds are the kinds of the plan's steps, else Config.Nemesis.
 func requestedKinds(cfg config.Config) []string {
 	if cfg.Plan == nil {
 		return cfg.Nemesis
@@ -26,9 +25,8 @@ func requestedKinds(cfg config.Config) []string {
 	return out
 }
 
-// newCoverage starts the coverage of res's history, to be fed the
-// records as the check reads them; nil for a run that neither planned nor
-// requested any fault.
+// newCoverage starts the coverage of res's history; nil for a run
+// without faults.
 func newCoverage(res *Result) *coverage.Pass {
 	in, ok := coverageInput(res)
 	if !ok {
@@ -37,9 +35,8 @@ func newCoverage(res *Result) *coverage.Pass {
 	return coverage.NewPass(in)
 }
 
-// coverageOf ends the coverage pass (nil: no coverage). A pass that was
-// not handed every record (the check stopped early: an invalid history,
-// an interrupt) is computed again on its own read of the history.
+// coverageOf ends the coverage pass, computed again on its own read when
+// the check stopped early.
 func coverageOf(res *Result, cov *coverage.Pass) (*coverage.Report, error) {
 	if cov == nil {
 		return nil, nil
@@ -52,7 +49,7 @@ func coverageOf(res *Result, cov *coverage.Pass) (*coverage.Report, error) {
 }
 
 // coverageInput is what coverage needs besides the history; false for a
-// run that neither planned nor requested any fault.
+// run without faults.
 func coverageInput(res *Result) (coverage.Input, bool) {
 	cfg := res.Config
 	in := coverage.Input{Requested: requestedKinds(cfg), Planned: map[string]int{}}
@@ -76,16 +73,13 @@ func coverageInput(res *Result) (coverage.Input, bool) {
 // nodeName is the name of the i-th node (from 0): "n1", ...
 func nodeName(i int) string { return fmt.Sprintf("n%d", i+1) }
 
-// minCoverage is the bar of cfg: Config.MinCoverage, 0 (a run stored
-// before the field existed) meaning DefaultMinCoverage, negative no bar.
+// minCoverage is cfg's bar (0: DefaultMinCoverage, negative none).
 func minCoverage(cfg config.Config) int {
 	return cmp.Or(cfg.MinCoverage, config.DefaultMinCoverage)
 }
 
-// demoteUnexercised applies the rule that a green verdict needs its
-// faults to have exercised the lock (see README, "What a green verdict
-// proves"): a valid verdict with a coverage shortfall becomes unknown,
-// naming each shortfall. An invalid verdict stays invalid.
+// demoteUnexercised makes a valid verdict with a coverage shortfall
+// unknown, naming each shortfall.
 func demoteUnexercised(res *Result) {
 	if res.Coverage == nil {
 		return

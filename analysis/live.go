@@ -13,46 +13,31 @@ import (
 	"github.com/lockstorm/lockstorm/resource"
 )
 
-// Kinds of violation the live counter finds while a run goes on. The
-// names are the checkers' anomaly kinds, so the live count and the final
-// check speak the same language; the checkers (run after the run) are the
-// judges, the live count a sound early warning: every violation it counts
-// is one the checkers also report as fatal (it may count fewer, or count
-// one checker anomaly more than once, never one the checkers do not find).
+// Kinds of violation the live counter finds while a run goes on, named
+// as the checkers' anomalies: every one it counts is one the checkers
+// also report as fatal (it may count fewer, never one they do not find).
 const (
-	// LiveOverlap: two holders by the clients' own view. An acquire (or an
-	// extend after a gap) succeeded while another process's lease on the
-	// same key was, in its client's view, still held: not released, not
-	// signalled lost, its validity not passed (as checker.Exclusion).
+	// LiveOverlap: an acquire (or an extend after a gap) succeeded while
+	// another process's lease on the key was still held in its client's
+	// view (as checker.Exclusion).
 	LiveOverlap = "overlap"
-	// LiveWriteAfterValidity: a write the resource accepted that its
-	// process invoked outside its lease (after its validity, after it was
-	// released or signalled lost, or with no lease at all), and that
-	// checker.LateWriteFatal judges fatal (under fencing: a fenced read or
-	// write with a newer token had returned ok before it was invoked).
+	// LiveWriteAfterValidity: an accepted write invoked outside its
+	// process's lease that checker.LateWriteFatal judges fatal.
 	LiveWriteAfterValidity = checker.KindLateWrite
-	// LiveLostUpdate: two writes of the same value to the same key, both
-	// acknowledged: the counter workload writes read+1, so one increment
-	// is lost (as checker.Resource).
+	// LiveLostUpdate: two acknowledged writes of one value to one key.
 	LiveLostUpdate = "lost-update"
-	// LiveStaleWrite: the resource accepted a write whose fencing token
-	// was below one it had accepted before (its own log).
+	// LiveStaleWrite: the resource accepted a write with a fencing token
+	// below one it had accepted before.
 	LiveStaleWrite = "stale-write-accepted"
-	// LiveAPIOverlap: two callers inside the rate-limited API at once
-	// (api workload; the resource's own count).
+	// LiveAPIOverlap: two callers inside the rate-limited API at once.
 	LiveAPIOverlap = "api-overlap"
-	// LiveStuck: the lock was not granted on a key for the span after its
-	// last lease ran out while acquires kept failing and no fault was in
-	// effect (lock never freed, or a stuck queue): checker.StuckWatch, the
-	// liveness checker's own rule, fed the same records, so counted at the
-	// record the final check names. Only when recovery is required
-	// (Config.SkipRecoveryCheck unset), where it is fatal.
+	// LiveStuck: checker.StuckWatch's stuck lock, when recovery is
+	// required.
 	LiveStuck = "lock-stuck"
 )
 
-// LiveCounter counts violations incrementally, one history record (and
-// one resource log entry) at a time: each record costs time proportional
-// to the leases live on its key, never a re-check of the history.
+// LiveCounter counts violations one history record (and resource log
+// entry) at a time, each costing time in the leases live on its key.
 type LiveCounter struct {
 	ops    history.Pairer            // the open invokes
 	leases *lease.Tracker            // the checkers' lease model, forgetting ended leases
@@ -69,9 +54,7 @@ type LiveCounter struct {
 	counts map[string]int
 }
 
-// NewLiveCounter counts with cfg's lease options (LeaseOptions: the drift
-// allowance for leases without a recorded validity, as the exclusion
-// checker does).
+// NewLiveCounter counts with cfg's lease options (LeaseOptions).
 func NewLiveCounter(cfg config.Config) *LiveCounter {
 	opt := LeaseOptions(cfg)
 	opt.Forget = true
@@ -101,8 +84,7 @@ func (c *LiveCounter) Snapshot() map[string]int {
 	return maps.Clone(c.counts)
 }
 
-// Add takes the next history record (records come in index order, their
-// times non-decreasing).
+// Add takes the next history record.
 func (c *LiveCounter) Add(op history.Op) {
 	if c.stuck != nil {
 		if _, found := c.stuck.Add(&op); found {
@@ -156,9 +138,8 @@ func (c *LiveCounter) Add(op history.Op) {
 	}
 }
 
-// leaseEvent counts, when a lease starts or an extend renews it after its
-// belief had ended, an overlap with each other process's lease on its key
-// held at that instant.
+// leaseEvent counts, when a lease starts or is renewed after a gap, an
+// overlap with each other process's lease on its key held then.
 func (c *LiveCounter) leaseEvent(e lease.Event) {
 	l := e.Lease
 	switch e.Kind {
@@ -203,15 +184,13 @@ func (c *LiveCounter) overlaps(l *lease.Lease, t int64) {
 }
 
 // holds reports whether process p believed it held its latest lease at t
-// (its validity's last instant included, as the exclusion checker's
-// write check).
+// (its validity's last instant included).
 func (c *LiveCounter) holds(p int, t int64) bool {
 	ls := c.leases.Of(p)
 	return len(ls) > 0 && heldAt(ls[len(ls)-1], ls[len(ls)-1].Segments, t-1)
 }
 
-// Writes is the number of resource log entries counted so far: the
-// entry number from which the next AddLogged needs the log.
+// Writes is the number of resource log entries counted so far.
 func (c *LiveCounter) Writes() int { return c.writes }
 
 // AddLogged counts the resource log entries ws not seen yet, ws[0] being

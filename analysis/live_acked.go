@@ -1,14 +1,10 @@
 package analysis
 
 // ackedKeep is how many acknowledged values per key the live counter
-// remembers to spot a value written twice (a lost update). Forgetting
-// older ones keeps a long run's memory flat; the live count may then miss
-// a duplicate of a value written long before, which the live counter's
-// contract allows (it may count fewer than the checkers, never more).
+// remembers, keeping memory flat (it may then miss an old duplicate).
 const ackedKeep = 1 << 16
 
-// ackedValues is the set of the most recent acknowledged values of one
-// key, oldest first in order.
+// ackedValues are the most recent acknowledged values of one key.
 type ackedValues struct {
 	set   map[int64]bool
 	order []int64

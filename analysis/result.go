@@ -1,10 +1,6 @@
-// Package analysis judges what a lockstorm run recorded: Result (a run's
-// outcome: its history, read through a history.Source, and its verdict), Load
-// and Analyze of a stored run, Check (the checkers, one streaming engine
-// over the run's history, the coverage glue and the rules that make
-// an incomplete or unexercised run's verdict unknown), and the live
-// counter that spots violations while a run goes on. It runs nothing:
-// package harness runs a config.Config and hands its history here.
+// Package analysis judges what a lockstorm run recorded: Result, Load and
+// Analyze of a stored run, Check (the checkers, the coverage and the rules
+// that make a verdict unknown), and the live counter. It runs nothing.
 package analysis
 
 import (
@@ -23,19 +19,13 @@ type Result struct {
 	Dir string
 	// Config is the configuration after defaults, with the seed used.
 	Config config.Config
-	// History is every record of the run, read through a history.Source:
-	// its history.jsonl (history.File) for a stored run or a run longer
-	// than the harness's live tail (the recent records it keeps in
-	// memory), which every reader reads streamed, or the records in memory
-	// (history.Slice) for a short run or one built in memory. nil reads as
-	// no record.
+	// History is every record of the run: its history.jsonl, or the
+	// records in memory for a short run; nil reads as none.
 	History history.Source
-	// Writes is the resource's own log of writes and fenced reads when it
-	// is held in memory; nil when it is left in the run folder's
-	// writes.jsonl (a stored run, a long run), which EachWrite reads.
+	// Writes is the resource's log when held in memory; nil when left in
+	// writes.jsonl (EachWrite reads either).
 	Writes []resource.Write
-	// Records is the number of records in the history (Check counts them
-	// when it is not given).
+	// Records is the number of records (Check counts them when 0).
 	Records int
 	// Plan is the fault schedule that was executed (nil: no faults).
 	Plan *nemesis.Plan
@@ -47,22 +37,15 @@ type Result struct {
 	// Coverage is what the run's faults touched (nil for a run without
 	// faults); a shortfall makes a valid verdict unknown.
 	Coverage *coverage.Report
-	// Interrupted is true when ctx ended before the time limit (SIGINT,
-	// SIGTERM): the run is incomplete (Incomplete says when and why), its
-	// test.json gets no completion mark, and its verdict is at best
-	// unknown.
+	// Interrupted is true when ctx ended before the time limit: the run
+	// is then Incomplete too.
 	Interrupted bool
-	// Incomplete says why the run was cut short, or why its stored
-	// history cannot be trusted to be whole (e.g. "history write failed:
-	// ... no space left on device"); empty for a complete run. The verdict
-	// of an incomplete run is never valid: at best unknown, invalid when a
-	// violation was found in what was recorded.
+	// Incomplete says why the run was cut short or its stored history
+	// cannot be trusted to be whole; its verdict is then never valid.
 	Incomplete string
-	// Overhead is what the harness added: its record rate and the
-	// proxies' latency (also in test.json).
+	// Overhead is what the harness added (also in test.json).
 	Overhead *Overhead
-	// ClockEvents are the steps of the machine's or a node's clock the
-	// run's clock watch saw (package clockwatch): a run with one has no
-	// verdict (unknown), naming it.
+	// ClockEvents are the clock steps the run's clock watch saw: a run
+	// with one has an unknown verdict.
 	ClockEvents []clockwatch.Event
 }

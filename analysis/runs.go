@@ -22,24 +22,16 @@ type RunInfo struct {
 	Verdict checker.Validity
 	Checked bool
 	Config  config.Config
-	// SetupError is the error of a run whose setup failed (its
-	// store.SetupFailedFile): it never ran, has no history and no verdict.
+	// SetupError is the error of a run whose setup failed: it never ran.
 	SetupError string
-	// Unknown says, for a checked run whose verdict is unknown, why
-	// (from results.json): UnknownInterrupted, UnknownIncomplete,
-	// UnknownCoverage, else UnknownOther; empty for another verdict.
+	// Unknown says why an unknown verdict is unknown (below); Error is
+	// the verdict's explanation.
 	Unknown string
-	// Error is the verdict's explanation (results.json's "error"): for
-	// an unknown verdict, the reason in full.
-	Error string
+	Error   string
 }
 
-// Why an unknown verdict is unknown (RunInfo.Unknown), in the order
-// they are told apart: a run stopped by SIGINT or SIGTERM before its
-// time limit; a run otherwise cut short (a failed history write, a
-// history without its end); a run whose faults fell short of the
-// coverage bar (README, "What a green verdict proves"); anything else
-// (a clock event, a checker that could not decide).
+// Why an unknown verdict is unknown (RunInfo.Unknown), in the order they
+// are told apart.
 const (
 	UnknownInterrupted = "interrupted"
 	UnknownIncomplete  = "incomplete"
@@ -47,8 +39,7 @@ const (
 	UnknownOther       = "undecided"
 )
 
-// unknownWhy is why the run whose results.json holds r has an unknown
-// verdict (RunInfo.Unknown).
+// unknownWhy is RunInfo.Unknown of results.json r.
 func unknownWhy(r storedResults) string {
 	switch {
 	case r.Interrupted:

@@ -1,14 +1,9 @@
 // Package campaign runs many runs and summarises them, the one shape of
-// catalog, sweep, compare, power, zoo and `run --runs`: a campaign is a
-// list of cells, each a run configuration with claims about its outcome
-// (an expected verdict, lost updates without fencing, a detection). Every
-// cell runs once per seed (1..Seeds); the runs go --parallel at once,
-// --shard K/N picks a share of them, and each finished run is one
-// progress line. The campaign leaves one folder
-// (<store>/campaigns/<kind>-<time>/: campaign.json and summary.md), one
-// summary table, one JUnit document (each claim of each run a test case
-// that passes when the claim holds) and, when sharded, a manifest that
-// `lockstorm merge` combines with the other shards'.
+// catalog, sweep, compare, power, zoo and `run --runs`: cells, each a run
+// configuration with claims about its outcome, run once per seed,
+// --parallel at once, --shard K/N a share of them. A campaign leaves a
+// folder (campaign.json, summary.md), a JUnit document and, sharded, a
+// manifest for `lockstorm merge`.
 package campaign
 
 import (
@@ -28,14 +23,12 @@ type Cell struct {
 	Config config.Config
 	// Claims are judged on each run of the cell.
 	Claims []Claim
-	// CellClaims are judged once over all the cell's runs here (a zoo
-	// cell: "detected in some seed"); sharded, over each shard's runs.
+	// CellClaims are judged once over the cell's runs (sharded: this
+	// shard's).
 	CellClaims []CellClaim
-	// Skip, when set, says why the cell cannot run here (a missing
-	// runtime): its runs are shown as skipped, never as passed.
+	// Skip says why the cell cannot run here: its runs are skipped.
 	Skip string
-	// Broken, when set, says why the cell cannot run at all (its build
-	// failed): each of its runs is an error outcome.
+	// Broken says why the cell cannot run at all: its runs are errors.
 	Broken string
 }
 
@@ -53,11 +46,9 @@ type CellJudged struct {
 
 // Claim is something a cell's run should show.
 type Claim struct {
-	// Name is the claim in words: "without fencing: lost updates or
-	// invalid".
-	Name string
-	// Judge says whether the claim holds of a finished run, and what the
-	// run showed; Unknown when the run cannot say (an unknown verdict).
+	Name string // in words: "without fencing: lost updates or invalid"
+	// Judge says whether the claim holds of a finished run (Unknown when
+	// the run cannot say), and what the run showed.
 	Judge func(res *analysis.Result) (checker.Validity, string)
 }
 
@@ -77,28 +68,24 @@ func Expect(want checker.Validity) Claim {
 
 // Judged is a claim judged on one run.
 type Judged struct {
-	Name string `json:"name"`
-	// Holds is Valid when the claim holds, Invalid when it does not,
-	// Unknown when the run could not say.
-	Holds checker.Validity `json:"holds"`
+	Name  string           `json:"name"`
+	Holds checker.Validity `json:"holds"` // Valid: it holds; Unknown: the run could not say
 	Seen  string           `json:"seen"`
 }
 
 // Outcome is one finished run of a cell.
 type Outcome struct {
-	// Index is the run's place in the campaign's stable order (cell
-	// major, seed minor), the unit of --shard.
+	// Index is the run's place in the campaign's order (cell major, seed
+	// minor), the unit of --shard.
 	Index int    `json:"index"`
 	Cell  string `json:"cell"`
 	Seed  int64  `json:"seed"`
 	// Dir is the run folder; Replay its replay line.
-	Dir    string `json:"dir,omitempty"`
-	Replay string `json:"replay,omitempty"`
-	// Verdict is the run's verdict.
+	Dir     string           `json:"dir,omitempty"`
+	Replay  string           `json:"replay,omitempty"`
 	Verdict checker.Validity `json:"verdict"`
 	Claims  []Judged         `json:"claims"`
-	// Error says why the run did not run or finish; Skipped why it was
-	// not run.
+	// Error says why the run did not run or finish; Skipped why it was not run.
 	Error   string `json:"error,omitempty"`
 	Skipped string `json:"skipped,omitempty"`
 	// Resumed is set when the run finished before (Options.Resume).
@@ -108,21 +95,15 @@ type Outcome struct {
 	Result *analysis.Result `json:"-"`
 }
 
-// Holds is whether every claim of the run held: Valid, Invalid when one
-// did not, Unknown when none failed but one could not be judged (or the
-// run did not finish).
+// Holds merges the run's claims (checker.Merge); Unknown when the run
+// did not finish.
 func (o Outcome) Holds() checker.Validity {
 	if o.Error != "" {
 		return checker.Unknown
 	}
 	out := checker.Valid
 	for _, c := range o.Claims {
-		switch c.Holds {
-		case checker.Invalid:
-			return checker.Invalid
-		case checker.Unknown:
-			out = checker.Unknown
-		}
+		out = checker.Merge(out, c.Holds)
 	}
 	return out
 }

@@ -49,10 +49,9 @@ func flags(t *testing.T, seeds int, sh shard.Shard, only ...string) config.Campa
 	return f
 }
 
-// Each claim of each run is one JUnit case: an expected invalid verdict
-// is a claim that holds (no failure), a wrong expectation a failure, an
-// unknown verdict an error; one progress line per run; the folder holds
-// campaign.json and the summary table.
+// Each claim of each run is one JUnit case (an expected invalid verdict
+// holds, a wrong expectation fails, an unknown verdict errs); one
+// progress line per run; the folder holds campaign.json and summary.md.
 func TestClaimsAreTestCases(t *testing.T) {
 	var progress bytes.Buffer
 	rep, err := Run(t.Context(), Spec{Kind: "test", Cells: cells(), Flags: flags(t, 2, shard.Shard{})}, Options{Runner: fakeRun, Progress: &progress})

@@ -8,14 +8,10 @@ import (
 	"github.com/lockstorm/lockstorm/reports"
 )
 
-// JUnit is the campaign as one JUnit document, the one writer of every
-// campaign: one suite (the campaign's kind and name), one test case per
-// claim of each run, named "<cell> seed <s>: <claim>". A claim that holds
-// is a passing case (what the run showed, its replay line and folder in
-// <system-out>), one that fails a <failure>, one the run could not judge
-// (unknown verdict, a run that did not finish) an <error>; a skipped
-// cell's run is a <skipped> case. The runs' own checkers are not cases:
-// an expected invalid verdict is a claim that holds, not a failure.
+// JUnit is the campaign as one JUnit suite: one test case per claim of
+// each run ("<cell> seed <s>: <claim>"), passing when it holds, a
+// <failure> when not, an <error> when it cannot be judged; a skipped
+// cell's run is <skipped>.
 func (r *Report) JUnit() reports.JUnitSuites {
 	name := r.Kind
 	if r.Name != "" {
@@ -66,9 +62,7 @@ func outcomeCases(class string, o Outcome) []reports.JUnitCase {
 	return cases
 }
 
-// judgedCase is the test case of a judged claim: passing when it holds,
-// a failure when it does not, an error when it cannot be judged; out
-// goes to its text.
+// judgedCase is the test case of a judged claim, with out as its text.
 func judgedCase(class, name string, c Judged, out string) reports.JUnitCase {
 	tc := reports.JUnitCase{Name: name, Classname: class}
 	switch c.Holds {

@@ -7,12 +7,9 @@ import (
 	"github.com/lockstorm/lockstorm/internal/shard"
 )
 
-// Repeat is `lockstorm run --runs n` as a campaign: one cell, cfg as the
-// command line gives it (its name and store filled, so every shard
-// names them alike), run n times, run k with seed
-// harness.RunSeed(base, k) (run 1 the base itself), each claiming a
-// valid verdict. f brings --shard and --junit; the base seed is part of
-// the shards' key.
+// Repeat is `lockstorm run --runs n` as a campaign: one cell (cfg with
+// its name and store filled), run k with seed harness.RunSeed(base, k),
+// each claiming a valid verdict. f brings --shard and --junit.
 func Repeat(cfg config.Config, n int, base int64, f config.Campaign) Spec {
 	if filled, err := cfg.WithDefaults(); err == nil {
 		cfg.Name, cfg.Store = filled.Name, filled.Store
@@ -24,10 +21,9 @@ func Repeat(cfg config.Config, n int, base int64, f config.Campaign) Spec {
 		Extra:  struct{ Base int64 }{base}}
 }
 
-// RepeatBase checks `run --runs n` before any run starts (cfg and its
-// defaults, the shard's rules: harness.CheckShard) and returns its base
-// seed: cfg.Seed, or one drawn when it is 0 (drawn is then true, for the
-// caller to say). Errors wrap config.ErrConfig.
+// RepeatBase checks `run --runs n` before any run starts and returns its
+// base seed: cfg.Seed, or one drawn (drawn true). Errors wrap
+// config.ErrConfig.
 func RepeatBase(cfg config.Config, n int, untilInvalid bool, s shard.Shard) (base int64, drawn bool, err error) {
 	filled, err := cfg.WithDefaults()
 	if err != nil {
@@ -42,6 +38,5 @@ func RepeatBase(cfg config.Config, n int, untilInvalid bool, s shard.Shard) (bas
 	return harness.DrawSeed(), true, nil
 }
 
-// UntilInvalid is Options.StopAfter of `--until-invalid`: the campaign
-// stops after its first invalid run.
+// UntilInvalid is Options.StopAfter of `--until-invalid`.
 func UntilInvalid(o *Outcome) bool { return o.Verdict == checker.Invalid }

@@ -22,54 +22,45 @@ import (
 	"github.com/lockstorm/lockstorm/reports"
 )
 
-// Spec is a campaign to run: its kind (the command: "compare", "zoo"...),
-// an optional name, its cells and the shared flags.
+// Spec is a campaign to run: its kind (the command), an optional name,
+// its cells and the shared flags.
 type Spec struct {
 	Kind, Name string
 	Cells      []Cell
 	Flags      config.Campaign
-	// SeedOf, when set, is the seed of a cell's k-th run (k from 1):
-	// `run --runs` derives its seeds from --seed. Default k.
+	// SeedOf, when set, is the seed of a cell's k-th run (k from 1);
+	// default k.
 	SeedOf func(k int) int64
-	// Extra is what the command needs besides the cells to rebuild its
-	// own outputs from merged shards (a sweep's grid): it goes into the
-	// shards' key, so shards of other extras are not merged, and comes
-	// back as Report.Extra.
+	// Extra is what the command needs to rebuild its outputs from merged
+	// shards (a sweep's grid): part of the shards' key, and Report.Extra.
 	Extra any
 }
 
 // Options tune Run.
 type Options struct {
-	// Runner runs one run and writes its report. Default RunReported
-	// (what lockstorm.Run is).
+	// Runner runs one run and writes its report (default RunReported).
 	Runner harness.RunFunc
 	// Progress receives one line per finished run (ProgressLine).
 	Progress io.Writer
-	// OnResult, when set, is called with each finished run (from several
-	// goroutines when --parallel > 1) before its Result is let go: a
-	// command takes what it needs beyond the claims there.
+	// OnResult, when set, is called with each finished run (concurrently
+	// under --parallel) before its Result is let go.
 	OnResult func(o *Outcome, res *analysis.Result)
-	// KeepResults keeps each run's Result in its Outcome (a history in
-	// memory per run: for the few runs of a comparison, not for many).
+	// KeepResults keeps each run's Result in its Outcome.
 	KeepResults bool
-	// Resume, when set, gives the outcome of a run finished before (a
-	// sweep's cell file): the run is not run again, and its progress line
-	// says "done before".
+	// Resume, when set, gives the outcome of a run finished before,
+	// which is then not run again.
 	Resume func(c *Cell, seed int64) (*Outcome, bool)
 	// StopAfter, when set, ends the campaign after a run it reports true
-	// for (`run --until-invalid`): no other run starts, and the report is
-	// Stopped, not Interrupted.
+	// for: the report is then Stopped, not Interrupted.
 	StopAfter func(o *Outcome) bool
 }
 
 // Report is a finished (or interrupted) campaign.
 type Report struct {
-	Kind string `json:"kind"`
-	Name string `json:"name,omitempty"`
-	// Dir is the campaign's folder in the store.
-	Dir string `json:"-"`
-	// Outcomes are the finished runs in the campaign's order.
-	Outcomes []Outcome `json:"outcomes"`
+	Kind     string    `json:"kind"`
+	Name     string    `json:"name,omitempty"`
+	Dir      string    `json:"-"`        // the campaign's folder in the store
+	Outcomes []Outcome `json:"outcomes"` // the finished runs in order
 	// Total counts the runs of the whole campaign, Planned this shard's.
 	Total   int         `json:"total"`
 	Planned int         `json:"planned"`
@@ -80,17 +71,13 @@ type Report struct {
 	Elapsed     time.Duration `json:"elapsed_ns"`
 	// Cells are the cell claims judged over each cell's runs.
 	Cells []CellJudged `json:"cells,omitempty"`
-	// Stopped says why the campaign ended before its last run though
-	// nothing interrupted it (Options.StopAfter).
-	Stopped string `json:"stopped,omitempty"`
-	// Extra is Spec.Extra as JSON.
-	Extra json.RawMessage `json:"extra,omitempty"`
-	// Manifest is the shard manifest's path ("" when not sharded).
-	Manifest string `json:"-"`
+	// Stopped says why Options.StopAfter ended the campaign early.
+	Stopped  string          `json:"stopped,omitempty"`
+	Extra    json.RawMessage `json:"extra,omitempty"` // Spec.Extra
+	Manifest string          `json:"-"`               // the shard manifest's path, if sharded
 }
 
-// item is one run of the campaign: cell c with seed s, at index i of the
-// campaign's order.
+// item is one run of the campaign, at index i of its order.
 type item struct {
 	i    int
 	cell *Cell
@@ -118,8 +105,7 @@ func Select(cells []Cell, only []string) ([]Cell, error) {
 	return out, nil
 }
 
-// Items is the campaign's order: every cell (in order) with seeds
-// seedOf(1..seeds).
+// items is the campaign's order: every cell with seeds seedOf(1..seeds).
 func items(cells []Cell, seeds int, seedOf func(int) int64) []item {
 	if seedOf == nil {
 		seedOf = func(k int) int64 { return int64(k) }
@@ -133,10 +119,8 @@ func items(cells []Cell, seeds int, seedOf func(int) int64) []item {
 	return out
 }
 
-// Run runs the campaign: the cells --only keeps, each with seeds
-// 1..--seeds, this shard's share, --parallel at once. When ctx ends, the
-// runs under way stop and heal and no other starts. It writes the
-// campaign's folder (and, sharded, its manifest) before it returns.
+// Run runs the campaign's share of this shard and writes its folder (and
+// manifest). When ctx ends, the runs under way stop and no other starts.
 func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	cells, err := Select(spec.Cells, spec.Flags.Only)
 	if err != nil {
@@ -204,10 +188,8 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 	return rep, rep.write(spec)
 }
 
-// RunReported runs cfg (harness.Run) and writes its report
-// (reports.Write): lockstorm.Run, the function users call, and every
-// campaign's default runner. A report that cannot be written is the error
-// (a *reports.WriteError) beside the result.
+// RunReported runs cfg and writes its report (lockstorm.Run); a report
+// not written is a *reports.WriteError beside the result.
 func RunReported(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
 	res, err := harness.Run(ctx, cfg)
 	if err != nil {
@@ -216,8 +198,7 @@ func RunReported(ctx context.Context, cfg config.Config) (*analysis.Result, erro
 	return res, reports.Write(res)
 }
 
-// resumeOrRun is the outcome of a run finished before (Options.Resume),
-// else runItem's.
+// resumeOrRun is Options.Resume's outcome, else runItem's.
 func resumeOrRun(ctx context.Context, it item, f config.Campaign, opt Options) (*Outcome, error) {
 	if opt.Resume != nil && it.cell.Skip == "" && it.cell.Broken == "" {
 		if o, ok := opt.Resume(it.cell, it.seed); ok {
@@ -231,9 +212,8 @@ func resumeOrRun(ctx context.Context, it item, f config.Campaign, opt Options) (
 	return runItem(ctx, it, f, opt)
 }
 
-// runItem runs one item; nil when ctx ended before the run finished (it
-// is not an outcome: the campaign is interrupted). A run the harness
-// refuses as badly configured is the error: every other would be too.
+// runItem runs one item; nil when ctx ended first. A configuration error
+// is the campaign's error: every other run would have it too.
 func runItem(ctx context.Context, it item, f config.Campaign, opt Options) (*Outcome, error) {
 	o := &Outcome{Index: it.i, Cell: it.cell.Name, Seed: it.seed, Verdict: checker.Unknown}
 	switch {
@@ -302,31 +282,19 @@ func (r *Report) judgeCells(cells []Cell) {
 	}
 }
 
-// Status is the campaign's outcome, which the exit status follows:
-// Invalid when a claim failed, else Unknown when one could not be judged,
-// a run did not finish or the campaign was interrupted, else Valid.
+// Status is the campaign's outcome, which the exit status follows: its
+// claims and runs merged, Unknown at best when interrupted.
 func (r *Report) Status() checker.Validity {
 	out := checker.Valid
 	if r.Interrupted {
 		out = checker.Unknown
 	}
 	for _, c := range r.Cells {
-		switch c.Holds {
-		case checker.Invalid:
-			return checker.Invalid
-		case checker.Unknown:
-			out = checker.Unknown
-		}
+		out = checker.Merge(out, c.Holds)
 	}
 	for _, o := range r.Outcomes {
-		if o.Skipped != "" || (len(o.Claims) == 0 && o.Error == "") {
-			continue
-		}
-		switch o.Holds() {
-		case checker.Invalid:
-			return checker.Invalid
-		case checker.Unknown:
-			out = checker.Unknown
+		if o.Skipped == "" && (len(o.Claims) > 0 || o.Error != "") {
+			out = checker.Merge(out, o.Holds())
 		}
 	}
 	return out

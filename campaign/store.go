@@ -15,28 +15,22 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// The store layout of a campaign: its runs are ordinary run folders
-// (<store>/<test>/<time>/, each with its report and replay line); the
-// campaign's own folder is <store>/campaigns/<kind>[-<name>]/<time>/.
+// A campaign's runs are ordinary run folders; its own folder is
+// <store>/campaigns/<kind>[-<name>]/<time>/.
 const (
-	// Folder holds the campaigns' folders under the store root.
-	Folder = "campaigns"
-	// ReportFile is the campaign's Report as JSON.
-	ReportFile = "campaign.json"
-	// SummaryFile is its summary table (Markdown).
-	SummaryFile = "summary.md"
-	// dirLayout names a campaign's folder by its start time.
-	dirLayout = "20060102-150405"
+	Folder      = "campaigns"       // under the store root
+	ReportFile  = "campaign.json"   // the Report as JSON
+	SummaryFile = "summary.md"      // its summary table
+	dirLayout   = "20060102-150405" // a campaign folder's name: its start
 )
 
-// key is what the shards of one campaign agree on: kind, name, seeds and
-// every cell's configuration (seed and store left out) and claims.
+// key is what the shards of one campaign agree on: every cell's
+// configuration (seed and store left out) and claims, and Spec.Extra.
 type key struct {
-	Kind  string    `json:"kind"`
-	Name  string    `json:"name,omitempty"`
-	Seeds int       `json:"seeds"`
-	Cells []keyCell `json:"cells"`
-	// Extra is Spec.Extra.
+	Kind  string          `json:"kind"`
+	Name  string          `json:"name,omitempty"`
+	Seeds int             `json:"seeds"`
+	Cells []keyCell       `json:"cells"`
 	Extra json.RawMessage `json:"extra,omitempty"`
 }
 
@@ -107,9 +101,8 @@ func (r *Report) writeFiles() error {
 	return store.WriteFile(filepath.Join(r.Dir, SummaryFile), []byte(r.Markdown()))
 }
 
-// Merged rebuilds the report of a campaign from the united shards w,
-// whose run folders were copied into the store root out (dirs: each
-// item's folder there), and writes its folder there.
+// Merged rebuilds and writes a campaign's report from the united shards
+// w, whose run folders were copied into store root out (dirs).
 func Merged(w *shard.Work, dirs []string, out string) (*Report, error) {
 	var k key
 	if err := json.Unmarshal(w.Key, &k); err != nil {
@@ -140,10 +133,8 @@ func Merged(w *shard.Work, dirs []string, out string) (*Report, error) {
 // quoted or not).
 var planArg = regexp.MustCompile(`--fault-plan (?:'[^']*'|"[^"]*"|[^ ]+)`)
 
-// planIn is a replay line whose --fault-plan names the fault-plan.json of
-// run folder dir, where a merged run's folder was copied: the shard's own
-// path is not in the merged store. A line without one, or a folder
-// without the file, is kept as it is.
+// planIn is replay with its --fault-plan naming the fault-plan.json of
+// dir, the merged run's folder, when there is one.
 func planIn(replay, dir string) string {
 	plan := filepath.Join(dir, config.FaultPlanFile)
 	if _, err := os.Stat(plan); err != nil || !planArg.MatchString(replay) {

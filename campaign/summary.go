@@ -18,9 +18,8 @@ func holdsWord(v checker.Validity) string {
 	return "unknown"
 }
 
-// ProgressLine is the one line printed as each run of a campaign ends:
-// "[3/8] unfenced seed 1: invalid, claims FAIL (without fencing: ...:
-// 0 lost updates)  store/compare-fenced-unfenced/2026...".
+// ProgressLine is the line printed as each run ends: "[3/8] unfenced
+// seed 1: invalid, a claim FAILS (...)  <folder>".
 func ProgressLine(done, total int, o Outcome) string {
 	head := fmt.Sprintf("[%d/%d] %s: ", done, total, o.Label())
 	if o.Resumed {
@@ -51,9 +50,8 @@ func ProgressLine(done, total int, o Outcome) string {
 	return line + "  " + o.Dir
 }
 
-// Markdown is the campaign's summary table: one row per run, with its
-// verdict, each claim and whether it held, and its folder; then the
-// campaign's status line.
+// Markdown is the campaign's summary table (a row per claim of each
+// run), then its status line.
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	b.WriteString("| cell | seed | verdict | claim | holds | seen | folder |\n|---|---|---|---|---|---|---|\n")
@@ -79,9 +77,8 @@ func (r *Report) Markdown() string {
 	return b.String()
 }
 
-// StatusLine says in one line how the campaign came out: runs done of
-// planned, and how many claims (of runs and of cells) hold, fail or
-// cannot be judged.
+// StatusLine says how the campaign came out: runs done of planned, and
+// how many claims hold, fail or cannot be judged.
 func (r *Report) StatusLine() string {
 	n := map[checker.Validity]int{}
 	skipped, failed := 0, 0

@@ -8,11 +8,8 @@ import (
 )
 
 // Axis is a duration setting that one command takes as one value and a
-// sweep as a comma-separated list of values, one cell per value: --ttl
-// (run, compare: one lease TTL; sweep: the TTL axis) and --pause
-// (compare: the length of the holder's pauses; sweep: the pause axis).
-// Each value means the same and is refused by the same rule in every
-// command.
+// sweep as a comma-separated list, one cell per value (--ttl, --pause),
+// with the same meaning and rule everywhere.
 type Axis struct {
 	Name string
 	// Help says what one value means.
@@ -21,14 +18,11 @@ type Axis struct {
 	Check func(time.Duration) error
 }
 
-// PauseHelp is the meaning of one --pause value.
-const PauseHelp = "length of each client pause of the lock holder (all its links frozen, or its process stopped); 0 means no pause, so no faults"
-
 // Axes is the table of the axis settings.
 func Axes() []Axis {
 	return []Axis{
 		{Name: "ttl", Help: runSettingHelp("ttl"), Check: CheckTTL},
-		{Name: "pause", Help: PauseHelp, Check: func(d time.Duration) error {
+		{Name: "pause", Help: "length of each client pause of the lock holder (all its links frozen, or its process stopped); 0 means no pause, so no faults", Check: func(d time.Duration) error {
 			if d < 0 {
 				return fmt.Errorf("--pause must not be negative (0 means no pause), got %v", d)
 			}
@@ -37,8 +31,7 @@ func Axes() []Axis {
 	}
 }
 
-// CheckTTL refuses a lease TTL below 10ms, the rule of --ttl in every
-// command.
+// CheckTTL refuses a lease TTL below 10ms.
 func CheckTTL(d time.Duration) error {
 	if d < 10*time.Millisecond {
 		return fmt.Errorf("--ttl must be a duration of at least 10ms, got %v", d)
@@ -56,14 +49,13 @@ func AxisOf(name string) Axis {
 	panic("config: no axis " + name)
 }
 
-// AddAxisListFlag binds the axis name as a comma-separated list (a
-// sweep's axis) to p, with default def.
+// AddAxisListFlag binds the axis name as a sweep's list to p.
 func AddAxisListFlag(fs *pflag.FlagSet, p *string, name, def string) {
 	fs.StringVar(p, name, def, "comma-separated values, one cell each: "+AxisOf(name).Help)
 }
 
-// AddAxisFlag binds the axis name as one duration (compare's --pause) to
-// p; def describes the default when 0 stands for it.
+// AddAxisFlag binds the axis name as one duration to p; def describes
+// the default 0 stands for.
 func AddAxisFlag(fs *pflag.FlagSet, p *time.Duration, name, def string) {
 	usage := AxisOf(name).Help
 	if def != "" {

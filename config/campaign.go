@@ -15,12 +15,8 @@ import (
 	"github.com/lockstorm/lockstorm/internal/shard"
 )
 
-// Campaign is what every campaign (catalog, sweep, compare, power, zoo)
-// is asked to do besides its cells: how many seeds, how long each run,
-// how many runs at once, which share of the work, where to store it,
-// where to write JUnit and which cells. CampaignSettings is the table of
-// its flags; --time-limit and --store are the run settings' own rows
-// (Settings), so they mean, default and refuse the same as run's.
+// Campaign is what every campaign is asked to do besides its cells; its
+// flags are CampaignSettings, with --time-limit and --store run's own.
 type Campaign struct {
 	// Seeds is the number of seeds per cell: cell runs use seeds 1..Seeds.
 	Seeds int
@@ -36,17 +32,14 @@ type Campaign struct {
 	Run Config
 
 	shardText, onlyText string
-	// only, when set, names the rows bound (AddCampaignFlags binds all).
-	only []string
+	only                []string // when set, the rows bound (AddSomeCampaignFlags)
 }
 
 // CampaignSetting is one row of the campaign flags' table.
 type CampaignSetting struct {
 	Name, Help, Default string
 	bind                func(fs *pflag.FlagSet, c *Campaign)
-	// check refuses a bad value, naming the flag (given: the flag was on
-	// the command line).
-	check func(c *Campaign, given bool) error
+	check               func(c *Campaign) error // refuses a bad value, naming the flag
 }
 
 // CampaignSettings is the table of the flags every campaign shares.
@@ -54,24 +47,24 @@ func CampaignSettings() []CampaignSetting {
 	return []CampaignSetting{
 		{Name: "seeds", Help: "seeds per cell: each cell runs with seeds 1..N", Default: "1",
 			bind:  func(fs *pflag.FlagSet, c *Campaign) { fs.IntVar(&c.Seeds, "seeds", 1, "") },
-			check: positive("seeds", func(c *Campaign) int { return c.Seeds })},
+			check: func(c *Campaign) error { return positive("seeds", c.Seeds) }},
 		{Name: "time-limit", Help: runSettingHelp("time-limit"), Default: asciiDuration(DefaultTimeLimit)},
 		{Name: "parallel", Help: "runs at once, each with its own nodes and clients (mind the cores)", Default: "1",
 			bind:  func(fs *pflag.FlagSet, c *Campaign) { fs.IntVar(&c.Parallel, "parallel", 1, "") },
-			check: positive("parallel", func(c *Campaign) int { return c.Parallel })},
+			check: func(c *Campaign) error { return positive("parallel", c.Parallel) }},
 		{Name: "shard", Help: "run shard K of N (K counts from 0, like Kubernetes' JOB_COMPLETION_INDEX): run i of the campaign's stable order runs on shard i mod N; the store gets a manifest in shards/ for lockstorm merge", Default: "the whole campaign",
 			bind: func(fs *pflag.FlagSet, c *Campaign) { fs.StringVar(&c.shardText, "shard", "", "") },
-			check: func(c *Campaign, _ bool) (err error) {
+			check: func(c *Campaign) (err error) {
 				c.Shard, err = shard.Parse(c.shardText)
 				return err
 			}},
 		{Name: "store", Help: runSettingHelp("store"), Default: "store"},
 		{Name: "junit", Help: "write JUnit XML to this file: one test case per claim of each cell run, passing when the claim holds", Default: "none",
 			bind:  func(fs *pflag.FlagSet, c *Campaign) { fs.StringVar(&c.JUnit, "junit", "", "") },
-			check: func(c *Campaign, _ bool) error { return CheckJUnitPath(c.JUnit) }},
+			check: func(c *Campaign) error { return CheckJUnitPath(c.JUnit) }},
 		{Name: "only", Help: "comma-separated names of the cells to run", Default: "every cell",
 			bind: func(fs *pflag.FlagSet, c *Campaign) { fs.StringVar(&c.onlyText, "only", "", "") },
-			check: func(c *Campaign, _ bool) error {
+			check: func(c *Campaign) error {
 				c.Only = nil
 				for _, s := range strings.Split(c.onlyText, ",") {
 					if s = strings.TrimSpace(s); s != "" {
@@ -83,12 +76,9 @@ func CampaignSettings() []CampaignSetting {
 	}
 }
 
-// CheckJUnitPath refuses a --junit path that cannot be written (a folder,
-// a path under a file, a folder that cannot be made or written in)
-// before any run starts, so a campaign of minutes does not end in exit
-// 2: it makes the file's folder and opens the file for writing (a file
-// it made is removed again). "" (no --junit) is fine. The error wraps
-// ErrConfig, one line naming the flag.
+// CheckJUnitPath refuses, before any run, a --junit path that cannot be
+// written: it makes the folder and opens the file (removing a file it
+// made). Errors wrap ErrConfig.
 func CheckJUnitPath(path string) error {
 	if path == "" {
 		return nil
@@ -122,33 +112,18 @@ func runSettingHelp(name string) string {
 }
 
 // positive refuses a value below 1.
-func positive(name string, v func(*Campaign) int) func(*Campaign, bool) error {
-	return func(c *Campaign, _ bool) error {
-		if v(c) < 1 {
-			return fmt.Errorf("%w: --%s must be at least 1, got %d", ErrConfig, name, v(c))
-		}
-		return nil
+func positive(name string, v int) error {
+	if v < 1 {
+		return fmt.Errorf("%w: --%s must be at least 1, got %d", ErrConfig, name, v)
 	}
+	return nil
 }
 
-// AddCampaignFlags binds the campaign flags to c, each with the help of
-// its row; only names the cells for --only's help (e.g. "catalogue row
-// numbers like 2,9,11"). --time-limit and --store are bound as run binds
-// them (AddFlags).
+// AddCampaignFlags binds the campaign flags to c; only names the cells
+// for --only's help (e.g. "row numbers, e.g. 2,9,11,").
 func AddCampaignFlags(fs *pflag.FlagSet, c *Campaign, only string) {
-	addCampaignFlags(fs, c, only, nil)
-}
-
-// AddSomeCampaignFlags binds the campaign flags named only (run --runs
-// takes --shard and --junit); Check then judges those only.
-func AddSomeCampaignFlags(fs *pflag.FlagSet, c *Campaign, names ...string) {
-	c.only = names
-	addCampaignFlags(fs, c, "", names)
-}
-
-func addCampaignFlags(fs *pflag.FlagSet, c *Campaign, only string, names []string) {
 	for _, s := range CampaignSettings() {
-		if names != nil && !slices.Contains(names, s.Name) {
+		if c.only != nil && !slices.Contains(c.only, s.Name) {
 			continue
 		}
 		if s.bind == nil {
@@ -168,17 +143,19 @@ func addCampaignFlags(fs *pflag.FlagSet, c *Campaign, only string, names []strin
 	}
 }
 
-// Check applies every row's refusal rule, then the run settings' (an
-// explicit --time-limit 0 is refused as run refuses it); given reports
-// whether a flag was on the command line. Errors wrap ErrConfig, one
-// line naming the flag.
+// AddSomeCampaignFlags binds the campaign flags named (run --runs takes
+// --shard and --junit); Check then judges those only.
+func AddSomeCampaignFlags(fs *pflag.FlagSet, c *Campaign, names ...string) {
+	c.only = names
+	AddCampaignFlags(fs, c, "")
+}
+
+// Check applies every row's refusal rule, then the run settings' (given
+// reports whether a flag was on the command line). Errors wrap ErrConfig.
 func (c *Campaign) Check(given func(string) bool) error {
 	for _, s := range CampaignSettings() {
-		if c.only != nil && !slices.Contains(c.only, s.Name) {
-			continue
-		}
-		if s.check != nil {
-			if err := s.check(c, given(s.Name)); err != nil {
+		if s.check != nil && (c.only == nil || slices.Contains(c.only, s.Name)) {
+			if err := s.check(c); err != nil {
 				return err
 			}
 		}
@@ -198,8 +175,7 @@ func (c *Campaign) TimeLimit() time.Duration { return c.Run.TimeLimit }
 // Store is the store's root folder.
 func (c *Campaign) Store() string { return c.Run.Store }
 
-// CampaignMarkdown is the README's table of the campaign flags: flag,
-// default, meaning, and the commands that take it.
+// CampaignMarkdown is the README's table of the campaign flags.
 func CampaignMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| flag | default | meaning |\n|---|---|---|\n")

@@ -1,9 +1,7 @@
 // Package config is what a lockstorm run is asked to do: Config, the
-// table of its settings (the flags of `lockstorm run`, the keys of a YAML
-// plan, the replay command and the README's flag list are made from it),
-// the defaults the subcommands share, and the validation that fills and
-// checks a Config (WithDefaults). It starts nothing: package harness runs
-// a Config, package analysis checks what the run recorded.
+// table of its settings (flags, plan keys, replay command, README flag
+// list), the defaults the subcommands share, and WithDefaults, which
+// fills and checks a Config. It starts nothing.
 package config
 
 import (
@@ -23,100 +21,69 @@ import (
 )
 
 // NewLockFunc builds one client's lock on that client's node connections
-// (one per node, in node order, each through the client's own proxies). A
-// user plugs a lock of their own in through this. opt is already filled by
-// lockimpl.Options.WithDefaults for len(clients) nodes: TTL, NodeTimeout,
-// retry bounds, DriftFactor, RenewEvery and NodeNames are all set. The
-// README's "Your own lock" section lists what the lock must promise.
+// (one per node, in node order, each through the client's own proxies).
+// opt is already filled by lockimpl.Options.WithDefaults; the README's
+// "Your own lock" section lists what the lock must promise.
 type NewLockFunc func(clients []redis.UniversalClient, opt lockimpl.Options) (lockimpl.Locker, error)
 
 // Config is everything a run needs. Zero fields take the defaults of
-// WithDefaults: those of the settings table (Settings, listed in the
-// README's flag list) for the fields the command line sets, and those
-// documented here for the others. (The command line and YAML plans
-// instead refuse a TTL, node count, client count or time limit given
-// explicitly as 0: see CheckGiven.)
+// WithDefaults (the settings table's, and those documented here). The
+// command line and plans refuse an explicit 0 TTL, node count, client
+// count or time limit (CheckGiven).
 type Config struct {
 	// Name is the test's name in the store.
 	Name string `json:"name"`
-	// Cell names the cell of a sweep or comparison the run is one of, by
-	// its settings ("lock renewable, ttl 200ms, renew ttl/3, pause 1.5s,
-	// run 2"): the report's title and heading say it after the name.
-	// Empty for a run of its own; no flag sets it.
+	// Cell names the sweep or comparison cell the run is one of, by its
+	// settings, for the report's title; empty for a run of its own.
 	Cell string `json:"cell,omitempty"`
-	// Lock names a lock of lockimpl (see lockimpl.Names). For a built-in
-	// lock the name also decides the default node count (5 for redlock,
-	// fenced-redlock and redsync, else 1) and whether the liveness checker
-	// checks FIFO order (fair, fair-naive). When NewLock is set, Lock is
-	// only a label (default "custom") and switches nothing: set Nodes and
-	// Fair yourself.
+	// Lock names a lock of lockimpl (see lockimpl.Names); a built-in
+	// lock's name also decides the default node count and the FIFO
+	// check. With NewLock, Lock is only a label (default "custom").
 	Lock string `json:"lock"`
-	// NewLock, when set, builds the lock under test instead of Lock. Nodes
-	// must then be set (there is no default node count for a custom lock).
+	// NewLock, when set, builds the lock under test instead of Lock;
+	// Nodes must then be set.
 	NewLock NewLockFunc `json:"-"`
 	// ClientCmd, when set, runs every client slot as a process of this
-	// command line (split into words as a shell would, quotes kept
-	// together) that speaks the client line protocol on its stdin and
-	// stdout (docs/client-protocol.md); LOCKSTORM_* variables tell it its
-	// slot and its own proxies to the nodes. Lock then names the lock for
-	// the defaults it decides (node count, FIFO check, fencing) and the
-	// report. A process lock (ProcessLocks: the Python clients) sets it
-	// by its name. "lockstorm" as the command is this binary when no
-	// lockstorm is on PATH.
+	// command line (split as a shell would) speaking the client line
+	// protocol (docs/client-protocol.md); Lock then only names the lock.
+	// "lockstorm" is this binary when none is on PATH.
 	ClientCmd string `json:"client_cmd,omitempty"`
-	// ClientDir is the working directory of the process clients (default:
-	// lockstorm's own). A ClientCmd whose first word is a relative path
-	// with a slash (bin/client) is found in it: a zoo entry's folder.
+	// ClientDir is the process clients' working directory (default
+	// lockstorm's own); a relative ClientCmd with a slash is found in it.
 	ClientDir string `json:"client_dir,omitempty"`
-	// PauseModel is what a client-pause does: PauseProcess stops the
-	// client's process (SIGSTOP of its process group: every thread of it,
-	// renewal thread included, freezes; its links freeze; no timeout of
-	// it runs) until SIGCONT, as a stop-the-world GC pause does;
-	// PauseLinks freezes the client's links only, while its goroutines
-	// keep running (a watchdog may tell the holder before the pause
-	// ends). Default PauseProcess when the clients are processes, else
-	// PauseLinks, the only model of in-process clients.
+	// PauseModel is what a client-pause does: PauseProcess (SIGSTOP of
+	// the client's process group) or PauseLinks (its links frozen only).
+	// Default PauseProcess for process clients, else PauseLinks.
 	PauseModel string `json:"pause_model,omitempty"`
-	// Topology is standalone (independent nodes) or cluster (a Redis
-	// Cluster of Nodes masters, each with one asynchronous replica;
-	// the workload's key is then ClusterKey). Default standalone.
+	// Topology is standalone (default) or cluster (a Redis Cluster of
+	// Nodes masters with one replica each; the key is then ClusterKey).
 	Topology string `json:"topology,omitempty"`
-	// Fair makes the liveness checker require FIFO grants (a waiter is
-	// never overtaken by one that queued after it). Set it for a custom
-	// fair lock; it is set for the built-in fair and fair-naive locks.
+	// Fair makes the liveness checker require FIFO grants; set for the
+	// built-in fair and fair-naive locks.
 	Fair bool `json:"fair,omitempty"`
 	// Workload is counter, cron, api or leader.
 	Workload string `json:"workload"`
 	// Nemesis lists the fault kinds to draw from; empty, or just "none",
-	// means no faults ("none" with other kinds is an error).
+	// means no faults.
 	Nemesis []string `json:"nemesis"`
-	// Nodes is the number of Redis nodes (1..15). Default 1, or 5 for the
-	// built-in redlock, fenced-redlock and redsync, which refuse fewer
-	// than 3 (a quorum of 1 or 2 nodes survives no node fault, so Redlock
-	// on them is a single instance or worse). Required when NewLock is
-	// set; ignored by the external provider (one per address).
+	// Nodes is the number of Redis nodes (1..15). Default 1, or 5 for
+	// the Redlock-like built-in locks, which refuse fewer than 3.
+	// Required with NewLock; the external provider has one per address.
 	Nodes int `json:"nodes"`
 	// Clients is the number of concurrent client slots.
 	Clients int `json:"clients"`
 	// TTL is the lease time-to-live.
 	TTL time.Duration `json:"ttl_ns"`
-	// RenewEvery is the watchdog interval of renewable locks (0: the
-	// lock's default, TTL/3).
+	// RenewEvery is the watchdog interval of renewable locks (0: TTL/3).
 	RenewEvery time.Duration `json:"renew_every_ns"`
-	// NodeTimeout bounds one lock command on one node (lockimpl default
-	// TTL/10). Raise it for runs with latency faults longer than that.
+	// NodeTimeout bounds one lock command on one node (0: TTL/10).
 	NodeTimeout time.Duration `json:"node_timeout_ns,omitempty"`
-	// Fencing makes the resource reject stale fencing tokens. With a lock
-	// that issues none (Lease.Fence 0) it changes nothing; the command line
-	// refuses --fencing with such a built-in lock (lockimpl.IssuesFences).
-	// Whether a custom lock issues tokens cannot be known before it runs.
+	// Fencing makes the resource reject stale fencing tokens; it changes
+	// nothing with a lock that issues none.
 	Fencing bool `json:"fencing"`
-	// Drift and DriftFactor are the clock-drift allowance, Drift +
-	// DriftFactor·TTL, that the lock checker grants a lease (a lease
-	// invoked at c may end at c + TTL − allowance) — Redlock's assumption.
-	// DriftFactor is also handed to the lock (lockimpl.Options), which
-	// takes it off every validity it claims. Defaults 2ms and 0.01; a
-	// negative value means none.
+	// Drift + DriftFactor·TTL is the clock-drift allowance the lock
+	// checker grants a lease (DriftFactor is also handed to the lock).
+	// Defaults 2ms and 0.01; negative means none.
 	Drift       time.Duration `json:"drift_ns,omitempty"`
 	DriftFactor float64       `json:"drift_factor,omitempty"`
 	// Persistence of the Redis nodes.
@@ -129,74 +96,55 @@ type Config struct {
 	Store string `json:"store"`
 	// Provider is local, docker or external.
 	Provider string `json:"provider"`
-	// DockerImage is the Redis image of the docker provider (empty:
+	// DockerImage is the docker provider's Redis image (empty:
 	// cluster.DefaultDockerImage).
 	DockerImage string `json:"docker_image,omitempty"`
 	// External holds the external provider's endpoints.
 	External External `json:"external,omitempty"`
-	// FaultInterval is the mean time between fault starts (each gap and
-	// each fault's length are drawn around it).
+	// FaultInterval is the mean time between fault starts.
 	FaultInterval time.Duration `json:"fault_interval_ns"`
-	// MinCoverage is the bar a run's faults must clear before its verdict
-	// can be valid: at least this many faults of each requested kind must
-	// touch a lock holder or a waiter (see analysis.Result.Coverage). 0
-	// means the default, DefaultMinCoverage; negative means no bar (the
-	// command line's --min-coverage 0). A requested kind that never applied makes the
-	// verdict unknown whatever the bar. Runs without faults have no bar.
+	// MinCoverage is how many faults of each requested kind must touch a
+	// holder or waiter for a valid verdict (analysis.Result.Coverage): 0
+	// means DefaultMinCoverage, negative no bar (--min-coverage 0).
 	MinCoverage int `json:"min_coverage,omitempty"`
-	// TargetHolder is the probability that a random fault is aimed at the
-	// lock holder or a waiter and timed against its lease (Jepsen's
-	// targeted nemeses): a pause in the critical section, a cut from a
-	// majority of nodes or from the resource, slow links late in an
-	// acquire. 0 means the default, DefaultTargetHolder; negative means never (the command
-	// line's --target-holder 0). Scripted plans are not affected.
+	// TargetHolder is the probability that a random fault is aimed at
+	// the holder or a waiter, timed against its lease: 0 means
+	// DefaultTargetHolder, negative never (--target-holder 0).
 	TargetHolder float64 `json:"target_holder,omitempty"`
-	// Plan, when set, is the exact fault schedule (a scripted catalogue
-	// row); Nemesis is then ignored.
+	// Plan, when set, is the exact fault schedule; Nemesis is then ignored.
 	Plan *nemesis.Plan `json:"plan,omitempty"`
-	// PlanFile is the file the command line read Plan from (--fault-plan),
-	// or where a report wrote it for its replay command.
+	// PlanFile is the file Plan was read from (--fault-plan) or written to.
 	PlanFile string `json:"plan_file,omitempty"`
 	// Workloads tunes the workload; zero fields take defaults from the TTL.
 	Workloads workloads.Options `json:"workload_options"`
-	// ClientsStartAt delays the clients' first round to this time after the
-	// run starts, so that faults scripted at time 0 (a partition shaping
-	// who can reach which node) are in place first. Default 0.
+	// ClientsStartAt delays the clients' first round, so that faults
+	// scripted at time 0 are in place first.
 	ClientsStartAt time.Duration `json:"clients_start_at_ns,omitempty"`
 	// MaxWait makes an acquire that waited longer a liveness violation
 	// (starvation). 0 means not checked.
 	MaxWait time.Duration `json:"max_wait_ns,omitempty"`
 	// SkipRecoveryCheck turns off the liveness requirement that clients
-	// acquire again once faults are healed (and that no lock stays held
-	// forever). It is on by default.
+	// acquire again once faults are healed.
 	SkipRecoveryCheck bool `json:"skip_recovery_check,omitempty"`
 	// StopAtViolation ends the run at the first violation the live
-	// counter finds (analysis.LiveCounter, checked every progress tick,
-	// 0.5 s), instead of at the time limit: --until-invalid. Every fault
-	// is healed and the history checked as at the time limit; the live
-	// counter's violations are ones the final check reports as fatal.
+	// counter finds (--until-invalid); the history is still healed and
+	// checked as at the time limit.
 	StopAtViolation bool `json:"stop_at_violation,omitempty"`
 	// OnProgress, when set, is called about twice a second during the run
 	// and once at its end.
 	OnProgress func(Progress) `json:"-"`
 	// Log, when set, receives a copy of lockstorm.log as it is written.
-	// Its lines are stamped with the history's clock (seconds since the
-	// history's zero, as ops' times), or "setup" before the history
-	// exists.
 	Log io.Writer `json:"-"`
 	// KeepClusterDir keeps the nodes' data directories after the run.
 	KeepClusterDir bool `json:"keep_cluster_dir"`
 }
 
-// ErrConfig wraps every configuration error: bad input, exit status 2.
-// Its text still says "harness", where it was born: error lines keep
-// their words.
+// ErrConfig wraps every configuration error (exit status 2); its text
+// keeps the word "harness".
 var ErrConfig = errors.New("harness: bad configuration")
 
-// WithDefaults returns c with zero fields filled (the defaults of
-// Settings, then those that follow from other fields: the node count, the
-// name, the workload's options), or an error naming the bad field and
-// what it allows.
+// WithDefaults returns c with zero fields filled, or an error naming the
+// bad field and what it allows.
 func (c Config) WithDefaults() (Config, error) {
 	if c.NewLock != nil && c.Lock == "" {
 		c.Lock = "custom"
@@ -216,10 +164,8 @@ func (c Config) WithDefaults() (Config, error) {
 	return c, nil
 }
 
-// lockIsLabel reports whether Lock only names the lock under test: a
-// process client command (ClientCmd) with a name that is not a built-in
-// or process lock's, such as a zoo entry's. It then decides no default
-// (1 node, no FIFO check) and any --fencing is allowed.
+// lockIsLabel reports whether Lock only labels a ClientCmd's lock (a zoo
+// entry's): it then decides no default and allows any --fencing.
 func (c Config) lockIsLabel() bool {
 	return c.ClientCmd != "" && c.Lock != "" && !slices.Contains(LockNames(), c.Lock)
 }
@@ -255,8 +201,8 @@ func (c *Config) checkNemesis() error {
 	return nil
 }
 
-// checkNodes sets the node count (one per address for the external
-// provider; by lock when not given) and checks it and the client count.
+// checkNodes sets the node count when not given and checks it and the
+// client count.
 func (c *Config) checkNodes() error {
 	if c.Provider == "external" {
 		c.Nodes = len(c.External.RedisAddrs)
@@ -285,8 +231,7 @@ func (c *Config) checkNodes() error {
 	return nil
 }
 
-// checkTiming checks the TTL, the drift allowance and the renewal
-// interval.
+// checkTiming checks the TTL, the drift, the renewal and the holds.
 func (c *Config) checkTiming() error {
 	if err := CheckTTL(c.TTL); err != nil {
 		return err
@@ -308,8 +253,7 @@ func (c *Config) checkTiming() error {
 	return nil
 }
 
-// checkRest checks the persistence, the time limit, the fault interval
-// and the aim probability.
+// checkRest checks the persistence, time limit, fault interval and aim.
 func (c *Config) checkRest() error {
 	if _, err := cluster.ParsePersistence(string(c.Persistence)); err != nil {
 		return fmt.Errorf("--%v", err)

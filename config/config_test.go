@@ -56,18 +56,12 @@ func TestConfigRefusesAndSwitches(t *testing.T) {
 	if len(c.Nemesis) != 0 {
 		t.Errorf("--nemesis none left %v", c.Nemesis)
 	}
-	c, _ = config.Config{Lock: "redlock"}.WithDefaults()
-	if c.Nodes != 5 {
-		t.Errorf("redlock defaults to %d nodes", c.Nodes)
-	}
-	// Fair: from the name for built-in locks, only from the field for custom ones.
+	// Fair reaches the liveness checker; a custom lock's only from the
+	// field (TestWithDefaultsTable: a built-in lock's from its name).
 	for _, tc := range []struct {
 		cfg  config.Config
 		fair bool
 	}{
-		{config.Config{Lock: "fair"}, true},
-		{config.Config{Lock: "fair-naive"}, true},
-		{config.Config{Lock: "single"}, false},
 		{config.Config{Lock: "fair", NewLock: customLock, Nodes: 1}, false},
 		{config.Config{NewLock: customLock, Nodes: 1, Fair: true}, true},
 	} {
@@ -113,31 +107,6 @@ func TestCheckGiven(t *testing.T) {
 		err := tc.cfg.CheckGiven(tc.given)
 		if (tc.want == "") != (err == nil) || err != nil && (!errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%+v: got %v, want %q", tc.cfg, err, tc.want)
-		}
-	}
-}
-
-// A plan key written as 0 is refused like the flag; a key left out takes
-// the default.
-func TestPlanRefusesExplicitZero(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct{ yaml, want string }{
-		{"nodes: 0\n", "--nodes must be 1..15"},
-		{"ttl: 0s\n", "--ttl must be"},
-		{"clients: 0\n", "--clients must be"},
-		{"time-limit: 0s\n", "--time-limit must be"},
-		{"lock: single\nfencing: true\n", "--fencing needs"},
-		{"fencing: true\n", "single issues none"}, // the default lock
-		{"lock: fenced\nfencing: true\n", ""},
-		{"lock: single\n", ""},
-	} {
-		p := filepath.Join(dir, "plan.yaml")
-		if err := os.WriteFile(p, []byte(tc.yaml), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_, err := config.LoadPlan(p)
-		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("plan %q: got %v, want %q", tc.yaml, err, tc.want)
 		}
 	}
 }
@@ -224,57 +193,54 @@ func TestCommandLineFlagsOverPlan(t *testing.T) {
 	}
 }
 
-// A plan's unknown key, repeated key, wrong type or bad duration is
-// refused, naming it.
-func TestPlanRefusesBadKeys(t *testing.T) {
+// LoadPlan refuses, naming the key, a key written as 0 where 0 is no
+// test (as the flag), fencing without tokens, an unknown or repeated key,
+// a wrong type or a bad duration, in words (no Go types); a list is a
+// YAML list or one comma-separated string.
+func TestLoadPlanTable(t *testing.T) {
 	dir := t.TempDir()
-	for _, tc := range []struct{ yaml, want string }{
-		{"lok: single\n", "line 1: field lok not found (allowed fields: acquire-timeout, allow-non-loopback, client-cmd, client-dir, clients,"},
-		{"lock: single\nlock: fair\n", `line 2: mapping key "lock" already defined at line 1`},
-		{"nodes: many\n", `line 1: nodes must be a whole number, got "many"`},
-		{"clients: 1.5\n", `line 1: clients must be a whole number, got "1.5"`},
-		{"fencing: maybe\n", `line 1: fencing must be true or false, got "maybe"`},
-		{"target-holder: x\n", `line 1: target-holder must be a number, got "x"`},
-		{"seed: x\n", `line 1: seed must be a whole number, got "x"`},
-		{"lock: [a]\n", "line 1: lock must be a word, got a list"},
-		{"ttl: [1s]\n", "line 1: ttl must be a duration like 1s or 300ms, got a list"},
-		{"ttl: soon\n", "ttl must be a duration like 1s or 300ms, got \"soon\""},
-		{"- lock\n", "a plan is a mapping"},
-		{"lock: [\n", "yaml:"},
+	for _, tc := range []struct {
+		yaml, err string // err: "" when accepted
+		nemesis   []string
+	}{
+		{"nodes: 0\n", "--nodes must be 1..15", nil},
+		{"ttl: 0s\n", "--ttl must be", nil},
+		{"clients: 0\n", "--clients must be", nil},
+		{"time-limit: 0s\n", "--time-limit must be", nil},
+		{"lock: single\nfencing: true\n", "--fencing needs", nil},
+		{"fencing: true\n", "single issues none", nil}, // the default lock
+		{"lock: fenced\nfencing: true\n", "", nil},
+		{"lock: single\n", "", nil},
+		{"lok: single\n", "line 1: field lok not found (allowed fields: acquire-timeout, allow-non-loopback, client-cmd, client-dir, clients,", nil},
+		{"lock: single\nlock: fair\n", `line 2: mapping key "lock" already defined at line 1`, nil},
+		{"nodes: many\n", `line 1: nodes must be a whole number, got "many"`, nil},
+		{"clients: 1.5\n", `line 1: clients must be a whole number, got "1.5"`, nil},
+		{"fencing: maybe\n", `line 1: fencing must be true or false, got "maybe"`, nil},
+		{"target-holder: x\n", `line 1: target-holder must be a number, got "x"`, nil},
+		{"seed: x\n", `line 1: seed must be a whole number, got "x"`, nil},
+		{"lock: [a]\n", "line 1: lock must be a word, got a list", nil},
+		{"ttl: [1s]\n", "line 1: ttl must be a duration like 1s or 300ms, got a list", nil},
+		{"ttl: soon\n", "ttl must be a duration like 1s or 300ms, got \"soon\"", nil},
+		{"- lock\n", "a plan is a mapping", nil},
+		{"lock: [\n", "yaml:", nil},
+		{"nemesis: client-pause\n", "", []string{"client-pause"}},
+		{"nemesis: partition, latency\n", "", []string{"partition", "latency"}},
+		{"nemesis: [partition, crash]\n", "", []string{"partition", "crash"}},
+		{"nemesis:\n  - flush\n  - latency\n", "", []string{"flush", "latency"}},
+		{"nemesis: {a: b}\n", "nemesis must be a list", nil},
 	} {
 		p := filepath.Join(dir, "plan.yaml")
-		os.WriteFile(p, []byte(tc.yaml), 0o644)
-		if _, err := config.LoadPlan(p); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("plan %q: got %v, want %q", tc.yaml, err, tc.want)
+		if err := os.WriteFile(p, []byte(tc.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := config.LoadPlan(p)
+		if tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), "[]string")) ||
+			tc.err == "" && (err != nil || !reflect.DeepEqual(c.Nemesis, tc.nemesis)) {
+			t.Errorf("plan %q: %v, nemesis %v; want error %q, nemesis %v", tc.yaml, err, c.Nemesis, tc.err, tc.nemesis)
 		}
 	}
 	os.WriteFile(filepath.Join(dir, "empty.yaml"), nil, 0o644)
 	if c, err := config.LoadPlan(filepath.Join(dir, "empty.yaml")); err != nil || !reflect.DeepEqual(c, config.Config{}) {
 		t.Errorf("empty plan: %+v, %v", c, err)
-	}
-}
-
-// A plan may write a list as on the command line, one comma-separated
-// string (`nemesis: client-pause`), or as a YAML list; a mapping is
-// refused naming the key.
-func TestPlanListsAsScalars(t *testing.T) {
-	dir := t.TempDir()
-	for text, want := range map[string][]string{
-		"nemesis: client-pause\n":            {"client-pause"},
-		"nemesis: partition, latency\n":      {"partition", "latency"},
-		"nemesis: [partition, crash]\n":      {"partition", "crash"},
-		"nemesis:\n  - flush\n  - latency\n": {"flush", "latency"},
-	} {
-		p := filepath.Join(dir, "plan.yaml")
-		os.WriteFile(p, []byte(text), 0o644)
-		c, err := config.LoadPlan(p)
-		if err != nil || !reflect.DeepEqual(c.Nemesis, want) {
-			t.Errorf("%q: %v %v, want %v", text, c.Nemesis, err, want)
-		}
-	}
-	p := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(p, []byte("nemesis: {a: b}\n"), 0o644)
-	if _, err := config.LoadPlan(p); err == nil || !strings.Contains(err.Error(), "nemesis must be a list") || strings.Contains(err.Error(), "[]string") {
-		t.Errorf("mapping as a list: %v", err)
 	}
 }

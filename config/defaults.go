@@ -2,22 +2,12 @@ package config
 
 import "time"
 
-// Defaults that run, the campaigns and sweep share: each subcommand takes
-// its default from here, so that the same flag means the same thing
-// everywhere.
+// Defaults the subcommands share, so a flag means the same everywhere.
 const (
-	// DefaultClients is the number of concurrent client slots of run,
-	// compare and sweep.
-	DefaultClients = 4
-	// DefaultTimeLimit is the length of a `lockstorm run`: random faults
-	// need time for several to land.
-	DefaultTimeLimit = 20 * time.Second
-	// DefaultScheduleTimeLimit is the length of each run of a sweep
-	// cell (a scripted schedule of holder pauses): enough for the pauses
-	// and their recovery, short because such runs are repeated. The
-	// campaigns of package campaign (compare among them) take
-	// DefaultTimeLimit, run's, through the campaign flags' table.
+	DefaultClients   = 4                // client slots of run, compare and sweep
+	DefaultTimeLimit = 20 * time.Second // a run's length: random faults need time to land
+	// DefaultScheduleTimeLimit is a sweep cell run's length: its pauses
+	// and their recovery, short because such runs are repeated.
 	DefaultScheduleTimeLimit = 8 * time.Second
-	// DefaultFaultInterval is the mean time between random faults.
-	DefaultFaultInterval = 3 * time.Second
+	DefaultFaultInterval     = 3 * time.Second // mean time between random faults
 )

@@ -10,14 +10,11 @@ import (
 )
 
 // FaultPlanFile is the file next to a run's report that holds its
-// scripted fault plan (Config.Plan) as JSON, for the replay command's
-// --fault-plan: flags cannot say a plan's steps.
+// scripted fault plan as JSON, for the replay command's --fault-plan.
 const FaultPlanFile = "fault-plan.json"
 
-// LoadFaultPlan reads a fault plan written by WriteFaultPlan (or by hand
-// in the same JSON: steps with at_ns, fault and duration_ns, heal_at_ns,
-// end_ns). Errors wrap ErrConfig and name the flag; the run checks the
-// steps' faults (harness).
+// LoadFaultPlan reads a fault plan as WriteFaultPlan writes it. Errors
+// wrap ErrConfig and name the flag.
 func LoadFaultPlan(path string) (*nemesis.Plan, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -5,10 +5,8 @@ import (
 	"slices"
 )
 
-// zeroRefused lists the flags (and plan keys) for which 0 means "take the
-// default" only when left out: given explicitly as 0 they are refused, not
-// silently replaced (a TTL, node count, client count or time limit of 0
-// is not a test anyone can mean).
+// zeroRefused lists the flags (and plan keys) refused when given
+// explicitly as 0: left out, 0 takes the default.
 var zeroRefused = []struct {
 	flag    string
 	allowed string
@@ -20,12 +18,9 @@ var zeroRefused = []struct {
 	{"time-limit", "a positive duration", func(c Config) bool { return c.TimeLimit == 0 }},
 }
 
-// CheckGiven refuses what the command line must not quietly default (the
-// Go API keeps zero as "default"): a flag in zeroRefused given explicitly
-// as 0 (given reports whether a flag was given; nil means none was), and
-// fencing with a built-in lock that issues no fencing tokens, where the
-// fencing resource would have nothing to compare. Errors wrap ErrConfig
-// and name the flag and what it allows.
+// CheckGiven refuses what the command line must not quietly default: a
+// zeroRefused flag given as 0 (given nil: none was given), and fencing
+// with a built-in lock that issues no tokens. Errors wrap ErrConfig.
 func (c Config) CheckGiven(given func(flag string) bool) error {
 	for _, z := range zeroRefused {
 		if given != nil && given(z.flag) && z.isZero(c) {
@@ -43,9 +38,7 @@ func (c Config) CheckGiven(given func(flag string) bool) error {
 	return nil
 }
 
-// GivenAmong is given restricted to the flags names: CheckGiven of a
-// Config that holds only some of a command's flags (the rest are bound
-// elsewhere) judges those only.
+// GivenAmong is given restricted to the flags names.
 func GivenAmong(given func(string) bool, names ...string) func(string) bool {
 	return func(n string) bool { return slices.Contains(names, n) && given(n) }
 }

@@ -13,19 +13,15 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// AddFlags binds every setting of Settings as a flag of fs writing into
-// c, with the setting's default and help.
+// AddFlags binds every setting as a flag of fs writing into c.
 func AddFlags(fs *pflag.FlagSet, c *Config) {
 	for _, s := range Settings() {
 		s.value.bind(fs, c, s.Name, s.usage())
 	}
 }
 
-// AddSettingFlags binds the settings named (rows of Settings) as flags
-// of fs writing into c: a command that shares some of run's flags (compare's
-// --lock, --ttl, --clients) takes them from the one table, with run's
-// name, type, default and help. CheckGiven then refuses their explicit
-// zeros as run does.
+// AddSettingFlags binds the settings named as flags of fs writing into
+// c, as run binds them (compare's --lock, --ttl, --clients).
 func AddSettingFlags(fs *pflag.FlagSet, c *Config, names ...string) {
 	for _, n := range names {
 		s, ok := setting(n)
@@ -36,8 +32,7 @@ func AddSettingFlags(fs *pflag.FlagSet, c *Config, names ...string) {
 	}
 }
 
-// usage is the flag's help: the meaning, then a default that the flag's
-// own default value does not show.
+// usage is the flag's help, with Default when set.
 func (s Setting) usage() string {
 	if s.Default == "" {
 		return s.Help
@@ -46,10 +41,8 @@ func (s Setting) usage() string {
 }
 
 // CommandLine is the configuration a `lockstorm run` command line asks
-// for: the YAML plan at planPath, when there is one, under every setting
-// given on the command line. flags holds the flags' values (AddFlags);
-// given reports which were given explicitly. An explicit 0 that is no
-// test is refused (CheckGiven). Errors wrap ErrConfig.
+// for: the plan at planPath (if any) under the flags given (flags holds
+// their values, given says which were given). Errors wrap ErrConfig.
 func CommandLine(flags Config, given func(name string) bool, planPath string) (Config, error) {
 	for _, s := range Settings() {
 		if given(s.Name) {
@@ -84,18 +77,9 @@ func PlanFields() []string {
 	return out
 }
 
-// LoadPlan reads a YAML test plan into a Config: every setting under its
-// flag's name (Settings), durations as Go durations ("1.5s", "300ms").
-//
-//	lock: redlock
-//	workload: counter
-//	nemesis: [partition, client-pause]
-//	nodes: 5
-//	ttl: 1s
-//
-// An unknown key or a bad value is an error wrapping ErrConfig that names
-// the key and what it allows; so is a key written as 0 where 0 is no test
-// (CheckGiven).
+// LoadPlan reads a YAML test plan ("lock: redlock", "ttl: 1s", ...) into
+// a Config: every setting under its flag's name. An unknown key, a bad
+// value or a refused 0 (CheckGiven) is an error wrapping ErrConfig.
 func LoadPlan(path string) (Config, error) {
 	var c Config
 	b, err := os.ReadFile(path)
@@ -120,9 +104,8 @@ func LoadPlan(path string) (Config, error) {
 }
 
 // decodePlan sets c's fields from a plan document and returns the keys it
-// holds. YAML errors (an unknown or repeated key, a value of the wrong
-// type) come first, all of them, one per line; then the first bad
-// duration.
+// holds. Unknown and repeated keys come first, all of them; then the
+// first bad value.
 func decodePlan(doc *yaml.Node, c *Config) (map[string]bool, error) {
 	keys := map[string]bool{}
 	if len(doc.Content) == 0 {
@@ -149,10 +132,7 @@ func decodePlan(doc *yaml.Node, c *Config) (map[string]bool, error) {
 			continue
 		}
 		keys[k.Value], line[k.Value] = true, k.Line
-		var te *yaml.TypeError
-		if err := s.value.decode(v, c, s.Name); errors.As(err, &te) {
-			lines = append(lines, te.Errors...)
-		} else if err != nil && bad == nil {
+		if err := s.value.decode(v, c, s.Name); err != nil && bad == nil {
 			bad = err
 		}
 	}

@@ -14,17 +14,12 @@ import (
 
 // Pause models (Config.PauseModel).
 const (
-	// PauseProcess: SIGSTOP of the client's process group, links frozen,
-	// no timeout of the process running, until SIGCONT.
-	PauseProcess = "process"
-	// PauseLinks: the client's links frozen; its goroutines keep running.
-	PauseLinks = "links"
+	PauseProcess = "process" // SIGSTOP of the client's process group, links frozen, until SIGCONT
+	PauseLinks   = "links"   // the client's links frozen; its goroutines keep running
 )
 
-// LockNames lists every --lock name: the Go locks lockimpl builds (its
-// own and those registered with it: the adapters, once a program links
-// them, as every program linking the harness does), then the process locks
-// (the Python clients).
+// LockNames lists every --lock name: lockimpl's (with the adapters
+// registered when linked), then the process locks (the Python clients).
 func LockNames() []string {
 	return append(slices.Clone(lockimpl.Names()), python.Locks()...)
 }
@@ -48,8 +43,8 @@ func FIFOLock(name string) bool {
 // ProcessClients reports whether c's client slots are processes.
 func (c Config) ProcessClients() bool { return c.ClientCmd != "" || processLock(c.Lock) }
 
-// checkClients checks the client command and the pause model, and sets
-// the pause model's default.
+// checkClients checks the client command and the pause model, defaulting
+// the latter.
 func (c *Config) checkClients() error {
 	if c.ProcessClients() && c.Provider == "external" {
 		return errors.New("process clients (--client-cmd, " + strings.Join(python.Locks(), ", ") + ") run on the local and docker providers: on external endpoints they would need the password and TLS settings, which the client protocol does not pass yet")
@@ -84,8 +79,7 @@ func (c *Config) checkClients() error {
 	return nil
 }
 
-// defaultPauseModel is the real pause for process clients, else the
-// links' freeze.
+// defaultPauseModel is process for process clients, else links.
 func defaultPauseModel(c Config) string {
 	if c.ProcessClients() {
 		return PauseProcess
@@ -94,8 +88,8 @@ func defaultPauseModel(c Config) string {
 }
 
 // SplitCommand splits a command line into words as a POSIX shell would
-// for plain words, single and double quotes and backslash escapes
-// (nothing is expanded). An empty command or an open quote is an error.
+// (quotes and backslashes; nothing expanded). An empty command or an
+// open quote is an error.
 func SplitCommand(s string) ([]string, error) {
 	var words []string
 	var w strings.Builder
@@ -136,10 +130,8 @@ func SplitCommand(s string) ([]string, error) {
 	return words, nil
 }
 
-// ClientsSummary says what the clients were and how client-pause paused
-// them, for the report: "in-process Go clients; client-pause freezes
-// their links (pause model links)" or "process clients (py-redispy);
-// client-pause stops the process (SIGSTOP, pause model process)".
+// ClientsSummary says, for the report, what the clients were and how
+// client-pause paused them.
 func ClientsSummary(c Config) string {
 	what := "in-process Go clients"
 	switch {

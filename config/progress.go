@@ -16,12 +16,8 @@ type Progress struct {
 	Ops int
 	// Faults are the faults active now, e.g. "partition", "client-pause".
 	Faults []string
-	// Violations counts the violations found online so far (see
-	// analysis.LiveOverlap and the other Live kinds): two holders by the
-	// clients' own view, accepted writes after validity, lost updates,
-	// stale writes the resource accepted, overlapping API calls. Every one
-	// counted is one the checkers report too; ViolationKinds breaks the
-	// total down by kind (nil when 0).
+	// Violations counts the violations the live counter found so far
+	// (analysis.LiveCounter), ViolationKinds by kind (nil when 0).
 	Violations     int
 	ViolationKinds map[string]int
 	// Done is true for the last snapshot.
@@ -38,8 +34,7 @@ func (p Progress) String() string {
 		p.Elapsed.Seconds(), p.TimeLimit, p.Ops, faults, p.Violations, p.KindsText())
 }
 
-// KindsText is " (lost-update 2, overlap 1)": the violations by kind,
-// sorted by name; empty when there are none.
+// KindsText is " (lost-update 2, overlap 1)", or "" when no violation.
 func (p Progress) KindsText() string {
 	if len(p.ViolationKinds) == 0 {
 		return ""

@@ -26,8 +26,7 @@ type External struct {
 	AllowNonLoopback bool `json:"allow_non_loopback,omitempty"`
 }
 
-// capabilities lists what each provider can do to its nodes; a fault kind
-// runs on a provider that offers every capability it needs
+// capabilities lists what each provider can do to its nodes
 // (nemesis.Spec.Needs).
 var capabilities = map[string][]nemesis.Capability{
 	"local":    {nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedOwnData, nemesis.NeedReplica},
@@ -35,14 +34,11 @@ var capabilities = map[string][]nemesis.Capability{
 	"external": {nemesis.NeedLinks, nemesis.NeedAdmin},
 }
 
-// clusterCapabilities are what a Redis Cluster (--topology cluster, on the
-// local provider) can do: its masters' replicas to fail over to, and its
-// own slot migrations (nemesis.NeedRedisCluster).
+// clusterCapabilities are what a Redis Cluster (local provider) can do.
 var clusterCapabilities = []nemesis.Capability{nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedOwnData,
 	nemesis.NeedReplica, nemesis.NeedRedisCluster}
 
-// checkProvider validates the provider settings and the faults it must
-// apply.
+// checkProvider checks the provider settings and the faults it must apply.
 func (c Config) checkProvider() error {
 	caps, ok := capabilities[c.Provider]
 	if ok && c.Topology == TopologyCluster {

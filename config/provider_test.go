@@ -7,11 +7,9 @@ import (
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// A provider runs exactly the kinds whose registered needs it offers:
-// local and docker every kind but slot-migrate (a Redis Cluster's own),
-// external only those that need no node process, replica or data of its
-// own (the same five as before kinds registered: not flush, which would
-// wipe someone else's Redis); a Redis Cluster (local) every kind.
+// A provider runs exactly the kinds whose needs it offers: local and
+// docker all but slot-migrate, external five (not flush), a Redis
+// Cluster every kind.
 func TestProviderFaultKinds(t *testing.T) {
 	external := []string{nemesis.KindPartition, nemesis.KindLatency, nemesis.KindClientPause,
 		nemesis.KindClientCrash, nemesis.KindClockJump}

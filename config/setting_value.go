@@ -12,40 +12,27 @@ import (
 
 // value is what a Setting does with its Config field, whatever its type.
 type value interface {
-	// bind registers the field as the flag name on fs, with the default.
-	bind(fs *pflag.FlagSet, c *Config, name, usage string)
-	// decode sets the field from a plan's YAML value of the key name.
-	decode(n *yaml.Node, c *Config, name string) error
-	// copy sets dst's field to src's.
+	bind(fs *pflag.FlagSet, c *Config, name, usage string) // as the flag name, with the default
+	decode(n *yaml.Node, c *Config, name string) error     // from a plan's value of key name
 	copy(dst, src *Config)
-	// given maps a value given explicitly (flag or plan key) to the
-	// field's meaning, where zero is "the default".
-	given(c *Config)
-	// fill gives a zero field its default.
-	fill(c *Config)
+	given(c *Config) // maps a value given explicitly to the field's meaning
+	fill(c *Config)  // gives a zero field its default
 	// arg is the field as a flag argument; changed is whether it differs
 	// from zero and from the default.
 	arg(c Config) (arg string, changed bool)
-	// def is the default as text, or "" when there is none.
-	def() string
-	// isFlag reports whether the flag takes no argument (a bool).
-	isFlag() bool
+	def() string  // the default as text, "" when none
+	isFlag() bool // a bool flag: it takes no argument
 }
 
 // typed is a value of a field of type T.
 type typed[T any] struct {
-	field func(*Config) *T
-	// dflt is the flag's default and what fill gives a zero field.
-	dflt T
-	// flag binds a *T flag (pflag's StringVar, IntVar...).
-	flag func(fs *pflag.FlagSet, p *T, name string, value T, usage string)
-	// parse reads a plan value; nil decodes the node into T.
-	parse func(n *yaml.Node, name string) (T, error)
-	// format writes T as a flag argument.
-	format func(T) string
-	zero   func(T) bool
-	// explicit, when set, maps a value given explicitly to the field.
-	explicit func(T) T
+	field    func(*Config) *T
+	dflt     T                                                                 // the flag's default, and fill's
+	flag     func(fs *pflag.FlagSet, p *T, name string, value T, usage string) // pflag's StringVar, IntVar...
+	parse    func(n *yaml.Node, name string) (T, error)                        // nil: parseScalar
+	format   func(T) string                                                    // as a flag argument
+	zero     func(T) bool
+	explicit func(T) T // when set, maps a value given explicitly to the field
 }
 
 func (v typed[T]) bind(fs *pflag.FlagSet, c *Config, name, usage string) {
@@ -147,10 +134,8 @@ func duration(field func(*Config) *time.Duration, def time.Duration) value {
 		format: asciiDuration, zero: isZero[time.Duration], parse: parseDuration}
 }
 
-// asciiDuration is d as Go writes it, with microseconds as "us" (which
-// Go also parses) rather than "µs": a replay command is typed or pasted
-// into shells and CI files, where the one non-ASCII letter gets quoted or
-// mangled.
+// asciiDuration is d as Go writes it with "us" for "µs", which shells
+// and CI files may mangle.
 func asciiDuration(d time.Duration) string {
 	return strings.Replace(d.String(), "µs", "us", 1)
 }
@@ -170,9 +155,8 @@ func parseDuration(n *yaml.Node, name string) (time.Duration, error) {
 	return d, nil
 }
 
-// parseScalar reads a plan's scalar value as T (string, bool, int,
-// int64 or float64). A value of the wrong kind is an error naming the key
-// and what it takes, in words: no YAML tags or Go types.
+// parseScalar reads a plan's scalar value as T; a wrong kind is an error
+// naming the key and what it takes, in words.
 func parseScalar[T any](n *yaml.Node, name string) (T, error) {
 	var x T
 	want := map[string]string{"string": "a word", "bool": "true or false", "int": "a whole number",
@@ -230,16 +214,16 @@ func kindWord(k yaml.Kind) string {
 	return "value of another kind"
 }
 
-// list is a list setting whose flag takes host:port,host:port (pflag's
-// string slice: CSV, repeatable); a plan writes a YAML list.
+// list is a list setting whose flag is pflag's string slice (CSV,
+// repeatable); a plan writes a YAML list.
 func list(field func(*Config) *[]string) value {
 	return typed[[]string]{field: field, flag: (*pflag.FlagSet).StringSliceVar,
 		format: func(l []string) string { return strings.Join(l, ",") },
 		zero:   func(l []string) bool { return len(l) == 0 }, parse: parseList}
 }
 
-// parseList reads a plan's list value: a YAML list, or one string written
-// as on the command line ("client-pause", "partition,latency").
+// parseList reads a plan's list value: a YAML list, or one string as on
+// the command line ("partition,latency").
 func parseList(n *yaml.Node, name string) ([]string, error) {
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -273,8 +257,7 @@ func commaList(field func(*Config) *[]string) value {
 	return v
 }
 
-// commaValue is a pflag.Value over a list written "a,b,c"; "" is the
-// empty list.
+// commaValue is a pflag.Value over a list written "a,b,c".
 type commaValue []string
 
 func (l *commaValue) String() string { return strings.Join(*l, ",") }

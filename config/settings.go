@@ -13,30 +13,22 @@ import (
 	"github.com/lockstorm/lockstorm/workloads"
 )
 
-// Setting is one setting of a run: a Config field that `lockstorm run`
-// sets with the flag --Name, a YAML plan with the key Name, and the replay
-// command repeats when it changed the run. The table of them, Settings, is
-// the one home of the flags' names, types, defaults and help: the flags
-// (AddFlags), plan loading (LoadPlan), the flags-over-plan merge
-// (CommandLine), the defaults (WithDefaults), the replay command
-// (ReplayArgs) and the README's flag list (FlagsMarkdown) are made from
-// it.
+// Setting is one setting of a run: a Config field set by the flag
+// --Name and the plan key Name. Settings is the one home of the flags'
+// names, types, defaults and help.
 type Setting struct {
 	// Name is the flag's name (without --) and the plan key.
 	Name string
 	// Help says what the setting means, without its default.
 	Help string
-	// Default describes a default that depends on other settings or is
-	// decided elsewhere (the node count, the name, a drawn seed); empty
-	// when the setting's own default value says it.
+	// Default describes a default the value's own default does not say
+	// (one decided elsewhere or by other settings).
 	Default string
-	// Replay says when the replay command carries the setting.
-	Replay Replay
-	// replayIf, when set, must also hold for the replay command to carry
-	// the setting.
+	// Replay says when the replay command carries the setting; replayIf,
+	// when set, must also hold.
+	Replay   Replay
 	replayIf func(Config) bool
-	// value reads and writes the Config field; its default is the flag's
-	// default and the value WithDefaults gives a zero field.
+	// value reads and writes the Config field, with its default.
 	value value
 }
 
@@ -44,14 +36,9 @@ type Setting struct {
 type Replay int
 
 const (
-	// ReplayNever: the setting says where a run is stored or what is
-	// kept after it, not what it does.
-	ReplayNever Replay = iota
-	// ReplayAlways: the replay command always carries the setting.
-	ReplayAlways
-	// ReplayChanged: the replay command carries the setting when it
-	// differs from its default.
-	ReplayChanged
+	ReplayNever   Replay = iota // where a run is stored or what is kept, not what it does
+	ReplayAlways                // always carried
+	ReplayChanged               // carried when it differs from its default
 )
 
 // String is the README's word for r.
@@ -65,8 +52,7 @@ const (
 	DefaultTargetHolder = 0.8
 )
 
-// workloadDefaults is what the workload options are when none is given:
-// derived from the TTL, so the replay command leaves them out.
+// workloadDefaults are the workload options derived from the TTL.
 func workloadDefaults(c Config) workloads.Options {
 	return workloads.Options{}.WithDefaults(c.TTL)
 }
@@ -149,8 +135,7 @@ func Settings() []Setting {
 	}, providerSettings()...)
 }
 
-// providerSettings are the settings of where Redis runs (the provider and
-// its endpoints), the last rows of Settings.
+// providerSettings are the last rows of Settings: where Redis runs.
 func providerSettings() []Setting {
 	return []Setting{
 		{Name: "provider", Help: "where Redis runs: local (redis-server processes), docker (containers), external (given endpoints)", Replay: ReplayChanged,
@@ -195,16 +180,15 @@ func setting(name string) (Setting, bool) {
 	return Setting{}, false
 }
 
-// fillDefaults gives every zero field with a default in the table its
-// default. Defaults that depend on other settings are WithDefaults' work.
+// fillDefaults gives every zero field the table's default.
 func (c *Config) fillDefaults() {
 	for _, s := range Settings() {
 		s.value.fill(c)
 	}
 }
 
-// GivenMinCoverage maps a --min-coverage value given explicitly to
-// Config.MinCoverage, where 0 means the default: a given 0 means no bar.
+// GivenMinCoverage maps an explicit --min-coverage to Config.MinCoverage:
+// a given 0 means no bar (-1).
 func GivenMinCoverage(v int) int {
 	if v <= 0 {
 		return -1
@@ -212,6 +196,6 @@ func GivenMinCoverage(v int) int {
 	return v
 }
 
-// GivenTargetHolder maps a --target-holder value given explicitly to
-// Config.TargetHolder, where 0 means the default: a given 0 means never.
+// GivenTargetHolder maps an explicit --target-holder to
+// Config.TargetHolder: a given 0 means never (-1).
 func GivenTargetHolder(v float64) float64 { return cmp.Or(v, -1) }

@@ -10,8 +10,7 @@ import (
 )
 
 // ReplayArgs are the `lockstorm run` flags that repeat c's run with its
-// seed: every setting that changed what the run did (Setting.Replay), in
-// the table's order.
+// seed, in the table's order.
 func ReplayArgs(c Config) []string {
 	var out []string
 	for _, s := range Settings() {
@@ -40,10 +39,7 @@ func ShellWord(s string) string {
 }
 
 // FlagsMarkdown is the README's table of the flags of fs: the settings
-// first, in the table's order, then fs's other flags (the command's own,
-// such as --config) by name. Columns: the flag and its argument, the
-// default, the plan key, whether the replay command carries it, and its
-// meaning.
+// in the table's order, then fs's other flags by name.
 func FlagsMarkdown(fs *pflag.FlagSet) string {
 	var b strings.Builder
 	b.WriteString("| flag | default | plan key | replayed | meaning |\n|---|---|---|---|---|\n")
@@ -79,8 +75,7 @@ func FlagsMarkdown(fs *pflag.FlagSet) string {
 	return b.String()
 }
 
-// cell is s in a markdown table cell: "—" when empty, pipes and angle
-// brackets escaped outside code.
+// cell is s in a markdown table cell ("—" when empty).
 func cell(s string) string {
 	if s == "" {
 		return "—"

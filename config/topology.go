@@ -10,22 +10,16 @@ import (
 
 // Topologies (Config.Topology).
 const (
-	// TopologyStandalone: independent Redis nodes n1..nN, each its own
-	// server (one for the single-node locks, a quorum's worth for Redlock).
-	TopologyStandalone = "standalone"
-	// TopologyCluster: one Redis Cluster of N masters, each with one
-	// asynchronous replica; a lock uses it through one cluster client.
-	TopologyCluster = "cluster"
+	TopologyStandalone = "standalone" // independent Redis nodes n1..nN
+	TopologyCluster    = "cluster"    // one Redis Cluster of N masters, each with one replica
 )
 
 // ClusterKey is the workload's lock key on a Redis Cluster: a hash tag, so
-// that every key a lock derives from it (lock:{lockstorm}:fence, ...) lives
-// in the lock key's slot, as the seed's FAQ advises.
+// that every key a lock derives from it lives in its slot.
 const ClusterKey = "lock:{lockstorm}"
 
-// checkTopology checks the topology, and on a cluster the lock, the
-// provider and the node count (masters, at least 3), and sets the
-// cluster's lock key.
+// checkTopology checks the topology and, on a cluster, the lock, the
+// provider and the node count, and sets the lock key.
 func (c *Config) checkTopology() error {
 	switch c.Topology {
 	case TopologyStandalone:

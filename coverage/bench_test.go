@@ -10,15 +10,12 @@ import (
 	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
-// benchRecords is the size of the benchmarks' history: past the 1M
-// records from which a run's history stays in its file.
+// benchRecords is the size of the benchmarks' history.
 const benchRecords = 1_200_000
 
-// benchGen generates a lock run's history record by record: 8 client
-// slots acquiring (on 3 nodes, with a validity), writing, now and then
-// extending, releasing or losing their lease, with a fault every few
-// thousand records (a pause of one client or a partition of one node,
-// healed about a thousand records later; the last one left unhealed).
+// benchGen generates a lock run's history of 8 client slots on 3 nodes,
+// with a fault (a client's pause or a node's partition) every few
+// thousand records, healed about a thousand later but the last.
 type benchGen struct {
 	rng   *rand.Rand
 	b     *historytest.Builder

@@ -7,28 +7,23 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// matcher keeps, per window and state, the evidence that a hit client of
-// the window was in the state: the interval of lowest op among those
-// containing the window's start, else among those intersecting the
-// window (for a holder under a fault on nodes only, the lease must
-// involve one of the fault's nodes). It is handed the intervals one by
-// one as they close, in any order.
+// matcher keeps, per window and state, the evidence that a hit client
+// was in the state: the interval of lowest op containing the window's
+// start, else intersecting it. Intervals come as they close, in any order.
 type matcher struct {
-	ws    []Window // the windows; End is known once final
+	ws    []Window // End is known once final
 	final []bool
 	ev    [][nStates]evidence
-	// always are the windows matched against every interval: not final
-	// yet, or never stopped; byStart the others, by Start, and span the
-	// longest of them.
+	// always are the windows not final or never stopped, matched against
+	// every interval; byStart the others by Start, span the longest.
 	always  []int
 	byStart []int
 	span    int64
 }
 
-// evidence is what a window has of one state so far: the interval of
-// lowest op containing its start, and the intervals that began during it
-// with no interval of lower op that began no later (while its End is
-// unknown, the one to pick is the lowest op of those begun by End).
+// evidence is a window's evidence of one state so far: the lowest op
+// containing its start, and the intervals begun during it not beaten by
+// one of lower op begun no later (End decides among them).
 type evidence struct {
 	atStart *candidate
 	during  []candidate
@@ -40,8 +35,7 @@ type candidate struct {
 	start, op int64
 }
 
-// newMatcher returns a matcher of the windows ws, final, or with no
-// windows yet when ws is nil (see start).
+// newMatcher returns a matcher of the final windows ws (nil: none yet).
 func newMatcher(ws []Window) *matcher {
 	m := &matcher{ws: ws, final: make([]bool, len(ws)), ev: make([][nStates]evidence, len(ws))}
 	for i, w := range ws {
@@ -77,8 +71,7 @@ func (m *matcher) stop(i int, end int64) {
 // settle makes window i's End final.
 func (m *matcher) settle(i int, end int64) { m.ws[i].End, m.final[i] = end, true }
 
-// add matches one closed interval against the windows it may touch: the
-// final ones starting in [iv.start-span, iv.end], and the others.
+// add matches a closed interval against the windows it may touch.
 func (m *matcher) add(s state, iv interval) {
 	lo := sort.Search(len(m.byStart), func(k int) bool { return m.ws[m.byStart[k]].Start >= iv.start-m.span })
 	for k := lo; k < len(m.byStart) && m.ws[m.byStart[k]].Start <= iv.end; k++ {
@@ -148,8 +141,7 @@ func involves(leaseNodes, faultNodes []string) bool {
 }
 
 // finder finds the fault windows as their records are read, by
-// checker.FaultWindows' rules (pass.exact checks that it found the same
-// windows), and adds them to the matcher.
+// checker.FaultWindows' rules, and adds them to the matcher.
 type finder struct {
 	m        *matcher
 	open     map[string][]int    // fault -> its windows not stopped, oldest first
@@ -163,8 +155,7 @@ type stopping struct {
 	time int64
 }
 
-// add reads the nemesis start or stop record o; true when it is the
-// first record of a start (a window begins).
+// add reads a nemesis start or stop record; true when a window begins.
 func (f *finder) add(o *history.Op, in Input) bool {
 	k := [2]string{o.F, o.Fault}
 	if o.Type == history.Invoke {
@@ -197,8 +188,8 @@ func (f *finder) add(o *history.Op, in Input) bool {
 	return false
 }
 
-// finish settles the windows whose stop never completed (at the stop's
-// invoke) and those never stopped (at end, the history's end).
+// finish settles the windows whose stop never completed (at its invoke)
+// and those never stopped (at end).
 func (f *finder) finish(end int64) {
 	for _, s := range f.stopping {
 		f.m.settle(s.w, s.time)

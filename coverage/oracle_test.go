@@ -8,9 +8,8 @@ import (
 	"github.com/lockstorm/lockstorm/lease"
 )
 
-// computeWhole is the in-memory Compute this package had before its one
-// pass: every state interval of the whole history h listed, then each
-// window matched against the lists. It is the oracle of the pass.
+// computeWhole, the pass's oracle, lists every state interval of the
+// whole history h, then matches each window against the lists.
 func computeWhole(h history.History, in Input) *Report {
 	rep := &Report{Requested: slices.Clone(in.Requested)}
 	if rep.Requested == nil {

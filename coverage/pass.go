@@ -19,28 +19,21 @@ const (
 	nStates
 )
 
-// interval is a time (ns since the run started, closed) during which a
-// client slot was in a state, and the record that opens it (op: the
-// record that started the lease for a holder, the invoke for a waiter or
-// a write).
+// interval is a closed time (ns) during which a client slot was in a
+// state, opened by record op (as Touch.Op).
 type interval struct {
 	client     string
 	start, end int64
 	op         int64
-	// nodes are the nodes a lease involves (its start record's Nodes); empty
-	// means every node.
-	nodes []string
+	nodes      []string // a lease's nodes; empty: every node
 }
 
-// resourceOps are the operations on the protected resource that count as
-// a write in flight: a write, a cron run, an api entry, a leader's
-// heartbeat.
+// resourceOps are the operations that count as a write in flight.
 var resourceOps = []string{history.FWrite, history.FRun, history.FEnter, history.FLead}
 
-// pass is one read of a history: it follows each process's lease and
-// operation in flight and hands every state interval, as it closes, to
-// the matcher. Live, it also finds the fault windows as their records
-// are read (finder); else it is given them.
+// pass is one read of a history: it hands every state interval, as it
+// closes, to the matcher, finding the windows as it reads (finder) unless
+// given them.
 type pass struct {
 	in                  Input
 	end                 int64 // the latest record time so far
@@ -52,10 +45,8 @@ type pass struct {
 	orphans             []invoke                  // invokes never completed: open to the end
 	m                   *matcher
 	find                *finder // nil when the windows were given
-	// closedEnd is the latest end of an interval matched so far; early is
-	// set when a window started at or before it (see exact).
-	closedEnd int64
-	early     bool
+	closedEnd           int64   // the latest end of an interval matched so far
+	early               bool    // a window started at or before closedEnd (see exact)
 }
 
 // invoke is what a state interval needs of an invoke record.
@@ -64,8 +55,7 @@ type invoke struct {
 	time, op  int64
 }
 
-// newPass returns a pass over a history whose windows are ws (with their
-// End), or, when ws is nil, whose windows it finds as it reads.
+// newPass returns a pass given the windows ws, or finding them (ws nil).
 func newPass(in Input, ws []Window) *pass {
 	p := &pass{in: in, leases: lease.NewTracker(lease.Options{Forget: true}), holders: map[*lease.Lease]interval{}, closedEnd: -1 << 63}
 	p.m = newMatcher(ws)
@@ -121,11 +111,9 @@ func invokeOf(op history.Operation) invoke {
 	return invoke{client: op.Invoke.Client, f: op.Invoke.F, time: op.Invoke.Time, op: op.InvokeAt}
 }
 
-// follow takes the lease events of record o, the i-th of the history
-// (nil at its end): a lease is a holder's interval from its start (when
-// o has a client slot) to its end, its process gone at the end of the
-// history, each cut at the lease's validity (see lease.Tracker; no drift
-// allowance: the server's expiry).
+// follow takes the lease events of record o, the i-th (nil at the end):
+// a lease with a client slot is a holder's interval from its start to its
+// end (a gone process's at the history's end), cut at its validity.
 func (p *pass) follow(evs []lease.Event, o *history.Op, i int64) {
 	for _, e := range evs {
 		switch {
@@ -168,8 +156,7 @@ func (p *pass) closed(s state, iv interval) {
 	p.m.add(s, iv)
 }
 
-// finish closes what is still open at the end of the history: leases,
-// operations never completed, windows never stopped.
+// finish closes what is still open at the end of the history.
 func (p *pass) finish() {
 	if p.find != nil {
 		p.find.finish(p.end)
@@ -197,10 +184,8 @@ func (p *pass) windows() []Window {
 	return out
 }
 
-// exact reports whether a live pass matched every interval against every
-// window that it may touch: no window started at or before the end of an
-// interval closed before its start record, and the windows it found are
-// ws.
+// exact reports whether a finding pass matched every interval against
+// every window it may touch: none started early, and it found ws.
 func (p *pass) exact(ws []Window) bool {
 	if p.find == nil {
 		return true

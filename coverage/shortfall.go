@@ -2,15 +2,9 @@ package coverage
 
 import "fmt"
 
-// Shortfall lists, one line each, why the run's faults do not back a green
-// verdict:
-//
-//   - a requested kind of which no fault was applied (whatever min is);
-//   - when min > 0, a requested kind with fewer than min applied windows
-//     that touched a lock holder or waiter, or, for a history without
-//     client slots, that this cannot be judged.
-//
-// No requested kind means no shortfall.
+// Shortfall lists why the faults do not back a green verdict: a
+// requested kind never applied, and, when min > 0, one with fewer than
+// min exercised windows (or that this cannot be judged).
 func (r *Report) Shortfall(min int) []string {
 	var out []string
 	for _, k := range r.Requested {
@@ -30,11 +24,10 @@ func (r *Report) Shortfall(min int) []string {
 			if c.Exercised > 0 {
 				what = fmt.Sprintf("only %d of %d %s faults", c.Exercised, c.Applied, k)
 			}
-			verb := "touched"
 			if c.Exercised == 0 && c.Applied == 1 {
 				what += " never"
 			}
-			out = append(out, fmt.Sprintf("%s %s a lock holder or waiter (need %d; --min-coverage 0 turns this off)", what, verb, min))
+			out = append(out, fmt.Sprintf("%s touched a lock holder or waiter (need %d; --min-coverage 0 turns this off)", what, min))
 		}
 	}
 	if min > 0 && r.Unjudged != "" && len(r.Requested) > 0 {
@@ -43,8 +36,7 @@ func (r *Report) Shortfall(min int) []string {
 	return out
 }
 
-// Judge sets Min and the shortfall lines (Gaps) for the bar min, and
-// returns the lines.
+// Judge sets Min and Gaps for the bar min and returns the lines.
 func (r *Report) Judge(min int) []string {
 	r.Min = min
 	r.Gaps = r.Shortfall(min)

@@ -1,23 +1,18 @@
 package lease
 
-// Matcher names the lease a release, extend or renewal acts on, by the
-// token rule every lease reader shares (the Tracker, the checkers' ops,
-// the liveness stream):
+// Matcher names the lease a release, extend or renewal acts on, the rule
+// every lease reader shares:
 //
-//   - the lease of the process's latest acquire ok on the key, when it
-//     carries the op's token (an op without a token takes its token);
+//   - the process's latest acquire ok on the key, when it carries the
+//     op's token (an op without a token takes its token);
 //   - else the lease this process matched before for the key and token
-//     (a watchdog recording extends under a process of its own);
-//   - else ByToken's: the latest acquire ok or unknown of the key with
-//     that token, whoever recorded it (remembered for the process).
+//     (a watchdog recording under a process of its own);
+//   - else ByToken's (remembered for the process).
 //
-// L is how the reader names a lease (an index, a pointer); its zero value
-// is no lease. Tokens alone cannot name a lease: a lock that hands one
-// token to two acquires would merge two holders, so the process's own
-// lease comes first.
+// L names a lease (an index, a pointer); its zero value is none. The
+// process's own lease comes first: a lock may hand one token out twice.
 type Matcher[L comparable] struct {
-	// ByToken is the latest acquire ok or unknown of key with token, if
-	// any; the reader keeps that table (see Tracker, tokTable).
+	// ByToken is the latest acquire ok or unknown of key with token.
 	ByToken func(key, token string) (L, bool)
 	cur     map[procKey]held[L] // (process, key) -> its latest acquire ok
 	dogs    map[dogKey]L        // (process, key, token) -> the lease it matched before
@@ -52,8 +47,7 @@ func (m *Matcher[L]) Acquired(p int, key, token string, l L) {
 }
 
 // Match is the lease an op of process p on key naming token acts on, and
-// the op's token (the current lease's when token is empty); ok false if
-// none.
+// the op's token (the current lease's when empty).
 func (m *Matcher[L]) Match(p int, key, token string) (l L, tok string, ok bool) {
 	c, hasCur := m.cur[procKey{p, key}]
 	if token == "" && hasCur {
@@ -82,9 +76,7 @@ func (m *Matcher[L]) Current(p int, key string) (L, bool) {
 // never acts again).
 func (m *Matcher[L]) Drop(p int, key string) { delete(m.cur, procKey{p, key}) }
 
-// Forget drops every memory of l, process p's lease on key: as its
-// current lease and as a lease matched before. The matches kept are
-// those of leases not yet forgotten, so the scan is short.
+// Forget drops every memory of l, process p's lease on key.
 func (m *Matcher[L]) Forget(p int, key string, l L) {
 	if c, ok := m.cur[procKey{p, key}]; ok && c.lease == l {
 		delete(m.cur, procKey{p, key})

@@ -15,16 +15,9 @@ type EventKind int
 
 // The events a Tracker yields.
 const (
-	// Started: the lease came to be held (its acquire ok, or the extend ok
-	// that renewed an acquire with unknown outcome), at At.
-	Started EventKind = iota
-	// Extended: an extend ok renewed the held lease, at At (its return);
-	// its segment is the lease's last.
-	Extended
-	// Ended: the holder stopped holding it, at At (see Lease.HeldUntil):
-	// cut by a release invoke or a lost notice as they come, gone at
-	// Finish.
-	Ended
+	Started  EventKind = iota // the lease came to be held
+	Extended                  // an extend ok renewed the held lease (its last segment)
+	Ended                     // the holder stopped holding it (Lease.HeldUntil)
 )
 
 // Event is one thing that happened to a lease.
@@ -36,44 +29,29 @@ type Event struct {
 
 // Options are what a Tracker's consumer chooses.
 type Options struct {
-	// Drift and DriftFactor are the clock-drift allowance (Allowance)
-	// subtracted from invoke + TTL for a segment whose holder recorded no
-	// validity; zero believes the TTL in full.
+	// Drift and DriftFactor are the allowance taken off invoke + TTL when
+	// no validity was recorded.
 	Drift       time.Duration
 	DriftFactor float64
-	// Forget drops a lease from the tracker once it ended, so that memory
-	// is the leases not yet ended: a release, extend or lost notice that
-	// names an ended lease then matches nothing, or an older lease of the
-	// same key and token (only a lock that hands one token to two
-	// acquires tells the difference). Without it every lease is kept.
+	// Forget drops a lease once it ended, so that memory is the leases
+	// not yet ended; a later record naming it matches nothing (or an
+	// older lease with the same token).
 	Forget bool
 }
 
-// Tracker follows the leases of a history record by record, under one
-// rule set:
+// Tracker follows the leases of a history record by record:
 //
 //   - an acquire ok starts a lease; an acquire with unknown outcome is a
-//     lease not held, which an extend ok naming it starts (a watchdog's
-//     renewal proves the acquire took effect); a failed acquire is none;
-//   - a release, extend or lost notice acts on a lease as the checkers
-//     match it: by its process's latest acquire ok on the key when that
-//     carries the record's token (a record without a token takes it),
-//     else on the lease its process matched before for the key and
-//     token, else on the latest acquire ok or unknown of the key with
-//     that token, whoever records it (a watchdog under a process of its
-//     own, another process's release);
-//   - each acquire or extend ok adds a segment of belief from its return
-//     to the validity it recorded, else its invoke + TTL − the drift
-//     allowance, else no end;
-//   - the holder stops holding at the first release invoke, or the first
-//     lost notice naming the lease (the process's latest lease at the
-//     notice's time with its key and token, else any process's; without
-//     a token the process's current lease), whichever comes first (a
-//     release wins a tie); failing both, its process's last record
-//     (gone: a crash, or the end of the run), known at Finish.
+//     lease not held, which an extend ok naming it starts;
+//   - a release or extend acts on the lease Matcher names;
+//   - each acquire or extend ok adds a segment from its return to its
+//     recorded validity, else invoke + TTL − drift, else no end;
+//   - the holder stops at the first release invoke or lost notice (see
+//     lostLease; a release wins a tie), else at its process's last
+//     record (gone), known at Finish.
 //
-// Releases and lost notices act at their record; acquires and extends
-// at their completion.
+// Releases and lost notices act at their record, acquires and extends at
+// their completion.
 type Tracker struct {
 	opt    Options
 	ops    history.Pairer // the acquires and extends in flight
@@ -129,8 +107,7 @@ func (t *Tracker) Add(r *history.Op) []Event {
 	return t.events
 }
 
-// Finish ends the leases still held, gone at their processes' last
-// records, in the order they came to be held.
+// Finish ends the leases still held, in the order they came to be held.
 func (t *Tracker) Finish() []Event {
 	t.events = t.events[:0]
 	ls := slices.SortedFunc(maps.Keys(t.open), func(a, b *Lease) int { return a.heldAt - b.heldAt })
@@ -222,10 +199,9 @@ func (t *Tracker) lost(r *history.Op) {
 	t.end(l, r.Time)
 }
 
-// lostLease is the lease lost notice r names: the process's latest lease
-// acquired by r's time with r's key and token, else any process's (a
-// watchdog may report the loss), else, when r has no token, the
-// process's current lease (At).
+// lostLease is the lease lost notice r names: the latest with r's key
+// and token acquired by r's time, the process's own first; without a
+// token, the process's current lease (At).
 func (t *Tracker) lostLease(r *history.Op) *Lease {
 	if r.Token == "" {
 		return At(t.byProc[r.Process], r.Time)
@@ -281,9 +257,8 @@ func (t *Tracker) end(l *Lease, at int64) {
 	}
 }
 
-// believedEnd is the end of the client's validity for a segment begun by
-// the acquire or extend ok c of invoke inv: its Validity, else its invoke
-// + TTL − the drift allowance (saturated), else no end (ok false).
+// believedEnd is the end of the segment begun by ok c of invoke inv: its
+// Validity, else invoke + TTL − drift, else none (ok false).
 func (t *Tracker) believedEnd(inv, c *history.Op) (int64, bool) {
 	validity, ttl := cmp.Or(c.Validity, inv.Validity), cmp.Or(c.TTL, inv.TTL)
 	switch {

@@ -31,10 +31,9 @@ func track(opt Options, h ...history.Op) []string {
 	return out
 }
 
-// The one rule set: a release invoke (by anyone naming the lease) ends
-// it, so does a lost notice; a watchdog's extend starts an acquire with
-// unknown outcome; a holder that stops recording is gone at its last
-// record.
+// A release invoke (by anyone naming the lease) or a lost notice ends a
+// lease; a watchdog's extend starts an unknown acquire; a holder that
+// stops recording is gone at its last record.
 func TestTrackerRules(t *testing.T) {
 	acq := func(p int, t int64, tok string) []history.Op {
 		return []history.Op{rec(p, t, history.Invoke, history.FAcquire, ""), rec(p, t+1, history.OK, history.FAcquire, tok)}
