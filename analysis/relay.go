@@ -13,7 +13,8 @@ import (
 type relay struct {
 	pass  func(o *history.Op, at history.Pos)
 	batch []relayed
-	ch    chan []relayed
+	ch    chan []relayed // batches to pass
+	free  chan []relayed // batches passed, to reuse
 	done  sync.WaitGroup
 }
 
@@ -29,11 +30,15 @@ const (
 )
 
 func newRelay(pass func(o *history.Op, at history.Pos)) *relay {
-	r := &relay{pass: pass, ch: make(chan []relayed, relayDepth)}
+	r := &relay{pass: pass, ch: make(chan []relayed, relayDepth), free: make(chan []relayed, relayDepth+1)}
 	r.done.Go(func() {
 		for b := range r.ch {
 			for i := range b {
 				r.pass(&b[i].op, b[i].at)
+			}
+			select {
+			case r.free <- b[:0]:
+			default:
 			}
 		}
 	})
@@ -43,7 +48,11 @@ func newRelay(pass func(o *history.Op, at history.Pos)) *relay {
 // add copies o (valid during the call only) into the current batch.
 func (r *relay) add(o *history.Op, at history.Pos) {
 	if r.batch == nil {
-		r.batch = make([]relayed, 0, relayBatch)
+		select {
+		case r.batch = <-r.free:
+		default:
+			r.batch = make([]relayed, 0, relayBatch)
+		}
 	}
 	if r.batch = append(r.batch, relayed{*o, at}); len(r.batch) == relayBatch {
 		r.ch <- r.batch
