@@ -77,16 +77,18 @@ func mergePieces(ps []piece) (valid Validity, err string, byKey map[string]keyAn
 	return valid, err, byKey, counts
 }
 
-// failingSearches are the searches kept of the pieces that failed, at
-// most maxDrawnSegments, earliest first.
-func failingSearches(ps []piece) []*Linearization {
-	var out []*Linearization
+// drawn are the searches kept for drawing: a single piece's, else those of
+// the earliest maxDrawnSegments pieces that failed.
+func drawn(ps []piece) (whole *Linearization, failing []*Linearization) {
+	if len(ps) == 1 {
+		return ps[0].lin, nil
+	}
 	for _, p := range ps {
-		if p.valid == Invalid && p.lin != nil && len(out) < maxDrawnSegments {
-			out = append(out, p.lin)
+		if p.valid == Invalid && p.lin != nil && len(failing) < maxDrawnSegments {
+			failing = append(failing, p.lin)
 		}
 	}
-	return out
+	return nil, failing
 }
 
 // addByKey adds the per-key anomalies in key order, as the whole checks do.
@@ -110,11 +112,7 @@ func (l *Lock) merge(ps []piece, start time.Time) (res Result) {
 		d.Acquire.InfoKept += p.d.Acquire.InfoKept
 		d.BoundedInfo += p.d.BoundedInfo
 	}
-	if len(ps) == 1 {
-		d.Linearization = ps[0].lin
-	} else {
-		d.Failing = failingSearches(ps)
-	}
+	d.Linearization, d.Failing = drawn(ps)
 	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = d }()
 	valid, err, byKey, counts := mergePieces(ps)
 	d.Keys = len(counts)

@@ -64,11 +64,7 @@ func (r *Resource) mergeSegments(st *stream, parts []segmentPart) Result {
 	}
 	d.Cron = st.cron.finish(r, &al)
 	st.terms.finish(r, &al, &d)
-	if len(ps) == 1 {
-		d.Linearization = ps[0].lin
-	} else {
-		d.Failing = failingSearches(ps)
-	}
+	d.Linearization, d.Failing = drawn(ps)
 	r.finish(&res, &al, d, start)
 	return res
 }

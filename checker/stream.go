@@ -230,7 +230,6 @@ func (st *stream) referTo(to int64) {
 	}
 	k := sort.Search(len(st.closed), func(i int) bool { return st.closed[i].end > to })
 	st.wg.Wait() // their checks are dropped
-	st.keep.drop(st.closed[k].start)
 	st.merges += len(st.closed) - k
 	first := st.closed[k]
 	over := st.cur.over != nil || st.cur.start-first.start+int64(len(st.cur.recs)) > int64(maxSegRecords)
@@ -244,8 +243,15 @@ func (st *stream) referTo(to int64) {
 	// (the acquires waiting since before first waited at its start: they
 	// are first's moved ones)
 	older := st.reread(first.offset, first.start, st.cur.start)
-	st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: first.moved,
-		recs: append(older, st.cur.recs...), carry: first.carry}
+	st.reopen(k, append(older, st.cur.recs...), nil)
+}
+
+// reopen drops closed[k:] (and their kept searches) and makes the current
+// segment start where closed[k] did, with records recs (ov if not buffered).
+func (st *stream) reopen(k int, recs []history.Op, ov *overflow) {
+	first := st.closed[k]
+	st.keep.drop(first.start)
+	st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: first.moved, carry: first.carry, recs: recs, over: ov}
 	st.closed = st.closed[:k]
 }
 
@@ -270,14 +276,17 @@ func (st *stream) feedTimed(o *history.Op) {
 // and byte offset off; -1 at the end) and starts its check; carry starts
 // the next segment's counter.
 func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
-	if st.cur.over != nil {
-		st.closeOverflow(end, at, off, carry)
+	seg := st.cur
+	seg.end = end
+	st.cur = &streamSeg{start: end, at: at, offset: off, carry: carry}
+	st.closed = append(st.closed, seg)
+	if seg.over != nil {
+		st.closeOverflow(seg, at, off)
 		return
 	}
-	seg, h := st.detach(end, at, off, carry)
+	h := st.detach(seg, off)
 	if len(h) == 0 {
 		st.unchecked(seg, Valid, "", nil)
-		st.closed = append(st.closed, seg)
 		return
 	}
 	os := ops(h)
@@ -287,18 +296,13 @@ func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 	st.fedTo = end
 	secs := counterSections(os)
 	seg.nsecs = len(secs)
-	st.closed = append(st.closed, seg)
 	secs = append(append([]*sectionInput(nil), seg.carry...), secs...)
 	st.checkSeg(&segmentInput{seg: seg, h: h, os: os, secs: secs, whole: seg.start == 0 && off < 0})
 }
 
-// detach ends the current segment (see closeSeg) and starts the next; h
-// is the ended segment's records, those still waiting moved on (unless at
-// the end).
-func (st *stream) detach(end, at, off int64, carry []*sectionInput) (seg *streamSeg, h history.History) {
-	seg = st.cur
-	seg.end = end
-	next := &streamSeg{start: end, at: at, offset: off, carry: carry}
+// detach is the ended segment's records, the acquires still waiting moved
+// on to the next (unless at the end); both stay in index order.
+func (st *stream) detach(seg *streamSeg, off int64) (h history.History) {
 	drop := map[int64]bool{}
 	for inv := range st.cut.ops.Invokes() {
 		if off >= 0 && inv.F == history.FAcquire {
@@ -312,19 +316,17 @@ func (st *stream) detach(end, at, off int64, carry []*sectionInput) (seg *stream
 	for _, part := range [2]history.History{seg.moved, seg.recs} {
 		for _, r := range part {
 			if drop[r.Index] {
-				next.moved = append(next.moved, r)
+				st.cur.moved = append(st.cur.moved, r)
 				continue
 			}
 			h = append(h, r)
 		}
 	}
-	sort.Slice(next.moved, func(i, j int) bool { return next.moved[i].Index < next.moved[j].Index })
 	if cap(seg.recs) <= maxBuf { // h is a copy: the buffer serves the next segment
-		next.recs = seg.recs[:0]
+		st.cur.recs = seg.recs[:0]
 	}
 	seg.recs = nil
-	st.cur = next
-	return seg, h
+	return h
 }
 
 // checkSeg runs the segment checkers on in, on a goroutine of its own
