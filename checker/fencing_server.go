@@ -107,13 +107,12 @@ type wkey struct {
 	fence, value int64
 }
 
-// serverOps are the history's fenced writes and reads (only those in
-// want, if set) by key, token and value: each op's invoke index followed
-// by its completion's.
+// serverOps are the history's fenced writes and reads in want by key,
+// token and value: each op's invoke index followed by its completion's.
 type serverOps struct {
 	writes map[wkey][]int64 // -> invoke indices, in order
 	reads  map[wkey][]int64 // fenced reads by key and token (value 0)
-	want   map[wkey]bool    // nil: every op
+	want   map[wkey]bool
 }
 
 func newServerOps(want map[wkey]bool) *serverOps {
@@ -129,7 +128,7 @@ func (m *serverOps) keyOf(o *history.Op) (map[wkey][]int64, wkey) {
 	case o.Fence == 0 || (o.F != history.FWrite && o.F != history.FRun && o.F != history.FLead):
 		return nil, wkey{}
 	}
-	if m.want != nil && !m.want[k] {
+	if !m.want[k] {
 		return nil, wkey{}
 	}
 	return mp, k

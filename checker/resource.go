@@ -126,11 +126,7 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 		case history.OK:
 			s.sum.Acked++
 			if o.Return > s.lastAck {
-				s.lastAck = o.Return
-				if s.lastAckOp == nil {
-					s.lastAckOp = &valueRef{}
-				}
-				*s.lastAckOp = *valueOf(o)
+				s.lastAck, s.lastAckOp = o.Return, valueOf(o)
 			}
 			if prev, ok := s.byValue.get(o.Value); ok {
 				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: sortedIndices(prev.ref().indices(), o.indices()),
@@ -147,10 +143,7 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 		if o.Type == history.OK {
 			s := c.get(o.Key)
 			if s.lastRead == nil || o.Call > s.lastRead.Call {
-				if s.lastRead == nil {
-					s.lastRead = &valueRef{}
-				}
-				*s.lastRead = *valueOf(o)
+				s.lastRead = valueOf(o)
 			}
 		}
 	}
@@ -206,7 +199,6 @@ type cronTick struct {
 type cronCheck struct {
 	runs      map[cronTick][]*opRef
 	attempted map[string][2]int64 // key -> min, max tick invoked
-	seen      bool
 }
 
 func newCronCheck() *cronCheck {
@@ -217,7 +209,6 @@ func (c *cronCheck) add(o *op) {
 	if o.F != history.FRun {
 		return
 	}
-	c.seen = true
 	mm, ok := c.attempted[o.Key]
 	if !ok {
 		mm = [2]int64{o.Value, o.Value}
@@ -229,7 +220,7 @@ func (c *cronCheck) add(o *op) {
 }
 
 func (c *cronCheck) finish(r *Resource, al *anomalyList) *CronSummary {
-	if !c.seen {
+	if len(c.attempted) == 0 {
 		return nil
 	}
 	runs, attempted := c.runs, c.attempted
