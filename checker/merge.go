@@ -49,32 +49,35 @@ type piece struct {
 	ambiguous bool        // an Unknown lock piece whose seam resolveSeams settles
 }
 
-// keyAnomaly is a per-key anomaly and the segment it came from.
-type keyAnomaly struct {
-	seg int
-	a   Anomaly
-}
-
 // mergePieces combines the segments' pieces: the verdict (with the first
-// Unknown's reason), the ops per key, and per illegal key the earliest
-// segment's anomaly.
-func mergePieces(ps []piece) (valid Validity, err string, byKey map[string]keyAnomaly, counts map[string]int) {
-	valid, byKey, counts = Valid, map[string]keyAnomaly{}, map[string]int{}
-	for i, p := range ps {
-		for k, n := range p.ops {
-			counts[k] += n
+// Unknown's reason if Unknown), how many keys they searched, and the
+// illegal keys, whose earliest segment's anomalies it adds to al in key
+// order, as the whole checks do.
+func mergePieces(ps []piece, al *anomalyList) (valid Validity, err string, keys int, illegal []string) {
+	valid = Valid
+	seen, byKey := map[string]bool{}, map[string]Anomaly{}
+	for _, p := range ps {
+		for k := range p.ops {
+			seen[k] = true
 		}
 		valid = Merge(valid, p.valid)
 		if p.valid == Unknown && err == "" {
 			err = p.err
 		}
 		for k, a := range p.byKey {
-			if cur, ok := byKey[k]; !ok || i < cur.seg {
-				byKey[k] = keyAnomaly{i, a}
+			if _, ok := byKey[k]; !ok {
+				byKey[k] = a
 			}
 		}
 	}
-	return valid, err, byKey, counts
+	illegal = sortedKeys(byKey)
+	for _, k := range illegal {
+		al.add(byKey[k])
+	}
+	if valid != Unknown {
+		err = ""
+	}
+	return valid, err, len(seen), illegal
 }
 
 // drawn are the searches kept for drawing: a single piece's, else those of
@@ -91,15 +94,6 @@ func drawn(ps []piece) (whole *Linearization, failing []*Linearization) {
 	return nil, failing
 }
 
-// addByKey adds the per-key anomalies in key order, as the whole checks do.
-func addByKey(m map[string]keyAnomaly, al *anomalyList) []string {
-	keys := sortedKeys(m)
-	for _, k := range keys {
-		al.add(m[k].a)
-	}
-	return keys
-}
-
 // merge combines the segments' lock checks (see CheckSource).
 func (l *Lock) merge(ps []piece, start time.Time) (res Result) {
 	res.Name = l.Name()
@@ -114,18 +108,15 @@ func (l *Lock) merge(ps []piece, start time.Time) (res Result) {
 	}
 	d.Linearization, d.Failing = drawn(ps)
 	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = d }()
-	valid, err, byKey, counts := mergePieces(ps)
-	d.Keys = len(counts)
+	var al anomalyList
+	valid, err, keys, illegal := mergePieces(ps, &al)
+	d.Keys = keys
 	if d.Acquire.OK+d.Acquire.InfoKept == 0 {
 		res.Valid, res.Error = Unknown, "no acquire succeeded: nothing to check"
 		return res
 	}
-	var al anomalyList
-	d.IllegalKeys = addByKey(byKey, &al)
-	res.Valid, res.Anomalies = valid, al.list
-	if valid == Unknown {
-		res.Error = err
-	}
+	d.IllegalKeys = illegal
+	res.Valid, res.Error, res.Anomalies = valid, err, al.list
 	return res
 }
 

@@ -46,11 +46,7 @@ func (r *Resource) mergeSegments(st *stream, parts []segmentPart) Result {
 		unchecked = unchecked || ps[i].valid == Unknown && s.over != nil
 	}
 	if d.Sections > 0 || unchecked {
-		valid, err, byKey, _ := mergePieces(ps)
-		if res.Valid = valid; valid == Unknown {
-			res.Error = err
-		}
-		addByKey(byKey, &al)
+		res.Valid, res.Error, _, _ = mergePieces(ps, &al)
 		// the duplicate writes found while streaming, then the totals
 		for _, a := range st.lostAl.list {
 			al.add(a)
