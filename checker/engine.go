@@ -25,22 +25,11 @@ type segmentPart any
 
 // segmentInput is one segment as its checks read it.
 type segmentInput struct {
-	seg   *streamSeg
-	h     history.History // its records, the acquires still waiting at its end moved on
-	os    []op            // h's ops (fillTokens applied; read only)
-	secs  []*sectionInput // its counter sections, those carried in first
-	whole bool            // the whole history: every search is kept for drawing, else failing ones
-}
-
-// seam is the cut the segment starts at (see seam.go).
-func (in *segmentInput) seam() seam { return seam{start: in.seg.start, at: in.seg.at} }
-
-// keep is how the segment's searches are kept for drawing.
-func (in *segmentInput) keep() keepMode {
-	if in.whole {
-		return keepWhole
-	}
-	return keepFailing
+	seg  *streamSeg
+	h    history.History // its records, the acquires still waiting at its end moved on
+	os   []op            // h's ops (fillTokens applied; read only)
+	secs []*sectionInput // its counter sections, those carried in first
+	keep keepMode        // keepWhole for the whole history, else keepFailing
 }
 
 // recordChecker is a checker the engine's record-by-record summaries

@@ -122,7 +122,7 @@ func (l *Lock) merge(ps []piece, start time.Time) (res Result) {
 
 // checkSegment is the lock check of one segment.
 func (l *Lock) checkSegment(ctx context.Context, in *segmentInput) segmentPart {
-	p := l.pieceAt(ctx, in.os, in.seam(), in.keep())
+	p := l.pieceAt(ctx, in.os, in.seg.seam(), in.keep)
 	p.lin.setRecords(in.seg.firstRecord(), in.seg.end-1)
 	return p
 }
@@ -165,7 +165,7 @@ func (l *Lock) mergeSegments(st *stream, parts []segmentPart) Result {
 	}
 	l.resolveSeams(ps, size, func(k, j int) piece {
 		first, last := st.closed[k], st.closed[j]
-		p := l.pieceAt(st.ctx, st.joinedOps(k, j), seam{start: first.start, at: first.at}, keepFailing)
+		p := l.pieceAt(st.ctx, st.joinedOps(k, j), first.seam(), keepFailing)
 		p.lin.setRecords(first.firstRecord(), last.end-1)
 		return p
 	})

@@ -11,7 +11,7 @@ import (
 
 // checkSegment is the counter check of one segment's critical sections.
 func (r *Resource) checkSegment(ctx context.Context, in *segmentInput) segmentPart {
-	p := r.counterPiece(ctx, in.secs, in.keep())
+	p := r.counterPiece(ctx, in.secs, in.keep)
 	p.lin.setRecords(in.seg.firstRecord(), in.seg.end-1)
 	return p
 }

@@ -117,6 +117,9 @@ type streamSeg struct {
 	parts      []segmentPart   // per segment checker (stream.segs), its part
 }
 
+// seam is the cut the segment starts at (see seam.go).
+func (s *streamSeg) seam() seam { return seam{start: s.start, at: s.at} }
+
 // firstRecord is the smallest index of the segment's records: its first,
 // or an acquire waiting since before it.
 func (s *streamSeg) firstRecord() int64 {
@@ -297,7 +300,11 @@ func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 	secs := counterSections(os)
 	seg.nsecs = len(secs)
 	secs = append(append([]*sectionInput(nil), seg.carry...), secs...)
-	st.checkSeg(&segmentInput{seg: seg, h: h, os: os, secs: secs, whole: seg.start == 0 && off < 0})
+	in := &segmentInput{seg: seg, h: h, os: os, secs: secs, keep: keepFailing}
+	if seg.start == 0 && off < 0 {
+		in.keep = keepWhole
+	}
+	st.checkSeg(in)
 }
 
 // detach is the ended segment's records, the acquires still waiting moved
