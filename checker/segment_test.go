@@ -122,13 +122,17 @@ func TestCheckSourceEqualsWholeOracle(t *testing.T) {
 	}
 }
 
-// TestCheckSourceSegmentsTestdata: every hand-written history checks the same
-// segmented and whole.
+// TestCheckSourceSegmentsTestdata: every hand-written history checks the
+// same segmented and whole, and CheckSource on its file as it is (a
+// truncated last record, an invalid history, absurd times) gives
+// history.ReadFile's warnings and the same result.
 func TestCheckSourceSegmentsTestdata(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.jsonl")
 	if len(files) == 0 {
 		t.Fatal("no testdata")
 	}
+	defer smallSegments(1)() // cut wherever the check may
+	c := Standard(Options{Lock: NewLock(), Fencing: true})
 	cut := 0
 	defer func() {
 		if cut < len(files)*2/3 {
@@ -136,11 +140,17 @@ func TestCheckSourceSegmentsTestdata(t *testing.T) {
 		}
 	}()
 	for _, f := range files {
-		h, _, err := history.ReadFile(f)
+		h, wantWarns, err := history.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkBoth(t, f, h, Options{Lock: NewLock(), Fencing: true})
+		got, warns, err := c.CheckSource(context.Background(), history.File(f))
+		if err != nil || len(warns) != len(wantWarns) {
+			t.Errorf("%s: CheckSource warnings %v error %v, ReadFile %v", f, warns, err, wantWarns)
+		} else if ws, gs := signature(c.checkWhole(context.Background(), h)), signature(got); !slices.Equal(ws, gs) {
+			t.Errorf("%s: CheckSource differs\nwhole:\n%s\nstreamed:\n%s", f, join(ws), join(gs))
+		}
 		// the same history twice in a row (times and indices shifted) has
 		// a cut between the copies
 		h2 := slices.Clone(h)
@@ -235,29 +245,6 @@ func TestCounterCutExact(t *testing.T) {
 	// a stale section writing 3 again: the unknown write may apply after it
 	if to := section(7, 2, 3, history.OK, 130, 140); to != first {
 		t.Fatalf("a section writing 3 refers to %d, want %d", to, first)
-	}
-}
-
-// TestCheckSourceFileTestdata: CheckSource on each hand-written file as it is (a
-// truncated last record, an invalid history, absurd times) gives
-// history.ReadFile's warnings and error and Check's result.
-func TestCheckSourceFileTestdata(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.jsonl")
-	c := Standard(Options{Lock: NewLock(), Fencing: true})
-	defer smallSegments(1)() // cut wherever the check may
-	for _, f := range files {
-		h, wantWarns, wantErr := history.ReadFile(f)
-		got, warns, err := c.CheckSource(context.Background(), history.File(f))
-		if (err != nil) != (wantErr != nil) || len(warns) != len(wantWarns) {
-			t.Errorf("%s: CheckSource warnings %v error %v, ReadFile %v %v", f, warns, err, wantWarns, wantErr)
-			continue
-		}
-		if err != nil {
-			continue
-		}
-		if ws, gs := signature(c.checkWhole(context.Background(), h)), signature(got); !slices.Equal(ws, gs) {
-			t.Errorf("%s: CheckSource differs\nwhole:\n%s\nstreamed:\n%s", f, join(ws), join(gs))
-		}
 	}
 }
 
