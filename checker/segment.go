@@ -144,14 +144,7 @@ func (c *cutter) extendAlive(k tokKey, done, ttl, validity int64) {
 type refTracker struct {
 	tab    *tokTable   // the first acquire record of each key and token
 	curAcq procKeyPos  // (process, key) -> its latest acquire ok
-	dead   map[int]int // process -> position of its info completion (may be the validator's)
-}
-
-func newRefTracker(tab *tokTable, dead map[int]int) *refTracker {
-	if dead == nil {
-		dead = map[int]int{}
-	}
-	return &refTracker{tab: tab, dead: dead}
+	dead   map[int]int // process -> position of its info completion (the validator's map)
 }
 
 // add takes record r at position i and returns the earliest position it

@@ -40,14 +40,11 @@ func (c *Composite) CheckSource(ctx context.Context, src history.Source) (res Re
 		}
 	}()
 	st := newStream(ctx, c, src)
-	warns, err = st.run()
-	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Records: st.n, Overflowed: st.overflowed}
-	if err != nil {
-		return Result{}, warns, err
+	if warns, err = st.run(); err == nil {
+		res = st.result()
 	}
-	res = st.result()
-	lastStream.Ambiguous = st.ambiguous
-	return res, warns, nil
+	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Records: st.n, Overflowed: st.overflowed, Ambiguous: st.ambiguous}
+	return res, warns, err
 }
 
 // panicked is the Unknown result of a check that panicked.
@@ -144,10 +141,9 @@ func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 	tab := newTokTable() // shared by the reference tracker, the token check and liveness
 	v := newValidator()
 	st := &stream{ctx: ctx, c: c, src: src, start: time.Now(),
-		v: v, refs: newRefTracker(tab, v.dead), // one map of the dead processes
+		v: v, refs: &refTracker{tab: tab, dead: v.dead}, // one map of the dead processes
 		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), bufs: make(chan history.History, 4), tokens: newTokenCheck(tab),
-		lost: newLostUpdateCheck(), cron: newCronCheck(), terms: &termOps{leaders: map[int]bool{}}, cur: &streamSeg{}}
-	st.fence = newFencingRun(nil)
+		lost: newLostUpdateCheck(), cron: newCronCheck(), terms: &termOps{leaders: map[int]bool{}}, cur: &streamSeg{}, fence: newFencingRun(nil)}
 	st.liveness = newLiveStream(&Liveness{}, st.tokens) // it feeds the token check
 	lk := NewLock()
 	for _, ch := range st.c.Checkers {
