@@ -85,9 +85,6 @@ func (l *ServerLog) Add(w *ServerWrite) {
 	}
 }
 
-// empty reports whether the log had no entry at all.
-func (l *ServerLog) empty() bool { return l == nil || l.entries == 0 }
-
 // wanted are the fenced writes and reads that name the stale writes
 // accepted.
 func (l *ServerLog) wanted() map[wkey]bool {
