@@ -11,23 +11,13 @@ type Details interface {
 	CheckerName() string // the checker these details come from
 }
 
-// CheckerName is "lock".
-func (LockDetails) CheckerName() string { return "lock" }
-
-// CheckerName is "resource".
-func (ResourceDetails) CheckerName() string { return "resource" }
-
-// CheckerName is "exclusion".
+// CheckerName names the checker the details come from.
+func (LockDetails) CheckerName() string      { return "lock" }
+func (ResourceDetails) CheckerName() string  { return "resource" }
 func (ExclusionDetails) CheckerName() string { return "exclusion" }
-
-// CheckerName is "liveness".
-func (LivenessDetails) CheckerName() string { return "liveness" }
-
-// CheckerName is "fencing".
-func (FencingStats) CheckerName() string { return "fencing" }
-
-// CheckerName is "tokens".
-func (TokensDetails) CheckerName() string { return "tokens" }
+func (LivenessDetails) CheckerName() string  { return "liveness" }
+func (FencingStats) CheckerName() string     { return "fencing" }
+func (TokensDetails) CheckerName() string    { return "tokens" }
 
 // RawDetails are the details, as stored, of a result whose checker this
 // version does not know.

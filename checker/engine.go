@@ -25,22 +25,11 @@ type segmentPart any
 
 // segmentInput is one segment as its checks read it.
 type segmentInput struct {
-	seg   *streamSeg
-	h     history.History // its records, the acquires still waiting at its end moved on
-	os    []op            // h's ops (fillTokens applied; read only)
-	secs  []*sectionInput // its counter sections, those carried in first
-	whole bool            // the whole history: every search is kept for drawing, else failing ones
-}
-
-// seam is the cut the segment starts at (see seam.go).
-func (in *segmentInput) seam() seam { return seam{start: in.seg.start, at: in.seg.at} }
-
-// keep is how the segment's searches are kept for drawing.
-func (in *segmentInput) keep() keepMode {
-	if in.whole {
-		return keepWhole
-	}
-	return keepFailing
+	seg  *streamSeg
+	h    history.History // its records, the acquires still waiting at its end moved on
+	os   []op            // h's ops (fillTokens applied; read only)
+	secs []*sectionInput // its counter sections, those carried in first
+	keep keepMode        // keepWhole for the whole history, else keepFailing
 }
 
 // recordChecker is a checker the engine's record-by-record summaries
@@ -51,3 +40,36 @@ type recordChecker interface {
 	startStream(st *stream)
 	streamResult(st *stream) Result
 }
+
+// The sizes the check engine works with. Tests lower the variables.
+
+// minSegment is the fewest records a segment has before it may be cut.
+var minSegment = 2000
+
+// oneSegment is the most records of a history checked as one segment,
+// never cut: its searches are the whole history's.
+var oneSegment = 20_000
+
+// maxSegRecords is the most records the engine buffers for one segment;
+// past it without a quiescent point the checks that need its records end
+// Unknown, the streamed ones stay exact.
+var maxSegRecords = 1_000_000
+
+// reorderDepth is how late (in records) a record may arrive for the
+// time-ordered summaries; later ones make them Unknown.
+var reorderDepth = 1<<15 - 1
+
+// maxSeamRecords bounds the records checked together to resolve an
+// ambiguous seam.
+var maxSeamRecords = 200_000
+
+// maxBuf is the largest segment buffer (records) the engine reuses.
+const maxBuf = 1 << 16
+
+// maxDrawnSegments is how many failing segments, the earliest, keep their
+// searches for drawing.
+const maxDrawnSegments = 3
+
+// VisualizeMaxOps is the most porcupine operations for which a check
+// keeps its search (a Linearization) for drawing.
+const VisualizeMaxOps = 20000

@@ -35,7 +35,7 @@ type Fencing struct {
 
 // serverLog is the server log to check against, nil when there is none.
 func (f Fencing) serverLog() *ServerLog {
-	if f.Log.empty() {
+	if f.Log == nil || f.Log.entries == 0 {
 		return nil
 	}
 	return f.Log

@@ -3,7 +3,6 @@ package checker
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -102,28 +101,6 @@ func resultIs(r Result, want Validity, kinds map[string]int, check func(Result) 
 		ok = ok && kindsOf(r)[k] == n
 	}
 	return ok
-}
-
-// A paused holder's fenced read lands after the next holder's section and
-// is rejected: every checker is valid, the counter and the lock included
-// (the rejected read is a fail: no section, no effect).
-func TestFencedReadRejectedHistory(t *testing.T) {
-	h, warns, err := history.ReadFile(filepath.Join("testdata", "fenced-read-rejected.jsonl"))
-	if err != nil || len(warns) > 0 {
-		t.Fatal(err, warns)
-	}
-	res := Standard(Options{Fencing: true}).Check(context.Background(), h)
-	for _, r := range res.Results {
-		if r.Valid != Valid {
-			t.Errorf("%s: %v\n%s", r.Name, r.Valid, res)
-		}
-		if r.Name == "fencing" && r.Details.(FencingStats).ReadsRejected != 1 {
-			t.Errorf("rejected read not counted: %+v", r.Details)
-		}
-	}
-	if res.Valid != Valid {
-		t.Fatalf("composed: %v", res.Valid)
-	}
 }
 
 // TestFencingHugeProcessIDs: processes with huge ids (pids, random ids)

@@ -85,9 +85,6 @@ func (l *ServerLog) Add(w *ServerWrite) {
 	}
 }
 
-// empty reports whether the log had no entry at all.
-func (l *ServerLog) empty() bool { return l == nil || l.entries == 0 }
-
 // wanted are the fenced writes and reads that name the stale writes
 // accepted.
 func (l *ServerLog) wanted() map[wkey]bool {
@@ -107,13 +104,12 @@ type wkey struct {
 	fence, value int64
 }
 
-// serverOps are the history's fenced writes and reads (only those in
-// want, if set) by key, token and value: each op's invoke index followed
-// by its completion's.
+// serverOps are the history's fenced writes and reads in want by key,
+// token and value: each op's invoke index followed by its completion's.
 type serverOps struct {
 	writes map[wkey][]int64 // -> invoke indices, in order
 	reads  map[wkey][]int64 // fenced reads by key and token (value 0)
-	want   map[wkey]bool    // nil: every op
+	want   map[wkey]bool
 }
 
 func newServerOps(want map[wkey]bool) *serverOps {
@@ -129,7 +125,7 @@ func (m *serverOps) keyOf(o *history.Op) (map[wkey][]int64, wkey) {
 	case o.Fence == 0 || (o.F != history.FWrite && o.F != history.FRun && o.F != history.FLead):
 		return nil, wkey{}
 	}
-	if m.want != nil && !m.want[k] {
+	if !m.want[k] {
 		return nil, wkey{}
 	}
 	return mp, k

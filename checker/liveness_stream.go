@@ -12,7 +12,6 @@ import (
 // key what recovery judges, per fault window a few counters and for FIFO
 // the acquires waiting.
 type liveStream struct {
-	l *Liveness
 	r livenessRun
 
 	ops   history.Pairer // the lock ops in flight; an op's Seq is its place in the queue, plus base
@@ -47,28 +46,22 @@ type lop struct {
 // liveLease is what Liveness reads of a lease (dropped once nothing reads
 // it, see retire).
 type liveLease struct {
-	key                string
-	row                uint32 // in the token table
-	acqType            history.Type
-	acqCall, acqReturn int64
-	acqDone, ttl       int64
-	token              string
-	extendedTo         int64
-	releasedAt         int64
-	released           bool
-	hasHoldEnd         bool
+	key                   string
+	row                   uint32 // in the token table
+	acqType               history.Type
+	acqReturn, extendedTo int64
+	releasedAt            int64
+	released, hasHoldEnd  bool
 }
 
 func newLiveStream(l *Liveness, tokens *tokenCheck) *liveStream {
-	s := &liveStream{l: l, r: livenessRun{l: l},
+	s := &liveStream{r: livenessRun{l: l},
 		keysOf: map[int][]string{}, queued: map[int]int{}, dead: map[int]bool{},
 		tab: tokens.tab, leases: map[uint32]*liveLease{},
 		lastFail: map[int]int64{}, prog: map[string]*streamProgress{}, win: newWindowStream(), tokens: tokens}
 	s.match = lease.NewMatcher(s.byToken)
-	if l != nil {
-		s.stuck = NewStuckWatch(l.NeverFreedAfter)
-	}
-	if l != nil && (l.Fair || l.RequireFIFO) {
+	s.stuck = NewStuckWatch(l.NeverFreedAfter)
+	if l.Fair || l.RequireFIFO {
 		s.fifo = newFifoStream(l)
 	}
 	return s
@@ -77,9 +70,7 @@ func newLiveStream(l *Liveness, tokens *tokenCheck) *liveStream {
 // add takes the next record (in time order).
 func (s *liveStream) add(o *history.Op) {
 	s.r.end = max(s.r.end, o.Time)
-	if s.stuck != nil {
-		s.stuck.Add(o)
-	}
+	s.stuck.Add(o)
 	s.win.advance(o.Time)
 	if s.fifo != nil {
 		s.fifo.advance(o.Time)
@@ -175,8 +166,7 @@ func (s *liveStream) take(x *lop) {
 			i, _ = s.tab.row(x.Key, x.Token)
 		}
 		s.tab.at(i).leased = true
-		l = &liveLease{key: x.Key, row: i, acqType: x.Type, acqCall: x.Call, acqReturn: x.Return,
-			acqDone: x.Done, ttl: x.TTL, token: x.Token}
+		l = &liveLease{key: x.Key, row: i, acqType: x.Type, acqReturn: x.Return}
 		s.leases[i] = l
 		if x.Type == history.OK {
 			if _, ok := s.match.Current(x.Process, x.Key); !ok {

@@ -120,6 +120,7 @@ func TestLockModel(t *testing.T) {
 		{"not held while the lease is alive, not strict", exact(), aHolds(100).Op(5, 6, fail, 0, "release", K, "a"), Valid},
 		{"not held while the lease is alive, strict", &Lock{StrictNotHeld: true}, aHolds(100).Op(5, 6, fail, 0, "release", K, "a"), Invalid},
 		{"not held after the lease may have expired, strict", &Lock{StrictNotHeld: true}, aHolds(100).Op(99, 120, fail, 0, "release", K, "a"), Valid},
+		{"no acquire succeeded: nothing proved", NewLock(), historytest.New().Op(0, 10, fail, 0, "acquire", K, ""), Unknown},
 	})
 }
 
@@ -195,13 +196,6 @@ func TestLockAnomalyNamesCulpritAndHolder(t *testing.T) {
 		if d := res.Details.(LockDetails); len(d.IllegalKeys) != 1 || d.IllegalKeys[0] != "k" {
 			t.Errorf("illegal keys %v", d.IllegalKeys)
 		}
-	}
-}
-
-func TestLockNoAcquireIsUnknown(t *testing.T) {
-	h := historytest.New().Op(0, 10, history.Fail, 0, "acquire", "k", "").Sorted()
-	if res := checkLock(t, NewLock(), h); res.Valid != Unknown {
-		t.Fatalf("%s", res)
 	}
 }
 

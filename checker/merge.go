@@ -49,53 +49,49 @@ type piece struct {
 	ambiguous bool        // an Unknown lock piece whose seam resolveSeams settles
 }
 
-// keyAnomaly is a per-key anomaly and the segment it came from.
-type keyAnomaly struct {
-	seg int
-	a   Anomaly
-}
-
 // mergePieces combines the segments' pieces: the verdict (with the first
-// Unknown's reason), the ops per key, and per illegal key the earliest
-// segment's anomaly.
-func mergePieces(ps []piece) (valid Validity, err string, byKey map[string]keyAnomaly, counts map[string]int) {
-	valid, byKey, counts = Valid, map[string]keyAnomaly{}, map[string]int{}
-	for i, p := range ps {
-		for k, n := range p.ops {
-			counts[k] += n
+// Unknown's reason if Unknown), how many keys they searched, and the
+// illegal keys, whose earliest segment's anomalies it adds to al in key
+// order, as the whole checks do.
+func mergePieces(ps []piece, al *anomalyList) (valid Validity, err string, keys int, illegal []string) {
+	valid = Valid
+	seen, byKey := map[string]bool{}, map[string]Anomaly{}
+	for _, p := range ps {
+		for k := range p.ops {
+			seen[k] = true
 		}
 		valid = Merge(valid, p.valid)
 		if p.valid == Unknown && err == "" {
 			err = p.err
 		}
 		for k, a := range p.byKey {
-			if cur, ok := byKey[k]; !ok || i < cur.seg {
-				byKey[k] = keyAnomaly{i, a}
+			if _, ok := byKey[k]; !ok {
+				byKey[k] = a
 			}
 		}
 	}
-	return valid, err, byKey, counts
+	illegal = sortedKeys(byKey)
+	for _, k := range illegal {
+		al.add(byKey[k])
+	}
+	if valid != Unknown {
+		err = ""
+	}
+	return valid, err, len(seen), illegal
 }
 
-// failingSearches are the searches kept of the pieces that failed, at
-// most maxDrawnSegments, earliest first.
-func failingSearches(ps []piece) []*Linearization {
-	var out []*Linearization
+// drawn are the searches kept for drawing: a single piece's, else those of
+// the earliest maxDrawnSegments pieces that failed.
+func drawn(ps []piece) (whole *Linearization, failing []*Linearization) {
+	if len(ps) == 1 {
+		return ps[0].lin, nil
+	}
 	for _, p := range ps {
-		if p.valid == Invalid && p.lin != nil && len(out) < maxDrawnSegments {
-			out = append(out, p.lin)
+		if p.valid == Invalid && p.lin != nil && len(failing) < maxDrawnSegments {
+			failing = append(failing, p.lin)
 		}
 	}
-	return out
-}
-
-// addByKey adds the per-key anomalies in key order, as the whole checks do.
-func addByKey(m map[string]keyAnomaly, al *anomalyList) []string {
-	keys := sortedKeys(m)
-	for _, k := range keys {
-		al.add(m[k].a)
-	}
-	return keys
+	return nil, failing
 }
 
 // merge combines the segments' lock checks (see CheckSource).
@@ -110,30 +106,23 @@ func (l *Lock) merge(ps []piece, start time.Time) (res Result) {
 		d.Acquire.InfoKept += p.d.Acquire.InfoKept
 		d.BoundedInfo += p.d.BoundedInfo
 	}
-	if len(ps) == 1 {
-		d.Linearization = ps[0].lin
-	} else {
-		d.Failing = failingSearches(ps)
-	}
+	d.Linearization, d.Failing = drawn(ps)
 	defer func() { d.ElapsedMS = time.Since(start).Milliseconds(); res.Details = d }()
-	valid, err, byKey, counts := mergePieces(ps)
-	d.Keys = len(counts)
+	var al anomalyList
+	valid, err, keys, illegal := mergePieces(ps, &al)
+	d.Keys = keys
 	if d.Acquire.OK+d.Acquire.InfoKept == 0 {
 		res.Valid, res.Error = Unknown, "no acquire succeeded: nothing to check"
 		return res
 	}
-	var al anomalyList
-	d.IllegalKeys = addByKey(byKey, &al)
-	res.Valid, res.Anomalies = valid, al.list
-	if valid == Unknown {
-		res.Error = err
-	}
+	d.IllegalKeys = illegal
+	res.Valid, res.Error, res.Anomalies = valid, err, al.list
 	return res
 }
 
 // checkSegment is the lock check of one segment.
 func (l *Lock) checkSegment(ctx context.Context, in *segmentInput) segmentPart {
-	p := l.pieceAt(ctx, in.os, in.seam(), in.keep())
+	p := l.pieceAt(ctx, in.os, in.seg.seam(), in.keep)
 	p.lin.setRecords(in.seg.firstRecord(), in.seg.end-1)
 	return p
 }
@@ -176,7 +165,7 @@ func (l *Lock) mergeSegments(st *stream, parts []segmentPart) Result {
 	}
 	l.resolveSeams(ps, size, func(k, j int) piece {
 		first, last := st.closed[k], st.closed[j]
-		p := l.pieceAt(st.ctx, st.joinedOps(k, j), seam{start: first.start, at: first.at}, keepFailing)
+		p := l.pieceAt(st.ctx, st.joinedOps(k, j), first.seam(), keepFailing)
 		p.lin.setRecords(first.firstRecord(), last.end-1)
 		return p
 	})

@@ -2,7 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/lockstorm/lockstorm/history"
 )
@@ -22,12 +21,11 @@ func (st *stream) overflowAdd(o *history.Op) {
 	}
 	x := opOf(p.Invoke, o.Time)
 	x.complete(o)
-	st.overflowOp(&x)
+	st.overflowOp(st.cur.over, &x)
 }
 
-// overflowOp feeds one op of a segment not buffered.
-func (st *stream) overflowOp(x *op) {
-	ov := st.cur.over
+// overflowOp feeds one op of a segment not buffered, counted in ov.
+func (st *stream) overflowOp(ov *overflow, x *op) {
 	switch x.F {
 	case history.FAcquire:
 		switch x.Type {
@@ -44,25 +42,20 @@ func (st *stream) overflowOp(x *op) {
 	st.feedOp(x)
 }
 
-// closeOverflow ends the current segment, not buffered (see closeSeg):
-// its waiting acquires move on, its pieces are Unknown.
-func (st *stream) closeOverflow(end, at, off int64, carry []*sectionInput) {
-	seg, ov := st.cur, st.cur.over
-	seg.end = end
-	next := &streamSeg{start: end, at: at, offset: off, carry: carry}
-	for r := range ov.pend.Invokes() {
+// closeOverflow closes seg, not buffered (see closeSeg): its waiting
+// acquires move on, its pieces are Unknown.
+func (st *stream) closeOverflow(seg *streamSeg, at, off int64) {
+	ov := seg.over
+	for _, p := range ov.pend.Flush() { // in invoke order
 		if off >= 0 {
-			next.moved = append(next.moved, *r) // only acquires wait at a cut
+			st.cur.moved = append(st.cur.moved, *p.Invoke) // only acquires wait at a cut
 			continue
 		}
-		x := opOf(r, at) // never completed
-		st.overflowOp(&x)
+		x := opOf(p.Invoke, at) // never completed
+		st.overflowOp(ov, &x)
 	}
-	sort.Slice(next.moved, func(i, j int) bool { return next.moved[i].Index < next.moved[j].Index })
-	why := fmt.Sprintf("%d records from record %d without a quiescent point: not checkable in bounded memory (at most %d records a segment)", end-seg.start, seg.start, maxSegRecords)
+	why := fmt.Sprintf("%d records from record %d without a quiescent point: not checkable in bounded memory (at most %d records a segment)", seg.end-seg.start, seg.start, maxSegRecords)
 	st.unchecked(seg, Unknown, why, ov)
-	st.closed = append(st.closed, seg)
-	st.cur = next
 }
 
 // overflowFrom makes closed[k:] and the current segment one segment not
@@ -74,16 +67,13 @@ func (st *stream) overflowFrom(k int) {
 		st.overflowed++
 	}
 	if k < len(st.closed) {
-		first, ov := st.closed[k], cur.over
 		for _, s := range st.closed[k:] {
 			for i, c := range st.segs {
-				c.foldOverflow(ov, s.parts[i])
+				c.foldOverflow(cur.over, s.parts[i])
 			}
-			ov.rw = ov.rw || s.nsecs > 0
+			cur.over.rw = cur.over.rw || s.nsecs > 0
 		}
-		st.keep.drop(first.start)
-		st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: first.moved, carry: first.carry, over: ov}
-		st.closed = st.closed[:k]
+		st.reopen(k, nil, cur.over)
 	}
 	if !buffered {
 		return // its records were fed as they came

@@ -78,9 +78,8 @@ type lostUpdateCheck struct {
 
 type lostKey struct {
 	sum       CounterSummary
-	lastAck   int64 // latest Return of an ok write
-	lastAckOp *valueRef
-	lastRead  *valueRef
+	lastAckOp *op              // the latest-returning ok write
+	lastRead  *op              // the latest-invoked ok read
 	byValue   denseMap[ackRef] // acknowledged write by value (about 24 bytes a write)
 }
 
@@ -97,22 +96,12 @@ func (a ackRef) ref() *opRef {
 	return &opRef{history.OK, int(a.Process), a.Inv, a.Inv + int64(a.DRet)}
 }
 
-// valueRef is what lostUpdateCheck keeps of a write or read.
-type valueRef struct {
-	opRef
-	Value, Call int64
-}
-
-func valueOf(o *op) *valueRef {
-	return &valueRef{*refOf(o), o.Value, o.Call}
-}
-
 func newLostUpdateCheck() *lostUpdateCheck { return &lostUpdateCheck{keys: map[string]*lostKey{}} }
 
 func (c *lostUpdateCheck) get(k string) *lostKey {
 	s := c.keys[k]
 	if s == nil {
-		s = &lostKey{lastAck: -1}
+		s = &lostKey{}
 		c.keys[k] = s
 	}
 	return s
@@ -125,12 +114,8 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 		switch o.Type {
 		case history.OK:
 			s.sum.Acked++
-			if o.Return > s.lastAck {
-				s.lastAck = o.Return
-				if s.lastAckOp == nil {
-					s.lastAckOp = &valueRef{}
-				}
-				*s.lastAckOp = *valueOf(o)
+			if s.lastAckOp == nil || o.Return > s.lastAckOp.Return {
+				s.lastAckOp = heapOp(o)
 			}
 			if prev, ok := s.byValue.get(o.Value); ok {
 				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: sortedIndices(prev.ref().indices(), o.indices()),
@@ -147,10 +132,7 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 		if o.Type == history.OK {
 			s := c.get(o.Key)
 			if s.lastRead == nil || o.Call > s.lastRead.Call {
-				if s.lastRead == nil {
-					s.lastRead = &valueRef{}
-				}
-				*s.lastRead = *valueOf(o)
+				s.lastRead = heapOp(o)
 			}
 		}
 	}
@@ -163,7 +145,7 @@ func (c *lostUpdateCheck) finish(r *Resource, al *anomalyList) map[string]Counte
 		sum.Lost = -1
 		if v, ok := r.FinalValues[k]; ok {
 			sum.Final, sum.FinalFrom = v, "given"
-		} else if s.lastRead != nil && s.lastRead.Call > s.lastAck {
+		} else if s.lastRead != nil && (s.lastAckOp == nil || s.lastRead.Call > s.lastAckOp.Return) {
 			sum.Final, sum.FinalFrom = s.lastRead.Value, fmt.Sprintf("read op %d", s.lastRead.Inv)
 		}
 		if sum.FinalFrom != "" {
@@ -206,7 +188,6 @@ type cronTick struct {
 type cronCheck struct {
 	runs      map[cronTick][]*opRef
 	attempted map[string][2]int64 // key -> min, max tick invoked
-	seen      bool
 }
 
 func newCronCheck() *cronCheck {
@@ -217,7 +198,6 @@ func (c *cronCheck) add(o *op) {
 	if o.F != history.FRun {
 		return
 	}
-	c.seen = true
 	mm, ok := c.attempted[o.Key]
 	if !ok {
 		mm = [2]int64{o.Value, o.Value}
@@ -229,7 +209,7 @@ func (c *cronCheck) add(o *op) {
 }
 
 func (c *cronCheck) finish(r *Resource, al *anomalyList) *CronSummary {
-	if !c.seen {
+	if len(c.attempted) == 0 {
 		return nil
 	}
 	runs, attempted := c.runs, c.attempted

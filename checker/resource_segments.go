@@ -1,13 +1,17 @@
 package checker
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"time"
+
+	"github.com/lockstorm/lockstorm/history"
 )
 
 // checkSegment is the counter check of one segment's critical sections.
 func (r *Resource) checkSegment(ctx context.Context, in *segmentInput) segmentPart {
-	p := r.counterPiece(ctx, in.secs, in.keep())
+	p := r.counterPiece(ctx, in.secs, in.keep)
 	p.lin.setRecords(in.seg.firstRecord(), in.seg.end-1)
 	return p
 }
@@ -42,11 +46,7 @@ func (r *Resource) mergeSegments(st *stream, parts []segmentPart) Result {
 		unchecked = unchecked || ps[i].valid == Unknown && s.over != nil
 	}
 	if d.Sections > 0 || unchecked {
-		valid, err, byKey, _ := mergePieces(ps)
-		if res.Valid = valid; valid == Unknown {
-			res.Error = err
-		}
-		addByKey(byKey, &al)
+		res.Valid, res.Error, _, _ = mergePieces(ps, &al)
 		// the duplicate writes found while streaming, then the totals
 		for _, a := range st.lostAl.list {
 			al.add(a)
@@ -60,11 +60,36 @@ func (r *Resource) mergeSegments(st *stream, parts []segmentPart) Result {
 	}
 	d.Cron = st.cron.finish(r, &al)
 	st.terms.finish(r, &al, &d)
-	if len(ps) == 1 {
-		d.Linearization = ps[0].lin
-	} else {
-		d.Failing = failingSearches(ps)
-	}
+	d.Linearization, d.Failing = drawn(ps)
 	r.finish(&res, &al, d, start)
 	return res
+}
+
+// termOps collects, as the streamed check feeds it ops, what the api and
+// leader checks read: every enter, leave and heartbeat, and every op of a
+// process after its first heartbeat (any other op ends its term).
+type termOps struct {
+	ops     []op
+	leaders map[int]bool
+}
+
+// add takes op o (its tokens not needed).
+func (t *termOps) add(o *op) {
+	switch o.F {
+	case history.FEnter, history.FLeave:
+	case history.FLead:
+		t.leaders[o.Process] = true
+	default:
+		if !t.leaders[o.Process] {
+			return
+		}
+	}
+	t.ops = append(t.ops, *o)
+}
+
+// finish runs the api and leader checks on the ops, in invoke order.
+func (t *termOps) finish(r *Resource, al *anomalyList, d *ResourceDetails) {
+	slices.SortFunc(t.ops, func(a, b op) int { return cmp.Compare(a.Inv, b.Inv) })
+	d.API = r.checkAPI(t.ops, al)
+	d.Leader = checkLeader(t.ops, al)
 }

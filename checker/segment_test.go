@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -121,13 +122,17 @@ func TestCheckSourceEqualsWholeOracle(t *testing.T) {
 	}
 }
 
-// TestCheckSourceSegmentsTestdata: every hand-written history checks the same
-// segmented and whole.
+// TestCheckSourceSegmentsTestdata: every hand-written history checks the
+// same segmented and whole, and CheckSource on its file as it is (a
+// truncated last record, an invalid history, absurd times) gives
+// history.ReadFile's warnings and the same result.
 func TestCheckSourceSegmentsTestdata(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.jsonl")
 	if len(files) == 0 {
 		t.Fatal("no testdata")
 	}
+	defer smallSegments(1)() // cut wherever the check may
+	c := Standard(Options{Lock: NewLock(), Fencing: true})
 	cut := 0
 	defer func() {
 		if cut < len(files)*2/3 {
@@ -135,11 +140,17 @@ func TestCheckSourceSegmentsTestdata(t *testing.T) {
 		}
 	}()
 	for _, f := range files {
-		h, _, err := history.ReadFile(f)
+		h, wantWarns, err := history.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkBoth(t, f, h, Options{Lock: NewLock(), Fencing: true})
+		got, warns, err := c.CheckSource(context.Background(), history.File(f))
+		if err != nil || len(warns) != len(wantWarns) {
+			t.Errorf("%s: CheckSource warnings %v error %v, ReadFile %v", f, warns, err, wantWarns)
+		} else if ws, gs := signature(c.checkWhole(context.Background(), h)), signature(got); !slices.Equal(ws, gs) {
+			t.Errorf("%s: CheckSource differs\nwhole:\n%s\nstreamed:\n%s", f, join(ws), join(gs))
+		}
 		// the same history twice in a row (times and indices shifted) has
 		// a cut between the copies
 		h2 := slices.Clone(h)
@@ -237,29 +248,6 @@ func TestCounterCutExact(t *testing.T) {
 	}
 }
 
-// TestCheckSourceFileTestdata: CheckSource on each hand-written file as it is (a
-// truncated last record, an invalid history, absurd times) gives
-// history.ReadFile's warnings and error and Check's result.
-func TestCheckSourceFileTestdata(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.jsonl")
-	c := Standard(Options{Lock: NewLock(), Fencing: true})
-	defer smallSegments(1)() // cut wherever the check may
-	for _, f := range files {
-		h, wantWarns, wantErr := history.ReadFile(f)
-		got, warns, err := c.CheckSource(context.Background(), history.File(f))
-		if (err != nil) != (wantErr != nil) || len(warns) != len(wantWarns) {
-			t.Errorf("%s: CheckSource warnings %v error %v, ReadFile %v %v", f, warns, err, wantWarns, wantErr)
-			continue
-		}
-		if err != nil {
-			continue
-		}
-		if ws, gs := signature(c.checkWhole(context.Background(), h)), signature(got); !slices.Equal(ws, gs) {
-			t.Errorf("%s: CheckSource differs\nwhole:\n%s\nstreamed:\n%s", f, join(ws), join(gs))
-		}
-	}
-}
-
 // TestCheckSourceCancelled: a cancelled context ends CheckSource promptly,
 // with an unknown verdict, not a wrong one.
 func TestCheckSourceCancelled(t *testing.T) {
@@ -340,4 +328,75 @@ func Segments(h history.History, drift time.Duration, factor float64) []Segment 
 		segs = append(segs, sg)
 	}
 	return segs
+}
+
+// TestFileEqualsWhole checks the file LOCKSTORM_COMPARE_HISTORY (a real
+// run's history) whole, segmented and streamed (checkBoth) and fails
+// unless verdicts and anomalies are identical. Skipped unless the
+// variable is set.
+func TestFileEqualsWhole(t *testing.T) {
+	path := os.Getenv("LOCKSTORM_COMPARE_HISTORY")
+	if path == "" {
+		t.Skip("LOCKSTORM_COMPARE_HISTORY not set")
+	}
+	h, _, err := history.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs, whole := checkBoth(t, path, h, Options{Lock: NewLock(), Fencing: true})
+	t.Logf("%v, %d segments, streamed %+v", whole.Valid, segs, streamed)
+}
+
+// TestCheckSourceOverflow: with segments bounded to a few dozen records,
+// CheckSource leaves the segments that grow past it unchecked: the lock,
+// counter and exclusion checks are Unknown (saying why) unless a checked
+// segment proves a violation, never Valid, never Invalid where the whole
+// check is not, also when a later record refers back into such a segment;
+// Liveness and Fencing stay the whole check's.
+func TestCheckSourceOverflow(t *testing.T) {
+	defer func(n int) { maxSegRecords = n }(maxSegRecords)
+	defer smallSegments(minSegment)()
+	c := Standard(Options{Lock: NewLock(), Fencing: true})
+	merges := 0
+	for _, tc := range oracleCases(t) {
+		if !slices.Contains([]string{"valid", "double-grant", "stale-fence-accepted", "release-ok-after-expiry"}, tc.name) {
+			continue
+		}
+		g := historytest.NewGen(5, 8, 1)
+		g.Run(5000, true)
+		h := tc.inject(g)
+		whole := c.Check(context.Background(), h)
+		path := filepath.Join(t.TempDir(), "h.jsonl")
+		if err := history.WriteFile(path, h); err != nil {
+			t.Fatal(err)
+		}
+		maxSegRecords, minSegment = 40, 1
+		str, _, err := c.CheckSource(context.Background(), history.File(path))
+		maxSegRecords, minSegment = 1_000_000, 2000
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lastStream.Overflowed == 0 || lastStream.Overflowed == lastStream.Segments {
+			t.Errorf("%s: %+v: want some segments unchecked, not all", tc.name, lastStream)
+		}
+		for i, p := range str.Results {
+			w := whole.Results[i]
+			switch p.Name {
+			case "lock", "resource", "exclusion":
+				if p.Valid == Valid || p.Valid == Invalid && w.Valid != Invalid ||
+					p.Valid == Unknown && !strings.Contains(p.Error, "not checkable in bounded memory") {
+					t.Errorf("%s: %s %v (%s), whole %v", tc.name, p.Name, p.Valid, p.Error, w.Valid)
+				}
+			default:
+				if ws, ps := signature(w), signature(p); !slices.Equal(ws, ps) {
+					t.Errorf("%s: %s differs\nwhole:\n%s\nstreamed:\n%s", tc.name, p.Name, join(ws), join(ps))
+				}
+			}
+		}
+		merges += lastStream.Merges
+		t.Logf("%s: whole %v, streamed %v %+v", tc.name, whole.Valid, str.Valid, lastStream)
+	}
+	if merges == 0 {
+		t.Error("no segment merged into one not buffered")
+	}
 }

@@ -40,14 +40,11 @@ func (c *Composite) CheckSource(ctx context.Context, src history.Source) (res Re
 		}
 	}()
 	st := newStream(ctx, c, src)
-	warns, err = st.run()
-	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Records: st.n, Overflowed: st.overflowed}
-	if err != nil {
-		return Result{}, warns, err
+	if warns, err = st.run(); err == nil {
+		res = st.result()
 	}
-	res = st.result()
-	lastStream.Ambiguous = st.ambiguous
-	return res, warns, nil
+	lastStream = StreamStats{Segments: len(st.closed), Merges: st.merges, Records: st.n, Overflowed: st.overflowed, Ambiguous: st.ambiguous}
+	return res, warns, err
 }
 
 // panicked is the Unknown result of a check that panicked.
@@ -117,6 +114,9 @@ type streamSeg struct {
 	parts      []segmentPart   // per segment checker (stream.segs), its part
 }
 
+// seam is the cut the segment starts at (see seam.go).
+func (s *streamSeg) seam() seam { return seam{start: s.start, at: s.at} }
+
 // firstRecord is the smallest index of the segment's records: its first,
 // or an acquire waiting since before it.
 func (s *streamSeg) firstRecord() int64 {
@@ -141,10 +141,9 @@ func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 	tab := newTokTable() // shared by the reference tracker, the token check and liveness
 	v := newValidator()
 	st := &stream{ctx: ctx, c: c, src: src, start: time.Now(),
-		v: v, refs: newRefTracker(tab, v.dead), // one map of the dead processes
+		v: v, refs: &refTracker{tab: tab, dead: v.dead}, // one map of the dead processes
 		sem: make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)), bufs: make(chan history.History, 4), tokens: newTokenCheck(tab),
-		lost: newLostUpdateCheck(), cron: newCronCheck(), terms: &termOps{leaders: map[int]bool{}}, cur: &streamSeg{}}
-	st.fence = newFencingRun(nil)
+		lost: newLostUpdateCheck(), cron: newCronCheck(), terms: &termOps{leaders: map[int]bool{}}, cur: &streamSeg{}, fence: newFencingRun(nil)}
 	st.liveness = newLiveStream(&Liveness{}, st.tokens) // it feeds the token check
 	lk := NewLock()
 	for _, ch := range st.c.Checkers {
@@ -230,7 +229,6 @@ func (st *stream) referTo(to int64) {
 	}
 	k := sort.Search(len(st.closed), func(i int) bool { return st.closed[i].end > to })
 	st.wg.Wait() // their checks are dropped
-	st.keep.drop(st.closed[k].start)
 	st.merges += len(st.closed) - k
 	first := st.closed[k]
 	over := st.cur.over != nil || st.cur.start-first.start+int64(len(st.cur.recs)) > int64(maxSegRecords)
@@ -244,8 +242,15 @@ func (st *stream) referTo(to int64) {
 	// (the acquires waiting since before first waited at its start: they
 	// are first's moved ones)
 	older := st.reread(first.offset, first.start, st.cur.start)
-	st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: first.moved,
-		recs: append(older, st.cur.recs...), carry: first.carry}
+	st.reopen(k, append(older, st.cur.recs...), nil)
+}
+
+// reopen drops closed[k:] (and their kept searches) and makes the current
+// segment start where closed[k] did, with records recs (ov if not buffered).
+func (st *stream) reopen(k int, recs []history.Op, ov *overflow) {
+	first := st.closed[k]
+	st.keep.drop(first.start)
+	st.cur = &streamSeg{start: first.start, at: first.at, offset: first.offset, moved: first.moved, carry: first.carry, recs: recs, over: ov}
 	st.closed = st.closed[:k]
 }
 
@@ -270,14 +275,17 @@ func (st *stream) feedTimed(o *history.Op) {
 // and byte offset off; -1 at the end) and starts its check; carry starts
 // the next segment's counter.
 func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
-	if st.cur.over != nil {
-		st.closeOverflow(end, at, off, carry)
+	seg := st.cur
+	seg.end = end
+	st.cur = &streamSeg{start: end, at: at, offset: off, carry: carry}
+	st.closed = append(st.closed, seg)
+	if seg.over != nil {
+		st.closeOverflow(seg, at, off)
 		return
 	}
-	seg, h := st.detach(end, at, off, carry)
+	h := st.detach(seg, off)
 	if len(h) == 0 {
 		st.unchecked(seg, Valid, "", nil)
-		st.closed = append(st.closed, seg)
 		return
 	}
 	os := ops(h)
@@ -287,18 +295,17 @@ func (st *stream) closeSeg(end, at, off int64, carry []*sectionInput) {
 	st.fedTo = end
 	secs := counterSections(os)
 	seg.nsecs = len(secs)
-	st.closed = append(st.closed, seg)
 	secs = append(append([]*sectionInput(nil), seg.carry...), secs...)
-	st.checkSeg(&segmentInput{seg: seg, h: h, os: os, secs: secs, whole: seg.start == 0 && off < 0})
+	in := &segmentInput{seg: seg, h: h, os: os, secs: secs, keep: keepFailing}
+	if seg.start == 0 && off < 0 {
+		in.keep = keepWhole
+	}
+	st.checkSeg(in)
 }
 
-// detach ends the current segment (see closeSeg) and starts the next; h
-// is the ended segment's records, those still waiting moved on (unless at
-// the end).
-func (st *stream) detach(end, at, off int64, carry []*sectionInput) (seg *streamSeg, h history.History) {
-	seg = st.cur
-	seg.end = end
-	next := &streamSeg{start: end, at: at, offset: off, carry: carry}
+// detach is the ended segment's records, the acquires still waiting moved
+// on to the next (unless at the end); both stay in index order.
+func (st *stream) detach(seg *streamSeg, off int64) (h history.History) {
 	drop := map[int64]bool{}
 	for inv := range st.cut.ops.Invokes() {
 		if off >= 0 && inv.F == history.FAcquire {
@@ -312,19 +319,17 @@ func (st *stream) detach(end, at, off int64, carry []*sectionInput) (seg *stream
 	for _, part := range [2]history.History{seg.moved, seg.recs} {
 		for _, r := range part {
 			if drop[r.Index] {
-				next.moved = append(next.moved, r)
+				st.cur.moved = append(st.cur.moved, r)
 				continue
 			}
 			h = append(h, r)
 		}
 	}
-	sort.Slice(next.moved, func(i, j int) bool { return next.moved[i].Index < next.moved[j].Index })
 	if cap(seg.recs) <= maxBuf { // h is a copy: the buffer serves the next segment
-		next.recs = seg.recs[:0]
+		st.cur.recs = seg.recs[:0]
 	}
 	seg.recs = nil
-	st.cur = next
-	return seg, h
+	return h
 }
 
 // checkSeg runs the segment checkers on in, on a goroutine of its own

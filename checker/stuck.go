@@ -36,9 +36,6 @@ type StuckWatch struct {
 
 // stuck adds the watch's anomalies, fatal when recovery is required.
 func (r *livenessRun) stuck(w *StuckWatch) {
-	if w == nil {
-		return
-	}
 	for _, a := range w.Found() {
 		a.Fatal = r.l.RequireRecovery
 		r.al.add(a)
@@ -59,8 +56,8 @@ type stuckKey struct {
 	declared    bool
 }
 
-// stuckFail is a failed acquire: its invoke and completion times and records.
-type stuckFail struct{ call, done, inv, idx int64 }
+// stuckFail is a failed acquire: its completion time, its records.
+type stuckFail struct{ done, inv, idx int64 }
 
 // NewStuckWatch starts a watch.
 func NewStuckWatch(span time.Duration) *StuckWatch {
@@ -146,7 +143,7 @@ func (w *StuckWatch) acquire(inv, o *history.Op) (Anomaly, bool) {
 		return Anomaly{}, false
 	case history.Fail:
 		if w.open == 0 && inv.Time > w.from(s) {
-			s.fails = append(s.fails, stuckFail{call: inv.Time, done: o.Time, inv: inv.Index, idx: o.Index})
+			s.fails = append(s.fails, stuckFail{done: o.Time, inv: inv.Index, idx: o.Index})
 		}
 	default: // it may hold the key from its invoke until a lease from now runs out
 		s.unkEnd = max(s.unkEnd, o.Time+w.maxTTL)

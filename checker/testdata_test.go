@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,6 +21,7 @@ var testdataVerdicts = []struct {
 	kinds []string
 	// errHas must appear in the composed Error (invalid histories).
 	errHas []string
+	check  func(res Result) bool // if set, must hold
 }{
 	{file: "valid-handover.jsonl", want: allValid()},
 	{file: "overlap.jsonl", want: verdicts(Invalid, "lock", Invalid, "resource", Invalid, "exclusion", Invalid),
@@ -33,6 +35,11 @@ var testdataVerdicts = []struct {
 	{file: "fenced-stale-rejected.jsonl", want: allValid(),
 		kinds: []string{"exclusion/write-after-validity-rejected"}},
 	{file: "info-acquire.jsonl", want: allValid()},
+	// a paused holder's fenced read lands after the next holder's section
+	// and is rejected: a fail, no section, no effect; counted by fencing
+	{file: "fenced-read-rejected.jsonl", want: allValid(), check: func(res Result) bool {
+		return slices.ContainsFunc(res.Results, func(r Result) bool { return r.Name == "fencing" && r.Details.(FencingStats).ReadsRejected == 1 })
+	}},
 	{file: "lost-update.jsonl", want: verdicts(Invalid, "resource", Invalid),
 		kinds: []string{"resource/lost-update", "resource/nonlinearizable"}},
 	{file: "cron-twice.jsonl", want: verdicts(Invalid, "resource", Invalid), kinds: []string{"resource/cron-duplicate"}},
@@ -99,6 +106,9 @@ func TestTestdataVerdicts(t *testing.T) {
 				if !kinds[k] {
 					t.Errorf("anomaly %s not reported\n%s", k, res)
 				}
+			}
+			if tc.check != nil && !tc.check(res) {
+				t.Errorf("check failed\n%s", res)
 			}
 			for _, s := range tc.errHas {
 				if !strings.Contains(res.Error, s) {
