@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +27,7 @@ func BuildHash(dir string) (string, error) {
 	h := sha256.New()
 	h.Write([]byte(own))
 	for _, rel := range locals {
-		if err := hashGoSources(h, filepath.Join(dir, rel)); err != nil {
+		if err := hashTree(h, filepath.Join(dir, rel), true); err != nil {
 			return "", err
 		}
 	}
@@ -60,32 +58,4 @@ func localReplaces(gomod string) ([]string, error) {
 		}
 	}
 	return out, sc.Err()
-}
-
-// hashGoSources writes to h the name and content of every non-test .go
-// file, go.mod and go.sum under root, except the folders that are not
-// part of its module's build (the zoo's entries, version control, stores,
-// binaries, testdata).
-func hashGoSources(h interface{ Write([]byte) (int, error) }, root string) error {
-	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case ".git", "zoo", "store", "bin", "testdata", "node_modules":
-				if path != root {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		name := d.Name()
-		if (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) || name == "go.mod" || name == "go.sum" {
-			rel, _ := filepath.Rel(root, path)
-			fmt.Fprintf(h, "%s\x00", filepath.ToSlash(rel))
-			return hashFile(h, path)
-		}
-		return nil
-	})
 }
