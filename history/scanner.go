@@ -7,7 +7,7 @@ import (
 	"io"
 )
 
-// Scanner reads a JSONL history one record at a time, with Read's rules:
+// Scanner reads a JSONL history one record at a time:
 // blank lines are skipped; a line that does not parse is an error naming
 // its line number unless it is the last (a record cut short by a crash:
 // skipped with a warning); records must carry the index of their

@@ -18,7 +18,7 @@ type FileSummary struct {
 	Records int
 	// Nemesis are the nemesis records, in order.
 	Nemesis History
-	// Warnings are Read's: a last line that does not parse (a record cut
+	// Warnings are Scanner's: a last line that does not parse (a record cut
 	// short by a crash) is skipped.
 	Warnings []Warning
 }
@@ -27,7 +27,7 @@ type FileSummary struct {
 // about four times faster than a Source's cursor (which decodes every
 // record): it finds the nemesis records by their "process":-1 and
 // decodes only those. A damaged record before the last line is not
-// noticed (Read would refuse it): the checks, which read every record, do.
+// noticed (Scanner would refuse it): the checks, which read every record, do.
 func SummarizeFile(path string) (FileSummary, error) {
 	var s FileSummary
 	f, err := os.Open(path)
