@@ -12,30 +12,12 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// startReplicated starts nodes redis-servers, n1 with an asynchronous
-// replica promoted by prom, stopped when the test ends.
-func startReplicated(t *testing.T, prom cluster.Promotion, nodes int, clients ...string) *local.Cluster {
-	t.Helper()
-	c, err := local.Start(clustertest.Context(t, 20*time.Second), local.Config{Nodes: nodes, Clients: clients, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Promotion: prom}})
-	if errors.Is(err, cluster.ErrNoRedis) || errors.Is(err, cluster.ErrNoSentinel) {
-		t.Skip(err)
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	return c
-}
-
 // Catalogue row 12 through the nemesis: during a partition failover the
 // old master still grants c1 the lock, the promoted replica never hears of
 // it, and c2 then takes the same lock through the same proxy address.
 // Stop fails back to n1, which keeps c2's lock.
 func TestFailoverLockLost(t *testing.T) {
-	c := startReplicated(t, cluster.PromoteManual, 1, "c1", "c2")
+	c := clustertest.StartReplicated(t, local.Config{Clients: []string{"c1", "c2"}, ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}})
 	ctx := clustertest.Context(t, 20*time.Second)
 	nem := &Failover{Env: Env{Cluster: c}, Detect: 500 * time.Millisecond}
 	f := Fault{Kind: KindFailover, Shape: "partition/manual", Nodes: []string{"n1"}}
@@ -89,7 +71,7 @@ func mustAddr(t *testing.T, c cluster.Cluster) string {
 // With sentinel, a drawn failover names its mechanism in the history
 // record, goes through the sentinels, and is healed by the runner.
 func TestFailoverSentinelRecorded(t *testing.T) {
-	c := startReplicated(t, cluster.PromoteSentinel, 3, "c1")
+	c := clustertest.StartReplicated(t, local.Config{Nodes: 3, Clients: []string{"c1"}, ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel}})
 	set := New(Env{Cluster: c})
 	nem := set[KindFailover].(*Failover)
 	f := nem.Draw(NewRand(3), Env{Cluster: c}.Topology(time.Second))
@@ -153,7 +135,7 @@ func TestFailoverUnsupported(t *testing.T) {
 // A fault asking for sentinel is refused by a cluster that promotes by
 // hand, so that the record never misstates the mechanism.
 func TestFailoverPromotionMismatch(t *testing.T) {
-	c := startReplicated(t, cluster.PromoteManual, 1, "c1")
+	c := clustertest.StartReplicated(t, local.Config{Clients: []string{"c1"}, ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}})
 	nem := &Failover{Env: Env{Cluster: c}}
 	err := nem.Start(clustertest.Context(t, 20*time.Second), Fault{Kind: KindFailover, Shape: "kill/sentinel", Nodes: []string{"n1"}})
 	if !errors.Is(err, ErrBadFault) {

@@ -36,11 +36,11 @@ func TestFlushLosesKeysWithoutDowntime(t *testing.T) {
 	c := startCluster(t, 3, "c1")
 	ctx := clustertest.Context(t, 20*time.Second)
 	n1, n2 := clustertest.Admin(t, c, "n1", opTimeout), clustertest.Admin(t, c, "n2", opTimeout)
-	must(t, n1.Set(ctx, "lock", "tok", time.Minute).Err())
-	must(t, n1.Set(ctx, "fence", 7, 0).Err())
-	must(t, n2.Set(ctx, "lock", "tok", time.Minute).Err())
+	clustertest.Must(t, n1.Set(ctx, "lock", "tok", time.Minute).Err())
+	clustertest.Must(t, n1.Set(ctx, "fence", 7, 0).Err())
+	clustertest.Must(t, n2.Set(ctx, "lock", "tok", time.Minute).Err())
 	conn := clustertest.Dial(t, c, "c1", "n1", opTimeout)
-	must(t, conn.Ping(ctx).Err()) // a connection open before the flush
+	clustertest.Must(t, conn.Ping(ctx).Err()) // a connection open before the flush
 
 	rec := history.NewRecorder(nil)
 	defer rec.Close()
@@ -90,18 +90,11 @@ func TestFlushRefusesBadTargets(t *testing.T) {
 	if err := fl.Start(ctx, Fault{Kind: KindFlush}); err == nil || !strings.Contains(err.Error(), "at least one node") {
 		t.Errorf("flush of no node: %v", err)
 	}
-	must(t, clustertest.Admin(t, c, "n1", opTimeout).Set(ctx, "k", "v", 0).Err())
+	clustertest.Must(t, clustertest.Admin(t, c, "n1", opTimeout).Set(ctx, "k", "v", 0).Err())
 	if err := fl.Start(ctx, Fault{Kind: KindFlush, Nodes: []string{"n9"}}); err == nil {
 		t.Error("flush of n9 in a one-node cluster succeeded")
 	}
 	if n, _ := clustertest.Admin(t, c, "n1", opTimeout).DBSize(ctx).Result(); n != 1 {
 		t.Errorf("n1 holds %d keys after a failed flush of n9, want 1", n)
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
 	}
 }

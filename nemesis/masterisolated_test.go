@@ -65,7 +65,7 @@ func TestMasterIsolatedPromotesReplica(t *testing.T) {
 	}
 
 	stopAt := time.Now()
-	must(t, p.Stop(ctx, f))
+	clustertest.Must(t, p.Stop(ctx, f))
 	t.Logf("stop (heal, healthy) %v", time.Since(stopAt).Round(time.Millisecond))
 	if got := c.InternalFaults(); len(got) > 0 {
 		t.Errorf("internal faults after Stop: %v", got)
@@ -79,5 +79,5 @@ func TestMasterIsolatedPromotesReplica(t *testing.T) {
 	if got, err := clusterClient(t, c, "c2").Get(ctx, lost).Result(); err != redis.Nil {
 		t.Errorf("GET %s = %q, %v; want the write acknowledged by the isolated master lost", lost, got, err)
 	}
-	must(t, p.Stop(ctx, f)) // again: nothing left to heal
+	clustertest.Must(t, p.Stop(ctx, f)) // again: nothing left to heal
 }

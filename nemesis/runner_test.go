@@ -116,7 +116,7 @@ func TestRunnerCancelMidFaultHeals(t *testing.T) {
 func TestRunnerRandomPlan(t *testing.T) {
 	kinds := Supported(NeedLinks, NeedProcess, NeedAdmin, NeedOwnData, NeedReplica)
 	// n1 has a replica so that failover is among the kinds that can run.
-	c := startReplicated(t, cluster.PromoteManual, 3, "c1", "c2")
+	c := clustertest.StartReplicated(t, local.Config{Nodes: 3, Clients: []string{"c1", "c2"}, ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}})
 	var crashed []string
 	env := Env{Cluster: c, CrashClient: func(ctx context.Context, cl string) error {
 		crashed = append(crashed, cl)

@@ -39,17 +39,17 @@ func TestSlotMigrateMovesTheKeyWithItsTTL(t *testing.T) {
 	defer cancel()
 	cc := clusterClient(t, c, "c1")
 	slot := rediscluster.SlotOf(testKey)
-	must(t, cc.Set(ctx, testKey, "tok", 30*time.Second).Err())
-	must(t, cc.Set(ctx, "fence:{lockstorm}", 7, 0).Err())
+	clustertest.Must(t, cc.Set(ctx, testKey, "tok", 30*time.Second).Err())
+	clustertest.Must(t, cc.Set(ctx, "fence:{lockstorm}", 7, 0).Err())
 	nem := &SlotMigrate{Env: clusterEnv(c)}
 
 	owner, _ := keyRoles(t, ctx, c)
 	masters, err := c.Masters(ctx)
-	must(t, err)
+	clustertest.Must(t, err)
 	next := after(masters, owner)
 	other := slices.DeleteFunc(slices.Clone(masters), func(m string) bool { return m == owner || m == next })[0]
 	otherReplica, err := c.ReplicaOf(ctx, other)
-	must(t, err)
+	clustertest.Must(t, err)
 	for _, x := range []struct{ node, want string }{
 		{owner, next},         // the owner: the next master
 		{otherReplica, other}, // a replica: its master
@@ -61,7 +61,7 @@ func TestSlotMigrateMovesTheKeyWithItsTTL(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%v: start %v: %s", f, time.Since(begin).Round(time.Millisecond), nem.Outcome(f))
-		must(t, nem.Stop(ctx, f))
+		clustertest.Must(t, nem.Stop(ctx, f))
 		if m, err := c.MasterOf(ctx, slot); err != nil || m != x.want {
 			t.Fatalf("%v: slot %d owned by %q, %v; want %s", f, slot, m, err, x.want)
 		}
@@ -79,7 +79,7 @@ func TestSlotMigrateMovesTheKeyWithItsTTL(t *testing.T) {
 			t.Errorf("cluster client GET after the move: %q, %v", v, err)
 		}
 	}
-	must(t, c.WaitHealthy(ctx))
+	clustertest.Must(t, c.WaitHealthy(ctx))
 }
 
 // A migration without a lock key, or naming several nodes, is refused;

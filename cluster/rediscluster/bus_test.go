@@ -23,7 +23,7 @@ func TestIsolateBusFailsTheMasterOver(t *testing.T) {
 	k, lost := keyOn(t, c, "n1", "iso"), keyOn(t, c, "n1", "lost")
 	old, promoted := proxyClient(t, c, "c1", "n1"), proxyClient(t, c, "c1", "n1r")
 
-	must(t, c.CutReplication(ctx, "n1"))
+	clustertest.Must(t, c.CutReplication(ctx, "n1"))
 	begin := time.Now()
 	if err := c.IsolateBus(ctx, "n1"); err != nil {
 		t.Fatal(err)
@@ -88,13 +88,13 @@ func healBusAndCheck(t *testing.T, ctx context.Context, c *rediscluster.Cluster,
 	if err := c.HealBus(ctx, "n1"); err != nil {
 		t.Fatal(err)
 	}
-	must(t, c.HealReplication(ctx, "n1"))
+	clustertest.Must(t, c.HealReplication(ctx, "n1"))
 	if err := c.WaitHealthy(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("HealBus until healthy: %v", time.Since(begin).Round(time.Millisecond))
 	s, err := c.State(ctx)
-	must(t, err)
+	clustertest.Must(t, err)
 	if n1, _ := s.Node("n1"); n1.Role != rediscluster.RoleReplica || n1.Following != "n1r" {
 		t.Errorf("n1 after HealBus: %+v, want a replica of n1r", n1)
 	}
@@ -110,23 +110,23 @@ func healBusAndCheck(t *testing.T, ctx context.Context, c *rediscluster.Cluster,
 func TestIsolateBusOneNodeAtATime(t *testing.T) {
 	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}})
 	ctx := clustertest.Context(t, 20*time.Second)
-	must(t, c.IsolateBus(ctx, "n2"))
-	must(t, c.IsolateBus(ctx, "n2")) // again: nothing to do
+	clustertest.Must(t, c.IsolateBus(ctx, "n2"))
+	clustertest.Must(t, c.IsolateBus(ctx, "n2")) // again: nothing to do
 	if err := c.IsolateBus(ctx, "n3"); !errors.Is(err, rediscluster.ErrBusIsolated) {
 		t.Errorf("a second isolation: %v, want ErrBusIsolated", err)
 	}
-	must(t, c.CutReplication(ctx, "n3"))
+	clustertest.Must(t, c.CutReplication(ctx, "n3"))
 	if got, want := c.InternalFaults(), []string{"n2: bus isolated", "n3: replication cut"}; !equal(got, want) {
 		t.Errorf("InternalFaults = %v, want %v", got, want)
 	}
-	must(t, c.HealAll(ctx))
+	clustertest.Must(t, c.HealAll(ctx))
 	if got := c.InternalFaults(); len(got) > 0 {
 		t.Errorf("InternalFaults after HealAll = %v", got)
 	}
 	if got := c.Isolated(); got != "" {
 		t.Errorf("isolated after HealAll: %q", got)
 	}
-	must(t, c.WaitHealthy(ctx))
+	clustertest.Must(t, c.WaitHealthy(ctx))
 }
 
 // proxyClient is a plain client of one node through the client's proxy,

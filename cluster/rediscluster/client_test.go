@@ -80,7 +80,7 @@ func TestClientReachesEveryMasterThroughItsProxies(t *testing.T) {
 
 	// The dialer never reaches a node around the client's proxies.
 	own, err := c.AdminAddr("n1")
-	must(t, err)
+	clustertest.Must(t, err)
 	if _, err := c.Dialer("c1")(ctx, "tcp", own); !errors.Is(err, rediscluster.ErrUnknownAddr) {
 		t.Errorf("dial n1's own address: %v, want ErrUnknownAddr", err)
 	}
@@ -113,11 +113,11 @@ func TestClientFollowsAskAndMovedAcrossAMigration(t *testing.T) {
 	dstID, _ := dst.ClusterMyID(ctx).Result()
 
 	// Half a migration by hand: one key moved, the slot still the source's.
-	must(t, dst.Do(ctx, "CLUSTER", "SETSLOT", slot, "IMPORTING", srcID).Err())
-	must(t, src.Do(ctx, "CLUSTER", "SETSLOT", slot, "MIGRATING", dstID).Err())
+	clustertest.Must(t, dst.Do(ctx, "CLUSTER", "SETSLOT", slot, "IMPORTING", srcID).Err())
+	clustertest.Must(t, src.Do(ctx, "CLUSTER", "SETSLOT", slot, "MIGRATING", dstID).Err())
 	dstAddr := announced(t, ctx, src, to, dstID)
 	host, port := hostPort(t, dstAddr)
-	must(t, src.Migrate(ctx, host, port, moved, 0, 5*time.Second).Err())
+	clustertest.Must(t, src.Migrate(ctx, host, port, moved, 0, 5*time.Second).Err())
 	if err := src.Get(ctx, moved).Err(); err == nil || !isRedirect(err, "ASK") {
 		t.Fatalf("GET %s on the migrating source: %v, want ASK", moved, err)
 	}
@@ -156,8 +156,8 @@ func TestCutClientLinkFailsOnlyThatClient(t *testing.T) {
 	ctx := clustertest.Context(t, 20*time.Second)
 	c1, c2 := clusterClient(t, c, "c1"), clusterClient(t, c, "c2")
 	k := keyOn(t, c, "n1", "cut")
-	must(t, c1.Set(ctx, k, "before", 0).Err())
-	must(t, c2.Get(ctx, k).Err())
+	clustertest.Must(t, c1.Set(ctx, k, "before", 0).Err())
+	clustertest.Must(t, c2.Get(ctx, k).Err())
 	if err := c.Cut(ctx, cluster.Links("c1", "n1")); err != nil {
 		t.Fatal(err)
 	}
@@ -214,12 +214,4 @@ func hostPort(t *testing.T, addr string) (string, string) {
 	}
 	t.Fatalf("bad address %q", addr)
 	return "", ""
-}
-
-// must fails the test on an error.
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }
