@@ -20,9 +20,7 @@ func startPair[C replicatedCluster](t *testing.T, timeout time.Duration, start f
 	defer cancel()
 	began := time.Now()
 	c, err := start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	t.Logf("replicated cluster (%s, %d sentinels) started in %v", c.Promotion(), len(c.SentinelAddrs()),
 		time.Since(began).Round(time.Millisecond))
 	t.Cleanup(func() {

@@ -28,9 +28,7 @@ func TestInterruptMidFaultHealsAndCleansUp(t *testing.T) {
 	start := time.Now()
 	res, err := Run(ctx, config.Config{Lock: "redlock", Nodes: 3, Clients: 3, TTL: 300 * time.Millisecond,
 		Plan: &plan, TimeLimit: 30 * time.Second, Seed: 3, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	if took := time.Since(start); took > 15*time.Second {
 		t.Errorf("interrupted run took %v to stop", took)
 	}
@@ -58,15 +56,11 @@ func TestInterruptMidFaultHealsAndCleansUp(t *testing.T) {
 func TestSeedReplaysThePlan(t *testing.T) {
 	cfg := config.Config{Lock: "redlock", Nemesis: standaloneKinds(), TimeLimit: time.Minute, Seed: 42}
 	cfg, err := cfg.WithDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	set := nemesis.New(nemesis.Env{})
 	clients, nodes := []string{"c1", "c2", "c3", "c4"}, []string{"n1", "n2", "n3", "n4", "n5"}
 	a, err := plan(cfg, set, clients, nodes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	b, _ := plan(cfg, set, clients, nodes)
 	if !reflect.DeepEqual(a, b) || len(a.Steps) == 0 {
 		t.Fatalf("same seed, different plans (or empty): %d vs %d steps", len(a.Steps), len(b.Steps))

@@ -72,9 +72,7 @@ func TestRunOnDockerProvider(t *testing.T) {
 		// tests' containers) time to finish the last fault's start.
 		Nemesis: []string{"partition", "server-pause", "crash"}, Persistence: "aof-always", FaultInterval: 700 * time.Millisecond,
 		TimeLimit: 8 * time.Second, Seed: 5, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	checkProviderRun(t, res)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/storetest"
@@ -18,9 +19,7 @@ import (
 func recordsOf(t testing.TB, res *analysis.Result) history.History {
 	t.Helper()
 	h, err := history.ReadAll(res.History)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	return h
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/storetest"
@@ -25,9 +26,7 @@ func TestMinTimeLimitHoldsEveryKind(t *testing.T) {
 	for _, ttl := range []time.Duration{300 * time.Millisecond, time.Second} {
 		for _, kinds := range cases {
 			cfg, err := config.Config{Lock: "redlock", Nemesis: kinds, TTL: ttl, Store: t.TempDir()}.WithDefaults()
-			if err != nil {
-				t.Fatal(err)
-			}
+			clustertest.Must(t, err)
 			set := newNemesisSet(nemesis.Env{})
 			clients, nodes := []string{"c1", "c2", "c3", "c4"}, []string{"n1", "n2", "n3", "n4", "n5"}
 			_, err = plan(cfg, set, clients, nodes) // the default 20 s
@@ -38,9 +37,7 @@ func TestMinTimeLimitHoldsEveryKind(t *testing.T) {
 			o := nemesis.Options{Topology: nemesis.Topology{Nodes: nodes, Clients: clients, TTL: ttl},
 				Faults: faults, MinInterval: cfg.FaultInterval / 2, MaxInterval: cfg.FaultInterval * 3 / 2}
 			least, err := MinTimeLimit(cfg, set, o, kinds...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			clustertest.Must(t, err)
 			cfg.TimeLimit = least - time.Millisecond
 			if _, err := plan(cfg, set, clients, nodes); !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), least.String()) {
 				t.Errorf("%v ttl %v: time limit %v (1ms below the least) gave %v; want ErrConfig naming %v", kinds, ttl, cfg.TimeLimit, err, least)

@@ -59,7 +59,7 @@ func TestClusterFailoverUnreplicatedLosesWrite(t *testing.T) {
 	c := startRedisCluster(t, "c1")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cc := clusterClient(t, c, "c1")
+	cc := clustertest.ClusterClient(t, c, "c1")
 	master, replica := keyRoles(t, ctx, c)
 	clustertest.Must(t, cc.Set(ctx, testKey, "replicated", 0).Err())
 	if n, err := clustertest.Admin(t, c, master, opTimeout).Do(ctx, "WAIT", 1, 2000).Int(); err != nil || n != 1 {
@@ -80,9 +80,7 @@ func TestClusterFailoverUnreplicatedLosesWrite(t *testing.T) {
 		t.Fatalf("failover done (%v) before the write on %s was checked", err, master)
 	default:
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, <-done)
 	t.Logf("start %v: %s", time.Since(begin).Round(time.Millisecond), nem.Outcome(f))
 	if m, err := c.MasterOf(ctx, rediscluster.SlotOf(testKey)); err != nil || m != replica {
 		t.Fatalf("key's master after the failover: %q, %v; want %s", m, err, replica)

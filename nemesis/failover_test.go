@@ -34,9 +34,7 @@ func TestFailoverLockLost(t *testing.T) {
 		t.Fatalf("failover finished (%v) before c1's acquire could be checked", err)
 	default:
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, <-done)
 	t.Logf("failover: %v", nem.Last())
 	c2 := clustertest.Dial(t, c, "c2", "n1", opTimeout)
 	if ok, err := c2.SetNX(ctx, "lock", "tok2", 30*time.Second).Result(); err != nil || !ok {
@@ -44,9 +42,7 @@ func TestFailoverLockLost(t *testing.T) {
 	}
 
 	stopAt := time.Now()
-	if err := nem.Stop(ctx, f); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, nem.Stop(ctx, f))
 	t.Logf("failback took %v", time.Since(stopAt).Round(time.Millisecond))
 	if err := nem.Stop(ctx, f); err != nil { // idempotent
 		t.Fatal(err)
@@ -62,9 +58,7 @@ func TestFailoverLockLost(t *testing.T) {
 func mustAddr(t *testing.T, c cluster.Cluster) string {
 	t.Helper()
 	a, err := c.AdminAddr("n1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	return a
 }
 
@@ -83,9 +77,7 @@ func TestFailoverSentinelRecorded(t *testing.T) {
 	run := &Runner{Set: set, Cluster: c, Rec: rec}
 	p := Scripted(0, Step{At: 0, Duration: 300 * time.Millisecond, Fault: f})
 	start := time.Now()
-	if err := run.Run(clustertest.Context(t, 20*time.Second), p); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, run.Run(clustertest.Context(t, 20*time.Second), p))
 	t.Logf("failover %q, then failback and heal, in %v; promotion took %v",
 		f.Shape, time.Since(start).Round(time.Millisecond), nem.Last().Took.Round(time.Millisecond))
 	if res := nem.Last(); res.Promotion != cluster.PromoteSentinel {

@@ -46,9 +46,7 @@ func TestFlushLosesKeysWithoutDowntime(t *testing.T) {
 	defer rec.Close()
 	f := Fault{Kind: KindFlush, Nodes: []string{"n1"}}
 	run := &Runner{Set: New(Env{Cluster: c}), Cluster: c, Rec: rec}
-	if err := run.Run(ctx, Scripted(0, Step{Fault: f, Duration: 50 * time.Millisecond})); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, run.Run(ctx, Scripted(0, Step{Fault: f, Duration: 50 * time.Millisecond})))
 
 	if n, err := n1.DBSize(ctx).Result(); err != nil || n != 0 {
 		t.Errorf("n1 DBSIZE after the flush = %d, %v; want 0", n, err)

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 	"github.com/lockstorm/lockstorm/history"
@@ -32,18 +30,6 @@ func startRedisCluster(t *testing.T, clients ...string) *rediscluster.Cluster {
 
 // clusterEnv is the Env of a Redis Cluster whose lock key is testKey.
 func clusterEnv(c *rediscluster.Cluster) Env { return Env{Cluster: c, Key: testKey} }
-
-// clusterClient is a cluster client of the client's proxies, closed when
-// the test ends.
-func clusterClient(t *testing.T, c *rediscluster.Cluster, cl string) *redis.ClusterClient {
-	t.Helper()
-	rc, err := c.NewClusterClient(cl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rc.Close() })
-	return rc
-}
 
 // keyRoles returns the master of testKey's slot and its replica.
 func keyRoles(t *testing.T, ctx context.Context, c *rediscluster.Cluster) (master, replica string) {

@@ -37,7 +37,7 @@ func TestSlotMigrateMovesTheKeyWithItsTTL(t *testing.T) {
 	c := startRedisCluster(t, "c1")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cc := clusterClient(t, c, "c1")
+	cc := clustertest.ClusterClient(t, c, "c1")
 	slot := rediscluster.SlotOf(testKey)
 	clustertest.Must(t, cc.Set(ctx, testKey, "tok", 30*time.Second).Err())
 	clustertest.Must(t, cc.Set(ctx, "fence:{lockstorm}", 7, 0).Err())
@@ -57,9 +57,7 @@ func TestSlotMigrateMovesTheKeyWithItsTTL(t *testing.T) {
 		from, _ := keyRoles(t, ctx, c)
 		f := Fault{Kind: KindSlotMigrate, Nodes: []string{x.node}}
 		begin := time.Now()
-		if err := nem.Start(ctx, f); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, nem.Start(ctx, f))
 		t.Logf("%v: start %v: %s", f, time.Since(begin).Round(time.Millisecond), nem.Outcome(f))
 		clustertest.Must(t, nem.Stop(ctx, f))
 		if m, err := c.MasterOf(ctx, slot); err != nil || m != x.want {

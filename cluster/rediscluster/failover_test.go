@@ -35,9 +35,7 @@ func TestFailoverSwapsRoles(t *testing.T) {
 		{"n1r", rediscluster.FailoverTakeover, "n1"},
 	} {
 		begin := time.Now()
-		if err := c.Failover(ctx, f.replica, f.mode); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, c.Failover(ctx, f.replica, f.mode))
 		took := time.Since(begin)
 		roles(t, c, ctx, slot, f.replica, f.master)
 		t.Logf("failover %q of %s: promoted in %v, healthy after %v", f.mode, f.replica,
@@ -56,7 +54,7 @@ func TestFailoverSwapsRoles(t *testing.T) {
 func TestCutReplicationThenForcedFailoverLosesTheWrite(t *testing.T) {
 	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}})
 	ctx := clustertest.Context(t, 30*time.Second)
-	rc := clusterClient(t, c, "c1")
+	rc := clustertest.ClusterClient(t, c, "c1")
 	k := keyOn(t, c, "n1", "lost")
 	clustertest.Must(t, rc.Set(ctx, k, "replicated", 0).Err())
 	replica := replicaReader(t, c, "n1r")

@@ -22,9 +22,7 @@ func TestTimedOutCommandIsNotSentAgain(t *testing.T) {
 	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}})
 	ctx := clustertest.Context(t, 20*time.Second)
 	o, err := c.ClusterOptions("c1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	o.ReadTimeout = 200 * time.Millisecond
 	var sent atomic.Int32
 	nodeClient := o.NewClient
