@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,15 +73,40 @@ func TestSeedReplaysThePlan(t *testing.T) {
 	}
 }
 
+// A bad configuration is refused, in one line saying what is wrong,
+// before anything starts.
 func TestBadConfigStartsNothing(t *testing.T) {
-	root := t.TempDir()
-	for _, c := range []config.Config{
-		{Lock: "nope"}, {Workload: "nope"}, {Nemesis: []string{"meteor"}}, {Nodes: -1}, {TTL: time.Microsecond},
-		{Persistence: "sometimes"}, {Provider: "cloud"}, {RenewEvery: 5 * time.Second},
+	root, cl := t.TempDir(), config.TopologyCluster
+	for _, c := range []struct {
+		cfg  config.Config
+		want string
+	}{
+		{config.Config{Lock: "nope"}, ""}, {config.Config{Workload: "nope"}, ""}, {config.Config{Nemesis: []string{"meteor"}}, ""},
+		{config.Config{Nodes: -1}, ""}, {config.Config{TTL: time.Microsecond}, ""}, {config.Config{Persistence: "sometimes"}, ""},
+		{config.Config{Provider: "cloud"}, ""}, {config.Config{RenewEvery: 5 * time.Second}, ""},
+		// process clients
+		{config.Config{Lock: "single", PauseModel: config.PauseProcess}, ""},
+		{config.Config{Lock: "single", ClientCmd: "lockstorm client 'open"}, ""},
+		{config.Config{Lock: "single", PauseModel: "gc"}, ""},
+		{config.Config{Lock: "single", ClientCmd: "no-such-lockstorm-client-binary"}, ""},
+		// a time limit too short for one fault of each kind
+		{config.Config{Lock: "single", Nemesis: []string{"partition", "crash"}, TimeLimit: 3 * time.Second},
+			"too short for one fault of each of partition,crash: it needs --time-limit 4.412s or more"},
+		{config.Config{Lock: "single", Nemesis: []string{"failover"}, TimeLimit: 5 * time.Second},
+			"too short for a failover fault: it needs --time-limit 10s or more"},
+		{config.Config{Lock: "single", Nemesis: []string{"partition", "failover"}, TimeLimit: 6 * time.Second},
+			"too short for a failover fault: it needs --time-limit 10s or more (one fault of each of partition,failover: 12.223s)"},
+		// locks that cannot run on a Redis Cluster
+		{config.Config{Lock: "redlock", Topology: cl}, "independent Redis nodes"},
+		{config.Config{Lock: "single", Nodes: 2, Topology: cl}, "at least 3"},
+		{config.Config{Lock: "single", Provider: "docker", Topology: cl}, "local provider only"},
+		{config.Config{Lock: "py-seed-single", Topology: cl}, "in-process Go clients"},
+		{config.Config{Lock: "single", Topology: "ring"}, "--topology must be"},
 	} {
-		c.Store = root
-		if _, err := Run(context.Background(), c); !errors.Is(err, config.ErrConfig) {
-			t.Errorf("%+v: want ErrConfig, got %v", c, err)
+		c.cfg.Store = root
+		_, err := Run(context.Background(), c.cfg)
+		if !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: %v; want ErrConfig, one line saying %q", c.cfg, err, c.want)
 		}
 	}
 	if entries, _ := os.ReadDir(root); len(entries) > 0 {

@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,22 +137,6 @@ func TestBrokenProcessClientReplaced(t *testing.T) {
 	}
 	if n := strings.Count(log, "client c1: process "); n < 2 {
 		t.Fatalf("the broken client was not replaced (%d processes):\n%s", n, log)
-	}
-}
-
-// Bad process-client settings are configuration errors, before anything
-// starts.
-func TestProcessClientConfigErrors(t *testing.T) {
-	for _, cfg := range []config.Config{
-		{Lock: "single", PauseModel: config.PauseProcess},
-		{Lock: "single", ClientCmd: "lockstorm client 'open"},
-		{Lock: "single", PauseModel: "gc"},
-		{Lock: "single", ClientCmd: "no-such-lockstorm-client-binary"},
-	} {
-		cfg.Store = t.TempDir()
-		if _, err := Run(context.Background(), cfg); !errors.Is(err, config.ErrConfig) {
-			t.Errorf("%+v: err %v, want ErrConfig", cfg, err)
-		}
 	}
 }
 

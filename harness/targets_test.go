@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -55,26 +54,6 @@ func TestMinTimeLimitHoldsEveryKind(t *testing.T) {
 					}
 				}
 			}
-		}
-	}
-}
-
-// A time limit too short for one fault of each kind is refused before
-// anything starts, in one line naming the kind and the time limit needed.
-func TestTimeLimitTooShortRefused(t *testing.T) {
-	store := t.TempDir()
-	for _, tc := range []struct {
-		kinds []string
-		limit time.Duration
-		want  string
-	}{
-		{[]string{"partition", "crash"}, 3 * time.Second, "too short for one fault of each of partition,crash: it needs --time-limit 4.412s or more"},
-		{[]string{"failover"}, 5 * time.Second, "too short for a failover fault: it needs --time-limit 10s or more"},
-		{[]string{"partition", "failover"}, 6 * time.Second, "too short for a failover fault: it needs --time-limit 10s or more (one fault of each of partition,failover: 12.223s)"},
-	} {
-		_, err := Run(context.Background(), config.Config{Lock: "single", Nemesis: tc.kinds, TimeLimit: tc.limit, Store: store})
-		if !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%v in %v: %v; want one line with %q", tc.kinds, tc.limit, err, tc.want)
 		}
 	}
 }
