@@ -34,12 +34,10 @@ func Hash(dir string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], err
 }
 
-// hashTree writes to h every file under root but version control: its
-// name, mode and content (a linked file counts by its content, so that a
-// change to an adapter shared by the entries of one library's versions
-// rebuilds each), the build stamp aside; or, goOnly, the name and content
-// of every non-test .go file, go.mod and go.sum, except the folders not
-// part of a module's build (the zoo's entries, stores, binaries, testdata).
+// hashTree writes to h the name, mode and content (a linked file's too)
+// of every file under root but version control and the build stamp; or,
+// goOnly, the name and content of every non-test .go file, go.mod and
+// go.sum outside the zoo, stores, binaries and testdata.
 func hashTree(h io.Writer, root string, goOnly bool) error {
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

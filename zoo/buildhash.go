@@ -9,12 +9,9 @@ import (
 	"strings"
 )
 
-// BuildHash is what decides whether an entry must be built again: the
-// hash of its folder (Hash) and, for a Go entry whose go.mod replaces a
-// module with a local folder (the entries built on lockstorm's own
-// lockimpl, protocol and adapters replace lockstorm with ../..), the Go
-// sources of that folder too, so that a change to the adapter an entry
-// links rebuilds the entry.
+// BuildHash decides whether an entry must be built again: the hash of its
+// folder and of the Go sources of the local folders its go.mod replaces
+// modules with (lockstorm itself, ../.., for entries on its adapters).
 func BuildHash(dir string) (string, error) {
 	own, err := Hash(dir)
 	if err != nil {
