@@ -17,7 +17,7 @@ import (
 func startIn(t *testing.T, parent string, keep bool) *local.Cluster {
 	t.Helper()
 	c, err := local.Start(clustertest.Context(t, 20*time.Second), local.Config{Nodes: 1, Dir: parent, KeepDir: keep})
-	must(t, err)
+	clustertest.Must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	return c
 }
@@ -31,8 +31,8 @@ func TestStaleSweepRemovesOnlyMarkedDirs(t *testing.T) {
 	const dead = 99999997 // above any pid_max: no such process
 	mkdir := func(name string) string {
 		d := filepath.Join(parent, name)
-		must(t, os.MkdirAll(d, 0o755))
-		must(t, os.WriteFile(filepath.Join(d, "data"), []byte("user data"), 0o644))
+		clustertest.Must(t, os.MkdirAll(d, 0o755))
+		clustertest.Must(t, os.WriteFile(filepath.Join(d, "data"), []byte("user data"), 0o644))
 		return d
 	}
 	user := mkdir("lockstorm-2025-12-02")
@@ -41,28 +41,28 @@ func TestStaleSweepRemovesOnlyMarkedDirs(t *testing.T) {
 	// A kept run directory of a run that is gone: a real kept directory,
 	// renamed as if its (dead) process had made it.
 	k := startIn(t, parent, true)
-	must(t, k.Stop())
+	clustertest.Must(t, k.Stop())
 	kept := filepath.Join(parent, fmt.Sprintf("lockstorm-%d-kept", dead))
-	must(t, os.Rename(k.Dir(), kept))
+	clustertest.Must(t, os.Rename(k.Dir(), kept))
 
 	// A marked run directory of a dead process: a live run's marker with
 	// the dead pid.
 	live := startIn(t, parent, false)
 	var marker string
 	entries, err := os.ReadDir(live.Dir())
-	must(t, err)
+	clustertest.Must(t, err)
 	for _, e := range entries {
 		if b, err := os.ReadFile(filepath.Join(live.Dir(), e.Name())); err == nil && strings.Contains(string(b), fmt.Sprintf("pid %d\n", os.Getpid())) {
 			marker = e.Name()
 			stale := mkdir(fmt.Sprintf("lockstorm-%d-abc", dead))
-			must(t, os.WriteFile(filepath.Join(stale, marker),
+			clustertest.Must(t, os.WriteFile(filepath.Join(stale, marker),
 				[]byte(strings.Replace(string(b), fmt.Sprintf("pid %d", os.Getpid()), fmt.Sprintf("pid %d", dead), 1)), 0o644))
 		}
 	}
 	if marker == "" {
 		t.Errorf("run directory %s has no marker naming pid %d", live.Dir(), os.Getpid())
 	}
-	must(t, live.Stop())
+	clustertest.Must(t, live.Stop())
 
 	startIn(t, parent, false) // sweeps
 	for _, d := range []string{user, unmarked, kept} {

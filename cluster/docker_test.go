@@ -25,7 +25,7 @@ func dockerAPI(t *testing.T) *testcontainers.DockerClient {
 	t.Helper()
 	clustertest.NeedDocker(t)
 	cli, err := testcontainers.NewDockerClientWithOpts(clustertest.Context(t, 20*time.Second))
-	must(t, err)
+	clustertest.Must(t, err)
 	t.Cleanup(func() { _ = cli.Close() })
 	return cli
 }
@@ -37,9 +37,9 @@ func labelled(t *testing.T, cli *testcontainers.DockerClient, label string) []st
 	ctx := clustertest.Context(t, 20*time.Second)
 	f := client.Filters{}.Add("label", label)
 	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
-	must(t, err)
+	clustertest.Must(t, err)
 	ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f})
-	must(t, err)
+	clustertest.Must(t, err)
 	var out []string
 	for _, c := range cs.Items {
 		out = append(out, "container "+strings.Join(c.Names, ","))
@@ -69,7 +69,7 @@ func TestDockerDisconnectNode(t *testing.T) {
 	ctx := clustertest.Context(t, 20*time.Second)
 	master, replica := clustertest.Admin(t, c, "n1", 2*time.Second), clustertest.Admin(t, c, "n2", 2*time.Second)
 	for _, rc := range []*redis.Client{master, replica} {
-		must(t, rc.ConfigSet(ctx, "repl-timeout", "2").Err())
+		clustertest.Must(t, rc.ConfigSet(ctx, "repl-timeout", "2").Err())
 	}
 	linkUp := func() bool {
 		s, err := replica.Info(ctx, "replication").Result()
@@ -82,38 +82,38 @@ func TestDockerDisconnectNode(t *testing.T) {
 	// The publishing network forbids container-to-container traffic: the
 	// replica cannot reach the master's address there.
 	pubIP := containerIP(t, c, "n1", c.Network()+"-pub")
-	must(t, replica.Do(ctx, "REPLICAOF", pubIP, "6379").Err())
+	clustertest.Must(t, replica.Do(ctx, "REPLICAOF", pubIP, "6379").Err())
 	if waitFor(1500*time.Millisecond, linkUp) {
 		t.Fatalf("the replica reached the master over the publishing network (%s)", pubIP)
 	}
-	must(t, replica.Do(ctx, "REPLICAOF", "n1", "6379").Err())
+	clustertest.Must(t, replica.Do(ctx, "REPLICAOF", "n1", "6379").Err())
 	if !waitFor(10*time.Second, linkUp) {
 		t.Fatal("replication over the private network did not come up")
 	}
-	must(t, master.Set(ctx, "a", "1", 0).Err())
+	clustertest.Must(t, master.Set(ctx, "a", "1", 0).Err())
 	if !waitFor(5*time.Second, has("a", "1")) {
 		t.Fatal("a write on the master did not replicate")
 	}
 
-	must(t, c.DisconnectNode(ctx, "n1"))
-	must(t, c.DisconnectNode(ctx, "n1")) // idempotent
-	must(t, clustertest.Dial(t, c, "c1", "n1", time.Second).Set(ctx, "b", "2", 0).Err())
+	clustertest.Must(t, c.DisconnectNode(ctx, "n1"))
+	clustertest.Must(t, c.DisconnectNode(ctx, "n1")) // idempotent
+	clustertest.Must(t, clustertest.Dial(t, c, "c1", "n1", time.Second).Set(ctx, "b", "2", 0).Err())
 	if waitFor(time.Second, has("b", "2")) {
 		t.Fatal("a write reached the replica while the master was disconnected")
 	}
 
-	must(t, c.HealAll(ctx)) // reconnects
+	clustertest.Must(t, c.HealAll(ctx)) // reconnects
 	if !waitFor(15*time.Second, has("b", "2")) {
 		t.Fatal("replication did not catch up after the master was reconnected")
 	}
-	must(t, c.ReconnectNode(ctx, "n1")) // idempotent
+	clustertest.Must(t, c.ReconnectNode(ctx, "n1")) // idempotent
 }
 
 // containerIP is a node's address on a network, from docker inspect.
 func containerIP(t *testing.T, c *docker.Cluster, node, network string) string {
 	t.Helper()
 	res, err := dockerAPI(t).ContainerInspect(clustertest.Context(t, 20*time.Second), c.ContainerID(node), client.ContainerInspectOptions{})
-	must(t, err)
+	clustertest.Must(t, err)
 	ep, ok := res.Container.NetworkSettings.Networks[network]
 	if !ok || !ep.IPAddress.IsValid() {
 		t.Fatalf("node %s has no address on %s", node, network)
@@ -128,17 +128,17 @@ func TestDockerStopCleansUp(t *testing.T) {
 	cli := dockerAPI(t)
 	ctx := clustertest.Context(t, 20*time.Second)
 	c, err := docker.Start(ctx, docker.Config{Nodes: 2, Image: clustertest.RedisImage})
-	must(t, err)
+	clustertest.Must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	label := "lockstorm.run=" + c.Run()
 	if got := labelled(t, cli, label); len(got) != 4 {
 		t.Fatalf("run resources %v, want 2 containers and 2 networks", got)
 	}
 	addr, _ := c.Addr("c1", "n1")
-	must(t, c.Pause(ctx, "n2"))
-	must(t, c.Freeze(ctx, "c1"))
-	must(t, c.Stop())
-	must(t, c.Stop())
+	clustertest.Must(t, c.Pause(ctx, "n2"))
+	clustertest.Must(t, c.Freeze(ctx, "c1"))
+	clustertest.Must(t, c.Stop())
+	clustertest.Must(t, c.Stop())
 	if got := labelled(t, cli, label); len(got) != 0 {
 		t.Fatalf("left behind after Stop: %v", got)
 	}
@@ -161,9 +161,9 @@ func TestDockerStopCleansUp(t *testing.T) {
 func TestDockerStopAll(t *testing.T) {
 	cli := dockerAPI(t)
 	c, err := docker.Start(clustertest.Context(t, 20*time.Second), docker.Config{Nodes: 1, Image: clustertest.RedisImage})
-	must(t, err)
+	clustertest.Must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
-	must(t, cluster.StopAll())
+	clustertest.Must(t, cluster.StopAll())
 	if got := labelled(t, cli, "lockstorm.run="+c.Run()); len(got) != 0 {
 		t.Fatalf("left behind after StopAll: %v", got)
 	}
@@ -175,7 +175,7 @@ func TestDockerSweepsDeadRuns(t *testing.T) {
 	cli := dockerAPI(t)
 	ctx := clustertest.Context(t, 20*time.Second)
 	dead := exec.Command("true")
-	must(t, dead.Run())
+	clustertest.Must(t, dead.Run())
 	host, _ := os.Hostname()
 	mk := func(pid int, keep bool) string {
 		run := fmt.Sprintf("%d-%d", pid, time.Now().UnixNano())
@@ -184,12 +184,12 @@ func TestDockerSweepsDeadRuns(t *testing.T) {
 			labels["lockstorm.keep"] = "true"
 		}
 		_, err := cli.NetworkCreate(ctx, "lockstorm-test-"+run, client.NetworkCreateOptions{Driver: "bridge", Labels: labels})
-		must(t, err)
+		clustertest.Must(t, err)
 		_, err = cli.ContainerCreate(ctx, client.ContainerCreateOptions{
 			Name:   "lockstorm-test-" + run,
 			Config: &container.Config{Image: clustertest.RedisImage, Labels: labels},
 		})
-		must(t, err)
+		clustertest.Must(t, err)
 		t.Cleanup(func() {
 			bg := context.Background()
 			_, _ = cli.ContainerRemove(bg, "lockstorm-test-"+run, client.ContainerRemoveOptions{Force: true})
@@ -225,7 +225,7 @@ func TestDockerKeepContainers(t *testing.T) {
 			_, _ = cli.NetworkRemove(ctx, n, client.NetworkRemoveOptions{})
 		}
 	})
-	must(t, c.Stop())
+	clustertest.Must(t, c.Stop())
 	if got := labelled(t, cli, label); len(got) != 3 {
 		t.Fatalf("kept %v, want the container and both networks", got)
 	}
@@ -240,7 +240,7 @@ func TestDockerBadInput(t *testing.T) {
 	ctx := clustertest.Context(t, 20*time.Second)
 	taken := "lockstorm-test-taken-" + fmt.Sprint(os.Getpid())
 	_, err := cli.NetworkCreate(ctx, taken, client.NetworkCreateOptions{Driver: "bridge"})
-	must(t, err)
+	clustertest.Must(t, err)
 	t.Cleanup(func() { _, _ = cli.NetworkRemove(context.Background(), taken, client.NetworkRemoveOptions{}) })
 	before := len(labelled(t, cli, "lockstorm.run"))
 	for _, tc := range []struct {
@@ -284,7 +284,7 @@ func checkDockerGone(t *testing.T, c *docker.Cluster) {
 	if got := labelled(t, cli, label); len(got) < 4 { // n1, n1-replica, two networks
 		t.Fatalf("before Stop: %v", got)
 	}
-	must(t, c.Stop())
+	clustertest.Must(t, c.Stop())
 	if left := labelled(t, cli, label); len(left) != 0 {
 		t.Fatalf("after Stop: %v", left)
 	}
@@ -305,18 +305,18 @@ func TestDockerFailoverManual(t *testing.T) {
 	c1 := clustertest.Dial(t, c, "c1", "n1", time.Second)
 	rep := replicaClient(t, c)
 
-	must(t, c1.Set(ctx, "k1", "v1", 0).Err())
+	clustertest.Must(t, c1.Set(ctx, "k1", "v1", 0).Err())
 	eventually(t, 3*time.Second, "k1 on the replica", func() error { return hasValue(ctx, rep, "k1", "v1") })
-	must(t, c.CutReplication(ctx))
+	clustertest.Must(t, c.CutReplication(ctx))
 	if !c.ReplicationFaulty() {
 		t.Fatal("ReplicationFaulty is false while the link is cut")
 	}
-	must(t, c1.Set(ctx, "k2", "v2", 0).Err())
+	clustertest.Must(t, c1.Set(ctx, "k2", "v2", 0).Err())
 	time.Sleep(300 * time.Millisecond)
 	if n, _ := rep.Exists(ctx, "k2").Result(); n != 0 {
 		t.Fatal("k2 reached the replica through a cut replication link")
 	}
-	must(t, c.HealReplication(ctx))
+	clustertest.Must(t, c.HealReplication(ctx))
 	eventually(t, 3*time.Second, "k2 on the replica after the heal", func() error { return hasValue(ctx, rep, "k2", "v2") })
 	if err := c.DelayReplication(ctx, cluster.Latency{Delay: time.Millisecond}); !errors.Is(err, cluster.ErrUnsupported) {
 		t.Fatalf("DelayReplication: %v, want ErrUnsupported", err)
@@ -324,7 +324,7 @@ func TestDockerFailoverManual(t *testing.T) {
 
 	start := time.Now()
 	lockLostInFailover(t, c, ctx, c1, rep)
-	must(t, c.HealAll(ctx))
+	clustertest.Must(t, c.HealAll(ctx))
 	t.Logf("partition failover and HealAll took %v", time.Since(start).Round(time.Millisecond))
 	checkRestored(t, c, ctx, "lock", "tok2")
 	failoverByKillAndBack(t, c, ctx, c1, rep, func() bool { return !c.Running("n1") })

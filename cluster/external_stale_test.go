@@ -46,13 +46,13 @@ func TestExternalRemovesStaleProxies(t *testing.T) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), externalHelperEnv+"="+cfg.ToxiproxyAPI+" "+cfg.Addrs[0])
 	out, err := cmd.StdoutPipe()
-	must(t, err)
-	must(t, cmd.Start())
+	clustertest.Must(t, err)
+	clustertest.Must(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "READY\n" {
 		t.Fatalf("helper said %q (%v)", line, err)
 	}
-	must(t, cmd.Process.Kill()) // SIGKILL: no cleanup
+	clustertest.Must(t, cmd.Process.Kill()) // SIGKILL: no cleanup
 	_ = cmd.Wait()
 	left := serverProxies(t, cfg.ToxiproxyAPI)
 	if len(left) != 2 {
@@ -68,11 +68,11 @@ func TestExternalRemovesStaleProxies(t *testing.T) {
 	}
 	for _, name := range keep {
 		_, err := api.CreateProxy(name, "127.0.0.1:0", cfg.Addrs[0])
-		must(t, err)
+		clustertest.Must(t, err)
 	}
 
 	c, err := external.Start(clustertest.Context(t, 20*time.Second), cfg)
-	must(t, err)
+	clustertest.Must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	now := serverProxies(t, cfg.ToxiproxyAPI)
 	for _, name := range left {

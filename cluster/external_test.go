@@ -28,7 +28,7 @@ func externalConfig(t *testing.T, nodes int, clients ...string) external.Config 
 func serverProxies(t *testing.T, api string) []string {
 	t.Helper()
 	ps, err := toxiclient.NewClient(api).Proxies()
-	must(t, err)
+	clustertest.Must(t, err)
 	var out []string
 	for name := range ps {
 		out = append(out, name)
@@ -42,7 +42,7 @@ func TestExternalLifecycle(t *testing.T) {
 	cfg := externalConfig(t, 2, "c1", "c2")
 	ctx := clustertest.Context(t, 20*time.Second)
 	c, err := external.Start(ctx, cfg)
-	must(t, err)
+	clustertest.Must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	if got := serverProxies(t, cfg.ToxiproxyAPI); len(got) != 4 {
 		t.Fatalf("server has proxies %v, want 4", got)
@@ -53,11 +53,11 @@ func TestExternalLifecycle(t *testing.T) {
 		}
 	}
 	addr, err := c.Addr("c1", "n1")
-	must(t, err)
-	must(t, clustertest.Client(t, addr, time.Second).Ping(ctx).Err())
-	must(t, c.Cut(ctx, cluster.Links("c1", "n1")))
-	must(t, c.Stop())
-	must(t, c.Stop())
+	clustertest.Must(t, err)
+	clustertest.Must(t, clustertest.Client(t, addr, time.Second).Ping(ctx).Err())
+	clustertest.Must(t, c.Cut(ctx, cluster.Links("c1", "n1")))
+	clustertest.Must(t, c.Stop())
+	clustertest.Must(t, c.Stop())
 	if got := serverProxies(t, cfg.ToxiproxyAPI); len(got) != 0 {
 		t.Fatalf("proxies left on the server after Stop: %v", got)
 	}
@@ -110,7 +110,7 @@ func TestExternalRefuses(t *testing.T) {
 	t.Setenv("LOCKSTORM_TEST_PASSWORD", "s3cret")
 	cfg.PasswordEnv, cfg.TLS = "LOCKSTORM_TEST_PASSWORD", true
 	c, err := external.Start(ctx, cfg)
-	must(t, err)
+	clustertest.Must(t, err)
 	defer c.Stop()
 	if host, _ := c.ServerName("n1"); c.Password() != "s3cret" || !c.TLS() || host != "127.0.0.1" {
 		t.Fatalf("password %q, TLS %v, server name %q", c.Password(), c.TLS(), host)

@@ -15,42 +15,28 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// startReplicated starts one node with a replica and the given promotion,
-// stopped when the test ends.
-func startReplicated(t *testing.T, cfg local.Config) *local.Cluster {
-	t.Helper()
-	cfg.Nodes, cfg.Replica = 1, true
-	return startPair(t, 20*time.Second, func(ctx context.Context) (*local.Cluster, error) {
-		c, err := local.Start(ctx, cfg)
-		if errors.Is(err, cluster.ErrNoSentinel) {
-			t.Skip(err)
-		}
-		return c, err
-	})
-}
-
 // A write to the master reaches the replica, through the replication
 // link's proxy: while the link is cut a new write stays on the master,
 // and it arrives once the link heals.
 func TestReplicaReplicatesThroughLink(t *testing.T) {
-	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}})
+	c := clustertest.StartReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}})
 	ctx := clustertest.Context(t, 20*time.Second)
 	rc := clustertest.Dial(t, c, "c1", "n1", time.Second)
 	rep := replicaClient(t, c)
 
 	info, err := rep.Info(ctx, "replication").Result()
-	must(t, err)
+	clustertest.Must(t, err)
 	link, err := c.ReplicationLinkAddr()
-	must(t, err)
+	clustertest.Must(t, err)
 	if _, port, _ := net.SplitHostPort(link); !strings.Contains(info, "master_port:"+port+"\r\n") {
 		t.Fatalf("replica does not replicate through the link proxy %s:\n%s", link, info)
 	}
 
-	must(t, rc.Set(ctx, "k1", "v1", 0).Err())
+	clustertest.Must(t, rc.Set(ctx, "k1", "v1", 0).Err())
 	eventually(t, 2*time.Second, "k1 on the replica", func() error { return hasValue(ctx, rep, "k1", "v1") })
 
-	must(t, c.CutReplication(ctx))
-	must(t, rc.Set(ctx, "k2", "v2", 0).Err())
+	clustertest.Must(t, c.CutReplication(ctx))
+	clustertest.Must(t, rc.Set(ctx, "k2", "v2", 0).Err())
 	time.Sleep(300 * time.Millisecond)
 	if n, _ := rep.Exists(ctx, "k2").Result(); n != 0 {
 		t.Fatal("k2 reached the replica through a cut replication link")
@@ -58,7 +44,7 @@ func TestReplicaReplicatesThroughLink(t *testing.T) {
 	if !c.ReplicationFaulty() {
 		t.Fatal("ReplicationFaulty is false while the link is cut")
 	}
-	must(t, c.HealReplication(ctx))
+	clustertest.Must(t, c.HealReplication(ctx))
 	eventually(t, 5*time.Second, "k2 on the replica after the heal", func() error { return hasValue(ctx, rep, "k2", "v2") })
 	if c.ReplicationFaulty() {
 		t.Fatal("ReplicationFaulty after HealReplication")
@@ -71,7 +57,7 @@ func TestReplicaReplicatesThroughLink(t *testing.T) {
 // same lock. HealAll then hands the master role back without losing the
 // new master's writes, and a second failover works.
 func TestFailoverLosesLockManual(t *testing.T) {
-	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}, Clients: []string{"c1", "c2"}})
+	c := clustertest.StartReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}, Clients: []string{"c1", "c2"}})
 	ctx := clustertest.Context(t, 20*time.Second)
 	if c.Promotion() != cluster.PromoteManual {
 		t.Fatalf("promotion %q", c.Promotion())
@@ -79,7 +65,7 @@ func TestFailoverLosesLockManual(t *testing.T) {
 	c1 := clustertest.Dial(t, c, "c1", "n1", time.Second)
 	rep := replicaClient(t, c)
 	lockLostInFailover(t, c, ctx, c1, rep)
-	must(t, c.HealAll(ctx))
+	clustertest.Must(t, c.HealAll(ctx))
 	checkRestored(t, c, ctx, "lock", "tok2")
 	failoverByKillAndBack(t, c, ctx, c1, rep, func() bool { return c.Pid("n1") == 0 })
 }
@@ -89,7 +75,7 @@ func TestFailoverLosesLockManual(t *testing.T) {
 // proxies follow. After a failback the sentinels watch n1 again and a
 // second failover (by partition) goes through them too.
 func TestFailoverBySentinel(t *testing.T) {
-	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel}})
+	c := clustertest.StartReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel}})
 	ctx := clustertest.Context(t, 20*time.Second)
 	if len(c.SentinelAddrs()) != 1 {
 		t.Fatalf("sentinels %v, want 1", c.SentinelAddrs())
@@ -100,7 +86,7 @@ func TestFailoverBySentinel(t *testing.T) {
 	defer sc.Close()
 	masterOf := func() string {
 		a, err := sc.GetMasterAddrByName(ctx, "lockstorm").Result()
-		must(t, err)
+		clustertest.Must(t, err)
 		return a[0] + ":" + a[1]
 	}
 	if m := masterOf(); m != link {
@@ -127,13 +113,13 @@ func TestFailoverBySentinel(t *testing.T) {
 
 // Three sentinels with a quorum of two agree on the failover.
 func TestFailoverThreeSentinels(t *testing.T) {
-	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel, Sentinels: 3}})
+	c := clustertest.StartReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel, Sentinels: 3}})
 	ctx := clustertest.Context(t, 20*time.Second)
 	if len(c.SentinelAddrs()) != 3 {
 		t.Fatalf("sentinels %v, want 3", c.SentinelAddrs())
 	}
 	res, err := c.Failover(ctx, cluster.FailoverOptions{})
-	must(t, err)
+	clustertest.Must(t, err)
 	t.Logf("3-sentinel failover: %v", res)
 	c1 := clustertest.Dial(t, c, "c1", "n1", time.Second)
 	eventually(t, 2*time.Second, "write through the proxy", func() error { return c1.Set(ctx, "k", "v", 0).Err() })
@@ -152,7 +138,7 @@ func TestFailoverThreeSentinels(t *testing.T) {
 		})
 		sc.Close()
 	}
-	must(t, c.HealAll(ctx))
+	clustertest.Must(t, c.HealAll(ctx))
 	checkRestored(t, c, ctx, "k", "v")
 }
 
@@ -160,7 +146,7 @@ func TestFailoverThreeSentinels(t *testing.T) {
 // sentinels) and removes the run directory, even in the middle of a
 // failover; a Failover in flight returns.
 func TestReplicaStopCleansUp(t *testing.T) {
-	c := startReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel}})
+	c := clustertest.StartReplicated(t, local.Config{ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel}})
 	pids := append([]int{c.Pid("n1"), c.ReplicaPid()}, c.SentinelPids()...)
 	for _, p := range pids {
 		if p == 0 || !alive(p) {
@@ -175,7 +161,7 @@ func TestReplicaStopCleansUp(t *testing.T) {
 	}()
 	time.Sleep(300 * time.Millisecond)
 	start := time.Now()
-	must(t, c.Stop())
+	clustertest.Must(t, c.Stop())
 	select {
 	case err := <-done:
 		if err == nil {
@@ -202,7 +188,7 @@ func TestReplicaStopCleansUp(t *testing.T) {
 func TestReplicaUnsupportedAndBadInput(t *testing.T) {
 	ctx := clustertest.Context(t, 20*time.Second)
 	c, err := local.Start(ctx, local.Config{Nodes: 1})
-	must(t, err)
+	clustertest.Must(t, err)
 	defer c.Stop()
 	if _, err := cluster.ReplicationOf(c); !errors.Is(err, cluster.ErrUnsupported) {
 		t.Fatalf("ReplicationOf without replica: %v", err)
@@ -222,7 +208,7 @@ func TestReplicaUnsupportedAndBadInput(t *testing.T) {
 	}
 	// Auto promotion falls back to manual without redis-sentinel.
 	c2, err := local.Start(ctx, local.Config{Nodes: 1, Replica: true, RedisSentinel: "/nonexistent/redis-sentinel"})
-	must(t, err)
+	clustertest.Must(t, err)
 	defer c2.Stop()
 	if c2.Promotion() != cluster.PromoteManual || len(c2.SentinelAddrs()) != 0 {
 		t.Fatalf("auto without sentinel: %q, %v", c2.Promotion(), c2.SentinelAddrs())

@@ -7,15 +7,9 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-)
 
-// must fails the test on err.
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
+)
 
 // rtt measures n PING round trips: their median and the fastest.
 func rtt(t *testing.T, rc *redis.Client, n int) (median, fastest time.Duration) {
@@ -23,7 +17,7 @@ func rtt(t *testing.T, rc *redis.Client, n int) (median, fastest time.Duration) 
 	var ds []time.Duration
 	for i := 0; i < n; i++ {
 		start := time.Now()
-		must(t, rc.Ping(context.Background()).Err())
+		clustertest.Must(t, rc.Ping(context.Background()).Err())
 		ds = append(ds, time.Since(start))
 	}
 	slices.Sort(ds)

@@ -16,12 +16,12 @@ import (
 func TestCutNodeFromEveryone(t *testing.T) {
 	c := clustertest.Start(t, 2, "a", "b")
 	ctx := clustertest.Context(t, 20*time.Second)
-	must(t, c.Cut(ctx, cluster.NodeLinks(c, "n2")))
+	clustertest.Must(t, c.Cut(ctx, cluster.NodeLinks(c, "n2")))
 	for _, cl := range c.Clients() {
 		if err := clustertest.Dial(t, c, cl, "n2", 200*time.Millisecond).Ping(ctx).Err(); err == nil {
 			t.Fatalf("%s reached the isolated node", cl)
 		}
-		must(t, clustertest.Dial(t, c, cl, "n1", time.Second).Ping(ctx).Err())
+		clustertest.Must(t, clustertest.Dial(t, c, cl, "n1", time.Second).Ping(ctx).Err())
 	}
 	if got := c.Proxies().Faulty(); len(got) != 2 {
 		t.Fatalf("faulty links %v, want the 2 links to n2", got)
@@ -34,12 +34,12 @@ func TestAddUpstreamWhileFrozen(t *testing.T) {
 	ctx := clustertest.Context(t, 20*time.Second)
 	res := clustertest.Start(t, 1) // a second cluster plays the resource
 	resAddr, _ := res.AdminAddr("n1")
-	must(t, c.Freeze(ctx, "c1"))
-	must(t, c.AddUpstream(ctx, "res", resAddr))
+	clustertest.Must(t, c.Freeze(ctx, "c1"))
+	clustertest.Must(t, c.AddUpstream(ctx, "res", resAddr))
 	rc := clustertest.Dial(t, c, "c1", "res", 5*time.Second)
 	ping := async(func() (string, error) { return rc.Ping(ctx).Result() })
 	stalls(t, ping, 300*time.Millisecond, "PING to an upstream added while frozen")
-	must(t, c.Thaw(ctx, "c1"))
+	clustertest.Must(t, c.Thaw(ctx, "c1"))
 	if r := completes(t, ping, 5*time.Second, "PING after thaw"); r.err != nil {
 		t.Fatal(r.err)
 	}
@@ -53,7 +53,7 @@ func TestAddUpstreamWhileFrozen(t *testing.T) {
 func TestStopCleansUp(t *testing.T) {
 	ctx := clustertest.Context(t, 20*time.Second)
 	c, err := local.Start(ctx, local.Config{Nodes: 2, Clients: []string{"c1"}})
-	must(t, err)
+	clustertest.Must(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
 	pids := []int{c.Pid("n1"), c.Pid("n2")}
 	dir := c.Dir()
@@ -61,10 +61,10 @@ func TestStopCleansUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr, _ := c.Addr("c1", "n1")
-	must(t, c.Pause(ctx, "n2")) // a paused node must die too
-	must(t, c.Freeze(ctx, "c1"))
-	must(t, c.Stop())
-	must(t, c.Stop())
+	clustertest.Must(t, c.Pause(ctx, "n2")) // a paused node must die too
+	clustertest.Must(t, c.Freeze(ctx, "c1"))
+	clustertest.Must(t, c.Stop())
+	clustertest.Must(t, c.Stop())
 	for _, p := range pids {
 		if p == 0 || alive(p) {
 			t.Fatalf("redis-server pid %d alive after Stop", p)
@@ -88,7 +88,7 @@ func TestStopCleansUp(t *testing.T) {
 func TestKeepDir(t *testing.T) {
 	c := clustertest.StartWith(t, clustertest.Options{Nodes: 1, KeepDir: true})
 	dir := c.Dir()
-	must(t, c.Stop())
+	clustertest.Must(t, c.Stop())
 	defer os.RemoveAll(dir)
 	for _, f := range []string{"n1/redis.conf", "n1/redis.log"} {
 		if _, err := os.Stat(dir + "/" + f); err != nil {

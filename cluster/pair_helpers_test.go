@@ -20,9 +20,7 @@ func startPair[C replicatedCluster](t *testing.T, timeout time.Duration, start f
 	defer cancel()
 	began := time.Now()
 	c, err := start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	t.Logf("replicated cluster (%s, %d sentinels) started in %v", c.Promotion(), len(c.SentinelAddrs()),
 		time.Since(began).Round(time.Millisecond))
 	t.Cleanup(func() {
@@ -46,7 +44,7 @@ type replicatedCluster interface {
 func replicaClient(t *testing.T, c replicatedCluster) *redis.Client {
 	t.Helper()
 	addr, err := c.ReplicaAddr()
-	must(t, err)
+	clustertest.Must(t, err)
 	return clustertest.Client(t, addr, 2*time.Second)
 }
 
@@ -82,7 +80,7 @@ func hasValue(ctx context.Context, rc *redis.Client, key, want string) error {
 func role(t *testing.T, addr string) string {
 	t.Helper()
 	info, err := redisadmin.Replication(context.Background(), addr)
-	must(t, err)
+	clustertest.Must(t, err)
 	return info["role"]
 }
 
@@ -95,7 +93,7 @@ func lockLostInFailover(t *testing.T, c replicatedCluster, ctx context.Context, 
 	t.Helper()
 	primary, _ := c.AdminAddr("n1")
 	replica, _ := c.ReplicaAddr()
-	must(t, c.CutReplication(ctx))
+	clustertest.Must(t, c.CutReplication(ctx))
 	if ok, err := c1.SetNX(ctx, "lock", "tok1", 30*time.Second).Result(); err != nil || !ok {
 		t.Fatalf("c1 acquire on the master: %v, %v", ok, err)
 	}
@@ -105,7 +103,7 @@ func lockLostInFailover(t *testing.T, c replicatedCluster, ctx context.Context, 
 	}
 
 	res, err := c.Failover(ctx, cluster.FailoverOptions{Method: cluster.FailoverPartition})
-	must(t, err)
+	clustertest.Must(t, err)
 	t.Logf("failover: %v", res)
 	if res.Promotion != cluster.PromoteManual || res.NewMaster != replica || res.OldMaster != primary {
 		t.Fatalf("result %+v", res)
@@ -140,17 +138,17 @@ func lockLostInFailover(t *testing.T, c replicatedCluster, ctx context.Context, 
 // restores the pair. down reports whether n1 is down.
 func failoverByKillAndBack(t *testing.T, c replicatedCluster, ctx context.Context, c1, rep *redis.Client, down func() bool) {
 	t.Helper()
-	must(t, c1.Set(ctx, "k3", "v3", 0).Err())
+	clustertest.Must(t, c1.Set(ctx, "k3", "v3", 0).Err())
 	eventually(t, 2*time.Second, "k3 replicated", func() error { return hasValue(ctx, rep, "k3", "v3") })
 	res, err := c.Failover(ctx, cluster.FailoverOptions{Method: cluster.FailoverKill})
-	must(t, err)
+	clustertest.Must(t, err)
 	t.Logf("second failover: %v", res)
 	if !down() {
 		t.Fatal("n1 alive after a kill failover")
 	}
 	eventually(t, 2*time.Second, "k3 through the proxy", func() error { return hasValue(ctx, c1, "k3", "v3") })
-	must(t, c.Failback(ctx))
-	must(t, c.Failback(ctx)) // nothing to do
+	clustertest.Must(t, c.Failback(ctx))
+	clustertest.Must(t, c.Failback(ctx)) // nothing to do
 	checkRestored(t, c, ctx, "k3", "v3")
 }
 
@@ -199,7 +197,7 @@ func sentinelRoundTrip(t *testing.T, c replicatedCluster, ctx context.Context, n
 	t.Helper()
 	c1 := clustertest.Dial(t, c, "c1", "n1", time.Second)
 	rep := replicaClient(t, c)
-	must(t, c1.Set(ctx, "k1", "v1", 0).Err())
+	clustertest.Must(t, c1.Set(ctx, "k1", "v1", 0).Err())
 	eventually(t, 3*time.Second, "k1 replicated", func() error { return hasValue(ctx, rep, "k1", "v1") })
 	run := func(f func()) {
 		if f != nil {
@@ -207,7 +205,7 @@ func sentinelRoundTrip(t *testing.T, c replicatedCluster, ctx context.Context, n
 		}
 	}
 	res, err := c.Failover(ctx, cluster.FailoverOptions{Method: cluster.FailoverKill})
-	must(t, err)
+	clustertest.Must(t, err)
 	t.Logf("sentinel failover (kill): %v", res)
 	if res.Promotion != cluster.PromoteSentinel {
 		t.Fatalf("promotion %q, want sentinel", res.Promotion)
@@ -218,19 +216,19 @@ func sentinelRoundTrip(t *testing.T, c replicatedCluster, ctx context.Context, n
 		t.Fatalf("write through n1's proxy did not land on the promoted replica: %v", err)
 	}
 	start := time.Now()
-	must(t, c.Failback(ctx))
+	clustertest.Must(t, c.Failback(ctx))
 	t.Logf("failback took %v", time.Since(start).Round(time.Millisecond))
 	checkRestored(t, c, ctx, "k2", "v2")
 	run(checks.afterFailback)
 
 	start = time.Now()
 	res, err = c.Failover(ctx, cluster.FailoverOptions{Method: cluster.FailoverPartition})
-	must(t, err)
+	clustertest.Must(t, err)
 	t.Logf("sentinel failover (partition): %v (%v with the sentinels' rediscovery)", res, time.Since(start).Round(time.Millisecond))
 	if !n1Alive() {
 		t.Fatal("a partition failover killed n1")
 	}
 	run(checks.afterPartition)
-	must(t, c.HealAll(ctx))
+	clustertest.Must(t, c.HealAll(ctx))
 	checkRestored(t, c, ctx, "k2", "v2")
 }

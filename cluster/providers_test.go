@@ -58,7 +58,7 @@ func faulty(t *testing.T, c cluster.Cluster) []cluster.Link {
 		t.Fatalf("%T cannot list faulty links", c)
 	}
 	f, err := p.Proxies().ListFaulty()
-	must(t, err)
+	clustertest.Must(t, err)
 	return f
 }
 
@@ -70,7 +70,7 @@ func answers(t *testing.T, c cluster.Cluster, node string) bool {
 func adminAddr(t *testing.T, c cluster.Cluster, node string) string {
 	t.Helper()
 	a, err := c.AdminAddr(node)
-	must(t, err)
+	clustertest.Must(t, err)
 	return a
 }
 
@@ -81,7 +81,7 @@ func TestProvidersCutHeal(t *testing.T) {
 	eachCluster(t, false, 2, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
 		const timeout = 300 * time.Millisecond
 		c1n1 := clustertest.Dial(t, c, "c1", "n1", timeout)
-		must(t, c1n1.Set(ctx, "k", "v1", 0).Err())
+		clustertest.Must(t, c1n1.Set(ctx, "k", "v1", 0).Err())
 		if got, err := clustertest.Admin(t, c, "n1", 2*time.Second).Get(ctx, "k").Result(); err != nil || got != "v1" {
 			t.Fatalf("n1 has k=%q (%v), want v1", got, err)
 		}
@@ -90,16 +90,16 @@ func TestProvidersCutHeal(t *testing.T) {
 		}
 
 		link := cluster.Links("c1", "n1")
-		must(t, c.Cut(ctx, link))
-		must(t, c.Cut(ctx, link)) // idempotent
+		clustertest.Must(t, c.Cut(ctx, link))
+		clustertest.Must(t, c.Cut(ctx, link)) // idempotent
 		if err := c1n1.Set(ctx, "k", "v2", 0).Err(); err == nil {
 			t.Fatal("SET through a cut link succeeded")
 		}
 		if err := clustertest.Dial(t, c, "c1", "n1", timeout).Ping(ctx).Err(); err == nil {
 			t.Fatal("PING on a new connection through a cut link succeeded")
 		}
-		must(t, clustertest.Dial(t, c, "c2", "n1", timeout).Ping(ctx).Err())
-		must(t, clustertest.Dial(t, c, "c1", "n2", timeout).Ping(ctx).Err())
+		clustertest.Must(t, clustertest.Dial(t, c, "c2", "n1", timeout).Ping(ctx).Err())
+		clustertest.Must(t, clustertest.Dial(t, c, "c1", "n2", timeout).Ping(ctx).Err())
 		if f := faulty(t, c); len(f) != 1 || f[0] != link[0] {
 			t.Fatalf("faulty links %v, want %v", f, link)
 		}
@@ -107,9 +107,9 @@ func TestProvidersCutHeal(t *testing.T) {
 			t.Fatalf("k=%q after a dropped SET, want v1", got)
 		}
 
-		must(t, c.Heal(ctx, link))
-		must(t, c.Heal(ctx, link)) // idempotent
-		must(t, c1n1.Set(ctx, "k", "v3", 0).Err())
+		clustertest.Must(t, c.Heal(ctx, link))
+		clustertest.Must(t, c.Heal(ctx, link)) // idempotent
+		clustertest.Must(t, c1n1.Set(ctx, "k", "v3", 0).Err())
 		if got, _ := clustertest.Admin(t, c, "n1", 2*time.Second).Get(ctx, "k").Result(); got != "v3" {
 			t.Fatalf("k=%q after heal, want v3", got)
 		}
@@ -140,7 +140,7 @@ func TestProvidersLatency(t *testing.T) {
 			{cluster.Latency{Delay: 200 * time.Millisecond}, 380 * time.Millisecond, 1200 * time.Millisecond},
 			{cluster.Latency{Delay: 150 * time.Millisecond, Jitter: 100 * time.Millisecond, Stream: cluster.Downstream}, 45 * time.Millisecond, time.Second},
 		} {
-			must(t, c.AddLatency(ctx, link, tc.lat))
+			clustertest.Must(t, c.AddLatency(ctx, link, tc.lat))
 			if d, _ := rtt(t, rc, 3); d < tc.min || d >= tc.max {
 				t.Fatalf("round trip with %+v = %v, want in [%v, %v)", tc.lat, d, tc.min, tc.max)
 			}
@@ -148,7 +148,7 @@ func TestProvidersLatency(t *testing.T) {
 				t.Fatalf("another client's fastest of 5 round trips = %v: latency leaked to its link", d)
 			}
 		}
-		must(t, c.RemoveLatency(ctx, link))
+		clustertest.Must(t, c.RemoveLatency(ctx, link))
 		if _, d := rtt(t, rc, 5); d >= 50*time.Millisecond {
 			t.Fatalf("fastest of 5 round trips after removing latency = %v", d)
 		}
@@ -161,19 +161,19 @@ func TestProvidersFreezeThaw(t *testing.T) {
 	eachCluster(t, false, 1, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
 		rc := clustertest.Dial(t, c, "c1", "n1", 10*time.Second)
 		adm := clustertest.Admin(t, c, "n1", 2*time.Second)
-		must(t, rc.Ping(ctx).Err()) // open the pooled connection first
+		clustertest.Must(t, rc.Ping(ctx).Err()) // open the pooled connection first
 
 		big := strings.Repeat("0123456789abcdef", 1<<14) // 256 KiB
-		must(t, c.Freeze(ctx, "c1"))
-		must(t, c.Freeze(ctx, "c1")) // idempotent
+		clustertest.Must(t, c.Freeze(ctx, "c1"))
+		clustertest.Must(t, c.Freeze(ctx, "c1")) // idempotent
 		set := async(func() (string, error) { return rc.Set(ctx, "big", big, 0).Result() })
 		stalls(t, set, 400*time.Millisecond, "SET while frozen")
 		if n, _ := adm.Exists(ctx, "big").Result(); n != 0 {
 			t.Fatal("the frozen SET reached the node")
 		}
-		must(t, clustertest.Dial(t, c, "c2", "n1", time.Second).Ping(ctx).Err())
+		clustertest.Must(t, clustertest.Dial(t, c, "c2", "n1", time.Second).Ping(ctx).Err())
 		thawAt := time.Now()
-		must(t, c.Thaw(ctx, "c1"))
+		clustertest.Must(t, c.Thaw(ctx, "c1"))
 		r := completes(t, set, 5*time.Second, "SET after thaw")
 		if r.err != nil || r.val != "OK" || r.at.Before(thawAt) {
 			t.Fatalf("SET after thaw = %q, %v (at %v, thaw at %v)", r.val, r.err, r.at, thawAt)
@@ -191,10 +191,10 @@ func TestProvidersFreezeThaw(t *testing.T) {
 			return v[1], nil
 		})
 		time.Sleep(200 * time.Millisecond) // let BLPOP reach the server
-		must(t, c.Freeze(ctx, "c1"))
-		must(t, adm.RPush(ctx, "q", big).Err())
+		clustertest.Must(t, c.Freeze(ctx, "c1"))
+		clustertest.Must(t, adm.RPush(ctx, "q", big).Err())
 		stalls(t, pop, 400*time.Millisecond, "BLPOP reply while frozen")
-		must(t, c.Thaw(ctx, "c1"))
+		clustertest.Must(t, c.Thaw(ctx, "c1"))
 		if r := completes(t, pop, 5*time.Second, "BLPOP after thaw"); r.err != nil || r.val != big {
 			t.Fatalf("BLPOP after thaw = %d bytes, %v; want the %d pushed", len(r.val), r.err, len(big))
 		}
@@ -205,16 +205,16 @@ func TestProvidersFreezeThaw(t *testing.T) {
 func TestProvidersPauseResume(t *testing.T) {
 	eachCluster(t, true, 1, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
 		rc := clustertest.Dial(t, c, "c1", "n1", 10*time.Second)
-		must(t, rc.Ping(ctx).Err())
-		must(t, c.Pause(ctx, "n1"))
-		must(t, c.Pause(ctx, "n1")) // idempotent
+		clustertest.Must(t, rc.Ping(ctx).Err())
+		clustertest.Must(t, c.Pause(ctx, "n1"))
+		clustertest.Must(t, c.Pause(ctx, "n1")) // idempotent
 		incr := async(func() (string, error) {
 			n, err := rc.Incr(ctx, "n").Result()
 			return strings.Repeat("x", int(n)), err
 		})
 		stalls(t, incr, 400*time.Millisecond, "INCR on a paused node")
 		resumeAt := time.Now()
-		must(t, c.Resume(ctx, "n1"))
+		clustertest.Must(t, c.Resume(ctx, "n1"))
 		if r := completes(t, incr, 5*time.Second, "INCR after resume"); r.err != nil || r.val != "x" || r.at.Before(resumeAt) {
 			t.Fatalf("INCR after resume = %q, %v", r.val, r.err)
 		}
@@ -233,10 +233,10 @@ func TestProvidersKillRestart(t *testing.T) {
 				c := p.start(t, clustertest.Options{Nodes: 1, Persistence: tc.p})
 				ctx := clustertest.Context(t, 20*time.Second)
 				addr := adminAddr(t, c, "n1")
-				must(t, clustertest.Dial(t, c, "c1", "n1", time.Second).Set(ctx, "k", "v", 0).Err())
+				clustertest.Must(t, clustertest.Dial(t, c, "c1", "n1", time.Second).Set(ctx, "k", "v", 0).Err())
 
-				must(t, c.Kill(ctx, "n1"))
-				must(t, c.Kill(ctx, "n1")) // idempotent
+				clustertest.Must(t, c.Kill(ctx, "n1"))
+				clustertest.Must(t, c.Kill(ctx, "n1")) // idempotent
 				if answers(t, c, "n1") {
 					t.Fatal("a killed node answers")
 				}
@@ -247,7 +247,7 @@ func TestProvidersKillRestart(t *testing.T) {
 					t.Fatal("pausing a killed node succeeded")
 				}
 
-				must(t, c.Restart(ctx, "n1"))
+				clustertest.Must(t, c.Restart(ctx, "n1"))
 				if err := c.Restart(ctx, "n1"); err == nil {
 					t.Fatal("restarting a running node succeeded")
 				}
@@ -270,19 +270,19 @@ func TestProvidersKillRestart(t *testing.T) {
 // delivers what a freeze held.
 func TestProvidersHealAll(t *testing.T) {
 	eachCluster(t, false, 3, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
-		must(t, c.Cut(ctx, cluster.Links("c1", "n1", "n2")))
-		must(t, c.AddLatency(ctx, cluster.Links("c2", "n2"), cluster.Latency{Delay: 300 * time.Millisecond}))
+		clustertest.Must(t, c.Cut(ctx, cluster.Links("c1", "n1", "n2")))
+		clustertest.Must(t, c.AddLatency(ctx, cluster.Links("c2", "n2"), cluster.Latency{Delay: 300 * time.Millisecond}))
 		frozen := clustertest.Dial(t, c, "c2", "n1", 5*time.Second)
-		must(t, frozen.Ping(ctx).Err())
-		must(t, c.Freeze(ctx, "c2"))
+		clustertest.Must(t, frozen.Ping(ctx).Err())
+		clustertest.Must(t, c.Freeze(ctx, "c2"))
 		if p.process {
-			must(t, c.Pause(ctx, "n2"))
-			must(t, c.Kill(ctx, "n3"))
+			clustertest.Must(t, c.Pause(ctx, "n2"))
+			clustertest.Must(t, c.Kill(ctx, "n3"))
 		}
 		held := async(func() (string, error) { return frozen.Set(ctx, "held", "1", 0).Result() })
 		stalls(t, held, 200*time.Millisecond, "SET from a frozen client")
 
-		must(t, c.HealAll(ctx))
+		clustertest.Must(t, c.HealAll(ctx))
 		if r := completes(t, held, 5*time.Second, "held SET after HealAll"); r.err != nil {
 			t.Fatal(r.err)
 		}
@@ -293,7 +293,7 @@ func TestProvidersHealAll(t *testing.T) {
 			for _, cl := range c.Clients() {
 				rc := clustertest.Dial(t, c, cl, n, 2*time.Second)
 				start := time.Now()
-				must(t, rc.Ping(ctx).Err())
+				clustertest.Must(t, rc.Ping(ctx).Err())
 				if d := time.Since(start); d > 250*time.Millisecond {
 					t.Fatalf("%s->%s round trip %v after HealAll: latency left", cl, n, d)
 				}
@@ -307,16 +307,16 @@ func TestProvidersAddUpstream(t *testing.T) {
 	eachCluster(t, false, 1, func(t *testing.T, p provider, c cluster.Cluster, ctx context.Context) {
 		res := clustertest.Start(t, 1) // a local redis-server plays the resource
 		resAddr := adminAddr(t, res, "n1")
-		must(t, c.AddUpstream(ctx, "res", resAddr))
-		must(t, clustertest.Dial(t, c, "c1", "res", time.Second).Set(ctx, "r", "1", 0).Err())
+		clustertest.Must(t, c.AddUpstream(ctx, "res", resAddr))
+		clustertest.Must(t, clustertest.Dial(t, c, "c1", "res", time.Second).Set(ctx, "r", "1", 0).Err())
 		if got, _ := clustertest.Admin(t, res, "n1", 2*time.Second).Get(ctx, "r").Result(); got != "1" {
 			t.Fatalf("resource has r=%q, want 1", got)
 		}
-		must(t, c.Cut(ctx, cluster.Links("c1", "res")))
+		clustertest.Must(t, c.Cut(ctx, cluster.Links("c1", "res")))
 		if err := clustertest.Dial(t, c, "c1", "res", 200*time.Millisecond).Ping(ctx).Err(); err == nil {
 			t.Fatal("PING through a cut upstream link succeeded")
 		}
-		must(t, clustertest.Dial(t, c, "c2", "res", time.Second).Ping(ctx).Err())
+		clustertest.Must(t, clustertest.Dial(t, c, "c2", "res", time.Second).Ping(ctx).Err())
 		for _, bad := range [][2]string{{"x", "10.1.2.3:80"}, {"n1", resAddr}, {"res", resAddr}} {
 			if err := c.AddUpstream(ctx, bad[0], bad[1]); err == nil {
 				t.Errorf("AddUpstream(%s, %s) succeeded", bad[0], bad[1])

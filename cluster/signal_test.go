@@ -43,8 +43,8 @@ func startHelper(t *testing.T, parent string) (cmd *exec.Cmd, dir string, pids [
 	cmd = exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), helperEnv+"="+parent)
 	out, err := cmd.StdoutPipe()
-	must(t, err)
-	must(t, cmd.Start())
+	clustertest.Must(t, err)
+	clustertest.Must(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
 	f := strings.Fields(line)
@@ -77,7 +77,7 @@ func waitGone(t *testing.T, pids []int) {
 func TestSignalStopsClusters(t *testing.T) {
 	parent := t.TempDir()
 	cmd, dir, pids := startHelper(t, parent)
-	must(t, cmd.Process.Signal(syscall.SIGTERM))
+	clustertest.Must(t, cmd.Process.Signal(syscall.SIGTERM))
 	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+int(syscall.SIGTERM) {
 		t.Fatalf("helper exit: %v, want status 143", err)
@@ -94,14 +94,14 @@ func TestSignalStopsClusters(t *testing.T) {
 func TestKilledHarnessLeavesNothing(t *testing.T) {
 	parent := t.TempDir()
 	cmd, dir, pids := startHelper(t, parent)
-	must(t, cmd.Process.Kill())
+	clustertest.Must(t, cmd.Process.Kill())
 	_ = cmd.Wait()
 	waitGone(t, pids)
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("expected the killed harness to leave %s: %v", dir, err)
 	}
 	c, err := local.Start(clustertest.Context(t, 20*time.Second), local.Config{Nodes: 1, Dir: parent})
-	must(t, err)
+	clustertest.Must(t, err)
 	defer c.Stop()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("stale run directory %s not removed (%v)", dir, err)

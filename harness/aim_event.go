@@ -8,12 +8,10 @@ import (
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// clientEvents tells a fault aimed at a moment of a client's lock cycle
-// which client has just reached it: a release that began
-// (nemesis.TargetReleaser) or an extension that returned ok
-// (nemesis.TargetRenewal). Every worker's hook (OnRelease, OnRenewal)
-// calls happened; a fault that waits for one arms it first, so that
-// while none waits an event costs one atomic load.
+// clientEvents tells a fault aimed at a release that began
+// (TargetReleaser) or an extension that returned ok (TargetRenewal) which
+// client just reached it; the workers' hooks call happened, which costs
+// one atomic load while no fault waits.
 type clientEvents struct {
 	armed atomic.Bool
 	ch    chan string
@@ -49,9 +47,7 @@ func (ev *clientEvents) next(deadline time.Time) (string, bool) {
 }
 
 // resolveEvent replaces placeholder in f's clients with the client the
-// event happens to next, waiting for one until deadline; without one the
-// fault still happens, on the first client (its record names what it
-// hit). what says what the event is, for the log.
+// event (what) happens to next, else at deadline with the first client.
 func (s *targeter) resolveEvent(f nemesis.Fault, placeholder string, ev *clientEvents, what string, deadline time.Time) nemesis.Fault {
 	if !slices.Contains(f.Clients, placeholder) {
 		return f

@@ -8,26 +8,18 @@ import (
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// noExpiryWait bounds how long a waiter crash waits for the lock key to
-// exist without an expiry before it takes a waiter as usual: two TTLs (a
-// lock that sets its TTL apart does so on every acquire, several times a
-// TTL, fewer on a loaded machine), at least 400 ms.
+// noExpiryWait bounds how long a waiter crash waits for the lock key
+// without an expiry before it takes a waiter as usual.
 func noExpiryWait(ttl time.Duration) time.Duration { return max(2*ttl, 400*time.Millisecond) }
 
-// staleKeyEvent is the age past which a key event is too old to act on:
-// the moment it announced has likely passed. The node is asked anyway
-// once the clients are stopped (noExpiryNow), so this only spares them a
-// needless stop; it must outlast a loaded machine's goroutine hand-off.
+// staleKeyEvent is the age past which a key event is not acted on (the
+// node is asked anyway, so this only spares the clients a needless stop).
 const staleKeyEvent = 20 * time.Millisecond
 
-// aimNoExpiry times a waiter crash of process clients to the moment the
-// lock key exists without an expiry: on a key event (keyEvents) it stops
-// (SIGSTOP) every client whose process is inside acquire, then asks the
-// node: if the key still has no expiry, one of them set it and has not
-// yet given it one, and the crash takes them all (ok). Otherwise (the
-// expiry came first) they continue and the wait goes on, until
-// noExpiryWait or the deadline. A stopped client the crash does not
-// reach within a second continues: nothing is left stopped.
+// aimNoExpiry times a waiter crash of process clients to the lock key
+// without an expiry: on a key event it stops every client inside acquire
+// (stopInAcquire) and, if the node still shows no expiry, the crash takes
+// them all; otherwise the wait goes on, until noExpiryWait or deadline.
 func (s *targeter) aimNoExpiry(start, deadline time.Time) ([]string, bool) {
 	for len(s.keys.events) > 0 {
 		<-s.keys.events // events from before the fault
@@ -50,9 +42,9 @@ func (s *targeter) aimNoExpiry(start, deadline time.Time) ([]string, bool) {
 	}
 }
 
-// stopInAcquire stops the process clients inside acquire and keeps them
-// stopped when ev's key still has no expiry; it returns their names, or
-// none (every one continued).
+// stopInAcquire stops the process clients inside acquire and returns
+// their names when ev's key still has no expiry (they continue if not
+// crashed within a second); else they continue and it returns none.
 func (s *targeter) stopInAcquire(ev noExpiry) []string {
 	s.update()
 	var in []*slot
@@ -87,9 +79,8 @@ func (s *targeter) stopInAcquire(ev noExpiry) []string {
 	return names
 }
 
-// startKeyEvents follows the lock key for waiter crashes of process
-// clients (see aimNoExpiry), when the plan has any; a run whose nodes
-// refuse it logs why and aims its waiter crashes as before.
+// startKeyEvents follows the lock key when the plan has waiter crashes of
+// process clients (aimNoExpiry); nodes that refuse are logged.
 func (s *targeter) startKeyEvents(ctx context.Context) {
 	r := s.r
 	if !r.cfg.ProcessClients() || r.plan == nil || !slices.ContainsFunc(r.plan.Steps, func(st nemesis.Step) bool {

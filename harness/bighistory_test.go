@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -90,19 +91,13 @@ func TestBigHistoryCheckedStreamed(t *testing.T) {
 	// the same history held in memory, checked by the same engine
 	h := recordsOf(t, res)
 	var ws []resource.Write
-	if err := res.EachWrite(func(w *resource.Write) { ws = append(ws, *w) }); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, res.EachWrite(func(w *resource.Write) { ws = append(ws, *w) }))
 	whole := &analysis.Result{Config: res.Config, Plan: res.Plan, Final: res.Final, History: history.Slice(h), Writes: ws}
-	if err := analysis.Check(context.Background(), whole); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, analysis.Check(context.Background(), whole))
 	t.Logf("%d records, verdict %v, %d fault windows", res.Records, whole.Verdict.Valid, len(whole.Coverage.Windows))
 	assertSameCheck(t, "run's end, streamed", res, whole)
 	again, _, err := analysis.Analyze(context.Background(), res.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	if again.History.Path() == "" || again.Records != res.Records {
 		t.Fatalf("analyze: source %q, %d records counted; want left in its file, %d", again.History.Path(), again.Records, res.Records)
 	}

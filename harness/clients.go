@@ -20,23 +20,18 @@ import (
 	"github.com/lockstorm/lockstorm/workloads"
 )
 
-// slot is one client slot: its links, and the process currently running in
-// it. A crash ends the process (no release, connections closed) and starts
-// a fresh one in the slot.
+// slot is one client slot: its links, and the process running in it (a
+// crash ends it, unreleased, and starts a fresh one).
 type slot struct {
 	name   string
 	index  int // 0-based slot number
 	run    *run
 	worker *workloads.Worker
-	// jitter is the retry jitter of every lock the slot's processes build,
-	// seeded from the run's seed and the slot (see slotJitter).
-	jitter *lockimpl.Jitter
-	// clock is the running time of the slot's process: paused during a
-	// real pause (PauseProcess), it keeps the worker's and the process
-	// client's timeouts from firing while the process is stopped.
+	jitter *lockimpl.Jitter // retry jitter of the slot's locks (slotJitter)
+	// clock is the process's running time, paused in a real pause
+	// (PauseProcess) so that its timeouts do not fire meanwhile.
 	clock *pauseclock.Clock
-	// crashMu makes crashes of the slot one at a time (the nemesis and a
-	// broken process client may both end a process).
+	// crashMu: one crash at a time (the nemesis, a broken process client).
 	crashMu sync.Mutex
 
 	mu      sync.Mutex
@@ -47,9 +42,8 @@ type slot struct {
 	rcs     []redis.UniversalClient
 }
 
-// connect builds the slot's lock and resource client on fresh connections
-// through the slot's proxies: a Go lock on go-redis clients, or a process
-// client (config.Config.ProcessClients).
+// connect builds the slot's lock (a Go lock, or a process client) and
+// resource client on fresh connections through the slot's proxies.
 func (s *slot) connect(ctx context.Context) (lockimpl.Locker, *resource.Client, []func() error, error) {
 	var lock lockimpl.Locker
 	var closers []func() error
@@ -90,20 +84,11 @@ func (s *slot) goLock() (lockimpl.Locker, []func() error, error) {
 		if err != nil {
 			return nil, closers, err
 		}
-		// No hidden retries (a retried SET makes outcomes ambiguous) and
-		// context deadlines honoured: see lockimpl.ClientOptions.
-		o := lockimpl.ClientOptions(addr)
+		o := lockimpl.ClientOptions(addr) // no hidden retries, deadlines honoured
 		o.PoolSize = 4
-		// RESP2: a new connection sends nothing before its first command
-		// (no HELLO round trip), so a reconnect under a latency fault
-		// costs one round trip, as in most deployed clients.
-		o.Protocol = 2
-		// Lock commands and replies are a few hundred bytes; go-redis's
-		// default 32 KiB buffers each way are allocated and zeroed on
-		// every new connection, and a run whose commands time out opens
-		// thousands per second (each timed-out connection is closed).
-		// Longer replies still read whole (go-redis grows a line past
-		// the buffer).
+		o.Protocol = 2 // RESP2: no HELLO, a reconnect costs one round trip
+		// Small buffers: a run whose commands time out opens thousands of
+		// connections a second, each zeroing go-redis's 32 KiB default.
 		o.ReadBufferSize, o.WriteBufferSize = connBufferSize, connBufferSize
 		if err := clientOptions(c, n, o); err != nil {
 			return nil, closers, err
@@ -119,14 +104,14 @@ func (s *slot) goLock() (lockimpl.Locker, []func() error, error) {
 	return lock, closers, nil
 }
 
-// lockOptions are the options every client's lock is built with (before
-// NodeNames and the renewal hook), filled for the configured node count.
+// lockOptions are the options of every client's lock, before NodeNames
+// and the renewal hook.
 func lockOptions(c config.Config) lockimpl.Options {
 	return lockimpl.Options{TTL: c.TTL, RenewEvery: c.RenewEvery, NodeTimeout: c.NodeTimeout, DriftFactor: c.DriftFactor}
 }
 
-// buildLock builds the run's lock on the slot's node clients (named
-// names) and keeps the clients for the slot's warm-up.
+// buildLock builds the run's lock on the slot's node clients, keeping
+// them for the warm-up.
 func (s *slot) buildLock(rcs []redis.UniversalClient, names []string) (lockimpl.Locker, error) {
 	cfg := s.run.cfg
 	opt := lockOptions(cfg)
@@ -148,10 +133,9 @@ func (s *slot) buildLock(rcs []redis.UniversalClient, names []string) (lockimpl.
 	return lock, nil
 }
 
-// start runs a process in the slot until ctx ends or it is crashed. With
-// warm set, the process first opens its connections (a PING to every node
-// and the resource), as a long-running service would have them open: the
-// first acquire then measures the lock, not connection setup.
+// start runs a process in the slot until ctx ends or it is crashed; warm
+// opens its connections first, so that its first acquire measures the
+// lock, not connection setup.
 func (s *slot) start(ctx context.Context, warm bool) error {
 	s.clock.Resume() // a new process is not stopped
 	lock, res, closers, err := s.connect(ctx)
@@ -202,9 +186,8 @@ func (s *slot) warm(ctx context.Context, res *resource.Client) error {
 	return s.warmProcess(ctx)
 }
 
-// crash kills the slot's current process: it stops at once without
-// releasing anything, its connections close (which also ends any watchdog
-// renewing its lease), and a fresh process takes the slot.
+// crash kills the slot's process without a release (closing its
+// connections ends its watchdog too); a fresh process takes the slot.
 func (s *slot) crash(ctx context.Context) error {
 	s.crashMu.Lock()
 	defer s.crashMu.Unlock()
@@ -214,9 +197,8 @@ func (s *slot) crash(ctx context.Context) error {
 	if cancel == nil {
 		return errors.New("harness: slot " + s.name + " has no process")
 	}
-	// Order matters: the process must not act again, so it is halted and
-	// its connections closed before its context ends (a lock's clean-up
-	// on cancellation, such as leaving a queue, must not reach a server).
+	// Halted and disconnected before its context ends: a lock's clean-up
+	// on cancellation (leaving a queue) must not reach a server.
 	s.worker.Halt()
 	s.retire()
 	closeAll(closers)
@@ -282,24 +264,20 @@ func newSlot(r *run, i int, procs *workloads.Processes, seed int64) *slot {
 	return s
 }
 
-// slotJitter is client slot i's lock retry jitter for a run seeded with
-// seed: its own seed is the first draw of a PCG on (seed, a stream of its
-// own, apart from the workers' streams 1..n), so runs with the same seed
-// draw the same delays per client, and a process restarted in the slot
-// continues the slot's sequence.
+// slotJitter is slot i's lock retry jitter, seeded from the run's seed on
+// a PCG stream apart from the workers': the same per client for the same
+// seed, continued by a process restarted in the slot.
 func slotJitter(seed int64, i int) *lockimpl.Jitter {
 	return lockimpl.NewJitter(rand.New(rand.NewPCG(uint64(seed), 1<<32|uint64(i))).Uint64())
 }
 
-// connBufferSize is the read and the write buffer of each connection of
-// a client's go-redis clients, in bytes.
+// connBufferSize is each go-redis connection's read and write buffer, bytes.
 const connBufferSize = 4 << 10
 
 // resourceTarget is the cluster target name of the protected resource.
 const resourceTarget = "res"
 
-// gracePeriod is how long workers get to finish their round after the time
-// limit before their context is cancelled.
+// gracePeriod is how long workers may finish their round after the time limit.
 func gracePeriod(cfg config.Config) time.Duration {
 	return cfg.Workloads.AcquireTimeout + 4*cfg.Workloads.OpTimeout + time.Second
 }

@@ -13,10 +13,9 @@ import (
 // them; tests replace it to step a wall clock.
 var clockSource clockwatch.Source // nil: clockwatch.System
 
-// watchClocks starts the run's clock watch: the wall clock and every
-// node's TIME (through its admin address, bypassing the faults) against
-// the monotonic clock, judged by the run's drift allowance within one
-// TTL. stop ends it, closes its connections and returns its events.
+// watchClocks starts the run's clock watch (the wall clock and every
+// node's TIME, on its admin address, against the monotonic clock, within
+// the drift allowance per TTL); stop ends it and returns its events.
 func (r *run) watchClocks(ctx context.Context) (stop func() []clockwatch.Event) {
 	allowance := max(analysis.DriftAllowance(r.cfg), time.Millisecond)
 	nodes := map[string]clockwatch.NodeClock{}

@@ -18,26 +18,21 @@ import (
 // before it reloads it.
 const clusterMapRefresh = time.Second
 
-// clusterNode is the name a lock on a Redis Cluster gives its one node:
-// the cluster as a whole, reached through one cluster client.
+// clusterNode is the one node of a lock on a Redis Cluster: the cluster.
 const clusterNode = "cluster"
 
 // clusterLock builds the slot's lock on one cluster client whose dialer
-// maps every address the cluster announces to the slot's own proxy for
-// that node, so MOVED and ASK redirections go through the slot's proxies
-// too. Before the run it checks that every key the lock touches for the
-// workload's key lives in one hash slot: a lock whose keys span slots
-// fails on a cluster with CROSSSLOT, a setup error, not a verdict.
+// maps every announced address to the slot's proxy for that node (so
+// redirections go through them too). A lock whose keys span hash slots
+// is a setup error (CROSSSLOT), not a verdict.
 func (s *slot) clusterLock(rc *rediscluster.Cluster) (lockimpl.Locker, []func() error, error) {
 	o, err := rc.ClusterOptions(s.name)
 	if err != nil {
 		return nil, nil, err
 	}
 	o.PoolSize = 4
-	// A client cut from a failed master gets network errors, not MOVED,
-	// and go-redis reloads its slot map only on MOVED or once the map is
-	// older than this: a service keeps its map fresh, so a client cut
-	// from the old master finds the promoted replica within a second.
+	// A client cut from a failed master gets no MOVED: reloading the map
+	// every second finds the promoted replica, as a service would.
 	o.ClusterStateReloadInterval = clusterMapRefresh
 	cc := redis.NewClusterClient(o)
 	closers := []func() error{cc.Close}
@@ -51,10 +46,8 @@ func (s *slot) clusterLock(rc *rediscluster.Cluster) (lockimpl.Locker, []func() 
 	return lock, closers, nil
 }
 
-// grantedNodes are the cluster nodes behind a lease's granting nodes: on a
-// Redis Cluster the lease names the cluster as a whole (clusterNode), and
-// the node that granted it is the master of the lock key's slot now.
-// Names that are no node of the cluster are dropped.
+// grantedNodes are the cluster's nodes behind a lease's granting nodes:
+// on a Redis Cluster (clusterNode) the master of the lock key's slot now.
 func (r *run) grantedNodes(names []string) []string {
 	all := r.cluster.Nodes()
 	var out []string

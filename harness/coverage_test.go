@@ -58,49 +58,42 @@ func TestCoverageHolderPause(t *testing.T) {
 	}
 }
 
-// unexercisedRun pauses client c1 of a 1-client run from 100 ms to 400
-// ms, while the client has not started yet (ClientsStartAt 700 ms): the
-// fault touches nothing, and a correct lock passes every checker.
-func unexercisedRun(t *testing.T, minCoverage int) *analysis.Result {
-	t.Helper()
+// A run whose only fault touched nothing (c1 of a 1-client run paused
+// from 100 ms to 400 ms, before the client starts at 700 ms) passes every
+// checker, but is unknown, naming the shortfall, in the result and in
+// results.json; analyze agrees. --min-coverage 0 (MinCoverage -1) lifts
+// the bar: the same run is valid, the untouched window still shown.
+func TestCoverageUnexercised(t *testing.T) {
 	plan := nemesis.Scripted(1500*time.Millisecond,
 		nemesis.Step{At: 100 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{"c1"}}, Duration: 300 * time.Millisecond})
-	res := storetest.Run(t, Run, config.Config{Lock: "single", Clients: 1, TTL: 300 * time.Millisecond,
-		ClientsStartAt: 700 * time.Millisecond, MinCoverage: minCoverage,
-		Plan: &plan, TimeLimit: plan.End, Seed: 4, Store: t.TempDir()})
-	for _, r := range res.Verdict.Results {
-		if r.Valid != checker.Valid {
-			t.Fatalf("checker %s: %s, want every checker valid:\n%s", r.Name, r.Valid, res.Verdict)
+	for _, bar := range []int{0, config.GivenMinCoverage(0)} {
+		res := storetest.Run(t, Run, config.Config{Lock: "single", Clients: 1, TTL: 300 * time.Millisecond,
+			ClientsStartAt: 700 * time.Millisecond, MinCoverage: bar, Plan: &plan, TimeLimit: plan.End, Seed: 4, Store: t.TempDir()})
+		for _, r := range res.Verdict.Results {
+			if r.Valid != checker.Valid {
+				t.Fatalf("checker %s: %s, want every checker valid:\n%s", r.Name, r.Valid, res.Verdict)
+			}
 		}
-	}
-	return res
-}
-
-// A run whose only fault touched no holder or waiter is unknown, naming
-// the shortfall, in the result and in results.json; analyze agrees.
-func TestCoverageUnexercisedIsUnknown(t *testing.T) {
-	res := unexercisedRun(t, 0)
-	want := "the one client-pause fault never touched a lock holder or waiter (need 1; --min-coverage 0 turns this off)"
-	if res.Verdict.Valid != checker.Unknown || !strings.Contains(res.Verdict.Error, want) {
-		t.Fatalf("verdict %s %q, want unknown naming %q", res.Verdict.Valid, res.Verdict.Error, want)
-	}
-	b := storetest.Read(t, res.Dir, store.ResultsFile)
-	if !strings.Contains(b, `"valid": "unknown"`) && !strings.Contains(b, `"valid":"unknown"`) || !strings.Contains(b, want) {
-		t.Fatalf("results.json does not say unknown with the shortfall:\n%s", b)
-	}
-	got, _, err := analysis.Analyze(context.Background(), res.Dir)
-	if err != nil || got.Verdict.Valid != checker.Unknown || got.Coverage == nil {
-		t.Fatalf("analyze: %v %+v", err, got)
-	}
-}
-
-// --min-coverage 0 (MinCoverage -1) lifts the bar: the same run is valid.
-func TestCoverageNoBarIsValid(t *testing.T) {
-	res := unexercisedRun(t, config.GivenMinCoverage(0))
-	if res.Verdict.Valid != checker.Valid {
-		t.Fatalf("verdict %s %q, want valid with no bar", res.Verdict.Valid, res.Verdict.Error)
-	}
-	if res.Coverage == nil || res.Coverage.Kind(nemesis.KindClientPause).Exercised != 0 {
-		t.Fatalf("coverage %+v, want the untouched window still shown", res.Coverage)
+		if bar != 0 {
+			if res.Verdict.Valid != checker.Valid {
+				t.Fatalf("verdict %s %q, want valid with no bar", res.Verdict.Valid, res.Verdict.Error)
+			}
+			if res.Coverage == nil || res.Coverage.Kind(nemesis.KindClientPause).Exercised != 0 {
+				t.Fatalf("coverage %+v, want the untouched window still shown", res.Coverage)
+			}
+			continue
+		}
+		want := "the one client-pause fault never touched a lock holder or waiter (need 1; --min-coverage 0 turns this off)"
+		if res.Verdict.Valid != checker.Unknown || !strings.Contains(res.Verdict.Error, want) {
+			t.Fatalf("verdict %s %q, want unknown naming %q", res.Verdict.Valid, res.Verdict.Error, want)
+		}
+		b := storetest.Read(t, res.Dir, store.ResultsFile)
+		if !strings.Contains(b, `"valid": "unknown"`) && !strings.Contains(b, `"valid":"unknown"`) || !strings.Contains(b, want) {
+			t.Fatalf("results.json does not say unknown with the shortfall:\n%s", b)
+		}
+		got, _, err := analysis.Analyze(context.Background(), res.Dir)
+		if err != nil || got.Verdict.Valid != checker.Unknown || got.Coverage == nil {
+			t.Fatalf("analyze: %v %+v", err, got)
+		}
 	}
 }

@@ -22,19 +22,13 @@ func (r *run) spillWrites() error {
 	return nil
 }
 
-// liveTail is how many recent records (the live tail) a run keeps in
-// memory for its live readers (progress, fault targeting), which read new
-// records every progress tick (0.5 s). Older records are only in history.jsonl, so the
-// run's memory stays flat however long it lasts. The check and the report
-// of a run that recorded more read its history from the file, streamed
-// (keepHistory).
+// liveTail is how many recent records a run keeps in memory for its live
+// readers (progress, fault targeting); older ones are only in
+// history.jsonl, so that its memory stays flat however long it lasts.
 var liveTail = 1 << 16
 
-// keepHistory hands the run's history and resource log to res: the
-// records in memory for a run within its live tail, else history.jsonl
-// (read streamed by the check and the report, never loaded whole); the
-// resource's entries when it kept them all, else writes.jsonl (Writes
-// nil).
+// keepHistory hands the run's history and resource log to res: in memory
+// when they all are, else in their files (read streamed; Writes nil).
 func (r *run) keepHistory(res *analysis.Result) {
 	if r.rec.Whole() && r.rec.Len() <= liveTail {
 		res.History = history.Slice(r.rec.History())
@@ -49,9 +43,8 @@ func (r *run) keepHistory(res *analysis.Result) {
 
 // finish closes the history after execute (which returned err), stores
 // the resource's writes, the completion mark and the final counter, and
-// checks the history. After a failed history write the store is likely
-// full: later store writes may fail too, and must not keep the verdict
-// from the user.
+// checks the history. After a failed history write, failed store writes
+// (a full disk) are only logged: they must not keep the verdict back.
 func (r *run) finish(ctx context.Context, res *analysis.Result, err error) error {
 	if cerr := r.rec.Close(); cerr != nil && res.Incomplete == "" {
 		res.Incomplete = "history write failed: " + cerr.Error()

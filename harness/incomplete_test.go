@@ -11,6 +11,7 @@ import (
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -26,9 +27,7 @@ func TestInterruptedRunIsUnknown(t *testing.T) {
 	time.AfterFunc(1500*time.Millisecond, func() { cancel(errors.New("SIGINT")) })
 	res, err := Run(ctx, config.Config{Lock: "single", Clients: 2, TTL: 300 * time.Millisecond,
 		TimeLimit: 6 * time.Second, Seed: 5, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	if !res.Interrupted || res.Verdict.Valid != checker.Unknown {
 		t.Fatalf("interrupted=%v verdict=%v %q, want interrupted and unknown", res.Interrupted, res.Verdict.Valid, res.Verdict.Error)
 	}
@@ -80,9 +79,7 @@ func TestAnalyzeWithoutHealIsUnknown(t *testing.T) {
 	if cut < 0 {
 		t.Fatal("no heal record in the run's history")
 	}
-	if err := history.WriteFile(store.Path(res.Dir, store.HistoryFile), h[:cut]); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, history.WriteFile(store.Path(res.Dir, store.HistoryFile), h[:cut]))
 	var tf analysis.TestFile
 	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); !tf.Completed {
 		t.Fatalf("test.json: %s, want the completion mark", b)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,9 +29,7 @@ func TestInterruptMidFaultHealsAndCleansUp(t *testing.T) {
 	start := time.Now()
 	res, err := Run(ctx, config.Config{Lock: "redlock", Nodes: 3, Clients: 3, TTL: 300 * time.Millisecond,
 		Plan: &plan, TimeLimit: 30 * time.Second, Seed: 3, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	if took := time.Since(start); took > 15*time.Second {
 		t.Errorf("interrupted run took %v to stop", took)
 	}
@@ -58,15 +57,11 @@ func TestInterruptMidFaultHealsAndCleansUp(t *testing.T) {
 func TestSeedReplaysThePlan(t *testing.T) {
 	cfg := config.Config{Lock: "redlock", Nemesis: standaloneKinds(), TimeLimit: time.Minute, Seed: 42}
 	cfg, err := cfg.WithDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	set := nemesis.New(nemesis.Env{})
 	clients, nodes := []string{"c1", "c2", "c3", "c4"}, []string{"n1", "n2", "n3", "n4", "n5"}
 	a, err := plan(cfg, set, clients, nodes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	b, _ := plan(cfg, set, clients, nodes)
 	if !reflect.DeepEqual(a, b) || len(a.Steps) == 0 {
 		t.Fatalf("same seed, different plans (or empty): %d vs %d steps", len(a.Steps), len(b.Steps))
@@ -78,15 +73,40 @@ func TestSeedReplaysThePlan(t *testing.T) {
 	}
 }
 
+// A bad configuration is refused, in one line saying what is wrong,
+// before anything starts.
 func TestBadConfigStartsNothing(t *testing.T) {
-	root := t.TempDir()
-	for _, c := range []config.Config{
-		{Lock: "nope"}, {Workload: "nope"}, {Nemesis: []string{"meteor"}}, {Nodes: -1}, {TTL: time.Microsecond},
-		{Persistence: "sometimes"}, {Provider: "cloud"}, {RenewEvery: 5 * time.Second},
+	root, cl := t.TempDir(), config.TopologyCluster
+	for _, c := range []struct {
+		cfg  config.Config
+		want string
+	}{
+		{config.Config{Lock: "nope"}, ""}, {config.Config{Workload: "nope"}, ""}, {config.Config{Nemesis: []string{"meteor"}}, ""},
+		{config.Config{Nodes: -1}, ""}, {config.Config{TTL: time.Microsecond}, ""}, {config.Config{Persistence: "sometimes"}, ""},
+		{config.Config{Provider: "cloud"}, ""}, {config.Config{RenewEvery: 5 * time.Second}, ""},
+		// process clients
+		{config.Config{Lock: "single", PauseModel: config.PauseProcess}, ""},
+		{config.Config{Lock: "single", ClientCmd: "lockstorm client 'open"}, ""},
+		{config.Config{Lock: "single", PauseModel: "gc"}, ""},
+		{config.Config{Lock: "single", ClientCmd: "no-such-lockstorm-client-binary"}, ""},
+		// a time limit too short for one fault of each kind
+		{config.Config{Lock: "single", Nemesis: []string{"partition", "crash"}, TimeLimit: 3 * time.Second},
+			"too short for one fault of each of partition,crash: it needs --time-limit 4.412s or more"},
+		{config.Config{Lock: "single", Nemesis: []string{"failover"}, TimeLimit: 5 * time.Second},
+			"too short for a failover fault: it needs --time-limit 10s or more"},
+		{config.Config{Lock: "single", Nemesis: []string{"partition", "failover"}, TimeLimit: 6 * time.Second},
+			"too short for a failover fault: it needs --time-limit 10s or more (one fault of each of partition,failover: 12.223s)"},
+		// locks that cannot run on a Redis Cluster
+		{config.Config{Lock: "redlock", Topology: cl}, "independent Redis nodes"},
+		{config.Config{Lock: "single", Nodes: 2, Topology: cl}, "at least 3"},
+		{config.Config{Lock: "single", Provider: "docker", Topology: cl}, "local provider only"},
+		{config.Config{Lock: "py-seed-single", Topology: cl}, "in-process Go clients"},
+		{config.Config{Lock: "single", Topology: "ring"}, "--topology must be"},
 	} {
-		c.Store = root
-		if _, err := Run(context.Background(), c); !errors.Is(err, config.ErrConfig) {
-			t.Errorf("%+v: want ErrConfig, got %v", c, err)
+		c.cfg.Store = root
+		_, err := Run(context.Background(), c.cfg)
+		if !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: %v; want ErrConfig, one line saying %q", c.cfg, err, c.want)
 		}
 	}
 	if entries, _ := os.ReadDir(root); len(entries) > 0 {

@@ -14,13 +14,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// keyEvents follows the lock key's writes on every node through keyspace
-// notifications (E$g), to time a waiter crash to the moment the key exists
-// without an expiry (between a SETNX and its PEXPIRE: a client that dies
-// there leaves a key that never expires). A SET with PX publishes "set"
-// and "expire" in one reply, so a "set" without its "expire" right behind
-// is a key without expiry. One subscriber connection per node, on its
-// admin address; a node that restarts is no longer followed.
+// keyEvents follows the lock key's writes on every node (keyspace
+// notifications E$g, one subscriber on each admin address) to see it set
+// without an expiry, between a SETNX and its PEXPIRE: a "set" not followed
+// in the same reply by an "expire" (as SET PX sends them). A node that
+// restarts is no longer followed.
 type keyEvents struct {
 	key    string // the workload's lock key: events of keys containing it count
 	events chan noExpiry

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -27,16 +28,12 @@ func TestRunLogStampsHistoryClock(t *testing.T) {
 	dir := t.TempDir()
 	var copyBuf bytes.Buffer
 	l, err := openLog(dir, &copyBuf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	l.logf("starting nodes")
 	l.setZero(time.Now().Add(-2 * time.Second))
 	l.logf("two seconds in")
 	l.logAt(int64(1202*time.Millisecond), "crash")
-	if err := l.close(); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, l.close())
 	b, _ := os.ReadFile(filepath.Join(dir, store.LogFile))
 	if string(b) != copyBuf.String() {
 		t.Errorf("the copy differs from lockstorm.log")

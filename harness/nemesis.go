@@ -7,14 +7,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// phases splits the time limit: a warm-up without faults, the fault phase,
-// and a recovery phase after the final heal in which clients must be able
-// to acquire again.
+// phases splits the time limit: a warm-up without faults, the faults, and
+// a recovery after the final heal in which clients must acquire again.
 func phases(cfg config.Config) (warm, faults, recovery time.Duration) {
 	warm = min(cfg.TimeLimit/10, 2*time.Second)
 	recovery = max(cfg.TimeLimit/5, min(3*cfg.TTL, cfg.TimeLimit/3))
@@ -73,8 +71,6 @@ func MinTimeLimit(cfg config.Config, set nemesis.Set, o nemesis.Options, kinds .
 	if err != nil {
 		return 0, err
 	}
-	// The fault phase grows with the time limit: search the smallest
-	// limit, in milliseconds, whose phase is long enough.
 	fits := func(ms int) bool {
 		c := cfg
 		c.TimeLimit = time.Duration(ms) * time.Millisecond
@@ -91,9 +87,8 @@ func MinTimeLimit(cfg config.Config, set nemesis.Set, o nemesis.Options, kinds .
 	return time.Duration(ms) * time.Millisecond, nil
 }
 
-// fitsTimeLimit refuses a time limit whose fault phase cannot hold one
-// fault of every requested kind, naming the kind and the time limit it
-// needs.
+// fitsTimeLimit refuses a time limit too short for one fault of every
+// requested kind, naming the kind and the time limit it needs.
 func fitsTimeLimit(cfg config.Config, set nemesis.Set, o nemesis.Options) error {
 	all, err := MinTimeLimit(cfg, set, o, cfg.Nemesis...)
 	if err != nil {
@@ -125,9 +120,7 @@ func fitsTimeLimit(cfg config.Config, set nemesis.Set, o nemesis.Options) error 
 }
 
 // FailoverDetect is how long a failover waits, once the master is cut or
-// killed, before the replica is promoted (sentinel's down-after, or the
-// delay before a manual promotion): the time in which a lock the old
-// master grants is not replicated.
+// killed, before the replica is promoted (sentinel's down-after).
 const FailoverDetect = time.Second
 
 // newNemesisSet returns every fault kind acting on env.
@@ -140,10 +133,8 @@ func newNemesisSet(env nemesis.Env) nemesis.Set {
 }
 
 // runNemesis executes the plan until it is done, finish is closed (the
-// time limit: the fault in flight completes, then everything is healed)
-// or ctx ends (an interrupt: everything is cut short and healed). The
-// runner heals on every exit path.
-func (r *run) runNemesis(ctx context.Context, finish <-chan struct{}, res *analysis.Result) error {
+// fault in flight completes) or ctx ends; the runner heals on every path.
+func (r *run) runNemesis(ctx context.Context, finish <-chan struct{}) error {
 	if r.plan == nil {
 		return nil
 	}

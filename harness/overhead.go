@@ -11,13 +11,11 @@ import (
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
 
-// proxyPings is how many PINGs each way measureProxy sends: enough for
-// a p99 that is not one outlier (the 6th longest), about 50 ms in all.
+// proxyPings is how many PINGs each way measureProxy sends.
 const proxyPings = 500
 
 // measureProxy fills the proxy fields of o from PINGs to the first node,
-// straight and through the first client's proxy. It leaves them zero when
-// either address is unknown or a PING fails (an external cluster, say).
+// straight and through the first client's proxy (zero if either fails).
 func (r *run) measureProxy(ctx context.Context, o *analysis.Overhead) {
 	if r.cluster == nil || len(r.clients) == 0 {
 		return
@@ -44,9 +42,8 @@ func (r *run) measureProxy(ctx context.Context, o *analysis.Overhead) {
 // pingLatency is the median and 99th percentile of PING round trips, in µs.
 type pingLatency struct{ p50, p99 float64 }
 
-// pingBoth measures proxyPings PING round trips to each address, after a
-// warm-up, one at a time and alternating between the two, so that a
-// change in the machine's load hits both alike.
+// pingBoth measures proxyPings PING round trips to each address after a
+// warm-up, alternating, so that the machine's load hits both alike.
 func pingBoth(ctx context.Context, direct, proxied string) (d, p pingLatency, ok bool) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -121,9 +120,7 @@ func TestBrokenProcessClientReplaced(t *testing.T) {
 	body := "#!/bin/sh\nread line\nid=$(echo \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/')\n" +
 		"echo \"{\\\"id\\\":$id,\\\"type\\\":\\\"ok\\\",\\\"token\\\":\\\"t$$\\\",\\\"validity_ms\\\":100}\"\n" +
 		"read line\necho 'this is not json'\nsleep 5\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, os.WriteFile(script, []byte(body), 0o755))
 	start := time.Now()
 	res := storetest.Run(t, Run, config.Config{Lock: "single", ClientCmd: "/bin/sh " + script, Workload: "counter",
 		Nodes: 1, Clients: 1, TTL: 300 * time.Millisecond, TimeLimit: 2 * time.Second, Seed: 9, Store: t.TempDir()})
@@ -140,22 +137,6 @@ func TestBrokenProcessClientReplaced(t *testing.T) {
 	}
 	if n := strings.Count(log, "client c1: process "); n < 2 {
 		t.Fatalf("the broken client was not replaced (%d processes):\n%s", n, log)
-	}
-}
-
-// Bad process-client settings are configuration errors, before anything
-// starts.
-func TestProcessClientConfigErrors(t *testing.T) {
-	for _, cfg := range []config.Config{
-		{Lock: "single", PauseModel: config.PauseProcess},
-		{Lock: "single", ClientCmd: "lockstorm client 'open"},
-		{Lock: "single", PauseModel: "gc"},
-		{Lock: "single", ClientCmd: "no-such-lockstorm-client-binary"},
-	} {
-		cfg.Store = t.TempDir()
-		if _, err := Run(context.Background(), cfg); !errors.Is(err, config.ErrConfig) {
-			t.Errorf("%+v: err %v, want ErrConfig", cfg, err)
-		}
 	}
 }
 

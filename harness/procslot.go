@@ -15,10 +15,9 @@ import (
 	"github.com/lockstorm/lockstorm/protocol"
 )
 
-// startProcess starts the slot's client process: its lock is the
-// procclient.Client that speaks the line protocol to it, through the
-// slot's own proxies (LOCKSTORM_NODES). A process that breaks the
-// protocol, exits or stops answering is replaced (watchBroken).
+// startProcess starts the slot's client process, reaching the nodes
+// through the slot's proxies; its lock is the procclient.Client speaking
+// to it. A broken process is replaced (watchBroken).
 func (s *slot) startProcess(ctx context.Context) (lockimpl.Locker, error) {
 	c, cfg := s.run.cluster, s.run.cfg
 	addrs := make([]string, 0, len(c.Nodes()))
@@ -54,25 +53,21 @@ func (s *slot) startProcess(ctx context.Context) (lockimpl.Locker, error) {
 	return pc, nil
 }
 
-// warmProcess waits until the slot's process client, if any, serves
-// requests: it asks it to release a token nobody holds, which any lock
-// answers fail (not held) after one round trip to its nodes. Its first
-// real acquire then measures the lock, not the interpreter's start, and
-// clients invoked together reach the servers in the order invoked. The
-// request is not part of the history.
+// warmProcess waits until the slot's process client, if any, serves: it
+// asks it (outside the history) to release a token nobody holds, which
+// any lock answers not held after one round trip, so that its first
+// acquire measures the lock, not the interpreter's start.
 func (s *slot) warmProcess(ctx context.Context) error {
 	pc := s.process()
 	if pc == nil {
 		return nil
 	}
-	// A key of its own (same hash tag, so the same cluster slot): a lock
-	// whose release does not check the token must not delete the real
-	// lock's key, and the warm-up is not in the history.
+	// A key of its own in the same hash slot: a release that does not
+	// check the token must not delete the real lock's key.
 	key := s.run.cfg.Workloads.Key + ":lockstorm-warm-up"
 	l := lockimpl.NewLease(key, "lockstorm-warm-up-"+s.name, 0, s.run.cfg.TTL, time.Now())
 	var err error
-	// An answer whose outcome is unknown (a timeout on a loaded machine)
-	// is asked again: only a client that never answers is refused.
+	// An unknown outcome (a timeout) is asked again.
 	for try := 0; try < warmUpTries; try++ {
 		if err = pc.Release(ctx, l); err == nil || errors.Is(err, lockimpl.ErrNotHeld) {
 			return nil
@@ -85,17 +80,15 @@ func (s *slot) warmProcess(ctx context.Context) error {
 	return fmt.Errorf("%w: client %s (pid %d) did not serve its warm-up request (a release of a token nobody holds) in %d tries: %v", config.ErrConfig, s.name, pc.Pid(), warmUpTries, err)
 }
 
-// warmUpTries is how often a slot's warm-up release is asked before the
-// client is judged not to serve.
+// warmUpTries is how often the warm-up release is asked.
 const warmUpTries = 3
 
 // millis is d in whole milliseconds, at least 1.
 func millis(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) }
 
-// watchBroken replaces the slot's process when pc breaks while it is the
-// slot's process: its op in flight already ended unknown (info), and a
-// new process with a new history process id takes the slot, as after a
-// crash. A process the harness itself retired is not replaced again.
+// watchBroken replaces the slot's process pc when it breaks (its op in
+// flight already ended info), as after a crash, unless the harness
+// retired it.
 func (s *slot) watchBroken(pc *procclient.Client) {
 	select {
 	case <-pc.Broken():
@@ -186,9 +179,8 @@ func (s *slot) resume() error {
 }
 
 // pauseClient is the nemesis hook of a real pause (PauseProcess): the
-// client's process stops, then its links freeze, so that what its
-// application code (the workload, run by the harness on its behalf) sends
-// meanwhile waits, as a stopped process sends nothing.
+// process stops, then its links freeze, so that its workload (run by the
+// harness on its behalf) sends nothing meanwhile.
 func (r *run) pauseClient(ctx context.Context, client string) error {
 	s, err := r.slot(client)
 	if err != nil {
@@ -200,8 +192,7 @@ func (r *run) pauseClient(ctx context.Context, client string) error {
 	return r.cluster.Freeze(ctx, client)
 }
 
-// resumeClient ends a real pause: the links thaw and the process
-// continues.
+// resumeClient ends a real pause: the links thaw, the process continues.
 func (r *run) resumeClient(ctx context.Context, client string) error {
 	s, err := r.slot(client)
 	if err != nil {
@@ -224,8 +215,7 @@ func (r *run) slot(client string) (*slot, error) {
 	return nil, fmt.Errorf("harness: no client %q", client)
 }
 
-// nemesisEnv is what the faults act on: the cluster, and the harness's
-// hooks for client crashes and, under PauseProcess, real pauses.
+// nemesisEnv is what the faults act on: the cluster and the client hooks.
 func (r *run) nemesisEnv() nemesis.Env {
 	env := nemesis.Env{Cluster: r.cluster, CrashClient: r.crashClient, Key: r.cfg.Workloads.Key}
 	if r.cfg.PauseModel == config.PauseProcess {

@@ -56,17 +56,14 @@ func (t *tracker) snapshot(r *run, start time.Time) config.Progress {
 	return p
 }
 
-// runLog writes lockstorm.log in the run folder and, optionally, a copy
-// to another writer. Each line is "<wall clock, UTC, RFC 3339> <history
-// time> <message>": seconds on the history's clock (the time of its ops),
-// or "setup" before the history starts. Nemesis records carry their own
-// time, which may precede the line before (logged at the next tick).
+// runLog writes lockstorm.log (and a copy to extra): lines of "<wall
+// clock, UTC, RFC 3339> <seconds on the history's clock, or setup before
+// it starts> <message>".
 type runLog struct {
 	mu    sync.Mutex
 	f     *os.File
 	extra io.Writer
-	// zero is the history's zero (monotonic), unset during setup.
-	zero time.Time
+	zero  time.Time // the history's zero (monotonic), unset during setup
 }
 
 func openLog(dir string, extra io.Writer) (*runLog, error) {
@@ -77,8 +74,7 @@ func openLog(dir string, extra io.Writer) (*runLog, error) {
 	return &runLog{f: f, extra: extra}, nil
 }
 
-// setZero sets the history's zero: from now on lines carry the history's
-// time instead of "setup".
+// setZero sets the history's zero, ending "setup".
 func (l *runLog) setZero(t time.Time) {
 	if l == nil {
 		return
@@ -98,8 +94,8 @@ func (l *runLog) logf(format string, args ...any) {
 	l.write(time.Now(), format, args)
 }
 
-// logAt logs a line stamped with history time t (ns since the history's
-// zero), e.g. a record's Time; before the zero is set, it is logf.
+// logAt logs a line stamped with history time t (a record's Time), or
+// now before the zero is set.
 func (l *runLog) logAt(t int64, format string, args ...any) {
 	if l == nil {
 		return
@@ -113,9 +109,7 @@ func (l *runLog) logAt(t int64, format string, args ...any) {
 	l.write(at, format, args)
 }
 
-// logStamp is the history-time column of a line logged at instant at:
-// "%8.3fs" seconds since zero, or "setup" (right-aligned to the same
-// width) while zero is unset.
+// logStamp is the history-time column of a line logged at instant at.
 func logStamp(at, zero time.Time) string {
 	if zero.IsZero() {
 		return fmt.Sprintf("%9s", "setup")

@@ -21,22 +21,12 @@ import (
 // and acquired the lock.
 func checkProviderRun(t *testing.T, res *analysis.Result) {
 	t.Helper()
-	if err := checker.Validate(recordsOf(t, res)); err != nil {
+	h := recordsOf(t, res)
+	if err := checker.Validate(h); err != nil {
 		t.Fatalf("history not well-formed: %v", err)
 	}
-	faults := 0
-	for _, op := range recordsOf(t, res) {
-		if op.IsNemesis() && op.F == history.FStart && op.Type == history.OK {
-			faults++
-		}
-		if op.IsNemesis() && op.Type == history.Info {
-			t.Errorf("fault %s %s failed: %s", op.F, op.Fault, op.Error)
-		}
-	}
-	if faults == 0 {
-		t.Error("no fault started")
-	}
-	if count(recordsOf(t, res), history.FAcquire, history.OK) == 0 {
+	checkFaults(t, h)
+	if count(h, history.FAcquire, history.OK) == 0 {
 		t.Error("no acquire succeeded")
 	}
 	if res.Verdict.Valid != checker.Valid {
@@ -72,9 +62,7 @@ func TestRunOnDockerProvider(t *testing.T) {
 		// tests' containers) time to finish the last fault's start.
 		Nemesis: []string{"partition", "server-pause", "crash"}, Persistence: "aof-always", FaultInterval: 700 * time.Millisecond,
 		TimeLimit: 8 * time.Second, Seed: 5, Store: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	checkProviderRun(t, res)
 }
 

@@ -9,10 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// redisLog takes go-redis's own log lines (a pool that cannot dial a
-// killed node, say) off the terminal into lockstorm.log: the log of the
-// run whose context made the call, else of every run going (marked so
-// when there are several). With no run going it is dropped.
+// redisLog puts go-redis's log lines into lockstorm.log of the run whose
+// context made the call, else of every run going; none going, they drop.
 type redisLog struct{}
 
 // runLogKey is the context key under which Run keeps its *runLog.

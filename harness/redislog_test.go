@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 )
@@ -17,16 +18,12 @@ import (
 // not on the terminal.
 func TestGoRedisLinesGoToTheRunLog(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
 	dir := t.TempDir()
 	l, err := openLog(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	ctx, unlog := withRunLog(context.Background(), l)
 	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer rdb.Close()

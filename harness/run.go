@@ -1,9 +1,7 @@
-// Package harness runs one lockstorm test: it starts a cluster, the
-// protected resource and the clients, drives a workload under a nemesis
-// schedule for a time limit, heals every fault, and stores the history and
-// the run's configuration. Run is the library entry point for the CLI and
-// for users' own Go tests. What a run is asked to do is a config.Config;
-// checking what it recorded is package analysis's work.
+// Package harness runs one lockstorm test (a config.Config): it starts a
+// cluster, the protected resource and the clients, drives a workload under
+// a nemesis schedule for a time limit, heals every fault, and stores the
+// history and the configuration for package analysis to check.
 package harness
 
 import (
@@ -31,11 +29,10 @@ var createHistory = history.CreateFile
 
 // run is one test run in progress.
 type run struct {
-	cfg     config.Config
-	dir     string   // the run's folder in the store
-	clients []string // the client slots' names
-	// clientArgv is the process clients' command line (ProcessClients).
-	clientArgv []string
+	cfg        config.Config
+	dir        string   // the run's folder in the store
+	clients    []string // the client slots' names
+	clientArgv []string // the process clients' command line
 	versions   map[string]string
 	cluster    cluster.Cluster
 	rec        *history.Recorder
@@ -56,17 +53,14 @@ type run struct {
 
 	workCtx  context.Context // hard context of the workers
 	stopWork chan struct{}   // closed at the time limit: no new rounds
-	// begin is closed when every client is ready: their workloads start
-	// then, on the history's clock restarted at that moment.
-	begin chan struct{}
+	begin    chan struct{}   // closed when every client is ready (beginWork)
 
 	panicMu sync.Mutex
 	panics  []string
 	abort   context.CancelFunc
 }
 
-// RunFunc runs one test; Run is the real one. Campaigns over many runs
-// (sweep, power) take one so that their tests can inject fakes.
+// RunFunc runs one test; Run is the real one, campaigns' tests inject fakes.
 type RunFunc func(ctx context.Context, cfg config.Config) (*analysis.Result, error)
 
 // Run executes one test and stores its history and configuration under
@@ -81,9 +75,7 @@ func Run(ctx context.Context, cfg config.Config) (*analysis.Result, error) {
 	return runChecked(ctx, cfg)
 }
 
-// runChecked is Run of a configuration WithDefaults has filled and
-// checked: it sets up the store folder, the cluster and the resource,
-// runs the workload and the faults, and stores and checks the history.
+// runChecked is Run of a configuration WithDefaults has filled and checked.
 func runChecked(ctx context.Context, cfg config.Config) (res *analysis.Result, err error) {
 	r, err := newRun(cfg)
 	if err != nil {
@@ -267,7 +259,7 @@ func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 				nemDone <- fmt.Errorf("harness: nemesis panic: %v", p)
 			}
 		}()
-		nemDone <- r.runNemesis(workCtx, nemFinish, res)
+		nemDone <- r.runNemesis(workCtx, nemFinish)
 	}()
 	var tr tracker
 	start := time.Now()
@@ -287,9 +279,8 @@ func (r *run) execute(ctx context.Context, res *analysis.Result) (err error) {
 	return nil
 }
 
-// startSlots starts one slot per client, all at once: a client process
-// (an interpreter) can take a second to start on a loaded machine, and
-// its workload waits for beginWork anyway.
+// startSlots starts one slot per client, all at once (an interpreter can
+// take a second to start); their workloads wait for beginWork.
 func (r *run) startSlots(workCtx context.Context) error {
 	r.releases, r.renewals = newClientEvents(), newClientEvents()
 	r.begin = make(chan struct{})
@@ -310,10 +301,9 @@ func (r *run) startSlots(workCtx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// beginWork starts the clients' workloads, every client being ready. The
-// history's clock restarts now (nothing is recorded before), so the fault
-// plan, ClientsStartAt and the time limit count from here, however long
-// the clients took to start; lockstorm.log counts on that clock from now.
+// beginWork starts the clients' workloads, every client being ready, with
+// the history's clock (and lockstorm.log's) restarted now: the plan and
+// the time limit count from here, however long the clients took to start.
 func (r *run) beginWork() {
 	if !r.rec.Restart() {
 		r.logf("the history's clock could not restart: records came before the clients began")
@@ -357,10 +347,9 @@ func (r *run) waitTimeLimit(ctx context.Context, res *analysis.Result, tr *track
 }
 
 // recoverAfterLateHeal gives a run whose final heal is still in flight at
-// the time limit (a slow Docker restart) its recovery phase: it waits for
-// the nemesis (at most nemesisFinishTimeout) and then keeps the clients
-// going for the recovery phase, so liveness is judged after the real last
-// heal. The nemesis's result is put back on nemDone for windDown.
+// the time limit (a slow Docker restart) its recovery phase after that
+// heal (waited for at most nemesisFinishTimeout), putting the nemesis's
+// result back on nemDone for windDown.
 func (r *run) recoverAfterLateHeal(ctx context.Context, res *analysis.Result, start time.Time, nemDone chan error) {
 	select {
 	case err := <-nemDone:
@@ -387,10 +376,9 @@ func (r *run) recoverAfterLateHeal(ctx context.Context, res *analysis.Result, st
 	}
 }
 
-// windDown lets the rounds in flight finish (and release) within the
-// grace period, then cuts them off; waits for the nemesis to heal (an
-// interrupt or nemesisFinishTimeout cuts it short) and closes the slots.
-// It returns the nemesis's error.
+// windDown lets the rounds in flight finish within the grace period,
+// waits for the nemesis to heal (at most nemesisFinishTimeout), closes
+// the slots and returns the nemesis's error.
 func (r *run) windDown(ctx context.Context, cancelWork context.CancelFunc, nemDone chan error) (nerr error) {
 	finished := make(chan struct{})
 	go func() { r.waitSlots(); close(finished) }()

@@ -24,6 +24,42 @@ func shortRun(t *testing.T, root string) *analysis.Result {
 		TimeLimit: time.Second, Seed: 11, Store: root})
 }
 
+// One short run without faults, and what is said of it: it is valid,
+// with no clock event (the clock watch raises no false alarm on this
+// machine), and it states its overhead; a later run whose setup fails
+// keeps "latest" on it; analyze calls it valid, but not once its history
+// is cut or its completion mark removed.
+func TestShortRun(t *testing.T) {
+	root := t.TempDir()
+	res := shortRun(t, root)
+	if len(res.ClockEvents) != 0 || res.Verdict.Valid != checker.Valid {
+		t.Fatalf("a run without faults: clock events %v, verdict %s", res.ClockEvents, res.Verdict.Valid)
+	}
+	t.Run("overhead", func(t *testing.T) { checkOverhead(t, res) })
+	t.Run("setup failure keeps latest", func(t *testing.T) { checkSetupFailureKeepsLatest(t, root, res) })
+	t.Run("analyze incomplete", func(t *testing.T) { checkAnalyzeIncomplete(t, res) })
+}
+
+// checkOverhead: a run states its own overhead, its records per second
+// and the latency its proxies add per command, in the result and in
+// test.json.
+func checkOverhead(t *testing.T, res *analysis.Result) {
+	o := res.Overhead
+	if n := len(recordsOf(t, res)); o == nil || o.Records != n || o.RecordsPerSec <= 0 {
+		t.Fatalf("overhead %+v for %d records", o, n)
+	}
+	if o.DirectP50 <= 0 || o.ProxiedP50 <= 0 || o.ProxyAddedP50 != max(o.ProxiedP50-o.DirectP50, 0) {
+		t.Errorf("proxy latency not measured: %+v", o)
+	}
+	if o.DirectP99 < o.DirectP50 || o.ProxiedP99 < o.ProxiedP50 || o.ProxyAddedP99 != max(o.ProxiedP99-o.DirectP99, 0) {
+		t.Errorf("proxy latency tail not measured: %+v", o)
+	}
+	var tf analysis.TestFile
+	if b := storetest.ReadJSON(t, res.Dir, store.TestFile, &tf); tf.Overhead == nil || tf.Overhead.Records != o.Records {
+		t.Errorf("test.json has no overhead: %s", b)
+	}
+}
+
 // A full disk (the history on /dev/full) stops the run promptly, heals,
 // and still checks what is in memory; the verdict of the cut-short run is
 // not valid, and the result and test.json say why.
@@ -58,13 +94,10 @@ func TestHistoryWriteFailureStopsRun(t *testing.T) {
 	}
 }
 
-// analyze never calls valid a stored run that did not complete: no
-// completion mark (killed), or a history shorter than the run wrote.
-func TestAnalyzeIncompleteRunIsNotValid(t *testing.T) {
-	res := shortRun(t, t.TempDir())
-	if res.Verdict.Valid != checker.Valid {
-		t.Fatalf("baseline run not valid: %+v", res.Verdict)
-	}
+// checkAnalyzeIncomplete: analyze never calls valid a stored run that did
+// not complete: no completion mark (killed), or a history shorter than
+// the run wrote.
+func checkAnalyzeIncomplete(t *testing.T, res *analysis.Result) {
 	got, _, err := analysis.Analyze(context.Background(), res.Dir)
 	if err != nil || got.Verdict.Valid != checker.Valid {
 		t.Fatalf("analyze of the complete run: %v %v", got.Verdict.Valid, err)
@@ -89,12 +122,10 @@ func TestAnalyzeIncompleteRunIsNotValid(t *testing.T) {
 	}
 }
 
-// A run whose setup fails (no redis-server) leaves a folder that says so,
-// "latest" keeps pointing at the previous good run, and the store listing
-// shows it as setup failed.
-func TestSetupFailureKeepsLatest(t *testing.T) {
-	root := t.TempDir()
-	good := shortRun(t, root)
+// checkSetupFailureKeepsLatest: a run whose setup fails (no
+// redis-server) leaves a folder that says so, "latest" keeps pointing at
+// the previous good run, and the store listing shows it as setup failed.
+func checkSetupFailureKeepsLatest(t *testing.T, root string, good *analysis.Result) {
 	t.Setenv("PATH", t.TempDir()) // no redis-server
 	_, err := Run(context.Background(), config.Config{Lock: "single", Clients: 2, TimeLimit: time.Second, Seed: 11, Store: root})
 	if err == nil {

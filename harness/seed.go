@@ -2,12 +2,9 @@ package harness
 
 import "math/rand/v2"
 
-// RunSeed is the seed of run i (1-based) of a campaign repeated from base:
-// run 1 uses base itself, so `--runs 1` is the single run `--seed base`
-// always was; run i ≥ 2 uses 1 + splitmix64(base + i − 1) mod 2^53, a
-// fixed function of (base, i), never 0 (0 means "draw one"), below 2^53 so
-// it survives JSON readers that use float64. Replaying run i needs only
-// its seed (printed and stored in its test.json), not the campaign.
+// RunSeed is the seed of run i (1-based) of a campaign from base: base
+// for run 1, then 1 + splitmix64(base + i − 1) mod 2^53 (never 0, which
+// means "draw one"; exact in a float64 JSON reader).
 func RunSeed(base int64, i int) int64 {
 	if i <= 1 {
 		return base

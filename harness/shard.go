@@ -7,11 +7,10 @@ import (
 	"github.com/lockstorm/lockstorm/internal/shard"
 )
 
-// CheckShard refuses a shard of a campaign of n runs that could not be
-// merged (`run --runs n --shard K/N`): shard K runs run i when (i − 1) mod
-// N is K, with the unsharded seed RunSeed(base, i), so the base seed must
-// be given and no shard may stop at the first invalid run. Errors wrap
-// config.ErrConfig.
+// CheckShard refuses (config.ErrConfig) a shard of a campaign of n runs
+// that could not be merged: shard K runs run i when (i − 1) mod N is K,
+// with seed RunSeed(base, i), so base must be given and no shard may stop
+// early.
 func CheckShard(cfg config.Config, n int, untilInvalid bool, s shard.Shard) error {
 	switch {
 	case !s.Set():

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/storetest"
@@ -21,9 +22,7 @@ import (
 // at 1.5 s and the fault had been due long before.
 func TestSlowClientStartTakesNoTimeFromTheRun(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "slow-client")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 1.5\nexec lockstorm client --lock single \"$@\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, os.WriteFile(script, []byte("#!/bin/sh\nsleep 1.5\nexec lockstorm client --lock single \"$@\"\n"), 0o755))
 	ttl := 300 * time.Millisecond
 	p := nemesis.Scripted(time.Second, nemesis.Step{At: 600 * time.Millisecond, Duration: ttl,
 		Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}})

@@ -10,17 +10,13 @@ import (
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// targetWait bounds how long a targeted fault waits for a client in the
-// wanted state (between two holders, nobody holds for a moment).
-const targetWait = 3 * time.Second
+// A targeted fault waits at most targetWait for a client in the wanted
+// state, looking at new records every targetPoll.
+const targetWait, targetPoll = 3 * time.Second, 2 * time.Millisecond
 
-// targetPoll is how often a waiting targeted fault looks at new records.
-const targetPoll = 2 * time.Millisecond
-
-// targeter aims targeted faults for one run (its resolve is the nemesis
-// Runner's Resolve hook). It follows every client process's place in the
-// lock cycle from the history, incrementally: each look reads only the
-// records added since the previous one.
+// targeter aims a run's targeted faults (resolve is the nemesis Runner's
+// Resolve hook), following each client process's place in the lock cycle
+// from the records added since its previous look.
 type targeter struct {
 	r *run
 
@@ -28,14 +24,11 @@ type targeter struct {
 	seen  int                // records read so far
 	procs map[int]*procState // by history process id
 	rand  *rand.Rand         // seeded choices among granted nodes
-	// keys follows the lock key's writes, to time waiter crashes of
-	// process clients to a key without expiry; nil when not needed or
-	// not possible (see aimNoExpiry).
-	keys *keyEvents
+	keys  *keyEvents         // the lock key's writes, for aimNoExpiry; nil without
 }
 
-// newTargeter starts following lease state; the run's seed makes its
-// choices among nodes replayable for the same history.
+// newTargeter starts following lease state, its choices among nodes
+// seeded by the run's seed.
 func newTargeter(r *run) *targeter {
 	return &targeter{r: r, procs: map[int]*procState{}, rand: rand.New(rand.NewPCG(uint64(r.cfg.Seed), 0x1ea5e))}
 }
@@ -76,10 +69,9 @@ func (s *targeter) update() {
 	}
 }
 
-// catchUp reads the records added since the last look, unless a fault
-// is being aimed (resolve holds the lock and reads them itself). The run
-// calls it on each progress tick, so that the targeter keeps up with a
-// recorder that keeps only recent records in memory (liveTail).
+// catchUp reads the records added since the last look, unless resolve is
+// reading them: on each progress tick, to keep up with a recorder that
+// keeps only the live tail in memory.
 func (s *targeter) catchUp() {
 	if s == nil || !s.mu.TryLock() {
 		return
@@ -109,12 +101,10 @@ func (s *targeter) holders() []holder {
 	return out
 }
 
-// waiter returns the client whose current process has waited longest in
-// acquire, while nobody holds the lock (one half-way through taking it);
-// with any, also while somebody holds it. On a lock that queues its
-// waiters (queued) the waiter is taken while somebody holds the lock, and
-// it is the queue's tail: it dies queued and later heads the queue (the
-// head could be granted the lock before the kill and die a holder).
+// waiter returns the client that has waited longest in acquire while
+// nobody holds the lock (with any, also while somebody does); on a lock
+// that queues its waiters (queued), the queue's tail while somebody holds
+// it, so that it dies queued rather than granted before the kill.
 func (s *targeter) waiter(any, queued bool) (string, bool) {
 	r := s.r
 	if held := len(s.holders()) > 0; !any && held != queued {
@@ -141,20 +131,17 @@ func (s *targeter) waiter(any, queued bool) (string, bool) {
 }
 
 // freshness is how recent an acquire must be for a fault aimed at the
-// holder or its lease to fire on it at once ("right after it acquired");
-// after freshWait without such an acquire, any holder will do.
+// holder to fire on it at once; after freshWait any holder will do.
 func (s *targeter) freshness() (fresh, freshWait time.Duration) {
 	return max(s.r.cfg.TTL/20, 5*time.Millisecond), max(s.r.cfg.TTL, 500*time.Millisecond)
 }
 
-// resolve aims a targeted fault when it starts: it replaces
-// nemesis.TargetReleaser and TargetRenewal (resolveEvent), TargetHolder and
-// TargetWaiter with the client in that state now, and TargetLease with
-// enough nodes to break the holder's quorum (leaseNodes); a lease fault
-// without a placeholder (a failover) is only timed. It waits for a holder
-// that acquired within freshness, after freshWait for any holder. With no
-// client in the wanted state by the deadline the fault still happens, on
-// the first client and seeded nodes (its record names what it hit).
+// resolve aims a targeted fault when it starts: TargetReleaser and
+// TargetRenewal become the client of that event (resolveEvent),
+// TargetHolder and TargetWaiter the client in that state (a holder fresh
+// by freshness), TargetLease enough nodes to break the holder's quorum
+// (leaseNodes); a lease fault without a placeholder is only timed. With
+// no such client by the deadline, it hits the first client.
 func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 	r := s.r
 	if slices.Contains(f.Clients, nemesis.TargetReleaser) {
@@ -231,10 +218,9 @@ func (s *targeter) resolve(f nemesis.Fault) nemesis.Fault {
 	return f
 }
 
-// deadline is when a fault that started waiting at start stops waiting
-// for its target: targetWait later, but never later than half a TTL
-// before the plan's final heal, so that waiting never pushes a fault (or
-// the heal, which the runner does after it) into the recovery phase.
+// deadline is when a fault that began waiting at start stops: targetWait
+// later, but at least half a TTL before the final heal, which waiting
+// must not push into the recovery phase.
 func (s *targeter) deadline(start time.Time) time.Time {
 	d := start.Add(targetWait)
 	if p := s.r.plan; p != nil && s.r.rec.Start().Add(p.HealAt-s.r.cfg.TTL/2).Before(d) {
@@ -244,10 +230,8 @@ func (s *targeter) deadline(start time.Time) time.Time {
 }
 
 // leaseNodes picks the nodes a fault aimed at h's lease hits: enough to
-// break its quorum even if it holds every node (a quorum lock's late SETs
-// still land), nemesis.LeaseBreakers(n, n) = n − (n/2+1) + 1 (2 of 3). The
-// nodes that granted it come first, then the others, each group in a
-// seeded order; with no holder, any nodes.
+// break its quorum even if it holds every node (LeaseBreakers(n, n), 2 of
+// 3), those that granted it first, each group in a seeded order.
 func (s *targeter) leaseNodes(h *holder) []string {
 	all := s.r.cluster.Nodes()
 	var granted []string

@@ -1,13 +1,13 @@
 package harness
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/storetest"
@@ -25,9 +25,7 @@ func TestMinTimeLimitHoldsEveryKind(t *testing.T) {
 	for _, ttl := range []time.Duration{300 * time.Millisecond, time.Second} {
 		for _, kinds := range cases {
 			cfg, err := config.Config{Lock: "redlock", Nemesis: kinds, TTL: ttl, Store: t.TempDir()}.WithDefaults()
-			if err != nil {
-				t.Fatal(err)
-			}
+			clustertest.Must(t, err)
 			set := newNemesisSet(nemesis.Env{})
 			clients, nodes := []string{"c1", "c2", "c3", "c4"}, []string{"n1", "n2", "n3", "n4", "n5"}
 			_, err = plan(cfg, set, clients, nodes) // the default 20 s
@@ -38,9 +36,7 @@ func TestMinTimeLimitHoldsEveryKind(t *testing.T) {
 			o := nemesis.Options{Topology: nemesis.Topology{Nodes: nodes, Clients: clients, TTL: ttl},
 				Faults: faults, MinInterval: cfg.FaultInterval / 2, MaxInterval: cfg.FaultInterval * 3 / 2}
 			least, err := MinTimeLimit(cfg, set, o, kinds...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			clustertest.Must(t, err)
 			cfg.TimeLimit = least - time.Millisecond
 			if _, err := plan(cfg, set, clients, nodes); !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), least.String()) {
 				t.Errorf("%v ttl %v: time limit %v (1ms below the least) gave %v; want ErrConfig naming %v", kinds, ttl, cfg.TimeLimit, err, least)
@@ -58,26 +54,6 @@ func TestMinTimeLimitHoldsEveryKind(t *testing.T) {
 					}
 				}
 			}
-		}
-	}
-}
-
-// A time limit too short for one fault of each kind is refused before
-// anything starts, in one line naming the kind and the time limit needed.
-func TestTimeLimitTooShortRefused(t *testing.T) {
-	store := t.TempDir()
-	for _, tc := range []struct {
-		kinds []string
-		limit time.Duration
-		want  string
-	}{
-		{[]string{"partition", "crash"}, 3 * time.Second, "too short for one fault of each of partition,crash: it needs --time-limit 4.412s or more"},
-		{[]string{"failover"}, 5 * time.Second, "too short for a failover fault: it needs --time-limit 10s or more"},
-		{[]string{"partition", "failover"}, 6 * time.Second, "too short for a failover fault: it needs --time-limit 10s or more (one fault of each of partition,failover: 12.223s)"},
-	} {
-		_, err := Run(context.Background(), config.Config{Lock: "single", Nemesis: tc.kinds, TimeLimit: tc.limit, Store: store})
-		if !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%v in %v: %v; want one line with %q", tc.kinds, tc.limit, err, tc.want)
 		}
 	}
 }

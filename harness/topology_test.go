@@ -38,30 +38,10 @@ func TestClusterTopologyFencedValid(t *testing.T) {
 	}
 }
 
-// Locks that cannot run on a Redis Cluster are refused before anything
-// runs, and a lock whose keys span hash slots is refused before its
-// workload starts, naming the keys and their slots.
+// A lock whose keys span hash slots is refused before its workload
+// starts, naming the keys and their slots (TestBadConfigStartsNothing
+// has the locks refused before anything runs).
 func TestClusterTopologyRefusals(t *testing.T) {
-	for _, tc := range []struct {
-		cfg  config.Config
-		want string
-	}{
-		{config.Config{Lock: "redlock"}, "independent Redis nodes"},
-		{config.Config{Lock: "single", Nodes: 2}, "at least 3"},
-		{config.Config{Lock: "single", Provider: "docker"}, "local provider only"},
-		{config.Config{Lock: "py-seed-single"}, "in-process Go clients"},
-		{config.Config{Lock: "single", Topology: "ring"}, "--topology must be"},
-	} {
-		cfg := tc.cfg
-		if cfg.Topology == "" {
-			cfg.Topology = config.TopologyCluster
-		}
-		cfg.Store = t.TempDir()
-		_, err := Run(context.Background(), cfg)
-		if !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: err %v, want ErrConfig saying %q", tc.cfg, err, tc.want)
-		}
-	}
 	_, err := Run(context.Background(), config.Config{Lock: "unsafe-crossslot", Topology: config.TopologyCluster,
 		TimeLimit: 3 * time.Second, Store: t.TempDir()})
 	if !errors.Is(err, config.ErrConfig) || !errors.Is(err, lockimpl.ErrCrossSlot) && !strings.Contains(err.Error(), "slot") {

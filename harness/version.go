@@ -1,19 +1,13 @@
 package harness
 
-import (
-	"runtime/debug"
-)
+import "runtime/debug"
 
-// commit is the commit the binary was built from, stamped by the
-// Makefile (-ldflags -X), for builds where Go did not record it
-// (GOFLAGS=-buildvcs=false, a tree without .git): "abc123def456" or
-// "abc123def456+dirty".
+// commit ("abc123def456", "+dirty" added when changed) is stamped by the
+// Makefile (-ldflags -X) for builds where Go did not record it.
 var commit string
 
-// Version is lockstorm's version as the binary knows it: the module
-// version ("(devel)" when built from a checkout), then the commit it was
-// built from and "+dirty" when the checkout had changes, when Go recorded
-// them. `lockstorm --version` prints it and test.json keeps it.
+// Version is lockstorm's module version ("(devel)" from a checkout), then
+// the commit it was built from, "+dirty" when the checkout had changes.
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {

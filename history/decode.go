@@ -3,12 +3,10 @@ package history
 import "math"
 
 // decodeFast decodes one record in the form appendJSON writes (any
-// spacing or field order) without reflection, 5 to 10 times faster than
-// encoding/json. It reports false, leaving op in any state, for anything
-// outside that form (an unknown field, an escape, a byte beyond ASCII,
-// null, an empty list, a non-integer number, trailing data): the caller
-// then decodes with encoding/json, so the result is always encoding/json's.
-// intern (nil: allocate) gives the string of a repetitive field's bytes.
+// spacing or field order) without reflection. It reports false, op in any
+// state, for anything else (an unknown field, an escape, non-ASCII, null,
+// an empty list, a non-integer, trailing data), for encoding/json to
+// decode. intern (nil: allocate) gives a repetitive field's string.
 func decodeFast(b []byte, op *Op, intern func([]byte) string) bool {
 	d := fastDecoder{b: b, intern: intern}
 	d.space()
@@ -127,8 +125,7 @@ func (d *fastDecoder) int() (int64, bool) {
 			return 0, false
 		}
 	}
-	// accumulate negatively: -9223372036854775808 fits, its opposite
-	// does not
+	// negatively: -9223372036854775808 fits, its opposite does not
 	var v int64
 	for _, c := range d.b[digits:d.i] {
 		x := int64(c - '0')

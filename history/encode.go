@@ -65,23 +65,17 @@ func appendInt(b []byte, name string, v int64) []byte {
 	return strconv.AppendInt(b, v, 10)
 }
 
-// appendQuote quotes s as a JSON string. Plain printable ASCII without
-// quotes or backslashes (nearly every field) is copied as is; anything else
-// goes through strconv, whose escapes are valid JSON for such text.
+// appendQuote quotes s as a JSON string: plain printable ASCII without
+// quotes or backslashes (nearly every field) as is, anything else by
+// encoding/json.
 func appendQuote(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return appendSlowQuote(b, s)
+			q, _ := json.Marshal(s) // valid JSON, which strconv's \x escapes are not
+			return append(b, q...)
 		}
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
-}
-
-// appendSlowQuote quotes text that needs escaping with encoding/json, whose
-// output is always valid JSON (strconv's \x escapes are not).
-func appendSlowQuote(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always marshals
-	return append(b, q...)
 }

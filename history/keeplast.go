@@ -1,15 +1,9 @@
 package history
 
-// A recorder normally keeps every record in memory, for Recorder.History.
-// A long run cannot: at 10k records/s an hour is 36 M records, gigabytes
-// of memory. KeepLast bounds the memory to a tail of recent records,
-// enough for the live readers (progress, fault targeting) that call Since
-// every fraction of a second; the whole history is then only in the file.
-
 // KeepLast makes the recorder keep at least the last n records in memory
-// and drop older ones (whole chunks of chunkSize records at a time), so
-// its memory stays flat however long the run. n <= 0 keeps every record
-// (the default). Call it before recording.
+// and drop older ones (whole chunks at a time; the file keeps every one),
+// so its memory stays flat however long the run. n <= 0 keeps every
+// record (the default). Call it before recording.
 func (r *Recorder) KeepLast(n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

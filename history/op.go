@@ -51,9 +51,7 @@ type Op struct {
 	Type Type `json:"type"`
 	// Process is the single-threaded actor; NemesisProcess for faults.
 	Process int `json:"process"`
-	// Client is the client slot ("c1", "c2", ...) a client record's
-	// process runs in; empty for nemesis records and histories written
-	// before slots were recorded.
+	// Client is the client slot ("c1", ...) of a client record's process.
 	Client string `json:"client,omitempty"`
 	// F is the operation: acquire, release, extend, read, write, ...
 	F string `json:"f"`

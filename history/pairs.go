@@ -20,13 +20,11 @@ type Operation struct {
 	InvokeAt int64
 }
 
-// Pairer pairs client invokes with their completions as records arrive,
-// by the rule of a history: a process is single-threaded, so its next
-// completion completes its open invoke. Nemesis records and FLost notices
-// are not operations; a completion with no open invoke (a malformed
-// history) completes nothing; an invoke while its process's previous one
-// is still open leaves that one never completed. The zero Pairer is ready
-// to use. It keeps one invoke per process with an operation in flight.
+// Pairer pairs client invokes with their completions as records arrive: a
+// process is single-threaded, so its next completion completes its open
+// invoke (nemesis records and FLost notices aside; an invoke while the
+// previous one is open leaves that one never completed). The zero Pairer
+// is ready to use.
 type Pairer struct {
 	open   map[int]*openInvoke // process -> its open invoke
 	free   []*openInvoke       // copies to reuse

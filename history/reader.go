@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 )
 
@@ -16,32 +15,20 @@ type Warning struct {
 
 func (w Warning) String() string { return fmt.Sprintf("line %d: %s", w.Line, w.Msg) }
 
-// ReadFile loads a JSONL history. See Read.
+// ReadFile loads a JSONL history, with Scanner's rules.
 func ReadFile(path string) (History, []Warning, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("history: %w", err)
 	}
 	defer f.Close()
-	h, warns, err := Read(f)
-	if err != nil {
-		return nil, warns, fmt.Errorf("history: %s: %w", path, err)
-	}
-	return h, warns, nil
-}
-
-// Read loads a JSONL history: one Op per line, blank lines skipped. A last
-// line that does not parse is taken as cut short by a crash and skipped with
-// a warning; a line elsewhere that does not parse is an error naming its line
-// number. Records must carry the index of their position.
-func Read(r io.Reader) (History, []Warning, error) {
 	var h History
-	sc := NewScanner(r)
+	sc := NewScanner(f)
 	for sc.Scan() {
 		h = append(h, sc.Op())
 	}
 	if err := sc.Err(); err != nil {
-		return nil, sc.Warnings(), err
+		return nil, sc.Warnings(), fmt.Errorf("history: %s: %w", path, err)
 	}
 	return h, sc.Warnings(), nil
 }

@@ -14,10 +14,9 @@ import (
 // before it is written to the file.
 const FlushInterval = 50 * time.Millisecond
 
-// Recorder appends records to a history, assigning each its index and time,
-// and streams them as JSON lines to a writer while the run goes on. It is
-// safe for use by many goroutines. The zero value is not usable: call
-// NewRecorder or CreateFile.
+// Recorder appends records to a history, assigning each its index and
+// time, and streams them as JSON lines to a writer. It is safe for
+// concurrent use; make one with NewRecorder or CreateFile.
 type Recorder struct {
 	start time.Time // monotonic origin of Time
 
@@ -69,10 +68,7 @@ func CreateFile(path string) (*Recorder, error) {
 func (r *Recorder) Start() time.Time { return r.start }
 
 // Restart moves the run's clock to count from now, and reports whether it
-// did: only while nothing is recorded yet. The caller makes sure nothing
-// reads the clock meanwhile (the harness calls it when every client is
-// ready and before any starts, so that a slow start up takes no time
-// from the run).
+// did: only while nothing is recorded yet, and nothing reads the clock.
 func (r *Recorder) Restart() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -99,13 +95,9 @@ func (r *Recorder) Record(op Op) Op {
 	return op
 }
 
-// RecordAt is Record with a time given by the caller (ns since start), for
-// events observed elsewhere. Times in a history need not be monotonic in
-// index order, but a completion must not precede its invoke. A time
-// before the history's start (an observed renewal sent while the run's
-// clock was being started) is recorded at 0, its real offset appended to
-// the op's Detail: a history never holds a negative time, and nothing is
-// dropped.
+// RecordAt is Record at a time given by the caller (ns since start), for
+// events observed elsewhere (a completion must not precede its invoke).
+// A time before the start is recorded at 0, its offset in the Detail.
 func (r *Recorder) RecordAt(op Op, t int64) Op {
 	if t < 0 {
 		op.Detail = strings.TrimSpace(op.Detail + fmt.Sprintf(" (began %s before the history's start; recorded at 0)", time.Duration(-t)))
@@ -118,8 +110,8 @@ func (r *Recorder) RecordAt(op Op, t int64) Op {
 	return op
 }
 
-// chunkSize is how many records one in-memory chunk holds. Chunks avoid
-// copying the whole history each time a single slice would grow.
+// chunkSize is how many records one in-memory chunk holds (no copy of
+// the whole history as one slice grows).
 const chunkSize = 8192
 
 func (r *Recorder) appendLocked(op *Op) {
@@ -156,10 +148,9 @@ func (r *Recorder) failLocked(err error) {
 	close(r.failed)
 }
 
-// Failed is closed at the first error writing the history (a full disk,
-// say), at most FlushInterval after the record that could not be written.
-// The records stay in memory; the file is from then on incomplete. A run
-// should stop promptly: see Err.
+// Failed is closed at the first error writing the history (a full disk),
+// at most FlushInterval after the record; the records stay in memory, the
+// file is incomplete (see Err).
 func (r *Recorder) Failed() <-chan struct{} { return r.failed }
 
 // Err is the first error writing the history, or nil.
@@ -168,9 +159,8 @@ func (r *Recorder) Err() error { return locked(&r.mu, func() error { return r.er
 // Len is the number of records so far.
 func (r *Recorder) Len() int { return locked(&r.mu, func() int { return r.n }) }
 
-// Completions is the number of client completions recorded so far (ok,
-// fail or info records, nemesis records aside) and how many of them are
-// info: an outcome the client could not know.
+// Completions is the number of client completions recorded so far and
+// how many of them are info.
 func (r *Recorder) Completions() (done, unknown int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -245,10 +235,8 @@ func (r *Recorder) Close() error {
 	return err
 }
 
-// Since returns a copy of the records with index i and later that are
-// still in memory. After KeepLast dropped records, a reader that fell
-// behind gets the oldest kept record first: its Index tells what was
-// missed.
+// Since returns a copy of the records with index i and later still in
+// memory (after KeepLast dropped some, from the oldest kept).
 func (r *Recorder) Since(i int) History {
 	r.mu.Lock()
 	defer r.mu.Unlock()

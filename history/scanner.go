@@ -7,12 +7,10 @@ import (
 	"io"
 )
 
-// Scanner reads a JSONL history one record at a time, with Read's rules:
-// blank lines are skipped; a line that does not parse is an error naming
-// its line number unless it is the last (a record cut short by a crash:
-// skipped with a warning); records must carry the index of their
-// position; types must be invoke, ok, fail or info. Memory is one line
-// (at most 16 MiB) and the strings of the record returned.
+// Scanner reads a JSONL history one record at a time: blank lines are
+// skipped; a line that does not parse is an error naming its line unless
+// it is the last (cut short by a crash: skipped with a warning); records
+// must carry the index of their position and a known type.
 type Scanner struct {
 	sc      *bufio.Scanner
 	line    int
@@ -33,9 +31,8 @@ type Scanner struct {
 func NewScanner(r io.Reader) *Scanner { return NewScannerAt(r, 0, 0) }
 
 // NewScannerAt returns a Scanner reading r, which starts at byte offset
-// off of a history at the record with index first (an Offset the Scanner
-// gave before, and that record's Index), for re-reading part of a file.
-// Line numbers in errors count from there.
+// off (an Offset a Scanner gave) of a history, at the record with index
+// first; line numbers count from there.
 func NewScannerAt(r io.Reader, off, first int64) *Scanner {
 	s := &Scanner{intern: map[string]string{}, pos: off, n: first}
 	s.sc = bufio.NewScanner(r)
@@ -114,9 +111,7 @@ func (s *Scanner) internStrings(op *Op) {
 	}
 }
 
-// internBytes is the shared string of b, so that a history held in
-// memory does not keep one copy per record; the table holds at most 1<<16
-// strings.
+// internBytes is the shared string of b (at most 1<<16 are kept).
 func (s *Scanner) internBytes(b []byte) string {
 	if v, ok := s.intern[string(b)]; ok {
 		return v

@@ -9,9 +9,7 @@ import (
 )
 
 // Source is a history that can be read more than once, record by record:
-// a slice held in memory (Slice) or a JSONL file (File). The checkers,
-// the coverage pass and the report read every history through one, so a
-// small run and a big one take the same path.
+// a slice held in memory (Slice) or a JSONL file (File).
 type Source interface {
 	// Open starts reading at p: the zero Pos is the first record; any
 	// other Pos must be one a Cursor of this Source gave.
@@ -25,19 +23,10 @@ type Source interface {
 type Pos struct{ Index, Offset int64 }
 
 // Cursor reads a Source's records in order.
-//
-//	c, err := src.Open(history.Pos{})
-//	...
-//	defer c.Close()
-//	for c.Next() {
-//		o := c.Op() // valid until the next call of Next
-//	}
-//	if err := c.Err(); err != nil { ... }
 type Cursor interface {
 	// Next advances to the next record; false at the end or on an error.
 	Next() bool
-	// Op is the current record, valid until the next call of Next. The
-	// caller may read it, not keep the pointer.
+	// Op is the current record, valid until the next call of Next.
 	Op() *Op
 	// Pos is the current record's position.
 	Pos() Pos
@@ -53,8 +42,7 @@ type Cursor interface {
 func Slice(h History) Source { return sliceSource(h) }
 
 // File is the Source of the JSONL history at path, read with Scanner's
-// rules (see Scanner), decoded a few batches ahead of the reader on a
-// goroutine of its own.
+// rules a few batches ahead of the reader.
 func File(path string) Source { return fileSource(path) }
 
 // ReadRange reads the records [from.Index, to) of src, starting at from;
@@ -151,9 +139,8 @@ func (s fileSource) Open(p Pos) (Cursor, error) {
 }
 
 // fileCursor runs a Scanner on its own goroutine, a few batches of
-// records ahead of the reader, so that decoding overlaps the reader's
-// work. The Scanner's Err and Warnings are read once Next has reported
-// the end (or after Close).
+// records ahead of the reader; its Err and Warnings are read once Next
+// has reported the end (or after Close).
 type fileCursor struct {
 	f    *os.File
 	sc   *Scanner

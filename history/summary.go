@@ -18,16 +18,14 @@ type FileSummary struct {
 	Records int
 	// Nemesis are the nemesis records, in order.
 	Nemesis History
-	// Warnings are Read's: a last line that does not parse (a record cut
+	// Warnings are Scanner's: a last line that does not parse (a record cut
 	// short by a crash) is skipped.
 	Warnings []Warning
 }
 
-// SummarizeFile reads the JSONL history at path once, line by line,
-// about four times faster than a Source's cursor (which decodes every
-// record): it finds the nemesis records by their "process":-1 and
-// decodes only those. A damaged record before the last line is not
-// noticed (Read would refuse it): the checks, which read every record, do.
+// SummarizeFile reads the JSONL history at path once, decoding only the
+// nemesis records (found by their "process":-1) and the last line; a
+// damaged record before it is left to the checks to notice.
 func SummarizeFile(path string) (FileSummary, error) {
 	var s FileSummary
 	f, err := os.Open(path)
@@ -100,8 +98,7 @@ func decodeNemesis(b []byte) (Op, bool) {
 // nemesisLine reports whether a JSONL record may be a nemesis record
 // ("process":-1); false positives are decoded and dropped.
 func nemesisLine(b []byte) bool {
-	// look for the rare '-' (a byte search runs many times faster than a
-	// search for the whole pattern, whose '"' starts every field)
+	// look for the rare '-' (a byte search is many times faster)
 	const field = `"process":`
 	for off := 0; ; {
 		j := bytes.IndexByte(b[off:], '-')

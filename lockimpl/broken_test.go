@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
-
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
@@ -21,14 +21,10 @@ func TestUnsafeDelDeletesOthersKey(t *testing.T) {
 		opt := lockimpl.Options{TTL: 150 * time.Millisecond, NodeTimeout: locktest.LoadedNodeTimeout}
 		a, b, c := locktest.NewLock(t, name, "c1", opt), locktest.NewLock(t, name, "c2", opt), locktest.NewLock(t, name, "c3", opt)
 		la, err := a.Acquire(ctx, key)
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 		time.Sleep(250 * time.Millisecond) // A "paused" past its lease
 		lb, err := b.Acquire(ctx, key)
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 		errA := a.Release(ctx, la)
 		cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		lc, errC := c.Acquire(cctx, key)
@@ -67,14 +63,10 @@ func TestUnsafeGetDelRace(t *testing.T) {
 		a := locktest.NewLock(t, name, "c1", lockimpl.Options{TTL: ttl, NodeTimeout: time.Second})
 		b := locktest.NewLock(t, name, "c2", lockimpl.Options{TTL: ttl, RetryMin: time.Millisecond, RetryMax: 5 * time.Millisecond})
 		la, err := a.Acquire(ctx, key)
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 		t0 := time.Now()
 		// 150ms each way: a round trip takes 300ms.
-		if err := locktest.Cluster.AddLatency(ctx, cluster.Links("c1", "n1"), cluster.Latency{Delay: 150 * time.Millisecond}); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, locktest.Cluster.AddLatency(ctx, cluster.Links("c1", "n1"), cluster.Latency{Delay: 150 * time.Millisecond}))
 		type res struct {
 			l   *lockimpl.Lease
 			err error
@@ -154,17 +146,13 @@ func TestUnsafeOverclaimCountsFromTheReply(t *testing.T) {
 		ctx := context.Background()
 		ttl, delay := 500*time.Millisecond, 150*time.Millisecond
 		a := locktest.NewLock(t, name, "c1", lockimpl.Options{TTL: ttl, NodeTimeout: time.Second})
-		if err := locktest.Cluster.AddLatency(ctx, cluster.Links("c1", "n1"), cluster.Latency{Delay: delay, Stream: cluster.Downstream}); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, locktest.Cluster.AddLatency(ctx, cluster.Links("c1", "n1"), cluster.Latency{Delay: delay, Stream: cluster.Downstream}))
 		sent := time.Now()
 		l, err := a.Acquire(ctx, key)
 		if rerr := locktest.Cluster.RemoveLatency(ctx, cluster.Links("c1", "n1")); rerr != nil {
 			t.Fatal(rerr)
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 		claimed := l.Validity().Sub(sent)
 		switch name {
 		case "unsafe-overclaim":

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
@@ -27,9 +28,7 @@ func clients(c redis.UniversalClient) []redis.UniversalClient { return []redis.U
 func clusterLock(t *testing.T, rc *locktest.RedisCluster, name string, opt lockimpl.Options) lockimpl.Locker {
 	t.Helper()
 	l, err := lockimpl.New(name, clients(rc.Client(t)), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	return l
 }
 
@@ -53,9 +52,7 @@ func TestClusterLifecycle(t *testing.T) {
 			evalsBefore := evals(t, admin)
 			opt := lockimpl.Options{TTL: time.Second, RetryMin: time.Millisecond, RetryMax: 10 * time.Millisecond, NodeTimeout: 200 * time.Millisecond}
 			a, b := clusterLock(t, rc, name, opt), clusterLock(t, rc, name, opt)
-			if err := lockimpl.CheckSlots(a, key); err != nil {
-				t.Fatal(err)
-			}
+			clustertest.Must(t, lockimpl.CheckSlots(a, key))
 			la, err := a.Acquire(ctx, key)
 			if err != nil {
 				t.Fatalf("acquire: %v", err)
@@ -120,9 +117,7 @@ func evals(t *testing.T, c *redis.ClusterClient) int64 {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	return n.Load()
 }
 
@@ -188,9 +183,7 @@ func TestClusterRenewableWatchdog(t *testing.T) {
 	a, b := clusterLock(t, rc, "renewable", opt), clusterLock(t, rc, "renewable", opt)
 	renewals := atomic.Int64{}
 	l, err := a.Acquire(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	l.ObserveValidity(func(_, _ time.Time) { renewals.Add(1) })
 	time.Sleep(3 * ttl)
 	select {
@@ -206,9 +199,7 @@ func TestClusterRenewableWatchdog(t *testing.T) {
 	if _, err := b.Acquire(bctx, key); !errors.Is(err, lockimpl.ErrNotObtained) {
 		t.Fatalf("B during A's renewed lease: %v, want ErrNotObtained", err)
 	}
-	if err := a.Release(ctx, l); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, a.Release(ctx, l))
 }
 
 // TestClusterCrossSlot: unsafe-crossslot's acquire script names keys in
@@ -238,9 +229,7 @@ func TestUnsafeCrossSlotStandalone(t *testing.T) {
 	key := locktest.Key(t)
 	lk := locktest.NewLock(t, "unsafe-crossslot", "c1", lockimpl.Options{})
 	l, err := lk.Acquire(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	defer lk.Release(ctx, l)
 	if got := locktest.Get(t, "n1", "fence_counter:"+key); got == "" || got != strconv.FormatInt(l.Fence, 10) {
 		t.Fatalf("counter fence_counter:%s = %q, want the lease's fence %d", key, got, l.Fence)
@@ -264,9 +253,7 @@ func TestRefusedIsRetried(t *testing.T) {
 	}
 	for _, name := range []string{"single", "fenced", "fair"} {
 		lk, err := lockimpl.New(name, clients(node), lockimpl.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 		actx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		_, err = lk.Acquire(actx, key)
 		cancel()

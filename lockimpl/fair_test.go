@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
-
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
@@ -36,9 +36,7 @@ func TestFairFIFO(t *testing.T) {
 		opt := lockimpl.Options{TTL: 2 * time.Second, RetryMin: time.Millisecond, RetryMax: 10 * time.Millisecond}
 		holder := locktest.NewLock(t, name, "c1", opt)
 		hl, err := holder.Acquire(ctx, key)
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 		var mu sync.Mutex
 		var order []string
 		var wg sync.WaitGroup
@@ -64,9 +62,7 @@ func TestFairFIFO(t *testing.T) {
 			}()
 			waitQueue(t, key, int64(i+1))
 		}
-		if err := holder.Release(ctx, hl); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, holder.Release(ctx, hl))
 		wg.Wait()
 		if want := []string{"c2", "c3", "c4"}; !slices.Equal(order, want) {
 			t.Fatalf("acquisition order %v, want %v", order, want)
@@ -85,9 +81,7 @@ func TestFairDeadWaiter(t *testing.T) {
 		opt := lockimpl.Options{TTL: time.Second, RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond, WaiterTimeout: bound}
 		holder := locktest.NewLock(t, name, "c1", opt)
 		hl, err := holder.Acquire(ctx, key)
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 		dead := locktest.NewLock(t, name, "c2", opt)
 		deadErr := make(chan error, 1)
 		go func() {
@@ -97,9 +91,7 @@ func TestFairDeadWaiter(t *testing.T) {
 			deadErr <- err
 		}()
 		waitQueue(t, key, 1)
-		if err := locktest.Cluster.Cut(ctx, cluster.Links("c2", "n1")); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, locktest.Cluster.Cut(ctx, cluster.Links("c2", "n1")))
 		if err := <-deadErr; err == nil {
 			t.Fatal("dead waiter acquired through a cut link")
 		}
@@ -118,9 +110,7 @@ func TestFairDeadWaiter(t *testing.T) {
 		}()
 		waitQueue(t, key, 2)
 		released := time.Now()
-		if err := holder.Release(ctx, hl); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, holder.Release(ctx, hl))
 		r := <-res
 		switch name {
 		case "fair":

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
-
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
@@ -24,9 +24,7 @@ func TestWatchdog(t *testing.T) {
 	key := locktest.Key(t)
 	lk := locktest.NewLock(t, "renewable", "c1", lockimpl.Options{TTL: ttl})
 	l, err := lk.Acquire(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	time.Sleep(5 * ttl)
 	select {
 	case <-l.Done():
@@ -36,9 +34,7 @@ func TestWatchdog(t *testing.T) {
 	if got := locktest.Get(t, "n1", key); got != l.Token {
 		t.Fatalf("after 5x TTL the key holds %q, want %q", got, l.Token)
 	}
-	if err := locktest.Cluster.Cut(ctx, cluster.Links("c1", "n1")); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, locktest.Cluster.Cut(ctx, cluster.Links("c1", "n1")))
 	cut := time.Now()
 	validity := l.Validity()
 	select {
@@ -67,13 +63,9 @@ func TestRenewableReleaseStopsWatchdog(t *testing.T) {
 	key := locktest.Key(t)
 	lk := locktest.NewLock(t, "renewable", "c1", lockimpl.Options{TTL: 150 * time.Millisecond, RenewEvery: 5 * time.Millisecond, NodeTimeout: locktest.LoadedNodeTimeout})
 	l, err := lk.Acquire(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	time.Sleep(30 * time.Millisecond) // several renewals
-	if err := lk.Release(ctx, l); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, lk.Release(ctx, l))
 	select {
 	case <-l.Done():
 	default:
@@ -82,14 +74,10 @@ func TestRenewableReleaseStopsWatchdog(t *testing.T) {
 	// Another holder's key must keep its own TTL: no late renewal by l.
 	other := locktest.NewLock(t, "single", "c2", lockimpl.Options{TTL: 150 * time.Millisecond, NodeTimeout: locktest.LoadedNodeTimeout})
 	l2, err := other.Acquire(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	time.Sleep(20 * time.Millisecond)
 	pttl, err := locktest.Admin(t, "n1").PTTL(ctx, key).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	if pttl > 140*time.Millisecond {
 		t.Fatalf("other holder's TTL was reset (%v left)", pttl)
 	}
@@ -107,9 +95,7 @@ func TestRedlockPartitions(t *testing.T) {
 		// loaded machine a reachable node's answer took longer, and the
 		// acquire that must succeed came out unknown.
 		lk := locktest.NewLock(t, name, "c1", lockimpl.Options{TTL: 300 * time.Millisecond, NodeTimeout: 100 * time.Millisecond})
-		if err := locktest.Cluster.Cut(ctx, cluster.Links("c1", "n1", "n2")); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, locktest.Cluster.Cut(ctx, cluster.Links("c1", "n1", "n2")))
 		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		l, err := lk.Acquire(actx, key)
 		cancel()
@@ -125,9 +111,7 @@ func TestRedlockPartitions(t *testing.T) {
 			t.Fatalf("release: %v", err)
 		}
 
-		if err := locktest.Cluster.Cut(ctx, cluster.Links("c1", "n3")); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, locktest.Cluster.Cut(ctx, cluster.Links("c1", "n3")))
 		actx, cancel = context.WithTimeout(ctx, time.Second)
 		l, err = lk.Acquire(actx, key)
 		cancel()
@@ -155,21 +139,15 @@ func TestRedlockLatency(t *testing.T) {
 	ctx := context.Background()
 	measure := func(n int) time.Duration {
 		r, err := lockimpl.NewRedlock(locktest.Proxied(t, "c1", n), lockimpl.Options{TTL: time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 		key := locktest.Key(t)
 		var d []time.Duration
 		for range 60 {
 			start := time.Now()
 			l, err := r.Acquire(ctx, key)
-			if err != nil {
-				t.Fatal(err)
-			}
+			clustertest.Must(t, err)
 			d = append(d, time.Since(start))
-			if err := r.Release(ctx, l); err != nil {
-				t.Fatal(err)
-			}
+			clustertest.Must(t, r.Release(ctx, l))
 		}
 		slices.Sort(d)
 		return d[len(d)/2]

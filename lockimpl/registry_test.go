@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
@@ -61,9 +62,7 @@ func TestExtenders(t *testing.T) {
 	clients := locktest.Proxied(t, "c1", locktest.Nodes)
 	for _, name := range lockimpl.Names() {
 		l, err := lockimpl.New(name, clients, lockimpl.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 		if _, ok := l.(lockimpl.Extender); ok != want[name] {
 			t.Errorf("%s: Extender %v, want %v", name, ok, want[name])
 		}

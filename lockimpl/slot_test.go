@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
 )
@@ -52,9 +53,7 @@ func TestHashSlotMatchesRedis(t *testing.T) {
 	}
 	for _, k := range keys {
 		want, err := node.ClusterKeySlot(context.Background(), k).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 		if got := lockimpl.HashSlot(k); int64(got) != want {
 			t.Errorf("HashSlot(%q) = %d, CLUSTER KEYSLOT = %d", k, got, want)
 		}
@@ -71,9 +70,7 @@ func TestCheckSlots(t *testing.T) {
 			continue
 		}
 		l, err := lockimpl.New(name, clients(c), lockimpl.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 		if _, ok := l.(lockimpl.KeyLister); !ok {
 			t.Errorf("%s does not list its keys", name)
 		}

@@ -1,6 +1,8 @@
 package nemesis
 
 import (
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
+
 	"context"
 	"errors"
 	"testing"
@@ -16,12 +18,8 @@ func TestClientCrashCallsHook(t *testing.T) {
 	}}
 	cc := &ClientCrash{Env: env}
 	f := cc.Draw(NewRand(5), topo3("c1", "c2", "c3"))
-	if err := cc.Start(context.Background(), f); err != nil {
-		t.Fatal(err)
-	}
-	if err := cc.Stop(context.Background(), f); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, cc.Start(context.Background(), f))
+	clustertest.Must(t, cc.Stop(context.Background(), f))
 	if len(crashed) != 1 || crashed[0] != f.Clients[0] {
 		t.Errorf("hook saw %v, want [%s]", crashed, f.Clients[0])
 	}

@@ -33,18 +33,14 @@ func TestClientPauseStallsThenCompletes(t *testing.T) {
 	if err := rdb.Ping(ctx).Err(); err != nil { // connect before the pause
 		t.Fatal(err)
 	}
-	if err := p.Start(ctx, f); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, p.Start(ctx, f))
 	done := make(chan error, 1)
 	go func() { done <- rdb.Set(ctx, "paused", "v", 0).Err() }()
 	blocked(t, done, 400*time.Millisecond, "SET by a paused client")
 	if !reachable(t, c, "c2", "n3") {
 		t.Error("c2 could not reach n3 while c1 was paused")
 	}
-	if err := p.Stop(ctx, f); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, p.Stop(ctx, f))
 	completes(t, done, "SET by a thawed client")
 	if v, err := clustertest.Admin(t, c, "n3", opTimeout).Get(context.Background(), "paused").Result(); err != nil || v != "v" {
 		t.Errorf("key after thaw = %q, %v", v, err)

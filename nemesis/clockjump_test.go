@@ -35,9 +35,7 @@ func TestClockJumpExpiry(t *testing.T) {
 	ttl := 2 * time.Second
 	must := func(err error) {
 		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 	}
 	must(n1.Set(ctx, "lock", "tok", ttl).Err())
 	must(n2.Set(ctx, "lock", "tok", ttl).Err())

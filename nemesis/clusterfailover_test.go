@@ -30,18 +30,18 @@ func TestClusterFailoverShapesSwapRoles(t *testing.T) {
 		master, replica := keyRoles(t, ctx, c)
 		if len(f.Nodes) == 1 { // a master that does not own the key's slot
 			masters, err := c.Masters(ctx)
-			must(t, err)
+			clustertest.Must(t, err)
 			master = slices.DeleteFunc(masters, func(m string) bool { return m == master })[0]
 			f.Nodes = []string{master}
 			replica, err = c.ReplicaOf(ctx, master)
-			must(t, err)
+			clustertest.Must(t, err)
 		}
 		begin := time.Now()
 		if err := nem.Start(ctx, f); err != nil {
 			t.Fatalf("%v: %v", f, err)
 		}
 		took := time.Since(begin)
-		must(t, nem.Stop(ctx, f))
+		clustertest.Must(t, nem.Stop(ctx, f))
 		t.Logf("%v: start %v, stop %v: %s", f, took.Round(time.Millisecond), time.Since(begin.Add(took)).Round(time.Millisecond), nem.Outcome(f))
 		if out := nem.Outcome(f); !strings.HasPrefix(out, replica+" promoted over "+master) {
 			t.Errorf("%v: outcome %q", f, out)
@@ -59,9 +59,9 @@ func TestClusterFailoverUnreplicatedLosesWrite(t *testing.T) {
 	c := startRedisCluster(t, "c1")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cc := clusterClient(t, c, "c1")
+	cc := clustertest.ClusterClient(t, c, "c1")
 	master, replica := keyRoles(t, ctx, c)
-	must(t, cc.Set(ctx, testKey, "replicated", 0).Err())
+	clustertest.Must(t, cc.Set(ctx, testKey, "replicated", 0).Err())
 	if n, err := clustertest.Admin(t, c, master, opTimeout).Do(ctx, "WAIT", 1, 2000).Int(); err != nil || n != 1 {
 		t.Fatalf("WAIT for the replica: %d, %v", n, err)
 	}
@@ -80,9 +80,7 @@ func TestClusterFailoverUnreplicatedLosesWrite(t *testing.T) {
 		t.Fatalf("failover done (%v) before the write on %s was checked", err, master)
 	default:
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, <-done)
 	t.Logf("start %v: %s", time.Since(begin).Round(time.Millisecond), nem.Outcome(f))
 	if m, err := c.MasterOf(ctx, rediscluster.SlotOf(testKey)); err != nil || m != replica {
 		t.Fatalf("key's master after the failover: %q, %v; want %s", m, err, replica)
@@ -95,7 +93,7 @@ func TestClusterFailoverUnreplicatedLosesWrite(t *testing.T) {
 	}
 
 	stopAt := time.Now()
-	must(t, nem.Stop(ctx, f))
+	clustertest.Must(t, nem.Stop(ctx, f))
 	t.Logf("stop (heal replication, healthy) %v", time.Since(stopAt).Round(time.Millisecond))
 	if got, err := cc.Get(ctx, testKey).Result(); err != nil || got != "replicated" {
 		t.Errorf("GET after Stop = %q, %v; want the acknowledged write lost", got, err)
@@ -106,7 +104,7 @@ func TestClusterFailoverUnreplicatedLosesWrite(t *testing.T) {
 	if r, err := c.ReplicaOf(ctx, replica); err != nil || r != master {
 		t.Errorf("replica of %s after Stop: %q, %v; want %s", replica, r, err, master)
 	}
-	must(t, nem.Stop(ctx, f)) // again: nothing left to heal
+	clustertest.Must(t, nem.Stop(ctx, f)) // again: nothing left to heal
 }
 
 // Faults a Redis Cluster failover cannot apply are refused before any

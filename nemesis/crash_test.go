@@ -13,14 +13,10 @@ func TestCrashRestartsEmpty(t *testing.T) {
 	c := startCluster(t, 3, "c1")
 	ctx := clustertest.Context(t, 20*time.Second)
 	adm := clustertest.Admin(t, c, "n1", opTimeout)
-	if err := adm.Set(ctx, "lock", "tok", time.Minute).Err(); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, adm.Set(ctx, "lock", "tok", time.Minute).Err())
 	cr := &Crash{Env: Env{Cluster: c}}
 	f := Fault{Kind: KindCrash, Nodes: []string{"n1"}, RestartDelay: 200 * time.Millisecond}
-	if err := cr.Start(ctx, f); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, cr.Start(ctx, f))
 	n, err := adm.DBSize(ctx).Result()
 	if err != nil || n != 0 {
 		t.Errorf("DBSIZE after crash = %d, %v; want 0 keys", n, err)
@@ -47,9 +43,7 @@ func TestCrashCancelledThenStopRestarts(t *testing.T) {
 	if reachable(t, c, "c1", "n2") {
 		t.Fatal("n2 reachable during its crash")
 	}
-	if err := cr.Stop(clustertest.Context(t, 20*time.Second), f); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, cr.Stop(clustertest.Context(t, 20*time.Second), f))
 	if !reachable(t, c, "c1", "n2") {
 		t.Error("n2 unreachable after Stop")
 	}
@@ -61,9 +55,7 @@ func TestCrashSeveralNodes(t *testing.T) {
 	c := startCluster(t, 3, "c1")
 	ctx := clustertest.Context(t, 20*time.Second)
 	for _, n := range []string{"n1", "n2"} {
-		if err := clustertest.Admin(t, c, n, opTimeout).Set(ctx, "lock", "tok", time.Minute).Err(); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, clustertest.Admin(t, c, n, opTimeout).Set(ctx, "lock", "tok", time.Minute).Err())
 	}
 	cr := &Crash{Env: Env{Cluster: c}}
 	f := Fault{Kind: KindCrash, Nodes: []string{"n1", "n2"}, RestartDelay: 1500 * time.Millisecond}
@@ -75,9 +67,7 @@ func TestCrashSeveralNodes(t *testing.T) {
 			t.Errorf("%s reachable during the crash", n)
 		}
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, <-done)
 	for _, n := range []string{"n1", "n2"} {
 		if k, err := clustertest.Admin(t, c, n, opTimeout).DBSize(ctx).Result(); err != nil || k != 0 {
 			t.Errorf("%s: DBSIZE after crash = %d, %v; want 0 keys", n, k, err)

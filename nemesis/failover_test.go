@@ -12,30 +12,12 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// startReplicated starts nodes redis-servers, n1 with an asynchronous
-// replica promoted by prom, stopped when the test ends.
-func startReplicated(t *testing.T, prom cluster.Promotion, nodes int, clients ...string) *local.Cluster {
-	t.Helper()
-	c, err := local.Start(clustertest.Context(t, 20*time.Second), local.Config{Nodes: nodes, Clients: clients, Replica: true, ReplicaOptions: cluster.ReplicaOptions{Promotion: prom}})
-	if errors.Is(err, cluster.ErrNoRedis) || errors.Is(err, cluster.ErrNoSentinel) {
-		t.Skip(err)
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	return c
-}
-
 // Catalogue row 12 through the nemesis: during a partition failover the
 // old master still grants c1 the lock, the promoted replica never hears of
 // it, and c2 then takes the same lock through the same proxy address.
 // Stop fails back to n1, which keeps c2's lock.
 func TestFailoverLockLost(t *testing.T) {
-	c := startReplicated(t, cluster.PromoteManual, 1, "c1", "c2")
+	c := clustertest.StartReplicated(t, local.Config{Clients: []string{"c1", "c2"}, ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}})
 	ctx := clustertest.Context(t, 20*time.Second)
 	nem := &Failover{Env: Env{Cluster: c}, Detect: 500 * time.Millisecond}
 	f := Fault{Kind: KindFailover, Shape: "partition/manual", Nodes: []string{"n1"}}
@@ -52,9 +34,7 @@ func TestFailoverLockLost(t *testing.T) {
 		t.Fatalf("failover finished (%v) before c1's acquire could be checked", err)
 	default:
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, <-done)
 	t.Logf("failover: %v", nem.Last())
 	c2 := clustertest.Dial(t, c, "c2", "n1", opTimeout)
 	if ok, err := c2.SetNX(ctx, "lock", "tok2", 30*time.Second).Result(); err != nil || !ok {
@@ -62,9 +42,7 @@ func TestFailoverLockLost(t *testing.T) {
 	}
 
 	stopAt := time.Now()
-	if err := nem.Stop(ctx, f); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, nem.Stop(ctx, f))
 	t.Logf("failback took %v", time.Since(stopAt).Round(time.Millisecond))
 	if err := nem.Stop(ctx, f); err != nil { // idempotent
 		t.Fatal(err)
@@ -80,16 +58,14 @@ func TestFailoverLockLost(t *testing.T) {
 func mustAddr(t *testing.T, c cluster.Cluster) string {
 	t.Helper()
 	a, err := c.AdminAddr("n1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	return a
 }
 
 // With sentinel, a drawn failover names its mechanism in the history
 // record, goes through the sentinels, and is healed by the runner.
 func TestFailoverSentinelRecorded(t *testing.T) {
-	c := startReplicated(t, cluster.PromoteSentinel, 3, "c1")
+	c := clustertest.StartReplicated(t, local.Config{Nodes: 3, Clients: []string{"c1"}, ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteSentinel}})
 	set := New(Env{Cluster: c})
 	nem := set[KindFailover].(*Failover)
 	f := nem.Draw(NewRand(3), Env{Cluster: c}.Topology(time.Second))
@@ -101,9 +77,7 @@ func TestFailoverSentinelRecorded(t *testing.T) {
 	run := &Runner{Set: set, Cluster: c, Rec: rec}
 	p := Scripted(0, Step{At: 0, Duration: 300 * time.Millisecond, Fault: f})
 	start := time.Now()
-	if err := run.Run(clustertest.Context(t, 20*time.Second), p); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, run.Run(clustertest.Context(t, 20*time.Second), p))
 	t.Logf("failover %q, then failback and heal, in %v; promotion took %v",
 		f.Shape, time.Since(start).Round(time.Millisecond), nem.Last().Took.Round(time.Millisecond))
 	if res := nem.Last(); res.Promotion != cluster.PromoteSentinel {
@@ -153,7 +127,7 @@ func TestFailoverUnsupported(t *testing.T) {
 // A fault asking for sentinel is refused by a cluster that promotes by
 // hand, so that the record never misstates the mechanism.
 func TestFailoverPromotionMismatch(t *testing.T) {
-	c := startReplicated(t, cluster.PromoteManual, 1, "c1")
+	c := clustertest.StartReplicated(t, local.Config{Clients: []string{"c1"}, ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}})
 	nem := &Failover{Env: Env{Cluster: c}}
 	err := nem.Start(clustertest.Context(t, 20*time.Second), Fault{Kind: KindFailover, Shape: "kill/sentinel", Nodes: []string{"n1"}})
 	if !errors.Is(err, ErrBadFault) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 )
 
 func TestFaultJSONRoundTrip(t *testing.T) {
@@ -18,18 +19,14 @@ func TestFaultJSONRoundTrip(t *testing.T) {
 		JumpBy: -3 * time.Second, Duration: 2 * time.Second,
 	}
 	b, err := json.Marshal(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	for _, name := range []string{`"delay_ns":150000000`, `"jump_by_ns":-3000000000`, `"duration_ns":2000000000`} {
 		if !strings.Contains(string(b), name) {
 			t.Errorf("JSON %s lacks %s", b, name)
 		}
 	}
 	var g Fault
-	if err := json.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, json.Unmarshal(b, &g))
 	if !reflect.DeepEqual(f, g) {
 		t.Errorf("round trip: got %+v, want %+v", g, f)
 	}

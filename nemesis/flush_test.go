@@ -36,19 +36,17 @@ func TestFlushLosesKeysWithoutDowntime(t *testing.T) {
 	c := startCluster(t, 3, "c1")
 	ctx := clustertest.Context(t, 20*time.Second)
 	n1, n2 := clustertest.Admin(t, c, "n1", opTimeout), clustertest.Admin(t, c, "n2", opTimeout)
-	must(t, n1.Set(ctx, "lock", "tok", time.Minute).Err())
-	must(t, n1.Set(ctx, "fence", 7, 0).Err())
-	must(t, n2.Set(ctx, "lock", "tok", time.Minute).Err())
+	clustertest.Must(t, n1.Set(ctx, "lock", "tok", time.Minute).Err())
+	clustertest.Must(t, n1.Set(ctx, "fence", 7, 0).Err())
+	clustertest.Must(t, n2.Set(ctx, "lock", "tok", time.Minute).Err())
 	conn := clustertest.Dial(t, c, "c1", "n1", opTimeout)
-	must(t, conn.Ping(ctx).Err()) // a connection open before the flush
+	clustertest.Must(t, conn.Ping(ctx).Err()) // a connection open before the flush
 
 	rec := history.NewRecorder(nil)
 	defer rec.Close()
 	f := Fault{Kind: KindFlush, Nodes: []string{"n1"}}
 	run := &Runner{Set: New(Env{Cluster: c}), Cluster: c, Rec: rec}
-	if err := run.Run(ctx, Scripted(0, Step{Fault: f, Duration: 50 * time.Millisecond})); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, run.Run(ctx, Scripted(0, Step{Fault: f, Duration: 50 * time.Millisecond})))
 
 	if n, err := n1.DBSize(ctx).Result(); err != nil || n != 0 {
 		t.Errorf("n1 DBSIZE after the flush = %d, %v; want 0", n, err)
@@ -90,18 +88,11 @@ func TestFlushRefusesBadTargets(t *testing.T) {
 	if err := fl.Start(ctx, Fault{Kind: KindFlush}); err == nil || !strings.Contains(err.Error(), "at least one node") {
 		t.Errorf("flush of no node: %v", err)
 	}
-	must(t, clustertest.Admin(t, c, "n1", opTimeout).Set(ctx, "k", "v", 0).Err())
+	clustertest.Must(t, clustertest.Admin(t, c, "n1", opTimeout).Set(ctx, "k", "v", 0).Err())
 	if err := fl.Start(ctx, Fault{Kind: KindFlush, Nodes: []string{"n9"}}); err == nil {
 		t.Error("flush of n9 in a one-node cluster succeeded")
 	}
 	if n, _ := clustertest.Admin(t, c, "n1", opTimeout).DBSize(ctx).Result(); n != 1 {
 		t.Errorf("n1 holds %d keys after a failed flush of n9, want 1", n)
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
 	}
 }

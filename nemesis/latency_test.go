@@ -40,9 +40,7 @@ func rtt(t *testing.T, rdb *redis.Client) time.Duration {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	t0 := time.Now()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, rdb.Ping(ctx).Err())
 	return time.Since(t0)
 }
 
@@ -63,18 +61,14 @@ func TestLatencyRoundTrip(t *testing.T) {
 	}{{cluster.Both, 300 * time.Millisecond}, {cluster.Upstream, 150 * time.Millisecond}} {
 		f := Fault{Kind: KindLatency, Shape: LatencyLink, Nodes: []string{"n1"}, Clients: []string{"c1"},
 			Delay: 150 * time.Millisecond, Stream: tc.stream}
-		if err := l.Start(ctx, f); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, l.Start(ctx, f))
 		if got, want := c.Proxies().Faulty(), []cluster.Link{{Client: "c1", Target: "n1"}}; !reflect.DeepEqual(got, want) {
 			t.Errorf("faulty links %v, want %v", got, want)
 		}
 		if d := rtt(t, rdb); d < tc.min {
 			t.Errorf("%s: round trip %v with 150ms latency, want at least %v", tc.stream, d, tc.min)
 		}
-		if err := l.Stop(ctx, f); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, l.Stop(ctx, f))
 		if got := c.Proxies().Faulty(); len(got) != 0 {
 			t.Errorf("faulty links after Stop: %v", got)
 		}

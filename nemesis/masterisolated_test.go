@@ -40,9 +40,7 @@ func TestMasterIsolatedPromotesReplica(t *testing.T) {
 	if err := set(c2, lost); err == nil {
 		t.Errorf("c2 reached %s, which it is cut from", master)
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, <-done)
 	started := time.Since(begin)
 	t.Logf("start %v: %s", started.Round(time.Millisecond), p.Outcome(f))
 	if o := p.Outcome(f); !strings.Contains(o, replica+" promoted") || !strings.Contains(o, "c2 cut from "+master) {
@@ -65,7 +63,7 @@ func TestMasterIsolatedPromotesReplica(t *testing.T) {
 	}
 
 	stopAt := time.Now()
-	must(t, p.Stop(ctx, f))
+	clustertest.Must(t, p.Stop(ctx, f))
 	t.Logf("stop (heal, healthy) %v", time.Since(stopAt).Round(time.Millisecond))
 	if got := c.InternalFaults(); len(got) > 0 {
 		t.Errorf("internal faults after Stop: %v", got)
@@ -76,8 +74,8 @@ func TestMasterIsolatedPromotesReplica(t *testing.T) {
 	if r, err := c.ReplicaOf(ctx, replica); err != nil || r != master {
 		t.Errorf("replica of %s after Stop: %q, %v; want the old master %s", replica, r, err, master)
 	}
-	if got, err := clusterClient(t, c, "c2").Get(ctx, lost).Result(); err != redis.Nil {
+	if got, err := clustertest.ClusterClient(t, c, "c2").Get(ctx, lost).Result(); err != redis.Nil {
 		t.Errorf("GET %s = %q, %v; want the write acknowledged by the isolated master lost", lost, got, err)
 	}
-	must(t, p.Stop(ctx, f)) // again: nothing left to heal
+	clustertest.Must(t, p.Stop(ctx, f)) // again: nothing left to heal
 }

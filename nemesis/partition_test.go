@@ -112,9 +112,7 @@ func TestPartitionOneNode(t *testing.T) {
 	ctx := clustertest.Context(t, 20*time.Second)
 	p := &Partition{Env: Env{Cluster: c}}
 	f := Fault{Kind: KindPartition, Shape: ShapeOneNode, Nodes: []string{"n2"}}
-	if err := p.Start(ctx, f); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, p.Start(ctx, f))
 	for _, cl := range c.Clients() {
 		if reachable(t, c, cl, "n2") {
 			t.Errorf("%s reached n2 during the partition", cl)
@@ -123,9 +121,7 @@ func TestPartitionOneNode(t *testing.T) {
 			t.Errorf("%s could not reach n1 during a partition of n2", cl)
 		}
 	}
-	if err := p.Stop(ctx, f); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, p.Stop(ctx, f))
 	for _, cl := range c.Clients() {
 		if !reachable(t, c, cl, "n2") {
 			t.Errorf("%s cannot reach n2 after the heal", cl)

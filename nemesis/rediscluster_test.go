@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 	"github.com/lockstorm/lockstorm/history"
@@ -33,25 +31,13 @@ func startRedisCluster(t *testing.T, clients ...string) *rediscluster.Cluster {
 // clusterEnv is the Env of a Redis Cluster whose lock key is testKey.
 func clusterEnv(c *rediscluster.Cluster) Env { return Env{Cluster: c, Key: testKey} }
 
-// clusterClient is a cluster client of the client's proxies, closed when
-// the test ends.
-func clusterClient(t *testing.T, c *rediscluster.Cluster, cl string) *redis.ClusterClient {
-	t.Helper()
-	rc, err := c.NewClusterClient(cl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rc.Close() })
-	return rc
-}
-
 // keyRoles returns the master of testKey's slot and its replica.
 func keyRoles(t *testing.T, ctx context.Context, c *rediscluster.Cluster) (master, replica string) {
 	t.Helper()
 	master, err := c.MasterOf(ctx, rediscluster.SlotOf(testKey))
-	must(t, err)
+	clustertest.Must(t, err)
 	replica, err = c.ReplicaOf(ctx, master)
-	must(t, err)
+	clustertest.Must(t, err)
 	return master, replica
 }
 
@@ -142,7 +128,7 @@ func TestRedisClusterScheduleFits(t *testing.T) {
 			o := Options{Kinds: ks, Topology: clusterTopo(), WarmUp: time.Second, TargetHolder: aim,
 				MinInterval: 500 * time.Millisecond, MaxInterval: 1500 * time.Millisecond}
 			need, err := MinFaultPhase(set, o, ks...)
-			must(t, err)
+			clustertest.Must(t, err)
 			for _, extra := range []time.Duration{0, 20 * time.Second} {
 				o.Faults = need + extra
 				for seed := uint64(1); seed <= 100; seed++ {
@@ -211,12 +197,12 @@ func TestRedisClusterRandomPlan(t *testing.T) {
 		t.Fatal("a Redis Cluster's topology does not say so")
 	}
 	least, err := MinFaultPhase(set, o, kinds...)
-	must(t, err)
+	clustertest.Must(t, err)
 	o.Faults = least + 100*time.Millisecond
 	var p Plan
 	for seed := uint64(1); ; seed++ {
 		p, err = Schedule(NewRand(seed), set, o)
-		must(t, err)
+		clustertest.Must(t, err)
 		shapes := map[string]bool{}
 		for _, s := range p.Steps {
 			shapes[s.Fault.Shape] = true
@@ -231,7 +217,7 @@ func TestRedisClusterRandomPlan(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), p.HealAt+40*time.Second)
 	defer cancel()
 	run := &Runner{Set: set, Cluster: c, Rec: rec, Logf: t.Logf}
-	must(t, run.Run(ctx, p))
+	clustertest.Must(t, run.Run(ctx, p))
 	ops := checkNemesisRecords(t, rec.History())
 	if count(ops, history.FStart) != len(p.Steps) || count(ops, history.FStop) != len(p.Steps) {
 		t.Errorf("%d steps but ops %+v", len(p.Steps), ops)
@@ -248,7 +234,7 @@ func TestRedisClusterRandomPlan(t *testing.T) {
 			t.Errorf("start record %q does not say what the fault did", op.Detail)
 		}
 	}
-	must(t, c.WaitHealthy(ctx))
+	clustertest.Must(t, c.WaitHealthy(ctx))
 	if got := c.InternalFaults(); len(got) > 0 {
 		t.Errorf("faults between the nodes after the run: %v", got)
 	}

@@ -116,7 +116,7 @@ func TestRunnerCancelMidFaultHeals(t *testing.T) {
 func TestRunnerRandomPlan(t *testing.T) {
 	kinds := Supported(NeedLinks, NeedProcess, NeedAdmin, NeedOwnData, NeedReplica)
 	// n1 has a replica so that failover is among the kinds that can run.
-	c := startReplicated(t, cluster.PromoteManual, 3, "c1", "c2")
+	c := clustertest.StartReplicated(t, local.Config{Nodes: 3, Clients: []string{"c1", "c2"}, ReplicaOptions: cluster.ReplicaOptions{Promotion: cluster.PromoteManual}})
 	var crashed []string
 	env := Env{Cluster: c, CrashClient: func(ctx context.Context, cl string) error {
 		crashed = append(crashed, cl)
@@ -130,14 +130,10 @@ func TestRunnerRandomPlan(t *testing.T) {
 		MinInterval: 50 * time.Millisecond, MaxInterval: 150 * time.Millisecond,
 	}
 	least, err := MinFaultPhase(set, o, kinds...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	o.Faults = least + 100*time.Millisecond
 	p, err := Schedule(NewRand(11), set, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	for _, k := range kinds {
 		if !p.Uses(k) {
 			t.Errorf("plan has no %s fault", k)
@@ -147,9 +143,7 @@ func TestRunnerRandomPlan(t *testing.T) {
 	defer rec.Close()
 	var logged []string
 	run := &Runner{Set: set, Cluster: c, Rec: rec, Logf: func(f string, a ...any) { logged = append(logged, f) }}
-	if err := run.Run(clustertest.Context(t, 20*time.Second), p); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, run.Run(clustertest.Context(t, 20*time.Second), p))
 	ops := checkNemesisRecords(t, rec.History())
 	if count(ops, history.FStart) != len(p.Steps) || count(ops, history.FStop) != len(p.Steps) || count(ops, FHeal) != 1 {
 		t.Errorf("%d steps but ops %+v", len(p.Steps), ops)
@@ -218,9 +212,7 @@ func TestRunnerResolveKeepsDuration(t *testing.T) {
 		f.Clients = []string{"c2"}
 		return f
 	}}
-	if err := run.Run(clustertest.Context(t, 20*time.Second), p); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, run.Run(clustertest.Context(t, 20*time.Second), p))
 	var startAt, stopAt time.Duration
 	for _, op := range rec.History() {
 		if op.Type != history.OK {

@@ -1,6 +1,8 @@
 package nemesis
 
 import (
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
+
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -20,9 +22,7 @@ func scheduleOpts() Options {
 func TestScheduleSameSeedSamePlan(t *testing.T) {
 	set := New(Env{})
 	a, err := Schedule(NewRand(42), set, scheduleOpts())
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	b, _ := Schedule(NewRand(42), set, scheduleOpts())
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("same seed gave different plans")
@@ -33,9 +33,7 @@ func TestScheduleSameSeedSamePlan(t *testing.T) {
 	}
 	// The plan survives JSON (it goes into test.json).
 	js, err := json.Marshal(a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	var back Plan
 	if err := json.Unmarshal(js, &back); err != nil || !reflect.DeepEqual(a, back) {
 		t.Fatalf("plan JSON round trip: %v", err)
@@ -45,9 +43,7 @@ func TestScheduleSameSeedSamePlan(t *testing.T) {
 func TestScheduleShape(t *testing.T) {
 	o := scheduleOpts()
 	p, err := Schedule(NewRand(1), New(Env{}), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	if p.HealAt != o.WarmUp+o.Faults || p.End != p.HealAt+o.Recovery {
 		t.Errorf("heal at %v, end %v", p.HealAt, p.End)
 	}
@@ -79,9 +75,7 @@ func TestScheduleOverlap(t *testing.T) {
 	o.Overlap = true
 	o.Kinds = []string{KindPartition, KindLatency, KindClientPause}
 	p, err := Schedule(NewRand(9), New(Env{}), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	overlaps := 0
 	for i, s := range p.Steps {
 		for _, u := range p.Steps[:i] {

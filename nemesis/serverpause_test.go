@@ -15,12 +15,8 @@ func TestServerPauseBlocks(t *testing.T) {
 	p := &ServerPause{Env: Env{Cluster: c}}
 	f := Fault{Kind: KindServerPause, Nodes: []string{"n2"}}
 	slow := clustertest.Dial(t, c, "c1", "n2", 10*time.Second)
-	if err := slow.Ping(ctx).Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Start(ctx, f); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, slow.Ping(ctx).Err())
+	clustertest.Must(t, p.Start(ctx, f))
 	done := make(chan error, 1)
 	go func() { done <- slow.Set(ctx, "k", "v", 0).Err() }()
 	if err := set(clustertest.Admin(t, c, "n2", opTimeout), "k2"); err == nil {
@@ -30,8 +26,6 @@ func TestServerPauseBlocks(t *testing.T) {
 		t.Error("n1 unreachable while n2 is paused")
 	}
 	blocked(t, done, 0, "SET on a paused node")
-	if err := p.Stop(ctx, f); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, p.Stop(ctx, f))
 	completes(t, done, "SET on a resumed node")
 }

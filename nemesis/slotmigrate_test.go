@@ -37,19 +37,19 @@ func TestSlotMigrateMovesTheKeyWithItsTTL(t *testing.T) {
 	c := startRedisCluster(t, "c1")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cc := clusterClient(t, c, "c1")
+	cc := clustertest.ClusterClient(t, c, "c1")
 	slot := rediscluster.SlotOf(testKey)
-	must(t, cc.Set(ctx, testKey, "tok", 30*time.Second).Err())
-	must(t, cc.Set(ctx, "fence:{lockstorm}", 7, 0).Err())
+	clustertest.Must(t, cc.Set(ctx, testKey, "tok", 30*time.Second).Err())
+	clustertest.Must(t, cc.Set(ctx, "fence:{lockstorm}", 7, 0).Err())
 	nem := &SlotMigrate{Env: clusterEnv(c)}
 
 	owner, _ := keyRoles(t, ctx, c)
 	masters, err := c.Masters(ctx)
-	must(t, err)
+	clustertest.Must(t, err)
 	next := after(masters, owner)
 	other := slices.DeleteFunc(slices.Clone(masters), func(m string) bool { return m == owner || m == next })[0]
 	otherReplica, err := c.ReplicaOf(ctx, other)
-	must(t, err)
+	clustertest.Must(t, err)
 	for _, x := range []struct{ node, want string }{
 		{owner, next},         // the owner: the next master
 		{otherReplica, other}, // a replica: its master
@@ -57,11 +57,9 @@ func TestSlotMigrateMovesTheKeyWithItsTTL(t *testing.T) {
 		from, _ := keyRoles(t, ctx, c)
 		f := Fault{Kind: KindSlotMigrate, Nodes: []string{x.node}}
 		begin := time.Now()
-		if err := nem.Start(ctx, f); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, nem.Start(ctx, f))
 		t.Logf("%v: start %v: %s", f, time.Since(begin).Round(time.Millisecond), nem.Outcome(f))
-		must(t, nem.Stop(ctx, f))
+		clustertest.Must(t, nem.Stop(ctx, f))
 		if m, err := c.MasterOf(ctx, slot); err != nil || m != x.want {
 			t.Fatalf("%v: slot %d owned by %q, %v; want %s", f, slot, m, err, x.want)
 		}
@@ -79,7 +77,7 @@ func TestSlotMigrateMovesTheKeyWithItsTTL(t *testing.T) {
 			t.Errorf("cluster client GET after the move: %q, %v", v, err)
 		}
 	}
-	must(t, c.WaitHealthy(ctx))
+	clustertest.Must(t, c.WaitHealthy(ctx))
 }
 
 // A migration without a lock key, or naming several nodes, is refused;

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 )
 
 // targetOpts is a plan over every kind with 5 nodes, 3 clients and a
@@ -77,9 +78,7 @@ func TestScheduleRounds(t *testing.T) {
 	orders := map[string]bool{}
 	for seed := uint64(1); seed <= 20; seed++ {
 		p, err := Schedule(NewRand(seed), set, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 		var first []string
 		for _, s := range p.Steps[:len(Kinds)] {
 			first = append(first, s.Fault.Kind)
@@ -114,9 +113,7 @@ func TestScheduleTargetedReplayable(t *testing.T) {
 	o.TargetHolder = 0.8
 	o.Faults = 5 * time.Minute
 	a, err := Schedule(NewRand(7), set, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	b, _ := Schedule(NewRand(7), set, o)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("same seed gave different targeted plans")

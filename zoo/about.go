@@ -8,11 +8,9 @@ import (
 	"github.com/lockstorm/lockstorm/repro"
 )
 
-// About is what a zoo entry's manifest says of the lock a run used, for
-// a reproduction's report: the library, its version and upstream, its
-// documented promise and, when the run was one of the entry's cells, the
-// cell's expectation and why. ok is false when the run's client folder
-// holds no zoo entry.
+// About is what the zoo entry in a run's client folder says of its lock,
+// for a reproduction's report (with the cell's expectation when the run
+// was one); ok is false without an entry.
 func About(cfg config.Config) (repro.About, bool) {
 	if cfg.ClientDir == "" {
 		return repro.About{}, false

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,14 +30,31 @@ const buildTimeout = 10 * time.Minute
 // except version-control folders and the build stamp.
 func Hash(dir string) (string, error) {
 	h := sha256.New()
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := hashTree(h, dir, false)
+	return hex.EncodeToString(h.Sum(nil))[:16], err
+}
+
+// hashTree writes to h the name, mode and content (a linked file's too)
+// of every file under root but version control and the build stamp; or,
+// goOnly, the name and content of every non-test .go file, go.mod and
+// go.sum outside the zoo, stores, binaries and testdata.
+func hashTree(h io.Writer, root string, goOnly bool) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(dir, path)
+		rel, _ := filepath.Rel(root, path)
+		rel, name := filepath.ToSlash(rel), d.Name()
 		if d.IsDir() {
-			if d.Name() == ".git" {
+			if path != root && (name == ".git" || goOnly && slices.Contains([]string{"zoo", "store", "bin", "testdata", "node_modules"}, name)) {
 				return filepath.SkipDir
+			}
+			return nil
+		}
+		if goOnly {
+			if strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") || name == "go.mod" || name == "go.sum" {
+				fmt.Fprintf(h, "%s\x00", rel)
+				return hashFile(h, path)
 			}
 			return nil
 		}
@@ -47,23 +65,16 @@ func Hash(dir string) (string, error) {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(h, "%s\x00%o\x00", filepath.ToSlash(rel), info.Mode())
-		if info.Mode().IsRegular() {
-			return hashFile(h, path)
-		}
+		fmt.Fprintf(h, "%s\x00%o\x00", rel, info.Mode())
 		if info.Mode()&fs.ModeSymlink != 0 {
 			target, _ := os.Readlink(path)
 			h.Write([]byte(target))
-			// A linked file (an adapter shared by the entries of one
-			// library's versions) counts by its content: a change to it
-			// rebuilds every entry that links it.
-			if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-				return hashFile(h, path)
-			}
+		}
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+			return hashFile(h, path)
 		}
 		return nil
 	})
-	return hex.EncodeToString(h.Sum(nil))[:16], err
 }
 
 // hashFile writes path's content to h.

@@ -4,19 +4,14 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
-// BuildHash is what decides whether an entry must be built again: the
-// hash of its folder (Hash) and, for a Go entry whose go.mod replaces a
-// module with a local folder (the entries built on lockstorm's own
-// lockimpl, protocol and adapters replace lockstorm with ../..), the Go
-// sources of that folder too, so that a change to the adapter an entry
-// links rebuilds the entry.
+// BuildHash decides whether an entry must be built again: the hash of its
+// folder and of the Go sources of the local folders its go.mod replaces
+// modules with (lockstorm itself, ../.., for entries on its adapters).
 func BuildHash(dir string) (string, error) {
 	own, err := Hash(dir)
 	if err != nil {
@@ -29,7 +24,7 @@ func BuildHash(dir string) (string, error) {
 	h := sha256.New()
 	h.Write([]byte(own))
 	for _, rel := range locals {
-		if err := hashGoSources(h, filepath.Join(dir, rel)); err != nil {
+		if err := hashTree(h, filepath.Join(dir, rel), true); err != nil {
 			return "", err
 		}
 	}
@@ -60,32 +55,4 @@ func localReplaces(gomod string) ([]string, error) {
 		}
 	}
 	return out, sc.Err()
-}
-
-// hashGoSources writes to h the name and content of every non-test .go
-// file, go.mod and go.sum under root, except the folders that are not
-// part of its module's build (the zoo's entries, version control, stores,
-// binaries, testdata).
-func hashGoSources(h interface{ Write([]byte) (int, error) }, root string) error {
-	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case ".git", "zoo", "store", "bin", "testdata", "node_modules":
-				if path != root {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		name := d.Name()
-		if (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) || name == "go.mod" || name == "go.sum" {
-			rel, _ := filepath.Rel(root, path)
-			fmt.Fprintf(h, "%s\x00", filepath.ToSlash(rel))
-			return hashFile(h, path)
-		}
-		return nil
-	})
 }

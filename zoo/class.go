@@ -5,31 +5,17 @@ import (
 	"strings"
 )
 
-// Class is what a cell means on the scoreboard, beyond agreeing or not:
-// a known upstream bug reproduced, a fixed release shown clean, a new
-// finding, a miss, or an unknown. Ordinary cells that keep the library's
-// documented word (or show its documented limit) are ClassAgrees.
+// Class is what a cell means on the scoreboard, beyond agreeing or not.
 type Class string
 
 const (
-	// ClassKnown: a cell with known: whose named checkers flagged the
-	// bug in at least one seed, and no clean checker was flagged.
-	ClassKnown Class = "known bug reproduced"
-	// ClassFixed: a cell with fixed: (the fixed twin of a known bug)
-	// that agrees: the checkers the bug would flag stayed clean.
-	ClassFixed Class = "fixed version clean"
-	// ClassFinding: a cell that disagrees because a checker flagged what
-	// the documentation promises (a fixed twin that is not clean too).
-	ClassFinding Class = "new finding"
-	// ClassMissed: the failure expected (a known bug included) did not
-	// show in any seed.
-	ClassMissed Class = "missed"
-	// ClassUnknown: the verdicts cannot decide.
-	ClassUnknown Class = "unknown"
-	// ClassAgrees: an ordinary cell that agrees with its expectation.
-	ClassAgrees Class = "agrees"
-	// ClassSkipped: the entry's runtime is missing.
-	ClassSkipped Class = "skipped"
+	ClassKnown   Class = "known bug reproduced" // a known: cell that agrees
+	ClassFixed   Class = "fixed version clean"  // a fixed: cell that agrees
+	ClassFinding Class = "new finding"          // a checker flagged what the documentation promises
+	ClassMissed  Class = "missed"               // the expected failure did not show in any seed
+	ClassUnknown Class = "unknown"              // the verdicts cannot decide
+	ClassAgrees  Class = "agrees"               // an ordinary cell that agrees
+	ClassSkipped Class = "skipped"              // the entry's runtime is missing
 )
 
 // classOf is the class of a cell with status s.
@@ -114,8 +100,7 @@ func (b *Board) Summarize() Summary {
 }
 
 // upstreamRepo is an upstream URL cut to its repository
-// (https://github.com/redis/rueidis/tree/main/rueidislock ->
-// github.com/redis/rueidis), so that entries of one library count once.
+// (github.com/redis/rueidis), so that entries of one library count once.
 func upstreamRepo(u string) string {
 	u = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://"), "/")
 	parts := strings.Split(u, "/")
@@ -145,9 +130,8 @@ func KnownCells(entries []Entry) []Entry {
 	return out
 }
 
-// Twin names the fixed twin of a known-bug cell on the board: the cell
-// with fixed: of an entry of the same upstream repository in the same
-// column, and what it showed; "" when the zoo has none.
+// Twin names the fixed twin of a known-bug cell (a fixed: cell of the
+// same upstream repository and column) and what it showed; "" if none.
 func (b *Board) Twin(e EntryOutcome, c CellOutcome) string {
 	if c.Cell.Known == "" {
 		return ""

@@ -22,11 +22,7 @@ const (
 	// failed to start or was cut short).
 	Unknown Status = "unknown"
 	// Missed: an invalid cell's run that the named checkers did not all
-	// flag (valid, or flagged by other checkers only). A cell all of
-	// whose runs are missed disagrees too, but says something else than
-	// a finding: the failure the documentation leads one to expect did
-	// not show, because the library does better than documented or
-	// because lockstorm's faults did not reach it.
+	// flag: the documented failure did not show.
 	Missed Status = "missed"
 	// Skipped: the entry's runtime is missing; nothing ran.
 	Skipped Status = "skipped"
@@ -126,11 +122,7 @@ type CellOutcome struct {
 	Skipped string `json:"skipped,omitempty"`
 }
 
-// judgeCell aggregates a cell's runs (zoo/README.md): a valid cell agrees
-// when every run is valid and is a finding when one is invalid; an
-// invalid cell agrees when one run is detected and no clean checker was
-// flagged, is a finding when a clean checker was flagged, and is missed
-// when no run was detected and none was unknown. Anything else is unknown.
+// judgeCell aggregates a cell's runs by zoo/README.md's rules.
 func judgeCell(c Cell, runs []RunOutcome) CellOutcome {
 	out := CellOutcome{Cell: c, Column: c.Column(), Runs: runs}
 	count := map[Status]int{}

@@ -1,11 +1,8 @@
 // Package zoo runs lockstorm's lock zoo: real lock libraries, each an
-// entry folder with a zoo.yaml manifest and a small adapter that speaks
-// the client line protocol (docs/client-protocol.md). Every cell of an
-// entry (a fault, a workload and the expected verdict, written from the
-// library's documentation) runs for every seed; each run is judged
-// against the expectation, and the cells make a scoreboard. zoo/README.md,
-// beside the entry folders (a Go entry is a module of its own), is the
-// manifest's contract.
+// entry folder with a zoo.yaml manifest (zoo/README.md is its contract)
+// and an adapter speaking the client line protocol. Every cell of an entry
+// (a fault, a workload, the verdict its documentation leads one to expect)
+// runs for every seed, and the cells make a scoreboard.
 package zoo
 
 import (
@@ -67,26 +64,19 @@ type Manifest struct {
 	// Clients is the number of client slots (default DefaultClients).
 	Clients int `yaml:"clients"`
 	// NodeTimeout is an optional Go duration: the library's bound on one
-	// command on one node, when it cannot be set to lockstorm's default
-	// (TTL/10), e.g. a socket timeout in whole seconds. The run's
-	// --node-timeout: the client gets it as LOCKSTORM_NODE_TIMEOUT_MS, and
-	// aimed latency is sized to it (succeeding late, not timing out).
+	// command, when not lockstorm's default (TTL/10); the run's
+	// --node-timeout.
 	NodeTimeout string `yaml:"node_timeout"`
 	// Renewal is RenewalNone or RenewalWatchdog.
 	Renewal string `yaml:"renewal"`
 	// Fencing is true when the library issues fencing tokens.
 	Fencing bool `yaml:"fencing"`
-	// Fair is true when the library queues its waiters and promises
-	// grants in arrival order: the liveness checker then requires FIFO
-	// grants (config.Fair), and an aimed latency's first waiter aim
-	// times a waiter's leave out of order (nemesis.Topology.Queues).
+	// Fair is true when the library promises grants in arrival order
+	// (config.Fair).
 	Fair   bool   `yaml:"fair"`
 	Claims string `yaml:"claims"`
-	// Settings optionally maps lockstorm's settings onto the library's
-	// own names, for sweep's tables and recommendation: keys ttl and
-	// renew, values the library's names ("KeyValidity",
-	// "ExtendInterval"). The client receives the values as
-	// LOCKSTORM_TTL_MS and LOCKSTORM_RENEW_MS (docs/client-protocol.md).
+	// Settings optionally maps lockstorm's settings (keys ttl and renew)
+	// to the library's names for them, for sweep's tables.
 	Settings map[string]string `yaml:"settings"`
 	Cells    []Cell            `yaml:"cells"`
 
@@ -109,20 +99,13 @@ type Cell struct {
 	// show (expect: invalid): the buggy half of a known-bug pair.
 	Known string `yaml:"known" json:"known,omitempty"`
 	// Fixed is the upstream issue or PR of a known bug whose fix this
-	// entry carries: the fixed twin of a known-bug cell, run with the
-	// same fault, workload, seeds and adapter. Its cell expects valid, or
-	// invalid by other checkers with the ones the bug flags in clean.
+	// entry carries: the fixed twin of a known-bug cell.
 	Fixed string `yaml:"fixed" json:"fixed,omitempty"`
-	// Plan is an optional scripted fault plan (the JSON of --fault-plan),
-	// a file in the entry's folder: the cell's faults are these steps at
-	// these times instead of random faults of its kinds, and the run lasts
-	// until the plan's end. Its steps may aim at @holder, @waiter,
-	// @releaser or @renewal.
+	// Plan is an optional scripted fault plan (--fault-plan's JSON), a file
+	// in the entry's folder, instead of random faults of its kinds.
 	Plan string `yaml:"plan" json:"plan,omitempty"`
 	// Hold is an optional range of hold times, "MIN-MAX" in Go durations
-	// (200ms-1s): how long a holder keeps the lock (for the leader
-	// workload a term is 2 to 4 times MAX). Default: lockstorm's (TTL/20
-	// to TTL/4; one to two TTLs on a watchdog entry).
+	// (200ms-1s); default lockstorm's.
 	Hold string `yaml:"hold" json:"hold,omitempty"`
 
 	holdMin, holdMax time.Duration
@@ -133,9 +116,8 @@ type Cell struct {
 // DefaultClients is an entry's client slots when its manifest names none.
 const DefaultClients = 4
 
-// Column is the cell's column on the scoreboard: its faults, "+fencing"
-// when the resource checks tokens, its plan's name ("[renewal]" for
-// renewal.json) when it has one, and its workload when not counter.
+// Column is the cell's column on the scoreboard: its faults, "+fencing",
+// its plan's name ("[renewal]") and its workload when not counter.
 func (c Cell) Column() string {
 	s := c.Nemesis
 	if c.Fencing {
@@ -169,9 +151,8 @@ var SettingKeys = []string{"ttl", "renew"}
 
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 
-// Load reads every entry of dir: each subfolder holding a zoo.yaml, sorted
-// by name (dir itself may be one entry). Subfolders without a manifest are
-// not entries. A manifest that cannot be read or breaks the contract is an
+// Load reads every entry of dir (each subfolder holding a zoo.yaml, or dir
+// itself), sorted by name; a manifest that breaks the contract is an
 // error naming its file, the key and what it allows.
 func Load(dir string) ([]Entry, error) {
 	abs, err := filepath.Abs(dir)

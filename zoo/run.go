@@ -147,12 +147,8 @@ func (e Entry) Config(c Cell, seed int64, o Options) config.Config {
 		TimeLimit: o.TimeLimit, Seed: seed, Store: o.Store,
 	}
 	if slices.ContainsFunc(cfg.Nemesis, func(k string) bool { return k == nemesis.KindCrash || k == nemesis.KindClockJump }) {
-		// A node's restart or clock jump takes effect some 100 ms after
-		// it starts: with the default holds (TTL/20 to TTL/4) the holder
-		// has released before a second client can gather a majority
-		// without it. Holds of about two thirds of the TTL keep the
-		// lease held while a node forgets or expires it (as lockstorm
-		// power's redlock-no-persistence scenario does).
+		// Holds of about two thirds of the TTL keep the lease held while
+		// a restarted node forgets it or a jumped clock expires it.
 		cfg.Workloads.HoldMin, cfg.Workloads.HoldMax = 3*e.TTLDuration()/5, 2*e.TTLDuration()/3
 	}
 	if c.plan != nil {
@@ -161,9 +157,8 @@ func (e Entry) Config(c Cell, seed int64, o Options) config.Config {
 		cfg.Plan, cfg.PlanFile, cfg.TimeLimit = &p, c.planPath, p.End
 	}
 	if e.Renewal == RenewalWatchdog {
-		// The client renews every TTL/3 and says when a lease is lost;
-		// holds of one to two TTLs need the renewals, and holders trust
-		// the lock's word, as code on a watchdog lock does.
+		// Renewals every TTL/3 for holds of one to two TTLs; holders
+		// trust the lock's word that a lease is lost.
 		cfg.RenewEvery = e.TTLDuration() / 3
 		cfg.Workloads.HoldMin, cfg.Workloads.HoldMax = e.TTLDuration(), 2*e.TTLDuration()
 		cfg.Workloads.TrustLostSignal = true
@@ -216,10 +211,9 @@ func Check(entries []Entry, o Options) error {
 	return nil
 }
 
-// Run builds what is missing and runs every cell of the entries for
-// every seed, at most Parallel runs at once. It prints each entry's build
-// and client commands before it runs them. When ctx ends the runs in
-// progress heal and stop and the board holds what finished, Interrupted.
+// Run builds what is missing and runs every cell of the entries for every
+// seed, at most Parallel at once, printing the commands first. When ctx
+// ends the board holds what finished, Interrupted.
 func Run(ctx context.Context, entries []Entry, o Options) (*Board, *campaign.Report, error) {
 	o, err := o.withDefaults()
 	if err != nil {
@@ -301,9 +295,8 @@ type prepared struct {
 	err     error
 }
 
-// prepare checks every entry's runtime and builds those that can run,
-// at most parallel at once: a fresh machine's Go builds spend most of
-// their time fetching modules.
+// prepare checks every entry's runtime and builds those that can run, at
+// most parallel at once.
 func prepare(ctx context.Context, entries []Entry, parallel int) []prepared {
 	out := make([]prepared, len(entries))
 	sem := make(chan struct{}, max(parallel, 1))
@@ -328,10 +321,8 @@ func prepare(ctx context.Context, entries []Entry, parallel int) []prepared {
 // names it.
 func cellName(e Entry, c Cell) string { return e.Name + "/" + c.Column() }
 
-// runCells runs the entries' cells as a campaign: each zoo cell a
-// campaign cell (skipped with its entry, broken when its build failed)
-// whose claim over its runs is its expectation (judgeCell); each run's
-// outcome (RunOutcome) by cell name.
+// runCells runs the entries' cells as campaign cells whose claim is their
+// expectation (judgeCell), and returns each run's outcome by cell name.
 func runCells(ctx context.Context, entries []Entry, b *Board, o Options) (map[string][]RunOutcome, *campaign.Report, error) {
 	var (
 		mu    sync.Mutex
@@ -406,9 +397,8 @@ func exists(dir, path string) bool {
 	return err == nil
 }
 
-// columns are the cells' columns in a stable order: the usual faults
-// first, as zoo/README.md lists them, then any other in order of first
-// appearance.
+// columns are the cells' columns: the usual faults first, as
+// zoo/README.md lists them, then the others as they appear.
 func columns(entries []EntryOutcome) []string {
 	var out []string
 	for _, e := range entries {

@@ -71,3 +71,26 @@ func start[C cluster.Cluster](t testing.TB, timeout time.Duration, skip error, f
 	})
 	return c
 }
+
+// StartReplicated starts cfg's nodes (default 1), n1 with an asynchronous
+// replica, and stops them when the test ends; it skips the test when
+// redis-server or redis-sentinel is not installed.
+func StartReplicated(t testing.TB, cfg local.Config) *local.Cluster {
+	t.Helper()
+	cfg.Nodes, cfg.Replica = max(cfg.Nodes, 1), true
+	return start(t, 20*time.Second, nil, func(ctx context.Context) (*local.Cluster, error) {
+		c, err := local.Start(ctx, cfg)
+		if errors.Is(err, cluster.ErrNoRedis) || errors.Is(err, cluster.ErrNoSentinel) {
+			t.Skip(err)
+		}
+		return c, err
+	})
+}
+
+// Must fails the test on err.
+func Must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -63,3 +63,12 @@ func StartRedisCluster(t testing.TB, cfg rediscluster.Config) *rediscluster.Clus
 	t.Logf("cluster of %d nodes started in %v", len(c.Nodes()), time.Since(begin).Round(time.Millisecond))
 	return c
 }
+
+// ClusterClient is a ClusterClient of client to c, closed when the test ends.
+func ClusterClient(t testing.TB, c *rediscluster.Cluster, client string) *redis.ClusterClient {
+	t.Helper()
+	rc, err := c.NewClusterClient(client)
+	Must(t, err)
+	t.Cleanup(func() { rc.Close() })
+	return rc
+}

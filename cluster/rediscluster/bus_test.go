@@ -23,11 +23,9 @@ func TestIsolateBusFailsTheMasterOver(t *testing.T) {
 	k, lost := keyOn(t, c, "n1", "iso"), keyOn(t, c, "n1", "lost")
 	old, promoted := proxyClient(t, c, "c1", "n1"), proxyClient(t, c, "c1", "n1r")
 
-	must(t, c.CutReplication(ctx, "n1"))
+	clustertest.Must(t, c.CutReplication(ctx, "n1"))
 	begin := time.Now()
-	if err := c.IsolateBus(ctx, "n1"); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, c.IsolateBus(ctx, "n1"))
 	isolated := time.Now()
 	t.Logf("IsolateBus took %v", isolated.Sub(begin).Round(time.Millisecond))
 	if err := old.Set(ctx, lost, "acknowledged", 0).Err(); err != nil {
@@ -47,9 +45,7 @@ func TestIsolateBusFailsTheMasterOver(t *testing.T) {
 			firstNewWrite = at
 		}
 		s, err := c.State(wait)
-		if err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, err)
 		n1, _ := s.Node("n1")
 		if oldFail == 0 && n1.ClusterState == "fail" {
 			oldFail = at
@@ -85,20 +81,16 @@ func TestIsolateBusFailsTheMasterOver(t *testing.T) {
 func healBusAndCheck(t *testing.T, ctx context.Context, c *rediscluster.Cluster, k, lost string) {
 	t.Helper()
 	begin := time.Now()
-	if err := c.HealBus(ctx, "n1"); err != nil {
-		t.Fatal(err)
-	}
-	must(t, c.HealReplication(ctx, "n1"))
-	if err := c.WaitHealthy(ctx); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, c.HealBus(ctx, "n1"))
+	clustertest.Must(t, c.HealReplication(ctx, "n1"))
+	clustertest.Must(t, c.WaitHealthy(ctx))
 	t.Logf("HealBus until healthy: %v", time.Since(begin).Round(time.Millisecond))
 	s, err := c.State(ctx)
-	must(t, err)
+	clustertest.Must(t, err)
 	if n1, _ := s.Node("n1"); n1.Role != rediscluster.RoleReplica || n1.Following != "n1r" {
 		t.Errorf("n1 after HealBus: %+v, want a replica of n1r", n1)
 	}
-	rc := clusterClient(t, c, "c1")
+	rc := clustertest.ClusterClient(t, c, "c1")
 	if got, err := rc.Get(ctx, k).Result(); err != nil || got != "new" {
 		t.Errorf("GET %s after heal = %q, %v; want n1r's value", k, got, err)
 	}
@@ -110,23 +102,23 @@ func healBusAndCheck(t *testing.T, ctx context.Context, c *rediscluster.Cluster,
 func TestIsolateBusOneNodeAtATime(t *testing.T) {
 	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}})
 	ctx := clustertest.Context(t, 20*time.Second)
-	must(t, c.IsolateBus(ctx, "n2"))
-	must(t, c.IsolateBus(ctx, "n2")) // again: nothing to do
+	clustertest.Must(t, c.IsolateBus(ctx, "n2"))
+	clustertest.Must(t, c.IsolateBus(ctx, "n2")) // again: nothing to do
 	if err := c.IsolateBus(ctx, "n3"); !errors.Is(err, rediscluster.ErrBusIsolated) {
 		t.Errorf("a second isolation: %v, want ErrBusIsolated", err)
 	}
-	must(t, c.CutReplication(ctx, "n3"))
+	clustertest.Must(t, c.CutReplication(ctx, "n3"))
 	if got, want := c.InternalFaults(), []string{"n2: bus isolated", "n3: replication cut"}; !equal(got, want) {
 		t.Errorf("InternalFaults = %v, want %v", got, want)
 	}
-	must(t, c.HealAll(ctx))
+	clustertest.Must(t, c.HealAll(ctx))
 	if got := c.InternalFaults(); len(got) > 0 {
 		t.Errorf("InternalFaults after HealAll = %v", got)
 	}
 	if got := c.Isolated(); got != "" {
 		t.Errorf("isolated after HealAll: %q", got)
 	}
-	must(t, c.WaitHealthy(ctx))
+	clustertest.Must(t, c.WaitHealthy(ctx))
 }
 
 // proxyClient is a plain client of one node through the client's proxy,
@@ -134,9 +126,7 @@ func TestIsolateBusOneNodeAtATime(t *testing.T) {
 func proxyClient(t *testing.T, c *rediscluster.Cluster, client, node string) *redis.Client {
 	t.Helper()
 	addr, err := c.Addr(client, node)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	rc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DisableIdentity: true, Protocol: 2,
 		ReadTimeout: 300 * time.Millisecond, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { rc.Close() })

@@ -14,25 +14,11 @@ import (
 	"github.com/lockstorm/lockstorm/cluster/rediscluster"
 )
 
-// clusterClient is a ClusterClient of client, closed when the test ends.
-func clusterClient(t *testing.T, c *rediscluster.Cluster, client string) *redis.ClusterClient {
-	t.Helper()
-	rc, err := c.NewClusterClient(client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rc.Close() })
-	return rc
-}
-
-// admin is a plain client of a node's own address, closed when the test ends.
 // keyOn finds a key (prefix plus a number) whose slot the master owns.
 func keyOn(t *testing.T, c *rediscluster.Cluster, master, prefix string) string {
 	t.Helper()
 	s, err := c.State(clustertest.Context(t, 5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	for i := 0; i < 10000; i++ {
 		k := fmt.Sprintf("%s%d", prefix, i)
 		if s.Owner(rediscluster.SlotOf(k)) == master {
@@ -46,11 +32,9 @@ func keyOn(t *testing.T, c *rediscluster.Cluster, master, prefix string) string 
 func TestClientReachesEveryMasterThroughItsProxies(t *testing.T) {
 	c := clustertest.StartRedisCluster(t, rediscluster.Config{})
 	ctx := clustertest.Context(t, 20*time.Second)
-	rc := clusterClient(t, c, "c1")
+	rc := clustertest.ClusterClient(t, c, "c1")
 	masters, err := c.Masters(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	for _, m := range masters {
 		k := keyOn(t, c, m, "k")
 		if err := rc.Set(ctx, k, "v-"+m, 0).Err(); err != nil {
@@ -80,7 +64,7 @@ func TestClientReachesEveryMasterThroughItsProxies(t *testing.T) {
 
 	// The dialer never reaches a node around the client's proxies.
 	own, err := c.AdminAddr("n1")
-	must(t, err)
+	clustertest.Must(t, err)
 	if _, err := c.Dialer("c1")(ctx, "tcp", own); !errors.Is(err, rediscluster.ErrUnknownAddr) {
 		t.Errorf("dial n1's own address: %v, want ErrUnknownAddr", err)
 	}
@@ -92,32 +76,28 @@ func TestClientReachesEveryMasterThroughItsProxies(t *testing.T) {
 func TestClientFollowsAskAndMovedAcrossAMigration(t *testing.T) {
 	c := clustertest.StartRedisCluster(t, rediscluster.Config{})
 	ctx := clustertest.Context(t, 20*time.Second)
-	rc := clusterClient(t, c, "c1")
+	rc := clustertest.ClusterClient(t, c, "c1")
 	moved, stays := "{m}a", "{m}b"
 	slot := rediscluster.SlotOf(moved)
 	from, err := c.MasterOf(ctx, slot)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	to := "n2"
 	if from == to {
 		to = "n3"
 	}
 	for _, k := range []string{moved, stays} {
-		if err := rc.Set(ctx, k, "v-"+k, time.Minute).Err(); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, rc.Set(ctx, k, "v-"+k, time.Minute).Err())
 	}
 	src, dst := clustertest.Admin(t, c, from, 3*time.Second), clustertest.Admin(t, c, to, 3*time.Second)
 	srcID, _ := src.ClusterMyID(ctx).Result()
 	dstID, _ := dst.ClusterMyID(ctx).Result()
 
 	// Half a migration by hand: one key moved, the slot still the source's.
-	must(t, dst.Do(ctx, "CLUSTER", "SETSLOT", slot, "IMPORTING", srcID).Err())
-	must(t, src.Do(ctx, "CLUSTER", "SETSLOT", slot, "MIGRATING", dstID).Err())
+	clustertest.Must(t, dst.Do(ctx, "CLUSTER", "SETSLOT", slot, "IMPORTING", srcID).Err())
+	clustertest.Must(t, src.Do(ctx, "CLUSTER", "SETSLOT", slot, "MIGRATING", dstID).Err())
 	dstAddr := announced(t, ctx, src, to, dstID)
 	host, port := hostPort(t, dstAddr)
-	must(t, src.Migrate(ctx, host, port, moved, 0, 5*time.Second).Err())
+	clustertest.Must(t, src.Migrate(ctx, host, port, moved, 0, 5*time.Second).Err())
 	if err := src.Get(ctx, moved).Err(); err == nil || !isRedirect(err, "ASK") {
 		t.Fatalf("GET %s on the migrating source: %v, want ASK", moved, err)
 	}
@@ -130,9 +110,7 @@ func TestClientFollowsAskAndMovedAcrossAMigration(t *testing.T) {
 		t.Fatalf("GET %s (not moved yet) = %q, %v", stays, got, err)
 	}
 
-	if err := c.MigrateSlot(ctx, slot, to); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, c.MigrateSlot(ctx, slot, to))
 	if owner, err := c.MasterOf(ctx, slot); err != nil || owner != to {
 		t.Fatalf("slot %d owner %q, %v; want %s", slot, owner, err, to)
 	}
@@ -154,13 +132,11 @@ func TestClientFollowsAskAndMovedAcrossAMigration(t *testing.T) {
 func TestCutClientLinkFailsOnlyThatClient(t *testing.T) {
 	c := clustertest.StartRedisCluster(t, rediscluster.Config{})
 	ctx := clustertest.Context(t, 20*time.Second)
-	c1, c2 := clusterClient(t, c, "c1"), clusterClient(t, c, "c2")
+	c1, c2 := clustertest.ClusterClient(t, c, "c1"), clustertest.ClusterClient(t, c, "c2")
 	k := keyOn(t, c, "n1", "cut")
-	must(t, c1.Set(ctx, k, "before", 0).Err())
-	must(t, c2.Get(ctx, k).Err())
-	if err := c.Cut(ctx, cluster.Links("c1", "n1")); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, c1.Set(ctx, k, "before", 0).Err())
+	clustertest.Must(t, c2.Get(ctx, k).Err())
+	clustertest.Must(t, c.Cut(ctx, cluster.Links("c1", "n1")))
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	err := c1.Set(short, k, "during", 0).Err()
@@ -173,9 +149,7 @@ func TestCutClientLinkFailsOnlyThatClient(t *testing.T) {
 	if err := c2.Set(ctx, k, "c2", 0).Err(); err != nil {
 		t.Fatalf("c2's SET while c1's link is cut: %v", err)
 	}
-	if err := c.Heal(ctx, cluster.Links("c1", "n1")); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, c.Heal(ctx, cluster.Links("c1", "n1")))
 	if got, err := c1.Get(ctx, k).Result(); err != nil || got != "c2" {
 		t.Errorf("c1's GET after heal = %q, %v; want c2's value", got, err)
 	}
@@ -185,9 +159,7 @@ func TestCutClientLinkFailsOnlyThatClient(t *testing.T) {
 func announced(t *testing.T, ctx context.Context, rc *redis.Client, name, id string) string {
 	t.Helper()
 	nodes, err := rc.ClusterShards(ctx).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	for _, sh := range nodes {
 		for _, n := range sh.Nodes {
 			if n.ID == id {
@@ -214,12 +186,4 @@ func hostPort(t *testing.T, addr string) (string, string) {
 	}
 	t.Fatalf("bad address %q", addr)
 	return "", ""
-}
-
-// must fails the test on an error.
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }

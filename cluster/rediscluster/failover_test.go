@@ -14,9 +14,9 @@ import (
 // roles asserts that master owns the slot and replica follows it.
 func roles(t *testing.T, c *rediscluster.Cluster, ctx context.Context, slot int, master, replica string) {
 	t.Helper()
-	must(t, c.WaitHealthy(ctx))
+	clustertest.Must(t, c.WaitHealthy(ctx))
 	s, err := c.State(ctx)
-	must(t, err)
+	clustertest.Must(t, err)
 	if o := s.Owner(slot); o != master {
 		t.Errorf("slot %d owner %s, want %s", slot, o, master)
 	}
@@ -35,9 +35,7 @@ func TestFailoverSwapsRoles(t *testing.T) {
 		{"n1r", rediscluster.FailoverTakeover, "n1"},
 	} {
 		begin := time.Now()
-		if err := c.Failover(ctx, f.replica, f.mode); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, c.Failover(ctx, f.replica, f.mode))
 		took := time.Since(begin)
 		roles(t, c, ctx, slot, f.replica, f.master)
 		t.Logf("failover %q of %s: promoted in %v, healthy after %v", f.mode, f.replica,
@@ -56,25 +54,25 @@ func TestFailoverSwapsRoles(t *testing.T) {
 func TestCutReplicationThenForcedFailoverLosesTheWrite(t *testing.T) {
 	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}})
 	ctx := clustertest.Context(t, 30*time.Second)
-	rc := clusterClient(t, c, "c1")
+	rc := clustertest.ClusterClient(t, c, "c1")
 	k := keyOn(t, c, "n1", "lost")
-	must(t, rc.Set(ctx, k, "replicated", 0).Err())
+	clustertest.Must(t, rc.Set(ctx, k, "replicated", 0).Err())
 	replica := replicaReader(t, c, "n1r")
 	waitValue(t, ctx, replica, k, "replicated")
 
-	must(t, c.CutReplication(ctx, "n1"))
+	clustertest.Must(t, c.CutReplication(ctx, "n1"))
 	if err := rc.Set(ctx, k, "acknowledged", 0).Err(); err != nil {
 		t.Fatalf("SET on n1 with its replication cut: %v", err)
 	}
-	must(t, c.Failover(ctx, "n1r", rediscluster.FailoverForce))
+	clustertest.Must(t, c.Failover(ctx, "n1r", rediscluster.FailoverForce))
 	roles(t, c, ctx, rediscluster.SlotOf(k), "n1r", "n1")
 	if got, err := rc.Get(ctx, k).Result(); err != nil || got != "replicated" {
 		t.Errorf("GET %s after the failover = %q, %v; want the acknowledged write lost", k, got, err)
 	}
 	// n1, now n1r's replica, resynchronised from it: the write is gone.
 	waitValue(t, ctx, replicaReader(t, c, "n1"), k, "replicated")
-	must(t, c.HealReplication(ctx, "n1"))
-	must(t, c.WaitHealthy(ctx))
+	clustertest.Must(t, c.HealReplication(ctx, "n1"))
+	clustertest.Must(t, c.WaitHealthy(ctx))
 }
 
 // replicaReader is an admin client that reads from a replica (READONLY on
@@ -82,7 +80,7 @@ func TestCutReplicationThenForcedFailoverLosesTheWrite(t *testing.T) {
 func replicaReader(t *testing.T, c *rediscluster.Cluster, name string) *redis.Client {
 	t.Helper()
 	addr, err := c.AdminAddr(name)
-	must(t, err)
+	clustertest.Must(t, err)
 	rc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DisableIdentity: true, Protocol: 2, PoolSize: 1,
 		OnConnect: func(ctx context.Context, cn *redis.Conn) error { return cn.ReadOnly(ctx).Err() }})
 	t.Cleanup(func() { rc.Close() })
@@ -111,7 +109,7 @@ func TestKillAndRestartRejoinsAsReplica(t *testing.T) {
 	ctx := clustertest.Context(t, 30*time.Second)
 	slot := rediscluster.Slots - 1 // n3's
 	begin := time.Now()
-	must(t, c.Kill(ctx, "n3"))
+	clustertest.Must(t, c.Kill(ctx, "n3"))
 	for {
 		if o, err := c.MasterOf(ctx, slot); err == nil && o == "n3r" {
 			break
@@ -122,6 +120,6 @@ func TestKillAndRestartRejoinsAsReplica(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Logf("n3 killed: n3r promoted after %v", time.Since(begin).Round(time.Millisecond))
-	must(t, c.Restart(ctx, "n3"))
+	clustertest.Must(t, c.Restart(ctx, "n3"))
 	roles(t, c, ctx, slot, "n3r", "n3")
 }

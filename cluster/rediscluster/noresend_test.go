@@ -22,9 +22,7 @@ func TestTimedOutCommandIsNotSentAgain(t *testing.T) {
 	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}})
 	ctx := clustertest.Context(t, 20*time.Second)
 	o, err := c.ClusterOptions("c1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	o.ReadTimeout = 200 * time.Millisecond
 	var sent atomic.Int32
 	nodeClient := o.NewClient
@@ -36,10 +34,10 @@ func TestTimedOutCommandIsNotSentAgain(t *testing.T) {
 	rc := redis.NewClusterClient(o)
 	defer rc.Close()
 	k := keyOn(t, c, "n2", "counter")
-	must(t, rc.Set(ctx, k, 0, 0).Err())
+	clustertest.Must(t, rc.Set(ctx, k, 0, 0).Err())
 
 	delay := cluster.Latency{Delay: 600 * time.Millisecond, Stream: cluster.Upstream}
-	must(t, c.AddLatency(ctx, cluster.Links("c1", "n2"), delay))
+	clustertest.Must(t, c.AddLatency(ctx, cluster.Links("c1", "n2"), delay))
 	err = rc.Incr(context.Background(), k).Err()
 	if !errors.Is(err, rediscluster.ErrNoReply) {
 		t.Errorf("INCR with a late reply: %v, want ErrNoReply", err)

@@ -28,9 +28,7 @@ func TestStartFormsAHealthyCluster(t *testing.T) {
 		t.Fatalf("Nodes() = %v, want %v", got, want)
 	}
 	s, err := c.State(clustertest.Context(t, 5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	if s.Covered != rediscluster.Slots {
 		t.Errorf("%d slots covered, want %d", s.Covered, rediscluster.Slots)
 	}
@@ -62,9 +60,7 @@ func TestStopLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("run directory: %v", err)
 	}
-	if err := c.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, c.Stop())
 	if left := clustertest.ChildRedis(os.Getpid()); len(left) > 0 {
 		t.Errorf("redis-servers left after Stop: %v", left)
 	}
@@ -91,9 +87,7 @@ func equal(a, b []string) bool {
 
 func TestStopKeepsTheDirectoryWhenAsked(t *testing.T) {
 	c := clustertest.StartRedisCluster(t, rediscluster.Config{Clients: []string{"c1"}, Keep: true, Dir: t.TempDir()})
-	if err := c.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, c.Stop())
 	if left := clustertest.ChildRedis(os.Getpid()); len(left) > 0 {
 		t.Errorf("redis-servers left after Stop: %v", left)
 	}

@@ -1,11 +1,7 @@
-// Package browsertest renders lockstorm's HTML pages in a real browser,
-// headless Chromium (Debian's package `chromium`), for tests that look at
-// what a reader sees: a screenshot's pixels, or the DOM after the page's
-// scripts ran. Every page lockstorm writes is self-contained (images
-// inline, no network), so a file:// URL is enough.
-//
-// A test calls Require first: it skips the test, with the install command
-// in the message, when no Chromium is installed (`make test` installs it).
+// Package browsertest renders lockstorm's self-contained HTML pages in
+// headless Chromium (Debian's `chromium`) for tests that look at what a
+// reader sees: a screenshot's pixels, or the DOM after the scripts ran.
+// A test calls Require first, which skips it when no Chromium is installed.
 package browsertest
 
 import (

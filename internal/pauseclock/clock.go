@@ -1,10 +1,7 @@
-// Package pauseclock measures time the way a process that can be stopped
-// sees its own timeouts: a Clock is paused while its process is stopped
-// (SIGSTOP), and a timeout made with it fires only after its duration of
-// running time, so no timeout of a stopped process fires during the stop.
-// A real stopped process cannot act on an expired timer until it resumes;
-// the requests it sent before the stop wait in its frozen links and their
-// answers are read when it resumes, as here.
+// Package pauseclock measures time as a process that can be stopped
+// (SIGSTOP) sees its own timeouts: a Clock is paused while its process is
+// stopped, and a timeout made with it fires only after its duration of
+// running time, never during the stop.
 package pauseclock
 
 import (

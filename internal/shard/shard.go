@@ -1,13 +1,7 @@
 // Package shard splits a campaign's work between machines: `--shard K/N`
-// picks a deterministic share of a stable ordering of the work items
-// (catalogue rows, sweep (cell, run) pairs, the runs of `run --runs`),
-// and each shard leaves a manifest in its store that `lockstorm merge`
-// reads back.
-//
-// K counts from 0, like Kubernetes' JOB_COMPLETION_INDEX: the shards of
-// N machines are 0/N, 1/N, ..., (N-1)/N. Item i (0-based, in the work's
-// stable order) belongs to shard i mod N, so the union of the N shards
-// is exactly the unsharded work, with the same seeds.
+// (K from 0) takes item i of the work's stable order when i mod N is K, so
+// the N shards make exactly the unsharded work, with the same seeds; each
+// leaves a manifest in its store that `lockstorm merge` reads back.
 package shard
 
 import (

@@ -1,18 +1,10 @@
-// Package store owns lockstorm's store folder on disk: where a run's
-// folder goes and how it is named, the test's "latest" link, the names of
-// the files a run folder holds (those the harness writes and those of its
-// report), the folders of sweeps and comparisons, and the JSON and JSONL
-// helpers every writer and reader of those files uses.
-//
-// The layout:
+// Package store owns lockstorm's store folder on disk (the names of a run
+// folder's files, the JSON helpers of their writers) and its layout:
 //
 //	<root>/<test>/<started>/       one run (started: RunDirLayout, local time)
 //	<root>/<test>/latest           link to the newest run that got past setup
 //	<root>/sweeps/<name>/          a sweep (package sweep)
 //	<root>/compare/<timestamp>/    a fencing comparison (package compare)
-//
-// The package knows nothing of what the files hold; harness and reports
-// give them their content.
 package store
 
 import (
@@ -39,10 +31,8 @@ const (
 	FinalFile = "final.json"
 	// LogFile is the run's log.
 	LogFile = "lockstorm.log"
-	// SetupFailedFile is written into a run folder whose setup failed
-	// (nodes, resource or history could not be started); it holds the
-	// error. Such a folder has no history and no verdict, and "latest"
-	// never points at it.
+	// SetupFailedFile holds the error of a run whose setup failed: its
+	// folder has no history, and "latest" never points at it.
 	SetupFailedFile = "setup-failed.txt"
 )
 

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstorm/lockstorm/cluster"
+	"github.com/lockstorm/lockstorm/cluster/clustertest"
 	"github.com/lockstorm/lockstorm/cluster/clustertest/locktest"
 	"github.com/lockstorm/lockstorm/lockimpl"
 	"github.com/lockstorm/lockstorm/lockimpl/adapters"
@@ -37,9 +38,7 @@ func outcome(err error) string {
 func takeOn(t *testing.T, key string, nodes ...string) {
 	t.Helper()
 	for _, n := range nodes {
-		if err := locktest.Admin(t, n).Set(context.Background(), key, "someone-else", 10*time.Second).Err(); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, locktest.Admin(t, n).Set(context.Background(), key, "someone-else", 10*time.Second).Err())
 	}
 }
 
@@ -47,9 +46,7 @@ func takeOn(t *testing.T, key string, nodes ...string) {
 func dropOn(t *testing.T, key string, nodes ...string) {
 	t.Helper()
 	for _, n := range nodes {
-		if err := locktest.Admin(t, n).Del(context.Background(), key).Err(); err != nil {
-			t.Fatal(err)
-		}
+		clustertest.Must(t, locktest.Admin(t, n).Del(context.Background(), key).Err())
 	}
 }
 
@@ -57,9 +54,7 @@ func dropOn(t *testing.T, key string, nodes ...string) {
 func redsyncOver(t *testing.T, nodes []redis.UniversalClient, opt lockimpl.Options) *adapters.Redsync {
 	t.Helper()
 	lk, err := adapters.NewRedsync(nodes, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	return lk
 }
 
@@ -72,26 +67,20 @@ func acquire(t *testing.T, lk lockimpl.Locker, key string, timeout time.Duration
 func mustAcquire(t *testing.T, lk lockimpl.Locker, key string) *lockimpl.Lease {
 	t.Helper()
 	l, err := acquire(t, lk, key, 3*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, err)
 	return l
 }
 
 func cut(t *testing.T, nodes ...string) {
 	t.Helper()
-	if err := locktest.Cluster.Cut(context.Background(), cluster.Links("c1", nodes...)); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, locktest.Cluster.Cut(context.Background(), cluster.Links("c1", nodes...)))
 }
 
 // slowReplies delays every reply to c1 by d.
 func slowReplies(t *testing.T, d time.Duration) {
 	t.Helper()
 	links := cluster.Links("c1", "n1", "n2", "n3", "n4", "n5")
-	if err := locktest.Cluster.AddLatency(context.Background(), links, cluster.Latency{Delay: d, Stream: cluster.Downstream}); err != nil {
-		t.Fatal(err)
-	}
+	clustertest.Must(t, locktest.Cluster.AddLatency(context.Background(), links, cluster.Latency{Delay: d, Stream: cluster.Downstream}))
 }
 
 var fast = lockimpl.Options{TTL: 2 * time.Second, NodeTimeout: 150 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 20 * time.Millisecond}
