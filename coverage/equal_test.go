@@ -85,12 +85,22 @@ const (
 	notApplied   = "client-pause was requested but no client-pause fault was applied (planned 1)"
 )
 
-// Each rule of evidence on a hand-built history: what each window
-// touched and the shortfall for a bar of 1. cover checks every case
-// against the whole-history oracle, also under an Input requesting crash.
-func TestWindowTouches(t *testing.T) {
-	c1 := historytest.Client("c1")
-	crash := Input{Clients: in.Clients, Nodes: in.Nodes, Requested: []string{"crash"}}
+// touchCase is a hand-built history, the Input it is covered under first
+// (nil: in), and what each window touched and the shortfall for a bar of 1.
+type touchCase struct {
+	name        string
+	in          *Input
+	build       func(b *historytest.Builder)
+	want, short string
+}
+
+var (
+	c1    = historytest.Client("c1")
+	crash = Input{Clients: in.Clients, Nodes: in.Nodes, Requested: []string{"crash"}}
+)
+
+// leaseTouchCases: holders, waiters and writes, and how a lease ends.
+func leaseTouchCases() []touchCase {
 	endedBefore := func(validityMS int64, end func(b *historytest.Builder)) func(b *historytest.Builder) {
 		return func(b *historytest.Builder) {
 			b.Add(0, history.Invoke, 1, history.FAcquire, "k", "", c1)
@@ -99,21 +109,7 @@ func TestWindowTouches(t *testing.T) {
 			b.Start(20, history.OK, "client-pause", historytest.Clients("c1")).Stop(50, "client-pause")
 		}
 	}
-	extended := func(p int, token, fault string, mods ...historytest.Mod) func(b *historytest.Builder) {
-		return func(b *historytest.Builder) {
-			b.Add(10, history.Invoke, 1, history.FAcquire, "k", "", c1)
-			b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", c1, historytest.Validity(18))
-			b.Add(15, history.Invoke, p, history.FExtend, "k", token, append(mods, c1)...)
-			b.Add(16, history.OK, p, history.FExtend, "k", token, append(mods, c1, historytest.Validity(100))...)
-			b.Start(20, history.OK, fault, historytest.Clients("c1")).Stop(50, fault)
-		}
-	}
-	for _, tc := range []struct {
-		name        string
-		in          *Input // nil: in
-		build       func(b *historytest.Builder)
-		want, short string
-	}{
+	return []touchCase{
 		{"held at the start", nil, func(b *historytest.Builder) {
 			heldThenPaused(b, 1, "c1")
 			b.Op(60, 61, history.OK, 1, history.FRelease, "k", "", c1)
@@ -150,6 +146,22 @@ func TestWindowTouches(t *testing.T) {
 			b.Add(7, history.OK, 3, history.FAcquire, "k", "c1", c1, historytest.Validity(9))
 			b.Start(8, history.OK, "client-pause", historytest.Clients("c1", "c2")).Stop(12, "client-pause")
 		}, "client-pause [][c1 c2]: holder -, waiter -, write -", neverTouched},
+	}
+}
+
+// faultTouchCases: node faults, faults not applied or unhealed, runs
+// without slots or faults, extends.
+func faultTouchCases() []touchCase {
+	extended := func(p int, token, fault string, mods ...historytest.Mod) func(b *historytest.Builder) {
+		return func(b *historytest.Builder) {
+			b.Add(10, history.Invoke, 1, history.FAcquire, "k", "", c1)
+			b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", c1, historytest.Validity(18))
+			b.Add(15, history.Invoke, p, history.FExtend, "k", token, append(mods, c1)...)
+			b.Add(16, history.OK, p, history.FExtend, "k", token, append(mods, c1, historytest.Validity(100))...)
+			b.Start(20, history.OK, fault, historytest.Clients("c1")).Stop(50, fault)
+		}
+	}
+	return []touchCase{
 		{"node faults and the lease's nodes", &crash, func(b *historytest.Builder) {
 			b.Add(0, history.Invoke, 1, history.FAcquire, "k", "", c1)
 			b.Add(10, history.OK, 1, history.FAcquire, "k", "c1", c1, historytest.Nodes("n1", "n2"))
@@ -188,7 +200,14 @@ func TestWindowTouches(t *testing.T) {
 		// token
 		{"an extend", nil, extended(1, "", "client-pause"), "client-pause [][c1]: holder start c1@1, waiter -, write -", ""},
 		{"a watchdog's extend", nil, extended(7, "c1", "partition", historytest.Detail("watchdog")), "partition [][c1]: holder start c1@1, waiter -, write -", notApplied},
-	} {
+	}
+}
+
+// Each rule of evidence on a hand-built history: what each window
+// touched and the shortfall for a bar of 1. cover checks every case
+// against the whole-history oracle, also under an Input requesting crash.
+func TestWindowTouches(t *testing.T) {
+	for _, tc := range append(leaseTouchCases(), faultTouchCases()...) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := historytest.New()
 			tc.build(b)
