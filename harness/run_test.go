@@ -57,8 +57,8 @@ func TestWorkloadsValidUnderCorrectLock(t *testing.T) {
 				if err := checker.Validate(h); err != nil {
 					t.Fatalf("history not well-formed: %v", err)
 				}
-				if res.Verdict.Valid != checker.Valid {
-					t.Fatalf("verdict %v:\n%s", res.Verdict.Valid, res.Verdict)
+				if v := res.Verdict; v.Valid != checker.Valid && !livenessUnknownOnly(v) {
+					t.Fatalf("verdict %v:\n%s", v.Valid, v)
 				}
 				onDisk, warns, err := history.ReadFile(filepath.Join(res.Dir, "history.jsonl"))
 				if err != nil || len(warns) > 0 || len(onDisk) != len(h) {
@@ -79,4 +79,21 @@ func TestWorkloadsValidUnderCorrectLock(t *testing.T) {
 			})
 		}
 	}
+}
+
+// livenessUnknownOnly: v is Unknown only because liveness is. A final heal
+// that comes late in a short run on a loaded machine leaves less than the
+// recovery grace to see the lock taken again; every other part must hold.
+func livenessUnknownOnly(v checker.Result) bool {
+	unknown := false
+	for _, r := range v.Results {
+		switch {
+		case r.Valid == checker.Valid:
+		case r.Name == "liveness" && r.Valid == checker.Unknown:
+			unknown = true
+		default:
+			return false
+		}
+	}
+	return unknown && v.Valid == checker.Unknown
 }
