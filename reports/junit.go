@@ -142,12 +142,8 @@ func junitCase(class string, r checker.Result) JUnitCase {
 func verdictSuite(suite string, v checker.Result, seconds float64, started time.Time, props []JUnitProperty, out string) JUnitSuite {
 	s := JUnitSuite{Name: suite, Time: Seconds(seconds), Timestamp: JUnitTimestamp(started), Properties: props, SystemOut: out}
 	class := "lockstorm." + suite
-	parts := v.Results
-	if len(parts) == 0 {
-		parts = []checker.Result{v}
-	}
 	merged := checker.Valid
-	for _, r := range parts {
+	for _, r := range checkerParts(v) {
 		s.Cases = append(s.Cases, junitCase(class, r))
 		merged = checker.Merge(merged, r.Valid)
 	}
@@ -155,18 +151,6 @@ func verdictSuite(suite string, v checker.Result, seconds float64, started time.
 		s.Cases = append(s.Cases, junitCase(class, checker.Result{Name: "verdict", Valid: v.Valid, Error: v.Error, Seconds: v.Seconds}))
 	}
 	return s.Counted()
-}
-
-// Renamed returns s named name, its cases' classnames "lockstorm.<name>"
-// to match: the runs of a campaign share a test name, and CI tools merge
-// cases of equal classname and name.
-func (s JUnitSuite) Renamed(name string) JUnitSuite {
-	s.Name = name
-	s.Cases = append([]JUnitCase(nil), s.Cases...)
-	for i := range s.Cases {
-		s.Cases[i].Classname = "lockstorm." + name
-	}
-	return s
 }
 
 // Counted returns s with its tests, failures, errors and skipped counts
@@ -328,30 +312,27 @@ func runSuite(res *analysis.Result, end int64) JUnitSuite {
 	}
 	props = append(props, coverageProps(res.Coverage)...)
 	out := "replay: " + Replay(res) + "\nreport: " + filepath.Join(res.Dir, store.IndexFile) + "\n"
-	return verdictSuite(cfg.Name, res.Verdict, seconds(end), RunStarted(res.Dir), props, out)
+	// the run started when its folder's name says (local time), else now
+	started, err := time.ParseInLocation(store.RunDirLayout, filepath.Base(res.Dir), time.Local)
+	if err != nil {
+		started = time.Now()
+	}
+	return verdictSuite(cfg.Name, res.Verdict, seconds(end), started, props, out)
 }
 
 // historyEnd is the time of the latest record of res's history, ns: over
-// the records in memory, or read from the end of its file (the records
-// are in time order, but for renewals recorded at their computed invoke
-// time, a little earlier); 0 when it cannot be read.
+// the records in memory, or among those in the last 64 KB of its file
+// (the records are in time order, but for renewals recorded at their
+// computed invoke time, a little earlier); 0 when it cannot be read.
 func historyEnd(res *analysis.Result) int64 {
-	src := res.History
-	if src == nil {
-		return 0
-	}
-	if src.Path() != "" {
-		return lastRecordTime(src.Path())
-	}
 	var end int64
-	_ = history.Each(src, func(o *history.Op) bool { end = max(end, o.Time); return true })
-	return end
-}
-
-// lastRecordTime is the latest time among the records in the last 64 KB
-// of the history file at path; 0 when it cannot be read.
-func lastRecordTime(path string) int64 {
-	f, err := os.Open(path)
+	if src := res.History; src == nil {
+		return 0
+	} else if src.Path() == "" {
+		_ = history.Each(src, func(o *history.Op) bool { end = max(end, o.Time); return true })
+		return end
+	}
+	f, err := os.Open(res.History.Path())
 	if err != nil {
 		return 0
 	}
@@ -366,7 +347,6 @@ func lastRecordTime(path string) int64 {
 	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
 		return 0
 	}
-	var end int64
 	for _, line := range bytes.Split(bytes.TrimSpace(buf), []byte{'\n'}) {
 		var o history.Op
 		if json.Unmarshal(line, &o) == nil {
@@ -374,14 +354,4 @@ func lastRecordTime(path string) int64 {
 		}
 	}
 	return end
-}
-
-// RunStarted is when the run in folder dir started, read from the
-// folder's name (store.RunDirLayout, local time); now when the name is
-// not a run folder's.
-func RunStarted(dir string) time.Time {
-	if t, err := time.ParseInLocation(store.RunDirLayout, filepath.Base(dir), time.Local); err == nil {
-		return t
-	}
-	return time.Now()
 }

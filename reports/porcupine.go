@@ -22,20 +22,27 @@ import (
 // anomalies' ops each draws.
 func (s *runScan) writePorcupine(res *analysis.Result, pages *opPages) (note string, err error) {
 	lock, counter := keptSearches(res.Verdict)
-	if len(lock) == 0 {
-		note = noSearchReason(res, s.ops.len())
-		err = writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built", nil), note)
-	} else {
+	invalid := slices.IndexFunc(res.Verdict.Results, func(r checker.Result) bool { return r.Name == "validate" }) // no search ran
+	switch {
+	case len(lock) > 0:
 		note, err = s.writeSearches(res, lock, store.PorcupineFile, "Lock check (porcupine)", pages)
+	case invalid >= 0:
+		note = "The history is not well-formed, so porcupine could not be run on it: " + res.Verdict.Results[invalid].Error
+	default:
+		note = fmt.Sprintf("porcupine.html shows no search: the check of this history of %d client operations kept none to draw (it keeps the search of a history it reads as one segment, else those of its first failing segments, each of at most %d operations; a verdict read back from results.json keeps none); the lock check itself ran on all of them (see results.json).",
+			s.ops.len(), checker.VisualizeMaxOps)
 	}
-	if err != nil || counterRefused(res.Verdict) {
+	if len(lock) == 0 {
+		err = writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built", nil), note)
+	}
+	if err != nil || invalid >= 0 || res.Config.Workload != "counter" {
 		return note, err
 	}
-	if res.Config.Workload != "counter" {
-		return note, nil
-	}
 	if len(counter) == 0 {
-		if !counterFailed(res.Verdict) {
+		failed := slices.ContainsFunc(res.Verdict.Results, func(r checker.Result) bool {
+			return r.Name == "resource" && slices.ContainsFunc(r.Anomalies, func(a checker.Anomaly) bool { return a.Kind == "nonlinearizable" })
+		})
+		if !failed {
 			return note, nil
 		}
 		reason := fmt.Sprintf("porcupine-counter.html shows no search: the counter's critical sections are not linearizable, in a segment of more than the %d operations porcupine's visualisation is built for (or in a verdict read back from results.json); the anomaly's records are listed on this page.", checker.VisualizeMaxOps)
@@ -43,34 +50,6 @@ func (s *runScan) writePorcupine(res *analysis.Result, pages *opPages) (note str
 	}
 	more, err := s.writeSearches(res, counter, store.PorcupineCounterFile, "Counter's critical sections (porcupine)", pages)
 	return strings.TrimSpace(note + " " + more), err
-}
-
-// counterFailed says the counter's search found v's critical sections
-// not linearizable.
-func counterFailed(v checker.Result) bool {
-	for _, r := range v.Results {
-		if r.Name == "resource" && slices.ContainsFunc(r.Anomalies, func(a checker.Anomaly) bool { return a.Kind == "nonlinearizable" }) {
-			return true
-		}
-	}
-	return false
-}
-
-// counterRefused says the history did not validate: no search ran.
-func counterRefused(v checker.Result) bool {
-	return slices.ContainsFunc(v.Results, func(r checker.Result) bool { return r.Name == "validate" })
-}
-
-// noSearchReason says why the lock check kept no search to draw, for a
-// history of n client operations.
-func noSearchReason(res *analysis.Result, n int) string {
-	for _, r := range res.Verdict.Results {
-		if r.Name == "validate" {
-			return "The history is not well-formed, so porcupine could not be run on it: " + r.Error
-		}
-	}
-	return fmt.Sprintf("porcupine.html shows no search: the check of this history of %d client operations kept none to draw (it keeps the search of a history it reads as one segment, else those of its first failing segments, each of at most %d operations; a verdict read back from results.json keeps none); the lock check itself ran on all of them (see results.json).",
-		n, checker.VisualizeMaxOps)
 }
 
 // writeSearches writes one page per search of zs into res.Dir: the
@@ -95,7 +74,11 @@ func (s *runScan) writeSearches(res *analysis.Result, zs []*checker.Linearizatio
 			return "", err
 		}
 	}
-	return segmentsNote(s.ops.len(), refs), nil
+	parts := make([]string, len(refs))
+	for i, r := range refs {
+		parts[i] = fmt.Sprintf("%s shows the failing segment of records %d..%d", r.File, r.First, r.Last)
+	}
+	return fmt.Sprintf("The history has %d client operations, checked in segments: %s.", s.ops.len(), strings.Join(parts, "; ")), nil
 }
 
 // maxRowNames bounds the rows a segment's note names.
@@ -129,16 +112,6 @@ func segmentFile(base string, i int) string {
 	return fmt.Sprintf("%s-%d.html", base[:len(base)-len(".html")], i+1)
 }
 
-// segmentsNote is index.html's sentence on the segment pages refs of a
-// history of n client operations.
-func segmentsNote(n int, refs []segmentRef) string {
-	parts := make([]string, len(refs))
-	for i, r := range refs {
-		parts[i] = fmt.Sprintf("%s shows the failing segment of records %d..%d", r.File, r.First, r.Last)
-	}
-	return fmt.Sprintf("The history has %d client operations, checked in segments: %s.", n, strings.Join(parts, "; "))
-}
-
 // writePorcupinePage writes file into res.Dir: porcupine's page drawn by
 // draw, titled with what it shows and the verdict of draw's search
 // (porcupineTitle, decoratePorcupine), then marked (when mark is not
@@ -162,23 +135,21 @@ func writePorcupinePage(res *analysis.Result, file, what string, draw func(w io.
 // kept in v's details: the whole history's, or the failing segments';
 // none in a result read back from results.json.
 func keptSearches(v checker.Result) (lock, counter []*checker.Linearization) {
+	searches := func(whole *checker.Linearization, failing []*checker.Linearization) []*checker.Linearization {
+		if whole != nil {
+			return []*checker.Linearization{whole}
+		}
+		return failing
+	}
 	for _, r := range v.Results {
 		switch d := r.Details.(type) {
 		case checker.LockDetails:
-			lock = searchesOf(d.Linearization, d.Failing)
+			lock = searches(d.Linearization, d.Failing)
 		case checker.ResourceDetails:
-			counter = searchesOf(d.Linearization, d.Failing)
+			counter = searches(d.Linearization, d.Failing)
 		}
 	}
 	return lock, counter
-}
-
-// searchesOf is whole alone when kept, else failing.
-func searchesOf(whole *checker.Linearization, failing []*checker.Linearization) []*checker.Linearization {
-	if whole != nil {
-		return []*checker.Linearization{whole}
-	}
-	return failing
 }
 
 // porcupineTitle is the title of a porcupine page of res: what it shows,
@@ -188,21 +159,15 @@ func searchesOf(whole *checker.Linearization, failing []*checker.Linearization) 
 func porcupineTitle(res *analysis.Result, what string, v *checker.Validity) string {
 	cfg := res.Config
 	t := fmt.Sprintf("%s — %s %s, lock %s", what, cfg.Name, filepath.Base(res.Dir), cfg.Lock)
-	if v == nil {
+	switch {
+	case v == nil:
 		return t
+	case *v == checker.Valid:
+		return t + ": this check VALID (linearizable)"
+	case *v == checker.Invalid:
+		return t + ": this check INVALID (not linearizable)"
 	}
-	return t + ": this check " + searchVerdict(*v)
-}
-
-// searchVerdict says what a porcupine search's verdict v means.
-func searchVerdict(v checker.Validity) string {
-	switch v {
-	case checker.Valid:
-		return "VALID (linearizable)"
-	case checker.Invalid:
-		return "INVALID (not linearizable)"
-	}
-	return "UNKNOWN (the search did not finish)"
+	return t + ": this check UNKNOWN (the search did not finish)"
 }
 
 // decoratePorcupine gives a page porcupine's Visualize (v1.3.1) wrote a

@@ -292,25 +292,17 @@ type Progress struct {
 
 // NewProgress returns a renderer writing to w (normally os.Stderr).
 func NewProgress(w io.Writer) *Progress {
-	return &Progress{w: w, tty: IsTerminal(w) && os.Getenv("CI") == ""}
-}
-
-// IsTerminal reports whether w is a character device (a terminal).
-func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
+	var st os.FileInfo
+	if ok {
+		st, _ = f.Stat()
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return &Progress{w: w, tty: st != nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("CI") == ""}
 }
 
-// barWidth is the bar's width in characters.
-const barWidth = 30
-
-// plainEvery is how many snapshots (at ~2 per second) pass between two
-// plain log lines.
-const plainEvery = 10
+// The bar is barWidth characters wide; a plain line is written every
+// plainEvery snapshots (at ~2 per second).
+const barWidth, plainEvery = 30, 10
 
 // Update draws one snapshot.
 func (p *Progress) Update(s config.Progress) {
