@@ -124,7 +124,7 @@ func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink
 		Duration: time.Duration(s.end).Round(time.Millisecond).String(),
 		Faults:   len(s.faults), Windows: s.faults, Figures: figs, Files: files, Porcupine: porcNote,
 		Coverage:   coverageSection(res.Coverage, s.recordAt),
-		Incomplete: res.Incomplete, Interrupted: res.Interrupted, Big: s.notes(s.fencesSampled())}
+		Incomplete: res.Incomplete, Interrupted: res.Interrupted, Big: s.notes()}
 	rcfg := cfg
 	if c, err := cfg.WithDefaults(); err == nil {
 		rcfg = c // a hand-made config: show the flags' real values

@@ -28,7 +28,7 @@ func TestDensityThreshold(t *testing.T) {
 		end := endTime(h)
 		var heated []string
 		for _, f := range s.ops.present(false) {
-			_, hot, err := drawRawPanel(rawPanelOf(s.ops, f, end, dense(len(sp)), make([]int, len(rawGroups))), nil, end, true)
+			hot, err := drawRawPanel(newPlot("", "", ""), rawPanelOf(s.ops, f, end, dense(len(sp)), make([]int, len(rawGroups))))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -153,11 +153,6 @@ func (s *runScan) historyFences() (pts []fencePoint, title string) {
 	return f.pts, fmt.Sprintf("Fencing tokens of the history's writes — a sample: every %d%s accepted one of %d and every other one (up to %d)", f.every, ordinalSuffix(f.every), n, maxExactGroup)
 }
 
-// fencesSampled says fencing.png draws a sample.
-func (s *runScan) fencesSampled() bool {
-	return s.fenceLog.every > 1 || s.fenceLog.total == 0 && s.fences.len() > maxFenceSample
-}
-
 // issued are the tokens issued on acquire (every lease's with a token),
 // for fencing.png: a fenceSample of them, none rare.
 func (s *runScan) issued() plotter.XYs {
@@ -186,10 +181,6 @@ var (
 	maxStaleLabels  = 12 // more stale writes than this are marked, not labelled
 	staleLabelStyle = draw.TextStyle{Font: font.From(bold, 10), Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
 )
-
-// noTokensTitle is fencing.png's title for a run whose lock issued no
-// fencing token: the picture says nothing of stale writes then.
-const noTokensTitle = "Fencing tokens: not applicable — this lock issues no fencing tokens"
 
 // anyToken reports whether a write carried a fencing token or an acquire
 // issued one.
@@ -292,7 +283,7 @@ func (s *runScan) fencingPNG(ws []checker.Window, end int64) ([]byte, error) {
 	if !anyToken(pts, issued) {
 		// "no stale write reached the resource" would claim what a run
 		// without tokens cannot show: its stale writes carry no token
-		title = noTokensTitle
+		title = "Fencing tokens: not applicable — this lock issues no fencing tokens"
 	}
 	p, legend, _, err := fencingPlotFrom(title, pts, issued, ws, end)
 	if err != nil {

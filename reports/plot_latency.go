@@ -40,39 +40,33 @@ var rawGroups = []rawGroup{
 // its own y range; one that never completed at a cap above its type's
 // slowest.
 func latencyRaw(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
-	title := "Latency of every operation by type (at invoke time; each panel its own scale)"
-	legend := faultLegend(ws)
-	if l.len() == 0 {
-		return emptyPanels("Latency of every operation", "latency (ms)", "no client operations in this history", ws, end, legend)
+	title, thin := "Latency of every operation", dense(l.len())
+	if l.len() > 0 {
+		title += " by type (at invoke time; each panel its own scale)"
 	}
-	thin := dense(l.len())
 	if thin {
 		title += fmt.Sprintf(" — %d ops: crowded outcomes as density", l.len())
 	}
-	types := l.present(false)
-	var ps []*plot.Plot
 	heated := map[string]bool{} // outcomes drawn as density in some panel
 	counts := make([]int, len(rawGroups))
-	for i, f := range types {
-		d := rawPanelOf(l, f, end, thin, counts)
-		p, hot, err := drawRawPanel(d, ws, end, i == len(types)-1)
-		if err != nil {
-			return nil, err
+	legend := func() (legend []legendItem) {
+		for i, g := range rawGroups {
+			if n := counts[i]; n > 0 {
+				legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", g.name, n), Thumb: glyphThumb(g.glyph)})
+				if heated[g.name] {
+					legend = append(legend, legendItem{Label: g.name + ": ops per cell (darker = more)", Thumb: heatThumb{opaque(g.glyph.Color)}})
+				}
+			}
 		}
+		return legend
+	}
+	return typePanels(title, "latency (ms)", "no client operations in this history", l.present(false), ws, end, legend, func(p *plot.Plot, f string) error {
+		hot, err := drawRawPanel(p, rawPanelOf(l, f, end, thin, counts))
 		for _, g := range hot {
 			heated[g] = true
 		}
-		ps = append(ps, p)
-	}
-	for i, g := range rawGroups {
-		if n := counts[i]; n > 0 {
-			legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", g.name, n), Thumb: glyphThumb(g.glyph)})
-			if heated[g.name] {
-				legend = append(legend, legendItem{Label: g.name + ": ops per cell (darker = more)", Thumb: heatThumb{opaque(g.glyph.Color)}})
-			}
-		}
-	}
-	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
+		return err
+	})
 }
 
 // rawPanelOf is the panel data of operation type f, an outcome of more
@@ -95,7 +89,7 @@ func rawPanelOf(l *opLog, f string, end int64, dense bool, counts []int) rawPane
 	for g, k := range n {
 		counts[g] += k
 		if dense && k > maxExactGroup {
-			d.groups[g].heat = emptyHeat(heatRows, 0, xMax(end), ymin, ymax, true, opaque(rawGroups[g].glyph.Color))
+			d.groups[g].heat = newHeat(nil, heatRows, 0, xMax(end), ymin, ymax, true, opaque(rawGroups[g].glyph.Color))
 		} else if k > 0 {
 			d.groups[g].xys = make(plotter.XYs, 0, k)
 		}
@@ -159,10 +153,10 @@ func (d rawPanel) yRange() (ymin, ymax, capMs float64) {
 	return lo / 1.5, capMs * 1.5, capMs
 }
 
-// drawRawPanel draws a panel of latency-raw.png from its data; heated
-// names the outcomes drawn as density.
-func drawRawPanel(d rawPanel, ws []checker.Window, end int64, last bool) (p *plot.Plot, heated []string, err error) {
-	p = timePlot(newPanel(fmt.Sprintf("%s (%d ops)", d.f, d.ops), "", last), ws, end)
+// drawRawPanel draws a panel of latency-raw.png from its data into p;
+// heated names the outcomes drawn as density.
+func drawRawPanel(p *plot.Plot, d rawPanel) (heated []string, err error) {
+	p.Title.Text = fmt.Sprintf("%s (%d ops)", d.f, d.ops)
 	p.Y.Min, p.Y.Max, _ = d.yRange()
 	var points []plot.Plotter // exact glyphs, drawn over every density layer
 	for i, g := range rawGroups {
@@ -179,15 +173,14 @@ func drawRawPanel(d rawPanel, ws []checker.Window, end int64, last bool) (p *plo
 		}
 		sc, err := plotter.NewScatter(l.xys)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		sc.GlyphStyle = g.glyph
 		points = append(points, sc)
 	}
 	p.Add(points...)
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = msLogTicks{}
-	return runAxis(p, end), heated, nil
+	msLogAxis(p)
+	return heated, nil
 }
 
 // minLatencyMs is the floor of latencies on log axes (1 µs): a zero
@@ -218,30 +211,27 @@ func dense(n int) bool { return n > maxRawPoints }
 // in heatCols x rows cells (log-spaced up y when logY), each filled with
 // col at an opacity growing with the log of its count.
 type heatLayer struct {
-	counts                 []int32 // rows rows of heatCols, row 0 at ymin
-	rows                   int
-	xmin, xmax, ymin, ymax float64
-	logY                   bool
-	col                    color.NRGBA
-	max                    int32
-	n                      int // points counted
+	counts     []int32 // rows rows of heatCols, row 0 at ymin
+	rows       int
+	xmin, xmax float64
+	y0, y1     float64 // ymin and ymax, their logs when logY
+	logY       bool
+	col        color.NRGBA
+	max        int32
+	n          int // points counted
 }
 
-// newHeat counts xys into a heatLayer over the given range; points
-// outside it are clamped to the edge cells.
+// newHeat counts xys into a heatLayer over the given range (more can be
+// added); points outside it are clamped to the edge cells.
 func newHeat(xys plotter.XYs, rows int, xmin, xmax, ymin, ymax float64, logY bool, col color.NRGBA) *heatLayer {
-	hl := emptyHeat(rows, xmin, xmax, ymin, ymax, logY, col)
+	hl := &heatLayer{counts: make([]int32, heatCols*rows), rows: rows, xmin: xmin, xmax: xmax, y0: ymin, y1: ymax, logY: logY, col: col}
+	if logY {
+		hl.y0, hl.y1 = math.Log(ymin), math.Log(ymax)
+	}
 	for _, pt := range xys {
 		hl.add(pt.X, pt.Y)
 	}
 	return hl
-}
-
-// emptyHeat is a heatLayer with no point yet, to add points one at a
-// time (a history read record by record).
-func emptyHeat(rows int, xmin, xmax, ymin, ymax float64, logY bool, col color.NRGBA) *heatLayer {
-	return &heatLayer{counts: make([]int32, heatCols*rows), rows: rows, xmin: xmin, xmax: xmax, ymin: ymin, ymax: ymax,
-		logY: logY, col: col}
 }
 
 // add counts the point (x, y).
@@ -252,29 +242,24 @@ func (hl *heatLayer) add(x, y float64) {
 	hl.n++
 }
 
-// frac maps y to [0,1) up the layer's y range (log-spaced when logY).
-func (hl *heatLayer) frac(y float64) float64 {
-	if hl.logY {
-		return (math.Log(y) - math.Log(hl.ymin)) / (math.Log(hl.ymax) - math.Log(hl.ymin) + 1e-12)
-	}
-	return (y - hl.ymin) / (hl.ymax - hl.ymin + 1e-12)
-}
-
 // cell is the index into counts of the cell holding (x, y).
 func (hl *heatLayer) cell(x, y float64) int {
+	if hl.logY {
+		y = math.Log(y)
+	}
 	cx := int((x - hl.xmin) / (hl.xmax - hl.xmin + 1e-12) * heatCols)
-	cy := int(hl.frac(y) * float64(hl.rows))
+	cy := int((y - hl.y0) / (hl.y1 - hl.y0 + 1e-12) * float64(hl.rows))
 	cx, cy = min(max(cx, 0), heatCols-1), min(max(cy, 0), hl.rows-1)
 	return cy*heatCols + cx
 }
 
 // yAt is the lower edge of cell row j in data units.
 func (hl *heatLayer) yAt(j int) float64 {
-	f := float64(j) / float64(hl.rows)
+	y := hl.y0 + float64(j)/float64(hl.rows)*(hl.y1-hl.y0)
 	if hl.logY {
-		return math.Exp(math.Log(hl.ymin) + f*(math.Log(hl.ymax)-math.Log(hl.ymin)))
+		return math.Exp(y)
 	}
-	return hl.ymin + f*(hl.ymax-hl.ymin)
+	return y
 }
 
 // shade is the colour of a cell holding n points.

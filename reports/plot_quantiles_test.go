@@ -80,7 +80,7 @@ func TestQuantileDefined(t *testing.T) {
 		drawn[i] = len(quantileRuns(b.points, i, 1e9)) > 0
 	}
 	var names []string
-	for _, it := range quantilesLegend(nil, drawn) {
+	for _, it := range quantilesLegend(drawn) {
 		names = append(names, it.Label)
 	}
 	if slices.Compare(names, []string{"max", "p50"}) != 0 {

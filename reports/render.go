@@ -191,8 +191,7 @@ func runAxis(p *plot.Plot, end int64) *plot.Plot {
 // timePlot gives p the run's time axis, 0 s to xMax(end), with the fault
 // windows ws shaded over a light grid.
 func timePlot(p *plot.Plot, ws []checker.Window, end int64) *plot.Plot {
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(rowFaultBands{Windows: ws}, lightGrid())
+	runAxis(p, end).Add(rowFaultBands{Windows: ws}, lightGrid())
 	return p
 }
 
@@ -349,14 +348,14 @@ func panelsHeight(n int) vg.Length {
 	return panelChrome + vg.Length(max(n, 1))*panelHeight
 }
 
-// newPanel returns one operation type's panel: titled with the type,
-// the x axis labelled only on the bottom panel (last).
-func newPanel(title, ylabel string, last bool) *plot.Plot {
+// newPanel returns a panel of a per-operation figure, the x axis
+// labelled only on the bottom panel (last).
+func newPanel(last bool) *plot.Plot {
 	xl := ""
 	if last {
 		xl = "time since start (s)"
 	}
-	return smallTitle(newPlot(title, xl, ylabel))
+	return smallTitle(newPlot("", xl, ""))
 }
 
 // smallTitle gives a plot of a stacked figure its smaller title.
@@ -364,6 +363,12 @@ func smallTitle(p *plot.Plot) *plot.Plot {
 	p.Title.TextStyle.Font = font.From(bold, 11.5)
 	p.Title.Padding = vg.Points(3)
 	return p
+}
+
+// msLogAxis makes p's y axis a log axis of milliseconds (msLogTicks).
+func msLogAxis(p *plot.Plot) {
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = msLogTicks{}
 }
 
 // msLogTicks labels a log axis of milliseconds ("0.1 ms", "1000 ms") at
