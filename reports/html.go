@@ -114,9 +114,8 @@ type fileLink struct{ Name, About string }
 // maxRecordsShown bounds the history records listed under one anomaly.
 const maxRecordsShown = 16
 
-// buildPage gathers the page's data from res and the pass over its
-// history and its resource log (s). figs are the rendered plots by file
-// name; files the run folder's files worth linking.
+// buildPage gathers the page's data from res and the pass s; figs are
+// the rendered plots, files the run folder's files worth linking.
 func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink, pages *opPages, porcNote string) pageData {
 	cfg := res.Config
 	d := pageData{Name: cfg.Name, Cell: cfg.Cell, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
@@ -241,11 +240,9 @@ func renderIndex(page pageData) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Bounds of a page whose text alone would take more than half of
-// maxIndexBytes (a long run's thousands of fault windows, a checker's
-// details listing each of them): trimPage cuts its long tables to their
-// first maxPageRows rows and each checker's details to maxDetailsBytes,
-// saying so. A page that fits is left whole.
+// A page whose text alone takes more than half of maxIndexBytes has its
+// long tables cut to maxPageRows rows and checker details to
+// maxDetailsBytes (trimPage), saying so.
 const (
 	maxPageRows     = 200
 	maxDetailsBytes = 16 << 10
@@ -278,9 +275,8 @@ func trimPage(page *pageData) {
 	page.Checkers = checkers
 }
 
-// fitInline keeps the figures' inline data within budget bytes, turning
-// the largest into links to their PNG files, holders.png last, and
-// reports how many it turned.
+// fitInline turns the largest figures (holders.png last) into links
+// until their inline data fits budget bytes; it returns how many.
 func fitInline(figs []figure, budget int) int {
 	total := 0
 	for _, f := range figs {
@@ -306,9 +302,8 @@ func fitInline(figs []figure, budget int) int {
 	return n
 }
 
-// inlineBytes is what inlining f adds to index.html over linking it: its
-// data as the template writes it into the attribute, where each '+' and
-// '=' of the base64 becomes a 5-byte character reference.
+// inlineBytes is what inlining f adds to index.html over linking it (the
+// template writes each '+' and '=' as a 5-byte character reference).
 func inlineBytes(f figure) int {
 	d := string(f.Data)
 	return len(d) + 4*(strings.Count(d, "+")+strings.Count(d, "=")) - len(f.File)

@@ -20,12 +20,9 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// JUnit XML as Jenkins, GitLab and GitHub read it: one <testsuite> for
-// the run, one <testcase> per checker: valid passes (non-fatal anomalies
-// in <system-out>), invalid is a <failure type="invalid"> listing every
-// anomaly, unknown an <error type="unknown"> (a skipped test would read as
-// not failing). A composed verdict the checkers' own do not explain (no
-// acquire succeeded) gets an extra case named "verdict".
+// JUnit XML as CI tools read it: a <testsuite> per run, a <testcase> per
+// checker: valid passes, invalid is a <failure>, unknown an <error>; a
+// composed verdict the checkers' do not explain gets a "verdict" case.
 
 // JUnitSuites is the document's root.
 type JUnitSuites struct {
@@ -211,9 +208,8 @@ func MarshalJUnit(d JUnitSuites) ([]byte, error) {
 	return append([]byte(xml.Header), append(b, '\n')...), nil
 }
 
-// anomalyText lists r's anomalies one per line, fatal ones first
-// (orderedAnomalies): "[overlap] ops 12, 15, 40: text (faults:
-// client-pause[c1])".
+// anomalyText lists r's anomalies (orderedAnomalies), one anomalyLine
+// each.
 func anomalyText(r checker.Result) string {
 	var b strings.Builder
 	for _, a := range orderedAnomalies(r) {
@@ -269,9 +265,8 @@ func joinNonEmpty(parts ...string) string {
 	return strings.Join(out, "\n")
 }
 
-// coverageProps are the suite properties of a run's fault coverage:
-// coverage.<kind>.<field> for each count, and coverage.shortfall (the
-// lines joined with "; ") when the faults fell short of the bar.
+// coverageProps are the suite properties coverage.<kind>.<field> of the
+// run's fault coverage, coverage.unjudged and coverage.shortfall.
 func coverageProps(c *coverage.Report) []JUnitProperty {
 	if c == nil {
 		return nil
@@ -296,11 +291,9 @@ func coverageProps(c *coverage.Report) []JUnitProperty {
 	return out
 }
 
-// RunSuite is a run's JUnit suite: one test case per checker (its time
-// the checker's), the suite's time the run's length in seconds of history
-// and its timestamp when the run started; properties seed, lock,
-// workload, verdict, run_dir and the fault coverage; the replay command
-// and the report's path in <system-out>.
+// RunSuite is a run's JUnit suite: a case per checker, the run's length
+// and start, its settings and coverage as properties, the replay command
+// and report path in <system-out>.
 func RunSuite(res *analysis.Result) JUnitSuite { return runSuite(res, historyEnd(res)) }
 
 // runSuite is RunSuite of a run whose history ends at end (ns).
@@ -320,10 +313,8 @@ func runSuite(res *analysis.Result, end int64) JUnitSuite {
 	return verdictSuite(cfg.Name, res.Verdict, seconds(end), started, props, out)
 }
 
-// historyEnd is the time of the latest record of res's history, ns: over
-// the records in memory, or among those in the last 64 KB of its file
-// (the records are in time order, but for renewals recorded at their
-// computed invoke time, a little earlier); 0 when it cannot be read.
+// historyEnd is the latest record time of res's history, ns, of a file's
+// last 64 KB (renewals are recorded a little out of order); 0: unknown.
 func historyEnd(res *analysis.Result) int64 {
 	var end int64
 	if src := res.History; src == nil {

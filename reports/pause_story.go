@@ -16,9 +16,8 @@ import (
 // may pause a hundred times).
 const maxPauseStories = 20
 
-// runPauseStories are the sentences of a run's report: pauseStories over
-// the detail of its whole history, the first maxPauseStories of them and
-// a last line counting the rest.
+// runPauseStories are d's first maxPauseStories pauseStories and a line
+// counting the rest.
 func runPauseStories(d *detail) []string {
 	out := pauseStories(d)
 	if n := len(out) - maxPauseStories; n > 0 {
@@ -55,9 +54,8 @@ type step struct {
 	Text string
 }
 
-// pauseStory is the sentence of client c (slot row) in window w: the
-// pause, then in time order the lease's end, the next acquire by another
-// client and the arrival of c's delayed write.
+// pauseStory is client c's (slot row) sentence of window w: the pause,
+// then in time order its lease's end, the next acquire, its write.
 func pauseStory(d *detail, w checker.Window, c string, row int, inLost map[int64]bool) string {
 	until := "until " + storySecs(w.End)
 	if w.Unhealed {
@@ -123,9 +121,8 @@ func acquireStep(next *history.Op, sm slotMap) step {
 	return step{next.Time, txt}
 }
 
-// writeStep is the paused client's first resource operation of the
-// lease held that was still to arrive when the pause began, and what the
-// resource made of it.
+// writeStep is the paused client's first resource operation of lease
+// held to arrive after the pause began, and what became of it.
 func writeStep(d *detail, c string, w checker.Window, row int, held *hold, next *history.Op, inLost map[int64]bool) step {
 	var wr *arrival
 	for i := range d.marks {

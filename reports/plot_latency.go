@@ -14,9 +14,8 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// maxRawPoints is the most client operations for which latency-raw.png and
-// fencing.png draw one glyph per operation (today's exact plots); above
-// it they become density plots (see dense and heatLayer).
+// maxRawPoints is the most client operations latency-raw.png and
+// fencing.png draw glyph by glyph, not as density (heatLayer).
 const maxRawPoints = 20000
 
 // rawGroup is one outcome's points on latency-raw.png.
@@ -35,10 +34,8 @@ var rawGroups = []rawGroup{
 	{"info, never completed (drawn at cap)", history.Info, true, draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.PyramidGlyph{}}},
 }
 
-// latencyRaw draws latency-raw.png: every operation's latency at its
-// invoke time by outcome on a log axis, one panel per operation type with
-// its own y range; one that never completed at a cap above its type's
-// slowest.
+// latencyRaw draws latency-raw.png: each operation's latency at its
+// invoke time by outcome, a panel per type; the never completed at a cap.
 func latencyRaw(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	title, thin := "Latency of every operation", dense(l.len())
 	if l.len() > 0 {
@@ -69,9 +66,8 @@ func latencyRaw(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	})
 }
 
-// rawPanelOf is the panel data of operation type f, an outcome of more
-// than maxExactGroup operations as density when dense; counts gains the
-// panel's operations per rawGroups entry.
+// rawPanelOf is type f's panel data, outcomes of over maxExactGroup as
+// density when dense; counts gains its operations per rawGroups entry.
 func rawPanelOf(l *opLog, f string, end int64, dense bool, counts []int) rawPanel {
 	d := rawPanel{f: f, lo: math.Inf(1), groups: make([]rawLayer, len(rawGroups))}
 	n := make([]int, len(rawGroups))
@@ -125,9 +121,8 @@ func groupOf(s clientOp) int {
 // latencyMs is a completed clientOp's latency on the plots' log axes, ms.
 func latencyMs(s clientOp) float64 { return max(millis(s.Latency()), minLatencyMs) }
 
-// rawPanel is one operation type's panel of latency-raw.png as data:
-// its operation count, the range of its completed latencies (ms; hi 0:
-// none completed), and per rawGroups entry its points or density layer.
+// rawPanel is a panel of latency-raw.png: its completed latencies' range
+// (ms; hi 0: none), per rawGroups entry its points or density.
 type rawPanel struct {
 	f      string
 	ops    int
@@ -187,17 +182,12 @@ func drawRawPanel(p *plot.Plot, d rawPanel) (heated []string, err error) {
 // latency cannot be drawn on a log scale.
 const minLatencyMs = 1e-3
 
-// Density plots: above maxRawPoints client operations, latency-raw.png
-// and fencing.png draw their groups of more than maxExactGroup points as
-// a 2-D histogram; smaller (rare) groups keep their glyphs, on top.
+// Density plots draw groups of more than maxExactGroup points as a 2-D
+// histogram of heatCols x heatRows (fenceHeatRows) cells.
 const (
 	// maxExactGroup is the largest group of points a dense plot still
 	// draws point by point.
 	maxExactGroup = 2000
-	// heatCols and heatRows are a density layer's cells across the time
-	// axis and up the value axis (about 4 x 2.5 px each on a
-	// latency-raw.png panel); fencing.png, a single taller plot, uses
-	// fenceHeatRows.
 	heatCols      = 240
 	heatRows      = 60
 	fenceHeatRows = 150
@@ -207,9 +197,8 @@ const (
 // rather than one glyph per operation.
 func dense(n int) bool { return n > maxRawPoints }
 
-// heatLayer is a 2-D histogram of points over [xmin,xmax] x [ymin,ymax]
-// in heatCols x rows cells (log-spaced up y when logY), each filled with
-// col at an opacity growing with the log of its count.
+// heatLayer is a 2-D histogram, cells log-spaced up y when logY, filled
+// with col at an opacity growing with the log of their count.
 type heatLayer struct {
 	counts     []int32 // rows rows of heatCols, row 0 at ymin
 	rows       int

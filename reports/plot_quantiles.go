@@ -17,8 +17,7 @@ import (
 )
 
 // quantileLines are latency-quantiles.png's series, in drawing order,
-// each with its own glyph, so that two series of equal value stay visible
-// (the ring of max around the square of p99 around the triangle of p95).
+// their glyphs nested so that equal values stay visible.
 var quantileLines = []struct {
 	name  string
 	q     float64
@@ -32,9 +31,8 @@ var quantileLines = []struct {
 	{"p50", 0.50, colOK, draw.CircleGlyph{}, vg.Points(2)},
 }
 
-// Operations per point of latency-quantiles.png (perPoint): at least
-// p99PerPoint when the panel has enough for minQuantilePoints such
-// points, else minPerPoint; more past maxQuantilePoints points.
+// Operations per point (perPoint): p99PerPoint when minQuantilePoints
+// such fit, else minPerPoint; more past maxQuantilePoints points.
 const (
 	minPerPoint       = 20
 	p99PerPoint       = 100
@@ -52,15 +50,13 @@ func perPoint(n int) int {
 }
 
 // quantileDefined reports whether the q-quantile of n values differs in
-// rank from their maximum (nearest rank), so is worth drawing: the
-// median and the max always, p95 from 20 values, p99 from 100.
+// rank from the max (p50 and max always, p95 from 20, p99 from 100).
 func quantileDefined(q float64, n int) bool {
 	return q == 1 || q == 0.5 || int(math.Ceil(q*float64(n))) < n
 }
 
-// quantilePoint is one point of a panel: the invoke times (ns) of its
-// first and last operation, how many it summarises, and its quantiles
-// (ms) in quantileLines' order, NaN where not quantileDefined.
+// quantilePoint summarises n operations invoked from first to last (ns):
+// quantiles (ms) in quantileLines' order, NaN where not defined.
 type quantilePoint struct {
 	first, last int64
 	n           int
@@ -178,9 +174,8 @@ const quantilesTitle = "Latency quantiles by operation type: each point summaris
 // history's times (a malformed history may span centuries).
 const maxBuckets = 600
 
-// bucketWidth picks a round bucket width giving about 60 buckets over a
-// run of length end (ns), at least 100 ms, and never more than maxBuckets
-// buckets.
+// bucketWidth is a round width of about 60 buckets over [0, end] ns, at
+// least 100 ms, at most maxBuckets buckets.
 func bucketWidth(end int64) int64 {
 	end = max(end, 0)
 	if w := int64(10 * time.Minute); end/w >= maxBuckets {
@@ -197,13 +192,9 @@ func bucketWidth(end int64) int64 {
 	return int64(steps[len(steps)-1])
 }
 
-// latencyQuantiles draws latency-quantiles.png from the run's
-// operations: one panel per operation type present, each with its own
-// log scale (so that the p99 of fast operations is not hidden under lock
-// waits), whose points summarise consecutive completed operations (by
-// invoke time, perPoint of them): their p50, p95, p99 and max, each
-// series drawn where quantileDefined and joined only across stretches
-// with operations (quantileRuns).
+// latencyQuantiles draws latency-quantiles.png: per operation type a
+// panel of its own log scale, each point the quantiles of perPoint
+// consecutive completed operations.
 func latencyQuantiles(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	drawn := make([]bool, len(quantileLines))
 	legend := func() []legendItem { return quantilesLegend(drawn) }
@@ -239,11 +230,8 @@ var rateOutcomes = []struct {
 	col color.Color
 }{{history.OK, colOK}, {history.Fail, colFail}, {history.Info, colInfo}}
 
-// rate draws rate.png from the run's operations: completions per second
-// per outcome and time bucket (by completion time), one panel per
-// operation type present, each with its own y scale; an outcome a type
-// never had gets no line. Operations that never completed are not
-// counted.
+// rate draws rate.png: per operation type a panel of completions per
+// second by outcome and time bucket.
 func rate(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	end = max(end, 0)
 	width := bucketWidth(end)
@@ -282,9 +270,7 @@ func newRateCounts(end, width int64) rateCounts {
 	return rateCounts{width: width, n: n, by: map[history.Type][]float64{history.OK: make([]float64, n), history.Fail: make([]float64, n), history.Info: make([]float64, n)}}
 }
 
-// add counts a completion of type t at time done (ns); a time outside
-// the run (negative, or past its end in a malformed history) in the first
-// or last bucket.
+// add counts a completion of type t at done (ns), clamped to the run.
 func (rc rateCounts) add(t history.Type, done int64) {
 	if c := rc.by[t]; c != nil {
 		c[min(max(done/rc.width, 0), rc.n-1)]++
@@ -322,11 +308,8 @@ func drawRatePanel(p *plot.Plot, rc rateCounts) error {
 // operations.
 const noCompleted = "no completed operations in this history"
 
-// typePanels draws a figure of one panel per operation type of types
-// (fill draws type f's into p, a panel with the run's time axis and the
-// fault windows ws, the last with the x label) under title, over the
-// fault legend and legend()'s items; with no types, one panel of ylabel
-// saying empty.
+// typePanels draws a panel per type (fill draws f's into p, a time plot),
+// over the fault legend and legend(); without types, one saying empty.
 func typePanels(title, ylabel, empty string, types []string, ws []checker.Window, end int64, legend func() []legendItem, fill func(p *plot.Plot, f string) error) ([]byte, error) {
 	if len(types) == 0 {
 		p := timePlot(newPlot("", "time since start (s)", ylabel), ws, end)

@@ -14,12 +14,9 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// writePorcupine writes porcupine.html (the lock check) and, for the
-// counter workload, porcupine-counter.html from the searches the check
-// kept (keptSearches): the whole history's, or one page per failing
-// segment (porcupine-2.html, ...). Without a search to draw the page says
-// why. note is index.html's sentence on the pages; pages records the
-// anomalies' ops each draws.
+// writePorcupine writes porcupine.html and, for the counter workload,
+// porcupine-counter.html from the searches the check kept (a page per
+// failing segment), else a page saying why; note is index.html's.
 func (s *runScan) writePorcupine(res *analysis.Result, pages *opPages) (note string, err error) {
 	lock, counter := keptSearches(res.Verdict)
 	invalid := slices.IndexFunc(res.Verdict.Results, func(r checker.Result) bool { return r.Name == "validate" }) // no search ran
@@ -52,10 +49,8 @@ func (s *runScan) writePorcupine(res *analysis.Result, pages *opPages) (note str
 	return strings.TrimSpace(note + " " + more), err
 }
 
-// writeSearches writes one page per search of zs into res.Dir: the
-// first is base, the next base-2.html and so on; a segment's page says
-// which records it shows (segmentNote, markSegment). note is index.html's
-// sentence on segment pages ("" for a whole history's page).
+// writeSearches writes a page per search of zs (segmentFile), a
+// segment's marked (markSegment); note is index.html's on segment pages.
 func (s *runScan) writeSearches(res *analysis.Result, zs []*checker.Linearization, base, what string, pages *opPages) (note string, err error) {
 	if zs[0].Processes == nil { // the whole history's
 		return "", writePorcupinePage(res, base, what, func(w io.Writer) (checker.Validity, error) {
@@ -112,11 +107,8 @@ func segmentFile(base string, i int) string {
 	return fmt.Sprintf("%s-%d.html", base[:len(base)-len(".html")], i+1)
 }
 
-// writePorcupinePage writes file into res.Dir: porcupine's page drawn by
-// draw, titled with what it shows and the verdict of draw's search
-// (porcupineTitle, decoratePorcupine), then marked (when mark is not
-// nil) as one segment of the history (markSegment); pages records the
-// anomalies' ops it draws.
+// writePorcupinePage writes file: porcupine's page drawn by draw,
+// decorated with its title and verdict, then marked when mark is set.
 func writePorcupinePage(res *analysis.Result, file, what string, draw func(w io.Writer) (checker.Validity, error), mark func(page []byte) []byte, pages *opPages) error {
 	var buf bytes.Buffer
 	v, err := draw(&buf)
@@ -132,8 +124,7 @@ func writePorcupinePage(res *analysis.Result, file, what string, draw func(w io.
 }
 
 // keptSearches are the porcupine searches the lock and resource checkers
-// kept in v's details: the whole history's, or the failing segments';
-// none in a result read back from results.json.
+// kept: the whole history's, else the failing segments'.
 func keptSearches(v checker.Result) (lock, counter []*checker.Linearization) {
 	searches := func(whole *checker.Linearization, failing []*checker.Linearization) []*checker.Linearization {
 		if whole != nil {
@@ -152,10 +143,8 @@ func keptSearches(v checker.Result) (lock, counter []*checker.Linearization) {
 	return lock, counter
 }
 
-// porcupineTitle is the title of a porcupine page of res: what it shows,
-// the run, the lock and the verdict v of the page's own search (nil for a
-// note page), e.g. "Lock check (porcupine) — single-counter
-// 20261203T104020.424, lock single: this check INVALID (not linearizable)".
+// porcupineTitle is a porcupine page's title: what, the run, the lock and
+// the verdict v of its search (nil: a note page).
 func porcupineTitle(res *analysis.Result, what string, v *checker.Validity) string {
 	cfg := res.Config
 	t := fmt.Sprintf("%s — %s %s, lock %s", what, cfg.Name, filepath.Base(res.Dir), cfg.Lock)
@@ -170,10 +159,8 @@ func porcupineTitle(res *analysis.Result, what string, v *checker.Validity) stri
 	return t + ": this check UNKNOWN (the search did not finish)"
 }
 
-// decoratePorcupine gives a page porcupine's Visualize (v1.3.1) wrote a
-// title, a heading, and a script that, when opened with "#op=N", selects
-// the operation whose records (its metadata "ops 12,15") include op N,
-// else the nearest one, as a click would, outlines it and scrolls to it.
+// decoratePorcupine gives a porcupine (v1.3.1) page a title, a heading and
+// a script selecting the operation of "#op=N" (or the nearest) as a click would.
 func decoratePorcupine(page []byte, title string) []byte {
 	esc := html.EscapeString(title)
 	page = bytes.Replace(page, []byte("<title>Porcupine</title>"), []byte("<title>"+esc+"</title>"), 1)
@@ -266,9 +253,8 @@ type segmentRef struct {
 	First, Last int64
 }
 
-// markSegment adds to a decorated page of one failing segment its note
-// and every segment page of its kind (all), so that "#op=N" of another
-// segment's op goes to its page.
+// markSegment adds to a segment's page its note and every segment page
+// of its kind, so that "#op=N" of another segment's op goes there.
 func markSegment(page []byte, note, here string, all []segmentRef) []byte {
 	segs := make([]string, len(all))
 	for i, r := range all {

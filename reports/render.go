@@ -126,19 +126,16 @@ func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// Every time-axis plot puts its data area axisLeft from the image's left
-// edge and axisRight from its right edge (points), so that the time axes
-// of the PNGs line up on the page.
+// Every time plot's data area is axisLeft and axisRight from the image's
+// edges (points), so that the PNGs' time axes line up.
 const (
 	axisLeft  = vg.Length(96)
 	axisRight = vg.Length(18)
 )
 
-// alignTimeAxis returns the part of c to draw p into so that p's data
-// area spans [imgMin+axisLeft, imgMax-axisRight], imgMin and imgMax being
-// the image's edges (gonum/plot sizes the y axis by its labels). Y tick
-// labels too wide for axisLeft are cut, ending in "…", until they fit:
-// p's y ticker is replaced then.
+// alignTimeAxis returns the part of c to draw p into so that its data
+// area spans [imgMin+axisLeft, imgMax-axisRight], cutting y tick labels
+// too wide for it (cutLabels).
 func alignTimeAxis(p *plot.Plot, c draw.Canvas, imgMin, imgMax vg.Length) draw.Canvas {
 	fit := func(c draw.Canvas) (draw.Canvas, bool) {
 		// The data area moves with the canvas edges almost one for one
@@ -180,9 +177,8 @@ func (t cutLabels) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// runAxis sets p's x axis to the run's time axis, 0 s to xMax(end).
-// Builders call it after their last Add, which widens an axis to its
-// plotters' data.
+// runAxis sets p's x axis to 0 s..xMax(end), again after the last Add
+// (which widens it).
 func runAxis(p *plot.Plot, end int64) *plot.Plot {
 	p.X.Min, p.X.Max = 0, xMax(end)
 	return p
@@ -195,9 +191,7 @@ func timePlot(p *plot.Plot, ws []checker.Window, end int64) *plot.Plot {
 	return p
 }
 
-// renderPNG draws p with a legend strip along the bottom (wrapping onto as
-// many lines as the items need) and returns the PNG bytes. p's data area
-// is aligned with every other time-axis plot's (alignTimeAxis).
+// renderPNG draws p over its legend strip (renderStack).
 func renderPNG(p *plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error) {
 	return renderStack("", []*plot.Plot{p}, nil, legend, w, h)
 }
@@ -205,9 +199,8 @@ func renderPNG(p *plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error
 // figTitleFont is the face of a small-multiples figure's overall title.
 var figTitleFont = font.From(bold, 14)
 
-// renderStack draws the plots ps one above the other under title, over
-// the legend strip, each a share of the height by its weight (nil: equal)
-// and aligned (alignTimeAxis); it returns the PNG bytes.
+// renderStack draws ps one above the other under title, over the legend
+// strip, each a share of the height by weight (nil: equal), as PNG.
 func renderStack(title string, ps []*plot.Plot, weights []float64, legend []legendItem, w, h vg.Length) ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
 	dc := draw.New(c)
@@ -247,9 +240,8 @@ func weightOf(weights []float64, i int) float64 {
 	return 1
 }
 
-// layoutLegend lays the legend items out in rows across width w and
-// returns the strip's height and a function drawing it at the bottom of
-// a canvas.
+// layoutLegend lays the legend out in lines across w: the strip's height
+// and a function drawing it at a canvas's bottom.
 func layoutLegend(legend []legendItem, w vg.Length) (vg.Length, func(dc draw.Canvas)) {
 	const (
 		pad     = vg.Length(8)
@@ -317,9 +309,7 @@ func xMax(end int64) float64 {
 	return seconds(end) * 1.02
 }
 
-// opOrder is the order of the per-operation panels of the latency and
-// rate plots: the lock's operations, then the resource's, then the other
-// workloads'. Operation types not listed come after, alphabetically.
+// opOrder is the order of the per-operation panels (orderTypes).
 var opOrder = []string{history.FAcquire, history.FRelease, history.FExtend, history.FRead, history.FWrite,
 	history.FEnter, history.FLeave, history.FRun, history.FLead}
 
@@ -371,15 +361,11 @@ func msLogAxis(p *plot.Plot) {
 	p.Y.Tick.Marker = msLogTicks{}
 }
 
-// msLogTicks labels a log axis of milliseconds ("0.1 ms", "1000 ms") at
-// the powers of ten, and at 2 and 5 times them, or every multiple, when
-// the range holds too few of those. (The panels carry no y label: gonum
-// centres it on the linear middle of a log axis.)
+// msLogTicks labels a log axis of ms ("0.1 ms") at the powers of ten, or
+// 2 and 5 times them, or every multiple, when too few fall in range.
 type msLogTicks struct{}
 
-// Ticks returns the ticks for [lo, hi]: 1..9 times each power of ten
-// from below lo to above hi (gonum's LogTicks starts at the wrong power
-// below 1 ms).
+// Ticks returns 1..9 times each power of ten around [lo, hi].
 func (msLogTicks) Ticks(lo, hi float64) []plot.Tick {
 	if lo <= 0 || hi <= lo {
 		return nil

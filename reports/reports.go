@@ -24,15 +24,12 @@ import (
 // ErrNoDir is returned when the result has no run folder to write into.
 var ErrNoDir = errors.New("reports: result has no run folder")
 
-// Write writes the report of res into res.Dir: the plots, the porcupine
-// pages, timeline.html, junit.xml and index.html, never touching the
-// run's own files. A file that cannot be produced does not stop the
-// others; the errors are joined.
+// Write writes the report of res into res.Dir (plots, porcupine pages,
+// timeline.html, junit.xml, index.html); the files' errors are joined.
 func Write(res *analysis.Result) error { return WriteFrom(res, nil) }
 
-// WriteFrom is Write from the pass p that rode on the check's read of the
-// history (NewPass); without p, or when p missed records, the report
-// reads the history itself.
+// WriteFrom is Write from the pass p (NewPass); without p, or when it
+// missed records, the report reads the history itself.
 func WriteFrom(res *analysis.Result, p *Pass) error {
 	if res == nil || res.Dir == "" {
 		return &WriteError{ErrNoDir}
@@ -114,9 +111,8 @@ const (
 	fencingLogCaption   = "The fencing token each write carried when it reached the resource, from the resource's log read entry by entry: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued. Past 100000 entries the title says which sample is drawn (every stale write is kept); send times are drawn for the writes read around the anomalies (see the holders spans)."
 )
 
-// WriteError is every error of Write: the run itself finished and was
-// checked, only (part of) its report could not be written. Its message is
-// the underlying errors'.
+// WriteError is every error of Write: the run was checked, (part of) its
+// report could not be written.
 type WriteError struct{ Err error }
 
 func (e *WriteError) Error() string { return e.Err.Error() }
@@ -132,9 +128,7 @@ func SplitError(err error) (runErr, reportErr error) {
 	return err, nil
 }
 
-// runFiles lists the run folder's files worth linking, with what each
-// holds, in store.Files' order; files that do not exist are left out
-// except the report's own.
+// runFiles are dir's files of store.Files that exist, and junit.xml.
 func runFiles(dir string) []fileLink {
 	var out []fileLink
 	for _, f := range store.Files {
