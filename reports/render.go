@@ -89,9 +89,6 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	return p
 }
 
-// legendFont is the legend strip's text face.
-var legendFont = font.From(sans, 10.5)
-
 // timeTicks labels a seconds axis every 1, 2 or 5 x 10^k seconds (about
 // ten labels), with unlabelled minor ticks between.
 type timeTicks struct{}
@@ -196,9 +193,6 @@ func renderPNG(p *plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error
 	return renderStack("", []*plot.Plot{p}, nil, legend, w, h)
 }
 
-// figTitleFont is the face of a small-multiples figure's overall title.
-var figTitleFont = font.From(bold, 14)
-
 // renderStack draws ps one above the other under title, over the legend
 // strip, each a share of the height by weight (nil: equal), as PNG.
 func renderStack(title string, ps []*plot.Plot, weights []float64, legend []legendItem, w, h vg.Length) ([]byte, error) {
@@ -207,17 +201,20 @@ func renderStack(title string, ps []*plot.Plot, weights []float64, legend []lege
 	strip, drawLegend := layoutLegend(legend, w)
 	top := dc.Max.Y
 	if title != "" {
-		sty := draw.TextStyle{Color: color.Black, Font: figTitleFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+		sty := draw.TextStyle{Color: color.Black, Font: font.From(bold, 14), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
 		dc.FillText(sty, vg.Point{X: w / 2, Y: top - 6}, title)
 		top -= sty.Height(title) + 14
 	}
+	if weights == nil {
+		weights = slices.Repeat([]float64{1}, len(ps))
+	}
 	total := 0.0
-	for i := range ps {
-		total += weightOf(weights, i)
+	for _, w := range weights {
+		total += w
 	}
 	y := top
 	for i, p := range ps {
-		ph := (top - strip) * vg.Length(weightOf(weights, i)/total)
+		ph := (top - strip) * vg.Length(weights[i]/total)
 		pc := dc
 		pc.Max.Y = y
 		pc.Min.Y = y - ph
@@ -232,14 +229,6 @@ func renderStack(title string, ps []*plot.Plot, weights []float64, legend []lege
 	return buf.Bytes(), nil
 }
 
-// weightOf is weights[i], 1 when weights is too short.
-func weightOf(weights []float64, i int) float64 {
-	if i < len(weights) && weights[i] > 0 {
-		return weights[i]
-	}
-	return 1
-}
-
 // layoutLegend lays the legend out in lines across w: the strip's height
 // and a function drawing it at a canvas's bottom.
 func layoutLegend(legend []legendItem, w vg.Length) (vg.Length, func(dc draw.Canvas)) {
@@ -250,7 +239,7 @@ func layoutLegend(legend []legendItem, w vg.Length) (vg.Length, func(dc draw.Can
 		lineH   = vg.Length(15)
 		itemGap = vg.Length(16)
 	)
-	sty := draw.TextStyle{Color: color.Black, Font: legendFont, Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
+	sty := draw.TextStyle{Color: color.Black, Font: font.From(sans, 10.5), Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
 	type placed struct {
 		it   legendItem
 		x    vg.Length
