@@ -80,20 +80,6 @@ func TestTimelineCapsBigHistories(t *testing.T) {
 	}
 }
 
-// Write writes timeline.html, the report links it, and the run folder's
-// file table lists it.
-func TestTimelineWrittenAndLinked(t *testing.T) {
-	dir := t.TempDir()
-	mustWrite(t, pauseResult(dir))
-	if !store.Exists(dir, store.TimelineFile) {
-		t.Fatal("no timeline.html")
-	}
-	index, _ := os.ReadFile(filepath.Join(dir, store.IndexFile))
-	if n := strings.Count(string(index), `href="timeline.html"`); n < 3 { // nav, anomalies note, files table
-		t.Errorf("index.html links timeline.html %d times, want nav, anomalies note and files table", n)
-	}
-}
-
 // blend is colour c at opacity a over white.
 func blend(c color.NRGBA, a float64) color.RGBA {
 	f := func(v uint8) uint8 { return uint8(255 - a*(255-float64(v)) + 0.5) }
