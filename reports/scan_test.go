@@ -24,9 +24,7 @@ func passOf(t testing.TB, h history.History, writes []resource.Write, clients in
 
 // passOfResult is passOf of a result.
 func passOfResult(t testing.TB, res *analysis.Result) *runScan {
-	t.Helper()
-	s := must[*runScan](t)(scanRun(res))
-	return s
+	return must[*runScan](t)(scanRun(res))
 }
 
 // buildSlots is the slot map of a whole history h in memory, a run of
@@ -40,13 +38,11 @@ func buildSlots(h history.History, clients int) slotMap {
 	return t.slotMap(h)
 }
 
-// historyDetail is the detail of a whole history h of a run of clients
-// client slots, with the resource log writes and the lost increments
-// lost.
-// runLeases are the lease options of a run with the default config, as
-// the pass (passOf) follows leases.
+// runLeases are the lease options of a run with the default config.
 var runLeases = analysis.LeaseOptions(config.Config{})
 
+// historyDetail is the detail of a whole history h of a run of clients
+// slots, with the resource log writes and the lost increments lost.
 func historyDetail(h history.History, writes []resource.Write, lost []lostPair, clients int) *detail {
 	return detailOf(h, buildSlots(h, clients), checker.FaultWindows(h), writes, lost, runLeases)
 }
