@@ -16,34 +16,44 @@ import (
 	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
-// churnResult is a counter run of 3 client slots whose every turn is a
-// new process (client c1 runs p0, p3, p6, …), so that holders.png's row
-// labels ("c1 (p0, p3, p6, … +7)") are wider than any other plot's y
-// labels, with a client pause in the middle.
-func churnResult(t *testing.T) *analysis.Result {
+// turnsResult is a checked counter run of turns turns (acquire, read v,
+// write v+1, release) of 3 client slots, turn i by slot i%3 as process
+// proc(i), a client pause hitting the holder of each turn pause picks;
+// a fenced run's operations (but the acquire's invoke) carry token i+1.
+func turnsResult(t *testing.T, cfg config.Config, turns int, proc func(i int) int, pause func(i int) bool) *analysis.Result {
 	t.Helper()
 	b := historytest.New()
-	const turns, pause = 30, "client-pause"
+	const kind = "client-pause"
 	for i := range turns {
-		at, slot, tok := int64(i)*37, fmt.Sprintf("c%d", i%3+1), fmt.Sprintf("t%d", i)
-		c, f, ttl := historytest.Client(slot), historytest.Fence(int64(i+1)), historytest.TTL(300)
-		b.Add(at, history.Invoke, i, history.FAcquire, "k", "", c, ttl)
-		b.Add(at+1, history.OK, i, history.FAcquire, "k", tok, c, f, ttl, historytest.Validity(at+250))
-		if i == 10 {
-			d := historytest.Detail("client-pause clients=" + slot)
-			b.Nemesis(at+2, history.Invoke, history.FStart, pause, d).Nemesis(at+2, history.OK, history.FStart, pause, d)
-			b.Nemesis(at+9, history.Invoke, history.FStop, pause).Nemesis(at+9, history.OK, history.FStop, pause)
+		p, at, slot, tok := proc(i), int64(i)*37, fmt.Sprintf("c%d", i%3+1), fmt.Sprintf("t%d", i)
+		c, ttl := []historytest.Mod{historytest.Client(slot)}, historytest.TTL(300)
+		if cfg.Fencing {
+			c = append(c, historytest.Fence(int64(i+1)))
 		}
-		b.Add(at+3+int64(i%5), history.Invoke, i, history.FRead, "k", "", c, f)
-		b.Add(at+10, history.OK, i, history.FRead, "k", "", c, f, historytest.Value(int64(i)))
-		b.Op(at+11, at+12+int64(i%7), history.OK, i, history.FWrite, "k", "", c, f, historytest.Value(int64(i+1)))
-		b.Op(at+20, at+21, history.OK, i, history.FRelease, "k", tok, c, f)
+		b.Add(at, history.Invoke, p, history.FAcquire, "k", "", historytest.Client(slot), ttl)
+		b.Add(at+1, history.OK, p, history.FAcquire, "k", tok, append(c, ttl, historytest.Validity(at+250))...)
+		if pause(i) {
+			d := historytest.Detail("client-pause clients=" + slot)
+			b.Nemesis(at+2, history.Invoke, history.FStart, kind, d).Nemesis(at+2, history.OK, history.FStart, kind, d)
+			b.Nemesis(at+9, history.Invoke, history.FStop, kind).Nemesis(at+9, history.OK, history.FStop, kind)
+		}
+		b.Add(at+3+int64(i%5), history.Invoke, p, history.FRead, "k", "", c...)
+		b.Add(at+10, history.OK, p, history.FRead, "k", "", append(c, historytest.Value(int64(i)))...)
+		b.Op(at+11, at+12+int64(i%7), history.OK, p, history.FWrite, "k", "", append(c, historytest.Value(int64(i+1)))...)
+		b.Op(at+20, at+21, history.OK, p, history.FRelease, "k", tok, c...)
 	}
-	cfg := config.Config{Name: "axes", Lock: "fenced", Workload: "counter", Clients: 3, Nodes: 1, TTL: 300 * time.Millisecond,
-		Seed: 1, Nemesis: []string{"client-pause"}, Fencing: true}
-	res := &analysis.Result{Dir: t.TempDir(), Config: cfg, History: history.Slice(b.History()), Final: map[string]int64{"k": turns}}
+	cfg.Workload, cfg.Clients, cfg.Nodes, cfg.TTL, cfg.Seed, cfg.Nemesis = "counter", 3, 1, 300*time.Millisecond, 1, []string{kind}
+	res := &analysis.Result{Dir: t.TempDir(), Config: cfg, History: history.Slice(b.History()), Final: map[string]int64{"k": int64(turns)}}
 	noErr(t, analysis.Check(context.Background(), res))
 	return res
+}
+
+// churnResult is a fenced run whose every turn is a new process (c1 runs
+// p0, p3, p6, …), so that holders.png's row labels ("c1 (p0, p3, p6, …
+// +7)") are wider than any other plot's y labels, paused in the middle.
+func churnResult(t *testing.T) *analysis.Result {
+	cfg := config.Config{Name: "axes", Lock: "fenced", Fencing: true}
+	return turnsResult(t, cfg, 30, func(i int) int { return i }, func(i int) bool { return i == 10 })
 }
 
 // timeAxis is what a PNG shows of its bottom time axis: the x axis

@@ -2,52 +2,25 @@ package reports
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"html"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/coverage"
-	"github.com/lockstorm/lockstorm/history"
-	"github.com/lockstorm/lockstorm/history/historytest"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
-// validFaultResult is a valid run of the single lock under client
-// pauses: turns of 3 clients (acquire, read v, write v+1, release), each
-// of 3 pauses hitting the client that holds the lock.
+// validFaultResult is a valid run of the single lock, 3 processes taking
+// 12 turns, each of 3 client pauses hitting the holder.
 func validFaultResult(t *testing.T) *analysis.Result {
-	t.Helper()
-	b := historytest.New()
-	const turns, pause = 12, "client-pause"
-	for i := range turns {
-		p, at := i%3, int64(i)*20
-		slot, tok := fmt.Sprintf("c%d", i%3+1), fmt.Sprintf("t%d", i)
-		c, ttl := historytest.Client(slot), historytest.TTL(300)
-		b.Add(at, history.Invoke, p, history.FAcquire, "k", "", c, ttl)
-		b.Add(at+1, history.OK, p, history.FAcquire, "k", tok, c, ttl, historytest.Validity(at+250))
-		if i%4 == 1 {
-			d := historytest.Detail(fmt.Sprintf("client-pause clients=%s duration=5ms", slot))
-			b.Nemesis(at+2, history.Invoke, history.FStart, pause, d).Nemesis(at+2, history.OK, history.FStart, pause, d)
-			b.Nemesis(at+7, history.Invoke, history.FStop, pause).Nemesis(at+7, history.OK, history.FStop, pause)
-		}
-		b.Add(at+8, history.Invoke, p, history.FRead, "k", "", c)
-		b.Add(at+9, history.OK, p, history.FRead, "k", "", c, historytest.Value(int64(i)))
-		b.Op(at+10, at+11, history.OK, p, history.FWrite, "k", "", c, historytest.Value(int64(i+1)))
-		b.Op(at+12, at+13, history.OK, p, history.FRelease, "k", tok, c)
-	}
-	cfg := config.Config{Name: "banner", Lock: "single", Workload: "counter", Clients: 3, Nodes: 1, TTL: 300 * time.Millisecond,
-		Seed: 1, Nemesis: []string{"client-pause"}, MinCoverage: 1}
-	res := &analysis.Result{Dir: t.TempDir(), Config: cfg, History: history.Slice(b.History()), Final: map[string]int64{"k": turns}}
-	noErr(t, analysis.Check(context.Background(), res))
-	return res
+	cfg := config.Config{Name: "banner", Lock: "single", MinCoverage: 1}
+	return turnsResult(t, cfg, 12, func(i int) int { return i % 3 }, func(i int) bool { return i%4 == 1 })
 }
 
 // The banner's first line proves: a valid run's says what its faults hit,
