@@ -103,14 +103,9 @@ func bottomAxis(img image.Image) (timeAxis, bool) {
 	return timeAxis{}, false
 }
 
-// Every time plot of a report puts its data area at the same place
-// (starting at axisLeft) and spans the same time, run start to run end,
-// whatever the width of its labels, so the axes line up down the page:
-// measured in the PNGs (the bottom time axis line's ends and its ticks'
-// x positions, equal to the pixel) of a run whose holders rows carry
-// long labels (many processes per client). The latency plots are split
-// into one panel per operation type (latency-raw.png is taller than one
-// plot).
+// Every time plot's bottom axis starts at axisLeft and has the same ends
+// and ticks to the pixel, whatever its labels' width (churnResult's long
+// row labels); latency-raw.png has a panel per operation type.
 func TestTimeAxesLineUpInEveryPNG(t *testing.T) {
 	res := churnResult(t)
 	mustWrite(t, res)

@@ -23,10 +23,8 @@ func validFaultResult(t *testing.T) *analysis.Result {
 	return turnsResult(t, cfg, 12, func(i int) int { return i % 3 }, func(i int) bool { return i%4 == 1 })
 }
 
-// The banner's first line proves: a valid run's says what its faults hit,
-// how many leases it checked with how many overlaps, and that the
-// counter accounts for every acknowledged increment, with the numbers of
-// the coverage and the checkers; the terminal summary says the same.
+// A valid run's banner (and summary) says what its faults hit, its leases
+// and overlaps, and its counter, in the coverage's and checkers' numbers.
 func TestBannerValidSaysWhatWasExercised(t *testing.T) {
 	res := validFaultResult(t)
 	if res.Verdict.Valid != checker.Valid {

@@ -16,13 +16,9 @@ import (
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// A plot composes its fault windows per pixel column (manyBands), and
-// looks as it did when it shaded them one by one (oneByOne, the path it
-// replaced): over blocks of 8 x 8 pixels
-// the same mean colour to within three levels of each channel, and pixel by
-// pixel to within three levels but for 1% of them (the edges of the
-// rows), with windows of one kind or two, on a plot or on a holders
-// chart's rows.
+// Fault windows composed per pixel column (manyBands) look as shaded one
+// by one (oneByOne): 8 x 8 blocks within three levels, pixels too but
+// for 1% (row edges), on a plot and on a holders chart's rows.
 func TestManyBandsShadeAsOneByOne(t *testing.T) {
 	for _, c := range []struct {
 		name  string

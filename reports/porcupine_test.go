@@ -46,11 +46,9 @@ func TestPorcupinePagesFromKeptSearch(t *testing.T) {
 	}
 }
 
-// Each porcupine page is titled, in its <title> and its heading, with
-// the verdict of its own search, not the run's: the hand-built pause
-// run is INVALID, its lock check linearizes (VALID), its counter's
-// critical sections do not (INVALID). A long token is shortened in its
-// boxes and given whole in the tooltip's metadata.
+// Each porcupine page's title and heading give its own search's verdict
+// (the INVALID pause run's lock check is VALID); long tokens are
+// shortened in the boxes, whole in the tooltip.
 func TestPorcupineTitledWithOwnVerdict(t *testing.T) {
 	dir := t.TempDir()
 	res := pauseResult(dir)

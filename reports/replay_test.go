@@ -51,10 +51,8 @@ func TestReplayCommandFlags(t *testing.T) {
 	}
 }
 
-// `lockstorm analyze` of a run folder whose test.json has an empty
-// config (analysis.Analyze, then the report and the summary, as the
-// command does) prints no replay line full of ”: it says the replay is
-// unknown, in the summary, in junit.xml and on the report page.
+// Analysing a run folder whose test.json has an empty config gives no
+// replay line but "unknown" in the summary, junit.xml and the page.
 func TestAnalyzeEmptyConfigHasNoReplayLine(t *testing.T) {
 	dir := t.TempDir()
 	h, _ := pauseHistory()

@@ -35,11 +35,8 @@ func verticalRuns(img image.Image, maxX, minRun int) [][2]int {
 	return out
 }
 
-// The run report in Chromium, after the per-operation split: the latency
-// and rate plots show one panel each per operation type (4 in the
-// hand-built history), and every time-axis plot's y axis, panels
-// included, sits at the same x on the page, so the time axes line up
-// down the page.
+// In Chromium every time plot's y axis, panels included (4 operation
+// types), sits at the same x on the page.
 func TestScreenshotReportAxesLineUp(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()

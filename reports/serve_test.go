@@ -69,12 +69,9 @@ func get(t *testing.T, url string) string {
 	return string(b)
 }
 
-// serve tells the unknowns apart: a run interrupted before its time
-// limit, and a valid run whose faults fell short of the coverage bar,
-// both checked by analysis.Check into results.json, are both unknown
-// but listed as "unknown — interrupted" and "unknown — coverage
-// shortfall", each with its full reason as the tooltip; a valid run
-// says only "valid".
+// serve lists an interrupted run and one short of the coverage bar as
+// "unknown — interrupted" and "unknown — coverage shortfall", the full
+// reason as the tooltip; a valid run as "valid".
 func TestStoreHandlerTellsUnknownsApart(t *testing.T) {
 	root := t.TempDir()
 	b := historytest.New()

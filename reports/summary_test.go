@@ -33,11 +33,8 @@ func TestNotApplicableShown(t *testing.T) {
 	}
 }
 
-// The terminal summary states the harness's own overhead: records per
-// second, the share of completions whose outcome is unknown (a run that
-// overloads itself records fast and proves little) and the proxies' added
-// latency; a stored run without it (older
-// runs, analyze) prints no such line.
+// The summary states the harness's overhead (records/s, unknown share,
+// proxy latency); a stored run without it prints no such line.
 func TestSummaryStatesOverhead(t *testing.T) {
 	res := &analysis.Result{Overhead: &analysis.Overhead{Records: 1234, RecordsPerSec: 617.4, Completions: 600, Unknown: 15,
 		DirectP50: 20, ProxiedP50: 62, ProxyAddedP50: 42, ProxyAddedP99: 71}}

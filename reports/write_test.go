@@ -44,14 +44,11 @@ func TestWriteRealRun(t *testing.T) {
 	}
 }
 
-// A hand-built GC-pause history (lost update, overlapping holders) gives
-// an INVALID report: failures in junit.xml for exactly the invalid
-// checkers; on the page the anomalies' records, the active fault, the
-// invalid banner naming the first fatal anomaly (kind, checker, op
-// indices), a count of one in the singular, the fencing checker that does
-// not apply (no tokens) as "not applicable" with its reason, never valid,
-// and timeline.html linked from the nav, the anomalies note and the files
-// table.
+// The pause run's INVALID report: junit failures for exactly the invalid
+// checkers; on the page the fault, the records, the banner's first fatal
+// anomaly, counts of one singular, fencing "not applicable" with its
+// reason, timeline.html linked from nav, anomalies note and files table;
+// porcupine's pages whole, not segments.
 func TestWriteInvalid(t *testing.T) {
 	res := pauseResult(t.TempDir())
 	if res.Verdict.Valid != checker.Invalid {
@@ -89,8 +86,13 @@ func TestWriteInvalid(t *testing.T) {
 			t.Errorf("index.html: %s: want %q, not %q, in\n%.2000s", c.what, c.want, c.no, c.in)
 		}
 	}
-	if !store.Exists(res.Dir, store.TimelineFile) {
-		t.Error("no timeline.html")
+	if !store.Exists(res.Dir, store.TimelineFile) || store.Exists(res.Dir, "porcupine-2.html") {
+		t.Error("no timeline.html, or a porcupine page per segment of a history of one")
+	}
+	for _, f := range []string{store.PorcupineFile, store.PorcupineCounterFile} {
+		if b := storetest.Read(t, res.Dir, f); strings.Contains(b, "lockstormSegments = [") || strings.Contains(b, "failing segment") {
+			t.Errorf("%s is drawn as a segment", f)
+		}
 	}
 }
 
