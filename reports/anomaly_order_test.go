@@ -35,9 +35,8 @@ func TestAnomaliesFatalFirst(t *testing.T) {
 	}
 
 	mustWrite(t, res)
-	b := storetest.Read(t, res.Dir, store.IndexFile)
 	var cards []string
-	for _, m := range regexp.MustCompile(`<span class="kind">([^<]+)</span>`).FindAllStringSubmatch(string(b), -1) {
+	for _, m := range regexp.MustCompile(`<span class="kind">([^<]+)</span>`).FindAllStringSubmatch(storetest.Read(t, res.Dir, store.IndexFile), -1) {
 		cards = append(cards, m[1])
 	}
 	if got := strings.Join(cards, " "); got != "fatal-x fatal-y nonfatal-a nonfatal-b nonfatal-c nonfatal-d" {

@@ -64,11 +64,11 @@ type timeAxis struct {
 }
 
 // darkGrey reports whether the pixel is an axis's ink: grey, darker than
-// the grid.
-func darkGrey(img image.Image, x, y int) bool {
+// the grid (below limit).
+func darkGrey(img image.Image, x, y int, limit uint32) bool {
 	r, g, b, _ := img.At(x, y).RGBA()
 	r, g, b = r>>8, g>>8, b>>8
-	return max(r, g, b)-min(r, g, b) < 0x20 && r < 0xb0
+	return max(r, g, b)-min(r, g, b) < 0x20 && r < limit
 }
 
 // bottomAxis finds the lowest horizontal dark line spanning at least
@@ -78,18 +78,18 @@ func bottomAxis(img image.Image) (timeAxis, bool) {
 	for y := bd.Max.Y - 1; y >= bd.Min.Y; y-- {
 		x0, run := -1, 0
 		for x := bd.Min.X; x < bd.Max.X; x++ {
-			if darkGrey(img, x, y) {
+			if darkGrey(img, x, y, 0xb0) {
 				if run == 0 {
 					x0 = x
 				}
 				run++
 				if run >= bd.Dx()/2 {
-					for x < bd.Max.X-1 && darkGrey(img, x+1, y) {
+					for x < bd.Max.X-1 && darkGrey(img, x+1, y, 0xb0) {
 						x++
 					}
 					a := timeAxis{x0: x0, x1: x}
 					for tx := x0; tx <= x; tx++ {
-						if darkGrey(img, tx, y+3) && !darkGrey(img, tx-1, y+3) {
+						if darkGrey(img, tx, y+3, 0xb0) && !darkGrey(img, tx-1, y+3, 0xb0) {
 							a.ticks = append(a.ticks, tx)
 						}
 					}

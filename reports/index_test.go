@@ -21,9 +21,7 @@ func TestIndexTitledWithCell(t *testing.T) {
 		res := pauseResult(dir)
 		res.Config.Cell = c.cell
 		mustWrite(t, res)
-		b := storetest.Read(t, dir, store.IndexFile)
-		page := string(b)
-		if !strings.Contains(page, c.title) || !strings.Contains(page, c.heading) {
+		if page := storetest.Read(t, dir, store.IndexFile); !strings.Contains(page, c.title) || !strings.Contains(page, c.heading) {
 			t.Errorf("cell %q: index.html lacks %q or %q", c.cell, c.title, c.heading)
 		}
 	}

@@ -16,13 +16,7 @@ func verticalRuns(img image.Image, maxX, minRun int) [][2]int {
 	for x := b.Min.X; x < min(b.Max.X, maxX); x++ {
 		run := 0
 		for y := b.Min.Y; y <= b.Max.Y; y++ {
-			dark := false
-			if y < b.Max.Y {
-				r, g, bl, _ := img.At(x, y).RGBA()
-				r, g, bl = r>>8, g>>8, bl>>8
-				dark = max(r, g, bl)-min(r, g, bl) < 0x20 && r < 0xc0
-			}
-			if dark {
+			if y < b.Max.Y && darkGrey(img, x, y, 0xc0) {
 				run++
 				continue
 			}
