@@ -18,11 +18,8 @@ type checkedAnomaly struct {
 	checker.Anomaly
 }
 
-// orderedAnomalies are the anomalies of v's checkers (v's own when it has
-// no parts) in the one order every report lists them (the page's
-// anomaly cards, the terminal summary, the JUnit text, the banner's first
-// fatal anomaly): the fatal ones first, then the others; within each,
-// in the checkers' order and each checker's own order.
+// orderedAnomalies are v's anomalies (checkerParts) in the one order every
+// report lists them: the fatal ones first, each in the checkers' order.
 func orderedAnomalies(v checker.Result) []checkedAnomaly {
 	var out []checkedAnomaly
 	for _, r := range checkerParts(v) {
@@ -51,9 +48,8 @@ func firstFatalAnomaly(v checker.Result) (a checkedAnomaly, ok bool) {
 	return a, false
 }
 
-// opPages records which of the ops the anomalies name each page of the
-// report draws, as the pages are written concurrently, so that index.html
-// links every anomaly to a page drawing the op ("timeline.html#op=18").
+// opPages records which ops the anomalies name each page draws, as the
+// pages are written concurrently, for index.html's links to them.
 type opPages struct {
 	mu    sync.Mutex
 	want  map[int64]bool            // every op an anomaly names
@@ -88,9 +84,8 @@ func (p *opPages) add(file string, op int64) {
 	m[op] = true
 }
 
-// porcupineOps matches an operation's metadata in the data of a page
-// porcupine's Visualize wrote: "Metadata":"ops 12,15 · token …" or
-// "Metadata":"op 7 (never completed)"; group 1 is the record indices.
+// porcupineOps matches an operation's record indices in a porcupine
+// page's data: "Metadata":"ops 12,15 · token …" or "op 7 (…)".
 var porcupineOps = regexp.MustCompile(`"Metadata":"ops? ([0-9][0-9,]*)`)
 
 // addPorcupine records the ops the porcupine page file draws, read from
@@ -127,9 +122,8 @@ func pageKind(file string) int {
 	return groupLock
 }
 
-// link is where index.html sends the reader of an anomaly of checker
-// name with ops: the first page, by kind in the checker's order, drawing
-// one of them, at the last it draws ("timeline.html#op=18"); "" for none.
+// link is the first page, by kind in checker name's order, drawing one of
+// ops, at the last it draws ("timeline.html#op=18"); "" for none.
 func (p *opPages) link(name string, ops []int64) string {
 	if p == nil {
 		return ""

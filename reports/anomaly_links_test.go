@@ -45,10 +45,8 @@ func timelineData(t *testing.T, dir string) (d struct {
 	return d
 }
 
-// pageDraws says whether the page file of dir draws record op: a box of
-// timeline.html whose invoke or completion it is (or a fault band it
-// starts or ends), or an operation of a porcupine page whose metadata
-// lists it.
+// pageDraws says whether the page file of dir draws record op (a
+// timeline box or fault band, a porcupine operation's metadata).
 func pageDraws(t *testing.T, dir, file string, op int64) bool {
 	t.Helper()
 	if file == store.TimelineFile {
@@ -70,12 +68,9 @@ func pageDraws(t *testing.T, dir, file string, op int64) bool {
 	return regexp.MustCompile(`"Metadata":"ops? (?:[0-9]+,)*` + n + `(?:[^0-9]|$)`).Match(b)
 }
 
-// Every anomaly link of the report opens a page that draws the op it
-// names; the exclusion anomaly of the hand-built pause run (a write
-// after its lease's validity, absent from the lock's porcupine page)
-// opens timeline.html at the write, and the lock and counter checks'
-// anomalies still open their porcupine pages. Checked on the small run
-// and on a big one drawn as porcupine segments.
+// Every anomaly link opens a page drawing its op, on the pause run and a
+// segmented big one: the pause run's exclusion anomaly (a write absent
+// from porcupine.html) opens timeline.html, the others porcupine's pages.
 func TestAnomalyLinksDrawTheirOp(t *testing.T) {
 	small := t.TempDir()
 	res := pauseResult(small)

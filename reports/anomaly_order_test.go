@@ -11,11 +11,8 @@ import (
 	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
-// Every report lists fatal anomalies before the others, by one function
-// (orderedAnomalies): here the first checker found three non-fatal
-// anomalies and then a fatal one, the second checker one fatal one; the
-// page's anomaly cards, the terminal summary and the JUnit text all start
-// with the two fatal ones, in checker order.
+// The page's anomaly cards, the terminal summary and the JUnit text list
+// fatal anomalies first, in checker order (orderedAnomalies).
 func TestAnomaliesFatalFirst(t *testing.T) {
 	res := pauseResult(t.TempDir())
 	nf := func(kind string) checker.Anomaly {
@@ -38,9 +35,8 @@ func TestAnomaliesFatalFirst(t *testing.T) {
 	}
 
 	mustWrite(t, res)
-	b := storetest.Read(t, res.Dir, store.IndexFile)
 	var cards []string
-	for _, m := range regexp.MustCompile(`<span class="kind">([^<]+)</span>`).FindAllStringSubmatch(string(b), -1) {
+	for _, m := range regexp.MustCompile(`<span class="kind">([^<]+)</span>`).FindAllStringSubmatch(storetest.Read(t, res.Dir, store.IndexFile), -1) {
 		cards = append(cards, m[1])
 	}
 	if got := strings.Join(cards, " "); got != "fatal-x fatal-y nonfatal-a nonfatal-b nonfatal-c nonfatal-d" {

@@ -14,10 +14,8 @@ import (
 	"github.com/lockstorm/lockstorm/resource"
 )
 
-// Two writes of the same value (no tokens) are in flight at once: c3's,
-// sent at 0.85 s and held by a pause until 2.65 s, and c2's, sent and
-// answered at 1.88 s. The log entry at 1.88 s is c2's (the earliest
-// deadline), the one at 2.65 s c3's, as in a real single-lock run.
+// Two writes of one value in flight at once (c3's paused from 0.85 s to
+// 2.65 s, c2's at 1.88 s): each log entry goes to the earliest deadline.
 func TestArrivalsEarliestDeadline(t *testing.T) {
 	b := historytest.New()
 	b.Append(history.Op{Time: 846 * ms, Type: history.Invoke, Process: 2, Client: "c3", F: history.FWrite, Key: "k", Value: 6})
@@ -85,10 +83,8 @@ func TestClientFaultRows(t *testing.T) {
 	}
 }
 
-// holders.png draws c1's rejected write where it reached the resource
-// (2.011 s, at the right end of the axis, after c1's lease ended at
-// 1.45 s), not where it was sent (1.10 s, inside the lease): every red
-// pixel of the chart's ✕ above the legend lies in the rightmost tenth.
+// holders.png draws c1's rejected write at its arrival (2.011 s, the
+// axis's rightmost tenth), not its send (1.10 s, inside the lease).
 func TestHoldersWriteAtArrival(t *testing.T) {
 	h, writes := fencedPauseHistory()
 	b := must[[]byte](t)(holdersPNG(h, writes, nil, checker.FaultWindows(h), 2014*ms, 2))

@@ -16,34 +16,44 @@ import (
 	"github.com/lockstorm/lockstorm/history/historytest"
 )
 
-// churnResult is a counter run of 3 client slots whose every turn is a
-// new process (client c1 runs p0, p3, p6, …), so that holders.png's row
-// labels ("c1 (p0, p3, p6, … +7)") are wider than any other plot's y
-// labels, with a client pause in the middle.
-func churnResult(t *testing.T) *analysis.Result {
+// turnsResult is a checked counter run of turns turns (acquire, read v,
+// write v+1, release) of 3 client slots, turn i by slot i%3 as process
+// proc(i), a client pause hitting the holder of each turn pause picks;
+// a fenced run's operations (but the acquire's invoke) carry token i+1.
+func turnsResult(t *testing.T, cfg config.Config, turns int, proc func(i int) int, pause func(i int) bool) *analysis.Result {
 	t.Helper()
 	b := historytest.New()
-	const turns, pause = 30, "client-pause"
+	const kind = "client-pause"
 	for i := range turns {
-		at, slot, tok := int64(i)*37, fmt.Sprintf("c%d", i%3+1), fmt.Sprintf("t%d", i)
-		c, f, ttl := historytest.Client(slot), historytest.Fence(int64(i+1)), historytest.TTL(300)
-		b.Add(at, history.Invoke, i, history.FAcquire, "k", "", c, ttl)
-		b.Add(at+1, history.OK, i, history.FAcquire, "k", tok, c, f, ttl, historytest.Validity(at+250))
-		if i == 10 {
-			d := historytest.Detail("client-pause clients=" + slot)
-			b.Nemesis(at+2, history.Invoke, history.FStart, pause, d).Nemesis(at+2, history.OK, history.FStart, pause, d)
-			b.Nemesis(at+9, history.Invoke, history.FStop, pause).Nemesis(at+9, history.OK, history.FStop, pause)
+		p, at, slot, tok := proc(i), int64(i)*37, fmt.Sprintf("c%d", i%3+1), fmt.Sprintf("t%d", i)
+		c, ttl := []historytest.Mod{historytest.Client(slot)}, historytest.TTL(300)
+		if cfg.Fencing {
+			c = append(c, historytest.Fence(int64(i+1)))
 		}
-		b.Add(at+3+int64(i%5), history.Invoke, i, history.FRead, "k", "", c, f)
-		b.Add(at+10, history.OK, i, history.FRead, "k", "", c, f, historytest.Value(int64(i)))
-		b.Op(at+11, at+12+int64(i%7), history.OK, i, history.FWrite, "k", "", c, f, historytest.Value(int64(i+1)))
-		b.Op(at+20, at+21, history.OK, i, history.FRelease, "k", tok, c, f)
+		b.Add(at, history.Invoke, p, history.FAcquire, "k", "", historytest.Client(slot), ttl)
+		b.Add(at+1, history.OK, p, history.FAcquire, "k", tok, append(c, ttl, historytest.Validity(at+250))...)
+		if pause(i) {
+			d := historytest.Detail("client-pause clients=" + slot)
+			b.Nemesis(at+2, history.Invoke, history.FStart, kind, d).Nemesis(at+2, history.OK, history.FStart, kind, d)
+			b.Nemesis(at+9, history.Invoke, history.FStop, kind).Nemesis(at+9, history.OK, history.FStop, kind)
+		}
+		b.Add(at+3+int64(i%5), history.Invoke, p, history.FRead, "k", "", c...)
+		b.Add(at+10, history.OK, p, history.FRead, "k", "", append(c, historytest.Value(int64(i)))...)
+		b.Op(at+11, at+12+int64(i%7), history.OK, p, history.FWrite, "k", "", append(c, historytest.Value(int64(i+1)))...)
+		b.Op(at+20, at+21, history.OK, p, history.FRelease, "k", tok, c...)
 	}
-	cfg := config.Config{Name: "axes", Lock: "fenced", Workload: "counter", Clients: 3, Nodes: 1, TTL: 300 * time.Millisecond,
-		Seed: 1, Nemesis: []string{"client-pause"}, Fencing: true}
-	res := &analysis.Result{Dir: t.TempDir(), Config: cfg, History: history.Slice(b.History()), Final: map[string]int64{"k": turns}}
+	cfg.Workload, cfg.Clients, cfg.Nodes, cfg.TTL, cfg.Seed, cfg.Nemesis = "counter", 3, 1, 300*time.Millisecond, 1, []string{kind}
+	res := &analysis.Result{Dir: t.TempDir(), Config: cfg, History: history.Slice(b.History()), Final: map[string]int64{"k": int64(turns)}}
 	noErr(t, analysis.Check(context.Background(), res))
 	return res
+}
+
+// churnResult is a fenced run whose every turn is a new process (c1 runs
+// p0, p3, p6, …), so that holders.png's row labels ("c1 (p0, p3, p6, …
+// +7)") are wider than any other plot's y labels, paused in the middle.
+func churnResult(t *testing.T) *analysis.Result {
+	cfg := config.Config{Name: "axes", Lock: "fenced", Fencing: true}
+	return turnsResult(t, cfg, 30, func(i int) int { return i }, func(i int) bool { return i == 10 })
 }
 
 // timeAxis is what a PNG shows of its bottom time axis: the x axis
@@ -54,11 +64,11 @@ type timeAxis struct {
 }
 
 // darkGrey reports whether the pixel is an axis's ink: grey, darker than
-// the grid.
-func darkGrey(img image.Image, x, y int) bool {
+// the grid (below limit).
+func darkGrey(img image.Image, x, y int, limit uint32) bool {
 	r, g, b, _ := img.At(x, y).RGBA()
 	r, g, b = r>>8, g>>8, b>>8
-	return max(r, g, b)-min(r, g, b) < 0x20 && r < 0xb0
+	return max(r, g, b)-min(r, g, b) < 0x20 && r < limit
 }
 
 // bottomAxis finds the lowest horizontal dark line spanning at least
@@ -68,18 +78,18 @@ func bottomAxis(img image.Image) (timeAxis, bool) {
 	for y := bd.Max.Y - 1; y >= bd.Min.Y; y-- {
 		x0, run := -1, 0
 		for x := bd.Min.X; x < bd.Max.X; x++ {
-			if darkGrey(img, x, y) {
+			if darkGrey(img, x, y, 0xb0) {
 				if run == 0 {
 					x0 = x
 				}
 				run++
 				if run >= bd.Dx()/2 {
-					for x < bd.Max.X-1 && darkGrey(img, x+1, y) {
+					for x < bd.Max.X-1 && darkGrey(img, x+1, y, 0xb0) {
 						x++
 					}
 					a := timeAxis{x0: x0, x1: x}
 					for tx := x0; tx <= x; tx++ {
-						if darkGrey(img, tx, y+3) && !darkGrey(img, tx-1, y+3) {
+						if darkGrey(img, tx, y+3, 0xb0) && !darkGrey(img, tx-1, y+3, 0xb0) {
 							a.ticks = append(a.ticks, tx)
 						}
 					}
@@ -93,14 +103,9 @@ func bottomAxis(img image.Image) (timeAxis, bool) {
 	return timeAxis{}, false
 }
 
-// Every time plot of a report puts its data area at the same place
-// (starting at axisLeft) and spans the same time, run start to run end,
-// whatever the width of its labels, so the axes line up down the page:
-// measured in the PNGs (the bottom time axis line's ends and its ticks'
-// x positions, equal to the pixel) of a run whose holders rows carry
-// long labels (many processes per client). The latency plots are split
-// into one panel per operation type (latency-raw.png is taller than one
-// plot).
+// Every time plot's bottom axis starts at axisLeft and has the same ends
+// and ticks to the pixel, whatever its labels' width (churnResult's long
+// row labels); latency-raw.png has a panel per operation type.
 func TestTimeAxesLineUpInEveryPNG(t *testing.T) {
 	res := churnResult(t)
 	mustWrite(t, res)

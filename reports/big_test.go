@@ -37,11 +37,8 @@ func storedResult(res *analysis.Result) *analysis.Result {
 	return &out
 }
 
-// A real short run (real redis-server, a holder pause and a partition)
-// whose history is longer than the report keeps whole gets a report
-// drawn from its stored files: index.html under 2 MB saying plainly what
-// covers the whole run and what is an anomaly span, holders, latency, rate and
-// fencing plots.
+// A real short run (redis-server, a holder pause, a partition) longer
+// than the report keeps whole gets its report from its stored files.
 func TestBigHistoryReportRealRun(t *testing.T) {
 	plan := nemesis.Scripted(1500*time.Millisecond,
 		nemesis.Step{At: 400 * time.Millisecond, Fault: nemesis.Fault{Kind: nemesis.KindClientPause, Clients: []string{nemesis.TargetHolder}}, Duration: 200 * time.Millisecond},
@@ -87,12 +84,9 @@ func assertBigReport(t *testing.T, dir string) string {
 	return index
 }
 
-// A generated history longer than the report keeps whole, with
-// anomalies spread over it, gets from its file holders spans and
-// a porcupine page saying its made-up verdict kept no search, the anomalies' records listed
-// from the file, and a page that names the records each span read; its
-// latency and rate plots, drawn from the one pass, are those of its
-// report drawn whole.
+// A generated history longer than the report keeps whole gets from its
+// file holders spans naming the records read, the anomalies' records,
+// a porcupine page saying it has no search, and the plots drawn whole.
 func TestBigHistoryReportSpans(t *testing.T) {
 	res := bigResult(t.TempDir(), 40_000)
 	injectAnomalies(res, 3)
@@ -123,10 +117,8 @@ func TestBigHistoryReportSpans(t *testing.T) {
 	}
 }
 
-// A page whose text alone would not fit (thousands of fault windows, a
-// checker's details listing each) lists the first maxPageRows windows
-// and plan steps and the start of the details, saying so, and stays
-// under maxIndexBytes; a page that fits is left whole.
+// A page whose text alone would not fit is cut (trimPage), saying so;
+// a page that fits is left whole.
 func TestTrimPageOfManyWindows(t *testing.T) {
 	page := pageData{Name: "many"}
 	for i := range 5000 {
@@ -186,11 +178,9 @@ func TestSampleFences(t *testing.T) {
 	}
 }
 
-// A real short run of a lock that breaks under a holder pause
-// (unsafe-del), its history longer than the report keeps whole, gets a
-// report from its stored files whose holders spans are drawn around
-// its anomalies, listing their records read from the file, and whose
-// porcupine page is the check's own search (the history is one segment).
+// A real unsafe-del run broken by a holder pause, longer than the report
+// keeps whole: spans around its anomalies, their records listed, and the
+// check's own porcupine search.
 func TestBigHistoryReportRealAnomalies(t *testing.T) {
 	res := storetest.Run(t, harness.Run, config.Config{Lock: "unsafe-del", Workload: "counter", Clients: 4, TTL: 200 * time.Millisecond,
 		Nemesis: []string{"client-pause"}, FaultInterval: 500 * time.Millisecond, TimeLimit: 2 * time.Second, Seed: 5, Store: t.TempDir()})

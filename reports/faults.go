@@ -16,9 +16,8 @@ import (
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// faultColour is the kind's colour, the one its nemesis registered
-// (nemesis.Spec.Colour), so that a kind looks the same in every plot and
-// every report; unknown kinds get a stable colour from their name.
+// faultColour is the kind's nemesis.Spec.Colour, for an unknown kind a
+// stable colour from its name.
 func faultColour(kind string) color.NRGBA {
 	if s, ok := nemesis.Lookup(kind); ok {
 		return s.Colour
@@ -52,11 +51,9 @@ func faultLegend(ws []checker.Window) []legendItem {
 // of the clients it did not touch.
 const faultBandsLight = 0x12
 
-// rowFaultBands shades fault windows, composed per pixel column
-// (manyBands; add it to a plot first): on a chart with one row per
-// client (rows at y = 0, 1, ...) a window whose start record names
-// clients fully on their rows and lightly across the others; any other
-// (and every window without Rows) over the whole height.
+// rowFaultBands shades fault windows (manyBands; add it first): a window
+// with Rows (client rows at y = 0, 1, ...) fully on them and lightly
+// across the others, any other over the whole height.
 type rowFaultBands struct {
 	Windows []checker.Window
 	// Rows are, per window, the rows of the clients its start record
@@ -64,9 +61,8 @@ type rowFaultBands struct {
 	Rows [][]int
 }
 
-// clientRows finds, for each window, the rows of the clients its start
-// record names (h[w.StartOp].Clients, or its Detail's clients=), through
-// the slot map; nil when it names none that are rows.
+// clientRows are, per window, the rows of the clients its start record
+// names (faultClients).
 func clientRows(h history.History, ws []checker.Window, sm slotMap) [][]int {
 	out := make([][]int, len(ws))
 	for i, w := range ws {
@@ -171,9 +167,8 @@ func (l *bandLayer) draw() {
 	}
 }
 
-// manyBands shades fault windows as rowFaultBands does, in
-// one composed layer (bandLayer); rows are, per window, the rows its
-// start record names (nil: the whole height).
+// manyBands shades fault windows as rowFaultBands says, in one composed
+// layer (bandLayer).
 func manyBands(ws []checker.Window, rows [][]int, c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	rowY := func(r int) (vg.Length, vg.Length) {

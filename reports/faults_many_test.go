@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"image"
+	"image/color"
 	"image/png"
 	"testing"
 
@@ -11,16 +12,13 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/lockstorm/lockstorm/checker"
+	"github.com/lockstorm/lockstorm/internal/browsertest"
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// A plot composes its fault windows per pixel column (manyBands), and
-// looks as it did when it shaded them one by one (oneByOne, the path it
-// replaced): over blocks of 8 x 8 pixels
-// the same mean colour to within three levels of each channel, and pixel by
-// pixel to within three levels but for 1% of them (the edges of the
-// rows), with windows of one kind or two, on a plot or on a holders
-// chart's rows.
+// Fault windows composed per pixel column (manyBands) look as shaded one
+// by one (oneByOne): 8 x 8 blocks within three levels, pixels too but
+// for 1% (row edges), on a plot and on a holders chart's rows.
 func TestManyBandsShadeAsOneByOne(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -35,10 +33,7 @@ func TestManyBandsShadeAsOneByOne(t *testing.T) {
 		if !c.rows {
 			rows = nil
 		}
-		many := bandsImage(t, func(p *plot.Plot) { p.Add(rowFaultBands{Windows: ws, Rows: rows}) })
-		one := bandsImage(t, func(p *plot.Plot) {
-			p.Add(oneByOne{Windows: ws, Rows: rows})
-		})
+		many, one := bandsImage(t, 5, rowFaultBands{Windows: ws, Rows: rows}), bandsImage(t, 5, oneByOne{Windows: ws, Rows: rows})
 		pixels, pixelsOff := compareBlocks(many, one, 1, 3)
 		blocks, blocksOff := compareBlocks(many, one, 8, 3)
 		if pixels == 0 || blocksOff > 0 || pixelsOff > pixels/100 {
@@ -65,15 +60,13 @@ func manyWindows(n int, kinds []string) (ws []checker.Window, rows [][]int) {
 	return ws, rows
 }
 
-// bandsImage renders a plot with two rows, shaded by bands.
-func bandsImage(t *testing.T, bands func(p *plot.Plot)) image.Image {
+// bandsImage renders a plot of two rows over [0, xmax] s shaded by bands.
+func bandsImage(t *testing.T, xmax float64, bands plot.Plotter) image.Image {
 	t.Helper()
 	p := newPlot("", "", "")
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 5, -0.5, 1.5
-	bands(p)
-	b := must[[]byte](t)(renderPNG(p, nil, figWidth, figHeight))
-	img := must[image.Image](t)(png.Decode(bytes.NewReader(b)))
-	return img
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, xmax, -0.5, 1.5
+	p.Add(bands)
+	return must[image.Image](t)(png.Decode(bytes.NewReader(must[[]byte](t)(renderPNG(p, nil, figWidth, figHeight)))))
 }
 
 // compareBlocks counts the blocks of k x k pixels of the plots, and
@@ -137,4 +130,37 @@ func (f oneByOne) Plot(c draw.Canvas, p *plot.Plot) {
 			c.StrokeLine2(draw.LineStyle{Color: col, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(3), vg.Points(3)}}, x, c.Min.Y, x, c.Max.Y)
 		}
 	}
+}
+
+// A client fault is shaded on its client's row only: drawn on two rows,
+// its shade covers about half the area a whole-height band covers, and
+// the other row gets the light band.
+func TestRowFaultBandsShadeThePausedRow(t *testing.T) {
+	ws := []checker.Window{{Fault: nemesis.KindClientPause, Start: 0, End: 1e9}}
+	draw := func(rows [][]int, a uint8) (shade, light int) {
+		img := bandsImage(t, 1, rowFaultBands{Windows: ws, Rows: rows})
+		col := faultColour(ws[0].Fault)
+		shadeCol := over(col, a)
+		if rows != nil { // drawn over the light band
+			shadeCol = overOn(over(col, faultBandsLight), col, a)
+		}
+		return browsertest.CountNear(img, shadeCol, 2),
+			browsertest.CountNear(img, over(faultColour(ws[0].Fault), faultBandsLight), 2)
+	}
+	whole, _ := draw(nil, faultAlpha)              // a partition: the whole height
+	row, light := draw([][]int{{0}}, faultAlpha*2) // a pause of row 0's client
+	if whole == 0 || row < whole/3 || row > whole*2/3 || light < whole/3 {
+		t.Errorf("full shade: %d px on one row of two, %d px over the whole height (want about half); light shade %d px", row, whole, light)
+	}
+}
+
+// over is c at opacity a over white, as the PNG shows it.
+func over(c color.NRGBA, a uint8) color.RGBA {
+	return overOn(color.RGBA{0xff, 0xff, 0xff, 0xff}, c, a)
+}
+
+// overOn is c at opacity a over bg.
+func overOn(bg color.RGBA, c color.NRGBA, a uint8) color.RGBA {
+	mix := func(v, b uint8) uint8 { return uint8((int(v)*int(a) + int(b)*(255-int(a))) / 255) }
+	return color.RGBA{mix(c.R, bg.R), mix(c.G, bg.G), mix(c.B, bg.B), 0xff}
 }

@@ -15,12 +15,10 @@ import (
 
 const ms = historytest.MS
 
-// pauseHistory is the GC-pause anomaly of the catalogue (row 4) written
-// by hand: client 1 (process 0) takes the lock and reads 0, is paused past
-// its lease, client 2 (process 1) takes the expired lock, reads 0 and
-// writes 1, then client 1 wakes and writes 1 too: an update is lost. A
-// third client (process 2) times out once (info) and continues as
-// process 3. It returns the history and the resource's write log.
+// pauseHistory is the catalogue's GC pause (row 4) by hand, and its
+// resource log: p0 reads 0 and is paused past its lease, p1 takes the
+// lock, reads 0 and writes 1, p0 then writes 1 too (a lost update); p2
+// times out once and continues as p3.
 func pauseHistory() (history.History, []resource.Write) {
 	const k, pause = "lockstorm", "client-pause"
 	ttl, detail := historytest.TTL(300), historytest.Detail("client-pause clients=c1 duration=600ms")

@@ -10,19 +10,12 @@ import (
 	"github.com/lockstorm/lockstorm/resource"
 )
 
-// hold is one lease (the embedded checker.Lease) as its holder believed
-// it, as holders.png draws it: from Start (the acquire's ok, or the
-// extend ok that renewed an acquire with unknown outcome) to End, the
-// first release invoke naming it, the holder learning the lease was lost,
-// or (when neither happened) the holder process's last record. Times are
-// ns.
+// hold is one lease as its holder believed it (checker.Lease.Start to
+// HeldUntil), as holders.png draws it; times in ns.
 type hold struct {
 	*checker.Lease
 	Start, End int64
-	// Validity is the lease's end as the client computed it
-	// (checker.Lease.Validity): the invoke time plus the TTL less the
-	// lock checker's drift allowance when the client recorded none; 0
-	// when the lease never expires (no TTL).
+	// Validity is checker.Lease.Validity; 0: never expires (no TTL).
 	Validity int64
 	// Ended says how the belief ended: "release", "lost" or "gone" (the
 	// process stopped recording, e.g. it crashed or the run ended).
@@ -36,9 +29,8 @@ type overlap struct {
 	A, B       int // indices into the holds slice
 }
 
-// holds extracts every lease from h as the checkers see it under opt
-// (checker.Leases: the validity drawn is the client's, else the lock
-// checker's invoke + TTL − drift allowance), ordered by Start.
+// holds are h's leases as the checkers see them under opt
+// (checker.Leases), ordered by Start.
 func holds(h history.History, opt lease.Options) []hold {
 	var out []hold
 	for _, l := range checker.Leases(h, opt.Drift, opt.DriftFactor) {
@@ -49,9 +41,8 @@ func holds(h history.History, opt lease.Options) []hold {
 	return out
 }
 
-// overlaps finds every pair of leases of different processes on the same
-// key whose belief intervals intersect (checker.HeldOverlaps), ordered by
-// start. hs must come from holds.
+// overlaps are the pairs of hs believed held at once
+// (checker.HeldOverlaps), ordered by start.
 func overlaps(hs []hold) []overlap {
 	idx := map[*checker.Lease]int{}
 	ls := make([]*checker.Lease, len(hs))
@@ -70,10 +61,8 @@ func overlaps(hs []hold) []overlap {
 // acknowledged writes of the same value, by their invoke record indices.
 type lostPair struct{ A, B int64 }
 
-// lostPairs takes the lost increments of h from v's "lost-update"
-// anomalies that name two writes of h (at maps the history's record
-// indices to h's; nil: h is the whole history); the checker's summary
-// anomaly names no such pair.
+// lostPairs are v's "lost-update" anomalies naming two writes of h (at
+// maps the history's indices to h's; nil: h is the whole history).
 func lostPairs(h history.History, v checker.Result, at func(i int64) (int64, bool)) []lostPair {
 	var out []lostPair
 	for _, a := range allAnomalies(v) {
@@ -101,17 +90,12 @@ func lostPairs(h history.History, v checker.Result, at func(i int64) (int64, boo
 }
 
 // HeldOverlaps counts the pairs of leases of different clients believed
-// held at once in h: the red of holders.png. It counts beliefs (acquire
-// ok to release), not validity, so a paused holder that outlives its
-// lease overlaps its successor even when a fencing resource keeps that
-// harmless (holders.png's title counts the overlaps within validity).
+// held at once in h (acquire ok to release, not validity): the red of
+// holders.png.
 func HeldOverlaps(h history.History) int { return len(overlaps(holds(h, lease.Options{}))) }
 
 // detail is what the pictures drawn record by record share, derived once
-// per report from the kept history h (the whole history, or the
-// records read around its anomalies): its operations, rows, fault
-// windows (h's indices), leases and their overlaps, resource operations
-// with their arrivals, and lost increments.
+// from the kept history h (whole, or the records around its anomalies).
 type detail struct {
 	h   history.History
 	sp  []clientOp
@@ -126,9 +110,7 @@ type detail struct {
 	lost   []lostPair
 }
 
-// detailOf derives h's detail from its rows sm, fault windows ws, the
-// resource log's entries of h (writes), its lost increments and the
-// run's lease options.
+// detailOf is h's detail, with the resource log's entries of h (writes).
 func detailOf(h history.History, sm slotMap, ws []checker.Window, writes []resource.Write, lost []lostPair, opt lease.Options) *detail {
 	hs, sp := holds(h, opt), clientOps(h)
 	ls := make([]*checker.Lease, len(hs))
@@ -139,23 +121,17 @@ func detailOf(h history.History, sm slotMap, ws []checker.Window, writes []resou
 		marks: arrivals(h, sp, writes), lost: lost}
 }
 
-// arrival is one resource operation of the history (write, enter, lead,
-// run) with, when the resource's own log has it, the moment the resource
-// handled it: a write sent (Call) before a client pause arrives after it.
-// Times are ns since the run started.
+// arrival is one resource operation (write, enter, lead, run) with, when
+// the resource's log has it, when the resource handled it; times in ns.
 type arrival struct {
 	clientOp
 	Key          string
 	Value, Fence int64
-	// Arrive is when the resource handled it (its write log's Time);
-	// Known is false when the log holds no matching entry (no log, an
-	// operation the resource does not log, a request that never arrived
-	// or a log entry the matching could not place).
+	// Arrive is the matching log entry's Time; Known: there is one.
 	Arrive int64
 	Known  bool
-	// Accepted and Stale are the resource's own account (meaningful when
-	// Known): accepted, and whether the token was below the highest the
-	// key had accepted before. Highest is that highest token at arrival.
+	// The resource's account when Known: accepted, the token below
+	// Highest, the key's highest accepted token at arrival.
 	Accepted, Stale bool
 	Highest         int64
 }
@@ -169,12 +145,10 @@ func (a arrival) At() int64 {
 	return a.Call
 }
 
-// arrivals pairs each resource operation of h (among its operations sp,
-// clientOps of h) with its entry in the resource's write log, in invoke
-// order. A log entry matches an operation of the same key, token and
-// (for writes) value in flight when the resource handled it; entries are
-// taken in time order, each by the candidate completing first (earliest
-// deadline), which places as many as can be placed.
+// arrivals pairs each resource operation of h (sp: clientOps of h) with
+// its log entry, in invoke order: an entry matches an operation of its
+// key, token and (writes) value in flight then; entries in time order,
+// each to the candidate completing first, which places the most.
 func arrivals(h history.History, sp []clientOp, writes []resource.Write) []arrival {
 	var out []arrival
 	for _, s := range sp {

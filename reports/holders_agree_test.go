@@ -12,11 +12,9 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// holders.png and the lock checker read one lease model: on every
-// testdata history each lease the exclusion checker counts is drawn, in
-// memory and by the streamed pass alike, with the checker's start, end
-// and validity; and the title counts the overlaps within validity that
-// the exclusion checker (and so the banner) counts.
+// holders.png draws (in memory and streamed) every lease the exclusion
+// checker counts, with its start, end and validity, and its title counts
+// the checker's overlaps within validity, on every testdata history.
 func TestHoldersAgreeWithChecker(t *testing.T) {
 	opt := analysis.LeaseOptions(config.Config{})
 	for name, h := range oracleHistories(t) {
@@ -56,10 +54,8 @@ func TestHoldersAgreeWithChecker(t *testing.T) {
 	}
 }
 
-// A run whose paused holder outlived its validity while the next one
-// held the lock: the banner's leases part (a valid run's) says 0
-// overlaps within validity, and so does holders.png's title, which names
-// the pair held at once it draws in red apart.
+// A paused holder outliving its validity: the banner and holders.png's
+// title say 0 overlaps within validity, the title names the pair in red.
 func TestHoldersTitleCountsWhatTheBannerCounts(t *testing.T) {
 	res := pauseResult("")
 	h := must[history.History](t)(history.ReadAll(res.History))

@@ -114,9 +114,8 @@ type fileLink struct{ Name, About string }
 // maxRecordsShown bounds the history records listed under one anomaly.
 const maxRecordsShown = 16
 
-// buildPage gathers the page's data from res and the pass over its
-// history and its resource log (s). figs are the rendered plots by file
-// name; files the run folder's files worth linking.
+// buildPage gathers the page's data from res and the pass s; figs are
+// the rendered plots, files the run folder's files worth linking.
 func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink, pages *opPages, porcNote string) pageData {
 	cfg := res.Config
 	d := pageData{Name: cfg.Name, Cell: cfg.Cell, Dir: res.Dir, Verdict: res.Verdict.Valid.String(), VerdictError: res.Verdict.Error,
@@ -124,7 +123,7 @@ func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink
 		Duration: time.Duration(s.end).Round(time.Millisecond).String(),
 		Faults:   len(s.faults), Windows: s.faults, Figures: figs, Files: files, Porcupine: porcNote,
 		Coverage:   coverageSection(res.Coverage, s.recordAt),
-		Incomplete: res.Incomplete, Interrupted: res.Interrupted, Big: s.notes(s.fencesSampled())}
+		Incomplete: res.Incomplete, Interrupted: res.Interrupted, Big: s.notes()}
 	rcfg := cfg
 	if c, err := cfg.WithDefaults(); err == nil {
 		rcfg = c // a hand-made config: show the flags' real values
@@ -241,11 +240,9 @@ func renderIndex(page pageData) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Bounds of a page whose text alone would take more than half of
-// maxIndexBytes (a long run's thousands of fault windows, a checker's
-// details listing each of them): trimPage cuts its long tables to their
-// first maxPageRows rows and each checker's details to maxDetailsBytes,
-// saying so. A page that fits is left whole.
+// A page whose text alone takes more than half of maxIndexBytes has its
+// long tables cut to maxPageRows rows and checker details to
+// maxDetailsBytes (trimPage), saying so.
 const (
 	maxPageRows     = 200
 	maxDetailsBytes = 16 << 10
@@ -278,9 +275,8 @@ func trimPage(page *pageData) {
 	page.Checkers = checkers
 }
 
-// fitInline keeps the figures' inline data within budget bytes, turning
-// the largest into links to their PNG files, holders.png last, and
-// reports how many it turned.
+// fitInline turns the largest figures (holders.png last) into links
+// until their inline data fits budget bytes; it returns how many.
 func fitInline(figs []figure, budget int) int {
 	total := 0
 	for _, f := range figs {
@@ -306,9 +302,8 @@ func fitInline(figs []figure, budget int) int {
 	return n
 }
 
-// inlineBytes is what inlining f adds to index.html over linking it: its
-// data as the template writes it into the attribute, where each '+' and
-// '=' of the base64 becomes a 5-byte character reference.
+// inlineBytes is what inlining f adds to index.html over linking it (the
+// template writes each '+' and '=' as a 5-byte character reference).
 func inlineBytes(f figure) int {
 	d := string(f.Data)
 	return len(d) + 4*(strings.Count(d, "+")+strings.Count(d, "=")) - len(f.File)
@@ -371,23 +366,3 @@ func touchText(t *coverage.Touch, recordAt func(i int64) (history.Op, bool)) str
 	}
 	return s
 }
-
-// coverageTemplate renders the section; index.html.tmpl includes it with
-// {{template "coverage" .Coverage}}.
-const coverageTemplate = `{{with .}}<h3 id="coverage">Coverage: what the faults touched</h3>
-<p class="muted">requested: {{if .Requested}}{{.Requested}}{{else}}none{{end}} · bar: {{if gt .Min 0}}at least {{.Min}} fault(s) of each requested kind touching a lock holder or waiter{{else}}none (--min-coverage 0){{end}}</p>
-{{with .Unjudged}}<p><b>{{.}}</b></p>{{end}}
-{{if .Gaps}}<ul>{{range .Gaps}}<li><b>{{.}}</b></li>{{end}}</ul>{{end}}
-<table>
-<tr><th>kind</th><th class="num">planned</th><th class="num">applied</th><th class="num">holder</th><th class="num">holder at start</th><th class="num">waiter</th><th class="num">write</th><th class="num">exercised</th></tr>
-{{range .Kinds}}<tr><td>{{.Kind}}</td><td class="num">{{.Planned}}</td><td class="num">{{.Applied}}</td><td class="num">{{.TouchedHolder}}</td><td class="num">{{.HolderAtStart}}</td><td class="num">{{.TouchedWaiter}}</td><td class="num">{{.TouchedWrite}}</td><td class="num">{{.Exercised}}</td></tr>{{end}}
-</table>
-<dl class="legend" id="coverage-legend">{{range .Legend}}<dt>{{.Name}}</dt><dd>{{.Meaning}}</dd>{{end}}</dl>
-{{if .Windows}}<table class="records">
-<tr><th>kind</th><th class="num">start (s)</th><th class="num">end (s)</th><th class="num">ops</th><th>applied</th><th>clients hit</th><th>nodes</th><th>holder</th><th>waiter</th><th>write</th></tr>
-{{range .Windows}}<tr><td class="mono" title="{{.Detail}}">{{.Kind}}</td><td class="num">{{.Start}}</td><td class="num">{{.End}}{{if .Unhealed}} (unhealed){{end}}</td><td class="num">{{.Ops}}</td><td>{{if .Applied}}yes{{else}}<b>no</b>{{end}}</td><td class="mono">{{.Clients}}</td><td class="mono">{{.Nodes}}</td><td class="mono">{{.Holder}}</td><td class="mono">{{.Waiter}}</td><td class="mono">{{.Write}}</td></tr>{{end}}
-</table>{{end}}
-{{with .WindowsLeft}}<p class="muted">… and {{count . "more fault window" "more fault windows"}}, not listed here: results.json has them all.</p>{{end}}
-{{end}}`
-
-var _ = template.Must(indexTmpl.New("coverage").Parse(coverageTemplate))

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 
@@ -22,25 +21,15 @@ func TestIndexTitledWithCell(t *testing.T) {
 		res := pauseResult(dir)
 		res.Config.Cell = c.cell
 		mustWrite(t, res)
-		b := storetest.Read(t, dir, store.IndexFile)
-		page := string(b)
-		if !strings.Contains(page, c.title) || !strings.Contains(page, c.heading) {
+		if page := storetest.Read(t, dir, store.IndexFile); !strings.Contains(page, c.title) || !strings.Contains(page, c.heading) {
 			t.Errorf("cell %q: index.html lacks %q or %q", c.cell, c.title, c.heading)
 		}
 	}
 }
 
-// Counts of one take the singular: the hand-built pause run has one fault
-// window and its report says "1 fault window"; a checker with one fatal
-// anomaly fails in junit.xml with "1 anomaly".
+// Counts of one take the singular (the page's, TestWriteInvalid): a
+// checker with one fatal anomaly fails in junit.xml with "1 anomaly".
 func TestReportCountsPluralise(t *testing.T) {
-	res := pauseResult(t.TempDir())
-	mustWrite(t, res)
-	b := storetest.Read(t, res.Dir, store.IndexFile)
-	sub := regexp.MustCompile(`(?s)<div class="sub">seed.*?</div>`).FindString(string(b))
-	if !strings.Contains(sub, " · 1 fault window ·") || regexp.MustCompile(`\b1 (fault windows|fatal anomalies|operations)\b`).MatchString(sub) {
-		t.Errorf("banner line: %q", sub)
-	}
 	r := checker.Result{Name: "lock", Valid: checker.Invalid, Anomalies: []checker.Anomaly{{Kind: "overlap", Fatal: true, Text: "two holders"}}}
 	tc := junitCase("lockstorm.t", r)
 	if tc.Failure == nil || !strings.HasPrefix(tc.Failure.Message, "lock: invalid, 1 anomaly (first: ") {

@@ -20,12 +20,9 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// JUnit XML as Jenkins, GitLab and GitHub read it: one <testsuite> for
-// the run, one <testcase> per checker: valid passes (non-fatal anomalies
-// in <system-out>), invalid is a <failure type="invalid"> listing every
-// anomaly, unknown an <error type="unknown"> (a skipped test would read as
-// not failing). A composed verdict the checkers' own do not explain (no
-// acquire succeeded) gets an extra case named "verdict".
+// JUnit XML as CI tools read it: a <testsuite> per run, a <testcase> per
+// checker: valid passes, invalid is a <failure>, unknown an <error>; a
+// composed verdict the checkers' do not explain gets a "verdict" case.
 
 // JUnitSuites is the document's root.
 type JUnitSuites struct {
@@ -142,12 +139,8 @@ func junitCase(class string, r checker.Result) JUnitCase {
 func verdictSuite(suite string, v checker.Result, seconds float64, started time.Time, props []JUnitProperty, out string) JUnitSuite {
 	s := JUnitSuite{Name: suite, Time: Seconds(seconds), Timestamp: JUnitTimestamp(started), Properties: props, SystemOut: out}
 	class := "lockstorm." + suite
-	parts := v.Results
-	if len(parts) == 0 {
-		parts = []checker.Result{v}
-	}
 	merged := checker.Valid
-	for _, r := range parts {
+	for _, r := range checkerParts(v) {
 		s.Cases = append(s.Cases, junitCase(class, r))
 		merged = checker.Merge(merged, r.Valid)
 	}
@@ -155,18 +148,6 @@ func verdictSuite(suite string, v checker.Result, seconds float64, started time.
 		s.Cases = append(s.Cases, junitCase(class, checker.Result{Name: "verdict", Valid: v.Valid, Error: v.Error, Seconds: v.Seconds}))
 	}
 	return s.Counted()
-}
-
-// Renamed returns s named name, its cases' classnames "lockstorm.<name>"
-// to match: the runs of a campaign share a test name, and CI tools merge
-// cases of equal classname and name.
-func (s JUnitSuite) Renamed(name string) JUnitSuite {
-	s.Name = name
-	s.Cases = append([]JUnitCase(nil), s.Cases...)
-	for i := range s.Cases {
-		s.Cases[i].Classname = "lockstorm." + name
-	}
-	return s
 }
 
 // Counted returns s with its tests, failures, errors and skipped counts
@@ -227,9 +208,8 @@ func MarshalJUnit(d JUnitSuites) ([]byte, error) {
 	return append([]byte(xml.Header), append(b, '\n')...), nil
 }
 
-// anomalyText lists r's anomalies one per line, fatal ones first
-// (orderedAnomalies): "[overlap] ops 12, 15, 40: text (faults:
-// client-pause[c1])".
+// anomalyText lists r's anomalies (orderedAnomalies), one anomalyLine
+// each.
 func anomalyText(r checker.Result) string {
 	var b strings.Builder
 	for _, a := range orderedAnomalies(r) {
@@ -285,9 +265,8 @@ func joinNonEmpty(parts ...string) string {
 	return strings.Join(out, "\n")
 }
 
-// coverageProps are the suite properties of a run's fault coverage:
-// coverage.<kind>.<field> for each count, and coverage.shortfall (the
-// lines joined with "; ") when the faults fell short of the bar.
+// coverageProps are the suite properties coverage.<kind>.<field> of the
+// run's fault coverage, coverage.unjudged and coverage.shortfall.
 func coverageProps(c *coverage.Report) []JUnitProperty {
 	if c == nil {
 		return nil
@@ -312,11 +291,9 @@ func coverageProps(c *coverage.Report) []JUnitProperty {
 	return out
 }
 
-// RunSuite is a run's JUnit suite: one test case per checker (its time
-// the checker's), the suite's time the run's length in seconds of history
-// and its timestamp when the run started; properties seed, lock,
-// workload, verdict, run_dir and the fault coverage; the replay command
-// and the report's path in <system-out>.
+// RunSuite is a run's JUnit suite: a case per checker, the run's length
+// and start, its settings and coverage as properties, the replay command
+// and report path in <system-out>.
 func RunSuite(res *analysis.Result) JUnitSuite { return runSuite(res, historyEnd(res)) }
 
 // runSuite is RunSuite of a run whose history ends at end (ns).
@@ -328,30 +305,25 @@ func runSuite(res *analysis.Result, end int64) JUnitSuite {
 	}
 	props = append(props, coverageProps(res.Coverage)...)
 	out := "replay: " + Replay(res) + "\nreport: " + filepath.Join(res.Dir, store.IndexFile) + "\n"
-	return verdictSuite(cfg.Name, res.Verdict, seconds(end), RunStarted(res.Dir), props, out)
+	// the run started when its folder's name says (local time), else now
+	started, err := time.ParseInLocation(store.RunDirLayout, filepath.Base(res.Dir), time.Local)
+	if err != nil {
+		started = time.Now()
+	}
+	return verdictSuite(cfg.Name, res.Verdict, seconds(end), started, props, out)
 }
 
-// historyEnd is the time of the latest record of res's history, ns: over
-// the records in memory, or read from the end of its file (the records
-// are in time order, but for renewals recorded at their computed invoke
-// time, a little earlier); 0 when it cannot be read.
+// historyEnd is the latest record time of res's history, ns, of a file's
+// last 64 KB (renewals are recorded a little out of order); 0: unknown.
 func historyEnd(res *analysis.Result) int64 {
-	src := res.History
-	if src == nil {
-		return 0
-	}
-	if src.Path() != "" {
-		return lastRecordTime(src.Path())
-	}
 	var end int64
-	_ = history.Each(src, func(o *history.Op) bool { end = max(end, o.Time); return true })
-	return end
-}
-
-// lastRecordTime is the latest time among the records in the last 64 KB
-// of the history file at path; 0 when it cannot be read.
-func lastRecordTime(path string) int64 {
-	f, err := os.Open(path)
+	if src := res.History; src == nil {
+		return 0
+	} else if src.Path() == "" {
+		_ = history.Each(src, func(o *history.Op) bool { end = max(end, o.Time); return true })
+		return end
+	}
+	f, err := os.Open(res.History.Path())
 	if err != nil {
 		return 0
 	}
@@ -366,7 +338,6 @@ func lastRecordTime(path string) int64 {
 	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
 		return 0
 	}
-	var end int64
 	for _, line := range bytes.Split(bytes.TrimSpace(buf), []byte{'\n'}) {
 		var o history.Op
 		if json.Unmarshal(line, &o) == nil {
@@ -374,14 +345,4 @@ func lastRecordTime(path string) int64 {
 		}
 	}
 	return end
-}
-
-// RunStarted is when the run in folder dir started, read from the
-// folder's name (store.RunDirLayout, local time); now when the name is
-// not a run folder's.
-func RunStarted(dir string) time.Time {
-	if t, err := time.ParseInLocation(store.RunDirLayout, filepath.Base(dir), time.Local); err == nil {
-		return t
-	}
-	return time.Now()
 }

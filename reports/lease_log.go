@@ -16,9 +16,7 @@ type leaseLog struct {
 	clashes                     []clash       // pairs of leases believed held at once
 }
 
-// add logs a lease of process proc held from start to end (ns), valid
-// to validity (0: no end) and carrying fencing token fence, and returns
-// its index.
+// add logs a lease (times in ns, validity 0: no end) and returns its index.
 func (l *leaseLog) add(proc int, start, end, validity, fence int64) int {
 	l.proc.add(int32(proc))
 	l.end.add(end)
@@ -33,20 +31,14 @@ type clash struct {
 	start, end int64
 }
 
-// leaseFollower follows the leases of a history record by record as the
-// checkers do (a lease.Tracker) into a leaseLog, each from its start to
-// lease.Lease.HeldUntil. Two leases of different processes on one key
-// held at once are a clash; within counts the pairs overlapping within
-// validity. It remembers only the leases not yet ended.
+// leaseFollower follows a history's leases as the checkers do (a
+// lease.Tracker) into a leaseLog: two leases of different processes on
+// one key held at once are a clash; within counts the pairs overlapping
+// within validity.
 //
-// A lease whose process is gone (it completed an op with info, so it
-// never invokes again) is held, as the tracker ends it at Finish, to that
-// record. Once a new lease of its key starts after both that and the
-// lease's validity, it can overlap no later lease: it leaves byKey
-// (dormant), so that starting a lease costs the leases that can still
-// overlap it, not every lease of a crashed holder since the run began.
-// An extend or end of a dormant lease (another process renewing or
-// reporting it) brings it back, paired with the leases open then.
+// A lease of a process gone (an info completion) that a later lease of
+// its key starts after, past its validity, can overlap no later lease: it
+// goes dormant (out of byKey), until an extend or end wakes it.
 type leaseFollower struct {
 	log     leaseLog
 	t       *lease.Tracker
@@ -121,9 +113,8 @@ func (s *leaseFollower) started(l *lease.Lease) {
 	s.join(n)
 }
 
-// join pairs n with the leases of other processes open on its key (those
-// it is not paired with already: a lease woken from dormant), and opens it
-// there.
+// join pairs n with the leases of other processes open on its key (not
+// again, for one woken from dormant), and opens it there.
 func (s *leaseFollower) join(n *streamLease) {
 	woken := len(n.with) > 0
 	for _, other := range s.byKey[n.l.Key] {
@@ -169,9 +160,8 @@ func (s *leaseFollower) ended(n *streamLease) {
 	n.with = nil
 }
 
-// validPairs is checker.ValidOverlaps of two leases of one key and of
-// different processes, from their validity stretches a and b: the pairs
-// of stretches that overlap for a positive time.
+// validPairs is checker.ValidOverlaps of two leases from their validity
+// stretches: the pairs that overlap for a positive time.
 func validPairs(a, b [][2]int64) (n int) {
 	for _, x := range a {
 		for _, y := range b {
@@ -183,9 +173,8 @@ func validPairs(a, b [][2]int64) (n int) {
 	return n
 }
 
-// occupancyOf is the holders overview of the leases of log over [0,
-// xmax] s, rows rows: each lease on its process's row (rowOf; a lease
-// without one is not drawn), each clash on both leases' rows.
+// occupancyOf is the holders overview of log's leases and clashes on
+// their processes' rows (rowOf) over [0, xmax] s.
 func occupancyOf(log *leaseLog, rows int, rowOf func(proc int) (int, bool), xmax float64) *occupancy {
 	o := emptyOccupancy(rows, xmax)
 	row := func(i int32) (int, bool) {
@@ -209,9 +198,8 @@ func occupancyOf(log *leaseLog, rows int, rowOf func(proc int) (int, bool), xmax
 	return o
 }
 
-// occupancy is the overview's data: per row and time column, the share
-// of the column held within validity (held) and past it (late), and
-// whether two holders overlapped there (clash).
+// occupancy is the overview: per row and column the share held within
+// validity and past it, and whether two holders overlapped.
 type occupancy struct {
 	cols       int
 	width      float64 // column width, s

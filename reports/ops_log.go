@@ -7,9 +7,8 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// clientOp is one client operation: its invoke paired with its completion by
-// process (a process is single-threaded, so its next completion completes
-// its open invoke). Times are ns since the run started.
+// clientOp is one client operation, its invoke paired with its
+// completion; times in ns since the run started.
 type clientOp struct {
 	F    string
 	Proc int
@@ -48,11 +47,9 @@ func seconds(ns int64) float64 { return float64(ns) / 1e9 }
 // millis converts ns to ms for plot axes.
 func millis(ns int64) float64 { return float64(ns) / 1e6 }
 
-// opLog is every client operation of a run in invoke order, as the
-// latency and rate plots read them: type, outcome, invoke and completion
-// times, exactly, in 10 bytes an operation: an invoke time as the step
-// from the one before (else in farCall), a completion as the latency
-// (else in farDone).
+// opLog is every client operation's type, outcome and times in invoke
+// order, exactly, in 10 bytes each: the step from the previous invoke and
+// the latency (far ones in farCall and farDone).
 type opLog struct {
 	types   []string       // operation types (F) by index, in order of appearance
 	typeOf  map[string]int // F -> index into types
@@ -88,9 +85,8 @@ func newOpLog() *opLog {
 	return &opLog{typeOf: map[string]int{}, farDone: map[int]int64{}}
 }
 
-// add follows one record, pairing invokes and completions with a
-// history.Pairer. It returns the index of the operation an invoke opened,
-// else -1.
+// add follows one record; it returns the index of the operation an invoke
+// opened, else -1.
 func (l *opLog) add(o *history.Op) int {
 	op, paired := l.ops.Add(o)
 	if o.IsNemesis() || o.F == history.FLost {
@@ -137,9 +133,8 @@ var outTypes = [...]history.Type{outOK: history.OK, outFail: history.Fail, outIn
 // len is the number of operations.
 func (l *opLog) len() int { return l.kind.len() }
 
-// each calls fn on every operation of type f (every type when f is ""),
-// only the completed ones when done is set, in invoke order, with its
-// index.
+// each calls fn on every operation of type f ("": all), the completed
+// ones when done, in invoke order.
 func (l *opLog) each(f string, done bool, fn func(i int, s clientOp)) {
 	t, ok := l.typeOf[f]
 	if f != "" && !ok {

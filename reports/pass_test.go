@@ -13,10 +13,8 @@ import (
 	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
-// A report whose pass rode on the check's read of the history file
-// (WriteFrom) is the report that reads the file itself (Write), for a
-// history kept whole and for one drawn from anomaly spans: the same page and
-// pictures.
+// The report whose pass rode on the check (WriteFrom) is the one reading
+// the file itself (Write), for a history kept whole and one in spans.
 func TestReportRidingOnTheCheck(t *testing.T) {
 	for _, whole := range []bool{true, false} {
 		h := injectDoubleGrant(bigHistory(3000, 8, 2), 4000)

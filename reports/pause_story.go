@@ -16,9 +16,8 @@ import (
 // may pause a hundred times).
 const maxPauseStories = 20
 
-// runPauseStories are the sentences of a run's report: pauseStories over
-// the detail of its whole history, the first maxPauseStories of them and
-// a last line counting the rest.
+// runPauseStories are d's first maxPauseStories pauseStories and a line
+// counting the rest.
 func runPauseStories(d *detail) []string {
 	out := pauseStories(d)
 	if n := len(out) - maxPauseStories; n > 0 {
@@ -55,9 +54,8 @@ type step struct {
 	Text string
 }
 
-// pauseStory is the sentence of client c (slot row) in window w: the
-// pause, then in time order the lease's end, the next acquire by another
-// client and the arrival of c's delayed write.
+// pauseStory is client c's (slot row) sentence of window w: the pause,
+// then in time order its lease's end, the next acquire, its write.
 func pauseStory(d *detail, w checker.Window, c string, row int, inLost map[int64]bool) string {
 	until := "until " + storySecs(w.End)
 	if w.Unhealed {
@@ -74,8 +72,25 @@ func pauseStory(d *detail, w checker.Window, c string, row int, inLost map[int64
 	if held == nil {
 		return head + " while holding no lock: no lease to outlive"
 	}
-	next := nextAcquire(d, held.Key, w.Start, row)
-	steps := []step{leaseEndStep(c, held), acquireStep(next, d.sm), writeStep(d, c, w, row, held, next, inLost)}
+	end := step{held.Validity, "its lease ended " + storySecs(held.Validity)}
+	switch {
+	case held.Ended == "release" && (held.Validity <= 0 || held.End < held.Validity):
+		end = step{held.End, fmt.Sprintf("%s released the lock %s, within its lease", c, storySecs(held.End))}
+	case held.Validity <= 0:
+		end = step{-1, "its lease end unknown (no validity or TTL recorded)"}
+	}
+	var next *history.Op // the next acquire of the lock by another client
+	acquired := step{-1, "no other client acquired the lock afterwards"}
+	for i := range d.h {
+		if r := &d.h[i]; r.F == history.FAcquire && r.Type == history.OK && r.Key == held.Key && r.Time > w.Start && !r.IsNemesis() && d.sm.Row[r.Process] != row {
+			next, acquired = r, step{r.Time, fmt.Sprintf("%s acquired %s", rowClient(d.sm, r.Process), storySecs(r.Time))}
+			if r.Fence != 0 {
+				acquired.Text += fmt.Sprintf(" (fence %d)", r.Fence)
+			}
+			break
+		}
+	}
+	steps := []step{end, acquired, writeStep(d, c, w, row, held, next, inLost)}
 	at := func(s step) uint64 { return uint64(s.At) } // unknown (< 0) last
 	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Compare(at(a), at(b)) })
 	parts := []string{head}
@@ -88,44 +103,8 @@ func pauseStory(d *detail, w checker.Window, c string, row int, inLost map[int64
 // storySecs is a time of a story, ns, in seconds: "1.00 s".
 func storySecs(ns int64) string { return fmt.Sprintf("%.2f s", seconds(ns)) }
 
-// leaseEndStep is how the paused client's lease held ended.
-func leaseEndStep(c string, held *hold) step {
-	switch {
-	case held.Ended == "release" && (held.Validity <= 0 || held.End < held.Validity):
-		return step{held.End, fmt.Sprintf("%s released the lock %s, within its lease", c, storySecs(held.End))}
-	case held.Validity <= 0:
-		return step{-1, "its lease end unknown (no validity or TTL recorded)"}
-	}
-	return step{held.Validity, "its lease ended " + storySecs(held.Validity)}
-}
-
-// nextAcquire is the first acquire ok of key after t by a client on
-// another row than row, nil when none.
-func nextAcquire(d *detail, key string, t int64, row int) *history.Op {
-	for i := range d.h {
-		r := &d.h[i]
-		if r.F == history.FAcquire && r.Type == history.OK && r.Key == key && r.Time > t && !r.IsNemesis() && d.sm.Row[r.Process] != row {
-			return r
-		}
-	}
-	return nil
-}
-
-// acquireStep is the next acquire by another client of the same lock.
-func acquireStep(next *history.Op, sm slotMap) step {
-	if next == nil {
-		return step{-1, "no other client acquired the lock afterwards"}
-	}
-	txt := fmt.Sprintf("%s acquired %s", rowClient(sm, next.Process), storySecs(next.Time))
-	if next.Fence != 0 {
-		txt += fmt.Sprintf(" (fence %d)", next.Fence)
-	}
-	return step{next.Time, txt}
-}
-
-// writeStep is the paused client's first resource operation of the
-// lease held that was still to arrive when the pause began, and what the
-// resource made of it.
+// writeStep is the paused client's first resource operation of lease
+// held to arrive after the pause began, and what became of it.
 func writeStep(d *detail, c string, w checker.Window, row int, held *hold, next *history.Op, inLost map[int64]bool) step {
 	var wr *arrival
 	for i := range d.marks {
@@ -138,8 +117,11 @@ func writeStep(d *detail, c string, w checker.Window, row int, held *hold, next 
 	case wr == nil:
 		return step{-1, fmt.Sprintf("no write of %s's lease reached the resource after the pause began", c)}
 	case !wr.Known:
-		return step{-1, fmt.Sprintf("%s's %s was sent %s, its arrival unknown (not in the resource's log): %s",
-			c, opName(*wr), storySecs(wr.Call), historyOutcome(*wr))}
+		said := "outcome unknown" // what the history alone says
+		if s, ok := map[history.Type]string{history.OK: "acknowledged", history.Fail: "rejected"}[wr.Type]; ok && wr.Completed {
+			said = s
+		}
+		return step{-1, fmt.Sprintf("%s's %s was sent %s, its arrival unknown (not in the resource's log): %s", c, wr.F, storySecs(wr.Call), said)}
 	}
 	outcome := "accepted"
 	switch {
@@ -152,15 +134,7 @@ func writeStep(d *detail, c string, w checker.Window, row int, held *hold, next 
 	case held.Validity > 0 && wr.Arrive <= held.Validity && (next == nil || wr.Arrive < next.Time):
 		outcome = "accepted, its lease still valid"
 	}
-	return step{wr.Arrive, fmt.Sprintf("%s's %s arrived %s (sent %s): %s", c, opName(*wr), storySecs(wr.Arrive), storySecs(wr.Call), outcome)}
-}
-
-// opName names a resource operation in a story: "write", or its F.
-func opName(a arrival) string {
-	if a.F == history.FWrite {
-		return "write"
-	}
-	return a.F
+	return step{wr.Arrive, fmt.Sprintf("%s's %s arrived %s (sent %s): %s", c, wr.F, storySecs(wr.Arrive), storySecs(wr.Call), outcome)}
 }
 
 // rowClient is the client a process's row stands for ("c1"), or "p7" for
@@ -171,15 +145,4 @@ func rowClient(sm slotMap, proc int) string {
 		return l
 	}
 	return fmt.Sprintf("p%d", proc)
-}
-
-// historyOutcome is what the history alone says of a resource operation.
-func historyOutcome(a arrival) string {
-	switch {
-	case a.Completed && a.Type == history.OK:
-		return "acknowledged"
-	case a.Completed && a.Type == history.Fail:
-		return "rejected"
-	}
-	return "outcome unknown"
 }

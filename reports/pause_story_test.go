@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,24 +32,22 @@ func TestPauseStoryLostUpdate(t *testing.T) {
 // resource: c1 (fence 55) sends its write during the pause; it reaches the
 // resource at 2.01 s, after c2 (fence 56) wrote, and is rejected.
 func fencedPauseHistory() (history.History, []resource.Write) {
-	b := historytest.New()
-	k := "lockstorm"
-	b.Append(history.Op{Time: 100 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FAcquire, Key: k, TTL: 450 * ms})
-	b.Append(history.Op{Time: 101 * ms, Type: history.OK, Process: 0, Client: "c1", F: history.FAcquire, Key: k, Token: "a", Fence: 55, TTL: 450 * ms, Validity: 1450 * ms})
-	b.Append(history.Op{Time: 1000 * ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Clients: []string{"c1"}})
-	b.Append(history.Op{Time: 1000 * ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStart, Fault: "client-pause", Clients: []string{"c1"}})
-	b.Append(history.Op{Time: 1100 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FWrite, Key: k, Value: 1, Fence: 55})
-	b.Append(history.Op{Time: 1200 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FAcquire, Key: k, TTL: 450 * ms})
-	b.Append(history.Op{Time: 1520 * ms, Type: history.OK, Process: 1, Client: "c2", F: history.FAcquire, Key: k, Token: "b", Fence: 56, TTL: 450 * ms, Validity: 1900 * ms})
-	b.Append(history.Op{Time: 1530 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FWrite, Key: k, Value: 1, Fence: 56})
-	b.Append(history.Op{Time: 1531 * ms, Type: history.OK, Process: 1, Client: "c2", F: history.FWrite, Key: k, Value: 1, Fence: 56})
-	b.Append(history.Op{Time: 1540 * ms, Type: history.Invoke, Process: 1, Client: "c2", F: history.FRelease, Key: k, Token: "b"})
-	b.Append(history.Op{Time: 1541 * ms, Type: history.OK, Process: 1, Client: "c2", F: history.FRelease, Key: k, Token: "b"})
-	b.Append(history.Op{Time: 2010 * ms, Type: history.Invoke, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause", Clients: []string{"c1"}})
-	b.Append(history.Op{Time: 2010 * ms, Type: history.OK, Process: history.NemesisProcess, F: history.FStop, Fault: "client-pause", Clients: []string{"c1"}})
-	b.Append(history.Op{Time: 2012 * ms, Type: history.Fail, Process: 0, Client: "c1", F: history.FWrite, Key: k, Value: 1, Fence: 55, Error: "stale"})
-	b.Append(history.Op{Time: 2013 * ms, Type: history.Invoke, Process: 0, Client: "c1", F: history.FRelease, Key: k, Token: "a"})
-	b.Append(history.Op{Time: 2014 * ms, Type: history.Fail, Process: 0, Client: "c1", F: history.FRelease, Key: k, Token: "a", Error: "not held"})
+	const k, pause = "lockstorm", "client-pause"
+	c1, c2, ttl, paused := historytest.Client("c1"), historytest.Client("c2"), historytest.TTL(450), historytest.Clients("c1")
+	v1, f55, f56 := historytest.Value(1), historytest.Fence(55), historytest.Fence(56)
+	b := historytest.New().
+		Add(100, history.Invoke, 0, history.FAcquire, k, "", c1, ttl).
+		Add(101, history.OK, 0, history.FAcquire, k, "a", c1, f55, ttl, historytest.Validity(1450)).
+		Nemesis(1000, history.Invoke, history.FStart, pause, paused).Nemesis(1000, history.OK, history.FStart, pause, paused).
+		Add(1100, history.Invoke, 0, history.FWrite, k, "", c1, v1, f55).
+		Add(1200, history.Invoke, 1, history.FAcquire, k, "", c2, ttl).
+		Add(1520, history.OK, 1, history.FAcquire, k, "b", c2, f56, ttl, historytest.Validity(1900)).
+		Op(1530, 1531, history.OK, 1, history.FWrite, k, "", c2, v1, f56).
+		Op(1540, 1541, history.OK, 1, history.FRelease, k, "b", c2).
+		Nemesis(2010, history.Invoke, history.FStop, pause, paused).Nemesis(2010, history.OK, history.FStop, pause, paused).
+		Add(2012, history.Fail, 0, history.FWrite, k, "", c1, v1, f55, historytest.Err("stale")).
+		Add(2013, history.Invoke, 0, history.FRelease, k, "a", c1).
+		Add(2014, history.Fail, 0, history.FRelease, k, "a", c1, historytest.Err("not held"))
 	writes := []resource.Write{
 		{Time: 1530*ms + 500_000, Key: k, Value: 1, Fence: 56, Accepted: true},
 		{Time: 2011 * ms, Key: k, Value: 1, Fence: 55, Stale: true},
@@ -83,24 +82,15 @@ func TestPauseStoryUnknowns(t *testing.T) {
 	if len(got) != 1 || !strings.HasSuffix(got[0], "c1's write was sent 1.10 s, its arrival unknown (not in the resource's log): rejected") {
 		t.Errorf("without a log: %q", got)
 	}
-	var noWrite history.History
-	for _, r := range h {
-		if !(r.Process == 0 && r.F == history.FWrite) {
-			noWrite = append(noWrite, r)
-		}
+	without := func(drop func(r history.Op) bool) history.History {
+		return historytest.Sorted(slices.DeleteFunc(slices.Clone(h), drop))
 	}
-	noWrite = historytest.Sorted(noWrite)
+	noWrite := without(func(r history.Op) bool { return r.Process == 0 && r.F == history.FWrite })
 	got = pauseStories(historyDetail(noWrite, nil, nil, 2))
 	if len(got) != 1 || !strings.HasSuffix(got[0], "→ no write of c1's lease reached the resource after the pause began") {
 		t.Errorf("no write: %q", got)
 	}
-	var idle history.History
-	for _, r := range h {
-		if r.Process != 0 {
-			idle = append(idle, r)
-		}
-	}
-	idle = historytest.Sorted(idle)
+	idle := without(func(r history.Op) bool { return r.Process == 0 })
 	got = pauseStories(historyDetail(idle, nil, nil, 2))
 	if len(got) != 1 || got[0] != "c1 paused at 1.00 s (until 2.01 s) while holding no lock: no lease to outlive" {
 		t.Errorf("idle client: %q", got)

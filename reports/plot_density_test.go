@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -28,7 +29,7 @@ func TestDensityThreshold(t *testing.T) {
 		end := endTime(h)
 		var heated []string
 		for _, f := range s.ops.present(false) {
-			_, hot, err := drawRawPanel(rawPanelOf(s.ops, f, end, dense(len(sp)), make([]int, len(rawGroups))), nil, end, true)
+			hot, err := drawRawPanel(newPlot("", "", ""), rawPanelOf(s.ops, f, end, dense(len(sp)), make([]int, len(rawGroups))))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,14 +46,7 @@ func TestDensityThreshold(t *testing.T) {
 			}
 			continue
 		}
-		has := func(xs []string, x string) bool {
-			for _, s := range xs {
-				if s == x {
-					return true
-				}
-			}
-			return false
-		}
+		has := slices.Contains[[]string]
 		if !has(heated, "ok") || has(heated, "info (unknown outcome)") {
 			t.Errorf("%s: latency-raw density layers %v, want ok (crowded) and not info (rare)", c.name, heated)
 		}

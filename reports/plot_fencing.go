@@ -40,9 +40,7 @@ type logFences struct {
 	highest map[string]int64
 }
 
-// maxFenceSample bounds the points fencing.png keeps of the resource's
-// log, of the history's writes and of the tokens issued on acquire (see
-// fenceSample). Tests lower it.
+// maxFenceSample bounds each fenceSample of fencing.png. Tests lower it.
 var maxFenceSample = 100_000
 
 // fenceSample is the points fencing.png keeps of a sequence of n: all up
@@ -109,8 +107,7 @@ func ordinalSuffix(n int) string {
 }
 
 // fencePoints are fencing.png's points and title: the resource log's,
-// each write with the send time arrivals gave it in the kept history;
-// without a log the history's (historyFences).
+// with the send times of the kept history's arrivals, else the history's.
 func (s *runScan) fencePoints() (pts []fencePoint, title string) {
 	f := s.fenceLog
 	if f.total == 0 {
@@ -136,8 +133,7 @@ func (s *runScan) fencePoints() (pts []fencePoint, title string) {
 }
 
 // historyFences are fencing.png's points from the history's writes and
-// fenced reads (ok accepted, fail rejected as stale, info unknown), a
-// fenceSample whose rare points are those not accepted.
+// fenced reads (ok accepted, fail stale, info unknown); rare: not ok.
 func (s *runScan) historyFences() (pts []fencePoint, title string) {
 	n := s.fences.len()
 	f := newFenceSample[fencePoint](n)
@@ -151,11 +147,6 @@ func (s *runScan) historyFences() (pts []fencePoint, title string) {
 		return f.pts, fencingTitle(f.pts, "from the history: arrivals unknown")
 	}
 	return f.pts, fmt.Sprintf("Fencing tokens of the history's writes — a sample: every %d%s accepted one of %d and every other one (up to %d)", f.every, ordinalSuffix(f.every), n, maxExactGroup)
-}
-
-// fencesSampled says fencing.png draws a sample.
-func (s *runScan) fencesSampled() bool {
-	return s.fenceLog.every > 1 || s.fenceLog.total == 0 && s.fences.len() > maxFenceSample
 }
 
 // issued are the tokens issued on acquire (every lease's with a token),
@@ -186,10 +177,6 @@ var (
 	maxStaleLabels  = 12 // more stale writes than this are marked, not labelled
 	staleLabelStyle = draw.TextStyle{Font: font.From(bold, 10), Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
 )
-
-// noTokensTitle is fencing.png's title for a run whose lock issued no
-// fencing token: the picture says nothing of stale writes then.
-const noTokensTitle = "Fencing tokens: not applicable — this lock issues no fencing tokens"
 
 // anyToken reports whether a write carried a fencing token or an acquire
 // issued one.
@@ -235,9 +222,8 @@ func fencingTitle(pts []fencePoint, source string) string {
 // staleWrites is "1 stale write" or "3 stale writes".
 func staleWrites(n int) string { return page.Count(n, "stale write", "stale writes") }
 
-// staleMarks draws, for each stale write, a dotted line up to the highest
-// token accepted before it, a line back to its send, and (for the first
-// maxStaleLabels) a label "rejected 55 < 56" or "ACCEPTED 55 < 56".
+// staleMarks draws for each stale write a dotted line up to the highest
+// token before it, a line back to its send, and a label "rejected 55 < 56".
 type staleMarks struct{ pts []fencePoint }
 
 // Plot draws the lines and labels.
@@ -282,17 +268,15 @@ func (s staleMarks) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// fencingPNG draws fencing.png: the token of every write and stale fenced
-// read over time by outcome (fenceGroups; accepted fresh reads left out),
-// and the tokens issued on acquire; stale writes large and labelled
-// (staleMarks); crowded groups as density (fencingPlotFrom).
+// fencingPNG draws fencing.png: the tokens of writes, stale reads and
+// acquires by outcome (fenceGroups), stale writes marked (staleMarks).
 func (s *runScan) fencingPNG(ws []checker.Window, end int64) ([]byte, error) {
 	pts, title := s.fencePoints()
 	issued := s.issued()
 	if !anyToken(pts, issued) {
 		// "no stale write reached the resource" would claim what a run
 		// without tokens cannot show: its stale writes carry no token
-		title = noTokensTitle
+		title = "Fencing tokens: not applicable — this lock issues no fencing tokens"
 	}
 	p, legend, _, err := fencingPlotFrom(title, pts, issued, ws, end)
 	if err != nil {
@@ -356,9 +340,8 @@ func fencingPlotFrom(title string, pts []fencePoint, issued plotter.XYs, ws []ch
 	return runAxis(p, end), legend, heated, nil
 }
 
-// fenceGroups are fencing.png's groups of points, in drawing order: the
-// tokens issued on acquire (match nil), then the log's or history's
-// points by what became of them.
+// fenceGroups are fencing.png's groups of points in drawing order: the
+// tokens issued (match nil), then the points by what became of them.
 var fenceGroups = []struct {
 	name  string
 	match func(fencePoint) bool

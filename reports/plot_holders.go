@@ -47,9 +47,8 @@ func rect(c draw.Canvas, p *plot.Plot, x0, x1, y0, y1 float64, fill, edge color.
 	}
 }
 
-// Row layout, in row units around the row's centre y: the validity line
-// above the bar, the held bar, the overlap strip below it, resource marks
-// at the top.
+// Row layout in row units around its centre: validity line, held bar,
+// overlap strip below, resource marks on top.
 const (
 	rowValidity = 0.27
 	rowBar      = 0.15
@@ -58,9 +57,8 @@ const (
 	rowMarks    = 0.40
 )
 
-// Plot draws the rows of holders.png from hc, per row: validity lines, held bars (blue, orange past the
-// validity), red overlap strips, resource marks and lost notices; and a
-// translucent red band over the whole height for each overlap.
+// Plot draws holders.png's rows: validity lines, held bars, overlap
+// strips and columns, resource marks, lost increments and notices.
 func (hc *detail) Plot(c draw.Canvas, p *plot.Plot) {
 	row := func(proc int) float64 { return float64(hc.sm.Row[proc]) }
 	trX, trY := p.Transforms(&c)
@@ -146,9 +144,8 @@ var (
 	lostLinkStyle   = draw.LineStyle{Color: alpha(colOverlap, 0xc0), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
 )
 
-// markGlyph is a resource operation's mark by outcome: the resource's own
-// answer when its log placed the operation (accepted or rejected), else
-// the history's (ok, fail = rejected, info = unknown).
+// markGlyph is a resource operation's mark by the resource's answer when
+// Known, else the history's (fail = rejected, info = unknown).
 func markGlyph(a arrival) draw.GlyphStyle {
 	switch {
 	case a.Known && a.Accepted, !a.Known && a.Completed && a.Type == history.OK:
@@ -159,9 +156,7 @@ func markGlyph(a arrival) draw.GlyphStyle {
 	return glyphWriteInfo
 }
 
-// holdersArgs is what holders.png is drawn from: the kept history's
-// detail, the run's end, the anomalies, the spans' pad and the overview
-// of the run's leases to an end (runScan.overview); times in ns.
+// holdersArgs is what holders.png is drawn from; times in ns.
 type holdersArgs struct {
 	d         *detail
 	end       int64
@@ -169,10 +164,8 @@ type holdersArgs struct {
 	pad       int64
 	overview  func(end int64) *occupancy
 
-	// For a history not kept whole: the spans read, how many were left
-	// out, the anomaly records' times, the title, notes for the
-	// overview's and each span's title. timeOf nil: spans are picked
-	// from the detail's history.
+	// For a history not kept whole (timeOf nil: spans are picked from
+	// the detail's history).
 	spans                  []anomalySpan
 	spansLeft              int
 	timeOf                 func(i int64) (int64, bool)
@@ -192,9 +185,8 @@ func (s *runScan) holdersPNG(res *analysis.Result, end int64) ([]byte, error) {
 	return drawHolders(a)
 }
 
-// holdersTitle is holders.png's title: the leases, the pairs overlapping
-// within validity (as the exclusion checker counts), the pairs held at
-// once drawn in red, and the lost increments.
+// holdersTitle is holders.png's title: leases, overlaps within validity,
+// pairs held at once, lost increments.
 func holdersTitle(leases, within, pairs, lost int) string {
 	title := fmt.Sprintf("Lock holders: %d leases, %s within validity", leases, page.Count(within, "overlap", "overlaps"))
 	switch {
@@ -209,10 +201,8 @@ func holdersTitle(leases, within, pairs, lost int) string {
 	return title
 }
 
-// drawHolders draws holders.png: one row per client slot, drawn by
-// detail.Plot over the fault windows. A history kept whole with at most
-// maxDetailLeases leases is drawn in one such chart; any other as its
-// overview above one chart per anomaly span (holdersWithSpans).
+// drawHolders draws holders.png: a history kept whole of at most
+// maxDetailLeases leases in one chart, any other as holdersWithSpans.
 func drawHolders(a holdersArgs) ([]byte, error) {
 	d := a.d
 	if a.title == "" {
@@ -303,9 +293,8 @@ var (
 	anomalyMark = draw.GlyphStyle{Color: colOverlap, Radius: vg.Points(3), Shape: downTriangle{}}
 )
 
-// Plot draws the anomaly spans (numbered yellow columns), the occupancy strips
-// (the opacity of a cell is its held share relative to the fullest
-// cell's), the overlaps and the anomaly marks.
+// Plot draws the overview: anomaly spans, held shares (opacity relative to
+// the fullest cell's), overlaps and anomaly marks.
 func (o *occupancy) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	for i, w := range o.spans {
@@ -404,8 +393,7 @@ func (d *detail) rowsPlot(title string, x0, x1 float64) *plot.Plot {
 }
 
 // holdersWithSpans draws holders.png as the overview of the run's leases
-// above one detailed chart per anomaly span, the overview's legend before
-// the detailed charts' (legend).
+// above a detailed chart per anomaly span.
 func holdersWithSpans(a holdersArgs, legend []legendItem) ([]byte, error) {
 	hc, title, end := a.d, a.title, a.end
 	timeOf, spans, left := a.timeOf, a.spans, a.spansLeft

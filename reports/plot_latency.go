@@ -14,9 +14,8 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// maxRawPoints is the most client operations for which latency-raw.png and
-// fencing.png draw one glyph per operation (today's exact plots); above
-// it they become density plots (see dense and heatLayer).
+// maxRawPoints is the most client operations latency-raw.png and
+// fencing.png draw glyph by glyph, not as density (heatLayer).
 const maxRawPoints = 20000
 
 // rawGroup is one outcome's points on latency-raw.png.
@@ -35,49 +34,40 @@ var rawGroups = []rawGroup{
 	{"info, never completed (drawn at cap)", history.Info, true, draw.GlyphStyle{Color: colInfo, Radius: vg.Points(3), Shape: draw.PyramidGlyph{}}},
 }
 
-// latencyRaw draws latency-raw.png: every operation's latency at its
-// invoke time by outcome on a log axis, one panel per operation type with
-// its own y range; one that never completed at a cap above its type's
-// slowest.
+// latencyRaw draws latency-raw.png: each operation's latency at its
+// invoke time by outcome, a panel per type; the never completed at a cap.
 func latencyRaw(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
-	title := "Latency of every operation by type (at invoke time; each panel its own scale)"
-	legend := faultLegend(ws)
-	if l.len() == 0 {
-		return emptyPanels("Latency of every operation", "latency (ms)", "no client operations in this history", ws, end, legend)
+	title, thin := "Latency of every operation", dense(l.len())
+	if l.len() > 0 {
+		title += " by type (at invoke time; each panel its own scale)"
 	}
-	thin := dense(l.len())
 	if thin {
 		title += fmt.Sprintf(" — %d ops: crowded outcomes as density", l.len())
 	}
-	types := l.present(false)
-	var ps []*plot.Plot
 	heated := map[string]bool{} // outcomes drawn as density in some panel
 	counts := make([]int, len(rawGroups))
-	for i, f := range types {
-		d := rawPanelOf(l, f, end, thin, counts)
-		p, hot, err := drawRawPanel(d, ws, end, i == len(types)-1)
-		if err != nil {
-			return nil, err
+	legend := func() (legend []legendItem) {
+		for i, g := range rawGroups {
+			if n := counts[i]; n > 0 {
+				legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", g.name, n), Thumb: glyphThumb(g.glyph)})
+				if heated[g.name] {
+					legend = append(legend, legendItem{Label: g.name + ": ops per cell (darker = more)", Thumb: heatThumb{opaque(g.glyph.Color)}})
+				}
+			}
 		}
+		return legend
+	}
+	return typePanels(title, "latency (ms)", "no client operations in this history", l.present(false), ws, end, legend, func(p *plot.Plot, f string) error {
+		hot, err := drawRawPanel(p, rawPanelOf(l, f, end, thin, counts))
 		for _, g := range hot {
 			heated[g] = true
 		}
-		ps = append(ps, p)
-	}
-	for i, g := range rawGroups {
-		if n := counts[i]; n > 0 {
-			legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", g.name, n), Thumb: glyphThumb(g.glyph)})
-			if heated[g.name] {
-				legend = append(legend, legendItem{Label: g.name + ": ops per cell (darker = more)", Thumb: heatThumb{opaque(g.glyph.Color)}})
-			}
-		}
-	}
-	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
+		return err
+	})
 }
 
-// rawPanelOf is the panel data of operation type f, an outcome of more
-// than maxExactGroup operations as density when dense; counts gains the
-// panel's operations per rawGroups entry.
+// rawPanelOf is type f's panel data, outcomes of over maxExactGroup as
+// density when dense; counts gains its operations per rawGroups entry.
 func rawPanelOf(l *opLog, f string, end int64, dense bool, counts []int) rawPanel {
 	d := rawPanel{f: f, lo: math.Inf(1), groups: make([]rawLayer, len(rawGroups))}
 	n := make([]int, len(rawGroups))
@@ -95,7 +85,7 @@ func rawPanelOf(l *opLog, f string, end int64, dense bool, counts []int) rawPane
 	for g, k := range n {
 		counts[g] += k
 		if dense && k > maxExactGroup {
-			d.groups[g].heat = emptyHeat(heatRows, 0, xMax(end), ymin, ymax, true, opaque(rawGroups[g].glyph.Color))
+			d.groups[g].heat = newHeat(nil, heatRows, 0, xMax(end), ymin, ymax, true, opaque(rawGroups[g].glyph.Color))
 		} else if k > 0 {
 			d.groups[g].xys = make(plotter.XYs, 0, k)
 		}
@@ -131,9 +121,8 @@ func groupOf(s clientOp) int {
 // latencyMs is a completed clientOp's latency on the plots' log axes, ms.
 func latencyMs(s clientOp) float64 { return max(millis(s.Latency()), minLatencyMs) }
 
-// rawPanel is one operation type's panel of latency-raw.png as data:
-// its operation count, the range of its completed latencies (ms; hi 0:
-// none completed), and per rawGroups entry its points or density layer.
+// rawPanel is a panel of latency-raw.png: its completed latencies' range
+// (ms; hi 0: none), per rawGroups entry its points or density.
 type rawPanel struct {
 	f      string
 	ops    int
@@ -159,10 +148,10 @@ func (d rawPanel) yRange() (ymin, ymax, capMs float64) {
 	return lo / 1.5, capMs * 1.5, capMs
 }
 
-// drawRawPanel draws a panel of latency-raw.png from its data; heated
-// names the outcomes drawn as density.
-func drawRawPanel(d rawPanel, ws []checker.Window, end int64, last bool) (p *plot.Plot, heated []string, err error) {
-	p = timePlot(newPanel(fmt.Sprintf("%s (%d ops)", d.f, d.ops), "", last), ws, end)
+// drawRawPanel draws a panel of latency-raw.png from its data into p;
+// heated names the outcomes drawn as density.
+func drawRawPanel(p *plot.Plot, d rawPanel) (heated []string, err error) {
+	p.Title.Text = fmt.Sprintf("%s (%d ops)", d.f, d.ops)
 	p.Y.Min, p.Y.Max, _ = d.yRange()
 	var points []plot.Plotter // exact glyphs, drawn over every density layer
 	for i, g := range rawGroups {
@@ -179,32 +168,26 @@ func drawRawPanel(d rawPanel, ws []checker.Window, end int64, last bool) (p *plo
 		}
 		sc, err := plotter.NewScatter(l.xys)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		sc.GlyphStyle = g.glyph
 		points = append(points, sc)
 	}
 	p.Add(points...)
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = msLogTicks{}
-	return runAxis(p, end), heated, nil
+	msLogAxis(p)
+	return heated, nil
 }
 
 // minLatencyMs is the floor of latencies on log axes (1 µs): a zero
 // latency cannot be drawn on a log scale.
 const minLatencyMs = 1e-3
 
-// Density plots: above maxRawPoints client operations, latency-raw.png
-// and fencing.png draw their groups of more than maxExactGroup points as
-// a 2-D histogram; smaller (rare) groups keep their glyphs, on top.
+// Density plots draw groups of more than maxExactGroup points as a 2-D
+// histogram of heatCols x heatRows (fenceHeatRows) cells.
 const (
 	// maxExactGroup is the largest group of points a dense plot still
 	// draws point by point.
 	maxExactGroup = 2000
-	// heatCols and heatRows are a density layer's cells across the time
-	// axis and up the value axis (about 4 x 2.5 px each on a
-	// latency-raw.png panel); fencing.png, a single taller plot, uses
-	// fenceHeatRows.
 	heatCols      = 240
 	heatRows      = 60
 	fenceHeatRows = 150
@@ -214,34 +197,30 @@ const (
 // rather than one glyph per operation.
 func dense(n int) bool { return n > maxRawPoints }
 
-// heatLayer is a 2-D histogram of points over [xmin,xmax] x [ymin,ymax]
-// in heatCols x rows cells (log-spaced up y when logY), each filled with
-// col at an opacity growing with the log of its count.
+// heatLayer is a 2-D histogram, cells log-spaced up y when logY, filled
+// with col at an opacity growing with the log of their count.
 type heatLayer struct {
-	counts                 []int32 // rows rows of heatCols, row 0 at ymin
-	rows                   int
-	xmin, xmax, ymin, ymax float64
-	logY                   bool
-	col                    color.NRGBA
-	max                    int32
-	n                      int // points counted
+	counts     []int32 // rows rows of heatCols, row 0 at ymin
+	rows       int
+	xmin, xmax float64
+	y0, y1     float64 // ymin and ymax, their logs when logY
+	logY       bool
+	col        color.NRGBA
+	max        int32
+	n          int // points counted
 }
 
-// newHeat counts xys into a heatLayer over the given range; points
-// outside it are clamped to the edge cells.
+// newHeat counts xys into a heatLayer over the given range (more can be
+// added); points outside it are clamped to the edge cells.
 func newHeat(xys plotter.XYs, rows int, xmin, xmax, ymin, ymax float64, logY bool, col color.NRGBA) *heatLayer {
-	hl := emptyHeat(rows, xmin, xmax, ymin, ymax, logY, col)
+	hl := &heatLayer{counts: make([]int32, heatCols*rows), rows: rows, xmin: xmin, xmax: xmax, y0: ymin, y1: ymax, logY: logY, col: col}
+	if logY {
+		hl.y0, hl.y1 = math.Log(ymin), math.Log(ymax)
+	}
 	for _, pt := range xys {
 		hl.add(pt.X, pt.Y)
 	}
 	return hl
-}
-
-// emptyHeat is a heatLayer with no point yet, to add points one at a
-// time (a history read record by record).
-func emptyHeat(rows int, xmin, xmax, ymin, ymax float64, logY bool, col color.NRGBA) *heatLayer {
-	return &heatLayer{counts: make([]int32, heatCols*rows), rows: rows, xmin: xmin, xmax: xmax, ymin: ymin, ymax: ymax,
-		logY: logY, col: col}
 }
 
 // add counts the point (x, y).
@@ -252,29 +231,24 @@ func (hl *heatLayer) add(x, y float64) {
 	hl.n++
 }
 
-// frac maps y to [0,1) up the layer's y range (log-spaced when logY).
-func (hl *heatLayer) frac(y float64) float64 {
-	if hl.logY {
-		return (math.Log(y) - math.Log(hl.ymin)) / (math.Log(hl.ymax) - math.Log(hl.ymin) + 1e-12)
-	}
-	return (y - hl.ymin) / (hl.ymax - hl.ymin + 1e-12)
-}
-
 // cell is the index into counts of the cell holding (x, y).
 func (hl *heatLayer) cell(x, y float64) int {
+	if hl.logY {
+		y = math.Log(y)
+	}
 	cx := int((x - hl.xmin) / (hl.xmax - hl.xmin + 1e-12) * heatCols)
-	cy := int(hl.frac(y) * float64(hl.rows))
+	cy := int((y - hl.y0) / (hl.y1 - hl.y0 + 1e-12) * float64(hl.rows))
 	cx, cy = min(max(cx, 0), heatCols-1), min(max(cy, 0), hl.rows-1)
 	return cy*heatCols + cx
 }
 
 // yAt is the lower edge of cell row j in data units.
 func (hl *heatLayer) yAt(j int) float64 {
-	f := float64(j) / float64(hl.rows)
+	y := hl.y0 + float64(j)/float64(hl.rows)*(hl.y1-hl.y0)
 	if hl.logY {
-		return math.Exp(math.Log(hl.ymin) + f*(math.Log(hl.ymax)-math.Log(hl.ymin)))
+		return math.Exp(y)
 	}
-	return hl.ymin + f*(hl.ymax-hl.ymin)
+	return y
 }
 
 // shade is the colour of a cell holding n points.

@@ -17,8 +17,7 @@ import (
 )
 
 // quantileLines are latency-quantiles.png's series, in drawing order,
-// each with its own glyph, so that two series of equal value stay visible
-// (the ring of max around the square of p99 around the triangle of p95).
+// their glyphs nested so that equal values stay visible.
 var quantileLines = []struct {
 	name  string
 	q     float64
@@ -32,9 +31,8 @@ var quantileLines = []struct {
 	{"p50", 0.50, colOK, draw.CircleGlyph{}, vg.Points(2)},
 }
 
-// Operations per point of latency-quantiles.png (perPoint): at least
-// p99PerPoint when the panel has enough for minQuantilePoints such
-// points, else minPerPoint; more past maxQuantilePoints points.
+// Operations per point (perPoint): p99PerPoint when minQuantilePoints
+// such fit, else minPerPoint; more past maxQuantilePoints points.
 const (
 	minPerPoint       = 20
 	p99PerPoint       = 100
@@ -52,15 +50,13 @@ func perPoint(n int) int {
 }
 
 // quantileDefined reports whether the q-quantile of n values differs in
-// rank from their maximum (nearest rank), so is worth drawing: the
-// median and the max always, p95 from 20 values, p99 from 100.
+// rank from the max (p50 and max always, p95 from 20, p99 from 100).
 func quantileDefined(q float64, n int) bool {
 	return q == 1 || q == 0.5 || int(math.Ceil(q*float64(n))) < n
 }
 
-// quantilePoint is one point of a panel: the invoke times (ns) of its
-// first and last operation, how many it summarises, and its quantiles
-// (ms) in quantileLines' order, NaN where not quantileDefined.
+// quantilePoint summarises n operations invoked from first to last (ns):
+// quantiles (ms) in quantileLines' order, NaN where not defined.
 type quantilePoint struct {
 	first, last int64
 	n           int
@@ -133,19 +129,17 @@ func quantileRuns(points []quantilePoint, i int, width int64) []plotter.XYs {
 	return runs
 }
 
-// drawQuantiles draws a panel of latency-quantiles.png from its points,
-// each series as glyphs joined within its quantileRuns; drawn reports
-// which series (by index) have a point.
-func drawQuantiles(title string, points []quantilePoint, ws []checker.Window, end, width int64, last bool) (p *plot.Plot, drawn []bool, err error) {
-	p = timePlot(newPanel(title, "", last), ws, end)
-	drawn = make([]bool, len(quantileLines))
+// drawQuantiles draws a panel of latency-quantiles.png from its points
+// into p, each series as glyphs joined within its quantileRuns; drawn[i]
+// is set when series i has a point.
+func drawQuantiles(p *plot.Plot, points []quantilePoint, width int64, drawn []bool) error {
 	lo, hi := math.Inf(1), 0.0
 	for i, q := range quantileLines {
 		for _, run := range quantileRuns(points, i, width) {
 			drawn[i] = true
 			l, pts, err := plotter.NewLinePoints(run)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
 			l.LineStyle = draw.LineStyle{Color: alpha(opaque(q.col), 0x90), Width: vg.Points(0.8)}
 			pts.GlyphStyle = draw.GlyphStyle{Color: q.col, Radius: q.r, Shape: q.glyph}
@@ -155,17 +149,16 @@ func drawQuantiles(title string, points []quantilePoint, ws []checker.Window, en
 			}
 		}
 	}
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = msLogTicks{}
+	msLogAxis(p)
 	if hi > 0 {
 		p.Y.Min, p.Y.Max = lo/1.5, hi*1.5
 	}
-	return runAxis(p, end), drawn, nil
+	return nil
 }
 
 // quantilesLegend is the legend of the series drawn in some panel
-// (drawn: by quantileLines index), after the fault legend.
-func quantilesLegend(legend []legendItem, drawn []bool) []legendItem {
+// (drawn: by quantileLines index).
+func quantilesLegend(drawn []bool) (legend []legendItem) {
 	for i, q := range quantileLines {
 		if drawn[i] {
 			legend = append(legend, legendItem{Label: q.name, Thumb: glyphThumb(draw.GlyphStyle{Color: q.col, Radius: q.r, Shape: q.glyph})})
@@ -181,9 +174,8 @@ const quantilesTitle = "Latency quantiles by operation type: each point summaris
 // history's times (a malformed history may span centuries).
 const maxBuckets = 600
 
-// bucketWidth picks a round bucket width giving about 60 buckets over a
-// run of length end (ns), at least 100 ms, and never more than maxBuckets
-// buckets.
+// bucketWidth is a round width of about 60 buckets over [0, end] ns, at
+// least 100 ms, at most maxBuckets buckets.
 func bucketWidth(end int64) int64 {
 	end = max(end, 0)
 	if w := int64(10 * time.Minute); end/w >= maxBuckets {
@@ -200,38 +192,21 @@ func bucketWidth(end int64) int64 {
 	return int64(steps[len(steps)-1])
 }
 
-// latencyQuantiles draws latency-quantiles.png from the run's
-// operations: one panel per operation type present, each with its own
-// log scale (so that the p99 of fast operations is not hidden under lock
-// waits), whose points summarise consecutive completed operations (by
-// invoke time, perPoint of them): their p50, p95, p99 and max, each
-// series drawn where quantileDefined and joined only across stretches
-// with operations (quantileRuns).
+// latencyQuantiles draws latency-quantiles.png: per operation type a
+// panel of its own log scale, each point the quantiles of perPoint
+// consecutive completed operations.
 func latencyQuantiles(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
-	end = max(end, 0)
-	legend := faultLegend(ws)
-	types := l.present(true)
-	if len(types) == 0 {
-		return emptyPanels(quantilesTitle, "latency (ms)", noCompleted, ws, end, legend)
-	}
-	var ps []*plot.Plot
 	drawn := make([]bool, len(quantileLines))
-	for i, f := range types {
+	legend := func() []legendItem { return quantilesLegend(drawn) }
+	return typePanels(quantilesTitle, "latency (ms)", noCompleted, l.present(true), ws, end, legend, func(p *plot.Plot, f string) error {
 		n := 0
 		l.each(f, true, func(int, clientOp) { n++ })
 		b := &quantileBucketer{per: perPoint(n)}
 		l.each(f, true, func(_ int, s clientOp) { b.add(s.Call, latencyMs(s)) })
 		b.flush()
-		p, d, err := drawQuantiles(fmt.Sprintf("%s (%d completed, %d per point)", f, n, b.per), b.points, ws, end, bucketWidth(end), i == len(types)-1)
-		if err != nil {
-			return nil, err
-		}
-		for j := range drawn {
-			drawn[j] = drawn[j] || d[j]
-		}
-		ps = append(ps, p)
-	}
-	return renderStack(quantilesTitle, ps, nil, quantilesLegend(legend, drawn), figWidth, panelsHeight(len(ps)))
+		p.Title.Text = fmt.Sprintf("%s (%d completed, %d per point)", f, n, b.per)
+		return drawQuantiles(p, b.points, bucketWidth(end), drawn)
+	})
 }
 
 // lineThumb draws a line style as a legend thumbnail.
@@ -255,41 +230,31 @@ var rateOutcomes = []struct {
 	col color.Color
 }{{history.OK, colOK}, {history.Fail, colFail}, {history.Info, colInfo}}
 
-// rate draws rate.png from the run's operations: completions per second
-// per outcome and time bucket (by completion time), one panel per
-// operation type present, each with its own y scale; an outcome a type
-// never had gets no line. Operations that never completed are not
-// counted.
+// rate draws rate.png: per operation type a panel of completions per
+// second by outcome and time bucket.
 func rate(l *opLog, ws []checker.Window, end int64) ([]byte, error) {
 	end = max(end, 0)
 	width := bucketWidth(end)
 	title := fmt.Sprintf("Throughput: completions per second by outcome and operation type (%v buckets)", time.Duration(width))
-	legend := faultLegend(ws)
-	types := l.present(true)
-	if len(types) == 0 {
-		return emptyPanels(title, "ops/s", noCompleted, ws, end, legend)
-	}
-	var ps []*plot.Plot
 	outcomes := map[history.Type]int{}
-	for i, f := range types {
+	legend := func() (legend []legendItem) {
+		for _, o := range rateOutcomes {
+			if n := outcomes[o.t]; n > 0 {
+				legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", o.t, n), Thumb: lineThumb(draw.LineStyle{Color: o.col, Width: vg.Points(1.6)})})
+			}
+		}
+		return legend
+	}
+	return typePanels(title, "ops/s", noCompleted, l.present(true), ws, end, legend, func(p *plot.Plot, f string) error {
 		counts, n := newRateCounts(end, width), 0
 		l.each(f, true, func(_ int, s clientOp) {
 			counts.add(s.Type, s.Done)
 			outcomes[s.Type]++
 			n++
 		})
-		p, err := drawRatePanel(fmt.Sprintf("%s (%d completed)", f, n), counts, ws, end, i == len(types)-1)
-		if err != nil {
-			return nil, err
-		}
-		ps = append(ps, p)
-	}
-	for _, o := range rateOutcomes {
-		if n := outcomes[o.t]; n > 0 {
-			legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", o.t, n), Thumb: lineThumb(draw.LineStyle{Color: o.col, Width: vg.Points(1.6)})})
-		}
-	}
-	return renderStack(title, ps, nil, legend, figWidth, panelsHeight(len(ps)))
+		p.Title.Text, p.Y.Label.Text = fmt.Sprintf("%s (%d completed)", f, n), "ops/s"
+		return drawRatePanel(p, counts)
+	})
 }
 
 // rateCounts are one operation type's completions per outcome (ok,
@@ -305,18 +270,15 @@ func newRateCounts(end, width int64) rateCounts {
 	return rateCounts{width: width, n: n, by: map[history.Type][]float64{history.OK: make([]float64, n), history.Fail: make([]float64, n), history.Info: make([]float64, n)}}
 }
 
-// add counts a completion of type t at time done (ns); a time outside
-// the run (negative, or past its end in a malformed history) in the first
-// or last bucket.
+// add counts a completion of type t at done (ns), clamped to the run.
 func (rc rateCounts) add(t history.Type, done int64) {
 	if c := rc.by[t]; c != nil {
 		c[min(max(done/rc.width, 0), rc.n-1)]++
 	}
 }
 
-// drawRatePanel draws a panel of rate.png titled title from its counts.
-func drawRatePanel(title string, rc rateCounts, ws []checker.Window, end int64, last bool) (*plot.Plot, error) {
-	p := timePlot(newPanel(title, "ops/s", last), ws, end)
+// drawRatePanel draws a panel of rate.png from its counts into p.
+func drawRatePanel(p *plot.Plot, rc rateCounts) error {
 	counts, width, n := rc.by, rc.width, rc.n
 	p.Y.Min = 0
 	perSec := 1e9 / float64(width)
@@ -333,24 +295,35 @@ func drawRatePanel(title string, rc rateCounts, ws []checker.Window, end int64, 
 		xys = append(xys, plotter.XY{X: seconds(n * width), Y: xys[len(xys)-1].Y})
 		l, err := plotter.NewLine(xys)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		l.StepStyle = plotter.PostStep
 		l.LineStyle = draw.LineStyle{Color: o.col, Width: vg.Points(1.6)}
 		p.Add(l)
 	}
-	return runAxis(p, end), nil
+	return nil
 }
 
 // noCompleted is the note of a bucketed figure without completed
 // operations.
 const noCompleted = "no completed operations in this history"
 
-// emptyPanels is a figure's single panel, saying note, for a history
-// with nothing to draw.
-func emptyPanels(title, ylabel, note string, ws []checker.Window, end int64, legend []legendItem) ([]byte, error) {
-	p := timePlot(newPlot("", "time since start (s)", ylabel), ws, end)
-	p.Y.Min, p.Y.Max = 0, 1
-	p.Add(emptyNote{note})
-	return renderStack(title, []*plot.Plot{runAxis(p, end)}, nil, legend, figWidth, figHeight)
+// typePanels draws a panel per type (fill draws f's into p, a time plot),
+// over the fault legend and legend(); without types, one saying empty.
+func typePanels(title, ylabel, empty string, types []string, ws []checker.Window, end int64, legend func() []legendItem, fill func(p *plot.Plot, f string) error) ([]byte, error) {
+	if len(types) == 0 {
+		p := timePlot(newPlot("", "time since start (s)", ylabel), ws, end)
+		p.Y.Min, p.Y.Max = 0, 1
+		p.Add(emptyNote{empty})
+		return renderStack(title, []*plot.Plot{runAxis(p, end)}, nil, faultLegend(ws), figWidth, figHeight)
+	}
+	var ps []*plot.Plot
+	for i, f := range types {
+		p := timePlot(newPanel(i == len(types)-1), ws, end)
+		if err := fill(p, f); err != nil {
+			return nil, err
+		}
+		ps = append(ps, runAxis(p, end))
+	}
+	return renderStack(title, ps, nil, append(faultLegend(ws), legend()...), figWidth, panelsHeight(len(ps)))
 }

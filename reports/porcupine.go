@@ -14,28 +14,32 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// writePorcupine writes porcupine.html (the lock check) and, for the
-// counter workload, porcupine-counter.html from the searches the check
-// kept (keptSearches): the whole history's, or one page per failing
-// segment (porcupine-2.html, ...). Without a search to draw the page says
-// why. note is index.html's sentence on the pages; pages records the
-// anomalies' ops each draws.
+// writePorcupine writes porcupine.html and, for the counter workload,
+// porcupine-counter.html from the searches the check kept (a page per
+// failing segment), else a page saying why; note is index.html's.
 func (s *runScan) writePorcupine(res *analysis.Result, pages *opPages) (note string, err error) {
 	lock, counter := keptSearches(res.Verdict)
-	if len(lock) == 0 {
-		note = noSearchReason(res, s.ops.len())
-		err = writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built", nil), note)
-	} else {
+	invalid := slices.IndexFunc(res.Verdict.Results, func(r checker.Result) bool { return r.Name == "validate" }) // no search ran
+	switch {
+	case len(lock) > 0:
 		note, err = s.writeSearches(res, lock, store.PorcupineFile, "Lock check (porcupine)", pages)
+	case invalid >= 0:
+		note = "The history is not well-formed, so porcupine could not be run on it: " + res.Verdict.Results[invalid].Error
+	default:
+		note = fmt.Sprintf("porcupine.html shows no search: the check of this history of %d client operations kept none to draw (it keeps the search of a history it reads as one segment, else those of its first failing segments, each of at most %d operations; a verdict read back from results.json keeps none); the lock check itself ran on all of them (see results.json).",
+			s.ops.len(), checker.VisualizeMaxOps)
 	}
-	if err != nil || counterRefused(res.Verdict) {
+	if len(lock) == 0 {
+		err = writeNotePage(res.Dir, store.PorcupineFile, porcupineTitle(res, "Lock check (porcupine): not built", nil), note)
+	}
+	if err != nil || invalid >= 0 || res.Config.Workload != "counter" {
 		return note, err
 	}
-	if res.Config.Workload != "counter" {
-		return note, nil
-	}
 	if len(counter) == 0 {
-		if !counterFailed(res.Verdict) {
+		failed := slices.ContainsFunc(res.Verdict.Results, func(r checker.Result) bool {
+			return r.Name == "resource" && slices.ContainsFunc(r.Anomalies, func(a checker.Anomaly) bool { return a.Kind == "nonlinearizable" })
+		})
+		if !failed {
 			return note, nil
 		}
 		reason := fmt.Sprintf("porcupine-counter.html shows no search: the counter's critical sections are not linearizable, in a segment of more than the %d operations porcupine's visualisation is built for (or in a verdict read back from results.json); the anomaly's records are listed on this page.", checker.VisualizeMaxOps)
@@ -45,38 +49,8 @@ func (s *runScan) writePorcupine(res *analysis.Result, pages *opPages) (note str
 	return strings.TrimSpace(note + " " + more), err
 }
 
-// counterFailed says the counter's search found v's critical sections
-// not linearizable.
-func counterFailed(v checker.Result) bool {
-	for _, r := range v.Results {
-		if r.Name == "resource" && slices.ContainsFunc(r.Anomalies, func(a checker.Anomaly) bool { return a.Kind == "nonlinearizable" }) {
-			return true
-		}
-	}
-	return false
-}
-
-// counterRefused says the history did not validate: no search ran.
-func counterRefused(v checker.Result) bool {
-	return slices.ContainsFunc(v.Results, func(r checker.Result) bool { return r.Name == "validate" })
-}
-
-// noSearchReason says why the lock check kept no search to draw, for a
-// history of n client operations.
-func noSearchReason(res *analysis.Result, n int) string {
-	for _, r := range res.Verdict.Results {
-		if r.Name == "validate" {
-			return "The history is not well-formed, so porcupine could not be run on it: " + r.Error
-		}
-	}
-	return fmt.Sprintf("porcupine.html shows no search: the check of this history of %d client operations kept none to draw (it keeps the search of a history it reads as one segment, else those of its first failing segments, each of at most %d operations; a verdict read back from results.json keeps none); the lock check itself ran on all of them (see results.json).",
-		n, checker.VisualizeMaxOps)
-}
-
-// writeSearches writes one page per search of zs into res.Dir: the
-// first is base, the next base-2.html and so on; a segment's page says
-// which records it shows (segmentNote, markSegment). note is index.html's
-// sentence on segment pages ("" for a whole history's page).
+// writeSearches writes a page per search of zs (segmentFile), a
+// segment's marked (markSegment); note is index.html's on segment pages.
 func (s *runScan) writeSearches(res *analysis.Result, zs []*checker.Linearization, base, what string, pages *opPages) (note string, err error) {
 	if zs[0].Processes == nil { // the whole history's
 		return "", writePorcupinePage(res, base, what, func(w io.Writer) (checker.Validity, error) {
@@ -95,7 +69,11 @@ func (s *runScan) writeSearches(res *analysis.Result, zs []*checker.Linearizatio
 			return "", err
 		}
 	}
-	return segmentsNote(s.ops.len(), refs), nil
+	parts := make([]string, len(refs))
+	for i, r := range refs {
+		parts[i] = fmt.Sprintf("%s shows the failing segment of records %d..%d", r.File, r.First, r.Last)
+	}
+	return fmt.Sprintf("The history has %d client operations, checked in segments: %s.", s.ops.len(), strings.Join(parts, "; ")), nil
 }
 
 // maxRowNames bounds the rows a segment's note names.
@@ -129,21 +107,8 @@ func segmentFile(base string, i int) string {
 	return fmt.Sprintf("%s-%d.html", base[:len(base)-len(".html")], i+1)
 }
 
-// segmentsNote is index.html's sentence on the segment pages refs of a
-// history of n client operations.
-func segmentsNote(n int, refs []segmentRef) string {
-	parts := make([]string, len(refs))
-	for i, r := range refs {
-		parts[i] = fmt.Sprintf("%s shows the failing segment of records %d..%d", r.File, r.First, r.Last)
-	}
-	return fmt.Sprintf("The history has %d client operations, checked in segments: %s.", n, strings.Join(parts, "; "))
-}
-
-// writePorcupinePage writes file into res.Dir: porcupine's page drawn by
-// draw, titled with what it shows and the verdict of draw's search
-// (porcupineTitle, decoratePorcupine), then marked (when mark is not
-// nil) as one segment of the history (markSegment); pages records the
-// anomalies' ops it draws.
+// writePorcupinePage writes file: porcupine's page drawn by draw,
+// decorated with its title and verdict, then marked when mark is set.
 func writePorcupinePage(res *analysis.Result, file, what string, draw func(w io.Writer) (checker.Validity, error), mark func(page []byte) []byte, pages *opPages) error {
 	var buf bytes.Buffer
 	v, err := draw(&buf)
@@ -159,56 +124,43 @@ func writePorcupinePage(res *analysis.Result, file, what string, draw func(w io.
 }
 
 // keptSearches are the porcupine searches the lock and resource checkers
-// kept in v's details: the whole history's, or the failing segments';
-// none in a result read back from results.json.
+// kept: the whole history's, else the failing segments'.
 func keptSearches(v checker.Result) (lock, counter []*checker.Linearization) {
+	searches := func(whole *checker.Linearization, failing []*checker.Linearization) []*checker.Linearization {
+		if whole != nil {
+			return []*checker.Linearization{whole}
+		}
+		return failing
+	}
 	for _, r := range v.Results {
 		switch d := r.Details.(type) {
 		case checker.LockDetails:
-			lock = searchesOf(d.Linearization, d.Failing)
+			lock = searches(d.Linearization, d.Failing)
 		case checker.ResourceDetails:
-			counter = searchesOf(d.Linearization, d.Failing)
+			counter = searches(d.Linearization, d.Failing)
 		}
 	}
 	return lock, counter
 }
 
-// searchesOf is whole alone when kept, else failing.
-func searchesOf(whole *checker.Linearization, failing []*checker.Linearization) []*checker.Linearization {
-	if whole != nil {
-		return []*checker.Linearization{whole}
-	}
-	return failing
-}
-
-// porcupineTitle is the title of a porcupine page of res: what it shows,
-// the run, the lock and the verdict v of the page's own search (nil for a
-// note page), e.g. "Lock check (porcupine) — single-counter
-// 20261203T104020.424, lock single: this check INVALID (not linearizable)".
+// porcupineTitle is a porcupine page's title: what, the run, the lock and
+// the verdict v of its search (nil: a note page).
 func porcupineTitle(res *analysis.Result, what string, v *checker.Validity) string {
 	cfg := res.Config
 	t := fmt.Sprintf("%s — %s %s, lock %s", what, cfg.Name, filepath.Base(res.Dir), cfg.Lock)
-	if v == nil {
+	switch {
+	case v == nil:
 		return t
+	case *v == checker.Valid:
+		return t + ": this check VALID (linearizable)"
+	case *v == checker.Invalid:
+		return t + ": this check INVALID (not linearizable)"
 	}
-	return t + ": this check " + searchVerdict(*v)
+	return t + ": this check UNKNOWN (the search did not finish)"
 }
 
-// searchVerdict says what a porcupine search's verdict v means.
-func searchVerdict(v checker.Validity) string {
-	switch v {
-	case checker.Valid:
-		return "VALID (linearizable)"
-	case checker.Invalid:
-		return "INVALID (not linearizable)"
-	}
-	return "UNKNOWN (the search did not finish)"
-}
-
-// decoratePorcupine gives a page porcupine's Visualize (v1.3.1) wrote a
-// title, a heading, and a script that, when opened with "#op=N", selects
-// the operation whose records (its metadata "ops 12,15") include op N,
-// else the nearest one, as a click would, outlines it and scrolls to it.
+// decoratePorcupine gives a porcupine (v1.3.1) page a title, a heading and
+// a script selecting the operation of "#op=N" (or the nearest) as a click would.
 func decoratePorcupine(page []byte, title string) []byte {
 	esc := html.EscapeString(title)
 	page = bytes.Replace(page, []byte("<title>Porcupine</title>"), []byte("<title>"+esc+"</title>"), 1)
@@ -301,9 +253,8 @@ type segmentRef struct {
 	First, Last int64
 }
 
-// markSegment adds to a decorated page of one failing segment its note
-// and every segment page of its kind (all), so that "#op=N" of another
-// segment's op goes to its page.
+// markSegment adds to a segment's page its note and every segment page
+// of its kind, so that "#op=N" of another segment's op goes there.
 func markSegment(page []byte, note, here string, all []segmentRef) []byte {
 	segs := make([]string, len(all))
 	for i, r := range all {

@@ -24,13 +24,9 @@ func opener(t *testing.T, dir, target string) string {
 	return p
 }
 
-// The report's anomaly links carry the failing op ("porcupine.html#op=N"),
-// and the porcupine page opened through such a link, in Chromium, carries
-// the run's title (lock, run) and the verdict of its own check instead
-// of porcupine's default (the lock check of the hand-built pause run is
-// VALID though the run is INVALID; its counter's critical sections are
-// not linearizable), and has selected and outlined the operation
-// holding op N after its scripts ran.
+// In Chromium, a porcupine page opened through an anomaly link
+// ("porcupine.html#op=N") carries the run's title and its own search's
+// verdict, with the operation holding op N selected and outlined.
 func TestBrowserPorcupineOpensAtFailingOp(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()

@@ -21,10 +21,8 @@ import (
 	"github.com/lockstorm/lockstorm/internal/storetest"
 )
 
-// porcupinePage is the data a porcupine page embeds (see
-// decoratePorcupine): per partition its operations and the partial
-// linearizations porcupine found (element indices), and the page's
-// title.
+// porcupinePage is a porcupine page's title and embedded data: per
+// partition its operations and partial linearizations.
 type porcupinePage struct {
 	Title      string
 	Partitions []struct {
@@ -52,10 +50,8 @@ func readPorcupinePage(t *testing.T, dir, file string) (p porcupinePage) {
 	return p
 }
 
-// unplacedOn says whether op is drawn on the page p as an operation that
-// a longest partial linearization of its key leaves out: what porcupine's
-// page shows of the op the check names as not linearizable; drawn says
-// whether p draws op at all.
+// unplacedOn says whether p draws op, and as an operation a longest
+// partial linearization of its key leaves out.
 func (p porcupinePage) unplacedOn(op int64) (drawn, unplaced bool) {
 	for _, part := range p.Partitions {
 		for i, el := range part.History {
@@ -139,10 +135,8 @@ func injectStaleRead(h history.History, at int) history.History {
 	return h
 }
 
-// invalidHistories are the testdata histories the checks find invalid
-// and generated counter histories, one checked as one segment and one cut
-// into many, with a double grant and a stale read injected, and one cut
-// into many whose lock check passes.
+// invalidHistories are the valid-formed testdata histories and generated
+// ones with a double grant and a stale read injected, in one segment or many.
 func invalidHistories(t *testing.T) map[string]history.History {
 	out := map[string]history.History{}
 	files, _ := filepath.Glob("../checker/testdata/*.jsonl")
@@ -161,12 +155,9 @@ func invalidHistories(t *testing.T) map[string]history.History {
 	return out
 }
 
-// TestPorcupinePagesShowTheCheckAnomalies: on every invalid testdata
-// history and generated ones, each not-linearizable anomaly the lock and
-// counter checks name has its ops drawn on a porcupine page of its kind,
-// titled INVALID, where one of them is an operation a longest partial
-// linearization of its key leaves out: the page shows the search that
-// named the ops.
+// Each not-linearizable anomaly of the lock and counter checks has its
+// ops on an INVALID porcupine page of its kind, one of them left out by a
+// longest partial linearization: the search that named them.
 func TestPorcupinePagesShowTheCheckAnomalies(t *testing.T) {
 	for name, h := range invalidHistories(t) {
 		dir := t.TempDir()

@@ -24,10 +24,7 @@ func TestPorcupinePagesFromKeptSearch(t *testing.T) {
 	if len(lock) != 1 || len(counter) != 1 {
 		t.Fatalf("kept searches: lock %v, counter %v", lock, counter)
 	}
-	read := func(f string) string {
-		b := storetest.Read(t, res.Dir, f)
-		return string(b)
-	}
+	read := func(f string) string { return storetest.Read(t, res.Dir, f) }
 	if _, err := passOfResult(t, res).writePorcupine(res, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +43,9 @@ func TestPorcupinePagesFromKeptSearch(t *testing.T) {
 	}
 }
 
-// Each porcupine page is titled, in its <title> and its heading, with
-// the verdict of its own search, not the run's: the hand-built pause
-// run is INVALID, its lock check linearizes (VALID), its counter's
-// critical sections do not (INVALID). A long token is shortened in its
-// boxes and given whole in the tooltip's metadata.
+// Each porcupine page's title and heading give its own search's verdict
+// (the INVALID pause run's lock check is VALID); long tokens are
+// shortened in the boxes, whole in the tooltip.
 func TestPorcupineTitledWithOwnVerdict(t *testing.T) {
 	dir := t.TempDir()
 	res := pauseResult(dir)
@@ -71,8 +66,7 @@ func TestPorcupineTitledWithOwnVerdict(t *testing.T) {
 		store.PorcupineFile:        "this check VALID (linearizable)",
 		store.PorcupineCounterFile: "this check INVALID (not linearizable)",
 	} {
-		b := storetest.Read(t, dir, file)
-		page := html.UnescapeString(string(b))
+		page := html.UnescapeString(storetest.Read(t, dir, file))
 		title := regexp.MustCompile(`<title>([^<]*)</title>`).FindStringSubmatch(page)
 		if title == nil || !strings.HasSuffix(title[1], want) || !strings.Contains(page, `<h1 id="lockstorm-title">`+title[1]+`</h1>`) {
 			t.Errorf("%s: title %q, want it (and the heading) to end %q", file, title, want)

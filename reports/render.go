@@ -89,9 +89,6 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	return p
 }
 
-// legendFont is the legend strip's text face.
-var legendFont = font.From(sans, 10.5)
-
 // timeTicks labels a seconds axis every 1, 2 or 5 x 10^k seconds (about
 // ten labels), with unlabelled minor ticks between.
 type timeTicks struct{}
@@ -126,19 +123,16 @@ func (timeTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// Every time-axis plot puts its data area axisLeft from the image's left
-// edge and axisRight from its right edge (points), so that the time axes
-// of the PNGs line up on the page.
+// Every time plot's data area is axisLeft and axisRight from the image's
+// edges (points), so that the PNGs' time axes line up.
 const (
 	axisLeft  = vg.Length(96)
 	axisRight = vg.Length(18)
 )
 
-// alignTimeAxis returns the part of c to draw p into so that p's data
-// area spans [imgMin+axisLeft, imgMax-axisRight], imgMin and imgMax being
-// the image's edges (gonum/plot sizes the y axis by its labels). Y tick
-// labels too wide for axisLeft are cut, ending in "…", until they fit:
-// p's y ticker is replaced then.
+// alignTimeAxis returns the part of c to draw p into so that its data
+// area spans [imgMin+axisLeft, imgMax-axisRight], cutting y tick labels
+// too wide for it (cutLabels).
 func alignTimeAxis(p *plot.Plot, c draw.Canvas, imgMin, imgMax vg.Length) draw.Canvas {
 	fit := func(c draw.Canvas) (draw.Canvas, bool) {
 		// The data area moves with the canvas edges almost one for one
@@ -180,9 +174,8 @@ func (t cutLabels) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// runAxis sets p's x axis to the run's time axis, 0 s to xMax(end).
-// Builders call it after their last Add, which widens an axis to its
-// plotters' data.
+// runAxis sets p's x axis to 0 s..xMax(end), again after the last Add
+// (which widens it).
 func runAxis(p *plot.Plot, end int64) *plot.Plot {
 	p.X.Min, p.X.Max = 0, xMax(end)
 	return p
@@ -191,41 +184,37 @@ func runAxis(p *plot.Plot, end int64) *plot.Plot {
 // timePlot gives p the run's time axis, 0 s to xMax(end), with the fault
 // windows ws shaded over a light grid.
 func timePlot(p *plot.Plot, ws []checker.Window, end int64) *plot.Plot {
-	p.X.Min, p.X.Max = 0, xMax(end)
-	p.Add(rowFaultBands{Windows: ws}, lightGrid())
+	runAxis(p, end).Add(rowFaultBands{Windows: ws}, lightGrid())
 	return p
 }
 
-// renderPNG draws p with a legend strip along the bottom (wrapping onto as
-// many lines as the items need) and returns the PNG bytes. p's data area
-// is aligned with every other time-axis plot's (alignTimeAxis).
+// renderPNG draws p over its legend strip (renderStack).
 func renderPNG(p *plot.Plot, legend []legendItem, w, h vg.Length) ([]byte, error) {
 	return renderStack("", []*plot.Plot{p}, nil, legend, w, h)
 }
 
-// figTitleFont is the face of a small-multiples figure's overall title.
-var figTitleFont = font.From(bold, 14)
-
-// renderStack draws the plots ps one above the other under title, over
-// the legend strip, each a share of the height by its weight (nil: equal)
-// and aligned (alignTimeAxis); it returns the PNG bytes.
+// renderStack draws ps one above the other under title, over the legend
+// strip, each a share of the height by weight (nil: equal), as PNG.
 func renderStack(title string, ps []*plot.Plot, weights []float64, legend []legendItem, w, h vg.Length) ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
 	dc := draw.New(c)
 	strip, drawLegend := layoutLegend(legend, w)
 	top := dc.Max.Y
 	if title != "" {
-		sty := draw.TextStyle{Color: color.Black, Font: figTitleFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+		sty := draw.TextStyle{Color: color.Black, Font: font.From(bold, 14), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
 		dc.FillText(sty, vg.Point{X: w / 2, Y: top - 6}, title)
 		top -= sty.Height(title) + 14
 	}
+	if weights == nil {
+		weights = slices.Repeat([]float64{1}, len(ps))
+	}
 	total := 0.0
-	for i := range ps {
-		total += weightOf(weights, i)
+	for _, w := range weights {
+		total += w
 	}
 	y := top
 	for i, p := range ps {
-		ph := (top - strip) * vg.Length(weightOf(weights, i)/total)
+		ph := (top - strip) * vg.Length(weights[i]/total)
 		pc := dc
 		pc.Max.Y = y
 		pc.Min.Y = y - ph
@@ -240,17 +229,8 @@ func renderStack(title string, ps []*plot.Plot, weights []float64, legend []lege
 	return buf.Bytes(), nil
 }
 
-// weightOf is weights[i], 1 when weights is too short.
-func weightOf(weights []float64, i int) float64 {
-	if i < len(weights) && weights[i] > 0 {
-		return weights[i]
-	}
-	return 1
-}
-
-// layoutLegend lays the legend items out in rows across width w and
-// returns the strip's height and a function drawing it at the bottom of
-// a canvas.
+// layoutLegend lays the legend out in lines across w: the strip's height
+// and a function drawing it at a canvas's bottom.
 func layoutLegend(legend []legendItem, w vg.Length) (vg.Length, func(dc draw.Canvas)) {
 	const (
 		pad     = vg.Length(8)
@@ -259,7 +239,7 @@ func layoutLegend(legend []legendItem, w vg.Length) (vg.Length, func(dc draw.Can
 		lineH   = vg.Length(15)
 		itemGap = vg.Length(16)
 	)
-	sty := draw.TextStyle{Color: color.Black, Font: legendFont, Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
+	sty := draw.TextStyle{Color: color.Black, Font: font.From(sans, 10.5), Handler: plot.DefaultTextHandler, YAlign: draw.YCenter}
 	type placed struct {
 		it   legendItem
 		x    vg.Length
@@ -318,9 +298,7 @@ func xMax(end int64) float64 {
 	return seconds(end) * 1.02
 }
 
-// opOrder is the order of the per-operation panels of the latency and
-// rate plots: the lock's operations, then the resource's, then the other
-// workloads'. Operation types not listed come after, alphabetically.
+// opOrder is the order of the per-operation panels (orderTypes).
 var opOrder = []string{history.FAcquire, history.FRelease, history.FExtend, history.FRead, history.FWrite,
 	history.FEnter, history.FLeave, history.FRun, history.FLead}
 
@@ -349,14 +327,14 @@ func panelsHeight(n int) vg.Length {
 	return panelChrome + vg.Length(max(n, 1))*panelHeight
 }
 
-// newPanel returns one operation type's panel: titled with the type,
-// the x axis labelled only on the bottom panel (last).
-func newPanel(title, ylabel string, last bool) *plot.Plot {
+// newPanel returns a panel of a per-operation figure, the x axis
+// labelled only on the bottom panel (last).
+func newPanel(last bool) *plot.Plot {
 	xl := ""
 	if last {
 		xl = "time since start (s)"
 	}
-	return smallTitle(newPlot(title, xl, ylabel))
+	return smallTitle(newPlot("", xl, ""))
 }
 
 // smallTitle gives a plot of a stacked figure its smaller title.
@@ -366,15 +344,17 @@ func smallTitle(p *plot.Plot) *plot.Plot {
 	return p
 }
 
-// msLogTicks labels a log axis of milliseconds ("0.1 ms", "1000 ms") at
-// the powers of ten, and at 2 and 5 times them, or every multiple, when
-// the range holds too few of those. (The panels carry no y label: gonum
-// centres it on the linear middle of a log axis.)
+// msLogAxis makes p's y axis a log axis of milliseconds (msLogTicks).
+func msLogAxis(p *plot.Plot) {
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = msLogTicks{}
+}
+
+// msLogTicks labels a log axis of ms ("0.1 ms") at the powers of ten, or
+// 2 and 5 times them, or every multiple, when too few fall in range.
 type msLogTicks struct{}
 
-// Ticks returns the ticks for [lo, hi]: 1..9 times each power of ten
-// from below lo to above hi (gonum's LogTicks starts at the wrong power
-// below 1 ms).
+// Ticks returns 1..9 times each power of ten around [lo, hi].
 func (msLogTicks) Ticks(lo, hi float64) []plot.Tick {
 	if lo <= 0 || hi <= lo {
 		return nil

@@ -24,15 +24,12 @@ import (
 // ErrNoDir is returned when the result has no run folder to write into.
 var ErrNoDir = errors.New("reports: result has no run folder")
 
-// Write writes the report of res into res.Dir: the plots, the porcupine
-// pages, timeline.html, junit.xml and index.html, never touching the
-// run's own files. A file that cannot be produced does not stop the
-// others; the errors are joined.
+// Write writes the report of res into res.Dir (plots, porcupine pages,
+// timeline.html, junit.xml, index.html); the files' errors are joined.
 func Write(res *analysis.Result) error { return WriteFrom(res, nil) }
 
-// WriteFrom is Write from the pass p that rode on the check's read of the
-// history (NewPass); without p, or when p missed records, the report
-// reads the history itself.
+// WriteFrom is Write from the pass p (NewPass); without p, or when it
+// missed records, the report reads the history itself.
 func WriteFrom(res *analysis.Result, p *Pass) error {
 	if res == nil || res.Dir == "" {
 		return &WriteError{ErrNoDir}
@@ -45,21 +42,36 @@ func WriteFrom(res *analysis.Result, p *Pass) error {
 	for _, w := range s.faults {
 		end = max(end, w.End)
 	}
+	planErr := writeFaultPlan(res)
 	plots := s.plotFiles(res, end)
 	figs := make([]figure, len(plots))
-	errs := make([]error, len(plots)+5)
-	errs[len(plots)+4] = writeFaultPlan(res)
+	errs := make([]error, len(plots)+1)
 	var wg sync.WaitGroup
-	drawPlots(&wg, res.Dir, plots, figs, errs)
+	for i, pl := range plots {
+		wg.Go(func() {
+			png, err := pl.draw()
+			if err == nil {
+				err = os.WriteFile(filepath.Join(res.Dir, pl.file), png, 0o644)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("reports: %s: %w", pl.file, err)
+				return
+			}
+			figs[i] = figure{File: pl.file, Title: pl.title, Caption: pl.caption, Data: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))}
+		})
+	}
 	var porcNote string
+	var timelineErr error
 	pages := newOpPages(res.Verdict)
 	wg.Go(func() { porcNote, errs[len(plots)] = s.writePorcupine(res, pages) })
-	wg.Go(func() { errs[len(plots)+3] = writeTimelineFile(res, s, end, pages) })
+	wg.Go(func() { timelineErr = writeTimelineFile(res, s, end, pages) })
 	wg.Wait()
-	errs[len(plots)+1] = WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(runSuite(res, end)))
-	page := buildPage(res, s, slices.DeleteFunc(figs, func(f figure) bool { return f.File == "" }), runFiles(res.Dir), pages, porcNote)
-	errs[len(plots)+2] = writeIndexFile(res.Dir, page)
-	if err := errors.Join(errs...); err != nil {
+	errs = append(errs, WriteJUnitFile(filepath.Join(res.Dir, store.JUnitFile), JUnitDocument(runSuite(res, end))))
+	index, err := renderIndex(buildPage(res, s, slices.DeleteFunc(figs, func(f figure) bool { return f.File == "" }), runFiles(res.Dir), pages, porcNote))
+	if err == nil {
+		err = writeFile(res.Dir, store.IndexFile, index)
+	}
+	if err := errors.Join(append(errs, err, timelineErr, planErr)...); err != nil {
 		return &WriteError{err}
 	}
 	return nil
@@ -99,9 +111,8 @@ const (
 	fencingLogCaption   = "The fencing token each write carried when it reached the resource, from the resource's log read entry by entry: accepted, accepted although lower than one accepted before (a stale write that got through), or rejected by the fencing resource; grey rings are the tokens the lock issued. Past 100000 entries the title says which sample is drawn (every stale write is kept); send times are drawn for the writes read around the anomalies (see the holders spans)."
 )
 
-// WriteError is every error of Write: the run itself finished and was
-// checked, only (part of) its report could not be written. Its message is
-// the underlying errors'.
+// WriteError is every error of Write: the run was checked, (part of) its
+// report could not be written.
 type WriteError struct{ Err error }
 
 func (e *WriteError) Error() string { return e.Err.Error() }
@@ -117,9 +128,7 @@ func SplitError(err error) (runErr, reportErr error) {
 	return err, nil
 }
 
-// runFiles lists the run folder's files worth linking, with what each
-// holds, in store.Files' order; files that do not exist are left out
-// except the report's own.
+// runFiles are dir's files of store.Files that exist, and junit.xml.
 func runFiles(dir string) []fileLink {
 	var out []fileLink
 	for _, f := range store.Files {
@@ -130,38 +139,11 @@ func runFiles(dir string) []fileLink {
 	return out
 }
 
-// writeIndexFile renders page as index.html into dir.
-func writeIndexFile(dir string, page pageData) error {
-	b, err := renderIndex(page)
-	if err != nil {
-		return err
-	}
-	return writeFile(dir, store.IndexFile, b)
-}
-
 // plotFile is one PNG of the report: its file name, its title and caption
 // on the page, and how to draw it.
 type plotFile struct {
 	file, title, caption string
 	draw                 func() ([]byte, error)
-}
-
-// drawPlots draws each plot on its own goroutine (added to wg) and writes
-// it into dir: figs[i] is plot i's figure, errs[i] its error.
-func drawPlots(wg *sync.WaitGroup, dir string, plots []plotFile, figs []figure, errs []error) {
-	for i, pl := range plots {
-		wg.Go(func() {
-			png, err := pl.draw()
-			if err == nil {
-				err = os.WriteFile(filepath.Join(dir, pl.file), png, 0o644)
-			}
-			if err != nil {
-				errs[i] = fmt.Errorf("reports: %s: %w", pl.file, err)
-				return
-			}
-			figs[i] = figure{File: pl.file, Title: pl.title, Caption: pl.caption, Data: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))}
-		})
-	}
 }
 
 // writeNotePage writes file into dir as a short page titled title that
@@ -182,12 +164,12 @@ func writeFile(dir, file string, b []byte) error {
 
 // notes are index.html's account, for a history not kept whole, of what
 // covers the whole run and what only anomaly spans or a sample of it.
-func (s *runScan) notes(sampledFences bool) []string {
+func (s *runScan) notes() []string {
 	if s.whole {
 		return nil
 	}
 	fences := "fencing.png draws every entry of the resource's log, the send times of the writes read around the anomalies (without a log, every write of the history, send times unknown)."
-	if sampledFences {
+	if s.fenceLog.every > 1 || s.fenceLog.total == 0 && s.fences.len() > maxFenceSample {
 		fences = fmt.Sprintf("fencing.png draws a sample of the resource's log (or, without one, of the history's writes), every stale entry kept, its title says which: past %d entries.", maxFenceSample)
 	}
 	out := []string{

@@ -16,27 +16,14 @@ import (
 	"github.com/lockstorm/lockstorm/resource"
 )
 
-// Every picture of the report is drawn from one pass over the run's
-// history, res.History, whatever its length: riding on the check's read
-// (Analyze), else a read of its own (scanRun). The pass keeps
-//
-//   - per client operation its type, outcome and times (opLog): the
-//     latency and rate plots are drawn from them, exactly;
-//   - per lease its process and times (leaseLog), followed under the
-//     checker's own rules: the holders overview, fencing.png's tokens;
-//   - the fault windows, and a checkpoint every checkpointEvery records
-//     from which the records index.html lists and the anomalies' times
-//     are read again once the verdict is known (resolve);
-//   - the kept history: the whole history up to maxWholeRecords records,
-//     else the records read again around the anomaly spans (notes says
-//     which pictures are spans). timeline.html, the pause stories, the
-//     detailed holders chart and fencing.png's send times come from it.
-//
-// Its memory is the kept history and about 20 bytes per client operation.
+// Every picture is drawn from one pass over the history, riding on the
+// check's read or its own (scanRun). It keeps each client operation
+// (opLog) and lease (leaseLog), the fault windows, checkpoints to read
+// records again (resolve), and the kept history: the whole history up to
+// maxWholeRecords records, else the records around the anomaly spans.
 
-// maxWholeRecords is the longest history kept whole (about 1 KB of
-// memory a record); past it the report draws spans around the anomalies
-// and says so. Tests lower it.
+// maxWholeRecords is the longest history kept whole (~1 KB a record).
+// Tests lower it.
 var maxWholeRecords int64 = 100_000
 
 // checkpointEvery is how many records apart the pass notes where it is in
@@ -88,9 +75,8 @@ type checkpoint struct {
 	time int64
 }
 
-// Pass is the report's pass riding on the check's read of the history
-// (analysis.AnalyzeWith): NewPass before the check, Add every record,
-// then WriteFrom.
+// Pass is the report's pass riding on the check's read of the history:
+// NewPass, Add every record, then WriteFrom.
 type Pass struct {
 	s   *runScan
 	lg  resourceLog
@@ -221,9 +207,8 @@ func (s *runScan) finish(res *analysis.Result) {
 	}
 }
 
-// wanted are the records whose times the pass keeps (the anomalies', at
-// most maxAnomalyOps) and the records the page lists (each anomaly's
-// first maxRecordsShown, the coverage's evidence).
+// wanted are the records whose times the pass keeps (the anomalies')
+// and those the page lists (anomalies' first, coverage evidence).
 func wanted(res *analysis.Result) (times, recs map[int64]bool) {
 	times, recs = map[int64]bool{}, map[int64]bool{}
 	for _, a := range allAnomalies(res.Verdict) {
@@ -264,9 +249,7 @@ func (s *runScan) recordAt(i int64) (history.Op, bool) {
 	return o, ok
 }
 
-// overview is the holders overview of the run's leases to end (ns): the
-// leases the pass followed (leaseFollower) on the slots it followed
-// (slotTracker).
+// overview is the holders overview of the run's leases to end (ns).
 func (s *runScan) overview(end int64) *occupancy {
 	return occupancyOf(&s.leases.log, s.slots.clients, s.slots.slot, xMax(end))
 }
@@ -340,9 +323,7 @@ func (s *runScan) readAt(src history.Source, idx []int64, f func(o *history.Op))
 	return nil
 }
 
-// resourceLog is the run's resource log (Result.EachWrite), the
-// resource's own account of every write and fenced read it handled; n is
-// its number of entries (0: none).
+// resourceLog is the run's resource log (Result.EachWrite) of n entries.
 type resourceLog struct {
 	res *analysis.Result
 	n   int
@@ -360,9 +341,8 @@ func runLog(res *analysis.Result) (resourceLog, error) {
 	return resourceLog{res, n}, nil
 }
 
-// readLog reads the resource log once: the entries of the kept history
-// (those within an anomaly span's read, at most maxSpanRecords each, for
-// a history not kept whole), and fencing.png's points into s.fenceLog.
+// readLog reads the resource log once: the kept history's entries, and
+// fencing.png's points into s.fenceLog.
 func (s *runScan) readLog(l resourceLog) (entries []resource.Write, err error) {
 	f := &logFences{fenceSample: newFenceSample[fencePoint](l.n), highest: map[string]int64{}}
 	s.fenceLog = f

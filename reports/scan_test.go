@@ -24,9 +24,7 @@ func passOf(t testing.TB, h history.History, writes []resource.Write, clients in
 
 // passOfResult is passOf of a result.
 func passOfResult(t testing.TB, res *analysis.Result) *runScan {
-	t.Helper()
-	s := must[*runScan](t)(scanRun(res))
-	return s
+	return must[*runScan](t)(scanRun(res))
 }
 
 // buildSlots is the slot map of a whole history h in memory, a run of
@@ -40,13 +38,11 @@ func buildSlots(h history.History, clients int) slotMap {
 	return t.slotMap(h)
 }
 
-// historyDetail is the detail of a whole history h of a run of clients
-// client slots, with the resource log writes and the lost increments
-// lost.
-// runLeases are the lease options of a run with the default config, as
-// the pass (passOf) follows leases.
+// runLeases are the lease options of a run with the default config.
 var runLeases = analysis.LeaseOptions(config.Config{})
 
+// historyDetail is the detail of a whole history h of a run of clients
+// slots, with the resource log writes and the lost increments lost.
 func historyDetail(h history.History, writes []resource.Write, lost []lostPair, clients int) *detail {
 	return detailOf(h, buildSlots(h, clients), checker.FaultWindows(h), writes, lost, runLeases)
 }
@@ -79,12 +75,8 @@ func oracleHistories(t *testing.T) map[string]history.History {
 	return hs
 }
 
-// The pass keeps the data latency-raw.png, latency-quantiles.png,
-// rate.png and fencing.png are drawn from as the in-memory code took it,
-// for histories in memory and in a file alike: per operation type, in
-// invoke order, every operation's type, outcome and times (clientOps),
-// only the completed ones when asked; fencing.png's points with and
-// without a resource log, and the tokens issued on acquire.
+// The pass keeps the data the latency, rate and fencing plots draw as the
+// in-memory code took it (oracle_test.go), from memory and from a file.
 func TestPassKeepsTheInMemoryData(t *testing.T) {
 	for name, h := range oracleHistories(t) {
 		writes := writesOf(h)
@@ -163,10 +155,8 @@ func fileResult(t testing.TB, h history.History) *analysis.Result {
 	return &analysis.Result{Dir: dir, History: history.File(path), Records: len(h), Config: config.Config{Clients: 3}}
 }
 
-// The holders overview the pass draws from its leases is the one drawn
-// from the history in memory (holds and overlaps): the same leases,
-// pairs held at once, and per row and column the same shares held and
-// held late, the same overlap marks.
+// The holders overview from the pass's leases is the one from the
+// history in memory (holds and overlaps).
 func TestPassOverviewEqualsInMemory(t *testing.T) {
 	for name, h := range oracleHistories(t) {
 		if name == "evil" {

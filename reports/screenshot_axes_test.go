@@ -16,13 +16,7 @@ func verticalRuns(img image.Image, maxX, minRun int) [][2]int {
 	for x := b.Min.X; x < min(b.Max.X, maxX); x++ {
 		run := 0
 		for y := b.Min.Y; y <= b.Max.Y; y++ {
-			dark := false
-			if y < b.Max.Y {
-				r, g, bl, _ := img.At(x, y).RGBA()
-				r, g, bl = r>>8, g>>8, bl>>8
-				dark = max(r, g, bl)-min(r, g, bl) < 0x20 && r < 0xc0
-			}
-			if dark {
+			if y < b.Max.Y && darkGrey(img, x, y, 0xc0) {
 				run++
 				continue
 			}
@@ -35,11 +29,8 @@ func verticalRuns(img image.Image, maxX, minRun int) [][2]int {
 	return out
 }
 
-// The run report in Chromium, after the per-operation split: the latency
-// and rate plots show one panel each per operation type (4 in the
-// hand-built history), and every time-axis plot's y axis, panels
-// included, sits at the same x on the page, so the time axes line up
-// down the page.
+// In Chromium every time plot's y axis, panels included (4 operation
+// types), sits at the same x on the page.
 func TestScreenshotReportAxesLineUp(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()

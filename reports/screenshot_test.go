@@ -7,11 +7,8 @@ import (
 	"github.com/lockstorm/lockstorm/internal/browsertest"
 )
 
-// The report renders in a real browser: headless Chromium screenshots the
-// hand-built invalid report, and the screenshot shows the red INVALID
-// banner at the top and the plots further down. Skipped when Debian's
-// chromium is not installed (make test installs it). Keep the screenshot
-// with LOCKSTORM_SCREENSHOT_DIR=dir.
+// Headless Chromium shows the invalid report's red banner and its plots
+// (the screenshot kept with LOCKSTORM_SCREENSHOT_DIR=dir).
 func TestScreenshot(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()

@@ -98,9 +98,7 @@ type CompareVerdict struct {
 	Fenced   checker.Validity `json:"fenced"`
 }
 
-// sweepCellsDir is the folder of a sweep's finished cells, one JSON file
-// each with the run's "verdict" (sweep.CellsDir; reports cannot import
-// sweep, which imports reports).
+// sweepCellsDir is sweep.CellsDir (sweep imports reports).
 const sweepCellsDir = "cells"
 
 // pageInfo is one sweep or comparison in the store listing.
@@ -135,9 +133,8 @@ func comparisonPages(root string) []pageInfo {
 	return out
 }
 
-// sweepVerdict counts the verdicts of a sweep's finished runs: "3/12
-// invalid, 1 unknown"; its class is the runs' merged verdict. A sweep
-// with no finished cell is "no runs".
+// sweepVerdict counts a sweep's finished runs' verdicts ("3/12 invalid,
+// 1 unknown"), its class their merged verdict.
 func sweepVerdict(dir string) (text, class string) {
 	files, _ := filepath.Glob(filepath.Join(dir, sweepCellsDir, "*.json"))
 	n, count := 0, map[checker.Validity]int{}
@@ -166,8 +163,7 @@ func sweepVerdict(dir string) (text, class string) {
 }
 
 // compareVerdict is whether a comparison showed what fencing changes,
-// with both sides' verdicts; "not recorded" for a comparison written
-// before CompareVerdictFile existed.
+// with both sides' verdicts.
 func compareVerdict(dir string) (text, class string) {
 	var v CompareVerdict
 	if store.ReadJSON(filepath.Join(dir, CompareVerdictFile), &v) != nil {

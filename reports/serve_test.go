@@ -19,23 +19,28 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
+// serve lists a store's runs newest first with their verdicts (a run
+// whose setup failed as such, without a report link), its sweeps, and
+// serves each run's files.
 func TestStoreHandlerListsRunsNewestFirst(t *testing.T) {
 	store := t.TempDir()
-	for _, r := range []struct{ dir, results string }{
-		{"a/20261201T100000.000", `{"name":"lockstorm","valid":true}`},
-		{"b/20261202T100000.000", `{"name":"lockstorm","valid":false}`},
-		{"b/20261202T110000.000", ""},
+	const cfg = `{"config":{"lock":"single","workload":"counter","seed":9}}`
+	for rel, body := range map[string]string{
+		"a/20261201T100000.000/results.json":     `{"name":"lockstorm","valid":true}`,
+		"b/20261202T100000.000/results.json":     `{"name":"lockstorm","valid":false}`,
+		"b/20261202T110000.000/index.html":       "report b/20261202T110000.000",
+		"a/20261201T100000.000/index.html":       "report a/20261201T100000.000",
+		"b/20261202T100000.000/index.html":       "report b/20261202T100000.000",
+		"c/20261130T100000.000/setup-failed.txt": "cluster: redis-server not found\n",
+		"sweeps/default/index.html":              "sweep",
 	} {
-		d := filepath.Join(store, r.dir)
-		noErr(t, os.MkdirAll(d, 0o755))
-		os.WriteFile(filepath.Join(d, "test.json"), []byte(`{"config":{"lock":"single","workload":"counter","seed":9}}`), 0o644)
-		if r.results != "" {
-			os.WriteFile(filepath.Join(d, "results.json"), []byte(r.results), 0o644)
+		p := filepath.Join(store, rel)
+		noErr(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		noErr(t, os.WriteFile(p, []byte(body), 0o644))
+		if filepath.Dir(filepath.Dir(rel)) != "sweeps" {
+			noErr(t, os.WriteFile(filepath.Join(filepath.Dir(p), "test.json"), []byte(cfg), 0o644))
 		}
-		os.WriteFile(filepath.Join(d, "index.html"), []byte("report "+r.dir), 0o644)
 	}
-	os.MkdirAll(filepath.Join(store, "sweeps", "default"), 0o755)
-	os.WriteFile(filepath.Join(store, "sweeps", "default", "index.html"), []byte("sweep"), 0o644)
 	srv := httptest.NewServer(StoreHandler(store))
 	defer srv.Close()
 	body := get(t, srv.URL+"/")
@@ -43,10 +48,13 @@ func TestStoreHandlerListsRunsNewestFirst(t *testing.T) {
 	if i1 < 0 || i2 < 0 || i3 < 0 || !(i1 < i2 && i2 < i3) {
 		t.Fatalf("runs missing or not newest first:\n%s", body)
 	}
-	for _, want := range []string{"not checked", "INVALID", ">valid<", `href="/runs/sweeps/default/index.html"`} {
+	for _, want := range []string{"not checked", "INVALID", ">valid<", `href="/runs/sweeps/default/index.html"`, "setup failed"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("listing lacks %q", want)
 		}
+	}
+	if strings.Contains(body, "20261130T100000.000/index.html") {
+		t.Error("the run whose setup failed has a report link")
 	}
 	if got := get(t, srv.URL+"/runs/a/20261201T100000.000/index.html"); got != "report a/20261201T100000.000" {
 		t.Fatalf("run file: %q", got)
@@ -61,27 +69,9 @@ func get(t *testing.T, url string) string {
 	return string(b)
 }
 
-// A run folder whose setup failed is listed as such, without a report link.
-func TestStoreHandlerShowsSetupFailed(t *testing.T) {
-	store := t.TempDir()
-	d := filepath.Join(store, "a", "20261201T100000.000")
-	noErr(t, os.MkdirAll(d, 0o755))
-	os.WriteFile(filepath.Join(d, "test.json"), []byte(`{"config":{"lock":"single","workload":"counter","seed":9}}`), 0o644)
-	os.WriteFile(filepath.Join(d, "setup-failed.txt"), []byte("cluster: redis-server not found\n"), 0o644)
-	srv := httptest.NewServer(StoreHandler(store))
-	defer srv.Close()
-	body := get(t, srv.URL+"/")
-	if !strings.Contains(body, "setup failed") || strings.Contains(body, "20261201T100000.000/index.html") {
-		t.Fatalf("setup-failed run not shown as such:\n%s", body)
-	}
-}
-
-// serve tells the unknowns apart: a run interrupted before its time
-// limit, and a valid run whose faults fell short of the coverage bar,
-// both checked by analysis.Check into results.json, are both unknown
-// but listed as "unknown — interrupted" and "unknown — coverage
-// shortfall", each with its full reason as the tooltip; a valid run
-// says only "valid".
+// serve lists an interrupted run and one short of the coverage bar as
+// "unknown — interrupted" and "unknown — coverage shortfall", the full
+// reason as the tooltip; a valid run as "valid".
 func TestStoreHandlerTellsUnknownsApart(t *testing.T) {
 	root := t.TempDir()
 	b := historytest.New()

@@ -10,11 +10,8 @@ import (
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-// slotMap assigns each client process of a history to its client slot:
-// by the records' Client field ("c2"), else (older histories) by
-// replaying the harness's retirements (slotTracker), a best effort for the
-// picture. A watchdog process joins the row of the process whose tokens
-// it uses; a process none of this places is a row of its own.
+// slotMap assigns each client process of a history to its client slot's
+// row (slotTracker); an unplaced process is a row of its own.
 type slotMap struct {
 	// Rows are the row labels, bottom to top: "c1 (p0, p4)", or "p7".
 	Rows []string
@@ -64,9 +61,8 @@ func tokenFollowers(h history.History) map[int]int {
 	return out
 }
 
-// faultClients returns the clients a nemesis record names: its Clients
-// field, or, for a history written before records carried it (before
-// lockstorm recorded client slots), the "clients=c1,c2" of its Detail.
+// faultClients are the clients a nemesis record names: Clients, or in
+// older histories its Detail's "clients=c1,c2".
 func faultClients(r *history.Op) []string {
 	if len(r.Clients) > 0 {
 		return r.Clients
@@ -79,12 +75,9 @@ func faultClients(r *history.Op) []string {
 	return nil
 }
 
-// slotTracker places each process of a history in its client slot as the
-// pass reads the records: by the records' Client, else by replaying the
-// harness's retirements of slot processes: slot i starts as process i
-// and takes the next unused id after an info completion or a completed
-// client-crash naming it (endsClients). Slots beyond the run's client
-// count are added as records name them.
+// slotTracker places each process in its client slot: by the records'
+// Client, else replaying the harness: slot i starts as process i and takes
+// the next id after an info or a completed client-crash naming it.
 type slotTracker struct {
 	clients int
 	slotOf  map[int]int // process -> slot
@@ -155,10 +148,8 @@ func (t *slotTracker) slot(p int) (int, bool) {
 	return s, ok
 }
 
-// slotMap is the rows of the charts of the kept history: one per slot,
-// labelled with its processes, then one per process of kept without a
-// slot, in order of id, unless it uses the tokens of a process with one
-// (a watchdog; tokenFollowers): it joins that process's row.
+// slotMap is kept's rows: one per slot, then one per process without a
+// slot by id, unless it follows another's tokens (a watchdog).
 func (t *slotTracker) slotMap(kept history.History) slotMap {
 	m := slotMap{Row: map[int]int{}}
 	for s := range t.clients {

@@ -14,9 +14,8 @@ import (
 	"github.com/lockstorm/lockstorm/internal/page"
 )
 
-// anomalySpan is a stretch of a run, [From, To] in ns since the start,
-// drawn in detail around one or more anomalies (holders.png's detailed
-// charts; its text calls them windows).
+// anomalySpan is a stretch [From, To] ns of a run drawn in detail around
+// anomalies.
 type anomalySpan struct {
 	From, To int64
 	// Kinds are the kinds of the anomalies it holds, each once, in order.
@@ -60,9 +59,8 @@ func checkerParts(v checker.Result) []checker.Result {
 	return v.Results
 }
 
-// spanPad is how far an anomaly span reaches either side of its
-// anomaly's operations: two lease TTLs (so the leases around it show
-// whole), at least 200 ms.
+// spanPad is how far a span reaches around its anomalies: two TTLs, at
+// least 200 ms.
 func spanPad(ttl time.Duration) int64 { return max(2*int64(ttl), int64(200*time.Millisecond)) }
 
 // timeIn is the time of record i of h, false when h has no record i.
@@ -75,11 +73,9 @@ func timeIn(h history.History) func(i int64) (int64, bool) {
 	}
 }
 
-// anomalySpans picks the spans to draw in detail around anomalies as
-// (their records' times given by timeOf; an op it does not know is
-// ignored): each anomaly's ops' times padded by pad either side (ops
-// spread over more than 10 pads get a span around the last op, where the
-// links point), clamped to [0, end], merged, then picked (pickSpans).
+// anomalySpans are the spans around each anomaly's ops (times by timeOf)
+// padded by pad (ops spread over 10 pads: around the last), merged and
+// picked (pickSpans).
 func anomalySpans(timeOf func(i int64) (int64, bool), as []checker.Anomaly, pad, end int64, maxN int) (ws []anomalySpan, left int) {
 	var all []anomalySpan
 	for _, a := range as {
@@ -146,9 +142,8 @@ func mergeSpans(all []anomalySpan) []anomalySpan {
 	return merged
 }
 
-// pickSpans picks at most maxN of the spans merged, those holding
-// fatal anomalies first, then the earliest, in time order; left is how
-// many were not picked.
+// pickSpans picks at most maxN spans, fatal ones first, in time order;
+// left is how many were not.
 func pickSpans(merged []anomalySpan, maxN int) (ws []anomalySpan, left int) {
 	order := make([]int, len(merged))
 	for i := range order {
@@ -166,14 +161,11 @@ func pickSpans(merged []anomalySpan, maxN int) (ws []anomalySpan, left int) {
 	return ws, left
 }
 
-// maxSpanRecords bounds the records read for one anomaly span of a
-// history not kept whole: at most half of them before the span's first
-// anomaly record.
+// maxSpanRecords bounds the records read for a span, half before its
+// first anomaly record.
 const maxSpanRecords = 20000
 
-// readSpans reads the records of each anomaly span again from src,
-// starting at a checkpoint of the pass (spanCheckpoint), into the kept
-// history.
+// readSpans reads each span's records again from src into kept.
 func (s *runScan) readSpans(src history.Source, res *analysis.Result) error {
 	pad := spanPad(res.Config.TTL)
 	var ws []*spanRecords
@@ -188,11 +180,8 @@ func (s *runScan) readSpans(src history.Source, res *analysis.Result) error {
 	return nil
 }
 
-// readSpan reads w's records from src: from the checkpoint spanCheckpoint
-// picks, until maxSpanRecords are read from its first anomaly record
-// on, or the records' times pass the span's end by more than pad (the
-// records are in time order but for renewals recorded at their computed
-// invoke time, a little earlier).
+// readSpan reads w's records from its checkpoint until maxSpanRecords or
+// times pad past its end (renewals are recorded a little out of order).
 func (s *runScan) readSpan(src history.Source, w *spanRecords, pad int64) error {
 	c, err := src.Open(s.spanCheckpoint(w))
 	if err != nil {
@@ -209,9 +198,8 @@ func (s *runScan) readSpan(src history.Source, w *spanRecords, pad int64) error 
 	return c.Err()
 }
 
-// spanCheckpoint is the checkpoint to read w from: the latest at least
-// maxSpanRecords/2 records before its first anomaly record or, when
-// later, the latest before the span's start time.
+// spanCheckpoint is the latest checkpoint maxSpanRecords/2 records
+// before w's first anomaly record or, when later, before its start.
 func (s *runScan) spanCheckpoint(w *spanRecords) history.Pos {
 	var at history.Pos
 	for _, m := range s.marks {
@@ -225,9 +213,8 @@ func (s *runScan) spanCheckpoint(w *spanRecords) history.Pos {
 	return at
 }
 
-// spanRecords collects the records of one anomaly span with times
-// in [from, to]: at most maxSpanRecords/2 of those before its first
-// anomaly record (the latest ones), then up to maxSpanRecords in all.
+// spanRecords collects a span's records in [from, to]: the latest
+// maxSpanRecords/2 before its first anomaly record, maxSpanRecords in all.
 type spanRecords struct {
 	from, to int64
 	first    int64
@@ -268,9 +255,8 @@ type spanRead struct {
 	n           int
 }
 
-// keepSpans builds kept: the spans' records and the history's last
-// record, in history order, renumbered; orig maps them back to the
-// history's indices.
+// keepSpans makes kept the spans' records and the last, renumbered;
+// orig maps them back.
 func (s *runScan) keepSpans(ws []*spanRecords) {
 	keep := map[int64]history.Op{}
 	for _, w := range ws {
@@ -307,9 +293,7 @@ func (s *runScan) inKept(i int64) (int64, bool) {
 	return int64(j), ok
 }
 
-// keptFaults are the fault windows with their start and stop records'
-// indices in kept (-1 where kept lacks the record: a fault window then
-// shades every row of the holders chart's spans, not its clients' rows).
+// keptFaults are the fault windows with kept's indices (-1: not kept).
 func (s *runScan) keptFaults() []checker.Window {
 	if s.whole {
 		return s.faults

@@ -126,10 +126,8 @@ func coverageSummary(w io.Writer, c *coverage.Report) {
 	}
 }
 
-// bannerLine is the line under the verdict saying what it rests on: for
-// a valid run what was exercised ("3 of 3 faults hit a holder · 93
-// leases, 0 overlaps within validity · counter exact 93/93"), for an
-// invalid one its first fatal anomaly, for an unknown one "".
+// bannerLine is the line under the verdict: a valid run's provenParts, an
+// invalid one's first fatal anomaly, "" for unknown.
 func bannerLine(res *analysis.Result) string {
 	switch res.Verdict.Valid {
 	case checker.Invalid:
@@ -192,9 +190,8 @@ func faultsPart(c *coverage.Report) string {
 	return s
 }
 
-// counterPart is "counter exact 93/93" (acknowledged increments less the
-// updates lost, over the acknowledged); "" without a counter or when a
-// final value is unknown.
+// counterPart is "counter exact 93/93" (acked less lost over acked); ""
+// without a counter or a final value.
 func counterPart(d checker.ResourceDetails) string {
 	if len(d.Counter) == 0 {
 		return ""
@@ -215,9 +212,8 @@ func counterPart(d checker.ResourceDetails) string {
 	return fmt.Sprintf("counter %s %d/%d", word, int64(acked)-lost, acked)
 }
 
-// ReplayCommand is the lockstorm run command line that replays cfg's
-// schedule with its seed: every setting that changed the run
-// (config.ReplayArgs), a scripted plan as --fault-plan cfg.PlanFile.
+// ReplayCommand is the lockstorm run command line replaying cfg
+// (config.ReplayArgs).
 func ReplayCommand(cfg config.Config) string {
 	return strings.Join(append([]string{"lockstorm run"}, config.ReplayArgs(cfg)...), " ")
 }
@@ -245,9 +241,7 @@ func Replay(res *analysis.Result) string {
 	return ReplayCommand(cfg)
 }
 
-// writeFaultPlan writes res's scripted fault plan next to its report, for
-// its replay command's --fault-plan; nothing when its faults were drawn
-// from the seed.
+// writeFaultPlan writes res's scripted fault plan for --fault-plan.
 func writeFaultPlan(res *analysis.Result) error {
 	if res.Config.Plan == nil {
 		return nil
@@ -255,9 +249,7 @@ func writeFaultPlan(res *analysis.Result) error {
 	return config.WriteFaultPlan(filepath.Join(res.Dir, config.FaultPlanFile), res.Config.Plan)
 }
 
-// replayNote explains when ReplayCommand's line cannot repeat a run from
-// flags alone: a lock supplied from Go code, or a scripted fault plan
-// with no file to read it from. Empty when the line is enough.
+// replayNote says why ReplayCommand cannot repeat a run, "" when it can.
 func replayNote(cfg config.Config) string {
 	switch {
 	case cfg.Lock == "custom" || cfg.NewLock != nil:
@@ -273,15 +265,13 @@ func replayNote(cfg config.Config) string {
 const unknownReplay = "unknown, the stored configuration is empty"
 
 // configEmpty reports whether cfg names none of the settings a replay
-// needs (a test.json whose config is {} or missing): no command line can
-// repeat such a run.
+// needs (test.json's config {} or missing).
 func configEmpty(cfg config.Config) bool {
 	return cfg.Lock == "" && cfg.Workload == "" && cfg.Nodes == 0 && cfg.Clients == 0 && cfg.TimeLimit == 0 && cfg.NewLock == nil
 }
 
-// Progress renders harness progress snapshots: a bar redrawn in place on
-// a terminal, else (or under CI) a plain line every few seconds and when
-// the active faults change.
+// Progress renders harness progress: a bar on a terminal, else (or under
+// CI) a line every few seconds and when the active faults change.
 type Progress struct {
 	w      io.Writer
 	tty    bool
@@ -292,25 +282,17 @@ type Progress struct {
 
 // NewProgress returns a renderer writing to w (normally os.Stderr).
 func NewProgress(w io.Writer) *Progress {
-	return &Progress{w: w, tty: IsTerminal(w) && os.Getenv("CI") == ""}
-}
-
-// IsTerminal reports whether w is a character device (a terminal).
-func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
+	var st os.FileInfo
+	if ok {
+		st, _ = f.Stat()
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return &Progress{w: w, tty: st != nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("CI") == ""}
 }
 
-// barWidth is the bar's width in characters.
-const barWidth = 30
-
-// plainEvery is how many snapshots (at ~2 per second) pass between two
-// plain log lines.
-const plainEvery = 10
+// The bar is barWidth characters wide; a plain line is written every
+// plainEvery snapshots (at ~2 per second).
+const barWidth, plainEvery = 30, 10
 
 // Update draws one snapshot.
 func (p *Progress) Update(s config.Progress) {

@@ -16,21 +16,16 @@ import (
 	"github.com/lockstorm/lockstorm/internal/store"
 )
 
-// timeline.html, like Jepsen's timeline: one row per client slot, each
-// operation a box from invoke to completion coloured by outcome (one that
-// never completed runs on to the end), fault windows as bands, boxes an
-// anomaly names outlined and marked ▼. timeline.html#op=N scrolls to and
-// highlights the box (or fault band) holding record N. The operations are
-// embedded as JSON and drawn into an SVG by a small script (no network).
+// timeline.html, like Jepsen's: a row per client slot, a box per
+// operation by outcome, fault bands, anomalies' boxes marked; #op=N
+// highlights record N. A small script draws the embedded JSON.
 
 //go:embed timeline.html.tmpl
 var timelineSrc string
 
 var timelineTmpl = template.Must(template.New("timeline").Funcs(template.FuncMap{"count": page.Count[int]}).Parse(timelineSrc))
 
-// maxTimelineBoxes is the most boxes timeline.html draws. Above it, every
-// fail and info operation and every one an anomaly names is kept and the
-// other ok ones are thinned to one in k, and the page says so.
+// maxTimelineBoxes is the most boxes timeline.html draws (okStride).
 const maxTimelineBoxes = 20000
 
 // Outcome codes of timeline boxes (tlBox.Outcome).
@@ -41,11 +36,7 @@ const (
 	tlOpen // info: never completed
 )
 
-// tlBox is one operation on timeline.html, encoded as a JSON array to
-// keep big pages small: [row, start ms, end ms, outcome, op index,
-// process, f, detail, completion index, label, anomalies]. Times are ms
-// since the history's zero; an operation that never completed ends at
-// the end of the history.
+// tlBox is one operation's box, encoded as a JSON array; times in ms.
 type tlBox struct {
 	Row     int
 	Start   float64
@@ -112,10 +103,8 @@ type tlPage struct {
 	Data                 template.JS
 }
 
-// buildTimeline lays out the history of dt: rows from its client slots,
-// boxes from its operations (thinned above maxBoxes, but never one whose
-// records an anomaly names: marks, record index -> the anomalies naming
-// it), bands from its fault windows, the axis to end (ns).
+// buildTimeline lays out dt's rows, boxes (at most maxBoxes, never
+// dropping one of marks' records) and fault bands, the axis to end (ns).
 func buildTimeline(dt *detail, end int64, maxBoxes int, marks map[int64]string) (d tlData, total int) {
 	h, ws, sm := dt.h, dt.ws, dt.sm
 	d.Rows = sm.Rows
@@ -151,9 +140,8 @@ func buildTimeline(dt *detail, end int64, maxBoxes int, marks map[int64]string) 
 	return d, total
 }
 
-// okStride is k when the timeline keeps one in k of dt's ok operations
-// that no anomaly names (marks) to draw at most maxBoxes (1: all), 0
-// when only the fail, info and marked ones fit.
+// okStride is k to keep one in k of the ok operations no anomaly names,
+// all others kept, for at most maxBoxes (0: no ok one fits).
 func okStride(dt *detail, maxBoxes int, marks map[int64]string) int {
 	total := len(dt.sp)
 	if total <= maxBoxes {
@@ -171,9 +159,8 @@ func okStride(dt *detail, maxBoxes int, marks map[int64]string) int {
 	return 0 // only fail and info fit (and even those are capped)
 }
 
-// spanBox is the box of the operation s of h, on its client's row of sm,
-// an operation that never completed running on to end (ms); marked with
-// the anomalies marks names for its invoke or completion.
+// spanBox is s's box (never completed: to end, ms), marked with marks'
+// anomalies of its records.
 func spanBox(h history.History, s clientOp, sm slotMap, end float64, marks map[int64]string) tlBox {
 	inv := &h[s.Inv]
 	b := tlBox{Row: sm.Row[inv.Process], Start: millis(inv.Time), End: end, Outcome: tlOpen,
@@ -202,9 +189,7 @@ func spanBox(h history.History, s clientOp, sm slotMap, end float64, marks map[i
 	return b
 }
 
-// boxLabel is what an operation's box says: its f, then its value (a
-// read or write) or its token shortened (page.ShortToken), from its
-// completion c when it has one.
+// boxLabel is a box's text: f, then the value or the short token.
 func boxLabel(inv, c *history.Op) string {
 	r := inv
 	if c != nil {
@@ -241,9 +226,7 @@ func anomalyMarks(v checker.Result) map[int64]string {
 	return marks
 }
 
-// opDetail is what a box's hover says besides index, type and times: the
-// key, token, fence, value and error of the invoke and its completion c
-// (nil when it never completed).
+// opDetail is a box's hover text besides index, type and times.
 func opDetail(inv, c *history.Op) string {
 	var parts []string
 	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }

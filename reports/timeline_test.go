@@ -19,23 +19,51 @@ import (
 
 // The hand-built pause history on the timeline: one row per client slot,
 // a box per operation with its outcome (the failed release, the acquire
-// that never completed), and the client-pause band.
+// that never completed) and its label (f, then the value or the short
+// token), the box an anomaly names marked, and the client-pause band.
 func TestBuildTimelineBoxesAndBands(t *testing.T) {
 	h, _ := pauseHistory()
+	long := "25211190e7ff8fdbf03f87e5a8acb5fd"
+	marks := map[int64]string{}
+	var write int64 = -1
+	for i := range h {
+		if h[i].Token == "tok-c" {
+			h[i].Token = long
+		}
+		if h[i].F == history.FWrite && h[i].Process == 0 && h[i].Type == history.OK {
+			write = h[i].Index
+			marks[write] = "exclusion write-after-validity (fatal)"
+		}
+	}
 	ws := checker.FaultWindows(h)
-	d, total := buildTimeline(detailOf(h, buildSlots(h, 3), ws, nil, nil, runLeases), endTime(h), maxTimelineBoxes, nil)
+	d, total := buildTimeline(detailOf(h, buildSlots(h, 3), ws, nil, nil, runLeases), endTime(h), maxTimelineBoxes, marks)
 	if total != len(history.Pairs(h)) || len(d.Boxes) != total {
 		t.Fatalf("%d boxes of %d operations, want all %d", len(d.Boxes), total, len(history.Pairs(h)))
 	}
 	if len(d.Rows) != 3 || !strings.HasPrefix(d.Rows[2], "c3 (p2, p3)") {
 		t.Errorf("rows %q, want three client slots, c3 holding p2 and p3", d.Rows)
 	}
-	outcomes := map[int]int{}
+	outcomes, labels, marked := map[int]int{}, map[string]bool{}, 0
 	for _, b := range d.Boxes {
 		outcomes[b.Outcome]++
 		if b.End < b.Start {
 			t.Errorf("box of op %d ends before it starts", b.Index)
 		}
+		labels[b.Label] = true
+		if b.Anomalies != "" {
+			marked++
+			if b.Comp != write || b.Anomalies != marks[write] || b.Label != "write 1" {
+				t.Errorf("marked box %+v, want only p0's write 1 (op %d)", b, write)
+			}
+		}
+	}
+	for _, want := range []string{"acquire tok-a", "read 0", "write 1", "release tok-b", "acquire 25211190…", "release 25211190…", "acquire"} {
+		if !labels[want] {
+			t.Errorf("no box says %q; labels %v", want, labels)
+		}
+	}
+	if marked != 1 {
+		t.Errorf("%d boxes marked, want 1", marked)
 	}
 	if outcomes[tlFail] != 1 || outcomes[tlInfo] != 1 || outcomes[tlOK] != total-2 {
 		t.Errorf("outcomes %v, want 1 fail, 1 info, the rest ok", outcomes)
@@ -48,11 +76,18 @@ func TestBuildTimelineBoxesAndBands(t *testing.T) {
 	}
 }
 
-// Above the box limit every fail and info operation is kept and the ok
-// ones are thinned evenly, within the limit, and the page says so.
+// Above the box limit every fail and info operation and every one an
+// anomaly names is kept, the other ok ones thinned evenly, within the
+// limit, and the page says so.
 func TestTimelineCapsBigHistories(t *testing.T) {
 	h := bigHistory(5000, 4, 2)
-	d, total := buildTimeline(detailOf(h, buildSlots(h, 4), nil, nil, nil, runLeases), endTime(h), 1000, nil)
+	marks := map[int64]string{}
+	for i := range h {
+		if h[i].Type == history.OK && !h[i].IsNemesis() && i%97 == 0 {
+			marks[h[i].Index] = "made up"
+		}
+	}
+	d, total := buildTimeline(detailOf(h, buildSlots(h, 4), nil, nil, nil, runLeases), endTime(h), 1000, marks)
 	if total < 5000 || len(d.Boxes) > 1000 || len(d.Boxes) < 500 {
 		t.Fatalf("%d boxes of %d operations, want at most 1000 and not far below", len(d.Boxes), total)
 	}
@@ -62,14 +97,20 @@ func TestTimelineCapsBigHistories(t *testing.T) {
 			notOK++
 		}
 	}
-	kept := 0
+	kept, drawn := 0, map[int64]bool{}
 	for _, b := range d.Boxes {
 		if b.Outcome != tlOK {
 			kept++
 		}
+		drawn[b.Index], drawn[b.Comp] = true, true
 	}
 	if kept != min(notOK, 1000) {
 		t.Errorf("kept %d fail/info boxes of %d", kept, notOK)
+	}
+	for op := range marks {
+		if !drawn[op] {
+			t.Errorf("marked op %d thinned out of a capped timeline", op)
+		}
 	}
 	dir := t.TempDir()
 	res := bigResult(dir, 30000)
@@ -80,31 +121,14 @@ func TestTimelineCapsBigHistories(t *testing.T) {
 	}
 }
 
-// Write writes timeline.html, the report links it, and the run folder's
-// file table lists it.
-func TestTimelineWrittenAndLinked(t *testing.T) {
-	dir := t.TempDir()
-	mustWrite(t, pauseResult(dir))
-	if !store.Exists(dir, store.TimelineFile) {
-		t.Fatal("no timeline.html")
-	}
-	index, _ := os.ReadFile(filepath.Join(dir, store.IndexFile))
-	if n := strings.Count(string(index), `href="timeline.html"`); n < 3 { // nav, anomalies note, files table
-		t.Errorf("index.html links timeline.html %d times, want nav, anomalies note and files table", n)
-	}
-}
-
 // blend is colour c at opacity a over white.
 func blend(c color.NRGBA, a float64) color.RGBA {
 	f := func(v uint8) uint8 { return uint8(255 - a*(255-float64(v)) + 0.5) }
 	return color.RGBA{f(c.R), f(c.G), f(c.B), 255}
 }
 
-// timeline.html in Chromium: the boxes are drawn in the outcome colours
-// (ok blue, fail red, info orange), the client-pause band is shaded in
-// its fault colour fully on the paused client's row (c1, the top row)
-// and lightly across the others, and each box's hover text names its op
-// index, type and times.
+// timeline.html in Chromium: boxes in the outcome colours, the pause band
+// full on c1's row and light elsewhere, hover text with op and times.
 func TestScreenshotTimeline(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()
@@ -178,70 +202,8 @@ func bandLines(img image.Image, want color.RGBA, tol int) []int {
 	return ys
 }
 
-// Each box says its operation (f, then the value or the short token),
-// the boxes of the operations an anomaly names are marked, and thinning
-// a big history never drops a marked box.
-func TestTimelineBoxesLabelledAndMarked(t *testing.T) {
-	h, _ := pauseHistory()
-	long := "25211190e7ff8fdbf03f87e5a8acb5fd"
-	for i := range h {
-		if h[i].Token == "tok-c" {
-			h[i].Token = long
-		}
-	}
-	ws := checker.FaultWindows(h)
-	marks := map[int64]string{}
-	var write int64 = -1
-	for i := range h {
-		if h[i].F == history.FWrite && h[i].Process == 0 && h[i].Type == history.OK {
-			write = h[i].Index
-			marks[write] = "exclusion write-after-validity (fatal)"
-		}
-	}
-	d, _ := buildTimeline(detailOf(h, buildSlots(h, 3), ws, nil, nil, runLeases), endTime(h), maxTimelineBoxes, marks)
-	labels := map[string]bool{}
-	marked := 0
-	for _, b := range d.Boxes {
-		labels[b.Label] = true
-		if b.Anomalies != "" {
-			marked++
-			if b.Comp != write || b.Anomalies != marks[write] || b.Label != "write 1" {
-				t.Errorf("marked box %+v, want only p0's write 1 (op %d)", b, write)
-			}
-		}
-	}
-	for _, want := range []string{"acquire tok-a", "read 0", "write 1", "release tok-b", "acquire 25211190…", "release 25211190…", "acquire"} {
-		if !labels[want] {
-			t.Errorf("no box says %q; labels %v", want, labels)
-		}
-	}
-	if marked != 1 {
-		t.Errorf("%d boxes marked, want 1", marked)
-	}
-	big := bigHistory(5000, 4, 2)
-	bigMarks := map[int64]string{}
-	for i := range big {
-		if big[i].Type == history.OK && !big[i].IsNemesis() && i%97 == 0 {
-			bigMarks[big[i].Index] = "made up"
-		}
-	}
-	bd, _ := buildTimeline(detailOf(big, buildSlots(big, 4), nil, nil, nil, runLeases), endTime(big), 1000, bigMarks)
-	kept := map[int64]bool{}
-	for _, b := range bd.Boxes {
-		kept[b.Index], kept[b.Comp] = true, true
-	}
-	for op := range bigMarks {
-		if !kept[op] {
-			t.Errorf("marked op %d thinned out of a capped timeline", op)
-		}
-	}
-}
-
-// timeline.html#op=N in Chromium: the box of record N (here the paused
-// client's late write, far right of the run once zoomed to it) is
-// highlighted, the note names it, and it is scrolled into view: the
-// highlight column and the outlined box are on the screenshot. A
-// fragment changed after loading (hashchange) moves the highlight.
+// timeline.html#op=N in Chromium highlights record N's box, names it and
+// scrolls to it; a fragment changed after loading moves the highlight.
 func TestBrowserTimelineOpensAtOp(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +17,7 @@ import (
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/history/historytest"
+	"github.com/lockstorm/lockstorm/internal/page"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/internal/storetest"
 	"github.com/lockstorm/lockstorm/lease"
@@ -40,9 +44,11 @@ func TestWriteRealRun(t *testing.T) {
 	}
 }
 
-// A hand-built GC-pause history (lost update, overlapping holders) gives
-// an INVALID report: failures in junit.xml for exactly the invalid
-// checkers, the anomalies' records inline, the active fault named.
+// The pause run's INVALID report: junit failures for exactly the invalid
+// checkers; on the page the fault, the records, the banner's first fatal
+// anomaly, counts of one singular, fencing "not applicable" with its
+// reason, timeline.html linked from nav, anomalies note and files table;
+// porcupine's pages whole, not segments.
 func TestWriteInvalid(t *testing.T) {
 	res := pauseResult(t.TempDir())
 	if res.Verdict.Valid != checker.Invalid {
@@ -59,11 +65,34 @@ func TestWriteInvalid(t *testing.T) {
 	if failed == 0 || doc.Suites[0].Failures != failed || doc.Failures != failed {
 		t.Errorf("junit: %d failing cases, suite says %d, root %d", failed, doc.Suites[0].Failures, doc.Failures)
 	}
-	if !strings.Contains(index, "client-pause") || !strings.Contains(index, "lost-update") {
-		t.Error("index.html lacks the fault or the lost-update anomaly")
+	a, _ := firstFatalAnomaly(res.Verdict)
+	banner := "first fatal anomaly: " + a.Kind + " (" + a.Checker + " checker) at " + page.Plural(len(a.Ops), "op", "ops") + " " + indexList(a.Ops, 4)
+	fencing := html.UnescapeString(regexp.MustCompile(`(?s)<td><b>fencing</b></td>.*?</tr>`).FindString(index))
+	na := res.Verdict.Results[slices.IndexFunc(res.Verdict.Results, func(r checker.Result) bool { return r.Name == "fencing" })].NotApplicable
+	sub := regexp.MustCompile(`(?s)<div class="sub">seed.*?</div>`).FindString(index)
+	for _, c := range []struct {
+		what     string
+		in       string
+		want, no string
+	}{
+		{"the fault and the lost update", index, `(?s)client-pause.*lost-update`, ""},
+		{"the invalid banner", index, `class="banner invalid"`, ""},
+		{"the first fatal anomaly", html.UnescapeString(index), `<div class="proof" id="proof">` + regexp.QuoteMeta(banner) + `</div>`, ""},
+		{"the fencing row", fencing, `(?s)<span class="badge na">not applicable</span>.*` + regexp.QuoteMeta(na), "badge valid"},
+		{"the counts", sub, ` · 1 fault window ·`, `\b1 (fault windows|fatal anomalies|operations)\b`},
+		{"the links to timeline.html", index, `(?s)(href="timeline.html".*){3}`, ""},
+	} {
+		if !regexp.MustCompile(c.want).MatchString(c.in) || c.no != "" && regexp.MustCompile(c.no).MatchString(c.in) {
+			t.Errorf("index.html: %s: want %q, not %q, in\n%.2000s", c.what, c.want, c.no, c.in)
+		}
 	}
-	if !strings.Contains(index, `class="banner invalid"`) {
-		t.Error("index.html banner is not the invalid colour")
+	if !store.Exists(res.Dir, store.TimelineFile) || store.Exists(res.Dir, "porcupine-2.html") {
+		t.Error("no timeline.html, or a porcupine page per segment of a history of one")
+	}
+	for _, f := range []string{store.PorcupineFile, store.PorcupineCounterFile} {
+		if b := storetest.Read(t, res.Dir, f); strings.Contains(b, "lockstormSegments = [") || strings.Contains(b, "failing segment") {
+			t.Errorf("%s is drawn as a segment", f)
+		}
 	}
 }
 
