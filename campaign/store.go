@@ -66,12 +66,7 @@ func (r *Report) label() string {
 // write writes the campaign's folder and, sharded, its manifest.
 func (r *Report) write(spec Spec) error {
 	root := spec.Flags.Store()
-	dir, err := store.NewDir(filepath.Join(root, Folder, r.label()), r.Started.Format(dirLayout))
-	if err != nil {
-		return err
-	}
-	r.Dir = dir
-	if err := r.writeFiles(); err != nil {
+	if err := r.writeFiles(root); err != nil {
 		return err
 	}
 	if !r.Shard.Set() {
@@ -89,12 +84,17 @@ func (r *Report) write(spec Spec) error {
 			return err
 		}
 	}
+	var err error
 	r.Manifest, err = shard.Write(root, m)
 	return err
 }
 
-// writeFiles writes campaign.json and summary.md into r.Dir.
-func (r *Report) writeFiles() error {
+// writeFiles makes r.Dir under the store root and writes campaign.json
+// and summary.md into it.
+func (r *Report) writeFiles(root string) (err error) {
+	if r.Dir, err = store.NewDir(filepath.Join(root, Folder, r.label()), r.Started.Format(dirLayout)); err != nil {
+		return err
+	}
 	if err := store.WriteJSON(filepath.Join(r.Dir, ReportFile), r); err != nil {
 		return err
 	}
@@ -121,12 +121,7 @@ func Merged(w *shard.Work, dirs []string, out string) (*Report, error) {
 		r.Elapsed += o.Elapsed
 		r.Outcomes = append(r.Outcomes, o)
 	}
-	dir, err := store.NewDir(filepath.Join(out, Folder, r.label()), r.Started.Format(dirLayout))
-	if err != nil {
-		return nil, err
-	}
-	r.Dir = dir
-	return r, r.writeFiles()
+	return r, r.writeFiles(out)
 }
 
 // planArg is the --fault-plan argument of a replay line (its value

@@ -92,9 +92,6 @@ func LoadPlan(path string) (Config, error) {
 	}
 	keys, err := decodePlan(&doc, &c)
 	if err != nil {
-		if errors.Is(err, ErrConfig) {
-			return c, err
-		}
 		return c, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
 	}
 	if err := c.CheckGiven(func(k string) bool { return keys[k] }); err != nil {

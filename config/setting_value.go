@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -205,13 +206,7 @@ var errBadScalar = fmt.Errorf("bad scalar")
 
 // kindWord names a YAML node kind for an error message.
 func kindWord(k yaml.Kind) string {
-	switch k {
-	case yaml.SequenceNode:
-		return "list"
-	case yaml.MappingNode:
-		return "mapping"
-	}
-	return "value of another kind"
+	return cmp.Or(map[yaml.Kind]string{yaml.SequenceNode: "list", yaml.MappingNode: "mapping"}[k], "value of another kind")
 }
 
 // list is a list setting whose flag is pflag's string slice (CSV,
@@ -225,9 +220,9 @@ func list(field func(*Config) *[]string) value {
 // parseList reads a plan's list value: a YAML list, or one string as on
 // the command line ("partition,latency").
 func parseList(n *yaml.Node, name string) ([]string, error) {
+	var out []string
 	switch n.Kind {
 	case yaml.ScalarNode:
-		var out []string
 		for _, part := range strings.Split(n.Value, ",") {
 			if part = strings.TrimSpace(part); part != "" {
 				out = append(out, part)
@@ -235,7 +230,6 @@ func parseList(n *yaml.Node, name string) ([]string, error) {
 		}
 		return out, nil
 	case yaml.SequenceNode:
-		var out []string
 		for _, item := range n.Content {
 			if item.Kind != yaml.ScalarNode {
 				return nil, fmt.Errorf("line %d: %s must be a list of words or one comma-separated string", item.Line, name)
