@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -77,9 +78,7 @@ func LoadChecked(dir string) (*Result, error) {
 		return nil, err
 	}
 	res.Verdict, res.Coverage, res.Interrupted = v, extra.Coverage, extra.Interrupted
-	if extra.Incomplete != "" {
-		res.Incomplete = extra.Incomplete
-	}
+	res.Incomplete = cmp.Or(extra.Incomplete, res.Incomplete)
 	return res, nil
 }
 
@@ -99,10 +98,7 @@ func readResults(dir string) (checker.Result, storedResults, error) {
 	if err != nil {
 		return v, extra, fmt.Errorf("%w: %s has no verdict: %v", config.ErrConfig, dir, err)
 	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return v, extra, fmt.Errorf("%w: %s: %v", config.ErrConfig, path, err)
-	}
-	if err := json.Unmarshal(b, &extra); err != nil {
+	if err := cmp.Or(json.Unmarshal(b, &v), json.Unmarshal(b, &extra)); err != nil {
 		return v, extra, fmt.Errorf("%w: %s: %v", config.ErrConfig, path, err)
 	}
 	return v, extra, nil

@@ -113,11 +113,6 @@ func checkAlso(ctx context.Context, res *Result, also func(o *history.Op, at his
 	if res.Coverage, err = coverageOf(res, cov); err != nil {
 		return fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
-	return finishCheck(res)
-}
-
-// finishCheck applies the demotions and writes results.json.
-func finishCheck(res *Result) error {
 	demoteIncomplete(res)
 	demoteUnexercised(res)
 	demoteClockEvents(res)
@@ -137,6 +132,13 @@ type resultsFile struct {
 	Coverage    *coverage.Report `json:"coverage,omitempty"`
 }
 
+// addLogged adds the resource's log entry w unless it is an api entry.
+func addLogged(log *checker.ServerLog, w *resource.Write) {
+	if !w.Enter {
+		log.Add(&checker.ServerWrite{Key: w.Key, Value: w.Value, Fence: w.Fence, Accepted: w.Accepted, Read: w.Read, Time: w.Time})
+	}
+}
+
 // serverLog is the fencing checker's server log, digested as
 // res.EachWrite reads it (the log itself is never held).
 func serverLog(res *Result) (*checker.ServerLog, error) {
@@ -145,11 +147,4 @@ func serverLog(res *Result) (*checker.ServerLog, error) {
 		return nil, err
 	}
 	return log, nil
-}
-
-// addLogged adds the resource's log entry w unless it is an api entry.
-func addLogged(log *checker.ServerLog, w *resource.Write) {
-	if !w.Enter {
-		log.Add(&checker.ServerWrite{Key: w.Key, Value: w.Value, Fence: w.Fence, Accepted: w.Accepted, Read: w.Read, Time: w.Time})
-	}
 }

@@ -10,8 +10,6 @@ import (
 	"github.com/lockstorm/lockstorm/nemesis"
 )
 
-const notCompleted = "the run did not complete (test.json has no completion mark: it was killed, crashed or is still running)"
-
 // storedIncomplete says why a stored run (n records read, h at least its
 // nemesis records) cannot be trusted to be whole, or "" when it can.
 func storedIncomplete(tf TestFile, n int, h history.History) string {
@@ -20,7 +18,7 @@ func storedIncomplete(tf TestFile, n int, h history.History) string {
 	case tf.Incomplete != "":
 		why = append(why, tf.Incomplete)
 	case !tf.Completed:
-		why = append(why, notCompleted)
+		why = append(why, "the run did not complete (test.json has no completion mark: it was killed, crashed or is still running)")
 	case n != tf.Records:
 		why = append(why, fmt.Sprintf("%s has %d records, the run wrote %d (truncated or damaged)", store.HistoryFile, n, tf.Records))
 	}

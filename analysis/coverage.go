@@ -65,17 +65,9 @@ func coverageInput(res *Result) (coverage.Input, bool) {
 		in.Clients = append(in.Clients, config.ClientName(i))
 	}
 	for i := range cfg.Nodes {
-		in.Nodes = append(in.Nodes, nodeName(i))
+		in.Nodes = append(in.Nodes, fmt.Sprintf("n%d", i+1))
 	}
 	return in, true
-}
-
-// nodeName is the name of the i-th node (from 0): "n1", ...
-func nodeName(i int) string { return fmt.Sprintf("n%d", i+1) }
-
-// minCoverage is cfg's bar (0: DefaultMinCoverage, negative none).
-func minCoverage(cfg config.Config) int {
-	return cmp.Or(cfg.MinCoverage, config.DefaultMinCoverage)
 }
 
 // demoteUnexercised makes a valid verdict with a coverage shortfall
@@ -84,7 +76,7 @@ func demoteUnexercised(res *Result) {
 	if res.Coverage == nil {
 		return
 	}
-	gaps := res.Coverage.Judge(minCoverage(res.Config))
+	gaps := res.Coverage.Judge(cmp.Or(res.Config.MinCoverage, config.DefaultMinCoverage)) // negative: no bar
 	if len(gaps) == 0 || res.Verdict.Valid != checker.Valid {
 		return
 	}
