@@ -140,10 +140,7 @@ func (c *Pass) Records() int64 { return c.n }
 func (c *Pass) Report(src history.Source) (*Report, error) {
 	p, in := c.p, c.in
 	p.finish()
-	rep := &Report{Requested: slices.Clone(in.Requested), Windows: p.windows()}
-	if rep.Requested == nil {
-		rep.Requested = []string{}
-	}
+	rep := &Report{Requested: append([]string{}, in.Requested...), Windows: p.windows()}
 	c.passes = 1
 	judged := p.clientRecs == 0 || p.slotted > 0
 	if !judged {
@@ -172,7 +169,6 @@ func window(fw checker.Window, nem history.History, k int, in Input) Window {
 	first := &nem[k]
 	w.Applied = first.Type == history.OK
 	if first.Type == history.Invoke {
-		w.Applied = false
 		// the start's completion: the next nemesis start record of its fault
 		for _, o := range nem[k+1:] {
 			if o.F == history.FStart && o.Fault == fw.Fault && o.Type != history.Invoke {
