@@ -151,10 +151,7 @@ func Repeat(ctx context.Context, cfg Config, n int, untilInvalid bool, opts ...O
 		}
 	}
 	c.StoppedEarly = rep.Stopped != "" && len(c.Runs) < rep.Planned
-	if err != nil { // the campaign's folder not written
-		return c, err
-	}
-	return c, werr
+	return c, cmp.Or(err, werr) // err: the campaign's folder not written
 }
 
 // Option tunes Repeat.

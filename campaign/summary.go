@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -9,13 +10,7 @@ import (
 
 // holdsWord is a claim's outcome in the progress line and the table.
 func holdsWord(v checker.Validity) string {
-	switch v {
-	case checker.Valid:
-		return "holds"
-	case checker.Invalid:
-		return "FAILS"
-	}
-	return "unknown"
+	return cmp.Or(map[checker.Validity]string{checker.Valid: "holds", checker.Invalid: "FAILS"}[v], "unknown")
 }
 
 // ProgressLine is the line printed as each run ends: "[3/8] unfenced
