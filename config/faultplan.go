@@ -39,14 +39,9 @@ func WriteFaultPlan(path string, p *nemesis.Plan) error {
 }
 
 // loadPlanFile sets c.Plan from c.PlanFile when a file was named.
-func (c *Config) loadPlanFile() error {
-	if c.PlanFile == "" {
-		return nil
+func (c *Config) loadPlanFile() (err error) {
+	if c.PlanFile != "" {
+		c.Plan, err = LoadFaultPlan(c.PlanFile)
 	}
-	p, err := LoadFaultPlan(c.PlanFile)
-	if err != nil {
-		return err
-	}
-	c.Plan = p
-	return nil
+	return err
 }

@@ -30,9 +30,8 @@ func (c Config) CheckGiven(given func(flag string) bool) error {
 	if c.Fencing && c.NewLock == nil {
 		d := c
 		d.fillDefaults() // the default lock when none was named
-		lock := d.Lock
-		if slices.Contains(LockNames(), lock) && !IssuesFences(lock) && !d.lockIsLabel() {
-			return fmt.Errorf("%w: --fencing needs a lock that issues fencing tokens (fenced, fenced-redlock); %s issues none", ErrConfig, lock)
+		if slices.Contains(LockNames(), d.Lock) && !IssuesFences(d.Lock) && !d.lockIsLabel() {
+			return fmt.Errorf("%w: --fencing needs a lock that issues fencing tokens (fenced, fenced-redlock); %s issues none", ErrConfig, d.Lock)
 		}
 	}
 	return nil

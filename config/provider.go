@@ -26,30 +26,25 @@ type External struct {
 	AllowNonLoopback bool `json:"allow_non_loopback,omitempty"`
 }
 
-// capabilities lists what each provider can do to its nodes
-// (nemesis.Spec.Needs).
-var capabilities = map[string][]nemesis.Capability{
-	"local":    {nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedOwnData, nemesis.NeedReplica},
-	"docker":   {nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedOwnData, nemesis.NeedReplica},
-	"external": {nemesis.NeedLinks, nemesis.NeedAdmin},
-}
+// ownNodes is what a provider running its own nodes can do to them.
+var ownNodes = []nemesis.Capability{nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedOwnData, nemesis.NeedReplica}
 
-// clusterCapabilities are what a Redis Cluster (local provider) can do.
-var clusterCapabilities = []nemesis.Capability{nemesis.NeedLinks, nemesis.NeedProcess, nemesis.NeedAdmin, nemesis.NeedOwnData,
-	nemesis.NeedReplica, nemesis.NeedRedisCluster}
+// capabilities lists what each provider can do to its nodes
+// (nemesis.Spec.Needs); a Redis Cluster adds NeedRedisCluster.
+var capabilities = map[string][]nemesis.Capability{"local": ownNodes, "docker": ownNodes,
+	"external": {nemesis.NeedLinks, nemesis.NeedAdmin}}
 
 // checkProvider checks the provider settings and the faults it must apply.
 func (c Config) checkProvider() error {
 	caps, ok := capabilities[c.Provider]
 	if ok && c.Topology == TopologyCluster {
-		caps = clusterCapabilities
+		caps = append(slices.Clip(caps), nemesis.NeedRedisCluster)
 	}
 	kinds := nemesis.Supported(caps...)
 	if !ok {
 		return fmt.Errorf("--provider must be one of local, docker, external, got %q", c.Provider)
 	}
-	var want []string
-	want = append(want, c.Nemesis...)
+	want := slices.Clone(c.Nemesis)
 	if c.Plan != nil {
 		for _, s := range c.Plan.Steps {
 			want = append(want, s.Fault.Kind)
