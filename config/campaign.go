@@ -63,16 +63,8 @@ func CampaignSettings() []CampaignSetting {
 			bind:  func(fs *pflag.FlagSet, c *Campaign) { fs.StringVar(&c.JUnit, "junit", "", "") },
 			check: func(c *Campaign) error { return CheckJUnitPath(c.JUnit) }},
 		{Name: "only", Help: "comma-separated names of the cells to run", Default: "every cell",
-			bind: func(fs *pflag.FlagSet, c *Campaign) { fs.StringVar(&c.onlyText, "only", "", "") },
-			check: func(c *Campaign) error {
-				c.Only = nil
-				for _, s := range strings.Split(c.onlyText, ",") {
-					if s = strings.TrimSpace(s); s != "" {
-						c.Only = append(c.Only, s)
-					}
-				}
-				return nil
-			}},
+			bind:  func(fs *pflag.FlagSet, c *Campaign) { fs.StringVar(&c.onlyText, "only", "", "") },
+			check: func(c *Campaign) error { c.Only = splitList(c.onlyText); return nil }},
 	}
 }
 

@@ -223,12 +223,7 @@ func parseList(n *yaml.Node, name string) ([]string, error) {
 	var out []string
 	switch n.Kind {
 	case yaml.ScalarNode:
-		for _, part := range strings.Split(n.Value, ",") {
-			if part = strings.TrimSpace(part); part != "" {
-				out = append(out, part)
-			}
-		}
-		return out, nil
+		return splitList(n.Value), nil
 	case yaml.SequenceNode:
 		for _, item := range n.Content {
 			if item.Kind != yaml.ScalarNode {
@@ -239,6 +234,16 @@ func parseList(n *yaml.Node, name string) ([]string, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("line %d: %s must be a list of words or one comma-separated string", n.Line, name)
+}
+
+// splitList is the non-empty words of a comma-separated s, trimmed.
+func splitList(s string) (out []string) {
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 // commaList is a list setting whose flag is one comma-separated string
