@@ -52,9 +52,15 @@ const (
 	DefaultTargetHolder = 0.8
 )
 
-// workloadDefaults are the workload options derived from the TTL.
-func workloadDefaults(c Config) workloads.Options {
-	return workloads.Options{}.WithDefaults(c.TTL)
+// workloadSetting is a workload duration setting, replayed when it
+// differs from its default derived from the TTL.
+func workloadSetting(name, help, def string, field func(*workloads.Options) *time.Duration) Setting {
+	return Setting{Name: name, Help: help, Default: def, Replay: ReplayChanged,
+		replayIf: func(c Config) bool {
+			d := workloads.Options{}.WithDefaults(c.TTL)
+			return *field(&c.Workloads) != *field(&d)
+		},
+		value: duration(func(c *Config) *time.Duration { return field(&c.Workloads) }, 0)}
 }
 
 // Settings is the table of a run's settings, in the order of the replay
@@ -87,21 +93,11 @@ func Settings() []Setting {
 			value: duration(func(c *Config) *time.Duration { return &c.TTL }, lease.DefaultTTL)},
 		{Name: "renew-every", Help: "watchdog renewal interval of renewable locks", Default: "ttl/3", Replay: ReplayChanged,
 			value: duration(func(c *Config) *time.Duration { return &c.RenewEvery }, 0)},
-		{Name: "hold-min", Help: "shortest time a holder keeps the lock (counter: between its read and its write; api: inside the API; leader: a term is 2-4 x hold-max)", Default: "ttl/20", Replay: ReplayChanged,
-			replayIf: func(c Config) bool { return c.Workloads.HoldMin != workloadDefaults(c).HoldMin },
-			value:    duration(func(c *Config) *time.Duration { return &c.Workloads.HoldMin }, 0)},
-		{Name: "hold-max", Help: "longest time a holder keeps the lock (holds are drawn between hold-min and hold-max)", Default: "ttl/4", Replay: ReplayChanged,
-			replayIf: func(c Config) bool { return c.Workloads.HoldMax != workloadDefaults(c).HoldMax },
-			value:    duration(func(c *Config) *time.Duration { return &c.Workloads.HoldMax }, 0)},
-		{Name: "think", Help: "pause of a client between two rounds", Default: "ttl/20", Replay: ReplayChanged,
-			replayIf: func(c Config) bool { return c.Workloads.Think != workloadDefaults(c).Think },
-			value:    duration(func(c *Config) *time.Duration { return &c.Workloads.Think }, 0)},
-		{Name: "acquire-timeout", Help: "longest wait of one acquire call; then it gives up (fail) and the client tries again after --think", Default: "2 x ttl", Replay: ReplayChanged,
-			replayIf: func(c Config) bool { return c.Workloads.AcquireTimeout != workloadDefaults(c).AcquireTimeout },
-			value:    duration(func(c *Config) *time.Duration { return &c.Workloads.AcquireTimeout }, 0)},
-		{Name: "op-timeout", Help: "longest wait of one call other than acquire (a write, a release, a renewal); a paused client's calls must outlast its pause", Default: "4 x ttl", Replay: ReplayChanged,
-			replayIf: func(c Config) bool { return c.Workloads.OpTimeout != workloadDefaults(c).OpTimeout },
-			value:    duration(func(c *Config) *time.Duration { return &c.Workloads.OpTimeout }, 0)},
+		workloadSetting("hold-min", "shortest time a holder keeps the lock (counter: between its read and its write; api: inside the API; leader: a term is 2-4 x hold-max)", "ttl/20", func(w *workloads.Options) *time.Duration { return &w.HoldMin }),
+		workloadSetting("hold-max", "longest time a holder keeps the lock (holds are drawn between hold-min and hold-max)", "ttl/4", func(w *workloads.Options) *time.Duration { return &w.HoldMax }),
+		workloadSetting("think", "pause of a client between two rounds", "ttl/20", func(w *workloads.Options) *time.Duration { return &w.Think }),
+		workloadSetting("acquire-timeout", "longest wait of one acquire call; then it gives up (fail) and the client tries again after --think", "2 x ttl", func(w *workloads.Options) *time.Duration { return &w.AcquireTimeout }),
+		workloadSetting("op-timeout", "longest wait of one call other than acquire (a write, a release, a renewal); a paused client's calls must outlast its pause", "4 x ttl", func(w *workloads.Options) *time.Duration { return &w.OpTimeout }),
 		{Name: "node-timeout", Help: "longest wait of one lock command on one node", Default: "ttl/10", Replay: ReplayChanged,
 			value: duration(func(c *Config) *time.Duration { return &c.NodeTimeout }, 0)},
 		{Name: "clients-start-at", Help: "time after the run's start of the clients' first round, so that faults planned at 0 are in place first", Replay: ReplayChanged,
