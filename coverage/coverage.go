@@ -197,20 +197,15 @@ func targets(first *history.Op, in Input) (clients, nodes []string, nodesOnly bo
 
 // counts tallies the windows per kind.
 func counts(rep *Report, planned map[string]int) []KindCount {
+	all := slices.Clone(rep.Requested) // requested, then seen, then planned
+	for _, w := range rep.Windows {
+		all = append(all, w.Kind)
+	}
 	var order []string
-	add := func(k string) {
+	for _, k := range append(all, slices.Sorted(maps.Keys(planned))...) {
 		if !slices.Contains(order, k) {
 			order = append(order, k)
 		}
-	}
-	for _, k := range rep.Requested {
-		add(k)
-	}
-	for _, w := range rep.Windows {
-		add(w.Kind)
-	}
-	for _, k := range slices.Sorted(maps.Keys(planned)) {
-		add(k)
 	}
 	out := make([]KindCount, len(order))
 	for i, k := range order {
@@ -243,10 +238,8 @@ func counts(rep *Report, planned map[string]int) []KindCount {
 
 // Kind returns the counts of kind k (zero counts when absent).
 func (r *Report) Kind(k string) KindCount {
-	for _, c := range r.Kinds {
-		if c.Kind == k {
-			return c
-		}
+	if i := slices.IndexFunc(r.Kinds, func(c KindCount) bool { return c.Kind == k }); i >= 0 {
+		return r.Kinds[i]
 	}
 	return KindCount{Kind: k}
 }
