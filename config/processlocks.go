@@ -24,9 +24,6 @@ func LockNames() []string {
 	return append(slices.Clone(lockimpl.Names()), python.Locks()...)
 }
 
-// processLock reports whether the named lock runs as a process client.
-func processLock(name string) bool { return python.Is(name) }
-
 // multiNode reports whether the named lock defaults to 5 nodes and needs
 // at least 3.
 func multiNode(name string) bool { return lockimpl.MultiNode(name) || python.MultiNode(name) }
@@ -41,7 +38,7 @@ func FIFOLock(name string) bool {
 }
 
 // ProcessClients reports whether c's client slots are processes.
-func (c Config) ProcessClients() bool { return c.ClientCmd != "" || processLock(c.Lock) }
+func (c Config) ProcessClients() bool { return c.ClientCmd != "" || python.Is(c.Lock) }
 
 // checkClients checks the client command and the pause model, defaulting
 // the latter.
@@ -134,11 +131,8 @@ func SplitCommand(s string) ([]string, error) {
 // client-pause paused them.
 func ClientsSummary(c Config) string {
 	what := "in-process Go clients"
-	switch {
-	case c.ClientCmd != "":
-		what = "process clients (" + c.ClientCmd + ")"
-	case processLock(c.Lock):
-		what = "process clients (" + c.Lock + ")"
+	if c.ProcessClients() {
+		what = "process clients (" + cmp.Or(c.ClientCmd, c.Lock) + ")"
 	}
 	if cmp.Or(c.PauseModel, defaultPauseModel(c)) == PauseProcess {
 		return what + "; client-pause stops the whole process (SIGSTOP, renewal thread included) and freezes its links: pause model process"
