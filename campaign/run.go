@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -304,12 +303,4 @@ func (r *Report) Status() checker.Validity {
 func firstLine(err error) string {
 	msg, _, _ := strings.Cut(err.Error(), "\n")
 	return msg
-}
-
-// relDir is dir relative to the store root when it is inside it.
-func relDir(root, dir string) string {
-	if rel, err := filepath.Rel(root, dir); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
-	}
-	return dir
 }

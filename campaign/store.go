@@ -79,7 +79,9 @@ func (r *Report) write(spec Spec) error {
 		return err
 	}
 	for _, o := range r.Outcomes {
-		o.Dir = relDir(root, o.Dir)
+		if rel, err := filepath.Rel(root, o.Dir); err == nil && !strings.HasPrefix(rel, "..") {
+			o.Dir = filepath.ToSlash(rel) // relative to the store root when inside it
+		}
 		if err := m.Add(o.Index, o.Dir, o); err != nil {
 			return err
 		}
