@@ -71,8 +71,7 @@ func Test(t testing.TB, cfg Config) *Result {
 	if errors.Is(err, cluster.ErrNoRedis) {
 		t.Skipf("lockstorm: %v", err)
 	}
-	var rerr *ReportError
-	if errors.As(err, &rerr) {
+	if errors.As(err, new(*ReportError)) {
 		t.Fatalf("lockstorm: report not written: %v", err)
 	}
 	if err != nil {

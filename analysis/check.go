@@ -143,8 +143,5 @@ func addLogged(log *checker.ServerLog, w *resource.Write) {
 // res.EachWrite reads it (the log itself is never held).
 func serverLog(res *Result) (*checker.ServerLog, error) {
 	log := &checker.ServerLog{}
-	if err := res.EachWrite(func(w *resource.Write) { addLogged(log, w) }); err != nil {
-		return nil, err
-	}
-	return log, nil
+	return log, res.EachWrite(func(w *resource.Write) { addLogged(log, w) })
 }
