@@ -3,7 +3,6 @@ package config
 import (
 	"cmp"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -59,12 +58,11 @@ func FlagsMarkdown(fs *pflag.FlagSet) string {
 		}
 	}
 	var rest []*pflag.Flag
-	fs.VisitAll(func(f *pflag.Flag) {
+	fs.VisitAll(func(f *pflag.Flag) { // by name
 		if !seen[f.Name] && f.Name != "help" {
 			rest = append(rest, f)
 		}
 	})
-	sort.Slice(rest, func(i, j int) bool { return rest[i].Name < rest[j].Name })
 	for _, f := range rest {
 		def := f.DefValue
 		if def == "false" || def == "0" {

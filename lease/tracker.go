@@ -110,8 +110,7 @@ func (t *Tracker) Add(r *history.Op) []Event {
 // Finish ends the leases still held, in the order they came to be held.
 func (t *Tracker) Finish() []Event {
 	t.events = t.events[:0]
-	ls := slices.SortedFunc(maps.Keys(t.open), func(a, b *Lease) int { return a.heldAt - b.heldAt })
-	for _, l := range ls {
+	for _, l := range slices.SortedFunc(maps.Keys(t.open), func(a, b *Lease) int { return a.heldAt - b.heldAt }) {
 		l.Last = t.last[l.Process]
 		end, _ := l.HeldUntil()
 		t.end(l, end)
