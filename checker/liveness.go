@@ -82,11 +82,7 @@ type WindowAvailability struct {
 
 // LivenessDetails summarises a liveness check.
 type LivenessDetails struct {
-	Acquires struct {
-		OK   int `json:"ok"`
-		Fail int `json:"fail"`
-		Info int `json:"info"`
-	} `json:"acquires"`
+	Acquires    Outcomes             `json:"acquires"`
 	SuccessRate float64              `json:"success_rate"`
 	Wait        Percentiles          `json:"wait"`     // acquire ok: Return − Call
 	WaitAny     Percentiles          `json:"wait_any"` // every completed acquire

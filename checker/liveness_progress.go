@@ -24,15 +24,12 @@ func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
 		r.retryGap = max(r.retryGap, x.Call-t)
 		delete(s.lastFail, x.Process)
 	}
+	r.d.Acquires.count(x.Type)
 	switch x.Type {
 	case history.OK:
-		r.d.Acquires.OK++
 		s.waits.add(x.Return - x.Call)
 	case history.Fail:
-		r.d.Acquires.Fail++
 		s.lastFail[x.Process] = x.Done
-	default:
-		r.d.Acquires.Info++
 	}
 	if x.Ret >= 0 {
 		s.waitsAny.add(x.Done - x.Call)

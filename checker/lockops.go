@@ -125,21 +125,15 @@ func outOf(t history.Type) outcome {
 // keeps it: oks, and info acquires a later release or extend ok used.
 func (b *lockBuild) countAcquire(i int, out outcome) bool {
 	a := &b.s.d.Acquire
-	switch out {
-	case outOK:
-		a.OK++
-	case outFail:
-		a.Fail++
-		return false
-	case outInfo:
-		a.Info++
-		if !b.used[i] {
-			b.s.infoAcq = append(b.s.infoAcq, &b.os[i])
-			return false
-		}
+	a.count(b.os[i].Type)
+	switch {
+	case out == outInfo && b.used[i]:
 		a.InfoKept++
+	case out == outInfo:
+		b.s.infoAcq = append(b.s.infoAcq, &b.os[i])
+		return false
 	}
-	return true
+	return out != outFail
 }
 
 // bound sets the lease bounds of an acquire or extend input: the expiry
