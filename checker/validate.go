@@ -351,14 +351,3 @@ func (p *windowPairer) finish(end int64) ([]Window, error) {
 	}
 	return windows, nil
 }
-
-// activeFaults lists the labels of the windows containing time t.
-func activeFaults(ws []Window, t int64) []string {
-	var out []string
-	for _, w := range ws {
-		if w.Contains(t) {
-			out = append(out, w.Label())
-		}
-	}
-	return out
-}
