@@ -119,12 +119,9 @@ type fencePending struct {
 }
 
 func (v *fenceValidator) key(k string) *fenceKey {
-	fk := v.keys[k]
-	if fk == nil {
-		fk = &fenceKey{name: k, writes: fenceMax{curT: -1 << 62}, issued: fenceMax{curT: -1 << 62}}
-		v.keys[k] = fk
-	}
-	return fk
+	return entry(v.keys, k, func() *fenceKey {
+		return &fenceKey{name: k, writes: fenceMax{curT: -1 << 62}, issued: fenceMax{curT: -1 << 62}}
+	})
 }
 
 // invoke takes a client invoke: a write's or fenced read's (fence 0 is

@@ -94,12 +94,7 @@ type ackRef struct {
 func newLostUpdateCheck() *lostUpdateCheck { return &lostUpdateCheck{keys: map[string]*lostKey{}} }
 
 func (c *lostUpdateCheck) get(k string) *lostKey {
-	s := c.keys[k]
-	if s == nil {
-		s = &lostKey{}
-		c.keys[k] = s
-	}
-	return s
+	return entry(c.keys, k, func() *lostKey { return &lostKey{} })
 }
 
 func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
