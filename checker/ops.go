@@ -106,7 +106,7 @@ func fillTokens(os []op) {
 		switch o.F {
 		case history.FAcquire:
 			if o.Token == "" {
-				o.Token = syntheticToken(o)
+				o.Token = syntheticToken(o.Inv)
 			}
 			o.Lease = i
 			if o.Type == history.OK {
@@ -131,9 +131,8 @@ type procKey struct {
 
 type tokKey struct{ key, token string }
 
-func syntheticToken(o *op) string {
-	return "op#" + strconv.FormatInt(o.Inv, 10)
-}
+// syntheticToken is the token of an acquire without one, invoked at record inv.
+func syntheticToken(inv int64) string { return "op#" + strconv.FormatInt(inv, 10) }
 
 // usedLater reports, per acquire index, whether a release or extend ok
 // acted on its lease (proof that it took effect).

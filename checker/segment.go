@@ -2,7 +2,6 @@ package checker
 
 import (
 	"cmp"
-	"strconv"
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -98,7 +97,7 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 			break
 		}
 		if tok == "" {
-			tok = "op#" + strconv.FormatInt(inv.Index, 10) // fillTokens' synthetic token
+			tok = syntheticToken(inv.Index)
 		}
 		if r.Type == history.OK {
 			c.holding[procKey{p, key}] = tok
