@@ -236,7 +236,7 @@ type fencingRun struct {
 func newFencingRun(log *ServerLog) *fencingRun {
 	r := &fencingRun{v: &fenceValidator{keys: map[string]*fenceKey{}, pending: map[int]fencePending{}}, log: log}
 	if log != nil {
-		r.server = newServerOps(log.wanted())
+		r.server = &serverOps{writes: map[wkey][]int64{}, reads: map[wkey][]int64{}, want: log.wanted()}
 	}
 	return r
 }

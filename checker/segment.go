@@ -41,11 +41,6 @@ type aliveLease struct {
 	exp, ttl int64
 }
 
-func newCutter(drift time.Duration, factor float64) *cutter {
-	return &cutter{drift: drift, factor: factor, alive: map[tokKey]aliveLease{},
-		holding: map[procKey]string{}, counter: newCounterCut()}
-}
-
 // canCut reports whether a cut before record r is quiescent (r not yet
 // added).
 func (c *cutter) canCut(r *history.Op) bool {

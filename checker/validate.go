@@ -163,7 +163,7 @@ func (r *opRef) indices() []int64 {
 
 func newTokenCheck(tab *tokTable) *tokenCheck {
 	t := &tokenCheck{tab: tab}
-	t.writes = newWriteFences(&t.al)
+	t.writes = &writeFences{cur: map[procKey]*fencedLease{}, byFence: map[keyFence]*fencedLease{}, al: &t.al}
 	return t
 }
 
