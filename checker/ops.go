@@ -2,7 +2,6 @@ package checker
 
 import (
 	"cmp"
-	"slices"
 	"strconv"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -87,8 +86,7 @@ func opIndices(os ...*op) []int64 {
 	for _, o := range os {
 		out = append(out, o.indices()...)
 	}
-	slices.Sort(out)
-	return out
+	return sortedIndices(out)
 }
 
 // fillTokens gives acquires without a Token a unique synthetic token and

@@ -212,13 +212,11 @@ func (c *cronCheck) finish(r *Resource, al *anomalyList) *CronSummary {
 		if len(rs) > 1 {
 			s.Duplicates++
 			procs := make([]int, len(rs))
-			var ops []int64
+			ops := make([][]int64, len(rs))
 			for i, o := range rs {
-				procs[i] = o.Process
-				ops = append(ops, o.indices()...)
+				procs[i], ops[i] = o.Process, o.indices()
 			}
-			slices.Sort(ops)
-			al.add(Anomaly{Kind: "cron-duplicate", Fatal: true, Ops: ops,
+			al.add(Anomaly{Kind: "cron-duplicate", Fatal: true, Ops: sortedIndices(ops...),
 				Text: fmt.Sprintf("cron %q: tick %d ran %d times (processes %v)", k.key, k.tick, len(rs), procs)})
 		}
 	}
