@@ -34,7 +34,12 @@ type lockBuild struct {
 // lockOpsOf turns a history's ops (fillTokens applied) into porcupine
 // operations.
 func (l *Lock) lockOpsOf(os []op) lockSearch {
-	b := &lockBuild{l: l, os: os, used: usedLater(os), leaseID: map[int]int32{}}
+	b := &lockBuild{l: l, os: os, used: map[int]bool{}, leaseID: map[int]int32{}}
+	for _, o := range os { // a release or extend ok proves its lease's acquire took effect
+		if (o.F == history.FRelease || o.F == history.FExtend) && o.Type == history.OK && o.Lease >= 0 {
+			b.used[o.Lease] = true
+		}
+	}
 	for i := range os {
 		o := &os[i]
 		in := b.input(i)

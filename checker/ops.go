@@ -131,16 +131,3 @@ type tokKey struct{ key, token string }
 
 // syntheticToken is the token of an acquire without one, invoked at record inv.
 func syntheticToken(inv int64) string { return "op#" + strconv.FormatInt(inv, 10) }
-
-// usedLater reports, per acquire index, whether a release or extend ok
-// acted on its lease (proof that it took effect).
-func usedLater(os []op) map[int]bool {
-	used := map[int]bool{}
-	for i := range os {
-		o := &os[i]
-		if (o.F == history.FRelease || o.F == history.FExtend) && o.Type == history.OK && o.Lease >= 0 {
-			used[o.Lease] = true
-		}
-	}
-	return used
-}
