@@ -53,7 +53,12 @@ func finishWith(res *Result, tr Result, anyOK bool, windows []Window, n int64, t
 		for j := range res.Results[i].Anomalies {
 			a := &res.Results[i].Anomalies[j]
 			if len(a.Ops) > 0 && a.Faults == nil && a.Ops[0] >= 0 && a.Ops[0] < n {
-				a.Faults = activeFaults(windows, timeOf(a.Ops[0]))
+				t := timeOf(a.Ops[0])
+				for _, w := range windows {
+					if w.Contains(t) {
+						a.Faults = append(a.Faults, w.Label())
+					}
+				}
 			}
 		}
 	}

@@ -197,9 +197,5 @@ func (e Exclusion) mergeSegments(st *stream, parts []segmentPart) Result {
 	return res
 }
 
-// sortedIndices are the record indices of a and b, in order.
-func sortedIndices(a, b []int64) []int64 {
-	out := append(append([]int64(nil), a...), b...)
-	slices.Sort(out)
-	return out
-}
+// sortedIndices are the record indices of ls, in order.
+func sortedIndices(ls ...[]int64) []int64 { return slices.Sorted(slices.Values(slices.Concat(ls...))) }

@@ -119,12 +119,9 @@ type fencePending struct {
 }
 
 func (v *fenceValidator) key(k string) *fenceKey {
-	fk := v.keys[k]
-	if fk == nil {
-		fk = &fenceKey{name: k, writes: fenceMax{curT: -1 << 62}, issued: fenceMax{curT: -1 << 62}}
-		v.keys[k] = fk
-	}
-	return fk
+	return entry(v.keys, k, func() *fenceKey {
+		return &fenceKey{name: k, writes: fenceMax{curT: -1 << 62}, issued: fenceMax{curT: -1 << 62}}
+	})
 }
 
 // invoke takes a client invoke: a write's or fenced read's (fence 0 is
@@ -239,7 +236,7 @@ type fencingRun struct {
 func newFencingRun(log *ServerLog) *fencingRun {
 	r := &fencingRun{v: &fenceValidator{keys: map[string]*fenceKey{}, pending: map[int]fencePending{}}, log: log}
 	if log != nil {
-		r.server = newServerOps(log.wanted())
+		r.server = &serverOps{writes: map[wkey][]int64{}, reads: map[wkey][]int64{}, want: log.wanted()}
 	}
 	return r
 }

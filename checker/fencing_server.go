@@ -112,10 +112,6 @@ type serverOps struct {
 	want   map[wkey]bool
 }
 
-func newServerOps(want map[wkey]bool) *serverOps {
-	return &serverOps{writes: map[wkey][]int64{}, reads: map[wkey][]int64{}, want: want}
-}
-
 // keyOf is where invoke o goes; nil if not a fenced op or not wanted.
 func (m *serverOps) keyOf(o *history.Op) (map[wkey][]int64, wkey) {
 	mp, k := m.writes, wkey{o.Key, o.Fence, o.Value}

@@ -109,3 +109,13 @@ func overlapsOf(ls []*Lease, span func(*Lease) [][2]int64) []Overlap {
 
 // sortedKeys are m's keys in order.
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// entry is m[k], set to mk() first if absent.
+func entry[K comparable, V any](m map[K]*V, k K, mk func() *V) *V {
+	v := m[k]
+	if v == nil {
+		v = mk()
+		m[k] = v
+	}
+	return v
+}

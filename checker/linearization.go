@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -124,6 +125,11 @@ func renumbered(pops []porcupine.Operation, notes []porcupine.Annotation) ([]por
 // steps the model through the longest partial linearization, calling visit
 // with each input, and returns the state reached and, of the ops outside
 // it, the one that returned first (ties: invoked first).
+// opOrder orders ops by (Call, Return).
+func opOrder(a, b porcupine.Operation) int {
+	return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Return, b.Return))
+}
+
 func unplaced(model porcupine.Model, part []porcupine.Operation, timeout time.Duration, visit func(in any)) (state any, culprit *porcupine.Operation, illegal bool) {
 	model.Partition = nil
 	r, info := porcupine.CheckOperationsVerbose(model, part, timeout)
@@ -134,7 +140,7 @@ func unplaced(model porcupine.Model, part []porcupine.Operation, timeout time.Du
 	// porcupine returns them in map order: take the least of the longest
 	for _, lin := range info.PartialLinearizationsOperations() {
 		for _, l := range lin {
-			if len(l) > len(longest) || len(l) == len(longest) && linearizationLess(l, longest) {
+			if len(l) > len(longest) || len(l) == len(longest) && slices.CompareFunc(l, longest, opOrder) < 0 {
 				longest = l
 			}
 		}
@@ -155,19 +161,6 @@ func unplaced(model porcupine.Model, part []porcupine.Operation, timeout time.Du
 		}
 	}
 	return state, culprit, true
-}
-
-// linearizationLess orders partial linearizations by their ops' (Call, Return).
-func linearizationLess(a, b []porcupine.Operation) bool {
-	for i := range min(len(a), len(b)) {
-		if a[i].Call != b[i].Call {
-			return a[i].Call < b[i].Call
-		}
-		if a[i].Return != b[i].Return {
-			return a[i].Return < b[i].Return
-		}
-	}
-	return false
 }
 
 // Colours of the annotations in the porcupine visualisation.

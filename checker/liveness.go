@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -82,11 +81,7 @@ type WindowAvailability struct {
 
 // LivenessDetails summarises a liveness check.
 type LivenessDetails struct {
-	Acquires struct {
-		OK   int `json:"ok"`
-		Fail int `json:"fail"`
-		Info int `json:"info"`
-	} `json:"acquires"`
+	Acquires    Outcomes             `json:"acquires"`
 	SuccessRate float64              `json:"success_rate"`
 	Wait        Percentiles          `json:"wait"`     // acquire ok: Return − Call
 	WaitAny     Percentiles          `json:"wait_any"` // every completed acquire
@@ -203,19 +198,6 @@ func (r *livenessRun) skip(k, why string) {
 	r.d.NotJudged = append(r.d.NotJudged, fmt.Sprintf("key %q: %s", k, why))
 }
 
-// leaseEnd is when the lease of acquire a, granted at from, ran out by
-// its TTL and extends; from itself without a TTL.
-func (r *livenessRun) leaseEnd(a *op, from int64) int64 {
-	if a.TTL <= 0 {
-		return from
-	}
-	end := satAdd(from, a.TTL)
-	if l := r.leases[a.Lease]; l != nil {
-		end = max(end, l.extendedTo)
-	}
-	return end
-}
-
 // releasedAt is the invoke of the first release ok of acquire a's lease.
 func (r *livenessRun) releasedAt(a *op) (int64, bool) {
 	if l := r.leases[a.Lease]; l != nil && l.released {
@@ -240,7 +222,7 @@ func (r *livenessRun) neverFreed(k string, p *keyProgress, fails []*op, freeAfte
 		if rel, ok := r.releasedAt(lastOK); ok {
 			var names []string
 			for _, u := range p.unknown {
-				if _, freed := r.releasedAt(u); freed || u.Call >= lastCall(fails) {
+				if _, freed := r.releasedAt(u); freed || !slices.ContainsFunc(fails, func(f *op) bool { return f.Call > u.Call }) {
 					continue
 				}
 				holders = append(holders, u)
@@ -265,7 +247,10 @@ func (r *livenessRun) neverFreed(k string, p *keyProgress, fails []*op, freeAfte
 		return
 	}
 	// a failure during a fault may be the fault's
-	if fails = slices.DeleteFunc(fails, func(o *op) bool { return r.inFault(o.Call) }); len(fails) < 3 {
+	inFault := func(o *op) bool {
+		return slices.ContainsFunc(r.windows, func(w Window) bool { return w.Contains(o.Call) })
+	}
+	if fails = slices.DeleteFunc(fails, inFault); len(fails) < 3 {
 		return
 	}
 	r.d.NeverFreed++
@@ -278,29 +263,22 @@ func (r *livenessRun) neverFreed(k string, p *keyProgress, fails []*op, freeAfte
 			k, who, len(fails), fmtDur(r.end-since))})
 }
 
-// inFault reports whether a fault window was open at time t.
-func (r *livenessRun) inFault(t int64) bool {
-	return slices.ContainsFunc(r.windows, func(w Window) bool { return w.Contains(t) })
-}
-
-// lastCall is the latest invoke time of os (Inf if none).
-func lastCall(os []*op) int64 {
-	if len(os) == 0 {
-		return Inf
-	}
-	return slices.MaxFunc(os, func(a, b *op) int { return cmp.Compare(a.Call, b.Call) }).Call
-}
-
 // possibleHolders are the possible holders of a key, from their invoke
 // until released or their lease ran out (from the return, or completion
 // of one with unknown outcome): its latest acquire ok and its acquires
 // with unknown outcome. A failure whose span meets one is explained.
 func (r *livenessRun) possibleHolders(p *keyProgress) [][2]int64 {
 	var hs [][2]int64
-	add := func(o *op, granted int64) {
-		to := r.leaseEnd(o, granted)
-		if rel, ok := r.releasedAt(o); ok {
-			to = min(to, rel)
+	add := func(o *op, granted int64) { // to: its TTL and extends ran out, or it was released
+		to, l := granted, r.leases[o.Lease]
+		if o.TTL > 0 {
+			to = satAdd(granted, o.TTL)
+			if l != nil {
+				to = max(to, l.extendedTo)
+			}
+		}
+		if l != nil && l.released {
+			to = min(to, l.releasedAt)
 		}
 		hs = append(hs, [2]int64{o.Call, to})
 	}

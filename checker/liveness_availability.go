@@ -35,11 +35,6 @@ type windowCounts struct {
 	recovery    int64 // first acquire ok after end, -1 if none yet
 }
 
-func newWindowStream() *windowStream {
-	return &windowStream{await: map[*windowCounts]bool{}, recov: map[*windowCounts]bool{},
-		byStart: map[int64]*windowCounts{}, now: -1}
-}
-
 // advance moves the time to t, taking the counts due at now.
 func (s *windowStream) advance(t int64) {
 	if t <= s.now {

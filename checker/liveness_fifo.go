@@ -30,11 +30,6 @@ type fifoPatch struct {
 	a, b *lop
 }
 
-func newFifoStream(l *Liveness) *fifoStream {
-	return &fifoStream{l: l, now: -1, waiting: map[string][]*lop{}, patch: map[*lop][]fifoPatch{},
-		asWaiter: map[*lop][]int{}, recent: map[string][]*lop{}}
-}
-
 func (f *fifoStream) call(x *lop) { x.waitKey = x.Key; f.calls = append(f.calls, x) }
 func (f *fifoStream) ret(x *lop)  { f.rets = append(f.rets, x) }
 

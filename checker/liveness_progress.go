@@ -24,15 +24,12 @@ func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
 		r.retryGap = max(r.retryGap, x.Call-t)
 		delete(s.lastFail, x.Process)
 	}
+	r.d.Acquires.count(x.Type)
 	switch x.Type {
 	case history.OK:
-		r.d.Acquires.OK++
 		s.waits.add(x.Return - x.Call)
 	case history.Fail:
-		r.d.Acquires.Fail++
 		s.lastFail[x.Process] = x.Done
-	default:
-		r.d.Acquires.Info++
 	}
 	if x.Ret >= 0 {
 		s.waitsAny.add(x.Done - x.Call)
@@ -43,11 +40,7 @@ func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
 			Text: fmt.Sprintf("key %q: process %d waited %s for the lock (%s), more than %s", x.Key, x.Process, fmtDur(x.Done-x.Call), x.Type, mw)})
 	}
 	// progress, with the heal so far (see heal)
-	p := s.prog[x.Key]
-	if p == nil {
-		p = &streamProgress{}
-		s.prog[x.Key] = p
-	}
+	p := entry(s.prog, x.Key, func() *streamProgress { return &streamProgress{} })
 	if x.Call > s.healed && p.invokedAfter == nil {
 		p.invokedAfter = heapOp(o)
 	}

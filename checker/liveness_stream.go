@@ -58,11 +58,13 @@ func newLiveStream(l *Liveness, tokens *tokenCheck) *liveStream {
 	s := &liveStream{r: livenessRun{l: l},
 		keysOf: map[int][]string{}, queued: map[int]int{}, dead: map[int]bool{},
 		tab: tokens.tab, leases: map[uint32]*liveLease{},
-		lastFail: map[int]int64{}, prog: map[string]*streamProgress{}, win: newWindowStream(), tokens: tokens}
+		lastFail: map[int]int64{}, prog: map[string]*streamProgress{}, tokens: tokens,
+		win: &windowStream{await: map[*windowCounts]bool{}, recov: map[*windowCounts]bool{}, byStart: map[int64]*windowCounts{}, now: -1}}
 	s.match = lease.NewMatcher(s.byToken)
 	s.stuck = NewStuckWatch(l.NeverFreedAfter)
 	if l.Fair || l.RequireFIFO {
-		s.fifo = newFifoStream(l)
+		s.fifo = &fifoStream{l: l, now: -1, waiting: map[string][]*lop{}, patch: map[*lop][]fifoPatch{},
+			asWaiter: map[*lop][]int{}, recent: map[string][]*lop{}}
 	}
 	return s
 }
@@ -158,7 +160,7 @@ func (s *liveStream) take(x *lop) {
 	o := x.op
 	i, found := s.tokens.add(&o) // the row of x's key and token, if it has a token
 	if x.Token == "" {
-		x.Token = syntheticToken(&o)
+		x.Token = syntheticToken(o.Inv)
 	}
 	var l *liveLease
 	if x.Type != history.Fail {

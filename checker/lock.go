@@ -49,9 +49,7 @@ type LockDetails struct {
 	Keys    int `json:"keys"`
 	Ops     int `json:"ops"` // operations given to porcupine
 	Acquire struct {
-		OK       int `json:"ok"`
-		Fail     int `json:"fail"`
-		Info     int `json:"info"`                // unknown outcome
+		Outcomes
 		InfoKept int `json:"info_kept,omitempty"` // kept: a later release or extend ok acted on their lease
 	} `json:"acquire"`
 	BoundedInfo int      `json:"bounded_info"` // see boundInfo
@@ -62,6 +60,27 @@ type LockDetails struct {
 	Linearization *Linearization   `json:"-"`
 	Failing       []*Linearization `json:"-"`
 }
+
+// Outcomes counts ops by outcome (Info: unknown).
+type Outcomes struct {
+	OK   int `json:"ok"`
+	Fail int `json:"fail"`
+	Info int `json:"info"`
+}
+
+// count counts one op completed as t.
+func (c *Outcomes) count(t history.Type) {
+	switch t {
+	case history.OK:
+		c.OK++
+	case history.Fail:
+		c.Fail++
+	default:
+		c.Info++
+	}
+}
+
+func (c *Outcomes) add(d Outcomes) { c.OK, c.Fail, c.Info = c.OK+d.OK, c.Fail+d.Fail, c.Info+d.Info }
 
 // searchTimeout is the porcupine budget given ctx.
 func searchTimeout(ctx context.Context, t time.Duration) time.Duration {

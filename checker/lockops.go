@@ -34,7 +34,12 @@ type lockBuild struct {
 // lockOpsOf turns a history's ops (fillTokens applied) into porcupine
 // operations.
 func (l *Lock) lockOpsOf(os []op) lockSearch {
-	b := &lockBuild{l: l, os: os, used: usedLater(os), leaseID: map[int]int32{}}
+	b := &lockBuild{l: l, os: os, used: map[int]bool{}, leaseID: map[int]int32{}}
+	for _, o := range os { // a release or extend ok proves its lease's acquire took effect
+		if (o.F == history.FRelease || o.F == history.FExtend) && o.Type == history.OK && o.Lease >= 0 {
+			b.used[o.Lease] = true
+		}
+	}
 	for i := range os {
 		o := &os[i]
 		in := b.input(i)
@@ -125,21 +130,15 @@ func outOf(t history.Type) outcome {
 // keeps it: oks, and info acquires a later release or extend ok used.
 func (b *lockBuild) countAcquire(i int, out outcome) bool {
 	a := &b.s.d.Acquire
-	switch out {
-	case outOK:
-		a.OK++
-	case outFail:
-		a.Fail++
-		return false
-	case outInfo:
-		a.Info++
-		if !b.used[i] {
-			b.s.infoAcq = append(b.s.infoAcq, &b.os[i])
-			return false
-		}
+	a.count(b.os[i].Type)
+	switch {
+	case out == outInfo && b.used[i]:
 		a.InfoKept++
+	case out == outInfo:
+		b.s.infoAcq = append(b.s.infoAcq, &b.os[i])
+		return false
 	}
-	return true
+	return out != outFail
 }
 
 // bound sets the lease bounds of an acquire or extend input: the expiry

@@ -100,9 +100,7 @@ func (l *Lock) merge(ps []piece, start time.Time) (res Result) {
 	var d LockDetails
 	for _, p := range ps {
 		d.Ops += p.d.Ops
-		d.Acquire.OK += p.d.Acquire.OK
-		d.Acquire.Fail += p.d.Acquire.Fail
-		d.Acquire.Info += p.d.Acquire.Info
+		d.Acquire.add(p.d.Acquire.Outcomes)
 		d.Acquire.InfoKept += p.d.Acquire.InfoKept
 		d.BoundedInfo += p.d.BoundedInfo
 	}
@@ -139,10 +137,7 @@ func (l *Lock) uncheckedSegment(v Validity, why string, ov *overflow) segmentPar
 
 // foldOverflow counts the acquires of a checked segment into ov.
 func (l *Lock) foldOverflow(ov *overflow, part segmentPart) {
-	d := part.(piece).d
-	ov.acq.Acquire.OK += d.Acquire.OK
-	ov.acq.Acquire.Fail += d.Acquire.Fail
-	ov.acq.Acquire.Info += d.Acquire.Info
+	ov.acq.Acquire.add(part.(piece).d.Acquire.Outcomes)
 }
 
 // mergeSegments merges the segments' lock pieces, ambiguous seams

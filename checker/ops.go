@@ -2,7 +2,6 @@ package checker
 
 import (
 	"cmp"
-	"slices"
 	"strconv"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -87,8 +86,7 @@ func opIndices(os ...*op) []int64 {
 	for _, o := range os {
 		out = append(out, o.indices()...)
 	}
-	slices.Sort(out)
-	return out
+	return sortedIndices(out)
 }
 
 // fillTokens gives acquires without a Token a unique synthetic token and
@@ -106,7 +104,7 @@ func fillTokens(os []op) {
 		switch o.F {
 		case history.FAcquire:
 			if o.Token == "" {
-				o.Token = syntheticToken(o)
+				o.Token = syntheticToken(o.Inv)
 			}
 			o.Lease = i
 			if o.Type == history.OK {
@@ -131,19 +129,5 @@ type procKey struct {
 
 type tokKey struct{ key, token string }
 
-func syntheticToken(o *op) string {
-	return "op#" + strconv.FormatInt(o.Inv, 10)
-}
-
-// usedLater reports, per acquire index, whether a release or extend ok
-// acted on its lease (proof that it took effect).
-func usedLater(os []op) map[int]bool {
-	used := map[int]bool{}
-	for i := range os {
-		o := &os[i]
-		if (o.F == history.FRelease || o.F == history.FExtend) && o.Type == history.OK && o.Lease >= 0 {
-			used[o.Lease] = true
-		}
-	}
-	return used
-}
+// syntheticToken is the token of an acquire without one, invoked at record inv.
+func syntheticToken(inv int64) string { return "op#" + strconv.FormatInt(inv, 10) }

@@ -28,14 +28,7 @@ func (st *stream) overflowAdd(o *history.Op) {
 func (st *stream) overflowOp(ov *overflow, x *op) {
 	switch x.F {
 	case history.FAcquire:
-		switch x.Type {
-		case history.OK:
-			ov.acq.Acquire.OK++
-		case history.Fail:
-			ov.acq.Acquire.Fail++
-		default:
-			ov.acq.Acquire.Info++
-		}
+		ov.acq.Acquire.count(x.Type)
 	case history.FRead, history.FWrite:
 		ov.rw = true
 	}

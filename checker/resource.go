@@ -91,20 +91,10 @@ type ackRef struct {
 	Process int32
 }
 
-// ref is the write as an opRef (ok).
-func (a ackRef) ref() *opRef {
-	return &opRef{history.OK, int(a.Process), a.Inv, a.Inv + int64(a.DRet)}
-}
-
 func newLostUpdateCheck() *lostUpdateCheck { return &lostUpdateCheck{keys: map[string]*lostKey{}} }
 
 func (c *lostUpdateCheck) get(k string) *lostKey {
-	s := c.keys[k]
-	if s == nil {
-		s = &lostKey{}
-		c.keys[k] = s
-	}
-	return s
+	return entry(c.keys, k, func() *lostKey { return &lostKey{} })
 }
 
 func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
@@ -118,7 +108,7 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 				s.lastAckOp = heapOp(o)
 			}
 			if prev, ok := s.byValue.get(o.Value); ok {
-				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: sortedIndices(prev.ref().indices(), o.indices()),
+				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: sortedIndices([]int64{prev.Inv, prev.Inv + int64(prev.DRet)}, o.indices()),
 					Text: fmt.Sprintf("counter %q: processes %d and %d both wrote %d and the resource acknowledged both: one increment is lost", o.Key, prev.Process, o.Process, o.Value)})
 			} else {
 				s.byValue.add(o.Value, ackRef{o.Inv, int32(min(o.Ret-o.Inv, math.MaxInt32)), int32(o.Process)})
@@ -222,13 +212,11 @@ func (c *cronCheck) finish(r *Resource, al *anomalyList) *CronSummary {
 		if len(rs) > 1 {
 			s.Duplicates++
 			procs := make([]int, len(rs))
-			var ops []int64
+			ops := make([][]int64, len(rs))
 			for i, o := range rs {
-				procs[i] = o.Process
-				ops = append(ops, o.indices()...)
+				procs[i], ops[i] = o.Process, o.indices()
 			}
-			slices.Sort(ops)
-			al.add(Anomaly{Kind: "cron-duplicate", Fatal: true, Ops: ops,
+			al.add(Anomaly{Kind: "cron-duplicate", Fatal: true, Ops: sortedIndices(ops...),
 				Text: fmt.Sprintf("cron %q: tick %d ran %d times (processes %v)", k.key, k.tick, len(rs), procs)})
 		}
 	}
@@ -288,13 +276,7 @@ func (r *Resource) checkAPI(os []op, al *anomalyList) *APISummary {
 	active := map[string][]call{}
 	for _, c := range calls {
 		// drop calls of this key that certainly ended before c started
-		cur := active[c.key][:0]
-		for _, a := range active[c.key] {
-			if a.end > c.start {
-				cur = append(cur, a)
-			}
-		}
-		cur = append(cur, c)
+		cur := append(slices.DeleteFunc(active[c.key], func(a call) bool { return a.end <= c.start }), c)
 		active[c.key] = cur
 		s.MaxConcurrent = max(s.MaxConcurrent, len(cur))
 		if len(cur) > limit {

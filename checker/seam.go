@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -33,15 +34,10 @@ type seam struct {
 // waitsAcross reports whether an acquire ok of a one-node lease was
 // invoked before the seam.
 func waitsAcross(pops []porcupine.Operation, sm seam) bool {
-	if sm.start == 0 {
-		return false
-	}
-	for _, o := range pops {
-		if in := o.Input.(*lockInput); in.kind == lkAcquire && in.life > 0 && in.inv < sm.start {
-			return true
-		}
-	}
-	return false
+	return sm.start > 0 && slices.ContainsFunc(pops, func(o porcupine.Operation) bool {
+		in := o.Input.(*lockInput)
+		return in.kind == lkAcquire && in.life > 0 && in.inv < sm.start
+	})
 }
 
 // pieceAt checks one segment's ops (fillTokens applied) that start at seam

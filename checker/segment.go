@@ -2,7 +2,6 @@ package checker
 
 import (
 	"cmp"
-	"strconv"
 	"time"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -40,11 +39,6 @@ type cutter struct {
 // aliveLease is a lease the server may hold until exp (ns), asked for ttl.
 type aliveLease struct {
 	exp, ttl int64
-}
-
-func newCutter(drift time.Duration, factor float64) *cutter {
-	return &cutter{drift: drift, factor: factor, alive: map[tokKey]aliveLease{},
-		holding: map[procKey]string{}, counter: newCounterCut()}
 }
 
 // canCut reports whether a cut before record r is quiescent (r not yet
@@ -98,7 +92,7 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 			break
 		}
 		if tok == "" {
-			tok = "op#" + strconv.FormatInt(inv.Index, 10) // fillTokens' synthetic token
+			tok = syntheticToken(inv.Index)
 		}
 		if r.Type == history.OK {
 			c.holding[procKey{p, key}] = tok

@@ -157,7 +157,8 @@ func newStream(ctx context.Context, c *Composite, src history.Source) *stream {
 			lk = l // the cut's lease rule is the lock's
 		}
 	}
-	st.cut = newCutter(lk.Drift, lk.DriftFactor)
+	st.cut = &cutter{drift: lk.Drift, factor: lk.DriftFactor, alive: map[tokKey]aliveLease{},
+		holding: map[procKey]string{}, counter: newCounterCut()}
 	return st
 }
 

@@ -111,12 +111,7 @@ func (w *StuckWatch) nemesis(o *history.Op) {
 }
 
 func (w *StuckWatch) key(k string) *stuckKey {
-	s := w.keys[k]
-	if s == nil {
-		s = &stuckKey{okAt: -1, okInv: -1}
-		w.keys[k] = s
-	}
-	return s
+	return entry(w.keys, k, func() *stuckKey { return &stuckKey{okAt: -1, okInv: -1} })
 }
 
 // release follows the releases and extends ok of each key's latest holder.

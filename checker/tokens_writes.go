@@ -30,10 +30,6 @@ type keyFence struct {
 	fence int64
 }
 
-func newWriteFences(al *anomalyList) *writeFences {
-	return &writeFences{cur: map[procKey]*fencedLease{}, byFence: map[keyFence]*fencedLease{}, al: al}
-}
-
 // feed takes one record, in time order.
 func (w *writeFences) feed(o *history.Op) {
 	k := procKey{o.Process, o.Key}

@@ -163,7 +163,7 @@ func (r *opRef) indices() []int64 {
 
 func newTokenCheck(tab *tokTable) *tokenCheck {
 	t := &tokenCheck{tab: tab}
-	t.writes = newWriteFences(&t.al)
+	t.writes = &writeFences{cur: map[procKey]*fencedLease{}, byFence: map[keyFence]*fencedLease{}, al: &t.al}
 	return t
 }
 
@@ -350,15 +350,4 @@ func (p *windowPairer) finish(end int64) ([]Window, error) {
 		return windows, fmt.Errorf("%s", strings.Join(p.probs, "; "))
 	}
 	return windows, nil
-}
-
-// activeFaults lists the labels of the windows containing time t.
-func activeFaults(ws []Window, t int64) []string {
-	var out []string
-	for _, w := range ws {
-		if w.Contains(t) {
-			out = append(out, w.Label())
-		}
-	}
-	return out
 }
