@@ -97,11 +97,8 @@ func (s *slot) goLock() (lockimpl.Locker, []func() error, error) {
 		rcs = append(rcs, rc)
 		closers = append(closers, rc.Close)
 	}
-	lock, err := s.buildLock(rcs, c.Nodes())
-	if err != nil {
-		return nil, closers, err
-	}
-	return lock, closers, nil
+	lock, err := s.buildLock(rcs, c.Nodes()) // nil on an error
+	return lock, closers, err
 }
 
 // lockOptions are the options of every client's lock, before NodeNames
