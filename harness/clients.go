@@ -211,20 +211,15 @@ func (s *slot) crash(ctx context.Context) error {
 
 // wait blocks until the slot's current process has returned.
 func (s *slot) wait() {
-	for {
+	for waited := (chan struct{})(nil); ; {
 		s.mu.Lock()
 		done := s.done
 		s.mu.Unlock()
-		if done == nil {
+		if done == nil || done == waited { // none, or no new one since
 			return
 		}
 		<-done
-		s.mu.Lock()
-		same := s.done == done
-		s.mu.Unlock()
-		if same {
-			return
-		}
+		waited = done
 	}
 }
 
