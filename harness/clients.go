@@ -97,11 +97,8 @@ func (s *slot) goLock() (lockimpl.Locker, []func() error, error) {
 		rcs = append(rcs, rc)
 		closers = append(closers, rc.Close)
 	}
-	lock, err := s.buildLock(rcs, c.Nodes())
-	if err != nil {
-		return nil, closers, err
-	}
-	return lock, closers, nil
+	lock, err := s.buildLock(rcs, c.Nodes()) // nil on an error
+	return lock, closers, err
 }
 
 // lockOptions are the options of every client's lock, before NodeNames
@@ -214,20 +211,15 @@ func (s *slot) crash(ctx context.Context) error {
 
 // wait blocks until the slot's current process has returned.
 func (s *slot) wait() {
-	for {
+	for waited := (chan struct{})(nil); ; {
 		s.mu.Lock()
 		done := s.done
 		s.mu.Unlock()
-		if done == nil {
+		if done == nil || done == waited { // none, or no new one since
 			return
 		}
 		<-done
-		s.mu.Lock()
-		same := s.done == done
-		s.mu.Unlock()
-		if same {
-			return
-		}
+		waited = done
 	}
 }
 

@@ -75,16 +75,11 @@ func (k *keyEvents) follow(ctx context.Context, node, addr string) error {
 // connection ends. An event is dropped when nobody takes it in time.
 func (k *keyEvents) read(node string, br *bufio.Reader) {
 	var held []string // a message read ahead
-	next := func() ([]string, error) {
-		if held != nil {
-			m := held
-			held = nil
-			return m, nil
-		}
-		return readArray(br)
-	}
 	for {
-		m, err := next()
+		m, err := held, error(nil)
+		if held = nil; m == nil {
+			m, err = readArray(br)
+		}
 		if err != nil {
 			return
 		}

@@ -50,8 +50,7 @@ func pingBoth(ctx context.Context, direct, proxied string) (d, p pingLatency, ok
 	cd, cp := lockimpl.NewClient(direct), lockimpl.NewClient(proxied)
 	defer cd.Close()
 	defer cp.Close()
-	ld := make([]time.Duration, 0, proxyPings)
-	lp := make([]time.Duration, 0, proxyPings)
+	ld, lp := make([]time.Duration, 0, proxyPings), make([]time.Duration, 0, proxyPings)
 	for i := range proxyPings + 10 {
 		td, err1 := pingOnce(ctx, cd)
 		tp, err2 := pingOnce(ctx, cp)

@@ -85,41 +85,27 @@ func (l *runLog) setZero(t time.Time) {
 }
 
 // logf logs a line stamped now.
-func (l *runLog) logf(format string, args ...any) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.write(time.Now(), format, args)
-}
+func (l *runLog) logf(format string, args ...any) { l.log(nil, format, args) }
 
 // logAt logs a line stamped with history time t (a record's Time), or
 // now before the zero is set.
-func (l *runLog) logAt(t int64, format string, args ...any) {
+func (l *runLog) logAt(t int64, format string, args ...any) { l.log(&t, format, args) }
+
+// log writes one line stamped at history time *t, or now when t is nil.
+func (l *runLog) log(t *int64, format string, args []any) {
 	if l == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	at := time.Now()
+	at, stamp := time.Now(), fmt.Sprintf("%9s", "setup")
 	if !l.zero.IsZero() {
-		at = l.zero.Add(time.Duration(t))
+		if t != nil {
+			at = l.zero.Add(time.Duration(*t))
+		}
+		stamp = fmt.Sprintf("%8.3fs", at.Sub(l.zero).Seconds())
 	}
-	l.write(at, format, args)
-}
-
-// logStamp is the history-time column of a line logged at instant at.
-func logStamp(at, zero time.Time) string {
-	if zero.IsZero() {
-		return fmt.Sprintf("%9s", "setup")
-	}
-	return fmt.Sprintf("%8.3fs", at.Sub(zero).Seconds())
-}
-
-// write writes one line stamped at instant at; l.mu is held.
-func (l *runLog) write(at time.Time, format string, args []any) {
-	line := at.UTC().Format(time.RFC3339) + " " + logStamp(at, l.zero) + " " + fmt.Sprintf(format, args...) + "\n"
+	line := at.UTC().Format(time.RFC3339) + " " + stamp + " " + fmt.Sprintf(format, args...) + "\n"
 	_, _ = l.f.WriteString(line)
 	if l.extra != nil {
 		_, _ = io.WriteString(l.extra, line)

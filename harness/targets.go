@@ -238,12 +238,7 @@ func (s *targeter) leaseNodes(h *holder) []string {
 	if h != nil {
 		granted = s.r.grantedNodes(h.nodes)
 	}
-	var rest []string
-	for _, n := range all {
-		if !slices.Contains(granted, n) {
-			rest = append(rest, n)
-		}
-	}
+	rest := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return slices.Contains(granted, n) })
 	k := min(nemesis.LeaseBreakers(len(all), len(all)), len(all))
 	order := append(s.shuffled(granted), s.shuffled(rest)...)
 	out := order[:k]

@@ -27,12 +27,3 @@ func (r *Recorder) dropLocked() {
 		r.first += chunkSize
 	}
 }
-
-// newChunk returns an empty chunk, the spare when there is one.
-func (r *Recorder) newChunk() History {
-	if c := r.spare; c != nil {
-		r.spare = nil
-		return c
-	}
-	return make(History, 0, chunkSize)
-}

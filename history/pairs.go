@@ -56,34 +56,26 @@ func (p *Pairer) Add(r *Op) (o Operation, ok bool) {
 	if p.open == nil {
 		p.open = map[int]*openInvoke{}
 	}
-	prev := p.open[r.Process]
-	if r.Type == Invoke {
-		p.open[r.Process] = p.copyOf(r, at)
-		if prev == nil {
-			return Operation{}, false
+	prev, completion := p.open[r.Process], r
+	switch {
+	case r.Type == Invoke: // a copy of r, reusing a freed one
+		var c *openInvoke
+		if n := len(p.free); n > 0 {
+			c, p.free = p.free[n-1], p.free[:n-1]
+		} else {
+			c = &openInvoke{}
 		}
-		p.given = prev
-		return Operation{Invoke: &prev.op, Seq: prev.seq, InvokeAt: prev.at}, true
+		*c, completion = openInvoke{op: *r, seq: p.invSeq, at: at}, nil
+		p.invSeq++
+		p.open[r.Process] = c
+	case prev != nil:
+		delete(p.open, r.Process)
 	}
 	if prev == nil {
 		return Operation{}, false
 	}
-	delete(p.open, r.Process)
 	p.given = prev
-	return Operation{Invoke: &prev.op, Completion: r, Seq: prev.seq, InvokeAt: prev.at}, true
-}
-
-// copyOf is a copy of invoke r at position at, reusing a freed one.
-func (p *Pairer) copyOf(r *Op, at int64) *openInvoke {
-	var c *openInvoke
-	if n := len(p.free); n > 0 {
-		c, p.free = p.free[n-1], p.free[:n-1]
-	} else {
-		c = &openInvoke{}
-	}
-	c.op, c.seq, c.at = *r, p.invSeq, at
-	p.invSeq++
-	return c
+	return Operation{Invoke: &prev.op, Completion: completion, Seq: prev.seq, InvokeAt: prev.at}, true
 }
 
 // Open is the number of operations in flight.

@@ -46,20 +46,11 @@ func decodeStrict(b []byte, op *Op) error {
 	return nil
 }
 
-func checkType(t Type) error {
-	switch t {
-	case Invoke, OK, Fail, Info:
-		return nil
-	}
-	return fmt.Errorf("type %q is not invoke, ok, fail or info", t)
-}
-
 // WriteFile writes h as JSONL to path.
 func WriteFile(path string, h History) error {
 	var buf []byte
 	for i := range h {
-		buf = appendJSON(buf, &h[i])
-		buf = append(buf, '\n')
+		buf = append(appendJSON(buf, &h[i]), '\n')
 	}
 	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		return fmt.Errorf("history: %w", err)

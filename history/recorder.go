@@ -125,7 +125,11 @@ func (r *Recorder) appendLocked(op *Op) {
 	}
 	if len(r.chunks) == 0 || len(r.chunks[len(r.chunks)-1]) == chunkSize {
 		r.dropLocked()
-		r.chunks = append(r.chunks, r.newChunk())
+		c := r.spare // a new chunk: the spare when there is one
+		if c == nil {
+			c = make(History, 0, chunkSize)
+		}
+		r.chunks, r.spare = append(r.chunks, c), nil
 	}
 	last := &r.chunks[len(r.chunks)-1]
 	*last = append(*last, *op)

@@ -32,10 +32,10 @@ func Write(b *Board, root string) (string, error) {
 		return dir, err
 	}
 	page, err := Page(b)
-	if err != nil {
-		return dir, err
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, PageFile), page, 0o644)
 	}
-	if err := os.WriteFile(filepath.Join(dir, PageFile), page, 0o644); err != nil {
+	if err != nil {
 		return dir, err
 	}
 	store.LinkLatest(dir)

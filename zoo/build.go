@@ -1,7 +1,6 @@
 package zoo
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -147,10 +146,8 @@ func shell(ctx context.Context, dir, command string, timeout time.Duration) (str
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 func lastLine(s string) string {

@@ -1,7 +1,6 @@
 package zoo
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -34,18 +33,13 @@ func BuildHash(dir string) (string, error) {
 // localReplaces are the folders go.mod's replace directives point at
 // (targets starting with ./ or ../), in file order; none without a go.mod.
 func localReplaces(gomod string) ([]string, error) {
-	f, err := os.Open(gomod)
+	b, err := os.ReadFile(gomod)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(sc.Text()), "replace"))
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "replace"))
 		_, target, ok := strings.Cut(line, "=>")
 		if !ok {
 			continue
@@ -54,5 +48,5 @@ func localReplaces(gomod string) ([]string, error) {
 			out = append(out, t[0])
 		}
 	}
-	return out, sc.Err()
+	return out, err
 }

@@ -1,7 +1,7 @@
 package zoo
 
 import (
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -115,18 +115,12 @@ func upstreamRepo(u string) string {
 func KnownCells(entries []Entry) []Entry {
 	var out []Entry
 	for _, e := range entries {
-		var cells []Cell
-		for _, c := range e.Cells {
-			if c.Known != "" || c.Fixed != "" {
-				cells = append(cells, c)
-			}
-		}
-		if len(cells) > 0 {
-			e.Cells = cells
+		e.Cells = slices.DeleteFunc(slices.Clone(e.Cells), func(c Cell) bool { return c.Known == "" && c.Fixed == "" })
+		if len(e.Cells) > 0 {
 			out = append(out, e)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortStableFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

@@ -325,13 +325,15 @@ func cellName(e Entry, c Cell) string { return e.Name + "/" + c.Column() }
 // expectation (judgeCell), and returns each run's outcome by cell name.
 func runCells(ctx context.Context, entries []Entry, b *Board, o Options) (map[string][]RunOutcome, *campaign.Report, error) {
 	var (
-		mu    sync.Mutex
-		runs  = map[string][]RunOutcome{}
-		cells []campaign.Cell
+		mu     sync.Mutex
+		runs   = map[string][]RunOutcome{}
+		cells  []campaign.Cell
+		byName = map[string]Cell{}
 	)
 	for i, e := range entries {
 		for _, c := range e.Cells {
 			cell := campaign.Cell{Name: cellName(e, c), Config: e.Config(c, 0, o), Skip: b.Entries[i].Skipped}
+			byName[cell.Name] = c
 			if b.Entries[i].BuildError != "" {
 				cell.Broken = "build failed: " + b.Entries[i].BuildError
 			}
@@ -348,7 +350,7 @@ func runCells(ctx context.Context, entries []Entry, b *Board, o Options) (map[st
 	f.Run.TimeLimit, f.Run.Store = o.TimeLimit, o.Store
 	rep, err := campaign.Run(ctx, campaign.Spec{Kind: "zoo", Cells: cells, Flags: f}, campaign.Options{Runner: o.Runner, Progress: o.Out,
 		OnResult: func(co *campaign.Outcome, res *analysis.Result) {
-			r := runOutcome(cellOf(entries, co.Cell), res)
+			r := runOutcome(byName[co.Cell], res)
 			r.Seconds = seconds(co.Elapsed)
 			mu.Lock()
 			runs[co.Cell] = append(runs[co.Cell], r)
@@ -362,18 +364,6 @@ func runCells(ctx context.Context, entries []Entry, b *Board, o Options) (map[st
 		}
 	}
 	return runs, rep, err
-}
-
-// cellOf is the zoo cell named name (NAME/COLUMN).
-func cellOf(entries []Entry, name string) Cell {
-	for _, e := range entries {
-		for _, c := range e.Cells {
-			if cellName(e, c) == name {
-				return c
-			}
-		}
-	}
-	return Cell{}
 }
 
 // runOutcome is what one finished run of cell c shows.

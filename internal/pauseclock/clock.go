@@ -56,15 +56,12 @@ func (c *Clock) Paused() time.Duration {
 	return c.total
 }
 
-// resumedCh is the channel closed at the end of the current pause, or nil
-// while the clock runs.
+// resumedCh is the channel closed at the end of the last pause (already
+// closed while the clock runs), nil before the first pause.
 func (c *Clock) resumedCh() chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.paused {
-		return c.resumed
-	}
-	return nil
+	return c.resumed
 }
 
 // WithTimeout is context.WithTimeout on running time: the returned context

@@ -101,11 +101,3 @@ func Combine(ms []*Manifest) (*Work, error) {
 
 // Complete reports whether every item of the work finished.
 func (w *Work) Complete() bool { return len(w.Items) == w.Total }
-
-// keyDiff names the first top-level key field whose values differ.
-func keyDiff(a, b *Manifest) string {
-	if a.Total != b.Total {
-		return fmt.Sprintf("%d and %d items", a.Total, b.Total)
-	}
-	return diffJSON(a.Key, b.Key)
-}

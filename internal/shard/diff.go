@@ -8,11 +8,14 @@ import (
 	"slices"
 )
 
-// diffJSON names the first top-level field of two JSON objects whose
-// values differ, with both values: `seed 1 and 2`.
-func diffJSON(a, b []byte) string {
+// keyDiff names the item counts when they differ, else the first
+// top-level key field whose values differ, with both values: `seed 1 and 2`.
+func keyDiff(a, b *Manifest) string {
+	if a.Total != b.Total {
+		return fmt.Sprintf("%d and %d items", a.Total, b.Total)
+	}
 	var ma, mb map[string]json.RawMessage
-	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
+	if json.Unmarshal(a.Key, &ma) != nil || json.Unmarshal(b.Key, &mb) != nil {
 		return "settings differ"
 	}
 	names := slices.AppendSeq(slices.Collect(maps.Keys(ma)), maps.Keys(mb))

@@ -124,10 +124,11 @@ func (m *Manifest) Add(index int, dir string, data any) error {
 // Write writes the manifest into root/shards/ and returns its path.
 func Write(root string, m *Manifest) (string, error) {
 	path := filepath.Join(root, Folder, m.FileName())
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", fmt.Errorf("shard manifest: %w", err)
+	err := os.MkdirAll(filepath.Dir(path), 0o755)
+	if err == nil {
+		err = store.WriteJSON(path, m)
 	}
-	if err := store.WriteJSON(path, m); err != nil {
+	if err != nil {
 		return "", fmt.Errorf("shard manifest: %w", err)
 	}
 	return path, nil
