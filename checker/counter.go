@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,7 +166,7 @@ func counterSections(os []op) []*sectionInput {
 			flush(o.Process)
 		}
 	}
-	for p := range pending {
+	for _, p := range slices.Sorted(maps.Keys(pending)) { // in process order: a run repeats its search
 		flush(p)
 	}
 	return out
