@@ -87,25 +87,20 @@ func checkAlso(ctx context.Context, res *Result, also func(o *history.Op, at his
 	}
 	c := checkersWith(res, log)
 	cov := newCoverage(res)
-	var r *relay
 	if cov != nil || also != nil {
-		r = newRelay(func(o *history.Op, at history.Pos) { // they ride on the check's read
+		c.Also = func(o *history.Op, at history.Pos) { // they ride on the check's read
 			if cov != nil {
 				cov.Add(o)
 			}
 			if also != nil {
 				also(o, at)
 			}
-		})
-		c.Also = r.add
+		}
 	}
 	if res.History.Path() != "" { // streamed
 		defer limitMemory(res.Records, checkBytesPerRecord)()
 	}
 	v, _, err := c.CheckSource(ctx, res.History) // warnings: Load's and the run's own
-	if r != nil {
-		r.wait()
-	}
 	if err != nil {
 		return fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}

@@ -16,7 +16,9 @@ type Composite struct {
 	Checkers []Checker
 	// Also, when set, is handed every record the check reads, with its
 	// position, in order (valid during the call only), so that other
-	// passes ride on the check's read.
+	// passes ride on the check's read. It runs on a goroutine of its own
+	// (relay); CheckSource returns once it has taken every record, and a
+	// panic of it makes the result Unknown, as a checker's does.
 	Also func(o *history.Op, at history.Pos)
 }
 

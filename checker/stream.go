@@ -170,6 +170,12 @@ func (st *stream) run() (warns []history.Warning, err error) {
 		return nil, err
 	}
 	defer cur.Close()
+	also := func(*history.Op, history.Pos) {}
+	if st.c.Also != nil {
+		r := newRelay(st.c.Also)
+		defer r.wait()
+		also = r.add
+	}
 	var lastTime int64 // the latest time so far
 	for cur.Next() {
 		if st.n&0xFFFF == 0 && st.ctx.Err() != nil {
@@ -183,9 +189,7 @@ func (st *stream) run() (warns []history.Warning, err error) {
 		}
 		lastTime = max(lastTime, o.Time)
 		at := cur.Pos()
-		if st.c.Also != nil {
-			st.c.Also(o, at)
-		}
+		also(o, at)
 		st.add(o, at)
 	}
 	cur.Close()

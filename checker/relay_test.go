@@ -1,6 +1,7 @@
-package analysis
+package checker
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lockstorm/lockstorm/history"
@@ -32,5 +33,17 @@ func TestRelayHandsOnEveryRecordInOrder(t *testing.T) {
 				t.Fatalf("n %d: record %d handed on as %d", n, i, x)
 			}
 		}
+	}
+}
+
+// A pass riding on the check's read that panics makes the result Unknown,
+// as a checker that panics does, and the process goes on.
+func TestAlsoPanicIsUnknown(t *testing.T) {
+	h := history.History{{Index: 0, Type: history.Invoke, Process: 1, F: history.FAcquire, Key: "k"}}
+	c := Compose()
+	c.Also = func(*history.Op, history.Pos) { panic("pass broke") }
+	res, _, err := c.CheckSource(t.Context(), history.Slice(h))
+	if err != nil || res.Valid != Unknown || !strings.Contains(res.Error, "pass broke") {
+		t.Fatalf("got %v %q, %v", res.Valid, res.Error, err)
 	}
 }

@@ -1,4 +1,4 @@
-package analysis
+package checker
 
 import (
 	"sync"
@@ -6,16 +6,18 @@ import (
 	"github.com/lockstorm/lockstorm/history"
 )
 
-// relay hands the records the check reads to passes riding on its read
-// (coverage, the report's) in a goroutine of their own, in batches, so
-// that they run beside the check instead of after each record of it.
-// The passes see every record once, in order, as the check read it.
+// relay hands the records the check reads to the passes riding on its
+// read (Composite.Also) in a goroutine of their own, in batches, so that
+// they run beside the check instead of after each record of it. The
+// passes see every record once, in order, as the check read it; a panic
+// of theirs is raised again by wait, in the check's goroutine.
 type relay struct {
-	pass  func(o *history.Op, at history.Pos)
-	batch []relayed
-	ch    chan []relayed // batches to pass
-	free  chan []relayed // batches passed, to reuse
-	done  sync.WaitGroup
+	pass     func(o *history.Op, at history.Pos)
+	batch    []relayed
+	ch       chan []relayed // batches to pass
+	free     chan []relayed // batches passed, to reuse
+	done     sync.WaitGroup
+	panicked any
 }
 
 type relayed struct {
@@ -32,6 +34,12 @@ const (
 func newRelay(pass func(o *history.Op, at history.Pos)) *relay {
 	r := &relay{pass: pass, ch: make(chan []relayed, relayDepth), free: make(chan []relayed, relayDepth+1)}
 	r.done.Go(func() {
+		defer func() {
+			if r.panicked = recover(); r.panicked != nil {
+				for range r.ch { // let the check read on
+				}
+			}
+		}()
 		for b := range r.ch {
 			for i := range b {
 				r.pass(&b[i].op, b[i].at)
@@ -67,4 +75,7 @@ func (r *relay) wait() {
 	}
 	close(r.ch)
 	r.done.Wait()
+	if r.panicked != nil {
+		panic(r.panicked)
+	}
 }
