@@ -9,7 +9,7 @@ import (
 // acquire invokes and oks, a count "up to t" taken when the time moves
 // past t.
 type windowStream struct {
-	pair    windowPairer            // the windows
+	pair    WindowPairer            // the windows
 	ws      []*windowCounts         // pair's windows' counts, by index
 	due     []*windowCounts         // counts to take when the time moves on
 	await   map[*windowCounts]bool  // windows with an end and no next window yet
@@ -66,8 +66,8 @@ func (s *windowStream) ok(t int64) {
 // nemesis takes a nemesis record; it returns the end of the window it
 // ended, if any.
 func (s *windowStream) nemesis(o *history.Op) (end int64, changed bool) {
-	switch wi, ev := s.pair.add(o); ev {
-	case winOpened:
+	switch wi, ev := s.pair.Add(o); ev {
+	case WindowOpened:
 		w := &windowCounts{start: o.Time, beforeStart: s.before, recovery: -1}
 		s.ws = append(s.ws, w)
 		s.byStart[o.Index] = w
@@ -78,7 +78,7 @@ func (s *windowStream) nemesis(o *history.Op) (end int64, changed bool) {
 				delete(s.await, a)
 			}
 		}
-	case winEnded, winStopped:
+	case WindowEnded, WindowStopped:
 		s.setEnd(s.ws[wi], o.Time)
 		return o.Time, true
 	}

@@ -23,7 +23,7 @@ func streamLiveness(l *Liveness, h history.History) Result {
 		v.add(i, &h[i])
 		s.add(&h[i])
 	}
-	windows, _ := v.win.finish(v.end)
+	windows, _ := v.win.Finish(v.end)
 	return s.result(windows)
 }
 

@@ -218,7 +218,7 @@ func TestStuckWaitsForAcquiresInFlight(t *testing.T) {
 	}
 }
 
-// A fault is in effect until its stop's last record (see windowPairer.add):
+// A fault is in effect until its stop's last record (see WindowPairer.add):
 // acquires that failed between the stop's invoke and its completion prove
 // no stuck lock, the same ones after the completion do.
 func TestStuckWaitsForTheStopToComplete(t *testing.T) {

@@ -20,7 +20,7 @@ func (st *stream) result() Result {
 		res.Seconds = time.Since(st.start).Seconds()
 		return res
 	}
-	windows, _ := st.v.win.finish(st.v.end)
+	windows, _ := st.v.win.Finish(st.v.end)
 	t0 := time.Now()
 	st.live = st.liveness.result(windows) // first: it ends the token check too
 	st.live.Seconds = time.Since(t0).Seconds()

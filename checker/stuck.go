@@ -26,7 +26,7 @@ type StuckWatch struct {
 	Span time.Duration
 
 	maxTTL  int64
-	win     windowPairer   // the fault windows
+	win     WindowPairer   // the fault windows
 	open    int            // fault windows whose stop's last record has not come
 	quietAt int64          // when the last one closed
 	flight  history.Pairer // the lock ops in flight
@@ -96,13 +96,13 @@ func (w *StuckWatch) Found() []Anomaly { return w.found }
 
 // nemesis follows the fault windows, open until the stop's last record.
 func (w *StuckWatch) nemesis(o *history.Op) {
-	switch _, ev := w.win.add(o); ev {
-	case winOpened:
+	switch _, ev := w.win.Add(o); ev {
+	case WindowOpened:
 		w.open++
 		for _, k := range w.keys {
 			k.fails, k.declared = k.fails[:0], false
 		}
-	case winStopped:
+	case WindowStopped:
 		w.open--
 		if w.open == 0 {
 			w.quietAt = o.Time

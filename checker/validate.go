@@ -48,7 +48,7 @@ type validator struct {
 	probs []string
 	ops   history.Pairer // the open invokes
 	dead  map[int]int    // process -> its info completion's index
-	win   windowPairer   // the nemesis start and stop records, paired
+	win   WindowPairer   // the nemesis start and stop records, paired
 	end   int64
 }
 
@@ -81,7 +81,7 @@ func (v *validator) add(i int, o *history.Op) bool {
 		if o.F != history.FStart && o.F != history.FStop && o.F != history.FHeal {
 			v.addf("op %d: nemesis record with f %q (want start, stop or heal)", i, o.F)
 		}
-		v.win.add(o)
+		v.win.Add(o)
 		return true
 	}
 	if o.F == history.FLost {
@@ -120,7 +120,7 @@ func (v *validator) add(i int, o *history.Op) bool {
 func (v *validator) finish() error {
 	probs := v.probs
 	if len(probs) < maxProblems {
-		if _, err := v.win.finish(v.end); err != nil {
+		if _, err := v.win.Finish(v.end); err != nil {
 			probs = append(probs, err.Error())
 		}
 	}
@@ -244,20 +244,20 @@ func (w Window) Contains(t int64) bool { return t >= w.Start && t <= w.End }
 // start's (its completion's if any). A start never stopped is Unhealed.
 func FaultWindows(h history.History) []Window {
 	var end int64
-	var p windowPairer
+	var p WindowPairer
 	for i := range h {
 		end = max(end, h[i].Time)
 		if o := &h[i]; o.IsNemesis() {
-			p.add(o)
+			p.Add(o)
 		}
 	}
-	ws, _ := p.finish(end)
+	ws, _ := p.Finish(end)
 	return ws
 }
 
-// windowPairer is FaultWindows one nemesis record at a time. The zero
+// WindowPairer is FaultWindows one nemesis record at a time. The zero
 // value is ready.
-type windowPairer struct {
+type WindowPairer struct {
 	windows []Window
 	open    map[string][]int  // fault -> indices into windows, oldest first
 	pending map[nemInvoke]int // open nemesis invokes -> record index
@@ -267,22 +267,23 @@ type windowPairer struct {
 // nemInvoke names a nemesis action in flight: its F and Fault.
 type nemInvoke struct{ f, fault string }
 
-// winEvent is what one nemesis record did to the windows (see add).
-type winEvent int
+// WindowEvent is what one nemesis record did to the windows (see Add).
+type WindowEvent int
 
+// What a nemesis record did to the windows.
 const (
-	winNone    winEvent = iota
-	winOpened           // a start opened the window
-	winEnded            // a stop's invoke ended the window, for now: its completion moves the end
-	winStopped          // a stop's last record (its completion, or its only record) ended the window
+	WindowNone    WindowEvent = iota
+	WindowOpened              // a start opened the window
+	WindowEnded               // a stop's invoke ended the window, for now: its completion moves the end
+	WindowStopped             // a stop's last record (its completion, or its only record) ended the window
 )
 
-// add takes the next nemesis record; it returns the window (its index)
+// Add takes the next nemesis record; it returns the window (its index)
 // the record opened or ended, if any. A stop action ends its window at
-// its invoke (winEnded) and again at its completion (winStopped).
-func (p *windowPairer) add(o *history.Op) (wi int, ev winEvent) {
+// its invoke (WindowEnded) and again at its completion (WindowStopped).
+func (p *WindowPairer) Add(o *history.Op) (wi int, ev WindowEvent) {
 	if o.F != history.FStart && o.F != history.FStop {
-		return -1, winNone
+		return -1, WindowNone
 	}
 	if p.open == nil {
 		p.open, p.pending = map[string][]int{}, map[nemInvoke]int{}
@@ -299,46 +300,46 @@ func (p *windowPairer) add(o *history.Op) (wi int, ev winEvent) {
 	if o.F == history.FStart {
 		p.windows = append(p.windows, Window{Fault: o.Fault, Detail: o.Detail, Start: o.Time, StartOp: int64(i), StopOp: -1})
 		p.open[o.Fault] = append(p.open[o.Fault], len(p.windows)-1)
-		return len(p.windows) - 1, winOpened
+		return len(p.windows) - 1, WindowOpened
 	}
 	ws := p.open[o.Fault]
 	if len(ws) == 0 {
 		if len(p.probs) < maxProblems {
 			p.probs = append(p.probs, fmt.Sprintf("op %d: nemesis stop of %q without a start", i, o.Fault))
 		}
-		return -1, winNone
+		return -1, WindowNone
 	}
 	w := &p.windows[ws[0]]
 	p.open[o.Fault] = ws[1:]
 	w.End = o.Time
 	w.StopOp = int64(i)
 	if o.Type == history.Invoke {
-		return ws[0], winEnded
+		return ws[0], WindowEnded
 	}
-	return ws[0], winStopped
+	return ws[0], WindowStopped
 }
 
 // complete takes the completion o of the action invoked at record inv.
-func (p *windowPairer) complete(o *history.Op, inv int) (wi int, ev winEvent) {
+func (p *WindowPairer) complete(o *history.Op, inv int) (wi int, ev WindowEvent) {
 	if o.F == history.FStart {
 		if ws := p.open[o.Fault]; len(ws) > 0 && o.Detail != "" {
 			p.windows[ws[len(ws)-1]].Detail = o.Detail
 		}
-		return -1, winNone
+		return -1, WindowNone
 	}
 	for wi := len(p.windows) - 1; wi >= 0; wi-- {
 		if p.windows[wi].StopOp == int64(inv) {
 			p.windows[wi].End = o.Time
 			p.windows[wi].StopOp = int64(o.Index)
-			return wi, winStopped
+			return wi, WindowStopped
 		}
 	}
-	return -1, winNone
+	return -1, WindowNone
 }
 
-// finish is the windows so far, those never stopped Unhealed, ending at
+// Finish is the windows so far, those never stopped Unhealed, ending at
 // end (the last record's time). It may be called again.
-func (p *windowPairer) finish(end int64) ([]Window, error) {
+func (p *WindowPairer) Finish(end int64) ([]Window, error) {
 	windows := slices.Clone(p.windows)
 	for i := range windows {
 		if windows[i].StopOp < 0 {

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/history"
 )
 
@@ -159,26 +158,6 @@ func (c *Pass) Report(src history.Source) (*Report, error) {
 	}
 	rep.Kinds = counts(rep, in.Planned)
 	return rep, nil
-}
-
-// window is the report's window of fw without what it touched; nem[k]
-// is fw's start record among the nemesis starts and stops.
-func window(fw checker.Window, nem history.History, k int, in Input) Window {
-	w := Window{Kind: fw.Fault, Detail: fw.Detail, Start: fw.Start, End: fw.End,
-		StartOp: fw.StartOp, StopOp: fw.StopOp, Unhealed: fw.Unhealed}
-	first := &nem[k]
-	w.Applied = first.Type == history.OK
-	if first.Type == history.Invoke {
-		// the start's completion: the next nemesis start record of its fault
-		for _, o := range nem[k+1:] {
-			if o.F == history.FStart && o.Fault == fw.Fault && o.Type != history.Invoke {
-				w.Applied = o.Type == history.OK
-				break
-			}
-		}
-	}
-	w.Clients, w.Nodes, w.NodesOnly = targets(first, in)
-	return w
 }
 
 // targets are the clients and nodes the fault started by first hits:

@@ -3,8 +3,6 @@ package coverage
 import (
 	"slices"
 	"sort"
-
-	"github.com/lockstorm/lockstorm/history"
 )
 
 // matcher keeps, per window and state, the evidence that a hit client
@@ -138,65 +136,4 @@ func (e *evidence) touch(end int64) *Touch {
 func involves(leaseNodes, faultNodes []string) bool {
 	return len(leaseNodes) == 0 || len(faultNodes) == 0 ||
 		slices.ContainsFunc(leaseNodes, func(n string) bool { return slices.Contains(faultNodes, n) })
-}
-
-// finder finds the fault windows as their records are read, by
-// checker.FaultWindows' rules, and adds them to the matcher.
-type finder struct {
-	m        *matcher
-	open     map[string][]int    // fault -> its windows not stopped, oldest first
-	pending  map[[2]string]int64 // (f, fault) of an action invoked -> the invoke's index
-	stopping map[int64]stopping  // a stop's invoke index -> what it stops
-}
-
-// stopping is a window whose stop was invoked at time.
-type stopping struct {
-	w    int
-	time int64
-}
-
-// add reads a nemesis start or stop record; true when a window begins.
-func (f *finder) add(o *history.Op, in Input) bool {
-	k := [2]string{o.F, o.Fault}
-	if o.Type == history.Invoke {
-		f.pending[k] = o.Index
-	} else if p, ok := f.pending[k]; ok {
-		// the completion of an action already counted at its invoke
-		delete(f.pending, k)
-		if s, ok := f.stopping[p]; ok && o.F == history.FStop {
-			delete(f.stopping, p)
-			f.m.stop(s.w, o.Time)
-		}
-		return false
-	}
-	if o.F == history.FStart {
-		w := Window{Kind: o.Fault, Start: o.Time, StartOp: o.Index, StopOp: -1}
-		w.Clients, w.Nodes, w.NodesOnly = targets(o, in)
-		f.open[o.Fault] = append(f.open[o.Fault], f.m.start(w))
-		return true
-	}
-	ws := f.open[o.Fault]
-	if len(ws) == 0 {
-		return false // a stop without a start
-	}
-	f.open[o.Fault] = ws[1:]
-	if o.Type == history.Invoke {
-		f.stopping[o.Index] = stopping{w: ws[0], time: o.Time}
-	} else {
-		f.m.stop(ws[0], o.Time)
-	}
-	return false
-}
-
-// finish settles the windows whose stop never completed (at its invoke)
-// and those never stopped (at end).
-func (f *finder) finish(end int64) {
-	for _, s := range f.stopping {
-		f.m.settle(s.w, s.time)
-	}
-	for _, ws := range f.open {
-		for _, i := range ws {
-			f.m.settle(i, end)
-		}
-	}
 }

@@ -1,7 +1,6 @@
 package coverage
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/lockstorm/lockstorm/checker"
@@ -36,17 +35,26 @@ var resourceOps = []string{history.FWrite, history.FRun, history.FEnter, history
 // given them.
 type pass struct {
 	in                  Input
-	end                 int64 // the latest record time so far
-	clientRecs, slotted int   // client records, and those carrying a slot
-	nem                 history.History
+	end                 int64                // the latest record time so far
+	clientRecs, slotted int                  // client records, and those carrying a slot
+	win                 checker.WindowPairer // the fault windows, as their records arrive
+	starts              []start              // each window's start (by window index)
+	awaiting            map[string][]int     // fault -> windows whose start invoke awaits its completion
 	leases              *lease.Tracker
 	holders             map[*lease.Lease]interval // leases held by a client slot, not yet ended
 	ops                 history.Pairer            // the invokes in flight
 	orphans             []invoke                  // invokes never completed: open to the end
 	m                   *matcher
-	find                *finder // nil when the windows were given
-	closedEnd           int64   // the latest end of an interval matched so far
-	early               bool    // a window started at or before closedEnd (see exact)
+	find                bool  // finding the windows (not given them)
+	closedEnd           int64 // the latest end of an interval matched so far
+	early               bool  // a window started at or before closedEnd (see exact)
+}
+
+// start is what a window needs of the record that started its fault.
+type start struct {
+	applied        bool // the start took effect (its completion ok)
+	clients, nodes []string
+	nodesOnly      bool
 }
 
 // invoke is what a state interval needs of an invoke record.
@@ -57,11 +65,9 @@ type invoke struct {
 
 // newPass returns a pass given the windows ws, or finding them (ws nil).
 func newPass(in Input, ws []Window) *pass {
-	p := &pass{in: in, leases: lease.NewTracker(lease.Options{Forget: true}), holders: map[*lease.Lease]interval{}, closedEnd: -1 << 63}
+	p := &pass{in: in, leases: lease.NewTracker(lease.Options{Forget: true}), holders: map[*lease.Lease]interval{},
+		awaiting: map[string][]int{}, closedEnd: -1 << 63, find: ws == nil}
 	p.m = newMatcher(ws)
-	if ws == nil {
-		p.find = &finder{m: p.m, open: map[string][]int{}, pending: map[[2]string]int64{}, stopping: map[int64]stopping{}}
-	}
 	return p
 }
 
@@ -82,11 +88,8 @@ func (p *pass) add(o *history.Op, i int64) {
 	if o.IsNemesis() {
 		if o.F == history.FStart || o.F == history.FStop {
 			n := *o
-			n.Index, n.Clients, n.Nodes = i, slices.Clone(o.Clients), slices.Clone(o.Nodes)
-			p.nem = append(p.nem, n)
-			if p.find != nil && p.find.add(&n, p.in) && n.Time <= p.closedEnd {
-				p.early = true
-			}
+			n.Index = i
+			p.nemesis(&n)
 		}
 		return
 	}
@@ -103,6 +106,35 @@ func (p *pass) add(o *history.Op, i int64) {
 		}
 	default:
 		p.closeOp(invokeOf(op), o.Time)
+	}
+}
+
+// nemesis takes nemesis start or stop record o (Index its position):
+// the window it opens or stops, and whether a start took effect (its own
+// type, or for an invoke the type of its fault's next start completion).
+func (p *pass) nemesis(o *history.Op) {
+	if o.F == history.FStart && o.Type != history.Invoke {
+		for _, wi := range p.awaiting[o.Fault] {
+			p.starts[wi].applied = o.Type == history.OK
+		}
+		delete(p.awaiting, o.Fault)
+	}
+	switch wi, ev := p.win.Add(o); ev {
+	case checker.WindowOpened:
+		s := start{applied: o.Type == history.OK}
+		s.clients, s.nodes, s.nodesOnly = targets(o, p.in)
+		p.starts = append(p.starts, s)
+		if o.Type == history.Invoke {
+			p.awaiting[o.Fault] = append(p.awaiting[o.Fault], wi)
+		}
+		if p.find {
+			p.m.start(Window{Kind: o.Fault, Start: o.Time, StartOp: o.Index, StopOp: -1, Clients: s.clients, Nodes: s.nodes, NodesOnly: s.nodesOnly})
+			p.early = p.early || o.Time <= p.closedEnd
+		}
+	case checker.WindowStopped:
+		if p.find {
+			p.m.stop(wi, o.Time)
+		}
 	}
 }
 
@@ -158,8 +190,12 @@ func (p *pass) closed(s state, iv interval) {
 
 // finish closes what is still open at the end of the history.
 func (p *pass) finish() {
-	if p.find != nil {
-		p.find.finish(p.end)
+	if p.find {
+		for wi, w := range p.windows() {
+			if !p.m.final[wi] {
+				p.m.settle(wi, w.End)
+			}
+		}
 	}
 	p.follow(p.leases.Finish(), nil, -1)
 	for _, op := range p.ops.Flush() {
@@ -174,12 +210,12 @@ func (p *pass) finish() {
 // windows are the history's fault windows (checker.FaultWindows), without
 // what they touched.
 func (p *pass) windows() []Window {
-	// the sentinel's time is the history's end, for unhealed windows
-	fws := checker.FaultWindows(append(slices.Clip(p.nem), history.Op{Index: -1, Time: p.end}))
-	out := make([]Window, 0, len(fws))
-	for _, fw := range fws {
-		k, _ := slices.BinarySearchFunc(p.nem, fw.StartOp, func(o history.Op, i int64) int { return cmp.Compare(o.Index, i) })
-		out = append(out, window(fw, p.nem, k, p.in))
+	fws, _ := p.win.Finish(p.end) // the unhealed windows end at the last record
+	out := make([]Window, len(fws))
+	for i, fw := range fws {
+		s := p.starts[i]
+		out[i] = Window{Kind: fw.Fault, Detail: fw.Detail, Start: fw.Start, End: fw.End, StartOp: fw.StartOp, StopOp: fw.StopOp,
+			Unhealed: fw.Unhealed, Applied: s.applied, Clients: s.clients, Nodes: s.nodes, NodesOnly: s.nodesOnly}
 	}
 	return out
 }
@@ -187,7 +223,7 @@ func (p *pass) windows() []Window {
 // exact reports whether a finding pass matched every interval against
 // every window it may touch: none started early, and it found ws.
 func (p *pass) exact(ws []Window) bool {
-	if p.find == nil {
+	if !p.find {
 		return true
 	}
 	if p.early || len(p.m.ws) != len(ws) {

@@ -26,17 +26,19 @@ type Operation struct {
 // previous one is open leaves that one never completed). The zero Pairer
 // is ready to use.
 type Pairer struct {
-	open   map[int]*openInvoke // process -> its open invoke
-	free   []*openInvoke       // copies to reuse
-	given  *openInvoke         // the invoke the last Add returned, freed at the next
-	n      int64               // records added
-	invSeq int                 // invokes taken
+	open   ByProcess[*openInvoke] // process -> its open invoke (nil: none)
+	list   []*openInvoke          // the open invokes, in no order
+	free   []*openInvoke          // copies to reuse
+	given  *openInvoke            // the invoke the last Add returned, freed at the next
+	n      int64                  // records added
+	invSeq int                    // invokes taken
 }
 
 type openInvoke struct {
 	op  Op
 	seq int
 	at  int64
+	pos int // in list
 }
 
 // Add takes the next record r. When r completes its process's open
@@ -53,23 +55,26 @@ func (p *Pairer) Add(r *Op) (o Operation, ok bool) {
 	if r.IsNemesis() || r.F == FLost {
 		return Operation{}, false
 	}
-	if p.open == nil {
-		p.open = map[int]*openInvoke{}
-	}
-	prev, completion := p.open[r.Process], r
+	slot := p.open.At(r.Process)
+	prev, completion := *slot, r
 	switch {
 	case r.Type == Invoke: // a copy of r, reusing a freed one
+		if prev != nil {
+			p.unlist(prev)
+		}
 		var c *openInvoke
 		if n := len(p.free); n > 0 {
 			c, p.free = p.free[n-1], p.free[:n-1]
 		} else {
 			c = &openInvoke{}
 		}
-		*c, completion = openInvoke{op: *r, seq: p.invSeq, at: at}, nil
+		*c, completion = openInvoke{op: *r, seq: p.invSeq, at: at, pos: len(p.list)}, nil
 		p.invSeq++
-		p.open[r.Process] = c
+		*slot = c
+		p.list = append(p.list, c)
 	case prev != nil:
-		delete(p.open, r.Process)
+		*slot = nil
+		p.unlist(prev)
 	}
 	if prev == nil {
 		return Operation{}, false
@@ -79,12 +84,19 @@ func (p *Pairer) Add(r *Op) (o Operation, ok bool) {
 }
 
 // Open is the number of operations in flight.
-func (p *Pairer) Open() int { return len(p.open) }
+func (p *Pairer) Open() int { return len(p.list) }
+
+// unlist takes c out of the open list.
+func (p *Pairer) unlist(c *openInvoke) {
+	last := p.list[len(p.list)-1]
+	last.pos, p.list[c.pos] = c.pos, last
+	p.list = p.list[:len(p.list)-1]
+}
 
 // Invokes are the invokes of the operations in flight, in no order.
 func (p *Pairer) Invokes() iter.Seq[*Op] {
 	return func(yield func(*Op) bool) {
-		for _, c := range p.open {
+		for _, c := range p.list {
 			if !yield(&c.op) {
 				return
 			}
@@ -95,11 +107,12 @@ func (p *Pairer) Invokes() iter.Seq[*Op] {
 // Flush returns the operations still in flight, never completed, in
 // invoke order, and forgets them.
 func (p *Pairer) Flush() []Operation {
-	out := make([]Operation, 0, len(p.open))
-	for pr, c := range p.open {
+	out := make([]Operation, 0, len(p.list))
+	for _, c := range p.list {
 		out = append(out, Operation{Invoke: &c.op, Seq: c.seq, InvokeAt: c.at})
-		delete(p.open, pr)
+		*p.open.At(c.op.Process) = nil
 	}
+	p.list = p.list[:0]
 	slices.SortFunc(out, func(a, b Operation) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out
 }

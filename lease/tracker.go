@@ -2,7 +2,6 @@ package lease
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -56,22 +55,29 @@ type Tracker struct {
 	opt    Options
 	ops    history.Pairer // the acquires and extends in flight
 	match  *Matcher[*Lease]
-	byTok  map[tokKey]*Lease // (key, token) -> its latest acquire ok or unknown
-	byProc map[int][]*Lease  // held leases by acquiring process, in the order held
-	held   map[tokKey][]*Lease
-	open   map[*Lease]bool // held and not ended
-	last   map[int]int64   // process -> its latest record's time
+	toks   map[tokKey]*tokLeases       // (key, token) -> its leases
+	byProc history.ByProcess[[]*Lease] // held leases by acquiring process, in the order held
+	open   []*Lease                    // held leases in the order held, some ended (nOpen not)
+	nOpen  int
+	last   history.ByProcess[int64] // process -> its latest record's time
 	nHeld  int
 	events []Event
 }
 
+// tokLeases are the leases of one key and token.
+type tokLeases struct {
+	latest *Lease   // its latest acquire ok or unknown
+	held   []*Lease // those held (with Forget, not yet ended)
+}
+
 // NewTracker starts following leases.
 func NewTracker(opt Options) *Tracker {
-	t := &Tracker{opt: opt, byTok: map[tokKey]*Lease{},
-		byProc: map[int][]*Lease{}, held: map[tokKey][]*Lease{}, open: map[*Lease]bool{}, last: map[int]int64{}}
+	t := &Tracker{opt: opt, toks: map[tokKey]*tokLeases{}}
 	t.match = NewMatcher(func(key, token string) (*Lease, bool) {
-		l, ok := t.byTok[tokKey{key, token}]
-		return l, ok
+		if e := t.toks[tokKey{key, token}]; e != nil && e.latest != nil {
+			return e.latest, true
+		}
+		return nil, false
 	})
 	return t
 }
@@ -83,7 +89,7 @@ func (t *Tracker) Add(r *history.Op) []Event {
 	if r.IsNemesis() {
 		return nil
 	}
-	t.last[r.Process] = r.Time
+	*t.last.At(r.Process) = r.Time
 	switch {
 	case r.F == history.FLost:
 		t.lost(r)
@@ -110,15 +116,19 @@ func (t *Tracker) Add(r *history.Op) []Event {
 // Finish ends the leases still held, in the order they came to be held.
 func (t *Tracker) Finish() []Event {
 	t.events = t.events[:0]
-	for _, l := range slices.SortedFunc(maps.Keys(t.open), func(a, b *Lease) int { return a.heldAt - b.heldAt }) {
-		l.Last = t.last[l.Process]
-		end, _ := l.HeldUntil()
-		t.end(l, end)
+	open := t.open
+	t.open = nil
+	for _, l := range open {
+		if !l.ended {
+			l.Last = t.last.Get(l.Process)
+			end, _ := l.HeldUntil()
+			t.end(l, end)
+		}
 	}
 	if !t.opt.Forget {
-		for _, ls := range t.byProc {
-			for _, l := range ls {
-				l.Last = t.last[l.Process]
+		for _, ls := range t.byProc.All() {
+			for _, l := range *ls {
+				l.Last = t.last.Get(l.Process)
 			}
 		}
 	}
@@ -127,7 +137,7 @@ func (t *Tracker) Finish() []Event {
 
 // Of is process p's held leases, in the order they came to be held (with
 // Forget, those not ended and the latest ended).
-func (t *Tracker) Of(p int) []*Lease { return t.byProc[p] }
+func (t *Tracker) Of(p int) []*Lease { return t.byProc.Get(p) }
 
 // acquire takes acquire invoke inv completed by c.
 func (t *Tracker) acquire(inv, c *history.Op) {
@@ -136,7 +146,12 @@ func (t *Tracker) acquire(inv, c *history.Op) {
 	}
 	l := &Lease{Key: cmp.Or(c.Key, inv.Key), Token: cmp.Or(c.Token, inv.Token, "op#"+strconv.FormatInt(inv.Index, 10)),
 		Process: inv.Process, Fence: cmp.Or(c.Fence, inv.Fence), Invoke: inv.Index, Completion: c.Index, Return: Inf, Cut: Inf}
-	t.byTok[tokKey{l.Key, l.Token}] = l
+	e := t.toks[tokKey{l.Key, l.Token}]
+	if e == nil {
+		e = &tokLeases{}
+		t.toks[tokKey{l.Key, l.Token}] = e
+	}
+	e.latest = l
 	if c.Type != history.OK {
 		return
 	}
@@ -144,7 +159,7 @@ func (t *Tracker) acquire(inv, c *history.Op) {
 	t.match.Acquired(l.Process, l.Key, l.Token, l)
 	end, ok := t.believedEnd(inv, c)
 	l.NoExpiry = !ok
-	t.hold(l, c.Time)
+	t.hold(l, c.Time, e)
 	l.StartOp = c.Index
 	l.Segments = append(l.Segments, [2]int64{c.Time, end})
 	t.events = append(t.events, Event{Started, l, c.Time})
@@ -162,7 +177,7 @@ func (t *Tracker) extend(inv, c *history.Op) {
 	case l.ended: // after its holder stopped holding: outside Valid
 		return
 	case !l.held:
-		t.hold(l, c.Time)
+		t.hold(l, c.Time, nil)
 		l.StartOp = c.Index
 		t.events = append(t.events, Event{Started, l, c.Time})
 	default:
@@ -203,9 +218,13 @@ func (t *Tracker) lost(r *history.Op) {
 // token, the process's current lease (At).
 func (t *Tracker) lostLease(r *history.Op) *Lease {
 	if r.Token == "" {
-		return At(t.byProc[r.Process], r.Time)
+		return At(t.byProc.Get(r.Process), r.Time)
 	}
-	all := t.held[tokKey{r.Key, r.Token}]
+	e := t.toks[tokKey{r.Key, r.Token}]
+	if e == nil {
+		return nil
+	}
+	all := e.held
 	for _, own := range []bool{true, false} {
 		var best *Lease
 		for _, l := range all {
@@ -220,39 +239,49 @@ func (t *Tracker) lostLease(r *history.Op) *Lease {
 	return nil
 }
 
-// hold marks l held at t.
-func (t *Tracker) hold(l *Lease, at int64) {
-	l.held, l.heldAt, l.Last = true, t.nHeld, max(t.last[l.Process], at)
+// hold marks l held at t; e is its key and token's leases (nil: look
+// them up).
+func (t *Tracker) hold(l *Lease, at int64, e *tokLeases) {
+	l.held, l.heldAt, l.Last = true, t.nHeld, max(t.last.Get(l.Process), at)
 	t.nHeld++
-	t.open[l] = true
-	own := t.byProc[l.Process]
+	t.open = append(t.open, l)
+	t.nOpen++
+	own := t.byProc.At(l.Process)
 	if t.opt.Forget {
-		own = slices.DeleteFunc(own, func(x *Lease) bool { return x.ended })
+		*own = slices.DeleteFunc(*own, func(x *Lease) bool { return x.ended })
 	}
-	t.byProc[l.Process] = append(own, l)
-	k := tokKey{l.Key, l.Token}
-	t.held[k] = append(t.held[k], l)
+	*own = append(*own, l)
+	if e == nil {
+		k := tokKey{l.Key, l.Token}
+		if e = t.toks[k]; e == nil {
+			e = &tokLeases{}
+			t.toks[k] = e
+		}
+	}
+	e.held = append(e.held, l)
 }
 
 // end yields l's end at at, once; with Forget it drops l.
 func (t *Tracker) end(l *Lease, at int64) {
-	delete(t.open, l)
 	if l.ended {
 		return
 	}
-	l.ended, l.Last = true, max(l.Last, t.last[l.Process])
+	l.ended, l.Last = true, max(l.Last, t.last.Get(l.Process))
 	t.events = append(t.events, Event{Ended, l, at})
+	if t.nOpen--; t.nOpen < len(t.open)/2 {
+		t.open = slices.DeleteFunc(t.open, func(x *Lease) bool { return x.ended })
+	}
 	if !t.opt.Forget {
 		return
 	}
 	k := tokKey{l.Key, l.Token}
-	if t.byTok[k] == l {
-		delete(t.byTok, k)
+	e := t.toks[k]
+	if e.latest == l {
+		e.latest = nil
 	}
 	t.match.Forget(l.Process, l.Key, l)
-	drop := func(x *Lease) bool { return x == l }
-	if t.held[k] = slices.DeleteFunc(t.held[k], drop); len(t.held[k]) == 0 {
-		delete(t.held, k)
+	if e.held = slices.DeleteFunc(e.held, func(x *Lease) bool { return x == l }); len(e.held) == 0 && e.latest == nil {
+		delete(t.toks, k)
 	}
 }
 

@@ -35,8 +35,8 @@ type runScan struct {
 	records int64
 	end     int64 // the latest record's time, ns
 	last    history.Op
-	nem     history.History  // nemesis records
-	faults  []checker.Window // fault windows (the history's indices)
+	win     checker.WindowPairer // the fault windows, as the nemesis records arrive
+	faults  []checker.Window     // fault windows (the history's indices)
 
 	ops        *opLog
 	leases     *leaseFollower
@@ -183,7 +183,7 @@ func (s *runScan) add(o *history.Op, at history.Pos) {
 	}
 	s.slots.add(o)
 	if o.IsNemesis() {
-		s.nem = append(s.nem, *o)
+		s.win.Add(o)
 		return
 	}
 	if i := s.ops.add(o); i >= 0 && s.keepFences && (o.F == history.FWrite || o.F == history.FEnter || o.F == history.FRead && o.Fence != 0) {
@@ -198,10 +198,8 @@ func (s *runScan) finish(res *analysis.Result) {
 	s.leases.finish()
 	s.ops.ops = history.Pairer{} // the operations never completed stay open
 	if s.records > 0 {
-		end := history.Op{Index: s.records, Time: s.end} // ends the unhealed windows
-		s.faults = checker.FaultWindows(append(s.nem, end))
+		s.faults, _ = s.win.Finish(s.end) // the unhealed windows end at the last record
 	}
-	s.nem = nil
 	if !s.whole {
 		s.spans, s.spansLeft = anomalySpans(s.timeOf, allAnomalies(res.Verdict), spanPad(res.Config.TTL), s.end, maxHolderSpans)
 	}
