@@ -50,20 +50,19 @@ func Analyze(ctx context.Context, dir string) (*Result, []history.Warning, error
 }
 
 // AnalyzeWith is Analyze with another pass riding on the check's read:
-// ride, when not nil, is given the loaded run and returns the function
-// handed every record (checker.Composite.Also).
-func AnalyzeWith(ctx context.Context, dir string, ride func(res *Result) func(o *history.Op, at history.Pos)) (*Result, []history.Warning, error) {
+// ride, when not nil, is given the loaded run and returns the pass.
+func AnalyzeWith(ctx context.Context, dir string, ride func(res *Result) Rider) (*Result, []history.Warning, error) {
 	res, warns, err := Load(dir)
 	if err != nil {
 		return nil, warns, err
 	}
-	var also func(o *history.Op, at history.Pos)
+	var rider Rider
 	per := int64(checkBytesPerRecord)
 	if ride != nil {
-		also, per = ride(res), per+rideBytesPerRecord
+		rider, per = ride(res), per+rideBytesPerRecord
 	}
 	limitMemory(res.Records, per) // not restored: Check's own limit is then this one
-	return res, warns, checkAlso(ctx, res, also)
+	return res, warns, checkAlso(ctx, res, rider)
 }
 
 // LoadChecked is Load with the verdict, coverage and interruption read

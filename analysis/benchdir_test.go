@@ -46,11 +46,11 @@ func profileAtEnd(t *testing.T, res *Result, path string) {
 		t.Fatal(err)
 	}
 	c := checkersWith(res, log)
-	cov := newCoverage(res)
+	cov, leases := newCoverage(res), FollowLeases(res.Config)
 	last := int64(res.Records - 1)
 	c.Also = func(o *history.Op, _ history.Pos) {
 		if cov != nil {
-			cov.Add(o)
+			cov.Add(o, leases.Add(o))
 		}
 		if o.Index == last {
 			runtime.GC()

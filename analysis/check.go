@@ -55,6 +55,23 @@ func LeaseOptions(cfg config.Config) lease.Options {
 	return lease.Options{Drift: l.Drift, DriftFactor: l.DriftFactor}
 }
 
+// FollowLeases is the lease tracker the passes riding on the check share
+// (coverage's, the report's): LeaseOptions, forgetting leases once ended.
+func FollowLeases(cfg config.Config) *lease.Tracker {
+	opt := LeaseOptions(cfg)
+	opt.Forget = true
+	return lease.NewTracker(opt)
+}
+
+// A Rider is a pass riding on the check's read (the report's): Add takes
+// every record, at its position in the history, with the lease events it
+// caused (a FollowLeases tracker's); End takes the events that end the
+// leases still held, once the check is done.
+type Rider interface {
+	Add(o *history.Op, at history.Pos, leases []lease.Event)
+	End(leases []lease.Event)
+}
+
 // lockChecker is the lock checker with the run's drift (zero the
 // default, negative none).
 func lockChecker(cfg config.Config) *checker.Lock {
@@ -73,8 +90,8 @@ func lockChecker(cfg config.Config) *checker.Lock {
 // writes results.json into res.Dir when set.
 func Check(ctx context.Context, res *Result) error { return checkAlso(ctx, res, nil) }
 
-// checkAlso is Check handing every record it reads to also (may be nil).
-func checkAlso(ctx context.Context, res *Result, also func(o *history.Op, at history.Pos)) error {
+// checkAlso is Check with rider (may be nil) riding on its read.
+func checkAlso(ctx context.Context, res *Result, rider Rider) error {
 	if res.History == nil {
 		res.History = history.Slice(nil)
 	}
@@ -87,13 +104,15 @@ func checkAlso(ctx context.Context, res *Result, also func(o *history.Op, at his
 	}
 	c := checkersWith(res, log)
 	cov := newCoverage(res)
-	if cov != nil || also != nil {
-		c.Also = func(o *history.Op, at history.Pos) { // they ride on the check's read
+	leases := FollowLeases(res.Config) // one lease model for the passes that ride on the check's read
+	if cov != nil || rider != nil {
+		c.Also = func(o *history.Op, at history.Pos) {
+			evs := leases.Add(o)
 			if cov != nil {
-				cov.Add(o)
+				cov.Add(o, evs)
 			}
-			if also != nil {
-				also(o, at)
+			if rider != nil {
+				rider.Add(o, at, evs)
 			}
 		}
 	}
@@ -105,8 +124,12 @@ func checkAlso(ctx context.Context, res *Result, also func(o *history.Op, at his
 		return fmt.Errorf("%w: %v", config.ErrConfig, err)
 	}
 	res.Verdict = v
-	if res.Coverage, err = coverageOf(res, cov); err != nil {
+	final := leases.Finish()
+	if res.Coverage, err = coverageOf(res, cov, final); err != nil {
 		return fmt.Errorf("%w: %v", config.ErrConfig, err)
+	}
+	if rider != nil {
+		rider.End(final)
 	}
 	demoteIncomplete(res)
 	demoteUnexercised(res)

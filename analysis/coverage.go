@@ -9,6 +9,7 @@ import (
 	"github.com/lockstorm/lockstorm/checker"
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/coverage"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // requestedKinds are the kinds of the plan's steps, else Config.Nemesis.
@@ -35,9 +36,10 @@ func newCoverage(res *Result) *coverage.Pass {
 	return coverage.NewPass(in)
 }
 
-// coverageOf ends the coverage pass, computed again on its own read when
-// the check stopped early.
-func coverageOf(res *Result, cov *coverage.Pass) (*coverage.Report, error) {
+// coverageOf ends the coverage pass (final: the lease events ending the
+// leases still held), computed again on its own read when the check
+// stopped early.
+func coverageOf(res *Result, cov *coverage.Pass, final []lease.Event) (*coverage.Report, error) {
 	if cov == nil {
 		return nil, nil
 	}
@@ -45,14 +47,14 @@ func coverageOf(res *Result, cov *coverage.Pass) (*coverage.Report, error) {
 		in, _ := coverageInput(res)
 		return coverage.Compute(res.History, in)
 	}
-	return cov.Report(res.History)
+	return cov.Report(res.History, final)
 }
 
 // coverageInput is what coverage needs besides the history; false for a
 // run without faults.
 func coverageInput(res *Result) (coverage.Input, bool) {
 	cfg := res.Config
-	in := coverage.Input{Requested: requestedKinds(cfg), Planned: map[string]int{}}
+	in := coverage.Input{Requested: requestedKinds(cfg), Planned: map[string]int{}, Leases: LeaseOptions(cfg)}
 	if res.Plan != nil {
 		for _, s := range res.Plan.Steps {
 			in.Planned[s.Fault.Kind]++

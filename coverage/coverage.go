@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lockstorm/lockstorm/history"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // Input is what the history alone does not say about a run.
@@ -20,6 +21,17 @@ type Input struct {
 	// fault naming none hits (every node only when it names no client).
 	Clients []string
 	Nodes   []string
+	// Leases are the lease model's options (the lock checker's drift): a
+	// holder's interval ends at the validity its holder believed.
+	Leases lease.Options
+}
+
+// tracker follows a history's leases as a Pass is told them: under
+// Leases, forgetting those ended.
+func (in Input) tracker() *lease.Tracker {
+	opt := in.Leases
+	opt.Forget = true
+	return lease.NewTracker(opt)
 }
 
 // Report is a run's fault coverage ("coverage" in results.json).
@@ -110,12 +122,14 @@ func compute(src history.Source, in Input) (*Report, int, error) {
 	if err := p.p.read(src); err != nil {
 		return nil, 1, fmt.Errorf("coverage: %w", err)
 	}
-	rep, err := p.Report(src)
+	rep, err := p.report(src)
 	return rep, p.passes, err
 }
 
-// Pass is Compute fed by another reader of the history (the check's):
-// Add takes each record in order, Report ends it.
+// Pass is Compute fed by another reader of the history (the check's),
+// who also follows its leases with a lease.Tracker under Input.Leases
+// and Forget: Add takes each record in order with the events it caused,
+// Report ends it.
 type Pass struct {
 	p      *pass
 	in     Input
@@ -126,19 +140,27 @@ type Pass struct {
 // NewPass starts the coverage of a history.
 func NewPass(in Input) *Pass { return &Pass{p: newPass(in, nil), in: in} }
 
-// Add takes the next record of the history.
-func (c *Pass) Add(o *history.Op) {
-	c.p.add(o, c.n)
+// Add takes the next record of the history and the lease events it
+// caused.
+func (c *Pass) Add(o *history.Op, leases []lease.Event) {
+	c.p.add(o, c.n, leases)
 	c.n++
 }
 
 // Records is how many records Add took.
 func (c *Pass) Records() int64 { return c.n }
 
-// Report ends the pass; src is the same history, read again if needed.
-func (c *Pass) Report(src history.Source) (*Report, error) {
+// Report ends the pass: final are the lease events that end the leases
+// still held (the Tracker's Finish); src is the same history, read again
+// if needed.
+func (c *Pass) Report(src history.Source, final []lease.Event) (*Report, error) {
+	c.p.finish(final)
+	return c.report(src)
+}
+
+// report is the report of the finished pass.
+func (c *Pass) report(src history.Source) (*Report, error) {
 	p, in := c.p, c.in
-	p.finish()
 	rep := &Report{Requested: append([]string{}, in.Requested...), Windows: p.windows()}
 	c.passes = 1
 	judged := p.clientRecs == 0 || p.slotted > 0
@@ -152,7 +174,6 @@ func (c *Pass) Report(src history.Source) (*Report, error) {
 			if err := p.read(src); err != nil {
 				return nil, fmt.Errorf("coverage: %w", err)
 			}
-			p.finish()
 		}
 		p.m.setTouches(rep.Windows)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/history/historytest"
+	"github.com/lockstorm/lockstorm/lease"
 )
 
 // cover is Compute of h in memory; it fails the test unless Compute of
@@ -34,11 +35,11 @@ func coverPasses(t testing.TB, h history.History, in Input) (*Report, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fed := NewPass(in) // handed the records by another reader (the check)
+	fed, leases := NewPass(in), in.tracker() // handed the records by another reader (the check)
 	for i := range h {
-		fed.Add(&h[i])
+		fed.Add(&h[i], leases.Add(&h[i]))
 	}
-	fromFed, err := fed.Report(history.Slice(h))
+	fromFed, err := fed.Report(history.Slice(h), leases.Finish())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,6 +235,10 @@ func TestComputeEqualsWholeRandom(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		ordered := seed%2 == 0
 		h := randomHistory(rng, 20+rng.IntN(400), ordered)
+		in.Leases = lease.Options{}
+		if seed%4 < 2 { // validities believed with Redlock's drift allowance
+			in.Leases = lease.Options{Drift: lease.FixedDrift, DriftFactor: lease.DriftFactor}
+		}
 		_, passes := coverPasses(t, h, in)
 		if ordered && passes != 1 {
 			t.Fatalf("seed %d: a history in time order read %d times", seed, passes)
@@ -303,6 +308,9 @@ func randomHistory(rng *rand.Rand, n int, ordered bool) history.History {
 			o.Type = history.Invoke
 			if rng.IntN(20) == 0 {
 				o.Type = history.OK // a completion with no invoke
+			}
+			if (o.F == history.FAcquire || o.F == history.FExtend) && rng.IntN(2) == 0 {
+				o.TTL = (5 + rng.Int64N(40)) * historytest.MS // believed valid to invoke + TTL − drift without a validity
 			}
 			pending[p] = o.F
 		}

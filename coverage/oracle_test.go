@@ -15,7 +15,7 @@ func computeWhole(h history.History, in Input) *Report {
 	if rep.Requested == nil {
 		rep.Requested = []string{}
 	}
-	ivs, judged := intervals(h)
+	ivs, judged := intervals(h, in.Leases)
 	if !judged {
 		rep.Unjudged = noSlots
 	}
@@ -65,7 +65,7 @@ func windowWhole(h history.History, fw checker.Window, in Input) Window {
 
 // intervals lists, per state, the intervals of every client slot. judged
 // is false for a history whose client records carry no slot.
-func intervals(h history.History) (ivs [nStates][]interval, judged bool) {
+func intervals(h history.History, opt lease.Options) (ivs [nStates][]interval, judged bool) {
 	var end int64
 	clientRecs, slotted := 0, 0
 	for _, o := range h {
@@ -81,7 +81,7 @@ func intervals(h history.History) (ivs [nStates][]interval, judged bool) {
 	if clientRecs > 0 && slotted == 0 {
 		return ivs, false
 	}
-	ivs[stateHolder] = holders(h, end)
+	ivs[stateHolder] = holders(h, end, opt)
 	for _, p := range history.Pairs(h) {
 		inv := h[p.Invoke]
 		if inv.Client == "" {
@@ -103,11 +103,11 @@ func intervals(h history.History) (ivs [nStates][]interval, judged bool) {
 }
 
 // holders lists the lease intervals of the whole history (checker.Leases,
-// no drift allowance): from a lease's start until it ended (its process
-// gone: the end of the history), cut at its validity.
-func holders(h history.History, end int64) []interval {
+// with opt's drift allowance): from a lease's start until it ended (its
+// process gone: the end of the history), cut at its validity.
+func holders(h history.History, end int64, opt lease.Options) []interval {
 	var out []interval
-	for _, l := range checker.Leases(h, 0, 0) {
+	for _, l := range checker.Leases(h, opt.Drift, opt.DriftFactor) {
 		o := &h[l.StartOp]
 		if o.Client == "" {
 			continue

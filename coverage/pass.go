@@ -35,12 +35,11 @@ var resourceOps = []string{history.FWrite, history.FRun, history.FEnter, history
 // given them.
 type pass struct {
 	in                  Input
-	end                 int64                // the latest record time so far
-	clientRecs, slotted int                  // client records, and those carrying a slot
-	win                 checker.WindowPairer // the fault windows, as their records arrive
-	starts              []start              // each window's start (by window index)
-	awaiting            map[string][]int     // fault -> windows whose start invoke awaits its completion
-	leases              *lease.Tracker
+	end                 int64                     // the latest record time so far
+	clientRecs, slotted int                       // client records, and those carrying a slot
+	win                 checker.WindowPairer      // the fault windows, as their records arrive
+	starts              []start                   // each window's start (by window index)
+	awaiting            map[string][]int          // fault -> windows whose start invoke awaits its completion
 	holders             map[*lease.Lease]interval // leases held by a client slot, not yet ended
 	ops                 history.Pairer            // the invokes in flight
 	orphans             []invoke                  // invokes never completed: open to the end
@@ -65,24 +64,28 @@ type invoke struct {
 
 // newPass returns a pass given the windows ws, or finding them (ws nil).
 func newPass(in Input, ws []Window) *pass {
-	p := &pass{in: in, leases: lease.NewTracker(lease.Options{Forget: true}), holders: map[*lease.Lease]interval{},
+	p := &pass{in: in, holders: map[*lease.Lease]interval{},
 		awaiting: map[string][]int{}, closedEnd: -1 << 63, find: ws == nil}
 	p.m = newMatcher(ws)
 	return p
 }
 
-// read reads src once (see finish for its end).
+// read reads src once and finishes.
 func (p *pass) read(src history.Source) error {
+	t := p.in.tracker()
 	var i int64
-	return history.Each(src, func(o *history.Op) bool {
-		p.add(o, i)
+	err := history.Each(src, func(o *history.Op) bool {
+		p.add(o, i, t.Add(o))
 		i++
 		return true
 	})
+	p.finish(t.Finish())
+	return err
 }
 
-// add follows record o, the i-th of the history.
-func (p *pass) add(o *history.Op, i int64) {
+// add follows record o, the i-th of the history, and evs, what it did to
+// the leases (Input.tracker's events).
+func (p *pass) add(o *history.Op, i int64, evs []lease.Event) {
 	p.end = max(p.end, o.Time)
 	op, paired := p.ops.Add(o) // fed every record: an invoke's InvokeAt is its i
 	if o.IsNemesis() {
@@ -97,7 +100,7 @@ func (p *pass) add(o *history.Op, i int64) {
 	if o.Client != "" {
 		p.slotted++
 	}
-	p.follow(p.leases.Add(o), o, i)
+	p.follow(evs, o, i)
 	switch {
 	case !paired:
 	case op.Completion == nil: // never completed: open to the end
@@ -188,8 +191,9 @@ func (p *pass) closed(s state, iv interval) {
 	p.m.add(s, iv)
 }
 
-// finish closes what is still open at the end of the history.
-func (p *pass) finish() {
+// finish closes what is still open at the end of the history; final
+// are the events that end the leases still held.
+func (p *pass) finish(final []lease.Event) {
 	if p.find {
 		for wi, w := range p.windows() {
 			if !p.m.final[wi] {
@@ -197,7 +201,7 @@ func (p *pass) finish() {
 			}
 		}
 	}
-	p.follow(p.leases.Finish(), nil, -1)
+	p.follow(final, nil, -1)
 	for _, op := range p.ops.Flush() {
 		p.closeOp(invokeOf(op), p.end)
 	}

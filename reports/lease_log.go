@@ -41,7 +41,6 @@ type clash struct {
 // goes dormant (out of byKey), until an extend or end wakes it.
 type leaseFollower struct {
 	log     leaseLog
-	t       *lease.Tracker
 	open    map[*lease.Lease]*streamLease
 	byKey   map[string][]*streamLease // leases not yet ended that a new lease can overlap, per key
 	dormant map[*lease.Lease]*streamLease
@@ -62,22 +61,19 @@ type streamLease struct {
 	with  []*streamLease // leases held at once, not both ended
 }
 
-func newLeaseFollower(opt lease.Options) *leaseFollower {
-	opt.Forget = true
-	return &leaseFollower{t: lease.NewTracker(opt), open: map[*lease.Lease]*streamLease{}, byKey: map[string][]*streamLease{},
+func newLeaseFollower() *leaseFollower {
+	return &leaseFollower{open: map[*lease.Lease]*streamLease{}, byKey: map[string][]*streamLease{},
 		dormant: map[*lease.Lease]*streamLease{}, gone: map[int]int64{}}
 }
 
-// add follows one record.
-func (s *leaseFollower) add(o *history.Op) {
-	s.take(s.t.Add(o))
+// add follows one record and the lease events it caused
+// (analysis.FollowLeases').
+func (s *leaseFollower) add(o *history.Op, evs []lease.Event) {
+	s.take(evs)
 	if o.Type == history.Info && !o.IsNemesis() && o.F != history.FLost {
 		s.gone[o.Process] = o.Time
 	}
 }
-
-// finish ends the leases still held at the end of the history.
-func (s *leaseFollower) finish() { s.take(s.t.Finish()) }
 
 // take logs the tracker's events.
 func (s *leaseFollower) take(evs []lease.Event) {

@@ -23,13 +23,14 @@ func TestReportRidingOnTheCheck(t *testing.T) {
 		}
 		rode := fileResult(t, h)
 		rode.Config.Workload, rode.Config.Clients = "counter", 8
-		p := NewPass(rode)
+		p, leases := NewPass(rode), analysis.FollowLeases(rode.Config)
 		c := analysis.Checkers(rode)
-		c.Also = p.Add
+		c.Also = func(o *history.Op, at history.Pos) { p.Add(o, at, leases.Add(o)) }
 		v, _, err := c.CheckSource(context.Background(), rode.History)
 		if err != nil {
 			t.Fatal(err)
 		}
+		p.End(leases.Finish())
 		rode.Verdict = v
 		noErr(t, WriteFrom(rode, p))
 		read := *rode

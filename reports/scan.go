@@ -13,6 +13,7 @@ import (
 	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
+	"github.com/lockstorm/lockstorm/lease"
 	"github.com/lockstorm/lockstorm/resource"
 )
 
@@ -90,8 +91,12 @@ func NewPass(res *analysis.Result) *Pass {
 	return &Pass{s: newScan(res, lg.n == 0), lg: lg, err: err}
 }
 
-// Add follows one record at position at.
-func (p *Pass) Add(o *history.Op, at history.Pos) { p.s.add(o, at) }
+// Add follows one record at position at and the lease events it caused
+// (an analysis.FollowLeases tracker's).
+func (p *Pass) Add(o *history.Op, at history.Pos, leases []lease.Event) { p.s.add(o, at, leases) }
+
+// End takes the lease events that end the leases still held.
+func (p *Pass) End(leases []lease.Event) { p.s.leases.take(leases) }
 
 // scan is p's pass completed, or a pass of its own (scanRun) without p or
 // when p was not handed every record.
@@ -116,9 +121,11 @@ func scanRun(res *analysis.Result) (*runScan, error) {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
 	defer c.Close()
+	leases := analysis.FollowLeases(res.Config)
 	for c.Next() {
-		p.s.add(c.Op(), c.Pos())
+		p.Add(c.Op(), c.Pos(), leases.Add(c.Op()))
 	}
+	p.End(leases.Finish())
 	if err := c.Err(); err != nil {
 		return nil, fmt.Errorf("reports: history: %w", err)
 	}
@@ -159,15 +166,16 @@ func sourceOf(res *analysis.Result) history.Source {
 func newScan(res *analysis.Result, keepFences bool) *runScan {
 	s := &runScan{ops: newOpLog(), slots: newSlotTracker(max(res.Config.Clients, 0)), keepFences: keepFences,
 		times: map[int64]int64{}, recs: map[int64]history.Op{}, whole: int64(res.Records) <= maxWholeRecords}
-	s.leases = newLeaseFollower(analysis.LeaseOptions(res.Config))
+	s.leases = newLeaseFollower()
 	if s.whole && res.Records > 0 {
 		s.kept = make(history.History, 0, res.Records)
 	}
 	return s
 }
 
-// add follows one record, read at position at.
-func (s *runScan) add(o *history.Op, at history.Pos) {
+// add follows one record, read at position at, and the lease events it
+// caused.
+func (s *runScan) add(o *history.Op, at history.Pos, leases []lease.Event) {
 	if s.records%checkpointEvery == 0 {
 		s.marks = append(s.marks, checkpoint{at, o.Time})
 	}
@@ -189,13 +197,12 @@ func (s *runScan) add(o *history.Op, at history.Pos) {
 	if i := s.ops.add(o); i >= 0 && s.keepFences && (o.F == history.FWrite || o.F == history.FEnter || o.F == history.FRead && o.Fence != 0) {
 		s.fences.add(histFence{op: int32(i), fence: o.Fence})
 	}
-	s.leases.add(o)
+	s.leases.add(o, leases)
 }
 
-// finish closes the pass: the leases still held, the fault windows, and
-// for a history not kept whole the anomaly spans to read.
+// finish closes the pass (its leases ended by Pass.End): the fault windows and,
+// for a history not kept whole, the anomaly spans to read.
 func (s *runScan) finish(res *analysis.Result) {
-	s.leases.finish()
 	s.ops.ops = history.Pairer{} // the operations never completed stay open
 	if s.records > 0 {
 		s.faults, _ = s.win.Finish(s.end) // the unhealed windows end at the last record

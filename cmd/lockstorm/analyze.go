@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstorm/lockstorm/analysis"
-	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/reports"
 )
@@ -27,9 +26,9 @@ Exit status: 0 valid, 1 invalid, 2 bad input (no such run, unreadable history), 
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var pass *reports.Pass // the report's pass rides on the check's read
-			res, warns, err := analysis.AnalyzeWith(cmd.Context(), args[0], func(res *analysis.Result) func(*history.Op, history.Pos) {
+			res, warns, err := analysis.AnalyzeWith(cmd.Context(), args[0], func(res *analysis.Result) analysis.Rider {
 				pass = reports.NewPass(res)
-				return pass.Add
+				return pass
 			})
 			for _, w := range warns {
 				fmt.Fprintf(os.Stderr, "lockstorm: warning: %s: %s\n", store.HistoryFile, plain(fmt.Sprint(w)))
