@@ -26,14 +26,6 @@ type Input struct {
 	Leases lease.Options
 }
 
-// tracker follows a history's leases as a Pass is told them: under
-// Leases, forgetting those ended.
-func (in Input) tracker() *lease.Tracker {
-	opt := in.Leases
-	opt.Forget = true
-	return lease.NewTracker(opt)
-}
-
 // Report is a run's fault coverage ("coverage" in results.json).
 type Report struct {
 	Requested []string `json:"requested"`

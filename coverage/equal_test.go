@@ -35,7 +35,7 @@ func coverPasses(t testing.TB, h history.History, in Input) (*Report, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fed, leases := NewPass(in), in.tracker() // handed the records by another reader (the check)
+	fed, leases := NewPass(in), lease.NewTracker(lease.Options{Drift: in.Leases.Drift, DriftFactor: in.Leases.DriftFactor, Forget: true}) // handed the records by another reader (the check)
 	for i := range h {
 		fed.Add(&h[i], leases.Add(&h[i]))
 	}

@@ -38,7 +38,7 @@ type pass struct {
 	end                 int64                     // the latest record time so far
 	clientRecs, slotted int                       // client records, and those carrying a slot
 	win                 checker.WindowPairer      // the fault windows, as their records arrive
-	starts              []start                   // each window's start (by window index)
+	starts              []Window                  // each window as its start record says (by window index)
 	awaiting            map[string][]int          // fault -> windows whose start invoke awaits its completion
 	holders             map[*lease.Lease]interval // leases held by a client slot, not yet ended
 	ops                 history.Pairer            // the invokes in flight
@@ -47,13 +47,6 @@ type pass struct {
 	find                bool  // finding the windows (not given them)
 	closedEnd           int64 // the latest end of an interval matched so far
 	early               bool  // a window started at or before closedEnd (see exact)
-}
-
-// start is what a window needs of the record that started its fault.
-type start struct {
-	applied        bool // the start took effect (its completion ok)
-	clients, nodes []string
-	nodesOnly      bool
 }
 
 // invoke is what a state interval needs of an invoke record.
@@ -72,8 +65,9 @@ func newPass(in Input, ws []Window) *pass {
 
 // read reads src once and finishes.
 func (p *pass) read(src history.Source) error {
-	t := p.in.tracker()
-	var i int64
+	opt := p.in.Leases
+	opt.Forget = true
+	t, i := lease.NewTracker(opt), int64(0)
 	err := history.Each(src, func(o *history.Op) bool {
 		p.add(o, i, t.Add(o))
 		i++
@@ -84,7 +78,7 @@ func (p *pass) read(src history.Source) error {
 }
 
 // add follows record o, the i-th of the history, and evs, what it did to
-// the leases (Input.tracker's events).
+// the leases (a lease.Tracker's events under Input.Leases, Forget).
 func (p *pass) add(o *history.Op, i int64, evs []lease.Event) {
 	p.end = max(p.end, o.Time)
 	op, paired := p.ops.Add(o) // fed every record: an invoke's InvokeAt is its i
@@ -118,20 +112,20 @@ func (p *pass) add(o *history.Op, i int64, evs []lease.Event) {
 func (p *pass) nemesis(o *history.Op) {
 	if o.F == history.FStart && o.Type != history.Invoke {
 		for _, wi := range p.awaiting[o.Fault] {
-			p.starts[wi].applied = o.Type == history.OK
+			p.starts[wi].Applied = o.Type == history.OK
 		}
 		delete(p.awaiting, o.Fault)
 	}
 	switch wi, ev := p.win.Add(o); ev {
 	case checker.WindowOpened:
-		s := start{applied: o.Type == history.OK}
-		s.clients, s.nodes, s.nodesOnly = targets(o, p.in)
-		p.starts = append(p.starts, s)
+		w := Window{Kind: o.Fault, Start: o.Time, StartOp: o.Index, StopOp: -1, Applied: o.Type == history.OK}
+		w.Clients, w.Nodes, w.NodesOnly = targets(o, p.in)
+		p.starts = append(p.starts, w)
 		if o.Type == history.Invoke {
 			p.awaiting[o.Fault] = append(p.awaiting[o.Fault], wi)
 		}
 		if p.find {
-			p.m.start(Window{Kind: o.Fault, Start: o.Time, StartOp: o.Index, StopOp: -1, Clients: s.clients, Nodes: s.nodes, NodesOnly: s.nodesOnly})
+			p.m.start(w)
 			p.early = p.early || o.Time <= p.closedEnd
 		}
 	case checker.WindowStopped:
@@ -217,9 +211,8 @@ func (p *pass) windows() []Window {
 	fws, _ := p.win.Finish(p.end) // the unhealed windows end at the last record
 	out := make([]Window, len(fws))
 	for i, fw := range fws {
-		s := p.starts[i]
-		out[i] = Window{Kind: fw.Fault, Detail: fw.Detail, Start: fw.Start, End: fw.End, StartOp: fw.StartOp, StopOp: fw.StopOp,
-			Unhealed: fw.Unhealed, Applied: s.applied, Clients: s.clients, Nodes: s.nodes, NodesOnly: s.nodesOnly}
+		out[i] = p.starts[i]
+		out[i].Detail, out[i].End, out[i].StopOp, out[i].Unhealed = fw.Detail, fw.End, fw.StopOp, fw.Unhealed
 	}
 	return out
 }

@@ -198,22 +198,3 @@ func TestRecorderReportsWriteError(t *testing.T) {
 		t.Fatalf("memory has %d records, want 50", n)
 	}
 }
-
-func TestByProcessKeepsValuesAcrossGrowth(t *testing.T) {
-	var m ByProcess[int]
-	procs := []int{500, -1, 3, 1 << 21, 100, 200, 400, 900, 5}
-	for i, p := range procs {
-		*m.At(p) = i + 1
-	}
-	for p := range 1000 { // the slice grows over the numbers first kept in the map
-		m.At(p)
-	}
-	for i, p := range procs {
-		if got := m.Get(p); got != i+1 {
-			t.Errorf("process %d: got %d, want %d", p, got, i+1)
-		}
-	}
-	if got := m.Get(7); got != 0 {
-		t.Errorf("absent process 7: got %d, want 0", got)
-	}
-}

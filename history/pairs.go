@@ -26,19 +26,17 @@ type Operation struct {
 // previous one is open leaves that one never completed). The zero Pairer
 // is ready to use.
 type Pairer struct {
-	open   ByProcess[*openInvoke] // process -> its open invoke (nil: none)
-	list   []*openInvoke          // the open invokes, in no order
-	free   []*openInvoke          // copies to reuse
-	given  *openInvoke            // the invoke the last Add returned, freed at the next
-	n      int64                  // records added
-	invSeq int                    // invokes taken
+	open   map[int]*openInvoke // process -> its open invoke
+	free   []*openInvoke       // copies to reuse
+	given  *openInvoke         // the invoke the last Add returned, freed at the next
+	n      int64               // records added
+	invSeq int                 // invokes taken
 }
 
 type openInvoke struct {
 	op  Op
 	seq int
 	at  int64
-	pos int // in list
 }
 
 // Add takes the next record r. When r completes its process's open
@@ -55,26 +53,23 @@ func (p *Pairer) Add(r *Op) (o Operation, ok bool) {
 	if r.IsNemesis() || r.F == FLost {
 		return Operation{}, false
 	}
-	slot := p.open.At(r.Process)
-	prev, completion := *slot, r
+	if p.open == nil {
+		p.open = map[int]*openInvoke{}
+	}
+	prev, completion := p.open[r.Process], r
 	switch {
 	case r.Type == Invoke: // a copy of r, reusing a freed one
-		if prev != nil {
-			p.unlist(prev)
-		}
 		var c *openInvoke
 		if n := len(p.free); n > 0 {
 			c, p.free = p.free[n-1], p.free[:n-1]
 		} else {
 			c = &openInvoke{}
 		}
-		*c, completion = openInvoke{op: *r, seq: p.invSeq, at: at, pos: len(p.list)}, nil
+		*c, completion = openInvoke{op: *r, seq: p.invSeq, at: at}, nil
 		p.invSeq++
-		*slot = c
-		p.list = append(p.list, c)
+		p.open[r.Process] = c
 	case prev != nil:
-		*slot = nil
-		p.unlist(prev)
+		delete(p.open, r.Process)
 	}
 	if prev == nil {
 		return Operation{}, false
@@ -84,19 +79,12 @@ func (p *Pairer) Add(r *Op) (o Operation, ok bool) {
 }
 
 // Open is the number of operations in flight.
-func (p *Pairer) Open() int { return len(p.list) }
-
-// unlist takes c out of the open list.
-func (p *Pairer) unlist(c *openInvoke) {
-	last := p.list[len(p.list)-1]
-	last.pos, p.list[c.pos] = c.pos, last
-	p.list = p.list[:len(p.list)-1]
-}
+func (p *Pairer) Open() int { return len(p.open) }
 
 // Invokes are the invokes of the operations in flight, in no order.
 func (p *Pairer) Invokes() iter.Seq[*Op] {
 	return func(yield func(*Op) bool) {
-		for _, c := range p.list {
+		for _, c := range p.open {
 			if !yield(&c.op) {
 				return
 			}
@@ -107,12 +95,11 @@ func (p *Pairer) Invokes() iter.Seq[*Op] {
 // Flush returns the operations still in flight, never completed, in
 // invoke order, and forgets them.
 func (p *Pairer) Flush() []Operation {
-	out := make([]Operation, 0, len(p.list))
-	for _, c := range p.list {
+	out := make([]Operation, 0, len(p.open))
+	for pr, c := range p.open {
 		out = append(out, Operation{Invoke: &c.op, Seq: c.seq, InvokeAt: c.at})
-		*p.open.At(c.op.Process) = nil
+		delete(p.open, pr)
 	}
-	p.list = p.list[:0]
 	slices.SortFunc(out, func(a, b Operation) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out
 }

@@ -55,11 +55,11 @@ type Tracker struct {
 	opt    Options
 	ops    history.Pairer // the acquires and extends in flight
 	match  *Matcher[*Lease]
-	toks   map[tokKey]*tokLeases       // (key, token) -> its leases
-	byProc history.ByProcess[[]*Lease] // held leases by acquiring process, in the order held
-	open   []*Lease                    // held leases in the order held, some ended (nOpen not)
+	toks   map[tokKey]*tokLeases // (key, token) -> its leases
+	byProc map[int][]*Lease      // held leases by acquiring process, in the order held
+	open   []*Lease              // held leases in the order held, some ended (nOpen not)
 	nOpen  int
-	last   history.ByProcess[int64] // process -> its latest record's time
+	last   map[int]int64 // process -> its latest record's time
 	nHeld  int
 	events []Event
 }
@@ -72,7 +72,7 @@ type tokLeases struct {
 
 // NewTracker starts following leases.
 func NewTracker(opt Options) *Tracker {
-	t := &Tracker{opt: opt, toks: map[tokKey]*tokLeases{}}
+	t := &Tracker{opt: opt, toks: map[tokKey]*tokLeases{}, byProc: map[int][]*Lease{}, last: map[int]int64{}}
 	t.match = NewMatcher(func(key, token string) (*Lease, bool) {
 		if e := t.toks[tokKey{key, token}]; e != nil && e.latest != nil {
 			return e.latest, true
@@ -89,7 +89,7 @@ func (t *Tracker) Add(r *history.Op) []Event {
 	if r.IsNemesis() {
 		return nil
 	}
-	*t.last.At(r.Process) = r.Time
+	t.last[r.Process] = r.Time
 	switch {
 	case r.F == history.FLost:
 		t.lost(r)
@@ -120,15 +120,15 @@ func (t *Tracker) Finish() []Event {
 	t.open = nil
 	for _, l := range open {
 		if !l.ended {
-			l.Last = t.last.Get(l.Process)
+			l.Last = t.last[l.Process]
 			end, _ := l.HeldUntil()
 			t.end(l, end)
 		}
 	}
-	if !t.opt.Forget {
-		for _, ls := range t.byProc.All() {
-			for _, l := range *ls {
-				l.Last = t.last.Get(l.Process)
+	if !t.opt.Forget { // every lease held is still listed under its token
+		for _, e := range t.toks {
+			for _, l := range e.held {
+				l.Last = t.last[l.Process]
 			}
 		}
 	}
@@ -137,7 +137,7 @@ func (t *Tracker) Finish() []Event {
 
 // Of is process p's held leases, in the order they came to be held (with
 // Forget, those not ended and the latest ended).
-func (t *Tracker) Of(p int) []*Lease { return t.byProc.Get(p) }
+func (t *Tracker) Of(p int) []*Lease { return t.byProc[p] }
 
 // acquire takes acquire invoke inv completed by c.
 func (t *Tracker) acquire(inv, c *history.Op) {
@@ -146,12 +146,7 @@ func (t *Tracker) acquire(inv, c *history.Op) {
 	}
 	l := &Lease{Key: cmp.Or(c.Key, inv.Key), Token: cmp.Or(c.Token, inv.Token, "op#"+strconv.FormatInt(inv.Index, 10)),
 		Process: inv.Process, Fence: cmp.Or(c.Fence, inv.Fence), Invoke: inv.Index, Completion: c.Index, Return: Inf, Cut: Inf}
-	e := t.toks[tokKey{l.Key, l.Token}]
-	if e == nil {
-		e = &tokLeases{}
-		t.toks[tokKey{l.Key, l.Token}] = e
-	}
-	e.latest = l
+	t.tok(l.Key, l.Token).latest = l
 	if c.Type != history.OK {
 		return
 	}
@@ -159,7 +154,7 @@ func (t *Tracker) acquire(inv, c *history.Op) {
 	t.match.Acquired(l.Process, l.Key, l.Token, l)
 	end, ok := t.believedEnd(inv, c)
 	l.NoExpiry = !ok
-	t.hold(l, c.Time, e)
+	t.hold(l, c.Time)
 	l.StartOp = c.Index
 	l.Segments = append(l.Segments, [2]int64{c.Time, end})
 	t.events = append(t.events, Event{Started, l, c.Time})
@@ -177,7 +172,7 @@ func (t *Tracker) extend(inv, c *history.Op) {
 	case l.ended: // after its holder stopped holding: outside Valid
 		return
 	case !l.held:
-		t.hold(l, c.Time, nil)
+		t.hold(l, c.Time)
 		l.StartOp = c.Index
 		t.events = append(t.events, Event{Started, l, c.Time})
 	default:
@@ -218,7 +213,7 @@ func (t *Tracker) lost(r *history.Op) {
 // token, the process's current lease (At).
 func (t *Tracker) lostLease(r *history.Op) *Lease {
 	if r.Token == "" {
-		return At(t.byProc.Get(r.Process), r.Time)
+		return At(t.byProc[r.Process], r.Time)
 	}
 	e := t.toks[tokKey{r.Key, r.Token}]
 	if e == nil {
@@ -239,25 +234,18 @@ func (t *Tracker) lostLease(r *history.Op) *Lease {
 	return nil
 }
 
-// hold marks l held at t; e is its key and token's leases (nil: look
-// them up).
-func (t *Tracker) hold(l *Lease, at int64, e *tokLeases) {
-	l.held, l.heldAt, l.Last = true, t.nHeld, max(t.last.Get(l.Process), at)
+// hold marks l held at t.
+func (t *Tracker) hold(l *Lease, at int64) {
+	l.held, l.heldAt, l.Last = true, t.nHeld, max(t.last[l.Process], at)
 	t.nHeld++
 	t.open = append(t.open, l)
 	t.nOpen++
-	own := t.byProc.At(l.Process)
+	own := t.byProc[l.Process]
 	if t.opt.Forget {
-		*own = slices.DeleteFunc(*own, func(x *Lease) bool { return x.ended })
+		own = slices.DeleteFunc(own, func(x *Lease) bool { return x.ended })
 	}
-	*own = append(*own, l)
-	if e == nil {
-		k := tokKey{l.Key, l.Token}
-		if e = t.toks[k]; e == nil {
-			e = &tokLeases{}
-			t.toks[k] = e
-		}
-	}
+	t.byProc[l.Process] = append(own, l)
+	e := t.tok(l.Key, l.Token)
 	e.held = append(e.held, l)
 }
 
@@ -266,7 +254,7 @@ func (t *Tracker) end(l *Lease, at int64) {
 	if l.ended {
 		return
 	}
-	l.ended, l.Last = true, max(l.Last, t.last.Get(l.Process))
+	l.ended, l.Last = true, max(l.Last, t.last[l.Process])
 	t.events = append(t.events, Event{Ended, l, at})
 	if t.nOpen--; t.nOpen < len(t.open)/2 {
 		t.open = slices.DeleteFunc(t.open, func(x *Lease) bool { return x.ended })
@@ -283,6 +271,15 @@ func (t *Tracker) end(l *Lease, at int64) {
 	if e.held = slices.DeleteFunc(e.held, func(x *Lease) bool { return x == l }); len(e.held) == 0 && e.latest == nil {
 		delete(t.toks, k)
 	}
+}
+
+// tok is the leases of key and token, made when absent.
+func (t *Tracker) tok(key, token string) *tokLeases {
+	k := tokKey{key, token}
+	if t.toks[k] == nil {
+		t.toks[k] = &tokLeases{}
+	}
+	return t.toks[k]
 }
 
 // believedEnd is the end of the segment begun by ok c of invoke inv: its
