@@ -31,7 +31,7 @@ type interval struct {
 var resourceOps = []string{history.FWrite, history.FRun, history.FEnter, history.FLead}
 
 // pass is one read of a history: it hands every state interval, as it
-// closes, to the matcher, finding the windows as it reads (finder) unless
+// closes, to the matcher, finding the windows as it reads (win) unless
 // given them.
 type pass struct {
 	in                  Input

@@ -57,9 +57,9 @@ type Tracker struct {
 	match  *Matcher[*Lease]
 	toks   map[tokKey]*tokLeases // (key, token) -> its leases
 	byProc map[int][]*Lease      // held leases by acquiring process, in the order held
-	open   []*Lease              // held leases in the order held, some ended (nOpen not)
-	nOpen  int
-	last   map[int]int64 // process -> its latest record's time
+	open   []*Lease              // held leases in the order held, ended ones not yet compacted away
+	nOpen  int                   // those in open not ended
+	last   map[int]int64         // process -> its latest record's time
 	nHeld  int
 	events []Event
 }

@@ -31,10 +31,10 @@ type clash struct {
 	start, end int64
 }
 
-// leaseFollower follows a history's leases as the checkers do (a
-// lease.Tracker) into a leaseLog: two leases of different processes on
-// one key held at once are a clash; within counts the pairs overlapping
-// within validity.
+// leaseFollower follows a history's leases as the checkers do (the events
+// of analysis.FollowLeases' lease.Tracker) into a leaseLog: two leases of
+// different processes on one key held at once are a clash; within counts
+// the pairs overlapping within validity.
 //
 // A lease of a process gone (an info completion) that a later lease of
 // its key starts after, past its validity, can overlap no later lease: it
