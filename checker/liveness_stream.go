@@ -159,9 +159,7 @@ func (s *liveStream) take(x *lop) {
 	}
 	o := x.op
 	i, found := s.tokens.add(&o) // the row of x's key and token, if it has a token
-	if x.Token == "" {
-		x.Token = syntheticToken(o.Inv)
-	}
+	x.Token = lease.TokenOr(x.Token, o.Inv)
 	var l *liveLease
 	if x.Type != history.Fail {
 		if !found {

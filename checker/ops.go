@@ -2,7 +2,6 @@ package checker
 
 import (
 	"cmp"
-	"strconv"
 
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/lease"
@@ -103,9 +102,7 @@ func fillTokens(os []op) {
 		o := &os[i]
 		switch o.F {
 		case history.FAcquire:
-			if o.Token == "" {
-				o.Token = syntheticToken(o.Inv)
-			}
+			o.Token = lease.TokenOr(o.Token, o.Inv)
 			o.Lease = i
 			if o.Type == history.OK {
 				m.Acquired(o.Process, o.Key, o.Token, i)
@@ -128,6 +125,3 @@ type procKey struct {
 }
 
 type tokKey struct{ key, token string }
-
-// syntheticToken is the token of an acquire without one, invoked at record inv.
-func syntheticToken(inv int64) string { return "op#" + strconv.FormatInt(inv, 10) }

@@ -91,9 +91,7 @@ func (c *cutter) add(i int, r *history.Op) (to int) {
 		if r.Type == history.Fail {
 			break
 		}
-		if tok == "" {
-			tok = syntheticToken(inv.Index)
-		}
+		tok = lease.TokenOr(tok, inv.Index)
 		if r.Type == history.OK {
 			c.holding[procKey{p, key}] = tok
 		}

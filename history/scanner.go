@@ -22,9 +22,10 @@ type Scanner struct {
 	warns   []Warning
 	done    bool
 	intern  map[string]string
-	pos     int64 // bytes consumed by the line splitter
-	start   int64 // offset of the line being read
-	off     int64 // offset of the current record's line
+	in      func([]byte) string // internBytes, made once (a method value passed on allocates)
+	pos     int64               // bytes consumed by the line splitter
+	start   int64               // offset of the line being read
+	off     int64               // offset of the current record's line
 }
 
 // NewScanner returns a Scanner reading r.
@@ -35,6 +36,7 @@ func NewScanner(r io.Reader) *Scanner { return NewScannerAt(r, 0, 0) }
 // first; line numbers count from there.
 func NewScannerAt(r io.Reader, off, first int64) *Scanner {
 	s := &Scanner{intern: map[string]string{}, pos: off, n: first}
+	s.in = s.internBytes
 	s.sc = bufio.NewScanner(r)
 	s.sc.Buffer(make([]byte, 64<<10), 16<<20)
 	s.sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
@@ -66,7 +68,7 @@ func (s *Scanner) Scan() bool {
 		}
 		op := &s.op // decoded in place: no record on the heap each
 		*op = Op{}
-		if !decodeFast(b, op, s.internBytes) {
+		if !decodeFast(b, op, s.in) {
 			var strict Op
 			if err := decodeStrict(b, &strict); err != nil {
 				s.pending, s.pendAt = err, s.line

@@ -144,9 +144,10 @@ func (t *Tracker) acquire(inv, c *history.Op) {
 	if c.Type == history.Fail {
 		return
 	}
-	l := &Lease{Key: cmp.Or(c.Key, inv.Key), Token: cmp.Or(c.Token, inv.Token, "op#"+strconv.FormatInt(inv.Index, 10)),
+	l := &Lease{Key: cmp.Or(c.Key, inv.Key), Token: TokenOr(cmp.Or(c.Token, inv.Token), inv.Index),
 		Process: inv.Process, Fence: cmp.Or(c.Fence, inv.Fence), Invoke: inv.Index, Completion: c.Index, Return: Inf, Cut: Inf}
-	t.tok(l.Key, l.Token).latest = l
+	e := t.tok(l.Key, l.Token)
+	e.latest = l
 	if c.Type != history.OK {
 		return
 	}
@@ -154,7 +155,7 @@ func (t *Tracker) acquire(inv, c *history.Op) {
 	t.match.Acquired(l.Process, l.Key, l.Token, l)
 	end, ok := t.believedEnd(inv, c)
 	l.NoExpiry = !ok
-	t.hold(l, c.Time)
+	t.hold(l, e, c.Time)
 	l.StartOp = c.Index
 	l.Segments = append(l.Segments, [2]int64{c.Time, end})
 	t.events = append(t.events, Event{Started, l, c.Time})
@@ -172,7 +173,7 @@ func (t *Tracker) extend(inv, c *history.Op) {
 	case l.ended: // after its holder stopped holding: outside Valid
 		return
 	case !l.held:
-		t.hold(l, c.Time)
+		t.hold(l, t.tok(l.Key, l.Token), c.Time)
 		l.StartOp = c.Index
 		t.events = append(t.events, Event{Started, l, c.Time})
 	default:
@@ -234,8 +235,8 @@ func (t *Tracker) lostLease(r *history.Op) *Lease {
 	return nil
 }
 
-// hold marks l held at t.
-func (t *Tracker) hold(l *Lease, at int64) {
+// hold marks l, one of e's leases, held at t.
+func (t *Tracker) hold(l *Lease, e *tokLeases, at int64) {
 	l.held, l.heldAt, l.Last = true, t.nHeld, max(t.last[l.Process], at)
 	t.nHeld++
 	t.open = append(t.open, l)
@@ -245,7 +246,6 @@ func (t *Tracker) hold(l *Lease, at int64) {
 		own = slices.DeleteFunc(own, func(x *Lease) bool { return x.ended })
 	}
 	t.byProc[l.Process] = append(own, l)
-	e := t.tok(l.Key, l.Token)
 	e.held = append(e.held, l)
 }
 
@@ -276,10 +276,12 @@ func (t *Tracker) end(l *Lease, at int64) {
 // tok is the leases of key and token, made when absent.
 func (t *Tracker) tok(key, token string) *tokLeases {
 	k := tokKey{key, token}
-	if t.toks[k] == nil {
-		t.toks[k] = &tokLeases{}
+	e := t.toks[k]
+	if e == nil {
+		e = &tokLeases{}
+		t.toks[k] = e
 	}
-	return t.toks[k]
+	return e
 }
 
 // believedEnd is the end of the segment begun by ok c of invoke inv: its
@@ -294,6 +296,15 @@ func (t *Tracker) believedEnd(inv, c *history.Op) (int64, bool) {
 		return max(satAdd(inv.Time, ttl-allow), inv.Time), true
 	}
 	return Inf, false
+}
+
+// TokenOr is token, or when empty the synthetic token of the acquire
+// invoked at record inv (one per acquire).
+func TokenOr(token string, inv int64) string {
+	if token != "" {
+		return token
+	}
+	return "op#" + strconv.FormatInt(inv, 10)
 }
 
 func satAdd(a, b int64) int64 {

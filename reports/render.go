@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"image/color"
+	"image/png"
 	"math"
 	"slices"
 	"strconv"
@@ -223,7 +224,7 @@ func renderStack(title string, ps []*plot.Plot, weights []float64, legend []lege
 	}
 	drawLegend(dc)
 	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, c.Image()); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
