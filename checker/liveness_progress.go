@@ -68,6 +68,14 @@ func (s *liveStream) acquire(x *lop, o *op, l *liveLease) {
 
 func heapOp(o *op) *op { c := *o; return &c }
 
+// keepOp copies o into *dst, reusing the copy there (no one else holds it).
+func keepOp(dst **op, o *op) {
+	if *dst == nil {
+		*dst = new(op)
+	}
+	**dst = *o
+}
+
 // heal moves the last heal to end: recovery counts from it.
 func (s *liveStream) heal(end int64) {
 	s.healed = end

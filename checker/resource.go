@@ -105,7 +105,7 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 		case history.OK:
 			s.sum.Acked++
 			if s.lastAckOp == nil || o.Return > s.lastAckOp.Return {
-				s.lastAckOp = heapOp(o)
+				keepOp(&s.lastAckOp, o)
 			}
 			if prev, ok := s.byValue.get(o.Value); ok {
 				al.add(Anomaly{Kind: "lost-update", Fatal: true, Ops: sortedIndices([]int64{prev.Inv, prev.Inv + int64(prev.DRet)}, o.indices()),
@@ -122,7 +122,7 @@ func (c *lostUpdateCheck) add(o *op, al *anomalyList) {
 		if o.Type == history.OK {
 			s := c.get(o.Key)
 			if s.lastRead == nil || o.Call > s.lastRead.Call {
-				s.lastRead = heapOp(o)
+				keepOp(&s.lastRead, o)
 			}
 		}
 	}

@@ -57,12 +57,15 @@ func newCounterCut() *counterCut {
 func (c *counterCut) add(i int, r *history.Op) int {
 	p := r.Process
 	if r.Type == history.Invoke {
-		s := &sectionInput{key: r.Key, process: p, call: r.Time, first: i, ops: []int64{r.Index}}
 		if r.F != history.FWrite {
 			c.flush(p, r.Time)
-			if r.F == history.FRead {
-				c.reads[p] = s
-			}
+		}
+		if r.F != history.FWrite && r.F != history.FRead {
+			return -1
+		}
+		s := &sectionInput{key: r.Key, process: p, call: r.Time, first: i, ops: []int64{r.Index}}
+		if r.F == history.FRead {
+			c.reads[p] = s
 			return -1
 		}
 		s.hasW, s.write = true, r.Value

@@ -3,6 +3,7 @@ package history
 import (
 	"cmp"
 	"iter"
+	"maps"
 	"slices"
 )
 
@@ -26,12 +27,15 @@ type Operation struct {
 // previous one is open leaves that one never completed). The zero Pairer
 // is ready to use.
 type Pairer struct {
-	open   map[int]*openInvoke // process -> its open invoke
+	few    []*openInvoke       // the open invokes while at most fewOpen (a scan beats a map)
+	many   map[int]*openInvoke // process -> its open invoke, once more were open
 	free   []*openInvoke       // copies to reuse
 	given  *openInvoke         // the invoke the last Add returned, freed at the next
 	n      int64               // records added
 	invSeq int                 // invokes taken
 }
+
+const fewOpen = 16
 
 type openInvoke struct {
 	op  Op
@@ -53,12 +57,8 @@ func (p *Pairer) Add(r *Op) (o Operation, ok bool) {
 	if r.IsNemesis() || r.F == FLost {
 		return Operation{}, false
 	}
-	if p.open == nil {
-		p.open = map[int]*openInvoke{}
-	}
-	prev, completion := p.open[r.Process], r
-	switch {
-	case r.Type == Invoke: // a copy of r, reusing a freed one
+	prev, completion := p.take(r.Process), r
+	if r.Type == Invoke { // a copy of r, reusing a freed one
 		var c *openInvoke
 		if n := len(p.free); n > 0 {
 			c, p.free = p.free[n-1], p.free[:n-1]
@@ -67,9 +67,7 @@ func (p *Pairer) Add(r *Op) (o Operation, ok bool) {
 		}
 		*c, completion = openInvoke{op: *r, seq: p.invSeq, at: at}, nil
 		p.invSeq++
-		p.open[r.Process] = c
-	case prev != nil:
-		delete(p.open, r.Process)
+		p.put(c)
 	}
 	if prev == nil {
 		return Operation{}, false
@@ -78,13 +76,54 @@ func (p *Pairer) Add(r *Op) (o Operation, ok bool) {
 	return Operation{Invoke: &prev.op, Completion: completion, Seq: prev.seq, InvokeAt: prev.at}, true
 }
 
+// take removes process pr's open invoke and returns it, nil if none.
+func (p *Pairer) take(pr int) (c *openInvoke) {
+	if p.many != nil {
+		c = p.many[pr]
+		delete(p.many, pr)
+	} else if i := slices.IndexFunc(p.few, func(c *openInvoke) bool { return c.op.Process == pr }); i >= 0 {
+		c, p.few[i] = p.few[i], p.few[len(p.few)-1]
+		p.few = p.few[:len(p.few)-1]
+	}
+	return c
+}
+
+// put makes c its process's open invoke.
+func (p *Pairer) put(c *openInvoke) {
+	if p.many == nil && len(p.few) == fewOpen {
+		p.many = maps.Collect(p.opened())
+		p.few = nil
+	}
+	if p.many != nil {
+		p.many[c.op.Process] = c
+	} else {
+		p.few = append(p.few, c)
+	}
+}
+
+// opened are the open invokes by process, in no order.
+func (p *Pairer) opened() iter.Seq2[int, *openInvoke] {
+	return func(yield func(int, *openInvoke) bool) {
+		for _, c := range p.few {
+			if !yield(c.op.Process, c) {
+				return
+			}
+		}
+		for pr, c := range p.many {
+			if !yield(pr, c) {
+				return
+			}
+		}
+	}
+}
+
 // Open is the number of operations in flight.
-func (p *Pairer) Open() int { return len(p.open) }
+func (p *Pairer) Open() int { return len(p.few) + len(p.many) }
 
 // Invokes are the invokes of the operations in flight, in no order.
 func (p *Pairer) Invokes() iter.Seq[*Op] {
 	return func(yield func(*Op) bool) {
-		for _, c := range p.open {
+		for _, c := range p.opened() {
 			if !yield(&c.op) {
 				return
 			}
@@ -95,11 +134,11 @@ func (p *Pairer) Invokes() iter.Seq[*Op] {
 // Flush returns the operations still in flight, never completed, in
 // invoke order, and forgets them.
 func (p *Pairer) Flush() []Operation {
-	out := make([]Operation, 0, len(p.open))
-	for pr, c := range p.open {
+	out := make([]Operation, 0, p.Open())
+	for _, c := range p.opened() {
 		out = append(out, Operation{Invoke: &c.op, Seq: c.seq, InvokeAt: c.at})
-		delete(p.open, pr)
 	}
+	p.few, p.many = nil, nil
 	slices.SortFunc(out, func(a, b Operation) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out
 }

@@ -1,8 +1,9 @@
 package lease
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 )
 
 // Inf is a time that never comes.
@@ -56,8 +57,10 @@ func (l *Lease) Start() int64 {
 // lease valid: its segments merged, ordered and cut at Cut.
 func (l *Lease) Valid() [][2]int64 {
 	var out [][2]int64
-	segs := append([][2]int64(nil), l.Segments...)
-	sort.Slice(segs, func(i, j int) bool { return segs[i][0] < segs[j][0] })
+	segs := l.Segments // a copy sorted by start when they are not (renewals come in order)
+	if byStart := func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) }; !slices.IsSortedFunc(segs, byStart) {
+		segs = slices.SortedStableFunc(slices.Values(segs), byStart)
+	}
 	for _, s := range segs {
 		s[1] = min(s[1], l.Cut)
 		if s[1] <= s[0] {
