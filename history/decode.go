@@ -28,7 +28,7 @@ func decodeFast(b []byte, op *Op, intern func([]byte) string) bool {
 			return false
 		}
 		d.space()
-		if !d.field(string(name), op) {
+		if !d.field(name, op) {
 			return false
 		}
 		d.space()
@@ -129,7 +129,7 @@ func (d *fastDecoder) int() (int64, bool) {
 	var v int64
 	for _, c := range d.b[digits:d.i] {
 		x := int64(c - '0')
-		if v < (math.MinInt64+x)/10 {
+		if n > 18 && v < (math.MinInt64+x)/10 { // 18 digits always fit
 			return 0, false // beyond int64: encoding/json refuses it
 		}
 		v = v*10 - x
@@ -167,9 +167,9 @@ func (d *fastDecoder) list() ([]string, bool) {
 }
 
 // field decodes the value of the field name into op.
-func (d *fastDecoder) field(name string, op *Op) bool {
+func (d *fastDecoder) field(name []byte, op *Op) bool {
 	var ok bool
-	switch name {
+	switch string(name) {
 	case "index":
 		op.Index, ok = d.int()
 	case "time":

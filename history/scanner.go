@@ -22,6 +22,7 @@ type Scanner struct {
 	warns   []Warning
 	done    bool
 	intern  map[string]string
+	recent  [64]string // a cache in front of intern, by length and last byte
 	in      func([]byte) string // internBytes, made once (a method value passed on allocates)
 	pos     int64               // bytes consumed by the line splitter
 	start   int64               // offset of the line being read
@@ -111,7 +112,14 @@ func (s *Scanner) fail(err error) bool {
 
 // internBytes is the shared string of b (at most 1<<16 are kept).
 func (s *Scanner) internBytes(b []byte) string {
-	if v, ok := s.intern[string(b)]; ok {
+	h := len(b) * 7
+	if len(b) > 0 {
+		h += int(b[len(b)-1])
+	}
+	if r := &s.recent[h&63]; *r == string(b) {
+		return *r
+	} else if v, ok := s.intern[string(b)]; ok {
+		*r = v
 		return v
 	}
 	v := string(b)
