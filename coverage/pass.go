@@ -147,7 +147,7 @@ func (p *pass) follow(evs []lease.Event, o *history.Op, i int64) {
 	for _, e := range evs {
 		switch {
 		case e.Kind == lease.Started && o.Client != "":
-			p.holders[e.Lease] = interval{client: o.Client, start: e.At, op: i, nodes: slices.Clone(o.Nodes)}
+			p.holders[e.Lease] = interval{client: o.Client, start: e.At, op: i, nodes: o.Nodes} // a record's Nodes are never changed in place
 		case e.Kind == lease.Ended:
 			iv, ok := p.holders[e.Lease]
 			delete(p.holders, e.Lease)

@@ -95,6 +95,8 @@ func (t *Tracker) Add(r *history.Op) []Event {
 		t.lost(r)
 	case r.F == history.FRelease && r.Type == history.Invoke:
 		t.release(r)
+	case r.Type == history.Info && t.opt.Forget && !slices.ContainsFunc(t.byProc[r.Process], func(l *Lease) bool { return !l.ended }):
+		delete(t.byProc, r.Process) // it never invokes again (Validate): its ended leases go
 	}
 	if r.F != history.FAcquire && r.F != history.FExtend {
 		return t.events // only acquires and extends are paired: a process is single-threaded
@@ -136,7 +138,8 @@ func (t *Tracker) Finish() []Event {
 }
 
 // Of is process p's held leases, in the order they came to be held (with
-// Forget, those not ended and the latest ended).
+// Forget, those not ended and the latest ended, none once the process
+// had an info completion with all its leases ended).
 func (t *Tracker) Of(p int) []*Lease { return t.byProc[p] }
 
 // acquire takes acquire invoke inv completed by c.

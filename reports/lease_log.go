@@ -40,12 +40,11 @@ type clash struct {
 // its key starts after, past its validity, can overlap no later lease: it
 // goes dormant (out of byKey), until an extend or end wakes it.
 type leaseFollower struct {
-	log     leaseLog
-	open    map[*lease.Lease]*streamLease
-	byKey   map[string][]*streamLease // leases not yet ended that a new lease can overlap, per key
-	dormant map[*lease.Lease]*streamLease
-	gone    map[int]int64 // process -> the time of its info completion
-	within  int           // pairs overlapping within validity
+	log    leaseLog
+	open   map[*lease.Lease]*streamLease
+	byKey  map[string][]*streamLease // leases not yet ended that a new lease can overlap, per key
+	gone   map[int]int64             // process -> the time of its info completion
+	within int                       // pairs overlapping within validity
 }
 
 // maxOpenPairs bounds the other leases one lease is remembered to
@@ -54,16 +53,16 @@ const maxOpenPairs = 1000
 
 // streamLease is a lease being held, as leaseFollower follows it.
 type streamLease struct {
-	i     int // index in the log
-	l     *lease.Lease
-	ended bool
-	valid [][2]int64     // l.Valid() once it ended (an ended lease no longer changes)
-	with  []*streamLease // leases held at once, not both ended
+	i       int // index in the log
+	l       *lease.Lease
+	ended   bool
+	dormant bool           // out of byKey (see leaseFollower)
+	valid   [][2]int64     // l.Valid() once it ended (an ended lease no longer changes)
+	with    []*streamLease // leases held at once, not both ended
 }
 
 func newLeaseFollower() *leaseFollower {
-	return &leaseFollower{open: map[*lease.Lease]*streamLease{}, byKey: map[string][]*streamLease{},
-		dormant: map[*lease.Lease]*streamLease{}, gone: map[int]int64{}}
+	return &leaseFollower{open: map[*lease.Lease]*streamLease{}, byKey: map[string][]*streamLease{}, gone: map[int]int64{}}
 }
 
 // add follows one record and the lease events it caused
@@ -83,11 +82,10 @@ func (s *leaseFollower) take(evs []lease.Event) {
 		case lease.Started:
 			s.started(l)
 		case lease.Extended:
-			s.wake(l)
-			*s.log.validity.at(s.open[l].i) = l.Validity()
+			n := s.wake(l)
+			*s.log.validity.at(n.i) = l.Validity()
 		case lease.Ended:
-			s.wake(l)
-			s.ended(s.open[l])
+			s.ended(s.wake(l))
 		}
 	}
 }
@@ -100,7 +98,7 @@ func (s *leaseFollower) started(l *lease.Lease) {
 	kept := s.byKey[l.Key][:0]
 	for _, other := range s.byKey[l.Key] {
 		if at, gone := s.gone[other.l.Process]; gone && max(at, other.l.Validity()) < l.Start() {
-			s.dormant[other.l] = other
+			other.dormant = true
 			continue
 		}
 		kept = append(kept, other)
@@ -122,12 +120,15 @@ func (s *leaseFollower) join(n *streamLease) {
 	s.byKey[n.l.Key] = append(s.byKey[n.l.Key], n)
 }
 
-// wake brings lease l back from dormant, before an extend or end.
-func (s *leaseFollower) wake(l *lease.Lease) {
-	if n := s.dormant[l]; n != nil {
-		delete(s.dormant, l)
+// wake brings held lease l back from dormant, before an extend or end,
+// and returns it.
+func (s *leaseFollower) wake(l *lease.Lease) *streamLease {
+	n := s.open[l]
+	if n.dormant {
+		n.dormant = false
 		s.join(n)
 	}
+	return n
 }
 
 // ended logs the end of lease n, and its clashes with the leases held at
