@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -181,15 +182,7 @@ var (
 // anyToken reports whether a write carried a fencing token or an acquire
 // issued one.
 func anyToken(pts []fencePoint, issued plotter.XYs) bool {
-	if len(issued) > 0 {
-		return true
-	}
-	for _, p := range pts {
-		if p.fence != 0 {
-			return true
-		}
-	}
-	return false
+	return len(issued) > 0 || slices.ContainsFunc(pts, func(p fencePoint) bool { return p.fence != 0 })
 }
 
 // fencingTitle says what the plot shows in numbers: how many stale writes
@@ -324,11 +317,8 @@ func fencingPlotFrom(title string, pts []fencePoint, issued plotter.XYs, ws []ch
 		legend = append(legend, legendItem{Label: fmt.Sprintf("%s (%d)", g.name, len(xys)), Thumb: sc})
 	}
 	p.Add(glyphs...)
-	for _, f := range pts {
-		if f.stale && f.send >= 0 {
-			legend = append(legend, legendItem{"a stale write's flight, from its send (tick); dotted: up to the highest token accepted before it", tickThumb{line: draw.LineStyle{Color: colGrey, Width: vg.Points(1)}}})
-			break
-		}
+	if slices.ContainsFunc(pts, func(f fencePoint) bool { return f.stale && f.send >= 0 }) {
+		legend = append(legend, legendItem{"a stale write's flight, from its send (tick); dotted: up to the highest token accepted before it", tickThumb{line: draw.LineStyle{Color: colGrey, Width: vg.Points(1)}}})
 	}
 	switch {
 	case len(pts) == 0 && len(issued) == 0:

@@ -1,10 +1,12 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -82,13 +84,7 @@ func Summary(w io.Writer, res *analysis.Result) {
 }
 
 func verdictWord(v checker.Validity) string {
-	switch v {
-	case checker.Valid:
-		return "valid"
-	case checker.Invalid:
-		return "INVALID"
-	}
-	return "unknown"
+	return cmp.Or(map[checker.Validity]string{checker.Valid: "valid", checker.Invalid: "INVALID"}[v], "unknown")
 }
 
 func opList(ops []int64) string {
@@ -159,13 +155,7 @@ func provenParts(res *analysis.Result) []string {
 			}
 		}
 	}
-	var parts []string
-	for _, p := range []string{faultsPart(res.Coverage), leases, counter, fenced} {
-		if p != "" {
-			parts = append(parts, p)
-		}
-	}
-	return parts
+	return slices.DeleteFunc([]string{faultsPart(res.Coverage), leases, counter, fenced}, func(p string) bool { return p == "" })
 }
 
 // faultsPart is "3 of 3 faults hit a holder" ("no faults" for a run

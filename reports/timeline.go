@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -191,10 +192,7 @@ func spanBox(h history.History, s clientOp, sm slotMap, end float64, marks map[i
 
 // boxLabel is a box's text: f, then the value or the short token.
 func boxLabel(inv, c *history.Op) string {
-	r := inv
-	if c != nil {
-		r = c
-	}
+	r := cmp.Or(c, inv)
 	switch {
 	case r.F == history.FRead && c != nil && c.Type == history.OK, r.F == history.FWrite:
 		return fmt.Sprintf("%s %d", r.F, r.Value)
@@ -230,10 +228,7 @@ func anomalyMarks(v checker.Result) map[int64]string {
 func opDetail(inv, c *history.Op) string {
 	var parts []string
 	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
-	r := inv
-	if c != nil {
-		r = c
-	}
+	r := cmp.Or(c, inv)
 	if r.Key != "" {
 		add("key %s", r.Key)
 	}
