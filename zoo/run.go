@@ -18,6 +18,7 @@ import (
 	"github.com/lockstorm/lockstorm/config"
 	"github.com/lockstorm/lockstorm/harness"
 	"github.com/lockstorm/lockstorm/internal/shard"
+	"github.com/lockstorm/lockstorm/internal/workpool"
 	"github.com/lockstorm/lockstorm/nemesis"
 	"github.com/lockstorm/lockstorm/power"
 	"github.com/lockstorm/lockstorm/reports"
@@ -299,21 +300,13 @@ type prepared struct {
 // most parallel at once.
 func prepare(ctx context.Context, entries []Entry, parallel int) []prepared {
 	out := make([]prepared, len(entries))
-	sem := make(chan struct{}, max(parallel, 1))
-	var wg sync.WaitGroup
-	for i, e := range entries {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			p := &out[i]
-			if p.skipped = SkipReason(ctx, e); p.skipped == "" && e.Build != "" {
-				p.built, p.err = Build(ctx, e)
-			}
-		}()
-	}
-	wg.Wait()
+	// Every entry is prepared: the pool's context does not end with ctx.
+	workpool.Run(context.WithoutCancel(ctx), len(entries), parallel, func(_ context.Context, i int) {
+		p, e := &out[i], entries[i]
+		if p.skipped = SkipReason(ctx, e); p.skipped == "" && e.Build != "" {
+			p.built, p.err = Build(ctx, e)
+		}
+	})
 	return out
 }
 
