@@ -291,11 +291,7 @@ func (r *run) startSlots(workCtx context.Context) error {
 	errs := make([]error, len(r.slots))
 	var wg sync.WaitGroup
 	for i, s := range r.slots {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = s.start(workCtx, true)
-		}()
+		wg.Go(func() { errs[i] = s.start(workCtx, true) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
