@@ -136,12 +136,7 @@ func Run(ctx context.Context, spec Spec, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	var mine []item
-	for _, it := range all {
-		if sh.Owns(it.i) {
-			mine = append(mine, it)
-		}
-	}
+	mine := slices.DeleteFunc(all, func(it item) bool { return !sh.Owns(it.i) })
 	rep.Planned = len(mine)
 	out := make([]*Outcome, len(mine))
 	var (
@@ -268,12 +263,7 @@ func (r *Report) judgeCells(cells []Cell) {
 		if len(c.CellClaims) == 0 || c.Skip != "" {
 			continue
 		}
-		var runs []Outcome
-		for _, o := range r.Outcomes {
-			if o.Cell == c.Name {
-				runs = append(runs, o)
-			}
-		}
+		runs := slices.DeleteFunc(slices.Clone(r.Outcomes), func(o Outcome) bool { return o.Cell != c.Name })
 		for _, cl := range c.CellClaims {
 			holds, seen := cl.Judge(runs)
 			r.Cells = append(r.Cells, CellJudged{Cell: c.Name, Judged: Judged{Name: cl.Name, Holds: holds, Seen: seen}})
