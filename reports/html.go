@@ -189,11 +189,9 @@ func anomalyViews(v checker.Result, recordAt func(i int64) (history.Op, bool), p
 	var out []anomalyView
 	for _, a := range orderedAnomalies(v) {
 		av := anomalyView{Anomaly: a.Anomaly, Checker: a.Checker, OpsText: indexList(a.Ops, 60), Link: pages.link(a.Checker, a.Ops)}
-		for i, o := range a.Ops {
-			if i == maxRecordsShown {
-				av.More = len(a.Ops) - i
-				break
-			}
+		shown := a.Ops[:min(len(a.Ops), maxRecordsShown)]
+		av.More = len(a.Ops) - len(shown)
+		for _, o := range shown {
 			if op, ok := recordAt(o); ok {
 				av.Records = append(av.Records, recordRow{Op: op, Seconds: fmt.Sprintf("%.4f", seconds(op.Time)), Short: page.ShortToken(op.Token)})
 			}

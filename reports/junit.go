@@ -188,12 +188,11 @@ func WriteJUnitFile(path string, d JUnitSuites) error {
 	if err != nil {
 		return err
 	}
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("--junit: %w", err)
-		}
+	err = os.MkdirAll(filepath.Dir(path), 0o755)
+	if err == nil {
+		err = os.WriteFile(path, b, 0o644)
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err != nil {
 		return fmt.Errorf("--junit: %w", err)
 	}
 	return nil

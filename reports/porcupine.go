@@ -57,9 +57,10 @@ func (s *runScan) writeSearches(res *analysis.Result, zs []*checker.Linearizatio
 			return zs[0].Valid(), zs[0].WriteHTML(w, s.faults)
 		}, nil, pages)
 	}
-	refs := make([]segmentRef, len(zs))
+	refs, parts := make([]segmentRef, len(zs)), make([]string, len(zs))
 	for i, z := range zs {
 		refs[i] = segmentRef{File: segmentFile(base, i), First: z.First, Last: z.Last}
+		parts[i] = fmt.Sprintf("%s shows the failing segment of records %d..%d", refs[i].File, z.First, z.Last)
 	}
 	for i, z := range zs {
 		seg := s.segmentNote(z)
@@ -68,10 +69,6 @@ func (s *runScan) writeSearches(res *analysis.Result, zs []*checker.Linearizatio
 			func(page []byte) []byte { return markSegment(page, seg, refs[i].File, refs) }, pages); err != nil {
 			return "", err
 		}
-	}
-	parts := make([]string, len(refs))
-	for i, r := range refs {
-		parts[i] = fmt.Sprintf("%s shows the failing segment of records %d..%d", r.File, r.First, r.Last)
 	}
 	return fmt.Sprintf("The history has %d client operations, checked in segments: %s.", s.ops.len(), strings.Join(parts, "; ")), nil
 }

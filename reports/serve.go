@@ -65,7 +65,6 @@ func verdictClass(r analysis.RunInfo) string {
 // StoreHandler serves a store: "/" lists the runs with their verdicts,
 // newest first; "/runs/..." serves each run's files.
 func StoreHandler(root string) http.Handler {
-	t := storeIndex
 	mux := http.NewServeMux()
 	mux.Handle("/runs/", http.StripPrefix("/runs/", http.FileServer(http.Dir(filepath.Clean(root)))))
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -79,7 +78,7 @@ func StoreHandler(root string) http.Handler {
 			Runs  []analysis.RunInfo
 			Pages []pageInfo
 		}{runs, comparisonPages(root)}
-		if err := t.Execute(w, page); err != nil {
+		if err := storeIndex.Execute(w, page); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})
