@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lockstorm/lockstorm/internal/store"
@@ -170,10 +171,8 @@ func writeStatusSection(w *strings.Builder, b *Board, want Status) {
 
 // cellAt is the entry's cell in column, nil when it has none.
 func cellAt(e EntryOutcome, column string) *CellOutcome {
-	for i := range e.Cells {
-		if e.Cells[i].Column == column {
-			return &e.Cells[i]
-		}
+	if i := slices.IndexFunc(e.Cells, func(c CellOutcome) bool { return c.Column == column }); i >= 0 {
+		return &e.Cells[i]
 	}
 	return nil
 }

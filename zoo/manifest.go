@@ -238,17 +238,14 @@ func (m *Manifest) check(dir string) error {
 	if _, err := config.SplitCommand(m.Client); err != nil {
 		return fmt.Errorf("client: %v", err)
 	}
-	ttl, err := time.ParseDuration(m.TTL)
-	if err != nil || ttl <= 0 {
+	var err error
+	if m.ttl, err = time.ParseDuration(m.TTL); err != nil || m.ttl <= 0 {
 		return fmt.Errorf("ttl must be a positive duration like 500ms, got %q", m.TTL)
 	}
-	m.ttl = ttl
 	if m.NodeTimeout != "" {
-		d, err := time.ParseDuration(m.NodeTimeout)
-		if err != nil || d <= 0 {
+		if m.nodeTimeout, err = time.ParseDuration(m.NodeTimeout); err != nil || m.nodeTimeout <= 0 {
 			return fmt.Errorf("node_timeout must be a positive duration like 1s, got %q", m.NodeTimeout)
 		}
-		m.nodeTimeout = d
 	}
 	m.Clients = cmp.Or(m.Clients, DefaultClients)
 	switch m.Renewal {
