@@ -68,10 +68,7 @@ func ListRuns(root string) ([]RunInfo, error) {
 		}
 		if b, err := os.ReadFile(filepath.Join(dir, store.SetupFailedFile)); err == nil {
 			ri.SetupError = strings.TrimSpace(string(b))
-			out = append(out, ri)
-			continue
-		}
-		if res, extra, err := readResults(dir); err == nil {
+		} else if res, extra, err := readResults(dir); err == nil {
 			ri.Verdict, ri.Checked, ri.Error = res.Valid, true, res.Error
 			if res.Valid == checker.Unknown {
 				ri.Unknown = unknownWhy(extra)
