@@ -57,19 +57,16 @@ func FlagsMarkdown(fs *pflag.FlagSet) string {
 			seen[s.Name] = true
 		}
 	}
-	var rest []*pflag.Flag
 	fs.VisitAll(func(f *pflag.Flag) { // by name
-		if !seen[f.Name] && f.Name != "help" {
-			rest = append(rest, f)
+		if seen[f.Name] || f.Name == "help" {
+			return
 		}
-	})
-	for _, f := range rest {
 		def := f.DefValue
 		if def == "false" || def == "0" {
 			def = ""
 		}
 		row(f, code(def), "", "no", f.Usage)
-	}
+	})
 	return b.String()
 }
 
