@@ -90,9 +90,8 @@ type holder struct {
 // holders returns the clients whose current process holds the lock, the
 // latest acquirer first.
 func (s *targeter) holders() []holder {
-	r := s.r
 	var out []holder
-	for _, sl := range r.slots {
+	for _, sl := range s.r.slots {
 		if p := s.procs[sl.worker.Process()]; p != nil && p.holds {
 			out = append(out, holder{sl.name, p.holdSince, p.nodes})
 		}
@@ -106,13 +105,12 @@ func (s *targeter) holders() []holder {
 // that queues its waiters (queued), the queue's tail while somebody holds
 // it, so that it dies queued rather than granted before the kill.
 func (s *targeter) waiter(any, queued bool) (string, bool) {
-	r := s.r
 	if held := len(s.holders()) > 0; !any && held != queued {
 		return "", false
 	}
 	var first, last string // the longest and the shortest waiter
 	var firstSince, lastSince int64
-	for _, sl := range r.slots {
+	for _, sl := range s.r.slots {
 		p := s.procs[sl.worker.Process()]
 		if p == nil || !p.waiting {
 			continue
