@@ -98,11 +98,8 @@ func SkipReason(ctx context.Context, e Entry) string {
 		return ""
 	}
 	for _, cmd := range []string{e.Build, e.Client} {
-		if cmd == "" {
-			continue
-		}
 		words, err := config.SplitCommand(cmd)
-		if err != nil {
+		if err != nil { // an empty command (no build) too
 			continue
 		}
 		if p := words[0]; !strings.ContainsRune(p, '/') && p != "lockstorm" {
