@@ -106,11 +106,8 @@ func anomalySpans(timeOf func(i int64) (int64, bool), as []checker.Anomaly, pad,
 			}
 			ops = near
 		}
-		w := anomalySpan{From: max(lo-pad, 0), To: min(hi+pad, max(end, hi)), Kinds: []string{a.Kind}, Ops: ops, Anomalies: 1}
-		if a.Fatal {
-			w.Fatal = 1
-		}
-		all = append(all, w)
+		all = append(all, anomalySpan{From: max(lo-pad, 0), To: min(hi+pad, max(end, hi)), Kinds: []string{a.Kind}, Ops: ops,
+			Anomalies: 1, Fatal: oneIf(a.Fatal)})
 	}
 	return pickSpans(mergeSpans(all), maxN)
 }
