@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -207,10 +208,8 @@ func (r *run) resumeClient(ctx context.Context, client string) error {
 
 // slot is the client slot named client.
 func (r *run) slot(client string) (*slot, error) {
-	for _, s := range r.slots {
-		if s.name == client {
-			return s, nil
-		}
+	if i := slices.IndexFunc(r.slots, func(s *slot) bool { return s.name == client }); i >= 0 {
+		return r.slots[i], nil
 	}
 	return nil, fmt.Errorf("harness: no client %q", client)
 }
