@@ -62,16 +62,11 @@ func pauseStory(d *detail, w checker.Window, c string, row int, inLost map[int64
 		until = "never resumed before the history ended"
 	}
 	head := fmt.Sprintf("%s paused at %s (%s)", c, storySecs(w.Start), until)
-	var held *hold
-	for i := range d.hs {
-		if ho := &d.hs[i]; d.sm.Row[ho.Process] == row && ho.Start <= w.Start && w.Start < ho.End {
-			held = ho
-			break
-		}
-	}
-	if held == nil {
+	i := slices.IndexFunc(d.hs, func(ho hold) bool { return d.sm.Row[ho.Process] == row && ho.Start <= w.Start && w.Start < ho.End })
+	if i < 0 {
 		return head + " while holding no lock: no lease to outlive"
 	}
+	held := &d.hs[i]
 	end := step{held.Validity, "its lease ended " + storySecs(held.Validity)}
 	switch {
 	case held.Ended == "release" && (held.Validity <= 0 || held.End < held.Validity):
@@ -106,17 +101,14 @@ func storySecs(ns int64) string { return fmt.Sprintf("%.2f s", seconds(ns)) }
 // writeStep is the paused client's first resource operation of lease
 // held to arrive after the pause began, and what became of it.
 func writeStep(d *detail, c string, w checker.Window, row int, held *hold, next *history.Op, inLost map[int64]bool) step {
-	var wr *arrival
-	for i := range d.marks {
-		if a := &d.marks[i]; d.sm.Row[a.Proc] == row && a.Call >= held.Start && a.Call <= held.End && a.At() >= w.Start {
-			wr = a
-			break
-		}
-	}
-	switch {
-	case wr == nil:
+	i := slices.IndexFunc(d.marks, func(a arrival) bool {
+		return d.sm.Row[a.Proc] == row && a.Call >= held.Start && a.Call <= held.End && a.At() >= w.Start
+	})
+	if i < 0 {
 		return step{-1, fmt.Sprintf("no write of %s's lease reached the resource after the pause began", c)}
-	case !wr.Known:
+	}
+	wr := &d.marks[i]
+	if !wr.Known {
 		said := "outcome unknown" // what the history alone says
 		if s, ok := map[history.Type]string{history.OK: "acknowledged", history.Fail: "rejected"}[wr.Type]; ok && wr.Completed {
 			said = s
