@@ -22,7 +22,7 @@ type Scanner struct {
 	warns   []Warning
 	done    bool
 	intern  map[string]string
-	recent  [64]string // a cache in front of intern, by length and last byte
+	recent  [64]string          // a cache in front of intern, by length and last byte
 	in      func([]byte) string // internBytes, made once (a method value passed on allocates)
 	pos     int64               // bytes consumed by the line splitter
 	start   int64               // offset of the line being read
