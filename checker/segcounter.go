@@ -63,7 +63,7 @@ func (c *counterCut) add(i int, r *history.Op) int {
 		if r.F != history.FWrite && r.F != history.FRead {
 			return -1
 		}
-		s := &sectionInput{key: r.Key, process: p, call: r.Time, first: i, ops: []int64{r.Index}}
+		s := &sectionInput{key: r.Key, process: p, call: r.Time, first: i, ops: append(make([]int64, 0, 4), r.Index)} // a read section grows to 4
 		if r.F == history.FRead {
 			c.reads[p] = s
 			return -1

@@ -41,8 +41,9 @@ type Lease struct {
 	Segments [][2]int64
 
 	held   bool
-	ended  bool // Ended was yielded
-	heldAt int  // rank among the leases held
+	ended  bool        // Ended was yielded
+	heldAt int         // rank among the leases held
+	first  [1][2]int64 // Segments' first array
 }
 
 // Start is when the lease came to be held; Inf if never.

@@ -160,7 +160,7 @@ func (t *Tracker) acquire(inv, c *history.Op) {
 	l.NoExpiry = !ok
 	t.hold(l, e, c.Time)
 	l.StartOp = c.Index
-	l.Segments = append(l.Segments, [2]int64{c.Time, end})
+	l.Segments = append(l.first[:0], [2]int64{c.Time, end}) // no allocation for the first
 	t.events = append(t.events, Event{Started, l, c.Time})
 }
 
