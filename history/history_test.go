@@ -160,6 +160,28 @@ func TestPairerYields(t *testing.T) {
 	}
 }
 
+// Past fewOpen operations in flight the Pairer's map pairs as its scan
+// does: 40 processes invoke, complete in reverse, and 7 stay open.
+func TestPairerManyOpen(t *testing.T) {
+	var h History
+	for p := range 40 {
+		h = append(h, Op{Index: int64(len(h)), Type: Invoke, Process: 1000 * p, F: FRead})
+	}
+	for p := 39; p >= 7; p-- {
+		h = append(h, Op{Index: int64(len(h)), Type: OK, Process: 1000 * p, F: FRead})
+	}
+	var p Pairer
+	for i := range h {
+		if o, ok := p.Add(&h[i]); ok && (o.Completion == nil || o.Invoke.Process != o.Completion.Process || o.Seq != o.Invoke.Process/1000) {
+			t.Fatalf("record %d paired %+v with %+v (seq %d)", i, o.Invoke, o.Completion, o.Seq)
+		}
+	}
+	fl := p.Flush()
+	if len(fl) != 7 || fl[0].Invoke.Process != 0 || fl[6].Invoke.Process != 6000 || p.Open() != 0 {
+		t.Fatalf("Flush = %d operations from process %d, open %d", len(fl), fl[0].Invoke.Process, p.Open())
+	}
+}
+
 // fullDisk is a writer that accepts limit bytes, then fails like a full
 // disk.
 type fullDisk struct {

@@ -73,6 +73,26 @@ func TestTrackerRules(t *testing.T) {
 	}
 }
 
+// A forgetting tracker keeps a process's latest ended lease until the
+// process's info completion (it never invokes again), then none.
+func TestTrackerForgetsDeadProcess(t *testing.T) {
+	h := []history.Op{rec(1, 0, history.Invoke, history.FAcquire, ""), rec(1, 1, history.OK, history.FAcquire, "a"),
+		rec(1, 2, history.Invoke, history.FRelease, "a"), rec(1, 3, history.OK, history.FRelease, "a"),
+		rec(1, 4, history.Invoke, history.FRead, ""), rec(1, 5, history.Info, history.FRead, "")}
+	for _, forget := range []bool{false, true} {
+		tr := NewTracker(Options{Forget: forget})
+		var kept []int
+		for i := range h {
+			h[i].Index = int64(i)
+			tr.Add(&h[i])
+			kept = append(kept, len(tr.Of(1)))
+		}
+		if want := []int{0, 1, 1, 1, 1, map[bool]int{false: 1, true: 0}[forget]}; !reflect.DeepEqual(kept, want) {
+			t.Errorf("forget %v: leases kept %v, want %v", forget, kept, want)
+		}
+	}
+}
+
 // A lease's belief: each ok's validity, else invoke + TTL less the drift
 // allowance, else no end; cut at its end.
 func TestTrackerValidity(t *testing.T) {
