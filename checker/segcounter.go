@@ -59,9 +59,9 @@ func (c *counterCut) add(i int, r *history.Op) int {
 	if r.Type == history.Invoke {
 		if r.F != history.FWrite {
 			c.flush(p, r.Time)
-		}
-		if r.F != history.FWrite && r.F != history.FRead {
-			return -1
+			if r.F != history.FRead {
+				return -1 // sections are reads and writes
+			}
 		}
 		s := &sectionInput{key: r.Key, process: p, call: r.Time, first: i, ops: append(make([]int64, 0, 4), r.Index)} // a read section grows to 4
 		if r.F == history.FRead {

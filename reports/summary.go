@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -84,7 +83,13 @@ func Summary(w io.Writer, res *analysis.Result) {
 }
 
 func verdictWord(v checker.Validity) string {
-	return cmp.Or(map[checker.Validity]string{checker.Valid: "valid", checker.Invalid: "INVALID"}[v], "unknown")
+	switch v {
+	case checker.Valid:
+		return "valid"
+	case checker.Invalid:
+		return "INVALID"
+	}
+	return "unknown"
 }
 
 func opList(ops []int64) string {
