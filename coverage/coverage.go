@@ -87,6 +87,11 @@ type Touch struct {
 	// Op is the record that shows it: the one that started the lease, or
 	// the acquire's or write's invoke.
 	Op int64 `json:"op"`
+	// F and Type are record Op's; Time is its time, ns (the report's
+	// text of it, not stored).
+	F    string       `json:"-"`
+	Type history.Type `json:"-"`
+	Time int64        `json:"-"`
 }
 
 // When values of a Touch: in the state at the fault's start, or entering

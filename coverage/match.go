@@ -3,6 +3,8 @@ package coverage
 import (
 	"slices"
 	"sort"
+
+	"github.com/lockstorm/lockstorm/history"
 )
 
 // matcher keeps, per window and state, the evidence that a hit client
@@ -31,6 +33,8 @@ type evidence struct {
 type candidate struct {
 	client    string
 	start, op int64
+	f         string
+	typ       history.Type
 }
 
 // newMatcher returns a matcher of the final windows ws (nil: none yet).
@@ -89,7 +93,7 @@ func (m *matcher) match(i int, s state, iv interval) {
 	if s == stateHolder && w.NodesOnly && !involves(iv.nodes, w.Nodes) {
 		return
 	}
-	e, c := &m.ev[i][s], candidate{client: iv.client, start: iv.start, op: iv.op}
+	e, c := &m.ev[i][s], candidate{client: iv.client, start: iv.start, op: iv.op, f: iv.f, typ: iv.typ}
 	if iv.start <= w.Start {
 		if e.atStart == nil || c.op < e.atStart.op {
 			e.atStart = &c
@@ -117,7 +121,7 @@ func (m *matcher) setTouches(ws []Window) {
 // touch is the evidence of a window ending at end, nil when none.
 func (e *evidence) touch(end int64) *Touch {
 	if e.atStart != nil {
-		return &Touch{When: AtStart, Client: e.atStart.client, Op: e.atStart.op}
+		return e.atStart.touch(AtStart)
 	}
 	var best *candidate
 	for k, d := range e.during {
@@ -128,7 +132,12 @@ func (e *evidence) touch(end int64) *Touch {
 	if best == nil {
 		return nil
 	}
-	return &Touch{When: During, Client: best.client, Op: best.op}
+	return best.touch(During)
+}
+
+// touch is c as the evidence of a window's state, when.
+func (c *candidate) touch(when string) *Touch {
+	return &Touch{When: when, Client: c.client, Op: c.op, F: c.f, Type: c.typ, Time: c.start}
 }
 
 // involves reports whether a lease on leaseNodes (empty: every node)

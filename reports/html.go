@@ -122,7 +122,7 @@ func buildPage(res *analysis.Result, s *runScan, figs []figure, files []fileLink
 		Seed: cfg.Seed, Generated: time.Now().Format(time.RFC3339), Records: int(s.records), Ops: s.ops.len(),
 		Duration: time.Duration(s.end).Round(time.Millisecond).String(),
 		Faults:   len(s.faults), Windows: s.faults, Figures: figs, Files: files, Porcupine: porcNote,
-		Coverage:   coverageSection(res.Coverage, s.recordAt),
+		Coverage:   coverageSection(res.Coverage),
 		Incomplete: res.Incomplete, Interrupted: res.Interrupted, Big: s.notes()}
 	rcfg := cfg
 	if c, err := cfg.WithDefaults(); err == nil {
@@ -332,7 +332,7 @@ type coverageWindow struct {
 }
 
 // coverageSection builds the section from res's coverage (nil: no faults).
-func coverageSection(c *coverage.Report, recordAt func(i int64) (history.Op, bool)) *coverageView {
+func coverageSection(c *coverage.Report) *coverageView {
 	if c == nil {
 		return nil
 	}
@@ -347,20 +347,20 @@ func coverageSection(c *coverage.Report, recordAt func(i int64) (history.Op, boo
 			Start: fmt.Sprintf("%.3f", seconds(w.Start)), End: fmt.Sprintf("%.3f", seconds(w.End)), Ops: ops,
 			Applied: w.Applied, Unhealed: w.Unhealed,
 			Clients: strings.Join(w.Clients, ","), Nodes: strings.Join(w.Nodes, ","),
-			Holder: touchText(w.Holder, recordAt), Waiter: touchText(w.Waiter, recordAt), Write: touchText(w.Write, recordAt)})
+			Holder: touchText(w.Holder), Waiter: touchText(w.Waiter), Write: touchText(w.Write)})
 	}
 	return v
 }
 
 // touchText is "c1 at start: op 12 (acquire ok at 1.234 s)", or "" when
 // the window touched no client in that state.
-func touchText(t *coverage.Touch, recordAt func(i int64) (history.Op, bool)) string {
+func touchText(t *coverage.Touch) string {
 	if t == nil {
 		return ""
 	}
 	s := fmt.Sprintf("%s %s: op %d", t.Client, map[string]string{coverage.AtStart: "at start", coverage.During: "during"}[t.When], t.Op)
-	if o, ok := recordAt(t.Op); ok {
-		s += fmt.Sprintf(" (%s %s at %.3f s)", o.F, o.Type, seconds(o.Time))
+	if t.F != "" {
+		s += fmt.Sprintf(" (%s %s at %.3f s)", t.F, t.Type, seconds(t.Time))
 	}
 	return s
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/lockstorm/lockstorm/analysis"
 	"github.com/lockstorm/lockstorm/checker"
-	"github.com/lockstorm/lockstorm/coverage"
 	"github.com/lockstorm/lockstorm/history"
 	"github.com/lockstorm/lockstorm/internal/store"
 	"github.com/lockstorm/lockstorm/lease"
@@ -213,7 +212,8 @@ func (s *runScan) finish(res *analysis.Result) {
 }
 
 // wanted are the records whose times the pass keeps (the anomalies')
-// and those the page lists (anomalies' first, coverage evidence).
+// and those the page lists (anomalies' first; coverage evidence says
+// what its record is itself).
 func wanted(res *analysis.Result) (times, recs map[int64]bool) {
 	times, recs = map[int64]bool{}, map[int64]bool{}
 	for _, a := range allAnomalies(res.Verdict) {
@@ -223,15 +223,6 @@ func wanted(res *analysis.Result) (times, recs map[int64]bool) {
 			}
 			if i < maxRecordsShown {
 				recs[o] = true
-			}
-		}
-	}
-	if c := res.Coverage; c != nil {
-		for _, w := range c.Windows {
-			for _, t := range []*coverage.Touch{w.Holder, w.Waiter, w.Write} {
-				if t != nil {
-					recs[t.Op] = true
-				}
 			}
 		}
 	}
