@@ -34,7 +34,6 @@ type candidate struct {
 	client    string
 	start, op int64
 	f         string
-	typ       history.Type
 }
 
 // newMatcher returns a matcher of the final windows ws (nil: none yet).
@@ -93,7 +92,7 @@ func (m *matcher) match(i int, s state, iv interval) {
 	if s == stateHolder && w.NodesOnly && !involves(iv.nodes, w.Nodes) {
 		return
 	}
-	e, c := &m.ev[i][s], candidate{client: iv.client, start: iv.start, op: iv.op, f: iv.f, typ: iv.typ}
+	e, c := &m.ev[i][s], candidate{client: iv.client, start: iv.start, op: iv.op, f: iv.f}
 	if iv.start <= w.Start {
 		if e.atStart == nil || c.op < e.atStart.op {
 			e.atStart = &c
@@ -112,32 +111,25 @@ func (m *matcher) match(i int, s state, iv interval) {
 // setTouches fills the Holder, Waiter and Write of ws, the final windows.
 func (m *matcher) setTouches(ws []Window) {
 	for i := range ws {
-		ws[i].Holder = m.ev[i][stateHolder].touch(m.ws[i].End)
-		ws[i].Waiter = m.ev[i][stateWaiter].touch(m.ws[i].End)
-		ws[i].Write = m.ev[i][stateWrite].touch(m.ws[i].End)
+		ws[i].Holder = m.ev[i][stateHolder].touch(m.ws[i].End, history.OK)
+		ws[i].Waiter = m.ev[i][stateWaiter].touch(m.ws[i].End, history.Invoke)
+		ws[i].Write = m.ev[i][stateWrite].touch(m.ws[i].End, history.Invoke)
 	}
 }
 
-// touch is the evidence of a window ending at end, nil when none.
-func (e *evidence) touch(end int64) *Touch {
-	if e.atStart != nil {
-		return e.atStart.touch(AtStart)
-	}
-	var best *candidate
+// touch is the evidence of a window ending at end, its records of type
+// typ; nil when none.
+func (e *evidence) touch(end int64, typ history.Type) *Touch {
+	best, when := e.atStart, AtStart
 	for k, d := range e.during {
-		if d.start <= end && (best == nil || d.op < best.op) {
-			best = &e.during[k]
+		if e.atStart == nil && d.start <= end && (best == nil || d.op < best.op) {
+			best, when = &e.during[k], During
 		}
 	}
 	if best == nil {
 		return nil
 	}
-	return best.touch(During)
-}
-
-// touch is c as the evidence of a window's state, when.
-func (c *candidate) touch(when string) *Touch {
-	return &Touch{When: when, Client: c.client, Op: c.op, F: c.f, Type: c.typ, Time: c.start}
+	return &Touch{When: when, Client: best.client, Op: best.op, F: best.f, Type: typ, Time: best.start}
 }
 
 // involves reports whether a lease on leaseNodes (empty: every node)

@@ -24,8 +24,7 @@ type interval struct {
 	client     string
 	start, end int64 // start: record op's time
 	op         int64
-	f          string // record op's F and Type
-	typ        history.Type
+	f          string   // record op's F
 	nodes      []string // a lease's nodes; empty: every node
 }
 
@@ -149,7 +148,7 @@ func (p *pass) follow(evs []lease.Event, o *history.Op, i int64) {
 	for _, e := range evs {
 		switch {
 		case e.Kind == lease.Started && o.Client != "":
-			p.holders[e.Lease] = interval{client: o.Client, start: e.At, op: i, f: o.F, typ: o.Type, nodes: o.Nodes} // a record's Nodes are never changed in place
+			p.holders[e.Lease] = interval{client: o.Client, start: e.At, op: i, f: o.F, nodes: o.Nodes} // a record's Nodes are never changed in place
 		case e.Kind == lease.Ended:
 			iv, ok := p.holders[e.Lease]
 			delete(p.holders, e.Lease)
@@ -172,7 +171,7 @@ func (p *pass) closeOp(inv invoke, t int64) {
 	if inv.client == "" {
 		return
 	}
-	iv := interval{client: inv.client, start: inv.time, end: t, op: inv.op, f: inv.f, typ: history.Invoke}
+	iv := interval{client: inv.client, start: inv.time, end: t, op: inv.op, f: inv.f}
 	switch {
 	case inv.f == history.FAcquire:
 		p.closed(stateWaiter, iv)
