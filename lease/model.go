@@ -58,7 +58,7 @@ func (l *Lease) Start() int64 {
 // lease valid: its segments merged, ordered and cut at Cut.
 func (l *Lease) Valid() [][2]int64 {
 	var out [][2]int64
-	segs := l.Segments // a copy sorted by start when they are not (renewals come in order)
+	segs := l.Segments // or a copy sorted by start when out of order (renewals come in order)
 	if byStart := func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) }; !slices.IsSortedFunc(segs, byStart) {
 		segs = slices.SortedStableFunc(slices.Values(segs), byStart)
 	}
